@@ -1,0 +1,84 @@
+# Helpers shared by every layer's CMakeLists.
+
+# poot_add_layer(NAME SOURCES... DEPS...) — a static library for one layer.
+function(poot_add_layer name)
+  cmake_parse_arguments(L "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  if(NOT L_SOURCES)
+    # A layer whose first files have not landed yet: an empty interface target
+    # keeps the rest of the build configurable.
+    add_library(${name} INTERFACE)
+    target_include_directories(${name} INTERFACE ${CMAKE_SOURCE_DIR}/include)
+    target_link_libraries(${name} INTERFACE ${L_DEPS})
+    return()
+  endif()
+  add_library(${name} STATIC ${L_SOURCES})
+  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/include
+                                     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${L_DEPS} PRIVATE ${L_PRIVATE_DEPS})
+endfunction()
+
+# poot_add_test(NAME SOURCES... LIBS... [LABELS...] [ARGS...] [ENV...])
+# A test exits 0 on pass, 77 when skipped (it prints SKIP and why), else fails.
+# Every test carries the label "unit" unless LABELS says otherwise; the
+# sanitizer run executes the "unit" label.
+function(poot_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS;ARGS;ENV" ${ARGN})
+  if(POOT_FUZZ)
+    return()
+  endif()
+  add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${T_LIBS} poot_testlib)
+  add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
+  if(NOT T_LABELS)
+    set(T_LABELS unit)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" SKIP_RETURN_CODE 77
+    TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "POOT_DATA_DIR=${POOT_DATA_DIR};POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR};${T_ENV}")
+endfunction()
+
+# poot_add_script_test(NAME COMMAND... [LABELS...]) — a test run as a command
+# (a Python reference script, a CLI round trip). Exit 77 means skipped.
+function(poot_add_script_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
+  if(POOT_FUZZ)
+    return()
+  endif()
+  add_test(NAME ${name} COMMAND ${T_COMMAND})
+  if(NOT T_LABELS)
+    set(T_LABELS unit)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" SKIP_RETURN_CODE 77
+    TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "POOT_DATA_DIR=${POOT_DATA_DIR};POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR};POOT=$<TARGET_FILE:poot>;${T_ENV}")
+endfunction()
+
+# poot_add_fuzzer(NAME SOURCES... LIBS... CORPUS dir [SECONDS n])
+# Built only with POOT_FUZZ; registered as a test labelled "fuzz" that runs
+# libFuzzer over the corpus for a bounded time.
+function(poot_add_fuzzer name)
+  cmake_parse_arguments(F "" "CORPUS;SECONDS" "SOURCES;LIBS" ${ARGN})
+  if(NOT POOT_FUZZ)
+    return()
+  endif()
+  if(NOT F_SECONDS)
+    set(F_SECONDS 20)
+  endif()
+  add_executable(${name} ${F_SOURCES})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${F_LIBS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  set(work ${CMAKE_BINARY_DIR}/fuzz-work/${name})
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+      sh -c "rm -rf '${work}' && mkdir -p '${work}' && exec \"$0\" -max_total_time=${F_SECONDS} -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 '${work}' '${F_CORPUS}'"
+      $<TARGET_FILE:${name}>)
+  set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT 300)
+endfunction()

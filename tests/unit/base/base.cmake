@@ -1,0 +1,5 @@
+poot_add_test(base_status SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_status.c LIBS poot_base)
+poot_add_test(base_containers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_containers.c LIBS poot_base)
+poot_add_test(base_half SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_half.c LIBS poot_base)
+poot_add_test(base_json SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_json.c LIBS poot_base)
+poot_add_test(base_system SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_system.c LIBS poot_base)
