@@ -78,7 +78,7 @@ function(poot_add_fuzzer name)
   set(work ${CMAKE_BINARY_DIR}/fuzz-work/${name})
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
-      sh -c "rm -rf '${work}' && mkdir -p '${work}' && exec \"$0\" -max_total_time=${F_SECONDS} -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 '${work}' '${F_CORPUS}'"
+      sh -c "rm -rf '${work}' && mkdir -p '${work}/corpus' && exec \"$0\" -max_total_time=${F_SECONDS} -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 -artifact_prefix='${work}/' '${work}/corpus'  '${F_CORPUS}'"
       $<TARGET_FILE:${name}>)
   set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT 300)
 endfunction()

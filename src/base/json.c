@@ -375,6 +375,8 @@ static size_t poot_json_utf8_decode(const unsigned char *s, size_t n, uint32_t *
     if ((s[i] & 0xc0) != 0x80) return 0;
     c = (c << 6) | (s[i] & 0x3f);
   }
+  static const uint32_t min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < min_for_len[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
   *cp = c;
   return len;
 }

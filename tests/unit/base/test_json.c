@@ -36,6 +36,10 @@ static void test_values(void **state) {
   poot_strbuf_clear(&sb);
   poot_json_write_string(&sb, "\x01\"\\", 3, false);
   assert_string_equal(sb.data, "\"\\u0001\\\"\\\\\"");
+  /* Invalid UTF-8 (a code point past U+10FFFF, an overlong form) becomes U+FFFD when escaping. */
+  poot_strbuf_clear(&sb);
+  poot_json_write_string(&sb, "\xf5\xa8\xa8\xa8\xc0\xafok", 8, true);
+  assert_string_equal(sb.data, "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffdok\"");
   poot_strbuf_deinit(&sb);
   poot_json *nul = parse(&a, "\"a\\u0000b\"");
   assert_int_equal(nul->len, 3);
