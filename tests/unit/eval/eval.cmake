@@ -1,2 +1,6 @@
 # The reference evaluator, the GGUF block codecs, Philox and the .npy support.
 poot_add_test(test_quant SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_quant.c LIBS poot_graph poot_base m)
+poot_add_test(test_philox SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_philox.c LIBS poot_eval poot_base)
+poot_add_test(test_npy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_npy.c ${CMAKE_SOURCE_DIR}/tools/support_npy.c
+  LIBS poot_base)
+target_include_directories(test_npy PRIVATE ${CMAKE_SOURCE_DIR}/tools)
