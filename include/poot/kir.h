@@ -1,0 +1,720 @@
+/* poot/kir.h — KIR, the kernel IR (DESIGN §5): what one dispatch does,
+ * written once and rendered for every target.
+ *
+ * Contents:
+ *   1. types (scalars and 2/4-lane vectors)
+ *   2. the kernel as data: declarations, values, statements (read by renderers)
+ *   3. target descriptions (the only thing renderers and templates consult)
+ *   4. the builder (arena-allocated; every fallible call returns poot_status)
+ *   5. verifier, printer, content hash
+ *   6. the CPU interpreter
+ *   7. the renderers (one file each; pure functions, deterministic output)
+ *
+ * ---------------------------------------------------------------- model ----
+ * A kernel is one compute dispatch: a grid of workgroups, each of a fixed
+ * size (set when the kernel is built). KIR is structured: a body is a list
+ * of statements; `if/else` and `for` hold nested blocks; there is no goto,
+ * break or return. Computation is in SSA values: each value-producing
+ * statement defines a new immutable value (`v12`), visible in its block after
+ * its definition and in blocks nested there. Mutable per-thread state lives in
+ * private arrays indexed by constants (a "variable" is a private array of one
+ * element); renderers map them to registers (PTX/AMDGPU) or local arrays.
+ *
+ * Semantics that every renderer must keep (the interpreter is the reference):
+ *  - Arithmetic, comparison and math apply to i32, u32, i64, f16 and f32
+ *    (bool: logic and equality only). i8 u8 i16 u16 bf16 are storage types:
+ *    they are loaded, stored, converted, bitcast, selected, moved through
+ *    vectors and private arrays, never computed on (convert to 32 bits).
+ *    bool is never a storage type (no bool buffers or shared arrays).
+ *  - Integer arithmetic wraps (two's complement). Integer division or
+ *    remainder by zero, INT_MIN / -1, and shifts by >= the bit width are
+ *    undefined in KIR: renderers need not guard them; the interpreter reports
+ *    them as INVALID_ARGUMENT faults. SHR is arithmetic on signed types and
+ *    logical on unsigned ones. REM has the sign of the dividend (C `%`).
+ *  - f32 follows IEEE binary32 with round-to-nearest-even; f16 arithmetic is
+ *    computed in f32 and the result rounded to f16 (nearest even) after every
+ *    operation. bf16 is a storage type only (no arithmetic): convert to f32.
+ *  - Float min/max with one NaN operand return the other operand (fminf);
+ *    GPU targets may differ there, so tests never feed NaN to min/max.
+ *  - Math functions (exp exp2 log log2 sqrt rsqrt sin cos tanh erf pow) are
+ *    approximate on GPUs: the interpreter uses the C library in float and
+ *    tests compare with a stated ULP/relative bound. sqrt, fma, floor, ceil,
+ *    abs, min, max, add, sub, mul, div are exact (correctly rounded) on every
+ *    target; renderers must emit IEEE-rounded div and sqrt (PTX div.rn,
+ *    sqrt.rn), never the fast approximations.
+ *  - CONVERT (DESIGN: "conversions with defined rounding"):
+ *      float -> f16/bf16/f32 narrower: round to nearest even; NaN stays NaN,
+ *        overflow goes to infinity.
+ *      float -> integer: truncate toward zero, saturate to the destination
+ *        range, NaN -> 0 (PTX cvt.rzi.sat semantics; GLSL/WGSL renderers
+ *        clamp explicitly).
+ *      integer -> float: round to nearest even; integer -> f16/bf16 is defined
+ *        as integer -> f32 (nearest even) then f32 -> f16/bf16 (nearest even).
+ *      integer -> integer: wrap (truncate, or sign/zero extend by the SOURCE
+ *        type's signedness).
+ *      bool -> number: 0 or 1; number -> bool: value != 0 (for floats, NaN is
+ *        true, -0.0 is false).
+ *  - BITCAST reinterprets bits between types of equal total size (lanes x
+ *    scalar size), e.g. f32 <-> u32, vec2 f16 <-> u32.
+ *  - Loads/stores of N lanes (1, 2 or 4) access elements [index, index+N) of
+ *    a buffer/shared array whose element type is the scalar type; index must
+ *    be a multiple of N (the interpreter faults otherwise) so that renderers
+ *    can emit real vector accesses. Index values are u32 or i32 element
+ *    indices, never bytes.
+ *  - Barriers and subgroup operations must be in uniform control flow
+ *    (verified statically): barriers in workgroup-uniform control flow,
+ *    subgroup operations in at least subgroup-uniform control flow.
+ *    A barrier orders both workgroup-shared and global memory of the
+ *    workgroup (GLSL: barrier() + memoryBarrierShared/Buffer;
+ *    PTX bar.sync 0; WGSL workgroupBarrier + storageBarrier).
+ *  - Subgroup operations work on 32-bit scalars (u32, i32, f32). Reductions
+ *    over f32 have no fixed order. Shuffle from a lane outside the subgroup is
+ *    undefined (the interpreter faults).
+ *  - Builtins are u32. Local linear id = x + y*sx + z*sx*sy; subgroup id =
+ *    linear id / subgroup size, lane = linear id % subgroup size.
+ *
+ * ---------------------------------------------------- checks and errors ----
+ * `check(cond, trap_code)`: when cond is false in a thread, the kernel
+ * faults with trap_code (0..31).
+ *  - Targets with a real trap (target->has_trap: PTX, AMDGPU) emit a trap
+ *    (`trap;`, `llvm.trap`). Renderers MAY also OR the error bit below before
+ *    trapping when the kernel declares the error binding.
+ *  - Targets without (GLSL/SPIR-V, WGSL) use the ERROR WORD: the kernel's
+ *    reserved storage binding `kernel->error_binding` (binding number in the
+ *    same set/group 0) holds a u32 array whose element 0 is the error word.
+ *    A failed check does `atomicOr(err[0], 1u << trap_code)` and the thread
+ *    carries on (robust buffer access keeps it memory-safe); the host reads
+ *    the word after the dispatch, and a non-zero word is a KERNEL_FAULT that
+ *    names the kernel and the trap code (the lowest set bit; all set bits are
+ *    reported). The host zeroes the word before the dispatch.
+ *  - The interpreter does either: a fault (KERNEL_FAULT, the default) or the
+ *    error-word behaviour when poot_kir_interp_options.error_word is set.
+ * The error binding exists only when kernel->has_checks; renderers for
+ * targets without trap declare it as
+ *   GLSL: layout(set=0, binding=E) buffer poot_err { uint poot_err_word[]; };
+ *   WGSL: @group(0) @binding(E) var<storage, read_write> poot_err: array<atomic<u32>>;
+ *
+ * ------------------------------------------------------------ parameters ----
+ * A param is a 32-bit scalar (u32, i32, f32), one of two kinds:
+ *  - PUSH: a dispatch constant recorded with the dispatch. Passed as
+ *    PTX: a .param of its type after the buffer pointers, in param order;
+ *    AMDGPU: a kernel argument, same order; GLSL: a push-constant block with
+ *    one member per PUSH param in param order (std430, 4 bytes each);
+ *    WGSL: a uniform buffer at @group(0) @binding(kernel->param_binding),
+ *    a struct of the PUSH params in order (each 4 bytes).
+ *  - SLOT: read by the kernel from element `slot_index` of the binding at
+ *    position `slot_ref` (a read-only buffer of the param's type, e.g. the
+ *    per-step slot buffer). Values that change every step (positions,
+ *    lengths) MUST be SLOT params: they are never baked into a recording.
+ * Buffers are passed as PTX/AMDGPU kernel arguments (64-bit global pointers,
+ * one per binding in kernel->bindings order, then the PUSH params, then, for
+ * kernels with checks, the error-word pointer), GLSL storage buffers at
+ * (set 0, binding = binding number), WGSL storage at (@group(0),
+ * @binding(binding number)).
+ *
+ * ------------------------------------------------------ future extensions ----
+ * The op enum is append-only (POOT_KIR_OPS). Planned additions that fit
+ * without a rewrite:
+ *  - matrix fragments (PTX mma/wgmma, Vulkan cooperative matrices, AMDGPU
+ *    MFMA): poot_kir_type.frag != 0 marks an opaque per-subgroup fragment
+ *    type (role A/B/accumulator, M, N, K recorded in the kernel's fragment
+ *    table); ops FRAG_LOAD (space, ref, index, stride), FRAG_STORE, FRAG_MMA
+ *    (a, b, c) -> d, FRAG_FILL. They are subgroup operations (uniform control
+ *    flow, like SG_*), allowed when the target's fragment shape list has the
+ *    shape; the interpreter runs them per subgroup.
+ *  - async copies into shared memory: ASYNC_COPY (global ref/index ->
+ *    shared ref/index, lanes) returning a token value, ASYNC_WAIT (token or
+ *    group count). The interpreter performs the copy at ASYNC_WAIT time
+ *    (copies are invisible before the wait), renderers map to cp.async /
+ *    plain load-store.
+ * New statement kinds use the same poot_kir_inst fields (args, ref, imm,
+ * blocks); a renderer that meets an op it does not know returns UNSUPPORTED.
+ *
+ * Thread safety: a finished kernel and a target are immutable and may be
+ * read from any thread. A builder is single-threaded. */
+#ifndef POOT_KIR_H
+#define POOT_KIR_H
+
+#include "poot/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ 1. types */
+
+typedef enum poot_kir_scalar {
+  POOT_KIR_BOOL = 0,
+  POOT_KIR_I8,
+  POOT_KIR_U8,
+  POOT_KIR_I16,
+  POOT_KIR_U16,
+  POOT_KIR_I32,
+  POOT_KIR_U32,
+  POOT_KIR_I64,
+  POOT_KIR_F16,
+  POOT_KIR_BF16,
+  POOT_KIR_F32,
+  POOT_KIR_SCALAR_COUNT
+} poot_kir_scalar;
+
+#define POOT_KIR_SCALAR_BIT(s) (1u << (unsigned)(s))
+/* Every scalar except bool: those a buffer, shared array or load may use. */
+#define POOT_KIR_ALL_STORAGE_TYPES (((1u << POOT_KIR_SCALAR_COUNT) - 1u) & ~1u)
+
+/* A value type: a scalar or a vector of 2 or 4 lanes of it. */
+typedef struct poot_kir_type {
+  uint8_t scalar; /* poot_kir_scalar */
+  uint8_t lanes;  /* 1, 2 or 4 */
+  uint16_t frag;  /* 0; reserved for matrix-fragment types (see top) */
+} poot_kir_type;
+
+static inline poot_kir_type poot_kir_type_make(poot_kir_scalar s, uint32_t lanes) {
+  poot_kir_type t = {(uint8_t)s, (uint8_t)lanes, 0};
+  return t;
+}
+static inline bool poot_kir_type_eq(poot_kir_type a, poot_kir_type b) {
+  return a.scalar == b.scalar && a.lanes == b.lanes && a.frag == b.frag;
+}
+/* Size of one scalar in bytes (bool: 1, as a private/register value). */
+size_t poot_kir_scalar_size(poot_kir_scalar s);
+const char *poot_kir_scalar_name(poot_kir_scalar s); /* "f32"; "?" if bad */
+bool poot_kir_scalar_is_float(poot_kir_scalar s);    /* f16 bf16 f32 */
+bool poot_kir_scalar_is_signed(poot_kir_scalar s);   /* i8 i16 i32 i64 and floats */
+bool poot_kir_scalar_is_int(poot_kir_scalar s);      /* integer, not bool */
+/* Parses "f32", "u8"… into *out; false when unknown. */
+bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
+
+/* ============================================== 2. the kernel as data */
+
+/* Every statement kind. Columns: enum suffix, printed name, operand count
+ * (-1: variable). The list is append-only; printers, verifier and
+ * interpreter are table-driven from it.
+ *
+ * Value statements (result != 0):
+ *   CONST      imm = the scalar's bit pattern (zero-extended to 64 bits), type scalar
+ *   BUILTIN    ref = poot_kir_builtin, imm = dimension (0..2) where it applies
+ *   PARAM      ref = param index (kernel->params)
+ *   unary      NEG NOT ABS EXP EXP2 LOG LOG2 SQRT RSQRT SIN COS TANH ERF FLOOR CEIL
+ *              (NOT: bitwise on integers, logical on bool; math on floats)
+ *   binary     ADD SUB MUL DIV REM MIN MAX AND OR XOR SHL SHR POW
+ *              (operands of the result type; AND/OR/XOR also on bool;
+ *               SHL/SHR: the shift amount has the same type as the value)
+ *   compare    EQ NE LT LE GT GE -> bool with the operands' lanes
+ *   SELECT     args (cond, a, b); cond bool scalar or bool of a's lanes
+ *   FMA        args (a, b, c) = a*b+c rounded once (floats only)
+ *   CONVERT    arg converted to `type` (same lanes), rounding as above
+ *   BITCAST    arg reinterpreted as `type`
+ *   SPLAT      scalar arg repeated into `type` (2 or 4 lanes)
+ *   VEC        2 or 4 scalar args gathered into a vector
+ *   EXTRACT    lane imm of a vector arg
+ *   LOAD       space, ref (binding position or shared index), args (index);
+ *              type = element scalar x lanes
+ *   PRIV_LOAD  ref = private array index, imm = constant element index
+ *   ATOMIC_*   space, ref, args (index, value) -> old value;
+ *   ATOMIC_CAS args (index, compare, value) -> old value
+ *   SG_REDUCE_ADD/MAX/MIN  args (value) -> same for every lane
+ *   SG_SHUFFLE      args (value, lane)   value of `lane`
+ *   SG_SHUFFLE_XOR  args (value), imm = mask: value of lane ^ mask
+ *   SG_BROADCAST    args (value), imm = lane
+ * Statements without a result:
+ *   STORE      space, ref, args (index, value)
+ *   PRIV_STORE ref, imm = element, args (value)
+ *   BARRIER    workgroup execution + memory barrier
+ *   CHECK      args (cond), imm = trap code (0..31)
+ *   IF         args (cond), blocks: body (then), else_body
+ *   FOR        args (start, end, step); result = the induction value, visible
+ *              only in body: for (i = start; i < end; i += step). start/end/
+ *              step have one type, u32 or i32; step > 0 at run time. */
+#define POOT_KIR_OPS(X)                                                                            \
+  X(CONST, "const", 0)                                                                             \
+  X(BUILTIN, "builtin", 0)                                                                         \
+  X(PARAM, "param", 0)                                                                             \
+  X(NEG, "neg", 1)                                                                                 \
+  X(NOT, "not", 1)                                                                                 \
+  X(ABS, "abs", 1)                                                                                 \
+  X(EXP, "exp", 1)                                                                                 \
+  X(EXP2, "exp2", 1)                                                                               \
+  X(LOG, "log", 1)                                                                                 \
+  X(LOG2, "log2", 1)                                                                               \
+  X(SQRT, "sqrt", 1)                                                                               \
+  X(RSQRT, "rsqrt", 1)                                                                             \
+  X(SIN, "sin", 1)                                                                                 \
+  X(COS, "cos", 1)                                                                                 \
+  X(TANH, "tanh", 1)                                                                               \
+  X(ERF, "erf", 1)                                                                                 \
+  X(FLOOR, "floor", 1)                                                                             \
+  X(CEIL, "ceil", 1)                                                                               \
+  X(ADD, "add", 2)                                                                                 \
+  X(SUB, "sub", 2)                                                                                 \
+  X(MUL, "mul", 2)                                                                                 \
+  X(DIV, "div", 2)                                                                                 \
+  X(REM, "rem", 2)                                                                                 \
+  X(MIN, "min", 2)                                                                                 \
+  X(MAX, "max", 2)                                                                                 \
+  X(AND, "and", 2)                                                                                 \
+  X(OR, "or", 2)                                                                                   \
+  X(XOR, "xor", 2)                                                                                 \
+  X(SHL, "shl", 2)                                                                                 \
+  X(SHR, "shr", 2)                                                                                 \
+  X(POW, "pow", 2)                                                                                 \
+  X(EQ, "eq", 2)                                                                                   \
+  X(NE, "ne", 2)                                                                                   \
+  X(LT, "lt", 2)                                                                                   \
+  X(LE, "le", 2)                                                                                   \
+  X(GT, "gt", 2)                                                                                   \
+  X(GE, "ge", 2)                                                                                   \
+  X(SELECT, "select", 3)                                                                           \
+  X(FMA, "fma", 3)                                                                                 \
+  X(CONVERT, "convert", 1)                                                                         \
+  X(BITCAST, "bitcast", 1)                                                                         \
+  X(SPLAT, "splat", 1)                                                                             \
+  X(VEC, "vec", -1)                                                                                \
+  X(EXTRACT, "extract", 1)                                                                         \
+  X(LOAD, "load", 1)                                                                               \
+  X(STORE, "store", 2)                                                                             \
+  X(PRIV_LOAD, "priv_load", 0)                                                                     \
+  X(PRIV_STORE, "priv_store", 1)                                                                   \
+  X(ATOMIC_ADD, "atomic_add", 2)                                                                   \
+  X(ATOMIC_MAX, "atomic_max", 2)                                                                   \
+  X(ATOMIC_MIN, "atomic_min", 2)                                                                   \
+  X(ATOMIC_XCHG, "atomic_xchg", 2)                                                                 \
+  X(ATOMIC_CAS, "atomic_cas", 3)                                                                   \
+  X(SG_REDUCE_ADD, "sg_reduce_add", 1)                                                             \
+  X(SG_REDUCE_MAX, "sg_reduce_max", 1)                                                             \
+  X(SG_REDUCE_MIN, "sg_reduce_min", 1)                                                             \
+  X(SG_SHUFFLE, "sg_shuffle", 2)                                                                   \
+  X(SG_SHUFFLE_XOR, "sg_shuffle_xor", 1)                                                           \
+  X(SG_BROADCAST, "sg_broadcast", 1)                                                               \
+  X(BARRIER, "barrier", 0)                                                                         \
+  X(CHECK, "check", 1)                                                                             \
+  X(IF, "if", 1)                                                                                   \
+  X(FOR, "for", 3)
+
+typedef enum poot_kir_op {
+#define POOT_KIR__OP_ENUM(name, str, nargs) POOT_KIR_OP_##name,
+  POOT_KIR_OPS(POOT_KIR__OP_ENUM)
+#undef POOT_KIR__OP_ENUM
+      POOT_KIR_OP_COUNT
+} poot_kir_op;
+
+const char *poot_kir_op_name(poot_kir_op op); /* "add"; "?" if bad */
+/* Fixed operand count of an op, or -1 when variable (VEC). */
+int poot_kir_op_arg_count(poot_kir_op op);
+
+typedef enum poot_kir_builtin {
+  POOT_KIR_BUILTIN_WORKGROUP_ID = 0, /* dim 0..2 */
+  POOT_KIR_BUILTIN_NUM_WORKGROUPS,   /* dim 0..2 */
+  POOT_KIR_BUILTIN_LOCAL_ID,         /* dim 0..2 */
+  POOT_KIR_BUILTIN_LOCAL_SIZE,       /* dim 0..2; constant (kernel->workgroup_size) */
+  POOT_KIR_BUILTIN_LOCAL_INDEX,      /* linear local id */
+  POOT_KIR_BUILTIN_SUBGROUP_ID,      /* linear id / subgroup size */
+  POOT_KIR_BUILTIN_SUBGROUP_LANE,    /* linear id % subgroup size */
+  POOT_KIR_BUILTIN_SUBGROUP_SIZE,
+  POOT_KIR_BUILTIN_COUNT
+} poot_kir_builtin;
+const char *poot_kir_builtin_name(poot_kir_builtin b); /* "workgroup_id" */
+
+typedef enum poot_kir_space {
+  POOT_KIR_SPACE_GLOBAL = 0, /* ref = binding position in kernel->bindings */
+  POOT_KIR_SPACE_SHARED = 1, /* ref = index in kernel->shared */
+} poot_kir_space;
+
+typedef enum poot_kir_access {
+  POOT_KIR_ACCESS_READ = 1,
+  POOT_KIR_ACCESS_WRITE = 2,
+  POOT_KIR_ACCESS_READ_WRITE = 3,
+} poot_kir_access;
+
+/* A global buffer binding. */
+typedef struct poot_kir_binding {
+  const char *name;       /* identifier, for printing and renderers' names */
+  uint32_t binding;       /* binding number (descriptor set 0 / group 0); unique */
+  poot_kir_scalar elem;   /* element type (not bool) */
+  poot_kir_access access; /* READ bindings are never stored to */
+  uint32_t align;         /* base alignment in bytes (power of two ≥ elem size; 0 → 16) */
+} poot_kir_binding;
+
+typedef enum poot_kir_param_kind {
+  POOT_KIR_PARAM_PUSH = 0, /* dispatch constant (see top) */
+  POOT_KIR_PARAM_SLOT = 1, /* read from a bound buffer at run time */
+} poot_kir_param_kind;
+
+typedef struct poot_kir_param {
+  const char *name;
+  poot_kir_scalar type; /* u32, i32 or f32 */
+  poot_kir_param_kind kind;
+  uint32_t slot_ref;   /* SLOT: binding position (its elem must equal type) */
+  uint32_t slot_index; /* SLOT: element index in that binding */
+} poot_kir_param;
+
+/* A workgroup-shared array of `count` elements of scalar `elem`. */
+typedef struct poot_kir_shared {
+  const char *name;
+  poot_kir_scalar elem;
+  uint32_t count;
+} poot_kir_shared;
+
+/* A private (per-thread) array of `count` values of `type`, indexed only by
+ * constants (a variable has count 1). Initial contents are zero. */
+typedef struct poot_kir_private {
+  const char *name;
+  poot_kir_type type;
+  uint32_t count;
+} poot_kir_private;
+
+/* A value id: 1..kernel->value_count; 0 means "none". */
+typedef uint32_t poot_kir_value;
+
+typedef struct poot_kir_inst poot_kir_inst;
+
+typedef struct poot_kir_block {
+  poot_kir_inst *first; /* statements in order, linked through ->next */
+  poot_kir_inst *last;
+  uint32_t count;
+} poot_kir_block;
+
+#define POOT_KIR_MAX_ARGS 4
+
+/* One statement. Field use per op is listed at POOT_KIR_OPS. */
+struct poot_kir_inst {
+  poot_kir_op op;
+  uint32_t id;           /* statement number, 1-based in program order (messages) */
+  poot_kir_value result; /* defined value, or 0 */
+  poot_kir_type type;    /* result type; STORE/PRIV_STORE: the stored type */
+  uint32_t arg_count;
+  poot_kir_value args[POOT_KIR_MAX_ARGS];
+  poot_kir_space space; /* LOAD, STORE, ATOMIC_* */
+  uint32_t ref;         /* binding position / shared / private / param / builtin */
+  uint64_t imm;         /* CONST bits, builtin dim, lane, element, mask, trap code */
+  poot_kir_block body;      /* IF then-block, FOR body */
+  poot_kir_block else_body; /* IF else-block */
+  poot_kir_inst *next;
+};
+
+typedef struct poot_kir_value_info {
+  poot_kir_type type;
+  const poot_kir_inst *def; /* the defining statement */
+} poot_kir_value_info;
+
+/* A finished kernel: immutable, owns all its memory. */
+typedef struct poot_kir_kernel {
+  const char *name;           /* C identifier; the entry-point name */
+  uint32_t workgroup_size[3]; /* fixed at build */
+  uint32_t subgroup_size;     /* the size the kernel was built for; 0 = any */
+  const poot_kir_binding *bindings;
+  uint32_t binding_count;
+  const poot_kir_param *params;
+  uint32_t param_count;
+  const poot_kir_shared *shared;
+  uint32_t shared_count;
+  const poot_kir_private *privates;
+  uint32_t private_count;
+  const poot_kir_value_info *values; /* values[0] is unused */
+  uint32_t value_count;              /* highest value id */
+  poot_kir_block body;
+  uint32_t inst_count;
+  bool has_checks;
+  uint32_t error_binding; /* binding number of the error word (see top) */
+  uint32_t param_binding; /* WGSL uniform buffer binding for PUSH params */
+  uint64_t hash;          /* content hash of the printed form (stable) */
+  void *impl_;            /* private */
+} poot_kir_kernel;
+
+void poot_kir_kernel_destroy(poot_kir_kernel *kernel); /* NULL-safe */
+/* Linear workgroup size: x*y*z. */
+uint32_t poot_kir_kernel_threads(const poot_kir_kernel *kernel);
+/* Total shared memory in bytes. */
+uint64_t poot_kir_kernel_shared_bytes(const poot_kir_kernel *kernel);
+/* The binding position whose number is `binding`, or -1. */
+int poot_kir_kernel_find_binding(const poot_kir_kernel *kernel, uint32_t binding);
+/* The CONST statement's bits when v is defined by CONST; false otherwise. */
+bool poot_kir_kernel_const_bits(const poot_kir_kernel *kernel, poot_kir_value v,
+                                uint64_t *out_bits);
+
+/* ======================================================= 3. target */
+
+typedef enum poot_kir_lang {
+  POOT_KIR_LANG_NONE = 0, /* the interpreter */
+  POOT_KIR_LANG_PTX,
+  POOT_KIR_LANG_GLSL, /* GLSL compute, compiled to SPIR-V */
+  POOT_KIR_LANG_WGSL,
+  POOT_KIR_LANG_AMDGPU, /* LLVM IR text for amdgcn-amd-amdhsa */
+} poot_kir_lang;
+
+typedef enum poot_kir_atomic {
+  POOT_KIR_ATOMIC_ADD = 0,
+  POOT_KIR_ATOMIC_MAX,
+  POOT_KIR_ATOMIC_MIN,
+  POOT_KIR_ATOMIC_XCHG,
+  POOT_KIR_ATOMIC_CAS,
+  POOT_KIR_ATOMIC_COUNT
+} poot_kir_atomic;
+
+typedef struct poot_kir_target {
+  const char *name;   /* "sm_80", "vulkan-sg32", … for messages only */
+  poot_kir_lang lang; /* which renderer */
+  uint32_t subgroup_size;       /* the subgroup size kernels are built for (0 = none/unknown) */
+  uint32_t subgroup_size_min;   /* range the device may use (Vulkan) */
+  uint32_t subgroup_size_max;
+  bool subgroup_ops;            /* SG_* ops available */
+  uint32_t max_workgroup_size;  /* threads per workgroup */
+  uint32_t max_workgroup_dims[3];
+  uint32_t shared_memory_bytes; /* per workgroup */
+  uint32_t storage_types;       /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
+  uint32_t arith_types;         /* bit set: arithmetic, compare, math */
+  uint32_t atomic_types[POOT_KIR_ATOMIC_COUNT]; /* bit set of scalar types per atomic */
+  uint32_t max_vector_lanes;    /* 4 */
+  uint32_t max_bindings;        /* storage bindings, error word included */
+  uint32_t max_push_bytes;      /* PUSH params x 4 bytes */
+  bool has_trap;                /* real trap; else the error word */
+  uint32_t watchdog_ms;         /* budget per submission; 0 = none */
+  /* Language details (read only by the matching renderer): */
+  uint32_t sm_version;  /* PTX: 80, 90 */
+  uint32_t ptx_version; /* PTX ISA: e.g. 78 = 7.8 */
+  const char *amdgpu_arch; /* "gfx90a", "gfx942", "gfx1100" */
+  uint32_t vulkan_version; /* GLSL: 12 = Vulkan 1.2 (SPIR-V 1.5) */
+} poot_kir_target;
+
+/* Constructors for known targets (fill *out; never fail). */
+void poot_kir_target_init_interp(poot_kir_target *out, uint32_t subgroup_size);
+void poot_kir_target_init_sm80(poot_kir_target *out);
+void poot_kir_target_init_sm90(poot_kir_target *out);
+/* Vulkan through GLSL; subgroup_size 0 = no subgroup ops. Generic desktop
+ * limits: 1024 threads, 32 KiB shared, 16/8-bit storage, f16 arithmetic. */
+void poot_kir_target_init_vulkan(poot_kir_target *out, uint32_t subgroup_size);
+/* Mesa lavapipe (llvmpipe): subgroup size 4, 8 or 16 per its SIMD width. */
+void poot_kir_target_init_lavapipe(poot_kir_target *out, uint32_t subgroup_size);
+/* WebGPU defaults: 256 threads, 16 KiB shared, 32-bit types only,
+ * subgroup_size 0 = no subgroup ops. */
+void poot_kir_target_init_webgpu(poot_kir_target *out, uint32_t subgroup_size);
+void poot_kir_target_init_gfx90a(poot_kir_target *out); /* wave64 */
+void poot_kir_target_init_gfx942(poot_kir_target *out); /* wave64 */
+void poot_kir_target_init_gfx1100(poot_kir_target *out); /* wave32 */
+/* By name: "interp", "sm_80", "sm_90", "vulkan", "vulkan-sg<N>", "lavapipe",
+ * "webgpu", "webgpu-sg<N>", "gfx90a", "gfx942", "gfx1100".
+ * NOT_FOUND naming the known targets. */
+POOT_MUST_USE poot_status poot_kir_target_by_name(const char *name, poot_kir_target *out);
+/* Stable hash of every field that affects rendering (cache key part). */
+uint64_t poot_kir_target_hash(const poot_kir_target *target);
+/* The kernel cache key: kernel hash mixed with the target hash. */
+uint64_t poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_target *target);
+static inline bool poot_kir_target_has_storage(const poot_kir_target *t, poot_kir_scalar s) {
+  return (t->storage_types & POOT_KIR_SCALAR_BIT(s)) != 0;
+}
+static inline bool poot_kir_target_has_arith(const poot_kir_target *t, poot_kir_scalar s) {
+  return (t->arith_types & POOT_KIR_SCALAR_BIT(s)) != 0;
+}
+static inline bool poot_kir_target_has_atomic(const poot_kir_target *t, poot_kir_atomic a,
+                                              poot_kir_scalar s) {
+  return (t->atomic_types[a] & POOT_KIR_SCALAR_BIT(s)) != 0;
+}
+
+/* ====================================================== 4. the builder */
+
+typedef struct poot_kir_builder poot_kir_builder;
+
+typedef struct poot_kir_kernel_desc {
+  const char *name;           /* C identifier (copied) */
+  uint32_t workgroup_size[3]; /* 0 entries count as 1 */
+  uint32_t subgroup_size;     /* 0 = kernel works at any size */
+} poot_kir_kernel_desc;
+
+/* Creates a builder. INVALID_ARGUMENT on a bad name or size. */
+POOT_MUST_USE poot_status poot_kir_builder_create(const poot_kir_kernel_desc *desc,
+                                                  poot_kir_builder **out_builder);
+void poot_kir_builder_destroy(poot_kir_builder *builder); /* NULL-safe */
+/* Finishes the kernel: closes nothing implicitly (every if/for must be ended),
+ * verifies it target-independently (poot_kir_verify with target NULL),
+ * assigns error/param bindings and the hash. Consumes the builder on
+ * success AND failure. */
+POOT_MUST_USE poot_status poot_kir_builder_finish(poot_kir_builder *builder,
+                                                  poot_kir_kernel **out_kernel);
+
+/* Declarations (names are copied). out_* receives the position/index. */
+POOT_MUST_USE poot_status poot_kir_add_binding(poot_kir_builder *b, const poot_kir_binding *desc,
+                                               uint32_t *out_ref);
+POOT_MUST_USE poot_status poot_kir_add_param(poot_kir_builder *b, const poot_kir_param *desc,
+                                             uint32_t *out_index);
+POOT_MUST_USE poot_status poot_kir_add_shared(poot_kir_builder *b, const char *name,
+                                              poot_kir_scalar elem, uint32_t count,
+                                              uint32_t *out_ref);
+POOT_MUST_USE poot_status poot_kir_add_private(poot_kir_builder *b, const char *name,
+                                               poot_kir_type type, uint32_t count,
+                                               uint32_t *out_ref);
+
+/* Values. Every call checks its operand types and returns INVALID_ARGUMENT
+ * naming the kernel and the statement on a mismatch. */
+POOT_MUST_USE poot_status poot_kir_const(poot_kir_builder *b, poot_kir_scalar type, uint64_t bits,
+                                         poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_const_u32(poot_kir_builder *b, uint32_t v, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_const_i32(poot_kir_builder *b, int32_t v, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_const_f32(poot_kir_builder *b, float v, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_const_bool(poot_kir_builder *b, bool v, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_builtin_get(poot_kir_builder *b, poot_kir_builtin which,
+                                           uint32_t dim, poot_kir_value *out);
+/* workgroup_id[dim] * local_size[dim] + local_id[dim] (u32). */
+POOT_MUST_USE poot_status poot_kir_global_id(poot_kir_builder *b, uint32_t dim,
+                                             poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_param_get(poot_kir_builder *b, uint32_t index,
+                                             poot_kir_value *out);
+/* Unary, binary, compare and 3-operand ops (FMA, SELECT) by op code. */
+POOT_MUST_USE poot_status poot_kir_unary(poot_kir_builder *b, poot_kir_op op, poot_kir_value a,
+                                         poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_binary(poot_kir_builder *b, poot_kir_op op, poot_kir_value a,
+                                          poot_kir_value c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_fma(poot_kir_builder *b, poot_kir_value a, poot_kir_value c,
+                                       poot_kir_value d, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_select(poot_kir_builder *b, poot_kir_value cond,
+                                          poot_kir_value a, poot_kir_value c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_convert(poot_kir_builder *b, poot_kir_scalar to,
+                                           poot_kir_value a, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_bitcast(poot_kir_builder *b, poot_kir_type to,
+                                           poot_kir_value a, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_splat(poot_kir_builder *b, uint32_t lanes, poot_kir_value a,
+                                         poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_vec(poot_kir_builder *b, uint32_t count,
+                                       const poot_kir_value *elems, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_extract(poot_kir_builder *b, poot_kir_value v, uint32_t lane,
+                                           poot_kir_value *out);
+
+/* Memory. lanes is 1, 2 or 4; index is a u32 or i32 element index. */
+POOT_MUST_USE poot_status poot_kir_load(poot_kir_builder *b, poot_kir_space space, uint32_t ref,
+                                        poot_kir_value index, uint32_t lanes,
+                                        poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_store(poot_kir_builder *b, poot_kir_space space, uint32_t ref,
+                                         poot_kir_value index, poot_kir_value value);
+POOT_MUST_USE poot_status poot_kir_priv_load(poot_kir_builder *b, uint32_t ref, uint32_t element,
+                                             poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_priv_store(poot_kir_builder *b, uint32_t ref, uint32_t element,
+                                              poot_kir_value value);
+/* op is one of ATOMIC_ADD/MAX/MIN/XCHG; returns the old value. */
+POOT_MUST_USE poot_status poot_kir_atomic_rmw(poot_kir_builder *b, poot_kir_op op,
+                                          poot_kir_space space, uint32_t ref,
+                                          poot_kir_value index, poot_kir_value value,
+                                          poot_kir_value *out_old);
+POOT_MUST_USE poot_status poot_kir_atomic_cas(poot_kir_builder *b, poot_kir_space space,
+                                              uint32_t ref, poot_kir_value index,
+                                              poot_kir_value compare, poot_kir_value value,
+                                              poot_kir_value *out_old);
+
+/* Synchronization and subgroups. */
+POOT_MUST_USE poot_status poot_kir_barrier(poot_kir_builder *b);
+/* op is SG_REDUCE_ADD/MAX/MIN. */
+POOT_MUST_USE poot_status poot_kir_subgroup_reduce(poot_kir_builder *b, poot_kir_op op,
+                                                   poot_kir_value v, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_subgroup_shuffle(poot_kir_builder *b, poot_kir_value v,
+                                                    poot_kir_value lane, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_subgroup_shuffle_xor(poot_kir_builder *b, poot_kir_value v,
+                                                        uint32_t mask, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_subgroup_broadcast(poot_kir_builder *b, poot_kir_value v,
+                                                      uint32_t lane, poot_kir_value *out);
+
+/* check(cond, trap_code): trap_code 0..31. */
+POOT_MUST_USE poot_status poot_kir_check(poot_kir_builder *b, poot_kir_value cond,
+                                         uint32_t trap_code);
+
+/* Structured control flow: if_begin … [else_begin …] end; for_begin … end. */
+POOT_MUST_USE poot_status poot_kir_if_begin(poot_kir_builder *b, poot_kir_value cond);
+POOT_MUST_USE poot_status poot_kir_else_begin(poot_kir_builder *b);
+POOT_MUST_USE poot_status poot_kir_for_begin(poot_kir_builder *b, poot_kir_value start,
+                                             poot_kir_value end, poot_kir_value step,
+                                             poot_kir_value *out_index);
+POOT_MUST_USE poot_status poot_kir_end(poot_kir_builder *b);
+
+/* The type of a value built so far (for templates). */
+poot_kir_type poot_kir_builder_value_type(const poot_kir_builder *b, poot_kir_value v);
+
+/* ======================================= 5. verifier, printer, hash */
+
+/* Checks types, scoping, operand counts, uniform control flow for barriers
+ * and subgroup ops, trap codes, and, when target is not NULL, the target's
+ * limits: workgroup size, shared memory, storage/arith types, atomics,
+ * vector lanes, bindings, push bytes, subgroup ops and size.
+ * INVALID_ARGUMENT (malformed kernel) or UNSUPPORTED (valid kernel that this
+ * target cannot run), naming the kernel and the offending statement. */
+POOT_MUST_USE poot_status poot_kir_verify(const poot_kir_kernel *kernel,
+                                          const poot_kir_target *target);
+/* Appends the readable text form (deterministic; the hash is over it). */
+void poot_kir_print(const poot_kir_kernel *kernel, poot_strbuf *out);
+/* Appends one statement as a line (no nested blocks, no newline). */
+void poot_kir_print_inst(const poot_kir_kernel *kernel, const poot_kir_inst *inst,
+                         poot_strbuf *out);
+
+/* ===================================================== 6. interpreter */
+
+typedef struct poot_kir_buffer {
+  void *data; /* host memory; borrowed */
+  size_t size; /* bytes */
+} poot_kir_buffer;
+
+typedef struct poot_kir_interp_options {
+  uint32_t grid[3];       /* workgroups per dimension; 0 counts as 1 */
+  uint32_t subgroup_size; /* 0 → kernel->subgroup_size, else 32 */
+  /* buffers[i] is bound to kernel->bindings[i]; buffer_count == binding_count. */
+  const poot_kir_buffer *buffers;
+  size_t buffer_count;
+  /* PUSH param values as 32-bit patterns, params[i] for kernel->params[i]
+   * (SLOT entries ignored). */
+  const uint32_t *params;
+  size_t param_count;
+  /* NULL: a failed check stops the run with KERNEL_FAULT. Non-NULL: a failed
+   * check ORs (1u << trap_code) into *error_word and the run goes on (the
+   * SPIR-V/WGSL behaviour). */
+  uint32_t *error_word;
+  /* Report a data race on shared memory (a thread reads or writes an element
+   * that another thread wrote since the last barrier, or writes one another
+   * read) as INVALID_ARGUMENT. Default on (the zero value enables it). */
+  bool no_race_check;
+  uint64_t max_steps; /* executed statements per thread before TIMEOUT; 0 → 1e9 */
+} poot_kir_interp_options;
+
+/* Runs the kernel on the CPU, workgroup by workgroup in order, the threads
+ * of a workgroup in lockstep statement by statement (divergent if/for run
+ * under per-thread masks). Errors: INVALID_ARGUMENT (bad options, an
+ * out-of-range or misaligned access, integer division by zero, a race, a
+ * subgroup op or barrier reached by part of a group), KERNEL_FAULT (a failed
+ * check: "kernel K: check failed with trap code N at statement #S in
+ * workgroup (x,y,z) thread T"), TIMEOUT (max_steps). Buffers keep whatever
+ * was written before the fault. Not thread safe per buffer set. */
+POOT_MUST_USE poot_status poot_kir_interp_run(const poot_kir_kernel *kernel,
+                                              const poot_kir_interp_options *options);
+
+/* ======================================================= 7. renderers */
+
+/* Each renderer appends the kernel's source for the target to `out`.
+ * Pure: the same kernel and target give byte-identical output. They call
+ * poot_kir_verify(kernel, target) first (UNSUPPORTED when the target cannot
+ * run it) and return UNSUPPORTED for an op they do not know. Implemented in
+ * src/kir/render_<lang>.c. */
+
+/* PTX text for target->sm_version (80, 90) and ptx_version; entry
+ * `.visible .entry <kernel->name>`. */
+POOT_MUST_USE poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel,
+                                              const poot_kir_target *target, poot_strbuf *out);
+/* GLSL 4.50 compute text (#version 450 + extensions the target allows). */
+POOT_MUST_USE poot_status poot_kir_render_glsl(const poot_kir_kernel *kernel,
+                                               const poot_kir_target *target, poot_strbuf *out);
+/* GLSL text → SPIR-V words with the linked glslang (target->vulkan_version).
+ * `out_words` is a poot_vec of uint32_t (initialised by the caller with
+ * elem_size 4); FORMAT with glslang's log on a compile error. */
+POOT_MUST_USE poot_status poot_kir_glsl_to_spirv(const char *glsl, size_t len,
+                                                 const poot_kir_target *target,
+                                                 poot_vec *out_words);
+/* render_glsl + glsl_to_spirv. */
+POOT_MUST_USE poot_status poot_kir_compile_spirv(const poot_kir_kernel *kernel,
+                                                 const poot_kir_target *target,
+                                                 poot_vec *out_words);
+/* WGSL text; entry point `@compute fn <kernel->name>`. */
+POOT_MUST_USE poot_status poot_kir_render_wgsl(const poot_kir_kernel *kernel,
+                                               const poot_kir_target *target, poot_strbuf *out);
+/* LLVM IR text for amdgcn-amd-amdhsa and target->amdgpu_arch; the kernel is
+ * `amdgpu_kernel void @<kernel->name>`. */
+POOT_MUST_USE poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel,
+                                                 const poot_kir_target *target, poot_strbuf *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_KIR_H */

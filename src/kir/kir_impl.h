@@ -1,0 +1,54 @@
+/* kir_impl.h — private to src/kir: shared helpers of the builder, verifier,
+ * printer and interpreter. Never included from outside this folder. */
+#ifndef POOT_KIR_IMPL_H
+#define POOT_KIR_IMPL_H
+
+#include <stdio.h>
+
+#include "poot/kir.h"
+
+/* The declarations an inst is checked against (a view over a builder's
+ * growing arrays or a finished kernel's). */
+typedef struct poot__kir_decls {
+  const char *kernel_name;
+  const poot_kir_binding *bindings;
+  uint32_t binding_count;
+  const poot_kir_param *params;
+  uint32_t param_count;
+  const poot_kir_shared *shared;
+  uint32_t shared_count;
+  const poot_kir_private *privates;
+  uint32_t private_count;
+  const poot_kir_value_info *values;
+  uint32_t value_count;
+} poot__kir_decls;
+
+/* Computes the result type of `inst` from its operands and fields (result
+ * type for value ops; for STORE/PRIV_STORE the stored type; for others an
+ * all-zero type). On a malformed inst writes a reason into err and returns
+ * false. Does not look at scoping or targets. */
+bool poot__kir_infer(const poot__kir_decls *decls, const poot_kir_inst *inst,
+                     poot_kir_type *out_type, char *err, size_t err_size);
+
+/* The private storage of a finished kernel. */
+typedef struct poot__kir_kernel_impl {
+  poot_arena arena; /* owns the kernel and everything it points to */
+} poot__kir_kernel_impl;
+
+/* Whether an op produces a value. */
+bool poot__kir_op_has_result(poot_kir_op op);
+/* Whether an op is arithmetic/compare/math (types must be arith types). */
+bool poot__kir_op_is_arith(poot_kir_op op);
+bool poot__kir_op_is_subgroup(poot_kir_op op);
+bool poot__kir_op_is_atomic(poot_kir_op op);
+poot_kir_atomic poot__kir_op_atomic_kind(poot_kir_op op);
+
+/* Appends a type as text ("f32", "f32x4"). */
+void poot__kir_type_print(poot_kir_type t, poot_strbuf *out);
+/* Appends a constant's value as text for its type. */
+void poot__kir_const_print(poot_kir_scalar s, uint64_t bits, poot_strbuf *out);
+
+/* Fills a decls view from a finished kernel. */
+void poot__kir_decls_from_kernel(const poot_kir_kernel *k, poot__kir_decls *out);
+
+#endif
