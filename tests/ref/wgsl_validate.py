@@ -4,8 +4,8 @@
 Usage: wgsl_validate.py FILE.wgsl...   (or a folder holding *.wgsl files)
 
 Each file is compiled by creating a shader module (which parses and validates
-it) and then a compute pipeline with an automatic layout for entry point
-`main` (which translates it for the backend, on this machine Vulkan). A
+it) and then a compute pipeline with an automatic layout for its `@compute`
+entry point (which translates it for the backend, on this machine Vulkan). A
 device is requested with every optional feature the files need and the
 adapter has: `shader-f16` for `enable f16;`, `subgroup` for subgroup
 builtins, `shader-float32-atomic` for atomics on f32.
@@ -15,6 +15,7 @@ accepted, 1 when one is rejected, 77 (skip) when wgpu is absent or no
 adapter can be found, 2 on bad usage.
 """
 import os
+import re
 import sys
 
 
@@ -80,9 +81,11 @@ def main(argv):
             print("SKIPPED %s: the adapter lacks %s" % (name, ", ".join(lacking)))
             continue
         try:
+            m = re.search(r"@compute[^{]*?\bfn\s+([A-Za-z_][A-Za-z0-9_]*)", text)
+            entry = m.group(1) if m else "main"
             module = device.create_shader_module(code=text)
             device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"})
+                layout="auto", compute={"module": module, "entry_point": entry})
             print("OK " + name)
         except Exception as e:
             failures += 1
