@@ -1,0 +1,1245 @@
+/* render_ptx.c — KIR to PTX text for sm_80 and sm_90 (DESIGN §5).
+ *
+ * A pure function of (kernel, target): the output depends on nothing else,
+ * so the same inputs give byte-identical text (the kernel cache keys on it).
+ *
+ * Mapping (docs/kir-ptx-amdgpu.md has the full table):
+ *  - every KIR value gets fresh virtual registers, one per lane, of a class
+ *    chosen by its scalar type: bool .pred, f16/bf16 .b16, f32 .f32, i64 .b64
+ *    and every other integer .b32 (8- and 16-bit integers are kept sign- or
+ *    zero-extended to 32 bits, re-normalised after each wrapping operation);
+ *  - private arrays (indexed by constants only) are registers too;
+ *  - f16 arithmetic and math run in f32 and round back with cvt.rn, as KIR
+ *    defines it; add/sub/mul carry an explicit .rn so that ptxas never fuses
+ *    them into an fma (the interpreter rounds each one);
+ *  - a failed check jumps to one fault handler per kernel that fills the
+ *    fault record (render_ptx_amdgpu.h) and executes `trap`. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/kir.h"
+#include "render_ptx_amdgpu.h"
+
+/* ------------------------------------------------------------ registers */
+
+typedef enum rclass { RC_PRED = 0, RC_B16, RC_B32, RC_F32, RC_B64, RC_COUNT } rclass;
+
+static const char *const rc_prefix[RC_COUNT] = {"%p", "%h", "%r", "%f", "%rd"};
+static const char *const rc_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", ".b64"};
+
+static rclass class_of(poot_kir_scalar s) {
+  switch (s) {
+    case POOT_KIR_BOOL: return RC_PRED;
+    case POOT_KIR_F16:
+    case POOT_KIR_BF16: return RC_B16;
+    case POOT_KIR_F32: return RC_F32;
+    case POOT_KIR_I64: return RC_B64;
+    default: return RC_B32;
+  }
+}
+
+#define NAME_LEN 24
+
+typedef struct ptx_ctx {
+  const poot_kir_kernel *k;
+  const poot_kir_target *t;
+  poot_strbuf *o; /* the body, emitted before the declarations are known */
+  uint32_t nreg[RC_COUNT];
+  uint32_t *vreg;    /* first register of each value (lanes follow) */
+  uint32_t *privreg; /* first register of each private array */
+  uint32_t *basereg; /* b64 register with each binding's global address */
+  uint32_t label;
+  uint32_t fault_code_reg; /* b32 register holding the failed trap code */
+  bool fault_used;
+  uint32_t sg; /* subgroup size */
+  poot_status err;
+  poot_arena names; /* operand names live until the render ends */
+  char scratch[NAME_LEN]; /* stands in for a name when the arena is exhausted */
+} ptx_ctx;
+
+static uint32_t new_reg(ptx_ctx *c, rclass rc, uint32_t count) {
+  uint32_t r = c->nreg[rc];
+  c->nreg[rc] += count;
+  return r;
+}
+
+/* Operand text lives in the context's arena, so that a name stays valid
+ * for the whole render (a loop's induction register is used after its body). */
+static char *name_buf(ptx_ctx *c) {
+  char *s = poot_arena_alloc(&c->names, NAME_LEN, 1);
+  if (!s) {
+    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    return c->scratch; /* the output is discarded after an error */
+  }
+  return s;
+}
+
+static const char *rname(ptx_ctx *c, rclass rc, uint32_t n) {
+  char *s = name_buf(c);
+  snprintf(s, NAME_LEN, "%s%" PRIu32, rc_prefix[rc], n);
+  return s;
+}
+
+static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) { return c->k->values[v].type; }
+
+/* The register of lane `lane` of value v. */
+static const char *vr(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
+  poot_kir_type t = vtype(c, v);
+  return rname(c, class_of((poot_kir_scalar)t.scalar), c->vreg[v] + lane);
+}
+
+/* Allocates the registers of an instruction's result. */
+static void def(ptx_ctx *c, const poot_kir_inst *in) {
+  if (!in->result) return;
+  poot_kir_type t = vtype(c, in->result);
+  c->vreg[in->result] = new_reg(c, class_of((poot_kir_scalar)t.scalar), t.lanes ? t.lanes : 1);
+}
+
+static void fail(ptx_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
+  if (c->err) return;
+  c->err = poot_status_make(code, "PTX renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
+                            c->k->name, in ? in->id : 0u,
+                            in ? poot_kir_op_name(in->op) : "-", why);
+}
+
+#define EMIT(...) poot_strbuf_printf(c->o, __VA_ARGS__)
+
+/* --------------------------------------------------------- type helpers */
+
+static bool is_float(poot_kir_scalar s) { return poot_kir_scalar_is_float(s); }
+static bool is_signed_int(poot_kir_scalar s) {
+  return s == POOT_KIR_I8 || s == POOT_KIR_I16 || s == POOT_KIR_I32 || s == POOT_KIR_I64;
+}
+static bool is_small_int(poot_kir_scalar s) {
+  return s == POOT_KIR_I8 || s == POOT_KIR_U8 || s == POOT_KIR_I16 || s == POOT_KIR_U16;
+}
+
+/* The integer operation type: s32/u32/s64/u64 (8/16-bit use the 32-bit ops). */
+static const char *itype(poot_kir_scalar s) {
+  if (s == POOT_KIR_I64) return "s64";
+  return is_signed_int(s) ? "s32" : "u32";
+}
+static const char *btype(poot_kir_scalar s) {
+  switch (class_of(s)) {
+    case RC_PRED: return "pred";
+    case RC_B16: return "b16";
+    case RC_B64: return "b64";
+    default: return "b32";
+  }
+}
+/* The memory type of a scalar for ld/st/atom. */
+static const char *mtype(poot_kir_scalar s) {
+  switch (s) {
+    case POOT_KIR_I8: return "s8";
+    case POOT_KIR_U8: return "u8";
+    case POOT_KIR_I16: return "s16";
+    case POOT_KIR_U16: return "u16";
+    case POOT_KIR_I32: return "s32";
+    case POOT_KIR_U32: return "u32";
+    case POOT_KIR_I64: return "u64";
+    case POOT_KIR_F16:
+    case POOT_KIR_BF16: return "b16";
+    case POOT_KIR_F32: return "f32";
+    default: return "b32";
+  }
+}
+static const char *mov_type(rclass rc) {
+  switch (rc) {
+    case RC_PRED: return "pred";
+    case RC_B16: return "b16";
+    case RC_F32: return "f32";
+    case RC_B64: return "b64";
+    default: return "b32";
+  }
+}
+
+/* Re-normalises an 8/16-bit integer held in a 32-bit register. */
+static void normalize(ptx_ctx *c, const char *r, poot_kir_scalar s) {
+  switch (s) {
+    case POOT_KIR_I8: EMIT("\tbfe.s32 \t%s, %s, 0, 8;\n", r, r); break;
+    case POOT_KIR_I16: EMIT("\tbfe.s32 \t%s, %s, 0, 16;\n", r, r); break;
+    case POOT_KIR_U8: EMIT("\tand.b32 \t%s, %s, 255;\n", r, r); break;
+    case POOT_KIR_U16: EMIT("\tand.b32 \t%s, %s, 65535;\n", r, r); break;
+    default: break;
+  }
+}
+
+static const char *f32_lit(ptx_ctx *c, uint32_t bits) {
+  char *s = name_buf(c);
+  snprintf(s, NAME_LEN, "0f%08" PRIX32, bits);
+  return s;
+}
+
+/* A fresh f32 temporary. */
+static const char *ftmp(ptx_ctx *c) { return rname(c, RC_F32, new_reg(c, RC_F32, 1)); }
+static const char *ptmp(ptx_ctx *c) { return rname(c, RC_PRED, new_reg(c, RC_PRED, 1)); }
+static const char *rtmp(ptx_ctx *c) { return rname(c, RC_B32, new_reg(c, RC_B32, 1)); }
+static const char *dtmp(ptx_ctx *c) { return rname(c, RC_B64, new_reg(c, RC_B64, 1)); }
+
+/* An f32 register holding lane `lane` of float value v (converting f16/bf16). */
+static const char *fsrc(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
+  poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
+  if (s == POOT_KIR_F32) return vr(c, v, lane);
+  const char *t = ftmp(c);
+  EMIT("\tcvt.f32.%s \t%s, %s;\n", s == POOT_KIR_BF16 ? "bf16" : "f16", t, vr(c, v, lane));
+  return t;
+}
+
+/* Where an f32 result for lane `lane` of `in` goes: the result register for
+ * f32, else a temporary that fdst_end rounds into the f16/bf16 register. */
+static const char *fdst(ptx_ctx *c, const poot_kir_inst *in, uint32_t lane) {
+  if ((poot_kir_scalar)in->type.scalar == POOT_KIR_F32) return vr(c, in->result, lane);
+  return ftmp(c);
+}
+static void fdst_end(ptx_ctx *c, const poot_kir_inst *in, uint32_t lane, const char *f) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  if (s == POOT_KIR_F32) return;
+  EMIT("\tcvt.rn.%s.f32 \t%s, %s;\n", s == POOT_KIR_BF16 ? "bf16" : "f16", vr(c, in->result, lane),
+       f);
+}
+
+/* ------------------------------------------------------- math in f32 */
+
+/* Each writes f(a) into d (distinct f32 registers may alias: d == a is
+ * allowed, temporaries are fresh). Errors: docs/kir-ptx-amdgpu.md. */
+
+static void m_exp(ptx_ctx *c, const char *d, const char *a) {
+  const char *t = ftmp(c), *e = ftmp(c), *r = ftmp(c), *p = ptmp(c), *q = ftmp(c);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", t, a, f32_lit(c, POOT__KIR_LOG2E_HI));
+  EMIT("\tneg.f32 \t%s, %s;\n", e, t);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, a, f32_lit(c, POOT__KIR_LOG2E_HI), e);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, a, f32_lit(c, POOT__KIR_LOG2E_LO), e);
+  EMIT("\tex2.approx.f32 \t%s, %s;\n", r, t);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", q, e, f32_lit(c, POOT__KIR_LN2));
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, r, q, r);
+  EMIT("\tabs.f32 \t%s, %s;\n", e, t);
+  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", p, e, f32_lit(c, POOT__KIR_EXP_CORR_LIMIT));
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, q, r, p);
+}
+
+static void m_log(ptx_ctx *c, const char *d, const char *a) {
+  const char *t = ftmp(c);
+  EMIT("\tlg2.approx.f32 \t%s, %s;\n", t, a);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", d, t, f32_lit(c, POOT__KIR_LN2));
+}
+
+/* sin or cos after a three-part Cody-Waite reduction by 2*pi. */
+static void m_sincos(ptx_ctx *c, const char *d, const char *a, bool is_cos) {
+  const char *k = ftmp(c), *r = ftmp(c);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", k, a, f32_lit(c, POOT__KIR_INV_2PI));
+  EMIT("\tcvt.rni.f32.f32 \t%s, %s;\n", k, k);
+  EMIT("\tneg.f32 \t%s, %s;\n", k, k);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_1), a);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_2), r);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_3), r);
+  EMIT("\t%s.approx.f32 \t%s, %s;\n", is_cos ? "cos" : "sin", d, r);
+}
+
+static void m_tanh(ptx_ctx *c, const char *d, const char *a) {
+  /* The hardware tanh (MUFU.TANH) has about 2^-11 relative error, which is
+   * below the precision of f16 but not of f32; see the decision record. */
+  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *e = ftmp(c), *q = ftmp(c),
+             *small = ptmp(c);
+  EMIT("\tabs.f32 \t%s, %s;\n", ax, a);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", x2, a, a);
+  EMIT("\tmov.f32 \t%s, %s;\n", p, f32_lit(c, poot__kir_tanh_coef[0]));
+  for (int i = 1; i < POOT__KIR_TANH_NCOEF; i++)
+    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", p, p, x2, f32_lit(c, poot__kir_tanh_coef[i]));
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", p, p, a);
+  /* 1 - 2/(exp(2|x|)+1), with the sign of x copied back. */
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", e, ax, f32_lit(c, 0x4038AA3Bu)); /* 2*log2(e) */
+  EMIT("\tex2.approx.f32 \t%s, %s;\n", e, e);
+  EMIT("\tadd.rn.f32 \t%s, %s, %s;\n", e, e, f32_lit(c, POOT__KIR_F32_ONE));
+  EMIT("\tdiv.rn.f32 \t%s, %s, %s;\n", q, f32_lit(c, POOT__KIR_F32_TWO), e);
+  EMIT("\tsub.rn.f32 \t%s, %s, %s;\n", q, f32_lit(c, POOT__KIR_F32_ONE), q);
+  EMIT("\tcopysign.f32 \t%s, %s, %s;\n", q, a, q);
+  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", small, ax, f32_lit(c, POOT__KIR_TANH_SMALL));
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, p, q, small);
+}
+
+static void m_erf(ptx_ctx *c, const char *d, const char *a) {
+  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *t = ftmp(c), *q = ftmp(c),
+             *hi = ftmp(c), *lo = ftmp(c), *e = ftmp(c), *small = ptmp(c);
+  EMIT("\tabs.f32 \t%s, %s;\n", ax, a);
+  /* |x| < 1: x * Q(x^2) */
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", x2, a, a);
+  EMIT("\tmov.f32 \t%s, %s;\n", p, f32_lit(c, poot__kir_erf_coef[0]));
+  for (int i = 1; i < POOT__KIR_ERF_NCOEF; i++)
+    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", p, p, x2, f32_lit(c, poot__kir_erf_coef[i]));
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", p, p, a);
+  /* |x| >= 1: 1 - t*A(t)*exp(-x^2), t = 1/(1+p|x|), x^2 = hi + lo exactly */
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", t, ax, f32_lit(c, POOT__KIR_ERF_P),
+       f32_lit(c, POOT__KIR_F32_ONE));
+  EMIT("\trcp.rn.f32 \t%s, %s;\n", t, t);
+  EMIT("\tmov.f32 \t%s, %s;\n", q, f32_lit(c, poot__kir_erf_as[0]));
+  for (int i = 1; i < 5; i++)
+    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, q, t, f32_lit(c, poot__kir_erf_as[i]));
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", q, q, t);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", hi, ax, ax);
+  EMIT("\tneg.f32 \t%s, %s;\n", lo, hi);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", lo, ax, ax, lo);
+  EMIT("\tneg.f32 \t%s, %s;\n", hi, hi);
+  m_exp(c, e, hi);
+  EMIT("\tneg.f32 \t%s, %s;\n", lo, lo);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, e, lo, e);
+  EMIT("\tneg.f32 \t%s, %s;\n", q, q);
+  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, q, e, f32_lit(c, POOT__KIR_F32_ONE));
+  EMIT("\tcopysign.f32 \t%s, %s, %s;\n", q, a, q);
+  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", small, ax, f32_lit(c, POOT__KIR_F32_ONE));
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, p, q, small);
+}
+
+/* pow(x, y) = 2^(y log2|x|), with the C library's answers for x < 0 and
+ * integral y (sign of an odd power), y == 0 and x == 1 (both 1). */
+static void m_pow(ptx_ctx *c, const char *d, const char *x, const char *y) {
+  const char *ax = ftmp(c), *l = ftmp(c), *r = ftmp(c), *yi = ftmp(c), *h = ftmp(c),
+             *hi = ftmp(c), *neg = ptmp(c), *isint = ptmp(c), *odd = ptmp(c), *one = ptmp(c),
+             *nr = ftmp(c);
+  EMIT("\tabs.f32 \t%s, %s;\n", ax, x);
+  EMIT("\tlg2.approx.f32 \t%s, %s;\n", l, ax);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", l, l, y);
+  EMIT("\tex2.approx.f32 \t%s, %s;\n", r, l);
+  EMIT("\tcvt.rzi.f32.f32 \t%s, %s;\n", yi, y);
+  EMIT("\tsetp.eq.f32 \t%s, %s, %s;\n", isint, yi, y);
+  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", h, y, f32_lit(c, POOT__KIR_F32_HALF));
+  EMIT("\tcvt.rzi.f32.f32 \t%s, %s;\n", hi, h);
+  EMIT("\tsetp.ne.and.f32 \t%s, %s, %s, %s;\n", odd, hi, h, isint);
+  EMIT("\tneg.f32 \t%s, %s;\n", nr, r);
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", nr, nr, r, odd);
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", nr, nr, f32_lit(c, 0x7FFFFFFFu), isint);
+  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", neg, x, f32_lit(c, 0));
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", r, nr, r, neg);
+  EMIT("\tsetp.eq.f32 \t%s, %s, %s;\n", one, y, f32_lit(c, 0));
+  EMIT("\tsetp.eq.or.f32 \t%s, %s, %s, %s;\n", one, x, f32_lit(c, POOT__KIR_F32_ONE), one);
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, f32_lit(c, POOT__KIR_F32_ONE), r, one);
+}
+
+/* ------------------------------------------------------- statements */
+
+static void emit_block(ptx_ctx *c, const poot_kir_block *b);
+
+static const char *const dim_name[3] = {"x", "y", "z"};
+
+static void emit_const(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  uint64_t b = in->imm;
+  for (uint32_t l = 0; l < (in->type.lanes ? in->type.lanes : 1u); l++) {
+    const char *d = vr(c, in->result, l);
+    switch (s) {
+      case POOT_KIR_BOOL: EMIT("\tmov.pred \t%s, %u;\n", d, b ? 1u : 0u); break;
+      case POOT_KIR_F32: EMIT("\tmov.f32 \t%s, 0f%08" PRIX32 ";\n", d, (uint32_t)b); break;
+      case POOT_KIR_F16:
+      case POOT_KIR_BF16: EMIT("\tmov.b16 \t%s, 0x%04" PRIX32 ";\n", d, (uint32_t)(b & 0xFFFF)); break;
+      case POOT_KIR_I64: EMIT("\tmov.b64 \t%s, 0x%016" PRIX64 ";\n", d, b); break;
+      default: {
+        uint32_t v = (uint32_t)b;
+        if (s == POOT_KIR_I8) v = (uint32_t)(int32_t)(int8_t)(uint8_t)b;
+        if (s == POOT_KIR_I16) v = (uint32_t)(int32_t)(int16_t)(uint16_t)b;
+        if (s == POOT_KIR_U8) v &= 0xFFu;
+        if (s == POOT_KIR_U16) v &= 0xFFFFu;
+        EMIT("\tmov.b32 \t%s, 0x%08" PRIX32 ";\n", d, v);
+      }
+    }
+  }
+}
+
+static void local_index(ptx_ctx *c, const char *d) {
+  const uint32_t *ws = c->k->workgroup_size;
+  uint32_t sx = ws[0] ? ws[0] : 1, sy = ws[1] ? ws[1] : 1, sz = ws[2] ? ws[2] : 1;
+  EMIT("\tmov.u32 \t%s, %%tid.x;\n", d);
+  if (sy > 1 || sz > 1) {
+    const char *y = rtmp(c);
+    EMIT("\tmov.u32 \t%s, %%tid.y;\n", y);
+    EMIT("\tmad.lo.u32 \t%s, %s, %" PRIu32 ", %s;\n", d, y, sx, d);
+  }
+  if (sz > 1) {
+    const char *z = rtmp(c);
+    EMIT("\tmov.u32 \t%s, %%tid.z;\n", z);
+    EMIT("\tmad.lo.u32 \t%s, %s, %" PRIu32 ", %s;\n", d, z, sx * sy, d);
+  }
+}
+
+static uint32_t log2u(uint32_t v) {
+  uint32_t n = 0;
+  while ((1u << n) < v) n++;
+  return n;
+}
+
+static void emit_builtin(ptx_ctx *c, const poot_kir_inst *in) {
+  const char *d = vr(c, in->result, 0);
+  uint32_t dim = (uint32_t)in->imm;
+  if (dim > 2) dim = 0;
+  const uint32_t *ws = c->k->workgroup_size;
+  switch ((poot_kir_builtin)in->ref) {
+    case POOT_KIR_BUILTIN_WORKGROUP_ID: EMIT("\tmov.u32 \t%s, %%ctaid.%s;\n", d, dim_name[dim]); break;
+    case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+      EMIT("\tmov.u32 \t%s, %%nctaid.%s;\n", d, dim_name[dim]);
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_ID: EMIT("\tmov.u32 \t%s, %%tid.%s;\n", d, dim_name[dim]); break;
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+      EMIT("\tmov.u32 \t%s, %" PRIu32 ";\n", d, ws[dim] ? ws[dim] : 1u);
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_INDEX: local_index(c, d); break;
+    case POOT_KIR_BUILTIN_SUBGROUP_ID:
+      local_index(c, d);
+      EMIT("\tshr.u32 \t%s, %s, %" PRIu32 ";\n", d, d, log2u(c->sg));
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+      local_index(c, d);
+      EMIT("\tand.b32 \t%s, %s, %" PRIu32 ";\n", d, d, c->sg - 1);
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE: EMIT("\tmov.u32 \t%s, %" PRIu32 ";\n", d, c->sg); break;
+    default: fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
+  }
+}
+
+static uint32_t elem_size(poot_kir_scalar s) { return (uint32_t)poot_kir_scalar_size(s); }
+
+/* The byte address of element `index` of a global binding (b64 register) or
+ * a shared array (b32 register, shared window). */
+static const char *address(ptx_ctx *c, poot_kir_space space, uint32_t ref, poot_kir_value index,
+                           poot_kir_scalar elem) {
+  uint32_t es = elem_size(elem);
+  bool sidx = (poot_kir_scalar)vtype(c, index).scalar == POOT_KIR_I32;
+  if (space == POOT_KIR_SPACE_GLOBAL) {
+    const char *a = dtmp(c);
+    EMIT("\tmul.wide.%s \t%s, %s, %" PRIu32 ";\n", sidx ? "s32" : "u32", a, vr(c, index, 0), es);
+    EMIT("\tadd.s64 \t%s, %s, %s;\n", a, rname(c, RC_B64, c->basereg[ref]), a);
+    return a;
+  }
+  const char *base = rtmp(c), *a = rtmp(c);
+  EMIT("\tmov.u32 \t%s, s%" PRIu32 "_%s;\n", base, ref, c->k->shared[ref].name);
+  EMIT("\tmad.lo.s32 \t%s, %s, %" PRIu32 ", %s;\n", a, vr(c, index, 0), es, base);
+  return a;
+}
+
+static poot_kir_scalar space_elem(ptx_ctx *c, poot_kir_space space, uint32_t ref) {
+  return space == POOT_KIR_SPACE_GLOBAL ? c->k->bindings[ref].elem : c->k->shared[ref].elem;
+}
+
+/* Emits `lanes` registers of value regs as "{a, b}" or "a". */
+static void reglist(ptx_ctx *c, poot_strbuf *sb, poot_kir_value v, uint32_t first, uint32_t n) {
+  if (n == 1) {
+    poot_strbuf_puts(sb, vr(c, v, first));
+    return;
+  }
+  poot_strbuf_putc(sb, '{');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) poot_strbuf_puts(sb, ", ");
+    poot_strbuf_puts(sb, vr(c, v, first + i));
+  }
+  poot_strbuf_putc(sb, '}');
+}
+
+static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
+  poot_kir_space space = in->space;
+  poot_kir_scalar elem = space_elem(c, space, in->ref);
+  poot_kir_value v = store ? in->args[1] : in->result;
+  uint32_t lanes = vtype(c, v).lanes ? vtype(c, v).lanes : 1u;
+  const char *a = address(c, space, in->ref, in->args[0], elem);
+  bool nc = !store && space == POOT_KIR_SPACE_GLOBAL &&
+            c->k->bindings[in->ref].access == POOT_KIR_ACCESS_READ;
+  /* PTX vectors hold at most 128 bits here: split 4 x 64-bit into two. */
+  uint32_t per = lanes;
+  if (elem_size(elem) * lanes > 16) per = 16 / elem_size(elem);
+  for (uint32_t first = 0; first < lanes; first += per) {
+    poot_strbuf regs;
+    poot_strbuf_init(&regs);
+    reglist(c, &regs, v, first, per);
+    char vec[8] = "";
+    if (per > 1) snprintf(vec, sizeof vec, ".v%" PRIu32, per);
+    char off[24] = "";
+    if (first) snprintf(off, sizeof off, "+%" PRIu32, first * elem_size(elem));
+    const char *sp = space == POOT_KIR_SPACE_GLOBAL ? "global" : "shared";
+    if (store)
+      EMIT("\tst.%s%s.%s \t[%s%s], %s;\n", sp, vec, mtype(elem), a, off, regs.data);
+    else
+      EMIT("\tld.%s%s%s.%s \t%s, [%s%s];\n", sp, nc ? ".nc" : "", vec, mtype(elem), regs.data, a,
+           off);
+    poot_strbuf_deinit(&regs);
+  }
+}
+
+static void emit_atomic(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar elem = space_elem(c, in->space, in->ref);
+  const char *a = address(c, in->space, in->ref, in->args[0], elem);
+  const char *sp = in->space == POOT_KIR_SPACE_GLOBAL ? "global" : "shared";
+  const char *d = vr(c, in->result, 0);
+  bool f = elem == POOT_KIR_F32;
+  bool w64 = elem == POOT_KIR_I64;
+  const char *op = NULL, *ty = NULL;
+  switch (in->op) {
+    case POOT_KIR_OP_ATOMIC_ADD:
+      op = "add";
+      ty = f ? "f32" : (w64 ? "u64" : "u32");
+      break;
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+      op = in->op == POOT_KIR_OP_ATOMIC_MAX ? "max" : "min";
+      ty = f ? "f32" : (w64 ? "s64" : (is_signed_int(elem) ? "s32" : "u32"));
+      break;
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      op = "exch";
+      ty = w64 ? "b64" : "b32";
+      break;
+    case POOT_KIR_OP_ATOMIC_CAS:
+      op = "cas";
+      ty = w64 ? "b64" : "b32";
+      break;
+    default: break;
+  }
+  if (!op || is_small_int(elem) || elem == POOT_KIR_F16 || elem == POOT_KIR_BF16 ||
+      ((in->op == POOT_KIR_OP_ATOMIC_MAX || in->op == POOT_KIR_OP_ATOMIC_MIN) && f)) {
+    fail(c, POOT_UNSUPPORTED, in, "atomic operation on this element type");
+    return;
+  }
+  if (in->op == POOT_KIR_OP_ATOMIC_CAS)
+    EMIT("\tatom.%s.%s.%s \t%s, [%s], %s, %s;\n", sp, op, ty, d, a, vr(c, in->args[1], 0),
+         vr(c, in->args[2], 0));
+  else
+    EMIT("\tatom.%s.%s.%s \t%s, [%s], %s;\n", sp, op, ty, d, a, vr(c, in->args[1], 0));
+}
+
+/* Float unary op on f32 registers. */
+static void funary(ptx_ctx *c, const poot_kir_inst *in, const char *d, const char *a) {
+  switch (in->op) {
+    case POOT_KIR_OP_NEG: EMIT("\tneg.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_ABS: EMIT("\tabs.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_EXP: m_exp(c, d, a); break;
+    case POOT_KIR_OP_EXP2: EMIT("\tex2.approx.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_LOG: m_log(c, d, a); break;
+    case POOT_KIR_OP_LOG2: EMIT("\tlg2.approx.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_SQRT: EMIT("\tsqrt.rn.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_RSQRT: EMIT("\trsqrt.approx.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_SIN: m_sincos(c, d, a, false); break;
+    case POOT_KIR_OP_COS: m_sincos(c, d, a, true); break;
+    case POOT_KIR_OP_TANH:
+      if ((poot_kir_scalar)in->type.scalar == POOT_KIR_F32)
+        m_tanh(c, d, a);
+      else
+        EMIT("\ttanh.approx.f32 \t%s, %s;\n", d, a); /* below f16 precision */
+      break;
+    case POOT_KIR_OP_ERF: m_erf(c, d, a); break;
+    case POOT_KIR_OP_FLOOR: EMIT("\tcvt.rmi.f32.f32 \t%s, %s;\n", d, a); break;
+    case POOT_KIR_OP_CEIL: EMIT("\tcvt.rpi.f32.f32 \t%s, %s;\n", d, a); break;
+    default: fail(c, POOT_UNSUPPORTED, in, "unary operation on a float");
+  }
+}
+
+static void emit_unary(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    if (is_float(s)) {
+      const char *a = fsrc(c, in->args[0], l);
+      const char *d = fdst(c, in, l);
+      funary(c, in, d, a);
+      fdst_end(c, in, l, d);
+      continue;
+    }
+    const char *d = vr(c, in->result, l), *a = vr(c, in->args[0], l);
+    if (s == POOT_KIR_BOOL) {
+      if (in->op != POOT_KIR_OP_NOT) fail(c, POOT_UNSUPPORTED, in, "unary operation on bool");
+      EMIT("\tnot.pred \t%s, %s;\n", d, a);
+      continue;
+    }
+    const char *w = s == POOT_KIR_I64 ? "64" : "32";
+    switch (in->op) {
+      case POOT_KIR_OP_NEG: EMIT("\tneg.s%s \t%s, %s;\n", w, d, a); break;
+      case POOT_KIR_OP_NOT: EMIT("\tnot.b%s \t%s, %s;\n", w, d, a); break;
+      case POOT_KIR_OP_ABS:
+        if (is_signed_int(s))
+          EMIT("\tabs.s%s \t%s, %s;\n", w, d, a);
+        else
+          EMIT("\tmov.b%s \t%s, %s;\n", w, d, a);
+        break;
+      default: fail(c, POOT_UNSUPPORTED, in, "unary operation on an integer");
+    }
+    normalize(c, d, s);
+  }
+}
+
+static bool is_compare(poot_kir_op op) {
+  return op == POOT_KIR_OP_EQ || op == POOT_KIR_OP_NE || op == POOT_KIR_OP_LT ||
+         op == POOT_KIR_OP_LE || op == POOT_KIR_OP_GT || op == POOT_KIR_OP_GE;
+}
+
+static void emit_compare(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_type at = vtype(c, in->args[0]);
+  poot_kir_scalar s = (poot_kir_scalar)at.scalar;
+  uint32_t lanes = at.lanes ? at.lanes : 1u;
+  static const char *const iop[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  /* Ordered compares except NE, which is true for NaN as in C. */
+  static const char *const fop[] = {"eq", "neu", "lt", "le", "gt", "ge"};
+  int k = (int)in->op - (int)POOT_KIR_OP_EQ;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *d = vr(c, in->result, l);
+    if (s == POOT_KIR_BOOL) {
+      const char *a = vr(c, in->args[0], l), *b = vr(c, in->args[1], l);
+      if (in->op == POOT_KIR_OP_NE) {
+        EMIT("\txor.pred \t%s, %s, %s;\n", d, a, b);
+      } else if (in->op == POOT_KIR_OP_EQ) {
+        EMIT("\txor.pred \t%s, %s, %s;\n", d, a, b);
+        EMIT("\tnot.pred \t%s, %s;\n", d, d);
+      } else {
+        /* false < true: compare as 0/1. */
+        const char *x = rtmp(c), *y = rtmp(c);
+        EMIT("\tselp.u32 \t%s, 1, 0, %s;\n", x, a);
+        EMIT("\tselp.u32 \t%s, 1, 0, %s;\n", y, b);
+        EMIT("\tsetp.%s.u32 \t%s, %s, %s;\n", iop[k], d, x, y);
+      }
+    } else if (is_float(s)) {
+      const char *a = fsrc(c, in->args[0], l), *b = fsrc(c, in->args[1], l);
+      EMIT("\tsetp.%s.f32 \t%s, %s, %s;\n", fop[k], d, a, b);
+    } else {
+      EMIT("\tsetp.%s.%s \t%s, %s, %s;\n", iop[k], itype(s), d, vr(c, in->args[0], l),
+           vr(c, in->args[1], l));
+    }
+  }
+}
+
+static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
+  if (is_compare(in->op)) {
+    emit_compare(c, in);
+    return;
+  }
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    if (is_float(s)) {
+      const char *a = fsrc(c, in->args[0], l), *b = fsrc(c, in->args[1], l);
+      const char *d = fdst(c, in, l);
+      switch (in->op) {
+        case POOT_KIR_OP_ADD: EMIT("\tadd.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_SUB: EMIT("\tsub.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_MUL: EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_DIV: EMIT("\tdiv.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_MIN: EMIT("\tmin.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_MAX: EMIT("\tmax.f32 \t%s, %s, %s;\n", d, a, b); break;
+        case POOT_KIR_OP_POW: m_pow(c, d, a, b); break;
+        default: fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
+      }
+      fdst_end(c, in, l, d);
+      continue;
+    }
+    const char *d = vr(c, in->result, l), *a = vr(c, in->args[0], l), *b = vr(c, in->args[1], l);
+    if (s == POOT_KIR_BOOL) {
+      const char *op = in->op == POOT_KIR_OP_AND ? "and"
+                       : in->op == POOT_KIR_OP_OR ? "or"
+                       : in->op == POOT_KIR_OP_XOR ? "xor"
+                                                   : NULL;
+      if (!op) {
+        fail(c, POOT_UNSUPPORTED, in, "binary operation on bool");
+        return;
+      }
+      EMIT("\t%s.pred \t%s, %s, %s;\n", op, d, a, b);
+      continue;
+    }
+    const char *it = itype(s);
+    const char *bw = s == POOT_KIR_I64 ? "b64" : "b32";
+    const char *amt = b;
+    if ((in->op == POOT_KIR_OP_SHL || in->op == POOT_KIR_OP_SHR) && s == POOT_KIR_I64) {
+      amt = rtmp(c);
+      EMIT("\tcvt.u32.u64 \t%s, %s;\n", amt, b);
+    }
+    switch (in->op) {
+      case POOT_KIR_OP_ADD: EMIT("\tadd.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_SUB: EMIT("\tsub.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_MUL: EMIT("\tmul.lo.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_DIV: EMIT("\tdiv.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_REM: EMIT("\trem.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_MIN: EMIT("\tmin.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_MAX: EMIT("\tmax.%s \t%s, %s, %s;\n", it, d, a, b); break;
+      case POOT_KIR_OP_AND: EMIT("\tand.%s \t%s, %s, %s;\n", bw, d, a, b); break;
+      case POOT_KIR_OP_OR: EMIT("\tor.%s \t%s, %s, %s;\n", bw, d, a, b); break;
+      case POOT_KIR_OP_XOR: EMIT("\txor.%s \t%s, %s, %s;\n", bw, d, a, b); break;
+      case POOT_KIR_OP_SHL: EMIT("\tshl.%s \t%s, %s, %s;\n", bw, d, a, amt); break;
+      case POOT_KIR_OP_SHR: EMIT("\tshr.%s \t%s, %s, %s;\n", it, d, a, amt); break;
+      default: fail(c, POOT_UNSUPPORTED, in, "binary operation on an integer");
+    }
+    normalize(c, d, s);
+  }
+}
+
+static void emit_fma(ptx_ctx *c, const poot_kir_inst *in) {
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *a = fsrc(c, in->args[0], l), *b = fsrc(c, in->args[1], l),
+               *e = fsrc(c, in->args[2], l);
+    const char *d = fdst(c, in, l);
+    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", d, a, b, e);
+    fdst_end(c, in, l, d);
+  }
+}
+
+static void emit_select(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  uint32_t clanes = vtype(c, in->args[0]).lanes ? vtype(c, in->args[0]).lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *p = vr(c, in->args[0], clanes == 1 ? 0 : l);
+    const char *d = vr(c, in->result, l), *a = vr(c, in->args[1], l), *b = vr(c, in->args[2], l);
+    if (s == POOT_KIR_BOOL) {
+      const char *x = ptmp(c), *y = ptmp(c);
+      EMIT("\tand.pred \t%s, %s, %s;\n", x, p, a);
+      EMIT("\tnot.pred \t%s, %s;\n", y, p);
+      EMIT("\tand.pred \t%s, %s, %s;\n", y, y, b);
+      EMIT("\tor.pred \t%s, %s, %s;\n", d, x, y);
+    } else {
+      EMIT("\tselp.%s \t%s, %s, %s, %s;\n", btype(s), d, a, b, p);
+    }
+  }
+}
+
+/* Integer-to-integer conversion on registers (wraps; extends by the source's
+ * signedness, which the 32-bit representation already carries). */
+static void convert_int(ptx_ctx *c, const char *d, poot_kir_scalar to, const char *a,
+                        poot_kir_scalar from) {
+  bool w64f = from == POOT_KIR_I64, w64t = to == POOT_KIR_I64;
+  if (w64f && w64t) {
+    EMIT("\tmov.b64 \t%s, %s;\n", d, a);
+  } else if (w64t) {
+    EMIT("\tcvt.%s.%s \t%s, %s;\n", is_signed_int(from) ? "s64" : "u64",
+         is_signed_int(from) ? "s32" : "u32", d, a);
+  } else if (w64f) {
+    EMIT("\tcvt.u32.u64 \t%s, %s;\n", d, a);
+    normalize(c, d, to);
+  } else {
+    EMIT("\tmov.b32 \t%s, %s;\n", d, a);
+    normalize(c, d, to);
+  }
+}
+
+static const char *cvt_int_type(poot_kir_scalar s) {
+  switch (s) {
+    case POOT_KIR_I8: return "s8";
+    case POOT_KIR_U8: return "u8";
+    case POOT_KIR_I16: return "s16";
+    case POOT_KIR_U16: return "u16";
+    case POOT_KIR_I32: return "s32";
+    case POOT_KIR_U32: return "u32";
+    case POOT_KIR_I64: return "s64";
+    default: return "u32";
+  }
+}
+
+static void emit_convert(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar to = (poot_kir_scalar)in->type.scalar;
+  poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *d = vr(c, in->result, l);
+    if (from == POOT_KIR_BOOL) {
+      const char *p = vr(c, in->args[0], l);
+      switch (to) {
+        case POOT_KIR_BOOL: EMIT("\tmov.pred \t%s, %s;\n", d, p); break;
+        case POOT_KIR_F32: EMIT("\tselp.f32 \t%s, 0f3F800000, 0f00000000, %s;\n", d, p); break;
+        case POOT_KIR_F16: EMIT("\tselp.b16 \t%s, 0x3C00, 0x0000, %s;\n", d, p); break;
+        case POOT_KIR_BF16: EMIT("\tselp.b16 \t%s, 0x3F80, 0x0000, %s;\n", d, p); break;
+        case POOT_KIR_I64: EMIT("\tselp.b64 \t%s, 1, 0, %s;\n", d, p); break;
+        default: EMIT("\tselp.b32 \t%s, 1, 0, %s;\n", d, p);
+      }
+      continue;
+    }
+    if (to == POOT_KIR_BOOL) {
+      if (is_float(from))
+        EMIT("\tsetp.neu.f32 \t%s, %s, 0f00000000;\n", d, fsrc(c, in->args[0], l));
+      else
+        EMIT("\tsetp.ne.%s \t%s, %s, 0;\n", from == POOT_KIR_I64 ? "b64" : "b32", d,
+             vr(c, in->args[0], l));
+      continue;
+    }
+    if (is_float(from)) {
+      const char *a = fsrc(c, in->args[0], l);
+      if (to == POOT_KIR_F32) {
+        EMIT("\tmov.f32 \t%s, %s;\n", d, a);
+      } else if (to == POOT_KIR_F16 || to == POOT_KIR_BF16) {
+        EMIT("\tcvt.rn.%s.f32 \t%s, %s;\n", to == POOT_KIR_F16 ? "f16" : "bf16", d, a);
+      } else {
+        /* Truncate, saturate, NaN -> 0: cvt.rzi to an integer type clamps. */
+        EMIT("\tcvt.rzi.sat.%s.f32 \t%s, %s;\n", cvt_int_type(to), d, a);
+        if (to == POOT_KIR_U8 || to == POOT_KIR_U16 || to == POOT_KIR_I8 || to == POOT_KIR_I16)
+          normalize(c, d, to);
+      }
+      continue;
+    }
+    /* integer source */
+    const char *a = vr(c, in->args[0], l);
+    if (is_float(to)) {
+      const char *ft = to == POOT_KIR_F32 ? d : ftmp(c);
+      EMIT("\tcvt.rn.f32.%s \t%s, %s;\n", from == POOT_KIR_I64 ? "s64" : itype(from), ft, a);
+      if (to != POOT_KIR_F32)
+        EMIT("\tcvt.rn.%s.f32 \t%s, %s;\n", to == POOT_KIR_F16 ? "f16" : "bf16", d, ft);
+      continue;
+    }
+    convert_int(c, d, to, a, from);
+  }
+}
+
+/* Raw bits of lane `l` of v in a b32 (or b64 for 8-byte scalars) register,
+ * zero-extended from the scalar's size. */
+static const char *raw_bits(ptx_ctx *c, poot_kir_value v, uint32_t l) {
+  poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
+  const char *r = vr(c, v, l);
+  switch (class_of(s)) {
+    case RC_B64: return r;
+    case RC_F32: {
+      const char *t = rtmp(c);
+      EMIT("\tmov.b32 \t%s, %s;\n", t, r);
+      return t;
+    }
+    case RC_B16: {
+      const char *t = rtmp(c);
+      EMIT("\tcvt.u32.u16 \t%s, %s;\n", t, r);
+      return t;
+    }
+    default: {
+      const char *t = rtmp(c);
+      EMIT("\tmov.b32 \t%s, %s;\n", t, r);
+      if (s == POOT_KIR_I8) EMIT("\tand.b32 \t%s, %s, 255;\n", t, t);
+      if (s == POOT_KIR_I16) EMIT("\tand.b32 \t%s, %s, 65535;\n", t, t);
+      return t;
+    }
+  }
+}
+
+/* Writes raw bits (b32, or b64 when the scalar is 8 bytes) into lane l. */
+static void from_bits(ptx_ctx *c, poot_kir_value v, uint32_t l, const char *bits) {
+  poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
+  const char *d = vr(c, v, l);
+  switch (class_of(s)) {
+    case RC_B64: EMIT("\tmov.b64 \t%s, %s;\n", d, bits); break;
+    case RC_F32: EMIT("\tmov.b32 \t%s, %s;\n", d, bits); break;
+    case RC_B16: EMIT("\tcvt.u16.u32 \t%s, %s;\n", d, bits); break;
+    default:
+      EMIT("\tmov.b32 \t%s, %s;\n", d, bits);
+      normalize(c, d, s);
+  }
+}
+
+static void emit_bitcast(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_type st = vtype(c, in->args[0]), dt = in->type;
+  uint32_t sl = st.lanes ? st.lanes : 1u, dl = dt.lanes ? dt.lanes : 1u;
+  uint32_t ss = elem_size((poot_kir_scalar)st.scalar), ds = elem_size((poot_kir_scalar)dt.scalar);
+  if (st.scalar == POOT_KIR_BOOL || dt.scalar == POOT_KIR_BOOL || ss * sl != ds * dl) {
+    fail(c, POOT_UNSUPPORTED, in, "bitcast between these types");
+    return;
+  }
+  if (ds >= ss) {
+    /* Each destination lane gathers ds/ss source lanes, low lane first. */
+    uint32_t per = ds / ss;
+    for (uint32_t l = 0; l < dl; l++) {
+      const char *acc = NULL;
+      for (uint32_t i = 0; i < per; i++) {
+        const char *bits = raw_bits(c, in->args[0], l * per + i);
+        if (ds == 8 && ss < 8) {
+          const char *w = dtmp(c);
+          EMIT("\tcvt.u64.u32 \t%s, %s;\n", w, bits);
+          bits = w;
+        }
+        if (i == 0) {
+          acc = bits;
+          continue;
+        }
+        const char *t = ds == 8 ? dtmp(c) : rtmp(c);
+        EMIT("\tshl.b%d \t%s, %s, %" PRIu32 ";\n", ds == 8 ? 64 : 32, t, bits, i * ss * 8);
+        EMIT("\tor.b%d \t%s, %s, %s;\n", ds == 8 ? 64 : 32, t, t, acc);
+        acc = t;
+      }
+      from_bits(c, in->result, l, acc);
+    }
+  } else {
+    /* Each source lane splits into ss/ds destination lanes. */
+    uint32_t per = ss / ds;
+    for (uint32_t l = 0; l < sl; l++) {
+      const char *bits = raw_bits(c, in->args[0], l);
+      for (uint32_t i = 0; i < per; i++) {
+        const char *t = rtmp(c);
+        if (ss == 8) {
+          const char *w = dtmp(c);
+          EMIT("\tshr.u64 \t%s, %s, %" PRIu32 ";\n", w, bits, i * ds * 8);
+          EMIT("\tcvt.u32.u64 \t%s, %s;\n", t, w);
+        } else {
+          EMIT("\tshr.u32 \t%s, %s, %" PRIu32 ";\n", t, bits, i * ds * 8);
+        }
+        if (ds < 4) EMIT("\tand.b32 \t%s, %s, %u;\n", t, t, ds == 1 ? 0xFFu : 0xFFFFu);
+        from_bits(c, in->result, l * per + i, t);
+      }
+    }
+  }
+}
+
+static void emit_move_lanes(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  const char *mt = mov_type(class_of(s));
+  uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *src = NULL;
+    switch (in->op) {
+      case POOT_KIR_OP_SPLAT: src = vr(c, in->args[0], 0); break;
+      case POOT_KIR_OP_VEC: src = vr(c, in->args[l], 0); break;
+      case POOT_KIR_OP_EXTRACT: src = vr(c, in->args[0], (uint32_t)in->imm); break;
+      default: break;
+    }
+    EMIT("\tmov.%s \t%s, %s;\n", mt, vr(c, in->result, l), src);
+  }
+}
+
+static void emit_priv(ptx_ctx *c, const poot_kir_inst *in, bool store) {
+  const poot_kir_private *p = &c->k->privates[in->ref];
+  uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
+  rclass rc = class_of((poot_kir_scalar)p->type.scalar);
+  uint32_t first = c->privreg[in->ref] + (uint32_t)in->imm * lanes;
+  for (uint32_t l = 0; l < lanes; l++) {
+    const char *pr = rname(c, rc, first + l);
+    if (store)
+      EMIT("\tmov.%s \t%s, %s;\n", mov_type(rc), pr, vr(c, in->args[0], l));
+    else
+      EMIT("\tmov.%s \t%s, %s;\n", mov_type(rc), vr(c, in->result, l), pr);
+  }
+}
+
+static void emit_subgroup(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  const char *d = vr(c, in->result, 0), *v = vr(c, in->args[0], 0);
+  const char *clamp = "31"; /* c operand: segment mask 0, clamp 31 */
+  switch (in->op) {
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+    case POOT_KIR_OP_SG_REDUCE_MIN: {
+      const char *op = in->op == POOT_KIR_OP_SG_REDUCE_ADD   ? (s == POOT_KIR_F32 ? "add.rn" : "add")
+                       : in->op == POOT_KIR_OP_SG_REDUCE_MAX ? "max"
+                                                             : "min";
+      const char *ty = s == POOT_KIR_F32 ? "f32" : itype(s);
+      EMIT("\tmov.b32 \t%s, %s;\n", d, v);
+      for (uint32_t off = c->sg / 2; off >= 1; off /= 2) {
+        const char *t = s == POOT_KIR_F32 ? ftmp(c) : rtmp(c);
+        EMIT("\tshfl.sync.bfly.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", t, d, off, clamp);
+        EMIT("\t%s.%s \t%s, %s, %s;\n", op, ty, d, d, t);
+      }
+      break;
+    }
+    case POOT_KIR_OP_SG_SHUFFLE:
+      EMIT("\tshfl.sync.idx.b32 \t%s, %s, %s, %s, -1;\n", d, v, vr(c, in->args[1], 0), clamp);
+      break;
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+      EMIT("\tshfl.sync.bfly.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", d, v, (uint32_t)in->imm,
+           clamp);
+      break;
+    case POOT_KIR_OP_SG_BROADCAST:
+      EMIT("\tshfl.sync.idx.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", d, v, (uint32_t)in->imm, clamp);
+      break;
+    default: fail(c, POOT_UNSUPPORTED, in, "subgroup operation");
+  }
+}
+
+static void emit_param(ptx_ctx *c, const poot_kir_inst *in) {
+  const poot_kir_param *p = &c->k->params[in->ref];
+  const char *d = vr(c, in->result, 0);
+  const char *ty = p->type == POOT_KIR_F32 ? "f32" : (p->type == POOT_KIR_I32 ? "s32" : "u32");
+  if (p->kind == POOT_KIR_PARAM_PUSH) {
+    EMIT("\tld.param.%s \t%s, [%s_param_%" PRIu32 "];\n", ty, d, c->k->name,
+         c->k->binding_count + in->ref);
+    return;
+  }
+  /* SLOT: element slot_index of a bound buffer, read when the statement runs. */
+  const char *a = dtmp(c);
+  EMIT("\tadd.s64 \t%s, %s, %" PRIu64 ";\n", a, rname(c, RC_B64, c->basereg[p->slot_ref]),
+       (uint64_t)p->slot_index * 4u);
+  EMIT("\tld.global.%s \t%s, [%s];\n", ty, d, a);
+}
+
+static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
+  def(c, in);
+  switch (in->op) {
+    case POOT_KIR_OP_CONST: emit_const(c, in); break;
+    case POOT_KIR_OP_BUILTIN: emit_builtin(c, in); break;
+    case POOT_KIR_OP_PARAM: emit_param(c, in); break;
+    case POOT_KIR_OP_NEG:
+    case POOT_KIR_OP_NOT:
+    case POOT_KIR_OP_ABS:
+    case POOT_KIR_OP_EXP:
+    case POOT_KIR_OP_EXP2:
+    case POOT_KIR_OP_LOG:
+    case POOT_KIR_OP_LOG2:
+    case POOT_KIR_OP_SQRT:
+    case POOT_KIR_OP_RSQRT:
+    case POOT_KIR_OP_SIN:
+    case POOT_KIR_OP_COS:
+    case POOT_KIR_OP_TANH:
+    case POOT_KIR_OP_ERF:
+    case POOT_KIR_OP_FLOOR:
+    case POOT_KIR_OP_CEIL: emit_unary(c, in); break;
+    case POOT_KIR_OP_ADD:
+    case POOT_KIR_OP_SUB:
+    case POOT_KIR_OP_MUL:
+    case POOT_KIR_OP_DIV:
+    case POOT_KIR_OP_REM:
+    case POOT_KIR_OP_MIN:
+    case POOT_KIR_OP_MAX:
+    case POOT_KIR_OP_AND:
+    case POOT_KIR_OP_OR:
+    case POOT_KIR_OP_XOR:
+    case POOT_KIR_OP_SHL:
+    case POOT_KIR_OP_SHR:
+    case POOT_KIR_OP_POW:
+    case POOT_KIR_OP_EQ:
+    case POOT_KIR_OP_NE:
+    case POOT_KIR_OP_LT:
+    case POOT_KIR_OP_LE:
+    case POOT_KIR_OP_GT:
+    case POOT_KIR_OP_GE: emit_binary(c, in); break;
+    case POOT_KIR_OP_SELECT: emit_select(c, in); break;
+    case POOT_KIR_OP_FMA: emit_fma(c, in); break;
+    case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
+    case POOT_KIR_OP_BITCAST: emit_bitcast(c, in); break;
+    case POOT_KIR_OP_SPLAT:
+    case POOT_KIR_OP_VEC:
+    case POOT_KIR_OP_EXTRACT: emit_move_lanes(c, in); break;
+    case POOT_KIR_OP_LOAD: emit_load_store(c, in, false); break;
+    case POOT_KIR_OP_STORE: emit_load_store(c, in, true); break;
+    case POOT_KIR_OP_PRIV_LOAD: emit_priv(c, in, false); break;
+    case POOT_KIR_OP_PRIV_STORE: emit_priv(c, in, true); break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS: emit_atomic(c, in); break;
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+    case POOT_KIR_OP_SG_REDUCE_MIN:
+    case POOT_KIR_OP_SG_SHUFFLE:
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+    case POOT_KIR_OP_SG_BROADCAST: emit_subgroup(c, in); break;
+    case POOT_KIR_OP_BARRIER: EMIT("\tbar.sync \t0;\n"); break;
+    case POOT_KIR_OP_CHECK: {
+      const char *p = vr(c, in->args[0], 0);
+      c->fault_used = true;
+      EMIT("\t@!%s mov.u32 \t%s, %" PRIu64 ";\n", p, rname(c, RC_B32, c->fault_code_reg), in->imm);
+      EMIT("\t@!%s bra \t$L__fault;\n", p);
+      break;
+    }
+    case POOT_KIR_OP_IF: {
+      uint32_t n = c->label++;
+      const char *p = vr(c, in->args[0], 0);
+      bool has_else = in->else_body.first != NULL;
+      EMIT("\t@!%s bra \t$L__%s%" PRIu32 ";\n", p, has_else ? "else" : "endif", n);
+      emit_block(c, &in->body);
+      if (has_else) {
+        EMIT("\tbra.uni \t$L__endif%" PRIu32 ";\n", n);
+        EMIT("$L__else%" PRIu32 ":\n", n);
+        emit_block(c, &in->else_body);
+      }
+      EMIT("$L__endif%" PRIu32 ":\n", n);
+      break;
+    }
+    case POOT_KIR_OP_FOR: {
+      uint32_t n = c->label++;
+      poot_kir_scalar s = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+      const char *ty = s == POOT_KIR_I32 ? "s32" : "u32";
+      const char *i = vr(c, in->result, 0);
+      const char *p = ptmp(c);
+      EMIT("\tmov.b32 \t%s, %s;\n", i, vr(c, in->args[0], 0));
+      EMIT("$L__for%" PRIu32 ":\n", n);
+      EMIT("\tsetp.ge.%s \t%s, %s, %s;\n", ty, p, i, vr(c, in->args[1], 0));
+      EMIT("\t@%s bra \t$L__endfor%" PRIu32 ";\n", p, n);
+      emit_block(c, &in->body);
+      EMIT("\tadd.%s \t%s, %s, %s;\n", ty, i, i, vr(c, in->args[2], 0));
+      EMIT("\tbra.uni \t$L__for%" PRIu32 ";\n", n);
+      EMIT("$L__endfor%" PRIu32 ":\n", n);
+      break;
+    }
+    default: fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");
+  }
+}
+
+static void emit_block(ptx_ctx *c, const poot_kir_block *b) {
+  for (const poot_kir_inst *in = b->first; in && !c->err; in = in->next) emit_inst(c, in);
+}
+
+/* The fault handler: fills the record (render_ptx_amdgpu.h) and traps. */
+static void emit_fault_handler(ptx_ctx *c) {
+  const char *tc = rname(c, RC_B32, c->fault_code_reg);
+  const char *rec = dtmp(c), *bit = rtmp(c), *old = rtmp(c), *p = ptmp(c), *x = rtmp(c),
+             *n = rtmp(c);
+  EMIT("$L__fault:\n");
+  EMIT("\t// a check failed: record (kernel, trap code) in host memory, then trap\n");
+  EMIT("\tld.param.u64 \t%s, [%s_fault];\n", rec, c->k->name);
+  EMIT("\tcvta.to.global.u64 \t%s, %s;\n", rec, rec);
+  EMIT("\tshl.b32 \t%s, 1, %s;\n", bit, tc);
+  EMIT("\tred.relaxed.sys.global.or.b32 \t[%s], %s;\n", rec, bit);
+  EMIT("\tatom.relaxed.sys.global.cas.b32 \t%s, [%s+4], 0, 1;\n", old, rec);
+  EMIT("\tsetp.ne.u32 \t%s, %s, 0;\n", p, old);
+  EMIT("\t@%s bra \t$L__fault_wait;\n", p);
+  EMIT("\tst.relaxed.sys.global.u32 \t[%s+8], %s;\n", rec, tc);
+  EMIT("\tst.relaxed.sys.global.u32 \t[%s+12], 0x%08" PRIX32 ";\n", rec, (uint32_t)c->k->hash);
+  EMIT("\tst.relaxed.sys.global.u32 \t[%s+16], 0x%08" PRIX32 ";\n", rec,
+       (uint32_t)(c->k->hash >> 32));
+  for (int dmn = 0; dmn < 3; dmn++) {
+    EMIT("\tmov.u32 \t%s, %%ctaid.%s;\n", x, dim_name[dmn]);
+    EMIT("\tst.relaxed.sys.global.u32 \t[%s+%d], %s;\n", rec, 20 + 4 * dmn, x);
+  }
+  local_index(c, x);
+  EMIT("\tst.relaxed.sys.global.u32 \t[%s+32], %s;\n", rec, x);
+  EMIT("\tfence.sc.sys;\n");
+  EMIT("\tst.release.sys.global.u32 \t[%s+4], %u;\n", rec, POOT__KIR_FAULT_STATE_COMPLETE);
+  EMIT("\tfence.sc.sys;\n");
+  EMIT("\ttrap;\n");
+  EMIT("$L__fault_wait:\n");
+  EMIT("\t// another thread owns the record: let it finish before trapping\n");
+  EMIT("\tmov.u32 \t%s, %u;\n", n, POOT__KIR_FAULT_SPIN_LIMIT);
+  EMIT("$L__fault_spin:\n");
+  EMIT("\tld.acquire.sys.global.u32 \t%s, [%s+4];\n", old, rec);
+  EMIT("\tsetp.eq.u32 \t%s, %s, %u;\n", p, old, POOT__KIR_FAULT_STATE_COMPLETE);
+  EMIT("\t@%s bra \t$L__fault_trap;\n", p);
+  EMIT("\tnanosleep.u32 \t64;\n");
+  EMIT("\tsub.u32 \t%s, %s, 1;\n", n, n);
+  EMIT("\tsetp.ne.u32 \t%s, %s, 0;\n", p, n);
+  EMIT("\t@%s bra \t$L__fault_spin;\n", p);
+  EMIT("$L__fault_trap:\n");
+  EMIT("\ttrap;\n");
+  EMIT("\tret;\n");
+}
+
+static bool kernel_uses_subgroups(const poot_kir_block *b) {
+  for (const poot_kir_inst *in = b->first; in; in = in->next) {
+    if (in->op >= POOT_KIR_OP_SG_REDUCE_ADD && in->op <= POOT_KIR_OP_SG_BROADCAST) return true;
+    if (kernel_uses_subgroups(&in->body) || kernel_uses_subgroups(&in->else_body)) return true;
+  }
+  return false;
+}
+
+poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
+                                poot_strbuf *out) {
+  if (!kernel || !target || !out)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_kir_render_ptx: NULL argument");
+  if (target->lang != POOT_KIR_LANG_PTX)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "poot_kir_render_ptx: target '%s' is not a PTX target",
+                            target->name ? target->name : "?");
+  POOT_TRY(poot_kir_verify(kernel, target));
+
+  ptx_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ptx_ctx *c = &ctx;
+  c->k = kernel;
+  c->t = target;
+  c->sg = target->subgroup_size ? target->subgroup_size : 32u;
+  poot_arena_init(&c->names, 0);
+  poot_strbuf body;
+  poot_strbuf_init(&body);
+  c->o = &body;
+  poot_status st = NULL;
+
+  uint32_t threads = poot_kir_kernel_threads(kernel);
+  if (kernel_uses_subgroups(&kernel->body) && (c->sg != 32 || threads % c->sg != 0)) {
+    st = poot_status_make(POOT_UNSUPPORTED,
+                          "PTX renderer: kernel '%s' uses subgroup operations with %" PRIu32
+                          " threads per workgroup; PTX needs whole warps of 32",
+                          kernel->name, threads);
+    goto done;
+  }
+
+  c->vreg = poot_calloc((size_t)kernel->value_count + 1, sizeof *c->vreg);
+  c->privreg = poot_calloc((size_t)kernel->private_count + 1, sizeof *c->privreg);
+  c->basereg = poot_calloc((size_t)kernel->binding_count + 1, sizeof *c->basereg);
+  if (!c->vreg || !c->privreg || !c->basereg) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    goto done;
+  }
+  c->fault_code_reg = new_reg(c, RC_B32, 1);
+
+  /* Global base addresses of every binding. */
+  for (uint32_t i = 0; i < kernel->binding_count; i++) {
+    c->basereg[i] = new_reg(c, RC_B64, 1);
+    const char *r = rname(c, RC_B64, c->basereg[i]);
+    EMIT("\tld.param.u64 \t%s, [%s_param_%" PRIu32 "];\n", r, kernel->name, i);
+    EMIT("\tcvta.to.global.u64 \t%s, %s;\n", r, r);
+  }
+  /* Private arrays live in registers, zeroed at entry. */
+  for (uint32_t i = 0; i < kernel->private_count; i++) {
+    const poot_kir_private *p = &kernel->privates[i];
+    uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
+    rclass rc = class_of((poot_kir_scalar)p->type.scalar);
+    c->privreg[i] = new_reg(c, rc, lanes * p->count);
+    for (uint32_t j = 0; j < lanes * p->count; j++) {
+      const char *r = rname(c, rc, c->privreg[i] + j);
+      switch (rc) {
+        case RC_PRED: EMIT("\tmov.pred \t%s, 0;\n", r); break;
+        case RC_F32: EMIT("\tmov.f32 \t%s, 0f00000000;\n", r); break;
+        default: EMIT("\tmov.%s \t%s, 0;\n", mov_type(rc), r);
+      }
+    }
+  }
+  emit_block(c, &kernel->body);
+  if (c->err) {
+    st = c->err;
+    c->err = NULL;
+    goto done;
+  }
+  EMIT("\tret;\n");
+  if (c->fault_used) emit_fault_handler(c);
+  POOT_TRY(poot_strbuf_status(&body));
+
+  /* Header, parameters and declarations, now that the counts are known. */
+  uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
+  poot_strbuf_printf(out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64
+                          ") for %s\n//\n\n",
+                     kernel->name, kernel->hash, target->name ? target->name : "ptx");
+  poot_strbuf_printf(out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32
+                          "\n.address_size 64\n\n",
+                     pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
+  poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
+  uint32_t np = 0;
+  for (uint32_t i = 0; i < kernel->binding_count; i++, np++) {
+    const poot_kir_binding *bd = &kernel->bindings[i];
+    poot_strbuf_printf(out, "%s\t// binding %" PRIu32 " '%s' (%s, %s)\n", np ? ",\n" : "",
+                       bd->binding, bd->name, poot_kir_scalar_name(bd->elem),
+                       bd->access == POOT_KIR_ACCESS_READ    ? "read"
+                       : bd->access == POOT_KIR_ACCESS_WRITE ? "write"
+                                                             : "read_write");
+    poot_strbuf_printf(out, "\t.param .u64 .ptr .global .align %" PRIu32 " %s_param_%" PRIu32,
+                       bd->align ? bd->align : 16u, kernel->name, i);
+  }
+  for (uint32_t i = 0; i < kernel->param_count; i++) {
+    const poot_kir_param *p = &kernel->params[i];
+    if (p->kind != POOT_KIR_PARAM_PUSH) continue;
+    poot_strbuf_printf(out, "%s\t// push param '%s'\n", np ? ",\n" : "", p->name);
+    poot_strbuf_printf(out, "\t.param .%s %s_param_%" PRIu32,
+                       p->type == POOT_KIR_F32 ? "f32" : (p->type == POOT_KIR_I32 ? "s32" : "u32"),
+                       kernel->name, kernel->binding_count + i);
+    np++;
+  }
+  if (kernel->has_checks) {
+    poot_strbuf_printf(out, "%s\t// fault record (host-mapped)\n", np ? ",\n" : "");
+    poot_strbuf_printf(out, "\t.param .u64 .ptr .global .align 16 %s_fault", kernel->name);
+    np++;
+  }
+  poot_strbuf_printf(out, "\n)\n.reqntid %" PRIu32 ", %" PRIu32 ", %" PRIu32 "\n{\n",
+                     kernel->workgroup_size[0] ? kernel->workgroup_size[0] : 1u,
+                     kernel->workgroup_size[1] ? kernel->workgroup_size[1] : 1u,
+                     kernel->workgroup_size[2] ? kernel->workgroup_size[2] : 1u);
+  for (int rc = 0; rc < RC_COUNT; rc++)
+    if (c->nreg[rc])
+      poot_strbuf_printf(out, "\t.reg %s \t%s<%" PRIu32 ">;\n", rc_decl[rc], rc_prefix[rc],
+                         c->nreg[rc]);
+  for (uint32_t i = 0; i < kernel->shared_count; i++) {
+    const poot_kir_shared *s = &kernel->shared[i];
+    poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i,
+                       s->name, (uint64_t)s->count * elem_size(s->elem));
+  }
+  poot_strbuf_puts(out, "\n");
+  poot_strbuf_append(out, body.data, body.len);
+  poot_strbuf_puts(out, "}\n");
+  st = poot_strbuf_status(out);
+
+done:
+  poot_status_free(c->err);
+  poot_free(c->vreg);
+  poot_free(c->privreg);
+  poot_free(c->basereg);
+  poot_strbuf_deinit(&body);
+  poot_arena_deinit(&c->names);
+  return st;
+}
