@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "poot/base.h"
+#include "poot/graph.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,6 +106,9 @@ const poot_quant_format *poot_quant_formats(size_t *out_count);
  * NULL when unknown. */
 const poot_quant_format *poot_quant_format_by_name(const char *name);
 const poot_quant_format *poot_quant_format_by_ggml_type(uint32_t ggml_type);
+/* The format of a packed poot dtype (POOT_DTYPE_Q8_0 …); NULL for a plain
+ * dtype. */
+const poot_quant_format *poot_quant_format_of_dtype(poot_dtype dtype);
 
 /* Checked whole-row helpers: INVALID_ARGUMENT when `n_elements` is not a
  * multiple of the block size or `src_bytes`/`dst_bytes` does not match the

@@ -385,6 +385,21 @@ const poot_quant_format *poot_quant_format_by_ggml_type(uint32_t ggml_type) {
   return NULL;
 }
 
+const poot_quant_format *poot_quant_format_of_dtype(poot_dtype dtype) {
+  switch (dtype) {
+    case POOT_DTYPE_Q8_0: return poot_quant_format_by_ggml_type(8);
+    case POOT_DTYPE_Q4_0: return poot_quant_format_by_ggml_type(2);
+    case POOT_DTYPE_Q4_1: return poot_quant_format_by_ggml_type(3);
+    case POOT_DTYPE_Q5_0: return poot_quant_format_by_ggml_type(6);
+    case POOT_DTYPE_Q5_1: return poot_quant_format_by_ggml_type(7);
+    case POOT_DTYPE_Q4_K: return poot_quant_format_by_ggml_type(12);
+    case POOT_DTYPE_Q5_K: return poot_quant_format_by_ggml_type(13);
+    case POOT_DTYPE_Q6_K: return poot_quant_format_by_ggml_type(14);
+    case POOT_DTYPE_Q8_K: return poot_quant_format_by_ggml_type(15);
+    default: return NULL;
+  }
+}
+
 static poot_status check_geometry(const poot_quant_format *format, size_t n_elements,
                                   size_t bytes, size_t *out_blocks) {
   *out_blocks = 0;
