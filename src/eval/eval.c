@@ -67,6 +67,10 @@ static poot_status buf_alloc(ev_ctx *ctx, poot_value v, ev_buf **out) {
   return POOT_OK_STATUS;
 }
 
+/* Zero-size tensors may come with a NULL pointer; they borrow this instead,
+ * so that "has a value" is simply data != NULL. */
+static uint8_t ev_empty[8];
+
 /* Points value v at borrowed data of its own type. */
 static poot_status buf_borrow(ev_ctx *ctx, poot_value v, void *data, size_t size) {
   const poot_type *t = poot_graph_value_type(ctx->graph, v);
@@ -77,7 +81,7 @@ static poot_status buf_borrow(ev_ctx *ctx, poot_value v, void *data, size_t size
   int64_t count = 0;
   POOT_TRY(poot_shape_elements(&t->shape, &count));
   b->type = *t;
-  b->data = data;
+  b->data = data ? data : ev_empty;
   b->size = size;
   b->count = count;
   b->owned = false;

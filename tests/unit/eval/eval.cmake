@@ -6,3 +6,5 @@ poot_add_test(test_npy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_npy.c ${CMAKE_SOUR
 target_include_directories(test_npy PRIVATE ${CMAKE_SOURCE_DIR}/tools)
 poot_add_test(test_eval_elementwise SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_elementwise.c
   LIBS poot_eval poot_graph poot_base m)
+poot_add_test(test_eval_structure SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_structure.c
+  LIBS poot_eval poot_graph poot_base m)
