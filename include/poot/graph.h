@@ -417,8 +417,9 @@ typedef struct poot_dot_dims {
  *   iota: dtype, shape, axis          rng: dtype, shape, rng_dist
  *   broadcast: shape, dims[num_dims = operand rank]
  *   reshape: shape                     transpose: dims (permutation)
- *   slice: start, limit, stride        dynamic_slice: dims (sizes)
- *   concat: axis                       pad: low, high, interior
+ *   slice: start, limit, stride, num_dims (= operand rank)
+ *   dynamic_slice: dims (sizes)        concat: axis
+ *   pad: low, high, interior, num_dims (= operand rank)
  *   gather: axis, batch_dims           scatter_update: axis
  *   reduce: reduce_kind, dims, dtype (accumulation)
  *   dot_general: dot, dtype (accumulation)
@@ -643,7 +644,7 @@ void poot_graph_composite_abort(poot_graph *graph);
 /* The composites poot builds, with their decompositions (docs/graph.md).
  * Normalization statistics are computed in f32 whatever the input float
  * dtype; results have the input's type.
- * "poot.rms_norm" (x[..., n], w[n] or NONE) {eps}: x / sqrt(mean(x²) + eps) * w. */
+ * "poot.rms_norm" (x[..., n], w[n] or NONE) {eps}: x * rsqrt(mean(x²) + eps) * w. */
 POOT_MUST_USE poot_status poot_graph_rms_norm(poot_graph *graph, poot_value x, poot_value w,
                                               double eps, poot_value *out);
 /* "poot.layer_norm" (x[..., n], w[n] or NONE, b[n] or NONE) {eps}. */

@@ -107,6 +107,7 @@ void poot__attrs_canonical(poot_op op, uint32_t rank, const poot_attrs *in, poot
     out->shape = in->shape;
     break;
   case POOT_OP_SLICE:
+    out->num_dims = rank;
     for (uint32_t i = 0; i < rank; i++) {
       out->start[i] = in->start[i];
       out->limit[i] = in->limit[i];
@@ -114,6 +115,7 @@ void poot__attrs_canonical(poot_op op, uint32_t rank, const poot_attrs *in, poot
     }
     break;
   case POOT_OP_PAD:
+    out->num_dims = rank;
     for (uint32_t i = 0; i < rank; i++) {
       out->low[i] = in->low[i];
       out->high[i] = in->high[i];
@@ -308,6 +310,9 @@ static poot_status infer_core(poot_op op, uint32_t n, const poot_type *const *in
   }
   case POOT_OP_SLICE: {
     POOT_TRY(need_dtype(x, is_plain(x->dtype), 0, "a non-packed dtype"));
+    if (a->num_dims != x->shape.rank)
+      return BAD("bad attribute: start/limit/stride have %u entries, operand rank is %u",
+                 a->num_dims, x->shape.rank);
     out->dtype = x->dtype;
     out->shape.rank = x->shape.rank;
     for (uint32_t i = 0; i < x->shape.rank; i++) {
@@ -378,6 +383,9 @@ static poot_status infer_core(poot_op op, uint32_t n, const poot_type *const *in
   }
   case POOT_OP_PAD: {
     POOT_TRY(need_dtype(x, is_plain(x->dtype), 0, "a non-packed dtype"));
+    if (a->num_dims != x->shape.rank)
+      return BAD("bad attribute: low/high/interior have %u entries, operand rank is %u",
+                 a->num_dims, x->shape.rank);
     if (in[1]->dtype != x->dtype || in[1]->shape.rank != 0)
       return BAD("type mismatch: the pad value must be a %s scalar", poot_dtype_name(x->dtype));
     out->dtype = x->dtype;

@@ -103,13 +103,11 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
     break;
   case POOT_STORAGE_PARAM:
     if (region == 0 && (!n->name || !*n->name)) return BAD("param leaf: a root param needs a name");
-    if (poot_dtype_is_packed(type->dtype) && region != 0)
-      break; /* bodies may take packed operands */
     break;
   default:
     return BAD("leaf: bad storage class %d", (int)n->storage);
   }
-  if (n->storage != POOT_STORAGE_PARAM && region != 0)
+  if (n->storage != POOT_STORAGE_PARAM && n->storage != POOT_STORAGE_CONST && region != 0)
     return BAD("%s leaf: only allowed in the root region", what);
   /* Uniqueness among the leaves of the region. */
   const poot_region *r = &poot__reg(g, region)->pub;
