@@ -171,7 +171,6 @@ poot_status poot_kir_compile_spirv(const poot_kir_kernel *kernel, const poot_kir
   poot_strbuf_init(&sb);
   poot_status st = poot_kir_render_glsl(kernel, target, &sb);
   if (!st) st = poot_kir_glsl_to_spirv(sb.data, sb.len, target, out_words);
-  if (st && kernel && kernel->name) st = poot_status_annotate(st, "kernel %s: ", kernel->name);
   poot_strbuf_deinit(&sb);
   return st;
 }

@@ -92,7 +92,7 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const c
 static poot_status create_instance(vkh *h) {
   static const char *const names[] = {"libvulkan.so.1", "libvulkan.so", NULL};
   poot_status st = poot_dylib_open(names, &h->lib);
-  if (st) return poot_status_annotate(st, "no Vulkan loader: ");
+  if (st) return poot_status_annotate(st, "no Vulkan loader");
   /* poot_status_annotate keeps the code; the caller wants NO_DEVICE. */
   const poot_dylib_symbol sym[] = {
       {"vkGetInstanceProcAddr", (void **)&h->vkGetInstanceProcAddr, false},
