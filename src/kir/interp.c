@@ -1,0 +1,614 @@
+/* The KIR interpreter: one workgroup at a time, its threads in lockstep.
+ *
+ * Every statement runs for all active threads before the next one starts;
+ * `if` and `for` narrow a per-thread mask. Barriers and subgroup operations
+ * therefore see every thread at the same point, as on a GPU. Because
+ * lockstep execution would hide missing barriers, shared memory carries a
+ * shadow (last writer, last reader, barrier epoch) that reports races and
+ * reads of never-written elements. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "interp_impl.h"
+
+#define LANES 4
+
+typedef struct shadow {
+  int32_t writer; /* thread, -1 never written, -3 atomic */
+  int32_t reader; /* thread, -1 none, -2 several */
+  uint32_t wepoch;
+  uint32_t repoch;
+} shadow;
+
+typedef struct run {
+  const poot_kir_kernel *k;
+  const poot_kir_interp_options *o;
+  uint32_t T;  /* threads per workgroup */
+  uint32_t sg; /* subgroup size */
+  uint32_t wg[3];
+  uint64_t *vals;  /* [value][thread][lane] */
+  uint64_t *priv;  /* [private offset + (thread * count + element)][lane] */
+  size_t *priv_off;
+  unsigned char **shared; /* per shared array */
+  shadow **shadows;       /* per shared array element, NULL when race checks are off */
+  uint32_t epoch;
+  uint64_t steps, max_steps;
+  bool race;
+} run;
+
+static uint64_t *reg(run *r, poot_kir_value v, uint32_t t) {
+  return &r->vals[((size_t)v * r->T + t) * LANES];
+}
+
+static poot_status fault(run *r, const poot_kir_inst *in, uint32_t t, poot_status_code code,
+                         const char *fmt, ...) POOT_PRINTF(5, 6);
+static poot_status fault(run *r, const poot_kir_inst *in, uint32_t t, poot_status_code code,
+                         const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (in) poot_kir_print_inst(r->k, in, &sb);
+  poot_status st = poot_status_make(
+      code, "kir interp: kernel '%s': %s at statement #%u (%s) in workgroup (%u,%u,%u) thread %u",
+      r->k->name, msg, in ? in->id : 0, sb.data ? sb.data : "", r->wg[0], r->wg[1], r->wg[2], t);
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
+static bool any(const uint8_t *m, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i]) return true;
+  return false;
+}
+
+/* --------------------------------------------------------------- memory */
+
+typedef struct memref {
+  unsigned char *base;
+  uint64_t count; /* elements */
+  poot_kir_scalar elem;
+  const char *name;
+  shadow *sh; /* shared only */
+} memref;
+
+static poot_status resolve(run *r, const poot_kir_inst *in, uint32_t t, int64_t index,
+                           uint32_t lanes, memref *m) {
+  const poot_kir_kernel *k = r->k;
+  if (in->space == POOT_KIR_SPACE_GLOBAL) {
+    const poot_kir_binding *b = &k->bindings[in->ref];
+    const poot_kir_buffer *buf = &r->o->buffers[in->ref];
+    m->base = buf->data;
+    m->elem = b->elem;
+    m->count = buf->size / poot_kir_scalar_size(b->elem);
+    m->name = b->name;
+    m->sh = NULL;
+  } else {
+    const poot_kir_shared *s = &k->shared[in->ref];
+    m->base = r->shared[in->ref];
+    m->elem = s->elem;
+    m->count = s->count;
+    m->name = s->name;
+    m->sh = r->shadows ? r->shadows[in->ref] : NULL;
+  }
+  if (index < 0 || (uint64_t)index + lanes > m->count || (m->count && !m->base))
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "out-of-range access: element %" PRId64 " (+%u lanes) of %s '%s' with %" PRIu64
+                 " elements",
+                 index, lanes, in->space == POOT_KIR_SPACE_GLOBAL ? "binding" : "shared", m->name,
+                 m->count);
+  if (index % lanes)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "misaligned %u-lane access at element %" PRId64 " of '%s'", lanes, index, m->name);
+  return POOT_OK_STATUS;
+}
+
+static poot_status shadow_read(run *r, const poot_kir_inst *in, uint32_t t, shadow *s,
+                               const char *name, int64_t e) {
+  if (s->writer == -1)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "read of shared '%s' element %" PRId64 " that no thread has written", name, e);
+  if (s->wepoch == r->epoch && s->writer >= 0 && (uint32_t)s->writer != t)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "shared-memory race: '%s' element %" PRId64
+                 " was written by thread %d with no barrier in between",
+                 name, e, s->writer);
+  if (s->repoch != r->epoch) {
+    s->repoch = r->epoch;
+    s->reader = (int32_t)t;
+  } else if (s->reader != (int32_t)t) {
+    s->reader = -2;
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status shadow_write(run *r, const poot_kir_inst *in, uint32_t t, shadow *s,
+                                const char *name, int64_t e) {
+  if (s->wepoch == r->epoch && s->writer >= 0 && (uint32_t)s->writer != t)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "shared-memory race: '%s' element %" PRId64
+                 " was also written by thread %d with no barrier in between",
+                 name, e, s->writer);
+  if (s->repoch == r->epoch && s->reader != -1 && s->reader != (int32_t)t)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "shared-memory race: '%s' element %" PRId64
+                 " was read by another thread with no barrier in between",
+                 name, e);
+  s->writer = (int32_t)t;
+  s->wepoch = r->epoch;
+  return POOT_OK_STATUS;
+}
+
+static int64_t index_of(run *r, const poot_kir_inst *in, uint32_t t) {
+  poot_kir_scalar s = (poot_kir_scalar)r->k->values[in->args[0]].type.scalar;
+  return poot__kir_as_int(s, reg(r, in->args[0], t)[0]);
+}
+
+static poot_status do_load(run *r, const poot_kir_inst *in, uint32_t t) {
+  uint32_t lanes = in->type.lanes;
+  int64_t idx = index_of(r, in, t);
+  memref m;
+  POOT_TRY(resolve(r, in, t, idx, lanes, &m));
+  size_t es = poot_kir_scalar_size(m.elem);
+  uint64_t *dst = reg(r, in->result, t);
+  for (uint32_t l = 0; l < lanes; l++) {
+    if (m.sh && r->race) POOT_TRY(shadow_read(r, in, t, &m.sh[idx + l], m.name, idx + l));
+    uint64_t v = 0;
+    memcpy(&v, m.base + (size_t)(idx + l) * es, es);
+    dst[l] = v;
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status do_store(run *r, const poot_kir_inst *in, uint32_t t) {
+  uint32_t lanes = in->type.lanes;
+  int64_t idx = index_of(r, in, t);
+  memref m;
+  POOT_TRY(resolve(r, in, t, idx, lanes, &m));
+  size_t es = poot_kir_scalar_size(m.elem);
+  const uint64_t *src = reg(r, in->args[1], t);
+  for (uint32_t l = 0; l < lanes; l++) {
+    if (m.sh && r->race) POOT_TRY(shadow_write(r, in, t, &m.sh[idx + l], m.name, idx + l));
+    memcpy(m.base + (size_t)(idx + l) * es, &src[l], es);
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status do_atomic(run *r, const poot_kir_inst *in, uint32_t t) {
+  int64_t idx = index_of(r, in, t);
+  memref m;
+  POOT_TRY(resolve(r, in, t, idx, 1, &m));
+  poot_kir_scalar s = m.elem;
+  uint32_t old32 = 0;
+  memcpy(&old32, m.base + (size_t)idx * 4, 4);
+  uint64_t old = old32, nv = old;
+  uint64_t v = reg(r, in->args[1], t)[0];
+  switch (in->op) {
+  case POOT_KIR_OP_ATOMIC_ADD:
+    (void)poot__kir_binary(POOT_KIR_OP_ADD, s, old, v, &nv);
+    break;
+  case POOT_KIR_OP_ATOMIC_MAX:
+    (void)poot__kir_binary(POOT_KIR_OP_MAX, s, old, v, &nv);
+    break;
+  case POOT_KIR_OP_ATOMIC_MIN:
+    (void)poot__kir_binary(POOT_KIR_OP_MIN, s, old, v, &nv);
+    break;
+  case POOT_KIR_OP_ATOMIC_XCHG:
+    nv = v;
+    break;
+  default: /* CAS compares bit patterns */
+    if (old == v) nv = reg(r, in->args[2], t)[0];
+    break;
+  }
+  old32 = (uint32_t)nv;
+  memcpy(m.base + (size_t)idx * 4, &old32, 4);
+  if (m.sh) {
+    m.sh[idx].writer = -3; /* atomics never race with each other */
+    m.sh[idx].wepoch = r->epoch;
+  }
+  reg(r, in->result, t)[0] = old;
+  return POOT_OK_STATUS;
+}
+
+/* ------------------------------------------------------------- per thread */
+
+static uint32_t builtin_of(run *r, const poot_kir_inst *in, uint32_t t) {
+  const uint32_t *ws = r->k->workgroup_size;
+  uint32_t d = (uint32_t)(in->imm % 3);
+  uint32_t lid[3] = {t % ws[0], (t / ws[0]) % ws[1], t / (ws[0] * ws[1])};
+  switch ((poot_kir_builtin)in->ref) {
+  case POOT_KIR_BUILTIN_WORKGROUP_ID:
+    return r->wg[d];
+  case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+    return r->o->grid[d] ? r->o->grid[d] : 1;
+  case POOT_KIR_BUILTIN_LOCAL_ID:
+    return lid[d];
+  case POOT_KIR_BUILTIN_LOCAL_SIZE:
+    return ws[d];
+  case POOT_KIR_BUILTIN_LOCAL_INDEX:
+    return t;
+  case POOT_KIR_BUILTIN_SUBGROUP_ID:
+    return t / r->sg;
+  case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+    return t % r->sg;
+  case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+    return r->sg;
+  default:
+    return 0;
+  }
+}
+
+/* Evaluates a value statement that involves only this thread. */
+static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
+  const poot_kir_kernel *k = r->k;
+  uint64_t *dst = reg(r, in->result, t);
+  poot_kir_type at = in->arg_count ? k->values[in->args[0]].type : in->type;
+  poot_kir_scalar s = (poot_kir_scalar)at.scalar;
+  const char *why = NULL;
+  switch (in->op) {
+  case POOT_KIR_OP_CONST:
+    dst[0] = in->imm;
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_BUILTIN:
+    dst[0] = builtin_of(r, in, t);
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_PARAM: {
+    const poot_kir_param *p = &k->params[in->ref];
+    if (p->kind == POOT_KIR_PARAM_PUSH) {
+      dst[0] = r->o->params[in->ref];
+      return POOT_OK_STATUS;
+    }
+    const poot_kir_buffer *buf = &r->o->buffers[p->slot_ref];
+    if ((uint64_t)p->slot_index * 4 + 4 > buf->size || !buf->data)
+      return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                   "slot param '%s' reads element %u of binding '%s' (%zu bytes)", p->name,
+                   p->slot_index, k->bindings[p->slot_ref].name, buf->size);
+    uint32_t v;
+    memcpy(&v, (unsigned char *)buf->data + (size_t)p->slot_index * 4, 4);
+    dst[0] = v;
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_SELECT: {
+    const uint64_t *c = reg(r, in->args[0], t);
+    const uint64_t *a = reg(r, in->args[1], t), *b = reg(r, in->args[2], t);
+    bool scalar_cond = k->values[in->args[0]].type.lanes == 1;
+    uint64_t tmp[LANES];
+    for (uint32_t l = 0; l < in->type.lanes; l++) tmp[l] = (scalar_cond ? c[0] : c[l]) ? a[l] : b[l];
+    memcpy(dst, tmp, sizeof tmp);
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_FMA: {
+    const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t),
+                   *c = reg(r, in->args[2], t);
+    for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = poot__kir_fma(s, a[l], b[l], c[l]);
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_CONVERT: {
+    const uint64_t *a = reg(r, in->args[0], t);
+    for (uint32_t l = 0; l < in->type.lanes; l++)
+      dst[l] = poot__kir_convert(s, (poot_kir_scalar)in->type.scalar, a[l]);
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_BITCAST: {
+    uint64_t tmp[LANES];
+    poot__kir_bitcast(at, reg(r, in->args[0], t), in->type, tmp);
+    memcpy(dst, tmp, sizeof tmp);
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_SPLAT: {
+    uint64_t v = reg(r, in->args[0], t)[0];
+    for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = v;
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_VEC: {
+    uint64_t tmp[LANES];
+    for (uint32_t l = 0; l < in->arg_count; l++) tmp[l] = reg(r, in->args[l], t)[0];
+    memcpy(dst, tmp, sizeof tmp);
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_EXTRACT:
+    dst[0] = reg(r, in->args[0], t)[in->imm];
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_LOAD:
+    return do_load(r, in, t);
+  case POOT_KIR_OP_PRIV_LOAD: {
+    const poot_kir_private *p = &k->privates[in->ref];
+    memcpy(dst, &r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+           LANES * sizeof(uint64_t));
+    return POOT_OK_STATUS;
+  }
+  case POOT_KIR_OP_ATOMIC_ADD:
+  case POOT_KIR_OP_ATOMIC_MAX:
+  case POOT_KIR_OP_ATOMIC_MIN:
+  case POOT_KIR_OP_ATOMIC_XCHG:
+  case POOT_KIR_OP_ATOMIC_CAS:
+    return do_atomic(r, in, t);
+  default:
+    break;
+  }
+  if (in->arg_count == 1) {
+    const uint64_t *a = reg(r, in->args[0], t);
+    uint64_t tmp[LANES] = {0};
+    for (uint32_t l = 0; l < at.lanes && !why; l++) why = poot__kir_unary(in->op, s, a[l], &tmp[l]);
+    memcpy(dst, tmp, sizeof tmp);
+  } else if (in->arg_count == 2) {
+    const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t);
+    uint64_t tmp[LANES] = {0};
+    for (uint32_t l = 0; l < at.lanes && !why; l++)
+      why = poot__kir_binary(in->op, s, a[l], b[l], &tmp[l]);
+    memcpy(dst, tmp, sizeof tmp);
+  } else {
+    why = "statement kind not handled by the interpreter";
+  }
+  if (why) return fault(r, in, t, POOT_INVALID_ARGUMENT, "%s", why);
+  return POOT_OK_STATUS;
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  for (uint32_t g0 = 0; g0 < r->T; g0 += r->sg) {
+    uint32_t g1 = g0 + r->sg < r->T ? g0 + r->sg : r->T;
+    uint32_t active = 0;
+    for (uint32_t t = g0; t < g1; t++) active += mask[t] ? 1u : 0u;
+    if (active == 0) continue;
+    if (active != g1 - g0)
+      return fault(r, in, g0, POOT_INVALID_ARGUMENT,
+                   "subgroup operation reached by %u of the %u threads of subgroup %u", active,
+                   g1 - g0, g0 / r->sg);
+    if (in->op <= POOT_KIR_OP_SG_REDUCE_MIN) {
+      poot_kir_op op = in->op == POOT_KIR_OP_SG_REDUCE_ADD   ? POOT_KIR_OP_ADD
+                       : in->op == POOT_KIR_OP_SG_REDUCE_MAX ? POOT_KIR_OP_MAX
+                                                             : POOT_KIR_OP_MIN;
+      /* Lane order; GPUs use a tree, so float sums are compared with a bound. */
+      uint64_t acc = reg(r, in->args[0], g0)[0];
+      for (uint32_t t = g0 + 1; t < g1; t++)
+        (void)poot__kir_binary(op, s, acc, reg(r, in->args[0], t)[0], &acc);
+      for (uint32_t t = g0; t < g1; t++) reg(r, in->result, t)[0] = acc;
+      continue;
+    }
+    for (uint32_t t = g0; t < g1; t++) {
+      uint64_t src;
+      if (in->op == POOT_KIR_OP_SG_SHUFFLE)
+        src = (uint32_t)reg(r, in->args[1], t)[0];
+      else if (in->op == POOT_KIR_OP_SG_SHUFFLE_XOR)
+        src = ((t - g0) ^ (uint32_t)in->imm);
+      else
+        src = in->imm;
+      if (src >= r->sg || g0 + src >= g1)
+        return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                     "subgroup lane %" PRIu64 " does not exist (subgroup of %u lanes)", src,
+                     g1 - g0);
+      /* Results go to the new value; sources are the operand, so no overlap. */
+      reg(r, in->result, t)[0] = reg(r, in->args[0], g0 + (uint32_t)src)[0];
+    }
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status exec_block(run *r, const poot_kir_block *blk, const uint8_t *mask);
+
+static poot_status exec_if(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  poot_status st = POOT_OK_STATUS;
+  uint8_t *m = poot_malloc(2 * (size_t)r->T);
+  if (!m) return poot_status_make(POOT_OUT_OF_MEMORY, "kir interp: out of memory");
+  uint8_t *mt = m, *me = m + r->T;
+  for (uint32_t t = 0; t < r->T; t++) {
+    bool c = mask[t] && (reg(r, in->args[0], t)[0] & 1);
+    mt[t] = mask[t] && c;
+    me[t] = mask[t] && !c;
+  }
+  if (any(mt, r->T)) st = exec_block(r, &in->body, mt);
+  if (!st && any(me, r->T)) st = exec_block(r, &in->else_body, me);
+  poot_free(m);
+  return st;
+}
+
+static poot_status exec_for(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  poot_status st = POOT_OK_STATUS;
+  int64_t *iv = poot_malloc(sizeof(int64_t) * 3 * (size_t)r->T);
+  uint8_t *m = poot_malloc(r->T);
+  if (!iv || !m) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "kir interp: out of memory");
+    goto done;
+  }
+  int64_t *end = iv + r->T, *step = iv + 2 * (size_t)r->T;
+  for (uint32_t t = 0; t < r->T; t++) {
+    m[t] = mask[t];
+    if (!mask[t]) continue;
+    iv[t] = poot__kir_as_int(s, reg(r, in->args[0], t)[0]);
+    end[t] = poot__kir_as_int(s, reg(r, in->args[1], t)[0]);
+    step[t] = poot__kir_as_int(s, reg(r, in->args[2], t)[0]);
+    if (step[t] <= 0 && iv[t] < end[t]) {
+      st = fault(r, in, t, POOT_INVALID_ARGUMENT, "for step %" PRId64 " is not positive", step[t]);
+      goto done;
+    }
+  }
+  for (;;) {
+    bool live = false;
+    for (uint32_t t = 0; t < r->T; t++) {
+      if (m[t] && iv[t] >= end[t]) m[t] = 0;
+      if (m[t]) {
+        live = true;
+        reg(r, in->result, t)[0] = poot__kir_from_int(s, (uint64_t)iv[t]);
+      }
+    }
+    if (!live) break;
+    st = exec_block(r, &in->body, m);
+    if (st) goto done;
+    /* Values are 32-bit and held in 64: a step past the type's range ends
+     * the loop instead of wrapping. */
+    for (uint32_t t = 0; t < r->T; t++)
+      if (m[t]) iv[t] += step[t];
+  }
+done:
+  poot_free(iv);
+  poot_free(m);
+  return st;
+}
+
+static poot_status exec_inst(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  if (++r->steps > r->max_steps)
+    return fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed",
+                 r->max_steps);
+  switch (in->op) {
+  case POOT_KIR_OP_IF:
+    return exec_if(r, in, mask);
+  case POOT_KIR_OP_FOR:
+    return exec_for(r, in, mask);
+  case POOT_KIR_OP_BARRIER:
+    for (uint32_t t = 0; t < r->T; t++)
+      if (!mask[t])
+        return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                     "barrier not reached by every thread of the workgroup");
+    r->epoch++;
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_SG_REDUCE_ADD:
+  case POOT_KIR_OP_SG_REDUCE_MAX:
+  case POOT_KIR_OP_SG_REDUCE_MIN:
+  case POOT_KIR_OP_SG_SHUFFLE:
+  case POOT_KIR_OP_SG_SHUFFLE_XOR:
+  case POOT_KIR_OP_SG_BROADCAST:
+    return subgroup_op(r, in, mask);
+  case POOT_KIR_OP_CHECK:
+    for (uint32_t t = 0; t < r->T; t++) {
+      if (!mask[t] || (reg(r, in->args[0], t)[0] & 1)) continue;
+      if (r->o->error_word) {
+        *r->o->error_word |= 1u << (in->imm & 31);
+        continue;
+      }
+      return fault(r, in, t, POOT_KERNEL_FAULT, "check failed with trap code %u",
+                   (unsigned)in->imm);
+    }
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_STORE:
+    for (uint32_t t = 0; t < r->T; t++)
+      if (mask[t]) POOT_TRY(do_store(r, in, t));
+    return POOT_OK_STATUS;
+  case POOT_KIR_OP_PRIV_STORE: {
+    const poot_kir_private *p = &r->k->privates[in->ref];
+    for (uint32_t t = 0; t < r->T; t++)
+      if (mask[t])
+        memcpy(&r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+               reg(r, in->args[0], t), LANES * sizeof(uint64_t));
+    return POOT_OK_STATUS;
+  }
+  default:
+    for (uint32_t t = 0; t < r->T; t++)
+      if (mask[t]) POOT_TRY(thread_op(r, in, t));
+    return POOT_OK_STATUS;
+  }
+}
+
+static poot_status exec_block(run *r, const poot_kir_block *blk, const uint8_t *mask) {
+  for (const poot_kir_inst *in = blk->first; in; in = in->next) POOT_TRY(exec_inst(r, in, mask));
+  return POOT_OK_STATUS;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static poot_status check_options(const poot_kir_kernel *k, const poot_kir_interp_options *o,
+                                 uint32_t sg) {
+  if (o->buffer_count != k->binding_count || (k->binding_count && !o->buffers))
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "kir interp: kernel '%s' has %u bindings, %zu buffers given", k->name,
+                            k->binding_count, o->buffer_count);
+  uint32_t push = 0;
+  for (uint32_t i = 0; i < k->param_count; i++) push += k->params[i].kind == POOT_KIR_PARAM_PUSH;
+  if (push && (o->param_count < k->param_count || !o->params))
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "kir interp: kernel '%s' has %u params, %zu values given", k->name,
+                            k->param_count, o->param_count);
+  if (sg == 0 || sg > 128 || (sg & (sg - 1)))
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "kir interp: subgroup size %u is not a power of two ≤ 128", sg);
+  if (k->subgroup_size && o->subgroup_size && o->subgroup_size != k->subgroup_size)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "kir interp: kernel '%s' was built for subgroup size %u, run asks %u",
+                            k->name, k->subgroup_size, o->subgroup_size);
+  for (size_t i = 0; i < o->buffer_count; i++)
+    if (o->buffers[i].size % poot_kir_scalar_size(k->bindings[i].elem))
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "kir interp: kernel '%s': buffer %zu ('%s') has %zu bytes, not a "
+                              "whole number of %s elements",
+                              k->name, i, k->bindings[i].name, o->buffers[i].size,
+                              poot_kir_scalar_name(k->bindings[i].elem));
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_kir_interp_run(const poot_kir_kernel *k, const poot_kir_interp_options *o) {
+  if (!k || !o) return poot_status_make(POOT_INVALID_ARGUMENT, "kir interp: NULL kernel or options");
+  uint32_t sg = o->subgroup_size ? o->subgroup_size : (k->subgroup_size ? k->subgroup_size : 32);
+  POOT_TRY(check_options(k, o, sg));
+  run r;
+  memset(&r, 0, sizeof r);
+  r.k = k;
+  r.o = o;
+  r.T = poot_kir_kernel_threads(k);
+  r.sg = sg;
+  r.race = !o->no_race_check;
+  r.max_steps = o->max_steps ? o->max_steps : 1000000000ull;
+  poot_status st = POOT_OK_STATUS;
+  size_t priv_elems = 0;
+  r.priv_off = poot_calloc(k->private_count + 1, sizeof(size_t));
+  r.shared = poot_calloc(k->shared_count + 1, sizeof(unsigned char *));
+  r.shadows = r.race ? poot_calloc(k->shared_count + 1, sizeof(shadow *)) : NULL;
+  r.vals = poot_calloc(((size_t)k->value_count + 1) * r.T * LANES, sizeof(uint64_t));
+  if (!r.priv_off || !r.shared || (r.race && !r.shadows) || !r.vals) goto oom;
+  for (uint32_t i = 0; i < k->private_count; i++) {
+    r.priv_off[i] = priv_elems;
+    priv_elems += (size_t)k->privates[i].count * r.T;
+  }
+  r.priv = poot_calloc(priv_elems + 1, LANES * sizeof(uint64_t));
+  if (!r.priv) goto oom;
+  for (uint32_t i = 0; i < k->shared_count; i++) {
+    r.shared[i] = poot_calloc(k->shared[i].count, poot_kir_scalar_size(k->shared[i].elem));
+    if (!r.shared[i]) goto oom;
+    if (r.race) {
+      r.shadows[i] = poot_calloc(k->shared[i].count, sizeof(shadow));
+      if (!r.shadows[i]) goto oom;
+    }
+  }
+  uint8_t *full = poot_malloc(r.T);
+  if (!full) goto oom;
+  memset(full, 1, r.T);
+  uint32_t grid[3];
+  for (int d = 0; d < 3; d++) grid[d] = o->grid[d] ? o->grid[d] : 1;
+  for (uint32_t z = 0; z < grid[2] && !st; z++)
+    for (uint32_t y = 0; y < grid[1] && !st; y++)
+      for (uint32_t x = 0; x < grid[0] && !st; x++) {
+        r.wg[0] = x, r.wg[1] = y, r.wg[2] = z;
+        /* Fresh per workgroup: private arrays start at zero; shared memory
+         * starts unwritten (reads of it are reported). */
+        memset(r.priv, 0, (priv_elems + 1) * LANES * sizeof(uint64_t));
+        for (uint32_t i = 0; i < k->shared_count; i++) {
+          memset(r.shared[i], 0, k->shared[i].count * poot_kir_scalar_size(k->shared[i].elem));
+          if (r.race)
+            for (uint32_t e = 0; e < k->shared[i].count; e++)
+              r.shadows[i][e] = (shadow){-1, -1, 0, 0};
+        }
+        r.epoch = 1;
+        st = exec_block(&r, &k->body, full);
+      }
+  poot_free(full);
+  goto done;
+oom:
+  st = poot_status_make(POOT_OUT_OF_MEMORY, "kir interp: out of memory running '%s'", k->name);
+done:
+  if (r.shared)
+    for (uint32_t i = 0; i < k->shared_count; i++) poot_free(r.shared[i]);
+  if (r.shadows)
+    for (uint32_t i = 0; i < k->shared_count; i++) poot_free(r.shadows[i]);
+  poot_free(r.shared);
+  poot_free(r.shadows);
+  poot_free(r.priv_off);
+  poot_free(r.priv);
+  poot_free(r.vals);
+  return st;
+}
