@@ -461,7 +461,8 @@ poot_status poot_graph_silu(poot_graph *g, poot_value x, poot_value *out) {
   POOT_TRY(need_float(g, x, "poot_graph_silu", "x"));
   poot_value p = POOT_VALUE_NONE, y = POOT_VALUE_NONE;
   POOT_TRY(poot_graph_composite_begin(g, "poot.silu", 0, NULL, 1, &x, &p));
-  return finish(g, silu_of(g, p, &y), y, out);
+  poot_status st = silu_of(g, p, &y);
+  return finish(g, st, y, out);
 }
 
 poot_status poot_graph_gelu(poot_graph *g, poot_value x, bool tanh_approx, poot_value *out) {
@@ -470,7 +471,8 @@ poot_status poot_graph_gelu(poot_graph *g, poot_value x, bool tanh_approx, poot_
   poot_composite_attr a = {.key = "approximate", .kind = POOT_CATTR_INT, .i = tanh_approx};
   poot_value p = POOT_VALUE_NONE, y = POOT_VALUE_NONE;
   POOT_TRY(poot_graph_composite_begin(g, "poot.gelu", 1, &a, 1, &x, &p));
-  return finish(g, gelu_of(g, p, tanh_approx, &y), y, out);
+  poot_status st = gelu_of(g, p, tanh_approx, &y);
+  return finish(g, st, y, out);
 }
 
 static poot_status glu(poot_graph *g, const char *name, const char *call, poot_value gate,
