@@ -1,0 +1,1416 @@
+/* tpl_builtins.c — jinja2's filters and tests, the str/dict/list methods the
+ * sandbox allows, and the globals transformers defines (raise_exception,
+ * strftime_now) besides jinja2's own (range, namespace, dict). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "template_impl.h"
+#include "tpl_ops.h"
+
+/* --------------------------------------------------------------- arguments */
+
+typedef struct argv_ {
+  const tpl_value *args;
+  size_t nargs;
+  const char *const *kwn;
+  const tpl_value *kwv;
+  size_t nkw;
+} argv_;
+
+/* The argument at position `pos` or keyword `name`. */
+static bool arg(const argv_ *a, size_t pos, const char *name, tpl_value *out) {
+  if (pos < a->nargs) {
+    *out = a->args[pos];
+    return true;
+  }
+  for (size_t i = 0; name && i < a->nkw; i++) {
+    if (strcmp(a->kwn[i], name) == 0) {
+      *out = a->kwv[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool arg_bool(const argv_ *a, size_t pos, const char *name, bool dflt) {
+  tpl_value v;
+  return arg(a, pos, name, &v) ? poot__tv_truthy(v) : dflt;
+}
+
+static poot_status need_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const char *what) {
+  if (v.kind == TV_STR) return NULL;
+  return poot__tpl_err(ctx, at, POOT_FORMAT, "%s must be a string, not %s", what,
+                       poot__tv_type_name(v));
+}
+
+static poot_status str_of(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
+  return poot__tv_to_str(ctx, v, out);
+}
+
+static poot_status sb_done(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out) {
+  poot_status st = poot__tv_from_sb(ctx, sb, out);
+  poot_strbuf_deinit(sb);
+  return st;
+}
+
+/* Looks up a dotted attribute path ("a.b", "0") the way jinja2's
+ * make_attrgetter does: item access for each part. */
+static poot_status attr_path(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value path,
+                             tpl_value *out) {
+  if (path.kind != TV_STR) return poot__tpl_getitem(ctx, at, obj, path, out);
+  const char *p = path.u.s.p;
+  size_t n = path.u.s.n, b = 0;
+  tpl_value cur = obj;
+  while (b <= n) {
+    size_t e = b;
+    while (e < n && p[e] != '.') e++;
+    tpl_value key;
+    bool digits = e > b;
+    for (size_t i = b; i < e; i++)
+      if (p[i] < '0' || p[i] > '9') digits = false;
+    if (digits) key = tv_int(strtoll(p + b, NULL, 10));
+    else key = tv_str(p + b, e - b);
+    POOT_TRY(poot__tpl_getitem(ctx, at, cur, key, &cur));
+    b = e + 1;
+    if (e >= n) break;
+  }
+  *out = cur;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------- tests */
+
+static const char *const known_tests[] = {
+    "defined", "undefined", "none", "string", "number", "integer", "float", "mapping",
+    "iterable", "sequence", "boolean", "true", "false", "even", "odd", "divisibleby",
+    "eq", "equalto", "==", "ne", "!=", "lt", "lessthan", "<", "le", "<=", "gt",
+    "greaterthan", ">", "ge", ">=", "in", "lower", "upper", "callable", "sameas",
+    "escaped", NULL};
+
+static bool is_known_test(const char *name) {
+  for (size_t i = 0; known_tests[i]; i++)
+    if (!strcmp(known_tests[i], name)) return true;
+  return false;
+}
+
+poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, tpl_value v,
+                           const tpl_value *args, size_t nargs, bool *out) {
+  *out = false;
+  tpl_value a0 = nargs ? args[0] : tv_undef(NULL);
+  int k = v.kind;
+  if (!strcmp(name, "defined")) *out = k != TV_UNDEF;
+  else if (!strcmp(name, "undefined")) *out = k == TV_UNDEF;
+  else if (!strcmp(name, "none")) *out = k == TV_NONE;
+  else if (!strcmp(name, "string")) *out = k == TV_STR;
+  else if (!strcmp(name, "number")) *out = k == TV_INT || k == TV_FLOAT || k == TV_BOOL;
+  else if (!strcmp(name, "integer")) *out = k == TV_INT;
+  else if (!strcmp(name, "float")) *out = k == TV_FLOAT;
+  else if (!strcmp(name, "mapping")) *out = k == TV_DICT;
+  else if (!strcmp(name, "iterable"))
+    *out = k == TV_STR || k == TV_LIST || k == TV_DICT || k == TV_UNDEF || k == TV_LOOP;
+  else if (!strcmp(name, "sequence")) *out = k == TV_STR || k == TV_LIST || k == TV_DICT || k == TV_UNDEF;
+  else if (!strcmp(name, "boolean")) *out = k == TV_BOOL;
+  else if (!strcmp(name, "true")) *out = k == TV_BOOL && v.u.b;
+  else if (!strcmp(name, "false")) *out = k == TV_BOOL && !v.u.b;
+  else if (!strcmp(name, "callable")) *out = k == TV_FUNC || k == TV_LOOP;
+  else if (!strcmp(name, "escaped")) *out = k == TV_STR && (v.flags & TVF_SAFE);
+  else if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
+    tpl_value s;
+    POOT_TRY(str_of(ctx, v, &s));
+    bool any = false, ok = true;
+    for (size_t i = 0; i < s.u.s.n;) {
+      size_t len;
+      uint32_t cp = poot__utf8_decode(s.u.s.p, s.u.s.n, i, &len);
+      if (poot__tpl_is_cased(cp)) {
+        any = true;
+        if (name[0] == 'l' ? poot__tpl_lower_cp(cp) != cp : poot__tpl_upper_cp(cp) != cp) ok = false;
+      }
+      i += len;
+    }
+    *out = any && ok;
+  } else if (!strcmp(name, "even") || !strcmp(name, "odd") || !strcmp(name, "divisibleby")) {
+    tpl_value d = !strcmp(name, "divisibleby") ? a0 : tv_int(2), r;
+    POOT_TRY(poot__tpl_binop(ctx, at, OP_MOD, v, d, &r));
+    bool zero = !poot__tv_truthy(r);
+    *out = !strcmp(name, "odd") ? !zero : zero;
+  } else if (!strcmp(name, "sameas")) {
+    if (k != a0.kind) *out = false;
+    else if (k == TV_NONE || k == TV_UNDEF) *out = true;
+    else if (k == TV_BOOL) *out = v.u.b == a0.u.b;
+    else if (k == TV_INT) *out = v.u.i == a0.u.i && v.u.i >= -5 && v.u.i <= 256;
+    else *out = memcmp(&v.u, &a0.u, sizeof v.u) == 0;
+  } else if (!strcmp(name, "in")) {
+    POOT_TRY(poot__tpl_contains(ctx, at, a0, v, out));
+  } else {
+    int op = -1;
+    if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "==")) op = OP_EQ;
+    else if (!strcmp(name, "ne") || !strcmp(name, "!=")) op = OP_NE;
+    else if (!strcmp(name, "lt") || !strcmp(name, "lessthan") || !strcmp(name, "<")) op = OP_LT;
+    else if (!strcmp(name, "le") || !strcmp(name, "<=")) op = OP_LE;
+    else if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">")) op = OP_GT;
+    else if (!strcmp(name, "ge") || !strcmp(name, ">=")) op = OP_GE;
+    if (op < 0) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "no test named '%s'", name);
+    tpl_value r;
+    POOT_TRY(poot__tpl_binop(ctx, at, op, v, a0, &r));
+    *out = poot__tv_truthy(r);
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------ sorting */
+
+typedef struct sort_item {
+  tpl_value key;
+  tpl_value val;
+} sort_item;
+
+/* Stable merge sort with Python ordering; FORMAT when keys do not order. */
+static poot_status sort_items(tpl_ctx *ctx, const tpl_node *at, sort_item *a, size_t n,
+                              bool reverse) {
+  if (n < 2) return NULL;
+  sort_item *tmp = poot_malloc(n * sizeof *tmp);
+  if (!tmp) return poot__tpl_oom();
+  poot_status st = NULL;
+  for (size_t width = 1; width < n && !st; width *= 2) {
+    for (size_t lo = 0; lo < n && !st; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        bool lt = false;
+        tpl_value x = a[j].key, y = a[i].key;
+        if (!(reverse ? poot__tv_less(y, x, &lt) : poot__tv_less(x, y, &lt))) {
+          st = poot__tpl_err(ctx, at, POOT_FORMAT, "'<' not supported between instances of '%s' and '%s'",
+                             poot__tv_type_name(x), poot__tv_type_name(y));
+          break;
+        }
+        tmp[k++] = lt ? a[j++] : a[i++];
+      }
+      while (i < mid) tmp[k++] = a[i++];
+      while (j < hi) tmp[k++] = a[j++];
+      memcpy(a + lo, tmp + lo, (hi - lo) * sizeof *a);
+    }
+  }
+  poot_free(tmp);
+  return st;
+}
+
+static poot_status fold_case(tpl_ctx *ctx, tpl_value v, bool case_sensitive, tpl_value *out) {
+  *out = v;
+  if (case_sensitive || v.kind != TV_STR) return NULL;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot__tpl_case(&sb, v.u.s.p, v.u.s.n, 'l');
+  return sb_done(ctx, &sb, out);
+}
+
+/* ----------------------------------------------------------------- filters */
+
+static const char *const jinja_filters_unsupported[] = {
+    "batch", "center", "filesizeformat", "forceescape", "groupby", "pprint", "random",
+    "slice", "striptags", "truncate", "urlencode", "urlize", "wordwrap", "xmlattr", NULL};
+
+static poot_status select_like(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const argv_ *a,
+                               bool by_attr, bool keep, tpl_value *out) {
+  tpl_list *items;
+  if (!poot__tv_truthy(v)) v = tv_undef(NULL);
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  size_t first_test = by_attr ? 1 : 0;
+  tpl_value attr = tv_none();
+  if (by_attr && !arg(a, 0, NULL, &attr))
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "missing parameter for attribute name");
+  tpl_value test = tv_none();
+  bool has_test = a->nargs > first_test;
+  if (has_test) {
+    test = a->args[first_test];
+    POOT_TRY(need_str(ctx, at, test, "a test name"));
+  }
+  POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+  size_t k = 0;
+  char tname[64] = "";
+  if (has_test) snprintf(tname, sizeof tname, "%.*s", (int)test.u.s.n, test.u.s.p);
+  if (has_test && !is_known_test(tname))
+    return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "no test named '%s'", tname);
+  for (size_t i = 0; i < items->n; i++) {
+    tpl_value x = items->items[i], sub = x;
+    if (by_attr) POOT_TRY(attr_path(ctx, at, x, attr, &sub));
+    bool r;
+    if (has_test) {
+      POOT_TRY(poot__tpl_test(ctx, at, tname, sub, a->args + first_test + 1,
+                              a->nargs - first_test - 1, &r));
+    } else {
+      r = poot__tv_truthy(sub);
+    }
+    if (r == keep) out->u.list->items[k++] = x;
+  }
+  out->u.list->n = k;
+  out->flags = TVF_GEN;
+  return NULL;
+}
+
+static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_value *out) {
+  tpl_value w;
+  poot_strbuf ind;
+  poot_strbuf_init(&ind);
+  if (arg(a, 0, "width", &w)) {
+    if (w.kind == TV_STR) poot_strbuf_append(&ind, w.u.s.p, w.u.s.n);
+    else
+      for (int64_t i = 0; i < (w.kind == TV_INT ? w.u.i : 4) && i < 4096; i++) poot_strbuf_putc(&ind, ' ');
+  } else {
+    poot_strbuf_puts(&ind, "    ");
+  }
+  bool first = arg_bool(a, 1, "first", false), blank = arg_bool(a, 2, "blank", false);
+  /* s += "\n"; lines = s.splitlines() */
+  poot_strbuf text;
+  poot_strbuf_init(&text);
+  poot_strbuf_append(&text, s.u.s.p, s.u.s.n);
+  poot_strbuf_putc(&text, '\n');
+  poot_strbuf rv;
+  poot_strbuf_init(&rv);
+  const char *p = text.data;
+  size_t n = text.len, i = 0, line_no = 0;
+  if (first) poot_strbuf_append(&rv, ind.data, ind.len);
+  while (i < n) {
+    size_t b = i, e = i, next = i;
+    for (;;) {
+      if (e >= n) {
+        next = n;
+        break;
+      }
+      size_t len;
+      uint32_t cp = poot__utf8_decode(p, n, e, &len);
+      if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
+          cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
+        next = e + len;
+        if (cp == '\r' && next < n && p[next] == '\n') next++;
+        break;
+      }
+      e += len;
+    }
+    if (line_no > 0) {
+      poot_strbuf_putc(&rv, '\n');
+      if (blank || e > b) poot_strbuf_append(&rv, ind.data, ind.len);
+    }
+    poot_strbuf_append(&rv, p + b, e - b);
+    line_no++;
+    i = next;
+  }
+  poot_strbuf_deinit(&ind);
+  poot_strbuf_deinit(&text);
+  return sb_done(ctx, &rv, out);
+}
+
+static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const argv_ *a,
+                             tpl_value *out) {
+  /* transformers: tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False) */
+  bool ensure_ascii = arg_bool(a, 0, "ensure_ascii", false);
+  tpl_value indent_v = tv_none(), seps = tv_none();
+  (void)arg(a, 1, "indent", &indent_v);
+  (void)arg(a, 2, "separators", &seps);
+  bool sort_keys = arg_bool(a, 3, "sort_keys", false);
+  char indent_buf[256];
+  const char *indent = NULL;
+  if (indent_v.kind == TV_INT || indent_v.kind == TV_BOOL) {
+    int64_t w = indent_v.kind == TV_INT ? indent_v.u.i : indent_v.u.b;
+    if (w < 0) w = 0;
+    if (w > 255) w = 255;
+    memset(indent_buf, ' ', (size_t)w);
+    indent_buf[w] = 0;
+    indent = indent_buf;
+  } else if (indent_v.kind == TV_STR) {
+    snprintf(indent_buf, sizeof indent_buf, "%.*s", (int)indent_v.u.s.n, indent_v.u.s.p);
+    indent = indent_buf;
+  } else if (indent_v.kind != TV_NONE) {
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "tojson: bad indent of type %s",
+                         poot__tv_type_name(indent_v));
+  }
+  char item_sep[64], key_sep[64];
+  snprintf(item_sep, sizeof item_sep, "%s", indent ? "," : ", ");
+  snprintf(key_sep, sizeof key_sep, ": ");
+  if (seps.kind == TV_LIST && seps.u.list->n == 2 && seps.u.list->items[0].kind == TV_STR &&
+      seps.u.list->items[1].kind == TV_STR) {
+    snprintf(item_sep, sizeof item_sep, "%.*s", (int)seps.u.list->items[0].u.s.n,
+             seps.u.list->items[0].u.s.p);
+    snprintf(key_sep, sizeof key_sep, "%.*s", (int)seps.u.list->items[1].u.s.n,
+             seps.u.list->items[1].u.s.p);
+  } else if (seps.kind != TV_NONE) {
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "tojson: separators must be a pair of strings");
+  }
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  tpl_value bad = tv_none();
+  if (!poot__tv_json(&sb, v, ensure_ascii, indent, item_sep, key_sep, sort_keys, 0, &bad)) {
+    poot_strbuf_deinit(&sb);
+    if (bad.kind == TV_UNDEF)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type Undefined is not JSON serializable");
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type %s is not JSON serializable",
+                         poot__tv_type_name(bad));
+  }
+  if (sb.len > ctx->params.max_output) {
+    poot_strbuf_deinit(&sb);
+    return poot__tpl_err(ctx, at, POOT_CAPACITY, "tojson output too long");
+  }
+  return sb_done(ctx, &sb, out);
+}
+
+static bool parse_py_int(const char *p, size_t n, int base, int64_t *out) {
+  size_t b, e;
+  poot__tpl_strip(p, n, NULL, 0, true, true, &b, &e);
+  if (b == e) return false;
+  char buf[80];
+  size_t k = 0;
+  bool prev_us = true;
+  for (size_t i = b; i < e; i++) {
+    char c = p[i];
+    if (c == '_') {
+      if (prev_us) return false;
+      prev_us = true;
+      continue;
+    }
+    prev_us = (c == '+' || c == '-');
+    if (k + 1 >= sizeof buf) return false;
+    buf[k++] = c;
+  }
+  if (prev_us) return false;
+  buf[k] = 0;
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(buf, &end, base);
+  if (!end || *end || end == buf || errno) return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_py_float(const char *p, size_t n, double *out) {
+  size_t b, e;
+  poot__tpl_strip(p, n, NULL, 0, true, true, &b, &e);
+  if (b == e || e - b > 300) return false;
+  char buf[320];
+  memcpy(buf, p + b, e - b);
+  buf[e - b] = 0;
+  for (char *c = buf; *c; c++)
+    if (*c == 'x' || *c == 'X' || *c == 'p' || *c == 'P') return false; /* no hex floats */
+  char *end = NULL;
+  double v = strtod(buf, &end);
+  if (!end || *end || end == buf) return false;
+  *out = v;
+  return true;
+}
+
+static poot_status items_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_value *out) {
+  if (v.kind == TV_UNDEF) return poot__tv_list_new(ctx, 0, out);
+  if (v.kind != TV_DICT)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "can only get item pairs from a mapping");
+  POOT_TRY(poot__tv_list_new(ctx, v.u.dict->n, out));
+  for (size_t i = 0; i < v.u.dict->n; i++) {
+    tpl_value t;
+    POOT_TRY(poot__tv_list_new(ctx, 2, &t));
+    t.flags = TVF_TUPLE;
+    t.u.list->items[0] = v.u.dict->keys[i];
+    t.u.list->items[1] = v.u.dict->vals[i];
+    out->u.list->items[i] = t;
+  }
+  return NULL;
+}
+
+static poot_status len_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, int64_t *out) {
+  *out = 0;
+  switch (v.kind) {
+  case TV_UNDEF: *out = 0; return NULL;
+  case TV_STR: *out = (int64_t)poot__utf8_len(v.u.s.p, v.u.s.n); return NULL;
+  case TV_LIST:
+    if (v.flags & TVF_GEN) break;
+    *out = (int64_t)v.u.list->n;
+    return NULL;
+  case TV_DICT: *out = (int64_t)v.u.dict->n; return NULL;
+  case TV_LOOP: *out = (int64_t)v.u.loop->length; return NULL;
+  default: break;
+  }
+  return poot__tpl_err(ctx, at, POOT_FORMAT, "object of type '%s' has no len()",
+                       poot__tv_type_name(v));
+}
+
+poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name, tpl_value v,
+                             const tpl_value *args, size_t nargs, const char *const *kwnames,
+                             const tpl_value *kwvals, size_t nkw, tpl_value *out) {
+  argv_ A = {args, nargs, kwnames, kwvals, nkw};
+  const argv_ *a = &A;
+  tpl_value x;
+  *out = tv_undef(NULL);
+  if (!strcmp(name, "default") || !strcmp(name, "d")) {
+    tpl_value dflt = tv_str("", 0);
+    (void)arg(a, 0, "default_value", &dflt);
+    bool boolean = arg_bool(a, 1, "boolean", false);
+    *out = (v.kind == TV_UNDEF || (boolean && !poot__tv_truthy(v))) ? dflt : v;
+    return NULL;
+  }
+  if (!strcmp(name, "length") || !strcmp(name, "count")) {
+    int64_t n = 0;
+    POOT_TRY(len_of(ctx, at, v, &n));
+    *out = tv_int(n);
+    return NULL;
+  }
+  if (!strcmp(name, "tojson")) return do_tojson(ctx, at, v, a, out);
+  if (!strcmp(name, "safe")) {
+    POOT_TRY(str_of(ctx, v, out));
+    out->flags |= TVF_SAFE;
+    return NULL;
+  }
+  if (!strcmp(name, "escape") || !strcmp(name, "e")) {
+    if (v.kind == TV_STR && (v.flags & TVF_SAFE)) {
+      *out = v;
+      return NULL;
+    }
+    POOT_TRY(str_of(ctx, v, &x));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot__tpl_html_escape(&sb, x.u.s.p, x.u.s.n);
+    POOT_TRY(sb_done(ctx, &sb, out));
+    out->flags |= TVF_SAFE;
+    return NULL;
+  }
+  if (!strcmp(name, "string")) {
+    if (v.kind == TV_STR) {
+      *out = v;
+      return NULL;
+    }
+    return str_of(ctx, v, out);
+  }
+  if (!strcmp(name, "trim")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    tpl_value chars = tv_none();
+    (void)arg(a, 0, "chars", &chars);
+    if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "trim chars"));
+    size_t b, e;
+    poot__tpl_strip(x.u.s.p, x.u.s.n, chars.kind == TV_STR ? chars.u.s.p : NULL,
+                    chars.kind == TV_STR ? chars.u.s.n : 0, true, true, &b, &e);
+    *out = tv_str(x.u.s.p + b, e - b);
+    out->flags = x.flags & TVF_SAFE;
+    return NULL;
+  }
+  if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "capitalize") ||
+      !strcmp(name, "title")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    if (name[0] == 't') {
+      /* jinja2's title: split on runs of [-\s({[<] and capitalize each piece. */
+      const char *p = x.u.s.p;
+      size_t n = x.u.s.n;
+      bool at_start = true;
+      for (size_t i = 0; i < n;) {
+        size_t len;
+        uint32_t cp = poot__utf8_decode(p, n, i, &len);
+        bool delim = poot__py_isspace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' ||
+                     cp == '<';
+        if (delim) {
+          poot_strbuf_append(&sb, p + i, len);
+          at_start = true;
+        } else {
+          poot__utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
+          at_start = false;
+        }
+        i += len;
+      }
+    } else {
+      poot__tpl_case(&sb, x.u.s.p, x.u.s.n, name[0] == 'u' ? 'u' : name[0] == 'l' ? 'l' : 'c');
+    }
+    return sb_done(ctx, &sb, out);
+  }
+  if (!strcmp(name, "replace")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    tpl_value m_args[3];
+    size_t m_n = 0;
+    for (size_t i = 0; i < 3; i++) {
+      static const char *const kn[] = {"old", "new", "count"};
+      if (!arg(a, i, kn[i], &m_args[i])) break;
+      m_n++;
+    }
+    if (m_n == 3 && m_args[2].kind == TV_NONE) m_n = 2;
+    for (size_t i = 0; i < m_n && i < 2; i++) POOT_TRY(str_of(ctx, m_args[i], &m_args[i]));
+    return poot__tpl_call_method(ctx, at, x, "replace", m_args, m_n, NULL, NULL, 0, out);
+  }
+  if (!strcmp(name, "join")) {
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    tpl_value sep = tv_str("", 0), attr = tv_none();
+    (void)arg(a, 0, "d", &sep);
+    (void)arg(a, 1, "attribute", &attr);
+    POOT_TRY(str_of(ctx, sep, &sep));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    for (size_t i = 0; i < items->n; i++) {
+      tpl_value it = items->items[i];
+      if (attr.kind != TV_NONE) {
+        poot_status st = attr_path(ctx, at, it, attr, &it);
+        if (st) {
+          poot_strbuf_deinit(&sb);
+          return st;
+        }
+      }
+      if (i) poot_strbuf_append(&sb, sep.u.s.p, sep.u.s.n);
+      poot__tv_str(&sb, it);
+      if (sb.len > ctx->params.max_output) {
+        poot_strbuf_deinit(&sb);
+        return poot__tpl_err(ctx, at, POOT_CAPACITY, "join output too long");
+      }
+    }
+    return sb_done(ctx, &sb, out);
+  }
+  if (!strcmp(name, "items")) {
+    POOT_TRY(items_of(ctx, at, v, out));
+    out->flags = TVF_GEN;
+    return NULL;
+  }
+  if (!strcmp(name, "list")) {
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+    if (items->n) memcpy(out->u.list->items, items->items, items->n * sizeof(tpl_value));
+    return NULL;
+  }
+  if (!strcmp(name, "first")) {
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    *out = items->n ? items->items[0] : tv_undef("first");
+    return NULL;
+  }
+  if (!strcmp(name, "last")) {
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    *out = items->n ? items->items[items->n - 1] : tv_undef("last");
+    return NULL;
+  }
+  if (!strcmp(name, "reverse")) {
+    if (v.kind == TV_STR) {
+      tpl_value s[3] = {tv_none(), tv_none(), tv_int(-1)};
+      (void)s;
+      tpl_list *items;
+      POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      for (size_t i = items->n; i > 0; i--)
+        poot_strbuf_append(&sb, items->items[i - 1].u.s.p, items->items[i - 1].u.s.n);
+      return sb_done(ctx, &sb, out);
+    }
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+    for (size_t i = 0; i < items->n; i++) out->u.list->items[i] = items->items[items->n - 1 - i];
+    out->flags = TVF_GEN;
+    return NULL;
+  }
+  if (!strcmp(name, "int")) {
+    tpl_value dflt = tv_int(0), basev = tv_int(10);
+    (void)arg(a, 0, "default", &dflt);
+    (void)arg(a, 1, "base", &basev);
+    int base = basev.kind == TV_INT ? (int)basev.u.i : 10;
+    int64_t r;
+    double f;
+    if (v.kind == TV_INT) *out = v;
+    else if (v.kind == TV_BOOL) *out = tv_int(v.u.b);
+    else if (v.kind == TV_FLOAT && isfinite(v.u.f) && fabs(v.u.f) < 9.2e18) *out = tv_int((int64_t)v.u.f);
+    else if (v.kind == TV_STR && parse_py_int(v.u.s.p, v.u.s.n, base, &r)) *out = tv_int(r);
+    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f) && isfinite(f) && fabs(f) < 9.2e18)
+      *out = tv_int((int64_t)f);
+    else *out = dflt;
+    return NULL;
+  }
+  if (!strcmp(name, "float")) {
+    tpl_value dflt = tv_float(0.0);
+    (void)arg(a, 0, "default", &dflt);
+    double f;
+    if (v.kind == TV_FLOAT) *out = v;
+    else if (v.kind == TV_INT || v.kind == TV_BOOL) *out = tv_float(v.kind == TV_INT ? (double)v.u.i : v.u.b);
+    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f)) *out = tv_float(f);
+    else *out = dflt;
+    return NULL;
+  }
+  if (!strcmp(name, "abs")) {
+    if (v.kind == TV_INT) {
+      if (v.u.i == INT64_MIN) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "integer overflow");
+      *out = tv_int(v.u.i < 0 ? -v.u.i : v.u.i);
+    } else if (v.kind == TV_FLOAT) *out = tv_float(fabs(v.u.f));
+    else if (v.kind == TV_BOOL) *out = tv_int(v.u.b);
+    else return poot__tpl_err(ctx, at, POOT_FORMAT, "bad operand type for abs(): '%s'", poot__tv_type_name(v));
+    return NULL;
+  }
+  if (!strcmp(name, "round")) {
+    tpl_value prec_v = tv_int(0), method = tv_str("common", 6);
+    bool has_prec = arg(a, 0, "precision", &prec_v);
+    (void)has_prec;
+    (void)arg(a, 1, "method", &method);
+    if (!tv_is_num(v)) return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s", poot__tv_type_name(v));
+    int64_t prec = prec_v.kind == TV_INT ? prec_v.u.i : 0;
+    if (prec < -20 || prec > 20) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "round precision out of range");
+    bool common = method.kind == TV_STR && method.u.s.n == 6 && !memcmp(method.u.s.p, "common", 6);
+    bool ceil_m = method.kind == TV_STR && method.u.s.n == 4 && !memcmp(method.u.s.p, "ceil", 4);
+    bool floor_m = method.kind == TV_STR && method.u.s.n == 5 && !memcmp(method.u.s.p, "floor", 5);
+    if (!common && !ceil_m && !floor_m)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "method must be common, ceil or floor");
+    if (common && v.kind != TV_FLOAT) {
+      *out = tv_int(v.kind == TV_INT ? v.u.i : v.u.b);
+      if (prec >= 0) return NULL;
+    }
+    double f = v.kind == TV_FLOAT ? v.u.f : v.kind == TV_INT ? (double)v.u.i : v.u.b;
+    if (common) {
+      if (prec >= 0 && isfinite(f)) {
+        char buf[400];
+        snprintf(buf, sizeof buf, "%.*f", (int)prec, f);
+        *out = tv_float(strtod(buf, NULL));
+      } else {
+        double m = pow(10.0, (double)-prec);
+        double r = nearbyint(f / m) * m;
+        *out = v.kind == TV_FLOAT ? tv_float(r) : tv_int((int64_t)r);
+      }
+    } else {
+      double m = pow(10.0, (double)prec);
+      *out = tv_float((ceil_m ? ceil(f * m) : floor(f * m)) / m);
+    }
+    return NULL;
+  }
+  if (!strcmp(name, "indent")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    return do_indent(ctx, x, a, out);
+  }
+  if (!strcmp(name, "map")) {
+    tpl_list *items;
+    if (!poot__tv_truthy(v)) v = tv_undef(NULL);
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    tpl_value attr, dflt = tv_undef(NULL);
+    bool has_default = arg(a, SIZE_MAX, "default", &dflt);
+    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+    out->flags = TVF_GEN;
+    if (arg(a, SIZE_MAX, "attribute", &attr)) {
+      for (size_t i = 0; i < items->n; i++) {
+        tpl_value r;
+        POOT_TRY(attr_path(ctx, at, items->items[i], attr, &r));
+        if (r.kind == TV_UNDEF && has_default) r = dflt;
+        out->u.list->items[i] = r;
+      }
+      return NULL;
+    }
+    if (nargs < 1 || args[0].kind != TV_STR)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "map requires a filter argument");
+    char fname[64];
+    snprintf(fname, sizeof fname, "%.*s", (int)args[0].u.s.n, args[0].u.s.p);
+    for (size_t i = 0; i < items->n; i++)
+      POOT_TRY(poot__tpl_filter(ctx, at, fname, items->items[i], args + 1, nargs - 1, kwnames,
+                                kwvals, nkw, &out->u.list->items[i]));
+    return NULL;
+  }
+  if (!strcmp(name, "select")) return select_like(ctx, at, v, a, false, true, out);
+  if (!strcmp(name, "reject")) return select_like(ctx, at, v, a, false, false, out);
+  if (!strcmp(name, "selectattr")) return select_like(ctx, at, v, a, true, true, out);
+  if (!strcmp(name, "rejectattr")) return select_like(ctx, at, v, a, true, false, out);
+  if (!strcmp(name, "attr")) {
+    tpl_value nm;
+    if (!arg(a, 0, "name", &nm) || nm.kind != TV_STR)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "attr needs a name");
+    char *s = poot_arena_strndup(&ctx->arena, nm.u.s.p, nm.u.s.n);
+    if (!s) return poot__tpl_oom();
+    return poot__tpl_getattr(ctx, at, v, s, out);
+  }
+  if (!strcmp(name, "dictsort")) {
+    bool cs = arg_bool(a, 0, "case_sensitive", false);
+    tpl_value by = tv_str("key", 3);
+    (void)arg(a, 1, "by", &by);
+    bool reverse = arg_bool(a, 2, "reverse", false);
+    if (v.kind != TV_DICT)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s", poot__tv_type_name(v));
+    bool by_value = by.kind == TV_STR && by.u.s.n == 5 && !memcmp(by.u.s.p, "value", 5);
+    tpl_value pairs;
+    POOT_TRY(items_of(ctx, at, v, &pairs));
+    size_t n = pairs.u.list->n;
+    sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
+    if (!si) return poot__tpl_oom();
+    for (size_t i = 0; i < n; i++) {
+      tpl_value pr = pairs.u.list->items[i];
+      POOT_TRY(fold_case(ctx, pr.u.list->items[by_value ? 1 : 0], cs, &si[i].key));
+      si[i].val = pr;
+    }
+    POOT_TRY(sort_items(ctx, at, si, n, reverse));
+    for (size_t i = 0; i < n; i++) pairs.u.list->items[i] = si[i].val;
+    *out = pairs;
+    return NULL;
+  }
+  if (!strcmp(name, "sort") || !strcmp(name, "unique") || !strcmp(name, "min") ||
+      !strcmp(name, "max")) {
+    bool is_sort = name[0] == 's', is_unique = name[0] == 'u';
+    bool reverse = is_sort ? arg_bool(a, 0, "reverse", false) : false;
+    bool cs = arg_bool(a, is_sort ? 1 : 0, "case_sensitive", false);
+    tpl_value attr = tv_none();
+    (void)arg(a, is_sort ? 2 : 1, "attribute", &attr);
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    size_t n = items->n;
+    sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
+    if (!si) return poot__tpl_oom();
+    for (size_t i = 0; i < n; i++) {
+      tpl_value key = items->items[i];
+      if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, key, attr, &key));
+      POOT_TRY(fold_case(ctx, key, cs, &si[i].key));
+      si[i].val = items->items[i];
+    }
+    if (is_unique) {
+      POOT_TRY(poot__tv_list_new(ctx, n, out));
+      size_t k = 0;
+      for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) seen = poot__tv_equal(si[j].key, si[i].key);
+        if (!seen) out->u.list->items[k++] = si[i].val;
+      }
+      out->u.list->n = k;
+      out->flags = TVF_GEN;
+      return NULL;
+    }
+    if (!is_sort) {
+      if (!n) {
+        *out = tv_undef(name);
+        return NULL;
+      }
+      size_t best = 0;
+      for (size_t i = 1; i < n; i++) {
+        bool lt;
+        if (!poot__tv_less(si[i].key, si[best].key, &lt) || !poot__tv_less(si[best].key, si[i].key, &lt))
+          return poot__tpl_err(ctx, at, POOT_FORMAT, "values do not order");
+        bool better;
+        if (name[1] == 'i') (void)poot__tv_less(si[i].key, si[best].key, &better);
+        else (void)poot__tv_less(si[best].key, si[i].key, &better);
+        if (better) best = i;
+      }
+      *out = si[best].val;
+      return NULL;
+    }
+    POOT_TRY(sort_items(ctx, at, si, n, reverse));
+    POOT_TRY(poot__tv_list_new(ctx, n, out));
+    for (size_t i = 0; i < n; i++) out->u.list->items[i] = si[i].val;
+    return NULL;
+  }
+  if (!strcmp(name, "sum")) {
+    tpl_value attr = tv_none(), acc = tv_int(0);
+    (void)arg(a, 0, "attribute", &attr);
+    (void)arg(a, 1, "start", &acc);
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    for (size_t i = 0; i < items->n; i++) {
+      tpl_value it = items->items[i];
+      if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, it, attr, &it));
+      POOT_TRY(poot__tpl_binop(ctx, at, OP_ADD, acc, it, &acc));
+    }
+    *out = acc;
+    return NULL;
+  }
+  if (!strcmp(name, "format")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    tpl_value t;
+    if (nkw) {
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "format filter with keyword arguments");
+    }
+    POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
+    t.flags = TVF_TUPLE;
+    if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
+    return poot__tpl_percent_format(ctx, at, x, t, out);
+  }
+  if (!strcmp(name, "wordcount")) {
+    POOT_TRY(str_of(ctx, v, &x));
+    int64_t words = 0;
+    bool in = false;
+    for (size_t i = 0; i < x.u.s.n;) {
+      size_t len;
+      uint32_t cp = poot__utf8_decode(x.u.s.p, x.u.s.n, i, &len);
+      bool w = cp >= 0x80 || (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
+               (cp >= 'A' && cp <= 'Z') || cp == '_';
+      if (w && !in) words++;
+      in = w;
+      i += len;
+    }
+    *out = tv_int(words);
+    return NULL;
+  }
+  for (size_t i = 0; jinja_filters_unsupported[i]; i++)
+    if (!strcmp(jinja_filters_unsupported[i], name))
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the '%s' filter is not supported", name);
+  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "no filter named '%s'", name);
+}
+
+/* ----------------------------------------------------------------- methods */
+
+static const char *const str_methods[] = {
+    "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith",
+    "replace", "upper", "lower", "title", "capitalize", "format", "find", "rfind", "index",
+    "count", "join", "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper",
+    "isnumeric", "isdecimal", "swapcase", "casefold", "zfill", "ljust", "rjust", "center",
+    "partition", "rpartition", "removeprefix", "removesuffix", "encode", "expandtabs",
+    "istitle", "isidentifier", "isprintable", "isascii", "format_map", "maketrans",
+    "translate", "rindex", NULL};
+static const char *const str_methods_impl[] = {
+    "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith",
+    "replace", "upper", "lower", "title", "capitalize", "format", "find", "rfind", "count",
+    "join", "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "removeprefix",
+    "removesuffix", "casefold", NULL};
+static const char *const dict_methods[] = {"items", "keys", "values", "get", "copy", NULL};
+static const char *const dict_unsafe[] = {"pop", "popitem", "setdefault", "update", "clear",
+                                          "fromkeys", NULL};
+static const char *const list_methods[] = {"index", "count", "copy", NULL};
+static const char *const list_unsafe[] = {"append", "pop", "insert", "remove", "extend", "sort",
+                                          "reverse", "clear", NULL};
+
+static bool in_list(const char *const *l, const char *name) {
+  for (size_t i = 0; l[i]; i++)
+    if (!strcmp(l[i], name)) return true;
+  return false;
+}
+
+bool poot__tpl_method_exists(tpl_value self, const char *name, bool *out_safe) {
+  *out_safe = true;
+  if (self.kind == TV_STR) return in_list(str_methods, name);
+  if (self.kind == TV_DICT) {
+    if (in_list(dict_unsafe, name)) {
+      *out_safe = false;
+      return true;
+    }
+    return in_list(dict_methods, name);
+  }
+  if (self.kind == TV_LIST) {
+    if (in_list(list_unsafe, name)) {
+      *out_safe = false;
+      return true;
+    }
+    return in_list(list_methods, name);
+  }
+  return false;
+}
+
+static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, const argv_ *a,
+                              bool from_right, tpl_value *out) {
+  tpl_value sep = tv_none(), maxv = tv_int(-1);
+  (void)arg(a, 0, "sep", &sep);
+  (void)arg(a, 1, "maxsplit", &maxv);
+  int64_t maxsplit = maxv.kind == TV_INT ? maxv.u.i : -1;
+  const char *p = s.u.s.p;
+  size_t n = s.u.s.n;
+  poot_vec parts;
+  poot_vec_init(&parts, sizeof(tpl_value));
+  poot_status st = NULL;
+  if (sep.kind == TV_NONE) {
+    /* Whitespace split: runs of whitespace, no empty strings. */
+    size_t i = 0, e = n;
+    int64_t splits = 0;
+    if (!from_right) {
+      while (i < n) {
+        size_t len;
+        while (i < n && poot__py_isspace(poot__utf8_decode(p, n, i, &len))) i += len;
+        if (i >= n) break;
+        if (maxsplit >= 0 && splits >= maxsplit) {
+          size_t b2, e2;
+          poot__tpl_strip(p + i, n - i, NULL, 0, false, true, &b2, &e2);
+          tpl_value t = tv_str(p + i, e2);
+          if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
+          break;
+        }
+        size_t b = i;
+        while (i < n && !poot__py_isspace(poot__utf8_decode(p, n, i, &len))) i += len;
+        tpl_value t = tv_str(p + b, i - b);
+        if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
+        splits++;
+      }
+    } else {
+      /* rsplit(None): scan from the right. */
+      tpl_value tmp[1024];
+      size_t nt = 0;
+      while (e > 0 && nt < 1024) {
+        size_t b, ee;
+        poot__tpl_strip(p, e, NULL, 0, false, true, &b, &ee);
+        e = ee;
+        if (e == 0) break;
+        if (maxsplit >= 0 && (int64_t)nt >= maxsplit) {
+          size_t b2, e2;
+          poot__tpl_strip(p, e, NULL, 0, true, false, &b2, &e2);
+          tmp[nt++] = tv_str(p + b2, e - b2);
+          break;
+        }
+        size_t k = e;
+        while (k > 0) {
+          size_t j = k - 1;
+          while (j > 0 && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
+          size_t len;
+          if (poot__py_isspace(poot__utf8_decode(p, n, j, &len))) break;
+          k = j;
+        }
+        tmp[nt++] = tv_str(p + k, e - k);
+        e = k;
+      }
+      for (size_t i2 = nt; i2 > 0; i2--)
+        if (poot_vec_push(&parts, &tmp[i2 - 1])) st = poot__tpl_oom();
+    }
+  } else {
+    if (sep.kind != TV_STR) {
+      poot_vec_deinit(&parts);
+      return need_str(ctx, at, sep, "the separator");
+    }
+    if (sep.u.s.n == 0) {
+      poot_vec_deinit(&parts);
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "empty separator");
+    }
+    const char *q = sep.u.s.p;
+    size_t m = sep.u.s.n;
+    if (!from_right) {
+      size_t b = 0;
+      int64_t splits = 0;
+      for (;;) {
+        const char *hit = (maxsplit < 0 || splits < maxsplit) && n - b >= m
+                              ? memmem(p + b, n - b, q, m)
+                              : NULL;
+        if (!hit) {
+          tpl_value t = tv_str(p + b, n - b);
+          if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
+          break;
+        }
+        size_t h = (size_t)(hit - p);
+        tpl_value t = tv_str(p + b, h - b);
+        if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
+        b = h + m;
+        splits++;
+      }
+    } else {
+      poot_vec rev;
+      poot_vec_init(&rev, sizeof(tpl_value));
+      size_t e = n;
+      int64_t splits = 0;
+      for (;;) {
+        size_t h = SIZE_MAX;
+        if ((maxsplit < 0 || splits < maxsplit) && e >= m) {
+          for (size_t k = e - m + 1; k > 0; k--) {
+            if (memcmp(p + k - 1, q, m) == 0) {
+              h = k - 1;
+              break;
+            }
+          }
+        }
+        if (h == SIZE_MAX) {
+          tpl_value t = tv_str(p, e);
+          if (poot_vec_push(&rev, &t)) st = poot__tpl_oom();
+          break;
+        }
+        tpl_value t = tv_str(p + h + m, e - h - m);
+        if (poot_vec_push(&rev, &t)) st = poot__tpl_oom();
+        e = h;
+        splits++;
+      }
+      for (size_t i = rev.len; i > 0 && !st; i--)
+        if (poot_vec_push(&parts, &POOT_VEC_AT(&rev, tpl_value, i - 1))) st = poot__tpl_oom();
+      poot_vec_deinit(&rev);
+    }
+  }
+  if (!st) st = poot__tv_list_new(ctx, parts.len, out);
+  if (!st && parts.len) memcpy(out->u.list->items, parts.data, parts.len * sizeof(tpl_value));
+  poot_vec_deinit(&parts);
+  return st;
+}
+
+static bool affix_match(tpl_value s, tpl_value affix, bool end) {
+  if (affix.kind != TV_STR || affix.u.s.n > s.u.s.n) return false;
+  const char *p = end ? s.u.s.p + s.u.s.n - affix.u.s.n : s.u.s.p;
+  return memcmp(p, affix.u.s.p, affix.u.s.n) == 0;
+}
+
+static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, const char *name,
+                              const argv_ *a, tpl_value *out) {
+  const char *p = s.u.s.p;
+  size_t n = s.u.s.n;
+  if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
+    tpl_value chars = tv_none();
+    (void)arg(a, 0, "chars", &chars);
+    if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "strip arg"));
+    size_t b, e;
+    poot__tpl_strip(p, n, chars.kind == TV_STR ? chars.u.s.p : NULL,
+                    chars.kind == TV_STR ? chars.u.s.n : 0, name[0] != 'r', name[0] != 'l', &b, &e);
+    *out = tv_str(p + b, e - b);
+    return NULL;
+  }
+  if (!strcmp(name, "split")) return split_impl(ctx, at, s, a, false, out);
+  if (!strcmp(name, "rsplit")) return split_impl(ctx, at, s, a, true, out);
+  if (!strcmp(name, "splitlines")) {
+    bool keep = arg_bool(a, 0, "keepends", false);
+    poot_vec parts;
+    poot_vec_init(&parts, sizeof(tpl_value));
+    size_t i = 0;
+    while (i < n) {
+      size_t b = i, e = i, next = n;
+      for (;;) {
+        if (e >= n) {
+          next = n;
+          break;
+        }
+        size_t len;
+        uint32_t cp = poot__utf8_decode(p, n, e, &len);
+        if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
+            cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
+          next = e + len;
+          if (cp == '\r' && next < n && p[next] == '\n') next++;
+          break;
+        }
+        e += len;
+      }
+      tpl_value t = tv_str(p + b, (keep ? next : e) - b);
+      if (poot_vec_push(&parts, &t)) {
+        poot_vec_deinit(&parts);
+        return poot__tpl_oom();
+      }
+      i = next;
+    }
+    poot_status st = poot__tv_list_new(ctx, parts.len, out);
+    if (!st && parts.len) memcpy(out->u.list->items, parts.data, parts.len * sizeof(tpl_value));
+    poot_vec_deinit(&parts);
+    return st;
+  }
+  if (!strcmp(name, "startswith") || !strcmp(name, "endswith")) {
+    tpl_value affix;
+    if (!arg(a, 0, NULL, &affix)) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes an argument", name);
+    if (a->nargs > 1) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "%s with start/end", name);
+    bool end = name[0] == 'e', r = false;
+    if (affix.kind == TV_LIST && (affix.flags & TVF_TUPLE)) {
+      for (size_t i = 0; i < affix.u.list->n && !r; i++) {
+        if (affix.u.list->items[i].kind != TV_STR)
+          return need_str(ctx, at, affix.u.list->items[i], "tuple for startswith");
+        r = affix_match(s, affix.u.list->items[i], end);
+      }
+    } else {
+      if (affix.kind != TV_STR)
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "%s first arg must be str or a tuple of str, not %s",
+                             name, poot__tv_type_name(affix));
+      r = affix_match(s, affix, end);
+    }
+    *out = tv_bool(r);
+    return NULL;
+  }
+  if (!strcmp(name, "removeprefix") || !strcmp(name, "removesuffix")) {
+    tpl_value affix;
+    if (!arg(a, 0, NULL, &affix) || affix.kind != TV_STR)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes a string", name);
+    bool end = name[6] == 's';
+    *out = s;
+    if (affix_match(s, affix, end))
+      *out = tv_str(end ? p : p + affix.u.s.n, n - affix.u.s.n);
+    return NULL;
+  }
+  if (!strcmp(name, "replace")) {
+    tpl_value old, nw, cnt = tv_int(-1);
+    if (!arg(a, 0, "old", &old) || !arg(a, 1, "new", &nw))
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "replace takes two arguments");
+    (void)arg(a, 2, "count", &cnt);
+    POOT_TRY(need_str(ctx, at, old, "replace arg 1"));
+    POOT_TRY(need_str(ctx, at, nw, "replace arg 2"));
+    int64_t count = cnt.kind == TV_INT ? cnt.u.i : -1;
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    int64_t done = 0;
+    if (old.u.s.n == 0) {
+      size_t i = 0;
+      for (;;) {
+        if (count < 0 || done < count) {
+          poot_strbuf_append(&sb, nw.u.s.p, nw.u.s.n);
+          done++;
+        } else {
+          poot_strbuf_append(&sb, p + i, n - i);
+          break;
+        }
+        if (i >= n) break;
+        size_t e = poot__utf8_next(p, n, i);
+        poot_strbuf_append(&sb, p + i, e - i);
+        i = e;
+        if (sb.len > ctx->params.max_output) break;
+      }
+    } else {
+      size_t i = 0;
+      while (i <= n) {
+        const char *hit = (count < 0 || done < count) && n - i >= old.u.s.n
+                              ? memmem(p + i, n - i, old.u.s.p, old.u.s.n)
+                              : NULL;
+        if (!hit) {
+          poot_strbuf_append(&sb, p + i, n - i);
+          break;
+        }
+        size_t h = (size_t)(hit - p);
+        poot_strbuf_append(&sb, p + i, h - i);
+        poot_strbuf_append(&sb, nw.u.s.p, nw.u.s.n);
+        i = h + old.u.s.n;
+        done++;
+        if (sb.len > ctx->params.max_output) break;
+      }
+    }
+    if (sb.len > ctx->params.max_output) {
+      poot_strbuf_deinit(&sb);
+      return poot__tpl_err(ctx, at, POOT_CAPACITY, "replace output too long");
+    }
+    return sb_done(ctx, &sb, out);
+  }
+  if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "title") ||
+      !strcmp(name, "capitalize") || !strcmp(name, "casefold")) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    char mode = name[0] == 'u' ? 'u' : name[0] == 't' ? 't' : name[1] == 'a' && name[2] == 'p' ? 'c' : 'l';
+    poot__tpl_case(&sb, p, n, mode);
+    return sb_done(ctx, &sb, out);
+  }
+  if (!strcmp(name, "format"))
+    return poot__tpl_str_format(ctx, at, s, a->args, a->nargs, a->kwn, a->kwv, a->nkw, out);
+  if (!strcmp(name, "find") || !strcmp(name, "rfind") || !strcmp(name, "count")) {
+    tpl_value sub;
+    if (!arg(a, 0, NULL, &sub) || sub.kind != TV_STR)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes a string", name);
+    if (a->nargs > 1) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "%s with start/end", name);
+    if (name[0] == 'c') {
+      int64_t c = 0;
+      if (sub.u.s.n == 0) {
+        c = (int64_t)poot__utf8_len(p, n) + 1;
+      } else {
+        size_t i = 0;
+        const char *h;
+        while (i + sub.u.s.n <= n && (h = memmem(p + i, n - i, sub.u.s.p, sub.u.s.n))) {
+          c++;
+          i = (size_t)(h - p) + sub.u.s.n;
+        }
+      }
+      *out = tv_int(c);
+      return NULL;
+    }
+    long pos = -1;
+    if (name[0] == 'f') {
+      const char *h = sub.u.s.n <= n ? memmem(p, n, sub.u.s.p, sub.u.s.n) : NULL;
+      if (sub.u.s.n == 0) pos = 0;
+      else if (h) pos = (long)(h - p);
+    } else if (sub.u.s.n <= n) {
+      for (size_t k = n - sub.u.s.n + 1; k > 0; k--)
+        if (memcmp(p + k - 1, sub.u.s.p, sub.u.s.n) == 0) {
+          pos = (long)(k - 1);
+          break;
+        }
+    }
+    *out = tv_int(pos < 0 ? -1 : (int64_t)poot__utf8_len(p, (size_t)pos));
+    return NULL;
+  }
+  if (!strcmp(name, "join")) {
+    tpl_value seq;
+    if (!arg(a, 0, NULL, &seq)) return poot__tpl_err(ctx, at, POOT_FORMAT, "join takes an iterable");
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, seq, &items));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    for (size_t i = 0; i < items->n; i++) {
+      if (items->items[i].kind != TV_STR) {
+        poot_strbuf_deinit(&sb);
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "sequence item %zu: expected str instance, %s found",
+                             i, poot__tv_type_name(items->items[i]));
+      }
+      if (i) poot_strbuf_append(&sb, p, n);
+      poot_strbuf_append(&sb, items->items[i].u.s.p, items->items[i].u.s.n);
+    }
+    return sb_done(ctx, &sb, out);
+  }
+  if (!strncmp(name, "is", 2)) {
+    bool any = false, all = true, cased = false, lower_ok = true, upper_ok = true;
+    for (size_t i = 0; i < n;) {
+      size_t len;
+      uint32_t cp = poot__utf8_decode(p, n, i, &len);
+      bool digit = cp >= '0' && cp <= '9';
+      bool alpha = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= 0x80 && poot__tpl_is_cased(cp));
+      bool ok = !strcmp(name, "isdigit")   ? digit
+                : !strcmp(name, "isalpha") ? alpha
+                : !strcmp(name, "isalnum") ? alpha || digit
+                : !strcmp(name, "isspace") ? poot__py_isspace(cp)
+                                           : true;
+      if (poot__tpl_is_cased(cp)) {
+        cased = true;
+        if (poot__tpl_lower_cp(cp) != cp) lower_ok = false;
+        if (poot__tpl_upper_cp(cp) != cp) upper_ok = false;
+      }
+      any = true;
+      if (!ok) all = false;
+      i += len;
+    }
+    if (!strcmp(name, "islower")) *out = tv_bool(cased && lower_ok);
+    else if (!strcmp(name, "isupper")) *out = tv_bool(cased && upper_ok);
+    else *out = tv_bool(any && all);
+    return NULL;
+  }
+  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the str method '%s' is not supported", name);
+}
+
+poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value self,
+                                  const char *name, const tpl_value *args, size_t nargs,
+                                  const char *const *kwnames, const tpl_value *kwvals, size_t nkw,
+                                  tpl_value *out) {
+  argv_ A = {args, nargs, kwnames, kwvals, nkw};
+  *out = tv_none();
+  if (self.kind == TV_STR) {
+    if (!in_list(str_methods_impl, name))
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the str method '%s' is not supported", name);
+    return str_method(ctx, at, self, name, &A, out);
+  }
+  if (self.kind == TV_DICT) {
+    tpl_dict *d = self.u.dict;
+    if (!strcmp(name, "items")) return items_of(ctx, at, self, out);
+    if (!strcmp(name, "keys") || !strcmp(name, "values")) {
+      POOT_TRY(poot__tv_list_new(ctx, d->n, out));
+      for (size_t i = 0; i < d->n; i++) out->u.list->items[i] = name[0] == 'k' ? d->keys[i] : d->vals[i];
+      return NULL;
+    }
+    if (!strcmp(name, "get")) {
+      tpl_value key, dflt = tv_none();
+      if (!arg(&A, 0, NULL, &key)) return poot__tpl_err(ctx, at, POOT_FORMAT, "get expected at least 1 argument");
+      (void)arg(&A, 1, NULL, &dflt);
+      long i = poot__tv_dict_find(d, key);
+      *out = i >= 0 ? d->vals[i] : dflt;
+      return NULL;
+    }
+    if (!strcmp(name, "copy")) {
+      POOT_TRY(poot__tv_dict_new(ctx, d->n, out));
+      for (size_t i = 0; i < d->n; i++) POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, d->keys[i], d->vals[i]));
+      return NULL;
+    }
+  }
+  if (self.kind == TV_LIST) {
+    tpl_list *l = self.u.list;
+    tpl_value x;
+    if (!strcmp(name, "copy")) {
+      POOT_TRY(poot__tv_list_new(ctx, l->n, out));
+      if (l->n) memcpy(out->u.list->items, l->items, l->n * sizeof(tpl_value));
+      return NULL;
+    }
+    if (!arg(&A, 0, NULL, &x)) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes an argument", name);
+    if (!strcmp(name, "count")) {
+      int64_t c = 0;
+      for (size_t i = 0; i < l->n; i++) c += poot__tv_equal(l->items[i], x);
+      *out = tv_int(c);
+      return NULL;
+    }
+    if (!strcmp(name, "index")) {
+      for (size_t i = 0; i < l->n; i++)
+        if (poot__tv_equal(l->items[i], x)) {
+          *out = tv_int((int64_t)i);
+          return NULL;
+        }
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "value is not in list");
+    }
+  }
+  if (self.kind == TV_LOOP) {
+    tpl_loop *l = self.u.loop;
+    if (!strcmp(name, "cycle")) {
+      if (!nargs) return poot__tpl_err(ctx, at, POOT_FORMAT, "no items for cycling given");
+      *out = args[l->index0 % nargs];
+      return NULL;
+    }
+    if (!strcmp(name, "changed")) {
+      tpl_value t;
+      POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
+      if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
+      bool changed = !l->has_changed || !poot__tv_equal(l->last_changed, t);
+      l->last_changed = t;
+      l->has_changed = true;
+      *out = tv_bool(changed);
+      return NULL;
+    }
+  }
+  return poot__tpl_err(ctx, at, POOT_FORMAT, "calling '%s' on a %s is not allowed (sandbox)", name,
+                       poot__tv_type_name(self));
+}
+
+/* ----------------------------------------------------------------- globals */
+
+static const char *const builtins[] = {"range", "namespace", "dict", "raise_exception",
+                                       "strftime_now", "lipsum", "cycler", "joiner", NULL};
+
+bool poot__tpl_builtin_exists(const char *name) { return in_list(builtins, name); }
+
+poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char *name,
+                                   const tpl_value *args, size_t nargs, const char *const *kwnames,
+                                   const tpl_value *kwvals, size_t nkw, tpl_value *out) {
+  *out = tv_none();
+  if (!strcmp(name, "raise_exception")) {
+    tpl_value msg = nargs ? args[0] : tv_str("", 0);
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot__tv_str(&sb, msg);
+    if (poot_strbuf_status(&sb)) {
+      poot_strbuf_deinit(&sb);
+      return poot__tpl_oom();
+    }
+    poot_free(ctx->raised);
+    ctx->raised = poot_strbuf_take(&sb);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "template raised: %s",
+                            ctx->raised ? ctx->raised : "");
+  }
+  if (!strcmp(name, "range")) {
+    int64_t v[3] = {0, 0, 1};
+    for (size_t i = 0; i < nargs; i++) {
+      tpl_value x = args[i];
+      if (x.kind == TV_BOOL) x = tv_int(x.u.b);
+      if (x.kind != TV_INT)
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' object cannot be interpreted as an integer",
+                             poot__tv_type_name(args[i]));
+      args[i].kind == TV_BOOL ? (void)0 : (void)0;
+      if (nargs == 1) v[1] = x.u.i;
+      else v[i] = x.u.i;
+    }
+    if (nargs < 1 || nargs > 3 || nkw)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "range expected 1 to 3 integer arguments");
+    if (v[2] == 0) return poot__tpl_err(ctx, at, POOT_FORMAT, "range() arg 3 must not be zero");
+    int64_t count = 0;
+    if (v[2] > 0 && v[1] > v[0]) count = (v[1] - v[0] + v[2] - 1) / v[2];
+    if (v[2] < 0 && v[1] < v[0]) count = (v[0] - v[1] - v[2] - 1) / -v[2];
+    if (count > 100000)
+      return poot__tpl_err(ctx, at, POOT_FORMAT,
+                           "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    POOT_TRY(poot__tv_list_new(ctx, (size_t)count, out));
+    for (int64_t i = 0; i < count; i++) out->u.list->items[i] = tv_int(v[0] + i * v[2]);
+    return NULL;
+  }
+  if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {
+    POOT_TRY(poot__tv_dict_new(ctx, nkw + 4, out));
+    if (nargs > 1) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes at most one positional argument", name);
+    if (nargs == 1) {
+      if (args[0].kind == TV_DICT) {
+        for (size_t i = 0; i < args[0].u.dict->n; i++)
+          POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, args[0].u.dict->keys[i], args[0].u.dict->vals[i]));
+      } else if (args[0].kind == TV_LIST) {
+        for (size_t i = 0; i < args[0].u.list->n; i++) {
+          tpl_value pr = args[0].u.list->items[i];
+          if (pr.kind != TV_LIST || pr.u.list->n != 2)
+            return poot__tpl_err(ctx, at, POOT_FORMAT, "%s: sequence elements must be pairs", name);
+          POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, pr.u.list->items[0], pr.u.list->items[1]));
+        }
+      } else {
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "%s: cannot convert a %s", name, poot__tv_type_name(args[0]));
+      }
+    }
+    for (size_t i = 0; i < nkw; i++) {
+      tpl_value k;
+      POOT_TRY(poot__tv_strdup(ctx, kwnames[i], strlen(kwnames[i]), &k));
+      POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, k, kwvals[i]));
+    }
+    if (name[0] == 'n') out->kind = TV_NS;
+    return NULL;
+  }
+  if (!strcmp(name, "strftime_now")) {
+    if (nargs < 1 || args[0].kind != TV_STR)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "strftime_now takes a format string");
+    char fmt[256];
+    if (args[0].u.s.n >= sizeof fmt)
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "strftime_now format too long");
+    memcpy(fmt, args[0].u.s.p, args[0].u.s.n);
+    fmt[args[0].u.s.n] = 0;
+    time_t t = ctx->params.now_epoch_s >= 0 ? (time_t)ctx->params.now_epoch_s : time(NULL);
+    struct tm tmv;
+    if (ctx->params.now_epoch_s >= 0) gmtime_r(&t, &tmv);
+    else localtime_r(&t, &tmv);
+    char buf[1024];
+    size_t len = fmt[0] ? strftime(buf, sizeof buf, fmt, &tmv) : 0;
+    return poot__tv_strdup(ctx, buf, len, out);
+  }
+  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the global function '%s' is not supported", name);
+}

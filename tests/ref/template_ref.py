@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Reference check for poot's chat templates.
+
+Renders every template of $POOT_DATA_DIR/chat-templates with every conversation
+of tests/data/template/*.json, with and without the generation prompt, twice:
+with Python jinja2 set up exactly as Hugging Face transformers sets it up
+(ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks, loopcontrols, its
+own tojson / raise_exception / strftime_now, the {% generation %} tag), and
+with `poot template`. The bytes must be identical; where jinja2 raises (a
+template rejecting a conversation shape), poot must fail too.
+
+Usage: template_ref.py [--poot PATH] [--data DIR] [--verbose] [TEMPLATE-SUBSTRING...]
+Exit: 0 all match, 1 a mismatch, 77 skipped (no jinja2, no data or no poot).
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+# strftime_now() is fixed to this instant on both sides so that the output is
+# deterministic: 2025-03-14 15:09:26 UTC.
+NOW = 1741964966
+BOS = "<s>"
+EOS = "</s>"
+
+# Templates known not to match, with the reason (kept in step with
+# docs/chat-templates.md). Empty when all match.
+KNOWN_MISMATCHES = {}
+
+
+def make_env():
+    import jinja2
+    from jinja2.ext import Extension
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class GenerationTag(Extension):
+        # transformers' AssistantTracker: {% generation %} renders its body.
+        tags = {"generation"}
+
+        def parse(self, parser):
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+            return jinja2.nodes.CallBlock(self.call_method("_render"), [], [], body).set_lineno(lineno)
+
+        def _render(self, caller):
+            return caller()
+
+    def raise_exception(message):
+        raise jinja2.exceptions.TemplateError(message)
+
+    def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                          sort_keys=sort_keys)
+
+    def strftime_now(fmt):
+        return datetime.fromtimestamp(NOW, timezone.utc).strftime(fmt)
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                        extensions=[GenerationTag, jinja2.ext.loopcontrols])
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
+    return env
+
+
+def jinja_render(env, source, variables):
+    """Returns (ok, text_or_error)."""
+    try:
+        tpl = env.from_string(source)
+    except Exception as e:  # syntax errors: poot must reject the template too
+        return False, f"{type(e).__name__}: {e}"
+    # transformers passes these explicitly (tools/documents None by default).
+    ctx = {"tools": None, "documents": None, "add_generation_prompt": False}
+    ctx.update(variables)
+    try:
+        return True, tpl.render(**ctx)
+    except Exception as e:
+        return False, f"{type(e).__name__}: {e}"
+
+
+def poot_render(poot, template_path, conv_path, agp):
+    cmd = [poot, "template", "--template", template_path, "--messages", conv_path,
+           "--bos", BOS, "--eos", EOS, "--now", str(NOW),
+           "--add-generation-prompt" if agp else "--no-generation-prompt"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace").strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--poot", default=os.environ.get("POOT"))
+    ap.add_argument("--data", default=os.environ.get("POOT_DATA_DIR"))
+    ap.add_argument("--convs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "..", "data", "template"))
+    ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("only", nargs="*")
+    args = ap.parse_args()
+    try:
+        env = make_env()
+    except ImportError:
+        print("SKIP: the jinja2 Python package is not installed")
+        return 77
+    if not args.poot or not os.path.exists(args.poot):
+        print("SKIP: the poot binary was not given (POOT)")
+        return 77
+    tdir = os.path.join(args.data or "", "chat-templates")
+    templates = sorted(glob.glob(os.path.join(tdir, "*.jinja")))
+    if not templates:
+        print(f"SKIP: no chat templates under {tdir}")
+        return 77
+    if args.only:
+        templates = [t for t in templates if any(o in os.path.basename(t) for o in args.only)]
+    convs = sorted(glob.glob(os.path.join(args.convs, "*.json")))
+    if not convs:
+        print(f"FAIL: no conversations under {args.convs}")
+        return 1
+
+    matching, failing = [], []
+    cases = raised_both = 0
+    for tpath in templates:
+        name = os.path.basename(tpath)
+        with open(tpath, "rb") as f:
+            source = f.read().decode("utf-8")
+        problems = []
+        for cpath in convs:
+            with open(cpath, encoding="utf-8") as f:
+                data = json.load(f)
+            variables = {"messages": data} if isinstance(data, list) else dict(data)
+            variables["bos_token"] = BOS
+            variables["eos_token"] = EOS
+            for agp in (False, True):
+                variables["add_generation_prompt"] = agp
+                cases += 1
+                ok, ref = jinja_render(env, source, variables)
+                rc, out, err = poot_render(args.poot, tpath, cpath, agp)
+                case = f"{os.path.basename(cpath)} agp={agp}"
+                if not ok:
+                    if rc == 0:
+                        problems.append(f"{case}: jinja2 raised ({ref}) but poot rendered")
+                    else:
+                        raised_both += 1
+                    continue
+                if rc != 0:
+                    problems.append(f"{case}: poot failed: {err}")
+                    continue
+                want = ref.encode("utf-8")
+                if out != want:
+                    i = next((k for k in range(min(len(out), len(want))) if out[k] != want[k]),
+                             min(len(out), len(want)))
+                    problems.append(f"{case}: differs at byte {i}: jinja2 {want[max(0, i-40):i+40]!r}"
+                                    f" poot {out[max(0, i-40):i+40]!r}")
+        if problems:
+            failing.append(name)
+            expected = name in KNOWN_MISMATCHES
+            print(f"{'XFAIL' if expected else 'FAIL '} {name}")
+            for p in problems[: (20 if args.verbose else 3)]:
+                print(f"    {p}")
+        else:
+            matching.append(name)
+            if args.verbose:
+                print(f"ok    {name}")
+    print(f"templates matching byte-for-byte: {len(matching)}/{len(templates)} "
+          f"({cases} renders, {raised_both} rejected by both jinja2 and poot)")
+    unexpected = [n for n in failing if n not in KNOWN_MISMATCHES]
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
