@@ -8,3 +8,8 @@ poot_add_test(test_eval_elementwise SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_
   LIBS poot_eval poot_graph poot_base m)
 poot_add_test(test_eval_structure SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_structure.c
   LIBS poot_eval poot_graph poot_base m)
+poot_add_test(test_eval_composite SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_composite.c
+  LIBS poot_eval poot_graph poot_base m)
+poot_add_test(test_eval_numpy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_numpy.c
+  ${CMAKE_SOURCE_DIR}/tools/support_npy.c LIBS poot_eval poot_graph poot_base m)
+target_include_directories(test_eval_numpy PRIVATE ${CMAKE_SOURCE_DIR}/tools)
