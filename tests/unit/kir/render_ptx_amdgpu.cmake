@@ -1,0 +1,13 @@
+# KIR's PTX and AMDGPU renderers: rendering, determinism and golden checks,
+# then acceptance by the targets' own tools (ptxas; llc-19 and ld.lld-19),
+# which SKIP where the tool is absent. The math bounds test replays the
+# renderers' composite math in C. The corpus library comes from kir.cmake.
+set(poot_kir_render_util ${CMAKE_CURRENT_LIST_DIR}/render_ptx_amdgpu_util.c
+                         ${CMAKE_CURRENT_LIST_DIR}/render_ptx_ops.c)
+poot_add_test(kir_render_ptx
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_kir poot_base)
+poot_add_test(kir_render_ptx_ptxas
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_kir poot_base
+  ARGS ptxas)
