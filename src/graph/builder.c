@@ -332,7 +332,7 @@ poot_status poot_graph_add_node(poot_graph *g, poot_op op, uint32_t num_operands
   uint32_t nres = 0;
   poot_status st = poot__op_infer(op, num_operands, types, &canon, trap, out, &nres);
   if (st)
-    return poot_status_annotate(st, "node %%%u (%s): ", (unsigned)g->values.len, poot_op_name(op));
+    return poot_status_annotate(st, "node %%%u (%s)", (unsigned)g->values.len, poot_op_name(op));
   poot_node n;
   memset(&n, 0, sizeof n);
   n.op = op;

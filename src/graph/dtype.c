@@ -147,7 +147,7 @@ poot_status poot__check_type(const poot_type *type, const char *what) {
                             (int)type->dtype);
   size_t bytes = 0;
   poot_status st = poot_type_byte_size(type->dtype, &type->shape, &bytes);
-  if (st) return poot_status_annotate(st, "%s: ", what);
+  if (st) return poot_status_annotate(st, "%s", what);
   return NULL;
 }
 

@@ -58,7 +58,7 @@ static poot_status check_shape(const poot_shape *s, const char *what) {
   if (s->rank > POOT_MAX_RANK) return BAD("bad attribute: %s rank %u > %d", what, s->rank, POOT_MAX_RANK);
   int64_t n = 0;
   poot_status st = poot_shape_elements(s, &n);
-  if (st) return poot_status_annotate(st, "bad attribute: %s: ", what);
+  if (st) return poot_status_annotate(st, "bad attribute: %s", what);
   return NULL;
 }
 

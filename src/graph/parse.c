@@ -1019,5 +1019,5 @@ poot_status poot_graph_load(const char *path, poot_graph **out_graph) {
   POOT_TRY(poot_file_read_all(path, &data, &size));
   poot_status st = poot_graph_parse(data, size, out_graph);
   poot_free(data);
-  return poot_status_annotate(st, "%s: ", path);
+  return poot_status_annotate(st, "%s", path);
 }

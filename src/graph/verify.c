@@ -131,7 +131,7 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
 
 static poot_status node_error(poot_status st, const poot_node *n) {
   if (!st) return NULL;
-  return poot_status_annotate(st, "node %%%u (%s): ", node_label(n), poot_op_name(n->op));
+  return poot_status_annotate(st, "node %%%u (%s)", node_label(n), poot_op_name(n->op));
 }
 
 /* Orders the region's nodes topologically (stable: the existing order when
