@@ -113,7 +113,7 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
   const poot_region *r = &poot__reg(g, region)->pub;
   for (uint32_t i = 0; i < r->num_nodes; i++) {
     const poot_node *o = poot__node(g, r->nodes[i]);
-    if (o->id == n->id || o->op != POOT_OP_LEAF) continue;
+    if (o->id >= n->id || o->op != POOT_OP_LEAF) continue; /* report the later one */
     if (leaf_collides(o, n)) {
       poot_strbuf sb;
       poot_strbuf_init(&sb);
