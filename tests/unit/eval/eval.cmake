@@ -13,3 +13,7 @@ poot_add_test(test_eval_composite SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_co
 poot_add_test(test_eval_numpy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_eval_numpy.c
   ${CMAKE_SOURCE_DIR}/tools/support_npy.c LIBS poot_eval poot_graph poot_base m)
 target_include_directories(test_eval_numpy PRIVATE ${CMAKE_SOURCE_DIR}/tools)
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  poot_add_script_test(test_eval_cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/../../ref/eval_cli.py)
+endif()
