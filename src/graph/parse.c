@@ -124,6 +124,9 @@ static void lex(parser *p) {
 }
 
 static poot_status err_at(const tok *t, const char *expected) {
+  if (t->kind == T_BAD && t->n && t->s[0] == '"')
+    return poot_status_make(POOT_FORMAT, "line %u:%u: unterminated string (expected %s)", t->line,
+                            t->col, expected);
   char shown[48];
   size_t k = 0;
   if (t->kind == T_EOF) {
