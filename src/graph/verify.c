@@ -199,7 +199,7 @@ static poot_status order_region(poot_graph *g, poot__region *r, uint8_t *mark, u
     }
   }
   if (!st) {
-    memcpy(r->nodes.data, order.data, order.len * sizeof(uint32_t));
+    if (order.len) memcpy(r->nodes.data, order.data, order.len * sizeof(uint32_t));
     r->pub.nodes = r->nodes.data;
     r->pub.num_nodes = (uint32_t)r->nodes.len;
   }
