@@ -1,5 +1,6 @@
 /* test_graph_text.c — the text form: the documented example, parse errors
  * with positions, bit-exact float constants, strings, hostile input. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -261,11 +262,44 @@ static void test_hostile_input(void **state) {
   poot_free(text);
 }
 
+/* Every file of the fuzzer's corpus is a valid graph that round-trips. */
+static void test_corpus_files(void **state) {
+  (void)state;
+  const char *src = poot_test_source_dir();
+  if (!src) skip();
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus/graph_text", src);
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int files = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (n < 7 || strcmp(e->d_name + n - 7, ".pgraph") != 0) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    poot_graph *g = NULL;
+    POOT_ASSERT_OK(poot_graph_load(path, &g));
+    char *a = to_text(g);
+    poot_graph *g2 = NULL;
+    POOT_ASSERT_OK(poot_graph_parse(a, strlen(a), &g2));
+    char *b = to_text(g2);
+    assert_string_equal(a, b);
+    poot_free(a);
+    poot_free(b);
+    poot_graph_destroy(g);
+    poot_graph_destroy(g2);
+    files++;
+  }
+  closedir(d);
+  assert_true(files >= 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_example_file),         cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_float_bits_roundtrip), cmocka_unit_test(test_strings_and_attrs),
-      cmocka_unit_test(test_hostile_input),
+      cmocka_unit_test(test_hostile_input),        cmocka_unit_test(test_corpus_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
