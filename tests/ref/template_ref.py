@@ -66,10 +66,15 @@ def make_env():
     return env
 
 
+_compiled = {}
+
+
 def jinja_render(env, source, variables):
     """Returns (ok, text_or_error)."""
     try:
-        tpl = env.from_string(source)
+        if source not in _compiled:
+            _compiled[source] = env.from_string(source)
+        tpl = _compiled[source]
     except Exception as e:  # syntax errors: poot must reject the template too
         return False, f"{type(e).__name__}: {e}"
     # transformers passes these explicitly (tools/documents None by default).

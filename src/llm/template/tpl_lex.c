@@ -360,7 +360,9 @@ static poot_status lex_tag(lexer *lx, size_t *pos, bool is_block, bool *line_sta
       return lex_error(lx, i, msg);
     }
     if (oplen == 1 && (c == '(' || c == '[' || c == '{')) {
-      if (depth >= sizeof balance) return lex_error(lx, i, "brackets nested too deeply");
+      if (depth >= sizeof balance)
+        return poot_status_make(POOT_CAPACITY, "template line %u: brackets nested more than %zu deep",
+                                (unsigned)line_at(lx, i), sizeof balance);
       balance[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
     } else if (oplen == 1 && (c == ')' || c == ']' || c == '}')) {
       if (depth == 0) {
