@@ -71,7 +71,7 @@ static void run_case(const char *name, const char *kind, uint32_t n_in, const po
   poot_value in[4], out;
   for (uint32_t i = 0; i < n_in; i++) {
     POOT_ASSERT_OK(poot_graph_add_const(g, &ins[i], &in[i]));
-    char suffix[8];
+    char suffix[16];
     snprintf(suffix, sizeof suffix, "in%u", i);
     write_tensor(name, suffix, &ins[i]);
   }
