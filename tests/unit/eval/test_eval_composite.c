@@ -188,6 +188,80 @@ static void test_attention(void **state) {
   poot_graph_destroy(g);
 }
 
+/* A masked attention decode step over fixed-capacity K/V states: write the
+ * new row at `pos` (dynamic_update_slice with a check), build the mask as
+ * iota <= pos, attend over [cap]. Two steps; the second sees both rows. */
+static void test_decode_step(void **state) {
+  (void)state;
+  enum { CAP = 4, D = 2 };
+  poot_graph *g = tg_new();
+  poot_type kv_t = poot_type_make(POOT_DTYPE_F32, 3, DIMS(CAP, 1, D));
+  poot_type row_t = poot_type_make(POOT_DTYPE_F32, 3, DIMS(1, 1, D));
+  poot_type pos_t = poot_type_make(POOT_DTYPE_I32, 1, DIMS(1));
+  poot_value kc, vc, q, k, v, pos, zero, p0, kn, vn, io, pb, mask, att;
+  POOT_ASSERT_OK(poot_graph_add_state(g, "k", &kv_t, &kc));
+  POOT_ASSERT_OK(poot_graph_add_state(g, "v", &kv_t, &vc));
+  POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_NAMED, "q", &row_t, &q));
+  POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_NAMED, "knew", &row_t, &k));
+  POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_NAMED, "vnew", &row_t, &v));
+  POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_POS, NULL, &pos_t, &pos));
+  POOT_ASSERT_OK(poot_graph_const_int(g, POOT_DTYPE_I32, 0, &zero));
+  poot_shape scalar = {0};
+  POOT_ASSERT_OK(poot_graph_reshape(g, pos, &scalar, &p0));
+  poot_value starts[3] = {p0, zero, zero};
+  POOT_ASSERT_OK(poot_graph_dynamic_update_slice(g, kc, k, starts, POOT_TRAP_POS_OUT_OF_RANGE, &kn));
+  POOT_ASSERT_OK(poot_graph_dynamic_update_slice(g, vc, v, starts, POOT_TRAP_POS_OUT_OF_RANGE, &vn));
+  poot_type io_t = poot_type_make(POOT_DTYPE_I32, 2, DIMS(1, CAP));
+  POOT_ASSERT_OK(poot_graph_iota(g, &io_t, 1, &io));
+  poot_shape ms = poot_shape_of(2, 1, CAP);
+  POOT_ASSERT_OK(poot_graph_broadcast(g, p0, &ms, NULL, &pb));
+  POOT_ASSERT_OK(poot_graph_binary(g, POOT_OP_LE, io, pb, &mask));
+  POOT_ASSERT_OK(poot_graph_attention(g, q, kn, vn, mask, 1.0, &att));
+  POOT_ASSERT_OK(poot_graph_set_state_update(g, kc, kn));
+  POOT_ASSERT_OK(poot_graph_set_state_update(g, vc, vn));
+  POOT_ASSERT_OK(poot_graph_set_output(g, att));
+  POOT_ASSERT_OK(poot_graph_verify(g));
+
+  float kz[CAP * D] = {0}, vz[CAP * D] = {0};
+  /* Stale rows past pos must not matter: fill them with garbage. */
+  for (int i = 2 * D; i < CAP * D; i++) kz[i] = vz[i] = 1000.0f;
+  float q0[D] = {1, 0}, k0[D] = {1, 0}, v0[D] = {2, 3};
+  int32_t pos0 = 0;
+  poot_tensor tk = {kv_t, kz, sizeof kz}, tv = {kv_t, vz, sizeof vz}, tq = {row_t, q0, 8},
+              tkn = {row_t, k0, 8}, tvn = {row_t, v0, 8}, tp = {pos_t, &pos0, 4};
+  poot_eval_input items[] = {{"k", &tk}, {"v", &tv}, {"q", &tq}, {"knew", &tkn}, {"vnew", &tvn},
+                             {"pos", &tp}};
+  poot_eval_inputs in = {6, items};
+  poot_evaluation *ev = NULL;
+  POOT_ASSERT_OK(poot_eval(g, &in, NULL, &ev));
+  const float w0[] = {2, 3}; /* one visible position: its value */
+  tg_assert_near(ev->output.data, w0, 2, 1e-6f);
+  /* Step 2: feed the new states back, pos 1. */
+  float k1[CAP * D], v1[CAP * D];
+  memcpy(k1, poot_evaluation_state(ev, "k")->data, sizeof k1);
+  memcpy(v1, poot_evaluation_state(ev, "v")->data, sizeof v1);
+  assert_true(k1[0] == 1.0f && v1[1] == 3.0f && k1[2 * D] == 1000.0f);
+  poot_evaluation_destroy(ev);
+  float k1new[D] = {0, 1}, v1new[D] = {-4, 5}, q1[D] = {0.5f, 0.25f};
+  int32_t pos1 = 1;
+  tk.data = k1;
+  tv.data = v1;
+  tkn.data = k1new;
+  tvn.data = v1new;
+  tq.data = q1;
+  tp.data = &pos1;
+  POOT_ASSERT_OK(poot_eval(g, &in, NULL, &ev));
+  const double s0 = 0.5, s1 = 0.25, m = s0, e0 = exp(s0 - m), e1 = exp(s1 - m);
+  const float w1[] = {(float)((e0 * 2 + e1 * -4) / (e0 + e1)), (float)((e0 * 3 + e1 * 5) / (e0 + e1))};
+  tg_assert_near(ev->output.data, w1, 2, 1e-5f);
+  poot_evaluation_destroy(ev);
+  /* pos == cap is a typed fault. */
+  int32_t pos4 = CAP;
+  tp.data = &pos4;
+  POOT_ASSERT_STATUS_MSG(poot_eval(g, &in, NULL, &ev), POOT_KERNEL_FAULT, "pos_out_of_range");
+  poot_graph_destroy(g);
+}
+
 /* A composite built by hand, nested, and a failed check inside a body. */
 static void test_generic_composites(void **state) {
   (void)state;
@@ -247,6 +321,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_norms),     cmocka_unit_test(test_softmax_and_activations),
       cmocka_unit_test(test_rope),      cmocka_unit_test(test_attention),
+      cmocka_unit_test(test_decode_step),
       cmocka_unit_test(test_generic_composites),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
