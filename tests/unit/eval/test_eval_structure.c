@@ -476,6 +476,80 @@ static void test_dequantize_rng(void **state) {
   poot_graph_destroy(g);
 }
 
+/* More shapes: empty operands, size-1 dims, rank 3 transposes, int
+ * reductions and scans, f16 accumulation in dot_general, top_k with k = 0. */
+static void test_more_edges(void **state) {
+  (void)state;
+  poot_graph *g = tg_new();
+  const float a[] = {1, 2, 3, 4, 5, 6};
+  poot_value x = tg_const(g, POOT_DTYPE_F32, 3, DIMS(1, 2, 3), a), t, e, c, p, k0, k0i;
+  POOT_ASSERT_OK(poot_graph_transpose(g, x, DIMS(2, 0, 1), &t)); /* [3, 1, 2] */
+  poot_value empty = tg_const(g, POOT_DTYPE_F32, 3, DIMS(1, 0, 3), NULL);
+  poot_value two[2] = {empty, x};
+  POOT_ASSERT_OK(poot_graph_concat(g, 2, two, 1, &c)); /* == x */
+  float pv = 9;
+  poot_value pval = tg_const(g, POOT_DTYPE_F32, 0, NULL, &pv);
+  poot_value m2 = tg_const(g, POOT_DTYPE_F32, 2, DIMS(2, 3), a);
+  POOT_ASSERT_OK(poot_graph_pad(g, m2, pval, DIMS(0, 1), DIMS(1, 0), DIMS(1, 0), &p)); /* [4, 4] */
+  POOT_ASSERT_OK(poot_graph_slice(g, empty, DIMS(0, 0, 1), DIMS(1, 0, 3), NULL, &e));
+  POOT_ASSERT_OK(poot_graph_top_k(g, m2, 0, &k0, &k0i));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "c", c));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "p", p));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "e", e));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "k0", k0));
+  poot_evaluation *ev = tg_run(g, t);
+  const float wt[] = {1, 4, 2, 5, 3, 6};
+  tg_assert_f32(ev->output.data, wt, 6);
+  assert_int_equal(ev->output.type.shape.dims[0], 3);
+  tg_assert_f32(poot_evaluation_env(ev, "c")->data, a, 6);
+  const float wp[] = {9, 1, 2, 3, 9, 9, 9, 9, 9, 4, 5, 6, 9, 9, 9, 9};
+  tg_assert_f32(poot_evaluation_env(ev, "p")->data, wp, 16);
+  assert_int_equal(poot_evaluation_env(ev, "e")->size, 0);
+  assert_int_equal(poot_evaluation_env(ev, "k0")->size, 0);
+  poot_evaluation_destroy(ev);
+  poot_graph_destroy(g);
+
+  /* Integer reductions and scans wrap; argmax over ints. */
+  g = tg_new();
+  const int32_t iv[] = {INT32_MAX, 1, -5, 7, 7, -9};
+  x = tg_const(g, POOT_DTYPE_I32, 2, DIMS(2, 3), iv);
+  poot_value rs, rmax, rmin, am, cs;
+  POOT_ASSERT_OK(poot_graph_reduce(g, x, POOT_REDUCE_SUM, 1, DIMS(1), POOT_DTYPE_I32, &rs));
+  POOT_ASSERT_OK(poot_graph_reduce(g, x, POOT_REDUCE_MAX, 1, DIMS(1), POOT_DTYPE_I32, &rmax));
+  POOT_ASSERT_OK(poot_graph_reduce(g, x, POOT_REDUCE_MIN, 1, DIMS(0), POOT_DTYPE_I32, &rmin));
+  POOT_ASSERT_OK(poot_graph_reduce(g, x, POOT_REDUCE_ARGMAX, 1, DIMS(1), POOT_DTYPE_I32, &am));
+  POOT_ASSERT_OK(poot_graph_cumsum(g, x, 1, POOT_DTYPE_I32, &cs));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "max", rmax));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "min", rmin));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "argmax", am));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "cumsum", cs));
+  ev = tg_run(g, rs);
+  assert_int_equal(((int32_t *)ev->output.data)[0], (int32_t)((uint32_t)INT32_MAX + 1u - 5u));
+  assert_int_equal(((int32_t *)ev->output.data)[1], 5);
+  const int32_t wmax[] = {INT32_MAX, 7}, wmin[] = {7, 1, -9}, wam[] = {0, 0};
+  assert_memory_equal(poot_evaluation_env(ev, "max")->data, wmax, sizeof wmax);
+  assert_memory_equal(poot_evaluation_env(ev, "min")->data, wmin, sizeof wmin);
+  assert_memory_equal(poot_evaluation_env(ev, "argmax")->data, wam, sizeof wam);
+  const int32_t *cs_got = poot_evaluation_env(ev, "cumsum")->data;
+  assert_int_equal(cs_got[1], INT32_MIN);
+  assert_int_equal(cs_got[2], (int32_t)((uint32_t)INT32_MIN - 5u));
+  assert_int_equal(cs_got[5], 5);
+  poot_evaluation_destroy(ev);
+  poot_graph_destroy(g);
+
+  /* dot_general accumulating in f16: 2048 + 1 + 1 stays 2048. */
+  g = tg_new();
+  const uint16_t hl[] = {poot_f32_to_f16(2048.0f), 0x3C00, 0x3C00};
+  const uint16_t hr[] = {0x3C00, 0x3C00, 0x3C00};
+  poot_value l = tg_const(g, POOT_DTYPE_F16, 1, DIMS(3), hl), r = tg_const(g, POOT_DTYPE_F16, 1, DIMS(3), hr), d;
+  poot_dot_dims dd = {.num_contract = 1, .lhs_contract = {0}, .rhs_contract = {0}};
+  POOT_ASSERT_OK(poot_graph_dot_general(g, l, r, &dd, POOT_DTYPE_F16, &d));
+  ev = tg_run(g, d);
+  assert_int_equal(((uint16_t *)ev->output.data)[0], poot_f32_to_f16(2048.0f));
+  poot_evaluation_destroy(ev);
+  poot_graph_destroy(g);
+}
+
 /* ----------------------------------------------------- bindings and state */
 
 static void test_bindings_states_env(void **state) {
@@ -589,6 +663,7 @@ int main(void) {
       cmocka_unit_test(test_dot_cumsum),
       cmocka_unit_test(test_top_k),
       cmocka_unit_test(test_dequantize_rng),
+      cmocka_unit_test(test_more_edges),
       cmocka_unit_test(test_bindings_states_env),
       cmocka_unit_test(test_out_of_memory),
   };
