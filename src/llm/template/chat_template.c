@@ -119,9 +119,9 @@ poot_status poot_chat_template_render(const poot_chat_template *tpl, const poot_
   memset(&ctx, 0, sizeof ctx);
   if (params) ctx.params = *params;
   else poot_chat_template_render_params_default(&ctx.params);
-  if (!ctx.params.max_steps) ctx.params.max_steps = 50000000;
+  if (!ctx.params.max_steps) ctx.params.max_steps = 10000000;
   if (!ctx.params.max_output) ctx.params.max_output = (size_t)64 << 20;
-  if (!ctx.params.max_memory) ctx.params.max_memory = (size_t)1 << 30;
+  if (!ctx.params.max_memory) ctx.params.max_memory = (size_t)256 << 20;
   if (!ctx.params.max_depth) ctx.params.max_depth = 256;
   poot_arena_init(&ctx.arena, 0);
   poot_strbuf out;

@@ -235,6 +235,7 @@ typedef struct tpl_ctx {
   poot_strbuf *out;
   uint64_t steps;
   uint32_t depth;
+  uint32_t nest; /* C recursion of the interpreter */
   char *raised; /* raise_exception message (heap) */
 } tpl_ctx;
 

@@ -379,8 +379,24 @@ static poot_status eval_compare(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *
   return NULL;
 }
 
+/* The C recursion of the interpreter (expressions, statements, calls) is
+ * bounded, so that a hostile template cannot exhaust the stack even when its
+ * nesting and its macro recursion are each within their own limits. */
+#define MAX_C_NEST 2500
+
+static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value *out);
+
 poot_status poot__tpl_eval(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value *out) {
   *out = tv_undef(NULL);
+  if (ctx->nest >= MAX_C_NEST)
+    return poot__tpl_err(ctx, n, POOT_CAPACITY, "the template nests calls and expressions too deeply");
+  ctx->nest++;
+  poot_status st = eval_inner(ctx, scope, n, out);
+  ctx->nest--;
+  return st;
+}
+
+static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value *out) {
   POOT_TRY(poot__tpl_step(ctx, n));
   switch (n->kind) {
   case N_CONST: *out = n->value; return NULL;
@@ -631,6 +647,7 @@ static poot_status run_for(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tp
   tpl_value lv = {.kind = TV_LOOP};
   lv.u.loop = loop;
   for (size_t i = 0; i < items->n; i++) {
+    POOT_TRY(poot__tpl_step(ctx, n));
     loop->index0 = i;
     tpl_scope *is = NULL;
     POOT_TRY(scope_new(ctx, scope, &is));
@@ -743,7 +760,18 @@ poot_status poot__tpl_call(tpl_ctx *ctx, const tpl_node *at, tpl_value fn, const
   return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' object is not callable", poot__tv_type_name(fn));
 }
 
+static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_flow *flow);
+
 static poot_status exec_node(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_flow *flow) {
+  if (ctx->nest >= MAX_C_NEST)
+    return poot__tpl_err(ctx, n, POOT_CAPACITY, "the template nests calls and statements too deeply");
+  ctx->nest++;
+  poot_status st = exec_inner(ctx, scope, n, flow);
+  ctx->nest--;
+  return st;
+}
+
+static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_flow *flow) {
   POOT_TRY(poot__tpl_step(ctx, n));
   switch (n->kind) {
   case N_DATA: return emit(ctx, n, n->value.u.s.p, n->value.u.s.n);
