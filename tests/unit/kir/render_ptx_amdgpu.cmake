@@ -10,4 +10,11 @@ poot_add_test(kir_render_ptx
 poot_add_test(kir_render_ptx_ptxas
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_test.c ${poot_kir_render_util}
   LIBS poot_kir_corpus poot_kir poot_base
-  ARGS ptxas)
+  ARGS ptxas TIMEOUT 900)
+poot_add_test(kir_render_amdgpu
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_amdgpu_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_kir poot_base)
+poot_add_test(kir_render_amdgpu_llc
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_amdgpu_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_kir poot_base
+  ARGS llc TIMEOUT 900)

@@ -81,14 +81,12 @@ static bool executable(const char *path) { return access(path, X_OK) == 0; }
 
 bool render_find_tool(const char *tool, char *out, size_t out_size) {
   const char *path = getenv("PATH");
-  char buf[4096];
-  if (path) {
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir;
-         dir = strtok_r(NULL, ":", &save)) {
-      int k = snprintf(out, out_size, "%s/%s", dir, tool);
-      if (k > 0 && (size_t)k < out_size && executable(out)) return true;
-    }
+  while (path && *path) {
+    const char *end = strchr(path, ':');
+    size_t n = end ? (size_t)(end - path) : strlen(path);
+    int k = snprintf(out, out_size, "%.*s/%s", (int)n, path, tool);
+    if (n > 0 && k > 0 && (size_t)k < out_size && executable(out)) return true;
+    path = end ? end + 1 : NULL;
   }
   static const char *const homes[] = {"CUDA_HOME", "CUDA_PATH"};
   for (size_t i = 0; i < 2; i++) {
