@@ -28,6 +28,14 @@ struct poot_kir_builder {
   bool failed;
 };
 
+/* poot_vec_push that reports only success; its status is dropped for ours. */
+static bool push(poot_vec *v, const void *elem) {
+  poot_status st = poot_vec_push(v, elem);
+  if (!st) return true;
+  poot_status_free(st);
+  return false;
+}
+
 static bool is_ident(const char *s) {
   if (!s || !*s) return false;
   for (const char *p = s; *p; p++) {
@@ -79,14 +87,13 @@ poot_status poot_kir_builder_create(const poot_kir_kernel_desc *desc,
   memcpy(b->kernel->workgroup_size, wg, sizeof wg);
   b->kernel->subgroup_size = desc->subgroup_size;
   b->kernel->impl_ = b->impl;
-  if (poot_vec_push(&b->values, NULL) || poot_vec_push(&b->live, NULL)) goto fail_oom_status;
+  if (!push(&b->values, NULL) || !push(&b->live, NULL)) goto fail_oom_status;
   frame root = {FRAME_ROOT, NULL, &b->kernel->body, 0};
-  if (poot_vec_push(&b->frames, &root)) goto fail_oom_status;
+  if (!push(&b->frames, &root)) goto fail_oom_status;
   b->next_id = 1;
   *out_builder = b;
   return POOT_OK_STATUS;
 fail_oom_status:
-  /* poot_vec_push only fails for memory; its status is dropped for ours. */
 fail_oom:
   poot_kir_builder_destroy(b);
   return poot_status_make(POOT_OUT_OF_MEMORY, "kir: out of memory creating a builder");
@@ -174,8 +181,8 @@ static poot_status emit(poot_kir_builder *b, const poot_kir_inst *tmpl, poot_kir
   if (poot__kir_op_has_result(in->op)) {
     poot_kir_value_info vi = {t, in};
     uint8_t one = 1;
-    if (poot_vec_push(&b->values, &vi)) return oom(b);
-    if (poot_vec_push(&b->live, &one)) return oom(b);
+    if (!push(&b->values, &vi)) return oom(b);
+    if (!push(&b->live, &one)) return oom(b);
     in->result = (poot_kir_value)(b->values.len - 1);
   } else {
     in->result = 0;
@@ -228,7 +235,7 @@ poot_status poot_kir_add_binding(poot_kir_builder *b, const poot_kir_binding *de
   poot_kir_binding nb = *desc;
   nb.align = align;
   nb.name = poot_arena_strdup(&b->impl->arena, desc->name);
-  if (!nb.name || poot_vec_push(&b->bindings, &nb)) return oom(b);
+  if (!nb.name || !push(&b->bindings, &nb)) return oom(b);
   *out_ref = (uint32_t)b->bindings.len - 1;
   return POOT_OK_STATUS;
 }
@@ -256,7 +263,7 @@ poot_status poot_kir_add_param(poot_kir_builder *b, const poot_kir_param *desc,
   }
   poot_kir_param np = *desc;
   np.name = poot_arena_strdup(&b->impl->arena, desc->name);
-  if (!np.name || poot_vec_push(&b->params, &np)) return oom(b);
+  if (!np.name || !push(&b->params, &np)) return oom(b);
   *out_index = (uint32_t)b->params.len - 1;
   return POOT_OK_STATUS;
 }
@@ -271,7 +278,7 @@ poot_status poot_kir_add_shared(poot_kir_builder *b, const char *name, poot_kir_
     return bfail(b, POOT_INVALID_ARGUMENT,
                  "shared '%s': needs a non-bool element type and a count > 0", name);
   poot_kir_shared s = {poot_arena_strdup(&b->impl->arena, name), elem, count};
-  if (!s.name || poot_vec_push(&b->shared, &s)) return oom(b);
+  if (!s.name || !push(&b->shared, &s)) return oom(b);
   *out_ref = (uint32_t)b->shared.len - 1;
   return POOT_OK_STATUS;
 }
@@ -287,7 +294,7 @@ poot_status poot_kir_add_private(poot_kir_builder *b, const char *name, poot_kir
     return bfail(b, POOT_INVALID_ARGUMENT, "private '%s': bad type or count %u (1..4096)", name,
                  count);
   poot_kir_private p = {poot_arena_strdup(&b->impl->arena, name), type, count};
-  if (!p.name || poot_vec_push(&b->privates, &p)) return oom(b);
+  if (!p.name || !push(&b->privates, &p)) return oom(b);
   *out_ref = (uint32_t)b->privates.len - 1;
   return POOT_OK_STATUS;
 }
@@ -535,7 +542,7 @@ poot_status poot_kir_check(poot_kir_builder *b, poot_kir_value cond, uint32_t tr
 static poot_status push_frame(poot_kir_builder *b, int kind, poot_kir_inst *owner,
                               poot_kir_block *blk, uint32_t values_at_open) {
   frame f = {kind, owner, blk, values_at_open};
-  if (poot_vec_push(&b->frames, &f)) return oom(b);
+  if (!push(&b->frames, &f)) return oom(b);
   return POOT_OK_STATUS;
 }
 
