@@ -613,14 +613,15 @@ static poot_status gemv_body(poot_kir_builder *b, const poot_kir_corpus_case *c,
       POOT_TRY(kc_bin(b, POOT_KIR_OP_ADD, off, col, &rowoff[r]));
       POOT_TRY(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rw, rowoff[r], 4, &w[r]));
     }
+    poot_kir_value xl[4];
+    for (uint32_t l = 0; l < 4; l++) POOT_TRY(poot_kir_extract(b, xk, l, &xl[l]));
     for (uint32_t r = 0; r < GEMV_ROWS; r++) {
       poot_kir_value a;
       POOT_TRY(poot_kir_priv_load(b, acc, r, &a));
       for (uint32_t l = 0; l < 4; l++) {
-        poot_kir_value wl, xl;
+        poot_kir_value wl;
         POOT_TRY(poot_kir_extract(b, w[r], l, &wl));
-        POOT_TRY(poot_kir_extract(b, xk, l, &xl));
-        POOT_TRY(poot_kir_fma(b, wl, xl, a, &a));
+        POOT_TRY(poot_kir_fma(b, wl, xl[l], a, &a));
       }
       POOT_TRY(poot_kir_priv_store(b, acc, r, a));
     }
