@@ -34,7 +34,7 @@ typedef struct glsl_ctx {
   /* What the kernel uses (a pre-pass fills these). */
   bool sg_basic, sg_arith, sg_shuffle, sg_ballot;
   bool i64, storage8, storage16, atomic_float, atomic_float2;
-  bool f16, bf16, erf, tanh, f2i, f2u, f2i64, frem;
+  bool f16, bf16, erf, tanh, fma, f2i, f2u, f2i64, frem;
   uint8_t *alias; /* per binding position: bit 1 = vec2 alias, bit 2 = vec4 alias */
 } glsl_ctx;
 
@@ -148,6 +148,7 @@ static void scan_block(glsl_ctx *c, const poot_kir_block *b) {
       break;
     case POOT_KIR_OP_ERF: c->erf = true; break;
     case POOT_KIR_OP_TANH: c->tanh = true; break;
+    case POOT_KIR_OP_FMA: c->fma = true; break;
     case POOT_KIR_OP_REM:
       if (is_float(in->type.scalar)) c->frem = true;
       break;
@@ -296,16 +297,16 @@ static const char glsl_erf_helper[] =
     "  if (a < 1.0) {\n"
     "    // (2/sqrt(pi)) * sum (-1)^n x^(2n+1) / (n! (2n+1)), n = 0..9.\n"
     "    precise float z = a * a;\n"
-    "    precise float p = -8.1803090e-08;\n"
-    "    p = p * z + 8.1483055e-07;\n"
-    "    p = p * z - 7.1356645e-06;\n"
-    "    p = p * z + 5.4293946e-05;\n"
-    "    p = p * z - 3.5577876e-04;\n"
-    "    p = p * z + 1.9808100e-03;\n"
-    "    p = p * z - 9.4032986e-03;\n"
-    "    p = p * z + 3.7612613e-02;\n"
-    "    p = p * z - 3.7612638e-01;\n"
-    "    p = p * z + 1.1283792e+00;\n"
+    "    precise float p = -1.636584469e-07;\n"
+    "    p = p * z + 1.646211437e-06;\n"
+    "    p = p * z - 1.492565036e-05;\n"
+    "    p = p * z + 1.205533298e-04;\n"
+    "    p = p * z - 8.548327023e-04;\n"
+    "    p = p * z + 5.223977625e-03;\n"
+    "    p = p * z - 2.686617065e-02;\n"
+    "    p = p * z + 1.128379167e-01;\n"
+    "    p = p * z - 3.761263890e-01;\n"
+    "    p = p * z + 1.128379167e+00;\n"
     "    r = a * p;\n"
     "  } else {\n"
     "    // Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).\n"
@@ -322,6 +323,125 @@ static const char glsl_erf_helper[] =
     "vec2 poot_erf(vec2 x) { return vec2(poot_erf(x.x), poot_erf(x.y)); }\n"
     "vec4 poot_erf(vec4 x) {\n"
     "  return vec4(poot_erf(x.x), poot_erf(x.y), poot_erf(x.z), poot_erf(x.w));\n"
+    "}\n";
+
+/* fma(a, b, c) rounded once. Vulkan does not promise that GLSL's fma() is
+ * fused (lavapipe computes a multiply and an add), and float error-free
+ * transformations are at the mercy of the driver's algebraic rewrites, so
+ * the product and sum are formed exactly in 64-bit integer pairs and rounded
+ * to nearest even once: exact for every input, subnormals and overflow
+ * included. docs/kir-glsl-wgsl.md discusses the cost. */
+static const char glsl_fma_helper[] =
+    "uvec2 poot_shl64(uvec2 x, uint n) {\n"
+    "  if (n == 0u) return x;\n"
+    "  if (n >= 64u) return uvec2(0u);\n"
+    "  if (n >= 32u) return uvec2(0u, x.x << (n - 32u));\n"
+    "  return uvec2(x.x << n, (x.y << n) | (x.x >> (32u - n)));\n"
+    "}\n"
+    "uvec2 poot_shr64(uvec2 x, uint n) {\n"
+    "  if (n == 0u) return x;\n"
+    "  if (n >= 64u) return uvec2(0u);\n"
+    "  if (n >= 32u) return uvec2(x.y >> (n - 32u), 0u);\n"
+    "  return uvec2((x.x >> n) | (x.y << (32u - n)), x.y >> n);\n"
+    "}\n"
+    "bool poot_low64(uvec2 x, uint n) {\n"
+    "  if (n == 0u) return false;\n"
+    "  if (n >= 64u) return (x.x | x.y) != 0u;\n"
+    "  if (n >= 32u) return x.x != 0u || (n > 32u && (x.y << (64u - n)) != 0u);\n"
+    "  return (x.x << (32u - n)) != 0u;\n"
+    "}\n"
+    "uint poot_bit64(uvec2 x, uint n) {\n"
+    "  if (n >= 64u) return 0u;\n"
+    "  if (n >= 32u) return (x.y >> (n - 32u)) & 1u;\n"
+    "  return (x.x >> n) & 1u;\n"
+    "}\n"
+    "uvec2 poot_add64(uvec2 x, uvec2 y) {\n"
+    "  uint lo = x.x + y.x;\n"
+    "  return uvec2(lo, x.y + y.y + (lo < x.x ? 1u : 0u));\n"
+    "}\n"
+    "uvec2 poot_sub64(uvec2 x, uvec2 y) {\n"
+    "  return uvec2(x.x - y.x, x.y - y.y - (x.x < y.x ? 1u : 0u));\n"
+    "}\n"
+    "uint poot_msb64(uvec2 x) {\n"
+    "  return x.y != 0u ? 32u + uint(findMSB(x.y)) : uint(findMSB(x.x));\n"
+    "}\n"
+    "float poot_fma(float a, float b, float c) {\n"
+    "  uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c);\n"
+    "  uint ea = (ua >> 23) & 0xffu, eb = (ub >> 23) & 0xffu, ec = (uc >> 23) & 0xffu;\n"
+    "  // A NaN or infinite factor, or a zero one: a * b is exact, one rounding.\n"
+    "  if (ea == 255u || eb == 255u || (ua & 0x7fffffffu) == 0u || (ub & 0x7fffffffu) == 0u) {\n"
+    "    precise float r = a * b + c;\n"
+    "    return r;\n"
+    "  }\n"
+    "  if (ec == 255u) return c;  // finite a * b plus an infinity or NaN\n"
+    "  uint ma = ea == 0u ? (ua & 0x7fffffu) : ((ua & 0x7fffffu) | 0x800000u);\n"
+    "  uint mb = eb == 0u ? (ub & 0x7fffffu) : ((ub & 0x7fffffu) | 0x800000u);\n"
+    "  // p = ma * mb (48 bits) from 16-bit limbs; its value is p * 2^ep.\n"
+    "  uint mid = (ma >> 16) * (mb & 0xffffu) + (ma & 0xffffu) * (mb >> 16);\n"
+    "  uvec2 p = poot_add64(uvec2((ma & 0xffffu) * (mb & 0xffffu), (ma >> 16) * (mb >> 16)),\n"
+    "                       uvec2(mid << 16, mid >> 16));\n"
+    "  uint kp = poot_msb64(p);\n"
+    "  p = poot_shl64(p, 47u - kp);\n"
+    "  int ep = int(max(ea, 1u)) + int(max(eb, 1u)) - 300 - int(47u - kp);\n"
+    "  uint sp = (ua ^ ub) >> 31;\n"
+    "  uint mc = ec == 0u ? (uc & 0x7fffffu) : ((uc & 0x7fffffu) | 0x800000u);\n"
+    "  uvec2 s = p;\n"
+    "  int es = ep;\n"
+    "  uint sgn = sp;\n"
+    "  bool flag = false;  // the exact value is s + d, 0 < d < 1 (units of bit 0)\n"
+    "  if (mc != 0u) {\n"
+    "    uint kq = uint(findMSB(mc));\n"
+    "    uvec2 q = poot_shl64(uvec2(mc, 0u), 47u - kq);\n"
+    "    int eq = int(max(ec, 1u)) - 150 - int(47u - kq);\n"
+    "    uint sc = uc >> 31;\n"
+    "    bool qx = eq > ep;  // the addend has the larger exponent\n"
+    "    uvec2 x = qx ? q : p, y = qx ? p : q;\n"
+    "    int ex = qx ? eq : ep, ey = qx ? ep : eq;\n"
+    "    uint sx = qx ? sc : sp, sy = qx ? sp : sc;\n"
+    "    uint d = uint(ex - ey), l = min(d, 14u), r = d - l;\n"
+    "    x = poot_shl64(x, l);\n"
+    "    es = ex - int(l);\n"
+    "    uvec2 yt = poot_shr64(y, r);\n"
+    "    flag = poot_low64(y, r);\n"
+    "    if (sx == sy) {\n"
+    "      s = poot_add64(x, yt);\n"
+    "      sgn = sx;\n"
+    "    } else if (flag) {\n"
+    "      s = poot_sub64(poot_sub64(x, yt), uvec2(1u, 0u));\n"
+    "      sgn = sx;\n"
+    "    } else if (yt.y > x.y || (yt.y == x.y && yt.x > x.x)) {\n"
+    "      s = poot_sub64(yt, x);\n"
+    "      sgn = sy;\n"
+    "    } else {\n"
+    "      s = poot_sub64(x, yt);\n"
+    "      sgn = sx;\n"
+    "    }\n"
+    "    if ((s.x | s.y) == 0u) return 0.0;\n"
+    "  }\n"
+    "  // Round s * 2^es to binary32, nearest even.\n"
+    "  uint k = poot_msb64(s);\n"
+    "  int e = int(k) + es;\n"
+    "  if (e > 127) return uintBitsToFloat((sgn << 31) | 0x7f800000u);\n"
+    "  bool sub = e < -126;\n"
+    "  int sh = sub ? -149 - es : int(k) - 23;\n"
+    "  uint m;\n"
+    "  if (sh <= 0) {\n"
+    "    m = poot_shl64(s, uint(-sh)).x;\n"
+    "  } else {\n"
+    "    m = poot_shr64(s, uint(sh)).x;\n"
+    "    uint g = poot_bit64(s, uint(sh) - 1u);\n"
+    "    bool st = flag || poot_low64(s, uint(sh) - 1u);\n"
+    "    if (g == 1u && (st || (m & 1u) == 1u)) m += 1u;\n"
+    "  }\n"
+    "  uint bits = sub ? m : (uint(e + 126) << 23) + m;\n"
+    "  return uintBitsToFloat((sgn << 31) | bits);\n"
+    "}\n"
+    "vec2 poot_fma(vec2 a, vec2 b, vec2 c) {\n"
+    "  return vec2(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y));\n"
+    "}\n"
+    "vec4 poot_fma(vec4 a, vec4 b, vec4 c) {\n"
+    "  return vec4(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y), poot_fma(a.z, b.z, c.z),\n"
+    "              poot_fma(a.w, b.w, c.w));\n"
     "}\n";
 
 /* float -> integer: truncate toward zero, saturate, NaN -> 0 (KIR CONVERT). */
@@ -854,7 +974,7 @@ static void emit_inst(glsl_ctx *c, const poot_kir_inst *in) {
   case POOT_KIR_OP_FMA: {
     def_begin(c, in);
     const char *close = norm_open(c, in->type);
-    putf(c, "fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
+    putf(c, "poot_fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
     break;
   }
   case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
@@ -1005,6 +1125,7 @@ static void emit_header(glsl_ctx *c) {
   if (c->bf16) put(c, glsl_bf16_helpers);
   if (c->tanh) put(c, glsl_tanh_helper);
   if (c->erf) put(c, glsl_erf_helper);
+  if (c->fma) put(c, glsl_fma_helper);
   if (c->f2i) put(c, glsl_f2i_helper);
   if (c->f2u) put(c, glsl_f2u_helper);
   if (c->f2i64) put(c, glsl_f2i64_helper);

@@ -40,7 +40,8 @@ typedef struct wgsl_ctx {
   poot_strbuf *out;
   poot_status st;
   int depth;
-  bool enable_f16, f16, bf16, erf, tanh, f2i, f2u, subgroups;
+  bool enable_f16, f16, bf16, erf, tanh, fma, f2i, f2u, subgroups;
+  bool sg_lane, sg_size; /* subgroup builtins the kernel reads */
   wgsl_mem *bind;   /* per binding position */
   wgsl_mem *shared; /* per shared array */
 } wgsl_ctx;
@@ -127,6 +128,11 @@ static void scan_block(wgsl_ctx *c, const poot_kir_block *b) {
     switch (in->op) {
     case POOT_KIR_OP_ERF: c->erf = true; break;
     case POOT_KIR_OP_TANH: c->tanh = true; break;
+    case POOT_KIR_OP_FMA: c->fma = true; break;
+    case POOT_KIR_OP_BUILTIN:
+      if (in->ref == POOT_KIR_BUILTIN_SUBGROUP_LANE) c->sg_lane = true;
+      if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) c->sg_size = true;
+      break;
     case POOT_KIR_OP_CONVERT: {
       poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
       scan_type(c, vtype(c, in->args[0]));
@@ -266,16 +272,16 @@ static const char wgsl_erf_helper[] =
     "  if (a < 1.0) {\n"
     "    // (2/sqrt(pi)) * sum (-1)^n x^(2n+1) / (n! (2n+1)), n = 0..9.\n"
     "    let z = a * a;\n"
-    "    var p = -8.1803090e-08;\n"
-    "    p = p * z + 8.1483055e-07;\n"
-    "    p = p * z - 7.1356645e-06;\n"
-    "    p = p * z + 5.4293946e-05;\n"
-    "    p = p * z - 3.5577876e-04;\n"
-    "    p = p * z + 1.9808100e-03;\n"
-    "    p = p * z - 9.4032986e-03;\n"
-    "    p = p * z + 3.7612613e-02;\n"
-    "    p = p * z - 3.7612638e-01;\n"
-    "    p = p * z + 1.1283792e+00;\n"
+    "    var p = -1.636584469e-07;\n"
+    "    p = p * z + 1.646211437e-06;\n"
+    "    p = p * z - 1.492565036e-05;\n"
+    "    p = p * z + 1.205533298e-04;\n"
+    "    p = p * z - 8.548327023e-04;\n"
+    "    p = p * z + 5.223977625e-03;\n"
+    "    p = p * z - 2.686617065e-02;\n"
+    "    p = p * z + 1.128379167e-01;\n"
+    "    p = p * z - 3.761263890e-01;\n"
+    "    p = p * z + 1.128379167e+00;\n"
     "    r = a * p;\n"
     "  } else {\n"
     "    // Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).\n"
@@ -294,17 +300,144 @@ static const char wgsl_erf_helper[] =
     "  return vec4<f32>(poot_erf(x.x), poot_erf(x.y), poot_erf(x.z), poot_erf(x.w));\n"
     "}\n";
 
+/* fma(a, b, c) rounded once, in 64-bit integer pairs (see render_glsl.c;
+ * WGSL cannot even mark float operations as exact). */
+static const char wgsl_fma_helper[] =
+    "fn poot_shl64(x: vec2<u32>, n: u32) -> vec2<u32> {\n"
+    "  if (n == 0u) { return x; }\n"
+    "  if (n >= 64u) { return vec2<u32>(0u, 0u); }\n"
+    "  if (n >= 32u) { return vec2<u32>(0u, x.x << (n - 32u)); }\n"
+    "  return vec2<u32>(x.x << n, (x.y << n) | (x.x >> (32u - n)));\n"
+    "}\n"
+    "fn poot_shr64(x: vec2<u32>, n: u32) -> vec2<u32> {\n"
+    "  if (n == 0u) { return x; }\n"
+    "  if (n >= 64u) { return vec2<u32>(0u, 0u); }\n"
+    "  if (n >= 32u) { return vec2<u32>(x.y >> (n - 32u), 0u); }\n"
+    "  return vec2<u32>((x.x >> n) | (x.y << (32u - n)), x.y >> n);\n"
+    "}\n"
+    "fn poot_low64(x: vec2<u32>, n: u32) -> bool {\n"
+    "  if (n == 0u) { return false; }\n"
+    "  if (n >= 64u) { return (x.x | x.y) != 0u; }\n"
+    "  if (n >= 32u) { return x.x != 0u || (n > 32u && (x.y << (64u - n)) != 0u); }\n"
+    "  return (x.x << (32u - n)) != 0u;\n"
+    "}\n"
+    "fn poot_bit64(x: vec2<u32>, n: u32) -> u32 {\n"
+    "  if (n >= 64u) { return 0u; }\n"
+    "  if (n >= 32u) { return (x.y >> (n - 32u)) & 1u; }\n"
+    "  return (x.x >> n) & 1u;\n"
+    "}\n"
+    "fn poot_add64(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {\n"
+    "  let lo = x.x + y.x;\n"
+    "  return vec2<u32>(lo, x.y + y.y + select(0u, 1u, lo < x.x));\n"
+    "}\n"
+    "fn poot_sub64(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {\n"
+    "  return vec2<u32>(x.x - y.x, x.y - y.y - select(0u, 1u, x.x < y.x));\n"
+    "}\n"
+    "fn poot_msb64(x: vec2<u32>) -> u32 {\n"
+    "  if (x.y != 0u) { return 32u + firstLeadingBit(x.y); }\n"
+    "  return firstLeadingBit(x.x);\n"
+    "}\n"
+    "fn poot_fma(a: f32, b: f32, c: f32) -> f32 {\n"
+    "  let ua = bitcast<u32>(a);\n"
+    "  let ub = bitcast<u32>(b);\n"
+    "  let uc = bitcast<u32>(c);\n"
+    "  let ea = (ua >> 23u) & 0xffu;\n"
+    "  let eb = (ub >> 23u) & 0xffu;\n"
+    "  let ec = (uc >> 23u) & 0xffu;\n"
+    "  // A NaN or infinite factor, or a zero one: a * b is exact, one rounding.\n"
+    "  if (ea == 255u || eb == 255u || (ua & 0x7fffffffu) == 0u || (ub & 0x7fffffffu) == 0u) {\n"
+    "    return a * b + c;\n"
+    "  }\n"
+    "  if (ec == 255u) { return c; }  // finite a * b plus an infinity or NaN\n"
+    "  let ma = select((ua & 0x7fffffu) | 0x800000u, ua & 0x7fffffu, ea == 0u);\n"
+    "  let mb = select((ub & 0x7fffffu) | 0x800000u, ub & 0x7fffffu, eb == 0u);\n"
+    "  // p = ma * mb (48 bits) from 16-bit limbs; value p * 2^(ep).\n"
+    "  let mid = (ma >> 16u) * (mb & 0xffffu) + (ma & 0xffffu) * (mb >> 16u);\n"
+    "  var p = poot_add64(vec2<u32>((ma & 0xffffu) * (mb & 0xffffu), (ma >> 16u) * (mb >> 16u)),\n"
+    "                     vec2<u32>(mid << 16u, mid >> 16u));\n"
+    "  let kp = poot_msb64(p);\n"
+    "  p = poot_shl64(p, 47u - kp);\n"
+    "  let ep = i32(max(ea, 1u)) + i32(max(eb, 1u)) - 300 - i32(47u - kp);\n"
+    "  let sp = (ua ^ ub) >> 31u;\n"
+    "  let mc = select((uc & 0x7fffffu) | 0x800000u, uc & 0x7fffffu, ec == 0u);\n"
+    "  var s = p;\n"
+    "  var es = ep;\n"
+    "  var sign = sp;\n"
+    "  var flag = false;  // the exact value is s + d with 0 < d < 1 (in units of bit 0)\n"
+    "  if (mc != 0u) {\n"
+    "    let kq = firstLeadingBit(mc);\n"
+    "    var q = poot_shl64(vec2<u32>(mc, 0u), 47u - kq);\n"
+    "    let eq = i32(max(ec, 1u)) - 150 - i32(47u - kq);\n"
+    "    let sc = uc >> 31u;\n"
+    "    var x = p;\n"
+    "    var y = q;\n"
+    "    var ex = ep;\n"
+    "    var ey = eq;\n"
+    "    var sx = sp;\n"
+    "    var sy = sc;\n"
+    "    if (eq > ep) {\n"
+    "      x = q; y = p; ex = eq; ey = ep; sx = sc; sy = sp;\n"
+    "    }\n"
+    "    let d = u32(ex - ey);\n"
+    "    let l = min(d, 14u);\n"
+    "    x = poot_shl64(x, l);\n"
+    "    es = ex - i32(l);\n"
+    "    let r = d - l;\n"
+    "    let yt = poot_shr64(y, r);\n"
+    "    flag = poot_low64(y, r);\n"
+    "    if (sx == sy) {\n"
+    "      s = poot_add64(x, yt);\n"
+    "      sign = sx;\n"
+    "    } else if (flag) {\n"
+    "      s = poot_sub64(poot_sub64(x, yt), vec2<u32>(1u, 0u));\n"
+    "      sign = sx;\n"
+    "    } else if (yt.y > x.y || (yt.y == x.y && yt.x > x.x)) {\n"
+    "      s = poot_sub64(yt, x);\n"
+    "      sign = sy;\n"
+    "    } else {\n"
+    "      s = poot_sub64(x, yt);\n"
+    "      sign = sx;\n"
+    "    }\n"
+    "    if ((s.x | s.y) == 0u) { return 0.0; }\n"
+    "  }\n"
+    "  // Round s * 2^es to binary32, nearest even.\n"
+    "  let k = poot_msb64(s);\n"
+    "  let e = i32(k) + es;\n"
+    "  if (e > 127) { return bitcast<f32>((sign << 31u) | 0x7f800000u); }\n"
+    "  let sub = e < -126;\n"
+    "  let sh = select(i32(k) - 23, -149 - es, sub);\n"
+    "  var m: u32;\n"
+    "  if (sh <= 0) {\n"
+    "    m = poot_shl64(s, u32(-sh)).x;\n"
+    "  } else {\n"
+    "    m = poot_shr64(s, u32(sh)).x;\n"
+    "    let g = poot_bit64(s, u32(sh) - 1u);\n"
+    "    let st = flag || poot_low64(s, u32(sh) - 1u);\n"
+    "    if (g == 1u && (st || (m & 1u) == 1u)) { m = m + 1u; }\n"
+    "  }\n"
+    "  var bits = m;\n"
+    "  if (!sub) { bits = (u32(e + 126) << 23u) + m; }\n"
+    "  return bitcast<f32>((sign << 31u) | bits);\n"
+    "}\n"
+    "fn poot_fmax2(a: vec2<f32>, b: vec2<f32>, c: vec2<f32>) -> vec2<f32> {\n"
+    "  return vec2<f32>(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y));\n"
+    "}\n"
+    "fn poot_fmax4(a: vec4<f32>, b: vec4<f32>, c: vec4<f32>) -> vec4<f32> {\n"
+    "  return vec4<f32>(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y), poot_fma(a.z, b.z, c.z),\n"
+    "                   poot_fma(a.w, b.w, c.w));\n"
+    "}\n";
+
 static const char wgsl_f2i_helper[] =
     "// float -> integer: truncate toward zero, saturate, NaN -> 0.\n"
     "fn poot_f2i(x: f32, lo: f32, hi: f32, ilo: i32, ihi: i32) -> i32 {\n"
-    "  if (x != x) { return 0i; }\n"
+    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0i; }\n"
     "  if (x <= lo) { return ilo; }\n"
     "  if (x >= hi) { return ihi; }\n"
     "  return i32(x);\n"
     "}\n";
 static const char wgsl_f2u_helper[] =
     "fn poot_f2u(x: f32, hi: f32, uhi: u32) -> u32 {\n"
-    "  if (x != x || x <= 0.0) { return 0u; }\n"
+    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u || x <= 0.0) { return 0u; }\n"
     "  if (x >= hi) { return uhi; }\n"
     "  return u32(x);\n"
     "}\n";
@@ -416,6 +549,14 @@ static void convert_lane(wgsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
     return;
   }
   if (to == POOT_KIR_BOOL) {
+    if (is_float(from)) {
+      /* By the bits: NaN is true, -0.0 false, and WGSL may assume no NaN
+       * in float comparisons. */
+      put(c, "((bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ") & 0x7fffffffu) != 0u)");
+      return;
+    }
     put(c, "(");
     comp(c, v, i);
     putf(c, " != %s(0))", reg_scalar(from));
@@ -751,6 +892,12 @@ static const char *compare_op(poot_kir_op op) {
   }
 }
 
+/* naga accepts subgroup_invocation_id only with one-dimensional workgroups;
+ * otherwise the lane is computed from the linear index (KIR's definition). */
+static bool lane_builtin_ok(const wgsl_ctx *c) {
+  return c->k->workgroup_size[1] <= 1 && c->k->workgroup_size[2] <= 1;
+}
+
 static void emit_builtin(wgsl_ctx *c, const poot_kir_inst *in) {
   def_begin(c, in);
   unsigned d = (unsigned)in->imm;
@@ -761,7 +908,9 @@ static void emit_builtin(wgsl_ctx *c, const poot_kir_inst *in) {
   case POOT_KIR_BUILTIN_LOCAL_SIZE: putf(c, "%uu;\n", c->k->workgroup_size[d < 3 ? d : 0]); break;
   case POOT_KIR_BUILTIN_LOCAL_INDEX: put(c, "poot_lix;\n"); break;
   case POOT_KIR_BUILTIN_SUBGROUP_ID: put(c, "poot_lix / poot_sgs;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_LANE: put(c, "poot_sgl;\n"); break;
+  case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+    put(c, lane_builtin_ok(c) ? "poot_sgl;\n" : "poot_lix % poot_sgs;\n");
+    break;
   case POOT_KIR_BUILTIN_SUBGROUP_SIZE: put(c, "poot_sgs;\n"); break;
   default: put(c, "0u;\n"); fail(c, POOT_UNSUPPORTED, in, "unknown builtin"); break;
   }
@@ -817,7 +966,8 @@ static void emit_inst(wgsl_ctx *c, const poot_kir_inst *in) {
   case POOT_KIR_OP_FMA: {
     def_begin(c, in);
     const char *close = norm_open(c, in->type);
-    putf(c, "fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
+    const char *sfx = in->type.lanes == 4 ? "x4" : in->type.lanes == 2 ? "x2" : "";
+    putf(c, "poot_fma%s(v%u, v%u, v%u)%s;\n", sfx, in->args[0], in->args[1], in->args[2], close);
     break;
   }
   case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
@@ -966,6 +1116,7 @@ static void emit_header(wgsl_ctx *c) {
   if (c->bf16) put(c, wgsl_bf16_helpers);
   if (c->tanh) put(c, wgsl_tanh_helper);
   if (c->erf) put(c, wgsl_erf_helper);
+  if (c->fma) put(c, wgsl_fma_helper);
   if (c->f2i) put(c, wgsl_f2i_helper);
   if (c->f2u) put(c, wgsl_f2u_helper);
 }
@@ -978,14 +1129,12 @@ static void emit_entry(wgsl_ctx *c) {
   put(c, "    @builtin(num_workgroups) poot_nwg: vec3<u32>,\n");
   put(c, "    @builtin(local_invocation_id) poot_lid: vec3<u32>,\n");
   put(c, "    @builtin(local_invocation_index) poot_lix: u32");
-  if (c->subgroups) {
-    put(c, ",\n    @builtin(subgroup_invocation_id) poot_sgl: u32,\n");
-    put(c, "    @builtin(subgroup_size) poot_sgs: u32");
-  }
+  if (c->subgroups && c->sg_size) put(c, ",\n    @builtin(subgroup_size) poot_sgs: u32");
+  if (c->subgroups && c->sg_lane && lane_builtin_ok(c))
+    put(c, ",\n    @builtin(subgroup_invocation_id) poot_sgl: u32");
   put(c, ") {\n");
   /* Keep every builtin statically used so that the interface is stable. */
   put(c, "  _ = poot_wg; _ = poot_nwg; _ = poot_lid; _ = poot_lix;\n");
-  if (c->subgroups) put(c, "  _ = poot_sgl; _ = poot_sgs;\n");
   for (uint32_t i = 0; i < k->private_count; i++) {
     char tb[32];
     putf(c, "  var p%u: array<%s, %u>; // %s (zeroed)\n", i,

@@ -1,0 +1,20 @@
+# KIR's GLSL (SPIR-V through glslang) and WGSL renderers, and the Vulkan
+# harness that runs the GLSL-rendered corpus on a real device (lavapipe).
+# The corpus library (poot_kir_corpus) comes from kir.cmake.
+poot_add_test(kir_render_glsl
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_glsl_test.c ${CMAKE_CURRENT_LIST_DIR}/render_ptx_ops.c
+  LIBS poot_kir_corpus poot_kir poot_base)
+poot_add_test(kir_render_wgsl
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_wgsl_test.c ${CMAKE_CURRENT_LIST_DIR}/render_ptx_ops.c
+  LIBS poot_kir_corpus poot_kir poot_base)
+# Mesa's LLVM-based driver keeps allocations alive past exit; leak checking
+# would report those, not poot's.
+poot_add_test(kir_glsl_lavapipe
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vk_harness_test.c ${CMAKE_CURRENT_LIST_DIR}/vk_harness.c
+  LIBS poot_kir_corpus poot_kir poot_base ${CMAKE_DL_LIBS}
+  ENV ASAN_OPTIONS=detect_leaks=0)
+# The WGSL renderings dispatched by PyPI's wgpu and compared like the above.
+poot_add_test(kir_wgsl_wgpu
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_wgsl_run_test.c
+  LIBS poot_kir_corpus poot_kir poot_base
+  ENV ASAN_OPTIONS=detect_leaks=0)
