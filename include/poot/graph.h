@@ -629,7 +629,8 @@ POOT_MUST_USE poot_status poot_graph_cumsum(poot_graph *graph, poot_value x, int
  * results and appends the composite node to the enclosing region, writing
  * its result values to out_results). Attributes are copied. After a failed
  * call inside an open body, call poot_graph_composite_abort (drops the open
- * body) or destroy the graph. Name: [a-z0-9_.]+ ("poot.rms_norm"). */
+ * body) or destroy the graph. Name: [a-z0-9_.]+ ("poot.rms_norm"). Bodies
+ * nest at most 32 deep. */
 POOT_MUST_USE poot_status poot_graph_composite_begin(poot_graph *graph, const char *name,
                                                      uint32_t num_attrs,
                                                      const poot_composite_attr *attrs,

@@ -635,6 +635,8 @@ poot_status poot_graph_composite_begin(poot_graph *g, const char *name, uint32_t
   for (uint32_t i = 0; i < num_operands; i++) out_params[i] = POOT_VALUE_NONE;
   if (!poot__valid_composite_name(name))
     return BAD("poot_graph_composite_begin: bad composite name '%s'", name);
+  /* The text form reads at most this depth back. */
+  if (g->open.len >= 32) return BAD("poot_graph_composite_begin: composites nest at most 32 deep");
   for (uint32_t i = 0; i < num_operands; i++) POOT_TRY(check_operand(g, operands[i], i, POOT_OP_COMPOSITE));
   poot__open o;
   memset(&o, 0, sizeof o);
