@@ -119,7 +119,9 @@ void poot__tpl_strip(const char *p, size_t n, const char *chars, size_t cn, bool
 static double num_f(tpl_value v) {
   return v.kind == TV_FLOAT ? v.u.f : v.kind == TV_INT ? (double)v.u.i : (double)v.u.b;
 }
-static int64_t num_i(tpl_value v) { return v.kind == TV_INT ? v.u.i : (int64_t)v.u.b; }
+static int64_t num_i(tpl_value v) {
+  return v.kind == TV_INT ? v.u.i : v.kind == TV_BOOL ? (int64_t)v.u.b : 0;
+}
 
 static const char *op_symbol(int op) {
   static const char *const s[] = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=",

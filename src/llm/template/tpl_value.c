@@ -236,7 +236,9 @@ bool poot__tv_truthy(tpl_value v) {
 static double num_f(tpl_value v) {
   return v.kind == TV_FLOAT ? v.u.f : v.kind == TV_INT ? (double)v.u.i : (double)v.u.b;
 }
-static int64_t num_i(tpl_value v) { return v.kind == TV_INT ? v.u.i : (int64_t)v.u.b; }
+static int64_t num_i(tpl_value v) {
+  return v.kind == TV_INT ? v.u.i : v.kind == TV_BOOL ? (int64_t)v.u.b : 0;
+}
 
 bool poot__tv_equal(tpl_value a, tpl_value b) {
   if (tv_is_num(a) && tv_is_num(b)) {
