@@ -1,0 +1,62 @@
+/* poot/llm/convert.h — model conversion to GGUF (`poot convert`).
+ *
+ * Inputs: a llama2.c checkpoint (with its tokenizer file), or a Hugging Face
+ * folder (safetensors weights, config.json, tokenizer.json and optionally
+ * tokenizer_config.json, generation_config.json, chat_template.jinja).
+ * Output: a GGUF v3 file written the way llama.cpp's converters write it —
+ * tensor names (token_embd.weight, blk.N.attn_q.weight, …), the llama-style
+ * hyperparameters under `<arch>.…`, and the tokenizer and chat template in
+ * `tokenizer.…` metadata. Hugging Face llama Q and K projections are
+ * permuted back to GGUF's interleaved rotary layout, as llama.cpp does.
+ *
+ * Tensor types: 1-D tensors (norms, biases) stay f32. Every other tensor is
+ * written as `type`; a quantized type whose block size does not divide the
+ * row length falls back to f16, as llama.cpp's converter does. Quantization
+ * is GGUF's reference quantization (poot/quant.h). */
+#ifndef POOT_LLM_CONVERT_H
+#define POOT_LLM_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "poot/base.h"
+#include "poot/llm/gguf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Progress after each tensor written (optional). */
+typedef void (*poot_convert_progress)(void *ctx, size_t done, size_t total, const char *name,
+                                      uint64_t bytes_done, uint64_t bytes_total);
+
+typedef struct poot_convert_options {
+  /* f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1. `type_set` false picks the
+   * source's float type (lossless: f32 for llama2.c, the safetensors dtype
+   * for Hugging Face models, f32 when the source is mixed). */
+  poot_gguf_type type;
+  bool type_set;
+  const char *tokenizer_path; /* llama2.c: the tokenizer file (required) */
+  const char *name;           /* general.name; NULL: derived from the input */
+  poot_convert_progress progress;
+  void *progress_ctx;
+} poot_convert_options;
+
+/* Converts `input` to a GGUF file at `output`. INVALID_ARGUMENT for a type
+ * convert does not write or a missing llama2.c tokenizer; UNSUPPORTED for an
+ * architecture, tokenizer kind, rope scaling or tensor it cannot carry over
+ * (naming it); FORMAT/NOT_FOUND/IO from the readers and the writer. The
+ * output is written to a temporary name and renamed, so a failed conversion
+ * leaves no partial file. */
+POOT_MUST_USE poot_status poot_convert_to_gguf(const char *input, const char *output,
+                                               const poot_convert_options *options);
+
+/* llama.cpp's general.file_type for a tensor type (ALL_F32 = 0,
+ * MOSTLY_F16 = 1, MOSTLY_Q8_0 = 7, MOSTLY_BF16 = 32, …); -1 when none. */
+int poot_convert_file_type(poot_gguf_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_LLM_CONVERT_H */

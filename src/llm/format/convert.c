@@ -1,0 +1,455 @@
+/* `poot convert`: llama2.c checkpoints and Hugging Face safetensors folders
+ * to GGUF, tensors streamed row by row through the GGUF writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "convert_impl.h"
+#include "poot/llm/convert.h"
+#include "poot/llm/store.h"
+#include "poot/llm/weight_map.h"
+#include "poot/quant.h"
+
+int poot_convert_file_type(poot_gguf_type type) {
+  switch (type) {
+  case POOT_GGUF_TYPE_F32: return 0;
+  case POOT_GGUF_TYPE_F16: return 1;
+  case POOT_GGUF_TYPE_Q4_0: return 2;
+  case POOT_GGUF_TYPE_Q4_1: return 3;
+  case POOT_GGUF_TYPE_Q8_0: return 7;
+  case POOT_GGUF_TYPE_Q5_0: return 8;
+  case POOT_GGUF_TYPE_Q5_1: return 9;
+  case POOT_GGUF_TYPE_BF16: return 32;
+  default: return -1;
+  }
+}
+
+/* One output tensor: where its rows come from and how they are encoded. */
+typedef struct plan_tensor {
+  const poot_store_tensor *src;
+  char gguf_name[128];
+  poot_gguf_type type;
+  uint64_t rows, cols;
+  uint32_t permute_heads; /* 0: none; else llama.cpp's Q/K permutation */
+} plan_tensor;
+
+typedef struct plan {
+  plan_tensor *tensors;
+  size_t n;
+  float *row; /* one f32 row */
+  uint64_t bytes_total, bytes_done;
+  const poot_convert_options *options;
+} plan;
+
+static poot_status oom(void) { return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory"); }
+
+/* Reads source row `r` (after the permutation) as f32. */
+static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
+  if (t->permute_heads) {
+    /* llama.cpp: w.reshape(n_head, 2, rows/n_head/2, cols).swapaxes(1, 2):
+     * output row (h, i, j) is input row (h, j, i). */
+    uint64_t per_head = t->rows / t->permute_heads, half = per_head / 2;
+    uint64_t h = r / per_head, within = r % per_head, i = within / 2, j = within % 2;
+    r = h * per_head + j * half + i;
+  }
+  const uint8_t *p = t->src->data;
+  uint64_t n = t->cols;
+  switch (t->src->dtype) {
+  case POOT_DTYPE_F32: memcpy(dst, p + r * n * 4, (size_t)n * 4); break;
+  case POOT_DTYPE_F16:
+    for (uint64_t k = 0; k < n; k++) {
+      uint16_t h;
+      memcpy(&h, p + (r * n + k) * 2, 2);
+      dst[k] = poot_f16_to_f32(h);
+    }
+    break;
+  case POOT_DTYPE_BF16:
+    for (uint64_t k = 0; k < n; k++) {
+      uint16_t h;
+      memcpy(&h, p + (r * n + k) * 2, 2);
+      dst[k] = poot_bf16_to_f32(h);
+    }
+    break;
+  default: break;
+  }
+}
+
+static poot_status fill_tensor(void *ctx, size_t index, void *dst, uint64_t size) {
+  plan *pl = ctx;
+  const plan_tensor *t = &pl->tensors[index];
+  uint64_t row_bytes = 0;
+  if (!poot_gguf_row_size(t->type, t->cols, &row_bytes) || row_bytes * t->rows != size)
+    return poot_status_make(POOT_INTERNAL, "convert: size mismatch for '%s'", t->gguf_name);
+  const poot_quant_format *q = poot_quant_format_by_ggml_type(t->type);
+  uint8_t *out = dst;
+  for (uint64_t r = 0; r < t->rows; r++) {
+    uint8_t *o = out + r * row_bytes;
+    read_row(t, r, pl->row);
+    switch (t->type) {
+    case POOT_GGUF_TYPE_F32: memcpy(o, pl->row, (size_t)row_bytes); break;
+    case POOT_GGUF_TYPE_F16:
+      for (uint64_t k = 0; k < t->cols; k++) {
+        uint16_t h = poot_f32_to_f16(pl->row[k]);
+        memcpy(o + k * 2, &h, 2);
+      }
+      break;
+    case POOT_GGUF_TYPE_BF16:
+      for (uint64_t k = 0; k < t->cols; k++) {
+        uint16_t h = poot_f32_to_bf16(pl->row[k]);
+        memcpy(o + k * 2, &h, 2);
+      }
+      break;
+    default:
+      if (!q) return poot_status_make(POOT_INTERNAL, "convert: no codec for '%s'", t->gguf_name);
+      POOT_TRY(poot_quant_quantize_row(q, pl->row, (size_t)t->cols, o, (size_t)row_bytes));
+    }
+  }
+  pl->bytes_done += size;
+  if (pl->options->progress)
+    pl->options->progress(pl->options->progress_ctx, index + 1, pl->n, t->gguf_name,
+                          pl->bytes_done, pl->bytes_total);
+  return NULL;
+}
+
+/* Adds plan entry for a store tensor under a GGUF name. */
+static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tensor *src,
+                            const char *gguf_name, poot_gguf_type want, uint32_t permute_heads) {
+  if (src->dtype != POOT_DTYPE_F32 && src->dtype != POOT_DTYPE_F16 && src->dtype != POOT_DTYPE_BF16)
+    return poot_status_make(POOT_UNSUPPORTED, "convert: tensor '%s' has type %s (f32, f16 or bf16 "
+                            "are converted)",
+                            src->name, src->type_name);
+  if (src->shape.rank < 1 || src->shape.rank > POOT_GGUF_MAX_DIMS)
+    return poot_status_make(POOT_UNSUPPORTED, "convert: tensor '%s' has rank %u", src->name,
+                            src->shape.rank);
+  plan_tensor *t = &pl->tensors[pl->n];
+  memset(t, 0, sizeof *t);
+  t->src = src;
+  snprintf(t->gguf_name, sizeof t->gguf_name, "%s", gguf_name);
+  t->cols = (uint64_t)src->shape.dims[src->shape.rank - 1];
+  t->rows = 1;
+  for (uint32_t d = 0; d + 1 < src->shape.rank; d++) t->rows *= (uint64_t)src->shape.dims[d];
+  /* 1-D tensors stay f32; a block size that does not divide the row length
+   * falls back to f16 (llama.cpp's converter does both). */
+  poot_gguf_type type = src->shape.rank == 1 ? POOT_GGUF_TYPE_F32 : want;
+  uint64_t row_bytes = 0;
+  if (!poot_gguf_row_size(type, t->cols, &row_bytes)) {
+    poot_log(POOT_LOG_INFO, "convert: %s: %llu columns are not a multiple of the %s block; "
+             "writing f16",
+             gguf_name, (unsigned long long)t->cols, poot_gguf_type_info_of(type)->name);
+    type = POOT_GGUF_TYPE_F16;
+  }
+  t->type = type;
+  if (permute_heads && (t->rows % (2ull * permute_heads) != 0))
+    return poot_status_make(POOT_FORMAT, "convert: tensor '%s' has %llu rows, not a multiple of "
+                            "2 × %u heads",
+                            src->name, (unsigned long long)t->rows, permute_heads);
+  t->permute_heads = permute_heads;
+  uint64_t dims[POOT_GGUF_MAX_DIMS];
+  for (uint32_t d = 0; d < src->shape.rank; d++)
+    dims[d] = (uint64_t)src->shape.dims[src->shape.rank - 1 - d];
+  POOT_TRY(poot_gguf_writer_add_tensor(w, gguf_name, type, src->shape.rank, dims, NULL));
+  uint64_t size = 0;
+  poot_gguf_row_size(type, t->cols, &size);
+  pl->bytes_total += size * t->rows;
+  pl->n++;
+  return NULL;
+}
+
+static poot_status set_str(poot_gguf_writer *w, const char *key, const char *value) {
+  return poot_gguf_writer_set_string(w, key, value, strlen(value));
+}
+
+static poot_status set_arch_u32(poot_gguf_writer *w, const char *arch, const char *key, int64_t v) {
+  char k[128];
+  snprintf(k, sizeof k, "%s.%s", arch, key);
+  return poot_gguf_writer_set_u32(w, k, (uint32_t)v);
+}
+
+static poot_status set_arch_f32(poot_gguf_writer *w, const char *arch, const char *key, double v) {
+  char k[128];
+  snprintf(k, sizeof k, "%s.%s", arch, key);
+  return poot_gguf_writer_set_f32(w, k, (float)v);
+}
+
+static poot_status set_common(poot_gguf_writer *w, const char *name, poot_gguf_type type) {
+  POOT_TRY(set_str(w, "general.name", name));
+  POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type", (uint32_t)poot_convert_file_type(type)));
+  return poot_gguf_writer_set_u32(w, "general.quantization_version", 2);
+}
+
+/* ---------------------------------------------------------------- llama2.c */
+
+static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan *pl,
+                                   const poot_convert_options *o, poot_gguf_type type) {
+  const poot_llama2c *m = poot_store_llama2c(store);
+  const poot_llama2c_config *c = poot_llama2c_config_of(m);
+  if (!o->tokenizer_path)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "convert: a llama2.c checkpoint needs --tokenizer FILE");
+  POOT_TRY(set_str(w, "general.architecture", "llama"));
+  POOT_TRY(set_common(w, o->name ? o->name : "llama", type));
+  POOT_TRY(set_arch_u32(w, "llama", "context_length", c->seq_len));
+  POOT_TRY(set_arch_u32(w, "llama", "embedding_length", c->dim));
+  POOT_TRY(set_arch_u32(w, "llama", "feed_forward_length", c->hidden_dim));
+  POOT_TRY(set_arch_u32(w, "llama", "attention.head_count", c->n_heads));
+  POOT_TRY(set_arch_u32(w, "llama", "attention.head_count_kv", c->n_kv_heads));
+  POOT_TRY(set_arch_u32(w, "llama", "block_count", c->n_layers));
+  POOT_TRY(set_arch_u32(w, "llama", "rope.dimension_count", c->dim / c->n_heads));
+  POOT_TRY(set_arch_f32(w, "llama", "attention.layer_norm_rms_epsilon", 1e-5));
+  POOT_TRY(set_arch_u32(w, "llama", "vocab_size", c->vocab_size));
+  poot_llama2c_vocab *vocab = NULL;
+  POOT_TRY(poot_llama2c_vocab_load(o->tokenizer_path, c->vocab_size, &vocab));
+  poot_status s = poot__convert_vocab_llama2c(w, vocab);
+  poot_llama2c_vocab_destroy(vocab);
+  POOT_TRY(s);
+
+  /* Tensors in llama.cpp's order: embedding, output norm, output, layers. */
+  static const poot_weight_role layer_roles[] = {
+      POOT_WEIGHT_ATTN_NORM, POOT_WEIGHT_ATTN_Q,   POOT_WEIGHT_ATTN_K,  POOT_WEIGHT_ATTN_V,
+      POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_FFN_NORM, POOT_WEIGHT_FFN_GATE, POOT_WEIGHT_FFN_DOWN,
+      POOT_WEIGHT_FFN_UP};
+  poot_weight_ref globals[3] = {{POOT_WEIGHT_TOKEN_EMBD, -1, NULL},
+                                {POOT_WEIGHT_OUTPUT_NORM, -1, NULL},
+                                {POOT_WEIGHT_OUTPUT, -1, NULL}};
+  pl->tensors = poot_calloc(3 + 9 * (size_t)c->n_layers, sizeof *pl->tensors);
+  if (!pl->tensors) return oom();
+  for (int i = 0; i < 3; i++) {
+    char src[128], dst[128];
+    poot_weight_ref ref = globals[i];
+    /* A shared classifier is the embedding; llama.cpp writes it out. */
+    if (ref.role == POOT_WEIGHT_OUTPUT && c->shared_classifier) ref.role = POOT_WEIGHT_TOKEN_EMBD;
+    poot_weight_name_llama(POOT_WEIGHT_NAMING_LLAMA2C, &ref, src, sizeof src);
+    poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &globals[i], dst, sizeof dst);
+    const poot_store_tensor *t = NULL;
+    POOT_TRY(poot_store_find(store, src, &t));
+    POOT_TRY(plan_add(pl, w, t, dst, type, 0));
+  }
+  for (int32_t l = 0; l < c->n_layers; l++) {
+    for (size_t r = 0; r < sizeof layer_roles / sizeof layer_roles[0]; r++) {
+      poot_weight_ref ref = {layer_roles[r], l, NULL};
+      char src[128], dst[128];
+      poot_weight_name_llama(POOT_WEIGHT_NAMING_LLAMA2C, &ref, src, sizeof src);
+      poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &ref, dst, sizeof dst);
+      const poot_store_tensor *t = NULL;
+      POOT_TRY(poot_store_find(store, src, &t));
+      POOT_TRY(plan_add(pl, w, t, dst, type, 0));
+    }
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------ Hugging Face */
+
+/* The GGUF name of a Hugging Face tensor name, by the llama-style naming
+ * tables; false when it has none. */
+static bool hf_to_gguf(const char *hf, int32_t n_layers, char *out, size_t out_size,
+                       poot_weight_ref *out_ref) {
+  static const poot_weight_role all[] = {
+      POOT_WEIGHT_TOKEN_EMBD,  POOT_WEIGHT_OUTPUT_NORM, POOT_WEIGHT_OUTPUT,
+      POOT_WEIGHT_ATTN_NORM,   POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
+      POOT_WEIGHT_ATTN_V,      POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_ATTN_Q_BIAS,
+      POOT_WEIGHT_ATTN_K_BIAS, POOT_WEIGHT_ATTN_V_BIAS, POOT_WEIGHT_ATTN_Q_NORM,
+      POOT_WEIGHT_ATTN_K_NORM, POOT_WEIGHT_FFN_NORM,    POOT_WEIGHT_FFN_GATE,
+      POOT_WEIGHT_FFN_UP,      POOT_WEIGHT_FFN_DOWN};
+  int32_t layer = -1;
+  const char *p = strstr(hf, "layers.");
+  if (p) {
+    long v = strtol(p + 7, NULL, 10);
+    if (v >= 0 && v < n_layers) layer = (int32_t)v;
+  }
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    for (int k = 0; k < 2; k++) {
+      poot_weight_ref ref = {all[i], k ? layer : -1, NULL};
+      if (k && layer < 0) continue;
+      char name[160];
+      if (!poot_weight_name_llama(POOT_WEIGHT_NAMING_HF, &ref, name, sizeof name)) continue;
+      if (strcmp(name, hf) != 0) continue;
+      *out_ref = ref;
+      return poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &ref, out, out_size);
+    }
+  }
+  return false;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_writer *w, plan *pl,
+                              const poot_convert_options *o, poot_gguf_type type) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/config.json", folder);
+  poot_hf_config *c = NULL;
+  POOT_TRY(poot_hf_config_load(path, &c));
+  poot_status s = NULL;
+  const char *mt = c->model_type ? c->model_type : "?";
+  const char *arch = strcmp(mt, "llama") == 0 || strcmp(mt, "mistral") == 0 ? "llama"
+                     : strcmp(mt, "qwen2") == 0                            ? "qwen2"
+                     : strcmp(mt, "qwen3") == 0                            ? "qwen3"
+                                                                           : NULL;
+  if (!arch) {
+    s = poot_status_make(POOT_UNSUPPORTED,
+                         "convert: model_type '%s' is not supported (llama, mistral, qwen2, "
+                         "qwen3 are)",
+                         mt);
+    goto done;
+  }
+  if (c->hidden_size <= 0 || c->num_hidden_layers <= 0 || c->num_attention_heads <= 0 ||
+      c->intermediate_size <= 0 || c->num_key_value_heads <= 0) {
+    s = poot_status_make(POOT_FORMAT, "convert: '%s' lacks the llama hyperparameters", path);
+    goto done;
+  }
+  if (c->rope_scaling) {
+    const poot_json *rt = poot_json_get(c->rope_scaling, "rope_type");
+    if (!rt) rt = poot_json_get(c->rope_scaling, "type");
+    const poot_json *factor = poot_json_get(c->rope_scaling, "factor");
+    if (!rt || rt->type != POOT_JSON_STRING || strcmp(rt->str, "linear") != 0 || !factor ||
+        factor->type != POOT_JSON_NUMBER) {
+      s = poot_status_make(POOT_UNSUPPORTED,
+                           "convert: rope_scaling type '%s' is not supported (linear is)",
+                           rt && rt->type == POOT_JSON_STRING ? rt->str : "?");
+      goto done;
+    }
+  }
+  const char *name = o->name;
+  if (!name) {
+    const char *slash = strrchr(folder, '/');
+    name = slash && slash[1] ? slash + 1 : folder;
+  }
+  if ((s = set_str(w, "general.architecture", arch))) goto done;
+  if ((s = set_common(w, name, type))) goto done;
+  if (c->max_position_embeddings > 0 &&
+      (s = set_arch_u32(w, arch, "context_length", c->max_position_embeddings)))
+    goto done;
+  if ((s = set_arch_u32(w, arch, "embedding_length", c->hidden_size))) goto done;
+  if ((s = set_arch_u32(w, arch, "feed_forward_length", c->intermediate_size))) goto done;
+  if ((s = set_arch_u32(w, arch, "block_count", c->num_hidden_layers))) goto done;
+  if ((s = set_arch_u32(w, arch, "attention.head_count", c->num_attention_heads))) goto done;
+  if ((s = set_arch_u32(w, arch, "attention.head_count_kv", c->num_key_value_heads))) goto done;
+  if (poot_json_get(c->root, "rope_theta") &&
+      (s = set_arch_f32(w, arch, "rope.freq_base", c->rope_theta)))
+    goto done;
+  if (c->rms_norm_eps > 0 &&
+      (s = set_arch_f32(w, arch, "attention.layer_norm_rms_epsilon", c->rms_norm_eps)))
+    goto done;
+  if ((s = set_arch_u32(w, arch, "rope.dimension_count", c->head_dim))) goto done;
+  if (poot_json_get(c->root, "head_dim")) {
+    if ((s = set_arch_u32(w, arch, "attention.key_length", c->head_dim))) goto done;
+    if ((s = set_arch_u32(w, arch, "attention.value_length", c->head_dim))) goto done;
+  }
+  if (c->rope_scaling) {
+    char k[64];
+    snprintf(k, sizeof k, "%s.rope.scaling.type", arch);
+    if ((s = set_str(w, k, "linear"))) goto done;
+    if ((s = set_arch_f32(w, arch, "rope.scaling.factor",
+                          poot_json_get(c->rope_scaling, "factor")->number)))
+      goto done;
+  }
+  uint32_t n_tokens = 0;
+  if ((s = poot__convert_vocab_hf(w, folder, c, &n_tokens))) goto done;
+  if ((s = set_arch_u32(w, arch, "vocab_size", n_tokens))) goto done;
+
+  size_t n = poot_store_tensor_count(store);
+  pl->tensors = poot_calloc(n ? n : 1, sizeof *pl->tensors);
+  if (!pl->tensors) {
+    s = oom();
+    goto done;
+  }
+  /* llama.cpp's order: the embedding first, then the rest as found. */
+  for (int pass = 0; pass < 2 && !s; pass++) {
+    for (size_t i = 0; i < n && !s; i++) {
+      const poot_store_tensor *t = poot_store_tensor_at(store, i);
+      if (ends_with(t->name, "rotary_emb.inv_freq")) continue;
+      char gguf_name[128];
+      poot_weight_ref ref;
+      if (!hf_to_gguf(t->name, (int32_t)c->num_hidden_layers, gguf_name, sizeof gguf_name, &ref)) {
+        s = poot_status_make(POOT_UNSUPPORTED, "convert: cannot map tensor '%s' to a GGUF name",
+                             t->name);
+        break;
+      }
+      if ((pass == 0) != (ref.role == POOT_WEIGHT_TOKEN_EMBD)) continue;
+      uint32_t heads = 0;
+      if (strcmp(arch, "llama") == 0) {
+        if (ref.role == POOT_WEIGHT_ATTN_Q || ref.role == POOT_WEIGHT_ATTN_Q_BIAS)
+          heads = (uint32_t)c->num_attention_heads;
+        if (ref.role == POOT_WEIGHT_ATTN_K || ref.role == POOT_WEIGHT_ATTN_K_BIAS)
+          heads = (uint32_t)c->num_key_value_heads;
+      }
+      s = plan_add(pl, w, t, gguf_name, type, heads);
+    }
+  }
+done:
+  poot_hf_config_destroy(c);
+  return s;
+}
+
+/* The source's float type when every tensor shares it; f32 otherwise. */
+static poot_gguf_type lossless_type(const poot_store *store) {
+  poot_dtype common = POOT_DTYPE_NONE;
+  for (size_t i = 0; i < poot_store_tensor_count(store); i++) {
+    const poot_store_tensor *t = poot_store_tensor_at(store, i);
+    if (t->shape.rank < 2) continue;
+    if (common == POOT_DTYPE_NONE) common = t->dtype;
+    else if (common != t->dtype) return POOT_GGUF_TYPE_F32;
+  }
+  return common == POOT_DTYPE_F16    ? POOT_GGUF_TYPE_F16
+         : common == POOT_DTYPE_BF16 ? POOT_GGUF_TYPE_BF16
+                                     : POOT_GGUF_TYPE_F32;
+}
+
+poot_status poot_convert_to_gguf(const char *input, const char *output,
+                                 const poot_convert_options *options) {
+  poot_convert_options defaults = {0};
+  const poot_convert_options *o = options ? options : &defaults;
+  if (o->type_set && poot_convert_file_type(o->type) < 0)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "convert: type %s is not written (f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 "
+                            "q5_1 are)",
+                            poot_gguf_type_info_of(o->type) ? poot_gguf_type_info_of(o->type)->name
+                                                            : "?");
+  poot_store *store = NULL;
+  POOT_TRY(poot_store_open(input, &store));
+  poot_gguf_writer *w = NULL;
+  plan pl = {.options = o};
+  poot_status s = poot_gguf_writer_create(&w);
+  if (s) goto done;
+  poot_gguf_type type = o->type_set ? o->type : lossless_type(store);
+  switch (poot_store_format_of(store)) {
+  case POOT_STORE_FORMAT_LLAMA2C: s = convert_llama2c(store, w, &pl, o, type); break;
+  case POOT_STORE_FORMAT_SAFETENSORS: {
+    struct stat sb;
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%s", input);
+    if (stat(input, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+      char *slash = strrchr(folder, '/');
+      if (slash) *slash = 0;
+      else snprintf(folder, sizeof folder, ".");
+    }
+    size_t len = strlen(folder);
+    while (len > 1 && folder[len - 1] == '/') folder[--len] = 0;
+    s = convert_hf(store, folder, w, &pl, o, type);
+    break;
+  }
+  default:
+    s = poot_status_make(POOT_UNSUPPORTED, "convert: '%s' is already GGUF", input);
+  }
+  if (s) goto done;
+  uint64_t max_cols = 1;
+  for (size_t i = 0; i < pl.n; i++)
+    if (pl.tensors[i].cols > max_cols) max_cols = pl.tensors[i].cols;
+  pl.row = poot_calloc((size_t)max_cols, sizeof(float));
+  if (!pl.row) {
+    s = oom();
+    goto done;
+  }
+  poot_gguf_writer_set_source(w, fill_tensor, &pl);
+  s = poot_gguf_writer_write_file(w, output);
+done:
+  poot_free(pl.row);
+  poot_free(pl.tensors);
+  poot_gguf_writer_destroy(w);
+  poot_store_destroy(store);
+  return s;
+}

@@ -1,0 +1,36 @@
+/* Private to src/llm/format: the pieces of `poot convert`. */
+#ifndef POOT_LLM_FORMAT_CONVERT_IMPL_H
+#define POOT_LLM_FORMAT_CONVERT_IMPL_H
+
+#include "poot/llm/gguf.h"
+#include "poot/llm/hf_config.h"
+#include "poot/llm/llama2c.h"
+
+/* llama.cpp's token types. */
+enum {
+  POOT__TOKEN_NORMAL = 1,
+  POOT__TOKEN_UNKNOWN = 2,
+  POOT__TOKEN_CONTROL = 3,
+  POOT__TOKEN_USER_DEFINED = 4,
+  POOT__TOKEN_UNUSED = 5,
+  POOT__TOKEN_BYTE = 6,
+};
+
+/* Writes the tokenizer of a llama2.c tokenizer file as a SentencePiece
+ * ("llama") vocabulary, the way llama.cpp's llama2.c converter does. */
+POOT_MUST_USE poot_status poot__convert_vocab_llama2c(poot_gguf_writer *w,
+                                                      const poot_llama2c_vocab *vocab);
+
+/* Writes the tokenizer of a Hugging Face folder (tokenizer.json, and
+ * tokenizer_config.json / chat_template.jinja when present) and its chat
+ * template. `config` gives vocab_size and fallback special token ids.
+ * *out_n_tokens is the vocabulary size written. */
+POOT_MUST_USE poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
+                                                 const poot_hf_config *config,
+                                                 uint32_t *out_n_tokens);
+
+/* Reads and parses a JSON file into `arena`; NOT_FOUND when absent. */
+POOT_MUST_USE poot_status poot__read_json(poot_arena *arena, const char *path,
+                                          const poot_json **out_root);
+
+#endif
