@@ -757,8 +757,15 @@ static void emit_convert(ptx_ctx *c, const poot_kir_inst *in) {
       } else if (to == POOT_KIR_F16 || to == POOT_KIR_BF16) {
         EMIT("\tcvt.rn.%s.f32 \t%s, %s;\n", to == POOT_KIR_F16 ? "f16" : "bf16", d, a);
       } else {
-        /* Truncate, saturate, NaN -> 0: cvt.rzi to an integer type clamps. */
+        /* Truncate, saturate, NaN -> 0: cvt.rzi to an integer type clamps,
+         * and gives 0 for NaN up to 32 bits; to 64 bits the hardware gives
+         * INT64_MIN for NaN (seen on sm_90), so NaN is selected away. */
         EMIT("\tcvt.rzi.sat.%s.f32 \t%s, %s;\n", cvt_int_type(to), d, a);
+        if (to == POOT_KIR_I64) {
+          const char *nan = ptmp(c);
+          EMIT("\tsetp.nan.f32 \t%s, %s, %s;\n", nan, a, a);
+          EMIT("\tselp.b64 \t%s, 0, %s, %s;\n", d, d, nan);
+        }
         if (to == POOT_KIR_U8 || to == POOT_KIR_U16 || to == POOT_KIR_I8 || to == POOT_KIR_I16)
           normalize(c, d, to);
       }
