@@ -226,69 +226,69 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
  *   FOR        args (start, end, step); result = the induction value, visible
  *              only in body: for (i = start; i < end; i += step). start/end/
  *              step have one type, u32 or i32; step > 0 at run time. */
-#define POOT_KIR_OPS(X)                                                                            \
-  X(CONST, "const", 0)                                                                             \
-  X(BUILTIN, "builtin", 0)                                                                         \
-  X(PARAM, "param", 0)                                                                             \
-  X(NEG, "neg", 1)                                                                                 \
-  X(NOT, "not", 1)                                                                                 \
-  X(ABS, "abs", 1)                                                                                 \
-  X(EXP, "exp", 1)                                                                                 \
-  X(EXP2, "exp2", 1)                                                                               \
-  X(LOG, "log", 1)                                                                                 \
-  X(LOG2, "log2", 1)                                                                               \
-  X(SQRT, "sqrt", 1)                                                                               \
-  X(RSQRT, "rsqrt", 1)                                                                             \
-  X(SIN, "sin", 1)                                                                                 \
-  X(COS, "cos", 1)                                                                                 \
-  X(TANH, "tanh", 1)                                                                               \
-  X(ERF, "erf", 1)                                                                                 \
-  X(FLOOR, "floor", 1)                                                                             \
-  X(CEIL, "ceil", 1)                                                                               \
-  X(ADD, "add", 2)                                                                                 \
-  X(SUB, "sub", 2)                                                                                 \
-  X(MUL, "mul", 2)                                                                                 \
-  X(DIV, "div", 2)                                                                                 \
-  X(REM, "rem", 2)                                                                                 \
-  X(MIN, "min", 2)                                                                                 \
-  X(MAX, "max", 2)                                                                                 \
-  X(AND, "and", 2)                                                                                 \
-  X(OR, "or", 2)                                                                                   \
-  X(XOR, "xor", 2)                                                                                 \
-  X(SHL, "shl", 2)                                                                                 \
-  X(SHR, "shr", 2)                                                                                 \
-  X(POW, "pow", 2)                                                                                 \
-  X(EQ, "eq", 2)                                                                                   \
-  X(NE, "ne", 2)                                                                                   \
-  X(LT, "lt", 2)                                                                                   \
-  X(LE, "le", 2)                                                                                   \
-  X(GT, "gt", 2)                                                                                   \
-  X(GE, "ge", 2)                                                                                   \
-  X(SELECT, "select", 3)                                                                           \
-  X(FMA, "fma", 3)                                                                                 \
-  X(CONVERT, "convert", 1)                                                                         \
-  X(BITCAST, "bitcast", 1)                                                                         \
-  X(SPLAT, "splat", 1)                                                                             \
-  X(VEC, "vec", -1)                                                                                \
-  X(EXTRACT, "extract", 1)                                                                         \
-  X(LOAD, "load", 1)                                                                               \
-  X(STORE, "store", 2)                                                                             \
-  X(PRIV_LOAD, "priv_load", 0)                                                                     \
-  X(PRIV_STORE, "priv_store", 1)                                                                   \
-  X(ATOMIC_ADD, "atomic_add", 2)                                                                   \
-  X(ATOMIC_MAX, "atomic_max", 2)                                                                   \
-  X(ATOMIC_MIN, "atomic_min", 2)                                                                   \
-  X(ATOMIC_XCHG, "atomic_xchg", 2)                                                                 \
-  X(ATOMIC_CAS, "atomic_cas", 3)                                                                   \
-  X(SG_REDUCE_ADD, "sg_reduce_add", 1)                                                             \
-  X(SG_REDUCE_MAX, "sg_reduce_max", 1)                                                             \
-  X(SG_REDUCE_MIN, "sg_reduce_min", 1)                                                             \
-  X(SG_SHUFFLE, "sg_shuffle", 2)                                                                   \
-  X(SG_SHUFFLE_XOR, "sg_shuffle_xor", 1)                                                           \
-  X(SG_BROADCAST, "sg_broadcast", 1)                                                               \
-  X(BARRIER, "barrier", 0)                                                                         \
-  X(CHECK, "check", 1)                                                                             \
-  X(IF, "if", 1)                                                                                   \
+#define POOT_KIR_OPS(X)                  \
+  X(CONST, "const", 0)                   \
+  X(BUILTIN, "builtin", 0)               \
+  X(PARAM, "param", 0)                   \
+  X(NEG, "neg", 1)                       \
+  X(NOT, "not", 1)                       \
+  X(ABS, "abs", 1)                       \
+  X(EXP, "exp", 1)                       \
+  X(EXP2, "exp2", 1)                     \
+  X(LOG, "log", 1)                       \
+  X(LOG2, "log2", 1)                     \
+  X(SQRT, "sqrt", 1)                     \
+  X(RSQRT, "rsqrt", 1)                   \
+  X(SIN, "sin", 1)                       \
+  X(COS, "cos", 1)                       \
+  X(TANH, "tanh", 1)                     \
+  X(ERF, "erf", 1)                       \
+  X(FLOOR, "floor", 1)                   \
+  X(CEIL, "ceil", 1)                     \
+  X(ADD, "add", 2)                       \
+  X(SUB, "sub", 2)                       \
+  X(MUL, "mul", 2)                       \
+  X(DIV, "div", 2)                       \
+  X(REM, "rem", 2)                       \
+  X(MIN, "min", 2)                       \
+  X(MAX, "max", 2)                       \
+  X(AND, "and", 2)                       \
+  X(OR, "or", 2)                         \
+  X(XOR, "xor", 2)                       \
+  X(SHL, "shl", 2)                       \
+  X(SHR, "shr", 2)                       \
+  X(POW, "pow", 2)                       \
+  X(EQ, "eq", 2)                         \
+  X(NE, "ne", 2)                         \
+  X(LT, "lt", 2)                         \
+  X(LE, "le", 2)                         \
+  X(GT, "gt", 2)                         \
+  X(GE, "ge", 2)                         \
+  X(SELECT, "select", 3)                 \
+  X(FMA, "fma", 3)                       \
+  X(CONVERT, "convert", 1)               \
+  X(BITCAST, "bitcast", 1)               \
+  X(SPLAT, "splat", 1)                   \
+  X(VEC, "vec", -1)                      \
+  X(EXTRACT, "extract", 1)               \
+  X(LOAD, "load", 1)                     \
+  X(STORE, "store", 2)                   \
+  X(PRIV_LOAD, "priv_load", 0)           \
+  X(PRIV_STORE, "priv_store", 1)         \
+  X(ATOMIC_ADD, "atomic_add", 2)         \
+  X(ATOMIC_MAX, "atomic_max", 2)         \
+  X(ATOMIC_MIN, "atomic_min", 2)         \
+  X(ATOMIC_XCHG, "atomic_xchg", 2)       \
+  X(ATOMIC_CAS, "atomic_cas", 3)         \
+  X(SG_REDUCE_ADD, "sg_reduce_add", 1)   \
+  X(SG_REDUCE_MAX, "sg_reduce_max", 1)   \
+  X(SG_REDUCE_MIN, "sg_reduce_min", 1)   \
+  X(SG_SHUFFLE, "sg_shuffle", 2)         \
+  X(SG_SHUFFLE_XOR, "sg_shuffle_xor", 1) \
+  X(SG_BROADCAST, "sg_broadcast", 1)     \
+  X(BARRIER, "barrier", 0)               \
+  X(CHECK, "check", 1)                   \
+  X(IF, "if", 1)                         \
   X(FOR, "for", 3)
 
 typedef enum poot_kir_op {
@@ -384,9 +384,9 @@ struct poot_kir_inst {
   poot_kir_type type;    /* result type; STORE/PRIV_STORE: the stored type */
   uint32_t arg_count;
   poot_kir_value args[POOT_KIR_MAX_ARGS];
-  poot_kir_space space; /* LOAD, STORE, ATOMIC_* */
-  uint32_t ref;         /* binding position / shared / private / param / builtin */
-  uint64_t imm;         /* CONST bits, builtin dim, lane, element, mask, trap code */
+  poot_kir_space space;     /* LOAD, STORE, ATOMIC_* */
+  uint32_t ref;             /* binding position / shared / private / param / builtin */
+  uint64_t imm;             /* CONST bits, builtin dim, lane, element, mask, trap code */
   poot_kir_block body;      /* IF then-block, FOR body */
   poot_kir_block else_body; /* IF else-block */
   poot_kir_inst *next;
@@ -452,26 +452,26 @@ typedef enum poot_kir_atomic {
 } poot_kir_atomic;
 
 typedef struct poot_kir_target {
-  const char *name;   /* "sm_80", "vulkan-sg32", … for messages only */
-  poot_kir_lang lang; /* which renderer */
-  uint32_t subgroup_size;       /* the subgroup size kernels are built for (0 = none/unknown) */
-  uint32_t subgroup_size_min;   /* range the device may use (Vulkan) */
+  const char *name;           /* "sm_80", "vulkan-sg32", … for messages only */
+  poot_kir_lang lang;         /* which renderer */
+  uint32_t subgroup_size;     /* the subgroup size kernels are built for (0 = none/unknown) */
+  uint32_t subgroup_size_min; /* range the device may use (Vulkan) */
   uint32_t subgroup_size_max;
-  bool subgroup_ops;            /* SG_* ops available */
-  uint32_t max_workgroup_size;  /* threads per workgroup */
+  bool subgroup_ops;           /* SG_* ops available */
+  uint32_t max_workgroup_size; /* threads per workgroup */
   uint32_t max_workgroup_dims[3];
   uint32_t shared_memory_bytes; /* per workgroup */
   uint32_t storage_types;       /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
   uint32_t arith_types;         /* bit set: arithmetic, compare, math */
   uint32_t atomic_types[POOT_KIR_ATOMIC_COUNT]; /* bit set of scalar types per atomic */
-  uint32_t max_vector_lanes;    /* 4 */
-  uint32_t max_bindings;        /* storage bindings, error word included */
-  uint32_t max_push_bytes;      /* PUSH params x 4 bytes */
-  bool has_trap;                /* real trap; else the error word */
-  uint32_t watchdog_ms;         /* budget per submission; 0 = none */
+  uint32_t max_vector_lanes;                    /* 4 */
+  uint32_t max_bindings;                        /* storage bindings, error word included */
+  uint32_t max_push_bytes;                      /* PUSH params x 4 bytes */
+  bool has_trap;                                /* real trap; else the error word */
+  uint32_t watchdog_ms;                         /* budget per submission; 0 = none */
   /* Language details (read only by the matching renderer): */
-  uint32_t sm_version;  /* PTX: 80, 90 */
-  uint32_t ptx_version; /* PTX ISA: e.g. 78 = 7.8 */
+  uint32_t sm_version;     /* PTX: 80, 90 */
+  uint32_t ptx_version;    /* PTX ISA: e.g. 78 = 7.8 */
   const char *amdgpu_arch; /* "gfx90a", "gfx942", "gfx1100" */
   uint32_t vulkan_version; /* GLSL: 12 = Vulkan 1.2 (SPIR-V 1.5) */
 } poot_kir_target;
@@ -488,8 +488,8 @@ void poot_kir_target_init_lavapipe(poot_kir_target *out, uint32_t subgroup_size)
 /* WebGPU defaults: 256 threads, 16 KiB shared, 32-bit types only,
  * subgroup_size 0 = no subgroup ops. */
 void poot_kir_target_init_webgpu(poot_kir_target *out, uint32_t subgroup_size);
-void poot_kir_target_init_gfx90a(poot_kir_target *out); /* wave64 */
-void poot_kir_target_init_gfx942(poot_kir_target *out); /* wave64 */
+void poot_kir_target_init_gfx90a(poot_kir_target *out);  /* wave64 */
+void poot_kir_target_init_gfx942(poot_kir_target *out);  /* wave64 */
 void poot_kir_target_init_gfx1100(poot_kir_target *out); /* wave32 */
 /* By name: "interp", "sm_80", "sm_90", "vulkan", "vulkan-sg<N>", "lavapipe",
  * "webgpu", "webgpu-sg<N>", "gfx90a", "gfx942", "gfx1100".
@@ -552,7 +552,7 @@ POOT_MUST_USE poot_status poot_kir_const_i32(poot_kir_builder *b, int32_t v, poo
 POOT_MUST_USE poot_status poot_kir_const_f32(poot_kir_builder *b, float v, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_const_bool(poot_kir_builder *b, bool v, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_builtin_get(poot_kir_builder *b, poot_kir_builtin which,
-                                           uint32_t dim, poot_kir_value *out);
+                                               uint32_t dim, poot_kir_value *out);
 /* workgroup_id[dim] * local_size[dim] + local_id[dim] (u32). */
 POOT_MUST_USE poot_status poot_kir_global_id(poot_kir_builder *b, uint32_t dim,
                                              poot_kir_value *out);
@@ -569,8 +569,8 @@ POOT_MUST_USE poot_status poot_kir_select(poot_kir_builder *b, poot_kir_value co
                                           poot_kir_value a, poot_kir_value c, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_convert(poot_kir_builder *b, poot_kir_scalar to,
                                            poot_kir_value a, poot_kir_value *out);
-POOT_MUST_USE poot_status poot_kir_bitcast(poot_kir_builder *b, poot_kir_type to,
-                                           poot_kir_value a, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_bitcast(poot_kir_builder *b, poot_kir_type to, poot_kir_value a,
+                                           poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_splat(poot_kir_builder *b, uint32_t lanes, poot_kir_value a,
                                          poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_vec(poot_kir_builder *b, uint32_t count,
@@ -580,8 +580,7 @@ POOT_MUST_USE poot_status poot_kir_extract(poot_kir_builder *b, poot_kir_value v
 
 /* Memory. lanes is 1, 2 or 4; index is a u32 or i32 element index. */
 POOT_MUST_USE poot_status poot_kir_load(poot_kir_builder *b, poot_kir_space space, uint32_t ref,
-                                        poot_kir_value index, uint32_t lanes,
-                                        poot_kir_value *out);
+                                        poot_kir_value index, uint32_t lanes, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_store(poot_kir_builder *b, poot_kir_space space, uint32_t ref,
                                          poot_kir_value index, poot_kir_value value);
 POOT_MUST_USE poot_status poot_kir_priv_load(poot_kir_builder *b, uint32_t ref, uint32_t element,
@@ -590,9 +589,9 @@ POOT_MUST_USE poot_status poot_kir_priv_store(poot_kir_builder *b, uint32_t ref,
                                               poot_kir_value value);
 /* op is one of ATOMIC_ADD/MAX/MIN/XCHG; returns the old value. */
 POOT_MUST_USE poot_status poot_kir_atomic_rmw(poot_kir_builder *b, poot_kir_op op,
-                                          poot_kir_space space, uint32_t ref,
-                                          poot_kir_value index, poot_kir_value value,
-                                          poot_kir_value *out_old);
+                                              poot_kir_space space, uint32_t ref,
+                                              poot_kir_value index, poot_kir_value value,
+                                              poot_kir_value *out_old);
 POOT_MUST_USE poot_status poot_kir_atomic_cas(poot_kir_builder *b, poot_kir_space space,
                                               uint32_t ref, poot_kir_value index,
                                               poot_kir_value compare, poot_kir_value value,
@@ -644,7 +643,7 @@ void poot_kir_print_inst(const poot_kir_kernel *kernel, const poot_kir_inst *ins
 /* ===================================================== 6. interpreter */
 
 typedef struct poot_kir_buffer {
-  void *data; /* host memory; borrowed */
+  void *data;  /* host memory; borrowed */
   size_t size; /* bytes */
 } poot_kir_buffer;
 
@@ -666,7 +665,8 @@ typedef struct poot_kir_interp_options {
    * that another thread wrote since the last barrier, or writes one another
    * read) as INVALID_ARGUMENT. Default on (the zero value enables it). */
   bool no_race_check;
-  uint64_t max_steps; /* executed statements per thread before TIMEOUT; 0 → 1e9 */
+  uint64_t
+      max_steps; /* statements executed (lockstep, all threads at once) before TIMEOUT; 0 → 1e9 */
 } poot_kir_interp_options;
 
 /* Runs the kernel on the CPU, workgroup by workgroup in order, the threads

@@ -169,8 +169,8 @@ static poot_status emit(poot_kir_builder *b, const poot_kir_inst *tmpl, poot_kir
   poot_kir_type t;
   char err[256];
   if (!poot__kir_infer(&d, tmpl, &t, err, sizeof err))
-    return bfail(b, POOT_INVALID_ARGUMENT, "statement #%u (%s): %s", id,
-                 poot_kir_op_name(tmpl->op), err);
+    return bfail(b, POOT_INVALID_ARGUMENT, "statement #%u (%s): %s", id, poot_kir_op_name(tmpl->op),
+                 err);
   poot_kir_inst *in = POOT_ARENA_NEW(&b->impl->arena, poot_kir_inst);
   if (!in) return oom(b);
   *in = *tmpl;
@@ -224,8 +224,8 @@ poot_status poot_kir_add_binding(poot_kir_builder *b, const poot_kir_binding *de
   uint32_t align = desc->align ? desc->align : 16;
   if ((align & (align - 1)) || align < poot_kir_scalar_size(desc->elem))
     return bfail(b, POOT_INVALID_ARGUMENT,
-                 "binding '%s': alignment %u is not a power of two ≥ the element size",
-                 desc->name, align);
+                 "binding '%s': alignment %u is not a power of two ≥ the element size", desc->name,
+                 align);
   for (size_t i = 0; i < b->bindings.len; i++) {
     const poot_kir_binding *o = &POOT_VEC_AT(&b->bindings, poot_kir_binding, i);
     if (o->binding == desc->binding)
@@ -247,8 +247,7 @@ poot_status poot_kir_add_param(poot_kir_builder *b, const poot_kir_param *desc,
     return bfail(b, POOT_INVALID_ARGUMENT, "param name '%s' is not an identifier",
                  desc && desc->name ? desc->name : "(null)");
   if (desc->type != POOT_KIR_U32 && desc->type != POOT_KIR_I32 && desc->type != POOT_KIR_F32)
-    return bfail(b, POOT_INVALID_ARGUMENT, "param '%s': type must be u32, i32 or f32",
-                 desc->name);
+    return bfail(b, POOT_INVALID_ARGUMENT, "param '%s': type must be u32, i32 or f32", desc->name);
   if (desc->kind == POOT_KIR_PARAM_SLOT) {
     if (desc->slot_ref >= b->bindings.len)
       return bfail(b, POOT_INVALID_ARGUMENT, "param '%s': slot binding position %u not declared",
@@ -289,8 +288,9 @@ poot_status poot_kir_add_private(poot_kir_builder *b, const char *name, poot_kir
   if (!is_ident(name))
     return bfail(b, POOT_INVALID_ARGUMENT, "private name '%s' is not an identifier",
                  name ? name : "(null)");
-  if (type.scalar >= POOT_KIR_SCALAR_COUNT || (type.lanes != 1 && type.lanes != 2 && type.lanes != 4) ||
-      type.frag || count == 0 || count > 4096)
+  if (type.scalar >= POOT_KIR_SCALAR_COUNT ||
+      (type.lanes != 1 && type.lanes != 2 && type.lanes != 4) || type.frag || count == 0 ||
+      count > 4096)
     return bfail(b, POOT_INVALID_ARGUMENT, "private '%s': bad type or count %u (1..4096)", name,
                  count);
   poot_kir_private p = {poot_arena_strdup(&b->impl->arena, name), type, count};
@@ -338,7 +338,7 @@ poot_status poot_kir_const_bool(poot_kir_builder *b, bool v, poot_kir_value *out
 }
 
 poot_status poot_kir_builtin_get(poot_kir_builder *b, poot_kir_builtin which, uint32_t dim,
-                             poot_kir_value *out) {
+                                 poot_kir_value *out) {
   poot_kir_inst in = mk(POOT_KIR_OP_BUILTIN, 0, 0, 0, 0);
   in.ref = (uint32_t)which;
   in.imm = dim;
@@ -371,8 +371,8 @@ poot_status poot_kir_unary(poot_kir_builder *b, poot_kir_op op, poot_kir_value a
   return emit(b, &in, NULL, out);
 }
 
-poot_status poot_kir_binary(poot_kir_builder *b, poot_kir_op op, poot_kir_value a,
-                            poot_kir_value c, poot_kir_value *out) {
+poot_status poot_kir_binary(poot_kir_builder *b, poot_kir_op op, poot_kir_value a, poot_kir_value c,
+                            poot_kir_value *out) {
   *out = 0;
   if (!(op >= POOT_KIR_OP_ADD && op <= POOT_KIR_OP_GE))
     return bfail(b, POOT_INVALID_ARGUMENT, "%s is not a binary op", poot_kir_op_name(op));
@@ -380,8 +380,8 @@ poot_status poot_kir_binary(poot_kir_builder *b, poot_kir_op op, poot_kir_value 
   return emit(b, &in, NULL, out);
 }
 
-poot_status poot_kir_fma(poot_kir_builder *b, poot_kir_value a, poot_kir_value c,
-                         poot_kir_value d, poot_kir_value *out) {
+poot_status poot_kir_fma(poot_kir_builder *b, poot_kir_value a, poot_kir_value c, poot_kir_value d,
+                         poot_kir_value *out) {
   poot_kir_inst in = mk(POOT_KIR_OP_FMA, 3, a, c, d);
   return emit(b, &in, NULL, out);
 }
@@ -473,8 +473,8 @@ poot_status poot_kir_priv_store(poot_kir_builder *b, uint32_t ref, uint32_t elem
 }
 
 poot_status poot_kir_atomic_rmw(poot_kir_builder *b, poot_kir_op op, poot_kir_space space,
-                            uint32_t ref, poot_kir_value index, poot_kir_value value,
-                            poot_kir_value *out_old) {
+                                uint32_t ref, poot_kir_value index, poot_kir_value value,
+                                poot_kir_value *out_old) {
   *out_old = 0;
   if (!(op >= POOT_KIR_OP_ATOMIC_ADD && op <= POOT_KIR_OP_ATOMIC_XCHG))
     return bfail(b, POOT_INVALID_ARGUMENT, "%s is not an atomic op (use poot_kir_atomic_cas)",
@@ -486,8 +486,8 @@ poot_status poot_kir_atomic_rmw(poot_kir_builder *b, poot_kir_op op, poot_kir_sp
 }
 
 poot_status poot_kir_atomic_cas(poot_kir_builder *b, poot_kir_space space, uint32_t ref,
-                                poot_kir_value index, poot_kir_value compare,
-                                poot_kir_value value, poot_kir_value *out_old) {
+                                poot_kir_value index, poot_kir_value compare, poot_kir_value value,
+                                poot_kir_value *out_old) {
   poot_kir_inst in = mk(POOT_KIR_OP_ATOMIC_CAS, 3, index, compare, value);
   in.space = space;
   in.ref = ref;
@@ -505,8 +505,7 @@ poot_status poot_kir_subgroup_reduce(poot_kir_builder *b, poot_kir_op op, poot_k
                                      poot_kir_value *out) {
   *out = 0;
   if (!(op >= POOT_KIR_OP_SG_REDUCE_ADD && op <= POOT_KIR_OP_SG_REDUCE_MIN))
-    return bfail(b, POOT_INVALID_ARGUMENT, "%s is not a subgroup reduction",
-                 poot_kir_op_name(op));
+    return bfail(b, POOT_INVALID_ARGUMENT, "%s is not a subgroup reduction", poot_kir_op_name(op));
   poot_kir_inst in = mk(op, 1, v, 0, 0);
   return emit(b, &in, NULL, out);
 }
@@ -561,8 +560,7 @@ poot_status poot_kir_if_begin(poot_kir_builder *b, poot_kir_value cond) {
 poot_status poot_kir_else_begin(poot_kir_builder *b) {
   frame *f = top(b);
   if (f->kind != FRAME_THEN)
-    return bfail(b, POOT_INVALID_ARGUMENT, "else without an open if (statement #%u)",
-                 b->next_id);
+    return bfail(b, POOT_INVALID_ARGUMENT, "else without an open if (statement #%u)", b->next_id);
   close_scope(b, f->values_at_open);
   f->kind = FRAME_ELSE;
   f->block = &f->owner->else_body;

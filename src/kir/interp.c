@@ -27,8 +27,8 @@ typedef struct run {
   uint32_t T;  /* threads per workgroup */
   uint32_t sg; /* subgroup size */
   uint32_t wg[3];
-  uint64_t *vals;  /* [value][thread][lane] */
-  uint64_t *priv;  /* [private offset + (thread * count + element)][lane] */
+  uint64_t *vals; /* [value][thread][lane] */
+  uint64_t *priv; /* [private offset + (thread * count + element)][lane] */
   size_t *priv_off;
   unsigned char **shared; /* per shared array */
   shadow **shadows;       /* per shared array element, NULL when race checks are off */
@@ -96,11 +96,10 @@ static poot_status resolve(run *r, const poot_kir_inst *in, uint32_t t, int64_t 
     m->sh = r->shadows ? r->shadows[in->ref] : NULL;
   }
   if (index < 0 || (uint64_t)index + lanes > m->count || (m->count && !m->base))
-    return fault(r, in, t, POOT_INVALID_ARGUMENT,
-                 "out-of-range access: element %" PRId64 " (+%u lanes) of %s '%s' with %" PRIu64
-                 " elements",
-                 index, lanes, in->space == POOT_KIR_SPACE_GLOBAL ? "binding" : "shared", m->name,
-                 m->count);
+    return fault(
+        r, in, t, POOT_INVALID_ARGUMENT,
+        "out-of-range access: element %" PRId64 " (+%u lanes) of %s '%s' with %" PRIu64 " elements",
+        index, lanes, in->space == POOT_KIR_SPACE_GLOBAL ? "binding" : "shared", m->name, m->count);
   if (index % lanes)
     return fault(r, in, t, POOT_INVALID_ARGUMENT,
                  "misaligned %u-lane access at element %" PRId64 " of '%s'", lanes, index, m->name);
@@ -188,21 +187,21 @@ static poot_status do_atomic(run *r, const poot_kir_inst *in, uint32_t t) {
   uint64_t old = old32, nv = old;
   uint64_t v = reg(r, in->args[1], t)[0];
   switch (in->op) {
-  case POOT_KIR_OP_ATOMIC_ADD:
-    (void)poot__kir_binary(POOT_KIR_OP_ADD, s, old, v, &nv);
-    break;
-  case POOT_KIR_OP_ATOMIC_MAX:
-    (void)poot__kir_binary(POOT_KIR_OP_MAX, s, old, v, &nv);
-    break;
-  case POOT_KIR_OP_ATOMIC_MIN:
-    (void)poot__kir_binary(POOT_KIR_OP_MIN, s, old, v, &nv);
-    break;
-  case POOT_KIR_OP_ATOMIC_XCHG:
-    nv = v;
-    break;
-  default: /* CAS compares bit patterns */
-    if (old == v) nv = reg(r, in->args[2], t)[0];
-    break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+      (void)poot__kir_binary(POOT_KIR_OP_ADD, s, old, v, &nv);
+      break;
+    case POOT_KIR_OP_ATOMIC_MAX:
+      (void)poot__kir_binary(POOT_KIR_OP_MAX, s, old, v, &nv);
+      break;
+    case POOT_KIR_OP_ATOMIC_MIN:
+      (void)poot__kir_binary(POOT_KIR_OP_MIN, s, old, v, &nv);
+      break;
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      nv = v;
+      break;
+    default: /* CAS compares bit patterns */
+      if (old == v) nv = reg(r, in->args[2], t)[0];
+      break;
   }
   old32 = (uint32_t)nv;
   memcpy(m.base + (size_t)idx * 4, &old32, 4);
@@ -221,24 +220,24 @@ static uint32_t builtin_of(run *r, const poot_kir_inst *in, uint32_t t) {
   uint32_t d = (uint32_t)(in->imm % 3);
   uint32_t lid[3] = {t % ws[0], (t / ws[0]) % ws[1], t / (ws[0] * ws[1])};
   switch ((poot_kir_builtin)in->ref) {
-  case POOT_KIR_BUILTIN_WORKGROUP_ID:
-    return r->wg[d];
-  case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
-    return r->o->grid[d] ? r->o->grid[d] : 1;
-  case POOT_KIR_BUILTIN_LOCAL_ID:
-    return lid[d];
-  case POOT_KIR_BUILTIN_LOCAL_SIZE:
-    return ws[d];
-  case POOT_KIR_BUILTIN_LOCAL_INDEX:
-    return t;
-  case POOT_KIR_BUILTIN_SUBGROUP_ID:
-    return t / r->sg;
-  case POOT_KIR_BUILTIN_SUBGROUP_LANE:
-    return t % r->sg;
-  case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
-    return r->sg;
-  default:
-    return 0;
+    case POOT_KIR_BUILTIN_WORKGROUP_ID:
+      return r->wg[d];
+    case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+      return r->o->grid[d] ? r->o->grid[d] : 1;
+    case POOT_KIR_BUILTIN_LOCAL_ID:
+      return lid[d];
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+      return ws[d];
+    case POOT_KIR_BUILTIN_LOCAL_INDEX:
+      return t;
+    case POOT_KIR_BUILTIN_SUBGROUP_ID:
+      return t / r->sg;
+    case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+      return t % r->sg;
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      return r->sg;
+    default:
+      return 0;
   }
 }
 
@@ -250,85 +249,86 @@ static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
   poot_kir_scalar s = (poot_kir_scalar)at.scalar;
   const char *why = NULL;
   switch (in->op) {
-  case POOT_KIR_OP_CONST:
-    dst[0] = in->imm;
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_BUILTIN:
-    dst[0] = builtin_of(r, in, t);
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_PARAM: {
-    const poot_kir_param *p = &k->params[in->ref];
-    if (p->kind == POOT_KIR_PARAM_PUSH) {
-      dst[0] = r->o->params[in->ref];
+    case POOT_KIR_OP_CONST:
+      dst[0] = in->imm;
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_BUILTIN:
+      dst[0] = builtin_of(r, in, t);
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_PARAM: {
+      const poot_kir_param *p = &k->params[in->ref];
+      if (p->kind == POOT_KIR_PARAM_PUSH) {
+        dst[0] = r->o->params[in->ref];
+        return POOT_OK_STATUS;
+      }
+      const poot_kir_buffer *buf = &r->o->buffers[p->slot_ref];
+      if ((uint64_t)p->slot_index * 4 + 4 > buf->size || !buf->data)
+        return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                     "slot param '%s' reads element %u of binding '%s' (%zu bytes)", p->name,
+                     p->slot_index, k->bindings[p->slot_ref].name, buf->size);
+      uint32_t v;
+      memcpy(&v, (unsigned char *)buf->data + (size_t)p->slot_index * 4, 4);
+      dst[0] = v;
       return POOT_OK_STATUS;
     }
-    const poot_kir_buffer *buf = &r->o->buffers[p->slot_ref];
-    if ((uint64_t)p->slot_index * 4 + 4 > buf->size || !buf->data)
-      return fault(r, in, t, POOT_INVALID_ARGUMENT,
-                   "slot param '%s' reads element %u of binding '%s' (%zu bytes)", p->name,
-                   p->slot_index, k->bindings[p->slot_ref].name, buf->size);
-    uint32_t v;
-    memcpy(&v, (unsigned char *)buf->data + (size_t)p->slot_index * 4, 4);
-    dst[0] = v;
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_SELECT: {
-    const uint64_t *c = reg(r, in->args[0], t);
-    const uint64_t *a = reg(r, in->args[1], t), *b = reg(r, in->args[2], t);
-    bool scalar_cond = k->values[in->args[0]].type.lanes == 1;
-    uint64_t tmp[LANES];
-    for (uint32_t l = 0; l < in->type.lanes; l++) tmp[l] = (scalar_cond ? c[0] : c[l]) ? a[l] : b[l];
-    memcpy(dst, tmp, sizeof tmp);
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_FMA: {
-    const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t),
-                   *c = reg(r, in->args[2], t);
-    for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = poot__kir_fma(s, a[l], b[l], c[l]);
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_CONVERT: {
-    const uint64_t *a = reg(r, in->args[0], t);
-    for (uint32_t l = 0; l < in->type.lanes; l++)
-      dst[l] = poot__kir_convert(s, (poot_kir_scalar)in->type.scalar, a[l]);
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_BITCAST: {
-    uint64_t tmp[LANES];
-    poot__kir_bitcast(at, reg(r, in->args[0], t), in->type, tmp);
-    memcpy(dst, tmp, sizeof tmp);
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_SPLAT: {
-    uint64_t v = reg(r, in->args[0], t)[0];
-    for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = v;
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_VEC: {
-    uint64_t tmp[LANES];
-    for (uint32_t l = 0; l < in->arg_count; l++) tmp[l] = reg(r, in->args[l], t)[0];
-    memcpy(dst, tmp, sizeof tmp);
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_EXTRACT:
-    dst[0] = reg(r, in->args[0], t)[in->imm];
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_LOAD:
-    return do_load(r, in, t);
-  case POOT_KIR_OP_PRIV_LOAD: {
-    const poot_kir_private *p = &k->privates[in->ref];
-    memcpy(dst, &r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
-           LANES * sizeof(uint64_t));
-    return POOT_OK_STATUS;
-  }
-  case POOT_KIR_OP_ATOMIC_ADD:
-  case POOT_KIR_OP_ATOMIC_MAX:
-  case POOT_KIR_OP_ATOMIC_MIN:
-  case POOT_KIR_OP_ATOMIC_XCHG:
-  case POOT_KIR_OP_ATOMIC_CAS:
-    return do_atomic(r, in, t);
-  default:
-    break;
+    case POOT_KIR_OP_SELECT: {
+      const uint64_t *c = reg(r, in->args[0], t);
+      const uint64_t *a = reg(r, in->args[1], t), *b = reg(r, in->args[2], t);
+      bool scalar_cond = k->values[in->args[0]].type.lanes == 1;
+      uint64_t tmp[LANES];
+      for (uint32_t l = 0; l < in->type.lanes; l++)
+        tmp[l] = (scalar_cond ? c[0] : c[l]) ? a[l] : b[l];
+      memcpy(dst, tmp, sizeof tmp);
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_FMA: {
+      const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t),
+                     *c = reg(r, in->args[2], t);
+      for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = poot__kir_fma(s, a[l], b[l], c[l]);
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_CONVERT: {
+      const uint64_t *a = reg(r, in->args[0], t);
+      for (uint32_t l = 0; l < in->type.lanes; l++)
+        dst[l] = poot__kir_convert(s, (poot_kir_scalar)in->type.scalar, a[l]);
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_BITCAST: {
+      uint64_t tmp[LANES];
+      poot__kir_bitcast(at, reg(r, in->args[0], t), in->type, tmp);
+      memcpy(dst, tmp, sizeof tmp);
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_SPLAT: {
+      uint64_t v = reg(r, in->args[0], t)[0];
+      for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = v;
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_VEC: {
+      uint64_t tmp[LANES];
+      for (uint32_t l = 0; l < in->arg_count; l++) tmp[l] = reg(r, in->args[l], t)[0];
+      memcpy(dst, tmp, sizeof tmp);
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_EXTRACT:
+      dst[0] = reg(r, in->args[0], t)[in->imm];
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_LOAD:
+      return do_load(r, in, t);
+    case POOT_KIR_OP_PRIV_LOAD: {
+      const poot_kir_private *p = &k->privates[in->ref];
+      memcpy(dst, &r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+             LANES * sizeof(uint64_t));
+      return POOT_OK_STATUS;
+    }
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+      return do_atomic(r, in, t);
+    default:
+      break;
   }
   if (in->arg_count == 1) {
     const uint64_t *a = reg(r, in->args[0], t);
@@ -455,54 +455,53 @@ done:
 
 static poot_status exec_inst(run *r, const poot_kir_inst *in, const uint8_t *mask) {
   if (++r->steps > r->max_steps)
-    return fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed",
-                 r->max_steps);
+    return fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed", r->max_steps);
   switch (in->op) {
-  case POOT_KIR_OP_IF:
-    return exec_if(r, in, mask);
-  case POOT_KIR_OP_FOR:
-    return exec_for(r, in, mask);
-  case POOT_KIR_OP_BARRIER:
-    for (uint32_t t = 0; t < r->T; t++)
-      if (!mask[t])
-        return fault(r, in, t, POOT_INVALID_ARGUMENT,
-                     "barrier not reached by every thread of the workgroup");
-    r->epoch++;
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_SG_REDUCE_ADD:
-  case POOT_KIR_OP_SG_REDUCE_MAX:
-  case POOT_KIR_OP_SG_REDUCE_MIN:
-  case POOT_KIR_OP_SG_SHUFFLE:
-  case POOT_KIR_OP_SG_SHUFFLE_XOR:
-  case POOT_KIR_OP_SG_BROADCAST:
-    return subgroup_op(r, in, mask);
-  case POOT_KIR_OP_CHECK:
-    for (uint32_t t = 0; t < r->T; t++) {
-      if (!mask[t] || (reg(r, in->args[0], t)[0] & 1)) continue;
-      if (r->o->error_word) {
-        *r->o->error_word |= 1u << (in->imm & 31);
-        continue;
+    case POOT_KIR_OP_IF:
+      return exec_if(r, in, mask);
+    case POOT_KIR_OP_FOR:
+      return exec_for(r, in, mask);
+    case POOT_KIR_OP_BARRIER:
+      for (uint32_t t = 0; t < r->T; t++)
+        if (!mask[t])
+          return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                       "barrier not reached by every thread of the workgroup");
+      r->epoch++;
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+    case POOT_KIR_OP_SG_REDUCE_MIN:
+    case POOT_KIR_OP_SG_SHUFFLE:
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+    case POOT_KIR_OP_SG_BROADCAST:
+      return subgroup_op(r, in, mask);
+    case POOT_KIR_OP_CHECK:
+      for (uint32_t t = 0; t < r->T; t++) {
+        if (!mask[t] || (reg(r, in->args[0], t)[0] & 1)) continue;
+        if (r->o->error_word) {
+          *r->o->error_word |= 1u << (in->imm & 31);
+          continue;
+        }
+        return fault(r, in, t, POOT_KERNEL_FAULT, "check failed with trap code %u",
+                     (unsigned)in->imm);
       }
-      return fault(r, in, t, POOT_KERNEL_FAULT, "check failed with trap code %u",
-                   (unsigned)in->imm);
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_STORE:
+      for (uint32_t t = 0; t < r->T; t++)
+        if (mask[t]) POOT_TRY(do_store(r, in, t));
+      return POOT_OK_STATUS;
+    case POOT_KIR_OP_PRIV_STORE: {
+      const poot_kir_private *p = &r->k->privates[in->ref];
+      for (uint32_t t = 0; t < r->T; t++)
+        if (mask[t])
+          memcpy(&r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+                 reg(r, in->args[0], t), LANES * sizeof(uint64_t));
+      return POOT_OK_STATUS;
     }
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_STORE:
-    for (uint32_t t = 0; t < r->T; t++)
-      if (mask[t]) POOT_TRY(do_store(r, in, t));
-    return POOT_OK_STATUS;
-  case POOT_KIR_OP_PRIV_STORE: {
-    const poot_kir_private *p = &r->k->privates[in->ref];
-    for (uint32_t t = 0; t < r->T; t++)
-      if (mask[t])
-        memcpy(&r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
-               reg(r, in->args[0], t), LANES * sizeof(uint64_t));
-    return POOT_OK_STATUS;
-  }
-  default:
-    for (uint32_t t = 0; t < r->T; t++)
-      if (mask[t]) POOT_TRY(thread_op(r, in, t));
-    return POOT_OK_STATUS;
+    default:
+      for (uint32_t t = 0; t < r->T; t++)
+        if (mask[t]) POOT_TRY(thread_op(r, in, t));
+      return POOT_OK_STATUS;
   }
 }
 
@@ -543,7 +542,8 @@ static poot_status check_options(const poot_kir_kernel *k, const poot_kir_interp
 }
 
 poot_status poot_kir_interp_run(const poot_kir_kernel *k, const poot_kir_interp_options *o) {
-  if (!k || !o) return poot_status_make(POOT_INVALID_ARGUMENT, "kir interp: NULL kernel or options");
+  if (!k || !o)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "kir interp: NULL kernel or options");
   uint32_t sg = o->subgroup_size ? o->subgroup_size : (k->subgroup_size ? k->subgroup_size : 32);
   POOT_TRY(check_options(k, o, sg));
   run r;

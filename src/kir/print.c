@@ -11,19 +11,20 @@ static void indent(poot_strbuf *o, int depth) {
 
 static const char *access_name(poot_kir_access a) {
   switch (a) {
-  case POOT_KIR_ACCESS_READ:
-    return "read";
-  case POOT_KIR_ACCESS_WRITE:
-    return "write";
-  case POOT_KIR_ACCESS_READ_WRITE:
-    return "read_write";
+    case POOT_KIR_ACCESS_READ:
+      return "read";
+    case POOT_KIR_ACCESS_WRITE:
+      return "write";
+    case POOT_KIR_ACCESS_READ_WRITE:
+      return "read_write";
   }
   return "?";
 }
 
 static void mem(const poot_kir_kernel *k, const poot_kir_inst *in, poot_strbuf *o) {
   if (in->space == POOT_KIR_SPACE_GLOBAL) {
-    poot_strbuf_printf(o, "global %s", in->ref < k->binding_count ? k->bindings[in->ref].name : "?");
+    poot_strbuf_printf(o, "global %s",
+                       in->ref < k->binding_count ? k->bindings[in->ref].name : "?");
   } else {
     poot_strbuf_printf(o, "shared %s", in->ref < k->shared_count ? k->shared[in->ref].name : "?");
   }
@@ -38,59 +39,60 @@ void poot_kir_print_inst(const poot_kir_kernel *k, const poot_kir_inst *in, poot
     poot_strbuf_puts(o, poot_kir_op_name(in->op));
   }
   switch (in->op) {
-  case POOT_KIR_OP_CONST:
-    poot_strbuf_putc(o, ' ');
-    poot__kir_const_print((poot_kir_scalar)in->type.scalar, in->imm, o);
-    return;
-  case POOT_KIR_OP_BUILTIN:
-    poot_strbuf_printf(o, " %s", poot_kir_builtin_name((poot_kir_builtin)in->ref));
-    if (in->ref <= POOT_KIR_BUILTIN_LOCAL_SIZE) poot_strbuf_printf(o, ".%c", dims[in->imm % 3]);
-    return;
-  case POOT_KIR_OP_PARAM:
-    poot_strbuf_printf(o, " %s", in->ref < k->param_count ? k->params[in->ref].name : "?");
-    return;
-  case POOT_KIR_OP_EXTRACT:
-    poot_strbuf_printf(o, " v%u, %llu", in->args[0], (unsigned long long)in->imm);
-    return;
-  case POOT_KIR_OP_LOAD:
-    poot_strbuf_putc(o, ' ');
-    mem(k, in, o);
-    return;
-  case POOT_KIR_OP_STORE:
-    poot_strbuf_putc(o, ' ');
-    mem(k, in, o);
-    poot_strbuf_printf(o, ", v%u", in->args[1]);
-    return;
-  case POOT_KIR_OP_ATOMIC_ADD:
-  case POOT_KIR_OP_ATOMIC_MAX:
-  case POOT_KIR_OP_ATOMIC_MIN:
-  case POOT_KIR_OP_ATOMIC_XCHG:
-  case POOT_KIR_OP_ATOMIC_CAS:
-    poot_strbuf_putc(o, ' ');
-    mem(k, in, o);
-    for (uint32_t i = 1; i < in->arg_count; i++) poot_strbuf_printf(o, ", v%u", in->args[i]);
-    return;
-  case POOT_KIR_OP_PRIV_LOAD:
-    poot_strbuf_printf(o, " %s[%llu]", in->ref < k->private_count ? k->privates[in->ref].name : "?",
-                       (unsigned long long)in->imm);
-    return;
-  case POOT_KIR_OP_PRIV_STORE:
-    poot_strbuf_printf(o, " %s[%llu], v%u",
-                       in->ref < k->private_count ? k->privates[in->ref].name : "?",
-                       (unsigned long long)in->imm, in->args[0]);
-    return;
-  case POOT_KIR_OP_SG_SHUFFLE_XOR:
-  case POOT_KIR_OP_SG_BROADCAST:
-  case POOT_KIR_OP_CHECK:
-    poot_strbuf_printf(o, " v%u, %llu", in->args[0], (unsigned long long)in->imm);
-    return;
-  case POOT_KIR_OP_FOR:
-    poot_strbuf_printf(o, " v%u: ", in->result);
-    poot__kir_type_print(in->type, o);
-    poot_strbuf_printf(o, " = v%u to v%u step v%u", in->args[0], in->args[1], in->args[2]);
-    return;
-  default:
-    break;
+    case POOT_KIR_OP_CONST:
+      poot_strbuf_putc(o, ' ');
+      poot__kir_const_print((poot_kir_scalar)in->type.scalar, in->imm, o);
+      return;
+    case POOT_KIR_OP_BUILTIN:
+      poot_strbuf_printf(o, " %s", poot_kir_builtin_name((poot_kir_builtin)in->ref));
+      if (in->ref <= POOT_KIR_BUILTIN_LOCAL_SIZE) poot_strbuf_printf(o, ".%c", dims[in->imm % 3]);
+      return;
+    case POOT_KIR_OP_PARAM:
+      poot_strbuf_printf(o, " %s", in->ref < k->param_count ? k->params[in->ref].name : "?");
+      return;
+    case POOT_KIR_OP_EXTRACT:
+      poot_strbuf_printf(o, " v%u, %llu", in->args[0], (unsigned long long)in->imm);
+      return;
+    case POOT_KIR_OP_LOAD:
+      poot_strbuf_putc(o, ' ');
+      mem(k, in, o);
+      return;
+    case POOT_KIR_OP_STORE:
+      poot_strbuf_putc(o, ' ');
+      mem(k, in, o);
+      poot_strbuf_printf(o, ", v%u", in->args[1]);
+      return;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+      poot_strbuf_putc(o, ' ');
+      mem(k, in, o);
+      for (uint32_t i = 1; i < in->arg_count; i++) poot_strbuf_printf(o, ", v%u", in->args[i]);
+      return;
+    case POOT_KIR_OP_PRIV_LOAD:
+      poot_strbuf_printf(o, " %s[%llu]",
+                         in->ref < k->private_count ? k->privates[in->ref].name : "?",
+                         (unsigned long long)in->imm);
+      return;
+    case POOT_KIR_OP_PRIV_STORE:
+      poot_strbuf_printf(o, " %s[%llu], v%u",
+                         in->ref < k->private_count ? k->privates[in->ref].name : "?",
+                         (unsigned long long)in->imm, in->args[0]);
+      return;
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+    case POOT_KIR_OP_SG_BROADCAST:
+    case POOT_KIR_OP_CHECK:
+      poot_strbuf_printf(o, " v%u, %llu", in->args[0], (unsigned long long)in->imm);
+      return;
+    case POOT_KIR_OP_FOR:
+      poot_strbuf_printf(o, " v%u: ", in->result);
+      poot__kir_type_print(in->type, o);
+      poot_strbuf_printf(o, " = v%u to v%u step v%u", in->args[0], in->args[1], in->args[2]);
+      return;
+    default:
+      break;
   }
   for (uint32_t i = 0; i < in->arg_count && i < POOT_KIR_MAX_ARGS; i++)
     poot_strbuf_printf(o, "%sv%u", i ? ", " : " ", in->args[i]);

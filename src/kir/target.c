@@ -59,8 +59,12 @@ static void ptx_init(poot_kir_target *t, const char *name, uint32_t sm) {
   t->ptx_version = 78;
 }
 
-void poot_kir_target_init_sm80(poot_kir_target *t) { ptx_init(t, "sm_80", 80); }
-void poot_kir_target_init_sm90(poot_kir_target *t) { ptx_init(t, "sm_90", 90); }
+void poot_kir_target_init_sm80(poot_kir_target *t) {
+  ptx_init(t, "sm_80", 80);
+}
+void poot_kir_target_init_sm90(poot_kir_target *t) {
+  ptx_init(t, "sm_90", 90);
+}
 
 void poot_kir_target_init_vulkan(poot_kir_target *t, uint32_t subgroup_size) {
   base_init(t, "vulkan", POOT_KIR_LANG_GLSL);
@@ -116,9 +120,15 @@ static void amdgpu_init(poot_kir_target *t, const char *arch, uint32_t wave) {
   t->amdgpu_arch = arch;
 }
 
-void poot_kir_target_init_gfx90a(poot_kir_target *t) { amdgpu_init(t, "gfx90a", 64); }
-void poot_kir_target_init_gfx942(poot_kir_target *t) { amdgpu_init(t, "gfx942", 64); }
-void poot_kir_target_init_gfx1100(poot_kir_target *t) { amdgpu_init(t, "gfx1100", 32); }
+void poot_kir_target_init_gfx90a(poot_kir_target *t) {
+  amdgpu_init(t, "gfx90a", 64);
+}
+void poot_kir_target_init_gfx942(poot_kir_target *t) {
+  amdgpu_init(t, "gfx942", 64);
+}
+void poot_kir_target_init_gfx1100(poot_kir_target *t) {
+  amdgpu_init(t, "gfx1100", 32);
+}
 
 static bool parse_sg(const char *s, const char *prefix, uint32_t *out) {
   size_t n = strlen(prefix);
@@ -134,19 +144,32 @@ poot_status poot_kir_target_by_name(const char *name, poot_kir_target *out) {
   uint32_t sg = 0;
   memset(out, 0, sizeof *out);
   if (!name) name = "";
-  if (strcmp(name, "interp") == 0) poot_kir_target_init_interp(out, 32);
-  else if (parse_sg(name, "interp-sg", &sg)) poot_kir_target_init_interp(out, sg);
-  else if (strcmp(name, "sm_80") == 0) poot_kir_target_init_sm80(out);
-  else if (strcmp(name, "sm_90") == 0) poot_kir_target_init_sm90(out);
-  else if (strcmp(name, "vulkan") == 0) poot_kir_target_init_vulkan(out, 0);
-  else if (parse_sg(name, "vulkan-sg", &sg)) poot_kir_target_init_vulkan(out, sg);
-  else if (strcmp(name, "lavapipe") == 0) poot_kir_target_init_lavapipe(out, 8);
-  else if (parse_sg(name, "lavapipe-sg", &sg)) poot_kir_target_init_lavapipe(out, sg);
-  else if (strcmp(name, "webgpu") == 0) poot_kir_target_init_webgpu(out, 0);
-  else if (parse_sg(name, "webgpu-sg", &sg)) poot_kir_target_init_webgpu(out, sg);
-  else if (strcmp(name, "gfx90a") == 0) poot_kir_target_init_gfx90a(out);
-  else if (strcmp(name, "gfx942") == 0) poot_kir_target_init_gfx942(out);
-  else if (strcmp(name, "gfx1100") == 0) poot_kir_target_init_gfx1100(out);
+  if (strcmp(name, "interp") == 0)
+    poot_kir_target_init_interp(out, 32);
+  else if (parse_sg(name, "interp-sg", &sg))
+    poot_kir_target_init_interp(out, sg);
+  else if (strcmp(name, "sm_80") == 0)
+    poot_kir_target_init_sm80(out);
+  else if (strcmp(name, "sm_90") == 0)
+    poot_kir_target_init_sm90(out);
+  else if (strcmp(name, "vulkan") == 0)
+    poot_kir_target_init_vulkan(out, 0);
+  else if (parse_sg(name, "vulkan-sg", &sg))
+    poot_kir_target_init_vulkan(out, sg);
+  else if (strcmp(name, "lavapipe") == 0)
+    poot_kir_target_init_lavapipe(out, 8);
+  else if (parse_sg(name, "lavapipe-sg", &sg))
+    poot_kir_target_init_lavapipe(out, sg);
+  else if (strcmp(name, "webgpu") == 0)
+    poot_kir_target_init_webgpu(out, 0);
+  else if (parse_sg(name, "webgpu-sg", &sg))
+    poot_kir_target_init_webgpu(out, sg);
+  else if (strcmp(name, "gfx90a") == 0)
+    poot_kir_target_init_gfx90a(out);
+  else if (strcmp(name, "gfx942") == 0)
+    poot_kir_target_init_gfx942(out);
+  else if (strcmp(name, "gfx1100") == 0)
+    poot_kir_target_init_gfx1100(out);
   else
     return poot_status_make(POOT_NOT_FOUND,
                             "kir: unknown target '%s' (known: interp, interp-sg<N>, sm_80, sm_90, "

@@ -19,10 +19,10 @@ typedef struct vctx {
   poot_status status;
 } vctx;
 
-static poot_status vfail(vctx *c, const poot_kir_inst *in, poot_status_code code,
-                         const char *fmt, ...) POOT_PRINTF(4, 5);
-static poot_status vfail(vctx *c, const poot_kir_inst *in, poot_status_code code,
-                         const char *fmt, ...) {
+static poot_status vfail(vctx *c, const poot_kir_inst *in, poot_status_code code, const char *fmt,
+                         ...) POOT_PRINTF(4, 5);
+static poot_status vfail(vctx *c, const poot_kir_inst *in, poot_status_code code, const char *fmt,
+                         ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -34,34 +34,37 @@ static poot_status vfail(vctx *c, const poot_kir_inst *in, poot_status_code code
   poot_strbuf sb;
   poot_strbuf_init(&sb);
   poot_kir_print_inst(c->k, in, &sb);
-  poot_status st = poot_status_make(code, "kir: kernel '%s'%s%s: statement #%u (%s): %s",
-                                    c->k->name, c->t ? " for target " : "",
-                                    c->t && c->t->name ? c->t->name : "", in->id,
-                                    sb.data ? sb.data : "", msg);
+  poot_status st = poot_status_make(
+      code, "kir: kernel '%s'%s%s: statement #%u (%s): %s", c->k->name, c->t ? " for target " : "",
+      c->t && c->t->name ? c->t->name : "", in->id, sb.data ? sb.data : "", msg);
   poot_strbuf_deinit(&sb);
   return st;
 }
 
-static uint8_t min8(uint8_t a, uint8_t b) { return a < b ? a : b; }
+static uint8_t min8(uint8_t a, uint8_t b) {
+  return a < b ? a : b;
+}
 
 static uint8_t builtin_level(const poot_kir_kernel *k, const poot_kir_inst *in) {
   switch ((poot_kir_builtin)in->ref) {
-  case POOT_KIR_BUILTIN_WORKGROUP_ID:
-  case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
-  case POOT_KIR_BUILTIN_LOCAL_SIZE:
-  case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
-    return UNIFORM;
-  case POOT_KIR_BUILTIN_SUBGROUP_ID:
-    return SUBGROUP_UNIFORM;
-  case POOT_KIR_BUILTIN_LOCAL_ID:
-    return k->workgroup_size[in->imm % 3] == 1 ? UNIFORM : VARYING;
-  default:
-    return VARYING;
+    case POOT_KIR_BUILTIN_WORKGROUP_ID:
+    case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      return UNIFORM;
+    case POOT_KIR_BUILTIN_SUBGROUP_ID:
+      return SUBGROUP_UNIFORM;
+    case POOT_KIR_BUILTIN_LOCAL_ID:
+      return k->workgroup_size[in->imm % 3] == 1 ? UNIFORM : VARYING;
+    default:
+      return VARYING;
   }
 }
 
 static const char *level_name(uint8_t l) {
-  return l == UNIFORM ? "workgroup-uniform" : l == SUBGROUP_UNIFORM ? "subgroup-uniform" : "varying";
+  return l == UNIFORM            ? "workgroup-uniform"
+         : l == SUBGROUP_UNIFORM ? "subgroup-uniform"
+                                 : "varying";
 }
 
 static bool scalar_ok(const poot_kir_target *t, poot_kir_scalar s) {
@@ -93,8 +96,7 @@ static poot_status check_target(vctx *c, const poot_kir_inst *in) {
   if (poot__kir_op_is_atomic(in->op)) {
     poot_kir_atomic a = poot__kir_op_atomic_kind(in->op);
     if (!poot_kir_target_has_atomic(t, a, (poot_kir_scalar)in->type.scalar))
-      return vfail(c, in, POOT_UNSUPPORTED, "the target has no %s on %s",
-                   poot_kir_op_name(in->op),
+      return vfail(c, in, POOT_UNSUPPORTED, "the target has no %s on %s", poot_kir_op_name(in->op),
                    poot_kir_scalar_name((poot_kir_scalar)in->type.scalar));
   }
   if (poot__kir_op_is_subgroup(in->op) ||
@@ -123,8 +125,8 @@ static poot_status visit(vctx *c, const poot_kir_inst *in, uint8_t ctl, const po
   }
   if (!poot__kir_infer(&c->decls, in, &t, err, sizeof err))
     return vfail(c, in, POOT_INVALID_ARGUMENT, "%s", err);
-  bool typed = in->op != POOT_KIR_OP_IF && in->op != POOT_KIR_OP_CHECK &&
-               in->op != POOT_KIR_OP_BARRIER;
+  bool typed =
+      in->op != POOT_KIR_OP_IF && in->op != POOT_KIR_OP_CHECK && in->op != POOT_KIR_OP_BARRIER;
   if (typed && !poot_kir_type_eq(t, in->type))
     return vfail(c, in, POOT_INVALID_ARGUMENT, "recorded type differs from the inferred type");
   if (poot__kir_op_has_result(in->op)) {
@@ -141,35 +143,35 @@ static poot_status visit(vctx *c, const poot_kir_inst *in, uint8_t ctl, const po
   for (uint32_t i = 0; i < in->arg_count; i++) args_level = min8(args_level, c->level[in->args[i]]);
   uint8_t lv = args_level;
   switch (in->op) {
-  case POOT_KIR_OP_BUILTIN:
-    lv = builtin_level(k, in);
-    break;
-  case POOT_KIR_OP_SG_REDUCE_ADD:
-  case POOT_KIR_OP_SG_REDUCE_MAX:
-  case POOT_KIR_OP_SG_REDUCE_MIN:
-  case POOT_KIR_OP_SG_BROADCAST:
-    lv = args_level == UNIFORM ? UNIFORM : SUBGROUP_UNIFORM;
-    break;
-  case POOT_KIR_OP_ATOMIC_ADD:
-  case POOT_KIR_OP_ATOMIC_MAX:
-  case POOT_KIR_OP_ATOMIC_MIN:
-  case POOT_KIR_OP_ATOMIC_XCHG:
-  case POOT_KIR_OP_ATOMIC_CAS:
-    lv = VARYING;
-    break;
-  case POOT_KIR_OP_PRIV_LOAD:
-    lv = c->priv_level[in->ref];
-    break;
-  case POOT_KIR_OP_PRIV_STORE: {
-    uint8_t nl = min8(args_level, ctl);
-    if (nl < c->priv_level[in->ref]) {
-      c->priv_level[in->ref] = nl;
-      c->priv_changed = true;
+    case POOT_KIR_OP_BUILTIN:
+      lv = builtin_level(k, in);
+      break;
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+    case POOT_KIR_OP_SG_REDUCE_MIN:
+    case POOT_KIR_OP_SG_BROADCAST:
+      lv = args_level == UNIFORM ? UNIFORM : SUBGROUP_UNIFORM;
+      break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+      lv = VARYING;
+      break;
+    case POOT_KIR_OP_PRIV_LOAD:
+      lv = c->priv_level[in->ref];
+      break;
+    case POOT_KIR_OP_PRIV_STORE: {
+      uint8_t nl = min8(args_level, ctl);
+      if (nl < c->priv_level[in->ref]) {
+        c->priv_level[in->ref] = nl;
+        c->priv_changed = true;
+      }
+      break;
     }
-    break;
-  }
-  default:
-    break;
+    default:
+      break;
   }
   if (in->result) c->level[in->result] = lv;
 
@@ -252,8 +254,8 @@ static poot_status check_kernel_target(vctx *c) {
   for (uint32_t i = 0; i < k->param_count; i++)
     if (k->params[i].kind == POOT_KIR_PARAM_PUSH) push += 4;
   if (push > t->max_push_bytes)
-    return vfail(c, NULL, POOT_UNSUPPORTED, "%u bytes of push params exceed the target's %u",
-                 push, t->max_push_bytes);
+    return vfail(c, NULL, POOT_UNSUPPORTED, "%u bytes of push params exceed the target's %u", push,
+                 t->max_push_bytes);
   for (uint32_t i = 0; i < k->binding_count; i++)
     if (!poot_kir_target_has_storage(t, k->bindings[i].elem))
       return vfail(c, NULL, POOT_UNSUPPORTED, "binding '%s': the target cannot store %s",

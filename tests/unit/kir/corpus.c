@@ -101,7 +101,9 @@ void poot_kir_corpus_run_deinit(poot_kir_corpus_run *r) {
   }
 }
 
-uint32_t kc_f32u(float f) { return poot_f32_bits(f); }
+uint32_t kc_f32u(float f) {
+  return poot_f32_bits(f);
+}
 
 /* Reads element i of a buffer of `s` as a double (floats) or integer. */
 static double elem_f(poot_kir_scalar s, const void *p, size_t i) {
@@ -109,15 +111,15 @@ static double elem_f(poot_kir_scalar s, const void *p, size_t i) {
   uint16_t h;
   uint32_t u;
   switch (s) {
-  case POOT_KIR_F16:
-    memcpy(&h, b + i * 2, 2);
-    return poot_f16_to_f32(h);
-  case POOT_KIR_BF16:
-    memcpy(&h, b + i * 2, 2);
-    return poot_bf16_to_f32(h);
-  default:
-    memcpy(&u, b + i * 4, 4);
-    return poot_f32_from_bits(u);
+    case POOT_KIR_F16:
+      memcpy(&h, b + i * 2, 2);
+      return poot_f16_to_f32(h);
+    case POOT_KIR_BF16:
+      memcpy(&h, b + i * 2, 2);
+      return poot_bf16_to_f32(h);
+    default:
+      memcpy(&u, b + i * 4, 4);
+      return poot_f32_from_bits(u);
   }
 }
 
@@ -153,16 +155,14 @@ poot_status poot_kir_corpus_compare(const poot_kir_kernel *k, const poot_kir_cor
         return poot_status_make(POOT_INVALID_ARGUMENT,
                                 "corpus: kernel '%s' size %u: binding '%s' element %zu: got %.9g "
                                 "(0x%llx), expected %.9g (0x%llx)%s",
-                                k->name, r->size, k->bindings[i].name, e, g,
-                                (unsigned long long)gb, w, (unsigned long long)wb,
-                                bitwise ? " bit-exact" : "");
+                                k->name, r->size, k->bindings[i].name, e, g, (unsigned long long)gb,
+                                w, (unsigned long long)wb, bitwise ? " bit-exact" : "");
       }
       return poot_status_make(POOT_INVALID_ARGUMENT,
                               "corpus: kernel '%s' size %u: binding '%s' element %zu: got %lld "
                               "(0x%llx), expected %lld (0x%llx)",
-                              k->name, r->size, k->bindings[i].name, e,
-                              (long long)gb, (unsigned long long)gb, (long long)wb,
-                              (unsigned long long)wb);
+                              k->name, r->size, k->bindings[i].name, e, (long long)gb,
+                              (unsigned long long)gb, (long long)wb, (unsigned long long)wb);
     }
   }
   return POOT_OK_STATUS;
@@ -186,7 +186,9 @@ void kc_put(poot_kir_scalar s, void *p, size_t i, uint64_t bits) {
   memcpy((unsigned char *)p + i * es, &bits, es);
 }
 
-uint64_t kc_get(poot_kir_scalar s, const void *p, size_t i) { return elem_bits(s, p, i); }
+uint64_t kc_get(poot_kir_scalar s, const void *p, size_t i) {
+  return elem_bits(s, p, i);
+}
 
 /* Common kernel pieces. */
 poot_status kc_binding(poot_kir_builder *b, const char *name, uint32_t binding,
@@ -219,22 +221,24 @@ poot_status kc_guard(poot_kir_builder *b, poot_kir_value gid, poot_kir_value n) 
   return poot_kir_if_begin(b, c);
 }
 
-static uint32_t div_up(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+static uint32_t div_up(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 /* ------------------------------------------------------------ vadd_<T> */
 
 static poot_kir_scalar wide_of(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_I8:
-  case POOT_KIR_I16:
-    return POOT_KIR_I32;
-  case POOT_KIR_U8:
-  case POOT_KIR_U16:
-    return POOT_KIR_U32;
-  case POOT_KIR_BF16:
-    return POOT_KIR_F32;
-  default:
-    return s;
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+      return POOT_KIR_I32;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+      return POOT_KIR_U32;
+    case POOT_KIR_BF16:
+      return POOT_KIR_F32;
+    default:
+      return s;
   }
 }
 
@@ -521,8 +525,8 @@ static poot_status reduce_sg_prepare(const poot_kir_corpus_case *c, const poot_k
     kc_put(s, x, i, s == POOT_KIR_F32 ? kc_f32u(kc_randf(&st, -1.0f, 1.0f)) : kc_rand(&st));
   bool isf = s == POOT_KIR_F32;
   /* Reductions have no fixed order on GPUs; the butterfly (arg1 == 2) does. */
-  void *e = kc_expect(r, 1, isf ? POOT_KIR_CORPUS_CMP_TOL : POOT_KIR_CORPUS_CMP_EXACT,
-                      1e-5 * sg, 1e-5, true);
+  void *e = kc_expect(r, 1, isf ? POOT_KIR_CORPUS_CMP_TOL : POOT_KIR_CORPUS_CMP_EXACT, 1e-5 * sg,
+                      1e-5, true);
   void *e2 = c->arg1 == 1 ? kc_expect(r, 2, POOT_KIR_CORPUS_CMP_EXACT, 0, 0, true) : (void *)1;
   if (!e || !e2) return kc_oom(r);
   for (uint32_t g = 0; g < outs; g++) {
@@ -674,10 +678,12 @@ static poot_status gemv_build(const poot_kir_corpus_case *c, const poot_kir_targ
   return kc_make(c->name, GEMV_WG, 1, 1, 0, gemv_body, c, t, out);
 }
 
-uint32_t poot__kir_corpus_gemv_k(uint32_t m) { return GEMV_TK * (1 + m % 4); }
+uint32_t poot__kir_corpus_gemv_k(uint32_t m) {
+  return GEMV_TK * (1 + m % 4);
+}
 
-static poot_status gemv_prepare(const poot_kir_corpus_case *c, const poot_kir_kernel *k,
-                                uint32_t M, uint64_t seed, poot_kir_corpus_run *r) {
+static poot_status gemv_prepare(const poot_kir_corpus_case *c, const poot_kir_kernel *k, uint32_t M,
+                                uint64_t seed, poot_kir_corpus_run *r) {
   (void)c;
   uint32_t K = poot__kir_corpus_gemv_k(M);
   POOT_TRY(kc_run_init(r, k, M));
@@ -832,8 +838,8 @@ static poot_status hist_body(poot_kir_builder *b, const poot_kir_corpus_case *c,
     POOT_TRY(poot_kir_load(b, POOT_KIR_SPACE_SHARED, lh, tid, 1, &cnt));
     POOT_TRY(kc_bin(b, POOT_KIR_OP_NE, cnt, zero, &nz));
     POOT_TRY(poot_kir_if_begin(b, nz));
-    POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, rh, tid, cnt,
-                                 &old));
+    POOT_TRY(
+        poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, rh, tid, cnt, &old));
     POOT_TRY(poot_kir_end(b));
   }
   return POOT_OK_STATUS;
@@ -929,44 +935,127 @@ static poot_status scatter_prepare(const poot_kir_corpus_case *c, const poot_kir
 
 /* -------------------------------------------------------------- the table */
 
-#define VADD(T, t) {"vadd_" #t, "out = a + b elementwise in " #t, POOT_KIR_##T, 1, vadd_build, \
-                     vadd_prepare, {1, 63, 1000, 4099}},
+#define VADD(T, t)                                          \
+  {                                                         \
+      "vadd_" #t,         "out = a + b elementwise in " #t, \
+      POOT_KIR_##T,       1,                                \
+      vadd_build,         vadd_prepare,                     \
+      {1, 63, 1000, 4099}},
 
 static const poot_kir_corpus_case base_cases[] = {
-    VADD(I8, i8) VADD(U8, u8) VADD(I16, i16) VADD(U16, u16) VADD(I32, i32) VADD(U32, u32)
-    VADD(I64, i64) VADD(F16, f16) VADD(BF16, bf16) VADD(F32, f32)
-    {"vadd_f32x4", "vec4 loads and stores of f32", POOT_KIR_F32, 4, vadd_build, vadd_prepare,
-     {1, 63, 1025, 0}},
-    {"vadd_f16x2", "vec2 loads and stores of f16", POOT_KIR_F16, 2, vadd_build, vadd_prepare,
+    VADD(I8, i8) VADD(U8, u8) VADD(I16, i16) VADD(U16, u16) VADD(I32, i32) VADD(U32, u32) VADD(
+        I64, i64) VADD(F16, f16) VADD(BF16, bf16) VADD(F32, f32){"vadd_f32x4",
+                                                                 "vec4 loads and stores of f32",
+                                                                 POOT_KIR_F32,
+                                                                 4,
+                                                                 vadd_build,
+                                                                 vadd_prepare,
+                                                                 {1, 63, 1025, 0}},
+    {"vadd_f16x2",
+     "vec2 loads and stores of f16",
+     POOT_KIR_F16,
+     2,
+     vadd_build,
+     vadd_prepare,
      {1, 65, 1000, 0}},
-    {"vadd_u8x4", "vec4 loads of u8, widened to u32x4", POOT_KIR_U8, 4, vadd_build, vadd_prepare,
+    {"vadd_u8x4",
+     "vec4 loads of u8, widened to u32x4",
+     POOT_KIR_U8,
+     4,
+     vadd_build,
+     vadd_prepare,
      {1, 63, 777, 0}},
-    {"reduce_wg_f32", "workgroup tree reduction through shared memory", POOT_KIR_F32, 0,
-     reduce_wg_build, reduce_wg_prepare, {1, 511, 1000, 5000}},
-    {"reduce_wg_u32", "workgroup tree reduction through shared memory", POOT_KIR_U32, 0,
-     reduce_wg_build, reduce_wg_prepare, {1, 513, 1000, 5000}},
-    {"reduce_sg_f32", "subgroup add reduction", POOT_KIR_F32, 0, reduce_sg_build,
-     reduce_sg_prepare, {1, 63, 1000, 0}},
-    {"reduce_sg_u32", "subgroup add reduction", POOT_KIR_U32, 0, reduce_sg_build,
-     reduce_sg_prepare, {1, 65, 1000, 0}},
-    {"reduce_sg_maxmin_i32", "subgroup max and min reductions", POOT_KIR_I32, 1, reduce_sg_build,
-     reduce_sg_prepare, {1, 63, 1000, 0}},
-    {"reduce_sg_maxmin_u32", "subgroup max and min reductions", POOT_KIR_U32, 1, reduce_sg_build,
-     reduce_sg_prepare, {1, 63, 1000, 0}},
-    {"butterfly_sg_f32", "xor-shuffle butterfly sum (fixed order)", POOT_KIR_F32, 2,
-     reduce_sg_build, reduce_sg_prepare, {1, 63, 1000, 0}},
-    {"gemv_tiled_f32", "tiled GEMV: shared x tile, vec4 loads, 4 rows in flight", 0, 0,
-     gemv_build, gemv_prepare, {1, 7, 33, 0}},
-    {"prefix_sum_u32", "inclusive scan per workgroup (Hillis-Steele)", 0, 0, scan_build,
-     scan_prepare, {1, 63, 1000, 4097}},
-    {"hist_global_u32", "histogram with global atomics", 0, 0, hist_build, hist_prepare,
+    {"reduce_wg_f32",
+     "workgroup tree reduction through shared memory",
+     POOT_KIR_F32,
+     0,
+     reduce_wg_build,
+     reduce_wg_prepare,
+     {1, 511, 1000, 5000}},
+    {"reduce_wg_u32",
+     "workgroup tree reduction through shared memory",
+     POOT_KIR_U32,
+     0,
+     reduce_wg_build,
+     reduce_wg_prepare,
+     {1, 513, 1000, 5000}},
+    {"reduce_sg_f32",
+     "subgroup add reduction",
+     POOT_KIR_F32,
+     0,
+     reduce_sg_build,
+     reduce_sg_prepare,
+     {1, 63, 1000, 0}},
+    {"reduce_sg_u32",
+     "subgroup add reduction",
+     POOT_KIR_U32,
+     0,
+     reduce_sg_build,
+     reduce_sg_prepare,
+     {1, 65, 1000, 0}},
+    {"reduce_sg_maxmin_i32",
+     "subgroup max and min reductions",
+     POOT_KIR_I32,
+     1,
+     reduce_sg_build,
+     reduce_sg_prepare,
+     {1, 63, 1000, 0}},
+    {"reduce_sg_maxmin_u32",
+     "subgroup max and min reductions",
+     POOT_KIR_U32,
+     1,
+     reduce_sg_build,
+     reduce_sg_prepare,
+     {1, 63, 1000, 0}},
+    {"butterfly_sg_f32",
+     "xor-shuffle butterfly sum (fixed order)",
+     POOT_KIR_F32,
+     2,
+     reduce_sg_build,
+     reduce_sg_prepare,
+     {1, 63, 1000, 0}},
+    {"gemv_tiled_f32",
+     "tiled GEMV: shared x tile, vec4 loads, 4 rows in flight",
+     0,
+     0,
+     gemv_build,
+     gemv_prepare,
+     {1, 7, 33, 0}},
+    {"prefix_sum_u32",
+     "inclusive scan per workgroup (Hillis-Steele)",
+     0,
+     0,
+     scan_build,
+     scan_prepare,
+     {1, 63, 1000, 4097}},
+    {"hist_global_u32",
+     "histogram with global atomics",
+     0,
+     0,
+     hist_build,
+     hist_prepare,
      {1, 63, 1000, 4099}},
-    {"hist_shared_u32", "histogram in shared memory, then global atomics", 1, 0, hist_build,
-     hist_prepare, {1, 63, 1000, 4099}},
-    {"scatter_checked", "scatter with a bounds check (all in range)", 0, 0, scatter_build,
-     scatter_prepare, {1, 63, 1000, 0}},
-    {"scatter_checked_oob", "scatter with a bounds check that fails (trap 7)", 1, 0,
-     scatter_build, scatter_prepare, {1, 63, 1000, 0}},
+    {"hist_shared_u32",
+     "histogram in shared memory, then global atomics",
+     1,
+     0,
+     hist_build,
+     hist_prepare,
+     {1, 63, 1000, 4099}},
+    {"scatter_checked",
+     "scatter with a bounds check (all in range)",
+     0,
+     0,
+     scatter_build,
+     scatter_prepare,
+     {1, 63, 1000, 0}},
+    {"scatter_checked_oob",
+     "scatter with a bounds check that fails (trap 7)",
+     1,
+     0,
+     scatter_build,
+     scatter_prepare,
+     {1, 63, 1000, 0}},
 };
 
 static poot_kir_corpus_case *g_cases;

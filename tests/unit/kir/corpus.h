@@ -43,11 +43,11 @@ typedef enum poot_kir_corpus_cmp {
 } poot_kir_corpus_cmp;
 
 typedef struct poot_kir_corpus_run {
-  uint32_t size;    /* the problem size it was prepared for */
-  uint32_t grid[3]; /* workgroups per dimension */
-  size_t buffer_count; /* == kernel->binding_count */
+  uint32_t size;                                        /* the problem size it was prepared for */
+  uint32_t grid[3];                                     /* workgroups per dimension */
+  size_t buffer_count;                                  /* == kernel->binding_count */
   poot_kir_buffer buffers[POOT_KIR_CORPUS_MAX_BUFFERS]; /* owned */
-  void *expected[POOT_KIR_CORPUS_MAX_BUFFERS];           /* owned; NULL when not compared */
+  void *expected[POOT_KIR_CORPUS_MAX_BUFFERS];          /* owned; NULL when not compared */
   poot_kir_corpus_cmp cmp[POOT_KIR_CORPUS_MAX_BUFFERS];
   double abs_tol[POOT_KIR_CORPUS_MAX_BUFFERS];
   double rel_tol[POOT_KIR_CORPUS_MAX_BUFFERS];
@@ -59,8 +59,8 @@ typedef struct poot_kir_corpus_run {
 
 typedef struct poot_kir_corpus_case poot_kir_corpus_case;
 struct poot_kir_corpus_case {
-  const char *name;  /* unique, identifier-like ("vadd_f16") */
-  const char *about; /* one line */
+  const char *name;    /* unique, identifier-like ("vadd_f16") */
+  const char *about;   /* one line */
   uint32_t arg0, arg1; /* case-specific (e.g. source and destination types) */
   /* Builds the kernel for `target` (uses target->subgroup_size where the
    * kernel needs a subgroup size; NULL target = the interpreter at 32), then
@@ -68,9 +68,8 @@ struct poot_kir_corpus_case {
   POOT_MUST_USE poot_status (*build)(const poot_kir_corpus_case *c, const poot_kir_target *target,
                                      poot_kir_kernel **out_kernel);
   /* Prepares inputs, grid, params and expected outputs for `size`. */
-  POOT_MUST_USE poot_status (*prepare)(const poot_kir_corpus_case *c,
-                                       const poot_kir_kernel *kernel, uint32_t size,
-                                       uint64_t seed, poot_kir_corpus_run *out_run);
+  POOT_MUST_USE poot_status (*prepare)(const poot_kir_corpus_case *c, const poot_kir_kernel *kernel,
+                                       uint32_t size, uint64_t seed, poot_kir_corpus_run *out_run);
   uint32_t sizes[POOT_KIR_CORPUS_MAX_SIZES]; /* problem sizes; 0 ends the list */
 };
 

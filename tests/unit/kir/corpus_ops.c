@@ -6,7 +6,9 @@
 
 #include "corpus_impl.h"
 
-static uint32_t div_up(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+static uint32_t div_up(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 /* ------------------------------------------------------------ conversions */
 
@@ -20,14 +22,30 @@ static uint64_t ref_convert(poot_kir_scalar from, poot_kir_scalar to, uint64_t b
     fv = kc_dec_f(from, bits);
   } else {
     switch (from) {
-    case POOT_KIR_BOOL: iv = (int64_t)(bits & 1); break;
-    case POOT_KIR_I8: iv = (int8_t)bits; break;
-    case POOT_KIR_U8: iv = (uint8_t)bits; break;
-    case POOT_KIR_I16: iv = (int16_t)bits; break;
-    case POOT_KIR_U16: iv = (uint16_t)bits; break;
-    case POOT_KIR_I32: iv = (int32_t)bits; break;
-    case POOT_KIR_U32: iv = (uint32_t)bits; break;
-    default: iv = (int64_t)bits; break;
+      case POOT_KIR_BOOL:
+        iv = (int64_t)(bits & 1);
+        break;
+      case POOT_KIR_I8:
+        iv = (int8_t)bits;
+        break;
+      case POOT_KIR_U8:
+        iv = (uint8_t)bits;
+        break;
+      case POOT_KIR_I16:
+        iv = (int16_t)bits;
+        break;
+      case POOT_KIR_U16:
+        iv = (uint16_t)bits;
+        break;
+      case POOT_KIR_I32:
+        iv = (int32_t)bits;
+        break;
+      case POOT_KIR_U32:
+        iv = (uint32_t)bits;
+        break;
+      default:
+        iv = (int64_t)bits;
+        break;
     }
   }
   if (to == POOT_KIR_BOOL) return isf ? (fv != 0.0) : (iv != 0);
@@ -40,16 +58,28 @@ static uint64_t ref_convert(poot_kir_scalar from, poot_kir_scalar to, uint64_t b
   double t = trunc(fv);
   int64_t lo, hi;
   switch (to) {
-  case POOT_KIR_I8: lo = -128, hi = 127; break;
-  case POOT_KIR_U8: lo = 0, hi = 255; break;
-  case POOT_KIR_I16: lo = -32768, hi = 32767; break;
-  case POOT_KIR_U16: lo = 0, hi = 65535; break;
-  case POOT_KIR_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-  case POOT_KIR_U32: lo = 0, hi = UINT32_MAX; break;
-  default:
-    if (t >= 9223372036854775808.0) return (uint64_t)INT64_MAX;
-    if (t <= -9223372036854775808.0) return (uint64_t)INT64_MIN;
-    return (uint64_t)(int64_t)t;
+    case POOT_KIR_I8:
+      lo = -128, hi = 127;
+      break;
+    case POOT_KIR_U8:
+      lo = 0, hi = 255;
+      break;
+    case POOT_KIR_I16:
+      lo = -32768, hi = 32767;
+      break;
+    case POOT_KIR_U16:
+      lo = 0, hi = 65535;
+      break;
+    case POOT_KIR_I32:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    case POOT_KIR_U32:
+      lo = 0, hi = UINT32_MAX;
+      break;
+    default:
+      if (t >= 9223372036854775808.0) return (uint64_t)INT64_MAX;
+      if (t <= -9223372036854775808.0) return (uint64_t)INT64_MIN;
+      return (uint64_t)(int64_t)t;
   }
   if (t >= (double)hi) return (uint64_t)hi;
   if (t <= (double)lo) return (uint64_t)lo;
@@ -84,16 +114,40 @@ static poot_status conv_build(const poot_kir_corpus_case *c, const poot_kir_targ
 }
 
 static const double float_specials[] = {
-    0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 0.49999997, 65504.0, 65519.99, 65520.0, 1e10,
-    -1e10, INFINITY, -INFINITY, NAN, 1e-8, 6e-8, 127.9, 128.0, 255.5, 256.0, -128.5, -129.0,
-    32767.5, 32768.0, 65535.9, 65536.0, 16777217.0, 2147483520.0, 2147483648.0, -2147483904.0,
-    4294967040.0, 4294967296.0, 9.2e18, 9.3e18, -9.3e18, 1.00048828125, 1.001953125,
-    1.00390625, 1.005859375, 1.0009765625, 3.0e38, -3.0e38, 1e-40, -0.75, -1.99};
-static const int64_t int_specials[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768,
-                                       -32768, -32769, 65535, 65536, 16777217, 16777219,
-                                       2147483647, -2147483647 - 1, 4294967295LL,
-                                       9007199254740993LL, INT64_MAX, INT64_MIN,
-                                       0x123456789abcdefLL, 2049, 4097};
+    0.0,          -0.0,         1.0,           -1.0,         0.5,          1.5,
+    2.5,          -2.5,         0.49999997,    65504.0,      65519.99,     65520.0,
+    1e10,         -1e10,        INFINITY,      -INFINITY,    NAN,          1e-8,
+    6e-8,         127.9,        128.0,         255.5,        256.0,        -128.5,
+    -129.0,       32767.5,      32768.0,       65535.9,      65536.0,      16777217.0,
+    2147483520.0, 2147483648.0, -2147483904.0, 4294967040.0, 4294967296.0, 9.2e18,
+    9.3e18,       -9.3e18,      1.00048828125, 1.001953125,  1.00390625,   1.005859375,
+    1.0009765625, 3.0e38,       -3.0e38,       1e-40,        -0.75,        -1.99};
+static const int64_t int_specials[] = {0,
+                                       1,
+                                       -1,
+                                       127,
+                                       128,
+                                       -128,
+                                       -129,
+                                       255,
+                                       256,
+                                       32767,
+                                       32768,
+                                       -32768,
+                                       -32769,
+                                       65535,
+                                       65536,
+                                       16777217,
+                                       16777219,
+                                       2147483647,
+                                       -2147483647 - 1,
+                                       4294967295LL,
+                                       9007199254740993LL,
+                                       INT64_MAX,
+                                       INT64_MIN,
+                                       0x123456789abcdefLL,
+                                       2049,
+                                       4097};
 
 static poot_status conv_prepare(const poot_kir_corpus_case *c, const poot_kir_kernel *k,
                                 uint32_t size, uint64_t seed, poot_kir_corpus_run *r) {
@@ -112,7 +166,7 @@ static poot_status conv_prepare(const poot_kir_corpus_case *c, const poot_kir_ke
     if (s == POOT_KIR_BOOL)
       bits = i % 3 == 0 ? 0 : (kc_rand(&st) & 0xff) | (i % 3 == 1); /* any non-zero byte is true */
     else if (poot_kir_scalar_is_float(s))
-      bits = i < nfs ? kc_enc_f(s, (float)float_specials[i])
+      bits = i < nfs   ? kc_enc_f(s, (float)float_specials[i])
              : (i & 1) ? kc_rand(&st)
                        : kc_enc_f(s, kc_randf(&st, -70000.0f, 70000.0f));
     else
@@ -141,13 +195,13 @@ typedef struct math_range {
 } math_range;
 
 static const math_range math_ranges[] = {
-    {POOT_KIR_OP_EXP, -20.0f, 20.0f},    {POOT_KIR_OP_EXP2, -20.0f, 20.0f},
-    {POOT_KIR_OP_LOG, 1e-3f, 1e3f},      {POOT_KIR_OP_LOG2, 1e-3f, 1e3f},
-    {POOT_KIR_OP_SQRT, 0.0f, 1e4f},      {POOT_KIR_OP_RSQRT, 1e-3f, 1e4f},
-    {POOT_KIR_OP_SIN, -10.0f, 10.0f},    {POOT_KIR_OP_COS, -10.0f, 10.0f},
-    {POOT_KIR_OP_TANH, -8.0f, 8.0f},     {POOT_KIR_OP_ERF, -4.0f, 4.0f},
+    {POOT_KIR_OP_EXP, -20.0f, 20.0f},     {POOT_KIR_OP_EXP2, -20.0f, 20.0f},
+    {POOT_KIR_OP_LOG, 1e-3f, 1e3f},       {POOT_KIR_OP_LOG2, 1e-3f, 1e3f},
+    {POOT_KIR_OP_SQRT, 0.0f, 1e4f},       {POOT_KIR_OP_RSQRT, 1e-3f, 1e4f},
+    {POOT_KIR_OP_SIN, -10.0f, 10.0f},     {POOT_KIR_OP_COS, -10.0f, 10.0f},
+    {POOT_KIR_OP_TANH, -8.0f, 8.0f},      {POOT_KIR_OP_ERF, -4.0f, 4.0f},
     {POOT_KIR_OP_FLOOR, -100.0f, 100.0f}, {POOT_KIR_OP_CEIL, -100.0f, 100.0f},
-    {POOT_KIR_OP_ABS, -100.0f, 100.0f},  {POOT_KIR_OP_NEG, -100.0f, 100.0f},
+    {POOT_KIR_OP_ABS, -100.0f, 100.0f},   {POOT_KIR_OP_NEG, -100.0f, 100.0f},
     {POOT_KIR_OP_POW, 0.1f, 10.0f},
 };
 
@@ -189,22 +243,38 @@ static poot_status math_build(const poot_kir_corpus_case *c, const poot_kir_targ
 
 static float ref_math(poot_kir_op op, float x, float y) {
   switch (op) {
-  case POOT_KIR_OP_EXP: return expf(x);
-  case POOT_KIR_OP_EXP2: return exp2f(x);
-  case POOT_KIR_OP_LOG: return logf(x);
-  case POOT_KIR_OP_LOG2: return log2f(x);
-  case POOT_KIR_OP_SQRT: return sqrtf(x);
-  case POOT_KIR_OP_RSQRT: return 1.0f / sqrtf(x);
-  case POOT_KIR_OP_SIN: return sinf(x);
-  case POOT_KIR_OP_COS: return cosf(x);
-  case POOT_KIR_OP_TANH: return tanhf(x);
-  case POOT_KIR_OP_ERF: return erff(x);
-  case POOT_KIR_OP_FLOOR: return floorf(x);
-  case POOT_KIR_OP_CEIL: return ceilf(x);
-  case POOT_KIR_OP_ABS: return fabsf(x);
-  case POOT_KIR_OP_NEG: return -x;
-  case POOT_KIR_OP_POW: return powf(x, y);
-  default: return NAN;
+    case POOT_KIR_OP_EXP:
+      return expf(x);
+    case POOT_KIR_OP_EXP2:
+      return exp2f(x);
+    case POOT_KIR_OP_LOG:
+      return logf(x);
+    case POOT_KIR_OP_LOG2:
+      return log2f(x);
+    case POOT_KIR_OP_SQRT:
+      return sqrtf(x);
+    case POOT_KIR_OP_RSQRT:
+      return 1.0f / sqrtf(x);
+    case POOT_KIR_OP_SIN:
+      return sinf(x);
+    case POOT_KIR_OP_COS:
+      return cosf(x);
+    case POOT_KIR_OP_TANH:
+      return tanhf(x);
+    case POOT_KIR_OP_ERF:
+      return erff(x);
+    case POOT_KIR_OP_FLOOR:
+      return floorf(x);
+    case POOT_KIR_OP_CEIL:
+      return ceilf(x);
+    case POOT_KIR_OP_ABS:
+      return fabsf(x);
+    case POOT_KIR_OP_NEG:
+      return -x;
+    case POOT_KIR_OP_POW:
+      return powf(x, y);
+    default:
+      return NAN;
   }
 }
 
@@ -340,7 +410,9 @@ static poot_status arith_build(const poot_kir_corpus_case *c, const poot_kir_tar
   return kc_make(c->name, 64, 1, 1, 0, arith_body, c, t, out);
 }
 
-static float rf(poot_kir_scalar s, float v) { return kc_dec_f(s, kc_enc_f(s, v)); }
+static float rf(poot_kir_scalar s, float v) {
+  return kc_dec_f(s, kc_enc_f(s, v));
+}
 
 static poot_status arith_prepare(const poot_kir_corpus_case *c, const poot_kir_kernel *k,
                                  uint32_t size, uint64_t seed, poot_kir_corpus_run *r) {
@@ -360,7 +432,7 @@ static poot_status arith_prepare(const poot_kir_corpus_case *c, const poot_kir_k
     } else {
       uint64_t x = kc_rand(&st), y = kc_rand(&st);
       if (i % 4 == 3) y = x;
-      if (i % 8 == 1) x = (uint64_t)-(int64_t)(x & 0xffff); /* small negatives */
+      if (i % 8 == 1) x = (uint64_t) - (int64_t)(x & 0xffff); /* small negatives */
       kc_put(s, a, i, x);
       kc_put(s, bb, i, y);
     }
@@ -374,24 +446,28 @@ static poot_status arith_prepare(const poot_kir_corpus_case *c, const poot_kir_k
     uint64_t ab = kc_get(s, a, i), bbv = kc_get(s, bb, i);
     if (isf) {
       float x = kc_dec_f(s, ab), y = kc_dec_f(s, bbv);
-      uint32_t m = (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 |
-                   (x != y) << 5;
+      uint32_t m =
+          (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 | (x != y) << 5;
       float prod = rf(s, x * y), quo = rf(s, x / y);
-      float v[ARITH_K] = {x + y, x - y, prod, quo, fminf(x, y), fmaxf(x, y), -x, fabsf(x),
-                          floorf(x), ceilf(x), fmaf(x, y, x), sqrtf(fabsf(y)), (float)m,
-                          x < y ? x : y, (float)i, prod * quo};
+      float v[ARITH_K] = {
+          x + y,    x - y,         prod,      quo,       fminf(x, y),   fmaxf(x, y),
+          -x,       fabsf(x),      floorf(x), ceilf(x),  fmaf(x, y, x), sqrtf(fabsf(y)),
+          (float)m, x < y ? x : y, (float)i,  prod * quo};
       for (uint32_t j = 0; j < ARITH_K; j++) res[j] = kc_enc_f(s, v[j]);
     } else {
       int64_t x, y;
       unsigned w = (unsigned)es * 8;
-      if (s == POOT_KIR_I32) x = (int32_t)ab, y = (int32_t)bbv;
-      else if (s == POOT_KIR_U32) x = (uint32_t)ab, y = (uint32_t)bbv;
-      else x = (int64_t)ab, y = (int64_t)bbv;
+      if (s == POOT_KIR_I32)
+        x = (int32_t)ab, y = (int32_t)bbv;
+      else if (s == POOT_KIR_U32)
+        x = (uint32_t)ab, y = (uint32_t)bbv;
+      else
+        x = (int64_t)ab, y = (int64_t)bbv;
       uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
       int64_t yd = (y & 0xff) | 1;
       unsigned sh = (unsigned)(uy & (w - 1));
-      uint32_t m = (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 |
-                   (x != y) << 5;
+      uint32_t m =
+          (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 | (x != y) << 5;
       uint64_t wmask = w == 64 ? ~0ull : ((1ull << w) - 1);
       res[0] = ux + uy;
       res[1] = ux - uy;
@@ -583,18 +659,18 @@ static poot_status atomics_body(poot_kir_builder *b, const poot_kir_corpus_case 
   POOT_TRY(kc_u32(b, 1, &i1));
   POOT_TRY(kc_u32(b, 2, &i2));
   if (isf) {
-    POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, racc, i0, v,
-                                 &old));
+    POOT_TRY(
+        poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, racc, i0, v, &old));
   } else {
-    POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_MAX, POOT_KIR_SPACE_GLOBAL, racc, i0, v,
-                                 &old));
-    POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_MIN, POOT_KIR_SPACE_GLOBAL, racc, i1, v,
-                                 &old));
-    POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, racc, i2, v,
-                                 &old));
+    POOT_TRY(
+        poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_MAX, POOT_KIR_SPACE_GLOBAL, racc, i0, v, &old));
+    POOT_TRY(
+        poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_MIN, POOT_KIR_SPACE_GLOBAL, racc, i1, v, &old));
+    POOT_TRY(
+        poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, racc, i2, v, &old));
   }
-  POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_XCHG, POOT_KIR_SPACE_GLOBAL, rx, gid, v,
-                               &old));
+  POOT_TRY(
+      poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_XCHG, POOT_KIR_SPACE_GLOBAL, rx, gid, v, &old));
   POOT_TRY(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, rxo, gid, old));
   if (!isf) {
     poot_kir_value seven, init, odd, cmpv, plus, gs, old2;
@@ -1043,58 +1119,133 @@ static poot_status slot_prepare(const poot_kir_corpus_case *c, const poot_kir_ke
 
 /* -------------------------------------------------------------- the table */
 
-#define CONV(S, s, D, d)                                                                           \
-  {"convert_" #s "_" #d, "convert " #s " to " #d, POOT_KIR_##S, POOT_KIR_##D, conv_build,           \
-   conv_prepare, {64, 200, 0, 0}},
-#define CONV_ROW(S, s)                                                                             \
-  CONV(S, s, I8, i8) CONV(S, s, U8, u8) CONV(S, s, I16, i16) CONV(S, s, U16, u16)                  \
-  CONV(S, s, I32, i32) CONV(S, s, U32, u32) CONV(S, s, I64, i64) CONV(S, s, F16, f16)              \
-  CONV(S, s, BF16, bf16) CONV(S, s, F32, f32) CONV(S, s, BOOL, bool)
-#define MATH(OP, op, T, t)                                                                         \
-  {"math_" #op "_" #t, #op " in " #t, POOT_KIR_OP_##OP, POOT_KIR_##T, math_build, math_prepare,     \
-   {1, 63, 300, 0}},
+#define CONV(S, s, D, d)                                                                  \
+  {"convert_" #s "_" #d, "convert " #s " to " #d, POOT_KIR_##S, POOT_KIR_##D, conv_build, \
+   conv_prepare,         {64, 200, 0, 0}},
+#define CONV_ROW(S, s)                                                                      \
+  CONV(S, s, I8, i8)                                                                        \
+  CONV(S, s, U8, u8) CONV(S, s, I16, i16) CONV(S, s, U16, u16) CONV(S, s, I32, i32)         \
+      CONV(S, s, U32, u32) CONV(S, s, I64, i64) CONV(S, s, F16, f16) CONV(S, s, BF16, bf16) \
+          CONV(S, s, F32, f32) CONV(S, s, BOOL, bool)
+#define MATH(OP, op, T, t)                                            \
+  {"math_" #op "_" #t, #op " in " #t, POOT_KIR_OP_##OP, POOT_KIR_##T, \
+   math_build,         math_prepare,  {1, 63, 300, 0}},
 
 static const poot_kir_corpus_case ops_cases[] = {
     CONV_ROW(I8, i8) CONV_ROW(U8, u8) CONV_ROW(I16, i16) CONV_ROW(U16, u16) CONV_ROW(I32, i32)
-    CONV_ROW(U32, u32) CONV_ROW(I64, i64) CONV_ROW(F16, f16) CONV_ROW(BF16, bf16)
-    CONV_ROW(F32, f32) CONV_ROW(BOOL, bool)
-    MATH(EXP, exp, F32, f32) MATH(EXP2, exp2, F32, f32) MATH(LOG, log, F32, f32)
-    MATH(LOG2, log2, F32, f32) MATH(SQRT, sqrt, F32, f32) MATH(RSQRT, rsqrt, F32, f32)
-    MATH(SIN, sin, F32, f32) MATH(COS, cos, F32, f32) MATH(TANH, tanh, F32, f32)
-    MATH(ERF, erf, F32, f32) MATH(FLOOR, floor, F32, f32) MATH(CEIL, ceil, F32, f32)
-    MATH(ABS, abs, F32, f32) MATH(NEG, neg, F32, f32) MATH(POW, pow, F32, f32)
-    MATH(EXP, exp, F16, f16) MATH(LOG, log, F16, f16) MATH(SQRT, sqrt, F16, f16)
-    MATH(TANH, tanh, F16, f16) MATH(SIN, sin, F16, f16)
-    {"arith_i32", "integer ops, compares, select in i32", POOT_KIR_I32, 0, arith_build,
-     arith_prepare, {1, 63, 300, 0}},
-    {"arith_u32", "integer ops, compares, select in u32", POOT_KIR_U32, 0, arith_build,
-     arith_prepare, {1, 63, 300, 0}},
-    {"arith_i64", "integer ops, compares, select in i64", POOT_KIR_I64, 0, arith_build,
-     arith_prepare, {1, 63, 300, 0}},
-    {"arith_f32", "float ops, fma, compares, select in f32", POOT_KIR_F32, 0, arith_build,
-     arith_prepare, {1, 63, 300, 0}},
-    {"arith_f16", "float ops, fma, compares, select in f16", POOT_KIR_F16, 0, arith_build,
-     arith_prepare, {1, 63, 300, 0}},
-    {"vector_ops_f32", "splat, vector mul, extract, vec, vector bitcast", 0, 0, vec_build,
-     vec_prepare, {1, 33, 100, 0}},
-    {"bitcast_16x2", "u32 <-> f16x2 / u16x2 and f32 bitcasts", 0, 0, bitcast_build,
-     bitcast_prepare, {1, 63, 300, 0}},
-    {"atomics_u32", "atomic max/min/add/xchg/cas on u32", POOT_KIR_U32, 0, atomics_build,
-     atomics_prepare, {1, 63, 1000, 0}},
-    {"atomics_i32", "atomic max/min/add/xchg/cas on i32", POOT_KIR_I32, 0, atomics_build,
-     atomics_prepare, {1, 63, 1000, 0}},
-    {"atomics_f32", "atomic add/xchg on f32", POOT_KIR_F32, 0, atomics_build, atomics_prepare,
+        CONV_ROW(U32, u32) CONV_ROW(I64, i64) CONV_ROW(F16, f16) CONV_ROW(BF16, bf16) CONV_ROW(
+            F32, f32) CONV_ROW(BOOL, bool) MATH(EXP, exp, F32, f32) MATH(EXP2, exp2, F32, f32)
+            MATH(LOG, log, F32, f32) MATH(LOG2, log2, F32, f32) MATH(SQRT, sqrt, F32, f32)
+                MATH(RSQRT, rsqrt, F32, f32) MATH(SIN, sin, F32, f32) MATH(COS, cos, F32, f32) MATH(
+                    TANH, tanh, F32, f32) MATH(ERF, erf, F32, f32) MATH(FLOOR, floor, F32, f32)
+                    MATH(CEIL, ceil, F32, f32) MATH(ABS, abs, F32, f32) MATH(NEG, neg, F32, f32)
+                        MATH(POW, pow, F32, f32) MATH(EXP, exp, F16, f16) MATH(LOG, log, F16, f16)
+                            MATH(SQRT, sqrt, F16, f16) MATH(TANH, tanh, F16, f16)
+                                MATH(SIN, sin, F16, f16){"arith_i32",
+                                                         "integer ops, compares, select in i32",
+                                                         POOT_KIR_I32,
+                                                         0,
+                                                         arith_build,
+                                                         arith_prepare,
+                                                         {1, 63, 300, 0}},
+    {"arith_u32",
+     "integer ops, compares, select in u32",
+     POOT_KIR_U32,
+     0,
+     arith_build,
+     arith_prepare,
+     {1, 63, 300, 0}},
+    {"arith_i64",
+     "integer ops, compares, select in i64",
+     POOT_KIR_I64,
+     0,
+     arith_build,
+     arith_prepare,
+     {1, 63, 300, 0}},
+    {"arith_f32",
+     "float ops, fma, compares, select in f32",
+     POOT_KIR_F32,
+     0,
+     arith_build,
+     arith_prepare,
+     {1, 63, 300, 0}},
+    {"arith_f16",
+     "float ops, fma, compares, select in f16",
+     POOT_KIR_F16,
+     0,
+     arith_build,
+     arith_prepare,
+     {1, 63, 300, 0}},
+    {"vector_ops_f32",
+     "splat, vector mul, extract, vec, vector bitcast",
+     0,
+     0,
+     vec_build,
+     vec_prepare,
+     {1, 33, 100, 0}},
+    {"bitcast_16x2",
+     "u32 <-> f16x2 / u16x2 and f32 bitcasts",
+     0,
+     0,
+     bitcast_build,
+     bitcast_prepare,
+     {1, 63, 300, 0}},
+    {"atomics_u32",
+     "atomic max/min/add/xchg/cas on u32",
+     POOT_KIR_U32,
+     0,
+     atomics_build,
+     atomics_prepare,
      {1, 63, 1000, 0}},
-    {"shuffle_sg_u32", "subgroup shuffle, shuffle_xor, broadcast, subgroup builtins", 0, 0,
-     shuffle_build, shuffle_prepare, {1, 3, 7, 0}},
-    {"divergent_loops_u32", "per-thread loop bounds, nested if/else and for", 0, 0, loops_build,
-     loops_prepare, {1, 63, 500, 0}},
-    {"transpose_2d_u32", "2-D grid, shared tile with barrier", 0, 0, transpose_build,
-     transpose_prepare, {1, 9, 17, 40}},
-    {"iota_3d_u32", "3-D workgroups and grid, builtins", 0, 0, iota3_build, iota3_prepare,
+    {"atomics_i32",
+     "atomic max/min/add/xchg/cas on i32",
+     POOT_KIR_I32,
+     0,
+     atomics_build,
+     atomics_prepare,
+     {1, 63, 1000, 0}},
+    {"atomics_f32",
+     "atomic add/xchg on f32",
+     POOT_KIR_F32,
+     0,
+     atomics_build,
+     atomics_prepare,
+     {1, 63, 1000, 0}},
+    {"shuffle_sg_u32",
+     "subgroup shuffle, shuffle_xor, broadcast, subgroup builtins",
+     0,
+     0,
+     shuffle_build,
+     shuffle_prepare,
+     {1, 3, 7, 0}},
+    {"divergent_loops_u32",
+     "per-thread loop bounds, nested if/else and for",
+     0,
+     0,
+     loops_build,
+     loops_prepare,
+     {1, 63, 500, 0}},
+    {"transpose_2d_u32",
+     "2-D grid, shared tile with barrier",
+     0,
+     0,
+     transpose_build,
+     transpose_prepare,
+     {1, 9, 17, 40}},
+    {"iota_3d_u32",
+     "3-D workgroups and grid, builtins",
+     0,
+     0,
+     iota3_build,
+     iota3_prepare,
      {1, 3, 5, 0}},
-    {"param_slot_f32", "PUSH params and SLOT params read from a slot buffer", 0, 0, slot_build,
-     slot_prepare, {1, 63, 1000, 0}},
+    {"param_slot_f32",
+     "PUSH params and SLOT params read from a slot buffer",
+     0,
+     0,
+     slot_build,
+     slot_prepare,
+     {1, 63, 1000, 0}},
 };
 
 const poot_kir_corpus_case *poot__kir_corpus_ops(size_t *out_count) {

@@ -86,7 +86,8 @@ static void test_other_rejections(void **state) {
   /* Trap codes are 0..31; bool conditions only. */
   b = new_builder("trap_range", 32);
   POOT_ASSERT_OK(poot_kir_const_bool(b, true, &c));
-  POOT_ASSERT_STATUS_MSG(poot_kir_check(b, c, 32), POOT_INVALID_ARGUMENT, "trap code 32 out of range");
+  POOT_ASSERT_STATUS_MSG(poot_kir_check(b, c, 32), POOT_INVALID_ARGUMENT,
+                         "trap code 32 out of range");
   poot_kir_builder_destroy(b);
   b = new_builder("bad_cond", 32);
   v = u32c(b, 1);
@@ -334,9 +335,9 @@ static void test_printer_and_hash(void **state) {
 
 static void test_targets(void **state) {
   (void)state;
-  static const char *names[] = {"interp", "interp-sg8", "sm_80", "sm_90", "vulkan",
-                                "vulkan-sg32", "lavapipe", "lavapipe-sg4", "webgpu",
-                                "webgpu-sg32", "gfx90a", "gfx942", "gfx1100"};
+  static const char *names[] = {
+      "interp",       "interp-sg8", "sm_80",       "sm_90",  "vulkan", "vulkan-sg32", "lavapipe",
+      "lavapipe-sg4", "webgpu",     "webgpu-sg32", "gfx90a", "gfx942", "gfx1100"};
   uint64_t h[sizeof names / sizeof names[0]];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     poot_kir_target t;
@@ -385,7 +386,8 @@ static poot_kir_kernel *build_copy(const char *name, uint32_t mul, uint32_t add,
   uint32_t ra = add_buf(b, "a", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ);
   uint32_t ro = add_buf(b, "out", 1, POOT_KIR_U32, POOT_KIR_ACCESS_WRITE);
   poot_kir_value lid = builtin(b, POOT_KIR_BUILTIN_LOCAL_INDEX);
-  poot_kir_value idx = bin(b, POOT_KIR_OP_ADD, bin(b, POOT_KIR_OP_MUL, lid, u32c(b, mul)), u32c(b, add));
+  poot_kir_value idx =
+      bin(b, POOT_KIR_OP_ADD, bin(b, POOT_KIR_OP_MUL, lid, u32c(b, mul)), u32c(b, add));
   poot_kir_value x;
   POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, ra, lid, 1, &x));
   if (check_trap >= 0) {
@@ -485,11 +487,14 @@ static void test_interp_undefined(void **state) {
   b = new_builder("race", 8);
   POOT_ASSERT_OK(poot_kir_add_shared(b, "s", POOT_KIR_U32, 9, &sh));
   lid = builtin(b, POOT_KIR_BUILTIN_LOCAL_INDEX);
-  POOT_ASSERT_OK(poot_kir_store(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_ADD, lid, u32c(b, 1)), lid));
-  POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_ADD, lid, u32c(b, 1)), 1, &x));
+  POOT_ASSERT_OK(
+      poot_kir_store(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_ADD, lid, u32c(b, 1)), lid));
+  POOT_ASSERT_OK(
+      poot_kir_load(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_ADD, lid, u32c(b, 1)), 1, &x));
   POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_SHARED, sh, lid, 1, &x));
   POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
-  POOT_ASSERT_STATUS_MSG(poot_kir_interp_run(k, &o), POOT_INVALID_ARGUMENT, "no thread has written");
+  POOT_ASSERT_STATUS_MSG(poot_kir_interp_run(k, &o), POOT_INVALID_ARGUMENT,
+                         "no thread has written");
   o.no_race_check = true; /* with checks off the run completes */
   POOT_ASSERT_OK(poot_kir_interp_run(k, &o));
   o.no_race_check = false;
@@ -498,7 +503,8 @@ static void test_interp_undefined(void **state) {
   POOT_ASSERT_OK(poot_kir_add_shared(b, "s", POOT_KIR_U32, 9, &sh));
   lid = builtin(b, POOT_KIR_BUILTIN_LOCAL_INDEX);
   POOT_ASSERT_OK(poot_kir_store(b, POOT_KIR_SPACE_SHARED, sh, lid, lid));
-  POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_XOR, lid, u32c(b, 1)), 1, &x));
+  POOT_ASSERT_OK(
+      poot_kir_load(b, POOT_KIR_SPACE_SHARED, sh, bin(b, POOT_KIR_OP_XOR, lid, u32c(b, 1)), 1, &x));
   POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
   POOT_ASSERT_STATUS_MSG(poot_kir_interp_run(k, &o), POOT_INVALID_ARGUMENT,
                          "shared-memory race: 's' element 1 was written by thread 1");
