@@ -77,8 +77,10 @@
  * `check(cond, trap_code)`: when cond is false in a thread, the kernel
  * faults with trap_code (0..31).
  *  - Targets with a real trap (target->has_trap: PTX, AMDGPU) emit a trap
- *    (`trap;`, `llvm.trap`). Renderers MAY also OR the error bit below before
- *    trapping when the kernel declares the error binding.
+ *    (`trap;`, `llvm.trap`). Before trapping, the first failing thread
+ *    writes a fault record (trap code, kernel id, workgroup) into host-mapped
+ *    memory passed as the kernel's last argument, so the device can name the
+ *    trap code after the launch fails (layout: docs/kir-ptx-amdgpu.md).
  *  - Targets without (GLSL/SPIR-V, WGSL) use the ERROR WORD: the kernel's
  *    reserved storage binding `kernel->error_binding` (binding number in the
  *    same set/group 0) holds a u32 array whose element 0 is the error word.
@@ -108,7 +110,7 @@
  *    lengths) MUST be SLOT params: they are never baked into a recording.
  * Buffers are passed as PTX/AMDGPU kernel arguments (64-bit global pointers,
  * one per binding in kernel->bindings order, then the PUSH params, then, for
- * kernels with checks, the error-word pointer), GLSL storage buffers at
+ * kernels with checks, the fault-record pointer), GLSL storage buffers at
  * (set 0, binding = binding number), WGSL storage at (@group(0),
  * @binding(binding number)).
  *
