@@ -917,6 +917,12 @@ static poot_status parse_node(parser *p, uint32_t region, int depth) {
   }
   POOT_TRY(parse_types(p, nres, types));
   poot__attrs_from_result(op, &types[0], &n.attrs);
+  if (op == POOT_OP_REDUCE) {
+    /* Canonical order, as the builder stores them. */
+    poot_attrs canon;
+    poot__attrs_canonical(op, 0, &n.attrs, &canon);
+    n.attrs = canon;
+  }
   n.operands = ops;
   return poot__graph_append(p->g, region, &n, types, res, NULL);
 }

@@ -68,6 +68,14 @@ static void test_cycle(void **state) {
   assert_string_equal(text, HDR "%2 = exp %0 : f32[2]\n%3 = neg %2 : f32[2]\noutput %3\n");
   poot_free(text);
   poot_graph_destroy(g);
+  /* Reduce dims read in any order print sorted, as the builder stores them. */
+  const char *red = "pgraph 1\n%0 = param 0 \"a\" : f32[2,3]\n"
+                    "%1 = reduce %0 {dims=[1,0], kind=sum} : f32[]\noutput %1\n";
+  POOT_ASSERT_OK(poot_graph_parse(red, strlen(red), &g));
+  POOT_ASSERT_OK(poot_graph_to_text(g, &text));
+  assert_non_null(strstr(text, "{kind=sum, dims=[0,1]}"));
+  poot_free(text);
+  poot_graph_destroy(g);
 }
 
 static void test_wrong_arity(void **state) {
