@@ -7,14 +7,10 @@ poot_add_test(kir_render_glsl
 poot_add_test(kir_render_wgsl
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_wgsl_test.c ${CMAKE_CURRENT_LIST_DIR}/render_ptx_ops.c
   LIBS poot_kir_corpus poot_kir poot_base)
-# Mesa's LLVM-based driver keeps allocations alive past exit; leak checking
-# would report those, not poot's.
 poot_add_test(kir_glsl_lavapipe
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/vk_harness_test.c ${CMAKE_CURRENT_LIST_DIR}/vk_harness.c
-  LIBS poot_kir_corpus poot_kir poot_base ${CMAKE_DL_LIBS}
-  ENV ASAN_OPTIONS=detect_leaks=0)
+  LIBS poot_kir_corpus poot_kir poot_base ${CMAKE_DL_LIBS})
 # The WGSL renderings dispatched by PyPI's wgpu and compared like the above.
 poot_add_test(kir_wgsl_wgpu
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_wgsl_run_test.c
-  LIBS poot_kir_corpus poot_kir poot_base
-  ENV ASAN_OPTIONS=detect_leaks=0)
+  LIBS poot_kir_corpus poot_kir poot_base)
