@@ -297,6 +297,7 @@ static void emit_helpers(amd_ctx *c) {
   }
   if (c->use_erf) {
     declare(c, "declare float @llvm.fabs.f32(float)");
+    declare(c, "declare float @llvm.minnum.f32(float, float)");
     declare(c, "declare float @llvm.fma.f32(float, float, float)");
     declare(c, "declare float @llvm.exp.f32(float)");
     declare(c, "declare float @llvm.copysign.f32(float, float)");
@@ -313,9 +314,10 @@ static void emit_helpers(amd_ctx *c) {
     }
     poot_strbuf_printf(o,
                        "  %%small = fmul float %s, %%x\n"
-                       "  %%d = call float @llvm.fma.f32(float %%ax, float %s, float 1.0)\n"
+                       "  %%axc = call float @llvm.minnum.f32(float %%ax, float %s)\n"
+                       "  %%d = call float @llvm.fma.f32(float %%axc, float %s, float 1.0)\n"
                        "  %%t = fdiv float 1.0, %%d\n",
-                       prev, f32c(c, POOT__KIR_ERF_P));
+                       prev, f32c(c, POOT__KIR_ERF_CLAMP), f32c(c, POOT__KIR_ERF_P));
     prev = f32c(c, poot__kir_erf_as[0]);
     for (int i = 1; i < 5; i++) {
       poot_strbuf_printf(o, "  %%a%d = call float @llvm.fma.f32(float %s, float %%t, float %s)\n",
@@ -324,9 +326,9 @@ static void emit_helpers(amd_ctx *c) {
     }
     poot_strbuf_printf(o,
                        "  %%q = fmul float %s, %%t\n"
-                       "  %%hi = fmul float %%ax, %%ax\n"
+                       "  %%hi = fmul float %%axc, %%axc\n"
                        "  %%nhi = fneg float %%hi\n"
-                       "  %%lo = call float @llvm.fma.f32(float %%ax, float %%ax, float %%nhi)\n"
+                       "  %%lo = call float @llvm.fma.f32(float %%axc, float %%axc, float %%nhi)\n"
                        "  %%e0 = call float @llvm.exp.f32(float %%nhi)\n"
                        "  %%nlo = fneg float %%lo\n"
                        "  %%e = call float @llvm.fma.f32(float %%e0, float %%nlo, float %%e0)\n"
@@ -334,7 +336,9 @@ static void emit_helpers(amd_ctx *c) {
                        "  %%big = call float @llvm.fma.f32(float %%nq, float %%e, float 1.0)\n"
                        "  %%sbig = call float @llvm.copysign.f32(float %%big, float %%x)\n"
                        "  %%is = fcmp olt float %%ax, 1.0\n"
-                       "  %%r = select i1 %%is, float %%small, float %%sbig\n"
+                       "  %%r0 = select i1 %%is, float %%small, float %%sbig\n"
+                       "  %%nan = fcmp uno float %%x, 0.0\n"
+                       "  %%r = select i1 %%nan, float %%x, float %%r0\n"
                        "  ret float %%r\n}\n",
                        prev);
   }

@@ -268,7 +268,10 @@ static void m_erf(ptx_ctx *c, const char *d, const char *a) {
   for (int i = 1; i < POOT__KIR_ERF_NCOEF; i++)
     EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", p, p, x2, f32_lit(c, poot__kir_erf_coef[i]));
   EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", p, p, a);
-  /* |x| >= 1: 1 - t*A(t)*exp(-x^2), t = 1/(1+p|x|), x^2 = hi + lo exactly */
+  /* |x| >= 1: 1 - t*A(t)*exp(-x^2), t = 1/(1+p|x|), x^2 = hi + lo exactly;
+   * |x| is clamped to 10 (erf is 1 in f32 from 3.92 on) so that infinity
+   * cannot make inf - inf; NaN is passed through at the end. */
+  EMIT("\tmin.f32 \t%s, %s, %s;\n", ax, ax, f32_lit(c, POOT__KIR_ERF_CLAMP));
   EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", t, ax, f32_lit(c, POOT__KIR_ERF_P),
        f32_lit(c, POOT__KIR_F32_ONE));
   EMIT("\trcp.rn.f32 \t%s, %s;\n", t, t);
@@ -287,7 +290,9 @@ static void m_erf(ptx_ctx *c, const char *d, const char *a) {
   EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, q, e, f32_lit(c, POOT__KIR_F32_ONE));
   EMIT("\tcopysign.f32 \t%s, %s, %s;\n", q, a, q);
   EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", small, ax, f32_lit(c, POOT__KIR_F32_ONE));
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, p, q, small);
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", q, p, q, small);
+  EMIT("\tsetp.nan.f32 \t%s, %s, %s;\n", small, a, a);
+  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, a, q, small);
 }
 
 /* pow(x, y) = 2^(y log2|x|), with the C library's answers for x < 0 and

@@ -59,6 +59,9 @@ static const uint32_t poot__kir_erf_coef[POOT__KIR_ERF_NCOEF] = {
     0x3BAB2DE7u, 0xBCDC1672u, 0x3DE71791u, 0xBEC093A3u, 0x3F906EBBu,
 };
 #define POOT__KIR_ERF_P 0x3EA7BA05u /* 0.3275911 */
+/* |x| is clamped to 10 in the |x| >= 1 branch (erf(x) rounds to 1 in f32
+ * from 3.92 on) so that x = inf cannot make inf - inf; NaN passes through. */
+#define POOT__KIR_ERF_CLAMP 0x41200000u /* 10 */
 static const uint32_t poot__kir_erf_as[5] = {
     /* a5 .. a1 (Horner order): 1.061405429, -1.453152027, 1.421413741,
      * -0.284496736, 0.254829592 */

@@ -25,3 +25,9 @@ target_link_libraries(kir_render_ptx_cuda PRIVATE poot_kir_corpus poot_kir poot_
                       ${CMAKE_DL_LIBS})
 add_test(NAME kir_render_ptx_cuda COMMAND kir_render_ptx_cuda)
 set_tests_properties(kir_render_ptx_cuda PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)
+poot_add_test(kir_render_math_bounds
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_math_test.c
+  LIBS poot_base m)
+if(TARGET kir_render_math_bounds)
+  target_include_directories(kir_render_math_bounds PRIVATE ${CMAKE_SOURCE_DIR}/src/kir)
+endif()
