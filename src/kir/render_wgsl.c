@@ -40,7 +40,7 @@ typedef struct wgsl_ctx {
   poot_strbuf *out;
   poot_status st;
   int depth;
-  bool enable_f16, f16, bf16, erf, tanh, fma, f2i, f2u, subgroups;
+  bool enable_f16, f16, bf16, erf, tanh, fma, f2i, f2u, f2i64, i64, subgroups;
   bool sg_lane, sg_size; /* subgroup builtins the kernel reads */
   wgsl_mem *bind;   /* per binding position */
   wgsl_mem *shared; /* per shared array */
@@ -118,6 +118,7 @@ static poot_kir_scalar mem_elem_type(const wgsl_ctx *c, poot_kir_space space, ui
 }
 
 static void scan_type(wgsl_ctx *c, poot_kir_type t) {
+  if (t.scalar == POOT_KIR_I64) c->i64 = true;
   if (t.scalar == POOT_KIR_F16) c->f16 = true;
   if (t.scalar == POOT_KIR_BF16) c->bf16 = true;
 }
@@ -137,7 +138,8 @@ static void scan_block(wgsl_ctx *c, const poot_kir_block *b) {
       poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
       scan_type(c, vtype(c, in->args[0]));
       if (is_float(from) && !is_float(in->type.scalar) && in->type.scalar != POOT_KIR_BOOL) {
-        if (is_signed_int(in->type.scalar)) c->f2i = true;
+        if (in->type.scalar == POOT_KIR_I64) c->f2i64 = true;
+        else if (is_signed_int(in->type.scalar)) c->f2i = true;
         else c->f2u = true;
       }
       break;
@@ -435,6 +437,13 @@ static const char wgsl_f2i_helper[] =
     "  if (x >= hi) { return ihi; }\n"
     "  return i32(x);\n"
     "}\n";
+static const char wgsl_f2i64_helper[] =
+    "fn poot_f2i64(x: f32) -> i64 {\n"
+    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0li; }\n"
+    "  if (x <= -9223372036854775808.0) { return -9223372036854775807li - 1li; }\n"
+    "  if (x >= 9223372036854775808.0) { return 9223372036854775807li; }\n"
+    "  return i64(x);\n"
+    "}\n";
 static const char wgsl_f2u_helper[] =
     "fn poot_f2u(x: f32, hi: f32, uhi: u32) -> u32 {\n"
     "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u || x <= 0.0) { return 0u; }\n"
@@ -472,6 +481,10 @@ static void const_lit(wgsl_ctx *c, poot_kir_scalar s, uint64_t bits) {
   case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32:
     putf(c, "%lluu", (unsigned long long)(bits & (s == POOT_KIR_U32 ? 0xffffffffull
                                                    : s == POOT_KIR_U16 ? 0xffffull : 0xffull)));
+    break;
+  case POOT_KIR_I64:
+    if ((int64_t)bits == INT64_MIN) put(c, "(-9223372036854775807li - 1li)");
+    else putf(c, "%lldli", (long long)(int64_t)bits);
     break;
   case POOT_KIR_F16: float_lit(c->out, poot_f32_bits(poot_f16_to_f32((uint16_t)bits))); break;
   case POOT_KIR_BF16: float_lit(c->out, poot_f32_bits(poot_bf16_to_f32((uint16_t)bits))); break;
@@ -563,6 +576,12 @@ static void convert_lane(wgsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
     return;
   }
   if (from == POOT_KIR_BOOL) {
+    if (to == POOT_KIR_I64) {
+      put(c, "select(0li, 1li, ");
+      comp(c, v, i);
+      put(c, ")");
+      return;
+    }
     putf(c, "%s(", reg_scalar(to));
     comp(c, v, i);
     put(c, ")");
@@ -594,6 +613,7 @@ static void convert_lane(wgsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
     case POOT_KIR_U8: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 255.0, 255u)"); break;
     case POOT_KIR_U16: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 65535.0, 65535u)"); break;
     case POOT_KIR_U32: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 4294967296.0, 0xffffffffu)"); break;
+    case POOT_KIR_I64: put(c, "poot_f2i64("); comp(c, v, i); put(c, ")"); break;
     default: break;
     }
     return;
@@ -604,6 +624,13 @@ static void convert_lane(wgsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
     comp(c, v, i);
     put(c, ")");
     if (to != POOT_KIR_F32) put(c, ")");
+    return;
+  }
+  if (to == POOT_KIR_I64 && !is_signed_int(from)) {
+    /* naga sign-extends u32 -> i64; the mask restores zero extension. */
+    put(c, "(i64(");
+    comp(c, v, i);
+    put(c, ") & 0xffffffffli)");
     return;
   }
   /* integer -> integer: i32(u32)/u32(i32) reinterpret the bits, which holds
@@ -627,13 +654,62 @@ static void emit_convert(wgsl_ctx *c, const poot_kir_inst *in) {
   put(c, ";\n");
 }
 
+/* BITCAST involving i64: through 32-bit words (little-endian): the source
+ * is split or combined into words v<id>_w<i>, the result built from them. */
+static void emit_bitcast_words(wgsl_ctx *c, const poot_kir_inst *in) {
+  poot_kir_type ft = vtype(c, in->args[0]);
+  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar), db = scalar_bits((poot_kir_scalar)in->type.scalar);
+  unsigned words = ft.lanes * sb / 32, n = in->type.lanes;
+  char tb[32];
+  for (unsigned w = 0; w < words; w++) {
+    line_start(c);
+    putf(c, "let v%u_w%u: u32 = ", in->result, w);
+    if (sb == 64) {
+      put(c, "u32((");
+      comp(c, in->args[0], w / 2);
+      put(c, w % 2 ? " >> 32u) & 0xffffffffli)" : ") & 0xffffffffli)");
+    } else if (sb == 32) {
+      lane_bits(c, in->args[0], w);
+    } else {
+      unsigned per = 32 / sb;
+      for (unsigned j = 0; j < per; j++) {
+        put(c, j ? " | (" : "(");
+        lane_bits(c, in->args[0], w * per + j);
+        putf(c, " << %uu)", j * sb);
+      }
+    }
+    put(c, ";\n");
+  }
+  def_begin(c, in);
+  if (n > 1) putf(c, "%s(", tname(in->type, tb, sizeof tb));
+  for (unsigned d = 0; d < n; d++) {
+    if (d) put(c, ", ");
+    char expr[128];
+    if (db == 64) {
+      putf(c, "((i64(v%u_w%u) << 32u) | (i64(v%u_w%u) & 0xffffffffli))", in->result, 2 * d + 1,
+           in->result, 2 * d);
+      continue;
+    }
+    if (db == 32) {
+      snprintf(expr, sizeof expr, "v%u_w%u", in->result, d);
+    } else {
+      unsigned per = 32 / db;
+      snprintf(expr, sizeof expr, "((v%u_w%u >> %uu) & 0x%xu)", in->result, d / per,
+               (d % per) * db, (1u << db) - 1u);
+    }
+    from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
+  }
+  if (n > 1) put(c, ")");
+  put(c, ";\n");
+}
+
 static void emit_bitcast(wgsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_type ft = vtype(c, in->args[0]);
   unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar), db = scalar_bits((poot_kir_scalar)in->type.scalar);
   unsigned n = in->type.lanes;
   char tb[32];
   if (sb == 64 || db == 64) {
-    fail(c, POOT_UNSUPPORTED, in, "WGSL has no 64-bit integers");
+    emit_bitcast_words(c, in);
     return;
   }
   for (unsigned i = 0; i < ft.lanes; i++) {
@@ -826,7 +902,8 @@ static void emit_binary(wgsl_ctx *c, const poot_kir_inst *in) {
   case POOT_KIR_OP_XOR: putf(c, "v%u ^ v%u", a, b); break;
   case POOT_KIR_OP_SHL: case POOT_KIR_OP_SHR: {
     const char *op = in->op == POOT_KIR_OP_SHL ? "<<" : ">>";
-    if (is_signed_int(s)) putf(c, "v%u %s bitcast<%s>(v%u)", a, op, tname(ut, tb, sizeof tb), b);
+    if (s == POOT_KIR_I64) putf(c, "v%u %s %s(v%u)", a, op, tname(ut, tb, sizeof tb), b);
+    else if (is_signed_int(s)) putf(c, "v%u %s bitcast<%s>(v%u)", a, op, tname(ut, tb, sizeof tb), b);
     else putf(c, "v%u %s v%u", a, op, b);
     break;
   }
@@ -1119,6 +1196,7 @@ static void emit_header(wgsl_ctx *c) {
   if (c->fma) put(c, wgsl_fma_helper);
   if (c->f2i) put(c, wgsl_f2i_helper);
   if (c->f2u) put(c, wgsl_f2u_helper);
+  if (c->f2i64) put(c, wgsl_f2i64_helper);
 }
 
 static void emit_entry(wgsl_ctx *c) {
@@ -1166,12 +1244,10 @@ poot_status poot_kir_render_wgsl(const poot_kir_kernel *kernel, const poot_kir_t
     return poot_status_make(POOT_OUT_OF_MEMORY, "kir wgsl: kernel %s", kernel->name);
   }
   scan_kernel(&c);
-  for (uint32_t i = 0; i < kernel->binding_count && !c.st; i++)
-    if (kernel->bindings[i].elem == POOT_KIR_I64)
-      fail(&c, POOT_UNSUPPORTED, NULL, "WGSL has no 64-bit integers");
-  for (uint32_t i = 0; i < kernel->shared_count && !c.st; i++)
-    if (scalar_bits(kernel->shared[i].elem) == 64)
-      fail(&c, POOT_UNSUPPORTED, NULL, "WGSL has no 64-bit integers");
+  /* i64 is not WebGPU: it is naga's `shader-int64` extension, used only
+   * when the target declares 64-bit integers. */
+  if (c.i64 && !poot_kir_target_has_arith(target, POOT_KIR_I64))
+    fail(&c, POOT_UNSUPPORTED, NULL, "64-bit integers need naga's shader-int64, which the target lacks");
   size_t start = out->len;
   if (!c.st) emit_header(&c);
   if (!c.st) emit_entry(&c);

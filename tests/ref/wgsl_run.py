@@ -2,9 +2,11 @@
 """Runs WGSL compute kernels with the WebGPU implementation of PyPI's `wgpu`.
 
 Usage:
-  wgsl_run.py --probe OUT        write "<subgroup size> <f16>" to OUT: the
-                                 adapter's subgroup size (0 without subgroups)
-                                 and 1 when it has shader-f16
+  wgsl_run.py --probe OUT        write "<subgroup size> <f16> <f32 atomics> <i64>"
+                                 to OUT: the adapter's subgroup size (0 without
+                                 subgroups), then 1/0 for the features
+                                 shader-f16, shader-float32-atomic and
+                                 shader-int64 (naga's i64 extension)
   wgsl_run.py MANIFEST.json      run every job of the manifest
 
 A manifest is {"jobs": [job, ...]}; a job is
@@ -43,7 +45,8 @@ def open_device():
         skip("wgpu found no adapter (%s)" % (str(e).splitlines() or [""])[0])
     if adapter is None:
         skip("wgpu found no adapter")
-    want = [f for f in ("shader-f16", "subgroup", "shader-float32-atomic") if f in adapter.features]
+    want = [f for f in ("shader-f16", "subgroup", "shader-float32-atomic", "shader-int64")
+            if f in adapter.features]
     limits = {}
     for key in ("max-storage-buffers-per-shader-stage", "max-compute-workgroup-storage-size",
                 "max-compute-invocations-per-workgroup", "max-storage-buffer-binding-size",
@@ -139,7 +142,9 @@ def probe(path):
         device.queue.submit([enc.finish()])
         size = int.from_bytes(bytes(device.queue.read_buffer(buf))[:4], "little")
     with open(path, "w") as fh:
-        fh.write("%d %d\n" % (size, 1 if "shader-f16" in device.features else 0))
+        fh.write("%d %d %d %d\n" % (size, 1 if "shader-f16" in device.features else 0,
+                                     1 if "shader-float32-atomic" in device.features else 0,
+                                     1 if "shader-int64" in device.features else 0))
     return 0
 
 

@@ -8,7 +8,8 @@ it) and then a compute pipeline with an automatic layout for its `@compute`
 entry point (which translates it for the backend, on this machine Vulkan). A
 device is requested with every optional feature the files need and the
 adapter has: `shader-f16` for `enable f16;`, `subgroup` for subgroup
-builtins, `shader-float32-atomic` for atomics on f32.
+builtins, `shader-float32-atomic` for atomics on f32, `shader-int64` (naga's
+extension) for i64.
 
 Prints `OK name` or `FAIL name: reason` per file. Exit 0 when every file is
 accepted, 1 when one is rejected, 77 (skip) when wgpu is absent or no
@@ -42,6 +43,8 @@ def needed_features(text):
         need.add("subgroup")
     if "atomic<f32>" in text:
         need.add("shader-float32-atomic")
+    if re.search(r"\bi64\b", text):
+        need.add("shader-int64")  # naga's extension, not WebGPU
     return need
 
 

@@ -21,6 +21,8 @@ typedef struct job {
 static char g_dir[1024];
 static uint32_t g_sg;
 static bool g_f16;
+static bool g_fatomic;
+static bool g_i64;
 static job g_jobs[MAX_JOBS];
 static size_t g_job_count;
 
@@ -112,6 +114,16 @@ static void test_corpus_runs_on_wgpu(void **state) {
   /* 8/16-bit and bf16 buffers are packed into u32 words by the renderer. */
   t.storage_types = POOT_KIR_ALL_STORAGE_TYPES & ~POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
   if (g_f16) t.arith_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_F16);
+  /* shader-float32-atomic: add and exchange on f32 in storage buffers. */
+  if (g_fatomic) {
+    t.atomic_types[POOT_KIR_ATOMIC_ADD] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
+    t.atomic_types[POOT_KIR_ATOMIC_XCHG] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
+  }
+  /* shader-int64: naga's i64 (not WebGPU; never in the default target). */
+  if (g_i64) {
+    t.storage_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
+    t.arith_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
+  }
   size_t n = 0, unsupported = 0, kernels = 0;
   const poot_kir_corpus_case *cases = poot_kir_corpus(&n);
   poot_strbuf manifest;
@@ -183,9 +195,9 @@ static void test_corpus_runs_on_wgpu(void **state) {
       matched++;
     }
   }
-  printf("wgpu (subgroup size %u, f16 %s): %zu of %zu runs of %zu corpus kernels match the "
+  printf("wgpu (subgroup size %u, f16 %s, f32 atomics %s, i64 %s): %zu of %zu runs of %zu corpus kernels match the "
          "reference and the interpreter; %zu kernels unsupported\n",
-         g_sg, g_f16 ? "on" : "off", matched, g_job_count, kernels, unsupported);
+         g_sg, g_f16 ? "on" : "off", g_fatomic ? "on" : "off", g_i64 ? "on" : "off", matched, g_job_count, kernels, unsupported);
   /* Free everything (each kernel once). */
   for (size_t jn = 0; jn < g_job_count; jn++) {
     job *j = &g_jobs[jn];
@@ -217,8 +229,8 @@ int main(void) {
     poot_status_free(st);
     return 1;
   }
-  unsigned sg = 0, f16 = 0;
-  if (sscanf(text, "%u %u", &sg, &f16) != 2) {
+  unsigned sg = 0, f16 = 0, fatomic = 0, i64 = 0;
+  if (sscanf(text, "%u %u %u %u", &sg, &f16, &fatomic, &i64) != 4) {
     printf("bad probe output '%s'\n", text);
     poot_free(text);
     return 1;
@@ -226,6 +238,8 @@ int main(void) {
   poot_free(text);
   g_sg = sg;
   g_f16 = f16 != 0;
+  g_fatomic = fatomic != 0;
+  g_i64 = i64 != 0;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_runs_on_wgpu),
   };
