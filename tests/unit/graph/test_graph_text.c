@@ -295,11 +295,41 @@ static void test_corpus_files(void **state) {
   assert_true(files >= 3);
 }
 
+/* The worked example in docs/graph.md parses, verifies and is the test file. */
+static void test_docs_example(void **state) {
+  (void)state;
+  const char *src = poot_test_source_dir();
+  if (!src) skip();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/docs/graph.md", src);
+  char *doc = NULL;
+  size_t size = 0;
+  POOT_ASSERT_OK(poot_file_read_all(path, &doc, &size));
+  const char *start = strstr(doc, "```\npgraph 1\n%0 = slot pos");
+  assert_non_null(start);
+  start += 4;
+  const char *end = strstr(start, "```");
+  assert_non_null(end);
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_graph_parse(start, (size_t)(end - start), &g));
+  snprintf(path, sizeof path, "%s/tests/unit/graph/data/attention_step.pgraph", src);
+  poot_graph *file = NULL;
+  POOT_ASSERT_OK(poot_graph_load(path, &file));
+  uint64_t a = 0, b = 0;
+  POOT_ASSERT_OK(poot_graph_hash(g, &a));
+  POOT_ASSERT_OK(poot_graph_hash(file, &b));
+  assert_true(a == b);
+  poot_graph_destroy(g);
+  poot_graph_destroy(file);
+  poot_free(doc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_example_file),         cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_float_bits_roundtrip), cmocka_unit_test(test_strings_and_attrs),
       cmocka_unit_test(test_hostile_input),        cmocka_unit_test(test_corpus_files),
+      cmocka_unit_test(test_docs_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
