@@ -279,7 +279,7 @@ static bool ends_with(const char *s, const char *suffix) {
 
 static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_writer *w, plan *pl,
                               const poot_convert_options *o, poot_gguf_type type) {
-  char path[4096];
+  char path[4200];
   snprintf(path, sizeof path, "%s/config.json", folder);
   poot_hf_config *c = NULL;
   POOT_TRY(poot_hf_config_load(path, &c));

@@ -380,7 +380,7 @@ static poot_status write_chat_template(poot_gguf_writer *w, const hf_vocab *v, c
       POOT_TRY(poot_gguf_writer_set_string_array(w, "tokenizer.chat_templates", names, NULL, n_names));
     return NULL;
   }
-  char path[4096];
+  char path[4200];
   snprintf(path, sizeof path, "%s/chat_template.jinja", folder);
   struct stat sb;
   if (stat(path, &sb) != 0) return NULL;
@@ -398,7 +398,7 @@ poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
   poot_arena arena;
   poot_arena_init(&arena, 0);
   hf_vocab v = {.arena = &arena};
-  char path[4096];
+  char path[4200];
   snprintf(path, sizeof path, "%s/tokenizer.json", folder);
   poot_status s = poot__read_json(&arena, path, &v.tok_json);
   if (s) {

@@ -261,6 +261,9 @@ static poot_status parse_header(reader *r) {
     char *k = poot_arena_alloc(&g->arena, (size_t)key.len + 1, 1);
     if (!k) return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF: out of memory");
     memcpy(k, key.data, (size_t)key.len);
+    /* Keys are handed out NUL-terminated, so they may not contain NUL. */
+    if (memchr(key.data, 0, (size_t)key.len))
+      return fail(r, at, "metadata key %zu contains a NUL byte", i);
     if (poot_map_get(&g->kv_index, k, (size_t)key.len, NULL))
       return fail(r, at, "duplicate metadata key '%s'", k);
     POOT_TRY(poot_map_put(&g->kv_index, k, (size_t)key.len, i));
@@ -299,6 +302,8 @@ static poot_status parse_tensors(reader *r) {
     if (!n) return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF: out of memory");
     memcpy(n, name.data, (size_t)name.len);
     t->name = n;
+    if (memchr(name.data, 0, (size_t)name.len))
+      return fail(r, at, "the name of tensor %zu contains a NUL byte", i);
     if (poot_map_get(&g->tensor_index, n, (size_t)name.len, NULL))
       return fail(r, at, "duplicate tensor name '%s'", n);
     POOT_TRY(poot_map_put(&g->tensor_index, n, (size_t)name.len, i));

@@ -680,6 +680,14 @@ static void test_hostile_headers(void **state) {
   b_put(&b, "\2", 1);
   expect_format(&b, "duplicate metadata key 'k'");
   b.len = 0;
+  /* A key with a NUL byte (keys are handed out NUL-terminated). */
+  b_header(&b, 3, 0, 1);
+  b_u64(&b, 3);
+  b_put(&b, "a\0b", 3);
+  b_u32(&b, POOT_GGUF_VALUE_U8);
+  b_put(&b, "\1", 1);
+  expect_format(&b, "offset 24: metadata key 0 contains a NUL byte");
+  b.len = 0;
   /* Arrays nested deeper than the limit. */
   b_header(&b, 3, 0, 1);
   b_str(&b, "deep");
