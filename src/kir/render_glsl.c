@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "poot/kir.h"
+#include "render_shader_lib.h"
 
 typedef struct glsl_ctx {
   const poot_kir_kernel *k;
@@ -44,7 +45,9 @@ static void fail(glsl_ctx *c, poot_status_code code, const poot_kir_inst *in, co
                            in ? in->id : 0, in ? poot_kir_op_name(in->op) : "-", why);
 }
 
-static void put(glsl_ctx *c, const char *s) { poot_strbuf_puts(c->out, s); }
+static void put(glsl_ctx *c, const char *s) {
+  poot_strbuf_puts(c->out, s);
+}
 
 static void putf(glsl_ctx *c, const char *fmt, ...) POOT_PRINTF(2, 3);
 static void putf(glsl_ctx *c, const char *fmt, ...) {
@@ -58,7 +61,9 @@ static void line_start(glsl_ctx *c) {
   for (int i = 0; i < c->depth + 1; i++) put(c, "  ");
 }
 
-static poot_kir_type vtype(const glsl_ctx *c, poot_kir_value v) { return c->k->values[v].type; }
+static poot_kir_type vtype(const glsl_ctx *c, poot_kir_value v) {
+  return c->k->values[v].type;
+}
 
 /* ------------------------------------------------------------------ types */
 
@@ -70,50 +75,86 @@ static bool is_signed_int(poot_kir_scalar s) {
 }
 static unsigned scalar_bits(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_BOOL: return 1;
-  case POOT_KIR_I8: case POOT_KIR_U8: return 8;
-  case POOT_KIR_I16: case POOT_KIR_U16: case POOT_KIR_F16: case POOT_KIR_BF16: return 16;
-  case POOT_KIR_I64: return 64;
-  default: return 32;
+    case POOT_KIR_BOOL:
+      return 1;
+    case POOT_KIR_I8:
+    case POOT_KIR_U8:
+      return 8;
+    case POOT_KIR_I16:
+    case POOT_KIR_U16:
+    case POOT_KIR_F16:
+    case POOT_KIR_BF16:
+      return 16;
+    case POOT_KIR_I64:
+      return 64;
+    default:
+      return 32;
   }
 }
 
 /* The register (value) type of a scalar. */
 static const char *reg_scalar(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_BOOL: return "bool";
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_I32: return "int";
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: return "uint";
-  case POOT_KIR_I64: return "int64_t";
-  default: return "float";
+    case POOT_KIR_BOOL:
+      return "bool";
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_I32:
+      return "int";
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      return "uint";
+    case POOT_KIR_I64:
+      return "int64_t";
+    default:
+      return "float";
   }
 }
 
 static const char *reg_vec_prefix(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_BOOL: return "bvec";
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_I32: return "ivec";
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: return "uvec";
-  case POOT_KIR_I64: return "i64vec";
-  default: return "vec";
+    case POOT_KIR_BOOL:
+      return "bvec";
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_I32:
+      return "ivec";
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      return "uvec";
+    case POOT_KIR_I64:
+      return "i64vec";
+    default:
+      return "vec";
   }
 }
 
 /* Writes the register type name of t into buf. */
 static const char *tname(poot_kir_type t, char *buf, size_t n) {
-  if (t.lanes <= 1) snprintf(buf, n, "%s", reg_scalar(t.scalar));
-  else snprintf(buf, n, "%s%u", reg_vec_prefix(t.scalar), (unsigned)t.lanes);
+  if (t.lanes <= 1)
+    snprintf(buf, n, "%s", reg_scalar(t.scalar));
+  else
+    snprintf(buf, n, "%s%u", reg_vec_prefix(t.scalar), (unsigned)t.lanes);
   return buf;
 }
 
 /* The storage element type of a buffer. */
 static const char *storage_scalar(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_I8: return "int8_t";
-  case POOT_KIR_U8: return "uint8_t";
-  case POOT_KIR_I16: return "int16_t";
-  case POOT_KIR_U16: case POOT_KIR_F16: case POOT_KIR_BF16: return "uint16_t";
-  default: return reg_scalar(s);
+    case POOT_KIR_I8:
+      return "int8_t";
+    case POOT_KIR_U8:
+      return "uint8_t";
+    case POOT_KIR_I16:
+      return "int16_t";
+    case POOT_KIR_U16:
+    case POOT_KIR_F16:
+    case POOT_KIR_BF16:
+      return "uint16_t";
+    default:
+      return reg_scalar(s);
   }
 }
 
@@ -134,47 +175,65 @@ static void scan_block(glsl_ctx *c, const poot_kir_block *b) {
   for (const poot_kir_inst *in = b->first; in; in = in->next) {
     if (in->result) scan_type(c, in->type);
     switch (in->op) {
-    case POOT_KIR_OP_BUILTIN:
-      if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) c->sg_basic = true;
-      break;
-    case POOT_KIR_OP_SG_REDUCE_ADD: case POOT_KIR_OP_SG_REDUCE_MAX: case POOT_KIR_OP_SG_REDUCE_MIN:
-      c->sg_basic = c->sg_arith = true;
-      break;
-    case POOT_KIR_OP_SG_SHUFFLE: case POOT_KIR_OP_SG_SHUFFLE_XOR:
-      c->sg_basic = c->sg_shuffle = true;
-      break;
-    case POOT_KIR_OP_SG_BROADCAST:
-      c->sg_basic = c->sg_ballot = true;
-      break;
-    case POOT_KIR_OP_ERF: c->erf = true; break;
-    case POOT_KIR_OP_TANH: c->tanh = true; break;
-    case POOT_KIR_OP_FMA: c->fma = true; break;
-    case POOT_KIR_OP_REM:
-      if (is_float(in->type.scalar)) c->frem = true;
-      break;
-    case POOT_KIR_OP_CONVERT: {
-      poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
-      scan_type(c, vtype(c, in->args[0]));
-      if (is_float(from) && !is_float(in->type.scalar) && in->type.scalar != POOT_KIR_BOOL) {
-        if (in->type.scalar == POOT_KIR_I64) c->f2i64 = true;
-        else if (is_signed_int(in->type.scalar)) c->f2i = true;
-        else c->f2u = true;
+      case POOT_KIR_OP_BUILTIN:
+        if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) c->sg_basic = true;
+        break;
+      case POOT_KIR_OP_SG_REDUCE_ADD:
+      case POOT_KIR_OP_SG_REDUCE_MAX:
+      case POOT_KIR_OP_SG_REDUCE_MIN:
+        c->sg_basic = c->sg_arith = true;
+        break;
+      case POOT_KIR_OP_SG_SHUFFLE:
+      case POOT_KIR_OP_SG_SHUFFLE_XOR:
+        c->sg_basic = c->sg_shuffle = true;
+        break;
+      case POOT_KIR_OP_SG_BROADCAST:
+        c->sg_basic = c->sg_ballot = true;
+        break;
+      case POOT_KIR_OP_ERF:
+        c->erf = true;
+        break;
+      case POOT_KIR_OP_TANH:
+        c->tanh = true;
+        break;
+      case POOT_KIR_OP_FMA:
+        c->fma = true;
+        break;
+      case POOT_KIR_OP_REM:
+        if (is_float(in->type.scalar)) c->frem = true;
+        break;
+      case POOT_KIR_OP_CONVERT: {
+        poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+        scan_type(c, vtype(c, in->args[0]));
+        if (is_float(from) && !is_float(in->type.scalar) && in->type.scalar != POOT_KIR_BOOL) {
+          if (in->type.scalar == POOT_KIR_I64)
+            c->f2i64 = true;
+          else if (is_signed_int(in->type.scalar))
+            c->f2i = true;
+          else
+            c->f2u = true;
+        }
+        break;
       }
-      break;
-    }
-    case POOT_KIR_OP_BITCAST: scan_type(c, vtype(c, in->args[0])); break;
-    case POOT_KIR_OP_ATOMIC_ADD: case POOT_KIR_OP_ATOMIC_XCHG:
-      if (in->type.scalar == POOT_KIR_F32) c->atomic_float = true;
-      break;
-    case POOT_KIR_OP_ATOMIC_MAX: case POOT_KIR_OP_ATOMIC_MIN:
-      if (in->type.scalar == POOT_KIR_F32) c->atomic_float2 = true;
-      break;
-    case POOT_KIR_OP_LOAD: case POOT_KIR_OP_STORE:
-      if (in->space == POOT_KIR_SPACE_GLOBAL && in->type.lanes > 1 &&
-          scalar_bits((poot_kir_scalar)in->type.scalar) == 32)
-        c->alias[in->ref] |= (uint8_t)(in->type.lanes == 2 ? 1 : 2);
-      break;
-    default: break;
+      case POOT_KIR_OP_BITCAST:
+        scan_type(c, vtype(c, in->args[0]));
+        break;
+      case POOT_KIR_OP_ATOMIC_ADD:
+      case POOT_KIR_OP_ATOMIC_XCHG:
+        if (in->type.scalar == POOT_KIR_F32) c->atomic_float = true;
+        break;
+      case POOT_KIR_OP_ATOMIC_MAX:
+      case POOT_KIR_OP_ATOMIC_MIN:
+        if (in->type.scalar == POOT_KIR_F32) c->atomic_float2 = true;
+        break;
+      case POOT_KIR_OP_LOAD:
+      case POOT_KIR_OP_STORE:
+        if (in->space == POOT_KIR_SPACE_GLOBAL && in->type.lanes > 1 &&
+            scalar_bits((poot_kir_scalar)in->type.scalar) == 32)
+          c->alias[in->ref] |= (uint8_t)(in->type.lanes == 2 ? 1 : 2);
+        break;
+      default:
+        break;
     }
     if (in->op == POOT_KIR_OP_IF || in->op == POOT_KIR_OP_FOR) {
       scan_block(c, &in->body);
@@ -194,271 +253,14 @@ static void scan_kernel(glsl_ctx *c) {
     if (e == POOT_KIR_F16) c->f16 = true;
     if (e == POOT_KIR_BF16) c->bf16 = true;
   }
-  for (uint32_t i = 0; i < k->shared_count; i++) scan_type(c, poot_kir_type_make(k->shared[i].elem, 1));
+  for (uint32_t i = 0; i < k->shared_count; i++)
+    scan_type(c, poot_kir_type_make(k->shared[i].elem, 1));
   for (uint32_t i = 0; i < k->private_count; i++) scan_type(c, k->privates[i].type);
   scan_block(c, &k->body);
   if (c->f2i64) c->i64 = true;
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-static const char glsl_f16_helpers[] =
-    "// f32 -> f16 bits, round to nearest even, NaN stays (quiet) NaN; exact integer code\n"
-    "// because Vulkan does not fix the rounding of OpFConvert to half.\n"
-    "uint poot_f32_to_f16(float f) {\n"
-    "  uint x = floatBitsToUint(f);\n"
-    "  uint s = (x >> 16) & 0x8000u;\n"
-    "  uint e = (x >> 23) & 0xffu;\n"
-    "  uint m = x & 0x7fffffu;\n"
-    "  if (e == 0xffu) return s | (m != 0u ? (0x7e00u | (m >> 13)) : 0x7c00u);\n"
-    "  if (e >= 143u) return s | 0x7c00u;\n"
-    "  if (e <= 112u) {\n"
-    "    if (e < 102u) return s;\n"
-    "    m |= 0x800000u;\n"
-    "    uint sh = 126u - e;\n"
-    "    uint h = m >> sh;\n"
-    "    uint r = m & ((1u << sh) - 1u);\n"
-    "    uint hw = 1u << (sh - 1u);\n"
-    "    if (r > hw || (r == hw && (h & 1u) != 0u)) h += 1u;\n"
-    "    return s | h;\n"
-    "  }\n"
-    "  uint h = ((e - 112u) << 10) | (m >> 13);\n"
-    "  uint r = m & 0x1fffu;\n"
-    "  if (r > 0x1000u || (r == 0x1000u && (h & 1u) != 0u)) h += 1u;\n"
-    "  return s | h;\n"
-    "}\n"
-    "// f16 bits -> f32 (exact).\n"
-    "float poot_f16_to_f32(uint h) {\n"
-    "  uint s = (h & 0x8000u) << 16;\n"
-    "  uint e = (h >> 10) & 0x1fu;\n"
-    "  uint m = h & 0x3ffu;\n"
-    "  if (e == 0u) {\n"
-    "    if (m == 0u) return uintBitsToFloat(s);\n"
-    "    uint lz = 10u - uint(findMSB(m));\n"
-    "    return uintBitsToFloat(s | ((113u - lz) << 23) | (((m << lz) & 0x3ffu) << 13));\n"
-    "  }\n"
-    "  if (e == 31u) return uintBitsToFloat(s | 0x7f800000u | (m << 13));\n"
-    "  return uintBitsToFloat(s | ((e + 112u) << 23) | (m << 13));\n"
-    "}\n"
-    "float poot_rf16(float x) { return poot_f16_to_f32(poot_f32_to_f16(x)); }\n"
-    "vec2 poot_rf16(vec2 x) { return vec2(poot_rf16(x.x), poot_rf16(x.y)); }\n"
-    "vec4 poot_rf16(vec4 x) {\n"
-    "  return vec4(poot_rf16(x.x), poot_rf16(x.y), poot_rf16(x.z), poot_rf16(x.w));\n"
-    "}\n";
-
-static const char glsl_bf16_helpers[] =
-    "// f32 -> bf16 bits, round to nearest even, NaN stays (quiet) NaN.\n"
-    "uint poot_f32_to_bf16(float f) {\n"
-    "  uint x = floatBitsToUint(f);\n"
-    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;\n"
-    "  return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;\n"
-    "}\n"
-    "float poot_bf16_to_f32(uint h) { return uintBitsToFloat(h << 16); }\n"
-    "float poot_rbf16(float x) { return poot_bf16_to_f32(poot_f32_to_bf16(x)); }\n"
-    "vec2 poot_rbf16(vec2 x) { return vec2(poot_rbf16(x.x), poot_rbf16(x.y)); }\n"
-    "vec4 poot_rbf16(vec4 x) {\n"
-    "  return vec4(poot_rbf16(x.x), poot_rbf16(x.y), poot_rbf16(x.z), poot_rbf16(x.w));\n"
-    "}\n";
-
-/* tanh and erf: polynomial near zero (where the closed forms cancel), a
- * closed form elsewhere. See docs/kir-glsl-wgsl.md for the bounds. */
-static const char glsl_tanh_helper[] =
-    "float poot_tanh(float x) {\n"
-    "  precise float a = abs(x);\n"
-    "  precise float r;\n"
-    "  if (a < 0.55) {\n"
-    "    // Taylor series of tanh(x)/x in x^2 (alternating, falling terms).\n"
-    "    precise float z = a * a;\n"
-    "    precise float p = 5.900274409455859e-04;\n"
-    "    p = p * z - 1.4558343870513183e-03;\n"
-    "    p = p * z + 3.5921280365724810e-03;\n"
-    "    p = p * z - 8.8632355299021966e-03;\n"
-    "    p = p * z + 2.1869488536155203e-02;\n"
-    "    p = p * z - 5.3968253968253968e-02;\n"
-    "    p = p * z + 1.3333333333333333e-01;\n"
-    "    p = p * z - 3.3333333333333333e-01;\n"
-    "    p = p * z + 1.0;\n"
-    "    r = a * p;\n"
-    "  } else {\n"
-    "    precise float e = exp(-2.0 * a);\n"
-    "    r = (1.0 - e) / (1.0 + e);\n"
-    "  }\n"
-    "  return x < 0.0 ? -r : r;\n"
-    "}\n"
-    "vec2 poot_tanh(vec2 x) { return vec2(poot_tanh(x.x), poot_tanh(x.y)); }\n"
-    "vec4 poot_tanh(vec4 x) {\n"
-    "  return vec4(poot_tanh(x.x), poot_tanh(x.y), poot_tanh(x.z), poot_tanh(x.w));\n"
-    "}\n";
-
-static const char glsl_erf_helper[] =
-    "float poot_erf(float x) {\n"
-    "  precise float a = abs(x);\n"
-    "  precise float r;\n"
-    "  if (a < 1.0) {\n"
-    "    // (2/sqrt(pi)) * sum (-1)^n x^(2n+1) / (n! (2n+1)), n = 0..9.\n"
-    "    precise float z = a * a;\n"
-    "    precise float p = -1.636584469e-07;\n"
-    "    p = p * z + 1.646211437e-06;\n"
-    "    p = p * z - 1.492565036e-05;\n"
-    "    p = p * z + 1.205533298e-04;\n"
-    "    p = p * z - 8.548327023e-04;\n"
-    "    p = p * z + 5.223977625e-03;\n"
-    "    p = p * z - 2.686617065e-02;\n"
-    "    p = p * z + 1.128379167e-01;\n"
-    "    p = p * z - 3.761263890e-01;\n"
-    "    p = p * z + 1.128379167e+00;\n"
-    "    r = a * p;\n"
-    "  } else {\n"
-    "    // Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).\n"
-    "    precise float t = 1.0 / (1.0 + 0.3275911 * a);\n"
-    "    precise float q = 1.061405429;\n"
-    "    q = q * t - 1.453152027;\n"
-    "    q = q * t + 1.421413741;\n"
-    "    q = q * t - 0.284496736;\n"
-    "    q = q * t + 0.254829592;\n"
-    "    r = 1.0 - q * t * exp(-a * a);\n"
-    "  }\n"
-    "  return x < 0.0 ? -r : r;\n"
-    "}\n"
-    "vec2 poot_erf(vec2 x) { return vec2(poot_erf(x.x), poot_erf(x.y)); }\n"
-    "vec4 poot_erf(vec4 x) {\n"
-    "  return vec4(poot_erf(x.x), poot_erf(x.y), poot_erf(x.z), poot_erf(x.w));\n"
-    "}\n";
-
-/* fma(a, b, c) rounded once. Vulkan does not promise that GLSL's fma() is
- * fused (lavapipe computes a multiply and an add), and float error-free
- * transformations are at the mercy of the driver's algebraic rewrites, so
- * the product and sum are formed exactly in 64-bit integer pairs and rounded
- * to nearest even once: exact for every input, subnormals and overflow
- * included. docs/kir-glsl-wgsl.md discusses the cost. */
-static const char glsl_fma_helper[] =
-    "uvec2 poot_shl64(uvec2 x, uint n) {\n"
-    "  if (n == 0u) return x;\n"
-    "  if (n >= 64u) return uvec2(0u);\n"
-    "  if (n >= 32u) return uvec2(0u, x.x << (n - 32u));\n"
-    "  return uvec2(x.x << n, (x.y << n) | (x.x >> (32u - n)));\n"
-    "}\n"
-    "uvec2 poot_shr64(uvec2 x, uint n) {\n"
-    "  if (n == 0u) return x;\n"
-    "  if (n >= 64u) return uvec2(0u);\n"
-    "  if (n >= 32u) return uvec2(x.y >> (n - 32u), 0u);\n"
-    "  return uvec2((x.x >> n) | (x.y << (32u - n)), x.y >> n);\n"
-    "}\n"
-    "bool poot_low64(uvec2 x, uint n) {\n"
-    "  if (n == 0u) return false;\n"
-    "  if (n >= 64u) return (x.x | x.y) != 0u;\n"
-    "  if (n >= 32u) return x.x != 0u || (n > 32u && (x.y << (64u - n)) != 0u);\n"
-    "  return (x.x << (32u - n)) != 0u;\n"
-    "}\n"
-    "uint poot_bit64(uvec2 x, uint n) {\n"
-    "  if (n >= 64u) return 0u;\n"
-    "  if (n >= 32u) return (x.y >> (n - 32u)) & 1u;\n"
-    "  return (x.x >> n) & 1u;\n"
-    "}\n"
-    "uvec2 poot_add64(uvec2 x, uvec2 y) {\n"
-    "  uint lo = x.x + y.x;\n"
-    "  return uvec2(lo, x.y + y.y + (lo < x.x ? 1u : 0u));\n"
-    "}\n"
-    "uvec2 poot_sub64(uvec2 x, uvec2 y) {\n"
-    "  return uvec2(x.x - y.x, x.y - y.y - (x.x < y.x ? 1u : 0u));\n"
-    "}\n"
-    "uint poot_msb64(uvec2 x) {\n"
-    "  return x.y != 0u ? 32u + uint(findMSB(x.y)) : uint(findMSB(x.x));\n"
-    "}\n"
-    "float poot_fma(float a, float b, float c) {\n"
-    "  uint ua = floatBitsToUint(a), ub = floatBitsToUint(b), uc = floatBitsToUint(c);\n"
-    "  uint ea = (ua >> 23) & 0xffu, eb = (ub >> 23) & 0xffu, ec = (uc >> 23) & 0xffu;\n"
-    "  // A NaN or infinite factor, or a zero one: a * b is exact, one rounding.\n"
-    "  if (ea == 255u || eb == 255u || (ua & 0x7fffffffu) == 0u || (ub & 0x7fffffffu) == 0u) {\n"
-    "    precise float r = a * b + c;\n"
-    "    return r;\n"
-    "  }\n"
-    "  if (ec == 255u) return c;  // finite a * b plus an infinity or NaN\n"
-    "  uint ma = ea == 0u ? (ua & 0x7fffffu) : ((ua & 0x7fffffu) | 0x800000u);\n"
-    "  uint mb = eb == 0u ? (ub & 0x7fffffu) : ((ub & 0x7fffffu) | 0x800000u);\n"
-    "  // p = ma * mb (48 bits) from 16-bit limbs; its value is p * 2^ep.\n"
-    "  uint mid = (ma >> 16) * (mb & 0xffffu) + (ma & 0xffffu) * (mb >> 16);\n"
-    "  uvec2 p = poot_add64(uvec2((ma & 0xffffu) * (mb & 0xffffu), (ma >> 16) * (mb >> 16)),\n"
-    "                       uvec2(mid << 16, mid >> 16));\n"
-    "  uint kp = poot_msb64(p);\n"
-    "  p = poot_shl64(p, 47u - kp);\n"
-    "  int ep = int(max(ea, 1u)) + int(max(eb, 1u)) - 300 - int(47u - kp);\n"
-    "  uint sp = (ua ^ ub) >> 31;\n"
-    "  uint mc = ec == 0u ? (uc & 0x7fffffu) : ((uc & 0x7fffffu) | 0x800000u);\n"
-    "  uvec2 s = p;\n"
-    "  int es = ep;\n"
-    "  uint sgn = sp;\n"
-    "  bool flag = false;  // the exact value is s + d, 0 < d < 1 (units of bit 0)\n"
-    "  if (mc != 0u) {\n"
-    "    uint kq = uint(findMSB(mc));\n"
-    "    uvec2 q = poot_shl64(uvec2(mc, 0u), 47u - kq);\n"
-    "    int eq = int(max(ec, 1u)) - 150 - int(47u - kq);\n"
-    "    uint sc = uc >> 31;\n"
-    "    bool qx = eq > ep;  // the addend has the larger exponent\n"
-    "    uvec2 x = qx ? q : p, y = qx ? p : q;\n"
-    "    int ex = qx ? eq : ep, ey = qx ? ep : eq;\n"
-    "    uint sx = qx ? sc : sp, sy = qx ? sp : sc;\n"
-    "    uint d = uint(ex - ey), l = min(d, 14u), r = d - l;\n"
-    "    x = poot_shl64(x, l);\n"
-    "    es = ex - int(l);\n"
-    "    uvec2 yt = poot_shr64(y, r);\n"
-    "    flag = poot_low64(y, r);\n"
-    "    if (sx == sy) {\n"
-    "      s = poot_add64(x, yt);\n"
-    "      sgn = sx;\n"
-    "    } else if (flag) {\n"
-    "      s = poot_sub64(poot_sub64(x, yt), uvec2(1u, 0u));\n"
-    "      sgn = sx;\n"
-    "    } else if (yt.y > x.y || (yt.y == x.y && yt.x > x.x)) {\n"
-    "      s = poot_sub64(yt, x);\n"
-    "      sgn = sy;\n"
-    "    } else {\n"
-    "      s = poot_sub64(x, yt);\n"
-    "      sgn = sx;\n"
-    "    }\n"
-    "    if ((s.x | s.y) == 0u) return 0.0;\n"
-    "  }\n"
-    "  // Round s * 2^es to binary32, nearest even.\n"
-    "  uint k = poot_msb64(s);\n"
-    "  int e = int(k) + es;\n"
-    "  if (e > 127) return uintBitsToFloat((sgn << 31) | 0x7f800000u);\n"
-    "  bool sub = e < -126;\n"
-    "  int sh = sub ? -149 - es : int(k) - 23;\n"
-    "  uint m;\n"
-    "  if (sh <= 0) {\n"
-    "    m = poot_shl64(s, uint(-sh)).x;\n"
-    "  } else {\n"
-    "    m = poot_shr64(s, uint(sh)).x;\n"
-    "    uint g = poot_bit64(s, uint(sh) - 1u);\n"
-    "    bool st = flag || poot_low64(s, uint(sh) - 1u);\n"
-    "    if (g == 1u && (st || (m & 1u) == 1u)) m += 1u;\n"
-    "  }\n"
-    "  uint bits = sub ? m : (uint(e + 126) << 23) + m;\n"
-    "  return uintBitsToFloat((sgn << 31) | bits);\n"
-    "}\n"
-    "vec2 poot_fma(vec2 a, vec2 b, vec2 c) {\n"
-    "  return vec2(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y));\n"
-    "}\n"
-    "vec4 poot_fma(vec4 a, vec4 b, vec4 c) {\n"
-    "  return vec4(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y), poot_fma(a.z, b.z, c.z),\n"
-    "              poot_fma(a.w, b.w, c.w));\n"
-    "}\n";
-
-/* float -> integer: truncate toward zero, saturate, NaN -> 0 (KIR CONVERT). */
-static const char glsl_f2i_helper[] =
-    "int poot_f2i(float x, float lo, float hi, int ilo, int ihi) {\n"
-    "  return isnan(x) ? 0 : (x <= lo ? ilo : (x >= hi ? ihi : int(x)));\n"
-    "}\n";
-static const char glsl_f2u_helper[] =
-    "uint poot_f2u(float x, float hi, uint uhi) {\n"
-    "  return (isnan(x) || x <= 0.0) ? 0u : (x >= hi ? uhi : uint(x));\n"
-    "}\n";
-static const char glsl_f2i64_helper[] =
-    "int64_t poot_f2i64(float x) {\n"
-    "  return isnan(x) ? int64_t(0)\n"
-    "       : (x <= -9223372036854775808.0 ? int64_t(0x8000000000000000ul)\n"
-    "       : (x >= 9223372036854775808.0 ? int64_t(0x7ffffffffffffffful) : int64_t(x)));\n"
-    "}\n";
 
 /* ------------------------------------------------------------- expressions */
 
@@ -480,22 +282,40 @@ static void float_lit(poot_strbuf *sb, uint32_t bits) {
 
 static void const_lit(glsl_ctx *c, poot_kir_scalar s, uint64_t bits) {
   switch (s) {
-  case POOT_KIR_BOOL: put(c, bits ? "true" : "false"); break;
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_I32: {
-    unsigned w = scalar_bits(s);
-    int64_t v = (int64_t)(bits << (64 - w)) >> (64 - w);
-    if (v == INT32_MIN) put(c, "int(0x80000000u)");
-    else putf(c, "%lld", (long long)v);
-    break;
-  }
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32:
-    putf(c, "%lluu", (unsigned long long)(bits & (s == POOT_KIR_U32 ? 0xffffffffull
-                                                   : s == POOT_KIR_U16 ? 0xffffull : 0xffull)));
-    break;
-  case POOT_KIR_I64: putf(c, "int64_t(0x%016llxul)", (unsigned long long)bits); break;
-  case POOT_KIR_F16: float_lit(c->out, poot_f32_bits(poot_f16_to_f32((uint16_t)bits))); break;
-  case POOT_KIR_BF16: float_lit(c->out, poot_f32_bits(poot_bf16_to_f32((uint16_t)bits))); break;
-  default: float_lit(c->out, (uint32_t)bits); break;
+    case POOT_KIR_BOOL:
+      put(c, bits ? "true" : "false");
+      break;
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_I32: {
+      unsigned w = scalar_bits(s);
+      int64_t v = (int64_t)(bits << (64 - w)) >> (64 - w);
+      if (v == INT32_MIN)
+        put(c, "int(0x80000000u)");
+      else
+        putf(c, "%lld", (long long)v);
+      break;
+    }
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      putf(c, "%lluu",
+           (unsigned long long)(bits & (s == POOT_KIR_U32   ? 0xffffffffull
+                                        : s == POOT_KIR_U16 ? 0xffffull
+                                                            : 0xffull)));
+      break;
+    case POOT_KIR_I64:
+      putf(c, "int64_t(0x%016llxul)", (unsigned long long)bits);
+      break;
+    case POOT_KIR_F16:
+      float_lit(c->out, poot_f32_bits(poot_f16_to_f32((uint16_t)bits)));
+      break;
+    case POOT_KIR_BF16:
+      float_lit(c->out, poot_f32_bits(poot_bf16_to_f32((uint16_t)bits)));
+      break;
+    default:
+      float_lit(c->out, (uint32_t)bits);
+      break;
   }
 }
 
@@ -511,50 +331,121 @@ static void def_begin(glsl_ctx *c, const poot_kir_inst *in) {
  * closing text). 8/16-bit integers wrap, f16 rounds. */
 static const char *norm_open(glsl_ctx *c, poot_kir_type t) {
   switch (t.scalar) {
-  case POOT_KIR_I8: put(c, "bitfieldExtract("); return ", 0, 8)";
-  case POOT_KIR_I16: put(c, "bitfieldExtract("); return ", 0, 16)";
-  case POOT_KIR_U8: put(c, "(("); return ") & 0xffu)";
-  case POOT_KIR_U16: put(c, "(("); return ") & 0xffffu)";
-  case POOT_KIR_F16: put(c, "poot_rf16("); return ")";
-  case POOT_KIR_BF16: put(c, "poot_rbf16("); return ")";
-  default: return "";
+    case POOT_KIR_I8:
+      put(c, "bitfieldExtract(");
+      return ", 0, 8)";
+    case POOT_KIR_I16:
+      put(c, "bitfieldExtract(");
+      return ", 0, 16)";
+    case POOT_KIR_U8:
+      put(c, "((");
+      return ") & 0xffu)";
+    case POOT_KIR_U16:
+      put(c, "((");
+      return ") & 0xffffu)";
+    case POOT_KIR_F16:
+      put(c, "poot_rf16(");
+      return ")";
+    case POOT_KIR_BF16:
+      put(c, "poot_rbf16(");
+      return ")";
+    default:
+      return "";
   }
 }
 
 /* A component of value v: "v3" for scalars, "v3.y" for lane i of vectors. */
 static void comp(glsl_ctx *c, poot_kir_value v, unsigned i) {
-  if (vtype(c, v).lanes > 1) putf(c, "v%u.%s", v, lane_name(i));
-  else putf(c, "v%u", v);
+  if (vtype(c, v).lanes > 1)
+    putf(c, "v%u.%s", v, lane_name(i));
+  else
+    putf(c, "v%u", v);
 }
 
 /* The raw bits of lane i of v as a uint (or uint64_t for 64-bit lanes). */
 static void lane_bits(glsl_ctx *c, poot_kir_value v, unsigned i) {
   poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
   switch (s) {
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: comp(c, v, i); break;
-  case POOT_KIR_I8: put(c, "(uint("); comp(c, v, i); put(c, ") & 0xffu)"); break;
-  case POOT_KIR_I16: put(c, "(uint("); comp(c, v, i); put(c, ") & 0xffffu)"); break;
-  case POOT_KIR_I32: put(c, "uint("); comp(c, v, i); put(c, ")"); break;
-  case POOT_KIR_I64: put(c, "uint64_t("); comp(c, v, i); put(c, ")"); break;
-  case POOT_KIR_F16: put(c, "poot_f32_to_f16("); comp(c, v, i); put(c, ")"); break;
-  case POOT_KIR_BF16: put(c, "(floatBitsToUint("); comp(c, v, i); put(c, ") >> 16)"); break;
-  case POOT_KIR_F32: put(c, "floatBitsToUint("); comp(c, v, i); put(c, ")"); break;
-  default: put(c, "uint("); comp(c, v, i); put(c, ")"); break;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      comp(c, v, i);
+      break;
+    case POOT_KIR_I8:
+      put(c, "(uint(");
+      comp(c, v, i);
+      put(c, ") & 0xffu)");
+      break;
+    case POOT_KIR_I16:
+      put(c, "(uint(");
+      comp(c, v, i);
+      put(c, ") & 0xffffu)");
+      break;
+    case POOT_KIR_I32:
+      put(c, "uint(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    case POOT_KIR_I64:
+      put(c, "uint64_t(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    case POOT_KIR_F16:
+      put(c, "poot_f32_to_f16(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    case POOT_KIR_BF16:
+      put(c, "(floatBitsToUint(");
+      comp(c, v, i);
+      put(c, ") >> 16)");
+      break;
+    case POOT_KIR_F32:
+      put(c, "floatBitsToUint(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    default:
+      put(c, "uint(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
   }
 }
 
 /* A value of scalar s from raw bits held in expression `bits`. */
 static void from_bits(glsl_ctx *c, poot_kir_scalar s, const char *bits) {
   switch (s) {
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: put(c, bits); break;
-  case POOT_KIR_I8: putf(c, "bitfieldExtract(int(%s), 0, 8)", bits); break;
-  case POOT_KIR_I16: putf(c, "bitfieldExtract(int(%s), 0, 16)", bits); break;
-  case POOT_KIR_I32: putf(c, "int(%s)", bits); break;
-  case POOT_KIR_I64: putf(c, "int64_t(%s)", bits); break;
-  case POOT_KIR_F16: putf(c, "poot_f16_to_f32(%s)", bits); break;
-  case POOT_KIR_BF16: putf(c, "uintBitsToFloat((%s) << 16)", bits); break;
-  case POOT_KIR_F32: putf(c, "uintBitsToFloat(%s)", bits); break;
-  default: putf(c, "bool(%s)", bits); break;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      put(c, bits);
+      break;
+    case POOT_KIR_I8:
+      putf(c, "bitfieldExtract(int(%s), 0, 8)", bits);
+      break;
+    case POOT_KIR_I16:
+      putf(c, "bitfieldExtract(int(%s), 0, 16)", bits);
+      break;
+    case POOT_KIR_I32:
+      putf(c, "int(%s)", bits);
+      break;
+    case POOT_KIR_I64:
+      putf(c, "int64_t(%s)", bits);
+      break;
+    case POOT_KIR_F16:
+      putf(c, "poot_f16_to_f32(%s)", bits);
+      break;
+    case POOT_KIR_BF16:
+      putf(c, "uintBitsToFloat((%s) << 16)", bits);
+      break;
+    case POOT_KIR_F32:
+      putf(c, "uintBitsToFloat(%s)", bits);
+      break;
+    default:
+      putf(c, "bool(%s)", bits);
+      break;
   }
 }
 
@@ -591,22 +482,43 @@ static void convert_lane(glsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
   }
   if (is_float(from)) {
     switch (to) {
-    case POOT_KIR_I8: put(c, "poot_f2i("); comp(c, v, i); put(c, ", -128.0, 127.0, -128, 127)"); break;
-    case POOT_KIR_I16:
-      put(c, "poot_f2i(");
-      comp(c, v, i);
-      put(c, ", -32768.0, 32767.0, -32768, 32767)");
-      break;
-    case POOT_KIR_I32:
-      put(c, "poot_f2i(");
-      comp(c, v, i);
-      put(c, ", -2147483648.0, 2147483648.0, int(0x80000000u), 2147483647)");
-      break;
-    case POOT_KIR_U8: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 255.0, 255u)"); break;
-    case POOT_KIR_U16: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 65535.0, 65535u)"); break;
-    case POOT_KIR_U32: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 4294967296.0, 0xffffffffu)"); break;
-    case POOT_KIR_I64: put(c, "poot_f2i64("); comp(c, v, i); put(c, ")"); break;
-    default: break;
+      case POOT_KIR_I8:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -128.0, 127.0, -128, 127)");
+        break;
+      case POOT_KIR_I16:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -32768.0, 32767.0, -32768, 32767)");
+        break;
+      case POOT_KIR_I32:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -2147483648.0, 2147483648.0, int(0x80000000u), 2147483647)");
+        break;
+      case POOT_KIR_U8:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 255.0, 255u)");
+        break;
+      case POOT_KIR_U16:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 65535.0, 65535u)");
+        break;
+      case POOT_KIR_U32:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 4294967296.0, 0xffffffffu)");
+        break;
+      case POOT_KIR_I64:
+        put(c, "poot_f2i64(");
+        comp(c, v, i);
+        put(c, ")");
+        break;
+      default:
+        break;
     }
     return;
   }
@@ -643,7 +555,8 @@ static void emit_convert(glsl_ctx *c, const poot_kir_inst *in) {
 /* BITCAST: split the source into lane bit patterns and regroup them. */
 static void emit_bitcast(glsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_type ft = vtype(c, in->args[0]);
-  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar), db = scalar_bits((poot_kir_scalar)in->type.scalar);
+  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
+           db = scalar_bits((poot_kir_scalar)in->type.scalar);
   unsigned n = in->type.lanes;
   char tb[32];
   bool wide = sb == 64 || db == 64;
@@ -666,7 +579,8 @@ static void emit_bitcast(glsl_ctx *c, const poot_kir_inst *in) {
       char acc[200] = "";
       for (unsigned j = 0; j < per; j++) {
         char term[64];
-        snprintf(term, sizeof term, "%s(v%u_b%u << %u)", j ? " | " : "", in->result, d * per + j, off);
+        snprintf(term, sizeof term, "%s(v%u_b%u << %u)", j ? " | " : "", in->result, d * per + j,
+                 off);
         strncat(acc, term, sizeof acc - strlen(acc) - 1);
         off += sb;
       }
@@ -691,8 +605,10 @@ static void emit_bitcast(glsl_ctx *c, const poot_kir_inst *in) {
 
 /* The lvalue of element `index_expr` of a global binding or shared array. */
 static void mem_elem(glsl_ctx *c, poot_kir_space space, uint32_t ref, const char *index_expr) {
-  if (space == POOT_KIR_SPACE_SHARED) putf(c, "s%u[%s]", ref, index_expr);
-  else putf(c, "b%u.d[%s]", ref, index_expr);
+  if (space == POOT_KIR_SPACE_SHARED)
+    putf(c, "s%u[%s]", ref, index_expr);
+  else
+    putf(c, "b%u.d[%s]", ref, index_expr);
 }
 
 static poot_kir_scalar mem_elem_type(const glsl_ctx *c, poot_kir_space space, uint32_t ref) {
@@ -707,18 +623,39 @@ static void load_elem(glsl_ctx *c, poot_kir_space space, uint32_t ref, const cha
     return;
   }
   switch (e) {
-  case POOT_KIR_I8: case POOT_KIR_I16: put(c, "int("); break;
-  case POOT_KIR_U8: case POOT_KIR_U16: put(c, "uint("); break;
-  case POOT_KIR_F16: put(c, "poot_f16_to_f32(uint("); break;
-  case POOT_KIR_BF16: put(c, "uintBitsToFloat(uint("); break;
-  default: break;
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+      put(c, "int(");
+      break;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+      put(c, "uint(");
+      break;
+    case POOT_KIR_F16:
+      put(c, "poot_f16_to_f32(uint(");
+      break;
+    case POOT_KIR_BF16:
+      put(c, "uintBitsToFloat(uint(");
+      break;
+    default:
+      break;
   }
   mem_elem(c, space, ref, index_expr);
   switch (e) {
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_U8: case POOT_KIR_U16: put(c, ")"); break;
-  case POOT_KIR_F16: put(c, "))"); break;
-  case POOT_KIR_BF16: put(c, ") << 16)"); break;
-  default: break;
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+      put(c, ")");
+      break;
+    case POOT_KIR_F16:
+      put(c, "))");
+      break;
+    case POOT_KIR_BF16:
+      put(c, ") << 16)");
+      break;
+    default:
+      break;
   }
 }
 
@@ -731,13 +668,39 @@ static void store_value(glsl_ctx *c, poot_kir_space space, uint32_t ref, poot_ki
     return;
   }
   switch (e) {
-  case POOT_KIR_I8: put(c, "int8_t("); comp(c, v, lane); put(c, ")"); break;
-  case POOT_KIR_U8: put(c, "uint8_t("); comp(c, v, lane); put(c, ")"); break;
-  case POOT_KIR_I16: put(c, "int16_t("); comp(c, v, lane); put(c, ")"); break;
-  case POOT_KIR_U16: put(c, "uint16_t("); comp(c, v, lane); put(c, ")"); break;
-  case POOT_KIR_F16: put(c, "uint16_t(poot_f32_to_f16("); comp(c, v, lane); put(c, "))"); break;
-  case POOT_KIR_BF16: put(c, "uint16_t(poot_f32_to_bf16("); comp(c, v, lane); put(c, "))"); break;
-  default: comp(c, v, lane); break;
+    case POOT_KIR_I8:
+      put(c, "int8_t(");
+      comp(c, v, lane);
+      put(c, ")");
+      break;
+    case POOT_KIR_U8:
+      put(c, "uint8_t(");
+      comp(c, v, lane);
+      put(c, ")");
+      break;
+    case POOT_KIR_I16:
+      put(c, "int16_t(");
+      comp(c, v, lane);
+      put(c, ")");
+      break;
+    case POOT_KIR_U16:
+      put(c, "uint16_t(");
+      comp(c, v, lane);
+      put(c, ")");
+      break;
+    case POOT_KIR_F16:
+      put(c, "uint16_t(poot_f32_to_f16(");
+      comp(c, v, lane);
+      put(c, "))");
+      break;
+    case POOT_KIR_BF16:
+      put(c, "uint16_t(poot_f32_to_bf16(");
+      comp(c, v, lane);
+      put(c, "))");
+      break;
+    default:
+      comp(c, v, lane);
+      break;
   }
 }
 
@@ -774,8 +737,10 @@ static void emit_store(glsl_ctx *c, const poot_kir_inst *in) {
   }
   for (unsigned i = 0; i < n; i++) {
     char idx[64];
-    if (i) snprintf(idx, sizeof idx, "v%u + %u", in->args[0], i);
-    else snprintf(idx, sizeof idx, "v%u", in->args[0]);
+    if (i)
+      snprintf(idx, sizeof idx, "v%u + %u", in->args[0], i);
+    else
+      snprintf(idx, sizeof idx, "v%u", in->args[0]);
     line_start(c);
     mem_elem(c, in->space, in->ref, idx);
     put(c, " = ");
@@ -787,11 +752,20 @@ static void emit_store(glsl_ctx *c, const poot_kir_inst *in) {
 static void emit_atomic(glsl_ctx *c, const poot_kir_inst *in) {
   const char *fn = "atomicAdd";
   switch (in->op) {
-  case POOT_KIR_OP_ATOMIC_MAX: fn = "atomicMax"; break;
-  case POOT_KIR_OP_ATOMIC_MIN: fn = "atomicMin"; break;
-  case POOT_KIR_OP_ATOMIC_XCHG: fn = "atomicExchange"; break;
-  case POOT_KIR_OP_ATOMIC_CAS: fn = "atomicCompSwap"; break;
-  default: break;
+    case POOT_KIR_OP_ATOMIC_MAX:
+      fn = "atomicMax";
+      break;
+    case POOT_KIR_OP_ATOMIC_MIN:
+      fn = "atomicMin";
+      break;
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      fn = "atomicExchange";
+      break;
+    case POOT_KIR_OP_ATOMIC_CAS:
+      fn = "atomicCompSwap";
+      break;
+    default:
+      break;
   }
   poot_kir_scalar e = mem_elem_type(c, in->space, in->ref);
   if (e != POOT_KIR_U32 && e != POOT_KIR_I32 && e != POOT_KIR_F32 &&
@@ -808,18 +782,26 @@ static void emit_atomic(glsl_ctx *c, const poot_kir_inst *in) {
   def_begin(c, in);
   putf(c, "%s(", fn);
   mem_elem(c, in->space, in->ref, idx);
-  if (in->op == POOT_KIR_OP_ATOMIC_CAS) putf(c, ", v%u, v%u);\n", in->args[1], in->args[2]);
-  else putf(c, ", v%u);\n", in->args[1]);
+  if (in->op == POOT_KIR_OP_ATOMIC_CAS)
+    putf(c, ", v%u, v%u);\n", in->args[1], in->args[2]);
+  else
+    putf(c, ", v%u);\n", in->args[1]);
 }
 
 static const char *compare_fn(poot_kir_op op, bool vector) {
   switch (op) {
-  case POOT_KIR_OP_EQ: return vector ? "equal" : "==";
-  case POOT_KIR_OP_NE: return vector ? "notEqual" : "!=";
-  case POOT_KIR_OP_LT: return vector ? "lessThan" : "<";
-  case POOT_KIR_OP_LE: return vector ? "lessThanEqual" : "<=";
-  case POOT_KIR_OP_GT: return vector ? "greaterThan" : ">";
-  default: return vector ? "greaterThanEqual" : ">=";
+    case POOT_KIR_OP_EQ:
+      return vector ? "equal" : "==";
+    case POOT_KIR_OP_NE:
+      return vector ? "notEqual" : "!=";
+    case POOT_KIR_OP_LT:
+      return vector ? "lessThan" : "<";
+    case POOT_KIR_OP_LE:
+      return vector ? "lessThanEqual" : "<=";
+    case POOT_KIR_OP_GT:
+      return vector ? "greaterThan" : ">";
+    default:
+      return vector ? "greaterThanEqual" : ">=";
   }
 }
 
@@ -829,13 +811,13 @@ static void emit_binary(glsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)t.scalar;
   char tb[32];
   def_begin(c, in);
-  if (s == POOT_KIR_BOOL && (in->op == POOT_KIR_OP_AND || in->op == POOT_KIR_OP_OR ||
-                             in->op == POOT_KIR_OP_XOR)) {
+  if (s == POOT_KIR_BOOL &&
+      (in->op == POOT_KIR_OP_AND || in->op == POOT_KIR_OP_OR || in->op == POOT_KIR_OP_XOR)) {
     const char *op = in->op == POOT_KIR_OP_AND ? "&" : in->op == POOT_KIR_OP_OR ? "|" : "^";
     if (t.lanes > 1) {
       /* GLSL has no bitwise operators on bvec: go through uvec. */
-      putf(c, "%s(uvec%u(v%u) %s uvec%u(v%u));\n", tname(t, tb, sizeof tb), t.lanes, a, op,
-           t.lanes, b);
+      putf(c, "%s(uvec%u(v%u) %s uvec%u(v%u));\n", tname(t, tb, sizeof tb), t.lanes, a, op, t.lanes,
+           b);
     } else {
       const char *lop = in->op == POOT_KIR_OP_AND ? "&&" : in->op == POOT_KIR_OP_OR ? "||" : "^^";
       putf(c, "v%u %s v%u;\n", a, lop, b);
@@ -844,24 +826,52 @@ static void emit_binary(glsl_ctx *c, const poot_kir_inst *in) {
   }
   const char *close = norm_open(c, t);
   switch (in->op) {
-  case POOT_KIR_OP_ADD: putf(c, "v%u + v%u", a, b); break;
-  case POOT_KIR_OP_SUB: putf(c, "v%u - v%u", a, b); break;
-  case POOT_KIR_OP_MUL: putf(c, "v%u * v%u", a, b); break;
-  case POOT_KIR_OP_DIV: putf(c, "v%u / v%u", a, b); break;
-  case POOT_KIR_OP_REM:
-    if (is_float(s)) putf(c, "v%u - v%u * trunc(v%u / v%u)", a, b, a, b);
-    else if (is_signed_int(s)) putf(c, "v%u - (v%u / v%u) * v%u", a, a, b, b); /* C: sign of a */
-    else putf(c, "v%u %% v%u", a, b);
-    break;
-  case POOT_KIR_OP_MIN: putf(c, "min(v%u, v%u)", a, b); break;
-  case POOT_KIR_OP_MAX: putf(c, "max(v%u, v%u)", a, b); break;
-  case POOT_KIR_OP_AND: putf(c, "v%u & v%u", a, b); break;
-  case POOT_KIR_OP_OR: putf(c, "v%u | v%u", a, b); break;
-  case POOT_KIR_OP_XOR: putf(c, "v%u ^ v%u", a, b); break;
-  case POOT_KIR_OP_SHL: putf(c, "v%u << v%u", a, b); break;
-  case POOT_KIR_OP_SHR: putf(c, "v%u >> v%u", a, b); break;
-  case POOT_KIR_OP_POW: putf(c, "pow(v%u, v%u)", a, b); break;
-  default: break;
+    case POOT_KIR_OP_ADD:
+      putf(c, "v%u + v%u", a, b);
+      break;
+    case POOT_KIR_OP_SUB:
+      putf(c, "v%u - v%u", a, b);
+      break;
+    case POOT_KIR_OP_MUL:
+      putf(c, "v%u * v%u", a, b);
+      break;
+    case POOT_KIR_OP_DIV:
+      putf(c, "v%u / v%u", a, b);
+      break;
+    case POOT_KIR_OP_REM:
+      if (is_float(s))
+        putf(c, "v%u - v%u * trunc(v%u / v%u)", a, b, a, b);
+      else if (is_signed_int(s))
+        putf(c, "v%u - (v%u / v%u) * v%u", a, a, b, b); /* C: sign of a */
+      else
+        putf(c, "v%u %% v%u", a, b);
+      break;
+    case POOT_KIR_OP_MIN:
+      putf(c, "min(v%u, v%u)", a, b);
+      break;
+    case POOT_KIR_OP_MAX:
+      putf(c, "max(v%u, v%u)", a, b);
+      break;
+    case POOT_KIR_OP_AND:
+      putf(c, "v%u & v%u", a, b);
+      break;
+    case POOT_KIR_OP_OR:
+      putf(c, "v%u | v%u", a, b);
+      break;
+    case POOT_KIR_OP_XOR:
+      putf(c, "v%u ^ v%u", a, b);
+      break;
+    case POOT_KIR_OP_SHL:
+      putf(c, "v%u << v%u", a, b);
+      break;
+    case POOT_KIR_OP_SHR:
+      putf(c, "v%u >> v%u", a, b);
+      break;
+    case POOT_KIR_OP_POW:
+      putf(c, "pow(v%u, v%u)", a, b);
+      break;
+    default:
+      break;
   }
   putf(c, "%s;\n", close);
 }
@@ -872,8 +882,10 @@ static void emit_unary(glsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)t.scalar;
   def_begin(c, in);
   if (in->op == POOT_KIR_OP_NOT && s == POOT_KIR_BOOL) {
-    if (t.lanes > 1) putf(c, "not(v%u);\n", a);
-    else putf(c, "!v%u;\n", a);
+    if (t.lanes > 1)
+      putf(c, "not(v%u);\n", a);
+    else
+      putf(c, "!v%u;\n", a);
     return;
   }
   if (in->op == POOT_KIR_OP_ABS && (s == POOT_KIR_U8 || s == POOT_KIR_U16 || s == POOT_KIR_U32)) {
@@ -883,22 +895,53 @@ static void emit_unary(glsl_ctx *c, const poot_kir_inst *in) {
   const char *close = norm_open(c, t);
   const char *fn = NULL;
   switch (in->op) {
-  case POOT_KIR_OP_NEG: putf(c, "-v%u", a); break;
-  case POOT_KIR_OP_NOT: putf(c, "~v%u", a); break;
-  case POOT_KIR_OP_ABS: fn = "abs"; break;
-  case POOT_KIR_OP_EXP: fn = "exp"; break;
-  case POOT_KIR_OP_EXP2: fn = "exp2"; break;
-  case POOT_KIR_OP_LOG: fn = "log"; break;
-  case POOT_KIR_OP_LOG2: fn = "log2"; break;
-  case POOT_KIR_OP_SQRT: fn = "sqrt"; break;
-  case POOT_KIR_OP_RSQRT: fn = "inversesqrt"; break;
-  case POOT_KIR_OP_SIN: fn = "sin"; break;
-  case POOT_KIR_OP_COS: fn = "cos"; break;
-  case POOT_KIR_OP_TANH: fn = "poot_tanh"; break;
-  case POOT_KIR_OP_ERF: fn = "poot_erf"; break;
-  case POOT_KIR_OP_FLOOR: fn = "floor"; break;
-  case POOT_KIR_OP_CEIL: fn = "ceil"; break;
-  default: break;
+    case POOT_KIR_OP_NEG:
+      putf(c, "-v%u", a);
+      break;
+    case POOT_KIR_OP_NOT:
+      putf(c, "~v%u", a);
+      break;
+    case POOT_KIR_OP_ABS:
+      fn = "abs";
+      break;
+    case POOT_KIR_OP_EXP:
+      fn = "exp";
+      break;
+    case POOT_KIR_OP_EXP2:
+      fn = "exp2";
+      break;
+    case POOT_KIR_OP_LOG:
+      fn = "log";
+      break;
+    case POOT_KIR_OP_LOG2:
+      fn = "log2";
+      break;
+    case POOT_KIR_OP_SQRT:
+      fn = "sqrt";
+      break;
+    case POOT_KIR_OP_RSQRT:
+      fn = "inversesqrt";
+      break;
+    case POOT_KIR_OP_SIN:
+      fn = "sin";
+      break;
+    case POOT_KIR_OP_COS:
+      fn = "cos";
+      break;
+    case POOT_KIR_OP_TANH:
+      fn = "poot_tanh";
+      break;
+    case POOT_KIR_OP_ERF:
+      fn = "poot_erf";
+      break;
+    case POOT_KIR_OP_FLOOR:
+      fn = "floor";
+      break;
+    case POOT_KIR_OP_CEIL:
+      fn = "ceil";
+      break;
+    default:
+      break;
   }
   if (fn) putf(c, "%s(v%u)", fn, a);
   putf(c, "%s;\n", close);
@@ -908,15 +951,34 @@ static void emit_builtin(glsl_ctx *c, const poot_kir_inst *in) {
   def_begin(c, in);
   unsigned d = (unsigned)in->imm;
   switch ((poot_kir_builtin)in->ref) {
-  case POOT_KIR_BUILTIN_WORKGROUP_ID: putf(c, "gl_WorkGroupID.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_NUM_WORKGROUPS: putf(c, "gl_NumWorkGroups.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_LOCAL_ID: putf(c, "gl_LocalInvocationID.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_LOCAL_SIZE: putf(c, "%uu;\n", c->k->workgroup_size[d < 3 ? d : 0]); break;
-  case POOT_KIR_BUILTIN_LOCAL_INDEX: put(c, "gl_LocalInvocationIndex;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_ID: put(c, "gl_SubgroupID;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_LANE: put(c, "gl_SubgroupInvocationID;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_SIZE: put(c, "gl_SubgroupSize;\n"); break;
-  default: put(c, "0u;\n"); fail(c, POOT_UNSUPPORTED, in, "unknown builtin"); break;
+    case POOT_KIR_BUILTIN_WORKGROUP_ID:
+      putf(c, "gl_WorkGroupID.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+      putf(c, "gl_NumWorkGroups.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_ID:
+      putf(c, "gl_LocalInvocationID.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+      putf(c, "%uu;\n", c->k->workgroup_size[d < 3 ? d : 0]);
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_INDEX:
+      put(c, "gl_LocalInvocationIndex;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_ID:
+      put(c, "gl_SubgroupID;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+      put(c, "gl_SubgroupInvocationID;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      put(c, "gl_SubgroupSize;\n");
+      break;
+    default:
+      put(c, "0u;\n");
+      fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
+      break;
   }
 }
 
@@ -925,145 +987,196 @@ static void emit_block(glsl_ctx *c, const poot_kir_block *b);
 static void emit_inst(glsl_ctx *c, const poot_kir_inst *in) {
   char tb[32];
   switch (in->op) {
-  case POOT_KIR_OP_CONST:
-    def_begin(c, in);
-    const_lit(c, (poot_kir_scalar)in->type.scalar, in->imm);
-    put(c, ";\n");
-    break;
-  case POOT_KIR_OP_BUILTIN: emit_builtin(c, in); break;
-  case POOT_KIR_OP_PARAM: {
-    const poot_kir_param *p = &c->k->params[in->ref];
-    def_begin(c, in);
-    if (p->kind == POOT_KIR_PARAM_PUSH) {
-      putf(c, "poot_pc.p%u;\n", in->ref);
-    } else {
-      char idx[32];
-      snprintf(idx, sizeof idx, "%uu", p->slot_index);
-      load_elem(c, POOT_KIR_SPACE_GLOBAL, p->slot_ref, idx);
+    case POOT_KIR_OP_CONST:
+      def_begin(c, in);
+      const_lit(c, (poot_kir_scalar)in->type.scalar, in->imm);
       put(c, ";\n");
+      break;
+    case POOT_KIR_OP_BUILTIN:
+      emit_builtin(c, in);
+      break;
+    case POOT_KIR_OP_PARAM: {
+      const poot_kir_param *p = &c->k->params[in->ref];
+      def_begin(c, in);
+      if (p->kind == POOT_KIR_PARAM_PUSH) {
+        putf(c, "poot_pc.p%u;\n", in->ref);
+      } else {
+        char idx[32];
+        snprintf(idx, sizeof idx, "%uu", p->slot_index);
+        load_elem(c, POOT_KIR_SPACE_GLOBAL, p->slot_ref, idx);
+        put(c, ";\n");
+      }
+      break;
     }
-    break;
-  }
-  case POOT_KIR_OP_NEG: case POOT_KIR_OP_NOT: case POOT_KIR_OP_ABS: case POOT_KIR_OP_EXP:
-  case POOT_KIR_OP_EXP2: case POOT_KIR_OP_LOG: case POOT_KIR_OP_LOG2: case POOT_KIR_OP_SQRT:
-  case POOT_KIR_OP_RSQRT: case POOT_KIR_OP_SIN: case POOT_KIR_OP_COS: case POOT_KIR_OP_TANH:
-  case POOT_KIR_OP_ERF: case POOT_KIR_OP_FLOOR: case POOT_KIR_OP_CEIL:
-    emit_unary(c, in);
-    break;
-  case POOT_KIR_OP_ADD: case POOT_KIR_OP_SUB: case POOT_KIR_OP_MUL: case POOT_KIR_OP_DIV:
-  case POOT_KIR_OP_REM: case POOT_KIR_OP_MIN: case POOT_KIR_OP_MAX: case POOT_KIR_OP_AND:
-  case POOT_KIR_OP_OR: case POOT_KIR_OP_XOR: case POOT_KIR_OP_SHL: case POOT_KIR_OP_SHR:
-  case POOT_KIR_OP_POW:
-    emit_binary(c, in);
-    break;
-  case POOT_KIR_OP_EQ: case POOT_KIR_OP_NE: case POOT_KIR_OP_LT: case POOT_KIR_OP_LE:
-  case POOT_KIR_OP_GT: case POOT_KIR_OP_GE: {
-    bool vec = vtype(c, in->args[0]).lanes > 1;
-    def_begin(c, in);
-    if (vec) putf(c, "%s(v%u, v%u);\n", compare_fn(in->op, true), in->args[0], in->args[1]);
-    else putf(c, "v%u %s v%u;\n", in->args[0], compare_fn(in->op, false), in->args[1]);
-    break;
-  }
-  case POOT_KIR_OP_SELECT: {
-    def_begin(c, in);
-    if (vtype(c, in->args[0]).lanes > 1)
-      putf(c, "mix(v%u, v%u, v%u);\n", in->args[2], in->args[1], in->args[0]);
-    else putf(c, "v%u ? v%u : v%u;\n", in->args[0], in->args[1], in->args[2]);
-    break;
-  }
-  case POOT_KIR_OP_FMA: {
-    def_begin(c, in);
-    const char *close = norm_open(c, in->type);
-    putf(c, "poot_fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
-    break;
-  }
-  case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
-  case POOT_KIR_OP_BITCAST: emit_bitcast(c, in); break;
-  case POOT_KIR_OP_SPLAT:
-    def_begin(c, in);
-    putf(c, "%s(v%u);\n", tname(in->type, tb, sizeof tb), in->args[0]);
-    break;
-  case POOT_KIR_OP_VEC:
-    def_begin(c, in);
-    putf(c, "%s(", tname(in->type, tb, sizeof tb));
-    for (uint32_t i = 0; i < in->arg_count; i++) putf(c, "%sv%u", i ? ", " : "", in->args[i]);
-    put(c, ");\n");
-    break;
-  case POOT_KIR_OP_EXTRACT:
-    def_begin(c, in);
-    putf(c, "v%u.%s;\n", in->args[0], lane_name((unsigned)in->imm));
-    break;
-  case POOT_KIR_OP_LOAD: emit_load(c, in); break;
-  case POOT_KIR_OP_STORE: emit_store(c, in); break;
-  case POOT_KIR_OP_PRIV_LOAD:
-    def_begin(c, in);
-    putf(c, "p%u[%llu];\n", in->ref, (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_PRIV_STORE:
-    line_start(c);
-    putf(c, "p%u[%llu] = v%u;\n", in->ref, (unsigned long long)in->imm, in->args[0]);
-    break;
-  case POOT_KIR_OP_ATOMIC_ADD: case POOT_KIR_OP_ATOMIC_MAX: case POOT_KIR_OP_ATOMIC_MIN:
-  case POOT_KIR_OP_ATOMIC_XCHG: case POOT_KIR_OP_ATOMIC_CAS:
-    emit_atomic(c, in);
-    break;
-  case POOT_KIR_OP_SG_REDUCE_ADD: def_begin(c, in); putf(c, "subgroupAdd(v%u);\n", in->args[0]); break;
-  case POOT_KIR_OP_SG_REDUCE_MAX: def_begin(c, in); putf(c, "subgroupMax(v%u);\n", in->args[0]); break;
-  case POOT_KIR_OP_SG_REDUCE_MIN: def_begin(c, in); putf(c, "subgroupMin(v%u);\n", in->args[0]); break;
-  case POOT_KIR_OP_SG_SHUFFLE:
-    def_begin(c, in);
-    putf(c, "subgroupShuffle(v%u, uint(v%u));\n", in->args[0], in->args[1]);
-    break;
-  case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    def_begin(c, in);
-    putf(c, "subgroupShuffleXor(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_SG_BROADCAST:
-    def_begin(c, in);
-    putf(c, "subgroupBroadcast(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_BARRIER:
-    line_start(c);
-    put(c, "memoryBarrierShared();\n");
-    line_start(c);
-    put(c, "memoryBarrierBuffer();\n");
-    line_start(c);
-    put(c, "barrier();\n");
-    break;
-  case POOT_KIR_OP_CHECK:
-    line_start(c);
-    putf(c, "if (!v%u) atomicOr(poot_err_word[0], 1u << %lluu);\n", in->args[0],
-         (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_IF:
-    line_start(c);
-    putf(c, "if (v%u) {\n", in->args[0]);
-    c->depth++;
-    emit_block(c, &in->body);
-    c->depth--;
-    if (in->else_body.first) {
+    case POOT_KIR_OP_NEG:
+    case POOT_KIR_OP_NOT:
+    case POOT_KIR_OP_ABS:
+    case POOT_KIR_OP_EXP:
+    case POOT_KIR_OP_EXP2:
+    case POOT_KIR_OP_LOG:
+    case POOT_KIR_OP_LOG2:
+    case POOT_KIR_OP_SQRT:
+    case POOT_KIR_OP_RSQRT:
+    case POOT_KIR_OP_SIN:
+    case POOT_KIR_OP_COS:
+    case POOT_KIR_OP_TANH:
+    case POOT_KIR_OP_ERF:
+    case POOT_KIR_OP_FLOOR:
+    case POOT_KIR_OP_CEIL:
+      emit_unary(c, in);
+      break;
+    case POOT_KIR_OP_ADD:
+    case POOT_KIR_OP_SUB:
+    case POOT_KIR_OP_MUL:
+    case POOT_KIR_OP_DIV:
+    case POOT_KIR_OP_REM:
+    case POOT_KIR_OP_MIN:
+    case POOT_KIR_OP_MAX:
+    case POOT_KIR_OP_AND:
+    case POOT_KIR_OP_OR:
+    case POOT_KIR_OP_XOR:
+    case POOT_KIR_OP_SHL:
+    case POOT_KIR_OP_SHR:
+    case POOT_KIR_OP_POW:
+      emit_binary(c, in);
+      break;
+    case POOT_KIR_OP_EQ:
+    case POOT_KIR_OP_NE:
+    case POOT_KIR_OP_LT:
+    case POOT_KIR_OP_LE:
+    case POOT_KIR_OP_GT:
+    case POOT_KIR_OP_GE: {
+      bool vec = vtype(c, in->args[0]).lanes > 1;
+      def_begin(c, in);
+      if (vec)
+        putf(c, "%s(v%u, v%u);\n", compare_fn(in->op, true), in->args[0], in->args[1]);
+      else
+        putf(c, "v%u %s v%u;\n", in->args[0], compare_fn(in->op, false), in->args[1]);
+      break;
+    }
+    case POOT_KIR_OP_SELECT: {
+      def_begin(c, in);
+      if (vtype(c, in->args[0]).lanes > 1)
+        putf(c, "mix(v%u, v%u, v%u);\n", in->args[2], in->args[1], in->args[0]);
+      else
+        putf(c, "v%u ? v%u : v%u;\n", in->args[0], in->args[1], in->args[2]);
+      break;
+    }
+    case POOT_KIR_OP_FMA: {
+      def_begin(c, in);
+      const char *close = norm_open(c, in->type);
+      putf(c, "poot_fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
+      break;
+    }
+    case POOT_KIR_OP_CONVERT:
+      emit_convert(c, in);
+      break;
+    case POOT_KIR_OP_BITCAST:
+      emit_bitcast(c, in);
+      break;
+    case POOT_KIR_OP_SPLAT:
+      def_begin(c, in);
+      putf(c, "%s(v%u);\n", tname(in->type, tb, sizeof tb), in->args[0]);
+      break;
+    case POOT_KIR_OP_VEC:
+      def_begin(c, in);
+      putf(c, "%s(", tname(in->type, tb, sizeof tb));
+      for (uint32_t i = 0; i < in->arg_count; i++) putf(c, "%sv%u", i ? ", " : "", in->args[i]);
+      put(c, ");\n");
+      break;
+    case POOT_KIR_OP_EXTRACT:
+      def_begin(c, in);
+      putf(c, "v%u.%s;\n", in->args[0], lane_name((unsigned)in->imm));
+      break;
+    case POOT_KIR_OP_LOAD:
+      emit_load(c, in);
+      break;
+    case POOT_KIR_OP_STORE:
+      emit_store(c, in);
+      break;
+    case POOT_KIR_OP_PRIV_LOAD:
+      def_begin(c, in);
+      putf(c, "p%u[%llu];\n", in->ref, (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_PRIV_STORE:
       line_start(c);
-      put(c, "} else {\n");
+      putf(c, "p%u[%llu] = v%u;\n", in->ref, (unsigned long long)in->imm, in->args[0]);
+      break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+      emit_atomic(c, in);
+      break;
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+      def_begin(c, in);
+      putf(c, "subgroupAdd(v%u);\n", in->args[0]);
+      break;
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+      def_begin(c, in);
+      putf(c, "subgroupMax(v%u);\n", in->args[0]);
+      break;
+    case POOT_KIR_OP_SG_REDUCE_MIN:
+      def_begin(c, in);
+      putf(c, "subgroupMin(v%u);\n", in->args[0]);
+      break;
+    case POOT_KIR_OP_SG_SHUFFLE:
+      def_begin(c, in);
+      putf(c, "subgroupShuffle(v%u, uint(v%u));\n", in->args[0], in->args[1]);
+      break;
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+      def_begin(c, in);
+      putf(c, "subgroupShuffleXor(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_SG_BROADCAST:
+      def_begin(c, in);
+      putf(c, "subgroupBroadcast(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_BARRIER:
+      line_start(c);
+      put(c, "memoryBarrierShared();\n");
+      line_start(c);
+      put(c, "memoryBarrierBuffer();\n");
+      line_start(c);
+      put(c, "barrier();\n");
+      break;
+    case POOT_KIR_OP_CHECK:
+      line_start(c);
+      putf(c, "if (!v%u) atomicOr(poot_err_word[0], 1u << %lluu);\n", in->args[0],
+           (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_IF:
+      line_start(c);
+      putf(c, "if (v%u) {\n", in->args[0]);
       c->depth++;
-      emit_block(c, &in->else_body);
+      emit_block(c, &in->body);
       c->depth--;
+      if (in->else_body.first) {
+        line_start(c);
+        put(c, "} else {\n");
+        c->depth++;
+        emit_block(c, &in->else_body);
+        c->depth--;
+      }
+      line_start(c);
+      put(c, "}\n");
+      break;
+    case POOT_KIR_OP_FOR: {
+      const char *it = reg_scalar((poot_kir_scalar)in->type.scalar);
+      line_start(c);
+      putf(c, "for (%s v%u = v%u; v%u < v%u; v%u += v%u) {\n", it, in->result, in->args[0],
+           in->result, in->args[1], in->result, in->args[2]);
+      c->depth++;
+      emit_block(c, &in->body);
+      c->depth--;
+      line_start(c);
+      put(c, "}\n");
+      break;
     }
-    line_start(c);
-    put(c, "}\n");
-    break;
-  case POOT_KIR_OP_FOR: {
-    const char *it = reg_scalar((poot_kir_scalar)in->type.scalar);
-    line_start(c);
-    putf(c, "for (%s v%u = v%u; v%u < v%u; v%u += v%u) {\n", it, in->result, in->args[0],
-         in->result, in->args[1], in->result, in->args[2]);
-    c->depth++;
-    emit_block(c, &in->body);
-    c->depth--;
-    line_start(c);
-    put(c, "}\n");
-    break;
-  }
-  default: fail(c, POOT_UNSUPPORTED, in, "the GLSL renderer does not know this op"); break;
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "the GLSL renderer does not know this op");
+      break;
   }
 }
 
@@ -1089,7 +1202,8 @@ static void emit_header(glsl_ctx *c) {
   putf(c, "// KIR kernel %s for target %s (kernel hash %016llx)\n", k->name,
        t->name ? t->name : "?", (unsigned long long)k->hash);
   putf(c, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
-       k->workgroup_size[0] ? k->workgroup_size[0] : 1, k->workgroup_size[1] ? k->workgroup_size[1] : 1,
+       k->workgroup_size[0] ? k->workgroup_size[0] : 1,
+       k->workgroup_size[1] ? k->workgroup_size[1] : 1,
        k->workgroup_size[2] ? k->workgroup_size[2] : 1);
   for (uint32_t i = 0; i < k->binding_count; i++) {
     const poot_kir_binding *bd = &k->bindings[i];
@@ -1101,8 +1215,8 @@ static void emit_header(glsl_ctx *c) {
       if (!(c->alias[i] & (lanes == 2 ? 1 : 2))) continue;
       char tb[32];
       putf(c, "layout(std430, set = 0, binding = %u) %sbuffer PootB%uV%u { %s d[]; } b%u_v%u;\n",
-           bd->binding, q, i, lanes,
-           tname(poot_kir_type_make(bd->elem, lanes), tb, sizeof tb), i, lanes);
+           bd->binding, q, i, lanes, tname(poot_kir_type_make(bd->elem, lanes), tb, sizeof tb), i,
+           lanes);
     }
   }
   if (k->has_checks)
@@ -1121,14 +1235,14 @@ static void emit_header(glsl_ctx *c) {
     putf(c, "shared %s s%u[%u]; // %s: %s\n", reg_scalar(k->shared[i].elem), i, k->shared[i].count,
          k->shared[i].name ? k->shared[i].name : "", poot_kir_scalar_name(k->shared[i].elem));
   }
-  if (c->f16) put(c, glsl_f16_helpers);
-  if (c->bf16) put(c, glsl_bf16_helpers);
-  if (c->tanh) put(c, glsl_tanh_helper);
-  if (c->erf) put(c, glsl_erf_helper);
-  if (c->fma) put(c, glsl_fma_helper);
-  if (c->f2i) put(c, glsl_f2i_helper);
-  if (c->f2u) put(c, glsl_f2u_helper);
-  if (c->f2i64) put(c, glsl_f2i64_helper);
+  if (c->f16) put(c, poot__kir_glsl_f16_helpers);
+  if (c->bf16) put(c, poot__kir_glsl_bf16_helpers);
+  if (c->tanh) put(c, poot__kir_glsl_tanh_helper);
+  if (c->erf) put(c, poot__kir_glsl_erf_helper);
+  if (c->fma) put(c, poot__kir_glsl_fma_helper);
+  if (c->f2i) put(c, poot__kir_glsl_f2i_helper);
+  if (c->f2u) put(c, poot__kir_glsl_f2u_helper);
+  if (c->f2i64) put(c, poot__kir_glsl_f2i64_helper);
 }
 
 static void emit_main(glsl_ctx *c) {

@@ -24,13 +24,14 @@
 #include <string.h>
 
 #include "poot/kir.h"
+#include "render_shader_lib.h"
 
 /* How a buffer or shared array is stored. */
 enum { MEM_PLAIN = 0, MEM_F16 = 1, MEM_PACKED = 2 };
 
 typedef struct wgsl_mem {
-  uint8_t kind;   /* MEM_* */
-  bool atomic;    /* declared as array<atomic<...>> */
+  uint8_t kind; /* MEM_* */
+  bool atomic;  /* declared as array<atomic<...>> */
   bool written;
 } wgsl_mem;
 
@@ -42,8 +43,8 @@ typedef struct wgsl_ctx {
   int depth;
   bool enable_f16, f16, bf16, erf, tanh, fma, f2i, f2u, f2i64, i64, subgroups;
   bool sg_lane, sg_size; /* subgroup builtins the kernel reads */
-  wgsl_mem *bind;   /* per binding position */
-  wgsl_mem *shared; /* per shared array */
+  wgsl_mem *bind;        /* per binding position */
+  wgsl_mem *shared;      /* per shared array */
 } wgsl_ctx;
 
 static void fail(wgsl_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
@@ -52,7 +53,9 @@ static void fail(wgsl_ctx *c, poot_status_code code, const poot_kir_inst *in, co
                            in ? in->id : 0, in ? poot_kir_op_name(in->op) : "-", why);
 }
 
-static void put(wgsl_ctx *c, const char *s) { poot_strbuf_puts(c->out, s); }
+static void put(wgsl_ctx *c, const char *s) {
+  poot_strbuf_puts(c->out, s);
+}
 
 static void putf(wgsl_ctx *c, const char *fmt, ...) POOT_PRINTF(2, 3);
 static void putf(wgsl_ctx *c, const char *fmt, ...) {
@@ -66,7 +69,9 @@ static void line_start(wgsl_ctx *c) {
   for (int i = 0; i < c->depth + 1; i++) put(c, "  ");
 }
 
-static poot_kir_type vtype(const wgsl_ctx *c, poot_kir_value v) { return c->k->values[v].type; }
+static poot_kir_type vtype(const wgsl_ctx *c, poot_kir_value v) {
+  return c->k->values[v].type;
+}
 
 /* ------------------------------------------------------------------ types */
 
@@ -78,27 +83,47 @@ static bool is_signed_int(poot_kir_scalar s) {
 }
 static unsigned scalar_bits(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_BOOL: return 1;
-  case POOT_KIR_I8: case POOT_KIR_U8: return 8;
-  case POOT_KIR_I16: case POOT_KIR_U16: case POOT_KIR_F16: case POOT_KIR_BF16: return 16;
-  case POOT_KIR_I64: return 64;
-  default: return 32;
+    case POOT_KIR_BOOL:
+      return 1;
+    case POOT_KIR_I8:
+    case POOT_KIR_U8:
+      return 8;
+    case POOT_KIR_I16:
+    case POOT_KIR_U16:
+    case POOT_KIR_F16:
+    case POOT_KIR_BF16:
+      return 16;
+    case POOT_KIR_I64:
+      return 64;
+    default:
+      return 32;
   }
 }
 
 static const char *reg_scalar(poot_kir_scalar s) {
   switch (s) {
-  case POOT_KIR_BOOL: return "bool";
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_I32: return "i32";
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: return "u32";
-  case POOT_KIR_I64: return "i64";
-  default: return "f32";
+    case POOT_KIR_BOOL:
+      return "bool";
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_I32:
+      return "i32";
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      return "u32";
+    case POOT_KIR_I64:
+      return "i64";
+    default:
+      return "f32";
   }
 }
 
 static const char *tname(poot_kir_type t, char *buf, size_t n) {
-  if (t.lanes <= 1) snprintf(buf, n, "%s", reg_scalar(t.scalar));
-  else snprintf(buf, n, "vec%u<%s>", (unsigned)t.lanes, reg_scalar(t.scalar));
+  if (t.lanes <= 1)
+    snprintf(buf, n, "%s", reg_scalar(t.scalar));
+  else
+    snprintf(buf, n, "vec%u<%s>", (unsigned)t.lanes, reg_scalar(t.scalar));
   return buf;
 }
 
@@ -127,31 +152,48 @@ static void scan_block(wgsl_ctx *c, const poot_kir_block *b) {
   for (const poot_kir_inst *in = b->first; in; in = in->next) {
     if (in->result) scan_type(c, in->type);
     switch (in->op) {
-    case POOT_KIR_OP_ERF: c->erf = true; break;
-    case POOT_KIR_OP_TANH: c->tanh = true; break;
-    case POOT_KIR_OP_FMA: c->fma = true; break;
-    case POOT_KIR_OP_BUILTIN:
-      if (in->ref == POOT_KIR_BUILTIN_SUBGROUP_LANE) c->sg_lane = true;
-      if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) c->sg_size = true;
-      break;
-    case POOT_KIR_OP_CONVERT: {
-      poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
-      scan_type(c, vtype(c, in->args[0]));
-      if (is_float(from) && !is_float(in->type.scalar) && in->type.scalar != POOT_KIR_BOOL) {
-        if (in->type.scalar == POOT_KIR_I64) c->f2i64 = true;
-        else if (is_signed_int(in->type.scalar)) c->f2i = true;
-        else c->f2u = true;
+      case POOT_KIR_OP_ERF:
+        c->erf = true;
+        break;
+      case POOT_KIR_OP_TANH:
+        c->tanh = true;
+        break;
+      case POOT_KIR_OP_FMA:
+        c->fma = true;
+        break;
+      case POOT_KIR_OP_BUILTIN:
+        if (in->ref == POOT_KIR_BUILTIN_SUBGROUP_LANE) c->sg_lane = true;
+        if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) c->sg_size = true;
+        break;
+      case POOT_KIR_OP_CONVERT: {
+        poot_kir_scalar from = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+        scan_type(c, vtype(c, in->args[0]));
+        if (is_float(from) && !is_float(in->type.scalar) && in->type.scalar != POOT_KIR_BOOL) {
+          if (in->type.scalar == POOT_KIR_I64)
+            c->f2i64 = true;
+          else if (is_signed_int(in->type.scalar))
+            c->f2i = true;
+          else
+            c->f2u = true;
+        }
+        break;
       }
-      break;
-    }
-    case POOT_KIR_OP_BITCAST: scan_type(c, vtype(c, in->args[0])); break;
-    case POOT_KIR_OP_STORE: mem_of(c, in->space, in->ref)->written = true; break;
-    case POOT_KIR_OP_ATOMIC_ADD: case POOT_KIR_OP_ATOMIC_MAX: case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG: case POOT_KIR_OP_ATOMIC_CAS:
-      mem_of(c, in->space, in->ref)->atomic = true;
-      mem_of(c, in->space, in->ref)->written = true;
-      break;
-    default: break;
+      case POOT_KIR_OP_BITCAST:
+        scan_type(c, vtype(c, in->args[0]));
+        break;
+      case POOT_KIR_OP_STORE:
+        mem_of(c, in->space, in->ref)->written = true;
+        break;
+      case POOT_KIR_OP_ATOMIC_ADD:
+      case POOT_KIR_OP_ATOMIC_MAX:
+      case POOT_KIR_OP_ATOMIC_MIN:
+      case POOT_KIR_OP_ATOMIC_XCHG:
+      case POOT_KIR_OP_ATOMIC_CAS:
+        mem_of(c, in->space, in->ref)->atomic = true;
+        mem_of(c, in->space, in->ref)->written = true;
+        break;
+      default:
+        break;
     }
     if (in->op == POOT_KIR_OP_IF || in->op == POOT_KIR_OP_FOR) {
       scan_block(c, &in->body);
@@ -166,10 +208,13 @@ static void scan_kernel(wgsl_ctx *c) {
   for (uint32_t i = 0; i < k->binding_count; i++) {
     poot_kir_scalar e = k->bindings[i].elem;
     scan_type(c, poot_kir_type_make(e, 1));
-    if (e == POOT_KIR_F16 && native_f16) c->bind[i].kind = MEM_F16;
-    else if (scalar_bits(e) < 32) c->bind[i].kind = MEM_PACKED;
+    if (e == POOT_KIR_F16 && native_f16)
+      c->bind[i].kind = MEM_F16;
+    else if (scalar_bits(e) < 32)
+      c->bind[i].kind = MEM_PACKED;
   }
-  for (uint32_t i = 0; i < k->shared_count; i++) scan_type(c, poot_kir_type_make(k->shared[i].elem, 1));
+  for (uint32_t i = 0; i < k->shared_count; i++)
+    scan_type(c, poot_kir_type_make(k->shared[i].elem, 1));
   for (uint32_t i = 0; i < k->private_count; i++) scan_type(c, k->privates[i].type);
   scan_block(c, &k->body);
   for (uint32_t i = 0; i < k->binding_count; i++) {
@@ -182,274 +227,6 @@ static void scan_kernel(wgsl_ctx *c) {
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-static const char wgsl_f16_helpers[] =
-    "// f32 -> f16 bits, round to nearest even, NaN stays (quiet) NaN; exact integer code.\n"
-    "fn poot_f32_to_f16(f: f32) -> u32 {\n"
-    "  let x = bitcast<u32>(f);\n"
-    "  let s = (x >> 16u) & 0x8000u;\n"
-    "  let e = (x >> 23u) & 0xffu;\n"
-    "  var m = x & 0x7fffffu;\n"
-    "  if (e == 0xffu) { return s | select(0x7c00u, 0x7e00u | (m >> 13u), m != 0u); }\n"
-    "  if (e >= 143u) { return s | 0x7c00u; }\n"
-    "  if (e <= 112u) {\n"
-    "    if (e < 102u) { return s; }\n"
-    "    m = m | 0x800000u;\n"
-    "    let sh = 126u - e;\n"
-    "    var h = m >> sh;\n"
-    "    let r = m & ((1u << sh) - 1u);\n"
-    "    let hw = 1u << (sh - 1u);\n"
-    "    if (r > hw || (r == hw && (h & 1u) != 0u)) { h = h + 1u; }\n"
-    "    return s | h;\n"
-    "  }\n"
-    "  var h = ((e - 112u) << 10u) | (m >> 13u);\n"
-    "  let r = m & 0x1fffu;\n"
-    "  if (r > 0x1000u || (r == 0x1000u && (h & 1u) != 0u)) { h = h + 1u; }\n"
-    "  return s | h;\n"
-    "}\n"
-    "// f16 bits -> f32 (exact).\n"
-    "fn poot_f16_to_f32(h: u32) -> f32 {\n"
-    "  let s = (h & 0x8000u) << 16u;\n"
-    "  let e = (h >> 10u) & 0x1fu;\n"
-    "  let m = h & 0x3ffu;\n"
-    "  if (e == 0u) {\n"
-    "    if (m == 0u) { return bitcast<f32>(s); }\n"
-    "    let lz = 10u - firstLeadingBit(m);\n"
-    "    return bitcast<f32>(s | ((113u - lz) << 23u) | (((m << lz) & 0x3ffu) << 13u));\n"
-    "  }\n"
-    "  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }\n"
-    "  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));\n"
-    "}\n"
-    "fn poot_rf16(x: f32) -> f32 { return poot_f16_to_f32(poot_f32_to_f16(x)); }\n"
-    "fn poot_rf16x2(x: vec2<f32>) -> vec2<f32> { return vec2<f32>(poot_rf16(x.x), poot_rf16(x.y)); }\n"
-    "fn poot_rf16x4(x: vec4<f32>) -> vec4<f32> {\n"
-    "  return vec4<f32>(poot_rf16(x.x), poot_rf16(x.y), poot_rf16(x.z), poot_rf16(x.w));\n"
-    "}\n";
-
-static const char wgsl_bf16_helpers[] =
-    "// f32 -> bf16 bits, round to nearest even, NaN stays (quiet) NaN.\n"
-    "fn poot_f32_to_bf16(f: f32) -> u32 {\n"
-    "  let x = bitcast<u32>(f);\n"
-    "  if ((x & 0x7fffffffu) > 0x7f800000u) { return (x >> 16u) | 0x40u; }\n"
-    "  return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;\n"
-    "}\n"
-    "fn poot_rbf16(x: f32) -> f32 { return bitcast<f32>(poot_f32_to_bf16(x) << 16u); }\n"
-    "fn poot_rbf16x2(x: vec2<f32>) -> vec2<f32> { return vec2<f32>(poot_rbf16(x.x), poot_rbf16(x.y)); }\n"
-    "fn poot_rbf16x4(x: vec4<f32>) -> vec4<f32> {\n"
-    "  return vec4<f32>(poot_rbf16(x.x), poot_rbf16(x.y), poot_rbf16(x.z), poot_rbf16(x.w));\n"
-    "}\n";
-
-static const char wgsl_tanh_helper[] =
-    "fn poot_tanh(x: f32) -> f32 {\n"
-    "  let a = abs(x);\n"
-    "  var r: f32;\n"
-    "  if (a < 0.55) {\n"
-    "    // Taylor series of tanh(x)/x in x^2 (alternating, falling terms).\n"
-    "    let z = a * a;\n"
-    "    var p = 5.900274409455859e-04;\n"
-    "    p = p * z - 1.4558343870513183e-03;\n"
-    "    p = p * z + 3.5921280365724810e-03;\n"
-    "    p = p * z - 8.8632355299021966e-03;\n"
-    "    p = p * z + 2.1869488536155203e-02;\n"
-    "    p = p * z - 5.3968253968253968e-02;\n"
-    "    p = p * z + 1.3333333333333333e-01;\n"
-    "    p = p * z - 3.3333333333333333e-01;\n"
-    "    p = p * z + 1.0;\n"
-    "    r = a * p;\n"
-    "  } else {\n"
-    "    let e = exp(-2.0 * a);\n"
-    "    r = (1.0 - e) / (1.0 + e);\n"
-    "  }\n"
-    "  return select(r, -r, x < 0.0);\n"
-    "}\n"
-    "fn poot_tanhx2(x: vec2<f32>) -> vec2<f32> { return vec2<f32>(poot_tanh(x.x), poot_tanh(x.y)); }\n"
-    "fn poot_tanhx4(x: vec4<f32>) -> vec4<f32> {\n"
-    "  return vec4<f32>(poot_tanh(x.x), poot_tanh(x.y), poot_tanh(x.z), poot_tanh(x.w));\n"
-    "}\n";
-
-static const char wgsl_erf_helper[] =
-    "fn poot_erf(x: f32) -> f32 {\n"
-    "  let a = abs(x);\n"
-    "  var r: f32;\n"
-    "  if (a < 1.0) {\n"
-    "    // (2/sqrt(pi)) * sum (-1)^n x^(2n+1) / (n! (2n+1)), n = 0..9.\n"
-    "    let z = a * a;\n"
-    "    var p = -1.636584469e-07;\n"
-    "    p = p * z + 1.646211437e-06;\n"
-    "    p = p * z - 1.492565036e-05;\n"
-    "    p = p * z + 1.205533298e-04;\n"
-    "    p = p * z - 8.548327023e-04;\n"
-    "    p = p * z + 5.223977625e-03;\n"
-    "    p = p * z - 2.686617065e-02;\n"
-    "    p = p * z + 1.128379167e-01;\n"
-    "    p = p * z - 3.761263890e-01;\n"
-    "    p = p * z + 1.128379167e+00;\n"
-    "    r = a * p;\n"
-    "  } else {\n"
-    "    // Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7).\n"
-    "    let t = 1.0 / (1.0 + 0.3275911 * a);\n"
-    "    var q = 1.061405429;\n"
-    "    q = q * t - 1.453152027;\n"
-    "    q = q * t + 1.421413741;\n"
-    "    q = q * t - 0.284496736;\n"
-    "    q = q * t + 0.254829592;\n"
-    "    r = 1.0 - q * t * exp(-a * a);\n"
-    "  }\n"
-    "  return select(r, -r, x < 0.0);\n"
-    "}\n"
-    "fn poot_erfx2(x: vec2<f32>) -> vec2<f32> { return vec2<f32>(poot_erf(x.x), poot_erf(x.y)); }\n"
-    "fn poot_erfx4(x: vec4<f32>) -> vec4<f32> {\n"
-    "  return vec4<f32>(poot_erf(x.x), poot_erf(x.y), poot_erf(x.z), poot_erf(x.w));\n"
-    "}\n";
-
-/* fma(a, b, c) rounded once, in 64-bit integer pairs (see render_glsl.c;
- * WGSL cannot even mark float operations as exact). */
-static const char wgsl_fma_helper[] =
-    "fn poot_shl64(x: vec2<u32>, n: u32) -> vec2<u32> {\n"
-    "  if (n == 0u) { return x; }\n"
-    "  if (n >= 64u) { return vec2<u32>(0u, 0u); }\n"
-    "  if (n >= 32u) { return vec2<u32>(0u, x.x << (n - 32u)); }\n"
-    "  return vec2<u32>(x.x << n, (x.y << n) | (x.x >> (32u - n)));\n"
-    "}\n"
-    "fn poot_shr64(x: vec2<u32>, n: u32) -> vec2<u32> {\n"
-    "  if (n == 0u) { return x; }\n"
-    "  if (n >= 64u) { return vec2<u32>(0u, 0u); }\n"
-    "  if (n >= 32u) { return vec2<u32>(x.y >> (n - 32u), 0u); }\n"
-    "  return vec2<u32>((x.x >> n) | (x.y << (32u - n)), x.y >> n);\n"
-    "}\n"
-    "fn poot_low64(x: vec2<u32>, n: u32) -> bool {\n"
-    "  if (n == 0u) { return false; }\n"
-    "  if (n >= 64u) { return (x.x | x.y) != 0u; }\n"
-    "  if (n >= 32u) { return x.x != 0u || (n > 32u && (x.y << (64u - n)) != 0u); }\n"
-    "  return (x.x << (32u - n)) != 0u;\n"
-    "}\n"
-    "fn poot_bit64(x: vec2<u32>, n: u32) -> u32 {\n"
-    "  if (n >= 64u) { return 0u; }\n"
-    "  if (n >= 32u) { return (x.y >> (n - 32u)) & 1u; }\n"
-    "  return (x.x >> n) & 1u;\n"
-    "}\n"
-    "fn poot_add64(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {\n"
-    "  let lo = x.x + y.x;\n"
-    "  return vec2<u32>(lo, x.y + y.y + select(0u, 1u, lo < x.x));\n"
-    "}\n"
-    "fn poot_sub64(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {\n"
-    "  return vec2<u32>(x.x - y.x, x.y - y.y - select(0u, 1u, x.x < y.x));\n"
-    "}\n"
-    "fn poot_msb64(x: vec2<u32>) -> u32 {\n"
-    "  if (x.y != 0u) { return 32u + firstLeadingBit(x.y); }\n"
-    "  return firstLeadingBit(x.x);\n"
-    "}\n"
-    "fn poot_fma(a: f32, b: f32, c: f32) -> f32 {\n"
-    "  let ua = bitcast<u32>(a);\n"
-    "  let ub = bitcast<u32>(b);\n"
-    "  let uc = bitcast<u32>(c);\n"
-    "  let ea = (ua >> 23u) & 0xffu;\n"
-    "  let eb = (ub >> 23u) & 0xffu;\n"
-    "  let ec = (uc >> 23u) & 0xffu;\n"
-    "  // A NaN or infinite factor, or a zero one: a * b is exact, one rounding.\n"
-    "  if (ea == 255u || eb == 255u || (ua & 0x7fffffffu) == 0u || (ub & 0x7fffffffu) == 0u) {\n"
-    "    return a * b + c;\n"
-    "  }\n"
-    "  if (ec == 255u) { return c; }  // finite a * b plus an infinity or NaN\n"
-    "  let ma = select((ua & 0x7fffffu) | 0x800000u, ua & 0x7fffffu, ea == 0u);\n"
-    "  let mb = select((ub & 0x7fffffu) | 0x800000u, ub & 0x7fffffu, eb == 0u);\n"
-    "  // p = ma * mb (48 bits) from 16-bit limbs; value p * 2^(ep).\n"
-    "  let mid = (ma >> 16u) * (mb & 0xffffu) + (ma & 0xffffu) * (mb >> 16u);\n"
-    "  var p = poot_add64(vec2<u32>((ma & 0xffffu) * (mb & 0xffffu), (ma >> 16u) * (mb >> 16u)),\n"
-    "                     vec2<u32>(mid << 16u, mid >> 16u));\n"
-    "  let kp = poot_msb64(p);\n"
-    "  p = poot_shl64(p, 47u - kp);\n"
-    "  let ep = i32(max(ea, 1u)) + i32(max(eb, 1u)) - 300 - i32(47u - kp);\n"
-    "  let sp = (ua ^ ub) >> 31u;\n"
-    "  let mc = select((uc & 0x7fffffu) | 0x800000u, uc & 0x7fffffu, ec == 0u);\n"
-    "  var s = p;\n"
-    "  var es = ep;\n"
-    "  var sign = sp;\n"
-    "  var flag = false;  // the exact value is s + d with 0 < d < 1 (in units of bit 0)\n"
-    "  if (mc != 0u) {\n"
-    "    let kq = firstLeadingBit(mc);\n"
-    "    var q = poot_shl64(vec2<u32>(mc, 0u), 47u - kq);\n"
-    "    let eq = i32(max(ec, 1u)) - 150 - i32(47u - kq);\n"
-    "    let sc = uc >> 31u;\n"
-    "    var x = p;\n"
-    "    var y = q;\n"
-    "    var ex = ep;\n"
-    "    var ey = eq;\n"
-    "    var sx = sp;\n"
-    "    var sy = sc;\n"
-    "    if (eq > ep) {\n"
-    "      x = q; y = p; ex = eq; ey = ep; sx = sc; sy = sp;\n"
-    "    }\n"
-    "    let d = u32(ex - ey);\n"
-    "    let l = min(d, 14u);\n"
-    "    x = poot_shl64(x, l);\n"
-    "    es = ex - i32(l);\n"
-    "    let r = d - l;\n"
-    "    let yt = poot_shr64(y, r);\n"
-    "    flag = poot_low64(y, r);\n"
-    "    if (sx == sy) {\n"
-    "      s = poot_add64(x, yt);\n"
-    "      sign = sx;\n"
-    "    } else if (flag) {\n"
-    "      s = poot_sub64(poot_sub64(x, yt), vec2<u32>(1u, 0u));\n"
-    "      sign = sx;\n"
-    "    } else if (yt.y > x.y || (yt.y == x.y && yt.x > x.x)) {\n"
-    "      s = poot_sub64(yt, x);\n"
-    "      sign = sy;\n"
-    "    } else {\n"
-    "      s = poot_sub64(x, yt);\n"
-    "      sign = sx;\n"
-    "    }\n"
-    "    if ((s.x | s.y) == 0u) { return 0.0; }\n"
-    "  }\n"
-    "  // Round s * 2^es to binary32, nearest even.\n"
-    "  let k = poot_msb64(s);\n"
-    "  let e = i32(k) + es;\n"
-    "  if (e > 127) { return bitcast<f32>((sign << 31u) | 0x7f800000u); }\n"
-    "  let sub = e < -126;\n"
-    "  let sh = select(i32(k) - 23, -149 - es, sub);\n"
-    "  var m: u32;\n"
-    "  if (sh <= 0) {\n"
-    "    m = poot_shl64(s, u32(-sh)).x;\n"
-    "  } else {\n"
-    "    m = poot_shr64(s, u32(sh)).x;\n"
-    "    let g = poot_bit64(s, u32(sh) - 1u);\n"
-    "    let st = flag || poot_low64(s, u32(sh) - 1u);\n"
-    "    if (g == 1u && (st || (m & 1u) == 1u)) { m = m + 1u; }\n"
-    "  }\n"
-    "  var bits = m;\n"
-    "  if (!sub) { bits = (u32(e + 126) << 23u) + m; }\n"
-    "  return bitcast<f32>((sign << 31u) | bits);\n"
-    "}\n"
-    "fn poot_fmax2(a: vec2<f32>, b: vec2<f32>, c: vec2<f32>) -> vec2<f32> {\n"
-    "  return vec2<f32>(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y));\n"
-    "}\n"
-    "fn poot_fmax4(a: vec4<f32>, b: vec4<f32>, c: vec4<f32>) -> vec4<f32> {\n"
-    "  return vec4<f32>(poot_fma(a.x, b.x, c.x), poot_fma(a.y, b.y, c.y), poot_fma(a.z, b.z, c.z),\n"
-    "                   poot_fma(a.w, b.w, c.w));\n"
-    "}\n";
-
-static const char wgsl_f2i_helper[] =
-    "// float -> integer: truncate toward zero, saturate, NaN -> 0.\n"
-    "fn poot_f2i(x: f32, lo: f32, hi: f32, ilo: i32, ihi: i32) -> i32 {\n"
-    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0i; }\n"
-    "  if (x <= lo) { return ilo; }\n"
-    "  if (x >= hi) { return ihi; }\n"
-    "  return i32(x);\n"
-    "}\n";
-static const char wgsl_f2i64_helper[] =
-    "fn poot_f2i64(x: f32) -> i64 {\n"
-    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0li; }\n"
-    "  if (x <= -9223372036854775808.0) { return -9223372036854775807li - 1li; }\n"
-    "  if (x >= 9223372036854775808.0) { return 9223372036854775807li; }\n"
-    "  return i64(x);\n"
-    "}\n";
-static const char wgsl_f2u_helper[] =
-    "fn poot_f2u(x: f32, hi: f32, uhi: u32) -> u32 {\n"
-    "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u || x <= 0.0) { return 0u; }\n"
-    "  if (x >= hi) { return uhi; }\n"
-    "  return u32(x);\n"
-    "}\n";
 
 /* ------------------------------------------------------------- expressions */
 
@@ -470,25 +247,43 @@ static void float_lit(poot_strbuf *sb, uint32_t bits) {
 
 static void const_lit(wgsl_ctx *c, poot_kir_scalar s, uint64_t bits) {
   switch (s) {
-  case POOT_KIR_BOOL: put(c, bits ? "true" : "false"); break;
-  case POOT_KIR_I8: case POOT_KIR_I16: case POOT_KIR_I32: {
-    unsigned w = scalar_bits(s);
-    int64_t v = (int64_t)(bits << (64 - w)) >> (64 - w);
-    if (v == INT32_MIN) put(c, "bitcast<i32>(0x80000000u)");
-    else putf(c, "%lldi", (long long)v);
-    break;
-  }
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32:
-    putf(c, "%lluu", (unsigned long long)(bits & (s == POOT_KIR_U32 ? 0xffffffffull
-                                                   : s == POOT_KIR_U16 ? 0xffffull : 0xffull)));
-    break;
-  case POOT_KIR_I64:
-    if ((int64_t)bits == INT64_MIN) put(c, "(-9223372036854775807li - 1li)");
-    else putf(c, "%lldli", (long long)(int64_t)bits);
-    break;
-  case POOT_KIR_F16: float_lit(c->out, poot_f32_bits(poot_f16_to_f32((uint16_t)bits))); break;
-  case POOT_KIR_BF16: float_lit(c->out, poot_f32_bits(poot_bf16_to_f32((uint16_t)bits))); break;
-  default: float_lit(c->out, (uint32_t)bits); break;
+    case POOT_KIR_BOOL:
+      put(c, bits ? "true" : "false");
+      break;
+    case POOT_KIR_I8:
+    case POOT_KIR_I16:
+    case POOT_KIR_I32: {
+      unsigned w = scalar_bits(s);
+      int64_t v = (int64_t)(bits << (64 - w)) >> (64 - w);
+      if (v == INT32_MIN)
+        put(c, "bitcast<i32>(0x80000000u)");
+      else
+        putf(c, "%lldi", (long long)v);
+      break;
+    }
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      putf(c, "%lluu",
+           (unsigned long long)(bits & (s == POOT_KIR_U32   ? 0xffffffffull
+                                        : s == POOT_KIR_U16 ? 0xffffull
+                                                            : 0xffull)));
+      break;
+    case POOT_KIR_I64:
+      if ((int64_t)bits == INT64_MIN)
+        put(c, "(-9223372036854775807li - 1li)");
+      else
+        putf(c, "%lldli", (long long)(int64_t)bits);
+      break;
+    case POOT_KIR_F16:
+      float_lit(c->out, poot_f32_bits(poot_f16_to_f32((uint16_t)bits)));
+      break;
+    case POOT_KIR_BF16:
+      float_lit(c->out, poot_f32_bits(poot_bf16_to_f32((uint16_t)bits)));
+      break;
+    default:
+      float_lit(c->out, (uint32_t)bits);
+      break;
   }
 }
 
@@ -501,57 +296,120 @@ static void def_begin(wgsl_ctx *c, const poot_kir_inst *in) {
 /* A splatted constant of t's register type ("0xffu" or "vec2<u32>(0xffu)"). */
 static void splat_lit(wgsl_ctx *c, poot_kir_type t, const char *lit) {
   char tb[32];
-  if (t.lanes > 1) putf(c, "%s(%s)", tname(t, tb, sizeof tb), lit);
-  else put(c, lit);
+  if (t.lanes > 1)
+    putf(c, "%s(%s)", tname(t, tb, sizeof tb), lit);
+  else
+    put(c, lit);
 }
 
 /* Opens the renormalisation of a result of type t; returns the closing text. */
 static const char *norm_open(wgsl_ctx *c, poot_kir_type t) {
   switch (t.scalar) {
-  case POOT_KIR_I8: put(c, "extractBits("); return ", 0u, 8u)";
-  case POOT_KIR_I16: put(c, "extractBits("); return ", 0u, 16u)";
-  case POOT_KIR_U8: put(c, "extractBits("); return ", 0u, 8u)";
-  case POOT_KIR_U16: put(c, "extractBits("); return ", 0u, 16u)";
-  case POOT_KIR_F16:
-    put(c, t.lanes == 4 ? "poot_rf16x4(" : t.lanes == 2 ? "poot_rf16x2(" : "poot_rf16(");
-    return ")";
-  case POOT_KIR_BF16:
-    put(c, t.lanes == 4 ? "poot_rbf16x4(" : t.lanes == 2 ? "poot_rbf16x2(" : "poot_rbf16(");
-    return ")";
-  default: return "";
+    case POOT_KIR_I8:
+      put(c, "extractBits(");
+      return ", 0u, 8u)";
+    case POOT_KIR_I16:
+      put(c, "extractBits(");
+      return ", 0u, 16u)";
+    case POOT_KIR_U8:
+      put(c, "extractBits(");
+      return ", 0u, 8u)";
+    case POOT_KIR_U16:
+      put(c, "extractBits(");
+      return ", 0u, 16u)";
+    case POOT_KIR_F16:
+      put(c, t.lanes == 4 ? "poot_rf16x4(" : t.lanes == 2 ? "poot_rf16x2(" : "poot_rf16(");
+      return ")";
+    case POOT_KIR_BF16:
+      put(c, t.lanes == 4 ? "poot_rbf16x4(" : t.lanes == 2 ? "poot_rbf16x2(" : "poot_rbf16(");
+      return ")";
+    default:
+      return "";
   }
 }
 
 static void comp(wgsl_ctx *c, poot_kir_value v, unsigned i) {
-  if (vtype(c, v).lanes > 1) putf(c, "v%u.%s", v, lane_name(i));
-  else putf(c, "v%u", v);
+  if (vtype(c, v).lanes > 1)
+    putf(c, "v%u.%s", v, lane_name(i));
+  else
+    putf(c, "v%u", v);
 }
 
 /* The raw bits of lane i of v as a u32. */
 static void lane_bits(wgsl_ctx *c, poot_kir_value v, unsigned i) {
   poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
   switch (s) {
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: comp(c, v, i); break;
-  case POOT_KIR_I8: put(c, "(bitcast<u32>("); comp(c, v, i); put(c, ") & 0xffu)"); break;
-  case POOT_KIR_I16: put(c, "(bitcast<u32>("); comp(c, v, i); put(c, ") & 0xffffu)"); break;
-  case POOT_KIR_I32: put(c, "bitcast<u32>("); comp(c, v, i); put(c, ")"); break;
-  case POOT_KIR_F16: put(c, "poot_f32_to_f16("); comp(c, v, i); put(c, ")"); break;
-  case POOT_KIR_BF16: put(c, "(bitcast<u32>("); comp(c, v, i); put(c, ") >> 16u)"); break;
-  case POOT_KIR_F32: put(c, "bitcast<u32>("); comp(c, v, i); put(c, ")"); break;
-  default: put(c, "u32("); comp(c, v, i); put(c, ")"); break;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      comp(c, v, i);
+      break;
+    case POOT_KIR_I8:
+      put(c, "(bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ") & 0xffu)");
+      break;
+    case POOT_KIR_I16:
+      put(c, "(bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ") & 0xffffu)");
+      break;
+    case POOT_KIR_I32:
+      put(c, "bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    case POOT_KIR_F16:
+      put(c, "poot_f32_to_f16(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    case POOT_KIR_BF16:
+      put(c, "(bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ") >> 16u)");
+      break;
+    case POOT_KIR_F32:
+      put(c, "bitcast<u32>(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
+    default:
+      put(c, "u32(");
+      comp(c, v, i);
+      put(c, ")");
+      break;
   }
 }
 
 static void from_bits(wgsl_ctx *c, poot_kir_scalar s, const char *bits) {
   switch (s) {
-  case POOT_KIR_U8: case POOT_KIR_U16: case POOT_KIR_U32: put(c, bits); break;
-  case POOT_KIR_I8: putf(c, "extractBits(bitcast<i32>(%s), 0u, 8u)", bits); break;
-  case POOT_KIR_I16: putf(c, "extractBits(bitcast<i32>(%s), 0u, 16u)", bits); break;
-  case POOT_KIR_I32: putf(c, "bitcast<i32>(%s)", bits); break;
-  case POOT_KIR_F16: putf(c, "poot_f16_to_f32(%s)", bits); break;
-  case POOT_KIR_BF16: putf(c, "bitcast<f32>((%s) << 16u)", bits); break;
-  case POOT_KIR_F32: putf(c, "bitcast<f32>(%s)", bits); break;
-  default: putf(c, "((%s) != 0u)", bits); break;
+    case POOT_KIR_U8:
+    case POOT_KIR_U16:
+    case POOT_KIR_U32:
+      put(c, bits);
+      break;
+    case POOT_KIR_I8:
+      putf(c, "extractBits(bitcast<i32>(%s), 0u, 8u)", bits);
+      break;
+    case POOT_KIR_I16:
+      putf(c, "extractBits(bitcast<i32>(%s), 0u, 16u)", bits);
+      break;
+    case POOT_KIR_I32:
+      putf(c, "bitcast<i32>(%s)", bits);
+      break;
+    case POOT_KIR_F16:
+      putf(c, "poot_f16_to_f32(%s)", bits);
+      break;
+    case POOT_KIR_BF16:
+      putf(c, "bitcast<f32>((%s) << 16u)", bits);
+      break;
+    case POOT_KIR_F32:
+      putf(c, "bitcast<f32>(%s)", bits);
+      break;
+    default:
+      putf(c, "((%s) != 0u)", bits);
+      break;
   }
 }
 
@@ -599,22 +457,43 @@ static void convert_lane(wgsl_ctx *c, poot_kir_value v, unsigned i, poot_kir_sca
   }
   if (is_float(from)) {
     switch (to) {
-    case POOT_KIR_I8: put(c, "poot_f2i("); comp(c, v, i); put(c, ", -128.0, 127.0, -128i, 127i)"); break;
-    case POOT_KIR_I16:
-      put(c, "poot_f2i(");
-      comp(c, v, i);
-      put(c, ", -32768.0, 32767.0, -32768i, 32767i)");
-      break;
-    case POOT_KIR_I32:
-      put(c, "poot_f2i(");
-      comp(c, v, i);
-      put(c, ", -2147483648.0, 2147483648.0, bitcast<i32>(0x80000000u), 2147483647i)");
-      break;
-    case POOT_KIR_U8: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 255.0, 255u)"); break;
-    case POOT_KIR_U16: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 65535.0, 65535u)"); break;
-    case POOT_KIR_U32: put(c, "poot_f2u("); comp(c, v, i); put(c, ", 4294967296.0, 0xffffffffu)"); break;
-    case POOT_KIR_I64: put(c, "poot_f2i64("); comp(c, v, i); put(c, ")"); break;
-    default: break;
+      case POOT_KIR_I8:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -128.0, 127.0, -128i, 127i)");
+        break;
+      case POOT_KIR_I16:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -32768.0, 32767.0, -32768i, 32767i)");
+        break;
+      case POOT_KIR_I32:
+        put(c, "poot_f2i(");
+        comp(c, v, i);
+        put(c, ", -2147483648.0, 2147483648.0, bitcast<i32>(0x80000000u), 2147483647i)");
+        break;
+      case POOT_KIR_U8:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 255.0, 255u)");
+        break;
+      case POOT_KIR_U16:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 65535.0, 65535u)");
+        break;
+      case POOT_KIR_U32:
+        put(c, "poot_f2u(");
+        comp(c, v, i);
+        put(c, ", 4294967296.0, 0xffffffffu)");
+        break;
+      case POOT_KIR_I64:
+        put(c, "poot_f2i64(");
+        comp(c, v, i);
+        put(c, ")");
+        break;
+      default:
+        break;
     }
     return;
   }
@@ -658,7 +537,8 @@ static void emit_convert(wgsl_ctx *c, const poot_kir_inst *in) {
  * is split or combined into words v<id>_w<i>, the result built from them. */
 static void emit_bitcast_words(wgsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_type ft = vtype(c, in->args[0]);
-  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar), db = scalar_bits((poot_kir_scalar)in->type.scalar);
+  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
+           db = scalar_bits((poot_kir_scalar)in->type.scalar);
   unsigned words = ft.lanes * sb / 32, n = in->type.lanes;
   char tb[32];
   for (unsigned w = 0; w < words; w++) {
@@ -694,8 +574,8 @@ static void emit_bitcast_words(wgsl_ctx *c, const poot_kir_inst *in) {
       snprintf(expr, sizeof expr, "v%u_w%u", in->result, d);
     } else {
       unsigned per = 32 / db;
-      snprintf(expr, sizeof expr, "((v%u_w%u >> %uu) & 0x%xu)", in->result, d / per,
-               (d % per) * db, (1u << db) - 1u);
+      snprintf(expr, sizeof expr, "((v%u_w%u >> %uu) & 0x%xu)", in->result, d / per, (d % per) * db,
+               (1u << db) - 1u);
     }
     from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
   }
@@ -705,7 +585,8 @@ static void emit_bitcast_words(wgsl_ctx *c, const poot_kir_inst *in) {
 
 static void emit_bitcast(wgsl_ctx *c, const poot_kir_inst *in) {
   poot_kir_type ft = vtype(c, in->args[0]);
-  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar), db = scalar_bits((poot_kir_scalar)in->type.scalar);
+  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
+           db = scalar_bits((poot_kir_scalar)in->type.scalar);
   unsigned n = in->type.lanes;
   char tb[32];
   if (sb == 64 || db == 64) {
@@ -728,15 +609,16 @@ static void emit_bitcast(wgsl_ctx *c, const poot_kir_inst *in) {
       char acc[200] = "";
       for (unsigned j = 0; j < per; j++) {
         char term[64];
-        snprintf(term, sizeof term, "%s(v%u_b%u << %uu)", j ? " | " : "", in->result, d * per + j, off);
+        snprintf(term, sizeof term, "%s(v%u_b%u << %uu)", j ? " | " : "", in->result, d * per + j,
+                 off);
         strncat(acc, term, sizeof acc - strlen(acc) - 1);
         off += sb;
       }
       snprintf(expr, sizeof expr, "(%s)", acc);
     } else {
       unsigned per = sb / db;
-      snprintf(expr, sizeof expr, "((v%u_b%u >> %uu) & 0x%xu)", in->result, d / per,
-               (d % per) * db, (1u << db) - 1u);
+      snprintf(expr, sizeof expr, "((v%u_b%u >> %uu) & 0x%xu)", in->result, d / per, (d % per) * db,
+               (1u << db) - 1u);
     }
     from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
   }
@@ -751,15 +633,18 @@ static void load_elem(wgsl_ctx *c, poot_kir_space space, uint32_t ref, const cha
   wgsl_mem *m = mem_of(c, space, ref);
   poot_kir_scalar e = mem_elem_type(c, space, ref);
   char arr[32];
-  if (space == POOT_KIR_SPACE_SHARED) snprintf(arr, sizeof arr, "s%u", ref);
-  else snprintf(arr, sizeof arr, "b%u", ref);
+  if (space == POOT_KIR_SPACE_SHARED)
+    snprintf(arr, sizeof arr, "s%u", ref);
+  else
+    snprintf(arr, sizeof arr, "b%u", ref);
   if (m->kind == MEM_PACKED && space == POOT_KIR_SPACE_GLOBAL) {
     unsigned bits = scalar_bits(e);
     unsigned per = 32 / bits;
     char word[160];
     if (m->atomic)
       snprintf(word, sizeof word, "atomicLoad(&%s[(%s) / %uu])", arr, index_expr, per);
-    else snprintf(word, sizeof word, "%s[(%s) / %uu]", arr, index_expr, per);
+    else
+      snprintf(word, sizeof word, "%s[(%s) / %uu]", arr, index_expr, per);
     char raw[400];
     snprintf(raw, sizeof raw, "extractBits(%s, ((%s) %% %uu) * %uu, %uu)", word, index_expr, per,
              bits, bits);
@@ -770,8 +655,10 @@ static void load_elem(wgsl_ctx *c, poot_kir_space space, uint32_t ref, const cha
     putf(c, "f32(%s[%s])", arr, index_expr);
     return;
   }
-  if (m->atomic) putf(c, "atomicLoad(&%s[%s])", arr, index_expr);
-  else putf(c, "%s[%s]", arr, index_expr);
+  if (m->atomic)
+    putf(c, "atomicLoad(&%s[%s])", arr, index_expr);
+  else
+    putf(c, "%s[%s]", arr, index_expr);
 }
 
 static void store_elem(wgsl_ctx *c, poot_kir_space space, uint32_t ref, const char *index_expr,
@@ -779,8 +666,10 @@ static void store_elem(wgsl_ctx *c, poot_kir_space space, uint32_t ref, const ch
   wgsl_mem *m = mem_of(c, space, ref);
   poot_kir_scalar e = mem_elem_type(c, space, ref);
   char arr[32];
-  if (space == POOT_KIR_SPACE_SHARED) snprintf(arr, sizeof arr, "s%u", ref);
-  else snprintf(arr, sizeof arr, "b%u", ref);
+  if (space == POOT_KIR_SPACE_SHARED)
+    snprintf(arr, sizeof arr, "s%u", ref);
+  else
+    snprintf(arr, sizeof arr, "b%u", ref);
   line_start(c);
   if (m->kind == MEM_PACKED && space == POOT_KIR_SPACE_GLOBAL) {
     unsigned bits = scalar_bits(e);
@@ -805,8 +694,10 @@ static void store_elem(wgsl_ctx *c, poot_kir_space space, uint32_t ref, const ch
     put(c, "}\n");
     return;
   }
-  if (m->atomic) putf(c, "atomicStore(&%s[%s], ", arr, index_expr);
-  else putf(c, "%s[%s] = ", arr, index_expr);
+  if (m->atomic)
+    putf(c, "atomicStore(&%s[%s], ", arr, index_expr);
+  else
+    putf(c, "%s[%s] = ", arr, index_expr);
   if (m->kind == MEM_F16 && space == POOT_KIR_SPACE_GLOBAL) {
     put(c, "f16(");
     comp(c, v, lane);
@@ -825,8 +716,10 @@ static void emit_load(wgsl_ctx *c, const poot_kir_inst *in) {
   if (n > 1) putf(c, "%s(", tname(in->type, tb, sizeof tb));
   for (unsigned i = 0; i < n; i++) {
     if (i) put(c, ", ");
-    if (i) snprintf(idx, sizeof idx, "u32(v%u) + %uu", in->args[0], i);
-    else snprintf(idx, sizeof idx, "u32(v%u)", in->args[0]);
+    if (i)
+      snprintf(idx, sizeof idx, "u32(v%u) + %uu", in->args[0], i);
+    else
+      snprintf(idx, sizeof idx, "u32(v%u)", in->args[0]);
     load_elem(c, in->space, in->ref, idx);
   }
   if (n > 1) put(c, ")");
@@ -838,8 +731,10 @@ static void emit_store(wgsl_ctx *c, const poot_kir_inst *in) {
   unsigned n = vtype(c, v).lanes;
   for (unsigned i = 0; i < n; i++) {
     char idx[64];
-    if (i) snprintf(idx, sizeof idx, "u32(v%u) + %uu", in->args[0], i);
-    else snprintf(idx, sizeof idx, "u32(v%u)", in->args[0]);
+    if (i)
+      snprintf(idx, sizeof idx, "u32(v%u) + %uu", in->args[0], i);
+    else
+      snprintf(idx, sizeof idx, "u32(v%u)", in->args[0]);
     store_elem(c, in->space, in->ref, idx, v, i);
   }
 }
@@ -855,19 +750,28 @@ static void emit_atomic(wgsl_ctx *c, const poot_kir_inst *in) {
     return;
   }
   char arr[32];
-  if (in->space == POOT_KIR_SPACE_SHARED) snprintf(arr, sizeof arr, "s%u", in->ref);
-  else snprintf(arr, sizeof arr, "b%u", in->ref);
+  if (in->space == POOT_KIR_SPACE_SHARED)
+    snprintf(arr, sizeof arr, "s%u", in->ref);
+  else
+    snprintf(arr, sizeof arr, "b%u", in->ref);
   def_begin(c, in);
   const char *fn = "atomicAdd";
   switch (in->op) {
-  case POOT_KIR_OP_ATOMIC_MAX: fn = "atomicMax"; break;
-  case POOT_KIR_OP_ATOMIC_MIN: fn = "atomicMin"; break;
-  case POOT_KIR_OP_ATOMIC_XCHG: fn = "atomicExchange"; break;
-  case POOT_KIR_OP_ATOMIC_CAS:
-    putf(c, "atomicCompareExchangeWeak(&%s[u32(v%u)], v%u, v%u).old_value;\n", arr, in->args[0],
-         in->args[1], in->args[2]);
-    return;
-  default: break;
+    case POOT_KIR_OP_ATOMIC_MAX:
+      fn = "atomicMax";
+      break;
+    case POOT_KIR_OP_ATOMIC_MIN:
+      fn = "atomicMin";
+      break;
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      fn = "atomicExchange";
+      break;
+    case POOT_KIR_OP_ATOMIC_CAS:
+      putf(c, "atomicCompareExchangeWeak(&%s[u32(v%u)], v%u, v%u).old_value;\n", arr, in->args[0],
+           in->args[1], in->args[2]);
+      return;
+    default:
+      break;
   }
   putf(c, "%s(&%s[u32(v%u)], v%u);\n", fn, arr, in->args[0], in->args[1]);
 }
@@ -881,34 +785,67 @@ static void emit_binary(wgsl_ctx *c, const poot_kir_inst *in) {
   def_begin(c, in);
   if (s == POOT_KIR_BOOL) {
     switch (in->op) {
-    case POOT_KIR_OP_AND: putf(c, "v%u & v%u;\n", a, b); return;
-    case POOT_KIR_OP_OR: putf(c, "v%u | v%u;\n", a, b); return;
-    default: putf(c, "v%u != v%u;\n", a, b); return; /* XOR */
+      case POOT_KIR_OP_AND:
+        putf(c, "v%u & v%u;\n", a, b);
+        return;
+      case POOT_KIR_OP_OR:
+        putf(c, "v%u | v%u;\n", a, b);
+        return;
+      default:
+        putf(c, "v%u != v%u;\n", a, b);
+        return; /* XOR */
     }
   }
   const char *close = norm_open(c, t);
   char tb[32];
   poot_kir_type ut = poot_kir_type_make(POOT_KIR_U32, t.lanes);
   switch (in->op) {
-  case POOT_KIR_OP_ADD: putf(c, "v%u + v%u", a, b); break;
-  case POOT_KIR_OP_SUB: putf(c, "v%u - v%u", a, b); break;
-  case POOT_KIR_OP_MUL: putf(c, "v%u * v%u", a, b); break;
-  case POOT_KIR_OP_DIV: putf(c, "v%u / v%u", a, b); break;
-  case POOT_KIR_OP_REM: putf(c, "v%u %% v%u", a, b); break; /* truncated, as C */
-  case POOT_KIR_OP_MIN: putf(c, "min(v%u, v%u)", a, b); break;
-  case POOT_KIR_OP_MAX: putf(c, "max(v%u, v%u)", a, b); break;
-  case POOT_KIR_OP_AND: putf(c, "v%u & v%u", a, b); break;
-  case POOT_KIR_OP_OR: putf(c, "v%u | v%u", a, b); break;
-  case POOT_KIR_OP_XOR: putf(c, "v%u ^ v%u", a, b); break;
-  case POOT_KIR_OP_SHL: case POOT_KIR_OP_SHR: {
-    const char *op = in->op == POOT_KIR_OP_SHL ? "<<" : ">>";
-    if (s == POOT_KIR_I64) putf(c, "v%u %s %s(v%u)", a, op, tname(ut, tb, sizeof tb), b);
-    else if (is_signed_int(s)) putf(c, "v%u %s bitcast<%s>(v%u)", a, op, tname(ut, tb, sizeof tb), b);
-    else putf(c, "v%u %s v%u", a, op, b);
-    break;
-  }
-  case POOT_KIR_OP_POW: putf(c, "pow(v%u, v%u)", a, b); break;
-  default: break;
+    case POOT_KIR_OP_ADD:
+      putf(c, "v%u + v%u", a, b);
+      break;
+    case POOT_KIR_OP_SUB:
+      putf(c, "v%u - v%u", a, b);
+      break;
+    case POOT_KIR_OP_MUL:
+      putf(c, "v%u * v%u", a, b);
+      break;
+    case POOT_KIR_OP_DIV:
+      putf(c, "v%u / v%u", a, b);
+      break;
+    case POOT_KIR_OP_REM:
+      putf(c, "v%u %% v%u", a, b);
+      break; /* truncated, as C */
+    case POOT_KIR_OP_MIN:
+      putf(c, "min(v%u, v%u)", a, b);
+      break;
+    case POOT_KIR_OP_MAX:
+      putf(c, "max(v%u, v%u)", a, b);
+      break;
+    case POOT_KIR_OP_AND:
+      putf(c, "v%u & v%u", a, b);
+      break;
+    case POOT_KIR_OP_OR:
+      putf(c, "v%u | v%u", a, b);
+      break;
+    case POOT_KIR_OP_XOR:
+      putf(c, "v%u ^ v%u", a, b);
+      break;
+    case POOT_KIR_OP_SHL:
+    case POOT_KIR_OP_SHR: {
+      const char *op = in->op == POOT_KIR_OP_SHL ? "<<" : ">>";
+      if (s == POOT_KIR_I64)
+        putf(c, "v%u %s %s(v%u)", a, op, tname(ut, tb, sizeof tb), b);
+      else if (is_signed_int(s))
+        putf(c, "v%u %s bitcast<%s>(v%u)", a, op, tname(ut, tb, sizeof tb), b);
+      else
+        putf(c, "v%u %s v%u", a, op, b);
+      break;
+    }
+    case POOT_KIR_OP_POW:
+      putf(c, "pow(v%u, v%u)", a, b);
+      break;
+    default:
+      break;
   }
   putf(c, "%s;\n", close);
 }
@@ -930,29 +867,58 @@ static void emit_unary(wgsl_ctx *c, const poot_kir_inst *in) {
   const char *fn = NULL;
   const char *sfx = t.lanes == 4 ? "x4" : t.lanes == 2 ? "x2" : "";
   switch (in->op) {
-  case POOT_KIR_OP_NEG:
-    if (s == POOT_KIR_U8 || s == POOT_KIR_U16 || s == POOT_KIR_U32) {
-      splat_lit(c, t, "0u");
-      putf(c, " - v%u", a);
-    } else {
-      putf(c, "-v%u", a);
-    }
-    break;
-  case POOT_KIR_OP_NOT: putf(c, "~v%u", a); break;
-  case POOT_KIR_OP_ABS: fn = "abs"; break;
-  case POOT_KIR_OP_EXP: fn = "exp"; break;
-  case POOT_KIR_OP_EXP2: fn = "exp2"; break;
-  case POOT_KIR_OP_LOG: fn = "log"; break;
-  case POOT_KIR_OP_LOG2: fn = "log2"; break;
-  case POOT_KIR_OP_SQRT: fn = "sqrt"; break;
-  case POOT_KIR_OP_RSQRT: fn = "inverseSqrt"; break;
-  case POOT_KIR_OP_SIN: fn = "sin"; break;
-  case POOT_KIR_OP_COS: fn = "cos"; break;
-  case POOT_KIR_OP_TANH: putf(c, "poot_tanh%s(v%u)", sfx, a); break;
-  case POOT_KIR_OP_ERF: putf(c, "poot_erf%s(v%u)", sfx, a); break;
-  case POOT_KIR_OP_FLOOR: fn = "floor"; break;
-  case POOT_KIR_OP_CEIL: fn = "ceil"; break;
-  default: break;
+    case POOT_KIR_OP_NEG:
+      if (s == POOT_KIR_U8 || s == POOT_KIR_U16 || s == POOT_KIR_U32) {
+        splat_lit(c, t, "0u");
+        putf(c, " - v%u", a);
+      } else {
+        putf(c, "-v%u", a);
+      }
+      break;
+    case POOT_KIR_OP_NOT:
+      putf(c, "~v%u", a);
+      break;
+    case POOT_KIR_OP_ABS:
+      fn = "abs";
+      break;
+    case POOT_KIR_OP_EXP:
+      fn = "exp";
+      break;
+    case POOT_KIR_OP_EXP2:
+      fn = "exp2";
+      break;
+    case POOT_KIR_OP_LOG:
+      fn = "log";
+      break;
+    case POOT_KIR_OP_LOG2:
+      fn = "log2";
+      break;
+    case POOT_KIR_OP_SQRT:
+      fn = "sqrt";
+      break;
+    case POOT_KIR_OP_RSQRT:
+      fn = "inverseSqrt";
+      break;
+    case POOT_KIR_OP_SIN:
+      fn = "sin";
+      break;
+    case POOT_KIR_OP_COS:
+      fn = "cos";
+      break;
+    case POOT_KIR_OP_TANH:
+      putf(c, "poot_tanh%s(v%u)", sfx, a);
+      break;
+    case POOT_KIR_OP_ERF:
+      putf(c, "poot_erf%s(v%u)", sfx, a);
+      break;
+    case POOT_KIR_OP_FLOOR:
+      fn = "floor";
+      break;
+    case POOT_KIR_OP_CEIL:
+      fn = "ceil";
+      break;
+    default:
+      break;
   }
   if (fn) putf(c, "%s(v%u)", fn, a);
   putf(c, "%s;\n", close);
@@ -960,12 +926,18 @@ static void emit_unary(wgsl_ctx *c, const poot_kir_inst *in) {
 
 static const char *compare_op(poot_kir_op op) {
   switch (op) {
-  case POOT_KIR_OP_EQ: return "==";
-  case POOT_KIR_OP_NE: return "!=";
-  case POOT_KIR_OP_LT: return "<";
-  case POOT_KIR_OP_LE: return "<=";
-  case POOT_KIR_OP_GT: return ">";
-  default: return ">=";
+    case POOT_KIR_OP_EQ:
+      return "==";
+    case POOT_KIR_OP_NE:
+      return "!=";
+    case POOT_KIR_OP_LT:
+      return "<";
+    case POOT_KIR_OP_LE:
+      return "<=";
+    case POOT_KIR_OP_GT:
+      return ">";
+    default:
+      return ">=";
   }
 }
 
@@ -979,17 +951,34 @@ static void emit_builtin(wgsl_ctx *c, const poot_kir_inst *in) {
   def_begin(c, in);
   unsigned d = (unsigned)in->imm;
   switch ((poot_kir_builtin)in->ref) {
-  case POOT_KIR_BUILTIN_WORKGROUP_ID: putf(c, "poot_wg.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_NUM_WORKGROUPS: putf(c, "poot_nwg.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_LOCAL_ID: putf(c, "poot_lid.%s;\n", lane_name(d)); break;
-  case POOT_KIR_BUILTIN_LOCAL_SIZE: putf(c, "%uu;\n", c->k->workgroup_size[d < 3 ? d : 0]); break;
-  case POOT_KIR_BUILTIN_LOCAL_INDEX: put(c, "poot_lix;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_ID: put(c, "poot_lix / poot_sgs;\n"); break;
-  case POOT_KIR_BUILTIN_SUBGROUP_LANE:
-    put(c, lane_builtin_ok(c) ? "poot_sgl;\n" : "poot_lix % poot_sgs;\n");
-    break;
-  case POOT_KIR_BUILTIN_SUBGROUP_SIZE: put(c, "poot_sgs;\n"); break;
-  default: put(c, "0u;\n"); fail(c, POOT_UNSUPPORTED, in, "unknown builtin"); break;
+    case POOT_KIR_BUILTIN_WORKGROUP_ID:
+      putf(c, "poot_wg.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
+      putf(c, "poot_nwg.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_ID:
+      putf(c, "poot_lid.%s;\n", lane_name(d));
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+      putf(c, "%uu;\n", c->k->workgroup_size[d < 3 ? d : 0]);
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_INDEX:
+      put(c, "poot_lix;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_ID:
+      put(c, "poot_lix / poot_sgs;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_LANE:
+      put(c, lane_builtin_ok(c) ? "poot_sgl;\n" : "poot_lix % poot_sgs;\n");
+      break;
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      put(c, "poot_sgs;\n");
+      break;
+    default:
+      put(c, "0u;\n");
+      fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
+      break;
   }
   if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID && !c->subgroups)
     fail(c, POOT_UNSUPPORTED, in, "the target has no subgroups");
@@ -1000,139 +989,186 @@ static void emit_block(wgsl_ctx *c, const poot_kir_block *b);
 static void emit_inst(wgsl_ctx *c, const poot_kir_inst *in) {
   char tb[32];
   switch (in->op) {
-  case POOT_KIR_OP_CONST:
-    def_begin(c, in);
-    const_lit(c, (poot_kir_scalar)in->type.scalar, in->imm);
-    put(c, ";\n");
-    break;
-  case POOT_KIR_OP_BUILTIN: emit_builtin(c, in); break;
-  case POOT_KIR_OP_PARAM: {
-    const poot_kir_param *p = &c->k->params[in->ref];
-    def_begin(c, in);
-    if (p->kind == POOT_KIR_PARAM_PUSH) {
-      putf(c, "poot_pc.p%u;\n", in->ref);
-    } else {
-      char idx[32];
-      snprintf(idx, sizeof idx, "%uu", p->slot_index);
-      load_elem(c, POOT_KIR_SPACE_GLOBAL, p->slot_ref, idx);
+    case POOT_KIR_OP_CONST:
+      def_begin(c, in);
+      const_lit(c, (poot_kir_scalar)in->type.scalar, in->imm);
       put(c, ";\n");
-    }
-    break;
-  }
-  case POOT_KIR_OP_NEG: case POOT_KIR_OP_NOT: case POOT_KIR_OP_ABS: case POOT_KIR_OP_EXP:
-  case POOT_KIR_OP_EXP2: case POOT_KIR_OP_LOG: case POOT_KIR_OP_LOG2: case POOT_KIR_OP_SQRT:
-  case POOT_KIR_OP_RSQRT: case POOT_KIR_OP_SIN: case POOT_KIR_OP_COS: case POOT_KIR_OP_TANH:
-  case POOT_KIR_OP_ERF: case POOT_KIR_OP_FLOOR: case POOT_KIR_OP_CEIL:
-    emit_unary(c, in);
-    break;
-  case POOT_KIR_OP_ADD: case POOT_KIR_OP_SUB: case POOT_KIR_OP_MUL: case POOT_KIR_OP_DIV:
-  case POOT_KIR_OP_REM: case POOT_KIR_OP_MIN: case POOT_KIR_OP_MAX: case POOT_KIR_OP_AND:
-  case POOT_KIR_OP_OR: case POOT_KIR_OP_XOR: case POOT_KIR_OP_SHL: case POOT_KIR_OP_SHR:
-  case POOT_KIR_OP_POW:
-    emit_binary(c, in);
-    break;
-  case POOT_KIR_OP_EQ: case POOT_KIR_OP_NE: case POOT_KIR_OP_LT: case POOT_KIR_OP_LE:
-  case POOT_KIR_OP_GT: case POOT_KIR_OP_GE:
-    def_begin(c, in);
-    putf(c, "v%u %s v%u;\n", in->args[0], compare_op(in->op), in->args[1]);
-    break;
-  case POOT_KIR_OP_SELECT:
-    def_begin(c, in);
-    putf(c, "select(v%u, v%u, v%u);\n", in->args[2], in->args[1], in->args[0]);
-    break;
-  case POOT_KIR_OP_FMA: {
-    def_begin(c, in);
-    const char *close = norm_open(c, in->type);
-    const char *sfx = in->type.lanes == 4 ? "x4" : in->type.lanes == 2 ? "x2" : "";
-    putf(c, "poot_fma%s(v%u, v%u, v%u)%s;\n", sfx, in->args[0], in->args[1], in->args[2], close);
-    break;
-  }
-  case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
-  case POOT_KIR_OP_BITCAST: emit_bitcast(c, in); break;
-  case POOT_KIR_OP_SPLAT:
-    def_begin(c, in);
-    putf(c, "%s(v%u);\n", tname(in->type, tb, sizeof tb), in->args[0]);
-    break;
-  case POOT_KIR_OP_VEC:
-    def_begin(c, in);
-    putf(c, "%s(", tname(in->type, tb, sizeof tb));
-    for (uint32_t i = 0; i < in->arg_count; i++) putf(c, "%sv%u", i ? ", " : "", in->args[i]);
-    put(c, ");\n");
-    break;
-  case POOT_KIR_OP_EXTRACT:
-    def_begin(c, in);
-    putf(c, "v%u.%s;\n", in->args[0], lane_name((unsigned)in->imm));
-    break;
-  case POOT_KIR_OP_LOAD: emit_load(c, in); break;
-  case POOT_KIR_OP_STORE: emit_store(c, in); break;
-  case POOT_KIR_OP_PRIV_LOAD:
-    def_begin(c, in);
-    putf(c, "p%u[%llu];\n", in->ref, (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_PRIV_STORE:
-    line_start(c);
-    putf(c, "p%u[%llu] = v%u;\n", in->ref, (unsigned long long)in->imm, in->args[0]);
-    break;
-  case POOT_KIR_OP_ATOMIC_ADD: case POOT_KIR_OP_ATOMIC_MAX: case POOT_KIR_OP_ATOMIC_MIN:
-  case POOT_KIR_OP_ATOMIC_XCHG: case POOT_KIR_OP_ATOMIC_CAS:
-    emit_atomic(c, in);
-    break;
-  case POOT_KIR_OP_SG_REDUCE_ADD: case POOT_KIR_OP_SG_REDUCE_MAX: case POOT_KIR_OP_SG_REDUCE_MIN:
-  case POOT_KIR_OP_SG_SHUFFLE: case POOT_KIR_OP_SG_SHUFFLE_XOR: case POOT_KIR_OP_SG_BROADCAST:
-    if (!c->subgroups) {
-      fail(c, POOT_UNSUPPORTED, in, "the target has no subgroups");
+      break;
+    case POOT_KIR_OP_BUILTIN:
+      emit_builtin(c, in);
+      break;
+    case POOT_KIR_OP_PARAM: {
+      const poot_kir_param *p = &c->k->params[in->ref];
+      def_begin(c, in);
+      if (p->kind == POOT_KIR_PARAM_PUSH) {
+        putf(c, "poot_pc.p%u;\n", in->ref);
+      } else {
+        char idx[32];
+        snprintf(idx, sizeof idx, "%uu", p->slot_index);
+        load_elem(c, POOT_KIR_SPACE_GLOBAL, p->slot_ref, idx);
+        put(c, ";\n");
+      }
       break;
     }
-    def_begin(c, in);
-    if (in->op == POOT_KIR_OP_SG_REDUCE_ADD) putf(c, "subgroupAdd(v%u);\n", in->args[0]);
-    else if (in->op == POOT_KIR_OP_SG_REDUCE_MAX) putf(c, "subgroupMax(v%u);\n", in->args[0]);
-    else if (in->op == POOT_KIR_OP_SG_REDUCE_MIN) putf(c, "subgroupMin(v%u);\n", in->args[0]);
-    else if (in->op == POOT_KIR_OP_SG_SHUFFLE)
-      putf(c, "subgroupShuffle(v%u, u32(v%u));\n", in->args[0], in->args[1]);
-    else if (in->op == POOT_KIR_OP_SG_SHUFFLE_XOR)
-      putf(c, "subgroupShuffleXor(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
-    else putf(c, "subgroupBroadcast(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_BARRIER:
-    line_start(c);
-    put(c, "storageBarrier();\n");
-    line_start(c);
-    put(c, "workgroupBarrier();\n");
-    break;
-  case POOT_KIR_OP_CHECK:
-    line_start(c);
-    putf(c, "if (!v%u) { atomicOr(&poot_err[0], 1u << %lluu); }\n", in->args[0],
-         (unsigned long long)in->imm);
-    break;
-  case POOT_KIR_OP_IF:
-    line_start(c);
-    putf(c, "if (v%u) {\n", in->args[0]);
-    c->depth++;
-    emit_block(c, &in->body);
-    c->depth--;
-    if (in->else_body.first) {
-      line_start(c);
-      put(c, "} else {\n");
-      c->depth++;
-      emit_block(c, &in->else_body);
-      c->depth--;
+    case POOT_KIR_OP_NEG:
+    case POOT_KIR_OP_NOT:
+    case POOT_KIR_OP_ABS:
+    case POOT_KIR_OP_EXP:
+    case POOT_KIR_OP_EXP2:
+    case POOT_KIR_OP_LOG:
+    case POOT_KIR_OP_LOG2:
+    case POOT_KIR_OP_SQRT:
+    case POOT_KIR_OP_RSQRT:
+    case POOT_KIR_OP_SIN:
+    case POOT_KIR_OP_COS:
+    case POOT_KIR_OP_TANH:
+    case POOT_KIR_OP_ERF:
+    case POOT_KIR_OP_FLOOR:
+    case POOT_KIR_OP_CEIL:
+      emit_unary(c, in);
+      break;
+    case POOT_KIR_OP_ADD:
+    case POOT_KIR_OP_SUB:
+    case POOT_KIR_OP_MUL:
+    case POOT_KIR_OP_DIV:
+    case POOT_KIR_OP_REM:
+    case POOT_KIR_OP_MIN:
+    case POOT_KIR_OP_MAX:
+    case POOT_KIR_OP_AND:
+    case POOT_KIR_OP_OR:
+    case POOT_KIR_OP_XOR:
+    case POOT_KIR_OP_SHL:
+    case POOT_KIR_OP_SHR:
+    case POOT_KIR_OP_POW:
+      emit_binary(c, in);
+      break;
+    case POOT_KIR_OP_EQ:
+    case POOT_KIR_OP_NE:
+    case POOT_KIR_OP_LT:
+    case POOT_KIR_OP_LE:
+    case POOT_KIR_OP_GT:
+    case POOT_KIR_OP_GE:
+      def_begin(c, in);
+      putf(c, "v%u %s v%u;\n", in->args[0], compare_op(in->op), in->args[1]);
+      break;
+    case POOT_KIR_OP_SELECT:
+      def_begin(c, in);
+      putf(c, "select(v%u, v%u, v%u);\n", in->args[2], in->args[1], in->args[0]);
+      break;
+    case POOT_KIR_OP_FMA: {
+      def_begin(c, in);
+      const char *close = norm_open(c, in->type);
+      const char *sfx = in->type.lanes == 4 ? "x4" : in->type.lanes == 2 ? "x2" : "";
+      putf(c, "poot_fma%s(v%u, v%u, v%u)%s;\n", sfx, in->args[0], in->args[1], in->args[2], close);
+      break;
     }
-    line_start(c);
-    put(c, "}\n");
-    break;
-  case POOT_KIR_OP_FOR: {
-    const char *it = reg_scalar((poot_kir_scalar)in->type.scalar);
-    line_start(c);
-    putf(c, "for (var v%u: %s = v%u; v%u < v%u; v%u = v%u + v%u) {\n", in->result, it,
-         in->args[0], in->result, in->args[1], in->result, in->result, in->args[2]);
-    c->depth++;
-    emit_block(c, &in->body);
-    c->depth--;
-    line_start(c);
-    put(c, "}\n");
-    break;
-  }
-  default: fail(c, POOT_UNSUPPORTED, in, "the WGSL renderer does not know this op"); break;
+    case POOT_KIR_OP_CONVERT:
+      emit_convert(c, in);
+      break;
+    case POOT_KIR_OP_BITCAST:
+      emit_bitcast(c, in);
+      break;
+    case POOT_KIR_OP_SPLAT:
+      def_begin(c, in);
+      putf(c, "%s(v%u);\n", tname(in->type, tb, sizeof tb), in->args[0]);
+      break;
+    case POOT_KIR_OP_VEC:
+      def_begin(c, in);
+      putf(c, "%s(", tname(in->type, tb, sizeof tb));
+      for (uint32_t i = 0; i < in->arg_count; i++) putf(c, "%sv%u", i ? ", " : "", in->args[i]);
+      put(c, ");\n");
+      break;
+    case POOT_KIR_OP_EXTRACT:
+      def_begin(c, in);
+      putf(c, "v%u.%s;\n", in->args[0], lane_name((unsigned)in->imm));
+      break;
+    case POOT_KIR_OP_LOAD:
+      emit_load(c, in);
+      break;
+    case POOT_KIR_OP_STORE:
+      emit_store(c, in);
+      break;
+    case POOT_KIR_OP_PRIV_LOAD:
+      def_begin(c, in);
+      putf(c, "p%u[%llu];\n", in->ref, (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_PRIV_STORE:
+      line_start(c);
+      putf(c, "p%u[%llu] = v%u;\n", in->ref, (unsigned long long)in->imm, in->args[0]);
+      break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+      emit_atomic(c, in);
+      break;
+    case POOT_KIR_OP_SG_REDUCE_ADD:
+    case POOT_KIR_OP_SG_REDUCE_MAX:
+    case POOT_KIR_OP_SG_REDUCE_MIN:
+    case POOT_KIR_OP_SG_SHUFFLE:
+    case POOT_KIR_OP_SG_SHUFFLE_XOR:
+    case POOT_KIR_OP_SG_BROADCAST:
+      if (!c->subgroups) {
+        fail(c, POOT_UNSUPPORTED, in, "the target has no subgroups");
+        break;
+      }
+      def_begin(c, in);
+      if (in->op == POOT_KIR_OP_SG_REDUCE_ADD)
+        putf(c, "subgroupAdd(v%u);\n", in->args[0]);
+      else if (in->op == POOT_KIR_OP_SG_REDUCE_MAX)
+        putf(c, "subgroupMax(v%u);\n", in->args[0]);
+      else if (in->op == POOT_KIR_OP_SG_REDUCE_MIN)
+        putf(c, "subgroupMin(v%u);\n", in->args[0]);
+      else if (in->op == POOT_KIR_OP_SG_SHUFFLE)
+        putf(c, "subgroupShuffle(v%u, u32(v%u));\n", in->args[0], in->args[1]);
+      else if (in->op == POOT_KIR_OP_SG_SHUFFLE_XOR)
+        putf(c, "subgroupShuffleXor(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
+      else
+        putf(c, "subgroupBroadcast(v%u, %lluu);\n", in->args[0], (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_BARRIER:
+      line_start(c);
+      put(c, "storageBarrier();\n");
+      line_start(c);
+      put(c, "workgroupBarrier();\n");
+      break;
+    case POOT_KIR_OP_CHECK:
+      line_start(c);
+      putf(c, "if (!v%u) { atomicOr(&poot_err[0], 1u << %lluu); }\n", in->args[0],
+           (unsigned long long)in->imm);
+      break;
+    case POOT_KIR_OP_IF:
+      line_start(c);
+      putf(c, "if (v%u) {\n", in->args[0]);
+      c->depth++;
+      emit_block(c, &in->body);
+      c->depth--;
+      if (in->else_body.first) {
+        line_start(c);
+        put(c, "} else {\n");
+        c->depth++;
+        emit_block(c, &in->else_body);
+        c->depth--;
+      }
+      line_start(c);
+      put(c, "}\n");
+      break;
+    case POOT_KIR_OP_FOR: {
+      const char *it = reg_scalar((poot_kir_scalar)in->type.scalar);
+      line_start(c);
+      putf(c, "for (var v%u: %s = v%u; v%u < v%u; v%u = v%u + v%u) {\n", in->result, it,
+           in->args[0], in->result, in->args[1], in->result, in->result, in->args[2]);
+      c->depth++;
+      emit_block(c, &in->body);
+      c->depth--;
+      line_start(c);
+      put(c, "}\n");
+      break;
+    }
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "the WGSL renderer does not know this op");
+      break;
   }
 }
 
@@ -1145,11 +1181,16 @@ static void emit_block(wgsl_ctx *c, const poot_kir_block *b) {
 static void mem_type(wgsl_ctx *c, const wgsl_mem *m, poot_kir_scalar e, char *buf, size_t n) {
   (void)c;
   const char *base;
-  if (m->kind == MEM_PACKED) base = "u32";
-  else if (m->kind == MEM_F16) base = "f16";
-  else base = reg_scalar(e);
-  if (m->atomic) snprintf(buf, n, "atomic<%s>", base);
-  else snprintf(buf, n, "%s", base);
+  if (m->kind == MEM_PACKED)
+    base = "u32";
+  else if (m->kind == MEM_F16)
+    base = "f16";
+  else
+    base = reg_scalar(e);
+  if (m->atomic)
+    snprintf(buf, n, "atomic<%s>", base);
+  else
+    snprintf(buf, n, "%s", base);
 }
 
 static void emit_header(wgsl_ctx *c) {
@@ -1189,20 +1230,21 @@ static void emit_header(wgsl_ctx *c) {
     putf(c, "var<workgroup> s%u: array<%s, %u>; // %s: %s\n", i, et, k->shared[i].count,
          k->shared[i].name ? k->shared[i].name : "", poot_kir_scalar_name(k->shared[i].elem));
   }
-  if (c->f16) put(c, wgsl_f16_helpers);
-  if (c->bf16) put(c, wgsl_bf16_helpers);
-  if (c->tanh) put(c, wgsl_tanh_helper);
-  if (c->erf) put(c, wgsl_erf_helper);
-  if (c->fma) put(c, wgsl_fma_helper);
-  if (c->f2i) put(c, wgsl_f2i_helper);
-  if (c->f2u) put(c, wgsl_f2u_helper);
-  if (c->f2i64) put(c, wgsl_f2i64_helper);
+  if (c->f16) put(c, poot__kir_wgsl_f16_helpers);
+  if (c->bf16) put(c, poot__kir_wgsl_bf16_helpers);
+  if (c->tanh) put(c, poot__kir_wgsl_tanh_helper);
+  if (c->erf) put(c, poot__kir_wgsl_erf_helper);
+  if (c->fma) put(c, poot__kir_wgsl_fma_helper);
+  if (c->f2i) put(c, poot__kir_wgsl_f2i_helper);
+  if (c->f2u) put(c, poot__kir_wgsl_f2u_helper);
+  if (c->f2i64) put(c, poot__kir_wgsl_f2i64_helper);
 }
 
 static void emit_entry(wgsl_ctx *c) {
   const poot_kir_kernel *k = c->k;
   putf(c, "@compute @workgroup_size(%u, %u, %u)\n", k->workgroup_size[0] ? k->workgroup_size[0] : 1,
-       k->workgroup_size[1] ? k->workgroup_size[1] : 1, k->workgroup_size[2] ? k->workgroup_size[2] : 1);
+       k->workgroup_size[1] ? k->workgroup_size[1] : 1,
+       k->workgroup_size[2] ? k->workgroup_size[2] : 1);
   putf(c, "fn %s(@builtin(workgroup_id) poot_wg: vec3<u32>,\n", k->name);
   put(c, "    @builtin(num_workgroups) poot_nwg: vec3<u32>,\n");
   put(c, "    @builtin(local_invocation_id) poot_lid: vec3<u32>,\n");
@@ -1247,7 +1289,8 @@ poot_status poot_kir_render_wgsl(const poot_kir_kernel *kernel, const poot_kir_t
   /* i64 is not WebGPU: it is naga's `shader-int64` extension, used only
    * when the target declares 64-bit integers. */
   if (c.i64 && !poot_kir_target_has_arith(target, POOT_KIR_I64))
-    fail(&c, POOT_UNSUPPORTED, NULL, "64-bit integers need naga's shader-int64, which the target lacks");
+    fail(&c, POOT_UNSUPPORTED, NULL,
+         "64-bit integers need naga's shader-int64, which the target lacks");
   size_t start = out->len;
   if (!c.st) emit_header(&c);
   if (!c.st) emit_entry(&c);

@@ -21,7 +21,9 @@
 static pthread_once_t glslang_once = PTHREAD_ONCE_INIT;
 static int glslang_ready;
 
-static void glslang_init_once(void) { glslang_ready = glslang_initialize_process(); }
+static void glslang_init_once(void) {
+  glslang_ready = glslang_initialize_process();
+}
 
 /* Appends glslang's log, followed by the source lines it names, so that a
  * message reads "ERROR: 0:12: ..." then "  12 | <the line>". */
@@ -50,8 +52,8 @@ static void append_log(poot_strbuf *sb, const char *log, const char *src) {
   }
 }
 
-poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len,
-                                   const poot_kir_target *target, poot_vec *out_words) {
+poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len, const poot_kir_target *target,
+                                   poot_vec *out_words) {
   if (!out_words || out_words->elem_size != sizeof(uint32_t))
     return poot_status_make(POOT_INVALID_ARGUMENT, "kir spirv: out_words must hold uint32_t");
   poot_vec_clear(out_words);
@@ -60,14 +62,24 @@ poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len,
   glslang_target_client_version_t client = GLSLANG_TARGET_VULKAN_1_2;
   glslang_target_language_version_t spv = GLSLANG_TARGET_SPV_1_5;
   switch (target->vulkan_version) {
-  case 10: client = GLSLANG_TARGET_VULKAN_1_0; spv = GLSLANG_TARGET_SPV_1_0; break;
-  case 11: client = GLSLANG_TARGET_VULKAN_1_1; spv = GLSLANG_TARGET_SPV_1_3; break;
-  case 0:
-  case 12: break;
-  case 13: client = GLSLANG_TARGET_VULKAN_1_3; spv = GLSLANG_TARGET_SPV_1_6; break;
-  default:
-    return poot_status_make(POOT_UNSUPPORTED, "kir spirv: target %s asks for Vulkan version %u",
-                            target->name ? target->name : "?", target->vulkan_version);
+    case 10:
+      client = GLSLANG_TARGET_VULKAN_1_0;
+      spv = GLSLANG_TARGET_SPV_1_0;
+      break;
+    case 11:
+      client = GLSLANG_TARGET_VULKAN_1_1;
+      spv = GLSLANG_TARGET_SPV_1_3;
+      break;
+    case 0:
+    case 12:
+      break;
+    case 13:
+      client = GLSLANG_TARGET_VULKAN_1_3;
+      spv = GLSLANG_TARGET_SPV_1_6;
+      break;
+    default:
+      return poot_status_make(POOT_UNSUPPORTED, "kir spirv: target %s asks for Vulkan version %u",
+                              target->name ? target->name : "?", target->vulkan_version);
   }
   /* glslang wants NUL-terminated text. */
   char *glsl = poot_strndup(glsl_text, len);
@@ -105,8 +117,7 @@ poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len,
   }
   if (!glslang_shader_preprocess(shader, &input) || !glslang_shader_parse(shader, &input)) {
     append_log(&sb, glslang_shader_get_info_log(shader), glsl);
-    st = poot_status_make(POOT_FORMAT, "kir spirv: glslang rejected the GLSL:\n%s",
-                          sb.data);
+    st = poot_status_make(POOT_FORMAT, "kir spirv: glslang rejected the GLSL:\n%s", sb.data);
     goto done;
   }
   program = glslang_program_create();
@@ -117,8 +128,7 @@ poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len,
   glslang_program_add_shader(program, shader);
   if (!glslang_program_link(program, (int)messages)) {
     append_log(&sb, glslang_program_get_info_log(program), glsl);
-    st = poot_status_make(POOT_FORMAT, "kir spirv: glslang could not link:\n%s",
-                          sb.data);
+    st = poot_status_make(POOT_FORMAT, "kir spirv: glslang could not link:\n%s", sb.data);
     goto done;
   }
   glslang_spv_options_t options = {
@@ -151,8 +161,8 @@ done:
 
 #else /* !POOT_HAVE_GLSLANG */
 
-poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len,
-                                   const poot_kir_target *target, poot_vec *out_words) {
+poot_status poot_kir_glsl_to_spirv(const char *glsl_text, size_t len, const poot_kir_target *target,
+                                   poot_vec *out_words) {
   (void)glsl_text;
   (void)len;
   (void)target;

@@ -75,8 +75,8 @@ static size_t check_target(const char *target_name, bool validate, size_t *out_u
     poot_kir_kernel_destroy(k);
     done++;
   }
-  printf("%s: %zu of %zu corpus kernels rendered, compiled%s; %zu unsupported\n", target_name,
-         done, n, validate ? " and passed spirv-val" : "", unsupported);
+  printf("%s: %zu of %zu corpus kernels rendered, compiled%s; %zu unsupported\n", target_name, done,
+         n, validate ? " and passed spirv-val" : "", unsupported);
   *out_unsupported = unsupported;
   return done;
 }

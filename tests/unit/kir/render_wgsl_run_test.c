@@ -195,9 +195,12 @@ static void test_corpus_runs_on_wgpu(void **state) {
       matched++;
     }
   }
-  printf("wgpu (subgroup size %u, f16 %s, f32 atomics %s, i64 %s): %zu of %zu runs of %zu corpus kernels match the "
-         "reference and the interpreter; %zu kernels unsupported\n",
-         g_sg, g_f16 ? "on" : "off", g_fatomic ? "on" : "off", g_i64 ? "on" : "off", matched, g_job_count, kernels, unsupported);
+  printf(
+      "wgpu (subgroup size %u, f16 %s, f32 atomics %s, i64 %s): %zu of %zu runs of %zu corpus "
+      "kernels match the "
+      "reference and the interpreter; %zu kernels unsupported\n",
+      g_sg, g_f16 ? "on" : "off", g_fatomic ? "on" : "off", g_i64 ? "on" : "off", matched,
+      g_job_count, kernels, unsupported);
   /* Free everything (each kernel once). */
   for (size_t jn = 0; jn < g_job_count; jn++) {
     job *j = &g_jobs[jn];

@@ -18,16 +18,21 @@ static char g_dir[1024];
  * exchange (shader-float32-atomic) and i64 (naga's shader-int64). */
 static void target_at(int which, poot_kir_target *t) {
   switch (which) {
-  case 0: poot_kir_target_init_webgpu(t, 0); break;
-  case 1: poot_kir_target_init_webgpu(t, 32); t->name = "webgpu-sg32"; break;
-  default:
-    poot_kir_target_init_webgpu(t, 32);
-    t->name = "webgpu-wide";
-    t->storage_types = POOT_KIR_ALL_STORAGE_TYPES;
-    t->arith_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_F16) | POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
-    t->atomic_types[POOT_KIR_ATOMIC_ADD] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
-    t->atomic_types[POOT_KIR_ATOMIC_XCHG] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
-    break;
+    case 0:
+      poot_kir_target_init_webgpu(t, 0);
+      break;
+    case 1:
+      poot_kir_target_init_webgpu(t, 32);
+      t->name = "webgpu-sg32";
+      break;
+    default:
+      poot_kir_target_init_webgpu(t, 32);
+      t->name = "webgpu-wide";
+      t->storage_types = POOT_KIR_ALL_STORAGE_TYPES;
+      t->arith_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_F16) | POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
+      t->atomic_types[POOT_KIR_ATOMIC_ADD] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
+      t->atomic_types[POOT_KIR_ATOMIC_XCHG] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
+      break;
   }
 }
 

@@ -8,55 +8,55 @@
 #include <vulkan/vulkan.h>
 
 /* Every entry point the harness uses, resolved at run time. */
-#define VKH_INSTANCE_FNS(X)                                                                        \
-  X(vkDestroyInstance)                                                                             \
-  X(vkEnumeratePhysicalDevices)                                                                    \
-  X(vkGetPhysicalDeviceProperties)                                                                 \
-  X(vkGetPhysicalDeviceProperties2)                                                                \
-  X(vkGetPhysicalDeviceFeatures2)                                                                  \
-  X(vkGetPhysicalDeviceQueueFamilyProperties)                                                      \
-  X(vkGetPhysicalDeviceMemoryProperties)                                                           \
-  X(vkEnumerateDeviceExtensionProperties)                                                          \
-  X(vkCreateDevice)                                                                                \
+#define VKH_INSTANCE_FNS(X)                   \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures2)             \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkCreateDevice)                           \
   X(vkGetDeviceProcAddr)
 
-#define VKH_DEVICE_FNS(X)                                                                          \
-  X(vkDestroyDevice)                                                                               \
-  X(vkGetDeviceQueue)                                                                              \
-  X(vkCreateBuffer)                                                                                \
-  X(vkDestroyBuffer)                                                                               \
-  X(vkGetBufferMemoryRequirements)                                                                 \
-  X(vkAllocateMemory)                                                                              \
-  X(vkFreeMemory)                                                                                  \
-  X(vkBindBufferMemory)                                                                            \
-  X(vkMapMemory)                                                                                   \
-  X(vkUnmapMemory)                                                                                 \
-  X(vkCreateShaderModule)                                                                          \
-  X(vkDestroyShaderModule)                                                                         \
-  X(vkCreateDescriptorSetLayout)                                                                   \
-  X(vkDestroyDescriptorSetLayout)                                                                  \
-  X(vkCreatePipelineLayout)                                                                        \
-  X(vkDestroyPipelineLayout)                                                                       \
-  X(vkCreateComputePipelines)                                                                      \
-  X(vkDestroyPipeline)                                                                             \
-  X(vkCreateDescriptorPool)                                                                        \
-  X(vkDestroyDescriptorPool)                                                                       \
-  X(vkAllocateDescriptorSets)                                                                      \
-  X(vkUpdateDescriptorSets)                                                                        \
-  X(vkCreateCommandPool)                                                                           \
-  X(vkDestroyCommandPool)                                                                          \
-  X(vkAllocateCommandBuffers)                                                                      \
-  X(vkBeginCommandBuffer)                                                                          \
-  X(vkEndCommandBuffer)                                                                            \
-  X(vkCmdBindPipeline)                                                                             \
-  X(vkCmdBindDescriptorSets)                                                                       \
-  X(vkCmdPushConstants)                                                                            \
-  X(vkCmdDispatch)                                                                                 \
-  X(vkCmdPipelineBarrier)                                                                          \
-  X(vkCreateFence)                                                                                 \
-  X(vkDestroyFence)                                                                                \
-  X(vkQueueSubmit)                                                                                 \
-  X(vkWaitForFences)                                                                               \
+#define VKH_DEVICE_FNS(X)          \
+  X(vkDestroyDevice)               \
+  X(vkGetDeviceQueue)              \
+  X(vkCreateBuffer)                \
+  X(vkDestroyBuffer)               \
+  X(vkGetBufferMemoryRequirements) \
+  X(vkAllocateMemory)              \
+  X(vkFreeMemory)                  \
+  X(vkBindBufferMemory)            \
+  X(vkMapMemory)                   \
+  X(vkUnmapMemory)                 \
+  X(vkCreateShaderModule)          \
+  X(vkDestroyShaderModule)         \
+  X(vkCreateDescriptorSetLayout)   \
+  X(vkDestroyDescriptorSetLayout)  \
+  X(vkCreatePipelineLayout)        \
+  X(vkDestroyPipelineLayout)       \
+  X(vkCreateComputePipelines)      \
+  X(vkDestroyPipeline)             \
+  X(vkCreateDescriptorPool)        \
+  X(vkDestroyDescriptorPool)       \
+  X(vkAllocateDescriptorSets)      \
+  X(vkUpdateDescriptorSets)        \
+  X(vkCreateCommandPool)           \
+  X(vkDestroyCommandPool)          \
+  X(vkAllocateCommandBuffers)      \
+  X(vkBeginCommandBuffer)          \
+  X(vkEndCommandBuffer)            \
+  X(vkCmdBindPipeline)             \
+  X(vkCmdBindDescriptorSets)       \
+  X(vkCmdPushConstants)            \
+  X(vkCmdDispatch)                 \
+  X(vkCmdPipelineBarrier)          \
+  X(vkCreateFence)                 \
+  X(vkDestroyFence)                \
+  X(vkQueueSubmit)                 \
+  X(vkWaitForFences)               \
   X(vkDeviceWaitIdle)
 
 #define VKH_DECLARE(name) PFN_##name name;
@@ -108,9 +108,10 @@ static poot_status create_instance(vkh *h) {
                               .pApplicationInfo = &app};
   VkResult r = h->vkCreateInstance(&ici, NULL, &h->instance);
   if (r != VK_SUCCESS)
-    return poot_status_make(POOT_NO_DEVICE, "vulkan: vkCreateInstance failed (VkResult %d)", (int)r);
-#define VKH_LOAD_I(name)                                                                           \
-  h->name = (PFN_##name)h->vkGetInstanceProcAddr(h->instance, #name);                             \
+    return poot_status_make(POOT_NO_DEVICE, "vulkan: vkCreateInstance failed (VkResult %d)",
+                            (int)r);
+#define VKH_LOAD_I(name)                                              \
+  h->name = (PFN_##name)h->vkGetInstanceProcAddr(h->instance, #name); \
   if (!h->name) return poot_status_make(POOT_NO_DEVICE, "vulkan: instance lacks %s", #name);
   VKH_INSTANCE_FNS(VKH_LOAD_I)
 #undef VKH_LOAD_I
@@ -156,7 +157,8 @@ static poot_status create_device(vkh *h) {
   snprintf(in->device_name, sizeof in->device_name, "%s", p2.properties.deviceName);
   in->api_version = p2.properties.apiVersion;
   in->subgroup_size = sg.subgroupSize;
-  in->subgroup_ops = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sg.supportedOperations : 0;
+  in->subgroup_ops =
+      (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sg.supportedOperations : 0;
   in->max_workgroup_size = p2.properties.limits.maxComputeWorkGroupInvocations;
   in->max_shared_bytes = p2.properties.limits.maxComputeSharedMemorySize;
   in->max_push_bytes = p2.properties.limits.maxPushConstantsSize;
@@ -238,8 +240,8 @@ static poot_status create_device(vkh *h) {
                             .ppEnabledExtensionNames = ext_names};
   r = h->vkCreateDevice(h->phys, &dci, NULL, &h->device);
   if (r != VK_SUCCESS) return vk_fail("vkCreateDevice", r);
-#define VKH_LOAD_D(name)                                                                           \
-  h->name = (PFN_##name)h->vkGetDeviceProcAddr(h->device, #name);                                 \
+#define VKH_LOAD_D(name)                                          \
+  h->name = (PFN_##name)h->vkGetDeviceProcAddr(h->device, #name); \
   if (!h->name) return poot_status_make(POOT_DEVICE_LOST, "vulkan: device lacks %s", #name);
   VKH_DEVICE_FNS(VKH_LOAD_D)
 #undef VKH_LOAD_D
@@ -280,7 +282,9 @@ void vkh_destroy(vkh *h) {
   poot_free(h);
 }
 
-const vkh_info *vkh_get_info(const vkh *h) { return &h->info; }
+const vkh_info *vkh_get_info(const vkh *h) {
+  return &h->info;
+}
 
 /* The resources of one dispatch, destroyed together. */
 typedef struct vkh_run {
@@ -351,9 +355,8 @@ static poot_status create_buffer(vkh *h, vkh_run *run, uint32_t i, const vkh_buf
 
 static poot_status create_pipeline(vkh *h, vkh_run *run, const uint32_t *spirv, size_t words,
                                    uint32_t push_size) {
-  VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                   .codeSize = words * 4,
-                                   .pCode = spirv};
+  VkShaderModuleCreateInfo smci = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = words * 4, .pCode = spirv};
   VkResult r = h->vkCreateShaderModule(h->device, &smci, NULL, &run->module);
   if (r != VK_SUCCESS) return vk_fail("vkCreateShaderModule", r);
   VkDescriptorSetLayoutBinding binds[64];
@@ -363,15 +366,14 @@ static poot_status create_pipeline(vkh *h, vkh_run *run, const uint32_t *spirv, 
                                               .descriptorCount = 1,
                                               .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
   }
-  VkDescriptorSetLayoutCreateInfo dlci = {.sType =
-                                              VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = run->count,
-                                          .pBindings = binds};
+  VkDescriptorSetLayoutCreateInfo dlci = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .bindingCount = run->count,
+      .pBindings = binds};
   r = h->vkCreateDescriptorSetLayout(h->device, &dlci, NULL, &run->dsl);
   if (r != VK_SUCCESS) return vk_fail("vkCreateDescriptorSetLayout", r);
-  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-                             .offset = 0,
-                             .size = (push_size + 3) & ~3u};
+  VkPushConstantRange pcr = {
+      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = (push_size + 3) & ~3u};
   VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .setLayoutCount = 1,
                                      .pSetLayouts = &run->dsl,
@@ -457,9 +459,8 @@ static poot_status record_and_submit(vkh *h, vkh_run *run, const void *push, uin
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   r = h->vkCreateFence(h->device, &fci, NULL, &run->fence);
   if (r != VK_SUCCESS) return vk_fail("vkCreateFence", r);
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                     .commandBufferCount = 1,
-                     .pCommandBuffers = &cb};
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
   r = h->vkQueueSubmit(h->queue, 1, &si, run->fence);
   if (r != VK_SUCCESS) return vk_fail("vkQueueSubmit", r);
   r = h->vkWaitForFences(h->device, 1, &run->fence, VK_TRUE, timeout_ns);

@@ -27,17 +27,17 @@ typedef struct vkh_info {
   char device_name[256];
   uint32_t api_version;
   uint32_t subgroup_size;
-  uint32_t subgroup_ops;        /* VkSubgroupFeatureFlags in compute */
-  uint32_t max_workgroup_size;  /* maxComputeWorkGroupInvocations */
-  uint32_t max_shared_bytes;    /* maxComputeSharedMemorySize */
-  uint32_t max_push_bytes;      /* maxPushConstantsSize */
+  uint32_t subgroup_ops;       /* VkSubgroupFeatureFlags in compute */
+  uint32_t max_workgroup_size; /* maxComputeWorkGroupInvocations */
+  uint32_t max_shared_bytes;   /* maxComputeSharedMemorySize */
+  uint32_t max_push_bytes;     /* maxPushConstantsSize */
   bool shader_int8;
   bool shader_int16;
   bool shader_int64;
   bool shader_float16;
-  bool storage_8bit;            /* storageBuffer8BitAccess */
-  bool storage_16bit;           /* storageBuffer16BitAccess */
-  bool atomic_float_add;        /* shaderBufferFloat32AtomicAdd + shared */
+  bool storage_8bit;     /* storageBuffer8BitAccess */
+  bool storage_16bit;    /* storageBuffer16BitAccess */
+  bool atomic_float_add; /* shaderBufferFloat32AtomicAdd + shared */
   bool robust_buffer_access;
 } vkh_info;
 
@@ -62,8 +62,8 @@ const vkh_info *vkh_get_info(const vkh *h);
  * wait ran out (resources are then leaked on purpose), DEVICE_LOST when
  * Vulkan failed. */
 POOT_MUST_USE poot_status vkh_dispatch(vkh *h, const uint32_t *spirv, size_t word_count,
-                                       vkh_buffer *buffers, uint32_t buffer_count,
-                                       const void *push, uint32_t push_size,
-                                       const uint32_t groups[3], uint64_t timeout_ns);
+                                       vkh_buffer *buffers, uint32_t buffer_count, const void *push,
+                                       uint32_t push_size, const uint32_t groups[3],
+                                       uint64_t timeout_ns);
 
 #endif

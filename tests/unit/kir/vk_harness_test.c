@@ -174,9 +174,10 @@ static void test_corpus_runs_on_device(void **state) {
     }
     poot_kir_kernel_destroy(k);
   }
-  printf("%s (subgroup size %u): %zu of %zu runs of %zu corpus kernels match the reference and "
-         "the interpreter; %zu kernels unsupported\n",
-         vkh_get_info(g_vk)->device_name, t.subgroup_size, matched, runs, kernels, unsupported);
+  printf(
+      "%s (subgroup size %u): %zu of %zu runs of %zu corpus kernels match the reference and "
+      "the interpreter; %zu kernels unsupported\n",
+      vkh_get_info(g_vk)->device_name, t.subgroup_size, matched, runs, kernels, unsupported);
   assert_true(kernels > 0);
   assert_int_equal(failures, 0);
 }
@@ -190,8 +191,8 @@ static void test_check_sets_error_bit(void **state) {
   poot_kir_kernel_desc d = {.name = "check_bit", .workgroup_size = {32, 1, 1}};
   poot_kir_builder *b = NULL;
   POOT_ASSERT_OK(poot_kir_builder_create(&d, &b));
-  poot_kir_binding out = {.name = "out", .binding = 0, .elem = POOT_KIR_U32,
-                          .access = POOT_KIR_ACCESS_WRITE};
+  poot_kir_binding out = {
+      .name = "out", .binding = 0, .elem = POOT_KIR_U32, .access = POOT_KIR_ACCESS_WRITE};
   uint32_t ref;
   POOT_ASSERT_OK(poot_kir_add_binding(b, &out, &ref));
   poot_kir_value gid, lim, ok, one, val;
@@ -234,10 +235,11 @@ int main(void) {
     return 1;
   }
   const vkh_info *in = vkh_get_info(g_vk);
-  printf("device: %s, subgroup size %u, robustBufferAccess %s, 8/16-bit storage %d/%d, "
-         "float atomic add %d\n",
-         in->device_name, in->subgroup_size, in->robust_buffer_access ? "on" : "absent",
-         in->storage_8bit, in->storage_16bit, in->atomic_float_add);
+  printf(
+      "device: %s, subgroup size %u, robustBufferAccess %s, 8/16-bit storage %d/%d, "
+      "float atomic add %d\n",
+      in->device_name, in->subgroup_size, in->robust_buffer_access ? "on" : "absent",
+      in->storage_8bit, in->storage_16bit, in->atomic_float_add);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_check_sets_error_bit),
       cmocka_unit_test(test_corpus_runs_on_device),
