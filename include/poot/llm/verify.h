@@ -1,0 +1,107 @@
+/* poot/llm/verify.h — the oracle runner behind `poot verify greedy`
+ * (DESIGN §9 tier 3; docs/verification.md).
+ *
+ * A greedy generation traced as the driver will trace it — one prefill graph
+ * (B = 1, T = prompt length) and one decode graph (B = 1, T = 1), both over
+ * one KV capacity — and evaluated step by step. The evaluator is passed in
+ * (poot_verify_evaluator): the llm layer does not link the oracle itself, so
+ * callers hand it poot_eval (poot_verify_oracle() below, a header inline that
+ * the caller's binary links). States carry across steps as the graphs say.
+ *
+ * Not thread safe: one run at a time per model handle. */
+#ifndef POOT_LLM_VERIFY_H
+#define POOT_LLM_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+#include "poot/eval.h"
+#include "poot/llm/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a graph is evaluated: poot_eval's signature and its destroy. */
+typedef struct poot_verify_evaluator {
+  poot_status (*eval)(const poot_graph *graph, const poot_eval_inputs *inputs,
+                      const poot_eval_options *options, poot_evaluation **out_evaluation);
+  void (*destroy)(poot_evaluation *evaluation);
+} poot_verify_evaluator;
+
+/* The CPU oracle (links poot_eval into the caller). */
+static inline poot_verify_evaluator poot_verify_oracle(void) {
+  poot_verify_evaluator e = {poot_eval, poot_evaluation_destroy};
+  return e;
+}
+
+typedef struct poot_verify_greedy_options {
+  int64_t max_new_tokens; /* N ≥ 0: generated tokens at most */
+  int64_t cap;            /* KV capacity; 0: prompt + N (rounded up to a block) */
+  bool paged;             /* KV in a block pool (block_size rows a block) */
+  int64_t block_size;     /* paged: 0 → 16 */
+  bool ignore_stop;       /* do not stop at the model's stop ids */
+  size_t keep_logits;     /* keep the logits of the first K generated steps */
+} poot_verify_greedy_options;
+
+static inline poot_verify_greedy_options poot_verify_greedy_options_default(void) {
+  poot_verify_greedy_options o = {.max_new_tokens = 16};
+  return o;
+}
+
+typedef struct poot_verify_greedy_result {
+  poot_token *ids;   /* generated ids (a final stop id included); poot_malloc'ed */
+  size_t n_ids;
+  bool stopped;      /* the last id is a stop id */
+  float *margins;    /* per generated id: top-1 minus top-2 logit */
+  float *logits;     /* [n_logits, vocab] of the first generated steps */
+  size_t n_logits;
+  int64_t vocab;
+  double seconds;    /* wall time of the evaluations */
+} poot_verify_greedy_result;
+
+/* Frees the arrays and zeroes the struct (NULL-safe). */
+void poot_verify_greedy_result_deinit(poot_verify_greedy_result *result);
+
+/* Runs prefill on `prompt` (n_prompt ≥ 1 ids) then greedy decode steps
+ * (argmax, the first index on ties). `model` must have been opened with its
+ * weights (the tokenizer is not needed). INVALID_ARGUMENT for an empty prompt
+ * or a capacity below prompt + N; KERNEL_FAULT from a failed graph check;
+ * errors of tracing and of the evaluator. On failure *out_result is zeroed. */
+POOT_MUST_USE poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *ev,
+                                             const poot_token *prompt, size_t n_prompt,
+                                             const poot_verify_greedy_options *options,
+                                             poot_verify_greedy_result *out_result);
+
+/* The prompt ids of `text` (the tokenizer's specials added: BOS when the
+ * model's tokenizer adds one). *out_ids is poot_malloc'ed. */
+POOT_MUST_USE poot_status poot_verify_encode_text(const poot_model *model, const char *text,
+                                                  size_t len, poot_token **out_ids,
+                                                  size_t *out_count);
+
+/* The prompt of a conversation: `messages_json` is a JSON array of
+ * {"role", "content"} objects (or an object with a "messages" array), rendered
+ * through the model's chat template with add_generation_prompt and the BOS/EOS
+ * texts, then tokenized as transformers' apply_chat_template does (special
+ * tokens parsed, none added). *out_text (may be NULL) receives the rendered
+ * prompt (poot_free). UNSUPPORTED when the model has no chat template; FORMAT
+ * for malformed JSON; errors of the template. */
+POOT_MUST_USE poot_status poot_verify_encode_chat(const poot_model *model,
+                                                  const char *messages_json, size_t len,
+                                                  poot_token **out_ids, size_t *out_count,
+                                                  char **out_text);
+
+/* The text of generated ids, as `poot verify greedy` prints it: a final stop
+ * id dropped, special tokens not rendered, the prefix space after BOS
+ * stripped. Appends to `out`. */
+POOT_MUST_USE poot_status poot_verify_decode(const poot_model *model, const poot_token *prompt,
+                                             size_t n_prompt, const poot_token *ids, size_t n_ids,
+                                             bool stopped, poot_strbuf *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_LLM_VERIFY_H */

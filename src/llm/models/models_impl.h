@@ -1,0 +1,85 @@
+/* models_impl.h — private to src/llm/models and src/llm/registry: the family
+ * descriptors and the shared tracing helpers. */
+#ifndef POOT_LLM_MODELS_IMPL_H
+#define POOT_LLM_MODELS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/llm/model.h"
+
+/* One family: how it is detected, configured and named. */
+typedef struct poot__family {
+  poot_model_family family;
+  const char *const *gguf_archs;     /* NULL-terminated */
+  const char *const *hf_archs;       /* NULL-terminated ("LlamaForCausalLM") */
+  const char *const *hf_model_types; /* NULL-terminated ("llama") */
+  /* Family defaults on top of poot_model_config_init's zeroes. */
+  void (*defaults)(poot_model_config *c);
+  /* Family fields from a HF config (`text` is the object holding the text
+   * model's fields: the root or Gemma 3's text_config). Common fields are
+   * already set. */
+  poot_status (*from_hf)(const poot_hf_config *hf, const poot_json *text, poot_model_config *c);
+  /* Family fields from GGUF metadata (`arch` is general.architecture). */
+  poot_status (*from_gguf)(const poot_gguf *gguf, const char *arch, const poot_store *store,
+                           poot_model_config *c);
+  /* The tensor name of a role in a naming; false when the family has none. */
+  bool (*weight_name)(const poot_model_config *c, poot_weight_naming naming,
+                      const poot_weight_ref *ref, char *buf, size_t n);
+} poot__family;
+
+extern const poot__family poot__family_llama;
+extern const poot__family poot__family_mistral;
+extern const poot__family poot__family_qwen2;
+extern const poot__family poot__family_qwen3;
+extern const poot__family poot__family_gemma;
+extern const poot__family poot__family_gemma2;
+extern const poot__family poot__family_gemma3;
+extern const poot__family poot__family_phi3;
+
+const poot__family *poot__family_of(poot_model_family family);
+
+/* The standard llama-style names (GGUF, HF, Meta/llama2.c), shared by the
+ * families; false when the naming has no name for the role. */
+bool poot__weight_name_standard(poot_weight_naming naming, const poot_weight_ref *ref, char *buf,
+                                size_t n);
+
+/* JSON helpers for config.json fields the common reader does not parse. */
+const poot_json *poot__json_member(const poot_json *obj, const char *key);
+bool poot__json_number(const poot_json *obj, const char *key, double *out);
+bool poot__json_bool(const poot_json *obj, const char *key, bool *out);
+
+/* Marks sliding layers from a HF `layer_types` list ("sliding_attention");
+ * false when the config has none (of n_layers entries). */
+bool poot__hf_layer_types(const poot_json *text, poot_model_config *c);
+
+/* GGUF helpers: `<arch>.<key>` lookups; false (no error) when absent. */
+bool poot__gguf_arch_f64(const poot_gguf *g, const char *arch, const char *key, double *out);
+bool poot__gguf_arch_i64(const poot_gguf *g, const char *arch, const char *key, int64_t *out);
+
+/* HF rope_scaling object → config fields. UNSUPPORTED for an unknown type. */
+POOT_MUST_USE poot_status poot__rope_scaling_from_hf(const poot_json *rope_scaling,
+                                                     const poot_json *text,
+                                                     poot_model_config *c);
+
+/* The rotary embedding of one layer: x [N, H, D] float, pos i32[N]. Uses
+ * poot.rope with the plain inverse frequencies, or a poot.rope composite of
+ * its own (attrs name the scaling) whose body holds the scaled inverse
+ * frequencies as constants. */
+POOT_MUST_USE poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c,
+                                           bool local_layer, poot_value x, poot_value pos,
+                                           poot_value *out);
+/* Inverse frequencies (dims/2 of them) as Hugging Face computes them in f32,
+ * for the scaling's "short" (or only) table when `long_table` is false. */
+void poot__rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
+                         float *out);
+
+/* Attention with logit soft-capping: a "poot.attention" composite with
+ * {scale, softcap} attrs; scores = tanh(q·k * scale / softcap) * softcap. */
+POOT_MUST_USE poot_status poot__trace_attention_softcap(poot_graph *g, poot_value q,
+                                                        poot_value k, poot_value v,
+                                                        poot_value mask, double scale,
+                                                        double softcap, poot_value *out);
+
+#endif
