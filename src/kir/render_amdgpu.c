@@ -44,6 +44,12 @@ typedef struct amd_ctx {
   bool use_tanh, use_erf, use_pow, use_sincos;
   poot_vec faults; /* fault_edge */
   const char *lane_id; /* the wave lane (mbcnt), computed at entry */
+  /* Private arrays in SSA form: the current LLVM value of every element
+   * (pv[privbase[i] + e]), and the basic block the emitter is in. */
+  const char **pv;
+  uint32_t *privbase;
+  uint32_t priv_total;
+  const char *cur_label;
   poot_status err;
   poot_arena names;
   char scratch[NAME_LEN];
@@ -790,26 +796,51 @@ static void emit_move_lanes(amd_ctx *c, const poot_kir_inst *in) {
   set_lanes(c, in->result, res);
 }
 
-static const char *priv_ptr(amd_ctx *c, uint32_t ref, uint64_t elem) {
-  const poot_kir_private *p = &c->k->privates[ref];
-  const char *q = tmp(c);
-  EMIT("  %s = getelementptr inbounds [%" PRIu32 " x %s], ptr addrspace(5) %%priv%" PRIu32
-       ", i32 0, i32 %" PRIu64 "\n",
-       q, p->count, vty(c, p->type), ref, elem);
-  return q;
+/* Private arrays are kept in SSA form by the renderer itself (KIR's control
+ * flow is structured, so this is simple): a load reads the element's current
+ * value, a store replaces it, `if` joins merge with phis, and every loop
+ * header carries a phi per element. No allocas: the IR needs no SROA or
+ * mem2reg to keep private state in registers (llc runs neither). */
+static void emit_priv(amd_ctx *c, const poot_kir_inst *in, bool store) {
+  uint32_t slot = c->privbase[in->ref] + (uint32_t)in->imm;
+  if (store)
+    c->pv[slot] = c->vname[in->args[0]];
+  else
+    c->vname[in->result] = c->pv[slot];
 }
 
-static void emit_priv(amd_ctx *c, const poot_kir_inst *in, bool store) {
-  const poot_kir_private *p = &c->k->privates[in->ref];
-  const char *q = priv_ptr(c, in->ref, in->imm);
-  const char *ty = vty(c, p->type);
-  if (store) {
-    EMIT("  store %s %s, ptr addrspace(5) %s\n", ty, c->vname[in->args[0]], q);
-  } else {
-    const char *r = tmp(c);
-    EMIT("  %s = load %s, ptr addrspace(5) %s\n", r, ty, q);
-    c->vname[in->result] = r;
+static const char *priv_type(amd_ctx *c, uint32_t slot) {
+  uint32_t i = 0;
+  while (i + 1 < c->k->private_count && c->privbase[i + 1] <= slot) i++;
+  return vty(c, c->k->privates[i].type);
+}
+
+static const char *zero_of(poot_kir_type t) {
+  if (lanes_of(t) > 1) return "zeroinitializer";
+  switch ((poot_kir_scalar)t.scalar) {
+    case POOT_KIR_BOOL: return "false";
+    case POOT_KIR_F32: return "0.0";
+    case POOT_KIR_F16: return "0xH0000";
+    case POOT_KIR_BF16: return "0xR0000";
+    default: return "0";
   }
+}
+
+/* A copy of the current private values (arena-allocated). */
+static const char **priv_save(amd_ctx *c) {
+  if (!c->priv_total) return NULL;
+  const char **s = poot_arena_alloc(&c->names, c->priv_total * sizeof *s, _Alignof(const char *));
+  if (!s) {
+    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+    return NULL;
+  }
+  memcpy(s, c->pv, c->priv_total * sizeof *s);
+  return s;
+}
+
+static void set_label(amd_ctx *c, const char *label) {
+  EMIT("%s:\n", label);
+  c->cur_label = label;
 }
 
 /* ds_bpermute reads `value` from the lane whose index*4 is `addr`. */
@@ -986,23 +1017,42 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
       else poot_status_free(st);
       EMIT("  br i1 %s, label %%ck%" PRIu32 ".ok, label %%ck%" PRIu32 ".fail, !prof !2\n",
            c->vname[in->args[0]], n, n);
-      EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\nck%" PRIu32 ".ok:\n", n, n);
+      EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\n", n);
+      set_label(c, fmt(c, "ck%" PRIu32 ".ok", n));
       break;
     }
     case POOT_KIR_OP_IF: {
       uint32_t n = c->label++;
       bool has_else = in->else_body.first != NULL;
+      const char *from = c->cur_label;
+      const char **before = priv_save(c);
       EMIT("  br i1 %s, label %%if%" PRIu32 ".then, label %%if%" PRIu32 ".%s\n",
            c->vname[in->args[0]], n, n, has_else ? "else" : "end");
-      EMIT("if%" PRIu32 ".then:\n", n);
+      set_label(c, fmt(c, "if%" PRIu32 ".then", n));
       emit_block(c, &in->body);
       EMIT("  br label %%if%" PRIu32 ".end\n", n);
+      const char *then_end = c->cur_label;
+      const char **after_then = priv_save(c);
+      const char *else_end = from;
       if (has_else) {
-        EMIT("if%" PRIu32 ".else:\n", n);
+        if (before) memcpy(c->pv, before, c->priv_total * sizeof *c->pv);
+        set_label(c, fmt(c, "if%" PRIu32 ".else", n));
         emit_block(c, &in->else_body);
         EMIT("  br label %%if%" PRIu32 ".end\n", n);
+        else_end = c->cur_label;
       }
-      EMIT("if%" PRIu32 ".end:\n", n);
+      const char **after_else = has_else ? priv_save(c) : before;
+      set_label(c, fmt(c, "if%" PRIu32 ".end", n));
+      for (uint32_t e = 0; e < c->priv_total && after_then && after_else; e++) {
+        if (after_then[e] == after_else[e]) {
+          c->pv[e] = after_then[e];
+          continue;
+        }
+        const char *r = fmt(c, "%%if%" PRIu32 ".p%" PRIu32, n, e);
+        EMIT("  %s = phi %s [ %s, %%%s ], [ %s, %%%s ]\n", r, priv_type(c, e), after_then[e],
+             then_end, after_else[e], else_end);
+        c->pv[e] = r;
+      }
       break;
     }
     case POOT_KIR_OP_FOR: {
@@ -1011,22 +1061,47 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
       const char *i = fmt(c, "%%for%" PRIu32 ".i", n);
       const char *pre = fmt(c, "for%" PRIu32 ".pre", n);
       c->vname[in->result] = i;
-      EMIT("  br label %%%s\n%s:\n  br label %%for%" PRIu32 ".head\n", pre, pre, n);
+      EMIT("  br label %%%s\n", pre);
+      set_label(c, pre);
+      EMIT("  br label %%for%" PRIu32 ".head\n", n);
+      /* The header's phis need the values at the end of the body, so the
+       * body is emitted first, into a buffer of its own, with every private
+       * element named by its header phi. */
+      const char **entry_vals = priv_save(c);
+      for (uint32_t e = 0; e < c->priv_total; e++)
+        c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+      poot_strbuf body;
+      poot_strbuf_init(&body);
+      poot_strbuf *outer = c->o;
+      c->o = &body;
+      set_label(c, fmt(c, "for%" PRIu32 ".body", n));
+      emit_block(c, &in->body);
+      EMIT("  br label %%for%" PRIu32 ".latch\n", n);
+      set_label(c, fmt(c, "for%" PRIu32 ".latch", n));
+      EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->vname[in->args[2]]);
+      EMIT("  br label %%for%" PRIu32 ".head\n", n);
+      const char **latch_vals = priv_save(c);
+      c->o = outer;
       EMIT("for%" PRIu32 ".head:\n", n);
       EMIT("  %s = phi i32 [ %s, %%%s ], [ %%for%" PRIu32 ".next, %%for%" PRIu32 ".latch ]\n", i,
            c->vname[in->args[0]], pre, n, n);
+      for (uint32_t e = 0; e < c->priv_total && entry_vals && latch_vals; e++)
+        EMIT("  %%for%" PRIu32 ".p%" PRIu32 " = phi %s [ %s, %%%s ], [ %s, %%for%" PRIu32
+             ".latch ]\n",
+             n, e, priv_type(c, e), entry_vals[e], pre, latch_vals[e], n);
       EMIT("  %%for%" PRIu32 ".c = icmp %s i32 %s, %s\n", n, sg ? "slt" : "ult", i,
            c->vname[in->args[1]]);
       EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32
            ".end\n",
            n, n, n);
-      EMIT("for%" PRIu32 ".body:\n", n);
-      emit_block(c, &in->body);
-      EMIT("  br label %%for%" PRIu32 ".latch\n", n);
-      EMIT("for%" PRIu32 ".latch:\n", n);
-      EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->vname[in->args[2]]);
-      EMIT("  br label %%for%" PRIu32 ".head\n", n);
-      EMIT("for%" PRIu32 ".end:\n", n);
+      poot_strbuf_append(c->o, body.data, body.len);
+      if (body.failed && !c->err)
+        c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+      poot_strbuf_deinit(&body);
+      /* After the loop (exited from the header) the elements are the phis. */
+      for (uint32_t e = 0; e < c->priv_total; e++)
+        c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+      set_label(c, fmt(c, "for%" PRIu32 ".end", n));
       break;
     }
     default: fail(c, POOT_UNSUPPORTED, in, "operation not known to the AMDGPU renderer");
@@ -1136,15 +1211,21 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
     st = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
     goto done;
   }
-  c->o = &body;
-  EMIT("entry:\n");
-  for (uint32_t i = 0; i < kernel->private_count; i++) {
-    const poot_kir_private *p = &kernel->privates[i];
-    EMIT("  %%priv%" PRIu32 " = alloca [%" PRIu32 " x %s], align 16, addrspace(5)\n", i,
-         p->count, vty(c, p->type));
-    EMIT("  store [%" PRIu32 " x %s] zeroinitializer, ptr addrspace(5) %%priv%" PRIu32 "\n",
-         p->count, vty(c, p->type), i);
+  c->privbase = poot_calloc((size_t)kernel->private_count + 1, sizeof *c->privbase);
+  for (uint32_t i = 0; c->privbase && i < kernel->private_count; i++) {
+    c->privbase[i] = c->priv_total;
+    c->priv_total += kernel->privates[i].count;
   }
+  c->pv = poot_calloc((size_t)c->priv_total + 1, sizeof *c->pv);
+  if (!c->privbase || !c->pv) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+    goto done;
+  }
+  for (uint32_t i = 0; i < kernel->private_count; i++)
+    for (uint32_t e = 0; e < kernel->privates[i].count; e++)
+      c->pv[c->privbase[i] + e] = zero_of(kernel->privates[i].type); /* zero at entry */
+  c->o = &body;
+  set_label(c, "entry");
   if (sgops) {
     declare(c, "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)");
     const char *lo = tmp(c);
@@ -1231,6 +1312,8 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
 done:
   poot_status_free(c->err);
   poot_free(c->vname);
+  poot_free(c->pv);
+  poot_free(c->privbase);
   poot_vec_deinit(&c->faults);
   poot_strbuf_deinit(&body);
   poot_strbuf_deinit(&helpers);

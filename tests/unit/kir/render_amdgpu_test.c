@@ -7,7 +7,8 @@
  *                          `llc-19 -mcpu=<gfx> -filetype=obj` and links with
  *                          `ld.lld-19 -shared` into a code object (an AMDGPU
  *                          ELF); the GEMV's machine code has 16-byte loads,
- *                          the reductions ds_bpermute, the checks s_trap;
+ *                          the reductions ds_bpermute, the checks s_trap,
+ *                          private arrays no scratch memory;
  *                          SKIP without the LLVM 19 tools on PATH */
 #include <stdlib.h>
 
@@ -340,6 +341,9 @@ static int main_llc(void) {
     failed += (size_t)asm_has(llc, dir, "reduce_sg_f32", g, "ds_bpermute_b32");
     failed += (size_t)asm_has(llc, dir, "scatter_checked", g, "s_trap 2");
     failed += (size_t)asm_has(llc, dir, "reduce_wg_f32", g, "s_barrier");
+    /* Private arrays stay in registers: no scratch memory. */
+    failed += (size_t)asm_has(llc, dir, "gemv_tiled_f32", g, ".private_segment_fixed_size: 0");
+    failed += (size_t)asm_has(llc, dir, "ops_control", g, ".private_segment_fixed_size: 0");
   }
   failed += (size_t)asm_has(llc, dir, "reduce_sg_f32", "gfx1100", ".wavefront_size: 32");
   failed += (size_t)asm_has(llc, dir, "reduce_sg_f32", "gfx942", ".wavefront_size: 64");
