@@ -1291,6 +1291,15 @@ poot_status poot_kir_render_wgsl(const poot_kir_kernel *kernel, const poot_kir_t
   if (c.i64 && !poot_kir_target_has_arith(target, POOT_KIR_I64))
     fail(&c, POOT_UNSUPPORTED, NULL,
          "64-bit integers need naga's shader-int64, which the target lacks");
+  /* Shared arrays of 8/16-bit elements are held in 32-bit words here, so
+   * the shader needs more shared memory than KIR counts. */
+  uint64_t shared_bytes = 0;
+  for (uint32_t i = 0; i < kernel->shared_count; i++)
+    shared_bytes +=
+        (uint64_t)kernel->shared[i].count * (kernel->shared[i].elem == POOT_KIR_I64 ? 8 : 4);
+  if (!c.st && target->shared_memory_bytes && shared_bytes > target->shared_memory_bytes)
+    fail(&c, POOT_UNSUPPORTED, NULL,
+         "shared arrays take more than the target's shared memory once widened to 32-bit words");
   size_t start = out->len;
   if (!c.st) emit_header(&c);
   if (!c.st) emit_entry(&c);
