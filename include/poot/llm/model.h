@@ -209,6 +209,13 @@ POOT_MUST_USE poot_status poot_model_trace(const poot_model_config *config,
                                            const poot_model_trace_options *options,
                                            poot_graph **out_graph);
 
+/* The rotary inverse frequencies of a layer (rope_dims / 2 of them), as
+ * Hugging Face computes them in f32 with the config's scaling; LONGROPE's
+ * long table when `long_table`, else its short (or only) table. Gemma 3's
+ * local layers (`local_layer`) use rope_theta_local and no scaling. */
+void poot_model_rope_inv_freq(const poot_model_config *config, bool local_layer, bool long_table,
+                              float *out);
+
 /* The K/V state names of layer `layer` ("blk.3.k", "blk.3.v") into buf. */
 void poot_model_kv_state_name(int64_t layer, bool value, char *buf, size_t buf_size);
 

@@ -70,10 +70,6 @@ POOT_MUST_USE poot_status poot__rope_scaling_from_hf(const poot_json *rope_scali
 POOT_MUST_USE poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c,
                                            bool local_layer, poot_value x, poot_value pos,
                                            poot_value *out);
-/* Inverse frequencies (dims/2 of them) as Hugging Face computes them in f32,
- * for the scaling's "short" (or only) table when `long_table` is false. */
-void poot__rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
-                         float *out);
 
 /* Attention with logit soft-capping: a "poot.attention" composite with
  * {scale, softcap} attrs; scores = tanh(q·k * scale / softcap) * softcap. */

@@ -16,7 +16,7 @@ static void inv_freq_default(double theta, int64_t dims, float *out) {
   }
 }
 
-void poot__rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
+void poot_model_rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
                          float *out) {
   int64_t dims = c->rope_dims, half = dims / 2;
   double theta = local_layer && c->rope_theta_local > 0 ? c->rope_theta_local : c->rope_theta;
@@ -113,7 +113,7 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
   int64_t N = t->shape.dims[0], H = t->shape.dims[1], D = t->shape.dims[2];
   int64_t dims = c->rope_dims, half = dims / 2;
   float tab[POOT_MODEL_MAX_ROPE_PAIRS], tab_long[POOT_MODEL_MAX_ROPE_PAIRS];
-  poot__rope_inv_freq(c, local_layer, false, tab);
+  poot_model_rope_inv_freq(c, local_layer, false, tab);
   poot_shape nh = poot_shape_of(2, N, half), nhh = poot_shape_of(3, N, H, half);
   int64_t d0 = 0, d1 = 1;
   poot_value inv, invb, pf, pb, ang, cs, sn;
@@ -124,7 +124,7 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
   if (longrope) {
     /* transformers picks the long factors once the sequence (position + 1)
      * passes the original context; here per token, from the Pos slot. */
-    poot__rope_inv_freq(c, local_layer, true, tab_long);
+    poot_model_rope_inv_freq(c, local_layer, true, tab_long);
     poot_value il, ilb, one, p1, orig, cond, condb;
     POOT_TRY(const_vec(g, tab_long, half, &il));
     POOT_TRY(poot_graph_broadcast(g, il, &nh, &d1, &ilb));
