@@ -20,18 +20,29 @@ static const char *const usage =
     "  --name NAME        general.name (default: derived from IN)\n";
 
 typedef struct progress_state {
-  bool enabled;
+  bool tty;     /* stderr is a terminal: one line, rewritten */
+  bool verbose; /* -v */
+  int last_decile;
   double start;
 } progress_state;
 
+/* Progress on stderr: on a terminal always, otherwise with -v or for models
+ * of 256 MiB and more, one line per tenth. */
 static void on_progress(void *ctx, size_t done, size_t total, const char *name,
                         uint64_t bytes_done, uint64_t bytes_total) {
   progress_state *p = ctx;
-  if (!p->enabled) return;
-  fprintf(stderr, "\r[%zu/%zu] %5.1f%% %-40.40s %.0f s", done, total,
-          bytes_total ? 100.0 * (double)bytes_done / (double)bytes_total : 100.0, name,
-          poot_time_s() - p->start);
-  if (done == total) fputc('\n', stderr);
+  double pct = bytes_total ? 100.0 * (double)bytes_done / (double)bytes_total : 100.0;
+  if (p->tty) {
+    fprintf(stderr, "\r[%zu/%zu] %5.1f%% %-40.40s %.0f s", done, total, pct, name,
+            poot_time_s() - p->start);
+    if (done == total) fputc('\n', stderr);
+  } else if (p->verbose || bytes_total >= (256ull << 20)) {
+    int decile = (int)(pct / 10.0);
+    if (decile == p->last_decile && done != total) return;
+    p->last_decile = decile;
+    fprintf(stderr, "poot convert: [%zu/%zu] %.0f%% %s (%.0f s)\n", done, total, pct, name,
+            poot_time_s() - p->start);
+  }
   fflush(stderr);
 }
 
@@ -72,8 +83,7 @@ static int convert_main(int argc, char **argv) {
     }
   }
   if (!in || !out) return poot_tool_usage_error(cmd, "needs IN and OUT.gguf");
-  /* Progress on stderr when it is a terminal or when asked with -v. */
-  progress_state p = {isatty(2) || POOT_LOG_ENABLED(POOT_LOG_INFO), poot_time_s()};
+  progress_state p = {isatty(2) != 0, POOT_LOG_ENABLED(POOT_LOG_INFO), -1, poot_time_s()};
   o.progress = on_progress;
   o.progress_ctx = &p;
   poot_status s = poot_convert_to_gguf(in, out, &o);

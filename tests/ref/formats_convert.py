@@ -290,7 +290,8 @@ def test_safetensors(*_):
         def rand(*shape, dtype=np.float32):
             return (rng.standard_normal(shape) * 0.5).astype(dtype)
 
-        w["model.embed_tokens.weight"] = rand(V, D)
+        # f16 and f32 sources mixed: the embedding and one projection are f16.
+        w["model.embed_tokens.weight"] = rand(V, D, dtype=np.float16)
         w["model.norm.weight"] = rand(D)
         w["lm_head.weight"] = rand(V, D)
         for l in range(L):
@@ -302,7 +303,7 @@ def test_safetensors(*_):
             w[p + "self_attn.v_proj.weight"] = rand(NKV * HD, D)
             w[p + "self_attn.o_proj.weight"] = rand(D, NH * HD)
             w[p + "mlp.gate_proj.weight"] = rand(HID, D)
-            w[p + "mlp.up_proj.weight"] = rand(HID, D)
+            w[p + "mlp.up_proj.weight"] = rand(HID, D, dtype=np.float16 if l == 1 else np.float32)
             w[p + "mlp.down_proj.weight"] = rand(D, HID)
         # Two shards and an index, as big checkpoints come.
         names = sorted(w)
@@ -333,7 +334,7 @@ def test_safetensors(*_):
         check(len(info["tensors"]) == len(w), "inspect: tensor count")
         check(info["chat_template"] is True, "inspect: chat template")
         emb = [t for t in info["tensors"] if t["name"] == "model.embed_tokens.weight"][0]
-        check(emb["shape"] == [V, D] and emb["type"] == "F32", f"inspect: embedding {emb}")
+        check(emb["shape"] == [V, D] and emb["type"] == "F16", f"inspect: embedding {emb}")
 
         ref = FastGGUF(vocab_gguf) if os.path.exists(vocab_gguf) else None
         for tname in ["f32", "f16", "bf16", "q8_0", "q4_1"]:
@@ -398,7 +399,7 @@ def test_safetensors(*_):
                                      ("ffn_down", "mlp.down_proj")]:
                     compare_tensor(tensors, g + gname + ".weight", w[p + hname + ".weight"],
                                    qtype, label)
-        # Without --type the source's float type (f32) is kept.
+        # Without --type a mixed f16/f32 source is written as f32 (lossless).
         out = os.path.join(tmp, "tiny-default.gguf")
         run("convert", model, out)
         check(FastGGUF(out).fields["general.file_type"] == 0, "default type: file_type f32")
