@@ -42,7 +42,7 @@ typedef struct amd_ctx {
   const char *decls[MAX_DECLS];
   uint32_t decl_count;
   bool use_tanh, use_erf, use_pow, use_sincos;
-  poot_vec faults; /* fault_edge */
+  poot_vec faults;     /* fault_edge */
   const char *lane_id; /* the wave lane (mbcnt), computed at entry */
   /* Private arrays in SSA form: the current LLVM value of every element
    * (pv[privbase[i] + e]), and the basic block the emitter is in. */
@@ -60,8 +60,7 @@ typedef struct amd_ctx {
 static void fail(amd_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
   if (c->err) return;
   c->err = poot_status_make(code, "AMDGPU renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
-                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-",
-                            why);
+                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-", why);
 }
 
 static char *name_buf(amd_ctx *c) {
@@ -107,31 +106,45 @@ static void declare(amd_ctx *c, const char *decl) {
 
 static const char *sty(poot_kir_scalar s) {
   switch (s) {
-    case POOT_KIR_BOOL: return "i1";
+    case POOT_KIR_BOOL:
+      return "i1";
     case POOT_KIR_I8:
-    case POOT_KIR_U8: return "i8";
+    case POOT_KIR_U8:
+      return "i8";
     case POOT_KIR_I16:
-    case POOT_KIR_U16: return "i16";
-    case POOT_KIR_I64: return "i64";
-    case POOT_KIR_F16: return "half";
-    case POOT_KIR_BF16: return "bfloat";
-    case POOT_KIR_F32: return "float";
-    default: return "i32";
+    case POOT_KIR_U16:
+      return "i16";
+    case POOT_KIR_I64:
+      return "i64";
+    case POOT_KIR_F16:
+      return "half";
+    case POOT_KIR_BF16:
+      return "bfloat";
+    case POOT_KIR_F32:
+      return "float";
+    default:
+      return "i32";
   }
 }
 
-static uint32_t lanes_of(poot_kir_type t) { return t.lanes ? t.lanes : 1u; }
+static uint32_t lanes_of(poot_kir_type t) {
+  return t.lanes ? t.lanes : 1u;
+}
 
 static const char *vty(amd_ctx *c, poot_kir_type t) {
   if (lanes_of(t) == 1) return sty((poot_kir_scalar)t.scalar);
   return fmt(c, "<%u x %s>", (unsigned)t.lanes, sty((poot_kir_scalar)t.scalar));
 }
 
-static bool is_float(poot_kir_scalar s) { return poot_kir_scalar_is_float(s); }
+static bool is_float(poot_kir_scalar s) {
+  return poot_kir_scalar_is_float(s);
+}
 static bool is_signed_int(poot_kir_scalar s) {
   return s == POOT_KIR_I8 || s == POOT_KIR_I16 || s == POOT_KIR_I32 || s == POOT_KIR_I64;
 }
-static uint32_t esize(poot_kir_scalar s) { return (uint32_t)poot_kir_scalar_size(s); }
+static uint32_t esize(poot_kir_scalar s) {
+  return (uint32_t)poot_kir_scalar_size(s);
+}
 
 /* LLVM spells a float constant as the hexadecimal double of its value. */
 static const char *f32c(amd_ctx *c, uint32_t bits) {
@@ -142,7 +155,9 @@ static const char *f32c(amd_ctx *c, uint32_t bits) {
   return fmt(c, "0x%016" PRIX64, u);
 }
 
-static poot_kir_type vtype(const amd_ctx *c, poot_kir_value v) { return c->k->values[v].type; }
+static poot_kir_type vtype(const amd_ctx *c, poot_kir_value v) {
+  return c->k->values[v].type;
+}
 
 /* Lane l of value v as a scalar operand. */
 static const char *lane(amd_ctx *c, poot_kir_value v, uint32_t l) {
@@ -205,11 +220,14 @@ static const char *math1(amd_ctx *c, const poot_kir_inst *in, const char *a) {
       r = tmp(c);
       EMIT("  %s = fneg float %s\n", r, a);
       return r;
-    case POOT_KIR_OP_ABS: return call1(c, "llvm.fabs.f32", "declare float @llvm.fabs.f32(float)", a);
-    case POOT_KIR_OP_EXP: return call1(c, "llvm.exp.f32", "declare float @llvm.exp.f32(float)", a);
+    case POOT_KIR_OP_ABS:
+      return call1(c, "llvm.fabs.f32", "declare float @llvm.fabs.f32(float)", a);
+    case POOT_KIR_OP_EXP:
+      return call1(c, "llvm.exp.f32", "declare float @llvm.exp.f32(float)", a);
     case POOT_KIR_OP_EXP2:
       return call1(c, "llvm.exp2.f32", "declare float @llvm.exp2.f32(float)", a);
-    case POOT_KIR_OP_LOG: return call1(c, "llvm.log.f32", "declare float @llvm.log.f32(float)", a);
+    case POOT_KIR_OP_LOG:
+      return call1(c, "llvm.log.f32", "declare float @llvm.log.f32(float)", a);
     case POOT_KIR_OP_LOG2:
       return call1(c, "llvm.log2.f32", "declare float @llvm.log2.f32(float)", a);
     case POOT_KIR_OP_SQRT:
@@ -240,7 +258,9 @@ static const char *math1(amd_ctx *c, const poot_kir_inst *in, const char *a) {
       return call1(c, "llvm.floor.f32", "declare float @llvm.floor.f32(float)", a);
     case POOT_KIR_OP_CEIL:
       return call1(c, "llvm.ceil.f32", "declare float @llvm.ceil.f32(float)", a);
-    default: fail(c, POOT_UNSUPPORTED, in, "unary operation on a float"); return "0.0";
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "unary operation on a float");
+      return "0.0";
   }
 }
 
@@ -388,16 +408,24 @@ static const char *const dimc[3] = {"x", "y", "z"};
 
 static const char *const_text(amd_ctx *c, poot_kir_scalar s, uint64_t b) {
   switch (s) {
-    case POOT_KIR_BOOL: return b ? "true" : "false";
-    case POOT_KIR_F32: return f32c(c, (uint32_t)b);
-    case POOT_KIR_F16: return fmt(c, "0xH%04" PRIX32, (uint32_t)(b & 0xFFFF));
-    case POOT_KIR_BF16: return fmt(c, "0xR%04" PRIX32, (uint32_t)(b & 0xFFFF));
+    case POOT_KIR_BOOL:
+      return b ? "true" : "false";
+    case POOT_KIR_F32:
+      return f32c(c, (uint32_t)b);
+    case POOT_KIR_F16:
+      return fmt(c, "0xH%04" PRIX32, (uint32_t)(b & 0xFFFF));
+    case POOT_KIR_BF16:
+      return fmt(c, "0xR%04" PRIX32, (uint32_t)(b & 0xFFFF));
     case POOT_KIR_I8:
-    case POOT_KIR_U8: return fmt(c, "%d", (int)(int8_t)(uint8_t)b);
+    case POOT_KIR_U8:
+      return fmt(c, "%d", (int)(int8_t)(uint8_t)b);
     case POOT_KIR_I16:
-    case POOT_KIR_U16: return fmt(c, "%d", (int)(int16_t)(uint16_t)b);
-    case POOT_KIR_I64: return fmt(c, "%" PRId64, (int64_t)b);
-    default: return fmt(c, "%" PRId32, (int32_t)(uint32_t)b);
+    case POOT_KIR_U16:
+      return fmt(c, "%d", (int)(int16_t)(uint16_t)b);
+    case POOT_KIR_I64:
+      return fmt(c, "%" PRId64, (int64_t)b);
+    default:
+      return fmt(c, "%" PRId32, (int32_t)(uint32_t)b);
   }
 }
 
@@ -461,8 +489,12 @@ static void emit_builtin(amd_ctx *c, const poot_kir_inst *in) {
       r = tmp(c);
       EMIT("  %s = call i32 @llvm.amdgcn.workitem.id.%s()\n", r, dimc[dim]);
       break;
-    case POOT_KIR_BUILTIN_LOCAL_SIZE: r = fmt(c, "%" PRIu32, wsd); break;
-    case POOT_KIR_BUILTIN_LOCAL_INDEX: r = local_index(c); break;
+    case POOT_KIR_BUILTIN_LOCAL_SIZE:
+      r = fmt(c, "%" PRIu32, wsd);
+      break;
+    case POOT_KIR_BUILTIN_LOCAL_INDEX:
+      r = local_index(c);
+      break;
     case POOT_KIR_BUILTIN_SUBGROUP_ID: {
       const char *li = local_index(c);
       r = tmp(c);
@@ -475,8 +507,12 @@ static void emit_builtin(amd_ctx *c, const poot_kir_inst *in) {
       EMIT("  %s = urem i32 %s, %" PRIu32 "\n", r, li, c->sg);
       break;
     }
-    case POOT_KIR_BUILTIN_SUBGROUP_SIZE: r = fmt(c, "%" PRIu32, c->sg); break;
-    default: fail(c, POOT_UNSUPPORTED, in, "unknown builtin"); r = "0";
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      r = fmt(c, "%" PRIu32, c->sg);
+      break;
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
+      r = "0";
   }
   c->vname[in->result] = r;
 }
@@ -545,9 +581,10 @@ static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
       nv = ni;
     }
     const char *pair = tmp(c);
-    EMIT("  %s = cmpxchg ptr addrspace(%s) %s, i32 %s, i32 %s syncscope(\"%s\") monotonic "
-         "monotonic, align 4\n",
-         pair, as, p, cmp, nv, scope);
+    EMIT(
+        "  %s = cmpxchg ptr addrspace(%s) %s, i32 %s, i32 %s syncscope(\"%s\") monotonic "
+        "monotonic, align 4\n",
+        pair, as, p, cmp, nv, scope);
     if (f) {
       const char *oi = tmp(c);
       EMIT("  %s = extractvalue { i32, i1 } %s, 0\n", oi, pair);
@@ -561,11 +598,20 @@ static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
   const char *op = NULL;
   bool s = is_signed_int(elem);
   switch (in->op) {
-    case POOT_KIR_OP_ATOMIC_ADD: op = f ? "fadd" : "add"; break;
-    case POOT_KIR_OP_ATOMIC_MAX: op = f ? NULL : (s ? "max" : "umax"); break;
-    case POOT_KIR_OP_ATOMIC_MIN: op = f ? NULL : (s ? "min" : "umin"); break;
-    case POOT_KIR_OP_ATOMIC_XCHG: op = "xchg"; break;
-    default: break;
+    case POOT_KIR_OP_ATOMIC_ADD:
+      op = f ? "fadd" : "add";
+      break;
+    case POOT_KIR_OP_ATOMIC_MAX:
+      op = f ? NULL : (s ? "max" : "umax");
+      break;
+    case POOT_KIR_OP_ATOMIC_MIN:
+      op = f ? NULL : (s ? "min" : "umin");
+      break;
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      op = "xchg";
+      break;
+    default:
+      break;
   }
   if (!op) {
     fail(c, POOT_UNSUPPORTED, in, "atomic operation on this element type");
@@ -589,8 +635,12 @@ static void emit_unary(amd_ctx *c, const poot_kir_inst *in) {
     const char *r = tmp(c);
     const char *ty = sty(s);
     switch (in->op) {
-      case POOT_KIR_OP_NOT: EMIT("  %s = xor %s %s, %s\n", r, ty, a, s == POOT_KIR_BOOL ? "true" : "-1"); break;
-      case POOT_KIR_OP_NEG: EMIT("  %s = sub %s 0, %s\n", r, ty, a); break;
+      case POOT_KIR_OP_NOT:
+        EMIT("  %s = xor %s %s, %s\n", r, ty, a, s == POOT_KIR_BOOL ? "true" : "-1");
+        break;
+      case POOT_KIR_OP_NEG:
+        EMIT("  %s = sub %s 0, %s\n", r, ty, a);
+        break;
       case POOT_KIR_OP_ABS:
         if (s == POOT_KIR_I64) {
           declare(c, "declare i64 @llvm.abs.i64(i64, i1)");
@@ -600,7 +650,8 @@ static void emit_unary(amd_ctx *c, const poot_kir_inst *in) {
           EMIT("  %s = call i32 @llvm.abs.i32(i32 %s, i1 false)\n", r, a);
         }
         break;
-      default: fail(c, POOT_UNSUPPORTED, in, "unary operation on an integer");
+      default:
+        fail(c, POOT_UNSUPPORTED, in, "unary operation on an integer");
     }
     res[l] = r;
   }
@@ -625,10 +676,18 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
         continue;
       }
       switch (in->op) {
-        case POOT_KIR_OP_ADD: EMIT("  %s = fadd float %s, %s\n", r, a, b); break;
-        case POOT_KIR_OP_SUB: EMIT("  %s = fsub float %s, %s\n", r, a, b); break;
-        case POOT_KIR_OP_MUL: EMIT("  %s = fmul float %s, %s\n", r, a, b); break;
-        case POOT_KIR_OP_DIV: EMIT("  %s = fdiv float %s, %s\n", r, a, b); break;
+        case POOT_KIR_OP_ADD:
+          EMIT("  %s = fadd float %s, %s\n", r, a, b);
+          break;
+        case POOT_KIR_OP_SUB:
+          EMIT("  %s = fsub float %s, %s\n", r, a, b);
+          break;
+        case POOT_KIR_OP_MUL:
+          EMIT("  %s = fmul float %s, %s\n", r, a, b);
+          break;
+        case POOT_KIR_OP_DIV:
+          EMIT("  %s = fdiv float %s, %s\n", r, a, b);
+          break;
         case POOT_KIR_OP_MIN:
           declare(c, "declare float @llvm.minnum.f32(float, float)");
           EMIT("  %s = call float @llvm.minnum.f32(float %s, float %s)\n", r, a, b);
@@ -641,7 +700,8 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
           c->use_pow = true;
           EMIT("  %s = call float @poot.pow(float %s, float %s)\n", r, a, b);
           break;
-        default: fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
+        default:
+          fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
       }
       res[l] = fdst(c, s, r);
       continue;
@@ -657,24 +717,46 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
       continue;
     }
     switch (in->op) {
-      case POOT_KIR_OP_ADD: EMIT("  %s = add %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_SUB: EMIT("  %s = sub %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_MUL: EMIT("  %s = mul %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_DIV: EMIT("  %s = %s %s %s, %s\n", r, sg ? "sdiv" : "udiv", ty, a, b); break;
-      case POOT_KIR_OP_REM: EMIT("  %s = %s %s %s, %s\n", r, sg ? "srem" : "urem", ty, a, b); break;
-      case POOT_KIR_OP_AND: EMIT("  %s = and %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_OR: EMIT("  %s = or %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_XOR: EMIT("  %s = xor %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_SHL: EMIT("  %s = shl %s %s, %s\n", r, ty, a, b); break;
-      case POOT_KIR_OP_SHR: EMIT("  %s = %s %s %s, %s\n", r, sg ? "ashr" : "lshr", ty, a, b); break;
+      case POOT_KIR_OP_ADD:
+        EMIT("  %s = add %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_SUB:
+        EMIT("  %s = sub %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_MUL:
+        EMIT("  %s = mul %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_DIV:
+        EMIT("  %s = %s %s %s, %s\n", r, sg ? "sdiv" : "udiv", ty, a, b);
+        break;
+      case POOT_KIR_OP_REM:
+        EMIT("  %s = %s %s %s, %s\n", r, sg ? "srem" : "urem", ty, a, b);
+        break;
+      case POOT_KIR_OP_AND:
+        EMIT("  %s = and %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_OR:
+        EMIT("  %s = or %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_XOR:
+        EMIT("  %s = xor %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_SHL:
+        EMIT("  %s = shl %s %s, %s\n", r, ty, a, b);
+        break;
+      case POOT_KIR_OP_SHR:
+        EMIT("  %s = %s %s %s, %s\n", r, sg ? "ashr" : "lshr", ty, a, b);
+        break;
       case POOT_KIR_OP_MIN:
       case POOT_KIR_OP_MAX: {
-        const char *fn = in->op == POOT_KIR_OP_MIN ? (sg ? "smin" : "umin") : (sg ? "smax" : "umax");
+        const char *fn =
+            in->op == POOT_KIR_OP_MIN ? (sg ? "smin" : "umin") : (sg ? "smax" : "umax");
         declare(c, fmt(c, "declare %s @llvm.%s.%s(%s, %s)", ty, fn, ty, ty, ty));
         EMIT("  %s = call %s @llvm.%s.%s(%s %s, %s %s)\n", r, ty, fn, ty, ty, a, ty, b);
         break;
       }
-      default: fail(c, POOT_UNSUPPORTED, in, "binary operation on an integer");
+      default:
+        fail(c, POOT_UNSUPPORTED, in, "binary operation on an integer");
     }
     res[l] = r;
   }
@@ -717,8 +799,14 @@ static const char *convert_lane(amd_ctx *c, poot_kir_scalar to, poot_kir_scalar 
   if (from == to) return a;
   if (from == POOT_KIR_BOOL) {
     r = tmp(c);
-    const char *one = is_float(to) ? (to == POOT_KIR_F32 ? "1.0" : to == POOT_KIR_F16 ? "0xH3C00" : "0xR3F80") : "1";
-    const char *zero = is_float(to) ? (to == POOT_KIR_F32 ? "0.0" : to == POOT_KIR_F16 ? "0xH0000" : "0xR0000") : "0";
+    const char *one = is_float(to) ? (to == POOT_KIR_F32   ? "1.0"
+                                      : to == POOT_KIR_F16 ? "0xH3C00"
+                                                           : "0xR3F80")
+                                   : "1";
+    const char *zero = is_float(to) ? (to == POOT_KIR_F32   ? "0.0"
+                                       : to == POOT_KIR_F16 ? "0xH0000"
+                                                            : "0xR0000")
+                                    : "0";
     EMIT("  %s = select i1 %s, %s %s, %s %s\n", r, a, sty(to), one, sty(to), zero);
     return r;
   }
@@ -788,9 +876,15 @@ static void emit_move_lanes(amd_ctx *c, const poot_kir_inst *in) {
   const char *res[4];
   for (uint32_t l = 0; l < n; l++) {
     switch (in->op) {
-      case POOT_KIR_OP_SPLAT: res[l] = c->vname[in->args[0]]; break;
-      case POOT_KIR_OP_VEC: res[l] = c->vname[in->args[l]]; break;
-      default: res[l] = lane(c, in->args[0], (uint32_t)in->imm); break;
+      case POOT_KIR_OP_SPLAT:
+        res[l] = c->vname[in->args[0]];
+        break;
+      case POOT_KIR_OP_VEC:
+        res[l] = c->vname[in->args[l]];
+        break;
+      default:
+        res[l] = lane(c, in->args[0], (uint32_t)in->imm);
+        break;
     }
   }
   set_lanes(c, in->result, res);
@@ -818,11 +912,16 @@ static const char *priv_type(amd_ctx *c, uint32_t slot) {
 static const char *zero_of(poot_kir_type t) {
   if (lanes_of(t) > 1) return "zeroinitializer";
   switch ((poot_kir_scalar)t.scalar) {
-    case POOT_KIR_BOOL: return "false";
-    case POOT_KIR_F32: return "0.0";
-    case POOT_KIR_F16: return "0xH0000";
-    case POOT_KIR_BF16: return "0xR0000";
-    default: return "0";
+    case POOT_KIR_BOOL:
+      return "false";
+    case POOT_KIR_F32:
+      return "0.0";
+    case POOT_KIR_F16:
+      return "0xH0000";
+    case POOT_KIR_BF16:
+      return "0xR0000";
+    default:
+      return "0";
   }
 }
 
@@ -886,9 +985,12 @@ static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
         if (in->op == POOT_KIR_OP_SG_REDUCE_ADD) {
           EMIT("  %s = %s %s %s, %s\n", r, f ? "fadd" : "add", f ? "float" : "i32", acc, ov);
         } else {
-          const char *fn = in->op == POOT_KIR_OP_SG_REDUCE_MAX
-                               ? (f ? "maxnum.f32" : sg ? "smax.i32" : "umax.i32")
-                               : (f ? "minnum.f32" : sg ? "smin.i32" : "umin.i32");
+          const char *fn = in->op == POOT_KIR_OP_SG_REDUCE_MAX ? (f    ? "maxnum.f32"
+                                                                  : sg ? "smax.i32"
+                                                                       : "umax.i32")
+                                                               : (f    ? "minnum.f32"
+                                                                  : sg ? "smin.i32"
+                                                                       : "umin.i32");
           const char *ty = f ? "float" : "i32";
           declare(c, fmt(c, "declare %s @llvm.%s(%s, %s)", ty, fn, ty, ty));
           EMIT("  %s = call %s @llvm.%s(%s %s, %s %s)\n", r, ty, fn, ty, acc, ty, ov);
@@ -898,7 +1000,9 @@ static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
       c->vname[in->result] = acc;
       return;
     }
-    case POOT_KIR_OP_SG_SHUFFLE: out_bits = bpermute(c, c->vname[in->args[1]], bits); break;
+    case POOT_KIR_OP_SG_SHUFFLE:
+      out_bits = bpermute(c, c->vname[in->args[1]], bits);
+      break;
     case POOT_KIR_OP_SG_SHUFFLE_XOR: {
       const char *partner = tmp(c);
       EMIT("  %s = xor i32 %s, %" PRIu64 "\n", partner, c->lane_id, in->imm);
@@ -911,7 +1015,9 @@ static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
       EMIT("  %s = call i32 @llvm.amdgcn.readlane(i32 %s, i32 %" PRIu64 ")\n", out_bits, bits,
            in->imm);
       break;
-    default: fail(c, POOT_UNSUPPORTED, in, "subgroup operation"); return;
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "subgroup operation");
+      return;
   }
   if (f) {
     const char *r = tmp(c);
@@ -939,8 +1045,12 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_CONST:
       c->vname[in->result] = const_text(c, (poot_kir_scalar)in->type.scalar, in->imm);
       break;
-    case POOT_KIR_OP_BUILTIN: emit_builtin(c, in); break;
-    case POOT_KIR_OP_PARAM: emit_param(c, in); break;
+    case POOT_KIR_OP_BUILTIN:
+      emit_builtin(c, in);
+      break;
+    case POOT_KIR_OP_PARAM:
+      emit_param(c, in);
+      break;
     case POOT_KIR_OP_NEG:
     case POOT_KIR_OP_NOT:
     case POOT_KIR_OP_ABS:
@@ -955,7 +1065,9 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_TANH:
     case POOT_KIR_OP_ERF:
     case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL: emit_unary(c, in); break;
+    case POOT_KIR_OP_CEIL:
+      emit_unary(c, in);
+      break;
     case POOT_KIR_OP_ADD:
     case POOT_KIR_OP_SUB:
     case POOT_KIR_OP_MUL:
@@ -974,35 +1086,57 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_LT:
     case POOT_KIR_OP_LE:
     case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE: emit_binary(c, in); break;
-    case POOT_KIR_OP_SELECT: emit_select(c, in); break;
-    case POOT_KIR_OP_FMA: emit_fma(c, in); break;
-    case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
+    case POOT_KIR_OP_GE:
+      emit_binary(c, in);
+      break;
+    case POOT_KIR_OP_SELECT:
+      emit_select(c, in);
+      break;
+    case POOT_KIR_OP_FMA:
+      emit_fma(c, in);
+      break;
+    case POOT_KIR_OP_CONVERT:
+      emit_convert(c, in);
+      break;
     case POOT_KIR_OP_BITCAST: {
       const char *r = tmp(c);
-      EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])),
-           c->vname[in->args[0]], vty(c, in->type));
+      EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])), c->vname[in->args[0]],
+           vty(c, in->type));
       c->vname[in->result] = r;
       break;
     }
     case POOT_KIR_OP_SPLAT:
     case POOT_KIR_OP_VEC:
-    case POOT_KIR_OP_EXTRACT: emit_move_lanes(c, in); break;
-    case POOT_KIR_OP_LOAD: emit_load_store(c, in, false); break;
-    case POOT_KIR_OP_STORE: emit_load_store(c, in, true); break;
-    case POOT_KIR_OP_PRIV_LOAD: emit_priv(c, in, false); break;
-    case POOT_KIR_OP_PRIV_STORE: emit_priv(c, in, true); break;
+    case POOT_KIR_OP_EXTRACT:
+      emit_move_lanes(c, in);
+      break;
+    case POOT_KIR_OP_LOAD:
+      emit_load_store(c, in, false);
+      break;
+    case POOT_KIR_OP_STORE:
+      emit_load_store(c, in, true);
+      break;
+    case POOT_KIR_OP_PRIV_LOAD:
+      emit_priv(c, in, false);
+      break;
+    case POOT_KIR_OP_PRIV_STORE:
+      emit_priv(c, in, true);
+      break;
     case POOT_KIR_OP_ATOMIC_ADD:
     case POOT_KIR_OP_ATOMIC_MAX:
     case POOT_KIR_OP_ATOMIC_MIN:
     case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS: emit_atomic(c, in); break;
+    case POOT_KIR_OP_ATOMIC_CAS:
+      emit_atomic(c, in);
+      break;
     case POOT_KIR_OP_SG_REDUCE_ADD:
     case POOT_KIR_OP_SG_REDUCE_MAX:
     case POOT_KIR_OP_SG_REDUCE_MIN:
     case POOT_KIR_OP_SG_SHUFFLE:
     case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST: emit_subgroup(c, in); break;
+    case POOT_KIR_OP_SG_BROADCAST:
+      emit_subgroup(c, in);
+      break;
     case POOT_KIR_OP_BARRIER:
       declare(c, "declare void @llvm.amdgcn.s.barrier()");
       EMIT("  fence syncscope(\"workgroup\") release\n");
@@ -1013,8 +1147,10 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
       uint32_t n = c->label++;
       fault_edge e = {(uint32_t)in->imm, n};
       poot_status st = poot_vec_push(&c->faults, &e);
-      if (st && !c->err) c->err = st;
-      else poot_status_free(st);
+      if (st && !c->err)
+        c->err = st;
+      else
+        poot_status_free(st);
       EMIT("  br i1 %s, label %%ck%" PRIu32 ".ok, label %%ck%" PRIu32 ".fail, !prof !2\n",
            c->vname[in->args[0]], n, n);
       EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\n", n);
@@ -1091,8 +1227,7 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
              n, e, priv_type(c, e), entry_vals[e], pre, latch_vals[e], n);
       EMIT("  %%for%" PRIu32 ".c = icmp %s i32 %s, %s\n", n, sg ? "slt" : "ult", i,
            c->vname[in->args[1]]);
-      EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32
-           ".end\n",
+      EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32 ".end\n",
            n, n, n);
       poot_strbuf_append(c->o, body.data, body.len);
       if (body.failed && !c->err)
@@ -1104,7 +1239,8 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
       set_label(c, fmt(c, "for%" PRIu32 ".end", n));
       break;
     }
-    default: fail(c, POOT_UNSUPPORTED, in, "operation not known to the AMDGPU renderer");
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "operation not known to the AMDGPU renderer");
   }
 }
 
@@ -1254,7 +1390,8 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
 
   /* Module header, kernel signature, then body, helpers and declarations. */
   poot_strbuf_printf(out,
-                     "; Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n"
+                     "; Generated by poot from KIR kernel '%s' (hash %016" PRIx64
+                     ") for %s\n"
                      "target datalayout = \"%s\"\ntarget triple = \"amdgcn-amd-amdhsa\"\n\n",
                      kernel->name, kernel->hash, target->name ? target->name : target->amdgpu_arch,
                      amdgpu_datalayout);
@@ -1293,7 +1430,8 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
   const uint32_t *ws = kernel->workgroup_size;
   poot_strbuf_printf(out,
                      "\nattributes #0 = { nounwind \"amdgpu-flat-work-group-size\"=\"%" PRIu32
-                     ",%" PRIu32 "\" \"uniform-work-group-size\"=\"true\" \"target-cpu\"=\"%s\"%s }\n"
+                     ",%" PRIu32
+                     "\" \"uniform-work-group-size\"=\"true\" \"target-cpu\"=\"%s\"%s }\n"
                      "attributes #1 = { alwaysinline nounwind memory(none) }\n\n",
                      threads, threads, target->amdgpu_arch,
                      c->sg == 64 && strncmp(target->amdgpu_arch, "gfx1", 4) == 0
@@ -1302,7 +1440,8 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
                                    : "");
   poot_strbuf_printf(out,
                      "!llvm.module.flags = !{!3}\n"
-                     "!0 = !{i32 %" PRIu32 ", i32 %" PRIu32 ", i32 %" PRIu32 "}\n"
+                     "!0 = !{i32 %" PRIu32 ", i32 %" PRIu32 ", i32 %" PRIu32
+                     "}\n"
                      "!1 = !{}\n"
                      "!2 = !{!\"branch_weights\", i32 1048575, i32 1}\n"
                      "!3 = !{i32 1, !\"amdhsa_code_object_version\", i32 500}\n",

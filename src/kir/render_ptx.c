@@ -30,12 +30,17 @@ static const char *const rc_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", "
 
 static rclass class_of(poot_kir_scalar s) {
   switch (s) {
-    case POOT_KIR_BOOL: return RC_PRED;
+    case POOT_KIR_BOOL:
+      return RC_PRED;
     case POOT_KIR_F16:
-    case POOT_KIR_BF16: return RC_B16;
-    case POOT_KIR_F32: return RC_F32;
-    case POOT_KIR_I64: return RC_B64;
-    default: return RC_B32;
+    case POOT_KIR_BF16:
+      return RC_B16;
+    case POOT_KIR_F32:
+      return RC_F32;
+    case POOT_KIR_I64:
+      return RC_B64;
+    default:
+      return RC_B32;
   }
 }
 
@@ -54,7 +59,7 @@ typedef struct ptx_ctx {
   bool fault_used;
   uint32_t sg; /* subgroup size */
   poot_status err;
-  poot_arena names; /* operand names live until the render ends */
+  poot_arena names;       /* operand names live until the render ends */
   char scratch[NAME_LEN]; /* stands in for a name when the arena is exhausted */
 } ptx_ctx;
 
@@ -81,7 +86,9 @@ static const char *rname(ptx_ctx *c, rclass rc, uint32_t n) {
   return s;
 }
 
-static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) { return c->k->values[v].type; }
+static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) {
+  return c->k->values[v].type;
+}
 
 /* The register of lane `lane` of value v. */
 static const char *vr(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
@@ -99,15 +106,16 @@ static void def(ptx_ctx *c, const poot_kir_inst *in) {
 static void fail(ptx_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
   if (c->err) return;
   c->err = poot_status_make(code, "PTX renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
-                            c->k->name, in ? in->id : 0u,
-                            in ? poot_kir_op_name(in->op) : "-", why);
+                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-", why);
 }
 
 #define EMIT(...) poot_strbuf_printf(c->o, __VA_ARGS__)
 
 /* --------------------------------------------------------- type helpers */
 
-static bool is_float(poot_kir_scalar s) { return poot_kir_scalar_is_float(s); }
+static bool is_float(poot_kir_scalar s) {
+  return poot_kir_scalar_is_float(s);
+}
 static bool is_signed_int(poot_kir_scalar s) {
   return s == POOT_KIR_I8 || s == POOT_KIR_I16 || s == POOT_KIR_I32 || s == POOT_KIR_I64;
 }
@@ -122,46 +130,74 @@ static const char *itype(poot_kir_scalar s) {
 }
 static const char *btype(poot_kir_scalar s) {
   switch (class_of(s)) {
-    case RC_PRED: return "pred";
-    case RC_B16: return "b16";
-    case RC_B64: return "b64";
-    default: return "b32";
+    case RC_PRED:
+      return "pred";
+    case RC_B16:
+      return "b16";
+    case RC_B64:
+      return "b64";
+    default:
+      return "b32";
   }
 }
 /* The memory type of a scalar for ld/st/atom. */
 static const char *mtype(poot_kir_scalar s) {
   switch (s) {
-    case POOT_KIR_I8: return "s8";
-    case POOT_KIR_U8: return "u8";
-    case POOT_KIR_I16: return "s16";
-    case POOT_KIR_U16: return "u16";
-    case POOT_KIR_I32: return "s32";
-    case POOT_KIR_U32: return "u32";
-    case POOT_KIR_I64: return "u64";
+    case POOT_KIR_I8:
+      return "s8";
+    case POOT_KIR_U8:
+      return "u8";
+    case POOT_KIR_I16:
+      return "s16";
+    case POOT_KIR_U16:
+      return "u16";
+    case POOT_KIR_I32:
+      return "s32";
+    case POOT_KIR_U32:
+      return "u32";
+    case POOT_KIR_I64:
+      return "u64";
     case POOT_KIR_F16:
-    case POOT_KIR_BF16: return "b16";
-    case POOT_KIR_F32: return "f32";
-    default: return "b32";
+    case POOT_KIR_BF16:
+      return "b16";
+    case POOT_KIR_F32:
+      return "f32";
+    default:
+      return "b32";
   }
 }
 static const char *mov_type(rclass rc) {
   switch (rc) {
-    case RC_PRED: return "pred";
-    case RC_B16: return "b16";
-    case RC_F32: return "f32";
-    case RC_B64: return "b64";
-    default: return "b32";
+    case RC_PRED:
+      return "pred";
+    case RC_B16:
+      return "b16";
+    case RC_F32:
+      return "f32";
+    case RC_B64:
+      return "b64";
+    default:
+      return "b32";
   }
 }
 
 /* Re-normalises an 8/16-bit integer held in a 32-bit register. */
 static void normalize(ptx_ctx *c, const char *r, poot_kir_scalar s) {
   switch (s) {
-    case POOT_KIR_I8: EMIT("\tbfe.s32 \t%s, %s, 0, 8;\n", r, r); break;
-    case POOT_KIR_I16: EMIT("\tbfe.s32 \t%s, %s, 0, 16;\n", r, r); break;
-    case POOT_KIR_U8: EMIT("\tand.b32 \t%s, %s, 255;\n", r, r); break;
-    case POOT_KIR_U16: EMIT("\tand.b32 \t%s, %s, 65535;\n", r, r); break;
-    default: break;
+    case POOT_KIR_I8:
+      EMIT("\tbfe.s32 \t%s, %s, 0, 8;\n", r, r);
+      break;
+    case POOT_KIR_I16:
+      EMIT("\tbfe.s32 \t%s, %s, 0, 16;\n", r, r);
+      break;
+    case POOT_KIR_U8:
+      EMIT("\tand.b32 \t%s, %s, 255;\n", r, r);
+      break;
+    case POOT_KIR_U16:
+      EMIT("\tand.b32 \t%s, %s, 65535;\n", r, r);
+      break;
+    default:
+      break;
   }
 }
 
@@ -172,10 +208,18 @@ static const char *f32_lit(ptx_ctx *c, uint32_t bits) {
 }
 
 /* A fresh f32 temporary. */
-static const char *ftmp(ptx_ctx *c) { return rname(c, RC_F32, new_reg(c, RC_F32, 1)); }
-static const char *ptmp(ptx_ctx *c) { return rname(c, RC_PRED, new_reg(c, RC_PRED, 1)); }
-static const char *rtmp(ptx_ctx *c) { return rname(c, RC_B32, new_reg(c, RC_B32, 1)); }
-static const char *dtmp(ptx_ctx *c) { return rname(c, RC_B64, new_reg(c, RC_B64, 1)); }
+static const char *ftmp(ptx_ctx *c) {
+  return rname(c, RC_F32, new_reg(c, RC_F32, 1));
+}
+static const char *ptmp(ptx_ctx *c) {
+  return rname(c, RC_PRED, new_reg(c, RC_PRED, 1));
+}
+static const char *rtmp(ptx_ctx *c) {
+  return rname(c, RC_B32, new_reg(c, RC_B32, 1));
+}
+static const char *dtmp(ptx_ctx *c) {
+  return rname(c, RC_B64, new_reg(c, RC_B64, 1));
+}
 
 /* An f32 register holding lane `lane` of float value v (converting f16/bf16). */
 static const char *fsrc(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
@@ -259,8 +303,8 @@ static void m_tanh(ptx_ctx *c, const char *d, const char *a) {
 }
 
 static void m_erf(ptx_ctx *c, const char *d, const char *a) {
-  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *t = ftmp(c), *q = ftmp(c),
-             *hi = ftmp(c), *lo = ftmp(c), *e = ftmp(c), *small = ptmp(c);
+  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *t = ftmp(c), *q = ftmp(c), *hi = ftmp(c),
+             *lo = ftmp(c), *e = ftmp(c), *small = ptmp(c);
   EMIT("\tabs.f32 \t%s, %s;\n", ax, a);
   /* |x| < 1: x * Q(x^2) */
   EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", x2, a, a);
@@ -298,9 +342,8 @@ static void m_erf(ptx_ctx *c, const char *d, const char *a) {
 /* pow(x, y) = 2^(y log2|x|), with the C library's answers for x < 0 and
  * integral y (sign of an odd power), y == 0 and x == 1 (both 1). */
 static void m_pow(ptx_ctx *c, const char *d, const char *x, const char *y) {
-  const char *ax = ftmp(c), *l = ftmp(c), *r = ftmp(c), *yi = ftmp(c), *h = ftmp(c),
-             *hi = ftmp(c), *neg = ptmp(c), *isint = ptmp(c), *odd = ptmp(c), *one = ptmp(c),
-             *nr = ftmp(c);
+  const char *ax = ftmp(c), *l = ftmp(c), *r = ftmp(c), *yi = ftmp(c), *h = ftmp(c), *hi = ftmp(c),
+             *neg = ptmp(c), *isint = ptmp(c), *odd = ptmp(c), *one = ptmp(c), *nr = ftmp(c);
   EMIT("\tabs.f32 \t%s, %s;\n", ax, x);
   EMIT("\tlg2.approx.f32 \t%s, %s;\n", l, ax);
   EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", l, l, y);
@@ -332,11 +375,19 @@ static void emit_const(ptx_ctx *c, const poot_kir_inst *in) {
   for (uint32_t l = 0; l < (in->type.lanes ? in->type.lanes : 1u); l++) {
     const char *d = vr(c, in->result, l);
     switch (s) {
-      case POOT_KIR_BOOL: EMIT("\tmov.pred \t%s, %u;\n", d, b ? 1u : 0u); break;
-      case POOT_KIR_F32: EMIT("\tmov.f32 \t%s, 0f%08" PRIX32 ";\n", d, (uint32_t)b); break;
+      case POOT_KIR_BOOL:
+        EMIT("\tmov.pred \t%s, %u;\n", d, b ? 1u : 0u);
+        break;
+      case POOT_KIR_F32:
+        EMIT("\tmov.f32 \t%s, 0f%08" PRIX32 ";\n", d, (uint32_t)b);
+        break;
       case POOT_KIR_F16:
-      case POOT_KIR_BF16: EMIT("\tmov.b16 \t%s, 0x%04" PRIX32 ";\n", d, (uint32_t)(b & 0xFFFF)); break;
-      case POOT_KIR_I64: EMIT("\tmov.b64 \t%s, 0x%016" PRIX64 ";\n", d, b); break;
+      case POOT_KIR_BF16:
+        EMIT("\tmov.b16 \t%s, 0x%04" PRIX32 ";\n", d, (uint32_t)(b & 0xFFFF));
+        break;
+      case POOT_KIR_I64:
+        EMIT("\tmov.b64 \t%s, 0x%016" PRIX64 ";\n", d, b);
+        break;
       default: {
         uint32_t v = (uint32_t)b;
         if (s == POOT_KIR_I8) v = (uint32_t)(int32_t)(int8_t)(uint8_t)b;
@@ -377,15 +428,21 @@ static void emit_builtin(ptx_ctx *c, const poot_kir_inst *in) {
   if (dim > 2) dim = 0;
   const uint32_t *ws = c->k->workgroup_size;
   switch ((poot_kir_builtin)in->ref) {
-    case POOT_KIR_BUILTIN_WORKGROUP_ID: EMIT("\tmov.u32 \t%s, %%ctaid.%s;\n", d, dim_name[dim]); break;
+    case POOT_KIR_BUILTIN_WORKGROUP_ID:
+      EMIT("\tmov.u32 \t%s, %%ctaid.%s;\n", d, dim_name[dim]);
+      break;
     case POOT_KIR_BUILTIN_NUM_WORKGROUPS:
       EMIT("\tmov.u32 \t%s, %%nctaid.%s;\n", d, dim_name[dim]);
       break;
-    case POOT_KIR_BUILTIN_LOCAL_ID: EMIT("\tmov.u32 \t%s, %%tid.%s;\n", d, dim_name[dim]); break;
+    case POOT_KIR_BUILTIN_LOCAL_ID:
+      EMIT("\tmov.u32 \t%s, %%tid.%s;\n", d, dim_name[dim]);
+      break;
     case POOT_KIR_BUILTIN_LOCAL_SIZE:
       EMIT("\tmov.u32 \t%s, %" PRIu32 ";\n", d, ws[dim] ? ws[dim] : 1u);
       break;
-    case POOT_KIR_BUILTIN_LOCAL_INDEX: local_index(c, d); break;
+    case POOT_KIR_BUILTIN_LOCAL_INDEX:
+      local_index(c, d);
+      break;
     case POOT_KIR_BUILTIN_SUBGROUP_ID:
       local_index(c, d);
       EMIT("\tshr.u32 \t%s, %s, %" PRIu32 ";\n", d, d, log2u(c->sg));
@@ -394,12 +451,17 @@ static void emit_builtin(ptx_ctx *c, const poot_kir_inst *in) {
       local_index(c, d);
       EMIT("\tand.b32 \t%s, %s, %" PRIu32 ";\n", d, d, c->sg - 1);
       break;
-    case POOT_KIR_BUILTIN_SUBGROUP_SIZE: EMIT("\tmov.u32 \t%s, %" PRIu32 ";\n", d, c->sg); break;
-    default: fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
+    case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
+      EMIT("\tmov.u32 \t%s, %" PRIu32 ";\n", d, c->sg);
+      break;
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
   }
 }
 
-static uint32_t elem_size(poot_kir_scalar s) { return (uint32_t)poot_kir_scalar_size(s); }
+static uint32_t elem_size(poot_kir_scalar s) {
+  return (uint32_t)poot_kir_scalar_size(s);
+}
 
 /* The byte address of element `index` of a global binding (b64 register) or
  * a shared array (b32 register, shared window). */
@@ -492,7 +554,8 @@ static void emit_atomic(ptx_ctx *c, const poot_kir_inst *in) {
       op = "cas";
       ty = w64 ? "b64" : "b32";
       break;
-    default: break;
+    default:
+      break;
   }
   if (!op || is_small_int(elem) || elem == POOT_KIR_F16 || elem == POOT_KIR_BF16 ||
       ((in->op == POOT_KIR_OP_ATOMIC_MAX || in->op == POOT_KIR_OP_ATOMIC_MIN) && f)) {
@@ -509,26 +572,53 @@ static void emit_atomic(ptx_ctx *c, const poot_kir_inst *in) {
 /* Float unary op on f32 registers. */
 static void funary(ptx_ctx *c, const poot_kir_inst *in, const char *d, const char *a) {
   switch (in->op) {
-    case POOT_KIR_OP_NEG: EMIT("\tneg.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_ABS: EMIT("\tabs.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_EXP: m_exp(c, d, a); break;
-    case POOT_KIR_OP_EXP2: EMIT("\tex2.approx.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_LOG: m_log(c, d, a); break;
-    case POOT_KIR_OP_LOG2: EMIT("\tlg2.approx.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_SQRT: EMIT("\tsqrt.rn.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_RSQRT: EMIT("\trsqrt.approx.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_SIN: m_sincos(c, d, a, false); break;
-    case POOT_KIR_OP_COS: m_sincos(c, d, a, true); break;
+    case POOT_KIR_OP_NEG:
+      EMIT("\tneg.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_ABS:
+      EMIT("\tabs.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_EXP:
+      m_exp(c, d, a);
+      break;
+    case POOT_KIR_OP_EXP2:
+      EMIT("\tex2.approx.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_LOG:
+      m_log(c, d, a);
+      break;
+    case POOT_KIR_OP_LOG2:
+      EMIT("\tlg2.approx.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_SQRT:
+      EMIT("\tsqrt.rn.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_RSQRT:
+      EMIT("\trsqrt.approx.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_SIN:
+      m_sincos(c, d, a, false);
+      break;
+    case POOT_KIR_OP_COS:
+      m_sincos(c, d, a, true);
+      break;
     case POOT_KIR_OP_TANH:
       if ((poot_kir_scalar)in->type.scalar == POOT_KIR_F32)
         m_tanh(c, d, a);
       else
         EMIT("\ttanh.approx.f32 \t%s, %s;\n", d, a); /* below f16 precision */
       break;
-    case POOT_KIR_OP_ERF: m_erf(c, d, a); break;
-    case POOT_KIR_OP_FLOOR: EMIT("\tcvt.rmi.f32.f32 \t%s, %s;\n", d, a); break;
-    case POOT_KIR_OP_CEIL: EMIT("\tcvt.rpi.f32.f32 \t%s, %s;\n", d, a); break;
-    default: fail(c, POOT_UNSUPPORTED, in, "unary operation on a float");
+    case POOT_KIR_OP_ERF:
+      m_erf(c, d, a);
+      break;
+    case POOT_KIR_OP_FLOOR:
+      EMIT("\tcvt.rmi.f32.f32 \t%s, %s;\n", d, a);
+      break;
+    case POOT_KIR_OP_CEIL:
+      EMIT("\tcvt.rpi.f32.f32 \t%s, %s;\n", d, a);
+      break;
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "unary operation on a float");
   }
 }
 
@@ -551,15 +641,20 @@ static void emit_unary(ptx_ctx *c, const poot_kir_inst *in) {
     }
     const char *w = s == POOT_KIR_I64 ? "64" : "32";
     switch (in->op) {
-      case POOT_KIR_OP_NEG: EMIT("\tneg.s%s \t%s, %s;\n", w, d, a); break;
-      case POOT_KIR_OP_NOT: EMIT("\tnot.b%s \t%s, %s;\n", w, d, a); break;
+      case POOT_KIR_OP_NEG:
+        EMIT("\tneg.s%s \t%s, %s;\n", w, d, a);
+        break;
+      case POOT_KIR_OP_NOT:
+        EMIT("\tnot.b%s \t%s, %s;\n", w, d, a);
+        break;
       case POOT_KIR_OP_ABS:
         if (is_signed_int(s))
           EMIT("\tabs.s%s \t%s, %s;\n", w, d, a);
         else
           EMIT("\tmov.b%s \t%s, %s;\n", w, d, a);
         break;
-      default: fail(c, POOT_UNSUPPORTED, in, "unary operation on an integer");
+      default:
+        fail(c, POOT_UNSUPPORTED, in, "unary operation on an integer");
     }
     normalize(c, d, s);
   }
@@ -616,22 +711,37 @@ static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
       const char *a = fsrc(c, in->args[0], l), *b = fsrc(c, in->args[1], l);
       const char *d = fdst(c, in, l);
       switch (in->op) {
-        case POOT_KIR_OP_ADD: EMIT("\tadd.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_SUB: EMIT("\tsub.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_MUL: EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_DIV: EMIT("\tdiv.rn.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_MIN: EMIT("\tmin.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_MAX: EMIT("\tmax.f32 \t%s, %s, %s;\n", d, a, b); break;
-        case POOT_KIR_OP_POW: m_pow(c, d, a, b); break;
-        default: fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
+        case POOT_KIR_OP_ADD:
+          EMIT("\tadd.rn.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_SUB:
+          EMIT("\tsub.rn.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_MUL:
+          EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_DIV:
+          EMIT("\tdiv.rn.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_MIN:
+          EMIT("\tmin.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_MAX:
+          EMIT("\tmax.f32 \t%s, %s, %s;\n", d, a, b);
+          break;
+        case POOT_KIR_OP_POW:
+          m_pow(c, d, a, b);
+          break;
+        default:
+          fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
       }
       fdst_end(c, in, l, d);
       continue;
     }
     const char *d = vr(c, in->result, l), *a = vr(c, in->args[0], l), *b = vr(c, in->args[1], l);
     if (s == POOT_KIR_BOOL) {
-      const char *op = in->op == POOT_KIR_OP_AND ? "and"
-                       : in->op == POOT_KIR_OP_OR ? "or"
+      const char *op = in->op == POOT_KIR_OP_AND   ? "and"
+                       : in->op == POOT_KIR_OP_OR  ? "or"
                        : in->op == POOT_KIR_OP_XOR ? "xor"
                                                    : NULL;
       if (!op) {
@@ -649,19 +759,44 @@ static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
       EMIT("\tcvt.u32.u64 \t%s, %s;\n", amt, b);
     }
     switch (in->op) {
-      case POOT_KIR_OP_ADD: EMIT("\tadd.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_SUB: EMIT("\tsub.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_MUL: EMIT("\tmul.lo.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_DIV: EMIT("\tdiv.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_REM: EMIT("\trem.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_MIN: EMIT("\tmin.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_MAX: EMIT("\tmax.%s \t%s, %s, %s;\n", it, d, a, b); break;
-      case POOT_KIR_OP_AND: EMIT("\tand.%s \t%s, %s, %s;\n", bw, d, a, b); break;
-      case POOT_KIR_OP_OR: EMIT("\tor.%s \t%s, %s, %s;\n", bw, d, a, b); break;
-      case POOT_KIR_OP_XOR: EMIT("\txor.%s \t%s, %s, %s;\n", bw, d, a, b); break;
-      case POOT_KIR_OP_SHL: EMIT("\tshl.%s \t%s, %s, %s;\n", bw, d, a, amt); break;
-      case POOT_KIR_OP_SHR: EMIT("\tshr.%s \t%s, %s, %s;\n", it, d, a, amt); break;
-      default: fail(c, POOT_UNSUPPORTED, in, "binary operation on an integer");
+      case POOT_KIR_OP_ADD:
+        EMIT("\tadd.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_SUB:
+        EMIT("\tsub.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_MUL:
+        EMIT("\tmul.lo.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_DIV:
+        EMIT("\tdiv.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_REM:
+        EMIT("\trem.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_MIN:
+        EMIT("\tmin.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_MAX:
+        EMIT("\tmax.%s \t%s, %s, %s;\n", it, d, a, b);
+        break;
+      case POOT_KIR_OP_AND:
+        EMIT("\tand.%s \t%s, %s, %s;\n", bw, d, a, b);
+        break;
+      case POOT_KIR_OP_OR:
+        EMIT("\tor.%s \t%s, %s, %s;\n", bw, d, a, b);
+        break;
+      case POOT_KIR_OP_XOR:
+        EMIT("\txor.%s \t%s, %s, %s;\n", bw, d, a, b);
+        break;
+      case POOT_KIR_OP_SHL:
+        EMIT("\tshl.%s \t%s, %s, %s;\n", bw, d, a, amt);
+        break;
+      case POOT_KIR_OP_SHR:
+        EMIT("\tshr.%s \t%s, %s, %s;\n", it, d, a, amt);
+        break;
+      default:
+        fail(c, POOT_UNSUPPORTED, in, "binary operation on an integer");
     }
     normalize(c, d, s);
   }
@@ -718,14 +853,22 @@ static void convert_int(ptx_ctx *c, const char *d, poot_kir_scalar to, const cha
 
 static const char *cvt_int_type(poot_kir_scalar s) {
   switch (s) {
-    case POOT_KIR_I8: return "s8";
-    case POOT_KIR_U8: return "u8";
-    case POOT_KIR_I16: return "s16";
-    case POOT_KIR_U16: return "u16";
-    case POOT_KIR_I32: return "s32";
-    case POOT_KIR_U32: return "u32";
-    case POOT_KIR_I64: return "s64";
-    default: return "u32";
+    case POOT_KIR_I8:
+      return "s8";
+    case POOT_KIR_U8:
+      return "u8";
+    case POOT_KIR_I16:
+      return "s16";
+    case POOT_KIR_U16:
+      return "u16";
+    case POOT_KIR_I32:
+      return "s32";
+    case POOT_KIR_U32:
+      return "u32";
+    case POOT_KIR_I64:
+      return "s64";
+    default:
+      return "u32";
   }
 }
 
@@ -738,12 +881,23 @@ static void emit_convert(ptx_ctx *c, const poot_kir_inst *in) {
     if (from == POOT_KIR_BOOL) {
       const char *p = vr(c, in->args[0], l);
       switch (to) {
-        case POOT_KIR_BOOL: EMIT("\tmov.pred \t%s, %s;\n", d, p); break;
-        case POOT_KIR_F32: EMIT("\tselp.f32 \t%s, 0f3F800000, 0f00000000, %s;\n", d, p); break;
-        case POOT_KIR_F16: EMIT("\tselp.b16 \t%s, 0x3C00, 0x0000, %s;\n", d, p); break;
-        case POOT_KIR_BF16: EMIT("\tselp.b16 \t%s, 0x3F80, 0x0000, %s;\n", d, p); break;
-        case POOT_KIR_I64: EMIT("\tselp.b64 \t%s, 1, 0, %s;\n", d, p); break;
-        default: EMIT("\tselp.b32 \t%s, 1, 0, %s;\n", d, p);
+        case POOT_KIR_BOOL:
+          EMIT("\tmov.pred \t%s, %s;\n", d, p);
+          break;
+        case POOT_KIR_F32:
+          EMIT("\tselp.f32 \t%s, 0f3F800000, 0f00000000, %s;\n", d, p);
+          break;
+        case POOT_KIR_F16:
+          EMIT("\tselp.b16 \t%s, 0x3C00, 0x0000, %s;\n", d, p);
+          break;
+        case POOT_KIR_BF16:
+          EMIT("\tselp.b16 \t%s, 0x3F80, 0x0000, %s;\n", d, p);
+          break;
+        case POOT_KIR_I64:
+          EMIT("\tselp.b64 \t%s, 1, 0, %s;\n", d, p);
+          break;
+        default:
+          EMIT("\tselp.b32 \t%s, 1, 0, %s;\n", d, p);
       }
       continue;
     }
@@ -795,7 +949,8 @@ static const char *raw_bits(ptx_ctx *c, poot_kir_value v, uint32_t l) {
   poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
   const char *r = vr(c, v, l);
   switch (class_of(s)) {
-    case RC_B64: return r;
+    case RC_B64:
+      return r;
     case RC_F32: {
       const char *t = rtmp(c);
       EMIT("\tmov.b32 \t%s, %s;\n", t, r);
@@ -821,9 +976,15 @@ static void from_bits(ptx_ctx *c, poot_kir_value v, uint32_t l, const char *bits
   poot_kir_scalar s = (poot_kir_scalar)vtype(c, v).scalar;
   const char *d = vr(c, v, l);
   switch (class_of(s)) {
-    case RC_B64: EMIT("\tmov.b64 \t%s, %s;\n", d, bits); break;
-    case RC_F32: EMIT("\tmov.b32 \t%s, %s;\n", d, bits); break;
-    case RC_B16: EMIT("\tcvt.u16.u32 \t%s, %s;\n", d, bits); break;
+    case RC_B64:
+      EMIT("\tmov.b64 \t%s, %s;\n", d, bits);
+      break;
+    case RC_F32:
+      EMIT("\tmov.b32 \t%s, %s;\n", d, bits);
+      break;
+    case RC_B16:
+      EMIT("\tcvt.u16.u32 \t%s, %s;\n", d, bits);
+      break;
     default:
       EMIT("\tmov.b32 \t%s, %s;\n", d, bits);
       normalize(c, d, s);
@@ -889,10 +1050,17 @@ static void emit_move_lanes(ptx_ctx *c, const poot_kir_inst *in) {
   for (uint32_t l = 0; l < lanes; l++) {
     const char *src = NULL;
     switch (in->op) {
-      case POOT_KIR_OP_SPLAT: src = vr(c, in->args[0], 0); break;
-      case POOT_KIR_OP_VEC: src = vr(c, in->args[l], 0); break;
-      case POOT_KIR_OP_EXTRACT: src = vr(c, in->args[0], (uint32_t)in->imm); break;
-      default: break;
+      case POOT_KIR_OP_SPLAT:
+        src = vr(c, in->args[0], 0);
+        break;
+      case POOT_KIR_OP_VEC:
+        src = vr(c, in->args[l], 0);
+        break;
+      case POOT_KIR_OP_EXTRACT:
+        src = vr(c, in->args[0], (uint32_t)in->imm);
+        break;
+      default:
+        break;
     }
     EMIT("\tmov.%s \t%s, %s;\n", mt, vr(c, in->result, l), src);
   }
@@ -920,7 +1088,7 @@ static void emit_subgroup(ptx_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_SG_REDUCE_ADD:
     case POOT_KIR_OP_SG_REDUCE_MAX:
     case POOT_KIR_OP_SG_REDUCE_MIN: {
-      const char *op = in->op == POOT_KIR_OP_SG_REDUCE_ADD   ? (s == POOT_KIR_F32 ? "add.rn" : "add")
+      const char *op = in->op == POOT_KIR_OP_SG_REDUCE_ADD ? (s == POOT_KIR_F32 ? "add.rn" : "add")
                        : in->op == POOT_KIR_OP_SG_REDUCE_MAX ? "max"
                                                              : "min";
       const char *ty = s == POOT_KIR_F32 ? "f32" : itype(s);
@@ -936,13 +1104,13 @@ static void emit_subgroup(ptx_ctx *c, const poot_kir_inst *in) {
       EMIT("\tshfl.sync.idx.b32 \t%s, %s, %s, %s, -1;\n", d, v, vr(c, in->args[1], 0), clamp);
       break;
     case POOT_KIR_OP_SG_SHUFFLE_XOR:
-      EMIT("\tshfl.sync.bfly.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", d, v, (uint32_t)in->imm,
-           clamp);
+      EMIT("\tshfl.sync.bfly.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", d, v, (uint32_t)in->imm, clamp);
       break;
     case POOT_KIR_OP_SG_BROADCAST:
       EMIT("\tshfl.sync.idx.b32 \t%s, %s, %" PRIu32 ", %s, -1;\n", d, v, (uint32_t)in->imm, clamp);
       break;
-    default: fail(c, POOT_UNSUPPORTED, in, "subgroup operation");
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "subgroup operation");
   }
 }
 
@@ -965,9 +1133,15 @@ static void emit_param(ptx_ctx *c, const poot_kir_inst *in) {
 static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
   def(c, in);
   switch (in->op) {
-    case POOT_KIR_OP_CONST: emit_const(c, in); break;
-    case POOT_KIR_OP_BUILTIN: emit_builtin(c, in); break;
-    case POOT_KIR_OP_PARAM: emit_param(c, in); break;
+    case POOT_KIR_OP_CONST:
+      emit_const(c, in);
+      break;
+    case POOT_KIR_OP_BUILTIN:
+      emit_builtin(c, in);
+      break;
+    case POOT_KIR_OP_PARAM:
+      emit_param(c, in);
+      break;
     case POOT_KIR_OP_NEG:
     case POOT_KIR_OP_NOT:
     case POOT_KIR_OP_ABS:
@@ -982,7 +1156,9 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_TANH:
     case POOT_KIR_OP_ERF:
     case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL: emit_unary(c, in); break;
+    case POOT_KIR_OP_CEIL:
+      emit_unary(c, in);
+      break;
     case POOT_KIR_OP_ADD:
     case POOT_KIR_OP_SUB:
     case POOT_KIR_OP_MUL:
@@ -1001,30 +1177,56 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
     case POOT_KIR_OP_LT:
     case POOT_KIR_OP_LE:
     case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE: emit_binary(c, in); break;
-    case POOT_KIR_OP_SELECT: emit_select(c, in); break;
-    case POOT_KIR_OP_FMA: emit_fma(c, in); break;
-    case POOT_KIR_OP_CONVERT: emit_convert(c, in); break;
-    case POOT_KIR_OP_BITCAST: emit_bitcast(c, in); break;
+    case POOT_KIR_OP_GE:
+      emit_binary(c, in);
+      break;
+    case POOT_KIR_OP_SELECT:
+      emit_select(c, in);
+      break;
+    case POOT_KIR_OP_FMA:
+      emit_fma(c, in);
+      break;
+    case POOT_KIR_OP_CONVERT:
+      emit_convert(c, in);
+      break;
+    case POOT_KIR_OP_BITCAST:
+      emit_bitcast(c, in);
+      break;
     case POOT_KIR_OP_SPLAT:
     case POOT_KIR_OP_VEC:
-    case POOT_KIR_OP_EXTRACT: emit_move_lanes(c, in); break;
-    case POOT_KIR_OP_LOAD: emit_load_store(c, in, false); break;
-    case POOT_KIR_OP_STORE: emit_load_store(c, in, true); break;
-    case POOT_KIR_OP_PRIV_LOAD: emit_priv(c, in, false); break;
-    case POOT_KIR_OP_PRIV_STORE: emit_priv(c, in, true); break;
+    case POOT_KIR_OP_EXTRACT:
+      emit_move_lanes(c, in);
+      break;
+    case POOT_KIR_OP_LOAD:
+      emit_load_store(c, in, false);
+      break;
+    case POOT_KIR_OP_STORE:
+      emit_load_store(c, in, true);
+      break;
+    case POOT_KIR_OP_PRIV_LOAD:
+      emit_priv(c, in, false);
+      break;
+    case POOT_KIR_OP_PRIV_STORE:
+      emit_priv(c, in, true);
+      break;
     case POOT_KIR_OP_ATOMIC_ADD:
     case POOT_KIR_OP_ATOMIC_MAX:
     case POOT_KIR_OP_ATOMIC_MIN:
     case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS: emit_atomic(c, in); break;
+    case POOT_KIR_OP_ATOMIC_CAS:
+      emit_atomic(c, in);
+      break;
     case POOT_KIR_OP_SG_REDUCE_ADD:
     case POOT_KIR_OP_SG_REDUCE_MAX:
     case POOT_KIR_OP_SG_REDUCE_MIN:
     case POOT_KIR_OP_SG_SHUFFLE:
     case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST: emit_subgroup(c, in); break;
-    case POOT_KIR_OP_BARRIER: EMIT("\tbar.sync \t0;\n"); break;
+    case POOT_KIR_OP_SG_BROADCAST:
+      emit_subgroup(c, in);
+      break;
+    case POOT_KIR_OP_BARRIER:
+      EMIT("\tbar.sync \t0;\n");
+      break;
     case POOT_KIR_OP_CHECK: {
       const char *p = vr(c, in->args[0], 0);
       c->fault_used = true;
@@ -1062,7 +1264,8 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
       EMIT("$L__endfor%" PRIu32 ":\n", n);
       break;
     }
-    default: fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");
+    default:
+      fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");
   }
 }
 
@@ -1178,9 +1381,14 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
     for (uint32_t j = 0; j < lanes * p->count; j++) {
       const char *r = rname(c, rc, c->privreg[i] + j);
       switch (rc) {
-        case RC_PRED: EMIT("\tmov.pred \t%s, 0;\n", r); break;
-        case RC_F32: EMIT("\tmov.f32 \t%s, 0f00000000;\n", r); break;
-        default: EMIT("\tmov.%s \t%s, 0;\n", mov_type(rc), r);
+        case RC_PRED:
+          EMIT("\tmov.pred \t%s, 0;\n", r);
+          break;
+        case RC_F32:
+          EMIT("\tmov.f32 \t%s, 0f00000000;\n", r);
+          break;
+        default:
+          EMIT("\tmov.%s \t%s, 0;\n", mov_type(rc), r);
       }
     }
   }
@@ -1196,12 +1404,12 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
 
   /* Header, parameters and declarations, now that the counts are known. */
   uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
-  poot_strbuf_printf(out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64
-                          ") for %s\n//\n\n",
-                     kernel->name, kernel->hash, target->name ? target->name : "ptx");
-  poot_strbuf_printf(out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32
-                          "\n.address_size 64\n\n",
-                     pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
+  poot_strbuf_printf(
+      out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n//\n\n",
+      kernel->name, kernel->hash, target->name ? target->name : "ptx");
+  poot_strbuf_printf(
+      out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
+      pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
   poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
   uint32_t np = 0;
   for (uint32_t i = 0; i < kernel->binding_count; i++, np++) {
@@ -1238,8 +1446,8 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
                          c->nreg[rc]);
   for (uint32_t i = 0; i < kernel->shared_count; i++) {
     const poot_kir_shared *s = &kernel->shared[i];
-    poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i,
-                       s->name, (uint64_t)s->count * elem_size(s->elem));
+    poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i, s->name,
+                       (uint64_t)s->count * elem_size(s->elem));
   }
   poot_strbuf_puts(out, "\n");
   poot_strbuf_append(out, body.data, body.len);

@@ -198,17 +198,36 @@ static void test_golden_checks(void **state) {
 static void test_golden_math_and_conversions(void **state) {
   (void)state;
   char *p = render_named("ops_math", "gfx90a");
-  static const char *const need[] = {
-      "@llvm.exp.f32", "@llvm.exp2.f32", "@llvm.log.f32", "@llvm.log2.f32", "@llvm.sqrt.f32",
-      "@llvm.amdgcn.rsq.f32", "@poot.sin", "@poot.cos", "@poot.tanh", "@poot.erf", "@poot.pow",
-      "@llvm.floor.f32", "@llvm.ceil.f32", "fdiv float", "fptrunc float", "fpext half",
-      "define internal float @poot.tanh(float %x) #1", "alwaysinline"};
+  static const char *const need[] = {"@llvm.exp.f32",
+                                     "@llvm.exp2.f32",
+                                     "@llvm.log.f32",
+                                     "@llvm.log2.f32",
+                                     "@llvm.sqrt.f32",
+                                     "@llvm.amdgcn.rsq.f32",
+                                     "@poot.sin",
+                                     "@poot.cos",
+                                     "@poot.tanh",
+                                     "@poot.erf",
+                                     "@poot.pow",
+                                     "@llvm.floor.f32",
+                                     "@llvm.ceil.f32",
+                                     "fdiv float",
+                                     "fptrunc float",
+                                     "fpext half",
+                                     "define internal float @poot.tanh(float %x) #1",
+                                     "alwaysinline"};
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) expect_has(p, need[i], "ops_math");
   poot_free(p);
   p = render_named("ops_convert", "gfx942");
-  static const char *const cv[] = {"fptrunc float", "to bfloat", "@llvm.fptosi.sat.i32.f32",
-                                   "@llvm.fptoui.sat.i8.f32", "sitofp i64", "uitofp i32",
-                                   "sext i32", "zext i8", "trunc i64",
+  static const char *const cv[] = {"fptrunc float",
+                                   "to bfloat",
+                                   "@llvm.fptosi.sat.i32.f32",
+                                   "@llvm.fptoui.sat.i8.f32",
+                                   "sitofp i64",
+                                   "uitofp i32",
+                                   "sext i32",
+                                   "zext i8",
+                                   "trunc i64",
                                    "bitcast <4 x bfloat>"};
   for (size_t i = 0; i < sizeof cv / sizeof cv[0]; i++) expect_has(p, cv[i], "ops_convert");
   poot_free(p);
@@ -327,8 +346,7 @@ static int main_llc(void) {
     }
   }
   if (list) fclose(list);
-  printf("llc + ld.lld for gfx90a, gfx942, gfx1100: %zu code objects, %zu failures\n", ok,
-         failed);
+  printf("llc + ld.lld for gfx90a, gfx942, gfx1100: %zu code objects, %zu failures\n", ok, failed);
   if (ok + failed != written || ok < 12) {
     printf("FAIL: %zu renderings written, %zu checked\n", written, ok + failed);
     return 1;
@@ -353,12 +371,9 @@ static int main_llc(void) {
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "llc") == 0) return main_llc();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_render_all),
-      cmocka_unit_test(test_deterministic),
-      cmocka_unit_test(test_golden_gemv),
-      cmocka_unit_test(test_golden_waves),
-      cmocka_unit_test(test_golden_checks),
-      cmocka_unit_test(test_golden_math_and_conversions),
+      cmocka_unit_test(test_render_all),    cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_golden_gemv),   cmocka_unit_test(test_golden_waves),
+      cmocka_unit_test(test_golden_checks), cmocka_unit_test(test_golden_math_and_conversions),
       cmocka_unit_test(test_wrong_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

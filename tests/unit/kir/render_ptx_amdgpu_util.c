@@ -40,8 +40,8 @@ poot_status render_walk(const poot_kir_target *target, render_fn render, render_
       continue;
     }
     if (st) {
-      st = poot_status_annotate(st, "building corpus case '%s' for %s", cases[i].name,
-                                target->name);
+      st =
+          poot_status_annotate(st, "building corpus case '%s' for %s", cases[i].name, target->name);
       break;
     }
     st = render_one(target, render, visit, ctx, cases[i].name, k);
@@ -77,7 +77,9 @@ poot_status render_build_named(const char *name, const poot_kir_target *target,
   return poot_status_make(POOT_NOT_FOUND, "no test kernel named '%s'", name);
 }
 
-static bool executable(const char *path) { return access(path, X_OK) == 0; }
+static bool executable(const char *path) {
+  return access(path, X_OK) == 0;
+}
 
 bool render_find_tool(const char *tool, char *out, size_t out_size) {
   const char *path = getenv("PATH");

@@ -168,19 +168,21 @@ static int run_case(const poot_kir_corpus_case *c, const poot_kir_kernel *k, con
     if (r == 0) {
       printf("FAIL: %s: expected a trap with code %u, the kernel finished\n", c->name, code);
       fail = 1;
-    } else if (!record || record[1] != 2 || record[2] != code ||
-               record[3] != (uint32_t)k->hash || record[4] != (uint32_t)(k->hash >> 32) ||
+    } else if (!record || record[1] != 2 || record[2] != code || record[3] != (uint32_t)k->hash ||
+               record[4] != (uint32_t)(k->hash >> 32) ||
                (record[0] & run->expected_error_bits) == 0) {
-      printf("FAIL: %s: trap (%s) but the fault record is wrong: state %u code %u hash %08x%08x "
-             "bits %08x\n",
-             c->name, cu_err(r), record ? record[1] : 0, record ? record[2] : 0,
-             record ? record[4] : 0, record ? record[3] : 0, record ? record[0] : 0);
+      printf(
+          "FAIL: %s: trap (%s) but the fault record is wrong: state %u code %u hash %08x%08x "
+          "bits %08x\n",
+          c->name, cu_err(r), record ? record[1] : 0, record ? record[2] : 0,
+          record ? record[4] : 0, record ? record[3] : 0, record ? record[0] : 0);
       fail = 1;
     } else {
-      printf("ok: %s trapped (%s); record: kernel %08x%08x, trap code %u, workgroup (%u,%u,%u) "
-             "thread %u\n",
-             c->name, cu_err(r), record[4], record[3], record[2], record[5], record[6],
-             record[7], record[8]);
+      printf(
+          "ok: %s trapped (%s); record: kernel %08x%08x, trap code %u, workgroup (%u,%u,%u) "
+          "thread %u\n",
+          c->name, cu_err(r), record[4], record[3], record[2], record[5], record[6], record[7],
+          record[8]);
     }
     *out_poisoned = r != 0;
     if (record) cu.MemFreeHost(record);
@@ -218,12 +220,14 @@ static int run_case(const poot_kir_corpus_case *c, const poot_kir_kernel *k, con
 typedef struct math_case {
   const char *name;
   poot_kir_op op;
-  double lo, hi;  /* uniform inputs, or (when log_scale) positive floats by bit pattern */
+  double lo, hi; /* uniform inputs, or (when log_scale) positive floats by bit pattern */
   bool log_scale;
   double (*ref)(double);
 } math_case;
 
-static double ref_rsqrt(double x) { return 1.0 / sqrt(x); }
+static double ref_rsqrt(double x) {
+  return 1.0 / sqrt(x);
+}
 
 /* y = op(x) (or pow(x, 1.7) for POW) over n floats. */
 static poot_status math_kernel(poot_kir_op op, poot_kir_kernel **out) {
@@ -258,7 +262,9 @@ static double ulp_of(double v) {
   return (double)(nextafterf(f, INFINITY) - f);
 }
 
-static double pow17(double x) { return pow(x, 1.7); }
+static double pow17(double x) {
+  return pow(x, 1.7);
+}
 
 static int math_survey(const poot_kir_target *t) {
   static const math_case cases[] = {

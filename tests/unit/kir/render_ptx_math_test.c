@@ -10,7 +10,9 @@
 #include "poot_test.h"
 #include "render_ptx_amdgpu.h"
 
-static float B(uint32_t u) { return poot_f32_from_bits(u); }
+static float B(uint32_t u) {
+  return poot_f32_from_bits(u);
+}
 
 static float k_exp(float x) {
   float t = x * B(POOT__KIR_LOG2E_HI);
@@ -73,10 +75,10 @@ static double ulp_of(double v) {
 }
 
 /* Every float of [lo, hi] with a stride, both signs when `sym`. */
-#define SWEEP(var, lo, hi, stride)                                                                 \
-  for (uint32_t var##_u = poot_f32_bits(lo); var##_u <= poot_f32_bits(hi); var##_u += (stride))    \
-    for (int var##_s = 0; var##_s < 2; var##_s++)                                                  \
-      for (float var = var##_s ? -poot_f32_from_bits(var##_u) : poot_f32_from_bits(var##_u);       \
+#define SWEEP(var, lo, hi, stride)                                                              \
+  for (uint32_t var##_u = poot_f32_bits(lo); var##_u <= poot_f32_bits(hi); var##_u += (stride)) \
+    for (int var##_s = 0; var##_s < 2; var##_s++)                                               \
+      for (float var = var##_s ? -poot_f32_from_bits(var##_u) : poot_f32_from_bits(var##_u);    \
            var == var; var = NAN)
 
 static void test_exp(void **state) {
@@ -145,7 +147,8 @@ static void test_sincos_reduction(void **state) {
 static void test_pow(void **state) {
   (void)state;
   /* Rounding y*log2|x| costs up to 2 ln2 |y log2 x| ulp of the result (log2 and
-   * the product each round once): the bound grows with the exponent, as for any pow built on exp2/log2. */
+   * the product each round once): the bound grows with the exponent, as for any pow built on
+   * exp2/log2. */
   double worst = 0;
   for (float y = -8.0f; y <= 8.0f; y += 0.37f) {
     SWEEP(x, 1e-3f, 1e3f, 40009) {
@@ -172,8 +175,8 @@ static void test_pow(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_exp),  cmocka_unit_test(test_tanh),
-      cmocka_unit_test(test_erf),  cmocka_unit_test(test_sincos_reduction),
+      cmocka_unit_test(test_exp), cmocka_unit_test(test_tanh),
+      cmocka_unit_test(test_erf), cmocka_unit_test(test_sincos_reduction),
       cmocka_unit_test(test_pow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

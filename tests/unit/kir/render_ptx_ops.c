@@ -77,10 +77,9 @@ static poot_status k_math(B *b) {
 
 /* 1: every conversion pair (scalars and 2-lane vectors) and bitcasts. */
 static poot_status k_convert(B *b) {
-  static const poot_kir_scalar types[] = {POOT_KIR_I8,  POOT_KIR_U8,  POOT_KIR_I16,
-                                          POOT_KIR_U16, POOT_KIR_I32, POOT_KIR_U32,
-                                          POOT_KIR_I64, POOT_KIR_F16, POOT_KIR_BF16,
-                                          POOT_KIR_F32};
+  static const poot_kir_scalar types[] = {POOT_KIR_I8,   POOT_KIR_U8,  POOT_KIR_I16, POOT_KIR_U16,
+                                          POOT_KIR_I32,  POOT_KIR_U32, POOT_KIR_I64, POOT_KIR_F16,
+                                          POOT_KIR_BF16, POOT_KIR_F32};
   enum { NT = sizeof types / sizeof types[0] };
   uint32_t in[NT], out[NT];
   char names[2 * NT][16];
@@ -296,9 +295,12 @@ static poot_status k_sync(B *b, uint32_t sg) {
     POOT_TRY(poot_kir_atomic_rmw(b, ops[k], POOT_KIR_SPACE_GLOBAL, ib, wg, ione, &ir));
   }
   V fr, cas, fcas;
-  POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, fb, wg, fone, &fr));
-  POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_SHARED, sf, sidx, fr, &fr));
-  POOT_TRY(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_XCHG, POOT_KIR_SPACE_GLOBAL, fb, gid, fr, &fr));
+  POOT_TRY(
+      poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, fb, wg, fone, &fr));
+  POOT_TRY(
+      poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_SHARED, sf, sidx, fr, &fr));
+  POOT_TRY(
+      poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_XCHG, POOT_KIR_SPACE_GLOBAL, fb, gid, fr, &fr));
   POOT_TRY(poot_kir_atomic_cas(b, POOT_KIR_SPACE_GLOBAL, ub, wg, acc, gid, &cas));
   POOT_TRY(poot_kir_atomic_cas(b, POOT_KIR_SPACE_SHARED, sf, sidx, fr, fone, &fcas));
   POOT_TRY(poot_kir_barrier(b));
@@ -353,10 +355,18 @@ poot_status render_ops_kernel(uint32_t i, uint32_t sg, poot_kir_kernel **out) {
   POOT_TRY(poot_kir_builder_create(&desc, &b));
   poot_status st = NULL;
   switch (i) {
-    case 0: st = k_math(b); break;
-    case 1: st = k_convert(b); break;
-    case 2: st = k_control(b); break;
-    default: st = k_sync(b, sg); break;
+    case 0:
+      st = k_math(b);
+      break;
+    case 1:
+      st = k_convert(b);
+      break;
+    case 2:
+      st = k_control(b);
+      break;
+    default:
+      st = k_sync(b, sg);
+      break;
   }
   if (st) {
     poot_kir_builder_destroy(b);

@@ -49,8 +49,7 @@ static poot_status check_header(void *vctx, const char *name, const poot_kir_ker
   snprintf(want, sizeof want, ".target sm_%u\n", (unsigned)w->t->sm_version);
   if (len == 0 || !strstr(text, ".version 7.8\n") || !strstr(text, want) ||
       !strstr(text, ".address_size 64\n"))
-    return poot_status_make(POOT_INTERNAL, "%s: header lacks .version/.target/.address_size",
-                            name);
+    return poot_status_make(POOT_INTERNAL, "%s: header lacks .version/.target/.address_size", name);
   snprintf(want, sizeof want, ".visible .entry %s(", k->name);
   if (!strstr(text, want)) return poot_status_make(POOT_INTERNAL, "%s: no entry '%s'", name, want);
   /* Never the contractible forms: the interpreter rounds every add and mul. */
@@ -207,18 +206,30 @@ static void test_golden_checks(void **state) {
 static void test_golden_math_and_conversions(void **state) {
   (void)state;
   char *p = render_named("ops_math", "sm_90");
-  static const char *const need[] = {
-      "ex2.approx.f32", "lg2.approx.f32", "sqrt.rn.f32", "rsqrt.approx.f32", "sin.approx.f32",
-      "cos.approx.f32", "tanh.approx.f32", "div.rn.f32", "cvt.rmi.f32.f32", "cvt.rpi.f32.f32",
-      "cvt.rn.f16.f32", "cvt.f32.f16", "ld.global.nc.v4.b16", "st.global.v4.f32", "copysign.f32",
-      "min.f32", "max.f32"};
+  static const char *const need[] = {"ex2.approx.f32",
+                                     "lg2.approx.f32",
+                                     "sqrt.rn.f32",
+                                     "rsqrt.approx.f32",
+                                     "sin.approx.f32",
+                                     "cos.approx.f32",
+                                     "tanh.approx.f32",
+                                     "div.rn.f32",
+                                     "cvt.rmi.f32.f32",
+                                     "cvt.rpi.f32.f32",
+                                     "cvt.rn.f16.f32",
+                                     "cvt.f32.f16",
+                                     "ld.global.nc.v4.b16",
+                                     "st.global.v4.f32",
+                                     "copysign.f32",
+                                     "min.f32",
+                                     "max.f32"};
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) expect_has(p, need[i], "ops_math");
   poot_free(p);
   p = render_named("ops_convert", "sm_80");
-  static const char *const cv[] = {"cvt.rn.bf16.f32",  "cvt.f32.bf16",       "cvt.rzi.sat.s32.f32",
-                                   "cvt.rzi.sat.u8.f32", "cvt.rzi.sat.s64.f32", "cvt.rn.f32.s64",
-                                   "cvt.rn.f32.u32",     "cvt.s64.s32",         "cvt.u32.u64",
-                                   "bfe.s32",            "ld.global.nc.v2.u64", "mov.b32"};
+  static const char *const cv[] = {
+      "cvt.rn.bf16.f32",     "cvt.f32.bf16",   "cvt.rzi.sat.s32.f32", "cvt.rzi.sat.u8.f32",
+      "cvt.rzi.sat.s64.f32", "cvt.rn.f32.s64", "cvt.rn.f32.u32",      "cvt.s64.s32",
+      "cvt.u32.u64",         "bfe.s32",        "ld.global.nc.v2.u64", "mov.b32"};
   for (size_t i = 0; i < sizeof cv / sizeof cv[0]; i++) expect_has(p, cv[i], "ops_convert");
   poot_free(p);
   p = render_named("vadd_u8x4", "sm_80");
@@ -292,9 +303,10 @@ static int main_ptxas(void) {
   }
   fclose(list);
   /* Each job leaves NAME.ok when ptxas accepts NAME.ptx, else NAME.log. */
-  (void)poot_test_system("cd '%s' && xargs -P \"$(nproc)\" -L 1 sh -c '\"$0\" -arch=sm_$2 $1.ptx "
-                         "-o $1.cubin > $1.log 2>&1 && touch $1.ok' '%s' < list",
-                         dir, ptxas);
+  (void)poot_test_system(
+      "cd '%s' && xargs -P \"$(nproc)\" -L 1 sh -c '\"$0\" -arch=sm_$2 $1.ptx "
+      "-o $1.cubin > $1.log 2>&1 && touch $1.ok' '%s' < list",
+      dir, ptxas);
   size_t ok = 0, failed = 0;
   list = fopen(list_path, "r");
   char file[300];
