@@ -94,6 +94,68 @@ def poot_render(poot, template_path, conv_path, agp):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace").strip()
 
 
+def gguf_template(path):
+    """(template, bos, eos) of a GGUF file read with the gguf package, or None."""
+    import gguf
+
+    r = gguf.GGUFReader(path)
+
+    def string(field):
+        return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+    if "tokenizer.chat_template" not in r.fields:
+        return None
+    tokens = r.fields["tokenizer.ggml.tokens"]
+
+    def token(key):
+        if key not in r.fields:
+            return None
+        idx = int(r.fields[key].parts[r.fields[key].data[0]][0])
+        return bytes(tokens.parts[tokens.data[idx]]).decode("utf-8")
+
+    return (string(r.fields["tokenizer.chat_template"]), token("tokenizer.ggml.bos_token_id"),
+            token("tokenizer.ggml.eos_token_id"))
+
+
+def check_models(env, poot, data_dir, convs):
+    """`poot template -m MODEL.gguf` against jinja2 on the template, BOS and EOS
+    strings the gguf package reads. Returns (models checked, problems)."""
+    try:
+        import gguf  # noqa: F401
+    except ImportError:
+        print("note: the gguf Python package is absent; -m MODEL is not checked")
+        return 0, []
+    problems, checked = [], 0
+    for path in sorted(glob.glob(os.path.join(data_dir or "", "vocab", "*.gguf"))):
+        info = gguf_template(path)
+        if info is None:
+            continue
+        checked += 1
+        source, bos, eos = info
+        for cpath in convs:
+            with open(cpath, encoding="utf-8") as f:
+                data = json.load(f)
+            variables = {"messages": data} if isinstance(data, list) else dict(data)
+            if bos is not None:
+                variables["bos_token"] = bos
+            if eos is not None:
+                variables["eos_token"] = eos
+            variables["add_generation_prompt"] = True
+            ok, ref = jinja_render(env, source, variables)
+            cmd = [poot, "template", "-m", path, "--messages", cpath, "--now", str(NOW),
+                   "--add-generation-prompt"]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            case = f"{os.path.basename(path)} {os.path.basename(cpath)}"
+            if not ok:
+                if p.returncode == 0:
+                    problems.append(f"{case}: jinja2 raised ({ref}) but poot rendered")
+            elif p.returncode != 0:
+                problems.append(f"{case}: poot failed: {p.stderr.decode(errors='replace').strip()}")
+            elif p.stdout != ref.encode("utf-8"):
+                problems.append(f"{case}: output differs: jinja2 {ref[:120]!r} poot {p.stdout[:120]!r}")
+    return checked, problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--poot", default=os.environ.get("POOT"))
@@ -147,6 +209,8 @@ def main():
                         problems.append(f"{case}: jinja2 raised ({ref}) but poot rendered")
                     else:
                         raised_both += 1
+                        if args.verbose:
+                            print(f"    both fail {name} {case}: jinja2 {ref[:100]} | poot {err[:100]}")
                     continue
                 if rc != 0:
                     problems.append(f"{case}: poot failed: {err}")
@@ -170,6 +234,14 @@ def main():
     print(f"templates matching byte-for-byte: {len(matching)}/{len(templates)} "
           f"({cases} renders, {raised_both} rejected by both jinja2 and poot)")
     unexpected = [n for n in failing if n not in KNOWN_MISMATCHES]
+    if not args.only:
+        checked, problems = check_models(env, args.poot, args.data, convs)
+        for p in problems:
+            print(f"FAIL  -m {p}")
+        print(f"GGUF models with a chat template checked through -m: {checked}, "
+              f"{'all match' if not problems else f'{len(problems)} problems'}")
+        if problems:
+            return 1
     return 1 if unexpected else 0
 
 

@@ -120,7 +120,8 @@ enum {
   TVF_TUPLE = 1,  /* a list that prints as a tuple */
   TVF_SAFE = 2,   /* a Markup string (|safe) */
   TVF_UNSAFE = 4, /* an undefined standing for a blocked attribute */
-  TVF_GEN = 8     /* a list standing for a Python generator (always true, no len) */
+  TVF_GEN = 8,    /* a list standing for a Python generator (always true, no len) */
+  TVF_HINT = 16   /* an undefined whose u.s.p is the whole error message */
 };
 
 typedef struct tpl_list tpl_list;
@@ -311,14 +312,14 @@ POOT_MUST_USE poot_status poot__tv_strdup(tpl_ctx *ctx, const char *p, size_t n,
 POOT_MUST_USE poot_status poot__tv_from_sb(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out);
 
 /* UTF-8 helpers. */
-size_t poot__utf8_len(const char *p, size_t n);       /* code points */
-size_t poot__utf8_next(const char *p, size_t n, size_t i); /* byte after the code point at i */
+size_t poot__tpl_utf8_len(const char *p, size_t n);       /* code points */
+size_t poot__tpl_utf8_next(const char *p, size_t n, size_t i); /* byte after the code point at i */
 /* Byte offset of code point index k (clamped to n). */
-size_t poot__utf8_offset(const char *p, size_t n, size_t k);
+size_t poot__tpl_utf8_offset(const char *p, size_t n, size_t k);
 /* Decodes the code point at i; *out_len = its byte length. */
-uint32_t poot__utf8_decode(const char *p, size_t n, size_t i, size_t *out_len);
-void poot__utf8_put(poot_strbuf *sb, uint32_t cp);
-bool poot__py_isspace(uint32_t cp);
+uint32_t poot__tpl_utf8_decode(const char *p, size_t n, size_t i, size_t *out_len);
+void poot__tpl_utf8_put(poot_strbuf *sb, uint32_t cp);
+bool poot__tpl_py_isspace(uint32_t cp);
 
 /* Iteration: materializes an iterable value as a list (dict → keys, string →
  * characters, undefined → empty). FORMAT when it is not iterable. */

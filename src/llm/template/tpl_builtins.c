@@ -124,7 +124,7 @@ poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, t
     bool any = false, ok = true;
     for (size_t i = 0; i < s.u.s.n;) {
       size_t len;
-      uint32_t cp = poot__utf8_decode(s.u.s.p, s.u.s.n, i, &len);
+      uint32_t cp = poot__tpl_utf8_decode(s.u.s.p, s.u.s.n, i, &len);
       if (poot__tpl_is_cased(cp)) {
         any = true;
         if (name[0] == 'l' ? poot__tpl_lower_cp(cp) != cp : poot__tpl_upper_cp(cp) != cp) ok = false;
@@ -281,7 +281,7 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
         break;
       }
       size_t len;
-      uint32_t cp = poot__utf8_decode(p, n, e, &len);
+      uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
       if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
           cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
         next = e + len;
@@ -420,7 +420,7 @@ static poot_status len_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, int64_t
   *out = 0;
   switch (v.kind) {
   case TV_UNDEF: *out = 0; return NULL;
-  case TV_STR: *out = (int64_t)poot__utf8_len(v.u.s.p, v.u.s.n); return NULL;
+  case TV_STR: *out = (int64_t)poot__tpl_utf8_len(v.u.s.p, v.u.s.n); return NULL;
   case TV_LIST:
     if (v.flags & TVF_GEN) break;
     *out = (int64_t)v.u.list->n;
@@ -503,14 +503,14 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       bool at_start = true;
       for (size_t i = 0; i < n;) {
         size_t len;
-        uint32_t cp = poot__utf8_decode(p, n, i, &len);
-        bool delim = poot__py_isspace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' ||
+        uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
+        bool delim = poot__tpl_py_isspace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' ||
                      cp == '<';
         if (delim) {
           poot_strbuf_append(&sb, p + i, len);
           at_start = true;
         } else {
-          poot__utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
+          poot__tpl_utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
           at_start = false;
         }
         i += len;
@@ -821,7 +821,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     bool in = false;
     for (size_t i = 0; i < x.u.s.n;) {
       size_t len;
-      uint32_t cp = poot__utf8_decode(x.u.s.p, x.u.s.n, i, &len);
+      uint32_t cp = poot__tpl_utf8_decode(x.u.s.p, x.u.s.n, i, &len);
       bool w = cp >= 0x80 || (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
                (cp >= 'A' && cp <= 'Z') || cp == '_';
       if (w && !in) words++;
@@ -903,7 +903,7 @@ static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
     if (!from_right) {
       while (i < n) {
         size_t len;
-        while (i < n && poot__py_isspace(poot__utf8_decode(p, n, i, &len))) i += len;
+        while (i < n && poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, i, &len))) i += len;
         if (i >= n) break;
         if (maxsplit >= 0 && splits >= maxsplit) {
           size_t b2, e2;
@@ -913,7 +913,7 @@ static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
           break;
         }
         size_t b = i;
-        while (i < n && !poot__py_isspace(poot__utf8_decode(p, n, i, &len))) i += len;
+        while (i < n && !poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, i, &len))) i += len;
         tpl_value t = tv_str(p + b, i - b);
         if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
         splits++;
@@ -938,7 +938,7 @@ static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
           size_t j = k - 1;
           while (j > 0 && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
           size_t len;
-          if (poot__py_isspace(poot__utf8_decode(p, n, j, &len))) break;
+          if (poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, j, &len))) break;
           k = j;
         }
         tmp[nt++] = tv_str(p + k, e - k);
@@ -1047,7 +1047,7 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
           break;
         }
         size_t len;
-        uint32_t cp = poot__utf8_decode(p, n, e, &len);
+        uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
         if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
             cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
           next = e + len;
@@ -1120,7 +1120,7 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
           break;
         }
         if (i >= n) break;
-        size_t e = poot__utf8_next(p, n, i);
+        size_t e = poot__tpl_utf8_next(p, n, i);
         poot_strbuf_append(&sb, p + i, e - i);
         i = e;
         if (sb.len > ctx->params.max_output) break;
@@ -1167,7 +1167,7 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
     if (name[0] == 'c') {
       int64_t c = 0;
       if (sub.u.s.n == 0) {
-        c = (int64_t)poot__utf8_len(p, n) + 1;
+        c = (int64_t)poot__tpl_utf8_len(p, n) + 1;
       } else {
         size_t i = 0;
         const char *h;
@@ -1191,7 +1191,7 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
           break;
         }
     }
-    *out = tv_int(pos < 0 ? -1 : (int64_t)poot__utf8_len(p, (size_t)pos));
+    *out = tv_int(pos < 0 ? -1 : (int64_t)poot__tpl_utf8_len(p, (size_t)pos));
     return NULL;
   }
   if (!strcmp(name, "join")) {
@@ -1216,13 +1216,13 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
     bool any = false, all = true, cased = false, lower_ok = true, upper_ok = true;
     for (size_t i = 0; i < n;) {
       size_t len;
-      uint32_t cp = poot__utf8_decode(p, n, i, &len);
+      uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
       bool digit = cp >= '0' && cp <= '9';
       bool alpha = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= 0x80 && poot__tpl_is_cased(cp));
       bool ok = !strcmp(name, "isdigit")   ? digit
                 : !strcmp(name, "isalpha") ? alpha
                 : !strcmp(name, "isalnum") ? alpha || digit
-                : !strcmp(name, "isspace") ? poot__py_isspace(cp)
+                : !strcmp(name, "isspace") ? poot__tpl_py_isspace(cp)
                                            : true;
       if (poot__tpl_is_cased(cp)) {
         cased = true;

@@ -99,6 +99,7 @@ static poot_status lookup_name(tpl_ctx *ctx, tpl_scope *scope, const char *name,
 /* ------------------------------------------------------ attribute / items */
 
 static poot_status undefined_error(tpl_ctx *ctx, const tpl_node *at, tpl_value u) {
+  if (u.flags & TVF_HINT) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s", u.u.s.p);
   if (u.flags & TVF_UNSAFE)
     return poot__tpl_err(ctx, at, POOT_FORMAT, "access to attribute '%s' is unsafe (sandbox)",
                          u.u.s.p ? u.u.s.p : "?");
@@ -136,8 +137,47 @@ static poot_status loop_attr(tpl_ctx *ctx, tpl_loop *l, const char *name, tpl_va
   return NULL;
 }
 
+/* jinja2's object_type_repr. */
+static void type_repr(poot_strbuf *sb, tpl_value v) {
+  if (v.kind == TV_NONE) poot_strbuf_puts(sb, "None");
+  else poot_strbuf_printf(sb, "%s object", poot__tv_type_name(v));
+}
+
+/* Replaces a plain miss (an undefined named `name`) by one whose message says
+ * what was missing where, as jinja2's does. */
+static poot_status explain_miss(tpl_ctx *ctx, tpl_value obj, tpl_value key, tpl_value *out) {
+  if (out->kind != TV_UNDEF || out->flags || obj.kind == TV_UNDEF) return NULL;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (key.kind == TV_STR) {
+    poot_strbuf_putc(&sb, '\'');
+    type_repr(&sb, obj);
+    poot_strbuf_puts(&sb, "' has no attribute ");
+  } else {
+    type_repr(&sb, obj);
+    poot_strbuf_puts(&sb, " has no element ");
+  }
+  poot__tv_repr(&sb, key);
+  tpl_value msg;
+  poot_status st = poot__tv_from_sb(ctx, &sb, &msg);
+  poot_strbuf_deinit(&sb);
+  if (st) return st;
+  *out = tv_undef(msg.u.s.p);
+  out->flags = TVF_HINT;
+  return NULL;
+}
+
+static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
+                                 const char *name, tpl_value *out);
+
 poot_status poot__tpl_getattr(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
                               tpl_value *out) {
+  POOT_TRY(getattr_inner(ctx, at, obj, name, out));
+  return explain_miss(ctx, obj, tv_str(name, strlen(name)), out);
+}
+
+static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
+                                 const char *name, tpl_value *out) {
   *out = tv_undef(name);
   if (obj.kind == TV_UNDEF) return undefined_error(ctx, at, obj);
   if (name[0] == '_') {
@@ -223,7 +263,7 @@ static poot_status do_slice(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, con
   if (obj.kind == TV_STR) {
     const char *p = obj.u.s.p;
     size_t n = obj.u.s.n;
-    size_t cps = poot__utf8_len(p, n);
+    size_t cps = poot__tpl_utf8_len(p, n);
     int64_t start, stop, step;
     slice_indices((int64_t)cps, s2, &start, &stop, &step);
     if (step == 1) {
@@ -231,16 +271,16 @@ static poot_status do_slice(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, con
         *out = tv_str("", 0);
         return NULL;
       }
-      size_t b = poot__utf8_offset(p, n, (size_t)start);
-      size_t e = poot__utf8_offset(p, n, (size_t)stop);
+      size_t b = poot__tpl_utf8_offset(p, n, (size_t)start);
+      size_t e = poot__tpl_utf8_offset(p, n, (size_t)stop);
       *out = tv_str(p + b, e - b);
       return NULL;
     }
     poot_strbuf sb;
     poot_strbuf_init(&sb);
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      size_t b = poot__utf8_offset(p, n, (size_t)i);
-      size_t e = poot__utf8_next(p, n, b);
+      size_t b = poot__tpl_utf8_offset(p, n, (size_t)i);
+      size_t e = poot__tpl_utf8_next(p, n, b);
       poot_strbuf_append(&sb, p + b, e - b);
     }
     poot_status st = poot__tv_from_sb(ctx, &sb, out);
@@ -252,8 +292,17 @@ static poot_status do_slice(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, con
   return NULL;
 }
 
+static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
+                                 tpl_value *out);
+
 poot_status poot__tpl_getitem(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
                               tpl_value *out) {
+  POOT_TRY(getitem_inner(ctx, at, obj, key, out));
+  return explain_miss(ctx, obj, key, out);
+}
+
+static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
+                                 tpl_value *out) {
   *out = tv_undef(NULL);
   switch (obj.kind) {
   case TV_UNDEF: return undefined_error(ctx, at, obj);
@@ -269,14 +318,14 @@ poot_status poot__tpl_getitem(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, t
   case TV_STR:
     if (key.kind == TV_INT || key.kind == TV_BOOL) {
       int64_t k = key.kind == TV_INT ? key.u.i : key.u.b;
-      size_t len = obj.kind == TV_LIST ? obj.u.list->n : poot__utf8_len(obj.u.s.p, obj.u.s.n);
+      size_t len = obj.kind == TV_LIST ? obj.u.list->n : poot__tpl_utf8_len(obj.u.s.p, obj.u.s.n);
       if (k < 0) k += (int64_t)len;
       if (k < 0 || (size_t)k >= len) return NULL;
       if (obj.kind == TV_LIST) {
         *out = obj.u.list->items[k];
       } else {
-        size_t b = poot__utf8_offset(obj.u.s.p, obj.u.s.n, (size_t)k);
-        size_t e = poot__utf8_next(obj.u.s.p, obj.u.s.n, b);
+        size_t b = poot__tpl_utf8_offset(obj.u.s.p, obj.u.s.n, (size_t)k);
+        size_t e = poot__tpl_utf8_next(obj.u.s.p, obj.u.s.n, b);
         *out = tv_str(obj.u.s.p + b, e - b);
       }
       return NULL;

@@ -39,8 +39,8 @@ static size_t ws_at(const char *s, size_t n, size_t i) {
   unsigned char c = (unsigned char)s[i];
   if (c < 0x80) return (c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f)) ? 1 : 0;
   size_t len = 0;
-  uint32_t cp = poot__utf8_decode(s, n, i, &len);
-  return poot__py_isspace(cp) ? len : 0;
+  uint32_t cp = poot__tpl_utf8_decode(s, n, i, &len);
+  return poot__tpl_py_isspace(cp) ? len : 0;
 }
 
 static size_t skip_ws(const char *s, size_t n, size_t i) {
@@ -261,7 +261,7 @@ static poot_status lex_string(lexer *lx, size_t *pos, bool *matched) {
         st = lex_error(lx, i, "illegal Unicode character in a string literal");
         goto done;
       }
-      poot__utf8_put(&sb, cp);
+      poot__tpl_utf8_put(&sb, cp);
       break;
     }
     case 'N':
@@ -273,7 +273,7 @@ static poot_status lex_string(lexer *lx, size_t *pos, bool *matched) {
         uint32_t cp = (uint32_t)(e - '0');
         for (int d = 0; d < 2 && k + 1 < j && s[k + 1] >= '0' && s[k + 1] <= '7'; d++)
           cp = cp * 8 + (uint32_t)(s[++k] - '0');
-        poot__utf8_put(&sb, cp);
+        poot__tpl_utf8_put(&sb, cp);
       } else {
         poot_strbuf_putc(&sb, '\\');
         poot_strbuf_putc(&sb, e);

@@ -54,7 +54,7 @@ void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
   bool prev_cased = false, first = true;
   for (size_t i = 0; i < n;) {
     size_t len;
-    uint32_t cp = poot__utf8_decode(p, n, i, &len);
+    uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
     uint32_t r = cp;
     switch (mode) {
     case 'u':
@@ -72,7 +72,7 @@ void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
     prev_cased = poot__tpl_is_cased(cp);
     first = false;
     if (r == cp) poot_strbuf_append(sb, p + i, len);
-    else poot__utf8_put(sb, r);
+    else poot__tpl_utf8_put(sb, r);
     i += len;
   }
 }
@@ -82,7 +82,7 @@ void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
 static bool in_chars(uint32_t cp, const char *chars, size_t cn) {
   for (size_t i = 0; i < cn;) {
     size_t len;
-    if (poot__utf8_decode(chars, cn, i, &len) == cp) return true;
+    if (poot__tpl_utf8_decode(chars, cn, i, &len) == cp) return true;
     i += len;
   }
   return false;
@@ -94,8 +94,8 @@ void poot__tpl_strip(const char *p, size_t n, const char *chars, size_t cn, bool
   if (left) {
     while (b < e) {
       size_t len;
-      uint32_t cp = poot__utf8_decode(p, n, b, &len);
-      if (chars ? !in_chars(cp, chars, cn) : !poot__py_isspace(cp)) break;
+      uint32_t cp = poot__tpl_utf8_decode(p, n, b, &len);
+      if (chars ? !in_chars(cp, chars, cn) : !poot__tpl_py_isspace(cp)) break;
       b += len;
     }
   }
@@ -104,9 +104,9 @@ void poot__tpl_strip(const char *p, size_t n, const char *chars, size_t cn, bool
       size_t j = e - 1;
       while (j > b && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
       size_t len;
-      uint32_t cp = poot__utf8_decode(p, n, j, &len);
+      uint32_t cp = poot__tpl_utf8_decode(p, n, j, &len);
       if (j + len != e) break;
-      if (chars ? !in_chars(cp, chars, cn) : !poot__py_isspace(cp)) break;
+      if (chars ? !in_chars(cp, chars, cn) : !poot__tpl_py_isspace(cp)) break;
       e = j;
     }
   }
@@ -132,6 +132,7 @@ static const char *op_symbol(int op) {
 static poot_status type_error(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b) {
   if (a.kind == TV_UNDEF || b.kind == TV_UNDEF) {
     tpl_value u = a.kind == TV_UNDEF ? a : b;
+    if (u.flags & TVF_HINT) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s", u.u.s.p);
     return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' is undefined", u.u.s.p ? u.u.s.p : "value");
   }
   if (op >= OP_LT && op <= OP_GE)
@@ -462,7 +463,7 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
       break;
     case 'c':
       if (v.kind == TV_STR) poot_strbuf_append(&sb, v.u.s.p, v.u.s.n);
-      else if (v.kind == TV_INT) poot__utf8_put(&sb, (uint32_t)v.u.i);
+      else if (v.kind == TV_INT) poot__tpl_utf8_put(&sb, (uint32_t)v.u.i);
       break;
     default:
       st = poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "unsupported format character '%c'", conv);
@@ -489,7 +490,7 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
   char align = 0;
   if (sn >= 2) {
     size_t cl;
-    uint32_t cp = poot__utf8_decode(spec, sn, 0, &cl);
+    uint32_t cp = poot__tpl_utf8_decode(spec, sn, 0, &cl);
     if (cl < sn && strchr("<>^=", spec[cl])) {
       fill = cp;
       align = spec[cl];
@@ -524,7 +525,7 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
   poot_status st = NULL;
   if (v.kind == TV_STR && (type == 0 || type == 's')) {
     size_t n = v.u.s.n;
-    if (prec >= 0) n = poot__utf8_offset(v.u.s.p, v.u.s.n, (size_t)prec);
+    if (prec >= 0) n = poot__tpl_utf8_offset(v.u.s.p, v.u.s.n, (size_t)prec);
     poot_strbuf_append(&body, v.u.s.p, n);
     if (!align) align = '<';
   } else if (tv_is_num(v) && (type == 0 || strchr("dfFeEgG%", type))) {
@@ -557,19 +558,19 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
                        spec, poot__tv_type_name(v));
   }
   if (!st) {
-    size_t len = poot__utf8_len(body.data, body.len);
+    size_t len = poot__tpl_utf8_len(body.data, body.len);
     size_t pad = width > len ? width - len : 0;
     size_t left = align == '<' ? 0 : align == '^' ? pad / 2 : pad;
     size_t right = pad - left;
     if (align == '=' && body.len && (body.data[0] == '-' || body.data[0] == '+')) {
       poot_strbuf_putc(sb, body.data[0]);
-      for (size_t k = 0; k < left; k++) poot__utf8_put(sb, fill);
+      for (size_t k = 0; k < left; k++) poot__tpl_utf8_put(sb, fill);
       poot_strbuf_append(sb, body.data + 1, body.len - 1);
     } else {
-      for (size_t k = 0; k < left; k++) poot__utf8_put(sb, fill);
+      for (size_t k = 0; k < left; k++) poot__tpl_utf8_put(sb, fill);
       poot_strbuf_append(sb, body.data, body.len);
     }
-    for (size_t k = 0; k < right; k++) poot__utf8_put(sb, fill);
+    for (size_t k = 0; k < right; k++) poot__tpl_utf8_put(sb, fill);
   }
   poot_strbuf_deinit(&body);
   return st;

@@ -9,7 +9,7 @@
 
 /* ------------------------------------------------------------------- UTF-8 */
 
-uint32_t poot__utf8_decode(const char *p, size_t n, size_t i, size_t *out_len) {
+uint32_t poot__tpl_utf8_decode(const char *p, size_t n, size_t i, size_t *out_len) {
   const unsigned char *s = (const unsigned char *)p;
   unsigned char c = s[i];
   *out_len = 1;
@@ -26,28 +26,28 @@ uint32_t poot__utf8_decode(const char *p, size_t n, size_t i, size_t *out_len) {
   return cp;
 }
 
-size_t poot__utf8_next(const char *p, size_t n, size_t i) {
+size_t poot__tpl_utf8_next(const char *p, size_t n, size_t i) {
   size_t len = 1;
-  (void)poot__utf8_decode(p, n, i, &len);
+  (void)poot__tpl_utf8_decode(p, n, i, &len);
   return i + len;
 }
 
-size_t poot__utf8_len(const char *p, size_t n) {
+size_t poot__tpl_utf8_len(const char *p, size_t n) {
   size_t count = 0;
-  for (size_t i = 0; i < n; i = poot__utf8_next(p, n, i)) count++;
+  for (size_t i = 0; i < n; i = poot__tpl_utf8_next(p, n, i)) count++;
   return count;
 }
 
-size_t poot__utf8_offset(const char *p, size_t n, size_t k) {
+size_t poot__tpl_utf8_offset(const char *p, size_t n, size_t k) {
   size_t i = 0;
   while (k > 0 && i < n) {
-    i = poot__utf8_next(p, n, i);
+    i = poot__tpl_utf8_next(p, n, i);
     k--;
   }
   return i;
 }
 
-void poot__utf8_put(poot_strbuf *sb, uint32_t cp) {
+void poot__tpl_utf8_put(poot_strbuf *sb, uint32_t cp) {
   char b[4];
   size_t n;
   if (cp < 0x80) {
@@ -72,7 +72,7 @@ void poot__utf8_put(poot_strbuf *sb, uint32_t cp) {
   poot_strbuf_append(sb, b, n);
 }
 
-bool poot__py_isspace(uint32_t cp) {
+bool poot__tpl_py_isspace(uint32_t cp) {
   return cp == ' ' || (cp >= 9 && cp <= 13) || (cp >= 0x1c && cp <= 0x1f) || cp == 0x85 ||
          cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 ||
          cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
@@ -374,7 +374,7 @@ static bool py_printable(uint32_t cp) {
   if (cp < 0x20 || cp == 0x7f) return false;
   if (cp >= 0x80 && cp < 0xa0) return false;
   if (cp == 0xad) return false;
-  if (poot__py_isspace(cp) && cp != ' ') return false;
+  if (poot__tpl_py_isspace(cp) && cp != ' ') return false;
   if (cp >= 0xd800 && cp < 0xe000) return false;
   if (cp == 0x200b || cp == 0x200c || cp == 0x200d || cp == 0x200e || cp == 0x200f ||
       cp == 0xfeff || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfff9 || cp == 0xfffa ||
@@ -390,7 +390,7 @@ static void repr_string(poot_strbuf *sb, const char *p, size_t n) {
   poot_strbuf_putc(sb, q);
   for (size_t i = 0; i < n;) {
     size_t len;
-    uint32_t cp = poot__utf8_decode(p, n, i, &len);
+    uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
     if (cp == (uint32_t)q || cp == '\\') {
       poot_strbuf_putc(sb, '\\');
       poot_strbuf_putc(sb, (char)cp);
@@ -499,7 +499,7 @@ static void json_string(poot_strbuf *sb, const char *p, size_t n, bool ensure_as
   poot_strbuf_putc(sb, '"');
   for (size_t i = 0; i < n;) {
     size_t len;
-    uint32_t cp = poot__utf8_decode(p, n, i, &len);
+    uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
     switch (cp) {
     case '"': poot_strbuf_puts(sb, "\\\""); break;
     case '\\': poot_strbuf_puts(sb, "\\\\"); break;
@@ -657,12 +657,12 @@ poot_status poot__tv_iterate(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_
     return NULL;
   }
   case TV_STR: {
-    size_t n = poot__utf8_len(v.u.s.p, v.u.s.n);
+    size_t n = poot__tpl_utf8_len(v.u.s.p, v.u.s.n);
     tpl_value l;
     POOT_TRY(poot__tv_list_new(ctx, n, &l));
     size_t i = 0;
     for (size_t k = 0; k < n; k++) {
-      size_t e = poot__utf8_next(v.u.s.p, v.u.s.n, i);
+      size_t e = poot__tpl_utf8_next(v.u.s.p, v.u.s.n, i);
       l.u.list->items[k] = tv_str(v.u.s.p + i, e - i);
       i = e;
     }
