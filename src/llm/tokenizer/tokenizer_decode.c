@@ -42,6 +42,14 @@ poot_status poot_tokenizer_token_to_piece(const poot_tokenizer *tok, poot_token 
   }
   if (tok->kind == POOT_TOKENIZER_LLAMA2C) {
     poot_strbuf_append(out, e->text, e->len);
+  } else if (tok->kind == POOT_TOKENIZER_WORDPIECE && !tok->wp_phantom) {
+    /* "##x" continues a word; anything else starts one. */
+    if (e->len >= 2 && e->text[0] == '#' && e->text[1] == '#') {
+      poot_strbuf_append(out, e->text + 2, e->len - 2);
+    } else {
+      poot_strbuf_putc(out, ' ');
+      poot_strbuf_append(out, e->text, e->len);
+    }
   } else if (tok->byte_level) {
     const uint8_t *u = (const uint8_t *)e->text;
     for (size_t i = 0; i < e->len;) {

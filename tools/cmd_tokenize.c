@@ -1,0 +1,68 @@
+/* poot tokenize -m MODEL [--no-bos] [--parse-special] */
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/llm/tokenizer.h"
+#include "tool.h"
+
+static const char *const usage =
+    "usage: poot tokenize -m MODEL [--no-bos] [--parse-special]\n"
+    "\n"
+    "Reads text on standard input (all of it, newlines included) and prints its\n"
+    "token ids on one line, separated by single spaces.\n"
+    "\n"
+    "  -m, --model MODEL  a GGUF file (a vocabulary-only one is fine), a\n"
+    "                     tokenizer.json or a folder holding one, or a llama2.c\n"
+    "                     tokenizer .bin\n"
+    "  --no-bos           add none of the model's special tokens (BOS, EOS, [CLS]/[SEP])\n"
+    "  --parse-special    match special tokens written in the text (\"<s>\",\n"
+    "                     \"<|eot_id|>\"); otherwise they are tokenized as text\n";
+
+static int tokenize_main(int argc, char **argv) {
+  const char *cmd = "tokenize";
+  const char *model = NULL;
+  poot_tokenizer_encode_options opts = poot_tokenizer_encode_options_default();
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (poot_tool_is_help(a)) {
+      fputs(usage, stdout);
+      return POOT_EXIT_OK;
+    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
+      if (!(model = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--no-bos")) {
+      opts.add_special = false;
+    } else if (!strcmp(a, "--parse-special")) {
+      opts.parse_special = true;
+    } else {
+      return poot_tool_usage_error(cmd, "unknown argument '%s'", a);
+    }
+  }
+  if (!model) return poot_tool_usage_error(cmd, "-m MODEL is required");
+  poot_tokenizer *tok = NULL;
+  poot_status st = poot_tokenizer_open_path(model, &tok);
+  if (st) return poot_tool_fail(cmd, st);
+  char *text = NULL;
+  size_t len = 0;
+  poot_token *ids = NULL;
+  size_t count = 0;
+  st = poot_tool_read_stdin(&text, &len);
+  if (!st) st = poot_tokenizer_encode(tok, text, len, &opts, &ids, &count);
+  if (!st) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    for (size_t i = 0; i < count; i++) poot_strbuf_printf(&sb, i ? " %d" : "%d", (int)ids[i]);
+    poot_strbuf_putc(&sb, '\n');
+    st = poot_strbuf_status(&sb);
+    if (!st && fwrite(sb.data, 1, sb.len, stdout) != sb.len)
+      st = poot_status_make(POOT_IO, "writing standard output failed");
+    poot_strbuf_deinit(&sb);
+  }
+  poot_free(ids);
+  poot_free(text);
+  poot_tokenizer_destroy(tok);
+  if (!st && fflush(stdout) != 0) st = poot_status_make(POOT_IO, "writing standard output failed");
+  return st ? poot_tool_fail(cmd, st) : POOT_EXIT_OK;
+}
+
+const poot_tool_command poot_tool_cmd_tokenize = {"tokenize", "text on stdin to token ids",
+                                                  tokenize_main};
