@@ -136,6 +136,40 @@ static void test_ops_kernels(void **state) {
   assert_true(done >= RENDER_OPS_KERNEL_COUNT - 1);
 }
 
+/* Exhausted memory at every allocation of a render and a compile gives
+ * OUT_OF_MEMORY (never a crash or a leak), and the next call works. */
+static void test_out_of_memory(void **state) {
+  (void)state;
+  const poot_kir_corpus_case *c = poot_kir_corpus_find("gemv_tiled_f32");
+  if (!c) c = &poot_kir_corpus(&(size_t){0})[0];
+  poot_kir_target t;
+  poot_kir_target_init_lavapipe(&t, 8);
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(c->build(c, &t, &k));
+  bool done = false;
+  for (uint64_t n = 1; n < 10000 && !done; n++) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot_vec w;
+    poot_vec_init(&w, 4);
+    poot_alloc_fail_after(n);
+    poot_status st = poot_kir_render_glsl(k, &t, &sb);
+    if (!st) st = poot_kir_glsl_to_spirv(sb.data, sb.len, &t, &w);
+    poot_alloc_fail_after(0);
+    if (st) {
+      assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
+      poot_status_free(st);
+    } else {
+      assert_true(w.len > 5);
+      done = true;
+    }
+    poot_vec_deinit(&w);
+    poot_strbuf_deinit(&sb);
+  }
+  assert_true(done);
+  poot_kir_kernel_destroy(k);
+}
+
 static void test_compile_error_names_line(void **state) {
   (void)state;
   poot_kir_target t;
@@ -171,9 +205,8 @@ static void test_wrong_target_language(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_corpus_all_targets),
-      cmocka_unit_test(test_ops_kernels),
-      cmocka_unit_test(test_compile_error_names_line),
+      cmocka_unit_test(test_corpus_all_targets),    cmocka_unit_test(test_ops_kernels),
+      cmocka_unit_test(test_out_of_memory),         cmocka_unit_test(test_compile_error_names_line),
       cmocka_unit_test(test_wrong_target_language),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

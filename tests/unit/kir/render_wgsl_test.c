@@ -117,6 +117,35 @@ static void test_ops_kernels(void **state) {
   assert_true(done >= 1);
 }
 
+/* Exhausted memory at every allocation of a render gives OUT_OF_MEMORY. */
+static void test_out_of_memory(void **state) {
+  (void)state;
+  const poot_kir_corpus_case *c = poot_kir_corpus_find("gemv_tiled_f32");
+  if (!c) c = &poot_kir_corpus(&(size_t){0})[0];
+  poot_kir_target t;
+  target_at(2, &t);
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(c->build(c, &t, &k));
+  bool done = false;
+  for (uint64_t n = 1; n < 10000 && !done; n++) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot_alloc_fail_after(n);
+    poot_status st = poot_kir_render_wgsl(k, &t, &sb);
+    poot_alloc_fail_after(0);
+    if (st) {
+      assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
+      poot_status_free(st);
+    } else {
+      assert_non_null(strstr(sb.data, "@compute"));
+      done = true;
+    }
+    poot_strbuf_deinit(&sb);
+  }
+  assert_true(done);
+  poot_kir_kernel_destroy(k);
+}
+
 static void test_wrong_target_language(void **state) {
   (void)state;
   size_t n = 0;
@@ -144,6 +173,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_renders),
       cmocka_unit_test(test_ops_kernels),
+      cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_wrong_target_language),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
