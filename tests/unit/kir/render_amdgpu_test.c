@@ -233,6 +233,41 @@ static void test_golden_math_and_conversions(void **state) {
   poot_free(p);
 }
 
+/* A subgroup reduction in a workgroup of `threads` threads. */
+static poot_kir_kernel *partial_kernel(uint32_t threads) {
+  poot_kir_kernel_desc desc = {"partial_sg", {threads, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
+  poot_kir_binding bd = {"v", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  uint32_t ref;
+  poot_kir_value gid, x, r;
+  POOT_ASSERT_OK(poot_kir_add_binding(b, &bd, &ref));
+  POOT_ASSERT_OK(poot_kir_global_id(b, 0, &gid));
+  POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, ref, gid, 1, &x));
+  POOT_ASSERT_OK(poot_kir_subgroup_reduce(b, POOT_KIR_OP_SG_REDUCE_ADD, x, &r));
+  POOT_ASSERT_OK(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, ref, gid, r));
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  return k;
+}
+
+/* Subgroup operations need whole subgroups: a workgroup of 48 threads has
+ * a partial one, which the renderer refuses rather than run wrongly. */
+static void test_partial_subgroup(void **state) {
+  (void)state;
+  poot_kir_target t;
+  target_of("gfx1100", &t);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_kir_kernel *k = partial_kernel(48);
+  POOT_ASSERT_STATUS_MSG(poot_kir_render_amdgpu(k, &t, &sb), POOT_UNSUPPORTED, "48 threads");
+  poot_kir_kernel_destroy(k);
+  k = partial_kernel(64);
+  POOT_ASSERT_OK(poot_kir_render_amdgpu(k, &t, &sb));
+  poot_kir_kernel_destroy(k);
+  poot_strbuf_deinit(&sb);
+}
+
 static void test_wrong_target(void **state) {
   (void)state;
   poot_kir_target t, ptx;
@@ -371,10 +406,10 @@ static int main_llc(void) {
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "llc") == 0) return main_llc();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_render_all),    cmocka_unit_test(test_deterministic),
-      cmocka_unit_test(test_golden_gemv),   cmocka_unit_test(test_golden_waves),
-      cmocka_unit_test(test_golden_checks), cmocka_unit_test(test_golden_math_and_conversions),
-      cmocka_unit_test(test_wrong_target),
+      cmocka_unit_test(test_render_all),       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_golden_gemv),      cmocka_unit_test(test_golden_waves),
+      cmocka_unit_test(test_golden_checks),    cmocka_unit_test(test_golden_math_and_conversions),
+      cmocka_unit_test(test_partial_subgroup), cmocka_unit_test(test_wrong_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
