@@ -8,6 +8,9 @@
   formats_convert.py safetensors  a small random llama written with the
                                   safetensors numpy API (sharded, with the
                                   llama3 tokenizer.json) converted and compared
+  formats_convert.py gguf         GGUF to GGUF: the identity without --type
+                                  (every vocabulary file byte for byte),
+                                  exact re-typing with it
   formats_convert.py vocab        `poot inspect --json` of every vocabulary
                                   GGUF equals gguf.GGUFReader's view
 
@@ -477,6 +480,67 @@ def test_vocab(only=None):
     return 0
 
 
+# ---------------------------------------------------------------- gguf → gguf
+
+def test_gguf(*_):
+    """GGUF in: metadata preserved, tensors kept byte for byte without --type,
+    re-typed exactly (gguf's dequantize / quantize) with it."""
+    vdir = os.path.join(DATA, "vocab")
+    model = os.path.join(DATA, "models/stories260K/stories260K.bin")
+    tok = os.path.join(DATA, "models/stories260K/tok512.bin")
+    if not (os.path.isdir(vdir) and os.path.exists(model)):
+        print("SKIP: test data is absent")
+        return SKIP
+    tmp = tempfile.mkdtemp(prefix="poot-gguf-")
+    try:
+        out = os.path.join(tmp, "out.gguf")
+        # Every vocabulary file comes back byte for byte.
+        for name in sorted(f for f in os.listdir(vdir) if f.endswith(".gguf")):
+            run("convert", os.path.join(vdir, name), out)
+            check(open(out, "rb").read() == open(os.path.join(vdir, name), "rb").read(),
+                  f"{name}: convert without --type is the identity")
+        base = os.path.join(tmp, "stories-f32.gguf")
+        run("convert", model, base, "--tokenizer", tok, "--type", "f32")
+        run("convert", base, out)
+        check(open(out, "rb").read() == open(base, "rb").read(), "stories f32: identity")
+        src = FastGGUF(base)
+        for tname in ["q8_0", "q4_0", "q5_1", "bf16"]:
+            # f32 GGUF → type: as the safetensors path quantizes.
+            qpath = os.path.join(tmp, f"stories-{tname}.gguf")
+            run("convert", base, qpath, "--type", tname)
+            q = FastGGUF(qpath)
+            label = f"gguf f32→{tname}"
+            for key, value in src.fields.items():
+                want = FILE_TYPE[tname] if key == "general.file_type" else value
+                check(q.fields.get(key) == want, f"{label}: metadata {key} preserved")
+            check(list(q.tensors) == list(src.tensors), f"{label}: tensor order")
+            for name, (ttype, ne, _) in src.tensors.items():
+                a = np.frombuffer(src.tensor_bytes(name), dtype=np.float32).reshape(
+                    list(reversed(ne)))
+                compare_tensor(q, name, a, TYPES[tname], label)
+            # type → f32: gguf's dequantization.
+            back = os.path.join(tmp, f"stories-{tname}-f32.gguf")
+            run("convert", qpath, back, "--type", "f32")
+            b = FastGGUF(back)
+            label = f"gguf {tname}→f32"
+            check(b.fields["general.file_type"] == 0, f"{label}: file type")
+            for name, (ttype, ne, _) in q.tensors.items():
+                raw = np.frombuffer(q.tensor_bytes(name), dtype=np.uint8)
+                if ttype == Q.F32:
+                    want = raw.tobytes()
+                else:
+                    rows = int(np.prod(ne[1:]))
+                    want = quants.dequantize(raw.reshape(rows, -1), ttype).astype(
+                        np.float32).tobytes()
+                check(b.tensors[name][0] == Q.F32, f"{label}: {name} is f32")
+                check(b.tensor_bytes(name) == want, f"{label}: {name} dequantized exactly")
+        r = gguf.GGUFReader(back)  # and the gguf package reads the result
+        check(len(r.tensors) == len(src.tensors), "GGUFReader reads a re-typed file")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 # ------------------------------------------------------------------------ cli
 
 def test_cli(*_):
@@ -529,7 +593,7 @@ def main():
         return SKIP
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     tests = {"llama2c": test_llama2c, "safetensors": test_safetensors, "vocab": test_vocab,
-             "cli": test_cli}
+             "gguf": test_gguf, "cli": test_cli}
     if what not in tests:
         print(f"usage: {sys.argv[0]} {'|'.join(tests)}")
         return 2

@@ -1,8 +1,10 @@
 /* poot/llm/convert.h — model conversion to GGUF (`poot convert`).
  *
- * Inputs: a llama2.c checkpoint (with its tokenizer file), or a Hugging Face
+ * Inputs: a llama2.c checkpoint (with its tokenizer file), a Hugging Face
  * folder (safetensors weights, config.json, tokenizer.json and optionally
- * tokenizer_config.json, generation_config.json, chat_template.jinja).
+ * tokenizer_config.json, chat_template.jinja), or a GGUF file (re-typed:
+ * every metadata value carried over in order, general.file_type and
+ * general.name updated; without a type the output equals the input).
  * Output: a GGUF v3 file written the way llama.cpp's converters write it —
  * tensor names (token_embd.weight, blk.N.attn_q.weight, …), the llama-style
  * hyperparameters under `<arch>.…`, and the tokenizer and chat template in
@@ -12,7 +14,9 @@
  * Tensor types: 1-D tensors (norms, biases) stay f32. Every other tensor is
  * written as `type`; a quantized type whose block size does not divide the
  * row length falls back to f16, as llama.cpp's converter does. Quantization
- * is GGUF's reference quantization (poot/quant.h). */
+ * is GGUF's reference quantization (poot/quant.h); packed GGUF sources are
+ * dequantized with GGUF's dequantization first. Integer tensors and packed
+ * types poot cannot decode are copied as they are. */
 #ifndef POOT_LLM_CONVERT_H
 #define POOT_LLM_CONVERT_H
 
@@ -33,7 +37,8 @@ typedef void (*poot_convert_progress)(void *ctx, size_t done, size_t total, cons
 typedef struct poot_convert_options {
   /* f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1. `type_set` false picks the
    * source's float type (lossless: f32 for llama2.c, the safetensors dtype
-   * for Hugging Face models, f32 when the source is mixed). */
+   * for Hugging Face models, f32 when the source is mixed, each tensor's own
+   * type for GGUF). */
   poot_gguf_type type;
   bool type_set;
   const char *tokenizer_path; /* llama2.c: the tokenizer file (required) */

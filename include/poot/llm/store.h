@@ -44,6 +44,7 @@ typedef struct poot_store_tensor {
    * compute with (GGUF q2_k, iq*, f64; safetensors F64, U16, U64). */
   poot_dtype dtype;
   const char *type_name; /* the file's own spelling: "q4_k", "BF16", "f32" */
+  int32_t gguf_type;     /* GGUF sources: the tensor type id; -1 otherwise */
   poot_shape shape;      /* row-major */
   const void *data;      /* in the mapping; safetensors data may be unaligned */
   size_t size;           /* bytes */

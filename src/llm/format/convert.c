@@ -32,6 +32,8 @@ typedef struct plan_tensor {
   poot_gguf_type type;
   uint64_t rows, cols;
   uint32_t permute_heads; /* 0: none; else llama.cpp's Q/K permutation */
+  bool copy;              /* written byte for byte (same type) */
+  const poot_quant_format *src_codec; /* a packed source, dequantized row by row */
 } plan_tensor;
 
 typedef struct plan {
@@ -71,7 +73,12 @@ static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
       dst[k] = poot_bf16_to_f32(h);
     }
     break;
-  default: break;
+  default:
+    if (t->src_codec) {
+      uint64_t row_bytes = n / t->src_codec->block_elems * t->src_codec->block_bytes;
+      t->src_codec->dequantize(p + r * row_bytes, dst, (size_t)(n / t->src_codec->block_elems));
+    }
+    break;
   }
 }
 
@@ -83,7 +90,9 @@ static poot_status fill_tensor(void *ctx, size_t index, void *dst, uint64_t size
     return poot_status_make(POOT_INTERNAL, "convert: size mismatch for '%s'", t->gguf_name);
   const poot_quant_format *q = poot_quant_format_by_ggml_type(t->type);
   uint8_t *out = dst;
-  for (uint64_t r = 0; r < t->rows; r++) {
+  /* A kept tensor is copied whole; the loop then has nothing to do. */
+  if (t->copy) memcpy(dst, t->src->data, (size_t)size);
+  for (uint64_t r = 0; !t->copy && r < t->rows; r++) {
     uint8_t *o = out + r * row_bytes;
     read_row(t, r, pl->row);
     switch (t->type) {
@@ -112,28 +121,44 @@ static poot_status fill_tensor(void *ctx, size_t index, void *dst, uint64_t size
   return NULL;
 }
 
-/* Adds plan entry for a store tensor under a GGUF name. */
+/* Adds a plan entry for a store tensor under a GGUF name. `keep` writes it
+ * in its own type, byte for byte (GGUF sources only). Tensors that are not
+ * floating point or a computable packed format are always kept. */
 static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tensor *src,
-                            const char *gguf_name, poot_gguf_type want, uint32_t permute_heads) {
-  if (src->dtype != POOT_DTYPE_F32 && src->dtype != POOT_DTYPE_F16 && src->dtype != POOT_DTYPE_BF16)
+                            const char *gguf_name, poot_gguf_type want, uint32_t permute_heads,
+                            bool keep) {
+  bool from_gguf = src->gguf_type >= 0;
+  poot_gguf_type src_type = from_gguf ? (poot_gguf_type)src->gguf_type : POOT_GGUF_TYPE_F32;
+  const poot_quant_format *codec = NULL;
+  bool floaty = src->dtype == POOT_DTYPE_F32 || src->dtype == POOT_DTYPE_F16 ||
+                src->dtype == POOT_DTYPE_BF16;
+  if (from_gguf && !floaty) {
+    codec = poot_quant_format_by_ggml_type(src_type);
+    if (!codec) keep = true;
+  }
+  if (keep && !from_gguf)
+    return poot_status_make(POOT_INTERNAL, "convert: cannot keep the type of '%s'", src->name);
+  if (!keep && !floaty && !codec)
     return poot_status_make(POOT_UNSUPPORTED, "convert: tensor '%s' has type %s (f32, f16 or bf16 "
                             "are converted)",
                             src->name, src->type_name);
-  if (src->shape.rank < 1 || src->shape.rank > POOT_GGUF_MAX_DIMS)
+  if (src->shape.rank > POOT_GGUF_MAX_DIMS || (!keep && src->shape.rank < 1))
     return poot_status_make(POOT_UNSUPPORTED, "convert: tensor '%s' has rank %u", src->name,
                             src->shape.rank);
   plan_tensor *t = &pl->tensors[pl->n];
   memset(t, 0, sizeof *t);
   t->src = src;
+  t->src_codec = codec;
   snprintf(t->gguf_name, sizeof t->gguf_name, "%s", gguf_name);
-  t->cols = (uint64_t)src->shape.dims[src->shape.rank - 1];
+  t->cols = src->shape.rank ? (uint64_t)src->shape.dims[src->shape.rank - 1] : 1;
   t->rows = 1;
   for (uint32_t d = 0; d + 1 < src->shape.rank; d++) t->rows *= (uint64_t)src->shape.dims[d];
   /* 1-D tensors stay f32; a block size that does not divide the row length
    * falls back to f16 (llama.cpp's converter does both). */
-  poot_gguf_type type = src->shape.rank == 1 ? POOT_GGUF_TYPE_F32 : want;
+  poot_gguf_type type = keep ? src_type : src->shape.rank == 1 ? POOT_GGUF_TYPE_F32 : want;
+  t->copy = keep;
   uint64_t row_bytes = 0;
-  if (!poot_gguf_row_size(type, t->cols, &row_bytes)) {
+  if (!keep && !poot_gguf_row_size(type, t->cols, &row_bytes)) {
     poot_log(POOT_LOG_INFO, "convert: %s: %llu columns are not a multiple of the %s block; "
              "writing f16",
              gguf_name, (unsigned long long)t->cols, poot_gguf_type_info_of(type)->name);
@@ -223,7 +248,7 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
     poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &globals[i], dst, sizeof dst);
     const poot_store_tensor *t = NULL;
     POOT_TRY(poot_store_find(store, src, &t));
-    POOT_TRY(plan_add(pl, w, t, dst, type, 0));
+    POOT_TRY(plan_add(pl, w, t, dst, type, 0, false));
   }
   for (int32_t l = 0; l < c->n_layers; l++) {
     for (size_t r = 0; r < sizeof layer_roles / sizeof layer_roles[0]; r++) {
@@ -233,7 +258,7 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
       poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &ref, dst, sizeof dst);
       const poot_store_tensor *t = NULL;
       POOT_TRY(poot_store_find(store, src, &t));
-      POOT_TRY(plan_add(pl, w, t, dst, type, 0));
+      POOT_TRY(plan_add(pl, w, t, dst, type, 0, false));
     }
   }
   return NULL;
@@ -377,12 +402,41 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
         if (ref.role == POOT_WEIGHT_ATTN_K || ref.role == POOT_WEIGHT_ATTN_K_BIAS)
           heads = (uint32_t)c->num_key_value_heads;
       }
-      s = plan_add(pl, w, t, gguf_name, type, heads);
+      s = plan_add(pl, w, t, gguf_name, type, heads, false);
     }
   }
 done:
   poot_hf_config_destroy(c);
   return s;
+}
+
+/* ------------------------------------------------------------------- GGUF */
+
+/* GGUF in: every metadata value is carried over unchanged and in order
+ * (general.file_type follows --type, general.name follows --name); tensors
+ * keep their names and order; without --type each keeps its own type, byte
+ * for byte, so the output equals the input. */
+static poot_status convert_gguf(poot_store *store, poot_gguf_writer *w, plan *pl,
+                                const poot_convert_options *o) {
+  const poot_gguf *g = poot_store_gguf(store);
+  for (size_t i = 0; i < poot_gguf_kv_count(g); i++) {
+    const char *key = poot_gguf_kv_key(g, i);
+    POOT_TRY(poot_gguf_writer_set_value(w, key, poot_gguf_kv_value(g, i)));
+    if (strcmp(key, "general.alignment") == 0 && poot_gguf_alignment(g) != POOT_GGUF_DEFAULT_ALIGNMENT)
+      POOT_TRY(poot_gguf_writer_set_alignment(w, poot_gguf_alignment(g)));
+  }
+  if (o->name) POOT_TRY(set_str(w, "general.name", o->name));
+  if (o->type_set)
+    POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type",
+                                      (uint32_t)poot_convert_file_type(o->type)));
+  size_t n = poot_store_tensor_count(store);
+  pl->tensors = poot_calloc(n ? n : 1, sizeof *pl->tensors);
+  if (!pl->tensors) return oom();
+  for (size_t i = 0; i < n; i++) {
+    const poot_store_tensor *t = poot_store_tensor_at(store, i);
+    POOT_TRY(plan_add(pl, w, t, t->name, o->type, 0, !o->type_set));
+  }
+  return NULL;
 }
 
 /* The source's float type when every tensor shares it; f32 otherwise. */
@@ -432,8 +486,8 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
     s = convert_hf(store, folder, w, &pl, o, type);
     break;
   }
-  default:
-    s = poot_status_make(POOT_UNSUPPORTED, "convert: '%s' is already GGUF", input);
+  case POOT_STORE_FORMAT_GGUF: s = convert_gguf(store, w, &pl, o); break;
+  default: s = poot_status_make(POOT_UNSUPPORTED, "convert: '%s': unknown format", input);
   }
   if (s) goto done;
   uint64_t max_cols = 1;

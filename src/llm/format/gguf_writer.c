@@ -377,7 +377,11 @@ static poot_status write_body(poot_gguf_writer *w, FILE *f, const char *path) {
   }
   if ((st = poot_strbuf_status(&sb))) goto done;
   if ((st = write_all(f, sb.data, sb.len, path))) goto done;
-  if ((st = write_pad(f, (w->alignment - sb.len % w->alignment) % w->alignment, path))) goto done;
+  /* The data section starts aligned; a file without tensors ends here (as the
+   * reference writer leaves it). */
+  if (w->tensors.len &&
+      (st = write_pad(f, (w->alignment - sb.len % w->alignment) % w->alignment, path)))
+    goto done;
   for (size_t i = 0; i < w->tensors.len; i++) {
     writer_tensor *t = &POOT_VEC_AT(&w->tensors, writer_tensor, i);
     const void *data = t->data;

@@ -71,7 +71,8 @@ static poot_status push(poot_store *s, const poot_store_tensor *t) {
 static poot_status fill_gguf(poot_store *s) {
   for (size_t i = 0; i < poot_gguf_tensor_count(s->gguf); i++) {
     const poot_gguf_tensor *g = poot_gguf_tensor_at(s->gguf, i);
-    poot_store_tensor t = {.name = g->name, .dtype = poot_store_dtype_from_gguf(g->type)};
+    poot_store_tensor t = {.name = g->name, .dtype = poot_store_dtype_from_gguf(g->type),
+                           .gguf_type = (int32_t)g->type};
     t.type_name = poot_gguf_type_info_of(g->type)->name;
     t.shape.rank = g->n_dims;
     for (uint32_t d = 0; d < g->n_dims; d++) t.shape.dims[d] = (int64_t)g->dims[g->n_dims - 1 - d];
@@ -85,7 +86,8 @@ static poot_status fill_gguf(poot_store *s) {
 static poot_status fill_safetensors(poot_store *s) {
   for (size_t i = 0; i < poot_safetensors_tensor_count(s->st); i++) {
     const poot_safetensors_tensor *x = poot_safetensors_tensor_at(s->st, i);
-    poot_store_tensor t = {.name = x->name, .dtype = poot_store_dtype_from_safetensors(x->dtype)};
+    poot_store_tensor t = {.name = x->name, .dtype = poot_store_dtype_from_safetensors(x->dtype),
+                           .gguf_type = -1};
     t.type_name = poot_safetensors_dtype_name(x->dtype);
     t.shape.rank = x->rank;
     for (uint32_t d = 0; d < x->rank; d++) t.shape.dims[d] = (int64_t)x->shape[d];
@@ -99,7 +101,8 @@ static poot_status fill_safetensors(poot_store *s) {
 static poot_status fill_llama2c(poot_store *s) {
   for (size_t i = 0; i < poot_llama2c_tensor_count(s->l2c); i++) {
     const poot_llama2c_tensor *x = poot_llama2c_tensor_at(s->l2c, i);
-    poot_store_tensor t = {.name = x->name, .dtype = POOT_DTYPE_F32, .type_name = "f32"};
+    poot_store_tensor t = {.name = x->name, .dtype = POOT_DTYPE_F32, .type_name = "f32",
+                           .gguf_type = -1};
     t.shape.rank = x->rank;
     for (uint32_t d = 0; d < x->rank; d++) t.shape.dims[d] = (int64_t)x->shape[d];
     t.data = x->data;

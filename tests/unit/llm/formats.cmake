@@ -7,6 +7,7 @@ poot_add_test(formats_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/formats_test.c
 set(poot_formats_ref ${CMAKE_CURRENT_LIST_DIR}/../../ref/formats_convert.py)
 poot_add_script_test(formats_ref_llama2c COMMAND python3 ${poot_formats_ref} llama2c)
 poot_add_script_test(formats_ref_safetensors COMMAND python3 ${poot_formats_ref} safetensors)
+poot_add_script_test(formats_ref_gguf COMMAND python3 ${poot_formats_ref} gguf)
 poot_add_script_test(formats_ref_cli COMMAND python3 ${poot_formats_ref} cli)
 foreach(v bert-bge gpt-2 llama-bpe llama-spm phi-3 qwen2)
   poot_add_script_test(formats_ref_vocab_${v} COMMAND python3 ${poot_formats_ref} vocab ggml-vocab-${v}.gguf)
