@@ -3,6 +3,7 @@
  *                      -n N [--device eval] [--ids] [--paged] [--cap C]
  * runs prefill and greedy decode steps on poot_eval and prints the generated
  * text (or, with --ids, the generated ids on one line). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@ static const char *const CMD = "verify";
 
 static void usage(void) {
   printf("usage: poot verify greedy -m MODEL [--tokenizer FILE] [-p PROMPT | --messages FILE.json]\n"
-         "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n\n"
+         "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
+         "                          [--json [--logits K]] [--ignore-eos]\n\n"
          "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
          "and prints the generated text. Generation stops after N tokens or at the model's\n"
          "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n"
@@ -30,14 +32,51 @@ static void usage(void) {
          "  --ids              print the generated ids, separated by spaces, not text\n"
          "  --paged            keep K/V in a paged block pool (same results)\n"
          "  --cap C            KV capacity (default: prompt + N)\n"
-         "  --stats            print the prompt length and timing to stderr\n");
+         "  --stats            print the prompt length and timing to stderr\n"
+         "  --json             print one JSON object: prompt_ids, ids, stopped, margins (top-1\n"
+         "                     minus top-2 logit per step), logits (with --logits), text\n"
+         "  --logits K         with --json: the full logits of the first K generated steps\n"
+         "  --ignore-eos       do not stop at the model's end-of-sequence ids\n");
+}
+
+static void print_floats(poot_strbuf *sb, const float *x, size_t n) {
+  poot_strbuf_putc(sb, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(x[i])) poot_strbuf_printf(sb, i ? ",%.9g" : "%.9g", (double)x[i]);
+    else poot_strbuf_puts(sb, i ? ",null" : "null");
+  }
+  poot_strbuf_putc(sb, ']');
+}
+
+/* One JSON object on one line (for scripts: the tier-3 reference checks). */
+static void print_json(const poot_token *prompt, size_t np, const poot_verify_greedy_result *r,
+                       const poot_strbuf *text) {
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_strbuf_puts(&sb, "{\"prompt_ids\":[");
+  for (size_t i = 0; i < np; i++) poot_strbuf_printf(&sb, i ? ",%d" : "%d", (int)prompt[i]);
+  poot_strbuf_puts(&sb, "],\"ids\":[");
+  for (size_t i = 0; i < r->n_ids; i++) poot_strbuf_printf(&sb, i ? ",%d" : "%d", (int)r->ids[i]);
+  poot_strbuf_printf(&sb, "],\"stopped\":%s,\"margins\":", r->stopped ? "true" : "false");
+  print_floats(&sb, r->margins, r->n_ids);
+  poot_strbuf_puts(&sb, ",\"logits\":[");
+  for (size_t k = 0; k < r->n_logits; k++) {
+    if (k) poot_strbuf_putc(&sb, ',');
+    print_floats(&sb, r->logits + k * (size_t)r->vocab, (size_t)r->vocab);
+  }
+  poot_strbuf_printf(&sb, "],\"seconds\":%.6f,\"text\":", r->seconds);
+  poot_json_write_string(&sb, text->data, text->len, true);
+  poot_strbuf_puts(&sb, "}\n");
+  fwrite(sb.data, 1, sb.len, stdout);
+  poot_strbuf_deinit(&sb);
 }
 
 static int verify_greedy(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *prompt = NULL, *messages = NULL;
   const char *device = "eval";
   long long n = 16, cap = 0;
-  bool ids = false, paged = false, stats = false;
+  bool ids = false, paged = false, stats = false, json = false, ignore_eos = false;
+  long long keep_logits = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (poot_tool_is_help(a)) {
@@ -66,6 +105,14 @@ static int verify_greedy(int argc, char **argv) {
       paged = true;
     } else if (!strcmp(a, "--stats")) {
       stats = true;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if (!strcmp(a, "--ignore-eos")) {
+      ignore_eos = true;
+    } else if (!strcmp(a, "--logits")) {
+      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
+      if (!v || !poot_tool_parse_i64(CMD, "--logits", v, &keep_logits)) return POOT_EXIT_USAGE;
+      if (keep_logits < 0) return poot_tool_usage_error(CMD, "--logits must be >= 0");
     } else {
       return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
     }
@@ -104,9 +151,15 @@ static int verify_greedy(int argc, char **argv) {
   go.max_new_tokens = n;
   go.cap = cap;
   go.paged = paged;
+  go.ignore_stop = ignore_eos;
+  go.keep_logits = (size_t)keep_logits;
   poot_verify_evaluator ev = poot_verify_oracle();
   if ((st = poot_verify_greedy(model, &ev, pids, np, &go, &res))) goto fail;
-  if (ids) {
+  if (json) {
+    if ((st = poot_verify_decode(model, pids, np, res.ids, res.n_ids, res.stopped, &out)))
+      goto fail;
+    print_json(pids, np, &res, &out);
+  } else if (ids) {
     for (size_t i = 0; i < res.n_ids; i++) printf(i ? " %d" : "%d", (int)res.ids[i]);
     printf("\n");
   } else {

@@ -361,10 +361,12 @@ static poot_status trace_all(tracer *t) {
   }
   POOT_TRY(trace_positions(t, pos));
 
-  /* Token embedding: gather rows (packed rows stay whole blocks), then f32. */
+  /* Token embedding: gather rows, then f32 (a packed table is dequantized
+   * first: gather reads only plain dtypes). */
   poot_value emb, tokn, x;
   int64_t ed[2] = {c->vocab_size, c->hidden_size};
   POOT_TRY(weight_raw(t, POOT_WEIGHT_TOKEN_EMBD, -1, 2, ed, &emb));
+  if (poot_dtype_is_packed(poot_graph_value_type(g, emb)->dtype)) POOT_TRY(to_f32(t, emb, &emb));
   POOT_TRY(reshape(t, tok, poot_shape_of(1, t->N), &tokn));
   POOT_TRY(poot_graph_gather(g, emb, tokn, 0, 0, POOT_TRAP_TOKEN_OUT_OF_RANGE, &x));
   POOT_TRY(to_f32(t, x, &x));

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "poot/eval.h"
+#include "poot/llm/convert.h"
 #include "poot/llm/model.h"
 #include "poot/llm/verify.h"
 #include "poot_test.h"
@@ -78,6 +79,58 @@ static void test_stories_greedy(void **state) {
   poot_verify_greedy_result_deinit(&r);
   poot_free(ids);
   poot_model_destroy(m);
+}
+
+/* The same model converted to GGUF (f32: the llama2.c layout is GGUF's, no
+ * permutation) gives bit-identical logits and the same ids; f16 weights stay
+ * within the f16 rounding of the weights (docs/verification.md). */
+static void greedy_of(poot_model *m, size_t n, poot_verify_greedy_result *r) {
+  poot_token bos = 1;
+  poot_verify_greedy_options o = poot_verify_greedy_options_default();
+  o.max_new_tokens = (int64_t)n;
+  o.keep_logits = 2;
+  poot_verify_evaluator ev = poot_verify_oracle();
+  POOT_ASSERT_OK(poot_verify_greedy(m, &ev, &bos, 1, &o, r));
+}
+
+static void test_gguf_matches_llama2c(void **state) {
+  (void)state;
+  poot_model *m = open_stories();
+  poot_verify_greedy_result ref;
+  greedy_of(m, 48, &ref);
+  poot_model_destroy(m);
+  const char *types[2] = {"f32", "f16"};
+  for (int k = 0; k < 2; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stories-%s.gguf", poot_test_tmpdir(), types[k]);
+    poot_convert_options co = {.tokenizer_path = g_tok, .type_set = true};
+    POOT_ASSERT_OK(poot_gguf_type_from_name(types[k], &co.type));
+    POOT_ASSERT_OK(poot_convert_to_gguf(g_model, path, &co));
+    poot_model *g = NULL;
+    POOT_ASSERT_OK(poot_model_open(path, NULL, &g));
+    const poot_model_config *c = poot_model_get_config(g);
+    assert_int_equal(c->family, POOT_MODEL_FAMILY_LLAMA);
+    assert_int_equal(c->rope_mode, POOT_ROPE_NORM);
+    assert_int_equal(poot_model_get_format(g), POOT_STORE_FORMAT_GGUF);
+    poot_verify_greedy_result r;
+    greedy_of(g, 48, &r);
+    assert_int_equal(r.n_ids, ref.n_ids);
+    for (size_t i = 0; i < r.n_ids; i++) assert_int_equal(r.ids[i], ref.ids[i]);
+    float worst = 0, peak = 0;
+    for (size_t i = 0; i < 2 * 512; i++) {
+      worst = fmaxf(worst, fabsf(r.logits[i] - ref.logits[i]));
+      peak = fmaxf(peak, fabsf(ref.logits[i]));
+    }
+    if (k == 0 && memcmp(r.logits, ref.logits, 2 * 512 * sizeof(float)) != 0)
+      fail_msg("f32 GGUF logits differ from the llama2.c checkpoint's (max %g)", worst);
+    /* f16 weights: relative rounding 2^-11 per weight, through 5 layers and
+     * the classifier (docs/verification.md): 2^-11 * 4 * (L + 1) * peak. */
+    if (k == 1 && worst > 0.00048828125f * 4 * 6 * peak)
+      fail_msg("f16 GGUF logits differ by %g (peak %g)", worst, peak);
+    poot_verify_greedy_result_deinit(&r);
+    poot_model_destroy(g);
+  }
+  poot_verify_greedy_result_deinit(&ref);
 }
 
 /* ------------------------------------------------------ paged vs contiguous */
@@ -310,6 +363,7 @@ int main(void) {
     return poot_test_skip("stories260K test data is absent");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stories_greedy),
+      cmocka_unit_test(test_gguf_matches_llama2c),
       cmocka_unit_test(test_paged_matches_contiguous),
       cmocka_unit_test(test_faults),
   };
