@@ -13,28 +13,29 @@
 static const char *const CMD = "template";
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: poot template -m MODEL --messages FILE.json [--add-generation-prompt]\n"
-          "       poot template --template FILE.jinja [--bos TOKEN --eos TOKEN] --messages FILE.json\n"
-          "\n"
-          "Renders a chat template (jinja2 semantics, as transformers' apply_chat_template)\n"
-          "and prints the prompt exactly, without an added newline.\n"
-          "\n"
-          "  -m, --model MODEL        a GGUF file (tokenizer.chat_template and the BOS/EOS\n"
-          "                           token strings) or a folder with tokenizer_config.json\n"
-          "  --template FILE          a template file instead of a model's\n"
-          "  --messages FILE          JSON: a list of messages, or an object of template\n"
-          "                           variables (messages, tools, documents,\n"
-          "                           add_generation_prompt, bos_token, eos_token,\n"
-          "                           enable_thinking, ...); '-' reads stdin\n"
-          "  --add-generation-prompt  set add_generation_prompt to true\n"
-          "  --no-generation-prompt   set add_generation_prompt to false\n"
-          "  --bos TOKEN, --eos TOKEN the bos_token / eos_token strings\n"
-          "  --now EPOCH              the time strftime_now() formats, in seconds since\n"
-          "                           the epoch, as UTC (default: now, local time)\n"
-          "\n"
-          "Flags override the variables of FILE.json. A template that calls\n"
-          "raise_exception(msg) exits 1 with its message.\n");
+  fprintf(
+      f,
+      "usage: poot template -m MODEL --messages FILE.json [--add-generation-prompt]\n"
+      "       poot template --template FILE.jinja [--bos TOKEN --eos TOKEN] --messages FILE.json\n"
+      "\n"
+      "Renders a chat template (jinja2 semantics, as transformers' apply_chat_template)\n"
+      "and prints the prompt exactly, without an added newline.\n"
+      "\n"
+      "  -m, --model MODEL        a GGUF file (tokenizer.chat_template and the BOS/EOS\n"
+      "                           token strings) or a folder with tokenizer_config.json\n"
+      "  --template FILE          a template file instead of a model's\n"
+      "  --messages FILE          JSON: a list of messages, or an object of template\n"
+      "                           variables (messages, tools, documents,\n"
+      "                           add_generation_prompt, bos_token, eos_token,\n"
+      "                           enable_thinking, ...); '-' reads stdin\n"
+      "  --add-generation-prompt  set add_generation_prompt to true\n"
+      "  --no-generation-prompt   set add_generation_prompt to false\n"
+      "  --bos TOKEN, --eos TOKEN the bos_token / eos_token strings\n"
+      "  --now EPOCH              the time strftime_now() formats, in seconds since\n"
+      "                           the epoch, as UTC (default: now, local time)\n"
+      "\n"
+      "Flags override the variables of FILE.json. A template that calls\n"
+      "raise_exception(msg) exits 1 with its message.\n");
 }
 
 typedef struct model_info {
@@ -82,7 +83,8 @@ static poot_status load_gguf(const char *path, model_info *m) {
   poot_status st = poot_gguf_get_string(g, "tokenizer.chat_template", &t, &n);
   if (st) {
     poot_status_free(st);
-    st = poot_status_make(POOT_NOT_FOUND, "%s has no chat template (tokenizer.chat_template)", path);
+    st =
+        poot_status_make(POOT_NOT_FOUND, "%s has no chat template (tokenizer.chat_template)", path);
   } else {
     m->template_text = poot_strndup(t, n);
     m->template_len = n;
@@ -161,8 +163,10 @@ static int run(const char *model, const char *template_path, const char *message
     st = poot_file_read_all(template_path, &m.template_text, &m.template_len);
   } else {
     struct stat sbuf;
-    if (stat(model, &sbuf) == 0 && S_ISDIR(sbuf.st_mode)) st = load_folder(model, &m);
-    else st = load_gguf(model, &m);
+    if (stat(model, &sbuf) == 0 && S_ISDIR(sbuf.st_mode))
+      st = load_folder(model, &m);
+    else
+      st = load_gguf(model, &m);
   }
   if (st) goto fail;
   if (!params.bos_token) params.bos_token = m.bos;
@@ -267,8 +271,10 @@ static int template_main(int argc, char **argv) {
       return poot_tool_usage_error(CMD, "unknown flag '%s'", a);
     }
   }
-  if (!model && !template_path) return poot_tool_usage_error(CMD, "give -m MODEL or --template FILE");
-  if (model && template_path) return poot_tool_usage_error(CMD, "give -m MODEL or --template FILE, not both");
+  if (!model && !template_path)
+    return poot_tool_usage_error(CMD, "give -m MODEL or --template FILE");
+  if (model && template_path)
+    return poot_tool_usage_error(CMD, "give -m MODEL or --template FILE, not both");
   return run(model, template_path, messages, &params);
 }
 

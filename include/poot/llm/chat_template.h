@@ -39,17 +39,17 @@ void poot_chat_template_destroy(poot_chat_template *tpl); /* NULL-safe */
 /* Render parameters. Initialize with poot_chat_template_render_params_default(). */
 typedef struct poot_chat_template_render_params {
   /* Overrides of the context (NULL / negative: keep what `vars` says). */
-  const char *bos_token; /* borrowed */
-  const char *eos_token; /* borrowed */
+  const char *bos_token;     /* borrowed */
+  const char *eos_token;     /* borrowed */
   int add_generation_prompt; /* -1 keep, 0 false, 1 true */
   /* The time strftime_now() formats, in seconds since the epoch, as UTC.
    * Negative: the current local time (what transformers does). */
   int64_t now_epoch_s;
   /* Bounds. 0 picks the default named beside each. */
-  uint64_t max_steps;   /* statements, expressions and loop iterations; 10,000,000 */
-  size_t max_output;    /* bytes of rendered text (also of any captured block); 64 MiB */
-  size_t max_memory;    /* bytes of working memory of one render; 256 MiB */
-  uint32_t max_depth;   /* nested macro calls / recursive loops; 256 */
+  uint64_t max_steps; /* statements, expressions and loop iterations; 10,000,000 */
+  size_t max_output;  /* bytes of rendered text (also of any captured block); 64 MiB */
+  size_t max_memory;  /* bytes of working memory of one render; 256 MiB */
+  uint32_t max_depth; /* nested macro calls / recursive loops; 256 */
 } poot_chat_template_render_params;
 
 void poot_chat_template_render_params_default(poot_chat_template_render_params *params);

@@ -117,8 +117,10 @@ poot_status poot_chat_template_render(const poot_chat_template *tpl, const poot_
   if (!tpl) return poot_status_make(POOT_INVALID_ARGUMENT, "template is NULL");
   tpl_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (params) ctx.params = *params;
-  else poot_chat_template_render_params_default(&ctx.params);
+  if (params)
+    ctx.params = *params;
+  else
+    poot_chat_template_render_params_default(&ctx.params);
   if (!ctx.params.max_steps) ctx.params.max_steps = 10000000;
   if (!ctx.params.max_output) ctx.params.max_output = (size_t)64 << 20;
   if (!ctx.params.max_memory) ctx.params.max_memory = (size_t)256 << 20;

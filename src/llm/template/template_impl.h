@@ -69,12 +69,12 @@ typedef enum tpl_node_kind {
   /* statements */
   N_DATA,
   N_PRINT,
-  N_IF,  /* a = test, body, else_body */
-  N_FOR, /* a = target, b = iterable, c = filter (may be NULL), body, else_body */
-  N_SET, /* a = target, b = value */
-  N_SETBLOCK, /* a = target, c = filter chain (may be NULL), body */
-  N_MACRO,    /* name, params (kids = N_NAME params), defaults (b_list), body */
-  N_CALLBLOCK, /* a = the call, kids = caller params, defaults, body */
+  N_IF,          /* a = test, body, else_body */
+  N_FOR,         /* a = target, b = iterable, c = filter (may be NULL), body, else_body */
+  N_SET,         /* a = target, b = value */
+  N_SETBLOCK,    /* a = target, c = filter chain (may be NULL), body */
+  N_MACRO,       /* name, params (kids = N_NAME params), defaults (b_list), body */
+  N_CALLBLOCK,   /* a = the call, kids = caller params, defaults, body */
   N_FILTERBLOCK, /* a = filter chain, body */
   N_WITH,        /* kids = targets, defaults = values, body */
   N_BREAK,
@@ -109,11 +109,11 @@ typedef enum tpl_kind {
   TV_INT,
   TV_FLOAT,
   TV_STR,
-  TV_LIST,  /* also tuples (flag TVF_TUPLE) */
+  TV_LIST, /* also tuples (flag TVF_TUPLE) */
   TV_DICT,
-  TV_NS,    /* namespace(): a mutable dict of attributes */
-  TV_FUNC,  /* a callable: macro, builtin, bound method */
-  TV_LOOP   /* the `loop` variable of a for loop */
+  TV_NS,   /* namespace(): a mutable dict of attributes */
+  TV_FUNC, /* a callable: macro, builtin, bound method */
+  TV_LOOP  /* the `loop` variable of a for loop */
 } tpl_kind;
 
 enum {
@@ -139,11 +139,11 @@ typedef struct tpl_value {
     struct {
       const char *p;
       size_t n;
-    } s;               /* STR; UNDEF: the name it stands for (may be NULL) */
-    tpl_list *list;    /* LIST */
-    tpl_dict *dict;    /* DICT, NS */
-    tpl_func *func;    /* FUNC */
-    tpl_loop *loop;    /* LOOP */
+    } s;            /* STR; UNDEF: the name it stands for (may be NULL) */
+    tpl_list *list; /* LIST */
+    tpl_dict *dict; /* DICT, NS */
+    tpl_func *func; /* FUNC */
+    tpl_loop *loop; /* LOOP */
   } u;
 } tpl_value;
 
@@ -160,8 +160,8 @@ struct tpl_dict {
 
 struct tpl_node {
   uint8_t kind;
-  uint8_t op;       /* BINOP operator */
-  bool flag;        /* TEST: negated; FOR: recursive; MACRO: uses caller */
+  uint8_t op; /* BINOP operator */
+  bool flag;  /* TEST: negated; FOR: recursive; MACRO: uses caller */
   uint32_t line;
   const char *name; /* NAME / attribute / filter / test / macro name */
   tpl_value value;  /* CONST */
@@ -172,8 +172,8 @@ struct tpl_node {
   tpl_node **kwvals;
   size_t nkw;
   tpl_node *dyn_args, *dyn_kwargs;
-  uint8_t *ops;           /* COMPARE operators */
-  tpl_node **defaults;    /* MACRO/CALLBLOCK: default per param (NULL = none); WITH: values */
+  uint8_t *ops;        /* COMPARE operators */
+  tpl_node **defaults; /* MACRO/CALLBLOCK: default per param (NULL = none); WITH: values */
   tpl_node **body;
   size_t nbody;
   tpl_node **else_body;
@@ -181,8 +181,8 @@ struct tpl_node {
 };
 
 /* Parses tokens into the root statement list. */
-POOT_MUST_USE poot_status poot__tpl_parse(poot_arena *arena, const tpl_token *tokens,
-                                          size_t count, tpl_node **out_root);
+POOT_MUST_USE poot_status poot__tpl_parse(poot_arena *arena, const tpl_token *tokens, size_t count,
+                                          tpl_node **out_root);
 
 struct poot_chat_template {
   poot_arena arena; /* tokens and tree */
@@ -210,10 +210,10 @@ typedef enum tpl_func_kind {
 struct tpl_func {
   tpl_func_kind kind;
   const char *name;
-  tpl_value self;        /* METHOD */
-  const tpl_node *node;  /* MACRO / CALLER: the definition */
-  tpl_scope *closure;    /* MACRO / CALLER: where it was defined */
-  tpl_value caller;      /* MACRO invoked by {% call %}: the caller function */
+  tpl_value self;       /* METHOD */
+  const tpl_node *node; /* MACRO / CALLER: the definition */
+  tpl_scope *closure;   /* MACRO / CALLER: where it was defined */
+  tpl_value caller;     /* MACRO invoked by {% call %}: the caller function */
 };
 
 struct tpl_loop {
@@ -237,7 +237,7 @@ typedef struct tpl_ctx {
   uint64_t steps;
   uint32_t depth;
   uint32_t nest; /* C recursion of the interpreter */
-  char *raised; /* raise_exception message (heap) */
+  char *raised;  /* raise_exception message (heap) */
 } tpl_ctx;
 
 /* Errors carrying the line. */
@@ -251,7 +251,9 @@ static inline tpl_value tv_undef(const char *name) {
   v.u.s.p = name;
   return v;
 }
-static inline tpl_value tv_none(void) { return (tpl_value){.kind = TV_NONE}; }
+static inline tpl_value tv_none(void) {
+  return (tpl_value){.kind = TV_NONE};
+}
 static inline tpl_value tv_bool(bool b) {
   tpl_value v = {.kind = TV_BOOL};
   v.u.b = b;
@@ -312,7 +314,7 @@ POOT_MUST_USE poot_status poot__tv_strdup(tpl_ctx *ctx, const char *p, size_t n,
 POOT_MUST_USE poot_status poot__tv_from_sb(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out);
 
 /* UTF-8 helpers. */
-size_t poot__tpl_utf8_len(const char *p, size_t n);       /* code points */
+size_t poot__tpl_utf8_len(const char *p, size_t n);            /* code points */
 size_t poot__tpl_utf8_next(const char *p, size_t n, size_t i); /* byte after the code point at i */
 /* Byte offset of code point index k (clamped to n). */
 size_t poot__tpl_utf8_offset(const char *p, size_t n, size_t k);
@@ -329,8 +331,8 @@ POOT_MUST_USE poot_status poot__tv_iterate(tpl_ctx *ctx, const tpl_node *at, tpl
 /* Interpreter entry points (tpl_eval.c). */
 POOT_MUST_USE poot_status poot__tpl_eval(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
                                          tpl_value *out);
-POOT_MUST_USE poot_status poot__tpl_exec_body(tpl_ctx *ctx, tpl_scope *scope,
-                                              tpl_node *const *body, size_t n, tpl_flow *flow);
+POOT_MUST_USE poot_status poot__tpl_exec_body(tpl_ctx *ctx, tpl_scope *scope, tpl_node *const *body,
+                                              size_t n, tpl_flow *flow);
 POOT_MUST_USE poot_status poot__tpl_getattr(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
                                             const char *name, tpl_value *out);
 POOT_MUST_USE poot_status poot__tpl_getitem(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
@@ -344,17 +346,17 @@ POOT_MUST_USE poot_status poot__tpl_step(tpl_ctx *ctx, const tpl_node *at);
 
 /* Builtins (tpl_builtins.c). */
 POOT_MUST_USE poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
-                                           tpl_value operand, const tpl_value *args,
-                                           size_t nargs, const char *const *kwnames,
-                                           const tpl_value *kwvals, size_t nkw, tpl_value *out);
+                                           tpl_value operand, const tpl_value *args, size_t nargs,
+                                           const char *const *kwnames, const tpl_value *kwvals,
+                                           size_t nkw, tpl_value *out);
 POOT_MUST_USE poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name,
                                          tpl_value operand, const tpl_value *args, size_t nargs,
                                          bool *out);
 /* A builtin global function by name (range, namespace, dict, ...), or false. */
 bool poot__tpl_builtin_exists(const char *name);
-POOT_MUST_USE poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at,
-                                                 const char *name, const tpl_value *args,
-                                                 size_t nargs, const char *const *kwnames,
+POOT_MUST_USE poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char *name,
+                                                 const tpl_value *args, size_t nargs,
+                                                 const char *const *kwnames,
                                                  const tpl_value *kwvals, size_t nkw,
                                                  tpl_value *out);
 /* A method of str/dict/list: true when `name` is one (and sets *out_safe to

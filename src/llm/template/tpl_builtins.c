@@ -13,50 +13,6 @@
 
 /* --------------------------------------------------------------- arguments */
 
-typedef struct argv_ {
-  const tpl_value *args;
-  size_t nargs;
-  const char *const *kwn;
-  const tpl_value *kwv;
-  size_t nkw;
-} argv_;
-
-/* The argument at position `pos` or keyword `name`. */
-static bool arg(const argv_ *a, size_t pos, const char *name, tpl_value *out) {
-  if (pos < a->nargs) {
-    *out = a->args[pos];
-    return true;
-  }
-  for (size_t i = 0; name && i < a->nkw; i++) {
-    if (strcmp(a->kwn[i], name) == 0) {
-      *out = a->kwv[i];
-      return true;
-    }
-  }
-  return false;
-}
-
-static bool arg_bool(const argv_ *a, size_t pos, const char *name, bool dflt) {
-  tpl_value v;
-  return arg(a, pos, name, &v) ? poot__tv_truthy(v) : dflt;
-}
-
-static poot_status need_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const char *what) {
-  if (v.kind == TV_STR) return NULL;
-  return poot__tpl_err(ctx, at, POOT_FORMAT, "%s must be a string, not %s", what,
-                       poot__tv_type_name(v));
-}
-
-static poot_status str_of(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
-  return poot__tv_to_str(ctx, v, out);
-}
-
-static poot_status sb_done(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out) {
-  poot_status st = poot__tv_from_sb(ctx, sb, out);
-  poot_strbuf_deinit(sb);
-  return st;
-}
-
 /* Looks up a dotted attribute path ("a.b", "0") the way jinja2's
  * make_attrgetter does: item access for each part. */
 static poot_status attr_path(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value path,
@@ -72,8 +28,10 @@ static poot_status attr_path(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tp
     bool digits = e > b;
     for (size_t i = b; i < e; i++)
       if (p[i] < '0' || p[i] > '9') digits = false;
-    if (digits) key = tv_int(strtoll(p + b, NULL, 10));
-    else key = tv_str(p + b, e - b);
+    if (digits)
+      key = tv_int(strtoll(p + b, NULL, 10));
+    else
+      key = tv_str(p + b, e - b);
     POOT_TRY(poot__tpl_getitem(ctx, at, cur, key, &cur));
     b = e + 1;
     if (e >= n) break;
@@ -85,11 +43,12 @@ static poot_status attr_path(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tp
 /* ------------------------------------------------------------------- tests */
 
 static const char *const known_tests[] = {
-    "defined", "undefined", "none", "string", "number", "integer", "float", "mapping",
-    "iterable", "sequence", "boolean", "true", "false", "even", "odd", "divisibleby",
-    "eq", "equalto", "==", "ne", "!=", "lt", "lessthan", "<", "le", "<=", "gt",
-    "greaterthan", ">", "ge", ">=", "in", "lower", "upper", "callable", "sameas",
-    "escaped", NULL};
+    "defined", "undefined",   "none",     "string",  "number", "integer", "float",
+    "mapping", "iterable",    "sequence", "boolean", "true",   "false",   "even",
+    "odd",     "divisibleby", "eq",       "equalto", "==",     "ne",      "!=",
+    "lt",      "lessthan",    "<",        "le",      "<=",     "gt",      "greaterthan",
+    ">",       "ge",          ">=",       "in",      "lower",  "upper",   "callable",
+    "sameas",  "escaped",     NULL};
 
 static bool is_known_test(const char *name) {
   for (size_t i = 0; known_tests[i]; i++)
@@ -102,22 +61,36 @@ poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, t
   *out = false;
   tpl_value a0 = nargs ? args[0] : tv_undef(NULL);
   int k = v.kind;
-  if (!strcmp(name, "defined")) *out = k != TV_UNDEF;
-  else if (!strcmp(name, "undefined")) *out = k == TV_UNDEF;
-  else if (!strcmp(name, "none")) *out = k == TV_NONE;
-  else if (!strcmp(name, "string")) *out = k == TV_STR;
-  else if (!strcmp(name, "number")) *out = k == TV_INT || k == TV_FLOAT || k == TV_BOOL;
-  else if (!strcmp(name, "integer")) *out = k == TV_INT;
-  else if (!strcmp(name, "float")) *out = k == TV_FLOAT;
-  else if (!strcmp(name, "mapping")) *out = k == TV_DICT;
+  if (!strcmp(name, "defined"))
+    *out = k != TV_UNDEF;
+  else if (!strcmp(name, "undefined"))
+    *out = k == TV_UNDEF;
+  else if (!strcmp(name, "none"))
+    *out = k == TV_NONE;
+  else if (!strcmp(name, "string"))
+    *out = k == TV_STR;
+  else if (!strcmp(name, "number"))
+    *out = k == TV_INT || k == TV_FLOAT || k == TV_BOOL;
+  else if (!strcmp(name, "integer"))
+    *out = k == TV_INT;
+  else if (!strcmp(name, "float"))
+    *out = k == TV_FLOAT;
+  else if (!strcmp(name, "mapping"))
+    *out = k == TV_DICT;
   else if (!strcmp(name, "iterable"))
     *out = k == TV_STR || k == TV_LIST || k == TV_DICT || k == TV_UNDEF || k == TV_LOOP;
-  else if (!strcmp(name, "sequence")) *out = k == TV_STR || k == TV_LIST || k == TV_DICT || k == TV_UNDEF;
-  else if (!strcmp(name, "boolean")) *out = k == TV_BOOL;
-  else if (!strcmp(name, "true")) *out = k == TV_BOOL && v.u.b;
-  else if (!strcmp(name, "false")) *out = k == TV_BOOL && !v.u.b;
-  else if (!strcmp(name, "callable")) *out = k == TV_FUNC || k == TV_LOOP;
-  else if (!strcmp(name, "escaped")) *out = k == TV_STR && (v.flags & TVF_SAFE);
+  else if (!strcmp(name, "sequence"))
+    *out = k == TV_STR || k == TV_LIST || k == TV_DICT || k == TV_UNDEF;
+  else if (!strcmp(name, "boolean"))
+    *out = k == TV_BOOL;
+  else if (!strcmp(name, "true"))
+    *out = k == TV_BOOL && v.u.b;
+  else if (!strcmp(name, "false"))
+    *out = k == TV_BOOL && !v.u.b;
+  else if (!strcmp(name, "callable"))
+    *out = k == TV_FUNC || k == TV_LOOP;
+  else if (!strcmp(name, "escaped"))
+    *out = k == TV_STR && (v.flags & TVF_SAFE);
   else if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
     tpl_value s;
     POOT_TRY(str_of(ctx, v, &s));
@@ -127,7 +100,8 @@ poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, t
       uint32_t cp = poot__tpl_utf8_decode(s.u.s.p, s.u.s.n, i, &len);
       if (poot__tpl_is_cased(cp)) {
         any = true;
-        if (name[0] == 'l' ? poot__tpl_lower_cp(cp) != cp : poot__tpl_upper_cp(cp) != cp) ok = false;
+        if (name[0] == 'l' ? poot__tpl_lower_cp(cp) != cp : poot__tpl_upper_cp(cp) != cp)
+          ok = false;
       }
       i += len;
     }
@@ -138,21 +112,32 @@ poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, t
     bool zero = !poot__tv_truthy(r);
     *out = !strcmp(name, "odd") ? !zero : zero;
   } else if (!strcmp(name, "sameas")) {
-    if (k != a0.kind) *out = false;
-    else if (k == TV_NONE || k == TV_UNDEF) *out = true;
-    else if (k == TV_BOOL) *out = v.u.b == a0.u.b;
-    else if (k == TV_INT) *out = v.u.i == a0.u.i && v.u.i >= -5 && v.u.i <= 256;
-    else *out = memcmp(&v.u, &a0.u, sizeof v.u) == 0;
+    if (k != a0.kind)
+      *out = false;
+    else if (k == TV_NONE || k == TV_UNDEF)
+      *out = true;
+    else if (k == TV_BOOL)
+      *out = v.u.b == a0.u.b;
+    else if (k == TV_INT)
+      *out = v.u.i == a0.u.i && v.u.i >= -5 && v.u.i <= 256;
+    else
+      *out = memcmp(&v.u, &a0.u, sizeof v.u) == 0;
   } else if (!strcmp(name, "in")) {
     POOT_TRY(poot__tpl_contains(ctx, at, a0, v, out));
   } else {
     int op = -1;
-    if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "==")) op = OP_EQ;
-    else if (!strcmp(name, "ne") || !strcmp(name, "!=")) op = OP_NE;
-    else if (!strcmp(name, "lt") || !strcmp(name, "lessthan") || !strcmp(name, "<")) op = OP_LT;
-    else if (!strcmp(name, "le") || !strcmp(name, "<=")) op = OP_LE;
-    else if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">")) op = OP_GT;
-    else if (!strcmp(name, "ge") || !strcmp(name, ">=")) op = OP_GE;
+    if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "=="))
+      op = OP_EQ;
+    else if (!strcmp(name, "ne") || !strcmp(name, "!="))
+      op = OP_NE;
+    else if (!strcmp(name, "lt") || !strcmp(name, "lessthan") || !strcmp(name, "<"))
+      op = OP_LT;
+    else if (!strcmp(name, "le") || !strcmp(name, "<="))
+      op = OP_LE;
+    else if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">"))
+      op = OP_GT;
+    else if (!strcmp(name, "ge") || !strcmp(name, ">="))
+      op = OP_GE;
     if (op < 0) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "no test named '%s'", name);
     tpl_value r;
     POOT_TRY(poot__tpl_binop(ctx, at, op, v, a0, &r));
@@ -183,7 +168,8 @@ static poot_status sort_items(tpl_ctx *ctx, const tpl_node *at, sort_item *a, si
         bool lt = false;
         tpl_value x = a[j].key, y = a[i].key;
         if (!(reverse ? poot__tv_less(y, x, &lt) : poot__tv_less(x, y, &lt))) {
-          st = poot__tpl_err(ctx, at, POOT_FORMAT, "'<' not supported between instances of '%s' and '%s'",
+          st = poot__tpl_err(ctx, at, POOT_FORMAT,
+                             "'<' not supported between instances of '%s' and '%s'",
                              poot__tv_type_name(x), poot__tv_type_name(y));
           break;
         }
@@ -210,8 +196,9 @@ static poot_status fold_case(tpl_ctx *ctx, tpl_value v, bool case_sensitive, tpl
 /* ----------------------------------------------------------------- filters */
 
 static const char *const jinja_filters_unsupported[] = {
-    "batch", "center", "filesizeformat", "forceescape", "groupby", "pprint", "random",
-    "slice", "striptags", "truncate", "urlencode", "urlize", "wordwrap", "xmlattr", NULL};
+    "batch",     "center", "filesizeformat", "forceescape", "groupby",
+    "pprint",    "random", "slice",          "striptags",   "truncate",
+    "urlencode", "urlize", "wordwrap",       "xmlattr",     NULL};
 
 static poot_status select_like(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const argv_ *a,
                                bool by_attr, bool keep, tpl_value *out) {
@@ -256,9 +243,11 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
   poot_strbuf ind;
   poot_strbuf_init(&ind);
   if (arg(a, 0, "width", &w)) {
-    if (w.kind == TV_STR) poot_strbuf_append(&ind, w.u.s.p, w.u.s.n);
+    if (w.kind == TV_STR)
+      poot_strbuf_append(&ind, w.u.s.p, w.u.s.n);
     else
-      for (int64_t i = 0; i < (w.kind == TV_INT ? w.u.i : 4) && i < 4096; i++) poot_strbuf_putc(&ind, ' ');
+      for (int64_t i = 0; i < (w.kind == TV_INT ? w.u.i : 4) && i < 4096; i++)
+        poot_strbuf_putc(&ind, ' ');
   } else {
     poot_strbuf_puts(&ind, "    ");
   }
@@ -345,7 +334,8 @@ static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, cons
   if (!poot__tv_json(&sb, v, ensure_ascii, indent, item_sep, key_sep, sort_keys, 0, &bad)) {
     poot_strbuf_deinit(&sb);
     if (bad.kind == TV_UNDEF)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type Undefined is not JSON serializable");
+      return poot__tpl_err(ctx, at, POOT_FORMAT,
+                           "Object of type Undefined is not JSON serializable");
     return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type %s is not JSON serializable",
                          poot__tv_type_name(bad));
   }
@@ -400,7 +390,7 @@ static bool parse_py_float(const char *p, size_t n, double *out) {
   return true;
 }
 
-static poot_status items_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_value *out) {
+poot_status poot__tpl_items_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_value *out) {
   if (v.kind == TV_UNDEF) return poot__tv_list_new(ctx, 0, out);
   if (v.kind != TV_DICT)
     return poot__tpl_err(ctx, at, POOT_FORMAT, "can only get item pairs from a mapping");
@@ -419,15 +409,24 @@ static poot_status items_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_v
 static poot_status len_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, int64_t *out) {
   *out = 0;
   switch (v.kind) {
-  case TV_UNDEF: *out = 0; return NULL;
-  case TV_STR: *out = (int64_t)poot__tpl_utf8_len(v.u.s.p, v.u.s.n); return NULL;
-  case TV_LIST:
-    if (v.flags & TVF_GEN) break;
-    *out = (int64_t)v.u.list->n;
-    return NULL;
-  case TV_DICT: *out = (int64_t)v.u.dict->n; return NULL;
-  case TV_LOOP: *out = (int64_t)v.u.loop->length; return NULL;
-  default: break;
+    case TV_UNDEF:
+      *out = 0;
+      return NULL;
+    case TV_STR:
+      *out = (int64_t)poot__tpl_utf8_len(v.u.s.p, v.u.s.n);
+      return NULL;
+    case TV_LIST:
+      if (v.flags & TVF_GEN) break;
+      *out = (int64_t)v.u.list->n;
+      return NULL;
+    case TV_DICT:
+      *out = (int64_t)v.u.dict->n;
+      return NULL;
+    case TV_LOOP:
+      *out = (int64_t)v.u.loop->length;
+      return NULL;
+    default:
+      break;
   }
   return poot__tpl_err(ctx, at, POOT_FORMAT, "object of type '%s' has no len()",
                        poot__tv_type_name(v));
@@ -561,7 +560,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     return sb_done(ctx, &sb, out);
   }
   if (!strcmp(name, "items")) {
-    POOT_TRY(items_of(ctx, at, v, out));
+    POOT_TRY(poot__tpl_items_of(ctx, at, v, out));
     out->flags = TVF_GEN;
     return NULL;
   }
@@ -610,32 +609,46 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     int base = basev.kind == TV_INT ? (int)basev.u.i : 10;
     int64_t r;
     double f;
-    if (v.kind == TV_INT) *out = v;
-    else if (v.kind == TV_BOOL) *out = tv_int(v.u.b);
-    else if (v.kind == TV_FLOAT && isfinite(v.u.f) && fabs(v.u.f) < 9.2e18) *out = tv_int((int64_t)v.u.f);
-    else if (v.kind == TV_STR && parse_py_int(v.u.s.p, v.u.s.n, base, &r)) *out = tv_int(r);
-    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f) && isfinite(f) && fabs(f) < 9.2e18)
+    if (v.kind == TV_INT)
+      *out = v;
+    else if (v.kind == TV_BOOL)
+      *out = tv_int(v.u.b);
+    else if (v.kind == TV_FLOAT && isfinite(v.u.f) && fabs(v.u.f) < 9.2e18)
+      *out = tv_int((int64_t)v.u.f);
+    else if (v.kind == TV_STR && parse_py_int(v.u.s.p, v.u.s.n, base, &r))
+      *out = tv_int(r);
+    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f) && isfinite(f) &&
+             fabs(f) < 9.2e18)
       *out = tv_int((int64_t)f);
-    else *out = dflt;
+    else
+      *out = dflt;
     return NULL;
   }
   if (!strcmp(name, "float")) {
     tpl_value dflt = tv_float(0.0);
     (void)arg(a, 0, "default", &dflt);
     double f;
-    if (v.kind == TV_FLOAT) *out = v;
-    else if (v.kind == TV_INT || v.kind == TV_BOOL) *out = tv_float(v.kind == TV_INT ? (double)v.u.i : v.u.b);
-    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f)) *out = tv_float(f);
-    else *out = dflt;
+    if (v.kind == TV_FLOAT)
+      *out = v;
+    else if (v.kind == TV_INT || v.kind == TV_BOOL)
+      *out = tv_float(v.kind == TV_INT ? (double)v.u.i : v.u.b);
+    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f))
+      *out = tv_float(f);
+    else
+      *out = dflt;
     return NULL;
   }
   if (!strcmp(name, "abs")) {
     if (v.kind == TV_INT) {
       if (v.u.i == INT64_MIN) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "integer overflow");
       *out = tv_int(v.u.i < 0 ? -v.u.i : v.u.i);
-    } else if (v.kind == TV_FLOAT) *out = tv_float(fabs(v.u.f));
-    else if (v.kind == TV_BOOL) *out = tv_int(v.u.b);
-    else return poot__tpl_err(ctx, at, POOT_FORMAT, "bad operand type for abs(): '%s'", poot__tv_type_name(v));
+    } else if (v.kind == TV_FLOAT)
+      *out = tv_float(fabs(v.u.f));
+    else if (v.kind == TV_BOOL)
+      *out = tv_int(v.u.b);
+    else
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "bad operand type for abs(): '%s'",
+                           poot__tv_type_name(v));
     return NULL;
   }
   if (!strcmp(name, "round")) {
@@ -643,9 +656,12 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     bool has_prec = arg(a, 0, "precision", &prec_v);
     (void)has_prec;
     (void)arg(a, 1, "method", &method);
-    if (!tv_is_num(v)) return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s", poot__tv_type_name(v));
+    if (!tv_is_num(v))
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s",
+                           poot__tv_type_name(v));
     int64_t prec = prec_v.kind == TV_INT ? prec_v.u.i : 0;
-    if (prec < -20 || prec > 20) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "round precision out of range");
+    if (prec < -20 || prec > 20)
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "round precision out of range");
     bool common = method.kind == TV_STR && method.u.s.n == 6 && !memcmp(method.u.s.p, "common", 6);
     bool ceil_m = method.kind == TV_STR && method.u.s.n == 4 && !memcmp(method.u.s.p, "ceil", 4);
     bool floor_m = method.kind == TV_STR && method.u.s.n == 5 && !memcmp(method.u.s.p, "floor", 5);
@@ -720,10 +736,11 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     (void)arg(a, 1, "by", &by);
     bool reverse = arg_bool(a, 2, "reverse", false);
     if (v.kind != TV_DICT)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s", poot__tv_type_name(v));
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s",
+                           poot__tv_type_name(v));
     bool by_value = by.kind == TV_STR && by.u.s.n == 5 && !memcmp(by.u.s.p, "value", 5);
     tpl_value pairs;
-    POOT_TRY(items_of(ctx, at, v, &pairs));
+    POOT_TRY(poot__tpl_items_of(ctx, at, v, &pairs));
     size_t n = pairs.u.list->n;
     sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
     if (!si) return poot__tpl_oom();
@@ -775,11 +792,14 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       size_t best = 0;
       for (size_t i = 1; i < n; i++) {
         bool lt;
-        if (!poot__tv_less(si[i].key, si[best].key, &lt) || !poot__tv_less(si[best].key, si[i].key, &lt))
+        if (!poot__tv_less(si[i].key, si[best].key, &lt) ||
+            !poot__tv_less(si[best].key, si[i].key, &lt))
           return poot__tpl_err(ctx, at, POOT_FORMAT, "values do not order");
         bool better;
-        if (name[1] == 'i') (void)poot__tv_less(si[i].key, si[best].key, &better);
-        else (void)poot__tv_less(si[best].key, si[i].key, &better);
+        if (name[1] == 'i')
+          (void)poot__tv_less(si[i].key, si[best].key, &better);
+        else
+          (void)poot__tv_less(si[best].key, si[i].key, &better);
         if (better) best = i;
       }
       *out = si[best].val;
@@ -837,495 +857,17 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "no filter named '%s'", name);
 }
 
-/* ----------------------------------------------------------------- methods */
-
-static const char *const str_methods[] = {
-    "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith",
-    "replace", "upper", "lower", "title", "capitalize", "format", "find", "rfind", "index",
-    "count", "join", "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper",
-    "isnumeric", "isdecimal", "swapcase", "casefold", "zfill", "ljust", "rjust", "center",
-    "partition", "rpartition", "removeprefix", "removesuffix", "encode", "expandtabs",
-    "istitle", "isidentifier", "isprintable", "isascii", "format_map", "maketrans",
-    "translate", "rindex", NULL};
-static const char *const str_methods_impl[] = {
-    "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith", "endswith",
-    "replace", "upper", "lower", "title", "capitalize", "format", "find", "rfind", "count",
-    "join", "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "removeprefix",
-    "removesuffix", "casefold", NULL};
-static const char *const dict_methods[] = {"items", "keys", "values", "get", "copy", NULL};
-static const char *const dict_unsafe[] = {"pop", "popitem", "setdefault", "update", "clear",
-                                          "fromkeys", NULL};
-static const char *const list_methods[] = {"index", "count", "copy", NULL};
-static const char *const list_unsafe[] = {"append", "pop", "insert", "remove", "extend", "sort",
-                                          "reverse", "clear", NULL};
-
-static bool in_list(const char *const *l, const char *name) {
-  for (size_t i = 0; l[i]; i++)
-    if (!strcmp(l[i], name)) return true;
-  return false;
-}
-
-bool poot__tpl_method_exists(tpl_value self, const char *name, bool *out_safe) {
-  *out_safe = true;
-  if (self.kind == TV_STR) return in_list(str_methods, name);
-  if (self.kind == TV_DICT) {
-    if (in_list(dict_unsafe, name)) {
-      *out_safe = false;
-      return true;
-    }
-    return in_list(dict_methods, name);
-  }
-  if (self.kind == TV_LIST) {
-    if (in_list(list_unsafe, name)) {
-      *out_safe = false;
-      return true;
-    }
-    return in_list(list_methods, name);
-  }
-  return false;
-}
-
-static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, const argv_ *a,
-                              bool from_right, tpl_value *out) {
-  tpl_value sep = tv_none(), maxv = tv_int(-1);
-  (void)arg(a, 0, "sep", &sep);
-  (void)arg(a, 1, "maxsplit", &maxv);
-  int64_t maxsplit = maxv.kind == TV_INT ? maxv.u.i : -1;
-  const char *p = s.u.s.p;
-  size_t n = s.u.s.n;
-  poot_vec parts;
-  poot_vec_init(&parts, sizeof(tpl_value));
-  poot_status st = NULL;
-  if (sep.kind == TV_NONE) {
-    /* Whitespace split: runs of whitespace, no empty strings. */
-    size_t i = 0, e = n;
-    int64_t splits = 0;
-    if (!from_right) {
-      while (i < n) {
-        size_t len;
-        while (i < n && poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, i, &len))) i += len;
-        if (i >= n) break;
-        if (maxsplit >= 0 && splits >= maxsplit) {
-          size_t b2, e2;
-          poot__tpl_strip(p + i, n - i, NULL, 0, false, true, &b2, &e2);
-          tpl_value t = tv_str(p + i, e2);
-          if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
-          break;
-        }
-        size_t b = i;
-        while (i < n && !poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, i, &len))) i += len;
-        tpl_value t = tv_str(p + b, i - b);
-        if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
-        splits++;
-      }
-    } else {
-      /* rsplit(None): scan from the right. */
-      tpl_value tmp[1024];
-      size_t nt = 0;
-      while (e > 0 && nt < 1024) {
-        size_t b, ee;
-        poot__tpl_strip(p, e, NULL, 0, false, true, &b, &ee);
-        e = ee;
-        if (e == 0) break;
-        if (maxsplit >= 0 && (int64_t)nt >= maxsplit) {
-          size_t b2, e2;
-          poot__tpl_strip(p, e, NULL, 0, true, false, &b2, &e2);
-          tmp[nt++] = tv_str(p + b2, e - b2);
-          break;
-        }
-        size_t k = e;
-        while (k > 0) {
-          size_t j = k - 1;
-          while (j > 0 && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
-          size_t len;
-          if (poot__tpl_py_isspace(poot__tpl_utf8_decode(p, n, j, &len))) break;
-          k = j;
-        }
-        tmp[nt++] = tv_str(p + k, e - k);
-        e = k;
-      }
-      for (size_t i2 = nt; i2 > 0; i2--)
-        if (poot_vec_push(&parts, &tmp[i2 - 1])) st = poot__tpl_oom();
-    }
-  } else {
-    if (sep.kind != TV_STR) {
-      poot_vec_deinit(&parts);
-      return need_str(ctx, at, sep, "the separator");
-    }
-    if (sep.u.s.n == 0) {
-      poot_vec_deinit(&parts);
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "empty separator");
-    }
-    const char *q = sep.u.s.p;
-    size_t m = sep.u.s.n;
-    if (!from_right) {
-      size_t b = 0;
-      int64_t splits = 0;
-      for (;;) {
-        const char *hit = (maxsplit < 0 || splits < maxsplit) && n - b >= m
-                              ? memmem(p + b, n - b, q, m)
-                              : NULL;
-        if (!hit) {
-          tpl_value t = tv_str(p + b, n - b);
-          if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
-          break;
-        }
-        size_t h = (size_t)(hit - p);
-        tpl_value t = tv_str(p + b, h - b);
-        if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();
-        b = h + m;
-        splits++;
-      }
-    } else {
-      poot_vec rev;
-      poot_vec_init(&rev, sizeof(tpl_value));
-      size_t e = n;
-      int64_t splits = 0;
-      for (;;) {
-        size_t h = SIZE_MAX;
-        if ((maxsplit < 0 || splits < maxsplit) && e >= m) {
-          for (size_t k = e - m + 1; k > 0; k--) {
-            if (memcmp(p + k - 1, q, m) == 0) {
-              h = k - 1;
-              break;
-            }
-          }
-        }
-        if (h == SIZE_MAX) {
-          tpl_value t = tv_str(p, e);
-          if (poot_vec_push(&rev, &t)) st = poot__tpl_oom();
-          break;
-        }
-        tpl_value t = tv_str(p + h + m, e - h - m);
-        if (poot_vec_push(&rev, &t)) st = poot__tpl_oom();
-        e = h;
-        splits++;
-      }
-      for (size_t i = rev.len; i > 0 && !st; i--)
-        if (poot_vec_push(&parts, &POOT_VEC_AT(&rev, tpl_value, i - 1))) st = poot__tpl_oom();
-      poot_vec_deinit(&rev);
-    }
-  }
-  if (!st) st = poot__tv_list_new(ctx, parts.len, out);
-  if (!st && parts.len) memcpy(out->u.list->items, parts.data, parts.len * sizeof(tpl_value));
-  poot_vec_deinit(&parts);
-  return st;
-}
-
-static bool affix_match(tpl_value s, tpl_value affix, bool end) {
-  if (affix.kind != TV_STR || affix.u.s.n > s.u.s.n) return false;
-  const char *p = end ? s.u.s.p + s.u.s.n - affix.u.s.n : s.u.s.p;
-  return memcmp(p, affix.u.s.p, affix.u.s.n) == 0;
-}
-
-static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, const char *name,
-                              const argv_ *a, tpl_value *out) {
-  const char *p = s.u.s.p;
-  size_t n = s.u.s.n;
-  if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
-    tpl_value chars = tv_none();
-    (void)arg(a, 0, "chars", &chars);
-    if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "strip arg"));
-    size_t b, e;
-    poot__tpl_strip(p, n, chars.kind == TV_STR ? chars.u.s.p : NULL,
-                    chars.kind == TV_STR ? chars.u.s.n : 0, name[0] != 'r', name[0] != 'l', &b, &e);
-    *out = tv_str(p + b, e - b);
-    return NULL;
-  }
-  if (!strcmp(name, "split")) return split_impl(ctx, at, s, a, false, out);
-  if (!strcmp(name, "rsplit")) return split_impl(ctx, at, s, a, true, out);
-  if (!strcmp(name, "splitlines")) {
-    bool keep = arg_bool(a, 0, "keepends", false);
-    poot_vec parts;
-    poot_vec_init(&parts, sizeof(tpl_value));
-    size_t i = 0;
-    while (i < n) {
-      size_t b = i, e = i, next = n;
-      for (;;) {
-        if (e >= n) {
-          next = n;
-          break;
-        }
-        size_t len;
-        uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
-        if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
-            cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
-          next = e + len;
-          if (cp == '\r' && next < n && p[next] == '\n') next++;
-          break;
-        }
-        e += len;
-      }
-      tpl_value t = tv_str(p + b, (keep ? next : e) - b);
-      if (poot_vec_push(&parts, &t)) {
-        poot_vec_deinit(&parts);
-        return poot__tpl_oom();
-      }
-      i = next;
-    }
-    poot_status st = poot__tv_list_new(ctx, parts.len, out);
-    if (!st && parts.len) memcpy(out->u.list->items, parts.data, parts.len * sizeof(tpl_value));
-    poot_vec_deinit(&parts);
-    return st;
-  }
-  if (!strcmp(name, "startswith") || !strcmp(name, "endswith")) {
-    tpl_value affix;
-    if (!arg(a, 0, NULL, &affix)) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes an argument", name);
-    if (a->nargs > 1) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "%s with start/end", name);
-    bool end = name[0] == 'e', r = false;
-    if (affix.kind == TV_LIST && (affix.flags & TVF_TUPLE)) {
-      for (size_t i = 0; i < affix.u.list->n && !r; i++) {
-        if (affix.u.list->items[i].kind != TV_STR)
-          return need_str(ctx, at, affix.u.list->items[i], "tuple for startswith");
-        r = affix_match(s, affix.u.list->items[i], end);
-      }
-    } else {
-      if (affix.kind != TV_STR)
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "%s first arg must be str or a tuple of str, not %s",
-                             name, poot__tv_type_name(affix));
-      r = affix_match(s, affix, end);
-    }
-    *out = tv_bool(r);
-    return NULL;
-  }
-  if (!strcmp(name, "removeprefix") || !strcmp(name, "removesuffix")) {
-    tpl_value affix;
-    if (!arg(a, 0, NULL, &affix) || affix.kind != TV_STR)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes a string", name);
-    bool end = name[6] == 's';
-    *out = s;
-    if (affix_match(s, affix, end))
-      *out = tv_str(end ? p : p + affix.u.s.n, n - affix.u.s.n);
-    return NULL;
-  }
-  if (!strcmp(name, "replace")) {
-    tpl_value old, nw, cnt = tv_int(-1);
-    if (!arg(a, 0, "old", &old) || !arg(a, 1, "new", &nw))
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "replace takes two arguments");
-    (void)arg(a, 2, "count", &cnt);
-    POOT_TRY(need_str(ctx, at, old, "replace arg 1"));
-    POOT_TRY(need_str(ctx, at, nw, "replace arg 2"));
-    int64_t count = cnt.kind == TV_INT ? cnt.u.i : -1;
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    int64_t done = 0;
-    if (old.u.s.n == 0) {
-      size_t i = 0;
-      for (;;) {
-        if (count < 0 || done < count) {
-          poot_strbuf_append(&sb, nw.u.s.p, nw.u.s.n);
-          done++;
-        } else {
-          poot_strbuf_append(&sb, p + i, n - i);
-          break;
-        }
-        if (i >= n) break;
-        size_t e = poot__tpl_utf8_next(p, n, i);
-        poot_strbuf_append(&sb, p + i, e - i);
-        i = e;
-        if (sb.len > ctx->params.max_output) break;
-      }
-    } else {
-      size_t i = 0;
-      while (i <= n) {
-        const char *hit = (count < 0 || done < count) && n - i >= old.u.s.n
-                              ? memmem(p + i, n - i, old.u.s.p, old.u.s.n)
-                              : NULL;
-        if (!hit) {
-          poot_strbuf_append(&sb, p + i, n - i);
-          break;
-        }
-        size_t h = (size_t)(hit - p);
-        poot_strbuf_append(&sb, p + i, h - i);
-        poot_strbuf_append(&sb, nw.u.s.p, nw.u.s.n);
-        i = h + old.u.s.n;
-        done++;
-        if (sb.len > ctx->params.max_output) break;
-      }
-    }
-    if (sb.len > ctx->params.max_output) {
-      poot_strbuf_deinit(&sb);
-      return poot__tpl_err(ctx, at, POOT_CAPACITY, "replace output too long");
-    }
-    return sb_done(ctx, &sb, out);
-  }
-  if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "title") ||
-      !strcmp(name, "capitalize") || !strcmp(name, "casefold")) {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    char mode = name[0] == 'u' ? 'u' : name[0] == 't' ? 't' : name[1] == 'a' && name[2] == 'p' ? 'c' : 'l';
-    poot__tpl_case(&sb, p, n, mode);
-    return sb_done(ctx, &sb, out);
-  }
-  if (!strcmp(name, "format"))
-    return poot__tpl_str_format(ctx, at, s, a->args, a->nargs, a->kwn, a->kwv, a->nkw, out);
-  if (!strcmp(name, "find") || !strcmp(name, "rfind") || !strcmp(name, "count")) {
-    tpl_value sub;
-    if (!arg(a, 0, NULL, &sub) || sub.kind != TV_STR)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes a string", name);
-    if (a->nargs > 1) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "%s with start/end", name);
-    if (name[0] == 'c') {
-      int64_t c = 0;
-      if (sub.u.s.n == 0) {
-        c = (int64_t)poot__tpl_utf8_len(p, n) + 1;
-      } else {
-        size_t i = 0;
-        const char *h;
-        while (i + sub.u.s.n <= n && (h = memmem(p + i, n - i, sub.u.s.p, sub.u.s.n))) {
-          c++;
-          i = (size_t)(h - p) + sub.u.s.n;
-        }
-      }
-      *out = tv_int(c);
-      return NULL;
-    }
-    long pos = -1;
-    if (name[0] == 'f') {
-      const char *h = sub.u.s.n <= n ? memmem(p, n, sub.u.s.p, sub.u.s.n) : NULL;
-      if (sub.u.s.n == 0) pos = 0;
-      else if (h) pos = (long)(h - p);
-    } else if (sub.u.s.n <= n) {
-      for (size_t k = n - sub.u.s.n + 1; k > 0; k--)
-        if (memcmp(p + k - 1, sub.u.s.p, sub.u.s.n) == 0) {
-          pos = (long)(k - 1);
-          break;
-        }
-    }
-    *out = tv_int(pos < 0 ? -1 : (int64_t)poot__tpl_utf8_len(p, (size_t)pos));
-    return NULL;
-  }
-  if (!strcmp(name, "join")) {
-    tpl_value seq;
-    if (!arg(a, 0, NULL, &seq)) return poot__tpl_err(ctx, at, POOT_FORMAT, "join takes an iterable");
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, seq, &items));
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    for (size_t i = 0; i < items->n; i++) {
-      if (items->items[i].kind != TV_STR) {
-        poot_strbuf_deinit(&sb);
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "sequence item %zu: expected str instance, %s found",
-                             i, poot__tv_type_name(items->items[i]));
-      }
-      if (i) poot_strbuf_append(&sb, p, n);
-      poot_strbuf_append(&sb, items->items[i].u.s.p, items->items[i].u.s.n);
-    }
-    return sb_done(ctx, &sb, out);
-  }
-  if (!strncmp(name, "is", 2)) {
-    bool any = false, all = true, cased = false, lower_ok = true, upper_ok = true;
-    for (size_t i = 0; i < n;) {
-      size_t len;
-      uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
-      bool digit = cp >= '0' && cp <= '9';
-      bool alpha = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= 0x80 && poot__tpl_is_cased(cp));
-      bool ok = !strcmp(name, "isdigit")   ? digit
-                : !strcmp(name, "isalpha") ? alpha
-                : !strcmp(name, "isalnum") ? alpha || digit
-                : !strcmp(name, "isspace") ? poot__tpl_py_isspace(cp)
-                                           : true;
-      if (poot__tpl_is_cased(cp)) {
-        cased = true;
-        if (poot__tpl_lower_cp(cp) != cp) lower_ok = false;
-        if (poot__tpl_upper_cp(cp) != cp) upper_ok = false;
-      }
-      any = true;
-      if (!ok) all = false;
-      i += len;
-    }
-    if (!strcmp(name, "islower")) *out = tv_bool(cased && lower_ok);
-    else if (!strcmp(name, "isupper")) *out = tv_bool(cased && upper_ok);
-    else *out = tv_bool(any && all);
-    return NULL;
-  }
-  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the str method '%s' is not supported", name);
-}
-
-poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value self,
-                                  const char *name, const tpl_value *args, size_t nargs,
-                                  const char *const *kwnames, const tpl_value *kwvals, size_t nkw,
-                                  tpl_value *out) {
-  argv_ A = {args, nargs, kwnames, kwvals, nkw};
-  *out = tv_none();
-  if (self.kind == TV_STR) {
-    if (!in_list(str_methods_impl, name))
-      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the str method '%s' is not supported", name);
-    return str_method(ctx, at, self, name, &A, out);
-  }
-  if (self.kind == TV_DICT) {
-    tpl_dict *d = self.u.dict;
-    if (!strcmp(name, "items")) return items_of(ctx, at, self, out);
-    if (!strcmp(name, "keys") || !strcmp(name, "values")) {
-      POOT_TRY(poot__tv_list_new(ctx, d->n, out));
-      for (size_t i = 0; i < d->n; i++) out->u.list->items[i] = name[0] == 'k' ? d->keys[i] : d->vals[i];
-      return NULL;
-    }
-    if (!strcmp(name, "get")) {
-      tpl_value key, dflt = tv_none();
-      if (!arg(&A, 0, NULL, &key)) return poot__tpl_err(ctx, at, POOT_FORMAT, "get expected at least 1 argument");
-      (void)arg(&A, 1, NULL, &dflt);
-      long i = poot__tv_dict_find(d, key);
-      *out = i >= 0 ? d->vals[i] : dflt;
-      return NULL;
-    }
-    if (!strcmp(name, "copy")) {
-      POOT_TRY(poot__tv_dict_new(ctx, d->n, out));
-      for (size_t i = 0; i < d->n; i++) POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, d->keys[i], d->vals[i]));
-      return NULL;
-    }
-  }
-  if (self.kind == TV_LIST) {
-    tpl_list *l = self.u.list;
-    tpl_value x;
-    if (!strcmp(name, "copy")) {
-      POOT_TRY(poot__tv_list_new(ctx, l->n, out));
-      if (l->n) memcpy(out->u.list->items, l->items, l->n * sizeof(tpl_value));
-      return NULL;
-    }
-    if (!arg(&A, 0, NULL, &x)) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes an argument", name);
-    if (!strcmp(name, "count")) {
-      int64_t c = 0;
-      for (size_t i = 0; i < l->n; i++) c += poot__tv_equal(l->items[i], x);
-      *out = tv_int(c);
-      return NULL;
-    }
-    if (!strcmp(name, "index")) {
-      for (size_t i = 0; i < l->n; i++)
-        if (poot__tv_equal(l->items[i], x)) {
-          *out = tv_int((int64_t)i);
-          return NULL;
-        }
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "value is not in list");
-    }
-  }
-  if (self.kind == TV_LOOP) {
-    tpl_loop *l = self.u.loop;
-    if (!strcmp(name, "cycle")) {
-      if (!nargs) return poot__tpl_err(ctx, at, POOT_FORMAT, "no items for cycling given");
-      *out = args[l->index0 % nargs];
-      return NULL;
-    }
-    if (!strcmp(name, "changed")) {
-      tpl_value t;
-      POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
-      if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
-      bool changed = !l->has_changed || !poot__tv_equal(l->last_changed, t);
-      l->last_changed = t;
-      l->has_changed = true;
-      *out = tv_bool(changed);
-      return NULL;
-    }
-  }
-  return poot__tpl_err(ctx, at, POOT_FORMAT, "calling '%s' on a %s is not allowed (sandbox)", name,
-                       poot__tv_type_name(self));
-}
-
 /* ----------------------------------------------------------------- globals */
 
-static const char *const builtins[] = {"range", "namespace", "dict", "raise_exception",
-                                       "strftime_now", "lipsum", "cycler", "joiner", NULL};
+static const char *const builtins[] = {"range",           "namespace",    "dict",
+                                       "raise_exception", "strftime_now", "lipsum",
+                                       "cycler",          "joiner",       NULL};
 
-bool poot__tpl_builtin_exists(const char *name) { return in_list(builtins, name); }
+bool poot__tpl_builtin_exists(const char *name) {
+  for (size_t i = 0; builtins[i]; i++)
+    if (!strcmp(builtins[i], name)) return true;
+  return false;
+}
 
 poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char *name,
                                    const tpl_value *args, size_t nargs, const char *const *kwnames,
@@ -1351,11 +893,14 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
       tpl_value x = args[i];
       if (x.kind == TV_BOOL) x = tv_int(x.u.b);
       if (x.kind != TV_INT)
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' object cannot be interpreted as an integer",
+        return poot__tpl_err(ctx, at, POOT_FORMAT,
+                             "'%s' object cannot be interpreted as an integer",
                              poot__tv_type_name(args[i]));
       args[i].kind == TV_BOOL ? (void)0 : (void)0;
-      if (nargs == 1) v[1] = x.u.i;
-      else v[i] = x.u.i;
+      if (nargs == 1)
+        v[1] = x.u.i;
+      else
+        v[i] = x.u.i;
     }
     if (nargs < 1 || nargs > 3 || nkw)
       return poot__tpl_err(ctx, at, POOT_FORMAT, "range expected 1 to 3 integer arguments");
@@ -1364,19 +909,22 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
     if (v[2] > 0 && v[1] > v[0]) count = (v[1] - v[0] + v[2] - 1) / v[2];
     if (v[2] < 0 && v[1] < v[0]) count = (v[0] - v[1] - v[2] - 1) / -v[2];
     if (count > 100000)
-      return poot__tpl_err(ctx, at, POOT_FORMAT,
-                           "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+      return poot__tpl_err(
+          ctx, at, POOT_FORMAT,
+          "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
     POOT_TRY(poot__tv_list_new(ctx, (size_t)count, out));
     for (int64_t i = 0; i < count; i++) out->u.list->items[i] = tv_int(v[0] + i * v[2]);
     return NULL;
   }
   if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {
     POOT_TRY(poot__tv_dict_new(ctx, nkw + 4, out));
-    if (nargs > 1) return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes at most one positional argument", name);
+    if (nargs > 1)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes at most one positional argument", name);
     if (nargs == 1) {
       if (args[0].kind == TV_DICT) {
         for (size_t i = 0; i < args[0].u.dict->n; i++)
-          POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, args[0].u.dict->keys[i], args[0].u.dict->vals[i]));
+          POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, args[0].u.dict->keys[i],
+                                     args[0].u.dict->vals[i]));
       } else if (args[0].kind == TV_LIST) {
         for (size_t i = 0; i < args[0].u.list->n; i++) {
           tpl_value pr = args[0].u.list->items[i];
@@ -1385,7 +933,8 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
           POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, pr.u.list->items[0], pr.u.list->items[1]));
         }
       } else {
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "%s: cannot convert a %s", name, poot__tv_type_name(args[0]));
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "%s: cannot convert a %s", name,
+                             poot__tv_type_name(args[0]));
       }
     }
     for (size_t i = 0; i < nkw; i++) {
@@ -1406,11 +955,14 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
     fmt[args[0].u.s.n] = 0;
     time_t t = ctx->params.now_epoch_s >= 0 ? (time_t)ctx->params.now_epoch_s : time(NULL);
     struct tm tmv;
-    if (ctx->params.now_epoch_s >= 0) gmtime_r(&t, &tmv);
-    else localtime_r(&t, &tmv);
+    if (ctx->params.now_epoch_s >= 0)
+      gmtime_r(&t, &tmv);
+    else
+      localtime_r(&t, &tmv);
     char buf[1024];
     size_t len = fmt[0] ? strftime(buf, sizeof buf, fmt, &tmv) : 0;
     return poot__tv_strdup(ctx, buf, len, out);
   }
-  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the global function '%s' is not supported", name);
+  return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "the global function '%s' is not supported",
+                       name);
 }

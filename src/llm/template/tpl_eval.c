@@ -114,16 +114,26 @@ static tpl_value unsafe_undef(const char *name) {
 
 static poot_status loop_attr(tpl_ctx *ctx, tpl_loop *l, const char *name, tpl_value *out) {
   size_t i = l->index0, n = l->length;
-  if (!strcmp(name, "index")) *out = tv_int((int64_t)i + 1);
-  else if (!strcmp(name, "index0")) *out = tv_int((int64_t)i);
-  else if (!strcmp(name, "first")) *out = tv_bool(i == 0);
-  else if (!strcmp(name, "last")) *out = tv_bool(i + 1 == n);
-  else if (!strcmp(name, "length")) *out = tv_int((int64_t)n);
-  else if (!strcmp(name, "revindex")) *out = tv_int((int64_t)(n - i));
-  else if (!strcmp(name, "revindex0")) *out = tv_int((int64_t)(n - i - 1));
-  else if (!strcmp(name, "depth")) *out = tv_int((int64_t)l->depth0 + 1);
-  else if (!strcmp(name, "depth0")) *out = tv_int((int64_t)l->depth0);
-  else if (!strcmp(name, "previtem")) *out = i > 0 ? l->items->items[i - 1] : tv_undef("previtem");
+  if (!strcmp(name, "index"))
+    *out = tv_int((int64_t)i + 1);
+  else if (!strcmp(name, "index0"))
+    *out = tv_int((int64_t)i);
+  else if (!strcmp(name, "first"))
+    *out = tv_bool(i == 0);
+  else if (!strcmp(name, "last"))
+    *out = tv_bool(i + 1 == n);
+  else if (!strcmp(name, "length"))
+    *out = tv_int((int64_t)n);
+  else if (!strcmp(name, "revindex"))
+    *out = tv_int((int64_t)(n - i));
+  else if (!strcmp(name, "revindex0"))
+    *out = tv_int((int64_t)(n - i - 1));
+  else if (!strcmp(name, "depth"))
+    *out = tv_int((int64_t)l->depth0 + 1);
+  else if (!strcmp(name, "depth0"))
+    *out = tv_int((int64_t)l->depth0);
+  else if (!strcmp(name, "previtem"))
+    *out = i > 0 ? l->items->items[i - 1] : tv_undef("previtem");
   else if (!strcmp(name, "nextitem"))
     *out = i + 1 < n ? l->items->items[i + 1] : tv_undef("nextitem");
   else if (!strcmp(name, "cycle") || !strcmp(name, "changed")) {
@@ -139,8 +149,10 @@ static poot_status loop_attr(tpl_ctx *ctx, tpl_loop *l, const char *name, tpl_va
 
 /* jinja2's object_type_repr. */
 static void type_repr(poot_strbuf *sb, tpl_value v) {
-  if (v.kind == TV_NONE) poot_strbuf_puts(sb, "None");
-  else poot_strbuf_printf(sb, "%s object", poot__tv_type_name(v));
+  if (v.kind == TV_NONE)
+    poot_strbuf_puts(sb, "None");
+  else
+    poot_strbuf_printf(sb, "%s object", poot__tv_type_name(v));
 }
 
 /* Replaces a plain miss (an undefined named `name`) by one whose message says
@@ -167,8 +179,8 @@ static poot_status explain_miss(tpl_ctx *ctx, tpl_value obj, tpl_value key, tpl_
   return NULL;
 }
 
-static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
-                                 const char *name, tpl_value *out);
+static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
+                                 tpl_value *out);
 
 poot_status poot__tpl_getattr(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
                               tpl_value *out) {
@@ -176,8 +188,8 @@ poot_status poot__tpl_getattr(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, c
   return explain_miss(ctx, obj, tv_str(name, strlen(name)), out);
 }
 
-static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj,
-                                 const char *name, tpl_value *out) {
+static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
+                                 tpl_value *out) {
   *out = tv_undef(name);
   if (obj.kind == TV_UNDEF) return undefined_error(ctx, at, obj);
   if (name[0] == '_') {
@@ -186,31 +198,33 @@ static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
   }
   bool safe = true;
   switch (obj.kind) {
-  case TV_LOOP: return loop_attr(ctx, obj.u.loop, name, out);
-  case TV_NS: {
-    long i = poot__tv_dict_find_str(obj.u.dict, name, strlen(name));
-    if (i >= 0) *out = obj.u.dict->vals[i];
-    return NULL;
-  }
-  case TV_DICT:
-  case TV_STR:
-  case TV_LIST:
-    if (poot__tpl_method_exists(obj, name, &safe)) {
-      if (!safe) {
-        *out = unsafe_undef(name);
-        return NULL;
-      }
-      tpl_func *f = NULL;
-      POOT_TRY(make_func(ctx, FN_METHOD, name, out, &f));
-      f->self = obj;
-      return NULL;
-    }
-    if (obj.kind == TV_DICT) {
+    case TV_LOOP:
+      return loop_attr(ctx, obj.u.loop, name, out);
+    case TV_NS: {
       long i = poot__tv_dict_find_str(obj.u.dict, name, strlen(name));
       if (i >= 0) *out = obj.u.dict->vals[i];
+      return NULL;
     }
-    return NULL;
-  default: return NULL;
+    case TV_DICT:
+    case TV_STR:
+    case TV_LIST:
+      if (poot__tpl_method_exists(obj, name, &safe)) {
+        if (!safe) {
+          *out = unsafe_undef(name);
+          return NULL;
+        }
+        tpl_func *f = NULL;
+        POOT_TRY(make_func(ctx, FN_METHOD, name, out, &f));
+        f->self = obj;
+        return NULL;
+      }
+      if (obj.kind == TV_DICT) {
+        long i = poot__tv_dict_find_str(obj.u.dict, name, strlen(name));
+        if (i >= 0) *out = obj.u.dict->vals[i];
+      }
+      return NULL;
+    default:
+      return NULL;
   }
 }
 
@@ -241,8 +255,7 @@ static poot_status do_slice(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, con
   for (int k = 0; k < 3; k++) {
     if (sv[k].kind == TV_BOOL) continue;
     if (sv[k].kind != TV_NONE && sv[k].kind != TV_INT)
-      return poot__tpl_err(ctx, at, POOT_FORMAT,
-                           "slice indices must be integers or None");
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "slice indices must be integers or None");
   }
   tpl_value s2[3];
   for (int k = 0; k < 3; k++) s2[k] = sv[k].kind == TV_BOOL ? tv_int(sv[k].u.b) : sv[k];
@@ -305,36 +318,38 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
                                  tpl_value *out) {
   *out = tv_undef(NULL);
   switch (obj.kind) {
-  case TV_UNDEF: return undefined_error(ctx, at, obj);
-  case TV_DICT: {
-    long i = poot__tv_dict_find(obj.u.dict, key);
-    if (i >= 0) {
-      *out = obj.u.dict->vals[i];
-      return NULL;
-    }
-    break;
-  }
-  case TV_LIST:
-  case TV_STR:
-    if (key.kind == TV_INT || key.kind == TV_BOOL) {
-      int64_t k = key.kind == TV_INT ? key.u.i : key.u.b;
-      size_t len = obj.kind == TV_LIST ? obj.u.list->n : poot__tpl_utf8_len(obj.u.s.p, obj.u.s.n);
-      if (k < 0) k += (int64_t)len;
-      if (k < 0 || (size_t)k >= len) return NULL;
-      if (obj.kind == TV_LIST) {
-        *out = obj.u.list->items[k];
-      } else {
-        size_t b = poot__tpl_utf8_offset(obj.u.s.p, obj.u.s.n, (size_t)k);
-        size_t e = poot__tpl_utf8_next(obj.u.s.p, obj.u.s.n, b);
-        *out = tv_str(obj.u.s.p + b, e - b);
+    case TV_UNDEF:
+      return undefined_error(ctx, at, obj);
+    case TV_DICT: {
+      long i = poot__tv_dict_find(obj.u.dict, key);
+      if (i >= 0) {
+        *out = obj.u.dict->vals[i];
+        return NULL;
       }
-      return NULL;
+      break;
     }
-    break;
-  case TV_LOOP:
-  case TV_NS:
-    break;
-  default: break;
+    case TV_LIST:
+    case TV_STR:
+      if (key.kind == TV_INT || key.kind == TV_BOOL) {
+        int64_t k = key.kind == TV_INT ? key.u.i : key.u.b;
+        size_t len = obj.kind == TV_LIST ? obj.u.list->n : poot__tpl_utf8_len(obj.u.s.p, obj.u.s.n);
+        if (k < 0) k += (int64_t)len;
+        if (k < 0 || (size_t)k >= len) return NULL;
+        if (obj.kind == TV_LIST) {
+          *out = obj.u.list->items[k];
+        } else {
+          size_t b = poot__tpl_utf8_offset(obj.u.s.p, obj.u.s.n, (size_t)k);
+          size_t e = poot__tpl_utf8_next(obj.u.s.p, obj.u.s.n, b);
+          *out = tv_str(obj.u.s.p + b, e - b);
+        }
+        return NULL;
+      }
+      break;
+    case TV_LOOP:
+    case TV_NS:
+      break;
+    default:
+      break;
   }
   if (key.kind == TV_STR) {
     /* jinja2 falls back to the attribute of that name. */
@@ -351,7 +366,8 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
         *out = unsafe_undef(name);
         return NULL;
       }
-      if (poot__tpl_method_exists(obj, name, &safe)) return poot__tpl_getattr(ctx, at, obj, name, out);
+      if (poot__tpl_method_exists(obj, name, &safe))
+        return poot__tpl_getattr(ctx, at, obj, name, out);
     }
     *out = tv_undef(name);
   }
@@ -360,9 +376,9 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
 
 /* ------------------------------------------------------------ expressions */
 
-static poot_status eval_args(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value **out_args,
-                             size_t *out_nargs, const char ***out_kwn, tpl_value **out_kwv,
-                             size_t *out_nkw, size_t extra_kw) {
+static poot_status eval_args(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
+                             tpl_value **out_args, size_t *out_nargs, const char ***out_kwn,
+                             tpl_value **out_kwv, size_t *out_nkw, size_t extra_kw) {
   size_t nargs = n->nkids, nkw = n->nkw;
   tpl_value dyn = tv_none(), dynkw = tv_none();
   if (n->dyn_args) {
@@ -382,7 +398,8 @@ static poot_status eval_args(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, 
   tpl_value *kwv = POOT_ARENA_NEW_ARRAY(&ctx->arena, tpl_value, nkw + extra_kw + 1);
   if (!args || !kwn || !kwv) return poot__tpl_oom();
   size_t k = 0;
-  for (size_t i = 0; i < n->nkids; i++) POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &args[k++]));
+  for (size_t i = 0; i < n->nkids; i++)
+    POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &args[k++]));
   if (dyn.kind == TV_LIST)
     for (size_t i = 0; i < dyn.u.list->n; i++) args[k++] = dyn.u.list->items[i];
   size_t m = 0;
@@ -438,7 +455,8 @@ static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
 poot_status poot__tpl_eval(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value *out) {
   *out = tv_undef(NULL);
   if (ctx->nest >= MAX_C_NEST)
-    return poot__tpl_err(ctx, n, POOT_CAPACITY, "the template nests calls and expressions too deeply");
+    return poot__tpl_err(ctx, n, POOT_CAPACITY,
+                         "the template nests calls and expressions too deeply");
   ctx->nest++;
   poot_status st = eval_inner(ctx, scope, n, out);
   ctx->nest--;
@@ -448,142 +466,147 @@ poot_status poot__tpl_eval(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tp
 static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_value *out) {
   POOT_TRY(poot__tpl_step(ctx, n));
   switch (n->kind) {
-  case N_CONST: *out = n->value; return NULL;
-  case N_NAME: return lookup_name(ctx, scope, n->name, out);
-  case N_LIST:
-  case N_TUPLE: {
-    POOT_TRY(poot__tv_list_new(ctx, n->nkids, out));
-    if (n->kind == N_TUPLE) out->flags = TVF_TUPLE;
-    for (size_t i = 0; i < n->nkids; i++)
-      POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &out->u.list->items[i]));
-    return NULL;
-  }
-  case N_DICT: {
-    POOT_TRY(poot__tv_dict_new(ctx, n->nkids / 2, out));
-    for (size_t i = 0; i + 1 < n->nkids; i += 2) {
-      tpl_value k, v;
-      POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &k));
-      POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i + 1], &v));
-      if (k.kind == TV_LIST && !(k.flags & TVF_TUPLE))
-        return poot__tpl_err(ctx, n, POOT_FORMAT, "unhashable type: 'list'");
-      if (k.kind == TV_DICT || k.kind == TV_NS)
-        return poot__tpl_err(ctx, n, POOT_FORMAT, "unhashable type: '%s'", poot__tv_type_name(k));
-      POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, k, v));
-    }
-    return NULL;
-  }
-  case N_GETATTR: {
-    tpl_value obj;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &obj));
-    return poot__tpl_getattr(ctx, n, obj, n->name, out);
-  }
-  case N_GETITEM: {
-    tpl_value obj;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &obj));
-    if (n->b->kind == N_SLICE) {
-      tpl_value sv[3] = {tv_none(), tv_none(), tv_none()};
-      const tpl_node *parts[3] = {n->b->a, n->b->b, n->b->c};
-      for (int k = 0; k < 3; k++)
-        if (parts[k]) POOT_TRY(poot__tpl_eval(ctx, scope, parts[k], &sv[k]));
-      return do_slice(ctx, n, obj, sv, out);
-    }
-    tpl_value key;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &key));
-    return poot__tpl_getitem(ctx, n, obj, key, out);
-  }
-  case N_CALL: {
-    tpl_value fn;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &fn));
-    tpl_value *args;
-    size_t nargs, nkw;
-    const char **kwn;
-    tpl_value *kwv;
-    POOT_TRY(eval_args(ctx, scope, n, &args, &nargs, &kwn, &kwv, &nkw, 0));
-    return poot__tpl_call(ctx, n, fn, args, nargs, kwn, kwv, nkw, out);
-  }
-  case N_FILTER: return eval_filter_chain(ctx, scope, n, tv_undef(NULL), out);
-  case N_TEST: {
-    tpl_value v;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
-    tpl_value *args;
-    size_t nargs, nkw;
-    const char **kwn;
-    tpl_value *kwv;
-    POOT_TRY(eval_args(ctx, scope, n, &args, &nargs, &kwn, &kwv, &nkw, 0));
-    bool r = false;
-    POOT_TRY(poot__tpl_test(ctx, n, n->name, v, args, nargs, &r));
-    *out = tv_bool(n->flag ? !r : r);
-    return NULL;
-  }
-  case N_BINOP: {
-    tpl_value a, b;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &b));
-    return poot__tpl_binop(ctx, n, n->op, a, b, out);
-  }
-  case N_NEG:
-  case N_POS: {
-    tpl_value a;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
-    if (a.kind == TV_BOOL) a = tv_int(a.u.b);
-    if (a.kind == TV_INT) {
-      if (n->kind == N_NEG && a.u.i == INT64_MIN)
-        return poot__tpl_err(ctx, n, POOT_UNSUPPORTED, "integer overflow");
-      *out = tv_int(n->kind == N_NEG ? -a.u.i : a.u.i);
+    case N_CONST:
+      *out = n->value;
+      return NULL;
+    case N_NAME:
+      return lookup_name(ctx, scope, n->name, out);
+    case N_LIST:
+    case N_TUPLE: {
+      POOT_TRY(poot__tv_list_new(ctx, n->nkids, out));
+      if (n->kind == N_TUPLE) out->flags = TVF_TUPLE;
+      for (size_t i = 0; i < n->nkids; i++)
+        POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &out->u.list->items[i]));
       return NULL;
     }
-    if (a.kind == TV_FLOAT) {
-      *out = tv_float(n->kind == N_NEG ? -a.u.f : a.u.f);
+    case N_DICT: {
+      POOT_TRY(poot__tv_dict_new(ctx, n->nkids / 2, out));
+      for (size_t i = 0; i + 1 < n->nkids; i += 2) {
+        tpl_value k, v;
+        POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i], &k));
+        POOT_TRY(poot__tpl_eval(ctx, scope, n->kids[i + 1], &v));
+        if (k.kind == TV_LIST && !(k.flags & TVF_TUPLE))
+          return poot__tpl_err(ctx, n, POOT_FORMAT, "unhashable type: 'list'");
+        if (k.kind == TV_DICT || k.kind == TV_NS)
+          return poot__tpl_err(ctx, n, POOT_FORMAT, "unhashable type: '%s'", poot__tv_type_name(k));
+        POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, k, v));
+      }
       return NULL;
     }
-    if (a.kind == TV_UNDEF) return undefined_error(ctx, n, a);
-    return poot__tpl_err(ctx, n, POOT_FORMAT, "bad operand type for unary %c: '%s'",
-                         n->kind == N_NEG ? '-' : '+', poot__tv_type_name(a));
-  }
-  case N_NOT: {
-    tpl_value a;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
-    *out = tv_bool(!poot__tv_truthy(a));
-    return NULL;
-  }
-  case N_AND:
-  case N_OR: {
-    tpl_value a;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
-    bool t = poot__tv_truthy(a);
-    if ((n->kind == N_AND && !t) || (n->kind == N_OR && t)) {
-      *out = a;
-      return NULL;
+    case N_GETATTR: {
+      tpl_value obj;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &obj));
+      return poot__tpl_getattr(ctx, n, obj, n->name, out);
     }
-    return poot__tpl_eval(ctx, scope, n->b, out);
-  }
-  case N_COMPARE: return eval_compare(ctx, scope, n, out);
-  case N_CONCAT: {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    poot_status st = NULL;
-    for (size_t i = 0; i < n->nkids && !st; i++) {
+    case N_GETITEM: {
+      tpl_value obj;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &obj));
+      if (n->b->kind == N_SLICE) {
+        tpl_value sv[3] = {tv_none(), tv_none(), tv_none()};
+        const tpl_node *parts[3] = {n->b->a, n->b->b, n->b->c};
+        for (int k = 0; k < 3; k++)
+          if (parts[k]) POOT_TRY(poot__tpl_eval(ctx, scope, parts[k], &sv[k]));
+        return do_slice(ctx, n, obj, sv, out);
+      }
+      tpl_value key;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &key));
+      return poot__tpl_getitem(ctx, n, obj, key, out);
+    }
+    case N_CALL: {
+      tpl_value fn;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &fn));
+      tpl_value *args;
+      size_t nargs, nkw;
+      const char **kwn;
+      tpl_value *kwv;
+      POOT_TRY(eval_args(ctx, scope, n, &args, &nargs, &kwn, &kwv, &nkw, 0));
+      return poot__tpl_call(ctx, n, fn, args, nargs, kwn, kwv, nkw, out);
+    }
+    case N_FILTER:
+      return eval_filter_chain(ctx, scope, n, tv_undef(NULL), out);
+    case N_TEST: {
       tpl_value v;
-      st = poot__tpl_eval(ctx, scope, n->kids[i], &v);
-      if (!st) poot__tv_str(&sb, v);
-      if (!st && sb.len > ctx->params.max_output)
-        st = poot__tpl_err(ctx, n, POOT_CAPACITY, "a string grew past %zu bytes",
-                           ctx->params.max_output);
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
+      tpl_value *args;
+      size_t nargs, nkw;
+      const char **kwn;
+      tpl_value *kwv;
+      POOT_TRY(eval_args(ctx, scope, n, &args, &nargs, &kwn, &kwv, &nkw, 0));
+      bool r = false;
+      POOT_TRY(poot__tpl_test(ctx, n, n->name, v, args, nargs, &r));
+      *out = tv_bool(n->flag ? !r : r);
+      return NULL;
     }
-    if (!st) st = poot__tv_from_sb(ctx, &sb, out);
-    poot_strbuf_deinit(&sb);
-    return st;
-  }
-  case N_COND: {
-    tpl_value t;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &t));
-    if (poot__tv_truthy(t)) return poot__tpl_eval(ctx, scope, n->b, out);
-    if (n->c) return poot__tpl_eval(ctx, scope, n->c, out);
-    *out = tv_undef(NULL);
-    return NULL;
-  }
-  default:
-    return poot__tpl_err(ctx, n, POOT_INTERNAL, "node kind %d is not an expression", n->kind);
+    case N_BINOP: {
+      tpl_value a, b;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &b));
+      return poot__tpl_binop(ctx, n, n->op, a, b, out);
+    }
+    case N_NEG:
+    case N_POS: {
+      tpl_value a;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
+      if (a.kind == TV_BOOL) a = tv_int(a.u.b);
+      if (a.kind == TV_INT) {
+        if (n->kind == N_NEG && a.u.i == INT64_MIN)
+          return poot__tpl_err(ctx, n, POOT_UNSUPPORTED, "integer overflow");
+        *out = tv_int(n->kind == N_NEG ? -a.u.i : a.u.i);
+        return NULL;
+      }
+      if (a.kind == TV_FLOAT) {
+        *out = tv_float(n->kind == N_NEG ? -a.u.f : a.u.f);
+        return NULL;
+      }
+      if (a.kind == TV_UNDEF) return undefined_error(ctx, n, a);
+      return poot__tpl_err(ctx, n, POOT_FORMAT, "bad operand type for unary %c: '%s'",
+                           n->kind == N_NEG ? '-' : '+', poot__tv_type_name(a));
+    }
+    case N_NOT: {
+      tpl_value a;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
+      *out = tv_bool(!poot__tv_truthy(a));
+      return NULL;
+    }
+    case N_AND:
+    case N_OR: {
+      tpl_value a;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &a));
+      bool t = poot__tv_truthy(a);
+      if ((n->kind == N_AND && !t) || (n->kind == N_OR && t)) {
+        *out = a;
+        return NULL;
+      }
+      return poot__tpl_eval(ctx, scope, n->b, out);
+    }
+    case N_COMPARE:
+      return eval_compare(ctx, scope, n, out);
+    case N_CONCAT: {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      poot_status st = NULL;
+      for (size_t i = 0; i < n->nkids && !st; i++) {
+        tpl_value v;
+        st = poot__tpl_eval(ctx, scope, n->kids[i], &v);
+        if (!st) poot__tv_str(&sb, v);
+        if (!st && sb.len > ctx->params.max_output)
+          st = poot__tpl_err(ctx, n, POOT_CAPACITY, "a string grew past %zu bytes",
+                             ctx->params.max_output);
+      }
+      if (!st) st = poot__tv_from_sb(ctx, &sb, out);
+      poot_strbuf_deinit(&sb);
+      return st;
+    }
+    case N_COND: {
+      tpl_value t;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &t));
+      if (poot__tv_truthy(t)) return poot__tpl_eval(ctx, scope, n->b, out);
+      if (n->c) return poot__tpl_eval(ctx, scope, n->c, out);
+      *out = tv_undef(NULL);
+      return NULL;
+    }
+    default:
+      return poot__tpl_err(ctx, n, POOT_INTERNAL, "node kind %d is not an expression", n->kind);
   }
 }
 
@@ -773,15 +796,17 @@ poot_status poot__tpl_call(tpl_ctx *ctx, const tpl_node *at, tpl_value fn, const
   if (fn.kind == TV_FUNC) {
     tpl_func *f = fn.u.func;
     switch (f->kind) {
-    case FN_MACRO:
-    case FN_CALLER: return call_macro(ctx, at, f, args, nargs, kwnames, kwvals, nkw, out);
-    case FN_BUILTIN:
-      return poot__tpl_call_builtin(ctx, at, f->name, args, nargs, kwnames, kwvals, nkw, out);
-    case FN_METHOD:
-      return poot__tpl_call_method(ctx, at, f->self, f->name, args, nargs, kwnames, kwvals, nkw,
-                                   out);
-    case FN_UNSAFE:
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "calling '%s' is not allowed (sandbox)", f->name);
+      case FN_MACRO:
+      case FN_CALLER:
+        return call_macro(ctx, at, f, args, nargs, kwnames, kwvals, nkw, out);
+      case FN_BUILTIN:
+        return poot__tpl_call_builtin(ctx, at, f->name, args, nargs, kwnames, kwvals, nkw, out);
+      case FN_METHOD:
+        return poot__tpl_call_method(ctx, at, f->self, f->name, args, nargs, kwnames, kwvals, nkw,
+                                     out);
+      case FN_UNSAFE:
+        return poot__tpl_err(ctx, at, POOT_FORMAT, "calling '%s' is not allowed (sandbox)",
+                             f->name);
     }
   }
   if (fn.kind == TV_LOOP) {
@@ -813,7 +838,8 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
 
 static poot_status exec_node(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_flow *flow) {
   if (ctx->nest >= MAX_C_NEST)
-    return poot__tpl_err(ctx, n, POOT_CAPACITY, "the template nests calls and statements too deeply");
+    return poot__tpl_err(ctx, n, POOT_CAPACITY,
+                         "the template nests calls and statements too deeply");
   ctx->nest++;
   poot_status st = exec_inner(ctx, scope, n, flow);
   ctx->nest--;
@@ -823,92 +849,98 @@ static poot_status exec_node(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, 
 static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tpl_flow *flow) {
   POOT_TRY(poot__tpl_step(ctx, n));
   switch (n->kind) {
-  case N_DATA: return emit(ctx, n, n->value.u.s.p, n->value.u.s.n);
-  case N_PRINT: {
-    tpl_value v;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
-    if (v.kind == TV_STR) return emit(ctx, n, v.u.s.p, v.u.s.n);
-    size_t before = ctx->out->len;
-    poot__tv_str(ctx->out, v);
-    (void)before;
-    return emit(ctx, n, "", 0);
-  }
-  case N_IF: {
-    tpl_value t;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &t));
-    if (poot__tv_truthy(t)) return poot__tpl_exec_body(ctx, scope, n->body, n->nbody, flow);
-    return poot__tpl_exec_body(ctx, scope, n->else_body, n->nelse, flow);
-  }
-  case N_FOR: {
-    tpl_value it;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &it));
-    return run_for(ctx, scope, n, it, 0);
-  }
-  case N_SET: {
-    tpl_value v;
-    POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &v));
-    return assign(ctx, scope, n->a, v);
-  }
-  case N_SETBLOCK: {
-    tpl_value v;
-    POOT_TRY(capture(ctx, scope, n->body, n->nbody, &v));
-    if (n->c) POOT_TRY(eval_filter_chain(ctx, scope, n->c, v, &v));
-    return assign(ctx, scope, n->a, v);
-  }
-  case N_MACRO: {
-    tpl_value v;
-    tpl_func *f = NULL;
-    POOT_TRY(make_func(ctx, FN_MACRO, n->name, &v, &f));
-    f->node = n;
-    f->closure = scope;
-    return scope_set(ctx, scope, n->name, v);
-  }
-  case N_CALLBLOCK: {
-    tpl_value caller;
-    tpl_func *cf = NULL;
-    POOT_TRY(make_func(ctx, FN_CALLER, "caller", &caller, &cf));
-    cf->node = n;
-    cf->closure = scope;
-    const tpl_node *call = n->a;
-    tpl_value fn;
-    POOT_TRY(poot__tpl_eval(ctx, scope, call->a, &fn));
-    tpl_value *args;
-    size_t nargs, nkw;
-    const char **kwn;
-    tpl_value *kwv;
-    POOT_TRY(eval_args(ctx, scope, call, &args, &nargs, &kwn, &kwv, &nkw, 1));
-    kwn[nkw] = "caller";
-    kwv[nkw] = caller;
-    nkw++;
-    tpl_value r;
-    POOT_TRY(poot__tpl_call(ctx, call, fn, args, nargs, kwn, kwv, nkw, &r));
-    tpl_value s;
-    POOT_TRY(poot__tv_to_str(ctx, r, &s));
-    return emit(ctx, n, s.u.s.p, s.u.s.n);
-  }
-  case N_FILTERBLOCK: {
-    tpl_value v;
-    POOT_TRY(capture(ctx, scope, n->body, n->nbody, &v));
-    POOT_TRY(eval_filter_chain(ctx, scope, n->a, v, &v));
-    tpl_value s;
-    POOT_TRY(poot__tv_to_str(ctx, v, &s));
-    return emit(ctx, n, s.u.s.p, s.u.s.n);
-  }
-  case N_WITH: {
-    tpl_scope *ws = NULL;
-    POOT_TRY(scope_new(ctx, scope, &ws));
-    for (size_t i = 0; i < n->nkids; i++) {
+    case N_DATA:
+      return emit(ctx, n, n->value.u.s.p, n->value.u.s.n);
+    case N_PRINT: {
       tpl_value v;
-      POOT_TRY(poot__tpl_eval(ctx, scope, n->defaults[i], &v));
-      POOT_TRY(assign(ctx, ws, n->kids[i], v));
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
+      if (v.kind == TV_STR) return emit(ctx, n, v.u.s.p, v.u.s.n);
+      size_t before = ctx->out->len;
+      poot__tv_str(ctx->out, v);
+      (void)before;
+      return emit(ctx, n, "", 0);
     }
-    return poot__tpl_exec_body(ctx, ws, n->body, n->nbody, flow);
-  }
-  case N_BREAK: *flow = FLOW_BREAK; return NULL;
-  case N_CONTINUE: *flow = FLOW_CONTINUE; return NULL;
-  case N_BLOCKLIST: return poot__tpl_exec_body(ctx, scope, n->body, n->nbody, flow);
-  default:
-    return poot__tpl_err(ctx, n, POOT_INTERNAL, "node kind %d is not a statement", n->kind);
+    case N_IF: {
+      tpl_value t;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &t));
+      if (poot__tv_truthy(t)) return poot__tpl_exec_body(ctx, scope, n->body, n->nbody, flow);
+      return poot__tpl_exec_body(ctx, scope, n->else_body, n->nelse, flow);
+    }
+    case N_FOR: {
+      tpl_value it;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &it));
+      return run_for(ctx, scope, n, it, 0);
+    }
+    case N_SET: {
+      tpl_value v;
+      POOT_TRY(poot__tpl_eval(ctx, scope, n->b, &v));
+      return assign(ctx, scope, n->a, v);
+    }
+    case N_SETBLOCK: {
+      tpl_value v;
+      POOT_TRY(capture(ctx, scope, n->body, n->nbody, &v));
+      if (n->c) POOT_TRY(eval_filter_chain(ctx, scope, n->c, v, &v));
+      return assign(ctx, scope, n->a, v);
+    }
+    case N_MACRO: {
+      tpl_value v;
+      tpl_func *f = NULL;
+      POOT_TRY(make_func(ctx, FN_MACRO, n->name, &v, &f));
+      f->node = n;
+      f->closure = scope;
+      return scope_set(ctx, scope, n->name, v);
+    }
+    case N_CALLBLOCK: {
+      tpl_value caller;
+      tpl_func *cf = NULL;
+      POOT_TRY(make_func(ctx, FN_CALLER, "caller", &caller, &cf));
+      cf->node = n;
+      cf->closure = scope;
+      const tpl_node *call = n->a;
+      tpl_value fn;
+      POOT_TRY(poot__tpl_eval(ctx, scope, call->a, &fn));
+      tpl_value *args;
+      size_t nargs, nkw;
+      const char **kwn;
+      tpl_value *kwv;
+      POOT_TRY(eval_args(ctx, scope, call, &args, &nargs, &kwn, &kwv, &nkw, 1));
+      kwn[nkw] = "caller";
+      kwv[nkw] = caller;
+      nkw++;
+      tpl_value r;
+      POOT_TRY(poot__tpl_call(ctx, call, fn, args, nargs, kwn, kwv, nkw, &r));
+      tpl_value s;
+      POOT_TRY(poot__tv_to_str(ctx, r, &s));
+      return emit(ctx, n, s.u.s.p, s.u.s.n);
+    }
+    case N_FILTERBLOCK: {
+      tpl_value v;
+      POOT_TRY(capture(ctx, scope, n->body, n->nbody, &v));
+      POOT_TRY(eval_filter_chain(ctx, scope, n->a, v, &v));
+      tpl_value s;
+      POOT_TRY(poot__tv_to_str(ctx, v, &s));
+      return emit(ctx, n, s.u.s.p, s.u.s.n);
+    }
+    case N_WITH: {
+      tpl_scope *ws = NULL;
+      POOT_TRY(scope_new(ctx, scope, &ws));
+      for (size_t i = 0; i < n->nkids; i++) {
+        tpl_value v;
+        POOT_TRY(poot__tpl_eval(ctx, scope, n->defaults[i], &v));
+        POOT_TRY(assign(ctx, ws, n->kids[i], v));
+      }
+      return poot__tpl_exec_body(ctx, ws, n->body, n->nbody, flow);
+    }
+    case N_BREAK:
+      *flow = FLOW_BREAK;
+      return NULL;
+    case N_CONTINUE:
+      *flow = FLOW_CONTINUE;
+      return NULL;
+    case N_BLOCKLIST:
+      return poot__tpl_exec_body(ctx, scope, n->body, n->nbody, flow);
+    default:
+      return poot__tpl_err(ctx, n, POOT_INTERNAL, "node kind %d is not a statement", n->kind);
   }
 }
 

@@ -108,11 +108,15 @@ static size_t match_tag_end(lexer *lx, size_t pos, char kind) {
   return 0;
 }
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 static bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (unsigned char)c >= 0x80;
 }
-static bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
+static bool is_name_char(char c) {
+  return is_name_start(c) || is_digit(c);
+}
 
 /* (\d+_)*\d+ at i: end or 0. */
 static size_t digits_us(const char *s, size_t n, size_t i) {
@@ -183,9 +187,12 @@ static poot_status lex_number(lexer *lx, size_t *pos, bool *matched) {
         j++;
         continue;
       }
-      if (is_digit(c)) d = c - '0';
-      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (is_digit(c))
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
       if (d < 0 || d >= base) break;
       if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
       v = v * (uint64_t)base + (uint64_t)d;
@@ -232,52 +239,74 @@ static poot_status lex_string(lexer *lx, size_t *pos, bool *matched) {
     }
     char e = s[++k];
     switch (e) {
-    case '\n': break;
-    case '\\': poot_strbuf_putc(&sb, '\\'); break;
-    case '\'': poot_strbuf_putc(&sb, '\''); break;
-    case '"': poot_strbuf_putc(&sb, '"'); break;
-    case 'a': poot_strbuf_putc(&sb, '\a'); break;
-    case 'b': poot_strbuf_putc(&sb, '\b'); break;
-    case 'f': poot_strbuf_putc(&sb, '\f'); break;
-    case 'n': poot_strbuf_putc(&sb, '\n'); break;
-    case 'r': poot_strbuf_putc(&sb, '\r'); break;
-    case 't': poot_strbuf_putc(&sb, '\t'); break;
-    case 'v': poot_strbuf_putc(&sb, '\v'); break;
-    case 'x':
-    case 'u':
-    case 'U': {
-      int digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-      uint32_t cp = 0;
-      for (int d = 0; d < digits; d++) {
-        int h = k + 1 + (size_t)d < j ? hexval(s[k + 1 + (size_t)d]) : -1;
-        if (h < 0) {
-          st = lex_error(lx, i, "truncated \\x, \\u or \\U escape in a string literal");
+      case '\n':
+        break;
+      case '\\':
+        poot_strbuf_putc(&sb, '\\');
+        break;
+      case '\'':
+        poot_strbuf_putc(&sb, '\'');
+        break;
+      case '"':
+        poot_strbuf_putc(&sb, '"');
+        break;
+      case 'a':
+        poot_strbuf_putc(&sb, '\a');
+        break;
+      case 'b':
+        poot_strbuf_putc(&sb, '\b');
+        break;
+      case 'f':
+        poot_strbuf_putc(&sb, '\f');
+        break;
+      case 'n':
+        poot_strbuf_putc(&sb, '\n');
+        break;
+      case 'r':
+        poot_strbuf_putc(&sb, '\r');
+        break;
+      case 't':
+        poot_strbuf_putc(&sb, '\t');
+        break;
+      case 'v':
+        poot_strbuf_putc(&sb, '\v');
+        break;
+      case 'x':
+      case 'u':
+      case 'U': {
+        int digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        uint32_t cp = 0;
+        for (int d = 0; d < digits; d++) {
+          int h = k + 1 + (size_t)d < j ? hexval(s[k + 1 + (size_t)d]) : -1;
+          if (h < 0) {
+            st = lex_error(lx, i, "truncated \\x, \\u or \\U escape in a string literal");
+            goto done;
+          }
+          cp = cp * 16 + (uint32_t)h;
+        }
+        k += (size_t)digits;
+        if (cp > 0x10FFFF) {
+          st = lex_error(lx, i, "illegal Unicode character in a string literal");
           goto done;
         }
-        cp = cp * 16 + (uint32_t)h;
-      }
-      k += (size_t)digits;
-      if (cp > 0x10FFFF) {
-        st = lex_error(lx, i, "illegal Unicode character in a string literal");
-        goto done;
-      }
-      poot__tpl_utf8_put(&sb, cp);
-      break;
-    }
-    case 'N':
-      st = poot_status_make(POOT_UNSUPPORTED, "template line %u: \\N{...} escapes are not supported",
-                            (unsigned)line_at(lx, i));
-      goto done;
-    default:
-      if (e >= '0' && e <= '7') {
-        uint32_t cp = (uint32_t)(e - '0');
-        for (int d = 0; d < 2 && k + 1 < j && s[k + 1] >= '0' && s[k + 1] <= '7'; d++)
-          cp = cp * 8 + (uint32_t)(s[++k] - '0');
         poot__tpl_utf8_put(&sb, cp);
-      } else {
-        poot_strbuf_putc(&sb, '\\');
-        poot_strbuf_putc(&sb, e);
+        break;
       }
+      case 'N':
+        st = poot_status_make(POOT_UNSUPPORTED,
+                              "template line %u: \\N{...} escapes are not supported",
+                              (unsigned)line_at(lx, i));
+        goto done;
+      default:
+        if (e >= '0' && e <= '7') {
+          uint32_t cp = (uint32_t)(e - '0');
+          for (int d = 0; d < 2 && k + 1 < j && s[k + 1] >= '0' && s[k + 1] <= '7'; d++)
+            cp = cp * 8 + (uint32_t)(s[++k] - '0');
+          poot__tpl_utf8_put(&sb, cp);
+        } else {
+          poot_strbuf_putc(&sb, '\\');
+          poot_strbuf_putc(&sb, e);
+        }
     }
   }
   if (poot_strbuf_status(&sb)) {
@@ -361,7 +390,8 @@ static poot_status lex_tag(lexer *lx, size_t *pos, bool is_block, bool *line_sta
     }
     if (oplen == 1 && (c == '(' || c == '[' || c == '{')) {
       if (depth >= sizeof balance)
-        return poot_status_make(POOT_CAPACITY, "template line %u: brackets nested more than %zu deep",
+        return poot_status_make(POOT_CAPACITY,
+                                "template line %u: brackets nested more than %zu deep",
                                 (unsigned)line_at(lx, i), sizeof balance);
       balance[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
     } else if (oplen == 1 && (c == ')' || c == ']' || c == '}')) {

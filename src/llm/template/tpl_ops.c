@@ -57,22 +57,30 @@ void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
     uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
     uint32_t r = cp;
     switch (mode) {
-    case 'u':
-      if (cp == 0xDF) {
-        poot_strbuf_puts(sb, "SS");
-        i += len;
-        continue;
-      }
-      r = poot__tpl_upper_cp(cp);
-      break;
-    case 'l': r = poot__tpl_lower_cp(cp); break;
-    case 't': r = prev_cased ? poot__tpl_lower_cp(cp) : poot__tpl_upper_cp(cp); break;
-    case 'c': r = first ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp); break;
+      case 'u':
+        if (cp == 0xDF) {
+          poot_strbuf_puts(sb, "SS");
+          i += len;
+          continue;
+        }
+        r = poot__tpl_upper_cp(cp);
+        break;
+      case 'l':
+        r = poot__tpl_lower_cp(cp);
+        break;
+      case 't':
+        r = prev_cased ? poot__tpl_lower_cp(cp) : poot__tpl_upper_cp(cp);
+        break;
+      case 'c':
+        r = first ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp);
+        break;
     }
     prev_cased = poot__tpl_is_cased(cp);
     first = false;
-    if (r == cp) poot_strbuf_append(sb, p + i, len);
-    else poot__tpl_utf8_put(sb, r);
+    if (r == cp)
+      poot_strbuf_append(sb, p + i, len);
+    else
+      poot__tpl_utf8_put(sb, r);
     i += len;
   }
 }
@@ -124,8 +132,8 @@ static int64_t num_i(tpl_value v) {
 }
 
 static const char *op_symbol(int op) {
-  static const char *const s[] = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=",
-                                  ">", ">=", "in", "not in"};
+  static const char *const s[] = {
+      "+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "in", "not in"};
   return op >= 0 && op <= OP_NOTIN ? s[op] : "?";
 }
 
@@ -151,12 +159,23 @@ static poot_status overflow(tpl_ctx *ctx, const tpl_node *at) {
 void poot__tpl_html_escape(poot_strbuf *sb, const char *p, size_t n) {
   for (size_t i = 0; i < n; i++) {
     switch (p[i]) {
-    case '&': poot_strbuf_puts(sb, "&amp;"); break;
-    case '<': poot_strbuf_puts(sb, "&lt;"); break;
-    case '>': poot_strbuf_puts(sb, "&gt;"); break;
-    case '"': poot_strbuf_puts(sb, "&#34;"); break;
-    case '\'': poot_strbuf_puts(sb, "&#39;"); break;
-    default: poot_strbuf_putc(sb, p[i]);
+      case '&':
+        poot_strbuf_puts(sb, "&amp;");
+        break;
+      case '<':
+        poot_strbuf_puts(sb, "&lt;");
+        break;
+      case '>':
+        poot_strbuf_puts(sb, "&gt;");
+        break;
+      case '"':
+        poot_strbuf_puts(sb, "&#34;");
+        break;
+      case '\'':
+        poot_strbuf_puts(sb, "&#39;");
+        break;
+      default:
+        poot_strbuf_putc(sb, p[i]);
     }
   }
 }
@@ -165,34 +184,37 @@ poot_status poot__tpl_contains(tpl_ctx *ctx, const tpl_node *at, tpl_value hay, 
                                bool *out) {
   *out = false;
   switch (hay.kind) {
-  case TV_UNDEF: return NULL;
-  case TV_LIST:
-    for (size_t i = 0; i < hay.u.list->n; i++)
-      if (poot__tv_equal(hay.u.list->items[i], needle)) {
+    case TV_UNDEF:
+      return NULL;
+    case TV_LIST:
+      for (size_t i = 0; i < hay.u.list->n; i++)
+        if (poot__tv_equal(hay.u.list->items[i], needle)) {
+          *out = true;
+          break;
+        }
+      return NULL;
+    case TV_DICT:
+      *out = poot__tv_dict_find(hay.u.dict, needle) >= 0;
+      return NULL;
+    case TV_STR:
+      if (needle.kind != TV_STR)
+        return poot__tpl_err(ctx, at, POOT_FORMAT,
+                             "'in <string>' requires string as left operand, not %s",
+                             poot__tv_type_name(needle));
+      if (needle.u.s.n == 0) {
         *out = true;
-        break;
+      } else if (needle.u.s.n <= hay.u.s.n) {
+        *out = memmem(hay.u.s.p, hay.u.s.n, needle.u.s.p, needle.u.s.n) != NULL;
       }
-    return NULL;
-  case TV_DICT: *out = poot__tv_dict_find(hay.u.dict, needle) >= 0; return NULL;
-  case TV_STR:
-    if (needle.kind != TV_STR)
-      return poot__tpl_err(ctx, at, POOT_FORMAT,
-                           "'in <string>' requires string as left operand, not %s",
-                           poot__tv_type_name(needle));
-    if (needle.u.s.n == 0) {
-      *out = true;
-    } else if (needle.u.s.n <= hay.u.s.n) {
-      *out = memmem(hay.u.s.p, hay.u.s.n, needle.u.s.p, needle.u.s.n) != NULL;
+      return NULL;
+    case TV_LOOP: {
+      tpl_value l = {.kind = TV_LIST};
+      l.u.list = hay.u.loop->items;
+      return poot__tpl_contains(ctx, at, l, needle, out);
     }
-    return NULL;
-  case TV_LOOP: {
-    tpl_value l = {.kind = TV_LIST};
-    l.u.list = hay.u.loop->items;
-    return poot__tpl_contains(ctx, at, l, needle, out);
-  }
-  default:
-    return poot__tpl_err(ctx, at, POOT_FORMAT, "argument of type '%s' is not iterable",
-                         poot__tv_type_name(hay));
+    default:
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "argument of type '%s' is not iterable",
+                           poot__tv_type_name(hay));
   }
 }
 
@@ -224,113 +246,128 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
   *out = tv_none();
   bool lt = false;
   switch (op) {
-  case OP_EQ: *out = tv_bool(poot__tv_equal(a, b)); return NULL;
-  case OP_NE: *out = tv_bool(!poot__tv_equal(a, b)); return NULL;
-  case OP_LT:
-  case OP_GT:
-  case OP_LE:
-  case OP_GE: {
-    bool ok = (op == OP_LT || op == OP_GE) ? poot__tv_less(a, b, &lt) : poot__tv_less(b, a, &lt);
-    if (!ok) return type_error(ctx, at, op, a, b);
-    /* a<b: lt; a>b: b<a; a<=b: !(b<a); a>=b: !(a<b). NaN aside, as Python. */
-    if (op == OP_LT || op == OP_GT) {
-      *out = tv_bool(lt);
-    } else if (tv_is_num(a) && tv_is_num(b)) {
-      double x = num_f(a), y = num_f(b);
-      *out = tv_bool(op == OP_LE ? x <= y : x >= y);
-      if (a.kind != TV_FLOAT && b.kind != TV_FLOAT)
-        *out = tv_bool(op == OP_LE ? num_i(a) <= num_i(b) : num_i(a) >= num_i(b));
-    } else {
-      *out = tv_bool(!lt);
+    case OP_EQ:
+      *out = tv_bool(poot__tv_equal(a, b));
+      return NULL;
+    case OP_NE:
+      *out = tv_bool(!poot__tv_equal(a, b));
+      return NULL;
+    case OP_LT:
+    case OP_GT:
+    case OP_LE:
+    case OP_GE: {
+      bool ok = (op == OP_LT || op == OP_GE) ? poot__tv_less(a, b, &lt) : poot__tv_less(b, a, &lt);
+      if (!ok) return type_error(ctx, at, op, a, b);
+      /* a<b: lt; a>b: b<a; a<=b: !(b<a); a>=b: !(a<b). NaN aside, as Python. */
+      if (op == OP_LT || op == OP_GT) {
+        *out = tv_bool(lt);
+      } else if (tv_is_num(a) && tv_is_num(b)) {
+        double x = num_f(a), y = num_f(b);
+        *out = tv_bool(op == OP_LE ? x <= y : x >= y);
+        if (a.kind != TV_FLOAT && b.kind != TV_FLOAT)
+          *out = tv_bool(op == OP_LE ? num_i(a) <= num_i(b) : num_i(a) >= num_i(b));
+      } else {
+        *out = tv_bool(!lt);
+      }
+      return NULL;
     }
-    return NULL;
-  }
-  case OP_IN:
-  case OP_NOTIN: {
-    bool r;
-    POOT_TRY(poot__tpl_contains(ctx, at, b, a, &r));
-    *out = tv_bool(op == OP_IN ? r : !r);
-    return NULL;
-  }
-  default: break;
+    case OP_IN:
+    case OP_NOTIN: {
+      bool r;
+      POOT_TRY(poot__tpl_contains(ctx, at, b, a, &r));
+      *out = tv_bool(op == OP_IN ? r : !r);
+      return NULL;
+    }
+    default:
+      break;
   }
   if (tv_is_num(a) && tv_is_num(b)) {
     bool fl = a.kind == TV_FLOAT || b.kind == TV_FLOAT;
     int64_t x = num_i(a), y = num_i(b), r;
     double fx = num_f(a), fy = num_f(b);
     switch (op) {
-    case OP_ADD:
-      if (fl) *out = tv_float(fx + fy);
-      else if (__builtin_add_overflow(x, y, &r)) return overflow(ctx, at);
-      else *out = tv_int(r);
-      return NULL;
-    case OP_SUB:
-      if (fl) *out = tv_float(fx - fy);
-      else if (__builtin_sub_overflow(x, y, &r)) return overflow(ctx, at);
-      else *out = tv_int(r);
-      return NULL;
-    case OP_MUL:
-      if (fl) *out = tv_float(fx * fy);
-      else if (__builtin_mul_overflow(x, y, &r)) return overflow(ctx, at);
-      else *out = tv_int(r);
-      return NULL;
-    case OP_DIV:
-      if (fy == 0.0) return poot__tpl_err(ctx, at, POOT_FORMAT, "division by zero");
-      *out = tv_float(fx / fy);
-      return NULL;
-    case OP_FLOORDIV:
-    case OP_MOD:
-      if (fl ? fy == 0.0 : y == 0)
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "integer division or modulo by zero");
-      if (fl) {
-        double m = fmod(fx, fy);
-        if (m != 0.0 && ((m < 0) != (fy < 0))) m += fy;
-        if (op == OP_MOD) {
-          *out = tv_float(m == 0.0 ? copysign(0.0, fy) : m);
-        } else {
-          /* CPython's float_floor_div. */
-          double div = (fx - fmod(fx, fy)) / fy, fd;
-          double mod0 = fmod(fx, fy);
-          if (mod0 != 0.0 && ((fy < 0) != (mod0 < 0))) div -= 1.0;
-          if (div != 0.0) {
-            fd = floor(div);
-            if (div - fd > 0.5) fd += 1.0;
+      case OP_ADD:
+        if (fl)
+          *out = tv_float(fx + fy);
+        else if (__builtin_add_overflow(x, y, &r))
+          return overflow(ctx, at);
+        else
+          *out = tv_int(r);
+        return NULL;
+      case OP_SUB:
+        if (fl)
+          *out = tv_float(fx - fy);
+        else if (__builtin_sub_overflow(x, y, &r))
+          return overflow(ctx, at);
+        else
+          *out = tv_int(r);
+        return NULL;
+      case OP_MUL:
+        if (fl)
+          *out = tv_float(fx * fy);
+        else if (__builtin_mul_overflow(x, y, &r))
+          return overflow(ctx, at);
+        else
+          *out = tv_int(r);
+        return NULL;
+      case OP_DIV:
+        if (fy == 0.0) return poot__tpl_err(ctx, at, POOT_FORMAT, "division by zero");
+        *out = tv_float(fx / fy);
+        return NULL;
+      case OP_FLOORDIV:
+      case OP_MOD:
+        if (fl ? fy == 0.0 : y == 0)
+          return poot__tpl_err(ctx, at, POOT_FORMAT, "integer division or modulo by zero");
+        if (fl) {
+          double m = fmod(fx, fy);
+          if (m != 0.0 && ((m < 0) != (fy < 0))) m += fy;
+          if (op == OP_MOD) {
+            *out = tv_float(m == 0.0 ? copysign(0.0, fy) : m);
           } else {
-            fd = copysign(0.0, fx / fy);
+            /* CPython's float_floor_div. */
+            double div = (fx - fmod(fx, fy)) / fy, fd;
+            double mod0 = fmod(fx, fy);
+            if (mod0 != 0.0 && ((fy < 0) != (mod0 < 0))) div -= 1.0;
+            if (div != 0.0) {
+              fd = floor(div);
+              if (div - fd > 0.5) fd += 1.0;
+            } else {
+              fd = copysign(0.0, fx / fy);
+            }
+            *out = tv_float(fd);
           }
-          *out = tv_float(fd);
+          return NULL;
+        }
+        if (x == INT64_MIN && y == -1) return overflow(ctx, at);
+        {
+          int64_t q = x / y, m = x % y;
+          if (m != 0 && ((m < 0) != (y < 0))) {
+            q -= 1;
+            m += y;
+          }
+          *out = tv_int(op == OP_MOD ? m : q);
         }
         return NULL;
-      }
-      if (x == INT64_MIN && y == -1) return overflow(ctx, at);
-      {
-        int64_t q = x / y, m = x % y;
-        if (m != 0 && ((m < 0) != (y < 0))) {
-          q -= 1;
-          m += y;
-        }
-        *out = tv_int(op == OP_MOD ? m : q);
-      }
-      return NULL;
-    case OP_POW:
-      if (!fl && y >= 0) {
-        int64_t acc = 1, base = x;
-        int64_t e = y;
-        while (e > 0) {
-          if (e & 1) {
-            if (__builtin_mul_overflow(acc, base, &acc)) return overflow(ctx, at);
+      case OP_POW:
+        if (!fl && y >= 0) {
+          int64_t acc = 1, base = x;
+          int64_t e = y;
+          while (e > 0) {
+            if (e & 1) {
+              if (__builtin_mul_overflow(acc, base, &acc)) return overflow(ctx, at);
+            }
+            e >>= 1;
+            if (e && __builtin_mul_overflow(base, base, &base)) return overflow(ctx, at);
           }
-          e >>= 1;
-          if (e && __builtin_mul_overflow(base, base, &base)) return overflow(ctx, at);
+          *out = tv_int(acc);
+          return NULL;
         }
-        *out = tv_int(acc);
+        if (fx == 0.0 && fy < 0)
+          return poot__tpl_err(ctx, at, POOT_FORMAT, "0.0 cannot be raised to a negative power");
+        *out = tv_float(pow(fx, fy));
         return NULL;
-      }
-      if (fx == 0.0 && fy < 0)
-        return poot__tpl_err(ctx, at, POOT_FORMAT, "0.0 cannot be raised to a negative power");
-      *out = tv_float(pow(fx, fy));
-      return NULL;
-    default: break;
+      default:
+        break;
     }
   }
   if (op == OP_ADD && a.kind == TV_STR && b.kind == TV_STR) {
@@ -338,10 +375,14 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
     bool safe = (a.flags | b.flags) & TVF_SAFE;
     poot_strbuf sb;
     poot_strbuf_init(&sb);
-    if (safe && !(a.flags & TVF_SAFE)) poot__tpl_html_escape(&sb, a.u.s.p, a.u.s.n);
-    else poot_strbuf_append(&sb, a.u.s.p, a.u.s.n);
-    if (safe && !(b.flags & TVF_SAFE)) poot__tpl_html_escape(&sb, b.u.s.p, b.u.s.n);
-    else poot_strbuf_append(&sb, b.u.s.p, b.u.s.n);
+    if (safe && !(a.flags & TVF_SAFE))
+      poot__tpl_html_escape(&sb, a.u.s.p, a.u.s.n);
+    else
+      poot_strbuf_append(&sb, a.u.s.p, a.u.s.n);
+    if (safe && !(b.flags & TVF_SAFE))
+      poot__tpl_html_escape(&sb, b.u.s.p, b.u.s.n);
+    else
+      poot_strbuf_append(&sb, b.u.s.p, b.u.s.n);
     poot_status st = NULL;
     if (sb.len > ctx->params.max_output)
       st = poot__tpl_err(ctx, at, POOT_CAPACITY, "a string grew past %zu bytes",
@@ -418,59 +459,64 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
     tpl_value v = av[ai++];
     spec[sl] = 0;
     switch (conv) {
-    case 's':
-    case 'r': {
-      poot_strbuf tmp;
-      poot_strbuf_init(&tmp);
-      if (conv == 's') poot__tv_str(&tmp, v);
-      else poot__tv_repr(&tmp, v);
-      spec[sl++] = 's';
-      spec[sl] = 0;
-      poot_strbuf_printf(&sb, spec, tmp.data);
-      poot_strbuf_deinit(&tmp);
-      break;
-    }
-    case 'd':
-    case 'i':
-    case 'x':
-    case 'X':
-    case 'o':
-      if (!tv_is_num(v)) {
-        st = poot__tpl_err(ctx, at, POOT_FORMAT, "%%%c format: a number is required, not %s", conv,
-                           poot__tv_type_name(v));
+      case 's':
+      case 'r': {
+        poot_strbuf tmp;
+        poot_strbuf_init(&tmp);
+        if (conv == 's')
+          poot__tv_str(&tmp, v);
+        else
+          poot__tv_repr(&tmp, v);
+        spec[sl++] = 's';
+        spec[sl] = 0;
+        poot_strbuf_printf(&sb, spec, tmp.data);
+        poot_strbuf_deinit(&tmp);
         break;
       }
-      spec[sl++] = 'l';
-      spec[sl++] = 'l';
-      spec[sl++] = conv == 'i' ? 'd' : conv;
-      spec[sl] = 0;
-      poot_strbuf_printf(&sb, spec, (long long)(v.kind == TV_FLOAT ? (int64_t)v.u.f : num_i(v)));
-      break;
-    case 'f':
-    case 'F':
-    case 'e':
-    case 'E':
-    case 'g':
-    case 'G':
-      if (!tv_is_num(v)) {
-        st = poot__tpl_err(ctx, at, POOT_FORMAT, "must be real number, not %s",
-                           poot__tv_type_name(v));
+      case 'd':
+      case 'i':
+      case 'x':
+      case 'X':
+      case 'o':
+        if (!tv_is_num(v)) {
+          st = poot__tpl_err(ctx, at, POOT_FORMAT, "%%%c format: a number is required, not %s",
+                             conv, poot__tv_type_name(v));
+          break;
+        }
+        spec[sl++] = 'l';
+        spec[sl++] = 'l';
+        spec[sl++] = conv == 'i' ? 'd' : conv;
+        spec[sl] = 0;
+        poot_strbuf_printf(&sb, spec, (long long)(v.kind == TV_FLOAT ? (int64_t)v.u.f : num_i(v)));
         break;
-      }
-      spec[sl++] = conv;
-      spec[sl] = 0;
-      poot_strbuf_printf(&sb, spec, num_f(v));
-      break;
-    case 'c':
-      if (v.kind == TV_STR) poot_strbuf_append(&sb, v.u.s.p, v.u.s.n);
-      else if (v.kind == TV_INT) poot__tpl_utf8_put(&sb, (uint32_t)v.u.i);
-      break;
-    default:
-      st = poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "unsupported format character '%c'", conv);
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+        if (!tv_is_num(v)) {
+          st = poot__tpl_err(ctx, at, POOT_FORMAT, "must be real number, not %s",
+                             poot__tv_type_name(v));
+          break;
+        }
+        spec[sl++] = conv;
+        spec[sl] = 0;
+        poot_strbuf_printf(&sb, spec, num_f(v));
+        break;
+      case 'c':
+        if (v.kind == TV_STR)
+          poot_strbuf_append(&sb, v.u.s.p, v.u.s.n);
+        else if (v.kind == TV_INT)
+          poot__tpl_utf8_put(&sb, (uint32_t)v.u.i);
+        break;
+      default:
+        st = poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "unsupported format character '%c'", conv);
     }
   }
   if (!st && ai < an && an > 0 && args.kind == TV_LIST && (args.flags & TVF_TUPLE))
-    st = poot__tpl_err(ctx, at, POOT_FORMAT, "not all arguments converted during string formatting");
+    st =
+        poot__tpl_err(ctx, at, POOT_FORMAT, "not all arguments converted during string formatting");
   if (!st) st = poot__tv_from_sb(ctx, &sb, out);
   poot_strbuf_deinit(&sb);
   return st;
@@ -534,7 +580,8 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
     bool is_int = v.kind != TV_FLOAT;
     if (type == 'd' || (type == 0 && is_int && prec < 0)) {
       if (!is_int) {
-        st = poot__tpl_err(ctx, at, POOT_FORMAT, "unknown format code 'd' for object of type 'float'");
+        st = poot__tpl_err(ctx, at, POOT_FORMAT,
+                           "unknown format code 'd' for object of type 'float'");
       } else {
         snprintf(f, sizeof f, "%%%s%s", sign == '+' ? "+" : sign == ' ' ? " " : "", "lld");
         poot_strbuf_printf(&body, f, (long long)num_i(v));
@@ -548,7 +595,10 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
         x *= 100;
         t = 'f';
       }
-      snprintf(f, sizeof f, "%%%s.%d%c", sign == '+' ? "+" : sign == ' ' ? " " : "",
+      snprintf(f, sizeof f, "%%%s.%d%c",
+               sign == '+'   ? "+"
+               : sign == ' ' ? " "
+                             : "",
                prec < 0 ? 6 : prec, t);
       poot_strbuf_printf(&body, f, x);
       if (type == '%') poot_strbuf_putc(&body, '%');
@@ -586,8 +636,9 @@ poot_status poot__tpl_str_format(tpl_ctx *ctx, const tpl_node *at, tpl_value fmt
   poot_status st = NULL;
   for (size_t i = 0; i < n && !st; i++) {
     char c = p[i];
-    if (c == '}' ) {
-      if (i + 1 < n && p[i + 1] == '}') i++;
+    if (c == '}') {
+      if (i + 1 < n && p[i + 1] == '}')
+        i++;
       else {
         st = poot__tpl_err(ctx, at, POOT_FORMAT, "Single '}' encountered in format string");
         break;

@@ -3,6 +3,8 @@
 #ifndef POOT_LLM_TEMPLATE_OPS_H
 #define POOT_LLM_TEMPLATE_OPS_H
 
+#include <string.h>
+
 #include "template_impl.h"
 
 uint32_t poot__tpl_lower_cp(uint32_t c);
@@ -26,5 +28,55 @@ POOT_MUST_USE poot_status poot__tpl_str_format(tpl_ctx *ctx, const tpl_node *at,
                                                const tpl_value *args, size_t nargs,
                                                const char *const *kwn, const tpl_value *kwv,
                                                size_t nkw, tpl_value *out);
+
+/* Filter and method arguments: positional and keyword. */
+typedef struct argv_ {
+  const tpl_value *args;
+  size_t nargs;
+  const char *const *kwn;
+  const tpl_value *kwv;
+  size_t nkw;
+} argv_;
+
+/* The argument at position `pos` or keyword `name`. */
+static inline bool arg(const argv_ *a, size_t pos, const char *name, tpl_value *out) {
+  if (pos < a->nargs) {
+    *out = a->args[pos];
+    return true;
+  }
+  for (size_t i = 0; name && i < a->nkw; i++) {
+    if (strcmp(a->kwn[i], name) == 0) {
+      *out = a->kwv[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+static inline bool arg_bool(const argv_ *a, size_t pos, const char *name, bool dflt) {
+  tpl_value v;
+  return arg(a, pos, name, &v) ? poot__tv_truthy(v) : dflt;
+}
+
+static inline poot_status need_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v,
+                                   const char *what) {
+  if (v.kind == TV_STR) return NULL;
+  return poot__tpl_err(ctx, at, POOT_FORMAT, "%s must be a string, not %s", what,
+                       poot__tv_type_name(v));
+}
+
+static inline poot_status str_of(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
+  return poot__tv_to_str(ctx, v, out);
+}
+
+static inline poot_status sb_done(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out) {
+  poot_status st = poot__tv_from_sb(ctx, sb, out);
+  poot_strbuf_deinit(sb);
+  return st;
+}
+
+/* dict.items() as a list of (key, value) tuples; undefined gives []. */
+POOT_MUST_USE poot_status poot__tpl_items_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v,
+                                             tpl_value *out);
 
 #endif

@@ -17,7 +17,9 @@ typedef struct parser {
   int nest;
 } parser;
 
-static const tpl_token *cur(parser *p) { return &p->t[p->pos]; }
+static const tpl_token *cur(parser *p) {
+  return &p->t[p->pos];
+}
 static const tpl_token *look(parser *p) {
   return p->pos + 1 < p->n ? &p->t[p->pos + 1] : &p->t[p->n - 1];
 }
@@ -36,16 +38,26 @@ static bool is_name(const tpl_token *t, const char *name) {
 
 static const char *describe(const tpl_token *t) {
   switch (t->kind) {
-  case TK_EOF: return "end of template";
-  case TK_DATA: return "template data";
-  case TK_VAR_BEGIN: return "begin of print statement";
-  case TK_VAR_END: return "end of print statement";
-  case TK_BLOCK_BEGIN: return "begin of statement block";
-  case TK_BLOCK_END: return "end of statement block";
-  case TK_STRING: return "string";
-  case TK_INT: return "integer";
-  case TK_FLOAT: return "float";
-  default: return t->text;
+    case TK_EOF:
+      return "end of template";
+    case TK_DATA:
+      return "template data";
+    case TK_VAR_BEGIN:
+      return "begin of print statement";
+    case TK_VAR_END:
+      return "end of print statement";
+    case TK_BLOCK_BEGIN:
+      return "begin of statement block";
+    case TK_BLOCK_END:
+      return "end of statement block";
+    case TK_STRING:
+      return "string";
+    case TK_INT:
+      return "integer";
+    case TK_FLOAT:
+      return "float";
+    default:
+      return t->text;
   }
 }
 
@@ -105,7 +117,9 @@ static tpl_node *node_new(parser *p, tpl_node_kind kind, uint32_t line) {
 typedef struct nlist {
   poot_vec v;
 } nlist;
-static void nl_init(nlist *l) { poot_vec_init(&l->v, sizeof(void *)); }
+static void nl_init(nlist *l) {
+  poot_vec_init(&l->v, sizeof(void *));
+}
 static void nl_push(parser *p, nlist *l, const void *x) {
   if (p->err) return;
   if (poot_vec_push(&l->v, &x)) p->err = poot__tpl_oom();
@@ -123,8 +137,8 @@ static void *nl_take(parser *p, nlist *l, size_t *out_n) {
 }
 
 static tpl_node *parse_expression(parser *p, bool with_condexpr);
-static tpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr,
-                             const char *extra_end, bool explicit_parens, bool with_namespace);
+static tpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr, const char *extra_end,
+                             bool explicit_parens, bool with_namespace);
 static tpl_node *parse_unary(parser *p, bool with_filter);
 static tpl_node *parse_primary(parser *p, bool with_namespace);
 static tpl_node *parse_postfix(parser *p, tpl_node *node);
@@ -141,7 +155,9 @@ static bool enter(parser *p) {
   }
   return true;
 }
-static void leave(parser *p) { p->nest--; }
+static void leave(parser *p) {
+  p->nest--;
+}
 
 static tpl_node *parse_condexpr(parser *p) {
   uint32_t line = cur(p)->line;
@@ -194,14 +210,22 @@ static tpl_node *parse_compare(parser *p) {
     if (p->err) break;
     const tpl_token *t = cur(p);
     int op = -1;
-    if (is_op(t, "==")) op = OP_EQ;
-    else if (is_op(t, "!=")) op = OP_NE;
-    else if (is_op(t, "<")) op = OP_LT;
-    else if (is_op(t, "<=")) op = OP_LE;
-    else if (is_op(t, ">")) op = OP_GT;
-    else if (is_op(t, ">=")) op = OP_GE;
-    else if (is_name(t, "in")) op = OP_IN;
-    else if (is_name(t, "not") && is_name(look(p), "in")) op = OP_NOTIN;
+    if (is_op(t, "=="))
+      op = OP_EQ;
+    else if (is_op(t, "!="))
+      op = OP_NE;
+    else if (is_op(t, "<"))
+      op = OP_LT;
+    else if (is_op(t, "<="))
+      op = OP_LE;
+    else if (is_op(t, ">"))
+      op = OP_GT;
+    else if (is_op(t, ">="))
+      op = OP_GE;
+    else if (is_name(t, "in"))
+      op = OP_IN;
+    else if (is_name(t, "not") && is_name(look(p), "in"))
+      op = OP_NOTIN;
     if (op < 0) break;
     next_tok(p);
     if (op == OP_NOTIN) next_tok(p);
@@ -592,7 +616,8 @@ static tpl_node *parse_primary(parser *p, bool with_namespace) {
           const tpl_token *s = next_tok(p);
           poot_strbuf_append(&sb, s->text, s->len);
         }
-        char *d = poot_strbuf_status(&sb) ? NULL : poot_arena_memdup(p->arena, sb.data, sb.len + 1, 1);
+        char *d =
+            poot_strbuf_status(&sb) ? NULL : poot_arena_memdup(p->arena, sb.data, sb.len + 1, 1);
         if (!d) p->err = poot__tpl_oom();
         node->value = tv_str(d, sb.len);
         poot_strbuf_deinit(&sb);
@@ -652,8 +677,8 @@ static bool is_tuple_end(parser *p, const char *extra_end) {
   return extra_end && is_name(t, extra_end);
 }
 
-static tpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr,
-                             const char *extra_end, bool explicit_parens, bool with_namespace) {
+static tpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr, const char *extra_end,
+                             bool explicit_parens, bool with_namespace) {
   uint32_t line = cur(p)->line;
   nlist args;
   nl_init(&args);
@@ -662,7 +687,8 @@ static tpl_node *parse_tuple(parser *p, bool simplified, bool with_condexpr,
     if (p->err) break;
     if (args.v.len && !expect_op(p, ",")) break;
     if (is_tuple_end(p, extra_end)) break;
-    tpl_node *e = simplified ? parse_primary(p, with_namespace) : parse_expression(p, with_condexpr);
+    tpl_node *e =
+        simplified ? parse_primary(p, with_namespace) : parse_expression(p, with_condexpr);
     nl_push(p, &args, e);
     if (is_op(cur(p), ",")) {
       is_tuple = true;
@@ -719,8 +745,7 @@ static tpl_node *parse_assign_target(parser *p, bool with_tuple, bool name_only,
   target = with_tuple ? parse_tuple(p, true, true, extra_end, false, with_namespace)
                       : parse_primary(p, with_namespace);
   if (p->err) return NULL;
-  if (!can_assign(target))
-    return fail(p, t->line, POOT_FORMAT, "can't assign to this expression");
+  if (!can_assign(target)) return fail(p, t->line, POOT_FORMAT, "can't assign to this expression");
   return target;
 }
 

@@ -182,54 +182,67 @@ poot_status poot__tv_from_json(tpl_ctx *ctx, const poot_json *j, tpl_value *out)
   *out = tv_none();
   if (!j) return NULL;
   switch (j->type) {
-  case POOT_JSON_NULL: *out = tv_none(); return NULL;
-  case POOT_JSON_BOOL: *out = tv_bool(j->boolean); return NULL;
-  case POOT_JSON_NUMBER: {
-    const char *t = j->str;
-    bool is_int = t && !strpbrk(t, ".eE");
-    if (is_int) {
-      char *end = NULL;
-      long long v = strtoll(t, &end, 10);
-      if (end && *end == 0 && fabs(j->number) < 9.2e18) {
-        *out = tv_int(v);
-        return NULL;
+    case POOT_JSON_NULL:
+      *out = tv_none();
+      return NULL;
+    case POOT_JSON_BOOL:
+      *out = tv_bool(j->boolean);
+      return NULL;
+    case POOT_JSON_NUMBER: {
+      const char *t = j->str;
+      bool is_int = t && !strpbrk(t, ".eE");
+      if (is_int) {
+        char *end = NULL;
+        long long v = strtoll(t, &end, 10);
+        if (end && *end == 0 && fabs(j->number) < 9.2e18) {
+          *out = tv_int(v);
+          return NULL;
+        }
       }
+      *out = tv_float(j->number);
+      return NULL;
     }
-    *out = tv_float(j->number);
-    return NULL;
-  }
-  case POOT_JSON_STRING: return poot__tv_strdup(ctx, j->str, j->len, out);
-  case POOT_JSON_ARRAY: {
-    POOT_TRY(poot__tv_list_new(ctx, j->len, out));
-    for (size_t i = 0; i < j->len; i++)
-      POOT_TRY(poot__tv_from_json(ctx, j->items[i], &out->u.list->items[i]));
-    return NULL;
-  }
-  case POOT_JSON_OBJECT: {
-    POOT_TRY(poot__tv_dict_new(ctx, j->len, out));
-    for (size_t i = 0; i < j->len; i++) {
-      tpl_value k, v;
-      POOT_TRY(poot__tv_strdup(ctx, j->keys[i], j->key_lens[i], &k));
-      POOT_TRY(poot__tv_from_json(ctx, j->items[i], &v));
-      POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, k, v));
+    case POOT_JSON_STRING:
+      return poot__tv_strdup(ctx, j->str, j->len, out);
+    case POOT_JSON_ARRAY: {
+      POOT_TRY(poot__tv_list_new(ctx, j->len, out));
+      for (size_t i = 0; i < j->len; i++)
+        POOT_TRY(poot__tv_from_json(ctx, j->items[i], &out->u.list->items[i]));
+      return NULL;
     }
-    return NULL;
-  }
+    case POOT_JSON_OBJECT: {
+      POOT_TRY(poot__tv_dict_new(ctx, j->len, out));
+      for (size_t i = 0; i < j->len; i++) {
+        tpl_value k, v;
+        POOT_TRY(poot__tv_strdup(ctx, j->keys[i], j->key_lens[i], &k));
+        POOT_TRY(poot__tv_from_json(ctx, j->items[i], &v));
+        POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, k, v));
+      }
+      return NULL;
+    }
   }
   return NULL;
 }
 
 bool poot__tv_truthy(tpl_value v) {
   switch (v.kind) {
-  case TV_UNDEF:
-  case TV_NONE: return false;
-  case TV_BOOL: return v.u.b;
-  case TV_INT: return v.u.i != 0;
-  case TV_FLOAT: return v.u.f != 0.0;
-  case TV_STR: return v.u.s.n != 0;
-  case TV_LIST: return (v.flags & TVF_GEN) || v.u.list->n != 0;
-  case TV_DICT: return v.u.dict->n != 0;
-  default: return true;
+    case TV_UNDEF:
+    case TV_NONE:
+      return false;
+    case TV_BOOL:
+      return v.u.b;
+    case TV_INT:
+      return v.u.i != 0;
+    case TV_FLOAT:
+      return v.u.f != 0.0;
+    case TV_STR:
+      return v.u.s.n != 0;
+    case TV_LIST:
+      return (v.flags & TVF_GEN) || v.u.list->n != 0;
+    case TV_DICT:
+      return v.u.dict->n != 0;
+    default:
+      return true;
   }
 }
 
@@ -247,36 +260,44 @@ bool poot__tv_equal(tpl_value a, tpl_value b) {
   }
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-  case TV_UNDEF:
-  case TV_NONE: return true;
-  case TV_STR: return a.u.s.n == b.u.s.n && memcmp(a.u.s.p, b.u.s.p, a.u.s.n) == 0;
-  case TV_LIST: {
-    if ((a.flags & TVF_TUPLE) != (b.flags & TVF_TUPLE)) return false;
-    if (a.u.list->n != b.u.list->n) return false;
-    for (size_t i = 0; i < a.u.list->n; i++)
-      if (!poot__tv_equal(a.u.list->items[i], b.u.list->items[i])) return false;
-    return true;
-  }
-  case TV_DICT: {
-    if (a.u.dict->n != b.u.dict->n) return false;
-    for (size_t i = 0; i < a.u.dict->n; i++) {
-      long j = poot__tv_dict_find(b.u.dict, a.u.dict->keys[i]);
-      if (j < 0 || !poot__tv_equal(a.u.dict->vals[i], b.u.dict->vals[j])) return false;
+    case TV_UNDEF:
+    case TV_NONE:
+      return true;
+    case TV_STR:
+      return a.u.s.n == b.u.s.n && memcmp(a.u.s.p, b.u.s.p, a.u.s.n) == 0;
+    case TV_LIST: {
+      if ((a.flags & TVF_TUPLE) != (b.flags & TVF_TUPLE)) return false;
+      if (a.u.list->n != b.u.list->n) return false;
+      for (size_t i = 0; i < a.u.list->n; i++)
+        if (!poot__tv_equal(a.u.list->items[i], b.u.list->items[i])) return false;
+      return true;
     }
-    return true;
-  }
-  case TV_NS: return a.u.dict == b.u.dict;
-  case TV_FUNC: return a.u.func == b.u.func;
-  case TV_LOOP: return a.u.loop == b.u.loop;
-  default: return false;
+    case TV_DICT: {
+      if (a.u.dict->n != b.u.dict->n) return false;
+      for (size_t i = 0; i < a.u.dict->n; i++) {
+        long j = poot__tv_dict_find(b.u.dict, a.u.dict->keys[i]);
+        if (j < 0 || !poot__tv_equal(a.u.dict->vals[i], b.u.dict->vals[j])) return false;
+      }
+      return true;
+    }
+    case TV_NS:
+      return a.u.dict == b.u.dict;
+    case TV_FUNC:
+      return a.u.func == b.u.func;
+    case TV_LOOP:
+      return a.u.loop == b.u.loop;
+    default:
+      return false;
   }
 }
 
 bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
   *out_lt = false;
   if (tv_is_num(a) && tv_is_num(b)) {
-    if (a.kind == TV_FLOAT || b.kind == TV_FLOAT) *out_lt = num_f(a) < num_f(b);
-    else *out_lt = num_i(a) < num_i(b);
+    if (a.kind == TV_FLOAT || b.kind == TV_FLOAT)
+      *out_lt = num_f(a) < num_f(b);
+    else
+      *out_lt = num_i(a) < num_i(b);
     return true;
   }
   if (a.kind == TV_STR && b.kind == TV_STR) {
@@ -285,8 +306,7 @@ bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
     *out_lt = c < 0 || (c == 0 && a.u.s.n < b.u.s.n);
     return true;
   }
-  if (a.kind == TV_LIST && b.kind == TV_LIST &&
-      (a.flags & TVF_TUPLE) == (b.flags & TVF_TUPLE)) {
+  if (a.kind == TV_LIST && b.kind == TV_LIST && (a.flags & TVF_TUPLE) == (b.flags & TVF_TUPLE)) {
     size_t m = a.u.list->n < b.u.list->n ? a.u.list->n : b.u.list->n;
     for (size_t i = 0; i < m; i++) {
       tpl_value x = a.u.list->items[i], y = b.u.list->items[i];
@@ -301,18 +321,30 @@ bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
 
 const char *poot__tv_type_name(tpl_value v) {
   switch (v.kind) {
-  case TV_UNDEF: return "Undefined";
-  case TV_NONE: return "NoneType";
-  case TV_BOOL: return "bool";
-  case TV_INT: return "int";
-  case TV_FLOAT: return "float";
-  case TV_STR: return "str";
-  case TV_LIST: return (v.flags & TVF_GEN) ? "generator" : (v.flags & TVF_TUPLE) ? "tuple" : "list";
-  case TV_DICT: return "dict";
-  case TV_NS: return "Namespace";
-  case TV_FUNC: return "function";
-  case TV_LOOP: return "LoopContext";
-  default: return "object";
+    case TV_UNDEF:
+      return "Undefined";
+    case TV_NONE:
+      return "NoneType";
+    case TV_BOOL:
+      return "bool";
+    case TV_INT:
+      return "int";
+    case TV_FLOAT:
+      return "float";
+    case TV_STR:
+      return "str";
+    case TV_LIST:
+      return (v.flags & TVF_GEN) ? "generator" : (v.flags & TVF_TUPLE) ? "tuple" : "list";
+    case TV_DICT:
+      return "dict";
+    case TV_NS:
+      return "Namespace";
+    case TV_FUNC:
+      return "function";
+    case TV_LOOP:
+      return "LoopContext";
+    default:
+      return "object";
   }
 }
 
@@ -357,8 +389,10 @@ void poot__tv_float_repr(poot_strbuf *sb, double f) {
       size_t intlen = (size_t)exp + 1;
       for (size_t i = 0; i < intlen; i++) poot_strbuf_putc(sb, i < nd ? digits[i] : '0');
       poot_strbuf_putc(sb, '.');
-      if (nd > intlen) poot_strbuf_append(sb, digits + intlen, nd - intlen);
-      else poot_strbuf_putc(sb, '0');
+      if (nd > intlen)
+        poot_strbuf_append(sb, digits + intlen, nd - intlen);
+      else
+        poot_strbuf_putc(sb, '0');
     }
   } else {
     poot_strbuf_putc(sb, digits[0]);
@@ -401,9 +435,12 @@ static void repr_string(poot_strbuf *sb, const char *p, size_t n) {
     } else if (cp == '\t') {
       poot_strbuf_puts(sb, "\\t");
     } else if (!py_printable(cp)) {
-      if (cp < 0x100) poot_strbuf_printf(sb, "\\x%02x", cp);
-      else if (cp < 0x10000) poot_strbuf_printf(sb, "\\u%04x", cp);
-      else poot_strbuf_printf(sb, "\\U%08x", cp);
+      if (cp < 0x100)
+        poot_strbuf_printf(sb, "\\x%02x", cp);
+      else if (cp < 0x10000)
+        poot_strbuf_printf(sb, "\\u%04x", cp);
+      else
+        poot_strbuf_printf(sb, "\\U%08x", cp);
     } else {
       poot_strbuf_append(sb, p + i, len);
     }
@@ -416,9 +453,13 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth);
 
 static void str_depth(poot_strbuf *sb, tpl_value v, int depth) {
   switch (v.kind) {
-  case TV_UNDEF: return;
-  case TV_STR: poot_strbuf_append(sb, v.u.s.p, v.u.s.n); return;
-  default: repr_depth(sb, v, depth);
+    case TV_UNDEF:
+      return;
+    case TV_STR:
+      poot_strbuf_append(sb, v.u.s.p, v.u.s.n);
+      return;
+    default:
+      repr_depth(sb, v, depth);
   }
 }
 
@@ -428,53 +469,71 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
     return;
   }
   switch (v.kind) {
-  case TV_UNDEF: return;
-  case TV_NONE: poot_strbuf_puts(sb, "None"); return;
-  case TV_BOOL: poot_strbuf_puts(sb, v.u.b ? "True" : "False"); return;
-  case TV_INT: poot_strbuf_printf(sb, "%lld", (long long)v.u.i); return;
-  case TV_FLOAT: poot__tv_float_repr(sb, v.u.f); return;
-  case TV_STR:
-    if (v.flags & TVF_SAFE) poot_strbuf_puts(sb, "Markup(");
-    repr_string(sb, v.u.s.p, v.u.s.n);
-    if (v.flags & TVF_SAFE) poot_strbuf_putc(sb, ')');
-    return;
-  case TV_LIST: {
-    if (v.flags & TVF_GEN) {
-      poot_strbuf_puts(sb, "<generator object>");
+    case TV_UNDEF:
+      return;
+    case TV_NONE:
+      poot_strbuf_puts(sb, "None");
+      return;
+    case TV_BOOL:
+      poot_strbuf_puts(sb, v.u.b ? "True" : "False");
+      return;
+    case TV_INT:
+      poot_strbuf_printf(sb, "%lld", (long long)v.u.i);
+      return;
+    case TV_FLOAT:
+      poot__tv_float_repr(sb, v.u.f);
+      return;
+    case TV_STR:
+      if (v.flags & TVF_SAFE) poot_strbuf_puts(sb, "Markup(");
+      repr_string(sb, v.u.s.p, v.u.s.n);
+      if (v.flags & TVF_SAFE) poot_strbuf_putc(sb, ')');
+      return;
+    case TV_LIST: {
+      if (v.flags & TVF_GEN) {
+        poot_strbuf_puts(sb, "<generator object>");
+        return;
+      }
+      bool tuple = v.flags & TVF_TUPLE;
+      poot_strbuf_putc(sb, tuple ? '(' : '[');
+      for (size_t i = 0; i < v.u.list->n; i++) {
+        if (i) poot_strbuf_puts(sb, ", ");
+        repr_depth(sb, v.u.list->items[i], depth + 1);
+      }
+      if (tuple && v.u.list->n == 1) poot_strbuf_putc(sb, ',');
+      poot_strbuf_putc(sb, tuple ? ')' : ']');
       return;
     }
-    bool tuple = v.flags & TVF_TUPLE;
-    poot_strbuf_putc(sb, tuple ? '(' : '[');
-    for (size_t i = 0; i < v.u.list->n; i++) {
-      if (i) poot_strbuf_puts(sb, ", ");
-      repr_depth(sb, v.u.list->items[i], depth + 1);
+    case TV_DICT:
+    case TV_NS: {
+      if (v.kind == TV_NS) poot_strbuf_puts(sb, "<Namespace ");
+      poot_strbuf_putc(sb, '{');
+      for (size_t i = 0; i < v.u.dict->n; i++) {
+        if (i) poot_strbuf_puts(sb, ", ");
+        repr_depth(sb, v.u.dict->keys[i], depth + 1);
+        poot_strbuf_puts(sb, ": ");
+        repr_depth(sb, v.u.dict->vals[i], depth + 1);
+      }
+      poot_strbuf_putc(sb, '}');
+      if (v.kind == TV_NS) poot_strbuf_putc(sb, '>');
+      return;
     }
-    if (tuple && v.u.list->n == 1) poot_strbuf_putc(sb, ',');
-    poot_strbuf_putc(sb, tuple ? ')' : ']');
-    return;
-  }
-  case TV_DICT:
-  case TV_NS: {
-    if (v.kind == TV_NS) poot_strbuf_puts(sb, "<Namespace ");
-    poot_strbuf_putc(sb, '{');
-    for (size_t i = 0; i < v.u.dict->n; i++) {
-      if (i) poot_strbuf_puts(sb, ", ");
-      repr_depth(sb, v.u.dict->keys[i], depth + 1);
-      poot_strbuf_puts(sb, ": ");
-      repr_depth(sb, v.u.dict->vals[i], depth + 1);
-    }
-    poot_strbuf_putc(sb, '}');
-    if (v.kind == TV_NS) poot_strbuf_putc(sb, '>');
-    return;
-  }
-  case TV_FUNC: poot_strbuf_printf(sb, "<function %s>", v.u.func->name ? v.u.func->name : "?"); return;
-  case TV_LOOP: poot_strbuf_puts(sb, "<LoopContext>"); return;
-  default: return;
+    case TV_FUNC:
+      poot_strbuf_printf(sb, "<function %s>", v.u.func->name ? v.u.func->name : "?");
+      return;
+    case TV_LOOP:
+      poot_strbuf_puts(sb, "<LoopContext>");
+      return;
+    default:
+      return;
   }
 }
 
-void poot__tv_str(poot_strbuf *sb, tpl_value v) { str_depth(sb, v, 0); }
-void poot__tv_repr(poot_strbuf *sb, tpl_value v) { repr_depth(sb, v, 0); }
+void poot__tv_str(poot_strbuf *sb, tpl_value v) {
+  str_depth(sb, v, 0);
+}
+void poot__tv_repr(poot_strbuf *sb, tpl_value v) {
+  repr_depth(sb, v, 0);
+}
 
 poot_status poot__tv_to_str(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
   if (v.kind == TV_STR) {
@@ -501,26 +560,40 @@ static void json_string(poot_strbuf *sb, const char *p, size_t n, bool ensure_as
     size_t len;
     uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
     switch (cp) {
-    case '"': poot_strbuf_puts(sb, "\\\""); break;
-    case '\\': poot_strbuf_puts(sb, "\\\\"); break;
-    case '\n': poot_strbuf_puts(sb, "\\n"); break;
-    case '\r': poot_strbuf_puts(sb, "\\r"); break;
-    case '\t': poot_strbuf_puts(sb, "\\t"); break;
-    case '\b': poot_strbuf_puts(sb, "\\b"); break;
-    case '\f': poot_strbuf_puts(sb, "\\f"); break;
-    default:
-      if (cp < 0x20) {
-        poot_strbuf_printf(sb, "\\u%04x", cp);
-      } else if (ensure_ascii && cp >= 0x7f) {
-        if (cp >= 0x10000) {
-          uint32_t c = cp - 0x10000;
-          poot_strbuf_printf(sb, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
-        } else {
+      case '"':
+        poot_strbuf_puts(sb, "\\\"");
+        break;
+      case '\\':
+        poot_strbuf_puts(sb, "\\\\");
+        break;
+      case '\n':
+        poot_strbuf_puts(sb, "\\n");
+        break;
+      case '\r':
+        poot_strbuf_puts(sb, "\\r");
+        break;
+      case '\t':
+        poot_strbuf_puts(sb, "\\t");
+        break;
+      case '\b':
+        poot_strbuf_puts(sb, "\\b");
+        break;
+      case '\f':
+        poot_strbuf_puts(sb, "\\f");
+        break;
+      default:
+        if (cp < 0x20) {
           poot_strbuf_printf(sb, "\\u%04x", cp);
+        } else if (ensure_ascii && cp >= 0x7f) {
+          if (cp >= 0x10000) {
+            uint32_t c = cp - 0x10000;
+            poot_strbuf_printf(sb, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+          } else {
+            poot_strbuf_printf(sb, "\\u%04x", cp);
+          }
+        } else {
+          poot_strbuf_append(sb, p + i, len);
         }
-      } else {
-        poot_strbuf_append(sb, p + i, len);
-      }
     }
     i += len;
   }
@@ -534,18 +607,31 @@ static void json_newline(poot_strbuf *sb, const char *indent, int level) {
 
 static bool json_key(poot_strbuf *sb, tpl_value k, bool ensure_ascii, tpl_value *out_bad) {
   switch (k.kind) {
-  case TV_STR: json_string(sb, k.u.s.p, k.u.s.n, ensure_ascii); return true;
-  case TV_INT: poot_strbuf_printf(sb, "\"%lld\"", (long long)k.u.i); return true;
-  case TV_BOOL: poot_strbuf_puts(sb, k.u.b ? "\"true\"" : "\"false\""); return true;
-  case TV_NONE: poot_strbuf_puts(sb, "\"null\""); return true;
-  case TV_FLOAT:
-    poot_strbuf_putc(sb, '"');
-    if (isnan(k.u.f)) poot_strbuf_puts(sb, "NaN");
-    else if (isinf(k.u.f)) poot_strbuf_puts(sb, k.u.f < 0 ? "-Infinity" : "Infinity");
-    else poot__tv_float_repr(sb, k.u.f);
-    poot_strbuf_putc(sb, '"');
-    return true;
-  default: *out_bad = k; return false;
+    case TV_STR:
+      json_string(sb, k.u.s.p, k.u.s.n, ensure_ascii);
+      return true;
+    case TV_INT:
+      poot_strbuf_printf(sb, "\"%lld\"", (long long)k.u.i);
+      return true;
+    case TV_BOOL:
+      poot_strbuf_puts(sb, k.u.b ? "\"true\"" : "\"false\"");
+      return true;
+    case TV_NONE:
+      poot_strbuf_puts(sb, "\"null\"");
+      return true;
+    case TV_FLOAT:
+      poot_strbuf_putc(sb, '"');
+      if (isnan(k.u.f))
+        poot_strbuf_puts(sb, "NaN");
+      else if (isinf(k.u.f))
+        poot_strbuf_puts(sb, k.u.f < 0 ? "-Infinity" : "Infinity");
+      else
+        poot__tv_float_repr(sb, k.u.f);
+      poot_strbuf_putc(sb, '"');
+      return true;
+    default:
+      *out_bad = k;
+      return false;
   }
 }
 
@@ -557,87 +643,100 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
     return false;
   }
   switch (v.kind) {
-  case TV_NONE: poot_strbuf_puts(sb, "null"); return true;
-  case TV_BOOL: poot_strbuf_puts(sb, v.u.b ? "true" : "false"); return true;
-  case TV_INT: poot_strbuf_printf(sb, "%lld", (long long)v.u.i); return true;
-  case TV_FLOAT:
-    if (isnan(v.u.f)) poot_strbuf_puts(sb, "NaN");
-    else if (isinf(v.u.f)) poot_strbuf_puts(sb, v.u.f < 0 ? "-Infinity" : "Infinity");
-    else poot__tv_float_repr(sb, v.u.f);
-    return true;
-  case TV_STR: json_string(sb, v.u.s.p, v.u.s.n, ensure_ascii); return true;
-  case TV_LIST: {
-    tpl_list *l = v.u.list;
-    if (v.flags & TVF_GEN) {
-      *out_bad = v;
-      return false;
-    }
-    if (!l->n) {
-      poot_strbuf_puts(sb, "[]");
+    case TV_NONE:
+      poot_strbuf_puts(sb, "null");
       return true;
-    }
-    poot_strbuf_putc(sb, '[');
-    for (size_t i = 0; i < l->n; i++) {
-      if (i) poot_strbuf_puts(sb, item_sep);
-      if (indent) json_newline(sb, indent, depth + 1);
-      if (!poot__tv_json(sb, l->items[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
-                         depth + 1, out_bad))
+    case TV_BOOL:
+      poot_strbuf_puts(sb, v.u.b ? "true" : "false");
+      return true;
+    case TV_INT:
+      poot_strbuf_printf(sb, "%lld", (long long)v.u.i);
+      return true;
+    case TV_FLOAT:
+      if (isnan(v.u.f))
+        poot_strbuf_puts(sb, "NaN");
+      else if (isinf(v.u.f))
+        poot_strbuf_puts(sb, v.u.f < 0 ? "-Infinity" : "Infinity");
+      else
+        poot__tv_float_repr(sb, v.u.f);
+      return true;
+    case TV_STR:
+      json_string(sb, v.u.s.p, v.u.s.n, ensure_ascii);
+      return true;
+    case TV_LIST: {
+      tpl_list *l = v.u.list;
+      if (v.flags & TVF_GEN) {
+        *out_bad = v;
         return false;
-    }
-    if (indent) json_newline(sb, indent, depth);
-    poot_strbuf_putc(sb, ']');
-    return true;
-  }
-  case TV_DICT: {
-    tpl_dict *d = v.u.dict;
-    if (!d->n) {
-      poot_strbuf_puts(sb, "{}");
+      }
+      if (!l->n) {
+        poot_strbuf_puts(sb, "[]");
+        return true;
+      }
+      poot_strbuf_putc(sb, '[');
+      for (size_t i = 0; i < l->n; i++) {
+        if (i) poot_strbuf_puts(sb, item_sep);
+        if (indent) json_newline(sb, indent, depth + 1);
+        if (!poot__tv_json(sb, l->items[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
+                           depth + 1, out_bad))
+          return false;
+      }
+      if (indent) json_newline(sb, indent, depth);
+      poot_strbuf_putc(sb, ']');
       return true;
     }
-    /* Order: insertion, or sorted keys (insertion sort of indices). */
-    size_t order_buf[64];
-    size_t *order = d->n <= 64 ? order_buf : malloc(d->n * sizeof(size_t));
-    if (!order) {
+    case TV_DICT: {
+      tpl_dict *d = v.u.dict;
+      if (!d->n) {
+        poot_strbuf_puts(sb, "{}");
+        return true;
+      }
+      /* Order: insertion, or sorted keys (insertion sort of indices). */
+      size_t order_buf[64];
+      size_t *order = d->n <= 64 ? order_buf : malloc(d->n * sizeof(size_t));
+      if (!order) {
+        *out_bad = v;
+        return false;
+      }
+      for (size_t i = 0; i < d->n; i++) order[i] = i;
+      if (sort_keys) {
+        for (size_t i = 1; i < d->n; i++) {
+          size_t x = order[i], j = i;
+          while (j > 0) {
+            bool lt = false;
+            if (!poot__tv_less(d->keys[x], d->keys[order[j - 1]], &lt)) {
+              if (order != order_buf) free(order);
+              *out_bad = d->keys[x];
+              return false;
+            }
+            if (!lt) break;
+            order[j] = order[j - 1];
+            j--;
+          }
+          order[j] = x;
+        }
+      }
+      bool ok = true;
+      poot_strbuf_putc(sb, '{');
+      for (size_t k = 0; k < d->n && ok; k++) {
+        size_t i = order[k];
+        if (k) poot_strbuf_puts(sb, item_sep);
+        if (indent) json_newline(sb, indent, depth + 1);
+        ok = json_key(sb, d->keys[i], ensure_ascii, out_bad);
+        if (!ok) break;
+        poot_strbuf_puts(sb, key_sep);
+        ok = poot__tv_json(sb, d->vals[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
+                           depth + 1, out_bad);
+      }
+      if (order != order_buf) free(order);
+      if (!ok) return false;
+      if (indent) json_newline(sb, indent, depth);
+      poot_strbuf_putc(sb, '}');
+      return true;
+    }
+    default:
       *out_bad = v;
       return false;
-    }
-    for (size_t i = 0; i < d->n; i++) order[i] = i;
-    if (sort_keys) {
-      for (size_t i = 1; i < d->n; i++) {
-        size_t x = order[i], j = i;
-        while (j > 0) {
-          bool lt = false;
-          if (!poot__tv_less(d->keys[x], d->keys[order[j - 1]], &lt)) {
-            if (order != order_buf) free(order);
-            *out_bad = d->keys[x];
-            return false;
-          }
-          if (!lt) break;
-          order[j] = order[j - 1];
-          j--;
-        }
-        order[j] = x;
-      }
-    }
-    bool ok = true;
-    poot_strbuf_putc(sb, '{');
-    for (size_t k = 0; k < d->n && ok; k++) {
-      size_t i = order[k];
-      if (k) poot_strbuf_puts(sb, item_sep);
-      if (indent) json_newline(sb, indent, depth + 1);
-      ok = json_key(sb, d->keys[i], ensure_ascii, out_bad);
-      if (!ok) break;
-      poot_strbuf_puts(sb, key_sep);
-      ok = poot__tv_json(sb, d->vals[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
-                         depth + 1, out_bad);
-    }
-    if (order != order_buf) free(order);
-    if (!ok) return false;
-    if (indent) json_newline(sb, indent, depth);
-    poot_strbuf_putc(sb, '}');
-    return true;
-  }
-  default: *out_bad = v; return false;
   }
 }
 
@@ -647,31 +746,36 @@ poot_status poot__tv_iterate(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_
   static tpl_list empty = {0, NULL};
   *out_list = &empty;
   switch (v.kind) {
-  case TV_UNDEF: return NULL;
-  case TV_LIST: *out_list = v.u.list; return NULL;
-  case TV_DICT: {
-    tpl_value l;
-    POOT_TRY(poot__tv_list_new(ctx, v.u.dict->n, &l));
-    for (size_t i = 0; i < v.u.dict->n; i++) l.u.list->items[i] = v.u.dict->keys[i];
-    *out_list = l.u.list;
-    return NULL;
-  }
-  case TV_STR: {
-    size_t n = poot__tpl_utf8_len(v.u.s.p, v.u.s.n);
-    tpl_value l;
-    POOT_TRY(poot__tv_list_new(ctx, n, &l));
-    size_t i = 0;
-    for (size_t k = 0; k < n; k++) {
-      size_t e = poot__tpl_utf8_next(v.u.s.p, v.u.s.n, i);
-      l.u.list->items[k] = tv_str(v.u.s.p + i, e - i);
-      i = e;
+    case TV_UNDEF:
+      return NULL;
+    case TV_LIST:
+      *out_list = v.u.list;
+      return NULL;
+    case TV_DICT: {
+      tpl_value l;
+      POOT_TRY(poot__tv_list_new(ctx, v.u.dict->n, &l));
+      for (size_t i = 0; i < v.u.dict->n; i++) l.u.list->items[i] = v.u.dict->keys[i];
+      *out_list = l.u.list;
+      return NULL;
     }
-    *out_list = l.u.list;
-    return NULL;
-  }
-  case TV_LOOP: *out_list = v.u.loop->items; return NULL;
-  default:
-    return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' object is not iterable",
-                         poot__tv_type_name(v));
+    case TV_STR: {
+      size_t n = poot__tpl_utf8_len(v.u.s.p, v.u.s.n);
+      tpl_value l;
+      POOT_TRY(poot__tv_list_new(ctx, n, &l));
+      size_t i = 0;
+      for (size_t k = 0; k < n; k++) {
+        size_t e = poot__tpl_utf8_next(v.u.s.p, v.u.s.n, i);
+        l.u.list->items[k] = tv_str(v.u.s.p + i, e - i);
+        i = e;
+      }
+      *out_list = l.u.list;
+      return NULL;
+    }
+    case TV_LOOP:
+      *out_list = v.u.loop->items;
+      return NULL;
+    default:
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "'%s' object is not iterable",
+                           poot__tv_type_name(v));
   }
 }

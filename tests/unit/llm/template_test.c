@@ -10,7 +10,8 @@
 
 static const char *VARS =
     "{\"xs\": [3, 1, 2], \"d\": {\"b\": 2, \"a\": 1}, \"n\": null, \"s\": \"  hi  \","
-    " \"msgs\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"U\"}],"
+    " \"msgs\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": "
+    "\"U\"}],"
     " \"u\": \"h\\u00e9llo\", \"bos_token\": \"<s>\"}";
 
 /* Renders src with VARS (or vars_json) and the given params; returns the
@@ -36,7 +37,8 @@ static poot_status render_full(const char *src, const char *vars_json,
 static void expect(const char *src, const char *want) {
   char *out = NULL;
   POOT_ASSERT_OK(render_full(src, VARS, NULL, &out, NULL));
-  if (strcmp(out, want) != 0) fail_msg("template %s\n  rendered [%s]\n  expected [%s]", src, out, want);
+  if (strcmp(out, want) != 0)
+    fail_msg("template %s\n  rendered [%s]\n  expected [%s]", src, out, want);
   poot_free(out);
 }
 
@@ -48,7 +50,8 @@ static void expect_status(const char *src, poot_status_code code, const char *ne
 
 static void test_literals_and_printing(void **state) {
   (void)state;
-  expect("{{ 1 }}|{{ 1.0 }}|{{ 1e16 }}|{{ 1.5e-7 }}|{{ 0.1 + 0.2 }}", "1|1.0|1e+16|1.5e-07|0.30000000000000004");
+  expect("{{ 1 }}|{{ 1.0 }}|{{ 1e16 }}|{{ 1.5e-7 }}|{{ 0.1 + 0.2 }}",
+         "1|1.0|1e+16|1.5e-07|0.30000000000000004");
   expect("{{ true }}|{{ none }}|{{ n }}|{{ [1, 'a', none] }}|{{ (1,) }}|{{ d }}",
          "True|None|None|[1, 'a', None]|(1,)|{'b': 2, 'a': 1}");
   expect("{{ \"it's\" }}|{{ [\"it's\"] }}|{{ 'a\\tb' }}", "it's|[\"it's\"]|a\tb");
@@ -58,7 +61,8 @@ static void test_literals_and_printing(void **state) {
 static void test_arithmetic(void **state) {
   (void)state;
   expect("{{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 7 % -3 }} {{ 7.5 // 2 }}", "3 -4 2 -2 3.0");
-  expect("{{ 2 ** 10 }} {{ 10 / 4 }} {{ 10 / 5 }} {{ 3 * 'ab' }} {{ 1 + 2 * 3 }}", "1024 2.5 2.0 ababab 7");
+  expect("{{ 2 ** 10 }} {{ 10 / 4 }} {{ 10 / 5 }} {{ 3 * 'ab' }} {{ 1 + 2 * 3 }}",
+         "1024 2.5 2.0 ababab 7");
   expect("{{ 'a' ~ 1 ~ none ~ true ~ nothing }}", "a1NoneTrue");
   expect("{{ '%s-%d' % ('x', 3) }}", "x-3");
   expect_status("{{ 1 / 0 }}", POOT_FORMAT, "division by zero");
@@ -71,9 +75,10 @@ static void test_logic_and_comparisons(void **state) {
          "True True True True True");
   expect("{{ 0 or 'x' }}|{{ 1 and 2 }}|{{ 0 and 1 / 0 }}|{{ not none }}", "x|2|0|True");
   expect("{{ 'y' if n else 'z' }}|{{ 'y' if n }}|", "z||");
-  expect("{{ xs is iterable }} {{ d is mapping }} {{ 1 is number }} {{ true is boolean }} "
-         "{{ 9 is divisibleby 3 }} {{ n is none }} {{ q is defined }} {{ 'a' is string }}",
-         "True True True True True True False True");
+  expect(
+      "{{ xs is iterable }} {{ d is mapping }} {{ 1 is number }} {{ true is boolean }} "
+      "{{ 9 is divisibleby 3 }} {{ n is none }} {{ q is defined }} {{ 'a' is string }}",
+      "True True True True True True False True");
 }
 
 static void test_access_and_methods(void **state) {
@@ -97,45 +102,52 @@ static void test_whitespace_control(void **state) {
   expect("x  {{- 1 -}}  y", "x1y");
   expect("  {# comment #}\nz", "z");
   expect("{% raw %}{{ kept }}{% endraw %}", "{{ kept }}");
-  expect("one\n", "one");        /* a single trailing newline is dropped */
-  expect("a\r\nb\r\n\r\n", "a\nb\n"); /* \r\n read as \n */
+  expect("one\n", "one");                 /* a single trailing newline is dropped */
+  expect("a\r\nb\r\n\r\n", "a\nb\n");     /* \r\n read as \n */
   expect("{{ 'v' }}\n{{ 'w' }}", "v\nw"); /* no trimming after {{ }} */
 }
 
 static void test_loops(void **state) {
   (void)state;
-  expect("{% for x in xs %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}"
-         "{{ loop.length }}{{ loop.revindex }};{% endfor %}",
-         "10TrueFalse33;21FalseFalse32;32FalseTrue31;");
+  expect(
+      "{% for x in xs %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}"
+      "{{ loop.length }}{{ loop.revindex }};{% endfor %}",
+      "10TrueFalse33;21FalseFalse32;32FalseTrue31;");
   expect("{% for x in xs %}{{ loop.previtem }}-{{ loop.nextitem }};{% endfor %}", "-1;3-2;1-;");
   expect("{% for x in xs if x > 1 %}{{ x }}/{{ loop.length }};{% endfor %}", "3/2;2/2;");
   expect("{% for x in [] %}x{% else %}empty{% endfor %}", "empty");
   expect("{% for k, v in d | dictsort %}{{ k }}={{ v }};{% endfor %}", "a=1;b=2;");
   expect("{% for x in xs %}{% if x == 1 %}{% break %}{% endif %}{{ x }}{% endfor %}", "3");
   expect("{% for x in xs %}{% if x == 1 %}{% continue %}{% endif %}{{ x }}{% endfor %}", "32");
-  expect("{% set t = [{'n': 'a', 'c': [{'n': 'b', 'c': []}]}] %}"
-         "{% for e in t recursive %}{{ e.n }}{{ loop.depth }}({{ loop(e.c) }}){% endfor %}",
-         "a1(b2())");
+  expect(
+      "{% set t = [{'n': 'a', 'c': [{'n': 'b', 'c': []}]}] %}"
+      "{% for e in t recursive %}{{ e.n }}{{ loop.depth }}({{ loop(e.c) }}){% endfor %}",
+      "a1(b2())");
   expect("{% set x = 1 %}{% for i in xs %}{% set x = i %}{% endfor %}{{ x }}", "1");
 }
 
 static void test_macros(void **state) {
   (void)state;
-  expect("{% macro m(a, b='d') %}[{{ a }}|{{ b }}]{% endmacro %}{{ m(1) }}{{ m(1, 2) }}{{ m(b=3, a=4) }}",
-         "[1|d][1|2][4|3]");
+  expect(
+      "{% macro m(a, b='d') %}[{{ a }}|{{ b }}]{% endmacro %}{{ m(1) }}{{ m(1, 2) }}{{ m(b=3, a=4) "
+      "}}",
+      "[1|d][1|2][4|3]");
   expect("{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, k=2) }}", "(1,){'k': 2}");
   expect("{% macro o() %}<{{ caller() }}>{% endmacro %}{% call o() %}in{% endcall %}", "<in>");
-  expect("{% macro l(xs) %}{% for i in xs %}{{ caller(i) }}{% endfor %}{% endmacro %}"
-         "{% call(i) l([1, 2]) %}[{{ i }}]{% endcall %}",
-         "[1][2]");
-  expect("{% macro m() %}{{ z }}{% endmacro %}{% set z = 1 %}{{ m() }}{% set z = 2 %}{{ m() }}", "12");
+  expect(
+      "{% macro l(xs) %}{% for i in xs %}{{ caller(i) }}{% endfor %}{% endmacro %}"
+      "{% call(i) l([1, 2]) %}[{{ i }}]{% endcall %}",
+      "[1][2]");
+  expect("{% macro m() %}{{ z }}{% endmacro %}{% set z = 1 %}{{ m() }}{% set z = 2 %}{{ m() }}",
+         "12");
 }
 
 static void test_namespace_and_set(void **state) {
   (void)state;
-  expect("{% set ns = namespace(found=false) %}{% for x in xs %}{% if x == 1 %}"
-         "{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}",
-         "True");
+  expect(
+      "{% set ns = namespace(found=false) %}{% for x in xs %}{% if x == 1 %}"
+      "{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}",
+      "True");
   expect("{% set a, b = 1, 2 %}{{ a + b }}|{% set blk %}B{{ 1 }}{% endset %}{{ blk }}", "3|B1");
   expect("{% filter upper %}up {{ 'x' }}{% endfilter %}", "UP X");
   expect_status("{% set n.x = 1 %}", POOT_FORMAT, "namespace");
@@ -143,15 +155,18 @@ static void test_namespace_and_set(void **state) {
 
 static void test_filters(void **state) {
   (void)state;
-  expect("{{ s | trim }}|{{ xs | length }}|{{ 'ab' | upper }}|{{ 'aXb' | replace('X', '-') }}|"
-         "{{ xs | join(',') }}|{{ q | default('D') }}|{{ xs | first }}{{ xs | last }}",
-         "hi|3|AB|a-b|3,1,2|D|32");
-  expect("{{ msgs | selectattr('role', 'equalto', 'user') | map(attribute='content') | list }}|"
-         "{{ msgs | rejectattr('role', 'eq', 'user') | list | length }}",
-         "['U']|1");
-  expect("{{ '42' | int }} {{ 'x' | int }} {{ '4.5' | float }} {{ 2.5 | round }} {{ -3 | abs }} "
-         "{{ xs | sort | list }} {{ ['b', 'A', 'a'] | unique | list }}",
-         "42 0 4.5 2.0 3 [1, 2, 3] ['b', 'A']");
+  expect(
+      "{{ s | trim }}|{{ xs | length }}|{{ 'ab' | upper }}|{{ 'aXb' | replace('X', '-') }}|"
+      "{{ xs | join(',') }}|{{ q | default('D') }}|{{ xs | first }}{{ xs | last }}",
+      "hi|3|AB|a-b|3,1,2|D|32");
+  expect(
+      "{{ msgs | selectattr('role', 'equalto', 'user') | map(attribute='content') | list }}|"
+      "{{ msgs | rejectattr('role', 'eq', 'user') | list | length }}",
+      "['U']|1");
+  expect(
+      "{{ '42' | int }} {{ 'x' | int }} {{ '4.5' | float }} {{ 2.5 | round }} {{ -3 | abs }} "
+      "{{ xs | sort | list }} {{ ['b', 'A', 'a'] | unique | list }}",
+      "42 0 4.5 2.0 3 [1, 2, 3] ['b', 'A']");
   expect("{{ d | tojson }}|{{ 'é\"' | tojson }}|{{ [1, {'k': none}] | tojson(indent=2) }}",
          "{\"b\": 2, \"a\": 1}|\"é\\\"\"|[\n  1,\n  {\n    \"k\": null\n  }\n]");
   expect("{{ 'é' | tojson(ensure_ascii=true) }}|{{ d | tojson(sort_keys=true) }}",
@@ -171,9 +186,9 @@ static void test_errors_with_lines(void **state) {
   expect_status("\n\n{{ nothing.attr }}", POOT_FORMAT, "line 3");
   /* raise_exception is its own outcome, carrying the message. */
   char *out = NULL, *raised = NULL;
-  POOT_ASSERT_STATUS_MSG(render_full("{{ raise_exception('roles must alternate') }}", VARS, NULL,
-                                     &out, &raised),
-                         POOT_INVALID_ARGUMENT, "roles must alternate");
+  POOT_ASSERT_STATUS_MSG(
+      render_full("{{ raise_exception('roles must alternate') }}", VARS, NULL, &out, &raised),
+      POOT_INVALID_ARGUMENT, "roles must alternate");
   assert_non_null(raised);
   assert_string_equal(raised, "roles must alternate");
   poot_free(raised);
@@ -190,9 +205,9 @@ static void test_limits(void **state) {
                                  VARS, &p, &out, NULL),
                      POOT_CAPACITY);
   poot_chat_template_render_params_default(&p);
-  POOT_ASSERT_STATUS_MSG(render_full("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", VARS,
-                                     &p, &out, NULL),
-                         POOT_CAPACITY, "nested");
+  POOT_ASSERT_STATUS_MSG(
+      render_full("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", VARS, &p, &out, NULL),
+      POOT_CAPACITY, "nested");
   p.max_output = 1000;
   POOT_ASSERT_STATUS(render_full("{% for i in range(2000) %}xx{% endfor %}", VARS, &p, &out, NULL),
                      POOT_CAPACITY);
@@ -220,13 +235,14 @@ static void test_context(void **state) {
   p.add_generation_prompt = 1;
   p.now_epoch_s = 1741964966;
   char *out = NULL;
-  POOT_ASSERT_OK(render_full("{{ bos_token }}{{ eos_token }}{{ add_generation_prompt }}"
-                             "{{ tools is none }}{{ documents is none }}{{ strftime_now('%Y-%m-%d') }}",
-                             VARS, &p, &out, NULL));
+  POOT_ASSERT_OK(
+      render_full("{{ bos_token }}{{ eos_token }}{{ add_generation_prompt }}"
+                  "{{ tools is none }}{{ documents is none }}{{ strftime_now('%Y-%m-%d') }}",
+                  VARS, &p, &out, NULL));
   assert_string_equal(out, "[B][E]TrueTrueTrue2025-03-14");
   poot_free(out);
-  POOT_ASSERT_OK(render_full("{{ add_generation_prompt }}{{ messages is defined }}", NULL, NULL,
-                             &out, NULL));
+  POOT_ASSERT_OK(
+      render_full("{{ add_generation_prompt }}{{ messages is defined }}", NULL, NULL, &out, NULL));
   assert_string_equal(out, "FalseFalse");
   poot_free(out);
   POOT_ASSERT_STATUS(render_full("x", "[1]", NULL, &out, NULL), POOT_INVALID_ARGUMENT);
@@ -236,7 +252,8 @@ static void test_context(void **state) {
 static void test_real_template(void **state) {
   (void)state;
   char path[4096];
-  if (!poot_test_data_path("chat-templates/meta-llama-Llama-3.1-8B-Instruct.jinja", path, sizeof path))
+  if (!poot_test_data_path("chat-templates/meta-llama-Llama-3.1-8B-Instruct.jinja", path,
+                           sizeof path))
     skip();
   char *src = NULL;
   size_t len = 0;
@@ -245,8 +262,9 @@ static void test_real_template(void **state) {
   POOT_ASSERT_OK(poot_chat_template_create(src, len, &tpl));
   poot_arena arena;
   poot_arena_init(&arena, 0);
-  const char *vj = "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}],"
-                   " \"bos_token\": \"<|begin_of_text|>\", \"date_string\": \"14 Mar 2025\"}";
+  const char *vj =
+      "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}],"
+      " \"bos_token\": \"<|begin_of_text|>\", \"date_string\": \"14 Mar 2025\"}";
   poot_json *vars = NULL;
   POOT_ASSERT_OK(poot_json_parse(&arena, vj, strlen(vj), NULL, &vars));
   poot_chat_template_render_params p;
