@@ -28,8 +28,8 @@ typedef struct progress_state {
 
 /* Progress on stderr: on a terminal always, otherwise with -v or for models
  * of 256 MiB and more, one line per tenth. */
-static void on_progress(void *ctx, size_t done, size_t total, const char *name,
-                        uint64_t bytes_done, uint64_t bytes_total) {
+static void on_progress(void *ctx, size_t done, size_t total, const char *name, uint64_t bytes_done,
+                        uint64_t bytes_total) {
   progress_state *p = ctx;
   double pct = bytes_total ? 100.0 * (double)bytes_done / (double)bytes_total : 100.0;
   if (p->tty) {
@@ -62,7 +62,8 @@ static int convert_main(int argc, char **argv) {
       poot_status s = poot_gguf_type_from_name(v, &t);
       if (s || poot_convert_file_type(t) < 0) {
         poot_status_free(s);
-        return poot_tool_usage_error(cmd, "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, "
+        return poot_tool_usage_error(cmd,
+                                     "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, "
                                      "not '%s'",
                                      v);
       }

@@ -38,18 +38,29 @@ static void json_float(poot_strbuf *sb, double v, bool f32) {
 
 static void json_scalar(poot_strbuf *sb, const poot_gguf_value *v) {
   switch (v->type) {
-  case POOT_GGUF_VALUE_BOOL: poot_strbuf_puts(sb, v->u ? "true" : "false"); break;
-  case POOT_GGUF_VALUE_U8:
-  case POOT_GGUF_VALUE_U16:
-  case POOT_GGUF_VALUE_U32:
-  case POOT_GGUF_VALUE_U64: poot_strbuf_printf(sb, "%llu", (unsigned long long)v->u); break;
-  case POOT_GGUF_VALUE_I8:
-  case POOT_GGUF_VALUE_I16:
-  case POOT_GGUF_VALUE_I32:
-  case POOT_GGUF_VALUE_I64: poot_strbuf_printf(sb, "%lld", (long long)v->i); break;
-  case POOT_GGUF_VALUE_F32: json_float(sb, v->f, true); break;
-  case POOT_GGUF_VALUE_F64: json_float(sb, v->f, false); break;
-  default: poot_strbuf_puts(sb, "null");
+    case POOT_GGUF_VALUE_BOOL:
+      poot_strbuf_puts(sb, v->u ? "true" : "false");
+      break;
+    case POOT_GGUF_VALUE_U8:
+    case POOT_GGUF_VALUE_U16:
+    case POOT_GGUF_VALUE_U32:
+    case POOT_GGUF_VALUE_U64:
+      poot_strbuf_printf(sb, "%llu", (unsigned long long)v->u);
+      break;
+    case POOT_GGUF_VALUE_I8:
+    case POOT_GGUF_VALUE_I16:
+    case POOT_GGUF_VALUE_I32:
+    case POOT_GGUF_VALUE_I64:
+      poot_strbuf_printf(sb, "%lld", (long long)v->i);
+      break;
+    case POOT_GGUF_VALUE_F32:
+      json_float(sb, v->f, true);
+      break;
+    case POOT_GGUF_VALUE_F64:
+      json_float(sb, v->f, false);
+      break;
+    default:
+      poot_strbuf_puts(sb, "null");
   }
 }
 
@@ -135,8 +146,10 @@ static void gguf_section(out *o, const poot_gguf *g) {
                        poot_gguf_version(g), poot_gguf_alignment(g),
                        (unsigned long long)poot_gguf_data_offset(g));
     json_key(o, "architecture");
-    if (a) poot_json_write_string(&o->sb, a, strlen(a), true);
-    else poot_strbuf_puts(&o->sb, "null");
+    if (a)
+      poot_json_write_string(&o->sb, a, strlen(a), true);
+    else
+      poot_strbuf_puts(&o->sb, "null");
     poot_strbuf_puts(&o->sb, ",\"metadata\":{");
     for (size_t i = 0; i < poot_gguf_kv_count(g); i++) {
       if (i) poot_strbuf_putc(&o->sb, ',');
@@ -159,11 +172,10 @@ static void gguf_section(out *o, const poot_gguf *g) {
     } else {
       poot_strbuf_puts(&o->sb, "{\"model\":");
       poot_json_write_string(&o->sb, model, strlen(model), true);
-      poot_strbuf_printf(&o->sb, ",\"tokens\":%llu,\"merges\":%llu}",
-                         (unsigned long long)poot_gguf_array_len(
-                             poot_gguf_find(g, "tokenizer.ggml.tokens")),
-                         (unsigned long long)poot_gguf_array_len(
-                             poot_gguf_find(g, "tokenizer.ggml.merges")));
+      poot_strbuf_printf(
+          &o->sb, ",\"tokens\":%llu,\"merges\":%llu}",
+          (unsigned long long)poot_gguf_array_len(poot_gguf_find(g, "tokenizer.ggml.tokens")),
+          (unsigned long long)poot_gguf_array_len(poot_gguf_find(g, "tokenizer.ggml.merges")));
       poot_strbuf_putc(&o->sb, ',');
     }
     poot_strbuf_printf(&o->sb, "\"chat_template\":%s,",
@@ -183,10 +195,9 @@ static void gguf_section(out *o, const poot_gguf *g) {
   if (model) {
     char pre[64];
     const char *p = gguf_str(g, "tokenizer.ggml.pre", pre, sizeof pre);
-    poot_strbuf_printf(&o->sb, "tokenizer:     %s%s%s, %llu tokens", model, p ? " / " : "",
-                       p ? p : "",
-                       (unsigned long long)poot_gguf_array_len(
-                           poot_gguf_find(g, "tokenizer.ggml.tokens")));
+    poot_strbuf_printf(
+        &o->sb, "tokenizer:     %s%s%s, %llu tokens", model, p ? " / " : "", p ? p : "",
+        (unsigned long long)poot_gguf_array_len(poot_gguf_find(g, "tokenizer.ggml.tokens")));
     uint64_t merges = poot_gguf_array_len(poot_gguf_find(g, "tokenizer.ggml.merges"));
     if (merges) poot_strbuf_printf(&o->sb, ", %llu merges", (unsigned long long)merges);
     uint32_t id;
@@ -230,8 +241,10 @@ static void hf_section(out *o, const poot_store *store) {
   struct stat sb;
   if (stat(folder, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
     char *slash = strrchr(folder, '/');
-    if (slash) *slash = 0;
-    else snprintf(folder, sizeof folder, ".");
+    if (slash)
+      *slash = 0;
+    else
+      snprintf(folder, sizeof folder, ".");
   }
   snprintf(path, sizeof path, "%s/config.json", folder);
   poot_hf_config *c = NULL;
@@ -246,8 +259,10 @@ static void hf_section(out *o, const poot_store *store) {
   bool first = true;
   if (o->json) {
     poot_strbuf_puts(&o->sb, "\"architecture\":");
-    if (arch) poot_json_write_string(&o->sb, arch, strlen(arch), true);
-    else poot_strbuf_puts(&o->sb, "null");
+    if (arch)
+      poot_json_write_string(&o->sb, arch, strlen(arch), true);
+    else
+      poot_strbuf_puts(&o->sb, "null");
     poot_strbuf_puts(&o->sb, ",\"config\":{");
   } else {
     poot_strbuf_printf(&o->sb, "format:        safetensors (%zu file%s)\n",
@@ -329,8 +344,10 @@ static void hf_section(out *o, const poot_store *store) {
 static poot_status llama2c_section(out *o, const poot_store *store, const char *tok_path) {
   const poot_llama2c_config *c = poot_llama2c_config_of(poot_store_llama2c(store));
   bool first = true;
-  if (o->json) poot_strbuf_puts(&o->sb, "\"architecture\":\"llama\",\"config\":{");
-  else poot_strbuf_puts(&o->sb, "format:        llama2.c\narchitecture:  llama\nconfig:\n");
+  if (o->json)
+    poot_strbuf_puts(&o->sb, "\"architecture\":\"llama\",\"config\":{");
+  else
+    poot_strbuf_puts(&o->sb, "format:        llama2.c\narchitecture:  llama\nconfig:\n");
   config_field(o, &first, "dim", c->dim);
   config_field(o, &first, "hidden_dim", c->hidden_dim);
   config_field(o, &first, "n_layers", c->n_layers);
@@ -425,16 +442,23 @@ static int inspect_main(int argc, char **argv) {
   out o = {.json = json};
   poot_strbuf_init(&o.sb);
   if (json) {
-    poot_strbuf_printf(&o.sb, "{\"format\":\"%s\",\"path\":",
-                       poot_store_format_name(poot_store_format_of(store)));
+    poot_strbuf_printf(
+        &o.sb, "{\"format\":\"%s\",\"path\":", poot_store_format_name(poot_store_format_of(store)));
     poot_json_write_string(&o.sb, model, strlen(model), true);
     poot_strbuf_putc(&o.sb, ',');
   }
   switch (poot_store_format_of(store)) {
-  case POOT_STORE_FORMAT_GGUF: gguf_section(&o, poot_store_gguf(store)); break;
-  case POOT_STORE_FORMAT_SAFETENSORS: hf_section(&o, store); break;
-  case POOT_STORE_FORMAT_LLAMA2C: s = llama2c_section(&o, store, tok); break;
-  default: break;
+    case POOT_STORE_FORMAT_GGUF:
+      gguf_section(&o, poot_store_gguf(store));
+      break;
+    case POOT_STORE_FORMAT_SAFETENSORS:
+      hf_section(&o, store);
+      break;
+    case POOT_STORE_FORMAT_LLAMA2C:
+      s = llama2c_section(&o, store, tok);
+      break;
+    default:
+      break;
   }
   if (!s) {
     tensors_section(&o, store);

@@ -32,8 +32,8 @@ extern "C" {
 
 #define POOT_GGUF_MAGIC 0x46554747u /* "GGUF" little-endian */
 #define POOT_GGUF_DEFAULT_ALIGNMENT 32u
-#define POOT_GGUF_MAX_DIMS 4u       /* GGML_MAX_DIMS */
-#define POOT_GGUF_MAX_NESTING 32u   /* arrays of arrays deeper than this are FORMAT */
+#define POOT_GGUF_MAX_DIMS 4u     /* GGML_MAX_DIMS */
+#define POOT_GGUF_MAX_NESTING 32u /* arrays of arrays deeper than this are FORMAT */
 
 /* Metadata value types, numbered as GGUF numbers them. */
 typedef enum poot_gguf_value_type {
@@ -260,8 +260,7 @@ POOT_MUST_USE poot_status poot_gguf_writer_set_value(poot_gguf_writer *w, const 
                                                      const poot_gguf_value *value);
 POOT_MUST_USE poot_status poot_gguf_writer_set_u32(poot_gguf_writer *w, const char *key,
                                                    uint32_t v);
-POOT_MUST_USE poot_status poot_gguf_writer_set_i32(poot_gguf_writer *w, const char *key,
-                                                   int32_t v);
+POOT_MUST_USE poot_status poot_gguf_writer_set_i32(poot_gguf_writer *w, const char *key, int32_t v);
 POOT_MUST_USE poot_status poot_gguf_writer_set_u64(poot_gguf_writer *w, const char *key,
                                                    uint64_t v);
 POOT_MUST_USE poot_status poot_gguf_writer_set_f32(poot_gguf_writer *w, const char *key, float v);

@@ -32,9 +32,9 @@ typedef struct poot_hf_config {
   int64_t num_key_value_heads; /* defaults to num_attention_heads */
   int64_t head_dim;            /* defaults to hidden_size / num_attention_heads */
   int64_t max_position_embeddings;
-  double rms_norm_eps;     /* 0 when absent */
-  double layer_norm_eps;   /* 0 when absent */
-  double rope_theta;       /* 10000 when absent */
+  double rms_norm_eps;      /* 0 when absent */
+  double layer_norm_eps;    /* 0 when absent */
+  double rope_theta;        /* 10000 when absent */
   bool tie_word_embeddings; /* false when absent */
   bool attention_bias;      /* false when absent */
   int64_t bos_token_id;

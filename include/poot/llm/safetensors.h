@@ -74,8 +74,7 @@ typedef struct poot_safetensors poot_safetensors;
 POOT_MUST_USE poot_status poot_safetensors_open(const char *path, poot_safetensors **out_st);
 /* Parses one file's bytes (borrowed; must outlive the object). */
 POOT_MUST_USE poot_status poot_safetensors_open_memory(const void *data, size_t size,
-                                                       const char *name,
-                                                       poot_safetensors **out_st);
+                                                       const char *name, poot_safetensors **out_st);
 void poot_safetensors_destroy(poot_safetensors *st); /* NULL-safe */
 
 /* Tensors, sorted by name (shards merged). */

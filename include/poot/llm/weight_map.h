@@ -39,8 +39,7 @@ void poot_weight_map_unbind(poot_weight_map *map, const poot_weight_ref *ref);
 /* The tensor name bound to `ref` (borrowed); NOT_FOUND naming the role when
  * unbound. */
 POOT_MUST_USE poot_status poot_weight_map_lookup(const poot_weight_map *map,
-                                                 const poot_weight_ref *ref,
-                                                 const char **out_name);
+                                                 const poot_weight_ref *ref, const char **out_name);
 /* Bindings in bind order (an unbound entry is skipped by count/at). */
 size_t poot_weight_map_count(const poot_weight_map *map);
 /* Entry `index` < count: its ref and tensor name (borrowed). */

@@ -13,15 +13,24 @@
 
 int poot_convert_file_type(poot_gguf_type type) {
   switch (type) {
-  case POOT_GGUF_TYPE_F32: return 0;
-  case POOT_GGUF_TYPE_F16: return 1;
-  case POOT_GGUF_TYPE_Q4_0: return 2;
-  case POOT_GGUF_TYPE_Q4_1: return 3;
-  case POOT_GGUF_TYPE_Q8_0: return 7;
-  case POOT_GGUF_TYPE_Q5_0: return 8;
-  case POOT_GGUF_TYPE_Q5_1: return 9;
-  case POOT_GGUF_TYPE_BF16: return 32;
-  default: return -1;
+    case POOT_GGUF_TYPE_F32:
+      return 0;
+    case POOT_GGUF_TYPE_F16:
+      return 1;
+    case POOT_GGUF_TYPE_Q4_0:
+      return 2;
+    case POOT_GGUF_TYPE_Q4_1:
+      return 3;
+    case POOT_GGUF_TYPE_Q8_0:
+      return 7;
+    case POOT_GGUF_TYPE_Q5_0:
+      return 8;
+    case POOT_GGUF_TYPE_Q5_1:
+      return 9;
+    case POOT_GGUF_TYPE_BF16:
+      return 32;
+    default:
+      return -1;
   }
 }
 
@@ -31,8 +40,8 @@ typedef struct plan_tensor {
   char gguf_name[128];
   poot_gguf_type type;
   uint64_t rows, cols;
-  uint32_t permute_heads; /* 0: none; else llama.cpp's Q/K permutation */
-  bool copy;              /* written byte for byte (same type) */
+  uint32_t permute_heads;             /* 0: none; else llama.cpp's Q/K permutation */
+  bool copy;                          /* written byte for byte (same type) */
   const poot_quant_format *src_codec; /* a packed source, dequantized row by row */
 } plan_tensor;
 
@@ -44,7 +53,9 @@ typedef struct plan {
   const poot_convert_options *options;
 } plan;
 
-static poot_status oom(void) { return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory"); }
+static poot_status oom(void) {
+  return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
+}
 
 /* Reads source row `r` (after the permutation) as f32. */
 static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
@@ -58,27 +69,29 @@ static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
   const uint8_t *p = t->src->data;
   uint64_t n = t->cols;
   switch (t->src->dtype) {
-  case POOT_DTYPE_F32: memcpy(dst, p + r * n * 4, (size_t)n * 4); break;
-  case POOT_DTYPE_F16:
-    for (uint64_t k = 0; k < n; k++) {
-      uint16_t h;
-      memcpy(&h, p + (r * n + k) * 2, 2);
-      dst[k] = poot_f16_to_f32(h);
-    }
-    break;
-  case POOT_DTYPE_BF16:
-    for (uint64_t k = 0; k < n; k++) {
-      uint16_t h;
-      memcpy(&h, p + (r * n + k) * 2, 2);
-      dst[k] = poot_bf16_to_f32(h);
-    }
-    break;
-  default:
-    if (t->src_codec) {
-      uint64_t row_bytes = n / t->src_codec->block_elems * t->src_codec->block_bytes;
-      t->src_codec->dequantize(p + r * row_bytes, dst, (size_t)(n / t->src_codec->block_elems));
-    }
-    break;
+    case POOT_DTYPE_F32:
+      memcpy(dst, p + r * n * 4, (size_t)n * 4);
+      break;
+    case POOT_DTYPE_F16:
+      for (uint64_t k = 0; k < n; k++) {
+        uint16_t h;
+        memcpy(&h, p + (r * n + k) * 2, 2);
+        dst[k] = poot_f16_to_f32(h);
+      }
+      break;
+    case POOT_DTYPE_BF16:
+      for (uint64_t k = 0; k < n; k++) {
+        uint16_t h;
+        memcpy(&h, p + (r * n + k) * 2, 2);
+        dst[k] = poot_bf16_to_f32(h);
+      }
+      break;
+    default:
+      if (t->src_codec) {
+        uint64_t row_bytes = n / t->src_codec->block_elems * t->src_codec->block_bytes;
+        t->src_codec->dequantize(p + r * row_bytes, dst, (size_t)(n / t->src_codec->block_elems));
+      }
+      break;
   }
 }
 
@@ -96,28 +109,30 @@ static poot_status fill_tensor(void *ctx, size_t index, void *dst, uint64_t size
     uint8_t *o = out + r * row_bytes;
     read_row(t, r, pl->row);
     switch (t->type) {
-    case POOT_GGUF_TYPE_F32: memcpy(o, pl->row, (size_t)row_bytes); break;
-    case POOT_GGUF_TYPE_F16:
-      for (uint64_t k = 0; k < t->cols; k++) {
-        uint16_t h = poot_f32_to_f16(pl->row[k]);
-        memcpy(o + k * 2, &h, 2);
-      }
-      break;
-    case POOT_GGUF_TYPE_BF16:
-      for (uint64_t k = 0; k < t->cols; k++) {
-        uint16_t h = poot_f32_to_bf16(pl->row[k]);
-        memcpy(o + k * 2, &h, 2);
-      }
-      break;
-    default:
-      if (!q) return poot_status_make(POOT_INTERNAL, "convert: no codec for '%s'", t->gguf_name);
-      POOT_TRY(poot_quant_quantize_row(q, pl->row, (size_t)t->cols, o, (size_t)row_bytes));
+      case POOT_GGUF_TYPE_F32:
+        memcpy(o, pl->row, (size_t)row_bytes);
+        break;
+      case POOT_GGUF_TYPE_F16:
+        for (uint64_t k = 0; k < t->cols; k++) {
+          uint16_t h = poot_f32_to_f16(pl->row[k]);
+          memcpy(o + k * 2, &h, 2);
+        }
+        break;
+      case POOT_GGUF_TYPE_BF16:
+        for (uint64_t k = 0; k < t->cols; k++) {
+          uint16_t h = poot_f32_to_bf16(pl->row[k]);
+          memcpy(o + k * 2, &h, 2);
+        }
+        break;
+      default:
+        if (!q) return poot_status_make(POOT_INTERNAL, "convert: no codec for '%s'", t->gguf_name);
+        POOT_TRY(poot_quant_quantize_row(q, pl->row, (size_t)t->cols, o, (size_t)row_bytes));
     }
   }
   pl->bytes_done += size;
   if (pl->options->progress)
-    pl->options->progress(pl->options->progress_ctx, index + 1, pl->n, t->gguf_name,
-                          pl->bytes_done, pl->bytes_total);
+    pl->options->progress(pl->options->progress_ctx, index + 1, pl->n, t->gguf_name, pl->bytes_done,
+                          pl->bytes_total);
   return NULL;
 }
 
@@ -130,8 +145,8 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
   bool from_gguf = src->gguf_type >= 0;
   poot_gguf_type src_type = from_gguf ? (poot_gguf_type)src->gguf_type : POOT_GGUF_TYPE_F32;
   const poot_quant_format *codec = NULL;
-  bool floaty = src->dtype == POOT_DTYPE_F32 || src->dtype == POOT_DTYPE_F16 ||
-                src->dtype == POOT_DTYPE_BF16;
+  bool floaty =
+      src->dtype == POOT_DTYPE_F32 || src->dtype == POOT_DTYPE_F16 || src->dtype == POOT_DTYPE_BF16;
   if (from_gguf && !floaty) {
     codec = poot_quant_format_by_ggml_type(src_type);
     if (!codec) keep = true;
@@ -139,7 +154,8 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
   if (keep && !from_gguf)
     return poot_status_make(POOT_INTERNAL, "convert: cannot keep the type of '%s'", src->name);
   if (!keep && !floaty && !codec)
-    return poot_status_make(POOT_UNSUPPORTED, "convert: tensor '%s' has type %s (f32, f16 or bf16 "
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "convert: tensor '%s' has type %s (f32, f16 or bf16 "
                             "are converted)",
                             src->name, src->type_name);
   if (src->shape.rank > POOT_GGUF_MAX_DIMS || (!keep && src->shape.rank < 1))
@@ -159,14 +175,16 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
   t->copy = keep;
   uint64_t row_bytes = 0;
   if (!keep && !poot_gguf_row_size(type, t->cols, &row_bytes)) {
-    poot_log(POOT_LOG_INFO, "convert: %s: %llu columns are not a multiple of the %s block; "
+    poot_log(POOT_LOG_INFO,
+             "convert: %s: %llu columns are not a multiple of the %s block; "
              "writing f16",
              gguf_name, (unsigned long long)t->cols, poot_gguf_type_info_of(type)->name);
     type = POOT_GGUF_TYPE_F16;
   }
   t->type = type;
   if (permute_heads && (t->rows % (2ull * permute_heads) != 0))
-    return poot_status_make(POOT_FORMAT, "convert: tensor '%s' has %llu rows, not a multiple of "
+    return poot_status_make(POOT_FORMAT,
+                            "convert: tensor '%s' has %llu rows, not a multiple of "
                             "2 × %u heads",
                             src->name, (unsigned long long)t->rows, permute_heads);
   t->permute_heads = permute_heads;
@@ -199,7 +217,8 @@ static poot_status set_arch_f32(poot_gguf_writer *w, const char *arch, const cha
 
 static poot_status set_common(poot_gguf_writer *w, const char *name, poot_gguf_type type) {
   POOT_TRY(set_str(w, "general.name", name));
-  POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type", (uint32_t)poot_convert_file_type(type)));
+  POOT_TRY(
+      poot_gguf_writer_set_u32(w, "general.file_type", (uint32_t)poot_convert_file_type(type)));
   return poot_gguf_writer_set_u32(w, "general.quantization_version", 2);
 }
 
@@ -231,9 +250,9 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
 
   /* Tensors in llama.cpp's order: embedding, output norm, output, layers. */
   static const poot_weight_role layer_roles[] = {
-      POOT_WEIGHT_ATTN_NORM, POOT_WEIGHT_ATTN_Q,   POOT_WEIGHT_ATTN_K,  POOT_WEIGHT_ATTN_V,
-      POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_FFN_NORM, POOT_WEIGHT_FFN_GATE, POOT_WEIGHT_FFN_DOWN,
-      POOT_WEIGHT_FFN_UP};
+      POOT_WEIGHT_ATTN_NORM, POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
+      POOT_WEIGHT_ATTN_V,    POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_FFN_NORM,
+      POOT_WEIGHT_FFN_GATE,  POOT_WEIGHT_FFN_DOWN,    POOT_WEIGHT_FFN_UP};
   poot_weight_ref globals[3] = {{POOT_WEIGHT_TOKEN_EMBD, -1, NULL},
                                 {POOT_WEIGHT_OUTPUT_NORM, -1, NULL},
                                 {POOT_WEIGHT_OUTPUT, -1, NULL}};
@@ -311,9 +330,9 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
   poot_status s = NULL;
   const char *mt = c->model_type ? c->model_type : "?";
   const char *arch = strcmp(mt, "llama") == 0 || strcmp(mt, "mistral") == 0 ? "llama"
-                     : strcmp(mt, "qwen2") == 0                            ? "qwen2"
-                     : strcmp(mt, "qwen3") == 0                            ? "qwen3"
-                                                                           : NULL;
+                     : strcmp(mt, "qwen2") == 0                             ? "qwen2"
+                     : strcmp(mt, "qwen3") == 0                             ? "qwen3"
+                                                                            : NULL;
   if (!arch) {
     s = poot_status_make(POOT_UNSUPPORTED,
                          "convert: model_type '%s' is not supported (llama, mistral, qwen2, "
@@ -422,7 +441,8 @@ static poot_status convert_gguf(poot_store *store, poot_gguf_writer *w, plan *pl
   for (size_t i = 0; i < poot_gguf_kv_count(g); i++) {
     const char *key = poot_gguf_kv_key(g, i);
     POOT_TRY(poot_gguf_writer_set_value(w, key, poot_gguf_kv_value(g, i)));
-    if (strcmp(key, "general.alignment") == 0 && poot_gguf_alignment(g) != POOT_GGUF_DEFAULT_ALIGNMENT)
+    if (strcmp(key, "general.alignment") == 0 &&
+        poot_gguf_alignment(g) != POOT_GGUF_DEFAULT_ALIGNMENT)
       POOT_TRY(poot_gguf_writer_set_alignment(w, poot_gguf_alignment(g)));
   }
   if (o->name) POOT_TRY(set_str(w, "general.name", o->name));
@@ -445,8 +465,10 @@ static poot_gguf_type lossless_type(const poot_store *store) {
   for (size_t i = 0; i < poot_store_tensor_count(store); i++) {
     const poot_store_tensor *t = poot_store_tensor_at(store, i);
     if (t->shape.rank < 2) continue;
-    if (common == POOT_DTYPE_NONE) common = t->dtype;
-    else if (common != t->dtype) return POOT_GGUF_TYPE_F32;
+    if (common == POOT_DTYPE_NONE)
+      common = t->dtype;
+    else if (common != t->dtype)
+      return POOT_GGUF_TYPE_F32;
   }
   return common == POOT_DTYPE_F16    ? POOT_GGUF_TYPE_F16
          : common == POOT_DTYPE_BF16 ? POOT_GGUF_TYPE_BF16
@@ -458,11 +480,11 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
   poot_convert_options defaults = {0};
   const poot_convert_options *o = options ? options : &defaults;
   if (o->type_set && poot_convert_file_type(o->type) < 0)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "convert: type %s is not written (f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 "
-                            "q5_1 are)",
-                            poot_gguf_type_info_of(o->type) ? poot_gguf_type_info_of(o->type)->name
-                                                            : "?");
+    return poot_status_make(
+        POOT_INVALID_ARGUMENT,
+        "convert: type %s is not written (f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 "
+        "q5_1 are)",
+        poot_gguf_type_info_of(o->type) ? poot_gguf_type_info_of(o->type)->name : "?");
   poot_store *store = NULL;
   POOT_TRY(poot_store_open(input, &store));
   poot_gguf_writer *w = NULL;
@@ -471,23 +493,30 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
   if (s) goto done;
   poot_gguf_type type = o->type_set ? o->type : lossless_type(store);
   switch (poot_store_format_of(store)) {
-  case POOT_STORE_FORMAT_LLAMA2C: s = convert_llama2c(store, w, &pl, o, type); break;
-  case POOT_STORE_FORMAT_SAFETENSORS: {
-    struct stat sb;
-    char folder[4096];
-    snprintf(folder, sizeof folder, "%s", input);
-    if (stat(input, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-      char *slash = strrchr(folder, '/');
-      if (slash) *slash = 0;
-      else snprintf(folder, sizeof folder, ".");
+    case POOT_STORE_FORMAT_LLAMA2C:
+      s = convert_llama2c(store, w, &pl, o, type);
+      break;
+    case POOT_STORE_FORMAT_SAFETENSORS: {
+      struct stat sb;
+      char folder[4096];
+      snprintf(folder, sizeof folder, "%s", input);
+      if (stat(input, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        char *slash = strrchr(folder, '/');
+        if (slash)
+          *slash = 0;
+        else
+          snprintf(folder, sizeof folder, ".");
+      }
+      size_t len = strlen(folder);
+      while (len > 1 && folder[len - 1] == '/') folder[--len] = 0;
+      s = convert_hf(store, folder, w, &pl, o, type);
+      break;
     }
-    size_t len = strlen(folder);
-    while (len > 1 && folder[len - 1] == '/') folder[--len] = 0;
-    s = convert_hf(store, folder, w, &pl, o, type);
-    break;
-  }
-  case POOT_STORE_FORMAT_GGUF: s = convert_gguf(store, w, &pl, o); break;
-  default: s = poot_status_make(POOT_UNSUPPORTED, "convert: '%s': unknown format", input);
+    case POOT_STORE_FORMAT_GGUF:
+      s = convert_gguf(store, w, &pl, o);
+      break;
+    default:
+      s = poot_status_make(POOT_UNSUPPORTED, "convert: '%s': unknown format", input);
   }
   if (s) goto done;
   uint64_t max_cols = 1;

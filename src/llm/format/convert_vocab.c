@@ -87,9 +87,11 @@ poot_status poot__convert_vocab_llama2c(poot_gguf_writer *w, const poot_llama2c_
   }
   if ((s = poot_gguf_writer_set_string(w, "tokenizer.ggml.model", "llama", 5))) goto done;
   if ((s = poot_gguf_writer_set_string_array(w, "tokenizer.ggml.tokens", toks, lens, n))) goto done;
-  if ((s = poot_gguf_writer_set_array(w, "tokenizer.ggml.scores", POOT_GGUF_VALUE_F32, v->scores, n)))
+  if ((s = poot_gguf_writer_set_array(w, "tokenizer.ggml.scores", POOT_GGUF_VALUE_F32, v->scores,
+                                      n)))
     goto done;
-  if ((s = poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, types, n)))
+  if ((s = poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, types,
+                                      n)))
     goto done;
   if ((s = poot_gguf_writer_set_u32(w, "tokenizer.ggml.unknown_token_id", 0))) goto done;
   if ((s = poot_gguf_writer_set_u32(w, "tokenizer.ggml.bos_token_id", 1))) goto done;
@@ -103,8 +105,8 @@ done:
 
 typedef struct hf_vocab {
   poot_arena *arena;
-  size_t n;               /* vocabulary size */
-  const char **toks;      /* NULL where no token has the id */
+  size_t n;          /* vocabulary size */
+  const char **toks; /* NULL where no token has the id */
   size_t *lens;
   int32_t *types;
   float *scores;
@@ -134,7 +136,9 @@ static bool looks_special(const char *t, size_t n) {
   static const char *const exact[] = {"<pad>", "<mask>", "<2mass>", "[@BOS@]"};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
     if (n == strlen(exact[i]) && memcmp(t, exact[i], n) == 0) return true;
-#define POOT__WRAPPED(a, b) (n >= strlen(a) + strlen(b) && memcmp(t, a, strlen(a)) == 0 && memcmp(t + n - strlen(b), b, strlen(b)) == 0)
+#define POOT__WRAPPED(a, b)                                      \
+  (n >= strlen(a) + strlen(b) && memcmp(t, a, strlen(a)) == 0 && \
+   memcmp(t + n - strlen(b), b, strlen(b)) == 0)
   bool r = POOT__WRAPPED("<|", "|>") || POOT__WRAPPED("<\xef\xbd\x9c", "\xef\xbd\x9c>") ||
            POOT__WRAPPED("<unused", ">");
 #undef POOT__WRAPPED
@@ -195,8 +199,9 @@ static poot_status build_vocab(hf_vocab *v, const poot_hf_config *config, bool s
     v->toks[id] = content->str;
     v->lens[id] = content->len;
     bool is_special = special && special->type == POOT_JSON_BOOL && special->boolean;
-    v->types[id] = is_special || looks_special(content->str, content->len) ? POOT__TOKEN_CONTROL
-                                                                           : POOT__TOKEN_USER_DEFINED;
+    v->types[id] = is_special || looks_special(content->str, content->len)
+                       ? POOT__TOKEN_CONTROL
+                       : POOT__TOKEN_USER_DEFINED;
     v->scores[id] = 0.0f;
   }
   if (spm && unk && unk->type == POOT_JSON_STRING) {
@@ -242,8 +247,10 @@ static poot_status write_merges(poot_gguf_writer *w, poot_arena *arena, const po
       if (p) poot_strbuf_putc(&sb, ' ');
       const poot_json *part = m->items[p];
       for (size_t k = 0; k < part->len; k++) {
-        if (part->str[k] == ' ') poot_strbuf_append(&sb, "\xc4\xa0", 2);
-        else poot_strbuf_putc(&sb, part->str[k]);
+        if (part->str[k] == ' ')
+          poot_strbuf_append(&sb, "\xc4\xa0", 2);
+        else
+          poot_strbuf_putc(&sb, part->str[k]);
       }
     }
     poot_status s = poot_strbuf_status(&sb);
@@ -377,7 +384,8 @@ static poot_status write_chat_template(poot_gguf_writer *w, const hf_vocab *v, c
       if (n_names < 64) names[n_names++] = name->str;
     }
     if (n_names)
-      POOT_TRY(poot_gguf_writer_set_string_array(w, "tokenizer.chat_templates", names, NULL, n_names));
+      POOT_TRY(
+          poot_gguf_writer_set_string_array(w, "tokenizer.chat_templates", names, NULL, n_names));
     return NULL;
   }
   char path[4200];
@@ -428,8 +436,8 @@ poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
   }
   if ((s = poot_gguf_writer_set_string_array(w, "tokenizer.ggml.tokens", v.toks, v.lens, v.n)))
     goto done;
-  if (spm &&
-      (s = poot_gguf_writer_set_array(w, "tokenizer.ggml.scores", POOT_GGUF_VALUE_F32, v.scores, v.n)))
+  if (spm && (s = poot_gguf_writer_set_array(w, "tokenizer.ggml.scores", POOT_GGUF_VALUE_F32,
+                                             v.scores, v.n)))
     goto done;
   if ((s = poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, v.types,
                                       v.n)))

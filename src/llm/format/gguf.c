@@ -36,10 +36,10 @@ typedef struct reader {
 } reader;
 
 static const size_t value_type_size[POOT_GGUF_VALUE_TYPE_COUNT] = {
-    [POOT_GGUF_VALUE_U8] = 1,  [POOT_GGUF_VALUE_I8] = 1,   [POOT_GGUF_VALUE_U16] = 2,
-    [POOT_GGUF_VALUE_I16] = 2, [POOT_GGUF_VALUE_U32] = 4,  [POOT_GGUF_VALUE_I32] = 4,
-    [POOT_GGUF_VALUE_F32] = 4, [POOT_GGUF_VALUE_BOOL] = 1, [POOT_GGUF_VALUE_STRING] = 0,
-    [POOT_GGUF_VALUE_ARRAY] = 0, [POOT_GGUF_VALUE_U64] = 8, [POOT_GGUF_VALUE_I64] = 8,
+    [POOT_GGUF_VALUE_U8] = 1,    [POOT_GGUF_VALUE_I8] = 1,   [POOT_GGUF_VALUE_U16] = 2,
+    [POOT_GGUF_VALUE_I16] = 2,   [POOT_GGUF_VALUE_U32] = 4,  [POOT_GGUF_VALUE_I32] = 4,
+    [POOT_GGUF_VALUE_F32] = 4,   [POOT_GGUF_VALUE_BOOL] = 1, [POOT_GGUF_VALUE_STRING] = 0,
+    [POOT_GGUF_VALUE_ARRAY] = 0, [POOT_GGUF_VALUE_U64] = 8,  [POOT_GGUF_VALUE_I64] = 8,
     [POOT_GGUF_VALUE_F64] = 8};
 
 static POOT_MUST_USE poot_status fail(reader *r, size_t offset, const char *fmt, ...)
@@ -54,11 +54,12 @@ static poot_status fail(reader *r, size_t offset, const char *fmt, ...) {
                           what);
 }
 
-static size_t remaining(const reader *r) { return r->g->size - r->pos; }
+static size_t remaining(const reader *r) {
+  return r->g->size - r->pos;
+}
 
 /* Reads n bytes (n ≤ 8) into dst; FORMAT naming `field` when truncated. */
-static poot_status read_bytes(reader *r, void *dst, size_t n, const char *field,
-                              const char *key) {
+static poot_status read_bytes(reader *r, void *dst, size_t n, const char *field, const char *key) {
   if (remaining(r) < n)
     return fail(r, r->pos, "file truncated reading %s%s%s%s (needs %zu bytes, %zu left)", field,
                 key ? " of key '" : "", key ? key : "", key ? "'" : "", n, remaining(r));
@@ -99,43 +100,56 @@ static void widen_scalar(poot_gguf_value_type type, const uint8_t *p, poot_gguf_
   memset(v, 0, sizeof *v);
   v->type = type;
   switch (type) {
-  case POOT_GGUF_VALUE_U8: v->u = p[0]; break;
-  case POOT_GGUF_VALUE_BOOL: v->u = p[0] != 0; break;
-  case POOT_GGUF_VALUE_I8: v->i = (int8_t)p[0]; break;
-  case POOT_GGUF_VALUE_U16: {
-    uint16_t x;
-    memcpy(&x, p, 2);
-    v->u = x;
-    break;
-  }
-  case POOT_GGUF_VALUE_I16: {
-    int16_t x;
-    memcpy(&x, p, 2);
-    v->i = x;
-    break;
-  }
-  case POOT_GGUF_VALUE_U32: {
-    uint32_t x;
-    memcpy(&x, p, 4);
-    v->u = x;
-    break;
-  }
-  case POOT_GGUF_VALUE_I32: {
-    int32_t x;
-    memcpy(&x, p, 4);
-    v->i = x;
-    break;
-  }
-  case POOT_GGUF_VALUE_F32: {
-    float x;
-    memcpy(&x, p, 4);
-    v->f = x;
-    break;
-  }
-  case POOT_GGUF_VALUE_U64: memcpy(&v->u, p, 8); break;
-  case POOT_GGUF_VALUE_I64: memcpy(&v->i, p, 8); break;
-  case POOT_GGUF_VALUE_F64: memcpy(&v->f, p, 8); break;
-  default: break;
+    case POOT_GGUF_VALUE_U8:
+      v->u = p[0];
+      break;
+    case POOT_GGUF_VALUE_BOOL:
+      v->u = p[0] != 0;
+      break;
+    case POOT_GGUF_VALUE_I8:
+      v->i = (int8_t)p[0];
+      break;
+    case POOT_GGUF_VALUE_U16: {
+      uint16_t x;
+      memcpy(&x, p, 2);
+      v->u = x;
+      break;
+    }
+    case POOT_GGUF_VALUE_I16: {
+      int16_t x;
+      memcpy(&x, p, 2);
+      v->i = x;
+      break;
+    }
+    case POOT_GGUF_VALUE_U32: {
+      uint32_t x;
+      memcpy(&x, p, 4);
+      v->u = x;
+      break;
+    }
+    case POOT_GGUF_VALUE_I32: {
+      int32_t x;
+      memcpy(&x, p, 4);
+      v->i = x;
+      break;
+    }
+    case POOT_GGUF_VALUE_F32: {
+      float x;
+      memcpy(&x, p, 4);
+      v->f = x;
+      break;
+    }
+    case POOT_GGUF_VALUE_U64:
+      memcpy(&v->u, p, 8);
+      break;
+    case POOT_GGUF_VALUE_I64:
+      memcpy(&v->i, p, 8);
+      break;
+    case POOT_GGUF_VALUE_F64:
+      memcpy(&v->f, p, 8);
+      break;
+    default:
+      break;
   }
 }
 
@@ -161,8 +175,8 @@ static poot_status read_array(reader *r, poot_gguf_value *out, const char *key, 
   size_t least = fixed ? fixed : elem == POOT_GGUF_VALUE_STRING ? 8 : 12;
   if (count > remaining(r) / least)
     return fail(r, at_count,
-                "array of key '%s' claims %llu elements of type %s but only %zu bytes remain",
-                key, (unsigned long long)count, poot_gguf_value_type_name(elem), remaining(r));
+                "array of key '%s' claims %llu elements of type %s but only %zu bytes remain", key,
+                (unsigned long long)count, poot_gguf_value_type_name(elem), remaining(r));
   if (fixed) {
     out->arr.raw = r->g->data + r->pos;
     r->pos += (size_t)count * fixed;
@@ -181,8 +195,7 @@ static poot_status read_array(reader *r, poot_gguf_value *out, const char *key, 
       memcpy(&len, r->g->data + r->pos, 8);
       r->pos += 8;
       if (len > remaining(r))
-        return fail(r, at_i,
-                    "string %llu of key '%s' has length %llu but only %zu bytes remain",
+        return fail(r, at_i, "string %llu of key '%s' has length %llu but only %zu bytes remain",
                     (unsigned long long)i, key, (unsigned long long)len, remaining(r));
       strs[i].data = (const char *)r->g->data + r->pos;
       strs[i].len = len;
@@ -192,7 +205,8 @@ static poot_status read_array(reader *r, poot_gguf_value *out, const char *key, 
     return NULL;
   }
   /* Nested arrays. */
-  poot_gguf_value *items = count ? POOT_ARENA_NEW_ARRAY(&r->g->arena, poot_gguf_value, count) : NULL;
+  poot_gguf_value *items =
+      count ? POOT_ARENA_NEW_ARRAY(&r->g->arena, poot_gguf_value, count) : NULL;
   if (count && !items) return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF: out of memory");
   for (uint64_t i = 0; i < count; i++)
     POOT_TRY(read_value(r, POOT_GGUF_VALUE_ARRAY, &items[i], key, depth + 1));
@@ -227,9 +241,9 @@ static poot_status parse_header(reader *r) {
       return poot_status_make(POOT_UNSUPPORTED,
                               "GGUF '%s': a big-endian file; only little-endian is supported",
                               g->name);
-    return poot_status_make(POOT_UNSUPPORTED,
-                            "GGUF '%s': at byte offset 4: version %u is not supported (2 and 3 are)",
-                            g->name, g->version);
+    return poot_status_make(
+        POOT_UNSUPPORTED, "GGUF '%s': at byte offset 4: version %u is not supported (2 and 3 are)",
+        g->name, g->version);
   }
   size_t at_tc = r->pos;
   uint64_t n_tensors = 0, n_kv = 0;
@@ -323,8 +337,8 @@ static poot_status parse_tensors(reader *r) {
       if (t->dims[d] > (uint64_t)INT64_MAX ||
           __builtin_mul_overflow(t->n_elements, t->dims[d], &t->n_elements) ||
           t->n_elements > (uint64_t)INT64_MAX)
-        return fail(r, at_d, "tensor '%s': dimension %u (%llu) overflows the element count", n,
-                    d, (unsigned long long)t->dims[d]);
+        return fail(r, at_d, "tensor '%s': dimension %u (%llu) overflows the element count", n, d,
+                    (unsigned long long)t->dims[d]);
     }
     size_t at_type = r->pos;
     uint32_t type = 0;
@@ -434,15 +448,25 @@ void poot_gguf_destroy(poot_gguf *g) {
   poot_free(g);
 }
 
-uint32_t poot_gguf_version(const poot_gguf *g) { return g->version; }
-uint32_t poot_gguf_alignment(const poot_gguf *g) { return g->alignment; }
-uint64_t poot_gguf_data_offset(const poot_gguf *g) { return g->data_offset; }
+uint32_t poot_gguf_version(const poot_gguf *g) {
+  return g->version;
+}
+uint32_t poot_gguf_alignment(const poot_gguf *g) {
+  return g->alignment;
+}
+uint64_t poot_gguf_data_offset(const poot_gguf *g) {
+  return g->data_offset;
+}
 const uint8_t *poot_gguf_file_data(const poot_gguf *g, size_t *out_size) {
   if (out_size) *out_size = g->size;
   return g->data;
 }
-size_t poot_gguf_kv_count(const poot_gguf *g) { return g->n_kv; }
-const char *poot_gguf_kv_key(const poot_gguf *g, size_t i) { return i < g->n_kv ? g->keys[i] : NULL; }
+size_t poot_gguf_kv_count(const poot_gguf *g) {
+  return g->n_kv;
+}
+const char *poot_gguf_kv_key(const poot_gguf *g, size_t i) {
+  return i < g->n_kv ? g->keys[i] : NULL;
+}
 const poot_gguf_value *poot_gguf_kv_value(const poot_gguf *g, size_t i) {
   return i < g->n_kv ? &g->values[i] : NULL;
 }
@@ -451,7 +475,9 @@ const poot_gguf_value *poot_gguf_find(const poot_gguf *g, const char *key) {
   if (!key || !poot_map_get_str(&g->kv_index, key, &i)) return NULL;
   return &g->values[i];
 }
-size_t poot_gguf_tensor_count(const poot_gguf *g) { return g->n_tensors; }
+size_t poot_gguf_tensor_count(const poot_gguf *g) {
+  return g->n_tensors;
+}
 const poot_gguf_tensor *poot_gguf_tensor_at(const poot_gguf *g, size_t i) {
   return i < g->n_tensors ? &g->tensors[i] : NULL;
 }
@@ -476,13 +502,10 @@ static bool is_float(poot_gguf_value_type t) {
 }
 
 static poot_status type_error(const char *key, const poot_gguf_value *v, const char *want) {
-  return poot_status_make(POOT_FORMAT, "GGUF key '%s' has type %s%s%s, expected %s", key,
-                          poot_gguf_value_type_name(v->type),
-                          v->type == POOT_GGUF_VALUE_ARRAY ? " of " : "",
-                          v->type == POOT_GGUF_VALUE_ARRAY
-                              ? poot_gguf_value_type_name(v->arr.elem_type)
-                              : "",
-                          want);
+  return poot_status_make(
+      POOT_FORMAT, "GGUF key '%s' has type %s%s%s, expected %s", key,
+      poot_gguf_value_type_name(v->type), v->type == POOT_GGUF_VALUE_ARRAY ? " of " : "",
+      v->type == POOT_GGUF_VALUE_ARRAY ? poot_gguf_value_type_name(v->arr.elem_type) : "", want);
 }
 
 /* Converts an integer value into [lo, hi] (signed view) or [0, uhi]. */
@@ -517,16 +540,16 @@ static poot_status find_key(const poot_gguf *g, const char *key, const poot_gguf
   return NULL;
 }
 
-#define POOT_GGUF_INT_GETTER(suffix, T, lo, hi)                                                    \
-  poot_status poot_gguf_get_##suffix(const poot_gguf *g, const char *key, T *out) {                \
-    *out = 0;                                                                                      \
-    const poot_gguf_value *v;                                                                      \
-    POOT_TRY(find_key(g, key, &v));                                                                \
-    int64_t i;                                                                                     \
-    uint64_t u;                                                                                    \
-    POOT_TRY(as_int(key, v, (lo), (hi), #suffix, &i, &u));                                         \
-    *out = (T)((lo) < 0 ? (T)i : (T)u);                                                            \
-    return NULL;                                                                                   \
+#define POOT_GGUF_INT_GETTER(suffix, T, lo, hi)                                     \
+  poot_status poot_gguf_get_##suffix(const poot_gguf *g, const char *key, T *out) { \
+    *out = 0;                                                                       \
+    const poot_gguf_value *v;                                                       \
+    POOT_TRY(find_key(g, key, &v));                                                 \
+    int64_t i;                                                                      \
+    uint64_t u;                                                                     \
+    POOT_TRY(as_int(key, v, (lo), (hi), #suffix, &i, &u));                          \
+    *out = (T)((lo) < 0 ? (T)i : (T)u);                                             \
+    return NULL;                                                                    \
   }
 
 POOT_GGUF_INT_GETTER(u8, uint8_t, 0, UINT8_MAX)
@@ -540,10 +563,14 @@ POOT_GGUF_INT_GETTER(i64, int64_t, INT64_MIN, INT64_MAX)
 
 static poot_status as_f64(const char *key, const poot_gguf_value *v, double *out) {
   *out = 0;
-  if (is_float(v->type)) *out = v->f;
-  else if (is_unsigned(v->type)) *out = (double)v->u;
-  else if (is_signed(v->type)) *out = (double)v->i;
-  else return type_error(key, v, "a number");
+  if (is_float(v->type))
+    *out = v->f;
+  else if (is_unsigned(v->type))
+    *out = (double)v->u;
+  else if (is_signed(v->type))
+    *out = (double)v->i;
+  else
+    return type_error(key, v, "a number");
   return NULL;
 }
 
@@ -566,10 +593,14 @@ poot_status poot_gguf_get_bool(const poot_gguf *g, const char *key, bool *out) {
   *out = false;
   const poot_gguf_value *v;
   POOT_TRY(find_key(g, key, &v));
-  if (v->type == POOT_GGUF_VALUE_BOOL) *out = v->u != 0;
-  else if (is_unsigned(v->type)) *out = v->u != 0;
-  else if (is_signed(v->type)) *out = v->i != 0;
-  else return type_error(key, v, "bool");
+  if (v->type == POOT_GGUF_VALUE_BOOL)
+    *out = v->u != 0;
+  else if (is_unsigned(v->type))
+    *out = v->u != 0;
+  else if (is_signed(v->type))
+    *out = v->i != 0;
+  else
+    return type_error(key, v, "bool");
   return NULL;
 }
 
@@ -585,8 +616,7 @@ poot_status poot_gguf_get_string(const poot_gguf *g, const char *key, const char
   return NULL;
 }
 
-poot_status poot_gguf_get_array(const poot_gguf *g, const char *key,
-                                poot_gguf_value_type elem_type,
+poot_status poot_gguf_get_array(const poot_gguf *g, const char *key, poot_gguf_value_type elem_type,
                                 const poot_gguf_value **out_array) {
   *out_array = NULL;
   const poot_gguf_value *v;
@@ -594,8 +624,10 @@ poot_status poot_gguf_get_array(const poot_gguf *g, const char *key,
   if (v->type != POOT_GGUF_VALUE_ARRAY ||
       (elem_type != POOT_GGUF_VALUE_TYPE_COUNT && v->arr.elem_type != elem_type)) {
     char want[48];
-    if (elem_type == POOT_GGUF_VALUE_TYPE_COUNT) snprintf(want, sizeof want, "array");
-    else snprintf(want, sizeof want, "array of %s", poot_gguf_value_type_name(elem_type));
+    if (elem_type == POOT_GGUF_VALUE_TYPE_COUNT)
+      snprintf(want, sizeof want, "array");
+    else
+      snprintf(want, sizeof want, "array of %s", poot_gguf_value_type_name(elem_type));
     return type_error(key, v, want);
   }
   *out_array = v;
@@ -669,9 +701,12 @@ poot_status poot_gguf_array_get_bool(const poot_gguf_value *a, uint64_t index, b
   *out = false;
   poot_gguf_value v;
   POOT_TRY(poot_gguf_array_get_value(a, index, &v));
-  if (is_unsigned(v.type)) *out = v.u != 0;
-  else if (is_signed(v.type)) *out = v.i != 0;
-  else return type_error("<array element>", &v, "bool");
+  if (is_unsigned(v.type))
+    *out = v.u != 0;
+  else if (is_signed(v.type))
+    *out = v.i != 0;
+  else
+    return type_error("<array element>", &v, "bool");
   return NULL;
 }
 poot_status poot_gguf_array_get_string(const poot_gguf_value *a, uint64_t index,

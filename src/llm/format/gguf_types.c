@@ -61,7 +61,8 @@ poot_status poot_gguf_type_from_name(const char *name, poot_gguf_type *out_type)
 
 const char *poot_gguf_value_type_name(uint32_t type) {
   static const char *const names[POOT_GGUF_VALUE_TYPE_COUNT] = {
-      "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
+      "u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
+      "bool", "string", "array", "u64", "i64", "f64"};
   return type < POOT_GGUF_VALUE_TYPE_COUNT ? names[type] : "?";
 }
 

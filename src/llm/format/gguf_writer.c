@@ -42,7 +42,9 @@ static const size_t elem_size[POOT_GGUF_VALUE_TYPE_COUNT] = {
     [POOT_GGUF_VALUE_F32] = 4, [POOT_GGUF_VALUE_BOOL] = 1, [POOT_GGUF_VALUE_U64] = 8,
     [POOT_GGUF_VALUE_I64] = 8, [POOT_GGUF_VALUE_F64] = 8};
 
-static poot_status oom(void) { return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF writer: out of memory"); }
+static poot_status oom(void) {
+  return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF writer: out of memory");
+}
 
 poot_status poot_gguf_writer_create(poot_gguf_writer **out_writer) {
   *out_writer = NULL;
@@ -75,7 +77,8 @@ static poot_status copy_value(poot_arena *a, const poot_gguf_value *src, poot_gg
   if (src->type >= POOT_GGUF_VALUE_TYPE_COUNT)
     return poot_status_make(POOT_INVALID_ARGUMENT, "GGUF writer: bad value type %u", src->type);
   if (src->type == POOT_GGUF_VALUE_STRING) {
-    dst->str.data = poot_arena_memdup(a, src->str.len ? src->str.data : "", (size_t)src->str.len + 1, 1);
+    dst->str.data =
+        poot_arena_memdup(a, src->str.len ? src->str.data : "", (size_t)src->str.len + 1, 1);
     if (!dst->str.data) return oom();
     return NULL;
   }
@@ -102,7 +105,8 @@ static poot_status copy_value(poot_arena *a, const poot_gguf_value *src, poot_gg
     if (!s) return oom();
     for (uint64_t i = 0; i < n; i++) {
       s[i].len = src->arr.strings[i].len;
-      s[i].data = poot_arena_memdup(a, s[i].len ? src->arr.strings[i].data : "", (size_t)s[i].len + 1, 1);
+      s[i].data =
+          poot_arena_memdup(a, s[i].len ? src->arr.strings[i].data : "", (size_t)s[i].len + 1, 1);
       if (!s[i].data) return oom();
     }
     dst->arr.strings = s;
@@ -205,16 +209,15 @@ poot_status poot_gguf_writer_set_string_array(poot_gguf_writer *w, const char *k
   return st;
 }
 
-poot_status poot_gguf_writer_add_tensor(poot_gguf_writer *w, const char *name,
-                                        poot_gguf_type type, uint32_t n_dims,
-                                        const uint64_t *dims, const void *data) {
+poot_status poot_gguf_writer_add_tensor(poot_gguf_writer *w, const char *name, poot_gguf_type type,
+                                        uint32_t n_dims, const uint64_t *dims, const void *data) {
   const poot_gguf_type_info *info = poot_gguf_type_info_of(type);
   if (!info)
     return poot_status_make(POOT_INVALID_ARGUMENT, "GGUF writer: tensor '%s': unknown type %u",
                             name, (unsigned)type);
   if (n_dims > POOT_GGUF_MAX_DIMS)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "GGUF writer: tensor '%s': %u dimensions",
-                            name, n_dims);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "GGUF writer: tensor '%s': %u dimensions", name,
+                            n_dims);
   if (poot_map_get_str(&w->tensor_index, name, NULL))
     return poot_status_make(POOT_INVALID_ARGUMENT, "GGUF writer: duplicate tensor '%s'", name);
   writer_tensor t = {.type = type, .n_dims = n_dims, .data = data};
@@ -260,9 +263,15 @@ poot_status poot_gguf_writer_set_alignment(poot_gguf_writer *w, uint32_t alignme
 
 /* --------------------------------------------------------------- output */
 
-static void put(poot_strbuf *sb, const void *p, size_t n) { poot_strbuf_append(sb, p, n); }
-static void put_u32(poot_strbuf *sb, uint32_t v) { put(sb, &v, 4); }
-static void put_u64(poot_strbuf *sb, uint64_t v) { put(sb, &v, 8); }
+static void put(poot_strbuf *sb, const void *p, size_t n) {
+  poot_strbuf_append(sb, p, n);
+}
+static void put_u32(poot_strbuf *sb, uint32_t v) {
+  put(sb, &v, 4);
+}
+static void put_u64(poot_strbuf *sb, uint64_t v) {
+  put(sb, &v, 8);
+}
 static void put_str(poot_strbuf *sb, const char *s, uint64_t n) {
   put_u64(sb, n);
   if (n) put(sb, s, (size_t)n);
@@ -270,42 +279,51 @@ static void put_str(poot_strbuf *sb, const char *s, uint64_t n) {
 
 static void put_scalar(poot_strbuf *sb, const poot_gguf_value *v) {
   switch (v->type) {
-  case POOT_GGUF_VALUE_U8:
-  case POOT_GGUF_VALUE_BOOL: {
-    uint8_t x = (uint8_t)v->u;
-    put(sb, &x, 1);
-    break;
-  }
-  case POOT_GGUF_VALUE_I8: {
-    int8_t x = (int8_t)v->i;
-    put(sb, &x, 1);
-    break;
-  }
-  case POOT_GGUF_VALUE_U16: {
-    uint16_t x = (uint16_t)v->u;
-    put(sb, &x, 2);
-    break;
-  }
-  case POOT_GGUF_VALUE_I16: {
-    int16_t x = (int16_t)v->i;
-    put(sb, &x, 2);
-    break;
-  }
-  case POOT_GGUF_VALUE_U32: put_u32(sb, (uint32_t)v->u); break;
-  case POOT_GGUF_VALUE_I32: {
-    int32_t x = (int32_t)v->i;
-    put(sb, &x, 4);
-    break;
-  }
-  case POOT_GGUF_VALUE_F32: {
-    float x = (float)v->f;
-    put(sb, &x, 4);
-    break;
-  }
-  case POOT_GGUF_VALUE_U64: put_u64(sb, v->u); break;
-  case POOT_GGUF_VALUE_I64: put(sb, &v->i, 8); break;
-  case POOT_GGUF_VALUE_F64: put(sb, &v->f, 8); break;
-  default: break;
+    case POOT_GGUF_VALUE_U8:
+    case POOT_GGUF_VALUE_BOOL: {
+      uint8_t x = (uint8_t)v->u;
+      put(sb, &x, 1);
+      break;
+    }
+    case POOT_GGUF_VALUE_I8: {
+      int8_t x = (int8_t)v->i;
+      put(sb, &x, 1);
+      break;
+    }
+    case POOT_GGUF_VALUE_U16: {
+      uint16_t x = (uint16_t)v->u;
+      put(sb, &x, 2);
+      break;
+    }
+    case POOT_GGUF_VALUE_I16: {
+      int16_t x = (int16_t)v->i;
+      put(sb, &x, 2);
+      break;
+    }
+    case POOT_GGUF_VALUE_U32:
+      put_u32(sb, (uint32_t)v->u);
+      break;
+    case POOT_GGUF_VALUE_I32: {
+      int32_t x = (int32_t)v->i;
+      put(sb, &x, 4);
+      break;
+    }
+    case POOT_GGUF_VALUE_F32: {
+      float x = (float)v->f;
+      put(sb, &x, 4);
+      break;
+    }
+    case POOT_GGUF_VALUE_U64:
+      put_u64(sb, v->u);
+      break;
+    case POOT_GGUF_VALUE_I64:
+      put(sb, &v->i, 8);
+      break;
+    case POOT_GGUF_VALUE_F64:
+      put(sb, &v->f, 8);
+      break;
+    default:
+      break;
   }
 }
 
@@ -426,7 +444,8 @@ poot_status poot_gguf_writer_write_file(poot_gguf_writer *w, const char *path) {
     goto done;
   }
   st = write_body(w, f, path);
-  if (fclose(f) != 0 && !st) st = poot_status_make(POOT_IO, "GGUF writer: writing '%s' failed", path);
+  if (fclose(f) != 0 && !st)
+    st = poot_status_make(POOT_IO, "GGUF writer: writing '%s' failed", path);
   if (!st && rename(tmp.data, path) != 0)
     st = poot_status_make(POOT_IO, "GGUF writer: cannot rename '%s' to '%s'", tmp.data, path);
   if (st) remove(tmp.data);

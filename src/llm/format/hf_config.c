@@ -62,8 +62,8 @@ static poot_status get_ids(const field_ctx *c, const char *key, int64_t *ids, si
   for (size_t i = 0; i < v->len && *n < POOT_HF_MAX_EOS; i++) {
     const poot_json *x = v->items[i];
     if (x->type != POOT_JSON_NUMBER || x->number != floor(x->number))
-      return poot_status_make(POOT_FORMAT, "'%s': field '%s'[%zu] is not an integer", c->name,
-                              key, i);
+      return poot_status_make(POOT_FORMAT, "'%s': field '%s'[%zu] is not an integer", c->name, key,
+                              i);
     ids[(*n)++] = (int64_t)x->number;
   }
   return NULL;
@@ -89,7 +89,8 @@ static poot_status fill_config(poot_hf_config *c, const char *name) {
   POOT_TRY(get_str(&f, "model_type", &c->model_type));
   POOT_TRY(get_str(&f, "torch_dtype", &c->torch_dtype));
   const poot_json *arch = poot_json_get(c->root, "architectures");
-  if (arch && arch->type == POOT_JSON_ARRAY && arch->len && arch->items[0]->type == POOT_JSON_STRING)
+  if (arch && arch->type == POOT_JSON_ARRAY && arch->len &&
+      arch->items[0]->type == POOT_JSON_STRING)
     c->architecture = arch->items[0]->str;
   POOT_TRY(get_int(&f, "vocab_size", &c->vocab_size));
   POOT_TRY(get_int(&f, "hidden_size", &c->hidden_size));

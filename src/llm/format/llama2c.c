@@ -17,7 +17,7 @@ struct poot_llama2c {
   poot_map index;
 };
 
-static const char *const header_fields[7] = {"dim",     "hidden_dim", "n_layers", "n_heads",
+static const char *const header_fields[7] = {"dim",        "hidden_dim", "n_layers", "n_heads",
                                              "n_kv_heads", "vocab_size", "seq_len"};
 
 /* Checks the header and computes the expected file size. */
@@ -196,8 +196,12 @@ poot_status poot_llama2c_open(const char *path, poot_llama2c **out_model) {
   return NULL;
 }
 
-const poot_llama2c_config *poot_llama2c_config_of(const poot_llama2c *m) { return &m->config; }
-size_t poot_llama2c_tensor_count(const poot_llama2c *m) { return m->tensors.len; }
+const poot_llama2c_config *poot_llama2c_config_of(const poot_llama2c *m) {
+  return &m->config;
+}
+size_t poot_llama2c_tensor_count(const poot_llama2c *m) {
+  return m->tensors.len;
+}
 const poot_llama2c_tensor *poot_llama2c_tensor_at(const poot_llama2c *m, size_t i) {
   return i < m->tensors.len ? poot_vec_at(&m->tensors, i) : NULL;
 }
@@ -214,15 +218,14 @@ poot_status poot_llama2c_vocab_parse(const void *data, size_t size, int32_t n_to
   *out_vocab = NULL;
   if (!name) name = "<memory>";
   if (n_tokens <= 0)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "llama2.c tokenizer '%s': %d tokens asked",
-                            name, n_tokens);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "llama2.c tokenizer '%s': %d tokens asked", name,
+                            n_tokens);
   const uint8_t *p = data;
   if (!p) size = 0;
   /* Each token takes at least 8 bytes: a bound before allocating. */
   if ((uint64_t)n_tokens > size / 8)
-    return poot_status_make(POOT_FORMAT,
-                            "llama2.c tokenizer '%s': %zu bytes cannot hold %d tokens", name,
-                            size, n_tokens);
+    return poot_status_make(POOT_FORMAT, "llama2.c tokenizer '%s': %zu bytes cannot hold %d tokens",
+                            name, size, n_tokens);
   poot_llama2c_vocab *v = poot_calloc(1, sizeof *v);
   if (!v) return poot_status_make(POOT_OUT_OF_MEMORY, "llama2.c tokenizer: out of memory");
   poot_arena_init(&v->arena, 0);

@@ -140,9 +140,8 @@ static poot_status parse_file(poot_safetensors *st, st_file *f) {
   if (s)
     return poot_status_annotate(s, "safetensors '%s': header JSON (from byte offset 8): ", name);
   if (root->type != POOT_JSON_OBJECT)
-    return poot_status_make(POOT_FORMAT,
-                            "safetensors '%s': at byte offset 8: the header is not a JSON object",
-                            name);
+    return poot_status_make(
+        POOT_FORMAT, "safetensors '%s': at byte offset 8: the header is not a JSON object", name);
   const uint8_t *base = f->data + 8 + n;
   uint64_t data_size = f->size - 8 - n;
   size_t first = st->tensors.len;
@@ -155,8 +154,8 @@ static poot_status parse_file(poot_safetensors *st, st_file *f) {
     const poot_json *e = root->items[i];
     if (strcmp(key, "__metadata__") == 0) {
       if (e->type != POOT_JSON_OBJECT) {
-        err = poot_status_make(POOT_FORMAT, "safetensors '%s': __metadata__ is not an object",
-                               name);
+        err =
+            poot_status_make(POOT_FORMAT, "safetensors '%s': __metadata__ is not an object", name);
         break;
       }
       if (!st->metadata) st->metadata = e;
@@ -181,8 +180,9 @@ static poot_status parse_file(poot_safetensors *st, st_file *f) {
         known = true;
       }
     if (!known) {
-      err = poot_status_make(POOT_UNSUPPORTED, "safetensors '%s': tensor '%s': dtype '%s' is not supported",
-                             name, key, dt->str);
+      err = poot_status_make(POOT_UNSUPPORTED,
+                             "safetensors '%s': tensor '%s': dtype '%s' is not supported", name,
+                             key, dt->str);
       break;
     }
     if (!shape || shape->type != POOT_JSON_ARRAY || shape->len > POOT_SAFETENSORS_MAX_RANK) {
@@ -309,8 +309,8 @@ static poot_status open_index(poot_safetensors *st, const char *path) {
   poot_status err = NULL;
   for (size_t i = 0; i < wm->len && !err; i++) {
     const poot_json *file = wm->items[i];
-    if (file->type != POOT_JSON_STRING || strchr(file->str, '/') || strlen(file->str) != file->len ||
-        file->len == 0) {
+    if (file->type != POOT_JSON_STRING || strchr(file->str, '/') ||
+        strlen(file->str) != file->len || file->len == 0) {
       err = poot_status_make(POOT_FORMAT,
                              "safetensors index '%s': weight_map['%s'] is not a file name in the "
                              "index's folder",
@@ -334,9 +334,9 @@ static poot_status open_index(poot_safetensors *st, const char *path) {
     const char *base = t ? strrchr(t->file, '/') : NULL;
     base = base ? base + 1 : t ? t->file : NULL;
     if (!t || strcmp(base, wm->items[i]->str) != 0)
-      err = poot_status_make(POOT_FORMAT,
-                             "safetensors index '%s': tensor '%s' is not in shard '%s'", path,
-                             wm->keys[i], wm->items[i]->str);
+      err =
+          poot_status_make(POOT_FORMAT, "safetensors index '%s': tensor '%s' is not in shard '%s'",
+                           path, wm->keys[i], wm->items[i]->str);
   }
   poot_map_deinit(&shards);
   if (!err && meta && meta->type == POOT_JSON_OBJECT && !st->metadata) st->metadata = meta;
@@ -444,15 +444,20 @@ poot_status poot_safetensors_open_memory(const void *data, size_t size, const ch
   return NULL;
 }
 
-size_t poot_safetensors_tensor_count(const poot_safetensors *st) { return st->tensors.len; }
+size_t poot_safetensors_tensor_count(const poot_safetensors *st) {
+  return st->tensors.len;
+}
 const poot_safetensors_tensor *poot_safetensors_tensor_at(const poot_safetensors *st, size_t i) {
   return i < st->tensors.len ? poot_vec_at(&st->tensors, i) : NULL;
 }
-const poot_safetensors_tensor *poot_safetensors_find(const poot_safetensors *st,
-                                                     const char *name) {
+const poot_safetensors_tensor *poot_safetensors_find(const poot_safetensors *st, const char *name) {
   uint64_t i = 0;
   if (!name || !poot_map_get_str(&st->index, name, &i)) return NULL;
   return poot_vec_at(&st->tensors, (size_t)i);
 }
-const poot_json *poot_safetensors_metadata(const poot_safetensors *st) { return st->metadata; }
-size_t poot_safetensors_file_count(const poot_safetensors *st) { return st->n_files; }
+const poot_json *poot_safetensors_metadata(const poot_safetensors *st) {
+  return st->metadata;
+}
+size_t poot_safetensors_file_count(const poot_safetensors *st) {
+  return st->n_files;
+}

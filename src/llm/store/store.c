@@ -18,48 +18,80 @@ struct poot_store {
 
 const char *poot_store_format_name(poot_store_format f) {
   switch (f) {
-  case POOT_STORE_FORMAT_GGUF: return "gguf";
-  case POOT_STORE_FORMAT_SAFETENSORS: return "safetensors";
-  case POOT_STORE_FORMAT_LLAMA2C: return "llama2.c";
-  default: return "none";
+    case POOT_STORE_FORMAT_GGUF:
+      return "gguf";
+    case POOT_STORE_FORMAT_SAFETENSORS:
+      return "safetensors";
+    case POOT_STORE_FORMAT_LLAMA2C:
+      return "llama2.c";
+    default:
+      return "none";
   }
 }
 
 poot_dtype poot_store_dtype_from_gguf(uint32_t t) {
   switch (t) {
-  case POOT_GGUF_TYPE_F32: return POOT_DTYPE_F32;
-  case POOT_GGUF_TYPE_F16: return POOT_DTYPE_F16;
-  case POOT_GGUF_TYPE_BF16: return POOT_DTYPE_BF16;
-  case POOT_GGUF_TYPE_I8: return POOT_DTYPE_I8;
-  case POOT_GGUF_TYPE_I16: return POOT_DTYPE_I16;
-  case POOT_GGUF_TYPE_I32: return POOT_DTYPE_I32;
-  case POOT_GGUF_TYPE_I64: return POOT_DTYPE_I64;
-  case POOT_GGUF_TYPE_Q8_0: return POOT_DTYPE_Q8_0;
-  case POOT_GGUF_TYPE_Q4_0: return POOT_DTYPE_Q4_0;
-  case POOT_GGUF_TYPE_Q4_1: return POOT_DTYPE_Q4_1;
-  case POOT_GGUF_TYPE_Q5_0: return POOT_DTYPE_Q5_0;
-  case POOT_GGUF_TYPE_Q5_1: return POOT_DTYPE_Q5_1;
-  case POOT_GGUF_TYPE_Q4_K: return POOT_DTYPE_Q4_K;
-  case POOT_GGUF_TYPE_Q5_K: return POOT_DTYPE_Q5_K;
-  case POOT_GGUF_TYPE_Q6_K: return POOT_DTYPE_Q6_K;
-  case POOT_GGUF_TYPE_Q8_K: return POOT_DTYPE_Q8_K;
-  default: return POOT_DTYPE_NONE;
+    case POOT_GGUF_TYPE_F32:
+      return POOT_DTYPE_F32;
+    case POOT_GGUF_TYPE_F16:
+      return POOT_DTYPE_F16;
+    case POOT_GGUF_TYPE_BF16:
+      return POOT_DTYPE_BF16;
+    case POOT_GGUF_TYPE_I8:
+      return POOT_DTYPE_I8;
+    case POOT_GGUF_TYPE_I16:
+      return POOT_DTYPE_I16;
+    case POOT_GGUF_TYPE_I32:
+      return POOT_DTYPE_I32;
+    case POOT_GGUF_TYPE_I64:
+      return POOT_DTYPE_I64;
+    case POOT_GGUF_TYPE_Q8_0:
+      return POOT_DTYPE_Q8_0;
+    case POOT_GGUF_TYPE_Q4_0:
+      return POOT_DTYPE_Q4_0;
+    case POOT_GGUF_TYPE_Q4_1:
+      return POOT_DTYPE_Q4_1;
+    case POOT_GGUF_TYPE_Q5_0:
+      return POOT_DTYPE_Q5_0;
+    case POOT_GGUF_TYPE_Q5_1:
+      return POOT_DTYPE_Q5_1;
+    case POOT_GGUF_TYPE_Q4_K:
+      return POOT_DTYPE_Q4_K;
+    case POOT_GGUF_TYPE_Q5_K:
+      return POOT_DTYPE_Q5_K;
+    case POOT_GGUF_TYPE_Q6_K:
+      return POOT_DTYPE_Q6_K;
+    case POOT_GGUF_TYPE_Q8_K:
+      return POOT_DTYPE_Q8_K;
+    default:
+      return POOT_DTYPE_NONE;
   }
 }
 
 poot_dtype poot_store_dtype_from_safetensors(poot_safetensors_dtype d) {
   switch (d) {
-  case POOT_SAFETENSORS_F32: return POOT_DTYPE_F32;
-  case POOT_SAFETENSORS_F16: return POOT_DTYPE_F16;
-  case POOT_SAFETENSORS_BF16: return POOT_DTYPE_BF16;
-  case POOT_SAFETENSORS_I8: return POOT_DTYPE_I8;
-  case POOT_SAFETENSORS_U8: return POOT_DTYPE_U8;
-  case POOT_SAFETENSORS_I16: return POOT_DTYPE_I16;
-  case POOT_SAFETENSORS_I32: return POOT_DTYPE_I32;
-  case POOT_SAFETENSORS_U32: return POOT_DTYPE_U32;
-  case POOT_SAFETENSORS_I64: return POOT_DTYPE_I64;
-  case POOT_SAFETENSORS_BOOL: return POOT_DTYPE_BOOL;
-  default: return POOT_DTYPE_NONE;
+    case POOT_SAFETENSORS_F32:
+      return POOT_DTYPE_F32;
+    case POOT_SAFETENSORS_F16:
+      return POOT_DTYPE_F16;
+    case POOT_SAFETENSORS_BF16:
+      return POOT_DTYPE_BF16;
+    case POOT_SAFETENSORS_I8:
+      return POOT_DTYPE_I8;
+    case POOT_SAFETENSORS_U8:
+      return POOT_DTYPE_U8;
+    case POOT_SAFETENSORS_I16:
+      return POOT_DTYPE_I16;
+    case POOT_SAFETENSORS_I32:
+      return POOT_DTYPE_I32;
+    case POOT_SAFETENSORS_U32:
+      return POOT_DTYPE_U32;
+    case POOT_SAFETENSORS_I64:
+      return POOT_DTYPE_I64;
+    case POOT_SAFETENSORS_BOOL:
+      return POOT_DTYPE_BOOL;
+    default:
+      return POOT_DTYPE_NONE;
   }
 }
 
@@ -71,7 +103,8 @@ static poot_status push(poot_store *s, const poot_store_tensor *t) {
 static poot_status fill_gguf(poot_store *s) {
   for (size_t i = 0; i < poot_gguf_tensor_count(s->gguf); i++) {
     const poot_gguf_tensor *g = poot_gguf_tensor_at(s->gguf, i);
-    poot_store_tensor t = {.name = g->name, .dtype = poot_store_dtype_from_gguf(g->type),
+    poot_store_tensor t = {.name = g->name,
+                           .dtype = poot_store_dtype_from_gguf(g->type),
                            .gguf_type = (int32_t)g->type};
     t.type_name = poot_gguf_type_info_of(g->type)->name;
     t.shape.rank = g->n_dims;
@@ -86,8 +119,8 @@ static poot_status fill_gguf(poot_store *s) {
 static poot_status fill_safetensors(poot_store *s) {
   for (size_t i = 0; i < poot_safetensors_tensor_count(s->st); i++) {
     const poot_safetensors_tensor *x = poot_safetensors_tensor_at(s->st, i);
-    poot_store_tensor t = {.name = x->name, .dtype = poot_store_dtype_from_safetensors(x->dtype),
-                           .gguf_type = -1};
+    poot_store_tensor t = {
+        .name = x->name, .dtype = poot_store_dtype_from_safetensors(x->dtype), .gguf_type = -1};
     t.type_name = poot_safetensors_dtype_name(x->dtype);
     t.shape.rank = x->rank;
     for (uint32_t d = 0; d < x->rank; d++) t.shape.dims[d] = (int64_t)x->shape[d];
@@ -101,8 +134,8 @@ static poot_status fill_safetensors(poot_store *s) {
 static poot_status fill_llama2c(poot_store *s) {
   for (size_t i = 0; i < poot_llama2c_tensor_count(s->l2c); i++) {
     const poot_llama2c_tensor *x = poot_llama2c_tensor_at(s->l2c, i);
-    poot_store_tensor t = {.name = x->name, .dtype = POOT_DTYPE_F32, .type_name = "f32",
-                           .gguf_type = -1};
+    poot_store_tensor t = {
+        .name = x->name, .dtype = POOT_DTYPE_F32, .type_name = "f32", .gguf_type = -1};
     t.shape.rank = x->rank;
     for (uint32_t d = 0; d < x->rank; d++) t.shape.dims[d] = (int64_t)x->shape[d];
     t.data = x->data;
@@ -196,9 +229,15 @@ void poot_store_destroy(poot_store *s) {
   poot_free(s);
 }
 
-poot_store_format poot_store_format_of(const poot_store *s) { return s->format; }
-const char *poot_store_path(const poot_store *s) { return s->path; }
-size_t poot_store_tensor_count(const poot_store *s) { return s->tensors.len; }
+poot_store_format poot_store_format_of(const poot_store *s) {
+  return s->format;
+}
+const char *poot_store_path(const poot_store *s) {
+  return s->path;
+}
+size_t poot_store_tensor_count(const poot_store *s) {
+  return s->tensors.len;
+}
 const poot_store_tensor *poot_store_tensor_at(const poot_store *s, size_t i) {
   return i < s->tensors.len ? poot_vec_at(&s->tensors, i) : NULL;
 }
@@ -212,6 +251,12 @@ poot_status poot_store_find(const poot_store *s, const char *name,
   *out_tensor = poot_vec_at(&s->tensors, (size_t)i);
   return NULL;
 }
-const poot_gguf *poot_store_gguf(const poot_store *s) { return s->gguf; }
-const poot_safetensors *poot_store_safetensors(const poot_store *s) { return s->st; }
-const poot_llama2c *poot_store_llama2c(const poot_store *s) { return s->l2c; }
+const poot_gguf *poot_store_gguf(const poot_store *s) {
+  return s->gguf;
+}
+const poot_safetensors *poot_store_safetensors(const poot_store *s) {
+  return s->st;
+}
+const poot_llama2c *poot_store_llama2c(const poot_store *s) {
+  return s->l2c;
+}

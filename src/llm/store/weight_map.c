@@ -12,7 +12,7 @@ static const struct {
 #define POOT__ROLE_ROW(ID, n, per_layer) [POOT_WEIGHT_##ID] = {#n, per_layer},
     POOT_WEIGHT_ROLES(POOT__ROLE_ROW)
 #undef POOT__ROLE_ROW
-    [POOT_WEIGHT_CUSTOM] = {"custom", false},
+        [POOT_WEIGHT_CUSTOM] = {"custom", false},
 };
 
 typedef struct map_entry {
@@ -51,8 +51,10 @@ void poot_weight_map_destroy(poot_weight_map *m) {
 static void ref_text(const poot_weight_ref *ref, char *buf, size_t n) {
   const char *name = (unsigned)ref->role < POOT_WEIGHT_ROLE_COUNT ? roles[ref->role].name : "?";
   if (ref->role == POOT_WEIGHT_CUSTOM) name = ref->name ? ref->name : "(unnamed)";
-  if (ref->layer >= 0) snprintf(buf, n, "blk.%d.%s", (int)ref->layer, name);
-  else snprintf(buf, n, "%s", name);
+  if (ref->layer >= 0)
+    snprintf(buf, n, "blk.%d.%s", (int)ref->layer, name);
+  else
+    snprintf(buf, n, "%s", name);
 }
 
 static bool same_ref(const map_entry *e, const poot_weight_ref *ref) {
@@ -80,10 +82,9 @@ poot_status poot_weight_map_bind(poot_weight_map *m, const poot_weight_ref *ref,
     if (!ref->name || ref->layer < -1)
       return poot_status_make(POOT_INVALID_ARGUMENT, "weight map: a custom role needs a name");
   } else if (roles[ref->role].per_layer ? ref->layer < 0 : ref->layer != -1) {
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "weight map: role '%s' %s a layer index (got %d)",
-                            roles[ref->role].name,
-                            roles[ref->role].per_layer ? "needs" : "takes no", (int)ref->layer);
+    return poot_status_make(
+        POOT_INVALID_ARGUMENT, "weight map: role '%s' %s a layer index (got %d)",
+        roles[ref->role].name, roles[ref->role].per_layer ? "needs" : "takes no", (int)ref->layer);
   }
   char *tensor = poot_strdup(tensor_name);
   if (!tensor) return poot_status_make(POOT_OUT_OF_MEMORY, "weight map: out of memory");
@@ -132,7 +133,9 @@ poot_status poot_weight_map_lookup(const poot_weight_map *m, const poot_weight_r
   return NULL;
 }
 
-size_t poot_weight_map_count(const poot_weight_map *m) { return m->n_bound; }
+size_t poot_weight_map_count(const poot_weight_map *m) {
+  return m->n_bound;
+}
 
 void poot_weight_map_at(const poot_weight_map *m, size_t index, poot_weight_ref *out_ref,
                         const char **out_name) {
@@ -168,9 +171,12 @@ poot_status poot_weight_map_resolve(const poot_weight_map *m, const poot_store *
 
 poot_weight_naming poot_weight_naming_of_store(const poot_store *store) {
   switch (poot_store_format_of(store)) {
-  case POOT_STORE_FORMAT_SAFETENSORS: return POOT_WEIGHT_NAMING_HF;
-  case POOT_STORE_FORMAT_LLAMA2C: return POOT_WEIGHT_NAMING_LLAMA2C;
-  default: return POOT_WEIGHT_NAMING_GGUF;
+    case POOT_STORE_FORMAT_SAFETENSORS:
+      return POOT_WEIGHT_NAMING_HF;
+    case POOT_STORE_FORMAT_LLAMA2C:
+      return POOT_WEIGHT_NAMING_LLAMA2C;
+    default:
+      return POOT_WEIGHT_NAMING_GGUF;
   }
 }
 
@@ -179,7 +185,8 @@ static const struct {
   poot_weight_role role;
   const char *names[3];
 } llama_names[] = {
-    {POOT_WEIGHT_TOKEN_EMBD, {"token_embd.weight", "model.embed_tokens.weight", "tok_embeddings.weight"}},
+    {POOT_WEIGHT_TOKEN_EMBD,
+     {"token_embd.weight", "model.embed_tokens.weight", "tok_embeddings.weight"}},
     {POOT_WEIGHT_OUTPUT_NORM, {"output_norm.weight", "model.norm.weight", "norm.weight"}},
     {POOT_WEIGHT_OUTPUT, {"output.weight", "lm_head.weight", "output.weight"}},
     {POOT_WEIGHT_ATTN_NORM,
@@ -197,9 +204,12 @@ static const struct {
     {POOT_WEIGHT_ATTN_OUTPUT,
      {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight",
       "layers.%d.attention.wo.weight"}},
-    {POOT_WEIGHT_ATTN_Q_BIAS, {"blk.%d.attn_q.bias", "model.layers.%d.self_attn.q_proj.bias", NULL}},
-    {POOT_WEIGHT_ATTN_K_BIAS, {"blk.%d.attn_k.bias", "model.layers.%d.self_attn.k_proj.bias", NULL}},
-    {POOT_WEIGHT_ATTN_V_BIAS, {"blk.%d.attn_v.bias", "model.layers.%d.self_attn.v_proj.bias", NULL}},
+    {POOT_WEIGHT_ATTN_Q_BIAS,
+     {"blk.%d.attn_q.bias", "model.layers.%d.self_attn.q_proj.bias", NULL}},
+    {POOT_WEIGHT_ATTN_K_BIAS,
+     {"blk.%d.attn_k.bias", "model.layers.%d.self_attn.k_proj.bias", NULL}},
+    {POOT_WEIGHT_ATTN_V_BIAS,
+     {"blk.%d.attn_v.bias", "model.layers.%d.self_attn.v_proj.bias", NULL}},
     {POOT_WEIGHT_ATTN_Q_NORM,
      {"blk.%d.attn_q_norm.weight", "model.layers.%d.self_attn.q_norm.weight", NULL}},
     {POOT_WEIGHT_ATTN_K_NORM,
@@ -228,14 +238,15 @@ bool poot_weight_name_llama(poot_weight_naming naming, const poot_weight_ref *re
     if (!fmt) return false;
     bool per_layer = roles[ref->role].per_layer;
     if (per_layer != (ref->layer >= 0)) return false;
-    int n = per_layer ? snprintf(buf, buf_size, fmt, (int)ref->layer) : snprintf(buf, buf_size, "%s", fmt);
+    int n = per_layer ? snprintf(buf, buf_size, fmt, (int)ref->layer)
+                      : snprintf(buf, buf_size, "%s", fmt);
     return n > 0 && (size_t)n < buf_size;
   }
   return false;
 }
 
-static poot_status bind_named(poot_weight_map *m, poot_weight_naming naming,
-                              poot_weight_role role, int32_t layer) {
+static poot_status bind_named(poot_weight_map *m, poot_weight_naming naming, poot_weight_role role,
+                              int32_t layer) {
   poot_weight_ref ref = {role, layer, NULL};
   char name[160];
   if (!poot_weight_name_llama(naming, &ref, name, sizeof name))
@@ -252,9 +263,9 @@ static poot_status build_llama(poot_weight_map *m, poot_weight_naming naming,
                                const poot_weight_map_llama_options *o) {
   POOT_TRY(bind_named(m, naming, POOT_WEIGHT_TOKEN_EMBD, -1));
   static const poot_weight_role per_layer[] = {
-      POOT_WEIGHT_ATTN_NORM, POOT_WEIGHT_ATTN_Q,   POOT_WEIGHT_ATTN_K,  POOT_WEIGHT_ATTN_V,
-      POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_FFN_NORM, POOT_WEIGHT_FFN_GATE, POOT_WEIGHT_FFN_UP,
-      POOT_WEIGHT_FFN_DOWN};
+      POOT_WEIGHT_ATTN_NORM, POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
+      POOT_WEIGHT_ATTN_V,    POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_FFN_NORM,
+      POOT_WEIGHT_FFN_GATE,  POOT_WEIGHT_FFN_UP,      POOT_WEIGHT_FFN_DOWN};
   for (int32_t l = 0; l < o->n_layers; l++) {
     for (size_t r = 0; r < sizeof per_layer / sizeof per_layer[0]; r++)
       POOT_TRY(bind_named(m, naming, per_layer[r], l));

@@ -22,8 +22,12 @@ static void b_put(bytes *b, const void *p, size_t n) {
   memcpy(b->data + b->len, p, n);
   b->len += n;
 }
-static void b_u32(bytes *b, uint32_t v) { b_put(b, &v, 4); }
-static void b_u64(bytes *b, uint64_t v) { b_put(b, &v, 8); }
+static void b_u32(bytes *b, uint32_t v) {
+  b_put(b, &v, 4);
+}
+static void b_u64(bytes *b, uint64_t v) {
+  b_put(b, &v, 8);
+}
 static void b_str(bytes *b, const char *s) {
   b_u64(b, strlen(s));
   b_put(b, s, strlen(s));
@@ -223,7 +227,8 @@ static void build_roundtrip(poot_gguf_writer *w, uint32_t alignment, uint8_t **t
   outer_items[2].type = POOT_GGUF_VALUE_ARRAY, outer_items[2].arr.elem_type = POOT_GGUF_VALUE_ARRAY;
   outer_items[2].arr.count = 2, outer_items[2].arr.items = inner;
   poot_gguf_value nested = {.type = POOT_GGUF_VALUE_ARRAY};
-  nested.arr.elem_type = POOT_GGUF_VALUE_ARRAY, nested.arr.count = 3, nested.arr.items = outer_items;
+  nested.arr.elem_type = POOT_GGUF_VALUE_ARRAY, nested.arr.count = 3,
+  nested.arr.items = outer_items;
   POOT_ASSERT_OK(poot_gguf_writer_set_value(w, "a.nested", &nested));
   /* Replacing a value keeps the key's place. */
   POOT_ASSERT_OK(poot_gguf_writer_set_u32(w, "t.replaced", 1));
@@ -249,11 +254,13 @@ static void build_roundtrip(poot_gguf_writer *w, uint32_t alignment, uint8_t **t
   /* A 1-D and a 4-D tensor. */
   uint64_t d1[1] = {5}, d4[4] = {2, 3, 1, 2};
   tensor_bytes[k] = calloc(5, 4);
-  POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, "one_d", POOT_GGUF_TYPE_F32, 1, d1, tensor_bytes[k]));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "one_d", POOT_GGUF_TYPE_F32, 1, d1, tensor_bytes[k]));
   k++;
   tensor_bytes[k] = calloc(12, 4);
   for (int i = 0; i < 12; i++) ((float *)tensor_bytes[k])[i] = (float)i;
-  POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, "four_d", POOT_GGUF_TYPE_F32, 4, d4, tensor_bytes[k]));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "four_d", POOT_GGUF_TYPE_F32, 4, d4, tensor_bytes[k]));
   k++;
   *n_tensors = k;
 }
@@ -613,7 +620,8 @@ static void test_malformed_fields(void **state) {
   free(b.data);
   u64 = 1ull << 62;
   b = patched(at_arr_count, &u64, 8);
-  snprintf(msg, sizeof msg, "offset %zu: array of key 'tokenizer.ggml.tokens' claims", at_arr_count);
+  snprintf(msg, sizeof msg, "offset %zu: array of key 'tokenizer.ggml.tokens' claims",
+           at_arr_count);
   expect_format(&b, msg);
   free(b.data);
   u32 = 5;
@@ -767,6 +775,52 @@ static void test_missing_file(void **state) {
   assert_null(g);
 }
 
+/* Copying every value of a file into a writer reproduces the file byte for
+ * byte; a file without tensors ends right after its metadata. */
+static void test_rewrite_identity(void **state) {
+  (void)state;
+  poot_gguf_writer *w = NULL;
+  POOT_ASSERT_OK(poot_gguf_writer_create(&w));
+  uint8_t *tensor_bytes[64] = {0};
+  size_t n_tensors = 0;
+  build_roundtrip(w, 64, tensor_bytes, &n_tensors);
+  char a[1024], b[1024];
+  snprintf(a, sizeof a, "%s/identity-a.gguf", poot_test_tmpdir());
+  snprintf(b, sizeof b, "%s/identity-b.gguf", poot_test_tmpdir());
+  POOT_ASSERT_OK(poot_gguf_writer_write_file(w, a));
+  poot_gguf_writer_destroy(w);
+  poot_gguf *g = NULL;
+  POOT_ASSERT_OK(poot_gguf_open(a, &g));
+  POOT_ASSERT_OK(poot_gguf_writer_create(&w));
+  for (size_t i = 0; i < poot_gguf_kv_count(g); i++)
+    POOT_ASSERT_OK(poot_gguf_writer_set_value(w, poot_gguf_kv_key(g, i), poot_gguf_kv_value(g, i)));
+  POOT_ASSERT_OK(poot_gguf_writer_set_alignment(w, poot_gguf_alignment(g)));
+  for (size_t i = 0; i < poot_gguf_tensor_count(g); i++) {
+    const poot_gguf_tensor *t = poot_gguf_tensor_at(g, i);
+    POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, t->name, t->type, t->n_dims, t->dims, t->data));
+  }
+  POOT_ASSERT_OK(poot_gguf_writer_write_file(w, b));
+  poot_gguf_writer_destroy(w);
+  poot_gguf_destroy(g);
+  char *da = NULL, *db = NULL;
+  size_t na = 0, nb = 0;
+  POOT_ASSERT_OK(poot_file_read_all(a, &da, &na));
+  POOT_ASSERT_OK(poot_file_read_all(b, &db, &nb));
+  assert_int_equal(na, nb);
+  assert_memory_equal(da, db, na);
+  poot_free(da);
+  poot_free(db);
+  for (size_t i = 0; i < n_tensors; i++) free(tensor_bytes[i]);
+
+  POOT_ASSERT_OK(poot_gguf_writer_create(&w));
+  POOT_ASSERT_OK(poot_gguf_writer_set_u32(w, "k", 7));
+  POOT_ASSERT_OK(poot_gguf_writer_write_file(w, a));
+  poot_gguf_writer_destroy(w);
+  POOT_ASSERT_OK(poot_file_read_all(a, &da, &na));
+  assert_int_equal(na, 24 + 8 + 1 + 4 + 4); /* header, key, type, value */
+  poot_free(da);
+}
+
 static void test_type_table(void **state) {
   (void)state;
   poot_gguf_type t;
@@ -799,6 +853,7 @@ int main(void) {
       cmocka_unit_test(test_hostile_headers),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_rewrite_identity),
       cmocka_unit_test(test_type_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

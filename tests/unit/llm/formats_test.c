@@ -82,8 +82,7 @@ static void test_llama2c_separate_and_malformed(void **state) {
   poot_llama2c_destroy(m);
   /* One byte too many or too few. */
   assert_false(poot_llama2c_probe(buf, size + 4));
-  POOT_ASSERT_STATUS_MSG(poot_llama2c_open_memory(buf, size - 4, "tiny", &m), POOT_FORMAT,
-                         "needs");
+  POOT_ASSERT_STATUS_MSG(poot_llama2c_open_memory(buf, size - 4, "tiny", &m), POOT_FORMAT, "needs");
   assert_null(m);
   /* A bad header field names itself and its offset. */
   int32_t bad = 0;
@@ -199,8 +198,7 @@ static void test_safetensors_malformed(void **state) {
   poot_safetensors *st = NULL;
   POOT_ASSERT_STATUS_MSG(poot_safetensors_open_memory(small, sizeof small, "s", &st), POOT_FORMAT,
                          "offset 0: header length 65535 exceeds");
-  POOT_ASSERT_STATUS_MSG(poot_safetensors_open_memory(small, 5, "s", &st), POOT_FORMAT,
-                         "offset 0");
+  POOT_ASSERT_STATUS_MSG(poot_safetensors_open_memory(small, 5, "s", &st), POOT_FORMAT, "offset 0");
   expect_st("[1,2]", 0, POOT_FORMAT, "not a JSON object");
   expect_st("{\"a\":", 0, POOT_FORMAT, "header JSON");
   expect_st("{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1,
@@ -214,15 +212,18 @@ static void test_safetensors_malformed(void **state) {
             "'shape'");
   expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,12]}}", 8, POOT_FORMAT,
             "'data_offsets'");
-  expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],"
-            "\"data_offsets\":[0,4]}}",
-            8, POOT_FORMAT, "overflows");
-  expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-            "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
-            8, POOT_FORMAT, "overlap");
-  expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-            "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
-            8, POOT_FORMAT, "duplicate tensor 'a'");
+  expect_st(
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],"
+      "\"data_offsets\":[0,4]}}",
+      8, POOT_FORMAT, "overflows");
+  expect_st(
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+      "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+      8, POOT_FORMAT, "overlap");
+  expect_st(
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+      "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+      8, POOT_FORMAT, "duplicate tensor 'a'");
   expect_st("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 4,
             POOT_FORMAT, "'shape'");
 }
@@ -239,15 +240,17 @@ static void test_safetensors_sharded(void **state) {
   snprintf(dir, sizeof dir, "%s/sharded", poot_test_tmpdir());
   assert_int_equal(poot_test_system("mkdir -p '%s'", dir), 0);
   st_buf a = make_st("{\"x\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4);
-  st_buf b = make_st("{\"y\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-                     "\"z\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[4,7]}}",
-                     7);
+  st_buf b = make_st(
+      "{\"y\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+      "\"z\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[4,7]}}",
+      7);
   write_file(dir, "model-00001-of-00002.safetensors", a.data, a.size);
   write_file(dir, "model-00002-of-00002.safetensors", b.data, b.size);
-  const char *index = "{\"metadata\":{\"total_size\":11},\"weight_map\":{"
-                      "\"x\":\"model-00001-of-00002.safetensors\","
-                      "\"y\":\"model-00002-of-00002.safetensors\","
-                      "\"z\":\"model-00002-of-00002.safetensors\"}}";
+  const char *index =
+      "{\"metadata\":{\"total_size\":11},\"weight_map\":{"
+      "\"x\":\"model-00001-of-00002.safetensors\","
+      "\"y\":\"model-00002-of-00002.safetensors\","
+      "\"z\":\"model-00002-of-00002.safetensors\"}}";
   write_file(dir, "model.safetensors.index.json", index, strlen(index));
   poot_safetensors *st = NULL;
   POOT_ASSERT_OK(poot_safetensors_open(dir, &st));
@@ -284,13 +287,14 @@ static void test_safetensors_sharded(void **state) {
 
 static void test_hf_config(void **state) {
   (void)state;
-  const char *text = "{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\","
-                     "\"hidden_size\":64,\"intermediate_size\":172,\"num_hidden_layers\":5,"
-                     "\"num_attention_heads\":8,\"num_key_value_heads\":4,"
-                     "\"max_position_embeddings\":512,\"rms_norm_eps\":1e-05,"
-                     "\"rope_theta\":500000.0,\"vocab_size\":512,\"tie_word_embeddings\":true,"
-                     "\"bos_token_id\":1,\"eos_token_id\":[2,7],\"torch_dtype\":\"bfloat16\","
-                     "\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0}}";
+  const char *text =
+      "{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\","
+      "\"hidden_size\":64,\"intermediate_size\":172,\"num_hidden_layers\":5,"
+      "\"num_attention_heads\":8,\"num_key_value_heads\":4,"
+      "\"max_position_embeddings\":512,\"rms_norm_eps\":1e-05,"
+      "\"rope_theta\":500000.0,\"vocab_size\":512,\"tie_word_embeddings\":true,"
+      "\"bos_token_id\":1,\"eos_token_id\":[2,7],\"torch_dtype\":\"bfloat16\","
+      "\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8.0}}";
   poot_hf_config *c = NULL;
   POOT_ASSERT_OK(poot_hf_config_parse(text, strlen(text), "config.json", &c));
   assert_string_equal(c->model_type, "llama");
@@ -328,8 +332,9 @@ static void test_hf_config(void **state) {
   POOT_ASSERT_STATUS(poot_hf_config_parse("{", 1, "c.json", &c), POOT_FORMAT);
   assert_null(c);
 
-  const char *gen = "{\"bos_token_id\":128000,\"eos_token_id\":128001,\"do_sample\":true,"
-                    "\"temperature\":0.6,\"top_p\":0.9}";
+  const char *gen =
+      "{\"bos_token_id\":128000,\"eos_token_id\":128001,\"do_sample\":true,"
+      "\"temperature\":0.6,\"top_p\":0.9}";
   poot_hf_generation_config *g = NULL;
   POOT_ASSERT_OK(poot_hf_generation_config_parse(gen, strlen(gen), NULL, &g));
   assert_int_equal(g->bos_token_id, 128000);
@@ -466,10 +471,10 @@ static void test_store_gguf_and_unknown(void **state) {
   POOT_ASSERT_OK(poot_gguf_writer_create(&w));
   uint64_t dims[2] = {64, 3};
   static uint8_t q[3 * 2 * 34];
-  POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, "blk.0.attn_q.weight", POOT_GGUF_TYPE_Q8_0, 2,
-                                             dims, q));
-  POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, "odd", POOT_GGUF_TYPE_Q2_K, 1,
-                                             (uint64_t[]){256}, q));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "blk.0.attn_q.weight", POOT_GGUF_TYPE_Q8_0, 2, dims, q));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "odd", POOT_GGUF_TYPE_Q2_K, 1, (uint64_t[]){256}, q));
   snprintf(path, sizeof path, "%s/store.gguf", poot_test_tmpdir());
   POOT_ASSERT_OK(poot_gguf_writer_write_file(w, path));
   poot_gguf_writer_destroy(w);
