@@ -514,6 +514,8 @@ static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
     poot_strbuf regs;
     poot_strbuf_init(&regs);
     reglist(c, &regs, v, first, per);
+    if (regs.failed && !c->err)
+      c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
     char vec[8] = "";
     if (per > 1) snprintf(vec, sizeof vec, ".v%" PRIu32, per);
     char off[24] = "";
@@ -1400,7 +1402,8 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
   }
   EMIT("\tret;\n");
   if (c->fault_used) emit_fault_handler(c);
-  POOT_TRY(poot_strbuf_status(&body));
+  st = poot_strbuf_status(&body);
+  if (st) goto done;
 
   /* Header, parameters and declarations, now that the counts are known. */
   uint32_t pv = target->ptx_version ? target->ptx_version : 78u;

@@ -272,6 +272,45 @@ static void test_partial_subgroup(void **state) {
   poot_strbuf_deinit(&sb);
 }
 
+/* Every allocation the renderer makes may fail: it must then return
+ * OUT_OF_MEMORY (never crash, never leak, never return broken text as OK),
+ * and the text of a later successful render is unchanged. */
+static void test_out_of_memory(void **state) {
+  (void)state;
+  static const char *const names[] = {"ops_control", "ops_sync", "gemv_tiled_f32",
+                                      "scatter_checked"};
+  poot_kir_target t;
+  target_of("sm_90", &t);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    poot_kir_kernel *k = NULL;
+    POOT_ASSERT_OK(render_build_named(names[i], &t, &k));
+    poot_strbuf good;
+    poot_strbuf_init(&good);
+    POOT_ASSERT_OK(poot_kir_render_ptx(k, &t, &good));
+    size_t failures = 0;
+    for (uint64_t n = 1;; n++) {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      poot_alloc_fail_after(n);
+      poot_status st = poot_kir_render_ptx(k, &t, &sb);
+      poot_alloc_fail_after(0);
+      if (!st) {
+        assert_int_equal(sb.len, good.len);
+        assert_memory_equal(sb.data, good.data, good.len);
+        poot_strbuf_deinit(&sb);
+        break;
+      }
+      POOT_ASSERT_STATUS(st, POOT_OUT_OF_MEMORY);
+      poot_strbuf_deinit(&sb);
+      failures++;
+      assert_true(n < 100000);
+    }
+    assert_true(failures > 0);
+    poot_strbuf_deinit(&good);
+    poot_kir_kernel_destroy(k);
+  }
+}
+
 static void test_wrong_target(void **state) {
   (void)state;
   poot_kir_target t, amd;
@@ -379,6 +418,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_golden_checks),
       cmocka_unit_test(test_golden_math_and_conversions),
       cmocka_unit_test(test_partial_subgroup),
+      cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_wrong_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
