@@ -20,12 +20,20 @@ poot_status poot__tok_new(poot_tokenizer_kind kind, int32_t n_tokens, poot_token
   poot_arena_init(&tok->arena, 1 << 20);
   tok->n_tokens = n_tokens;
   tok->tokens = poot_calloc((size_t)n_tokens, sizeof *tok->tokens);
+  tok->match_ctx = pcre2_match_context_create(NULL);
+  if (tok->match_ctx) {
+    /* Pre-tokenizer patterns match short pieces; a pattern that needs more
+     * than this is hostile, and the match fails instead of hanging. */
+    pcre2_set_match_limit(tok->match_ctx, 10000000);
+    pcre2_set_depth_limit(tok->match_ctx, 10000);
+    pcre2_set_heap_limit(tok->match_ctx, 64 * 1024);
+  }
   tok->bos = tok->eos = tok->unk = tok->sep = tok->pad = tok->eot = POOT_TOKEN_NONE;
   tok->wp_max_chars = 100;
   tok->fuse_unk = true;
   tok->strip_prefix_space = false;
   for (int i = 0; i < 256; i++) tok->byte_tokens[i] = POOT_TOKEN_NONE;
-  if (!tok->tokens) {
+  if (!tok->tokens || !tok->match_ctx) {
     poot_tokenizer_destroy(tok);
     return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory for %d tokens",
                             (int)n_tokens);
@@ -221,6 +229,7 @@ poot_status poot__tok_add_split(poot_tokenizer *tok, const char *pattern) {
 void poot_tokenizer_destroy(poot_tokenizer *tok) {
   if (!tok) return;
   for (size_t i = 0; i < tok->n_pre; i++) pcre2_code_free(tok->pre[i].re);
+  pcre2_match_context_free(tok->match_ctx);
   poot_free(tok->text_slots);
   poot_free(tok->merge_slots);
   poot_free(tok->specials);

@@ -81,6 +81,7 @@ struct poot_tokenizer {
   size_t merge_cap, merge_len;
   uint32_t max_token_len;
 
+  pcre2_match_context *match_ctx; /* bounds backtracking of hostile patterns */
   size_t n_norm, n_pre;
   poot__norm_op norm[POOT__MAX_OPS];
   poot__pre_op pre[POOT__MAX_OPS];
@@ -122,6 +123,7 @@ POOT_MUST_USE poot_status poot__tok_add_merge(poot_tokenizer *tok, const char *a
 POOT_MUST_USE poot_status poot__tok_compile_regex(const char *pattern, size_t len,
                                                   pcre2_code **out_re);
 POOT_MUST_USE poot_status poot__tok_add_split(poot_tokenizer *tok, const char *pattern);
+/* The match context every regex match uses (created with the tokenizer). */
 poot__norm_op *poot__tok_add_norm(poot_tokenizer *tok, poot__norm_type type);
 poot__pre_op *poot__tok_add_pre(poot_tokenizer *tok, poot__pre_type type);
 

@@ -175,17 +175,23 @@ static poot_status add_piece(poot_vec *v, size_t off, size_t len) {
 }
 
 /* Splits one piece by a regex, keeping matches and the gaps between them. */
-static poot_status split_regex(const pcre2_code *re, pcre2_match_data *md, const char *buf,
-                               poot__piece in, poot_vec *out) {
+static poot_status split_regex(const pcre2_code *re, pcre2_match_context *mctx,
+                               pcre2_match_data *md, const char *buf, poot__piece in,
+                               poot_vec *out) {
   PCRE2_SPTR subject = (PCRE2_SPTR)(buf + in.off);
   size_t n = in.len, pos = 0, gap = 0;
   while (pos < n) {
-    int rc = pcre2_match(re, subject, n, pos, 0, md, NULL);
+    int rc = pcre2_match(re, subject, n, pos, 0, md, mctx);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR msg[128];
       pcre2_get_error_message(rc, msg, sizeof msg);
-      return poot_status_make(POOT_INTERNAL, "tokenizer: regex match failed: %s", (char *)msg);
+      return poot_status_make(rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+                                      rc == PCRE2_ERROR_HEAPLIMIT
+                                  ? POOT_UNSUPPORTED
+                                  : POOT_INTERNAL,
+                              "tokenizer: the pre-tokenizer regex failed on a %zu-byte piece: %s",
+                              n, (char *)msg);
     }
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
     size_t s = ov[0], e = ov[1];
@@ -302,7 +308,7 @@ poot_status poot__tok_pretokenize(const poot_tokenizer *tok, poot_strbuf *text, 
         }
       }
       for (size_t i = 0; i < np; i++)
-        if ((st = split_regex(op->re, md, text->data, pc[i], &next))) goto done;
+        if ((st = split_regex(op->re, tok->match_ctx, md, text->data, pc[i], &next))) goto done;
       pcre2_match_data_free(md); /* patterns differ in capture counts */
       md = NULL;
       break;
