@@ -8,6 +8,7 @@
   formats_convert.py safetensors  a small random llama written with the
                                   safetensors numpy API (sharded, with the
                                   llama3 tokenizer.json) converted and compared
+  formats_convert.py tokenizers   Qwen 3 and Llama 2 tokenizer.json conversions
   formats_convert.py gguf         GGUF to GGUF: the identity without --type
                                   (every vocabulary file byte for byte),
                                   exact re-typing with it
@@ -480,6 +481,124 @@ def test_vocab(only=None):
     return 0
 
 
+# ------------------------------------------------------------------ tokenizers
+
+def tiny_model(folder, config, tok_name, n_layers, qk_norm=False):
+    """A random model in `folder` with the named tokenizer copied in."""
+    from safetensors.numpy import save_file
+    rng = np.random.default_rng(7)
+    V, D, HID = config["vocab_size"], config["hidden_size"], config["intermediate_size"]
+    NH, NKV = config["num_attention_heads"], config["num_key_value_heads"]
+    HD = config.get("head_dim", D // NH)
+    r = lambda *s: rng.standard_normal(s).astype(np.float32)
+    w = {"model.embed_tokens.weight": r(V, D), "model.norm.weight": r(D)}
+    for l in range(n_layers):
+        p = f"model.layers.{l}."
+        w.update({p + "input_layernorm.weight": r(D), p + "post_attention_layernorm.weight": r(D),
+                  p + "self_attn.q_proj.weight": r(NH * HD, D),
+                  p + "self_attn.k_proj.weight": r(NKV * HD, D),
+                  p + "self_attn.v_proj.weight": r(NKV * HD, D),
+                  p + "self_attn.o_proj.weight": r(D, NH * HD),
+                  p + "mlp.gate_proj.weight": r(HID, D), p + "mlp.up_proj.weight": r(HID, D),
+                  p + "mlp.down_proj.weight": r(D, HID)})
+        if qk_norm:
+            w[p + "self_attn.q_norm.weight"] = r(HD)
+            w[p + "self_attn.k_norm.weight"] = r(HD)
+    os.mkdir(folder)
+    save_file(w, os.path.join(folder, "model.safetensors"))
+    json.dump(config, open(os.path.join(folder, "config.json"), "w"))
+    src = os.path.join(DATA, "hf-tokenizers", tok_name)
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(os.path.join(src, f), folder)
+    return w
+
+
+def test_tokenizers(*_):
+    """tokenizer.json kinds: Qwen 3's byte-level BPE (merges as pairs, added
+    tokens) and Llama 2's SentencePiece-style BPE (byte fallback)."""
+    hf = os.path.join(DATA, "hf-tokenizers")
+    qwen_ref = os.path.join(DATA, "vocab/ggml-vocab-qwen2.gguf")
+    if not (os.path.isdir(os.path.join(hf, "qwen3")) and os.path.isdir(os.path.join(hf, "llama2"))
+            and os.path.exists(qwen_ref)):
+        print("SKIP: tokenizer data is absent")
+        return SKIP
+    tmp = tempfile.mkdtemp(prefix="poot-tok-")
+    try:
+        # Qwen 3: no permutation, q/k norms, head_dim in config.
+        cfg = {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "vocab_size": 151936,
+               "hidden_size": 8, "intermediate_size": 32, "num_hidden_layers": 1,
+               "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+               "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+               "tie_word_embeddings": True, "bos_token_id": 151643, "eos_token_id": 151645}
+        folder = os.path.join(tmp, "qwen3-tiny")
+        w = tiny_model(folder, cfg, "qwen3", 1, qk_norm=True)
+        out = os.path.join(tmp, "qwen3.gguf")
+        run("convert", folder, out)
+        g = FastGGUF(out)
+        ref = FastGGUF(qwen_ref)
+        tj = json.load(open(os.path.join(hf, "qwen3/tokenizer.json")))
+        tc = json.load(open(os.path.join(hf, "qwen3/tokenizer_config.json")))
+        f = g.fields
+        for key, want in [("general.architecture", "qwen3"), ("qwen3.block_count", 1),
+                          ("qwen3.attention.key_length", 4), ("qwen3.attention.value_length", 4),
+                          ("qwen3.rope.dimension_count", 4), ("qwen3.vocab_size", 151936),
+                          ("tokenizer.ggml.model", "gpt2"), ("tokenizer.ggml.pre", "qwen2"),
+                          ("tokenizer.ggml.eos_token_id", 151645),
+                          ("tokenizer.ggml.padding_token_id", 151643),
+                          ("tokenizer.ggml.bos_token_id", 151643),
+                          ("tokenizer.ggml.add_bos_token", False),
+                          ("tokenizer.chat_template", tc["chat_template"])]:
+            check(f.get(key) == want, f"qwen3: {key} = {str(f.get(key))[:60]} != {str(want)[:60]}")
+        toks, types = f["tokenizer.ggml.tokens"], f["tokenizer.ggml.token_type"]
+        check(len(toks) == 151936, "qwen3: token count")
+        check(toks[:151643] == ref.fields["tokenizer.ggml.tokens"][:151643],
+              "qwen3: base vocabulary equals ggml-vocab-qwen2.gguf")
+        check(f["tokenizer.ggml.merges"] == ref.fields["tokenizer.ggml.merges"],
+              "qwen3: merges (pair form) equal ggml-vocab-qwen2.gguf's")
+        for a in tj["added_tokens"]:
+            looks = a["content"].startswith("<|") and a["content"].endswith("|>")
+            want = 3 if a["special"] or looks else 4
+            check(toks[a["id"]] == a["content"] and types[a["id"]] == want,
+                  f"qwen3: added token {a['content']} type {types[a['id']]} != {want}")
+        check(toks[151669] == "[PAD151669]" and types[151669] == 5, "qwen3: unused ids")
+        check(all(t == 1 for t in types[:151643]), "qwen3: normal tokens")
+        check("output.weight" not in g.tensors, "qwen3: tied output is not written")
+        q = np.frombuffer(g.tensor_bytes("blk.0.attn_q.weight"), dtype=np.float32)
+        check(q.tobytes() == w["model.layers.0.self_attn.q_proj.weight"].tobytes(),
+              "qwen3: q is not permuted")
+        check(g.tensor_bytes("blk.0.attn_k_norm.weight") ==
+              w["model.layers.0.self_attn.k_norm.weight"].tobytes(), "qwen3: k norm")
+
+        # Llama 2's tokenizer.json: a SentencePiece vocabulary.
+        cfg = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 8,
+               "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+               "num_key_value_heads": 2, "max_position_embeddings": 4096, "rms_norm_eps": 1e-5}
+        folder = os.path.join(tmp, "llama2-tiny")
+        tiny_model(folder, cfg, "llama2", 1)
+        out = os.path.join(tmp, "llama2.gguf")
+        run("convert", folder, out)
+        f = FastGGUF(out).fields
+        tj = json.load(open(os.path.join(hf, "llama2/tokenizer.json")))
+        inv = {i: t for t, i in tj["model"]["vocab"].items()}
+        for key, want in [("tokenizer.ggml.model", "llama"), ("tokenizer.ggml.bos_token_id", 1),
+                          ("tokenizer.ggml.eos_token_id", 2),
+                          ("tokenizer.ggml.unknown_token_id", 0),
+                          ("tokenizer.ggml.add_bos_token", True),
+                          ("tokenizer.ggml.add_eos_token", False)]:
+            check(f.get(key) == want, f"llama2: {key} = {f.get(key)} != {want}")
+        check("tokenizer.ggml.pre" not in f and "tokenizer.ggml.merges" not in f,
+              "llama2: no pre-tokenizer or merges for a SentencePiece vocabulary")
+        check(f["tokenizer.ggml.tokens"] == [inv[i] for i in range(32000)], "llama2: tokens")
+        types, scores = f["tokenizer.ggml.token_type"], f["tokenizer.ggml.scores"]
+        check(types[:3] == [2, 3, 3], f"llama2: special types {types[:3]}")
+        check(types[3:259] == [6] * 256 and all(x == 0 for x in scores[:259]), "llama2: bytes")
+        check(all(t == 1 for t in types[259:]), "llama2: normal tokens")
+        check(all(scores[i] == -float(i) for i in range(259, 32000)), "llama2: scores -id")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 # ---------------------------------------------------------------- gguf → gguf
 
 def test_gguf(*_):
@@ -593,7 +712,7 @@ def main():
         return SKIP
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     tests = {"llama2c": test_llama2c, "safetensors": test_safetensors, "vocab": test_vocab,
-             "gguf": test_gguf, "cli": test_cli}
+             "gguf": test_gguf, "tokenizers": test_tokenizers, "cli": test_cli}
     if what not in tests:
         print(f"usage: {sys.argv[0]} {'|'.join(tests)}")
         return 2
