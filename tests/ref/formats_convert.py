@@ -701,6 +701,21 @@ def test_cli(*_):
             check(info["config"]["dim"] == 64 and info["config"]["n_kv_heads"] == 4 and
                   info["config"]["shared_classifier"] is True and len(info["tensors"]) == 47,
                   "inspect --json of stories260K")
+            # inspect of a GGUF with tensors: the gguf package's view, dims reversed.
+            tok = os.path.join(DATA, "models/stories260K/tok512.bin")
+            out = os.path.join(tmp, "s.gguf")
+            run("convert", model, out, "--tokenizer", tok, "--type", "q8_0")
+            info = json.loads(code("inspect", out, "--json")[1])
+            r = gguf.GGUFReader(out)
+            want = [{"name": t.name, "type": t.tensor_type.name.lower(),
+                     "shape": [int(x) for x in reversed(t.shape)], "bytes": int(t.n_bytes)}
+                    for t in r.tensors]
+            check(info["tensors"] == want, "inspect --json tensors of a GGUF")
+            check(info["architecture"] == "llama" and info["tokenizer"]["tokens"] == 512,
+                  "inspect --json architecture and tokenizer")
+            rc, text, _ = code("inspect", out)
+            check(rc == 0 and "blk.4.ffn_down.weight" in text and "q8_0" in text,
+                  "inspect text lists tensors")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
