@@ -182,6 +182,8 @@ static poot_status split_regex(const pcre2_code *re, pcre2_match_context *mctx,
   size_t n = in.len, pos = 0, gap = 0;
   while (pos < n) {
     int rc = pcre2_match(re, subject, n, pos, 0, md, mctx);
+    /* The JIT's stack is small; the interpreter keeps its frames on the heap. */
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = pcre2_match(re, subject, n, pos, PCRE2_NO_JIT, md, mctx);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR msg[128];
