@@ -762,19 +762,35 @@ static poot_status call_macro(tpl_ctx *ctx, const tpl_node *at, tpl_func *fn, co
       POOT_TRY(poot__tpl_eval(ctx, ms, def->defaults[i], &v));
     POOT_TRY(scope_set(ctx, ms, pname, v));
   }
-  tpl_value varargs;
+  /* jinja2's Macro.__call__: extra arguments only where the body uses
+   * varargs / kwargs; caller only where it uses caller. */
+  bool uses_varargs = def->op & 1, uses_kwargs = def->op & 2, uses_caller = def->op & 4;
+  const char *mname = def->kind == N_MACRO ? def->name : "caller";
   size_t extra = nargs > def->nkids ? nargs - def->nkids : 0;
+  if (extra && !uses_varargs)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "macro '%s' takes not more than %zu argument(s)",
+                         mname, def->nkids);
+  tpl_value varargs;
   POOT_TRY(poot__tv_list_new(ctx, extra, &varargs));
   varargs.flags = TVF_TUPLE;
   for (size_t i = 0; i < extra; i++) varargs.u.list->items[i] = args[def->nkids + i];
   tpl_value kwargs;
   POOT_TRY(poot__tv_dict_new(ctx, 0, &kwargs));
-  tpl_value caller = fn->kind == FN_MACRO ? tv_undef("caller") : tv_none();
+  tpl_value caller = tv_undef("caller");
   for (size_t k = 0; k < nkw; k++) {
     if (used[k]) continue;
-    if (strcmp(kwnames[k], "caller") == 0 && fn->kind == FN_MACRO) {
+    if (strcmp(kwnames[k], "caller") == 0 && uses_caller) {
       caller = kwvals[k];
       continue;
+    }
+    if (!uses_kwargs) {
+      if (strcmp(kwnames[k], "caller") == 0)
+        return poot__tpl_err(ctx, at, POOT_FORMAT,
+                             "macro '%s' was invoked with two values for the special caller "
+                             "argument",
+                             mname);
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "macro '%s' takes no keyword argument '%s'", mname,
+                           kwnames[k]);
     }
     tpl_value key;
     POOT_TRY(poot__tv_strdup(ctx, kwnames[k], strlen(kwnames[k]), &key));
@@ -782,7 +798,7 @@ static poot_status call_macro(tpl_ctx *ctx, const tpl_node *at, tpl_func *fn, co
   }
   POOT_TRY(scope_set(ctx, ms, "varargs", varargs));
   POOT_TRY(scope_set(ctx, ms, "kwargs", kwargs));
-  if (fn->kind == FN_MACRO) POOT_TRY(scope_set(ctx, ms, "caller", caller));
+  if (uses_caller) POOT_TRY(scope_set(ctx, ms, "caller", caller));
   ctx->depth++;
   poot_status st = capture(ctx, ms, def->body, def->nbody, out);
   ctx->depth--;

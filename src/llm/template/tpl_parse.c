@@ -776,6 +776,39 @@ static void parse_signature(parser *p, tpl_node *n) {
   n->defaults = nl_take(p, &defs, &nd);
 }
 
+/* Which of the special names varargs, kwargs and caller a macro body uses
+ * (jinja2 decides from this whether a macro accepts extra arguments). */
+enum { USES_VARARGS = 1, USES_KWARGS = 2, USES_CALLER = 4 };
+
+static uint8_t uses_special(const tpl_node *n, int depth) {
+  if (!n || depth > 1000) return 0;
+  uint8_t r = 0;
+  if (n->kind == N_NAME) {
+    if (!strcmp(n->name, "varargs"))
+      r |= USES_VARARGS;
+    else if (!strcmp(n->name, "kwargs"))
+      r |= USES_KWARGS;
+    else if (!strcmp(n->name, "caller"))
+      r |= USES_CALLER;
+  }
+  r |= uses_special(n->a, depth + 1) | uses_special(n->b, depth + 1) |
+       uses_special(n->c, depth + 1) | uses_special(n->dyn_args, depth + 1) |
+       uses_special(n->dyn_kwargs, depth + 1);
+  for (size_t i = 0; i < n->nkids; i++) r |= uses_special(n->kids[i], depth + 1);
+  for (size_t i = 0; i < n->nkw; i++) r |= uses_special(n->kwvals[i], depth + 1);
+  if (n->defaults && (n->kind == N_MACRO || n->kind == N_CALLBLOCK || n->kind == N_WITH))
+    for (size_t i = 0; i < n->nkids; i++) r |= uses_special(n->defaults[i], depth + 1);
+  for (size_t i = 0; i < n->nbody; i++) r |= uses_special(n->body[i], depth + 1);
+  for (size_t i = 0; i < n->nelse; i++) r |= uses_special(n->else_body[i], depth + 1);
+  return r;
+}
+
+static uint8_t body_uses_special(const tpl_node *n) {
+  uint8_t r = 0;
+  for (size_t i = 0; i < n->nbody; i++) r |= uses_special(n->body[i], 0);
+  return r;
+}
+
 static tpl_node *parse_statement(parser *p) {
   const tpl_token *t = cur(p);
   if (t->kind != TK_NAME) return fail(p, t->line, POOT_FORMAT, "tag name expected");
@@ -864,6 +897,7 @@ static tpl_node *parse_statement(parser *p) {
     parse_signature(p, n);
     static const char *const end[] = {"endmacro", NULL};
     parse_statements_into(p, end, true, &n->body, &n->nbody);
+    if (!p->err) n->op = body_uses_special(n);
   } else if (!strcmp(w, "call")) {
     next_tok(p);
     n = node_new(p, N_CALLBLOCK, line);
@@ -876,6 +910,7 @@ static tpl_node *parse_statement(parser *p) {
     }
     static const char *const end[] = {"endcall", NULL};
     parse_statements_into(p, end, true, &n->body, &n->nbody);
+    if (!p->err) n->op = body_uses_special(n);
   } else if (!strcmp(w, "filter")) {
     next_tok(p);
     n = node_new(p, N_FILTERBLOCK, line);

@@ -518,7 +518,12 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
       return;
     }
     case TV_FUNC:
-      poot_strbuf_printf(sb, "<function %s>", v.u.func->name ? v.u.func->name : "?");
+      if (v.u.func->kind == FN_MACRO)
+        poot_strbuf_printf(sb, "<Macro '%s'>", v.u.func->name);
+      else if (v.u.func->kind == FN_CALLER)
+        poot_strbuf_puts(sb, "<Macro anonymous>");
+      else
+        poot_strbuf_printf(sb, "<function %s>", v.u.func->name ? v.u.func->name : "?");
       return;
     case TV_LOOP:
       poot_strbuf_puts(sb, "<LoopContext>");
