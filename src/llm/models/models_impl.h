@@ -63,13 +63,15 @@ POOT_MUST_USE poot_status poot__rope_scaling_from_hf(const poot_json *rope_scali
                                                      const poot_json *text,
                                                      poot_model_config *c);
 
-/* The rotary embedding of one layer: x [N, H, D] float, pos i32[N]. Uses
+/* The rotary embedding of one layer: x [N, H, D] float, pos i32[N], seq_len
+ * i32[N] (each token's sequence length this step: its sequence's last
+ * position + 1; read only by LONGROPE). Uses
  * poot.rope with the plain inverse frequencies, or a poot.rope composite of
  * its own (attrs name the scaling) whose body holds the scaled inverse
  * frequencies as constants. */
 POOT_MUST_USE poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c,
                                            bool local_layer, poot_value x, poot_value pos,
-                                           poot_value *out);
+                                           poot_value seq_len, poot_value *out);
 
 /* Attention with logit soft-capping: a "poot.attention" composite with
  * {scale, softcap} attrs; scores = tanh(q·k * scale / softcap) * softcap. */

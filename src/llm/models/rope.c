@@ -107,7 +107,7 @@ static poot_status rotate(poot_graph *g, poot_value x1, poot_value x2, poot_valu
 }
 
 static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool local_layer,
-                             poot_value x, poot_value pos, poot_value *out) {
+                             poot_value x, poot_value pos, poot_value seq_len, poot_value *out) {
   const poot_type *t = poot_graph_value_type(g, x);
   poot_dtype dt = t->dtype;
   int64_t N = t->shape.dims[0], H = t->shape.dims[1], D = t->shape.dims[2];
@@ -122,19 +122,17 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
   bool longrope = c->rope_scaling == POOT_MODEL_ROPE_SCALING_LONGROPE &&
                   !(local_layer && c->rope_local_unscaled);
   if (longrope) {
-    /* transformers picks the long factors once the sequence (position + 1)
-     * passes the original context; here per token, from the Pos slot. */
+    /* transformers switches to the long factors for a whole forward pass
+     * once its sequence length (largest position + 1) passes the original
+     * context: seq_len holds that length for each token's sequence. */
     poot_model_rope_inv_freq(c, local_layer, true, tab_long);
-    poot_value il, ilb, one, p1, orig, cond, condb;
+    poot_value il, ilb, orig, cond, condb;
     POOT_TRY(const_vec(g, tab_long, half, &il));
     POOT_TRY(poot_graph_broadcast(g, il, &nh, &d1, &ilb));
     poot_shape ns = poot_shape_of(1, N);
-    POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, 1, &one));
-    POOT_TRY(poot_graph_broadcast(g, one, &ns, NULL, &one));
-    POOT_TRY(bin(g, POOT_OP_ADD, pos, one, &p1));
     POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, c->rope_original_context, &orig));
     POOT_TRY(poot_graph_broadcast(g, orig, &ns, NULL, &orig));
-    POOT_TRY(bin(g, POOT_OP_GT, p1, orig, &cond));
+    POOT_TRY(bin(g, POOT_OP_GT, seq_len, orig, &cond));
     POOT_TRY(poot_graph_broadcast(g, cond, &nh, &d0, &condb));
     POOT_TRY(poot_graph_select(g, condb, ilb, invb, &invb));
   }
@@ -207,7 +205,7 @@ static const char *scaling_name(poot_model_rope_scaling s) {
 }
 
 poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c, bool local_layer,
-                             poot_value x, poot_value pos, poot_value *out) {
+                             poot_value x, poot_value pos, poot_value seq_len, poot_value *out) {
   *out = POOT_VALUE_NONE;
   double theta = local_layer && c->rope_theta_local > 0 ? c->rope_theta_local : c->rope_theta;
   poot_model_rope_scaling sc = c->rope_scaling;
@@ -221,10 +219,12 @@ poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c, bool loc
       {.key = "scaling", .kind = POOT_CATTR_STRING, .s = scaling_name(sc)},
       {.key = "factor", .kind = POOT_CATTR_FLOAT, .f = c->rope_factor},
   };
-  poot_value ops[2] = {x, pos}, p[2];
-  POOT_TRY(poot_graph_composite_begin(g, "poot.rope", 5, a, 2, ops, p));
+  /* LONGROPE reads a third operand: each token's sequence length. */
+  bool longrope = sc == POOT_MODEL_ROPE_SCALING_LONGROPE;
+  poot_value ops[3] = {x, pos, seq_len}, p[3];
+  POOT_TRY(poot_graph_composite_begin(g, "poot.rope", 5, a, longrope ? 3 : 2, ops, p));
   poot_value y = POOT_VALUE_NONE;
-  poot_status st = rope_body(g, c, local_layer, p[0], p[1], &y);
+  poot_status st = rope_body(g, c, local_layer, p[0], p[1], longrope ? p[2] : POOT_VALUE_NONE, &y);
   if (!st) st = poot_graph_composite_end(g, 1, &y, out);
   if (st) poot_graph_composite_abort(g);
   return st;

@@ -18,6 +18,7 @@ typedef struct tracer {
   const poot_model_trace_options *o;
   int64_t B, T, N, cap, D, Hq, Hkv;
   poot_value qpos;       /* i32[N] absolute positions */
+  poot_value seq_len;    /* i32[N] each token's sequence length after this step */
   poot_value rows;       /* paged: i32[B, cap] pool rows */
   poot_value *mask_full; /* per sequence bool[T, cap] */
   poot_value *mask_slide;
@@ -172,6 +173,10 @@ static poot_status trace_positions(tracer *t, poot_value pos) {
   POOT_TRY(poot_graph_iota(t->g, &it, 1, &io));
   POOT_TRY(bin(t, POOT_OP_ADD, pb, io, &qp));
   POOT_TRY(reshape(t, qp, poot_shape_of(1, t->N), &t->qpos));
+  poot_value tn, sl;
+  POOT_TRY(splat(t, POOT_DTYPE_I32, (double)t->T, &bt, &tn));
+  POOT_TRY(bin(t, POOT_OP_ADD, pb, tn, &sl));
+  POOT_TRY(reshape(t, sl, poot_shape_of(1, t->N), &t->seq_len));
   bool sliding = t->c->sliding_window > 0;
   poot_shape tc = poot_shape_of(2, t->T, t->cap);
   poot_type tct = poot_type_make(POOT_DTYPE_I32, 2, tc.dims);
@@ -298,8 +303,8 @@ static poot_status trace_attention(tracer *t, int32_t L, poot_value h, poot_valu
     POOT_TRY(norm(t, k, POOT_WEIGHT_ATTN_K_NORM, L, &k));
   }
   bool sliding = layer_is_sliding(c, L);
-  POOT_TRY(poot__trace_rope(t->g, c, sliding, q, t->qpos, &q));
-  POOT_TRY(poot__trace_rope(t->g, c, sliding, k, t->qpos, &k));
+  POOT_TRY(poot__trace_rope(t->g, c, sliding, q, t->qpos, t->seq_len, &q));
+  POOT_TRY(poot__trace_rope(t->g, c, sliding, k, t->qpos, t->seq_len, &k));
 
   poot_value *ks = POOT_ARENA_NEW_ARRAY(&t->arena, poot_value, (size_t)t->B);
   poot_value *vs = POOT_ARENA_NEW_ARRAY(&t->arena, poot_value, (size_t)t->B);

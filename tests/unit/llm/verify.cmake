@@ -3,3 +3,18 @@ poot_add_test(llm_verify_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/verify_test.c
   LIBS poot_llm poot_eval poot_graph poot_base)
 poot_add_script_test(llm_verify_stories
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_stories.py)
+# Tier 3 against Hugging Face transformers: one test per reference model in
+# tests/data/reference/ (the test skips when the references are absent).
+file(GLOB poot_verify_hf_refs CONFIGURE_DEPENDS
+  ${CMAKE_CURRENT_LIST_DIR}/../../data/reference/*.json)
+if(poot_verify_hf_refs)
+  foreach(ref ${poot_verify_hf_refs})
+    get_filename_component(ref_name ${ref} NAME_WE)
+    get_filename_component(ref_file ${ref} NAME)
+    string(REGEX REPLACE "\\.json$" "" ref_model ${ref_file})
+    poot_add_script_test(llm_verify_hf_${ref_model}
+      COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py ${ref_model})
+  endforeach()
+else()
+  poot_add_script_test(llm_verify_hf COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py)
+endif()
