@@ -113,6 +113,11 @@ typedef struct poot_tokenizer_specials {
   bool add_bos, add_eos, add_sep;
 } poot_tokenizer_specials;
 poot_tokenizer_specials poot_tokenizer_get_specials(const poot_tokenizer *tok);
+/* True when `id` ends generation: the EOS or EOT id, or a CONTROL token that
+ * closes a turn in the common chat formats ("<|eot_id|>", "<|im_end|>",
+ * "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>",
+ * "<|end_of_text|>", DeepSeek's end of sentence), as llama.cpp decides. */
+bool poot_tokenizer_is_end_of_generation(const poot_tokenizer *tok, poot_token id);
 
 /* ------------------------------------------------------------------ encode */
 

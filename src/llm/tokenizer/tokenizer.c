@@ -139,6 +139,13 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
     while (k < tok->n_specials && (uint8_t)tok->tokens[tok->specials[k].id].text[0] == b) k++;
   }
   tok->special_first[256] = (uint32_t)k;
+  /* The end-of-turn token, when the metadata names none (llama.cpp's list). */
+  static const char *const k_eot[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
+                                      "<EOT>"};
+  for (size_t i = 0; tok->eot == POOT_TOKEN_NONE && i < sizeof k_eot / sizeof k_eot[0]; i++) {
+    poot_token id = poot__tok_lookup(tok, k_eot[i], strlen(k_eot[i]));
+    if (id != POOT_TOKEN_NONE && (tok->tokens[id].attr & POOT_TOKEN_ATTR_CONTROL)) tok->eot = id;
+  }
   return POOT_OK_STATUS;
 }
 
@@ -279,6 +286,20 @@ poot_tokenizer_specials poot_tokenizer_get_specials(const poot_tokenizer *tok) {
                                tok->pad, tok->eot,     tok->add_bos, tok->add_eos,
                                tok->add_sep};
   return s;
+}
+
+bool poot_tokenizer_is_end_of_generation(const poot_tokenizer *tok, poot_token id) {
+  if (!tok || id < 0 || id >= tok->n_tokens) return false;
+  if (id == tok->eos || id == tok->eot) return true;
+  const poot__tok_entry *e = &tok->tokens[id];
+  if (!(e->attr & POOT_TOKEN_ATTR_CONTROL)) return false;
+  static const char *const k_eog[] = {
+      "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
+      "<EOT>", "_<EOT>", "<|end_of_text|>", "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+      "<end_of_utterance>"};
+  for (size_t i = 0; i < sizeof k_eog / sizeof k_eog[0]; i++)
+    if (strlen(k_eog[i]) == e->len && memcmp(k_eog[i], e->text, e->len) == 0) return true;
+  return false;
 }
 
 /* ------------------------------------------------------------------ encode */

@@ -141,11 +141,20 @@ static void test_specials(void **state) {
   EXPECT(l3, "Hello", true, false, 128000, 9906);
   EXPECT(l3, "<|begin_of_text|>Hello", false, true, 128000, 9906);
   EXPECT(l3, "<|begin_of_text|>Hello", false, false, 27, 91, 7413, 3659, 4424, 91, 29, 9906);
+  /* End of generation: EOS and <|eot_id|> (128009), not BOS or text. */
+  assert_true(poot_tokenizer_is_end_of_generation(l3, 128001));
+  assert_true(poot_tokenizer_is_end_of_generation(l3, 128009));
+  assert_int_equal(poot_tokenizer_get_specials(l3).eot, 128009);
+  assert_false(poot_tokenizer_is_end_of_generation(l3, 128000));
+  assert_false(poot_tokenizer_is_end_of_generation(l3, 9906));
   poot_tokenizer_destroy(l3);
 
   poot_tokenizer *q = open_vocab("qwen2");
   s = poot_tokenizer_get_specials(q);
   assert_false(s.add_bos); /* Qwen2 adds no BOS */
+  assert_int_equal(s.eot, 151645); /* <|im_end|> */
+  assert_true(poot_tokenizer_is_end_of_generation(q, 151645));
+  assert_true(poot_tokenizer_is_end_of_generation(q, 151643));
   EXPECT(q, "Hello", true, false, 9707);
   poot_tokenizer_destroy(q);
 
