@@ -483,7 +483,7 @@ def test_vocab(only=None):
 
 # ------------------------------------------------------------------ tokenizers
 
-def tiny_model(folder, config, tok_name, n_layers, qk_norm=False):
+def tiny_model(folder, config, tok_name, n_layers, qk_norm=False, bias=False):
     """A random model in `folder` with the named tokenizer copied in."""
     from safetensors.numpy import save_file
     rng = np.random.default_rng(7)
@@ -501,6 +501,11 @@ def tiny_model(folder, config, tok_name, n_layers, qk_norm=False):
                   p + "self_attn.o_proj.weight": r(D, NH * HD),
                   p + "mlp.gate_proj.weight": r(HID, D), p + "mlp.up_proj.weight": r(HID, D),
                   p + "mlp.down_proj.weight": r(D, HID)})
+        if bias:
+            w[p + "self_attn.q_proj.bias"] = r(NH * HD)
+            w[p + "self_attn.k_proj.bias"] = r(NKV * HD)
+            w[p + "self_attn.v_proj.bias"] = r(NKV * HD)
+            w[p + "self_attn.o_proj.bias"] = r(D)
         if qk_norm:
             w[p + "self_attn.q_norm.weight"] = r(HD)
             w[p + "self_attn.k_norm.weight"] = r(HD)
@@ -570,14 +575,24 @@ def test_tokenizers(*_):
               w["model.layers.0.self_attn.k_norm.weight"].tobytes(), "qwen3: k norm")
 
         # Llama 2's tokenizer.json: a SentencePiece vocabulary.
-        cfg = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 8,
-               "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
-               "num_key_value_heads": 2, "max_position_embeddings": 4096, "rms_norm_eps": 1e-5}
+        # (with attention biases: llama.cpp permutes the q and k biases too)
+        cfg = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 16,
+               "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "max_position_embeddings": 4096, "rms_norm_eps": 1e-5,
+               "attention_bias": True}
         folder = os.path.join(tmp, "llama2-tiny")
-        tiny_model(folder, cfg, "llama2", 1)
+        w = tiny_model(folder, cfg, "llama2", 1, bias=True)
         out = os.path.join(tmp, "llama2.gguf")
         run("convert", folder, out)
-        f = FastGGUF(out).fields
+        g = FastGGUF(out)
+        f = g.fields
+        for gname, hname, heads in [("attn_q", "q_proj", 4), ("attn_k", "k_proj", 2),
+                                    ("attn_v", "v_proj", 0), ("attn_output", "o_proj", 0)]:
+            b = w[f"model.layers.0.self_attn.{hname}.bias"]
+            want = hf_permute(b, heads) if heads else b
+            check(g.tensor_bytes(f"blk.0.{gname}.bias") == want.tobytes(),
+                  f"llama2: {gname}.bias {'permuted' if heads else 'kept'}")
+            check(g.tensors[f"blk.0.{gname}.bias"][0] == Q.F32, f"llama2: {gname}.bias is f32")
         tj = json.load(open(os.path.join(hf, "llama2/tokenizer.json")))
         inv = {i: t for t, i in tj["model"]["vocab"].items()}
         for key, want in [("tokenizer.ggml.model", "llama"), ("tokenizer.ggml.bos_token_id", 1),

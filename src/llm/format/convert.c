@@ -57,34 +57,53 @@ static poot_status oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
 }
 
-/* Reads source row `r` (after the permutation) as f32. */
-static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
-  if (t->permute_heads) {
-    /* llama.cpp: w.reshape(n_head, 2, rows/n_head/2, cols).swapaxes(1, 2):
-     * output row (h, i, j) is input row (h, j, i). */
-    uint64_t per_head = t->rows / t->permute_heads, half = per_head / 2;
-    uint64_t h = r / per_head, within = r % per_head, i = within / 2, j = within % 2;
-    r = h * per_head + j * half + i;
-  }
+/* llama.cpp's Q/K permutation (LlamaModel.permute):
+ * w.reshape(n_head, 2, n/n_head/2, …).swapaxes(1, 2): output index (h, i, j)
+ * takes input index (h, j, i) along the permuted dimension of length n. */
+static uint64_t permuted(uint64_t k, uint64_t n, uint32_t heads) {
+  uint64_t per_head = n / heads, half = per_head / 2;
+  uint64_t h = k / per_head, within = k % per_head, i = within / 2, j = within % 2;
+  return h * per_head + j * half + i;
+}
+
+/* Element `k` of a float source as f32. */
+static float load(const plan_tensor *t, uint64_t k) {
   const uint8_t *p = t->src->data;
+  uint16_t h;
+  switch (t->src->dtype) {
+    case POOT_DTYPE_F32: {
+      float f;
+      memcpy(&f, p + k * 4, 4);
+      return f;
+    }
+    case POOT_DTYPE_F16:
+      memcpy(&h, p + k * 2, 2);
+      return poot_f16_to_f32(h);
+    case POOT_DTYPE_BF16:
+      memcpy(&h, p + k * 2, 2);
+      return poot_bf16_to_f32(h);
+    default:
+      return 0.0f;
+  }
+}
+
+/* Reads source row `r` (after the permutation) as f32. A permuted 1-D
+ * tensor (a bias) is permuted along its only dimension. */
+static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
   uint64_t n = t->cols;
+  if (t->permute_heads && t->src->shape.rank == 1) {
+    for (uint64_t k = 0; k < n; k++) dst[k] = load(t, permuted(k, n, t->permute_heads));
+    return;
+  }
+  if (t->permute_heads) r = permuted(r, t->rows, t->permute_heads);
+  const uint8_t *p = t->src->data;
   switch (t->src->dtype) {
     case POOT_DTYPE_F32:
       memcpy(dst, p + r * n * 4, (size_t)n * 4);
       break;
     case POOT_DTYPE_F16:
-      for (uint64_t k = 0; k < n; k++) {
-        uint16_t h;
-        memcpy(&h, p + (r * n + k) * 2, 2);
-        dst[k] = poot_f16_to_f32(h);
-      }
-      break;
     case POOT_DTYPE_BF16:
-      for (uint64_t k = 0; k < n; k++) {
-        uint16_t h;
-        memcpy(&h, p + (r * n + k) * 2, 2);
-        dst[k] = poot_bf16_to_f32(h);
-      }
+      for (uint64_t k = 0; k < n; k++) dst[k] = load(t, r * n + k);
       break;
     default:
       if (t->src_codec) {
@@ -182,11 +201,12 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
     type = POOT_GGUF_TYPE_F16;
   }
   t->type = type;
-  if (permute_heads && (t->rows % (2ull * permute_heads) != 0))
+  uint64_t permuted_len = src->shape.rank == 1 ? t->cols : t->rows;
+  if (permute_heads && (permuted_len % (2ull * permute_heads) != 0))
     return poot_status_make(POOT_FORMAT,
-                            "convert: tensor '%s' has %llu rows, not a multiple of "
+                            "convert: tensor '%s' permutes %llu rows, not a multiple of "
                             "2 × %u heads",
-                            src->name, (unsigned long long)t->rows, permute_heads);
+                            src->name, (unsigned long long)permuted_len, permute_heads);
   t->permute_heads = permute_heads;
   uint64_t dims[POOT_GGUF_MAX_DIMS];
   for (uint32_t d = 0; d < src->shape.rank; d++)
@@ -290,12 +310,13 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
 static bool hf_to_gguf(const char *hf, int32_t n_layers, char *out, size_t out_size,
                        poot_weight_ref *out_ref) {
   static const poot_weight_role all[] = {
-      POOT_WEIGHT_TOKEN_EMBD,  POOT_WEIGHT_OUTPUT_NORM, POOT_WEIGHT_OUTPUT,
-      POOT_WEIGHT_ATTN_NORM,   POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
-      POOT_WEIGHT_ATTN_V,      POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_ATTN_Q_BIAS,
-      POOT_WEIGHT_ATTN_K_BIAS, POOT_WEIGHT_ATTN_V_BIAS, POOT_WEIGHT_ATTN_Q_NORM,
-      POOT_WEIGHT_ATTN_K_NORM, POOT_WEIGHT_FFN_NORM,    POOT_WEIGHT_FFN_GATE,
-      POOT_WEIGHT_FFN_UP,      POOT_WEIGHT_FFN_DOWN};
+      POOT_WEIGHT_TOKEN_EMBD,    POOT_WEIGHT_OUTPUT_NORM, POOT_WEIGHT_OUTPUT,
+      POOT_WEIGHT_ATTN_NORM,     POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
+      POOT_WEIGHT_ATTN_V,        POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_ATTN_Q_BIAS,
+      POOT_WEIGHT_ATTN_K_BIAS,   POOT_WEIGHT_ATTN_V_BIAS, POOT_WEIGHT_ATTN_Q_NORM,
+      POOT_WEIGHT_ATTN_K_NORM,   POOT_WEIGHT_FFN_NORM,    POOT_WEIGHT_FFN_GATE,
+      POOT_WEIGHT_FFN_UP,        POOT_WEIGHT_FFN_DOWN,    POOT_WEIGHT_ATTN_OUTPUT_BIAS,
+      POOT_WEIGHT_FFN_GATE_BIAS, POOT_WEIGHT_FFN_UP_BIAS, POOT_WEIGHT_FFN_DOWN_BIAS};
   int32_t layer = -1;
   const char *p = strstr(hf, "layers.");
   if (p) {
