@@ -254,6 +254,9 @@ const poot_chat_template *poot_model_get_chat_template(const poot_model *model);
 /* Token ids at which generation stops (EOS and end-of-turn ids; for a
  * llama2.c checkpoint, BOS, as llama2.c's runner does). Borrowed. */
 const poot_token *poot_model_get_stop_ids(const poot_model *model, size_t *out_count);
+/* True when `id` ends generation: a stop id above, or (except for llama2.c
+ * checkpoints) a token the tokenizer calls end-of-generation. */
+bool poot_model_is_stop(const poot_model *model, poot_token id);
 /* The BOS/EOS text the chat template receives ("" when none). */
 const char *poot_model_get_bos_text(const poot_model *model);
 const char *poot_model_get_eos_text(const poot_model *model);

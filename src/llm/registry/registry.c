@@ -249,6 +249,13 @@ const poot_token *poot_model_get_stop_ids(const poot_model *m, size_t *out_count
   return (const poot_token *)m->stop_ids.data;
 }
 
+bool poot_model_is_stop(const poot_model *m, poot_token id) {
+  for (size_t i = 0; i < m->stop_ids.len; i++)
+    if (POOT_VEC_AT(&m->stop_ids, poot_token, i) == id) return true;
+  return m->tok && m->format != POOT_STORE_FORMAT_LLAMA2C &&
+         poot_tokenizer_is_end_of_generation(m->tok, id);
+}
+
 static poot_status weight_type_cb(void *ctx, const poot_weight_ref *ref, const poot_type *expected,
                                   poot_type *out_type) {
   poot_model *m = ctx;

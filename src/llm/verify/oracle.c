@@ -155,14 +155,6 @@ static void pick(const float *logits, int64_t vocab, poot_token *out_id, float *
   *out_margin = vocab > 1 ? logits[best] - second : INFINITY;
 }
 
-static bool is_stop(const poot_model *m, poot_token id) {
-  size_t n = 0;
-  const poot_token *s = poot_model_get_stop_ids(m, &n);
-  for (size_t i = 0; i < n; i++)
-    if (s[i] == id) return true;
-  return false;
-}
-
 poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *ev,
                                const poot_token *prompt, size_t n_prompt,
                                const poot_verify_greedy_options *options,
@@ -239,7 +231,7 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
     out->ids[out->n_ids] = id;
     out->margins[out->n_ids] = margin;
     out->n_ids++;
-    if (!o->ignore_stop && is_stop(model, id)) {
+    if (!o->ignore_stop && poot_model_is_stop(model, id)) {
       out->stopped = true;
       break;
     }
