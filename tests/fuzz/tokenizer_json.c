@@ -1,5 +1,7 @@
-/* tokenizer_json.c — libFuzzer target for the tokenizer.json loader, and for
- * encode/decode on whatever it loads (fixed strings and the input itself). */
+/* tokenizer_json.c — libFuzzer target for the tokenizer loaders: every input
+ * goes to the tokenizer.json loader and the llama2.c loader, and an input
+ * that starts with the GGUF magic to the GGUF metadata loader; whatever loads
+ * is exercised with encode/decode (fixed strings and the input itself). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,13 +34,35 @@ static void exercise(const poot_tokenizer *tok, const char *text, size_t len) {
   }
 }
 
+static void exercise_all(const poot_tokenizer *tok, const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   poot_tokenizer *tok = NULL;
   poot_status st = poot_tokenizer_load_hf_json((const char *)data, size, NULL, 0, &tok);
-  if (st) {
+  if (!st) exercise_all(tok, data, size);
+  poot_status_free(st);
+  poot_tokenizer_destroy(tok);
+  tok = NULL;
+  st = poot_tokenizer_load_llama2c(data, size, 0, &tok);
+  if (!st) exercise_all(tok, data, size);
+  poot_status_free(st);
+  poot_tokenizer_destroy(tok);
+  tok = NULL;
+  if (size >= 4 && memcmp(data, "GGUF", 4) == 0) {
+    poot_gguf *g = NULL;
+    st = poot_gguf_open_memory(data, size, "fuzz", &g);
+    if (!st) {
+      st = poot_tokenizer_load_gguf(g, &tok);
+      if (!st) exercise_all(tok, data, size);
+      poot_tokenizer_destroy(tok);
+    }
     poot_status_free(st);
-    return 0;
+    poot_gguf_destroy(g);
   }
+  return 0;
+}
+
+static void exercise_all(const poot_tokenizer *tok, const uint8_t *data, size_t size) {
   static const char *const texts[] = {
       "", " ", "Hello world", "  leading\tand\ntrailing  ", "<s>x</s>[CLS]<unk>",
       "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa6\x99 1234567", "\xff\xfe\x80 bad utf8 \xc3",
@@ -54,6 +78,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     poot_strbuf_clear(&sb);
   }
   poot_strbuf_deinit(&sb);
-  poot_tokenizer_destroy(tok);
-  return 0;
 }

@@ -295,7 +295,7 @@ bool poot_tokenizer_is_end_of_generation(const poot_tokenizer *tok, poot_token i
   if (!(e->attr & POOT_TOKEN_ATTR_CONTROL)) return false;
   static const char *const k_eog[] = {
       "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
-      "<EOT>", "_<EOT>", "<|end_of_text|>", "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+      "<EOT>", "_<EOT>", "<|end_of_text|>", "<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
       "<end_of_utterance>"};
   for (size_t i = 0; i < sizeof k_eog / sizeof k_eog[0]; i++)
     if (strlen(k_eog[i]) == e->len && memcmp(k_eog[i], e->text, e->len) == 0) return true;
