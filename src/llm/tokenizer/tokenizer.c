@@ -139,6 +139,28 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
     while (k < tok->n_specials && (uint8_t)tok->tokens[tok->specials[k].id].text[0] == b) k++;
   }
   tok->special_first[256] = (uint32_t)k;
+  /* Word-by-word merging is exact when no token holds the marker after
+   * another character (see chunk_marker). */
+  tok->chunk_marker = NULL;
+  tok->chunk_marker_len = 0;
+  const char *marker = tok->kind == POOT_TOKENIZER_LLAMA2C ? " " : "\xe2\x96\x81";
+  size_t ml = strlen(marker);
+  bool chunkable = tok->kind == POOT_TOKENIZER_SPM || tok->kind == POOT_TOKENIZER_LLAMA2C ||
+                   (tok->kind == POOT_TOKENIZER_BPE && !tok->byte_level);
+  for (int32_t id = 0; chunkable && id < tok->n_tokens; id++) {
+    const poot__tok_entry *e = &tok->tokens[id];
+    for (size_t i = 1; i + ml <= e->len; i++) {
+      if (memcmp(e->text + i, marker, ml) != 0) continue;
+      if (i < ml || memcmp(e->text + i - ml, marker, ml) != 0) {
+        chunkable = false;
+        break;
+      }
+    }
+  }
+  if (chunkable) {
+    tok->chunk_marker = marker;
+    tok->chunk_marker_len = ml;
+  }
   /* The end-of-turn token, when the metadata names none (llama.cpp's list). */
   static const char *const k_eot[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
                                       "<EOT>"};
@@ -304,6 +326,17 @@ bool poot_tokenizer_is_end_of_generation(const poot_tokenizer *tok, poot_token i
 
 /* ------------------------------------------------------------------ encode */
 
+size_t poot__tok_chunk_len(const poot_tokenizer *tok, const char *s, size_t n) {
+  const char *m = tok->chunk_marker;
+  size_t ml = tok->chunk_marker_len;
+  if (!m) return n;
+  for (size_t i = 1; i + ml <= n; i++) {
+    if (s[i] != m[0] || memcmp(s + i, m, ml) != 0) continue;
+    if (i < ml || memcmp(s + i - ml, m, ml) != 0) return i;
+  }
+  return n;
+}
+
 typedef struct encode_ctx {
   const poot_tokenizer *tok;
   poot_strbuf norm, scratch;
@@ -328,8 +361,20 @@ static poot_status encode_fragment(encode_ctx *c, const char *s, size_t n, bool 
     size_t pn = pc[i].len;
     if (pn == 0) continue;
     switch (tok->kind) {
-    case POOT_TOKENIZER_SPM: POOT_TRY(poot__model_spm(tok, p, pn, c->out)); break;
-    case POOT_TOKENIZER_BPE: POOT_TRY(poot__model_bpe(tok, p, pn, c->out)); break;
+    case POOT_TOKENIZER_SPM:
+      for (size_t k = 0; k < pn;) {
+        size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
+        POOT_TRY(poot__model_spm(tok, p + k, cl, c->out));
+        k += cl;
+      }
+      break;
+    case POOT_TOKENIZER_BPE:
+      for (size_t k = 0; k < pn;) {
+        size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
+        POOT_TRY(poot__model_bpe(tok, p + k, cl, c->out));
+        k += cl;
+      }
+      break;
     case POOT_TOKENIZER_UNIGRAM: POOT_TRY(poot__model_unigram(tok, p, pn, c->out)); break;
     case POOT_TOKENIZER_WORDPIECE: POOT_TRY(poot__model_wordpiece(tok, p, pn, c->out)); break;
     default: return poot_status_make(POOT_INTERNAL, "tokenizer: unknown kind %d", (int)tok->kind);

@@ -104,6 +104,12 @@ struct poot_tokenizer {
   poot_token bos, eos, unk, sep, pad, eot;
   bool add_bos, add_eos, add_sep;
   bool strip_prefix_space; /* decoding removes the encoder's leading space */
+  /* When no token holds the word marker (U+2581, or ' ' for llama2.c) right
+   * after another character, no merge can cross the start of a word, so SPM,
+   * character-level BPE and llama2.c merge word by word: the same result as
+   * one pass over the whole text, with small heaps. */
+  const char *chunk_marker;
+  size_t chunk_marker_len;
 };
 
 /* ---- building (loaders) */
@@ -145,6 +151,10 @@ void poot__tok_normalize(const poot_tokenizer *tok, const char *s, size_t n, poo
 /* Splits text (modified in place by METASPACE) into pieces. */
 POOT_MUST_USE poot_status poot__tok_pretokenize(const poot_tokenizer *tok, poot_strbuf *text,
                                                 bool first, poot_vec *pieces);
+
+/* The length of the first chunk of s[0..n): up to the next word marker that
+ * follows another character (n when there is none or chunking is off). */
+size_t poot__tok_chunk_len(const poot_tokenizer *tok, const char *s, size_t n);
 
 /* ---- models (tokenizer_models.c); each appends ids to `out` (poot_token). */
 POOT_MUST_USE poot_status poot__model_spm(const poot_tokenizer *tok, const char *s, size_t n,

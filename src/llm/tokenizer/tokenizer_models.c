@@ -401,26 +401,45 @@ poot_status poot__model_llama2c(const poot_tokenizer *tok, const char *s, size_t
   poot_token *ids = (poot_token *)out->data + first;
   sym *v = poot_malloc(count * sizeof *v);
   if (!v) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
-  for (size_t i = 0; i < count; i++)
-    v[i] = (sym){(int32_t)i - 1, i + 1 < count ? (int32_t)i + 1 : -1, 0, 1, ids[i]};
   heap h = {0};
   poot_strbuf buf;
   poot_strbuf_init(&buf);
   poot_status st = POOT_OK_STATUS;
-  for (size_t i = 1; i < count && !st; i++) st = l2c_try(tok, v, (int32_t)i - 1, (int32_t)i, &buf, &h);
-  while (!st && h.len) {
-    bigram b = heap_pop(&h);
-    sym *L = &v[b.left], *R = &v[b.right];
-    if (L->n == 0 || R->n == 0 || L->next != b.right || L->id != b.a || R->id != b.b) continue;
-    L->id = b.merged;
-    R->n = 0;
-    L->next = R->next;
-    if (R->next >= 0) v[R->next].prev = b.left;
-    st = l2c_try(tok, v, L->prev, b.left, &buf, &h);
-    if (!st) st = l2c_try(tok, v, b.left, L->next, &buf, &h);
-  }
   size_t w = 0;
-  for (int32_t i = 0; i != -1 && !st; i = v[i].next) ids[w++] = v[i].id;
+  /* Merge word by word when that is exact (see chunk_marker): a word starts
+   * at a token beginning with ' ' whose left neighbour does not end with one. */
+  for (size_t a = 0; a < count && !st;) {
+    size_t b = a + 1;
+    if (tok->chunk_marker) {
+      while (b < count) {
+        const poot__tok_entry *cur = &tok->tokens[ids[b]], *prev = &tok->tokens[ids[b - 1]];
+        if (cur->len && cur->text[0] == ' ' && !(prev->len && prev->text[prev->len - 1] == ' '))
+          break;
+        b++;
+      }
+    } else {
+      b = count;
+    }
+    size_t m = b - a;
+    for (size_t i = 0; i < m; i++)
+      v[i] = (sym){(int32_t)i - 1, i + 1 < m ? (int32_t)i + 1 : -1, 0, 1, ids[a + i]};
+    h.len = 0;
+    for (size_t i = 1; i < m && !st; i++) st = l2c_try(tok, v, (int32_t)i - 1, (int32_t)i, &buf, &h);
+    while (!st && h.len) {
+      bigram g = heap_pop(&h);
+      sym *L = &v[g.left], *R = &v[g.right];
+      if (L->n == 0 || R->n == 0 || L->next != g.right || L->id != g.a || R->id != g.b) continue;
+      L->id = g.merged;
+      R->n = 0;
+      L->next = R->next;
+      if (R->next >= 0) v[R->next].prev = g.left;
+      st = l2c_try(tok, v, L->prev, g.left, &buf, &h);
+      if (!st) st = l2c_try(tok, v, g.left, L->next, &buf, &h);
+    }
+    /* Compacting in place is safe: w never passes a. */
+    for (int32_t i = 0; i != -1 && !st; i = v[i].next) ids[w++] = v[i].id;
+    a = b;
+  }
   out->len = first + w;
   poot_strbuf_deinit(&buf);
   poot_free(h.v);
