@@ -168,6 +168,8 @@ CASES = [
     "{% macro m() %}{{ kwargs }}{% endmacro %}{% call m() %}body{% endcall %}",
     "{% macro m() %}[{{ caller }}]{% endmacro %}{{ m() }}",
     "{% macro m(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ m(*[1, 2]) }}{{ m(**{'a': 3, 'b': 4}) }}",
+    "{% for i in xs %}{% macro m() %}[{{ i }}]{% endmacro %}{{ m() }}{% endfor %}",
+    "{% for i in xs %}{% set y = i %}{% for j in xs if j != y %}{% set z = j %}{{ y }}{{ z }}{% endfor %}{{ z }};{% endfor %}",
     # filter blocks, set blocks
     "{% filter upper %}hello {{ 'x' }}{% endfilter %}|{% filter replace('a', 'b') | upper %}aaa{% endfilter %}",
     "{% generation %}gen {{ 1 }}{% endgeneration %}",

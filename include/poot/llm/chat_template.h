@@ -46,7 +46,7 @@ typedef struct poot_chat_template_render_params {
    * Negative: the current local time (what transformers does). */
   int64_t now_epoch_s;
   /* Bounds. 0 picks the default named beside each. */
-  uint64_t max_steps; /* statements, expressions and loop iterations; 10,000,000 */
+  uint64_t max_steps; /* statements, expressions and loop iterations; 100,000,000 */
   size_t max_output;  /* bytes of rendered text (also of any captured block); 64 MiB */
   size_t max_memory;  /* bytes of working memory of one render; 256 MiB */
   uint32_t max_depth; /* nested macro calls / recursive loops; 256 */

@@ -121,7 +121,7 @@ poot_status poot_chat_template_render(const poot_chat_template *tpl, const poot_
     ctx.params = *params;
   else
     poot_chat_template_render_params_default(&ctx.params);
-  if (!ctx.params.max_steps) ctx.params.max_steps = 10000000;
+  if (!ctx.params.max_steps) ctx.params.max_steps = 100000000;
   if (!ctx.params.max_output) ctx.params.max_output = (size_t)64 << 20;
   if (!ctx.params.max_memory) ctx.params.max_memory = (size_t)256 << 20;
   if (!ctx.params.max_depth) ctx.params.max_depth = 256;

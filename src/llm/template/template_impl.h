@@ -236,8 +236,9 @@ typedef struct tpl_ctx {
   poot_strbuf *out;
   uint64_t steps;
   uint32_t depth;
-  uint32_t nest; /* C recursion of the interpreter */
-  char *raised;  /* raise_exception message (heap) */
+  uint32_t nest;     /* C recursion of the interpreter */
+  uint64_t captures; /* closures made so far (a captured scope is never reused) */
+  char *raised;      /* raise_exception message (heap) */
 } tpl_ctx;
 
 /* Errors carrying the line. */

@@ -694,9 +694,16 @@ static poot_status run_for(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tp
     tpl_value filtered;
     POOT_TRY(poot__tv_list_new(ctx, src->n, &filtered));
     size_t k = 0;
+    tpl_scope *fs = NULL;
+    uint64_t fs_captures = 0;
     for (size_t i = 0; i < src->n; i++) {
-      tpl_scope *fs = NULL;
-      POOT_TRY(scope_new(ctx, scope, &fs));
+      /* One scope serves every item unless something captured it. */
+      if (!fs || ctx->captures != fs_captures) {
+        POOT_TRY(scope_new(ctx, scope, &fs));
+        fs_captures = ctx->captures;
+      } else {
+        fs->n = 0;
+      }
       POOT_TRY(assign(ctx, fs, n->a, src->items[i]));
       tpl_value t;
       POOT_TRY(poot__tpl_eval(ctx, fs, n->c, &t));
@@ -718,11 +725,20 @@ static poot_status run_for(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n, tp
   loop->scope = scope;
   tpl_value lv = {.kind = TV_LOOP};
   lv.u.loop = loop;
+  tpl_scope *is = NULL;
+  uint64_t is_captures = 0;
   for (size_t i = 0; i < items->n; i++) {
     POOT_TRY(poot__tpl_step(ctx, n));
     loop->index0 = i;
-    tpl_scope *is = NULL;
-    POOT_TRY(scope_new(ctx, scope, &is));
+    /* Each iteration starts from a fresh scope (a set in the body does not
+     * survive into the next iteration); the storage is reused unless a macro
+     * or caller defined in the body captured it. */
+    if (!is || ctx->captures != is_captures) {
+      POOT_TRY(scope_new(ctx, scope, &is));
+      is_captures = ctx->captures;
+    } else {
+      is->n = 0;
+    }
     POOT_TRY(scope_set(ctx, is, "loop", lv));
     POOT_TRY(assign(ctx, is, n->a, items->items[i]));
     tpl_flow flow = FLOW_NORMAL;
@@ -904,6 +920,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       POOT_TRY(make_func(ctx, FN_MACRO, n->name, &v, &f));
       f->node = n;
       f->closure = scope;
+      ctx->captures++;
       return scope_set(ctx, scope, n->name, v);
     }
     case N_CALLBLOCK: {
@@ -912,6 +929,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       POOT_TRY(make_func(ctx, FN_CALLER, "caller", &caller, &cf));
       cf->node = n;
       cf->closure = scope;
+      ctx->captures++;
       const tpl_node *call = n->a;
       tpl_value fn;
       POOT_TRY(poot__tpl_eval(ctx, scope, call->a, &fn));
