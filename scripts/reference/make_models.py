@@ -412,7 +412,7 @@ def default_data_dir():
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("outdir")
+    ap.add_argument("outdir", nargs="?")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="write only these models")
     ap.add_argument("--q8_0", action="store_true", help="also write <name>-q8_0 variants")
     ap.add_argument("--data", default=None, help="test data folder (default $POOT_DATA_DIR or ../shared/data)")
@@ -422,6 +422,8 @@ def main(argv):
     if args.list:
         print("\n".join(s["name"] for s in specs))
         return 0
+    if not args.outdir:
+        ap.error("OUTDIR is required")
     if args.only:
         known = {s["name"] for s in specs}
         bad = [n for n in args.only if n not in known]
