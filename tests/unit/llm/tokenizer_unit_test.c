@@ -227,6 +227,28 @@ static void test_round_trips(void **state) {
   }
 }
 
+/* A vocabulary with a token that spans a word start ("a▁b"): merging must not
+ * go word by word there. */
+static const char k_span_json[] =
+    "{\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\","
+    "\"prepend\":\"\xe2\x96\x81\"},{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},"
+    "\"content\":\"\xe2\x96\x81\"}]},\"model\":{\"type\":\"BPE\",\"vocab\":{\"\xe2\x96\x81\":0,"
+    "\"a\":1,\"b\":2,\"\xe2\x96\x81" "a\":3,\"\xe2\x96\x81" "a\xe2\x96\x81\":4,"
+    "\"\xe2\x96\x81" "a\xe2\x96\x81" "b\":5,\"\xe2\x96\x81" "b\":6},\"merges\":["
+    "\"\xe2\x96\x81 a\",\"\xe2\x96\x81" "a \xe2\x96\x81\",\"\xe2\x96\x81" "a\xe2\x96\x81 b\","
+    "\"\xe2\x96\x81 b\"]}}";
+
+static void test_cross_word_merge(void **state) {
+  (void)state;
+  poot_tokenizer *tok = NULL;
+  POOT_ASSERT_OK(poot_tokenizer_load_hf_json(k_span_json, strlen(k_span_json), NULL, 0, &tok));
+  EXPECT(tok, "a b", false, 5);
+  EXPECT(tok, "b a", false, 6, 3);
+  const poot_token ids[] = {5};
+  decode_expect(tok, ids, 1, "a b");
+  poot_tokenizer_destroy(tok);
+}
+
 static void test_bad_json(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
@@ -253,6 +275,7 @@ int main(void) {
       cmocka_unit_test(test_llama2c),   cmocka_unit_test(test_unigram),
       cmocka_unit_test(test_wordpiece), cmocka_unit_test(test_streaming),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_bad_json),
+      cmocka_unit_test(test_cross_word_merge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
