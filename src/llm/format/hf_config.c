@@ -88,6 +88,8 @@ static poot_status fill_config(poot_hf_config *c, const char *name) {
   c->rope_theta = 10000.0;
   POOT_TRY(get_str(&f, "model_type", &c->model_type));
   POOT_TRY(get_str(&f, "torch_dtype", &c->torch_dtype));
+  /* transformers 5 writes "dtype" instead of "torch_dtype". */
+  if (!c->torch_dtype) POOT_TRY(get_str(&f, "dtype", &c->torch_dtype));
   const poot_json *arch = poot_json_get(c->root, "architectures");
   if (arch && arch->type == POOT_JSON_ARRAY && arch->len &&
       arch->items[0]->type == POOT_JSON_STRING)
@@ -110,6 +112,18 @@ static poot_status fill_config(poot_hf_config *c, const char *name) {
   POOT_TRY(get_int(&f, "pad_token_id", &c->pad_token_id));
   const poot_json *rs = poot_json_get(c->root, "rope_scaling");
   if (rs && rs->type == POOT_JSON_OBJECT) c->rope_scaling = rs;
+  /* transformers 5 moves rope_theta and the scaling into "rope_parameters"
+   * ({"rope_type": "default"|"linear"|"llama3"|..., "rope_theta": ...}). */
+  const poot_json *rp = poot_json_get(c->root, "rope_parameters");
+  if (rp && rp->type == POOT_JSON_OBJECT) {
+    if (!poot_json_get(c->root, "rope_theta")) {
+      field_ctx pf = {rp, name};
+      POOT_TRY(get_num(&pf, "rope_theta", &c->rope_theta));
+    }
+    const poot_json *rt = poot_json_get(rp, "rope_type");
+    if (!c->rope_scaling && rt && rt->type == POOT_JSON_STRING && strcmp(rt->str, "default") != 0)
+      c->rope_scaling = rp;
+  }
   if (c->num_key_value_heads < 0) c->num_key_value_heads = c->num_attention_heads;
   if (c->head_dim < 0 && c->hidden_size > 0 && c->num_attention_heads > 0)
     c->head_dim = c->hidden_size / c->num_attention_heads;

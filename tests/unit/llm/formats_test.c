@@ -326,6 +326,22 @@ static void test_hf_config(void **state) {
   assert_true(c->rope_theta == 10000.0);
   assert_null(c->model_type);
   poot_hf_config_destroy(c);
+  /* transformers 5: "dtype" and "rope_parameters" carry what used to be
+   * "torch_dtype", "rope_theta" and "rope_scaling". */
+  const char *v5 =
+      "{\"hidden_size\":32,\"num_attention_heads\":4,\"dtype\":\"float32\","
+      "\"rope_parameters\":{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":500000.0}}";
+  POOT_ASSERT_OK(poot_hf_config_parse(v5, strlen(v5), NULL, &c));
+  assert_string_equal(c->torch_dtype, "float32");
+  assert_true(c->rope_theta == 500000.0);
+  assert_non_null(c->rope_scaling);
+  assert_true(poot_json_get(c->rope_scaling, "factor")->number == 2.0);
+  poot_hf_config_destroy(c);
+  const char *v5d = "{\"rope_parameters\":{\"rope_type\":\"default\",\"rope_theta\":1e6}}";
+  POOT_ASSERT_OK(poot_hf_config_parse(v5d, strlen(v5d), NULL, &c));
+  assert_true(c->rope_theta == 1e6);
+  assert_null(c->rope_scaling);
+  poot_hf_config_destroy(c);
   const char *bad = "{\"hidden_size\":\"big\"}";
   POOT_ASSERT_STATUS_MSG(poot_hf_config_parse(bad, strlen(bad), "c.json", &c), POOT_FORMAT,
                          "'hidden_size'");
