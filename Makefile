@@ -39,9 +39,15 @@ check: deps
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz
 
-# Generate text with the bundled demo model on the best device present.
-demo: build
-	@$(BUILD)/tools/poot generate -n 64
+# Generate text with the bundled demo model (models/poot-demo.gguf). Device
+# generation (`poot generate`) needs the execution layer; until it is built,
+# the demo runs the model greedily on the CPU reference evaluator.
+DEMO_PROMPT ?= Once upon a time
+demo: deps build
+	@echo "poot: generating with models/poot-demo.gguf on the reference evaluator (CPU)" >&2
+	@printf '%s' "$(DEMO_PROMPT)"
+	@$(BUILD)/tools/poot verify greedy -m models/poot-demo.gguf -p "$(DEMO_PROMPT)" -n 200
+	@echo
 
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
