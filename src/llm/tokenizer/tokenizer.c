@@ -89,11 +89,14 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
       continue;
     }
     if (e->len > tok->max_token_len) tok->max_token_len = e->len;
-    if (poot__tok_lookup(tok, e->text, e->len) == POOT_TOKEN_NONE) {
-      size_t mask = tok->text_cap - 1, i = poot__tok_hash(e->text, e->len) & mask;
-      while (tok->text_slots[i]) i = (i + 1) & mask;
-      tok->text_slots[i] = (uint32_t)id + 1;
+    /* A text held by several ids maps to the last, as llama.cpp's map does. */
+    size_t mask = tok->text_cap - 1, i = poot__tok_hash(e->text, e->len) & mask;
+    while (tok->text_slots[i]) {
+      const poot__tok_entry *o = &tok->tokens[tok->text_slots[i] - 1];
+      if (o->len == e->len && memcmp(o->text, e->text, e->len) == 0) break;
+      i = (i + 1) & mask;
     }
+    tok->text_slots[i] = (uint32_t)id + 1;
     if (tok->kind != POOT_TOKENIZER_LLAMA2C && e->len > 0 &&
         (e->attr & (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED |
                     POOT_TOKEN_ATTR_UNKNOWN)))

@@ -73,7 +73,7 @@ struct poot_tokenizer {
   poot_arena arena;
   int32_t n_tokens;
   poot__tok_entry *tokens; /* poot_malloc'ed */
-  /* Text → first id with that text: open addressing, slots hold id + 1. */
+  /* Text → the last id with that text: open addressing, slots hold id + 1. */
   uint32_t *text_slots;
   size_t text_cap;
   /* BPE merges: (left id << 32 | right id) → rank << 32 | merged id. */
@@ -133,9 +133,21 @@ POOT_MUST_USE poot_status poot__tok_add_split(poot_tokenizer *tok, const char *p
 poot__norm_op *poot__tok_add_norm(poot_tokenizer *tok, poot__norm_type type);
 poot__pre_op *poot__tok_add_pre(poot_tokenizer *tok, poot__pre_type type);
 
-/* The pre-tokenizer regexes llama.cpp pairs with tokenizer.ggml.pre values;
- * NULL when the name is unknown. Returns a NULL-terminated list. */
-const char *const *poot__tok_pre_regexes(const char *pre_name, size_t len);
+/* What a tokenizer.ggml.pre value means (llama.cpp's table): the regexes
+ * applied in turn (a NULL-terminated list) and the options that come with it. */
+enum {
+  POOT__PRE_IGNORE_MERGES = 1, /* and add BOS */
+  POOT__PRE_ADD_SEP = 2,
+  POOT__PRE_NO_BOS = 4,
+  POOT__PRE_ADD_BOS = 8,
+};
+typedef struct poot__pre_entry {
+  const char *name;
+  const char *const *regexes;
+  uint32_t flags;
+} poot__pre_entry;
+/* NULL when the name is unknown. */
+const poot__pre_entry *poot__tok_pre_lookup(const char *name, size_t len);
 extern const char poot__tok_gpt2_regex[];
 
 /* ---- pipeline stages (tokenizer_pipeline.c) */

@@ -21,6 +21,46 @@ static const char k_gpt4o_regex[] =
     "[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 static const char k_gpt2_no_tail[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)";
+static const char k_tekken_regex[] =
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}|"
+    " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char k_bloom_regex[] =
+    " ?[^(\\s|.,!?\xe2\x80\xa6\xe3\x80\x82\xef\xbc\x8c\xe3\x80\x81\xe0\xa5\xa4\xdb\x94\xd8\x8c)]+";
+static const char k_bailing_regex[] =
+    "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*|"
+    "\\s*[\\r\\n]|\\s+(?!\\S)|\\s+";
+static const char k_seed_coder_regex[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+/* DeepSeek's letter class, as its tokenizer.json spells it. */
+static const char k_deepseek_letters[] =
+    "\\s?[A-Za-z\xc2\xb5\xc3\x80-\xc3\x96\xc3\x98-\xc3\xb6\xc3\xb8-\xc6\xba\xc6\xbc-\xc6\xbf"
+    "\xc7\x84-\xca\x93\xca\x95-\xca\xaf\xcd\xb0-\xcd\xb3\xcd\xb6\xcd\xb7\xcd\xbb-\xcd\xbd\xcd\xbf"
+    "\xce\x86\xce\x88-\xce\x8a\xce\x8c\xce\x8e-\xce\xa1\xce\xa3-\xcf\xb5\xcf\xb7-\xd2\x81"
+    "\xd2\x8a-\xd4\xaf\xd4\xb1-\xd5\x96\xe1\x82\xa0-\xe1\x83\x85\xe1\x8e\xa0-\xe1\x8f\xb5"
+    "\xe1\x8f\xb8-\xe1\x8f\xbd\xe1\xb2\x90-\xe1\xb2\xba\xe1\xb2\xbd-\xe1\xb2\xbf\xe1\xb4\x80-"
+    "\xe1\xb4\xab\xe1\xb5\xab-\xe1\xb5\xb7\xe1\xb5\xb9-\xe1\xb6\x9a\xe1\xb8\x80-\xe1\xbc\x95"
+    "\xe1\xbc\x98-\xe1\xbc\x9d\xe1\xbc\xa0-\xe1\xbd\x85\xe1\xbd\x88-\xe1\xbd\x8d\xe1\xbd\x90-"
+    "\xe1\xbd\x97\xe1\xbd\x99\xe1\xbd\x9b\xe1\xbd\x9d\xe1\xbd\x9f-\xe1\xbd\xbd\xe1\xbe\x80-"
+    "\xe1\xbe\xb4\xe1\xbe\xb6-\xe1\xbe\xbc\xe1\xbe\xbe\xe1\xbf\x82-\xe1\xbf\x84\xe1\xbf\x86-"
+    "\xe1\xbf\x8c\xe1\xbf\x90-\xe1\xbf\x93\xe1\xbf\x96-\xe1\xbf\x9b\xe1\xbf\xa0-\xe1\xbf\xac"
+    "\xe1\xbf\xb2-\xe1\xbf\xb4\xe1\xbf\xb6-\xe1\xbf\xbc\xe2\x84\x82\xe2\x84\x87\xe2\x84\x8a-"
+    "\xe2\x84\x93\xe2\x84\x95\xe2\x84\x99-\xe2\x84\x9d\xe2\x84\xa4\xe2\x84\xa6\xe2\x84\xa8"
+    "\xe2\x84\xaa-\xe2\x84\xad\xe2\x84\xaf-\xe2\x84\xb4\xe2\x84\xb9\xe2\x84\xbc-\xe2\x84\xbf"
+    "\xe2\x85\x85-\xe2\x85\x89\xe2\x85\x8e\xe2\x86\x83\xe2\x86\x84\xe2\xb0\x80-\xe2\xb1\xbb"
+    "\xe2\xb1\xbe-\xe2\xb3\xa4\xe2\xb3\xab-\xe2\xb3\xae\xe2\xb3\xb2\xe2\xb3\xb3\xea\x99\x80-"
+    "\xea\x99\xad\xea\x9a\x80-\xea\x9a\x9b\xea\x9c\xa2-\xea\x9d\xaf\xea\x9d\xb1-\xea\x9e\x87"
+    "\xea\x9e\x8b-\xea\x9e\x8e\xea\xad\xb0-\xea\xae\xbf\xef\xac\x80-\xef\xac\x86\xef\xac\x93-"
+    "\xef\xac\x97\xef\xbc\xa1-\xef\xbc\xba\xef\xbd\x81-\xef\xbd\x9a\xf0\x90\x90\x80-\xf0\x90\x91"
+    "\x8f\xf0\x90\x92\xb0-\xf0\x90\x93\x93\xf0\x90\x93\x98-\xf0\x90\x93\xbb\xf0\x90\xb2\x80-"
+    "\xf0\x90\xb2\xb2\xf0\x90\xb3\x80-\xf0\x90\xb3\xb2\xf0\x91\xa2\xa0-\xf0\x91\xa3\x9f"
+    "\xf0\x9e\xa4\x80-\xf0\x9e\xa5\x83]+";
+static const char k_cjk_hangul[] =
+    "[\xe4\xb8\x80-\xe9\xbe\xa5\xe0\xa0\x80-\xe4\xb8\x80\xea\xb0\x80-\xed\x9f\xbf]+";
+static const char k_deepseek3_main[] =
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
+    " ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
 static const char *const k_pre_llama3[] = {k_llama3_regex, NULL};
 static const char *const k_pre_qwen2[] = {k_qwen2_regex, NULL};
@@ -31,29 +71,71 @@ static const char *const k_pre_default[] = {"[\\p{P}\\$\\+<=>\\^~\\|]+", k_gpt2_
 static const char *const k_pre_falcon[] = {"[\\p{P}\\$\\+<=>\\^~\\|`]+", k_gpt2_no_tail,
                                            "[0-9][0-9][0-9]", NULL};
 static const char *const k_pre_starcoder[] = {"\\p{N}", k_gpt2_no_tail, NULL};
+static const char *const k_pre_tekken[] = {k_tekken_regex, NULL};
+static const char *const k_pre_bloom[] = {k_bloom_regex, NULL};
+static const char *const k_pre_viking[] = {k_bloom_regex, "\\p{N}", NULL};
+static const char *const k_pre_bailing[] = {k_bailing_regex, NULL};
+static const char *const k_pre_seed_coder[] = {k_seed_coder_regex, NULL};
+static const char *const k_pre_deepseek_llm[] = {"[\\r\\n]", k_deepseek_letters,
+                                                 "\\s?[!-/:-~\xef\xbc\x81-\xef\xbc\x8f\xef\xbc\x9a-"
+                                                 "\xef\xbd\x9e\xe2\x80\x98-\xe2\x80\x9f\xe3\x80\x80-"
+                                                 "\xe3\x80\x82]+",
+                                                 "\\s+$", k_cjk_hangul, "\\p{N}+", NULL};
+static const char *const k_pre_deepseek_coder[] = {"[\\r\\n]", "\\s?\\p{L}+", "\\s?\\p{P}+",
+                                                   k_cjk_hangul, "\\p{N}", NULL};
+static const char *const k_pre_deepseek3[] = {
+    "\\p{N}{1,3}", "[\xe4\xb8\x80-\xe9\xbe\xa5\xe3\x81\x80-\xe3\x82\x9f\xe3\x82\xa0-\xe3\x83\xbf]+",
+    k_deepseek3_main, NULL};
+static const char *const k_pre_chameleon[] = {
+    "<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", "\\p{N}",
+    "[\\p{P}!-/:-@\\[-`{-~]", k_gpt2_no_tail, NULL};
 
-typedef struct pre_entry {
-  const char *name;
-  const char *const *regexes;
-} pre_entry;
+enum { IGN = POOT__PRE_IGNORE_MERGES, SEP = POOT__PRE_ADD_SEP, NOBOS = POOT__PRE_NO_BOS,
+       BOS = POOT__PRE_ADD_BOS };
 
-static const pre_entry k_pre_table[] = {
-    {"default", k_pre_default},     {"llama3", k_pre_llama3},       {"llama-v3", k_pre_llama3},
-    {"llama-bpe", k_pre_llama3},    {"falcon3", k_pre_llama3},      {"pixtral", k_pre_llama3},
-    {"qwen2", k_pre_qwen2},         {"deepseek-r1-qwen", k_pre_qwen2}, {"megrez", k_pre_qwen2},
-    {"gpt-2", k_pre_gpt2},          {"phi-2", k_pre_gpt2},          {"jina-es", k_pre_gpt2},
-    {"jina-de", k_pre_gpt2},        {"gigachat", k_pre_gpt2},       {"jina-v1-en", k_pre_gpt2},
-    {"jina-v2-es", k_pre_gpt2},     {"jina-v2-de", k_pre_gpt2},     {"jina-v2-code", k_pre_gpt2},
-    {"roberta-bpe", k_pre_gpt2},    {"gpt-4o", k_pre_gpt4o},        {"llama4", k_pre_gpt4o},
-    {"falcon", k_pre_falcon},       {"starcoder", k_pre_starcoder}, {"refact", k_pre_starcoder},
-    {"command-r", k_pre_starcoder}, {"smollm", k_pre_starcoder},    {"codeshell", k_pre_starcoder},
-    {"exaone", k_pre_starcoder},    {"minerva-7b", k_pre_starcoder},
+static const poot__pre_entry k_pre_table[] = {
+    {"default", k_pre_default, 0},
+    {"llama3", k_pre_llama3, IGN},         {"llama-v3", k_pre_llama3, IGN},
+    {"llama-bpe", k_pre_llama3, IGN},      {"falcon3", k_pre_llama3, IGN},
+    {"falcon-h1", k_pre_llama3, IGN},      {"pixtral", k_pre_llama3, IGN},
+    {"midm-2.0", k_pre_llama3, IGN},       {"lfm2", k_pre_llama3, IGN},
+    {"dbrx", k_pre_llama3, 0},             {"smaug-bpe", k_pre_llama3, 0},
+    {"glm4", k_pre_llama3, NOBOS},         {"chatglm-bpe", k_pre_llama3, NOBOS},
+    {"qwen2", k_pre_qwen2, 0},             {"deepseek-r1-qwen", k_pre_qwen2, 0},
+    {"kormo", k_pre_qwen2, 0},             {"megrez", k_pre_qwen2, 0},
+    {"stablelm2", k_pre_qwen2, 0},         {"hunyuan", k_pre_qwen2, 0},
+    {"grok-2", k_pre_qwen2, 0},
+    {"gpt-2", k_pre_gpt2, 0},              {"phi-2", k_pre_gpt2, 0},
+    {"jina-es", k_pre_gpt2, 0},            {"jina-de", k_pre_gpt2, 0},
+    {"gigachat", k_pre_gpt2, 0},           {"jina-v2-es", k_pre_gpt2, 0},
+    {"jina-v2-de", k_pre_gpt2, 0},         {"a.x-4.0", k_pre_gpt2, 0},
+    {"mellum", k_pre_gpt2, 0},             {"mpt", k_pre_gpt2, 0},
+    {"olmo", k_pre_gpt2, 0},               {"jais", k_pre_gpt2, 0},
+    {"trillion", k_pre_gpt2, 0},           {"granite-docling", k_pre_gpt2, 0},
+    {"exaone4", k_pre_gpt2, 0},
+    {"jina-v1-en", k_pre_gpt2, SEP},       {"jina-v2-code", k_pre_gpt2, SEP},
+    {"roberta-bpe", k_pre_gpt2, SEP},
+    {"gpt-4o", k_pre_gpt4o, 0},            {"llama4", k_pre_gpt4o, 0},
+    {"minimax-m2", k_pre_gpt4o, 0},
+    {"falcon", k_pre_falcon, 0},
+    {"starcoder", k_pre_starcoder, 0},     {"refact", k_pre_starcoder, 0},
+    {"command-r", k_pre_starcoder, 0},     {"smollm", k_pre_starcoder, 0},
+    {"codeshell", k_pre_starcoder, 0},     {"exaone", k_pre_starcoder, 0},
+    {"minerva-7b", k_pre_starcoder, 0},
+    {"tekken", k_pre_tekken, IGN},
+    {"poro-chat", k_pre_bloom, 0},         {"bloom", k_pre_bloom, 0},
+    {"gpt3-finnish", k_pre_bloom, 0},      {"viking", k_pre_viking, 0},
+    {"bailingmoe", k_pre_bailing, 0},      {"bailingmoe2", k_pre_bailing, 0},
+    {"llada-moe", k_pre_bailing, 0},       {"seed-coder", k_pre_seed_coder, 0},
+    {"deepseek-llm", k_pre_deepseek_llm, 0}, {"deepseek-coder", k_pre_deepseek_coder, 0},
+    {"deepseek-v3", k_pre_deepseek3, 0},   {"hunyuan-dense", k_pre_deepseek3, 0},
+    {"chameleon", k_pre_chameleon, BOS},
 };
 
-const char *const *poot__tok_pre_regexes(const char *name, size_t len) {
+const poot__pre_entry *poot__tok_pre_lookup(const char *name, size_t len) {
   for (size_t i = 0; i < sizeof k_pre_table / sizeof k_pre_table[0]; i++)
     if (strlen(k_pre_table[i].name) == len && memcmp(k_pre_table[i].name, name, len) == 0)
-      return k_pre_table[i].regexes;
+      return &k_pre_table[i];
   return NULL;
 }
 
@@ -160,24 +242,25 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
       (st = poot_gguf_get_string(g, "tokenizer.ggml.pre", &pre, &pre_len)))
     goto fail;
   if (kind == POOT_TOKENIZER_BPE) {
-    const char *const *res = poot__tok_pre_regexes(pre, pre_len);
-    if (!res) {
-      st = poot_status_make(POOT_UNSUPPORTED,
-                            "tokenizer: the pre-tokenizer '%.*s' (tokenizer.ggml.pre) is not "
-                            "supported",
-                            (int)pre_len, pre);
-      goto fail;
+    const poot__pre_entry *pe = poot__tok_pre_lookup(pre, pre_len);
+    if (!pe) {
+      /* llama.cpp does the same: an unknown name gets the default regexes. */
+      poot_log(POOT_LOG_WARN,
+               "tokenizer: unknown pre-tokenizer '%.*s' (tokenizer.ggml.pre); using 'default'",
+               (int)pre_len, pre);
+      pe = poot__tok_pre_lookup("default", 7);
     }
-    for (; *res; res++)
-      if ((st = poot__tok_add_split(tok, *res))) goto fail;
+    for (const char *const *re = pe->regexes; *re; re++)
+      if ((st = poot__tok_add_split(tok, *re))) goto fail;
     if (!poot__tok_add_pre(tok, POOT__PRE_BYTE_LEVEL)) {
       st = poot_status_make(POOT_INTERNAL, "tokenizer: too many pre-tokenizer steps");
       goto fail;
     }
-    if (poot__tok_pre_regexes(pre, pre_len) == k_pre_llama3) {
-      tok->ignore_merges = true;
-      tok->add_bos = true;
-    }
+    if (pe->flags & POOT__PRE_IGNORE_MERGES) tok->ignore_merges = tok->add_bos = true;
+    if (pe->flags & POOT__PRE_ADD_BOS) tok->add_bos = true;
+    if (pe->flags & POOT__PRE_ADD_SEP) tok->add_sep = true;
+    if ((pe->flags & POOT__PRE_NO_BOS) && !poot_gguf_find(g, "tokenizer.ggml.bos_token_id"))
+      tok->bos = POOT_TOKEN_NONE;
   }
   if ((st = opt_bool(g, "tokenizer.ggml.add_bos_token", &tok->add_bos))) goto fail;
   if ((st = opt_bool(g, "tokenizer.ggml.add_eos_token", &tok->add_eos))) goto fail;

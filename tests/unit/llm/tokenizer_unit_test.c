@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "poot/llm/gguf.h"
 #include "poot/llm/tokenizer.h"
 
 static void encode_expect(const poot_tokenizer *tok, const char *text, size_t len, bool add,
@@ -249,6 +250,69 @@ static void test_cross_word_merge(void **state) {
   poot_tokenizer_destroy(tok);
 }
 
+/* Every tokenizer.ggml.pre value llama.cpp knows loads (its regexes compile
+ * under PCRE2) and tokenizes; an unknown one falls back to 'default'. */
+static void test_gguf_pre_names(void **state) {
+  (void)state;
+  static const char *const names[] = {
+      "default", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
+      "lfm2", "dbrx", "smaug-bpe", "glm4", "chatglm-bpe", "qwen2", "deepseek-r1-qwen", "kormo",
+      "megrez", "stablelm2", "hunyuan", "grok-2", "gpt-2", "phi-2", "jina-es", "jina-de",
+      "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum", "mpt", "olmo", "jais",
+      "trillion", "granite-docling", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe",
+      "gpt-4o", "llama4", "minimax-m2", "falcon", "starcoder", "refact", "command-r", "smollm",
+      "codeshell", "exaone", "minerva-7b", "tekken", "poro-chat", "bloom", "gpt3-finnish",
+      "viking", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "deepseek-llm",
+      "deepseek-coder", "deepseek-v3", "hunyuan-dense", "chameleon", "no-such-pre"};
+  /* A byte-level vocabulary: every printable ASCII byte character, "Ġ" and a merge. */
+  const char *toks[100];
+  char store[100][4];
+  size_t n = 0;
+  for (int c = '!'; c <= '~'; c++, n++) {
+    store[n][0] = (char)c;
+    store[n][1] = 0;
+    toks[n] = store[n];
+  }
+  toks[n++] = "\xc4\xa0"; /* Ġ, the space byte */
+  toks[n++] = "ab";
+  toks[n++] = "<s>";
+  const char *merges[] = {"a b"};
+  int32_t types[100];
+  for (size_t i = 0; i < n; i++) types[i] = i + 1 == n ? 3 : 1;
+  char path[1100];
+  snprintf(path, sizeof path, "%s/pre.gguf", poot_test_tmpdir());
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    poot_gguf_writer *w = NULL;
+    POOT_ASSERT_OK(poot_gguf_writer_create(&w));
+    POOT_ASSERT_OK(poot_gguf_writer_set_string(w, "tokenizer.ggml.model", "gpt2", 4));
+    POOT_ASSERT_OK(poot_gguf_writer_set_string(w, "tokenizer.ggml.pre", names[k], strlen(names[k])));
+    POOT_ASSERT_OK(poot_gguf_writer_set_string_array(w, "tokenizer.ggml.tokens", toks, NULL, n));
+    POOT_ASSERT_OK(poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, types, n));
+    POOT_ASSERT_OK(poot_gguf_writer_set_string_array(w, "tokenizer.ggml.merges", merges, NULL, 1));
+    POOT_ASSERT_OK(poot_gguf_writer_set_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)n - 1));
+    POOT_ASSERT_OK(poot_gguf_writer_write_file(w, path));
+    poot_gguf_writer_destroy(w);
+    poot_tokenizer *tok = NULL;
+    POOT_ASSERT_OK(poot_tokenizer_open_path(path, &tok));
+    poot_tokenizer_encode_options opt = {.add_special = false, .parse_special = true};
+    const char *text = "ab ab, 12345 <s>x\n\n";
+    poot_token *ids = NULL;
+    size_t cnt = 0;
+    POOT_ASSERT_OK(poot_tokenizer_encode(tok, text, strlen(text), &opt, &ids, &cnt));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    POOT_ASSERT_OK(poot_tokenizer_decode(tok, ids, cnt, NULL, &sb));
+    /* "\n" is not in this vocabulary: it is dropped, the rest comes back. */
+    if (strcmp(sb.data, "ab ab, 12345 x") != 0) fail_msg("%s: decoded '%s'", names[k], sb.data);
+    assert_int_equal(ids[0], (int)n - 2); /* "ab" merged */
+    poot_strbuf_deinit(&sb);
+    poot_free(ids);
+    poot_tokenizer_specials s = poot_tokenizer_get_specials(tok);
+    assert_int_equal(s.bos, (int)n - 1); /* the key wins over glm4's "no BOS" */
+    poot_tokenizer_destroy(tok);
+  }
+}
+
 static void test_bad_json(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
@@ -275,7 +339,7 @@ int main(void) {
       cmocka_unit_test(test_llama2c),   cmocka_unit_test(test_unigram),
       cmocka_unit_test(test_wordpiece), cmocka_unit_test(test_streaming),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_bad_json),
-      cmocka_unit_test(test_cross_word_merge),
+      cmocka_unit_test(test_cross_word_merge), cmocka_unit_test(test_gguf_pre_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
