@@ -509,7 +509,10 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
           poot_strbuf_append(&sb, p + i, len);
           at_start = true;
         } else {
-          poot__tpl_utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
+          if (at_start && cp == 0xDF)
+            poot_strbuf_puts(&sb, "SS");
+          else
+            poot__tpl_utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
           at_start = false;
         }
         i += len;

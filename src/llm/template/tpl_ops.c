@@ -49,6 +49,33 @@ bool poot__tpl_is_cased(uint32_t c) {
   return poot__tpl_lower_cp(c) != c || poot__tpl_upper_cp(c) != c || c == 0xDF;
 }
 
+/* Python's final-sigma rule: a capital sigma lowers to ς when a cased letter
+ * precedes it and none follows (ignoring apostrophes in between). */
+static bool final_sigma(const char *p, size_t n, size_t i, size_t len) {
+  bool before = false, after = false;
+  size_t j = i;
+  while (j > 0) {
+    size_t k = j - 1;
+    while (k > 0 && ((unsigned char)p[k] & 0xC0) == 0x80) k--;
+    size_t l;
+    uint32_t c = poot__tpl_utf8_decode(p, n, k, &l);
+    j = k;
+    if (poot__tpl_is_cased(c)) {
+      before = true;
+      break;
+    }
+    if (c != 0x27 && c != 0x2019) break;
+  }
+  for (size_t k = i + len; k < n;) {
+    size_t l;
+    uint32_t c = poot__tpl_utf8_decode(p, n, k, &l);
+    if (poot__tpl_is_cased(c)) after = true;
+    if (c != 0x27 && c != 0x2019) break;
+    k += l;
+  }
+  return before && !after;
+}
+
 /* mode: 'u' upper, 'l' lower, 't' Python str.title, 'c' capitalize. */
 void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
   bool prev_cased = false, first = true;
@@ -67,6 +94,7 @@ void poot__tpl_case(poot_strbuf *sb, const char *p, size_t n, char mode) {
         break;
       case 'l':
         r = poot__tpl_lower_cp(cp);
+        if (cp == 0x3A3 && final_sigma(p, n, i, len)) r = 0x3C2;
         break;
       case 't':
         r = prev_cased ? poot__tpl_lower_cp(cp) : poot__tpl_upper_cp(cp);
