@@ -1,0 +1,222 @@
+/* poot/compile.h — the compile layer (DESIGN §4): from a verified graph to a
+ * backend-neutral plan whose kernels are KIR.
+ *
+ * The planner flattens composites (their decompositions are inlined; the
+ * known ones end up in the tuned templates of src/compile/templates/), groups
+ * the graph's ops into kernels and instantiates a kernel template per group:
+ *  - pointwise: any chain of elementwise and movement ops (converts,
+ *    compare/select, broadcast, reshape, transpose, slice, concat, pad, iota,
+ *    gather with its check, dynamic_slice, dynamic_update_slice, dequantize),
+ *    computed per output element by index arithmetic (loop fusion);
+ *  - contract: reduce and dot_general with the elementwise prologue inlined
+ *    into the loads (dequantize always fused into the matmul that reads it)
+ *    and an elementwise epilogue (residual adds, SwiGLU of two GEMVs that
+ *    share their input): serial in index order for short contractions,
+ *    one subgroup (or one workgroup with a shared-memory tree when the target
+ *    has no subgroup operations) per output for long ones;
+ *  - dus: dynamic_update_slice of a State in place (writes only the window;
+ *    the start is read from the slot buffer at run time);
+ *  - top_k, cumsum, scatter_update: per-row templates.
+ * Every template reads only the target description (subgroup size, shared
+ * memory, workgroup limits), never a backend name.
+ *
+ * Memory (the plan's buffers): every buffer is bound as an array of 32-bit
+ * words. Weights, states, slots, constants and outputs hold the graph's
+ * dense little-endian layout (GGUF blocks for packed weights); the engine
+ * pads each to a multiple of 4 bytes. Every slot leaf lives in ONE slot
+ * buffer at a word offset (32-bit slots one word per element, i64 two);
+ * kernels read positions and token ids from it at run time, so no
+ * slot-dependent value is ever a literal in a plan. Temporaries live in one
+ * arena buffer at word offsets passed as push constants (so the same kernel
+ * serves every layer); each holds one 32-bit word per element (two for i64):
+ * f32 bits for float dtypes (f16/bf16 values already rounded), the integer
+ * for integer dtypes, 0/1 for bool. Temporaries share arena memory by
+ * liveness (dispatch intervals).
+ *
+ * Thread safety: a finished plan is immutable and may be read from any
+ * thread. Plans own all their memory (poot_plan_destroy). */
+#ifndef POOT_COMPILE_H
+#define POOT_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+#include "poot/graph.h"
+#include "poot/kir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ========================================================= graph passes */
+/* Reserved for the graph passes (canonicalize, constant-fold, CSE, DCE) of
+ * src/compile/passes/; declared by their author. */
+
+/* ======================================================== options, plan */
+
+typedef struct poot_compile_options {
+  /* Borrowed; the target every kernel is built for (required). */
+  const poot_kir_target *target;
+  /* Threads per workgroup of the templates; 0 → min(256, target limit). */
+  uint32_t workgroup_size;
+  /* Contractions at least this long run cooperatively (subgroup or
+   * workgroup per output); shorter ones run serially in index order, bit for
+   * bit as poot_eval. 0 → 64. UINT32_MAX → always serial. */
+  uint32_t coop_min;
+  /* Watchdog budget per stage in microseconds of estimated device time; 0 →
+   * the target's watchdog_ms (none when that is 0 too). */
+  double stage_budget_us;
+  /* Device model for work weights: bytes per µs and flops per µs. 0 → 2e6
+   * (2 TB/s) and 5e7 (50 TFLOP/s). */
+  double bytes_per_us;
+  double flops_per_us;
+} poot_compile_options;
+
+void poot_compile_options_init(poot_compile_options *options);
+
+typedef enum poot_plan_buffer_class {
+  POOT_PLAN_BUFFER_TEMP = 0, /* the arena of temporaries (one buffer) */
+  POOT_PLAN_BUFFER_SLOT,     /* the slot buffer (one buffer) */
+  POOT_PLAN_BUFFER_WEIGHT,
+  POOT_PLAN_BUFFER_STATE,
+  POOT_PLAN_BUFFER_CONST,  /* literal data held by the plan */
+  POOT_PLAN_BUFFER_INPUT,  /* a root Param leaf (tests and tools) */
+  POOT_PLAN_BUFFER_OUTPUT, /* the primary output or an environment entry */
+  POOT_PLAN_BUFFER_CLASS_COUNT
+} poot_plan_buffer_class;
+const char *poot_plan_buffer_class_name(poot_plan_buffer_class c); /* "temp", ... */
+
+typedef struct poot_plan_buffer {
+  poot_plan_buffer_class cls;
+  const char *name;    /* binding name ("blk.0.attn_q", "blk.0.k", "output", ...) */
+  poot_type type;      /* the tensor's graph type (TEMP/SLOT: u32[words]) */
+  uint64_t size;       /* bytes, a multiple of 4 */
+  uint32_t align;      /* base alignment in bytes */
+  const void *data;    /* CONST: the bytes (size rounded up with zeros); else NULL */
+} poot_plan_buffer;
+
+/* A slot leaf inside the slot buffer. */
+typedef struct poot_plan_slot {
+  const char *name; /* binding name: "token", "pos", or the named slot's name */
+  poot_type type;
+  uint32_t word_offset; /* first word in the slot buffer */
+} poot_plan_slot;
+
+/* A temporary in the arena. */
+typedef struct poot_plan_temp {
+  poot_value value;     /* the graph value it holds */
+  poot_type type;
+  uint64_t offset;      /* bytes from the arena's start (aligned) */
+  uint64_t size;        /* bytes */
+  uint32_t first, last; /* dispatch indices: written first at `first`, read last at `last` */
+} poot_plan_temp;
+
+#define POOT_PLAN_MAX_BINDINGS 64
+#define POOT_PLAN_MAX_PUSH 64
+
+typedef struct poot_plan_dispatch {
+  uint32_t kernel;  /* index into plan->kernels */
+  uint32_t grid[3]; /* workgroups */
+  uint32_t binding_count;
+  uint32_t bindings[POOT_PLAN_MAX_BINDINGS]; /* buffer index per kernel binding, in order */
+  uint32_t push_count;
+  uint32_t push[POOT_PLAN_MAX_PUSH]; /* PUSH param values (32-bit patterns) in param order */
+  const char *what;   /* the group it computes, for the printer ("dot %36 gemv sg") */
+  uint64_t bytes;     /* estimated bytes read and written */
+  uint64_t flops;     /* estimated arithmetic */
+  double weight_us;   /* work weight: max(bytes/bandwidth, flops/rate) + launch */
+  uint32_t stage;     /* stage index (watchdog split) */
+} poot_plan_dispatch;
+
+typedef struct poot_plan {
+  poot_kir_target target; /* copy (name borrowed from the constructor's static string) */
+  uint32_t buffer_count;
+  poot_plan_buffer *buffers; /* [0] is the temp arena, [1] the slot buffer */
+  uint32_t slot_count;
+  poot_plan_slot *slots;
+  uint32_t temp_count;
+  poot_plan_temp *temps;
+  uint32_t kernel_count;
+  poot_kir_kernel **kernels; /* distinct by KIR hash */
+  uint32_t dispatch_count;
+  poot_plan_dispatch *dispatches;
+  uint32_t stage_count;
+  /* Results: buffer index of the primary output (UINT32_MAX: none), and per
+   * graph State (in graph order) its buffer. */
+  uint32_t output_buffer;
+  uint32_t state_count;
+  uint32_t *state_buffers;
+  uint32_t env_count;
+  uint32_t *env_buffers;
+  uint64_t weight_bytes;    /* sum of the weight buffers */
+  uint64_t bytes_per_step;  /* estimated bytes every dispatch reads and writes */
+  void *impl_;              /* private: arena */
+} poot_plan;
+
+/* Plans `graph` (borrowed; must have passed poot_graph_verify) for
+ * options->target. INVALID_ARGUMENT for bad options, UNSUPPORTED naming the
+ * op and dtype a template does not cover on this target (e.g. i64 on a
+ * target without 64-bit integers, a k-quant format), OUT_OF_MEMORY.
+ * *out_plan is NULL on failure. */
+POOT_MUST_USE poot_status poot_plan_create(const poot_graph *graph,
+                                           const poot_compile_options *options,
+                                           poot_plan **out_plan);
+void poot_plan_destroy(poot_plan *plan); /* NULL-safe */
+
+/* Appends the plan's text form: buffers, slots, temporaries with offsets and
+ * lifetimes, then one line per dispatch (kernel, grid, bindings, push
+ * constants, weight). Deterministic. */
+void poot_plan_print(const poot_plan *plan, poot_strbuf *out);
+
+/* Renders kernel `index` for `target` (usually plan->target) in its language:
+ * PTX text, GLSL text, WGSL text or LLVM IR text. Errors from the renderer. */
+POOT_MUST_USE poot_status poot_plan_render_kernel(const poot_plan *plan, uint32_t index,
+                                                  const poot_kir_target *target,
+                                                  poot_strbuf *out);
+
+/* ================================================ the interpreter device */
+
+/* One input: a leaf's binding name (as poot_eval takes) and a tensor of its
+ * type (borrowed). */
+typedef struct poot_plan_input {
+  const char *name;
+  const poot_tensor *tensor;
+} poot_plan_input;
+
+/* Buffers of a plan on the CPU, run with the KIR interpreter: the reference
+ * "device" of the compile tests. */
+typedef struct poot_plan_run poot_plan_run;
+
+typedef struct poot_plan_run_options {
+  uint32_t subgroup_size; /* 0 → the plan target's */
+  /* Run checks as the SPIR-V/WGSL targets do (error word) instead of a trap;
+   * a set word still fails the dispatch with KERNEL_FAULT. */
+  bool error_word;
+} poot_plan_run_options;
+
+/* Allocates every buffer (zeroed states unless bound). OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_plan_run_create(const poot_plan *plan, poot_plan_run **out_run);
+void poot_plan_run_destroy(poot_plan_run *run); /* NULL-safe */
+/* Binds inputs by name (weights, states, slots, params) and copies them in.
+ * INVALID_ARGUMENT for an unknown name or a type mismatch. Inputs not named
+ * keep their contents (states carry over between steps). */
+POOT_MUST_USE poot_status poot_plan_run_bind(poot_plan_run *run, size_t count,
+                                             const poot_plan_input *inputs);
+/* Runs every dispatch in order. KERNEL_FAULT "dispatch D (kernel K): ...
+ * trap code N (trap name)" when a check fails; other interpreter errors. */
+POOT_MUST_USE poot_status poot_plan_run_step(poot_plan_run *run,
+                                             const poot_plan_run_options *options);
+/* The primary output / the new value of state `name` / an environment entry
+ * as a host tensor (borrowed view of the run's buffer, valid until the next
+ * step). NOT_FOUND when absent. */
+POOT_MUST_USE poot_status poot_plan_run_output(poot_plan_run *run, poot_tensor *out_tensor);
+POOT_MUST_USE poot_status poot_plan_run_state(poot_plan_run *run, const char *name,
+                                              poot_tensor *out_tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_COMPILE_H */

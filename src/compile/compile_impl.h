@@ -1,0 +1,167 @@
+/* compile_impl.h — private to src/compile: the flattened graph view the
+ * planner builds, the kernel-building context and the template entry
+ * points. */
+#ifndef POOT_COMPILE_IMPL_H
+#define POOT_COMPILE_IMPL_H
+
+#include "poot/compile.h"
+
+/* How a value is held. */
+typedef enum {
+  PC_INLINE = 0, /* recomputed inside every kernel that reads it */
+  PC_LEAFBUF,    /* a leaf with its own dense buffer */
+  PC_SLOT,       /* a slot leaf in the slot buffer */
+  PC_CONSTLIT,   /* a scalar constant, a literal */
+  PC_TEMP,       /* materialized into the arena */
+  PC_DENSE,      /* materialized into a dense buffer (an output / a state in place) */
+  PC_FUSED,      /* a contraction root computed inside another group's kernel */
+} pc_hold;
+
+typedef enum {
+  PG_POINTWISE = 0,
+  PG_CONTRACT,
+  PG_DUS,
+  PG_TOPK,
+  PG_CUMSUM,
+  PG_SCATTER,
+} pg_kind;
+
+#define PG_MAX_ROOTS 4
+
+typedef struct pc_group {
+  pg_kind kind;
+  poot_value out;  /* value computed (expression root) */
+  poot_value dest; /* value whose storage is written (usually out) */
+  uint32_t dest_buffer; /* dense destination buffer, or UINT32_MAX (temp of dest) */
+  uint32_t nroots;
+  poot_value roots[PG_MAX_ROOTS]; /* contract roots (dot/reduce) */
+  poot_value out2;                /* top_k: indices */
+} pc_group;
+
+typedef struct pc_value {
+  pc_hold hold;
+  const poot_node *node; /* defining node (after resolution) */
+  uint32_t ri;           /* result index */
+  uint32_t users;
+  uint32_t buffer;       /* LEAFBUF/DENSE: buffer index */
+  uint32_t slot_word;    /* SLOT: word offset */
+  uint32_t temp;         /* TEMP: index in temps */
+  uint32_t cost;
+  bool expensive;
+  bool reachable;
+  bool inplace; /* a dynamic_update_slice written into its State */
+} pc_value;
+
+typedef struct pc_planner {
+  const poot_graph *g;
+  const poot_compile_options *opt;
+  const poot_kir_target *t;
+  uint32_t wg;        /* workgroup size */
+  uint32_t nvalues;
+  poot_value *alias;  /* resolution of params / composite results */
+  pc_value *v;
+  poot_arena arena;   /* plan lifetime */
+  poot_vec buffers;   /* poot_plan_buffer */
+  poot_vec slots;     /* poot_plan_slot */
+  uint32_t slot_words;
+  poot_vec temps;     /* poot_plan_temp */
+  poot_vec groups;    /* pc_group */
+  poot_vec order;     /* const poot_node *: reachable op nodes in topological order */
+  uint32_t out_buffer;
+  poot_vec env_buffers; /* uint32_t */
+} pc_planner;
+
+/* Kernel-building context for one group. */
+#define PC_MAX_MEMO 2048
+#define PC_MAX_DIMS POOT_MAX_RANK
+typedef struct pc_memo {
+  poot_value v;
+  uint32_t rank;
+  poot_kir_value idx[PC_MAX_DIMS];
+  poot_kir_value out;
+  uint32_t depth;
+} pc_memo;
+
+typedef struct pc_kctx {
+  pc_planner *pl;
+  poot_kir_builder *b;
+  const poot_kir_target *t;
+  uint32_t nbind;
+  uint32_t bind_buf[POOT_PLAN_MAX_BINDINGS]; /* plan buffer per binding */
+  uint32_t npush;
+  uint32_t push_temp[POOT_PLAN_MAX_PUSH]; /* temp index per push param */
+  poot_kir_value push_val[POOT_PLAN_MAX_PUSH];
+  uint32_t nmemo;
+  pc_memo *memo;
+  uint32_t depth;
+  bool has_checks;
+  poot_value computing; /* the group's own result: computed, never loaded */
+  /* Reads: temps read (for liveness) */
+  uint32_t nreads;
+  uint32_t reads[256];
+  uint64_t bytes; /* bytes estimate */
+  double frac;    /* fraction of a leaf buffer read under the current gather */
+  double buf_frac[POOT_PLAN_MAX_BINDINGS];
+  uint64_t flops;
+} pc_kctx;
+
+/* emit.c: the expression emitter. */
+POOT_MUST_USE poot_status pc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                  poot_kir_value *out);
+/* Binds a value (or an arbitrary KIR value) as the value of v at idx (memo). */
+POOT_MUST_USE poot_status pc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                      poot_kir_value val);
+void pc_scope_push(pc_kctx *k);
+void pc_scope_pop(pc_kctx *k);
+POOT_MUST_USE poot_status pc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value b,
+                                 poot_kir_value *out);
+POOT_MUST_USE poot_status pc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
+                                   poot_kir_value *out);
+/* Splits a u32 linear index into the multi-index of `shape`. */
+POOT_MUST_USE poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *shape,
+                                         poot_kir_value *idx);
+POOT_MUST_USE poot_status pc_linearize(pc_kctx *k, const poot_kir_value *idx,
+                                       const poot_shape *shape, poot_kir_value *out);
+/* Compute type of a graph dtype. */
+poot_kir_scalar pc_compute_scalar(poot_dtype dt);
+/* Stores `val` (compute type of v's dtype) as element `lin` of the storage of
+ * value v (temp or dense 32/64-bit buffer). */
+POOT_MUST_USE poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                         poot_kir_value val);
+/* Stores to a dense buffer of dtype dt: a whole word (sub-word dtypes). */
+POOT_MUST_USE poot_status pc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
+POOT_MUST_USE poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt,
+                                     poot_kir_value *out);
+POOT_MUST_USE poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a,
+                                   poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,
+                                   poot_kir_value *out);
+POOT_MUST_USE poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
+                                     poot_kir_value *out);
+POOT_MUST_USE poot_status pc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i,
+                                      poot_kir_value *out);
+const poot_type *pc_type(const pc_planner *pl, poot_value v);
+int64_t pc_elems(const poot_shape *s);
+
+/* templates/: one function per template family; each builds the group's
+ * kernel body into k->b (the builder exists; workgroup size pl->wg) and sets
+ * the grid. */
+POOT_MUST_USE poot_status pc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                          const char **out_what);
+POOT_MUST_USE poot_status pc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* The linear thread index over a 2-D grid (x up to 65535 workgroups). */
+POOT_MUST_USE poot_status pc_linear_workgroup(pc_kctx *k, poot_kir_value *out);
+void pc_grid_for(uint64_t workgroups, uint32_t grid[3]);
+/* Reads element `lin` of a materialized/leaf value (compute type). */
+POOT_MUST_USE poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                        poot_kir_value *out);
+
+void pc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
+POOT_MUST_USE poot_status pc_plan_build(pc_planner *pl, const poot_graph *g);
+
+#endif

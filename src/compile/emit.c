@@ -1,0 +1,1327 @@
+/* emit.c — the expression emitter: the value of a graph value at a
+ * multi-index, as KIR statements (loop fusion by index arithmetic).
+ * Elementwise and movement ops are inlined; materialized values and leaves
+ * are loaded from their buffers. Float ops on f16/bf16 round after every
+ * op, integer ops on narrow types wrap, exactly as poot_eval does. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compile_impl.h"
+
+#define T POOT_TRY
+#define S(x) POOT_KIR_##x
+#define OP(x) POOT_KIR_OP_##x
+
+const poot_type *pc_type(const pc_planner *pl, poot_value v) {
+  return poot_graph_value_type(pl->g, v);
+}
+
+int64_t pc_elems(const poot_shape *s) {
+  int64_t n = 1;
+  for (uint32_t i = 0; i < s->rank; i++) n *= s->dims[i];
+  return n;
+}
+
+poot_kir_scalar pc_compute_scalar(poot_dtype dt) {
+  switch (dt) {
+    case POOT_DTYPE_F32:
+    case POOT_DTYPE_F16:
+    case POOT_DTYPE_BF16:
+      return S(F32);
+    case POOT_DTYPE_I8:
+    case POOT_DTYPE_I16:
+    case POOT_DTYPE_I32:
+      return S(I32);
+    case POOT_DTYPE_U8:
+    case POOT_DTYPE_U32:
+      return S(U32);
+    case POOT_DTYPE_I64:
+      return S(I64);
+    case POOT_DTYPE_BOOL:
+      return S(BOOL);
+    default:
+      return S(U32);
+  }
+}
+
+/* ------------------------------------------------------------ basics */
+
+poot_status pc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out) {
+  return poot_kir_const_u32(k->b, c, out);
+}
+static poot_status ci32(pc_kctx *k, int32_t c, poot_kir_value *out) {
+  return poot_kir_const_i32(k->b, c, out);
+}
+static poot_status cf32(pc_kctx *k, float c, poot_kir_value *out) {
+  return poot_kir_const_f32(k->b, c, out);
+}
+static poot_status cscal(pc_kctx *k, poot_kir_scalar s, int64_t v, poot_kir_value *out) {
+  return poot_kir_const(k->b, s, s == S(I64) ? (uint64_t)v : (uint64_t)(uint32_t)v, out);
+}
+poot_status pc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value b,
+                   poot_kir_value *out) {
+  return poot_kir_binary(k->b, op, a, b, out);
+}
+static poot_kir_scalar sc(pc_kctx *k, poot_kir_value v) {
+  return (poot_kir_scalar)poot_kir_builder_value_type(k->b, v).scalar;
+}
+/* a op constant (in a's type). */
+poot_status pc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
+                     poot_kir_value *out) {
+  poot_kir_value cv;
+  T(cscal(k, sc(k, a), (int64_t)(int32_t)c, &cv));
+  if (sc(k, a) == S(I64)) T(poot_kir_const(k->b, S(I64), c, &cv));
+  return pc_bin(k, op, a, cv, out);
+}
+static poot_status un(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value *out) {
+  return poot_kir_unary(k->b, op, a, out);
+}
+static poot_status sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
+                       poot_kir_value *out) {
+  return poot_kir_select(k->b, c, a, b, out);
+}
+static poot_status cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+  if (sc(k, a) == to) {
+    *out = a;
+    return NULL;
+  }
+  return poot_kir_convert(k->b, to, a, out);
+}
+static poot_status bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+  if (sc(k, a) == to) {
+    *out = a;
+    return NULL;
+  }
+  return poot_kir_bitcast(k->b, poot_kir_type_make(to, 1), a, out);
+}
+
+/* ------------------------------------------------------------- memo */
+
+void pc_scope_push(pc_kctx *k) {
+  k->depth++;
+}
+void pc_scope_pop(pc_kctx *k) {
+  while (k->nmemo > 0 && k->memo[k->nmemo - 1].depth >= k->depth) k->nmemo--;
+  k->depth--;
+}
+
+static bool memo_get(pc_kctx *k, poot_value v, uint32_t rank, const poot_kir_value *idx,
+                     poot_kir_value *out) {
+  for (uint32_t i = k->nmemo; i-- > 0;) {
+    const pc_memo *m = &k->memo[i];
+    if (m->v != v || m->rank != rank) continue;
+    if (rank && memcmp(m->idx, idx, rank * sizeof *idx) != 0) continue;
+    *out = m->out;
+    return true;
+  }
+  return false;
+}
+
+poot_status pc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx, poot_kir_value val) {
+  if (k->nmemo >= PC_MAX_MEMO) return NULL; /* only a cache */
+  pc_memo *m = &k->memo[k->nmemo++];
+  memset(m, 0, sizeof *m);
+  m->v = v;
+  m->rank = pc_type(k->pl, v)->shape.rank;
+  if (m->rank) memcpy(m->idx, idx, m->rank * sizeof *idx);
+  m->out = val;
+  m->depth = k->depth;
+  return NULL;
+}
+
+/* ----------------------------------------------------------- indices */
+
+poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *shape,
+                           poot_kir_value *idx) {
+  uint64_t stride = 1;
+  for (uint32_t d = shape->rank; d-- > 0;) {
+    if (shape->dims[d] == 1 || shape->dims[d] == 0) {
+      T(pc_u32(k, 0, &idx[d]));
+      continue;
+    }
+    poot_kir_value q = lin;
+    if (stride != 1) T(pc_bin_c(k, OP(DIV), lin, (uint32_t)stride, &q));
+    bool outer = true;
+    for (uint32_t e = 0; e < d; e++)
+      if (shape->dims[e] != 1) outer = false;
+    if (!outer)
+      T(pc_bin_c(k, OP(REM), q, (uint32_t)shape->dims[d], &idx[d]));
+    else
+      idx[d] = q;
+    stride *= (uint64_t)shape->dims[d];
+  }
+  return NULL;
+}
+
+poot_status pc_linearize(pc_kctx *k, const poot_kir_value *idx, const poot_shape *shape,
+                         poot_kir_value *out) {
+  poot_kir_value acc = 0;
+  uint64_t stride = 1;
+  for (uint32_t d = shape->rank; d-- > 0;) {
+    if (shape->dims[d] != 1) {
+      poot_kir_value term = idx[d];
+      if (stride != 1) T(pc_bin_c(k, OP(MUL), idx[d], (uint32_t)stride, &term));
+      if (acc)
+        T(pc_bin(k, OP(ADD), acc, term, &acc));
+      else
+        acc = term;
+    }
+    stride *= (uint64_t)shape->dims[d];
+  }
+  if (!acc) T(pc_u32(k, 0, &acc));
+  *out = acc;
+  return NULL;
+}
+
+/* --------------------------------------------------------- bindings */
+
+poot_status pc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) {
+  for (uint32_t i = 0; i < k->nbind; i++)
+    if (k->bind_buf[i] == buffer) {
+      *out_ref = i;
+      return NULL;
+    }
+  if (k->nbind >= POOT_PLAN_MAX_BINDINGS)
+    return poot_status_make(POOT_UNSUPPORTED, "compile: kernel needs more than %d bindings",
+                            POOT_PLAN_MAX_BINDINGS);
+  const poot_plan_buffer *pb = poot_vec_at(&k->pl->buffers, buffer);
+  bool ro = pb->cls == POOT_PLAN_BUFFER_WEIGHT || pb->cls == POOT_PLAN_BUFFER_CONST ||
+            pb->cls == POOT_PLAN_BUFFER_SLOT || pb->cls == POOT_PLAN_BUFFER_INPUT;
+  char name[24];
+  snprintf(name, sizeof name, "b%u", k->nbind);
+  poot_kir_binding bd = {name, k->nbind, S(U32), ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE,
+                         16};
+  uint32_t ref = 0;
+  T(poot_kir_add_binding(k->b, &bd, &ref));
+  k->bind_buf[k->nbind++] = buffer;
+  *out_ref = ref;
+  return NULL;
+}
+
+/* The arena word offset of temp `ti` (a PUSH param). */
+static poot_status temp_offset(pc_kctx *k, uint32_t ti, poot_kir_value *out) {
+  for (uint32_t i = 0; i < k->npush; i++)
+    if (k->push_temp[i] == ti) return poot_kir_param_get(k->b, (uint32_t)k->push_val[i], out);
+  if (k->npush >= POOT_PLAN_MAX_PUSH)
+    return poot_status_make(POOT_UNSUPPORTED, "compile: kernel reads more than %d temporaries",
+                            POOT_PLAN_MAX_PUSH);
+  char name[24];
+  snprintf(name, sizeof name, "off%u", k->npush);
+  poot_kir_param p = {name, S(U32), POOT_KIR_PARAM_PUSH, 0, 0};
+  uint32_t pi = 0;
+  T(poot_kir_add_param(k->b, &p, &pi));
+  /* The param index is kept, not the value: a value read inside a block
+   * is not visible outside it. */
+  k->push_temp[k->npush] = ti;
+  k->push_val[k->npush++] = pi;
+  return poot_kir_param_get(k->b, pi, out);
+}
+
+void pc_note_buffer(pc_kctx *k, uint32_t ref, double frac) {
+  if (ref < POOT_PLAN_MAX_BINDINGS && k->buf_frac[ref] < frac) k->buf_frac[ref] = frac;
+}
+
+static void note_read(pc_kctx *k, uint32_t ti) {
+  for (uint32_t i = 0; i < k->nreads; i++)
+    if (k->reads[i] == ti) return;
+  if (k->nreads < 256) k->reads[k->nreads++] = ti;
+}
+
+static poot_status load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx, poot_kir_value *out) {
+  return poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, 1, out);
+}
+
+/* ------------------------------------------------------- f16 / bf16 */
+
+/* f16 bits (u32, low 16) → f32 value. */
+static poot_status f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
+  poot_kir_value sign, e, man, t1, t2, normal, inf, sub, subf, sb, z, c;
+  T(pc_bin_c(k, OP(AND), h, 0x8000, &sign));
+  T(pc_bin_c(k, OP(SHL), sign, 16, &sign));
+  T(pc_bin_c(k, OP(SHR), h, 10, &e));
+  T(pc_bin_c(k, OP(AND), e, 0x1f, &e));
+  T(pc_bin_c(k, OP(AND), h, 0x3ff, &man));
+  /* normal: sign | (e + 112) << 23 | man << 13 */
+  T(pc_bin_c(k, OP(ADD), e, 112, &t1));
+  T(pc_bin_c(k, OP(SHL), t1, 23, &t1));
+  T(pc_bin_c(k, OP(SHL), man, 13, &t2));
+  T(pc_bin(k, OP(OR), t1, t2, &normal));
+  T(pc_bin(k, OP(OR), normal, sign, &normal));
+  /* inf/nan */
+  T(pc_bin_c(k, OP(OR), t2, 0x7f800000u, &inf));
+  T(pc_bin(k, OP(OR), inf, sign, &inf));
+  /* subnormal/zero: man * 2^-24, exact */
+  T(cvt(k, S(F32), man, &subf));
+  T(cf32(k, 5.9604644775390625e-08f, &c));
+  T(pc_bin(k, OP(MUL), subf, c, &subf));
+  T(bcast(k, S(U32), subf, &sb));
+  T(pc_bin(k, OP(OR), sb, sign, &sub));
+  T(pc_u32(k, 0, &z));
+  poot_kir_value is0, is31, r;
+  T(pc_bin(k, OP(EQ), e, z, &is0));
+  T(pc_bin_c(k, OP(EQ), e, 0x1f, &is31));
+  T(sel(k, is31, inf, normal, &r));
+  T(sel(k, is0, sub, r, &r));
+  return bcast(k, S(F32), r, out);
+}
+
+/* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16. */
+static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
+  poot_kir_value x, sign, exp, man, ei, nan_inf, manhi, qnan, infv;
+  T(bcast(k, S(U32), f, &x));
+  T(pc_bin_c(k, OP(SHR), x, 16, &sign));
+  T(pc_bin_c(k, OP(AND), sign, 0x8000, &sign));
+  T(pc_bin_c(k, OP(SHR), x, 23, &exp));
+  T(pc_bin_c(k, OP(AND), exp, 0xff, &exp));
+  T(pc_bin_c(k, OP(AND), x, 0x7fffff, &man));
+  T(pc_bin_c(k, OP(SHR), man, 13, &manhi));
+  T(pc_bin_c(k, OP(OR), manhi, 0x7e00, &qnan));
+  T(pc_u32(k, 0x7c00, &infv));
+  poot_kir_value man0, zero;
+  T(pc_u32(k, 0, &zero));
+  T(pc_bin(k, OP(EQ), man, zero, &man0));
+  T(sel(k, man0, infv, qnan, &nan_inf));
+  /* e = exp - 112 as i32 */
+  T(bcast(k, S(I32), exp, &ei));
+  T(pc_bin_c(k, OP(SUB), ei, 112, &ei));
+  /* normal: h = e << 10 | man >> 13, round on the low 13 bits */
+  poot_kir_value eu, h, rem, odd, up, gt, eq, t, normal;
+  poot_kir_value ec;
+  T(ci32(k, 1, &t));
+  T(pc_bin(k, OP(MAX), ei, t, &ec));
+  T(bcast(k, S(U32), ec, &eu));
+  T(pc_bin_c(k, OP(SHL), eu, 10, &h));
+  T(pc_bin(k, OP(OR), h, manhi, &h));
+  T(pc_bin_c(k, OP(AND), man, 0x1fff, &rem));
+  T(pc_bin_c(k, OP(AND), h, 1, &odd));
+  T(pc_bin_c(k, OP(GT), rem, 0x1000, &gt));
+  T(pc_bin_c(k, OP(EQ), rem, 0x1000, &eq));
+  poot_kir_value oddb;
+  T(pc_bin_c(k, OP(NE), odd, 0, &oddb));
+  T(pc_bin(k, OP(AND), eq, oddb, &eq));
+  T(pc_bin(k, OP(OR), gt, eq, &up));
+  poot_kir_value one, hp;
+  T(pc_u32(k, 1, &one));
+  T(pc_bin(k, OP(ADD), h, one, &hp));
+  T(sel(k, up, hp, h, &normal));
+  /* subnormal: e in [-10, 0] */
+  poot_kir_value es, lo, hi, shift, m2, hm, rm, mask, half, oddm, up2, sub;
+  T(ci32(k, -10, &lo));
+  T(ci32(k, 0, &hi));
+  T(pc_bin(k, OP(MAX), ei, lo, &es));
+  T(pc_bin(k, OP(MIN), es, hi, &es));
+  poot_kir_value c14;
+  T(ci32(k, 14, &c14));
+  T(pc_bin(k, OP(SUB), c14, es, &shift));
+  T(bcast(k, S(U32), shift, &shift));
+  T(pc_bin_c(k, OP(OR), man, 0x800000, &m2));
+  T(pc_bin(k, OP(SHR), m2, shift, &hm));
+  T(pc_bin(k, OP(SHL), one, shift, &mask));
+  T(pc_bin(k, OP(SUB), mask, one, &mask));
+  T(pc_bin(k, OP(AND), m2, mask, &rm));
+  poot_kir_value sh1;
+  T(pc_bin(k, OP(SUB), shift, one, &sh1));
+  T(pc_bin(k, OP(SHL), one, sh1, &half));
+  T(pc_bin_c(k, OP(AND), hm, 1, &oddm));
+  T(pc_bin_c(k, OP(NE), oddm, 0, &oddm));
+  T(pc_bin(k, OP(GT), rm, half, &gt));
+  T(pc_bin(k, OP(EQ), rm, half, &eq));
+  T(pc_bin(k, OP(AND), eq, oddm, &eq));
+  T(pc_bin(k, OP(OR), gt, eq, &up2));
+  T(pc_bin(k, OP(ADD), hm, one, &hp));
+  T(sel(k, up2, hp, hm, &sub));
+  /* pick */
+  poot_kir_value r, isnan, isover, issub, iszero, c31, cm10;
+  T(pc_bin_c(k, OP(EQ), exp, 0xff, &isnan));
+  T(ci32(k, 31, &c31));
+  T(pc_bin(k, OP(GE), ei, c31, &isover));
+  T(pc_bin(k, OP(LE), ei, hi, &issub));
+  T(ci32(k, -10, &cm10));
+  T(pc_bin(k, OP(LT), ei, cm10, &iszero));
+  T(sel(k, issub, sub, normal, &r));
+  T(sel(k, iszero, zero, r, &r));
+  T(sel(k, isover, infv, r, &r));
+  T(sel(k, isnan, nan_inf, r, &r));
+  return pc_bin(k, OP(OR), r, sign, out);
+}
+
+/* f32 → bf16 bits (u32), as poot_f32_to_bf16. */
+static poot_status bf16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
+  poot_kir_value x, a, isnan, qn, lsb, r;
+  T(bcast(k, S(U32), f, &x));
+  T(pc_bin_c(k, OP(AND), x, 0x7fffffff, &a));
+  T(pc_bin_c(k, OP(GT), a, 0x7f800000, &isnan));
+  T(pc_bin_c(k, OP(SHR), x, 16, &qn));
+  T(pc_bin_c(k, OP(OR), qn, 0x40, &qn));
+  T(pc_bin_c(k, OP(SHR), x, 16, &lsb));
+  T(pc_bin_c(k, OP(AND), lsb, 1, &lsb));
+  T(pc_bin(k, OP(ADD), x, lsb, &r));
+  T(pc_bin_c(k, OP(ADD), r, 0x7fff, &r));
+  T(pc_bin_c(k, OP(SHR), r, 16, &r));
+  return sel(k, isnan, qn, r, out);
+}
+
+static poot_status bf16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
+  poot_kir_value x;
+  T(pc_bin_c(k, OP(SHL), h, 16, &x));
+  return bcast(k, S(F32), x, out);
+}
+
+/* Wraps an integer compute value to the width of dt. */
+static poot_status wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
+  switch (dt) {
+    case POOT_DTYPE_I8:
+    case POOT_DTYPE_I16: {
+      uint32_t s = dt == POOT_DTYPE_I8 ? 24 : 16;
+      poot_kir_value t;
+      T(pc_bin_c(k, OP(SHL), x, s, &t));
+      return pc_bin_c(k, OP(SHR), t, s, out);
+    }
+    case POOT_DTYPE_U8:
+      return pc_bin_c(k, OP(AND), x, 0xff, out);
+    default:
+      *out = x;
+      return NULL;
+  }
+}
+
+poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
+  poot_kir_value b;
+  switch (dt) {
+    case POOT_DTYPE_F16:
+      T(f16_encode(k, x, &b));
+      return f16_decode(k, b, out);
+    case POOT_DTYPE_BF16:
+      T(bf16_encode(k, x, &b));
+      return bf16_decode(k, b, out);
+    default:
+      return wrap_int(k, dt, x, out);
+  }
+}
+
+/* Bits of dtype dt (low bits of a u32) → compute value. */
+static poot_status from_bits(pc_kctx *k, poot_kir_value bits, poot_dtype dt, poot_kir_value *out) {
+  switch (dt) {
+    case POOT_DTYPE_F32:
+      return bcast(k, S(F32), bits, out);
+    case POOT_DTYPE_F16:
+      return f16_decode(k, bits, out);
+    case POOT_DTYPE_BF16:
+      return bf16_decode(k, bits, out);
+    case POOT_DTYPE_I8:
+    case POOT_DTYPE_I16:
+    case POOT_DTYPE_I32: {
+      poot_kir_value i;
+      T(bcast(k, S(I32), bits, &i));
+      return wrap_int(k, dt, i, out);
+    }
+    case POOT_DTYPE_U8:
+    case POOT_DTYPE_U32:
+      *out = bits;
+      return NULL;
+    case POOT_DTYPE_BOOL:
+      return pc_bin_c(k, OP(NE), bits, 0, out);
+    default:
+      return poot_status_make(POOT_UNSUPPORTED, "compile: no element load for %s",
+                              poot_dtype_name(dt));
+  }
+}
+
+poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_value *out) {
+  poot_kir_value u;
+  switch (dt) {
+    case POOT_DTYPE_F32:
+      return bcast(k, S(U32), x, out);
+    case POOT_DTYPE_F16:
+      return f16_encode(k, x, out);
+    case POOT_DTYPE_BF16:
+      return bf16_encode(k, x, out);
+    case POOT_DTYPE_I8:
+    case POOT_DTYPE_U8:
+      T(bcast(k, S(U32), x, &u));
+      return pc_bin_c(k, OP(AND), u, 0xff, out);
+    case POOT_DTYPE_I16:
+      T(bcast(k, S(U32), x, &u));
+      return pc_bin_c(k, OP(AND), u, 0xffff, out);
+    case POOT_DTYPE_I32:
+    case POOT_DTYPE_U32:
+      return bcast(k, S(U32), x, out);
+    case POOT_DTYPE_BOOL: {
+      poot_kir_value one, zero;
+      T(pc_u32(k, 1, &one));
+      T(pc_u32(k, 0, &zero));
+      return sel(k, x, one, zero, out);
+    }
+    default:
+      return poot_status_make(POOT_UNSUPPORTED, "compile: no element store for %s",
+                              poot_dtype_name(dt));
+  }
+}
+
+/* Temp/slot word format: compute-type bits (bool 0/1). */
+static poot_status word_to_value(pc_kctx *k, poot_kir_value w, poot_dtype dt, poot_kir_value *out) {
+  poot_kir_scalar s = pc_compute_scalar(dt);
+  if (s == S(BOOL)) return pc_bin_c(k, OP(NE), w, 0, out);
+  return bcast(k, s, w, out);
+}
+static poot_status value_to_word(pc_kctx *k, poot_kir_value v, poot_kir_value *out) {
+  if (sc(k, v) == S(BOOL)) {
+    poot_kir_value one, zero;
+    T(pc_u32(k, 1, &one));
+    T(pc_u32(k, 0, &zero));
+    return sel(k, v, one, zero, out);
+  }
+  return bcast(k, S(U32), v, out);
+}
+
+static poot_status i64_from_words(pc_kctx *k, poot_kir_value lo, poot_kir_value hi,
+                                  poot_kir_value *out) {
+  poot_kir_value l, h, c32;
+  T(cvt(k, S(I64), lo, &l));
+  T(cvt(k, S(I64), hi, &h));
+  T(poot_kir_const(k->b, S(I64), 32, &c32));
+  T(pc_bin(k, OP(SHL), h, c32, &h));
+  return pc_bin(k, OP(OR), h, l, out);
+}
+
+/* ------------------------------------------------------------- loads */
+
+poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value *out) {
+  pc_value *pv = &k->pl->v[v];
+  poot_dtype dt = pc_type(k->pl, v)->dtype;
+  const poot_dtype_info *di = poot_dtype_info_of(dt);
+  uint32_t ref = 0;
+  poot_kir_value base = 0, w, w2, idx;
+  k->bytes += di->elem_bytes ? di->elem_bytes : 1;
+  if (pv->hold == PC_TEMP || pv->hold == PC_SLOT) {
+    if (pv->hold == PC_TEMP) {
+      T(pc_binding_of(k, 0, &ref));
+      T(temp_offset(k, pv->temp, &base));
+      note_read(k, pv->temp);
+    } else {
+      T(pc_binding_of(k, 1, &ref));
+      T(pc_u32(k, pv->slot_word, &base));
+    }
+    if (dt == POOT_DTYPE_I64) {
+      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(pc_bin(k, OP(ADD), idx, base, &idx));
+      T(load_word(k, ref, idx, &w));
+      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+      T(load_word(k, ref, idx, &w2));
+      return i64_from_words(k, w, w2, out);
+    }
+    T(pc_bin(k, OP(ADD), lin, base, &idx));
+    T(load_word(k, ref, idx, &w));
+    return word_to_value(k, w, dt, out);
+  }
+  if (pv->hold != PC_LEAFBUF && pv->hold != PC_DENSE)
+    return poot_status_make(POOT_INTERNAL, "compile: value %%%u has no storage", v);
+  T(pc_binding_of(k, pv->buffer, &ref));
+  pc_note_buffer(k, ref, k->frac);
+  switch (di->elem_bytes) {
+    case 8:
+      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(load_word(k, ref, idx, &w));
+      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+      T(load_word(k, ref, idx, &w2));
+      return i64_from_words(k, w, w2, out);
+    case 4:
+      T(load_word(k, ref, lin, &w));
+      return from_bits(k, w, dt, out);
+    case 2:
+    case 1: {
+      uint32_t per = 4 / (uint32_t)di->elem_bytes;
+      poot_kir_value sh;
+      T(pc_bin_c(k, OP(DIV), lin, per, &idx));
+      T(load_word(k, ref, idx, &w));
+      T(pc_bin_c(k, OP(REM), lin, per, &sh));
+      T(pc_bin_c(k, OP(MUL), sh, 8 * (uint32_t)di->elem_bytes, &sh));
+      T(pc_bin(k, OP(SHR), w, sh, &w));
+      T(pc_bin_c(k, OP(AND), w, di->elem_bytes == 2 ? 0xffff : 0xff, &w));
+      return from_bits(k, w, dt, out);
+    }
+    default:
+      return poot_status_make(POOT_UNSUPPORTED, "compile: cannot load %s elements",
+                              poot_dtype_name(dt));
+  }
+}
+
+poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value val) {
+  pc_value *pv = &k->pl->v[v];
+  poot_dtype dt = pc_type(k->pl, v)->dtype;
+  uint32_t ref = 0;
+  poot_kir_value base, idx, w;
+  k->bytes += 4;
+  if (pv->hold == PC_TEMP) {
+    T(pc_binding_of(k, 0, &ref));
+    T(temp_offset(k, pv->temp, &base));
+    if (dt == POOT_DTYPE_I64) {
+      poot_kir_value lo, hi, c32;
+      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(pc_bin(k, OP(ADD), idx, base, &idx));
+      T(cvt(k, S(U32), val, &lo));
+      T(poot_kir_const(k->b, S(I64), 32, &c32));
+      T(pc_bin(k, OP(SHR), val, c32, &hi));
+      T(cvt(k, S(U32), hi, &hi));
+      T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
+      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+      return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
+    }
+    T(pc_bin(k, OP(ADD), lin, base, &idx));
+    T(value_to_word(k, val, &w));
+    return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, w);
+  }
+  if (pv->hold != PC_DENSE)
+    return poot_status_make(POOT_INTERNAL, "compile: value %%%u is not stored", v);
+  T(pc_binding_of(k, pv->buffer, &ref));
+  pc_note_buffer(k, ref, 1.0);
+  const poot_dtype_info *di = poot_dtype_info_of(dt);
+  if (di->elem_bytes == 8) {
+    poot_kir_value lo, hi, c32;
+    T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
+    T(cvt(k, S(U32), val, &lo));
+    T(poot_kir_const(k->b, S(I64), 32, &c32));
+    T(pc_bin(k, OP(SHR), val, c32, &hi));
+    T(cvt(k, S(U32), hi, &hi));
+    T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
+    T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+    return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
+  }
+  if (di->elem_bytes != 4)
+    return poot_status_make(POOT_INTERNAL, "compile: element store of %s", poot_dtype_name(dt));
+  T(pc_to_bits(k, val, dt, &w));
+  return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
+}
+
+/* ---------------------------------------------------------- constants */
+
+poot_status pc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i, poot_kir_value *out) {
+  poot_kir_scalar s = pc_compute_scalar(dt);
+  if (s == S(F32)) return cf32(k, (float)f, out);
+  if (s == S(BOOL)) return poot_kir_const_bool(k->b, i != 0, out);
+  return cscal(k, s, i, out);
+}
+
+static poot_status const_literal(pc_kctx *k, const poot_tensor *c, poot_kir_value *out) {
+  poot_dtype dt = c->type.dtype;
+  const uint8_t *p = c->data;
+  uint64_t bits = 0;
+  size_t n = poot_dtype_info_of(dt)->elem_bytes;
+  memcpy(&bits, p, n);
+  if (dt == POOT_DTYPE_I64) return poot_kir_const(k->b, S(I64), bits, out);
+  poot_kir_value b;
+  T(pc_u32(k, (uint32_t)bits, &b));
+  /* Fold through the same decoder a load uses (constants are rare and small). */
+  if (dt == POOT_DTYPE_F32) {
+    float f;
+    memcpy(&f, p, 4);
+    return cf32(k, f, out);
+  }
+  if (dt == POOT_DTYPE_F16) return cf32(k, poot_f16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_BF16) return cf32(k, poot_bf16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_I8) return ci32(k, (int8_t)bits, out);
+  if (dt == POOT_DTYPE_I16) return ci32(k, (int16_t)bits, out);
+  if (dt == POOT_DTYPE_BOOL) return poot_kir_const_bool(k->b, bits != 0, out);
+  return from_bits(k, b, dt, out);
+}
+
+/* ------------------------------------------------------- elementwise */
+
+static bool is_nan_check(poot_kir_op op) {
+  (void)op;
+  return false;
+}
+
+static poot_status fminmax(pc_kctx *k, bool is_max, poot_kir_value a, poot_kir_value b,
+                           poot_kir_value *out) {
+  poot_kir_value gt, r, eq, ba, bb, bz, z, na, nb;
+  T(pc_bin(k, is_max ? OP(GT) : OP(LT), a, b, &gt));
+  T(sel(k, gt, a, b, &r));
+  T(pc_bin(k, OP(EQ), a, b, &eq));
+  T(bcast(k, S(U32), a, &ba));
+  T(bcast(k, S(U32), b, &bb));
+  T(pc_bin(k, is_max ? OP(AND) : OP(OR), ba, bb, &bz));
+  T(bcast(k, S(F32), bz, &z));
+  T(sel(k, eq, z, r, &r));
+  T(pc_bin(k, OP(NE), a, a, &na));
+  T(pc_bin(k, OP(NE), b, b, &nb));
+  T(sel(k, nb, b, r, &r));
+  return sel(k, na, a, r, out);
+}
+
+/* Accumulation step of reductions: add/max/min in dtype dt. */
+poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a,
+                     poot_kir_value b, poot_kir_value *out) {
+  poot_kir_value r;
+  if (poot_dtype_is_float(dt) && (op == OP(MAX) || op == OP(MIN)))
+    return fminmax(k, op == OP(MAX), a, b, out);
+  T(pc_bin(k, op, a, b, &r));
+  return pc_round(k, dt, r, out);
+}
+
+static poot_status int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_value a,
+                              poot_kir_value b, poot_kir_value *out) {
+  poot_kir_scalar s = sc(k, a);
+  bool sgn = s != S(U32);
+  poot_kir_value zero, one, m1, b0, bm1, bad, sb, r, na;
+  T(cscal(k, s, 0, &zero));
+  T(cscal(k, s, 1, &one));
+  T(cscal(k, s, -1, &m1));
+  T(pc_bin(k, OP(EQ), b, zero, &b0));
+  bad = b0;
+  if (sgn) {
+    T(pc_bin(k, OP(EQ), b, m1, &bm1));
+    T(pc_bin(k, OP(OR), b0, bm1, &bad));
+  }
+  T(sel(k, bad, one, b, &sb));
+  T(pc_bin(k, div ? OP(DIV) : OP(REM), a, sb, &r));
+  if (sgn) {
+    if (div) {
+      T(un(k, OP(NEG), a, &na));
+      T(sel(k, bm1, na, r, &r));
+    } else {
+      T(sel(k, bm1, zero, r, &r));
+    }
+  }
+  T(sel(k, b0, div ? m1 : a, r, &r));
+  return wrap_int(k, dt, r, out);
+}
+
+static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
+                             poot_kir_value b, poot_kir_value *out) {
+  poot_kir_scalar s = sc(k, a);
+  bool sgn = s != S(U32);
+  uint32_t width = poot_dtype_info_of(dt)->bits;
+  poot_kir_value zero, w, bad, neg, sb, r, fill, m1;
+  T(cscal(k, s, 0, &zero));
+  T(cscal(k, s, width, &w));
+  T(pc_bin(k, OP(GE), b, w, &bad));
+  if (sgn) {
+    T(pc_bin(k, OP(LT), b, zero, &neg));
+    T(pc_bin(k, OP(OR), bad, neg, &bad));
+  }
+  T(sel(k, bad, zero, b, &sb));
+  T(pc_bin(k, left ? OP(SHL) : OP(SHR), a, sb, &r));
+  fill = zero;
+  if (!left && sgn) {
+    poot_kir_value lt;
+    T(cscal(k, s, -1, &m1));
+    T(pc_bin(k, OP(LT), a, zero, &lt));
+    T(sel(k, lt, m1, zero, &fill));
+  }
+  T(sel(k, bad, fill, r, &r));
+  return wrap_int(k, dt, r, out);
+}
+
+poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
+                       poot_kir_value *out) {
+  poot_kir_scalar fs = pc_compute_scalar(from), ts = pc_compute_scalar(to);
+  poot_kir_value r;
+  if (from == to) {
+    *out = x;
+    return NULL;
+  }
+  if (to == POOT_DTYPE_BOOL) {
+    poot_kir_value z;
+    if (fs == S(BOOL)) {
+      *out = x;
+      return NULL;
+    }
+    T(cscal(k, fs, 0, &z));
+    if (fs == S(F32)) T(cf32(k, 0.0f, &z));
+    return pc_bin(k, OP(NE), x, z, out);
+  }
+  if (fs == S(BOOL)) {
+    poot_kir_value one, zero;
+    T(pc_const_of(k, to, 1.0, 1, &one));
+    T(pc_const_of(k, to, 0.0, 0, &zero));
+    return sel(k, x, one, zero, out);
+  }
+  if (ts == S(F32)) {
+    T(cvt(k, S(F32), x, &r));
+    return pc_round(k, to, r, out);
+  }
+  if (fs == S(F32)) {
+    /* float → int: truncate, saturate, NaN → 0 (KIR convert); narrow ints
+     * clamp after a conversion to 32 bits. */
+    switch (to) {
+      case POOT_DTYPE_I8:
+      case POOT_DTYPE_I16: {
+        poot_kir_value lo, hi;
+        T(cvt(k, S(I32), x, &r));
+        T(ci32(k, to == POOT_DTYPE_I8 ? -128 : -32768, &lo));
+        T(ci32(k, to == POOT_DTYPE_I8 ? 127 : 32767, &hi));
+        T(pc_bin(k, OP(MAX), r, lo, &r));
+        return pc_bin(k, OP(MIN), r, hi, out);
+      }
+      case POOT_DTYPE_U8: {
+        poot_kir_value hi;
+        T(cvt(k, S(U32), x, &r));
+        T(pc_u32(k, 255, &hi));
+        return pc_bin(k, OP(MIN), r, hi, out);
+      }
+      default:
+        return cvt(k, ts, x, out);
+    }
+  }
+  /* int → int: wrap */
+  T(cvt(k, ts, x, &r));
+  return wrap_int(k, to, r, out);
+}
+
+static bool op_is_float_math(poot_op op) {
+  return op >= POOT_OP_EXP && op <= POOT_OP_SIGMOID;
+}
+
+static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype dt,
+                                    const poot_kir_value *a, poot_kir_value *out) {
+  poot_op op = n->op;
+  bool fl = poot_dtype_is_float(dt);
+  poot_kir_value r;
+  k->flops++;
+  switch (op) {
+    case POOT_OP_ADD:
+    case POOT_OP_SUB:
+    case POOT_OP_MUL: {
+      poot_kir_op ko = op == POOT_OP_ADD ? OP(ADD) : op == POOT_OP_SUB ? OP(SUB) : OP(MUL);
+      if (dt == POOT_DTYPE_BOOL)
+        return poot_status_make(POOT_UNSUPPORTED, "compile: %s on bool", poot_op_name(op));
+      T(pc_bin(k, ko, a[0], a[1], &r));
+      return pc_round(k, dt, r, out);
+    }
+    case POOT_OP_DIV:
+    case POOT_OP_REM:
+      if (fl) {
+        T(pc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
+        return pc_round(k, dt, r, out);
+      }
+      if (dt == POOT_DTYPE_I64 || dt == POOT_DTYPE_BOOL)
+        return poot_status_make(POOT_UNSUPPORTED, "compile: %s on %s", poot_op_name(op),
+                                poot_dtype_name(dt));
+      return int_divrem(k, op == POOT_OP_DIV, dt, a[0], a[1], out);
+    case POOT_OP_MAX:
+    case POOT_OP_MIN:
+      if (fl) {
+        T(fminmax(k, op == POOT_OP_MAX, a[0], a[1], &r));
+        return pc_round(k, dt, r, out);
+      }
+      return pc_bin(k, op == POOT_OP_MAX ? OP(MAX) : OP(MIN), a[0], a[1], out);
+    case POOT_OP_POW:
+      if (!fl) return poot_status_make(POOT_UNSUPPORTED, "compile: integer pow");
+      T(pc_bin(k, OP(POW), a[0], a[1], &r));
+      return pc_round(k, dt, r, out);
+    case POOT_OP_AND:
+    case POOT_OP_OR:
+    case POOT_OP_XOR:
+      return pc_bin(k, op == POOT_OP_AND ? OP(AND) : op == POOT_OP_OR ? OP(OR) : OP(XOR), a[0],
+                    a[1], out);
+    case POOT_OP_SHL:
+    case POOT_OP_SHR:
+      if (dt == POOT_DTYPE_I64) {
+        /* 64-bit counts: same guards in i64. */
+      }
+      return int_shift(k, op == POOT_OP_SHL, dt, a[0], a[1], out);
+    case POOT_OP_NEG:
+      T(un(k, OP(NEG), a[0], &r));
+      return fl ? (*out = r, (poot_status)NULL) : wrap_int(k, dt, r, out);
+    case POOT_OP_ABS:
+      if (fl) return un(k, OP(ABS), a[0], out);
+      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) {
+        *out = a[0];
+        return NULL;
+      }
+      {
+        poot_kir_value z, lt, ng;
+        T(cscal(k, sc(k, a[0]), 0, &z));
+        T(pc_bin(k, OP(LT), a[0], z, &lt));
+        T(un(k, OP(NEG), a[0], &ng));
+        T(wrap_int(k, dt, ng, &ng));
+        return sel(k, lt, ng, a[0], out);
+      }
+    case POOT_OP_SIGN: {
+      poot_kir_value z, one, m1, gt, lt;
+      T(pc_const_of(k, dt, 0.0, 0, &z));
+      T(pc_const_of(k, dt, 1.0, 1, &one));
+      T(pc_bin(k, OP(GT), a[0], z, &gt));
+      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) return sel(k, gt, one, z, out);
+      T(pc_const_of(k, dt, -1.0, -1, &m1));
+      T(pc_bin(k, OP(LT), a[0], z, &lt));
+      T(sel(k, lt, m1, fl ? a[0] : z, &r));
+      return sel(k, gt, one, r, out);
+    }
+    case POOT_OP_NOT:
+      T(un(k, OP(NOT), a[0], &r));
+      return wrap_int(k, dt, r, out);
+    case POOT_OP_SIGMOID: {
+      poot_kir_value ng, e, one, d;
+      T(un(k, OP(NEG), a[0], &ng));
+      T(un(k, OP(EXP), ng, &e));
+      T(cf32(k, 1.0f, &one));
+      T(pc_bin(k, OP(ADD), one, e, &d));
+      T(pc_bin(k, OP(DIV), one, d, &r));
+      return pc_round(k, dt, r, out);
+    }
+    case POOT_OP_RSQRT: {
+      poot_kir_value s, one;
+      T(un(k, OP(SQRT), a[0], &s));
+      T(cf32(k, 1.0f, &one));
+      T(pc_bin(k, OP(DIV), one, s, &r));
+      return pc_round(k, dt, r, out);
+    }
+    case POOT_OP_ROUND: {
+      poot_kir_value ax, t, fr, half, ge, one, t1, neg, ng;
+      T(un(k, OP(ABS), a[0], &ax));
+      T(un(k, OP(FLOOR), ax, &t));
+      T(pc_bin(k, OP(SUB), ax, t, &fr));
+      T(cf32(k, 0.5f, &half));
+      T(pc_bin(k, OP(GE), fr, half, &ge));
+      T(cf32(k, 1.0f, &one));
+      T(pc_bin(k, OP(ADD), t, one, &t1));
+      T(sel(k, ge, t1, t, &t));
+      /* copysign: keep a's sign bit (also for -0 and NaN) */
+      poot_kir_value ba, bt, sgn;
+      T(bcast(k, S(U32), a[0], &ba));
+      T(pc_bin_c(k, OP(AND), ba, 0x80000000u, &sgn));
+      T(bcast(k, S(U32), t, &bt));
+      T(pc_bin(k, OP(OR), bt, sgn, &bt));
+      T(bcast(k, S(F32), bt, &r));
+      (void)neg;
+      (void)ng;
+      T(pc_bin(k, OP(NE), a[0], a[0], &ge));
+      T(sel(k, ge, a[0], r, &r));
+      return pc_round(k, dt, r, out);
+    }
+    case POOT_OP_EQ:
+    case POOT_OP_NE:
+    case POOT_OP_LT:
+    case POOT_OP_LE:
+    case POOT_OP_GT:
+    case POOT_OP_GE: {
+      static const poot_kir_op map[] = {OP(EQ), OP(NE), OP(LT), OP(LE), OP(GT), OP(GE)};
+      poot_kir_value x = a[0], y = a[1];
+      if (sc(k, x) == S(BOOL) && op != POOT_OP_EQ && op != POOT_OP_NE) {
+        T(pc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
+        T(pc_convert(k, y, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &y));
+      }
+      return pc_bin(k, map[op - POOT_OP_EQ], x, y, out);
+    }
+    case POOT_OP_SELECT:
+      return sel(k, a[0], a[1], a[2], out);
+    default:
+      break;
+  }
+  if (op_is_float_math(op)) {
+    static const struct {
+      poot_op g;
+      poot_kir_op kk;
+    } m[] = {{POOT_OP_EXP, OP(EXP)},     {POOT_OP_EXP2, OP(EXP2)}, {POOT_OP_LOG, OP(LOG)},
+             {POOT_OP_LOG2, OP(LOG2)},   {POOT_OP_SQRT, OP(SQRT)}, {POOT_OP_SIN, OP(SIN)},
+             {POOT_OP_COS, OP(COS)},     {POOT_OP_TANH, OP(TANH)}, {POOT_OP_ERF, OP(ERF)},
+             {POOT_OP_FLOOR, OP(FLOOR)}, {POOT_OP_CEIL, OP(CEIL)}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+      if (m[i].g == op) {
+        T(un(k, m[i].kk, a[0], &r));
+        return pc_round(k, dt, r, out);
+      }
+  }
+  (void)is_nan_check;
+  return poot_status_make(POOT_UNSUPPORTED, "compile: op %s has no elementwise template",
+                          poot_op_name(op));
+}
+
+/* -------------------------------------------------------- dequantize */
+
+static poot_status byte_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value *out) {
+  poot_kir_value wi, w, sh;
+  T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
+  T(load_word(k, ref, wi, &w));
+  T(pc_bin_c(k, OP(AND), bo, 3, &sh));
+  T(pc_bin_c(k, OP(SHL), sh, 3, &sh));
+  T(pc_bin(k, OP(SHR), w, sh, &w));
+  return pc_bin_c(k, OP(AND), w, 0xff, out);
+}
+/* 16 bits at an even byte offset. */
+static poot_status half_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value *out) {
+  poot_kir_value wi, w, sh;
+  T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
+  T(load_word(k, ref, wi, &w));
+  T(pc_bin_c(k, OP(AND), bo, 2, &sh));
+  T(pc_bin_c(k, OP(SHL), sh, 3, &sh));
+  T(pc_bin(k, OP(SHR), w, sh, &w));
+  return pc_bin_c(k, OP(AND), w, 0xffff, out);
+}
+static poot_status f16_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, uint32_t add,
+                          poot_kir_value *out) {
+  poot_kir_value o, h;
+  T(pc_bin_c(k, OP(ADD), bo, add, &o));
+  T(half_at(k, ref, o, &h));
+  return f16_decode(k, h, out);
+}
+static poot_status u32_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, uint32_t add,
+                          poot_kir_value *out) {
+  poot_kir_value o, lo, hi;
+  T(pc_bin_c(k, OP(ADD), bo, add, &o));
+  T(half_at(k, ref, o, &lo));
+  T(pc_bin_c(k, OP(ADD), o, 2, &o));
+  T(half_at(k, ref, o, &hi));
+  T(pc_bin_c(k, OP(SHL), hi, 16, &hi));
+  return pc_bin(k, OP(OR), lo, hi, out);
+}
+
+static poot_status emit_dequantize(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
+                                   poot_kir_value *out) {
+  poot_value w = k->pl->alias[n->operands[0]];
+  const poot_type *wt = pc_type(k->pl, w);
+  const poot_dtype_info *di = poot_dtype_info_of(wt->dtype);
+  pc_value *pw = &k->pl->v[w];
+  if (pw->hold != PC_LEAFBUF)
+    return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of a non-leaf value");
+  uint32_t ref;
+  T(pc_binding_of(k, pw->buffer, &ref));
+  pc_note_buffer(k, ref, k->frac);
+  uint32_t r = wt->shape.rank;
+  int64_t kdim = wt->shape.dims[r - 1];
+  uint32_t be = (uint32_t)di->block_elems, bb = (uint32_t)di->block_bytes;
+  poot_shape lead = wt->shape;
+  lead.rank = r - 1;
+  poot_kir_value row, blk, j, bo;
+  T(pc_linearize(k, idx, &lead, &row));
+  T(pc_bin_c(k, OP(DIV), idx[r - 1], be, &blk));
+  T(pc_bin_c(k, OP(REM), idx[r - 1], be, &j));
+  T(pc_bin_c(k, OP(MUL), row, (uint32_t)(kdim / be), &row));
+  T(pc_bin(k, OP(ADD), row, blk, &bo));
+  T(pc_bin_c(k, OP(MUL), bo, bb, &bo));
+  k->bytes += 1;
+  k->flops += 2;
+  poot_kir_value d, m = 0, q, y, qb, jj, hi, o, nib;
+  switch (wt->dtype) {
+    case POOT_DTYPE_Q8_0:
+    case POOT_DTYPE_Q8_K: {
+      uint32_t qoff = wt->dtype == POOT_DTYPE_Q8_0 ? 2 : 4;
+      if (wt->dtype == POOT_DTYPE_Q8_0) {
+        T(f16_at(k, ref, bo, 0, &d));
+      } else {
+        poot_kir_value wi;
+        T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
+        T(load_word(k, ref, wi, &d));
+        T(bcast(k, S(F32), d, &d));
+      }
+      T(pc_bin_c(k, OP(ADD), bo, qoff, &o));
+      T(pc_bin(k, OP(ADD), o, j, &o));
+      T(byte_at(k, ref, o, &qb));
+      T(bcast(k, S(I32), qb, &q));
+      T(wrap_int(k, POOT_DTYPE_I8, q, &q));
+      T(cvt(k, S(F32), q, &q));
+      T(pc_bin(k, OP(MUL), q, d, &y));
+      break;
+    }
+    case POOT_DTYPE_Q4_0:
+    case POOT_DTYPE_Q4_1:
+    case POOT_DTYPE_Q5_0:
+    case POOT_DTYPE_Q5_1: {
+      bool has_m = wt->dtype == POOT_DTYPE_Q4_1 || wt->dtype == POOT_DTYPE_Q5_1;
+      bool five = wt->dtype == POOT_DTYPE_Q5_0 || wt->dtype == POOT_DTYPE_Q5_1;
+      uint32_t qs_off = 2 + (has_m ? 2 : 0) + (five ? 4 : 0);
+      T(f16_at(k, ref, bo, 0, &d));
+      if (has_m) T(f16_at(k, ref, bo, 2, &m));
+      T(pc_bin_c(k, OP(AND), j, 15, &jj));
+      T(pc_bin_c(k, OP(SHR), j, 4, &hi)); /* 0 or 1 */
+      T(pc_bin_c(k, OP(ADD), bo, qs_off, &o));
+      T(pc_bin(k, OP(ADD), o, jj, &o));
+      T(byte_at(k, ref, o, &qb));
+      T(pc_bin_c(k, OP(MUL), hi, 4, &hi));
+      T(pc_bin(k, OP(SHR), qb, hi, &nib));
+      T(pc_bin_c(k, OP(AND), nib, 15, &nib));
+      if (five) {
+        poot_kir_value qh, bit;
+        T(u32_at(k, ref, bo, has_m ? 4 : 2, &qh));
+        T(pc_bin(k, OP(SHR), qh, j, &bit));
+        T(pc_bin_c(k, OP(AND), bit, 1, &bit));
+        T(pc_bin_c(k, OP(SHL), bit, 4, &bit));
+        T(pc_bin(k, OP(OR), nib, bit, &nib));
+      }
+      T(bcast(k, S(I32), nib, &q));
+      if (!has_m) T(pc_bin_c(k, OP(SUB), q, five ? 16 : 8, &q));
+      T(cvt(k, S(F32), q, &q));
+      T(pc_bin(k, OP(MUL), d, q, &y));
+      if (has_m) T(pc_bin(k, OP(ADD), y, m, &y));
+      break;
+    }
+    default:
+      return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template yet",
+                              poot_dtype_name(wt->dtype));
+  }
+  return pc_round(k, n->attrs.dtype, y, out);
+}
+
+/* ---------------------------------------------------- index helpers */
+
+/* A scalar start/index value → i32 clamped into [0, hi] plus "in range"
+ * bool. Works for i32/u32/i64 compute values. */
+static poot_status index_range(pc_kctx *k, poot_kir_value x, int64_t hi, poot_kir_value *clamped,
+                               poot_kir_value *ok) {
+  poot_kir_scalar s = sc(k, x);
+  poot_kir_value z, h, ge, le, c;
+  if (s == S(BOOL)) {
+    T(pc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
+    s = S(U32);
+  }
+  T(cscal(k, s, 0, &z));
+  T(cscal(k, s, hi, &h));
+  if (s == S(U32)) {
+    T(pc_bin(k, OP(LE), x, h, ok));
+    T(pc_bin(k, OP(MIN), x, h, &c));
+  } else {
+    T(pc_bin(k, OP(GE), x, z, &ge));
+    T(pc_bin(k, OP(LE), x, h, &le));
+    T(pc_bin(k, OP(AND), ge, le, ok));
+    T(pc_bin(k, OP(MAX), x, z, &c));
+    T(pc_bin(k, OP(MIN), c, h, &c));
+  }
+  return cvt(k, S(U32), c, clamped);
+}
+
+static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok) {
+  if (n->trap == POOT_TRAP_NONE) return NULL;
+  k->has_checks = true;
+  return poot_kir_check(k->b, ok, (uint32_t)n->trap);
+}
+
+/* ------------------------------------------------------------- emit */
+
+static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                             poot_kir_value *out);
+
+poot_status pc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx, poot_kir_value *out) {
+  v = k->pl->alias[v];
+  uint32_t rank = pc_type(k->pl, v)->shape.rank;
+  if (memo_get(k, v, rank, idx, out)) return NULL;
+  T(emit_node(k, v, idx, out));
+  return pc_memo_put(k, v, idx, *out);
+}
+
+static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                             poot_kir_value *out) {
+  pc_planner *pl = k->pl;
+  pc_value *pv = &pl->v[v];
+  const poot_type *ty = pc_type(pl, v);
+  const poot_node *n = pv->node;
+  if (pv->hold == PC_CONSTLIT) return const_literal(k, n->constant, out);
+  if (v != k->computing && (pv->hold == PC_TEMP || pv->hold == PC_LEAFBUF ||
+                            pv->hold == PC_SLOT || pv->hold == PC_DENSE)) {
+    poot_kir_value lin;
+    T(pc_linearize(k, idx, &ty->shape, &lin));
+    return pc_load_value(k, v, lin, out);
+  }
+  if (pv->hold == PC_FUSED)
+    return poot_status_make(POOT_INTERNAL, "compile: fused value %%%u read outside its kernel", v);
+  uint32_t nops = n->num_operands;
+  poot_value ops[8] = {0};
+  for (uint32_t i = 0; i < nops && i < 8; i++) ops[i] = pl->alias[n->operands[i]];
+  const poot_attrs *at = &n->attrs;
+  poot_kir_value sub[PC_MAX_DIMS], a[3];
+  switch (n->op) {
+    case POOT_OP_IOTA: {
+      poot_kir_value x = idx[at->axis];
+      if (poot_dtype_is_float(ty->dtype)) {
+        T(cvt(k, S(F32), x, &x));
+        return pc_round(k, ty->dtype, x, out);
+      }
+      return pc_convert(k, x, POOT_DTYPE_U32, ty->dtype, out);
+    }
+    case POOT_OP_CONVERT:
+      T(pc_emit(k, ops[0], idx, &a[0]));
+      k->flops++;
+      return pc_convert(k, a[0], pc_type(pl, ops[0])->dtype, ty->dtype, out);
+    case POOT_OP_BITCAST: {
+      poot_dtype from = pc_type(pl, ops[0])->dtype;
+      T(pc_emit(k, ops[0], idx, &a[0]));
+      if (from == ty->dtype) {
+        *out = a[0];
+        return NULL;
+      }
+      if (from == POOT_DTYPE_I64 || ty->dtype == POOT_DTYPE_I64)
+        return poot_status_make(POOT_UNSUPPORTED, "compile: 64-bit bitcast");
+      poot_kir_value bits;
+      T(pc_to_bits(k, a[0], from, &bits));
+      return from_bits(k, bits, ty->dtype, out);
+    }
+    case POOT_OP_BROADCAST: {
+      const poot_shape *os = &pc_type(pl, ops[0])->shape;
+      for (uint32_t i = 0; i < os->rank; i++) {
+        if (os->dims[i] == 1)
+          T(pc_u32(k, 0, &sub[i]));
+        else
+          sub[i] = idx[at->dims[i]];
+      }
+      return pc_emit(k, ops[0], sub, out);
+    }
+    case POOT_OP_RESHAPE: {
+      const poot_shape *os = &pc_type(pl, ops[0])->shape;
+      if (poot_shape_equal(os, &ty->shape)) return pc_emit(k, ops[0], idx, out);
+      poot_kir_value lin;
+      T(pc_linearize(k, idx, &ty->shape, &lin));
+      T(pc_delinearize(k, lin, os, sub));
+      return pc_emit(k, ops[0], sub, out);
+    }
+    case POOT_OP_TRANSPOSE:
+      for (uint32_t i = 0; i < ty->shape.rank; i++) sub[at->dims[i]] = idx[i];
+      return pc_emit(k, ops[0], sub, out);
+    case POOT_OP_SLICE:
+      for (uint32_t i = 0; i < ty->shape.rank; i++) {
+        poot_kir_value x = idx[i];
+        if (at->stride[i] != 1) T(pc_bin_c(k, OP(MUL), x, (uint32_t)at->stride[i], &x));
+        if (at->start[i] != 0) T(pc_bin_c(k, OP(ADD), x, (uint32_t)at->start[i], &x));
+        sub[i] = x;
+      }
+      return pc_emit(k, ops[0], sub, out);
+    case POOT_OP_CONCAT: {
+      int64_t off = 0;
+      poot_kir_value r = 0;
+      for (uint32_t j = 0; j < nops; j++) {
+        const poot_shape *os = &pc_type(pl, ops[j])->shape;
+        int64_t sz = os->dims[at->axis];
+        if (sz == 0) continue;
+        memcpy(sub, idx, ty->shape.rank * sizeof *idx);
+        poot_kir_value x = idx[at->axis], lo, hi, ge, val;
+        T(pc_u32(k, (uint32_t)off, &lo));
+        T(pc_bin(k, OP(MAX), x, lo, &x));
+        T(pc_bin(k, OP(SUB), x, lo, &x));
+        T(pc_u32(k, (uint32_t)(sz - 1), &hi));
+        T(pc_bin(k, OP(MIN), x, hi, &sub[at->axis]));
+        T(pc_emit(k, ops[j], sub, &val));
+        if (!r) {
+          r = val;
+        } else {
+          T(pc_bin(k, OP(GE), idx[at->axis], lo, &ge));
+          T(sel(k, ge, val, r, &r));
+        }
+        off += sz;
+      }
+      *out = r;
+      return NULL;
+    }
+    case POOT_OP_PAD: {
+      const poot_shape *os = &pc_type(pl, ops[0])->shape;
+      poot_kir_value ok = 0, pv2, val;
+      for (uint32_t i = 0; i < os->rank; i++) {
+        /* p = idx - low; valid when 0 <= p, p % (interior+1) == 0, p/(i+1) < size */
+        int64_t step = at->interior[i] + 1;
+        poot_kir_value x, lo, ge, q, rm, lt, c, hi;
+        T(pc_u32(k, (uint32_t)at->low[i], &lo));
+        T(pc_bin(k, OP(GE), idx[i], lo, &ge));
+        T(pc_bin(k, OP(MAX), idx[i], lo, &x));
+        T(pc_bin(k, OP(SUB), x, lo, &x));
+        q = x;
+        c = ge;
+        if (step != 1) {
+          T(pc_bin_c(k, OP(DIV), x, (uint32_t)step, &q));
+          T(pc_bin_c(k, OP(REM), x, (uint32_t)step, &rm));
+          T(pc_bin_c(k, OP(EQ), rm, 0, &rm));
+          T(pc_bin(k, OP(AND), c, rm, &c));
+        }
+        T(pc_bin_c(k, OP(LT), q, (uint32_t)os->dims[i], &lt));
+        T(pc_bin(k, OP(AND), c, lt, &c));
+        T(pc_u32(k, os->dims[i] > 0 ? (uint32_t)(os->dims[i] - 1) : 0, &hi));
+        T(pc_bin(k, OP(MIN), q, hi, &sub[i]));
+        if (ok)
+          T(pc_bin(k, OP(AND), ok, c, &ok));
+        else
+          ok = c;
+      }
+      T(pc_emit(k, ops[1], NULL, &pv2));
+      if (pc_elems(os) == 0) {
+        *out = pv2;
+        return NULL;
+      }
+      T(pc_emit(k, ops[0], sub, &val));
+      if (!ok) {
+        *out = val;
+        return NULL;
+      }
+      return sel(k, ok, val, pv2, out);
+    }
+    case POOT_OP_DYNAMIC_SLICE:
+    case POOT_OP_DYNAMIC_UPDATE_SLICE: {
+      bool dus = n->op == POOT_OP_DYNAMIC_UPDATE_SLICE;
+      const poot_shape *xs = &pc_type(pl, ops[0])->shape;
+      const poot_shape *us = dus ? &pc_type(pl, ops[1])->shape : &ty->shape;
+      uint32_t first = dus ? 2 : 1;
+      poot_kir_value inwin = 0;
+      poot_kir_value uidx[PC_MAX_DIMS];
+      for (uint32_t i = 0; i < xs->rank; i++) {
+        poot_kir_value s, c, ok;
+        T(pc_emit(k, pl->alias[n->operands[first + i]], NULL, &s));
+        T(index_range(k, s, xs->dims[i] - us->dims[i], &c, &ok));
+        T(maybe_check(k, n, ok));
+        if (!dus) {
+          T(pc_bin(k, OP(ADD), idx[i], c, &sub[i]));
+          continue;
+        }
+        poot_kir_value ge, lt, end, u, hi;
+        T(pc_bin(k, OP(GE), idx[i], c, &ge));
+        T(pc_bin_c(k, OP(ADD), c, (uint32_t)us->dims[i], &end));
+        T(pc_bin(k, OP(LT), idx[i], end, &lt));
+        T(pc_bin(k, OP(AND), ge, lt, &ge));
+        inwin = inwin ? 0 : 0;
+        if (i == 0)
+          inwin = ge;
+        else
+          T(pc_bin(k, OP(AND), inwin, ge, &inwin));
+        T(pc_bin(k, OP(MAX), idx[i], c, &u));
+        T(pc_bin(k, OP(SUB), u, c, &u));
+        T(pc_u32(k, us->dims[i] > 0 ? (uint32_t)(us->dims[i] - 1) : 0, &hi));
+        T(pc_bin(k, OP(MIN), u, hi, &uidx[i]));
+      }
+      if (!dus) return pc_emit(k, ops[0], sub, out);
+      poot_kir_value old, upd;
+      T(pc_emit(k, ops[0], idx, &old));
+      if (pc_elems(us) == 0) {
+        *out = old;
+        return NULL;
+      }
+      T(pc_emit(k, ops[1], uidx, &upd));
+      if (!inwin) {
+        *out = upd;
+        return NULL;
+      }
+      return sel(k, inwin, upd, old, out);
+    }
+    case POOT_OP_GATHER: {
+      const poot_shape *ts = &pc_type(pl, ops[0])->shape;
+      const poot_shape *is = &pc_type(pl, ops[1])->shape;
+      uint32_t ax = (uint32_t)at->axis, bd = (uint32_t)at->batch_dims;
+      uint32_t ni = is->rank - bd;
+      poot_kir_value iidx[PC_MAX_DIMS], ix, c, ok;
+      for (uint32_t i = 0; i < bd; i++) iidx[i] = idx[i];
+      for (uint32_t i = 0; i < ni; i++) iidx[bd + i] = idx[ax + i];
+      T(pc_emit(k, ops[1], iidx, &ix));
+      T(index_range(k, ix, ts->dims[ax] - 1, &c, &ok));
+      T(maybe_check(k, n, ok));
+      for (uint32_t i = 0; i < ax; i++) sub[i] = idx[i];
+      sub[ax] = c;
+      for (uint32_t i = ax + 1; i < ts->rank; i++) sub[i] = idx[ni + i - 1];
+      /* Only the gathered rows of the table are read. */
+      double saved = k->frac, f = (double)pc_elems(is) / (double)(ts->dims[ax] ? ts->dims[ax] : 1);
+      k->frac = saved * (f < 1.0 ? f : 1.0);
+      poot_status gs = pc_emit(k, ops[0], sub, out);
+      k->frac = saved;
+      return gs;
+    }
+    case POOT_OP_DEQUANTIZE:
+      return emit_dequantize(k, n, idx, out);
+    case POOT_OP_LEAF:
+      return poot_status_make(POOT_INTERNAL, "compile: leaf %%%u without storage", v);
+    default:
+      break;
+  }
+  if ((n->op >= POOT_OP_ADD && n->op <= POOT_OP_GE) || n->op == POOT_OP_SELECT) {
+    for (uint32_t i = 0; i < nops; i++) T(pc_emit(k, ops[i], idx, &a[i]));
+    poot_dtype dt = n->op >= POOT_OP_EQ && n->op <= POOT_OP_GE ? pc_type(pl, ops[0])->dtype
+                                                               : ty->dtype;
+    return emit_elementwise(k, n, dt, a, out);
+  }
+  return poot_status_make(POOT_UNSUPPORTED, "compile: %s (%%%u) cannot be inlined",
+                          poot_op_name(n->op), v);
+}

@@ -1,0 +1,390 @@
+/* plan.c — poot_plan_create: builds one kernel per group, deduplicates
+ * kernels by KIR hash, plans the arena by liveness, weighs and stages the
+ * dispatches; the text printer and the per-kernel renderer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile_impl.h"
+
+#define T POOT_TRY
+
+typedef struct plan_impl {
+  poot_arena arena;
+} plan_impl;
+
+static const char *kind_name(pg_kind k) {
+  static const char *const n[] = {"pointwise", "contract", "dus", "topk", "cumsum", "scatter"};
+  return n[k];
+}
+
+static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
+                               poot_kir_kernel **out_kernel, uint32_t grid[3], const char **mode) {
+  *out_kernel = NULL;
+  char name[32];
+  snprintf(name, sizeof name, "poot_%s", kind_name(g->kind));
+  poot_kir_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  d.name = name;
+  d.workgroup_size[0] = pl->wg;
+  d.workgroup_size[1] = d.workgroup_size[2] = 1;
+  d.subgroup_size = g->kind == PG_CONTRACT && pl->t->subgroup_ops ? pl->t->subgroup_size : 0;
+  T(poot_kir_builder_create(&d, &k->b));
+  *mode = "";
+  poot_status st = NULL;
+  switch (g->kind) {
+    case PG_POINTWISE: st = pc_tpl_pointwise(k, g, grid); break;
+    case PG_CONTRACT: st = pc_tpl_contract(k, g, grid, mode); break;
+    case PG_DUS: st = pc_tpl_dus(k, g, grid); break;
+    case PG_TOPK: st = pc_tpl_topk(k, g, grid); break;
+    case PG_CUMSUM: st = pc_tpl_cumsum(k, g, grid); break;
+    case PG_SCATTER: st = pc_tpl_scatter(k, g, grid); break;
+  }
+  if (st) {
+    poot_kir_builder_destroy(k->b);
+    k->b = NULL;
+    return st;
+  }
+  poot_kir_kernel *kern = NULL;
+  st = poot_kir_builder_finish(k->b, &kern);
+  k->b = NULL;
+  T(st);
+  st = poot_kir_verify(kern, pl->t);
+  if (st) {
+    poot_kir_kernel_destroy(kern);
+    return st;
+  }
+  *out_kernel = kern;
+  return NULL;
+}
+
+static bool overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
+  return a0 < b1 && b0 < a1;
+}
+
+static int cmp_size_desc(const void *a, const void *b, void *ctx) {
+  const poot_plan_temp *t = ctx;
+  uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+  if (t[ia].size != t[ib].size) return t[ia].size > t[ib].size ? -1 : 1;
+  return ia < ib ? -1 : ia > ib;
+}
+
+/* Greedy interval placement: each temporary goes to the lowest aligned
+ * offset that overlaps no already placed temporary whose lifetime overlaps
+ * its own. */
+static uint64_t place_temps(poot_plan_temp *t, uint32_t n) {
+  uint32_t *ord = poot_malloc((n + 1) * sizeof *ord);
+  bool *placed = poot_calloc(n + 1, 1);
+  uint64_t peak = 0;
+  if (!ord || !placed) {
+    poot_free(ord);
+    poot_free(placed);
+    /* fall back to no sharing */
+    for (uint32_t i = 0; i < n; i++) {
+      t[i].offset = peak;
+      peak += (t[i].size + 255) & ~(uint64_t)255;
+    }
+    return peak;
+  }
+  for (uint32_t i = 0; i < n; i++) ord[i] = i;
+  qsort_r(ord, n, sizeof *ord, cmp_size_desc, t);
+  for (uint32_t q = 0; q < n; q++) {
+    poot_plan_temp *x = &t[ord[q]];
+    uint64_t off = 0;
+    for (;;) {
+      bool moved = false;
+      for (uint32_t j = 0; j < n; j++) {
+        if (!placed[j]) continue;
+        const poot_plan_temp *y = &t[j];
+        if (!overlap(x->first, (uint64_t)x->last + 1, y->first, (uint64_t)y->last + 1)) continue;
+        if (overlap(off, off + x->size, y->offset, y->offset + y->size)) {
+          off = (y->offset + y->size + 255) & ~(uint64_t)255;
+          moved = true;
+        }
+      }
+      if (!moved) break;
+    }
+    x->offset = off;
+    placed[ord[q]] = true;
+    if (off + x->size > peak) peak = off + x->size;
+  }
+  poot_free(ord);
+  poot_free(placed);
+  return peak;
+}
+
+void poot_plan_destroy(poot_plan *plan) {
+  if (!plan) return;
+  for (uint32_t i = 0; i < plan->kernel_count; i++) poot_kir_kernel_destroy(plan->kernels[i]);
+  plan_impl *im = plan->impl_;
+  if (im) {
+    poot_arena_deinit(&im->arena);
+    poot_free(im);
+  }
+  poot_free(plan);
+}
+
+poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
+                             poot_plan **out_plan) {
+  *out_plan = NULL;
+  if (!graph || !options || !options->target)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_plan_create: graph and target required");
+  poot_compile_options opt = *options;
+  const poot_kir_target *t = opt.target;
+  if (!opt.bytes_per_us) opt.bytes_per_us = 2e6;
+  if (!opt.flops_per_us) opt.flops_per_us = 5e7;
+  if (!opt.stage_budget_us && t->watchdog_ms) opt.stage_budget_us = t->watchdog_ms * 500.0;
+  pc_planner pl;
+  memset(&pl, 0, sizeof pl);
+  pl.g = graph;
+  pl.opt = &opt;
+  pl.t = t;
+  uint32_t wg = opt.workgroup_size ? opt.workgroup_size : 256;
+  if (wg > t->max_workgroup_size) wg = t->max_workgroup_size;
+  if (wg > t->max_workgroup_dims[0]) wg = t->max_workgroup_dims[0];
+  pl.wg = wg;
+  pl.out_buffer = UINT32_MAX;
+  poot_arena_init(&pl.arena, 0);
+  poot_vec_init(&pl.buffers, sizeof(poot_plan_buffer));
+  poot_vec_init(&pl.slots, sizeof(poot_plan_slot));
+  poot_vec_init(&pl.temps, sizeof(poot_plan_temp));
+  poot_vec_init(&pl.groups, sizeof(pc_group));
+  poot_vec_init(&pl.order, sizeof(const poot_node *));
+  poot_vec_init(&pl.env_buffers, sizeof(uint32_t));
+  poot_vec kernels, dispatches, pushes;
+  poot_vec_init(&kernels, sizeof(poot_kir_kernel *));
+  poot_vec_init(&dispatches, sizeof(poot_plan_dispatch));
+  poot_vec_init(&pushes, sizeof(uint32_t) * POOT_PLAN_MAX_PUSH);
+  poot_plan *plan = NULL;
+  pc_memo *memo = poot_malloc(PC_MAX_MEMO * sizeof *memo);
+  poot_status st = memo ? NULL : poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  if (!st) st = pc_plan_build(&pl, graph);
+
+  poot_plan_temp *temps = NULL;
+  for (size_t gi = 0; gi < pl.groups.len && !st; gi++) {
+    const pc_group *g = poot_vec_at(&pl.groups, gi);
+    pc_kctx k;
+    memset(&k, 0, sizeof k);
+    k.pl = &pl;
+    k.t = t;
+    k.memo = memo;
+    k.frac = 1.0;
+    k.computing = g->dest_buffer == UINT32_MAX ? g->dest : POOT_VALUE_NONE;
+    poot_kir_kernel *kern = NULL;
+    uint32_t grid[3] = {1, 1, 1};
+    const char *mode = "";
+    st = build_group(&pl, g, &k, &kern, grid, &mode);
+    if (st) {
+      poot_status wrapped = poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s",
+                                             gi, kind_name(g->kind), g->out,
+                                             poot_status_message(st));
+      poot_status_free(st);
+      st = wrapped;
+      break;
+    }
+    uint32_t ki = (uint32_t)kernels.len;
+    for (size_t q = 0; q < kernels.len; q++) {
+      poot_kir_kernel *o = ((poot_kir_kernel **)kernels.data)[q];
+      if (o->hash == kern->hash) {
+        ki = (uint32_t)q;
+        break;
+      }
+    }
+    if (ki == kernels.len) {
+      st = poot_vec_push(&kernels, &kern);
+      if (st) {
+        poot_kir_kernel_destroy(kern);
+        break;
+      }
+    } else {
+      poot_kir_kernel_destroy(kern);
+    }
+    poot_plan_dispatch d;
+    memset(&d, 0, sizeof d);
+    d.kernel = ki;
+    memcpy(d.grid, grid, sizeof grid);
+    d.binding_count = k.nbind;
+    memcpy(d.bindings, k.bind_buf, k.nbind * sizeof(uint32_t));
+    d.push_count = k.npush;
+    char what[96];
+    snprintf(what, sizeof what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "", mode);
+    d.what = poot_arena_strdup(&pl.arena, what);
+    /* liveness */
+    temps = pl.temps.data;
+    uint32_t di = (uint32_t)dispatches.len;
+    poot_value dests[2] = {g->dest, g->out2};
+    for (int q = 0; q < 2; q++) {
+      if (dests[q] == POOT_VALUE_NONE || pl.v[dests[q]].hold != PC_TEMP) continue;
+      poot_plan_temp *tt = &temps[pl.v[dests[q]].temp];
+      if (tt->first > di) tt->first = di;
+      if (tt->last < di) tt->last = di;
+    }
+    for (uint32_t q = 0; q < k.nreads; q++)
+      if (temps[k.reads[q]].last < di) temps[k.reads[q]].last = di;
+    /* bytes */
+    uint64_t bytes = 0;
+    for (uint32_t b = 0; b < k.nbind; b++) {
+      const poot_plan_buffer *pb = poot_vec_at(&pl.buffers, k.bind_buf[b]);
+      if (pb->cls == POOT_PLAN_BUFFER_TEMP || pb->cls == POOT_PLAN_BUFFER_SLOT) continue;
+      bytes += (uint64_t)((double)pb->size * k.buf_frac[b] + 0.5);
+    }
+    for (uint32_t q = 0; q < k.npush; q++) bytes += temps[k.push_temp[q]].size;
+    d.bytes = bytes;
+    d.flops = k.flops;
+    d.weight_us = fmax((double)bytes / opt.bytes_per_us, (double)d.flops / opt.flops_per_us) + 1.0;
+    st = poot_vec_push(&dispatches, &d);
+    if (!st) st = poot_vec_push(&pushes, k.push_temp);
+  }
+  poot_free(memo);
+  temps = pl.temps.data;
+  uint32_t ntemps = (uint32_t)pl.temps.len;
+  for (uint32_t i = 0; i < ntemps; i++) {
+    if (temps[i].first == UINT32_MAX) temps[i].first = 0;
+    if (temps[i].last < temps[i].first) temps[i].last = temps[i].first;
+  }
+  uint64_t arena = st ? 0 : place_temps(temps, ntemps);
+  if (!st) {
+    plan_impl *im = poot_calloc(1, sizeof *im);
+    plan = poot_calloc(1, sizeof *plan);
+    if (!im || !plan) {
+      poot_free(im);
+      poot_free(plan);
+      plan = NULL;
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+    } else {
+      im->arena = pl.arena; /* the planner's arena moves into the plan */
+      memset(&pl.arena, 0, sizeof pl.arena);
+      plan->impl_ = im;
+      poot_arena *A = &im->arena;
+      plan->target = *t;
+      poot_plan_buffer *bufs = pl.buffers.data;
+      bufs[0].size = (arena + 255) & ~(uint64_t)255;
+      if (!bufs[0].size) bufs[0].size = 256;
+      bufs[1].size = pl.slot_words ? (uint64_t)pl.slot_words * 4 : 4;
+      bufs[1].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[1].size / 4)});
+      bufs[0].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[0].size / 4)});
+#define MOVE(field, count, vec, T_)                                                                \
+  do {                                                                                             \
+    plan->count = (uint32_t)(vec).len;                                                             \
+    plan->field = (T_ *)poot_arena_memdup(A, (vec).data ? (vec).data : "", (vec).len * sizeof(T_) + 1, 16); \
+  } while (0)
+      MOVE(buffers, buffer_count, pl.buffers, poot_plan_buffer);
+      MOVE(slots, slot_count, pl.slots, poot_plan_slot);
+      MOVE(temps, temp_count, pl.temps, poot_plan_temp);
+      MOVE(dispatches, dispatch_count, dispatches, poot_plan_dispatch);
+      MOVE(env_buffers, env_count, pl.env_buffers, uint32_t);
+#undef MOVE
+      plan->kernel_count = (uint32_t)kernels.len;
+      plan->kernels = poot_arena_memdup(A, kernels.data ? kernels.data : "",
+                                        kernels.len * sizeof(poot_kir_kernel *) + 1, 16);
+      kernels.len = 0;
+      plan->output_buffer = pl.out_buffer;
+      plan->state_count = poot_graph_state_count(graph);
+      plan->state_buffers = poot_arena_alloc(A, (plan->state_count + 1) * sizeof(uint32_t), 4);
+      for (uint32_t i = 0; plan->state_buffers && i < plan->state_count; i++) {
+        poot_value s, nv;
+        poot_graph_state_at(graph, i, &s, &nv);
+        plan->state_buffers[i] = pl.v[pl.alias[s]].buffer;
+      }
+      /* push constants: word offsets of the temporaries */
+      for (uint32_t i = 0; i < plan->dispatch_count; i++) {
+        poot_plan_dispatch *d = &plan->dispatches[i];
+        const uint32_t *pt = (const uint32_t *)pushes.data + (size_t)i * POOT_PLAN_MAX_PUSH;
+        for (uint32_t q = 0; q < d->push_count; q++) d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
+      }
+      /* stages */
+      double acc = 0;
+      uint32_t stage = 0;
+      for (uint32_t i = 0; i < plan->dispatch_count; i++) {
+        poot_plan_dispatch *d = &plan->dispatches[i];
+        if (opt.stage_budget_us > 0 && acc > 0 && acc + d->weight_us > opt.stage_budget_us) {
+          stage++;
+          acc = 0;
+        }
+        acc += d->weight_us;
+        d->stage = stage;
+        plan->bytes_per_step += d->bytes;
+      }
+      plan->stage_count = stage + 1;
+      for (uint32_t i = 0; i < plan->buffer_count; i++)
+        if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT) plan->weight_bytes += plan->buffers[i].size;
+      if (!plan->buffers || !plan->slots || !plan->temps || !plan->dispatches || !plan->kernels ||
+          !plan->state_buffers || !plan->env_buffers)
+        st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+    }
+  }
+  for (size_t q = 0; q < kernels.len; q++) poot_kir_kernel_destroy(((poot_kir_kernel **)kernels.data)[q]);
+  poot_vec_deinit(&kernels);
+  poot_vec_deinit(&dispatches);
+  poot_vec_deinit(&pushes);
+  poot_vec_deinit(&pl.buffers);
+  poot_vec_deinit(&pl.slots);
+  poot_vec_deinit(&pl.temps);
+  poot_vec_deinit(&pl.groups);
+  poot_vec_deinit(&pl.order);
+  poot_vec_deinit(&pl.env_buffers);
+  poot_arena_deinit(&pl.arena);
+  if (st) {
+    poot_plan_destroy(plan);
+    return st;
+  }
+  *out_plan = plan;
+  return NULL;
+}
+
+void poot_plan_print(const poot_plan *p, poot_strbuf *sb) {
+  poot_strbuf_printf(sb, "plan target=%s dispatches=%u kernels=%u stages=%u bytes_per_step=%llu weight_bytes=%llu\n",
+                     p->target.name ? p->target.name : "?", p->dispatch_count, p->kernel_count,
+                     p->stage_count, (unsigned long long)p->bytes_per_step,
+                     (unsigned long long)p->weight_bytes);
+  for (uint32_t i = 0; i < p->buffer_count; i++) {
+    const poot_plan_buffer *b = &p->buffers[i];
+    poot_strbuf_printf(sb, "buffer %u %s \"%s\" ", i, poot_plan_buffer_class_name(b->cls), b->name);
+    poot_type_format(sb, &b->type);
+    poot_strbuf_printf(sb, " size=%llu align=%u\n", (unsigned long long)b->size, b->align);
+  }
+  for (uint32_t i = 0; i < p->slot_count; i++) {
+    poot_strbuf_printf(sb, "slot \"%s\" ", p->slots[i].name);
+    poot_type_format(sb, &p->slots[i].type);
+    poot_strbuf_printf(sb, " word=%u\n", p->slots[i].word_offset);
+  }
+  for (uint32_t i = 0; i < p->temp_count; i++) {
+    const poot_plan_temp *t = &p->temps[i];
+    poot_strbuf_printf(sb, "temp %%%u ", t->value);
+    poot_type_format(sb, &t->type);
+    poot_strbuf_printf(sb, " offset=%llu size=%llu live=[%u,%u]\n", (unsigned long long)t->offset,
+                       (unsigned long long)t->size, t->first, t->last);
+  }
+  for (uint32_t i = 0; i < p->kernel_count; i++)
+    poot_strbuf_printf(sb, "kernel %u %s hash=%016llx threads=%u\n", i, p->kernels[i]->name,
+                       (unsigned long long)p->kernels[i]->hash,
+                       poot_kir_kernel_threads(p->kernels[i]));
+  for (uint32_t i = 0; i < p->dispatch_count; i++) {
+    const poot_plan_dispatch *d = &p->dispatches[i];
+    poot_strbuf_printf(sb, "dispatch %u kernel=%u grid=[%u,%u,%u] bind=[", i, d->kernel, d->grid[0],
+                       d->grid[1], d->grid[2]);
+    for (uint32_t b = 0; b < d->binding_count; b++)
+      poot_strbuf_printf(sb, b ? ",%u" : "%u", d->bindings[b]);
+    poot_strbuf_puts(sb, "] push=[");
+    for (uint32_t q = 0; q < d->push_count; q++) poot_strbuf_printf(sb, q ? ",%u" : "%u", d->push[q]);
+    poot_strbuf_printf(sb, "] bytes=%llu flops=%llu weight_us=%.2f stage=%u ; %s\n",
+                       (unsigned long long)d->bytes, (unsigned long long)d->flops, d->weight_us,
+                       d->stage, d->what);
+  }
+}
+
+poot_status poot_plan_render_kernel(const poot_plan *plan, uint32_t index,
+                                    const poot_kir_target *target, poot_strbuf *out) {
+  if (!plan || index >= plan->kernel_count)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_plan_render_kernel: bad kernel index");
+  if (!target) target = &plan->target;
+  const poot_kir_kernel *k = plan->kernels[index];
+  switch (target->lang) {
+    case POOT_KIR_LANG_PTX: return poot_kir_render_ptx(k, target, out);
+    case POOT_KIR_LANG_GLSL: return poot_kir_render_glsl(k, target, out);
+    case POOT_KIR_LANG_WGSL: return poot_kir_render_wgsl(k, target, out);
+    case POOT_KIR_LANG_AMDGPU: return poot_kir_render_amdgpu(k, target, out);
+    default: poot_kir_print(k, out); return NULL;
+  }
+}

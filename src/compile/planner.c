@@ -1,0 +1,519 @@
+/* planner.c — from a verified graph to a plan: flatten composites, decide
+ * what is materialized, group ops into kernels (epilogue fusion of
+ * elementwise chains into contractions), build one kernel per group,
+ * deduplicate kernels by KIR hash, plan the temporaries' memory by liveness,
+ * and weigh and stage the dispatches. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile_impl.h"
+
+#define T POOT_TRY
+
+void poot_compile_options_init(poot_compile_options *o) {
+  memset(o, 0, sizeof *o);
+}
+
+const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
+  static const char *const names[] = {"temp", "slot", "weight", "state", "const", "input", "output"};
+  return (unsigned)c < POOT_PLAN_BUFFER_CLASS_COUNT ? names[c] : "?";
+}
+
+static bool is_root_op(poot_op op) {
+  return op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL || op == POOT_OP_TOP_K ||
+         op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE || op == POOT_OP_RNG;
+}
+static bool is_elementwise(poot_op op) {
+  return (op >= POOT_OP_ADD && op <= POOT_OP_GE) || op == POOT_OP_SELECT || op == POOT_OP_CONVERT;
+}
+static bool is_expensive(poot_op op) {
+  switch (op) {
+    case POOT_OP_EXP:
+    case POOT_OP_EXP2:
+    case POOT_OP_LOG:
+    case POOT_OP_LOG2:
+    case POOT_OP_SIN:
+    case POOT_OP_COS:
+    case POOT_OP_TANH:
+    case POOT_OP_ERF:
+    case POOT_OP_POW:
+    case POOT_OP_SIGMOID:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static poot_value find(pc_planner *pl, poot_value v) {
+  while (pl->alias[v] != v) v = pl->alias[v];
+  return v;
+}
+
+static poot_status walk_region(pc_planner *pl, const poot_region *r) {
+  for (uint32_t i = 0; i < r->num_nodes; i++) {
+    const poot_node *n = poot_graph_node(pl->g, r->nodes[i]);
+    if (n->op == POOT_OP_COMPOSITE) {
+      T(walk_region(pl, n->body));
+    } else if (n->op != POOT_OP_LEAF) {
+      T(poot_vec_push(&pl->order, &n));
+    }
+  }
+  return NULL;
+}
+
+static poot_status add_buffer(pc_planner *pl, poot_plan_buffer_class cls, const char *name,
+                              const poot_type *type, uint64_t size, const void *data,
+                              uint32_t *out) {
+  poot_plan_buffer b;
+  memset(&b, 0, sizeof b);
+  b.cls = cls;
+  b.name = poot_arena_strdup(&pl->arena, name);
+  if (type) b.type = *type;
+  b.size = (size + 3) & ~(uint64_t)3;
+  if (b.size == 0) b.size = 4;
+  b.align = 256;
+  if (data) {
+    void *p = poot_arena_alloc(&pl->arena, b.size, 16);
+    if (!p) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+    memset(p, 0, b.size);
+    memcpy(p, data, size);
+    b.data = p;
+  }
+  if (!b.name) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  *out = (uint32_t)pl->buffers.len;
+  return poot_vec_push(&pl->buffers, &b);
+}
+
+static poot_status type_bytes(const poot_type *t, uint64_t *out) {
+  size_t n = 0;
+  T(poot_type_byte_size(t->dtype, &t->shape, &n));
+  *out = n;
+  return NULL;
+}
+
+static poot_status mark_reach(pc_planner *pl, poot_value v) {
+  /* iterative DFS */
+  poot_vec st;
+  poot_vec_init(&st, sizeof(poot_value));
+  poot_status s = poot_vec_push(&st, &v);
+  while (!s && st.len) {
+    poot_value x = ((poot_value *)st.data)[--st.len];
+    x = find(pl, x);
+    if (pl->v[x].reachable) continue;
+    pl->v[x].reachable = true;
+    const poot_node *n = pl->v[x].node;
+    for (uint32_t i = 0; n && n->op != POOT_OP_LEAF && i < n->num_operands && !s; i++)
+      s = poot_vec_push(&st, &n->operands[i]);
+    /* A top_k result keeps its sibling (one kernel writes both). */
+    for (uint32_t i = 0; n && n->op == POOT_OP_TOP_K && i < 2 && !s; i++)
+      if (!pl->v[n->results[i]].reachable) s = poot_vec_push(&st, &n->results[i]);
+  }
+  poot_vec_deinit(&st);
+  return s;
+}
+
+static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_value dest,
+                             uint32_t dest_buffer) {
+  pc_group g;
+  memset(&g, 0, sizeof g);
+  g.kind = kind;
+  g.out = out;
+  g.dest = dest;
+  g.dest_buffer = dest_buffer;
+  g.out2 = POOT_VALUE_NONE;
+  return poot_vec_push(&pl->groups, &g);
+}
+
+/* Is node n (by id) among the nodes in W (value ids)? */
+static bool in_set(const poot_value *w, uint32_t nw, poot_value v) {
+  for (uint32_t i = 0; i < nw; i++)
+    if (w[i] == v) return true;
+  return false;
+}
+
+/* Epilogue fusion: V (materialized, elementwise) whose elementwise tree
+ * reaches contraction roots used only inside that tree. */
+static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
+  poot_value w[64], roots[PG_MAX_ROOTS];
+  uint32_t nw = 0, nr = 0;
+  w[nw++] = V;
+  for (uint32_t i = 0; i < nw; i++) {
+    const poot_node *n = pl->v[w[i]].node;
+    if (!is_elementwise(n->op)) return false;
+    for (uint32_t j = 0; j < n->num_operands; j++) {
+      poot_value o = find(pl, n->operands[j]);
+      pc_value *po = &pl->v[o];
+      if (in_set(w, nw, o) || in_set(roots, nr, o)) continue;
+      if (po->hold == PC_INLINE && po->node->op != POOT_OP_LEAF && is_elementwise(po->node->op)) {
+        if (nw >= 64) return false;
+        w[nw++] = o;
+      } else if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL) {
+        if (nr >= PG_MAX_ROOTS) return false;
+        roots[nr++] = o;
+      } else if (po->hold == PC_TEMP && po->node->op == POOT_OP_REDUCE &&
+                 po->node->attrs.reduce_kind != POOT_REDUCE_ARGMAX) {
+        if (nr >= PG_MAX_ROOTS) return false;
+        roots[nr++] = o;
+      }
+    }
+  }
+  if (nr == 0) return false;
+  /* Compatible roots: same shape as V, same contraction length and kind. */
+  const poot_type *vt = pc_type(pl, V);
+  int64_t clen = -1;
+  for (uint32_t i = 0; i < nr; i++) {
+    const poot_node *n = pl->v[roots[i]].node;
+    if (!poot_shape_equal(&pc_type(pl, roots[i])->shape, &vt->shape)) return false;
+    if (n->op != pl->v[roots[0]].node->op) return false;
+    if (n->op == POOT_OP_REDUCE && nr > 1) return false;
+    int64_t c = 1;
+    if (n->op == POOT_OP_DOT_GENERAL) {
+      const poot_shape *as = &pc_type(pl, find(pl, n->operands[0]))->shape;
+      for (uint32_t j = 0; j < n->attrs.dot.num_contract; j++) c *= as->dims[n->attrs.dot.lhs_contract[j]];
+    } else {
+      const poot_shape *xs = &pc_type(pl, find(pl, n->operands[0]))->shape;
+      for (uint32_t j = 0; j < n->attrs.num_dims; j++) c *= xs->dims[n->attrs.dims[j]];
+    }
+    if (clen >= 0 && c != clen) return false;
+    clen = c;
+  }
+  /* Every user of a root and of a tree node (but V) is inside the tree. */
+  for (size_t i = 0; i < pl->order.len; i++) {
+    const poot_node *n = ((const poot_node **)pl->order.data)[i];
+    if (!pl->v[n->results[0]].reachable) continue;
+    if (in_set(w, nw, n->results[0])) continue;
+    for (uint32_t j = 0; j < n->num_operands; j++) {
+      poot_value o = find(pl, n->operands[j]);
+      if ((o != V && in_set(w, nw, o)) || in_set(roots, nr, o)) return false;
+    }
+  }
+  /* Outputs and states may not name a root or an inner node. */
+  for (uint32_t i = 1; i < nw; i++)
+    if (pl->v[w[i]].hold != PC_INLINE) return false;
+  g->nroots = nr;
+  memcpy(g->roots, roots, nr * sizeof *roots);
+  return true;
+}
+
+poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
+  uint32_t nv = poot_graph_value_count(g);
+  pl->nvalues = nv;
+  pl->alias = poot_arena_alloc(&pl->arena, (nv + 1) * sizeof(poot_value), 8);
+  pl->v = poot_arena_alloc(&pl->arena, (nv + 1) * sizeof(pc_value), 8);
+  if (!pl->alias || !pl->v) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  memset(pl->v, 0, (nv + 1) * sizeof(pc_value));
+  for (uint32_t v = 0; v < nv; v++) {
+    pl->alias[v] = v;
+    pl->v[v].node = poot_graph_value_node(g, v, &pl->v[v].ri);
+    pl->v[v].buffer = UINT32_MAX;
+  }
+  /* Composite params alias their operands; results alias the body's. */
+  for (uint32_t i = 0; i < poot_graph_node_count(g); i++) {
+    const poot_node *n = poot_graph_node(g, i);
+    if (n->op != POOT_OP_COMPOSITE) continue;
+    for (uint32_t p = 0; p < n->body->num_params && p < n->num_operands; p++)
+      pl->alias[n->body->params[p]] = n->operands[p];
+    for (uint32_t r = 0; r < n->num_results && r < n->body->num_results; r++)
+      pl->alias[n->results[r]] = n->body->results[r];
+  }
+  for (uint32_t v = 0; v < nv; v++) pl->alias[v] = find(pl, v);
+  T(walk_region(pl, poot_graph_root(g)));
+
+  /* Reachability from the results. */
+  poot_value out = poot_graph_output(g);
+  if (out != POOT_VALUE_NONE) T(mark_reach(pl, out));
+  for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
+    poot_value s, nvv;
+    poot_graph_state_at(g, i, &s, &nvv);
+    T(mark_reach(pl, s));
+    T(mark_reach(pl, nvv));
+  }
+  for (uint32_t i = 0; i < poot_graph_env_count(g); i++) {
+    const char *name;
+    poot_value ev;
+    poot_graph_env_at(g, i, &name, &ev);
+    T(mark_reach(pl, ev));
+  }
+  const poot_node **order = pl->order.data;
+  size_t norder = pl->order.len;
+  for (size_t i = 0; i < norder; i++) {
+    const poot_node *n = order[i];
+    if (!pl->v[n->results[0]].reachable) continue;
+    for (uint32_t j = 0; j < n->num_operands; j++) {
+      poot_value o = pl->alias[n->operands[j]];
+      bool dup = false;
+      for (uint32_t q = 0; q < j; q++)
+        if (pl->alias[n->operands[q]] == o) dup = true;
+      if (!dup) pl->v[o].users++;
+    }
+  }
+
+  /* Buffers 0 (arena) and 1 (slots), then the leaves. */
+  uint32_t bi;
+  T(add_buffer(pl, POOT_PLAN_BUFFER_TEMP, "temp", NULL, 4, NULL, &bi));
+  T(add_buffer(pl, POOT_PLAN_BUFFER_SLOT, "slots", NULL, 4, NULL, &bi));
+  const poot_region *root = poot_graph_root(g);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status st = NULL;
+  /* Root leaves in order, then the constants of composite bodies. */
+  uint32_t total = poot_graph_node_count(g);
+  for (uint32_t i = 0; i < root->num_nodes + total && !st; i++) {
+    const poot_node *n = i < root->num_nodes ? poot_graph_node(g, root->nodes[i])
+                                             : poot_graph_node(g, i - root->num_nodes);
+    if (n->op != POOT_OP_LEAF) continue;
+    if (i >= root->num_nodes && (n->region == 0 || n->storage != POOT_STORAGE_CONST)) continue;
+    poot_value v = n->results[0];
+    if (!pl->v[v].reachable) continue;
+    const poot_type *ty = pc_type(pl, v);
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(g, n, &sb);
+    const char *name = sb.data ? sb.data : "";
+    uint64_t bytes = 0;
+    st = type_bytes(ty, &bytes);
+    if (st) break;
+    int64_t ne = pc_elems(&ty->shape);
+    switch (n->storage) {
+      case POOT_STORAGE_CONST:
+        if (ne == 1 && !poot_dtype_is_packed(ty->dtype)) {
+          pl->v[v].hold = PC_CONSTLIT;
+        } else {
+          pl->v[v].hold = PC_LEAFBUF;
+          st = add_buffer(pl, POOT_PLAN_BUFFER_CONST, "const", ty, bytes, n->constant->data,
+                          &pl->v[v].buffer);
+        }
+        break;
+      case POOT_STORAGE_WEIGHT:
+      case POOT_STORAGE_STATE:
+      case POOT_STORAGE_PARAM:
+        pl->v[v].hold = PC_LEAFBUF;
+        st = add_buffer(pl,
+                        n->storage == POOT_STORAGE_WEIGHT  ? POOT_PLAN_BUFFER_WEIGHT
+                        : n->storage == POOT_STORAGE_STATE ? POOT_PLAN_BUFFER_STATE
+                                                           : POOT_PLAN_BUFFER_INPUT,
+                        name, ty, bytes, NULL, &pl->v[v].buffer);
+        break;
+      case POOT_STORAGE_SLOT: {
+        pl->v[v].hold = PC_SLOT;
+        pl->v[v].slot_word = pl->slot_words;
+        poot_plan_slot s;
+        s.name = poot_arena_strdup(&pl->arena, name);
+        s.type = *ty;
+        s.word_offset = pl->slot_words;
+        pl->slot_words += (uint32_t)ne * (ty->dtype == POOT_DTYPE_I64 ? 2 : 1);
+        st = poot_vec_push(&pl->slots, &s);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  poot_strbuf_deinit(&sb);
+  T(st);
+  for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
+    poot_value s, nvv;
+    poot_graph_state_at(g, i, &s, &nvv);
+    if (pl->v[s].hold == PC_INLINE) {
+      /* an unused state still gets its buffer */
+      uint64_t bytes = 0;
+      T(type_bytes(pc_type(pl, s), &bytes));
+      poot_strbuf_init(&sb);
+      poot_graph_leaf_name(g, pl->v[s].node, &sb);
+      st = add_buffer(pl, POOT_PLAN_BUFFER_STATE, sb.data ? sb.data : "", pc_type(pl, s), bytes,
+                      NULL, &pl->v[s].buffer);
+      poot_strbuf_deinit(&sb);
+      T(st);
+      pl->v[s].hold = PC_LEAFBUF;
+    }
+  }
+
+  /* Materialization. */
+  for (size_t i = 0; i < norder; i++) {
+    const poot_node *n = order[i];
+    for (uint32_t r = 0; r < n->num_results; r++) {
+      poot_value v = n->results[r];
+      pc_value *pv = &pl->v[v];
+      if (!pv->reachable || pl->alias[v] != v) continue;
+      if (is_root_op(n->op)) {
+        if (n->op == POOT_OP_RNG)
+          return poot_status_make(POOT_UNSUPPORTED, "compile: rng has no template yet");
+        pv->hold = PC_TEMP;
+        continue;
+      }
+      uint32_t cost = 1;
+      bool exp = is_expensive(n->op);
+      for (uint32_t j = 0; j < n->num_operands; j++) {
+        pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+        if (po->hold == PC_INLINE) {
+          cost += po->cost;
+          exp = exp || po->expensive;
+        }
+      }
+      pv->cost = cost > 100000 ? 100000 : cost;
+      pv->expensive = exp;
+      if ((pv->users >= 2 && cost > 16) || cost > 48) pv->hold = PC_TEMP;
+    }
+  }
+  for (size_t i = 0; i < norder; i++) {
+    const poot_node *n = order[i];
+    if (n->op != POOT_OP_DOT_GENERAL || !pl->v[n->results[0]].reachable) continue;
+    for (uint32_t j = 0; j < 2; j++) {
+      pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+      if (po->hold == PC_INLINE && po->expensive) po->hold = PC_TEMP;
+    }
+  }
+  /* Residual-style values: an elementwise value over a contraction with
+   * several users is materialized (for free, as that contraction's
+   * epilogue). */
+  for (size_t i = 0; i < norder; i++) {
+    const poot_node *n = order[i];
+    poot_value v = n->results[0];
+    if (!pl->v[v].reachable || pl->v[v].hold != PC_INLINE || !is_elementwise(n->op)) continue;
+    if (pl->v[v].users < 2) continue;
+    for (uint32_t j = 0; j < n->num_operands; j++) {
+      const pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+      if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL && po->users == 1)
+        pl->v[v].hold = PC_TEMP;
+    }
+  }
+
+  /* Results: the primary output, environment and states. */
+  const poot_compile_options *opt = pl->opt;
+  (void)opt;
+  poot_vec copies; /* pairs (value, buffer) copied at the end */
+  poot_vec_init(&copies, sizeof(uint32_t) * 2);
+  uint32_t out_buf = UINT32_MAX;
+#define RESULT_BUFFER(val, cls, name, outb)                                                       \
+  do {                                                                                             \
+    poot_value rv = pl->alias[val];                                                                \
+    uint64_t bytes = 0;                                                                            \
+    st = type_bytes(pc_type(pl, rv), &bytes);                                                      \
+    if (!st) st = add_buffer(pl, cls, name, pc_type(pl, rv), bytes, NULL, &(outb));               \
+    if (!st) {                                                                                     \
+      pc_value *pr = &pl->v[rv];                                                                   \
+      size_t eb = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;                          \
+      bool root = pr->node && is_root_op(pr->node->op);                                            \
+      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || eb >= 4))) {                  \
+        pr->hold = PC_DENSE;                                                                       \
+        pr->buffer = (outb);                                                                       \
+      } else {                                                                                     \
+        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                             \
+        uint32_t pair[2] = {rv, (outb)};                                                           \
+        st = poot_vec_push(&copies, pair);                                                         \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+  if (out != POOT_VALUE_NONE) RESULT_BUFFER(out, POOT_PLAN_BUFFER_OUTPUT, "output", out_buf);
+  pl->out_buffer = out_buf;
+  for (uint32_t i = 0; i < poot_graph_env_count(g) && !st; i++) {
+    const char *name;
+    poot_value ev;
+    uint32_t eb = 0;
+    poot_graph_env_at(g, i, &name, &ev);
+    RESULT_BUFFER(ev, POOT_PLAN_BUFFER_OUTPUT, name, eb);
+    if (!st) st = poot_vec_push(&pl->env_buffers, &eb);
+  }
+#undef RESULT_BUFFER
+  for (uint32_t i = 0; i < poot_graph_state_count(g) && !st; i++) {
+    poot_value s, nvv;
+    poot_graph_state_at(g, i, &s, &nvv);
+    s = pl->alias[s];
+    nvv = pl->alias[nvv];
+    if (nvv == s) continue;
+    pc_value *pn = &pl->v[nvv];
+    size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
+    if (pn->node->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pl->alias[pn->node->operands[0]] == s &&
+        pl->v[s].users == 1 && (eb == 4 || eb == 8) && pn->hold != PC_DENSE) {
+      pn->hold = PC_DENSE;
+      pn->buffer = pl->v[s].buffer;
+      pn->cost = 1; /* marks "in place" */
+      pn->expensive = false;
+      pn->inplace = true;
+      continue;
+    }
+    if (pn->hold == PC_INLINE) pn->hold = PC_TEMP;
+    uint32_t pair[2] = {nvv, pl->v[s].buffer};
+    st = poot_vec_push(&copies, pair);
+  }
+  if (st) {
+    poot_vec_deinit(&copies);
+    return st;
+  }
+
+  /* Epilogue fusion and groups in topological order. */
+  for (size_t i = 0; i < norder && !st; i++) {
+    const poot_node *n = order[i];
+    poot_value v = n->results[0];
+    pc_value *pv = &pl->v[v];
+    if (!pv->reachable || pl->alias[v] != v) continue;
+    if (pv->hold != PC_TEMP && pv->hold != PC_DENSE) continue;
+    if (n->op == POOT_OP_DOT_GENERAL || n->op == POOT_OP_REDUCE) {
+      st = add_group(pl, PG_CONTRACT, v, v, UINT32_MAX);
+      if (!st) {
+        pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
+        gg->nroots = 1;
+        gg->roots[0] = v;
+      }
+    } else if (n->op == POOT_OP_TOP_K) {
+      if (pl->v[n->results[1]].hold == PC_INLINE) pl->v[n->results[1]].hold = PC_TEMP;
+      if (pl->v[n->results[0]].hold == PC_DENSE || pl->v[n->results[1]].hold == PC_DENSE) {
+        /* written through temps, then copied */
+      }
+      st = add_group(pl, PG_TOPK, v, v, UINT32_MAX);
+      if (!st) ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
+    } else if (n->op == POOT_OP_CUMSUM) {
+      st = add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
+    } else if (n->op == POOT_OP_SCATTER_UPDATE) {
+      st = add_group(pl, PG_POINTWISE, pl->alias[n->operands[0]], v, UINT32_MAX);
+      if (!st) st = add_group(pl, PG_SCATTER, v, v, UINT32_MAX);
+    } else if (n->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pv->inplace) {
+      st = add_group(pl, PG_DUS, v, v, UINT32_MAX);
+    } else {
+      pc_group gg;
+      memset(&gg, 0, sizeof gg);
+      if (is_elementwise(n->op) && try_epilogue(pl, v, &gg)) {
+        for (uint32_t r = 0; r < gg.nroots; r++) {
+          /* drop the root's own group (it was added earlier) */
+          for (size_t q = pl->groups.len; q-- > 0;) {
+            pc_group *og = poot_vec_at(&pl->groups, q);
+            if (og->kind == PG_CONTRACT && og->out == gg.roots[r]) {
+              memmove(og, og + 1, (pl->groups.len - q - 1) * sizeof *og);
+              pl->groups.len--;
+              break;
+            }
+          }
+          pl->v[gg.roots[r]].hold = PC_FUSED;
+        }
+        gg.kind = PG_CONTRACT;
+        gg.out = gg.dest = v;
+        gg.dest_buffer = UINT32_MAX;
+        gg.out2 = POOT_VALUE_NONE;
+        st = poot_vec_push(&pl->groups, &gg);
+      } else {
+        st = add_group(pl, PG_POINTWISE, v, v, UINT32_MAX);
+      }
+    }
+  }
+  for (size_t i = 0; i < copies.len && !st; i++) {
+    uint32_t *pair = (uint32_t *)copies.data + 2 * i;
+    st = add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]);
+  }
+  poot_vec_deinit(&copies);
+  T(st);
+  /* Temps. */
+  for (uint32_t v = 0; v < nv; v++) {
+    if (pl->v[v].hold != PC_TEMP) continue;
+    poot_plan_temp t;
+    memset(&t, 0, sizeof t);
+    t.value = v;
+    t.type = *pc_type(pl, v);
+    t.size = (uint64_t)pc_elems(&t.type.shape) * (t.type.dtype == POOT_DTYPE_I64 ? 8 : 4);
+    if (t.size == 0) t.size = 4;
+    t.first = UINT32_MAX;
+    t.last = 0;
+    pl->v[v].temp = (uint32_t)pl->temps.len;
+    T(poot_vec_push(&pl->temps, &t));
+  }
+  return NULL;
+}

@@ -1,0 +1,345 @@
+/* templates/contract.c — reductions and dot_general (GEMV/GEMM) with the
+ * elementwise prologue inlined into the loads (dequantize included) and an
+ * elementwise epilogue over one or more accumulators (residual add, SwiGLU
+ * of two GEMVs sharing their input).
+ *
+ * Modes (chosen from the target description only):
+ *  serial  one thread per output, the contraction in index order: bit for
+ *          bit poot_eval (short contractions, argmax, 16-bit or 64-bit
+ *          accumulators);
+ *  sg      one subgroup per output: lanes stride the contraction (adjacent
+ *          lanes read adjacent elements: coalesced), four loads in flight
+ *          per lane, then a subgroup reduction;
+ *  wg      one workgroup per output with a shared-memory tree, for targets
+ *          without subgroup operations. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../compile_impl.h"
+
+#define T POOT_TRY
+#define OP(x) POOT_KIR_OP_##x
+
+typedef struct croot {
+  poot_value v;
+  const poot_node *n;
+  bool dot;
+  poot_reduce_kind kind;
+  poot_dtype acc;
+  poot_value a, b; /* dot lhs/rhs, reduce input */
+  poot_shape cshape;
+  uint32_t cdims_a[POOT_MAX_RANK], cdims_b[POOT_MAX_RANK];
+} croot;
+
+static void root_init(pc_planner *pl, poot_value v, croot *r) {
+  memset(r, 0, sizeof *r);
+  r->v = v;
+  r->n = pl->v[v].node;
+  r->dot = r->n->op == POOT_OP_DOT_GENERAL;
+  r->acc = r->n->attrs.dtype;
+  r->a = pl->alias[r->n->operands[0]];
+  if (r->dot) {
+    r->b = pl->alias[r->n->operands[1]];
+    const poot_dot_dims *dd = &r->n->attrs.dot;
+    const poot_shape *as = &pc_type(pl, r->a)->shape;
+    r->cshape.rank = dd->num_contract;
+    for (uint32_t i = 0; i < dd->num_contract; i++) r->cshape.dims[i] = as->dims[dd->lhs_contract[i]];
+  } else {
+    r->kind = r->n->attrs.reduce_kind;
+    const poot_shape *xs = &pc_type(pl, r->a)->shape;
+    bool red[POOT_MAX_RANK] = {0};
+    for (uint32_t i = 0; i < r->n->attrs.num_dims; i++) red[r->n->attrs.dims[i]] = true;
+    for (uint32_t d = 0; d < xs->rank; d++)
+      if (red[d]) {
+        r->cdims_a[r->cshape.rank] = d;
+        r->cshape.dims[r->cshape.rank++] = xs->dims[d];
+      }
+  }
+}
+
+/* The term of one contraction step at output idx and contraction index
+ * cidx, already in the accumulation dtype (dot: the rounded product). */
+static poot_status term(pc_kctx *k, const croot *r, const poot_kir_value *idx,
+                        const poot_kir_value *cidx, poot_kir_value *out) {
+  pc_planner *pl = k->pl;
+  poot_kir_value ai[PC_MAX_DIMS], bi[PC_MAX_DIMS], x, y;
+  if (!r->dot) {
+    const poot_shape *xs = &pc_type(pl, r->a)->shape;
+    uint32_t oi = 0, ci = 0;
+    for (uint32_t d = 0; d < xs->rank; d++) {
+      if (ci < r->cshape.rank && r->cdims_a[ci] == d)
+        ai[d] = cidx[ci++];
+      else
+        ai[d] = idx[oi++];
+    }
+    T(pc_emit(k, r->a, ai, &x));
+    if (r->kind == POOT_REDUCE_ARGMAX) {
+      *out = x;
+      return NULL;
+    }
+    return pc_convert(k, x, pc_type(pl, r->a)->dtype, r->acc, out);
+  }
+  const poot_dot_dims *dd = &r->n->attrs.dot;
+  const poot_shape *as = &pc_type(pl, r->a)->shape, *bs = &pc_type(pl, r->b)->shape;
+  uint32_t nb = dd->num_batch, pos = nb;
+  bool used_a[POOT_MAX_RANK] = {0}, used_b[POOT_MAX_RANK] = {0};
+  for (uint32_t i = 0; i < nb; i++) {
+    ai[dd->lhs_batch[i]] = idx[i];
+    bi[dd->rhs_batch[i]] = idx[i];
+    used_a[dd->lhs_batch[i]] = used_b[dd->rhs_batch[i]] = true;
+  }
+  for (uint32_t i = 0; i < dd->num_contract; i++) {
+    ai[dd->lhs_contract[i]] = cidx[i];
+    bi[dd->rhs_contract[i]] = cidx[i];
+    used_a[dd->lhs_contract[i]] = used_b[dd->rhs_contract[i]] = true;
+  }
+  for (uint32_t d = 0; d < as->rank; d++)
+    if (!used_a[d]) ai[d] = idx[pos++];
+  for (uint32_t d = 0; d < bs->rank; d++)
+    if (!used_b[d]) bi[d] = idx[pos++];
+  T(pc_emit(k, r->a, ai, &x));
+  T(pc_emit(k, r->b, bi, &y));
+  T(pc_convert(k, x, pc_type(pl, r->a)->dtype, r->acc, &x));
+  T(pc_convert(k, y, pc_type(pl, r->b)->dtype, r->acc, &y));
+  k->flops += 2;
+  return pc_accum(k, OP(MUL), r->acc, x, y, out);
+}
+
+static poot_kir_op acc_op(const croot *r) {
+  if (r->dot || r->kind == POOT_REDUCE_SUM) return OP(ADD);
+  return r->kind == POOT_REDUCE_MAX ? OP(MAX) : OP(MIN);
+}
+
+static poot_status identity(pc_kctx *k, const croot *r, poot_kir_value *out) {
+  poot_kir_op op = acc_op(r);
+  if (op == OP(ADD)) return pc_const_of(k, r->acc, 0.0, 0, out);
+  bool mx = op == OP(MAX);
+  if (poot_dtype_is_float(r->acc)) return pc_const_of(k, r->acc, mx ? -INFINITY : INFINITY, 0, out);
+  int64_t lo = 0, hi = 0;
+  switch (r->acc) {
+    case POOT_DTYPE_I8: lo = -128, hi = 127; break;
+    case POOT_DTYPE_I16: lo = -32768, hi = 32767; break;
+    case POOT_DTYPE_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+    case POOT_DTYPE_U8: lo = 0, hi = 255; break;
+    case POOT_DTYPE_U32: lo = 0, hi = UINT32_MAX; break;
+    case POOT_DTYPE_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+    case POOT_DTYPE_BOOL: lo = 0, hi = 1; break;
+    default: break;
+  }
+  return pc_const_of(k, r->acc, 0.0, mx ? lo : hi, out);
+}
+
+static bool coop_ok(const croot *r) {
+  if (!r->dot && r->kind == POOT_REDUCE_ARGMAX) return false;
+  poot_kir_scalar s = pc_compute_scalar(r->acc);
+  if (r->acc != POOT_DTYPE_F32 && r->acc != POOT_DTYPE_I32 && r->acc != POOT_DTYPE_U32) return false;
+  return s == POOT_KIR_F32 || s == POOT_KIR_I32 || s == POOT_KIR_U32;
+}
+
+/* Adds the terms at contraction index c (u32) to the private accumulators. */
+static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *idx,
+                        poot_kir_value c, poot_kir_value inrange, uint32_t pacc, uint32_t parg) {
+  poot_kir_value cidx[PC_MAX_DIMS];
+  T(pc_delinearize(k, c, &rs[0].cshape, cidx));
+  for (uint32_t i = 0; i < nr; i++) {
+    poot_kir_value t, a;
+    T(term(k, &rs[i], idx, cidx, &t));
+    T(poot_kir_priv_load(k->b, pacc, i, &a));
+    if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
+      /* better: t > best, or t is NaN and best is not (the first NaN wins) */
+      poot_kir_value gt = 0, na, nb, nnb, tmp, bi, ci;
+      T(pc_bin(k, OP(GT), t, a, &gt));
+      if (poot_kir_builder_value_type(k->b, t).scalar == POOT_KIR_F32) {
+        T(pc_bin(k, OP(NE), t, t, &na));
+        T(pc_bin(k, OP(NE), a, a, &nb));
+        T(poot_kir_unary(k->b, OP(NOT), nb, &nnb));
+        T(pc_bin(k, OP(AND), na, nnb, &tmp));
+        T(pc_bin(k, OP(OR), gt, tmp, &gt));
+      }
+      T(poot_kir_select(k->b, gt, t, a, &a));
+      T(poot_kir_priv_store(k->b, pacc, i, a));
+      T(poot_kir_priv_load(k->b, parg, 0, &bi));
+      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), c, &ci));
+      T(poot_kir_select(k->b, gt, ci, bi, &bi));
+      T(poot_kir_priv_store(k->b, parg, 0, bi));
+      continue;
+    }
+    if (inrange) {
+      poot_kir_value id;
+      T(identity(k, &rs[i], &id));
+      T(poot_kir_select(k->b, inrange, t, id, &t));
+    }
+    T(pc_accum(k, acc_op(&rs[i]), rs[i].acc, a, t, &a));
+    T(poot_kir_priv_store(k->b, pacc, i, a));
+  }
+  return NULL;
+}
+
+static poot_status finish(pc_kctx *k, const pc_group *g, const croot *rs, uint32_t nr,
+                          const poot_kir_value *idx, const poot_kir_value *accs,
+                          poot_kir_value lin) {
+  for (uint32_t i = 0; i < nr; i++) T(pc_memo_put(k, rs[i].v, idx, accs[i]));
+  poot_kir_value val;
+  T(pc_emit(k, g->out, idx, &val));
+  return pc_store_value(k, g->dest, lin, val);
+}
+
+poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                            const char **out_what) {
+  pc_planner *pl = k->pl;
+  croot rs[PG_MAX_ROOTS];
+  uint32_t nr = g->nroots;
+  bool coop = true;
+  for (uint32_t i = 0; i < nr; i++) {
+    root_init(pl, g->roots[i], &rs[i]);
+    if (!coop_ok(&rs[i])) coop = false;
+  }
+  const poot_shape *os = &pc_type(pl, g->roots[0])->shape;
+  int64_t nout = pc_elems(os), clen = pc_elems(&rs[0].cshape);
+  uint32_t coop_min = pl->opt->coop_min ? pl->opt->coop_min : 64;
+  if (clen < (int64_t)coop_min) coop = false;
+  const poot_kir_target *t = pl->t;
+  uint32_t wg = pl->wg, sg = t->subgroup_ops ? t->subgroup_size : 0;
+  bool use_sg = coop && sg && wg % sg == 0 && wg >= sg;
+  bool use_wg = coop && !use_sg && (wg & (wg - 1)) == 0;
+  *out_what = use_sg ? "sg" : use_wg ? "wg" : "serial";
+  uint32_t pacc, parg = 0;
+  poot_kir_scalar as = pc_compute_scalar(rs[0].acc);
+  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
+    as = pc_compute_scalar(pc_type(pl, rs[0].a)->dtype);
+  T(poot_kir_add_private(k->b, "acc", poot_kir_type_make(as, 1), nr, &pacc));
+  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
+    T(poot_kir_add_private(k->b, "arg", poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
+  poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
+  T(pc_u32(k, 0, &z));
+  T(pc_u32(k, 1, &one));
+  if (nout == 0) {
+    grid[0] = grid[1] = grid[2] = 1;
+    return NULL;
+  }
+  if (!use_sg && !use_wg) {
+    pc_grid_for(((uint64_t)nout + wg - 1) / wg, grid);
+    poot_kir_value valid, end, c;
+    T(pc_linear_workgroup(k, &w));
+    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+    T(pc_bin_c(k, OP(MUL), w, wg, &w));
+    T(pc_bin(k, OP(ADD), w, l, &o));
+    T(pc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
+    T(poot_kir_if_begin(k->b, valid));
+    pc_scope_push(k);
+    T(pc_delinearize(k, o, os, idx));
+    for (uint32_t i = 0; i < nr; i++) {
+      poot_kir_value id;
+      if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
+        poot_kir_value zi;
+        T(poot_kir_const_i32(k->b, 0, &zi));
+        T(poot_kir_priv_store(k->b, parg, 0, zi));
+        poot_dtype xd = pc_type(pl, rs[i].a)->dtype;
+        T(pc_const_of(k, xd, -INFINITY, xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8 ? 0 : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN), &id));
+      } else {
+        T(identity(k, &rs[i], &id));
+      }
+      T(poot_kir_priv_store(k->b, pacc, i, id));
+    }
+    T(pc_u32(k, (uint32_t)clen, &end));
+    T(poot_kir_for_begin(k->b, z, end, one, &c));
+    pc_scope_push(k);
+    T(step(k, rs, nr, idx, c, 0, pacc, parg));
+    pc_scope_pop(k);
+    T(poot_kir_end(k->b));
+    for (uint32_t i = 0; i < nr; i++) {
+      if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX)
+        T(poot_kir_priv_load(k->b, parg, 0, &accs[i]));
+      else
+        T(poot_kir_priv_load(k->b, pacc, i, &accs[i]));
+    }
+    T(finish(k, g, rs, nr, idx, accs, o));
+    pc_scope_pop(k);
+    k->flops += (uint64_t)nout * (uint64_t)clen * nr;
+    return poot_kir_end(k->b);
+  }
+  /* Cooperative: `per` outputs per workgroup, `lanes` threads per output. */
+  uint32_t lanes = use_sg ? sg : wg, per = wg / lanes;
+  pc_grid_for(((uint64_t)nout + per - 1) / per, grid);
+  poot_kir_value lane, valid, oc, nm1;
+  T(pc_linear_workgroup(k, &w));
+  if (use_sg) {
+    poot_kir_value sid;
+    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+    T(pc_bin_c(k, OP(MUL), w, per, &o));
+    T(pc_bin(k, OP(ADD), o, sid, &o));
+  } else {
+    o = w;
+    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lane));
+  }
+  T(pc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
+  T(pc_u32(k, (uint32_t)(nout - 1), &nm1));
+  T(pc_bin(k, OP(MIN), o, nm1, &oc));
+  T(pc_delinearize(k, oc, os, idx));
+  for (uint32_t i = 0; i < nr; i++) {
+    poot_kir_value id;
+    T(identity(k, &rs[i], &id));
+    T(poot_kir_priv_store(k->b, pacc, i, id));
+  }
+  uint32_t unroll = clen >= (int64_t)lanes * 4 ? 4 : 1;
+  poot_kir_value end, stepv, c0, cm1;
+  T(pc_u32(k, (uint32_t)clen, &end));
+  T(pc_u32(k, lanes * unroll, &stepv));
+  T(pc_u32(k, (uint32_t)(clen - 1), &cm1));
+  T(poot_kir_for_begin(k->b, lane, end, stepv, &c0));
+  pc_scope_push(k);
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value c = c0, inr = 0, cc;
+    if (u) T(pc_bin_c(k, OP(ADD), c0, u * lanes, &c));
+    if (unroll > 1 && (clen % (int64_t)(lanes * unroll)) != 0) {
+      T(pc_bin(k, OP(LT), c, end, &inr));
+      T(pc_bin(k, OP(MIN), c, cm1, &cc));
+    } else {
+      cc = c;
+    }
+    T(step(k, rs, nr, idx, cc, inr, pacc, parg));
+  }
+  pc_scope_pop(k);
+  T(poot_kir_end(k->b));
+  for (uint32_t i = 0; i < nr; i++) {
+    poot_kir_value a;
+    T(poot_kir_priv_load(k->b, pacc, i, &a));
+    poot_kir_op op = acc_op(&rs[i]);
+    if (use_sg) {
+      poot_kir_op sop = op == OP(ADD) ? OP(SG_REDUCE_ADD) : op == OP(MAX) ? OP(SG_REDUCE_MAX)
+                                                                         : OP(SG_REDUCE_MIN);
+      T(poot_kir_subgroup_reduce(k->b, sop, a, &accs[i]));
+    } else {
+      char name[16];
+      snprintf(name, sizeof name, "red%u", i);
+      uint32_t sh;
+      T(poot_kir_add_shared(k->b, name, as, wg, &sh));
+      T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, a));
+      T(poot_kir_barrier(k->b));
+      for (uint32_t s = wg / 2; s >= 1; s /= 2) {
+        poot_kir_value lt, x, y, j, r;
+        T(pc_bin_c(k, OP(LT), lane, s, &lt));
+        T(poot_kir_if_begin(k->b, lt));
+        T(pc_bin_c(k, OP(ADD), lane, s, &j));
+        T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lane, 1, &x));
+        T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &y));
+        T(pc_accum(k, op, rs[i].acc, x, y, &r));
+        T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, r));
+        T(poot_kir_end(k->b));
+        T(poot_kir_barrier(k->b));
+      }
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, z, 1, &accs[i]));
+    }
+  }
+  poot_kir_value first, cond;
+  T(pc_bin(k, OP(EQ), lane, z, &first));
+  T(pc_bin(k, OP(AND), first, valid, &cond));
+  T(poot_kir_if_begin(k->b, cond));
+  pc_scope_push(k);
+  T(finish(k, g, rs, nr, idx, accs, oc));
+  pc_scope_pop(k);
+  k->flops += (uint64_t)nout * (uint64_t)clen * nr;
+  return poot_kir_end(k->b);
+}

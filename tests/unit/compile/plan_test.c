@@ -1,0 +1,238 @@
+/* plan_test.c — whole synthetic Llama decode and prefill steps (traced by
+ * the families layer with small random weights): plan → KIR interpreter
+ * versus poot_eval (tier 2), at two positions, for f32, f16 and packed
+ * weights; checks as typed faults; the memory plan; slot scalars. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan_util.h"
+#include "poot/llm/model.h"
+#include "poot_test.h"
+
+static poot_dtype g_wtype = POOT_DTYPE_F32;
+
+static poot_status wtype(void *ctx, const poot_weight_ref *ref, const poot_type *expected,
+                         poot_type *out) {
+  (void)ctx;
+  *out = *expected;
+  if (expected->shape.rank == 2 && expected->shape.dims[1] % 32 == 0) {
+    poot_dtype d = g_wtype;
+    /* mix: attention q/v and the classifier take the chosen type, k f16 */
+    if (ref->role == POOT_WEIGHT_ATTN_K && d != POOT_DTYPE_F32) d = POOT_DTYPE_F16;
+    out->dtype = d;
+  }
+  return NULL;
+}
+
+static void tiny_config(poot_model_config *c) {
+  poot_model_config_init(c, POOT_MODEL_FAMILY_LLAMA);
+  c->vocab_size = 96;
+  c->hidden_size = 64;
+  c->intermediate_size = 96;
+  c->n_layers = 2;
+  c->n_heads = 4;
+  c->n_kv_heads = 2;
+  c->head_dim = 16;
+  c->norm_eps = 1e-5;
+  c->rope_dims = 16;
+  c->rope_theta = 10000;
+  c->rope_mode = POOT_ROPE_NEOX;
+}
+
+static poot_graph *trace(int64_t tokens, int64_t cap, poot_dtype wt) {
+  poot_model_config c;
+  tiny_config(&c);
+  poot_model_step s;
+  memset(&s, 0, sizeof s);
+  s.batch = 1;
+  s.tokens = tokens;
+  s.cap = cap;
+  g_wtype = wt;
+  poot_model_trace_options o = {wtype, NULL};
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_model_trace(&c, &s, &o, &g));
+  return g;
+}
+
+static void run_case(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg) {
+  poot_graph *g = trace(tokens, 24, wt);
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 1234 + (uint64_t)pos, 96, pos, 0.3f, &in));
+  /* states start non-zero so attention reads real history */
+  for (size_t i = 0; i < in.count; i++)
+    if (strstr(in.names[i], ".k") || strstr(in.names[i], ".v")) {
+      float *f = in.tensors[i].data;
+      for (size_t j = 0; j < in.tensors[i].size / 4; j++) f[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
+    }
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, sg);
+  pt_result r;
+  POOT_ASSERT_OK(pt_check(g, &t, &in, sg, false, 2e-5, &r));
+  if (!r.ok) fail_msg("T=%lld %s pos=%lld sg=%u: %s", (long long)tokens, poot_dtype_name(wt),
+                      (long long)pos, sg, r.what);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_decode_f32(void **state) {
+  (void)state;
+  run_case(1, POOT_DTYPE_F32, 3, 32);
+  run_case(1, POOT_DTYPE_F32, 17, 32);
+}
+static void test_decode_sg8_sg64(void **state) {
+  (void)state;
+  run_case(1, POOT_DTYPE_F32, 5, 8);
+  run_case(1, POOT_DTYPE_F32, 9, 64);
+}
+static void test_decode_q8_0(void **state) {
+  (void)state;
+  run_case(1, POOT_DTYPE_Q8_0, 4, 32);
+  run_case(1, POOT_DTYPE_Q8_0, 20, 32);
+}
+static void test_decode_q4_0(void **state) {
+  (void)state;
+  run_case(1, POOT_DTYPE_Q4_0, 7, 32);
+  run_case(1, POOT_DTYPE_Q4_0, 0, 32);
+}
+static void test_decode_f16(void **state) {
+  (void)state;
+  run_case(1, POOT_DTYPE_F16, 2, 32);
+}
+static void test_prefill(void **state) {
+  (void)state;
+  run_case(5, POOT_DTYPE_F32, 0, 32);
+  run_case(5, POOT_DTYPE_Q8_0, 11, 32);
+}
+
+/* Checks: a token id past the vocabulary and a position past cap fault on
+ * the interpreter with the same trap as poot_eval, naming the kernel. */
+static void expect_fault(poot_graph *g, pt_inputs *in, const char *trap, bool error_word) {
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+  poot_eval_input ei[64];
+  poot_plan_input pi[64];
+  assert_true(in->count <= 64);
+  for (size_t i = 0; i < in->count; i++) {
+    ei[i].name = pi[i].name = in->names[i];
+    ei[i].tensor = pi[i].tensor = &in->tensors[i];
+  }
+  poot_eval_inputs eis = {in->count, ei};
+  poot_evaluation *ev = NULL;
+  poot_eval_fault f;
+  poot_eval_options eo;
+  poot_eval_options_init(&eo);
+  eo.out_fault = &f;
+  POOT_ASSERT_STATUS_MSG(poot_eval(g, &eis, &eo, &ev), POOT_KERNEL_FAULT, trap);
+  poot_plan_run *run = NULL;
+  POOT_ASSERT_OK(poot_plan_run_create(plan, &run));
+  POOT_ASSERT_OK(poot_plan_run_bind(run, in->count, pi));
+  poot_plan_run_options ro = {32, error_word};
+  poot_status st = poot_plan_run_step(run, &ro);
+  assert_int_equal(poot_status_code_of(st), POOT_KERNEL_FAULT);
+  char code[32];
+  snprintf(code, sizeof code, "trap code %d", (int)f.trap);
+  if (!strstr(poot_status_message(st), trap) || !strstr(poot_status_message(st), code) ||
+      !strstr(poot_status_message(st), "kernel poot_"))
+    fail_msg("fault message lacks the trap: %s", poot_status_message(st));
+  poot_status_free(st);
+  poot_plan_run_destroy(run);
+  poot_plan_destroy(plan);
+}
+
+static void test_checks(void **state) {
+  (void)state;
+  poot_graph *g = trace(1, 8, POOT_DTYPE_F32);
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 7, 96, 2, 0.3f, &in));
+  pt_inputs_set_int(&in, "token", 96);
+  expect_fault(g, &in, "token_out_of_range", false);
+  expect_fault(g, &in, "token_out_of_range", true);
+  pt_inputs_set_int(&in, "token", 5);
+  pt_inputs_set_int(&in, "pos", 8);
+  expect_fault(g, &in, "pos_out_of_range", false);
+  expect_fault(g, &in, "pos_out_of_range", true);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* One plan serves every position: two consecutive steps reuse the plan and
+ * its states, and match two chained oracle steps; the plan text has no
+ * dependence on the position. */
+static void test_two_steps_one_plan(void **state) {
+  (void)state;
+  poot_graph *g = trace(1, 16, POOT_DTYPE_F32);
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+  char why[256];
+  if (!pt_memory_ok(plan, why, sizeof why)) fail_msg("%s", why);
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 99, 96, 0, 0.3f, &in));
+  poot_plan_run *run = NULL;
+  POOT_ASSERT_OK(poot_plan_run_create(plan, &run));
+  poot_eval_input ei[64];
+  poot_plan_input pi[64];
+  for (size_t i = 0; i < in.count; i++) {
+    ei[i].name = pi[i].name = in.names[i];
+    ei[i].tensor = pi[i].tensor = &in.tensors[i];
+  }
+  POOT_ASSERT_OK(poot_plan_run_bind(run, in.count, pi));
+  for (int64_t pos = 0; pos < 2; pos++) {
+    pt_inputs_set_int(&in, "pos", pos);
+    pt_inputs_set_int(&in, "token", 10 + pos);
+    poot_plan_input slots[2];
+    size_t ns = 0;
+    for (size_t i = 0; i < in.count; i++)
+      if (!strcmp(in.names[i], "pos") || !strcmp(in.names[i], "token")) slots[ns++] = pi[i];
+    POOT_ASSERT_OK(poot_plan_run_bind(run, ns, slots));
+    POOT_ASSERT_OK(poot_plan_run_step(run, NULL));
+    poot_eval_inputs eis = {in.count, ei};
+    poot_evaluation *ev = NULL;
+    POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
+    poot_tensor out;
+    POOT_ASSERT_OK(poot_plan_run_output(run, &out));
+    const float *a = out.data, *b = ev->output.data;
+    for (size_t i = 0; i < out.size / 4; i++)
+      if (fabsf(a[i] - b[i]) > 1e-4f * (1 + fabsf(b[i])))
+        fail_msg("pos %lld logit %zu: %g vs %g", (long long)pos, i, a[i], b[i]);
+    /* carry the oracle's new states into its next step */
+    for (uint32_t s = 0; s < ev->num_states; s++)
+      for (size_t i = 0; i < in.count; i++)
+        if (!strcmp(in.names[i], ev->states[s].name))
+          memcpy(in.tensors[i].data, ev->states[s].tensor.data, in.tensors[i].size);
+    poot_evaluation_destroy(ev);
+  }
+  /* no push constant is a position: every one is a temp offset */
+  for (uint32_t d = 0; d < plan->dispatch_count; d++)
+    for (uint32_t q = 0; q < plan->dispatches[d].push_count; q++)
+      assert_true((uint64_t)plan->dispatches[d].push[q] * 4 < plan->buffers[0].size);
+  poot_plan_run_destroy(run);
+  pt_inputs_free(&in);
+  poot_plan_destroy(plan);
+  poot_graph_destroy(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_decode_f32),  cmocka_unit_test(test_decode_sg8_sg64),
+      cmocka_unit_test(test_decode_q8_0), cmocka_unit_test(test_decode_q4_0),
+      cmocka_unit_test(test_decode_f16),  cmocka_unit_test(test_prefill),
+      cmocka_unit_test(test_checks),      cmocka_unit_test(test_two_steps_one_plan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,286 @@
+/* plan_util.c — see plan_util.h. */
+#include "plan_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/quant.h"
+
+static uint64_t rng(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static float rnd(uint64_t *s) {
+  return (float)((double)(rng(s) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
+}
+
+void pt_inputs_free(pt_inputs *in) {
+  for (size_t i = 0; i < in->count; i++) {
+    poot_free(in->names[i]);
+    poot_free(in->tensors[i].data);
+  }
+  poot_free(in->names);
+  poot_free(in->tensors);
+  memset(in, 0, sizeof *in);
+}
+
+static void fill(poot_tensor *t, uint64_t *s, int64_t int_hi, float scale, bool zero) {
+  int64_t n = 1;
+  for (uint32_t i = 0; i < t->type.shape.rank; i++) n *= t->type.shape.dims[i];
+  uint8_t *p = t->data;
+  if (zero) return;
+  const poot_dtype_info *di = poot_dtype_info_of(t->type.dtype);
+  if (di->is_packed) {
+    float *f = poot_malloc((size_t)n * sizeof(float));
+    if (!f) return;
+    for (int64_t i = 0; i < n; i++) f[i] = rnd(s) * scale;
+    const poot_quant_format *q = poot_quant_format_by_name(di->name);
+    if (q && q->quantize) {
+      q->quantize(f, p, (size_t)(n / di->block_elems));
+    } else {
+      for (size_t i = 0; i < t->size; i++) p[i] = (uint8_t)rng(s);
+      /* keep the f16 scales finite and small */
+    }
+    poot_free(f);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    float f = rnd(s) * scale;
+    int64_t iv = int_hi > 0 ? (int64_t)(rng(s) % (uint64_t)int_hi) : 0;
+    switch (t->type.dtype) {
+      case POOT_DTYPE_F32: memcpy(p + 4 * i, &f, 4); break;
+      case POOT_DTYPE_F16: {
+        uint16_t h = poot_f32_to_f16(f);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+      }
+      case POOT_DTYPE_BF16: {
+        uint16_t h = poot_f32_to_bf16(f);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+      }
+      case POOT_DTYPE_I32:
+      case POOT_DTYPE_U32: {
+        int32_t v = (int32_t)iv;
+        memcpy(p + 4 * i, &v, 4);
+        break;
+      }
+      case POOT_DTYPE_I64: memcpy(p + 8 * i, &iv, 8); break;
+      case POOT_DTYPE_I16: {
+        int16_t v = (int16_t)iv;
+        memcpy(p + 2 * i, &v, 2);
+        break;
+      }
+      case POOT_DTYPE_I8:
+      case POOT_DTYPE_U8: p[i] = (uint8_t)iv; break;
+      case POOT_DTYPE_BOOL: p[i] = (uint8_t)(rng(s) & 1); break;
+      default: break;
+    }
+  }
+}
+
+poot_status pt_inputs_make(const poot_graph *g, uint64_t seed, int64_t int_hi, int64_t pos,
+                           float wscale, pt_inputs *out) {
+  memset(out, 0, sizeof *out);
+  const poot_region *root = poot_graph_root(g);
+  out->names = poot_calloc(root->num_nodes + 1, sizeof(char *));
+  out->tensors = poot_calloc(root->num_nodes + 1, sizeof(poot_tensor));
+  if (!out->names || !out->tensors) return poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+  uint64_t s = seed;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  for (uint32_t i = 0; i < root->num_nodes; i++) {
+    const poot_node *n = poot_graph_node(g, root->nodes[i]);
+    if (n->op != POOT_OP_LEAF || n->storage == POOT_STORAGE_CONST) continue;
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(g, n, &sb);
+    const poot_type *ty = poot_graph_value_type(g, n->results[0]);
+    size_t bytes = 0;
+    POOT_TRY(poot_type_byte_size(ty->dtype, &ty->shape, &bytes));
+    poot_tensor *t = &out->tensors[out->count];
+    t->type = *ty;
+    t->size = bytes;
+    t->data = poot_calloc(bytes ? bytes : 1, 1);
+    out->names[out->count] = poot_malloc(sb.len + 1);
+    if (!t->data || !out->names[out->count]) return poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+    memcpy(out->names[out->count], sb.data, sb.len + 1);
+    bool is_pos = n->storage == POOT_STORAGE_SLOT && n->slot_kind == POOT_SLOT_POS;
+    fill(t, &s, is_pos ? 1 : int_hi, n->storage == POOT_STORAGE_WEIGHT ? wscale : 1.0f,
+         n->storage == POOT_STORAGE_STATE);
+    out->count++;
+    if (is_pos) pt_inputs_set_int(out, out->names[out->count - 1], pos);
+  }
+  poot_strbuf_deinit(&sb);
+  return NULL;
+}
+
+void pt_inputs_set_int(pt_inputs *in, const char *name, int64_t v) {
+  for (size_t i = 0; i < in->count; i++) {
+    if (strcmp(in->names[i], name) != 0) continue;
+    poot_tensor *t = &in->tensors[i];
+    size_t eb = poot_dtype_info_of(t->type.dtype)->elem_bytes;
+    for (size_t o = 0; o + eb <= t->size; o += eb) {
+      if (eb == 8)
+        memcpy((uint8_t *)t->data + o, &v, 8);
+      else {
+        int32_t x = (int32_t)v;
+        memcpy((uint8_t *)t->data + o, &x, eb);
+      }
+    }
+  }
+}
+
+static double elem(const poot_tensor *t, int64_t i) {
+  const uint8_t *p = t->data;
+  switch (t->type.dtype) {
+    case POOT_DTYPE_F32: {
+      float f;
+      memcpy(&f, p + 4 * i, 4);
+      return f;
+    }
+    case POOT_DTYPE_F16: {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      return poot_f16_to_f32(h);
+    }
+    case POOT_DTYPE_BF16: {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      return poot_bf16_to_f32(h);
+    }
+    case POOT_DTYPE_I32: {
+      int32_t v;
+      memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    case POOT_DTYPE_U32: {
+      uint32_t v;
+      memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    case POOT_DTYPE_I64: {
+      int64_t v;
+      memcpy(&v, p + 8 * i, 8);
+      return (double)v;
+    }
+    case POOT_DTYPE_I16: {
+      int16_t v;
+      memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
+    case POOT_DTYPE_I8: return (int8_t)p[i];
+    default: return p[i];
+  }
+}
+
+static void compare(const char *what, const poot_tensor *dev, const poot_tensor *ref, bool exact,
+                    double tol_rel, pt_result *res) {
+  if (!poot_type_equal(&dev->type, &ref->type)) {
+    res->ok = false;
+    snprintf(res->what, sizeof res->what, "%s: type differs", what);
+    return;
+  }
+  if (exact || !poot_dtype_is_float(ref->type.dtype)) {
+    if (memcmp(dev->data, ref->data, ref->size) != 0) {
+      res->ok = false;
+      size_t i = 0;
+      while (((uint8_t *)dev->data)[i] == ((uint8_t *)ref->data)[i]) i++;
+      snprintf(res->what, sizeof res->what, "%s: not bit-exact at byte %zu", what, i);
+    }
+    return;
+  }
+  int64_t n = 1;
+  for (uint32_t i = 0; i < ref->type.shape.rank; i++) n *= ref->type.shape.dims[i];
+  double mx = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (isfinite(elem(ref, i)) && fabs(elem(ref, i)) > mx) mx = fabs(elem(ref, i));
+  double atol = tol_rel * (mx > 0 ? mx : 1.0);
+  for (int64_t i = 0; i < n; i++) {
+    double a = elem(dev, i), b = elem(ref, i);
+    if (isnan(b) && isnan(a)) continue;
+    if (!isfinite(b) && a == b) continue;
+    double e = fabs(a - b);
+    if (!isfinite(a) || e > atol) {
+      if (res->ok)
+        snprintf(res->what, sizeof res->what, "%s[%lld]: device %.9g oracle %.9g (tol %.3g)", what,
+                 (long long)i, a, b, atol);
+      res->ok = false;
+    }
+    if (e > res->max_err) {
+      res->max_err = e;
+      res->max_allowed = atol;
+    }
+  }
+}
+
+poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,
+                     uint32_t sg, bool exact, double tol_rel, pt_result *res) {
+  memset(res, 0, sizeof *res);
+  res->ok = true;
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = target;
+  poot_plan *plan = NULL;
+  POOT_TRY(poot_plan_create(g, &o, &plan));
+  poot_plan_run *run = NULL;
+  poot_eval_input *ei = poot_calloc(in->count + 1, sizeof *ei);
+  poot_plan_input *pi = poot_calloc(in->count + 1, sizeof *pi);
+  poot_evaluation *ev = NULL;
+  poot_status st = ei && pi ? NULL : poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+  for (size_t i = 0; !st && i < in->count; i++) {
+    ei[i].name = pi[i].name = in->names[i];
+    ei[i].tensor = pi[i].tensor = &in->tensors[i];
+  }
+  if (!st) {
+    poot_eval_inputs eis = {in->count, ei};
+    st = poot_eval(g, &eis, NULL, &ev);
+  }
+  if (!st) st = poot_plan_run_create(plan, &run);
+  if (!st) st = poot_plan_run_bind(run, in->count, pi);
+  poot_plan_run_options ro = {sg, false};
+  if (!st) st = poot_plan_run_step(run, &ro);
+  if (!st && ev->has_output) {
+    poot_tensor t;
+    st = poot_plan_run_output(run, &t);
+    if (!st) compare("output", &t, &ev->output, exact, tol_rel, res);
+  }
+  for (uint32_t i = 0; !st && i < ev->num_states; i++) {
+    poot_tensor t;
+    st = poot_plan_run_state(run, ev->states[i].name, &t);
+    if (!st) compare(ev->states[i].name, &t, &ev->states[i].tensor, exact, tol_rel, res);
+  }
+  char why[200];
+  if (!st && !pt_memory_ok(plan, why, sizeof why)) {
+    res->ok = false;
+    snprintf(res->what, sizeof res->what, "memory plan: %s", why);
+  }
+  poot_evaluation_destroy(ev);
+  poot_plan_run_destroy(run);
+  poot_plan_destroy(plan);
+  poot_free(ei);
+  poot_free(pi);
+  return st;
+}
+
+bool pt_memory_ok(const poot_plan *p, char *why, size_t n) {
+  for (uint32_t i = 0; i < p->temp_count; i++) {
+    const poot_plan_temp *a = &p->temps[i];
+    if (a->offset + a->size > p->buffers[0].size) {
+      snprintf(why, n, "temp %%%u past the arena", a->value);
+      return false;
+    }
+    for (uint32_t j = i + 1; j < p->temp_count; j++) {
+      const poot_plan_temp *b = &p->temps[j];
+      bool live = a->first <= b->last && b->first <= a->last;
+      bool mem = a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+      if (live && mem) {
+        snprintf(why, n, "temps %%%u and %%%u overlap while both live", a->value, b->value);
+        return false;
+      }
+    }
+  }
+  return true;
+}

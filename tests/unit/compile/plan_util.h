@@ -1,0 +1,44 @@
+/* plan_util.h — shared by the compile tests: random inputs for a graph's
+ * leaves, plan-on-interpreter versus poot_eval comparison. */
+#ifndef POOT_TESTS_COMPILE_PLAN_UTIL_H
+#define POOT_TESTS_COMPILE_PLAN_UTIL_H
+
+#include "poot/compile.h"
+#include "poot/eval.h"
+#include "poot/graph.h"
+
+typedef struct pt_inputs {
+  size_t count;
+  char **names;
+  poot_tensor *tensors;
+} pt_inputs;
+
+/* Random inputs for every root leaf: floats uniform in [-1, 1) (weights
+ * scaled by `wscale`), packed weights quantized from such floats, integer
+ * slots/params uniform in [0, int_hi), "pos" = pos, states zero. */
+poot_status pt_inputs_make(const poot_graph *g, uint64_t seed, int64_t int_hi, int64_t pos,
+                           float wscale, pt_inputs *out);
+void pt_inputs_free(pt_inputs *in);
+/* Sets every element of input `name` to v (integers). */
+void pt_inputs_set_int(pt_inputs *in, const char *name, int64_t v);
+
+typedef struct pt_result {
+  bool ok;
+  double max_err;     /* max |device - oracle| over every compared element */
+  double max_allowed; /* the tolerance at that element */
+  char what[256];
+} pt_result;
+
+/* Plans g for target, binds `in`, runs `steps` steps on the interpreter
+ * (subgroup size sg), evaluates with poot_eval, and compares the primary
+ * output and every state: exact when `exact`, else within
+ * atol = tol_rel * max|oracle| per tensor. Returns the status of the first
+ * failing call (plan, run or eval). */
+poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,
+                     uint32_t sg, bool exact, double tol_rel, pt_result *res);
+
+/* The plan's memory: no two temporaries with overlapping lifetimes overlap
+ * in the arena, and every one fits. */
+bool pt_memory_ok(const poot_plan *plan, char *why, size_t why_size);
+
+#endif
