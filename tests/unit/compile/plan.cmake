@@ -9,3 +9,7 @@ if(TARGET poot_compile AND TARGET poot_llm)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/plan_test.c
     LIBS poot_compile_testutil poot_llm poot_compile poot_eval poot_kir poot_graph poot_base m)
 endif()
+if(TARGET poot_compile)
+  poot_add_script_test(compile_plan_render
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/plan_render.sh)
+endif()

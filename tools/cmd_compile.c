@@ -1,0 +1,158 @@
+/* poot compile — plan a model's step (or a .pgraph) for a target and write
+ * the plan and every kernel's source:
+ *   poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]
+ *                [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR] */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "poot/compile.h"
+#include "poot/llm/model.h"
+#include "tool.h"
+
+static const char *const CMD = "compile";
+
+static void usage(void) {
+  printf("usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
+         "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
+         "Plans one step of a model (or a graph in the text form) for a target and prints\n"
+         "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
+         "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
+         "beside it, .wgsl, .ll).\n\n"
+         "  -m MODEL        a GGUF file, a safetensors folder or a llama2.c checkpoint\n"
+         "  -g FILE         a graph in the .pgraph text form instead of a model\n"
+         "  --step S        decode (default) or prefill:T\n"
+         "  --batch B       sequences per step (default 1)\n"
+         "  --cap N         KV capacity (default 1024)\n"
+         "  --target T      ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
+         "                  wgsl (WebGPU), amdgpu (gfx942)\n"
+         "  --emit DIR      write the plan and the kernels into DIR (created)\n");
+}
+
+static poot_status write_file(const char *dir, const char *name, const void *data, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f) return poot_status_make(POOT_IO, "cannot write %s: %s", path, strerror(errno));
+  size_t w = fwrite(data, 1, n, f);
+  int c = fclose(f);
+  if (w != n || c != 0) return poot_status_make(POOT_IO, "cannot write %s", path);
+  return NULL;
+}
+
+static int compile_main(int argc, char **argv) {
+  const char *model = NULL, *gfile = NULL, *step = "decode", *target = NULL, *emit = NULL;
+  long long batch = 1, cap = 1024;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (poot_tool_is_help(a)) {
+      usage();
+      return POOT_EXIT_OK;
+    }
+    const char **dst = !strcmp(a, "-m")         ? &model
+                       : !strcmp(a, "-g")       ? &gfile
+                       : !strcmp(a, "--step")   ? &step
+                       : !strcmp(a, "--target") ? &target
+                       : !strcmp(a, "--emit")   ? &emit
+                                                : NULL;
+    if (dst) {
+      if (!(*dst = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--batch") || !strcmp(a, "--cap")) {
+      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
+      if (!v || !poot_tool_parse_i64(CMD, a, v, !strcmp(a, "--batch") ? &batch : &cap))
+        return POOT_EXIT_USAGE;
+    } else {
+      return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
+    }
+  }
+  if (!!model == !!gfile) return poot_tool_usage_error(CMD, "give exactly one of -m and -g");
+  if (!target) return poot_tool_usage_error(CMD, "--target is required");
+  long long tokens = 1;
+  if (!strncmp(step, "prefill:", 8)) {
+    tokens = atoll(step + 8);
+    if (tokens < 1) return poot_tool_usage_error(CMD, "bad --step '%s'", step);
+  } else if (strcmp(step, "decode") != 0) {
+    return poot_tool_usage_error(CMD, "bad --step '%s' (decode or prefill:T)", step);
+  }
+  if (batch < 1 || cap < tokens) return poot_tool_usage_error(CMD, "bad --batch or --cap");
+  poot_kir_target t;
+  const char *ext = NULL;
+  if (!strcmp(target, "ptx")) poot_kir_target_init_sm80(&t), ext = "ptx";
+  else if (!strcmp(target, "ptx90")) poot_kir_target_init_sm90(&t), ext = "ptx";
+  else if (!strcmp(target, "glsl")) poot_kir_target_init_vulkan(&t, 32), ext = "comp";
+  else if (!strcmp(target, "wgsl")) poot_kir_target_init_webgpu(&t, 0), ext = "wgsl";
+  else if (!strcmp(target, "amdgpu")) poot_kir_target_init_gfx942(&t), ext = "ll";
+  else return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
+
+  poot_graph *g = NULL;
+  poot_model *m = NULL;
+  poot_plan *plan = NULL;
+  poot_status st = NULL;
+  if (gfile) {
+    st = poot_graph_load(gfile, &g);
+  } else {
+    poot_model_open_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.skip_tokenizer = true;
+    st = poot_model_open(model, &mo, &m);
+    if (!st) {
+      poot_model_step s;
+      memset(&s, 0, sizeof s);
+      s.batch = batch;
+      s.tokens = tokens;
+      s.cap = cap;
+      poot_model_trace_options to = poot_model_trace_options_for(m);
+      st = poot_model_trace(poot_model_get_config(m), &s, &to, &g);
+    }
+  }
+  uint64_t t0 = poot_time_ns();
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  if (!st) st = poot_plan_create(g, &o, &plan);
+  uint64_t t1 = poot_time_ns();
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (!st && emit) {
+    if (mkdir(emit, 0777) != 0 && errno != EEXIST)
+      st = poot_status_make(POOT_IO, "cannot create %s: %s", emit, strerror(errno));
+    if (!st) {
+      poot_plan_print(plan, &sb);
+      st = write_file(emit, "plan.txt", sb.data ? sb.data : "", sb.len);
+    }
+    for (uint32_t i = 0; !st && i < plan->kernel_count; i++) {
+      char name[128];
+      poot_strbuf_clear(&sb);
+      st = poot_plan_render_kernel(plan, i, &t, &sb);
+      snprintf(name, sizeof name, "k%03u_%s.%s", i, plan->kernels[i]->name, ext);
+      if (!st) st = write_file(emit, name, sb.data ? sb.data : "", sb.len);
+      if (!st && t.lang == POOT_KIR_LANG_GLSL) {
+        poot_vec words;
+        poot_vec_init(&words, 4);
+        st = poot_kir_glsl_to_spirv(sb.data, sb.len, &t, &words);
+        snprintf(name, sizeof name, "k%03u_%s.spv", i, plan->kernels[i]->name);
+        if (!st) st = write_file(emit, name, words.data, words.len * 4);
+        poot_vec_deinit(&words);
+      }
+    }
+  }
+  uint64_t t2 = poot_time_ns();
+  if (!st) {
+    printf("target %s\ndispatches %u\nkernels %u\nbytes_per_step %llu\nweight_bytes %llu\n"
+           "plan_ms %.1f\nrender_ms %.1f\n",
+           t.name, plan->dispatch_count, plan->kernel_count,
+           (unsigned long long)plan->bytes_per_step, (unsigned long long)plan->weight_bytes,
+           (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
+  }
+  poot_strbuf_deinit(&sb);
+  poot_plan_destroy(plan);
+  poot_graph_destroy(g);
+  poot_model_destroy(m);
+  if (st) return poot_tool_fail(CMD, st);
+  return POOT_EXIT_OK;
+}
+
+const poot_tool_command poot_tool_cmd_compile = {"compile", "plan a step for a target and emit its kernels",
+                                                 compile_main};
