@@ -72,6 +72,9 @@ typedef struct poot_compile_options {
    * (2 TB/s) and 5e7 (50 TFLOP/s). */
   double bytes_per_us;
   double flops_per_us;
+  /* One dispatch per group instead of one per level of independent groups
+   * (debugging). */
+  bool no_batching;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

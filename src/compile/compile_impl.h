@@ -96,6 +96,8 @@ typedef struct pc_kctx {
   uint32_t depth;
   bool has_checks;
   poot_value computing; /* the group's own result: computed, never loaded */
+  uint32_t wg_base;     /* first workgroup of this group in a batched kernel */
+  uint32_t tag;         /* group number inside the kernel (unique names) */
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];
@@ -157,6 +159,8 @@ POOT_MUST_USE poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t
 /* The linear thread index over a 2-D grid (x up to 65535 workgroups). */
 POOT_MUST_USE poot_status pc_linear_workgroup(pc_kctx *k, poot_kir_value *out);
 void pc_grid_for(uint64_t workgroups, uint32_t grid[3]);
+/* A declaration name unique in the kernel: "<base>_<tag>". */
+const char *pc_name(pc_kctx *k, const char *base, char *buf, size_t n);
 /* Reads element `lin` of a materialized/leaf value (compute type). */
 POOT_MUST_USE poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
                                         poot_kir_value *out);

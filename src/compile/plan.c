@@ -125,6 +125,193 @@ void poot_plan_destroy(poot_plan *plan) {
   poot_free(plan);
 }
 
+typedef struct grec {
+  poot_kir_kernel *kern; /* standalone kernel (NULL once used) */
+  uint32_t grid[3];
+  pc_kctx k;             /* bindings, push temps, reads (memo pointer unused) */
+  uint32_t nwtemp;
+  uint32_t wtemp[2];
+  uint32_t wbuf;         /* dense buffer written, or UINT32_MAX */
+  uint32_t level;
+  char what[96];
+} grec;
+
+static void kctx_init(pc_kctx *k, pc_planner *pl, pc_memo *memo, const pc_group *g) {
+  memset(k, 0, sizeof *k);
+  k->pl = pl;
+  k->t = pl->t;
+  k->memo = memo;
+  k->frac = 1.0;
+  k->computing = g->dest_buffer == UINT32_MAX ? g->dest : POOT_VALUE_NONE;
+}
+
+static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *r,
+                     const char *mode) {
+  r->k = *k;
+  r->k.memo = NULL;
+  r->k.b = NULL;
+  r->wbuf = g->dest_buffer;
+  poot_value dests[2] = {g->dest, g->out2};
+  for (int q = 0; q < 2; q++) {
+    if (dests[q] == POOT_VALUE_NONE) continue;
+    const pc_value *pv = &pl->v[dests[q]];
+    if (pv->hold == PC_TEMP) r->wtemp[r->nwtemp++] = pv->temp;
+    if (pv->hold == PC_DENSE && r->wbuf == UINT32_MAX) r->wbuf = pv->buffer;
+  }
+  snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "",
+           mode);
+}
+
+static bool binds(const grec *r, uint32_t buf) {
+  for (uint32_t i = 0; i < r->k.nbind; i++)
+    if (r->k.bind_buf[i] == buf) return true;
+  return false;
+}
+static bool touches_temp(const grec *r, uint32_t t) {
+  for (uint32_t i = 0; i < r->k.npush; i++)
+    if (r->k.push_temp[i] == t) return true;
+  return false;
+}
+
+/* Must j run after i? (RAW, WAR and WAW on temps and dense buffers.) */
+static bool depends(const grec *i, const grec *j) {
+  for (uint32_t q = 0; q < i->nwtemp; q++)
+    if (touches_temp(j, i->wtemp[q])) return true;
+  for (uint32_t q = 0; q < j->nwtemp; q++)
+    if (touches_temp(i, j->wtemp[q])) return true;
+  if (i->wbuf != UINT32_MAX && binds(j, i->wbuf)) return true;
+  if (j->wbuf != UINT32_MAX && binds(i, j->wbuf)) return true;
+  return false;
+}
+
+static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, uint32_t n,
+                               pc_memo *memo, pc_kctx *k, poot_kir_kernel **out,
+                               uint32_t grid[3]) {
+  *out = NULL;
+  const pc_group *g0 = poot_vec_at(&pl->groups, idx[0]);
+  kctx_init(k, pl, memo, g0);
+  bool any_contract = false;
+  for (uint32_t q = 0; q < n; q++)
+    if (((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_CONTRACT) any_contract = true;
+  poot_kir_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  d.name = "poot_batch";
+  d.workgroup_size[0] = pl->wg;
+  d.workgroup_size[1] = d.workgroup_size[2] = 1;
+  d.subgroup_size = any_contract && pl->t->subgroup_ops ? pl->t->subgroup_size : 0;
+  T(poot_kir_builder_create(&d, &k->b));
+  poot_status st = NULL;
+  uint32_t base = 0;
+  for (uint32_t q = 0; q < n && !st; q++) {
+    const pc_group *g = poot_vec_at(&pl->groups, idx[q]);
+    const grec *r = &recs[idx[q]];
+    uint32_t cnt = r->grid[0] * r->grid[1] * r->grid[2];
+    poot_kir_value lin, ge, lt, cond;
+    k->wg_base = 0;
+    k->tag = q;
+    k->computing = g->dest_buffer == UINT32_MAX ? g->dest : POOT_VALUE_NONE;
+    st = pc_linear_workgroup(k, &lin);
+    if (!st) st = pc_bin_c(k, POOT_KIR_OP_GE, lin, base, &ge);
+    if (!st) st = pc_bin_c(k, POOT_KIR_OP_LT, lin, base + cnt, &lt);
+    if (!st) st = pc_bin(k, POOT_KIR_OP_AND, ge, lt, &cond);
+    if (!st) st = poot_kir_if_begin(k->b, cond);
+    if (st) break;
+    k->wg_base = base;
+    pc_scope_push(k);
+    uint32_t gg[3];
+    const char *mode = "";
+    switch (g->kind) {
+      case PG_POINTWISE: st = pc_tpl_pointwise(k, g, gg); break;
+      case PG_CONTRACT: st = pc_tpl_contract(k, g, gg, &mode); break;
+      case PG_DUS: st = pc_tpl_dus(k, g, gg); break;
+      case PG_TOPK: st = pc_tpl_topk(k, g, gg); break;
+      case PG_CUMSUM: st = pc_tpl_cumsum(k, g, gg); break;
+      case PG_SCATTER: st = pc_tpl_scatter(k, g, gg); break;
+    }
+    pc_scope_pop(k);
+    if (!st) st = poot_kir_end(k->b);
+    base += cnt;
+  }
+  if (st) {
+    poot_kir_builder_destroy(k->b);
+    k->b = NULL;
+    return st;
+  }
+  poot_kir_kernel *kern = NULL;
+  st = poot_kir_builder_finish(k->b, &kern);
+  k->b = NULL;
+  T(st);
+  st = poot_kir_verify(kern, pl->t);
+  if (st) {
+    poot_kir_kernel_destroy(kern);
+    return st;
+  }
+  pc_grid_for(base, grid);
+  *out = kern;
+  return NULL;
+}
+
+/* Appends a dispatch of `kern` (consumed: deduplicated into kernels) for
+ * the groups idx[0..n). */
+static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dispatches,
+                                poot_vec *pushes, poot_kir_kernel *kern, const uint32_t grid[3],
+                                const pc_kctx *k, grec *recs, const uint32_t *idx, uint32_t n) {
+  uint32_t ki = (uint32_t)kernels->len;
+  for (size_t q = 0; q < kernels->len; q++) {
+    poot_kir_kernel *o = ((poot_kir_kernel **)kernels->data)[q];
+    if (o->hash == kern->hash) {
+      ki = (uint32_t)q;
+      break;
+    }
+  }
+  if (ki == kernels->len) {
+    poot_status st = poot_vec_push(kernels, &kern);
+    if (st) {
+      poot_kir_kernel_destroy(kern);
+      return st;
+    }
+  } else {
+    poot_kir_kernel_destroy(kern);
+  }
+  poot_plan_dispatch d;
+  memset(&d, 0, sizeof d);
+  d.kernel = ki;
+  memcpy(d.grid, grid, sizeof d.grid);
+  d.binding_count = k->nbind;
+  memcpy(d.bindings, k->bind_buf, k->nbind * sizeof(uint32_t));
+  d.push_count = k->npush;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  uint32_t di = (uint32_t)dispatches->len;
+  poot_plan_temp *temps = pl->temps.data;
+  const poot_compile_options *opt = pl->opt;
+  for (uint32_t q = 0; q < n; q++) {
+    grec *r = &recs[idx[q]];
+    poot_strbuf_printf(&sb, q ? " + %s" : "%s", r->what);
+    for (uint32_t w = 0; w < r->nwtemp; w++) {
+      poot_plan_temp *tt = &temps[r->wtemp[w]];
+      if (tt->first > di) tt->first = di;
+      if (tt->last < di) tt->last = di;
+    }
+    for (uint32_t w = 0; w < r->k.nreads; w++)
+      if (temps[r->k.reads[w]].last < di) temps[r->k.reads[w]].last = di;
+    uint64_t bytes = 0;
+    for (uint32_t b = 0; b < r->k.nbind; b++) {
+      const poot_plan_buffer *pb = poot_vec_at(&pl->buffers, r->k.bind_buf[b]);
+      if (pb->cls == POOT_PLAN_BUFFER_TEMP || pb->cls == POOT_PLAN_BUFFER_SLOT) continue;
+      bytes += (uint64_t)((double)pb->size * r->k.buf_frac[b] + 0.5);
+    }
+    for (uint32_t w = 0; w < r->k.npush; w++) bytes += temps[r->k.push_temp[w]].size;
+    d.bytes += bytes;
+    d.flops += r->k.flops;
+  }
+  d.what = poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
+  poot_strbuf_deinit(&sb);
+  d.weight_us = fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
+  T(poot_vec_push(dispatches, &d));
+  return poot_vec_push(pushes, k->push_temp);
+}
+
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
                              poot_plan **out_plan) {
   *out_plan = NULL;
@@ -162,19 +349,17 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
   if (!st) st = pc_plan_build(&pl, graph);
 
   poot_plan_temp *temps = NULL;
-  for (size_t gi = 0; gi < pl.groups.len && !st; gi++) {
+  size_t ng = pl.groups.len;
+  grec *recs = poot_calloc(ng + 1, sizeof *recs);
+  if (!recs && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  /* Phase 1: every group on its own (reads, writes, bindings, grid). */
+  for (size_t gi = 0; gi < ng && !st; gi++) {
     const pc_group *g = poot_vec_at(&pl.groups, gi);
+    grec *r = &recs[gi];
     pc_kctx k;
-    memset(&k, 0, sizeof k);
-    k.pl = &pl;
-    k.t = t;
-    k.memo = memo;
-    k.frac = 1.0;
-    k.computing = g->dest_buffer == UINT32_MAX ? g->dest : POOT_VALUE_NONE;
-    poot_kir_kernel *kern = NULL;
-    uint32_t grid[3] = {1, 1, 1};
+    kctx_init(&k, &pl, memo, g);
     const char *mode = "";
-    st = build_group(&pl, g, &k, &kern, grid, &mode);
+    st = build_group(&pl, g, &k, &r->kern, r->grid, &mode);
     if (st) {
       poot_status wrapped = poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s",
                                              gi, kind_name(g->kind), g->out,
@@ -183,59 +368,53 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       st = wrapped;
       break;
     }
-    uint32_t ki = (uint32_t)kernels.len;
-    for (size_t q = 0; q < kernels.len; q++) {
-      poot_kir_kernel *o = ((poot_kir_kernel **)kernels.data)[q];
-      if (o->hash == kern->hash) {
-        ki = (uint32_t)q;
-        break;
-      }
-    }
-    if (ki == kernels.len) {
-      st = poot_vec_push(&kernels, &kern);
-      if (st) {
-        poot_kir_kernel_destroy(kern);
-        break;
-      }
-    } else {
-      poot_kir_kernel_destroy(kern);
-    }
-    poot_plan_dispatch d;
-    memset(&d, 0, sizeof d);
-    d.kernel = ki;
-    memcpy(d.grid, grid, sizeof grid);
-    d.binding_count = k.nbind;
-    memcpy(d.bindings, k.bind_buf, k.nbind * sizeof(uint32_t));
-    d.push_count = k.npush;
-    char what[96];
-    snprintf(what, sizeof what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "", mode);
-    d.what = poot_arena_strdup(&pl.arena, what);
-    /* liveness */
-    temps = pl.temps.data;
-    uint32_t di = (uint32_t)dispatches.len;
-    poot_value dests[2] = {g->dest, g->out2};
-    for (int q = 0; q < 2; q++) {
-      if (dests[q] == POOT_VALUE_NONE || pl.v[dests[q]].hold != PC_TEMP) continue;
-      poot_plan_temp *tt = &temps[pl.v[dests[q]].temp];
-      if (tt->first > di) tt->first = di;
-      if (tt->last < di) tt->last = di;
-    }
-    for (uint32_t q = 0; q < k.nreads; q++)
-      if (temps[k.reads[q]].last < di) temps[k.reads[q]].last = di;
-    /* bytes */
-    uint64_t bytes = 0;
-    for (uint32_t b = 0; b < k.nbind; b++) {
-      const poot_plan_buffer *pb = poot_vec_at(&pl.buffers, k.bind_buf[b]);
-      if (pb->cls == POOT_PLAN_BUFFER_TEMP || pb->cls == POOT_PLAN_BUFFER_SLOT) continue;
-      bytes += (uint64_t)((double)pb->size * k.buf_frac[b] + 0.5);
-    }
-    for (uint32_t q = 0; q < k.npush; q++) bytes += temps[k.push_temp[q]].size;
-    d.bytes = bytes;
-    d.flops = k.flops;
-    d.weight_us = fmax((double)bytes / opt.bytes_per_us, (double)d.flops / opt.flops_per_us) + 1.0;
-    st = poot_vec_push(&dispatches, &d);
-    if (!st) st = poot_vec_push(&pushes, k.push_temp);
+    rec_fill(&pl, g, &k, r, mode);
   }
+  /* Phase 2: levels (a group comes after every group it depends on). */
+  uint32_t max_level = 0;
+  for (size_t j = 0; j < ng && !st; j++) {
+    uint32_t lv = 0;
+    for (size_t i = 0; i < j; i++)
+      if (depends(&recs[i], &recs[j]) && recs[i].level + 1 > lv) lv = recs[i].level + 1;
+    recs[j].level = lv;
+    if (lv > max_level) max_level = lv;
+  }
+  /* Phase 3: one dispatch per level (independent groups batched into one
+   * kernel, each on its own range of workgroups), falling back to one
+   * dispatch per group when a batch exceeds a target limit. */
+  uint32_t *batch = poot_calloc(ng + 1, sizeof *batch);
+  if (!batch && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  for (uint32_t lv = 0; lv <= max_level && !st && ng; lv++) {
+    uint32_t nb = 0;
+    for (size_t j = 0; j < ng; j++)
+      if (recs[j].level == lv) batch[nb++] = (uint32_t)j;
+    if (!nb) continue;
+    poot_kir_kernel *mk = NULL;
+    pc_kctx mkc;
+    uint32_t mgrid[3] = {1, 1, 1};
+    bool merged = false;
+    if (nb > 1 && !opt.no_batching) {
+      poot_status bs = build_batch(&pl, recs, batch, nb, memo, &mkc, &mk, mgrid);
+      if (!bs) {
+        merged = true;
+      } else {
+        poot_status_free(bs);
+      }
+    }
+    if (merged) {
+      st = add_dispatch(&pl, &kernels, &dispatches, &pushes, mk, mgrid, &mkc, recs, batch, nb);
+    } else {
+      for (uint32_t q = 0; q < nb && !st; q++) {
+        grec *r = &recs[batch[q]];
+        st = add_dispatch(&pl, &kernels, &dispatches, &pushes, r->kern, r->grid, &r->k, recs,
+                          &batch[q], 1);
+        r->kern = NULL;
+      }
+    }
+  }
+  for (size_t j = 0; recs && j < ng; j++) poot_kir_kernel_destroy(recs[j].kern);
+  poot_free(recs);
+  poot_free(batch);
   poot_free(memo);
   temps = pl.temps.data;
   uint32_t ntemps = (uint32_t)pl.temps.len;

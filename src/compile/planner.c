@@ -328,6 +328,24 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     }
   }
 
+  /* States written in place (before materialization, so that readers of
+   * the updated state see a buffer, not an expression). */
+  for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
+    poot_value s, nvv;
+    poot_graph_state_at(g, i, &s, &nvv);
+    s = pl->alias[s];
+    nvv = pl->alias[nvv];
+    if (nvv == s) continue;
+    pc_value *pn = &pl->v[nvv];
+    size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
+    if (pn->node->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pl->alias[pn->node->operands[0]] == s &&
+        pl->v[s].users == 1 && (eb == 4 || eb == 8) && pn->hold == PC_INLINE) {
+      pn->hold = PC_DENSE;
+      pn->buffer = pl->v[s].buffer;
+      pn->inplace = true;
+    }
+  }
+
   /* Materialization. */
   for (size_t i = 0; i < norder; i++) {
     const poot_node *n = order[i];
@@ -341,6 +359,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
         pv->hold = PC_TEMP;
         continue;
       }
+      if (pv->hold != PC_INLINE) continue;
       uint32_t cost = 1;
       bool exp = is_expensive(n->op);
       for (uint32_t j = 0; j < n->num_operands; j++) {
@@ -423,15 +442,8 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     if (nvv == s) continue;
     pc_value *pn = &pl->v[nvv];
     size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
-    if (pn->node->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pl->alias[pn->node->operands[0]] == s &&
-        pl->v[s].users == 1 && (eb == 4 || eb == 8) && pn->hold != PC_DENSE) {
-      pn->hold = PC_DENSE;
-      pn->buffer = pl->v[s].buffer;
-      pn->cost = 1; /* marks "in place" */
-      pn->expensive = false;
-      pn->inplace = true;
-      continue;
-    }
+    (void)eb;
+    if (pn->inplace) continue;
     if (pn->hold == PC_INLINE) pn->hold = PC_TEMP;
     uint32_t pair[2] = {nvv, pl->v[s].buffer};
     st = poot_vec_push(&copies, pair);

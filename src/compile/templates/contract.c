@@ -208,9 +208,10 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   poot_kir_scalar as = pc_compute_scalar(rs[0].acc);
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
     as = pc_compute_scalar(pc_type(pl, rs[0].a)->dtype);
-  T(poot_kir_add_private(k->b, "acc", poot_kir_type_make(as, 1), nr, &pacc));
+  char nm[32];
+  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(as, 1), nr, &pacc));
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    T(poot_kir_add_private(k->b, "arg", poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
+    T(poot_kir_add_private(k->b, pc_name(k, "arg", nm, sizeof nm), poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
   poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
   T(pc_u32(k, 0, &z));
   T(pc_u32(k, 1, &one));
@@ -313,7 +314,7 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       T(poot_kir_subgroup_reduce(k->b, sop, a, &accs[i]));
     } else {
       char name[16];
-      snprintf(name, sizeof name, "red%u", i);
+      snprintf(name, sizeof name, "red%u_%u", i, k->tag);
       uint32_t sh;
       T(poot_kir_add_shared(k->b, name, as, wg, &sh));
       T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, a));

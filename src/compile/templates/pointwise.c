@@ -2,6 +2,7 @@
  * elementwise and movement ops, one output element per thread; a whole
  * 32-bit word per thread when the destination holds 8- or 16-bit elements
  * densely) and the dynamic_update_slice-in-place template. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../compile_impl.h"
@@ -27,7 +28,14 @@ poot_status pc_linear_workgroup(pc_kctx *k, poot_kir_value *out) {
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_WORKGROUP_ID, 1, &y));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_NUM_WORKGROUPS, 0, &nx));
   T(pc_bin(k, OP(MUL), y, nx, &t));
-  return pc_bin(k, OP(ADD), t, x, out);
+  if (!k->wg_base) return pc_bin(k, OP(ADD), t, x, out);
+  T(pc_bin(k, OP(ADD), t, x, &t));
+  return pc_bin_c(k, OP(SUB), t, k->wg_base, out);
+}
+
+const char *pc_name(pc_kctx *k, const char *base, char *buf, size_t n) {
+  snprintf(buf, n, "%s_%u", base, k->tag);
+  return buf;
 }
 
 /* Global thread index over a grid of `units` threads; *out_valid is
@@ -185,7 +193,8 @@ poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   T(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
   if (ne == 0) return NULL;
   uint32_t pacc;
-  T(poot_kir_add_private(k->b, "acc", poot_kir_type_make(pc_compute_scalar(acc), 1), 1, &pacc));
+  char nm[32];
+  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(pc_compute_scalar(acc), 1), 1, &pacc));
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], xi[PC_MAX_DIMS], z, end, one, j, v, a;
@@ -248,7 +257,8 @@ poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   T(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
   if (ne == 0 || kk == 0) return NULL;
   uint32_t prank;
-  T(poot_kir_add_private(k->b, "rank", poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
+  char nm[32];
+  T(poot_kir_add_private(k->b, pc_name(k, "rank", nm, sizeof nm), poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], yi[PC_MAX_DIMS], me, z, end, one, j, y, b, rk, rk1;

@@ -13,3 +13,8 @@ if(TARGET poot_compile)
   poot_add_script_test(compile_plan_render
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/plan_render.sh)
 endif()
+# The benchmark of docs/PERFORMANCE.md ("Compiler"); built, not run by ctest.
+if(TARGET poot_compile AND TARGET poot_llm AND NOT POOT_FUZZ)
+  add_executable(compile_plan_bench ${CMAKE_CURRENT_LIST_DIR}/plan_bench.c)
+  target_link_libraries(compile_plan_bench PRIVATE poot_llm poot_compile poot_kir poot_graph poot_base m)
+endif()
