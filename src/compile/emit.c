@@ -792,6 +792,8 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     }
     case POOT_OP_DIV:
     case POOT_OP_REM:
+      if (fl && op == POOT_OP_REM)
+        return poot_status_make(POOT_UNSUPPORTED, "compile: float rem has no exact template yet");
       if (fl) {
         T(pc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
         return pc_round(k, dt, r, out);

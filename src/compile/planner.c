@@ -411,9 +411,9 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     if (!st) st = add_buffer(pl, cls, name, pc_type(pl, rv), bytes, NULL, &(outb));               \
     if (!st) {                                                                                     \
       pc_value *pr = &pl->v[rv];                                                                   \
-      size_t eb = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;                          \
+      size_t ebytes_ = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;                     \
       bool root = pr->node && is_root_op(pr->node->op);                                            \
-      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || eb >= 4))) {                  \
+      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) {                  \
         pr->hold = PC_DENSE;                                                                       \
         pr->buffer = (outb);                                                                       \
       } else {                                                                                     \

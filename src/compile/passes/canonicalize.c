@@ -291,7 +291,7 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
         *repl = x;
       } else if (xd->op == POOT_OP_TRANSPOSE) {
         /* result dim i = x dim p2[i] = inner dim p1[p2[i]] */
-        int64_t q[POOT_MAX_RANK];
+        int64_t q[POOT_MAX_RANK] = {0};
         for (uint32_t i = 0; i < c->attrs.num_dims; i++) q[i] = xd->attrs.dims[c->attrs.dims[i]];
         memcpy(c->attrs.dims, q, sizeof(int64_t) * c->attrs.num_dims);
         c->ops[0] = xd->operands[0];
@@ -304,7 +304,7 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
         *repl = x; /* same rank and strictly increasing dims: the identity map */
       } else if (xd->op == POOT_OP_BROADCAST) {
         /* inner dim i → middle dim d1[i] → result dim d2[d1[i]] */
-        int64_t q[POOT_MAX_RANK];
+        int64_t q[POOT_MAX_RANK] = {0};
         for (uint32_t i = 0; i < xd->attrs.num_dims; i++) q[i] = c->attrs.dims[xd->attrs.dims[i]];
         memcpy(c->attrs.dims, q, sizeof q);
         c->attrs.num_dims = xd->attrs.num_dims;

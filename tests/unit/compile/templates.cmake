@@ -1,0 +1,6 @@
+# Every kernel template against poot_eval on the KIR interpreter.
+if(TARGET poot_compile)
+  poot_add_test(compile_templates
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/templates_test.c ${CMAKE_CURRENT_LIST_DIR}/plan_util.c
+    LIBS poot_compile poot_eval poot_kir poot_graph poot_base m)
+endif()
