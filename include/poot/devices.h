@@ -1,0 +1,99 @@
+/* poot/devices.h — the backends (DESIGN §2 `devices/`, §6, §11): opening a
+ * device by name, listing what this machine has, and each backend's own
+ * options and test hooks. Each backend lives in src/devices/<name>/ and
+ * implements the device interface of poot/exec.h; vendor runtimes are loaded
+ * with dlopen at run time, so one binary runs on a machine without them.
+ *
+ * Thread safety: as poot/exec.h (one thread per device at a time). */
+#ifndef POOT_DEVICES_H
+#define POOT_DEVICES_H
+
+#include "poot/exec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ Vulkan */
+
+typedef struct poot_vulkan_options {
+  /* Physical device index as the loader lists them; -1 → the best: a discrete
+   * GPU, then an integrated one, then a CPU implementation (lavapipe). */
+  int32_t index;
+  uint64_t timeout_ns;  /* every fence wait; 0 → 600 s */
+  /* Watchdog budget per submission in ms: recordings are cut into several
+   * command buffers by work weight. 0 → none (desktop Linux compute has no
+   * watchdog); tests force one to exercise the split. */
+  uint32_t watchdog_ms;
+  /* Enable the Khronos validation layer when installed, and count its
+   * warnings and errors (poot_vulkan_validation_messages). */
+  bool validation;
+} poot_vulkan_options;
+
+void poot_vulkan_options_init(poot_vulkan_options *options);
+
+/* Creates a Vulkan device. NO_DEVICE when libvulkan.so.1 or a device is
+ * absent (naming which); UNSUPPORTED when the chosen device lacks what poot
+ * needs (Vulkan 1.2, a compute queue, robustBufferAccess); NOT_FOUND for an
+ * index past the list; DEVICE_LOST when the driver fails. */
+POOT_MUST_USE poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
+                                                    poot_device **out_device);
+
+/* Test hooks. */
+typedef enum poot_vulkan_fault {
+  POOT_VULKAN_FAULT_NONE = 0,
+  /* The next vkQueueSubmit is not made and reports VK_ERROR_DEVICE_LOST. */
+  POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST,
+} poot_vulkan_fault;
+void poot_vulkan_device_inject(poot_device *device, poot_vulkan_fault fault);
+/* Whether the validation layer is on, and how many warnings and errors it
+ * reported so far (each is also logged at WARN). */
+bool poot_vulkan_validation_enabled(const poot_device *device);
+uint32_t poot_vulkan_validation_messages(const poot_device *device);
+
+/* ============================================================ registry */
+
+/* One device a backend can open. */
+typedef struct poot_device_info {
+  char name[256];
+  char kind[32];      /* "discrete", "integrated", "cpu", "virtual", "other" */
+  uint32_t index;
+  bool usable;        /* false: `why` says what it lacks */
+  char why[160];
+} poot_device_info;
+
+/* What one backend found on this machine. */
+typedef struct poot_backend_report {
+  const char *backend;       /* "ptx", "rocm", "vulkan", "wgpu", "npu" */
+  bool built;                /* compiled into this binary */
+  bool present;              /* runtime loaded and at least one device */
+  char reason[256];          /* why not present (or the runtime's name) */
+  uint32_t device_count;
+  poot_device_info devices[8];
+} poot_backend_report;
+
+#define POOT_BACKEND_COUNT 5
+
+/* Probes every backend in DESIGN order (ptx, rocm, vulkan, wgpu, npu) into
+ * out[0..POOT_BACKEND_COUNT). Never fails on a missing runtime (that is a
+ * report); OUT_OF_MEMORY only. */
+POOT_MUST_USE poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]);
+
+typedef struct poot_device_open_options {
+  uint64_t timeout_ns;  /* 0 → 600 s */
+  uint32_t watchdog_ms; /* 0 → the device's own */
+  bool validation;      /* Vulkan: the validation layer, when installed */
+} poot_device_open_options;
+
+/* Opens "auto" (the first present of ptx, rocm, vulkan, wgpu), a backend
+ * name, or "backend:index". NO_DEVICE naming what was tried and why each is
+ * absent; INVALID_ARGUMENT for an unknown backend name. options may be NULL. */
+POOT_MUST_USE poot_status poot_device_open(const char *spec,
+                                           const poot_device_open_options *options,
+                                           poot_device **out_device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_DEVICES_H */

@@ -1,0 +1,366 @@
+/* poot/exec.h — the execution layer (DESIGN §6): the device interface every
+ * backend implements, the executor interface the driver uses, and the generic
+ * engine that implements the executor once over any device.
+ *
+ * Contents:
+ *   1. the device interface (buffers, uploads and downloads, kernels compiled
+ *      from KIR, recordings, replay, synchronize with a timeout, poison)
+ *   2. the executor interface (exactly the verbs of DESIGN §6)
+ *   3. the engine (the executor over a device)
+ *
+ * ---------------------------------------------------------------- faults ----
+ * Every device call goes through the poot_device_* functions below, which
+ * validate arguments once and carry the fault model so that a backend never
+ * repeats it:
+ *  - DEVICE_LOST: the driver failed (a failed submission or wait, a lost
+ *    device). The device is poisoned.
+ *  - TIMEOUT: a wait outlasted the device's timeout (600 s unless configured).
+ *    The device is poisoned.
+ *  - KERNEL_FAULT: a kernel check failed; the message names the dispatch, the
+ *    kernel and the trap code. On devices without a real trap (Vulkan: the
+ *    error word) the device stays usable; the engine marks the executable
+ *    NEEDS_RESET.
+ *  - POISONED: every call on a poisoned device is refused without touching
+ *    the device; the message repeats the original cause.
+ * After a failed submission or wait, the device deliberately leaks whatever
+ * the pending work could still reference (buffers, recordings, the device
+ * itself) rather than free it under the GPU: destroy calls on a poisoned
+ * device release host memory only.
+ *
+ * Thread safety: a device, an engine and their objects are used from one
+ * thread at a time (callers serialize); distinct devices are independent. */
+#ifndef POOT_EXEC_H
+#define POOT_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+#include "poot/graph.h"
+#include "poot/kir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================== 1. the device */
+
+#define POOT_DEVICE_DEFAULT_TIMEOUT_NS (600ull * 1000000000ull)
+
+typedef struct poot_device poot_device;
+
+/* What a device is and can do (filled at creation; read-only after). */
+typedef struct poot_device_caps {
+  const char *backend;      /* "vulkan", … (static string) */
+  char name[256];           /* the driver's device name */
+  char kind[32];            /* "discrete", "integrated", "cpu", "virtual", "other" */
+  uint32_t index;           /* index among the backend's devices */
+  poot_kir_target target;   /* what kernels are compiled for (name is static) */
+  uint64_t local_bytes;     /* device-local memory */
+  uint64_t host_visible_bytes;
+  uint32_t watchdog_ms;     /* budget per submission; 0 = none */
+  bool can_time;            /* replays report device time */
+} poot_device_caps;
+
+typedef enum poot_device_buffer_kind {
+  /* Device-local memory, written and read through upload/download. */
+  POOT_DEVICE_BUFFER_LOCAL = 0,
+  /* Host-visible, coherent memory mapped once at a stable address
+   * (poot_device_buffer_host) for the per-step slot values: the host writes
+   * it between replays; kernels read it. */
+  POOT_DEVICE_BUFFER_SLOT,
+} poot_device_buffer_kind;
+
+/* A device buffer. Backends embed it as the first member of their own. */
+typedef struct poot_device_buffer {
+  poot_device *device;
+  poot_device_buffer_kind kind;
+  uint64_t size; /* bytes as asked */
+  void *host;    /* SLOT: the mapped address (stable); LOCAL: NULL */
+} poot_device_buffer;
+
+/* A kernel compiled for the device. Cached by the device per
+ * poot_kir_cache_key; owned by the device until it is destroyed. */
+typedef struct poot_device_kernel {
+  uint64_t key;                /* poot_kir_cache_key(kir, target) */
+  char *name;                  /* kernel name (owned) */
+  uint32_t binding_count;      /* KIR bindings (the error word excluded) */
+  uint32_t push_count;         /* PUSH params */
+  bool has_checks;             /* uses the error word / fault record */
+} poot_device_kernel;
+
+typedef enum poot_device_cmd_kind {
+  POOT_DEVICE_CMD_DISPATCH = 0,
+  POOT_DEVICE_CMD_COPY,
+} poot_device_cmd_kind;
+
+/* One command of a recording. Pointers are borrowed for the call that takes
+ * the command; the recording copies what it keeps. */
+typedef struct poot_device_cmd {
+  poot_device_cmd_kind kind;
+  /* DISPATCH */
+  poot_device_kernel *kernel;
+  uint32_t grid[3];              /* workgroups; 0 counts as 1 */
+  poot_device_buffer *const *buffers; /* one per KIR binding, in order */
+  const uint32_t *push;          /* kernel->push_count 32-bit values */
+  double weight_us;              /* estimated device time (stage cutting) */
+  const char *label;             /* what it computes, for messages (may be NULL) */
+  /* COPY: size bytes from src+src_offset to dst+dst_offset (multiples of 4) */
+  poot_device_buffer *src, *dst;
+  uint64_t src_offset, dst_offset, size;
+} poot_device_cmd;
+
+/* A recorded command list, replayable any number of times. Backends embed
+ * it as the first member of their own. */
+typedef struct poot_device_recording {
+  poot_device *device;
+  uint32_t command_count;
+  uint32_t dispatch_count;
+  uint32_t stage_count; /* command buffers / submissions it was cut into */
+} poot_device_recording;
+
+typedef struct poot_device_record_options {
+  /* Watchdog budget per stage in µs of summed weight_us; 0 → the device's
+   * caps.watchdog_ms (no cut when that is 0 too). A command heavier than the
+   * budget gets a stage of its own. */
+  double stage_budget_us;
+} poot_device_record_options;
+
+/* The backend's half of a device (internal to devices; see src/devices). Every
+ * entry is required unless marked optional. Entries never see a poisoned
+ * device, a NULL argument or an out-of-range offset: the poot_device_*
+ * functions check those first. */
+typedef struct poot_device_vtable {
+  void (*destroy)(poot_device *device);
+  poot_status (*buffer_create)(poot_device *device, poot_device_buffer_kind kind, uint64_t size,
+                               poot_device_buffer **out_buffer);
+  void (*buffer_destroy)(poot_device *device, poot_device_buffer *buffer);
+  poot_status (*upload)(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
+                        const void *data, uint64_t size);
+  poot_status (*download)(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
+                          void *data, uint64_t size);
+  poot_status (*kernel_create)(poot_device *device, const poot_kir_kernel *kir, uint64_t key,
+                               poot_device_kernel **out_kernel);
+  void (*kernel_destroy)(poot_device *device, poot_device_kernel *kernel);
+  /* stage_of[i] is the stage of cmds[i] (non-decreasing, from 0 to
+   * stage_count-1). */
+  poot_status (*record)(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
+                        const uint32_t *stage_of, uint32_t stage_count,
+                        poot_device_recording **out_recording);
+  void (*recording_destroy)(poot_device *device, poot_device_recording *recording);
+  /* Submits the recording; does not wait. */
+  poot_status (*replay)(poot_device *device, poot_device_recording *recording);
+  /* Waits at most timeout_ns for the submitted work, then raises a staged
+   * kernel fault. TIMEOUT / DEVICE_LOST / KERNEL_FAULT. */
+  poot_status (*synchronize)(poot_device *device, uint64_t timeout_ns, uint64_t *out_device_ns);
+} poot_device_vtable;
+
+/* The device base; backends embed it as the first member. */
+struct poot_device {
+  const poot_device_vtable *vt;
+  poot_device_caps caps;
+  uint64_t timeout_ns;          /* every wait is bounded by it */
+  bool poisoned;
+  char poison_reason[512];
+  poot_device_recording *pending; /* replayed, not yet synchronized */
+  poot_map kernel_cache;        /* key → poot_device_kernel* */
+  uint64_t bytes_uploaded;
+  uint64_t bytes_downloaded;
+};
+
+/* Initializes the base (backends call it in their create). */
+POOT_MUST_USE poot_status poot_device_base_init(poot_device *device,
+                                                const poot_device_vtable *vt);
+
+/* Destroys the device and everything it still holds (kernels in the cache;
+ * the caller destroys its buffers and recordings first). NULL-safe. On a
+ * poisoned device only host memory is released. */
+void poot_device_destroy(poot_device *device);
+const poot_device_caps *poot_device_caps_get(const poot_device *device);
+/* Every wait is bounded by this (0 → the 600 s default). */
+void poot_device_set_timeout(poot_device *device, uint64_t timeout_ns);
+bool poot_device_is_poisoned(const poot_device *device);
+/* Poisons the device: every later call returns POISONED quoting `reason`. */
+void poot_device_poison(poot_device *device, const char *reason);
+
+/* Buffers. size > 0. OUT_OF_MEMORY, DEVICE_LOST, POISONED. */
+POOT_MUST_USE poot_status poot_device_buffer_create(poot_device *device,
+                                                    poot_device_buffer_kind kind, uint64_t size,
+                                                    poot_device_buffer **out_buffer);
+void poot_device_buffer_destroy(poot_device_buffer *buffer); /* NULL-safe */
+/* SLOT buffers: the stable mapped address; NULL for LOCAL ones. */
+static inline void *poot_device_buffer_host(const poot_device_buffer *buffer) {
+  return buffer ? buffer->host : NULL;
+}
+/* Copies between host and buffer. Offsets and sizes in range; no pending
+ * replay (synchronize first). INVALID_ARGUMENT, DEVICE_LOST, TIMEOUT,
+ * POISONED. */
+POOT_MUST_USE poot_status poot_device_upload(poot_device_buffer *buffer, uint64_t offset,
+                                             const void *data, uint64_t size);
+POOT_MUST_USE poot_status poot_device_download(poot_device_buffer *buffer, uint64_t offset,
+                                               void *data, uint64_t size);
+
+/* The device kernel for `kir` (borrowed), compiled on first use and cached
+ * by poot_kir_cache_key(kir, &caps.target). *out_kernel is borrowed (owned by
+ * the device). UNSUPPORTED (the target cannot run it), FORMAT (the backend
+ * compiler refused it), DEVICE_LOST, POISONED. */
+POOT_MUST_USE poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *kir,
+                                                 poot_device_kernel **out_kernel);
+
+/* Records `count` commands once (descriptor sets and arguments baked), cut
+ * into stages by weight when a budget applies. options may be NULL.
+ * INVALID_ARGUMENT (a bad command), OUT_OF_MEMORY, DEVICE_LOST, POISONED. */
+POOT_MUST_USE poot_status poot_device_record(poot_device *device, const poot_device_cmd *cmds,
+                                             uint32_t count,
+                                             const poot_device_record_options *options,
+                                             poot_device_recording **out_recording);
+void poot_device_recording_destroy(poot_device_recording *recording); /* NULL-safe */
+/* Submits the recording verbatim (slot buffers are read as they are now).
+ * One replay may be pending at a time. DEVICE_LOST (poisons), POISONED. */
+POOT_MUST_USE poot_status poot_device_replay(poot_device_recording *recording);
+/* Waits for the pending replay, bounded by the device timeout. OK when none
+ * is pending. TIMEOUT and DEVICE_LOST poison the device; KERNEL_FAULT names
+ * the dispatch, kernel and trap code. out_device_ns (may be NULL) receives
+ * the device time of the replay when caps.can_time, else 0. */
+POOT_MUST_USE poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns);
+/* Record + replay + synchronize + destroy of one command: eager submission,
+ * the baseline replay is compared with. */
+POOT_MUST_USE poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd);
+
+/* The stage of each command for a budget (exposed for tests): fills
+ * out_stage[0..count) and returns the number of stages (≥ 1 when count > 0).
+ * budget_us <= 0: one stage. */
+uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, double budget_us,
+                                uint32_t *out_stage);
+
+/* ===================================================== 2. the executor */
+
+/* A host tensor bound by name: a weight's binding name as poot_eval takes it
+ * ("token_embd", "blk.3.attn_q"), a slot's ("token", "pos", a named slot),
+ * or a root input's. The tensor is borrowed for the call. */
+typedef struct poot_exec_input {
+  const char *name;
+  const poot_tensor *tensor;
+} poot_exec_input;
+
+/* What identifies an entry: program, step shape, sampling suffix and the
+ * carried inputs it binds. Two add_entry calls with equal keys give the same
+ * entry (the graph of the second call is not compiled). Strings are copied;
+ * NULL counts as "". */
+typedef struct poot_exec_entry_key {
+  const char *program;      /* e.g. the model's id */
+  const char *step_shape;   /* "decode", "prefill:16", "batch:4x1" */
+  const char *sampling;     /* "greedy", "" for none */
+  const char *bound_inputs; /* carried inputs it binds, "" for none */
+} poot_exec_entry_key;
+
+/* Compile settings of the executor's target. */
+typedef struct poot_exec_target {
+  /* Borrowed; NULL → the device's own target. A target the device cannot run
+   * is refused by target_set as UNSUPPORTED. */
+  const poot_kir_target *target;
+  uint32_t workgroup_size; /* 0 → the compiler's default */
+  uint32_t coop_min;       /* 0 → the compiler's default */
+  double stage_budget_us;  /* 0 → the device's watchdog budget */
+} poot_exec_target;
+
+/* One step's inputs and output. */
+typedef struct poot_exec_step_io {
+  size_t input_count;
+  const poot_exec_input *inputs; /* slots and root inputs, by name */
+  void *output;                  /* receives the primary output (may be NULL) */
+  size_t output_size;            /* bytes; must equal the output's size when output != NULL */
+  /* Submit the dispatches one by one (record, submit, wait each) instead of
+   * replaying the recording: the baseline for tests and benchmarks. */
+  bool eager;
+} poot_exec_step_io;
+
+typedef struct poot_exec_stats {
+  uint64_t steps;            /* successful steps */
+  uint64_t captures;         /* recordings made (add_entry) */
+  uint64_t entries;          /* live entries */
+  uint64_t dispatches;       /* dispatches submitted over all steps */
+  uint64_t dispatches_per_step; /* of the last step */
+  uint64_t stages_per_step;  /* submissions of the last step */
+  uint64_t host_ns_total;    /* host time inside step */
+  double host_us_per_step;   /* host_ns_total / steps */
+  uint64_t device_ns_total;  /* 0 when the device cannot time */
+  double device_us_per_step;
+  bool device_timed;
+  uint64_t bytes_uploaded;   /* weights, constants, states, inputs */
+  uint64_t weight_bytes;     /* bytes of loaded weights */
+  uint64_t kernels;          /* distinct device kernels */
+} poot_exec_stats;
+
+typedef struct poot_executor poot_executor;
+
+/* The executor interface (DESIGN §6): exactly these verbs. */
+typedef struct poot_executor_vtable {
+  void (*destroy)(poot_executor *executor);
+  poot_status (*target_set)(poot_executor *executor, const poot_exec_target *target);
+  poot_status (*load_weights)(poot_executor *executor, size_t count,
+                              const poot_exec_input *weights);
+  poot_status (*add_entry)(poot_executor *executor, const poot_exec_entry_key *key,
+                           const poot_graph *graph, uint32_t *out_entry);
+  poot_status (*step)(poot_executor *executor, uint32_t entry, const poot_exec_step_io *io);
+  poot_status (*reset_state)(poot_executor *executor);
+  poot_status (*remove_entry)(poot_executor *executor, uint32_t entry);
+  void (*stats)(const poot_executor *executor, poot_exec_stats *out_stats);
+  void (*unload)(poot_executor *executor);
+} poot_executor_vtable;
+
+struct poot_executor {
+  const poot_executor_vtable *vt;
+};
+
+/* Sets the compile target and options for later add_entry calls (entries
+ * already added keep theirs). INVALID_ARGUMENT, UNSUPPORTED, POISONED. */
+POOT_MUST_USE poot_status poot_exec_target_set(poot_executor *executor,
+                                               const poot_exec_target *target);
+/* Uploads the weights (host tensors by binding name, as poot_eval takes
+ * them) once; entries bind them by name. A graph weight the call does not
+ * name stays unbound and add_entry refuses the graph (NOT_FOUND). Replaces
+ * the weights of an earlier call only after unload. INVALID_ARGUMENT (a
+ * duplicate name, weights already loaded), OUT_OF_MEMORY, DEVICE_LOST,
+ * POISONED. */
+POOT_MUST_USE poot_status poot_exec_load_weights(poot_executor *executor, size_t count,
+                                                 const poot_exec_input *weights);
+/* Compiles `graph` (borrowed; verified) for the target, binds weights by
+ * name, allocates its states (shared by name and type across entries,
+ * zeroed), temporaries, slots and constants, and captures the recording.
+ * An equal key returns the existing entry. *out_entry is the entry id.
+ * UNSUPPORTED (the compiler cannot plan it), NOT_FOUND (an unbound weight),
+ * INVALID_ARGUMENT (a state whose type differs from an earlier entry's),
+ * OUT_OF_MEMORY, DEVICE_LOST, POISONED. */
+POOT_MUST_USE poot_status poot_exec_add_entry(poot_executor *executor,
+                                              const poot_exec_entry_key *key,
+                                              const poot_graph *graph, uint32_t *out_entry);
+/* Writes the slots and inputs, replays the entry, synchronizes and reads
+ * back the primary output. NEEDS_RESET when an earlier step failed after it
+ * replayed (until reset_state); KERNEL_FAULT naming the kernel and trap code
+ * (the executable is then NEEDS_RESET); TIMEOUT, DEVICE_LOST (the device is
+ * then poisoned); POISONED; INVALID_ARGUMENT / NOT_FOUND for bad inputs
+ * (nothing replayed). */
+POOT_MUST_USE poot_status poot_exec_step(poot_executor *executor, uint32_t entry,
+                                         const poot_exec_step_io *io);
+/* Zeroes every state and clears NEEDS_RESET. POISONED, DEVICE_LOST. */
+POOT_MUST_USE poot_status poot_exec_reset_state(poot_executor *executor);
+/* Releases an entry (its id is not reused). NOT_FOUND. */
+POOT_MUST_USE poot_status poot_exec_remove_entry(poot_executor *executor, uint32_t entry);
+void poot_exec_stats_get(const poot_executor *executor, poot_exec_stats *out_stats);
+/* Releases every entry, state and weight (the executor stays usable). */
+void poot_exec_unload(poot_executor *executor);
+void poot_executor_destroy(poot_executor *executor); /* NULL-safe */
+
+/* ======================================================= 3. the engine */
+
+/* Creates the generic engine over `device` (borrowed: it must outlive the
+ * engine). The target starts as the device's. OUT_OF_MEMORY, POISONED. */
+POOT_MUST_USE poot_status poot_engine_create(poot_device *device, poot_executor **out_executor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_EXEC_H */

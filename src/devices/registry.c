@@ -1,0 +1,152 @@
+/* The backend registry: which backends this binary has, what each finds on
+ * the machine, and opening a device by name ("auto", "vulkan", "vulkan:1"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "poot/devices.h"
+
+#ifdef POOT_HAVE_VULKAN
+#include "vulkan/vk_impl.h"
+#endif
+
+/* DESIGN order for "auto": the first present wins. */
+static const char *const backend_names[POOT_BACKEND_COUNT] = {"ptx", "rocm", "vulkan", "wgpu",
+                                                              "npu"};
+
+/* A backend not built into this binary: say so, and whether its runtime is
+ * on the machine, so the user knows what a build with it would find. */
+static void probe_runtime(poot_backend_report *r, const char *const *libs) {
+  poot_dylib *lib = NULL;
+  poot_status st = poot_dylib_open(libs, &lib);
+  if (st) {
+    snprintf(r->reason, sizeof r->reason, "%s not found", libs[0]);
+    poot_status_free(st);
+    return;
+  }
+  snprintf(r->reason, sizeof r->reason, "%s found, but this backend is not implemented yet",
+           poot_dylib_name(lib));
+  poot_dylib_close(lib);
+}
+
+#ifdef POOT_HAVE_VULKAN
+static void probe_vulkan(poot_backend_report *r) {
+  poot_vk_instance vi;
+  poot_status st = poot__vk_instance_create(&vi, false);
+  if (st) {
+    snprintf(r->reason, sizeof r->reason, "%s", poot_status_message(st));
+    poot_status_free(st);
+    return;
+  }
+  uint32_t n = 0;
+  VkPhysicalDevice devs[8];
+  if (vi.vkEnumeratePhysicalDevices(vi.instance, &n, NULL) == VK_SUCCESS && n > 0) {
+    if (n > 8) n = 8;
+    VkResult res = vi.vkEnumeratePhysicalDevices(vi.instance, &n, devs);
+    if (res != VK_SUCCESS && res != VK_INCOMPLETE) n = 0;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    poot__vk_describe(&vi, devs[i], i, &r->devices[i]);
+    if (r->devices[i].usable) r->present = true;
+  }
+  r->device_count = n;
+  if (n == 0) snprintf(r->reason, sizeof r->reason, "the Vulkan loader lists no device");
+  else if (!r->present) snprintf(r->reason, sizeof r->reason, "no device poot can use");
+  else snprintf(r->reason, sizeof r->reason, "%s", poot_dylib_name(vi.lib));
+  poot__vk_instance_destroy(&vi);
+}
+#endif
+
+poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
+  memset(out, 0, sizeof(poot_backend_report) * POOT_BACKEND_COUNT);
+  for (int i = 0; i < POOT_BACKEND_COUNT; i++) out[i].backend = backend_names[i];
+  static const char *const cuda[] = {"libcuda.so.1", NULL};
+  static const char *const hsa[] = {"libhsa-runtime64.so.1", NULL};
+  static const char *const wgpu[] = {"libwgpu_native.so", NULL};
+  static const char *const npu[] = {"libze_loader.so.1", "libxrt_coreutil.so.2", NULL};
+  probe_runtime(&out[0], cuda);
+  probe_runtime(&out[1], hsa);
+#ifdef POOT_HAVE_VULKAN
+  out[2].built = true;
+  probe_vulkan(&out[2]);
+#else
+  snprintf(out[2].reason, sizeof out[2].reason,
+           "not built into this binary (POOT_BACKEND_VULKAN off or no Vulkan headers)");
+#endif
+  probe_runtime(&out[3], wgpu);
+  probe_runtime(&out[4], npu);
+  return NULL;
+}
+
+static poot_status open_backend(const char *backend, int32_t index,
+                                const poot_device_open_options *o, poot_device **out) {
+#ifdef POOT_HAVE_VULKAN
+  if (strcmp(backend, "vulkan") == 0) {
+    poot_vulkan_options vo;
+    poot_vulkan_options_init(&vo);
+    vo.index = index;
+    if (o) {
+      vo.timeout_ns = o->timeout_ns;
+      vo.watchdog_ms = o->watchdog_ms;
+      vo.validation = o->validation;
+    }
+    return poot_vulkan_device_create(&vo, out);
+  }
+#else
+  (void)index;
+  (void)o;
+  (void)out;
+#endif
+  poot_backend_report reports[POOT_BACKEND_COUNT];
+  POOT_TRY(poot_devices_probe(reports));
+  for (int i = 0; i < POOT_BACKEND_COUNT; i++)
+    if (strcmp(reports[i].backend, backend) == 0)
+      return poot_status_make(POOT_NO_DEVICE, "%s: %s", backend, reports[i].reason);
+  return poot_status_make(POOT_INVALID_ARGUMENT,
+                          "unknown device '%s' (use auto, ptx, rocm, vulkan, wgpu, npu, or "
+                          "backend:index)",
+                          backend);
+}
+
+poot_status poot_device_open(const char *spec, const poot_device_open_options *options,
+                             poot_device **out_device) {
+  *out_device = NULL;
+  if (!spec || !*spec) spec = "auto";
+  char name[32];
+  int32_t index = -1;
+  const char *colon = strchr(spec, ':');
+  size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+  if (len == 0 || len >= sizeof name)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "bad device '%s'", spec);
+  memcpy(name, spec, len);
+  name[len] = '\0';
+  if (colon) {
+    char *end = NULL;
+    long v = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || v < 0 || v > 1000)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "bad device index in '%s'", spec);
+    index = (int32_t)v;
+  }
+  bool known = strcmp(name, "auto") == 0;
+  for (int i = 0; i < POOT_BACKEND_COUNT; i++) known |= strcmp(name, backend_names[i]) == 0;
+  if (!known)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "unknown device '%s' (use auto, ptx, rocm, vulkan, wgpu, npu, or "
+                            "backend:index)",
+                            spec);
+  if (strcmp(name, "auto") != 0) return open_backend(name, index, options, out_device);
+  poot_strbuf why;
+  poot_strbuf_init(&why);
+  for (int i = 0; i < POOT_BACKEND_COUNT; i++) {
+    poot_status st = open_backend(backend_names[i], index, options, out_device);
+    if (!st) {
+      poot_strbuf_deinit(&why);
+      return NULL;
+    }
+    poot_strbuf_printf(&why, "%s%s", why.len ? "; " : "", poot_status_message(st));
+    poot_status_free(st);
+  }
+  poot_status st = poot_status_make(POOT_NO_DEVICE, "no device found (%s)", why.data);
+  poot_strbuf_deinit(&why);
+  return st;
+}

@@ -1,0 +1,167 @@
+/* The Vulkan device's private header: the loaded entry points and the
+ * objects that embed poot/exec.h's bases. Never leaves src/devices/vulkan. */
+#ifndef POOT_DEVICES_VULKAN_VK_IMPL_H
+#define POOT_DEVICES_VULKAN_VK_IMPL_H
+
+#include "poot/devices.h"
+#include "poot/exec.h"
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+/* Instance-level entry points, resolved with vkGetInstanceProcAddr. */
+#define POOT_VK_INSTANCE_FNS(X)               \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures2)             \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkCreateDevice)                           \
+  X(vkGetDeviceProcAddr)
+
+/* Device-level entry points, resolved with vkGetDeviceProcAddr. */
+#define POOT_VK_DEVICE_FNS(X)      \
+  X(vkDestroyDevice)               \
+  X(vkGetDeviceQueue)              \
+  X(vkDeviceWaitIdle)              \
+  X(vkCreateBuffer)                \
+  X(vkDestroyBuffer)               \
+  X(vkGetBufferMemoryRequirements) \
+  X(vkAllocateMemory)              \
+  X(vkFreeMemory)                  \
+  X(vkBindBufferMemory)            \
+  X(vkMapMemory)                   \
+  X(vkUnmapMemory)                 \
+  X(vkCreateShaderModule)          \
+  X(vkDestroyShaderModule)         \
+  X(vkCreateDescriptorSetLayout)   \
+  X(vkDestroyDescriptorSetLayout)  \
+  X(vkCreatePipelineLayout)        \
+  X(vkDestroyPipelineLayout)       \
+  X(vkCreateComputePipelines)      \
+  X(vkDestroyPipeline)             \
+  X(vkCreateDescriptorPool)        \
+  X(vkDestroyDescriptorPool)       \
+  X(vkAllocateDescriptorSets)      \
+  X(vkUpdateDescriptorSets)        \
+  X(vkCreateCommandPool)           \
+  X(vkDestroyCommandPool)          \
+  X(vkAllocateCommandBuffers)      \
+  X(vkFreeCommandBuffers)          \
+  X(vkBeginCommandBuffer)          \
+  X(vkEndCommandBuffer)            \
+  X(vkCmdBindPipeline)             \
+  X(vkCmdBindDescriptorSets)       \
+  X(vkCmdPushConstants)            \
+  X(vkCmdDispatch)                 \
+  X(vkCmdCopyBuffer)               \
+  X(vkCmdPipelineBarrier)          \
+  X(vkCreateFence)                 \
+  X(vkDestroyFence)                \
+  X(vkResetFences)                 \
+  X(vkQueueSubmit)                 \
+  X(vkWaitForFences)
+
+#define POOT_VK_DECLARE(name) PFN_##name name;
+
+/* The loader and instance (shared by the probe and the device). */
+typedef struct poot_vk_instance {
+  poot_dylib *lib;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+  POOT_VK_INSTANCE_FNS(POOT_VK_DECLARE)
+  PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;
+  PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  bool validation;
+  uint32_t validation_messages;
+} poot_vk_instance;
+
+typedef struct poot_vk_device {
+  poot_device base; /* first member */
+  poot_vk_instance vi;
+  POOT_VK_DEVICE_FNS(POOT_VK_DECLARE)
+  VkPhysicalDevice phys;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkPhysicalDeviceMemoryProperties mem;
+  uint32_t local_type;  /* memory type for LOCAL buffers */
+  uint32_t slot_type;   /* host-visible coherent type for SLOT and staging buffers */
+  bool local_mappable;  /* LOCAL memory is host-visible and coherent (CPU, UMA) */
+  uint64_t storage_align; /* minStorageBufferOffsetAlignment */
+  VkCommandPool cmd_pool;
+  VkFence fence;
+  poot_vulkan_fault inject;
+} poot_vk_device;
+
+typedef struct poot_vk_buffer {
+  poot_device_buffer base; /* first member */
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  void *mapped; /* SLOT, or LOCAL when mappable */
+} poot_vk_buffer;
+
+typedef struct poot_vk_kernel {
+  poot_device_kernel base; /* first member */
+  VkShaderModule module;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+  uint32_t *binding_numbers; /* KIR binding numbers, in binding order */
+  uint32_t error_binding;
+  uint32_t descriptor_count; /* bindings + error word */
+} poot_vk_kernel;
+
+typedef struct poot_vk_recording {
+  poot_device_recording base; /* first member */
+  VkDescriptorPool pool;
+  uint32_t cb_count;
+  VkCommandBuffer *cbs;
+  /* One error word per checked dispatch, each at a storage-aligned offset
+   * of a host-visible buffer; the host zeroes them before each replay. */
+  poot_vk_buffer *errors;
+  uint32_t checked_count;
+  uint32_t *checked_dispatch; /* command index of each checked dispatch */
+  char **checked_kernel;      /* its kernel's name (owned) */
+  char **checked_label;       /* its label (owned, may be NULL) */
+} poot_vk_recording;
+
+static inline poot_vk_device *poot__vk_device_cast(poot_device *d) {
+  return (poot_vk_device *)d;
+}
+
+/* vk_instance.c */
+POOT_MUST_USE poot_status poot__vk_instance_create(poot_vk_instance *vi, bool validation);
+void poot__vk_instance_destroy(poot_vk_instance *vi);
+const char *poot__vk_kind_name(VkPhysicalDeviceType type);
+poot_status poot__vk_fail(const char *what, VkResult r);
+/* Fills `info` for physical device `phys`: usable and why not. */
+void poot__vk_describe(poot_vk_instance *vi, VkPhysicalDevice phys, uint32_t index,
+                       poot_device_info *info);
+
+/* vk_record.c: kernels, recordings, replay, synchronize. */
+POOT_MUST_USE poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
+                                                 uint64_t key, poot_device_kernel **out_kernel);
+void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel);
+POOT_MUST_USE poot_status poot__vk_record(poot_device *device, const poot_device_cmd *cmds,
+                                          uint32_t count, const uint32_t *stage_of,
+                                          uint32_t stage_count,
+                                          poot_device_recording **out_recording);
+void poot__vk_recording_destroy(poot_device *device, poot_device_recording *recording);
+POOT_MUST_USE poot_status poot__vk_replay(poot_device *device, poot_device_recording *recording);
+POOT_MUST_USE poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
+                                               uint64_t *out_device_ns);
+
+/* vk_device.c: buffers (used by the recorder for error words). */
+POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device,
+                                                 poot_device_buffer_kind kind, uint64_t size,
+                                                 poot_device_buffer **out_buffer);
+void poot__vk_buffer_destroy(poot_device *device, poot_device_buffer *buffer);
+/* Submits one command buffer and waits (bounded) — uploads, downloads. */
+POOT_MUST_USE poot_status poot__vk_submit_wait(poot_vk_device *d, VkCommandBuffer cb);
+
+#endif

@@ -1,0 +1,264 @@
+/* The device interface's public half (poot/exec.h §1): argument checks done
+ * once, the poison rule, the kernel cache and stage cutting, so that a
+ * backend implements only the device work. */
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/exec.h"
+
+poot_status poot_device_base_init(poot_device *device, const poot_device_vtable *vt) {
+  device->vt = vt;
+  device->timeout_ns = POOT_DEVICE_DEFAULT_TIMEOUT_NS;
+  device->poisoned = false;
+  device->poison_reason[0] = '\0';
+  device->pending = NULL;
+  poot_map_init(&device->kernel_cache);
+  return NULL;
+}
+
+void poot_device_destroy(poot_device *device) {
+  if (!device) return;
+  for (size_t it = 0;;) {
+    const void *k;
+    size_t kl;
+    uint64_t v;
+    if (!poot_map_next(&device->kernel_cache, &it, &k, &kl, &v)) break;
+    device->vt->kernel_destroy(device, (poot_device_kernel *)(uintptr_t)v);
+  }
+  poot_map_deinit(&device->kernel_cache);
+  device->vt->destroy(device);
+}
+
+const poot_device_caps *poot_device_caps_get(const poot_device *device) {
+  return &device->caps;
+}
+
+void poot_device_set_timeout(poot_device *device, uint64_t timeout_ns) {
+  device->timeout_ns = timeout_ns ? timeout_ns : POOT_DEVICE_DEFAULT_TIMEOUT_NS;
+}
+
+bool poot_device_is_poisoned(const poot_device *device) {
+  return device->poisoned;
+}
+
+void poot_device_poison(poot_device *device, const char *reason) {
+  if (device->poisoned) return;
+  device->poisoned = true;
+  snprintf(device->poison_reason, sizeof device->poison_reason, "%s",
+           reason ? reason : "poisoned by the caller");
+}
+
+static poot_status refuse_poisoned(const poot_device *device) {
+  return poot_status_make(POOT_POISONED,
+                          "%s device '%s' was poisoned earlier and refuses all work (%s)",
+                          device->caps.backend, device->caps.name, device->poison_reason);
+}
+
+/* Applies the poison rule to a backend's result: a lost device or a wait
+ * that ran out poisons the context. */
+static poot_status observe(poot_device *device, poot_status st) {
+  poot_status_code c = poot_status_code_of(st);
+  if (c == POOT_DEVICE_LOST || c == POOT_TIMEOUT) {
+    poot_device_poison(device, poot_status_message(st));
+    device->pending = NULL;
+  }
+  return st;
+}
+
+poot_status poot_device_buffer_create(poot_device *device, poot_device_buffer_kind kind,
+                                      uint64_t size, poot_device_buffer **out_buffer) {
+  *out_buffer = NULL;
+  if (device->poisoned) return refuse_poisoned(device);
+  if (size == 0 || (kind != POOT_DEVICE_BUFFER_LOCAL && kind != POOT_DEVICE_BUFFER_SLOT))
+    return poot_status_make(POOT_INVALID_ARGUMENT, "device buffer: size 0 or bad kind %d",
+                            (int)kind);
+  poot_status st = observe(device, device->vt->buffer_create(device, kind, size, out_buffer));
+  if (!st) {
+    (*out_buffer)->device = device;
+    (*out_buffer)->kind = kind;
+    (*out_buffer)->size = size;
+  }
+  return st;
+}
+
+void poot_device_buffer_destroy(poot_device_buffer *buffer) {
+  if (!buffer) return;
+  buffer->device->vt->buffer_destroy(buffer->device, buffer);
+}
+
+static poot_status check_range(const poot_device_buffer *b, uint64_t offset, uint64_t size,
+                               const char *what) {
+  if (offset > b->size || size > b->size - offset)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "device %s: bytes [%llu, +%llu) outside a buffer of %llu bytes", what,
+                            (unsigned long long)offset, (unsigned long long)size,
+                            (unsigned long long)b->size);
+  return NULL;
+}
+
+poot_status poot_device_upload(poot_device_buffer *buffer, uint64_t offset, const void *data,
+                               uint64_t size) {
+  poot_device *d = buffer->device;
+  if (d->poisoned) return refuse_poisoned(d);
+  POOT_TRY(check_range(buffer, offset, size, "upload"));
+  if (d->pending)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "device upload while a replay is pending");
+  if (size == 0) return NULL;
+  poot_status st = observe(d, d->vt->upload(d, buffer, offset, data, size));
+  if (!st) d->bytes_uploaded += size;
+  return st;
+}
+
+poot_status poot_device_download(poot_device_buffer *buffer, uint64_t offset, void *data,
+                                 uint64_t size) {
+  poot_device *d = buffer->device;
+  if (d->poisoned) return refuse_poisoned(d);
+  POOT_TRY(check_range(buffer, offset, size, "download"));
+  if (d->pending)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "device download while a replay is pending");
+  if (size == 0) return NULL;
+  poot_status st = observe(d, d->vt->download(d, buffer, offset, data, size));
+  if (!st) d->bytes_downloaded += size;
+  return st;
+}
+
+poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *kir,
+                                   poot_device_kernel **out_kernel) {
+  *out_kernel = NULL;
+  if (device->poisoned) return refuse_poisoned(device);
+  uint64_t key = poot_kir_cache_key(kir, &device->caps.target);
+  uint64_t v = 0;
+  if (poot_map_get(&device->kernel_cache, &key, sizeof key, &v)) {
+    *out_kernel = (poot_device_kernel *)(uintptr_t)v;
+    return NULL;
+  }
+  POOT_TRY(poot_kir_verify(kir, &device->caps.target));
+  poot_device_kernel *k = NULL;
+  POOT_TRY(observe(device, device->vt->kernel_create(device, kir, key, &k)));
+  k->key = key;
+  poot_status st = poot_map_put(&device->kernel_cache, &key, sizeof key, (uint64_t)(uintptr_t)k);
+  if (st) {
+    device->vt->kernel_destroy(device, k);
+    return st;
+  }
+  *out_kernel = k;
+  return NULL;
+}
+
+uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, double budget_us,
+                                uint32_t *out_stage) {
+  if (count == 0) return 0;
+  uint32_t stage = 0;
+  double acc = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    double w = cmds[i].weight_us > 0 ? cmds[i].weight_us : 0;
+    /* Close the stage when this command would push it past the budget; a
+     * command heavier than the budget still gets a stage (of its own). */
+    if (budget_us > 0 && i > 0 && acc > 0 && acc + w > budget_us) {
+      stage++;
+      acc = 0;
+    }
+    acc += w;
+    out_stage[i] = stage;
+  }
+  return stage + 1;
+}
+
+static poot_status check_cmd(const poot_device *device, const poot_device_cmd *c, uint32_t i) {
+  if (c->kind == POOT_DEVICE_CMD_DISPATCH) {
+    if (!c->kernel)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u: dispatch without a kernel", i);
+    if (c->kernel->binding_count && !c->buffers)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u (%s): no buffers", i,
+                              c->kernel->name);
+    for (uint32_t b = 0; b < c->kernel->binding_count; b++) {
+      if (!c->buffers[b] || c->buffers[b]->device != device)
+        return poot_status_make(POOT_INVALID_ARGUMENT,
+                                "command %u (%s): binding %u has no buffer of this device", i,
+                                c->kernel->name, b);
+    }
+    if (c->kernel->push_count && !c->push)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u (%s): push constants missing",
+                              i, c->kernel->name);
+    return NULL;
+  }
+  if (c->kind == POOT_DEVICE_CMD_COPY) {
+    if (!c->src || !c->dst || c->src->device != device || c->dst->device != device)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u: copy between bad buffers", i);
+    if ((c->size | c->src_offset | c->dst_offset) & 3u)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u: copy not in whole words", i);
+    POOT_TRY(check_range(c->src, c->src_offset, c->size, "copy"));
+    POOT_TRY(check_range(c->dst, c->dst_offset, c->size, "copy"));
+    return NULL;
+  }
+  return poot_status_make(POOT_INVALID_ARGUMENT, "command %u: bad kind %d", i, (int)c->kind);
+}
+
+poot_status poot_device_record(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
+                               const poot_device_record_options *options,
+                               poot_device_recording **out_recording) {
+  *out_recording = NULL;
+  if (device->poisoned) return refuse_poisoned(device);
+  if (count == 0) return poot_status_make(POOT_INVALID_ARGUMENT, "record: no commands");
+  for (uint32_t i = 0; i < count; i++) POOT_TRY(check_cmd(device, &cmds[i], i));
+  double budget = options ? options->stage_budget_us : 0;
+  if (budget <= 0) budget = (double)device->caps.watchdog_ms * 1000.0;
+  uint32_t *stage_of = poot_calloc(count, sizeof *stage_of);
+  if (!stage_of) return poot_status_make(POOT_OUT_OF_MEMORY, "record: stage table");
+  uint32_t stages = poot_device_cut_stages(cmds, count, budget, stage_of);
+  poot_device_recording *rec = NULL;
+  poot_status st = observe(device, device->vt->record(device, cmds, count, stage_of, stages, &rec));
+  poot_free(stage_of);
+  if (st) return st;
+  rec->device = device;
+  rec->command_count = count;
+  rec->stage_count = stages;
+  rec->dispatch_count = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (cmds[i].kind == POOT_DEVICE_CMD_DISPATCH) rec->dispatch_count++;
+  *out_recording = rec;
+  return NULL;
+}
+
+void poot_device_recording_destroy(poot_device_recording *recording) {
+  if (!recording) return;
+  poot_device *d = recording->device;
+  /* A recording still in flight is the device's problem to leak; the
+   * backend sees `pending` and keeps the GPU objects. */
+  d->vt->recording_destroy(d, recording);
+  if (d->pending == recording) d->pending = NULL;
+}
+
+poot_status poot_device_replay(poot_device_recording *recording) {
+  poot_device *d = recording->device;
+  if (d->poisoned) return refuse_poisoned(d);
+  if (d->pending)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "device replay while another replay is pending (synchronize first)");
+  poot_status st = observe(d, d->vt->replay(d, recording));
+  if (!st) d->pending = recording;
+  return st;
+}
+
+poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns) {
+  if (out_device_ns) *out_device_ns = 0;
+  if (device->poisoned) return refuse_poisoned(device);
+  if (!device->pending) return NULL;
+  uint64_t ns = 0;
+  poot_status st = device->vt->synchronize(device, device->timeout_ns, &ns);
+  poot_status_code c = poot_status_code_of(st);
+  if (c != POOT_TIMEOUT && c != POOT_DEVICE_LOST) device->pending = NULL;
+  st = observe(device, st);
+  if (out_device_ns) *out_device_ns = ns;
+  return st;
+}
+
+poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd) {
+  poot_device_record_options opt = {.stage_budget_us = 0};
+  poot_device_recording *rec = NULL;
+  POOT_TRY(poot_device_record(device, cmd, 1, &opt, &rec));
+  poot_status st = poot_device_replay(rec);
+  if (!st) st = poot_device_synchronize(device, NULL);
+  poot_device_recording_destroy(rec);
+  return st;
+}

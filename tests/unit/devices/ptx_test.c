@@ -1,0 +1,652 @@
+/* ptx_device tests — the PTX device through poot/exec.h's device interface
+ * on an NVIDIA GPU. SKIP (exit 77) without libcuda.so.1 or a GPU, so CI
+ * skips them; scripts/gpu-check.sh runs them on a GPU machine.
+ *
+ * One program, three modes, each its own CTest test and process, because a
+ * trap or a timed-out kernel poisons the CUDA context for the process:
+ *   ptx_device_test          buffers, slot-driven replay, replay vs eager,
+ *                            copies, device time, the launch micro-benchmark
+ *   ptx_device_test fault    a failed check → KERNEL_FAULT (kernel, dispatch,
+ *                            trap code) → POISONED; then a new device on
+ *                            the same GPU works again (primary context reset)
+ *   ptx_device_test timeout  a kernel that never ends, a 2 s timeout →
+ *                            TIMEOUT → POISONED; the process goes on
+ *
+ * A plain C program (no cmocka), like kir_render_ptx_cuda, so that a GPU
+ * machine with only a compiler and the driver can build and run it
+ * (scripts/gpu-check.sh). Each check prints FAIL with file and line. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "poot/base.h"
+#include "poot/exec.h"
+#include "poot/kir.h"
+#include "ptx_device.h"
+
+/* ---------------------------------------------------------------- checks */
+
+#define FAILF(...)                                                                                 \
+  do {                                                                                             \
+    printf("FAIL: %s:%d: ", __FILE__, __LINE__);                                                   \
+    printf(__VA_ARGS__);                                                                           \
+    printf("\n");                                                                                  \
+    return 1;                                                                                      \
+  } while (0)
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) FAILF("expected %s", #cond);                                                      \
+  } while (0)
+#define OK(expr)                                                                                   \
+  do {                                                                                             \
+    poot_status ok_s_ = (expr);                                                                    \
+    if (ok_s_) {                                                                                   \
+      printf("FAIL: %s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,                               \
+             poot_status_code_name(poot_status_code_of(ok_s_)), poot_status_message(ok_s_));       \
+      poot_status_free(ok_s_);                                                                     \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+/* The call fails with `code` and its message mentions `needle` (or NULL). */
+#define EXPECT_CODE(expr, code, needle)                                                            \
+  do {                                                                                             \
+    poot_status ex_s_ = (expr);                                                                    \
+    poot_status_code ex_c_ = poot_status_code_of(ex_s_);                                           \
+    char ex_m_[1024];                                                                              \
+    snprintf(ex_m_, sizeof ex_m_, "%s", poot_status_message(ex_s_));                               \
+    poot_status_free(ex_s_);                                                                       \
+    if (ex_c_ != (code))                                                                           \
+      FAILF("%s returned %s (%s), expected %s", #expr, poot_status_code_name(ex_c_), ex_m_,        \
+            poot_status_code_name(code));                                                          \
+    if ((needle) && !strstr(ex_m_, (needle) ? (needle) : ""))                                      \
+      FAILF("%s: message '%s' does not mention '%s'", #expr, ex_m_, (needle) ? (needle) : "");     \
+  } while (0)
+
+static void fill_random(float *buf, size_t n, uint64_t seed, float lo, float hi) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    buf[i] = lo + (hi - lo) * (float)((double)(x >> 40) / (double)(1ull << 24));
+  }
+}
+
+/* ------------------------------------------------------------- kernels */
+
+/* Accumulates the first failure of a run of builder calls. */
+#define B(expr)                                                                                    \
+  do {                                                                                             \
+    if (!st) st = (expr);                                                                          \
+  } while (0)
+
+static poot_status finish(poot_kir_builder *b, poot_status st, poot_kir_kernel **out) {
+  if (st) {
+    poot_kir_builder_destroy(b);
+    return st;
+  }
+  return poot_kir_builder_finish(b, out);
+}
+
+/* out[i] = a[i] + b[i] * float(slots[0]) for i < n: the scalar comes from a
+ * SLOT param, so a replay follows what the host wrote into the slot buffer. */
+static poot_status build_axpy_slot(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"axpy_slot", {64, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  poot_kir_binding ba = {"a", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding bb = {"b", 1, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding bo = {"out", 2, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16};
+  poot_kir_binding bs = {"slots", 3, POOT_KIR_U32, POOT_KIR_ACCESS_READ, 16};
+  uint32_t ra = 0, rb = 0, ro = 0, rs = 0, pn = 0, pk = 0;
+  B(poot_kir_add_binding(b, &ba, &ra));
+  B(poot_kir_add_binding(b, &bb, &rb));
+  B(poot_kir_add_binding(b, &bo, &ro));
+  B(poot_kir_add_binding(b, &bs, &rs));
+  poot_kir_param n = {"n", POOT_KIR_U32, POOT_KIR_PARAM_PUSH, 0, 0};
+  poot_kir_param k = {"k", POOT_KIR_U32, POOT_KIR_PARAM_SLOT, rs, 0};
+  B(poot_kir_add_param(b, &n, &pn));
+  B(poot_kir_add_param(b, &k, &pk));
+  poot_kir_value gid = 0, vn = 0, in = 0, va = 0, vb = 0, vk = 0, kf = 0, m = 0, s = 0;
+  B(poot_kir_global_id(b, 0, &gid));
+  B(poot_kir_param_get(b, pn, &vn));
+  B(poot_kir_binary(b, POOT_KIR_OP_LT, gid, vn, &in));
+  B(poot_kir_if_begin(b, in));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, ra, gid, 1, &va));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rb, gid, 1, &vb));
+  B(poot_kir_param_get(b, pk, &vk));
+  B(poot_kir_convert(b, POOT_KIR_F32, vk, &kf));
+  B(poot_kir_binary(b, POOT_KIR_OP_MUL, vb, kf, &m));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, va, m, &s));
+  B(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, ro, gid, s));
+  B(poot_kir_end(b));
+  return finish(b, st, out);
+}
+
+/* out[i] = exp(x)*sqrt(|x|+1) + tanh(x) + fma(x, x, 1)/64 + 1e-3 * (sum of
+ * that over the warp): math, fma and shuffles, for the bit-identity check. */
+static poot_status build_mathmix(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"mathmix", {64, 1, 1}, 32};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  poot_kir_binding bx = {"x", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding by = {"y", 1, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16};
+  uint32_t rx = 0, ry = 0;
+  B(poot_kir_add_binding(b, &bx, &rx));
+  B(poot_kir_add_binding(b, &by, &ry));
+  poot_kir_value gid = 0, x = 0, e = 0, ax = 0, one = 0, ax1 = 0, sq = 0, p = 0, t = 0, f = 0,
+                 c64 = 0, fd = 0, y0 = 0, y1 = 0, r = 0, eps = 0, re = 0, y = 0;
+  B(poot_kir_global_id(b, 0, &gid));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rx, gid, 1, &x));
+  B(poot_kir_unary(b, POOT_KIR_OP_EXP, x, &e));
+  B(poot_kir_unary(b, POOT_KIR_OP_ABS, x, &ax));
+  B(poot_kir_const_f32(b, 1.0f, &one));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, ax, one, &ax1));
+  B(poot_kir_unary(b, POOT_KIR_OP_SQRT, ax1, &sq));
+  B(poot_kir_binary(b, POOT_KIR_OP_MUL, e, sq, &p));
+  B(poot_kir_unary(b, POOT_KIR_OP_TANH, x, &t));
+  B(poot_kir_fma(b, x, x, one, &f));
+  B(poot_kir_const_f32(b, 64.0f, &c64));
+  B(poot_kir_binary(b, POOT_KIR_OP_DIV, f, c64, &fd));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, p, t, &y0));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, y0, fd, &y1));
+  B(poot_kir_subgroup_reduce(b, POOT_KIR_OP_SG_REDUCE_ADD, y1, &r));
+  B(poot_kir_const_f32(b, 1e-3f, &eps));
+  B(poot_kir_binary(b, POOT_KIR_OP_MUL, r, eps, &re));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, y1, re, &y));
+  B(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, ry, gid, y));
+  return finish(b, st, out);
+}
+
+/* out[i] = table[ids[i]] with check(ids[i] < n, trap 7): a token id past
+ * the vocabulary traps. */
+static poot_status build_gather_checked(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"gather_checked", {32, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  poot_kir_binding bt = {"table", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding bi = {"ids", 1, POOT_KIR_U32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding bo = {"out", 2, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16};
+  uint32_t rt = 0, ri = 0, ro = 0, pn = 0;
+  B(poot_kir_add_binding(b, &bt, &rt));
+  B(poot_kir_add_binding(b, &bi, &ri));
+  B(poot_kir_add_binding(b, &bo, &ro));
+  poot_kir_param n = {"n", POOT_KIR_U32, POOT_KIR_PARAM_PUSH, 0, 0};
+  B(poot_kir_add_param(b, &n, &pn));
+  poot_kir_value gid = 0, id = 0, vn = 0, ok = 0, zero = 0, safe = 0, v = 0;
+  B(poot_kir_global_id(b, 0, &gid));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, ri, gid, 1, &id));
+  B(poot_kir_param_get(b, pn, &vn));
+  B(poot_kir_binary(b, POOT_KIR_OP_LT, id, vn, &ok));
+  B(poot_kir_check(b, ok, 7));
+  B(poot_kir_const_u32(b, 0, &zero));
+  B(poot_kir_select(b, ok, id, zero, &safe));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rt, safe, 1, &v));
+  B(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, ro, gid, v));
+  return finish(b, st, out);
+}
+
+/* for (i = 0; i < 1; i += slots[0]) atomic_add(counter[0], 1): with a zero
+ * step in the slot, the kernel never ends. */
+static poot_status build_spin(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"spin_forever", {32, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  poot_kir_binding bc = {"counter", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  poot_kir_binding bs = {"slots", 1, POOT_KIR_U32, POOT_KIR_ACCESS_READ, 16};
+  uint32_t rc = 0, rs = 0, ps = 0;
+  B(poot_kir_add_binding(b, &bc, &rc));
+  B(poot_kir_add_binding(b, &bs, &rs));
+  poot_kir_param step = {"step", POOT_KIR_U32, POOT_KIR_PARAM_SLOT, rs, 0};
+  B(poot_kir_add_param(b, &step, &ps));
+  poot_kir_value zero = 0, one = 0, vs = 0, i = 0, old = 0;
+  B(poot_kir_const_u32(b, 0, &zero));
+  B(poot_kir_const_u32(b, 1, &one));
+  B(poot_kir_param_get(b, ps, &vs));
+  B(poot_kir_for_begin(b, zero, one, vs, &i));
+  B(poot_kir_atomic_rmw(b, POOT_KIR_OP_ATOMIC_ADD, POOT_KIR_SPACE_GLOBAL, rc, zero, one, &old));
+  B(poot_kir_end(b));
+  return finish(b, st, out);
+}
+
+/* x[lid] += 1 in one workgroup of 32: the tiny kernel of the benchmark. */
+static poot_status build_tiny(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"tiny_inc", {32, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  poot_kir_binding bx = {"x", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  uint32_t rx = 0;
+  B(poot_kir_add_binding(b, &bx, &rx));
+  poot_kir_value lid = 0, v = 0, one = 0, w = 0;
+  B(poot_kir_builtin_get(b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rx, lid, 1, &v));
+  B(poot_kir_const_u32(b, 1, &one));
+  B(poot_kir_binary(b, POOT_KIR_OP_ADD, v, one, &w));
+  B(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, rx, lid, w));
+  return finish(b, st, out);
+}
+
+/* ------------------------------------------------------------- fixture */
+
+static poot_device *g_dev;
+
+#define LOCAL POOT_DEVICE_BUFFER_LOCAL
+#define SLOT POOT_DEVICE_BUFFER_SLOT
+
+/* -------------------------------------------------------------- tests */
+
+static int test_caps(void) {
+  const poot_device_caps *c = poot_device_caps_get(g_dev);
+  EXPECT(strcmp(c->backend, "ptx") == 0);
+  EXPECT((c->target.lang) == (POOT_KIR_LANG_PTX));
+  EXPECT(c->target.sm_version == 80 || c->target.sm_version == 90);
+  EXPECT(c->local_bytes > ((uint64_t)1 << 30));
+  EXPECT(c->can_time);
+  printf("device: %s (%s), target %s, %.1f GiB\n", c->name, c->kind, c->target.name,
+         (double)c->local_bytes / (double)(1ull << 30));
+}
+
+static int test_buffers_round_trip(void) {
+  enum { N = 1 << 20 };
+  uint8_t *src = malloc(N), *dst = malloc(N);
+  EXPECT(src);
+  EXPECT(dst);
+  for (size_t i = 0; i < N; i++) src[i] = (uint8_t)(i * 2654435761u >> 13);
+  poot_device_buffer *local = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, N);
+  EXPECT(!poot_device_buffer_host(local));
+  /* Fresh buffers read as zero. */
+  OK(poot_device_download(local, 0, dst, 4096));
+  for (size_t i = 0; i < 4096; i++) EXPECT((dst[i]) == (0));
+  OK(poot_device_upload(local, 0, src, N));
+  memset(dst, 0xAB, N);
+  OK(poot_device_download(local, 0, dst, N));
+  EXPECT(memcmp(src, dst, N) == 0);
+  /* A partial write at an odd offset changes only those bytes. */
+  OK(poot_device_upload(local, 12345, "poot", 4));
+  OK(poot_device_download(local, 12340, dst, 16));
+  EXPECT(memcmp(dst, src + 12340, 5) == 0);
+  EXPECT(memcmp(dst + 5, "poot", 4) == 0);
+  EXPECT(memcmp(dst + 9, src + 12349, 7) == 0);
+  EXPECT_CODE(poot_device_upload(local, N - 2, src, 4), POOT_INVALID_ARGUMENT, NULL);
+  /* A slot buffer: host writes through the stable mapping, uploads and
+   * downloads see the same bytes. */
+  poot_device_buffer *slot = buffer(g_dev, POOT_DEVICE_BUFFER_SLOT, 256);
+  uint8_t *host = poot_device_buffer_host(slot);
+  EXPECT(host);
+  for (int i = 0; i < 256; i++) EXPECT((host[i]) == (0));
+  memcpy(host, src, 256);
+  OK(poot_device_download(slot, 0, dst, 256));
+  EXPECT(memcmp(dst, src, 256) == 0);
+  OK(poot_device_upload(slot, 128, src + 1000, 64));
+  EXPECT(memcmp(host + 128, src + 1000, 64) == 0);
+  EXPECT((poot_device_buffer_host(slot)) == (host));
+  poot_device_buffer_destroy(slot);
+  poot_device_buffer_destroy(local);
+  free(src);
+  free(dst);
+}
+
+/* A two-dispatch recording (out1 = a + b*k; out2 = out1 + b*k) plus a copy
+ * of the first 16 results into a slot buffer, recorded once and replayed
+ * with the slot set to k = 1..40: every result follows the slot. */
+static int test_replay_follows_slots(void) {
+  enum { N = 10000 };
+  poot_kir_kernel *kir = NULL;
+  OK(build_axpy_slot(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  poot_device_kernel *k2 = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k2));
+  EXPECT((k) == (k2)); /* cached by KIR hash and target */
+  EXPECT((k->binding_count) == (4));
+  EXPECT((k->push_count) == (1));
+  float *a = malloc(N * sizeof *a), *bv = malloc(N * sizeof *bv), *o = malloc(N * sizeof *o);
+  fill_random(a, N, 1, -4.0f, 4.0f);
+  fill_random(bv, N, 2, -1.0f, 1.0f);
+  poot_device_buffer *ba = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4);
+  poot_device_buffer *bb = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4);
+  poot_device_buffer *o1 = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4);
+  poot_device_buffer *o2 = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4);
+  poot_device_buffer *slots = buffer(g_dev, POOT_DEVICE_BUFFER_SLOT, 64);
+  poot_device_buffer *result = buffer(g_dev, POOT_DEVICE_BUFFER_SLOT, 64);
+  OK(poot_device_upload(ba, 0, a, N * 4));
+  OK(poot_device_upload(bb, 0, bv, N * 4));
+  uint32_t n = N;
+  poot_device_buffer *args1[] = {ba, bb, o1, slots};
+  poot_device_buffer *args2[] = {o1, bb, o2, slots};
+  poot_device_cmd cmds[3] = {
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {(N + 63) / 64, 1, 1},
+       .buffers = args1, .push = &n, .label = "first"},
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {(N + 63) / 64, 1, 1},
+       .buffers = args2, .push = &n, .label = "second"},
+      {.kind = POOT_DEVICE_CMD_COPY, .src = o2, .dst = result, .src_offset = 4 * 100,
+       .dst_offset = 0, .size = 64},
+  };
+  poot_device_recording *rec = NULL;
+  OK(poot_device_record(g_dev, cmds, 3, NULL, &rec));
+  EXPECT((rec->dispatch_count) == (2));
+  EXPECT((rec->command_count) == (3));
+  uint32_t *slot = poot_device_buffer_host(slots);
+  const float *res = poot_device_buffer_host(result);
+  uint64_t device_ns_total = 0;
+  for (uint32_t step = 1; step <= 40; step++) {
+    slot[0] = step; /* the only thing the host changes between replays */
+    OK(poot_device_replay(rec));
+    uint64_t dns = 0;
+    OK(poot_device_synchronize(g_dev, &dns));
+    device_ns_total += dns;
+    float kf = (float)step;
+    for (int i = 0; i < 16; i++) {
+      float m = bv[100 + i] * kf;
+      float o1v = a[100 + i] + m;
+      float want = o1v + m;
+      if (memcmp(&res[i], &want, 4) != 0)
+        FAILF("step %u: result[%d] = %.9g, want %.9g", step, i, (double)res[i], (double)want);
+    }
+    if (step % 13 == 0) {
+      OK(poot_device_download(o2, 0, o, N * 4));
+      for (int i = 0; i < N; i++) {
+        float m = bv[i] * kf;
+        float o1v = a[i] + m;
+        float want = o1v + m;
+        if (memcmp(&o[i], &want, 4) != 0)
+          FAILF("step %u: out[%d] = %.9g, want %.9g", step, i, (double)o[i], (double)want);
+      }
+    }
+  }
+  EXPECT(device_ns_total > 0); /* events time the replays */
+  printf("40 replays following the slot: device time %.2f us per replay\n",
+         (double)device_ns_total / 40e3);
+  poot_device_recording_destroy(rec);
+  poot_device_buffer *all[] = {ba, bb, o1, o2, slots, result};
+  for (size_t i = 0; i < 6; i++) poot_device_buffer_destroy(all[i]);
+  poot_kir_kernel_destroy(kir);
+  free(a);
+  free(bv);
+  free(o);
+}
+
+/* Runs `depth` chained mathmix dispatches (x → y0 → y1 → ...) and returns
+ * the last output. */
+static float *run_chain(poot_device_kernel *k, const float *x, size_t n, int depth, int mode) {
+  poot_device_buffer *bufs[9];
+  for (int i = 0; i <= depth; i++) bufs[i] = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, n * 4);
+  OK(poot_device_upload(bufs[0], 0, x, n * 4));
+  poot_device_cmd cmds[8];
+  poot_device_buffer *args[8][2];
+  for (int i = 0; i < depth; i++) {
+    args[i][0] = bufs[i];
+    args[i][1] = bufs[i + 1];
+    cmds[i] = (poot_device_cmd){.kind = POOT_DEVICE_CMD_DISPATCH,
+                                .kernel = k,
+                                .grid = {(uint32_t)(n / 64), 1, 1},
+                                .buffers = args[i]};
+  }
+  if (mode == 2) {
+    for (int i = 0; i < depth; i++) OK(poot_device_submit_one(g_dev, &cmds[i]));
+  } else {
+    poot_ptx_device_set_eager(g_dev, mode == 1);
+    poot_device_recording *rec = NULL;
+    OK(poot_device_record(g_dev, cmds, (uint32_t)depth, NULL, &rec));
+    for (int r = 0; r < 3; r++) {
+      OK(poot_device_replay(rec));
+      OK(poot_device_synchronize(g_dev, NULL));
+    }
+    poot_device_recording_destroy(rec);
+    poot_ptx_device_set_eager(g_dev, false);
+  }
+  float *out = malloc(n * 4);
+  OK(poot_device_download(bufs[depth], 0, out, n * 4));
+  for (int i = 0; i <= depth; i++) poot_device_buffer_destroy(bufs[i]);
+  return out;
+}
+
+static int test_replay_matches_eager(void) {
+  enum { N = 1 << 16, DEPTH = 6 };
+  poot_kir_kernel *kir = NULL;
+  OK(build_mathmix(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  float *x = malloc(N * 4);
+  fill_random(x, N, 7, -0.5f, 0.5f);
+  float *graph = run_chain(k, x, N, DEPTH, 0);
+  float *eager = run_chain(k, x, N, DEPTH, 1);
+  float *one = run_chain(k, x, N, DEPTH, 2);
+  size_t finite = 0;
+  for (size_t i = 0; i < N; i++) finite += isfinite(graph[i]) ? 1 : 0;
+  EXPECT((finite) == (N));
+  EXPECT(memcmp(graph, eager, N * 4) == 0);
+  EXPECT(memcmp(graph, one, N * 4) == 0);
+  printf("replay (CUDA graph) vs eager launches vs one-by-one submission: %d x %d floats "
+         "bit-identical\n",
+         DEPTH, N);
+  free(graph);
+  free(eager);
+  free(one);
+  free(x);
+  poot_kir_kernel_destroy(kir);
+}
+
+/* Not asserted: host time per tiny kernel, launched eagerly or in a graph. */
+static int test_launch_benchmark(void) {
+  enum { N = 2000, REPS = 5 };
+  poot_kir_kernel *kir = NULL;
+  OK(build_tiny(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  poot_device_buffer *x = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, 32 * 4);
+  poot_device_buffer *args[] = {x};
+  poot_device_cmd *cmds = calloc(N, sizeof *cmds);
+  for (int i = 0; i < N; i++)
+    cmds[i] = (poot_device_cmd){
+        .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args};
+  double best[2] = {1e30, 1e30}, capture_us = 0, device_us[2] = {0, 0};
+  for (int mode = 0; mode < 2; mode++) {
+    poot_ptx_device_set_eager(g_dev, mode == 1);
+    uint64_t t0 = poot_time_ns();
+    poot_device_recording *rec = NULL;
+    OK(poot_device_record(g_dev, cmds, N, NULL, &rec));
+    if (mode == 0) capture_us = (double)(poot_time_ns() - t0) * 1e-3;
+    for (int r = 0; r < REPS; r++) {
+      uint64_t s = poot_time_ns(), dns = 0;
+      OK(poot_device_replay(rec));
+      OK(poot_device_synchronize(g_dev, &dns));
+      double us = (double)(poot_time_ns() - s) * 1e-3 / N;
+      if (us < best[mode]) {
+        best[mode] = us;
+        device_us[mode] = (double)dns * 1e-3 / N;
+      }
+    }
+    poot_device_recording_destroy(rec);
+  }
+  poot_ptx_device_set_eager(g_dev, false);
+  /* Every dispatch ran: 2 modes x REPS replays x N increments. */
+  uint32_t v[32];
+  OK(poot_device_download(x, 0, v, sizeof v));
+  for (int i = 0; i < 32; i++) EXPECT((v[i]) == (2u * REPS * N));
+  /* One submission per kernel (record + replay + wait each). */
+  enum { ONE = 200 };
+  uint64_t s = poot_time_ns();
+  for (int i = 0; i < ONE; i++) OK(poot_device_submit_one(g_dev, &cmds[0]));
+  double one_us = (double)(poot_time_ns() - s) * 1e-3 / ONE;
+  printf("BENCH ptx launch: %d tiny kernels: eager %.2f us/kernel (device %.2f), "
+         "CUDA graph %.2f us/kernel (device %.2f); capture+instantiate %.0f us; "
+         "one-by-one submit+wait %.2f us/kernel\n",
+         N, best[1], device_us[1], best[0], device_us[0], capture_us, one_us);
+  free(cmds);
+  poot_device_buffer_destroy(x);
+  poot_kir_kernel_destroy(kir);
+}
+
+/* ------------------------------------------------------------ fault mode */
+
+static int test_kernel_fault(void) {
+  poot_kir_kernel *kir = NULL;
+  OK(build_gather_checked(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  EXPECT(k->has_checks);
+  enum { VOCAB = 1000 };
+  float table[VOCAB];
+  for (int i = 0; i < VOCAB; i++) table[i] = (float)i * 0.5f;
+  poot_device_buffer *bt = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, sizeof table);
+  poot_device_buffer *ids = buffer(g_dev, POOT_DEVICE_BUFFER_SLOT, 32 * 4);
+  poot_device_buffer *out = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, 32 * 4);
+  OK(poot_device_upload(bt, 0, table, sizeof table));
+  uint32_t n = VOCAB;
+  poot_device_buffer *args[] = {bt, ids, out};
+  poot_device_cmd cmds[2] = {
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args,
+       .push = &n, .label = "token embedding gather"},
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args,
+       .push = &n, .label = "again"},
+  };
+  poot_device_recording *rec = NULL;
+  OK(poot_device_record(g_dev, cmds, 2, NULL, &rec));
+  uint32_t *slot = poot_device_buffer_host(ids);
+  for (int i = 0; i < 32; i++) slot[i] = (uint32_t)(i * 31);
+  OK(poot_device_replay(rec));
+  OK(poot_device_synchronize(g_dev, NULL));
+  float got[32];
+  OK(poot_device_download(out, 0, got, sizeof got));
+  for (int i = 0; i < 32; i++) EXPECT(got[i] == (float)(i * 31) * 0.5f);
+  /* A token id past the vocabulary: the check traps. */
+  slot[5] = VOCAB + 3;
+  OK(poot_device_replay(rec));
+  poot_status st = poot_device_synchronize(g_dev, NULL);
+  printf("fault: %s: %s\n", poot_status_code_name(poot_status_code_of(st)),
+         poot_status_message(st));
+  EXPECT((poot_status_code_of(st)) == (POOT_KERNEL_FAULT));
+  EXPECT(strstr(poot_status_message(st), "kernel 'gather_checked'"));
+  EXPECT(strstr(poot_status_message(st), "trap code 7"));
+  EXPECT(strstr(poot_status_message(st), "token embedding gather"));
+  poot_status_free(st);
+  EXPECT(poot_device_is_poisoned(g_dev));
+  /* Every later call is refused without touching the driver. */
+  EXPECT_CODE(poot_device_replay(rec), POOT_POISONED, "gather_checked");
+  EXPECT_CODE(poot_device_download(out, 0, got, sizeof got), POOT_POISONED, NULL);
+  EXPECT_CODE(poot_device_synchronize(g_dev, NULL), POOT_POISONED, NULL);
+  poot_device_buffer *nb = NULL;
+  POOT_ASSERT_STATUS(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, 64, &nb),
+                     POOT_POISONED);
+  poot_device_recording_destroy(rec);
+  poot_device_buffer_destroy(bt);
+  poot_device_buffer_destroy(ids);
+  poot_device_buffer_destroy(out);
+  poot_kir_kernel_destroy(kir);
+}
+
+/* After the poisoned device is destroyed (its primary context reset), a new
+ * device on the same GPU runs work again in the same process. */
+static int test_new_device_after_fault(void) {
+  poot_device_destroy(g_dev);
+  g_dev = open_device(0);
+  poot_kir_kernel *kir = NULL;
+  OK(build_tiny(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  poot_device_buffer *x = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, 32 * 4);
+  poot_device_buffer *args[] = {x};
+  poot_device_cmd cmd = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args};
+  for (int i = 0; i < 3; i++) OK(poot_device_submit_one(g_dev, &cmd));
+  uint32_t v[32];
+  OK(poot_device_download(x, 0, v, sizeof v));
+  for (int i = 0; i < 32; i++) EXPECT((v[i]) == (3));
+  printf("a new device after the fault works (the primary context was reset)\n");
+  poot_device_buffer_destroy(x);
+  poot_kir_kernel_destroy(kir);
+}
+
+/* ---------------------------------------------------------- timeout mode */
+
+static int test_timeout(void) {
+  poot_kir_kernel *kir = NULL;
+  OK(build_spin(&kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  poot_device_buffer *counter = buffer(g_dev, POOT_DEVICE_BUFFER_LOCAL, 64);
+  poot_device_buffer *slots = buffer(g_dev, POOT_DEVICE_BUFFER_SLOT, 64);
+  poot_device_buffer *args[] = {counter, slots};
+  poot_device_cmd cmd = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args};
+  /* With step 1 the loop runs once per thread: it finishes. */
+  ((uint32_t *)poot_device_buffer_host(slots))[0] = 1;
+  OK(poot_device_submit_one(g_dev, &cmd));
+  uint32_t c = 0;
+  OK(poot_device_download(counter, 0, &c, 4));
+  EXPECT((c) == (32));
+  /* With step 0 it never ends. */
+  ((uint32_t *)poot_device_buffer_host(slots))[0] = 0;
+  poot_device_set_timeout(g_dev, 2000000000ull);
+  poot_device_recording *rec = NULL;
+  OK(poot_device_record(g_dev, &cmd, 1, NULL, &rec));
+  OK(poot_device_replay(rec));
+  uint64_t t0 = poot_time_ns();
+  poot_status st = poot_device_synchronize(g_dev, NULL);
+  double secs = (double)(poot_time_ns() - t0) * 1e-9;
+  printf("timeout: %s after %.3f s: %s\n", poot_status_code_name(poot_status_code_of(st)), secs,
+         poot_status_message(st));
+  EXPECT((poot_status_code_of(st)) == (POOT_TIMEOUT));
+  poot_status_free(st);
+  EXPECT(secs >= 1.99 && secs < 4.0);
+  EXPECT(poot_device_is_poisoned(g_dev));
+  EXPECT_CODE(poot_device_synchronize(g_dev, NULL), POOT_POISONED, NULL);
+  EXPECT_CODE(poot_device_download(counter, 0, &c, 4), POOT_POISONED, NULL);
+  EXPECT_CODE(poot_device_replay(rec), POOT_POISONED, NULL);
+  /* Destroying leaks what the running kernel may use; the process lives on. */
+  poot_device_recording_destroy(rec);
+  poot_device_buffer_destroy(counter);
+  poot_device_buffer_destroy(slots);
+  poot_device_destroy(g_dev);
+  g_dev = NULL;
+  poot_kir_kernel_destroy(kir);
+  printf("the process is alive after the timeout\n");
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "basic";
+  poot_ptx_options o;
+  poot_ptx_options_init(&o);
+  poot_status st = poot_ptx_device_create(&o, &g_dev);
+  if (poot_status_code_of(st) == POOT_NO_DEVICE || poot_status_code_of(st) == POOT_UNSUPPORTED) {
+    int rc = poot_test_skip("%s", poot_status_message(st));
+    poot_status_free(st);
+    return rc;
+  }
+  if (st) {
+    fprintf(stderr, "FAIL: creating the PTX device: %s\n", poot_status_message(st));
+    poot_status_free(st);
+    return 1;
+  }
+  int rc;
+  if (strcmp(mode, "fault") == 0) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernel_fault),
+        cmocka_unit_test(test_new_device_after_fault),
+    };
+    rc = cmocka_run_group_tests_name("ptx_device_fault", tests, NULL, NULL);
+  } else if (strcmp(mode, "timeout") == 0) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_timeout)};
+    rc = cmocka_run_group_tests_name("ptx_device_timeout", tests, NULL, NULL);
+  } else {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_buffers_round_trip),
+        cmocka_unit_test(test_replay_follows_slots),
+        cmocka_unit_test(test_replay_matches_eager),
+        cmocka_unit_test(test_launch_benchmark),
+    };
+    rc = cmocka_run_group_tests_name("ptx_device", tests, NULL, NULL);
+  }
+  poot_device_destroy(g_dev);
+  return rc;
+}
