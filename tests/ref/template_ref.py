@@ -13,6 +13,7 @@ Usage: template_ref.py [--poot PATH] [--data DIR] [--verbose] [TEMPLATE-SUBSTRIN
 Exit: 0 all match, 1 a mismatch, 77 skipped (no jinja2, no data or no poot).
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -221,6 +222,10 @@ def main():
         print(f"FAIL: no conversations under {args.convs}")
         return 1
 
+    # poot runs as separate processes: start them all on a pool up front.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+    pending = {(t, c, agp): pool.submit(poot_render, args.poot, t, c, agp)
+               for t in templates for c in convs for agp in (False, True)}
     matching, failing = [], []
     cases = raised_both = 0
     for tpath in templates:
@@ -238,7 +243,7 @@ def main():
                 variables["add_generation_prompt"] = agp
                 cases += 1
                 ok, ref = jinja_render(env, source, variables)
-                rc, out, err = poot_render(args.poot, tpath, cpath, agp)
+                rc, out, err = pending[(tpath, cpath, agp)].result()
                 case = f"{os.path.basename(cpath)} agp={agp}"
                 if not ok:
                     if rc == 0:
@@ -267,6 +272,7 @@ def main():
             matching.append(name)
             if args.verbose:
                 print(f"ok    {name}")
+    pool.shutdown()
     print(f"templates matching byte-for-byte: {len(matching)}/{len(templates)} "
           f"({cases} renders, {raised_both} rejected by both jinja2 and poot)")
     unexpected = [n for n in failing if n not in KNOWN_MISMATCHES]
