@@ -79,7 +79,7 @@ static poot_status bin(poot_graph *g, poot_op op, poot_value a, poot_value b, po
 
 static poot_status slice_last(poot_graph *g, poot_value x, int64_t lo, int64_t hi,
                               poot_value *out) {
-  const poot_type *t = poot_graph_value_type(g, x);
+  const poot_type tv = *poot_graph_value_type(g, x), *t = &tv;
   int64_t start[POOT_MAX_RANK] = {0}, limit[POOT_MAX_RANK];
   for (uint32_t i = 0; i < t->shape.rank; i++) limit[i] = t->shape.dims[i];
   start[t->shape.rank - 1] = lo;
@@ -108,7 +108,7 @@ static poot_status rotate(poot_graph *g, poot_value x1, poot_value x2, poot_valu
 
 static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool local_layer,
                              poot_value x, poot_value pos, poot_value seq_len, poot_value *out) {
-  const poot_type *t = poot_graph_value_type(g, x);
+  const poot_type tv = *poot_graph_value_type(g, x), *t = &tv;
   poot_dtype dt = t->dtype;
   int64_t N = t->shape.dims[0], H = t->shape.dims[1], D = t->shape.dims[2];
   int64_t dims = c->rope_dims, half = dims / 2;
@@ -234,7 +234,8 @@ poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c, bool loc
 
 static poot_status softcap_body(poot_graph *g, const poot_value *p, double scale, double softcap,
                                 poot_value *out) {
-  const poot_type *qt = poot_graph_value_type(g, p[0]), *kt = poot_graph_value_type(g, p[1]);
+  const poot_type qv = *poot_graph_value_type(g, p[0]), kv = *poot_graph_value_type(g, p[1]);
+  const poot_type *qt = &qv, *kt = &kv;
   poot_dtype dt = qt->dtype;
   int64_t T = qt->shape.dims[0], Hq = qt->shape.dims[1], D = qt->shape.dims[2];
   int64_t C = kt->shape.dims[0], Hkv = kt->shape.dims[1], G = Hq / Hkv;

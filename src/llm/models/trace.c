@@ -103,7 +103,7 @@ static poot_status reshape(tracer *t, poot_value x, poot_shape shape, poot_value
 /* x [N, in] f32 times weight [out, in] → [N, out] f32, plus an optional bias. */
 static poot_status linear(tracer *t, poot_value x, poot_weight_role role, poot_weight_role bias,
                           int32_t layer, int64_t n_out, poot_value *out) {
-  const poot_type *xt = poot_graph_value_type(t->g, x);
+  const poot_type xv = *poot_graph_value_type(t->g, x), *xt = &xv;
   int64_t n_in = xt->shape.dims[1];
   int64_t wd[2] = {n_out, n_in};
   poot_value w, y;
@@ -130,7 +130,7 @@ static poot_status linear(tracer *t, poot_value x, poot_weight_role role, poot_w
  * when the config says so. */
 static poot_status norm(tracer *t, poot_value x, poot_weight_role role, int32_t layer,
                         poot_value *out) {
-  const poot_type *xt = poot_graph_value_type(t->g, x);
+  const poot_type xv = *poot_graph_value_type(t->g, x), *xt = &xv;
   int64_t n = xt->shape.dims[xt->shape.rank - 1];
   poot_value w;
   POOT_TRY(weight_f32(t, role, layer, 1, &n, &w));
@@ -151,7 +151,7 @@ static poot_status slice2(tracer *t, poot_value x, int64_t r0, int64_t r1, int64
 
 /* Slices sequence b out of a tensor whose dim 0 is B (keeps the rest). */
 static poot_status take_seq(tracer *t, poot_value x, int64_t b, poot_value *out) {
-  const poot_type *xt = poot_graph_value_type(t->g, x);
+  const poot_type xv = *poot_graph_value_type(t->g, x), *xt = &xv;
   int64_t st[POOT_MAX_RANK] = {0}, li[POOT_MAX_RANK];
   for (uint32_t i = 0; i < xt->shape.rank; i++) li[i] = xt->shape.dims[i];
   st[0] = b;
