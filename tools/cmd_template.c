@@ -104,20 +104,36 @@ static char *config_token(const poot_json *cfg, const char *key) {
   return poot_strndup(v->str, v->len);
 }
 
+/* A Hugging Face model folder: the template from chat_template.jinja when
+ * present (newer transformers save it there), else from tokenizer_config.json
+ * (a string, or a list of named templates of which "default" is used); the
+ * BOS/EOS strings from tokenizer_config.json. */
 static poot_status load_folder(const char *dir, model_info *m) {
   char path[4096];
+  snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
+  struct stat sbuf;
+  if (stat(path, &sbuf) == 0)
+    POOT_TRY(poot_file_read_all(path, &m->template_text, &m->template_len));
   snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
   char *text = NULL;
   size_t len = 0;
-  POOT_TRY(poot_file_read_all(path, &text, &len));
+  poot_status st = poot_file_read_all(path, &text, &len);
+  if (st) {
+    if (m->template_text) { /* a template file alone is enough */
+      poot_status_free(st);
+      return NULL;
+    }
+    return st;
+  }
   poot_arena arena;
   poot_arena_init(&arena, 0);
   poot_json *cfg = NULL;
-  poot_status st = poot_json_parse(&arena, text, len, NULL, &cfg);
+  st = poot_json_parse(&arena, text, len, NULL, &cfg);
   if (!st) {
+    m->bos = config_token(cfg, "bos_token");
+    m->eos = config_token(cfg, "eos_token");
     const poot_json *ct = poot_json_get(cfg, "chat_template");
     if (ct && ct->type == POOT_JSON_ARRAY) {
-      /* A list of named templates: use "default". */
       const poot_json *pick = NULL;
       for (size_t i = 0; i < ct->len; i++) {
         const poot_json *name = poot_json_get(ct->items[i], "name");
@@ -126,13 +142,15 @@ static poot_status load_folder(const char *dir, model_info *m) {
       }
       ct = pick;
     }
-    if (!ct || ct->type != POOT_JSON_STRING) {
-      st = poot_status_make(POOT_NOT_FOUND, "%s has no chat_template", path);
+    if (m->template_text) {
+      /* chat_template.jinja wins. */
+    } else if (!ct || ct->type != POOT_JSON_STRING) {
+      st = poot_status_make(
+          POOT_NOT_FOUND, "%s has no chat_template (and %s has no chat_template.jinja)", path, dir);
     } else {
       m->template_text = poot_strndup(ct->str, ct->len);
       m->template_len = ct->len;
-      m->bos = config_token(cfg, "bos_token");
-      m->eos = config_token(cfg, "eos_token");
+      if (!m->template_text) st = poot_status_make(POOT_OUT_OF_MEMORY, "out of memory");
     }
   }
   poot_arena_deinit(&arena);

@@ -93,6 +93,12 @@ def main():
         rc, out, err = run(poot, "-m", model, "--messages", msgs)
         check(rc == 0 and out == "<|b|>héllo<|e|>".encode(),
               f"-m FOLDER uses tokenizer_config.json: {out!r} {err!r}")
+        with open(os.path.join(model, "chat_template.jinja"), "w", encoding="utf-8") as f:
+            f.write("J:{{ bos_token }}{{ messages | length }}")
+        rc, out, err = run(poot, "-m", model, "--messages", msgs)
+        check(rc == 0 and out == b"J:<|b|>1", f"-m FOLDER prefers chat_template.jinja: {out!r} {err!r}")
+        rc, out, err = run(poot, "-m", os.path.join(tmp, "nothing-here"), "--messages", msgs)
+        check(rc == 1 and err.count("\n") == 1, f"-m of a missing model exits 1: {err!r}")
     print("template CLI:", "all checks pass" if not FAILS else f"{len(FAILS)} failed")
     return 1 if FAILS else 0
 
