@@ -1,0 +1,17 @@
+# The device conformance suite, written once against the executor and
+# instantiated per backend (the argument is the device spec). It reuses the
+# compile tests' input generator (poot_compile_testutil) and the families
+# layer's tracer for its llama step.
+if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm)
+  get_target_property(poot_devices_defs poot_devices INTERFACE_COMPILE_DEFINITIONS)
+  if(poot_devices_defs MATCHES "POOT_HAVE_VULKAN")
+    poot_add_test(exec_conformance_vulkan
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/conformance_test.c
+      LIBS poot_compile_testutil poot_devices poot_exec poot_llm poot_compile poot_eval poot_kir
+           poot_graph poot_base m
+      ARGS vulkan
+      ENV "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../devices/lsan_vulkan.supp"
+      TIMEOUT 600)
+    target_include_directories(exec_conformance_vulkan PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
+  endif()
+endif()
