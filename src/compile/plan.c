@@ -446,7 +446,8 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
 #define MOVE(field, count, vec, T_)                                                                \
   do {                                                                                             \
     plan->count = (uint32_t)(vec).len;                                                             \
-    plan->field = (T_ *)poot_arena_memdup(A, (vec).data ? (vec).data : "", (vec).len * sizeof(T_) + 1, 16); \
+    plan->field = (T_ *)poot_arena_alloc(A, (vec).len * sizeof(T_) + 1, 16);                     \
+    if (plan->field && (vec).len) memcpy(plan->field, (vec).data, (vec).len * sizeof(T_));       \
   } while (0)
       MOVE(buffers, buffer_count, pl.buffers, poot_plan_buffer);
       MOVE(slots, slot_count, pl.slots, poot_plan_slot);
@@ -455,8 +456,9 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       MOVE(env_buffers, env_count, pl.env_buffers, uint32_t);
 #undef MOVE
       plan->kernel_count = (uint32_t)kernels.len;
-      plan->kernels = poot_arena_memdup(A, kernels.data ? kernels.data : "",
-                                        kernels.len * sizeof(poot_kir_kernel *) + 1, 16);
+      plan->kernels = poot_arena_alloc(A, kernels.len * sizeof(poot_kir_kernel *) + 1, 16);
+      if (plan->kernels && kernels.len)
+        memcpy(plan->kernels, kernels.data, kernels.len * sizeof(poot_kir_kernel *));
       kernels.len = 0;
       plan->output_buffer = pl.out_buffer;
       plan->state_count = poot_graph_state_count(graph);
