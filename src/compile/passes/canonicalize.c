@@ -21,25 +21,43 @@ static const poot_type *vtype(const pass_rb *rb, poot_value v) {
   return poot_graph_value_type(rb->dst, v);
 }
 
-static const poot_node *vdef(const pass_rb *rb, poot_value v) { return poot__pass_def(rb->dst, v); }
-
-static bool is_elementwise(poot_op op) {
-  return (op >= POOT_OP_ADD && op <= POOT_OP_GE) || op == POOT_OP_SELECT ||
-         op == POOT_OP_CONVERT || op == POOT_OP_BITCAST;
+static const poot_node *vdef(const pass_rb *rb, poot_value v) {
+  return poot__pass_def(rb->dst, v);
 }
 
-static bool is_intlike(poot_dtype dt) { return poot_dtype_is_int(dt) || dt == POOT_DTYPE_BOOL; }
+static bool is_elementwise(poot_op op) {
+  return (op >= POOT_OP_ADD && op <= POOT_OP_GE) || op == POOT_OP_SELECT || op == POOT_OP_CONVERT ||
+         op == POOT_OP_BITCAST;
+}
+
+static bool is_intlike(poot_dtype dt) {
+  return poot_dtype_is_int(dt) || dt == POOT_DTYPE_BOOL;
+}
 
 /* Integer ranges, for convert round trips. */
 static void int_range(poot_dtype dt, int64_t *lo, int64_t *hi) {
   switch (dt) {
-    case POOT_DTYPE_BOOL: *lo = 0, *hi = 1; break;
-    case POOT_DTYPE_I8: *lo = INT8_MIN, *hi = INT8_MAX; break;
-    case POOT_DTYPE_U8: *lo = 0, *hi = UINT8_MAX; break;
-    case POOT_DTYPE_I16: *lo = INT16_MIN, *hi = INT16_MAX; break;
-    case POOT_DTYPE_I32: *lo = INT32_MIN, *hi = INT32_MAX; break;
-    case POOT_DTYPE_U32: *lo = 0, *hi = UINT32_MAX; break;
-    default: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    case POOT_DTYPE_BOOL:
+      *lo = 0, *hi = 1;
+      break;
+    case POOT_DTYPE_I8:
+      *lo = INT8_MIN, *hi = INT8_MAX;
+      break;
+    case POOT_DTYPE_U8:
+      *lo = 0, *hi = UINT8_MAX;
+      break;
+    case POOT_DTYPE_I16:
+      *lo = INT16_MIN, *hi = INT16_MAX;
+      break;
+    case POOT_DTYPE_I32:
+      *lo = INT32_MIN, *hi = INT32_MAX;
+      break;
+    case POOT_DTYPE_U32:
+      *lo = 0, *hi = UINT32_MAX;
+      break;
+    default:
+      *lo = INT64_MIN, *hi = INT64_MAX;
+      break;
   }
 }
 
@@ -77,16 +95,22 @@ static bool splat_is(const pass_rb *rb, poot_value v, int what) {
   memset(want, 0, sizeof want);
   uint64_t bits = 0;
   switch (what) {
-    case K_ZERO: bits = 0; break;
+    case K_ZERO:
+      bits = 0;
+      break;
     case K_NEG_ZERO:
       if (!poot_dtype_is_float(dt)) return false;
       bits = dt == POOT_DTYPE_F32 ? 0x80000000u : 0x8000u;
       break;
     case K_ONE:
-      if (dt == POOT_DTYPE_F32) bits = 0x3f800000u;
-      else if (dt == POOT_DTYPE_F16) bits = 0x3c00u;
-      else if (dt == POOT_DTYPE_BF16) bits = 0x3f80u;
-      else bits = 1;
+      if (dt == POOT_DTYPE_F32)
+        bits = 0x3f800000u;
+      else if (dt == POOT_DTYPE_F16)
+        bits = 0x3c00u;
+      else if (dt == POOT_DTYPE_BF16)
+        bits = 0x3f80u;
+      else
+        bits = 1;
       break;
     case K_ALL_ONES:
       if (poot_dtype_is_float(dt)) return false;
@@ -97,7 +121,9 @@ static bool splat_is(const pass_rb *rb, poot_value v, int what) {
   return memcmp(e, want, eb) == 0;
 }
 
-static bool quiet(const pass_rb *rb, poot_value v) { return !poot__pass_may_snan(rb->dst, v, 0); }
+static bool quiet(const pass_rb *rb, poot_value v) {
+  return !poot__pass_may_snan(rb->dst, v, 0);
+}
 
 /* x op c → x (and c op x → x for commutative ops) for identity constants. */
 static poot_value binary_identity(const pass_rb *rb, const canon_node *c) {
@@ -123,12 +149,14 @@ static poot_value binary_identity(const pass_rb *rb, const canon_node *c) {
         if (splat_is(rb, y, K_ONE)) return x;
         if (splat_is(rb, x, K_ONE)) return y;
         return POOT_VALUE_NONE;
-      case POOT_OP_DIV: return !isbool && splat_is(rb, y, K_ONE) ? x : POOT_VALUE_NONE;
+      case POOT_OP_DIV:
+        return !isbool && splat_is(rb, y, K_ONE) ? x : POOT_VALUE_NONE;
       case POOT_OP_AND:
         if (splat_is(rb, y, K_ALL_ONES)) return x;
         if (splat_is(rb, x, K_ALL_ONES)) return y;
         return POOT_VALUE_NONE;
-      default: return POOT_VALUE_NONE;
+      default:
+        return POOT_VALUE_NONE;
     }
   }
   if (!poot_dtype_is_float(dt)) return POOT_VALUE_NONE;
@@ -140,13 +168,16 @@ static poot_value binary_identity(const pass_rb *rb, const canon_node *c) {
       if (splat_is(rb, y, K_NEG_ZERO) && quiet(rb, x)) return x;
       if (splat_is(rb, x, K_NEG_ZERO) && quiet(rb, y)) return y;
       return POOT_VALUE_NONE;
-    case POOT_OP_SUB: return splat_is(rb, y, K_ZERO) && quiet(rb, x) ? x : POOT_VALUE_NONE;
+    case POOT_OP_SUB:
+      return splat_is(rb, y, K_ZERO) && quiet(rb, x) ? x : POOT_VALUE_NONE;
     case POOT_OP_MUL:
       if (splat_is(rb, y, K_ONE) && quiet(rb, x)) return x;
       if (splat_is(rb, x, K_ONE) && quiet(rb, y)) return y;
       return POOT_VALUE_NONE;
-    case POOT_OP_DIV: return splat_is(rb, y, K_ONE) && quiet(rb, x) ? x : POOT_VALUE_NONE;
-    default: return POOT_VALUE_NONE;
+    case POOT_OP_DIV:
+      return splat_is(rb, y, K_ONE) && quiet(rb, x) ? x : POOT_VALUE_NONE;
+    default:
+      return POOT_VALUE_NONE;
   }
 }
 
@@ -231,8 +262,10 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
     case POOT_OP_NEG:
       if (xd->op == POOT_OP_NEG) {
         const poot_value y = xd->operands[0];
-        if (xt->dtype != POOT_DTYPE_F16 && xt->dtype != POOT_DTYPE_BF16) *repl = y;
-        else if (quiet(rb, y)) *repl = y;
+        if (xt->dtype != POOT_DTYPE_F16 && xt->dtype != POOT_DTYPE_BF16)
+          *repl = y;
+        else if (quiet(rb, y))
+          *repl = y;
       }
       return NULL;
     case POOT_OP_NOT:
@@ -333,8 +366,10 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
     }
     case POOT_OP_SELECT: {
       uint8_t e[8];
-      if (c->ops[1] == c->ops[2]) *repl = c->ops[1];
-      else if (poot__pass_splat(rb->dst, c->ops[0], e)) *repl = e[0] ? c->ops[1] : c->ops[2];
+      if (c->ops[1] == c->ops[2])
+        *repl = c->ops[1];
+      else if (poot__pass_splat(rb->dst, c->ops[0], e))
+        *repl = e[0] ? c->ops[1] : c->ops[2];
       return NULL;
     }
     case POOT_OP_DYNAMIC_SLICE: {
@@ -344,7 +379,8 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
       if (ident) *repl = x;
       return NULL;
     }
-    default: return NULL;
+    default:
+      return NULL;
   }
 }
 

@@ -11,12 +11,14 @@
 #include "passes_impl.h"
 
 typedef struct cse_ctx {
-  poot_map seen;     /* key -> dst node id */
+  poot_map seen; /* key -> dst node id */
   poot_strbuf key;
   uint32_t *scratch; /* per src value, for body keys */
 } cse_ctx;
 
-static void put_u32(poot_strbuf *sb, uint32_t v) { poot_strbuf_append(sb, (const char *)&v, 4); }
+static void put_u32(poot_strbuf *sb, uint32_t v) {
+  poot_strbuf_append(sb, (const char *)&v, 4);
+}
 
 /* Builds the key of `node` (a Const leaf, core op or composite) in ctx->key.
  * Returns false for nodes that are never merged. */
@@ -78,7 +80,8 @@ poot_status poot_pass_cse(const poot_graph *graph, const poot_pass_options *opti
                           poot_graph **out_graph, uint32_t *out_changes) {
   if (out_graph) *out_graph = NULL;
   if (out_changes) *out_changes = 0;
-  if (!graph || !out_graph) return poot_status_make(POOT_INVALID_ARGUMENT, "poot_pass_cse: NULL argument");
+  if (!graph || !out_graph)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_pass_cse: NULL argument");
   poot_pass_options defaults;
   poot_pass_options_init(&defaults);
   cse_ctx ctx;

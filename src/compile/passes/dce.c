@@ -34,13 +34,11 @@ static void mark_region(const poot_graph *g, const poot_region *r, uint8_t *live
       continue;
     }
     if (n->trap != POOT_TRAP_NONE) live[n->id] = 1;
-    if (n->op == POOT_OP_COMPOSITE && !live[n->id] && region_has_check(g, n->body))
-      live[n->id] = 1;
+    if (n->op == POOT_OP_COMPOSITE && !live[n->id] && region_has_check(g, n->body)) live[n->id] = 1;
     if (!live[n->id]) continue;
     for (uint32_t k = 0; k < n->num_operands; k++) mark_value(g, live, n->operands[k]);
     if (n->op == POOT_OP_COMPOSITE) {
-      for (uint32_t k = 0; k < n->body->num_results; k++)
-        mark_value(g, live, n->body->results[k]);
+      for (uint32_t k = 0; k < n->body->num_results; k++) mark_value(g, live, n->body->results[k]);
       mark_region(g, n->body, live);
     }
   }
@@ -63,7 +61,8 @@ poot_status poot_pass_dce(const poot_graph *graph, const poot_pass_options *opti
                           poot_graph **out_graph, uint32_t *out_changes) {
   if (out_graph) *out_graph = NULL;
   if (out_changes) *out_changes = 0;
-  if (!graph || !out_graph) return poot_status_make(POOT_INVALID_ARGUMENT, "poot_pass_dce: NULL argument");
+  if (!graph || !out_graph)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_pass_dce: NULL argument");
   poot_pass_options defaults;
   poot_pass_options_init(&defaults);
   const uint32_t nn = poot_graph_node_count(graph);

@@ -24,8 +24,8 @@ static poot_status fold_node(pass_rb *rb, const poot_node *node, const poot_valu
   *out_folded = false;
   poot_graph *t = NULL;
   poot_evaluation *ev = NULL;
-  poot_value *vals = poot_malloc(((size_t)node->num_operands + node->num_results + 1) *
-                                 sizeof(poot_value));
+  poot_value *vals =
+      poot_malloc(((size_t)node->num_operands + node->num_results + 1) * sizeof(poot_value));
   if (!vals) return poot_status_make(POOT_OUT_OF_MEMORY, "constant_fold: out of memory");
   poot_value *tops = vals, *tres = vals + node->num_operands;
   poot_status st = poot_graph_create(&t);

@@ -33,7 +33,7 @@ struct pass_rb {
   pass_node_fn hook;   /* NULL: plain copy */
   pass_post_fn post;   /* NULL: none */
   void *user;
-  uint32_t region;     /* the dst region being built */
+  uint32_t region; /* the dst region being built */
   uint32_t changes;
 };
 

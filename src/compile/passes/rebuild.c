@@ -77,7 +77,8 @@ static poot_status copy_leaf(pass_rb *rb, const poot_node *node) {
     case POOT_STORAGE_STATE:
     case POOT_STORAGE_PARAM:
       return NULL; /* added up front (root) or by composite_begin (bodies) */
-    case POOT_STORAGE_WEIGHT: return poot_graph_add_weight(rb->dst, &node->weight, type, out);
+    case POOT_STORAGE_WEIGHT:
+      return poot_graph_add_weight(rb->dst, &node->weight, type, out);
     case POOT_STORAGE_SLOT:
       return poot_graph_add_slot(rb->dst, node->slot_kind,
                                  node->slot_kind == POOT_SLOT_NAMED ? node->name : NULL, type, out);
@@ -89,7 +90,8 @@ static poot_status copy_leaf(pass_rb *rb, const poot_node *node) {
       if (rb->post) POOT_TRY(rb->post(rb, node, NULL, out));
       return NULL;
     }
-    default: return INTERNAL("passes: leaf %%%u has storage %d", node->results[0], node->storage);
+    default:
+      return INTERNAL("passes: leaf %%%u has storage %d", node->results[0], node->storage);
   }
 }
 
@@ -199,8 +201,8 @@ poot_status poot__pass_rebuild(pass_rb *rb, poot_graph **out_graph) {
   if (!st) {
     st = poot_graph_verify(rb->dst);
     if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) {
-      poot_status wrapped = INTERNAL("passes: the rewritten graph does not verify: %s",
-                                     poot_status_message(st));
+      poot_status wrapped =
+          INTERNAL("passes: the rewritten graph does not verify: %s", poot_status_message(st));
       poot_status_free(st);
       st = wrapped;
     }
@@ -294,25 +296,31 @@ bool poot__pass_may_snan(const poot_graph *g, poot_value v, int depth) {
   if (n->op == POOT_OP_LEAF) return n->storage != POOT_STORAGE_CONST || const_has_snan(n->constant);
   switch (n->op) {
     /* Ops that copy elements byte for byte. */
-    case POOT_OP_SELECT: return MAY(1) || MAY(2);
+    case POOT_OP_SELECT:
+      return MAY(1) || MAY(2);
     case POOT_OP_BROADCAST:
     case POOT_OP_RESHAPE:
     case POOT_OP_TRANSPOSE:
     case POOT_OP_SLICE:
     case POOT_OP_DYNAMIC_SLICE:
     case POOT_OP_GATHER:
-    case POOT_OP_TOP_K: return MAY(0);
+    case POOT_OP_TOP_K:
+      return MAY(0);
     case POOT_OP_DYNAMIC_UPDATE_SLICE:
-    case POOT_OP_PAD: return MAY(0) || MAY(1);
-    case POOT_OP_SCATTER_UPDATE: return MAY(0) || MAY(2);
+    case POOT_OP_PAD:
+      return MAY(0) || MAY(1);
+    case POOT_OP_SCATTER_UPDATE:
+      return MAY(0) || MAY(2);
     case POOT_OP_CONCAT:
       for (uint32_t i = 0; i < n->num_operands; i++)
         if (MAY(i)) return true;
       return false;
     case POOT_OP_BITCAST:
     case POOT_OP_COMPOSITE:
-    case POOT_OP_DEQUANTIZE: return true;
-    default: break;
+    case POOT_OP_DEQUANTIZE:
+      return true;
+    default:
+      break;
   }
   /* Every other op computes in f32 and stores through the f16/bf16 rounding,
    * which quiets NaNs. */
@@ -325,12 +333,17 @@ bool poot__pass_may_snan(const poot_graph *g, poot_value v, int depth) {
     case POOT_OP_SIGN:
     case POOT_OP_FLOOR:
     case POOT_OP_CEIL:
-    case POOT_OP_ROUND: return MAY(0);
+    case POOT_OP_ROUND:
+      return MAY(0);
     case POOT_OP_MAX:
-    case POOT_OP_MIN: return MAY(0) || MAY(1);
-    case POOT_OP_CONVERT: return MAY(0); /* widening f16/bf16 keeps the pattern */
-    case POOT_OP_REDUCE: return n->attrs.reduce_kind != POOT_REDUCE_SUM && MAY(0);
-    default: return false; /* IEEE arithmetic never returns a signalling NaN */
+    case POOT_OP_MIN:
+      return MAY(0) || MAY(1);
+    case POOT_OP_CONVERT:
+      return MAY(0); /* widening f16/bf16 keeps the pattern */
+    case POOT_OP_REDUCE:
+      return n->attrs.reduce_kind != POOT_REDUCE_SUM && MAY(0);
+    default:
+      return false; /* IEEE arithmetic never returns a signalling NaN */
   }
 #undef MAY
 }
@@ -389,14 +402,18 @@ void poot__pass_cattrs_key(const poot_node *node, poot_strbuf *sb) {
     put_str(sb, c->key);
     put_u64(sb, (uint64_t)c->kind);
     switch (c->kind) {
-      case POOT_CATTR_INT: put_u64(sb, (uint64_t)c->i); break;
+      case POOT_CATTR_INT:
+        put_u64(sb, (uint64_t)c->i);
+        break;
       case POOT_CATTR_FLOAT: {
         uint64_t bits;
         memcpy(&bits, &c->f, 8);
         put_u64(sb, bits);
         break;
       }
-      case POOT_CATTR_STRING: put_str(sb, c->s); break;
+      case POOT_CATTR_STRING:
+        put_str(sb, c->s);
+        break;
       case POOT_CATTR_INTS:
         put_u64(sb, c->num_ints);
         put_i64s(sb, c->ints, c->num_ints);

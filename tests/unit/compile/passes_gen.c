@@ -18,12 +18,16 @@ static uint64_t next_u64(rng *r) { /* splitmix64 */
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-static uint32_t below(rng *r, uint32_t n) { return n ? (uint32_t)(next_u64(r) % n) : 0; }
-static bool chance(rng *r, uint32_t percent) { return below(r, 100) < percent; }
+static uint32_t below(rng *r, uint32_t n) {
+  return n ? (uint32_t)(next_u64(r) % n) : 0;
+}
+static bool chance(rng *r, uint32_t percent) {
+  return below(r, 100) < percent;
+}
 
-static const poot_dtype k_dtypes[] = {POOT_DTYPE_F32, POOT_DTYPE_F16, POOT_DTYPE_BF16, POOT_DTYPE_I8,
-                                      POOT_DTYPE_U8,  POOT_DTYPE_I16, POOT_DTYPE_I32,  POOT_DTYPE_I64,
-                                      POOT_DTYPE_U32, POOT_DTYPE_BOOL};
+static const poot_dtype k_dtypes[] = {
+    POOT_DTYPE_F32, POOT_DTYPE_F16, POOT_DTYPE_BF16, POOT_DTYPE_I8,  POOT_DTYPE_U8,
+    POOT_DTYPE_I16, POOT_DTYPE_I32, POOT_DTYPE_I64,  POOT_DTYPE_U32, POOT_DTYPE_BOOL};
 
 static poot_dtype rand_dtype(rng *r) {
   /* Floats twice as often: they hold the subtle cases. */
@@ -46,7 +50,9 @@ static poot_shape rand_shape(rng *r, uint32_t max_rank) {
   return s;
 }
 
-static size_t esize(poot_dtype dt) { return poot_dtype_info_of(dt)->elem_bytes; }
+static size_t esize(poot_dtype dt) {
+  return poot_dtype_info_of(dt)->elem_bytes;
+}
 
 static uint32_t float_bits_f32(rng *r) {
   uint32_t k = below(r, 100);
@@ -57,13 +63,13 @@ static uint32_t float_bits_f32(rng *r) {
     memcpy(&b, &f, 4);
     return b;
   }
-  if (k < 62) return sign;                              /* ±0 */
-  if (k < 67) return sign | 0x7f800000u;                /* ±inf */
-  if (k < 75) return sign | 0x7fc00000u | below(r, 1u << 22); /* quiet NaN, payload */
+  if (k < 62) return sign;                                                /* ±0 */
+  if (k < 67) return sign | 0x7f800000u;                                  /* ±inf */
+  if (k < 75) return sign | 0x7fc00000u | below(r, 1u << 22);             /* quiet NaN, payload */
   if (k < 83) return sign | 0x7f800000u | (1 + below(r, (1u << 22) - 1)); /* signalling */
-  if (k < 88) return sign | (1 + below(r, 0x7fffff));   /* subnormal */
-  if (k < 93) return sign | 0x3f800000u;                /* ±1 */
-  return (uint32_t)next_u64(r);                         /* any pattern */
+  if (k < 88) return sign | (1 + below(r, 0x7fffff));                     /* subnormal */
+  if (k < 93) return sign | 0x3f800000u;                                  /* ±1 */
+  return (uint32_t)next_u64(r);                                           /* any pattern */
 }
 
 static uint16_t float_bits_16(rng *r, poot_dtype dt) {
@@ -77,7 +83,9 @@ static uint16_t float_bits_16(rng *r, poot_dtype dt) {
   if (k < 62) return sign;
   if (k < 67) return (uint16_t)(sign | (h ? 0x7c00u : 0x7f80u));
   if (k < 75) return (uint16_t)(sign | (h ? 0x7e00u | below(r, 0x200) : 0x7fc0u | below(r, 0x40)));
-  if (k < 83) return (uint16_t)(sign | (h ? 0x7c00u | (1 + below(r, 0x1ff)) : 0x7f80u | (1 + below(r, 0x3f))));
+  if (k < 83)
+    return (uint16_t)(sign |
+                      (h ? 0x7c00u | (1 + below(r, 0x1ff)) : 0x7f80u | (1 + below(r, 0x3f))));
   if (k < 88) return (uint16_t)(sign | (1 + below(r, h ? 0x3ff : 0x7f)));
   if (k < 93) return (uint16_t)(sign | (h ? 0x3c00u : 0x3f80u));
   return (uint16_t)next_u64(r);
@@ -127,7 +135,9 @@ typedef struct pool {
   poot_value v[POOL_MAX];
 } pool;
 
-static const poot_type *ty(gen *G, poot_value v) { return poot_graph_value_type(G->g, v); }
+static const poot_type *ty(gen *G, poot_value v) {
+  return poot_graph_value_type(G->g, v);
+}
 
 static void pool_add(pool *P, poot_value v) {
   if (v == POOT_VALUE_NONE) return;
@@ -155,15 +165,22 @@ static poot_value pick(gen *G, const pool *P) {
 }
 
 typedef bool (*pred_fn)(const poot_type *t);
-static bool p_any(const poot_type *t) { (void)t; return true; }
+static bool p_any(const poot_type *t) {
+  (void)t;
+  return true;
+}
 static bool p_num(const poot_type *t) {
   return poot_dtype_is_float(t->dtype) || poot_dtype_is_int(t->dtype);
 }
 static bool p_intlike(const poot_type *t) {
   return poot_dtype_is_int(t->dtype) || t->dtype == POOT_DTYPE_BOOL;
 }
-static bool p_ranked(const poot_type *t) { return t->shape.rank >= 1; }
-static bool p_num_ranked(const poot_type *t) { return p_num(t) && t->shape.rank >= 1; }
+static bool p_ranked(const poot_type *t) {
+  return t->shape.rank >= 1;
+}
+static bool p_num_ranked(const poot_type *t) {
+  return p_num(t) && t->shape.rank >= 1;
+}
 
 static poot_value pick_where(gen *G, const pool *P, pred_fn f) {
   for (int tries = 0; tries < 12; tries++) {
@@ -248,7 +265,8 @@ static poot_value of_type(gen *G, pool *P, const poot_type *t, poot_value avoid)
   if (k < 7) {
     for (uint32_t i = 0; i < P->n; i++) {
       poot_value v = P->v[(i + k) % P->n];
-      if (v != avoid && poot_shape_equal(&ty(G, v)->shape, &t->shape) && ty(G, v)->dtype != t->dtype) {
+      if (v != avoid && poot_shape_equal(&ty(G, v)->shape, &t->shape) &&
+          ty(G, v)->dtype != t->dtype) {
         poot_attrs a;
         memset(&a, 0, sizeof a);
         a.dtype = t->dtype;
@@ -311,7 +329,8 @@ static poot_value gen_composite(gen *G, pool *P, uint64_t body_seed, uint32_t no
   G->depth--;
   uint32_t nres = 1 + (chance(&G->r, 30) ? 1 : 0);
   poot_value res[2];
-  for (uint32_t i = 0; i < nres; i++) res[i] = body.v[body.n - 1 - below(&G->r, body.n < 3 ? body.n : 3)];
+  for (uint32_t i = 0; i < nres; i++)
+    res[i] = body.v[body.n - 1 - below(&G->r, body.n < 3 ? body.n : 3)];
   G->r = saved;
   poot_value outs[2] = {POOT_VALUE_NONE, POOT_VALUE_NONE};
   if (!ok(G, poot_graph_composite_end(G->g, nres, res, outs))) {
@@ -633,7 +652,8 @@ static void gen_one(gen *G, pool *P, bool root) {
       poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
       int32_t idx[4];
       for (int64_t i = 0; i < it.shape.dims[0]; i++)
-        idx[i] = chance(r, 93) && d > 0 ? (int32_t)below(r, (uint32_t)d) : (int32_t)d + (int32_t)below(r, 2);
+        idx[i] = chance(r, 93) && d > 0 ? (int32_t)below(r, (uint32_t)d)
+                                        : (int32_t)d + (int32_t)below(r, 2);
       poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
       poot_value ops[2] = {x, POOT_VALUE_NONE};
       ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
@@ -688,9 +708,10 @@ static void gen_one(gen *G, pool *P, bool root) {
         poot_value v = pick(G, P);
         if (v == POOT_VALUE_NONE) break;
         const poot_node *n = poot_graph_value_node(G->g, v, NULL);
-        if (!n || n->op == POOT_OP_LEAF || n->op == POOT_OP_COMPOSITE || n->num_operands > 8) continue;
+        if (!n || n->op == POOT_OP_LEAF || n->op == POOT_OP_COMPOSITE || n->num_operands > 8)
+          continue;
         poot_value ops[8];
-        memcpy(ops, n->operands, n->num_operands * sizeof(poot_value));
+        if (n->num_operands) memcpy(ops, n->operands, n->num_operands * sizeof(poot_value));
         poot_attrs na = n->attrs;
         poot_op op = n->op;
         /* Mirror the commutative and ordered compares too. */
@@ -700,8 +721,10 @@ static void gen_one(gen *G, pool *P, bool root) {
           poot_value tmp = ops[0];
           ops[0] = ops[1];
           ops[1] = tmp;
-          if (op == POOT_OP_LT) op = POOT_OP_GT;
-          else if (op == POOT_OP_GT) op = POOT_OP_LT;
+          if (op == POOT_OP_LT)
+            op = POOT_OP_GT;
+          else if (op == POOT_OP_GT)
+            op = POOT_OP_LT;
         }
         poot_value res[2];
         if (!ok(G, poot_graph_add_node(G->g, op, n->num_operands, ops, &na, n->trap, res))) break;
@@ -898,8 +921,8 @@ static char *cmp_tensor(const char *what, const poot_tensor *a, const poot_tenso
   if (a->size && memcmp(a->data, b->data, a->size) != 0) {
     size_t i = 0;
     while (((const uint8_t *)a->data)[i] == ((const uint8_t *)b->data)[i]) i++;
-    return msg("%s: bytes differ at byte %zu (%02x vs %02x)", what, i, ((const uint8_t *)a->data)[i],
-               ((const uint8_t *)b->data)[i]);
+    return msg("%s: bytes differ at byte %zu (%02x vs %02x)", what, i,
+               ((const uint8_t *)a->data)[i], ((const uint8_t *)b->data)[i]);
   }
   return NULL;
 }
@@ -922,8 +945,8 @@ char *pg_compare(const poot_graph *ga, const poot_graph *gb, const pg_inputs *in
   if (out_code) *out_code = ca;
   char *m = NULL;
   if (ca != cb) {
-    m = msg("status differs: %s (%s) vs %s (%s)", poot_status_code_name(ca), poot_status_message(sa),
-            poot_status_code_name(cb), poot_status_message(sb));
+    m = msg("status differs: %s (%s) vs %s (%s)", poot_status_code_name(ca),
+            poot_status_message(sa), poot_status_code_name(cb), poot_status_message(sb));
   } else if (ca == POOT_KERNEL_FAULT) {
     if (fa.op != fb.op || fa.trap != fb.trap || fa.index != fb.index || fa.limit != fb.limit)
       m = msg("faults differ: %s vs %s", poot_status_message(sa), poot_status_message(sb));
@@ -932,13 +955,17 @@ char *pg_compare(const poot_graph *ga, const poot_graph *gb, const pg_inputs *in
     if (!m && ea->has_output) m = cmp_tensor("output", &ea->output, &eb->output);
     if (!m && ea->num_states != eb->num_states) m = msg("state counts differ");
     for (uint32_t i = 0; !m && i < ea->num_states; i++) {
-      if (strcmp(ea->states[i].name, eb->states[i].name) != 0) m = msg("state %u name differs", i);
-      else m = cmp_tensor(ea->states[i].name, &ea->states[i].tensor, &eb->states[i].tensor);
+      if (strcmp(ea->states[i].name, eb->states[i].name) != 0)
+        m = msg("state %u name differs", i);
+      else
+        m = cmp_tensor(ea->states[i].name, &ea->states[i].tensor, &eb->states[i].tensor);
     }
     if (!m && ea->num_env != eb->num_env) m = msg("env counts differ");
     for (uint32_t i = 0; !m && i < ea->num_env; i++) {
-      if (strcmp(ea->env[i].name, eb->env[i].name) != 0) m = msg("env %u name differs", i);
-      else m = cmp_tensor(ea->env[i].name, &ea->env[i].tensor, &eb->env[i].tensor);
+      if (strcmp(ea->env[i].name, eb->env[i].name) != 0)
+        m = msg("env %u name differs", i);
+      else
+        m = cmp_tensor(ea->env[i].name, &ea->env[i].tensor, &eb->env[i].tensor);
     }
   }
   poot_status_free(sa);
@@ -954,8 +981,10 @@ char *pg_check_text(const poot_graph *g) {
   poot_status st = poot_graph_to_text(g, &t1);
   if (!st) st = poot_graph_parse(t1, strlen(t1), &p);
   if (!st) st = poot_graph_to_text(p, &t2);
-  if (st) m = msg("text round trip failed: %s", poot_status_message(st));
-  else if (strcmp(t1, t2) != 0) m = msg("print -> parse -> print differs:\n%s\n---\n%s", t1, t2);
+  if (st)
+    m = msg("text round trip failed: %s", poot_status_message(st));
+  else if (strcmp(t1, t2) != 0)
+    m = msg("print -> parse -> print differs:\n%s\n---\n%s", t1, t2);
   poot_status_free(st);
   poot_free(t1);
   poot_free(t2);

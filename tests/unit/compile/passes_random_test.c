@@ -4,7 +4,8 @@
  * NaN payloads included; or the same fault), produce graphs that verify and
  * whose text form round-trips, and leave their input untouched.
  *
- * POOT_PASSES_RANDOM_COUNT (default 3000) and POOT_PASSES_RANDOM_SEED
+ * POOT_PASSES_RANDOM_COUNT (default 3000; 1000 under
+ * AddressSanitizer) and POOT_PASSES_RANDOM_SEED
  * (default 1) select the graphs; a failure prints the seed and the graphs. */
 #include <stdlib.h>
 
@@ -33,6 +34,18 @@ static const struct {
                 {"run_default", run_default}};
 #define NPASSES (sizeof k_passes / sizeof k_passes[0])
 
+/* Sanitizer builds run a third of the graphs (they are several times slower). */
+#if defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_COUNT 1000
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DEFAULT_COUNT 1000
+#endif
+#endif
+#ifndef DEFAULT_COUNT
+#define DEFAULT_COUNT 3000
+#endif
+
 static uint64_t env_u64(const char *name, uint64_t def) {
   const char *s = getenv(name);
   return s && *s ? strtoull(s, NULL, 10) : def;
@@ -48,7 +61,7 @@ static void dump(const char *what, const poot_graph *g) {
 
 static void test_random_graphs(void **state) {
   (void)state;
-  const uint64_t count = env_u64("POOT_PASSES_RANDOM_COUNT", 3000);
+  const uint64_t count = env_u64("POOT_PASSES_RANDOM_COUNT", DEFAULT_COUNT);
   const uint64_t seed0 = env_u64("POOT_PASSES_RANDOM_SEED", 1);
   uint64_t changes[NPASSES] = {0}, faults = 0, unsupported = 0, nodes_in = 0, nodes_out = 0;
   uint32_t skipped_total = 0, failures = 0;

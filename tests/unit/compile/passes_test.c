@@ -60,7 +60,9 @@ static poot_graph *run(pass_fn fn, const char *text, uint32_t *out_changes) {
   return run_opt(fn, text, NULL, out_changes);
 }
 
-static uint32_t count(const poot_graph *g, poot_op op) { return pg_count_op(g, op); }
+static uint32_t count(const poot_graph *g, poot_op op) {
+  return pg_count_op(g, op);
+}
 
 /* The node that defines the output. */
 static const poot_node *out_node(const poot_graph *g) {
@@ -88,21 +90,22 @@ static uint32_t f32_bits(const poot_tensor *t) {
 
 static void test_int_commutative_ops_are_ordered_then_merged(void **state) {
   (void)state;
-  const char *text = "pgraph 1\n"
-                     "%a = param 0 \"a\" : i32[3]\n"
-                     "%b = param 1 \"b\" : i32[3]\n"
-                     "%x = add %b, %a : i32[3]\n"
-                     "%y = add %a, %b : i32[3]\n"
-                     "%m = max %b, %a : i32[3]\n"
-                     "%n = max %a, %b : i32[3]\n"
-                     "%e = eq %b, %a : bool[3]\n"
-                     "%f = eq %a, %b : bool[3]\n"
-                     "%z = sub %x, %y : i32[3]\n"
-                     "%w = sub %m, %n : i32[3]\n"
-                     "%s = select %e, %z, %w : i32[3]\n"
-                     "%t = select %f, %w, %z : i32[3]\n"
-                     "%u = mul %s, %t : i32[3]\n"
-                     "output %u\n";
+  const char *text =
+      "pgraph 1\n"
+      "%a = param 0 \"a\" : i32[3]\n"
+      "%b = param 1 \"b\" : i32[3]\n"
+      "%x = add %b, %a : i32[3]\n"
+      "%y = add %a, %b : i32[3]\n"
+      "%m = max %b, %a : i32[3]\n"
+      "%n = max %a, %b : i32[3]\n"
+      "%e = eq %b, %a : bool[3]\n"
+      "%f = eq %a, %b : bool[3]\n"
+      "%z = sub %x, %y : i32[3]\n"
+      "%w = sub %m, %n : i32[3]\n"
+      "%s = select %e, %z, %w : i32[3]\n"
+      "%t = select %f, %w, %z : i32[3]\n"
+      "%u = mul %s, %t : i32[3]\n"
+      "output %u\n";
   uint32_t changes = 0;
   poot_graph *g = run(poot_pass_canonicalize, text, &changes);
   assert_int_equal(changes, 3); /* one of each pair is reordered */
@@ -117,17 +120,18 @@ static void test_int_commutative_ops_are_ordered_then_merged(void **state) {
 static void test_float_add_mul_max_keep_their_order(void **state) {
   (void)state;
   /* With two NaN operands, which payload comes out depends on the order. */
-  const char *text = "pgraph 1\n"
-                     "%a = param 0 \"a\" : f32[3]\n"
-                     "%b = param 1 \"b\" : f32[3]\n"
-                     "%x = add %b, %a : f32[3]\n"
-                     "%y = add %a, %b : f32[3]\n"
-                     "%m = max %b, %a : f32[3]\n"
-                     "%n = max %a, %b : f32[3]\n"
-                     "%z = sub %x, %y : f32[3]\n"
-                     "%w = sub %m, %n : f32[3]\n"
-                     "%u = mul %z, %w : f32[3]\n"
-                     "output %u\n";
+  const char *text =
+      "pgraph 1\n"
+      "%a = param 0 \"a\" : f32[3]\n"
+      "%b = param 1 \"b\" : f32[3]\n"
+      "%x = add %b, %a : f32[3]\n"
+      "%y = add %a, %b : f32[3]\n"
+      "%m = max %b, %a : f32[3]\n"
+      "%n = max %a, %b : f32[3]\n"
+      "%z = sub %x, %y : f32[3]\n"
+      "%w = sub %m, %n : f32[3]\n"
+      "%u = mul %z, %w : f32[3]\n"
+      "output %u\n";
   uint32_t changes = 0;
   poot_graph *g = run(run_default, text, &changes);
   assert_int_equal(changes, 0);
@@ -135,9 +139,10 @@ static void test_float_add_mul_max_keep_their_order(void **state) {
   assert_int_equal(count(g, POOT_OP_MAX), 2);
   poot_graph_destroy(g);
   /* The oracle indeed tells the orders apart. */
-  poot_graph *in = parse("pgraph 1\n%a = param 0 \"a\" : f32[]\n%b = param 1 \"b\" : f32[]\n"
-                         "%x = add %a, %b : f32[]\n%y = add %b, %a : f32[]\n"
-                         "output %x\nenv \"y\" = %y\n");
+  poot_graph *in = parse(
+      "pgraph 1\n%a = param 0 \"a\" : f32[]\n%b = param 1 \"b\" : f32[]\n"
+      "%x = add %a, %b : f32[]\n%y = add %b, %a : f32[]\n"
+      "output %x\nenv \"y\" = %y\n");
   uint32_t qa = 0x7fc00001u, qb = 0x7fc00002u;
   poot_tensor ta = {{POOT_DTYPE_F32, {0, {0}}}, &qa, 4}, tb = {{POOT_DTYPE_F32, {0, {0}}}, &qb, 4};
   poot_eval_input items[2] = {{"a", &ta}, {"b", &tb}};
@@ -151,17 +156,18 @@ static void test_float_add_mul_max_keep_their_order(void **state) {
 
 static void test_gt_ge_become_lt_le(void **state) {
   (void)state;
-  const char *text = "pgraph 1\n"
-                     "%a = param 0 \"a\" : f16[4]\n"
-                     "%b = param 1 \"b\" : f16[4]\n"
-                     "%x = gt %a, %b : bool[4]\n"
-                     "%y = lt %b, %a : bool[4]\n"
-                     "%p = ge %a, %b : bool[4]\n"
-                     "%q = le %b, %a : bool[4]\n"
-                     "%r = xor %x, %y : bool[4]\n"
-                     "%s = xor %p, %q : bool[4]\n"
-                     "%t = or %r, %s : bool[4]\n"
-                     "output %t\n";
+  const char *text =
+      "pgraph 1\n"
+      "%a = param 0 \"a\" : f16[4]\n"
+      "%b = param 1 \"b\" : f16[4]\n"
+      "%x = gt %a, %b : bool[4]\n"
+      "%y = lt %b, %a : bool[4]\n"
+      "%p = ge %a, %b : bool[4]\n"
+      "%q = le %b, %a : bool[4]\n"
+      "%r = xor %x, %y : bool[4]\n"
+      "%s = xor %p, %q : bool[4]\n"
+      "%t = or %r, %s : bool[4]\n"
+      "output %t\n";
   uint32_t changes = 0;
   poot_graph *g = run(run_default, text, &changes);
   assert_int_equal(count(g, POOT_OP_GT) + count(g, POOT_OP_GE), 0);
@@ -175,11 +181,12 @@ static void test_gt_ge_become_lt_le(void **state) {
 static void test_float_identities_need_quiet_operands(void **state) {
   (void)state;
   /* x * 1 on a parameter stays: a signalling NaN input comes out quieted. */
-  const char *param_mul = "pgraph 1\n"
-                          "%p = param 0 \"p\" : f32[]\n"
-                          "%one = const [1] : f32[]\n"
-                          "%x = mul %p, %one : f32[]\n"
-                          "output %x\n";
+  const char *param_mul =
+      "pgraph 1\n"
+      "%p = param 0 \"p\" : f32[]\n"
+      "%one = const [1] : f32[]\n"
+      "%x = mul %p, %one : f32[]\n"
+      "output %x\n";
   uint32_t changes = 0;
   poot_graph *g = run(poot_pass_canonicalize, param_mul, &changes);
   assert_int_equal(changes, 0);
@@ -193,21 +200,22 @@ static void test_float_identities_need_quiet_operands(void **state) {
 
   /* On a computed value (never a signalling NaN) x*1, x/1, x+(-0), x-(+0)
    * and (-0)+x all go, on both sides and through broadcasts. */
-  const char *computed = "pgraph 1\n"
-                         "%p = param 0 \"p\" : f32[2]\n"
-                         "%q = param 1 \"q\" : f32[2]\n"
-                         "%e = sub %p, %q : f32[2]\n"
-                         "%one = const [1] : f32[]\n"
-                         "%ones = broadcast %one {dims=[]} : f32[2]\n"
-                         "%nz = const [-0, -0] : f32[2]\n"
-                         "%pz = const [0] : f32[]\n"
-                         "%pzs = broadcast %pz {dims=[]} : f32[2]\n"
-                         "%a = mul %ones, %e : f32[2]\n"
-                         "%b = div %a, %ones : f32[2]\n"
-                         "%c = add %b, %nz : f32[2]\n"
-                         "%d = add %nz, %c : f32[2]\n"
-                         "%f = sub %d, %pzs : f32[2]\n"
-                         "output %f\n";
+  const char *computed =
+      "pgraph 1\n"
+      "%p = param 0 \"p\" : f32[2]\n"
+      "%q = param 1 \"q\" : f32[2]\n"
+      "%e = sub %p, %q : f32[2]\n"
+      "%one = const [1] : f32[]\n"
+      "%ones = broadcast %one {dims=[]} : f32[2]\n"
+      "%nz = const [-0, -0] : f32[2]\n"
+      "%pz = const [0] : f32[]\n"
+      "%pzs = broadcast %pz {dims=[]} : f32[2]\n"
+      "%a = mul %ones, %e : f32[2]\n"
+      "%b = div %a, %ones : f32[2]\n"
+      "%c = add %b, %nz : f32[2]\n"
+      "%d = add %nz, %c : f32[2]\n"
+      "%f = sub %d, %pzs : f32[2]\n"
+      "output %f\n";
   g = run(poot_pass_canonicalize, computed, &changes);
   assert_int_equal(changes, 5);
   assert_int_equal(out_node(g)->op, POOT_OP_SUB); /* the output is e itself */
@@ -218,15 +226,16 @@ static void test_float_identities_need_quiet_operands(void **state) {
 static void test_adding_positive_zero_is_not_an_identity(void **state) {
   (void)state;
   /* -0 + +0 = +0, so x + 0.0 must stay; so must x - (-0.0) and x * -1. */
-  const char *text = "pgraph 1\n"
-                     "%p = param 0 \"p\" : f32[]\n"
-                     "%q = param 1 \"q\" : f32[]\n"
-                     "%e = sub %p, %q : f32[]\n"
-                     "%pz = const [0] : f32[]\n"
-                     "%nz = const [-0] : f32[]\n"
-                     "%a = add %e, %pz : f32[]\n"
-                     "%b = sub %a, %nz : f32[]\n"
-                     "output %b\n";
+  const char *text =
+      "pgraph 1\n"
+      "%p = param 0 \"p\" : f32[]\n"
+      "%q = param 1 \"q\" : f32[]\n"
+      "%e = sub %p, %q : f32[]\n"
+      "%pz = const [0] : f32[]\n"
+      "%nz = const [-0] : f32[]\n"
+      "%a = add %e, %pz : f32[]\n"
+      "%b = sub %a, %nz : f32[]\n"
+      "output %b\n";
   uint32_t changes = 0;
   poot_graph *g = run(run_default, text, &changes);
   assert_int_equal(changes, 0);
@@ -234,7 +243,8 @@ static void test_adding_positive_zero_is_not_an_identity(void **state) {
   assert_int_equal(count(g, POOT_OP_SUB), 2);
   /* And the oracle says why: (-0 - +0) + 0 is +0. */
   float pv[2] = {-0.0f, 0.0f};
-  poot_tensor tp = {{POOT_DTYPE_F32, {0, {0}}}, &pv[0], 4}, tq = {{POOT_DTYPE_F32, {0, {0}}}, &pv[1], 4};
+  poot_tensor tp = {{POOT_DTYPE_F32, {0, {0}}}, &pv[0], 4},
+              tq = {{POOT_DTYPE_F32, {0, {0}}}, &pv[1], 4};
   poot_eval_input items[2] = {{"p", &tp}, {"q", &tq}};
   poot_eval_inputs inputs = {2, items};
   poot_evaluation *ev = NULL;
@@ -255,25 +265,26 @@ static void test_adding_positive_zero_is_not_an_identity(void **state) {
 
 static void test_integer_identities(void **state) {
   (void)state;
-  const char *text = "pgraph 1\n"
-                     "%x = param 0 \"x\" : i16[3]\n"
-                     "%z = const [0, 0, 0] : i16[3]\n"
-                     "%o1 = const [1] : i16[]\n"
-                     "%o = broadcast %o1 {dims=[]} : i16[3]\n"
-                     "%m = const [-1, -1, -1] : i16[3]\n"
-                     "%a = add %z, %x : i16[3]\n"
-                     "%b = sub %a, %z : i16[3]\n"
-                     "%c = mul %b, %o : i16[3]\n"
-                     "%d = div %c, %o : i16[3]\n"
-                     "%e = or %d, %z : i16[3]\n"
-                     "%f = xor %z, %e : i16[3]\n"
-                     "%g = and %m, %f : i16[3]\n"
-                     "%h = shl %g, %z : i16[3]\n"
-                     "%i = shr %h, %z : i16[3]\n"
-                     "%k = sub %z, %i : i16[3]\n" /* 0 - x: not an identity */
-                     "%l = div %o, %k : i16[3]\n" /* 1 / x: neither */
-                     "%n = shl %z, %l : i16[3]\n" /* 0 << x: neither */
-                     "output %n\n";
+  const char *text =
+      "pgraph 1\n"
+      "%x = param 0 \"x\" : i16[3]\n"
+      "%z = const [0, 0, 0] : i16[3]\n"
+      "%o1 = const [1] : i16[]\n"
+      "%o = broadcast %o1 {dims=[]} : i16[3]\n"
+      "%m = const [-1, -1, -1] : i16[3]\n"
+      "%a = add %z, %x : i16[3]\n"
+      "%b = sub %a, %z : i16[3]\n"
+      "%c = mul %b, %o : i16[3]\n"
+      "%d = div %c, %o : i16[3]\n"
+      "%e = or %d, %z : i16[3]\n"
+      "%f = xor %z, %e : i16[3]\n"
+      "%g = and %m, %f : i16[3]\n"
+      "%h = shl %g, %z : i16[3]\n"
+      "%i = shr %h, %z : i16[3]\n"
+      "%k = sub %z, %i : i16[3]\n" /* 0 - x: not an identity */
+      "%l = div %o, %k : i16[3]\n" /* 1 / x: neither */
+      "%n = shl %z, %l : i16[3]\n" /* 0 << x: neither */
+      "output %n\n";
   uint32_t changes = 0;
   poot_graph *g = run(poot_pass_canonicalize, text, &changes);
   assert_int_equal(changes, 9);
@@ -342,14 +353,14 @@ static void test_convert_round_trips(void **state) {
                       "%b = param 1 \"b\" : i32[2]\n"
                       "%c = param 2 \"c\" : bool[2]\n"
                       "%d = param 3 \"d\" : f16[2]\n"
-                      "%a1 = convert %a : i32[2]\n%a2 = convert %a1 : i8[2]\n"        /* exact */
-                      "%a3 = convert %a : bf16[2]\n%a4 = convert %a3 : i8[2]\n"       /* exact */
-                      "%b1 = convert %b : f32[2]\n%b2 = convert %b1 : i32[2]\n"       /* not */
-                      "%b3 = convert %b : i16[2]\n%b4 = convert %b3 : i32[2]\n"       /* not */
-                      "%c1 = convert %c : f16[2]\n%c2 = convert %c1 : bool[2]\n"      /* exact */
-                      "%d1 = convert %d : f32[2]\n%d2 = convert %d1 : f16[2]\n"       /* sNaN */
-                      "%d3 = convert %d : f16[2]\n"                                   /* sNaN */
-                      "%e = convert %b : i32[2]\n"                                    /* exact */
+                      "%a1 = convert %a : i32[2]\n%a2 = convert %a1 : i8[2]\n"   /* exact */
+                      "%a3 = convert %a : bf16[2]\n%a4 = convert %a3 : i8[2]\n"  /* exact */
+                      "%b1 = convert %b : f32[2]\n%b2 = convert %b1 : i32[2]\n"  /* not */
+                      "%b3 = convert %b : i16[2]\n%b4 = convert %b3 : i32[2]\n"  /* not */
+                      "%c1 = convert %c : f16[2]\n%c2 = convert %c1 : bool[2]\n" /* exact */
+                      "%d1 = convert %d : f32[2]\n%d2 = convert %d1 : f16[2]\n"  /* sNaN */
+                      "%d3 = convert %d : f16[2]\n"                              /* sNaN */
+                      "%e = convert %b : i32[2]\n"                               /* exact */
                       "%x1 = convert %a2 : i32[2]\n%x2 = convert %a4 : i32[2]\n"
                       "%x3 = convert %c2 : i32[2]\n%x4 = convert %d2 : i32[2]\n"
                       "%x5 = convert %d3 : i32[2]\n"
@@ -491,15 +502,16 @@ static void test_fold_is_the_oracle(void **state) {
   (void)state;
   uint32_t changes = 0;
   /* f16 arithmetic rounds through f32 then to nearest even. */
-  const char *text = "pgraph 1\n"
-                     "%a = const [1, 2048, -0, nan(0x7e01)] : f16[4]\n"
-                     "%b = const [0.0004883, 1, -0, 1] : f16[4]\n"
-                     "%c = add %a, %b : f16[4]\n"
-                     "%d = convert %c : f32[4]\n"
-                     "%k = const [1, 2] : u32[2]\n%n = const [3, 4] : u32[2]\n"
-                     "%r = rng %k, %n {dist=uniform} : bf16[3]\n"
-                     "%v, %i = top_k %d {k=2} : f32[2], i32[2]\n"
-                     "output %d\nenv \"r\" = %r\nenv \"v\" = %v\nenv \"i\" = %i\n";
+  const char *text =
+      "pgraph 1\n"
+      "%a = const [1, 2048, -0, nan(0x7e01)] : f16[4]\n"
+      "%b = const [0.0004883, 1, -0, 1] : f16[4]\n"
+      "%c = add %a, %b : f16[4]\n"
+      "%d = convert %c : f32[4]\n"
+      "%k = const [1, 2] : u32[2]\n%n = const [3, 4] : u32[2]\n"
+      "%r = rng %k, %n {dist=uniform} : bf16[3]\n"
+      "%v, %i = top_k %d {k=2} : f32[2], i32[2]\n"
+      "output %d\nenv \"r\" = %r\nenv \"v\" = %v\nenv \"i\" = %i\n";
   poot_graph *g = run(poot_pass_constant_fold, text, &changes);
   assert_int_equal(changes, 4);
   assert_int_equal(count(g, POOT_OP_ADD) + count(g, POOT_OP_CONVERT) + count(g, POOT_OP_RNG) +
@@ -518,13 +530,14 @@ static void test_fold_is_the_oracle(void **state) {
 static void test_fold_limits_and_generators(void **state) {
   (void)state;
   uint32_t changes = 0;
-  const char *text = "pgraph 1\n"
-                     "%a = iota {axis=0} : f32[64]\n"
-                     "%b = exp %a : f32[64]\n"
-                     "%s = const [2] : f32[]\n"
-                     "%c = broadcast %s {dims=[]} : f32[64]\n"
-                     "%d = mul %b, %c : f32[64]\n"
-                     "output %d\n";
+  const char *text =
+      "pgraph 1\n"
+      "%a = iota {axis=0} : f32[64]\n"
+      "%b = exp %a : f32[64]\n"
+      "%s = const [2] : f32[]\n"
+      "%c = broadcast %s {dims=[]} : f32[64]\n"
+      "%d = mul %b, %c : f32[64]\n"
+      "output %d\n";
   poot_graph *g = run(poot_pass_constant_fold, text, &changes);
   assert_int_equal(changes, 0); /* iota and broadcast stay by default */
   poot_graph_destroy(g);
@@ -548,11 +561,12 @@ static void test_fold_limits_and_generators(void **state) {
 static void test_fold_keeps_failing_checks(void **state) {
   (void)state;
   uint32_t changes = 0;
-  const char *bad = "pgraph 1\n"
-                    "%t = const [1, 2, 3] : f32[3]\n"
-                    "%i = const [1, 3] : i32[2]\n"
-                    "%g = gather %t, %i {axis=0, batch_dims=0} check token_out_of_range : f32[2]\n"
-                    "output %g\n";
+  const char *bad =
+      "pgraph 1\n"
+      "%t = const [1, 2, 3] : f32[3]\n"
+      "%i = const [1, 3] : i32[2]\n"
+      "%g = gather %t, %i {axis=0, batch_dims=0} check token_out_of_range : f32[2]\n"
+      "output %g\n";
   poot_graph *g = run(run_default, bad, &changes);
   assert_int_equal(count(g, POOT_OP_GATHER), 1);
   poot_eval_fault fault;
@@ -602,25 +616,26 @@ static void test_fold_composites(void **state) {
 static void test_cse_merges_equal_nodes_only(void **state) {
   (void)state;
   uint32_t changes = 0;
-  poot_graph *g = run(poot_pass_cse,
-                      "pgraph 1\n"
-                      "%x = param 0 \"x\" : f32[2]\n"
-                      "%c1 = const [1, -0] : f32[2]\n%c2 = const [1, -0] : f32[2]\n"
-                      "%c3 = const [1, 0] : f32[2]\n"                      /* +0: differs */
-                      "%c4 = const [nan(0x7fc00001), 1] : f32[2]\n"
-                      "%c5 = const [nan(0x7fc00002), 1] : f32[2]\n"         /* payload differs */
-                      "%a1 = add %x, %c1 : f32[2]\n%a2 = add %x, %c2 : f32[2]\n"
-                      "%a3 = add %x, %c3 : f32[2]\n%a4 = add %x, %c4 : f32[2]\n"
-                      "%a5 = add %x, %c5 : f32[2]\n"
-                      "%k = const [7, 8] : u32[2]\n"
-                      "%r1 = rng %k, %k {dist=bits} : u32[2]\n%r2 = rng %k, %k {dist=bits} : u32[2]\n"
-                      "%s1 = slice %x {start=[0], limit=[2], stride=[2]} : f32[1]\n"
-                      "%s2 = slice %x {start=[0], limit=[1], stride=[1]} : f32[1]\n" /* differ */
-                      "%m = mul %a1, %a2 : f32[2]\n%n = mul %a3, %a4 : f32[2]\n%o = mul %m, %n : f32[2]\n"
-                      "%p = mul %o, %a5 : f32[2]\n"
-                      "output %p\nenv \"r1\" = %r1\nenv \"r2\" = %r2\nenv \"s1\" = %s1\n"
-                      "env \"s2\" = %s2\n",
-                      &changes);
+  poot_graph *g =
+      run(poot_pass_cse,
+          "pgraph 1\n"
+          "%x = param 0 \"x\" : f32[2]\n"
+          "%c1 = const [1, -0] : f32[2]\n%c2 = const [1, -0] : f32[2]\n"
+          "%c3 = const [1, 0] : f32[2]\n" /* +0: differs */
+          "%c4 = const [nan(0x7fc00001), 1] : f32[2]\n"
+          "%c5 = const [nan(0x7fc00002), 1] : f32[2]\n" /* payload differs */
+          "%a1 = add %x, %c1 : f32[2]\n%a2 = add %x, %c2 : f32[2]\n"
+          "%a3 = add %x, %c3 : f32[2]\n%a4 = add %x, %c4 : f32[2]\n"
+          "%a5 = add %x, %c5 : f32[2]\n"
+          "%k = const [7, 8] : u32[2]\n"
+          "%r1 = rng %k, %k {dist=bits} : u32[2]\n%r2 = rng %k, %k {dist=bits} : u32[2]\n"
+          "%s1 = slice %x {start=[0], limit=[2], stride=[2]} : f32[1]\n"
+          "%s2 = slice %x {start=[0], limit=[1], stride=[1]} : f32[1]\n" /* differ */
+          "%m = mul %a1, %a2 : f32[2]\n%n = mul %a3, %a4 : f32[2]\n%o = mul %m, %n : f32[2]\n"
+          "%p = mul %o, %a5 : f32[2]\n"
+          "output %p\nenv \"r1\" = %r1\nenv \"r2\" = %r2\nenv \"s1\" = %s1\n"
+          "env \"s2\" = %s2\n",
+          &changes);
   assert_int_equal(changes, 3); /* c2, a2, r2 */
   assert_int_equal(count(g, POOT_OP_ADD), 4);
   assert_int_equal(count(g, POOT_OP_RNG), 1);
@@ -677,35 +692,36 @@ static void test_cse_composites_by_body(void **state) {
 static void test_dce(void **state) {
   (void)state;
   uint32_t changes = 0;
-  poot_graph *g = run(poot_pass_dce,
-                      "pgraph 1\n"
-                      "%p = param 0 \"p\" : f32[3]\n"
-                      "%unused = param 1 \"unused\" : f32[3]\n"
-                      "%s = state \"s\" : i32[3]\n"
-                      "%pos = slot pos : i32[]\n"
-                      "%w = weight output : f32[3]\n"
-                      "%c = const [1, 2, 3] : f32[3]\n"           /* unused: dropped */
-                      "%d = exp %p : f32[3]\n"                     /* dead: dropped */
-                      "%i = const [5] : i32[1]\n"
-                      "%g = gather %p, %i {axis=0, batch_dims=0} check index_out_of_range : f32[1]\n"
-                      "%k = composite \"test.dead\" (%p) : f32[3] {\n"
-                      "  %kp = param 0 : f32[3]\n  %kn = neg %kp : f32[3]\n  return %kn\n}\n"
-                      "%m, %n = composite \"test.half\" (%p) : f32[3], f32[3] {\n"
-                      "  %mp = param 0 : f32[3]\n  %ma = abs %mp : f32[3]\n"
-                      "  %mb = sqrt %mp : f32[3]\n  %mc = exp %mp : f32[3]\n  return %ma, %mb\n}\n"
-                      "%h = composite \"test.check\" (%p) : f32[1] {\n"
-                      "  %hp = param 0 : f32[3]\n  %hi = const [0] : i32[1]\n"
-                      "  %hg = gather %hp, %hi {axis=0, batch_dims=0} check index_out_of_range : f32[1]\n"
-                      "  return %hg\n}\n"
-                      "output %m\n",
-                      &changes);
+  poot_graph *g =
+      run(poot_pass_dce,
+          "pgraph 1\n"
+          "%p = param 0 \"p\" : f32[3]\n"
+          "%unused = param 1 \"unused\" : f32[3]\n"
+          "%s = state \"s\" : i32[3]\n"
+          "%pos = slot pos : i32[]\n"
+          "%w = weight output : f32[3]\n"
+          "%c = const [1, 2, 3] : f32[3]\n" /* unused: dropped */
+          "%d = exp %p : f32[3]\n"          /* dead: dropped */
+          "%i = const [5] : i32[1]\n"
+          "%g = gather %p, %i {axis=0, batch_dims=0} check index_out_of_range : f32[1]\n"
+          "%k = composite \"test.dead\" (%p) : f32[3] {\n"
+          "  %kp = param 0 : f32[3]\n  %kn = neg %kp : f32[3]\n  return %kn\n}\n"
+          "%m, %n = composite \"test.half\" (%p) : f32[3], f32[3] {\n"
+          "  %mp = param 0 : f32[3]\n  %ma = abs %mp : f32[3]\n"
+          "  %mb = sqrt %mp : f32[3]\n  %mc = exp %mp : f32[3]\n  return %ma, %mb\n}\n"
+          "%h = composite \"test.check\" (%p) : f32[1] {\n"
+          "  %hp = param 0 : f32[3]\n  %hi = const [0] : i32[1]\n"
+          "  %hg = gather %hp, %hi {axis=0, batch_dims=0} check index_out_of_range : f32[1]\n"
+          "  return %hg\n}\n"
+          "output %m\n",
+          &changes);
   /* dropped: c, d, composite k, exp inside test.half */
   assert_int_equal(changes, 4);
   assert_int_equal(count(g, POOT_OP_EXP), 0);
   assert_int_equal(count(g, POOT_OP_NEG), 0);
-  assert_int_equal(count(g, POOT_OP_GATHER), 2);      /* checks are observable */
-  assert_int_equal(count(g, POOT_OP_COMPOSITE), 2);   /* test.half and test.check */
-  assert_int_equal(count(g, POOT_OP_SQRT), 1);        /* an unused composite result stays */
+  assert_int_equal(count(g, POOT_OP_GATHER), 2);    /* checks are observable */
+  assert_int_equal(count(g, POOT_OP_COMPOSITE), 2); /* test.half and test.check */
+  assert_int_equal(count(g, POOT_OP_SQRT), 1);      /* an unused composite result stays */
   assert_int_equal(poot_graph_state_count(g), 1);
   assert_int_equal(poot_graph_root(g)->num_params, 2); /* the interface stays */
   uint32_t leaves = 0;
@@ -772,14 +788,15 @@ static void test_out_of_memory(void **state) {
   (void)state;
   /* Every allocation failing in turn gives OUT_OF_MEMORY (never a crash or
    * a leak), until the pipeline has enough memory and succeeds. */
-  const char *text = "pgraph 1\n"
-                     "%x = param 0 \"x\" : f32[2]\n"
-                     "%c = const [1] : f32[]\n%b = broadcast %c {dims=[]} : f32[2]\n"
-                     "%a = add %b, %b : f32[2]\n%m = mul %x, %a : f32[2]\n%n = mul %x, %a : f32[2]\n"
-                     "%k = composite \"test.k\" (%m, %n) : f32[2] {\n"
-                     "  %p = param 0 : f32[2]\n  %q = param 1 : f32[2]\n  %r = sub %p, %q : f32[2]\n"
-                     "  return %r\n}\n"
-                     "%d = exp %x : f32[2]\noutput %k\n";
+  const char *text =
+      "pgraph 1\n"
+      "%x = param 0 \"x\" : f32[2]\n"
+      "%c = const [1] : f32[]\n%b = broadcast %c {dims=[]} : f32[2]\n"
+      "%a = add %b, %b : f32[2]\n%m = mul %x, %a : f32[2]\n%n = mul %x, %a : f32[2]\n"
+      "%k = composite \"test.k\" (%m, %n) : f32[2] {\n"
+      "  %p = param 0 : f32[2]\n  %q = param 1 : f32[2]\n  %r = sub %p, %q : f32[2]\n"
+      "  return %r\n}\n"
+      "%d = exp %x : f32[2]\noutput %k\n";
   poot_graph *g = parse(text);
   bool succeeded = false;
   for (uint64_t n = 1; n < 100000 && !succeeded; n++) {
