@@ -85,37 +85,59 @@ def main():
     open(empty, "wb").close()
     print(f"input: {len(data)} bytes of mixed text (prose, code, 9 scripts, emoji, digits)")
 
-    results = {}
-    for name, m in (("tokenizer.json", model), ("GGUF", gguf)):
-        load = min(run_poot(a.poot, m, empty)[0] for _ in range(a.repeat))
-        best, out = None, None
-        for _ in range(a.repeat):
-            t, out = run_poot(a.poot, m, path)
-            best = t if best is None else min(best, t)
-        ids = [int(x) for x in out.split()]
-        enc = max(best - load, 1e-9)
-        results[name] = ids
-        print(f"poot ({name}): {len(ids)} tokens, command {best:.3f} s, load {load:.3f} s, "
-              f"encode {enc:.3f} s = {mb / enc:.1f} MB/s")
-
     try:
         from tokenizers import Tokenizer
         import tokenizers
+        hf_version = tokenizers.__version__
     except ImportError:
-        print("tokenizers is not installed: no reference timing")
-        return 0
-    tok = Tokenizer.from_file(model)
-    best = None
-    for _ in range(a.repeat):
-        t0 = time.perf_counter()
-        ref = tok.encode(text, add_special_tokens=False).ids
-        t = time.perf_counter() - t0
-        best = t if best is None else min(best, t)
-    print(f"tokenizers {tokenizers.__version__} (Python): {len(ref)} tokens, encode {best:.3f} s "
-          f"= {mb / best:.1f} MB/s")
-    same = ref == results["tokenizer.json"] == results["GGUF"]
-    print("ids identical:", same)
-    return 0 if same else 1
+        Tokenizer = None
+        print("tokenizers is not installed: no reference timings")
+
+    # (label, poot inputs, tokenizer.json for the reference); the first is the
+    # benchmark proper, the others are for context.
+    suites = [
+        ("Llama 3", [("tokenizer.json", model), ("GGUF", gguf)], model),
+        ("Qwen3 / Qwen2", [("tokenizer.json", os.path.join(a.data, "hf-tokenizers", "qwen3")),
+                           ("GGUF", os.path.join(a.data, "vocab", "ggml-vocab-qwen2.gguf"))],
+         os.path.join(a.data, "hf-tokenizers", "qwen3", "tokenizer.json")),
+        ("SentencePiece (Llama 2 style)",
+         [("tokenizer.json", os.path.join(a.data, "hf-tokenizers", "llama2")),
+          ("GGUF llama-spm", os.path.join(a.data, "vocab", "ggml-vocab-llama-spm.gguf"))],
+         os.path.join(a.data, "hf-tokenizers", "llama2", "tokenizer.json")),
+    ]
+    ok = True
+    for label, inputs, ref_json in suites:
+        print(f"== {label}")
+        results = {}
+        for name, m in inputs:
+            load = min(run_poot(a.poot, m, empty)[0] for _ in range(a.repeat))
+            best, out = None, None
+            for _ in range(a.repeat):
+                t, out = run_poot(a.poot, m, path)
+                best = t if best is None else min(best, t)
+            ids = [int(x) for x in out.split()]
+            enc = max(best - load, 1e-9)
+            results[name] = ids
+            print(f"poot ({name}): {len(ids)} tokens, command {best:.3f} s, load {load:.3f} s, "
+                  f"encode {enc:.3f} s = {mb / enc:.1f} MB/s")
+        if Tokenizer is None:
+            continue
+        tok = Tokenizer.from_file(ref_json)
+        best = None
+        for _ in range(a.repeat):
+            t0 = time.perf_counter()
+            ref = tok.encode(text, add_special_tokens=False).ids
+            t = time.perf_counter() - t0
+            best = t if best is None else min(best, t)
+        print(f"tokenizers {hf_version} (Python): {len(ref)} tokens, encode {best:.3f} s "
+              f"= {mb / best:.1f} MB/s")
+        same = ref == results["tokenizer.json"]
+        ok = ok and same
+        print("ids identical to tokenizers (tokenizer.json):", same)
+        if label != "SentencePiece (Llama 2 style)":  # a different vocabulary from llama-spm
+            print("ids identical, tokenizer.json and GGUF:",
+                  results["tokenizer.json"] == results[inputs[1][0]])
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -50,7 +50,15 @@ static int tokenize_main(int argc, char **argv) {
   if (!st) {
     poot_strbuf sb;
     poot_strbuf_init(&sb);
-    for (size_t i = 0; i < count; i++) poot_strbuf_printf(&sb, i ? " %d" : "%d", (int)ids[i]);
+    for (size_t i = 0; i < count; i++) {
+      char buf[16];
+      size_t n = 0;
+      uint32_t v = (uint32_t)ids[i]; /* ids are never negative */
+      do buf[sizeof buf - ++n] = (char)('0' + v % 10);
+      while ((v /= 10) != 0);
+      if (i) poot_strbuf_putc(&sb, ' ');
+      poot_strbuf_append(&sb, buf + sizeof buf - n, n);
+    }
     poot_strbuf_putc(&sb, '\n');
     st = poot_strbuf_status(&sb);
     if (!st && fwrite(sb.data, 1, sb.len, stdout) != sb.len)

@@ -340,14 +340,114 @@ size_t poot__tok_chunk_len(const poot_tokenizer *tok, const char *s, size_t n) {
   return n;
 }
 
+/* A cache of the ids of words already merged during one encode call: text
+ * repeats its words, and a hit skips the merge entirely. It lives only as
+ * long as the call, so encoding stays free of shared mutable state. */
+enum { WC_MAX_ENTRIES = 1 << 16, WC_MAX_KEY = 64 };
+
+typedef struct wc_entry {
+  uint64_t hash;
+  uint32_t key_off, key_len, ids_off, ids_len;
+} wc_entry;
+
+typedef struct word_cache {
+  uint32_t *slots; /* entry index + 1; 0 is empty */
+  size_t cap;
+  poot_vec entries; /* wc_entry */
+  poot_strbuf keys;
+  poot_vec ids; /* poot_token */
+} word_cache;
+
+static void wc_init(word_cache *wc) {
+  memset(wc, 0, sizeof *wc);
+  poot_vec_init(&wc->entries, sizeof(wc_entry));
+  poot_strbuf_init(&wc->keys);
+  poot_vec_init(&wc->ids, sizeof(poot_token));
+}
+
+static void wc_deinit(word_cache *wc) {
+  poot_free(wc->slots);
+  poot_vec_deinit(&wc->entries);
+  poot_strbuf_deinit(&wc->keys);
+  poot_vec_deinit(&wc->ids);
+}
+
+static const wc_entry *wc_find(const word_cache *wc, const char *s, size_t n, uint64_t h) {
+  if (!wc->cap) return NULL;
+  for (size_t i = h & (wc->cap - 1);; i = (i + 1) & (wc->cap - 1)) {
+    uint32_t v = wc->slots[i];
+    if (!v) return NULL;
+    const wc_entry *e = &POOT_VEC_AT(&wc->entries, wc_entry, v - 1);
+    if (e->hash == h && e->key_len == n && memcmp(wc->keys.data + e->key_off, s, n) == 0) return e;
+  }
+}
+
+/* Remembers s → ids; silently does nothing when full or out of memory. */
+static void wc_add(word_cache *wc, const char *s, size_t n, uint64_t h, const poot_token *ids,
+                   size_t count) {
+  if (wc->entries.len >= WC_MAX_ENTRIES) return;
+  if ((wc->entries.len + 1) * 2 > wc->cap) {
+    size_t cap = wc->cap ? wc->cap * 2 : 1024;
+    uint32_t *fresh = poot_calloc(cap, sizeof *fresh);
+    if (!fresh) return;
+    for (size_t k = 0; k < wc->entries.len; k++) {
+      size_t i = POOT_VEC_AT(&wc->entries, wc_entry, k).hash & (cap - 1);
+      while (fresh[i]) i = (i + 1) & (cap - 1);
+      fresh[i] = (uint32_t)k + 1;
+    }
+    poot_free(wc->slots);
+    wc->slots = fresh;
+    wc->cap = cap;
+  }
+  wc_entry e = {h, (uint32_t)wc->keys.len, (uint32_t)n, (uint32_t)wc->ids.len, (uint32_t)count};
+  poot_strbuf_append(&wc->keys, s, n);
+  if (wc->keys.failed) return;
+  for (size_t k = 0; k < count; k++)
+    if (poot_vec_push(&wc->ids, &ids[k])) {
+      poot_status_free(poot_vec_resize(&wc->ids, e.ids_off));
+      return;
+    }
+  poot_status st = poot_vec_push(&wc->entries, &e);
+  if (st) {
+    poot_status_free(st);
+    return;
+  }
+  size_t i = h & (wc->cap - 1);
+  while (wc->slots[i]) i = (i + 1) & (wc->cap - 1);
+  wc->slots[i] = (uint32_t)wc->entries.len;
+}
+
 typedef struct encode_ctx {
   const poot_tokenizer *tok;
   poot_strbuf norm, scratch;
   poot_vec pieces; /* poot__piece */
   poot_vec *out;   /* poot_token */
+  word_cache cache;
 } encode_ctx;
 
 static poot_status push_id(poot_vec *out, poot_token id) { return poot_vec_push(out, &id); }
+
+/* The model on one word (BPE, or SentencePiece on a word-sized chunk),
+ * through the word cache. */
+static poot_status run_model(encode_ctx *c, const char *s, size_t n) {
+  return c->tok->kind == POOT_TOKENIZER_SPM ? poot__model_spm(c->tok, s, n, c->out)
+                                            : poot__model_bpe(c->tok, s, n, c->out);
+}
+
+static poot_status cached_word(encode_ctx *c, const char *s, size_t n) {
+  if (n > WC_MAX_KEY) return run_model(c, s, n);
+  uint64_t h = poot__tok_hash(s, n);
+  const wc_entry *e = wc_find(&c->cache, s, n, h);
+  if (e) {
+    for (uint32_t k = 0; k < e->ids_len; k++)
+      POOT_TRY(push_id(c->out, POOT_VEC_AT(&c->cache.ids, poot_token, e->ids_off + k)));
+    return POOT_OK_STATUS;
+  }
+  size_t before = c->out->len;
+  POOT_TRY(run_model(c, s, n));
+  wc_add(&c->cache, s, n, h, (const poot_token *)c->out->data + before, c->out->len - before);
+  return POOT_OK_STATUS;
+}
 
 static poot_status encode_fragment(encode_ctx *c, const char *s, size_t n, bool first) {
   const poot_tokenizer *tok = c->tok;
@@ -367,14 +467,15 @@ static poot_status encode_fragment(encode_ctx *c, const char *s, size_t n, bool 
     case POOT_TOKENIZER_SPM:
       for (size_t k = 0; k < pn;) {
         size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
-        POOT_TRY(poot__model_spm(tok, p + k, cl, c->out));
+        POOT_TRY(tok->chunk_marker ? cached_word(c, p + k, cl)
+                                   : poot__model_spm(tok, p + k, cl, c->out));
         k += cl;
       }
       break;
     case POOT_TOKENIZER_BPE:
       for (size_t k = 0; k < pn;) {
         size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
-        POOT_TRY(poot__model_bpe(tok, p + k, cl, c->out));
+        POOT_TRY(cached_word(c, p + k, cl));
         k += cl;
       }
       break;
@@ -439,6 +540,7 @@ poot_status poot_tokenizer_encode(const poot_tokenizer *tok, const char *text, s
   poot_strbuf_init(&c.norm);
   poot_strbuf_init(&c.scratch);
   poot_vec_init(&c.pieces, sizeof(poot__piece));
+  wc_init(&c.cache);
   poot_status st = POOT_OK_STATUS;
   if (opts.add_special && tok->add_bos && tok->bos != POOT_TOKEN_NONE) {
     st = push_id(&out, tok->bos);
@@ -463,5 +565,6 @@ done:
   poot_vec_deinit(&c.pieces);
   poot_strbuf_deinit(&c.norm);
   poot_strbuf_deinit(&c.scratch);
+  wc_deinit(&c.cache);
   return st;
 }

@@ -7,28 +7,20 @@
 
 /* ---------------------------------------------------------- byte mapping */
 
-static bool byte_printable(uint32_t b) {
-  return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-}
-
+/* Printable bytes stand for themselves; the others (0-32, 127-160, 173)
+ * take the code points from 256 up, in byte order. */
 uint32_t poot__byte_to_char(uint8_t b) {
-  if (byte_printable(b)) return b;
-  uint32_t n = 0;
-  for (uint32_t x = 0; x < b; x++)
-    if (!byte_printable(x)) n++;
-  return 256 + n;
+  if (b <= 32) return 256u + b;
+  if (b >= 127 && b <= 160) return 289u + (b - 127u);
+  if (b == 173) return 323u;
+  return b;
 }
 
 int poot__char_to_byte(uint32_t cp) {
-  if (cp < 256) return byte_printable(cp) ? (int)cp : -1;
-  if (cp >= 256 + 68) return -1; /* 68 bytes are not printable */
-  uint32_t n = cp - 256;
-  for (uint32_t x = 0; x < 256; x++) {
-    if (!byte_printable(x)) {
-      if (n == 0) return (int)x;
-      n--;
-    }
-  }
+  if ((cp >= 33 && cp <= 126) || (cp >= 161 && cp <= 255 && cp != 173)) return (int)cp;
+  if (cp >= 256 && cp <= 288) return (int)(cp - 256);
+  if (cp >= 289 && cp <= 322) return (int)(cp - 289 + 127);
+  if (cp == 323) return 173;
   return -1;
 }
 

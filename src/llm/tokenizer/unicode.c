@@ -233,8 +233,9 @@ static bool below(const char *s, size_t n, uint8_t limit_lead) {
   return true;
 }
 
-void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) {
-  if (below(s, n, 0xC0)) { /* ASCII (and stray continuation bytes) only */
+/* Normalizes one run (no ASCII inside, except maybe its first byte). */
+static void normalize_run(const char *s, size_t n, bool do_compose, poot_strbuf *out) {
+  if (below(s, n, do_compose ? 0xCC : 0xC0)) { /* nothing to decompose or compose */
     poot_strbuf_append(out, s, n);
     return;
   }
@@ -243,42 +244,56 @@ void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) {
   if (!cps) {
     out->failed = true;
     return;
+  }
+  if (do_compose) {
+    size_t w = 0;
+    long starter = -1;
+    int last_cc = -1;
+    for (size_t i = 0; i < count; i++) {
+      uint32_t c = cps[i];
+      int cc = ccc_of(c);
+      if (starter >= 0 && !(c & RAW_BYTE_TAG) && !(cps[starter] & RAW_BYTE_TAG)) {
+        bool adjacent = (size_t)starter == w - 1;
+        if (adjacent || (last_cc < cc && last_cc != 0)) {
+          uint32_t comp = compose(cps[starter], c);
+          if (comp) {
+            cps[starter] = comp;
+            continue;
+          }
+        }
+      }
+      if (cc == 0) starter = (long)w;
+      last_cc = cc;
+      cps[w++] = c;
+    }
+    count = w;
   }
   put_points(cps, count, out);
   poot_free(cps);
 }
 
-void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out) {
-  if (below(s, n, 0xCC)) { /* every code point is below U+0300: already NFC */
-    poot_strbuf_append(out, s, n);
-    return;
-  }
-  size_t count;
-  uint32_t *cps = nfd_points(s, n, &count);
-  if (!cps) {
-    out->failed = true;
-    return;
-  }
-  size_t w = 0;
-  long starter = -1;
-  int last_cc = -1;
-  for (size_t i = 0; i < count; i++) {
-    uint32_t c = cps[i];
-    int cc = ccc_of(c);
-    if (starter >= 0 && !(c & RAW_BYTE_TAG) && !(cps[starter] & RAW_BYTE_TAG)) {
-      bool adjacent = (size_t)starter == w - 1;
-      if (adjacent || (last_cc < cc && last_cc != 0)) {
-        uint32_t comp = compose(cps[starter], c);
-        if (comp) {
-          cps[starter] = comp;
-          continue;
-        }
-      }
+/* ASCII characters are starters that never compose with what precedes them
+ * and never reorder, so text normalizes run by run between them; the ASCII
+ * character before a run goes with it, as a run may combine with it
+ * ("e" + U+0301). Work and memory stay proportional to the non-ASCII runs. */
+static void normalize(const char *s, size_t n, bool do_compose, poot_strbuf *out) {
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i;
+    while (j < n && (uint8_t)s[j] < 0x80) j++;
+    if (j == n) {
+      poot_strbuf_append(out, s + i, n - i);
+      return;
     }
-    if (cc == 0) starter = (long)w;
-    last_cc = cc;
-    cps[w++] = c;
+    size_t start = j > i ? j - 1 : j;
+    poot_strbuf_append(out, s + i, start - i);
+    size_t k = j;
+    while (k < n && (uint8_t)s[k] >= 0x80) k++;
+    normalize_run(s + start, k - start, do_compose, out);
+    i = k;
   }
-  put_points(cps, w, out);
-  poot_free(cps);
 }
+
+void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) { normalize(s, n, false, out); }
+
+void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out) { normalize(s, n, true, out); }
