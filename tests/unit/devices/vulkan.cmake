@@ -8,3 +8,4 @@ if(TARGET poot_devices)
     ENV "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan_vulkan.supp"
     TIMEOUT 300)
 endif()
+poot_add_script_test(devices_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/devices_cli.sh)
