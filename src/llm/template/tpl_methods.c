@@ -134,8 +134,9 @@ static poot_status split_impl(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
       size_t b = 0;
       int64_t splits = 0;
       for (;;) {
-        const char *hit =
-            (maxsplit < 0 || splits < maxsplit) && n - b >= m ? memmem(p + b, n - b, q, m) : NULL;
+        const char *hit = q && (maxsplit < 0 || splits < maxsplit) && n - b >= m
+                              ? memmem(p + b, n - b, q, m)
+                              : NULL;
         if (!hit) {
           tpl_value t = tv_str(p + b, n - b);
           if (poot_vec_push(&parts, &t)) st = poot__tpl_oom();

@@ -461,14 +461,26 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
       continue;
     }
     size_t j = i + 1;
-    char spec[32];
+    char spec[48];
     size_t sl = 0;
     spec[sl++] = '%';
     while (j < n && strchr("-+ #0", p[j]) && sl < 20) spec[sl++] = p[j++];
-    while (j < n && p[j] >= '0' && p[j] <= '9' && sl < 24) spec[sl++] = p[j++];
+    /* Width and precision are bounded: at most 4 digits each. */
+    size_t wd = 0, pd = 0;
+    while (j < n && p[j] >= '0' && p[j] <= '9') {
+      if (++wd > 4) break;
+      spec[sl++] = p[j++];
+    }
     if (j < n && p[j] == '.') {
       spec[sl++] = p[j++];
-      while (j < n && p[j] >= '0' && p[j] <= '9' && sl < 28) spec[sl++] = p[j++];
+      while (j < n && p[j] >= '0' && p[j] <= '9') {
+        if (++pd > 3) break;
+        spec[sl++] = p[j++];
+      }
+    }
+    if (wd > 4 || pd > 3) {
+      st = poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "a %%-format width or precision that large");
+      break;
     }
     if (j >= n) {
       st = poot__tpl_err(ctx, at, POOT_FORMAT, "incomplete format");
@@ -535,8 +547,11 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
       case 'c':
         if (v.kind == TV_STR)
           poot_strbuf_append(&sb, v.u.s.p, v.u.s.n);
-        else if (v.kind == TV_INT)
+        else if (v.kind == TV_INT && v.u.i >= 0 && v.u.i < 0x110000)
           poot__tpl_utf8_put(&sb, (uint32_t)v.u.i);
+        else
+          st = poot__tpl_err(ctx, at, POOT_FORMAT,
+                             "%%c requires an int in range(0x110000) or a char");
         break;
       default:
         st = poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "unsupported format character '%c'", conv);
@@ -583,14 +598,22 @@ static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
     i++;
   }
   size_t width = 0;
-  while (i < sn && spec[i] >= '0' && spec[i] <= '9') width = width * 10 + (size_t)(spec[i++] - '0');
+  while (i < sn && spec[i] >= '0' && spec[i] <= '9') {
+    width = width * 10 + (size_t)(spec[i++] - '0');
+    if (width > 100000)
+      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "a format width that large");
+  }
   if (i < sn && (spec[i] == ',' || spec[i] == '_'))
     return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "thousands separators in format specs");
   int prec = -1;
   if (i < sn && spec[i] == '.') {
     i++;
     prec = 0;
-    while (i < sn && spec[i] >= '0' && spec[i] <= '9') prec = prec * 10 + (spec[i++] - '0');
+    while (i < sn && spec[i] >= '0' && spec[i] <= '9') {
+      prec = prec * 10 + (spec[i++] - '0');
+      if (prec > 1000)
+        return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "a format precision that large");
+    }
   }
   char type = i < sn ? spec[i++] : 0;
   if (i != sn) return poot__tpl_err(ctx, at, POOT_FORMAT, "invalid format specifier");
