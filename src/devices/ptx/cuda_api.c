@@ -93,7 +93,7 @@ static poot_status cuda_load(poot__cuda *out_api) {
   if (st) {
     poot_dylib_close(lib);
     memset(out_api, 0, sizeof *out_api);
-    return poot_status_annotate(st, "PTX device: the CUDA driver is too old (needs CUDA 11.4+): ");
+    return poot_status_annotate(st, "PTX device: the CUDA driver is too old (needs CUDA 11.4+)");
   }
   if (!a->EventElapsedTime) {
     /* Drivers before CUDA 12.8 export only the first version. */

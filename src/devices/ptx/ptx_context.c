@@ -155,8 +155,12 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
   char err[256];
   CUresult r = ctx->cu.Init(0);
   if (r != CUDA_SUCCESS) {
-    st = poot_status_make(POOT_NO_DEVICE, "PTX device: cuInit failed: %s",
-                          poot__cuda_error_text(&ctx->cu, r, err, sizeof err));
+    st = poot_status_make(poot__cuda_error_is_sticky(r) ? POOT_DEVICE_LOST : POOT_NO_DEVICE,
+                          "PTX device: cuInit failed: %s%s",
+                          poot__cuda_error_text(&ctx->cu, r, err, sizeof err),
+                          poot__cuda_error_is_sticky(r)
+                              ? " (a sticky error from an earlier fault: a new process is needed)"
+                              : "");
     goto fail_close;
   }
   int count = 0;
@@ -197,6 +201,16 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
     goto fail_close;
   }
   r = ctx->cu.DevicePrimaryCtxRetain(&ctx->ctx, ctx->dev);
+  if (r != CUDA_SUCCESS && poot__cuda_error_is_sticky(r)) {
+    /* Measured on an H200 (driver 580): after a trap, even a reset primary
+     * context cannot be retained again in the same process. */
+    st = poot_status_make(POOT_DEVICE_LOST,
+                          "PTX device: the CUDA driver of this process still holds a sticky "
+                          "error from an earlier fault (%s); a new process is needed to use "
+                          "GPU %d again",
+                          poot__cuda_error_text(&ctx->cu, r, err, sizeof err), ctx->index);
+    goto fail_close;
+  }
   if (r != CUDA_SUCCESS) {
     st = poot_status_make(POOT_NO_DEVICE, "PTX device: cuDevicePrimaryCtxRetain: %s",
                           poot__cuda_error_text(&ctx->cu, r, err, sizeof err));
@@ -252,7 +266,14 @@ void poot__ptx_ctx_destroy(poot__ptx_ctx *ctx) {
   /* After a sticky error the context cannot run work again in this process;
    * resetting the primary context destroys it (and its allocations), so the
    * next device created on this GPU retains a fresh one. */
-  if (sticky) ctx->cu.DevicePrimaryCtxReset(ctx->dev);
+  if (sticky) {
+    CUresult r = ctx->cu.DevicePrimaryCtxReset(ctx->dev);
+    if (r != CUDA_SUCCESS) {
+      char err[256];
+      poot_log(POOT_LOG_INFO, "PTX device: resetting the primary context of GPU %d: %s", ctx->index,
+               poot__cuda_error_text(&ctx->cu, r, err, sizeof err));
+    }
+  }
   poot__cuda_close(&ctx->cu);
   poot_free(ctx);
 }
@@ -290,8 +311,7 @@ poot_status poot__ptx_mem_alloc(poot__ptx_ctx *ctx, uint64_t size, bool host_vis
     memset(out_mem, 0, sizeof *out_mem);
     return poot_status_annotate(
         poot__ptx_check(ctx, r, host_visible ? "cuMemHostAlloc" : "cuMemAlloc"),
-        "allocating %" PRIu64 " bytes of %s memory: ", size,
-        host_visible ? "pinned host" : "device");
+        "allocating %" PRIu64 " bytes of %s memory", size, host_visible ? "pinned host" : "device");
   }
   out_mem->size = size;
   if (!host_visible) {

@@ -279,8 +279,7 @@ static poot_status name_fault(ptx_device *d, poot_status st) {
     n++;
   }
   if (n > 4) poot_strbuf_printf(&sb, " and %" PRIu32 " more", n - 4);
-  if (n && !sb.failed)
-    st = poot_status_annotate(st, "dispatch %s of %" PRIu32 ": ", sb.data, r->count);
+  if (n && !sb.failed) st = poot_status_annotate(st, "dispatch %s of %" PRIu32, sb.data, r->count);
   poot_strbuf_deinit(&sb);
   return st;
 }

@@ -139,10 +139,9 @@ static poot_status launch_one(poot__ptx_ctx *ctx, const poot__ptx_cmd *c) {
   CUresult r = ctx->cu.LaunchKernel(k->fn, g0, g1, g2, k->block[0], k->block[1], k->block[2], 0,
                                     ctx->stream, args, NULL);
   if (r == CUDA_SUCCESS) return NULL;
-  return poot_status_annotate(
-      poot__ptx_check(ctx, r, "cuLaunchKernel"),
-      "launching kernel '%s' on grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 "): ", k->base.name, g0, g1,
-      g2);
+  return poot_status_annotate(poot__ptx_check(ctx, r, "cuLaunchKernel"),
+                              "launching kernel '%s' on grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")",
+                              k->base.name, g0, g1, g2);
 }
 
 poot_status poot__ptx_launch(poot__ptx_ctx *ctx, const poot__ptx_cmd *cmds, size_t count) {
