@@ -612,6 +612,8 @@ static void gen_one(gen *G, pool *P, bool root) {
     case 22: { /* dynamic_slice / dynamic_update_slice with constant or slot starts */
       x = pick_where(G, P, p_ranked);
       if (x == POOT_VALUE_NONE) break;
+      if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
+      if (x == POOT_VALUE_NONE) break;
       const poot_type t = *ty(G, x);
       const bool update = kind == 22;
       const poot_trap trap = chance(r, 40) ? POOT_TRAP_SLICE_OUT_OF_RANGE : POOT_TRAP_NONE;
@@ -641,6 +643,8 @@ static void gen_one(gen *G, pool *P, bool root) {
     }
     case 23: { /* gather with constant indices */
       x = pick_where(G, P, p_ranked);
+      if (x == POOT_VALUE_NONE) break;
+      if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
       if (x == POOT_VALUE_NONE) break;
       const poot_type t = *ty(G, x);
       a.axis = below(r, t.shape.rank);
