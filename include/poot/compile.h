@@ -75,6 +75,9 @@ typedef struct poot_compile_options {
   /* One dispatch per group instead of one per level of independent groups
    * (debugging). */
   bool no_batching;
+  /* Lower "poot.attention" through its decomposition instead of the fused
+   * attention template. */
+  bool no_attention_template;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

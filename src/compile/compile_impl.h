@@ -24,6 +24,7 @@ typedef enum {
   PG_TOPK,
   PG_CUMSUM,
   PG_SCATTER,
+  PG_ATTENTION,
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -156,6 +157,10 @@ POOT_MUST_USE poot_status pc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t gri
 POOT_MUST_USE poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+double pc_attention_scale(const poot_node *n);
+/* A composite the planner lowers to a template by name (not flattened). */
+bool pc_lowered_composite(const pc_planner *pl, const poot_node *n);
 /* The linear thread index over a 2-D grid (x up to 65535 workgroups). */
 POOT_MUST_USE poot_status pc_linear_workgroup(pc_kctx *k, poot_kir_value *out);
 void pc_grid_for(uint64_t workgroups, uint32_t grid[3]);

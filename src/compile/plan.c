@@ -15,7 +15,8 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract", "dus", "topk", "cumsum", "scatter"};
+  static const char *const n[] = {"pointwise", "contract", "dus",
+                                  "topk",      "cumsum",   "scatter", "attention"};
   return n[k];
 }
 
@@ -29,7 +30,9 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   d.name = name;
   d.workgroup_size[0] = pl->wg;
   d.workgroup_size[1] = d.workgroup_size[2] = 1;
-  d.subgroup_size = g->kind == PG_CONTRACT && pl->t->subgroup_ops ? pl->t->subgroup_size : 0;
+  d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
+                        ? pl->t->subgroup_size
+                        : 0;
   T(poot_kir_builder_create(&d, &k->b));
   *mode = "";
   poot_status st = NULL;
@@ -40,6 +43,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
     case PG_TOPK: st = pc_tpl_topk(k, g, grid); break;
     case PG_CUMSUM: st = pc_tpl_cumsum(k, g, grid); break;
     case PG_SCATTER: st = pc_tpl_scatter(k, g, grid); break;
+    case PG_ATTENTION: st = pc_tpl_attention(k, g, grid); break;
   }
   if (st) {
     poot_kir_builder_destroy(k->b);
@@ -192,7 +196,9 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   kctx_init(k, pl, memo, g0);
   bool any_contract = false;
   for (uint32_t q = 0; q < n; q++)
-    if (((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_CONTRACT) any_contract = true;
+    if (((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_CONTRACT ||
+        ((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_ATTENTION)
+      any_contract = true;
   poot_kir_kernel_desc d;
   memset(&d, 0, sizeof d);
   d.name = "poot_batch";
@@ -227,6 +233,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
       case PG_TOPK: st = pc_tpl_topk(k, g, gg); break;
       case PG_CUMSUM: st = pc_tpl_cumsum(k, g, gg); break;
       case PG_SCATTER: st = pc_tpl_scatter(k, g, gg); break;
+      case PG_ATTENTION: st = pc_tpl_attention(k, g, gg); break;
     }
     pc_scope_pop(k);
     if (!st) st = poot_kir_end(k->b);

@@ -21,7 +21,7 @@ const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
 }
 
 static bool is_root_op(poot_op op) {
-  return op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL || op == POOT_OP_TOP_K ||
+  return op == POOT_OP_COMPOSITE || op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL || op == POOT_OP_TOP_K ||
          op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE || op == POOT_OP_RNG;
 }
 static bool is_elementwise(poot_op op) {
@@ -50,10 +50,31 @@ static poot_value find(pc_planner *pl, poot_value v) {
   return v;
 }
 
+bool pc_lowered_composite(const pc_planner *pl, const poot_node *n) {
+  if (n->op != POOT_OP_COMPOSITE || !n->name || strcmp(n->name, "poot.attention") != 0) return false;
+  if (pl->opt->no_attention_template || n->num_operands != 4 || n->num_results != 1) return false;
+  const poot_type *q = poot_graph_value_type(pl->g, n->operands[0]);
+  const poot_type *k = poot_graph_value_type(pl->g, n->operands[1]);
+  const poot_type *v = poot_graph_value_type(pl->g, n->operands[2]);
+  const poot_type *m = poot_graph_value_type(pl->g, n->operands[3]);
+  const poot_type *o = poot_graph_value_type(pl->g, n->results[0]);
+  if (q->dtype != POOT_DTYPE_F32 || k->dtype != POOT_DTYPE_F32 || v->dtype != POOT_DTYPE_F32 ||
+      o->dtype != POOT_DTYPE_F32 || m->dtype != POOT_DTYPE_BOOL)
+    return false;
+  if (q->shape.rank != 3 || k->shape.rank != 3 || v->shape.rank != 3 || m->shape.rank != 2)
+    return false;
+  if (q->shape.dims[2] > 256 || q->shape.dims[2] < 1 || k->shape.dims[1] < 1 ||
+      q->shape.dims[1] % k->shape.dims[1] != 0 || k->shape.dims[0] < 1)
+    return false;
+  return true;
+}
+
 static poot_status walk_region(pc_planner *pl, const poot_region *r) {
   for (uint32_t i = 0; i < r->num_nodes; i++) {
     const poot_node *n = poot_graph_node(pl->g, r->nodes[i]);
-    if (n->op == POOT_OP_COMPOSITE) {
+    if (pc_lowered_composite(pl, n)) {
+      T(poot_vec_push(&pl->order, &n));
+    } else if (n->op == POOT_OP_COMPOSITE) {
       T(walk_region(pl, n->body));
     } else if (n->op != POOT_OP_LEAF) {
       T(poot_vec_push(&pl->order, &n));
@@ -211,7 +232,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   /* Composite params alias their operands; results alias the body's. */
   for (uint32_t i = 0; i < poot_graph_node_count(g); i++) {
     const poot_node *n = poot_graph_node(g, i);
-    if (n->op != POOT_OP_COMPOSITE) continue;
+    if (n->op != POOT_OP_COMPOSITE || pc_lowered_composite(pl, n)) continue;
     for (uint32_t p = 0; p < n->body->num_params && p < n->num_operands; p++)
       pl->alias[n->body->params[p]] = n->operands[p];
     for (uint32_t r = 0; r < n->num_results && r < n->body->num_results; r++)
@@ -376,8 +397,10 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   }
   for (size_t i = 0; i < norder; i++) {
     const poot_node *n = order[i];
-    if (n->op != POOT_OP_DOT_GENERAL || !pl->v[n->results[0]].reachable) continue;
-    for (uint32_t j = 0; j < 2; j++) {
+    if ((n->op != POOT_OP_DOT_GENERAL && n->op != POOT_OP_COMPOSITE) ||
+        !pl->v[n->results[0]].reachable)
+      continue;
+    for (uint32_t j = 0; j < (n->op == POOT_OP_COMPOSITE ? 3u : 2u); j++) {
       pc_value *po = &pl->v[pl->alias[n->operands[j]]];
       if (po->hold == PC_INLINE && po->expensive) po->hold = PC_TEMP;
     }
@@ -474,6 +497,8 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       }
       st = add_group(pl, PG_TOPK, v, v, UINT32_MAX);
       if (!st) ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
+    } else if (n->op == POOT_OP_COMPOSITE) {
+      st = add_group(pl, PG_ATTENTION, v, v, UINT32_MAX);
     } else if (n->op == POOT_OP_CUMSUM) {
       st = add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
     } else if (n->op == POOT_OP_SCATTER_UPDATE) {
