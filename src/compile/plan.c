@@ -319,6 +319,40 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   return poot_vec_push(pushes, k->push_temp);
 }
 
+/* One dispatch for the groups idx[0..n) of a level when they fit one kernel;
+ * otherwise the two halves, recursively (a single group uses its own
+ * kernel). */
+static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispatches,
+                              poot_vec *pushes, grec *recs, const uint32_t *idx, uint32_t n,
+                              pc_memo *memo, bool no_batching) {
+  if (n == 0) return NULL;
+  if (n == 1 || no_batching) {
+    for (uint32_t q = 0; q < n; q++) {
+      grec *r = &recs[idx[q]];
+      poot_kir_kernel *kern = r->kern;
+      r->kern = NULL;
+      T(add_dispatch(pl, kernels, dispatches, pushes, kern, r->grid, &r->k, recs, &idx[q], 1));
+    }
+    return NULL;
+  }
+  poot_kir_kernel *mk = NULL;
+  pc_kctx mkc;
+  uint32_t mgrid[3] = {1, 1, 1};
+  poot_status bs = build_batch(pl, recs, idx, n, memo, &mkc, &mk, mgrid);
+  if (!bs) {
+    T(add_dispatch(pl, kernels, dispatches, pushes, mk, mgrid, &mkc, recs, idx, n));
+    for (uint32_t q = 0; q < n; q++) {
+      poot_kir_kernel_destroy(recs[idx[q]].kern);
+      recs[idx[q]].kern = NULL;
+    }
+    return NULL;
+  }
+  if (getenv("POOT_COMPILE_DEBUG")) fprintf(stderr, "batch of %u split: %s\n", n, poot_status_message(bs));
+  poot_status_free(bs);
+  T(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
+  return emit_level(pl, kernels, dispatches, pushes, recs, idx + n / 2, n - n / 2, memo, no_batching);
+}
+
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
                              poot_plan **out_plan) {
   *out_plan = NULL;
@@ -387,8 +421,8 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
     if (lv > max_level) max_level = lv;
   }
   /* Phase 3: one dispatch per level (independent groups batched into one
-   * kernel, each on its own range of workgroups), falling back to one
-   * dispatch per group when a batch exceeds a target limit. */
+   * kernel, each on its own range of workgroups), split in halves when a
+   * batch exceeds a target limit (bindings, push constants, shared memory). */
   uint32_t *batch = poot_calloc(ng + 1, sizeof *batch);
   if (!batch && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
   for (uint32_t lv = 0; lv <= max_level && !st && ng; lv++) {
@@ -396,28 +430,7 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
     for (size_t j = 0; j < ng; j++)
       if (recs[j].level == lv) batch[nb++] = (uint32_t)j;
     if (!nb) continue;
-    poot_kir_kernel *mk = NULL;
-    pc_kctx mkc;
-    uint32_t mgrid[3] = {1, 1, 1};
-    bool merged = false;
-    if (nb > 1 && !opt.no_batching) {
-      poot_status bs = build_batch(&pl, recs, batch, nb, memo, &mkc, &mk, mgrid);
-      if (!bs) {
-        merged = true;
-      } else {
-        poot_status_free(bs);
-      }
-    }
-    if (merged) {
-      st = add_dispatch(&pl, &kernels, &dispatches, &pushes, mk, mgrid, &mkc, recs, batch, nb);
-    } else {
-      for (uint32_t q = 0; q < nb && !st; q++) {
-        grec *r = &recs[batch[q]];
-        st = add_dispatch(&pl, &kernels, &dispatches, &pushes, r->kern, r->grid, &r->k, recs,
-                          &batch[q], 1);
-        r->kern = NULL;
-      }
-    }
+    st = emit_level(&pl, &kernels, &dispatches, &pushes, recs, batch, nb, memo, opt.no_batching);
   }
   for (size_t j = 0; recs && j < ng; j++) poot_kir_kernel_destroy(recs[j].kern);
   poot_free(recs);
