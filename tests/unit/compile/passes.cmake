@@ -19,3 +19,9 @@ foreach(t test_passes test_passes_random)
     target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/src/compile/passes)
   endif()
 endforeach()
+# The real workload: every model family's traced graphs through the pipeline.
+if(TARGET poot_llm)
+  poot_add_test(test_passes_families SOURCES ${CMAKE_CURRENT_LIST_DIR}/passes_families_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c ${poot_passes_test_sources}
+    LIBS poot_llm ${poot_passes_test_libs})
+endif()
