@@ -104,6 +104,11 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   d->queue_family = UINT32_MAX;
   for (uint32_t i = 0; i < qn && d->queue_family == UINT32_MAX; i++)
     if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) d->queue_family = i;
+  uint32_t ts_bits = d->queue_family < qn ? q[d->queue_family].timestampValidBits : 0;
+  if (ts_bits && lim->timestampPeriod > 0) {
+    d->timestamp_ns = lim->timestampPeriod;
+    d->timestamp_mask = ts_bits >= 64 ? UINT64_MAX : (1ull << ts_bits) - 1;
+  }
 
   uint32_t en = 0;
   VkResult r = vi->vkEnumerateDeviceExtensionProperties(d->phys, NULL, &en, NULL);
@@ -209,7 +214,7 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
     t->atomic_types[POOT_KIR_ATOMIC_XCHG] |= POOT_KIR_SCALAR_BIT(POOT_KIR_F32);
   t->watchdog_ms = o->watchdog_ms;
   caps->watchdog_ms = o->watchdog_ms;
-  caps->can_time = false;
+  caps->can_time = d->timestamp_ns > 0;
 
   for (uint32_t h = 0; h < d->mem.memoryHeapCount; h++) {
     if (d->mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)

@@ -63,7 +63,12 @@
   X(vkDestroyFence)                \
   X(vkResetFences)                 \
   X(vkQueueSubmit)                 \
-  X(vkWaitForFences)
+  X(vkWaitForFences)               \
+  X(vkCreateQueryPool)             \
+  X(vkDestroyQueryPool)            \
+  X(vkCmdResetQueryPool)           \
+  X(vkCmdWriteTimestamp)           \
+  X(vkGetQueryPoolResults)
 
 #define POOT_VK_DECLARE(name) PFN_##name name;
 
@@ -96,6 +101,8 @@ typedef struct poot_vk_device {
   VkCommandPool cmd_pool;
   VkFence fence;
   poot_vulkan_fault inject;
+  double timestamp_ns;     /* nanoseconds per timestamp tick (0: cannot time) */
+  uint64_t timestamp_mask; /* valid bits of a timestamp */
 } poot_vk_device;
 
 typedef struct poot_vk_buffer {
@@ -128,6 +135,7 @@ typedef struct poot_vk_recording {
   uint32_t *checked_dispatch; /* command index of each checked dispatch */
   char **checked_kernel;      /* its kernel's name (owned) */
   char **checked_label;       /* its label (owned, may be NULL) */
+  VkQueryPool timestamps;     /* start and end of the replay, when the device can time */
 } poot_vk_recording;
 
 static inline poot_vk_device *poot__vk_device_cast(poot_device *d) {

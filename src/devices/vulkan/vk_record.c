@@ -129,6 +129,7 @@ void poot__vk_recording_destroy(poot_device *device, poot_device_recording *reco
     if (rec->cbs && rec->cb_count)
       d->vkFreeCommandBuffers(d->device, d->cmd_pool, rec->cb_count, rec->cbs);
     if (rec->pool) d->vkDestroyDescriptorPool(d->device, rec->pool, NULL);
+    if (rec->timestamps) d->vkDestroyQueryPool(d->device, rec->timestamps, NULL);
   }
   if (rec->errors) poot__vk_buffer_destroy(device, &rec->errors->base);
   for (uint32_t i = 0; i < rec->checked_count; i++) {
@@ -219,6 +220,10 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
       VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
       VkResult r = d->vkBeginCommandBuffer(cb, &bi);
       if (r != VK_SUCCESS) return poot__vk_fail("vkBeginCommandBuffer", r);
+      if (rec->timestamps && stage == 0) {
+        d->vkCmdResetQueryPool(cb, rec->timestamps, 0, 2);
+        d->vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, rec->timestamps, 0);
+      }
     }
     if (c->kind == POOT_DEVICE_CMD_COPY) {
       VkBufferCopy region = {
@@ -247,6 +252,8 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
     }
     full_barrier(d, cb);
   }
+  if (cb && rec->timestamps)
+    d->vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->timestamps, 1);
   if (cb) {
     VkResult r = d->vkEndCommandBuffer(cb);
     if (r != VK_SUCCESS) return poot__vk_fail("vkEndCommandBuffer", r);
@@ -308,6 +315,13 @@ poot_status poot__vk_record(poot_device *device, const poot_device_cmd *cmds, ui
     goto fail;
   }
   rec->cb_count = stage_count;
+  if (d->timestamp_ns > 0) {
+    VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                  .queryCount = 2};
+    r = d->vkCreateQueryPool(d->device, &qpci, NULL, &rec->timestamps);
+    if (r != VK_SUCCESS) rec->timestamps = VK_NULL_HANDLE; /* time is optional */
+  }
   st = record_commands(d, rec, cmds, count, stage_of);
   if (st) goto fail;
   *out_recording = &rec->base;
@@ -357,6 +371,14 @@ poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
   if (r != VK_SUCCESS) return poot__vk_fail("vkWaitForFences", r);
   r = d->vkResetFences(d->device, 1, &d->fence);
   if (r != VK_SUCCESS) return poot__vk_fail("vkResetFences", r);
+  if (rec && rec->timestamps) {
+    uint64_t ts[2] = {0, 0};
+    r = d->vkGetQueryPoolResults(d->device, rec->timestamps, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r == VK_SUCCESS)
+      *out_device_ns =
+          (uint64_t)((double)((ts[1] - ts[0]) & d->timestamp_mask) * d->timestamp_ns);
+  }
   if (!rec || !rec->errors) return NULL;
   const uint8_t *words = rec->errors->mapped;
   for (uint32_t i = 0; i < rec->checked_count; i++) {

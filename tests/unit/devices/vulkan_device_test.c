@@ -119,7 +119,9 @@ static void test_record_replay_slots(void **state) {
   for (uint32_t step = 0; step < 6; step++) {
     slot_words[1] = 1000 * step + 5;
     POOT_ASSERT_OK(poot_device_replay(rec));
-    POOT_ASSERT_OK(poot_device_synchronize(d, NULL));
+    uint64_t device_ns = 0;
+    POOT_ASSERT_OK(poot_device_synchronize(d, &device_ns));
+    if (poot_device_caps_get(d)->can_time) assert_true(device_ns > 0);
     POOT_ASSERT_OK(poot_device_download(bcopy, 0, out, sizeof out));
     for (uint32_t i = 0; i < N; i++) assert_int_equal(out[i], 3 * i + 1000 * step + 5);
   }

@@ -203,9 +203,12 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
   assert_int_equal(s.dispatches, s.dispatches_per_step * (uint64_t)steps);
   assert_true(s.host_us_per_step > 0);
   assert_true(s.bytes_uploaded >= s.weight_bytes);
-  printf("%s: %llu dispatches/step, %llu stages, %.1f us host/step, %llu kernels\n", what,
-         (unsigned long long)s.dispatches_per_step, (unsigned long long)s.stages_per_step,
-         s.host_us_per_step, (unsigned long long)s.kernels);
+  if (s.device_timed) assert_true(s.device_us_per_step > 0);
+  printf("%s: %llu dispatches/step, %llu stages, %.1f us host/step, %.1f us device/step%s, "
+         "%llu kernels\n",
+         what, (unsigned long long)s.dispatches_per_step, (unsigned long long)s.stages_per_step,
+         s.host_us_per_step, s.device_us_per_step, s.device_timed ? "" : " (not timed)",
+         (unsigned long long)s.kernels);
   poot_executor_destroy(ex);
   pt_inputs_free(&in);
   close_device(d);
