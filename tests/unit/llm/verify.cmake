@@ -12,8 +12,13 @@ if(poot_verify_hf_refs)
     get_filename_component(ref_name ${ref} NAME_WE)
     get_filename_component(ref_file ${ref} NAME)
     string(REGEX REPLACE "\\.json$" "" ref_model ${ref_file})
-    poot_add_script_test(llm_verify_hf_${ref_model}
-      COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py ${ref_model})
+    # The safetensors route checks the families on the oracle; the GGUF route
+    # also checks `poot convert` and the GGUF tokenizer.
+    foreach(route safetensors gguf)
+      poot_add_script_test(llm_verify_hf_${route}_${ref_model}
+        COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py --only ${route} ${ref_model}
+        TIMEOUT 1500)
+    endforeach()
   endforeach()
 else()
   poot_add_script_test(llm_verify_hf COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py)

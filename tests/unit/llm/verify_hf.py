@@ -16,7 +16,10 @@ models of scripts/reference/make_models.py:
        - the logits of the first two steps within the tolerance derived in
          docs/verification.md (tolerances() below).
 
-Usage: verify_hf.py [MODEL ...]   (default: every reference present)
+Usage: verify_hf.py [--only safetensors|gguf] [MODEL ...]   (default: every reference)
+  --only safetensors   the safetensors folders only (the families and the oracle)
+  --only gguf          the `poot convert` GGUF files only (also exercises the converter
+                       and the GGUF tokenizer)
 Exit 0 pass, 1 failure, 77 skipped (references, script or poot absent).
 """
 import json
@@ -122,7 +125,12 @@ class Checker:
             return
         weights = "f16" if label.endswith("f16") else "f32"
         cap = len(case["prompt_ids"]) + n
-        rms = float(np.sqrt(np.mean(np.square(ref_logits.astype(np.float64))))) if ref_logits is not None else 1.0
+        # The logits' scale: the reference's, else (q8_0 references carry no
+        # logits) poot's own first step.
+        scale_src = ref_logits if ref_logits is not None else (
+            np.array([x if x is not None else 0.0 for x in got["logits"][0]]) if got["logits"] else None)
+        rms = float(np.sqrt(np.mean(np.square(np.asarray(scale_src, dtype=np.float64))))) \
+            if scale_src is not None else 1.0
         tol, flip_tol = tolerances(cfg, cap, weights, rms)
         ids, ref_ids = got["ids"], case["greedy_ids"]
         diverged = len(ids)
@@ -177,6 +185,13 @@ def main(argv):
     if not os.path.isdir(os.path.join(data, "hf-tokenizers")):
         print("SKIP: the test data (hf-tokenizers) is absent")
         return 77
+    only = None
+    if len(argv) >= 2 and argv[0] == "--only":
+        only = argv[1]
+        argv = argv[2:]
+        if only not in ("safetensors", "gguf"):
+            print("usage: verify_hf.py [--only safetensors|gguf] [MODEL ...]")
+            return 2
     names = argv or sorted(f[:-5] for f in os.listdir(refdir) if f.endswith(".json"))
     refs = []
     for name in names:
@@ -215,6 +230,8 @@ def main(argv):
                         variants.append(("safetensors-q8_0-dequantized", qfolder, None))
                     g, why = ck.convert(folder, "q8_0")
                     variants.append(("gguf-q8_0", g, why))
+                if only:
+                    variants = [v for v in variants if v[0].startswith(only)]
                 for label, model, why in variants:
                     if model is None:
                         msg = "%s [%s]: poot convert: %s" % (name, label, why)
