@@ -156,6 +156,8 @@ struct tpl_dict {
   size_t n, cap;
   tpl_value *keys;
   tpl_value *vals;
+  uint32_t *index; /* open-addressing hash index (entry + 1; 0 empty) once n > 8 */
+  size_t icap;     /* slots of index: a power of two, or 0 */
 };
 
 struct tpl_node {
@@ -240,6 +242,10 @@ typedef struct tpl_ctx {
   uint64_t captures; /* closures made so far (a captured scope is never reused) */
   char *raised;      /* raise_exception message (heap) */
 } tpl_ctx;
+
+/* Charges `units` of work (elements touched by a builtin) against the step
+ * bound, so that no single operation on a huge value escapes it. */
+POOT_MUST_USE poot_status poot__tpl_charge(tpl_ctx *ctx, const tpl_node *at, uint64_t units);
 
 /* Errors carrying the line. */
 POOT_MUST_USE poot_status poot__tpl_err(tpl_ctx *ctx, const tpl_node *at, poot_status_code code,

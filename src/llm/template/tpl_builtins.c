@@ -339,6 +339,11 @@ static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, cons
     return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type %s is not JSON serializable",
                          poot__tv_type_name(bad));
   }
+  poot_status cst = poot__tpl_charge(ctx, at, sb.len / 16);
+  if (cst) {
+    poot_strbuf_deinit(&sb);
+    return cst;
+  }
   if (sb.len > ctx->params.max_output) {
     poot_strbuf_deinit(&sb);
     return poot__tpl_err(ctx, at, POOT_CAPACITY, "tojson output too long");
@@ -752,6 +757,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       POOT_TRY(fold_case(ctx, pr.u.list->items[by_value ? 1 : 0], cs, &si[i].key));
       si[i].val = pr;
     }
+    POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
     POOT_TRY(sort_items(ctx, at, si, n, reverse));
     for (size_t i = 0; i < n; i++) pairs.u.list->items[i] = si[i].val;
     *out = pairs;
@@ -778,10 +784,18 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     if (is_unique) {
       POOT_TRY(poot__tv_list_new(ctx, n, out));
       size_t k = 0;
+      /* A set of the keys seen, as Python's unique does (O(n)). */
+      tpl_value seen;
+      POOT_TRY(poot__tv_dict_new(ctx, 0, &seen));
       for (size_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++) seen = poot__tv_equal(si[j].key, si[i].key);
-        if (!seen) out->u.list->items[k++] = si[i].val;
+        tpl_value key = si[i].key;
+        if ((key.kind == TV_LIST && !(key.flags & TVF_TUPLE)) || key.kind == TV_DICT ||
+            key.kind == TV_NS || key.kind == TV_UNDEF)
+          return poot__tpl_err(ctx, at, POOT_FORMAT, "unhashable type: '%s'",
+                               poot__tv_type_name(key));
+        if (poot__tv_dict_find(seen.u.dict, key) >= 0) continue;
+        POOT_TRY(poot__tv_dict_set(ctx, seen.u.dict, key, tv_none()));
+        out->u.list->items[k++] = si[i].val;
       }
       out->u.list->n = k;
       out->flags = TVF_GEN;
@@ -808,6 +822,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       *out = si[best].val;
       return NULL;
     }
+    POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
     POOT_TRY(sort_items(ctx, at, si, n, reverse));
     POOT_TRY(poot__tv_list_new(ctx, n, out));
     for (size_t i = 0; i < n; i++) out->u.list->items[i] = si[i].val;
@@ -908,15 +923,18 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
     if (nargs < 1 || nargs > 3 || nkw)
       return poot__tpl_err(ctx, at, POOT_FORMAT, "range expected 1 to 3 integer arguments");
     if (v[2] == 0) return poot__tpl_err(ctx, at, POOT_FORMAT, "range() arg 3 must not be zero");
-    int64_t count = 0;
-    if (v[2] > 0 && v[1] > v[0]) count = (v[1] - v[0] + v[2] - 1) / v[2];
-    if (v[2] < 0 && v[1] < v[0]) count = (v[0] - v[1] - v[2] - 1) / -v[2];
+    uint64_t count = 0; /* computed without overflow for any bounds */
+    if (v[2] > 0 && v[1] > v[0]) count = ((uint64_t)v[1] - (uint64_t)v[0] - 1) / (uint64_t)v[2] + 1;
+    if (v[2] < 0 && v[1] < v[0])
+      count = ((uint64_t)v[0] - (uint64_t)v[1] - 1) / ((uint64_t)(-(v[2] + 1)) + 1) + 1;
     if (count > 100000)
       return poot__tpl_err(
           ctx, at, POOT_FORMAT,
           "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    POOT_TRY(poot__tpl_charge(ctx, at, count));
     POOT_TRY(poot__tv_list_new(ctx, (size_t)count, out));
-    for (int64_t i = 0; i < count; i++) out->u.list->items[i] = tv_int(v[0] + i * v[2]);
+    for (uint64_t i = 0; i < count; i++)
+      out->u.list->items[i] = tv_int((int64_t)((uint64_t)v[0] + i * (uint64_t)v[2]));
     return NULL;
   }
   if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {

@@ -19,6 +19,15 @@ poot_status poot__tpl_err(tpl_ctx *ctx, const tpl_node *at, poot_status_code cod
   return poot_status_make(code, "template: %s", msg);
 }
 
+poot_status poot__tpl_charge(tpl_ctx *ctx, const tpl_node *at, uint64_t units) {
+  ctx->steps += units;
+  if (ctx->steps > ctx->params.max_steps)
+    return poot__tpl_err(ctx, at, POOT_CAPACITY,
+                         "the template ran more than %llu steps (a runaway loop?)",
+                         (unsigned long long)ctx->params.max_steps);
+  return NULL;
+}
+
 poot_status poot__tpl_step(tpl_ctx *ctx, const tpl_node *at) {
   if (++ctx->steps > ctx->params.max_steps)
     return poot__tpl_err(ctx, at, POOT_CAPACITY,
@@ -261,41 +270,47 @@ static poot_status do_slice(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, con
   for (int k = 0; k < 3; k++) s2[k] = sv[k].kind == TV_BOOL ? tv_int(sv[k].u.b) : sv[k];
   if (s2[2].kind == TV_INT && s2[2].u.i == 0)
     return poot__tpl_err(ctx, at, POOT_FORMAT, "slice step cannot be zero");
-  if (obj.kind == TV_LIST) {
+  if (obj.kind == TV_LIST || obj.kind == TV_STR) {
+    bool is_str = obj.kind == TV_STR;
+    const char *p = is_str ? obj.u.s.p : NULL;
+    size_t n = is_str ? obj.u.s.n : obj.u.list->n;
+    size_t len = is_str ? poot__tpl_utf8_len(p, n) : n;
+    POOT_TRY(poot__tpl_charge(ctx, at, is_str ? n : 0));
     int64_t start, stop, step;
-    slice_indices((int64_t)obj.u.list->n, s2, &start, &stop, &step);
-    size_t cnt = 0;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) cnt++;
-    POOT_TRY(poot__tv_list_new(ctx, cnt, out));
-    out->flags = obj.flags & TVF_TUPLE;
-    size_t k = 0;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-      out->u.list->items[k++] = obj.u.list->items[i];
-    return NULL;
-  }
-  if (obj.kind == TV_STR) {
-    const char *p = obj.u.s.p;
-    size_t n = obj.u.s.n;
-    size_t cps = poot__tpl_utf8_len(p, n);
-    int64_t start, stop, step;
-    slice_indices((int64_t)cps, s2, &start, &stop, &step);
+    slice_indices((int64_t)len, s2, &start, &stop, &step);
+    /* The element count, computed without overflow for any step. */
+    uint64_t cnt = 0;
+    if (step > 0 && stop > start) cnt = ((uint64_t)(stop - start) - 1) / (uint64_t)step + 1;
+    if (step < 0 && stop < start)
+      cnt = ((uint64_t)(start - stop) - 1) / ((uint64_t)(-(step + 1)) + 1) + 1;
+    POOT_TRY(poot__tpl_charge(ctx, at, cnt));
+    if (!is_str) {
+      POOT_TRY(poot__tv_list_new(ctx, (size_t)cnt, out));
+      out->flags = obj.flags & TVF_TUPLE;
+      for (uint64_t k = 0; k < cnt; k++)
+        out->u.list->items[k] = obj.u.list->items[start + (int64_t)k * step];
+      return NULL;
+    }
     if (step == 1) {
-      if (stop <= start) {
-        *out = tv_str("", 0);
-        return NULL;
-      }
       size_t b = poot__tpl_utf8_offset(p, n, (size_t)start);
-      size_t e = poot__tpl_utf8_offset(p, n, (size_t)stop);
+      size_t e = cnt ? poot__tpl_utf8_offset(p, n, (size_t)stop) : b;
       *out = tv_str(p + b, e - b);
       return NULL;
     }
+    /* Byte offsets of every code point, then pick. */
+    size_t *offs = poot_malloc((len + 1) * sizeof(size_t));
+    if (!offs) return poot__tpl_oom();
+    for (size_t i = 0, k = 0; k <= len; k++) {
+      offs[k] = i;
+      if (i < n) i = poot__tpl_utf8_next(p, n, i);
+    }
     poot_strbuf sb;
     poot_strbuf_init(&sb);
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      size_t b = poot__tpl_utf8_offset(p, n, (size_t)i);
-      size_t e = poot__tpl_utf8_next(p, n, b);
-      poot_strbuf_append(&sb, p + b, e - b);
+    for (uint64_t k = 0; k < cnt; k++) {
+      size_t i = (size_t)(start + (int64_t)k * step);
+      poot_strbuf_append(&sb, p + offs[i], offs[i + 1] - offs[i]);
     }
+    poot_free(offs);
     poot_status st = poot__tv_from_sb(ctx, &sb, out);
     poot_strbuf_deinit(&sb);
     return st;
@@ -332,6 +347,7 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
     case TV_STR:
       if (key.kind == TV_INT || key.kind == TV_BOOL) {
         int64_t k = key.kind == TV_INT ? key.u.i : key.u.b;
+        if (obj.kind == TV_STR) POOT_TRY(poot__tpl_charge(ctx, at, obj.u.s.n / 16));
         size_t len = obj.kind == TV_LIST ? obj.u.list->n : poot__tpl_utf8_len(obj.u.s.p, obj.u.s.n);
         if (k < 0) k += (int64_t)len;
         if (k < 0 || (size_t)k >= len) return NULL;
@@ -589,6 +605,7 @@ static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
         tpl_value v;
         st = poot__tpl_eval(ctx, scope, n->kids[i], &v);
         if (!st) poot__tv_str(&sb, v);
+        if (!st) st = poot__tpl_charge(ctx, n, sb.len / 64);
         if (!st && sb.len > ctx->params.max_output)
           st = poot__tpl_err(ctx, n, POOT_CAPACITY, "a string grew past %zu bytes",
                              ctx->params.max_output);

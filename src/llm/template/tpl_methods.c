@@ -194,6 +194,7 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
                               const argv_ *a, tpl_value *out) {
   const char *p = s.u.s.p;
   size_t n = s.u.s.n;
+  POOT_TRY(poot__tpl_charge(ctx, at, n / 16));
   if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
     tpl_value chars = tv_none();
     (void)arg(a, 0, "chars", &chars);

@@ -215,6 +215,7 @@ poot_status poot__tpl_contains(tpl_ctx *ctx, const tpl_node *at, tpl_value hay, 
     case TV_UNDEF:
       return NULL;
     case TV_LIST:
+      POOT_TRY(poot__tpl_charge(ctx, at, hay.u.list->n));
       for (size_t i = 0; i < hay.u.list->n; i++)
         if (poot__tv_equal(hay.u.list->items[i], needle)) {
           *out = true;
@@ -229,6 +230,7 @@ poot_status poot__tpl_contains(tpl_ctx *ctx, const tpl_node *at, tpl_value hay, 
         return poot__tpl_err(ctx, at, POOT_FORMAT,
                              "'in <string>' requires string as left operand, not %s",
                              poot__tv_type_name(needle));
+      POOT_TRY(poot__tpl_charge(ctx, at, hay.u.s.n / 64));
       if (needle.u.s.n == 0) {
         *out = true;
       } else if (needle.u.s.n <= hay.u.s.n) {
@@ -263,6 +265,7 @@ static poot_status repeat(tpl_ctx *ctx, const tpl_node *at, tpl_value seq, int64
   size_t total;
   if (!poot_size_mul(seq.u.list->n, (size_t)times, &total) || total > 10000000)
     return poot__tpl_err(ctx, at, POOT_CAPACITY, "a repeated list is too long");
+  POOT_TRY(poot__tpl_charge(ctx, at, total));
   POOT_TRY(poot__tv_list_new(ctx, total, out));
   out->flags = seq.flags & TVF_TUPLE;
   for (size_t i = 0; i < total; i++) out->u.list->items[i] = seq.u.list->items[i % seq.u.list->n];
@@ -273,6 +276,8 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
                             tpl_value *out) {
   *out = tv_none();
   bool lt = false;
+  if ((op == OP_EQ || op == OP_NE) && a.kind == TV_LIST && b.kind == TV_LIST)
+    POOT_TRY(poot__tpl_charge(ctx, at, a.u.list->n < b.u.list->n ? a.u.list->n : b.u.list->n));
   switch (op) {
     case OP_EQ:
       *out = tv_bool(poot__tv_equal(a, b));
@@ -422,6 +427,7 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
   }
   if (op == OP_ADD && a.kind == TV_LIST && b.kind == TV_LIST &&
       (a.flags & TVF_TUPLE) == (b.flags & TVF_TUPLE)) {
+    POOT_TRY(poot__tpl_charge(ctx, at, a.u.list->n + b.u.list->n));
     POOT_TRY(poot__tv_list_new(ctx, a.u.list->n + b.u.list->n, out));
     out->flags = a.flags & TVF_TUPLE;
     if (a.u.list->n) memcpy(out->u.list->items, a.u.list->items, a.u.list->n * sizeof(tpl_value));

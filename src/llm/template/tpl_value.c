@@ -139,18 +139,87 @@ poot_status poot__tv_dict_new(tpl_ctx *ctx, size_t cap, tpl_value *out) {
   return NULL;
 }
 
+/* A hash consistent with Python equality for the hashable values (1, 1.0 and
+ * True hash alike); 0 for values that cannot be keys. */
+static uint64_t key_hash(tpl_value k, int depth) {
+  switch (k.kind) {
+    case TV_STR:
+      return poot_hash64(k.u.s.p, k.u.s.n, 0x9e3779b97f4a7c15ull);
+    case TV_BOOL:
+      return poot_hash64_mix(1, (uint64_t)k.u.b);
+    case TV_INT:
+      return poot_hash64_mix(1, (uint64_t)k.u.i);
+    case TV_FLOAT:
+      if (k.u.f == floor(k.u.f) && fabs(k.u.f) < 9.2e18)
+        return poot_hash64_mix(1, (uint64_t)(int64_t)k.u.f);
+      {
+        uint64_t bits;
+        double f = k.u.f;
+        memcpy(&bits, &f, sizeof bits);
+        return poot_hash64_mix(2, bits);
+      }
+    case TV_NONE:
+      return 3;
+    case TV_LIST: {
+      uint64_t h = 4;
+      if (depth < 8)
+        for (size_t i = 0; i < k.u.list->n; i++)
+          h = poot_hash64_mix(h, key_hash(k.u.list->items[i], depth + 1));
+      return h;
+    }
+    default:
+      return 0;
+  }
+}
+
+static long index_probe(const tpl_dict *d, uint64_t h, tpl_value key) {
+  size_t mask = d->icap - 1;
+  for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+    uint32_t e = d->index[i];
+    if (!e) return -1;
+    if (poot__tv_equal(d->keys[e - 1], key)) return (long)(e - 1);
+  }
+}
+
 long poot__tv_dict_find(const tpl_dict *d, tpl_value key) {
+  if (d->index) return index_probe(d, key_hash(key, 0), key);
   for (size_t i = 0; i < d->n; i++)
     if (poot__tv_equal(d->keys[i], key)) return (long)i;
   return -1;
 }
 
 long poot__tv_dict_find_str(const tpl_dict *d, const char *key, size_t n) {
+  if (d->index) return index_probe(d, key_hash(tv_str(key, n), 0), tv_str(key, n));
   for (size_t i = 0; i < d->n; i++) {
     const tpl_value *k = &d->keys[i];
     if (k->kind == TV_STR && k->u.s.n == n && memcmp(k->u.s.p, key, n) == 0) return (long)i;
   }
   return -1;
+}
+
+static void index_insert(tpl_dict *d, size_t entry) {
+  size_t mask = d->icap - 1;
+  size_t i = (size_t)key_hash(d->keys[entry], 0) & mask;
+  while (d->index[i]) i = (i + 1) & mask;
+  d->index[i] = (uint32_t)(entry + 1);
+}
+
+/* Keeps the hash index at most half full; built once a dict passes 8 keys. */
+static poot_status index_update(tpl_ctx *ctx, tpl_dict *d) {
+  if (d->n <= 8 || d->n > UINT32_MAX / 2) return NULL;
+  if (d->index && d->n * 2 <= d->icap) {
+    index_insert(d, d->n - 1);
+    return NULL;
+  }
+  size_t icap = 32;
+  while (icap < d->n * 4) icap *= 2;
+  uint32_t *index = ctx_alloc(ctx, icap * sizeof(uint32_t), _Alignof(uint32_t));
+  if (!index) return mem_error(ctx);
+  memset(index, 0, icap * sizeof(uint32_t));
+  d->index = index;
+  d->icap = icap;
+  for (size_t e = 0; e < d->n; e++) index_insert(d, e);
+  return NULL;
 }
 
 poot_status poot__tv_dict_set(tpl_ctx *ctx, tpl_dict *d, tpl_value key, tpl_value val) {
@@ -175,7 +244,7 @@ poot_status poot__tv_dict_set(tpl_ctx *ctx, tpl_dict *d, tpl_value key, tpl_valu
   d->keys[d->n] = key;
   d->vals[d->n] = val;
   d->n++;
-  return NULL;
+  return index_update(ctx, d);
 }
 
 poot_status poot__tv_from_json(tpl_ctx *ctx, const poot_json *j, tpl_value *out) {
@@ -750,6 +819,9 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
 poot_status poot__tv_iterate(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_list **out_list) {
   static tpl_list empty = {0, NULL};
   *out_list = &empty;
+  if (v.kind == TV_LIST) POOT_TRY(poot__tpl_charge(ctx, at, v.u.list->n));
+  if (v.kind == TV_DICT) POOT_TRY(poot__tpl_charge(ctx, at, v.u.dict->n));
+  if (v.kind == TV_STR) POOT_TRY(poot__tpl_charge(ctx, at, v.u.s.n));
   switch (v.kind) {
     case TV_UNDEF:
       return NULL;
