@@ -2,10 +2,12 @@
  * operands are all Const leaves is evaluated by poot_eval on a graph made of
  * just those Consts and a copy of the node, and replaced by Consts holding
  * the results: the folded bytes are the oracle's bytes by construction.
- * Kept as they are: nodes whose check fails on these operands (the fault
- * stays where it was), op/dtype combinations the oracle does not evaluate,
- * results larger than fold_max_bytes, and (unless fold_generators) iota and
- * broadcast, which are cheaper to compute than to store. */
+ * Operands may also be *generated* constants: an iota, or a broadcast of a
+ * constant; their chain is copied into the small graph too. Kept as they
+ * are: nodes whose check fails on these operands (the fault stays where it
+ * was), op/dtype combinations the oracle does not evaluate, results larger
+ * than fold_max_bytes, and (unless fold_generators) iota and broadcast
+ * themselves, which are cheaper to compute than to store. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,8 +18,29 @@ typedef struct fold_ctx {
   poot_value *scratch; /* per src value, for copying composite bodies */
 } fold_ctx;
 
-/* Evaluates a copy of `node` on Const operands; *out_folded is false when
- * the node must stay. */
+/* True when v (a value of g) is a Const, an iota, or a broadcast of such a
+ * value: a value known without any input. */
+static bool const_valued(const poot_graph *g, poot_value v, int depth) {
+  const poot_node *n = poot__pass_def(g, v);
+  if (!n || depth > 8) return false;
+  if (n->op == POOT_OP_LEAF) return n->storage == POOT_STORAGE_CONST;
+  if (n->op == POOT_OP_IOTA) return true;
+  if (n->op == POOT_OP_BROADCAST) return const_valued(g, n->operands[0], depth + 1);
+  return false;
+}
+
+/* Copies the chain of a const_valued value of `from` into `to`. */
+static poot_status copy_chain(poot_graph *to, const poot_graph *from, poot_value v,
+                              poot_value *out) {
+  const poot_node *n = poot__pass_def(from, v);
+  if (n->op == POOT_OP_LEAF) return poot_graph_add_const(to, n->constant, out);
+  poot_value op = POOT_VALUE_NONE;
+  if (n->op == POOT_OP_BROADCAST) POOT_TRY(copy_chain(to, from, n->operands[0], &op));
+  return poot_graph_add_node(to, n->op, n->num_operands, &op, &n->attrs, POOT_TRAP_NONE, out);
+}
+
+/* Evaluates a copy of `node` on constant-valued operands; *out_folded is
+ * false when the node must stay. */
 static poot_status fold_node(pass_rb *rb, const poot_node *node, const poot_value *ops,
                              poot_value *out_results, bool *out_folded) {
   fold_ctx *ctx = rb->user;
@@ -30,7 +53,7 @@ static poot_status fold_node(pass_rb *rb, const poot_node *node, const poot_valu
   poot_value *tops = vals, *tres = vals + node->num_operands;
   poot_status st = poot_graph_create(&t);
   for (uint32_t i = 0; !st && i < node->num_operands; i++)
-    st = poot_graph_add_const(t, poot__pass_def(rb->dst, ops[i])->constant, &tops[i]);
+    st = copy_chain(t, rb->dst, ops[i], &tops[i]);
   if (!st) st = poot__pass_copy_node(t, rb->src, node, tops, ctx->scratch, tres);
   for (uint32_t i = 0; !st && i < node->num_results; i++) {
     char name[24];
@@ -68,7 +91,7 @@ static poot_status fold_hook(pass_rb *rb, const poot_node *node, const poot_valu
   if (!rb->opt->fold_generators && (node->op == POOT_OP_IOTA || node->op == POOT_OP_BROADCAST))
     return NULL;
   for (uint32_t i = 0; i < node->num_operands; i++)
-    if (!poot__pass_is_const(rb->dst, ops[i])) return NULL;
+    if (!const_valued(rb->dst, ops[i], 0)) return NULL;
   for (uint32_t i = 0; i < node->num_results; i++) {
     const poot_type *ty = poot_graph_value_type(rb->src, node->results[i]);
     size_t bytes = 0;

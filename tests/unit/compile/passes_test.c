@@ -538,8 +538,20 @@ static void test_fold_limits_and_generators(void **state) {
       "%c = broadcast %s {dims=[]} : f32[64]\n"
       "%d = mul %b, %c : f32[64]\n"
       "output %d\n";
+  /* By default iota and broadcast are not folded themselves, but ops on
+   * them are: exp(iota) and its product with the broadcast fold. */
   poot_graph *g = run(poot_pass_constant_fold, text, &changes);
-  assert_int_equal(changes, 0); /* iota and broadcast stay by default */
+  assert_int_equal(changes, 2);
+  assert_int_equal(out_node(g)->storage, POOT_STORAGE_CONST);
+  assert_int_equal(count(g, POOT_OP_IOTA), 1);
+  assert_int_equal(count(g, POOT_OP_BROADCAST), 1);
+  poot_graph_destroy(g);
+  g = run(poot_pass_constant_fold,
+          "pgraph 1\n%a = iota {axis=0} : i32[8]\n%s = const [2] : i32[]\n"
+          "%c = broadcast %s {dims=[]} : i32[8]\n%p = param 0 \"p\" : i32[8]\n"
+          "%d = add %p, %a : i32[8]\n%e = mul %d, %c : i32[8]\noutput %e\n",
+          &changes);
+  assert_int_equal(changes, 0); /* generators feeding ops on inputs stay */
   poot_graph_destroy(g);
   poot_pass_options opt;
   poot_pass_options_init(&opt);
