@@ -24,3 +24,21 @@ if(TARGET poot_device_ptx AND NOT POOT_FUZZ)
       ENVIRONMENT "POOT_DATA_DIR=${POOT_DATA_DIR}")
   endforeach()
 endif()
+
+# The device's host-side logic against a fake libcuda.so.1 (no GPU needed;
+# built only where the CUDA headers are, like the backend itself).
+if(TARGET poot_device_ptx AND POOT_CUDA_INCLUDE_DIR AND POOT_BACKEND_PTX AND NOT POOT_FUZZ)
+  add_library(ptx_fake_cuda SHARED ${CMAKE_CURRENT_LIST_DIR}/ptx_fake_cuda.c)
+  target_include_directories(ptx_fake_cuda SYSTEM PRIVATE ${POOT_CUDA_INCLUDE_DIR})
+  set_target_properties(ptx_fake_cuda PROPERTIES PREFIX "lib" OUTPUT_NAME "cuda" SUFFIX ".so.1"
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fakecuda)
+  add_executable(ptx_device_fake ${CMAKE_CURRENT_LIST_DIR}/ptx_fake_test.c)
+  target_include_directories(ptx_device_fake PRIVATE ${CMAKE_SOURCE_DIR}/include
+                                                     ${CMAKE_SOURCE_DIR}/src/devices/ptx)
+  target_link_libraries(ptx_device_fake PRIVATE poot_device_ptx poot_exec poot_kir poot_base
+                        ${CMAKE_DL_LIBS})
+  add_dependencies(ptx_device_fake ptx_fake_cuda)
+  add_test(NAME ptx_device_fake COMMAND ptx_device_fake)
+  set_tests_properties(ptx_device_fake PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 60
+    ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_BINARY_DIR}/fakecuda")
+endif()

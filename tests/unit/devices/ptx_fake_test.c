@@ -1,0 +1,244 @@
+/* ptx_device_fake — the PTX device's host-side logic against a fake
+ * libcuda.so.1 (ptx_fake_cuda.c, found through LD_LIBRARY_PATH): kernel
+ * arguments in the renderer's order, graph capture and replay, eager
+ * recordings, copies, the JIT error log in the status, the fault record
+ * turned into KERNEL_FAULT, sticky errors, timeouts and the POISONED rule,
+ * and, under ASan, that none of it leaks. Built only where the CUDA headers
+ * are; it needs no GPU. The GPU tests are ptx_device*. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "poot/base.h"
+#include "poot/exec.h"
+#include "poot/kir.h"
+#include "ptx_device.h"
+
+#define FAILF(...)                               \
+  do {                                           \
+    printf("FAIL: %s:%d: ", __FILE__, __LINE__); \
+    printf(__VA_ARGS__);                         \
+    printf("\n");                                \
+    return 1;                                    \
+  } while (0)
+#define EXPECT(cond)                          \
+  do {                                        \
+    if (!(cond)) FAILF("expected %s", #cond); \
+  } while (0)
+#define OK(expr)                                                                             \
+  do {                                                                                       \
+    poot_status ok_s_ = (expr);                                                              \
+    if (ok_s_) {                                                                             \
+      printf("FAIL: %s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,                         \
+             poot_status_code_name(poot_status_code_of(ok_s_)), poot_status_message(ok_s_)); \
+      poot_status_free(ok_s_);                                                               \
+      return 1;                                                                              \
+    }                                                                                        \
+  } while (0)
+#define EXPECT_CODE(expr, code, needle)                                                            \
+  do {                                                                                             \
+    poot_status ex_s_ = (expr);                                                                    \
+    poot_status_code ex_c_ = poot_status_code_of(ex_s_);                                           \
+    char ex_m_[1024];                                                                              \
+    snprintf(ex_m_, sizeof ex_m_, "%s", poot_status_message(ex_s_));                               \
+    poot_status_free(ex_s_);                                                                       \
+    if (ex_c_ != (code))                                                                           \
+      FAILF("%s returned %s (%s), expected %s", #expr, poot_status_code_name(ex_c_), ex_m_,        \
+            poot_status_code_name(code));                                                          \
+    if (!strstr(ex_m_, (needle))) FAILF("%s: '%s' does not mention '%s'", #expr, ex_m_, (needle)); \
+  } while (0)
+
+#define B(expr)           \
+  do {                    \
+    if (!st) st = (expr); \
+  } while (0)
+
+static void (*fake_reset)(void);
+
+/* A kernel named `name` with the given bindings (u32), PUSH params and,
+ * when `checked`, a check (so the fault record is its last argument). The
+ * fake recognizes it by name; the body only has to be valid KIR. */
+static poot_status build(const char *name, uint32_t bindings, uint32_t push, bool checked,
+                         poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {name, {32, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &b));
+  poot_status st = NULL;
+  static const char *const names[] = {"b0", "b1", "b2", "b3"};
+  for (uint32_t i = 0; i < bindings; i++) {
+    poot_kir_binding bd = {names[i], i, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+    uint32_t ref = 0;
+    B(poot_kir_add_binding(b, &bd, &ref));
+  }
+  for (uint32_t i = 0; i < push; i++) {
+    poot_kir_param p = {i ? "q" : "p", POOT_KIR_U32, POOT_KIR_PARAM_PUSH, 0, 0};
+    uint32_t idx = 0;
+    B(poot_kir_add_param(b, &p, &idx));
+  }
+  poot_kir_value lid = 0, v = 0, c = 0, ok = 0;
+  B(poot_kir_builtin_get(b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  B(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, 0, lid, 1, &v));
+  if (checked) {
+    B(poot_kir_const_u32(b, 100, &c));
+    B(poot_kir_binary(b, POOT_KIR_OP_LT, v, c, &ok));
+    B(poot_kir_check(b, ok, 5));
+  }
+  B(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, bindings - 1, lid, v));
+  if (st) {
+    poot_kir_builder_destroy(b);
+    return st;
+  }
+  return poot_kir_builder_finish(b, out);
+}
+
+static poot_device *g_dev;
+
+static int test_buffers_and_replay(void) {
+  const poot_device_caps *caps = poot_device_caps_get(g_dev);
+  EXPECT(strcmp(caps->backend, "ptx") == 0);
+  EXPECT(strcmp(caps->name, "poot fake GPU") == 0);
+  EXPECT(caps->target.sm_version == 90);
+  enum { N = 256 };
+  uint32_t src[N], got[N];
+  for (uint32_t i = 0; i < N; i++) src[i] = i * 7u;
+  poot_device_buffer *a = NULL, *o1 = NULL, *o2 = NULL, *slots = NULL, *res = NULL;
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &a));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o1));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o2));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_SLOT, 16, &slots));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_SLOT, 16, &res));
+  OK(poot_device_download(a, 0, got, sizeof got));
+  for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == 0);
+  OK(poot_device_upload(a, 0, src, sizeof src));
+  OK(poot_device_download(a, 0, got, sizeof got));
+  EXPECT(memcmp(src, got, sizeof src) == 0);
+  poot_kir_kernel *kir = NULL;
+  OK(build("fk_add", 3, 1, false, &kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  uint32_t n = N;
+  poot_device_buffer *args1[] = {a, o1, slots}, *args2[] = {o1, o2, slots};
+  poot_device_cmd cmds[3] = {
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args1, .push = &n},
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args2, .push = &n},
+      {.kind = POOT_DEVICE_CMD_COPY, .src = o2, .dst = res, .src_offset = 40, .size = 16},
+  };
+  uint32_t *slot = poot_device_buffer_host(slots);
+  const uint32_t *out = poot_device_buffer_host(res);
+  for (int eager = 0; eager < 2; eager++) {
+    poot_ptx_device_set_eager(g_dev, eager);
+    poot_device_recording *rec = NULL;
+    OK(poot_device_record(g_dev, cmds, 3, NULL, &rec));
+    for (uint32_t step = 1; step <= 5; step++) {
+      slot[0] = step * 1000u;
+      OK(poot_device_replay(rec));
+      uint64_t ns = 0;
+      OK(poot_device_synchronize(g_dev, &ns));
+      EXPECT(ns == 4000); /* the fake's events say 4 us */
+      for (uint32_t i = 0; i < 4; i++) EXPECT(out[i] == src[10 + i] + 2 * step * 1000u);
+    }
+    poot_device_recording_destroy(rec);
+  }
+  OK(poot_device_submit_one(g_dev, &cmds[0]));
+  OK(poot_device_download(o1, 0, got, sizeof got));
+  for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == src[i] + 5000u);
+  poot_device_buffer *all[] = {a, o1, o2, slots, res};
+  for (int i = 0; i < 5; i++) poot_device_buffer_destroy(all[i]);
+  poot_kir_kernel_destroy(kir);
+  return 0;
+}
+
+static int test_jit_error(void) {
+  poot_kir_kernel *kir = NULL;
+  OK(build("fk_jit_error", 1, 0, false, &kir));
+  poot_device_kernel *k = NULL;
+  EXPECT_CODE(poot_device_kernel_get(g_dev, kir, &k), POOT_FORMAT, "fake syntax error");
+  EXPECT(!poot_device_is_poisoned(g_dev));
+  poot_kir_kernel_destroy(kir);
+  return 0;
+}
+
+/* A fault scenario: record `name`, replay, expect `code` naming `needle`,
+ * then POISONED, then a new device refused until the fake "process" is
+ * renewed. */
+static int fault_case(const char *name, bool checked, poot_status_code code, const char *needle,
+                      const char *needle2) {
+  poot_kir_kernel *kir = NULL;
+  OK(build(name, 1, checked ? 1 : 0, checked, &kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  poot_device_buffer *buf = NULL;
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, 128, &buf));
+  uint32_t trap = 5;
+  poot_device_buffer *args[] = {buf};
+  poot_device_cmd cmds[2] = {
+      {.kind = POOT_DEVICE_CMD_DISPATCH,
+       .kernel = k,
+       .buffers = args,
+       .push = &trap,
+       .label = "the faulting step"},
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args, .push = &trap},
+  };
+  poot_device_recording *rec = NULL;
+  OK(poot_device_record(g_dev, cmds, 2, NULL, &rec));
+  OK(poot_device_replay(rec));
+  poot_status st = poot_device_synchronize(g_dev, NULL);
+  printf("%s: %s: %s\n", name, poot_status_code_name(poot_status_code_of(st)),
+         poot_status_message(st));
+  EXPECT_CODE(st, code, needle);
+  if (needle2) {
+    /* Re-check the second fragment through the poison reason. */
+    EXPECT_CODE(poot_device_synchronize(g_dev, NULL), POOT_POISONED, needle2);
+  }
+  EXPECT(poot_device_is_poisoned(g_dev));
+  EXPECT_CODE(poot_device_replay(rec), POOT_POISONED, "poisoned");
+  uint32_t x;
+  EXPECT_CODE(poot_device_download(buf, 0, &x, 4), POOT_POISONED, "poisoned");
+  poot_device_recording_destroy(rec);
+  poot_device_buffer_destroy(buf);
+  poot_kir_kernel_destroy(kir);
+  poot_device_destroy(g_dev);
+  g_dev = NULL;
+  if (code != POOT_TIMEOUT) {
+    EXPECT_CODE(poot_ptx_device_create(NULL, &g_dev), POOT_DEVICE_LOST, "new process");
+    EXPECT(g_dev == NULL);
+  }
+  fake_reset();
+  poot_ptx_options o;
+  poot_ptx_options_init(&o);
+  o.timeout_ns = 50000000; /* 50 ms */
+  OK(poot_ptx_device_create(&o, &g_dev));
+  return 0;
+}
+
+int main(void) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h || !(*(void **)&fake_reset = dlsym(h, "fakecuda_reset"))) {
+    printf("SKIP: the fake libcuda.so.1 is not on LD_LIBRARY_PATH\n");
+    return 77;
+  }
+  poot_ptx_options o;
+  poot_ptx_options_init(&o);
+  o.timeout_ns = 50000000; /* 50 ms */
+  poot_status st = poot_ptx_device_create(&o, &g_dev);
+  if (st) {
+    printf("FAIL: %s\n", poot_status_message(st));
+    poot_status_free(st);
+    return 1;
+  }
+  int failed = 0;
+  failed += test_buffers_and_replay();
+  failed += test_jit_error();
+  failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5");
+  failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "dispatch #0 ('the faulting step'), #1",
+                       "workgroup (1,0,0) thread 3");
+  failed +=
+      fault_case("fk_lost", false, POOT_DEVICE_LOST, "CUDA_ERROR_ILLEGAL_ADDRESS", "cuStreamQuery");
+  failed +=
+      fault_case("fk_hang", false, POOT_TIMEOUT, "did not finish within 0.050 s", "did not finish");
+  poot_device_destroy(g_dev);
+  printf("ptx_device_fake: %s\n", failed ? "FAILED" : "all passed");
+  dlclose(h);
+  return failed ? 1 : 0;
+}
