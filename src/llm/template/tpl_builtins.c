@@ -593,8 +593,6 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   }
   if (!strcmp(name, "reverse")) {
     if (v.kind == TV_STR) {
-      tpl_value s[3] = {tv_none(), tv_none(), tv_int(-1)};
-      (void)s;
       tpl_list *items;
       POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
       poot_strbuf sb;
@@ -661,8 +659,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   }
   if (!strcmp(name, "round")) {
     tpl_value prec_v = tv_int(0), method = tv_str("common", 6);
-    bool has_prec = arg(a, 0, "precision", &prec_v);
-    (void)has_prec;
+    (void)arg(a, 0, "precision", &prec_v);
     (void)arg(a, 1, "method", &method);
     if (!tv_is_num(v))
       return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s",
@@ -914,7 +911,6 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
         return poot__tpl_err(ctx, at, POOT_FORMAT,
                              "'%s' object cannot be interpreted as an integer",
                              poot__tv_type_name(args[i]));
-      args[i].kind == TV_BOOL ? (void)0 : (void)0;
       if (nargs == 1)
         v[1] = x.u.i;
       else

@@ -904,9 +904,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       tpl_value v;
       POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
       if (v.kind == TV_STR) return emit(ctx, n, v.u.s.p, v.u.s.n);
-      size_t before = ctx->out->len;
       poot__tv_str(ctx->out, v);
-      (void)before;
       return emit(ctx, n, "", 0);
     }
     case N_IF: {

@@ -532,7 +532,13 @@ static void str_depth(poot_strbuf *sb, tpl_value v, int depth) {
   }
 }
 
+/* str()/repr() stop growing past this size: a namespace that contains itself
+ * several times would otherwise print an exponential tree. Callers then fail
+ * on their output bound. */
+#define REPR_CAP ((size_t)1 << 26)
+
 static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
+  if (sb->len > REPR_CAP) return;
   if (depth > 200) {
     poot_strbuf_puts(sb, "...");
     return;

@@ -213,6 +213,20 @@ static void test_limits(void **state) {
                      POOT_CAPACITY);
   POOT_ASSERT_STATUS(render_full("{% set s = 'x' * 600 %}{{ s ~ s }}", VARS, &p, &out, NULL),
                      POOT_CAPACITY);
+  /* A namespace holding itself twice would print an exponential tree. */
+  poot_chat_template_render_params_default(&p);
+  p.max_output = 1 << 20;
+  POOT_ASSERT_STATUS(render_full("{% set ns = namespace() %}{% set ns.a = ns %}{% set ns.b = ns %}"
+                                 "{{ ns }}",
+                                 VARS, &p, &out, NULL),
+                     POOT_CAPACITY);
+  /* Work inside one builtin counts against the step bound. */
+  poot_chat_template_render_params_default(&p);
+  p.max_steps = 200000;
+  POOT_ASSERT_STATUS(render_full("{% set big = range(100000) | list %}{% for i in range(1000) %}"
+                                 "{{ i in big }}{% endfor %}",
+                                 VARS, &p, &out, NULL),
+                     POOT_CAPACITY);
   /* Deeply nested syntax is refused at compile time, not by the C stack. */
   char deep[4096];
   size_t k = 0;
