@@ -4,6 +4,7 @@
  * deduplicate kernels by KIR hash, plan the temporaries' memory by liveness,
  * and weigh and stage the dispatches. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,6 +382,21 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
         continue;
       }
       if (pv->hold != PC_INLINE) continue;
+      /* Residual-style values: an elementwise value over a single-use GEMV
+       * (residual add, bias) is materialized for free as that GEMV's
+       * epilogue, so residual streams never grow into long inline chains. */
+      if (is_elementwise(n->op)) {
+        bool over_gemv = false;
+        for (uint32_t j = 0; j < n->num_operands; j++) {
+          const pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+          if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL && po->users == 1)
+            over_gemv = true;
+        }
+        if (over_gemv) {
+          pv->hold = PC_TEMP;
+          continue;
+        }
+      }
       uint32_t cost = 1;
       bool exp = is_expensive(n->op);
       for (uint32_t j = 0; j < n->num_operands; j++) {
@@ -392,7 +408,12 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       }
       pv->cost = cost > 100000 ? 100000 : cost;
       pv->expensive = exp;
-      if ((pv->users >= 2 && cost > 16) || cost > 48) pv->hold = PC_TEMP;
+      if ((pv->users >= 2 && (cost > 32 || (exp && cost > 8))) || cost > 48) {
+        pv->hold = PC_TEMP;
+        if (getenv("POOT_COMPILE_DEBUG"))
+          fprintf(stderr, "materialize %%%u (%s): users %u cost %u\n", v, poot_op_name(n->op),
+                  pv->users, cost);
+      }
     }
   }
   for (size_t i = 0; i < norder; i++) {
@@ -405,21 +426,6 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       if (po->hold == PC_INLINE && po->expensive) po->hold = PC_TEMP;
     }
   }
-  /* Residual-style values: an elementwise value over a contraction with
-   * several users is materialized (for free, as that contraction's
-   * epilogue). */
-  for (size_t i = 0; i < norder; i++) {
-    const poot_node *n = order[i];
-    poot_value v = n->results[0];
-    if (!pl->v[v].reachable || pl->v[v].hold != PC_INLINE || !is_elementwise(n->op)) continue;
-    if (pl->v[v].users < 2) continue;
-    for (uint32_t j = 0; j < n->num_operands; j++) {
-      const pc_value *po = &pl->v[pl->alias[n->operands[j]]];
-      if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL && po->users == 1)
-        pl->v[v].hold = PC_TEMP;
-    }
-  }
-
   /* Results: the primary output, environment and states. */
   const poot_compile_options *opt = pl->opt;
   (void)opt;
