@@ -101,11 +101,39 @@ static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const p
   int64_t w = 0;
   if (poot__gguf_arch_f64(g, arch, "attn_logit_softcapping", &v) && v > 0) c->attn_softcap = v;
   if (poot__gguf_arch_f64(g, arch, "final_logit_softcapping", &v) && v > 0) c->final_softcap = v;
+  /* llama.cpp derives the query scale from head_dim; a file may state it. */
+  if (poot__gguf_arch_f64(g, arch, "attention.scale", &v) && v > 0) c->attn_scale = v;
+  if (c->family == POOT_MODEL_FAMILY_GEMMA3 && poot__gguf_arch_f64(g, arch, "rope.freq_base_swa", &v) && v > 0)
+    c->rope_theta_local = v;
   if (poot__gguf_arch_i64(g, arch, "attention.sliding_window", &w) && w > 0) {
     c->sliding_window = w;
     c->any_layer_sliding_marked = true;
-    for (int64_t i = 0; i < c->n_layers; i++)
-      c->layer_sliding[i] = c->family == POOT_MODEL_FAMILY_GEMMA2 ? (i % 2) == 0 : ((i + 1) % 6) != 0;
+    /* The pattern: `attention.sliding_window_pattern` as a period (a layer is
+     * global when (i + 1) % period == 0) or a per-layer bool array, else
+     * llama.cpp's defaults (Gemma 2: even layers local; Gemma 3: period 6). */
+    int64_t period = c->family == POOT_MODEL_FAMILY_GEMMA2 ? 2 : 6;
+    char key[96];
+    snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
+    const poot_gguf_value *pat = poot_gguf_find(g, key);
+    bool from_array = false;
+    if (pat && pat->type == POOT_GGUF_VALUE_ARRAY &&
+        poot_gguf_array_len(pat) == (uint64_t)c->n_layers) {
+      from_array = true;
+      for (int64_t i = 0; i < c->n_layers && from_array; i++) {
+        bool b = false;
+        poot_status st = poot_gguf_array_get_bool(pat, (uint64_t)i, &b);
+        if (st) {
+          poot_status_free(st);
+          from_array = false;
+        }
+        c->layer_sliding[i] = b;
+      }
+    } else if (pat) {
+      int64_t p = 0;
+      if (poot__gguf_arch_i64(g, arch, "attention.sliding_window_pattern", &p) && p >= 1) period = p;
+    }
+    if (!from_array)
+      for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % period) != 0;
   }
   return NULL;
 }
@@ -113,6 +141,13 @@ static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const p
 static bool gemma_weight_name(const poot_model_config *c, poot_weight_naming naming,
                               const poot_weight_ref *ref, char *buf, size_t n) {
   if (naming == POOT_WEIGHT_NAMING_LLAMA2C) return false;
+  if (naming == POOT_WEIGHT_NAMING_GGUF && ref->layer >= 0 &&
+      (ref->role == POOT_WEIGHT_ATTN_POST_NORM || ref->role == POOT_WEIGHT_FFN_POST_NORM)) {
+    /* llama.cpp's names for Gemma 2/3's post-norms. */
+    int k = snprintf(buf, n, "blk.%d.%s.weight", (int)ref->layer,
+                     ref->role == POOT_WEIGHT_ATTN_POST_NORM ? "post_attention_norm" : "post_ffw_norm");
+    return k > 0 && (size_t)k < n;
+  }
   if (naming == POOT_WEIGHT_NAMING_HF && c->post_norms) {
     const char *fmt = NULL;
     switch (ref->role) {

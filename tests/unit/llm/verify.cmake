@@ -23,3 +23,7 @@ if(poot_verify_hf_refs)
 else()
   poot_add_script_test(llm_verify_hf COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf.py)
 endif()
+# The GGUF route of Mistral (window), Gemma 2/3 and Phi-3 (longrope), written the
+# way llama.cpp's converter writes them, against the safetensors route.
+poot_add_script_test(llm_verify_gguf_families
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_gguf_families.py TIMEOUT 900)
