@@ -348,7 +348,7 @@ static void gen_one(gen *G, pool *P, bool root) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  const uint32_t kind = below(r, 30);
+  const uint32_t kind = below(r, 32);
   poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
   switch (kind) {
     case 0:
@@ -662,6 +662,34 @@ static void gen_one(gen *G, pool *P, bool root) {
       poot_value ops[2] = {x, POOT_VALUE_NONE};
       ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
       out = node1(G, POOT_OP_GATHER, 2, ops, &a, trap);
+      break;
+    }
+    case 30: { /* scatter_update with constant indices (sometimes out of range) */
+      x = pick_where(G, P, p_ranked);
+      if (x == POOT_VALUE_NONE) break;
+      if (chance(r, 30)) x = add_const(G, ty(G, x), false);
+      if (x == POOT_VALUE_NONE) break;
+      const poot_type t = *ty(G, x);
+      a.axis = below(r, t.shape.rank);
+      const int64_t d = t.shape.dims[a.axis];
+      const poot_trap trap = chance(r, 40) ? POOT_TRAP_WRITE_MAP_OUT_OF_RANGE : POOT_TRAP_NONE;
+      poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
+      int32_t idx[4];
+      for (int64_t i = 0; i < it.shape.dims[0]; i++)
+        idx[i] = chance(r, 90) && d > 0 ? (int32_t)below(r, (uint32_t)d)
+                                        : (chance(r, 50) ? -1 : (int32_t)d);
+      poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
+      poot_value ops[3] = {x, POOT_VALUE_NONE, POOT_VALUE_NONE};
+      ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
+      poot_type ut;
+      memset(&ut, 0, sizeof ut);
+      ut.dtype = t.dtype;
+      for (int64_t i = 0; i < a.axis; i++) ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
+      ut.shape.dims[ut.shape.rank++] = it.shape.dims[0];
+      for (uint32_t i = (uint32_t)a.axis + 1; i < t.shape.rank; i++)
+        ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
+      ops[2] = of_type(G, P, &ut, POOT_VALUE_NONE);
+      out = node1(G, POOT_OP_SCATTER_UPDATE, 3, ops, &a, trap);
       break;
     }
     case 24: { /* top_k or cumsum */
