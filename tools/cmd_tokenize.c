@@ -16,12 +16,14 @@ static const char *const usage =
     "                     tokenizer .bin\n"
     "  --no-bos           add none of the model's special tokens (BOS, EOS, [CLS]/[SEP])\n"
     "  --parse-special    match special tokens written in the text (\"<s>\",\n"
-    "                     \"<|eot_id|>\"); otherwise they are tokenized as text\n";
+    "                     \"<|eot_id|>\"); otherwise they are tokenized as text\n"
+    "  --timing           print the load and encode times to standard error\n";
 
 static int tokenize_main(int argc, char **argv) {
   const char *cmd = "tokenize";
   const char *model = NULL;
   poot_tokenizer_encode_options opts = poot_tokenizer_encode_options_default();
+  bool timing = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (poot_tool_is_help(a)) {
@@ -33,20 +35,29 @@ static int tokenize_main(int argc, char **argv) {
       opts.add_special = false;
     } else if (!strcmp(a, "--parse-special")) {
       opts.parse_special = true;
+    } else if (!strcmp(a, "--timing")) {
+      timing = true;
     } else {
       return poot_tool_usage_error(cmd, "unknown argument '%s'", a);
     }
   }
   if (!model) return poot_tool_usage_error(cmd, "-m MODEL is required");
   poot_tokenizer *tok = NULL;
+  uint64_t t0 = poot_time_ns();
   poot_status st = poot_tokenizer_open_path(model, &tok);
   if (st) return poot_tool_fail(cmd, st);
+  uint64_t t1 = poot_time_ns();
   char *text = NULL;
   size_t len = 0;
   poot_token *ids = NULL;
   size_t count = 0;
   st = poot_tool_read_stdin(&text, &len);
+  uint64_t t2 = poot_time_ns();
   if (!st) st = poot_tokenizer_encode(tok, text, len, &opts, &ids, &count);
+  uint64_t t3 = poot_time_ns();
+  if (!st && timing)
+    fprintf(stderr, "load %.6f s, encode %.6f s, %zu bytes, %zu tokens\n", (double)(t1 - t0) * 1e-9,
+            (double)(t3 - t2) * 1e-9, len, count);
   if (!st) {
     poot_strbuf sb;
     poot_strbuf_init(&sb);
