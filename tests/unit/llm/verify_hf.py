@@ -204,7 +204,8 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix="poot-verify-hf-")
     try:
         bases = sorted({r["name"][:-5] if r["name"].endswith("-q8_0") else r["name"] for r in refs})
-        r = run([sys.executable, maker, tmp, "--q8_0", "--data", data, "--only"] + bases)
+        q8 = ["--q8_0"] if any(r["name"].endswith("-q8_0") for r in refs) else []
+        r = run([sys.executable, maker, tmp] + q8 + ["--data", data, "--only"] + bases)
         if r.returncode != 0:
             print("FAIL: make_models.py: %s" % r.stderr.strip())
             return 1
