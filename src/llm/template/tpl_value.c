@@ -322,7 +322,23 @@ static int64_t num_i(tpl_value v) {
   return v.kind == TV_INT ? v.u.i : v.kind == TV_BOOL ? (int64_t)v.u.b : 0;
 }
 
+/* Comparisons recurse into lists and dicts; past this depth (a value nested
+ * by a template loop) they give up, as Python raises RecursionError. */
+#define CMP_DEPTH 400
+
+static bool equal_depth(tpl_value a, tpl_value b, int depth);
+static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth);
+
 bool poot__tv_equal(tpl_value a, tpl_value b) {
+  return equal_depth(a, b, 0);
+}
+
+bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
+  return less_depth(a, b, out_lt, 0);
+}
+
+static bool equal_depth(tpl_value a, tpl_value b, int depth) {
+  if (depth > CMP_DEPTH) return false;
   if (tv_is_num(a) && tv_is_num(b)) {
     if (a.kind == TV_FLOAT || b.kind == TV_FLOAT) return num_f(a) == num_f(b);
     return num_i(a) == num_i(b);
@@ -338,14 +354,14 @@ bool poot__tv_equal(tpl_value a, tpl_value b) {
       if ((a.flags & TVF_TUPLE) != (b.flags & TVF_TUPLE)) return false;
       if (a.u.list->n != b.u.list->n) return false;
       for (size_t i = 0; i < a.u.list->n; i++)
-        if (!poot__tv_equal(a.u.list->items[i], b.u.list->items[i])) return false;
+        if (!equal_depth(a.u.list->items[i], b.u.list->items[i], depth + 1)) return false;
       return true;
     }
     case TV_DICT: {
       if (a.u.dict->n != b.u.dict->n) return false;
       for (size_t i = 0; i < a.u.dict->n; i++) {
         long j = poot__tv_dict_find(b.u.dict, a.u.dict->keys[i]);
-        if (j < 0 || !poot__tv_equal(a.u.dict->vals[i], b.u.dict->vals[j])) return false;
+        if (j < 0 || !equal_depth(a.u.dict->vals[i], b.u.dict->vals[j], depth + 1)) return false;
       }
       return true;
     }
@@ -360,8 +376,9 @@ bool poot__tv_equal(tpl_value a, tpl_value b) {
   }
 }
 
-bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
+static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth) {
   *out_lt = false;
+  if (depth > CMP_DEPTH) return false;
   if (tv_is_num(a) && tv_is_num(b)) {
     if (a.kind == TV_FLOAT || b.kind == TV_FLOAT)
       *out_lt = num_f(a) < num_f(b);
@@ -379,8 +396,8 @@ bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
     size_t m = a.u.list->n < b.u.list->n ? a.u.list->n : b.u.list->n;
     for (size_t i = 0; i < m; i++) {
       tpl_value x = a.u.list->items[i], y = b.u.list->items[i];
-      if (poot__tv_equal(x, y)) continue;
-      return poot__tv_less(x, y, out_lt);
+      if (equal_depth(x, y, depth + 1)) continue;
+      return less_depth(x, y, out_lt, depth + 1);
     }
     *out_lt = a.u.list->n < b.u.list->n;
     return true;
