@@ -1050,10 +1050,125 @@ static poot_status emit_dequantize(pc_kctx *k, const poot_node *n, const poot_ki
       if (has_m) T(pc_bin(k, OP(ADD), y, m, &y));
       break;
     }
+    case POOT_DTYPE_Q4_K:
+    case POOT_DTYPE_Q5_K: {
+      /* sub-block sb = j / 32 with 6-bit scale and min (get_scale_min_k4) */
+      bool five = wt->dtype == POOT_DTYPE_Q5_K;
+      poot_kir_value sb, l, dmin, lt4, i0, i1, i2, b0, b1, b2, sc, mn, t1, t2, d1, m1;
+      T(f16_at(k, ref, bo, 0, &d));
+      T(f16_at(k, ref, bo, 2, &dmin));
+      T(pc_bin_c(k, OP(SHR), j, 5, &sb));
+      T(pc_bin_c(k, OP(AND), j, 31, &l));
+      T(pc_bin_c(k, OP(LT), sb, 4, &lt4));
+      /* bytes: s4 = scales[sb+4] (sb<4: the min; else low/high nibbles),
+       * s0 = scales[sb] (sb<4: the scale), sm4 = scales[sb-4] (sb>=4) */
+      T(pc_bin_c(k, OP(ADD), bo, 4, &i0));
+      T(pc_bin(k, OP(ADD), i0, sb, &i1)); /* &scales[sb] */
+      T(byte_at(k, ref, i1, &b0));
+      T(pc_bin_c(k, OP(ADD), i1, 4, &i2));
+      T(byte_at(k, ref, i2, &b1)); /* scales[sb+4] (sb < 8 → index < 12) */
+      poot_kir_value sbm4, im4;
+      T(pc_bin_c(k, OP(MAX), sb, 4, &sbm4));
+      T(pc_bin_c(k, OP(SUB), sbm4, 4, &sbm4));
+      T(pc_bin(k, OP(ADD), i0, sbm4, &im4));
+      T(byte_at(k, ref, im4, &b2)); /* scales[sb-4] */
+      poot_kir_value lo_sc, lo_mn, hi_sc, hi_mn;
+      T(pc_bin_c(k, OP(AND), b0, 63, &lo_sc));
+      T(pc_bin_c(k, OP(AND), b1, 63, &lo_mn));
+      T(pc_bin_c(k, OP(AND), b1, 15, &t1));
+      T(pc_bin_c(k, OP(SHR), b2, 6, &t2));
+      T(pc_bin_c(k, OP(SHL), t2, 4, &t2));
+      T(pc_bin(k, OP(OR), t1, t2, &hi_sc));
+      T(pc_bin_c(k, OP(SHR), b1, 4, &t1));
+      T(pc_bin_c(k, OP(SHR), b0, 6, &t2));
+      T(pc_bin_c(k, OP(SHL), t2, 4, &t2));
+      T(pc_bin(k, OP(OR), t1, t2, &hi_mn));
+      T(poot_kir_select(k->b, lt4, lo_sc, hi_sc, &sc));
+      T(poot_kir_select(k->b, lt4, lo_mn, hi_mn, &mn));
+      T(cvt(k, POOT_KIR_F32, sc, &t1));
+      T(pc_bin(k, OP(MUL), d, t1, &d1));
+      T(cvt(k, POOT_KIR_F32, mn, &t2));
+      T(pc_bin(k, OP(MUL), dmin, t2, &m1));
+      /* nibble: qs[32 * (sb / 2) + l] >> (4 * (sb & 1)) */
+      poot_kir_value qo, sh, half;
+      T(pc_bin_c(k, OP(SHR), sb, 1, &half));
+      T(pc_bin_c(k, OP(MUL), half, 32, &qo));
+      T(pc_bin(k, OP(ADD), qo, l, &qo));
+      T(pc_bin_c(k, OP(ADD), qo, five ? 48 : 16, &qo));
+      T(pc_bin(k, OP(ADD), bo, qo, &qo));
+      T(byte_at(k, ref, qo, &qb));
+      T(pc_bin_c(k, OP(AND), sb, 1, &sh));
+      T(pc_bin_c(k, OP(MUL), sh, 4, &sh));
+      T(pc_bin(k, OP(SHR), qb, sh, &nib));
+      T(pc_bin_c(k, OP(AND), nib, 15, &nib));
+      if (five) {
+        poot_kir_value ho, hb;
+        T(pc_bin_c(k, OP(ADD), bo, 16, &ho));
+        T(pc_bin(k, OP(ADD), ho, l, &ho));
+        T(byte_at(k, ref, ho, &hb));
+        T(pc_bin(k, OP(SHR), hb, sb, &hb));
+        T(pc_bin_c(k, OP(AND), hb, 1, &hb));
+        T(pc_bin_c(k, OP(SHL), hb, 4, &hb));
+        T(pc_bin(k, OP(OR), nib, hb, &nib));
+      }
+      T(cvt(k, POOT_KIR_F32, nib, &q));
+      T(pc_bin(k, OP(MUL), d1, q, &y));
+      T(pc_bin(k, OP(SUB), y, m1, &y));
+      break;
+    }
+    case POOT_DTYPE_Q6_K: {
+      /* e = 128h + 32kq + l */
+      poot_kir_value hh, r, kq, l, lo_o, lo, hi_o, hib, sh, sc, ds;
+      T(pc_bin_c(k, OP(SHR), j, 7, &hh));
+      T(pc_bin_c(k, OP(AND), j, 127, &r));
+      T(pc_bin_c(k, OP(SHR), r, 5, &kq));
+      T(pc_bin_c(k, OP(AND), r, 31, &l));
+      /* ql[64h + 32(kq&1) + l] >> 4(kq>>1) */
+      poot_kir_value t1, t2;
+      T(pc_bin_c(k, OP(MUL), hh, 64, &t1));
+      T(pc_bin_c(k, OP(AND), kq, 1, &t2));
+      T(pc_bin_c(k, OP(MUL), t2, 32, &t2));
+      T(pc_bin(k, OP(ADD), t1, t2, &lo_o));
+      T(pc_bin(k, OP(ADD), lo_o, l, &lo_o));
+      T(pc_bin(k, OP(ADD), bo, lo_o, &lo_o));
+      T(byte_at(k, ref, lo_o, &lo));
+      T(pc_bin_c(k, OP(SHR), kq, 1, &sh));
+      T(pc_bin_c(k, OP(MUL), sh, 4, &sh));
+      T(pc_bin(k, OP(SHR), lo, sh, &lo));
+      T(pc_bin_c(k, OP(AND), lo, 15, &lo));
+      /* qh[32h + l] >> 2kq */
+      T(pc_bin_c(k, OP(MUL), hh, 32, &hi_o));
+      T(pc_bin(k, OP(ADD), hi_o, l, &hi_o));
+      T(pc_bin_c(k, OP(ADD), hi_o, 128, &hi_o));
+      T(pc_bin(k, OP(ADD), bo, hi_o, &hi_o));
+      T(byte_at(k, ref, hi_o, &hib));
+      T(pc_bin_c(k, OP(MUL), kq, 2, &sh));
+      T(pc_bin(k, OP(SHR), hib, sh, &hib));
+      T(pc_bin_c(k, OP(AND), hib, 3, &hib));
+      T(pc_bin_c(k, OP(SHL), hib, 4, &hib));
+      T(pc_bin(k, OP(OR), lo, hib, &nib));
+      T(bcast(k, POOT_KIR_I32, nib, &q));
+      T(pc_bin_c(k, OP(SUB), q, 32, &q));
+      /* scale: i8 scales[e / 16] at 192, d at 208 */
+      poot_kir_value so;
+      T(pc_bin_c(k, OP(SHR), j, 4, &so));
+      T(pc_bin_c(k, OP(ADD), so, 192, &so));
+      T(pc_bin(k, OP(ADD), bo, so, &so));
+      T(byte_at(k, ref, so, &sc));
+      T(bcast(k, POOT_KIR_I32, sc, &sc));
+      T(wrap_int(k, POOT_DTYPE_I8, sc, &sc));
+      T(cvt(k, POOT_KIR_F32, sc, &sc));
+      T(f16_at(k, ref, bo, 208, &d));
+      T(pc_bin(k, OP(MUL), d, sc, &ds));
+      T(cvt(k, POOT_KIR_F32, q, &q));
+      T(pc_bin(k, OP(MUL), ds, q, &y));
+      break;
+    }
     default:
-      return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template yet",
+      return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template",
                               poot_dtype_name(wt->dtype));
   }
+  (void)m;
   return pc_round(k, n->attrs.dtype, y, out);
 }
 

@@ -42,7 +42,18 @@ static void fill(poot_tensor *t, uint64_t *s, int64_t int_hi, float scale, bool 
       q->quantize(f, p, (size_t)(n / di->block_elems));
     } else {
       for (size_t i = 0; i < t->size; i++) p[i] = (uint8_t)rng(s);
-      /* keep the f16 scales finite and small */
+      /* the k-quants without a quantizer: random codes, small finite f16
+       * scales (d, dmin at 0 and 2; q6_k: d at 208) */
+      size_t bb = di->block_bytes;
+      for (size_t b = 0; b + bb <= t->size; b += bb) {
+        uint16_t h0 = poot_f32_to_f16(rnd(s) * 0.01f), h1 = poot_f32_to_f16(rnd(s) * 0.01f);
+        if (t->type.dtype == POOT_DTYPE_Q6_K) {
+          memcpy(p + b + 208, &h0, 2);
+        } else {
+          memcpy(p + b, &h0, 2);
+          memcpy(p + b + 2, &h1, 2);
+        }
+      }
     }
     poot_free(f);
     return;

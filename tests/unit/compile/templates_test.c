@@ -281,17 +281,21 @@ static void test_gemv_gemm(void **state) {
   dot_case(POOT_DTYPE_Q5_0, 1, 4, 160);
   dot_case(POOT_DTYPE_Q5_1, 1, 3, 64);
   dot_case(POOT_DTYPE_Q8_K, 1, 3, 256);
+  dot_case(POOT_DTYPE_Q4_K, 1, 3, 256);
+  dot_case(POOT_DTYPE_Q5_K, 2, 2, 512);
+  dot_case(POOT_DTYPE_Q6_K, 1, 3, 256);
 }
 
 /* The dequantized weights themselves, bit for bit. */
 static void test_dequantize(void **state) {
   (void)state;
   const poot_dtype fmts[] = {POOT_DTYPE_Q8_0, POOT_DTYPE_Q4_0, POOT_DTYPE_Q4_1,
-                             POOT_DTYPE_Q5_0, POOT_DTYPE_Q5_1, POOT_DTYPE_Q8_K};
+                             POOT_DTYPE_Q5_0, POOT_DTYPE_Q5_1, POOT_DTYPE_Q8_K,
+                             POOT_DTYPE_Q4_K, POOT_DTYPE_Q5_K, POOT_DTYPE_Q6_K};
   for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
     poot_graph *g;
     B(poot_graph_create(&g));
-    int64_t k = fmts[i] == POOT_DTYPE_Q8_K ? 256 : 96;
+    int64_t k = poot_dtype_info_of(fmts[i])->block_elems == 256 ? 512 : 96;
     poot_value w = P(g, "w", fmts[i], 2, (int64_t[]){3, k}), o;
     B(poot_graph_dequantize(g, w, i % 2 ? POOT_DTYPE_F16 : POOT_DTYPE_F32, &o));
     B(poot_graph_set_output(g, o));
