@@ -61,7 +61,7 @@ static poot_status get_ids(const field_ctx *c, const char *key, int64_t *ids, si
                             key);
   for (size_t i = 0; i < v->len && *n < POOT_HF_MAX_EOS; i++) {
     const poot_json *x = v->items[i];
-    if (x->type != POOT_JSON_NUMBER || x->number != floor(x->number))
+    if (x->type != POOT_JSON_NUMBER || x->number != floor(x->number) || fabs(x->number) > 9.0e15)
       return poot_status_make(POOT_FORMAT, "'%s': field '%s'[%zu] is not an integer", c->name, key,
                               i);
     ids[(*n)++] = (int64_t)x->number;
