@@ -104,6 +104,17 @@ static void test_random_graphs(void **state) {
           unsupported += code == POOT_UNSUPPORTED;
         }
       }
+      if (!m && p == NPASSES - 1) {
+        /* The pipeline stops at a fixed point: a second run changes nothing. */
+        poot_graph *again = NULL;
+        uint32_t c2 = 0;
+        POOT_ASSERT_OK(run_default(out, &opt, &again, &c2));
+        if (c2) {
+          m = poot_strdup("run_default is not at a fixed point");
+          dump("second run", again);
+        }
+        poot_graph_destroy(again);
+      }
       if (m) {
         fprintf(stderr, "seed %llu, pass %s: %s\n", (unsigned long long)seed, k_passes[p].name, m);
         dump("input graph", g);
