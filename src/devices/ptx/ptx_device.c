@@ -26,6 +26,7 @@ typedef struct ptx_device {
   poot_device base; /* first member */
   poot__ptx_ctx *ctx;
   bool eager;
+  bool slot_mirror;
   CUevent ev_start, ev_end;
   bool timing; /* the pending replay recorded both events */
 } ptx_device;
@@ -33,11 +34,15 @@ typedef struct ptx_device {
 typedef struct ptx_buffer {
   poot_device_buffer base; /* first member */
   poot__ptx_mem mem;
+  poot__ptx_mem mirror; /* SLOT with slot_mirror: device copy, made at first record */
+  /* Scratch for ptx_record (one record at a time per device). */
+  bool rec_mirrored, rec_written;
 } ptx_buffer;
 
 typedef struct ptx_recording {
   poot_device_recording base; /* first member */
-  uint32_t count;
+  uint32_t count;             /* commands, mirror copies included */
+  uint32_t nhead;             /* mirror refreshes before the caller's first command */
   poot__ptx_cmd *cmds;
   const char **labels; /* per command, owned strings or NULL */
   CUdeviceptr *addrs;  /* pool for the dispatches' buffer addresses */
@@ -90,7 +95,10 @@ static void ptx_buffer_destroy(poot_device *device, poot_device_buffer *buffer) 
   ptx_device *d = ptx_cast(device);
   ptx_buffer *b = (ptx_buffer *)buffer;
   /* On a poisoned device only host memory is released (poot/exec.h). */
-  if (!d->base.poisoned) poot__ptx_mem_free(d->ctx, &b->mem);
+  if (!d->base.poisoned) {
+    poot__ptx_mem_free(d->ctx, &b->mem);
+    poot__ptx_mem_free(d->ctx, &b->mirror);
+  }
   poot_free(b);
 }
 
@@ -148,6 +156,56 @@ static void recording_free(ptx_device *d, ptx_recording *r) {
   poot_free(r);
 }
 
+/* With slot mirrors, the SLOT buffers that dispatches bind are bound as their
+ * device mirrors (made here on first use): marks them, and those that a
+ * command writes, in the buffers' scratch fields; *out_head is how many. */
+static poot_status plan_mirrors(ptx_device *d, const poot_device_cmd *cmds, uint32_t count,
+                                uint32_t *out_head) {
+  *out_head = 0;
+  if (!d->slot_mirror) return NULL;
+  for (uint32_t i = 0; i < count; i++) {
+    const poot_device_cmd *c = &cmds[i];
+    if (c->kind != POOT_DEVICE_CMD_DISPATCH) continue;
+    const poot__ptx_kernel *k = (const poot__ptx_kernel *)c->kernel;
+    for (uint32_t b = 0; b < k->base.binding_count; b++) {
+      ptx_buffer *pb = (ptx_buffer *)c->buffers[b];
+      if (pb->base.kind != POOT_DEVICE_BUFFER_SLOT) continue;
+      if (!pb->rec_mirrored) {
+        if (!pb->mirror.dptr)
+          POOT_TRY(poot__ptx_mem_alloc(d->ctx, pb->mem.size, false, &pb->mirror));
+        pb->rec_mirrored = true;
+        (*out_head)++;
+      }
+      if ((k->write_mask >> b) & 1u) pb->rec_written = true;
+    }
+  }
+  for (uint32_t i = 0; i < count; i++)
+    if (cmds[i].kind == POOT_DEVICE_CMD_COPY && ((ptx_buffer *)cmds[i].dst)->rec_mirrored)
+      ((ptx_buffer *)cmds[i].dst)->rec_written = true;
+  return NULL;
+}
+
+static void clear_marks(const poot_device_cmd *cmds, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    const poot_device_cmd *c = &cmds[i];
+    if (c->kind == POOT_DEVICE_CMD_COPY) {
+      ((ptx_buffer *)c->src)->rec_mirrored = ((ptx_buffer *)c->src)->rec_written = false;
+      ((ptx_buffer *)c->dst)->rec_mirrored = ((ptx_buffer *)c->dst)->rec_written = false;
+      continue;
+    }
+    for (uint32_t b = 0; b < c->kernel->binding_count; b++) {
+      ptx_buffer *pb = (ptx_buffer *)c->buffers[b];
+      pb->rec_mirrored = pb->rec_written = false;
+    }
+  }
+}
+
+/* The address a recorded command uses for a buffer: its mirror while the
+ * recording mirrors it, else its own. */
+static CUdeviceptr rec_addr(const ptx_buffer *b) {
+  return b->rec_mirrored ? b->mirror.dptr : b->mem.dptr;
+}
+
 static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
                               const uint32_t *stage_of, uint32_t stage_count,
                               poot_device_recording **out_recording) {
@@ -159,13 +217,18 @@ static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, 
     naddr += cmds[i].kernel->binding_count;
     npush += cmds[i].kernel->push_count;
   }
-  ptx_recording *r = poot_calloc(1, sizeof *r);
-  poot_status st = NULL;
+  uint32_t nhead = 0;
+  ptx_recording *r = NULL;
+  poot_status st = plan_mirrors(d, cmds, count, &nhead);
+  if (st) goto fail;
+  /* Room for a refresh and a write-back of each mirror around the commands. */
+  size_t room = (size_t)count + 2u * nhead;
+  r = poot_calloc(1, sizeof *r);
   if (r) {
-    r->count = count;
+    r->nhead = nhead;
     r->stage_count = stage_count ? stage_count : 1;
-    r->cmds = poot_calloc(count, sizeof *r->cmds);
-    r->labels = poot_calloc(count, sizeof *r->labels);
+    r->cmds = poot_calloc(room, sizeof *r->cmds);
+    r->labels = poot_calloc(room, sizeof *r->labels);
     r->addrs = poot_calloc(naddr ? naddr : 1, sizeof *r->addrs);
     r->push = poot_calloc(npush ? npush : 1, sizeof *r->push);
     r->stage_end = poot_calloc(r->stage_count, sizeof *r->stage_end);
@@ -175,20 +238,38 @@ static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, 
                           "PTX device: out of host memory recording %" PRIu32 " commands", count);
     goto fail;
   }
+  r->count = (uint32_t)room; /* every label slot is freed, even after a failure */
+  /* Mirror refreshes first, write-backs of written mirrors after everything. */
+  uint32_t hi = 0, ti = nhead + count;
+  for (uint32_t i = 0; i < count; i++) {
+    if (cmds[i].kind != POOT_DEVICE_CMD_DISPATCH) continue;
+    for (uint32_t b = 0; b < cmds[i].kernel->binding_count; b++) {
+      const ptx_buffer *pb = (const ptx_buffer *)cmds[i].buffers[b];
+      if (!pb->rec_mirrored) continue;
+      bool seen = false;
+      for (uint32_t h = 0; h < hi && !seen; h++) seen = r->cmds[h].dst == pb->mirror.dptr;
+      if (seen) continue;
+      r->cmds[hi++] = (poot__ptx_cmd){
+          .is_copy = true, .src = pb->mem.dptr, .dst = pb->mirror.dptr, .size = pb->mem.size};
+      if (pb->rec_written)
+        r->cmds[ti++] = (poot__ptx_cmd){
+            .is_copy = true, .src = pb->mirror.dptr, .dst = pb->mem.dptr, .size = pb->mem.size};
+    }
+  }
   size_t ai = 0, pi = 0;
   for (uint32_t i = 0; i < count; i++) {
     const poot_device_cmd *c = &cmds[i];
-    poot__ptx_cmd *o = &r->cmds[i];
-    if (c->label && !(r->labels[i] = poot_strdup(c->label))) {
+    poot__ptx_cmd *o = &r->cmds[nhead + i];
+    if (c->label && !(r->labels[nhead + i] = poot_strdup(c->label))) {
       st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX device: out of host memory");
       goto fail;
     }
     uint32_t s = stage_of ? stage_of[i] : 0;
-    if (s < r->stage_count) r->stage_end[s] = i + 1;
+    if (s < r->stage_count) r->stage_end[s] = nhead + i + 1;
     if (c->kind == POOT_DEVICE_CMD_COPY) {
       o->is_copy = true;
-      o->src = ((ptx_buffer *)c->src)->mem.dptr + c->src_offset;
-      o->dst = ((ptx_buffer *)c->dst)->mem.dptr + c->dst_offset;
+      o->src = rec_addr((const ptx_buffer *)c->src) + c->src_offset;
+      o->dst = rec_addr((const ptx_buffer *)c->dst) + c->dst_offset;
       o->size = c->size;
       continue;
     }
@@ -197,15 +278,21 @@ static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, 
     for (int g = 0; g < 3; g++) o->grid[g] = c->grid[g] ? c->grid[g] : 1;
     o->buffers = &r->addrs[ai];
     for (uint32_t b = 0; b < k->base.binding_count; b++)
-      r->addrs[ai++] = ((ptx_buffer *)c->buffers[b])->mem.dptr;
+      r->addrs[ai++] = rec_addr((const ptx_buffer *)c->buffers[b]);
     o->push = &r->push[pi];
     for (uint32_t p = 0; p < k->base.push_count; p++) r->push[pi++] = c->push[p];
     if (k->base.has_checks) r->has_checks = true;
   }
-  /* Stages with no command of their own end where the previous one ends. */
+  clear_marks(cmds, count);
+  r->count = ti;
+  /* Stages with no command of their own end where the previous one ends;
+   * the first stage starts with the refreshes, the last ends with the
+   * write-backs. */
   for (uint32_t s = 1; s < r->stage_count; s++)
     if (r->stage_end[s] < r->stage_end[s - 1]) r->stage_end[s] = r->stage_end[s - 1];
-  r->stage_end[r->stage_count - 1] = count;
+  r->stage_end[r->stage_count - 1] = r->count;
+  /* A one-command recording (an eager submission) is launched directly:
+   * capturing a graph would cost more than it saves. */
   if (!d->eager && count > 1) {
     r->graphs = poot_calloc(r->stage_count, sizeof *r->graphs);
     if (!r->graphs) {
@@ -226,6 +313,7 @@ static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, 
   return NULL;
 
 fail:
+  clear_marks(cmds, count);
   recording_free(d, r);
   return ptx_result(d, st);
 }
@@ -274,12 +362,14 @@ static poot_status name_fault(ptx_device *d, poot_status st) {
     const poot__ptx_cmd *c = &r->cmds[i];
     if (c->is_copy || c->kernel->hash != d->ctx->fault_hash) continue;
     if (n < 4)
-      poot_strbuf_printf(&sb, "%s#%" PRIu32 "%s%s%s", n ? ", " : "", i, r->labels[i] ? " ('" : "",
-                         r->labels[i] ? r->labels[i] : "", r->labels[i] ? "')" : "");
+      poot_strbuf_printf(&sb, "%s#%" PRIu32 "%s%s%s", n ? ", " : "", i - r->nhead,
+                         r->labels[i] ? " ('" : "", r->labels[i] ? r->labels[i] : "",
+                         r->labels[i] ? "')" : "");
     n++;
   }
   if (n > 4) poot_strbuf_printf(&sb, " and %" PRIu32 " more", n - 4);
-  if (n && !sb.failed) st = poot_status_annotate(st, "dispatch %s of %" PRIu32, sb.data, r->count);
+  if (n && !sb.failed)
+    st = poot_status_annotate(st, "dispatch %s of %" PRIu32, sb.data, r->base.command_count);
   poot_strbuf_deinit(&sb);
   return st;
 }
@@ -349,6 +439,7 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
   if (st) goto fail;
   poot_device_set_timeout(&d->base, options->timeout_ns);
   d->eager = options->eager;
+  d->slot_mirror = options->slot_mirror;
   poot__ptx_ctx *ctx = d->ctx;
   poot_device_caps *caps = &d->base.caps;
   caps->backend = "ptx";
@@ -388,6 +479,11 @@ fail:
 void poot_ptx_device_set_eager(poot_device *device, bool eager) {
   ptx_device *d = ptx_cast(device);
   if (d) d->eager = eager;
+}
+
+void poot_ptx_device_set_slot_mirror(poot_device *device, bool slot_mirror) {
+  ptx_device *d = ptx_cast(device);
+  if (d) d->slot_mirror = slot_mirror;
 }
 
 void poot__ptx_probe(poot_backend_report *out) {
@@ -456,6 +552,11 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
 void poot_ptx_device_set_eager(poot_device *device, bool eager) {
   (void)device;
   (void)eager;
+}
+
+void poot_ptx_device_set_slot_mirror(poot_device *device, bool slot_mirror) {
+  (void)device;
+  (void)slot_mirror;
 }
 
 void poot__ptx_probe(poot_backend_report *out) {

@@ -22,6 +22,12 @@ typedef struct poot_ptx_options {
    * replay) instead of capturing a CUDA graph: the eager baseline that graph
    * replay is compared with. A one-command recording is always eager. */
   bool eager;
+  /* SLOT buffers that dispatches bind get a device mirror: each replay
+   * starts with a copy of the host memory into the mirror (and ends with a
+   * copy back when a dispatch writes it), and kernels read the mirror
+   * instead of host memory through the mapping. Off: kernels read the
+   * pinned host memory in place (zero-copy). */
+  bool slot_mirror;
 } poot_ptx_options;
 
 void poot_ptx_options_init(poot_ptx_options *options);
@@ -47,6 +53,11 @@ POOT_MUST_USE poot_status poot_ptx_device_create(const poot_ptx_options *options
 /* Switches later recordings of a PTX device between graph capture (false)
  * and eager launches (true). Ignored for other devices' backends. */
 void poot_ptx_device_set_eager(poot_device *device, bool eager);
+
+/* Switches later recordings between slot mirrors (true) and zero-copy slot
+ * reads (false); see poot_ptx_options.slot_mirror. Ignored for other
+ * backends' devices. */
+void poot_ptx_device_set_slot_mirror(poot_device *device, bool slot_mirror);
 
 /* Fills `out` for the registry: whether the backend is built, whether the
  * driver loads, and each GPU with its compute capability. Never fails. */

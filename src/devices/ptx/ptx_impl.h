@@ -198,6 +198,7 @@ struct poot__ptx_kernel {
   CUmodule module;
   CUfunction fn;
   uint32_t block[3];
+  uint64_t write_mask;    /* bit b: the kernel may store to binding b */
   poot__ptx_kernel *next; /* ctx->kernels list */
 };
 

@@ -77,6 +77,8 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
   k->base.binding_count = kernel->binding_count;
   k->base.push_count = push;
   k->base.has_checks = kernel->has_checks;
+  for (uint32_t i = 0; i < kernel->binding_count; i++)
+    if (kernel->bindings[i].access & POOT_KIR_ACCESS_WRITE) k->write_mask |= 1ull << i;
   k->next = ctx->kernels;
   ctx->kernels = k;
   poot_free(info);

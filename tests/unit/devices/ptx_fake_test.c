@@ -94,7 +94,8 @@ static poot_status build(const char *name, uint32_t bindings, uint32_t push, boo
 
 static poot_device *g_dev;
 
-static int test_buffers_and_replay(void) {
+static int test_buffers_and_replay(bool mirror) {
+  poot_ptx_device_set_slot_mirror(g_dev, mirror);
   const poot_device_caps *caps = poot_device_caps_get(g_dev);
   EXPECT(strcmp(caps->backend, "ptx") == 0);
   EXPECT(strcmp(caps->name, "poot fake GPU") == 0);
@@ -102,7 +103,8 @@ static int test_buffers_and_replay(void) {
   enum { N = 256 };
   uint32_t src[N], got[N];
   for (uint32_t i = 0; i < N; i++) src[i] = i * 7u;
-  poot_device_buffer *a = NULL, *o1 = NULL, *o2 = NULL, *slots = NULL, *res = NULL;
+  poot_device_buffer *a = NULL, *o1 = NULL, *o2 = NULL, *slots = NULL, *res = NULL, *sout = NULL;
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_SLOT, N * 4, &sout));
   OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &a));
   OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o1));
   OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o2));
@@ -118,18 +120,24 @@ static int test_buffers_and_replay(void) {
   poot_device_kernel *k = NULL;
   OK(poot_device_kernel_get(g_dev, kir, &k));
   uint32_t n = N;
-  poot_device_buffer *args1[] = {a, o1, slots}, *args2[] = {o1, o2, slots};
-  poot_device_cmd cmds[3] = {
+  /* The third dispatch writes a SLOT buffer: with mirrors, the host sees it
+   * only through the write-back at the end of the replay. */
+  poot_device_buffer *args1[] = {a, o1, slots}, *args2[] = {o1, o2, slots},
+                     *args3[] = {o2, sout, slots};
+  poot_device_cmd cmds[4] = {
       {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args1, .push = &n},
       {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args2, .push = &n},
       {.kind = POOT_DEVICE_CMD_COPY, .src = o2, .dst = res, .src_offset = 40, .size = 16},
+      {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args3, .push = &n},
   };
+  const uint32_t *sout_host = poot_device_buffer_host(sout);
   uint32_t *slot = poot_device_buffer_host(slots);
   const uint32_t *out = poot_device_buffer_host(res);
   for (int eager = 0; eager < 2; eager++) {
     poot_ptx_device_set_eager(g_dev, eager);
     poot_device_recording *rec = NULL;
-    OK(poot_device_record(g_dev, cmds, 3, NULL, &rec));
+    OK(poot_device_record(g_dev, cmds, 4, NULL, &rec));
+    EXPECT(rec->command_count == 4 && rec->dispatch_count == 3);
     for (uint32_t step = 1; step <= 5; step++) {
       slot[0] = step * 1000u;
       OK(poot_device_replay(rec));
@@ -137,14 +145,16 @@ static int test_buffers_and_replay(void) {
       OK(poot_device_synchronize(g_dev, &ns));
       EXPECT(ns == 4000); /* the fake's events say 4 us */
       for (uint32_t i = 0; i < 4; i++) EXPECT(out[i] == src[10 + i] + 2 * step * 1000u);
+      for (uint32_t i = 0; i < N; i++) EXPECT(sout_host[i] == src[i] + 3 * step * 1000u);
     }
     poot_device_recording_destroy(rec);
   }
   OK(poot_device_submit_one(g_dev, &cmds[0]));
   OK(poot_device_download(o1, 0, got, sizeof got));
   for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == src[i] + 5000u);
-  poot_device_buffer *all[] = {a, o1, o2, slots, res};
-  for (int i = 0; i < 5; i++) poot_device_buffer_destroy(all[i]);
+  poot_device_buffer *all[] = {a, o1, o2, slots, res, sout};
+  for (int i = 0; i < 6; i++) poot_device_buffer_destroy(all[i]);
+  poot_ptx_device_set_slot_mirror(g_dev, false);
   poot_kir_kernel_destroy(kir);
   return 0;
 }
@@ -228,7 +238,8 @@ int main(void) {
     return 1;
   }
   int failed = 0;
-  failed += test_buffers_and_replay();
+  failed += test_buffers_and_replay(false);
+  failed += test_buffers_and_replay(true);
   failed += test_jit_error();
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5");
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "dispatch #0 ('the faulting step'), #1",

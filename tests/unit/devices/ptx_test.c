@@ -323,7 +323,8 @@ static int test_buffers_round_trip(void) {
 /* A two-dispatch recording (out1 = a + b*k; out2 = out1 + b*k) plus a copy
  * of the first 16 results into a slot buffer, recorded once and replayed
  * with the slot set to k = 1..40: every result follows the slot. */
-static int test_replay_follows_slots(void) {
+static int replay_follows_slots(bool mirror) {
+  poot_ptx_device_set_slot_mirror(g_dev, mirror);
   enum { N = 10000 };
   poot_kir_kernel *kir = NULL;
   OK(build_axpy_slot(&kir));
@@ -407,8 +408,9 @@ static int test_replay_follows_slots(void) {
     }
   }
   EXPECT(device_ns_total > 0); /* events time the replays */
-  printf("40 replays following the slot: device time %.2f us per replay\n",
-         (double)device_ns_total / 40e3);
+  printf("40 replays following the slot%s: device time %.2f us per replay\n",
+         mirror ? " (slot mirror)" : "", (double)device_ns_total / 40e3);
+  poot_ptx_device_set_slot_mirror(g_dev, false);
   poot_device_recording_destroy(rec);
   poot_device_buffer *all[] = {ba, bb, o1, o2, slots, result};
   for (size_t i = 0; i < 6; i++) poot_device_buffer_destroy(all[i]);
@@ -417,6 +419,15 @@ static int test_replay_follows_slots(void) {
   free(bv);
   free(o);
   return 0;
+}
+
+static int test_replay_follows_slots(void) {
+  return replay_follows_slots(false);
+}
+
+/* The same with SLOT buffers mirrored in device memory. */
+static int test_replay_follows_slots_mirror(void) {
+  return replay_follows_slots(true);
 }
 
 /* Runs `depth` chained mathmix dispatches (x → y0 → y1 → ...) in `mode`
@@ -539,10 +550,12 @@ static int test_launch_benchmark(void) {
   OK(build_tiny_slot(&kir2));
   poot_device_kernel *k2 = NULL;
   OK(poot_device_kernel_get(g_dev, kir2, &k2));
-  double slot_us[2] = {1e30, 1e30};
-  for (int kind = 0; kind < 2; kind++) {
+  /* 0: SLOT read in place, 1: LOCAL, 2: SLOT through its device mirror. */
+  double slot_us[3] = {1e30, 1e30, 1e30};
+  for (int kind = 0; kind < 3; kind++) {
+    poot_ptx_device_set_slot_mirror(g_dev, kind == 2);
     poot_device_buffer *sb = NULL;
-    OK(poot_device_buffer_create(g_dev, kind ? LOCAL : SLOT, 64, &sb));
+    OK(poot_device_buffer_create(g_dev, kind == 1 ? LOCAL : SLOT, 64, &sb));
     uint32_t one = 1;
     OK(poot_device_upload(sb, 0, &one, 4));
     poot_device_buffer *args2[] = {x, sb};
@@ -563,11 +576,13 @@ static int test_launch_benchmark(void) {
     poot_device_buffer_destroy(sb);
   }
   OK(poot_device_download(x, 0, v, sizeof v));
-  for (int i = 0; i < 32; i++) EXPECT(v[i] == 4u * REPS * N + ONE);
+  poot_ptx_device_set_slot_mirror(g_dev, false);
+  for (int i = 0; i < 32; i++) EXPECT(v[i] == 5u * REPS * N + ONE);
   printf(
       "BENCH ptx slot read: a graph of %d kernels that each read a slot scalar: from pinned "
-      "host memory %.2f us/kernel, from device memory %.2f us/kernel (device time)\n",
-      N, slot_us[0], slot_us[1]);
+      "host memory %.2f us/kernel, from device memory %.2f us/kernel, from a SLOT buffer's "
+      "device mirror %.2f us/kernel (device time)\n",
+      N, slot_us[0], slot_us[1], slot_us[2]);
   poot_kir_kernel_destroy(kir2);
   free(cmds);
   poot_device_buffer_destroy(x);
@@ -755,6 +770,7 @@ int main(int argc, char **argv) {
       {"caps", test_caps},
       {"buffers_round_trip", test_buffers_round_trip},
       {"replay_follows_slots", test_replay_follows_slots},
+      {"replay_follows_slots_mirror", test_replay_follows_slots_mirror},
       {"replay_matches_eager", test_replay_matches_eager},
       {"launch_benchmark", test_launch_benchmark},
       {NULL, NULL},
