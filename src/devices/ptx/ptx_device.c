@@ -1,9 +1,11 @@
 /* ptx_device.c — the PTX device: poot/exec.h's device interface over the
  * CUDA driver (DESIGN §6). Buffers are cuMemAlloc memory (LOCAL) or pinned,
  * device-mapped host memory (SLOT: the host writes it in place between
- * replays and kernels read it through the mapping). A recording is one CUDA
- * graph per stage, captured from the stream; a replay launches the graphs
- * between two timing events; synchronize polls the stream with a deadline.
+ * replays and kernels read it through the mapping, or, with slot_mirror, a
+ * device copy refreshed at the head of each replay). A recording is one CUDA
+ * graph per stage, captured from the stream (a one-command recording is
+ * launched directly); a replay launches the graphs between two timing
+ * events; synchronize polls the stream with a deadline.
  *
  * Built without the CUDA headers, only the stubs at the end remain. */
 #include "ptx_device.h"
