@@ -25,6 +25,7 @@ typedef enum {
   PG_CUMSUM,
   PG_SCATTER,
   PG_ATTENTION,
+  PG_ATTN_COMBINE,
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -37,6 +38,8 @@ typedef struct pc_group {
   uint32_t nroots;
   poot_value roots[PG_MAX_ROOTS]; /* contract roots (dot/reduce) */
   poot_value out2;                /* top_k: indices */
+  uint32_t split;                 /* attention: workgroups per row over [cap] (1: none) */
+  uint32_t aux_temp;              /* attention split: the partials' temp, else UINT32_MAX */
 } pc_group;
 
 typedef struct pc_value {
@@ -158,6 +161,9 @@ POOT_MUST_USE poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t gr
 POOT_MUST_USE poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* Word offset of temp `ti` in the arena (a push constant); records a read. */
+POOT_MUST_USE poot_status pc_temp_base(pc_kctx *k, uint32_t ti, bool read, poot_kir_value *out);
 double pc_attention_scale(const poot_node *n);
 /* A composite the planner lowers to a template by name (not flattened). */
 bool pc_lowered_composite(const pc_planner *pl, const poot_node *n);

@@ -222,6 +222,13 @@ void pc_note_buffer(pc_kctx *k, uint32_t ref, double frac) {
   if (ref < POOT_PLAN_MAX_BINDINGS && k->buf_frac[ref] < frac) k->buf_frac[ref] = frac;
 }
 
+static void note_read(pc_kctx *k, uint32_t ti);
+
+poot_status pc_temp_base(pc_kctx *k, uint32_t ti, bool read, poot_kir_value *out) {
+  if (read) note_read(k, ti);
+  return temp_offset(k, ti, out);
+}
+
 static void note_read(pc_kctx *k, uint32_t ti) {
   for (uint32_t i = 0; i < k->nreads; i++)
     if (k->reads[i] == ti) return;

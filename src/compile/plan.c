@@ -15,8 +15,8 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract", "dus",
-                                  "topk",      "cumsum",   "scatter", "attention"};
+  static const char *const n[] = {"pointwise", "contract", "dus",      "topk",
+                                  "cumsum",    "scatter",  "attention", "attn_combine"};
   return n[k];
 }
 
@@ -44,6 +44,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
     case PG_CUMSUM: st = pc_tpl_cumsum(k, g, grid); break;
     case PG_SCATTER: st = pc_tpl_scatter(k, g, grid); break;
     case PG_ATTENTION: st = pc_tpl_attention(k, g, grid); break;
+    case PG_ATTN_COMBINE: st = pc_tpl_attn_combine(k, g, grid); break;
   }
   if (st) {
     poot_kir_builder_destroy(k->b);
@@ -156,6 +157,7 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->k.b = NULL;
   r->wbuf = g->dest_buffer;
   poot_value dests[2] = {g->dest, g->out2};
+  if (g->kind == PG_ATTENTION && g->aux_temp != UINT32_MAX) r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {
     if (dests[q] == POOT_VALUE_NONE) continue;
     const pc_value *pv = &pl->v[dests[q]];
@@ -234,6 +236,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
       case PG_CUMSUM: st = pc_tpl_cumsum(k, g, gg); break;
       case PG_SCATTER: st = pc_tpl_scatter(k, g, gg); break;
       case PG_ATTENTION: st = pc_tpl_attention(k, g, gg); break;
+      case PG_ATTN_COMBINE: st = pc_tpl_attn_combine(k, g, gg); break;
     }
     pc_scope_pop(k);
     if (!st) st = poot_kir_end(k->b);
@@ -552,7 +555,10 @@ void poot_plan_print(const poot_plan *p, poot_strbuf *sb) {
   }
   for (uint32_t i = 0; i < p->temp_count; i++) {
     const poot_plan_temp *t = &p->temps[i];
-    poot_strbuf_printf(sb, "temp %%%u ", t->value);
+    if (t->value == POOT_VALUE_NONE)
+      poot_strbuf_puts(sb, "temp partials ");
+    else
+      poot_strbuf_printf(sb, "temp %%%u ", t->value);
     poot_type_format(sb, &t->type);
     poot_strbuf_printf(sb, " offset=%llu size=%llu live=[%u,%u]\n", (unsigned long long)t->offset,
                        (unsigned long long)t->size, t->first, t->last);

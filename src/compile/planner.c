@@ -144,6 +144,8 @@ static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_
   g.dest = dest;
   g.dest_buffer = dest_buffer;
   g.out2 = POOT_VALUE_NONE;
+  g.split = 1;
+  g.aux_temp = UINT32_MAX;
   return poot_vec_push(&pl->groups, &g);
 }
 
@@ -504,7 +506,40 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       st = add_group(pl, PG_TOPK, v, v, UINT32_MAX);
       if (!st) ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
     } else if (n->op == POOT_OP_COMPOSITE) {
-      st = add_group(pl, PG_ATTENTION, v, v, UINT32_MAX);
+      /* Few query rows over a long cache: split [cap] across workgroups
+       * (partials in a temporary), then combine in the next dispatch. */
+      const poot_shape *qs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
+      int64_t rows = qs->dims[0] * qs->dims[1];
+      int64_t cap = pc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
+      int64_t split = 1;
+      if (rows < 128 && cap >= 1024) {
+        split = 128 / rows;
+        if (split > cap / 256) split = cap / 256;
+        if (split > 64) split = 64;
+      }
+      if (split > 1) {
+        poot_plan_temp t;
+        memset(&t, 0, sizeof t);
+        t.value = POOT_VALUE_NONE;
+        t.type = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){rows * split * (qs->dims[2] + 2)});
+        t.size = (uint64_t)(rows * split * (qs->dims[2] + 2)) * 4;
+        t.first = UINT32_MAX;
+        st = poot_vec_push(&pl->temps, &t);
+        if (!st) st = add_group(pl, PG_ATTENTION, v, POOT_VALUE_NONE, UINT32_MAX);
+        if (!st) {
+          pc_group *ga = poot_vec_at(&pl->groups, pl->groups.len - 1);
+          ga->split = (uint32_t)split;
+          ga->aux_temp = (uint32_t)pl->temps.len - 1;
+        }
+        if (!st) st = add_group(pl, PG_ATTN_COMBINE, v, v, UINT32_MAX);
+        if (!st) {
+          pc_group *gc = poot_vec_at(&pl->groups, pl->groups.len - 1);
+          gc->split = (uint32_t)split;
+          gc->aux_temp = (uint32_t)pl->temps.len - 1;
+        }
+      } else {
+        st = add_group(pl, PG_ATTENTION, v, v, UINT32_MAX);
+      }
     } else if (n->op == POOT_OP_CUMSUM) {
       st = add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
     } else if (n->op == POOT_OP_SCATTER_UPDATE) {
@@ -532,6 +567,8 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
         gg.out = gg.dest = v;
         gg.dest_buffer = UINT32_MAX;
         gg.out2 = POOT_VALUE_NONE;
+        gg.split = 1;
+        gg.aux_temp = UINT32_MAX;
         st = poot_vec_push(&pl->groups, &gg);
       } else {
         st = add_group(pl, PG_POINTWISE, v, v, UINT32_MAX);

@@ -53,6 +53,31 @@ static poot_status tree(pc_kctx *k, uint32_t sh, poot_kir_value lid, poot_kir_va
   return poot_kir_barrier(k->b);
 }
 
+/* Record layout of a split's partial: [M, L, O[0..D)] per (row, split). */
+static poot_status partial_index(pc_kctx *k, const pc_group *g, poot_kir_value wc, uint32_t D,
+                                 poot_kir_value field, poot_kir_value *out) {
+  poot_kir_value base, x;
+  T(pc_temp_base(k, g->aux_temp, false, &base));
+  T(pc_bin_c(k, OP(MUL), wc, D + 2, &x));
+  T(pc_bin(k, OP(ADD), x, field, &x));
+  return pc_bin(k, OP(ADD), x, base, out);
+}
+
+/* Stores v at the field (a u32 value: 0 = M, 1 = L, 2 + d = O[d]). */
+static poot_status partial_store(pc_kctx *k, const pc_group *g, poot_kir_value wc, uint32_t D,
+                                 poot_kir_value field, poot_kir_value v) {
+  poot_kir_value f, w;
+  uint32_t ref;
+  T(partial_index(k, g, wc, D, field, &f));
+  T(pc_binding_of(k, 0, &ref));
+  T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), v, &w));
+  return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, f, w);
+}
+
+static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
+  return pc_u32(k, f, out);
+}
+
 poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
@@ -65,7 +90,10 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   const poot_kir_target *t = pl->t;
   uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
   bool use_sg = sg && wg % sg == 0;
-  uint64_t nwg = (uint64_t)(tq * hq);
+  uint32_t S = g->split ? g->split : 1;
+  bool split = S > 1 && g->aux_temp != UINT32_MAX;
+  uint32_t chunk = (uint32_t)((cap + S - 1) / S);
+  uint64_t nwg = (uint64_t)(tq * hq) * S;
   pc_grid_for(nwg, grid);
   char nm[32];
   uint32_t pm, pl_, pacc;
@@ -78,8 +106,13 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   T(pc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
   T(pc_u32(k, (uint32_t)(nwg - 1), &wc));
   T(pc_bin(k, OP(MIN), w, wc, &wc));
-  T(pc_bin_c(k, OP(DIV), wc, (uint32_t)hq, &tt));
-  T(pc_bin_c(k, OP(REM), wc, (uint32_t)hq, &h));
+  poot_kir_value row = wc, sidx = 0;
+  if (split) {
+    T(pc_bin_c(k, OP(DIV), wc, S, &row));
+    T(pc_bin_c(k, OP(REM), wc, S, &sidx));
+  }
+  T(pc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  T(pc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
   T(pc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
   T(fconst(k, -INFINITY, &ninf));
   T(fconst(k, 0.0f, &zero));
@@ -94,11 +127,18 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     T(pc_u32(k, d, &idx[2]));
     T(pc_emit(k, q, idx, &qv[d]));
   }
-  poot_kir_value end, stepv, c, scale;
+  poot_kir_value end, stepv, c, scale, start = lid;
   T(pc_u32(k, (uint32_t)cap, &end));
+  if (split) {
+    poot_kir_value c0, e1;
+    T(pc_bin_c(k, OP(MUL), sidx, chunk, &c0));
+    T(pc_bin(k, OP(ADD), c0, lid, &start));
+    T(pc_bin_c(k, OP(ADD), c0, chunk, &e1));
+    T(pc_bin(k, OP(MIN), e1, end, &end));
+  }
   T(pc_u32(k, wg, &stepv));
   T(fconst(k, (float)pc_attention_scale(n), &scale));
-  T(poot_kir_for_begin(k->b, lid, end, stepv, &c));
+  T(poot_kir_for_begin(k->b, start, end, stepv, &c));
   pc_scope_push(k);
   {
     poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e;
@@ -209,9 +249,24 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
       T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
       T(pc_bin(k, OP(ADD), O, x, &O));
     }
-    T(pc_bin(k, OP(DIV), O, L, &r));
-    T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
-    T(pc_store_value(k, g->dest, lin, r));
+    if (split) {
+      poot_kir_value z0, fo, f0, f1, is0;
+      T(pc_u32(k, 0, &z0));
+      T(pc_bin_c(k, OP(ADD), lid, 2, &fo));
+      T(partial_store(k, g, wc, D, fo, O));
+      T(pc_bin(k, OP(EQ), lid, z0, &is0));
+      T(poot_kir_if_begin(k->b, is0));
+      T(field_const(k, 0, &f0));
+      T(field_const(k, 1, &f1));
+      T(partial_store(k, g, wc, D, f0, M));
+      T(partial_store(k, g, wc, D, f1, L));
+      T(poot_kir_end(k->b));
+    } else {
+      T(pc_bin(k, OP(DIV), O, L, &r));
+      T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
+      T(pc_store_value(k, g->dest, lin, r));
+    }
+    (void)r;
     pc_scope_pop(k);
     return poot_kir_end(k->b);
   }
@@ -236,13 +291,128 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     T(pc_bin(k, OP(AND), eq, valid, &cond));
     T(poot_kir_if_begin(k->b, cond));
     pc_scope_push(k);
-    T(pc_bin(k, OP(DIV), O, L, &r));
-    T(pc_u32(k, d, &dv));
-    poot_kir_value oidx[3] = {tt, h, dv};
-    T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
-    T(pc_store_value(k, g->dest, lin, r));
+    if (split) {
+      poot_kir_value fo;
+      T(field_const(k, 2 + d, &fo));
+      T(partial_store(k, g, wc, D, fo, O));
+      if (d == 0) {
+        poot_kir_value f0, f1;
+        T(field_const(k, 0, &f0));
+        T(field_const(k, 1, &f1));
+        T(partial_store(k, g, wc, D, f0, M));
+        T(partial_store(k, g, wc, D, f1, L));
+      }
+      (void)r;
+      (void)lin;
+      (void)dv;
+    } else {
+      T(pc_bin(k, OP(DIV), O, L, &r));
+      T(pc_u32(k, d, &dv));
+      poot_kir_value oidx[3] = {tt, h, dv};
+      T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
+      T(pc_store_value(k, g->dest, lin, r));
+    }
     pc_scope_pop(k);
     T(poot_kir_end(k->b));
   }
   return NULL;
+}
+
+/* The combine of a split attention: one thread per (row, d) merges the
+ * splits' partials (max of the maxima, rescaled sums). */
+poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  const poot_shape *qs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
+  int64_t hq = qs->dims[1];
+  uint32_t D = (uint32_t)qs->dims[2], S = g->split, wg = pl->wg;
+  uint64_t nthreads = (uint64_t)(qs->dims[0] * hq) * D;
+  pc_grid_for((nthreads + wg - 1) / wg, grid);
+  char nm[32];
+  uint32_t pm, pls, po;
+  T(poot_kir_add_private(k->b, pc_name(k, "cm", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+  T(poot_kir_add_private(k->b, pc_name(k, "cl", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pls));
+  T(poot_kir_add_private(k->b, pc_name(k, "co", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &po));
+  poot_kir_value w, l, gid, valid, row, d, tt, h, z, one, Sv, s, ninf, zero, ref_v;
+  T(pc_linear_workgroup(k, &w));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  T(pc_bin_c(k, OP(MUL), w, wg, &gid));
+  T(pc_bin(k, OP(ADD), gid, l, &gid));
+  T(pc_bin_c(k, OP(LT), gid, (uint32_t)nthreads, &valid));
+  T(poot_kir_if_begin(k->b, valid));
+  pc_scope_push(k);
+  T(pc_bin_c(k, OP(DIV), gid, D, &row));
+  T(pc_bin_c(k, OP(REM), gid, D, &d));
+  T(pc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  T(pc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
+  T(pc_u32(k, 0, &z));
+  T(pc_u32(k, 1, &one));
+  T(pc_u32(k, S, &Sv));
+  T(fconst(k, -INFINITY, &ninf));
+  T(fconst(k, 0.0f, &zero));
+  T(poot_kir_priv_store(k->b, pm, 0, ninf));
+  T(poot_kir_priv_store(k->b, pls, 0, zero));
+  T(poot_kir_priv_store(k->b, po, 0, zero));
+  uint32_t ref;
+  T(pc_binding_of(k, 0, &ref));
+  (void)ref_v;
+  poot_kir_value base;
+  T(pc_temp_base(k, g->aux_temp, true, &base));
+  /* rec(s) = base + ((row * S) + s) * (D + 2) */
+  poot_kir_value rbase;
+  T(pc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
+  T(pc_bin(k, OP(ADD), rbase, base, &rbase));
+  T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+  {
+    poot_kir_value o, x, m;
+    T(pc_bin_c(k, OP(MUL), s, D + 2, &o));
+    T(pc_bin(k, OP(ADD), o, rbase, &o));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
+    T(poot_kir_priv_load(k->b, pm, 0, &m));
+    T(pc_bin(k, OP(MAX), m, x, &m));
+    T(poot_kir_priv_store(k->b, pm, 0, m));
+  }
+  T(poot_kir_end(k->b));
+  poot_kir_value M;
+  T(poot_kir_priv_load(k->b, pm, 0, &M));
+  T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+  {
+    poot_kir_value o, ms, ls, os, e, wgt, isn, a, od;
+    T(pc_bin_c(k, OP(MUL), s, D + 2, &o));
+    T(pc_bin(k, OP(ADD), o, rbase, &o));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
+    T(pc_bin_c(k, OP(ADD), o, 1, &od));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &ls));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
+    T(pc_bin_c(k, OP(ADD), o, 2, &od));
+    T(pc_bin(k, OP(ADD), od, d, &od));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &os));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
+    T(pc_bin(k, OP(EQ), ms, ninf, &isn));
+    T(pc_bin(k, OP(SUB), ms, M, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, zero, e, &wgt));
+    T(poot_kir_priv_load(k->b, pls, 0, &a));
+    T(pc_bin(k, OP(MUL), ls, wgt, &ls));
+    T(pc_bin(k, OP(ADD), a, ls, &a));
+    T(poot_kir_priv_store(k->b, pls, 0, a));
+    T(poot_kir_priv_load(k->b, po, 0, &a));
+    T(pc_bin(k, OP(MUL), os, wgt, &os));
+    T(pc_bin(k, OP(ADD), a, os, &a));
+    T(poot_kir_priv_store(k->b, po, 0, a));
+  }
+  T(poot_kir_end(k->b));
+  poot_kir_value L, O, r, lin, oidx[3];
+  T(poot_kir_priv_load(k->b, pls, 0, &L));
+  T(poot_kir_priv_load(k->b, po, 0, &O));
+  T(pc_bin(k, OP(DIV), O, L, &r));
+  oidx[0] = tt;
+  oidx[1] = h;
+  oidx[2] = d;
+  T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
+  T(pc_store_value(k, g->dest, lin, r));
+  pc_scope_pop(k);
+  return poot_kir_end(k->b);
 }

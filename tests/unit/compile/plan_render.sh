@@ -1,6 +1,7 @@
 #!/bin/sh
-# Every kernel of a Llama decode and prefill plan (graphs traced by the
-# families layer, stored as .pgraph) renders for all four targets, and each
+# Every kernel of Llama decode (cap 16, and cap 1024 where attention is split
+# over workgroups) and prefill plans (graphs traced by the families layer,
+# stored as .pgraph) renders for all four targets, and each
 # output is validated by the target's own tool: ptxas sm_80 and sm_90,
 # spirv-val, the wgpu wheel (tests/ref/wgsl_validate.py), llc-19 + ld.lld-19.
 # A missing tool is a SKIP for that target; all missing → exit 77.
@@ -11,7 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 ran=0
-for g in "$here"/plan_llama_decode.pgraph "$here"/plan_llama_prefill.pgraph; do
+for g in "$here"/plan_llama_decode.pgraph "$here"/plan_llama_prefill.pgraph \
+    "$here"/plan_llama_decode_cap1024.pgraph; do
   base=$(basename "$g" .pgraph)
   for t in ptx ptx90 glsl wgsl amdgpu; do
     d="$tmp/$base-$t"

@@ -60,8 +60,8 @@ static poot_graph *trace(int64_t tokens, int64_t cap, poot_dtype wt) {
   return g;
 }
 
-static void run_case(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg) {
-  poot_graph *g = trace(tokens, 24, wt);
+static void run_case_cap(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg, int64_t cap) {
+  poot_graph *g = trace(tokens, cap, wt);
   pt_inputs in;
   POOT_ASSERT_OK(pt_inputs_make(g, 1234 + (uint64_t)pos, 96, pos, 0.3f, &in));
   /* states start non-zero so attention reads real history */
@@ -78,6 +78,17 @@ static void run_case(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg) {
                       (long long)pos, sg, r.what);
   pt_inputs_free(&in);
   poot_graph_destroy(g);
+}
+
+static void run_case(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg) {
+  run_case_cap(tokens, wt, pos, sg, 24);
+}
+
+/* A long cache: attention split over [cap] across workgroups, then combined. */
+static void test_decode_split_attention(void **state) {
+  (void)state;
+  run_case_cap(1, POOT_DTYPE_F32, 700, 32, 1024);
+  run_case_cap(1, POOT_DTYPE_Q8_0, 1023, 8, 1024);
 }
 
 static void test_decode_f32(void **state) {
@@ -233,6 +244,7 @@ int main(void) {
       cmocka_unit_test(test_decode_q8_0), cmocka_unit_test(test_decode_q4_0),
       cmocka_unit_test(test_decode_f16),  cmocka_unit_test(test_prefill),
       cmocka_unit_test(test_checks),      cmocka_unit_test(test_two_steps_one_plan),
+      cmocka_unit_test(test_decode_split_attention),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
