@@ -304,7 +304,7 @@ static void test_weight_maps_cover_graphs(void **state) {
   poot_weight_map_destroy(map);
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_GGUF, &map));
   POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_POST_NORM, 2, NULL}, &name));
-  assert_string_equal(name, "blk.2.ffn_post_norm.weight");
+  assert_string_equal(name, "blk.2.post_ffw_norm.weight");
   poot_weight_map_destroy(map);
   small_config(POOT_MODEL_FAMILY_PHI3, &c);
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_HF, &map));
