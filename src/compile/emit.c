@@ -1212,6 +1212,91 @@ static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok
   return poot_kir_check(k->b, ok, (uint32_t)n->trap);
 }
 
+/* ------------------------------------------------------------ Philox */
+
+/* High 32 bits of a 32x32 product, in 16-bit limbs (no 64-bit integers
+ * needed: WebGPU has none). */
+static poot_status mulhi(pc_kctx *k, uint32_t a, poot_kir_value b, poot_kir_value *out) {
+  poot_kir_value bl, bh, p0, p1, p2, p3, mid, t, al, ah;
+  T(pc_u32(k, a & 0xffffu, &al));
+  T(pc_u32(k, a >> 16, &ah));
+  T(pc_bin_c(k, OP(AND), b, 0xffff, &bl));
+  T(pc_bin_c(k, OP(SHR), b, 16, &bh));
+  T(pc_bin(k, OP(MUL), al, bl, &p0));
+  T(pc_bin(k, OP(MUL), ah, bl, &p1));
+  T(pc_bin(k, OP(MUL), al, bh, &p2));
+  T(pc_bin(k, OP(MUL), ah, bh, &p3));
+  T(pc_bin_c(k, OP(SHR), p0, 16, &mid));
+  T(pc_bin_c(k, OP(AND), p1, 0xffff, &t));
+  T(pc_bin(k, OP(ADD), mid, t, &mid));
+  T(pc_bin_c(k, OP(AND), p2, 0xffff, &t));
+  T(pc_bin(k, OP(ADD), mid, t, &mid));
+  T(pc_bin_c(k, OP(SHR), p1, 16, &t));
+  T(pc_bin(k, OP(ADD), p3, t, &p3));
+  T(pc_bin_c(k, OP(SHR), p2, 16, &t));
+  T(pc_bin(k, OP(ADD), p3, t, &p3));
+  T(pc_bin_c(k, OP(SHR), mid, 16, &t));
+  return pc_bin(k, OP(ADD), p3, t, out);
+}
+
+/* rng: element n takes word n % 4 of Philox4x32-10 at counter
+ * (n / 4, 0, counter[0], counter[1]) and the key. */
+static poot_status emit_rng(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
+                            const poot_type *ty, poot_kir_value *out) {
+  pc_planner *pl = k->pl;
+  poot_value key = pl->alias[n->operands[0]], ctr = pl->alias[n->operands[1]];
+  poot_kir_value i0, i1, k0, k1, c2, c3, lin, c0, c1, w;
+  T(pc_u32(k, 0, &i0));
+  T(pc_u32(k, 1, &i1));
+  T(pc_emit(k, key, &i0, &k0));
+  T(pc_emit(k, key, &i1, &k1));
+  T(pc_emit(k, ctr, &i0, &c2));
+  T(pc_emit(k, ctr, &i1, &c3));
+  T(pc_linearize(k, idx, &ty->shape, &lin));
+  T(pc_bin_c(k, OP(SHR), lin, 2, &c0));
+  T(pc_u32(k, 0, &c1));
+  for (int round = 0; round < 10; round++) {
+    if (round > 0) {
+      T(pc_bin_c(k, OP(ADD), k0, 0x9E3779B9u, &k0));
+      T(pc_bin_c(k, OP(ADD), k1, 0xBB67AE85u, &k1));
+    }
+    poot_kir_value hi0, lo0, hi1, lo1, m0, m1, n0, n2;
+    T(mulhi(k, 0xD2511F53u, c0, &hi0));
+    T(pc_u32(k, 0xD2511F53u, &m0));
+    T(pc_bin(k, OP(MUL), m0, c0, &lo0));
+    T(mulhi(k, 0xCD9E8D57u, c2, &hi1));
+    T(pc_u32(k, 0xCD9E8D57u, &m1));
+    T(pc_bin(k, OP(MUL), m1, c2, &lo1));
+    T(pc_bin(k, OP(XOR), hi1, c1, &n0));
+    T(pc_bin(k, OP(XOR), n0, k0, &n0));
+    T(pc_bin(k, OP(XOR), hi0, c3, &n2));
+    T(pc_bin(k, OP(XOR), n2, k1, &n2));
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+  }
+  poot_kir_value sel4, is1, is2, is3;
+  T(pc_bin_c(k, OP(AND), lin, 3, &sel4));
+  T(pc_bin_c(k, OP(EQ), sel4, 1, &is1));
+  T(pc_bin_c(k, OP(EQ), sel4, 2, &is2));
+  T(pc_bin_c(k, OP(EQ), sel4, 3, &is3));
+  T(sel(k, is1, c1, c0, &w));
+  T(sel(k, is2, c2, w, &w));
+  T(sel(k, is3, c3, w, &w));
+  k->flops += 60;
+  if (n->attrs.rng_dist == POOT_RNG_BITS) {
+    *out = w;
+    return NULL;
+  }
+  uint32_t m = ty->dtype == POOT_DTYPE_F32 ? 24 : ty->dtype == POOT_DTYPE_F16 ? 11 : 8;
+  poot_kir_value f, sc;
+  T(pc_bin_c(k, OP(SHR), w, 32 - m, &w));
+  T(cvt(k, S(F32), w, &f));
+  T(cf32(k, ldexpf(1.0f, -(int)m), &sc));
+  return pc_bin(k, OP(MUL), f, sc, out);
+}
+
 /* ------------------------------------------------------------- emit */
 
 static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx,
@@ -1435,6 +1520,8 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
     }
     case POOT_OP_DEQUANTIZE:
       return emit_dequantize(k, n, idx, out);
+    case POOT_OP_RNG:
+      return emit_rng(k, n, idx, ty, out);
     case POOT_OP_LEAF:
       return poot_status_make(POOT_INTERNAL, "compile: leaf %%%u without storage", v);
     default:

@@ -23,7 +23,7 @@ const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
 
 static bool is_root_op(poot_op op) {
   return op == POOT_OP_COMPOSITE || op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL || op == POOT_OP_TOP_K ||
-         op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE || op == POOT_OP_RNG;
+         op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE;
 }
 static bool is_elementwise(poot_op op) {
   return (op >= POOT_OP_ADD && op <= POOT_OP_GE) || op == POOT_OP_SELECT || op == POOT_OP_CONVERT;
@@ -40,6 +40,7 @@ static bool is_expensive(poot_op op) {
     case POOT_OP_ERF:
     case POOT_OP_POW:
     case POOT_OP_SIGMOID:
+    case POOT_OP_RNG:
       return true;
     default:
       return false;
@@ -378,8 +379,6 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       pc_value *pv = &pl->v[v];
       if (!pv->reachable || pl->alias[v] != v) continue;
       if (is_root_op(n->op)) {
-        if (n->op == POOT_OP_RNG)
-          return poot_status_make(POOT_UNSUPPORTED, "compile: rng has no template yet");
         pv->hold = PC_TEMP;
         continue;
       }

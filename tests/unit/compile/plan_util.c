@@ -263,6 +263,11 @@ poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const p
     st = poot_plan_run_state(run, ev->states[i].name, &t);
     if (!st) compare(ev->states[i].name, &t, &ev->states[i].tensor, exact, tol_rel, res);
   }
+  for (uint32_t i = 0; !st && i < ev->num_env; i++) {
+    poot_tensor t;
+    st = poot_plan_run_state(run, ev->env[i].name, &t);
+    if (!st) compare(ev->env[i].name, &t, &ev->env[i].tensor, exact, tol_rel, res);
+  }
   char why[200];
   if (!st && !pt_memory_ok(plan, why, sizeof why)) {
     res->ok = false;

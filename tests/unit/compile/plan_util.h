@@ -31,7 +31,7 @@ typedef struct pt_result {
 
 /* Plans g for target, binds `in`, runs `steps` steps on the interpreter
  * (subgroup size sg), evaluates with poot_eval, and compares the primary
- * output and every state: exact when `exact`, else within
+ * output, every state and every environment entry: exact when `exact`, else within
  * atol = tol_rel * max|oracle| per tensor. Returns the status of the first
  * failing call (plan, run or eval). */
 poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,

@@ -357,6 +357,30 @@ static void test_topk_cumsum_scatter(void **state) {
   poot_graph_destroy(g);
 }
 
+/* Philox: bits and uniform floats (f32, f16, bf16), bit for bit. */
+static void test_rng(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value key = P(g, "key", POOT_DTYPE_U32, 1, (int64_t[]){2});
+  poot_value ctr = P(g, "ctr", POOT_DTYPE_U32, 1, (int64_t[]){2});
+  poot_type tb = poot_type_make(POOT_DTYPE_U32, 2, (int64_t[]){3, 7});
+  poot_type tf = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){13});
+  poot_type th = poot_type_make(POOT_DTYPE_F16, 1, (int64_t[]){9});
+  poot_type tbf = poot_type_make(POOT_DTYPE_BF16, 1, (int64_t[]){5});
+  poot_value a, b, c, d;
+  B(poot_graph_rng(g, key, ctr, &tb, POOT_RNG_BITS, &a));
+  B(poot_graph_rng(g, key, ctr, &tf, POOT_RNG_UNIFORM, &b));
+  B(poot_graph_rng(g, key, ctr, &th, POOT_RNG_UNIFORM, &c));
+  B(poot_graph_rng(g, key, ctr, &tbf, POOT_RNG_UNIFORM, &d));
+  B(poot_graph_set_output(g, a));
+  B(poot_graph_add_env(g, "f32", b));
+  B(poot_graph_add_env(g, "f16", c));
+  B(poot_graph_add_env(g, "bf16", d));
+  check_all(g, 0, 1000000007, "rng");
+  poot_graph_destroy(g);
+}
+
 /* Composites: rms_norm, rope (both modes), softmax, attention, swiglu. */
 static void test_composites(void **state) {
   (void)state;
@@ -388,7 +412,7 @@ int main(void) {
       cmocka_unit_test(test_movement),          cmocka_unit_test(test_reduce),
       cmocka_unit_test(test_gemv_gemm),         cmocka_unit_test(test_dequantize),
       cmocka_unit_test(test_gather_dus_slice),  cmocka_unit_test(test_topk_cumsum_scatter),
-      cmocka_unit_test(test_composites),
+      cmocka_unit_test(test_composites),        cmocka_unit_test(test_rng),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
