@@ -445,7 +445,8 @@ static poot_status cached_word(encode_ctx *c, const char *s, size_t n) {
   }
   size_t before = c->out->len;
   POOT_TRY(run_model(c, s, n));
-  wc_add(&c->cache, s, n, h, (const poot_token *)c->out->data + before, c->out->len - before);
+  size_t added = c->out->len - before;
+  wc_add(&c->cache, s, n, h, added ? (const poot_token *)c->out->data + before : NULL, added);
   return POOT_OK_STATUS;
 }
 
