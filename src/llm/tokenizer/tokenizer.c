@@ -142,6 +142,10 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
     while (k < tok->n_specials && (uint8_t)tok->tokens[tok->specials[k].id].text[0] == b) k++;
   }
   tok->special_first[256] = (uint32_t)k;
+  /* Defaults (llama.cpp's fixed ids) that a small vocabulary does not reach. */
+  poot_token *ids[] = {&tok->bos, &tok->eos, &tok->unk, &tok->sep, &tok->pad, &tok->eot};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+    if (*ids[i] >= tok->n_tokens) *ids[i] = POOT_TOKEN_NONE;
   /* Word-by-word merging is exact when no token holds the marker after
    * another character (see chunk_marker). */
   tok->chunk_marker = NULL;

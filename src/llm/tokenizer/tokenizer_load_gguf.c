@@ -143,12 +143,18 @@ static bool str_is(const char *s, size_t n, const char *lit) {
   return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-/* An optional integer key; leaves *v alone when absent. */
-static poot_status opt_id(const poot_gguf *g, const char *key, poot_token *v) {
+/* An optional token id key; leaves *v alone when absent or outside the
+ * vocabulary (llama.cpp keeps its default then, with a warning). */
+static poot_status opt_id(const poot_gguf *g, const char *key, int32_t n_tokens, poot_token *v) {
   if (!poot_gguf_find(g, key)) return POOT_OK_STATUS;
   int64_t x;
   POOT_TRY(poot_gguf_get_i64(g, key, &x));
-  *v = (x < 0 || x > INT32_MAX) ? POOT_TOKEN_NONE : (poot_token)x;
+  if (x < 0 || x >= n_tokens) {
+    poot_log(POOT_LOG_WARN, "tokenizer: %s = %lld is outside the vocabulary of %d; ignored", key,
+             (long long)x, (int)n_tokens);
+    return POOT_OK_STATUS;
+  }
+  *v = (poot_token)x;
   return POOT_OK_STATUS;
 }
 
@@ -228,13 +234,13 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
     tok->byte_level = true;
     break;
   }
-  if ((st = opt_id(g, "tokenizer.ggml.cls_token_id", &tok->bos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.bos_token_id", &tok->bos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.eos_token_id", &tok->eos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.unknown_token_id", &tok->unk))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.seperator_token_id", &tok->sep))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.padding_token_id", &tok->pad))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.eot_token_id", &tok->eot))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.cls_token_id", tok->n_tokens, &tok->bos))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.bos_token_id", tok->n_tokens, &tok->bos))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.eos_token_id", tok->n_tokens, &tok->eos))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.unknown_token_id", tok->n_tokens, &tok->unk))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.seperator_token_id", tok->n_tokens, &tok->sep))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.padding_token_id", tok->n_tokens, &tok->pad))) goto fail;
+  if ((st = opt_id(g, "tokenizer.ggml.eot_token_id", tok->n_tokens, &tok->eot))) goto fail;
 
   const char *pre = "default";
   size_t pre_len = 7;
