@@ -1,5 +1,5 @@
 /* poot template — render a chat template the way Hugging Face transformers
- * does, from a model (GGUF metadata, or a folder with tokenizer_config.json)
+ * does, from a model (GGUF metadata, or a Hugging Face model folder)
  * or from a bare template file. Prints the rendered prompt exactly, with no
  * newline added. */
 #include <stdio.h>
@@ -22,7 +22,8 @@ static void usage(FILE *f) {
       "and prints the prompt exactly, without an added newline.\n"
       "\n"
       "  -m, --model MODEL        a GGUF file (tokenizer.chat_template and the BOS/EOS\n"
-      "                           token strings) or a folder with tokenizer_config.json\n"
+      "                           token strings) or a Hugging Face folder\n"
+      "                           (chat_template.jinja / tokenizer_config.json)\n"
       "  --template FILE          a template file instead of a model's\n"
       "  --messages FILE          JSON: a list of messages, or an object of template\n"
       "                           variables (messages, tools, documents,\n"
