@@ -70,9 +70,12 @@ void poot_chat_template_render_params_default(poot_chat_template_render_params *
  *                    copy of msg alone (free with poot_free); also `vars` not an
  *                    object
  *  FORMAT            a runtime error a Python jinja2 render also fails with
- *                    (undefined attribute access, type errors, unknown filter,
- *                    security violation); the message names the line
- *  UNSUPPORTED       a construct or filter this interpreter does not implement
+ *                    (undefined attribute access, type errors, a macro called
+ *                    with wrong arguments, sandbox violation); the message
+ *                    names the line
+ *  UNSUPPORTED       a filter, test, method or value this interpreter does not
+ *                    implement (also an unknown filter name), reached at run
+ *                    time; the message names it and the line
  *  CAPACITY          a bound of `params` was exceeded
  *  OUT_OF_MEMORY
  * On failure *out_text is NULL and *out_len 0. */
