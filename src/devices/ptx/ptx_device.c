@@ -470,8 +470,8 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
   return NULL;
 
 fail:
-  if (d->ev_start) ctx->cu.EventDestroy(d->ev_start);
-  if (d->ev_end) ctx->cu.EventDestroy(d->ev_end);
+  if (d->ev_start) d->ctx->cu.EventDestroy(d->ev_start);
+  if (d->ev_end) d->ctx->cu.EventDestroy(d->ev_end);
   poot_map_deinit(&d->base.kernel_cache);
   poot__ptx_ctx_destroy(d->ctx);
   poot_free(d);
