@@ -7,3 +7,5 @@ poot_add_script_test(llm_template_semantics_ref
 poot_add_test(llm_template_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/template_test.c LIBS poot_llm)
 poot_add_script_test(llm_template_cli
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/../../ref/template_cli_test.py)
+poot_add_script_test(llm_template_random_ref
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/../../ref/template_random_ref.py)
