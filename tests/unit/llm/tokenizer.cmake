@@ -5,7 +5,7 @@ poot_add_test(tokenizer_vocab_test
   LIBS poot_llm)
 poot_add_test(tokenizer_unit_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tokenizer_unit_test.c
-  LIBS poot_llm)
+  LIBS poot_llm Threads::Threads)
 poot_add_test(tokenizer_hf_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tokenizer_hf_test.c
   LIBS poot_llm)

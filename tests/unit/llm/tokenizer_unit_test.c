@@ -4,6 +4,7 @@
  * malformed inputs. */
 #include "poot_test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "poot/llm/gguf.h"
@@ -313,6 +314,60 @@ static void test_gguf_pre_names(void **state) {
   }
 }
 
+/* One tokenizer, many threads: encode is read-only on the tokenizer. */
+typedef struct thread_job {
+  const poot_tokenizer *tok;
+  const char *text;
+  size_t len;
+  poot_token *ids;
+  size_t n;
+  int failed;
+} thread_job;
+
+static void *encode_thread(void *arg) {
+  thread_job *j = arg;
+  for (int rep = 0; rep < 20; rep++) {
+    poot_token *ids = NULL;
+    size_t n = 0;
+    poot_status st = poot_tokenizer_encode(j->tok, j->text, j->len, NULL, &ids, &n);
+    if (st) {
+      poot_status_free(st);
+      j->failed = 1;
+      return NULL;
+    }
+    if (n != j->n || memcmp(ids, j->ids, n * sizeof *ids) != 0) j->failed = 1;
+    poot_free(ids);
+  }
+  return NULL;
+}
+
+static void test_threads(void **state) {
+  (void)state;
+  poot_tokenizer *tok = open_data("vocab/ggml-vocab-llama-bpe.gguf");
+  if (!tok) skip();
+  char path[1024];
+  assert_true(poot_test_data_path("vocab/ggml-vocab-llama-bpe.gguf.inp", path, sizeof path));
+  char *text = NULL;
+  size_t len = 0;
+  POOT_ASSERT_OK(poot_file_read_all(path, &text, &len));
+  poot_token *ids = NULL;
+  size_t n = 0;
+  POOT_ASSERT_OK(poot_tokenizer_encode(tok, text, len, NULL, &ids, &n));
+  thread_job jobs[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (thread_job){tok, text, len, ids, n, 0};
+    assert_int_equal(pthread_create(&th[i], NULL, encode_thread, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(jobs[i].failed, 0);
+  }
+  poot_free(ids);
+  poot_free(text);
+  poot_tokenizer_destroy(tok);
+}
+
 static void test_bad_json(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
@@ -340,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_wordpiece), cmocka_unit_test(test_streaming),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_bad_json),
       cmocka_unit_test(test_cross_word_merge), cmocka_unit_test(test_gguf_pre_names),
+      cmocka_unit_test(test_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
