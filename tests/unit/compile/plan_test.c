@@ -238,13 +238,66 @@ static void test_two_steps_one_plan(void **state) {
   poot_graph_destroy(g);
 }
 
+/* A real checkpoint (stories260K, llama2.c format, f32): two decode steps
+ * planned once, on the interpreter, against poot_eval with the same
+ * weights; SKIP when the data is absent. */
+static void test_stories260k(void **state) {
+  (void)state;
+  char path[4096];
+  if (!poot_test_data_path("models/stories260K/stories260K.bin", path, sizeof path)) {
+    skip();
+    return;
+  }
+  poot_model_open_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.skip_tokenizer = true;
+  poot_model *m = NULL;
+  POOT_ASSERT_OK(poot_model_open(path, &mo, &m));
+  poot_model_step s;
+  memset(&s, 0, sizeof s);
+  s.batch = 1;
+  s.tokens = 1;
+  s.cap = 32;
+  poot_model_trace_options to = poot_model_trace_options_for(m);
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_model_trace(poot_model_get_config(m), &s, &to, &g));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 1, 512, 0, 1.0f, &in));
+  /* the real weights */
+  const poot_region *root = poot_graph_root(g);
+  for (uint32_t i = 0; i < root->num_nodes; i++) {
+    const poot_node *n = poot_graph_node(g, root->nodes[i]);
+    if (n->op != POOT_OP_LEAF || n->storage != POOT_STORAGE_WEIGHT) continue;
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot_graph_leaf_name(g, n, &sb);
+    poot_tensor t;
+    POOT_ASSERT_OK(poot_model_weight_tensor(m, &n->weight, poot_graph_value_type(g, n->results[0]), &t));
+    for (size_t j = 0; j < in.count; j++)
+      if (!strcmp(in.names[j], sb.data)) memcpy(in.tensors[j].data, t.data, t.size);
+    poot_strbuf_deinit(&sb);
+  }
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  for (int64_t pos = 0; pos < 2; pos++) {
+    pt_inputs_set_int(&in, "pos", pos);
+    pt_inputs_set_int(&in, "token", pos ? 403 : 1);
+    pt_result r;
+    POOT_ASSERT_OK(pt_check(g, &t, &in, 32, false, 2e-5, &r));
+    if (!r.ok) fail_msg("stories260K pos %lld: %s", (long long)pos, r.what);
+  }
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+  poot_model_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_f32),  cmocka_unit_test(test_decode_sg8_sg64),
       cmocka_unit_test(test_decode_q8_0), cmocka_unit_test(test_decode_q4_0),
       cmocka_unit_test(test_decode_f16),  cmocka_unit_test(test_prefill),
       cmocka_unit_test(test_checks),      cmocka_unit_test(test_two_steps_one_plan),
-      cmocka_unit_test(test_decode_split_attention),
+      cmocka_unit_test(test_decode_split_attention), cmocka_unit_test(test_stories260k),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
