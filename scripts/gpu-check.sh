@@ -6,6 +6,7 @@
 #   ptx_device_fault     a failed check -> KERNEL_FAULT -> POISONED, recovery
 #   ptx_device_timeout   a never-ending kernel, 2 s timeout -> TIMEOUT -> POISONED
 #   kir_render_ptx_cuda  the KIR corpus rendered to PTX, run against its C reference
+#   exec_conformance_ptx the engine's conformance suite on PTX (CMake builds only)
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]   (default: a fresh folder under /tmp)
 # Environment: CUDA_HOME (where include/cuda.h is; default /usr/local/cuda),
@@ -45,9 +46,14 @@ if [ -z "$mode" ]; then
   fi
 fi
 echo "== build: $mode, Release, in $build"
+extra=
 if [ "$mode" = cmake ]; then
-  if ! CUDA_HOME=$cuda cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$logs/build.log" 2>&1 ||
-    ! cmake --build "$build" -j "$jobs" --target ptx_device kir_render_ptx_cuda >>"$logs/build.log" 2>&1; then
+  if CUDA_HOME=$cuda cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$logs/build.log" 2>&1 &&
+    cmake --build "$build" --target help 2>/dev/null | grep -q exec_conformance_ptx; then
+    extra=exec_conformance_ptx # the engine's conformance suite on PTX
+  fi
+  if ! CUDA_HOME=$cuda cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release >>"$logs/build.log" 2>&1 ||
+    ! cmake --build "$build" -j "$jobs" --target ptx_device kir_render_ptx_cuda $extra >>"$logs/build.log" 2>&1; then
     tail -40 "$logs/build.log"
     echo "== BUILD FAILED"
     exit 2
@@ -138,6 +144,9 @@ run_test ptx_device 120 "$bin_ptx" basic
 run_test ptx_device_fault 60 "$bin_ptx" fault
 run_test ptx_device_timeout 60 "$bin_ptx" timeout
 run_test kir_render_ptx_cuda 300 "$bin_corpus"
+if [ -n "$extra" ]; then
+  run_test exec_conformance_ptx 600 "$build/tests/exec_conformance_ptx" ptx
+fi
 
 echo "== summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(($(date +%s) - t0)) s in all)"
 for line in "${summary[@]}"; do echo "$line"; done

@@ -42,3 +42,17 @@ if(TARGET poot_device_ptx AND POOT_CUDA_INCLUDE_DIR AND POOT_BACKEND_PTX AND NOT
   set_tests_properties(ptx_device_fake PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 60
     ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_BINARY_DIR}/fakecuda")
 endif()
+
+# The device conformance suite (tests/unit/exec) instantiated for PTX. It
+# opens "ptx" through the registry and SKIPs while no PTX GPU can be opened.
+if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm AND NOT POOT_FUZZ)
+  poot_add_test(exec_conformance_ptx
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/exec/conformance_test.c
+    LIBS poot_compile_testutil poot_devices poot_exec poot_llm poot_compile poot_eval poot_kir
+         poot_graph poot_base m
+    ARGS ptx
+    TIMEOUT 600)
+  if(TARGET exec_conformance_ptx)
+    target_include_directories(exec_conformance_ptx PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
+  endif()
+endif()
