@@ -60,8 +60,10 @@ static int detokenize_main(int argc, char **argv) {
         (*end && !isspace((unsigned char)*end) && *end != ',' && *end != ']')) {
       size_t n = 0;
       while (i + n < len && n < 20 && !isspace((unsigned char)text[i + n])) n++;
-      st = poot_status_make(POOT_INVALID_ARGUMENT, "'%.*s' at byte %zu of the input is not a "
-                            "token id", (int)n, text + i, i);
+      st = poot_status_make(POOT_INVALID_ARGUMENT,
+                            "'%.*s' at byte %zu of the input is not a "
+                            "token id",
+                            (int)n, text + i, i);
       poot_vec_deinit(&ids);
       poot_free(text);
       return poot_tool_fail(cmd, st);

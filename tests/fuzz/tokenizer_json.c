@@ -26,7 +26,8 @@ static void exercise(const poot_tokenizer *tok, const char *text, size_t len) {
     poot_status_free(poot_tokenizer_decode(tok, ids, n, &d, &sb));
     poot_tokenizer_decoder *dec = NULL;
     if (!poot_status_is_ok(poot_tokenizer_decoder_create(tok, &d, &dec))) dec = NULL;
-    for (size_t i = 0; dec && i < n; i++) poot_status_free(poot_tokenizer_decoder_push(dec, ids[i], &sb));
+    for (size_t i = 0; dec && i < n; i++)
+      poot_status_free(poot_tokenizer_decoder_push(dec, ids[i], &sb));
     if (dec) poot_status_free(poot_tokenizer_decoder_flush(dec, &sb));
     poot_tokenizer_decoder_destroy(dec);
     poot_strbuf_deinit(&sb);
@@ -64,10 +65,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 static void exercise_all(const poot_tokenizer *tok, const uint8_t *data, size_t size) {
   static const char *const texts[] = {
-      "", " ", "Hello world", "  leading\tand\ntrailing  ", "<s>x</s>[CLS]<unk>",
-      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa6\x99 1234567", "\xff\xfe\x80 bad utf8 \xc3",
+      "",
+      " ",
+      "Hello world",
+      "  leading\tand\ntrailing  ",
+      "<s>x</s>[CLS]<unk>",
+      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa6\x99 1234567",
+      "\xff\xfe\x80 bad utf8 \xc3",
   };
-  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) exercise(tok, texts[i], strlen(texts[i]));
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    exercise(tok, texts[i], strlen(texts[i]));
   exercise(tok, (const char *)data, size > 2048 ? 2048 : size);
   /* Every id decodes without trouble. */
   poot_strbuf sb;

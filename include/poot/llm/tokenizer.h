@@ -33,11 +33,11 @@ typedef int32_t poot_token;
 #define POOT_TOKEN_NONE ((poot_token)-1)
 
 typedef enum poot_tokenizer_kind {
-  POOT_TOKENIZER_SPM = 0,    /* SentencePiece BPE by scores (GGUF "llama") */
-  POOT_TOKENIZER_BPE,        /* merge-rank BPE (byte-level or character-level) */
-  POOT_TOKENIZER_UNIGRAM,    /* SentencePiece unigram */
-  POOT_TOKENIZER_WORDPIECE,  /* BERT WordPiece */
-  POOT_TOKENIZER_LLAMA2C,    /* llama2.c's tokenizer.bin */
+  POOT_TOKENIZER_SPM = 0,   /* SentencePiece BPE by scores (GGUF "llama") */
+  POOT_TOKENIZER_BPE,       /* merge-rank BPE (byte-level or character-level) */
+  POOT_TOKENIZER_UNIGRAM,   /* SentencePiece unigram */
+  POOT_TOKENIZER_WORDPIECE, /* BERT WordPiece */
+  POOT_TOKENIZER_LLAMA2C,   /* llama2.c's tokenizer.bin */
   POOT_TOKENIZER_KIND_COUNT
 } poot_tokenizer_kind;
 
@@ -79,8 +79,7 @@ POOT_MUST_USE poot_status poot_tokenizer_load_gguf(const poot_gguf *gguf, poot_t
  * add_bos_token / add_eos_token / bos_token / eos_token. Both are borrowed
  * during the call only. */
 POOT_MUST_USE poot_status poot_tokenizer_load_hf_json(const char *json, size_t json_len,
-                                                      const char *config_json,
-                                                      size_t config_len,
+                                                      const char *config_json, size_t config_len,
                                                       poot_tokenizer **out_tok);
 
 /* Loads a llama2.c tokenizer file held in memory: int32 max_token_length,
@@ -88,8 +87,7 @@ POOT_MUST_USE poot_status poot_tokenizer_load_hf_json(const char *json, size_t j
  * model's vocabulary size, or 0 to read tokens until the end of the data.
  * FORMAT naming the token and offset on truncated or hostile input. */
 POOT_MUST_USE poot_status poot_tokenizer_load_llama2c(const void *data, size_t size,
-                                                      int32_t vocab_size,
-                                                      poot_tokenizer **out_tok);
+                                                      int32_t vocab_size, poot_tokenizer **out_tok);
 
 void poot_tokenizer_destroy(poot_tokenizer *tok); /* NULL-safe */
 
@@ -101,7 +99,7 @@ int32_t poot_tokenizer_vocab_size(const poot_tokenizer *tok);
 /* The stored text of token `id` (borrowed; `*out_len` bytes, NUL-terminated),
  * or NULL when id is out of range. */
 const char *poot_tokenizer_token_text(const poot_tokenizer *tok, poot_token id, size_t *out_len);
-float poot_tokenizer_token_score(const poot_tokenizer *tok, poot_token id); /* 0 if none */
+float poot_tokenizer_token_score(const poot_tokenizer *tok, poot_token id);   /* 0 if none */
 uint32_t poot_tokenizer_token_attr(const poot_tokenizer *tok, poot_token id); /* 0 if none */
 /* The id whose stored text is exactly `text[0..len)`, or POOT_TOKEN_NONE. */
 poot_token poot_tokenizer_find(const poot_tokenizer *tok, const char *text, size_t len);

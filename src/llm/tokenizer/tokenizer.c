@@ -12,8 +12,7 @@
 
 poot_status poot__tok_new(poot_tokenizer_kind kind, int32_t n_tokens, poot_tokenizer **out_tok) {
   *out_tok = NULL;
-  if (n_tokens <= 0)
-    return poot_status_make(POOT_FORMAT, "tokenizer: the vocabulary is empty");
+  if (n_tokens <= 0) return poot_status_make(POOT_FORMAT, "tokenizer: the vocabulary is empty");
   poot_tokenizer *tok = poot_calloc(1, sizeof *tok);
   if (!tok) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
   tok->kind = kind;
@@ -51,7 +50,8 @@ poot_status poot__tok_set(poot_tokenizer *tok, int32_t id, const char *text, siz
     return poot_status_make(POOT_FORMAT, "tokenizer: token %d is too long", (int)id);
   char *copy = poot_arena_strndup(&tok->arena, text, len);
   if (!copy) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
-  tok->tokens[id] = (poot__tok_entry){copy, (uint32_t)len, score, attr ? attr : POOT_TOKEN_ATTR_NORMAL};
+  tok->tokens[id] =
+      (poot__tok_entry){copy, (uint32_t)len, score, attr ? attr : POOT_TOKEN_ATTR_NORMAL};
   return POOT_OK_STATUS;
 }
 
@@ -98,8 +98,8 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
     }
     tok->text_slots[i] = (uint32_t)id + 1;
     if (tok->kind != POOT_TOKENIZER_LLAMA2C && e->len > 0 &&
-        (e->attr & (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED |
-                    POOT_TOKEN_ATTR_UNKNOWN)))
+        (e->attr &
+         (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED | POOT_TOKEN_ATTR_UNKNOWN)))
       n_special++;
   }
   /* Byte tokens. */
@@ -129,8 +129,8 @@ poot_status poot__tok_finish(poot_tokenizer *tok) {
     for (int32_t id = 0; id < tok->n_tokens; id++) {
       const poot__tok_entry *e = &tok->tokens[id];
       if (tok->kind != POOT_TOKENIZER_LLAMA2C && e->len > 0 &&
-          (e->attr & (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED |
-                      POOT_TOKEN_ATTR_UNKNOWN)))
+          (e->attr &
+           (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED | POOT_TOKEN_ATTR_UNKNOWN)))
         tok->specials[tok->n_specials++] = (poot__special){
             id, (e->attr & (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_UNKNOWN)) != 0};
     }
@@ -224,9 +224,9 @@ poot_status poot__tok_compile_regex(const char *pattern, size_t len, pcre2_code 
   *out_re = NULL;
   int err = 0;
   PCRE2_SIZE erroff = 0;
-  pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len,
-                                 PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &erroff,
-                                 NULL);
+  pcre2_code *re =
+      pcre2_compile((PCRE2_SPTR)pattern, len, PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err,
+                    &erroff, NULL);
   if (!re) {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(err, msg, sizeof msg);
@@ -276,20 +276,30 @@ void poot_tokenizer_destroy(poot_tokenizer *tok) {
 
 /* -------------------------------------------------------------- vocabulary */
 
-poot_tokenizer_kind poot_tokenizer_get_kind(const poot_tokenizer *tok) { return tok->kind; }
+poot_tokenizer_kind poot_tokenizer_get_kind(const poot_tokenizer *tok) {
+  return tok->kind;
+}
 
 const char *poot_tokenizer_kind_name(poot_tokenizer_kind kind) {
   switch (kind) {
-  case POOT_TOKENIZER_SPM: return "spm";
-  case POOT_TOKENIZER_BPE: return "bpe";
-  case POOT_TOKENIZER_UNIGRAM: return "unigram";
-  case POOT_TOKENIZER_WORDPIECE: return "wordpiece";
-  case POOT_TOKENIZER_LLAMA2C: return "llama2c";
-  default: return "?";
+    case POOT_TOKENIZER_SPM:
+      return "spm";
+    case POOT_TOKENIZER_BPE:
+      return "bpe";
+    case POOT_TOKENIZER_UNIGRAM:
+      return "unigram";
+    case POOT_TOKENIZER_WORDPIECE:
+      return "wordpiece";
+    case POOT_TOKENIZER_LLAMA2C:
+      return "llama2c";
+    default:
+      return "?";
   }
 }
 
-int32_t poot_tokenizer_vocab_size(const poot_tokenizer *tok) { return tok->n_tokens; }
+int32_t poot_tokenizer_vocab_size(const poot_tokenizer *tok) {
+  return tok->n_tokens;
+}
 
 const char *poot_tokenizer_token_text(const poot_tokenizer *tok, poot_token id, size_t *out_len) {
   if (out_len) *out_len = 0;
@@ -311,9 +321,8 @@ poot_token poot_tokenizer_find(const poot_tokenizer *tok, const char *text, size
 }
 
 poot_tokenizer_specials poot_tokenizer_get_specials(const poot_tokenizer *tok) {
-  poot_tokenizer_specials s = {tok->bos, tok->eos,     tok->unk,     tok->sep,
-                               tok->pad, tok->eot,     tok->add_bos, tok->add_eos,
-                               tok->add_sep};
+  poot_tokenizer_specials s = {tok->bos, tok->eos,     tok->unk,     tok->sep,    tok->pad,
+                               tok->eot, tok->add_bos, tok->add_eos, tok->add_sep};
   return s;
 }
 
@@ -323,8 +332,16 @@ bool poot_tokenizer_is_end_of_generation(const poot_tokenizer *tok, poot_token i
   const poot__tok_entry *e = &tok->tokens[id];
   if (!(e->attr & POOT_TOKEN_ATTR_CONTROL)) return false;
   static const char *const k_eog[] = {
-      "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
-      "<EOT>", "_<EOT>", "<|end_of_text|>", "<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
+      "<|eot_id|>",
+      "<|im_end|>",
+      "<|end|>",
+      "<end_of_turn>",
+      "<|endoftext|>",
+      "<|eom_id|>",
+      "<EOT>",
+      "_<EOT>",
+      "<|end_of_text|>",
+      "<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
       "<end_of_utterance>"};
   for (size_t i = 0; i < sizeof k_eog / sizeof k_eog[0]; i++)
     if (strlen(k_eog[i]) == e->len && memcmp(k_eog[i], e->text, e->len) == 0) return true;
@@ -429,7 +446,9 @@ typedef struct encode_ctx {
   word_cache cache;
 } encode_ctx;
 
-static poot_status push_id(poot_vec *out, poot_token id) { return poot_vec_push(out, &id); }
+static poot_status push_id(poot_vec *out, poot_token id) {
+  return poot_vec_push(out, &id);
+}
 
 /* The model on one word (BPE, or SentencePiece on a word-sized chunk),
  * through the word cache. */
@@ -469,30 +488,37 @@ static poot_status encode_fragment(encode_ctx *c, const char *s, size_t n, bool 
     size_t pn = pc[i].len;
     if (pn == 0) continue;
     switch (tok->kind) {
-    case POOT_TOKENIZER_SPM:
-      for (size_t k = 0; k < pn;) {
-        size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
-        POOT_TRY(tok->chunk_marker ? cached_word(c, p + k, cl)
-                                   : poot__model_spm(tok, p + k, cl, c->out));
-        k += cl;
-      }
-      break;
-    case POOT_TOKENIZER_BPE:
-      for (size_t k = 0; k < pn;) {
-        size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
-        POOT_TRY(cached_word(c, p + k, cl));
-        k += cl;
-      }
-      break;
-    case POOT_TOKENIZER_UNIGRAM: POOT_TRY(poot__model_unigram(tok, p, pn, c->out)); break;
-    case POOT_TOKENIZER_WORDPIECE: POOT_TRY(poot__model_wordpiece(tok, p, pn, c->out)); break;
-    default: return poot_status_make(POOT_INTERNAL, "tokenizer: unknown kind %d", (int)tok->kind);
+      case POOT_TOKENIZER_SPM:
+        for (size_t k = 0; k < pn;) {
+          size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
+          POOT_TRY(tok->chunk_marker ? cached_word(c, p + k, cl)
+                                     : poot__model_spm(tok, p + k, cl, c->out));
+          k += cl;
+        }
+        break;
+      case POOT_TOKENIZER_BPE:
+        for (size_t k = 0; k < pn;) {
+          size_t cl = poot__tok_chunk_len(tok, p + k, pn - k);
+          POOT_TRY(cached_word(c, p + k, cl));
+          k += cl;
+        }
+        break;
+      case POOT_TOKENIZER_UNIGRAM:
+        POOT_TRY(poot__model_unigram(tok, p, pn, c->out));
+        break;
+      case POOT_TOKENIZER_WORDPIECE:
+        POOT_TRY(poot__model_wordpiece(tok, p, pn, c->out));
+        break;
+      default:
+        return poot_status_make(POOT_INTERNAL, "tokenizer: unknown kind %d", (int)tok->kind);
     }
   }
   return POOT_OK_STATUS;
 }
 
-static bool is_space_byte(char ch) { return isspace((unsigned char)ch) != 0; }
+static bool is_space_byte(char ch) {
+  return isspace((unsigned char)ch) != 0;
+}
 
 /* Splits out added tokens (leftmost, longest first) and encodes the text
  * between them. */
@@ -537,8 +563,7 @@ poot_status poot_tokenizer_encode(const poot_tokenizer *tok, const char *text, s
   *out_count = 0;
   if (!tok || (!text && len))
     return poot_status_make(POOT_INVALID_ARGUMENT, "tokenizer: encode needs a tokenizer and text");
-  poot_tokenizer_encode_options opts =
-      options ? *options : poot_tokenizer_encode_options_default();
+  poot_tokenizer_encode_options opts = options ? *options : poot_tokenizer_encode_options_default();
   poot_vec out;
   poot_vec_init(&out, sizeof(poot_token));
   encode_ctx c = {.tok = tok, .out = &out};

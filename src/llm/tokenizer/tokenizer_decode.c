@@ -56,8 +56,10 @@ poot_status poot_tokenizer_token_to_piece(const poot_tokenizer *tok, poot_token 
       size_t l;
       uint32_t cp = poot__utf8_decode(u + i, e->len - i, &l);
       int b = cp == POOT__UTF8_INVALID ? -1 : poot__char_to_byte(cp);
-      if (b >= 0) poot_strbuf_putc(out, (char)b);
-      else poot_strbuf_append(out, e->text + i, l);
+      if (b >= 0)
+        poot_strbuf_putc(out, (char)b);
+      else
+        poot_strbuf_append(out, e->text + i, l);
       i += l;
     }
   } else { /* SentencePiece space escape */
@@ -113,8 +115,7 @@ static poot_status decode_one(poot_tokenizer_decoder *d, poot_token id, poot_str
 }
 
 poot_status poot_tokenizer_decode(const poot_tokenizer *tok, const poot_token *ids, size_t count,
-                                  const poot_tokenizer_decode_options *options,
-                                  poot_strbuf *out) {
+                                  const poot_tokenizer_decode_options *options, poot_strbuf *out) {
   if (!tok || (!ids && count))
     return poot_status_make(POOT_INVALID_ARGUMENT, "tokenizer: decode needs a tokenizer and ids");
   poot_tokenizer_decoder d = {.tok = tok};
@@ -178,7 +179,9 @@ poot_status poot_tokenizer_decoder_flush(poot_tokenizer_decoder *d, poot_strbuf 
   return poot_strbuf_status(out);
 }
 
-size_t poot_tokenizer_decoder_pending(const poot_tokenizer_decoder *d) { return d->n_pending; }
+size_t poot_tokenizer_decoder_pending(const poot_tokenizer_decoder *d) {
+  return d->n_pending;
+}
 
 void poot_tokenizer_decoder_destroy(poot_tokenizer_decoder *d) {
   if (!d) return;

@@ -41,7 +41,7 @@ typedef struct poot__norm_op {
 } poot__norm_op;
 
 typedef enum poot__pre_type {
-  POOT__PRE_SPLIT = 0, /* regex, matches and gaps both kept (HF "Isolated") */
+  POOT__PRE_SPLIT = 0,  /* regex, matches and gaps both kept (HF "Isolated") */
   POOT__PRE_BYTE_LEVEL, /* maps bytes to GPT-2's byte characters (+ optional regex) */
   POOT__PRE_METASPACE,  /* ' ' → U+2581, optional prefix, optional split before U+2581 */
   POOT__PRE_BERT,       /* split on whitespace, isolate punctuation */
@@ -53,7 +53,7 @@ enum { POOT__PREPEND_ALWAYS = 0, POOT__PREPEND_FIRST, POOT__PREPEND_NEVER };
 
 typedef struct poot__pre_op {
   poot__pre_type type;
-  pcre2_code *re;     /* SPLIT, BYTE_LEVEL with use_regex (owned) */
+  pcre2_code *re;        /* SPLIT, BYTE_LEVEL with use_regex (owned) */
   bool add_prefix_space; /* BYTE_LEVEL */
   int prepend_scheme;    /* METASPACE */
   bool split;            /* METASPACE */
@@ -85,12 +85,12 @@ struct poot_tokenizer {
   size_t n_norm, n_pre;
   poot__norm_op norm[POOT__MAX_OPS];
   poot__pre_op pre[POOT__MAX_OPS];
-  bool byte_level;      /* pieces are mapped through GPT-2's byte characters */
-  bool byte_fallback;   /* unknown characters become <0xXX> tokens */
-  bool ignore_merges;   /* BPE: a piece that is a whole token is taken as is */
+  bool byte_level;    /* pieces are mapped through GPT-2's byte characters */
+  bool byte_fallback; /* unknown characters become <0xXX> tokens */
+  bool ignore_merges; /* BPE: a piece that is a whole token is taken as is */
   bool fuse_unk;
-  bool llama2c_prefix;  /* llama2.c: the dummy prefix and strip-after-BOS */
-  bool wp_phantom;      /* WordPiece vocabulary in llama.cpp's U+2581 form */
+  bool llama2c_prefix;   /* llama2.c: the dummy prefix and strip-after-BOS */
+  bool wp_phantom;       /* WordPiece vocabulary in llama.cpp's U+2581 form */
   uint32_t wp_max_chars; /* WordPiece max_input_chars_per_word */
   float unigram_unk_score;
 
@@ -100,7 +100,7 @@ struct poot_tokenizer {
   size_t n_specials;
   uint32_t special_first[257];
 
-  poot_token byte_tokens[256];    /* <0xXX> (or the byte-level character) per byte */
+  poot_token byte_tokens[256]; /* <0xXX> (or the byte-level character) per byte */
   poot_token bos, eos, unk, sep, pad, eot;
   bool add_bos, add_eos, add_sep;
   bool strip_prefix_space; /* decoding removes the encoder's leading space */
@@ -175,8 +175,8 @@ POOT_MUST_USE poot_status poot__model_bpe(const poot_tokenizer *tok, const char 
                                           poot_vec *out);
 POOT_MUST_USE poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t n,
                                               poot_vec *out);
-POOT_MUST_USE poot_status poot__model_wordpiece(const poot_tokenizer *tok, const char *s,
-                                                size_t n, poot_vec *out);
+POOT_MUST_USE poot_status poot__model_wordpiece(const poot_tokenizer *tok, const char *s, size_t n,
+                                                poot_vec *out);
 POOT_MUST_USE poot_status poot__model_llama2c(const poot_tokenizer *tok, const char *s, size_t n,
                                               poot_vec *out);
 

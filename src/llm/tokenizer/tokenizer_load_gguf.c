@@ -23,7 +23,8 @@ static const char k_gpt2_no_tail[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)";
 static const char k_tekken_regex[] =
     "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
-    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}|"
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{"
+    "N}|"
     " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 static const char k_bloom_regex[] =
     " ?[^(\\s|.,!?\xe2\x80\xa6\xe3\x80\x82\xef\xbc\x8c\xe3\x80\x81\xe0\xa5\xa4\xdb\x94\xd8\x8c)]+";
@@ -31,7 +32,8 @@ static const char k_bailing_regex[] =
     "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*|"
     "\\s*[\\r\\n]|\\s+(?!\\S)|\\s+";
 static const char k_seed_coder_regex[] =
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|"
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| "
+    "?[^\\s\\p{L}\\p{N}\\r\\n]+|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 /* DeepSeek's letter class, as its tokenizer.json spells it. */
 static const char k_deepseek_letters[] =
@@ -59,15 +61,16 @@ static const char k_deepseek_letters[] =
 static const char k_cjk_hangul[] =
     "[\xe4\xb8\x80-\xe9\xbe\xa5\xe0\xa0\x80-\xe4\xb8\x80\xea\xb0\x80-\xed\x9f\xbf]+";
 static const char k_deepseek3_main[] =
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
+    "[!\"#$%&'()*+,\\-./"
+    ":;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
     " ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
 static const char *const k_pre_llama3[] = {k_llama3_regex, NULL};
 static const char *const k_pre_qwen2[] = {k_qwen2_regex, NULL};
 static const char *const k_pre_gpt2[] = {poot__tok_gpt2_regex, NULL};
 static const char *const k_pre_gpt4o[] = {k_gpt4o_regex, NULL};
-static const char *const k_pre_default[] = {"[\\p{P}\\$\\+<=>\\^~\\|]+", k_gpt2_no_tail,
-                                            "\\p{N}+", "[0-9][0-9][0-9]", NULL};
+static const char *const k_pre_default[] = {"[\\p{P}\\$\\+<=>\\^~\\|]+", k_gpt2_no_tail, "\\p{N}+",
+                                            "[0-9][0-9][0-9]", NULL};
 static const char *const k_pre_falcon[] = {"[\\p{P}\\$\\+<=>\\^~\\|`]+", k_gpt2_no_tail,
                                            "[0-9][0-9][0-9]", NULL};
 static const char *const k_pre_starcoder[] = {"\\p{N}", k_gpt2_no_tail, NULL};
@@ -76,59 +79,99 @@ static const char *const k_pre_bloom[] = {k_bloom_regex, NULL};
 static const char *const k_pre_viking[] = {k_bloom_regex, "\\p{N}", NULL};
 static const char *const k_pre_bailing[] = {k_bailing_regex, NULL};
 static const char *const k_pre_seed_coder[] = {k_seed_coder_regex, NULL};
-static const char *const k_pre_deepseek_llm[] = {"[\\r\\n]", k_deepseek_letters,
-                                                 "\\s?[!-/:-~\xef\xbc\x81-\xef\xbc\x8f\xef\xbc\x9a-"
-                                                 "\xef\xbd\x9e\xe2\x80\x98-\xe2\x80\x9f\xe3\x80\x80-"
-                                                 "\xe3\x80\x82]+",
-                                                 "\\s+$", k_cjk_hangul, "\\p{N}+", NULL};
-static const char *const k_pre_deepseek_coder[] = {"[\\r\\n]", "\\s?\\p{L}+", "\\s?\\p{P}+",
-                                                   k_cjk_hangul, "\\p{N}", NULL};
+static const char *const k_pre_deepseek_llm[] = {
+    "[\\r\\n]",
+    k_deepseek_letters,
+    "\\s?[!-/:-~\xef\xbc\x81-\xef\xbc\x8f\xef\xbc\x9a-"
+    "\xef\xbd\x9e\xe2\x80\x98-\xe2\x80\x9f\xe3\x80\x80-"
+    "\xe3\x80\x82]+",
+    "\\s+$",
+    k_cjk_hangul,
+    "\\p{N}+",
+    NULL};
+static const char *const k_pre_deepseek_coder[] = {"[\\r\\n]",   "\\s?\\p{L}+", "\\s?\\p{P}+",
+                                                   k_cjk_hangul, "\\p{N}",      NULL};
 static const char *const k_pre_deepseek3[] = {
     "\\p{N}{1,3}", "[\xe4\xb8\x80-\xe9\xbe\xa5\xe3\x81\x80-\xe3\x82\x9f\xe3\x82\xa0-\xe3\x83\xbf]+",
     k_deepseek3_main, NULL};
-static const char *const k_pre_chameleon[] = {
-    "<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", "\\p{N}",
-    "[\\p{P}!-/:-@\\[-`{-~]", k_gpt2_no_tail, NULL};
+static const char *const k_pre_chameleon[] = {"<sentinel:[0-9]+>",
+                                              "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z",
+                                              "([\\t\\n]|    |  )",
+                                              "\\p{N}",
+                                              "[\\p{P}!-/:-@\\[-`{-~]",
+                                              k_gpt2_no_tail,
+                                              NULL};
 
-enum { IGN = POOT__PRE_IGNORE_MERGES, SEP = POOT__PRE_ADD_SEP, NOBOS = POOT__PRE_NO_BOS,
-       BOS = POOT__PRE_ADD_BOS };
+enum {
+  IGN = POOT__PRE_IGNORE_MERGES,
+  SEP = POOT__PRE_ADD_SEP,
+  NOBOS = POOT__PRE_NO_BOS,
+  BOS = POOT__PRE_ADD_BOS
+};
 
 static const poot__pre_entry k_pre_table[] = {
     {"default", k_pre_default, 0},
-    {"llama3", k_pre_llama3, IGN},         {"llama-v3", k_pre_llama3, IGN},
-    {"llama-bpe", k_pre_llama3, IGN},      {"falcon3", k_pre_llama3, IGN},
-    {"falcon-h1", k_pre_llama3, IGN},      {"pixtral", k_pre_llama3, IGN},
-    {"midm-2.0", k_pre_llama3, IGN},       {"lfm2", k_pre_llama3, IGN},
-    {"dbrx", k_pre_llama3, 0},             {"smaug-bpe", k_pre_llama3, 0},
-    {"glm4", k_pre_llama3, NOBOS},         {"chatglm-bpe", k_pre_llama3, NOBOS},
-    {"qwen2", k_pre_qwen2, 0},             {"deepseek-r1-qwen", k_pre_qwen2, 0},
-    {"kormo", k_pre_qwen2, 0},             {"megrez", k_pre_qwen2, 0},
-    {"stablelm2", k_pre_qwen2, 0},         {"hunyuan", k_pre_qwen2, 0},
+    {"llama3", k_pre_llama3, IGN},
+    {"llama-v3", k_pre_llama3, IGN},
+    {"llama-bpe", k_pre_llama3, IGN},
+    {"falcon3", k_pre_llama3, IGN},
+    {"falcon-h1", k_pre_llama3, IGN},
+    {"pixtral", k_pre_llama3, IGN},
+    {"midm-2.0", k_pre_llama3, IGN},
+    {"lfm2", k_pre_llama3, IGN},
+    {"dbrx", k_pre_llama3, 0},
+    {"smaug-bpe", k_pre_llama3, 0},
+    {"glm4", k_pre_llama3, NOBOS},
+    {"chatglm-bpe", k_pre_llama3, NOBOS},
+    {"qwen2", k_pre_qwen2, 0},
+    {"deepseek-r1-qwen", k_pre_qwen2, 0},
+    {"kormo", k_pre_qwen2, 0},
+    {"megrez", k_pre_qwen2, 0},
+    {"stablelm2", k_pre_qwen2, 0},
+    {"hunyuan", k_pre_qwen2, 0},
     {"grok-2", k_pre_qwen2, 0},
-    {"gpt-2", k_pre_gpt2, 0},              {"phi-2", k_pre_gpt2, 0},
-    {"jina-es", k_pre_gpt2, 0},            {"jina-de", k_pre_gpt2, 0},
-    {"gigachat", k_pre_gpt2, 0},           {"jina-v2-es", k_pre_gpt2, 0},
-    {"jina-v2-de", k_pre_gpt2, 0},         {"a.x-4.0", k_pre_gpt2, 0},
-    {"mellum", k_pre_gpt2, 0},             {"mpt", k_pre_gpt2, 0},
-    {"olmo", k_pre_gpt2, 0},               {"jais", k_pre_gpt2, 0},
-    {"trillion", k_pre_gpt2, 0},           {"granite-docling", k_pre_gpt2, 0},
+    {"gpt-2", k_pre_gpt2, 0},
+    {"phi-2", k_pre_gpt2, 0},
+    {"jina-es", k_pre_gpt2, 0},
+    {"jina-de", k_pre_gpt2, 0},
+    {"gigachat", k_pre_gpt2, 0},
+    {"jina-v2-es", k_pre_gpt2, 0},
+    {"jina-v2-de", k_pre_gpt2, 0},
+    {"a.x-4.0", k_pre_gpt2, 0},
+    {"mellum", k_pre_gpt2, 0},
+    {"mpt", k_pre_gpt2, 0},
+    {"olmo", k_pre_gpt2, 0},
+    {"jais", k_pre_gpt2, 0},
+    {"trillion", k_pre_gpt2, 0},
+    {"granite-docling", k_pre_gpt2, 0},
     {"exaone4", k_pre_gpt2, 0},
-    {"jina-v1-en", k_pre_gpt2, SEP},       {"jina-v2-code", k_pre_gpt2, SEP},
+    {"jina-v1-en", k_pre_gpt2, SEP},
+    {"jina-v2-code", k_pre_gpt2, SEP},
     {"roberta-bpe", k_pre_gpt2, SEP},
-    {"gpt-4o", k_pre_gpt4o, 0},            {"llama4", k_pre_gpt4o, 0},
+    {"gpt-4o", k_pre_gpt4o, 0},
+    {"llama4", k_pre_gpt4o, 0},
     {"minimax-m2", k_pre_gpt4o, 0},
     {"falcon", k_pre_falcon, 0},
-    {"starcoder", k_pre_starcoder, 0},     {"refact", k_pre_starcoder, 0},
-    {"command-r", k_pre_starcoder, 0},     {"smollm", k_pre_starcoder, 0},
-    {"codeshell", k_pre_starcoder, 0},     {"exaone", k_pre_starcoder, 0},
+    {"starcoder", k_pre_starcoder, 0},
+    {"refact", k_pre_starcoder, 0},
+    {"command-r", k_pre_starcoder, 0},
+    {"smollm", k_pre_starcoder, 0},
+    {"codeshell", k_pre_starcoder, 0},
+    {"exaone", k_pre_starcoder, 0},
     {"minerva-7b", k_pre_starcoder, 0},
     {"tekken", k_pre_tekken, IGN},
-    {"poro-chat", k_pre_bloom, 0},         {"bloom", k_pre_bloom, 0},
-    {"gpt3-finnish", k_pre_bloom, 0},      {"viking", k_pre_viking, 0},
-    {"bailingmoe", k_pre_bailing, 0},      {"bailingmoe2", k_pre_bailing, 0},
-    {"llada-moe", k_pre_bailing, 0},       {"seed-coder", k_pre_seed_coder, 0},
-    {"deepseek-llm", k_pre_deepseek_llm, 0}, {"deepseek-coder", k_pre_deepseek_coder, 0},
-    {"deepseek-v3", k_pre_deepseek3, 0},   {"hunyuan-dense", k_pre_deepseek3, 0},
+    {"poro-chat", k_pre_bloom, 0},
+    {"bloom", k_pre_bloom, 0},
+    {"gpt3-finnish", k_pre_bloom, 0},
+    {"viking", k_pre_viking, 0},
+    {"bailingmoe", k_pre_bailing, 0},
+    {"bailingmoe2", k_pre_bailing, 0},
+    {"llada-moe", k_pre_bailing, 0},
+    {"seed-coder", k_pre_seed_coder, 0},
+    {"deepseek-llm", k_pre_deepseek_llm, 0},
+    {"deepseek-coder", k_pre_deepseek_coder, 0},
+    {"deepseek-v3", k_pre_deepseek3, 0},
+    {"hunyuan-dense", k_pre_deepseek3, 0},
     {"chameleon", k_pre_chameleon, BOS},
 };
 
@@ -168,9 +211,12 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
   size_t model_len;
   POOT_TRY(poot_gguf_get_string(g, "tokenizer.ggml.model", &model, &model_len));
   poot_tokenizer_kind kind;
-  if (str_is(model, model_len, "llama")) kind = POOT_TOKENIZER_SPM;
-  else if (str_is(model, model_len, "gpt2")) kind = POOT_TOKENIZER_BPE;
-  else if (str_is(model, model_len, "bert")) kind = POOT_TOKENIZER_WORDPIECE;
+  if (str_is(model, model_len, "llama"))
+    kind = POOT_TOKENIZER_SPM;
+  else if (str_is(model, model_len, "gpt2"))
+    kind = POOT_TOKENIZER_BPE;
+  else if (str_is(model, model_len, "bert"))
+    kind = POOT_TOKENIZER_WORDPIECE;
   else
     return poot_status_make(POOT_UNSUPPORTED,
                             "tokenizer: tokenizer.ggml.model '%.*s' is not supported (poot reads "
@@ -185,7 +231,8 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
   if (poot_gguf_find(g, "tokenizer.ggml.scores"))
     POOT_TRY(poot_gguf_get_array(g, "tokenizer.ggml.scores", POOT_GGUF_VALUE_TYPE_COUNT, &scores));
   if (poot_gguf_find(g, "tokenizer.ggml.token_type"))
-    POOT_TRY(poot_gguf_get_array(g, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_TYPE_COUNT, &types));
+    POOT_TRY(
+        poot_gguf_get_array(g, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_TYPE_COUNT, &types));
   if (scores && poot_gguf_array_len(scores) != n)
     return poot_status_make(POOT_FORMAT, "tokenizer: %llu scores for %llu tokens",
                             (unsigned long long)poot_gguf_array_len(scores), (unsigned long long)n);
@@ -207,12 +254,24 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
     if (st) break;
     uint32_t attr;
     switch (type) {
-    case 2: attr = POOT_TOKEN_ATTR_UNKNOWN; break;
-    case 3: attr = POOT_TOKEN_ATTR_CONTROL; break;
-    case 4: attr = POOT_TOKEN_ATTR_USER_DEFINED; break;
-    case 5: attr = POOT_TOKEN_ATTR_UNUSED; break;
-    case 6: attr = POOT_TOKEN_ATTR_BYTE; break;
-    default: attr = POOT_TOKEN_ATTR_NORMAL; break;
+      case 2:
+        attr = POOT_TOKEN_ATTR_UNKNOWN;
+        break;
+      case 3:
+        attr = POOT_TOKEN_ATTR_CONTROL;
+        break;
+      case 4:
+        attr = POOT_TOKEN_ATTR_USER_DEFINED;
+        break;
+      case 5:
+        attr = POOT_TOKEN_ATTR_UNUSED;
+        break;
+      case 6:
+        attr = POOT_TOKEN_ATTR_BYTE;
+        break;
+      default:
+        attr = POOT_TOKEN_ATTR_NORMAL;
+        break;
     }
     st = poot__tok_set(tok, (int32_t)i, text, len, score, attr);
   }
@@ -221,18 +280,18 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
   /* llama.cpp's defaults per kind, then the metadata. */
   bool add_space_prefix = false;
   switch (kind) {
-  case POOT_TOKENIZER_SPM:
-    tok->bos = 1, tok->eos = 2, tok->unk = 0;
-    tok->add_bos = true;
-    add_space_prefix = true;
-    break;
-  case POOT_TOKENIZER_WORDPIECE:
-    tok->bos = 101, tok->unk = 100, tok->sep = 102, tok->pad = 0;
-    tok->add_bos = tok->add_sep = true;
-    break;
-  default:
-    tok->byte_level = true;
-    break;
+    case POOT_TOKENIZER_SPM:
+      tok->bos = 1, tok->eos = 2, tok->unk = 0;
+      tok->add_bos = true;
+      add_space_prefix = true;
+      break;
+    case POOT_TOKENIZER_WORDPIECE:
+      tok->bos = 101, tok->unk = 100, tok->sep = 102, tok->pad = 0;
+      tok->add_bos = tok->add_sep = true;
+      break;
+    default:
+      tok->byte_level = true;
+      break;
   }
   if ((st = opt_id(g, "tokenizer.ggml.cls_token_id", tok->n_tokens, &tok->bos))) goto fail;
   if ((st = opt_id(g, "tokenizer.ggml.bos_token_id", tok->n_tokens, &tok->bos))) goto fail;
@@ -304,8 +363,8 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
     if (strstr(lower, "phi-3") || strstr(lower, "phi3")) {
       for (int32_t i = 0; i < tok->n_tokens; i++) {
         poot__tok_entry *e = &tok->tokens[i];
-        if (e->attr & (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED |
-                       POOT_TOKEN_ATTR_UNKNOWN))
+        if (e->attr &
+            (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED | POOT_TOKEN_ATTR_UNKNOWN))
           e->attr |= POOT_TOKEN_ATTR_RSTRIP;
         if (!strcmp(e->text, "<unk>") || !strcmp(e->text, "<s>") ||
             !strcmp(e->text, "<|endoftext|>"))

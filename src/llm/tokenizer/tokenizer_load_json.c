@@ -51,10 +51,14 @@ static poot_status add_norm(poot_tokenizer *tok, const poot_json *n) {
     return POOT_OK_STATUS;
   }
   poot__norm_op *op;
-  if (jstr_is(type, "NFC")) op = poot__tok_add_norm(tok, POOT__NORM_NFC);
-  else if (jstr_is(type, "NFD")) op = poot__tok_add_norm(tok, POOT__NORM_NFD);
-  else if (jstr_is(type, "Lowercase")) op = poot__tok_add_norm(tok, POOT__NORM_LOWERCASE);
-  else if (jstr_is(type, "StripAccents")) op = poot__tok_add_norm(tok, POOT__NORM_STRIP_ACCENTS);
+  if (jstr_is(type, "NFC"))
+    op = poot__tok_add_norm(tok, POOT__NORM_NFC);
+  else if (jstr_is(type, "NFD"))
+    op = poot__tok_add_norm(tok, POOT__NORM_NFD);
+  else if (jstr_is(type, "Lowercase"))
+    op = poot__tok_add_norm(tok, POOT__NORM_LOWERCASE);
+  else if (jstr_is(type, "StripAccents"))
+    op = poot__tok_add_norm(tok, POOT__NORM_STRIP_ACCENTS);
   else if (jstr_is(type, "Prepend")) {
     const poot_json *p = jget(n, "prepend");
     if (!p || p->type != POOT_JSON_STRING) return unsupported("normalizer", type);
@@ -124,7 +128,8 @@ static poot_status add_pre(poot_tokenizer *tok, const poot_json *p) {
     if (op->add_prefix_space && !first)
       return unsupported("ByteLevel pre-tokenizer with add_prefix_space after another step", NULL);
     if (jbool(p, "use_regex", true))
-      POOT_TRY(poot__tok_compile_regex(poot__tok_gpt2_regex, strlen(poot__tok_gpt2_regex), &op->re));
+      POOT_TRY(
+          poot__tok_compile_regex(poot__tok_gpt2_regex, strlen(poot__tok_gpt2_regex), &op->re));
     tok->byte_level = true;
   } else if (jstr_is(type, "Metaspace")) {
     const poot_json *r = jget(p, "replacement");
@@ -133,11 +138,15 @@ static poot_status add_pre(poot_tokenizer *tok, const poot_json *p) {
     op = poot__tok_add_pre(tok, POOT__PRE_METASPACE);
     if (!op) goto full;
     const poot_json *scheme = jget(p, "prepend_scheme");
-    if (jstr_is(scheme, "first")) op->prepend_scheme = POOT__PREPEND_FIRST;
-    else if (jstr_is(scheme, "never")) op->prepend_scheme = POOT__PREPEND_NEVER;
-    else if (scheme) op->prepend_scheme = POOT__PREPEND_ALWAYS;
-    else op->prepend_scheme = jbool(p, "add_prefix_space", true) ? POOT__PREPEND_ALWAYS
-                                                                 : POOT__PREPEND_NEVER;
+    if (jstr_is(scheme, "first"))
+      op->prepend_scheme = POOT__PREPEND_FIRST;
+    else if (jstr_is(scheme, "never"))
+      op->prepend_scheme = POOT__PREPEND_NEVER;
+    else if (scheme)
+      op->prepend_scheme = POOT__PREPEND_ALWAYS;
+    else
+      op->prepend_scheme =
+          jbool(p, "add_prefix_space", true) ? POOT__PREPEND_ALWAYS : POOT__PREPEND_NEVER;
     op->split = jbool(p, "split", true);
     if (op->prepend_scheme != POOT__PREPEND_NEVER) tok->strip_prefix_space = true;
   } else if (jstr_is(type, "BertPreTokenizer")) {
@@ -183,8 +192,10 @@ static poot_status apply_post(poot_tokenizer *tok, const poot_json *post, const 
       if (last && single->len > 1) {
         poot_token id = id_of_json_token(tok, jget(last, "id"));
         if (id != POOT_TOKEN_NONE) {
-          if (tok->kind == POOT_TOKENIZER_WORDPIECE) tok->sep = id, tok->add_sep = true;
-          else tok->eos = id, tok->add_eos = true;
+          if (tok->kind == POOT_TOKENIZER_WORDPIECE)
+            tok->sep = id, tok->add_sep = true;
+          else
+            tok->eos = id, tok->add_eos = true;
         }
       }
     }
@@ -197,8 +208,10 @@ static poot_status apply_post(poot_tokenizer *tok, const poot_json *post, const 
     if (sep && sep->type == POOT_JSON_ARRAY && sep->len == 2) {
       int64_t id = jid(sep->items[1]);
       if (id >= 0 && id < tok->n_tokens) {
-        if (tok->kind == POOT_TOKENIZER_WORDPIECE) tok->sep = (poot_token)id, tok->add_sep = true;
-        else tok->eos = (poot_token)id, tok->add_eos = true;
+        if (tok->kind == POOT_TOKENIZER_WORDPIECE)
+          tok->sep = (poot_token)id, tok->add_sep = true;
+        else
+          tok->eos = (poot_token)id, tok->add_eos = true;
       }
     }
   }
@@ -234,11 +247,14 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
   const poot_json *type = jget(model, "type"), *vocab = jget(model, "vocab");
   const poot_json *merges = jget(model, "merges");
   poot_tokenizer_kind kind;
-  if (jstr_is(type, "BPE") || (!type && merges)) kind = POOT_TOKENIZER_BPE;
+  if (jstr_is(type, "BPE") || (!type && merges))
+    kind = POOT_TOKENIZER_BPE;
   else if (jstr_is(type, "Unigram") || (!type && vocab && vocab->type == POOT_JSON_ARRAY))
     kind = POOT_TOKENIZER_UNIGRAM;
-  else if (jstr_is(type, "WordPiece") || (!type && vocab)) kind = POOT_TOKENIZER_WORDPIECE;
-  else return unsupported("model type", type);
+  else if (jstr_is(type, "WordPiece") || (!type && vocab))
+    kind = POOT_TOKENIZER_WORDPIECE;
+  else
+    return unsupported("model type", type);
   if (!vocab || (kind == POOT_TOKENIZER_UNIGRAM ? vocab->type != POOT_JSON_ARRAY
                                                 : vocab->type != POOT_JSON_OBJECT))
     return poot_status_make(POOT_FORMAT, "tokenizer.json: model.vocab has the wrong shape");
@@ -252,7 +268,8 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
   } else {
     for (size_t i = 0; i < vocab->len; i++) {
       int64_t id = jid(vocab->items[i]);
-      if (id < 0) return poot_status_make(POOT_FORMAT, "tokenizer.json: vocab entry %zu has a bad id", i);
+      if (id < 0)
+        return poot_status_make(POOT_FORMAT, "tokenizer.json: vocab entry %zu has a bad id", i);
       if (id + 1 > n) n = id + 1;
     }
   }
@@ -264,8 +281,10 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
     if (id + 1 > n) n = id + 1;
   }
   if (n <= 0 || n > (int64_t)vocab->len + (added ? (int64_t)added->len : 0) + 1024)
-    return poot_status_make(POOT_FORMAT, "tokenizer.json: the ids span %lld tokens for %zu "
-                                         "entries", (long long)n, vocab->len);
+    return poot_status_make(POOT_FORMAT,
+                            "tokenizer.json: the ids span %lld tokens for %zu "
+                            "entries",
+                            (long long)n, vocab->len);
 
   poot_tokenizer *tok;
   POOT_TRY(poot__tok_new(kind, (int32_t)n, &tok));
@@ -291,8 +310,8 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
   for (size_t i = 0; added && i < added->len && !st; i++) {
     const poot_json *a = added->items[i];
     const poot_json *c = jget(a, "content");
-    uint32_t attr = jbool(a, "special", false) ? POOT_TOKEN_ATTR_CONTROL
-                                               : POOT_TOKEN_ATTR_USER_DEFINED;
+    uint32_t attr =
+        jbool(a, "special", false) ? POOT_TOKEN_ATTR_CONTROL : POOT_TOKEN_ATTR_USER_DEFINED;
     if (jbool(a, "lstrip", false)) attr |= POOT_TOKEN_ATTR_LSTRIP;
     if (jbool(a, "rstrip", false)) attr |= POOT_TOKEN_ATTR_RSTRIP;
     st = poot__tok_set(tok, (int32_t)jid(jget(a, "id")), c->str, c->len, 0.0f, attr);
@@ -304,8 +323,10 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
   tok->ignore_merges = jbool(model, "ignore_merges", false);
   tok->fuse_unk = jbool(model, "fuse_unk", kind == POOT_TOKENIZER_UNIGRAM);
   if (kind == POOT_TOKENIZER_BPE) {
-    const poot_json *pre = jget(model, "continuing_subword_prefix"), *suf = jget(model, "end_of_word_suffix");
-    if ((pre && pre->type == POOT_JSON_STRING && pre->len) || (suf && suf->type == POOT_JSON_STRING && suf->len)) {
+    const poot_json *pre = jget(model, "continuing_subword_prefix"),
+                    *suf = jget(model, "end_of_word_suffix");
+    if ((pre && pre->type == POOT_JSON_STRING && pre->len) ||
+        (suf && suf->type == POOT_JSON_STRING && suf->len)) {
       st = unsupported("BPE continuing_subword_prefix / end_of_word_suffix", NULL);
       goto fail;
     }
@@ -359,8 +380,8 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
           goto fail;
         }
         a = m->str, al = (size_t)(sp - m->str), b = sp + 1, bl = m->len - al - 1;
-      } else if (m->type == POOT_JSON_ARRAY && m->len == 2 && m->items[0]->type == POOT_JSON_STRING &&
-                 m->items[1]->type == POOT_JSON_STRING) {
+      } else if (m->type == POOT_JSON_ARRAY && m->len == 2 &&
+                 m->items[0]->type == POOT_JSON_STRING && m->items[1]->type == POOT_JSON_STRING) {
         a = m->items[0]->str, al = m->items[0]->len, b = m->items[1]->str, bl = m->items[1]->len;
       } else {
         st = poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu is malformed", i);

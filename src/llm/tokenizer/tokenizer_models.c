@@ -69,7 +69,9 @@ static uint32_t score_key_desc(float f) {
   return ~asc;
 }
 
-static poot_status push_id(poot_vec *out, poot_token id) { return poot_vec_push(out, &id); }
+static poot_status push_id(poot_vec *out, poot_token id) {
+  return poot_vec_push(out, &id);
+}
 
 static poot_status push_bytes(const poot_tokenizer *tok, const char *s, size_t n, poot_vec *out) {
   for (size_t i = 0; i < n; i++) {
@@ -107,7 +109,10 @@ static poot_status spm_try(const poot_tokenizer *tok, const char *s, sym *v, int
   poot_token id = poot__tok_lookup(tok, s + v[l].off, size);
   if (id == POOT_TOKEN_NONE) return POOT_OK_STATUS;
   bigram b = {.key = ((uint64_t)score_key_desc(tok->tokens[id].score) << 32) | (uint32_t)l,
-              .left = l, .right = r, .size = size, .merged = id};
+              .left = l,
+              .right = r,
+              .size = size,
+              .merged = id};
   return heap_push(h, b);
 }
 
@@ -131,8 +136,10 @@ poot_status poot__model_spm(const poot_tokenizer *tok, const char *s, size_t n, 
   }
   for (int32_t i = count ? 0 : -1; i != -1 && !st; i = v[i].next) {
     poot_token id = poot__tok_lookup(tok, s + v[i].off, v[i].n);
-    if (id != POOT_TOKEN_NONE) st = push_id(out, id);
-    else st = push_bytes(tok, s + v[i].off, v[i].n, out);
+    if (id != POOT_TOKEN_NONE)
+      st = push_id(out, id);
+    else
+      st = push_bytes(tok, s + v[i].off, v[i].n, out);
   }
   poot_free(h.v);
   poot_free(v);
@@ -147,8 +154,12 @@ static poot_status bpe_try(const poot_tokenizer *tok, sym *v, int32_t l, int32_t
   uint64_t m;
   if (key[0] < 0 || key[1] < 0 || !poot__tok_merge_get(tok, key[0], key[1], &m))
     return POOT_OK_STATUS;
-  bigram b = {.key = ((m >> 32) << 32) | (uint32_t)l, .left = l, .right = r, .a = key[0],
-              .b = key[1], .merged = (poot_token)(uint32_t)m};
+  bigram b = {.key = ((m >> 32) << 32) | (uint32_t)l,
+              .left = l,
+              .right = r,
+              .a = key[0],
+              .b = key[1],
+              .merged = (poot_token)(uint32_t)m};
   return heap_push(h, b);
 }
 
@@ -164,9 +175,10 @@ poot_status poot__model_bpe(const poot_tokenizer *tok, const char *s, size_t n, 
     char *mapped = n * 2 <= sizeof stackbuf ? stackbuf : poot_malloc(n * 2);
     if (!mapped) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
     size_t ml = 0;
-    for (size_t i = 0; i < n; i++) ml += poot__utf8_encode(poot__byte_to_char((uint8_t)s[i]), mapped + ml);
-    poot_token whole = (tok->ignore_merges || n == 1) ? poot__tok_lookup(tok, mapped, ml)
-                                                      : POOT_TOKEN_NONE;
+    for (size_t i = 0; i < n; i++)
+      ml += poot__utf8_encode(poot__byte_to_char((uint8_t)s[i]), mapped + ml);
+    poot_token whole =
+        (tok->ignore_merges || n == 1) ? poot__tok_lookup(tok, mapped, ml) : POOT_TOKEN_NONE;
     if (mapped != stackbuf) poot_free(mapped);
     if (whole != POOT_TOKEN_NONE) return push_id(out, whole);
     if (n > 64) {
@@ -198,7 +210,8 @@ poot_status poot__model_bpe(const poot_tokenizer *tok, const char *s, size_t n, 
         v[count++] = (sym){0, 0, (uint32_t)off, (uint32_t)l, id};
       } else if (tok->byte_fallback) {
         bool all = true;
-        for (size_t k = 0; k < l; k++) all &= tok->byte_tokens[(uint8_t)s[off + k]] != POOT_TOKEN_NONE;
+        for (size_t k = 0; k < l; k++)
+          all &= tok->byte_tokens[(uint8_t)s[off + k]] != POOT_TOKEN_NONE;
         if (all) {
           for (size_t k = 0; k < l; k++)
             v[count++] = (sym){0, 0, (uint32_t)(off + k), 1, tok->byte_tokens[(uint8_t)s[off + k]]};
@@ -230,8 +243,10 @@ poot_status poot__model_bpe(const poot_tokenizer *tok, const char *s, size_t n, 
     if (!st) st = bpe_try(tok, v, b.left, L->next, &h);
   }
   for (int32_t i = count ? 0 : -1; i != -1 && !st; i = v[i].next) {
-    if (v[i].id != POOT_TOKEN_NONE) st = push_id(out, v[i].id);
-    else if (tok->unk != POOT_TOKEN_NONE) st = push_id(out, tok->unk);
+    if (v[i].id != POOT_TOKEN_NONE)
+      st = push_id(out, v[i].id);
+    else if (tok->unk != POOT_TOKEN_NONE)
+      st = push_id(out, tok->unk);
   }
   poot_free(h.v);
   if (v != stack_syms) poot_free(v);
@@ -270,7 +285,8 @@ poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t
     }
     if (!single) {
       double sc = best[i] + tok->unigram_unk_score;
-      if (sc > best[i + cl]) best[i + cl] = sc, from[i + cl] = (int32_t)i, via[i + cl] = POOT_TOKEN_NONE;
+      if (sc > best[i + cl])
+        best[i + cl] = sc, from[i + cl] = (int32_t)i, via[i + cl] = POOT_TOKEN_NONE;
     }
   }
   /* Walk back from the end (ids[] and starts[] in reverse), then emit in order. */
@@ -318,8 +334,8 @@ poot_status poot__model_wordpiece(const poot_tokenizer *tok, const char *s, size
   poot_status st = POOT_OK_STATUS;
   size_t start = 0;
   while (start < n) {
-    const char *prefix = start == 0 ? (tok->wp_phantom ? "\xe2\x96\x81" : "")
-                                    : (tok->wp_phantom ? "" : "##");
+    const char *prefix =
+        start == 0 ? (tok->wp_phantom ? "\xe2\x96\x81" : "") : (tok->wp_phantom ? "" : "##");
     size_t pl = strlen(prefix);
     size_t end = n - start > tok->max_token_len ? start + tok->max_token_len : n;
     while (end > start && end < n && ((uint8_t)s[end] & 0xC0) == 0x80) end--;
@@ -363,7 +379,11 @@ static poot_status l2c_try(const poot_tokenizer *tok, sym *v, int32_t l, int32_t
   poot_token id = poot__tok_lookup(tok, buf->data, buf->len);
   if (id == POOT_TOKEN_NONE || !(tok->tokens[id].score > -1e10f)) return POOT_OK_STATUS;
   bigram g = {.key = ((uint64_t)score_key_desc(tok->tokens[id].score) << 32) | (uint32_t)l,
-              .left = l, .right = r, .a = v[l].id, .b = v[r].id, .merged = id};
+              .left = l,
+              .right = r,
+              .a = v[l].id,
+              .b = v[r].id,
+              .merged = id};
   return heap_push(h, g);
 }
 
@@ -374,8 +394,10 @@ poot_status poot__model_llama2c(const poot_tokenizer *tok, const char *s, size_t
     first--;
   if (n > 0) {
     poot_token dummy = poot__tok_lookup(tok, " ", 1);
-    if (dummy != POOT_TOKEN_NONE) POOT_TRY(push_id(out, dummy));
-    else if (' ' + 3 < tok->n_tokens) POOT_TRY(push_id(out, ' ' + 3));
+    if (dummy != POOT_TOKEN_NONE)
+      POOT_TRY(push_id(out, dummy));
+    else if (' ' + 3 < tok->n_tokens)
+      POOT_TRY(push_id(out, ' ' + 3));
   }
   char cbuf[8];
   size_t clen = 0;
@@ -391,7 +413,8 @@ poot_status poot__model_llama2c(const poot_tokenizer *tok, const char *s, size_t
     } else {
       for (size_t k = 0; k < clen; k++) {
         poot_token b = (poot_token)(uint8_t)cbuf[k] + 3;
-        POOT_TRY(push_id(out, b < tok->n_tokens ? b : (tok->unk != POOT_TOKEN_NONE ? tok->unk : 0)));
+        POOT_TRY(
+            push_id(out, b < tok->n_tokens ? b : (tok->unk != POOT_TOKEN_NONE ? tok->unk : 0)));
       }
     }
     clen = 0;
@@ -424,7 +447,8 @@ poot_status poot__model_llama2c(const poot_tokenizer *tok, const char *s, size_t
     for (size_t i = 0; i < m; i++)
       v[i] = (sym){(int32_t)i - 1, i + 1 < m ? (int32_t)i + 1 : -1, 0, 1, ids[a + i]};
     h.len = 0;
-    for (size_t i = 1; i < m && !st; i++) st = l2c_try(tok, v, (int32_t)i - 1, (int32_t)i, &buf, &h);
+    for (size_t i = 1; i < m && !st; i++)
+      st = l2c_try(tok, v, (int32_t)i - 1, (int32_t)i, &buf, &h);
     while (!st && h.len) {
       bigram g = heap_pop(&h);
       sym *L = &v[g.left], *R = &v[g.right];

@@ -15,26 +15,34 @@ poot_status poot_tokenizer_load_llama2c(const void *data, size_t size, int32_t v
   *out_tok = NULL;
   const uint8_t *p = data;
   if (!p || size < 4)
-    return poot_status_make(POOT_FORMAT, "llama2.c tokenizer: %zu bytes is too short for the "
-                                         "header (max_token_length at offset 0)", size);
+    return poot_status_make(POOT_FORMAT,
+                            "llama2.c tokenizer: %zu bytes is too short for the "
+                            "header (max_token_length at offset 0)",
+                            size);
   if (vocab_size < 0)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "llama2.c tokenizer: vocab_size %d", (int)vocab_size);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "llama2.c tokenizer: vocab_size %d",
+                            (int)vocab_size);
   int32_t max_len = (int32_t)rd_u32(p);
   if (max_len <= 0 || (size_t)max_len > size)
-    return poot_status_make(POOT_FORMAT, "llama2.c tokenizer: max_token_length %d at offset 0 "
-                                         "is not plausible", (int)max_len);
+    return poot_status_make(POOT_FORMAT,
+                            "llama2.c tokenizer: max_token_length %d at offset 0 "
+                            "is not plausible",
+                            (int)max_len);
   /* Count the tokens first (each is at least 8 bytes, so the count is bounded by the size). */
   int32_t count = 0;
   size_t off = 4;
   while (off < size && (vocab_size == 0 || count < vocab_size)) {
     if (size - off < 8)
-      return poot_status_make(POOT_FORMAT, "llama2.c tokenizer: token %d at offset %zu is "
-                                           "truncated (score and length)", (int)count, off);
+      return poot_status_make(POOT_FORMAT,
+                              "llama2.c tokenizer: token %d at offset %zu is "
+                              "truncated (score and length)",
+                              (int)count, off);
     int32_t len = (int32_t)rd_u32(p + off + 4);
     if (len < 0 || (size_t)len > size - off - 8)
-      return poot_status_make(POOT_FORMAT, "llama2.c tokenizer: token %d at offset %zu has "
-                                           "length %d past the end of the file", (int)count, off,
-                              (int)len);
+      return poot_status_make(POOT_FORMAT,
+                              "llama2.c tokenizer: token %d at offset %zu has "
+                              "length %d past the end of the file",
+                              (int)count, off, (int)len);
     off += 8 + (size_t)len;
     count++;
   }
@@ -52,9 +60,12 @@ poot_status poot_tokenizer_load_llama2c(const void *data, size_t size, int32_t v
     size_t len = rd_u32(p + off + 4);
     const char *text = (const char *)p + off + 8;
     uint32_t attr = POOT_TOKEN_ATTR_NORMAL;
-    if (i == 0) attr = POOT_TOKEN_ATTR_UNKNOWN;
-    else if (i <= 2) attr = POOT_TOKEN_ATTR_CONTROL;
-    else if (len == 6 && !memcmp(text, "<0x", 3) && text[5] == '>') attr = POOT_TOKEN_ATTR_BYTE;
+    if (i == 0)
+      attr = POOT_TOKEN_ATTR_UNKNOWN;
+    else if (i <= 2)
+      attr = POOT_TOKEN_ATTR_CONTROL;
+    else if (len == 6 && !memcmp(text, "<0x", 3) && text[5] == '>')
+      attr = POOT_TOKEN_ATTR_BYTE;
     st = poot__tok_set(tok, i, text, len, score, attr);
     off += 8 + len;
   }

@@ -54,33 +54,33 @@ static void map_points(const char *s, size_t n, map_kind kind, const poot__norm_
     }
     i += l;
     switch (kind) {
-    case MAP_LOWER: {
-      uint32_t lo[3];
-      size_t k = poot__ucd_lower_full(cp, lo);
-      for (size_t j = 0; j < k; j++) put_cp(out, lo[j]);
-      break;
-    }
-    case MAP_STRIP_MN:
-      if (!(poot__ucd_flags(cp) & POOT__UCD_MN)) put_cp(out, cp);
-      break;
-    case MAP_BERT_CLEAN_CJK:
-      if (op->clean_text) {
-        if (cp == 0 || cp == 0xFFFD) break;
-        if (poot__ucd_is_whitespace(cp)) {
+      case MAP_LOWER: {
+        uint32_t lo[3];
+        size_t k = poot__ucd_lower_full(cp, lo);
+        for (size_t j = 0; j < k; j++) put_cp(out, lo[j]);
+        break;
+      }
+      case MAP_STRIP_MN:
+        if (!(poot__ucd_flags(cp) & POOT__UCD_MN)) put_cp(out, cp);
+        break;
+      case MAP_BERT_CLEAN_CJK:
+        if (op->clean_text) {
+          if (cp == 0 || cp == 0xFFFD) break;
+          if (poot__ucd_is_whitespace(cp)) {
+            poot_strbuf_putc(out, ' ');
+            break;
+          }
+          if (cp != '\t' && cp != '\n' && cp != '\r' && (poot__ucd_flags(cp) & POOT__UCD_CONTROL))
+            break;
+        }
+        if (op->handle_chinese && is_chinese(cp)) {
+          poot_strbuf_putc(out, ' ');
+          put_cp(out, cp);
           poot_strbuf_putc(out, ' ');
           break;
         }
-        if (cp != '\t' && cp != '\n' && cp != '\r' && (poot__ucd_flags(cp) & POOT__UCD_CONTROL))
-          break;
-      }
-      if (op->handle_chinese && is_chinese(cp)) {
-        poot_strbuf_putc(out, ' ');
         put_cp(out, cp);
-        poot_strbuf_putc(out, ' ');
         break;
-      }
-      put_cp(out, cp);
-      break;
     }
   }
 }
@@ -111,43 +111,51 @@ void poot__tok_normalize(const poot_tokenizer *tok, const char *s, size_t n, poo
     const poot__norm_op *op = &tok->norm[k];
     poot_strbuf_clear(&tmp);
     switch (op->type) {
-    case POOT__NORM_NFC: poot__unicode_nfc(out->data, out->len, &tmp); break;
-    case POOT__NORM_NFD: poot__unicode_nfd(out->data, out->len, &tmp); break;
-    case POOT__NORM_LOWERCASE: map_points(out->data, out->len, MAP_LOWER, op, &tmp); break;
-    case POOT__NORM_STRIP_ACCENTS:
-      poot__unicode_nfd(out->data, out->len, &tmp);
-      {
+      case POOT__NORM_NFC:
+        poot__unicode_nfc(out->data, out->len, &tmp);
+        break;
+      case POOT__NORM_NFD:
+        poot__unicode_nfd(out->data, out->len, &tmp);
+        break;
+      case POOT__NORM_LOWERCASE:
+        map_points(out->data, out->len, MAP_LOWER, op, &tmp);
+        break;
+      case POOT__NORM_STRIP_ACCENTS:
+        poot__unicode_nfd(out->data, out->len, &tmp);
+        {
+          poot_strbuf t2;
+          poot_strbuf_init(&t2);
+          map_points(tmp.data, tmp.len, MAP_STRIP_MN, op, &t2);
+          poot_strbuf_deinit(&tmp);
+          tmp = t2;
+        }
+        break;
+      case POOT__NORM_PREPEND:
+        if (out->len) poot_strbuf_append(&tmp, op->a, op->a_len);
+        poot_strbuf_append(&tmp, out->data, out->len);
+        break;
+      case POOT__NORM_REPLACE:
+        replace_all(out->data, out->len, op, &tmp);
+        break;
+      case POOT__NORM_BERT: {
+        map_points(out->data, out->len, MAP_BERT_CLEAN_CJK, op, &tmp);
         poot_strbuf t2;
         poot_strbuf_init(&t2);
-        map_points(tmp.data, tmp.len, MAP_STRIP_MN, op, &t2);
-        poot_strbuf_deinit(&tmp);
-        tmp = t2;
+        if (op->strip_accents) {
+          poot__unicode_nfd(tmp.data, tmp.len, &t2);
+          poot_strbuf_clear(&tmp);
+          map_points(t2.data, t2.len, MAP_STRIP_MN, op, &tmp);
+        }
+        if (op->lowercase) {
+          poot_strbuf_clear(&t2);
+          map_points(tmp.data, tmp.len, MAP_LOWER, op, &t2);
+          poot_strbuf_clear(&tmp);
+          poot_strbuf_append(&tmp, t2.data, t2.len);
+        }
+        if (t2.failed) tmp.failed = true;
+        poot_strbuf_deinit(&t2);
+        break;
       }
-      break;
-    case POOT__NORM_PREPEND:
-      if (out->len) poot_strbuf_append(&tmp, op->a, op->a_len);
-      poot_strbuf_append(&tmp, out->data, out->len);
-      break;
-    case POOT__NORM_REPLACE: replace_all(out->data, out->len, op, &tmp); break;
-    case POOT__NORM_BERT: {
-      map_points(out->data, out->len, MAP_BERT_CLEAN_CJK, op, &tmp);
-      poot_strbuf t2;
-      poot_strbuf_init(&t2);
-      if (op->strip_accents) {
-        poot__unicode_nfd(tmp.data, tmp.len, &t2);
-        poot_strbuf_clear(&tmp);
-        map_points(t2.data, t2.len, MAP_STRIP_MN, op, &tmp);
-      }
-      if (op->lowercase) {
-        poot_strbuf_clear(&t2);
-        map_points(tmp.data, tmp.len, MAP_LOWER, op, &t2);
-        poot_strbuf_clear(&tmp);
-        poot_strbuf_append(&tmp, t2.data, t2.len);
-      }
-      if (t2.failed) tmp.failed = true;
-      poot_strbuf_deinit(&t2);
-      break;
-    }
     }
     /* Swap tmp into out. */
     poot_strbuf t = *out;
@@ -175,7 +183,8 @@ static poot_status split_regex(const pcre2_code *re, pcre2_match_context *mctx,
   while (pos < n) {
     int rc = pcre2_match(re, subject, n, pos, 0, md, mctx);
     /* The JIT's stack is small; the interpreter keeps its frames on the heap. */
-    if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = pcre2_match(re, subject, n, pos, PCRE2_NO_JIT, md, mctx);
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+      rc = pcre2_match(re, subject, n, pos, PCRE2_NO_JIT, md, mctx);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR msg[128];
@@ -259,7 +268,8 @@ poot_status poot__tok_pretokenize(const poot_tokenizer *tok, poot_strbuf *text, 
   POOT_TRY(add_piece(pieces, 0, text->len));
   for (size_t k = 0; k < tok->n_pre; k++) {
     const poot__pre_op *op = &tok->pre[k];
-    if (op->type == POOT__PRE_METASPACE || (op->type == POOT__PRE_BYTE_LEVEL && op->add_prefix_space)) {
+    if (op->type == POOT__PRE_METASPACE ||
+        (op->type == POOT__PRE_BYTE_LEVEL && op->add_prefix_space)) {
       /* Rewrites the text: only valid as the first step (checked by the loaders). */
       poot_strbuf t;
       poot_strbuf_init(&t);
@@ -270,8 +280,10 @@ poot_status poot__tok_pretokenize(const poot_tokenizer *tok, poot_strbuf *text, 
             !(text->len >= 3 && memcmp(text->data, k_metaspace, 3) == 0))
           poot_strbuf_append(&t, k_metaspace, 3);
         for (size_t i = 0; i < text->len; i++) {
-          if (text->data[i] == ' ') poot_strbuf_append(&t, k_metaspace, 3);
-          else poot_strbuf_putc(&t, text->data[i]);
+          if (text->data[i] == ' ')
+            poot_strbuf_append(&t, k_metaspace, 3);
+          else
+            poot_strbuf_putc(&t, text->data[i]);
         }
       } else {
         if (text->len && text->data[0] != ' ') poot_strbuf_putc(&t, ' ');
@@ -288,53 +300,53 @@ poot_status poot__tok_pretokenize(const poot_tokenizer *tok, poot_strbuf *text, 
     size_t np = pieces->len;
     bool changed = true;
     switch (op->type) {
-    case POOT__PRE_SPLIT:
-    case POOT__PRE_BYTE_LEVEL:
-      if (!op->re) {
-        changed = false;
-        break;
-      }
-      if (!md) {
-        md = pcre2_match_data_create_from_pattern(op->re, NULL);
-        if (!md) {
-          st = poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
-          goto done;
+      case POOT__PRE_SPLIT:
+      case POOT__PRE_BYTE_LEVEL:
+        if (!op->re) {
+          changed = false;
+          break;
         }
-      }
-      for (size_t i = 0; i < np; i++)
-        if ((st = split_regex(op->re, tok->match_ctx, md, text->data, pc[i], &next))) goto done;
-      pcre2_match_data_free(md); /* patterns differ in capture counts */
-      md = NULL;
-      break;
-    case POOT__PRE_METASPACE:
-      if (!op->split) {
-        changed = false;
-        break;
-      }
-      for (size_t i = 0; i < np; i++) {
-        size_t s = pc[i].off, e = pc[i].off + pc[i].len, word = s;
-        for (size_t j = s; j + 3 <= e; j++) {
-          if (j > word && memcmp(text->data + j, k_metaspace, 3) == 0) {
-            if ((st = add_piece(&next, word, j - word))) goto done;
-            word = j;
+        if (!md) {
+          md = pcre2_match_data_create_from_pattern(op->re, NULL);
+          if (!md) {
+            st = poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
+            goto done;
           }
         }
-        if ((st = add_piece(&next, word, e - word))) goto done;
-      }
-      break;
-    case POOT__PRE_BERT:
-      for (size_t i = 0; i < np; i++)
-        if ((st = split_chars(text->data, pc[i], true, true, 0, &next))) goto done;
-      break;
-    case POOT__PRE_WHITESPACE_SPLIT:
-      for (size_t i = 0; i < np; i++)
-        if ((st = split_chars(text->data, pc[i], true, false, 0, &next))) goto done;
-      break;
-    case POOT__PRE_DIGITS:
-      for (size_t i = 0; i < np; i++)
-        if ((st = split_chars(text->data, pc[i], false, false, op->individual ? 2 : 1, &next)))
-          goto done;
-      break;
+        for (size_t i = 0; i < np; i++)
+          if ((st = split_regex(op->re, tok->match_ctx, md, text->data, pc[i], &next))) goto done;
+        pcre2_match_data_free(md); /* patterns differ in capture counts */
+        md = NULL;
+        break;
+      case POOT__PRE_METASPACE:
+        if (!op->split) {
+          changed = false;
+          break;
+        }
+        for (size_t i = 0; i < np; i++) {
+          size_t s = pc[i].off, e = pc[i].off + pc[i].len, word = s;
+          for (size_t j = s; j + 3 <= e; j++) {
+            if (j > word && memcmp(text->data + j, k_metaspace, 3) == 0) {
+              if ((st = add_piece(&next, word, j - word))) goto done;
+              word = j;
+            }
+          }
+          if ((st = add_piece(&next, word, e - word))) goto done;
+        }
+        break;
+      case POOT__PRE_BERT:
+        for (size_t i = 0; i < np; i++)
+          if ((st = split_chars(text->data, pc[i], true, true, 0, &next))) goto done;
+        break;
+      case POOT__PRE_WHITESPACE_SPLIT:
+        for (size_t i = 0; i < np; i++)
+          if ((st = split_chars(text->data, pc[i], true, false, 0, &next))) goto done;
+        break;
+      case POOT__PRE_DIGITS:
+        for (size_t i = 0; i < np; i++)
+          if ((st = split_chars(text->data, pc[i], false, false, op->individual ? 2 : 1, &next)))
+            goto done;
+        break;
     }
     if (changed) {
       poot_vec t = *pieces;

@@ -71,8 +71,10 @@ static uint32_t run_lookup(const uint32_t *runs, size_t count, uint32_t cp) {
   size_t lo = 0, hi = count; /* invariant: runs[lo].first <= cp */
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if ((runs[mid] >> 8) <= cp) lo = mid;
-    else hi = mid;
+    if ((runs[mid] >> 8) <= cp)
+      lo = mid;
+    else
+      hi = mid;
   }
   return runs[lo] & 0xFF;
 }
@@ -89,11 +91,23 @@ uint8_t poot__ucd_ccc(uint32_t cp) {
 
 bool poot__ucd_is_whitespace(uint32_t cp) {
   switch (cp) {
-  case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:
-  case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-    return true;
-  default:
-    return cp >= 0x2000 && cp <= 0x200A;
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
+      return true;
+    default:
+      return cp >= 0x2000 && cp <= 0x200A;
   }
 }
 
@@ -115,8 +129,10 @@ size_t poot__ucd_lower_full(uint32_t cp, uint32_t out[3]) {
       out[0] = poot__ucd_lower[2 * mid + 1];
       return 1;
     }
-    if (k < cp) lo = mid + 1;
-    else hi = mid;
+    if (k < cp)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   out[0] = cp;
   return 1;
@@ -124,9 +140,17 @@ size_t poot__ucd_lower_full(uint32_t cp, uint32_t out[3]) {
 
 /* ----------------------------------------------------------- normalization */
 
-enum { HANGUL_S = 0xAC00, HANGUL_L = 0x1100, HANGUL_V = 0x1161, HANGUL_T = 0x11A7,
-       HANGUL_LCOUNT = 19, HANGUL_VCOUNT = 21, HANGUL_TCOUNT = 28, HANGUL_NCOUNT = 588,
-       HANGUL_SCOUNT = 11172 };
+enum {
+  HANGUL_S = 0xAC00,
+  HANGUL_L = 0x1100,
+  HANGUL_V = 0x1161,
+  HANGUL_T = 0x11A7,
+  HANGUL_LCOUNT = 19,
+  HANGUL_VCOUNT = 21,
+  HANGUL_TCOUNT = 28,
+  HANGUL_NCOUNT = 588,
+  HANGUL_SCOUNT = 11172
+};
 
 /* Invalid input bytes travel through the code point buffer as this tag | byte. */
 #define RAW_BYTE_TAG 0x80000000u
@@ -151,8 +175,10 @@ static size_t decompose(uint32_t cp, uint32_t out[4]) {
         memcpy(out, poot__ucd_decomp_pool + off, n * sizeof(uint32_t));
         return n;
       }
-      if (k < cp) lo = mid + 1;
-      else hi = mid;
+      if (k < cp)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
   }
   out[0] = cp;
@@ -171,13 +197,17 @@ static uint32_t compose(uint32_t a, uint32_t b) {
     size_t mid = lo + (hi - lo) / 2;
     uint32_t ka = poot__ucd_compose[3 * mid], kb = poot__ucd_compose[3 * mid + 1];
     if (ka == a && kb == b) return poot__ucd_compose[3 * mid + 2];
-    if (ka < a || (ka == a && kb < b)) lo = mid + 1;
-    else hi = mid;
+    if (ka < a || (ka == a && kb < b))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return 0;
 }
 
-static uint8_t ccc_of(uint32_t cp) { return (cp & RAW_BYTE_TAG) ? 0 : poot__ucd_ccc(cp); }
+static uint8_t ccc_of(uint32_t cp) {
+  return (cp & RAW_BYTE_TAG) ? 0 : poot__ucd_ccc(cp);
+}
 
 /* Decomposes and canonically orders s into a code point buffer. Returns NULL
  * on allocation failure. */
@@ -294,6 +324,10 @@ static void normalize(const char *s, size_t n, bool do_compose, poot_strbuf *out
   }
 }
 
-void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) { normalize(s, n, false, out); }
+void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) {
+  normalize(s, n, false, out);
+}
 
-void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out) { normalize(s, n, true, out); }
+void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out) {
+  normalize(s, n, true, out);
+}

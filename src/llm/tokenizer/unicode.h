@@ -13,13 +13,13 @@
 
 /* Category classes (bit flags), keep in step with gen_unicode_data.py. */
 enum {
-  POOT__UCD_CONTROL = 1,   /* C*: Cc Cf Cs Co Cn */
-  POOT__UCD_PUNCT = 2,     /* P* */
-  POOT__UCD_SYMBOL = 4,    /* S* */
-  POOT__UCD_MN = 8,        /* Mn */
-  POOT__UCD_LETTER = 16,   /* L* */
-  POOT__UCD_NUMBER = 32,   /* N* */
-  POOT__UCD_MARK = 64,     /* M* */
+  POOT__UCD_CONTROL = 1,    /* C*: Cc Cf Cs Co Cn */
+  POOT__UCD_PUNCT = 2,      /* P* */
+  POOT__UCD_SYMBOL = 4,     /* S* */
+  POOT__UCD_MN = 8,         /* Mn */
+  POOT__UCD_LETTER = 16,    /* L* */
+  POOT__UCD_NUMBER = 32,    /* N* */
+  POOT__UCD_MARK = 64,      /* M* */
   POOT__UCD_SEPARATOR = 128 /* Z* */
 };
 

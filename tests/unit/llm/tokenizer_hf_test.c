@@ -11,9 +11,9 @@
 #include "poot/llm/tokenizer.h"
 
 typedef struct hf_case {
-  const char *name;      /* folder under hf-tokenizers/ */
-  const char *gguf;      /* the matching GGUF vocabulary, or NULL */
-  bool lossless;         /* decode(encode(s)) == s (NFC text for NFC normalizers) */
+  const char *name; /* folder under hf-tokenizers/ */
+  const char *gguf; /* the matching GGUF vocabulary, or NULL */
+  bool lossless;    /* decode(encode(s)) == s (NFC text for NFC normalizers) */
 } hf_case;
 
 static const hf_case k_cases[] = {
@@ -29,7 +29,8 @@ static void ids_to_str(poot_strbuf *sb, const poot_token *ids, size_t n) {
 
 static void json_ids_to_str(poot_strbuf *sb, const poot_json *arr) {
   poot_strbuf_clear(sb);
-  for (size_t i = 0; arr && i < arr->len; i++) poot_strbuf_printf(sb, " %d", (int)arr->items[i]->number);
+  for (size_t i = 0; arr && i < arr->len; i++)
+    poot_strbuf_printf(sb, " %d", (int)arr->items[i]->number);
 }
 
 static int g_skipped;
@@ -126,9 +127,18 @@ static void run_case(const hf_case *c) {
   poot_free(text);
 }
 
-static void test_llama2(void **state) { (void)state; run_case(&k_cases[0]); }
-static void test_llama3(void **state) { (void)state; run_case(&k_cases[1]); }
-static void test_qwen3(void **state) { (void)state; run_case(&k_cases[2]); }
+static void test_llama2(void **state) {
+  (void)state;
+  run_case(&k_cases[0]);
+}
+static void test_llama3(void **state) {
+  (void)state;
+  run_case(&k_cases[1]);
+}
+static void test_qwen3(void **state) {
+  (void)state;
+  run_case(&k_cases[2]);
+}
 
 /* BOS/EOS from the post-processor and tokenizer_config.json. */
 static void test_bos_rules(void **state) {

@@ -21,15 +21,16 @@ static void encode_expect(const poot_tokenizer *tok, const char *text, size_t le
   poot_strbuf_init(&b);
   for (size_t i = 0; i < cnt; i++) poot_strbuf_printf(&a, " %d", (int)ids[i]);
   for (size_t i = 0; i < n_want; i++) poot_strbuf_printf(&b, " %d", (int)want[i]);
-  if (strcmp(a.data, b.data) != 0) fail_msg("'%.*s': got%s, expected%s", (int)len, text, a.data, b.data);
+  if (strcmp(a.data, b.data) != 0)
+    fail_msg("'%.*s': got%s, expected%s", (int)len, text, a.data, b.data);
   poot_strbuf_deinit(&a);
   poot_strbuf_deinit(&b);
   poot_free(ids);
 }
-#define EXPECT(tok, text, add, ...)                                                                \
-  do {                                                                                             \
-    const poot_token w_[] = {__VA_ARGS__};                                                         \
-    encode_expect(tok, text, strlen(text), add, false, w_, sizeof w_ / sizeof w_[0]);              \
+#define EXPECT(tok, text, add, ...)                                                   \
+  do {                                                                                \
+    const poot_token w_[] = {__VA_ARGS__};                                            \
+    encode_expect(tok, text, strlen(text), add, false, w_, sizeof w_ / sizeof w_[0]); \
   } while (0)
 
 static void decode_expect(const poot_tokenizer *tok, const poot_token *ids, size_t n,
@@ -95,22 +96,25 @@ static void test_llama2c(void **state) {
 
 static const char k_unigram_json[] =
     "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":0,\"content\":\"<unk>\",\"special\":true}],"
-    "\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"Metaspace\",\"replacement\":\"\xe2\x96\x81\","
+    "\"normalizer\":null,\"pre_tokenizer\":{\"type\":\"Metaspace\",\"replacement\":"
+    "\"\xe2\x96\x81\","
     "\"prepend_scheme\":\"always\",\"split\":true},\"post_processor\":null,\"decoder\":null,"
     "\"model\":{\"type\":\"Unigram\",\"unk_id\":0,\"vocab\":[[\"<unk>\",0],[\"\xe2\x96\x81\",-2],"
-    "[\"a\",-3],[\"b\",-3],[\"ab\",-4],[\"\xe2\x96\x81" "ab\",-5],[\"c\",-6],[\"abc\",-10],"
+    "[\"a\",-3],[\"b\",-3],[\"ab\",-4],[\"\xe2\x96\x81"
+    "ab\",-5],[\"c\",-6],[\"abc\",-10],"
     "[\"bc\",-3.5]]}}";
 
 /* Viterbi over scores; values checked against the Python tokenizers package. */
 static void test_unigram(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
-  POOT_ASSERT_OK(poot_tokenizer_load_hf_json(k_unigram_json, strlen(k_unigram_json), NULL, 0, &tok));
+  POOT_ASSERT_OK(
+      poot_tokenizer_load_hf_json(k_unigram_json, strlen(k_unigram_json), NULL, 0, &tok));
   assert_int_equal(poot_tokenizer_get_kind(tok), POOT_TOKENIZER_UNIGRAM);
-  EXPECT(tok, "ab", false, 5);              /* ▁ab (-5) beats ▁+ab (-6) */
-  EXPECT(tok, "abc", false, 1, 2, 8);       /* ▁+a+bc (-8.5) */
-  EXPECT(tok, "x", false, 1, 0);            /* unknown: min score - 10 */
-  EXPECT(tok, "xx", false, 1, 0);           /* consecutive unknowns fuse */
+  EXPECT(tok, "ab", false, 5);        /* ▁ab (-5) beats ▁+ab (-6) */
+  EXPECT(tok, "abc", false, 1, 2, 8); /* ▁+a+bc (-8.5) */
+  EXPECT(tok, "x", false, 1, 0);      /* unknown: min score - 10 */
+  EXPECT(tok, "xx", false, 1, 0);     /* consecutive unknowns fuse */
   EXPECT(tok, "ab ab", false, 5, 5);
   EXPECT(tok, "a  b", false, 1, 2, 1, 1, 3);
   const poot_token ids[] = {5, 5};
@@ -120,11 +124,14 @@ static void test_unigram(void **state) {
 
 static const char k_wordpiece_json[] =
     "{\"added_tokens\":[{\"id\":0,\"content\":\"[UNK]\",\"special\":true},"
-    "{\"id\":1,\"content\":\"[CLS]\",\"special\":true},{\"id\":2,\"content\":\"[SEP]\",\"special\":true}],"
+    "{\"id\":1,\"content\":\"[CLS]\",\"special\":true},{\"id\":2,\"content\":\"[SEP]\",\"special\":"
+    "true}],"
     "\"normalizer\":{\"type\":\"BertNormalizer\",\"clean_text\":true,\"handle_chinese_chars\":true,"
     "\"strip_accents\":null,\"lowercase\":true},\"pre_tokenizer\":{\"type\":\"BertPreTokenizer\"},"
-    "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"[CLS]\","
-    "\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}},{\"SpecialToken\":{\"id\":\"[SEP]\","
+    "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"["
+    "CLS]\","
+    "\"type_id\":0}},{\"Sequence\":{\"id\":\"A\",\"type_id\":0}},{\"SpecialToken\":{\"id\":\"[SEP]"
+    "\","
     "\"type_id\":0}}]},\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\","
     "\"continuing_subword_prefix\":\"##\",\"max_input_chars_per_word\":100,\"vocab\":{\"[UNK]\":0,"
     "\"[CLS]\":1,\"[SEP]\":2,\"hello\":3,\"world\":4,\"##s\":5,\"un\":6,\"##aff\":7,\"##able\":8,"
@@ -133,7 +140,8 @@ static const char k_wordpiece_json[] =
 static void test_wordpiece(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
-  POOT_ASSERT_OK(poot_tokenizer_load_hf_json(k_wordpiece_json, strlen(k_wordpiece_json), NULL, 0, &tok));
+  POOT_ASSERT_OK(
+      poot_tokenizer_load_hf_json(k_wordpiece_json, strlen(k_wordpiece_json), NULL, 0, &tok));
   assert_int_equal(poot_tokenizer_get_kind(tok), POOT_TOKENIZER_WORDPIECE);
   /* Lowercase, accents stripped, punctuation isolated, CJK split, greedy
    * longest match with ##, an unmatchable word → [UNK]. */
@@ -235,9 +243,16 @@ static const char k_span_json[] =
     "{\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\","
     "\"prepend\":\"\xe2\x96\x81\"},{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},"
     "\"content\":\"\xe2\x96\x81\"}]},\"model\":{\"type\":\"BPE\",\"vocab\":{\"\xe2\x96\x81\":0,"
-    "\"a\":1,\"b\":2,\"\xe2\x96\x81" "a\":3,\"\xe2\x96\x81" "a\xe2\x96\x81\":4,"
-    "\"\xe2\x96\x81" "a\xe2\x96\x81" "b\":5,\"\xe2\x96\x81" "b\":6},\"merges\":["
-    "\"\xe2\x96\x81 a\",\"\xe2\x96\x81" "a \xe2\x96\x81\",\"\xe2\x96\x81" "a\xe2\x96\x81 b\","
+    "\"a\":1,\"b\":2,\"\xe2\x96\x81"
+    "a\":3,\"\xe2\x96\x81"
+    "a\xe2\x96\x81\":4,"
+    "\"\xe2\x96\x81"
+    "a\xe2\x96\x81"
+    "b\":5,\"\xe2\x96\x81"
+    "b\":6},\"merges\":["
+    "\"\xe2\x96\x81 a\",\"\xe2\x96\x81"
+    "a \xe2\x96\x81\",\"\xe2\x96\x81"
+    "a\xe2\x96\x81 b\","
     "\"\xe2\x96\x81 b\"]}}";
 
 static void test_cross_word_merge(void **state) {
@@ -255,16 +270,70 @@ static void test_cross_word_merge(void **state) {
  * under PCRE2) and tokenizes; an unknown one falls back to 'default'. */
 static void test_gguf_pre_names(void **state) {
   (void)state;
-  static const char *const names[] = {
-      "default", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
-      "lfm2", "dbrx", "smaug-bpe", "glm4", "chatglm-bpe", "qwen2", "deepseek-r1-qwen", "kormo",
-      "megrez", "stablelm2", "hunyuan", "grok-2", "gpt-2", "phi-2", "jina-es", "jina-de",
-      "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum", "mpt", "olmo", "jais",
-      "trillion", "granite-docling", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe",
-      "gpt-4o", "llama4", "minimax-m2", "falcon", "starcoder", "refact", "command-r", "smollm",
-      "codeshell", "exaone", "minerva-7b", "tekken", "poro-chat", "bloom", "gpt3-finnish",
-      "viking", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "deepseek-llm",
-      "deepseek-coder", "deepseek-v3", "hunyuan-dense", "chameleon", "no-such-pre"};
+  static const char *const names[] = {"default",
+                                      "llama3",
+                                      "llama-v3",
+                                      "llama-bpe",
+                                      "falcon3",
+                                      "falcon-h1",
+                                      "pixtral",
+                                      "midm-2.0",
+                                      "lfm2",
+                                      "dbrx",
+                                      "smaug-bpe",
+                                      "glm4",
+                                      "chatglm-bpe",
+                                      "qwen2",
+                                      "deepseek-r1-qwen",
+                                      "kormo",
+                                      "megrez",
+                                      "stablelm2",
+                                      "hunyuan",
+                                      "grok-2",
+                                      "gpt-2",
+                                      "phi-2",
+                                      "jina-es",
+                                      "jina-de",
+                                      "gigachat",
+                                      "jina-v2-es",
+                                      "jina-v2-de",
+                                      "a.x-4.0",
+                                      "mellum",
+                                      "mpt",
+                                      "olmo",
+                                      "jais",
+                                      "trillion",
+                                      "granite-docling",
+                                      "exaone4",
+                                      "jina-v1-en",
+                                      "jina-v2-code",
+                                      "roberta-bpe",
+                                      "gpt-4o",
+                                      "llama4",
+                                      "minimax-m2",
+                                      "falcon",
+                                      "starcoder",
+                                      "refact",
+                                      "command-r",
+                                      "smollm",
+                                      "codeshell",
+                                      "exaone",
+                                      "minerva-7b",
+                                      "tekken",
+                                      "poro-chat",
+                                      "bloom",
+                                      "gpt3-finnish",
+                                      "viking",
+                                      "bailingmoe",
+                                      "bailingmoe2",
+                                      "llada-moe",
+                                      "seed-coder",
+                                      "deepseek-llm",
+                                      "deepseek-coder",
+                                      "deepseek-v3",
+                                      "hunyuan-dense",
+                                      "chameleon",
+                                      "no-such-pre"};
   /* A byte-level vocabulary: every printable ASCII byte character, "Ġ" and a merge. */
   const char *toks[100];
   char store[100][4];
@@ -286,9 +355,11 @@ static void test_gguf_pre_names(void **state) {
     poot_gguf_writer *w = NULL;
     POOT_ASSERT_OK(poot_gguf_writer_create(&w));
     POOT_ASSERT_OK(poot_gguf_writer_set_string(w, "tokenizer.ggml.model", "gpt2", 4));
-    POOT_ASSERT_OK(poot_gguf_writer_set_string(w, "tokenizer.ggml.pre", names[k], strlen(names[k])));
+    POOT_ASSERT_OK(
+        poot_gguf_writer_set_string(w, "tokenizer.ggml.pre", names[k], strlen(names[k])));
     POOT_ASSERT_OK(poot_gguf_writer_set_string_array(w, "tokenizer.ggml.tokens", toks, NULL, n));
-    POOT_ASSERT_OK(poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, types, n));
+    POOT_ASSERT_OK(
+        poot_gguf_writer_set_array(w, "tokenizer.ggml.token_type", POOT_GGUF_VALUE_I32, types, n));
     POOT_ASSERT_OK(poot_gguf_writer_set_string_array(w, "tokenizer.ggml.merges", merges, NULL, 1));
     POOT_ASSERT_OK(poot_gguf_writer_set_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)n - 1));
     POOT_ASSERT_OK(poot_gguf_writer_write_file(w, path));
@@ -372,7 +443,10 @@ static void test_bad_json(void **state) {
   (void)state;
   poot_tokenizer *tok = NULL;
   static const char *const bad[] = {
-      "", "[]", "{}", "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}}}",
+      "",
+      "[]",
+      "{}",
+      "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}}}",
       "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}",
       "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":99999999},\"merges\":[]}}",
       "{\"model\":{\"type\":\"Unigram\",\"vocab\":[[\"a\"]]}}",
@@ -391,9 +465,9 @@ static void test_bad_json(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_llama2c),   cmocka_unit_test(test_unigram),
-      cmocka_unit_test(test_wordpiece), cmocka_unit_test(test_streaming),
-      cmocka_unit_test(test_round_trips), cmocka_unit_test(test_bad_json),
+      cmocka_unit_test(test_llama2c),          cmocka_unit_test(test_unigram),
+      cmocka_unit_test(test_wordpiece),        cmocka_unit_test(test_streaming),
+      cmocka_unit_test(test_round_trips),      cmocka_unit_test(test_bad_json),
       cmocka_unit_test(test_cross_word_merge), cmocka_unit_test(test_gguf_pre_names),
       cmocka_unit_test(test_threads),
   };

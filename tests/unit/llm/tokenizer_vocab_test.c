@@ -9,8 +9,8 @@
 
 #include "poot/llm/tokenizer.h"
 
-static const char *const k_vocabs[] = {"llama-spm", "llama-bpe", "qwen2", "gpt-2", "bert-bge",
-                                       "phi-3"};
+static const char *const k_vocabs[] = {"llama-spm", "llama-bpe", "qwen2",
+                                       "gpt-2",     "bert-bge",  "phi-3"};
 
 /* Runs one pair file against a tokenizer; returns the number of cases. */
 static int run_pairs(const poot_tokenizer *tok, const char *inp_path, const char *out_path) {
@@ -35,8 +35,8 @@ static int run_pairs(const poot_tokenizer *tok, const char *inp_path, const char
     poot_strbuf_init(&got);
     for (size_t i = 0; i < cnt; i++) poot_strbuf_printf(&got, " %d", (int)ids[i]);
     if (strcmp(got.data, o) != 0)
-      fail_msg("%s case %d '%.*s':\n got:%s\n expected:%s", inp_path, n, (int)(e - p), p,
-               got.data, o);
+      fail_msg("%s case %d '%.*s':\n got:%s\n expected:%s", inp_path, n, (int)(e - p), p, got.data,
+               o);
     poot_strbuf_deinit(&got);
     poot_free(ids);
     n++;
@@ -100,10 +100,10 @@ static void encode_expect(const poot_tokenizer *tok, const char *text, bool add_
   poot_strbuf_deinit(&b);
   poot_free(ids);
 }
-#define EXPECT(tok, text, add, parse, ...)                                                         \
-  do {                                                                                             \
-    const poot_token w_[] = {__VA_ARGS__};                                                         \
-    encode_expect(tok, text, add, parse, w_, sizeof w_ / sizeof w_[0]);                            \
+#define EXPECT(tok, text, add, parse, ...)                              \
+  do {                                                                  \
+    const poot_token w_[] = {__VA_ARGS__};                              \
+    encode_expect(tok, text, add, parse, w_, sizeof w_ / sizeof w_[0]); \
   } while (0)
 
 static poot_tokenizer *open_vocab(const char *name) {
@@ -151,7 +151,7 @@ static void test_specials(void **state) {
 
   poot_tokenizer *q = open_vocab("qwen2");
   s = poot_tokenizer_get_specials(q);
-  assert_false(s.add_bos); /* Qwen2 adds no BOS */
+  assert_false(s.add_bos);         /* Qwen2 adds no BOS */
   assert_int_equal(s.eot, 151645); /* <|im_end|> */
   assert_true(poot_tokenizer_is_end_of_generation(q, 151645));
   assert_true(poot_tokenizer_is_end_of_generation(q, 151643));
