@@ -191,22 +191,45 @@ static bool same_broadcast(const poot_node *a, const poot_node *b, const pass_rb
 }
 
 /* op(broadcast(x1), ..., broadcast(xn)) → broadcast(op(x1, ..., xn)) when the
- * broadcasts are identical: each output element is op applied to the same
- * source elements either way. */
+ * broadcasts are identical, or are broadcasts of scalars (which are then
+ * broadcast to the lead source's shape instead): each output element is op
+ * applied to the same source elements either way, and fewer elements are
+ * computed. */
 static poot_status sink_broadcasts(pass_rb *rb, const canon_node *c, poot_value *out) {
   *out = POOT_VALUE_NONE;
   if (!is_elementwise(c->op) || c->n == 0) return NULL;
-  const poot_node *b0 = vdef(rb, c->ops[0]);
-  if (!b0 || b0->op != POOT_OP_BROADCAST) return NULL;
-  poot_value src[3];
+  /* The lead: a broadcast of a source of rank ≥ 1 if there is one. */
+  const poot_node *lead = NULL;
   for (uint32_t i = 0; i < c->n; i++) {
     const poot_node *bi = vdef(rb, c->ops[i]);
-    if (!bi || !same_broadcast(b0, bi, rb)) return NULL;
+    if (!bi || bi->op != POOT_OP_BROADCAST) return NULL;
+    if (!lead || (vtype(rb, lead->operands[0])->shape.rank == 0 &&
+                  vtype(rb, bi->operands[0])->shape.rank > 0))
+      lead = bi;
+  }
+  const poot_shape *lead_shape = &vtype(rb, lead->operands[0])->shape;
+  poot_value src[3];
+  bool scalar[3] = {false, false, false};
+  for (uint32_t i = 0; i < c->n; i++) {
+    const poot_node *bi = vdef(rb, c->ops[i]);
     src[i] = bi->operands[0];
+    if (same_broadcast(lead, bi, rb)) continue;
+    if (vtype(rb, src[i])->shape.rank != 0) return NULL;
+    scalar[i] = true;
+  }
+  for (uint32_t i = 0; i < c->n; i++) {
+    if (!scalar[i]) continue;
+    poot_attrs a;
+    memset(&a, 0, sizeof a);
+    a.shape = *lead_shape;
+    poot_value wide = POOT_VALUE_NONE;
+    POOT_TRY(
+        poot_graph_add_node(rb->dst, POOT_OP_BROADCAST, 1, &src[i], &a, POOT_TRAP_NONE, &wide));
+    src[i] = wide;
   }
   poot_value inner = POOT_VALUE_NONE;
   POOT_TRY(poot_graph_add_node(rb->dst, c->op, c->n, src, &c->attrs, POOT_TRAP_NONE, &inner));
-  return poot_graph_add_node(rb->dst, POOT_OP_BROADCAST, 1, &inner, &b0->attrs, POOT_TRAP_NONE,
+  return poot_graph_add_node(rb->dst, POOT_OP_BROADCAST, 1, &inner, &lead->attrs, POOT_TRAP_NONE,
                              out);
 }
 

@@ -482,6 +482,30 @@ static void test_elementwise_moves_before_identical_broadcasts(void **state) {
   assert_int_equal(e->op, POOT_OP_EXP);
   assert_int_equal(poot_graph_value_type(g, e->results[0])->shape.rank, 1);
   poot_graph_destroy(g);
+  /* A broadcast scalar joins any broadcast: rms_norm's (Σx² / n + eps) is
+   * computed per row, not per element. */
+  g = run(poot_pass_canonicalize,
+          "pgraph 1\n%r = param 0 \"r\" : f32[2]\n%br = broadcast %r {dims=[0]} : f32[2,24]\n"
+          "%n = const [24] : f32[]\n%bn = broadcast %n {dims=[]} : f32[2,24]\n"
+          "%e = const [1e-05] : f32[]\n%be = broadcast %e {dims=[]} : f32[2,24]\n"
+          "%d = div %br, %bn : f32[2,24]\n%a = add %d, %be : f32[2,24]\n"
+          "%q = rsqrt %a : f32[2,24]\noutput %q\n",
+          &changes);
+  assert_int_equal(changes, 3);
+  assert_int_equal(out_node(g)->op, POOT_OP_BROADCAST);
+  e = poot_graph_value_node(g, out_node(g)->operands[0], NULL);
+  assert_int_equal(e->op, POOT_OP_RSQRT);
+  assert_int_equal(poot_graph_value_type(g, e->results[0])->shape.dims[0], 2);
+  assert_int_equal(poot_graph_value_type(g, e->results[0])->shape.rank, 1);
+  poot_graph_destroy(g);
+  /* Different non-scalar broadcasts stay. */
+  g = run(poot_pass_canonicalize,
+          "pgraph 1\n%a = param 0 \"a\" : f32[2]\n%b = param 1 \"b\" : f32[3]\n"
+          "%ba = broadcast %a {dims=[0]} : f32[2,3]\n%bb = broadcast %b {dims=[1]} : f32[2,3]\n"
+          "%s = sub %ba, %bb : f32[2,3]\noutput %s\n",
+          &changes);
+  assert_int_equal(changes, 0);
+  poot_graph_destroy(g);
   /* With constants, the whole computation then folds to one scalar. */
   g = run(run_default,
           "pgraph 1\n%a = const [1.5] : f32[]\n%b = const [2] : f32[]\n"
