@@ -15,20 +15,21 @@
 static const char *const CMD = "compile";
 
 static void usage(void) {
-  printf("usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
-         "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
-         "Plans one step of a model (or a graph in the text form) for a target and prints\n"
-         "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
-         "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
-         "beside it, .wgsl, .ll).\n\n"
-         "  -m MODEL        a GGUF file, a safetensors folder or a llama2.c checkpoint\n"
-         "  -g FILE         a graph in the .pgraph text form instead of a model\n"
-         "  --step S        decode (default) or prefill:T\n"
-         "  --batch B       sequences per step (default 1)\n"
-         "  --cap N         KV capacity (default 1024)\n"
-         "  --target T      ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
-         "                  wgsl (WebGPU), amdgpu (gfx942)\n"
-         "  --emit DIR      write the plan and the kernels into DIR (created)\n");
+  printf(
+      "usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
+      "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
+      "Plans one step of a model (or a graph in the text form) for a target and prints\n"
+      "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
+      "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
+      "beside it, .wgsl, .ll).\n\n"
+      "  -m MODEL        a GGUF file, a safetensors folder or a llama2.c checkpoint\n"
+      "  -g FILE         a graph in the .pgraph text form instead of a model\n"
+      "  --step S        decode (default) or prefill:T\n"
+      "  --batch B       sequences per step (default 1)\n"
+      "  --cap N         KV capacity (default 1024)\n"
+      "  --target T      ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
+      "                  wgsl (WebGPU), amdgpu (gfx942)\n"
+      "  --emit DIR      write the plan and the kernels into DIR (created)\n");
 }
 
 static poot_status write_file(const char *dir, const char *name, const void *data, size_t n) {
@@ -79,12 +80,18 @@ static int compile_main(int argc, char **argv) {
   if (batch < 1 || cap < tokens) return poot_tool_usage_error(CMD, "bad --batch or --cap");
   poot_kir_target t;
   const char *ext = NULL;
-  if (!strcmp(target, "ptx")) poot_kir_target_init_sm80(&t), ext = "ptx";
-  else if (!strcmp(target, "ptx90")) poot_kir_target_init_sm90(&t), ext = "ptx";
-  else if (!strcmp(target, "glsl")) poot_kir_target_init_vulkan(&t, 32), ext = "comp";
-  else if (!strcmp(target, "wgsl")) poot_kir_target_init_webgpu(&t, 0), ext = "wgsl";
-  else if (!strcmp(target, "amdgpu")) poot_kir_target_init_gfx942(&t), ext = "ll";
-  else return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
+  if (!strcmp(target, "ptx"))
+    poot_kir_target_init_sm80(&t), ext = "ptx";
+  else if (!strcmp(target, "ptx90"))
+    poot_kir_target_init_sm90(&t), ext = "ptx";
+  else if (!strcmp(target, "glsl"))
+    poot_kir_target_init_vulkan(&t, 32), ext = "comp";
+  else if (!strcmp(target, "wgsl"))
+    poot_kir_target_init_webgpu(&t, 0), ext = "wgsl";
+  else if (!strcmp(target, "amdgpu"))
+    poot_kir_target_init_gfx942(&t), ext = "ll";
+  else
+    return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
 
   poot_graph *g = NULL;
   poot_model *m = NULL;
@@ -140,11 +147,11 @@ static int compile_main(int argc, char **argv) {
   }
   uint64_t t2 = poot_time_ns();
   if (!st) {
-    printf("target %s\ndispatches %u\nkernels %u\nbytes_per_step %llu\nweight_bytes %llu\n"
-           "plan_ms %.1f\nrender_ms %.1f\n",
-           t.name, plan->dispatch_count, plan->kernel_count,
-           (unsigned long long)plan->bytes_per_step, (unsigned long long)plan->weight_bytes,
-           (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
+    printf(
+        "target %s\ndispatches %u\nkernels %u\nbytes_per_step %llu\nweight_bytes %llu\n"
+        "plan_ms %.1f\nrender_ms %.1f\n",
+        t.name, plan->dispatch_count, plan->kernel_count, (unsigned long long)plan->bytes_per_step,
+        (unsigned long long)plan->weight_bytes, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
   }
   poot_strbuf_deinit(&sb);
   poot_plan_destroy(plan);
@@ -154,5 +161,5 @@ static int compile_main(int argc, char **argv) {
   return POOT_EXIT_OK;
 }
 
-const poot_tool_command poot_tool_cmd_compile = {"compile", "plan a step for a target and emit its kernels",
-                                                 compile_main};
+const poot_tool_command poot_tool_cmd_compile = {
+    "compile", "plan a step for a target and emit its kernels", compile_main};

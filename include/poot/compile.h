@@ -96,11 +96,11 @@ const char *poot_plan_buffer_class_name(poot_plan_buffer_class c); /* "temp", ..
 
 typedef struct poot_plan_buffer {
   poot_plan_buffer_class cls;
-  const char *name;    /* binding name ("blk.0.attn_q", "blk.0.k", "output", ...) */
-  poot_type type;      /* the tensor's graph type (TEMP/SLOT: u32[words]) */
-  uint64_t size;       /* bytes, a multiple of 4 */
-  uint32_t align;      /* base alignment in bytes */
-  const void *data;    /* CONST: the bytes (size rounded up with zeros); else NULL */
+  const char *name; /* binding name ("blk.0.attn_q", "blk.0.k", "output", ...) */
+  poot_type type;   /* the tensor's graph type (TEMP/SLOT: u32[words]) */
+  uint64_t size;    /* bytes, a multiple of 4 */
+  uint32_t align;   /* base alignment in bytes */
+  const void *data; /* CONST: the bytes (size rounded up with zeros); else NULL */
 } poot_plan_buffer;
 
 /* A slot leaf inside the slot buffer. */
@@ -112,7 +112,7 @@ typedef struct poot_plan_slot {
 
 /* A temporary in the arena. */
 typedef struct poot_plan_temp {
-  poot_value value;     /* the graph value it holds */
+  poot_value value; /* the graph value it holds */
   poot_type type;
   uint64_t offset;      /* bytes from the arena's start (aligned) */
   uint64_t size;        /* bytes */
@@ -129,11 +129,11 @@ typedef struct poot_plan_dispatch {
   uint32_t bindings[POOT_PLAN_MAX_BINDINGS]; /* buffer index per kernel binding, in order */
   uint32_t push_count;
   uint32_t push[POOT_PLAN_MAX_PUSH]; /* PUSH param values (32-bit patterns) in param order */
-  const char *what;   /* the group it computes, for the printer ("dot %36 gemv sg") */
-  uint64_t bytes;     /* estimated bytes read and written */
-  uint64_t flops;     /* estimated arithmetic */
-  double weight_us;   /* work weight: max(bytes/bandwidth, flops/rate) + launch */
-  uint32_t stage;     /* stage index (watchdog split) */
+  const char *what; /* the group it computes, for the printer ("dot %36 gemv sg") */
+  uint64_t bytes;   /* estimated bytes read and written */
+  uint64_t flops;   /* estimated arithmetic */
+  double weight_us; /* work weight: max(bytes/bandwidth, flops/rate) + launch */
+  uint32_t stage;   /* stage index (watchdog split) */
 } poot_plan_dispatch;
 
 typedef struct poot_plan {
@@ -156,9 +156,9 @@ typedef struct poot_plan {
   uint32_t *state_buffers;
   uint32_t env_count;
   uint32_t *env_buffers;
-  uint64_t weight_bytes;    /* sum of the weight buffers */
-  uint64_t bytes_per_step;  /* estimated bytes every dispatch reads and writes */
-  void *impl_;              /* private: arena */
+  uint64_t weight_bytes;   /* sum of the weight buffers */
+  uint64_t bytes_per_step; /* estimated bytes every dispatch reads and writes */
+  void *impl_;             /* private: arena */
 } poot_plan;
 
 /* Plans `graph` (borrowed; must have passed poot_graph_verify) for
@@ -179,8 +179,7 @@ void poot_plan_print(const poot_plan *plan, poot_strbuf *out);
 /* Renders kernel `index` for `target` (usually plan->target) in its language:
  * PTX text, GLSL text, WGSL text or LLVM IR text. Errors from the renderer. */
 POOT_MUST_USE poot_status poot_plan_render_kernel(const poot_plan *plan, uint32_t index,
-                                                  const poot_kir_target *target,
-                                                  poot_strbuf *out);
+                                                  const poot_kir_target *target, poot_strbuf *out);
 
 /* ================================================ the interpreter device */
 

@@ -32,8 +32,8 @@ typedef enum {
 
 typedef struct pc_group {
   pg_kind kind;
-  poot_value out;  /* value computed (expression root) */
-  poot_value dest; /* value whose storage is written (usually out) */
+  poot_value out;       /* value computed (expression root) */
+  poot_value dest;      /* value whose storage is written (usually out) */
   uint32_t dest_buffer; /* dense destination buffer, or UINT32_MAX (temp of dest) */
   uint32_t nroots;
   poot_value roots[PG_MAX_ROOTS]; /* contract roots (dot/reduce) */
@@ -47,9 +47,9 @@ typedef struct pc_value {
   const poot_node *node; /* defining node (after resolution) */
   uint32_t ri;           /* result index */
   uint32_t users;
-  uint32_t buffer;       /* LEAFBUF/DENSE: buffer index */
-  uint32_t slot_word;    /* SLOT: word offset */
-  uint32_t temp;         /* TEMP: index in temps */
+  uint32_t buffer;    /* LEAFBUF/DENSE: buffer index */
+  uint32_t slot_word; /* SLOT: word offset */
+  uint32_t temp;      /* TEMP: index in temps */
   uint32_t cost;
   bool expensive;
   bool reachable;
@@ -60,17 +60,17 @@ typedef struct pc_planner {
   const poot_graph *g;
   const poot_compile_options *opt;
   const poot_kir_target *t;
-  uint32_t wg;        /* workgroup size */
+  uint32_t wg; /* workgroup size */
   uint32_t nvalues;
-  poot_value *alias;  /* resolution of params / composite results */
+  poot_value *alias; /* resolution of params / composite results */
   pc_value *v;
-  poot_arena arena;   /* plan lifetime */
-  poot_vec buffers;   /* poot_plan_buffer */
-  poot_vec slots;     /* poot_plan_slot */
+  poot_arena arena; /* plan lifetime */
+  poot_vec buffers; /* poot_plan_buffer */
+  poot_vec slots;   /* poot_plan_slot */
   uint32_t slot_words;
-  poot_vec temps;     /* poot_plan_temp */
-  poot_vec groups;    /* pc_group */
-  poot_vec order;     /* const poot_node *: reachable op nodes in topological order */
+  poot_vec temps;  /* poot_plan_temp */
+  poot_vec groups; /* pc_group */
+  poot_vec order;  /* const poot_node *: reachable op nodes in topological order */
   uint32_t out_buffer;
   poot_vec env_buffers; /* uint32_t */
 } pc_planner;
@@ -129,6 +129,23 @@ POOT_MUST_USE poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const p
                                          poot_kir_value *idx);
 POOT_MUST_USE poot_status pc_linearize(pc_kctx *k, const poot_kir_value *idx,
                                        const poot_shape *shape, poot_kir_value *out);
+/* Helpers shared by emit.c and emit_packed.c. */
+POOT_MUST_USE poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
+                                      poot_kir_value *out);
+POOT_MUST_USE poot_status pc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+                                 poot_kir_value *out);
+POOT_MUST_USE poot_status pc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+                                   poot_kir_value *out);
+POOT_MUST_USE poot_status pc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx,
+                                       poot_kir_value *out);
+POOT_MUST_USE poot_status pc_cf32(pc_kctx *k, float c, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
+                                 poot_kir_value *out);
+POOT_MUST_USE poot_status pc_emit_dequantize(pc_kctx *k, const poot_node *n,
+                                             const poot_kir_value *idx, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_emit_rng(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
+                                      const poot_type *ty, poot_kir_value *out);
 /* Compute type of a graph dtype. */
 poot_kir_scalar pc_compute_scalar(poot_dtype dt);
 /* Stores `val` (compute type of v's dtype) as element `lin` of the storage of

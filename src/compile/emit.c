@@ -53,7 +53,7 @@ poot_status pc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out) {
 static poot_status ci32(pc_kctx *k, int32_t c, poot_kir_value *out) {
   return poot_kir_const_i32(k->b, c, out);
 }
-static poot_status cf32(pc_kctx *k, float c, poot_kir_value *out) {
+poot_status pc_cf32(pc_kctx *k, float c, poot_kir_value *out) {
   return poot_kir_const_f32(k->b, c, out);
 }
 static poot_status cscal(pc_kctx *k, poot_kir_scalar s, int64_t v, poot_kir_value *out) {
@@ -77,18 +77,18 @@ poot_status pc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
 static poot_status un(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value *out) {
   return poot_kir_unary(k->b, op, a, out);
 }
-static poot_status sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
-                       poot_kir_value *out) {
+poot_status pc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
+                   poot_kir_value *out) {
   return poot_kir_select(k->b, c, a, b, out);
 }
-static poot_status cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+poot_status pc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
   if (sc(k, a) == to) {
     *out = a;
     return NULL;
   }
   return poot_kir_convert(k->b, to, a, out);
 }
-static poot_status bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+poot_status pc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
   if (sc(k, a) == to) {
     *out = a;
     return NULL;
@@ -190,8 +190,8 @@ poot_status pc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) {
             pb->cls == POOT_PLAN_BUFFER_SLOT || pb->cls == POOT_PLAN_BUFFER_INPUT;
   char name[24];
   snprintf(name, sizeof name, "b%u", k->nbind);
-  poot_kir_binding bd = {name, k->nbind, S(U32), ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE,
-                         16};
+  poot_kir_binding bd = {name, k->nbind, S(U32),
+                         ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE, 16};
   uint32_t ref = 0;
   T(poot_kir_add_binding(k->b, &bd, &ref));
   k->bind_buf[k->nbind++] = buffer;
@@ -235,14 +235,14 @@ static void note_read(pc_kctx *k, uint32_t ti) {
   if (k->nreads < 256) k->reads[k->nreads++] = ti;
 }
 
-static poot_status load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx, poot_kir_value *out) {
+poot_status pc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx, poot_kir_value *out) {
   return poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, 1, out);
 }
 
 /* ------------------------------------------------------- f16 / bf16 */
 
 /* f16 bits (u32, low 16) → f32 value. */
-static poot_status f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
+poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
   poot_kir_value sign, e, man, t1, t2, normal, inf, sub, subf, sb, z, c;
   T(pc_bin_c(k, OP(AND), h, 0x8000, &sign));
   T(pc_bin_c(k, OP(SHL), sign, 16, &sign));
@@ -259,24 +259,24 @@ static poot_status f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out)
   T(pc_bin_c(k, OP(OR), t2, 0x7f800000u, &inf));
   T(pc_bin(k, OP(OR), inf, sign, &inf));
   /* subnormal/zero: man * 2^-24, exact */
-  T(cvt(k, S(F32), man, &subf));
-  T(cf32(k, 5.9604644775390625e-08f, &c));
+  T(pc_cvt(k, S(F32), man, &subf));
+  T(pc_cf32(k, 5.9604644775390625e-08f, &c));
   T(pc_bin(k, OP(MUL), subf, c, &subf));
-  T(bcast(k, S(U32), subf, &sb));
+  T(pc_bcast(k, S(U32), subf, &sb));
   T(pc_bin(k, OP(OR), sb, sign, &sub));
   T(pc_u32(k, 0, &z));
   poot_kir_value is0, is31, r;
   T(pc_bin(k, OP(EQ), e, z, &is0));
   T(pc_bin_c(k, OP(EQ), e, 0x1f, &is31));
-  T(sel(k, is31, inf, normal, &r));
-  T(sel(k, is0, sub, r, &r));
-  return bcast(k, S(F32), r, out);
+  T(pc_sel(k, is31, inf, normal, &r));
+  T(pc_sel(k, is0, sub, r, &r));
+  return pc_bcast(k, S(F32), r, out);
 }
 
 /* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16. */
 static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
   poot_kir_value x, sign, exp, man, ei, nan_inf, manhi, qnan, infv;
-  T(bcast(k, S(U32), f, &x));
+  T(pc_bcast(k, S(U32), f, &x));
   T(pc_bin_c(k, OP(SHR), x, 16, &sign));
   T(pc_bin_c(k, OP(AND), sign, 0x8000, &sign));
   T(pc_bin_c(k, OP(SHR), x, 23, &exp));
@@ -288,16 +288,16 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   poot_kir_value man0, zero;
   T(pc_u32(k, 0, &zero));
   T(pc_bin(k, OP(EQ), man, zero, &man0));
-  T(sel(k, man0, infv, qnan, &nan_inf));
+  T(pc_sel(k, man0, infv, qnan, &nan_inf));
   /* e = exp - 112 as i32 */
-  T(bcast(k, S(I32), exp, &ei));
+  T(pc_bcast(k, S(I32), exp, &ei));
   T(pc_bin_c(k, OP(SUB), ei, 112, &ei));
   /* normal: h = e << 10 | man >> 13, round on the low 13 bits */
   poot_kir_value eu, h, rem, odd, up, gt, eq, t, normal;
   poot_kir_value ec;
   T(ci32(k, 1, &t));
   T(pc_bin(k, OP(MAX), ei, t, &ec));
-  T(bcast(k, S(U32), ec, &eu));
+  T(pc_bcast(k, S(U32), ec, &eu));
   T(pc_bin_c(k, OP(SHL), eu, 10, &h));
   T(pc_bin(k, OP(OR), h, manhi, &h));
   T(pc_bin_c(k, OP(AND), man, 0x1fff, &rem));
@@ -311,7 +311,7 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   poot_kir_value one, hp;
   T(pc_u32(k, 1, &one));
   T(pc_bin(k, OP(ADD), h, one, &hp));
-  T(sel(k, up, hp, h, &normal));
+  T(pc_sel(k, up, hp, h, &normal));
   /* subnormal: e in [-10, 0] */
   poot_kir_value es, lo, hi, shift, m2, hm, rm, mask, half, oddm, up2, sub;
   T(ci32(k, -10, &lo));
@@ -321,7 +321,7 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   poot_kir_value c14;
   T(ci32(k, 14, &c14));
   T(pc_bin(k, OP(SUB), c14, es, &shift));
-  T(bcast(k, S(U32), shift, &shift));
+  T(pc_bcast(k, S(U32), shift, &shift));
   T(pc_bin_c(k, OP(OR), man, 0x800000, &m2));
   T(pc_bin(k, OP(SHR), m2, shift, &hm));
   T(pc_bin(k, OP(SHL), one, shift, &mask));
@@ -337,7 +337,7 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   T(pc_bin(k, OP(AND), eq, oddm, &eq));
   T(pc_bin(k, OP(OR), gt, eq, &up2));
   T(pc_bin(k, OP(ADD), hm, one, &hp));
-  T(sel(k, up2, hp, hm, &sub));
+  T(pc_sel(k, up2, hp, hm, &sub));
   /* pick */
   poot_kir_value r, isnan, isover, issub, iszero, c31, cm10;
   T(pc_bin_c(k, OP(EQ), exp, 0xff, &isnan));
@@ -346,17 +346,17 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   T(pc_bin(k, OP(LE), ei, hi, &issub));
   T(ci32(k, -10, &cm10));
   T(pc_bin(k, OP(LT), ei, cm10, &iszero));
-  T(sel(k, issub, sub, normal, &r));
-  T(sel(k, iszero, zero, r, &r));
-  T(sel(k, isover, infv, r, &r));
-  T(sel(k, isnan, nan_inf, r, &r));
+  T(pc_sel(k, issub, sub, normal, &r));
+  T(pc_sel(k, iszero, zero, r, &r));
+  T(pc_sel(k, isover, infv, r, &r));
+  T(pc_sel(k, isnan, nan_inf, r, &r));
   return pc_bin(k, OP(OR), r, sign, out);
 }
 
 /* f32 → bf16 bits (u32), as poot_f32_to_bf16. */
 static poot_status bf16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
   poot_kir_value x, a, isnan, qn, lsb, r;
-  T(bcast(k, S(U32), f, &x));
+  T(pc_bcast(k, S(U32), f, &x));
   T(pc_bin_c(k, OP(AND), x, 0x7fffffff, &a));
   T(pc_bin_c(k, OP(GT), a, 0x7f800000, &isnan));
   T(pc_bin_c(k, OP(SHR), x, 16, &qn));
@@ -366,17 +366,17 @@ static poot_status bf16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out
   T(pc_bin(k, OP(ADD), x, lsb, &r));
   T(pc_bin_c(k, OP(ADD), r, 0x7fff, &r));
   T(pc_bin_c(k, OP(SHR), r, 16, &r));
-  return sel(k, isnan, qn, r, out);
+  return pc_sel(k, isnan, qn, r, out);
 }
 
 static poot_status bf16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
   poot_kir_value x;
   T(pc_bin_c(k, OP(SHL), h, 16, &x));
-  return bcast(k, S(F32), x, out);
+  return pc_bcast(k, S(F32), x, out);
 }
 
 /* Wraps an integer compute value to the width of dt. */
-static poot_status wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
+poot_status pc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
   switch (dt) {
     case POOT_DTYPE_I8:
     case POOT_DTYPE_I16: {
@@ -398,12 +398,12 @@ poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value
   switch (dt) {
     case POOT_DTYPE_F16:
       T(f16_encode(k, x, &b));
-      return f16_decode(k, b, out);
+      return pc_f16_decode(k, b, out);
     case POOT_DTYPE_BF16:
       T(bf16_encode(k, x, &b));
       return bf16_decode(k, b, out);
     default:
-      return wrap_int(k, dt, x, out);
+      return pc_wrap_int(k, dt, x, out);
   }
 }
 
@@ -411,17 +411,17 @@ poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value
 static poot_status from_bits(pc_kctx *k, poot_kir_value bits, poot_dtype dt, poot_kir_value *out) {
   switch (dt) {
     case POOT_DTYPE_F32:
-      return bcast(k, S(F32), bits, out);
+      return pc_bcast(k, S(F32), bits, out);
     case POOT_DTYPE_F16:
-      return f16_decode(k, bits, out);
+      return pc_f16_decode(k, bits, out);
     case POOT_DTYPE_BF16:
       return bf16_decode(k, bits, out);
     case POOT_DTYPE_I8:
     case POOT_DTYPE_I16:
     case POOT_DTYPE_I32: {
       poot_kir_value i;
-      T(bcast(k, S(I32), bits, &i));
-      return wrap_int(k, dt, i, out);
+      T(pc_bcast(k, S(I32), bits, &i));
+      return pc_wrap_int(k, dt, i, out);
     }
     case POOT_DTYPE_U8:
     case POOT_DTYPE_U32:
@@ -439,26 +439,26 @@ poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_val
   poot_kir_value u;
   switch (dt) {
     case POOT_DTYPE_F32:
-      return bcast(k, S(U32), x, out);
+      return pc_bcast(k, S(U32), x, out);
     case POOT_DTYPE_F16:
       return f16_encode(k, x, out);
     case POOT_DTYPE_BF16:
       return bf16_encode(k, x, out);
     case POOT_DTYPE_I8:
     case POOT_DTYPE_U8:
-      T(bcast(k, S(U32), x, &u));
+      T(pc_bcast(k, S(U32), x, &u));
       return pc_bin_c(k, OP(AND), u, 0xff, out);
     case POOT_DTYPE_I16:
-      T(bcast(k, S(U32), x, &u));
+      T(pc_bcast(k, S(U32), x, &u));
       return pc_bin_c(k, OP(AND), u, 0xffff, out);
     case POOT_DTYPE_I32:
     case POOT_DTYPE_U32:
-      return bcast(k, S(U32), x, out);
+      return pc_bcast(k, S(U32), x, out);
     case POOT_DTYPE_BOOL: {
       poot_kir_value one, zero;
       T(pc_u32(k, 1, &one));
       T(pc_u32(k, 0, &zero));
-      return sel(k, x, one, zero, out);
+      return pc_sel(k, x, one, zero, out);
     }
     default:
       return poot_status_make(POOT_UNSUPPORTED, "compile: no element store for %s",
@@ -470,23 +470,23 @@ poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_val
 static poot_status word_to_value(pc_kctx *k, poot_kir_value w, poot_dtype dt, poot_kir_value *out) {
   poot_kir_scalar s = pc_compute_scalar(dt);
   if (s == S(BOOL)) return pc_bin_c(k, OP(NE), w, 0, out);
-  return bcast(k, s, w, out);
+  return pc_bcast(k, s, w, out);
 }
 static poot_status value_to_word(pc_kctx *k, poot_kir_value v, poot_kir_value *out) {
   if (sc(k, v) == S(BOOL)) {
     poot_kir_value one, zero;
     T(pc_u32(k, 1, &one));
     T(pc_u32(k, 0, &zero));
-    return sel(k, v, one, zero, out);
+    return pc_sel(k, v, one, zero, out);
   }
-  return bcast(k, S(U32), v, out);
+  return pc_bcast(k, S(U32), v, out);
 }
 
 static poot_status i64_from_words(pc_kctx *k, poot_kir_value lo, poot_kir_value hi,
                                   poot_kir_value *out) {
   poot_kir_value l, h, c32;
-  T(cvt(k, S(I64), lo, &l));
-  T(cvt(k, S(I64), hi, &h));
+  T(pc_cvt(k, S(I64), lo, &l));
+  T(pc_cvt(k, S(I64), hi, &h));
   T(poot_kir_const(k->b, S(I64), 32, &c32));
   T(pc_bin(k, OP(SHL), h, c32, &h));
   return pc_bin(k, OP(OR), h, l, out);
@@ -513,13 +513,13 @@ poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir
     if (dt == POOT_DTYPE_I64) {
       T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
       T(pc_bin(k, OP(ADD), idx, base, &idx));
-      T(load_word(k, ref, idx, &w));
+      T(pc_load_word(k, ref, idx, &w));
       T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
-      T(load_word(k, ref, idx, &w2));
+      T(pc_load_word(k, ref, idx, &w2));
       return i64_from_words(k, w, w2, out);
     }
     T(pc_bin(k, OP(ADD), lin, base, &idx));
-    T(load_word(k, ref, idx, &w));
+    T(pc_load_word(k, ref, idx, &w));
     return word_to_value(k, w, dt, out);
   }
   if (pv->hold != PC_LEAFBUF && pv->hold != PC_DENSE)
@@ -529,19 +529,19 @@ poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir
   switch (di->elem_bytes) {
     case 8:
       T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-      T(load_word(k, ref, idx, &w));
+      T(pc_load_word(k, ref, idx, &w));
       T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
-      T(load_word(k, ref, idx, &w2));
+      T(pc_load_word(k, ref, idx, &w2));
       return i64_from_words(k, w, w2, out);
     case 4:
-      T(load_word(k, ref, lin, &w));
+      T(pc_load_word(k, ref, lin, &w));
       return from_bits(k, w, dt, out);
     case 2:
     case 1: {
       uint32_t per = 4 / (uint32_t)di->elem_bytes;
       poot_kir_value sh;
       T(pc_bin_c(k, OP(DIV), lin, per, &idx));
-      T(load_word(k, ref, idx, &w));
+      T(pc_load_word(k, ref, idx, &w));
       T(pc_bin_c(k, OP(REM), lin, per, &sh));
       T(pc_bin_c(k, OP(MUL), sh, 8 * (uint32_t)di->elem_bytes, &sh));
       T(pc_bin(k, OP(SHR), w, sh, &w));
@@ -567,10 +567,10 @@ poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_ki
       poot_kir_value lo, hi, c32;
       T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
       T(pc_bin(k, OP(ADD), idx, base, &idx));
-      T(cvt(k, S(U32), val, &lo));
+      T(pc_cvt(k, S(U32), val, &lo));
       T(poot_kir_const(k->b, S(I64), 32, &c32));
       T(pc_bin(k, OP(SHR), val, c32, &hi));
-      T(cvt(k, S(U32), hi, &hi));
+      T(pc_cvt(k, S(U32), hi, &hi));
       T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
       T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
       return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
@@ -587,10 +587,10 @@ poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_ki
   if (di->elem_bytes == 8) {
     poot_kir_value lo, hi, c32;
     T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-    T(cvt(k, S(U32), val, &lo));
+    T(pc_cvt(k, S(U32), val, &lo));
     T(poot_kir_const(k->b, S(I64), 32, &c32));
     T(pc_bin(k, OP(SHR), val, c32, &hi));
-    T(cvt(k, S(U32), hi, &hi));
+    T(pc_cvt(k, S(U32), hi, &hi));
     T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
     T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
     return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
@@ -605,7 +605,7 @@ poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_ki
 
 poot_status pc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i, poot_kir_value *out) {
   poot_kir_scalar s = pc_compute_scalar(dt);
-  if (s == S(F32)) return cf32(k, (float)f, out);
+  if (s == S(F32)) return pc_cf32(k, (float)f, out);
   if (s == S(BOOL)) return poot_kir_const_bool(k->b, i != 0, out);
   return cscal(k, s, i, out);
 }
@@ -623,10 +623,10 @@ static poot_status const_literal(pc_kctx *k, const poot_tensor *c, poot_kir_valu
   if (dt == POOT_DTYPE_F32) {
     float f;
     memcpy(&f, p, 4);
-    return cf32(k, f, out);
+    return pc_cf32(k, f, out);
   }
-  if (dt == POOT_DTYPE_F16) return cf32(k, poot_f16_to_f32((uint16_t)bits), out);
-  if (dt == POOT_DTYPE_BF16) return cf32(k, poot_bf16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_F16) return pc_cf32(k, poot_f16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_BF16) return pc_cf32(k, poot_bf16_to_f32((uint16_t)bits), out);
   if (dt == POOT_DTYPE_I8) return ci32(k, (int8_t)bits, out);
   if (dt == POOT_DTYPE_I16) return ci32(k, (int16_t)bits, out);
   if (dt == POOT_DTYPE_BOOL) return poot_kir_const_bool(k->b, bits != 0, out);
@@ -644,22 +644,22 @@ static poot_status fminmax(pc_kctx *k, bool is_max, poot_kir_value a, poot_kir_v
                            poot_kir_value *out) {
   poot_kir_value gt, r, eq, ba, bb, bz, z, na, nb;
   T(pc_bin(k, is_max ? OP(GT) : OP(LT), a, b, &gt));
-  T(sel(k, gt, a, b, &r));
+  T(pc_sel(k, gt, a, b, &r));
   T(pc_bin(k, OP(EQ), a, b, &eq));
-  T(bcast(k, S(U32), a, &ba));
-  T(bcast(k, S(U32), b, &bb));
+  T(pc_bcast(k, S(U32), a, &ba));
+  T(pc_bcast(k, S(U32), b, &bb));
   T(pc_bin(k, is_max ? OP(AND) : OP(OR), ba, bb, &bz));
-  T(bcast(k, S(F32), bz, &z));
-  T(sel(k, eq, z, r, &r));
+  T(pc_bcast(k, S(F32), bz, &z));
+  T(pc_sel(k, eq, z, r, &r));
   T(pc_bin(k, OP(NE), a, a, &na));
   T(pc_bin(k, OP(NE), b, b, &nb));
-  T(sel(k, nb, b, r, &r));
-  return sel(k, na, a, r, out);
+  T(pc_sel(k, nb, b, r, &r));
+  return pc_sel(k, na, a, r, out);
 }
 
 /* Accumulation step of reductions: add/max/min in dtype dt. */
-poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a,
-                     poot_kir_value b, poot_kir_value *out) {
+poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a, poot_kir_value b,
+                     poot_kir_value *out) {
   poot_kir_value r;
   if (poot_dtype_is_float(dt) && (op == OP(MAX) || op == OP(MIN)))
     return fminmax(k, op == OP(MAX), a, b, out);
@@ -681,18 +681,18 @@ static poot_status int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_valu
     T(pc_bin(k, OP(EQ), b, m1, &bm1));
     T(pc_bin(k, OP(OR), b0, bm1, &bad));
   }
-  T(sel(k, bad, one, b, &sb));
+  T(pc_sel(k, bad, one, b, &sb));
   T(pc_bin(k, div ? OP(DIV) : OP(REM), a, sb, &r));
   if (sgn) {
     if (div) {
       T(un(k, OP(NEG), a, &na));
-      T(sel(k, bm1, na, r, &r));
+      T(pc_sel(k, bm1, na, r, &r));
     } else {
-      T(sel(k, bm1, zero, r, &r));
+      T(pc_sel(k, bm1, zero, r, &r));
     }
   }
-  T(sel(k, b0, div ? m1 : a, r, &r));
-  return wrap_int(k, dt, r, out);
+  T(pc_sel(k, b0, div ? m1 : a, r, &r));
+  return pc_wrap_int(k, dt, r, out);
 }
 
 static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
@@ -708,17 +708,17 @@ static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_valu
     T(pc_bin(k, OP(LT), b, zero, &neg));
     T(pc_bin(k, OP(OR), bad, neg, &bad));
   }
-  T(sel(k, bad, zero, b, &sb));
+  T(pc_sel(k, bad, zero, b, &sb));
   T(pc_bin(k, left ? OP(SHL) : OP(SHR), a, sb, &r));
   fill = zero;
   if (!left && sgn) {
     poot_kir_value lt;
     T(cscal(k, s, -1, &m1));
     T(pc_bin(k, OP(LT), a, zero, &lt));
-    T(sel(k, lt, m1, zero, &fill));
+    T(pc_sel(k, lt, m1, zero, &fill));
   }
-  T(sel(k, bad, fill, r, &r));
-  return wrap_int(k, dt, r, out);
+  T(pc_sel(k, bad, fill, r, &r));
+  return pc_wrap_int(k, dt, r, out);
 }
 
 poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
@@ -736,17 +736,17 @@ poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype
       return NULL;
     }
     T(cscal(k, fs, 0, &z));
-    if (fs == S(F32)) T(cf32(k, 0.0f, &z));
+    if (fs == S(F32)) T(pc_cf32(k, 0.0f, &z));
     return pc_bin(k, OP(NE), x, z, out);
   }
   if (fs == S(BOOL)) {
     poot_kir_value one, zero;
     T(pc_const_of(k, to, 1.0, 1, &one));
     T(pc_const_of(k, to, 0.0, 0, &zero));
-    return sel(k, x, one, zero, out);
+    return pc_sel(k, x, one, zero, out);
   }
   if (ts == S(F32)) {
-    T(cvt(k, S(F32), x, &r));
+    T(pc_cvt(k, S(F32), x, &r));
     return pc_round(k, to, r, out);
   }
   if (fs == S(F32)) {
@@ -756,7 +756,7 @@ poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype
       case POOT_DTYPE_I8:
       case POOT_DTYPE_I16: {
         poot_kir_value lo, hi;
-        T(cvt(k, S(I32), x, &r));
+        T(pc_cvt(k, S(I32), x, &r));
         T(ci32(k, to == POOT_DTYPE_I8 ? -128 : -32768, &lo));
         T(ci32(k, to == POOT_DTYPE_I8 ? 127 : 32767, &hi));
         T(pc_bin(k, OP(MAX), r, lo, &r));
@@ -764,17 +764,17 @@ poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype
       }
       case POOT_DTYPE_U8: {
         poot_kir_value hi;
-        T(cvt(k, S(U32), x, &r));
+        T(pc_cvt(k, S(U32), x, &r));
         T(pc_u32(k, 255, &hi));
         return pc_bin(k, OP(MIN), r, hi, out);
       }
       default:
-        return cvt(k, ts, x, out);
+        return pc_cvt(k, ts, x, out);
     }
   }
   /* int → int: wrap */
-  T(cvt(k, ts, x, &r));
-  return wrap_int(k, to, r, out);
+  T(pc_cvt(k, ts, x, &r));
+  return pc_wrap_int(k, to, r, out);
 }
 
 static bool op_is_float_math(poot_op op) {
@@ -823,8 +823,11 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     case POOT_OP_AND:
     case POOT_OP_OR:
     case POOT_OP_XOR:
-      return pc_bin(k, op == POOT_OP_AND ? OP(AND) : op == POOT_OP_OR ? OP(OR) : OP(XOR), a[0],
-                    a[1], out);
+      return pc_bin(k,
+                    op == POOT_OP_AND  ? OP(AND)
+                    : op == POOT_OP_OR ? OP(OR)
+                                       : OP(XOR),
+                    a[0], a[1], out);
     case POOT_OP_SHL:
     case POOT_OP_SHR:
       if (dt == POOT_DTYPE_I64) {
@@ -833,7 +836,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       return int_shift(k, op == POOT_OP_SHL, dt, a[0], a[1], out);
     case POOT_OP_NEG:
       T(un(k, OP(NEG), a[0], &r));
-      return fl ? (*out = r, (poot_status)NULL) : wrap_int(k, dt, r, out);
+      return fl ? (*out = r, (poot_status)NULL) : pc_wrap_int(k, dt, r, out);
     case POOT_OP_ABS:
       if (fl) return un(k, OP(ABS), a[0], out);
       if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) {
@@ -845,28 +848,28 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
         T(cscal(k, sc(k, a[0]), 0, &z));
         T(pc_bin(k, OP(LT), a[0], z, &lt));
         T(un(k, OP(NEG), a[0], &ng));
-        T(wrap_int(k, dt, ng, &ng));
-        return sel(k, lt, ng, a[0], out);
+        T(pc_wrap_int(k, dt, ng, &ng));
+        return pc_sel(k, lt, ng, a[0], out);
       }
     case POOT_OP_SIGN: {
       poot_kir_value z, one, m1, gt, lt;
       T(pc_const_of(k, dt, 0.0, 0, &z));
       T(pc_const_of(k, dt, 1.0, 1, &one));
       T(pc_bin(k, OP(GT), a[0], z, &gt));
-      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) return sel(k, gt, one, z, out);
+      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) return pc_sel(k, gt, one, z, out);
       T(pc_const_of(k, dt, -1.0, -1, &m1));
       T(pc_bin(k, OP(LT), a[0], z, &lt));
-      T(sel(k, lt, m1, fl ? a[0] : z, &r));
-      return sel(k, gt, one, r, out);
+      T(pc_sel(k, lt, m1, fl ? a[0] : z, &r));
+      return pc_sel(k, gt, one, r, out);
     }
     case POOT_OP_NOT:
       T(un(k, OP(NOT), a[0], &r));
-      return wrap_int(k, dt, r, out);
+      return pc_wrap_int(k, dt, r, out);
     case POOT_OP_SIGMOID: {
       poot_kir_value ng, e, one, d;
       T(un(k, OP(NEG), a[0], &ng));
       T(un(k, OP(EXP), ng, &e));
-      T(cf32(k, 1.0f, &one));
+      T(pc_cf32(k, 1.0f, &one));
       T(pc_bin(k, OP(ADD), one, e, &d));
       T(pc_bin(k, OP(DIV), one, d, &r));
       return pc_round(k, dt, r, out);
@@ -874,7 +877,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     case POOT_OP_RSQRT: {
       poot_kir_value s, one;
       T(un(k, OP(SQRT), a[0], &s));
-      T(cf32(k, 1.0f, &one));
+      T(pc_cf32(k, 1.0f, &one));
       T(pc_bin(k, OP(DIV), one, s, &r));
       return pc_round(k, dt, r, out);
     }
@@ -883,22 +886,22 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       T(un(k, OP(ABS), a[0], &ax));
       T(un(k, OP(FLOOR), ax, &t));
       T(pc_bin(k, OP(SUB), ax, t, &fr));
-      T(cf32(k, 0.5f, &half));
+      T(pc_cf32(k, 0.5f, &half));
       T(pc_bin(k, OP(GE), fr, half, &ge));
-      T(cf32(k, 1.0f, &one));
+      T(pc_cf32(k, 1.0f, &one));
       T(pc_bin(k, OP(ADD), t, one, &t1));
-      T(sel(k, ge, t1, t, &t));
+      T(pc_sel(k, ge, t1, t, &t));
       /* copysign: keep a's sign bit (also for -0 and NaN) */
       poot_kir_value ba, bt, sgn;
-      T(bcast(k, S(U32), a[0], &ba));
+      T(pc_bcast(k, S(U32), a[0], &ba));
       T(pc_bin_c(k, OP(AND), ba, 0x80000000u, &sgn));
-      T(bcast(k, S(U32), t, &bt));
+      T(pc_bcast(k, S(U32), t, &bt));
       T(pc_bin(k, OP(OR), bt, sgn, &bt));
-      T(bcast(k, S(F32), bt, &r));
+      T(pc_bcast(k, S(F32), bt, &r));
       (void)neg;
       (void)ng;
       T(pc_bin(k, OP(NE), a[0], a[0], &ge));
-      T(sel(k, ge, a[0], r, &r));
+      T(pc_sel(k, ge, a[0], r, &r));
       return pc_round(k, dt, r, out);
     }
     case POOT_OP_EQ:
@@ -916,7 +919,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       return pc_bin(k, map[op - POOT_OP_EQ], x, y, out);
     }
     case POOT_OP_SELECT:
-      return sel(k, a[0], a[1], a[2], out);
+      return pc_sel(k, a[0], a[1], a[2], out);
     default:
       break;
   }
@@ -937,246 +940,6 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
   (void)is_nan_check;
   return poot_status_make(POOT_UNSUPPORTED, "compile: op %s has no elementwise template",
                           poot_op_name(op));
-}
-
-/* -------------------------------------------------------- dequantize */
-
-static poot_status byte_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value *out) {
-  poot_kir_value wi, w, sh;
-  T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
-  T(load_word(k, ref, wi, &w));
-  T(pc_bin_c(k, OP(AND), bo, 3, &sh));
-  T(pc_bin_c(k, OP(SHL), sh, 3, &sh));
-  T(pc_bin(k, OP(SHR), w, sh, &w));
-  return pc_bin_c(k, OP(AND), w, 0xff, out);
-}
-/* 16 bits at an even byte offset. */
-static poot_status half_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value *out) {
-  poot_kir_value wi, w, sh;
-  T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
-  T(load_word(k, ref, wi, &w));
-  T(pc_bin_c(k, OP(AND), bo, 2, &sh));
-  T(pc_bin_c(k, OP(SHL), sh, 3, &sh));
-  T(pc_bin(k, OP(SHR), w, sh, &w));
-  return pc_bin_c(k, OP(AND), w, 0xffff, out);
-}
-static poot_status f16_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, uint32_t add,
-                          poot_kir_value *out) {
-  poot_kir_value o, h;
-  T(pc_bin_c(k, OP(ADD), bo, add, &o));
-  T(half_at(k, ref, o, &h));
-  return f16_decode(k, h, out);
-}
-static poot_status u32_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, uint32_t add,
-                          poot_kir_value *out) {
-  poot_kir_value o, lo, hi;
-  T(pc_bin_c(k, OP(ADD), bo, add, &o));
-  T(half_at(k, ref, o, &lo));
-  T(pc_bin_c(k, OP(ADD), o, 2, &o));
-  T(half_at(k, ref, o, &hi));
-  T(pc_bin_c(k, OP(SHL), hi, 16, &hi));
-  return pc_bin(k, OP(OR), lo, hi, out);
-}
-
-static poot_status emit_dequantize(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
-                                   poot_kir_value *out) {
-  poot_value w = k->pl->alias[n->operands[0]];
-  const poot_type *wt = pc_type(k->pl, w);
-  const poot_dtype_info *di = poot_dtype_info_of(wt->dtype);
-  pc_value *pw = &k->pl->v[w];
-  if (pw->hold != PC_LEAFBUF)
-    return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of a non-leaf value");
-  uint32_t ref;
-  T(pc_binding_of(k, pw->buffer, &ref));
-  pc_note_buffer(k, ref, k->frac);
-  uint32_t r = wt->shape.rank;
-  int64_t kdim = wt->shape.dims[r - 1];
-  uint32_t be = (uint32_t)di->block_elems, bb = (uint32_t)di->block_bytes;
-  poot_shape lead = wt->shape;
-  lead.rank = r - 1;
-  poot_kir_value row, blk, j, bo;
-  T(pc_linearize(k, idx, &lead, &row));
-  T(pc_bin_c(k, OP(DIV), idx[r - 1], be, &blk));
-  T(pc_bin_c(k, OP(REM), idx[r - 1], be, &j));
-  T(pc_bin_c(k, OP(MUL), row, (uint32_t)(kdim / be), &row));
-  T(pc_bin(k, OP(ADD), row, blk, &bo));
-  T(pc_bin_c(k, OP(MUL), bo, bb, &bo));
-  k->bytes += 1;
-  k->flops += 2;
-  poot_kir_value d, m = 0, q, y, qb, jj, hi, o, nib;
-  switch (wt->dtype) {
-    case POOT_DTYPE_Q8_0:
-    case POOT_DTYPE_Q8_K: {
-      uint32_t qoff = wt->dtype == POOT_DTYPE_Q8_0 ? 2 : 4;
-      if (wt->dtype == POOT_DTYPE_Q8_0) {
-        T(f16_at(k, ref, bo, 0, &d));
-      } else {
-        poot_kir_value wi;
-        T(pc_bin_c(k, OP(SHR), bo, 2, &wi));
-        T(load_word(k, ref, wi, &d));
-        T(bcast(k, S(F32), d, &d));
-      }
-      T(pc_bin_c(k, OP(ADD), bo, qoff, &o));
-      T(pc_bin(k, OP(ADD), o, j, &o));
-      T(byte_at(k, ref, o, &qb));
-      T(bcast(k, S(I32), qb, &q));
-      T(wrap_int(k, POOT_DTYPE_I8, q, &q));
-      T(cvt(k, S(F32), q, &q));
-      T(pc_bin(k, OP(MUL), q, d, &y));
-      break;
-    }
-    case POOT_DTYPE_Q4_0:
-    case POOT_DTYPE_Q4_1:
-    case POOT_DTYPE_Q5_0:
-    case POOT_DTYPE_Q5_1: {
-      bool has_m = wt->dtype == POOT_DTYPE_Q4_1 || wt->dtype == POOT_DTYPE_Q5_1;
-      bool five = wt->dtype == POOT_DTYPE_Q5_0 || wt->dtype == POOT_DTYPE_Q5_1;
-      uint32_t qs_off = 2 + (has_m ? 2 : 0) + (five ? 4 : 0);
-      T(f16_at(k, ref, bo, 0, &d));
-      if (has_m) T(f16_at(k, ref, bo, 2, &m));
-      T(pc_bin_c(k, OP(AND), j, 15, &jj));
-      T(pc_bin_c(k, OP(SHR), j, 4, &hi)); /* 0 or 1 */
-      T(pc_bin_c(k, OP(ADD), bo, qs_off, &o));
-      T(pc_bin(k, OP(ADD), o, jj, &o));
-      T(byte_at(k, ref, o, &qb));
-      T(pc_bin_c(k, OP(MUL), hi, 4, &hi));
-      T(pc_bin(k, OP(SHR), qb, hi, &nib));
-      T(pc_bin_c(k, OP(AND), nib, 15, &nib));
-      if (five) {
-        poot_kir_value qh, bit;
-        T(u32_at(k, ref, bo, has_m ? 4 : 2, &qh));
-        T(pc_bin(k, OP(SHR), qh, j, &bit));
-        T(pc_bin_c(k, OP(AND), bit, 1, &bit));
-        T(pc_bin_c(k, OP(SHL), bit, 4, &bit));
-        T(pc_bin(k, OP(OR), nib, bit, &nib));
-      }
-      T(bcast(k, S(I32), nib, &q));
-      if (!has_m) T(pc_bin_c(k, OP(SUB), q, five ? 16 : 8, &q));
-      T(cvt(k, S(F32), q, &q));
-      T(pc_bin(k, OP(MUL), d, q, &y));
-      if (has_m) T(pc_bin(k, OP(ADD), y, m, &y));
-      break;
-    }
-    case POOT_DTYPE_Q4_K:
-    case POOT_DTYPE_Q5_K: {
-      /* sub-block sb = j / 32 with 6-bit scale and min (get_scale_min_k4) */
-      bool five = wt->dtype == POOT_DTYPE_Q5_K;
-      poot_kir_value sb, l, dmin, lt4, i0, i1, i2, b0, b1, b2, sc, mn, t1, t2, d1, m1;
-      T(f16_at(k, ref, bo, 0, &d));
-      T(f16_at(k, ref, bo, 2, &dmin));
-      T(pc_bin_c(k, OP(SHR), j, 5, &sb));
-      T(pc_bin_c(k, OP(AND), j, 31, &l));
-      T(pc_bin_c(k, OP(LT), sb, 4, &lt4));
-      /* bytes: s4 = scales[sb+4] (sb<4: the min; else low/high nibbles),
-       * s0 = scales[sb] (sb<4: the scale), sm4 = scales[sb-4] (sb>=4) */
-      T(pc_bin_c(k, OP(ADD), bo, 4, &i0));
-      T(pc_bin(k, OP(ADD), i0, sb, &i1)); /* &scales[sb] */
-      T(byte_at(k, ref, i1, &b0));
-      T(pc_bin_c(k, OP(ADD), i1, 4, &i2));
-      T(byte_at(k, ref, i2, &b1)); /* scales[sb+4] (sb < 8 → index < 12) */
-      poot_kir_value sbm4, im4;
-      T(pc_bin_c(k, OP(MAX), sb, 4, &sbm4));
-      T(pc_bin_c(k, OP(SUB), sbm4, 4, &sbm4));
-      T(pc_bin(k, OP(ADD), i0, sbm4, &im4));
-      T(byte_at(k, ref, im4, &b2)); /* scales[sb-4] */
-      poot_kir_value lo_sc, lo_mn, hi_sc, hi_mn;
-      T(pc_bin_c(k, OP(AND), b0, 63, &lo_sc));
-      T(pc_bin_c(k, OP(AND), b1, 63, &lo_mn));
-      T(pc_bin_c(k, OP(AND), b1, 15, &t1));
-      T(pc_bin_c(k, OP(SHR), b2, 6, &t2));
-      T(pc_bin_c(k, OP(SHL), t2, 4, &t2));
-      T(pc_bin(k, OP(OR), t1, t2, &hi_sc));
-      T(pc_bin_c(k, OP(SHR), b1, 4, &t1));
-      T(pc_bin_c(k, OP(SHR), b0, 6, &t2));
-      T(pc_bin_c(k, OP(SHL), t2, 4, &t2));
-      T(pc_bin(k, OP(OR), t1, t2, &hi_mn));
-      T(poot_kir_select(k->b, lt4, lo_sc, hi_sc, &sc));
-      T(poot_kir_select(k->b, lt4, lo_mn, hi_mn, &mn));
-      T(cvt(k, POOT_KIR_F32, sc, &t1));
-      T(pc_bin(k, OP(MUL), d, t1, &d1));
-      T(cvt(k, POOT_KIR_F32, mn, &t2));
-      T(pc_bin(k, OP(MUL), dmin, t2, &m1));
-      /* nibble: qs[32 * (sb / 2) + l] >> (4 * (sb & 1)) */
-      poot_kir_value qo, sh, half;
-      T(pc_bin_c(k, OP(SHR), sb, 1, &half));
-      T(pc_bin_c(k, OP(MUL), half, 32, &qo));
-      T(pc_bin(k, OP(ADD), qo, l, &qo));
-      T(pc_bin_c(k, OP(ADD), qo, five ? 48 : 16, &qo));
-      T(pc_bin(k, OP(ADD), bo, qo, &qo));
-      T(byte_at(k, ref, qo, &qb));
-      T(pc_bin_c(k, OP(AND), sb, 1, &sh));
-      T(pc_bin_c(k, OP(MUL), sh, 4, &sh));
-      T(pc_bin(k, OP(SHR), qb, sh, &nib));
-      T(pc_bin_c(k, OP(AND), nib, 15, &nib));
-      if (five) {
-        poot_kir_value ho, hb;
-        T(pc_bin_c(k, OP(ADD), bo, 16, &ho));
-        T(pc_bin(k, OP(ADD), ho, l, &ho));
-        T(byte_at(k, ref, ho, &hb));
-        T(pc_bin(k, OP(SHR), hb, sb, &hb));
-        T(pc_bin_c(k, OP(AND), hb, 1, &hb));
-        T(pc_bin_c(k, OP(SHL), hb, 4, &hb));
-        T(pc_bin(k, OP(OR), nib, hb, &nib));
-      }
-      T(cvt(k, POOT_KIR_F32, nib, &q));
-      T(pc_bin(k, OP(MUL), d1, q, &y));
-      T(pc_bin(k, OP(SUB), y, m1, &y));
-      break;
-    }
-    case POOT_DTYPE_Q6_K: {
-      /* e = 128h + 32kq + l */
-      poot_kir_value hh, r, kq, l, lo_o, lo, hi_o, hib, sh, sc, ds;
-      T(pc_bin_c(k, OP(SHR), j, 7, &hh));
-      T(pc_bin_c(k, OP(AND), j, 127, &r));
-      T(pc_bin_c(k, OP(SHR), r, 5, &kq));
-      T(pc_bin_c(k, OP(AND), r, 31, &l));
-      /* ql[64h + 32(kq&1) + l] >> 4(kq>>1) */
-      poot_kir_value t1, t2;
-      T(pc_bin_c(k, OP(MUL), hh, 64, &t1));
-      T(pc_bin_c(k, OP(AND), kq, 1, &t2));
-      T(pc_bin_c(k, OP(MUL), t2, 32, &t2));
-      T(pc_bin(k, OP(ADD), t1, t2, &lo_o));
-      T(pc_bin(k, OP(ADD), lo_o, l, &lo_o));
-      T(pc_bin(k, OP(ADD), bo, lo_o, &lo_o));
-      T(byte_at(k, ref, lo_o, &lo));
-      T(pc_bin_c(k, OP(SHR), kq, 1, &sh));
-      T(pc_bin_c(k, OP(MUL), sh, 4, &sh));
-      T(pc_bin(k, OP(SHR), lo, sh, &lo));
-      T(pc_bin_c(k, OP(AND), lo, 15, &lo));
-      /* qh[32h + l] >> 2kq */
-      T(pc_bin_c(k, OP(MUL), hh, 32, &hi_o));
-      T(pc_bin(k, OP(ADD), hi_o, l, &hi_o));
-      T(pc_bin_c(k, OP(ADD), hi_o, 128, &hi_o));
-      T(pc_bin(k, OP(ADD), bo, hi_o, &hi_o));
-      T(byte_at(k, ref, hi_o, &hib));
-      T(pc_bin_c(k, OP(MUL), kq, 2, &sh));
-      T(pc_bin(k, OP(SHR), hib, sh, &hib));
-      T(pc_bin_c(k, OP(AND), hib, 3, &hib));
-      T(pc_bin_c(k, OP(SHL), hib, 4, &hib));
-      T(pc_bin(k, OP(OR), lo, hib, &nib));
-      T(bcast(k, POOT_KIR_I32, nib, &q));
-      T(pc_bin_c(k, OP(SUB), q, 32, &q));
-      /* scale: i8 scales[e / 16] at 192, d at 208 */
-      poot_kir_value so;
-      T(pc_bin_c(k, OP(SHR), j, 4, &so));
-      T(pc_bin_c(k, OP(ADD), so, 192, &so));
-      T(pc_bin(k, OP(ADD), bo, so, &so));
-      T(byte_at(k, ref, so, &sc));
-      T(bcast(k, POOT_KIR_I32, sc, &sc));
-      T(wrap_int(k, POOT_DTYPE_I8, sc, &sc));
-      T(cvt(k, POOT_KIR_F32, sc, &sc));
-      T(f16_at(k, ref, bo, 208, &d));
-      T(pc_bin(k, OP(MUL), d, sc, &ds));
-      T(cvt(k, POOT_KIR_F32, q, &q));
-      T(pc_bin(k, OP(MUL), ds, q, &y));
-      break;
-    }
-    default:
-      return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template",
-                              poot_dtype_name(wt->dtype));
-  }
-  (void)m;
-  return pc_round(k, n->attrs.dtype, y, out);
 }
 
 /* ---------------------------------------------------- index helpers */
@@ -1203,98 +966,13 @@ static poot_status index_range(pc_kctx *k, poot_kir_value x, int64_t hi, poot_ki
     T(pc_bin(k, OP(MAX), x, z, &c));
     T(pc_bin(k, OP(MIN), c, h, &c));
   }
-  return cvt(k, S(U32), c, clamped);
+  return pc_cvt(k, S(U32), c, clamped);
 }
 
 static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok) {
   if (n->trap == POOT_TRAP_NONE) return NULL;
   k->has_checks = true;
   return poot_kir_check(k->b, ok, (uint32_t)n->trap);
-}
-
-/* ------------------------------------------------------------ Philox */
-
-/* High 32 bits of a 32x32 product, in 16-bit limbs (no 64-bit integers
- * needed: WebGPU has none). */
-static poot_status mulhi(pc_kctx *k, uint32_t a, poot_kir_value b, poot_kir_value *out) {
-  poot_kir_value bl, bh, p0, p1, p2, p3, mid, t, al, ah;
-  T(pc_u32(k, a & 0xffffu, &al));
-  T(pc_u32(k, a >> 16, &ah));
-  T(pc_bin_c(k, OP(AND), b, 0xffff, &bl));
-  T(pc_bin_c(k, OP(SHR), b, 16, &bh));
-  T(pc_bin(k, OP(MUL), al, bl, &p0));
-  T(pc_bin(k, OP(MUL), ah, bl, &p1));
-  T(pc_bin(k, OP(MUL), al, bh, &p2));
-  T(pc_bin(k, OP(MUL), ah, bh, &p3));
-  T(pc_bin_c(k, OP(SHR), p0, 16, &mid));
-  T(pc_bin_c(k, OP(AND), p1, 0xffff, &t));
-  T(pc_bin(k, OP(ADD), mid, t, &mid));
-  T(pc_bin_c(k, OP(AND), p2, 0xffff, &t));
-  T(pc_bin(k, OP(ADD), mid, t, &mid));
-  T(pc_bin_c(k, OP(SHR), p1, 16, &t));
-  T(pc_bin(k, OP(ADD), p3, t, &p3));
-  T(pc_bin_c(k, OP(SHR), p2, 16, &t));
-  T(pc_bin(k, OP(ADD), p3, t, &p3));
-  T(pc_bin_c(k, OP(SHR), mid, 16, &t));
-  return pc_bin(k, OP(ADD), p3, t, out);
-}
-
-/* rng: element n takes word n % 4 of Philox4x32-10 at counter
- * (n / 4, 0, counter[0], counter[1]) and the key. */
-static poot_status emit_rng(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
-                            const poot_type *ty, poot_kir_value *out) {
-  pc_planner *pl = k->pl;
-  poot_value key = pl->alias[n->operands[0]], ctr = pl->alias[n->operands[1]];
-  poot_kir_value i0, i1, k0, k1, c2, c3, lin, c0, c1, w;
-  T(pc_u32(k, 0, &i0));
-  T(pc_u32(k, 1, &i1));
-  T(pc_emit(k, key, &i0, &k0));
-  T(pc_emit(k, key, &i1, &k1));
-  T(pc_emit(k, ctr, &i0, &c2));
-  T(pc_emit(k, ctr, &i1, &c3));
-  T(pc_linearize(k, idx, &ty->shape, &lin));
-  T(pc_bin_c(k, OP(SHR), lin, 2, &c0));
-  T(pc_u32(k, 0, &c1));
-  for (int round = 0; round < 10; round++) {
-    if (round > 0) {
-      T(pc_bin_c(k, OP(ADD), k0, 0x9E3779B9u, &k0));
-      T(pc_bin_c(k, OP(ADD), k1, 0xBB67AE85u, &k1));
-    }
-    poot_kir_value hi0, lo0, hi1, lo1, m0, m1, n0, n2;
-    T(mulhi(k, 0xD2511F53u, c0, &hi0));
-    T(pc_u32(k, 0xD2511F53u, &m0));
-    T(pc_bin(k, OP(MUL), m0, c0, &lo0));
-    T(mulhi(k, 0xCD9E8D57u, c2, &hi1));
-    T(pc_u32(k, 0xCD9E8D57u, &m1));
-    T(pc_bin(k, OP(MUL), m1, c2, &lo1));
-    T(pc_bin(k, OP(XOR), hi1, c1, &n0));
-    T(pc_bin(k, OP(XOR), n0, k0, &n0));
-    T(pc_bin(k, OP(XOR), hi0, c3, &n2));
-    T(pc_bin(k, OP(XOR), n2, k1, &n2));
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
-  }
-  poot_kir_value sel4, is1, is2, is3;
-  T(pc_bin_c(k, OP(AND), lin, 3, &sel4));
-  T(pc_bin_c(k, OP(EQ), sel4, 1, &is1));
-  T(pc_bin_c(k, OP(EQ), sel4, 2, &is2));
-  T(pc_bin_c(k, OP(EQ), sel4, 3, &is3));
-  T(sel(k, is1, c1, c0, &w));
-  T(sel(k, is2, c2, w, &w));
-  T(sel(k, is3, c3, w, &w));
-  k->flops += 60;
-  if (n->attrs.rng_dist == POOT_RNG_BITS) {
-    *out = w;
-    return NULL;
-  }
-  uint32_t m = ty->dtype == POOT_DTYPE_F32 ? 24 : ty->dtype == POOT_DTYPE_F16 ? 11 : 8;
-  poot_kir_value f, sc;
-  T(pc_bin_c(k, OP(SHR), w, 32 - m, &w));
-  T(cvt(k, S(F32), w, &f));
-  T(cf32(k, ldexpf(1.0f, -(int)m), &sc));
-  return pc_bin(k, OP(MUL), f, sc, out);
 }
 
 /* ------------------------------------------------------------- emit */
@@ -1317,8 +995,8 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
   const poot_type *ty = pc_type(pl, v);
   const poot_node *n = pv->node;
   if (pv->hold == PC_CONSTLIT) return const_literal(k, n->constant, out);
-  if (v != k->computing && (pv->hold == PC_TEMP || pv->hold == PC_LEAFBUF ||
-                            pv->hold == PC_SLOT || pv->hold == PC_DENSE)) {
+  if (v != k->computing && (pv->hold == PC_TEMP || pv->hold == PC_LEAFBUF || pv->hold == PC_SLOT ||
+                            pv->hold == PC_DENSE)) {
     poot_kir_value lin;
     T(pc_linearize(k, idx, &ty->shape, &lin));
     return pc_load_value(k, v, lin, out);
@@ -1334,7 +1012,7 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
     case POOT_OP_IOTA: {
       poot_kir_value x = idx[at->axis];
       if (poot_dtype_is_float(ty->dtype)) {
-        T(cvt(k, S(F32), x, &x));
+        T(pc_cvt(k, S(F32), x, &x));
         return pc_round(k, ty->dtype, x, out);
       }
       return pc_convert(k, x, POOT_DTYPE_U32, ty->dtype, out);
@@ -1404,7 +1082,7 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
           r = val;
         } else {
           T(pc_bin(k, OP(GE), idx[at->axis], lo, &ge));
-          T(sel(k, ge, val, r, &r));
+          T(pc_sel(k, ge, val, r, &r));
         }
         off += sz;
       }
@@ -1449,7 +1127,7 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
         *out = val;
         return NULL;
       }
-      return sel(k, ok, val, pv2, out);
+      return pc_sel(k, ok, val, pv2, out);
     }
     case POOT_OP_DYNAMIC_SLICE:
     case POOT_OP_DYNAMIC_UPDATE_SLICE: {
@@ -1495,7 +1173,7 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
         *out = upd;
         return NULL;
       }
-      return sel(k, inwin, upd, old, out);
+      return pc_sel(k, inwin, upd, old, out);
     }
     case POOT_OP_GATHER: {
       const poot_shape *ts = &pc_type(pl, ops[0])->shape;
@@ -1519,9 +1197,9 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
       return gs;
     }
     case POOT_OP_DEQUANTIZE:
-      return emit_dequantize(k, n, idx, out);
+      return pc_emit_dequantize(k, n, idx, out);
     case POOT_OP_RNG:
-      return emit_rng(k, n, idx, ty, out);
+      return pc_emit_rng(k, n, idx, ty, out);
     case POOT_OP_LEAF:
       return poot_status_make(POOT_INTERNAL, "compile: leaf %%%u without storage", v);
     default:
@@ -1529,8 +1207,8 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
   }
   if ((n->op >= POOT_OP_ADD && n->op <= POOT_OP_GE) || n->op == POOT_OP_SELECT) {
     for (uint32_t i = 0; i < nops; i++) T(pc_emit(k, ops[i], idx, &a[i]));
-    poot_dtype dt = n->op >= POOT_OP_EQ && n->op <= POOT_OP_GE ? pc_type(pl, ops[0])->dtype
-                                                               : ty->dtype;
+    poot_dtype dt =
+        n->op >= POOT_OP_EQ && n->op <= POOT_OP_GE ? pc_type(pl, ops[0])->dtype : ty->dtype;
     return emit_elementwise(k, n, dt, a, out);
   }
   return poot_status_make(POOT_UNSUPPORTED, "compile: %s (%%%u) cannot be inlined",

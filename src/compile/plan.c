@@ -15,7 +15,7 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract", "dus",      "topk",
+  static const char *const n[] = {"pointwise", "contract", "dus",       "topk",
                                   "cumsum",    "scatter",  "attention", "attn_combine"};
   return n[k];
 }
@@ -37,14 +37,30 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   *mode = "";
   poot_status st = NULL;
   switch (g->kind) {
-    case PG_POINTWISE: st = pc_tpl_pointwise(k, g, grid); break;
-    case PG_CONTRACT: st = pc_tpl_contract(k, g, grid, mode); break;
-    case PG_DUS: st = pc_tpl_dus(k, g, grid); break;
-    case PG_TOPK: st = pc_tpl_topk(k, g, grid); break;
-    case PG_CUMSUM: st = pc_tpl_cumsum(k, g, grid); break;
-    case PG_SCATTER: st = pc_tpl_scatter(k, g, grid); break;
-    case PG_ATTENTION: st = pc_tpl_attention(k, g, grid); break;
-    case PG_ATTN_COMBINE: st = pc_tpl_attn_combine(k, g, grid); break;
+    case PG_POINTWISE:
+      st = pc_tpl_pointwise(k, g, grid);
+      break;
+    case PG_CONTRACT:
+      st = pc_tpl_contract(k, g, grid, mode);
+      break;
+    case PG_DUS:
+      st = pc_tpl_dus(k, g, grid);
+      break;
+    case PG_TOPK:
+      st = pc_tpl_topk(k, g, grid);
+      break;
+    case PG_CUMSUM:
+      st = pc_tpl_cumsum(k, g, grid);
+      break;
+    case PG_SCATTER:
+      st = pc_tpl_scatter(k, g, grid);
+      break;
+    case PG_ATTENTION:
+      st = pc_tpl_attention(k, g, grid);
+      break;
+    case PG_ATTN_COMBINE:
+      st = pc_tpl_attn_combine(k, g, grid);
+      break;
   }
   if (st) {
     poot_kir_builder_destroy(k->b);
@@ -133,10 +149,10 @@ void poot_plan_destroy(poot_plan *plan) {
 typedef struct grec {
   poot_kir_kernel *kern; /* standalone kernel (NULL once used) */
   uint32_t grid[3];
-  pc_kctx k;             /* bindings, push temps, reads (memo pointer unused) */
+  pc_kctx k; /* bindings, push temps, reads (memo pointer unused) */
   uint32_t nwtemp;
   uint32_t wtemp[2];
-  uint32_t wbuf;         /* dense buffer written, or UINT32_MAX */
+  uint32_t wbuf; /* dense buffer written, or UINT32_MAX */
   uint32_t level;
   char what[96];
 } grec;
@@ -191,8 +207,7 @@ static bool depends(const grec *i, const grec *j) {
 }
 
 static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, uint32_t n,
-                               pc_memo *memo, pc_kctx *k, poot_kir_kernel **out,
-                               uint32_t grid[3]) {
+                               pc_memo *memo, pc_kctx *k, poot_kir_kernel **out, uint32_t grid[3]) {
   *out = NULL;
   const pc_group *g0 = poot_vec_at(&pl->groups, idx[0]);
   kctx_init(k, pl, memo, g0);
@@ -229,14 +244,30 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     uint32_t gg[3];
     const char *mode = "";
     switch (g->kind) {
-      case PG_POINTWISE: st = pc_tpl_pointwise(k, g, gg); break;
-      case PG_CONTRACT: st = pc_tpl_contract(k, g, gg, &mode); break;
-      case PG_DUS: st = pc_tpl_dus(k, g, gg); break;
-      case PG_TOPK: st = pc_tpl_topk(k, g, gg); break;
-      case PG_CUMSUM: st = pc_tpl_cumsum(k, g, gg); break;
-      case PG_SCATTER: st = pc_tpl_scatter(k, g, gg); break;
-      case PG_ATTENTION: st = pc_tpl_attention(k, g, gg); break;
-      case PG_ATTN_COMBINE: st = pc_tpl_attn_combine(k, g, gg); break;
+      case PG_POINTWISE:
+        st = pc_tpl_pointwise(k, g, gg);
+        break;
+      case PG_CONTRACT:
+        st = pc_tpl_contract(k, g, gg, &mode);
+        break;
+      case PG_DUS:
+        st = pc_tpl_dus(k, g, gg);
+        break;
+      case PG_TOPK:
+        st = pc_tpl_topk(k, g, gg);
+        break;
+      case PG_CUMSUM:
+        st = pc_tpl_cumsum(k, g, gg);
+        break;
+      case PG_SCATTER:
+        st = pc_tpl_scatter(k, g, gg);
+        break;
+      case PG_ATTENTION:
+        st = pc_tpl_attention(k, g, gg);
+        break;
+      case PG_ATTN_COMBINE:
+        st = pc_tpl_attn_combine(k, g, gg);
+        break;
     }
     pc_scope_pop(k);
     if (!st) st = poot_kir_end(k->b);
@@ -317,7 +348,8 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   }
   d.what = poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
   poot_strbuf_deinit(&sb);
-  d.weight_us = fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
+  d.weight_us =
+      fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
   T(poot_vec_push(dispatches, &d));
   return poot_vec_push(pushes, k->push_temp);
 }
@@ -350,10 +382,12 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
     }
     return NULL;
   }
-  if (getenv("POOT_COMPILE_DEBUG")) fprintf(stderr, "batch of %u split: %s\n", n, poot_status_message(bs));
+  if (getenv("POOT_COMPILE_DEBUG"))
+    fprintf(stderr, "batch of %u split: %s\n", n, poot_status_message(bs));
   poot_status_free(bs);
   T(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
-  return emit_level(pl, kernels, dispatches, pushes, recs, idx + n / 2, n - n / 2, memo, no_batching);
+  return emit_level(pl, kernels, dispatches, pushes, recs, idx + n / 2, n - n / 2, memo,
+                    no_batching);
 }
 
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
@@ -405,9 +439,9 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
     const char *mode = "";
     st = build_group(&pl, g, &k, &r->kern, r->grid, &mode);
     if (st) {
-      poot_status wrapped = poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s",
-                                             gi, kind_name(g->kind), g->out,
-                                             poot_status_message(st));
+      poot_status wrapped =
+          poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s", gi,
+                           kind_name(g->kind), g->out, poot_status_message(st));
       poot_status_free(st);
       st = wrapped;
       break;
@@ -466,11 +500,11 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       bufs[1].size = pl.slot_words ? (uint64_t)pl.slot_words * 4 : 4;
       bufs[1].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[1].size / 4)});
       bufs[0].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[0].size / 4)});
-#define MOVE(field, count, vec, T_)                                                                \
-  do {                                                                                             \
-    plan->count = (uint32_t)(vec).len;                                                             \
-    plan->field = (T_ *)poot_arena_alloc(A, (vec).len * sizeof(T_) + 1, 16);                     \
-    if (plan->field && (vec).len) memcpy(plan->field, (vec).data, (vec).len * sizeof(T_));       \
+#define MOVE(field, count, vec, T_)                                                        \
+  do {                                                                                     \
+    plan->count = (uint32_t)(vec).len;                                                     \
+    plan->field = (T_ *)poot_arena_alloc(A, (vec).len * sizeof(T_) + 1, 16);               \
+    if (plan->field && (vec).len) memcpy(plan->field, (vec).data, (vec).len * sizeof(T_)); \
   } while (0)
       MOVE(buffers, buffer_count, pl.buffers, poot_plan_buffer);
       MOVE(slots, slot_count, pl.slots, poot_plan_slot);
@@ -495,7 +529,8 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       for (uint32_t i = 0; i < plan->dispatch_count; i++) {
         poot_plan_dispatch *d = &plan->dispatches[i];
         const uint32_t *pt = (const uint32_t *)pushes.data + (size_t)i * POOT_PLAN_MAX_PUSH;
-        for (uint32_t q = 0; q < d->push_count; q++) d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
+        for (uint32_t q = 0; q < d->push_count; q++)
+          d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
       }
       /* stages */
       double acc = 0;
@@ -512,13 +547,15 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       }
       plan->stage_count = stage + 1;
       for (uint32_t i = 0; i < plan->buffer_count; i++)
-        if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT) plan->weight_bytes += plan->buffers[i].size;
+        if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT)
+          plan->weight_bytes += plan->buffers[i].size;
       if (!plan->buffers || !plan->slots || !plan->temps || !plan->dispatches || !plan->kernels ||
           !plan->state_buffers || !plan->env_buffers)
         st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
     }
   }
-  for (size_t q = 0; q < kernels.len; q++) poot_kir_kernel_destroy(((poot_kir_kernel **)kernels.data)[q]);
+  for (size_t q = 0; q < kernels.len; q++)
+    poot_kir_kernel_destroy(((poot_kir_kernel **)kernels.data)[q]);
   poot_vec_deinit(&kernels);
   poot_vec_deinit(&dispatches);
   poot_vec_deinit(&pushes);
@@ -538,10 +575,11 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
 }
 
 void poot_plan_print(const poot_plan *p, poot_strbuf *sb) {
-  poot_strbuf_printf(sb, "plan target=%s dispatches=%u kernels=%u stages=%u bytes_per_step=%llu weight_bytes=%llu\n",
-                     p->target.name ? p->target.name : "?", p->dispatch_count, p->kernel_count,
-                     p->stage_count, (unsigned long long)p->bytes_per_step,
-                     (unsigned long long)p->weight_bytes);
+  poot_strbuf_printf(
+      sb,
+      "plan target=%s dispatches=%u kernels=%u stages=%u bytes_per_step=%llu weight_bytes=%llu\n",
+      p->target.name ? p->target.name : "?", p->dispatch_count, p->kernel_count, p->stage_count,
+      (unsigned long long)p->bytes_per_step, (unsigned long long)p->weight_bytes);
   for (uint32_t i = 0; i < p->buffer_count; i++) {
     const poot_plan_buffer *b = &p->buffers[i];
     poot_strbuf_printf(sb, "buffer %u %s \"%s\" ", i, poot_plan_buffer_class_name(b->cls), b->name);
@@ -574,7 +612,8 @@ void poot_plan_print(const poot_plan *p, poot_strbuf *sb) {
     for (uint32_t b = 0; b < d->binding_count; b++)
       poot_strbuf_printf(sb, b ? ",%u" : "%u", d->bindings[b]);
     poot_strbuf_puts(sb, "] push=[");
-    for (uint32_t q = 0; q < d->push_count; q++) poot_strbuf_printf(sb, q ? ",%u" : "%u", d->push[q]);
+    for (uint32_t q = 0; q < d->push_count; q++)
+      poot_strbuf_printf(sb, q ? ",%u" : "%u", d->push[q]);
     poot_strbuf_printf(sb, "] bytes=%llu flops=%llu weight_us=%.2f stage=%u ; %s\n",
                        (unsigned long long)d->bytes, (unsigned long long)d->flops, d->weight_us,
                        d->stage, d->what);
@@ -588,10 +627,16 @@ poot_status poot_plan_render_kernel(const poot_plan *plan, uint32_t index,
   if (!target) target = &plan->target;
   const poot_kir_kernel *k = plan->kernels[index];
   switch (target->lang) {
-    case POOT_KIR_LANG_PTX: return poot_kir_render_ptx(k, target, out);
-    case POOT_KIR_LANG_GLSL: return poot_kir_render_glsl(k, target, out);
-    case POOT_KIR_LANG_WGSL: return poot_kir_render_wgsl(k, target, out);
-    case POOT_KIR_LANG_AMDGPU: return poot_kir_render_amdgpu(k, target, out);
-    default: poot_kir_print(k, out); return NULL;
+    case POOT_KIR_LANG_PTX:
+      return poot_kir_render_ptx(k, target, out);
+    case POOT_KIR_LANG_GLSL:
+      return poot_kir_render_glsl(k, target, out);
+    case POOT_KIR_LANG_WGSL:
+      return poot_kir_render_wgsl(k, target, out);
+    case POOT_KIR_LANG_AMDGPU:
+      return poot_kir_render_amdgpu(k, target, out);
+    default:
+      poot_kir_print(k, out);
+      return NULL;
   }
 }

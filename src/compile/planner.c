@@ -17,13 +17,14 @@ void poot_compile_options_init(poot_compile_options *o) {
 }
 
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
-  static const char *const names[] = {"temp", "slot", "weight", "state", "const", "input", "output"};
+  static const char *const names[] = {"temp",  "slot",  "weight", "state",
+                                      "const", "input", "output"};
   return (unsigned)c < POOT_PLAN_BUFFER_CLASS_COUNT ? names[c] : "?";
 }
 
 static bool is_root_op(poot_op op) {
-  return op == POOT_OP_COMPOSITE || op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL || op == POOT_OP_TOP_K ||
-         op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE;
+  return op == POOT_OP_COMPOSITE || op == POOT_OP_REDUCE || op == POOT_OP_DOT_GENERAL ||
+         op == POOT_OP_TOP_K || op == POOT_OP_CUMSUM || op == POOT_OP_SCATTER_UPDATE;
 }
 static bool is_elementwise(poot_op op) {
   return (op >= POOT_OP_ADD && op <= POOT_OP_GE) || op == POOT_OP_SELECT || op == POOT_OP_CONVERT;
@@ -53,7 +54,8 @@ static poot_value find(pc_planner *pl, poot_value v) {
 }
 
 bool pc_lowered_composite(const pc_planner *pl, const poot_node *n) {
-  if (n->op != POOT_OP_COMPOSITE || !n->name || strcmp(n->name, "poot.attention") != 0) return false;
+  if (n->op != POOT_OP_COMPOSITE || !n->name || strcmp(n->name, "poot.attention") != 0)
+    return false;
   if (pl->opt->no_attention_template || n->num_operands != 4 || n->num_results != 1) return false;
   const poot_type *q = poot_graph_value_type(pl->g, n->operands[0]);
   const poot_type *k = poot_graph_value_type(pl->g, n->operands[1]);
@@ -195,7 +197,8 @@ static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
     int64_t c = 1;
     if (n->op == POOT_OP_DOT_GENERAL) {
       const poot_shape *as = &pc_type(pl, find(pl, n->operands[0]))->shape;
-      for (uint32_t j = 0; j < n->attrs.dot.num_contract; j++) c *= as->dims[n->attrs.dot.lhs_contract[j]];
+      for (uint32_t j = 0; j < n->attrs.dot.num_contract; j++)
+        c *= as->dims[n->attrs.dot.lhs_contract[j]];
     } else {
       const poot_shape *xs = &pc_type(pl, find(pl, n->operands[0]))->shape;
       for (uint32_t j = 0; j < n->attrs.num_dims; j++) c *= xs->dims[n->attrs.dims[j]];
@@ -433,25 +436,25 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_vec copies; /* pairs (value, buffer) copied at the end */
   poot_vec_init(&copies, sizeof(uint32_t) * 2);
   uint32_t out_buf = UINT32_MAX;
-#define RESULT_BUFFER(val, cls, name, outb)                                                       \
-  do {                                                                                             \
-    poot_value rv = pl->alias[val];                                                                \
-    uint64_t bytes = 0;                                                                            \
-    st = type_bytes(pc_type(pl, rv), &bytes);                                                      \
-    if (!st) st = add_buffer(pl, cls, name, pc_type(pl, rv), bytes, NULL, &(outb));               \
-    if (!st) {                                                                                     \
-      pc_value *pr = &pl->v[rv];                                                                   \
-      size_t ebytes_ = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;                     \
-      bool root = pr->node && is_root_op(pr->node->op);                                            \
-      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) {                  \
-        pr->hold = PC_DENSE;                                                                       \
-        pr->buffer = (outb);                                                                       \
-      } else {                                                                                     \
-        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                             \
-        uint32_t pair[2] = {rv, (outb)};                                                           \
-        st = poot_vec_push(&copies, pair);                                                         \
-      }                                                                                            \
-    }                                                                                              \
+#define RESULT_BUFFER(val, cls, name, outb)                                            \
+  do {                                                                                 \
+    poot_value rv = pl->alias[val];                                                    \
+    uint64_t bytes = 0;                                                                \
+    st = type_bytes(pc_type(pl, rv), &bytes);                                          \
+    if (!st) st = add_buffer(pl, cls, name, pc_type(pl, rv), bytes, NULL, &(outb));    \
+    if (!st) {                                                                         \
+      pc_value *pr = &pl->v[rv];                                                       \
+      size_t ebytes_ = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;         \
+      bool root = pr->node && is_root_op(pr->node->op);                                \
+      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) { \
+        pr->hold = PC_DENSE;                                                           \
+        pr->buffer = (outb);                                                           \
+      } else {                                                                         \
+        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                 \
+        uint32_t pair[2] = {rv, (outb)};                                               \
+        st = poot_vec_push(&copies, pair);                                             \
+      }                                                                                \
+    }                                                                                  \
   } while (0)
   if (out != POOT_VALUE_NONE) RESULT_BUFFER(out, POOT_PLAN_BUFFER_OUTPUT, "output", out_buf);
   pl->out_buffer = out_buf;

@@ -69,17 +69,26 @@ static void slot_words(const poot_tensor *t, uint32_t *w) {
         memcpy(&w[i], &f, 4);
         break;
       }
-      case POOT_DTYPE_I8: w[i] = (uint32_t)(int32_t)(int8_t)p[i]; break;
-      case POOT_DTYPE_U8: w[i] = p[i]; break;
-      case POOT_DTYPE_BOOL: w[i] = p[i] != 0; break;
+      case POOT_DTYPE_I8:
+        w[i] = (uint32_t)(int32_t)(int8_t)p[i];
+        break;
+      case POOT_DTYPE_U8:
+        w[i] = p[i];
+        break;
+      case POOT_DTYPE_BOOL:
+        w[i] = p[i] != 0;
+        break;
       case POOT_DTYPE_I16: {
         int16_t h;
         memcpy(&h, p + 2 * i, 2);
         w[i] = (uint32_t)(int32_t)h;
         break;
       }
-      case POOT_DTYPE_I64: memcpy(&w[2 * i], p + 8 * i, 8); break;
-      default: break;
+      case POOT_DTYPE_I64:
+        memcpy(&w[2 * i], p + 8 * i, 8);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -129,7 +138,8 @@ poot_status poot_plan_run_step(poot_plan_run *r, const poot_plan_run_options *o)
     memset(&io, 0, sizeof io);
     memcpy(io.grid, d->grid, sizeof io.grid);
     io.subgroup_size = o && o->subgroup_size ? o->subgroup_size : k->subgroup_size;
-    if (!io.subgroup_size) io.subgroup_size = p->target.subgroup_size ? p->target.subgroup_size : 32;
+    if (!io.subgroup_size)
+      io.subgroup_size = p->target.subgroup_size ? p->target.subgroup_size : 32;
     io.buffers = bufs;
     io.buffer_count = d->binding_count;
     io.params = d->push;

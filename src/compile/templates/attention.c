@@ -97,9 +97,12 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_grid_for(nwg, grid);
   char nm[32];
   uint32_t pm, pl_, pacc;
-  T(poot_kir_add_private(k->b, pc_name(k, "m", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  T(poot_kir_add_private(k->b, pc_name(k, "l", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
-  T(poot_kir_add_private(k->b, pc_name(k, "o", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), D, &pacc));
+  T(poot_kir_add_private(k->b, pc_name(k, "m", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         1, &pm));
+  T(poot_kir_add_private(k->b, pc_name(k, "l", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         1, &pl_));
+  T(poot_kir_add_private(k->b, pc_name(k, "o", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         D, &pacc));
   poot_kir_value w, lid, valid, wc, tt, h, hk, ninf, zero, one;
   T(pc_linear_workgroup(k, &w));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
@@ -330,9 +333,12 @@ poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   pc_grid_for((nthreads + wg - 1) / wg, grid);
   char nm[32];
   uint32_t pm, pls, po;
-  T(poot_kir_add_private(k->b, pc_name(k, "cm", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  T(poot_kir_add_private(k->b, pc_name(k, "cl", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &pls));
-  T(poot_kir_add_private(k->b, pc_name(k, "co", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1), 1, &po));
+  T(poot_kir_add_private(k->b, pc_name(k, "cm", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         1, &pm));
+  T(poot_kir_add_private(k->b, pc_name(k, "cl", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         1, &pls));
+  T(poot_kir_add_private(k->b, pc_name(k, "co", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
+                         1, &po));
   poot_kir_value w, l, gid, valid, row, d, tt, h, z, one, Sv, s, ninf, zero, ref_v;
   T(pc_linear_workgroup(k, &w));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));

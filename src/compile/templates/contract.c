@@ -44,7 +44,8 @@ static void root_init(pc_planner *pl, poot_value v, croot *r) {
     const poot_dot_dims *dd = &r->n->attrs.dot;
     const poot_shape *as = &pc_type(pl, r->a)->shape;
     r->cshape.rank = dd->num_contract;
-    for (uint32_t i = 0; i < dd->num_contract; i++) r->cshape.dims[i] = as->dims[dd->lhs_contract[i]];
+    for (uint32_t i = 0; i < dd->num_contract; i++)
+      r->cshape.dims[i] = as->dims[dd->lhs_contract[i]];
   } else {
     r->kind = r->n->attrs.reduce_kind;
     const poot_shape *xs = &pc_type(pl, r->a)->shape;
@@ -118,14 +119,29 @@ static poot_status identity(pc_kctx *k, const croot *r, poot_kir_value *out) {
   if (poot_dtype_is_float(r->acc)) return pc_const_of(k, r->acc, mx ? -INFINITY : INFINITY, 0, out);
   int64_t lo = 0, hi = 0;
   switch (r->acc) {
-    case POOT_DTYPE_I8: lo = -128, hi = 127; break;
-    case POOT_DTYPE_I16: lo = -32768, hi = 32767; break;
-    case POOT_DTYPE_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-    case POOT_DTYPE_U8: lo = 0, hi = 255; break;
-    case POOT_DTYPE_U32: lo = 0, hi = UINT32_MAX; break;
-    case POOT_DTYPE_I64: lo = INT64_MIN, hi = INT64_MAX; break;
-    case POOT_DTYPE_BOOL: lo = 0, hi = 1; break;
-    default: break;
+    case POOT_DTYPE_I8:
+      lo = -128, hi = 127;
+      break;
+    case POOT_DTYPE_I16:
+      lo = -32768, hi = 32767;
+      break;
+    case POOT_DTYPE_I32:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    case POOT_DTYPE_U8:
+      lo = 0, hi = 255;
+      break;
+    case POOT_DTYPE_U32:
+      lo = 0, hi = UINT32_MAX;
+      break;
+    case POOT_DTYPE_I64:
+      lo = INT64_MIN, hi = INT64_MAX;
+      break;
+    case POOT_DTYPE_BOOL:
+      lo = 0, hi = 1;
+      break;
+    default:
+      break;
   }
   return pc_const_of(k, r->acc, 0.0, mx ? lo : hi, out);
 }
@@ -133,7 +149,8 @@ static poot_status identity(pc_kctx *k, const croot *r, poot_kir_value *out) {
 static bool coop_ok(const croot *r) {
   if (!r->dot && r->kind == POOT_REDUCE_ARGMAX) return false;
   poot_kir_scalar s = pc_compute_scalar(r->acc);
-  if (r->acc != POOT_DTYPE_F32 && r->acc != POOT_DTYPE_I32 && r->acc != POOT_DTYPE_U32) return false;
+  if (r->acc != POOT_DTYPE_F32 && r->acc != POOT_DTYPE_I32 && r->acc != POOT_DTYPE_U32)
+    return false;
   return s == POOT_KIR_F32 || s == POOT_KIR_I32 || s == POOT_KIR_U32;
 }
 
@@ -209,9 +226,11 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
     as = pc_compute_scalar(pc_type(pl, rs[0].a)->dtype);
   char nm[32];
-  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(as, 1), nr, &pacc));
+  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(as, 1), nr,
+                         &pacc));
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    T(poot_kir_add_private(k->b, pc_name(k, "arg", nm, sizeof nm), poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
+    T(poot_kir_add_private(k->b, pc_name(k, "arg", nm, sizeof nm),
+                           poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
   poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
   T(pc_u32(k, 0, &z));
   T(pc_u32(k, 1, &one));
@@ -237,7 +256,11 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
         T(poot_kir_const_i32(k->b, 0, &zi));
         T(poot_kir_priv_store(k->b, parg, 0, zi));
         poot_dtype xd = pc_type(pl, rs[i].a)->dtype;
-        T(pc_const_of(k, xd, -INFINITY, xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8 ? 0 : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN), &id));
+        T(pc_const_of(k, xd, -INFINITY,
+                      xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8
+                          ? 0
+                          : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN),
+                      &id));
       } else {
         T(identity(k, &rs[i], &id));
       }
@@ -309,8 +332,9 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     T(poot_kir_priv_load(k->b, pacc, i, &a));
     poot_kir_op op = acc_op(&rs[i]);
     if (use_sg) {
-      poot_kir_op sop = op == OP(ADD) ? OP(SG_REDUCE_ADD) : op == OP(MAX) ? OP(SG_REDUCE_MAX)
-                                                                         : OP(SG_REDUCE_MIN);
+      poot_kir_op sop = op == OP(ADD)   ? OP(SG_REDUCE_ADD)
+                        : op == OP(MAX) ? OP(SG_REDUCE_MAX)
+                                        : OP(SG_REDUCE_MIN);
       T(poot_kir_subgroup_reduce(k->b, sop, a, &accs[i]));
     } else {
       char name[16];

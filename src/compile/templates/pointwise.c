@@ -194,7 +194,8 @@ poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   if (ne == 0) return NULL;
   uint32_t pacc;
   char nm[32];
-  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(pc_compute_scalar(acc), 1), 1, &pacc));
+  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm),
+                         poot_kir_type_make(pc_compute_scalar(acc), 1), 1, &pacc));
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], xi[PC_MAX_DIMS], z, end, one, j, v, a;
@@ -258,7 +259,8 @@ poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   if (ne == 0 || kk == 0) return NULL;
   uint32_t prank;
   char nm[32];
-  T(poot_kir_add_private(k->b, pc_name(k, "rank", nm, sizeof nm), poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
+  T(poot_kir_add_private(k->b, pc_name(k, "rank", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], yi[PC_MAX_DIMS], me, z, end, one, j, y, b, rk, rk1;

@@ -80,13 +80,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s render: %s\n", names[i], poot_status_message(st));
       return 1;
     }
-    printf("%-12s dispatches %4u (%.2f per layer incl. head share)  kernels %3u  bytes/step %llu  "
-           "weights %llu  ratio %.4f  plan %.0f ms  render %.0f ms\n",
-           names[i], p->dispatch_count, (double)p->dispatch_count / (double)c.n_layers,
-           p->kernel_count, (unsigned long long)p->bytes_per_step,
-           (unsigned long long)p->weight_bytes,
-           (double)p->bytes_per_step / (double)p->weight_bytes, (double)(b - a) / 1e6,
-           (double)(e - b) / 1e6);
+    printf(
+        "%-12s dispatches %4u (%.2f per layer incl. head share)  kernels %3u  bytes/step %llu  "
+        "weights %llu  ratio %.4f  plan %.0f ms  render %.0f ms\n",
+        names[i], p->dispatch_count, (double)p->dispatch_count / (double)c.n_layers,
+        p->kernel_count, (unsigned long long)p->bytes_per_step, (unsigned long long)p->weight_bytes,
+        (double)p->bytes_per_step / (double)p->weight_bytes, (double)(b - a) / 1e6,
+        (double)(e - b) / 1e6);
     if (argc > 3 && i == 0) {
       poot_strbuf pb;
       poot_strbuf_init(&pb);

@@ -12,6 +12,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 ran=0
+# The command's exit codes: --help 0, bad usage 2, a failure 1.
+"$POOT" compile --help > /dev/null 2>&1 || { echo "FAIL: compile --help"; fail=1; }
+"$POOT" compile --target ptx > /dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: usage exit"; fail=1; }
+"$POOT" compile -g "$tmp/missing.pgraph" --target ptx > /dev/null 2>&1
+[ $? -eq 1 ] || { echo "FAIL: failure exit"; fail=1; }
 for g in "$here"/plan_llama_decode.pgraph "$here"/plan_llama_prefill.pgraph \
     "$here"/plan_llama_decode_cap1024.pgraph; do
   base=$(basename "$g" .pgraph)

@@ -68,14 +68,16 @@ static void run_case_cap(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg
   for (size_t i = 0; i < in.count; i++)
     if (strstr(in.names[i], ".k") || strstr(in.names[i], ".v")) {
       float *f = in.tensors[i].data;
-      for (size_t j = 0; j < in.tensors[i].size / 4; j++) f[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
+      for (size_t j = 0; j < in.tensors[i].size / 4; j++)
+        f[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
     }
   poot_kir_target t;
   poot_kir_target_init_interp(&t, sg);
   pt_result r;
   POOT_ASSERT_OK(pt_check(g, &t, &in, sg, false, 2e-5, &r));
-  if (!r.ok) fail_msg("T=%lld %s pos=%lld sg=%u: %s", (long long)tokens, poot_dtype_name(wt),
-                      (long long)pos, sg, r.what);
+  if (!r.ok)
+    fail_msg("T=%lld %s pos=%lld sg=%u: %s", (long long)tokens, poot_dtype_name(wt), (long long)pos,
+             sg, r.what);
   pt_inputs_free(&in);
   poot_graph_destroy(g);
 }
@@ -272,7 +274,8 @@ static void test_stories260k(void **state) {
     poot_strbuf_init(&sb);
     poot_graph_leaf_name(g, n, &sb);
     poot_tensor t;
-    POOT_ASSERT_OK(poot_model_weight_tensor(m, &n->weight, poot_graph_value_type(g, n->results[0]), &t));
+    POOT_ASSERT_OK(
+        poot_model_weight_tensor(m, &n->weight, poot_graph_value_type(g, n->results[0]), &t));
     for (size_t j = 0; j < in.count; j++)
       if (!strcmp(in.names[j], sb.data)) memcpy(in.tensors[j].data, t.data, t.size);
     poot_strbuf_deinit(&sb);
@@ -293,11 +296,16 @@ static void test_stories260k(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_decode_f32),  cmocka_unit_test(test_decode_sg8_sg64),
-      cmocka_unit_test(test_decode_q8_0), cmocka_unit_test(test_decode_q4_0),
-      cmocka_unit_test(test_decode_f16),  cmocka_unit_test(test_prefill),
-      cmocka_unit_test(test_checks),      cmocka_unit_test(test_two_steps_one_plan),
-      cmocka_unit_test(test_decode_split_attention), cmocka_unit_test(test_stories260k),
+      cmocka_unit_test(test_decode_f32),
+      cmocka_unit_test(test_decode_sg8_sg64),
+      cmocka_unit_test(test_decode_q8_0),
+      cmocka_unit_test(test_decode_q4_0),
+      cmocka_unit_test(test_decode_f16),
+      cmocka_unit_test(test_prefill),
+      cmocka_unit_test(test_checks),
+      cmocka_unit_test(test_two_steps_one_plan),
+      cmocka_unit_test(test_decode_split_attention),
+      cmocka_unit_test(test_stories260k),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,7 +62,9 @@ static void fill(poot_tensor *t, uint64_t *s, int64_t int_hi, float scale, bool 
     float f = rnd(s) * scale;
     int64_t iv = int_hi > 0 ? (int64_t)(rng(s) % (uint64_t)int_hi) : 0;
     switch (t->type.dtype) {
-      case POOT_DTYPE_F32: memcpy(p + 4 * i, &f, 4); break;
+      case POOT_DTYPE_F32:
+        memcpy(p + 4 * i, &f, 4);
+        break;
       case POOT_DTYPE_F16: {
         uint16_t h = poot_f32_to_f16(f);
         memcpy(p + 2 * i, &h, 2);
@@ -79,16 +81,23 @@ static void fill(poot_tensor *t, uint64_t *s, int64_t int_hi, float scale, bool 
         memcpy(p + 4 * i, &v, 4);
         break;
       }
-      case POOT_DTYPE_I64: memcpy(p + 8 * i, &iv, 8); break;
+      case POOT_DTYPE_I64:
+        memcpy(p + 8 * i, &iv, 8);
+        break;
       case POOT_DTYPE_I16: {
         int16_t v = (int16_t)iv;
         memcpy(p + 2 * i, &v, 2);
         break;
       }
       case POOT_DTYPE_I8:
-      case POOT_DTYPE_U8: p[i] = (uint8_t)iv; break;
-      case POOT_DTYPE_BOOL: p[i] = (uint8_t)(rng(s) & 1); break;
-      default: break;
+      case POOT_DTYPE_U8:
+        p[i] = (uint8_t)iv;
+        break;
+      case POOT_DTYPE_BOOL:
+        p[i] = (uint8_t)(rng(s) & 1);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -182,8 +191,10 @@ static double elem(const poot_tensor *t, int64_t i) {
       memcpy(&v, p + 2 * i, 2);
       return v;
     }
-    case POOT_DTYPE_I8: return (int8_t)p[i];
-    default: return p[i];
+    case POOT_DTYPE_I8:
+      return (int8_t)p[i];
+    default:
+      return p[i];
   }
 }
 

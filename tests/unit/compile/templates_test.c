@@ -186,10 +186,12 @@ static void test_movement(void **state) {
   B(poot_graph_transpose(g, x, (int64_t[]){2, 0, 1}, &t)); /* [7,3,5] */
   poot_shape s21 = poot_shape_of(2, 21, 5), s15 = poot_shape_of(2, 15, 7);
   B(poot_graph_reshape(g, t, &s21, &r));
-  B(poot_graph_slice(g, r, (int64_t[]){1, 0}, (int64_t[]){20, 5}, (int64_t[]){2, 2}, &s)); /* [10,3] */
+  B(poot_graph_slice(g, r, (int64_t[]){1, 0}, (int64_t[]){20, 5}, (int64_t[]){2, 2},
+                     &s));                                 /* [10,3] */
   B(poot_graph_concat(g, 2, (poot_value[]){s, s}, 1, &c)); /* [10,6] */
   B(poot_graph_const_f32(g, POOT_DTYPE_F16, -2.5, &pv));
-  B(poot_graph_pad(g, c, pv, (int64_t[]){1, 0}, (int64_t[]){0, 2}, (int64_t[]){1, 1}, &p)); /* [20,13] */
+  B(poot_graph_pad(g, c, pv, (int64_t[]){1, 0}, (int64_t[]){0, 2}, (int64_t[]){1, 1},
+                   &p)); /* [20,13] */
   B(poot_graph_reshape(g, x, &s15, &o));
   B(poot_graph_broadcast(g, row, &s15, (int64_t[]){1}, &b));
   o = bi(g, POOT_OP_ADD, o, b);
@@ -213,7 +215,8 @@ static void reduce_case(int64_t a, int64_t b, int64_t c, poot_reduce_kind kind, 
   poot_value sq = bi(g, POOT_OP_MUL, x, x); /* prologue */
   poot_value in = kind == POOT_REDUCE_SUM ? sq : x;
   poot_value r, o;
-  B(poot_graph_reduce(g, in, kind, nd, dims, kind == POOT_REDUCE_ARGMAX ? POOT_DTYPE_I32 : POOT_DTYPE_F32, &r));
+  B(poot_graph_reduce(g, in, kind, nd, dims,
+                      kind == POOT_REDUCE_ARGMAX ? POOT_DTYPE_I32 : POOT_DTYPE_F32, &r));
   if (kind == POOT_REDUCE_SUM) {
     /* epilogue: rsqrt(sum + 1) */
     const poot_shape *rs = &poot_graph_value_type(g, r)->shape;
