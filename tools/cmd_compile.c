@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "poot/compile.h"
+#include "poot/compile_passes.h"
 #include "poot/llm/model.h"
 #include "tool.h"
 
@@ -46,6 +47,7 @@ static poot_status write_file(const char *dir, const char *name, const void *dat
 static int compile_main(int argc, char **argv) {
   const char *model = NULL, *gfile = NULL, *step = "decode", *target = NULL, *emit = NULL;
   long long batch = 1, cap = 1024;
+  bool passes = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (poot_tool_is_help(a)) {
@@ -60,6 +62,8 @@ static int compile_main(int argc, char **argv) {
                                                 : NULL;
     if (dst) {
       if (!(*dst = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--no-passes")) {
+      passes = false;
     } else if (!strcmp(a, "--batch") || !strcmp(a, "--cap")) {
       const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
       if (!v || !poot_tool_parse_i64(CMD, a, v, !strcmp(a, "--batch") ? &batch : &cap))
@@ -115,6 +119,14 @@ static int compile_main(int argc, char **argv) {
     }
   }
   uint64_t t0 = poot_time_ns();
+  if (!st && passes) {
+    poot_graph *opt_g = NULL;
+    st = poot_pass_run_default(g, NULL, &opt_g, NULL);
+    if (!st) {
+      poot_graph_destroy(g);
+      g = opt_g;
+    }
+  }
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;

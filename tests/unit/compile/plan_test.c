@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "plan_util.h"
+#include "poot/compile_passes.h"
 #include "poot/llm/model.h"
 #include "poot_test.h"
 
@@ -117,6 +118,26 @@ static void test_decode_f16(void **state) {
   (void)state;
   run_case(1, POOT_DTYPE_F16, 2, 32);
 }
+/* The graph passes' output plans and runs like the traced graph. */
+static void test_after_passes(void **state) {
+  (void)state;
+  const poot_dtype wts[2] = {POOT_DTYPE_F32, POOT_DTYPE_Q4_0};
+  for (int i = 0; i < 2; i++) {
+    poot_graph *g0 = trace(i ? 3 : 1, 24, wts[i]), *g = NULL;
+    POOT_ASSERT_OK(poot_pass_run_default(g0, NULL, &g, NULL));
+    pt_inputs in;
+    POOT_ASSERT_OK(pt_inputs_make(g, 77, 96, 5, 0.3f, &in));
+    poot_kir_target t;
+    poot_kir_target_init_interp(&t, 32);
+    pt_result r;
+    POOT_ASSERT_OK(pt_check(g, &t, &in, 32, false, 2e-5, &r));
+    if (!r.ok) fail_msg("after passes (%s): %s", poot_dtype_name(wts[i]), r.what);
+    pt_inputs_free(&in);
+    poot_graph_destroy(g);
+    poot_graph_destroy(g0);
+  }
+}
+
 static void test_prefill(void **state) {
   (void)state;
   run_case(5, POOT_DTYPE_F32, 0, 32);
@@ -306,6 +327,7 @@ int main(void) {
       cmocka_unit_test(test_two_steps_one_plan),
       cmocka_unit_test(test_decode_split_attention),
       cmocka_unit_test(test_stories260k),
+      cmocka_unit_test(test_after_passes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
