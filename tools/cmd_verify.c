@@ -16,34 +16,37 @@
 static const char *const CMD = "verify";
 
 static void usage(void) {
-  printf("usage: poot verify greedy -m MODEL [--tokenizer FILE] [-p PROMPT | --messages FILE.json]\n"
-         "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
-         "                          [--json [--logits K]] [--ignore-eos]\n\n"
-         "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
-         "and prints the generated text. Generation stops after N tokens or at the model's\n"
-         "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n"
-         "  -m MODEL           a GGUF file, a safetensors folder with config.json, or a\n"
-         "                     llama2.c checkpoint (then --tokenizer is required)\n"
-         "  --tokenizer FILE   the tokenizer (llama2.c), or an override\n"
-         "  -p PROMPT          prompt text (default: empty, BOS only where the model adds it)\n"
-         "  --messages FILE    a JSON array of {role, content}, rendered with the chat template\n"
-         "  -n N               tokens to generate (default 16)\n"
-         "  --device eval      the oracle (the only device of this command for now)\n"
-         "  --ids              print the generated ids, separated by spaces, not text\n"
-         "  --paged            keep K/V in a paged block pool (same results)\n"
-         "  --cap C            KV capacity (default: prompt + N)\n"
-         "  --stats            print the prompt length and timing to stderr\n"
-         "  --json             print one JSON object: prompt_ids, ids, stopped, margins (top-1\n"
-         "                     minus top-2 logit per step), logits (with --logits), text\n"
-         "  --logits K         with --json: the full logits of the first K generated steps\n"
-         "  --ignore-eos       do not stop at the model's end-of-sequence ids\n");
+  printf(
+      "usage: poot verify greedy -m MODEL [--tokenizer FILE] [-p PROMPT | --messages FILE.json]\n"
+      "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
+      "                          [--json [--logits K]] [--ignore-eos]\n\n"
+      "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
+      "and prints the generated text. Generation stops after N tokens or at the model's\n"
+      "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n"
+      "  -m MODEL           a GGUF file, a safetensors folder with config.json, or a\n"
+      "                     llama2.c checkpoint (then --tokenizer is required)\n"
+      "  --tokenizer FILE   the tokenizer (llama2.c), or an override\n"
+      "  -p PROMPT          prompt text (default: empty, BOS only where the model adds it)\n"
+      "  --messages FILE    a JSON array of {role, content}, rendered with the chat template\n"
+      "  -n N               tokens to generate (default 16)\n"
+      "  --device eval      the oracle (the only device of this command for now)\n"
+      "  --ids              print the generated ids, separated by spaces, not text\n"
+      "  --paged            keep K/V in a paged block pool (same results)\n"
+      "  --cap C            KV capacity (default: prompt + N)\n"
+      "  --stats            print the prompt length and timing to stderr\n"
+      "  --json             print one JSON object: prompt_ids, ids, stopped, margins (top-1\n"
+      "                     minus top-2 logit per step), logits (with --logits), text\n"
+      "  --logits K         with --json: the full logits of the first K generated steps\n"
+      "  --ignore-eos       do not stop at the model's end-of-sequence ids\n");
 }
 
 static void print_floats(poot_strbuf *sb, const float *x, size_t n) {
   poot_strbuf_putc(sb, '[');
   for (size_t i = 0; i < n; i++) {
-    if (isfinite(x[i])) poot_strbuf_printf(sb, i ? ",%.9g" : "%.9g", (double)x[i]);
-    else poot_strbuf_puts(sb, i ? ",null" : "null");
+    if (isfinite(x[i]))
+      poot_strbuf_printf(sb, i ? ",%.9g" : "%.9g", (double)x[i]);
+    else
+      poot_strbuf_puts(sb, i ? ",null" : "null");
   }
   poot_strbuf_putc(sb, ']');
 }

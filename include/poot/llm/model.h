@@ -112,20 +112,20 @@ typedef struct poot_model_config {
   poot_rope_mode rope_mode; /* NORM for GGUF llama and llama2.c (permuted Q/K), else NEOX */
   int64_t rope_dims;        /* rotated features per head (≤ head_dim, even) */
   double rope_theta;
-  double rope_theta_local;  /* Gemma 3 local layers (0: rope_theta) */
+  double rope_theta_local; /* Gemma 3 local layers (0: rope_theta) */
   poot_model_rope_scaling rope_scaling;
-  double rope_factor;           /* LINEAR, LLAMA3, LONGROPE (context ratio) */
-  double rope_low_freq_factor;  /* LLAMA3 */
-  double rope_high_freq_factor; /* LLAMA3 */
+  double rope_factor;            /* LINEAR, LLAMA3, LONGROPE (context ratio) */
+  double rope_low_freq_factor;   /* LLAMA3 */
+  double rope_high_freq_factor;  /* LLAMA3 */
   int64_t rope_original_context; /* LLAMA3, LONGROPE */
-  double rope_attn_factor;      /* LONGROPE: cos/sin multiplier (0: derived) */
+  double rope_attn_factor;       /* LONGROPE: cos/sin multiplier (0: derived) */
   float rope_short_factors[POOT_MODEL_MAX_ROPE_PAIRS]; /* LONGROPE; FREQS: the divisors */
   float rope_long_factors[POOT_MODEL_MAX_ROPE_PAIRS];  /* LONGROPE */
   bool rope_local_unscaled; /* Gemma 3: scaling applies to global layers only */
 
   /* Attention. */
-  double attn_scale;    /* 0: 1/sqrt(head_dim) */
-  double attn_softcap;  /* 0: none (Gemma 2: 50) */
+  double attn_scale;      /* 0: 1/sqrt(head_dim) */
+  double attn_softcap;    /* 0: none (Gemma 2: 50) */
   int64_t sliding_window; /* 0: none */
   /* 1 where layer i attends only within sliding_window (every layer when
    * sliding_window is set and no layer is marked: Mistral, Phi-3). */
@@ -137,12 +137,12 @@ typedef struct poot_model_config {
 
   /* Blocks. */
   poot_model_activation activation;
-  bool fused_gate_up;  /* Phi-3: one [2*ff, hidden] projection, gate first */
-  bool post_norms;     /* Gemma 2/3: norms after attention and MLP */
-  bool norm_plus_one;  /* Gemma: norms scale by (1 + w) (false for GGUF, where
-                          the converter already added 1) */
-  bool embed_scale;    /* Gemma: embeddings times sqrt(hidden) rounded to f32 */
-  bool tied_output;    /* the classifier is the token embedding */
+  bool fused_gate_up;   /* Phi-3: one [2*ff, hidden] projection, gate first */
+  bool post_norms;      /* Gemma 2/3: norms after attention and MLP */
+  bool norm_plus_one;   /* Gemma: norms scale by (1 + w) (false for GGUF, where
+                           the converter already added 1) */
+  bool embed_scale;     /* Gemma: embeddings times sqrt(hidden) rounded to f32 */
+  bool tied_output;     /* the classifier is the token embedding */
   double final_softcap; /* 0: none (Gemma 2: 30) */
 } poot_model_config;
 
@@ -193,8 +193,7 @@ typedef struct poot_model_step {
  * its family's shape; with one (a loaded model), the store's dtype (f16,
  * bf16 and packed weights are converted / dequantized in the graph). */
 typedef poot_status (*poot_model_weight_type_fn)(void *ctx, const poot_weight_ref *ref,
-                                                 const poot_type *expected,
-                                                 poot_type *out_type);
+                                                 const poot_type *expected, poot_type *out_type);
 
 typedef struct poot_model_trace_options {
   poot_model_weight_type_fn weight_type; /* optional */

@@ -52,14 +52,14 @@ static inline poot_verify_greedy_options poot_verify_greedy_options_default(void
 }
 
 typedef struct poot_verify_greedy_result {
-  poot_token *ids;   /* generated ids (a final stop id included); poot_malloc'ed */
+  poot_token *ids; /* generated ids (a final stop id included); poot_malloc'ed */
   size_t n_ids;
-  bool stopped;      /* the last id is a stop id */
-  float *margins;    /* per generated id: top-1 minus top-2 logit */
-  float *logits;     /* [n_logits, vocab] of the first generated steps */
+  bool stopped;   /* the last id is a stop id */
+  float *margins; /* per generated id: top-1 minus top-2 logit */
+  float *logits;  /* [n_logits, vocab] of the first generated steps */
   size_t n_logits;
   int64_t vocab;
-  double seconds;    /* wall time of the evaluations */
+  double seconds; /* wall time of the evaluations */
 } poot_verify_greedy_result;
 
 /* Frees the arrays and zeroes the struct (NULL-safe). */

@@ -10,8 +10,8 @@
 #define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
 
 static const poot__family *const families[] = {
-    &poot__family_llama,  &poot__family_mistral, &poot__family_qwen2,  &poot__family_qwen3,
-    &poot__family_gemma,  &poot__family_gemma2,  &poot__family_gemma3, &poot__family_phi3,
+    &poot__family_llama, &poot__family_mistral, &poot__family_qwen2,  &poot__family_qwen3,
+    &poot__family_gemma, &poot__family_gemma2,  &poot__family_gemma3, &poot__family_phi3,
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -23,15 +23,24 @@ const poot__family *poot__family_of(poot_model_family family) {
 
 const char *poot_model_family_name(poot_model_family family) {
   switch (family) {
-  case POOT_MODEL_FAMILY_LLAMA: return "llama";
-  case POOT_MODEL_FAMILY_MISTRAL: return "mistral";
-  case POOT_MODEL_FAMILY_QWEN2: return "qwen2";
-  case POOT_MODEL_FAMILY_QWEN3: return "qwen3";
-  case POOT_MODEL_FAMILY_GEMMA: return "gemma";
-  case POOT_MODEL_FAMILY_GEMMA2: return "gemma2";
-  case POOT_MODEL_FAMILY_GEMMA3: return "gemma3";
-  case POOT_MODEL_FAMILY_PHI3: return "phi3";
-  default: return "?";
+    case POOT_MODEL_FAMILY_LLAMA:
+      return "llama";
+    case POOT_MODEL_FAMILY_MISTRAL:
+      return "mistral";
+    case POOT_MODEL_FAMILY_QWEN2:
+      return "qwen2";
+    case POOT_MODEL_FAMILY_QWEN3:
+      return "qwen3";
+    case POOT_MODEL_FAMILY_GEMMA:
+      return "gemma";
+    case POOT_MODEL_FAMILY_GEMMA2:
+      return "gemma2";
+    case POOT_MODEL_FAMILY_GEMMA3:
+      return "gemma3";
+    case POOT_MODEL_FAMILY_PHI3:
+      return "phi3";
+    default:
+      return "?";
   }
 }
 
@@ -90,8 +99,9 @@ poot_status poot_model_config_validate(const poot_model_config *c) {
   if (!poot__family_of(c->family)) return BAD("model config: unknown family %d", (int)c->family);
   if (c->vocab_size < 1 || c->hidden_size < 1 || c->intermediate_size < 1 || c->n_layers < 1 ||
       c->n_heads < 1 || c->n_kv_heads < 1 || c->head_dim < 1)
-    return BAD("model config: vocab_size, hidden_size, intermediate_size, n_layers, n_heads, "
-               "n_kv_heads and head_dim must all be >= 1");
+    return BAD(
+        "model config: vocab_size, hidden_size, intermediate_size, n_layers, n_heads, "
+        "n_kv_heads and head_dim must all be >= 1");
   if (c->n_layers > POOT_MODEL_MAX_LAYERS)
     return BAD("model config: %lld layers (at most %d)", (long long)c->n_layers,
                POOT_MODEL_MAX_LAYERS);
@@ -104,13 +114,14 @@ poot_status poot_model_config_validate(const poot_model_config *c) {
                (long long)c->rope_dims, (long long)c->head_dim);
   if (!(c->rope_theta > 0) || !isfinite(c->rope_theta))
     return BAD("model config: rope_theta must be > 0");
-  if (c->rope_scaling != POOT_MODEL_ROPE_SCALING_NONE && c->rope_scaling != POOT_MODEL_ROPE_SCALING_FREQS &&
-      !(c->rope_factor > 0))
+  if (c->rope_scaling != POOT_MODEL_ROPE_SCALING_NONE &&
+      c->rope_scaling != POOT_MODEL_ROPE_SCALING_FREQS && !(c->rope_factor > 0))
     return BAD("model config: rope scaling needs a factor > 0");
   if (c->rope_scaling == POOT_MODEL_ROPE_SCALING_LLAMA3 &&
       (c->rope_original_context < 1 || !(c->rope_high_freq_factor > c->rope_low_freq_factor)))
-    return BAD("model config: llama3 rope scaling needs original_max_position_embeddings and "
-               "high_freq_factor > low_freq_factor");
+    return BAD(
+        "model config: llama3 rope scaling needs original_max_position_embeddings and "
+        "high_freq_factor > low_freq_factor");
   if (!(c->norm_eps >= 0)) return BAD("model config: norm_eps must be >= 0");
   if (c->sliding_window < 0) return BAD("model config: sliding_window must be >= 0");
   return NULL;
@@ -396,7 +407,9 @@ poot_status poot_model_config_from_llama2c(const poot_llama2c_config *l, poot_mo
 
 /* ------------------------------------------------------------- weight maps */
 
-static const char *role_name(poot_weight_role role) { return poot_weight_role_name(role); }
+static const char *role_name(poot_weight_role role) {
+  return poot_weight_role_name(role);
+}
 
 static bool gguf_name(const poot_weight_ref *ref, char *buf, size_t n) {
   const char *r = role_name(ref->role);
@@ -406,7 +419,8 @@ static bool gguf_name(const poot_weight_ref *ref, char *buf, size_t n) {
   if (ref->layer >= 0)
     w = snprintf(buf, n, "blk.%d.%.*s.%s", (int)ref->layer, (int)(bias ? len - 5 : len), r,
                  bias ? "bias" : "weight");
-  else w = snprintf(buf, n, "%.*s.%s", (int)(bias ? len - 5 : len), r, bias ? "bias" : "weight");
+  else
+    w = snprintf(buf, n, "%.*s.%s", (int)(bias ? len - 5 : len), r, bias ? "bias" : "weight");
   return w > 0 && (size_t)w < n;
 }
 
@@ -422,9 +436,12 @@ static const std_name std_names[] = {
     {POOT_WEIGHT_OUTPUT, "lm_head.weight", "output.weight"},
     {POOT_WEIGHT_ATTN_NORM, "model.layers.%d.input_layernorm.weight",
      "layers.%d.attention_norm.weight"},
-    {POOT_WEIGHT_ATTN_Q, "model.layers.%d.self_attn.q_proj.weight", "layers.%d.attention.wq.weight"},
-    {POOT_WEIGHT_ATTN_K, "model.layers.%d.self_attn.k_proj.weight", "layers.%d.attention.wk.weight"},
-    {POOT_WEIGHT_ATTN_V, "model.layers.%d.self_attn.v_proj.weight", "layers.%d.attention.wv.weight"},
+    {POOT_WEIGHT_ATTN_Q, "model.layers.%d.self_attn.q_proj.weight",
+     "layers.%d.attention.wq.weight"},
+    {POOT_WEIGHT_ATTN_K, "model.layers.%d.self_attn.k_proj.weight",
+     "layers.%d.attention.wk.weight"},
+    {POOT_WEIGHT_ATTN_V, "model.layers.%d.self_attn.v_proj.weight",
+     "layers.%d.attention.wv.weight"},
     {POOT_WEIGHT_ATTN_OUTPUT, "model.layers.%d.self_attn.o_proj.weight",
      "layers.%d.attention.wo.weight"},
     {POOT_WEIGHT_ATTN_Q_BIAS, "model.layers.%d.self_attn.q_proj.bias", NULL},
@@ -435,9 +452,11 @@ static const std_name std_names[] = {
     {POOT_WEIGHT_ATTN_K_NORM, "model.layers.%d.self_attn.k_norm.weight", NULL},
     {POOT_WEIGHT_FFN_NORM, "model.layers.%d.post_attention_layernorm.weight",
      "layers.%d.ffn_norm.weight"},
-    {POOT_WEIGHT_FFN_GATE, "model.layers.%d.mlp.gate_proj.weight", "layers.%d.feed_forward.w1.weight"},
+    {POOT_WEIGHT_FFN_GATE, "model.layers.%d.mlp.gate_proj.weight",
+     "layers.%d.feed_forward.w1.weight"},
     {POOT_WEIGHT_FFN_UP, "model.layers.%d.mlp.up_proj.weight", "layers.%d.feed_forward.w3.weight"},
-    {POOT_WEIGHT_FFN_DOWN, "model.layers.%d.mlp.down_proj.weight", "layers.%d.feed_forward.w2.weight"},
+    {POOT_WEIGHT_FFN_DOWN, "model.layers.%d.mlp.down_proj.weight",
+     "layers.%d.feed_forward.w2.weight"},
 };
 
 bool poot__weight_name_standard(poot_weight_naming naming, const poot_weight_ref *ref, char *buf,
@@ -505,10 +524,9 @@ poot_status poot_model_weight_map_create(const poot_model_config *c, poot_weight
     /* A tied classifier reads TOKEN_EMBD; OUTPUT stays unbound. */
     if (globals[i] == POOT_WEIGHT_OUTPUT && c->tied_output) continue;
     if (!f->weight_name(c, naming, &ref, name, sizeof name)) {
-      st = poot_status_make(POOT_UNSUPPORTED, "family %s has no %s name for %s",
-                            poot_model_family_name(c->family),
-                            naming == POOT_WEIGHT_NAMING_GGUF ? "GGUF" : "safetensors",
-                            role_name(globals[i]));
+      st = poot_status_make(
+          POOT_UNSUPPORTED, "family %s has no %s name for %s", poot_model_family_name(c->family),
+          naming == POOT_WEIGHT_NAMING_GGUF ? "GGUF" : "safetensors", role_name(globals[i]));
       break;
     }
     st = poot_weight_map_bind(map, &ref, name);

@@ -103,7 +103,8 @@ static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const p
   if (poot__gguf_arch_f64(g, arch, "final_logit_softcapping", &v) && v > 0) c->final_softcap = v;
   /* llama.cpp derives the query scale from head_dim; a file may state it. */
   if (poot__gguf_arch_f64(g, arch, "attention.scale", &v) && v > 0) c->attn_scale = v;
-  if (c->family == POOT_MODEL_FAMILY_GEMMA3 && poot__gguf_arch_f64(g, arch, "rope.freq_base_swa", &v) && v > 0)
+  if (c->family == POOT_MODEL_FAMILY_GEMMA3 &&
+      poot__gguf_arch_f64(g, arch, "rope.freq_base_swa", &v) && v > 0)
     c->rope_theta_local = v;
   if (poot__gguf_arch_i64(g, arch, "attention.sliding_window", &w) && w > 0) {
     c->sliding_window = w;
@@ -130,7 +131,8 @@ static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const p
       }
     } else if (pat) {
       int64_t p = 0;
-      if (poot__gguf_arch_i64(g, arch, "attention.sliding_window_pattern", &p) && p >= 1) period = p;
+      if (poot__gguf_arch_i64(g, arch, "attention.sliding_window_pattern", &p) && p >= 1)
+        period = p;
     }
     if (!from_array)
       for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % period) != 0;
@@ -144,17 +146,25 @@ static bool gemma_weight_name(const poot_model_config *c, poot_weight_naming nam
   if (naming == POOT_WEIGHT_NAMING_GGUF && ref->layer >= 0 &&
       (ref->role == POOT_WEIGHT_ATTN_POST_NORM || ref->role == POOT_WEIGHT_FFN_POST_NORM)) {
     /* llama.cpp's names for Gemma 2/3's post-norms. */
-    int k = snprintf(buf, n, "blk.%d.%s.weight", (int)ref->layer,
-                     ref->role == POOT_WEIGHT_ATTN_POST_NORM ? "post_attention_norm" : "post_ffw_norm");
+    int k =
+        snprintf(buf, n, "blk.%d.%s.weight", (int)ref->layer,
+                 ref->role == POOT_WEIGHT_ATTN_POST_NORM ? "post_attention_norm" : "post_ffw_norm");
     return k > 0 && (size_t)k < n;
   }
   if (naming == POOT_WEIGHT_NAMING_HF && c->post_norms) {
     const char *fmt = NULL;
     switch (ref->role) {
-    case POOT_WEIGHT_ATTN_POST_NORM: fmt = "model.layers.%d.post_attention_layernorm.weight"; break;
-    case POOT_WEIGHT_FFN_NORM: fmt = "model.layers.%d.pre_feedforward_layernorm.weight"; break;
-    case POOT_WEIGHT_FFN_POST_NORM: fmt = "model.layers.%d.post_feedforward_layernorm.weight"; break;
-    default: break;
+      case POOT_WEIGHT_ATTN_POST_NORM:
+        fmt = "model.layers.%d.post_attention_layernorm.weight";
+        break;
+      case POOT_WEIGHT_FFN_NORM:
+        fmt = "model.layers.%d.pre_feedforward_layernorm.weight";
+        break;
+      case POOT_WEIGHT_FFN_POST_NORM:
+        fmt = "model.layers.%d.post_feedforward_layernorm.weight";
+        break;
+      default:
+        break;
     }
     if (fmt) {
       int k = snprintf(buf, n, fmt, (int)ref->layer);

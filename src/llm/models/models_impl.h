@@ -60,8 +60,7 @@ bool poot__gguf_arch_i64(const poot_gguf *g, const char *arch, const char *key, 
 
 /* HF rope_scaling object → config fields. UNSUPPORTED for an unknown type. */
 POOT_MUST_USE poot_status poot__rope_scaling_from_hf(const poot_json *rope_scaling,
-                                                     const poot_json *text,
-                                                     poot_model_config *c);
+                                                     const poot_json *text, poot_model_config *c);
 
 /* The rotary embedding of one layer: x [N, H, D] float, pos i32[N], seq_len
  * i32[N] (each token's sequence length this step: its sequence's last
@@ -75,9 +74,8 @@ POOT_MUST_USE poot_status poot__trace_rope(poot_graph *g, const poot_model_confi
 
 /* Attention with logit soft-capping: a "poot.attention" composite with
  * {scale, softcap} attrs; scores = tanh(q·k * scale / softcap) * softcap. */
-POOT_MUST_USE poot_status poot__trace_attention_softcap(poot_graph *g, poot_value q,
-                                                        poot_value k, poot_value v,
-                                                        poot_value mask, double scale,
+POOT_MUST_USE poot_status poot__trace_attention_softcap(poot_graph *g, poot_value q, poot_value k,
+                                                        poot_value v, poot_value mask, double scale,
                                                         double softcap, poot_value *out);
 
 #endif

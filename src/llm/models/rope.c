@@ -17,47 +17,49 @@ static void inv_freq_default(double theta, int64_t dims, float *out) {
 }
 
 void poot_model_rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
-                         float *out) {
+                              float *out) {
   int64_t dims = c->rope_dims, half = dims / 2;
   double theta = local_layer && c->rope_theta_local > 0 ? c->rope_theta_local : c->rope_theta;
   poot_model_rope_scaling sc = c->rope_scaling;
   if (local_layer && c->rope_local_unscaled) sc = POOT_MODEL_ROPE_SCALING_NONE;
   switch (sc) {
-  case POOT_MODEL_ROPE_SCALING_NONE: inv_freq_default(theta, dims, out); break;
-  case POOT_MODEL_ROPE_SCALING_LINEAR:
-    inv_freq_default(theta, dims, out);
-    for (int64_t i = 0; i < half; i++) out[i] = out[i] / (float)c->rope_factor;
-    break;
-  case POOT_MODEL_ROPE_SCALING_FREQS:
-    inv_freq_default(theta, dims, out);
-    for (int64_t i = 0; i < half; i++) out[i] = out[i] / c->rope_short_factors[i];
-    break;
-  case POOT_MODEL_ROPE_SCALING_LLAMA3: {
-    /* transformers' _compute_llama3_parameters, in f32. */
-    inv_freq_default(theta, dims, out);
-    float factor = (float)c->rope_factor, lo = (float)c->rope_low_freq_factor,
-          hi = (float)c->rope_high_freq_factor, old = (float)c->rope_original_context;
-    float lo_wl = old / lo, hi_wl = old / hi;
-    for (int64_t i = 0; i < half; i++) {
-      float f = out[i], wl = (float)(2.0 * M_PI) / f;
-      float scaled = wl > lo_wl ? f / factor : f;
-      float smooth = (old / wl - lo) / (hi - lo);
-      float smoothed = (1.0f - smooth) * scaled / factor + smooth * scaled;
-      bool medium = !(wl < hi_wl) && !(wl > lo_wl);
-      out[i] = medium ? smoothed : scaled;
+    case POOT_MODEL_ROPE_SCALING_NONE:
+      inv_freq_default(theta, dims, out);
+      break;
+    case POOT_MODEL_ROPE_SCALING_LINEAR:
+      inv_freq_default(theta, dims, out);
+      for (int64_t i = 0; i < half; i++) out[i] = out[i] / (float)c->rope_factor;
+      break;
+    case POOT_MODEL_ROPE_SCALING_FREQS:
+      inv_freq_default(theta, dims, out);
+      for (int64_t i = 0; i < half; i++) out[i] = out[i] / c->rope_short_factors[i];
+      break;
+    case POOT_MODEL_ROPE_SCALING_LLAMA3: {
+      /* transformers' _compute_llama3_parameters, in f32. */
+      inv_freq_default(theta, dims, out);
+      float factor = (float)c->rope_factor, lo = (float)c->rope_low_freq_factor,
+            hi = (float)c->rope_high_freq_factor, old = (float)c->rope_original_context;
+      float lo_wl = old / lo, hi_wl = old / hi;
+      for (int64_t i = 0; i < half; i++) {
+        float f = out[i], wl = (float)(2.0 * M_PI) / f;
+        float scaled = wl > lo_wl ? f / factor : f;
+        float smooth = (old / wl - lo) / (hi - lo);
+        float smoothed = (1.0f - smooth) * scaled / factor + smooth * scaled;
+        bool medium = !(wl < hi_wl) && !(wl > lo_wl);
+        out[i] = medium ? smoothed : scaled;
+      }
+      break;
     }
-    break;
-  }
-  case POOT_MODEL_ROPE_SCALING_LONGROPE: {
-    /* 1 / (ext * base^(arange/dims)) with ext the short or long factors. */
-    const float *ext = long_table ? c->rope_long_factors : c->rope_short_factors;
-    float base = (float)theta;
-    for (int64_t i = 0; i < half; i++) {
-      float ex = (float)(2 * i) / (float)dims;
-      out[i] = 1.0f / (ext[i] * powf(base, ex));
+    case POOT_MODEL_ROPE_SCALING_LONGROPE: {
+      /* 1 / (ext * base^(arange/dims)) with ext the short or long factors. */
+      const float *ext = long_table ? c->rope_long_factors : c->rope_short_factors;
+      float base = (float)theta;
+      for (int64_t i = 0; i < half; i++) {
+        float ex = (float)(2 * i) / (float)dims;
+        out[i] = 1.0f / (ext[i] * powf(base, ex));
+      }
+      break;
     }
-    break;
-  }
   }
 }
 
@@ -195,11 +197,16 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
 
 static const char *scaling_name(poot_model_rope_scaling s) {
   switch (s) {
-  case POOT_MODEL_ROPE_SCALING_NONE: return "none";
-  case POOT_MODEL_ROPE_SCALING_LINEAR: return "linear";
-  case POOT_MODEL_ROPE_SCALING_LLAMA3: return "llama3";
-  case POOT_MODEL_ROPE_SCALING_LONGROPE: return "longrope";
-  case POOT_MODEL_ROPE_SCALING_FREQS: return "freqs";
+    case POOT_MODEL_ROPE_SCALING_NONE:
+      return "none";
+    case POOT_MODEL_ROPE_SCALING_LINEAR:
+      return "linear";
+    case POOT_MODEL_ROPE_SCALING_LLAMA3:
+      return "llama3";
+    case POOT_MODEL_ROPE_SCALING_LONGROPE:
+      return "longrope";
+    case POOT_MODEL_ROPE_SCALING_FREQS:
+      return "freqs";
   }
   return "?";
 }

@@ -41,7 +41,8 @@ static poot_status weight_raw(tracer *t, poot_weight_role role, int32_t layer, u
   }
   poot_weight_ref ref = {.role = role, .layer = layer, .name = NULL};
   poot_type expected = poot_type_make(POOT_DTYPE_F32, rank, dims), type = expected;
-  if (t->o && t->o->weight_type) POOT_TRY(t->o->weight_type(t->o->weight_type_ctx, &ref, &expected, &type));
+  if (t->o && t->o->weight_type)
+    POOT_TRY(t->o->weight_type(t->o->weight_type_ctx, &ref, &expected, &type));
   if (!poot_shape_equal(&type.shape, &expected.shape)) {
     poot_strbuf a, b, r;
     poot_strbuf_init(&a);
@@ -83,8 +84,10 @@ static poot_status weight_f32(tracer *t, poot_weight_role role, int32_t layer, u
 static poot_status splat(tracer *t, poot_dtype dt, double v, const poot_shape *shape,
                          poot_value *out) {
   poot_value c;
-  if (poot_dtype_is_float(dt)) POOT_TRY(poot_graph_const_f32(t->g, dt, v, &c));
-  else POOT_TRY(poot_graph_const_int(t->g, dt, (int64_t)v, &c));
+  if (poot_dtype_is_float(dt))
+    POOT_TRY(poot_graph_const_f32(t->g, dt, v, &c));
+  else
+    POOT_TRY(poot_graph_const_int(t->g, dt, (int64_t)v, &c));
   if (shape->rank == 0) {
     *out = c;
     return NULL;
@@ -247,8 +250,8 @@ static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fr
       POOT_TRY(poot_graph_slice(t->g, pos, &ps, &pl, NULL, &pb));
       POOT_TRY(reshape(t, pb, poot_shape_of(0), &pscalar));
       poot_value starts[4] = {bi, pscalar, zero, zero};
-      POOT_TRY(poot_graph_dynamic_update_slice(t->g, nv, upd, starts, POOT_TRAP_POS_OUT_OF_RANGE,
-                                               &nv));
+      POOT_TRY(
+          poot_graph_dynamic_update_slice(t->g, nv, upd, starts, POOT_TRAP_POS_OUT_OF_RANGE, &nv));
     }
     POOT_TRY(poot_graph_set_state_update(t->g, st, nv));
     for (int64_t b = 0; b < t->B; b++) POOT_TRY(take_seq(t, nv, b, &per_seq[b]));
@@ -288,12 +291,12 @@ static poot_status trace_attention(tracer *t, int32_t L, poot_value h, poot_valu
     POOT_TRY(slice2(t, qkv, 0, t->N, qd, qd + kd, &k));
     POOT_TRY(slice2(t, qkv, 0, t->N, qd + kd, qd + 2 * kd, &v));
   } else {
-    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_Q, c->qkv_bias ? POOT_WEIGHT_ATTN_Q_BIAS : POOT_WEIGHT_NONE,
-                    L, qd, &q));
-    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_K, c->qkv_bias ? POOT_WEIGHT_ATTN_K_BIAS : POOT_WEIGHT_NONE,
-                    L, kd, &k));
-    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_V, c->qkv_bias ? POOT_WEIGHT_ATTN_V_BIAS : POOT_WEIGHT_NONE,
-                    L, kd, &v));
+    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_Q,
+                    c->qkv_bias ? POOT_WEIGHT_ATTN_Q_BIAS : POOT_WEIGHT_NONE, L, qd, &q));
+    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_K,
+                    c->qkv_bias ? POOT_WEIGHT_ATTN_K_BIAS : POOT_WEIGHT_NONE, L, kd, &k));
+    POOT_TRY(linear(t, h, POOT_WEIGHT_ATTN_V,
+                    c->qkv_bias ? POOT_WEIGHT_ATTN_V_BIAS : POOT_WEIGHT_NONE, L, kd, &v));
   }
   POOT_TRY(reshape(t, q, poot_shape_of(3, t->N, t->Hq, t->D), &q));
   POOT_TRY(reshape(t, k, poot_shape_of(3, t->N, t->Hkv, t->D), &k));
@@ -321,7 +324,8 @@ static poot_status trace_attention(tracer *t, int32_t L, poot_value h, poot_valu
     if (c->attn_softcap > 0)
       POOT_TRY(poot__trace_attention_softcap(t->g, qb, ks[b], vs[b], mask, scale, c->attn_softcap,
                                              &os[b]));
-    else POOT_TRY(poot_graph_attention(t->g, qb, ks[b], vs[b], mask, scale, &os[b]));
+    else
+      POOT_TRY(poot_graph_attention(t->g, qb, ks[b], vs[b], mask, scale, &os[b]));
   }
   poot_value o = os[0];
   if (t->B > 1) POOT_TRY(poot_graph_concat(t->g, (uint32_t)t->B, os, 0, &o));
@@ -342,8 +346,10 @@ static poot_status trace_mlp(tracer *t, int32_t L, poot_value h, poot_value *out
     POOT_TRY(linear(t, h, POOT_WEIGHT_FFN_GATE, POOT_WEIGHT_NONE, L, ff, &gate));
     POOT_TRY(linear(t, h, POOT_WEIGHT_FFN_UP, POOT_WEIGHT_NONE, L, ff, &up));
   }
-  if (c->activation == POOT_MODEL_ACT_GELU_TANH) POOT_TRY(poot_graph_geglu(t->g, gate, up, &act));
-  else POOT_TRY(poot_graph_swiglu(t->g, gate, up, &act));
+  if (c->activation == POOT_MODEL_ACT_GELU_TANH)
+    POOT_TRY(poot_graph_geglu(t->g, gate, up, &act));
+  else
+    POOT_TRY(poot_graph_swiglu(t->g, gate, up, &act));
   return linear(t, act, POOT_WEIGHT_FFN_DOWN, POOT_WEIGHT_NONE, L, c->hidden_size, out);
 }
 
@@ -427,9 +433,10 @@ void poot_model_kv_state_name(int64_t layer, bool value, char *buf, size_t buf_s
 
 static poot_status check_step(const poot_model_config *c, const poot_model_step *s) {
   if (s->batch < 1 || s->tokens < 1 || s->cap < s->tokens)
-    return BAD("trace: step shape needs batch >= 1, tokens >= 1 and cap >= tokens (got %lld, "
-               "%lld, %lld)",
-               (long long)s->batch, (long long)s->tokens, (long long)s->cap);
+    return BAD(
+        "trace: step shape needs batch >= 1, tokens >= 1 and cap >= tokens (got %lld, "
+        "%lld, %lld)",
+        (long long)s->batch, (long long)s->tokens, (long long)s->cap);
   if (s->batch > 4096 || s->tokens > (1 << 20) || s->cap > (1 << 24))
     return BAD("trace: step shape too large");
   if (s->paged) {

@@ -18,8 +18,8 @@ struct poot_model {
   poot_chat_template *tpl;
   char *bos_text;
   char *eos_text;
-  poot_vec stop_ids;  /* poot_token */
-  poot_vec copies;    /* void *: aligned copies of unaligned tensors */
+  poot_vec stop_ids;   /* poot_token */
+  poot_vec copies;     /* void *: aligned copies of unaligned tensors */
   poot_map copy_index; /* tensor name → index in copies */
 };
 
@@ -40,8 +40,10 @@ static void folder_of(const char *path, char *out, size_t n) {
   snprintf(out, n, "%s", path);
   if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
     char *slash = strrchr(out, '/');
-    if (slash) *slash = 0;
-    else snprintf(out, n, ".");
+    if (slash)
+      *slash = 0;
+    else
+      snprintf(out, n, ".");
   }
   size_t len = strlen(out);
   while (len > 1 && out[len - 1] == '/') out[--len] = 0;
@@ -79,7 +81,8 @@ static poot_status hf_template(poot_model *m, const char *folder) {
         const poot_json *pick = NULL;
         for (size_t i = 0; i < t->len; i++) {
           const poot_json *e = t->items[i];
-          const poot_json *nm = poot__json_member(e, "name"), *tp = poot__json_member(e, "template");
+          const poot_json *nm = poot__json_member(e, "name"),
+                          *tp = poot__json_member(e, "template");
           if (!tp || tp->type != POOT_JSON_STRING) continue;
           if (!pick || (nm && nm->type == POOT_JSON_STRING && strcmp(nm->str, "default") == 0))
             pick = tp;
@@ -139,8 +142,10 @@ static poot_status open_gguf(poot_model *m, const poot_model_open_options *o) {
   POOT_TRY(poot_model_config_from_gguf(g, m->store, &m->config));
   POOT_TRY(poot_model_weight_map_create(&m->config, POOT_WEIGHT_NAMING_GGUF, &m->map));
   if (!o->skip_tokenizer) {
-    if (o->tokenizer_path) POOT_TRY(poot_tokenizer_open_path(o->tokenizer_path, &m->tok));
-    else POOT_TRY(poot_tokenizer_load_gguf(g, &m->tok));
+    if (o->tokenizer_path)
+      POOT_TRY(poot_tokenizer_open_path(o->tokenizer_path, &m->tok));
+    else
+      POOT_TRY(poot_tokenizer_load_gguf(g, &m->tok));
   }
   const poot_gguf_value *t = poot_gguf_find(g, "tokenizer.chat_template");
   if (t && t->type == POOT_GGUF_VALUE_STRING)
@@ -148,8 +153,7 @@ static poot_status open_gguf(poot_model *m, const poot_model_open_options *o) {
   return NULL;
 }
 
-static poot_status open_llama2c(poot_model *m, const char *path,
-                                const poot_model_open_options *o) {
+static poot_status open_llama2c(poot_model *m, const char *path, const poot_model_open_options *o) {
   const poot_llama2c *l = poot_store_llama2c(m->store);
   const poot_llama2c_config *lc = poot_llama2c_config_of(l);
   POOT_TRY(poot_model_config_from_llama2c(lc, &m->config));
@@ -177,9 +181,11 @@ static poot_status special_texts(poot_model *m) {
     POOT_TRY(add_stop(m, sp.eot));
   }
   size_t len = 0;
-  const char *b = sp.bos != POOT_TOKEN_NONE ? poot_tokenizer_token_text(m->tok, sp.bos, &len) : NULL;
+  const char *b =
+      sp.bos != POOT_TOKEN_NONE ? poot_tokenizer_token_text(m->tok, sp.bos, &len) : NULL;
   m->bos_text = b ? poot_strndup(b, len) : poot_strdup("");
-  const char *e = sp.eos != POOT_TOKEN_NONE ? poot_tokenizer_token_text(m->tok, sp.eos, &len) : NULL;
+  const char *e =
+      sp.eos != POOT_TOKEN_NONE ? poot_tokenizer_token_text(m->tok, sp.eos, &len) : NULL;
   m->eos_text = e ? poot_strndup(e, len) : poot_strdup("");
   if (!m->bos_text || !m->eos_text) return oom("special token texts");
   return NULL;
@@ -200,10 +206,17 @@ poot_status poot_model_open(const char *path, const poot_model_open_options *opt
   if (st) goto fail;
   m->format = poot_store_format_of(m->store);
   switch (m->format) {
-  case POOT_STORE_FORMAT_GGUF: st = open_gguf(m, o); break;
-  case POOT_STORE_FORMAT_SAFETENSORS: st = open_hf(m, path, o); break;
-  case POOT_STORE_FORMAT_LLAMA2C: st = open_llama2c(m, path, o); break;
-  default: st = poot_status_make(POOT_UNSUPPORTED, "'%s': unknown model format", path);
+    case POOT_STORE_FORMAT_GGUF:
+      st = open_gguf(m, o);
+      break;
+    case POOT_STORE_FORMAT_SAFETENSORS:
+      st = open_hf(m, path, o);
+      break;
+    case POOT_STORE_FORMAT_LLAMA2C:
+      st = open_llama2c(m, path, o);
+      break;
+    default:
+      st = poot_status_make(POOT_UNSUPPORTED, "'%s': unknown model format", path);
   }
   if (st) goto fail;
   if (m->tok && (st = special_texts(m))) goto fail;
@@ -235,14 +248,30 @@ void poot_model_destroy(poot_model *m) {
   poot_free(m);
 }
 
-const poot_model_config *poot_model_get_config(const poot_model *m) { return &m->config; }
-const poot_store *poot_model_get_store(const poot_model *m) { return m->store; }
-const poot_weight_map *poot_model_get_weight_map(const poot_model *m) { return m->map; }
-poot_store_format poot_model_get_format(const poot_model *m) { return m->format; }
-const poot_tokenizer *poot_model_get_tokenizer(const poot_model *m) { return m->tok; }
-const poot_chat_template *poot_model_get_chat_template(const poot_model *m) { return m->tpl; }
-const char *poot_model_get_bos_text(const poot_model *m) { return m->bos_text; }
-const char *poot_model_get_eos_text(const poot_model *m) { return m->eos_text; }
+const poot_model_config *poot_model_get_config(const poot_model *m) {
+  return &m->config;
+}
+const poot_store *poot_model_get_store(const poot_model *m) {
+  return m->store;
+}
+const poot_weight_map *poot_model_get_weight_map(const poot_model *m) {
+  return m->map;
+}
+poot_store_format poot_model_get_format(const poot_model *m) {
+  return m->format;
+}
+const poot_tokenizer *poot_model_get_tokenizer(const poot_model *m) {
+  return m->tok;
+}
+const poot_chat_template *poot_model_get_chat_template(const poot_model *m) {
+  return m->tpl;
+}
+const char *poot_model_get_bos_text(const poot_model *m) {
+  return m->bos_text;
+}
+const char *poot_model_get_eos_text(const poot_model *m) {
+  return m->eos_text;
+}
 
 const poot_token *poot_model_get_stop_ids(const poot_model *m, size_t *out_count) {
   *out_count = m->stop_ids.len;
@@ -262,8 +291,9 @@ static poot_status weight_type_cb(void *ctx, const poot_weight_ref *ref, const p
   const poot_store_tensor *t = NULL;
   POOT_TRY(poot_weight_map_resolve(m->map, m->store, ref, &t));
   if (t->dtype == POOT_DTYPE_NONE)
-    return poot_status_make(POOT_UNSUPPORTED, "tensor '%s' has type %s, which poot does not compute with",
-                            t->name, t->type_name);
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "tensor '%s' has type %s, which poot does not compute with", t->name,
+                            t->type_name);
   out_type->dtype = t->dtype;
   out_type->shape = t->shape;
   /* 1-element-per-row vectors may be stored as [n] or [1, n]; accept the
@@ -287,8 +317,9 @@ poot_status poot_model_weight_tensor(poot_model *m, const poot_weight_ref *ref,
   size_t bytes = 0;
   POOT_TRY(poot_type_byte_size(type->dtype, &type->shape, &bytes));
   if (t->dtype != type->dtype || t->size != bytes)
-    return poot_status_make(POOT_FORMAT, "tensor '%s' (%s, %zu bytes) does not match the graph's %s",
-                            t->name, t->type_name, t->size, poot_dtype_name(type->dtype));
+    return poot_status_make(POOT_FORMAT,
+                            "tensor '%s' (%s, %zu bytes) does not match the graph's %s", t->name,
+                            t->type_name, t->size, poot_dtype_name(type->dtype));
   out->type = *type;
   out->size = bytes;
   const poot_dtype_info *info = poot_dtype_info_of(type->dtype);

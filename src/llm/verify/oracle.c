@@ -115,17 +115,16 @@ static poot_status run_step(run *r, step_graph *s, const int32_t *tokens, int64_
   if (r->o->paged) {
     int64_t nb = r->cap / r->block_size;
     int64_t sd[2] = {1, nb};
-    smt = (poot_tensor){.type = poot_type_make(POOT_DTYPE_I32, 2, sd),
-                        .data = r->table,
-                        .size = (size_t)nb * 4};
+    smt = (poot_tensor){
+        .type = poot_type_make(POOT_DTYPE_I32, 2, sd), .data = r->table, .size = (size_t)nb * 4};
     wm = poot_malloc((size_t)T * 4);
     if (!wm) return poot_status_make(POOT_OUT_OF_MEMORY, "verify: write map");
     for (int64_t t = 0; t < T; t++) {
       int64_t p = pos + t;
       wm[t] = r->table[p / r->block_size] * (int32_t)r->block_size + (int32_t)(p % r->block_size);
     }
-    wmt = (poot_tensor){.type = poot_type_make(POOT_DTYPE_I32, 1, &T), .data = wm,
-                        .size = (size_t)T * 4};
+    wmt = (poot_tensor){
+        .type = poot_type_make(POOT_DTYPE_I32, 1, &T), .data = wm, .size = (size_t)T * 4};
     extra[ne++] = (poot_eval_input){"slot_map", &smt};
     extra[ne++] = (poot_eval_input){"write_map", &wmt};
   }
@@ -308,8 +307,10 @@ poot_status poot_verify_encode_chat(const poot_model *model, const char *message
   poot_tokenizer_encode_options eo = {.add_special = false, .parse_special = true};
   st = poot_tokenizer_encode(tok, text, tlen, &eo, out_ids, out_count);
 done:
-  if (out_text && !st) *out_text = text;
-  else poot_free(text);
+  if (out_text && !st)
+    *out_text = text;
+  else
+    poot_free(text);
   poot_strbuf_deinit(&sb);
   poot_arena_deinit(&arena);
   return st;

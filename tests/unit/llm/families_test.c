@@ -15,8 +15,8 @@
 #include "poot_test.h"
 
 static const poot_model_family all_families[] = {
-    POOT_MODEL_FAMILY_LLAMA, POOT_MODEL_FAMILY_MISTRAL, POOT_MODEL_FAMILY_QWEN2,
-    POOT_MODEL_FAMILY_QWEN3, POOT_MODEL_FAMILY_GEMMA,   POOT_MODEL_FAMILY_GEMMA2,
+    POOT_MODEL_FAMILY_LLAMA,  POOT_MODEL_FAMILY_MISTRAL, POOT_MODEL_FAMILY_QWEN2,
+    POOT_MODEL_FAMILY_QWEN3,  POOT_MODEL_FAMILY_GEMMA,   POOT_MODEL_FAMILY_GEMMA2,
     POOT_MODEL_FAMILY_GEMMA3, POOT_MODEL_FAMILY_PHI3,
 };
 #define N_FAM (sizeof all_families / sizeof all_families[0])
@@ -33,41 +33,44 @@ static void small_config(poot_model_family f, poot_model_config *c) {
   c->head_dim = 8;
   c->rope_dims = 8;
   switch (f) {
-  case POOT_MODEL_FAMILY_LLAMA:
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LLAMA3;
-    c->rope_factor = 8;
-    c->rope_low_freq_factor = 1;
-    c->rope_high_freq_factor = 4;
-    c->rope_original_context = 64;
-    break;
-  case POOT_MODEL_FAMILY_MISTRAL: c->sliding_window = 3; break;
-  case POOT_MODEL_FAMILY_GEMMA2:
-    c->attn_softcap = 50;
-    c->final_softcap = 30;
-    c->sliding_window = 3;
-    c->any_layer_sliding_marked = true;
-    c->layer_sliding[0] = c->layer_sliding[2] = 1;
-    c->attn_scale = 0.25;
-    break;
-  case POOT_MODEL_FAMILY_GEMMA3:
-    c->sliding_window = 3;
-    c->any_layer_sliding_marked = true;
-    c->layer_sliding[0] = c->layer_sliding[1] = 1;
-    c->rope_theta = 1e6;
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LINEAR;
-    c->rope_factor = 8;
-    break;
-  case POOT_MODEL_FAMILY_PHI3:
-    c->rope_dims = 6; /* partial rotary */
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LONGROPE;
-    c->rope_original_context = 6;
-    c->rope_factor = 32;
-    for (int i = 0; i < 3; i++) {
-      c->rope_short_factors[i] = 1.0f + 0.5f * (float)i;
-      c->rope_long_factors[i] = 4.0f + (float)i;
-    }
-    break;
-  default: break;
+    case POOT_MODEL_FAMILY_LLAMA:
+      c->rope_scaling = POOT_MODEL_ROPE_SCALING_LLAMA3;
+      c->rope_factor = 8;
+      c->rope_low_freq_factor = 1;
+      c->rope_high_freq_factor = 4;
+      c->rope_original_context = 64;
+      break;
+    case POOT_MODEL_FAMILY_MISTRAL:
+      c->sliding_window = 3;
+      break;
+    case POOT_MODEL_FAMILY_GEMMA2:
+      c->attn_softcap = 50;
+      c->final_softcap = 30;
+      c->sliding_window = 3;
+      c->any_layer_sliding_marked = true;
+      c->layer_sliding[0] = c->layer_sliding[2] = 1;
+      c->attn_scale = 0.25;
+      break;
+    case POOT_MODEL_FAMILY_GEMMA3:
+      c->sliding_window = 3;
+      c->any_layer_sliding_marked = true;
+      c->layer_sliding[0] = c->layer_sliding[1] = 1;
+      c->rope_theta = 1e6;
+      c->rope_scaling = POOT_MODEL_ROPE_SCALING_LINEAR;
+      c->rope_factor = 8;
+      break;
+    case POOT_MODEL_FAMILY_PHI3:
+      c->rope_dims = 6; /* partial rotary */
+      c->rope_scaling = POOT_MODEL_ROPE_SCALING_LONGROPE;
+      c->rope_original_context = 6;
+      c->rope_factor = 32;
+      for (int i = 0; i < 3; i++) {
+        c->rope_short_factors[i] = 1.0f + 0.5f * (float)i;
+        c->rope_long_factors[i] = 4.0f + (float)i;
+      }
+      break;
+    default:
+      break;
   }
 }
 
@@ -86,8 +89,8 @@ static void test_constant_shape_hashes(void **state) {
     poot_model_config c;
     small_config(all_families[i], &c);
     poot_model_step dec = {.batch = 2, .tokens = 1, .cap = 12};
-    poot_model_step paged = {.batch = 2, .tokens = 1, .cap = 12, .paged = true, .block_size = 4,
-                             .num_blocks = 6};
+    poot_model_step paged = {
+        .batch = 2, .tokens = 1, .cap = 12, .paged = true, .block_size = 4, .num_blocks = 6};
     poot_model_step pre = {.batch = 1, .tokens = 5, .cap = 12};
     uint64_t h1 = trace_hash(&c, &dec), h2 = trace_hash(&c, &dec);
     assert_true(h1 == h2);
@@ -127,7 +130,8 @@ static void random_weights(inputs *in, poot_graph *g, uint64_t seed) {
     float *buf = malloc((size_t)count * sizeof(float));
     assert_non_null(buf);
     bool is_norm = t->shape.rank == 1 && strstr(poot_weight_role_name(nd->weight.role), "norm");
-    poot_test_fill_random(buf, (size_t)count, seed + i, is_norm ? 0.8f : -0.3f, is_norm ? 1.2f : 0.3f);
+    poot_test_fill_random(buf, (size_t)count, seed + i, is_norm ? 0.8f : -0.3f,
+                          is_norm ? 1.2f : 0.3f);
     poot_strbuf_clear(&sb);
     poot_graph_leaf_name(g, nd, &sb);
     in->bufs[in->n] = buf;
@@ -270,8 +274,7 @@ static void test_weight_maps_cover_graphs(void **state) {
       for (int ni = 0; ni < 3; ni++) {
         poot_weight_map *map = NULL;
         if (namings[ni] == POOT_WEIGHT_NAMING_LLAMA2C && c.family != POOT_MODEL_FAMILY_LLAMA) {
-          POOT_ASSERT_STATUS(poot_model_weight_map_create(&c, namings[ni], &map),
-                             POOT_UNSUPPORTED);
+          POOT_ASSERT_STATUS(poot_model_weight_map_create(&c, namings[ni], &map), POOT_UNSUPPORTED);
           continue;
         }
         POOT_ASSERT_OK(poot_model_weight_map_create(&c, namings[ni], &map));
@@ -297,25 +300,31 @@ static void test_weight_maps_cover_graphs(void **state) {
   poot_weight_map *map = NULL;
   const char *name = NULL;
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_HF, &map));
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_NORM, 1, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_NORM, 1, NULL}, &name));
   assert_string_equal(name, "model.layers.1.pre_feedforward_layernorm.weight");
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_POST_NORM, 0, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_POST_NORM, 0, NULL}, &name));
   assert_string_equal(name, "model.layers.0.post_attention_layernorm.weight");
   poot_weight_map_destroy(map);
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_GGUF, &map));
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_POST_NORM, 2, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_POST_NORM, 2, NULL}, &name));
   assert_string_equal(name, "blk.2.post_ffw_norm.weight");
   poot_weight_map_destroy(map);
   small_config(POOT_MODEL_FAMILY_PHI3, &c);
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_HF, &map));
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_UP, 0, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_FFN_UP, 0, NULL}, &name));
   assert_string_equal(name, "model.layers.0.mlp.gate_up_proj.weight");
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_QKV, 0, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_QKV, 0, NULL}, &name));
   assert_string_equal(name, "model.layers.0.self_attn.qkv_proj.weight");
   poot_weight_map_destroy(map);
   small_config(POOT_MODEL_FAMILY_QWEN2, &c);
   POOT_ASSERT_OK(poot_model_weight_map_create(&c, POOT_WEIGHT_NAMING_GGUF, &map));
-  POOT_ASSERT_OK(poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_K_BIAS, 1, NULL}, &name));
+  POOT_ASSERT_OK(
+      poot_weight_map_lookup(map, &(poot_weight_ref){POOT_WEIGHT_ATTN_K_BIAS, 1, NULL}, &name));
   assert_string_equal(name, "blk.1.attn_k.bias");
   poot_weight_map_destroy(map);
 }
@@ -348,7 +357,8 @@ static void test_detection(void **state) {
     assert_string_equal(poot_model_family_name(cases[i].f), cases[i].gguf);
   }
   poot_model_family f;
-  POOT_ASSERT_STATUS_MSG(poot_model_family_from_gguf_arch("mamba", &f), POOT_UNSUPPORTED, "'mamba'");
+  POOT_ASSERT_STATUS_MSG(poot_model_family_from_gguf_arch("mamba", &f), POOT_UNSUPPORTED,
+                         "'mamba'");
   POOT_ASSERT_STATUS_MSG(poot_model_family_from_hf("FalconForCausalLM", "falcon", &f),
                          POOT_UNSUPPORTED, "FalconForCausalLM");
 }
@@ -363,15 +373,16 @@ static poot_model_config parse(const char *json) {
   return c;
 }
 
-#define DIMS "\"vocab_size\":100,\"hidden_size\":32,\"intermediate_size\":64,\"num_hidden_layers\":6,"
+#define DIMS \
+  "\"vocab_size\":100,\"hidden_size\":32,\"intermediate_size\":64,\"num_hidden_layers\":6,"
 static void test_config_from_hf(void **state) {
   (void)state;
-  poot_model_config c = parse(
-      "{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\"," DIMS
-      "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"rms_norm_eps\":1e-5,"
-      "\"rope_theta\":500000.0,\"tie_word_embeddings\":true,\"rope_scaling\":{\"rope_type\":"
-      "\"llama3\",\"factor\":32.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,"
-      "\"original_max_position_embeddings\":8192}}");
+  poot_model_config c =
+      parse("{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\"," DIMS
+            "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"rms_norm_eps\":1e-5,"
+            "\"rope_theta\":500000.0,\"tie_word_embeddings\":true,\"rope_scaling\":{\"rope_type\":"
+            "\"llama3\",\"factor\":32.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,"
+            "\"original_max_position_embeddings\":8192}}");
   assert_int_equal(c.family, POOT_MODEL_FAMILY_LLAMA);
   assert_int_equal(c.head_dim, 8);
   assert_int_equal(c.n_kv_heads, 2);
@@ -470,7 +481,8 @@ static void test_registry_unknown_gguf(void **state) {
   POOT_ASSERT_OK(poot_gguf_writer_set_string(w, "general.architecture", "mamba", 5));
   float x[32] = {0};
   uint64_t dims[2] = {32, 1};
-  POOT_ASSERT_OK(poot_gguf_writer_add_tensor(w, "token_embd.weight", POOT_GGUF_TYPE_F32, 2, dims, x));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "token_embd.weight", POOT_GGUF_TYPE_F32, 2, dims, x));
   POOT_ASSERT_OK(poot_gguf_writer_write_file(w, path));
   poot_gguf_writer_destroy(w);
   poot_model *m = NULL;
@@ -487,8 +499,8 @@ static void test_trace_rejects(void **state) {
   poot_graph *g = NULL;
   poot_model_step s = {.batch = 1, .tokens = 4, .cap = 2};
   POOT_ASSERT_STATUS(poot_model_trace(&c, &s, NULL, &g), POOT_INVALID_ARGUMENT);
-  s = (poot_model_step){.batch = 1, .tokens = 1, .cap = 6, .paged = true, .block_size = 4,
-                        .num_blocks = 2};
+  s = (poot_model_step){
+      .batch = 1, .tokens = 1, .cap = 6, .paged = true, .block_size = 4, .num_blocks = 2};
   POOT_ASSERT_STATUS(poot_model_trace(&c, &s, NULL, &g), POOT_INVALID_ARGUMENT);
   c.n_kv_heads = 3;
   s = (poot_model_step){.batch = 1, .tokens = 1, .cap = 4};

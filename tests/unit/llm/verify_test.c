@@ -157,9 +157,8 @@ static void bind_graph(bound *b, poot_model *m, const poot_model_step *step) {
     poot_graph_leaf_name(b->g, nd, &sb);
     assert_true(b->n < 200);
     snprintf(b->names[b->n], 64, "%s", sb.data);
-    POOT_ASSERT_OK(poot_model_weight_tensor(m, &nd->weight,
-                                            poot_graph_value_type(b->g, nd->results[0]),
-                                            &b->tensors[b->n]));
+    POOT_ASSERT_OK(poot_model_weight_tensor(
+        m, &nd->weight, poot_graph_value_type(b->g, nd->results[0]), &b->tensors[b->n]));
     b->items[b->n].name = b->names[b->n];
     b->items[b->n].tensor = &b->tensors[b->n];
     b->n++;
@@ -223,7 +222,8 @@ static void test_paged_matches_contiguous(void **state) {
     bind_graph(&dec, m, &ds);
     int64_t td[2] = {1, prompt_len[s]}, one = 1, td1[2] = {1, 1};
     int32_t pos = 0;
-    add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, td), prompt, (size_t)prompt_len[s] * 4);
+    add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, td), prompt,
+              (size_t)prompt_len[s] * 4);
     add_input(&pre, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &pos, 4);
     poot_evaluation *e = eval_bound(&pre, NULL);
     pos = prompt_len[s];
@@ -251,15 +251,21 @@ static void test_paged_matches_contiguous(void **state) {
     int32_t prompt[16], wm[16];
     prompt_of(s, prompt);
     for (int i = 0; i < prompt_len[s]; i++) wm[i] = tables[s][i / BS] * BS + i % BS;
-    poot_model_step ps = {.batch = 1, .tokens = prompt_len[s], .cap = CAP, .paged = true,
-                          .block_size = BS, .num_blocks = NB};
+    poot_model_step ps = {.batch = 1,
+                          .tokens = prompt_len[s],
+                          .cap = CAP,
+                          .paged = true,
+                          .block_size = BS,
+                          .num_blocks = NB};
     bound pre;
     bind_graph(&pre, m, &ps);
     int64_t td[2] = {1, prompt_len[s]}, one = 1, sd[2] = {1, CAP / BS}, wn = prompt_len[s];
     int32_t p0 = 0;
-    add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, td), prompt, (size_t)prompt_len[s] * 4);
+    add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, td), prompt,
+              (size_t)prompt_len[s] * 4);
     add_input(&pre, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &p0, 4);
-    add_input(&pre, "slot_map", poot_type_make(POOT_DTYPE_I32, 2, sd), (void *)tables[s], sizeof tables[s]);
+    add_input(&pre, "slot_map", poot_type_make(POOT_DTYPE_I32, 2, sd), (void *)tables[s],
+              sizeof tables[s]);
     add_input(&pre, "write_map", poot_type_make(POOT_DTYPE_I32, 1, &wn), wm, (size_t)wn * 4);
     poot_evaluation *e = eval_bound(&pre, pool);
     if (memcmp(e->output.data, ref[s][0], sizeof ref[s][0]) != 0)
@@ -269,8 +275,8 @@ static void test_paged_matches_contiguous(void **state) {
     pos[s] = prompt_len[s];
     poot_graph_destroy(pre.g);
   }
-  poot_model_step ds = {.batch = NSEQ, .tokens = 1, .cap = CAP, .paged = true, .block_size = BS,
-                        .num_blocks = NB};
+  poot_model_step ds = {
+      .batch = NSEQ, .tokens = 1, .cap = CAP, .paged = true, .block_size = BS, .num_blocks = NB};
   bound dec;
   bind_graph(&dec, m, &ds);
   for (int k = 1; k < STEPS; k++) {
@@ -282,7 +288,8 @@ static void test_paged_matches_contiguous(void **state) {
     int64_t td[2] = {NSEQ, 1}, nb = NSEQ, sd[2] = {NSEQ, CAP / BS};
     add_input(&dec, "token", poot_type_make(POOT_DTYPE_I32, 2, td), tok, sizeof tok);
     add_input(&dec, "pos", poot_type_make(POOT_DTYPE_I32, 1, &nb), pos, sizeof pos);
-    add_input(&dec, "slot_map", poot_type_make(POOT_DTYPE_I32, 2, sd), (void *)tables, sizeof tables);
+    add_input(&dec, "slot_map", poot_type_make(POOT_DTYPE_I32, 2, sd), (void *)tables,
+              sizeof tables);
     add_input(&dec, "write_map", poot_type_make(POOT_DTYPE_I32, 1, &nb), wm, sizeof wm);
     poot_evaluation *e = eval_bound(&dec, pool);
     const float *out = e->output.data;
@@ -329,8 +336,8 @@ static void test_faults(void **state) {
   assert_int_equal(fault.trap, POOT_TRAP_TOKEN_OUT_OF_RANGE);
   poot_graph_destroy(dec.g);
   /* Paged: a write-map row past the pool. */
-  poot_model_step ps = {.batch = 1, .tokens = 1, .cap = 8, .paged = true, .block_size = 4,
-                        .num_blocks = 2};
+  poot_model_step ps = {
+      .batch = 1, .tokens = 1, .cap = 8, .paged = true, .block_size = 4, .num_blocks = 2};
   bind_graph(&dec, m, &ps);
   int32_t table[2] = {0, 1}, wm = 8;
   int64_t sd[2] = {1, 2};
