@@ -440,6 +440,13 @@ static poot_status exec_for(run *r, const poot_kir_inst *in, const uint8_t *mask
       }
     }
     if (!live) break;
+    /* Each iteration counts as a statement, so that a loop whose body is
+     * empty (or does nothing) is bounded by max_steps as well. */
+    if (++r->steps > r->max_steps) {
+      st = fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed",
+                 r->max_steps);
+      goto done;
+    }
     st = exec_block(r, &in->body, m);
     if (st) goto done;
     /* Values are 32-bit and held in 64: a step past the type's range ends

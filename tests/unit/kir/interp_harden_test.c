@@ -1,0 +1,50 @@
+/* interp_harden_test.c — the KIR interpreter stays bounded and typed on
+ * kernels found by fuzzing (tests/fuzz/kir_builder.c). */
+#include "poot_test.h"
+
+#include "poot/kir.h"
+
+/* A loop with an empty body executed no statement per iteration, so
+ * max_steps never stopped it: 2^32 iterations ran for minutes. Every
+ * iteration now counts, and the run returns TIMEOUT naming the loop. */
+static void test_empty_loop_is_bounded(void **state) {
+  (void)state;
+  poot_kir_kernel_desc desc = {.name = "spin", .workgroup_size = {1, 1, 1}};
+  poot_kir_builder *b = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
+  poot_kir_value zero, end, one, i;
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 0, &zero));
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 0xffffffffu, &end));
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 1, &one));
+  POOT_ASSERT_OK(poot_kir_for_begin(b, zero, end, one, &i));
+  POOT_ASSERT_OK(poot_kir_end(b));
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  poot_kir_interp_options o;
+  memset(&o, 0, sizeof o);
+  o.max_steps = 1000;
+  poot_status s = poot_kir_interp_run(k, &o);
+  assert_int_equal(poot_status_code_of(s), POOT_TIMEOUT);
+  assert_non_null(strstr(poot_status_message(s), "more than 1000 statements"));
+  assert_non_null(strstr(poot_status_message(s), "spin"));
+  poot_status_free(s);
+  /* A loop of 10 empty iterations still runs within a bound of 100. */
+  poot_kir_kernel_destroy(k);
+  POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 0, &zero));
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 10, &end));
+  POOT_ASSERT_OK(poot_kir_const_u32(b, 1, &one));
+  POOT_ASSERT_OK(poot_kir_for_begin(b, zero, end, one, &i));
+  POOT_ASSERT_OK(poot_kir_end(b));
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  o.max_steps = 100;
+  POOT_ASSERT_OK(poot_kir_interp_run(k, &o));
+  poot_kir_kernel_destroy(k);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_empty_loop_is_bounded),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
