@@ -305,6 +305,71 @@ static void test_paged_matches_contiguous(void **state) {
   poot_model_destroy(m);
 }
 
+/* Contiguous batches: two sequences prefilled and decoded together (B = 2)
+ * give bit for bit what each gives alone (B = 1). */
+static void test_contiguous_batch_matches_single(void **state) {
+  (void)state;
+  poot_model *m = open_stories();
+  enum { T = 4, K = 4 };
+  int32_t prompts[2][T] = {{1, 403, 407, 261}, {1, 66, 300, 17}};
+  static float alone[2][K][VOCAB];
+  int32_t next[2][K];
+  int64_t one = 1, td[2] = {1, T}, td1[2] = {1, 1};
+  for (int s = 0; s < 2; s++) {
+    poot_model_step ps = {.batch = 1, .tokens = T, .cap = 12};
+    poot_model_step ds = {.batch = 1, .tokens = 1, .cap = 12};
+    bound pre, dec;
+    bind_graph(&pre, m, &ps);
+    bind_graph(&dec, m, &ds);
+    int32_t pos = 0;
+    add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, td), prompts[s], sizeof prompts[s]);
+    add_input(&pre, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &pos, 4);
+    poot_evaluation *e = eval_bound(&pre, NULL);
+    for (int k = 0; k < K; k++) {
+      memcpy(alone[s][k], e->output.data, sizeof alone[s][k]);
+      next[s][k] = (int32_t)argmax(alone[s][k], VOCAB);
+      if (k == K - 1) break;
+      pos = T + k;
+      add_input(&dec, "token", poot_type_make(POOT_DTYPE_I32, 2, td1), &next[s][k], 4);
+      add_input(&dec, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &pos, 4);
+      poot_evaluation *e2 = eval_bound(&dec, e);
+      poot_evaluation_destroy(e);
+      e = e2;
+    }
+    poot_evaluation_destroy(e);
+    poot_graph_destroy(pre.g);
+    poot_graph_destroy(dec.g);
+  }
+  poot_model_step ps = {.batch = 2, .tokens = T, .cap = 12};
+  poot_model_step ds = {.batch = 2, .tokens = 1, .cap = 12};
+  bound pre, dec;
+  bind_graph(&pre, m, &ps);
+  bind_graph(&dec, m, &ds);
+  int64_t two = 2, bt[2] = {2, T}, b1[2] = {2, 1};
+  int32_t pos2[2] = {0, 0};
+  add_input(&pre, "token", poot_type_make(POOT_DTYPE_I32, 2, bt), prompts, sizeof prompts);
+  add_input(&pre, "pos", poot_type_make(POOT_DTYPE_I32, 1, &two), pos2, sizeof pos2);
+  poot_evaluation *e = eval_bound(&pre, NULL);
+  for (int k = 0; k < K; k++) {
+    for (int s = 0; s < 2; s++)
+      if (memcmp((const float *)e->output.data + (size_t)s * VOCAB, alone[s][k],
+                 sizeof alone[s][k]) != 0)
+        fail_msg("sequence %d, step %d: the B = 2 batch differs from B = 1", s, k);
+    if (k == K - 1) break;
+    int32_t tok[2] = {next[0][k], next[1][k]};
+    pos2[0] = pos2[1] = T + k;
+    add_input(&dec, "token", poot_type_make(POOT_DTYPE_I32, 2, b1), tok, sizeof tok);
+    add_input(&dec, "pos", poot_type_make(POOT_DTYPE_I32, 1, &two), pos2, sizeof pos2);
+    poot_evaluation *e2 = eval_bound(&dec, e);
+    poot_evaluation_destroy(e);
+    e = e2;
+  }
+  poot_evaluation_destroy(e);
+  poot_graph_destroy(pre.g);
+  poot_graph_destroy(dec.g);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ fault paths */
 
 static void test_faults(void **state) {
@@ -372,6 +437,7 @@ int main(void) {
       cmocka_unit_test(test_stories_greedy),
       cmocka_unit_test(test_gguf_matches_llama2c),
       cmocka_unit_test(test_paged_matches_contiguous),
+      cmocka_unit_test(test_contiguous_batch_matches_single),
       cmocka_unit_test(test_faults),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
