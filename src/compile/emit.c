@@ -1151,7 +1151,6 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
         T(pc_bin_c(k, OP(ADD), c, (uint32_t)us->dims[i], &end));
         T(pc_bin(k, OP(LT), idx[i], end, &lt));
         T(pc_bin(k, OP(AND), ge, lt, &ge));
-        inwin = inwin ? 0 : 0;
         if (i == 0)
           inwin = ge;
         else

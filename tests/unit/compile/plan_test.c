@@ -46,12 +46,14 @@ static void tiny_config(poot_model_config *c) {
   c->rope_mode = POOT_ROPE_NEOX;
 }
 
+static int64_t g_batch = 1;
+
 static poot_graph *trace(int64_t tokens, int64_t cap, poot_dtype wt) {
   poot_model_config c;
   tiny_config(&c);
   poot_model_step s;
   memset(&s, 0, sizeof s);
-  s.batch = 1;
+  s.batch = g_batch;
   s.tokens = tokens;
   s.cap = cap;
   g_wtype = wt;
@@ -118,6 +120,15 @@ static void test_decode_f16(void **state) {
   (void)state;
   run_case(1, POOT_DTYPE_F16, 2, 32);
 }
+/* Batched decode and prefill (B = 2): per-sequence K/V updates. */
+static void test_batch2(void **state) {
+  (void)state;
+  g_batch = 2;
+  run_case(1, POOT_DTYPE_F32, 6, 32);
+  run_case(3, POOT_DTYPE_Q8_0, 2, 32);
+  g_batch = 1;
+}
+
 /* The graph passes' output plans and runs like the traced graph. */
 static void test_after_passes(void **state) {
   (void)state;
@@ -328,6 +339,7 @@ int main(void) {
       cmocka_unit_test(test_decode_split_attention),
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_after_passes),
+      cmocka_unit_test(test_batch2),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -334,8 +334,16 @@ static void test_gather_dus_slice(void **state) {
   poot_value gaf, sum;
   B(poot_graph_convert(g, ga, POOT_DTYPE_F32, &gaf));
   B(poot_graph_reduce(g, gaf, POOT_REDUCE_SUM, 1, (int64_t[]){0}, POOT_DTYPE_F32, &sum));
+  /* dynamic_update_slice inline (not a State): a 2-D window */
+  poot_value base = P(g, "base", POOT_DTYPE_F16, 2, (int64_t[]){6, 7});
+  poot_value win = P(g, "win", POOT_DTYPE_F16, 2, (int64_t[]){2, 3});
+  poot_value one, dus2, d2f;
+  B(poot_graph_const_int(g, POOT_DTYPE_I32, 1, &one));
+  B(poot_graph_dynamic_update_slice(g, base, win, (poot_value[]){p0, one}, POOT_TRAP_NONE, &dus2));
+  B(poot_graph_convert(g, dus2, POOT_DTYPE_F32, &d2f));
   B(poot_graph_set_output(g, ds));
   B(poot_graph_add_env(g, "sum", sum));
+  B(poot_graph_add_env(g, "dus2", d2f));
   check_all(g, 0, 11, "gather/dus/dynamic_slice");
   poot_graph_destroy(g);
 }
