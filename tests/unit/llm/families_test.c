@@ -258,6 +258,65 @@ static void test_prefill_matches_decode(void **state) {
   }
 }
 
+/* Chunked prefill: 6 tokens as chunks of 2 (at positions 0, 2, 4) give the
+ * logits of one 6-token prefill (the sliding layers' window is 3). */
+static void test_chunked_prefill(void **state) {
+  (void)state;
+  for (size_t fi = 0; fi < N_FAM; fi++) {
+    poot_model_config c;
+    small_config(all_families[fi], &c);
+    poot_model_step whole = {.batch = 1, .tokens = 6, .cap = 8};
+    poot_model_step chunk = {.batch = 1, .tokens = 2, .cap = 8};
+    poot_graph *gw = NULL, *gc = NULL;
+    POOT_ASSERT_OK(poot_model_trace(&c, &whole, NULL, &gw));
+    POOT_ASSERT_OK(poot_model_trace(&c, &chunk, NULL, &gc));
+    inputs iw, ic;
+    random_weights(&iw, gw, 99);
+    random_weights(&ic, gc, 99);
+    for (size_t k = 0; k < ic.n; k++)
+      for (size_t j = 0; j < iw.n; j++)
+        if (!strcmp(ic.names[k], iw.names[j])) ic.tensors[k].data = iw.tensors[j].data;
+    int32_t toks[6] = {1, 5, 9, 2, 33, 7}, p0 = 0;
+    int64_t tw[2] = {1, 6}, tc[2] = {1, 2}, one = 1;
+    size_t ncw = ic.n;
+    add(&iw, "token", poot_type_make(POOT_DTYPE_I32, 2, tw), toks, sizeof toks);
+    add(&iw, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &p0, 4);
+    poot_eval_inputs ei = {.count = iw.n, .items = iw.items};
+    poot_eval_options eo;
+    poot_eval_options_init(&eo);
+    eo.zero_missing_states = true;
+    poot_evaluation *ew = NULL, *prev = NULL;
+    POOT_ASSERT_OK(poot_eval(gw, &ei, &eo, &ew));
+    for (int ch = 0; ch < 3; ch++) {
+      ic.n = ncw;
+      int32_t p = 2 * ch;
+      add(&ic, "token", poot_type_make(POOT_DTYPE_I32, 2, tc), &toks[2 * ch], 8);
+      add(&ic, "pos", poot_type_make(POOT_DTYPE_I32, 1, &one), &p, 4);
+      if (prev)
+        for (uint32_t st = 0; st < prev->num_states; st++)
+          add(&ic, prev->states[st].name, prev->states[st].tensor.type,
+              prev->states[st].tensor.data, prev->states[st].tensor.size);
+      poot_eval_inputs ci = {.count = ic.n, .items = ic.items};
+      eo.zero_missing_states = prev == NULL;
+      poot_evaluation *e = NULL;
+      POOT_ASSERT_OK(poot_eval(gc, &ci, &eo, &e));
+      poot_evaluation_destroy(prev);
+      prev = e;
+    }
+    const float *a = ew->output.data, *b = prev->output.data;
+    for (int64_t k = 0; k < c.vocab_size; k++)
+      if (fabsf(a[k] - b[k]) > 1e-5f * (1.0f + fabsf(b[k])))
+        fail_msg("%s: whole-prefill logit %lld = %g, chunked %g", poot_model_family_name(c.family),
+                 (long long)k, a[k], b[k]);
+    poot_evaluation_destroy(prev);
+    poot_evaluation_destroy(ew);
+    free_inputs(&iw);
+    free_inputs(&ic);
+    poot_graph_destroy(gw);
+    poot_graph_destroy(gc);
+  }
+}
+
 /* The map binds exactly the graph's weight roles, in GGUF and HF naming. */
 static void test_weight_maps_cover_graphs(void **state) {
   (void)state;
@@ -521,6 +580,7 @@ int main(void) {
       cmocka_unit_test(test_constant_shape_hashes),
       cmocka_unit_test(test_decode_evaluates_at_any_position),
       cmocka_unit_test(test_prefill_matches_decode),
+      cmocka_unit_test(test_chunked_prefill),
       cmocka_unit_test(test_weight_maps_cover_graphs),
       cmocka_unit_test(test_detection),
       cmocka_unit_test(test_config_from_hf),
