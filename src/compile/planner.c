@@ -364,10 +364,28 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     s = pl->alias[s];
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
-    pc_value *pn = &pl->v[nvv];
     size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
-    if (pn->node->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pl->alias[pn->node->operands[0]] == s &&
-        pl->v[s].users == 1 && (eb == 4 || eb == 8) && pn->hold == PC_INLINE) {
+    if (pl->v[s].users != 1 || (eb != 4 && eb != 8)) continue;
+    /* A chain DUS(DUS(… DUS(S) …)) (one update per sequence of a batch),
+     * every intermediate read only by the next: all written in place, in
+     * order (the groups write one buffer, so they never share a level). */
+    poot_value chain[64];
+    uint32_t nc = 0;
+    poot_value cur = nvv;
+    bool ok = false;
+    while (nc < 64) {
+      const pc_value *pc = &pl->v[cur];
+      if (!pc->node || pc->node->op != POOT_OP_DYNAMIC_UPDATE_SLICE || pc->hold != PC_INLINE) break;
+      if (cur != nvv && pc->users != 1) break;
+      chain[nc++] = cur;
+      cur = pl->alias[pc->node->operands[0]];
+      if (cur == s) {
+        ok = true;
+        break;
+      }
+    }
+    for (uint32_t c = 0; ok && c < nc; c++) {
+      pc_value *pn = &pl->v[chain[c]];
       pn->hold = PC_DENSE;
       pn->buffer = pl->v[s].buffer;
       pn->inplace = true;
