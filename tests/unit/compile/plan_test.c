@@ -269,6 +269,27 @@ static void test_two_steps_one_plan(void **state) {
   poot_plan_run_destroy(run);
   pt_inputs_free(&in);
   poot_plan_destroy(plan);
+  /* Stages: a small watchdog budget cuts the dispatch list; every stage
+   * stays within it unless it holds a single dispatch. */
+  o.stage_budget_us = 2.5;
+  POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+  assert_true(plan->stage_count >= 2);
+  double acc = 0;
+  uint32_t cur = 0, in_stage = 0;
+  for (uint32_t d = 0; d < plan->dispatch_count; d++) {
+    const poot_plan_dispatch *pd = &plan->dispatches[d];
+    assert_true(pd->stage == cur || pd->stage == cur + 1);
+    if (pd->stage != cur) {
+      cur = pd->stage;
+      acc = 0;
+      in_stage = 0;
+    }
+    acc += pd->weight_us;
+    in_stage++;
+    assert_true(in_stage == 1 || acc <= 2.5 + 1e-9);
+  }
+  assert_int_equal(cur + 1, plan->stage_count);
+  poot_plan_destroy(plan);
   poot_graph_destroy(g);
 }
 
