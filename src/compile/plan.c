@@ -155,6 +155,13 @@ typedef struct grec {
   uint32_t wbuf; /* dense buffer written, or UINT32_MAX */
   uint32_t level;
   char what[96];
+  /* in-place dynamic_update_slice: per dim, the constant start (or -1 when
+   * it is read at run time) and the window size; lets two updates of one
+   * buffer share a level when their windows are provably disjoint */
+  bool dus;
+  uint32_t rank;
+  int64_t start[POOT_MAX_RANK];
+  int64_t size[POOT_MAX_RANK];
 } grec;
 
 static void kctx_init(pc_kctx *k, pc_planner *pl, pc_memo *memo, const pc_group *g) {
@@ -182,6 +189,43 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   }
   snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "",
            mode);
+  if (g->kind == PG_DUS) {
+    const poot_node *n = pl->v[g->out].node;
+    const poot_shape *us = &pc_type(pl, pl->alias[n->operands[1]])->shape;
+    r->dus = true;
+    r->rank = us->rank;
+    for (uint32_t d = 0; d < us->rank; d++) {
+      r->size[d] = us->dims[d];
+      r->start[d] = -1;
+      const pc_value *sv = &pl->v[pl->alias[n->operands[2 + d]]];
+      if (sv->hold == PC_CONSTLIT && sv->node->constant) {
+        const poot_tensor *c = sv->node->constant;
+        int64_t x = 0;
+        if (c->type.dtype == POOT_DTYPE_I32) {
+          int32_t v;
+          memcpy(&v, c->data, 4);
+          x = v;
+        } else if (c->type.dtype == POOT_DTYPE_I64) {
+          memcpy(&x, c->data, 8);
+        } else {
+          continue;
+        }
+        r->start[d] = x;
+      }
+    }
+  }
+}
+
+/* Two in-place updates whose windows differ in a dimension with constant
+ * starts never touch the same element. */
+static bool disjoint_dus(const grec *a, const grec *b) {
+  if (!a->dus || !b->dus || a->rank != b->rank || a->wbuf != b->wbuf) return false;
+  for (uint32_t d = 0; d < a->rank; d++) {
+    if (a->start[d] < 0 || b->start[d] < 0) continue;
+    if (a->start[d] + a->size[d] <= b->start[d] || b->start[d] + b->size[d] <= a->start[d])
+      return true;
+  }
+  return false;
 }
 
 static bool binds(const grec *r, uint32_t buf) {
@@ -201,6 +245,7 @@ static bool depends(const grec *i, const grec *j) {
     if (touches_temp(j, i->wtemp[q])) return true;
   for (uint32_t q = 0; q < j->nwtemp; q++)
     if (touches_temp(i, j->wtemp[q])) return true;
+  if (disjoint_dus(i, j)) return false;
   if (i->wbuf != UINT32_MAX && binds(j, i->wbuf)) return true;
   if (j->wbuf != UINT32_MAX && binds(i, j->wbuf)) return true;
   return false;
