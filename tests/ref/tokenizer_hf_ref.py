@@ -13,6 +13,11 @@ text) and writes a JSON array of objects
 to OUT. Exits 77 (skip) when `tokenizers` is not installed.
 
 usage: tokenizer_hf_ref.py TOKENIZER_JSON OUT [COUNT]
+       tokenizer_hf_ref.py --synthetic NAME TOKENIZER_OUT OUT [COUNT]
+
+The second form first writes a small byte-level tokenizer.json whose ids are
+the bytes of the normalized, pre-tokenized text, so that the normalizer NAME
+(nfc, nfd, nfkc, nfkd, bert) is compared on its own.
 """
 import json
 import random
@@ -88,12 +93,50 @@ def gen(rng, specials, count):
     return out[:count]
 
 
+def byte_chars():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+def synthetic(name, path):
+    """A tokenizer.json: one normalizer, a whitespace-keeping pre-tokenizer, byte ids."""
+    norms = {
+        "nfc": {"type": "NFC"}, "nfd": {"type": "NFD"},
+        "nfkc": {"type": "NFKC"}, "nfkd": {"type": "NFKD"},
+        "bert": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                 "strip_accents": None, "lowercase": True},
+    }
+    pre = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+            "use_regex": False}]
+    if name == "bert":
+        pre.insert(0, {"type": "BertPreTokenizer"})
+    chars = byte_chars()
+    vocab = {chars[b]: b for b in range(256)}
+    tok = {"version": "1.0", "added_tokens": [], "normalizer": norms[name],
+           "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
+           "post_processor": None, "decoder": None,
+           "model": {"type": "BPE", "vocab": vocab, "merges": []}}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(tok, f)
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    if len(args) >= 4 and args[0] == "--synthetic":
+        synthetic(args[1], args[2])
+        args = args[2:]
+    if len(args) < 2:
         print(__doc__)
         return 2
-    path, out_path = sys.argv[1], sys.argv[2]
-    count = int(sys.argv[3]) if len(sys.argv) > 3 else 300
+    path, out_path = args[0], args[1]
+    count = int(args[2]) if len(args) > 2 else 300
     tok = Tokenizer.from_file(path)
     with open(path, encoding="utf-8") as f:
         added = json.load(f).get("added_tokens", [])

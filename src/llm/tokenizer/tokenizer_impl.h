@@ -26,6 +26,8 @@ typedef struct poot__tok_entry {
 typedef enum poot__norm_type {
   POOT__NORM_NFC = 0,
   POOT__NORM_NFD,
+  POOT__NORM_NFKC,
+  POOT__NORM_NFKD,
   POOT__NORM_LOWERCASE,
   POOT__NORM_STRIP_ACCENTS, /* remove Mn */
   POOT__NORM_PREPEND,       /* a = prefix (only on a non-empty fragment) */

@@ -403,5 +403,5 @@ fail:
 poot_status poot_tokenizer_load_gguf(const poot_gguf *gguf, poot_tokenizer **out_tok) {
   *out_tok = NULL;
   if (!gguf) return poot_status_make(POOT_INVALID_ARGUMENT, "tokenizer: no GGUF given");
-  return poot_status_annotate(load(gguf, out_tok), "loading the tokenizer from GGUF metadata: ");
+  return poot_status_annotate(load(gguf, out_tok), "loading the tokenizer from GGUF metadata");
 }

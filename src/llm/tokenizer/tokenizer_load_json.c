@@ -55,6 +55,10 @@ static poot_status add_norm(poot_tokenizer *tok, const poot_json *n) {
     op = poot__tok_add_norm(tok, POOT__NORM_NFC);
   else if (jstr_is(type, "NFD"))
     op = poot__tok_add_norm(tok, POOT__NORM_NFD);
+  else if (jstr_is(type, "NFKC"))
+    op = poot__tok_add_norm(tok, POOT__NORM_NFKC);
+  else if (jstr_is(type, "NFKD"))
+    op = poot__tok_add_norm(tok, POOT__NORM_NFKD);
   else if (jstr_is(type, "Lowercase"))
     op = poot__tok_add_norm(tok, POOT__NORM_LOWERCASE);
   else if (jstr_is(type, "StripAccents"))
@@ -236,7 +240,7 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
   POOT_TRY(poot_json_parse(arena, json, json_len, NULL, &root));
   if (config && config_len) {
     poot_status s = poot_json_parse(arena, config, config_len, NULL, &cfg);
-    if (s) return poot_status_annotate(s, "tokenizer_config.json: ");
+    if (s) return poot_status_annotate(s, "tokenizer_config.json");
     if (cfg->type != POOT_JSON_OBJECT) cfg = NULL;
   }
   if (root->type != POOT_JSON_OBJECT)

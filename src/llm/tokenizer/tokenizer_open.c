@@ -99,7 +99,7 @@ static poot_status open_json_file(const char *json_path, const char *config_path
   poot_status st = poot_tokenizer_load_hf_json(json, json_len, config, config_len, out_tok);
   poot_free(json);
   poot_free(config);
-  return poot_status_annotate(st, "%s: ", json_path);
+  return poot_status_annotate(st, "%s", json_path);
 }
 
 poot_status poot_tokenizer_open_path(const char *path, poot_tokenizer **out_tok) {
@@ -156,8 +156,8 @@ poot_status poot_tokenizer_open_path(const char *path, poot_tokenizer **out_tok)
         poot_free(cp);
       }
     } else {
-      st = poot_status_annotate(poot_tokenizer_load_llama2c(map.data, map.size, 0, out_tok),
-                                "%s: ", path);
+      st = poot_status_annotate(poot_tokenizer_load_llama2c(map.data, map.size, 0, out_tok), "%s",
+                                path);
     }
   }
   poot_file_map_close(&map);

@@ -117,6 +117,12 @@ void poot__tok_normalize(const poot_tokenizer *tok, const char *s, size_t n, poo
       case POOT__NORM_NFD:
         poot__unicode_nfd(out->data, out->len, &tmp);
         break;
+      case POOT__NORM_NFKC:
+        poot__unicode_nfkc(out->data, out->len, &tmp);
+        break;
+      case POOT__NORM_NFKD:
+        poot__unicode_nfkd(out->data, out->len, &tmp);
+        break;
       case POOT__NORM_LOWERCASE:
         map_points(out->data, out->len, MAP_LOWER, op, &tmp);
         break;

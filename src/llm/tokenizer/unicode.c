@@ -155,7 +155,31 @@ enum {
 /* Invalid input bytes travel through the code point buffer as this tag | byte. */
 #define RAW_BYTE_TAG 0x80000000u
 
-static size_t decompose(uint32_t cp, uint32_t out[4]) {
+enum { MAX_DECOMP = 18 }; /* the longest full decomposition (U+FDFA, compatibility) */
+
+/* Looks cp up in a (cp, offset, length) table over a pool; 0 when absent. */
+static size_t table_decompose(const uint32_t *table, size_t count, const uint32_t *pool,
+                              uint32_t cp, uint32_t out[MAX_DECOMP]) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t k = table[3 * mid];
+    if (k == cp) {
+      uint32_t off = table[3 * mid + 1], n = table[3 * mid + 2];
+      if (n > MAX_DECOMP) n = MAX_DECOMP;
+      memcpy(out, pool + off, n * sizeof(uint32_t));
+      return n;
+    }
+    if (k < cp)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
+
+/* The full canonical (or, with compat, compatibility) decomposition of cp. */
+static size_t decompose(uint32_t cp, bool compat, uint32_t out[MAX_DECOMP]) {
   if (cp >= HANGUL_S && cp < HANGUL_S + HANGUL_SCOUNT) {
     uint32_t s = cp - HANGUL_S;
     out[0] = HANGUL_L + s / HANGUL_NCOUNT;
@@ -164,22 +188,13 @@ static size_t decompose(uint32_t cp, uint32_t out[4]) {
     out[2] = HANGUL_T + s % HANGUL_TCOUNT;
     return 3;
   }
-  if (cp >= 0xC0) {
-    size_t lo = 0, hi = poot__ucd_decomp_count;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      uint32_t k = poot__ucd_decomp[3 * mid];
-      if (k == cp) {
-        uint32_t off = poot__ucd_decomp[3 * mid + 1], n = poot__ucd_decomp[3 * mid + 2];
-        if (n > 4) n = 4;
-        memcpy(out, poot__ucd_decomp_pool + off, n * sizeof(uint32_t));
-        return n;
-      }
-      if (k < cp)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  if (cp >= 0xA0) {
+    size_t n = 0;
+    if (compat)
+      n = table_decompose(poot__ucd_compat, poot__ucd_compat_count, poot__ucd_compat_pool, cp, out);
+    if (!n && cp >= 0xC0)
+      n = table_decompose(poot__ucd_decomp, poot__ucd_decomp_count, poot__ucd_decomp_pool, cp, out);
+    if (n) return n;
   }
   out[0] = cp;
   return 1;
@@ -211,8 +226,9 @@ static uint8_t ccc_of(uint32_t cp) {
 
 /* Decomposes and canonically orders s into a code point buffer. Returns NULL
  * on allocation failure. */
-static uint32_t *nfd_points(const char *s, size_t n, size_t *out_count) {
-  uint32_t *cps = poot_malloc((n * 4 + 4) * sizeof(uint32_t));
+static uint32_t *nfd_points(const char *s, size_t n, bool compat, size_t *out_count) {
+  /* A character of k bytes decomposes into at most 6k code points. */
+  uint32_t *cps = poot_malloc((n * 6 + MAX_DECOMP) * sizeof(uint32_t));
   if (!cps) return NULL;
   size_t count = 0;
   const uint8_t *u = (const uint8_t *)s;
@@ -225,8 +241,8 @@ static uint32_t *nfd_points(const char *s, size_t n, size_t *out_count) {
       continue;
     }
     i += l;
-    uint32_t d[4];
-    size_t dn = decompose(cp, d);
+    uint32_t d[MAX_DECOMP];
+    size_t dn = decompose(cp, compat, d);
     for (size_t k = 0; k < dn; k++) cps[count++] = d[k];
   }
   /* Canonical ordering: a stable insertion sort of each run of non-starters. */
@@ -264,13 +280,15 @@ static bool below(const char *s, size_t n, uint8_t limit_lead) {
 }
 
 /* Normalizes one run (no ASCII inside, except maybe its first byte). */
-static void normalize_run(const char *s, size_t n, bool do_compose, poot_strbuf *out) {
-  if (below(s, n, do_compose ? 0xCC : 0xC0)) { /* nothing to decompose or compose */
+static void normalize_run(const char *s, size_t n, bool do_compose, bool compat, poot_strbuf *out) {
+  /* Below U+0300 nothing changes under NFC, below U+00C0 nothing under NFD;
+   * compatibility mappings start right after ASCII (U+00A0). */
+  if (below(s, n, compat ? 0x80 : do_compose ? 0xCC : 0xC0)) {
     poot_strbuf_append(out, s, n);
     return;
   }
   size_t count;
-  uint32_t *cps = nfd_points(s, n, &count);
+  uint32_t *cps = nfd_points(s, n, compat, &count);
   if (!cps) {
     out->failed = true;
     return;
@@ -306,7 +324,7 @@ static void normalize_run(const char *s, size_t n, bool do_compose, poot_strbuf 
  * and never reorder, so text normalizes run by run between them; the ASCII
  * character before a run goes with it, as a run may combine with it
  * ("e" + U+0301). Work and memory stay proportional to the non-ASCII runs. */
-static void normalize(const char *s, size_t n, bool do_compose, poot_strbuf *out) {
+static void normalize(const char *s, size_t n, bool do_compose, bool compat, poot_strbuf *out) {
   size_t i = 0;
   while (i < n) {
     size_t j = i;
@@ -319,15 +337,23 @@ static void normalize(const char *s, size_t n, bool do_compose, poot_strbuf *out
     poot_strbuf_append(out, s + i, start - i);
     size_t k = j;
     while (k < n && (uint8_t)s[k] >= 0x80) k++;
-    normalize_run(s + start, k - start, do_compose, out);
+    normalize_run(s + start, k - start, do_compose, compat, out);
     i = k;
   }
 }
 
 void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out) {
-  normalize(s, n, false, out);
+  normalize(s, n, false, false, out);
 }
 
 void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out) {
-  normalize(s, n, true, out);
+  normalize(s, n, true, false, out);
+}
+
+void poot__unicode_nfkd(const char *s, size_t n, poot_strbuf *out) {
+  normalize(s, n, false, true, out);
+}
+
+void poot__unicode_nfkc(const char *s, size_t n, poot_strbuf *out) {
+  normalize(s, n, true, true, out);
 }

@@ -35,6 +35,10 @@ extern const uint32_t poot__ucd_ccc_runs[];
 extern const size_t poot__ucd_ccc_runs_count;
 extern const uint32_t poot__ucd_compose[];
 extern const size_t poot__ucd_compose_count;
+extern const uint32_t poot__ucd_compat[];
+extern const size_t poot__ucd_compat_count;
+extern const uint32_t poot__ucd_compat_pool[];
+extern const size_t poot__ucd_compat_pool_count;
 
 #define POOT__UTF8_INVALID 0xFFFFFFFFu
 
@@ -61,9 +65,11 @@ bool poot__ucd_is_whitespace(uint32_t cp);
 size_t poot__ucd_lower_full(uint32_t cp, uint32_t out[3]);
 uint8_t poot__ucd_ccc(uint32_t cp);
 
-/* Appends the NFC / NFD form of s[0..n) to out. Invalid UTF-8 bytes are
- * copied through unchanged. */
+/* Appends the NFC / NFD / NFKC / NFKD form of s[0..n) to out. Invalid UTF-8
+ * bytes are copied through unchanged. */
 void poot__unicode_nfc(const char *s, size_t n, poot_strbuf *out);
 void poot__unicode_nfd(const char *s, size_t n, poot_strbuf *out);
+void poot__unicode_nfkc(const char *s, size_t n, poot_strbuf *out);
+void poot__unicode_nfkd(const char *s, size_t n, poot_strbuf *out);
 
 #endif
