@@ -115,6 +115,7 @@ def main():
     print(f" * (Unicode {ud.unidata_version}). Do not edit. */")
     print('#include "unicode.h"')
     print()
+    print("/* clang-format off */")
     print("\n\n".join(parts))
 
 
@@ -134,6 +135,7 @@ def main_compat():
     print(" * decompositions of the code points whose NFKD differs from their NFD. */")
     print('#include "unicode.h"')
     print()
+    print("/* clang-format off */")
     print(emit("poot__ucd_compat", "uint32_t", [f"0x{cp:x},{off},{n}," for cp, off, n in decomp], 8))
     print()
     print(emit("poot__ucd_compat_pool", "uint32_t", [f"0x{x:x}," for x in pool], 12))
