@@ -324,8 +324,8 @@ bool poot_trap_from_name(const char *name, size_t len, poot_trap *out_trap);
  *   indices' first b dims equal the table's first b dims, and
  *   result shape = table[:axis] + indices[b:] + table[axis+1:];
  *   result[p, i, s] = table[p, indices[p_b.., i], s]. Indices are integers.
- *   Fallback: an index is clamped into [0, table[axis] - 1]. Check: an index
- *   outside that range traps.
+ *   Fallback: an index is clamped into [0, table[axis] - 1] (an empty axis
+ *   gives zeros). Check: an index outside that range traps.
  * scatter_update(target, indices, updates) {axis}: the inverse of gather with
  *   batch_dims 0: updates shape = target[:axis] + indices + target[axis+1:];
  *   result = target with result[p, indices[i], s] = updates[p, i, s],

@@ -303,6 +303,11 @@ poot_status poot__eval_gather(ev_ctx *ctx, const poot_node *node, ev_buf *const 
     int64_t k = ev_load_int(idx->data, idx->type.dtype, ii);
     if (k < 0 || k >= limit) {
       if (node->trap != POOT_TRAP_NONE) return poot__eval_fault(ctx, node, k, limit, "index");
+      if (limit == 0) {
+        /* An empty axis has nothing to clamp to: the element is zero. */
+        memset(out[0]->data + (size_t)e * uo.bytes, 0, uo.bytes);
+        continue;
+      }
       k = k < 0 ? 0 : limit - 1;
     }
     int64_t src = 0;

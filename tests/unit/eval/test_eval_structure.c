@@ -178,6 +178,16 @@ static void test_gather_scatter(void **state) {
   tg_assert_f32(ev->output.data, w, 6);
   poot_evaluation_destroy(ev);
   poot_graph_destroy(g);
+  /* An unchecked gather from an empty axis has nothing to clamp to: zeros. */
+  g = tg_new();
+  t = tg_const(g, POOT_DTYPE_F32, 2, DIMS(0, 2), table);
+  i = tg_i32(g, 3, ids);
+  POOT_ASSERT_OK(poot_graph_gather(g, t, i, 0, 0, POOT_TRAP_NONE, &r));
+  ev = tg_run(g, r);
+  const float zeros[6] = {0};
+  tg_assert_f32(ev->output.data, zeros, 6);
+  poot_evaluation_destroy(ev);
+  poot_graph_destroy(g);
   /* The same with a check traps on id 7. */
   g = tg_new();
   t = tg_const(g, POOT_DTYPE_F32, 2, DIMS(4, 2), table);
