@@ -54,6 +54,7 @@ typedef struct pc_value {
   bool expensive;
   bool reachable;
   bool inplace; /* a dynamic_update_slice written into its State */
+  bool result;  /* read by a result copy (output, environment, state) */
 } pc_value;
 
 typedef struct pc_planner {
@@ -146,6 +147,7 @@ POOT_MUST_USE poot_status pc_emit_dequantize(pc_kctx *k, const poot_node *n,
                                              const poot_kir_value *idx, poot_kir_value *out);
 POOT_MUST_USE poot_status pc_emit_rng(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
                                       const poot_type *ty, poot_kir_value *out);
+POOT_MUST_USE poot_status pc_emit_start_checks(pc_kctx *k, poot_value v);
 /* Compute type of a graph dtype. */
 poot_kir_scalar pc_compute_scalar(poot_dtype dt);
 /* Stores `val` (compute type of v's dtype) as element `lin` of the storage of

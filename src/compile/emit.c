@@ -273,8 +273,10 @@ poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
   return pc_bcast(k, S(F32), r, out);
 }
 
-/* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16. */
-static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
+/* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16
+ * (which quiets NaNs) when `quiet`; otherwise NaN payloads are kept as they
+ * are (the bits of a value that is already an f16: stores and bitcasts). */
+static poot_status f16_encode_q(pc_kctx *k, poot_kir_value f, bool quiet, poot_kir_value *out) {
   poot_kir_value x, sign, exp, man, ei, nan_inf, manhi, qnan, infv;
   T(pc_bcast(k, S(U32), f, &x));
   T(pc_bin_c(k, OP(SHR), x, 16, &sign));
@@ -283,7 +285,7 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   T(pc_bin_c(k, OP(AND), exp, 0xff, &exp));
   T(pc_bin_c(k, OP(AND), x, 0x7fffff, &man));
   T(pc_bin_c(k, OP(SHR), man, 13, &manhi));
-  T(pc_bin_c(k, OP(OR), manhi, 0x7e00, &qnan));
+  T(pc_bin_c(k, OP(OR), manhi, quiet ? 0x7e00 : 0x7c00, &qnan));
   T(pc_u32(k, 0x7c00, &infv));
   poot_kir_value man0, zero;
   T(pc_u32(k, 0, &zero));
@@ -351,6 +353,10 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
   T(pc_sel(k, isover, infv, r, &r));
   T(pc_sel(k, isnan, nan_inf, r, &r));
   return pc_bin(k, OP(OR), r, sign, out);
+}
+
+static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
+  return f16_encode_q(k, f, true, out);
 }
 
 /* f32 → bf16 bits (u32), as poot_f32_to_bf16. */
@@ -441,9 +447,11 @@ poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_val
     case POOT_DTYPE_F32:
       return pc_bcast(k, S(U32), x, out);
     case POOT_DTYPE_F16:
-      return f16_encode(k, x, out);
+      return f16_encode_q(k, x, false, out);
     case POOT_DTYPE_BF16:
-      return bf16_encode(k, x, out);
+      /* the value is already a bf16: its top half, NaN payload kept */
+      T(pc_bcast(k, S(U32), x, &u));
+      return pc_bin_c(k, OP(SHR), u, 16, out);
     case POOT_DTYPE_I8:
     case POOT_DTYPE_U8:
       T(pc_bcast(k, S(U32), x, &u));
@@ -835,10 +843,14 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       }
       return int_shift(k, op == POOT_OP_SHL, dt, a[0], a[1], out);
     case POOT_OP_NEG:
+      /* floats: rounded like every f16/bf16 op (which quiets a NaN) */
       T(un(k, OP(NEG), a[0], &r));
-      return fl ? (*out = r, (poot_status)NULL) : pc_wrap_int(k, dt, r, out);
+      return fl ? pc_round(k, dt, r, out) : pc_wrap_int(k, dt, r, out);
     case POOT_OP_ABS:
-      if (fl) return un(k, OP(ABS), a[0], out);
+      if (fl) {
+        T(un(k, OP(ABS), a[0], &r));
+        return pc_round(k, dt, r, out);
+      }
       if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) {
         *out = a[0];
         return NULL;
@@ -860,7 +872,8 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       T(pc_const_of(k, dt, -1.0, -1, &m1));
       T(pc_bin(k, OP(LT), a[0], z, &lt));
       T(pc_sel(k, lt, m1, fl ? a[0] : z, &r));
-      return pc_sel(k, gt, one, r, out);
+      T(pc_sel(k, gt, one, r, &r));
+      return fl ? pc_round(k, dt, r, out) : (*out = r, (poot_status)NULL);
     }
     case POOT_OP_NOT:
       T(un(k, OP(NOT), a[0], &r));
@@ -973,6 +986,26 @@ static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok
   if (n->trap == POOT_TRAP_NONE) return NULL;
   k->has_checks = true;
   return poot_kir_check(k->b, ok, (uint32_t)n->trap);
+}
+
+/* The start checks of a dynamic_slice / dynamic_update_slice whose result
+ * has no element (so no element evaluation runs them). */
+poot_status pc_emit_start_checks(pc_kctx *k, poot_value v) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[pl->alias[v]].node;
+  if (!n || n->trap == POOT_TRAP_NONE) return NULL;
+  if (n->op != POOT_OP_DYNAMIC_SLICE && n->op != POOT_OP_DYNAMIC_UPDATE_SLICE) return NULL;
+  bool dus = n->op == POOT_OP_DYNAMIC_UPDATE_SLICE;
+  const poot_shape *xs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
+  const poot_shape *us =
+      dus ? &pc_type(pl, pl->alias[n->operands[1]])->shape : &pc_type(pl, pl->alias[v])->shape;
+  for (uint32_t i = 0; i < xs->rank; i++) {
+    poot_kir_value s, c, ok;
+    T(pc_emit(k, pl->alias[n->operands[(dus ? 2 : 1) + i]], NULL, &s));
+    T(index_range(k, s, xs->dims[i] - us->dims[i], &c, &ok));
+    T(maybe_check(k, n, ok));
+  }
+  return NULL;
 }
 
 /* ------------------------------------------------------------- emit */

@@ -186,6 +186,12 @@ static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
     }
   }
   if (nr == 0) return false;
+  for (uint32_t i = 0; i < nr; i++)
+    if (pl->v[roots[i]].result) return false;
+  /* The epilogue's value is stored by the contraction: 32/64-bit elements
+   * only when it lands in a dense buffer. */
+  if (pl->v[V].hold == PC_DENSE && poot_dtype_info_of(pc_type(pl, V)->dtype)->elem_bytes < 4)
+    return false;
   /* Compatible roots: same shape as V, same contraction length and kind. */
   const poot_type *vt = pc_type(pl, V);
   int64_t clen = -1;
@@ -248,9 +254,15 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   for (uint32_t v = 0; v < nv; v++) pl->alias[v] = find(pl, v);
   T(walk_region(pl, poot_graph_root(g)));
 
-  /* Reachability from the results. */
+  /* Reachability from the results, and from every op carrying a check: a
+   * failed check is observable even when its result is unused (the oracle
+   * reports it), so such ops are computed too. */
   poot_value out = poot_graph_output(g);
   if (out != POOT_VALUE_NONE) T(mark_reach(pl, out));
+  for (size_t i = 0; i < pl->order.len; i++) {
+    const poot_node *n = ((const poot_node **)pl->order.data)[i];
+    if (n->trap != POOT_TRAP_NONE) T(mark_reach(pl, n->results[0]));
+  }
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
@@ -404,6 +416,13 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
         continue;
       }
       if (pv->hold != PC_INLINE) continue;
+      if (n->trap != POOT_TRAP_NONE) {
+        /* A checked op is computed whole (into a temporary): inlined, only
+         * the elements its readers use would be checked, while the oracle
+         * checks them all. */
+        pv->hold = PC_TEMP;
+        continue;
+      }
       /* Residual-style values: an elementwise value over a single-use GEMV
        * (residual add, bias) is materialized for free as that GEMV's
        * epilogue, so residual streams never grow into long inline chains. */
@@ -469,6 +488,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
         pr->buffer = (outb);                                                           \
       } else {                                                                         \
         if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                 \
+        pr->result = true;                                                             \
         uint32_t pair[2] = {rv, (outb)};                                               \
         st = poot_vec_push(&copies, pair);                                             \
       }                                                                                \
@@ -496,6 +516,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     (void)eb;
     if (pn->inplace) continue;
     if (pn->hold == PC_INLINE) pn->hold = PC_TEMP;
+    pn->result = true;
     uint32_t pair[2] = {nvv, pl->v[s].buffer};
     st = poot_vec_push(&copies, pair);
   }
@@ -595,10 +616,16 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
       }
     }
   }
-  for (size_t i = 0; i < copies.len && !st; i++) {
-    uint32_t *pair = (uint32_t *)copies.data + 2 * i;
-    st = add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]);
-  }
+  /* Result copies read old values: the ones copying a leaf (a state's old
+   * value becoming another state's new value) go first, before any
+   * copy-back overwrites a state buffer. (A cycle of such copies, a swap,
+   * is not ordered correctly: see docs/compiler.md.) */
+  for (int pass = 0; pass < 2 && !st; pass++)
+    for (size_t i = 0; i < copies.len && !st; i++) {
+      uint32_t *pair = (uint32_t *)copies.data + 2 * i;
+      bool leaf = pl->v[pair[0]].hold == PC_LEAFBUF || pl->v[pair[0]].hold == PC_SLOT;
+      if (leaf == (pass == 0)) st = add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]);
+    }
   poot_vec_deinit(&copies);
   T(st);
   /* Temps. */

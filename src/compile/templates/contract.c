@@ -266,12 +266,14 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       }
       T(poot_kir_priv_store(k->b, pacc, i, id));
     }
-    T(pc_u32(k, (uint32_t)clen, &end));
-    T(poot_kir_for_begin(k->b, z, end, one, &c));
-    pc_scope_push(k);
-    T(step(k, rs, nr, idx, c, 0, pacc, parg));
-    pc_scope_pop(k);
-    T(poot_kir_end(k->b));
+    if (clen > 0) {
+      T(pc_u32(k, (uint32_t)clen, &end));
+      T(poot_kir_for_begin(k->b, z, end, one, &c));
+      pc_scope_push(k);
+      T(step(k, rs, nr, idx, c, 0, pacc, parg));
+      pc_scope_pop(k);
+      T(poot_kir_end(k->b));
+    }
     for (uint32_t i = 0; i < nr; i++) {
       if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX)
         T(poot_kir_priv_load(k->b, parg, 0, &accs[i]));

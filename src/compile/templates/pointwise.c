@@ -84,8 +84,15 @@ poot_status pc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   uint32_t epw = words ? 4 / (uint32_t)di->elem_bytes : 1;
   uint64_t units = words ? (uint64_t)(n + epw - 1) / epw : (uint64_t)n;
   poot_kir_value gid, valid;
-  T(thread_index(k, units, grid, &gid, &valid));
-  if (n == 0) return NULL;
+  T(thread_index(k, units < 1 ? 1 : units, grid, &gid, &valid));
+  if (n == 0) {
+    /* no element, but the starts are still checked (as the oracle does) */
+    T(poot_kir_if_begin(k->b, valid));
+    pc_scope_push(k);
+    T(pc_emit_start_checks(k, g->out));
+    pc_scope_pop(k);
+    return poot_kir_end(k->b);
+  }
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], val;
@@ -313,13 +320,18 @@ poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   poot_shape ps = *ts; /* target with the axis dim set to 1 */
   ps.dims[ax] = 1;
   int64_t np = pc_elems(&ps), ni = pc_elems(is);
+  bool empty = np == 0; /* no position: only the indices' checks run */
+  if (empty) np = 1;
   poot_kir_value gid, valid;
   T(thread_index(k, (uint64_t)np, grid, &gid, &valid));
-  if (np == 0 || ni == 0) return NULL;
+  if (ni == 0 || (empty && n->trap == POOT_TRAP_NONE)) return NULL;
   T(poot_kir_if_begin(k->b, valid));
   pc_scope_push(k);
   poot_kir_value pidx[PC_MAX_DIMS], z, end, one, i;
-  T(pc_delinearize(k, gid, &ps, pidx));
+  if (empty)
+    for (uint32_t d = 0; d < ps.rank; d++) T(pc_u32(k, 0, &pidx[d]));
+  else
+    T(pc_delinearize(k, gid, &ps, pidx));
   T(pc_u32(k, 0, &z));
   T(pc_u32(k, (uint32_t)ni, &end));
   T(pc_u32(k, 1, &one));
@@ -356,6 +368,12 @@ poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   (void)us;
   memcpy(tidx, pidx, sizeof pidx);
   tidx[ax] = c;
+  if (empty) {
+    pc_scope_pop(k);
+    T(poot_kir_end(k->b));
+    pc_scope_pop(k);
+    return poot_kir_end(k->b);
+  }
   T(poot_kir_if_begin(k->b, ok));
   pc_scope_push(k);
   T(pc_emit(k, upd, uidx, &val));

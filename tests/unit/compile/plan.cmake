@@ -18,3 +18,10 @@ if(TARGET poot_compile AND TARGET poot_llm AND NOT POOT_FUZZ)
   add_executable(compile_plan_bench ${CMAKE_CURRENT_LIST_DIR}/plan_bench.c)
   target_link_libraries(compile_plan_bench PRIVATE poot_llm poot_compile poot_kir poot_graph poot_base m)
 endif()
+# The planner on the passes' random graphs, bit for bit against poot_eval.
+if(TARGET poot_compile AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c)
+  poot_add_test(compile_plan_random
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/plan_random_test.c ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c
+    LIBS poot_compile poot_eval poot_kir poot_graph poot_base m
+    ARGS 400 1)
+endif()
