@@ -9,6 +9,9 @@
 #ifdef POOT_HAVE_VULKAN
 #include "vulkan/vk_impl.h"
 #endif
+#ifdef POOT_HAVE_PTX
+#include "ptx/ptx_device.h"
+#endif
 
 /* DESIGN order for "auto": the first present wins. */
 static const char *const backend_names[POOT_BACKEND_COUNT] = {"ptx", "rocm", "vulkan", "wgpu",
@@ -64,7 +67,13 @@ poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
   static const char *const hsa[] = {"libhsa-runtime64.so.1", NULL};
   static const char *const wgpu[] = {"libwgpu_native.so", NULL};
   static const char *const npu[] = {"libze_loader.so.1", "libxrt_coreutil.so.2", NULL};
+#ifdef POOT_HAVE_PTX
+  (void)cuda;
+  poot__ptx_probe(&out[0]);
+  out[0].backend = backend_names[0];
+#else
   probe_runtime(&out[0], cuda);
+#endif
   probe_runtime(&out[1], hsa);
 #ifdef POOT_HAVE_VULKAN
   out[2].built = true;
@@ -80,6 +89,15 @@ poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
 
 static poot_status open_backend(const char *backend, int32_t index,
                                 const poot_device_open_options *o, poot_device **out) {
+#ifdef POOT_HAVE_PTX
+  if (strcmp(backend, "ptx") == 0) {
+    poot_ptx_options po;
+    poot_ptx_options_init(&po);
+    po.index = index;
+    if (o) po.timeout_ns = o->timeout_ns;
+    return poot_ptx_device_create(&po, out);
+  }
+#endif
 #ifdef POOT_HAVE_VULKAN
   if (strcmp(backend, "vulkan") == 0) {
     poot_vulkan_options vo;

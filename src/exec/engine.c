@@ -350,6 +350,8 @@ static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
       if (!poot_type_equal(&p->slots[s].type, &t->type))
         return poot_status_make(POOT_INVALID_ARGUMENT, "engine: slot '%s' has another type", name);
       uint32_t *words = poot_device_buffer_host(en->bufs[1]);
+      if (!words || p->buffers[1].cls != POOT_PLAN_BUFFER_SLOT)
+        return poot_status_make(POOT_INTERNAL, "engine: the plan's buffer 1 is not its slot buffer");
       POOT_TRY(slot_words(t, words + p->slots[s].word_offset));
       done = true;
     }

@@ -269,6 +269,7 @@ static void vk_destroy(poot_device *device) {
   if (device->poisoned) {
     /* Pending work may still reference anything of this device: leak every
      * Vulkan object (the device and the loader too) and free host memory. */
+    poot__vk_instance_abandon(&d->vi);
     poot_free(d);
     return;
   }

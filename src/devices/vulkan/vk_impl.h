@@ -145,6 +145,9 @@ static inline poot_vk_device *poot__vk_device_cast(poot_device *d) {
 /* vk_instance.c */
 POOT_MUST_USE poot_status poot__vk_instance_create(poot_vk_instance *vi, bool validation);
 void poot__vk_instance_destroy(poot_vk_instance *vi);
+/* A poisoned device's loader: never closed (its instance and device are
+ * leaked on purpose with it), kept reachable. */
+void poot__vk_instance_abandon(poot_vk_instance *vi);
 const char *poot__vk_kind_name(VkPhysicalDeviceType type);
 poot_status poot__vk_fail(const char *what, VkResult r);
 /* Fills `info` for physical device `phys`: usable and why not. */

@@ -124,6 +124,18 @@ poot_status poot__vk_instance_create(poot_vk_instance *vi, bool validation) {
   return NULL;
 }
 
+/* Loaders of poisoned devices: kept loaded for good (the driver's threads may
+ * still run pending work inside them) and reachable from here, so that a
+ * leak checker sees a deliberate choice rather than a lost pointer. */
+static poot_dylib *abandoned_loaders[64];
+static unsigned abandoned_count;
+
+void poot__vk_instance_abandon(poot_vk_instance *vi) {
+  unsigned i = __atomic_fetch_add(&abandoned_count, 1u, __ATOMIC_RELAXED);
+  if (i < sizeof abandoned_loaders / sizeof abandoned_loaders[0]) abandoned_loaders[i] = vi->lib;
+  vi->lib = NULL;
+}
+
 void poot__vk_instance_destroy(poot_vk_instance *vi) {
   if (vi->messenger && vi->vkDestroyDebugUtilsMessengerEXT)
     vi->vkDestroyDebugUtilsMessengerEXT(vi->instance, vi->messenger, NULL);

@@ -348,6 +348,43 @@ static void test_replay_eager_and_fault(void **state) {
   poot_graph_destroy(g);
 }
 
+/* Argument errors are refused before anything replays. */
+static void test_executor_arguments(void **state) {
+  (void)state;
+  poot_graph *g = trace_llama();
+  poot_device *d = open_device();
+  poot_executor *ex = NULL;
+  POOT_ASSERT_OK(poot_engine_create(d, &ex));
+  poot_kir_target ptx;
+  poot_kir_target_init_sm90(&ptx);
+  poot_exec_target t = {.target = &ptx};
+  POOT_ASSERT_STATUS(poot_exec_target_set(ex, &t), POOT_UNSUPPORTED);
+  t.target = &d->caps.target;
+  POOT_ASSERT_OK(poot_exec_target_set(ex, &t));
+  POOT_ASSERT_OK(poot_exec_target_set(ex, NULL));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 9, 50, 0, 0.3f, &in));
+  split sp;
+  split_inputs(g, &in, &sp);
+  poot_exec_input twice[2] = {sp.w[0], sp.w[0]};
+  POOT_ASSERT_STATUS(poot_exec_load_weights(ex, 2, twice), POOT_INVALID_ARGUMENT);
+  POOT_ASSERT_OK(poot_exec_load_weights(ex, sp.nw, sp.w));
+  POOT_ASSERT_STATUS(poot_exec_load_weights(ex, sp.nw, sp.w), POOT_INVALID_ARGUMENT);
+  poot_exec_entry_key key = {"conformance", "decode", "", ""};
+  uint32_t entry;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  float out[96];
+  poot_exec_step_io io = {
+      .input_count = sp.ns, .inputs = sp.s, .output = out, .output_size = sizeof out - 4};
+  POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_INVALID_ARGUMENT);
+  io.output_size = sizeof out;
+  POOT_ASSERT_OK(poot_exec_step(ex, entry, &io)); /* no NEEDS_RESET from a refused call */
+  poot_executor_destroy(ex);
+  pt_inputs_free(&in);
+  close_device(d);
+  poot_graph_destroy(g);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_spec = argv[1];
   poot_device *d = NULL;
@@ -364,6 +401,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_gemv),
       cmocka_unit_test(test_llama_decode),
       cmocka_unit_test(test_replay_eager_and_fault),
+      cmocka_unit_test(test_executor_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
