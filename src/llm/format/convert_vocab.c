@@ -145,6 +145,9 @@ static bool looks_special(const char *t, size_t n) {
   return r;
 }
 
+/* The most tokens a converted vocabulary may have. */
+#define POOT__MAX_VOCAB (1 << 24)
+
 static poot_status build_vocab(hf_vocab *v, const poot_hf_config *config, bool spm) {
   const poot_json *model = poot_json_get(v->tok_json, "model");
   const poot_json *vocab = poot_json_get(model, "vocab");
@@ -165,6 +168,14 @@ static poot_status build_vocab(hf_vocab *v, const poot_hf_config *config, bool s
     if (id > max_id) max_id = id;
   }
   int64_t n = config && config->vocab_size > 0 ? config->vocab_size : max_id + 1;
+  /* The table is allocated by the largest id, so a single stray id (or
+   * vocab_size) must not ask for gigabytes: no real vocabulary comes near
+   * 2^24 tokens. */
+  if (n > POOT__MAX_VOCAB)
+    return poot_status_make(POOT_FORMAT,
+                            "tokenizer.json/config.json: a vocabulary of %lld tokens (largest id "
+                            "%lld) exceeds poot's limit of %d",
+                            (long long)n, (long long)max_id, POOT__MAX_VOCAB);
   if (max_id >= n)
     return poot_status_make(POOT_FORMAT,
                             "tokenizer.json has token id %lld but config.json's vocab_size is %lld",

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "poot/llm/convert.h"
 #include "poot/llm/gguf.h"
 #include "poot/llm/hf_config.h"
 #include "poot/llm/llama2c.h"
@@ -215,6 +216,52 @@ static void test_hf_config_huge_eos(void **state) {
   poot_hf_config_destroy(c);
 }
 
+/* ------------------------------------------------------------- convert */
+
+static void write_text(const char *dir, const char *name, const char *text, size_t len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  POOT_ASSERT_OK(poot_file_write_all(path, text, len));
+}
+
+/* The vocabulary table was sized by the largest token id (or vocab_size),
+ * so one added token with id 999,999,999 in a 300-byte tokenizer.json
+ * asked for ~24 GB. It is FORMAT now, naming the size and the limit. */
+static void test_convert_huge_token_id(void **state) {
+  (void)state;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/huge_id", poot_test_tmpdir());
+  assert_int_equal(poot_test_system("mkdir -p '%s'", dir), 0);
+  const char *config =
+      "{\"model_type\": \"llama\", \"hidden_size\": 4, \"intermediate_size\": 4, "
+      "\"num_hidden_layers\": 1, \"num_attention_heads\": 1, \"num_key_value_heads\": 1}";
+  write_text(dir, "config.json", config, strlen(config));
+  const char *hdr = "{\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[1,4],"
+                    "\"data_offsets\":[0,16]}}";
+  size_t n = strlen(hdr);
+  char st[256] = {0};
+  uint64_t n64 = n;
+  memcpy(st, &n64, 8);
+  memcpy(st + 8, hdr, n);
+  write_text(dir, "model.safetensors", st, 8 + n + 16);
+  const char *cases[] = {
+      "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, "
+      "\"added_tokens\": [{\"id\": 999999999, \"content\": \"<x>\"}]}",
+      "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 900000000}, "
+      "\"merges\": []}}"};
+  char out[1100];
+  snprintf(out, sizeof out, "%s/out.gguf", dir);
+  for (size_t i = 0; i < 2; i++) {
+    write_text(dir, "tokenizer.json", cases[i], strlen(cases[i]));
+    poot_convert_options o;
+    memset(&o, 0, sizeof o);
+    poot_status s = poot_convert_to_gguf(dir, out, &o);
+    assert_int_equal(poot_status_code_of(s), POOT_FORMAT);
+    assert_non_null(strstr(poot_status_message(s), "exceeds poot's limit"));
+    poot_status_free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gguf_oom),
@@ -223,6 +270,7 @@ int main(void) {
       cmocka_unit_test(test_llama2c_bad_headers),
       cmocka_unit_test(test_hf_config_oom),
       cmocka_unit_test(test_hf_config_huge_eos),
+      cmocka_unit_test(test_convert_huge_token_id),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
