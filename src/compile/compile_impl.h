@@ -113,89 +113,92 @@ typedef struct pc_kctx {
 } pc_kctx;
 
 /* emit.c: the expression emitter. */
-POOT_MUST_USE poot_status pc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
-                                  poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                        poot_kir_value *out);
 /* Binds a value (or an arbitrary KIR value) as the value of v at idx (memo). */
-POOT_MUST_USE poot_status pc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
-                                      poot_kir_value val);
-void pc_scope_push(pc_kctx *k);
-void pc_scope_pop(pc_kctx *k);
-POOT_MUST_USE poot_status pc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value b,
-                                 poot_kir_value *out);
-POOT_MUST_USE poot_status pc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
-                                   poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                            poot_kir_value val);
+void poot__cc_scope_push(pc_kctx *k);
+void poot__cc_scope_pop(pc_kctx *k);
+POOT_MUST_USE poot_status poot__cc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a,
+                                       poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
+                                         poot_kir_value *out);
 /* Splits a u32 linear index into the multi-index of `shape`. */
-POOT_MUST_USE poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *shape,
-                                         poot_kir_value *idx);
-POOT_MUST_USE poot_status pc_linearize(pc_kctx *k, const poot_kir_value *idx,
-                                       const poot_shape *shape, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin,
+                                               const poot_shape *shape, poot_kir_value *idx);
+POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx,
+                                             const poot_shape *shape, poot_kir_value *out);
 /* Helpers shared by emit.c and emit_packed.c. */
-POOT_MUST_USE poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
-                                      poot_kir_value *out);
-POOT_MUST_USE poot_status pc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
-                                 poot_kir_value *out);
-POOT_MUST_USE poot_status pc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
-                                   poot_kir_value *out);
-POOT_MUST_USE poot_status pc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx,
+POOT_MUST_USE poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
+                                            poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
                                        poot_kir_value *out);
-POOT_MUST_USE poot_status pc_cf32(pc_kctx *k, float c, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
-                                 poot_kir_value *out);
-POOT_MUST_USE poot_status pc_emit_dequantize(pc_kctx *k, const poot_node *n,
-                                             const poot_kir_value *idx, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_emit_rng(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
-                                      const poot_type *ty, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_emit_start_checks(pc_kctx *k, poot_value v);
+POOT_MUST_USE poot_status poot__cc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+                                         poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx,
+                                             poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_cf32(pc_kctx *k, float c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a,
+                                       poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n,
+                                                   const poot_kir_value *idx, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_emit_rng(pc_kctx *k, const poot_node *n,
+                                            const poot_kir_value *idx, const poot_type *ty,
+                                            poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
 /* Compute type of a graph dtype. */
-poot_kir_scalar pc_compute_scalar(poot_dtype dt);
+poot_kir_scalar poot__cc_compute_scalar(poot_dtype dt);
 /* Stores `val` (compute type of v's dtype) as element `lin` of the storage of
  * value v (temp or dense 32/64-bit buffer). */
-POOT_MUST_USE poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin,
-                                         poot_kir_value val);
+POOT_MUST_USE poot_status poot__cc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                               poot_kir_value val);
 /* Stores to a dense buffer of dtype dt: a whole word (sub-word dtypes). */
-POOT_MUST_USE poot_status pc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
-POOT_MUST_USE poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt,
-                                     poot_kir_value *out);
-POOT_MUST_USE poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a,
-                                   poot_kir_value b, poot_kir_value *out);
-POOT_MUST_USE poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,
-                                   poot_kir_value *out);
-POOT_MUST_USE poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
-                                     poot_kir_value *out);
-POOT_MUST_USE poot_status pc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i,
-                                      poot_kir_value *out);
-const poot_type *pc_type(const pc_planner *pl, poot_value v);
-int64_t pc_elems(const poot_shape *s);
+POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
+POOT_MUST_USE poot_status poot__cc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt,
+                                           poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt,
+                                         poot_kir_value a, poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,
+                                         poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from,
+                                           poot_dtype to, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i,
+                                            poot_kir_value *out);
+const poot_type *poot__cc_type(const pc_planner *pl, poot_value v);
+int64_t poot__cc_elems(const poot_shape *s);
 
 /* templates/: one function per template family; each builds the group's
  * kernel body into k->b (the builder exists; workgroup size pl->wg) and sets
  * the grid. */
-POOT_MUST_USE poot_status pc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                                          const char **out_what);
-POOT_MUST_USE poot_status pc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                                const char **out_what);
+POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,
+                                                    uint32_t grid[3]);
 /* Word offset of temp `ti` in the arena (a push constant); records a read. */
-POOT_MUST_USE poot_status pc_temp_base(pc_kctx *k, uint32_t ti, bool read, poot_kir_value *out);
-double pc_attention_scale(const poot_node *n);
+POOT_MUST_USE poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read,
+                                             poot_kir_value *out);
+double poot__cc_attention_scale(const poot_node *n);
 /* A composite the planner lowers to a template by name (not flattened). */
-bool pc_lowered_composite(const pc_planner *pl, const poot_node *n);
+bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n);
 /* The linear thread index over a 2-D grid (x up to 65535 workgroups). */
-POOT_MUST_USE poot_status pc_linear_workgroup(pc_kctx *k, poot_kir_value *out);
-void pc_grid_for(uint64_t workgroups, uint32_t grid[3]);
+POOT_MUST_USE poot_status poot__cc_linear_workgroup(pc_kctx *k, poot_kir_value *out);
+void poot__cc_grid_for(uint64_t workgroups, uint32_t grid[3]);
 /* A declaration name unique in the kernel: "<base>_<tag>". */
-const char *pc_name(pc_kctx *k, const char *base, char *buf, size_t n);
+const char *poot__cc_name(pc_kctx *k, const char *base, char *buf, size_t n);
 /* Reads element `lin` of a materialized/leaf value (compute type). */
-POOT_MUST_USE poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
-                                        poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                              poot_kir_value *out);
 
-void pc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
-POOT_MUST_USE poot_status pc_plan_build(pc_planner *pl, const poot_graph *g);
+void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
+POOT_MUST_USE poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g);
 
 #endif

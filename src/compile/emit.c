@@ -13,17 +13,17 @@
 #define S(x) POOT_KIR_##x
 #define OP(x) POOT_KIR_OP_##x
 
-const poot_type *pc_type(const pc_planner *pl, poot_value v) {
+const poot_type *poot__cc_type(const pc_planner *pl, poot_value v) {
   return poot_graph_value_type(pl->g, v);
 }
 
-int64_t pc_elems(const poot_shape *s) {
+int64_t poot__cc_elems(const poot_shape *s) {
   int64_t n = 1;
   for (uint32_t i = 0; i < s->rank; i++) n *= s->dims[i];
   return n;
 }
 
-poot_kir_scalar pc_compute_scalar(poot_dtype dt) {
+poot_kir_scalar poot__cc_compute_scalar(poot_dtype dt) {
   switch (dt) {
     case POOT_DTYPE_F32:
     case POOT_DTYPE_F16:
@@ -47,48 +47,48 @@ poot_kir_scalar pc_compute_scalar(poot_dtype dt) {
 
 /* ------------------------------------------------------------ basics */
 
-poot_status pc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out) {
+poot_status poot__cc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out) {
   return poot_kir_const_u32(k->b, c, out);
 }
 static poot_status ci32(pc_kctx *k, int32_t c, poot_kir_value *out) {
   return poot_kir_const_i32(k->b, c, out);
 }
-poot_status pc_cf32(pc_kctx *k, float c, poot_kir_value *out) {
+poot_status poot__cc_cf32(pc_kctx *k, float c, poot_kir_value *out) {
   return poot_kir_const_f32(k->b, c, out);
 }
 static poot_status cscal(pc_kctx *k, poot_kir_scalar s, int64_t v, poot_kir_value *out) {
   return poot_kir_const(k->b, s, s == S(I64) ? (uint64_t)v : (uint64_t)(uint32_t)v, out);
 }
-poot_status pc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value b,
-                   poot_kir_value *out) {
+poot_status poot__cc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value b,
+                         poot_kir_value *out) {
   return poot_kir_binary(k->b, op, a, b, out);
 }
 static poot_kir_scalar sc(pc_kctx *k, poot_kir_value v) {
   return (poot_kir_scalar)poot_kir_builder_value_type(k->b, v).scalar;
 }
 /* a op constant (in a's type). */
-poot_status pc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
-                     poot_kir_value *out) {
+poot_status poot__cc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
+                           poot_kir_value *out) {
   poot_kir_value cv;
   T(cscal(k, sc(k, a), (int64_t)(int32_t)c, &cv));
   if (sc(k, a) == S(I64)) T(poot_kir_const(k->b, S(I64), c, &cv));
-  return pc_bin(k, op, a, cv, out);
+  return poot__cc_bin(k, op, a, cv, out);
 }
 static poot_status un(pc_kctx *k, poot_kir_op op, poot_kir_value a, poot_kir_value *out) {
   return poot_kir_unary(k->b, op, a, out);
 }
-poot_status pc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
-                   poot_kir_value *out) {
+poot_status poot__cc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a, poot_kir_value b,
+                         poot_kir_value *out) {
   return poot_kir_select(k->b, c, a, b, out);
 }
-poot_status pc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+poot_status poot__cc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
   if (sc(k, a) == to) {
     *out = a;
     return NULL;
   }
   return poot_kir_convert(k->b, to, a, out);
 }
-poot_status pc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
+poot_status poot__cc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_value *out) {
   if (sc(k, a) == to) {
     *out = a;
     return NULL;
@@ -98,10 +98,10 @@ poot_status pc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a, poot_kir_
 
 /* ------------------------------------------------------------- memo */
 
-void pc_scope_push(pc_kctx *k) {
+void poot__cc_scope_push(pc_kctx *k) {
   k->depth++;
 }
-void pc_scope_pop(pc_kctx *k) {
+void poot__cc_scope_pop(pc_kctx *k) {
   while (k->nmemo > 0 && k->memo[k->nmemo - 1].depth >= k->depth) k->nmemo--;
   k->depth--;
 }
@@ -118,12 +118,13 @@ static bool memo_get(pc_kctx *k, poot_value v, uint32_t rank, const poot_kir_val
   return false;
 }
 
-poot_status pc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx, poot_kir_value val) {
+poot_status poot__cc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                              poot_kir_value val) {
   if (k->nmemo >= PC_MAX_MEMO) return NULL; /* only a cache */
   pc_memo *m = &k->memo[k->nmemo++];
   memset(m, 0, sizeof *m);
   m->v = v;
-  m->rank = pc_type(k->pl, v)->shape.rank;
+  m->rank = poot__cc_type(k->pl, v)->shape.rank;
   if (m->rank) memcpy(m->idx, idx, m->rank * sizeof *idx);
   m->out = val;
   m->depth = k->depth;
@@ -132,21 +133,21 @@ poot_status pc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx, poo
 
 /* ----------------------------------------------------------- indices */
 
-poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *shape,
-                           poot_kir_value *idx) {
+poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *shape,
+                                 poot_kir_value *idx) {
   uint64_t stride = 1;
   for (uint32_t d = shape->rank; d-- > 0;) {
     if (shape->dims[d] == 1 || shape->dims[d] == 0) {
-      T(pc_u32(k, 0, &idx[d]));
+      T(poot__cc_u32(k, 0, &idx[d]));
       continue;
     }
     poot_kir_value q = lin;
-    if (stride != 1) T(pc_bin_c(k, OP(DIV), lin, (uint32_t)stride, &q));
+    if (stride != 1) T(poot__cc_bin_c(k, OP(DIV), lin, (uint32_t)stride, &q));
     bool outer = true;
     for (uint32_t e = 0; e < d; e++)
       if (shape->dims[e] != 1) outer = false;
     if (!outer)
-      T(pc_bin_c(k, OP(REM), q, (uint32_t)shape->dims[d], &idx[d]));
+      T(poot__cc_bin_c(k, OP(REM), q, (uint32_t)shape->dims[d], &idx[d]));
     else
       idx[d] = q;
     stride *= (uint64_t)shape->dims[d];
@@ -154,29 +155,29 @@ poot_status pc_delinearize(pc_kctx *k, poot_kir_value lin, const poot_shape *sha
   return NULL;
 }
 
-poot_status pc_linearize(pc_kctx *k, const poot_kir_value *idx, const poot_shape *shape,
-                         poot_kir_value *out) {
+poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx, const poot_shape *shape,
+                               poot_kir_value *out) {
   poot_kir_value acc = 0;
   uint64_t stride = 1;
   for (uint32_t d = shape->rank; d-- > 0;) {
     if (shape->dims[d] != 1) {
       poot_kir_value term = idx[d];
-      if (stride != 1) T(pc_bin_c(k, OP(MUL), idx[d], (uint32_t)stride, &term));
+      if (stride != 1) T(poot__cc_bin_c(k, OP(MUL), idx[d], (uint32_t)stride, &term));
       if (acc)
-        T(pc_bin(k, OP(ADD), acc, term, &acc));
+        T(poot__cc_bin(k, OP(ADD), acc, term, &acc));
       else
         acc = term;
     }
     stride *= (uint64_t)shape->dims[d];
   }
-  if (!acc) T(pc_u32(k, 0, &acc));
+  if (!acc) T(poot__cc_u32(k, 0, &acc));
   *out = acc;
   return NULL;
 }
 
 /* --------------------------------------------------------- bindings */
 
-poot_status pc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) {
+poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) {
   for (uint32_t i = 0; i < k->nbind; i++)
     if (k->bind_buf[i] == buffer) {
       *out_ref = i;
@@ -218,13 +219,13 @@ static poot_status temp_offset(pc_kctx *k, uint32_t ti, poot_kir_value *out) {
   return poot_kir_param_get(k->b, pi, out);
 }
 
-void pc_note_buffer(pc_kctx *k, uint32_t ref, double frac) {
+void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac) {
   if (ref < POOT_PLAN_MAX_BINDINGS && k->buf_frac[ref] < frac) k->buf_frac[ref] = frac;
 }
 
 static void note_read(pc_kctx *k, uint32_t ti);
 
-poot_status pc_temp_base(pc_kctx *k, uint32_t ti, bool read, poot_kir_value *out) {
+poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read, poot_kir_value *out) {
   if (read) note_read(k, ti);
   return temp_offset(k, ti, out);
 }
@@ -235,42 +236,42 @@ static void note_read(pc_kctx *k, uint32_t ti) {
   if (k->nreads < 256) k->reads[k->nreads++] = ti;
 }
 
-poot_status pc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx, poot_kir_value *out) {
+poot_status poot__cc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx, poot_kir_value *out) {
   return poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, 1, out);
 }
 
 /* ------------------------------------------------------- f16 / bf16 */
 
 /* f16 bits (u32, low 16) → f32 value. */
-poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
+poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
   poot_kir_value sign, e, man, t1, t2, normal, inf, sub, subf, sb, z, c;
-  T(pc_bin_c(k, OP(AND), h, 0x8000, &sign));
-  T(pc_bin_c(k, OP(SHL), sign, 16, &sign));
-  T(pc_bin_c(k, OP(SHR), h, 10, &e));
-  T(pc_bin_c(k, OP(AND), e, 0x1f, &e));
-  T(pc_bin_c(k, OP(AND), h, 0x3ff, &man));
+  T(poot__cc_bin_c(k, OP(AND), h, 0x8000, &sign));
+  T(poot__cc_bin_c(k, OP(SHL), sign, 16, &sign));
+  T(poot__cc_bin_c(k, OP(SHR), h, 10, &e));
+  T(poot__cc_bin_c(k, OP(AND), e, 0x1f, &e));
+  T(poot__cc_bin_c(k, OP(AND), h, 0x3ff, &man));
   /* normal: sign | (e + 112) << 23 | man << 13 */
-  T(pc_bin_c(k, OP(ADD), e, 112, &t1));
-  T(pc_bin_c(k, OP(SHL), t1, 23, &t1));
-  T(pc_bin_c(k, OP(SHL), man, 13, &t2));
-  T(pc_bin(k, OP(OR), t1, t2, &normal));
-  T(pc_bin(k, OP(OR), normal, sign, &normal));
+  T(poot__cc_bin_c(k, OP(ADD), e, 112, &t1));
+  T(poot__cc_bin_c(k, OP(SHL), t1, 23, &t1));
+  T(poot__cc_bin_c(k, OP(SHL), man, 13, &t2));
+  T(poot__cc_bin(k, OP(OR), t1, t2, &normal));
+  T(poot__cc_bin(k, OP(OR), normal, sign, &normal));
   /* inf/nan */
-  T(pc_bin_c(k, OP(OR), t2, 0x7f800000u, &inf));
-  T(pc_bin(k, OP(OR), inf, sign, &inf));
+  T(poot__cc_bin_c(k, OP(OR), t2, 0x7f800000u, &inf));
+  T(poot__cc_bin(k, OP(OR), inf, sign, &inf));
   /* subnormal/zero: man * 2^-24, exact */
-  T(pc_cvt(k, S(F32), man, &subf));
-  T(pc_cf32(k, 5.9604644775390625e-08f, &c));
-  T(pc_bin(k, OP(MUL), subf, c, &subf));
-  T(pc_bcast(k, S(U32), subf, &sb));
-  T(pc_bin(k, OP(OR), sb, sign, &sub));
-  T(pc_u32(k, 0, &z));
+  T(poot__cc_cvt(k, S(F32), man, &subf));
+  T(poot__cc_cf32(k, 5.9604644775390625e-08f, &c));
+  T(poot__cc_bin(k, OP(MUL), subf, c, &subf));
+  T(poot__cc_bcast(k, S(U32), subf, &sb));
+  T(poot__cc_bin(k, OP(OR), sb, sign, &sub));
+  T(poot__cc_u32(k, 0, &z));
   poot_kir_value is0, is31, r;
-  T(pc_bin(k, OP(EQ), e, z, &is0));
-  T(pc_bin_c(k, OP(EQ), e, 0x1f, &is31));
-  T(pc_sel(k, is31, inf, normal, &r));
-  T(pc_sel(k, is0, sub, r, &r));
-  return pc_bcast(k, S(F32), r, out);
+  T(poot__cc_bin(k, OP(EQ), e, z, &is0));
+  T(poot__cc_bin_c(k, OP(EQ), e, 0x1f, &is31));
+  T(poot__cc_sel(k, is31, inf, normal, &r));
+  T(poot__cc_sel(k, is0, sub, r, &r));
+  return poot__cc_bcast(k, S(F32), r, out);
 }
 
 /* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16
@@ -278,81 +279,81 @@ poot_status pc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
  * are (the bits of a value that is already an f16: stores and bitcasts). */
 static poot_status f16_encode_q(pc_kctx *k, poot_kir_value f, bool quiet, poot_kir_value *out) {
   poot_kir_value x, sign, exp, man, ei, nan_inf, manhi, qnan, infv;
-  T(pc_bcast(k, S(U32), f, &x));
-  T(pc_bin_c(k, OP(SHR), x, 16, &sign));
-  T(pc_bin_c(k, OP(AND), sign, 0x8000, &sign));
-  T(pc_bin_c(k, OP(SHR), x, 23, &exp));
-  T(pc_bin_c(k, OP(AND), exp, 0xff, &exp));
-  T(pc_bin_c(k, OP(AND), x, 0x7fffff, &man));
-  T(pc_bin_c(k, OP(SHR), man, 13, &manhi));
-  T(pc_bin_c(k, OP(OR), manhi, quiet ? 0x7e00 : 0x7c00, &qnan));
-  T(pc_u32(k, 0x7c00, &infv));
+  T(poot__cc_bcast(k, S(U32), f, &x));
+  T(poot__cc_bin_c(k, OP(SHR), x, 16, &sign));
+  T(poot__cc_bin_c(k, OP(AND), sign, 0x8000, &sign));
+  T(poot__cc_bin_c(k, OP(SHR), x, 23, &exp));
+  T(poot__cc_bin_c(k, OP(AND), exp, 0xff, &exp));
+  T(poot__cc_bin_c(k, OP(AND), x, 0x7fffff, &man));
+  T(poot__cc_bin_c(k, OP(SHR), man, 13, &manhi));
+  T(poot__cc_bin_c(k, OP(OR), manhi, quiet ? 0x7e00 : 0x7c00, &qnan));
+  T(poot__cc_u32(k, 0x7c00, &infv));
   poot_kir_value man0, zero;
-  T(pc_u32(k, 0, &zero));
-  T(pc_bin(k, OP(EQ), man, zero, &man0));
-  T(pc_sel(k, man0, infv, qnan, &nan_inf));
+  T(poot__cc_u32(k, 0, &zero));
+  T(poot__cc_bin(k, OP(EQ), man, zero, &man0));
+  T(poot__cc_sel(k, man0, infv, qnan, &nan_inf));
   /* e = exp - 112 as i32 */
-  T(pc_bcast(k, S(I32), exp, &ei));
-  T(pc_bin_c(k, OP(SUB), ei, 112, &ei));
+  T(poot__cc_bcast(k, S(I32), exp, &ei));
+  T(poot__cc_bin_c(k, OP(SUB), ei, 112, &ei));
   /* normal: h = e << 10 | man >> 13, round on the low 13 bits */
   poot_kir_value eu, h, rem, odd, up, gt, eq, t, normal;
   poot_kir_value ec;
   T(ci32(k, 1, &t));
-  T(pc_bin(k, OP(MAX), ei, t, &ec));
-  T(pc_bcast(k, S(U32), ec, &eu));
-  T(pc_bin_c(k, OP(SHL), eu, 10, &h));
-  T(pc_bin(k, OP(OR), h, manhi, &h));
-  T(pc_bin_c(k, OP(AND), man, 0x1fff, &rem));
-  T(pc_bin_c(k, OP(AND), h, 1, &odd));
-  T(pc_bin_c(k, OP(GT), rem, 0x1000, &gt));
-  T(pc_bin_c(k, OP(EQ), rem, 0x1000, &eq));
+  T(poot__cc_bin(k, OP(MAX), ei, t, &ec));
+  T(poot__cc_bcast(k, S(U32), ec, &eu));
+  T(poot__cc_bin_c(k, OP(SHL), eu, 10, &h));
+  T(poot__cc_bin(k, OP(OR), h, manhi, &h));
+  T(poot__cc_bin_c(k, OP(AND), man, 0x1fff, &rem));
+  T(poot__cc_bin_c(k, OP(AND), h, 1, &odd));
+  T(poot__cc_bin_c(k, OP(GT), rem, 0x1000, &gt));
+  T(poot__cc_bin_c(k, OP(EQ), rem, 0x1000, &eq));
   poot_kir_value oddb;
-  T(pc_bin_c(k, OP(NE), odd, 0, &oddb));
-  T(pc_bin(k, OP(AND), eq, oddb, &eq));
-  T(pc_bin(k, OP(OR), gt, eq, &up));
+  T(poot__cc_bin_c(k, OP(NE), odd, 0, &oddb));
+  T(poot__cc_bin(k, OP(AND), eq, oddb, &eq));
+  T(poot__cc_bin(k, OP(OR), gt, eq, &up));
   poot_kir_value one, hp;
-  T(pc_u32(k, 1, &one));
-  T(pc_bin(k, OP(ADD), h, one, &hp));
-  T(pc_sel(k, up, hp, h, &normal));
+  T(poot__cc_u32(k, 1, &one));
+  T(poot__cc_bin(k, OP(ADD), h, one, &hp));
+  T(poot__cc_sel(k, up, hp, h, &normal));
   /* subnormal: e in [-10, 0] */
   poot_kir_value es, lo, hi, shift, m2, hm, rm, mask, half, oddm, up2, sub;
   T(ci32(k, -10, &lo));
   T(ci32(k, 0, &hi));
-  T(pc_bin(k, OP(MAX), ei, lo, &es));
-  T(pc_bin(k, OP(MIN), es, hi, &es));
+  T(poot__cc_bin(k, OP(MAX), ei, lo, &es));
+  T(poot__cc_bin(k, OP(MIN), es, hi, &es));
   poot_kir_value c14;
   T(ci32(k, 14, &c14));
-  T(pc_bin(k, OP(SUB), c14, es, &shift));
-  T(pc_bcast(k, S(U32), shift, &shift));
-  T(pc_bin_c(k, OP(OR), man, 0x800000, &m2));
-  T(pc_bin(k, OP(SHR), m2, shift, &hm));
-  T(pc_bin(k, OP(SHL), one, shift, &mask));
-  T(pc_bin(k, OP(SUB), mask, one, &mask));
-  T(pc_bin(k, OP(AND), m2, mask, &rm));
+  T(poot__cc_bin(k, OP(SUB), c14, es, &shift));
+  T(poot__cc_bcast(k, S(U32), shift, &shift));
+  T(poot__cc_bin_c(k, OP(OR), man, 0x800000, &m2));
+  T(poot__cc_bin(k, OP(SHR), m2, shift, &hm));
+  T(poot__cc_bin(k, OP(SHL), one, shift, &mask));
+  T(poot__cc_bin(k, OP(SUB), mask, one, &mask));
+  T(poot__cc_bin(k, OP(AND), m2, mask, &rm));
   poot_kir_value sh1;
-  T(pc_bin(k, OP(SUB), shift, one, &sh1));
-  T(pc_bin(k, OP(SHL), one, sh1, &half));
-  T(pc_bin_c(k, OP(AND), hm, 1, &oddm));
-  T(pc_bin_c(k, OP(NE), oddm, 0, &oddm));
-  T(pc_bin(k, OP(GT), rm, half, &gt));
-  T(pc_bin(k, OP(EQ), rm, half, &eq));
-  T(pc_bin(k, OP(AND), eq, oddm, &eq));
-  T(pc_bin(k, OP(OR), gt, eq, &up2));
-  T(pc_bin(k, OP(ADD), hm, one, &hp));
-  T(pc_sel(k, up2, hp, hm, &sub));
+  T(poot__cc_bin(k, OP(SUB), shift, one, &sh1));
+  T(poot__cc_bin(k, OP(SHL), one, sh1, &half));
+  T(poot__cc_bin_c(k, OP(AND), hm, 1, &oddm));
+  T(poot__cc_bin_c(k, OP(NE), oddm, 0, &oddm));
+  T(poot__cc_bin(k, OP(GT), rm, half, &gt));
+  T(poot__cc_bin(k, OP(EQ), rm, half, &eq));
+  T(poot__cc_bin(k, OP(AND), eq, oddm, &eq));
+  T(poot__cc_bin(k, OP(OR), gt, eq, &up2));
+  T(poot__cc_bin(k, OP(ADD), hm, one, &hp));
+  T(poot__cc_sel(k, up2, hp, hm, &sub));
   /* pick */
   poot_kir_value r, isnan, isover, issub, iszero, c31, cm10;
-  T(pc_bin_c(k, OP(EQ), exp, 0xff, &isnan));
+  T(poot__cc_bin_c(k, OP(EQ), exp, 0xff, &isnan));
   T(ci32(k, 31, &c31));
-  T(pc_bin(k, OP(GE), ei, c31, &isover));
-  T(pc_bin(k, OP(LE), ei, hi, &issub));
+  T(poot__cc_bin(k, OP(GE), ei, c31, &isover));
+  T(poot__cc_bin(k, OP(LE), ei, hi, &issub));
   T(ci32(k, -10, &cm10));
-  T(pc_bin(k, OP(LT), ei, cm10, &iszero));
-  T(pc_sel(k, issub, sub, normal, &r));
-  T(pc_sel(k, iszero, zero, r, &r));
-  T(pc_sel(k, isover, infv, r, &r));
-  T(pc_sel(k, isnan, nan_inf, r, &r));
-  return pc_bin(k, OP(OR), r, sign, out);
+  T(poot__cc_bin(k, OP(LT), ei, cm10, &iszero));
+  T(poot__cc_sel(k, issub, sub, normal, &r));
+  T(poot__cc_sel(k, iszero, zero, r, &r));
+  T(poot__cc_sel(k, isover, infv, r, &r));
+  T(poot__cc_sel(k, isnan, nan_inf, r, &r));
+  return poot__cc_bin(k, OP(OR), r, sign, out);
 }
 
 static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
@@ -362,54 +363,54 @@ static poot_status f16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out)
 /* f32 → bf16 bits (u32), as poot_f32_to_bf16. */
 static poot_status bf16_encode(pc_kctx *k, poot_kir_value f, poot_kir_value *out) {
   poot_kir_value x, a, isnan, qn, lsb, r;
-  T(pc_bcast(k, S(U32), f, &x));
-  T(pc_bin_c(k, OP(AND), x, 0x7fffffff, &a));
-  T(pc_bin_c(k, OP(GT), a, 0x7f800000, &isnan));
-  T(pc_bin_c(k, OP(SHR), x, 16, &qn));
-  T(pc_bin_c(k, OP(OR), qn, 0x40, &qn));
-  T(pc_bin_c(k, OP(SHR), x, 16, &lsb));
-  T(pc_bin_c(k, OP(AND), lsb, 1, &lsb));
-  T(pc_bin(k, OP(ADD), x, lsb, &r));
-  T(pc_bin_c(k, OP(ADD), r, 0x7fff, &r));
-  T(pc_bin_c(k, OP(SHR), r, 16, &r));
-  return pc_sel(k, isnan, qn, r, out);
+  T(poot__cc_bcast(k, S(U32), f, &x));
+  T(poot__cc_bin_c(k, OP(AND), x, 0x7fffffff, &a));
+  T(poot__cc_bin_c(k, OP(GT), a, 0x7f800000, &isnan));
+  T(poot__cc_bin_c(k, OP(SHR), x, 16, &qn));
+  T(poot__cc_bin_c(k, OP(OR), qn, 0x40, &qn));
+  T(poot__cc_bin_c(k, OP(SHR), x, 16, &lsb));
+  T(poot__cc_bin_c(k, OP(AND), lsb, 1, &lsb));
+  T(poot__cc_bin(k, OP(ADD), x, lsb, &r));
+  T(poot__cc_bin_c(k, OP(ADD), r, 0x7fff, &r));
+  T(poot__cc_bin_c(k, OP(SHR), r, 16, &r));
+  return poot__cc_sel(k, isnan, qn, r, out);
 }
 
 static poot_status bf16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out) {
   poot_kir_value x;
-  T(pc_bin_c(k, OP(SHL), h, 16, &x));
-  return pc_bcast(k, S(F32), x, out);
+  T(poot__cc_bin_c(k, OP(SHL), h, 16, &x));
+  return poot__cc_bcast(k, S(F32), x, out);
 }
 
 /* Wraps an integer compute value to the width of dt. */
-poot_status pc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
+poot_status poot__cc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
   switch (dt) {
     case POOT_DTYPE_I8:
     case POOT_DTYPE_I16: {
       uint32_t s = dt == POOT_DTYPE_I8 ? 24 : 16;
       poot_kir_value t;
-      T(pc_bin_c(k, OP(SHL), x, s, &t));
-      return pc_bin_c(k, OP(SHR), t, s, out);
+      T(poot__cc_bin_c(k, OP(SHL), x, s, &t));
+      return poot__cc_bin_c(k, OP(SHR), t, s, out);
     }
     case POOT_DTYPE_U8:
-      return pc_bin_c(k, OP(AND), x, 0xff, out);
+      return poot__cc_bin_c(k, OP(AND), x, 0xff, out);
     default:
       *out = x;
       return NULL;
   }
 }
 
-poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
+poot_status poot__cc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value *out) {
   poot_kir_value b;
   switch (dt) {
     case POOT_DTYPE_F16:
       T(f16_encode(k, x, &b));
-      return pc_f16_decode(k, b, out);
+      return poot__cc_f16_decode(k, b, out);
     case POOT_DTYPE_BF16:
       T(bf16_encode(k, x, &b));
       return bf16_decode(k, b, out);
     default:
-      return pc_wrap_int(k, dt, x, out);
+      return poot__cc_wrap_int(k, dt, x, out);
   }
 }
 
@@ -417,56 +418,56 @@ poot_status pc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x, poot_kir_value
 static poot_status from_bits(pc_kctx *k, poot_kir_value bits, poot_dtype dt, poot_kir_value *out) {
   switch (dt) {
     case POOT_DTYPE_F32:
-      return pc_bcast(k, S(F32), bits, out);
+      return poot__cc_bcast(k, S(F32), bits, out);
     case POOT_DTYPE_F16:
-      return pc_f16_decode(k, bits, out);
+      return poot__cc_f16_decode(k, bits, out);
     case POOT_DTYPE_BF16:
       return bf16_decode(k, bits, out);
     case POOT_DTYPE_I8:
     case POOT_DTYPE_I16:
     case POOT_DTYPE_I32: {
       poot_kir_value i;
-      T(pc_bcast(k, S(I32), bits, &i));
-      return pc_wrap_int(k, dt, i, out);
+      T(poot__cc_bcast(k, S(I32), bits, &i));
+      return poot__cc_wrap_int(k, dt, i, out);
     }
     case POOT_DTYPE_U8:
     case POOT_DTYPE_U32:
       *out = bits;
       return NULL;
     case POOT_DTYPE_BOOL:
-      return pc_bin_c(k, OP(NE), bits, 0, out);
+      return poot__cc_bin_c(k, OP(NE), bits, 0, out);
     default:
       return poot_status_make(POOT_UNSUPPORTED, "compile: no element load for %s",
                               poot_dtype_name(dt));
   }
 }
 
-poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_value *out) {
+poot_status poot__cc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_value *out) {
   poot_kir_value u;
   switch (dt) {
     case POOT_DTYPE_F32:
-      return pc_bcast(k, S(U32), x, out);
+      return poot__cc_bcast(k, S(U32), x, out);
     case POOT_DTYPE_F16:
       return f16_encode_q(k, x, false, out);
     case POOT_DTYPE_BF16:
       /* the value is already a bf16: its top half, NaN payload kept */
-      T(pc_bcast(k, S(U32), x, &u));
-      return pc_bin_c(k, OP(SHR), u, 16, out);
+      T(poot__cc_bcast(k, S(U32), x, &u));
+      return poot__cc_bin_c(k, OP(SHR), u, 16, out);
     case POOT_DTYPE_I8:
     case POOT_DTYPE_U8:
-      T(pc_bcast(k, S(U32), x, &u));
-      return pc_bin_c(k, OP(AND), u, 0xff, out);
+      T(poot__cc_bcast(k, S(U32), x, &u));
+      return poot__cc_bin_c(k, OP(AND), u, 0xff, out);
     case POOT_DTYPE_I16:
-      T(pc_bcast(k, S(U32), x, &u));
-      return pc_bin_c(k, OP(AND), u, 0xffff, out);
+      T(poot__cc_bcast(k, S(U32), x, &u));
+      return poot__cc_bin_c(k, OP(AND), u, 0xffff, out);
     case POOT_DTYPE_I32:
     case POOT_DTYPE_U32:
-      return pc_bcast(k, S(U32), x, out);
+      return poot__cc_bcast(k, S(U32), x, out);
     case POOT_DTYPE_BOOL: {
       poot_kir_value one, zero;
-      T(pc_u32(k, 1, &one));
-      T(pc_u32(k, 0, &zero));
-      return pc_sel(k, x, one, zero, out);
+      T(poot__cc_u32(k, 1, &one));
+      T(poot__cc_u32(k, 0, &zero));
+      return poot__cc_sel(k, x, one, zero, out);
     }
     default:
       return poot_status_make(POOT_UNSUPPORTED, "compile: no element store for %s",
@@ -476,84 +477,84 @@ poot_status pc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt, poot_kir_val
 
 /* Temp/slot word format: compute-type bits (bool 0/1). */
 static poot_status word_to_value(pc_kctx *k, poot_kir_value w, poot_dtype dt, poot_kir_value *out) {
-  poot_kir_scalar s = pc_compute_scalar(dt);
-  if (s == S(BOOL)) return pc_bin_c(k, OP(NE), w, 0, out);
-  return pc_bcast(k, s, w, out);
+  poot_kir_scalar s = poot__cc_compute_scalar(dt);
+  if (s == S(BOOL)) return poot__cc_bin_c(k, OP(NE), w, 0, out);
+  return poot__cc_bcast(k, s, w, out);
 }
 static poot_status value_to_word(pc_kctx *k, poot_kir_value v, poot_kir_value *out) {
   if (sc(k, v) == S(BOOL)) {
     poot_kir_value one, zero;
-    T(pc_u32(k, 1, &one));
-    T(pc_u32(k, 0, &zero));
-    return pc_sel(k, v, one, zero, out);
+    T(poot__cc_u32(k, 1, &one));
+    T(poot__cc_u32(k, 0, &zero));
+    return poot__cc_sel(k, v, one, zero, out);
   }
-  return pc_bcast(k, S(U32), v, out);
+  return poot__cc_bcast(k, S(U32), v, out);
 }
 
 static poot_status i64_from_words(pc_kctx *k, poot_kir_value lo, poot_kir_value hi,
                                   poot_kir_value *out) {
   poot_kir_value l, h, c32;
-  T(pc_cvt(k, S(I64), lo, &l));
-  T(pc_cvt(k, S(I64), hi, &h));
+  T(poot__cc_cvt(k, S(I64), lo, &l));
+  T(poot__cc_cvt(k, S(I64), hi, &h));
   T(poot_kir_const(k->b, S(I64), 32, &c32));
-  T(pc_bin(k, OP(SHL), h, c32, &h));
-  return pc_bin(k, OP(OR), h, l, out);
+  T(poot__cc_bin(k, OP(SHL), h, c32, &h));
+  return poot__cc_bin(k, OP(OR), h, l, out);
 }
 
 /* ------------------------------------------------------------- loads */
 
-poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value *out) {
+poot_status poot__cc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value *out) {
   pc_value *pv = &k->pl->v[v];
-  poot_dtype dt = pc_type(k->pl, v)->dtype;
+  poot_dtype dt = poot__cc_type(k->pl, v)->dtype;
   const poot_dtype_info *di = poot_dtype_info_of(dt);
   uint32_t ref = 0;
   poot_kir_value base = 0, w, w2, idx;
   k->bytes += di->elem_bytes ? di->elem_bytes : 1;
   if (pv->hold == PC_TEMP || pv->hold == PC_SLOT) {
     if (pv->hold == PC_TEMP) {
-      T(pc_binding_of(k, 0, &ref));
+      T(poot__cc_binding_of(k, 0, &ref));
       T(temp_offset(k, pv->temp, &base));
       note_read(k, pv->temp);
     } else {
-      T(pc_binding_of(k, 1, &ref));
-      T(pc_u32(k, pv->slot_word, &base));
+      T(poot__cc_binding_of(k, 1, &ref));
+      T(poot__cc_u32(k, pv->slot_word, &base));
     }
     if (dt == POOT_DTYPE_I64) {
-      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-      T(pc_bin(k, OP(ADD), idx, base, &idx));
-      T(pc_load_word(k, ref, idx, &w));
-      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
-      T(pc_load_word(k, ref, idx, &w2));
+      T(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(poot__cc_bin(k, OP(ADD), idx, base, &idx));
+      T(poot__cc_load_word(k, ref, idx, &w));
+      T(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
+      T(poot__cc_load_word(k, ref, idx, &w2));
       return i64_from_words(k, w, w2, out);
     }
-    T(pc_bin(k, OP(ADD), lin, base, &idx));
-    T(pc_load_word(k, ref, idx, &w));
+    T(poot__cc_bin(k, OP(ADD), lin, base, &idx));
+    T(poot__cc_load_word(k, ref, idx, &w));
     return word_to_value(k, w, dt, out);
   }
   if (pv->hold != PC_LEAFBUF && pv->hold != PC_DENSE)
     return poot_status_make(POOT_INTERNAL, "compile: value %%%u has no storage", v);
-  T(pc_binding_of(k, pv->buffer, &ref));
-  pc_note_buffer(k, ref, k->frac);
+  T(poot__cc_binding_of(k, pv->buffer, &ref));
+  poot__cc_note_buffer(k, ref, k->frac);
   switch (di->elem_bytes) {
     case 8:
-      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-      T(pc_load_word(k, ref, idx, &w));
-      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
-      T(pc_load_word(k, ref, idx, &w2));
+      T(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(poot__cc_load_word(k, ref, idx, &w));
+      T(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
+      T(poot__cc_load_word(k, ref, idx, &w2));
       return i64_from_words(k, w, w2, out);
     case 4:
-      T(pc_load_word(k, ref, lin, &w));
+      T(poot__cc_load_word(k, ref, lin, &w));
       return from_bits(k, w, dt, out);
     case 2:
     case 1: {
       uint32_t per = 4 / (uint32_t)di->elem_bytes;
       poot_kir_value sh;
-      T(pc_bin_c(k, OP(DIV), lin, per, &idx));
-      T(pc_load_word(k, ref, idx, &w));
-      T(pc_bin_c(k, OP(REM), lin, per, &sh));
-      T(pc_bin_c(k, OP(MUL), sh, 8 * (uint32_t)di->elem_bytes, &sh));
-      T(pc_bin(k, OP(SHR), w, sh, &w));
-      T(pc_bin_c(k, OP(AND), w, di->elem_bytes == 2 ? 0xffff : 0xff, &w));
+      T(poot__cc_bin_c(k, OP(DIV), lin, per, &idx));
+      T(poot__cc_load_word(k, ref, idx, &w));
+      T(poot__cc_bin_c(k, OP(REM), lin, per, &sh));
+      T(poot__cc_bin_c(k, OP(MUL), sh, 8 * (uint32_t)di->elem_bytes, &sh));
+      T(poot__cc_bin(k, OP(SHR), w, sh, &w));
+      T(poot__cc_bin_c(k, OP(AND), w, di->elem_bytes == 2 ? 0xffff : 0xff, &w));
       return from_bits(k, w, dt, out);
     }
     default:
@@ -562,58 +563,58 @@ poot_status pc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir
   }
 }
 
-poot_status pc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value val) {
+poot_status poot__cc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin, poot_kir_value val) {
   pc_value *pv = &k->pl->v[v];
-  poot_dtype dt = pc_type(k->pl, v)->dtype;
+  poot_dtype dt = poot__cc_type(k->pl, v)->dtype;
   uint32_t ref = 0;
   poot_kir_value base, idx, w;
   k->bytes += 4;
   if (pv->hold == PC_TEMP) {
-    T(pc_binding_of(k, 0, &ref));
+    T(poot__cc_binding_of(k, 0, &ref));
     T(temp_offset(k, pv->temp, &base));
     if (dt == POOT_DTYPE_I64) {
       poot_kir_value lo, hi, c32;
-      T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-      T(pc_bin(k, OP(ADD), idx, base, &idx));
-      T(pc_cvt(k, S(U32), val, &lo));
+      T(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
+      T(poot__cc_bin(k, OP(ADD), idx, base, &idx));
+      T(poot__cc_cvt(k, S(U32), val, &lo));
       T(poot_kir_const(k->b, S(I64), 32, &c32));
-      T(pc_bin(k, OP(SHR), val, c32, &hi));
-      T(pc_cvt(k, S(U32), hi, &hi));
+      T(poot__cc_bin(k, OP(SHR), val, c32, &hi));
+      T(poot__cc_cvt(k, S(U32), hi, &hi));
       T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
-      T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+      T(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
       return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
     }
-    T(pc_bin(k, OP(ADD), lin, base, &idx));
+    T(poot__cc_bin(k, OP(ADD), lin, base, &idx));
     T(value_to_word(k, val, &w));
     return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, w);
   }
   if (pv->hold != PC_DENSE)
     return poot_status_make(POOT_INTERNAL, "compile: value %%%u is not stored", v);
-  T(pc_binding_of(k, pv->buffer, &ref));
-  pc_note_buffer(k, ref, 1.0);
+  T(poot__cc_binding_of(k, pv->buffer, &ref));
+  poot__cc_note_buffer(k, ref, 1.0);
   const poot_dtype_info *di = poot_dtype_info_of(dt);
   if (di->elem_bytes == 8) {
     poot_kir_value lo, hi, c32;
-    T(pc_bin_c(k, OP(MUL), lin, 2, &idx));
-    T(pc_cvt(k, S(U32), val, &lo));
+    T(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
+    T(poot__cc_cvt(k, S(U32), val, &lo));
     T(poot_kir_const(k->b, S(I64), 32, &c32));
-    T(pc_bin(k, OP(SHR), val, c32, &hi));
-    T(pc_cvt(k, S(U32), hi, &hi));
+    T(poot__cc_bin(k, OP(SHR), val, c32, &hi));
+    T(poot__cc_cvt(k, S(U32), hi, &hi));
     T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
-    T(pc_bin_c(k, OP(ADD), idx, 1, &idx));
+    T(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
     return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
   }
   if (di->elem_bytes != 4)
     return poot_status_make(POOT_INTERNAL, "compile: element store of %s", poot_dtype_name(dt));
-  T(pc_to_bits(k, val, dt, &w));
+  T(poot__cc_to_bits(k, val, dt, &w));
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
 }
 
 /* ---------------------------------------------------------- constants */
 
-poot_status pc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i, poot_kir_value *out) {
-  poot_kir_scalar s = pc_compute_scalar(dt);
-  if (s == S(F32)) return pc_cf32(k, (float)f, out);
+poot_status poot__cc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i, poot_kir_value *out) {
+  poot_kir_scalar s = poot__cc_compute_scalar(dt);
+  if (s == S(F32)) return poot__cc_cf32(k, (float)f, out);
   if (s == S(BOOL)) return poot_kir_const_bool(k->b, i != 0, out);
   return cscal(k, s, i, out);
 }
@@ -626,15 +627,15 @@ static poot_status const_literal(pc_kctx *k, const poot_tensor *c, poot_kir_valu
   memcpy(&bits, p, n);
   if (dt == POOT_DTYPE_I64) return poot_kir_const(k->b, S(I64), bits, out);
   poot_kir_value b;
-  T(pc_u32(k, (uint32_t)bits, &b));
+  T(poot__cc_u32(k, (uint32_t)bits, &b));
   /* Fold through the same decoder a load uses (constants are rare and small). */
   if (dt == POOT_DTYPE_F32) {
     float f;
     memcpy(&f, p, 4);
-    return pc_cf32(k, f, out);
+    return poot__cc_cf32(k, f, out);
   }
-  if (dt == POOT_DTYPE_F16) return pc_cf32(k, poot_f16_to_f32((uint16_t)bits), out);
-  if (dt == POOT_DTYPE_BF16) return pc_cf32(k, poot_bf16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_F16) return poot__cc_cf32(k, poot_f16_to_f32((uint16_t)bits), out);
+  if (dt == POOT_DTYPE_BF16) return poot__cc_cf32(k, poot_bf16_to_f32((uint16_t)bits), out);
   if (dt == POOT_DTYPE_I8) return ci32(k, (int8_t)bits, out);
   if (dt == POOT_DTYPE_I16) return ci32(k, (int16_t)bits, out);
   if (dt == POOT_DTYPE_BOOL) return poot_kir_const_bool(k->b, bits != 0, out);
@@ -651,28 +652,28 @@ static bool is_nan_check(poot_kir_op op) {
 static poot_status fminmax(pc_kctx *k, bool is_max, poot_kir_value a, poot_kir_value b,
                            poot_kir_value *out) {
   poot_kir_value gt, r, eq, ba, bb, bz, z, na, nb;
-  T(pc_bin(k, is_max ? OP(GT) : OP(LT), a, b, &gt));
-  T(pc_sel(k, gt, a, b, &r));
-  T(pc_bin(k, OP(EQ), a, b, &eq));
-  T(pc_bcast(k, S(U32), a, &ba));
-  T(pc_bcast(k, S(U32), b, &bb));
-  T(pc_bin(k, is_max ? OP(AND) : OP(OR), ba, bb, &bz));
-  T(pc_bcast(k, S(F32), bz, &z));
-  T(pc_sel(k, eq, z, r, &r));
-  T(pc_bin(k, OP(NE), a, a, &na));
-  T(pc_bin(k, OP(NE), b, b, &nb));
-  T(pc_sel(k, nb, b, r, &r));
-  return pc_sel(k, na, a, r, out);
+  T(poot__cc_bin(k, is_max ? OP(GT) : OP(LT), a, b, &gt));
+  T(poot__cc_sel(k, gt, a, b, &r));
+  T(poot__cc_bin(k, OP(EQ), a, b, &eq));
+  T(poot__cc_bcast(k, S(U32), a, &ba));
+  T(poot__cc_bcast(k, S(U32), b, &bb));
+  T(poot__cc_bin(k, is_max ? OP(AND) : OP(OR), ba, bb, &bz));
+  T(poot__cc_bcast(k, S(F32), bz, &z));
+  T(poot__cc_sel(k, eq, z, r, &r));
+  T(poot__cc_bin(k, OP(NE), a, a, &na));
+  T(poot__cc_bin(k, OP(NE), b, b, &nb));
+  T(poot__cc_sel(k, nb, b, r, &r));
+  return poot__cc_sel(k, na, a, r, out);
 }
 
 /* Accumulation step of reductions: add/max/min in dtype dt. */
-poot_status pc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a, poot_kir_value b,
-                     poot_kir_value *out) {
+poot_status poot__cc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt, poot_kir_value a,
+                           poot_kir_value b, poot_kir_value *out) {
   poot_kir_value r;
   if (poot_dtype_is_float(dt) && (op == OP(MAX) || op == OP(MIN)))
     return fminmax(k, op == OP(MAX), a, b, out);
-  T(pc_bin(k, op, a, b, &r));
-  return pc_round(k, dt, r, out);
+  T(poot__cc_bin(k, op, a, b, &r));
+  return poot__cc_round(k, dt, r, out);
 }
 
 static poot_status int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_value a,
@@ -683,24 +684,24 @@ static poot_status int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_valu
   T(cscal(k, s, 0, &zero));
   T(cscal(k, s, 1, &one));
   T(cscal(k, s, -1, &m1));
-  T(pc_bin(k, OP(EQ), b, zero, &b0));
+  T(poot__cc_bin(k, OP(EQ), b, zero, &b0));
   bad = b0;
   if (sgn) {
-    T(pc_bin(k, OP(EQ), b, m1, &bm1));
-    T(pc_bin(k, OP(OR), b0, bm1, &bad));
+    T(poot__cc_bin(k, OP(EQ), b, m1, &bm1));
+    T(poot__cc_bin(k, OP(OR), b0, bm1, &bad));
   }
-  T(pc_sel(k, bad, one, b, &sb));
-  T(pc_bin(k, div ? OP(DIV) : OP(REM), a, sb, &r));
+  T(poot__cc_sel(k, bad, one, b, &sb));
+  T(poot__cc_bin(k, div ? OP(DIV) : OP(REM), a, sb, &r));
   if (sgn) {
     if (div) {
       T(un(k, OP(NEG), a, &na));
-      T(pc_sel(k, bm1, na, r, &r));
+      T(poot__cc_sel(k, bm1, na, r, &r));
     } else {
-      T(pc_sel(k, bm1, zero, r, &r));
+      T(poot__cc_sel(k, bm1, zero, r, &r));
     }
   }
-  T(pc_sel(k, b0, div ? m1 : a, r, &r));
-  return pc_wrap_int(k, dt, r, out);
+  T(poot__cc_sel(k, b0, div ? m1 : a, r, &r));
+  return poot__cc_wrap_int(k, dt, r, out);
 }
 
 static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
@@ -711,27 +712,27 @@ static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_valu
   poot_kir_value zero, w, bad, neg, sb, r, fill, m1;
   T(cscal(k, s, 0, &zero));
   T(cscal(k, s, width, &w));
-  T(pc_bin(k, OP(GE), b, w, &bad));
+  T(poot__cc_bin(k, OP(GE), b, w, &bad));
   if (sgn) {
-    T(pc_bin(k, OP(LT), b, zero, &neg));
-    T(pc_bin(k, OP(OR), bad, neg, &bad));
+    T(poot__cc_bin(k, OP(LT), b, zero, &neg));
+    T(poot__cc_bin(k, OP(OR), bad, neg, &bad));
   }
-  T(pc_sel(k, bad, zero, b, &sb));
-  T(pc_bin(k, left ? OP(SHL) : OP(SHR), a, sb, &r));
+  T(poot__cc_sel(k, bad, zero, b, &sb));
+  T(poot__cc_bin(k, left ? OP(SHL) : OP(SHR), a, sb, &r));
   fill = zero;
   if (!left && sgn) {
     poot_kir_value lt;
     T(cscal(k, s, -1, &m1));
-    T(pc_bin(k, OP(LT), a, zero, &lt));
-    T(pc_sel(k, lt, m1, zero, &fill));
+    T(poot__cc_bin(k, OP(LT), a, zero, &lt));
+    T(poot__cc_sel(k, lt, m1, zero, &fill));
   }
-  T(pc_sel(k, bad, fill, r, &r));
-  return pc_wrap_int(k, dt, r, out);
+  T(poot__cc_sel(k, bad, fill, r, &r));
+  return poot__cc_wrap_int(k, dt, r, out);
 }
 
-poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
-                       poot_kir_value *out) {
-  poot_kir_scalar fs = pc_compute_scalar(from), ts = pc_compute_scalar(to);
+poot_status poot__cc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype to,
+                             poot_kir_value *out) {
+  poot_kir_scalar fs = poot__cc_compute_scalar(from), ts = poot__cc_compute_scalar(to);
   poot_kir_value r;
   if (from == to) {
     *out = x;
@@ -744,18 +745,18 @@ poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype
       return NULL;
     }
     T(cscal(k, fs, 0, &z));
-    if (fs == S(F32)) T(pc_cf32(k, 0.0f, &z));
-    return pc_bin(k, OP(NE), x, z, out);
+    if (fs == S(F32)) T(poot__cc_cf32(k, 0.0f, &z));
+    return poot__cc_bin(k, OP(NE), x, z, out);
   }
   if (fs == S(BOOL)) {
     poot_kir_value one, zero;
-    T(pc_const_of(k, to, 1.0, 1, &one));
-    T(pc_const_of(k, to, 0.0, 0, &zero));
-    return pc_sel(k, x, one, zero, out);
+    T(poot__cc_const_of(k, to, 1.0, 1, &one));
+    T(poot__cc_const_of(k, to, 0.0, 0, &zero));
+    return poot__cc_sel(k, x, one, zero, out);
   }
   if (ts == S(F32)) {
-    T(pc_cvt(k, S(F32), x, &r));
-    return pc_round(k, to, r, out);
+    T(poot__cc_cvt(k, S(F32), x, &r));
+    return poot__cc_round(k, to, r, out);
   }
   if (fs == S(F32)) {
     /* float → int: truncate, saturate, NaN → 0 (KIR convert); narrow ints
@@ -764,25 +765,25 @@ poot_status pc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from, poot_dtype
       case POOT_DTYPE_I8:
       case POOT_DTYPE_I16: {
         poot_kir_value lo, hi;
-        T(pc_cvt(k, S(I32), x, &r));
+        T(poot__cc_cvt(k, S(I32), x, &r));
         T(ci32(k, to == POOT_DTYPE_I8 ? -128 : -32768, &lo));
         T(ci32(k, to == POOT_DTYPE_I8 ? 127 : 32767, &hi));
-        T(pc_bin(k, OP(MAX), r, lo, &r));
-        return pc_bin(k, OP(MIN), r, hi, out);
+        T(poot__cc_bin(k, OP(MAX), r, lo, &r));
+        return poot__cc_bin(k, OP(MIN), r, hi, out);
       }
       case POOT_DTYPE_U8: {
         poot_kir_value hi;
-        T(pc_cvt(k, S(U32), x, &r));
-        T(pc_u32(k, 255, &hi));
-        return pc_bin(k, OP(MIN), r, hi, out);
+        T(poot__cc_cvt(k, S(U32), x, &r));
+        T(poot__cc_u32(k, 255, &hi));
+        return poot__cc_bin(k, OP(MIN), r, hi, out);
       }
       default:
-        return pc_cvt(k, ts, x, out);
+        return poot__cc_cvt(k, ts, x, out);
     }
   }
   /* int → int: wrap */
-  T(pc_cvt(k, ts, x, &r));
-  return pc_wrap_int(k, to, r, out);
+  T(poot__cc_cvt(k, ts, x, &r));
+  return poot__cc_wrap_int(k, to, r, out);
 }
 
 static bool op_is_float_math(poot_op op) {
@@ -802,16 +803,16 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       poot_kir_op ko = op == POOT_OP_ADD ? OP(ADD) : op == POOT_OP_SUB ? OP(SUB) : OP(MUL);
       if (dt == POOT_DTYPE_BOOL)
         return poot_status_make(POOT_UNSUPPORTED, "compile: %s on bool", poot_op_name(op));
-      T(pc_bin(k, ko, a[0], a[1], &r));
-      return pc_round(k, dt, r, out);
+      T(poot__cc_bin(k, ko, a[0], a[1], &r));
+      return poot__cc_round(k, dt, r, out);
     }
     case POOT_OP_DIV:
     case POOT_OP_REM:
       if (fl && op == POOT_OP_REM)
         return poot_status_make(POOT_UNSUPPORTED, "compile: float rem has no exact template yet");
       if (fl) {
-        T(pc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
-        return pc_round(k, dt, r, out);
+        T(poot__cc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
+        return poot__cc_round(k, dt, r, out);
       }
       if (dt == POOT_DTYPE_I64 || dt == POOT_DTYPE_BOOL)
         return poot_status_make(POOT_UNSUPPORTED, "compile: %s on %s", poot_op_name(op),
@@ -821,21 +822,21 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     case POOT_OP_MIN:
       if (fl) {
         T(fminmax(k, op == POOT_OP_MAX, a[0], a[1], &r));
-        return pc_round(k, dt, r, out);
+        return poot__cc_round(k, dt, r, out);
       }
-      return pc_bin(k, op == POOT_OP_MAX ? OP(MAX) : OP(MIN), a[0], a[1], out);
+      return poot__cc_bin(k, op == POOT_OP_MAX ? OP(MAX) : OP(MIN), a[0], a[1], out);
     case POOT_OP_POW:
       if (!fl) return poot_status_make(POOT_UNSUPPORTED, "compile: integer pow");
-      T(pc_bin(k, OP(POW), a[0], a[1], &r));
-      return pc_round(k, dt, r, out);
+      T(poot__cc_bin(k, OP(POW), a[0], a[1], &r));
+      return poot__cc_round(k, dt, r, out);
     case POOT_OP_AND:
     case POOT_OP_OR:
     case POOT_OP_XOR:
-      return pc_bin(k,
-                    op == POOT_OP_AND  ? OP(AND)
-                    : op == POOT_OP_OR ? OP(OR)
-                                       : OP(XOR),
-                    a[0], a[1], out);
+      return poot__cc_bin(k,
+                          op == POOT_OP_AND  ? OP(AND)
+                          : op == POOT_OP_OR ? OP(OR)
+                                             : OP(XOR),
+                          a[0], a[1], out);
     case POOT_OP_SHL:
     case POOT_OP_SHR:
       if (dt == POOT_DTYPE_I64) {
@@ -845,11 +846,11 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     case POOT_OP_NEG:
       /* floats: rounded like every f16/bf16 op (which quiets a NaN) */
       T(un(k, OP(NEG), a[0], &r));
-      return fl ? pc_round(k, dt, r, out) : pc_wrap_int(k, dt, r, out);
+      return fl ? poot__cc_round(k, dt, r, out) : poot__cc_wrap_int(k, dt, r, out);
     case POOT_OP_ABS:
       if (fl) {
         T(un(k, OP(ABS), a[0], &r));
-        return pc_round(k, dt, r, out);
+        return poot__cc_round(k, dt, r, out);
       }
       if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) {
         *out = a[0];
@@ -858,64 +859,64 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       {
         poot_kir_value z, lt, ng;
         T(cscal(k, sc(k, a[0]), 0, &z));
-        T(pc_bin(k, OP(LT), a[0], z, &lt));
+        T(poot__cc_bin(k, OP(LT), a[0], z, &lt));
         T(un(k, OP(NEG), a[0], &ng));
-        T(pc_wrap_int(k, dt, ng, &ng));
-        return pc_sel(k, lt, ng, a[0], out);
+        T(poot__cc_wrap_int(k, dt, ng, &ng));
+        return poot__cc_sel(k, lt, ng, a[0], out);
       }
     case POOT_OP_SIGN: {
       poot_kir_value z, one, m1, gt, lt;
-      T(pc_const_of(k, dt, 0.0, 0, &z));
-      T(pc_const_of(k, dt, 1.0, 1, &one));
-      T(pc_bin(k, OP(GT), a[0], z, &gt));
-      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) return pc_sel(k, gt, one, z, out);
-      T(pc_const_of(k, dt, -1.0, -1, &m1));
-      T(pc_bin(k, OP(LT), a[0], z, &lt));
-      T(pc_sel(k, lt, m1, fl ? a[0] : z, &r));
-      T(pc_sel(k, gt, one, r, &r));
-      return fl ? pc_round(k, dt, r, out) : (*out = r, (poot_status)NULL);
+      T(poot__cc_const_of(k, dt, 0.0, 0, &z));
+      T(poot__cc_const_of(k, dt, 1.0, 1, &one));
+      T(poot__cc_bin(k, OP(GT), a[0], z, &gt));
+      if (dt == POOT_DTYPE_U8 || dt == POOT_DTYPE_U32) return poot__cc_sel(k, gt, one, z, out);
+      T(poot__cc_const_of(k, dt, -1.0, -1, &m1));
+      T(poot__cc_bin(k, OP(LT), a[0], z, &lt));
+      T(poot__cc_sel(k, lt, m1, fl ? a[0] : z, &r));
+      T(poot__cc_sel(k, gt, one, r, &r));
+      return fl ? poot__cc_round(k, dt, r, out) : (*out = r, (poot_status)NULL);
     }
     case POOT_OP_NOT:
       T(un(k, OP(NOT), a[0], &r));
-      return pc_wrap_int(k, dt, r, out);
+      return poot__cc_wrap_int(k, dt, r, out);
     case POOT_OP_SIGMOID: {
       poot_kir_value ng, e, one, d;
       T(un(k, OP(NEG), a[0], &ng));
       T(un(k, OP(EXP), ng, &e));
-      T(pc_cf32(k, 1.0f, &one));
-      T(pc_bin(k, OP(ADD), one, e, &d));
-      T(pc_bin(k, OP(DIV), one, d, &r));
-      return pc_round(k, dt, r, out);
+      T(poot__cc_cf32(k, 1.0f, &one));
+      T(poot__cc_bin(k, OP(ADD), one, e, &d));
+      T(poot__cc_bin(k, OP(DIV), one, d, &r));
+      return poot__cc_round(k, dt, r, out);
     }
     case POOT_OP_RSQRT: {
       poot_kir_value s, one;
       T(un(k, OP(SQRT), a[0], &s));
-      T(pc_cf32(k, 1.0f, &one));
-      T(pc_bin(k, OP(DIV), one, s, &r));
-      return pc_round(k, dt, r, out);
+      T(poot__cc_cf32(k, 1.0f, &one));
+      T(poot__cc_bin(k, OP(DIV), one, s, &r));
+      return poot__cc_round(k, dt, r, out);
     }
     case POOT_OP_ROUND: {
       poot_kir_value ax, t, fr, half, ge, one, t1, neg, ng;
       T(un(k, OP(ABS), a[0], &ax));
       T(un(k, OP(FLOOR), ax, &t));
-      T(pc_bin(k, OP(SUB), ax, t, &fr));
-      T(pc_cf32(k, 0.5f, &half));
-      T(pc_bin(k, OP(GE), fr, half, &ge));
-      T(pc_cf32(k, 1.0f, &one));
-      T(pc_bin(k, OP(ADD), t, one, &t1));
-      T(pc_sel(k, ge, t1, t, &t));
+      T(poot__cc_bin(k, OP(SUB), ax, t, &fr));
+      T(poot__cc_cf32(k, 0.5f, &half));
+      T(poot__cc_bin(k, OP(GE), fr, half, &ge));
+      T(poot__cc_cf32(k, 1.0f, &one));
+      T(poot__cc_bin(k, OP(ADD), t, one, &t1));
+      T(poot__cc_sel(k, ge, t1, t, &t));
       /* copysign: keep a's sign bit (also for -0 and NaN) */
       poot_kir_value ba, bt, sgn;
-      T(pc_bcast(k, S(U32), a[0], &ba));
-      T(pc_bin_c(k, OP(AND), ba, 0x80000000u, &sgn));
-      T(pc_bcast(k, S(U32), t, &bt));
-      T(pc_bin(k, OP(OR), bt, sgn, &bt));
-      T(pc_bcast(k, S(F32), bt, &r));
+      T(poot__cc_bcast(k, S(U32), a[0], &ba));
+      T(poot__cc_bin_c(k, OP(AND), ba, 0x80000000u, &sgn));
+      T(poot__cc_bcast(k, S(U32), t, &bt));
+      T(poot__cc_bin(k, OP(OR), bt, sgn, &bt));
+      T(poot__cc_bcast(k, S(F32), bt, &r));
       (void)neg;
       (void)ng;
-      T(pc_bin(k, OP(NE), a[0], a[0], &ge));
-      T(pc_sel(k, ge, a[0], r, &r));
-      return pc_round(k, dt, r, out);
+      T(poot__cc_bin(k, OP(NE), a[0], a[0], &ge));
+      T(poot__cc_sel(k, ge, a[0], r, &r));
+      return poot__cc_round(k, dt, r, out);
     }
     case POOT_OP_EQ:
     case POOT_OP_NE:
@@ -926,13 +927,13 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       static const poot_kir_op map[] = {OP(EQ), OP(NE), OP(LT), OP(LE), OP(GT), OP(GE)};
       poot_kir_value x = a[0], y = a[1];
       if (sc(k, x) == S(BOOL) && op != POOT_OP_EQ && op != POOT_OP_NE) {
-        T(pc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
-        T(pc_convert(k, y, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &y));
+        T(poot__cc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
+        T(poot__cc_convert(k, y, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &y));
       }
-      return pc_bin(k, map[op - POOT_OP_EQ], x, y, out);
+      return poot__cc_bin(k, map[op - POOT_OP_EQ], x, y, out);
     }
     case POOT_OP_SELECT:
-      return pc_sel(k, a[0], a[1], a[2], out);
+      return poot__cc_sel(k, a[0], a[1], a[2], out);
     default:
       break;
   }
@@ -947,7 +948,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
       if (m[i].g == op) {
         T(un(k, m[i].kk, a[0], &r));
-        return pc_round(k, dt, r, out);
+        return poot__cc_round(k, dt, r, out);
       }
   }
   (void)is_nan_check;
@@ -964,22 +965,22 @@ static poot_status index_range(pc_kctx *k, poot_kir_value x, int64_t hi, poot_ki
   poot_kir_scalar s = sc(k, x);
   poot_kir_value z, h, ge, le, c;
   if (s == S(BOOL)) {
-    T(pc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
+    T(poot__cc_convert(k, x, POOT_DTYPE_BOOL, POOT_DTYPE_U32, &x));
     s = S(U32);
   }
   T(cscal(k, s, 0, &z));
   T(cscal(k, s, hi, &h));
   if (s == S(U32)) {
-    T(pc_bin(k, OP(LE), x, h, ok));
-    T(pc_bin(k, OP(MIN), x, h, &c));
+    T(poot__cc_bin(k, OP(LE), x, h, ok));
+    T(poot__cc_bin(k, OP(MIN), x, h, &c));
   } else {
-    T(pc_bin(k, OP(GE), x, z, &ge));
-    T(pc_bin(k, OP(LE), x, h, &le));
-    T(pc_bin(k, OP(AND), ge, le, ok));
-    T(pc_bin(k, OP(MAX), x, z, &c));
-    T(pc_bin(k, OP(MIN), c, h, &c));
+    T(poot__cc_bin(k, OP(GE), x, z, &ge));
+    T(poot__cc_bin(k, OP(LE), x, h, &le));
+    T(poot__cc_bin(k, OP(AND), ge, le, ok));
+    T(poot__cc_bin(k, OP(MAX), x, z, &c));
+    T(poot__cc_bin(k, OP(MIN), c, h, &c));
   }
-  return pc_cvt(k, S(U32), c, clamped);
+  return poot__cc_cvt(k, S(U32), c, clamped);
 }
 
 static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok) {
@@ -990,18 +991,18 @@ static poot_status maybe_check(pc_kctx *k, const poot_node *n, poot_kir_value ok
 
 /* The start checks of a dynamic_slice / dynamic_update_slice whose result
  * has no element (so no element evaluation runs them). */
-poot_status pc_emit_start_checks(pc_kctx *k, poot_value v) {
+poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[pl->alias[v]].node;
   if (!n || n->trap == POOT_TRAP_NONE) return NULL;
   if (n->op != POOT_OP_DYNAMIC_SLICE && n->op != POOT_OP_DYNAMIC_UPDATE_SLICE) return NULL;
   bool dus = n->op == POOT_OP_DYNAMIC_UPDATE_SLICE;
-  const poot_shape *xs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
-  const poot_shape *us =
-      dus ? &pc_type(pl, pl->alias[n->operands[1]])->shape : &pc_type(pl, pl->alias[v])->shape;
+  const poot_shape *xs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
+  const poot_shape *us = dus ? &poot__cc_type(pl, pl->alias[n->operands[1]])->shape
+                             : &poot__cc_type(pl, pl->alias[v])->shape;
   for (uint32_t i = 0; i < xs->rank; i++) {
     poot_kir_value s, c, ok;
-    T(pc_emit(k, pl->alias[n->operands[(dus ? 2 : 1) + i]], NULL, &s));
+    T(poot__cc_emit(k, pl->alias[n->operands[(dus ? 2 : 1) + i]], NULL, &s));
     T(index_range(k, s, xs->dims[i] - us->dims[i], &c, &ok));
     T(maybe_check(k, n, ok));
   }
@@ -1013,26 +1014,27 @@ poot_status pc_emit_start_checks(pc_kctx *k, poot_value v) {
 static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx,
                              poot_kir_value *out);
 
-poot_status pc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx, poot_kir_value *out) {
+poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                          poot_kir_value *out) {
   v = k->pl->alias[v];
-  uint32_t rank = pc_type(k->pl, v)->shape.rank;
+  uint32_t rank = poot__cc_type(k->pl, v)->shape.rank;
   if (memo_get(k, v, rank, idx, out)) return NULL;
   T(emit_node(k, v, idx, out));
-  return pc_memo_put(k, v, idx, *out);
+  return poot__cc_memo_put(k, v, idx, *out);
 }
 
 static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx,
                              poot_kir_value *out) {
   pc_planner *pl = k->pl;
   pc_value *pv = &pl->v[v];
-  const poot_type *ty = pc_type(pl, v);
+  const poot_type *ty = poot__cc_type(pl, v);
   const poot_node *n = pv->node;
   if (pv->hold == PC_CONSTLIT) return const_literal(k, n->constant, out);
   if (v != k->computing && (pv->hold == PC_TEMP || pv->hold == PC_LEAFBUF || pv->hold == PC_SLOT ||
                             pv->hold == PC_DENSE)) {
     poot_kir_value lin;
-    T(pc_linearize(k, idx, &ty->shape, &lin));
-    return pc_load_value(k, v, lin, out);
+    T(poot__cc_linearize(k, idx, &ty->shape, &lin));
+    return poot__cc_load_value(k, v, lin, out);
   }
   if (pv->hold == PC_FUSED)
     return poot_status_make(POOT_INTERNAL, "compile: fused value %%%u read outside its kernel", v);
@@ -1045,18 +1047,18 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
     case POOT_OP_IOTA: {
       poot_kir_value x = idx[at->axis];
       if (poot_dtype_is_float(ty->dtype)) {
-        T(pc_cvt(k, S(F32), x, &x));
-        return pc_round(k, ty->dtype, x, out);
+        T(poot__cc_cvt(k, S(F32), x, &x));
+        return poot__cc_round(k, ty->dtype, x, out);
       }
-      return pc_convert(k, x, POOT_DTYPE_U32, ty->dtype, out);
+      return poot__cc_convert(k, x, POOT_DTYPE_U32, ty->dtype, out);
     }
     case POOT_OP_CONVERT:
-      T(pc_emit(k, ops[0], idx, &a[0]));
+      T(poot__cc_emit(k, ops[0], idx, &a[0]));
       k->flops++;
-      return pc_convert(k, a[0], pc_type(pl, ops[0])->dtype, ty->dtype, out);
+      return poot__cc_convert(k, a[0], poot__cc_type(pl, ops[0])->dtype, ty->dtype, out);
     case POOT_OP_BITCAST: {
-      poot_dtype from = pc_type(pl, ops[0])->dtype;
-      T(pc_emit(k, ops[0], idx, &a[0]));
+      poot_dtype from = poot__cc_type(pl, ops[0])->dtype;
+      T(poot__cc_emit(k, ops[0], idx, &a[0]));
       if (from == ty->dtype) {
         *out = a[0];
         return NULL;
@@ -1064,58 +1066,58 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
       if (from == POOT_DTYPE_I64 || ty->dtype == POOT_DTYPE_I64)
         return poot_status_make(POOT_UNSUPPORTED, "compile: 64-bit bitcast");
       poot_kir_value bits;
-      T(pc_to_bits(k, a[0], from, &bits));
+      T(poot__cc_to_bits(k, a[0], from, &bits));
       return from_bits(k, bits, ty->dtype, out);
     }
     case POOT_OP_BROADCAST: {
-      const poot_shape *os = &pc_type(pl, ops[0])->shape;
+      const poot_shape *os = &poot__cc_type(pl, ops[0])->shape;
       for (uint32_t i = 0; i < os->rank; i++) {
         if (os->dims[i] == 1)
-          T(pc_u32(k, 0, &sub[i]));
+          T(poot__cc_u32(k, 0, &sub[i]));
         else
           sub[i] = idx[at->dims[i]];
       }
-      return pc_emit(k, ops[0], sub, out);
+      return poot__cc_emit(k, ops[0], sub, out);
     }
     case POOT_OP_RESHAPE: {
-      const poot_shape *os = &pc_type(pl, ops[0])->shape;
-      if (poot_shape_equal(os, &ty->shape)) return pc_emit(k, ops[0], idx, out);
+      const poot_shape *os = &poot__cc_type(pl, ops[0])->shape;
+      if (poot_shape_equal(os, &ty->shape)) return poot__cc_emit(k, ops[0], idx, out);
       poot_kir_value lin;
-      T(pc_linearize(k, idx, &ty->shape, &lin));
-      T(pc_delinearize(k, lin, os, sub));
-      return pc_emit(k, ops[0], sub, out);
+      T(poot__cc_linearize(k, idx, &ty->shape, &lin));
+      T(poot__cc_delinearize(k, lin, os, sub));
+      return poot__cc_emit(k, ops[0], sub, out);
     }
     case POOT_OP_TRANSPOSE:
       for (uint32_t i = 0; i < ty->shape.rank; i++) sub[at->dims[i]] = idx[i];
-      return pc_emit(k, ops[0], sub, out);
+      return poot__cc_emit(k, ops[0], sub, out);
     case POOT_OP_SLICE:
       for (uint32_t i = 0; i < ty->shape.rank; i++) {
         poot_kir_value x = idx[i];
-        if (at->stride[i] != 1) T(pc_bin_c(k, OP(MUL), x, (uint32_t)at->stride[i], &x));
-        if (at->start[i] != 0) T(pc_bin_c(k, OP(ADD), x, (uint32_t)at->start[i], &x));
+        if (at->stride[i] != 1) T(poot__cc_bin_c(k, OP(MUL), x, (uint32_t)at->stride[i], &x));
+        if (at->start[i] != 0) T(poot__cc_bin_c(k, OP(ADD), x, (uint32_t)at->start[i], &x));
         sub[i] = x;
       }
-      return pc_emit(k, ops[0], sub, out);
+      return poot__cc_emit(k, ops[0], sub, out);
     case POOT_OP_CONCAT: {
       int64_t off = 0;
       poot_kir_value r = 0;
       for (uint32_t j = 0; j < nops; j++) {
-        const poot_shape *os = &pc_type(pl, ops[j])->shape;
+        const poot_shape *os = &poot__cc_type(pl, ops[j])->shape;
         int64_t sz = os->dims[at->axis];
         if (sz == 0) continue;
         memcpy(sub, idx, ty->shape.rank * sizeof *idx);
         poot_kir_value x = idx[at->axis], lo, hi, ge, val;
-        T(pc_u32(k, (uint32_t)off, &lo));
-        T(pc_bin(k, OP(MAX), x, lo, &x));
-        T(pc_bin(k, OP(SUB), x, lo, &x));
-        T(pc_u32(k, (uint32_t)(sz - 1), &hi));
-        T(pc_bin(k, OP(MIN), x, hi, &sub[at->axis]));
-        T(pc_emit(k, ops[j], sub, &val));
+        T(poot__cc_u32(k, (uint32_t)off, &lo));
+        T(poot__cc_bin(k, OP(MAX), x, lo, &x));
+        T(poot__cc_bin(k, OP(SUB), x, lo, &x));
+        T(poot__cc_u32(k, (uint32_t)(sz - 1), &hi));
+        T(poot__cc_bin(k, OP(MIN), x, hi, &sub[at->axis]));
+        T(poot__cc_emit(k, ops[j], sub, &val));
         if (!r) {
           r = val;
         } else {
-          T(pc_bin(k, OP(GE), idx[at->axis], lo, &ge));
-          T(pc_sel(k, ge, val, r, &r));
+          T(poot__cc_bin(k, OP(GE), idx[at->axis], lo, &ge));
+          T(poot__cc_sel(k, ge, val, r, &r));
         }
         off += sz;
       }
@@ -1123,124 +1125,125 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
       return NULL;
     }
     case POOT_OP_PAD: {
-      const poot_shape *os = &pc_type(pl, ops[0])->shape;
+      const poot_shape *os = &poot__cc_type(pl, ops[0])->shape;
       poot_kir_value ok = 0, pv2, val;
       for (uint32_t i = 0; i < os->rank; i++) {
         /* p = idx - low; valid when 0 <= p, p % (interior+1) == 0, p/(i+1) < size */
         int64_t step = at->interior[i] + 1;
         poot_kir_value x, lo, ge, q, rm, lt, c, hi;
-        T(pc_u32(k, (uint32_t)at->low[i], &lo));
-        T(pc_bin(k, OP(GE), idx[i], lo, &ge));
-        T(pc_bin(k, OP(MAX), idx[i], lo, &x));
-        T(pc_bin(k, OP(SUB), x, lo, &x));
+        T(poot__cc_u32(k, (uint32_t)at->low[i], &lo));
+        T(poot__cc_bin(k, OP(GE), idx[i], lo, &ge));
+        T(poot__cc_bin(k, OP(MAX), idx[i], lo, &x));
+        T(poot__cc_bin(k, OP(SUB), x, lo, &x));
         q = x;
         c = ge;
         if (step != 1) {
-          T(pc_bin_c(k, OP(DIV), x, (uint32_t)step, &q));
-          T(pc_bin_c(k, OP(REM), x, (uint32_t)step, &rm));
-          T(pc_bin_c(k, OP(EQ), rm, 0, &rm));
-          T(pc_bin(k, OP(AND), c, rm, &c));
+          T(poot__cc_bin_c(k, OP(DIV), x, (uint32_t)step, &q));
+          T(poot__cc_bin_c(k, OP(REM), x, (uint32_t)step, &rm));
+          T(poot__cc_bin_c(k, OP(EQ), rm, 0, &rm));
+          T(poot__cc_bin(k, OP(AND), c, rm, &c));
         }
-        T(pc_bin_c(k, OP(LT), q, (uint32_t)os->dims[i], &lt));
-        T(pc_bin(k, OP(AND), c, lt, &c));
-        T(pc_u32(k, os->dims[i] > 0 ? (uint32_t)(os->dims[i] - 1) : 0, &hi));
-        T(pc_bin(k, OP(MIN), q, hi, &sub[i]));
+        T(poot__cc_bin_c(k, OP(LT), q, (uint32_t)os->dims[i], &lt));
+        T(poot__cc_bin(k, OP(AND), c, lt, &c));
+        T(poot__cc_u32(k, os->dims[i] > 0 ? (uint32_t)(os->dims[i] - 1) : 0, &hi));
+        T(poot__cc_bin(k, OP(MIN), q, hi, &sub[i]));
         if (ok)
-          T(pc_bin(k, OP(AND), ok, c, &ok));
+          T(poot__cc_bin(k, OP(AND), ok, c, &ok));
         else
           ok = c;
       }
-      T(pc_emit(k, ops[1], NULL, &pv2));
-      if (pc_elems(os) == 0) {
+      T(poot__cc_emit(k, ops[1], NULL, &pv2));
+      if (poot__cc_elems(os) == 0) {
         *out = pv2;
         return NULL;
       }
-      T(pc_emit(k, ops[0], sub, &val));
+      T(poot__cc_emit(k, ops[0], sub, &val));
       if (!ok) {
         *out = val;
         return NULL;
       }
-      return pc_sel(k, ok, val, pv2, out);
+      return poot__cc_sel(k, ok, val, pv2, out);
     }
     case POOT_OP_DYNAMIC_SLICE:
     case POOT_OP_DYNAMIC_UPDATE_SLICE: {
       bool dus = n->op == POOT_OP_DYNAMIC_UPDATE_SLICE;
-      const poot_shape *xs = &pc_type(pl, ops[0])->shape;
-      const poot_shape *us = dus ? &pc_type(pl, ops[1])->shape : &ty->shape;
+      const poot_shape *xs = &poot__cc_type(pl, ops[0])->shape;
+      const poot_shape *us = dus ? &poot__cc_type(pl, ops[1])->shape : &ty->shape;
       uint32_t first = dus ? 2 : 1;
       poot_kir_value inwin = 0;
       poot_kir_value uidx[PC_MAX_DIMS];
       for (uint32_t i = 0; i < xs->rank; i++) {
         poot_kir_value s, c, ok;
-        T(pc_emit(k, pl->alias[n->operands[first + i]], NULL, &s));
+        T(poot__cc_emit(k, pl->alias[n->operands[first + i]], NULL, &s));
         T(index_range(k, s, xs->dims[i] - us->dims[i], &c, &ok));
         T(maybe_check(k, n, ok));
         if (!dus) {
-          T(pc_bin(k, OP(ADD), idx[i], c, &sub[i]));
+          T(poot__cc_bin(k, OP(ADD), idx[i], c, &sub[i]));
           continue;
         }
         poot_kir_value ge, lt, end, u, hi;
-        T(pc_bin(k, OP(GE), idx[i], c, &ge));
-        T(pc_bin_c(k, OP(ADD), c, (uint32_t)us->dims[i], &end));
-        T(pc_bin(k, OP(LT), idx[i], end, &lt));
-        T(pc_bin(k, OP(AND), ge, lt, &ge));
+        T(poot__cc_bin(k, OP(GE), idx[i], c, &ge));
+        T(poot__cc_bin_c(k, OP(ADD), c, (uint32_t)us->dims[i], &end));
+        T(poot__cc_bin(k, OP(LT), idx[i], end, &lt));
+        T(poot__cc_bin(k, OP(AND), ge, lt, &ge));
         if (i == 0)
           inwin = ge;
         else
-          T(pc_bin(k, OP(AND), inwin, ge, &inwin));
-        T(pc_bin(k, OP(MAX), idx[i], c, &u));
-        T(pc_bin(k, OP(SUB), u, c, &u));
-        T(pc_u32(k, us->dims[i] > 0 ? (uint32_t)(us->dims[i] - 1) : 0, &hi));
-        T(pc_bin(k, OP(MIN), u, hi, &uidx[i]));
+          T(poot__cc_bin(k, OP(AND), inwin, ge, &inwin));
+        T(poot__cc_bin(k, OP(MAX), idx[i], c, &u));
+        T(poot__cc_bin(k, OP(SUB), u, c, &u));
+        T(poot__cc_u32(k, us->dims[i] > 0 ? (uint32_t)(us->dims[i] - 1) : 0, &hi));
+        T(poot__cc_bin(k, OP(MIN), u, hi, &uidx[i]));
       }
-      if (!dus) return pc_emit(k, ops[0], sub, out);
+      if (!dus) return poot__cc_emit(k, ops[0], sub, out);
       poot_kir_value old, upd;
-      T(pc_emit(k, ops[0], idx, &old));
-      if (pc_elems(us) == 0) {
+      T(poot__cc_emit(k, ops[0], idx, &old));
+      if (poot__cc_elems(us) == 0) {
         *out = old;
         return NULL;
       }
-      T(pc_emit(k, ops[1], uidx, &upd));
+      T(poot__cc_emit(k, ops[1], uidx, &upd));
       if (!inwin) {
         *out = upd;
         return NULL;
       }
-      return pc_sel(k, inwin, upd, old, out);
+      return poot__cc_sel(k, inwin, upd, old, out);
     }
     case POOT_OP_GATHER: {
-      const poot_shape *ts = &pc_type(pl, ops[0])->shape;
-      const poot_shape *is = &pc_type(pl, ops[1])->shape;
+      const poot_shape *ts = &poot__cc_type(pl, ops[0])->shape;
+      const poot_shape *is = &poot__cc_type(pl, ops[1])->shape;
       uint32_t ax = (uint32_t)at->axis, bd = (uint32_t)at->batch_dims;
       uint32_t ni = is->rank - bd;
       poot_kir_value iidx[PC_MAX_DIMS], ix, c, ok;
       for (uint32_t i = 0; i < bd; i++) iidx[i] = idx[i];
       for (uint32_t i = 0; i < ni; i++) iidx[bd + i] = idx[ax + i];
-      T(pc_emit(k, ops[1], iidx, &ix));
+      T(poot__cc_emit(k, ops[1], iidx, &ix));
       T(index_range(k, ix, ts->dims[ax] - 1, &c, &ok));
       T(maybe_check(k, n, ok));
       for (uint32_t i = 0; i < ax; i++) sub[i] = idx[i];
       sub[ax] = c;
       for (uint32_t i = ax + 1; i < ts->rank; i++) sub[i] = idx[ni + i - 1];
       /* Only the gathered rows of the table are read. */
-      double saved = k->frac, f = (double)pc_elems(is) / (double)(ts->dims[ax] ? ts->dims[ax] : 1);
+      double saved = k->frac,
+             f = (double)poot__cc_elems(is) / (double)(ts->dims[ax] ? ts->dims[ax] : 1);
       k->frac = saved * (f < 1.0 ? f : 1.0);
-      poot_status gs = pc_emit(k, ops[0], sub, out);
+      poot_status gs = poot__cc_emit(k, ops[0], sub, out);
       k->frac = saved;
       return gs;
     }
     case POOT_OP_DEQUANTIZE:
-      return pc_emit_dequantize(k, n, idx, out);
+      return poot__cc_emit_dequantize(k, n, idx, out);
     case POOT_OP_RNG:
-      return pc_emit_rng(k, n, idx, ty, out);
+      return poot__cc_emit_rng(k, n, idx, ty, out);
     case POOT_OP_LEAF:
       return poot_status_make(POOT_INTERNAL, "compile: leaf %%%u without storage", v);
     default:
       break;
   }
   if ((n->op >= POOT_OP_ADD && n->op <= POOT_OP_GE) || n->op == POOT_OP_SELECT) {
-    for (uint32_t i = 0; i < nops; i++) T(pc_emit(k, ops[i], idx, &a[i]));
+    for (uint32_t i = 0; i < nops; i++) T(poot__cc_emit(k, ops[i], idx, &a[i]));
     poot_dtype dt =
-        n->op >= POOT_OP_EQ && n->op <= POOT_OP_GE ? pc_type(pl, ops[0])->dtype : ty->dtype;
+        n->op >= POOT_OP_EQ && n->op <= POOT_OP_GE ? poot__cc_type(pl, ops[0])->dtype : ty->dtype;
     return emit_elementwise(k, n, dt, a, out);
   }
   return poot_status_make(POOT_UNSUPPORTED, "compile: %s (%%%u) cannot be inlined",

@@ -38,28 +38,28 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   poot_status st = NULL;
   switch (g->kind) {
     case PG_POINTWISE:
-      st = pc_tpl_pointwise(k, g, grid);
+      st = poot__cc_tpl_pointwise(k, g, grid);
       break;
     case PG_CONTRACT:
-      st = pc_tpl_contract(k, g, grid, mode);
+      st = poot__cc_tpl_contract(k, g, grid, mode);
       break;
     case PG_DUS:
-      st = pc_tpl_dus(k, g, grid);
+      st = poot__cc_tpl_dus(k, g, grid);
       break;
     case PG_TOPK:
-      st = pc_tpl_topk(k, g, grid);
+      st = poot__cc_tpl_topk(k, g, grid);
       break;
     case PG_CUMSUM:
-      st = pc_tpl_cumsum(k, g, grid);
+      st = poot__cc_tpl_cumsum(k, g, grid);
       break;
     case PG_SCATTER:
-      st = pc_tpl_scatter(k, g, grid);
+      st = poot__cc_tpl_scatter(k, g, grid);
       break;
     case PG_ATTENTION:
-      st = pc_tpl_attention(k, g, grid);
+      st = poot__cc_tpl_attention(k, g, grid);
       break;
     case PG_ATTN_COMBINE:
-      st = pc_tpl_attn_combine(k, g, grid);
+      st = poot__cc_tpl_attn_combine(k, g, grid);
       break;
   }
   if (st) {
@@ -191,7 +191,7 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
            mode);
   if (g->kind == PG_DUS) {
     const poot_node *n = pl->v[g->out].node;
-    const poot_shape *us = &pc_type(pl, pl->alias[n->operands[1]])->shape;
+    const poot_shape *us = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
     r->dus = true;
     r->rank = us->rank;
     for (uint32_t d = 0; d < us->rank; d++) {
@@ -278,43 +278,43 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     k->wg_base = 0;
     k->tag = q;
     k->computing = g->dest_buffer == UINT32_MAX ? g->dest : POOT_VALUE_NONE;
-    st = pc_linear_workgroup(k, &lin);
-    if (!st) st = pc_bin_c(k, POOT_KIR_OP_GE, lin, base, &ge);
-    if (!st) st = pc_bin_c(k, POOT_KIR_OP_LT, lin, base + cnt, &lt);
-    if (!st) st = pc_bin(k, POOT_KIR_OP_AND, ge, lt, &cond);
+    st = poot__cc_linear_workgroup(k, &lin);
+    if (!st) st = poot__cc_bin_c(k, POOT_KIR_OP_GE, lin, base, &ge);
+    if (!st) st = poot__cc_bin_c(k, POOT_KIR_OP_LT, lin, base + cnt, &lt);
+    if (!st) st = poot__cc_bin(k, POOT_KIR_OP_AND, ge, lt, &cond);
     if (!st) st = poot_kir_if_begin(k->b, cond);
     if (st) break;
     k->wg_base = base;
-    pc_scope_push(k);
+    poot__cc_scope_push(k);
     uint32_t gg[3];
     const char *mode = "";
     switch (g->kind) {
       case PG_POINTWISE:
-        st = pc_tpl_pointwise(k, g, gg);
+        st = poot__cc_tpl_pointwise(k, g, gg);
         break;
       case PG_CONTRACT:
-        st = pc_tpl_contract(k, g, gg, &mode);
+        st = poot__cc_tpl_contract(k, g, gg, &mode);
         break;
       case PG_DUS:
-        st = pc_tpl_dus(k, g, gg);
+        st = poot__cc_tpl_dus(k, g, gg);
         break;
       case PG_TOPK:
-        st = pc_tpl_topk(k, g, gg);
+        st = poot__cc_tpl_topk(k, g, gg);
         break;
       case PG_CUMSUM:
-        st = pc_tpl_cumsum(k, g, gg);
+        st = poot__cc_tpl_cumsum(k, g, gg);
         break;
       case PG_SCATTER:
-        st = pc_tpl_scatter(k, g, gg);
+        st = poot__cc_tpl_scatter(k, g, gg);
         break;
       case PG_ATTENTION:
-        st = pc_tpl_attention(k, g, gg);
+        st = poot__cc_tpl_attention(k, g, gg);
         break;
       case PG_ATTN_COMBINE:
-        st = pc_tpl_attn_combine(k, g, gg);
+        st = poot__cc_tpl_attn_combine(k, g, gg);
         break;
     }
-    pc_scope_pop(k);
+    poot__cc_scope_pop(k);
     if (!st) st = poot_kir_end(k->b);
     base += cnt;
   }
@@ -332,7 +332,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     poot_kir_kernel_destroy(kern);
     return st;
   }
-  pc_grid_for(base, grid);
+  poot__cc_grid_for(base, grid);
   *out = kern;
   return NULL;
 }
@@ -469,7 +469,7 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
   poot_plan *plan = NULL;
   pc_memo *memo = poot_malloc(PC_MAX_MEMO * sizeof *memo);
   poot_status st = memo ? NULL : poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
-  if (!st) st = pc_plan_build(&pl, graph);
+  if (!st) st = poot__cc_plan_build(&pl, graph);
 
   poot_plan_temp *temps = NULL;
   size_t ng = pl.groups.len;

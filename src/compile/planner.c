@@ -53,7 +53,7 @@ static poot_value find(pc_planner *pl, poot_value v) {
   return v;
 }
 
-bool pc_lowered_composite(const pc_planner *pl, const poot_node *n) {
+bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n) {
   if (n->op != POOT_OP_COMPOSITE || !n->name || strcmp(n->name, "poot.attention") != 0)
     return false;
   if (pl->opt->no_attention_template || n->num_operands != 4 || n->num_results != 1) return false;
@@ -76,7 +76,7 @@ bool pc_lowered_composite(const pc_planner *pl, const poot_node *n) {
 static poot_status walk_region(pc_planner *pl, const poot_region *r) {
   for (uint32_t i = 0; i < r->num_nodes; i++) {
     const poot_node *n = poot_graph_node(pl->g, r->nodes[i]);
-    if (pc_lowered_composite(pl, n)) {
+    if (poot__cc_lowered_composite(pl, n)) {
       T(poot_vec_push(&pl->order, &n));
     } else if (n->op == POOT_OP_COMPOSITE) {
       T(walk_region(pl, n->body));
@@ -190,23 +190,23 @@ static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
     if (pl->v[roots[i]].result) return false;
   /* The epilogue's value is stored by the contraction: 32/64-bit elements
    * only when it lands in a dense buffer. */
-  if (pl->v[V].hold == PC_DENSE && poot_dtype_info_of(pc_type(pl, V)->dtype)->elem_bytes < 4)
+  if (pl->v[V].hold == PC_DENSE && poot_dtype_info_of(poot__cc_type(pl, V)->dtype)->elem_bytes < 4)
     return false;
   /* Compatible roots: same shape as V, same contraction length and kind. */
-  const poot_type *vt = pc_type(pl, V);
+  const poot_type *vt = poot__cc_type(pl, V);
   int64_t clen = -1;
   for (uint32_t i = 0; i < nr; i++) {
     const poot_node *n = pl->v[roots[i]].node;
-    if (!poot_shape_equal(&pc_type(pl, roots[i])->shape, &vt->shape)) return false;
+    if (!poot_shape_equal(&poot__cc_type(pl, roots[i])->shape, &vt->shape)) return false;
     if (n->op != pl->v[roots[0]].node->op) return false;
     if (n->op == POOT_OP_REDUCE && nr > 1) return false;
     int64_t c = 1;
     if (n->op == POOT_OP_DOT_GENERAL) {
-      const poot_shape *as = &pc_type(pl, find(pl, n->operands[0]))->shape;
+      const poot_shape *as = &poot__cc_type(pl, find(pl, n->operands[0]))->shape;
       for (uint32_t j = 0; j < n->attrs.dot.num_contract; j++)
         c *= as->dims[n->attrs.dot.lhs_contract[j]];
     } else {
-      const poot_shape *xs = &pc_type(pl, find(pl, n->operands[0]))->shape;
+      const poot_shape *xs = &poot__cc_type(pl, find(pl, n->operands[0]))->shape;
       for (uint32_t j = 0; j < n->attrs.num_dims; j++) c *= xs->dims[n->attrs.dims[j]];
     }
     if (clen >= 0 && c != clen) return false;
@@ -230,7 +230,7 @@ static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
   return true;
 }
 
-poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
+poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
   uint32_t nv = poot_graph_value_count(g);
   pl->nvalues = nv;
   pl->alias = poot_arena_alloc(&pl->arena, (nv + 1) * sizeof(poot_value), 8);
@@ -245,7 +245,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   /* Composite params alias their operands; results alias the body's. */
   for (uint32_t i = 0; i < poot_graph_node_count(g); i++) {
     const poot_node *n = poot_graph_node(g, i);
-    if (n->op != POOT_OP_COMPOSITE || pc_lowered_composite(pl, n)) continue;
+    if (n->op != POOT_OP_COMPOSITE || poot__cc_lowered_composite(pl, n)) continue;
     for (uint32_t p = 0; p < n->body->num_params && p < n->num_operands; p++)
       pl->alias[n->body->params[p]] = n->operands[p];
     for (uint32_t r = 0; r < n->num_results && r < n->body->num_results; r++)
@@ -306,14 +306,14 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     if (i >= root->num_nodes && (n->region == 0 || n->storage != POOT_STORAGE_CONST)) continue;
     poot_value v = n->results[0];
     if (!pl->v[v].reachable) continue;
-    const poot_type *ty = pc_type(pl, v);
+    const poot_type *ty = poot__cc_type(pl, v);
     poot_strbuf_clear(&sb);
     poot_graph_leaf_name(g, n, &sb);
     const char *name = sb.data ? sb.data : "";
     uint64_t bytes = 0;
     st = type_bytes(ty, &bytes);
     if (st) break;
-    int64_t ne = pc_elems(&ty->shape);
+    int64_t ne = poot__cc_elems(&ty->shape);
     switch (n->storage) {
       case POOT_STORAGE_CONST:
         if (ne == 1 && !poot_dtype_is_packed(ty->dtype)) {
@@ -357,11 +357,11 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     if (pl->v[s].hold == PC_INLINE) {
       /* an unused state still gets its buffer */
       uint64_t bytes = 0;
-      T(type_bytes(pc_type(pl, s), &bytes));
+      T(type_bytes(poot__cc_type(pl, s), &bytes));
       poot_strbuf_init(&sb);
       poot_graph_leaf_name(g, pl->v[s].node, &sb);
-      st = add_buffer(pl, POOT_PLAN_BUFFER_STATE, sb.data ? sb.data : "", pc_type(pl, s), bytes,
-                      NULL, &pl->v[s].buffer);
+      st = add_buffer(pl, POOT_PLAN_BUFFER_STATE, sb.data ? sb.data : "", poot__cc_type(pl, s),
+                      bytes, NULL, &pl->v[s].buffer);
       poot_strbuf_deinit(&sb);
       T(st);
       pl->v[s].hold = PC_LEAFBUF;
@@ -376,7 +376,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     s = pl->alias[s];
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
-    size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
+    size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
     if (pl->v[s].users != 1 || (eb != 4 && eb != 8)) continue;
     /* A chain DUS(DUS(… DUS(S) …)) (one update per sequence of a batch),
      * every intermediate read only by the next: all written in place, in
@@ -473,26 +473,26 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_vec copies; /* pairs (value, buffer) copied at the end */
   poot_vec_init(&copies, sizeof(uint32_t) * 2);
   uint32_t out_buf = UINT32_MAX;
-#define RESULT_BUFFER(val, cls, name, outb)                                            \
-  do {                                                                                 \
-    poot_value rv = pl->alias[val];                                                    \
-    uint64_t bytes = 0;                                                                \
-    st = type_bytes(pc_type(pl, rv), &bytes);                                          \
-    if (!st) st = add_buffer(pl, cls, name, pc_type(pl, rv), bytes, NULL, &(outb));    \
-    if (!st) {                                                                         \
-      pc_value *pr = &pl->v[rv];                                                       \
-      size_t ebytes_ = poot_dtype_info_of(pc_type(pl, rv)->dtype)->elem_bytes;         \
-      bool root = pr->node && is_root_op(pr->node->op);                                \
-      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) { \
-        pr->hold = PC_DENSE;                                                           \
-        pr->buffer = (outb);                                                           \
-      } else {                                                                         \
-        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                 \
-        pr->result = true;                                                             \
-        uint32_t pair[2] = {rv, (outb)};                                               \
-        st = poot_vec_push(&copies, pair);                                             \
-      }                                                                                \
-    }                                                                                  \
+#define RESULT_BUFFER(val, cls, name, outb)                                               \
+  do {                                                                                    \
+    poot_value rv = pl->alias[val];                                                       \
+    uint64_t bytes = 0;                                                                   \
+    st = type_bytes(poot__cc_type(pl, rv), &bytes);                                       \
+    if (!st) st = add_buffer(pl, cls, name, poot__cc_type(pl, rv), bytes, NULL, &(outb)); \
+    if (!st) {                                                                            \
+      pc_value *pr = &pl->v[rv];                                                          \
+      size_t ebytes_ = poot_dtype_info_of(poot__cc_type(pl, rv)->dtype)->elem_bytes;      \
+      bool root = pr->node && is_root_op(pr->node->op);                                   \
+      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) {    \
+        pr->hold = PC_DENSE;                                                              \
+        pr->buffer = (outb);                                                              \
+      } else {                                                                            \
+        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                    \
+        pr->result = true;                                                                \
+        uint32_t pair[2] = {rv, (outb)};                                                  \
+        st = poot_vec_push(&copies, pair);                                                \
+      }                                                                                   \
+    }                                                                                     \
   } while (0)
   if (out != POOT_VALUE_NONE) RESULT_BUFFER(out, POOT_PLAN_BUFFER_OUTPUT, "output", out_buf);
   pl->out_buffer = out_buf;
@@ -512,7 +512,7 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
     pc_value *pn = &pl->v[nvv];
-    size_t eb = poot_dtype_info_of(pc_type(pl, s)->dtype)->elem_bytes;
+    size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
     (void)eb;
     if (pn->inplace) continue;
     if (pn->hold == PC_INLINE) pn->hold = PC_TEMP;
@@ -549,9 +549,9 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     } else if (n->op == POOT_OP_COMPOSITE) {
       /* Few query rows over a long cache: split [cap] across workgroups
        * (partials in a temporary), then combine in the next dispatch. */
-      const poot_shape *qs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
+      const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
       int64_t rows = qs->dims[0] * qs->dims[1];
-      int64_t cap = pc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
+      int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
       int64_t split = 1;
       if (rows < 128 && cap >= 1024) {
         split = 128 / rows;
@@ -634,8 +634,8 @@ poot_status pc_plan_build(pc_planner *pl, const poot_graph *g) {
     poot_plan_temp t;
     memset(&t, 0, sizeof t);
     t.value = v;
-    t.type = *pc_type(pl, v);
-    t.size = (uint64_t)pc_elems(&t.type.shape) * (t.type.dtype == POOT_DTYPE_I64 ? 8 : 4);
+    t.type = *poot__cc_type(pl, v);
+    t.size = (uint64_t)poot__cc_elems(&t.type.shape) * (t.type.dtype == POOT_DTYPE_I64 ? 8 : 4);
     if (t.size == 0) t.size = 4;
     t.first = UINT32_MAX;
     t.last = 0;

@@ -46,7 +46,7 @@ void poot_plan_run_destroy(poot_plan_run *r) {
 
 /* One element of a slot tensor as a word (the temp word format). */
 static void slot_words(const poot_tensor *t, uint32_t *w) {
-  int64_t n = pc_elems(&t->type.shape);
+  int64_t n = poot__cc_elems(&t->type.shape);
   const uint8_t *p = t->data;
   for (int64_t i = 0; i < n; i++) {
     switch (t->type.dtype) {

@@ -17,7 +17,7 @@
 #define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 
-double pc_attention_scale(const poot_node *n) {
+double poot__cc_attention_scale(const poot_node *n) {
   for (uint32_t i = 0; i < n->num_cattrs; i++)
     if (!strcmp(n->cattrs[i].key, "scale"))
       return n->cattrs[i].kind == POOT_CATTR_FLOAT ? n->cattrs[i].f : (double)n->cattrs[i].i;
@@ -34,17 +34,17 @@ static poot_status tree(pc_kctx *k, uint32_t sh, poot_kir_value lid, poot_kir_va
                         poot_kir_value *out) {
   uint32_t wg = k->pl->wg;
   poot_kir_value z;
-  T(pc_u32(k, 0, &z));
+  T(poot__cc_u32(k, 0, &z));
   T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, x));
   T(poot_kir_barrier(k->b));
   for (uint32_t s = wg / 2; s >= 1; s /= 2) {
     poot_kir_value lt, a, b, j, r;
-    T(pc_bin_c(k, OP(LT), lid, s, &lt));
+    T(poot__cc_bin_c(k, OP(LT), lid, s, &lt));
     T(poot_kir_if_begin(k->b, lt));
-    T(pc_bin_c(k, OP(ADD), lid, s, &j));
+    T(poot__cc_bin_c(k, OP(ADD), lid, s, &j));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lid, 1, &a));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &b));
-    T(pc_bin(k, mx ? OP(MAX) : OP(ADD), a, b, &r));
+    T(poot__cc_bin(k, mx ? OP(MAX) : OP(ADD), a, b, &r));
     T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, r));
     T(poot_kir_end(k->b));
     T(poot_kir_barrier(k->b));
@@ -57,10 +57,10 @@ static poot_status tree(pc_kctx *k, uint32_t sh, poot_kir_value lid, poot_kir_va
 static poot_status partial_index(pc_kctx *k, const pc_group *g, poot_kir_value wc, uint32_t D,
                                  poot_kir_value field, poot_kir_value *out) {
   poot_kir_value base, x;
-  T(pc_temp_base(k, g->aux_temp, false, &base));
-  T(pc_bin_c(k, OP(MUL), wc, D + 2, &x));
-  T(pc_bin(k, OP(ADD), x, field, &x));
-  return pc_bin(k, OP(ADD), x, base, out);
+  T(poot__cc_temp_base(k, g->aux_temp, false, &base));
+  T(poot__cc_bin_c(k, OP(MUL), wc, D + 2, &x));
+  T(poot__cc_bin(k, OP(ADD), x, field, &x));
+  return poot__cc_bin(k, OP(ADD), x, base, out);
 }
 
 /* Stores v at the field (a u32 value: 0 = M, 1 = L, 2 + d = O[d]). */
@@ -69,21 +69,21 @@ static poot_status partial_store(pc_kctx *k, const pc_group *g, poot_kir_value w
   poot_kir_value f, w;
   uint32_t ref;
   T(partial_index(k, g, wc, D, field, &f));
-  T(pc_binding_of(k, 0, &ref));
+  T(poot__cc_binding_of(k, 0, &ref));
   T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), v, &w));
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, f, w);
 }
 
 static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
-  return pc_u32(k, f, out);
+  return poot__cc_u32(k, f, out);
 }
 
-poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
   poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
-  const poot_shape *qs = &pc_type(pl, q)->shape, *ks = &pc_type(pl, kk)->shape;
+  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
   int64_t tq = qs->dims[0], hq = qs->dims[1], dd = qs->dims[2], cap = ks->dims[0];
   int64_t grp = hq / ks->dims[1];
   uint32_t wg = pl->wg, D = (uint32_t)dd;
@@ -94,29 +94,29 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
   uint32_t chunk = (uint32_t)((cap + S - 1) / S);
   uint64_t nwg = (uint64_t)(tq * hq) * S;
-  pc_grid_for(nwg, grid);
+  poot__cc_grid_for(nwg, grid);
   char nm[32];
   uint32_t pm, pl_, pacc;
-  T(poot_kir_add_private(k->b, pc_name(k, "m", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         1, &pm));
-  T(poot_kir_add_private(k->b, pc_name(k, "l", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         1, &pl_));
-  T(poot_kir_add_private(k->b, pc_name(k, "o", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         D, &pacc));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), D, &pacc));
   poot_kir_value w, lid, valid, wc, tt, h, hk, ninf, zero, one;
-  T(pc_linear_workgroup(k, &w));
+  T(poot__cc_linear_workgroup(k, &w));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(pc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
-  T(pc_u32(k, (uint32_t)(nwg - 1), &wc));
-  T(pc_bin(k, OP(MIN), w, wc, &wc));
+  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
+  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &wc));
+  T(poot__cc_bin(k, OP(MIN), w, wc, &wc));
   poot_kir_value row = wc, sidx = 0;
   if (split) {
-    T(pc_bin_c(k, OP(DIV), wc, S, &row));
-    T(pc_bin_c(k, OP(REM), wc, S, &sidx));
+    T(poot__cc_bin_c(k, OP(DIV), wc, S, &row));
+    T(poot__cc_bin_c(k, OP(REM), wc, S, &sidx));
   }
-  T(pc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
-  T(pc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  T(pc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
+  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
+  T(poot__cc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
   T(fconst(k, -INFINITY, &ninf));
   T(fconst(k, 0.0f, &zero));
   T(fconst(k, 1.0f, &one));
@@ -127,64 +127,64 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   poot_kir_value qv[256];
   for (uint32_t d = 0; d < D; d++) {
     poot_kir_value idx[3] = {tt, h, 0};
-    T(pc_u32(k, d, &idx[2]));
-    T(pc_emit(k, q, idx, &qv[d]));
+    T(poot__cc_u32(k, d, &idx[2]));
+    T(poot__cc_emit(k, q, idx, &qv[d]));
   }
   poot_kir_value end, stepv, c, scale, start = lid;
-  T(pc_u32(k, (uint32_t)cap, &end));
+  T(poot__cc_u32(k, (uint32_t)cap, &end));
   if (split) {
     poot_kir_value c0, e1;
-    T(pc_bin_c(k, OP(MUL), sidx, chunk, &c0));
-    T(pc_bin(k, OP(ADD), c0, lid, &start));
-    T(pc_bin_c(k, OP(ADD), c0, chunk, &e1));
-    T(pc_bin(k, OP(MIN), e1, end, &end));
+    T(poot__cc_bin_c(k, OP(MUL), sidx, chunk, &c0));
+    T(poot__cc_bin(k, OP(ADD), c0, lid, &start));
+    T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
+    T(poot__cc_bin(k, OP(MIN), e1, end, &end));
   }
-  T(pc_u32(k, wg, &stepv));
-  T(fconst(k, (float)pc_attention_scale(n), &scale));
+  T(poot__cc_u32(k, wg, &stepv));
+  T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
   T(poot_kir_for_begin(k->b, start, end, stepv, &c));
-  pc_scope_push(k);
+  poot__cc_scope_push(k);
   {
     poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e;
     for (uint32_t d = 0; d < D; d++) {
       poot_kir_value idx[3] = {c, hk, 0}, kv, pr;
-      T(pc_u32(k, d, &idx[2]));
-      T(pc_emit(k, kk, idx, &kv));
-      T(pc_bin(k, OP(MUL), qv[d], kv, &pr));
+      T(poot__cc_u32(k, d, &idx[2]));
+      T(poot__cc_emit(k, kk, idx, &kv));
+      T(poot__cc_bin(k, OP(MUL), qv[d], kv, &pr));
       if (s)
-        T(pc_bin(k, OP(ADD), s, pr, &s));
+        T(poot__cc_bin(k, OP(ADD), s, pr, &s));
       else
-        T(pc_bin(k, OP(ADD), zero, pr, &s));
+        T(poot__cc_bin(k, OP(ADD), zero, pr, &s));
     }
-    T(pc_bin(k, OP(MUL), s, scale, &s));
+    T(poot__cc_bin(k, OP(MUL), s, scale, &s));
     poot_kir_value midx[2] = {tt, c};
-    T(pc_emit(k, mask, midx, &mk));
+    T(poot__cc_emit(k, mask, midx, &mk));
     T(poot_kir_select(k->b, mk, s, ninf, &s));
     T(poot_kir_priv_load(k->b, pm, 0, &m));
-    T(pc_bin(k, OP(MAX), m, s, &mn));
-    T(pc_bin(k, OP(EQ), mn, ninf, &isn));
-    T(pc_bin(k, OP(SUB), m, mn, &e));
+    T(poot__cc_bin(k, OP(MAX), m, s, &mn));
+    T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), m, mn, &e));
     T(poot_kir_unary(k->b, OP(EXP), e, &e));
     T(poot_kir_select(k->b, isn, one, e, &cr));
-    T(pc_bin(k, OP(SUB), s, mn, &e));
+    T(poot__cc_bin(k, OP(SUB), s, mn, &e));
     T(poot_kir_unary(k->b, OP(EXP), e, &e));
     T(poot_kir_select(k->b, isn, zero, e, &p));
     T(poot_kir_priv_store(k->b, pm, 0, mn));
     T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(pc_bin(k, OP(MUL), l, cr, &l));
-    T(pc_bin(k, OP(ADD), l, p, &l));
+    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
+    T(poot__cc_bin(k, OP(ADD), l, p, &l));
     T(poot_kir_priv_store(k->b, pl_, 0, l));
     for (uint32_t d = 0; d < D; d++) {
       poot_kir_value idx[3] = {c, hk, 0}, vv, a;
-      T(pc_u32(k, d, &idx[2]));
-      T(pc_emit(k, v, idx, &vv));
+      T(poot__cc_u32(k, d, &idx[2]));
+      T(poot__cc_emit(k, v, idx, &vv));
       T(poot_kir_priv_load(k->b, pacc, d, &a));
-      T(pc_bin(k, OP(MUL), a, cr, &a));
-      T(pc_bin(k, OP(MUL), p, vv, &vv));
-      T(pc_bin(k, OP(ADD), a, vv, &a));
+      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
+      T(poot__cc_bin(k, OP(MUL), p, vv, &vv));
+      T(poot__cc_bin(k, OP(ADD), a, vv, &a));
       T(poot_kir_priv_store(k->b, pacc, d, a));
     }
   }
-  pc_scope_pop(k);
+  poot__cc_scope_pop(k);
   T(poot_kir_end(k->b));
   k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)dd * 4;
   /* combine the threads */
@@ -196,10 +196,11 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     poot_kir_value sid, lane, first, mm;
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-    T(pc_bin_c(k, OP(EQ), lane, 0, &first));
-    T(poot_kir_add_shared(k->b, pc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
-    T(poot_kir_add_shared(k->b, pc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
-    T(poot_kir_add_shared(k->b, pc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D, &so));
+    T(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
+    T(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
+    T(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
+    T(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
+                          &so));
     T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
     T(poot_kir_if_begin(k->b, first));
     T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
@@ -208,56 +209,56 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     M = ninf;
     for (uint32_t j = 0; j < nsub; j++) {
       poot_kir_value jj, x;
-      T(pc_u32(k, j, &jj));
+      T(poot__cc_u32(k, j, &jj));
       T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &x));
-      T(pc_bin(k, OP(MAX), M, x, &M));
+      T(poot__cc_bin(k, OP(MAX), M, x, &M));
     }
-    T(pc_bin(k, OP(EQ), m, ninf, &isn));
-    T(pc_bin(k, OP(SUB), m, M, &e));
+    T(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), m, M, &e));
     T(poot_kir_unary(k->b, OP(EXP), e, &e));
     T(poot_kir_select(k->b, isn, zero, e, &f));
     T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(pc_bin(k, OP(MUL), l, f, &l));
+    T(poot__cc_bin(k, OP(MUL), l, f, &l));
     poot_kir_value ls, os[256];
     T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), l, &ls));
     for (uint32_t d = 0; d < D; d++) {
       poot_kir_value a;
       T(poot_kir_priv_load(k->b, pacc, d, &a));
-      T(pc_bin(k, OP(MUL), a, f, &a));
+      T(poot__cc_bin(k, OP(MUL), a, f, &a));
       T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &os[d]));
     }
     T(poot_kir_if_begin(k->b, first));
     T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, ls));
     for (uint32_t d = 0; d < D; d++) {
       poot_kir_value ix;
-      T(pc_bin_c(k, OP(MUL), sid, D, &ix));
-      T(pc_bin_c(k, OP(ADD), ix, d, &ix));
+      T(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
+      T(poot__cc_bin_c(k, OP(ADD), ix, d, &ix));
       T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, os[d]));
     }
     T(poot_kir_end(k->b));
     T(poot_kir_barrier(k->b));
     poot_kir_value cond, lt;
-    T(pc_bin_c(k, OP(LT), lid, D, &lt));
-    T(pc_bin(k, OP(AND), lt, valid, &cond));
+    T(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
+    T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
     T(poot_kir_if_begin(k->b, cond));
-    pc_scope_push(k);
+    poot__cc_scope_push(k);
     poot_kir_value L = zero, O = zero, r, lin, oidx[3] = {tt, h, lid};
     for (uint32_t j = 0; j < nsub; j++) {
       poot_kir_value jj, x, ix;
-      T(pc_u32(k, j, &jj));
+      T(poot__cc_u32(k, j, &jj));
       T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
-      T(pc_bin(k, OP(ADD), L, x, &L));
-      T(pc_u32(k, j * D, &ix));
-      T(pc_bin(k, OP(ADD), ix, lid, &ix));
+      T(poot__cc_bin(k, OP(ADD), L, x, &L));
+      T(poot__cc_u32(k, j * D, &ix));
+      T(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
       T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
-      T(pc_bin(k, OP(ADD), O, x, &O));
+      T(poot__cc_bin(k, OP(ADD), O, x, &O));
     }
     if (split) {
       poot_kir_value z0, fo, f0, f1, is0;
-      T(pc_u32(k, 0, &z0));
-      T(pc_bin_c(k, OP(ADD), lid, 2, &fo));
+      T(poot__cc_u32(k, 0, &z0));
+      T(poot__cc_bin_c(k, OP(ADD), lid, 2, &fo));
       T(partial_store(k, g, wc, D, fo, O));
-      T(pc_bin(k, OP(EQ), lid, z0, &is0));
+      T(poot__cc_bin(k, OP(EQ), lid, z0, &is0));
       T(poot_kir_if_begin(k->b, is0));
       T(field_const(k, 0, &f0));
       T(field_const(k, 1, &f1));
@@ -265,35 +266,35 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
       T(partial_store(k, g, wc, D, f1, L));
       T(poot_kir_end(k->b));
     } else {
-      T(pc_bin(k, OP(DIV), O, L, &r));
-      T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
-      T(pc_store_value(k, g->dest, lin, r));
+      T(poot__cc_bin(k, OP(DIV), O, L, &r));
+      T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
+      T(poot__cc_store_value(k, g->dest, lin, r));
     }
     (void)r;
-    pc_scope_pop(k);
+    poot__cc_scope_pop(k);
     return poot_kir_end(k->b);
   }
   /* no subgroups: shared trees */
   uint32_t sh;
-  T(poot_kir_add_shared(k->b, pc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, wg, &sh));
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, wg, &sh));
   T(tree(k, sh, lid, m, true, &M));
-  T(pc_bin(k, OP(EQ), m, ninf, &isn));
-  T(pc_bin(k, OP(SUB), m, M, &e));
+  T(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
+  T(poot__cc_bin(k, OP(SUB), m, M, &e));
   T(poot_kir_unary(k->b, OP(EXP), e, &e));
   T(poot_kir_select(k->b, isn, zero, e, &f));
   T(poot_kir_priv_load(k->b, pl_, 0, &l));
-  T(pc_bin(k, OP(MUL), l, f, &l));
+  T(poot__cc_bin(k, OP(MUL), l, f, &l));
   poot_kir_value L;
   T(tree(k, sh, lid, l, false, &L));
   for (uint32_t d = 0; d < D; d++) {
     poot_kir_value a, O, r, cond, eq, lin, dv;
     T(poot_kir_priv_load(k->b, pacc, d, &a));
-    T(pc_bin(k, OP(MUL), a, f, &a));
+    T(poot__cc_bin(k, OP(MUL), a, f, &a));
     T(tree(k, sh, lid, a, false, &O));
-    T(pc_bin_c(k, OP(EQ), lid, d, &eq));
-    T(pc_bin(k, OP(AND), eq, valid, &cond));
+    T(poot__cc_bin_c(k, OP(EQ), lid, d, &eq));
+    T(poot__cc_bin(k, OP(AND), eq, valid, &cond));
     T(poot_kir_if_begin(k->b, cond));
-    pc_scope_push(k);
+    poot__cc_scope_push(k);
     if (split) {
       poot_kir_value fo;
       T(field_const(k, 2 + d, &fo));
@@ -309,13 +310,13 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
       (void)lin;
       (void)dv;
     } else {
-      T(pc_bin(k, OP(DIV), O, L, &r));
-      T(pc_u32(k, d, &dv));
+      T(poot__cc_bin(k, OP(DIV), O, L, &r));
+      T(poot__cc_u32(k, d, &dv));
       poot_kir_value oidx[3] = {tt, h, dv};
-      T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
-      T(pc_store_value(k, g->dest, lin, r));
+      T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
+      T(poot__cc_store_value(k, g->dest, lin, r));
     }
-    pc_scope_pop(k);
+    poot__cc_scope_pop(k);
     T(poot_kir_end(k->b));
   }
   return NULL;
@@ -323,60 +324,60 @@ poot_status pc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
 
 /* The combine of a split attention: one thread per (row, d) merges the
  * splits' partials (max of the maxima, rescaled sums). */
-poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
-  const poot_shape *qs = &pc_type(pl, pl->alias[n->operands[0]])->shape;
+  const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
   int64_t hq = qs->dims[1];
   uint32_t D = (uint32_t)qs->dims[2], S = g->split, wg = pl->wg;
   uint64_t nthreads = (uint64_t)(qs->dims[0] * hq) * D;
-  pc_grid_for((nthreads + wg - 1) / wg, grid);
+  poot__cc_grid_for((nthreads + wg - 1) / wg, grid);
   char nm[32];
   uint32_t pm, pls, po;
-  T(poot_kir_add_private(k->b, pc_name(k, "cm", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         1, &pm));
-  T(poot_kir_add_private(k->b, pc_name(k, "cl", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         1, &pls));
-  T(poot_kir_add_private(k->b, pc_name(k, "co", nm, sizeof nm), poot_kir_type_make(POOT_KIR_F32, 1),
-                         1, &po));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "cm", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "cl", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pls));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "co", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &po));
   poot_kir_value w, l, gid, valid, row, d, tt, h, z, one, Sv, s, ninf, zero, ref_v;
-  T(pc_linear_workgroup(k, &w));
+  T(poot__cc_linear_workgroup(k, &w));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
-  T(pc_bin_c(k, OP(MUL), w, wg, &gid));
-  T(pc_bin(k, OP(ADD), gid, l, &gid));
-  T(pc_bin_c(k, OP(LT), gid, (uint32_t)nthreads, &valid));
+  T(poot__cc_bin_c(k, OP(MUL), w, wg, &gid));
+  T(poot__cc_bin(k, OP(ADD), gid, l, &gid));
+  T(poot__cc_bin_c(k, OP(LT), gid, (uint32_t)nthreads, &valid));
   T(poot_kir_if_begin(k->b, valid));
-  pc_scope_push(k);
-  T(pc_bin_c(k, OP(DIV), gid, D, &row));
-  T(pc_bin_c(k, OP(REM), gid, D, &d));
-  T(pc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
-  T(pc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  T(pc_u32(k, 0, &z));
-  T(pc_u32(k, 1, &one));
-  T(pc_u32(k, S, &Sv));
+  poot__cc_scope_push(k);
+  T(poot__cc_bin_c(k, OP(DIV), gid, D, &row));
+  T(poot__cc_bin_c(k, OP(REM), gid, D, &d));
+  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
+  T(poot__cc_u32(k, 0, &z));
+  T(poot__cc_u32(k, 1, &one));
+  T(poot__cc_u32(k, S, &Sv));
   T(fconst(k, -INFINITY, &ninf));
   T(fconst(k, 0.0f, &zero));
   T(poot_kir_priv_store(k->b, pm, 0, ninf));
   T(poot_kir_priv_store(k->b, pls, 0, zero));
   T(poot_kir_priv_store(k->b, po, 0, zero));
   uint32_t ref;
-  T(pc_binding_of(k, 0, &ref));
+  T(poot__cc_binding_of(k, 0, &ref));
   (void)ref_v;
   poot_kir_value base;
-  T(pc_temp_base(k, g->aux_temp, true, &base));
+  T(poot__cc_temp_base(k, g->aux_temp, true, &base));
   /* rec(s) = base + ((row * S) + s) * (D + 2) */
   poot_kir_value rbase;
-  T(pc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
-  T(pc_bin(k, OP(ADD), rbase, base, &rbase));
+  T(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
+  T(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
   T(poot_kir_for_begin(k->b, z, Sv, one, &s));
   {
     poot_kir_value o, x, m;
-    T(pc_bin_c(k, OP(MUL), s, D + 2, &o));
-    T(pc_bin(k, OP(ADD), o, rbase, &o));
+    T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
     T(poot_kir_priv_load(k->b, pm, 0, &m));
-    T(pc_bin(k, OP(MAX), m, x, &m));
+    T(poot__cc_bin(k, OP(MAX), m, x, &m));
     T(poot_kir_priv_store(k->b, pm, 0, m));
   }
   T(poot_kir_end(k->b));
@@ -385,40 +386,40 @@ poot_status pc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   T(poot_kir_for_begin(k->b, z, Sv, one, &s));
   {
     poot_kir_value o, ms, ls, os, e, wgt, isn, a, od;
-    T(pc_bin_c(k, OP(MUL), s, D + 2, &o));
-    T(pc_bin(k, OP(ADD), o, rbase, &o));
+    T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
-    T(pc_bin_c(k, OP(ADD), o, 1, &od));
+    T(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &ls));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
-    T(pc_bin_c(k, OP(ADD), o, 2, &od));
-    T(pc_bin(k, OP(ADD), od, d, &od));
+    T(poot__cc_bin_c(k, OP(ADD), o, 2, &od));
+    T(poot__cc_bin(k, OP(ADD), od, d, &od));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &os));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
-    T(pc_bin(k, OP(EQ), ms, ninf, &isn));
-    T(pc_bin(k, OP(SUB), ms, M, &e));
+    T(poot__cc_bin(k, OP(EQ), ms, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), ms, M, &e));
     T(poot_kir_unary(k->b, OP(EXP), e, &e));
     T(poot_kir_select(k->b, isn, zero, e, &wgt));
     T(poot_kir_priv_load(k->b, pls, 0, &a));
-    T(pc_bin(k, OP(MUL), ls, wgt, &ls));
-    T(pc_bin(k, OP(ADD), a, ls, &a));
+    T(poot__cc_bin(k, OP(MUL), ls, wgt, &ls));
+    T(poot__cc_bin(k, OP(ADD), a, ls, &a));
     T(poot_kir_priv_store(k->b, pls, 0, a));
     T(poot_kir_priv_load(k->b, po, 0, &a));
-    T(pc_bin(k, OP(MUL), os, wgt, &os));
-    T(pc_bin(k, OP(ADD), a, os, &a));
+    T(poot__cc_bin(k, OP(MUL), os, wgt, &os));
+    T(poot__cc_bin(k, OP(ADD), a, os, &a));
     T(poot_kir_priv_store(k->b, po, 0, a));
   }
   T(poot_kir_end(k->b));
   poot_kir_value L, O, r, lin, oidx[3];
   T(poot_kir_priv_load(k->b, pls, 0, &L));
   T(poot_kir_priv_load(k->b, po, 0, &O));
-  T(pc_bin(k, OP(DIV), O, L, &r));
+  T(poot__cc_bin(k, OP(DIV), O, L, &r));
   oidx[0] = tt;
   oidx[1] = h;
   oidx[2] = d;
-  T(pc_linearize(k, oidx, &pc_type(pl, g->out)->shape, &lin));
-  T(pc_store_value(k, g->dest, lin, r));
-  pc_scope_pop(k);
+  T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
+  T(poot__cc_store_value(k, g->dest, lin, r));
+  poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }

@@ -42,13 +42,13 @@ static void root_init(pc_planner *pl, poot_value v, croot *r) {
   if (r->dot) {
     r->b = pl->alias[r->n->operands[1]];
     const poot_dot_dims *dd = &r->n->attrs.dot;
-    const poot_shape *as = &pc_type(pl, r->a)->shape;
+    const poot_shape *as = &poot__cc_type(pl, r->a)->shape;
     r->cshape.rank = dd->num_contract;
     for (uint32_t i = 0; i < dd->num_contract; i++)
       r->cshape.dims[i] = as->dims[dd->lhs_contract[i]];
   } else {
     r->kind = r->n->attrs.reduce_kind;
-    const poot_shape *xs = &pc_type(pl, r->a)->shape;
+    const poot_shape *xs = &poot__cc_type(pl, r->a)->shape;
     bool red[POOT_MAX_RANK] = {0};
     for (uint32_t i = 0; i < r->n->attrs.num_dims; i++) red[r->n->attrs.dims[i]] = true;
     for (uint32_t d = 0; d < xs->rank; d++)
@@ -66,7 +66,7 @@ static poot_status term(pc_kctx *k, const croot *r, const poot_kir_value *idx,
   pc_planner *pl = k->pl;
   poot_kir_value ai[PC_MAX_DIMS], bi[PC_MAX_DIMS], x, y;
   if (!r->dot) {
-    const poot_shape *xs = &pc_type(pl, r->a)->shape;
+    const poot_shape *xs = &poot__cc_type(pl, r->a)->shape;
     uint32_t oi = 0, ci = 0;
     for (uint32_t d = 0; d < xs->rank; d++) {
       if (ci < r->cshape.rank && r->cdims_a[ci] == d)
@@ -74,15 +74,15 @@ static poot_status term(pc_kctx *k, const croot *r, const poot_kir_value *idx,
       else
         ai[d] = idx[oi++];
     }
-    T(pc_emit(k, r->a, ai, &x));
+    T(poot__cc_emit(k, r->a, ai, &x));
     if (r->kind == POOT_REDUCE_ARGMAX) {
       *out = x;
       return NULL;
     }
-    return pc_convert(k, x, pc_type(pl, r->a)->dtype, r->acc, out);
+    return poot__cc_convert(k, x, poot__cc_type(pl, r->a)->dtype, r->acc, out);
   }
   const poot_dot_dims *dd = &r->n->attrs.dot;
-  const poot_shape *as = &pc_type(pl, r->a)->shape, *bs = &pc_type(pl, r->b)->shape;
+  const poot_shape *as = &poot__cc_type(pl, r->a)->shape, *bs = &poot__cc_type(pl, r->b)->shape;
   uint32_t nb = dd->num_batch, pos = nb;
   bool used_a[POOT_MAX_RANK] = {0}, used_b[POOT_MAX_RANK] = {0};
   for (uint32_t i = 0; i < nb; i++) {
@@ -99,12 +99,12 @@ static poot_status term(pc_kctx *k, const croot *r, const poot_kir_value *idx,
     if (!used_a[d]) ai[d] = idx[pos++];
   for (uint32_t d = 0; d < bs->rank; d++)
     if (!used_b[d]) bi[d] = idx[pos++];
-  T(pc_emit(k, r->a, ai, &x));
-  T(pc_emit(k, r->b, bi, &y));
-  T(pc_convert(k, x, pc_type(pl, r->a)->dtype, r->acc, &x));
-  T(pc_convert(k, y, pc_type(pl, r->b)->dtype, r->acc, &y));
+  T(poot__cc_emit(k, r->a, ai, &x));
+  T(poot__cc_emit(k, r->b, bi, &y));
+  T(poot__cc_convert(k, x, poot__cc_type(pl, r->a)->dtype, r->acc, &x));
+  T(poot__cc_convert(k, y, poot__cc_type(pl, r->b)->dtype, r->acc, &y));
   k->flops += 2;
-  return pc_accum(k, OP(MUL), r->acc, x, y, out);
+  return poot__cc_accum(k, OP(MUL), r->acc, x, y, out);
 }
 
 static poot_kir_op acc_op(const croot *r) {
@@ -114,9 +114,10 @@ static poot_kir_op acc_op(const croot *r) {
 
 static poot_status identity(pc_kctx *k, const croot *r, poot_kir_value *out) {
   poot_kir_op op = acc_op(r);
-  if (op == OP(ADD)) return pc_const_of(k, r->acc, 0.0, 0, out);
+  if (op == OP(ADD)) return poot__cc_const_of(k, r->acc, 0.0, 0, out);
   bool mx = op == OP(MAX);
-  if (poot_dtype_is_float(r->acc)) return pc_const_of(k, r->acc, mx ? -INFINITY : INFINITY, 0, out);
+  if (poot_dtype_is_float(r->acc))
+    return poot__cc_const_of(k, r->acc, mx ? -INFINITY : INFINITY, 0, out);
   int64_t lo = 0, hi = 0;
   switch (r->acc) {
     case POOT_DTYPE_I8:
@@ -143,12 +144,12 @@ static poot_status identity(pc_kctx *k, const croot *r, poot_kir_value *out) {
     default:
       break;
   }
-  return pc_const_of(k, r->acc, 0.0, mx ? lo : hi, out);
+  return poot__cc_const_of(k, r->acc, 0.0, mx ? lo : hi, out);
 }
 
 static bool coop_ok(const croot *r) {
   if (!r->dot && r->kind == POOT_REDUCE_ARGMAX) return false;
-  poot_kir_scalar s = pc_compute_scalar(r->acc);
+  poot_kir_scalar s = poot__cc_compute_scalar(r->acc);
   if (r->acc != POOT_DTYPE_F32 && r->acc != POOT_DTYPE_I32 && r->acc != POOT_DTYPE_U32)
     return false;
   return s == POOT_KIR_F32 || s == POOT_KIR_I32 || s == POOT_KIR_U32;
@@ -158,7 +159,7 @@ static bool coop_ok(const croot *r) {
 static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *idx,
                         poot_kir_value c, poot_kir_value inrange, uint32_t pacc, uint32_t parg) {
   poot_kir_value cidx[PC_MAX_DIMS];
-  T(pc_delinearize(k, c, &rs[0].cshape, cidx));
+  T(poot__cc_delinearize(k, c, &rs[0].cshape, cidx));
   for (uint32_t i = 0; i < nr; i++) {
     poot_kir_value t, a;
     T(term(k, &rs[i], idx, cidx, &t));
@@ -166,13 +167,13 @@ static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir
     if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
       /* better: t > best, or t is NaN and best is not (the first NaN wins) */
       poot_kir_value gt = 0, na, nb, nnb, tmp, bi, ci;
-      T(pc_bin(k, OP(GT), t, a, &gt));
+      T(poot__cc_bin(k, OP(GT), t, a, &gt));
       if (poot_kir_builder_value_type(k->b, t).scalar == POOT_KIR_F32) {
-        T(pc_bin(k, OP(NE), t, t, &na));
-        T(pc_bin(k, OP(NE), a, a, &nb));
+        T(poot__cc_bin(k, OP(NE), t, t, &na));
+        T(poot__cc_bin(k, OP(NE), a, a, &nb));
         T(poot_kir_unary(k->b, OP(NOT), nb, &nnb));
-        T(pc_bin(k, OP(AND), na, nnb, &tmp));
-        T(pc_bin(k, OP(OR), gt, tmp, &gt));
+        T(poot__cc_bin(k, OP(AND), na, nnb, &tmp));
+        T(poot__cc_bin(k, OP(OR), gt, tmp, &gt));
       }
       T(poot_kir_select(k->b, gt, t, a, &a));
       T(poot_kir_priv_store(k->b, pacc, i, a));
@@ -187,7 +188,7 @@ static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir
       T(identity(k, &rs[i], &id));
       T(poot_kir_select(k->b, inrange, t, id, &t));
     }
-    T(pc_accum(k, acc_op(&rs[i]), rs[i].acc, a, t, &a));
+    T(poot__cc_accum(k, acc_op(&rs[i]), rs[i].acc, a, t, &a));
     T(poot_kir_priv_store(k->b, pacc, i, a));
   }
   return NULL;
@@ -196,14 +197,14 @@ static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir
 static poot_status finish(pc_kctx *k, const pc_group *g, const croot *rs, uint32_t nr,
                           const poot_kir_value *idx, const poot_kir_value *accs,
                           poot_kir_value lin) {
-  for (uint32_t i = 0; i < nr; i++) T(pc_memo_put(k, rs[i].v, idx, accs[i]));
+  for (uint32_t i = 0; i < nr; i++) T(poot__cc_memo_put(k, rs[i].v, idx, accs[i]));
   poot_kir_value val;
-  T(pc_emit(k, g->out, idx, &val));
-  return pc_store_value(k, g->dest, lin, val);
+  T(poot__cc_emit(k, g->out, idx, &val));
+  return poot__cc_store_value(k, g->dest, lin, val);
 }
 
-poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                            const char **out_what) {
+poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                  const char **out_what) {
   pc_planner *pl = k->pl;
   croot rs[PG_MAX_ROOTS];
   uint32_t nr = g->nroots;
@@ -212,8 +213,8 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     root_init(pl, g->roots[i], &rs[i]);
     if (!coop_ok(&rs[i])) coop = false;
   }
-  const poot_shape *os = &pc_type(pl, g->roots[0])->shape;
-  int64_t nout = pc_elems(os), clen = pc_elems(&rs[0].cshape);
+  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  int64_t nout = poot__cc_elems(os), clen = poot__cc_elems(&rs[0].cshape);
   uint32_t coop_min = pl->opt->coop_min ? pl->opt->coop_min : 64;
   if (clen < (int64_t)coop_min) coop = false;
   const poot_kir_target *t = pl->t;
@@ -222,56 +223,56 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   bool use_wg = coop && !use_sg && (wg & (wg - 1)) == 0;
   *out_what = use_sg ? "sg" : use_wg ? "wg" : "serial";
   uint32_t pacc, parg = 0;
-  poot_kir_scalar as = pc_compute_scalar(rs[0].acc);
+  poot_kir_scalar as = poot__cc_compute_scalar(rs[0].acc);
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    as = pc_compute_scalar(pc_type(pl, rs[0].a)->dtype);
+    as = poot__cc_compute_scalar(poot__cc_type(pl, rs[0].a)->dtype);
   char nm[32];
-  T(poot_kir_add_private(k->b, pc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(as, 1), nr,
-                         &pacc));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(as, 1),
+                         nr, &pacc));
   if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    T(poot_kir_add_private(k->b, pc_name(k, "arg", nm, sizeof nm),
+    T(poot_kir_add_private(k->b, poot__cc_name(k, "arg", nm, sizeof nm),
                            poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
   poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
-  T(pc_u32(k, 0, &z));
-  T(pc_u32(k, 1, &one));
+  T(poot__cc_u32(k, 0, &z));
+  T(poot__cc_u32(k, 1, &one));
   if (nout == 0) {
     grid[0] = grid[1] = grid[2] = 1;
     return NULL;
   }
   if (!use_sg && !use_wg) {
-    pc_grid_for(((uint64_t)nout + wg - 1) / wg, grid);
+    poot__cc_grid_for(((uint64_t)nout + wg - 1) / wg, grid);
     poot_kir_value valid, end, c;
-    T(pc_linear_workgroup(k, &w));
+    T(poot__cc_linear_workgroup(k, &w));
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
-    T(pc_bin_c(k, OP(MUL), w, wg, &w));
-    T(pc_bin(k, OP(ADD), w, l, &o));
-    T(pc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
+    T(poot__cc_bin_c(k, OP(MUL), w, wg, &w));
+    T(poot__cc_bin(k, OP(ADD), w, l, &o));
+    T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
     T(poot_kir_if_begin(k->b, valid));
-    pc_scope_push(k);
-    T(pc_delinearize(k, o, os, idx));
+    poot__cc_scope_push(k);
+    T(poot__cc_delinearize(k, o, os, idx));
     for (uint32_t i = 0; i < nr; i++) {
       poot_kir_value id;
       if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
         poot_kir_value zi;
         T(poot_kir_const_i32(k->b, 0, &zi));
         T(poot_kir_priv_store(k->b, parg, 0, zi));
-        poot_dtype xd = pc_type(pl, rs[i].a)->dtype;
-        T(pc_const_of(k, xd, -INFINITY,
-                      xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8
-                          ? 0
-                          : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN),
-                      &id));
+        poot_dtype xd = poot__cc_type(pl, rs[i].a)->dtype;
+        T(poot__cc_const_of(k, xd, -INFINITY,
+                            xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8
+                                ? 0
+                                : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN),
+                            &id));
       } else {
         T(identity(k, &rs[i], &id));
       }
       T(poot_kir_priv_store(k->b, pacc, i, id));
     }
     if (clen > 0) {
-      T(pc_u32(k, (uint32_t)clen, &end));
+      T(poot__cc_u32(k, (uint32_t)clen, &end));
       T(poot_kir_for_begin(k->b, z, end, one, &c));
-      pc_scope_push(k);
+      poot__cc_scope_push(k);
       T(step(k, rs, nr, idx, c, 0, pacc, parg));
-      pc_scope_pop(k);
+      poot__cc_scope_pop(k);
       T(poot_kir_end(k->b));
     }
     for (uint32_t i = 0; i < nr; i++) {
@@ -281,29 +282,29 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
         T(poot_kir_priv_load(k->b, pacc, i, &accs[i]));
     }
     T(finish(k, g, rs, nr, idx, accs, o));
-    pc_scope_pop(k);
+    poot__cc_scope_pop(k);
     k->flops += (uint64_t)nout * (uint64_t)clen * nr;
     return poot_kir_end(k->b);
   }
   /* Cooperative: `per` outputs per workgroup, `lanes` threads per output. */
   uint32_t lanes = use_sg ? sg : wg, per = wg / lanes;
-  pc_grid_for(((uint64_t)nout + per - 1) / per, grid);
+  poot__cc_grid_for(((uint64_t)nout + per - 1) / per, grid);
   poot_kir_value lane, valid, oc, nm1;
-  T(pc_linear_workgroup(k, &w));
+  T(poot__cc_linear_workgroup(k, &w));
   if (use_sg) {
     poot_kir_value sid;
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-    T(pc_bin_c(k, OP(MUL), w, per, &o));
-    T(pc_bin(k, OP(ADD), o, sid, &o));
+    T(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+    T(poot__cc_bin(k, OP(ADD), o, sid, &o));
   } else {
     o = w;
     T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lane));
   }
-  T(pc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
-  T(pc_u32(k, (uint32_t)(nout - 1), &nm1));
-  T(pc_bin(k, OP(MIN), o, nm1, &oc));
-  T(pc_delinearize(k, oc, os, idx));
+  T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
+  T(poot__cc_u32(k, (uint32_t)(nout - 1), &nm1));
+  T(poot__cc_bin(k, OP(MIN), o, nm1, &oc));
+  T(poot__cc_delinearize(k, oc, os, idx));
   for (uint32_t i = 0; i < nr; i++) {
     poot_kir_value id;
     T(identity(k, &rs[i], &id));
@@ -311,23 +312,23 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   }
   uint32_t unroll = clen >= (int64_t)lanes * 4 ? 4 : 1;
   poot_kir_value end, stepv, c0, cm1;
-  T(pc_u32(k, (uint32_t)clen, &end));
-  T(pc_u32(k, lanes * unroll, &stepv));
-  T(pc_u32(k, (uint32_t)(clen - 1), &cm1));
+  T(poot__cc_u32(k, (uint32_t)clen, &end));
+  T(poot__cc_u32(k, lanes * unroll, &stepv));
+  T(poot__cc_u32(k, (uint32_t)(clen - 1), &cm1));
   T(poot_kir_for_begin(k->b, lane, end, stepv, &c0));
-  pc_scope_push(k);
+  poot__cc_scope_push(k);
   for (uint32_t u = 0; u < unroll; u++) {
     poot_kir_value c = c0, inr = 0, cc;
-    if (u) T(pc_bin_c(k, OP(ADD), c0, u * lanes, &c));
+    if (u) T(poot__cc_bin_c(k, OP(ADD), c0, u * lanes, &c));
     if (unroll > 1 && (clen % (int64_t)(lanes * unroll)) != 0) {
-      T(pc_bin(k, OP(LT), c, end, &inr));
-      T(pc_bin(k, OP(MIN), c, cm1, &cc));
+      T(poot__cc_bin(k, OP(LT), c, end, &inr));
+      T(poot__cc_bin(k, OP(MIN), c, cm1, &cc));
     } else {
       cc = c;
     }
     T(step(k, rs, nr, idx, cc, inr, pacc, parg));
   }
-  pc_scope_pop(k);
+  poot__cc_scope_pop(k);
   T(poot_kir_end(k->b));
   for (uint32_t i = 0; i < nr; i++) {
     poot_kir_value a;
@@ -347,12 +348,12 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       T(poot_kir_barrier(k->b));
       for (uint32_t s = wg / 2; s >= 1; s /= 2) {
         poot_kir_value lt, x, y, j, r;
-        T(pc_bin_c(k, OP(LT), lane, s, &lt));
+        T(poot__cc_bin_c(k, OP(LT), lane, s, &lt));
         T(poot_kir_if_begin(k->b, lt));
-        T(pc_bin_c(k, OP(ADD), lane, s, &j));
+        T(poot__cc_bin_c(k, OP(ADD), lane, s, &j));
         T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lane, 1, &x));
         T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &y));
-        T(pc_accum(k, op, rs[i].acc, x, y, &r));
+        T(poot__cc_accum(k, op, rs[i].acc, x, y, &r));
         T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, r));
         T(poot_kir_end(k->b));
         T(poot_kir_barrier(k->b));
@@ -361,12 +362,12 @@ poot_status pc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     }
   }
   poot_kir_value first, cond;
-  T(pc_bin(k, OP(EQ), lane, z, &first));
-  T(pc_bin(k, OP(AND), first, valid, &cond));
+  T(poot__cc_bin(k, OP(EQ), lane, z, &first));
+  T(poot__cc_bin(k, OP(AND), first, valid, &cond));
   T(poot_kir_if_begin(k->b, cond));
-  pc_scope_push(k);
+  poot__cc_scope_push(k);
   T(finish(k, g, rs, nr, idx, accs, oc));
-  pc_scope_pop(k);
+  poot__cc_scope_pop(k);
   k->flops += (uint64_t)nout * (uint64_t)clen * nr;
   return poot_kir_end(k->b);
 }
