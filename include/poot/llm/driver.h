@@ -1,0 +1,150 @@
+/* poot/llm/driver.h — the generation driver, first part (DESIGN §7 "Driver",
+ * §6; docs/driver.md).
+ *
+ * A driver binds one model to one executor: it loads the model's weights
+ * once as one executable, and adds the entries it needs on first use — a
+ * decode entry (B = 1, T = 1) and a prefill entry (B = 1, T = chunk), both
+ * over one KV capacity — each reused for every position. Entries are keyed
+ * by program (the model), step shape ("decode:cap=C", "prefill:T:cap=C"),
+ * sampling suffix ("greedy") and the carried inputs they bind ("token,pos"):
+ * a token, a position or a sampler value never makes a new entry.
+ *
+ * Greedy decoding appends an on-device argmax (reduce argmax, i32) and a
+ * non-finite flag (any logit NaN or infinite) to each traced graph, so a
+ * step reads back two i32 words — the chosen id and the flag — never the
+ * full logits.
+ *
+ * A prompt is run as whole prefill chunks followed by its remaining tokens
+ * one at a time through the decode entry (so no prompt length makes a new
+ * entry); the last step's argmax is the first generated token.
+ *
+ * Faults come back as the executor's typed statuses, never an abort:
+ * KERNEL_FAULT (naming the kernel and trap code; e.g. a token id past the
+ * vocabulary faults in the gather kernel), then NEEDS_RESET for every step
+ * until poot_driver_reset; TIMEOUT / DEVICE_LOST, then POISONED.
+ *
+ * Not thread safe: one driver is used from one thread at a time. */
+#ifndef POOT_LLM_DRIVER_H
+#define POOT_LLM_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+#include "poot/exec.h"
+#include "poot/llm/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct poot_driver poot_driver;
+
+typedef struct poot_driver_options {
+  /* KV capacity per sequence (positions); 0 → the model's context length,
+   * at most 512. Must not exceed the model's context length when known. */
+  int64_t cap;
+  /* Tokens per prefill chunk; 0 → 16; 1 → no prefill entry (every prompt
+   * token goes through the decode entry). */
+  int64_t prefill_chunk;
+  /* The entry keys' program name; NULL → "model". */
+  const char *program;
+} poot_driver_options;
+
+static inline poot_driver_options poot_driver_options_default(void) {
+  poot_driver_options o = {.cap = 0, .prefill_chunk = 0, .program = NULL};
+  return o;
+}
+
+/* Creates a driver over `executor` and `model` (both borrowed; they must
+ * outlive the driver): traces the decode graph, binds its weights by name
+ * and loads them with poot_exec_load_weights (once). The executor must have
+ * no weights loaded. options may be NULL. INVALID_ARGUMENT (a bad capacity
+ * or chunk); errors of tracing and of the executor. */
+POOT_MUST_USE poot_status poot_driver_create(poot_executor *executor, poot_model *model,
+                                             const poot_driver_options *options,
+                                             poot_driver **out_driver);
+/* Removes the driver's entries and unloads the executor. NULL-safe. */
+void poot_driver_destroy(poot_driver *driver);
+
+/* The KV capacity and the prefill chunk in use. */
+int64_t poot_driver_cap(const poot_driver *driver);
+int64_t poot_driver_prefill_chunk(const poot_driver *driver);
+/* The next position (tokens already in the KV cache). */
+int64_t poot_driver_pos(const poot_driver *driver);
+
+/* Adds the decode and (when chunk > 1) prefill entries now instead of on
+ * first use (compilation and capture), so that later steps only run. */
+POOT_MUST_USE poot_status poot_driver_prepare(poot_driver *driver);
+
+/* Zeroes the KV cache (poot_exec_reset_state; clears NEEDS_RESET) and sets
+ * the position to 0. POISONED, DEVICE_LOST. */
+POOT_MUST_USE poot_status poot_driver_reset(poot_driver *driver);
+
+/* Appends `count` ≥ 1 tokens at the current position (prefill chunks, then
+ * single decode steps) and returns the greedy choice after the last one.
+ * Ids are passed to the device unchecked (an id past the vocabulary is the
+ * device's KERNEL_FAULT). out_nonfinite (may be NULL) is set when the last
+ * step's logits held a NaN or an infinity (the id is then the first NaN's
+ * index, as argmax defines it). CAPACITY when the tokens do not fit in the
+ * capacity; the executor's statuses otherwise. On failure the position is
+ * unchanged only when nothing ran; reset before reuse. */
+POOT_MUST_USE poot_status poot_driver_feed(poot_driver *driver, const poot_token *ids,
+                                           size_t count, poot_token *out_next,
+                                           bool *out_nonfinite);
+
+/* Streaming callback: `text` (len bytes, complete UTF-8) is the new text
+ * after token `id`; return false to stop generation (CANCELLED). */
+typedef bool (*poot_driver_token_fn)(void *ctx, poot_token id, const char *text, size_t len);
+
+typedef struct poot_driver_generate_options {
+  int64_t max_new_tokens; /* N ≥ 0 */
+  bool ignore_stop;       /* do not stop at the model's stop ids */
+  bool add_bos;           /* tokenize with the model's specials (BOS) */
+  bool no_text;           /* do not detokenize (callback text is empty) */
+} poot_driver_generate_options;
+
+static inline poot_driver_generate_options poot_driver_generate_options_default(void) {
+  poot_driver_generate_options o = {
+      .max_new_tokens = 64, .ignore_stop = false, .add_bos = true, .no_text = false};
+  return o;
+}
+
+typedef struct poot_driver_generate_result {
+  poot_token *ids; /* generated ids (a final stop id included); poot_malloc'ed */
+  size_t n_ids;
+  size_t n_prompt;     /* prompt ids after tokenization */
+  bool stopped;        /* the last id is a stop id */
+  bool hit_cap;        /* stopped because the KV capacity was full */
+  double prefill_s;    /* wall time of the prompt (to the first token) */
+  double decode_s;     /* wall time of the decode steps after it */
+} poot_driver_generate_result;
+
+void poot_driver_generate_result_deinit(poot_driver_generate_result *result); /* NULL-safe */
+
+/* Resets, tokenizes `prompt` (add_bos: the tokenizer's specials; an empty
+ * prompt without a BOS is INVALID_ARGUMENT), feeds it and decodes greedily
+ * until a stop id (unless ignore_stop), N tokens, or the capacity. Each
+ * generated token is passed to `fn` (may be NULL) with its text from a
+ * streaming decoder (a final stop id renders nothing; the space after BOS
+ * is stripped). A fault returns its status with the ids produced so far in
+ * *out_result. */
+POOT_MUST_USE poot_status poot_driver_generate(poot_driver *driver, const char *prompt,
+                                               size_t prompt_len,
+                                               const poot_driver_generate_options *options,
+                                               poot_driver_token_fn fn, void *fn_ctx,
+                                               poot_driver_generate_result *out_result);
+
+/* As poot_driver_generate from prompt ids (no tokenization; count ≥ 1). */
+POOT_MUST_USE poot_status poot_driver_generate_ids(poot_driver *driver, const poot_token *prompt,
+                                                   size_t count,
+                                                   const poot_driver_generate_options *options,
+                                                   poot_driver_token_fn fn, void *fn_ctx,
+                                                   poot_driver_generate_result *out_result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOT_LLM_DRIVER_H */

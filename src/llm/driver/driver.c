@@ -1,0 +1,357 @@
+/* driver.c — the generation driver over an executor (poot/llm/driver.h):
+ * weights loaded once, a decode and a prefill entry added on first use with
+ * the greedy suffix appended, prompts fed in chunks, greedy generation with
+ * a streaming detokenizer.
+ *
+ * The executor is called through its interface table (poot_executor.vt):
+ * the llm layer does not link the exec layer's library, only its header. */
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/llm/driver.h"
+
+#define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
+#define OOM(what) poot_status_make(POOT_OUT_OF_MEMORY, "driver: %s", what)
+
+#define DEFAULT_CAP_MAX 512
+#define DEFAULT_CHUNK 16
+
+/* One entry: a step shape traced on first use. */
+typedef struct driver_entry {
+  int64_t tokens; /* T */
+  bool added;
+  uint32_t id;
+} driver_entry;
+
+struct poot_driver {
+  poot_executor *ex;
+  poot_model *model;
+  int64_t cap, chunk, pos;
+  char *program;
+  driver_entry decode, prefill;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+/* Appends the greedy suffix: output = i32[2] {argmax of the last position's
+ * logits, 1 when every logit is finite else 0}. */
+static poot_status append_greedy(poot_graph *g) {
+  poot_value logits = poot_graph_output(g);
+  const poot_type *lt = poot_graph_value_type(g, logits);
+  if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
+    return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
+  int64_t axis = 1;
+  poot_value am, ab, mx, big, bigb, fin, fin32, out;
+  POOT_TRY(poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis, POOT_DTYPE_I32, &am));
+  POOT_TRY(poot_graph_unary(g, POOT_OP_ABS, logits, &ab));
+  POOT_TRY(poot_graph_reduce(g, ab, POOT_REDUCE_MAX, 1, &axis, POOT_DTYPE_F32, &mx));
+  POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, FLT_MAX, &big));
+  poot_shape one = {.rank = 1, .dims = {1}};
+  POOT_TRY(poot_graph_broadcast(g, big, &one, NULL, &bigb));
+  /* NaN compares false, an infinity exceeds FLT_MAX: both give 0. */
+  POOT_TRY(poot_graph_binary(g, POOT_OP_LE, mx, bigb, &fin));
+  POOT_TRY(poot_graph_convert(g, fin, POOT_DTYPE_I32, &fin32));
+  poot_value parts[2] = {am, fin32};
+  POOT_TRY(poot_graph_concat(g, 2, parts, 0, &out));
+  POOT_TRY(poot_graph_set_output(g, out));
+  return poot_graph_verify(g);
+}
+
+static poot_status trace_step(poot_driver *d, int64_t tokens, poot_graph **out_graph) {
+  *out_graph = NULL;
+  poot_model_step step = {.batch = 1, .tokens = tokens, .cap = d->cap};
+  poot_model_trace_options to = poot_model_trace_options_for(d->model);
+  poot_graph *g = NULL;
+  POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
+  poot_status st = append_greedy(g);
+  if (st) {
+    poot_graph_destroy(g);
+    return st;
+  }
+  *out_graph = g;
+  return NULL;
+}
+
+/* Binds every Weight leaf of `g` and loads them into the executor. */
+static poot_status load_weights(poot_driver *d, const poot_graph *g) {
+  const poot_region *root = poot_graph_root(g);
+  size_t n = 0;
+  for (uint32_t i = 0; i < root->num_nodes; i++) {
+    const poot_node *node = poot_graph_node(g, root->nodes[i]);
+    if (node->op == POOT_OP_LEAF && node->storage == POOT_STORAGE_WEIGHT) n++;
+  }
+  poot_exec_input *items = poot_calloc(n + 1, sizeof *items);
+  poot_tensor *tensors = poot_calloc(n + 1, sizeof *tensors);
+  char **names = poot_calloc(n + 1, sizeof *names);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status st = NULL;
+  size_t k = 0;
+  if (!items || !tensors || !names) {
+    st = OOM("weight bindings");
+    goto done;
+  }
+  for (uint32_t i = 0; i < root->num_nodes && k < n; i++) {
+    const poot_node *node = poot_graph_node(g, root->nodes[i]);
+    if (node->op != POOT_OP_LEAF || node->storage != POOT_STORAGE_WEIGHT) continue;
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(g, node, &sb);
+    if ((st = poot_strbuf_status(&sb))) goto done;
+    if (!(names[k] = poot_strdup(sb.data))) {
+      st = OOM("weight names");
+      goto done;
+    }
+    if ((st = poot_model_weight_tensor(d->model, &node->weight,
+                                       poot_graph_value_type(g, node->results[0]), &tensors[k])))
+      goto done;
+    items[k].name = names[k];
+    items[k].tensor = &tensors[k];
+    k++;
+  }
+  st = d->ex->vt->load_weights(d->ex, k, items);
+done:
+  if (names)
+    for (size_t i = 0; i < k + 1 && i <= n; i++) poot_free(names[i]);
+  poot_free(names);
+  poot_free(tensors);
+  poot_free(items);
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
+static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
+  if (e->added) return NULL;
+  poot_graph *g = NULL;
+  POOT_TRY(trace_step(d, e->tokens, &g));
+  char shape[64];
+  if (e->tokens == 1)
+    snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
+  else
+    snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens,
+             (long long)d->cap);
+  poot_exec_entry_key key = {
+      .program = d->program, .step_shape = shape, .sampling = "greedy", .bound_inputs = "token,pos"};
+  uint32_t id = UINT32_MAX;
+  poot_status st = d->ex->vt->add_entry(d->ex, &key, g, &id);
+  poot_graph_destroy(g);
+  if (st) return st;
+  e->id = id;
+  e->added = true;
+  return NULL;
+}
+
+/* One step of entry `e` on tokens[0..T) at the current position. */
+static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                            int32_t out_words[2]) {
+  POOT_TRY(ensure_entry(d, e));
+  int32_t tok[DEFAULT_CHUNK * 16];
+  int64_t T = e->tokens;
+  int32_t *tp = tok;
+  if (T > (int64_t)(sizeof tok / sizeof tok[0])) {
+    tp = poot_malloc((size_t)T * sizeof *tp);
+    if (!tp) return OOM("token slot");
+  }
+  for (int64_t i = 0; i < T; i++) tp[i] = (int32_t)tokens[i];
+  int64_t tdims[2] = {1, T}, one = 1;
+  int32_t p32 = (int32_t)d->pos;
+  poot_tensor tt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 2, tdims), .data = tp, .size = (size_t)T * 4};
+  poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
+  poot_exec_input in[2] = {{"token", &tt}, {"pos", &pt}};
+  poot_exec_step_io io = {
+      .input_count = 2, .inputs = in, .output = out_words, .output_size = 2 * sizeof(int32_t)};
+  poot_status st = d->ex->vt->step(d->ex, e->id, &io);
+  if (tp != tok) poot_free(tp);
+  if (!st) d->pos += T;
+  return st;
+}
+
+/* ------------------------------------------------------------ public */
+
+poot_status poot_driver_create(poot_executor *executor, poot_model *model,
+                               const poot_driver_options *options, poot_driver **out_driver) {
+  *out_driver = NULL;
+  if (!executor || !model) return BAD("poot_driver_create: NULL executor or model");
+  poot_driver_options dflt = poot_driver_options_default();
+  const poot_driver_options *o = options ? options : &dflt;
+  const poot_model_config *c = poot_model_get_config(model);
+  int64_t ctx = c->context_length;
+  int64_t cap = o->cap;
+  if (cap < 0) return BAD("driver: capacity %lld < 0", (long long)cap);
+  if (cap == 0) cap = ctx > 0 && ctx < DEFAULT_CAP_MAX ? ctx : DEFAULT_CAP_MAX;
+  if (ctx > 0 && cap > ctx)
+    return BAD("driver: capacity %lld exceeds the model's context length %lld", (long long)cap,
+               (long long)ctx);
+  int64_t chunk = o->prefill_chunk ? o->prefill_chunk : DEFAULT_CHUNK;
+  if (chunk < 1 || chunk > cap)
+    return BAD("driver: prefill chunk %lld is outside [1, capacity %lld]", (long long)chunk,
+               (long long)cap);
+  poot_driver *d = poot_calloc(1, sizeof *d);
+  if (!d) return OOM("driver");
+  d->ex = executor;
+  d->model = model;
+  d->cap = cap;
+  d->chunk = chunk;
+  d->decode.tokens = 1;
+  d->prefill.tokens = chunk;
+  d->program = poot_strdup(o->program ? o->program : "model");
+  poot_graph *g = NULL;
+  poot_status st = NULL;
+  if (!d->program) {
+    st = OOM("program name");
+    goto fail;
+  }
+  if ((st = trace_step(d, 1, &g))) goto fail;
+  if ((st = load_weights(d, g))) goto fail;
+  poot_graph_destroy(g);
+  *out_driver = d;
+  return NULL;
+fail:
+  poot_graph_destroy(g);
+  poot_free(d->program);
+  poot_free(d);
+  return st;
+}
+
+void poot_driver_destroy(poot_driver *d) {
+  if (!d) return;
+  if (d->decode.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode.id));
+  if (d->prefill.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill.id));
+  d->ex->vt->unload(d->ex);
+  poot_free(d->program);
+  poot_free(d);
+}
+
+int64_t poot_driver_cap(const poot_driver *d) { return d->cap; }
+int64_t poot_driver_prefill_chunk(const poot_driver *d) { return d->chunk; }
+int64_t poot_driver_pos(const poot_driver *d) { return d->pos; }
+
+poot_status poot_driver_prepare(poot_driver *d) {
+  POOT_TRY(ensure_entry(d, &d->decode));
+  if (d->chunk > 1) POOT_TRY(ensure_entry(d, &d->prefill));
+  return NULL;
+}
+
+poot_status poot_driver_reset(poot_driver *d) {
+  POOT_TRY(d->ex->vt->reset_state(d->ex));
+  d->pos = 0;
+  return NULL;
+}
+
+poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count,
+                             poot_token *out_next, bool *out_nonfinite) {
+  *out_next = -1;
+  if (out_nonfinite) *out_nonfinite = false;
+  if (!ids || count < 1) return BAD("driver: feed needs at least one id");
+  if (d->pos + (int64_t)count > d->cap)
+    return poot_status_make(POOT_CAPACITY,
+                            "driver: %zu tokens at position %lld exceed the KV capacity %lld",
+                            count, (long long)d->pos, (long long)d->cap);
+  int32_t words[2] = {-1, 1};
+  size_t i = 0;
+  if (d->chunk > 1)
+    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
+      POOT_TRY(run_step(d, &d->prefill, ids + i, words));
+  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode, ids + i, words));
+  *out_next = words[0];
+  if (out_nonfinite) *out_nonfinite = words[1] == 0;
+  return NULL;
+}
+
+void poot_driver_generate_result_deinit(poot_driver_generate_result *r) {
+  if (!r) return;
+  poot_free(r->ids);
+  memset(r, 0, sizeof *r);
+}
+
+poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, size_t count,
+                                     const poot_driver_generate_options *options,
+                                     poot_driver_token_fn fn, void *fn_ctx,
+                                     poot_driver_generate_result *out) {
+  memset(out, 0, sizeof *out);
+  poot_driver_generate_options dflt = poot_driver_generate_options_default();
+  const poot_driver_generate_options *o = options ? options : &dflt;
+  if (!prompt || count < 1) return BAD("driver: the prompt needs at least one id");
+  if (o->max_new_tokens < 0) return BAD("driver: max_new_tokens < 0");
+  out->n_prompt = count;
+  const poot_tokenizer *tok = o->no_text ? NULL : poot_model_get_tokenizer(d->model);
+  poot_tokenizer_decoder *dec = NULL;
+  poot_strbuf text;
+  poot_strbuf_init(&text);
+  poot_status st = NULL;
+  size_t max_ids = (size_t)o->max_new_tokens;
+  out->ids = poot_calloc(max_ids + 1, sizeof *out->ids);
+  if (!out->ids) {
+    st = OOM("generated ids");
+    goto done;
+  }
+  if (tok) {
+    poot_tokenizer_decode_options dopt = poot_tokenizer_decode_options_default();
+    if ((st = poot_tokenizer_decoder_create(tok, &dopt, &dec))) goto done;
+    /* The last prompt id sets the decoder's context (the space after BOS). */
+    if ((st = poot_tokenizer_decoder_push(dec, prompt[count - 1], &text))) goto done;
+    poot_strbuf_clear(&text);
+  }
+  if ((st = poot_driver_reset(d))) goto done;
+  if (max_ids == 0) goto done;
+  uint64_t t0 = poot_time_ns();
+  poot_token next = -1;
+  if ((st = poot_driver_feed(d, prompt, count, &next, NULL))) goto done;
+  uint64_t t1 = poot_time_ns();
+  out->prefill_s = (double)(t1 - t0) * 1e-9;
+  for (;;) {
+    out->ids[out->n_ids++] = next;
+    if (!o->ignore_stop && poot_model_is_stop(d->model, next)) {
+      out->stopped = true;
+      break;
+    }
+    poot_strbuf_clear(&text);
+    if (dec && (st = poot_tokenizer_decoder_push(dec, next, &text))) goto done;
+    if (fn && !fn(fn_ctx, next, text.data ? text.data : "", text.len)) {
+      st = poot_status_make(POOT_CANCELLED, "driver: generation stopped by the caller");
+      goto done;
+    }
+    if (out->n_ids >= max_ids) break;
+    if (d->pos >= d->cap) {
+      out->hit_cap = true;
+      break;
+    }
+    poot_token last = next;
+    if ((st = poot_driver_feed(d, &last, 1, &next, NULL))) goto done;
+  }
+  out->decode_s = (double)(poot_time_ns() - t1) * 1e-9;
+  if (dec) {
+    poot_strbuf_clear(&text);
+    if ((st = poot_tokenizer_decoder_flush(dec, &text))) goto done;
+    if (text.len && fn) fn(fn_ctx, -1, text.data, text.len);
+  }
+done:
+  poot_tokenizer_decoder_destroy(dec);
+  poot_strbuf_deinit(&text);
+  return st;
+}
+
+poot_status poot_driver_generate(poot_driver *d, const char *prompt, size_t prompt_len,
+                                 const poot_driver_generate_options *options,
+                                 poot_driver_token_fn fn, void *fn_ctx,
+                                 poot_driver_generate_result *out) {
+  memset(out, 0, sizeof *out);
+  poot_driver_generate_options dflt = poot_driver_generate_options_default();
+  const poot_driver_generate_options *o = options ? options : &dflt;
+  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
+  if (!tok) return BAD("driver: the model was opened without a tokenizer");
+  poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
+  eo.add_special = o->add_bos;
+  poot_token *ids = NULL;
+  size_t n = 0;
+  POOT_TRY(poot_tokenizer_encode(tok, prompt ? prompt : "", prompt ? prompt_len : 0, &eo, &ids,
+                                 &n));
+  poot_status st = NULL;
+  if (n == 0)
+    st = BAD("driver: the prompt is empty and the model adds no BOS token");
+  else
+    st = poot_driver_generate_ids(d, ids, n, o, fn, fn_ctx, out);
+  poot_free(ids);
+  return st;
+}
