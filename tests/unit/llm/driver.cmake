@@ -1,0 +1,16 @@
+# The generation driver on a device (src/llm/driver, tools/cmd_generate.c,
+# tools/cmd_bench.c): tier 3 on Vulkan (lavapipe in CI), faults at the driver
+# level, and the CLI round trips. Each SKIPs when no Vulkan device is present.
+if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
+  get_target_property(poot_driver_devs_defs poot_devices INTERFACE_COMPILE_DEFINITIONS)
+  if(poot_driver_devs_defs MATCHES "POOT_HAVE_VULKAN")
+    poot_add_test(llm_driver_vulkan
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_test.c
+      LIBS poot_llm poot_devices poot_exec poot_compile poot_eval poot_kir poot_graph poot_base m
+      ARGS vulkan
+      ENV "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../devices/lsan_vulkan.supp"
+      TIMEOUT 300)
+  endif()
+endif()
+poot_add_script_test(llm_driver_cli
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/driver_cli.py TIMEOUT 300)
