@@ -28,6 +28,9 @@ typedef struct poot_vulkan_options {
   /* Enable the Khronos validation layer when installed, and count its
    * warnings and errors (poot_vulkan_validation_messages). */
   bool validation;
+  /* Move LOCAL buffers' data through staging copies even where the host
+   * could map them (tests the discrete-GPU path on a CPU device). */
+  bool force_staging;
 } poot_vulkan_options;
 
 void poot_vulkan_options_init(poot_vulkan_options *options);

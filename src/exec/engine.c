@@ -161,6 +161,10 @@ static poot_status entry_buffers(engine *e, engine_entry *en) {
     case POOT_PLAN_BUFFER_WEIGHT: POOT_TRY(bind_weight(e, pb, &en->bufs[i])); break;
     case POOT_PLAN_BUFFER_STATE: POOT_TRY(bind_state(e, pb, &en->bufs[i])); break;
     case POOT_PLAN_BUFFER_SLOT:
+    case POOT_PLAN_BUFFER_OUTPUT:
+      /* Slots are written by the host every step; outputs are small and read
+       * back every step: both live in host-visible memory, so neither needs
+       * a staging copy on a discrete GPU. */
       en->owned[i] = true;
       POOT_TRY(new_buffer(e, POOT_DEVICE_BUFFER_SLOT, pb->size, &en->bufs[i]));
       break;

@@ -231,7 +231,7 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
 
 /* Memory types for the buffer usage poot uses (every storage buffer has the
  * same usage, so one probe buffer answers for all). */
-static poot_status pick_memory(poot_vk_device *d) {
+static poot_status pick_memory(poot_vk_device *d, bool force_staging) {
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                             .size = 256,
                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -249,18 +249,20 @@ static poot_status pick_memory(poot_vk_device *d) {
   d->slot_type = find_memory_type(&d->mem, req.memoryTypeBits, host);
   if (d->slot_type == UINT32_MAX)
     return poot_status_make(POOT_UNSUPPORTED, "vulkan: no host-visible coherent memory type");
-  d->local_type = find_memory_type(&d->mem, req.memoryTypeBits,
-                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host);
-  if (d->local_type != UINT32_MAX) {
-    d->local_mappable = true; /* a CPU device or unified memory */
-  } else {
+  /* A CPU or integrated device shares host memory: take device-local memory
+   * the host can map (no staging). A discrete GPU keeps weights and
+   * activations in its own memory (host-visible device memory is a small BAR
+   * window there), reached through staging copies. */
+  bool uma = strcmp(d->base.caps.kind, "cpu") == 0 || strcmp(d->base.caps.kind, "integrated") == 0;
+  d->local_type = uma ? find_memory_type(&d->mem, req.memoryTypeBits,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host)
+                      : UINT32_MAX;
+  if (d->local_type == UINT32_MAX)
     d->local_type =
         find_memory_type(&d->mem, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (d->local_type == UINT32_MAX) {
-      d->local_type = d->slot_type;
-      d->local_mappable = true;
-    }
-  }
+  if (d->local_type == UINT32_MAX) d->local_type = d->slot_type;
+  d->local_mappable =
+      !force_staging && (d->mem.memoryTypes[d->local_type].propertyFlags & host) == host;
   return NULL;
 }
 
@@ -476,7 +478,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   st = poot__vk_instance_create(&d->vi, options->validation);
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);
-  if (!st) st = pick_memory(d);
+  if (!st) st = pick_memory(d, options->force_staging);
   if (!st) {
     VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,

@@ -13,9 +13,12 @@
 #include "poot/exec.h"
 #include "vk_kernels.h"
 
+static bool g_force_staging;
+
 static poot_device *open_device(uint32_t watchdog_ms, uint64_t timeout_ns) {
   poot_vulkan_options o;
   poot_vulkan_options_init(&o);
+  o.force_staging = g_force_staging;
   o.validation = true;
   o.watchdog_ms = watchdog_ms;
   o.timeout_ns = timeout_ns;
@@ -77,6 +80,17 @@ static void test_buffers(void **state) {
   poot_device_buffer_destroy(local);
   poot_device_buffer_destroy(slot);
   close_device(d);
+}
+
+static void test_record_replay_slots(void **state);
+
+/* The discrete-GPU path (staging copies for device-local memory), forced on
+ * whatever device this is: buffers and a replayed dispatch again. */
+static void test_staging(void **state) {
+  g_force_staging = true;
+  test_buffers(state);
+  test_record_replay_slots(state);
+  g_force_staging = false;
 }
 
 /* An affine dispatch then a copy, recorded once and replayed with a new
@@ -392,6 +406,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_buffers),
       cmocka_unit_test(test_record_replay_slots),
+      cmocka_unit_test(test_staging),
       cmocka_unit_test(test_replay_vs_eager_and_watchdog),
       cmocka_unit_test(test_device_watchdog),
       cmocka_unit_test(test_kernel_fault),
