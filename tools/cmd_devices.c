@@ -22,7 +22,8 @@ static void print_json(const poot_backend_report *r) {
   poot_strbuf_puts(&sb, "{\"backends\":[");
   for (int b = 0; b < POOT_BACKEND_COUNT; b++) {
     if (b) poot_strbuf_putc(&sb, ',');
-    poot_strbuf_printf(&sb, "{\"name\":\"%s\",\"built\":%s,\"present\":%s,\"reason\":", r[b].backend,
+    poot_strbuf_printf(&sb,
+                       "{\"name\":\"%s\",\"built\":%s,\"present\":%s,\"reason\":", r[b].backend,
                        r[b].built ? "true" : "false", r[b].present ? "true" : "false");
     poot_json_write_string(&sb, r[b].reason, strlen(r[b].reason), true);
     poot_strbuf_puts(&sb, ",\"devices\":[");
@@ -81,6 +82,5 @@ static int devices_main(int argc, char **argv) {
   return POOT_EXIT_OK;
 }
 
-const poot_tool_command poot_tool_cmd_devices = {"devices",
-                                                 "list the backends and devices on this machine",
-                                                 devices_main};
+const poot_tool_command poot_tool_cmd_devices = {
+    "devices", "list the backends and devices on this machine", devices_main};

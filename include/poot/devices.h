@@ -20,7 +20,7 @@ typedef struct poot_vulkan_options {
   /* Physical device index as the loader lists them; -1 → the best: a discrete
    * GPU, then an integrated one, then a CPU implementation (lavapipe). */
   int32_t index;
-  uint64_t timeout_ns;  /* every fence wait; 0 → 600 s */
+  uint64_t timeout_ns; /* every fence wait; 0 → 600 s */
   /* Watchdog budget per submission in ms: recordings are cut into several
    * command buffers by work weight. 0 → none (desktop Linux compute has no
    * watchdog); tests force one to exercise the split. */
@@ -59,18 +59,18 @@ uint32_t poot_vulkan_validation_messages(const poot_device *device);
 /* One device a backend can open. */
 typedef struct poot_device_info {
   char name[256];
-  char kind[32];      /* "discrete", "integrated", "cpu", "virtual", "other" */
+  char kind[32]; /* "discrete", "integrated", "cpu", "virtual", "other" */
   uint32_t index;
-  bool usable;        /* false: `why` says what it lacks */
+  bool usable; /* false: `why` says what it lacks */
   char why[160];
 } poot_device_info;
 
 /* What one backend found on this machine. */
 typedef struct poot_backend_report {
-  const char *backend;       /* "ptx", "rocm", "vulkan", "wgpu", "npu" */
-  bool built;                /* compiled into this binary */
-  bool present;              /* runtime loaded and at least one device */
-  char reason[256];          /* why not present (or the runtime's name) */
+  const char *backend; /* "ptx", "rocm", "vulkan", "wgpu", "npu" */
+  bool built;          /* compiled into this binary */
+  bool present;        /* runtime loaded and at least one device */
+  char reason[256];    /* why not present (or the runtime's name) */
   uint32_t device_count;
   poot_device_info devices[8];
 } poot_backend_report;

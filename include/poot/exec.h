@@ -52,15 +52,15 @@ typedef struct poot_device poot_device;
 
 /* What a device is and can do (filled at creation; read-only after). */
 typedef struct poot_device_caps {
-  const char *backend;      /* "vulkan", … (static string) */
-  char name[256];           /* the driver's device name */
-  char kind[32];            /* "discrete", "integrated", "cpu", "virtual", "other" */
-  uint32_t index;           /* index among the backend's devices */
-  poot_kir_target target;   /* what kernels are compiled for (name is static) */
-  uint64_t local_bytes;     /* device-local memory */
+  const char *backend;    /* "vulkan", … (static string) */
+  char name[256];         /* the driver's device name */
+  char kind[32];          /* "discrete", "integrated", "cpu", "virtual", "other" */
+  uint32_t index;         /* index among the backend's devices */
+  poot_kir_target target; /* what kernels are compiled for (name is static) */
+  uint64_t local_bytes;   /* device-local memory */
   uint64_t host_visible_bytes;
-  uint32_t watchdog_ms;     /* budget per submission; 0 = none */
-  bool can_time;            /* replays report device time */
+  uint32_t watchdog_ms; /* budget per submission; 0 = none */
+  bool can_time;        /* replays report device time */
 } poot_device_caps;
 
 typedef enum poot_device_buffer_kind {
@@ -83,11 +83,11 @@ typedef struct poot_device_buffer {
 /* A kernel compiled for the device. Cached by the device per
  * poot_kir_cache_key; owned by the device until it is destroyed. */
 typedef struct poot_device_kernel {
-  uint64_t key;                /* poot_kir_cache_key(kir, target) */
-  char *name;                  /* kernel name (owned) */
-  uint32_t binding_count;      /* KIR bindings (the error word excluded) */
-  uint32_t push_count;         /* PUSH params */
-  bool has_checks;             /* uses the error word / fault record */
+  uint64_t key;           /* poot_kir_cache_key(kir, target) */
+  char *name;             /* kernel name (owned) */
+  uint32_t binding_count; /* KIR bindings (the error word excluded) */
+  uint32_t push_count;    /* PUSH params */
+  bool has_checks;        /* uses the error word / fault record */
 } poot_device_kernel;
 
 typedef enum poot_device_cmd_kind {
@@ -101,11 +101,11 @@ typedef struct poot_device_cmd {
   poot_device_cmd_kind kind;
   /* DISPATCH */
   poot_device_kernel *kernel;
-  uint32_t grid[3];              /* workgroups; 0 counts as 1 */
+  uint32_t grid[3];                   /* workgroups; 0 counts as 1 */
   poot_device_buffer *const *buffers; /* one per KIR binding, in order */
-  const uint32_t *push;          /* kernel->push_count 32-bit values */
-  double weight_us;              /* estimated device time (stage cutting) */
-  const char *label;             /* what it computes, for messages (may be NULL) */
+  const uint32_t *push;               /* kernel->push_count 32-bit values */
+  double weight_us;                   /* estimated device time (stage cutting) */
+  const char *label;                  /* what it computes, for messages (may be NULL) */
   /* COPY: size bytes from src+src_offset to dst+dst_offset (multiples of 4) */
   poot_device_buffer *src, *dst;
   uint64_t src_offset, dst_offset, size;
@@ -160,18 +160,17 @@ typedef struct poot_device_vtable {
 struct poot_device {
   const poot_device_vtable *vt;
   poot_device_caps caps;
-  uint64_t timeout_ns;          /* every wait is bounded by it */
+  uint64_t timeout_ns; /* every wait is bounded by it */
   bool poisoned;
   char poison_reason[512];
   poot_device_recording *pending; /* replayed, not yet synchronized */
-  poot_map kernel_cache;        /* key → poot_device_kernel* */
+  poot_map kernel_cache;          /* key → poot_device_kernel* */
   uint64_t bytes_uploaded;
   uint64_t bytes_downloaded;
 };
 
 /* Initializes the base (backends call it in their create). */
-POOT_MUST_USE poot_status poot_device_base_init(poot_device *device,
-                                                const poot_device_vtable *vt);
+POOT_MUST_USE poot_status poot_device_base_init(poot_device *device, const poot_device_vtable *vt);
 
 /* Destroys the device and everything it still holds (kernels in the cache;
  * the caller destroys its buffers and recordings first). NULL-safe. On a
@@ -277,20 +276,20 @@ typedef struct poot_exec_step_io {
 } poot_exec_step_io;
 
 typedef struct poot_exec_stats {
-  uint64_t steps;            /* successful steps */
-  uint64_t captures;         /* recordings made (add_entry) */
-  uint64_t entries;          /* live entries */
-  uint64_t dispatches;       /* dispatches submitted over all steps */
+  uint64_t steps;               /* successful steps */
+  uint64_t captures;            /* recordings made (add_entry) */
+  uint64_t entries;             /* live entries */
+  uint64_t dispatches;          /* dispatches submitted over all steps */
   uint64_t dispatches_per_step; /* of the last step */
-  uint64_t stages_per_step;  /* submissions of the last step */
-  uint64_t host_ns_total;    /* host time inside step */
-  double host_us_per_step;   /* host_ns_total / steps */
-  uint64_t device_ns_total;  /* 0 when the device cannot time */
+  uint64_t stages_per_step;     /* submissions of the last step */
+  uint64_t host_ns_total;       /* host time inside step */
+  double host_us_per_step;      /* host_ns_total / steps */
+  uint64_t device_ns_total;     /* 0 when the device cannot time */
   double device_us_per_step;
   bool device_timed;
-  uint64_t bytes_uploaded;   /* weights, constants, states, inputs */
-  uint64_t weight_bytes;     /* bytes of loaded weights */
-  uint64_t kernels;          /* distinct device kernels */
+  uint64_t bytes_uploaded; /* weights, constants, states, inputs */
+  uint64_t weight_bytes;   /* bytes of loaded weights */
+  uint64_t kernels;        /* distinct device kernels */
 } poot_exec_stats;
 
 typedef struct poot_executor poot_executor;

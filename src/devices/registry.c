@@ -53,9 +53,12 @@ static void probe_vulkan(poot_backend_report *r) {
     if (r->devices[i].usable) r->present = true;
   }
   r->device_count = n;
-  if (n == 0) snprintf(r->reason, sizeof r->reason, "the Vulkan loader lists no device");
-  else if (!r->present) snprintf(r->reason, sizeof r->reason, "no device poot can use");
-  else snprintf(r->reason, sizeof r->reason, "%s", poot_dylib_name(vi.lib));
+  if (n == 0)
+    snprintf(r->reason, sizeof r->reason, "the Vulkan loader lists no device");
+  else if (!r->present)
+    snprintf(r->reason, sizeof r->reason, "no device poot can use");
+  else
+    snprintf(r->reason, sizeof r->reason, "%s", poot_dylib_name(vi.lib));
   poot__vk_instance_destroy(&vi);
 }
 #endif

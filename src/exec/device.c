@@ -89,10 +89,9 @@ void poot_device_buffer_destroy(poot_device_buffer *buffer) {
 static poot_status check_range(const poot_device_buffer *b, uint64_t offset, uint64_t size,
                                const char *what) {
   if (offset > b->size || size > b->size - offset)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "device %s: bytes [%llu, +%llu) outside a buffer of %llu bytes", what,
-                            (unsigned long long)offset, (unsigned long long)size,
-                            (unsigned long long)b->size);
+    return poot_status_make(
+        POOT_INVALID_ARGUMENT, "device %s: bytes [%llu, +%llu) outside a buffer of %llu bytes",
+        what, (unsigned long long)offset, (unsigned long long)size, (unsigned long long)b->size);
   return NULL;
 }
 
@@ -178,8 +177,8 @@ static poot_status check_cmd(const poot_device *device, const poot_device_cmd *c
                                 c->kernel->name, b);
     }
     if (c->kernel->push_count && !c->push)
-      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u (%s): push constants missing",
-                              i, c->kernel->name);
+      return poot_status_make(POOT_INVALID_ARGUMENT, "command %u (%s): push constants missing", i,
+                              c->kernel->name);
     return NULL;
   }
   if (c->kind == POOT_DEVICE_CMD_COPY) {

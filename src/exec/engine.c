@@ -95,8 +95,9 @@ static poot_status upload_padded(poot_device_buffer *b, const void *data, uint64
 
 static poot_status upload_zeros(poot_device_buffer *b) {
   void *z = poot_calloc(1, (size_t)b->size);
-  if (!z) return poot_status_make(POOT_OUT_OF_MEMORY, "engine: %llu zero bytes",
-                                  (unsigned long long)b->size);
+  if (!z)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "engine: %llu zero bytes",
+                            (unsigned long long)b->size);
   poot_status st = poot_device_upload(b, 0, z, b->size);
   poot_free(z);
   return st;
@@ -158,22 +159,26 @@ static poot_status entry_buffers(engine *e, engine_entry *en) {
   for (uint32_t i = 0; i < p->buffer_count; i++) {
     const poot_plan_buffer *pb = &p->buffers[i];
     switch (pb->cls) {
-    case POOT_PLAN_BUFFER_WEIGHT: POOT_TRY(bind_weight(e, pb, &en->bufs[i])); break;
-    case POOT_PLAN_BUFFER_STATE: POOT_TRY(bind_state(e, pb, &en->bufs[i])); break;
-    case POOT_PLAN_BUFFER_SLOT:
-    case POOT_PLAN_BUFFER_OUTPUT:
-      /* Slots are written by the host every step; outputs are small and read
-       * back every step: both live in host-visible memory, so neither needs
-       * a staging copy on a discrete GPU. */
-      en->owned[i] = true;
-      POOT_TRY(new_buffer(e, POOT_DEVICE_BUFFER_SLOT, pb->size, &en->bufs[i]));
-      break;
-    default:
-      en->owned[i] = true;
-      POOT_TRY(new_buffer(e, POOT_DEVICE_BUFFER_LOCAL, pb->size, &en->bufs[i]));
-      if (pb->cls == POOT_PLAN_BUFFER_CONST && pb->data)
-        POOT_TRY(upload_padded(en->bufs[i], pb->data, pb->size));
-      break;
+      case POOT_PLAN_BUFFER_WEIGHT:
+        POOT_TRY(bind_weight(e, pb, &en->bufs[i]));
+        break;
+      case POOT_PLAN_BUFFER_STATE:
+        POOT_TRY(bind_state(e, pb, &en->bufs[i]));
+        break;
+      case POOT_PLAN_BUFFER_SLOT:
+      case POOT_PLAN_BUFFER_OUTPUT:
+        /* Slots are written by the host every step; outputs are small and read
+         * back every step: both live in host-visible memory, so neither needs
+         * a staging copy on a discrete GPU. */
+        en->owned[i] = true;
+        POOT_TRY(new_buffer(e, POOT_DEVICE_BUFFER_SLOT, pb->size, &en->bufs[i]));
+        break;
+      default:
+        en->owned[i] = true;
+        POOT_TRY(new_buffer(e, POOT_DEVICE_BUFFER_LOCAL, pb->size, &en->bufs[i]));
+        if (pb->cls == POOT_PLAN_BUFFER_CONST && pb->data)
+          POOT_TRY(upload_padded(en->bufs[i], pb->data, pb->size));
+        break;
     }
   }
   return NULL;
@@ -198,7 +203,8 @@ static poot_status entry_commands(engine *e, engine_entry *en) {
                               "kernel takes %u and %u",
                               i, k->name, pd->binding_count, pd->push_count, k->binding_count,
                               k->push_count);
-    for (uint32_t b = 0; b < pd->binding_count; b++) en->bindings[at + b] = en->bufs[pd->bindings[b]];
+    for (uint32_t b = 0; b < pd->binding_count; b++)
+      en->bindings[at + b] = en->bufs[pd->bindings[b]];
     en->cmds[i] = (poot_device_cmd){.kind = POOT_DEVICE_CMD_DISPATCH,
                                     .kernel = k,
                                     .grid = {pd->grid[0], pd->grid[1], pd->grid[2]},
@@ -314,30 +320,40 @@ static poot_status slot_words(const poot_tensor *t, uint32_t *w) {
   const uint8_t *p = t->data;
   for (int64_t i = 0; i < n; i++) {
     switch (t->type.dtype) {
-    case POOT_DTYPE_F32:
-    case POOT_DTYPE_I32:
-    case POOT_DTYPE_U32: memcpy(&w[i], p + 4 * i, 4); break;
-    case POOT_DTYPE_I64: memcpy(&w[2 * i], p + 8 * i, 8); break;
-    case POOT_DTYPE_F16:
-    case POOT_DTYPE_BF16: {
-      uint16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      float f = t->type.dtype == POOT_DTYPE_F16 ? poot_f16_to_f32(h) : poot_bf16_to_f32(h);
-      memcpy(&w[i], &f, 4);
-      break;
-    }
-    case POOT_DTYPE_I16: {
-      int16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      w[i] = (uint32_t)(int32_t)h;
-      break;
-    }
-    case POOT_DTYPE_I8: w[i] = (uint32_t)(int32_t)(int8_t)p[i]; break;
-    case POOT_DTYPE_U8: w[i] = p[i]; break;
-    case POOT_DTYPE_BOOL: w[i] = p[i] != 0; break;
-    default:
-      return poot_status_make(POOT_UNSUPPORTED, "engine: a slot of dtype %s",
-                              poot_dtype_name(t->type.dtype));
+      case POOT_DTYPE_F32:
+      case POOT_DTYPE_I32:
+      case POOT_DTYPE_U32:
+        memcpy(&w[i], p + 4 * i, 4);
+        break;
+      case POOT_DTYPE_I64:
+        memcpy(&w[2 * i], p + 8 * i, 8);
+        break;
+      case POOT_DTYPE_F16:
+      case POOT_DTYPE_BF16: {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        float f = t->type.dtype == POOT_DTYPE_F16 ? poot_f16_to_f32(h) : poot_bf16_to_f32(h);
+        memcpy(&w[i], &f, 4);
+        break;
+      }
+      case POOT_DTYPE_I16: {
+        int16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        w[i] = (uint32_t)(int32_t)h;
+        break;
+      }
+      case POOT_DTYPE_I8:
+        w[i] = (uint32_t)(int32_t)(int8_t)p[i];
+        break;
+      case POOT_DTYPE_U8:
+        w[i] = p[i];
+        break;
+      case POOT_DTYPE_BOOL:
+        w[i] = p[i] != 0;
+        break;
+      default:
+        return poot_status_make(POOT_UNSUPPORTED, "engine: a slot of dtype %s",
+                                poot_dtype_name(t->type.dtype));
     }
   }
   return NULL;
@@ -355,7 +371,8 @@ static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
         return poot_status_make(POOT_INVALID_ARGUMENT, "engine: slot '%s' has another type", name);
       uint32_t *words = poot_device_buffer_host(en->bufs[1]);
       if (!words || p->buffers[1].cls != POOT_PLAN_BUFFER_SLOT)
-        return poot_status_make(POOT_INTERNAL, "engine: the plan's buffer 1 is not its slot buffer");
+        return poot_status_make(POOT_INTERNAL,
+                                "engine: the plan's buffer 1 is not its slot buffer");
       POOT_TRY(slot_words(t, words + p->slots[s].word_offset));
       done = true;
     }
@@ -363,8 +380,7 @@ static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
       const poot_plan_buffer *pb = &p->buffers[b];
       if (pb->cls != POOT_PLAN_BUFFER_INPUT || strcmp(pb->name, name) != 0) continue;
       if (!poot_type_equal(&pb->type, &t->type) || t->size > pb->size)
-        return poot_status_make(POOT_INVALID_ARGUMENT, "engine: input '%s' has another type",
-                                name);
+        return poot_status_make(POOT_INVALID_ARGUMENT, "engine: input '%s' has another type", name);
       POOT_TRY(upload_padded(en->bufs[b], t->data, t->size));
       done = true;
     }
@@ -511,12 +527,11 @@ static poot_status engine_target_set(poot_executor *ex, const poot_exec_target *
         opts.target->max_workgroup_size > dt->max_workgroup_size ||
         opts.target->shared_memory_bytes > dt->shared_memory_bytes ||
         (opts.target->storage_types & ~dt->storage_types) ||
-        (opts.target->subgroup_ops && (!dt->subgroup_ops ||
-                                       opts.target->subgroup_size != dt->subgroup_size)))
-      return poot_status_make(POOT_UNSUPPORTED,
-                              "engine: target '%s' asks for more than the %s device '%s' has",
-                              opts.target->name ? opts.target->name : "?", e->dev->caps.backend,
-                              e->dev->caps.name);
+        (opts.target->subgroup_ops &&
+         (!dt->subgroup_ops || opts.target->subgroup_size != dt->subgroup_size)))
+      return poot_status_make(
+          POOT_UNSUPPORTED, "engine: target '%s' asks for more than the %s device '%s' has",
+          opts.target->name ? opts.target->name : "?", e->dev->caps.backend, e->dev->caps.name);
     e->target = *opts.target;
   } else {
     e->target = *dt;
@@ -532,11 +547,12 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
   out->entries = 0;
   for (size_t i = 0; i < e->entries.len; i++)
     if (POOT_VEC_AT(&e->entries, engine_entry *, i)) out->entries++;
-  out->host_us_per_step = e->stats.steps ? (double)e->stats.host_ns_total / 1e3 / e->stats.steps : 0;
+  out->host_us_per_step =
+      e->stats.steps ? (double)e->stats.host_ns_total / 1e3 / e->stats.steps : 0;
   out->device_timed = e->dev->caps.can_time;
-  out->device_us_per_step =
-      e->stats.steps && out->device_timed ? (double)e->stats.device_ns_total / 1e3 / e->stats.steps
-                                          : 0;
+  out->device_us_per_step = e->stats.steps && out->device_timed
+                                ? (double)e->stats.device_ns_total / 1e3 / e->stats.steps
+                                : 0;
   out->bytes_uploaded = e->dev->bytes_uploaded;
   out->weight_bytes = e->weight_bytes;
   out->kernels = e->dev->kernel_cache.len;

@@ -9,8 +9,7 @@ poot_status poot_exec_target_set(poot_executor *executor, const poot_exec_target
 poot_status poot_exec_load_weights(poot_executor *executor, size_t count,
                                    const poot_exec_input *weights) {
   if (count && !weights)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "load_weights: %zu weights but no array",
-                            count);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "load_weights: %zu weights but no array", count);
   return executor->vt->load_weights(executor, count, weights);
 }
 
@@ -28,8 +27,7 @@ poot_status poot_exec_step(poot_executor *executor, uint32_t entry, const poot_e
   if (io)
     for (size_t i = 0; i < io->input_count; i++)
       if (!io->inputs[i].name || !io->inputs[i].tensor)
-        return poot_status_make(POOT_INVALID_ARGUMENT, "step: input %zu has no name or tensor",
-                                i);
+        return poot_status_make(POOT_INVALID_ARGUMENT, "step: input %zu has no name or tensor", i);
   return executor->vt->step(executor, entry, io);
 }
 

@@ -13,11 +13,16 @@ void poot_vulkan_options_init(poot_vulkan_options *options) {
 
 static int kind_rank(VkPhysicalDeviceType t) {
   switch (t) {
-  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-  case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-  default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -38,8 +43,8 @@ static poot_status pick_device(poot_vk_device *d, int32_t index) {
       return poot_status_make(POOT_NOT_FOUND, "vulkan: no device %d (%u found)", (int)index, n);
     poot__vk_describe(vi, devs[index], (uint32_t)index, &info);
     if (!info.usable)
-      return poot_status_make(POOT_UNSUPPORTED, "vulkan: device %d (%s) is refused: %s",
-                              (int)index, info.name, info.why);
+      return poot_status_make(POOT_UNSUPPORTED, "vulkan: device %d (%s) is refused: %s", (int)index,
+                              info.name, info.why);
     d->phys = devs[index];
     d->base.caps.index = (uint32_t)index;
     return NULL;
@@ -94,7 +99,8 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   caps->backend = "vulkan";
   snprintf(caps->name, sizeof caps->name, "%s", p2.properties.deviceName);
   snprintf(caps->kind, sizeof caps->kind, "%s", poot__vk_kind_name(p2.properties.deviceType));
-  d->storage_align = lim->minStorageBufferOffsetAlignment ? lim->minStorageBufferOffsetAlignment : 4;
+  d->storage_align =
+      lim->minStorageBufferOffsetAlignment ? lim->minStorageBufferOffsetAlignment : 4;
 
   uint32_t qn = 0;
   vi->vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &qn, NULL);
@@ -177,8 +183,8 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
                             .ppEnabledExtensionNames = ext_names};
   r = vi->vkCreateDevice(d->phys, &dci, NULL, &d->device);
   if (r != VK_SUCCESS) return poot__vk_fail("vkCreateDevice", r);
-#define POOT_VK_LOAD_D(name)                                              \
-  d->name = (PFN_##name)vi->vkGetDeviceProcAddr(d->device, #name);       \
+#define POOT_VK_LOAD_D(name)                                       \
+  d->name = (PFN_##name)vi->vkGetDeviceProcAddr(d->device, #name); \
   if (!d->name) return poot_status_make(POOT_DEVICE_LOST, "vulkan: device lacks %s", #name);
   POOT_VK_DEVICE_FNS(POOT_VK_LOAD_D)
 #undef POOT_VK_LOAD_D
@@ -289,8 +295,8 @@ static void vk_destroy(poot_device *device) {
   poot_free(d);
 }
 
-poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind,
-                                   uint64_t size, poot_device_buffer **out_buffer) {
+poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind, uint64_t size,
+                                   poot_device_buffer **out_buffer) {
   poot_vk_device *d = poot__vk_device_cast(device);
   *out_buffer = NULL;
   poot_vk_buffer *b = poot_calloc(1, sizeof *b);
@@ -319,11 +325,10 @@ poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind 
   r = d->vkAllocateMemory(d->device, &mai, NULL, &b->memory);
   if (r != VK_SUCCESS) {
     st = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY
-             ? poot_status_make(POOT_OUT_OF_MEMORY,
-                                "vulkan: cannot allocate %llu bytes of %s memory on '%s'",
-                                (unsigned long long)size,
-                                kind == POOT_DEVICE_BUFFER_SLOT ? "host-visible" : "device",
-                                device->caps.name)
+             ? poot_status_make(
+                   POOT_OUT_OF_MEMORY, "vulkan: cannot allocate %llu bytes of %s memory on '%s'",
+                   (unsigned long long)size,
+                   kind == POOT_DEVICE_BUFFER_SLOT ? "host-visible" : "device", device->caps.name)
              : poot__vk_fail("vkAllocateMemory", r);
     goto fail;
   }
@@ -395,16 +400,16 @@ static poot_status staged_copy(poot_vk_device *d, poot_vk_buffer *b, uint64_t of
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   (void)d->vkBeginCommandBuffer(cb, &bi);
-  VkBufferCopy region = {.srcOffset = to_device ? 0 : offset,
-                         .dstOffset = to_device ? offset : 0,
-                         .size = size};
+  VkBufferCopy region = {
+      .srcOffset = to_device ? 0 : offset, .dstOffset = to_device ? offset : 0, .size = size};
   d->vkCmdCopyBuffer(cb, to_device ? s->buffer : b->buffer, to_device ? b->buffer : s->buffer, 1,
                      &region);
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT};
-  d->vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT |
-                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  d->vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                          &mb, 0, NULL, 0, NULL);
   r = d->vkEndCommandBuffer(cb);
   if (r != VK_SUCCESS) {
     st = poot__vk_fail("vkEndCommandBuffer", r);

@@ -94,9 +94,9 @@ typedef struct poot_vk_device {
   VkQueue queue;
   uint32_t queue_family;
   VkPhysicalDeviceMemoryProperties mem;
-  uint32_t local_type;  /* memory type for LOCAL buffers */
-  uint32_t slot_type;   /* host-visible coherent type for SLOT and staging buffers */
-  bool local_mappable;  /* LOCAL memory is host-visible and coherent (CPU, UMA) */
+  uint32_t local_type;    /* memory type for LOCAL buffers */
+  uint32_t slot_type;     /* host-visible coherent type for SLOT and staging buffers */
+  bool local_mappable;    /* LOCAL memory is host-visible and coherent (CPU, UMA) */
   uint64_t storage_align; /* minStorageBufferOffsetAlignment */
   VkCommandPool cmd_pool;
   VkFence fence;
@@ -168,9 +168,8 @@ POOT_MUST_USE poot_status poot__vk_synchronize(poot_device *device, uint64_t tim
                                                uint64_t *out_device_ns);
 
 /* vk_device.c: buffers (used by the recorder for error words). */
-POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device,
-                                                 poot_device_buffer_kind kind, uint64_t size,
-                                                 poot_device_buffer **out_buffer);
+POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind,
+                                                 uint64_t size, poot_device_buffer **out_buffer);
 void poot__vk_buffer_destroy(poot_device *device, poot_device_buffer *buffer);
 /* Submits one command buffer and waits (bounded) — uploads, downloads. */
 POOT_MUST_USE poot_status poot__vk_submit_wait(poot_vk_device *d, VkCommandBuffer cb);

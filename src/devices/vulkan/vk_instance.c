@@ -15,11 +15,16 @@ poot_status poot__vk_fail(const char *what, VkResult r) {
 
 const char *poot__vk_kind_name(VkPhysicalDeviceType type) {
   switch (type) {
-  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-  case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-  default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -100,23 +105,24 @@ poot_status poot__vk_instance_create(poot_vk_instance *vi, bool validation) {
   VkResult r = create(&ici, NULL, &vi->instance);
   if (r != VK_SUCCESS) {
     poot__vk_instance_destroy(vi);
-    return poot_status_make(POOT_NO_DEVICE,
-                            "vulkan: vkCreateInstance failed (VkResult %d): no usable driver",
-                            (int)r);
+    return poot_status_make(
+        POOT_NO_DEVICE, "vulkan: vkCreateInstance failed (VkResult %d): no usable driver", (int)r);
   }
-#define POOT_VK_LOAD_I(name)                                                \
-  vi->name = (PFN_##name)vi->vkGetInstanceProcAddr(vi->instance, #name);    \
-  if (!vi->name) {                                                          \
-    poot__vk_instance_destroy(vi);                                          \
+#define POOT_VK_LOAD_I(name)                                                     \
+  vi->name = (PFN_##name)vi->vkGetInstanceProcAddr(vi->instance, #name);         \
+  if (!vi->name) {                                                               \
+    poot__vk_instance_destroy(vi);                                               \
     return poot_status_make(POOT_NO_DEVICE, "vulkan: instance lacks %s", #name); \
   }
   POOT_VK_INSTANCE_FNS(POOT_VK_LOAD_I)
 #undef POOT_VK_LOAD_I
   if (vi->validation) {
-    vi->vkCreateDebugUtilsMessengerEXT = (PFN_vkCreateDebugUtilsMessengerEXT)
-        vi->vkGetInstanceProcAddr(vi->instance, "vkCreateDebugUtilsMessengerEXT");
-    vi->vkDestroyDebugUtilsMessengerEXT = (PFN_vkDestroyDebugUtilsMessengerEXT)
-        vi->vkGetInstanceProcAddr(vi->instance, "vkDestroyDebugUtilsMessengerEXT");
+    vi->vkCreateDebugUtilsMessengerEXT =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vi->vkGetInstanceProcAddr(
+            vi->instance, "vkCreateDebugUtilsMessengerEXT");
+    vi->vkDestroyDebugUtilsMessengerEXT =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vi->vkGetInstanceProcAddr(
+            vi->instance, "vkDestroyDebugUtilsMessengerEXT");
     if (vi->vkCreateDebugUtilsMessengerEXT &&
         vi->vkCreateDebugUtilsMessengerEXT(vi->instance, &mci, NULL, &vi->messenger) != VK_SUCCESS)
       vi->messenger = VK_NULL_HANDLE;

@@ -46,7 +46,8 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
     st = poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: kernel object");
     goto done;
   }
-  for (uint32_t i = 0; i < kir->binding_count; i++) k->binding_numbers[i] = kir->bindings[i].binding;
+  for (uint32_t i = 0; i < kir->binding_count; i++)
+    k->binding_numbers[i] = kir->bindings[i].binding;
   k->error_binding = kir->error_binding;
   k->descriptor_count = kir->binding_count + (kir->has_checks ? 1u : 0u);
 
@@ -84,9 +85,8 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
     st = poot__vk_fail("vkCreateDescriptorSetLayout", r);
     goto done;
   }
-  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-                             .offset = 0,
-                             .size = k->base.push_count * 4};
+  VkPushConstantRange pcr = {
+      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = k->base.push_count * 4};
   VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .setLayoutCount = 1,
                                      .pSetLayouts = &k->set_layout,
@@ -183,9 +183,8 @@ static poot_status bake_set(poot_vk_device *d, poot_vk_recording *rec, const poo
       poot_vk_buffer *b = (poot_vk_buffer *)c->buffers[i];
       infos[i] = (VkDescriptorBufferInfo){.buffer = b->buffer, .offset = 0, .range = VK_WHOLE_SIZE};
     } else {
-      infos[i] = (VkDescriptorBufferInfo){.buffer = rec->errors->buffer,
-                                          .offset = checked_index * error_stride(d),
-                                          .range = 4};
+      infos[i] = (VkDescriptorBufferInfo){
+          .buffer = rec->errors->buffer, .offset = checked_index * error_stride(d), .range = 4};
     }
     writes[i] = (VkWriteDescriptorSet){
         .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -228,8 +227,8 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
     if (c->kind == POOT_DEVICE_CMD_COPY) {
       VkBufferCopy region = {
           .srcOffset = c->src_offset, .dstOffset = c->dst_offset, .size = c->size};
-      d->vkCmdCopyBuffer(cb, ((poot_vk_buffer *)c->src)->buffer,
-                         ((poot_vk_buffer *)c->dst)->buffer, 1, &region);
+      d->vkCmdCopyBuffer(cb, ((poot_vk_buffer *)c->src)->buffer, ((poot_vk_buffer *)c->dst)->buffer,
+                         1, &region);
     } else {
       poot_vk_kernel *k = (poot_vk_kernel *)c->kernel;
       VkDescriptorSet set;
@@ -245,8 +244,8 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
       d->vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set, 0,
                                  NULL);
       if (k->base.push_count)
-        d->vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                              k->base.push_count * 4, c->push);
+        d->vkCmdPushConstants(cb, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->base.push_count * 4,
+                              c->push);
       d->vkCmdDispatch(cb, c->grid[0] ? c->grid[0] : 1, c->grid[1] ? c->grid[1] : 1,
                        c->grid[2] ? c->grid[2] : 1);
     }
@@ -376,8 +375,7 @@ poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
     r = d->vkGetQueryPoolResults(d->device, rec->timestamps, 0, 2, sizeof ts, ts, sizeof ts[0],
                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (r == VK_SUCCESS)
-      *out_device_ns =
-          (uint64_t)((double)((ts[1] - ts[0]) & d->timestamp_mask) * d->timestamp_ns);
+      *out_device_ns = (uint64_t)((double)((ts[1] - ts[0]) & d->timestamp_mask) * d->timestamp_ns);
   }
   if (!rec || !rec->errors) return NULL;
   const uint8_t *words = rec->errors->mapped;

@@ -1,10 +1,10 @@
 /* Small KIR kernels for the device tests; see vk_kernels.h. */
 #include "vk_kernels.h"
 
-#define T(expr)                                                                                    \
-  do {                                                                                             \
-    st = (expr);                                                                                   \
-    if (st) goto fail;                                                                             \
+#define T(expr)        \
+  do {                 \
+    st = (expr);       \
+    if (st) goto fail; \
   } while (0)
 
 static poot_status begin(const char *name, uint32_t wg, poot_kir_builder **b) {
@@ -124,8 +124,8 @@ fail:
 
 /* for k in 0..end: ctl[1] += 1 (an atomic: a side effect no compiler may
  * drop or fold) and acc = acc * 3 + k. */
-static poot_status spin_inner(poot_kir_builder *b, uint32_t ctl, uint32_t acc,
-                              poot_kir_value zero, poot_kir_value one, poot_kir_value end) {
+static poot_status spin_inner(poot_kir_builder *b, uint32_t ctl, uint32_t acc, poot_kir_value zero,
+                              poot_kir_value one, poot_kir_value end) {
   poot_status st;
   poot_kir_value k, a, three, m, s, s2, old;
   T(poot_kir_for_begin(b, zero, end, one, &k));

@@ -29,13 +29,11 @@ static poot_device *open_device(uint32_t watchdog_ms, uint64_t timeout_ns) {
 
 /* The validation layer (when on) must not have said anything. */
 static void close_device(poot_device *d) {
-  if (poot_vulkan_validation_enabled(d))
-    assert_int_equal(poot_vulkan_validation_messages(d), 0);
+  if (poot_vulkan_validation_enabled(d)) assert_int_equal(poot_vulkan_validation_messages(d), 0);
   poot_device_destroy(d);
 }
 
-static poot_device_buffer *new_buffer(poot_device *d, poot_device_buffer_kind kind,
-                                      uint64_t size) {
+static poot_device_buffer *new_buffer(poot_device *d, poot_device_buffer_kind kind, uint64_t size) {
   poot_device_buffer *b = NULL;
   POOT_ASSERT_OK(poot_device_buffer_create(d, kind, size, &b));
   return b;
@@ -192,7 +190,8 @@ static void chain_deinit(chain *c) {
 
 static void chain_clear(chain *c) {
   float zero[CHAIN_N] = {0};
-  for (int i = 1; i <= CHAIN_LEN; i++) POOT_ASSERT_OK(poot_device_upload(c->x[i], 0, zero, sizeof zero));
+  for (int i = 1; i <= CHAIN_LEN; i++)
+    POOT_ASSERT_OK(poot_device_upload(c->x[i], 0, zero, sizeof zero));
 }
 
 static void test_replay_vs_eager_and_watchdog(void **state) {
@@ -309,8 +308,8 @@ static void test_kernel_fault(void **state) {
 }
 
 /* Every call on a poisoned device is refused without touching it. */
-static void assert_all_poisoned(poot_device *d, poot_device_recording *rec,
-                                poot_device_buffer *buf, const poot_kir_kernel *kir) {
+static void assert_all_poisoned(poot_device *d, poot_device_recording *rec, poot_device_buffer *buf,
+                                const poot_kir_kernel *kir) {
   uint32_t w = 0;
   poot_device_buffer *nb = NULL;
   poot_device_kernel *k = NULL;
@@ -399,19 +398,15 @@ int main(void) {
     poot_status_free(st);
     return rc;
   }
-  printf("device: %s (%s), subgroup %u, validation layer %s\n", probe->caps.name,
-         probe->caps.kind, probe->caps.target.subgroup_size,
+  printf("device: %s (%s), subgroup %u, validation layer %s\n", probe->caps.name, probe->caps.kind,
+         probe->caps.target.subgroup_size,
          poot_vulkan_validation_enabled(probe) ? "on" : "not installed (skipped)");
   poot_device_destroy(probe);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_buffers),
-      cmocka_unit_test(test_record_replay_slots),
-      cmocka_unit_test(test_staging),
-      cmocka_unit_test(test_replay_vs_eager_and_watchdog),
-      cmocka_unit_test(test_device_watchdog),
-      cmocka_unit_test(test_kernel_fault),
-      cmocka_unit_test(test_device_lost),
-      cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_buffers),         cmocka_unit_test(test_record_replay_slots),
+      cmocka_unit_test(test_staging),         cmocka_unit_test(test_replay_vs_eager_and_watchdog),
+      cmocka_unit_test(test_device_watchdog), cmocka_unit_test(test_kernel_fault),
+      cmocka_unit_test(test_device_lost),     cmocka_unit_test(test_timeout),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

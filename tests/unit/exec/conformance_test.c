@@ -181,10 +181,8 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
     POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
     assert_true(ev->has_output);
     void *out = poot_malloc(ev->output.size);
-    poot_exec_step_io io = {.input_count = sp.ns,
-                            .inputs = sp.s,
-                            .output = out,
-                            .output_size = ev->output.size};
+    poot_exec_step_io io = {
+        .input_count = sp.ns, .inputs = sp.s, .output = out, .output_size = ev->output.size};
     POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
     char label[64];
     snprintf(label, sizeof label, "%s step %d", what, step);
@@ -204,11 +202,12 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
   assert_true(s.host_us_per_step > 0);
   assert_true(s.bytes_uploaded >= s.weight_bytes);
   if (s.device_timed) assert_true(s.device_us_per_step > 0);
-  printf("%s: %llu dispatches/step, %llu stages, %.1f us host/step, %.1f us device/step%s, "
-         "%llu kernels\n",
-         what, (unsigned long long)s.dispatches_per_step, (unsigned long long)s.stages_per_step,
-         s.host_us_per_step, s.device_us_per_step, s.device_timed ? "" : " (not timed)",
-         (unsigned long long)s.kernels);
+  printf(
+      "%s: %llu dispatches/step, %llu stages, %.1f us host/step, %.1f us device/step%s, "
+      "%llu kernels\n",
+      what, (unsigned long long)s.dispatches_per_step, (unsigned long long)s.stages_per_step,
+      s.host_us_per_step, s.device_us_per_step, s.device_timed ? "" : " (not timed)",
+      (unsigned long long)s.kernels);
   poot_executor_destroy(ex);
   pt_inputs_free(&in);
   close_device(d);
@@ -222,26 +221,28 @@ static poot_graph *parse(const char *text) {
 
 static void test_elementwise(void **state) {
   (void)state;
-  poot_graph *g = parse("pgraph 1\n"
-                        "%0 = param 0 \"x\" : f32[4,37]\n"
-                        "%1 = weight output_norm : f32[37]\n"
-                        "%2 = broadcast %1 {dims=[1]} : f32[4,37]\n"
-                        "%3 = mul %0, %2 : f32[4,37]\n"
-                        "%4 = exp %3 : f32[4,37]\n"
-                        "%5 = add %4, %0 : f32[4,37]\n"
-                        "output %5\n");
+  poot_graph *g = parse(
+      "pgraph 1\n"
+      "%0 = param 0 \"x\" : f32[4,37]\n"
+      "%1 = weight output_norm : f32[37]\n"
+      "%2 = broadcast %1 {dims=[1]} : f32[4,37]\n"
+      "%3 = mul %0, %2 : f32[4,37]\n"
+      "%4 = exp %3 : f32[4,37]\n"
+      "%5 = add %4, %0 : f32[4,37]\n"
+      "output %5\n");
   run_against_oracle("elementwise", g, 2, TOL_REL);
   poot_graph_destroy(g);
 }
 
 static void test_gemv(void **state) {
   (void)state;
-  poot_graph *g = parse("pgraph 1\n"
-                        "%0 = param 0 \"x\" : f32[1,300]\n"
-                        "%1 = weight output : f32[50,300]\n"
-                        "%2 = dot_general %0, %1 {lhs_batch=[], rhs_batch=[], lhs_contract=[1], "
-                        "rhs_contract=[1]} : f32[1,50]\n"
-                        "output %2\n");
+  poot_graph *g = parse(
+      "pgraph 1\n"
+      "%0 = param 0 \"x\" : f32[1,300]\n"
+      "%1 = weight output : f32[50,300]\n"
+      "%2 = dot_general %0, %1 {lhs_batch=[], rhs_batch=[], lhs_contract=[1], "
+      "rhs_contract=[1]} : f32[1,50]\n"
+      "output %2\n");
   run_against_oracle("gemv", g, 2, TOL_REL);
   poot_graph_destroy(g);
 }
@@ -397,10 +398,8 @@ int main(int argc, char **argv) {
   printf("conformance on %s: %s (%s)\n", g_spec, d->caps.name, d->caps.kind);
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_elementwise),
-      cmocka_unit_test(test_gemv),
-      cmocka_unit_test(test_llama_decode),
-      cmocka_unit_test(test_replay_eager_and_fault),
+      cmocka_unit_test(test_elementwise),        cmocka_unit_test(test_gemv),
+      cmocka_unit_test(test_llama_decode),       cmocka_unit_test(test_replay_eager_and_fault),
       cmocka_unit_test(test_executor_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
