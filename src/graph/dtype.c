@@ -90,18 +90,31 @@ bool poot_type_equal(const poot_type *a, const poot_type *b) {
   return a->dtype == b->dtype && poot_shape_equal(&a->shape, &b->shape);
 }
 
+/* "[d0,d1,...]" of a shape (at most POOT_MAX_RANK dims) into buf, for
+ * messages. */
+static const char *shape_text(const poot_shape *shape, char *buf, size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (uint32_t i = 0; i < shape->rank && i < POOT_MAX_RANK && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "," : "", (long long)shape->dims[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+  return buf;
+}
+
 poot_status poot_shape_elements(const poot_shape *shape, int64_t *out_count) {
   *out_count = 0;
   if (shape->rank > POOT_MAX_RANK)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "rank %u exceeds %d", shape->rank,
-                            POOT_MAX_RANK);
+    return poot_status_make(POOT_INVALID_ARGUMENT, "shape rank %u exceeds the maximum %d",
+                            shape->rank, POOT_MAX_RANK);
   int64_t n = 1;
   for (uint32_t i = 0; i < shape->rank; i++) {
+    char buf[POOT_MAX_RANK * 21 + 3];
     if (shape->dims[i] < 0)
-      return poot_status_make(POOT_INVALID_ARGUMENT, "dim %u is negative (%lld)", i,
-                              (long long)shape->dims[i]);
+      return poot_status_make(POOT_INVALID_ARGUMENT, "shape %s: dim %u is negative (%lld)",
+                              shape_text(shape, buf, sizeof buf), i, (long long)shape->dims[i]);
     if (__builtin_mul_overflow(n, shape->dims[i], &n))
-      return poot_status_make(POOT_INVALID_ARGUMENT, "element count overflows");
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "shape %s: the element count overflows a 64-bit integer",
+                              shape_text(shape, buf, sizeof buf));
   }
   *out_count = n;
   return NULL;
@@ -125,8 +138,11 @@ poot_status poot_type_byte_size(poot_dtype dtype, const poot_shape *shape, size_
   }
   uint64_t bytes = 0;
   if (__builtin_mul_overflow((uint64_t)n, (uint64_t)info->block_bytes, &bytes) ||
-      bytes > (uint64_t)SIZE_MAX)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "byte size overflows");
+      bytes > (uint64_t)SIZE_MAX) {
+    char buf[POOT_MAX_RANK * 21 + 3];
+    return poot_status_make(POOT_INVALID_ARGUMENT, "type %s%s: the byte size overflows size_t",
+                            info->name, shape_text(shape, buf, sizeof buf));
+  }
   *out_bytes = (size_t)bytes;
   return NULL;
 }
