@@ -78,6 +78,11 @@ int64_t poot_driver_pos(const poot_driver *driver);
  * first use (compilation and capture), so that later steps only run. */
 POOT_MUST_USE poot_status poot_driver_prepare(poot_driver *driver);
 
+/* Eager mode (for benchmarks and tests): later steps submit their
+ * dispatches one by one (poot_exec_step_io.eager) instead of replaying the
+ * recording. Off by default. */
+void poot_driver_set_eager(poot_driver *driver, bool eager);
+
 /* Zeroes the KV cache (poot_exec_reset_state; clears NEEDS_RESET) and sets
  * the position to 0. POISONED, DEVICE_LOST. */
 POOT_MUST_USE poot_status poot_driver_reset(poot_driver *driver);

@@ -29,6 +29,7 @@ struct poot_driver {
   poot_model *model;
   int64_t cap, chunk, pos;
   char *program;
+  bool eager;
   driver_entry decode, prefill;
 };
 
@@ -160,7 +161,11 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
   poot_exec_input in[2] = {{"token", &tt}, {"pos", &pt}};
   poot_exec_step_io io = {
-      .input_count = 2, .inputs = in, .output = out_words, .output_size = 2 * sizeof(int32_t)};
+      .input_count = 2,
+      .inputs = in,
+      .output = out_words,
+      .output_size = 2 * sizeof(int32_t),
+      .eager = d->eager};
   poot_status st = d->ex->vt->step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st) d->pos += T;
@@ -226,6 +231,8 @@ void poot_driver_destroy(poot_driver *d) {
 int64_t poot_driver_cap(const poot_driver *d) { return d->cap; }
 int64_t poot_driver_prefill_chunk(const poot_driver *d) { return d->chunk; }
 int64_t poot_driver_pos(const poot_driver *d) { return d->pos; }
+
+void poot_driver_set_eager(poot_driver *d, bool eager) { d->eager = eager; }
 
 poot_status poot_driver_prepare(poot_driver *d) {
   POOT_TRY(ensure_entry(d, &d->decode));

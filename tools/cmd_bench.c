@@ -1,0 +1,300 @@
+/* poot bench — generation figures of DESIGN §10 on a device:
+ *   poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N] [--json]
+ * One run measures: compile + capture time of the decode and prefill
+ * entries; prefill tokens per second (one chunk of N tokens); decode tokens
+ * per second over N steps; host and device µs per decode step; dispatches
+ * and submissions per step; the per-step time of replay against eager
+ * submission of the same dispatches (and whether their ids agree); bytes a
+ * decode step must read (weights + the K/V cache) against the device's copy
+ * bandwidth measured in the same run, as a tokens-per-second limit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/devices.h"
+#include "poot/exec.h"
+#include "poot/llm/driver.h"
+#include "tool.h"
+
+#define CMD "bench"
+
+static void usage(void) {
+  printf("usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
+         "                  [--eager-steps K] [--copy-mib M] [--json]\n\n"
+         "Measures generation on a device (greedy, batch 1).\n\n"
+         "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
+         "  --device D         auto (default), a backend name, or backend:index\n"
+         "  -p N               prefill tokens, one chunk (default 64; 0: none)\n"
+         "  -n N               decode steps (default 64)\n"
+         "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
+         "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
+         "  --json             one JSON object on stdout\n");
+}
+
+/* Device copy bandwidth (bytes read plus written per second) of one
+ * recorded buffer-to-buffer copy, replayed `reps` times. 0 when it failed. */
+static double copy_bandwidth(poot_device *dev, uint64_t bytes, int reps) {
+  poot_device_buffer *a = NULL, *b = NULL;
+  poot_device_recording *rec = NULL;
+  double bw = 0;
+  poot_status st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &a);
+  if (!st) st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &b);
+  poot_device_cmd cmd;
+  memset(&cmd, 0, sizeof cmd);
+  cmd.kind = POOT_DEVICE_CMD_COPY;
+  cmd.src = a;
+  cmd.dst = b;
+  cmd.size = bytes;
+  cmd.label = "bench copy";
+  if (!st) st = poot_device_record(dev, &cmd, 1, NULL, &rec);
+  /* One warm-up replay, then the timed ones. */
+  if (!st) st = poot_device_replay(rec);
+  if (!st) st = poot_device_synchronize(dev, NULL);
+  uint64_t t0 = poot_time_ns(), dev_ns = 0;
+  for (int i = 0; i < reps && !st; i++) {
+    uint64_t d = 0;
+    st = poot_device_replay(rec);
+    if (!st) st = poot_device_synchronize(dev, &d);
+    dev_ns += d;
+  }
+  uint64_t wall = poot_time_ns() - t0;
+  if (!st) {
+    uint64_t ns = dev_ns ? dev_ns : wall;
+    bw = ns ? 2.0 * (double)bytes * reps / ((double)ns * 1e-9) : 0;
+  }
+  poot_status_free(st);
+  poot_device_recording_destroy(rec);
+  poot_device_buffer_destroy(a);
+  poot_device_buffer_destroy(b);
+  return bw;
+}
+
+typedef struct phase {
+  uint64_t steps, host_ns, device_ns, dispatches;
+  double wall_s;
+} phase;
+
+static void snap(const poot_executor *ex, phase *p) {
+  poot_exec_stats s;
+  poot_exec_stats_get(ex, &s);
+  p->steps = s.steps;
+  p->host_ns = s.host_ns_total;
+  p->device_ns = s.device_ns_total;
+  p->dispatches = s.dispatches;
+}
+
+static phase diff(const phase *a, const phase *b, double wall_s) {
+  phase d = {b->steps - a->steps, b->host_ns - a->host_ns, b->device_ns - a->device_ns,
+             b->dispatches - a->dispatches, wall_s};
+  return d;
+}
+
+/* Runs `n` decode steps from the current position starting at token `tok`;
+ * ids (may be NULL) receives each step's choice. */
+static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poot_token *ids) {
+  for (int64_t i = 0; i < n; i++) {
+    poot_token next;
+    POOT_TRY(poot_driver_feed(drv, &tok, 1, &next, NULL));
+    if (ids) ids[i] = next;
+    tok = next;
+  }
+  return NULL;
+}
+
+static int bench_main(int argc, char **argv) {
+  const char *model_path = NULL, *tok_path = NULL, *device = "auto";
+  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64;
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = NULL;
+    if (poot_tool_is_help(a)) {
+      usage();
+      return POOT_EXIT_OK;
+    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
+      if (!(model_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "-z")) {
+      if (!(tok_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--device")) {
+      if (!(device = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--eager-steps") ||
+               !strcmp(a, "--copy-mib")) {
+      long long x;
+      if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
+        return POOT_EXIT_USAGE;
+      if (x < 0) return poot_tool_usage_error(CMD, "%s must be >= 0", a);
+      if (!strcmp(a, "-p")) np = x;
+      else if (!strcmp(a, "-n")) nd = x;
+      else if (!strcmp(a, "--eager-steps")) eager_n = x;
+      else copy_mib = x;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if (!strcmp(a, "-b")) {
+      return poot_tool_usage_error(CMD, "-b: batches other than 1 are not supported yet");
+    } else {
+      return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
+    }
+  }
+  if (!model_path) return poot_tool_usage_error(CMD, "give a model with -m MODEL");
+  if (nd < 1) return poot_tool_usage_error(CMD, "-n must be >= 1");
+
+  poot_model *model = NULL;
+  poot_device *dev = NULL;
+  poot_executor *ex = NULL;
+  poot_driver *drv = NULL;
+  poot_token *ids_replay = NULL, *ids_eager = NULL, *prompt = NULL;
+  int rc = POOT_EXIT_FAIL;
+  poot_model_open_options oo = {.tokenizer_path = tok_path, .skip_tokenizer = tok_path == NULL};
+  poot_status st = poot_model_open(model_path, &oo, &model);
+  if (st) goto fail;
+  const poot_model_config *c = poot_model_get_config(model);
+  long long cap = 1 + (np > 1 ? np : 1) + (nd > eager_n ? nd : eager_n);
+  cap = (cap + 15) / 16 * 16;
+  if (c->context_length > 0 && cap > c->context_length) {
+    st = poot_status_make(POOT_CAPACITY, "-p %lld and -n %lld need %lld positions; the model "
+                                         "has %lld", np, nd, cap, (long long)c->context_length);
+    goto fail;
+  }
+  ids_replay = poot_calloc((size_t)(nd > eager_n ? nd : eager_n) + 1, sizeof *ids_replay);
+  ids_eager = poot_calloc((size_t)eager_n + 1, sizeof *ids_eager);
+  prompt = poot_calloc((size_t)np + 1, sizeof *prompt);
+  if (!ids_replay || !ids_eager || !prompt) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: buffers");
+    goto fail;
+  }
+  /* A deterministic prompt of in-vocabulary ids (none special, in practice). */
+  for (long long i = 0; i <= np; i++)
+    prompt[i] = (poot_token)((i * 7919 + 31) % (c->vocab_size > 8 ? c->vocab_size - 8 : 1) + 8);
+  if ((st = poot_device_open(device, NULL, &dev))) goto fail;
+  if ((st = poot_engine_create(dev, &ex))) goto fail;
+  const poot_device_caps *caps = poot_device_caps_get(dev);
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = cap;
+  dopt.prefill_chunk = np > 1 ? np : 1;
+  dopt.program = model_path;
+  uint64_t t0 = poot_time_ns();
+  if ((st = poot_driver_create(ex, model, &dopt, &drv))) goto fail;
+  double load_s = (double)(poot_time_ns() - t0) * 1e-9;
+  t0 = poot_time_ns();
+  if ((st = poot_driver_prepare(drv))) goto fail;
+  double capture_s = (double)(poot_time_ns() - t0) * 1e-9;
+
+  /* Prefill: one chunk of np tokens (a warm-up chunk first). */
+  double prefill_tps = 0, prefill_ms = 0;
+  poot_token next = 0;
+  if (np > 1) {
+    if ((st = poot_driver_reset(drv))) goto fail;
+    if ((st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL))) goto fail;
+    if ((st = poot_driver_reset(drv))) goto fail;
+    uint64_t p0 = poot_time_ns();
+    if ((st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL))) goto fail;
+    double s = (double)(poot_time_ns() - p0) * 1e-9;
+    prefill_ms = s * 1e3;
+    prefill_tps = (double)np / s;
+  }
+  /* Decode: BOS-less start at the end of the prompt (or at 0), one warm-up
+   * step, then nd timed steps. */
+  if ((st = poot_driver_reset(drv))) goto fail;
+  if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
+  phase a, b;
+  snap(ex, &a);
+  uint64_t d0 = poot_time_ns();
+  if ((st = decode_steps(drv, next, nd, ids_replay))) goto fail;
+  double dec_s = (double)(poot_time_ns() - d0) * 1e-9;
+  snap(ex, &b);
+  phase dec = diff(&a, &b, dec_s);
+  poot_exec_stats s1;
+  poot_exec_stats_get(ex, &s1);
+
+  /* Replay versus eager over the same eager_n steps from the same start. */
+  double replay_us = 0, eager_us = 0;
+  bool same_ids = true;
+  if (eager_n > 0) {
+    if ((st = poot_driver_reset(drv))) goto fail;
+    if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
+    poot_token start = next;
+    snap(ex, &a);
+    uint64_t r0 = poot_time_ns();
+    if ((st = decode_steps(drv, start, eager_n, ids_replay))) goto fail;
+    replay_us = (double)(poot_time_ns() - r0) * 1e-3 / (double)eager_n;
+    if ((st = poot_driver_reset(drv))) goto fail;
+    if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
+    poot_driver_set_eager(drv, true);
+    uint64_t e0 = poot_time_ns();
+    st = decode_steps(drv, next, eager_n, ids_eager);
+    eager_us = (double)(poot_time_ns() - e0) * 1e-3 / (double)eager_n;
+    poot_driver_set_eager(drv, false);
+    if (st) goto fail;
+    same_ids = memcmp(ids_replay, ids_eager, (size_t)eager_n * sizeof *ids_eager) == 0;
+  }
+
+  /* Bytes a decode step must read: the weights and the whole K/V cache. */
+  double kv_bytes = 2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads *
+                    (double)c->head_dim * 4.0;
+  double step_bytes = (double)s1.weight_bytes + kv_bytes;
+  double bw = copy_mib ? copy_bandwidth(dev, (uint64_t)copy_mib << 20, 5) : 0;
+  double limit_tps = bw > 0 ? bw / step_bytes : 0;
+  double dec_tps = (double)nd / dec.wall_s;
+  double host_us = dec.steps ? (double)dec.host_ns * 1e-3 / (double)dec.steps : 0;
+  double dev_us = dec.steps && s1.device_timed ? (double)dec.device_ns * 1e-3 / (double)dec.steps
+                                               : 0;
+  double disp = dec.steps ? (double)dec.dispatches / (double)dec.steps : 0;
+
+  if (json) {
+    printf("{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
+           "\"cap\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
+           "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
+           "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
+           "\"device_timed\":%s,\"dispatches_per_step\":%.1f,\"stages_per_step\":%llu,"
+           "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
+           "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
+           "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
+           "\"fraction_of_limit\":%.4f}\n",
+           model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
+           load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
+           s1.device_timed ? "true" : "false", disp, (unsigned long long)s1.stages_per_step,
+           (unsigned long long)s1.kernels, replay_us, eager_us,
+           replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
+           (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
+           limit_tps > 0 ? dec_tps / limit_tps : 0.0);
+  } else {
+    printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", model_path,
+           poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
+           cap);
+    printf("device       %s: %s\n", caps->backend, caps->name);
+    printf("load         %.1f ms (weights %.2f MB)\n", load_s * 1e3,
+           (double)s1.weight_bytes * 1e-6);
+    printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", capture_s * 1e3,
+           (unsigned long long)s1.kernels);
+    if (np > 1) printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", np, prefill_ms,
+                       prefill_tps);
+    printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
+    printf("per step     host %.1f µs", host_us);
+    if (s1.device_timed) printf(", device %.1f µs", dev_us);
+    else printf(" (the device cannot time)");
+    printf(", %.0f dispatches, %llu submission(s)\n", disp,
+           (unsigned long long)s1.stages_per_step);
+    if (eager_n > 0)
+      printf("replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "
+             "%s\n", replay_us, eager_us, replay_us > 0 ? eager_us / replay_us : 0.0,
+             same_ids ? "equal" : "DIFFER");
+    printf("bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
+           "%.1f%%)\n", step_bytes * 1e-6, bw * 1e-9, limit_tps,
+           limit_tps > 0 ? 100.0 * dec_tps / limit_tps : 0.0);
+  }
+  rc = POOT_EXIT_OK;
+  goto done;
+fail:
+  rc = poot_tool_fail(CMD, st);
+done:
+  poot_free(ids_replay);
+  poot_free(ids_eager);
+  poot_free(prompt);
+  poot_driver_destroy(drv);
+  poot_executor_destroy(ex);
+  poot_device_destroy(dev);
+  poot_model_destroy(model);
+  return rc;
+}
+
+const poot_tool_command poot_tool_cmd_bench = {
+    "bench", "measure generation on a device (tok/s, µs and dispatches per step)", bench_main};
