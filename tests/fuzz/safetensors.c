@@ -20,6 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const poot_safetensors_tensor *t = poot_safetensors_tensor_at(st, i);
     if (t->size) sink += t->data[0] + t->data[t->size - 1];
     if (t->size != t->n_elements * poot_safetensors_dtype_size(t->dtype)) __builtin_trap();
+    /* Shapes fit the store's signed dims. */
+    for (uint32_t d = 0; d < t->rank; d++)
+      if (t->shape[d] > (uint64_t)INT64_MAX) __builtin_trap();
     if (poot_safetensors_find(st, t->name) != t) __builtin_trap();
   }
   poot_safetensors_destroy(st);

@@ -195,8 +195,12 @@ static poot_status parse_file(poot_safetensors *st, st_file *f) {
     t.rank = (uint32_t)shape->len;
     t.n_elements = 1;
     for (uint32_t d = 0; d < t.rank; d++) {
-      if (!json_u64(shape->items[d], &t.shape[d]) ||
-          __builtin_mul_overflow(t.n_elements, t.shape[d], &t.n_elements)) {
+      /* Dimensions and counts stay within int64 so that the store's signed
+       * shapes hold them (a zero dimension would otherwise let any other
+       * through). */
+      if (!json_u64(shape->items[d], &t.shape[d]) || t.shape[d] > (uint64_t)INT64_MAX ||
+          __builtin_mul_overflow(t.n_elements, t.shape[d], &t.n_elements) ||
+          t.n_elements > (uint64_t)INT64_MAX) {
         err = poot_status_make(POOT_FORMAT,
                                "safetensors '%s': tensor '%s': field 'shape' dimension %u is not "
                                "a non-negative integer or overflows",

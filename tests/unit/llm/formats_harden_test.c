@@ -100,6 +100,33 @@ static void test_safetensors_oom(void **state) {
   }
 }
 
+/* A dimension above 2^63-1 next to a zero dimension passed the element
+ * count check, and the store turned it into a negative dim. FORMAT now. */
+static void test_safetensors_huge_dim(void **state) {
+  (void)state;
+  const char *hdr = "{\"a\":{\"dtype\":\"F32\",\"shape\":[0,9223372036854775808],"
+                    "\"data_offsets\":[0,0]}}";
+  char buf[256] = {0};
+  uint64_t n = strlen(hdr);
+  memcpy(buf, &n, 8);
+  memcpy(buf + 8, hdr, n);
+  poot_safetensors *st = NULL;
+  poot_status s = poot_safetensors_open_memory(buf, 8 + n, "huge.safetensors", &st);
+  assert_int_equal(poot_status_code_of(s), POOT_FORMAT);
+  assert_non_null(strstr(poot_status_message(s), "'shape' dimension 1"));
+  assert_null(st);
+  poot_status_free(s);
+  /* The largest int64 dimension is still accepted beside a zero. */
+  hdr = "{\"a\":{\"dtype\":\"F32\",\"shape\":[0,9223372036854775807],"
+        "\"data_offsets\":[0,0]}}";
+  n = strlen(hdr);
+  memcpy(buf, &n, 8);
+  memcpy(buf + 8, hdr, n);
+  POOT_ASSERT_OK(poot_safetensors_open_memory(buf, 8 + n, "max.safetensors", &st));
+  assert_int_equal(poot_safetensors_tensor_at(st, 0)->shape[1], INT64_MAX);
+  poot_safetensors_destroy(st);
+}
+
 /* ------------------------------------------------------------- llama2.c */
 
 /* The fuzz corpus files start with one selector byte. */
@@ -266,6 +293,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gguf_oom),
       cmocka_unit_test(test_safetensors_oom),
+      cmocka_unit_test(test_safetensors_huge_dim),
       cmocka_unit_test(test_llama2c_oom),
       cmocka_unit_test(test_llama2c_bad_headers),
       cmocka_unit_test(test_hf_config_oom),
