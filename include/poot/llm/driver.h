@@ -99,6 +99,14 @@ POOT_MUST_USE poot_status poot_driver_feed(poot_driver *driver, const poot_token
                                            size_t count, poot_token *out_next,
                                            bool *out_nonfinite);
 
+/* As poot_driver_feed, through entries without the greedy suffix (sampling
+ * key ""; added on first use): out_logits receives the vocab logits of the
+ * last position (f32[vocab]). For verification against the oracle; a
+ * generation loop never needs it. Shares the KV cache and position with
+ * poot_driver_feed. */
+POOT_MUST_USE poot_status poot_driver_feed_logits(poot_driver *driver, const poot_token *ids,
+                                                  size_t count, float *out_logits);
+
 /* Streaming callback: `text` (len bytes, complete UTF-8) is the new text
  * after token `id`; return false to stop generation (CANCELLED). */
 typedef bool (*poot_driver_token_fn)(void *ctx, poot_token id, const char *text, size_t len);

@@ -20,6 +20,7 @@
 /* One entry: a step shape traced on first use. */
 typedef struct driver_entry {
   int64_t tokens; /* T */
+  bool logits;    /* no greedy suffix: the step reads back f32[1, vocab] */
   bool added;
   uint32_t id;
 } driver_entry;
@@ -31,6 +32,7 @@ struct poot_driver {
   char *program;
   bool eager;
   driver_entry decode, prefill;
+  driver_entry decode_logits, prefill_logits; /* added only by feed_logits */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -59,13 +61,14 @@ static poot_status append_greedy(poot_graph *g) {
   return poot_graph_verify(g);
 }
 
-static poot_status trace_step(poot_driver *d, int64_t tokens, poot_graph **out_graph) {
+static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits,
+                              poot_graph **out_graph) {
   *out_graph = NULL;
   poot_model_step step = {.batch = 1, .tokens = tokens, .cap = d->cap};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
   poot_graph *g = NULL;
   POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
-  poot_status st = append_greedy(g);
+  poot_status st = logits ? poot_graph_verify(g) : append_greedy(g);
   if (st) {
     poot_graph_destroy(g);
     return st;
@@ -124,7 +127,7 @@ done:
 static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
-  POOT_TRY(trace_step(d, e->tokens, &g));
+  POOT_TRY(trace_step(d, e->tokens, e->logits, &g));
   char shape[64];
   if (e->tokens == 1)
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
@@ -132,7 +135,10 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens,
              (long long)d->cap);
   poot_exec_entry_key key = {
-      .program = d->program, .step_shape = shape, .sampling = "greedy", .bound_inputs = "token,pos"};
+      .program = d->program,
+      .step_shape = shape,
+      .sampling = e->logits ? "" : "greedy",
+      .bound_inputs = "token,pos"};
   uint32_t id = UINT32_MAX;
   poot_status st = d->ex->vt->add_entry(d->ex, &key, g, &id);
   poot_graph_destroy(g);
@@ -144,7 +150,7 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
 
 /* One step of entry `e` on tokens[0..T) at the current position. */
 static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
-                            int32_t out_words[2]) {
+                            void *out, size_t out_size) {
   POOT_TRY(ensure_entry(d, e));
   int32_t tok[DEFAULT_CHUNK * 16];
   int64_t T = e->tokens;
@@ -163,8 +169,8 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
   poot_exec_step_io io = {
       .input_count = 2,
       .inputs = in,
-      .output = out_words,
-      .output_size = 2 * sizeof(int32_t),
+      .output = out,
+      .output_size = out_size,
       .eager = d->eager};
   poot_status st = d->ex->vt->step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
@@ -198,8 +204,9 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->model = model;
   d->cap = cap;
   d->chunk = chunk;
-  d->decode.tokens = 1;
-  d->prefill.tokens = chunk;
+  d->decode.tokens = d->decode_logits.tokens = 1;
+  d->prefill.tokens = d->prefill_logits.tokens = chunk;
+  d->decode_logits.logits = d->prefill_logits.logits = true;
   d->program = poot_strdup(o->program ? o->program : "model");
   poot_graph *g = NULL;
   poot_status st = NULL;
@@ -207,7 +214,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
     st = OOM("program name");
     goto fail;
   }
-  if ((st = trace_step(d, 1, &g))) goto fail;
+  if ((st = trace_step(d, 1, false, &g))) goto fail;
   if ((st = load_weights(d, g))) goto fail;
   poot_graph_destroy(g);
   *out_driver = d;
@@ -223,6 +230,10 @@ void poot_driver_destroy(poot_driver *d) {
   if (!d) return;
   if (d->decode.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode.id));
   if (d->prefill.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill.id));
+  if (d->decode_logits.added)
+    poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode_logits.id));
+  if (d->prefill_logits.added)
+    poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill_logits.id));
   d->ex->vt->unload(d->ex);
   poot_free(d->program);
   poot_free(d);
@@ -259,10 +270,26 @@ poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count
   size_t i = 0;
   if (d->chunk > 1)
     for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
-      POOT_TRY(run_step(d, &d->prefill, ids + i, words));
-  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode, ids + i, words));
+      POOT_TRY(run_step(d, &d->prefill, ids + i, words, sizeof words));
+  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode, ids + i, words, sizeof words));
   *out_next = words[0];
   if (out_nonfinite) *out_nonfinite = words[1] == 0;
+  return NULL;
+}
+
+poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_t count,
+                                    float *out_logits) {
+  if (!ids || count < 1 || !out_logits) return BAD("driver: feed_logits needs ids and a buffer");
+  if (d->pos + (int64_t)count > d->cap)
+    return poot_status_make(POOT_CAPACITY,
+                            "driver: %zu tokens at position %lld exceed the KV capacity %lld",
+                            count, (long long)d->pos, (long long)d->cap);
+  size_t bytes = (size_t)poot_model_get_config(d->model)->vocab_size * sizeof(float);
+  size_t i = 0;
+  if (d->chunk > 1)
+    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
+      POOT_TRY(run_step(d, &d->prefill_logits, ids + i, out_logits, bytes));
+  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode_logits, ids + i, out_logits, bytes));
   return NULL;
 }
 

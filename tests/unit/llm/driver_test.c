@@ -176,16 +176,32 @@ static void test_demo_vs_oracle(void **state) {
     }
     printf("prompt %zu (%zu ids): %zu generated ids equal the oracle's (2·tol %.3g)\n", p, np, i,
            2.0 * tol);
+    /* The logits of the prompt's last position (entries without the greedy
+     * suffix) against the oracle's, within tol. */
+    int64_t vocab = poot_model_get_config(r.model)->vocab_size;
+    float *lg = poot_malloc((size_t)vocab * sizeof *lg);
+    assert_non_null(lg);
+    POOT_ASSERT_OK(poot_driver_reset(r.drv));
+    POOT_ASSERT_OK(poot_driver_feed_logits(r.drv, ids, np, lg));
+    double maxd = 0;
+    for (int64_t v = 0; v < vocab; v++) {
+      double dd = fabs((double)lg[v] - (double)ref.logits[v]);
+      if (!(dd <= maxd)) maxd = dd;
+    }
+    printf("prompt %zu: logits max |device - oracle| %.3g (tol %.3g)\n", p, maxd, tol);
+    assert_true(maxd <= tol);
+    poot_free(lg);
     poot_driver_generate_result_deinit(&res);
     poot_verify_greedy_result_deinit(&ref);
     poot_free(ids);
   }
   assert_true(flips <= 1);
-  /* Decode and prefill entries, each captured once for all prompts. */
+  /* Decode and prefill entries, greedy and logits, each captured once for
+   * all prompts. */
   poot_exec_stats s;
   poot_exec_stats_get(r.ex, &s);
-  assert_int_equal(s.captures, 2);
-  assert_int_equal(s.entries, 2);
+  assert_int_equal(s.captures, 4);
+  assert_int_equal(s.entries, 4);
   rig_close(&r);
 }
 
