@@ -43,6 +43,8 @@ endfunction()
 
 # poot_add_script_test(NAME COMMAND... [LABELS...]) — a test run as a command
 # (a Python reference script, a CLI round trip). Exit 77 means skipped.
+# Script tests carry the label "ref" unless LABELS says otherwise: they run in
+# the main test pass, not again under the sanitizers (CI time).
 function(poot_add_script_test name)
   cmake_parse_arguments(T "" "TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
   if(POOT_FUZZ)
@@ -50,7 +52,7 @@ function(poot_add_script_test name)
   endif()
   add_test(NAME ${name} COMMAND ${T_COMMAND})
   if(NOT T_LABELS)
-    set(T_LABELS unit)
+    set(T_LABELS ref)
   endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)

@@ -183,8 +183,9 @@ char *poot_strbuf_take(poot_strbuf *sb);
 typedef struct poot_map_entry poot_map_entry;
 typedef struct poot_map {
   poot_map_entry *entries;
-  size_t cap; /* power of two or 0 */
-  size_t len;
+  size_t cap;        /* power of two or 0 */
+  size_t len;        /* live entries */
+  size_t tombstones; /* removed slots not yet reused */
 } poot_map;
 
 void poot_map_init(poot_map *map);

@@ -37,6 +37,7 @@ void poot_map_init(poot_map *map) {
   map->entries = NULL;
   map->cap = 0;
   map->len = 0;
+  map->tombstones = 0;
 }
 
 void poot_map_deinit(poot_map *map) {
@@ -77,14 +78,8 @@ static poot_status poot_map_grow(poot_map *map) {
   poot_free(map->entries);
   map->entries = fresh;
   map->cap = cap;
+  map->tombstones = 0;
   return NULL;
-}
-
-static size_t poot_map_used_slots(const poot_map *map) {
-  size_t used = 0;
-  for (size_t i = 0; i < map->cap; i++)
-    if (map->entries[i].key) used++;
-  return used;
 }
 
 poot_status poot_map_put(poot_map *map, const void *key, size_t key_len, uint64_t value) {
@@ -95,9 +90,7 @@ poot_status poot_map_put(poot_map *map, const void *key, size_t key_len, uint64_
     return NULL;
   }
   /* Keep the load (live entries and tombstones) under 3/4. */
-  if ((map->len + 1) * 4 > map->cap * 3 ||
-      (map->cap && poot_map_used_slots(map) + 1 >= map->cap))
-    POOT_TRY(poot_map_grow(map));
+  if ((map->len + map->tombstones + 1) * 4 > map->cap * 3) POOT_TRY(poot_map_grow(map));
   char *k = poot_malloc(key_len + 1);
   if (!k) return poot_status_make(POOT_OUT_OF_MEMORY, "copying a %zu-byte map key", key_len);
   if (key_len) memcpy(k, key, key_len);
@@ -105,6 +98,7 @@ poot_status poot_map_put(poot_map *map, const void *key, size_t key_len, uint64_
   size_t mask = map->cap - 1;
   size_t i = hash & mask;
   while (map->entries[i].key && map->entries[i].key != POOT_MAP_TOMBSTONE) i = (i + 1) & mask;
+  if (map->entries[i].key == POOT_MAP_TOMBSTONE) map->tombstones--;
   map->entries[i] = (poot_map_entry){k, key_len, hash, value};
   map->len++;
   return NULL;
@@ -123,6 +117,7 @@ bool poot_map_remove(poot_map *map, const void *key, size_t key_len) {
   poot_free(e->key);
   e->key = POOT_MAP_TOMBSTONE;
   map->len--;
+  map->tombstones++;
   return true;
 }
 

@@ -97,6 +97,37 @@ static void test_map(void **state) {
   poot_map_deinit(&m);
 }
 
+static void test_map_large_and_churn(void **state) {
+  (void)state;
+  /* A vocabulary-sized map fills in linear time (this used to be quadratic),
+   * and put/remove churn reuses tombstones without losing entries. */
+  poot_map m;
+  poot_map_init(&m);
+  char key[32];
+  for (int i = 0; i < 400000; i++) {
+    int n = snprintf(key, sizeof key, "t%d", i);
+    POOT_ASSERT_OK(poot_map_put(&m, key, (size_t)n, (uint64_t)i));
+  }
+  assert_int_equal(m.len, 400000);
+  for (int round = 0; round < 20; round++) {
+    for (int i = 0; i < 1000; i++) {
+      int n = snprintf(key, sizeof key, "c%d", i);
+      POOT_ASSERT_OK(poot_map_put(&m, key, (size_t)n, (uint64_t)round));
+    }
+    for (int i = 0; i < 1000; i++) {
+      int n = snprintf(key, sizeof key, "c%d", i);
+      assert_true(poot_map_remove(&m, key, (size_t)n));
+    }
+  }
+  assert_int_equal(m.len, 400000);
+  assert_true(m.len + m.tombstones < m.cap);
+  uint64_t v;
+  assert_true(poot_map_get(&m, "t399999", 7, &v));
+  assert_int_equal(v, 399999);
+  assert_false(poot_map_get(&m, "c5", 2, NULL));
+  poot_map_deinit(&m);
+}
+
 static void test_hash_stable(void **state) {
   (void)state;
   /* Fixed values: the hash must never change between runs or builds. */
@@ -138,7 +169,7 @@ static void test_alloc_failure(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arena),        cmocka_unit_test(test_vec),
-      cmocka_unit_test(test_strbuf),       cmocka_unit_test(test_map),
+      cmocka_unit_test(test_strbuf),       cmocka_unit_test(test_map),        cmocka_unit_test(test_map_large_and_churn),
       cmocka_unit_test(test_hash_stable),  cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
