@@ -16,7 +16,9 @@
  *    has no subgroup operations) per output for long ones;
  *  - dus: dynamic_update_slice of a State in place (writes only the window;
  *    the start is read from the slot buffer at run time);
- *  - top_k, cumsum, scatter_update: per-row templates.
+ *  - top_k, cumsum, scatter_update: per-row templates;
+ *  - attention: "poot.attention" lowered by name (online softmax over
+ *    [cap], split across workgroups with a combine for long caches).
  * Every template reads only the target description (subgroup size, shared
  * memory, workgroup limits), never a backend name.
  *
