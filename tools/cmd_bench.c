@@ -244,14 +244,14 @@ static int bench_main(int argc, char **argv) {
            "\"cap\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
            "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
            "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
-           "\"device_timed\":%s,\"dispatches_per_step\":%.1f,\"stages_per_step\":%llu,"
+           "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,\"stages_per_step\":%llu,"
            "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
            "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
            "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
            "\"fraction_of_limit\":%.4f}\n",
            model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
            load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
-           s1.device_timed ? "true" : "false", disp, (unsigned long long)s1.stages_per_step,
+           s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp, (unsigned long long)s1.stages_per_step,
            (unsigned long long)s1.kernels, replay_us, eager_us,
            replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
            (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
@@ -269,7 +269,7 @@ static int bench_main(int argc, char **argv) {
                        prefill_tps);
     printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
     printf("per step     host %.1f µs", host_us);
-    if (s1.device_timed) printf(", device %.1f µs", dev_us);
+    if (s1.device_timed) printf(", device %.1f µs (host overhead %.1f µs)", dev_us, host_us - dev_us);
     else printf(" (the device cannot time)");
     printf(", %.0f dispatches, %llu submission(s)\n", disp,
            (unsigned long long)s1.stages_per_step);
