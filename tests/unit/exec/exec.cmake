@@ -15,3 +15,11 @@ if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm)
     target_include_directories(exec_conformance_vulkan PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
   endif()
 endif()
+# The engine benchmark (replay versus eager, one run); built, not run by ctest.
+if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm AND NOT POOT_FUZZ)
+  add_executable(exec_bench ${CMAKE_CURRENT_LIST_DIR}/exec_bench.c)
+  target_include_directories(exec_bench PRIVATE ${CMAKE_SOURCE_DIR}/include
+                                                ${CMAKE_SOURCE_DIR}/tests/unit/compile)
+  target_link_libraries(exec_bench PRIVATE poot_compile_testutil poot_devices poot_exec poot_llm
+                        poot_compile poot_eval poot_kir poot_graph poot_base m)
+endif()
