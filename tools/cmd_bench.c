@@ -18,16 +18,17 @@
 #define CMD "bench"
 
 static void usage(void) {
-  printf("usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
-         "                  [--eager-steps K] [--copy-mib M] [--json]\n\n"
-         "Measures generation on a device (greedy, batch 1).\n\n"
-         "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
-         "  --device D         auto (default), a backend name, or backend:index\n"
-         "  -p N               prefill tokens, one chunk (default 64; 0: none)\n"
-         "  -n N               decode steps (default 64)\n"
-         "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
-         "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
-         "  --json             one JSON object on stdout\n");
+  printf(
+      "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
+      "                  [--eager-steps K] [--copy-mib M] [--json]\n\n"
+      "Measures generation on a device (greedy, batch 1).\n\n"
+      "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
+      "  --device D         auto (default), a backend name, or backend:index\n"
+      "  -p N               prefill tokens, one chunk (default 64; 0: none)\n"
+      "  -n N               decode steps (default 64)\n"
+      "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
+      "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
+      "  --json             one JSON object on stdout\n");
 }
 
 /* Device copy bandwidth (bytes read plus written per second) of one
@@ -122,10 +123,14 @@ static int bench_main(int argc, char **argv) {
       if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
         return POOT_EXIT_USAGE;
       if (x < 0) return poot_tool_usage_error(CMD, "%s must be >= 0", a);
-      if (!strcmp(a, "-p")) np = x;
-      else if (!strcmp(a, "-n")) nd = x;
-      else if (!strcmp(a, "--eager-steps")) eager_n = x;
-      else copy_mib = x;
+      if (!strcmp(a, "-p"))
+        np = x;
+      else if (!strcmp(a, "-n"))
+        nd = x;
+      else if (!strcmp(a, "--eager-steps"))
+        eager_n = x;
+      else
+        copy_mib = x;
     } else if (!strcmp(a, "--json")) {
       json = true;
     } else if (!strcmp(a, "-b")) {
@@ -150,8 +155,10 @@ static int bench_main(int argc, char **argv) {
   long long cap = 1 + (np > 1 ? np : 1) + (nd > eager_n ? nd : eager_n);
   cap = (cap + 15) / 16 * 16;
   if (c->context_length > 0 && cap > c->context_length) {
-    st = poot_status_make(POOT_CAPACITY, "-p %lld and -n %lld need %lld positions; the model "
-                                         "has %lld", np, nd, cap, (long long)c->context_length);
+    st = poot_status_make(POOT_CAPACITY,
+                          "-p %lld and -n %lld need %lld positions; the model "
+                          "has %lld",
+                          np, nd, cap, (long long)c->context_length);
     goto fail;
   }
   ids_replay = poot_calloc((size_t)(nd > eager_n ? nd : eager_n) + 1, sizeof *ids_replay);
@@ -228,34 +235,36 @@ static int bench_main(int argc, char **argv) {
   }
 
   /* Bytes a decode step must read: the weights and the whole K/V cache. */
-  double kv_bytes = 2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads *
-                    (double)c->head_dim * 4.0;
+  double kv_bytes =
+      2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads * (double)c->head_dim * 4.0;
   double step_bytes = (double)s1.weight_bytes + kv_bytes;
   double bw = copy_mib ? copy_bandwidth(dev, (uint64_t)copy_mib << 20, 5) : 0;
   double limit_tps = bw > 0 ? bw / step_bytes : 0;
   double dec_tps = (double)nd / dec.wall_s;
   double host_us = dec.steps ? (double)dec.host_ns * 1e-3 / (double)dec.steps : 0;
-  double dev_us = dec.steps && s1.device_timed ? (double)dec.device_ns * 1e-3 / (double)dec.steps
-                                               : 0;
+  double dev_us =
+      dec.steps && s1.device_timed ? (double)dec.device_ns * 1e-3 / (double)dec.steps : 0;
   double disp = dec.steps ? (double)dec.dispatches / (double)dec.steps : 0;
 
   if (json) {
-    printf("{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
-           "\"cap\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
-           "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
-           "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
-           "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,\"stages_per_step\":%llu,"
-           "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
-           "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
-           "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
-           "\"fraction_of_limit\":%.4f}\n",
-           model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
-           load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
-           s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp, (unsigned long long)s1.stages_per_step,
-           (unsigned long long)s1.kernels, replay_us, eager_us,
-           replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
-           (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
-           limit_tps > 0 ? dec_tps / limit_tps : 0.0);
+    printf(
+        "{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
+        "\"cap\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
+        "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
+        "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
+        "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,"
+        "\"stages_per_step\":%llu,"
+        "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
+        "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
+        "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
+        "\"fraction_of_limit\":%.4f}\n",
+        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
+        load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
+        s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp,
+        (unsigned long long)s1.stages_per_step, (unsigned long long)s1.kernels, replay_us, eager_us,
+        replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
+        (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
+        limit_tps > 0 ? dec_tps / limit_tps : 0.0);
   } else {
     printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", model_path,
            poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
@@ -265,21 +274,25 @@ static int bench_main(int argc, char **argv) {
            (double)s1.weight_bytes * 1e-6);
     printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", capture_s * 1e3,
            (unsigned long long)s1.kernels);
-    if (np > 1) printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", np, prefill_ms,
-                       prefill_tps);
+    if (np > 1)
+      printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", np, prefill_ms, prefill_tps);
     printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
     printf("per step     host %.1f µs", host_us);
-    if (s1.device_timed) printf(", device %.1f µs (host overhead %.1f µs)", dev_us, host_us - dev_us);
-    else printf(" (the device cannot time)");
-    printf(", %.0f dispatches, %llu submission(s)\n", disp,
-           (unsigned long long)s1.stages_per_step);
+    if (s1.device_timed)
+      printf(", device %.1f µs (host overhead %.1f µs)", dev_us, host_us - dev_us);
+    else
+      printf(" (the device cannot time)");
+    printf(", %.0f dispatches, %llu submission(s)\n", disp, (unsigned long long)s1.stages_per_step);
     if (eager_n > 0)
-      printf("replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "
-             "%s\n", replay_us, eager_us, replay_us > 0 ? eager_us / replay_us : 0.0,
-             same_ids ? "equal" : "DIFFER");
-    printf("bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
-           "%.1f%%)\n", step_bytes * 1e-6, bw * 1e-9, limit_tps,
-           limit_tps > 0 ? 100.0 * dec_tps / limit_tps : 0.0);
+      printf(
+          "replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "
+          "%s\n",
+          replay_us, eager_us, replay_us > 0 ? eager_us / replay_us : 0.0,
+          same_ids ? "equal" : "DIFFER");
+    printf(
+        "bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
+        "%.1f%%)\n",
+        step_bytes * 1e-6, bw * 1e-9, limit_tps, limit_tps > 0 ? 100.0 * dec_tps / limit_tps : 0.0);
   }
   rc = POOT_EXIT_OK;
   goto done;

@@ -19,26 +19,30 @@
 #define DEMO_REL "models/poot-demo.gguf"
 
 static void usage(void) {
-  printf("usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--temp 0] [--device D]\n"
-         "                     [--ids] [--cap N] [--chunk T] [--tokenizer FILE] [--ignore-eos]\n\n"
-         "Generates text greedily on a device, streaming tokens to stdout.\n\n"
-         "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
-         "                     (default: the bundled demo model " DEMO_REL ")\n"
-         "  --tokenizer FILE   the tokenizer of a llama2.c checkpoint (alias -z)\n"
-         "  -p PROMPT          the prompt (default: empty, BOS only)\n"
-         "  -n N               tokens to generate at most (default 128)\n"
-         "  --temp 0           greedy decoding (the only sampling supported yet)\n"
-         "  --device D         auto (default: first present of ptx, rocm, vulkan, wgpu),\n"
-         "                     a backend name, or backend:index\n"
-         "  --ids              print the generated token ids instead of text\n"
-         "  --cap N            KV capacity (default: prompt + N rounded up to 64,\n"
-         "                     at most the model's context length)\n"
-         "  --chunk T          prefill chunk in tokens (default 16; 1: none)\n"
-         "  --ignore-eos       do not stop at the model's stop ids\n"
-         "  -q, --quiet        no progress lines on stderr\n");
+  printf(
+      "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--temp 0] [--device D]\n"
+      "                     [--ids] [--cap N] [--chunk T] [--tokenizer FILE] [--ignore-eos]\n\n"
+      "Generates text greedily on a device, streaming tokens to stdout.\n\n"
+      "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
+      "                     (default: the bundled demo model " DEMO_REL
+      ")\n"
+      "  --tokenizer FILE   the tokenizer of a llama2.c checkpoint (alias -z)\n"
+      "  -p PROMPT          the prompt (default: empty, BOS only)\n"
+      "  -n N               tokens to generate at most (default 128)\n"
+      "  --temp 0           greedy decoding (the only sampling supported yet)\n"
+      "  --device D         auto (default: first present of ptx, rocm, vulkan, wgpu),\n"
+      "                     a backend name, or backend:index\n"
+      "  --ids              print the generated token ids instead of text\n"
+      "  --cap N            KV capacity (default: prompt + N rounded up to 64,\n"
+      "                     at most the model's context length)\n"
+      "  --chunk T          prefill chunk in tokens (default 16; 1: none)\n"
+      "  --ignore-eos       do not stop at the model's stop ids\n"
+      "  -q, --quiet        no progress lines on stderr\n");
 }
 
-static bool exists(const char *path) { return access(path, R_OK) == 0; }
+static bool exists(const char *path) {
+  return access(path, R_OK) == 0;
+}
 
 /* The demo model: next to this file's source tree, an install prefix, the
  * current directory. */
@@ -106,8 +110,7 @@ static int generate_main(int argc, char **argv) {
         return POOT_EXIT_USAGE;
       if (n < 0) return poot_tool_usage_error(CMD, "-n must be >= 0");
     } else if (!strcmp(a, "--cap")) {
-      if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) ||
-          !poot_tool_parse_i64(CMD, a, v, &cap))
+      if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &cap))
         return POOT_EXIT_USAGE;
       if (cap < 1) return poot_tool_usage_error(CMD, "--cap must be >= 1");
     } else if (!strcmp(a, "--chunk")) {
@@ -120,8 +123,10 @@ static int generate_main(int argc, char **argv) {
       if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_f64(CMD, a, v, &t))
         return POOT_EXIT_USAGE;
       if (t != 0.0)
-        return poot_tool_usage_error(CMD, "--temp %s: sampling is not supported yet (only "
-                                          "greedy, --temp 0)", v);
+        return poot_tool_usage_error(CMD,
+                                     "--temp %s: sampling is not supported yet (only "
+                                     "greedy, --temp 0)",
+                                     v);
     } else if (!strcmp(a, "--top-k") || !strcmp(a, "--top-p") || !strcmp(a, "--min-p") ||
                !strcmp(a, "--seed") || !strcmp(a, "--repeat-penalty")) {
       return poot_tool_usage_error(CMD, "%s: sampling is not supported yet (only greedy)", a);
@@ -140,9 +145,12 @@ static int generate_main(int argc, char **argv) {
   char demo[PATH_MAX + 64];
   if (!model_path) {
     if (!find_demo(demo, sizeof demo)) {
-      fprintf(stderr, "poot %s: the demo model " DEMO_REL " was not found (next to the source "
-                      "tree, under <prefix>/share/poot, or in the current directory); give "
-                      "-m MODEL\n", CMD);
+      fprintf(stderr,
+              "poot %s: the demo model " DEMO_REL
+              " was not found (next to the source "
+              "tree, under <prefix>/share/poot, or in the current directory); give "
+              "-m MODEL\n",
+              CMD);
       return POOT_EXIT_FAIL;
     }
     model_path = demo;
@@ -175,15 +183,15 @@ static int generate_main(int argc, char **argv) {
     if (c->context_length > 0 && cap > c->context_length) cap = c->context_length;
   }
   if ((long long)np > cap) {
-    st = poot_status_make(POOT_CAPACITY, "the prompt has %zu tokens; the KV capacity is %lld",
-                          np, cap);
+    st = poot_status_make(POOT_CAPACITY, "the prompt has %zu tokens; the KV capacity is %lld", np,
+                          cap);
     goto fail;
   }
   uint64_t t1 = poot_time_ns();
   if (!quiet)
     fprintf(stderr, "poot: loaded %s (%s, %lld layers, vocab %lld) in %.0f ms\n", model_path,
-            poot_model_family_name(c->family), (long long)c->n_layers,
-            (long long)c->vocab_size, (double)(t1 - t0) * 1e-6);
+            poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
+            (double)(t1 - t0) * 1e-6);
   if ((st = poot_device_open(device, NULL, &dev))) goto fail;
   if ((st = poot_engine_create(dev, &ex))) goto fail;
   const poot_device_caps *caps = poot_device_caps_get(dev);
@@ -218,11 +226,12 @@ static int generate_main(int argc, char **argv) {
   if (st) goto fail;
   if (!quiet) {
     size_t gen = res.n_ids;
-    fprintf(stderr,
-            "poot: prompt %zu tokens in %.3f s; generated %zu in %.3f s (%.1f tok/s)%s\n", np,
-            res.prefill_s, gen, res.decode_s,
+    fprintf(stderr, "poot: prompt %zu tokens in %.3f s; generated %zu in %.3f s (%.1f tok/s)%s\n",
+            np, res.prefill_s, gen, res.decode_s,
             res.decode_s > 0 && gen > 1 ? (double)(gen - 1) / res.decode_s : 0.0,
-            res.stopped ? ", stopped at a stop id" : res.hit_cap ? ", KV capacity full" : "");
+            res.stopped   ? ", stopped at a stop id"
+            : res.hit_cap ? ", KV capacity full"
+                          : "");
   }
   rc = POOT_EXIT_OK;
   goto done;

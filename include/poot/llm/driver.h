@@ -95,9 +95,8 @@ POOT_MUST_USE poot_status poot_driver_reset(poot_driver *driver);
  * index, as argmax defines it). CAPACITY when the tokens do not fit in the
  * capacity; the executor's statuses otherwise. On failure the position is
  * unchanged only when nothing ran; reset before reuse. */
-POOT_MUST_USE poot_status poot_driver_feed(poot_driver *driver, const poot_token *ids,
-                                           size_t count, poot_token *out_next,
-                                           bool *out_nonfinite);
+POOT_MUST_USE poot_status poot_driver_feed(poot_driver *driver, const poot_token *ids, size_t count,
+                                           poot_token *out_next, bool *out_nonfinite);
 
 /* As poot_driver_feed, through entries without the greedy suffix (sampling
  * key ""; added on first use): out_logits receives the vocab logits of the
@@ -127,11 +126,11 @@ static inline poot_driver_generate_options poot_driver_generate_options_default(
 typedef struct poot_driver_generate_result {
   poot_token *ids; /* generated ids (a final stop id included); poot_malloc'ed */
   size_t n_ids;
-  size_t n_prompt;     /* prompt ids after tokenization */
-  bool stopped;        /* the last id is a stop id */
-  bool hit_cap;        /* stopped because the KV capacity was full */
-  double prefill_s;    /* wall time of the prompt (to the first token) */
-  double decode_s;     /* wall time of the decode steps after it */
+  size_t n_prompt;  /* prompt ids after tokenization */
+  bool stopped;     /* the last id is a stop id */
+  bool hit_cap;     /* stopped because the KV capacity was full */
+  double prefill_s; /* wall time of the prompt (to the first token) */
+  double decode_s;  /* wall time of the decode steps after it */
 } poot_driver_generate_result;
 
 void poot_driver_generate_result_deinit(poot_driver_generate_result *result); /* NULL-safe */

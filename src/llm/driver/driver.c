@@ -61,8 +61,7 @@ static poot_status append_greedy(poot_graph *g) {
   return poot_graph_verify(g);
 }
 
-static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits,
-                              poot_graph **out_graph) {
+static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits, poot_graph **out_graph) {
   *out_graph = NULL;
   poot_model_step step = {.batch = 1, .tokens = tokens, .cap = d->cap};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
@@ -132,13 +131,11 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->tokens == 1)
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
   else
-    snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens,
-             (long long)d->cap);
-  poot_exec_entry_key key = {
-      .program = d->program,
-      .step_shape = shape,
-      .sampling = e->logits ? "" : "greedy",
-      .bound_inputs = "token,pos"};
+    snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
+  poot_exec_entry_key key = {.program = d->program,
+                             .step_shape = shape,
+                             .sampling = e->logits ? "" : "greedy",
+                             .bound_inputs = "token,pos"};
   uint32_t id = UINT32_MAX;
   poot_status st = d->ex->vt->add_entry(d->ex, &key, g, &id);
   poot_graph_destroy(g);
@@ -149,8 +146,8 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
 }
 
 /* One step of entry `e` on tokens[0..T) at the current position. */
-static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
-                            void *out, size_t out_size) {
+static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens, void *out,
+                            size_t out_size) {
   POOT_TRY(ensure_entry(d, e));
   int32_t tok[DEFAULT_CHUNK * 16];
   int64_t T = e->tokens;
@@ -167,11 +164,7 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
   poot_exec_input in[2] = {{"token", &tt}, {"pos", &pt}};
   poot_exec_step_io io = {
-      .input_count = 2,
-      .inputs = in,
-      .output = out,
-      .output_size = out_size,
-      .eager = d->eager};
+      .input_count = 2, .inputs = in, .output = out, .output_size = out_size, .eager = d->eager};
   poot_status st = d->ex->vt->step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st) d->pos += T;
@@ -230,8 +223,7 @@ void poot_driver_destroy(poot_driver *d) {
   if (!d) return;
   if (d->decode.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode.id));
   if (d->prefill.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill.id));
-  if (d->decode_logits.added)
-    poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode_logits.id));
+  if (d->decode_logits.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode_logits.id));
   if (d->prefill_logits.added)
     poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill_logits.id));
   d->ex->vt->unload(d->ex);
@@ -239,11 +231,19 @@ void poot_driver_destroy(poot_driver *d) {
   poot_free(d);
 }
 
-int64_t poot_driver_cap(const poot_driver *d) { return d->cap; }
-int64_t poot_driver_prefill_chunk(const poot_driver *d) { return d->chunk; }
-int64_t poot_driver_pos(const poot_driver *d) { return d->pos; }
+int64_t poot_driver_cap(const poot_driver *d) {
+  return d->cap;
+}
+int64_t poot_driver_prefill_chunk(const poot_driver *d) {
+  return d->chunk;
+}
+int64_t poot_driver_pos(const poot_driver *d) {
+  return d->pos;
+}
 
-void poot_driver_set_eager(poot_driver *d, bool eager) { d->eager = eager; }
+void poot_driver_set_eager(poot_driver *d, bool eager) {
+  d->eager = eager;
+}
 
 poot_status poot_driver_prepare(poot_driver *d) {
   POOT_TRY(ensure_entry(d, &d->decode));
@@ -379,8 +379,8 @@ poot_status poot_driver_generate(poot_driver *d, const char *prompt, size_t prom
   eo.add_special = o->add_bos;
   poot_token *ids = NULL;
   size_t n = 0;
-  POOT_TRY(poot_tokenizer_encode(tok, prompt ? prompt : "", prompt ? prompt_len : 0, &eo, &ids,
-                                 &n));
+  POOT_TRY(
+      poot_tokenizer_encode(tok, prompt ? prompt : "", prompt ? prompt_len : 0, &eo, &ids, &n));
   poot_status st = NULL;
   if (n == 0)
     st = BAD("driver: the prompt is empty and the model adds no BOS token");

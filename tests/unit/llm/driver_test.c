@@ -143,8 +143,7 @@ static void test_demo_vs_oracle(void **state) {
   for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
     poot_token *ids = NULL;
     size_t np = 0;
-    POOT_ASSERT_OK(
-        poot_verify_encode_text(r.model, prompts[p], strlen(prompts[p]), &ids, &np));
+    POOT_ASSERT_OK(poot_verify_encode_text(r.model, prompts[p], strlen(prompts[p]), &ids, &np));
     poot_verify_greedy_options vo = poot_verify_greedy_options_default();
     vo.max_new_tokens = n;
     vo.cap = cap;
