@@ -229,9 +229,9 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
   if ((unsigned)in->op >= POOT_KIR_OP_COUNT) return fail(err, n, "unknown op %d", (int)in->op);
   int want = op_nargs[in->op];
   if (want >= 0 && in->arg_count != (uint32_t)want)
-    return fail(err, n, "%s takes %d operands, got %u", op_names[in->op], want, in->arg_count);
+    return fail(err, n, "%s takes %d operands, got %u", poot_kir_op_name(in->op), want, in->arg_count);
   if (in->arg_count > POOT_KIR_MAX_ARGS)
-    return fail(err, n, "%s has %u operands (max %d)", op_names[in->op], in->arg_count,
+    return fail(err, n, "%s has %u operands (max %d)", poot_kir_op_name(in->op), in->arg_count,
                 POOT_KIR_MAX_ARGS);
   poot_kir_type at[POOT_KIR_MAX_ARGS];
   for (uint32_t i = 0; i < in->arg_count; i++) {
@@ -296,7 +296,7 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
     case POOT_KIR_OP_FLOOR:
     case POOT_KIR_OP_CEIL:
       if (!is_float_arith(s0))
-        return fail(err, n, "%s needs f16 or f32, got %s", op_names[in->op],
+        return fail(err, n, "%s needs f16 or f32, got %s", poot_kir_op_name(in->op),
                     tname(t0, b1, sizeof b1));
       *out = t0;
       return true;
@@ -320,7 +320,7 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
     case POOT_KIR_OP_GT:
     case POOT_KIR_OP_GE: {
       if (!poot_kir_type_eq(at[0], at[1]))
-        return fail(err, n, "type mismatch in %s: %s vs %s", op_names[in->op],
+        return fail(err, n, "type mismatch in %s: %s vs %s", poot_kir_op_name(in->op),
                     tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
       bool ok;
       switch (in->op) {
@@ -345,7 +345,7 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
           ok = is_arith_scalar(s0);
       }
       if (!ok)
-        return fail(err, n, "%s is not defined on %s", op_names[in->op], tname(t0, b1, sizeof b1));
+        return fail(err, n, "%s is not defined on %s", poot_kir_op_name(in->op), tname(t0, b1, sizeof b1));
       if (in->op >= POOT_KIR_OP_EQ)
         *out = poot_kir_type_make(POOT_KIR_BOOL, t0.lanes);
       else
@@ -419,7 +419,7 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
         return fail(err, n, "index must be u32 or i32, got %s", tname(at[0], b1, sizeof b1));
       uint32_t lanes = st ? at[1].lanes : in->type.lanes;
       if (lanes != 1 && lanes != 2 && lanes != 4)
-        return fail(err, n, "%s of %u lanes (1, 2 or 4)", op_names[in->op], lanes);
+        return fail(err, n, "%s of %u lanes (1, 2 or 4)", poot_kir_op_name(in->op), lanes);
       if (st && at[1].scalar != elem)
         return fail(err, n, "store of %s into %s elements", tname(at[1], b1, sizeof b1),
                     poot_kir_scalar_name(elem));
@@ -474,13 +474,13 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
     case POOT_KIR_OP_SG_BROADCAST:
     case POOT_KIR_OP_SG_SHUFFLE:
       if (!is_word(t0))
-        return fail(err, n, "%s needs a u32, i32 or f32 scalar, got %s", op_names[in->op],
+        return fail(err, n, "%s needs a u32, i32 or f32 scalar, got %s", poot_kir_op_name(in->op),
                     tname(t0, b1, sizeof b1));
       if (in->op == POOT_KIR_OP_SG_SHUFFLE && !(at[1].lanes == 1 && at[1].scalar == POOT_KIR_U32))
         return fail(err, n, "shuffle lane must be u32, got %s", tname(at[1], b1, sizeof b1));
       if ((in->op == POOT_KIR_OP_SG_SHUFFLE_XOR || in->op == POOT_KIR_OP_SG_BROADCAST) &&
           in->imm >= 128)
-        return fail(err, n, "%s lane/mask %llu out of range (< 128)", op_names[in->op],
+        return fail(err, n, "%s lane/mask %llu out of range (< 128)", poot_kir_op_name(in->op),
                     (unsigned long long)in->imm);
       *out = t0;
       return true;
@@ -489,7 +489,7 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
     case POOT_KIR_OP_CHECK:
     case POOT_KIR_OP_IF:
       if (!(t0.lanes == 1 && s0 == POOT_KIR_BOOL))
-        return fail(err, n, "%s condition must be bool, got %s", op_names[in->op],
+        return fail(err, n, "%s condition must be bool, got %s", poot_kir_op_name(in->op),
                     tname(t0, b1, sizeof b1));
       if (in->op == POOT_KIR_OP_CHECK && in->imm > 31)
         return fail(err, n, "trap code %llu out of range (0..31)", (unsigned long long)in->imm);
@@ -504,5 +504,5 @@ bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir
     default:
       break;
   }
-  return fail(err, n, "op %s has no type rule", op_names[in->op]);
+  return fail(err, n, "op %s has no type rule", poot_kir_op_name(in->op));
 }
