@@ -80,6 +80,9 @@ typedef struct poot_compile_options {
   /* Lower "poot.attention" through its decomposition instead of the fused
    * attention template. */
   bool no_attention_template;
+  /* Keep small reductions (RMSNorm statistics) as dispatches of their own
+   * instead of recomputing them in every workgroup that reads them. */
+  bool no_local_reductions;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

@@ -15,6 +15,7 @@ typedef enum {
   PC_TEMP,       /* materialized into the arena */
   PC_DENSE,      /* materialized into a dense buffer (an output / a state in place) */
   PC_FUSED,      /* a contraction root computed inside another group's kernel */
+  PC_LOCAL,      /* a small reduction recomputed by every workgroup that reads it (shared) */
 } pc_hold;
 
 typedef enum {
@@ -40,6 +41,8 @@ typedef struct pc_group {
   poot_value out2;                /* top_k: indices */
   uint32_t split;                 /* attention: workgroups per row over [cap] (1: none) */
   uint32_t aux_temp;              /* attention split: the partials' temp, else UINT32_MAX */
+  uint32_t nlocal;                /* PC_LOCAL reductions this group computes first */
+  poot_value locals[4];
 } pc_group;
 
 typedef struct pc_value {
@@ -101,8 +104,11 @@ typedef struct pc_kctx {
   uint32_t depth;
   bool has_checks;
   poot_value computing; /* the group's own result: computed, never loaded */
-  uint32_t wg_base;     /* first workgroup of this group in a batched kernel */
-  uint32_t tag;         /* group number inside the kernel (unique names) */
+  uint32_t nlocal;      /* PC_LOCAL values in shared memory: value, shared array */
+  poot_value local_v[4];
+  uint32_t local_sh[4];
+  uint32_t wg_base; /* first workgroup of this group in a batched kernel */
+  uint32_t tag;     /* group number inside the kernel (unique names) */
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];
@@ -149,6 +155,9 @@ POOT_MUST_USE poot_status poot__cc_emit_rng(pc_kctx *k, const poot_node *n,
                                             const poot_kir_value *idx, const poot_type *ty,
                                             poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
+/* The group's PC_LOCAL reductions, computed by the whole workgroup into
+ * shared memory (uniform control flow: call before any per-thread branch). */
+POOT_MUST_USE poot_status poot__cc_local_prologue(pc_kctx *k, const pc_group *g);
 /* Compute type of a graph dtype. */
 poot_kir_scalar poot__cc_compute_scalar(poot_dtype dt);
 /* Stores `val` (compute type of v's dtype) as element `lin` of the storage of

@@ -1036,6 +1036,15 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
     T(poot__cc_linearize(k, idx, &ty->shape, &lin));
     return poot__cc_load_value(k, v, lin, out);
   }
+  if (pv->hold == PC_LOCAL) {
+    for (uint32_t i = 0; i < k->nlocal; i++)
+      if (k->local_v[i] == v) {
+        poot_kir_value lin;
+        T(poot__cc_linearize(k, idx, &ty->shape, &lin));
+        return poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, k->local_sh[i], lin, 1, out);
+      }
+    return poot_status_make(POOT_INTERNAL, "compile: local value %%%u read before its prologue", v);
+  }
   if (pv->hold == PC_FUSED)
     return poot_status_make(POOT_INTERNAL, "compile: fused value %%%u read outside its kernel", v);
   uint32_t nops = n->num_operands;

@@ -158,6 +158,7 @@ typedef struct grec {
   /* in-place dynamic_update_slice: per dim, the constant start (or -1 when
    * it is read at run time) and the window size; lets two updates of one
    * buffer share a level when their windows are provably disjoint */
+  bool dead; /* a reduction made local: computed inside its readers */
   bool dus;
   uint32_t rank;
   int64_t start[POOT_MAX_RANK];
@@ -285,6 +286,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     if (!st) st = poot_kir_if_begin(k->b, cond);
     if (st) break;
     k->wg_base = base;
+    k->nlocal = 0; /* each group computes its own local reductions */
     poot__cc_scope_push(k);
     uint32_t gg[3];
     const char *mode = "";
@@ -493,12 +495,79 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
     }
     rec_fill(&pl, g, &k, r, mode);
   }
+  /* Phase 1b: a small reduction (RMSNorm statistics: a few outputs) read
+   * only by pointwise and contraction groups is recomputed by each
+   * workgroup of its readers (poot__cc_local_prologue) instead of taking a
+   * dispatch of its own. */
+  for (size_t gi = 0; gi < ng && !st && !opt.no_local_reductions; gi++) {
+    pc_group *g = poot_vec_at(&pl.groups, gi);
+    if (g->kind != PG_CONTRACT || g->nroots != 1 || g->out != g->roots[0] || g->nlocal) continue;
+    poot_value R = g->out;
+    pc_value *pr = &pl.v[R];
+    if (pr->hold != PC_TEMP || pr->result || pr->node->op != POOT_OP_REDUCE) continue;
+    poot_reduce_kind rk = pr->node->attrs.reduce_kind;
+    poot_dtype acc = pr->node->attrs.dtype;
+    if (rk == POOT_REDUCE_ARGMAX ||
+        (acc != POOT_DTYPE_F32 && acc != POOT_DTYPE_I32 && acc != POOT_DTYPE_U32))
+      continue;
+    if (poot__cc_elems(&poot__cc_type(&pl, R)->shape) > 4) continue;
+    /* only where the contraction would run cooperatively anyway (the
+     * combine reassociates, like the subgroup mode) */
+    {
+      const poot_node *rn = pr->node;
+      const poot_shape *xs = &poot__cc_type(&pl, pl.alias[rn->operands[0]])->shape;
+      int64_t clen = 1;
+      for (uint32_t q = 0; q < rn->attrs.num_dims; q++) clen *= xs->dims[rn->attrs.dims[q]];
+      uint32_t cmin = opt.coop_min ? opt.coop_min : 64;
+      if (clen < (int64_t)cmin) continue;
+    }
+    uint32_t ti = pr->temp;
+    bool ok = true;
+    uint32_t nreaders = 0;
+    for (size_t j = 0; j < ng && ok; j++) {
+      if (j == gi || recs[j].dead) continue;
+      bool reads = false;
+      for (uint32_t q = 0; q < recs[j].k.nreads; q++)
+        if (recs[j].k.reads[q] == ti) reads = true;
+      if (!reads) continue;
+      const pc_group *gj = poot_vec_at(&pl.groups, j);
+      if ((gj->kind != PG_POINTWISE && gj->kind != PG_CONTRACT) || gj->nlocal >= 4) ok = false;
+      nreaders++;
+    }
+    if (!ok || !nreaders) continue;
+    pr->hold = PC_LOCAL;
+    recs[gi].dead = true;
+    poot_kir_kernel_destroy(recs[gi].kern);
+    recs[gi].kern = NULL;
+    ((poot_plan_temp *)pl.temps.data)[ti].size = 4;
+    for (size_t j = 0; j < ng && !st; j++) {
+      if (j == gi || recs[j].dead) continue;
+      bool reads = false;
+      for (uint32_t q = 0; q < recs[j].k.nreads; q++)
+        if (recs[j].k.reads[q] == ti) reads = true;
+      if (!reads) continue;
+      pc_group *gj = poot_vec_at(&pl.groups, j);
+      gj->locals[gj->nlocal++] = R;
+      poot_kir_kernel_destroy(recs[j].kern);
+      memset(&recs[j], 0, sizeof recs[j]);
+      pc_kctx k;
+      kctx_init(&k, &pl, memo, gj);
+      const char *mode = "";
+      st = build_group(&pl, gj, &k, &recs[j].kern, recs[j].grid, &mode);
+      if (!st) rec_fill(&pl, gj, &k, &recs[j], mode);
+    }
+  }
   /* Phase 2: levels (a group comes after every group it depends on). */
   uint32_t max_level = 0;
   for (size_t j = 0; j < ng && !st; j++) {
     uint32_t lv = 0;
+    if (recs[j].dead) {
+      recs[j].level = UINT32_MAX;
+      continue;
+    }
     for (size_t i = 0; i < j; i++)
-      if (depends(&recs[i], &recs[j]) && recs[i].level + 1 > lv) lv = recs[i].level + 1;
+      if (!recs[i].dead && depends(&recs[i], &recs[j]) && recs[i].level + 1 > lv)
+        lv = recs[i].level + 1;
     recs[j].level = lv;
     if (lv > max_level) max_level = lv;
   }

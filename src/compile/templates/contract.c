@@ -233,6 +233,7 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
     T(poot_kir_add_private(k->b, poot__cc_name(k, "arg", nm, sizeof nm),
                            poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
   poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
+  T(poot__cc_local_prologue(k, g));
   T(poot__cc_u32(k, 0, &z));
   T(poot__cc_u32(k, 1, &one));
   if (nout == 0) {
@@ -370,4 +371,106 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
   poot__cc_scope_pop(k);
   k->flops += (uint64_t)nout * (uint64_t)clen * nr;
   return poot_kir_end(k->b);
+}
+
+/* Small reductions (RMSNorm statistics) recomputed by each workgroup that
+ * reads them, instead of a dispatch of their own: every thread strides the
+ * reduction, then subgroup reductions and a shared table (or a shared tree
+ * without subgroups) combine it; the result is kept in shared memory. */
+poot_status poot__cc_local_prologue(pc_kctx *k, const pc_group *g) {
+  pc_planner *pl = k->pl;
+  uint32_t wg = pl->wg;
+  const poot_kir_target *t = pl->t;
+  uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
+  bool use_sg = sg && wg % sg == 0;
+  for (uint32_t li = 0; li < g->nlocal; li++) {
+    croot r;
+    root_init(pl, g->locals[li], &r);
+    const poot_shape *os = &poot__cc_type(pl, r.v)->shape;
+    int64_t nout = poot__cc_elems(os), clen = poot__cc_elems(&r.cshape);
+    poot_kir_scalar as = poot__cc_compute_scalar(r.acc);
+    char nm[32];
+    uint32_t sh, part, pacc;
+    snprintf(nm, sizeof nm, "loc%u_%u", li, k->tag);
+    T(poot_kir_add_shared(k->b, nm, as, (uint32_t)nout, &sh));
+    snprintf(nm, sizeof nm, "lpart%u_%u", li, k->tag);
+    T(poot_kir_add_shared(k->b, nm, as, use_sg ? wg / sg : wg, &part));
+    snprintf(nm, sizeof nm, "lacc%u_%u", li, k->tag);
+    T(poot_kir_add_private(k->b, nm, poot_kir_type_make(as, 1), 1, &pacc));
+    poot_kir_value lid, z, end, stepv, first;
+    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+    T(poot__cc_u32(k, 0, &z));
+    T(poot__cc_u32(k, (uint32_t)clen, &end));
+    T(poot__cc_u32(k, wg, &stepv));
+    T(poot__cc_bin(k, OP(EQ), lid, z, &first));
+    for (int64_t o = 0; o < nout; o++) {
+      poot_kir_value ov, idx[PC_MAX_DIMS], id, c, a, tot;
+      T(poot__cc_u32(k, (uint32_t)o, &ov));
+      T(poot__cc_delinearize(k, ov, os, idx));
+      T(identity(k, &r, &id));
+      T(poot_kir_priv_store(k->b, pacc, 0, id));
+      T(poot_kir_for_begin(k->b, lid, end, stepv, &c));
+      poot__cc_scope_push(k);
+      T(step(k, &r, 1, idx, c, 0, pacc, 0));
+      poot__cc_scope_pop(k);
+      T(poot_kir_end(k->b));
+      T(poot_kir_priv_load(k->b, pacc, 0, &a));
+      poot_kir_op op = acc_op(&r);
+      if (use_sg) {
+        poot_kir_op sop = op == OP(ADD)   ? OP(SG_REDUCE_ADD)
+                          : op == OP(MAX) ? OP(SG_REDUCE_MAX)
+                                          : OP(SG_REDUCE_MIN);
+        poot_kir_value sid, lane, l0, s;
+        T(poot_kir_subgroup_reduce(k->b, sop, a, &s));
+        T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+        T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+        T(poot__cc_bin(k, OP(EQ), lane, z, &l0));
+        T(poot_kir_if_begin(k->b, l0));
+        T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, part, sid, s));
+        T(poot_kir_end(k->b));
+        T(poot_kir_barrier(k->b));
+        T(poot_kir_if_begin(k->b, first));
+        poot__cc_scope_push(k);
+        tot = 0;
+        for (uint32_t j = 0; j < wg / sg; j++) {
+          poot_kir_value jj, x;
+          T(poot__cc_u32(k, j, &jj));
+          T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, part, jj, 1, &x));
+          if (tot)
+            T(poot__cc_accum(k, op, r.acc, tot, x, &tot));
+          else
+            tot = x;
+        }
+        T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, ov, tot));
+        poot__cc_scope_pop(k);
+        T(poot_kir_end(k->b));
+        T(poot_kir_barrier(k->b));
+      } else {
+        T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, part, lid, a));
+        T(poot_kir_barrier(k->b));
+        for (uint32_t s2 = wg / 2; s2 >= 1; s2 /= 2) {
+          poot_kir_value lt, x, y, j, rr;
+          T(poot__cc_bin_c(k, OP(LT), lid, s2, &lt));
+          T(poot_kir_if_begin(k->b, lt));
+          T(poot__cc_bin_c(k, OP(ADD), lid, s2, &j));
+          T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, part, lid, 1, &x));
+          T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, part, j, 1, &y));
+          T(poot__cc_accum(k, op, r.acc, x, y, &rr));
+          T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, part, lid, rr));
+          T(poot_kir_end(k->b));
+          T(poot_kir_barrier(k->b));
+        }
+        T(poot_kir_if_begin(k->b, first));
+        T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, part, z, 1, &tot));
+        T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, ov, tot));
+        T(poot_kir_end(k->b));
+        T(poot_kir_barrier(k->b));
+      }
+    }
+    if (k->nlocal >= 4) return poot_status_make(POOT_INTERNAL, "compile: too many local values");
+    k->local_v[k->nlocal] = r.v;
+    k->local_sh[k->nlocal++] = sh;
+    k->flops += (uint64_t)nout * (uint64_t)clen * 2;
+  }
+  return NULL;
 }

@@ -84,6 +84,7 @@ poot_status poot__cc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[
   uint32_t epw = words ? 4 / (uint32_t)di->elem_bytes : 1;
   uint64_t units = words ? (uint64_t)(n + epw - 1) / epw : (uint64_t)n;
   poot_kir_value gid, valid;
+  T(poot__cc_local_prologue(k, g));
   T(thread_index(k, units < 1 ? 1 : units, grid, &gid, &valid));
   if (n == 0) {
     /* no element, but the starts are still checked (as the oracle does) */
