@@ -224,6 +224,8 @@ static int generate_main(int argc, char **argv) {
   printf("\n");
   fflush(stdout);
   if (st) goto fail;
+  if (res.nonfinite)
+    fprintf(stderr, "poot: warning: %zu step(s) had NaN or infinite logits\n", res.nonfinite);
   if (!quiet) {
     size_t gen = res.n_ids;
     fprintf(stderr, "poot: prompt %zu tokens in %.3f s; generated %zu in %.3f s (%.1f tok/s)%s\n",

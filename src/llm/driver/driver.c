@@ -11,6 +11,8 @@
 
 #include "poot/llm/driver.h"
 
+#include "driver_internal.h"
+
 #define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
 #define OOM(what) poot_status_make(POOT_OUT_OF_MEMORY, "driver: %s", what)
 
@@ -39,7 +41,7 @@ struct poot_driver {
 
 /* Appends the greedy suffix: output = i32[2] {argmax of the last position's
  * logits, 1 when every logit is finite else 0}. */
-static poot_status append_greedy(poot_graph *g) {
+poot_status poot__driver_append_greedy(poot_graph *g) {
   poot_value logits = poot_graph_output(g);
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
@@ -67,7 +69,7 @@ static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits, poot_
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
   poot_graph *g = NULL;
   POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
-  poot_status st = logits ? poot_graph_verify(g) : append_greedy(g);
+  poot_status st = logits ? poot_graph_verify(g) : poot__driver_append_greedy(g);
   if (st) {
     poot_graph_destroy(g);
     return st;
@@ -331,7 +333,9 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
   if (max_ids == 0) goto done;
   uint64_t t0 = poot_time_ns();
   poot_token next = -1;
-  if ((st = poot_driver_feed(d, prompt, count, &next, NULL))) goto done;
+  bool nf = false;
+  if ((st = poot_driver_feed(d, prompt, count, &next, &nf))) goto done;
+  out->nonfinite += nf;
   uint64_t t1 = poot_time_ns();
   out->prefill_s = (double)(t1 - t0) * 1e-9;
   for (;;) {
@@ -352,7 +356,8 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
       break;
     }
     poot_token last = next;
-    if ((st = poot_driver_feed(d, &last, 1, &next, NULL))) goto done;
+    if ((st = poot_driver_feed(d, &last, 1, &next, &nf))) goto done;
+    out->nonfinite += nf;
   }
   out->decode_s = (double)(poot_time_ns() - t1) * 1e-9;
   if (dec) {

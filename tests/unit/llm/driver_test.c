@@ -6,6 +6,8 @@
  *    few prompts, a flip allowed only where the oracle's top-two margin is
  *    inside 2·tol of docs/verification.md; prompts longer than the prefill
  *    chunk run through the prefill entry; entries are made once and reused;
+ *  - the greedy suffix (argmax + non-finite flag) on the oracle and the
+ *    device: finite rows, a NaN, an infinity;
  *  - a token id at the vocabulary size → KERNEL_FAULT naming the kernel and
  *    trap token_out_of_range, then NEEDS_RESET until poot_driver_reset, then
  *    the same ids as before the fault.
@@ -18,6 +20,7 @@
 #include "poot/llm/driver.h"
 #include "poot/llm/verify.h"
 #include "poot_test.h"
+#include "../../../src/llm/driver/driver_internal.h"
 
 static const char *g_spec = "vulkan";
 
@@ -93,6 +96,7 @@ static void test_stories260k(void **state) {
   assert_int_equal(res.n_prompt, 1);
   assert_int_equal(res.n_ids, 256);
   assert_false(res.stopped);
+  assert_int_equal(res.nonfinite, 0);
   if (got.len != (size_t)(e - b) || memcmp(got.data, b, got.len) != 0)
     fail_msg("stories260K text differs:\n%s", got.data);
   /* One decode entry, captured once, reused for all 256 steps. */
@@ -256,6 +260,65 @@ static void test_fault_and_reset(void **state) {
   rig_close(&r);
 }
 
+/* ---------------------------------------------------------- greedy suffix */
+
+static void test_greedy_suffix(void **state) {
+  (void)state;
+  const int64_t V = 6;
+  int64_t dims[2] = {1, V};
+  poot_type t = poot_type_make(POOT_DTYPE_F32, 2, dims);
+  poot_graph *g = NULL;
+  poot_value x;
+  POOT_ASSERT_OK(poot_graph_create(&g));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "x", &t, &x));
+  POOT_ASSERT_OK(poot_graph_unary(g, POOT_OP_NEG, x, &x)); /* logits = -x */
+  POOT_ASSERT_OK(poot_graph_set_output(g, x));
+  POOT_ASSERT_OK(poot__driver_append_greedy(g));
+  const float nan = NAN, inf = INFINITY;
+  struct {
+    float x[6];
+    int32_t id, finite;
+  } cases[] = {
+      {{-1, -5, -3, -5, 2, 0}, 1, 1},    /* the first maximum wins */
+      {{-1, -5, nan, -9, nan, 0}, 2, 0}, /* the first NaN wins; not finite */
+      {{-1, -inf, -3, 0, 0, 0}, 1, 0},   /* +inf logit */
+      {{-1, inf, -3, 0, 0, 0}, 2, 0},    /* -inf logit: not finite either */
+  };
+  poot_device *dev = NULL;
+  poot_device_open_options o = {.validation = true};
+  POOT_ASSERT_OK(poot_device_open(g_spec, &o, &dev));
+  poot_executor *ex = NULL;
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_exec_entry_key key = {"suffix", "row:6", "greedy", "x"};
+  uint32_t entry;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    poot_tensor in = {.type = t, .data = cases[c].x, .size = sizeof cases[c].x};
+    poot_eval_input item = {"x", &in};
+    poot_eval_inputs inputs = {.count = 1, .items = &item};
+    poot_evaluation *ev = NULL;
+    POOT_ASSERT_OK(poot_eval(g, &inputs, NULL, &ev));
+    assert_int_equal(ev->output.size, 8);
+    const int32_t *w = ev->output.data;
+    assert_int_equal(w[0], cases[c].id);
+    assert_int_equal(w[1], cases[c].finite);
+    poot_evaluation_destroy(ev);
+    int32_t got[2] = {-7, -7};
+    poot_exec_input xi = {"x", &in};
+    poot_exec_step_io io = {.input_count = 1, .inputs = &xi, .output = got, .output_size = 8};
+    POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
+    assert_int_equal(got[0], cases[c].id);
+    assert_int_equal(got[1], cases[c].finite);
+  }
+  poot_executor_destroy(ex);
+#ifdef POOT_HAVE_VULKAN
+  if (strcmp(dev->caps.backend, "vulkan") == 0 && poot_vulkan_validation_enabled(dev))
+    assert_int_equal(poot_vulkan_validation_messages(dev), 0);
+#endif
+  poot_device_destroy(dev);
+  poot_graph_destroy(g);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_spec = argv[1];
   poot_device *d = NULL;
@@ -267,6 +330,7 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_greedy_suffix),
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_demo_vs_oracle),
       cmocka_unit_test(test_fault_and_reset),
