@@ -129,6 +129,7 @@ typedef struct poot_driver_generate_result {
   size_t n_prompt;  /* prompt ids after tokenization */
   bool stopped;     /* the last id is a stop id */
   bool hit_cap;     /* stopped because the KV capacity was full */
+  size_t nonfinite; /* steps whose logits held a NaN or an infinity */
   double prefill_s; /* wall time of the prompt (to the first token) */
   double decode_s;  /* wall time of the decode steps after it */
 } poot_driver_generate_result;
