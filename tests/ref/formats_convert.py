@@ -59,6 +59,14 @@ def run(*args):
     return r.stdout
 
 
+def run_input(text, *args):
+    r = subprocess.run([POOT, *args], input=text.encode(), capture_output=True)
+    if r.returncode != 0:
+        print(r.stderr.decode(errors="replace"))
+        raise SystemExit(f"poot {' '.join(args)} exited {r.returncode}")
+    return r.stdout
+
+
 def field(reader, key):
     f = reader.fields.get(key)
     if f is None:
@@ -606,9 +614,41 @@ def test_tokenizers(*_):
         check(f["tokenizer.ggml.tokens"] == [inv[i] for i in range(32000)], "llama2: tokens")
         types, scores = f["tokenizer.ggml.token_type"], f["tokenizer.ggml.scores"]
         check(types[:3] == [2, 3, 3], f"llama2: special types {types[:3]}")
-        check(types[3:259] == [6] * 256 and all(x == 0 for x in scores[:259]), "llama2: bytes")
+        check(types[3:259] == [6] * 256, "llama2: bytes")
         check(all(t == 1 for t in types[259:]), "llama2: normal tokens")
-        check(all(scores[i] == -float(i) for i in range(259, 32000)), "llama2: scores -id")
+        # Scores reproduce the merge order: a token made by merge rank r
+        # scores -r (its first merge), a token no merge makes -(merges + id).
+        merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m)
+                  for m in tj["model"]["merges"]]
+        want = [-float(len(merges) + i) for i in range(32000)]
+        seen = set()
+        for r, (a, b) in enumerate(merges):
+            t = tj["model"]["vocab"][a + b]
+            if t not in seen:
+                seen.add(t)
+                want[t] = -float(r)
+        check(scores == want, "llama2: scores follow the merge ranks")
+        check(scores[259] == -58876.0 and scores[261] == 0.0,
+              "llama2: '\u2581\u2581' merges last, '\u2581t' first")
+        # The converted vocabulary tokenizes like the tokenizers package.
+        try:
+            from tokenizers import Tokenizer
+        except ImportError:
+            Tokenizer = None
+        if Tokenizer is None:
+            print("note: tokenizers is absent; the converted vocabulary's ids are not compared")
+        else:
+            hft = Tokenizer.from_file(os.path.join(hf, "llama2/tokenizer.json"))
+            texts = ["    return", "def f(x):\n    return x", "Hello world", " leading",
+                     "a  b   c    d     e", "\t\ttabs\n\n", "naïve café Straße 日本語 🦙",
+                     "1234567890 3.14159", "<s> not special </s>", "x" * 40,
+                     "if x:\n        y = 1\n            z = 2", "Once upon a time",
+                     "The capital of France is", "\u0300\u0301 combining", "e-mail: a@b.c"]
+            for t in texts:
+                ids = [int(x) for x in run_input(t, "tokenize", "-m", out, "--no-bos").split()]
+                hft.encode_special_tokens = True
+                want_ids = hft.encode(t, add_special_tokens=False).ids
+                check(ids == want_ids, f"llama2: tokenize {t!r}: {ids} != tokenizers {want_ids}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -192,13 +192,8 @@ static poot_status build_vocab(hf_vocab *v, const poot_hf_config *config, bool s
     v->toks[id] = vocab->keys[i];
     v->lens[id] = vocab->key_lens[i];
     v->types[id] = POOT__TOKEN_NORMAL;
-    /* SentencePiece BPE keeps its pieces in score order: a lower id merges
-     * first. */
-    v->scores[id] = spm ? -(float)id : 0.0f;
-    if (spm && is_byte_token(v->toks[id], v->lens[id])) {
-      v->types[id] = POOT__TOKEN_BYTE;
-      v->scores[id] = 0.0f;
-    }
+    v->scores[id] = 0.0f; /* SentencePiece scores: spm_scores() */
+    if (spm && is_byte_token(v->toks[id], v->lens[id])) v->types[id] = POOT__TOKEN_BYTE;
   }
   const poot_json *unk = poot_json_get(model, "unk_token");
   for (size_t i = 0; v->added && i < v->added->len; i++) {
@@ -228,9 +223,72 @@ static poot_status build_vocab(hf_vocab *v, const poot_hf_config *config, bool s
     if (!v->toks[i]) return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
     v->lens[i] = (size_t)k;
     v->types[i] = POOT__TOKEN_UNUSED;
-    v->scores[i] = spm ? -1000.0f : 0.0f;
+    v->scores[i] = 0.0f;
   }
   return NULL;
+}
+
+/* The two parts of merge `m` ("a b" or [a, b]); false when it is neither. */
+static bool merge_parts(const poot_json *m, const char **a, size_t *a_len, const char **b,
+                        size_t *b_len) {
+  if (m->type == POOT_JSON_STRING) {
+    const char *sp = memchr(m->str, ' ', m->len);
+    if (!sp) return false;
+    *a = m->str, *a_len = (size_t)(sp - m->str);
+    *b = sp + 1, *b_len = m->len - *a_len - 1;
+    return true;
+  }
+  if (m->type != POOT_JSON_ARRAY || m->len != 2 || m->items[0]->type != POOT_JSON_STRING ||
+      m->items[1]->type != POOT_JSON_STRING)
+    return false;
+  *a = m->items[0]->str, *a_len = m->items[0]->len;
+  *b = m->items[1]->str, *b_len = m->items[1]->len;
+  return true;
+}
+
+/* SentencePiece scores that reproduce the tokenizer.json's merge order.
+ * tokenizer.json has no scores, and the SentencePiece BPE that reads a
+ * "llama" vocabulary (llama.cpp's, poot's) merges the adjacent pair whose
+ * concatenation has the highest score, leftmost first, while tokenizers'
+ * BPE merges the pair of lowest merge rank. A token made by merge rank r
+ * scores -r (its first merge: the merges that make one token are adjacent in
+ * files converted from SentencePiece, so ranks and scores order pairs
+ * alike); every token no merge makes (bytes, single characters, special
+ * and added tokens, unused ids) scores below all of them, -(merges + id). */
+static poot_status spm_scores(hf_vocab *v, const poot_json *merges) {
+  size_t n_merges = merges && merges->type == POOT_JSON_ARRAY ? merges->len : 0;
+  poot_map by_text;
+  poot_map_init(&by_text);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status s = NULL;
+  for (size_t i = 0; i < v->n && !s; i++) {
+    v->scores[i] = -(float)(n_merges + i);
+    if (v->types[i] == POOT__TOKEN_NORMAL && !poot_map_get(&by_text, v->toks[i], v->lens[i], NULL))
+      s = poot_map_put(&by_text, v->toks[i], v->lens[i], (uint64_t)i);
+  }
+  uint8_t *scored = s ? NULL : poot_calloc(v->n ? v->n : 1, 1);
+  if (!s && !scored) s = poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
+  for (size_t r = 0; r < n_merges && !s; r++) {
+    const char *a, *b;
+    size_t a_len, b_len;
+    if (!merge_parts(merges->items[r], &a, &a_len, &b, &b_len)) {
+      s = poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu is not \"a b\" or [a, b]", r);
+      break;
+    }
+    poot_strbuf_clear(&sb);
+    poot_strbuf_append(&sb, a, a_len);
+    poot_strbuf_append(&sb, b, b_len);
+    if ((s = poot_strbuf_status(&sb))) break;
+    uint64_t id;
+    if (!poot_map_get(&by_text, sb.data, sb.len, &id) || scored[id]) continue;
+    scored[id] = 1;
+    v->scores[id] = -(float)r;
+  }
+  poot_free(scored);
+  poot_strbuf_deinit(&sb);
+  poot_map_deinit(&by_text);
+  return s;
 }
 
 /* Merges as "a b" strings; pairs with spaces encode them as U+0120 like the
@@ -438,6 +496,7 @@ poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
   }
   bool spm = byte_fallback && byte_fallback->type == POOT_JSON_BOOL && byte_fallback->boolean;
   if ((s = build_vocab(&v, config, spm))) goto done;
+  if (spm && (s = spm_scores(&v, poot_json_get(model, "merges")))) goto done;
   if ((s = poot_gguf_writer_set_string(w, "tokenizer.ggml.model", spm ? "llama" : "gpt2",
                                        spm ? 5 : 4)))
     goto done;
