@@ -39,14 +39,11 @@ check: deps
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz
 
-# Generate text with the bundled demo model (models/poot-demo.gguf). Device
-# generation (`poot generate`) needs the execution layer; until it is built,
-# the demo runs the model greedily on the CPU reference evaluator.
+# Generate text with the bundled demo model (models/poot-demo.gguf) on the
+# best device present (ptx, rocm, vulkan, wgpu; lavapipe runs Vulkan on the CPU).
 DEMO_PROMPT ?= Once upon a time
 demo: deps build
-	@echo "poot: generating with models/poot-demo.gguf on the reference evaluator (CPU)" >&2
-	@printf '%s' "$(DEMO_PROMPT)"
-	@$(BUILD)/tools/poot verify greedy -m models/poot-demo.gguf -p "$(DEMO_PROMPT)" -n 200
+	@$(BUILD)/tools/poot generate -p "$(DEMO_PROMPT)" -n 200
 	@echo
 
 format:
