@@ -129,6 +129,71 @@ static void test_batch2(void **state) {
   g_batch = 1;
 }
 
+/* Every family (tiny configs, random weights), decode and prefill: plan →
+ * interpreter against poot_eval, and every kernel of the plan renders for
+ * the four real targets (the renderers verify against each target). */
+static void test_families(void **state) {
+  (void)state;
+  const char *targets[] = {"sm_90", "vulkan-sg32", "webgpu", "gfx942"};
+  for (int f = 1; f < POOT_MODEL_FAMILY_COUNT; f++) {
+    poot_model_config c;
+    poot_model_config_init(&c, (poot_model_family)f);
+    c.vocab_size = 96;
+    c.hidden_size = 64;
+    c.intermediate_size = 96;
+    c.n_layers = 2;
+    c.n_heads = 4;
+    c.n_kv_heads = 2;
+    c.head_dim = 16;
+    c.norm_eps = 1e-5;
+    c.rope_dims = 16;
+    c.rope_theta = 10000;
+    if (f == POOT_MODEL_FAMILY_GEMMA2 || f == POOT_MODEL_FAMILY_GEMMA3) {
+      c.sliding_window = 8;
+      c.layer_sliding[0] = 1;
+      c.any_layer_sliding_marked = true;
+    }
+    for (int64_t tokens = 1; tokens <= 3; tokens += 2) {
+      poot_model_step s;
+      memset(&s, 0, sizeof s);
+      s.batch = 1;
+      s.tokens = tokens;
+      s.cap = 24;
+      poot_graph *g = NULL;
+      POOT_ASSERT_OK(poot_model_trace(&c, &s, NULL, &g));
+      pt_inputs in;
+      POOT_ASSERT_OK(pt_inputs_make(g, 3, 96, 5, 0.3f, &in));
+      poot_kir_target t;
+      poot_kir_target_init_interp(&t, 32);
+      pt_result r;
+      POOT_ASSERT_OK(pt_check(g, &t, &in, 32, false, 2e-5, &r));
+      if (!r.ok)
+        fail_msg("%s T=%lld: %s", poot_model_family_name((poot_model_family)f), (long long)tokens,
+                 r.what);
+      for (int ti = 0; ti < 4; ti++) {
+        poot_kir_target rt;
+        POOT_ASSERT_OK(poot_kir_target_by_name(targets[ti], &rt));
+        poot_compile_options o;
+        poot_compile_options_init(&o);
+        o.target = &rt;
+        poot_plan *plan = NULL;
+        POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+        poot_strbuf sb;
+        poot_strbuf_init(&sb);
+        for (uint32_t k = 0; k < plan->kernel_count; k++) {
+          poot_strbuf_clear(&sb);
+          POOT_ASSERT_OK(poot_plan_render_kernel(plan, k, &rt, &sb));
+          assert_true(sb.len > 0);
+        }
+        poot_strbuf_deinit(&sb);
+        poot_plan_destroy(plan);
+      }
+      pt_inputs_free(&in);
+      poot_graph_destroy(g);
+    }
+  }
+}
+
 /* The graph passes' output plans and runs like the traced graph. */
 static void test_after_passes(void **state) {
   (void)state;
@@ -361,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_after_passes),
       cmocka_unit_test(test_batch2),
+      cmocka_unit_test(test_families),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
