@@ -591,6 +591,14 @@ poot_status poot_kir_interp_run(const poot_kir_kernel *k, const poot_kir_interp_
     for (uint32_t y = 0; y < grid[1] && !st; y++)
       for (uint32_t x = 0; x < grid[0] && !st; x++) {
         r.wg[0] = x, r.wg[1] = y, r.wg[2] = z;
+        /* Each workgroup counts as a statement, so that a large grid over
+         * an empty (or short) body is bounded by max_steps too. */
+        if (++r.steps > r.max_steps) {
+          st = fault(&r, NULL, 0, POOT_TIMEOUT,
+                     "more than %" PRIu64 " statements executed (grid %ux%ux%u)", r.max_steps,
+                     grid[0], grid[1], grid[2]);
+          break;
+        }
         /* Fresh per workgroup: private arrays start at zero; shared memory
          * starts unwritten (reads of it are reported). */
         memset(r.priv, 0, (priv_elems + 1) * LANES * sizeof(uint64_t));

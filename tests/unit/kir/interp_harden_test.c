@@ -42,9 +42,34 @@ static void test_empty_loop_is_bounded(void **state) {
   poot_kir_kernel_destroy(k);
 }
 
+/* The same for the grid: an empty kernel over 65535^3 workgroups ran
+ * 2.8e14 empty workgroups; each workgroup now counts as a statement. */
+static void test_empty_grid_is_bounded(void **state) {
+  (void)state;
+  poot_kir_kernel_desc desc = {.name = "nothing", .workgroup_size = {1, 1, 1}};
+  poot_kir_builder *b = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  poot_kir_interp_options o;
+  memset(&o, 0, sizeof o);
+  o.grid[0] = o.grid[1] = o.grid[2] = 65535;
+  o.max_steps = 1000;
+  poot_status s = poot_kir_interp_run(k, &o);
+  assert_int_equal(poot_status_code_of(s), POOT_TIMEOUT);
+  assert_non_null(strstr(poot_status_message(s), "grid 65535x65535x65535"));
+  poot_status_free(s);
+  o.grid[0] = 10;
+  o.grid[1] = o.grid[2] = 1;
+  o.max_steps = 10;
+  POOT_ASSERT_OK(poot_kir_interp_run(k, &o));
+  poot_kir_kernel_destroy(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_loop_is_bounded),
+      cmocka_unit_test(test_empty_grid_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
