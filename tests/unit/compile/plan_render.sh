@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every kernel of Llama decode (cap 16, and cap 1024 where attention is split
-# over workgroups) and prefill plans (graphs traced by the families layer,
+# over workgroups) and prefill plans, Gemma 2 and Phi-3 decode and Qwen 3
+# prefill plans (graphs traced by the families layer with tiny configs,
 # stored as .pgraph) renders for all four targets, and each
 # output is validated by the target's own tool: ptxas sm_80 and sm_90,
 # spirv-val, the wgpu wheel (tests/ref/wgsl_validate.py), llc-19 + ld.lld-19.
@@ -18,7 +19,8 @@ ran=0
 "$POOT" compile -g "$tmp/missing.pgraph" --target ptx > /dev/null 2>&1
 [ $? -eq 1 ] || { echo "FAIL: failure exit"; fail=1; }
 for g in "$here"/plan_llama_decode.pgraph "$here"/plan_llama_prefill.pgraph \
-    "$here"/plan_llama_decode_cap1024.pgraph; do
+    "$here"/plan_llama_decode_cap1024.pgraph "$here"/plan_gemma2_decode.pgraph \
+    "$here"/plan_qwen3_prefill.pgraph "$here"/plan_phi3_decode.pgraph; do
   base=$(basename "$g" .pgraph)
   for t in ptx ptx90 glsl wgsl amdgpu; do
     d="$tmp/$base-$t"
