@@ -538,6 +538,16 @@ static poot_status check_options(const poot_kir_kernel *k, const poot_kir_interp
     return poot_status_make(POOT_INVALID_ARGUMENT,
                             "kir interp: kernel '%s' was built for subgroup size %u, run asks %u",
                             k->name, k->subgroup_size, o->subgroup_size);
+  /* Shared arrays are allocated and cleared per workgroup: keep them to
+   * what the interpreter's target description allows (1 MiB). */
+  poot_kir_target interp;
+  poot_kir_target_init_interp(&interp, sg);
+  if (poot_kir_kernel_shared_bytes(k) > interp.shared_memory_bytes)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "kir interp: kernel '%s' uses %llu bytes of shared memory; the "
+                            "interpreter runs at most %u",
+                            k->name, (unsigned long long)poot_kir_kernel_shared_bytes(k),
+                            interp.shared_memory_bytes);
   for (size_t i = 0; i < o->buffer_count; i++)
     if (o->buffers[i].size % poot_kir_scalar_size(k->bindings[i].elem))
       return poot_status_make(POOT_INVALID_ARGUMENT,

@@ -66,10 +66,32 @@ static void test_empty_grid_is_bounded(void **state) {
   poot_kir_kernel_destroy(k);
 }
 
+/* A shared array of 2^32-1 floats was allocated and cleared per
+ * workgroup (16 GiB); the interpreter now refuses more shared memory than
+ * its target description allows, naming the size. */
+static void test_huge_shared_is_refused(void **state) {
+  (void)state;
+  poot_kir_kernel_desc desc = {.name = "big", .workgroup_size = {1, 1, 1}};
+  poot_kir_builder *b = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
+  uint32_t ref = 0;
+  POOT_ASSERT_OK(poot_kir_add_shared(b, "s", POOT_KIR_F32, UINT32_MAX, &ref));
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  poot_kir_interp_options o;
+  memset(&o, 0, sizeof o);
+  poot_status s = poot_kir_interp_run(k, &o);
+  assert_int_equal(poot_status_code_of(s), POOT_UNSUPPORTED);
+  assert_non_null(strstr(poot_status_message(s), "17179869180 bytes of shared memory"));
+  poot_status_free(s);
+  poot_kir_kernel_destroy(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_loop_is_bounded),
       cmocka_unit_test(test_empty_grid_is_bounded),
+      cmocka_unit_test(test_huge_shared_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
