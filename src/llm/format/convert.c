@@ -1,5 +1,6 @@
 /* `poot convert`: llama2.c checkpoints and Hugging Face safetensors folders
  * to GGUF, tensors streamed row by row through the GGUF writer. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,24 @@ typedef struct plan_tensor {
   uint32_t permute_heads;             /* 0: none; else llama.cpp's Q/K permutation */
   bool copy;                          /* written byte for byte (same type) */
   const poot_quant_format *src_codec; /* a packed source, dequantized row by row */
+  bool add_one;                       /* Gemma norms: w + 1 (llama.cpp's converter) */
+  const float *gen;                   /* a tensor convert computes (src NULL) */
 } plan_tensor;
 
 typedef struct plan {
   plan_tensor *tensors;
   size_t n;
   float *row; /* one f32 row */
+  float *gen; /* data of the computed tensors (rope_freqs, rope factors) */
+  size_t gen_len, gen_cap;
   uint64_t bytes_total, bytes_done;
   const poot_convert_options *options;
 } plan;
+
+/* The most rotary frequency pairs a computed rope tensor holds. */
+#define POOT_CONVERT_MAX_ROPE_PAIRS 512
+/* The most layers a sliding-window pattern array describes. */
+#define POOT_GGUF_MAX_PATTERN 1024
 
 static poot_status oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
@@ -91,6 +101,10 @@ static float load(const plan_tensor *t, uint64_t k) {
  * tensor (a bias) is permuted along its only dimension. */
 static void read_row(const plan_tensor *t, uint64_t r, float *dst) {
   uint64_t n = t->cols;
+  if (t->gen) {
+    memcpy(dst, t->gen + r * n, (size_t)n * sizeof(float));
+    return;
+  }
   if (t->permute_heads && t->src->shape.rank == 1) {
     for (uint64_t k = 0; k < n; k++) dst[k] = load(t, permuted(k, n, t->permute_heads));
     return;
@@ -127,6 +141,10 @@ static poot_status fill_tensor(void *ctx, size_t index, void *dst, uint64_t size
   for (uint64_t r = 0; !t->copy && r < t->rows; r++) {
     uint8_t *o = out + r * row_bytes;
     read_row(t, r, pl->row);
+    /* Gemma's (1 + w) norms, as llama.cpp's converter writes them (in f32,
+     * as transformers computes 1 + w). */
+    if (t->add_one)
+      for (uint64_t k = 0; k < t->cols; k++) pl->row[k] += 1.0f;
     switch (t->type) {
       case POOT_GGUF_TYPE_F32:
         memcpy(o, pl->row, (size_t)row_bytes);
@@ -219,6 +237,28 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
   return NULL;
 }
 
+/* Adds a 1-D f32 tensor that convert computes (llama3's rope_freqs, Phi-3's
+ * rope factors); `data` (n floats) is copied. The plan has room for it. */
+static poot_status plan_add_generated(plan *pl, poot_gguf_writer *w, const char *gguf_name,
+                                      const float *data, size_t n) {
+  if (pl->gen_len + n > pl->gen_cap)
+    return poot_status_make(POOT_INTERNAL, "convert: no room for '%s'", gguf_name);
+  memcpy(pl->gen + pl->gen_len, data, n * sizeof(float));
+  plan_tensor *t = &pl->tensors[pl->n];
+  memset(t, 0, sizeof *t);
+  t->gen = pl->gen + pl->gen_len;
+  pl->gen_len += n;
+  snprintf(t->gguf_name, sizeof t->gguf_name, "%s", gguf_name);
+  t->rows = 1;
+  t->cols = n;
+  t->type = POOT_GGUF_TYPE_F32;
+  uint64_t dims[1] = {n};
+  POOT_TRY(poot_gguf_writer_add_tensor(w, gguf_name, POOT_GGUF_TYPE_F32, 1, dims, NULL));
+  pl->bytes_total += n * sizeof(float);
+  pl->n++;
+  return NULL;
+}
+
 static poot_status set_str(poot_gguf_writer *w, const char *key, const char *value) {
   return poot_gguf_writer_set_string(w, key, value, strlen(value));
 }
@@ -305,41 +345,269 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
 
 /* ------------------------------------------------------------ Hugging Face */
 
-/* The GGUF name of a Hugging Face tensor name, by the llama-style naming
- * tables; false when it has none. */
-static bool hf_to_gguf(const char *hf, int32_t n_layers, char *out, size_t out_size,
-                       poot_weight_ref *out_ref) {
-  static const poot_weight_role all[] = {
-      POOT_WEIGHT_TOKEN_EMBD,    POOT_WEIGHT_OUTPUT_NORM, POOT_WEIGHT_OUTPUT,
-      POOT_WEIGHT_ATTN_NORM,     POOT_WEIGHT_ATTN_Q,      POOT_WEIGHT_ATTN_K,
-      POOT_WEIGHT_ATTN_V,        POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_ATTN_Q_BIAS,
-      POOT_WEIGHT_ATTN_K_BIAS,   POOT_WEIGHT_ATTN_V_BIAS, POOT_WEIGHT_ATTN_Q_NORM,
-      POOT_WEIGHT_ATTN_K_NORM,   POOT_WEIGHT_FFN_NORM,    POOT_WEIGHT_FFN_GATE,
-      POOT_WEIGHT_FFN_UP,        POOT_WEIGHT_FFN_DOWN,    POOT_WEIGHT_ATTN_OUTPUT_BIAS,
-      POOT_WEIGHT_FFN_GATE_BIAS, POOT_WEIGHT_FFN_UP_BIAS, POOT_WEIGHT_FFN_DOWN_BIAS};
-  int32_t layer = -1;
-  const char *p = strstr(hf, "layers.");
-  if (p) {
-    long v = strtol(p + 7, NULL, 10);
-    if (v >= 0 && v < n_layers) layer = (int32_t)v;
-  }
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-    for (int k = 0; k < 2; k++) {
-      poot_weight_ref ref = {all[i], k ? layer : -1, NULL};
-      if (k && layer < 0) continue;
-      char name[160];
-      if (!poot_weight_name_llama(POOT_WEIGHT_NAMING_HF, &ref, name, sizeof name)) continue;
-      if (strcmp(name, hf) != 0) continue;
-      *out_ref = ref;
-      return poot_weight_name_llama(POOT_WEIGHT_NAMING_GGUF, &ref, out, out_size);
+/* What a Hugging Face architecture becomes in GGUF. */
+typedef enum hf_kind {
+  HF_LLAMA, /* llama, mistral (llama.cpp writes Mistral as "llama") */
+  HF_QWEN2,
+  HF_QWEN3,
+  HF_GEMMA,
+  HF_GEMMA2,
+  HF_GEMMA3,
+  HF_PHI3,
+} hf_kind;
+
+static const struct {
+  const char *model_type;
+  hf_kind kind;
+  const char *arch;
+} hf_archs[] = {
+    {"llama", HF_LLAMA, "llama"},    {"mistral", HF_LLAMA, "llama"},
+    {"qwen2", HF_QWEN2, "qwen2"},    {"qwen3", HF_QWEN3, "qwen3"},
+    {"gemma", HF_GEMMA, "gemma"},    {"gemma2", HF_GEMMA2, "gemma2"},
+    {"gemma3_text", HF_GEMMA3, "gemma3"}, {"phi3", HF_PHI3, "phi3"},
+};
+
+static bool is_gemma(hf_kind k) {
+  return k == HF_GEMMA || k == HF_GEMMA2 || k == HF_GEMMA3;
+}
+
+/* Per-layer Hugging Face module names → llama.cpp's GGUF names. */
+typedef enum hf_part { PART_OTHER, PART_Q, PART_K } hf_part;
+
+static const struct {
+  const char *hf;
+  const char *gguf;
+  hf_part part;
+} hf_layer_names[] = {
+    {"input_layernorm", "attn_norm", PART_OTHER},
+    {"self_attn.q_proj", "attn_q", PART_Q},
+    {"self_attn.k_proj", "attn_k", PART_K},
+    {"self_attn.v_proj", "attn_v", PART_OTHER},
+    {"self_attn.o_proj", "attn_output", PART_OTHER},
+    {"self_attn.qkv_proj", "attn_qkv", PART_OTHER},
+    {"self_attn.q_norm", "attn_q_norm", PART_OTHER},
+    {"self_attn.k_norm", "attn_k_norm", PART_OTHER},
+    {"post_attention_layernorm", "ffn_norm", PART_OTHER}, /* Gemma 2/3: below */
+    {"pre_feedforward_layernorm", "ffn_norm", PART_OTHER},
+    {"post_feedforward_layernorm", "post_ffw_norm", PART_OTHER},
+    {"mlp.gate_proj", "ffn_gate", PART_OTHER},
+    {"mlp.up_proj", "ffn_up", PART_OTHER},
+    {"mlp.gate_up_proj", "ffn_up", PART_OTHER}, /* Phi-3: gate rows first */
+    {"mlp.down_proj", "ffn_down", PART_OTHER},
+};
+
+/* The GGUF name of a Hugging Face tensor; false when it has none. */
+static bool hf_to_gguf(const char *hf, hf_kind kind, int64_t n_layers, char *out, size_t out_size,
+                       hf_part *out_part, bool *out_embedding) {
+  *out_part = PART_OTHER;
+  *out_embedding = false;
+  int k = -1;
+  if (strcmp(hf, "model.embed_tokens.weight") == 0) {
+    *out_embedding = true;
+    k = snprintf(out, out_size, "token_embd.weight");
+  } else if (strcmp(hf, "model.norm.weight") == 0) {
+    k = snprintf(out, out_size, "output_norm.weight");
+  } else if (strcmp(hf, "lm_head.weight") == 0) {
+    k = snprintf(out, out_size, "output.weight");
+  } else if (strncmp(hf, "model.layers.", 13) == 0) {
+    char *end = NULL;
+    long layer = strtol(hf + 13, &end, 10);
+    if (end == hf + 13 || *end != '.' || layer < 0 || layer >= n_layers) return false;
+    const char *stem = end + 1;
+    const char *dot = strrchr(stem, '.');
+    if (!dot || (strcmp(dot, ".weight") != 0 && strcmp(dot, ".bias") != 0)) return false;
+    size_t stem_len = (size_t)(dot - stem);
+    for (size_t i = 0; i < sizeof hf_layer_names / sizeof hf_layer_names[0]; i++) {
+      const char *h = hf_layer_names[i].hf;
+      if (strlen(h) != stem_len || memcmp(h, stem, stem_len) != 0) continue;
+      const char *g = hf_layer_names[i].gguf;
+      /* Gemma 2/3: post_attention_layernorm follows attention. */
+      if ((kind == HF_GEMMA2 || kind == HF_GEMMA3) && strcmp(h, "post_attention_layernorm") == 0)
+        g = "post_attention_norm";
+      *out_part = hf_layer_names[i].part;
+      k = snprintf(out, out_size, "blk.%ld.%s%s", layer, g, dot);
+      break;
     }
   }
-  return false;
+  return k > 0 && (size_t)k < out_size;
 }
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A number of a JSON object, or `dflt`. */
+static double json_num(const poot_json *obj, const char *key, double dflt) {
+  const poot_json *v = poot_json_get(obj, key);
+  return v && v->type == POOT_JSON_NUMBER ? v->number : dflt;
+}
+
+/* The rope scaling of config.json: "" when none, else its (lower-case) type. */
+static const char *rope_type_of(const poot_hf_config *c) {
+  if (!c->rope_scaling) return "";
+  const poot_json *rt = poot_json_get(c->rope_scaling, "rope_type");
+  if (!rt) rt = poot_json_get(c->rope_scaling, "type");
+  if (!rt || rt->type != POOT_JSON_STRING) return "?";
+  return strcmp(rt->str, "default") == 0 ? "" : rt->str;
+}
+
+/* llama.cpp's rope_freqs for llama3 scaling (LlamaModel.generate_extra_tensors):
+ * per frequency the divisor 1, factor, or 1 / ((1 - smooth) / factor + smooth),
+ * over the f32 inverse frequencies 1 / theta^(2i / dims). */
+static void llama3_rope_freqs(const poot_hf_config *c, int64_t dims, float *out) {
+  double factor = json_num(c->rope_scaling, "factor", 8.0);
+  double lo = json_num(c->rope_scaling, "low_freq_factor", 1.0);
+  double hi = json_num(c->rope_scaling, "high_freq_factor", 4.0);
+  double old = json_num(c->rope_scaling, "original_max_position_embeddings", 8192.0);
+  double lo_wl = old / lo, hi_wl = old / hi;
+  float base = (float)c->rope_theta;
+  for (int64_t i = 0; i < dims / 2; i++) {
+    float freq = 1.0f / powf(base, (float)(2 * i) / (float)dims);
+    double wl = 2.0 * M_PI / (double)freq;
+    if (wl < hi_wl) {
+      out[i] = 1.0f;
+    } else if (wl > lo_wl) {
+      out[i] = (float)factor;
+    } else {
+      double smooth = (old / wl - lo) / (hi - lo);
+      out[i] = (float)(1.0 / ((1.0 - smooth) / factor + smooth));
+    }
+  }
+}
+
+/* Reads a JSON array of `n` numbers into out; false when it is not one. */
+static bool json_floats(const poot_json *a, float *out, size_t n) {
+  if (!a || a->type != POOT_JSON_ARRAY || a->len != n) return false;
+  for (size_t i = 0; i < n; i++) {
+    if (a->items[i]->type != POOT_JSON_NUMBER) return false;
+    out[i] = (float)a->items[i]->number;
+  }
+  return true;
+}
+
+/* The hyperparameters under `<arch>.`, as llama.cpp's converter writes them
+ * for each architecture; computed tensors (rope_freqs, rope factors) are
+ * added to the plan. */
+static poot_status hf_metadata(const poot_hf_config *c, hf_kind kind, const char *arch,
+                               poot_gguf_writer *w, plan *pl, int64_t *out_rope_dims) {
+  const poot_json *root = c->root;
+  int64_t rope_dims = c->head_dim;
+  if (kind == HF_PHI3) {
+    double pct = json_num(root, "partial_rotary_factor", 1.0);
+    rope_dims = (int64_t)(pct * (double)c->hidden_size) / c->num_attention_heads;
+  }
+  *out_rope_dims = rope_dims;
+  if (c->max_position_embeddings > 0)
+    POOT_TRY(set_arch_u32(w, arch, "context_length", c->max_position_embeddings));
+  POOT_TRY(set_arch_u32(w, arch, "embedding_length", c->hidden_size));
+  POOT_TRY(set_arch_u32(w, arch, "feed_forward_length", c->intermediate_size));
+  POOT_TRY(set_arch_u32(w, arch, "block_count", c->num_hidden_layers));
+  POOT_TRY(set_arch_u32(w, arch, "attention.head_count", c->num_attention_heads));
+  POOT_TRY(set_arch_u32(w, arch, "attention.head_count_kv", c->num_key_value_heads));
+  if (poot_json_get(root, "rope_theta") || poot_json_get(root, "rope_parameters"))
+    POOT_TRY(set_arch_f32(w, arch, "rope.freq_base", c->rope_theta));
+  if (c->rms_norm_eps > 0)
+    POOT_TRY(set_arch_f32(w, arch, "attention.layer_norm_rms_epsilon", c->rms_norm_eps));
+  POOT_TRY(set_arch_u32(w, arch, "rope.dimension_count", rope_dims));
+  if (poot_json_get(root, "head_dim") || is_gemma(kind)) {
+    POOT_TRY(set_arch_u32(w, arch, "attention.key_length", c->head_dim));
+    POOT_TRY(set_arch_u32(w, arch, "attention.value_length", c->head_dim));
+  }
+  double window = json_num(root, "sliding_window", 0.0);
+  /* Mistral's window (llama.cpp's llama.attention.sliding_window); Qwen 2
+   * sets a window it does not use unless use_sliding_window, so it is left
+   * out. */
+  if (kind == HF_LLAMA && c->model_type && strcmp(c->model_type, "mistral") == 0 && window > 0)
+    POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", (int64_t)window));
+  if (kind == HF_PHI3) /* llama.cpp writes 0 for none (Phi-4) */
+    POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", window > 0 ? (int64_t)window : 0));
+  if (kind == HF_GEMMA2 || kind == HF_GEMMA3) {
+    if (window > 0) POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", (int64_t)window));
+    double v = json_num(root, "attn_logit_softcapping", 0.0);
+    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "attn_logit_softcapping", v));
+    v = json_num(root, "final_logit_softcapping", 0.0);
+    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "final_logit_softcapping", v));
+    /* llama.cpp derives the query scale from head_dim; transformers uses
+     * query_pre_attn_scalar^-0.5, so the file states it. */
+    v = json_num(root, "query_pre_attn_scalar", 0.0);
+    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "attention.scale", 1.0 / sqrt(v)));
+    v = json_num(root, "rope_local_base_freq", 0.0);
+    if (kind == HF_GEMMA3 && v > 0) POOT_TRY(set_arch_f32(w, arch, "rope.freq_base_swa", v));
+    /* Which layers are local: layer_types, else Gemma 3's period
+     * (a layer is global when (i + 1) % period == 0). Gemma 2 without
+     * layer_types keeps llama.cpp's default (even layers local). */
+    const poot_json *types = poot_json_get(root, "layer_types");
+    double period = json_num(root, "sliding_window_pattern", 6.0);
+    bool have_types = types && types->type == POOT_JSON_ARRAY &&
+                      (int64_t)types->len == c->num_hidden_layers;
+    if (window > 0 && (have_types || kind == HF_GEMMA3)) {
+      bool sliding[POOT_GGUF_MAX_PATTERN];
+      int64_t n = c->num_hidden_layers;
+      if (n > POOT_GGUF_MAX_PATTERN)
+        return poot_status_make(POOT_UNSUPPORTED, "convert: %lld layers (at most %d)",
+                                (long long)n, POOT_GGUF_MAX_PATTERN);
+      for (int64_t i = 0; i < n; i++) {
+        if (have_types) {
+          const poot_json *t = types->items[i];
+          sliding[i] = t->type == POOT_JSON_STRING && strcmp(t->str, "sliding_attention") == 0;
+        } else {
+          int64_t p = period >= 1 ? (int64_t)period : 6;
+          sliding[i] = ((i + 1) % p) != 0;
+        }
+      }
+      char key[128];
+      snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
+      POOT_TRY(poot_gguf_writer_set_array(w, key, POOT_GGUF_VALUE_BOOL, sliding, (size_t)n));
+    }
+  }
+
+  const char *rt = rope_type_of(c);
+  if (!*rt) return NULL;
+  if (strcmp(rt, "linear") == 0 && kind != HF_PHI3) {
+    const poot_json *factor = poot_json_get(c->rope_scaling, "factor");
+    if (!factor || factor->type != POOT_JSON_NUMBER)
+      return poot_status_make(POOT_FORMAT, "convert: linear rope_scaling without a factor");
+    char k[96];
+    snprintf(k, sizeof k, "%s.rope.scaling.type", arch);
+    POOT_TRY(set_str(w, k, "linear"));
+    return set_arch_f32(w, arch, "rope.scaling.factor", factor->number);
+  }
+  if (strcmp(rt, "llama3") == 0 && kind == HF_LLAMA) {
+    float freqs[POOT_CONVERT_MAX_ROPE_PAIRS];
+    if (rope_dims / 2 > POOT_CONVERT_MAX_ROPE_PAIRS || rope_dims < 2)
+      return poot_status_make(POOT_UNSUPPORTED, "convert: rope dimension %lld", (long long)rope_dims);
+    llama3_rope_freqs(c, rope_dims, freqs);
+    return plan_add_generated(pl, w, "rope_freqs.weight", freqs, (size_t)(rope_dims / 2));
+  }
+  if ((strcmp(rt, "longrope") == 0 || strcmp(rt, "su") == 0) && kind == HF_PHI3) {
+    size_t half = (size_t)(rope_dims / 2);
+    float lf[POOT_CONVERT_MAX_ROPE_PAIRS], sf[POOT_CONVERT_MAX_ROPE_PAIRS];
+    if (half > POOT_CONVERT_MAX_ROPE_PAIRS ||
+        !json_floats(poot_json_get(c->rope_scaling, "long_factor"), lf, half) ||
+        !json_floats(poot_json_get(c->rope_scaling, "short_factor"), sf, half))
+      return poot_status_make(POOT_FORMAT,
+                              "convert: rope_scaling needs long_factor and short_factor of %zu "
+                              "numbers",
+                              half);
+    double orig = json_num(c->rope_scaling, "original_max_position_embeddings",
+                           json_num(root, "original_max_position_embeddings", 0.0));
+    if (orig < 1 || c->max_position_embeddings < 1)
+      return poot_status_make(POOT_FORMAT,
+                              "convert: longrope needs original_max_position_embeddings");
+    double scale = (double)c->max_position_embeddings / orig;
+    double attn = scale > 1.0 ? sqrt(1.0 + log(scale) / log(orig)) : 1.0;
+    /* transformers takes an explicit attention_factor over the formula. */
+    attn = json_num(c->rope_scaling, "attention_factor", attn);
+    POOT_TRY(set_arch_u32(w, arch, "rope.scaling.original_context_length", (int64_t)orig));
+    POOT_TRY(set_arch_f32(w, arch, "rope.scaling.attn_factor", attn));
+    POOT_TRY(plan_add_generated(pl, w, "rope_factors_long.weight", lf, half));
+    return plan_add_generated(pl, w, "rope_factors_short.weight", sf, half);
+  }
+  return poot_status_make(POOT_UNSUPPORTED,
+                          "convert: rope_scaling type '%s' is not supported for %s (linear; "
+                          "llama3 for llama; longrope/su for phi3 are)",
+                          rt, arch);
 }
 
 static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_writer *w, plan *pl,
@@ -350,99 +618,71 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
   POOT_TRY(poot_hf_config_load(path, &c));
   poot_status s = NULL;
   const char *mt = c->model_type ? c->model_type : "?";
-  const char *arch = strcmp(mt, "llama") == 0 || strcmp(mt, "mistral") == 0 ? "llama"
-                     : strcmp(mt, "qwen2") == 0                             ? "qwen2"
-                     : strcmp(mt, "qwen3") == 0                             ? "qwen3"
-                                                                            : NULL;
+  const char *arch = NULL;
+  hf_kind kind = HF_LLAMA;
+  for (size_t i = 0; i < sizeof hf_archs / sizeof hf_archs[0]; i++) {
+    if (strcmp(mt, hf_archs[i].model_type) == 0) {
+      arch = hf_archs[i].arch;
+      kind = hf_archs[i].kind;
+    }
+  }
   if (!arch) {
     s = poot_status_make(POOT_UNSUPPORTED,
                          "convert: model_type '%s' is not supported (llama, mistral, qwen2, "
-                         "qwen3 are)",
+                         "qwen3, gemma, gemma2, gemma3_text, phi3 are)",
                          mt);
     goto done;
   }
   if (c->hidden_size <= 0 || c->num_hidden_layers <= 0 || c->num_attention_heads <= 0 ||
-      c->intermediate_size <= 0 || c->num_key_value_heads <= 0) {
-    s = poot_status_make(POOT_FORMAT, "convert: '%s' lacks the llama hyperparameters", path);
+      c->intermediate_size <= 0 || c->num_key_value_heads <= 0 || c->head_dim <= 0) {
+    s = poot_status_make(POOT_FORMAT, "convert: '%s' lacks the model's sizes", path);
     goto done;
-  }
-  if (c->rope_scaling) {
-    const poot_json *rt = poot_json_get(c->rope_scaling, "rope_type");
-    if (!rt) rt = poot_json_get(c->rope_scaling, "type");
-    const poot_json *factor = poot_json_get(c->rope_scaling, "factor");
-    if (!rt || rt->type != POOT_JSON_STRING || strcmp(rt->str, "linear") != 0 || !factor ||
-        factor->type != POOT_JSON_NUMBER) {
-      s = poot_status_make(POOT_UNSUPPORTED,
-                           "convert: rope_scaling type '%s' is not supported (linear is)",
-                           rt && rt->type == POOT_JSON_STRING ? rt->str : "?");
-      goto done;
-    }
   }
   const char *name = o->name;
   if (!name) {
     const char *slash = strrchr(folder, '/');
     name = slash && slash[1] ? slash + 1 : folder;
   }
+  size_t n = poot_store_tensor_count(store);
+  pl->tensors = poot_calloc(n + 2, sizeof *pl->tensors);
+  pl->gen_cap = 2 * POOT_CONVERT_MAX_ROPE_PAIRS;
+  pl->gen = poot_calloc(pl->gen_cap, sizeof(float));
+  if (!pl->tensors || !pl->gen) {
+    s = oom();
+    goto done;
+  }
   if ((s = set_str(w, "general.architecture", arch))) goto done;
   if ((s = set_common(w, name, type))) goto done;
-  if (c->max_position_embeddings > 0 &&
-      (s = set_arch_u32(w, arch, "context_length", c->max_position_embeddings)))
-    goto done;
-  if ((s = set_arch_u32(w, arch, "embedding_length", c->hidden_size))) goto done;
-  if ((s = set_arch_u32(w, arch, "feed_forward_length", c->intermediate_size))) goto done;
-  if ((s = set_arch_u32(w, arch, "block_count", c->num_hidden_layers))) goto done;
-  if ((s = set_arch_u32(w, arch, "attention.head_count", c->num_attention_heads))) goto done;
-  if ((s = set_arch_u32(w, arch, "attention.head_count_kv", c->num_key_value_heads))) goto done;
-  if (poot_json_get(c->root, "rope_theta") &&
-      (s = set_arch_f32(w, arch, "rope.freq_base", c->rope_theta)))
-    goto done;
-  if (c->rms_norm_eps > 0 &&
-      (s = set_arch_f32(w, arch, "attention.layer_norm_rms_epsilon", c->rms_norm_eps)))
-    goto done;
-  if ((s = set_arch_u32(w, arch, "rope.dimension_count", c->head_dim))) goto done;
-  if (poot_json_get(c->root, "head_dim")) {
-    if ((s = set_arch_u32(w, arch, "attention.key_length", c->head_dim))) goto done;
-    if ((s = set_arch_u32(w, arch, "attention.value_length", c->head_dim))) goto done;
-  }
-  if (c->rope_scaling) {
-    char k[64];
-    snprintf(k, sizeof k, "%s.rope.scaling.type", arch);
-    if ((s = set_str(w, k, "linear"))) goto done;
-    if ((s = set_arch_f32(w, arch, "rope.scaling.factor",
-                          poot_json_get(c->rope_scaling, "factor")->number)))
-      goto done;
-  }
+  /* Computed tensors come first, as in llama.cpp (generate_extra_tensors). */
+  int64_t rope_dims = 0;
+  if ((s = hf_metadata(c, kind, arch, w, pl, &rope_dims))) goto done;
   uint32_t n_tokens = 0;
   if ((s = poot__convert_vocab_hf(w, folder, c, &n_tokens))) goto done;
   if ((s = set_arch_u32(w, arch, "vocab_size", n_tokens))) goto done;
 
-  size_t n = poot_store_tensor_count(store);
-  pl->tensors = poot_calloc(n ? n : 1, sizeof *pl->tensors);
-  if (!pl->tensors) {
-    s = oom();
-    goto done;
-  }
   /* llama.cpp's order: the embedding first, then the rest as found. */
   for (int pass = 0; pass < 2 && !s; pass++) {
     for (size_t i = 0; i < n && !s; i++) {
       const poot_store_tensor *t = poot_store_tensor_at(store, i);
       if (ends_with(t->name, "rotary_emb.inv_freq")) continue;
+      /* Gemma's classifier is the embedding; llama.cpp skips lm_head. */
+      if (is_gemma(kind) && strcmp(t->name, "lm_head.weight") == 0) continue;
       char gguf_name[128];
-      poot_weight_ref ref;
-      if (!hf_to_gguf(t->name, (int32_t)c->num_hidden_layers, gguf_name, sizeof gguf_name, &ref)) {
+      hf_part part;
+      bool embedding;
+      if (!hf_to_gguf(t->name, kind, c->num_hidden_layers, gguf_name, sizeof gguf_name, &part,
+                      &embedding)) {
         s = poot_status_make(POOT_UNSUPPORTED, "convert: cannot map tensor '%s' to a GGUF name",
                              t->name);
         break;
       }
-      if ((pass == 0) != (ref.role == POOT_WEIGHT_TOKEN_EMBD)) continue;
+      if ((pass == 0) != embedding) continue;
       uint32_t heads = 0;
-      if (strcmp(arch, "llama") == 0) {
-        if (ref.role == POOT_WEIGHT_ATTN_Q || ref.role == POOT_WEIGHT_ATTN_Q_BIAS)
-          heads = (uint32_t)c->num_attention_heads;
-        if (ref.role == POOT_WEIGHT_ATTN_K || ref.role == POOT_WEIGHT_ATTN_K_BIAS)
-          heads = (uint32_t)c->num_key_value_heads;
-      }
+      if (kind == HF_LLAMA && part == PART_Q) heads = (uint32_t)c->num_attention_heads;
+      if (kind == HF_LLAMA && part == PART_K) heads = (uint32_t)c->num_key_value_heads;
       s = plan_add(pl, w, t, gguf_name, type, heads, false);
+      if (!s && is_gemma(kind) && ends_with(t->name, "norm.weight"))
+        pl->tensors[pl->n - 1].add_one = true;
     }
   }
 done:
@@ -552,6 +792,7 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
   s = poot_gguf_writer_write_file(w, output);
 done:
   poot_free(pl.row);
+  poot_free(pl.gen);
   poot_free(pl.tensors);
   poot_gguf_writer_destroy(w);
   poot_store_destroy(store);
