@@ -335,6 +335,10 @@ def test_safetensors(*_):
                   "rope_theta": 500000.0, "vocab_size": V, "tie_word_embeddings": False,
                   "bos_token_id": 128000, "eos_token_id": 128001, "torch_dtype": "float32"}
         json.dump(config, open(os.path.join(model, "config.json"), "w"))
+        # Llama 3's end ids: <|end_of_text|>, <|eot_id|> (the extra one becomes
+        # tokenizer.ggml.eot_token_id).
+        json.dump({"bos_token_id": 128000, "eos_token_id": [128001, 128009]},
+                  open(os.path.join(model, "generation_config.json"), "w"))
         shutil.copy(os.path.join(tok_dir, "tokenizer.json"), model)
         tok_config = json.load(open(os.path.join(tok_dir, "tokenizer_config.json")))
         shutil.copy(os.path.join(tok_dir, "tokenizer_config.json"), model)
@@ -376,6 +380,8 @@ def test_safetensors(*_):
                               ("tokenizer.ggml.pre", "llama-bpe"),
                               ("tokenizer.ggml.bos_token_id", 128000),
                               ("tokenizer.ggml.eos_token_id", 128001),
+                              ("tokenizer.ggml.eot_token_id", 128009),
+                              ("tokenizer.ggml.eom_token_id", None),
                               ("tokenizer.chat_template", tok_config["chat_template"])]:
                 got = fast.fields.get(key)
                 check(got == want, f"{label}: {key} = {str(got)[:80]} != {str(want)[:80]}")

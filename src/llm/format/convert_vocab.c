@@ -370,8 +370,45 @@ static bool config_token(const poot_json *cfg, const char *key, const char **out
   return true;
 }
 
+/* The end ids beyond the EOS: config.json's and generation_config.json's
+ * eos_token_id lists (Llama 3: <|end_of_text|>, <|eot_id|>; Llama 3.1 adds
+ * <|eom_id|>). GGUF has one key per kind, tokenizer.ggml.eot_token_id and
+ * tokenizer.ggml.eom_token_id (llama.cpp's SpecialVocab fills the same
+ * keys); a token spelled <|eom_id|> is the EOM, the first other id the EOT,
+ * a second other id the EOM when that is still free. */
+static poot_status write_end_ids(poot_gguf_writer *w, const hf_vocab *v,
+                                 const poot_hf_config *config, const char *folder, int64_t eos) {
+  int64_t ids[2 * POOT_HF_MAX_EOS];
+  size_t n = 0;
+  for (size_t i = 0; config && i < config->n_eos_token_ids; i++) ids[n++] = config->eos_token_ids[i];
+  char path[4200];
+  snprintf(path, sizeof path, "%s/generation_config.json", folder);
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    poot_hf_generation_config *g = NULL;
+    POOT_TRY(poot_hf_generation_config_load(path, &g));
+    for (size_t i = 0; i < g->n_eos_token_ids; i++) ids[n++] = g->eos_token_ids[i];
+    poot_hf_generation_config_destroy(g);
+  }
+  int64_t eot = -1, eom = -1;
+  for (size_t i = 0; i < n; i++) {
+    int64_t id = ids[i];
+    if (id < 0 || (size_t)id >= v->n || id == eos || id == eot || id == eom) continue;
+    bool is_eom = v->lens[id] == 10 && memcmp(v->toks[id], "<|eom_id|>", 10) == 0;
+    if (is_eom && eom < 0)
+      eom = id;
+    else if (eot < 0)
+      eot = id;
+    else if (eom < 0)
+      eom = id;
+  }
+  if (eot >= 0) POOT_TRY(poot_gguf_writer_set_u32(w, "tokenizer.ggml.eot_token_id", (uint32_t)eot));
+  if (eom >= 0) POOT_TRY(poot_gguf_writer_set_u32(w, "tokenizer.ggml.eom_token_id", (uint32_t)eom));
+  return NULL;
+}
+
 static poot_status write_specials(poot_gguf_writer *w, const hf_vocab *v,
-                                  const poot_hf_config *config) {
+                                  const poot_hf_config *config, const char *folder) {
   static const struct {
     const char *cfg_key;
     const char *gguf_key;
@@ -396,6 +433,7 @@ static poot_status write_specials(poot_gguf_writer *w, const hf_vocab *v,
   for (int i = 0; i < 5; i++)
     if (ids[i] >= 0 && (size_t)ids[i] < v->n)
       POOT_TRY(poot_gguf_writer_set_u32(w, specials[i].gguf_key, (uint32_t)ids[i]));
+  POOT_TRY(write_end_ids(w, v, config, folder, ids[1]));
   /* add_bos_token / add_eos_token: tokenizer_config.json, else the
    * post-processor's template. */
   const poot_json *ab = v->tok_config ? poot_json_get(v->tok_config, "add_bos_token") : NULL;
@@ -513,7 +551,7 @@ poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
                                       v.n)))
     goto done;
   if (!spm && (s = write_merges(w, &arena, poot_json_get(model, "merges")))) goto done;
-  if ((s = write_specials(w, &v, config))) goto done;
+  if ((s = write_specials(w, &v, config, folder))) goto done;
   if ((s = write_chat_template(w, &v, folder))) goto done;
   *out_n_tokens = (uint32_t)v.n;
 done:
