@@ -13,3 +13,6 @@ poot_add_script_test(formats_ref_cli COMMAND python3 ${poot_formats_ref} cli)
 foreach(v bert-bge gpt-2 llama-bpe llama-spm phi-3 qwen2)
   poot_add_script_test(formats_ref_vocab_${v} COMMAND python3 ${poot_formats_ref} vocab ggml-vocab-${v}.gguf)
 endforeach()
+# Every family's conversion against llama.cpp's conventions (gguf-py).
+poot_add_script_test(formats_ref_families
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/../../ref/formats_families.py)
