@@ -141,6 +141,20 @@ def main():
             check(g.fields.get("tokenizer.ggml.eot_token_id") == 128009,
                   "llama3: config.json's second end id is the EOT")
             print("llama3: rope_freqs %s" % got)
+        # What convert cannot carry over is a one-line error, and no file.
+        for m, edit, needle in [
+                ("llama3", lambda c: c["rope_scaling"].update(rope_type="yarn"), "'yarn'"),
+                ("phi3", lambda c: c["rope_scaling"].update(long_factor=[1.0]), "long_factor"),
+                ("phi3", lambda c: c.update(model_type="mamba"), "'mamba'")]:
+            folder = os.path.join(tmp, m)
+            path = os.path.join(folder, "config.json")
+            cfg = json.load(open(path))
+            edit(cfg)
+            json.dump(cfg, open(path, "w"))
+            out = os.path.join(tmp, "bad.gguf")
+            r = subprocess.run([POOT, "convert", folder, out], capture_output=True, text=True)
+            check(r.returncode == 1 and needle in r.stderr and r.stderr.count("\n") == 1 and
+                  not os.path.exists(out), "%s: bad config: rc %d, %r" % (m, r.returncode, r.stderr))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failures" % len(failures))
