@@ -61,7 +61,7 @@ typedef struct plan {
 /* The most rotary frequency pairs a computed rope tensor holds. */
 #define POOT_CONVERT_MAX_ROPE_PAIRS 512
 /* The most layers a sliding-window pattern array describes. */
-#define POOT_GGUF_MAX_PATTERN 1024
+#define POOT_CONVERT_MAX_PATTERN_LAYERS 1024
 
 static poot_status oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
@@ -361,9 +361,9 @@ static const struct {
   hf_kind kind;
   const char *arch;
 } hf_archs[] = {
-    {"llama", HF_LLAMA, "llama"},    {"mistral", HF_LLAMA, "llama"},
-    {"qwen2", HF_QWEN2, "qwen2"},    {"qwen3", HF_QWEN3, "qwen3"},
-    {"gemma", HF_GEMMA, "gemma"},    {"gemma2", HF_GEMMA2, "gemma2"},
+    {"llama", HF_LLAMA, "llama"},         {"mistral", HF_LLAMA, "llama"},
+    {"qwen2", HF_QWEN2, "qwen2"},         {"qwen3", HF_QWEN3, "qwen3"},
+    {"gemma", HF_GEMMA, "gemma"},         {"gemma2", HF_GEMMA2, "gemma2"},
     {"gemma3_text", HF_GEMMA3, "gemma3"}, {"phi3", HF_PHI3, "phi3"},
 };
 
@@ -539,14 +539,14 @@ static poot_status hf_metadata(const poot_hf_config *c, hf_kind kind, const char
      * layer_types keeps llama.cpp's default (even layers local). */
     const poot_json *types = poot_json_get(root, "layer_types");
     double period = json_num(root, "sliding_window_pattern", 6.0);
-    bool have_types = types && types->type == POOT_JSON_ARRAY &&
-                      (int64_t)types->len == c->num_hidden_layers;
+    bool have_types =
+        types && types->type == POOT_JSON_ARRAY && (int64_t)types->len == c->num_hidden_layers;
     if (window > 0 && (have_types || kind == HF_GEMMA3)) {
-      bool sliding[POOT_GGUF_MAX_PATTERN];
+      bool sliding[POOT_CONVERT_MAX_PATTERN_LAYERS];
       int64_t n = c->num_hidden_layers;
-      if (n > POOT_GGUF_MAX_PATTERN)
-        return poot_status_make(POOT_UNSUPPORTED, "convert: %lld layers (at most %d)",
-                                (long long)n, POOT_GGUF_MAX_PATTERN);
+      if (n > POOT_CONVERT_MAX_PATTERN_LAYERS)
+        return poot_status_make(POOT_UNSUPPORTED, "convert: %lld layers (at most %d)", (long long)n,
+                                POOT_CONVERT_MAX_PATTERN_LAYERS);
       for (int64_t i = 0; i < n; i++) {
         if (have_types) {
           const poot_json *t = types->items[i];
@@ -576,7 +576,8 @@ static poot_status hf_metadata(const poot_hf_config *c, hf_kind kind, const char
   if (strcmp(rt, "llama3") == 0 && kind == HF_LLAMA) {
     float freqs[POOT_CONVERT_MAX_ROPE_PAIRS];
     if (rope_dims / 2 > POOT_CONVERT_MAX_ROPE_PAIRS || rope_dims < 2)
-      return poot_status_make(POOT_UNSUPPORTED, "convert: rope dimension %lld", (long long)rope_dims);
+      return poot_status_make(POOT_UNSUPPORTED, "convert: rope dimension %lld",
+                              (long long)rope_dims);
     llama3_rope_freqs(c, rope_dims, freqs);
     return plan_add_generated(pl, w, "rope_freqs.weight", freqs, (size_t)(rope_dims / 2));
   }

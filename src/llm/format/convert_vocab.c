@@ -380,7 +380,8 @@ static poot_status write_end_ids(poot_gguf_writer *w, const hf_vocab *v,
                                  const poot_hf_config *config, const char *folder, int64_t eos) {
   int64_t ids[2 * POOT_HF_MAX_EOS];
   size_t n = 0;
-  for (size_t i = 0; config && i < config->n_eos_token_ids; i++) ids[n++] = config->eos_token_ids[i];
+  for (size_t i = 0; config && i < config->n_eos_token_ids; i++)
+    ids[n++] = config->eos_token_ids[i];
   char path[4200];
   snprintf(path, sizeof path, "%s/generation_config.json", folder);
   struct stat sb;
