@@ -8,8 +8,13 @@
  * Output: a GGUF v3 file written the way llama.cpp's converters write it —
  * tensor names (token_embd.weight, blk.N.attn_q.weight, …), the llama-style
  * hyperparameters under `<arch>.…`, and the tokenizer and chat template in
- * `tokenizer.…` metadata. Hugging Face llama Q and K projections are
- * permuted back to GGUF's interleaved rotary layout, as llama.cpp does.
+ * `tokenizer.…` metadata. Hugging Face architectures: llama and mistral
+ * (as "llama"), qwen2, qwen3, gemma, gemma2, gemma3_text (as "gemma3"), phi3.
+ * Hugging Face llama Q and K projections are permuted back to GGUF's
+ * interleaved rotary layout, Gemma norm weights are written as 1 + w, llama3
+ * rope scaling becomes a `rope_freqs.weight` tensor and Phi-3 longrope
+ * `rope_factors_long/short.weight`, all as llama.cpp's converter does
+ * (docs/models.md lists the keys).
  *
  * Tensor types: 1-D tensors (norms, biases) stay f32. Every other tensor is
  * written as `type`; a quantized type whose block size does not divide the
