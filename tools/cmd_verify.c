@@ -1,14 +1,21 @@
 /* poot verify — verification against the oracle (DESIGN §9).
  *   poot verify greedy -m MODEL [--tokenizer FILE] [-p PROMPT | --messages FILE.json]
- *                      -n N [--device eval] [--ids] [--paged] [--cap C]
+ *                      -n N [--device D] [--ids] [--paged] [--cap C]
  * runs prefill and greedy decode steps on poot_eval and prints the generated
- * text (or, with --ids, the generated ids on one line). */
+ * text (or, with --ids, the generated ids on one line). With --device D other
+ * than eval it also runs the prompt on that device through the driver,
+ * prints the device's output, and compares its ids (and, with --json or
+ * --logits, its logits) with the oracle's under the margin rule of
+ * docs/verification.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "poot/devices.h"
 #include "poot/eval.h"
+#include "poot/exec.h"
+#include "poot/llm/driver.h"
 #include "poot/llm/model.h"
 #include "poot/llm/verify.h"
 #include "tool.h"
@@ -29,7 +36,11 @@ static void usage(void) {
       "  -p PROMPT          prompt text (default: empty, BOS only where the model adds it)\n"
       "  --messages FILE    a JSON array of {role, content}, rendered with the chat template\n"
       "  -n N               tokens to generate (default 16)\n"
-      "  --device eval      the oracle (the only device of this command for now)\n"
+      "  --device D         eval (default: the oracle only), or a device (auto, vulkan,\n"
+      "                     ptx, backend:index): the oracle runs too, the device's output\n"
+      "                     is printed, and its ids must equal the oracle's up to a flip\n"
+      "                     inside the margin rule (exit 1 otherwise); --json/--logits\n"
+      "                     also compare the logits of the compared steps\n"
       "  --ids              print the generated ids, separated by spaces, not text\n"
       "  --paged            keep K/V in a paged block pool (same results)\n"
       "  --cap C            KV capacity (default: prompt + N)\n"
@@ -51,9 +62,10 @@ static void print_floats(poot_strbuf *sb, const float *x, size_t n) {
   poot_strbuf_putc(sb, ']');
 }
 
-/* One JSON object on one line (for scripts: the tier-3 reference checks). */
+/* One JSON object on one line (for scripts: the tier-3 reference checks).
+ * `extra` (may be NULL) is appended as further members ("…":…). */
 static void print_json(const poot_token *prompt, size_t np, const poot_verify_greedy_result *r,
-                       const poot_strbuf *text) {
+                       const poot_strbuf *text, const char *extra) {
   poot_strbuf sb;
   poot_strbuf_init(&sb);
   poot_strbuf_puts(&sb, "{\"prompt_ids\":[");
@@ -69,9 +81,247 @@ static void print_json(const poot_token *prompt, size_t np, const poot_verify_gr
   }
   poot_strbuf_printf(&sb, "],\"seconds\":%.6f,\"text\":", r->seconds);
   poot_json_write_string(&sb, text->data, text->len, true);
+  if (extra) poot_strbuf_puts(&sb, extra);
   poot_strbuf_puts(&sb, "}\n");
   fwrite(sb.data, 1, sb.len, stdout);
   poot_strbuf_deinit(&sb);
+}
+
+/* The tier-2 tolerance of docs/verification.md for f32 against f32 (the
+ * device and the oracle read the same stored weights): tol = κ·ε·max(1, rms)
+ * with ε = λ·u·√(2S), S the sum of the reduction lengths on a logit's path.
+ * A greedy flip is allowed where the oracle's margin is at most 2·tol. */
+static double logit_tolerance(const poot_model_config *c, int64_t cap, const float *logits,
+                              int64_t vocab) {
+  const double lambda = 6.0, kappa = 8.0, u = 0x1p-24;
+  int64_t hd = c->head_dim ? c->head_dim : (c->n_heads ? c->hidden_size / c->n_heads : 0);
+  double h = (double)c->hidden_size, d = (double)hd, f = (double)c->intermediate_size;
+  double per_layer = 4 * h + d + 2 * (double)cap + (double)c->n_heads * d + f;
+  double sum = (double)c->n_layers * per_layer + 2 * h;
+  double rms = 0;
+  if (logits && vocab > 0) {
+    for (int64_t i = 0; i < vocab; i++)
+      if (isfinite(logits[i])) rms += (double)logits[i] * (double)logits[i];
+    rms = sqrt(rms / (double)vocab);
+  }
+  double eps = lambda * u * sqrt(2 * sum);
+  return kappa * eps * (rms > 1 ? rms : 1);
+}
+
+/* The oracle's run and the device's run of the same prompt, compared. */
+static int verify_device(const char *model_path, const char *tok_path, const char *prompt,
+                         const char *messages, const char *device, long long n, long long cap,
+                         bool paged, bool ids, bool json, bool ignore_eos, bool stats,
+                         long long keep_logits) {
+  poot_model_open_options oo = {.tokenizer_path = tok_path};
+  poot_model *model = NULL;
+  poot_device *dev = NULL;
+  poot_executor *ex = NULL;
+  poot_driver *drv = NULL;
+  poot_token *pids = NULL;
+  float *dlogits = NULL;
+  size_t np = 0;
+  char *mtext = NULL;
+  size_t mlen = 0;
+  poot_verify_greedy_result res;
+  memset(&res, 0, sizeof res);
+  poot_driver_generate_result dres;
+  memset(&dres, 0, sizeof dres);
+  poot_strbuf out, extra;
+  poot_strbuf_init(&out);
+  poot_strbuf_init(&extra);
+  int rc = POOT_EXIT_FAIL;
+  poot_status st = poot_model_open(model_path, &oo, &model);
+  if (st) goto fail;
+  if (messages) {
+    if ((st = poot_file_read_all(messages, &mtext, &mlen))) goto fail;
+    if ((st = poot_verify_encode_chat(model, mtext, mlen, &pids, &np, NULL))) goto fail;
+  } else {
+    const char *p = prompt ? prompt : "";
+    if ((st = poot_verify_encode_text(model, p, strlen(p), &pids, &np))) goto fail;
+  }
+  if (np == 0) {
+    st = poot_status_make(POOT_INVALID_ARGUMENT,
+                          "the prompt is empty and the tokenizer adds no BOS; give -p TEXT");
+    goto fail;
+  }
+  const poot_model_config *c = poot_model_get_config(model);
+  if (cap == 0) {
+    cap = ((long long)np + n + 15) / 16 * 16;
+    if (c->context_length > 0 && cap > c->context_length) cap = c->context_length;
+  }
+  if ((long long)np + n > cap) {
+    st = poot_status_make(POOT_INVALID_ARGUMENT,
+                          "the prompt (%zu ids) and %lld new tokens do not fit in capacity %lld",
+                          np, n, cap);
+    goto fail;
+  }
+  /* The device first: an absent device fails before the oracle's work. */
+  if ((st = poot_device_open(device, NULL, &dev))) goto fail;
+  if ((st = poot_engine_create(dev, &ex))) goto fail;
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = cap;
+  dopt.prefill_chunk = cap < 16 ? 1 : 16;
+  dopt.program = model_path;
+  if ((st = poot_driver_create(ex, model, &dopt, &drv))) goto fail;
+
+  bool want_logits = json || keep_logits > 0;
+  poot_verify_greedy_options go = poot_verify_greedy_options_default();
+  go.max_new_tokens = n;
+  go.cap = cap;
+  go.paged = paged;
+  go.ignore_stop = ignore_eos;
+  /* The first step's logits give the tolerance's scale; with --json or
+   * --logits every step's are kept to compare with the device's. */
+  go.keep_logits = want_logits ? (size_t)(n > keep_logits ? n : keep_logits) : (n > 0 ? 1 : 0);
+  poot_verify_evaluator ev = poot_verify_oracle();
+  if ((st = poot_verify_greedy(model, &ev, pids, np, &go, &res))) goto fail;
+
+  poot_driver_generate_options dgo = poot_driver_generate_options_default();
+  dgo.max_new_tokens = n;
+  dgo.ignore_stop = ignore_eos;
+  dgo.no_text = true;
+  uint64_t t0 = poot_time_ns();
+  if ((st = poot_driver_generate_ids(drv, pids, np, &dgo, NULL, NULL, &dres))) goto fail;
+  double dsec = (double)(poot_time_ns() - t0) * 1e-9;
+
+  double tol = logit_tolerance(c, cap, res.n_logits ? res.logits : NULL, res.vocab);
+  /* Compare the ids; the first difference ends the comparison. */
+  size_t common = dres.n_ids < res.n_ids ? dres.n_ids : res.n_ids;
+  size_t compared = common; /* steps whose inputs agree (their logits compare) */
+  long long diff_at = -1;
+  for (size_t k = 0; k < common; k++) {
+    if (dres.ids[k] != res.ids[k]) {
+      diff_at = (long long)k;
+      compared = k + 1;
+      break;
+    }
+  }
+  bool flip = false;
+  if (diff_at >= 0) {
+    double margin = (double)res.margins[diff_at];
+    if (isfinite(margin) && margin <= 2 * tol) {
+      flip = true;
+      fprintf(stderr,
+              "poot %s: step %lld: the device gives %d, the oracle %d; a flip inside the margin "
+              "rule (oracle margin %.4g <= 2*tol %.4g); comparison stops there\n",
+              CMD, diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
+    } else {
+      st =
+          poot_status_make(POOT_INTERNAL,
+                           "step %lld: the device gives id %d, the oracle %d (oracle margin %.4g "
+                           "> flip tolerance %.4g)",
+                           diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
+      goto fail;
+    }
+  } else if (dres.n_ids != res.n_ids) {
+    st = poot_status_make(POOT_INTERNAL,
+                          "the device generated %zu ids, the oracle %zu (equal over the first %zu)",
+                          dres.n_ids, res.n_ids, common);
+    goto fail;
+  }
+  if (dres.nonfinite) {
+    st = poot_status_make(POOT_INTERNAL, "%zu device step(s) had NaN or infinite logits",
+                          dres.nonfinite);
+    goto fail;
+  }
+
+  /* Logits: teacher-forced on the oracle's ids over the compared steps. */
+  double max_diff = -1;
+  size_t n_dlogits = 0;
+  if (want_logits && compared > 0 && res.n_logits >= compared) {
+    size_t v = (size_t)res.vocab;
+    if ((st = poot_driver_reset(drv))) goto fail;
+    dlogits = poot_malloc(compared * v * sizeof(float));
+    if (!dlogits) {
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "device logits");
+      goto fail;
+    }
+    if ((st = poot_driver_feed_logits(drv, pids, np, dlogits))) goto fail;
+    for (size_t k = 1; k < compared; k++)
+      if ((st = poot_driver_feed_logits(drv, &res.ids[k - 1], 1, dlogits + k * v))) goto fail;
+    n_dlogits = compared;
+    max_diff = 0;
+    for (size_t i = 0; i < compared * v; i++) {
+      double a = dlogits[i], b = res.logits[i];
+      if (isfinite(b) && !isfinite(a)) {
+        st = poot_status_make(POOT_INTERNAL,
+                              "step %zu: the device's logit %zu is not finite, the oracle's is",
+                              i / v, i % v);
+        goto fail;
+      }
+      if (isfinite(a) && isfinite(b) && fabs(a - b) > max_diff) max_diff = fabs(a - b);
+    }
+    if (max_diff > tol) {
+      st = poot_status_make(POOT_INTERNAL,
+                            "the device's logits differ from the oracle's by %.4g > tolerance %.4g "
+                            "over %zu step(s)",
+                            max_diff, tol, compared);
+      goto fail;
+    }
+  }
+
+  poot_verify_greedy_result view = res;
+  view.ids = dres.ids;
+  view.n_ids = dres.n_ids;
+  view.stopped = dres.stopped;
+  view.seconds = dsec;
+  if (json) {
+    size_t kk = (size_t)keep_logits < n_dlogits ? (size_t)keep_logits : n_dlogits;
+    view.logits = dlogits;
+    view.n_logits = kk;
+    if ((st = poot_verify_decode(model, pids, np, view.ids, view.n_ids, view.stopped, &out)))
+      goto fail;
+    const poot_device_caps *caps = poot_device_caps_get(dev);
+    poot_strbuf_puts(&extra, ",\"device\":");
+    poot_json_write_string(&extra, caps->backend, strlen(caps->backend), true);
+    poot_strbuf_puts(&extra, ",\"oracle_ids\":[");
+    for (size_t i = 0; i < res.n_ids; i++)
+      poot_strbuf_printf(&extra, i ? ",%d" : "%d", (int)res.ids[i]);
+    poot_strbuf_printf(&extra, "],\"compared_steps\":%zu,\"tolerance\":%.9g,", compared, tol);
+    if (max_diff >= 0)
+      poot_strbuf_printf(&extra, "\"max_logit_diff\":%.9g,", max_diff);
+    else
+      poot_strbuf_puts(&extra, "\"max_logit_diff\":null,");
+    if (flip)
+      poot_strbuf_printf(&extra, "\"flip\":{\"step\":%lld,\"margin\":%.9g}", diff_at,
+                         (double)res.margins[diff_at]);
+    else
+      poot_strbuf_puts(&extra, "\"flip\":null");
+    print_json(pids, np, &view, &out, extra.data);
+  } else if (ids) {
+    for (size_t i = 0; i < view.n_ids; i++) printf(i ? " %d" : "%d", (int)view.ids[i]);
+    printf("\n");
+  } else {
+    if ((st = poot_verify_decode(model, pids, np, view.ids, view.n_ids, view.stopped, &out)))
+      goto fail;
+    fwrite(out.data, 1, out.len, stdout);
+    printf("\n");
+  }
+  if (stats || (!json && max_diff >= 0))
+    fprintf(stderr,
+            "poot %s: %s: prompt %zu ids, %zu generated (oracle %.3f s, device %.3f s); "
+            "%zu step(s) compared%s; max |logit diff| %s%.3g (tolerance %.3g)\n",
+            CMD, poot_device_caps_get(dev)->backend, np, dres.n_ids, res.seconds, dsec, compared,
+            flip ? " up to a flip" : "", max_diff >= 0 ? "" : "not measured ",
+            max_diff >= 0 ? max_diff : 0.0, tol);
+  rc = POOT_EXIT_OK;
+  goto done;
+fail:
+  rc = poot_tool_fail(CMD, st);
+done:
+  poot_verify_greedy_result_deinit(&res);
+  poot_driver_generate_result_deinit(&dres);
+  poot_strbuf_deinit(&out);
+  poot_strbuf_deinit(&extra);
+  poot_free(dlogits);
+  poot_free(mtext);
+  poot_free(pids);
+  poot_driver_destroy(drv);
+  poot_executor_destroy(ex);
+  poot_device_destroy(dev);
+  poot_model_destroy(model);
+  return rc;
 }
 
 static int verify_greedy(int argc, char **argv) {
@@ -123,7 +373,8 @@ static int verify_greedy(int argc, char **argv) {
   if (!model_path) return poot_tool_usage_error(CMD, "greedy needs -m MODEL");
   if (prompt && messages) return poot_tool_usage_error(CMD, "give -p or --messages, not both");
   if (strcmp(device, "eval") != 0)
-    return poot_tool_usage_error(CMD, "--device '%s': only 'eval' (the oracle) runs here", device);
+    return verify_device(model_path, tok_path, prompt, messages, device, n, cap, paged, ids, json,
+                         ignore_eos, stats, keep_logits);
 
   poot_model_open_options oo = {.tokenizer_path = tok_path};
   poot_model *model = NULL;
@@ -161,7 +412,7 @@ static int verify_greedy(int argc, char **argv) {
   if (json) {
     if ((st = poot_verify_decode(model, pids, np, res.ids, res.n_ids, res.stopped, &out)))
       goto fail;
-    print_json(pids, np, &res, &out);
+    print_json(pids, np, &res, &out, NULL);
   } else if (ids) {
     for (size_t i = 0; i < res.n_ids; i++) printf(i ? " %d" : "%d", (int)res.ids[i]);
     printf("\n");
