@@ -198,6 +198,7 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
     }
   }
   bool flip = false;
+  char mismatch[256] = "";
   if (diff_at >= 0) {
     double margin = (double)res.margins[diff_at];
     if (isfinite(margin) && margin <= 2 * tol) {
@@ -207,12 +208,11 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
               "rule (oracle margin %.4g <= 2*tol %.4g); comparison stops there\n",
               CMD, diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
     } else {
-      st =
-          poot_status_make(POOT_INTERNAL,
-                           "step %lld: the device gives id %d, the oracle %d (oracle margin %.4g "
-                           "> flip tolerance %.4g)",
-                           diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
-      goto fail;
+      /* Reported after the logits are compared (they say where it comes from). */
+      snprintf(mismatch, sizeof mismatch,
+               "step %lld: the device gives id %d, the oracle %d (oracle margin %.4g > flip "
+               "tolerance %.4g)",
+               diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
     }
   } else if (dres.n_ids != res.n_ids) {
     st = poot_status_make(POOT_INTERNAL,
@@ -252,6 +252,18 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
       }
       if (isfinite(a) && isfinite(b) && fabs(a - b) > max_diff) max_diff = fabs(a - b);
     }
+    if (mismatch[0]) {
+      /* Where the device's own logits put the argmax at the differing step. */
+      const float *row = dlogits + (size_t)diff_at * v;
+      size_t best = 0;
+      for (size_t i = 1; i < v; i++)
+        if (row[i] > row[best]) best = i;
+      st = poot_status_make(POOT_INTERNAL,
+                            "%s; the device's logits at the compared steps differ by at most "
+                            "%.4g (tolerance %.4g) and their argmax at step %lld is %zu",
+                            mismatch, max_diff, tol, diff_at, best);
+      goto fail;
+    }
     if (max_diff > tol) {
       st = poot_status_make(POOT_INTERNAL,
                             "the device's logits differ from the oracle's by %.4g > tolerance %.4g "
@@ -261,6 +273,10 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
     }
   }
 
+  if (mismatch[0]) {
+    st = poot_status_make(POOT_INTERNAL, "%s", mismatch);
+    goto fail;
+  }
   poot_verify_greedy_result view = res;
   view.ids = dres.ids;
   view.n_ids = dres.n_ids;
