@@ -242,6 +242,7 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
       if ((st = poot_driver_feed_logits(drv, &res.ids[k - 1], 1, dlogits + k * v))) goto fail;
     n_dlogits = compared;
     max_diff = 0;
+    size_t worst = 0;
     for (size_t i = 0; i < compared * v; i++) {
       double a = dlogits[i], b = res.logits[i];
       if (isfinite(b) && !isfinite(a)) {
@@ -250,7 +251,10 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
                               i / v, i % v);
         goto fail;
       }
-      if (isfinite(a) && isfinite(b) && fabs(a - b) > max_diff) max_diff = fabs(a - b);
+      if (isfinite(a) && isfinite(b) && fabs(a - b) > max_diff) {
+        max_diff = fabs(a - b);
+        worst = i;
+      }
     }
     if (mismatch[0]) {
       /* Where the device's own logits put the argmax at the differing step. */
@@ -267,8 +271,9 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
     if (max_diff > tol) {
       st = poot_status_make(POOT_INTERNAL,
                             "the device's logits differ from the oracle's by %.4g > tolerance %.4g "
-                            "over %zu step(s)",
-                            max_diff, tol, compared);
+                            "over %zu step(s) (step %zu, id %zu: device %.7g, oracle %.7g)",
+                            max_diff, tol, compared, worst / v, worst % v, (double)dlogits[worst],
+                            (double)res.logits[worst]);
       goto fail;
     }
   }
