@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tier 3 on a device (DESIGN §9, docs/verification.md "Devices against the oracle").
 
-Every family's seeded random-weight reference model (recreated with
+stories260K (llama2.c, 256 steps from the empty prompt), every family's seeded random-weight reference model (recreated with
 scripts/reference/make_models.py, numpy only) and the bundled demo model run
 `poot verify greedy -m MODEL -p PROMPT -n N --device D --json`: the device's
 greedy ids must equal the oracle's (a flip only where the oracle's top-two
@@ -51,9 +51,9 @@ def run(cmd, timeout=300):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
-def check(poot, label, model, prompt, device):
-    r = run([poot, "verify", "greedy", "-m", model, "-p", prompt, "-n", str(N), "--device",
-             device, "--json", "--ignore-eos"])
+def check(poot, label, model, prompt, device, n=N, extra=()):
+    r = run([poot, "verify", "greedy", "-m", model, "-p", prompt, "-n", str(n), "--device",
+             device, "--json", "--ignore-eos"] + list(extra))
     if r.returncode != 0:
         print("FAIL %s: poot verify --device %s: %s" % (label, device, r.stderr.strip()))
         return False
@@ -64,7 +64,7 @@ def check(poot, label, model, prompt, device):
         k = got["flip"]["step"]
         ok = got["ids"][:k] == got["oracle_ids"][:k]
     else:
-        ok = got["ids"] == got["oracle_ids"] and len(got["ids"]) == N
+        ok = got["ids"] == got["oracle_ids"] and len(got["ids"]) == n
     if not ok:
         print("FAIL %s: device ids %s, oracle %s" % (label, got["ids"], got["oracle_ids"]))
         return False
@@ -73,7 +73,7 @@ def check(poot, label, model, prompt, device):
               (label, got["max_logit_diff"], got["tolerance"]))
         return False
     print("ok   %-8s ids %s; max |logit diff| %.3g over %d steps (tolerance %.3g)" %
-          (label, got["ids"], got["max_logit_diff"], got["compared_steps"], got["tolerance"]))
+          (label, got["ids"][:8], got["max_logit_diff"], got["compared_steps"], got["tolerance"]))
     return True
 
 
@@ -103,6 +103,11 @@ def main(argv):
     ok = True
     if os.path.exists(demo) and not argv:
         ok &= check(poot, "demo", demo, "Once upon a time", device)
+    stories = os.path.join(data, "models", "stories260K")
+    if os.path.exists(os.path.join(stories, "stories260K.bin")) and not argv:
+        # llama2.c: the empty prompt (BOS), 256 steps, ids and logits of every step.
+        ok &= check(poot, "stories260K", os.path.join(stories, "stories260K.bin"), "", device,
+                    n=256, extra=["--tokenizer", os.path.join(stories, "tok512.bin")])
     try:
         import numpy  # noqa: F401  (make_models.py needs it)
     except ImportError:
