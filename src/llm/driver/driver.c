@@ -6,6 +6,7 @@
  * The executor is called through its interface table (poot_executor.vt):
  * the llm layer does not link the exec layer's library, only its header. */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,48 @@ struct poot_driver {
 
 /* ------------------------------------------------------------ helpers */
 
+/* Vocabularies up to this size take one argmax; larger ones are split. */
+#define GREEDY_CHUNK 4096
+
+/* argmax over logits f32[1, V] → i32[1]. A large vocabulary is reduced in two
+ * levels: the argmax and max of each chunk of GREEDY_CHUNK logits (padded with
+ * -inf), then the first chunk holding the overall maximum. The result is the
+ * same index as one argmax (the first maximum, the first NaN), but no thread
+ * walks the whole vocabulary: some drivers end a shader loop after 65,535
+ * iterations (Mesa's llvmpipe does), and one long serial loop is slow on any
+ * GPU. */
+static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab,
+                                 poot_value *out) {
+  int64_t axis1 = 1, axis0 = 0;
+  if (vocab <= GREEDY_CHUNK)
+    return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
+  int64_t chunks = (vocab + GREEDY_CHUNK - 1) / GREEDY_CHUNK;
+  poot_value ninf, padded = logits, grid, local, cmax, best, best1, base, kconst, kb, idx1;
+  POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, -INFINITY, &ninf));
+  if (chunks * GREEDY_CHUNK != vocab) {
+    int64_t low[2] = {0, 0}, high[2] = {0, chunks * GREEDY_CHUNK - vocab};
+    POOT_TRY(poot_graph_pad(g, logits, ninf, low, high, NULL, &padded));
+  }
+  poot_shape cs = {.rank = 2, .dims = {chunks, GREEDY_CHUNK}};
+  POOT_TRY(poot_graph_reshape(g, padded, &cs, &grid));
+  POOT_TRY(poot_graph_reduce(g, grid, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, &local));
+  /* Each chunk's winning value, read at its argmax (not a max reduction,
+   * whose NaN propagation a device's max instruction need not honour). */
+  poot_shape col = {.rank = 2, .dims = {chunks, 1}}, row = {.rank = 1, .dims = {chunks}};
+  poot_value local2, cval;
+  POOT_TRY(poot_graph_reshape(g, local, &col, &local2));
+  POOT_TRY(poot_graph_gather(g, grid, local2, 1, 1, POOT_TRAP_NONE, &cval));
+  POOT_TRY(poot_graph_reshape(g, cval, &row, &cmax));
+  POOT_TRY(poot_graph_reduce(g, cmax, POOT_REDUCE_ARGMAX, 1, &axis0, POOT_DTYPE_I32, &best));
+  poot_shape one = {.rank = 1, .dims = {1}};
+  POOT_TRY(poot_graph_reshape(g, best, &one, &best1));
+  POOT_TRY(poot_graph_gather(g, local, best1, 0, 0, POOT_TRAP_NONE, &idx1));
+  POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, GREEDY_CHUNK, &kconst));
+  POOT_TRY(poot_graph_broadcast(g, kconst, &one, NULL, &kb));
+  POOT_TRY(poot_graph_binary(g, POOT_OP_MUL, best1, kb, &base));
+  return poot_graph_binary(g, POOT_OP_ADD, base, idx1, out);
+}
+
 /* Appends the greedy suffix: output = i32[2] {argmax of the last position's
  * logits, 1 when every logit is finite else 0}. */
 poot_status poot__driver_append_greedy(poot_graph *g) {
@@ -48,14 +91,16 @@ poot_status poot__driver_append_greedy(poot_graph *g) {
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
   int64_t axis = 1;
   poot_value am, ab, mx, big, bigb, fin, fin32, out;
-  POOT_TRY(poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis, POOT_DTYPE_I32, &am));
-  POOT_TRY(poot_graph_unary(g, POOT_OP_ABS, logits, &ab));
-  POOT_TRY(poot_graph_reduce(g, ab, POOT_REDUCE_MAX, 1, &axis, POOT_DTYPE_F32, &mx));
-  POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, FLT_MAX, &big));
+  POOT_TRY(greedy_argmax(g, logits, lt->shape.dims[1], &am));
+  /* x - x is 0 for a finite x and NaN for NaN or an infinity; a sum carries
+   * a NaN through on every device (a max need not), so the row is finite
+   * exactly when the sum is 0. */
+  POOT_TRY(poot_graph_binary(g, POOT_OP_SUB, logits, logits, &ab));
+  POOT_TRY(poot_graph_reduce(g, ab, POOT_REDUCE_SUM, 1, &axis, POOT_DTYPE_F32, &mx));
+  POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, 0.0, &big));
   poot_shape one = {.rank = 1, .dims = {1}};
   POOT_TRY(poot_graph_broadcast(g, big, &one, NULL, &bigb));
-  /* NaN compares false, an infinity exceeds FLT_MAX: both give 0. */
-  POOT_TRY(poot_graph_binary(g, POOT_OP_LE, mx, bigb, &fin));
+  POOT_TRY(poot_graph_binary(g, POOT_OP_EQ, mx, bigb, &fin));
   POOT_TRY(poot_graph_convert(g, fin, POOT_DTYPE_I32, &fin32));
   poot_value parts[2] = {am, fin32};
   POOT_TRY(poot_graph_concat(g, 2, parts, 0, &out));

@@ -319,6 +319,64 @@ static void test_greedy_suffix(void **state) {
   poot_graph_destroy(g);
 }
 
+/* A vocabulary past 65,536 ids (and not a multiple of the chunk) takes the
+ * two-level argmax: the same first maximum / first NaN as one argmax, on the
+ * oracle and on the device. */
+static void test_greedy_suffix_large(void **state) {
+  (void)state;
+  const int64_t V = 70001;
+  int64_t dims[2] = {1, V};
+  poot_type t = poot_type_make(POOT_DTYPE_F32, 2, dims);
+  poot_graph *g = NULL;
+  poot_value x;
+  POOT_ASSERT_OK(poot_graph_create(&g));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "x", &t, &x));
+  POOT_ASSERT_OK(poot_graph_set_output(g, x));
+  POOT_ASSERT_OK(poot__driver_append_greedy(g));
+  float *xs = poot_calloc((size_t)V, sizeof *xs);
+  assert_non_null(xs);
+  struct {
+    int64_t at[2];
+    float v[2];
+    int32_t id, finite;
+  } cases[] = {
+      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},    /* past 65,536 */
+      {{10, 69999}, {7.0f, 7.0f}, 10, 1},      /* a tie: the first wins */
+      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},    /* the last id, in the padded chunk */
+      {{66000, 67000}, {NAN, NAN}, 66000, 0}, /* the first NaN wins */
+  };
+  poot_device *dev = NULL;
+  POOT_ASSERT_OK(poot_device_open(g_spec, NULL, &dev));
+  poot_executor *ex = NULL;
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_exec_entry_key key = {"suffix", "row:70001", "greedy", "x"};
+  uint32_t entry;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (int64_t i = 0; i < V; i++) xs[i] = (float)((i * 7919) % 1000) * 1e-3f - 1.0f;
+    for (int j = 0; j < 2; j++) xs[cases[c].at[j]] = cases[c].v[j];
+    poot_tensor in = {.type = t, .data = xs, .size = (size_t)V * sizeof *xs};
+    poot_eval_input item = {"x", &in};
+    poot_eval_inputs inputs = {.count = 1, .items = &item};
+    poot_evaluation *ev = NULL;
+    POOT_ASSERT_OK(poot_eval(g, &inputs, NULL, &ev));
+    const int32_t *w = ev->output.data;
+    assert_int_equal(w[0], cases[c].id);
+    assert_int_equal(w[1], cases[c].finite);
+    poot_evaluation_destroy(ev);
+    int32_t got[2] = {-7, -7};
+    poot_exec_input xi = {"x", &in};
+    poot_exec_step_io io = {.input_count = 1, .inputs = &xi, .output = got, .output_size = 8};
+    POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
+    assert_int_equal(got[0], cases[c].id);
+    assert_int_equal(got[1], cases[c].finite);
+  }
+  poot_free(xs);
+  poot_executor_destroy(ex);
+  poot_device_destroy(dev);
+  poot_graph_destroy(g);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_spec = argv[1];
   poot_device *d = NULL;
@@ -331,6 +389,7 @@ int main(int argc, char **argv) {
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_greedy_suffix),
+      cmocka_unit_test(test_greedy_suffix_large),
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_demo_vs_oracle),
       cmocka_unit_test(test_fault_and_reset),

@@ -36,11 +36,6 @@ N = 6
 # XFAIL (or XPASS once fixed: then remove the entry). POOT_VERIFY_DEVICE_STRICT=1
 # makes them fail.
 KNOWN = {
-    "llama3": "the on-device greedy argmax (vocabulary 128,256) returns the argmax of the "
-              "first 65,536 logits only (20150 where the oracle has 75417); the device's logits "
-              "are within tolerance",
-    "qwen3": "the on-device greedy argmax (vocabulary 151,936) ignores ids past 65,536 (as "
-             "for llama3); the device's logits are within tolerance",
     "gemma2": "the device's logits differ by 0.009 at step 0 (tolerance 0.00085): the "
               "softcapping (tanh) path is less precise than f32",
 }
