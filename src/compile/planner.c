@@ -57,6 +57,10 @@ bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n) {
   if (n->op != POOT_OP_COMPOSITE || !n->name || strcmp(n->name, "poot.attention") != 0)
     return false;
   if (pl->opt->no_attention_template || n->num_operands != 4 || n->num_results != 1) return false;
+  /* The template computes plain scaled attention; a variant with more
+   * attributes (Gemma 2's "softcap") goes through its decomposition. */
+  for (uint32_t i = 0; i < n->num_cattrs; i++)
+    if (strcmp(n->cattrs[i].key, "scale") != 0) return false;
   const poot_type *q = poot_graph_value_type(pl->g, n->operands[0]);
   const poot_type *k = poot_graph_value_type(pl->g, n->operands[1]);
   const poot_type *v = poot_graph_value_type(pl->g, n->operands[2]);

@@ -36,8 +36,6 @@ N = 6
 # XFAIL (or XPASS once fixed: then remove the entry). POOT_VERIFY_DEVICE_STRICT=1
 # makes them fail.
 KNOWN = {
-    "gemma2": "the device's logits differ by 0.009 at step 0 (tolerance 0.00085): the "
-              "softcapping (tanh) path is less precise than f32",
 }
 
 
