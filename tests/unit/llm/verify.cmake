@@ -27,3 +27,5 @@ endif()
 # way llama.cpp's converter writes them, against the safetensors route.
 poot_add_script_test(llm_verify_gguf_families
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_gguf_families.py TIMEOUT 900)
+# The bundled demo model against transformers (tests/data/demo/).
+poot_add_script_test(llm_verify_demo COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_demo.py)
