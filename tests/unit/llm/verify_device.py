@@ -19,12 +19,12 @@ import sys
 import tempfile
 import shutil
 
-# One plain prompt per family (qwen2's 151k-vocab model is left out: slow on
-# lavapipe, and qwen3 covers the same tokenizer family).
+# One plain prompt per family's reference model.
 CASES = [
     ("llama2", "Once upon a time"),
     ("llama3", "The capital of France is"),
     ("mistral", "The capital of France is"),
+    ("qwen2", "Once upon a time"),
     ("qwen3", "def fibonacci(n):"),
     ("gemma2", "Once upon a time"),
     ("gemma3", "The capital of France is"),
