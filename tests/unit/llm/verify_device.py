@@ -39,13 +39,29 @@ KNOWN = {
 }
 
 
+# The Khronos validation layer runs under every device command when it is
+# installed (Debian's vulkan-validationlayers); it must stay silent.
+LAYER_JSON = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"
+
+
 def run(cmd, timeout=300):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ)
+    if os.path.exists(LAYER_JSON):
+        env["VK_INSTANCE_LAYERS"] = "VK_LAYER_KHRONOS_validation"
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def layer_spoke(r):
+    text = r.stdout + r.stderr
+    return "Validation Error" in text or "VUID-" in text
 
 
 def check(poot, label, model, prompt, device, n=N, extra=()):
     r = run([poot, "verify", "greedy", "-m", model, "-p", prompt, "-n", str(n), "--device",
              device, "--json", "--ignore-eos"] + list(extra))
+    if layer_spoke(r):
+        print("FAIL %s: the Vulkan validation layer reported: %s" % (label, (r.stdout + r.stderr)[:2000]))
+        return False
     if r.returncode != 0:
         print("FAIL %s: poot verify --device %s: %s" % (label, device, r.stderr.strip()))
         return False
