@@ -94,3 +94,17 @@ void poot_test_fill_random(float *buf, size_t n, uint64_t seed, float lo, float 
     buf[i] = (float)(lo + (hi - lo) * u);
   }
 }
+
+static int poot_test_skipped;
+
+void poot_test_note_skip(void) { poot_test_skipped++; }
+
+int poot_test_finish(int failures) {
+  if (failures == 0 && poot_test_skipped > 0) {
+    printf("SKIP: %d test case(s) skipped (their data, tool or device is absent)\n",
+           poot_test_skipped);
+    fflush(stdout);
+    return POOT_TEST_SKIP;
+  }
+  return failures;
+}
