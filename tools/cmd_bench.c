@@ -6,8 +6,11 @@
  * and submissions per step; the per-step time of replay against eager
  * submission of the same dispatches (and whether their ids agree); bytes a
  * decode step must read (weights + the K/V cache) against the device's copy
- * bandwidth measured in the same run, as a tokens-per-second limit. */
+ * bandwidth measured in the same run, as a tokens-per-second limit. With
+ * --profile K it also submits K decode steps (and one prefill chunk) eagerly
+ * and prints the device time of each kind of dispatch. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "poot/devices.h"
@@ -20,7 +23,7 @@
 static void usage(void) {
   printf(
       "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
-      "                  [--eager-steps K] [--copy-mib M] [--json]\n\n"
+      "                  [--eager-steps K] [--copy-mib M] [--profile K] [--json]\n\n"
       "Measures generation on a device (greedy, batch 1).\n\n"
       "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
       "  --device D         auto (default), a backend name, or backend:index\n"
@@ -28,6 +31,8 @@ static void usage(void) {
       "  -n N               decode steps (default 64)\n"
       "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
       "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
+      "  --profile K        device time per kind of dispatch over K eager decode steps\n"
+      "                     and one eager prefill chunk (default 0: off)\n"
       "  --json             one JSON object on stdout\n");
 }
 
@@ -89,6 +94,79 @@ static phase diff(const phase *a, const phase *b, double wall_s) {
   return d;
 }
 
+/* ------------------------------------------------------------ profile */
+
+/* Device time per kind of dispatch: labels with their value ids removed
+ * ("dot %36 gemv sg" and "dot %90 gemv sg" are one kind). */
+typedef struct prof_row {
+  char label[96];
+  uint64_t ns, count;
+} prof_row;
+
+typedef struct profile {
+  prof_row rows[64];
+  uint32_t n;
+  uint64_t total_ns, dispatches;
+} profile;
+
+static void prof_key(const char *label, char *out, size_t cap) {
+  size_t o = 0;
+  for (const char *p = label ? label : "?"; *p && o + 1 < cap; p++) {
+    out[o++] = *p;
+    if (*p == '%')
+      while (p[1] >= '0' && p[1] <= '9') p++;
+  }
+  out[o] = '\0';
+}
+
+static void prof_add(void *ctx, uint32_t index, const char *label, uint64_t ns) {
+  (void)index;
+  profile *pr = ctx;
+  char key[96];
+  prof_key(label, key, sizeof key);
+  uint32_t i = 0;
+  while (i < pr->n && strcmp(pr->rows[i].label, key) != 0) i++;
+  if (i == pr->n) {
+    if (pr->n == sizeof pr->rows / sizeof pr->rows[0]) i = pr->n - 1; /* the last row: "other" */
+    else {
+      snprintf(pr->rows[i].label, sizeof pr->rows[i].label, "%s", key);
+      pr->n++;
+    }
+  }
+  pr->rows[i].ns += ns;
+  pr->rows[i].count++;
+  pr->total_ns += ns;
+  pr->dispatches++;
+}
+
+static int prof_cmp(const void *a, const void *b) {
+  const prof_row *x = a, *y = b;
+  return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* Prints the profile per step (steps > 0), largest first; JSON when asked. */
+static void prof_print(profile *pr, const char *what, uint64_t steps, bool json, bool *first) {
+  qsort(pr->rows, pr->n, sizeof pr->rows[0], prof_cmp);
+  double per = steps ? 1e-3 / (double)steps : 0;
+  if (json) {
+    printf("%s\"%s\":{\"steps\":%llu,\"device_us_per_step\":%.2f,\"kinds\":[", *first ? "" : ",",
+           what, (unsigned long long)steps, (double)pr->total_ns * per);
+    for (uint32_t i = 0; i < pr->n; i++)
+      printf("%s{\"label\":\"%s\",\"per_step\":%.2f,\"us_per_step\":%.2f}", i ? "," : "",
+             pr->rows[i].label, steps ? (double)pr->rows[i].count / (double)steps : 0.0,
+             (double)pr->rows[i].ns * per);
+    printf("]}");
+    *first = false;
+    return;
+  }
+  printf("profile      %s: %.1f µs of device time per step (eager, %llu steps)\n", what,
+         (double)pr->total_ns * per, (unsigned long long)steps);
+  for (uint32_t i = 0; i < pr->n; i++)
+    printf("  %9.1f µs %5.1f %%  %5.1f×  %s\n", (double)pr->rows[i].ns * per,
+           pr->total_ns ? 100.0 * (double)pr->rows[i].ns / (double)pr->total_ns : 0.0,
+           steps ? (double)pr->rows[i].count / (double)steps : 0.0, pr->rows[i].label);
+}
+
 /* Runs `n` decode steps from the current position starting at token `tok`;
  * ids (may be NULL) receives each step's choice. */
 static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poot_token *ids) {
@@ -103,7 +181,7 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 
 static int bench_main(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *device = "auto";
-  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64;
+  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64, prof_n = 0;
   bool json = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -118,7 +196,7 @@ static int bench_main(int argc, char **argv) {
     } else if (!strcmp(a, "--device")) {
       if (!(device = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
     } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--eager-steps") ||
-               !strcmp(a, "--copy-mib")) {
+               !strcmp(a, "--copy-mib") || !strcmp(a, "--profile")) {
       long long x;
       if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
         return POOT_EXIT_USAGE;
@@ -129,6 +207,8 @@ static int bench_main(int argc, char **argv) {
         nd = x;
       else if (!strcmp(a, "--eager-steps"))
         eager_n = x;
+      else if (!strcmp(a, "--profile"))
+        prof_n = x;
       else
         copy_mib = x;
     } else if (!strcmp(a, "--json")) {
@@ -152,7 +232,9 @@ static int bench_main(int argc, char **argv) {
   poot_status st = poot_model_open(model_path, &oo, &model);
   if (st) goto fail;
   const poot_model_config *c = poot_model_get_config(model);
-  long long cap = 1 + (np > 1 ? np : 1) + (nd > eager_n ? nd : eager_n);
+  long long most = nd > eager_n ? nd : eager_n;
+  if (prof_n > most) most = prof_n;
+  long long cap = 1 + (np > 1 ? np : 1) + most;
   cap = (cap + 15) / 16 * 16;
   if (c->context_length > 0 && cap > c->context_length) {
     st = poot_status_make(POOT_CAPACITY,
@@ -161,7 +243,7 @@ static int bench_main(int argc, char **argv) {
                           np, nd, cap, (long long)c->context_length);
     goto fail;
   }
-  ids_replay = poot_calloc((size_t)(nd > eager_n ? nd : eager_n) + 1, sizeof *ids_replay);
+  ids_replay = poot_calloc((size_t)most + 1, sizeof *ids_replay);
   ids_eager = poot_calloc((size_t)eager_n + 1, sizeof *ids_eager);
   prompt = poot_calloc((size_t)np + 1, sizeof *prompt);
   if (!ids_replay || !ids_eager || !prompt) {
@@ -234,6 +316,36 @@ static int bench_main(int argc, char **argv) {
     same_ids = memcmp(ids_replay, ids_eager, (size_t)eager_n * sizeof *ids_eager) == 0;
   }
 
+  /* Per-dispatch device time of eager steps (decode, then one prefill chunk). */
+  profile *prof_dec = NULL, *prof_pre = NULL;
+  if (prof_n > 0) {
+    prof_dec = poot_calloc(1, sizeof *prof_dec);
+    prof_pre = poot_calloc(1, sizeof *prof_pre);
+    if (!prof_dec || !prof_pre) {
+      poot_free(prof_dec);
+      poot_free(prof_pre);
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
+      goto fail;
+    }
+    poot_driver_set_eager(drv, true);
+    if (!(st = poot_driver_reset(drv))) st = poot_driver_feed(drv, prompt, 1, &next, NULL);
+    poot_driver_set_dispatch_hook(drv, prof_add, prof_dec);
+    if (!st) st = decode_steps(drv, next, prof_n, NULL);
+    if (!st && np > 1) {
+      poot_driver_set_dispatch_hook(drv, NULL, NULL);
+      st = poot_driver_reset(drv);
+      poot_driver_set_dispatch_hook(drv, prof_add, prof_pre);
+      if (!st) st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL);
+    }
+    poot_driver_set_dispatch_hook(drv, NULL, NULL);
+    poot_driver_set_eager(drv, false);
+    if (st) {
+      poot_free(prof_dec);
+      poot_free(prof_pre);
+      goto fail;
+    }
+  }
+
   /* Bytes a decode step must read: the weights and the whole K/V cache. */
   double kv_bytes =
       2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads * (double)c->head_dim * 4.0;
@@ -257,7 +369,7 @@ static int bench_main(int argc, char **argv) {
         "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
         "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
         "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
-        "\"fraction_of_limit\":%.4f}\n",
+        "\"fraction_of_limit\":%.4f",
         model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
         load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
         s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp,
@@ -265,6 +377,14 @@ static int bench_main(int argc, char **argv) {
         replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
         (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
         limit_tps > 0 ? dec_tps / limit_tps : 0.0);
+    if (prof_dec) {
+      bool first = true;
+      printf(",\"profile\":{");
+      prof_print(prof_dec, "decode", (uint64_t)prof_n, true, &first);
+      if (np > 1) prof_print(prof_pre, "prefill", 1, true, &first);
+      printf("}");
+    }
+    printf("}\n");
   } else {
     printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", model_path,
            poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
@@ -293,7 +413,14 @@ static int bench_main(int argc, char **argv) {
         "bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
         "%.1f%%)\n",
         step_bytes * 1e-6, bw * 1e-9, limit_tps, limit_tps > 0 ? 100.0 * dec_tps / limit_tps : 0.0);
+    if (prof_dec) {
+      bool first = true;
+      prof_print(prof_dec, "decode", (uint64_t)prof_n, false, &first);
+      if (np > 1) prof_print(prof_pre, "prefill", 1, false, &first);
+    }
   }
+  poot_free(prof_dec);
+  poot_free(prof_pre);
   rc = POOT_EXIT_OK;
   goto done;
 fail:

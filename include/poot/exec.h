@@ -224,8 +224,10 @@ POOT_MUST_USE poot_status poot_device_replay(poot_device_recording *recording);
  * the device time of the replay when caps.can_time, else 0. */
 POOT_MUST_USE poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns);
 /* Record + replay + synchronize + destroy of one command: eager submission,
- * the baseline replay is compared with. */
-POOT_MUST_USE poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd);
+ * the baseline replay is compared with. out_device_ns (may be NULL) receives
+ * the command's device time when caps.can_time, else 0. */
+POOT_MUST_USE poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd,
+                                                 uint64_t *out_device_ns);
 
 /* The stage of each command for a budget (exposed for tests): fills
  * out_stage[0..count) and returns the number of stages (≥ 1 when count > 0).
@@ -264,6 +266,12 @@ typedef struct poot_exec_target {
   double stage_budget_us;  /* 0 → the device's watchdog budget */
 } poot_exec_target;
 
+/* Called after each dispatch of an eager step (profiling): its index in the
+ * plan, what it computes ("dot %36 gemv sg"; may be NULL) and its device time
+ * in ns (0 when the device cannot time). */
+typedef void (*poot_exec_dispatch_fn)(void *ctx, uint32_t index, const char *label,
+                                      uint64_t device_ns);
+
 /* One step's inputs and output. */
 typedef struct poot_exec_step_io {
   size_t input_count;
@@ -273,6 +281,9 @@ typedef struct poot_exec_step_io {
   /* Submit the dispatches one by one (record, submit, wait each) instead of
    * replaying the recording: the baseline for tests and benchmarks. */
   bool eager;
+  /* Eager steps only (may be NULL): a per-dispatch profile. */
+  poot_exec_dispatch_fn on_dispatch;
+  void *on_dispatch_ctx;
 } poot_exec_step_io;
 
 typedef struct poot_exec_stats {

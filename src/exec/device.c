@@ -252,12 +252,14 @@ poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns
   return st;
 }
 
-poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd) {
+poot_status poot_device_submit_one(poot_device *device, const poot_device_cmd *cmd,
+                                   uint64_t *out_device_ns) {
+  if (out_device_ns) *out_device_ns = 0;
   poot_device_record_options opt = {.stage_budget_us = 0};
   poot_device_recording *rec = NULL;
   POOT_TRY(poot_device_record(device, cmd, 1, &opt, &rec));
   poot_status st = poot_device_replay(rec);
-  if (!st) st = poot_device_synchronize(device, NULL);
+  if (!st) st = poot_device_synchronize(device, out_device_ns);
   poot_device_recording_destroy(rec);
   return st;
 }

@@ -389,14 +389,19 @@ static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
   return NULL;
 }
 
-static poot_status run_entry(engine *e, engine_entry *en, bool eager, uint64_t *device_ns) {
+static poot_status run_entry(engine *e, engine_entry *en, const poot_exec_step_io *io,
+                             uint64_t *device_ns) {
   *device_ns = 0;
-  if (!eager) {
+  if (!io->eager) {
     POOT_TRY(poot_device_replay(en->rec));
     return poot_device_synchronize(e->dev, device_ns);
   }
-  for (uint32_t i = 0; i < en->plan->dispatch_count; i++)
-    POOT_TRY(poot_device_submit_one(e->dev, &en->cmds[i]));
+  for (uint32_t i = 0; i < en->plan->dispatch_count; i++) {
+    uint64_t ns = 0;
+    POOT_TRY(poot_device_submit_one(e->dev, &en->cmds[i], &ns));
+    *device_ns += ns;
+    if (io->on_dispatch) io->on_dispatch(io->on_dispatch_ctx, i, en->cmds[i].label, ns);
+  }
   return NULL;
 }
 
@@ -419,7 +424,7 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
                             (unsigned long long)en->output_bytes, io->output_size);
   POOT_TRY(write_inputs(en, io));
   uint64_t device_ns = 0;
-  poot_status st = run_entry(e, en, io->eager, &device_ns);
+  poot_status st = run_entry(e, en, io, &device_ns);
   if (st) {
     poot_status_code c = poot_status_code_of(st);
     if (c == POOT_KERNEL_FAULT || c == POOT_TIMEOUT || c == POOT_DEVICE_LOST) {

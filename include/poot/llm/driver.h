@@ -82,6 +82,9 @@ POOT_MUST_USE poot_status poot_driver_prepare(poot_driver *driver);
  * dispatches one by one (poot_exec_step_io.eager) instead of replaying the
  * recording. Off by default. */
 void poot_driver_set_eager(poot_driver *driver, bool eager);
+/* Per-dispatch profile of eager steps (poot_exec_step_io.on_dispatch); fn
+ * NULL turns it off. */
+void poot_driver_set_dispatch_hook(poot_driver *driver, poot_exec_dispatch_fn fn, void *ctx);
 
 /* Zeroes the KV cache (poot_exec_reset_state; clears NEEDS_RESET) and sets
  * the position to 0. POISONED, DEVICE_LOST. */

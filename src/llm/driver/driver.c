@@ -34,6 +34,8 @@ struct poot_driver {
   int64_t cap, chunk, pos;
   char *program;
   bool eager;
+  poot_exec_dispatch_fn hook;
+  void *hook_ctx;
   driver_entry decode, prefill;
   driver_entry decode_logits, prefill_logits; /* added only by feed_logits */
 };
@@ -210,8 +212,13 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
       .type = poot_type_make(POOT_DTYPE_I32, 2, tdims), .data = tp, .size = (size_t)T * 4};
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
   poot_exec_input in[2] = {{"token", &tt}, {"pos", &pt}};
-  poot_exec_step_io io = {
-      .input_count = 2, .inputs = in, .output = out, .output_size = out_size, .eager = d->eager};
+  poot_exec_step_io io = {.input_count = 2,
+                          .inputs = in,
+                          .output = out,
+                          .output_size = out_size,
+                          .eager = d->eager,
+                          .on_dispatch = d->hook,
+                          .on_dispatch_ctx = d->hook_ctx};
   poot_status st = d->ex->vt->step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st) d->pos += T;
@@ -290,6 +297,11 @@ int64_t poot_driver_pos(const poot_driver *d) {
 
 void poot_driver_set_eager(poot_driver *d, bool eager) {
   d->eager = eager;
+}
+
+void poot_driver_set_dispatch_hook(poot_driver *d, poot_exec_dispatch_fn fn, void *ctx) {
+  d->hook = fn;
+  d->hook_ctx = ctx;
 }
 
 poot_status poot_driver_prepare(poot_driver *d) {

@@ -149,7 +149,7 @@ static int test_buffers_and_replay(bool mirror) {
     }
     poot_device_recording_destroy(rec);
   }
-  OK(poot_device_submit_one(g_dev, &cmds[0]));
+  OK(poot_device_submit_one(g_dev, &cmds[0], NULL));
   OK(poot_device_download(o1, 0, got, sizeof got));
   for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == src[i] + 5000u);
   poot_device_buffer *all[] = {a, o1, o2, slots, res, sout};

@@ -449,7 +449,7 @@ static int run_chain(poot_device_kernel *k, const float *x, size_t n, int depth,
                                 .buffers = args[i]};
   }
   if (mode == 2) {
-    for (int i = 0; i < depth; i++) OK(poot_device_submit_one(g_dev, &cmds[i]));
+    for (int i = 0; i < depth; i++) OK(poot_device_submit_one(g_dev, &cmds[i], NULL));
   } else {
     poot_ptx_device_set_eager(g_dev, mode == 1);
     poot_device_recording *rec = NULL;
@@ -537,7 +537,7 @@ static int test_launch_benchmark(void) {
   /* One submission per kernel (record + replay + wait each). */
   enum { ONE = 200 };
   uint64_t s = poot_time_ns();
-  for (int i = 0; i < ONE; i++) OK(poot_device_submit_one(g_dev, &cmds[0]));
+  for (int i = 0; i < ONE; i++) OK(poot_device_submit_one(g_dev, &cmds[0], NULL));
   double one_us = (double)(poot_time_ns() - s) * 1e-3 / ONE;
   printf(
       "BENCH ptx launch: %d tiny kernels: eager %.2f us/kernel (device %.2f), "
@@ -686,7 +686,7 @@ static int test_new_device_after_fault(void) {
   poot_device_buffer *args[] = {x};
   poot_device_cmd cmd = {
       .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args};
-  for (int i = 0; i < 3; i++) OK(poot_device_submit_one(g_dev, &cmd));
+  for (int i = 0; i < 3; i++) OK(poot_device_submit_one(g_dev, &cmd, NULL));
   uint32_t v[32];
   OK(poot_device_download(x, 0, v, sizeof v));
   for (int i = 0; i < 32; i++) EXPECT(v[i] == 3);
@@ -712,7 +712,7 @@ static int test_timeout(void) {
       .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {1, 1, 1}, .buffers = args};
   /* With step 1 the loop runs once per thread: it finishes. */
   ((uint32_t *)poot_device_buffer_host(slots))[0] = 1;
-  OK(poot_device_submit_one(g_dev, &cmd));
+  OK(poot_device_submit_one(g_dev, &cmd, NULL));
   uint32_t c = 0;
   OK(poot_device_download(counter, 0, &c, 4));
   EXPECT((c) == (32));

@@ -204,7 +204,7 @@ static void test_replay_vs_eager_and_watchdog(void **state) {
   chain c;
   chain_init(d, k, &c);
   float eager[CHAIN_N], replay[CHAIN_N], split[CHAIN_N];
-  for (int i = 0; i < CHAIN_LEN; i++) POOT_ASSERT_OK(poot_device_submit_one(d, &c.cmds[i]));
+  for (int i = 0; i < CHAIN_LEN; i++) POOT_ASSERT_OK(poot_device_submit_one(d, &c.cmds[i], NULL));
   POOT_ASSERT_OK(poot_device_download(c.x[CHAIN_LEN], 0, eager, sizeof eager));
   for (int i = 0; i < CHAIN_N; i++) assert_true(isfinite(eager[i]) && eager[i] != 0.0f);
 
