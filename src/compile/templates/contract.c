@@ -206,6 +206,9 @@ static poot_status finish(pc_kctx *k, const pc_group *g, const croot *rs, uint32
 poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                   const char **out_what) {
   pc_planner *pl = k->pl;
+  bool gemv = false;
+  T(poot__cc_tpl_gemv(k, g, grid, out_what, &gemv));
+  if (gemv) return NULL;
   croot rs[PG_MAX_ROOTS];
   uint32_t nr = g->nroots;
   bool coop = true;

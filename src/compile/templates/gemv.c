@@ -1,0 +1,427 @@
+/* templates/gemv.c — the weight-streaming GEMV of decode steps:
+ *   out[m, n] = Σ_c x[m, c] · W[n, c]     (M ≤ GEMV_MAX_M rows of x)
+ * for dot_general roots whose right operand is a leaf (a weight) stored row-major
+ * (f32, f16, bf16, q8_0, q4_0), read through its convert or dequantize.
+ *
+ * One subgroup per output column n (per workgroup: wg / sg columns). Each lane
+ * streams whole 16-byte chunks of the weight row (f32, f16, bf16: one
+ * four-word vector load) or a pair of quant blocks (q8_0: 68 bytes, q4_0: 36
+ * bytes, word loads), four chunks per lane in flight, decodes them with
+ * integer and conversion instructions only (no per-element index arithmetic
+ * on the weight), multiplies with x (the group's prologue — an RMSNorm scale,
+ * say — inlined by the expression emitter) and accumulates in f32; a
+ * subgroup reduction ends each column, and lane 0 runs the epilogue (residual
+ * add, SwiGLU of two roots sharing x) for every row m.
+ *
+ * Weight values are exact (conversion and block dequantization are exact in
+ * f32); only the order of the f32 sums differs from poot_eval, within the
+ * reassociation bound of docs/compiler.md. Quantized blocks are summed as
+ * d · Σ q·x, one more rounding per block, inside the same bound.
+ *
+ * poot__cc_tpl_gemv reports *out_done = false, having emitted nothing, when a
+ * group does not have this shape; the generic contraction takes it then. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../compile_impl.h"
+
+#define T POOT_TRY
+#define S(x) POOT_KIR_##x
+#define OP(x) POOT_KIR_OP_##x
+
+#define GEMV_MAX_M 4
+#define GEMV_UNROLL 4
+
+typedef struct gemv_root {
+  poot_value v;     /* the dot */
+  poot_value x;     /* its left operand, [M, K] f32 */
+  poot_value w;     /* the weight leaf, [N, K] */
+  poot_dtype wdt;   /* its stored dtype */
+  uint32_t ref;     /* its binding */
+} gemv_root;
+
+/* Elements one lane reads per chunk, and words per chunk. */
+static uint32_t chunk_elems(poot_dtype dt) {
+  switch (dt) {
+    case POOT_DTYPE_F32:
+      return 4;
+    case POOT_DTYPE_F16:
+    case POOT_DTYPE_BF16:
+      return 8;
+    case POOT_DTYPE_Q8_0:
+    case POOT_DTYPE_Q4_0:
+      return 64;
+    default:
+      return 0;
+  }
+}
+static uint32_t chunk_words(poot_dtype dt) {
+  switch (dt) {
+    case POOT_DTYPE_Q8_0:
+      return 17;
+    case POOT_DTYPE_Q4_0:
+      return 9;
+    default:
+      return 4;
+  }
+}
+
+/* The weight leaf under a dot's right operand: the f32 leaf itself, or the
+ * leaf of an inline convert (f16, bf16) or dequantize (q8_0, q4_0) to f32. */
+static bool weight_of(pc_planner *pl, poot_value b, poot_value *out_w) {
+  if (poot__cc_type(pl, b)->dtype != POOT_DTYPE_F32) return false;
+  const pc_value *pb = &pl->v[b];
+  if (pb->hold == PC_LEAFBUF) {
+    *out_w = b;
+    return pb->node && pb->node->op == POOT_OP_LEAF;
+  }
+  if (pb->hold != PC_INLINE || !pb->node) return false;
+  if (pb->node->op != POOT_OP_CONVERT && pb->node->op != POOT_OP_DEQUANTIZE) return false;
+  poot_value w = pl->alias[pb->node->operands[0]];
+  const pc_value *pw = &pl->v[w];
+  if (pw->hold != PC_LEAFBUF || !pw->node || pw->node->op != POOT_OP_LEAF) return false;
+  poot_dtype dt = poot__cc_type(pl, w)->dtype;
+  if (pb->node->op == POOT_OP_CONVERT && dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_BF16)
+    return false;
+  if (pb->node->op == POOT_OP_DEQUANTIZE && dt != POOT_DTYPE_Q8_0 && dt != POOT_DTYPE_Q4_0)
+    return false;
+  *out_w = w;
+  return true;
+}
+
+/* Whether group g has the GEMV shape; fills the roots, M, N, K. */
+static bool eligible(pc_planner *pl, const pc_group *g, gemv_root *rs, int64_t *m, int64_t *n,
+                     int64_t *kk) {
+  const poot_kir_target *t = pl->t;
+  uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
+  if (!sg || pl->wg % sg != 0 || pl->wg < sg || g->nroots == 0) return false;
+  for (uint32_t i = 0; i < g->nroots; i++) {
+    const poot_node *nd = pl->v[g->roots[i]].node;
+    if (!nd || nd->op != POOT_OP_DOT_GENERAL || nd->attrs.dtype != POOT_DTYPE_F32) return false;
+    const poot_dot_dims *dd = &nd->attrs.dot;
+    if (dd->num_batch != 0 || dd->num_contract != 1 || dd->lhs_contract[0] != 1 ||
+        dd->rhs_contract[0] != 1)
+      return false;
+    gemv_root *r = &rs[i];
+    r->v = g->roots[i];
+    r->x = pl->alias[nd->operands[0]];
+    if (!weight_of(pl, pl->alias[nd->operands[1]], &r->w)) return false;
+    r->wdt = poot__cc_type(pl, r->w)->dtype;
+    const poot_type *xt = poot__cc_type(pl, r->x), *wt = poot__cc_type(pl, r->w);
+    if (xt->dtype != POOT_DTYPE_F32 || xt->shape.rank != 2 || wt->shape.rank != 2) return false;
+    int64_t M = xt->shape.dims[0], K = xt->shape.dims[1], N = wt->shape.dims[0];
+    if (wt->shape.dims[1] != K || M < 1 || M > GEMV_MAX_M || K < 1 || N < 1) return false;
+    if (K % chunk_elems(r->wdt) != 0 || K > (int64_t)UINT32_MAX / 8 ||
+        N * K > (int64_t)UINT32_MAX / 4)
+      return false;
+    if (i == 0) {
+      *m = M, *n = N, *kk = K;
+    } else if (r->x != rs[0].x || N != *n || K != *kk) {
+      return false;
+    }
+  }
+  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  return os->rank == 2 && os->dims[0] == *m && os->dims[1] == *n;
+}
+
+/* ------------------------------------------------------------ decoding */
+
+/* The two f16 halves of word w (low half first) → f32: the target's
+ * conversion where it has f16 arithmetic, else the integer decoder. */
+static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
+  if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
+    poot_kir_value v;
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(S(F16), 2), w, &v));
+    for (uint32_t l = 0; l < 2; l++) {
+      poot_kir_value e;
+      T(poot_kir_extract(k->b, v, l, &e));
+      T(poot_kir_convert(k->b, S(F32), e, &out[l]));
+    }
+    return NULL;
+  }
+  poot_kir_value lo, hi;
+  T(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
+  T(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
+  T(poot__cc_f16_decode(k, lo, &out[0]));
+  return poot__cc_f16_decode(k, hi, &out[1]);
+}
+
+static poot_status f16_lo(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
+  poot_kir_value p[2];
+  T(half_pair(k, w, p));
+  *out = p[0];
+  return NULL;
+}
+static poot_status f16_hi(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
+  poot_kir_value p[2];
+  T(half_pair(k, w, p));
+  *out = p[1];
+  return NULL;
+}
+
+/* The four bytes at byte offset 2 of the pair (a, b): (a >> 16) | (b << 16). */
+static poot_status funnel16(pc_kctx *k, poot_kir_value a, poot_kir_value b, poot_kir_value *out) {
+  poot_kir_value x, y;
+  T(poot__cc_bin_c(k, OP(SHR), a, 16, &x));
+  T(poot__cc_bin_c(k, OP(SHL), b, 16, &y));
+  return poot__cc_bin(k, OP(OR), x, y, out);
+}
+
+/* Signed byte j of word w as f32. */
+static poot_status s8_at(pc_kctx *k, poot_kir_value w, uint32_t j, poot_kir_value *out) {
+  poot_kir_value s, sh, c;
+  T(poot__cc_bcast(k, S(I32), w, &s));
+  if (j < 3) {
+    T(poot_kir_const_i32(k->b, (int32_t)(24 - 8 * j), &c));
+    T(poot__cc_bin(k, OP(SHL), s, c, &s));
+  }
+  T(poot_kir_const_i32(k->b, 24, &sh));
+  T(poot__cc_bin(k, OP(SHR), s, sh, &s));
+  return poot__cc_cvt(k, S(F32), s, out);
+}
+
+/* Nibble at bit `bit` of word w, minus 8, as f32. */
+static poot_status q4_at(pc_kctx *k, poot_kir_value w, uint32_t bit, poot_kir_value *out) {
+  poot_kir_value s = w, i;
+  if (bit) T(poot__cc_bin_c(k, OP(SHR), w, bit, &s));
+  if (bit < 28) T(poot__cc_bin_c(k, OP(AND), s, 15, &s));
+  T(poot__cc_bcast(k, S(I32), s, &i));
+  poot_kir_value eight;
+  T(poot_kir_const_i32(k->b, 8, &eight));
+  T(poot__cc_bin(k, OP(SUB), i, eight, &i));
+  return poot__cc_cvt(k, S(F32), i, out);
+}
+
+/* x[m, c] for every row m (f32). */
+static poot_status x_at(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms, uint32_t nm,
+                        poot_kir_value c, poot_kir_value *out) {
+  for (uint32_t m = 0; m < nm; m++) {
+    poot_kir_value ai[2] = {ms[m], c};
+    T(poot__cc_emit(k, r->x, ai, &out[m]));
+  }
+  return NULL;
+}
+
+/* acc[m] (private elements base..base+nm) += Σ_e vals[e] · x[m, c0 + e],
+ * the sum over the chunk scaled by `scale` (0: none) and kept only where
+ * `inr` holds (0: always). */
+static poot_status dot_run(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms, uint32_t nm,
+                           poot_kir_value c0, uint32_t first, const poot_kir_value *vals,
+                           uint32_t count, poot_kir_value scale, poot_kir_value inr,
+                           uint32_t pacc, uint32_t base) {
+  poot_kir_value part[GEMV_MAX_M] = {0};
+  for (uint32_t e = 0; e < count; e++) {
+    poot_kir_value c, xs[GEMV_MAX_M];
+    T(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
+    T(x_at(k, r, ms, nm, c, xs));
+    for (uint32_t m = 0; m < nm; m++) {
+      if (!part[m])
+        T(poot__cc_bin(k, OP(MUL), vals[e], xs[m], &part[m]));
+      else
+        T(poot_kir_fma(k->b, vals[e], xs[m], part[m], &part[m]));
+    }
+  }
+  for (uint32_t m = 0; m < nm; m++) {
+    poot_kir_value a, p = part[m];
+    if (scale) T(poot__cc_bin(k, OP(MUL), p, scale, &p));
+    if (inr) {
+      poot_kir_value z;
+      T(poot__cc_cf32(k, 0.0f, &z));
+      T(poot__cc_sel(k, inr, p, z, &p));
+    }
+    T(poot_kir_priv_load(k->b, pacc, base + m, &a));
+    T(poot__cc_bin(k, OP(ADD), a, p, &a));
+    T(poot_kir_priv_store(k->b, pacc, base + m, a));
+  }
+  return NULL;
+}
+
+/* Adds chunk `ch` (already loaded as words[]) of root r's row to its
+ * accumulators. c0: the chunk's first contraction index. */
+static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms,
+                                    uint32_t nm, poot_kir_value c0, const poot_kir_value *wd,
+                                    poot_kir_value inr, uint32_t pacc, uint32_t base) {
+  poot_kir_value v[32];
+  switch (r->wdt) {
+    case POOT_DTYPE_F32:
+      for (uint32_t e = 0; e < 4; e++) T(poot__cc_bcast(k, S(F32), wd[e], &v[e]));
+      return dot_run(k, r, ms, nm, c0, 0, v, 4, 0, inr, pacc, base);
+    case POOT_DTYPE_F16:
+      for (uint32_t e = 0; e < 4; e++) T(half_pair(k, wd[e], &v[2 * e]));
+      return dot_run(k, r, ms, nm, c0, 0, v, 8, 0, inr, pacc, base);
+    case POOT_DTYPE_BF16:
+      for (uint32_t e = 0; e < 4; e++) {
+        poot_kir_value lo, hi;
+        T(poot__cc_bin_c(k, OP(SHL), wd[e], 16, &lo));
+        T(poot__cc_bin_c(k, OP(AND), wd[e], 0xffff0000u, &hi));
+        T(poot__cc_bcast(k, S(F32), lo, &v[2 * e]));
+        T(poot__cc_bcast(k, S(F32), hi, &v[2 * e + 1]));
+      }
+      return dot_run(k, r, ms, nm, c0, 0, v, 8, 0, inr, pacc, base);
+    case POOT_DTYPE_Q8_0: {
+      /* words 0..8: d0 | q0[0..31] at bytes 2..33 | d1 at bytes 34..35;
+       * words 9..16: q1[0..31] */
+      poot_kir_value d0, d1, qw;
+      T(f16_lo(k, wd[0], &d0));
+      T(f16_hi(k, wd[8], &d1));
+      for (uint32_t i = 0; i < 8; i++) {
+        T(funnel16(k, wd[i], wd[i + 1], &qw));
+        for (uint32_t j = 0; j < 4; j++) T(s8_at(k, qw, j, &v[4 * i + j]));
+      }
+      T(dot_run(k, r, ms, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      for (uint32_t i = 0; i < 8; i++)
+        for (uint32_t j = 0; j < 4; j++) T(s8_at(k, wd[9 + i], j, &v[4 * i + j]));
+      return dot_run(k, r, ms, nm, c0, 32, v, 32, d1, inr, pacc, base);
+    }
+    case POOT_DTYPE_Q4_0: {
+      /* words 0..4: d0 | qs0[0..15] at bytes 2..17 | d1 at bytes 18..19;
+       * words 5..8: qs1[0..15]. Byte b holds element b (low nibble) and
+       * element b + 16 (high nibble). */
+      poot_kir_value d0, d1, qw;
+      T(f16_lo(k, wd[0], &d0));
+      T(f16_hi(k, wd[4], &d1));
+      for (uint32_t i = 0; i < 4; i++) {
+        T(funnel16(k, wd[i], wd[i + 1], &qw));
+        for (uint32_t j = 0; j < 4; j++) {
+          T(q4_at(k, qw, 8 * j, &v[4 * i + j]));
+          T(q4_at(k, qw, 8 * j + 4, &v[16 + 4 * i + j]));
+        }
+      }
+      T(dot_run(k, r, ms, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      for (uint32_t i = 0; i < 4; i++)
+        for (uint32_t j = 0; j < 4; j++) {
+          T(q4_at(k, wd[5 + i], 8 * j, &v[4 * i + j]));
+          T(q4_at(k, wd[5 + i], 8 * j + 4, &v[16 + 4 * i + j]));
+        }
+      return dot_run(k, r, ms, nm, c0, 32, v, 32, d1, inr, pacc, base);
+    }
+    default:
+      return poot_status_make(POOT_INTERNAL, "compile: gemv of %s", poot_dtype_name(r->wdt));
+  }
+}
+
+/* Loads chunk `ch` of row `row` of root r's weight into wd[]. */
+static poot_status chunk_load(pc_kctx *k, const gemv_root *r, int64_t kk, poot_kir_value row,
+                              poot_kir_value ch, poot_kir_value *wd) {
+  uint32_t nw = chunk_words(r->wdt);
+  /* words per row: K elements × bytes / 4 */
+  uint32_t row_words = (uint32_t)(r->wdt == POOT_DTYPE_Q8_0   ? kk / 32 * 34 / 4
+                                  : r->wdt == POOT_DTYPE_Q4_0 ? kk / 32 * 18 / 4
+                                                              : kk * (int64_t)poot_dtype_info_of(
+                                                                         r->wdt)->elem_bytes / 4);
+  poot_kir_value at, off;
+  T(poot__cc_bin_c(k, OP(MUL), row, row_words, &at));
+  T(poot__cc_bin_c(k, OP(MUL), ch, nw, &off));
+  T(poot__cc_bin(k, OP(ADD), at, off, &at));
+  if (nw == 4) {
+    poot_kir_value v;
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, r->ref, at, 4, &v));
+    for (uint32_t i = 0; i < 4; i++) T(poot_kir_extract(k->b, v, i, &wd[i]));
+    return NULL;
+  }
+  for (uint32_t i = 0; i < nw; i++) {
+    poot_kir_value a = at;
+    if (i) T(poot__cc_bin_c(k, OP(ADD), at, i, &a));
+    T(poot__cc_load_word(k, r->ref, a, &wd[i]));
+  }
+  return NULL;
+}
+
+poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                              const char **out_what, bool *out_done) {
+  pc_planner *pl = k->pl;
+  gemv_root rs[PG_MAX_ROOTS];
+  int64_t M = 0, N = 0, K = 0;
+  *out_done = false;
+  if (!eligible(pl, g, rs, &M, &N, &K)) return NULL;
+  *out_done = true;
+  *out_what = "gemv";
+  uint32_t nr = g->nroots, nm = (uint32_t)M;
+  uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
+  uint32_t ce = chunk_elems(rs[0].wdt);
+  for (uint32_t i = 1; i < nr; i++)
+    if (chunk_elems(rs[i].wdt) != ce) ce = 0;
+  if (!ce) return poot_status_make(POOT_INTERNAL, "compile: gemv roots of mixed formats");
+  uint32_t chunks = (uint32_t)(K / ce);
+  for (uint32_t i = 0; i < nr; i++) {
+    const pc_value *pw = &pl->v[rs[i].w];
+    T(poot__cc_binding_of(k, pw->buffer, &rs[i].ref));
+    poot__cc_note_buffer(k, rs[i].ref, k->frac);
+  }
+  char nmb[32];
+  uint32_t pacc;
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
+                         poot_kir_type_make(S(F32), 1), nr * nm, &pacc));
+  T(poot__cc_local_prologue(k, g));
+  poot__cc_grid_for(((uint64_t)N + per - 1) / per, grid);
+  poot_kir_value w, sid, lane, o, valid, oc, z, zero;
+  T(poot__cc_linear_workgroup(k, &w));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+  T(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+  T(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)N, &valid));
+  T(poot__cc_u32(k, (uint32_t)(N - 1), &oc));
+  T(poot__cc_bin(k, OP(MIN), o, oc, &oc));
+  T(poot__cc_u32(k, 0, &z));
+  T(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
+  poot_kir_value ms[GEMV_MAX_M];
+  for (uint32_t m = 0; m < nm; m++) T(poot__cc_u32(k, m, &ms[m]));
+
+  /* for (ch = lane; ch < chunks; ch += sg * U): U chunks per lane, loads first */
+  uint32_t iters = (chunks + sg - 1) / sg;
+  uint32_t unroll = iters >= GEMV_UNROLL ? GEMV_UNROLL : iters;
+  bool ragged = chunks % (sg * unroll) != 0;
+  poot_kir_value end, stepv, ch0, last;
+  T(poot__cc_u32(k, chunks, &end));
+  T(poot__cc_u32(k, sg * unroll, &stepv));
+  T(poot__cc_u32(k, chunks - 1, &last));
+  T(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
+  poot__cc_scope_push(k);
+  poot_kir_value wd[GEMV_UNROLL][PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value ch = ch0;
+    inr[u] = 0;
+    if (u) T(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
+    if (ragged && u) {
+      T(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
+      T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+    }
+    chv[u] = ch;
+    for (uint32_t i = 0; i < nr; i++) T(chunk_load(k, &rs[i], K, oc, ch, wd[u][i]));
+  }
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value c0;
+    T(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
+    for (uint32_t i = 0; i < nr; i++)
+      T(chunk_accumulate(k, &rs[i], ms, nm, c0, wd[u][i], inr[u], pacc, i * nm));
+  }
+  poot__cc_scope_pop(k);
+  T(poot_kir_end(k->b));
+
+  /* Reduce each accumulator over the subgroup; lane 0 finishes the rows. */
+  poot_kir_value accs[PG_MAX_ROOTS * GEMV_MAX_M];
+  for (uint32_t i = 0; i < nr * nm; i++) {
+    poot_kir_value a;
+    T(poot_kir_priv_load(k->b, pacc, i, &a));
+    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &accs[i]));
+  }
+  poot_kir_value first, cond;
+  T(poot__cc_bin(k, OP(EQ), lane, z, &first));
+  T(poot__cc_bin(k, OP(AND), first, valid, &cond));
+  T(poot_kir_if_begin(k->b, cond));
+  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  for (uint32_t m = 0; m < nm; m++) {
+    poot__cc_scope_push(k);
+    poot_kir_value lin, idx[PC_MAX_DIMS], val;
+    T(poot__cc_bin_c(k, OP(ADD), oc, m * (uint32_t)N, &lin));
+    T(poot__cc_delinearize(k, lin, os, idx));
+    for (uint32_t i = 0; i < nr; i++) T(poot__cc_memo_put(k, rs[i].v, idx, accs[i * nm + m]));
+    T(poot__cc_emit(k, g->out, idx, &val));
+    T(poot__cc_store_value(k, g->dest, lin, val));
+    poot__cc_scope_pop(k);
+  }
+  k->flops += 2ull * (uint64_t)M * (uint64_t)N * (uint64_t)K * nr;
+  return poot_kir_end(k->b);
+}

@@ -1,0 +1,155 @@
+/* gemv_test.c — the weight-streaming GEMV template (templates/gemv.c) on the
+ * KIR interpreter against poot_eval, at subgroup sizes 8, 32 and 64: every
+ * weight format it reads (f32, f16, bf16, q8_0, q4_0), ragged chunk counts,
+ * several rows of x, two roots sharing x with an RMSNorm prologue and a
+ * SwiGLU epilogue, and the shapes it must leave to the generic contraction
+ * (more rows than it takes, a row length that is not a whole chunk). The
+ * plan's dispatch names say which template ran. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan_util.h"
+#include "poot_test.h"
+
+#define B(x) POOT_ASSERT_OK(x)
+
+static poot_value P(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1) {
+  int64_t d[2] = {d0, d1};
+  poot_type t = poot_type_make(dt, d1 ? 2 : 1, d);
+  poot_value v;
+  B(poot_graph_add_param(g, name, &t, &v));
+  return v;
+}
+
+static poot_value to_f32(poot_graph *g, poot_value w) {
+  poot_dtype dt = poot_graph_value_type(g, w)->dtype;
+  poot_value o = w;
+  if (poot_dtype_is_packed(dt))
+    B(poot_graph_dequantize(g, w, POOT_DTYPE_F32, &o));
+  else if (dt != POOT_DTYPE_F32)
+    B(poot_graph_convert(g, w, POOT_DTYPE_F32, &o));
+  return o;
+}
+
+static poot_value dot(poot_graph *g, poot_value x, poot_value w) {
+  poot_dot_dims dd;
+  memset(&dd, 0, sizeof dd);
+  dd.num_contract = 1;
+  dd.lhs_contract[0] = 1;
+  dd.rhs_contract[0] = 1;
+  poot_value o;
+  B(poot_graph_dot_general(g, x, to_f32(g, w), &dd, POOT_DTYPE_F32, &o));
+  return o;
+}
+
+/* Plans g for an interpreter target at subgroup size sg and reports whether
+ * a dispatch ran the gemv template. */
+static bool uses_gemv(const poot_graph *g, uint32_t sg) {
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, sg);
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  B(poot_plan_create(g, &o, &plan));
+  bool found = false;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (plan->dispatches[i].what && strstr(plan->dispatches[i].what, "gemv")) found = true;
+  poot_plan_destroy(plan);
+  return found;
+}
+
+/* The bound of templates_test.c's dot cases: k · 4.8e-7 of the largest
+ * output (a length-k f32 sum, terms bounded by the largest weight). */
+static void check(poot_graph *g, int64_t k, bool want_gemv, const char *what) {
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  /* the last: subgroup 32 without f16 arithmetic (the integer f16 decoder) */
+  const uint32_t sgs[] = {8, 32, 64, 32};
+  for (int i = 0; i < 4; i++) {
+    if (uses_gemv(g, sgs[i]) != want_gemv)
+      fail_msg("%s sg=%u: gemv template %s", what, sgs[i], want_gemv ? "not used" : "used");
+    poot_kir_target t;
+    poot_kir_target_init_interp(&t, sgs[i]);
+    if (i == 3) t.arith_types &= ~POOT_KIR_SCALAR_BIT(POOT_KIR_F16);
+    pt_result r;
+    poot_status st = pt_check(g, &t, &in, sgs[i], false, (double)k * 4.8e-7 + 1e-6, &r);
+    if (st) fail_msg("%s sg=%u: %s", what, sgs[i], poot_status_message(st));
+    if (!r.ok) fail_msg("%s sg=%u: %s", what, sgs[i], r.what);
+    printf("%s sg=%u%s: max error %.3g (allowed %.3g)\n", what, sgs[i], i == 3 ? " no-f16" : "",
+           r.max_err, r.max_allowed);
+  }
+  pt_inputs_free(&in);
+}
+
+static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = P(g, "x", POOT_DTYPE_F32, m, k), w = P(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, dot(g, x, w)));
+  char what[64];
+  snprintf(what, sizeof what, "gemv %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt),
+           (long long)m, (long long)k, (long long)n, (long long)k);
+  check(g, k, want, what);
+  poot_graph_destroy(g);
+}
+
+static void test_formats(void **state) {
+  (void)state;
+  one(POOT_DTYPE_F16, 1, 5, 2048, true); /* 8 chunks per lane at sg 32: unrolled */
+  one(POOT_DTYPE_F16, 1, 9, 96, true);
+  one(POOT_DTYPE_BF16, 3, 4, 64, true);
+  one(POOT_DTYPE_F32, 1, 6, 132, true); /* 33 chunks: ragged */
+  one(POOT_DTYPE_F32, 4, 3, 1028, true);
+  one(POOT_DTYPE_Q8_0, 1, 7, 192, true); /* 3 block pairs */
+  one(POOT_DTYPE_Q8_0, 2, 3, 4096, true);
+  one(POOT_DTYPE_Q4_0, 2, 9, 128, true);
+  one(POOT_DTYPE_Q4_0, 1, 4, 8192, true);
+}
+
+/* Shapes the template leaves to the generic contraction. */
+static void test_fallback(void **state) {
+  (void)state;
+  one(POOT_DTYPE_F16, 5, 3, 64, false);   /* more rows of x than it takes */
+  one(POOT_DTYPE_BF16, 1, 3, 70, false);  /* not a whole 8-element chunk */
+  one(POOT_DTYPE_Q4_0, 1, 3, 96, false);  /* an odd number of blocks */
+  one(POOT_DTYPE_Q4_K, 1, 3, 256, false); /* a format it does not read */
+}
+
+/* Gate and up sharing an RMSNorm'd x, SwiGLU, then a down projection with
+ * the residual added: the FFN of a decoder layer at four rows. */
+static void test_ffn(void **state) {
+  (void)state;
+  for (int q = 0; q < 2; q++) {
+    poot_graph *g;
+    B(poot_graph_create(&g));
+    int64_t m = q ? 1 : 4, h = 256, ff = 384;
+    poot_dtype wt = q ? POOT_DTYPE_Q8_0 : POOT_DTYPE_F16;
+    poot_value x = P(g, "x", POOT_DTYPE_F32, m, h), nw = P(g, "norm", POOT_DTYPE_F32, h, 0);
+    poot_value gw = P(g, "gate", wt, ff, h), uw = P(g, "up", wt, ff, h),
+               dw = P(g, "down", wt, h, ff);
+    poot_value xn, act, y;
+    B(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
+    B(poot_graph_swiglu(g, dot(g, xn, gw), dot(g, xn, uw), &act));
+    B(poot_graph_binary(g, POOT_OP_ADD, dot(g, act, dw), x, &y));
+    B(poot_graph_set_output(g, y));
+    check(g, ff, true, q ? "ffn q8_0 m=1" : "ffn f16 m=4");
+    poot_graph_destroy(g);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_formats),
+      cmocka_unit_test(test_fallback),
+      cmocka_unit_test(test_ffn),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
