@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# bench/gpu-session.sh — the PTX backend's checks and figures on an NVIDIA GPU
+# in one run, from a checkout prepared by scripts/gpu-pack.sh (.gpu/ holds
+# the binaries, the libraries they need and the test data).
+#
+#   bench/gpu-session.sh [tests] [profile] [bench] [big] [peers]   (default: all)
+#
+#   tests    ptx_device (basic, fault, timeout), the KIR corpus on the GPU, the
+#            engine's conformance suite on PTX, tier 3 (stories260K, the demo
+#            model, every family's reference model) with `poot verify greedy`
+#   profile  `poot bench --profile` of the 1B and 0.5B shapes (device time per
+#            kind of dispatch)
+#   bench    decode/prefill figures: demo, stories260K, Llama-3.2-1B shape
+#            (f16, q8_0, q4_0), Qwen2.5-0.5B shape (f16, q4_0)
+#   big      the Llama-3.1-8B shape (f16, q4_0)
+#   peers    Hugging Face transformers on the same random-weight folders
+#
+# Every log and JSON result lands in $WORK/results, packed at the end into
+# $OUT/results.tgz (OUT default: /tmp/poot-gpu-out), and a summary is printed.
+# Models are random-weight folders of the real shapes (bench/synthetic_llama.py)
+# under $WORK (default /tmp/poot-gpu-work).
+set -u
+cd "$(dirname "$0")/.."
+WORK=${WORK:-/tmp/poot-gpu-work}
+PACK=${OUT:-/tmp/poot-gpu-out}
+OUT=$WORK/results
+mkdir -p "$OUT" "$PACK"
+export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export POOT=$PWD/.gpu/bin/poot POOT_DATA_DIR=$PWD/.gpu/data POOT_SOURCE_DIR=$PWD
+export PYTHONUNBUFFERED=1
+P=$POOT
+phases=${*:-tests profile bench big peers}
+has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
+log() { echo "== $*"; }
+
+log "$(date -u '+%Y-%m-%d %H:%M UTC') commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.mem --format=csv,noheader
+$P --version
+$P devices
+
+t() { # name, command...: runs a check, keeps its log, prints its verdict
+  local name=$1
+  shift
+  local t0=$SECONDS
+  timeout 300 "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  local v=PASS
+  [ $rc -eq 77 ] && v=SKIP
+  [ $rc -ne 0 ] && [ $rc -ne 77 ] && v="FAIL($rc)"
+  printf '%-28s %-8s %4ss  %s\n' "$name" "$v" $((SECONDS - t0)) "$(tail -1 "$OUT/$name.log")"
+}
+
+if has tests; then
+  log tests
+  t ptx_device .gpu/bin/ptx_device basic
+  t ptx_device_fault .gpu/bin/ptx_device fault
+  t ptx_device_timeout .gpu/bin/ptx_device timeout
+  t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
+  t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
+  t verify_device_ptx python3 tests/unit/llm/verify_device.py --device ptx
+  grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_ptx.log"
+  grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -20
+fi
+
+synth() { # shape dir
+  [ -f "$2/model.safetensors" ] && return 0
+  local tok
+  case $1 in qwen*) tok=qwen3 ;; *) tok=llama3 ;; esac
+  python3 bench/synthetic_llama.py --shape "$1" --tokenizer "$POOT_DATA_DIR/hf-tokenizers/$tok" \
+    --out "$2" >/dev/null
+}
+quant() { # dir type → path of the GGUF (the folder itself for f16)
+  if [ "$2" = f16 ]; then echo "$1"; return; fi
+  local g=$1-$2.gguf
+  [ -f "$g" ] || timeout 400 $P convert "$1" "$g" --type "$2" >/dev/null 2>&1
+  echo "$g"
+}
+b() { # name, bench args...
+  local name=$1
+  shift
+  timeout 300 $P bench "$@" --device ptx --json >"$OUT/$name.json" 2>"$OUT/$name.err"
+  local rc=$?
+  python3 - "$OUT/$name.json" "$name" "$rc" <<'PY'
+import json, sys
+path, name, rc = sys.argv[1:]
+try:
+    j = json.loads(open(path).read().strip().splitlines()[-1])
+except Exception:
+    print(f"{name:16s} FAILED (rc {rc})"); sys.exit()
+print(f"{name:16s} decode {j['decode_tok_s']:8.1f} tok/s = {100*j['fraction_of_limit']:5.1f}% of "
+      f"{j['limit_tok_s']:.0f} | prefill {j['prefill_tok_s']:8.1f} ({j['prefill_tokens']}) | host "
+      f"{j['host_us_per_step']:.0f} us dev {j['device_us_per_step']:.0f} us | {j['dispatches_per_step']:.0f} "
+      f"disp | capture {j['capture_s']:.2f}s | eager/replay {j['eager_over_replay']:.2f} ids "
+      f"{'=' if j['eager_ids_equal'] else 'DIFFER'} | copy {j['copy_bandwidth_gb_s']:.0f} GB/s")
+    for k, v in j.get("profile", {}).items():
+        print(f"  {k}: {v['device_us_per_step']:.0f} us/step eager")
+        for r in v["kinds"][:8]:
+            print(f"    {r['us_per_step']:9.1f} us  {r['per_step']:5.1f}x  {r['label']}")
+PY
+}
+
+if has profile; then
+  log profile
+  synth llama-3.2-1b "$WORK/l1b"
+  synth qwen2.5-0.5b "$WORK/q05"
+  b prof-l1b-f16 -m "$WORK/l1b" -p 512 -n 32 --eager-steps 4 --profile 4
+  b prof-l1b-q4_0 -m "$(quant "$WORK/l1b" q4_0)" -p 512 -n 32 --eager-steps 4 --profile 4
+  b prof-q05-f16 -m "$WORK/q05" -p 512 -n 32 --eager-steps 4 --profile 4
+fi
+
+if has bench; then
+  log bench
+  b demo -m models/poot-demo.gguf -p 64 -n 128
+  b stories -m "$POOT_DATA_DIR/models/stories260K/stories260K.bin" \
+    --tokenizer "$POOT_DATA_DIR/models/stories260K/tok512.bin" -p 64 -n 128
+  synth llama-3.2-1b "$WORK/l1b"
+  for q in f16 q8_0 q4_0; do b "l1b-$q" -m "$(quant "$WORK/l1b" $q)" -p 512 -n 128; done
+  synth qwen2.5-0.5b "$WORK/q05"
+  for q in f16 q4_0; do b "q05-$q" -m "$(quant "$WORK/q05" $q)" -p 512 -n 128; done
+fi
+
+if has big; then
+  log big
+  synth llama-3.1-8b "$WORK/l8b"
+  for q in f16 q4_0; do b "l8b-$q" -m "$(quant "$WORK/l8b" $q)" -p 512 -n 64 --eager-steps 2; done
+fi
+
+if has peers; then
+  log peers: transformers
+  for m in l1b q05 l8b; do
+    [ -d "$WORK/$m" ] || continue
+    timeout 300 python3 bench/hf_decode.py "$WORK/$m" -p 512 -n 64 >"$OUT/hf-$m.json" \
+      2>"$OUT/hf-$m.err" && cat "$OUT/hf-$m.json" || { echo "hf $m failed"; tail -3 "$OUT/hf-$m.err"; }
+  done
+fi
+tar czf "$PACK/results.tgz" -C "$OUT" . 2>/dev/null
+log done

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/gpu-pack.sh — prepares .gpu/ (git-ignored) for a run on a GPU
+# machine that has the NVIDIA driver, python3 with numpy (and, for the peer
+# figures, torch and transformers) but no build dependencies: a Release build
+# of poot and of the PTX tests made here, the shared libraries they need that
+# such a machine may lack, and the test data they read. Then, on the GPU
+# machine, from the checkout: bench/gpu-session.sh [tests] [bench] [peers].
+#
+# Usage: scripts/gpu-pack.sh [BUILD_DIR]   (default /tmp/poot-gpu-build)
+# Environment: POOT_DATA_DIR (the test data; default ../shared/data).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-/tmp/poot-gpu-build}
+data=${POOT_DATA_DIR:-../shared/data}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" --target poot exec_conformance_ptx ptx_device kir_render_ptx_cuda
+rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
+cp "$build/tools/poot" "$build/tests/exec_conformance_ptx" "$build/tests/ptx_device" \
+  "$build/tests/kir_render_ptx_cuda" .gpu/bin/
+strip .gpu/bin/* 2>/dev/null || true
+for lib in libpcre2-8.so.0 libcmocka.so.0; do
+  cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .gpu/lib/
+done
+cp -r "$data/models/stories260K" .gpu/data/models/
+cp -r "$data/hf-tokenizers" "$data/chat-templates" .gpu/data/ 2>/dev/null || true
+du -sh .gpu
