@@ -557,9 +557,10 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       int64_t rows = qs->dims[0] * qs->dims[1];
       int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
       int64_t split = 1;
-      if (rows < 128 && cap >= 1024) {
-        split = 128 / rows;
-        if (split > cap / 256) split = cap / 256;
+      if (rows < 256 && cap >= 512) {
+        /* about 256 workgroups, each over at least 64 positions */
+        split = 256 / rows;
+        if (split > cap / 64) split = cap / 64;
         if (split > 64) split = 64;
       }
       if (split > 1) {

@@ -8,8 +8,12 @@
  * four-word vector load) or a pair of quant blocks (q8_0: 68 bytes, q4_0: 36
  * bytes, word loads), four chunks per lane in flight, decodes them with
  * integer and conversion instructions only (no per-element index arithmetic
- * on the weight), multiplies with x (the group's prologue — an RMSNorm scale,
- * say — inlined by the expression emitter) and accumulates in f32; a
+ * on the weight), multiplies with x and accumulates in f32. x (the group's
+ * prologue applied — an RMSNorm scale, say) is first staged by the whole
+ * workgroup in shared memory, in tiles of K when it does not fit, and read
+ * back with 16-byte loads: the same bytes as the weight chunk's elements,
+ * where per-element loads from global memory would cost one L1 wavefront per
+ * lane. A
  * subgroup reduction ends each column, and lane 0 runs the epilogue (residual
  * add, SwiGLU of two roots sharing x) for every row m.
  *
@@ -31,6 +35,7 @@
 
 #define GEMV_MAX_M 4
 #define GEMV_UNROLL 4
+#define GEMV_MAX_TILES 8
 
 typedef struct gemv_root {
   poot_value v;     /* the dot */
@@ -192,33 +197,56 @@ static poot_status q4_at(pc_kctx *k, poot_kir_value w, uint32_t bit, poot_kir_va
   return poot__cc_cvt(k, S(F32), i, out);
 }
 
-/* x[m, c] for every row m (f32). */
-static poot_status x_at(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms, uint32_t nm,
-                        poot_kir_value c, poot_kir_value *out) {
-  for (uint32_t m = 0; m < nm; m++) {
-    poot_kir_value ai[2] = {ms[m], c};
-    T(poot__cc_emit(k, r->x, ai, &out[m]));
+/* The staged x tile in shared memory: row m's element c (tile-relative) at
+ * m * pitch + c + 4 * (c / 32): one 16-byte pad per 128 bytes keeps the
+ * 16-byte loads of a quarter subgroup on distinct banks whether a lane reads
+ * 32 bytes (f16 chunks) or 256 bytes (block pairs) of x. */
+typedef struct xtile {
+  uint32_t sh;    /* the shared array */
+  uint32_t pitch; /* floats per row of x */
+} xtile;
+
+static uint32_t xpos(uint32_t c) {
+  return c + 4 * (c / 32);
+}
+
+/* x[m, c0 + first + e] for e in [0, count) (count a multiple of 4; c0 a
+ * multiple of 4), every row m, from the staged tile. */
+static poot_status x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
+                         uint32_t first, uint32_t count, poot_kir_value xs[][GEMV_MAX_M]) {
+  for (uint32_t e = 0; e < count; e += 4) {
+    /* c0 + first + e is a multiple of 4: its group of four stays inside one
+     * 32-float line, so xpos is linear over it. */
+    poot_kir_value c, line, at;
+    T(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
+    T(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
+    T(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
+    T(poot__cc_bin(k, OP(ADD), c, line, &at));
+    for (uint32_t m = 0; m < nm; m++) {
+      poot_kir_value a = at, v;
+      if (m) T(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
+      for (uint32_t l = 0; l < 4; l++) T(poot_kir_extract(k->b, v, l, &xs[e + l][m]));
+    }
   }
   return NULL;
 }
 
-/* acc[m] (private elements base..base+nm) += Σ_e vals[e] · x[m, c0 + e],
- * the sum over the chunk scaled by `scale` (0: none) and kept only where
+/* acc[m] (private elements base..base+nm) += Σ_e vals[e] · x[m, c0 + first + e],
+ * the sum over the run scaled by `scale` (0: none) and kept only where
  * `inr` holds (0: always). */
-static poot_status dot_run(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms, uint32_t nm,
-                           poot_kir_value c0, uint32_t first, const poot_kir_value *vals,
-                           uint32_t count, poot_kir_value scale, poot_kir_value inr,
-                           uint32_t pacc, uint32_t base) {
-  poot_kir_value part[GEMV_MAX_M] = {0};
+static poot_status dot_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
+                           uint32_t first, const poot_kir_value *vals, uint32_t count,
+                           poot_kir_value scale, poot_kir_value inr, uint32_t pacc,
+                           uint32_t base) {
+  poot_kir_value part[GEMV_MAX_M] = {0}, xs[32][GEMV_MAX_M];
+  T(x_run(k, xt, nm, c0, first, count, xs));
   for (uint32_t e = 0; e < count; e++) {
-    poot_kir_value c, xs[GEMV_MAX_M];
-    T(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
-    T(x_at(k, r, ms, nm, c, xs));
     for (uint32_t m = 0; m < nm; m++) {
       if (!part[m])
-        T(poot__cc_bin(k, OP(MUL), vals[e], xs[m], &part[m]));
+        T(poot__cc_bin(k, OP(MUL), vals[e], xs[e][m], &part[m]));
       else
-        T(poot_kir_fma(k->b, vals[e], xs[m], part[m], &part[m]));
+        T(poot_kir_fma(k->b, vals[e], xs[e][m], part[m], &part[m]));
     }
   }
   for (uint32_t m = 0; m < nm; m++) {
@@ -236,19 +264,19 @@ static poot_status dot_run(pc_kctx *k, const gemv_root *r, const poot_kir_value 
   return NULL;
 }
 
-/* Adds chunk `ch` (already loaded as words[]) of root r's row to its
- * accumulators. c0: the chunk's first contraction index. */
-static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const poot_kir_value *ms,
-                                    uint32_t nm, poot_kir_value c0, const poot_kir_value *wd,
+/* Adds one chunk of root r's row (already loaded as wd[]) to its
+ * accumulators. c0: the chunk's first contraction index in the tile. */
+static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
+                                    poot_kir_value c0, const poot_kir_value *wd,
                                     poot_kir_value inr, uint32_t pacc, uint32_t base) {
   poot_kir_value v[32];
   switch (r->wdt) {
     case POOT_DTYPE_F32:
       for (uint32_t e = 0; e < 4; e++) T(poot__cc_bcast(k, S(F32), wd[e], &v[e]));
-      return dot_run(k, r, ms, nm, c0, 0, v, 4, 0, inr, pacc, base);
+      return dot_run(k, xt, nm, c0, 0, v, 4, 0, inr, pacc, base);
     case POOT_DTYPE_F16:
       for (uint32_t e = 0; e < 4; e++) T(half_pair(k, wd[e], &v[2 * e]));
-      return dot_run(k, r, ms, nm, c0, 0, v, 8, 0, inr, pacc, base);
+      return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
     case POOT_DTYPE_BF16:
       for (uint32_t e = 0; e < 4; e++) {
         poot_kir_value lo, hi;
@@ -257,7 +285,7 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const poot_k
         T(poot__cc_bcast(k, S(F32), lo, &v[2 * e]));
         T(poot__cc_bcast(k, S(F32), hi, &v[2 * e + 1]));
       }
-      return dot_run(k, r, ms, nm, c0, 0, v, 8, 0, inr, pacc, base);
+      return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
     case POOT_DTYPE_Q8_0: {
       /* words 0..8: d0 | q0[0..31] at bytes 2..33 | d1 at bytes 34..35;
        * words 9..16: q1[0..31] */
@@ -268,10 +296,10 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const poot_k
         T(funnel16(k, wd[i], wd[i + 1], &qw));
         for (uint32_t j = 0; j < 4; j++) T(s8_at(k, qw, j, &v[4 * i + j]));
       }
-      T(dot_run(k, r, ms, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      T(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
       for (uint32_t i = 0; i < 8; i++)
         for (uint32_t j = 0; j < 4; j++) T(s8_at(k, wd[9 + i], j, &v[4 * i + j]));
-      return dot_run(k, r, ms, nm, c0, 32, v, 32, d1, inr, pacc, base);
+      return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
     }
     case POOT_DTYPE_Q4_0: {
       /* words 0..4: d0 | qs0[0..15] at bytes 2..17 | d1 at bytes 18..19;
@@ -287,13 +315,13 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const poot_k
           T(q4_at(k, qw, 8 * j + 4, &v[16 + 4 * i + j]));
         }
       }
-      T(dot_run(k, r, ms, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      T(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
       for (uint32_t i = 0; i < 4; i++)
         for (uint32_t j = 0; j < 4; j++) {
           T(q4_at(k, wd[5 + i], 8 * j, &v[4 * i + j]));
           T(q4_at(k, wd[5 + i], 8 * j + 4, &v[16 + 4 * i + j]));
         }
-      return dot_run(k, r, ms, nm, c0, 32, v, 32, d1, inr, pacc, base);
+      return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
     }
     default:
       return poot_status_make(POOT_INTERNAL, "compile: gemv of %s", poot_dtype_name(r->wdt));
@@ -327,6 +355,47 @@ static poot_status chunk_load(pc_kctx *k, const gemv_root *r, int64_t kk, poot_k
   return NULL;
 }
 
+/* Stages x[m, tile0 + c] for c in [0, tk) (the group's prologue applied)
+ * into the tile, every thread of the workgroup striding c; then a barrier. */
+static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
+                         uint32_t tile0, uint32_t tk) {
+  poot_kir_value lid, end, stepv, c;
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  T(poot__cc_u32(k, tk, &end));
+  T(poot__cc_u32(k, k->pl->wg, &stepv));
+  T(poot_kir_for_begin(k->b, lid, end, stepv, &c));
+  poot__cc_scope_push(k);
+  poot_kir_value cg, at, line;
+  T(poot__cc_bin_c(k, OP(ADD), c, tile0, &cg));
+  T(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
+  T(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
+  T(poot__cc_bin(k, OP(ADD), c, line, &at));
+  for (uint32_t m = 0; m < nm; m++) {
+    poot_kir_value mv, x, a = at;
+    T(poot__cc_u32(k, m, &mv));
+    poot_kir_value ai[2] = {mv, cg};
+    T(poot__cc_emit(k, r->x, ai, &x));
+    if (m) T(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
+    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, x));
+  }
+  poot__cc_scope_pop(k);
+  T(poot_kir_end(k->b));
+  return poot_kir_barrier(k->b);
+}
+
+/* The contraction tile: all of K when its staged x fits in the shared memory
+ * left to this group, else the largest multiple of 64 that does. 0 when not
+ * even 64 elements fit or more than GEMV_MAX_TILES tiles would be needed. */
+static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K) {
+  uint32_t budget = pl->t->shared_memory_bytes > 8192 ? pl->t->shared_memory_bytes - 4096 : 0;
+  uint64_t per_elem = 4ull * (uint64_t)M; /* plus a pad of 4 floats per 32 */
+  uint64_t fit = budget / per_elem * 32 / 36 / 64 * 64;
+  if (fit < 64) return 0;
+  uint64_t tk = (uint64_t)K <= fit ? (uint64_t)K : fit;
+  if (((uint64_t)K + tk - 1) / tk > GEMV_MAX_TILES) return 0;
+  return (uint32_t)tk;
+}
+
 poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                               const char **out_what, bool *out_done) {
   pc_planner *pl = k->pl;
@@ -334,15 +403,15 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   int64_t M = 0, N = 0, K = 0;
   *out_done = false;
   if (!eligible(pl, g, rs, &M, &N, &K)) return NULL;
+  uint32_t tk = tile_len(pl, M, K);
+  uint32_t ce = chunk_elems(rs[0].wdt);
+  for (uint32_t i = 1; i < g->nroots; i++)
+    if (chunk_elems(rs[i].wdt) != ce) return NULL;
+  if (!tk || tk % ce != 0) return NULL;
   *out_done = true;
   *out_what = "gemv";
   uint32_t nr = g->nroots, nm = (uint32_t)M;
   uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
-  uint32_t ce = chunk_elems(rs[0].wdt);
-  for (uint32_t i = 1; i < nr; i++)
-    if (chunk_elems(rs[i].wdt) != ce) ce = 0;
-  if (!ce) return poot_status_make(POOT_INTERNAL, "compile: gemv roots of mixed formats");
-  uint32_t chunks = (uint32_t)(K / ce);
   for (uint32_t i = 0; i < nr; i++) {
     const pc_value *pw = &pl->v[rs[i].w];
     T(poot__cc_binding_of(k, pw->buffer, &rs[i].ref));
@@ -350,8 +419,11 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   }
   char nmb[32];
   uint32_t pacc;
+  xtile xt = {0, xpos(tk)};
   T(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
                          poot_kir_type_make(S(F32), 1), nr * nm, &pacc));
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32), nm * xt.pitch,
+                        &xt.sh));
   T(poot__cc_local_prologue(k, g));
   poot__cc_grid_for(((uint64_t)N + per - 1) / per, grid);
   poot_kir_value w, sid, lane, o, valid, oc, z, zero;
@@ -366,39 +438,46 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   T(poot__cc_u32(k, 0, &z));
   T(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
-  poot_kir_value ms[GEMV_MAX_M];
-  for (uint32_t m = 0; m < nm; m++) T(poot__cc_u32(k, m, &ms[m]));
 
-  /* for (ch = lane; ch < chunks; ch += sg * U): U chunks per lane, loads first */
-  uint32_t iters = (chunks + sg - 1) / sg;
-  uint32_t unroll = iters >= GEMV_UNROLL ? GEMV_UNROLL : iters;
-  bool ragged = chunks % (sg * unroll) != 0;
-  poot_kir_value end, stepv, ch0, last;
-  T(poot__cc_u32(k, chunks, &end));
-  T(poot__cc_u32(k, sg * unroll, &stepv));
-  T(poot__cc_u32(k, chunks - 1, &last));
-  T(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
-  poot__cc_scope_push(k);
-  poot_kir_value wd[GEMV_UNROLL][PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
-  for (uint32_t u = 0; u < unroll; u++) {
-    poot_kir_value ch = ch0;
-    inr[u] = 0;
-    if (u) T(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
-    if (ragged && u) {
-      T(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
-      T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+  /* Per tile: stage x, then for (ch = lane; ch < chunks; ch += sg * U),
+   * U chunks per lane with their loads first. */
+  for (uint32_t tile0 = 0; tile0 < (uint32_t)K; tile0 += tk) {
+    uint32_t len = (uint32_t)K - tile0 < tk ? (uint32_t)K - tile0 : tk;
+    if (tile0) T(poot_kir_barrier(k->b)); /* the previous tile is read */
+    T(stage(k, &rs[0], &xt, nm, tile0, len));
+    uint32_t chunks = len / ce, first_chunk = tile0 / ce;
+    uint32_t iters = (chunks + sg - 1) / sg;
+    uint32_t unroll = iters >= GEMV_UNROLL ? GEMV_UNROLL : iters;
+    bool ragged = chunks % (sg * unroll) != 0;
+    poot_kir_value end, stepv, ch0, last;
+    T(poot__cc_u32(k, chunks, &end));
+    T(poot__cc_u32(k, sg * unroll, &stepv));
+    T(poot__cc_u32(k, chunks - 1, &last));
+    T(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
+    poot__cc_scope_push(k);
+    poot_kir_value wd[GEMV_UNROLL][PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+    for (uint32_t u = 0; u < unroll; u++) {
+      poot_kir_value ch = ch0, chg;
+      inr[u] = 0;
+      if (u) T(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
+      if (ragged && u) {
+        T(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
+        T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+      }
+      chv[u] = ch;
+      chg = ch;
+      if (first_chunk) T(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
+      for (uint32_t i = 0; i < nr; i++) T(chunk_load(k, &rs[i], K, oc, chg, wd[u][i]));
     }
-    chv[u] = ch;
-    for (uint32_t i = 0; i < nr; i++) T(chunk_load(k, &rs[i], K, oc, ch, wd[u][i]));
+    for (uint32_t u = 0; u < unroll; u++) {
+      poot_kir_value c0;
+      T(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
+      for (uint32_t i = 0; i < nr; i++)
+        T(chunk_accumulate(k, &rs[i], &xt, nm, c0, wd[u][i], inr[u], pacc, i * nm));
+    }
+    poot__cc_scope_pop(k);
+    T(poot_kir_end(k->b));
   }
-  for (uint32_t u = 0; u < unroll; u++) {
-    poot_kir_value c0;
-    T(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
-    for (uint32_t i = 0; i < nr; i++)
-      T(chunk_accumulate(k, &rs[i], ms, nm, c0, wd[u][i], inr[u], pacc, i * nm));
-  }
-  poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
 
   /* Reduce each accumulator over the subgroup; lane 0 finishes the rows. */
   poot_kir_value accs[PG_MAX_ROOTS * GEMV_MAX_M];

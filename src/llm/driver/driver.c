@@ -42,29 +42,32 @@ struct poot_driver {
 
 /* ------------------------------------------------------------ helpers */
 
-/* Vocabularies up to this size take one argmax; larger ones are split. */
-#define GREEDY_CHUNK 4096
+/* Vocabularies up to this size take one argmax; larger ones are split into
+ * chunks of greedy_chunk(V) logits. */
+#define GREEDY_ONE 1024
 
-/* argmax over logits f32[1, V] → i32[1]. A large vocabulary is reduced in two
- * levels: the argmax and max of each chunk of GREEDY_CHUNK logits (padded with
- * -inf), then the first chunk holding the overall maximum. The result is the
- * same index as one argmax (the first maximum, the first NaN), but no thread
- * walks the whole vocabulary: some drivers end a shader loop after 65,535
- * iterations (Mesa's llvmpipe does), and one long serial loop is slow on any
- * GPU. */
+/* The power of two at or above √V (at most 4096): both levels of the argmax
+ * then walk about √V elements per thread. */
+static int64_t greedy_chunk(int64_t vocab) {
+  int64_t c = 64;
+  while (c < 4096 && c * c < vocab) c *= 2;
+  return c;
+}
+
 static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab,
                                  poot_value *out) {
   int64_t axis1 = 1, axis0 = 0;
-  if (vocab <= GREEDY_CHUNK)
+  if (vocab <= GREEDY_ONE)
     return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
-  int64_t chunks = (vocab + GREEDY_CHUNK - 1) / GREEDY_CHUNK;
+  const int64_t chunk = greedy_chunk(vocab);
+  int64_t chunks = (vocab + chunk - 1) / chunk;
   poot_value ninf, padded = logits, grid, local, cmax, best, best1, base, kconst, kb, idx1;
   POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, -INFINITY, &ninf));
-  if (chunks * GREEDY_CHUNK != vocab) {
-    int64_t low[2] = {0, 0}, high[2] = {0, chunks * GREEDY_CHUNK - vocab};
+  if (chunks * chunk != vocab) {
+    int64_t low[2] = {0, 0}, high[2] = {0, chunks * chunk - vocab};
     POOT_TRY(poot_graph_pad(g, logits, ninf, low, high, NULL, &padded));
   }
-  poot_shape cs = {.rank = 2, .dims = {chunks, GREEDY_CHUNK}};
+  poot_shape cs = {.rank = 2, .dims = {chunks, chunk}};
   POOT_TRY(poot_graph_reshape(g, padded, &cs, &grid));
   POOT_TRY(poot_graph_reduce(g, grid, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, &local));
   /* Each chunk's winning value, read at its argmax (not a max reduction,
@@ -78,7 +81,7 @@ static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab
   poot_shape one = {.rank = 1, .dims = {1}};
   POOT_TRY(poot_graph_reshape(g, best, &one, &best1));
   POOT_TRY(poot_graph_gather(g, local, best1, 0, 0, POOT_TRAP_NONE, &idx1));
-  POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, GREEDY_CHUNK, &kconst));
+  POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, chunk, &kconst));
   POOT_TRY(poot_graph_broadcast(g, kconst, &one, NULL, &kb));
   POOT_TRY(poot_graph_binary(g, POOT_OP_MUL, best1, kb, &base));
   return poot_graph_binary(g, POOT_OP_ADD, base, idx1, out);

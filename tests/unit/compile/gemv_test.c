@@ -1,7 +1,7 @@
 /* gemv_test.c — the weight-streaming GEMV template (templates/gemv.c) on the
  * KIR interpreter against poot_eval, at subgroup sizes 8, 32 and 64: every
  * weight format it reads (f32, f16, bf16, q8_0, q4_0), ragged chunk counts,
- * several rows of x, two roots sharing x with an RMSNorm prologue and a
+ * several rows of x, x staged in several tiles, two roots sharing x with an RMSNorm prologue and a
  * SwiGLU epilogue, and the shapes it must leave to the generic contraction
  * (more rows than it takes, a row length that is not a whole chunk). The
  * plan's dispatch names say which template ran. */
@@ -48,11 +48,25 @@ static poot_value dot(poot_graph *g, poot_value x, poot_value w) {
   return o;
 }
 
-/* Plans g for an interpreter target at subgroup size sg and reports whether
- * a dispatch ran the gemv template. */
-static bool uses_gemv(const poot_graph *g, uint32_t sg) {
+/* The interpreter profiles: subgroups of 8, 32 (with the PTX device's 48 KiB
+ * of shared memory: x in tiles) and 64, and 32 without f16 arithmetic (the
+ * integer f16 decoder) and 16 KiB of shared memory (many tiles). */
+static const uint32_t sgs[] = {8, 32, 64, 32};
+
+static void profile(int i, poot_kir_target *t) {
+  poot_kir_target_init_interp(t, sgs[i]);
+  if (i == 1) t->shared_memory_bytes = 48 * 1024;
+  if (i == 3) {
+    t->arith_types &= ~POOT_KIR_SCALAR_BIT(POOT_KIR_F16);
+    t->shared_memory_bytes = 16 * 1024;
+  }
+}
+
+/* Plans g for profile i and reports whether a dispatch ran the gemv
+ * template. */
+static bool uses_gemv(const poot_graph *g, int i) {
   poot_kir_target t;
-  poot_kir_target_init_interp(&t, sg);
+  profile(i, &t);
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
@@ -71,19 +85,16 @@ static void check(poot_graph *g, int64_t k, bool want_gemv, const char *what) {
   B(poot_graph_verify(g));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
-  /* the last: subgroup 32 without f16 arithmetic (the integer f16 decoder) */
-  const uint32_t sgs[] = {8, 32, 64, 32};
   for (int i = 0; i < 4; i++) {
-    if (uses_gemv(g, sgs[i]) != want_gemv)
+    if (uses_gemv(g, i) != want_gemv)
       fail_msg("%s sg=%u: gemv template %s", what, sgs[i], want_gemv ? "not used" : "used");
     poot_kir_target t;
-    poot_kir_target_init_interp(&t, sgs[i]);
-    if (i == 3) t.arith_types &= ~POOT_KIR_SCALAR_BIT(POOT_KIR_F16);
+    profile(i, &t);
     pt_result r;
     poot_status st = pt_check(g, &t, &in, sgs[i], false, (double)k * 4.8e-7 + 1e-6, &r);
     if (st) fail_msg("%s sg=%u: %s", what, sgs[i], poot_status_message(st));
     if (!r.ok) fail_msg("%s sg=%u: %s", what, sgs[i], r.what);
-    printf("%s sg=%u%s: max error %.3g (allowed %.3g)\n", what, sgs[i], i == 3 ? " no-f16" : "",
+    printf("%s sg=%u%s: max error %.3g (allowed %.3g)\n", what, sgs[i], i == 3 ? " no-f16 16K" : "",
            r.max_err, r.max_allowed);
   }
   pt_inputs_free(&in);
@@ -112,6 +123,9 @@ static void test_formats(void **state) {
   one(POOT_DTYPE_Q8_0, 2, 3, 4096, true);
   one(POOT_DTYPE_Q4_0, 2, 9, 128, true);
   one(POOT_DTYPE_Q4_0, 1, 4, 8192, true);
+  /* x larger than shared memory: staged in tiles of K */
+  one(POOT_DTYPE_Q8_0, 4, 3, 4096, true);
+  one(POOT_DTYPE_F16, 2, 5, 8200, true);
 }
 
 /* Shapes the template leaves to the generic contraction. */
