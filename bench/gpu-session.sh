@@ -80,23 +80,8 @@ b() { # name, bench args...
   shift
   timeout 300 $P bench "$@" --device ptx --json >"$OUT/$name.json" 2>"$OUT/$name.err"
   local rc=$?
-  python3 - "$OUT/$name.json" "$name" "$rc" <<'PY'
-import json, sys
-path, name, rc = sys.argv[1:]
-try:
-    j = json.loads(open(path).read().strip().splitlines()[-1])
-except Exception:
-    print(f"{name:16s} FAILED (rc {rc})"); sys.exit()
-print(f"{name:16s} decode {j['decode_tok_s']:8.1f} tok/s = {100*j['fraction_of_limit']:5.1f}% of "
-      f"{j['limit_tok_s']:.0f} | prefill {j['prefill_tok_s']:8.1f} ({j['prefill_tokens']}) | host "
-      f"{j['host_us_per_step']:.0f} us dev {j['device_us_per_step']:.0f} us | {j['dispatches_per_step']:.0f} "
-      f"disp | capture {j['capture_s']:.2f}s | eager/replay {j['eager_over_replay']:.2f} ids "
-      f"{'=' if j['eager_ids_equal'] else 'DIFFER'} | copy {j['copy_bandwidth_gb_s']:.0f} GB/s")
-    for k, v in j.get("profile", {}).items():
-        print(f"  {k}: {v['device_us_per_step']:.0f} us/step eager")
-        for r in v["kinds"][:8]:
-            print(f"    {r['us_per_step']:9.1f} us  {r['per_step']:5.1f}x  {r['label']}")
-PY
+  [ $rc -eq 0 ] || echo "$name: poot bench exited $rc: $(tail -2 "$OUT/$name.err")"
+  python3 bench/gpu-summary.py "$OUT/$name.json"
 }
 
 if has profile; then

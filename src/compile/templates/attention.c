@@ -78,7 +78,210 @@ static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
   return poot__cc_u32(k, f, out);
 }
 
+/* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
+ * the workgroup takes every nsub-th position of the row's range; its lanes
+ * split the head dimension (lane l holds dims l, l + sg, …: the K and V rows
+ * are read by whole subgroups, coalesced), q·k is a subgroup sum, and each
+ * subgroup keeps its own online softmax (m, l uniform; o per lane). The
+ * subgroups are then combined through shared memory by threads d < D. */
+static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
+  poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
+  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
+  int64_t tq = qs->dims[0], hq = qs->dims[1], cap = ks->dims[0];
+  int64_t grp = hq / ks->dims[1];
+  uint32_t wg = pl->wg, D = (uint32_t)qs->dims[2], sg = pl->t->subgroup_size, nsub = wg / sg;
+  uint32_t nd = (D + sg - 1) / sg; /* dims per lane */
+  uint32_t S = g->split ? g->split : 1;
+  bool split = S > 1 && g->aux_temp != UINT32_MAX;
+  uint32_t chunk = (uint32_t)((cap + S - 1) / S);
+  uint64_t nwg = (uint64_t)(tq * hq) * S;
+  poot__cc_grid_for(nwg, grid);
+  char nm[32];
+  uint32_t pm, pl_, pacc, sm, sl, so;
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_F32, 1), nd, &pacc));
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
+                        &so));
+  poot_kir_value w, lid, sid, lane, valid, wc, tt, h, hk, ninf, zero, one;
+  T(poot__cc_linear_workgroup(k, &w));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
+  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &wc));
+  T(poot__cc_bin(k, OP(MIN), w, wc, &wc));
+  poot_kir_value row = wc, sidx = 0;
+  if (split) {
+    T(poot__cc_bin_c(k, OP(DIV), wc, S, &row));
+    T(poot__cc_bin_c(k, OP(REM), wc, S, &sidx));
+  }
+  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
+  T(poot__cc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
+  T(fconst(k, -INFINITY, &ninf));
+  T(fconst(k, 0.0f, &zero));
+  T(fconst(k, 1.0f, &one));
+  T(poot_kir_priv_store(k->b, pm, 0, ninf));
+  T(poot_kir_priv_store(k->b, pl_, 0, zero));
+  for (uint32_t j = 0; j < nd; j++) T(poot_kir_priv_store(k->b, pacc, j, zero));
+  /* this lane's dims (clamped) and q there (0 past D) */
+  poot_kir_value dj[8], inj[8], qv[8];
+  for (uint32_t j = 0; j < nd; j++) {
+    poot_kir_value dm;
+    T(poot__cc_bin_c(k, OP(ADD), lane, j * sg, &dj[j]));
+    inj[j] = 0;
+    if ((j + 1) * sg > D) {
+      T(poot__cc_bin_c(k, OP(LT), dj[j], D, &inj[j]));
+      T(poot__cc_u32(k, D - 1, &dm));
+      T(poot__cc_bin(k, OP(MIN), dj[j], dm, &dj[j]));
+    }
+    poot_kir_value idx[3] = {tt, h, dj[j]};
+    T(poot__cc_emit(k, q, idx, &qv[j]));
+    if (inj[j]) T(poot_kir_select(k->b, inj[j], qv[j], zero, &qv[j]));
+  }
+  poot_kir_value end, stepv, c, scale, start;
+  T(poot__cc_u32(k, (uint32_t)cap, &end));
+  start = sid;
+  if (split) {
+    poot_kir_value c0, e1;
+    T(poot__cc_bin_c(k, OP(MUL), sidx, chunk, &c0));
+    T(poot__cc_bin(k, OP(ADD), c0, sid, &start));
+    T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
+    T(poot__cc_bin(k, OP(MIN), e1, end, &end));
+  }
+  T(poot__cc_u32(k, nsub, &stepv));
+  T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
+  T(poot_kir_for_begin(k->b, start, end, stepv, &c));
+  poot__cc_scope_push(k);
+  {
+    poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e, vv[8];
+    for (uint32_t j = 0; j < nd; j++) {
+      poot_kir_value idx[3] = {c, hk, dj[j]}, kv;
+      T(poot__cc_emit(k, kk, idx, &kv));
+      T(poot__cc_emit(k, v, idx, &vv[j]));
+      if (s)
+        T(poot_kir_fma(k->b, qv[j], kv, s, &s));
+      else
+        T(poot__cc_bin(k, OP(MUL), qv[j], kv, &s));
+    }
+    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), s, &s));
+    T(poot__cc_bin(k, OP(MUL), s, scale, &s));
+    poot_kir_value midx[2] = {tt, c};
+    T(poot__cc_emit(k, mask, midx, &mk));
+    T(poot_kir_select(k->b, mk, s, ninf, &s));
+    T(poot_kir_priv_load(k->b, pm, 0, &m));
+    T(poot__cc_bin(k, OP(MAX), m, s, &mn));
+    T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), m, mn, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, one, e, &cr));
+    T(poot__cc_bin(k, OP(SUB), s, mn, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, zero, e, &p));
+    T(poot_kir_priv_store(k->b, pm, 0, mn));
+    T(poot_kir_priv_load(k->b, pl_, 0, &l));
+    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
+    T(poot__cc_bin(k, OP(ADD), l, p, &l));
+    T(poot_kir_priv_store(k->b, pl_, 0, l));
+    for (uint32_t j = 0; j < nd; j++) {
+      poot_kir_value a, pv;
+      T(poot_kir_priv_load(k->b, pacc, j, &a));
+      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
+      T(poot__cc_bin(k, OP(MUL), p, vv[j], &pv));
+      T(poot__cc_bin(k, OP(ADD), a, pv, &a));
+      T(poot_kir_priv_store(k->b, pacc, j, a));
+    }
+  }
+  poot__cc_scope_pop(k);
+  T(poot_kir_end(k->b));
+  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)D * 4;
+  /* each subgroup's (m, l, o) into shared memory */
+  poot_kir_value first, m, l;
+  T(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
+  T(poot_kir_priv_load(k->b, pm, 0, &m));
+  T(poot_kir_priv_load(k->b, pl_, 0, &l));
+  T(poot_kir_if_begin(k->b, first));
+  T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, m));
+  T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, l));
+  T(poot_kir_end(k->b));
+  for (uint32_t j = 0; j < nd; j++) {
+    poot_kir_value a, ix;
+    T(poot_kir_priv_load(k->b, pacc, j, &a));
+    T(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
+    T(poot__cc_bin(k, OP(ADD), ix, dj[j], &ix));
+    if (inj[j]) T(poot_kir_if_begin(k->b, inj[j]));
+    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, a));
+    if (inj[j]) T(poot_kir_end(k->b));
+  }
+  T(poot_kir_barrier(k->b));
+  /* threads d < D: M = max m_s; L = Σ l_s e^(m_s - M); O[d] = Σ o_s[d] e^(m_s - M) */
+  poot_kir_value cond, lt;
+  T(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
+  T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
+  T(poot_kir_if_begin(k->b, cond));
+  poot__cc_scope_push(k);
+  poot_kir_value M = ninf, L = zero, O = zero, ms[64];
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj;
+    T(poot__cc_u32(k, j, &jj));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &ms[j]));
+    T(poot__cc_bin(k, OP(MAX), M, ms[j], &M));
+  }
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj, x, ix, e, f, isn;
+    T(poot__cc_bin(k, OP(EQ), ms[j], ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), ms[j], M, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, zero, e, &f));
+    T(poot__cc_u32(k, j, &jj));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
+    T(poot_kir_fma(k->b, x, f, L, &L));
+    T(poot__cc_u32(k, j * D, &ix));
+    T(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
+    T(poot_kir_fma(k->b, x, f, O, &O));
+  }
+  if (split) {
+    poot_kir_value z0, fo, f0, f1, is0;
+    T(poot__cc_u32(k, 0, &z0));
+    T(poot__cc_bin_c(k, OP(ADD), lid, 2, &fo));
+    T(partial_store(k, g, wc, D, fo, O));
+    T(poot__cc_bin(k, OP(EQ), lid, z0, &is0));
+    T(poot_kir_if_begin(k->b, is0));
+    T(field_const(k, 0, &f0));
+    T(field_const(k, 1, &f1));
+    T(partial_store(k, g, wc, D, f0, M));
+    T(partial_store(k, g, wc, D, f1, L));
+    T(poot_kir_end(k->b));
+  } else {
+    poot_kir_value r, lin, oidx[3] = {tt, h, lid};
+    T(poot__cc_bin(k, OP(DIV), O, L, &r));
+    T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
+    T(poot__cc_store_value(k, g->dest, lin, r));
+  }
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  {
+    const poot_kir_target *t0 = k->pl->t;
+    uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
+    const poot_node *n0 = k->pl->v[g->out].node;
+    int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
+    if (sg0 && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 && d0 <= 8 * (int64_t)sg0 &&
+        d0 <= k->pl->wg)
+      return attention_sg(k, g, grid);
+  }
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
@@ -369,27 +572,44 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
   poot_kir_value rbase;
   T(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
   T(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
-  T(poot_kir_for_begin(k->b, z, Sv, one, &s));
-  {
-    poot_kir_value o, x, m;
-    T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-    T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
-    T(poot_kir_priv_load(k->b, pm, 0, &m));
-    T(poot__cc_bin(k, OP(MAX), m, x, &m));
-    T(poot_kir_priv_store(k->b, pm, 0, m));
+  /* The splits' records, unrolled when there are few (independent loads). */
+  bool unrolled = S <= 16;
+  poot_kir_value M = ninf, msv[16];
+  if (unrolled) {
+    for (uint32_t si = 0; si < S; si++) {
+      poot_kir_value o, x;
+      T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
+      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &msv[si]));
+      T(poot__cc_bin(k, OP(MAX), M, msv[si], &M));
+    }
+  } else {
+    T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+    {
+      poot_kir_value o, x, m;
+      T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+      T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
+      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
+      T(poot_kir_priv_load(k->b, pm, 0, &m));
+      T(poot__cc_bin(k, OP(MAX), m, x, &m));
+      T(poot_kir_priv_store(k->b, pm, 0, m));
+    }
+    T(poot_kir_end(k->b));
+    T(poot_kir_priv_load(k->b, pm, 0, &M));
   }
-  T(poot_kir_end(k->b));
-  poot_kir_value M;
-  T(poot_kir_priv_load(k->b, pm, 0, &M));
-  T(poot_kir_for_begin(k->b, z, Sv, one, &s));
-  {
+  for (uint32_t si = 0; si < (unrolled ? S : 1); si++) {
     poot_kir_value o, ms, ls, os, e, wgt, isn, a, od;
-    T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-    T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
+    if (unrolled) {
+      T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
+      ms = msv[si];
+    } else {
+      T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+      T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+      T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
+      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
+    }
     T(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &ls));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
@@ -409,8 +629,8 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
     T(poot__cc_bin(k, OP(MUL), os, wgt, &os));
     T(poot__cc_bin(k, OP(ADD), a, os, &a));
     T(poot_kir_priv_store(k->b, po, 0, a));
+    if (!unrolled) T(poot_kir_end(k->b));
   }
-  T(poot_kir_end(k->b));
   poot_kir_value L, O, r, lin, oidx[3];
   T(poot_kir_priv_load(k->b, pls, 0, &L));
   T(poot_kir_priv_load(k->b, po, 0, &O));

@@ -20,6 +20,7 @@
 
 #define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
+#define SERIAL_UNROLL 8
 
 typedef struct croot {
   poot_value v;
@@ -155,14 +156,20 @@ static bool coop_ok(const croot *r) {
   return s == POOT_KIR_F32 || s == POOT_KIR_I32 || s == POOT_KIR_U32;
 }
 
-/* Adds the terms at contraction index c (u32) to the private accumulators. */
-static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *idx,
-                        poot_kir_value c, poot_kir_value inrange, uint32_t pacc, uint32_t parg) {
+/* The terms of every root at contraction index c (u32). */
+static poot_status terms(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *idx,
+                         poot_kir_value c, poot_kir_value *out) {
   poot_kir_value cidx[PC_MAX_DIMS];
   T(poot__cc_delinearize(k, c, &rs[0].cshape, cidx));
+  for (uint32_t i = 0; i < nr; i++) T(term(k, &rs[i], idx, cidx, &out[i]));
+  return NULL;
+}
+
+/* Adds the terms t[] (at contraction index c) to the private accumulators. */
+static poot_status update(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *tv,
+                          poot_kir_value c, poot_kir_value inrange, uint32_t pacc, uint32_t parg) {
   for (uint32_t i = 0; i < nr; i++) {
-    poot_kir_value t, a;
-    T(term(k, &rs[i], idx, cidx, &t));
+    poot_kir_value t = tv[i], a;
     T(poot_kir_priv_load(k->b, pacc, i, &a));
     if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
       /* better: t > best, or t is NaN and best is not (the first NaN wins) */
@@ -192,6 +199,14 @@ static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir
     T(poot_kir_priv_store(k->b, pacc, i, a));
   }
   return NULL;
+}
+
+/* Adds the terms at contraction index c (u32) to the private accumulators. */
+static poot_status step(pc_kctx *k, const croot *rs, uint32_t nr, const poot_kir_value *idx,
+                        poot_kir_value c, poot_kir_value inrange, uint32_t pacc, uint32_t parg) {
+  poot_kir_value tv[PG_MAX_ROOTS];
+  T(terms(k, rs, nr, idx, c, tv));
+  return update(k, rs, nr, tv, c, inrange, pacc, parg);
 }
 
 static poot_status finish(pc_kctx *k, const pc_group *g, const croot *rs, uint32_t nr,
@@ -271,9 +286,32 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
       }
       T(poot_kir_priv_store(k->b, pacc, i, id));
     }
-    if (clen > 0) {
+    /* In index order (bit for bit the oracle's), SERIAL_UNROLL indices per
+     * iteration with every load issued before the first update: a serial
+     * walk is bound by load latency, not by its arithmetic. */
+    uint32_t un = clen >= 2 * SERIAL_UNROLL ? SERIAL_UNROLL : 1;
+    uint32_t body = (uint32_t)clen / un * un;
+    if (body > 0) {
+      poot_kir_value stepu;
+      T(poot__cc_u32(k, body, &end));
+      T(poot__cc_u32(k, un, &stepu));
+      T(poot_kir_for_begin(k->b, z, end, stepu, &c));
+      poot__cc_scope_push(k);
+      poot_kir_value cu[SERIAL_UNROLL], tv[SERIAL_UNROLL][PG_MAX_ROOTS];
+      for (uint32_t u = 0; u < un; u++) {
+        cu[u] = c;
+        if (u) T(poot__cc_bin_c(k, OP(ADD), c, u, &cu[u]));
+        T(terms(k, rs, nr, idx, cu[u], tv[u]));
+      }
+      for (uint32_t u = 0; u < un; u++) T(update(k, rs, nr, tv[u], cu[u], 0, pacc, parg));
+      poot__cc_scope_pop(k);
+      T(poot_kir_end(k->b));
+    }
+    if (body < (uint32_t)clen) {
+      poot_kir_value from;
+      T(poot__cc_u32(k, body, &from));
       T(poot__cc_u32(k, (uint32_t)clen, &end));
-      T(poot_kir_for_begin(k->b, z, end, one, &c));
+      T(poot_kir_for_begin(k->b, from, end, one, &c));
       poot__cc_scope_push(k);
       T(step(k, rs, nr, idx, c, 0, pacc, parg));
       poot__cc_scope_pop(k);

@@ -3,6 +3,7 @@
 #ifdef POOT_HAVE_CUDA_H
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -131,10 +132,15 @@ poot_status poot__ptx_wait(poot__ptx_ctx *ctx, uint64_t timeout_ns) {
                                 "configured timeout)",
                                 (double)timeout_ns * 1e-9));
     }
-    /* Spin for the first 20 us (a decode step finishes in that range), then
-     * sleep with an interval that doubles up to 1 ms. */
-    if (now - start < 20000) continue;
-    sleep_ns = sleep_ns ? sleep_ns * 2 : 2000;
+    /* Poll without sleeping for the first 20 ms (a decode step takes 0.1 to
+     * 20 ms; a sleep overshoots by up to its length, which the step would
+     * pay in full), yielding the core to other threads; then sleep with an
+     * interval that doubles from 50 us up to 1 ms. */
+    if (now - start < 20000000) {
+      sched_yield();
+      continue;
+    }
+    sleep_ns = sleep_ns ? sleep_ns * 2 : 50000;
     if (sleep_ns > 1000000) sleep_ns = 1000000;
     struct timespec ts = {0, (long)sleep_ns};
     nanosleep(&ts, NULL);

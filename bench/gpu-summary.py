@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""One line per `poot bench --json` result (and its profile, when present).
+
+    gpu-summary.py FILE.json ...
+"""
+import json
+import sys
+
+
+def main(paths):
+    for path in paths:
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        try:
+            j = json.loads(open(path).read().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            print(f"{name:16s} FAILED (no result)")
+            continue
+        print(f"{name:16s} decode {j['decode_tok_s']:8.1f} tok/s = "
+              f"{100 * j['fraction_of_limit']:5.1f}% of {j['limit_tok_s']:.0f} | prefill "
+              f"{j['prefill_tok_s']:8.1f} ({j['prefill_tokens']}) | host {j['host_us_per_step']:.0f} us "
+              f"dev {j['device_us_per_step']:.0f} us | {j['dispatches_per_step']:.0f} disp | capture "
+              f"{j['capture_s']:.2f}s | eager/replay {j['eager_over_replay']:.2f} ids "
+              f"{'=' if j['eager_ids_equal'] else 'DIFFER'} | copy {j['copy_bandwidth_gb_s']:.0f} GB/s")
+        for k, v in j.get("profile", {}).items():
+            print(f"  {k}: {v['device_us_per_step']:.0f} us/step eager")
+            for r in v["kinds"][:8]:
+                print(f"    {r['us_per_step']:9.1f} us  {r['per_step']:5.1f}x  {r['label'][:100]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
