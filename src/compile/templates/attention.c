@@ -16,6 +16,7 @@
 
 #define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
+#define ATT_UNROLL 4
 
 double poot__cc_attention_scale(const poot_node *n) {
   for (uint32_t i = 0; i < n->num_cattrs; i++)
@@ -158,47 +159,68 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
     T(poot__cc_bin(k, OP(MIN), e1, end, &end));
   }
-  T(poot__cc_u32(k, nsub, &stepv));
+  /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
+   * independent (issued together); the online-softmax updates follow in
+   * position order. A position past the range reads the range's last one
+   * and counts as masked. */
+  uint32_t un = ATT_UNROLL;
+  poot_kir_value endm1, one_u;
+  T(poot__cc_u32(k, 1, &one_u));
+  T(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
+  T(poot__cc_u32(k, nsub * un, &stepv));
   T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
   T(poot_kir_for_begin(k->b, start, end, stepv, &c));
   poot__cc_scope_push(k);
   {
-    poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e, vv[8];
-    for (uint32_t j = 0; j < nd; j++) {
-      poot_kir_value idx[3] = {c, hk, dj[j]}, kv;
-      T(poot__cc_emit(k, kk, idx, &kv));
-      T(poot__cc_emit(k, v, idx, &vv[j]));
-      if (s)
-        T(poot_kir_fma(k->b, qv[j], kv, s, &s));
-      else
-        T(poot__cc_bin(k, OP(MUL), qv[j], kv, &s));
+    poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8], inr[ATT_UNROLL];
+    for (uint32_t u = 0; u < un; u++) {
+      poot_kir_value cu = c, s = 0;
+      inr[u] = 0;
+      if (u) {
+        T(poot__cc_bin_c(k, OP(ADD), c, u * nsub, &cu));
+        T(poot__cc_bin(k, OP(LT), cu, end, &inr[u]));
+        T(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
+      }
+      for (uint32_t j = 0; j < nd; j++) {
+        poot_kir_value idx[3] = {cu, hk, dj[j]}, kv;
+        T(poot__cc_emit(k, kk, idx, &kv));
+        T(poot__cc_emit(k, v, idx, &vv[u][j]));
+        if (s)
+          T(poot_kir_fma(k->b, qv[j], kv, s, &s));
+        else
+          T(poot__cc_bin(k, OP(MUL), qv[j], kv, &s));
+      }
+      poot_kir_value mk, midx[2] = {tt, cu};
+      T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), s, &s));
+      T(poot__cc_bin(k, OP(MUL), s, scale, &s));
+      T(poot__cc_emit(k, mask, midx, &mk));
+      if (inr[u]) T(poot__cc_bin(k, OP(AND), mk, inr[u], &mk));
+      T(poot_kir_select(k->b, mk, s, ninf, &sc[u]));
     }
-    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), s, &s));
-    T(poot__cc_bin(k, OP(MUL), s, scale, &s));
-    poot_kir_value midx[2] = {tt, c};
-    T(poot__cc_emit(k, mask, midx, &mk));
-    T(poot_kir_select(k->b, mk, s, ninf, &s));
-    T(poot_kir_priv_load(k->b, pm, 0, &m));
-    T(poot__cc_bin(k, OP(MAX), m, s, &mn));
-    T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), m, mn, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, one, e, &cr));
-    T(poot__cc_bin(k, OP(SUB), s, mn, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &p));
-    T(poot_kir_priv_store(k->b, pm, 0, mn));
-    T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
-    T(poot__cc_bin(k, OP(ADD), l, p, &l));
-    T(poot_kir_priv_store(k->b, pl_, 0, l));
-    for (uint32_t j = 0; j < nd; j++) {
-      poot_kir_value a, pv;
-      T(poot_kir_priv_load(k->b, pacc, j, &a));
-      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
-      T(poot__cc_bin(k, OP(MUL), p, vv[j], &pv));
-      T(poot__cc_bin(k, OP(ADD), a, pv, &a));
-      T(poot_kir_priv_store(k->b, pacc, j, a));
+    for (uint32_t u = 0; u < un; u++) {
+      poot_kir_value s = sc[u], m, mn, isn, cr, p, l, e;
+      T(poot_kir_priv_load(k->b, pm, 0, &m));
+      T(poot__cc_bin(k, OP(MAX), m, s, &mn));
+      T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
+      T(poot__cc_bin(k, OP(SUB), m, mn, &e));
+      T(poot_kir_unary(k->b, OP(EXP), e, &e));
+      T(poot_kir_select(k->b, isn, one, e, &cr));
+      T(poot__cc_bin(k, OP(SUB), s, mn, &e));
+      T(poot_kir_unary(k->b, OP(EXP), e, &e));
+      T(poot_kir_select(k->b, isn, zero, e, &p));
+      T(poot_kir_priv_store(k->b, pm, 0, mn));
+      T(poot_kir_priv_load(k->b, pl_, 0, &l));
+      T(poot__cc_bin(k, OP(MUL), l, cr, &l));
+      T(poot__cc_bin(k, OP(ADD), l, p, &l));
+      T(poot_kir_priv_store(k->b, pl_, 0, l));
+      for (uint32_t j = 0; j < nd; j++) {
+        poot_kir_value a, pv;
+        T(poot_kir_priv_load(k->b, pacc, j, &a));
+        T(poot__cc_bin(k, OP(MUL), a, cr, &a));
+        T(poot__cc_bin(k, OP(MUL), p, vv[u][j], &pv));
+        T(poot__cc_bin(k, OP(ADD), a, pv, &a));
+        T(poot_kir_priv_store(k->b, pacc, j, a));
+      }
     }
   }
   poot__cc_scope_pop(k);

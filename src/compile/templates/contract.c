@@ -218,6 +218,113 @@ static poot_status finish(pc_kctx *k, const pc_group *g, const croot *rs, uint32
   return poot__cc_store_value(k, g->dest, lin, val);
 }
 
+/* v "beats" w in an argmax: greater, or NaN where w is not (the first NaN
+ * wins); `eq`: the same value (both NaN counts as the same). */
+static poot_status argmax_beats(pc_kctx *k, poot_kir_value v, poot_kir_value w,
+                                poot_kir_value *beats, poot_kir_value *eq) {
+  T(poot__cc_bin(k, OP(GT), v, w, beats));
+  T(poot__cc_bin(k, OP(EQ), v, w, eq));
+  if (poot_kir_builder_value_type(k->b, v).scalar != POOT_KIR_F32) return NULL;
+  poot_kir_value nv, nw, nnw, t;
+  T(poot__cc_bin(k, OP(NE), v, v, &nv));
+  T(poot__cc_bin(k, OP(NE), w, w, &nw));
+  T(poot_kir_unary(k->b, OP(NOT), nw, &nnw));
+  T(poot__cc_bin(k, OP(AND), nv, nnw, &t));
+  T(poot__cc_bin(k, OP(OR), *beats, t, beats));
+  T(poot__cc_bin(k, OP(AND), nv, nw, &t));
+  return poot__cc_bin(k, OP(OR), *eq, t, eq);
+}
+
+/* argmax by subgroups: one subgroup per output; each lane walks its strided
+ * indices in increasing order (so it keeps its first maximum), four loads in
+ * flight, then a butterfly over the lanes keeps the greater value and, among
+ * equal ones, the smaller index: the oracle's first maximum / first NaN. */
+static poot_status argmax_sg(pc_kctx *k, const pc_group *g, const croot *r, uint32_t grid[3],
+                             int64_t nout, int64_t clen) {
+  pc_planner *pl = k->pl;
+  uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
+  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  poot_dtype xd = poot__cc_type(pl, r->a)->dtype;
+  poot_kir_scalar xs = poot__cc_compute_scalar(xd);
+  char nm[32];
+  uint32_t pacc, parg;
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm), poot_kir_type_make(xs, 1),
+                         1, &pacc));
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "arg", nm, sizeof nm),
+                         poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
+  T(poot__cc_local_prologue(k, g));
+  poot__cc_grid_for(((uint64_t)nout + per - 1) / per, grid);
+  poot_kir_value w, sid, lane, o, valid, oc, z, id, big, idx[PC_MAX_DIMS];
+  T(poot__cc_linear_workgroup(k, &w));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+  T(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+  T(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
+  T(poot__cc_u32(k, (uint32_t)(nout - 1), &oc));
+  T(poot__cc_bin(k, OP(MIN), o, oc, &oc));
+  T(poot__cc_u32(k, 0, &z));
+  T(poot__cc_delinearize(k, oc, os, idx));
+  T(poot__cc_const_of(k, xd, -INFINITY, xd == POOT_DTYPE_I32 ? INT32_MIN : 0, &id));
+  T(poot_kir_const_i32(k->b, INT32_MAX, &big)); /* a lane that saw nothing loses every tie */
+  T(poot_kir_priv_store(k->b, pacc, 0, id));
+  T(poot_kir_priv_store(k->b, parg, 0, big));
+  uint32_t un = clen >= (int64_t)sg * 4 ? 4 : 1;
+  poot_kir_value end, stepv, c0, cm1;
+  T(poot__cc_u32(k, (uint32_t)clen, &end));
+  T(poot__cc_u32(k, sg * un, &stepv));
+  T(poot__cc_u32(k, (uint32_t)(clen - 1), &cm1));
+  T(poot_kir_for_begin(k->b, lane, end, stepv, &c0));
+  poot__cc_scope_push(k);
+  poot_kir_value cu[4], tv[4][PG_MAX_ROOTS];
+  for (uint32_t u = 0; u < un; u++) {
+    cu[u] = c0;
+    if (u) T(poot__cc_bin_c(k, OP(ADD), c0, u * sg, &cu[u]));
+    /* past the end: the last element again (a real candidate; no harm) */
+    if (un > 1 && clen % (int64_t)(sg * un) != 0) T(poot__cc_bin(k, OP(MIN), cu[u], cm1, &cu[u]));
+    T(terms(k, r, 1, idx, cu[u], tv[u]));
+  }
+  for (uint32_t u = 0; u < un; u++) {
+    poot_kir_value a, bi, ci, beats, eq, earlier, take;
+    T(poot_kir_priv_load(k->b, pacc, 0, &a));
+    T(poot_kir_priv_load(k->b, parg, 0, &bi));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), cu[u], &ci));
+    T(argmax_beats(k, tv[u][0], a, &beats, &eq));
+    T(poot__cc_bin(k, OP(LT), ci, bi, &earlier));
+    T(poot__cc_bin(k, OP(AND), eq, earlier, &take));
+    T(poot__cc_bin(k, OP(OR), beats, take, &take));
+    T(poot_kir_select(k->b, take, tv[u][0], a, &a));
+    T(poot_kir_select(k->b, take, ci, bi, &bi));
+    T(poot_kir_priv_store(k->b, pacc, 0, a));
+    T(poot_kir_priv_store(k->b, parg, 0, bi));
+  }
+  poot__cc_scope_pop(k);
+  T(poot_kir_end(k->b));
+  poot_kir_value a, bi;
+  T(poot_kir_priv_load(k->b, pacc, 0, &a));
+  T(poot_kir_priv_load(k->b, parg, 0, &bi));
+  for (uint32_t mask = sg / 2; mask >= 1; mask /= 2) {
+    poot_kir_value ov, oi, beats, eq, earlier, take;
+    T(poot_kir_subgroup_shuffle_xor(k->b, a, mask, &ov));
+    T(poot_kir_subgroup_shuffle_xor(k->b, bi, mask, &oi));
+    T(argmax_beats(k, ov, a, &beats, &eq));
+    T(poot__cc_bin(k, OP(LT), oi, bi, &earlier));
+    T(poot__cc_bin(k, OP(AND), eq, earlier, &take));
+    T(poot__cc_bin(k, OP(OR), beats, take, &take));
+    T(poot_kir_select(k->b, take, ov, a, &a));
+    T(poot_kir_select(k->b, take, oi, bi, &bi));
+  }
+  poot_kir_value first, cond;
+  T(poot__cc_bin(k, OP(EQ), lane, z, &first));
+  T(poot__cc_bin(k, OP(AND), first, valid, &cond));
+  T(poot_kir_if_begin(k->b, cond));
+  poot__cc_scope_push(k);
+  T(finish(k, g, r, 1, idx, &bi, oc));
+  poot__cc_scope_pop(k);
+  k->flops += (uint64_t)nout * (uint64_t)clen;
+  return poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                   const char **out_what) {
   pc_planner *pl = k->pl;
@@ -239,6 +346,14 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
   uint32_t wg = pl->wg, sg = t->subgroup_ops ? t->subgroup_size : 0;
   bool use_sg = coop && sg && wg % sg == 0 && wg >= sg;
   bool use_wg = coop && !use_sg && (wg & (wg - 1)) == 0;
+  if (nr == 1 && !rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX && sg && wg % sg == 0 &&
+      clen >= (int64_t)coop_min && clen <= INT32_MAX) {
+    poot_dtype xd = poot__cc_type(pl, rs[0].a)->dtype;
+    if (xd == POOT_DTYPE_F32 || xd == POOT_DTYPE_I32) {
+      *out_what = "argmax sg";
+      return argmax_sg(k, g, &rs[0], grid, nout, clen);
+    }
+  }
   *out_what = use_sg ? "sg" : use_wg ? "wg" : "serial";
   uint32_t pacc, parg = 0;
   poot_kir_scalar as = poot__cc_compute_scalar(rs[0].acc);

@@ -3,7 +3,8 @@
  * for dot_general roots whose right operand is a leaf (a weight) stored row-major
  * (f32, f16, bf16, q8_0, q4_0), read through its convert or dequantize.
  *
- * One subgroup per output column n (per workgroup: wg / sg columns). Each lane
+ * One subgroup per output column n, or two for long outputs (per workgroup:
+ * wg / sg subgroups). Each lane
  * streams whole 16-byte chunks of the weight row (f32, f16, bf16: one
  * four-word vector load) or a pair of quant blocks (q8_0: 68 bytes, q4_0: 36
  * bytes, word loads), four chunks per lane in flight, decodes them with
@@ -412,6 +413,9 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   *out_what = "gemv";
   uint32_t nr = g->nroots, nm = (uint32_t)M;
   uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
+  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
+   * workgroups, so half the x staging, with as many loads in flight. */
+  uint32_t R = ce != 64 && N % 2 == 0 && N >= 4096 ? 2 : 1;
   for (uint32_t i = 0; i < nr; i++) {
     const pc_value *pw = &pl->v[rs[i].w];
     T(poot__cc_binding_of(k, pw->buffer, &rs[i].ref));
@@ -421,23 +425,26 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   uint32_t pacc;
   xtile xt = {0, xpos(tk)};
   T(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
-                         poot_kir_type_make(S(F32), 1), nr * nm, &pacc));
+                         poot_kir_type_make(S(F32), 1), R * nr * nm, &pacc));
   T(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32), nm * xt.pitch,
                         &xt.sh));
   T(poot__cc_local_prologue(k, g));
-  poot__cc_grid_for(((uint64_t)N + per - 1) / per, grid);
+  poot__cc_grid_for(((uint64_t)N + per * R - 1) / (per * R), grid);
   poot_kir_value w, sid, lane, o, valid, oc, z, zero;
   T(poot__cc_linear_workgroup(k, &w));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
   T(poot__cc_bin_c(k, OP(MUL), w, per, &o));
   T(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  if (R > 1) T(poot__cc_bin_c(k, OP(MUL), o, R, &o)); /* rows o .. o + R - 1 */
   T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)N, &valid));
-  T(poot__cc_u32(k, (uint32_t)(N - 1), &oc));
+  T(poot__cc_u32(k, (uint32_t)(N - R), &oc));
   T(poot__cc_bin(k, OP(MIN), o, oc, &oc));
+  poot_kir_value rows[2] = {oc, 0};
+  if (R > 1) T(poot__cc_bin_c(k, OP(ADD), oc, 1, &rows[1]));
   T(poot__cc_u32(k, 0, &z));
   T(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
+  for (uint32_t i = 0; i < R * nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
 
   /* Per tile: stage x, then for (ch = lane; ch < chunks; ch += sg * U),
    * U chunks per lane with their loads first. */
@@ -455,7 +462,7 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     T(poot__cc_u32(k, chunks - 1, &last));
     T(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
     poot__cc_scope_push(k);
-    poot_kir_value wd[GEMV_UNROLL][PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+    poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
     for (uint32_t u = 0; u < unroll; u++) {
       poot_kir_value ch = ch0, chg;
       inr[u] = 0;
@@ -467,21 +474,25 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       chv[u] = ch;
       chg = ch;
       if (first_chunk) T(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
-      for (uint32_t i = 0; i < nr; i++) T(chunk_load(k, &rs[i], K, oc, chg, wd[u][i]));
+      for (uint32_t r = 0; r < R; r++)
+        for (uint32_t i = 0; i < nr; i++)
+          T(chunk_load(k, &rs[i], K, rows[r], chg, wd[u][r * nr + i]));
     }
     for (uint32_t u = 0; u < unroll; u++) {
       poot_kir_value c0;
       T(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
-      for (uint32_t i = 0; i < nr; i++)
-        T(chunk_accumulate(k, &rs[i], &xt, nm, c0, wd[u][i], inr[u], pacc, i * nm));
+      for (uint32_t r = 0; r < R; r++)
+        for (uint32_t i = 0; i < nr; i++)
+          T(chunk_accumulate(k, &rs[i], &xt, nm, c0, wd[u][r * nr + i], inr[u], pacc,
+                             (r * nr + i) * nm));
     }
     poot__cc_scope_pop(k);
     T(poot_kir_end(k->b));
   }
 
   /* Reduce each accumulator over the subgroup; lane 0 finishes the rows. */
-  poot_kir_value accs[PG_MAX_ROOTS * GEMV_MAX_M];
-  for (uint32_t i = 0; i < nr * nm; i++) {
+  poot_kir_value accs[2 * PG_MAX_ROOTS * GEMV_MAX_M];
+  for (uint32_t i = 0; i < R * nr * nm; i++) {
     poot_kir_value a;
     T(poot_kir_priv_load(k->b, pacc, i, &a));
     T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &accs[i]));
@@ -491,12 +502,14 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   T(poot__cc_bin(k, OP(AND), first, valid, &cond));
   T(poot_kir_if_begin(k->b, cond));
   const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
-  for (uint32_t m = 0; m < nm; m++) {
+  for (uint32_t rm = 0; rm < R * nm; rm++) {
+    uint32_t r = rm / nm, m = rm % nm;
     poot__cc_scope_push(k);
     poot_kir_value lin, idx[PC_MAX_DIMS], val;
-    T(poot__cc_bin_c(k, OP(ADD), oc, m * (uint32_t)N, &lin));
+    T(poot__cc_bin_c(k, OP(ADD), rows[r], m * (uint32_t)N, &lin));
     T(poot__cc_delinearize(k, lin, os, idx));
-    for (uint32_t i = 0; i < nr; i++) T(poot__cc_memo_put(k, rs[i].v, idx, accs[i * nm + m]));
+    for (uint32_t i = 0; i < nr; i++)
+      T(poot__cc_memo_put(k, rs[i].v, idx, accs[(r * nr + i) * nm + m]));
     T(poot__cc_emit(k, g->out, idx, &val));
     T(poot__cc_store_value(k, g->dest, lin, val));
     poot__cc_scope_pop(k);

@@ -123,6 +123,9 @@ static void test_formats(void **state) {
   one(POOT_DTYPE_Q8_0, 2, 3, 4096, true);
   one(POOT_DTYPE_Q4_0, 2, 9, 128, true);
   one(POOT_DTYPE_Q4_0, 1, 4, 8192, true);
+  /* long outputs: two rows per subgroup */
+  one(POOT_DTYPE_F16, 1, 4100, 64, true);
+  one(POOT_DTYPE_BF16, 2, 4098, 136, true);
   /* x larger than shared memory: staged in tiles of K */
   one(POOT_DTYPE_Q8_0, 4, 3, 4096, true);
   one(POOT_DTYPE_F16, 2, 5, 8200, true);
