@@ -557,13 +557,11 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       int64_t rows = qs->dims[0] * qs->dims[1];
       int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
       int64_t split = 1;
-      if (rows < 256 && cap >= 128) {
-        /* Decode attention is latency-bound: give each workgroup about 32
-         * positions (one pass of its subgroups, four positions each), at
-         * most 64 splits and about 4096 workgroups in all. */
-        split = (cap + 31) / 32;
+      if (rows < 256 && cap >= 512) {
+        /* about 256 workgroups, each over at least 64 positions */
+        split = 256 / rows;
+        if (split > cap / 64) split = cap / 64;
         if (split > 64) split = 64;
-        if (rows * split > 4096) split = 4096 / rows;
       }
       if (split > 1) {
         poot_plan_temp t;

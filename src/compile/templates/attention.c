@@ -595,8 +595,8 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
   T(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
   T(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
   /* The splits' records, unrolled when there are few (independent loads). */
-  bool unrolled = S <= 64;
-  poot_kir_value M = ninf, msv[64];
+  bool unrolled = S <= 16;
+  poot_kir_value M = ninf, msv[16];
   if (unrolled) {
     for (uint32_t si = 0; si < S; si++) {
       poot_kir_value o, x;
