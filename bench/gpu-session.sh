@@ -14,6 +14,7 @@
 #            (f16, q8_0, q4_0), Qwen2.5-0.5B shape (f16, q4_0)
 #   big      the Llama-3.1-8B shape (f16, q4_0)
 #   peers    Hugging Face transformers on the same random-weight folders
+#   ncu      Nsight Compute counters of the first decode kernels (not by default)
 #
 # Every log and JSON result lands in $WORK/results, packed at the end into
 # $OUT/results.tgz (OUT default: /tmp/poot-gpu-out), and a summary is printed.
@@ -91,6 +92,17 @@ if has profile; then
   b prof-l1b-f16 -m "$WORK/l1b" -p 512 -n 32 --eager-steps 4 --profile 4
   b prof-l1b-q4_0 -m "$(quant "$WORK/l1b" q4_0)" -p 512 -n 32 --eager-steps 4 --profile 4
   b prof-q05-f16 -m "$WORK/q05" -p 512 -n 32 --eager-steps 4 --profile 4
+fi
+
+if has ncu; then
+  # Hardware counters of the decode kernels (Nsight Compute, where present).
+  log ncu
+  synth llama-3.2-1b "$WORK/l1b"
+  timeout 240 ncu --clock-control none -k 'regex:poot_(attention|contract|batch)' -c 12 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+    $P bench -m "$WORK/l1b" -p 0 -n 2 --eager-steps 0 --copy-mib 0 --device ptx >"$OUT/ncu.txt" 2>&1
+  grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Block Size" \
+    "$OUT/ncu.txt" | head -150
 fi
 
 if has bench; then
