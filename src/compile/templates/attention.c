@@ -197,30 +197,32 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
       if (inr[u]) T(poot__cc_bin(k, OP(AND), mk, inr[u], &mk));
       T(poot_kir_select(k->b, mk, s, ninf, &sc[u]));
     }
+    /* One rescale per block of positions: mb = max(m, s_u); the block's
+     * weights p_u = e^(s_u - mb) are independent of each other. */
+    poot_kir_value m, mb, isn, cr, e, l, p[ATT_UNROLL];
+    T(poot_kir_priv_load(k->b, pm, 0, &m));
+    mb = m;
+    for (uint32_t u = 0; u < un; u++) T(poot__cc_bin(k, OP(MAX), mb, sc[u], &mb));
+    T(poot__cc_bin(k, OP(EQ), mb, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), m, mb, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, one, e, &cr));
     for (uint32_t u = 0; u < un; u++) {
-      poot_kir_value s = sc[u], m, mn, isn, cr, p, l, e;
-      T(poot_kir_priv_load(k->b, pm, 0, &m));
-      T(poot__cc_bin(k, OP(MAX), m, s, &mn));
-      T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
-      T(poot__cc_bin(k, OP(SUB), m, mn, &e));
+      T(poot__cc_bin(k, OP(SUB), sc[u], mb, &e));
       T(poot_kir_unary(k->b, OP(EXP), e, &e));
-      T(poot_kir_select(k->b, isn, one, e, &cr));
-      T(poot__cc_bin(k, OP(SUB), s, mn, &e));
-      T(poot_kir_unary(k->b, OP(EXP), e, &e));
-      T(poot_kir_select(k->b, isn, zero, e, &p));
-      T(poot_kir_priv_store(k->b, pm, 0, mn));
-      T(poot_kir_priv_load(k->b, pl_, 0, &l));
-      T(poot__cc_bin(k, OP(MUL), l, cr, &l));
-      T(poot__cc_bin(k, OP(ADD), l, p, &l));
-      T(poot_kir_priv_store(k->b, pl_, 0, l));
-      for (uint32_t j = 0; j < nd; j++) {
-        poot_kir_value a, pv;
-        T(poot_kir_priv_load(k->b, pacc, j, &a));
-        T(poot__cc_bin(k, OP(MUL), a, cr, &a));
-        T(poot__cc_bin(k, OP(MUL), p, vv[u][j], &pv));
-        T(poot__cc_bin(k, OP(ADD), a, pv, &a));
-        T(poot_kir_priv_store(k->b, pacc, j, a));
-      }
+      T(poot_kir_select(k->b, isn, zero, e, &p[u]));
+    }
+    T(poot_kir_priv_store(k->b, pm, 0, mb));
+    T(poot_kir_priv_load(k->b, pl_, 0, &l));
+    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
+    for (uint32_t u = 0; u < un; u++) T(poot__cc_bin(k, OP(ADD), l, p[u], &l));
+    T(poot_kir_priv_store(k->b, pl_, 0, l));
+    for (uint32_t j = 0; j < nd; j++) {
+      poot_kir_value a;
+      T(poot_kir_priv_load(k->b, pacc, j, &a));
+      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
+      for (uint32_t u = 0; u < un; u++) T(poot_kir_fma(k->b, p[u], vv[u][j], a, &a));
+      T(poot_kir_priv_store(k->b, pacc, j, a));
     }
   }
   poot__cc_scope_pop(k);
@@ -245,26 +247,48 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     if (inj[j]) T(poot_kir_end(k->b));
   }
   T(poot_kir_barrier(k->b));
-  /* threads d < D: M = max m_s; L = Σ l_s e^(m_s - M); O[d] = Σ o_s[d] e^(m_s - M) */
+  /* threads j < nsub: f_j = e^(m_j - M), M = max m_j (into shared); then
+   * threads d < D: L = Σ l_j f_j, O[d] = Σ o_j[d] f_j (no exp on their path) */
+  uint32_t sf;
+  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1, &sf));
+  poot_kir_value ltn;
+  T(poot__cc_bin_c(k, OP(LT), lid, nsub, &ltn));
+  T(poot_kir_if_begin(k->b, ltn));
+  {
+    poot_kir_value Mx = ninf, mj, e, f, isn, mine;
+    for (uint32_t j = 0; j < nsub; j++) {
+      poot_kir_value jj;
+      T(poot__cc_u32(k, j, &jj));
+      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &mj));
+      T(poot__cc_bin(k, OP(MAX), Mx, mj, &Mx));
+    }
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, lid, 1, &mine));
+    T(poot__cc_bin(k, OP(EQ), mine, ninf, &isn));
+    T(poot__cc_bin(k, OP(SUB), mine, Mx, &e));
+    T(poot_kir_unary(k->b, OP(EXP), e, &e));
+    T(poot_kir_select(k->b, isn, zero, e, &f));
+    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, lid, f));
+    poot_kir_value is0, nsv;
+    T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
+    T(poot_kir_if_begin(k->b, is0));
+    T(poot__cc_u32(k, nsub, &nsv));
+    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, Mx));
+    T(poot_kir_end(k->b));
+  }
+  T(poot_kir_end(k->b));
+  T(poot_kir_barrier(k->b));
   poot_kir_value cond, lt;
   T(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
   T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
   T(poot_kir_if_begin(k->b, cond));
   poot__cc_scope_push(k);
-  poot_kir_value M = ninf, L = zero, O = zero, ms[64];
+  poot_kir_value M, L = zero, O = zero, nsv;
+  T(poot__cc_u32(k, nsub, &nsv));
+  T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
   for (uint32_t j = 0; j < nsub; j++) {
-    poot_kir_value jj;
+    poot_kir_value jj, x, ix, f;
     T(poot__cc_u32(k, j, &jj));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &ms[j]));
-    T(poot__cc_bin(k, OP(MAX), M, ms[j], &M));
-  }
-  for (uint32_t j = 0; j < nsub; j++) {
-    poot_kir_value jj, x, ix, e, f, isn;
-    T(poot__cc_bin(k, OP(EQ), ms[j], ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), ms[j], M, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &f));
-    T(poot__cc_u32(k, j, &jj));
+    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
     T(poot_kir_fma(k->b, x, f, L, &L));
     T(poot__cc_u32(k, j * D, &ix));

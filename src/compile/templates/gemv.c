@@ -35,8 +35,9 @@
 #define OP(x) POOT_KIR_OP_##x
 
 #define GEMV_MAX_M 4
-#define GEMV_UNROLL 4
+#define GEMV_UNROLL 8 /* chunks per lane in flight, at most */
 #define GEMV_MAX_TILES 8
+#define GEMV_PREFETCH_WORDS 16
 
 typedef struct gemv_root {
   poot_value v;     /* the dot */
@@ -428,7 +429,6 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                          poot_kir_type_make(S(F32), 1), R * nr * nm, &pacc));
   T(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32), nm * xt.pitch,
                         &xt.sh));
-  T(poot__cc_local_prologue(k, g));
   poot__cc_grid_for(((uint64_t)N + per * R - 1) / (per * R), grid);
   poot_kir_value w, sid, lane, o, valid, oc, z, zero;
   T(poot__cc_linear_workgroup(k, &w));
@@ -446,6 +446,40 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   T(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < R * nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
 
+  /* The first tile's first loads are issued before anything that waits on
+   * memory (the norm statistics, the staging of x): the weight stream does
+   * not depend on x, and a workgroup would otherwise pay those latencies one
+   * after the other. They wait in registers (a private array) while the
+   * loop loads the next iteration's chunks before using the current ones. */
+  uint32_t chunks0 = (uint32_t)(K < tk ? K : tk) / ce;
+  uint32_t iters0 = (chunks0 + sg - 1) / sg;
+  uint32_t nw = chunk_words(rs[0].wdt), per_chunk = R * nr * nw;
+  /* Chunks in flight per lane: eight when a lane streams one 16-byte row
+   * (twice the bytes in flight for the short, latency-bound GEMVs), else
+   * four. */
+  uint32_t umax = per_chunk == 4 ? 8 : 4;
+  uint32_t unroll0 = iters0 >= umax ? umax : iters0;
+  bool prefetch = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
+  uint32_t ppre = 0;
+  if (prefetch) {
+    T(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
+                           poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &ppre));
+    poot_kir_value lastc;
+    T(poot__cc_u32(k, chunks0 - 1, &lastc));
+    for (uint32_t u = 0; u < unroll0; u++) {
+      poot_kir_value ch = lane, wd[17];
+      if (u) T(poot__cc_bin_c(k, OP(ADD), lane, u * sg, &ch));
+      T(poot__cc_bin(k, OP(MIN), ch, lastc, &ch));
+      for (uint32_t r = 0; r < R; r++)
+        for (uint32_t i = 0; i < nr; i++) {
+          T(chunk_load(k, &rs[i], K, rows[r], ch, wd));
+          for (uint32_t w2 = 0; w2 < nw; w2++)
+            T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2, wd[w2]));
+        }
+    }
+  }
+  T(poot__cc_local_prologue(k, g));
+
   /* Per tile: stage x, then for (ch = lane; ch < chunks; ch += sg * U),
    * U chunks per lane with their loads first. */
   for (uint32_t tile0 = 0; tile0 < (uint32_t)K; tile0 += tk) {
@@ -454,8 +488,9 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     T(stage(k, &rs[0], &xt, nm, tile0, len));
     uint32_t chunks = len / ce, first_chunk = tile0 / ce;
     uint32_t iters = (chunks + sg - 1) / sg;
-    uint32_t unroll = iters >= GEMV_UNROLL ? GEMV_UNROLL : iters;
+    uint32_t unroll = iters >= umax ? umax : iters;
     bool ragged = chunks % (sg * unroll) != 0;
+    bool pre = prefetch && tile0 == 0;
     poot_kir_value end, stepv, ch0, last;
     T(poot__cc_u32(k, chunks, &end));
     T(poot__cc_u32(k, sg * unroll, &stepv));
@@ -475,8 +510,34 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       chg = ch;
       if (first_chunk) T(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
       for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++)
-          T(chunk_load(k, &rs[i], K, rows[r], chg, wd[u][r * nr + i]));
+        for (uint32_t i = 0; i < nr; i++) {
+          if (pre) {
+            for (uint32_t w2 = 0; w2 < nw; w2++)
+              T(poot_kir_priv_load(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2,
+                                   &wd[u][r * nr + i][w2]));
+          } else {
+            T(chunk_load(k, &rs[i], K, rows[r], chg, wd[u][r * nr + i]));
+          }
+        }
+    }
+    if (pre && iters > unroll) {
+      /* the next iteration's chunks, while this one's are used */
+      poot_kir_value nx, more;
+      T(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
+      T(poot__cc_bin(k, OP(LT), nx, end, &more));
+      T(poot_kir_if_begin(k->b, more));
+      for (uint32_t u = 0; u < unroll; u++) {
+        poot_kir_value ch = nx, nwd[17];
+        if (u) T(poot__cc_bin_c(k, OP(ADD), nx, u * sg, &ch));
+        T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+        for (uint32_t r = 0; r < R; r++)
+          for (uint32_t i = 0; i < nr; i++) {
+            T(chunk_load(k, &rs[i], K, rows[r], ch, nwd));
+            for (uint32_t w2 = 0; w2 < nw; w2++)
+              T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2, nwd[w2]));
+          }
+      }
+      T(poot_kir_end(k->b));
     }
     for (uint32_t u = 0; u < unroll; u++) {
       poot_kir_value c0;
