@@ -2,7 +2,8 @@
 # poot_eval, checks, memory plan (plan_test); every kernel rendered and
 # validated by each target's own tool (plan_render_test).
 if(TARGET poot_compile AND TARGET poot_llm)
-  add_library(poot_compile_testutil STATIC ${CMAKE_CURRENT_LIST_DIR}/plan_util.c)
+  add_library(poot_compile_testutil STATIC ${CMAKE_CURRENT_LIST_DIR}/plan_util.c
+                                           ${CMAKE_CURRENT_LIST_DIR}/template_cases.c)
   target_include_directories(poot_compile_testutil PUBLIC ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tests)
   target_link_libraries(poot_compile_testutil PUBLIC poot_compile poot_eval poot_graph poot_base m)
   poot_add_test(compile_plan
