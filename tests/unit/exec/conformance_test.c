@@ -2,6 +2,14 @@
  * against the executor and instantiated per backend (argv[1]: "vulkan", …,
  * any poot_device_open spec). Each case plans a graph for the device through
  * the engine and compares with poot_eval:
+ *  - the template catalogue (tests/unit/compile/template_cases.c: every op
+ *    and every kernel template and mode of the compiler): every case, with
+ *    its primary output, each environment entry and each state's new value
+ *    as the primary output in turn, two steps each (states carried on the
+ *    device), on the device's own target and on a portable profile (no
+ *    subgroups, 32-bit storage: the shared-memory modes), over every
+ *    element: bit-exact where the case says so, else within its derived
+ *    tolerance (docs/verification.md, "Device conformance");
  *  - elementwise and gemv graphs, and a small llama decode step traced by the
  *    families layer, over several steps (states carried on the device):
  *    within the stated tolerance (tier 2: atol = TOL_REL * max|oracle|);
@@ -10,14 +18,19 @@
  *  - a token id at the vocabulary size: KERNEL_FAULT naming the gather kernel
  *    and the trap code, then NEEDS_RESET until reset_state, then correct
  *    results again.
- * On Vulkan the Khronos validation layer is on when installed and must stay
- * silent. Exit 77 when the device is absent. */
+ * A case a backend cannot run is in skip_list with its reason and prints
+ * "SKIP <case> on <backend>: <reason>". On Vulkan the Khronos validation layer
+ * is on when installed and must stay silent. Exit 77 when the device is
+ * absent. */
 #include "poot_test.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <time.h>
 
 #include "plan_util.h"
 #include "poot/devices.h"
+#include "template_cases.h"
 #include "poot/eval.h"
 #include "poot/exec.h"
 #include "poot/llm/model.h"
@@ -28,8 +41,11 @@
 #define TOL_REL 1e-4
 
 static const char *g_spec = "vulkan";
+/* argv[2]: run only the catalogue cases whose name contains it. */
+static const char *g_case_filter = NULL;
 
-/* Cases a backend skips, each with its reason (none so far). */
+/* Cases a backend skips (a test's name or a catalogue case's name), each
+ * with its reason. Empty: every backend present runs every case. */
 typedef struct skip_entry {
   const char *backend, *test, *reason;
 } skip_entry;
@@ -323,11 +339,27 @@ static void test_replay_eager_and_fault(void **state) {
   snprintf(code, sizeof code, "trap code %d", (int)POOT_TRAP_TOKEN_OUT_OF_RANGE);
   /* The planner may fuse the gather with other groups into one kernel
    * (e.g. "poot_batch"): the message names that kernel, its groups and the
-   * gather's trap. */
-  if (!strstr(msg, "kernel poot_") || !strstr(msg, code) || !strstr(msg, "token_out_of_range"))
+   * gather's trap code (and, from the error word, the trap's name). */
+  bool trap = d->caps.target.has_trap;
+  if (!strstr(msg, "kernel") || !strstr(msg, "poot_") || !strstr(msg, code) ||
+      (!trap && !strstr(msg, "token_out_of_range")))
     fail_msg("the fault does not name the kernel and its trap: %s", msg);
   printf("fault: %s\n", msg);
   poot_status_free(st);
+  if (trap) {
+    /* A real trap poisons the device's context for the whole process
+     * (exec.h, "faults"): every later call is refused without touching the
+     * device. (This test runs last for that reason.) */
+    assert_true(poot_device_is_poisoned(d));
+    POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_POISONED);
+    POOT_ASSERT_STATUS(poot_exec_reset_state(ex), POOT_POISONED);
+    poot_executor_destroy(ex);
+    pt_inputs_free(&in);
+    close_device(d);
+    poot_graph_destroy(g);
+    return;
+  }
+  /* The error word: the device stays usable; the executable needs a reset. */
   set_int(&in, "token", 11);
   POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_NEEDS_RESET);
   POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_NEEDS_RESET);
@@ -356,9 +388,11 @@ static void test_executor_arguments(void **state) {
   poot_device *d = open_device();
   poot_executor *ex = NULL;
   POOT_ASSERT_OK(poot_engine_create(d, &ex));
-  poot_kir_target ptx;
-  poot_kir_target_init_sm90(&ptx);
-  poot_exec_target t = {.target = &ptx};
+  /* a target in another kernel language than the device's */
+  poot_kir_target other;
+  poot_kir_target_init_sm90(&other);
+  if (other.lang == d->caps.target.lang) poot_kir_target_init_vulkan(&other, 32);
+  poot_exec_target t = {.target = &other};
   POOT_ASSERT_STATUS(poot_exec_target_set(ex, &t), POOT_UNSUPPORTED);
   t.target = &d->caps.target;
   POOT_ASSERT_OK(poot_exec_target_set(ex, &t));
@@ -386,8 +420,411 @@ static void test_executor_arguments(void **state) {
   poot_graph_destroy(g);
 }
 
+/* ------------------------------------------------- the template catalogue */
+
+/* The compile targets every case runs on: the device's own, and a portable
+ * profile of it without subgroup operations and with 32-bit storage only
+ * (64-bit integers kept where the device has them), which takes the
+ * shared-memory modes of the contraction, attention and local-reduction
+ * templates and the word-packed stores of narrow types. */
+enum { PROFILE_NATIVE, PROFILE_PORTABLE, PROFILE_COUNT };
+static const char *const profile_names[PROFILE_COUNT] = {"native", "portable"};
+
+static void profile_target(const poot_device *d, int profile, poot_kir_target *t) {
+  *t = d->caps.target;
+  if (profile == PROFILE_NATIVE) return;
+  t->name = "portable";
+  t->subgroup_ops = false;
+  t->subgroup_size = t->subgroup_size_min = t->subgroup_size_max = 0;
+  uint32_t words = POOT_KIR_SCALAR_BIT(POOT_KIR_U32) | POOT_KIR_SCALAR_BIT(POOT_KIR_I32) |
+                   POOT_KIR_SCALAR_BIT(POOT_KIR_F32) | POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
+  t->storage_types &= words;
+  t->arith_types &= words | POOT_KIR_SCALAR_BIT(POOT_KIR_BOOL);
+  if (t->max_workgroup_size > 256) t->max_workgroup_size = 256;
+}
+
+/* Element i of f32/f16/bf16 bytes p (of t's dtype) as a double. */
+static double elem_any(const poot_tensor *t, const uint8_t *p, size_t i) {
+  uint16_t h;
+  float f;
+  switch (t->type.dtype) {
+    case POOT_DTYPE_F32:
+      memcpy(&f, p + 4 * i, 4);
+      return f;
+    case POOT_DTYPE_F16:
+      memcpy(&h, p + 2 * i, 2);
+      return poot_f16_to_f32(h);
+    case POOT_DTYPE_BF16:
+      memcpy(&h, p + 2 * i, 2);
+      return poot_bf16_to_f32(h);
+    default:
+      return 0;
+  }
+}
+/* One unit in the last place of an f16/bf16 value v (0 for f32: a device
+ * computing a half result in f32 may round it the other way). */
+static double half_ulp(poot_dtype dt, double v) {
+  if (dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_BF16) return 0;
+  int e = v == 0 ? -1000 : (int)floor(log2(fabs(v)));
+  int emin = dt == POOT_DTYPE_F16 ? -14 : -126, mant = dt == POOT_DTYPE_F16 ? 10 : 7;
+  return ldexp(1.0, (e < emin ? emin : e) - mant);
+}
+
+/* What a case saw over all its comparisons. */
+typedef struct case_report {
+  bool failed;
+  char why[512];
+  double worst;        /* max of |err| / allowed */
+  double err, allowed; /* at the worst element */
+  double max_ref;      /* largest max|oracle| of a toleranced tensor */
+  uint64_t dispatches[PROFILE_COUNT];
+  uint32_t same[PROFILE_COUNT]; /* variants not run: the native profile's kernels */
+  uint32_t variants;
+  double seconds;
+} case_report;
+
+static void report_fail(case_report *r, const char *fmt, ...) {
+  if (r->failed) return; /* the first failure says the most */
+  r->failed = true;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why, sizeof r->why, fmt, ap);
+  va_end(ap);
+}
+
+/* Device bytes against the oracle's tensor: bit-exact when tol is 0 or the
+ * dtype is not a float; else within tol * max|oracle| (plus one ulp of an
+ * f16/bf16 output) at every element. NaN or infinity where the oracle is
+ * finite fails at any tolerance. */
+static void compare_case(const char *label, const void *dev, const poot_tensor *ref,
+                         const tc_case *c, case_report *r) {
+  double tol = c->device_tol;
+  const uint8_t *d = dev, *o = ref->data;
+  poot_dtype dt = ref->type.dtype;
+  bool fl = dt == POOT_DTYPE_F32 || dt == POOT_DTYPE_F16 || dt == POOT_DTYPE_BF16;
+  size_t eb = poot_dtype_info_of(dt)->elem_bytes;
+  size_t n = eb ? ref->size / eb : 0;
+  if (tol == 0 || !fl) {
+    if (memcmp(dev, ref->data, ref->size) == 0) return;
+    size_t i = 0;
+    while (i < ref->size && d[i] == o[i]) i++;
+    if (fl)
+      report_fail(r, "%s[%zu]: device %.9g oracle %.9g (bit-exact expected)", label, i / eb,
+                  elem_any(ref, d, i / eb), elem_any(ref, o, i / eb));
+    else
+      report_fail(r,
+                  "%s: byte %zu (element %zu of %s): device 0x%02x oracle 0x%02x (bit-exact "
+                  "expected)",
+                  label, i, eb ? i / eb : i, poot_dtype_name(dt), d[i], o[i]);
+    return;
+  }
+  double mx = 0;
+  for (size_t i = 0; i < n; i++) {
+    double b = elem_any(ref, o, i);
+    if (isfinite(b)) mx = fmax(mx, fabs(b));
+  }
+  r->max_ref = fmax(r->max_ref, mx);
+  if (mx < c->min_ref) {
+    report_fail(r,
+                "%s: max|oracle| %.4g is below %.4g, which the derivation of the tolerance "
+                "assumes",
+                label, mx, c->min_ref);
+    return;
+  }
+  double atol = tol * mx;
+  for (size_t i = 0; i < n; i++) {
+    double a = elem_any(ref, d, i), b = elem_any(ref, o, i);
+    if (isnan(b) && isnan(a)) continue;
+    if (!isfinite(b) && a == b) continue;
+    double allowed = atol + half_ulp(dt, b), e = fabs(a - b);
+    if (!isfinite(a) || !isfinite(b) || e > allowed) {
+      report_fail(r, "%s[%zu]: device %.9g oracle %.9g (allowed %.3g = %.3g * max|oracle| %.4g%s)",
+                  label, i, a, b, allowed, tol, mx, dt == POOT_DTYPE_F32 ? "" : " + 1 ulp");
+      continue;
+    }
+    if (allowed > 0 && e / allowed > r->worst) {
+      r->worst = e / allowed;
+      r->err = e;
+      r->allowed = allowed;
+    }
+  }
+}
+
+/* The leaf bound as `name`: its storage and slot kind. */
+static const poot_node *leaf_named(const poot_graph *g, const char *name) {
+  const poot_region *root = poot_graph_root(g);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  const poot_node *found = NULL;
+  for (uint32_t i = 0; i < root->num_nodes && !found; i++) {
+    const poot_node *n = poot_graph_node(g, root->nodes[i]);
+    if (n->op != POOT_OP_LEAF) continue;
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(g, n, &sb);
+    if (strcmp(sb.data, name) == 0) found = n;
+  }
+  poot_strbuf_deinit(&sb);
+  return found;
+}
+
+/* The graph with `v` (a value of g) as its primary output: a copy through
+ * the text form, where values are renumbered, so v is found again as the
+ * same environment entry or state of the copy. which: 0 the output, 1 + i
+ * environment entry i, 1 + nenv + i state i's new value. */
+static poot_graph *variant_graph(const poot_graph *g, uint32_t which, char *label, size_t n) {
+  uint32_t nenv = poot_graph_env_count(g);
+  if (which == 0) {
+    snprintf(label, n, "output");
+    return NULL; /* g itself */
+  }
+  char *text = NULL;
+  POOT_ASSERT_OK(poot_graph_to_text(g, &text));
+  poot_graph *c = NULL;
+  POOT_ASSERT_OK(poot_graph_parse(text, strlen(text), &c));
+  poot_free(text);
+  poot_value v;
+  if (which <= nenv) {
+    const char *name;
+    poot_graph_env_at(c, which - 1, &name, &v);
+    snprintf(label, n, "env %s", name);
+  } else {
+    poot_value s;
+    poot_graph_state_at(c, which - 1 - nenv, &s, &v);
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot_graph_leaf_name(c, poot_graph_value_node(c, s, NULL), &sb);
+    snprintf(label, n, "state %s", sb.data);
+    poot_strbuf_deinit(&sb);
+  }
+  POOT_ASSERT_OK(poot_graph_set_output(c, v));
+  POOT_ASSERT_OK(poot_graph_verify(c));
+  return c;
+}
+
+/* One variant of a case on one profile: two steps (positions 3 and 4) on the
+ * device and the oracle, states carried by both, the primary output
+ * compared after each. */
+static void run_variant(poot_executor *ex, const tc_case *c, int profile, const char *vlabel,
+                        const poot_graph *g, pt_inputs *in, const poot_exec_input *step_in,
+                        size_t nstep, const char *pos_name, case_report *r) {
+  char label[160];
+  poot_status st = poot_exec_reset_state(ex);
+  poot_exec_entry_key key = {"catalogue", c->name, profile_names[profile], vlabel};
+  uint32_t entry = 0;
+  if (!st) st = poot_exec_add_entry(ex, &key, g, &entry);
+  if (st) {
+    report_fail(r, "%s, %s: add_entry: %s", profile_names[profile], vlabel,
+                poot_status_message(st));
+    poot_status_free(st);
+    return;
+  }
+  poot_evaluation *prev = NULL;
+  poot_eval_input *ei = poot_calloc(in->count + 1, sizeof *ei);
+  assert_non_null(ei);
+  for (int step = 0; step < 2 && !r->failed; step++) {
+    if (pos_name) pt_inputs_set_int(in, pos_name, 3 + step);
+    for (size_t i = 0; i < in->count; i++) {
+      const poot_tensor *t = &in->tensors[i];
+      const poot_tensor *sv = prev ? poot_evaluation_state(prev, in->names[i]) : NULL;
+      ei[i] = (poot_eval_input){in->names[i], sv ? sv : t};
+    }
+    poot_eval_inputs eis = {in->count, ei};
+    poot_evaluation *ev = NULL;
+    POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
+    assert_true(ev->has_output);
+    void *out = poot_malloc(ev->output.size ? ev->output.size : 1);
+    assert_non_null(out);
+    poot_exec_step_io io = {
+        .input_count = nstep, .inputs = step_in, .output = out, .output_size = ev->output.size};
+    snprintf(label, sizeof label, "%s, %s, step %d", profile_names[profile], vlabel, step);
+    st = poot_exec_step(ex, entry, &io);
+    if (st) {
+      report_fail(r, "%s: %s", label, poot_status_message(st));
+      poot_status_free(st);
+    } else {
+      compare_case(label, out, &ev->output, c, r);
+    }
+    poot_free(out);
+    poot_evaluation_destroy(prev);
+    prev = ev;
+  }
+  poot_evaluation_destroy(prev);
+  poot_free(ei);
+  poot_exec_stats s;
+  poot_exec_stats_get(ex, &s);
+  if (!r->dispatches[profile] || s.dispatches_per_step > r->dispatches[profile])
+    r->dispatches[profile] = s.dispatches_per_step;
+}
+
+/* Whether g plans to the same kernels and grids for targets a and b: the
+ * second profile would then replay exactly the first one's kernels, and is
+ * not run again. */
+static bool same_plan(const poot_graph *g, const poot_kir_target *a, const poot_kir_target *b,
+                      uint32_t workgroup_size) {
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.workgroup_size = workgroup_size;
+  poot_plan *pa = NULL, *pb = NULL;
+  o.target = a;
+  poot_status sa = poot_plan_create(g, &o, &pa);
+  o.target = b;
+  poot_status sb = poot_plan_create(g, &o, &pb);
+  bool same = !sa && !sb && pa->kernel_count == pb->kernel_count &&
+              pa->dispatch_count == pb->dispatch_count;
+  for (uint32_t k = 0; same && k < pa->kernel_count; k++)
+    same = pa->kernels[k]->hash == pb->kernels[k]->hash;
+  for (uint32_t i = 0; same && i < pa->dispatch_count; i++)
+    same =
+        pa->dispatches[i].kernel == pb->dispatches[i].kernel &&
+        memcmp(pa->dispatches[i].grid, pb->dispatches[i].grid, sizeof pa->dispatches[i].grid) == 0;
+  poot_status_free(sa);
+  poot_status_free(sb);
+  poot_plan_destroy(pa);
+  poot_plan_destroy(pb);
+  return same;
+}
+
+/* The dispatches g plans to for target t (after a failure: which kernels
+ * computed what). */
+static void print_plan(const poot_graph *g, const poot_kir_target *t, uint32_t workgroup_size) {
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = t;
+  o.workgroup_size = workgroup_size;
+  poot_plan *p = NULL;
+  poot_status st = poot_plan_create(g, &o, &p);
+  if (st) {
+    printf("  plan: %s\n", poot_status_message(st));
+    poot_status_free(st);
+    return;
+  }
+  for (uint32_t i = 0; i < p->dispatch_count; i++)
+    printf("  dispatch %u: kernel %u (%s), grid [%u,%u,%u]: %s\n", i, p->dispatches[i].kernel,
+           p->kernels[p->dispatches[i].kernel]->name, p->dispatches[i].grid[0],
+           p->dispatches[i].grid[1], p->dispatches[i].grid[2], p->dispatches[i].what);
+  poot_plan_destroy(p);
+}
+
+/* Every variant of case c on every profile of device d. */
+static void run_case(poot_device *d, const tc_case *c, case_report *r) {
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(tc_case_build(c, &g));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 42, c->int_hi, 3, 1.0f, &in));
+  /* weights loaded once per engine; slots and params every step; states
+   * start at zero on both sides */
+  poot_exec_input *w = poot_calloc(in.count + 1, sizeof *w);
+  poot_exec_input *si = poot_calloc(in.count + 1, sizeof *si);
+  assert_true(w && si);
+  size_t nw = 0, ns = 0;
+  const char *pos_name = NULL;
+  for (size_t i = 0; i < in.count; i++) {
+    const poot_node *n = leaf_named(g, in.names[i]);
+    assert_non_null(n);
+    poot_exec_input x = {in.names[i], &in.tensors[i]};
+    if (n->storage == POOT_STORAGE_WEIGHT) w[nw++] = x;
+    if (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM) si[ns++] = x;
+    if (n->storage == POOT_STORAGE_SLOT && n->slot_kind == POOT_SLOT_POS) pos_name = in.names[i];
+  }
+  uint32_t nvar = 1 + poot_graph_env_count(g) + poot_graph_state_count(g);
+  r->variants = nvar;
+  poot_kir_target native;
+  profile_target(d, PROFILE_NATIVE, &native);
+  for (int p = 0; p < PROFILE_COUNT && !r->failed; p++) {
+    poot_kir_target t;
+    profile_target(d, p, &t);
+    if (p != PROFILE_NATIVE && c->native_only) continue;
+    if (c->needs_i64 && !(t.arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_I64))) {
+      printf("SKIP %s/%s on %s: the target has no 64-bit integers\n", c->name, profile_names[p],
+             d->caps.backend);
+      continue;
+    }
+    poot_executor *ex = NULL;
+    POOT_ASSERT_OK(poot_engine_create(d, &ex));
+    poot_exec_target et = {.target = &t, .workgroup_size = c->exec_wg};
+    POOT_ASSERT_OK(poot_exec_target_set(ex, &et));
+    POOT_ASSERT_OK(poot_exec_load_weights(ex, nw, w));
+    for (uint32_t v = 0; v < nvar && !r->failed; v++) {
+      char vlabel[96];
+      poot_graph *vg = variant_graph(g, v, vlabel, sizeof vlabel);
+      if (p != PROFILE_NATIVE && same_plan(vg ? vg : g, &native, &t, c->exec_wg)) {
+        r->same[p]++;
+        poot_graph_destroy(vg);
+        continue;
+      }
+      if (pos_name) pt_inputs_set_int(&in, pos_name, 3);
+      run_variant(ex, c, p, vlabel, vg ? vg : g, &in, si, ns, pos_name, r);
+      if (r->failed) {
+        printf("FAIL %s (%s, %s): the plan\n", c->name, profile_names[p], vlabel);
+        print_plan(vg ? vg : g, &t, c->exec_wg);
+      }
+      poot_graph_destroy(vg);
+    }
+    poot_executor_destroy(ex);
+  }
+  poot_free(w);
+  poot_free(si);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The whole catalogue on the device: one line per case; every failure is
+ * listed before the test fails. */
+static void test_template_catalogue(void **state) {
+  (void)state;
+  poot_device *d = open_device();
+  uint32_t failures = 0, skips = 0;
+  char first[640] = "";
+  for (size_t i = 0; i < tc_case_count; i++) {
+    const tc_case *c = &tc_cases[i];
+    if (g_case_filter && !strstr(c->name, g_case_filter)) continue;
+    if (skipped(d, c->name)) {
+      skips++;
+      continue;
+    }
+    case_report r;
+    memset(&r, 0, sizeof r);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_case(d, c, &r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    char dispatches[64] = "";
+    for (int p = 0; p < PROFILE_COUNT; p++) {
+      size_t at = strlen(dispatches);
+      if (p != PROFILE_NATIVE && c->native_only)
+        snprintf(dispatches + at, sizeof dispatches - at, " (native only)");
+      else if (r.same[p] == r.variants)
+        snprintf(dispatches + at, sizeof dispatches - at, ", %s: same kernels", profile_names[p]);
+      else
+        snprintf(dispatches + at, sizeof dispatches - at, "%s%llu %s", p ? " + " : "",
+                 (unsigned long long)r.dispatches[p], profile_names[p]);
+    }
+    if (r.failed) {
+      printf("FAIL %s: %s\n", c->name, r.why);
+      if (!failures++) snprintf(first, sizeof first, "%s: %s", c->name, r.why);
+    } else if (c->device_tol == 0 || r.allowed == 0) {
+      printf("%-28s %u output(s), dispatches/step %s, %.2f s: bit-exact\n", c->name, r.variants,
+             dispatches, r.seconds);
+    } else {
+      printf(
+          "%-28s %u output(s), dispatches/step %s, %.2f s: max |err| %.3g, allowed %.3g there "
+          "(%.2f of it; tol %.3g, max|oracle| %.3g)\n",
+          c->name, r.variants, dispatches, r.seconds, r.err, r.allowed, r.worst, c->device_tol,
+          r.max_ref);
+    }
+    fflush(stdout);
+  }
+  printf("catalogue on %s: %zu cases, %u failed, %u skipped\n", d->caps.backend, tc_case_count,
+         failures, skips);
+  close_device(d);
+  if (failures)
+    fail_msg("%u catalogue case(s) disagree with the oracle; first: %s", failures, first);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_spec = argv[1];
+  if (argc > 2) g_case_filter = argv[2];
   poot_device *d = NULL;
   poot_status st = poot_device_open(g_spec, NULL, &d);
   if (st) {
@@ -398,9 +835,14 @@ int main(int argc, char **argv) {
   printf("conformance on %s: %s (%s)\n", g_spec, d->caps.name, d->caps.kind);
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_elementwise),        cmocka_unit_test(test_gemv),
-      cmocka_unit_test(test_llama_decode),       cmocka_unit_test(test_replay_eager_and_fault),
+      cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_gemv),
+      cmocka_unit_test(test_llama_decode),
       cmocka_unit_test(test_executor_arguments),
+      cmocka_unit_test(test_template_catalogue),
+      /* last: on a device with a real trap (PTX) the fault poisons the
+       * process's context, and nothing can run on it afterwards */
+      cmocka_unit_test(test_replay_eager_and_fault),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
