@@ -79,6 +79,30 @@ static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
   return poot__cc_u32(k, f, out);
 }
 
+/* The row-wise last visible position of a causal mask bool[T, cap] built as
+ * le(iota over cap, broadcast of x[T]) (or that AND something: a sliding
+ * window only narrows it): the broadcast, read at (t, 0), is the last key
+ * position row t may see. NONE when the mask has another form. */
+static poot_value causal_bound(const pc_planner *pl, poot_value mask) {
+  const poot_node *n = pl->v[mask].node;
+  if (n && n->op == POOT_OP_AND) {
+    poot_value a = causal_bound(pl, pl->alias[n->operands[0]]);
+    return a != POOT_VALUE_NONE ? a : causal_bound(pl, pl->alias[n->operands[1]]);
+  }
+  if (!n || n->op != POOT_OP_LE) return POOT_VALUE_NONE;
+  poot_value io = pl->alias[n->operands[0]], x = pl->alias[n->operands[1]];
+  const poot_node *ni = pl->v[io].node, *nx = pl->v[x].node;
+  const poot_type *mt = poot__cc_type(pl, mask), *xt = poot__cc_type(pl, x);
+  if (!ni || !nx || mt->shape.rank != 2 || ni->op != POOT_OP_IOTA || ni->attrs.axis != 1)
+    return POOT_VALUE_NONE;
+  if (xt->dtype != POOT_DTYPE_I32 || nx->op != POOT_OP_BROADCAST) return POOT_VALUE_NONE;
+  /* x must not vary along the cap axis: a broadcast whose operand maps to
+   * result dim 0 only (or a scalar) */
+  for (uint32_t i = 0; i < nx->attrs.num_dims; i++)
+    if (nx->attrs.dims[i] != 0) return POOT_VALUE_NONE;
+  return x;
+}
+
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
  * the workgroup takes every nsub-th position of the row's range; its lanes
  * split the head dimension (lane l holds dims l, l + sg, …: the K and V rows
@@ -158,6 +182,23 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     T(poot__cc_bin(k, OP(ADD), c0, sid, &start));
     T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
     T(poot__cc_bin(k, OP(MIN), e1, end, &end));
+  }
+  /* A causal mask bounds the sweep: positions past the row's last visible
+   * one are never read (their weight would be exactly 0: the result is the
+   * same bit for bit), so a decode step reads pos + 1 positions, not cap. */
+  poot_value bound = causal_bound(pl, mask);
+  if (bound != POOT_VALUE_NONE) {
+    poot_kir_value zi, bi[2], x, one_i, zero_i, xu;
+    T(poot__cc_u32(k, 0, &zi));
+    bi[0] = tt;
+    bi[1] = zi;
+    T(poot__cc_emit(k, bound, bi, &x));
+    T(poot_kir_const_i32(k->b, 1, &one_i));
+    T(poot_kir_const_i32(k->b, 0, &zero_i));
+    T(poot__cc_bin(k, OP(ADD), x, one_i, &x));
+    T(poot__cc_bin(k, OP(MAX), x, zero_i, &x));
+    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), x, &xu));
+    T(poot__cc_bin(k, OP(MIN), end, xu, &end));
   }
   /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
    * independent (issued together); the online-softmax updates follow in
