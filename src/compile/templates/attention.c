@@ -79,6 +79,33 @@ static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
   return poot__cc_u32(k, f, out);
 }
 
+/* The (query row, head, split) of this workgroup and the constants both
+ * attention forms start from. */
+typedef struct att_row {
+  poot_kir_value valid, wc, sidx, tt, h, hk, ninf, zero, one;
+} att_row;
+
+static poot_status row_setup(pc_kctx *k, uint64_t nwg, bool split, uint32_t S, int64_t hq,
+                             int64_t grp, att_row *r) {
+  poot_kir_value w, row;
+  T(poot__cc_linear_workgroup(k, &w));
+  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &r->valid));
+  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &r->wc));
+  T(poot__cc_bin(k, OP(MIN), w, r->wc, &r->wc));
+  row = r->wc;
+  r->sidx = 0;
+  if (split) {
+    T(poot__cc_bin_c(k, OP(DIV), r->wc, S, &row));
+    T(poot__cc_bin_c(k, OP(REM), r->wc, S, &r->sidx));
+  }
+  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &r->tt));
+  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &r->h));
+  T(poot__cc_bin_c(k, OP(DIV), r->h, (uint32_t)grp, &r->hk));
+  T(fconst(k, -INFINITY, &r->ninf));
+  T(fconst(k, 0.0f, &r->zero));
+  return fconst(k, 1.0f, &r->one);
+}
+
 /* The row-wise last visible position of a causal mask bool[T, cap] built as
  * le(iota over cap, broadcast of x[T]) (or that AND something: a sliding
  * window only narrows it): the broadcast, read at (t, 0), is the last key
@@ -136,25 +163,14 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   T(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
   T(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
                         &so));
-  poot_kir_value w, lid, sid, lane, valid, wc, tt, h, hk, ninf, zero, one;
-  T(poot__cc_linear_workgroup(k, &w));
+  poot_kir_value lid, sid, lane;
+  att_row ar;
+  T(row_setup(k, nwg, split, S, hq, grp, &ar));
+  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h,
+                 hk = ar.hk, ninf = ar.ninf, zero = ar.zero, one = ar.one;
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
-  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &wc));
-  T(poot__cc_bin(k, OP(MIN), w, wc, &wc));
-  poot_kir_value row = wc, sidx = 0;
-  if (split) {
-    T(poot__cc_bin_c(k, OP(DIV), wc, S, &row));
-    T(poot__cc_bin_c(k, OP(REM), wc, S, &sidx));
-  }
-  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
-  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  T(poot__cc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
-  T(fconst(k, -INFINITY, &ninf));
-  T(fconst(k, 0.0f, &zero));
-  T(fconst(k, 1.0f, &one));
   T(poot_kir_priv_store(k->b, pm, 0, ninf));
   T(poot_kir_priv_store(k->b, pl_, 0, zero));
   for (uint32_t j = 0; j < nd; j++) T(poot_kir_priv_store(k->b, pacc, j, zero));
@@ -393,23 +409,12 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
                          poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
   T(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
                          poot_kir_type_make(POOT_KIR_F32, 1), D, &pacc));
-  poot_kir_value w, lid, valid, wc, tt, h, hk, ninf, zero, one;
-  T(poot__cc_linear_workgroup(k, &w));
+  poot_kir_value lid;
+  att_row ar;
+  T(row_setup(k, nwg, split, S, hq, grp, &ar));
+  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h,
+                 hk = ar.hk, ninf = ar.ninf, zero = ar.zero, one = ar.one;
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
-  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &wc));
-  T(poot__cc_bin(k, OP(MIN), w, wc, &wc));
-  poot_kir_value row = wc, sidx = 0;
-  if (split) {
-    T(poot__cc_bin_c(k, OP(DIV), wc, S, &row));
-    T(poot__cc_bin_c(k, OP(REM), wc, S, &sidx));
-  }
-  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
-  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  T(poot__cc_bin_c(k, OP(DIV), h, (uint32_t)grp, &hk));
-  T(fconst(k, -INFINITY, &ninf));
-  T(fconst(k, 0.0f, &zero));
-  T(fconst(k, 1.0f, &one));
   T(poot_kir_priv_store(k->b, pm, 0, ninf));
   T(poot_kir_priv_store(k->b, pl_, 0, zero));
   for (uint32_t d = 0; d < D; d++) T(poot_kir_priv_store(k->b, pacc, d, zero));

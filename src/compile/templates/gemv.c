@@ -357,6 +357,26 @@ static poot_status chunk_load(pc_kctx *k, const gemv_root *r, int64_t kk, poot_k
   return NULL;
 }
 
+/* Loads the chunks first, first + sg, … (unroll of them, clamped to last)
+ * of every row and root into the private array ppre. */
+static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32_t R,
+                            int64_t kk, const poot_kir_value *rows, poot_kir_value first,
+                            poot_kir_value last, uint32_t unroll, uint32_t sg, uint32_t ppre) {
+  uint32_t nw = chunk_words(rs[0].wdt);
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value ch = first, wd[17];
+    if (u) T(poot__cc_bin_c(k, OP(ADD), first, u * sg, &ch));
+    T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+    for (uint32_t r = 0; r < R; r++)
+      for (uint32_t i = 0; i < nr; i++) {
+        T(chunk_load(k, &rs[i], kk, rows[r], ch, wd));
+        for (uint32_t w = 0; w < nw; w++)
+          T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w, wd[w]));
+      }
+  }
+  return NULL;
+}
+
 /* Stages x[m, tile0 + c] for c in [0, tk) (the group's prologue applied)
  * into the tile, every thread of the workgroup striding c; then a barrier. */
 static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
@@ -459,24 +479,14 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
    * four. */
   uint32_t umax = per_chunk == 4 ? 8 : 4;
   uint32_t unroll0 = iters0 >= umax ? umax : iters0;
-  bool prefetch = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
+  bool prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
   uint32_t ppre = 0;
-  if (prefetch) {
+  if (prefetched) {
     T(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
                            poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &ppre));
     poot_kir_value lastc;
     T(poot__cc_u32(k, chunks0 - 1, &lastc));
-    for (uint32_t u = 0; u < unroll0; u++) {
-      poot_kir_value ch = lane, wd[17];
-      if (u) T(poot__cc_bin_c(k, OP(ADD), lane, u * sg, &ch));
-      T(poot__cc_bin(k, OP(MIN), ch, lastc, &ch));
-      for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++) {
-          T(chunk_load(k, &rs[i], K, rows[r], ch, wd));
-          for (uint32_t w2 = 0; w2 < nw; w2++)
-            T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2, wd[w2]));
-        }
-    }
+    T(prefetch(k, rs, nr, R, K, rows, lane, lastc, unroll0, sg, ppre));
   }
   T(poot__cc_local_prologue(k, g));
 
@@ -490,7 +500,7 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     uint32_t iters = (chunks + sg - 1) / sg;
     uint32_t unroll = iters >= umax ? umax : iters;
     bool ragged = chunks % (sg * unroll) != 0;
-    bool pre = prefetch && tile0 == 0;
+    bool pre = prefetched && tile0 == 0;
     poot_kir_value end, stepv, ch0, last;
     T(poot__cc_u32(k, chunks, &end));
     T(poot__cc_u32(k, sg * unroll, &stepv));
@@ -526,17 +536,7 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       T(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
       T(poot__cc_bin(k, OP(LT), nx, end, &more));
       T(poot_kir_if_begin(k->b, more));
-      for (uint32_t u = 0; u < unroll; u++) {
-        poot_kir_value ch = nx, nwd[17];
-        if (u) T(poot__cc_bin_c(k, OP(ADD), nx, u * sg, &ch));
-        T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
-        for (uint32_t r = 0; r < R; r++)
-          for (uint32_t i = 0; i < nr; i++) {
-            T(chunk_load(k, &rs[i], K, rows[r], ch, nwd));
-            for (uint32_t w2 = 0; w2 < nw; w2++)
-              T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2, nwd[w2]));
-          }
-      }
+      T(prefetch(k, rs, nr, R, K, rows, nx, last, unroll, sg, ppre));
       T(poot_kir_end(k->b));
     }
     for (uint32_t u = 0; u < unroll; u++) {
