@@ -704,6 +704,175 @@ static poot_status int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_valu
   return poot__cc_wrap_int(k, dt, r, out);
 }
 
+/* Leading-zero normalization of a significand: while bit 23 of m is clear
+ * (and m is not 0), m <<= 1 and e -= 1; at most `steps` times (unrolled). */
+static poot_status normalize23(pc_kctx *k, poot_kir_value *m, poot_kir_value *e, uint32_t steps) {
+  poot_kir_value zu, one_i;
+  T(poot__cc_u32(k, 0, &zu));
+  T(poot_kir_const_i32(k->b, 1, &one_i));
+  for (uint32_t i = 0; i < steps; i++) {
+    poot_kir_value top, clear, nz, go, m2, e2;
+    T(poot__cc_bin_c(k, OP(SHR), *m, 23, &top));
+    T(poot__cc_bin(k, OP(EQ), top, zu, &clear));
+    T(poot__cc_bin(k, OP(NE), *m, zu, &nz));
+    T(poot__cc_bin(k, OP(AND), clear, nz, &go));
+    T(poot__cc_bin_c(k, OP(SHL), *m, 1, &m2));
+    T(poot__cc_bin(k, OP(SUB), *e, one_i, &e2));
+    T(poot__cc_sel(k, go, m2, *m, m));
+    T(poot__cc_sel(k, go, e2, *e, e));
+  }
+  return NULL;
+}
+
+/* The significand (bit 23 set) and unbiased-by-127 exponent of |x| bits
+ * ax (finite, not 0), denormals normalized: ax = m · 2^(e - 150). */
+static poot_status f32_split(pc_kctx *k, poot_kir_value ax, poot_kir_value *m,
+                             poot_kir_value *e) {
+  poot_kir_value eu, man, den, zu, one_i, mn;
+  T(poot__cc_u32(k, 0, &zu));
+  T(poot_kir_const_i32(k->b, 1, &one_i));
+  T(poot__cc_bin_c(k, OP(SHR), ax, 23, &eu));
+  T(poot__cc_bin_c(k, OP(AND), ax, 0x7fffff, &man));
+  T(poot__cc_bin(k, OP(EQ), eu, zu, &den));
+  T(poot__cc_bin_c(k, OP(OR), man, 0x800000, &mn));
+  T(poot__cc_sel(k, den, man, mn, m));
+  T(poot__cc_bcast(k, S(I32), eu, e));
+  T(poot__cc_sel(k, den, one_i, *e, e)); /* a denormal has exponent 1 */
+  return normalize23(k, m, e, 23);
+}
+
+/* Float rem, exactly C's fmodf (the oracle's): |x| mod |y| by long division
+ * on the significands (one shift-subtract per binade between them: at most
+ * 277), then renormalized; the sign of x. NaN (0x7fc00000) when y is 0 or
+ * x is infinite or either is NaN. Every step is exact. */
+static poot_status f32_rem(pc_kctx *k, poot_kir_value x, poot_kir_value y, poot_kir_value *out) {
+  char nm[32];
+  uint32_t pm;
+  poot_kir_value ux, uy, sx, ax, ay, zu, nan_in, lt, eq, mx, ex, my, ey, n, i0, one_u, c;
+  T(poot__cc_bcast(k, S(U32), x, &ux));
+  T(poot__cc_bcast(k, S(U32), y, &uy));
+  T(poot__cc_bin_c(k, OP(AND), ux, 0x80000000u, &sx));
+  T(poot__cc_bin_c(k, OP(AND), ux, 0x7fffffffu, &ax));
+  T(poot__cc_bin_c(k, OP(AND), uy, 0x7fffffffu, &ay));
+  T(poot__cc_u32(k, 0, &zu));
+  {
+    poot_kir_value y0, xinf, ynan;
+    T(poot__cc_bin(k, OP(EQ), ay, zu, &y0));
+    T(poot__cc_bin_c(k, OP(GE), ax, 0x7f800000u, &xinf));
+    T(poot__cc_bin_c(k, OP(GT), ay, 0x7f800000u, &ynan));
+    T(poot__cc_bin(k, OP(OR), y0, xinf, &nan_in));
+    T(poot__cc_bin(k, OP(OR), nan_in, ynan, &nan_in));
+  }
+  T(poot__cc_bin(k, OP(LT), ax, ay, &lt));
+  T(poot__cc_bin(k, OP(EQ), ax, ay, &eq));
+  /* safe operands for the division path (the selects below discard it) */
+  poot_kir_value sax, say, bad, onef;
+  T(poot__cc_bin(k, OP(OR), nan_in, lt, &bad));
+  T(poot__cc_bin(k, OP(OR), bad, eq, &bad));
+  T(poot__cc_u32(k, 0x3f800000u, &onef));
+  T(poot__cc_sel(k, bad, onef, ax, &sax));
+  T(poot__cc_sel(k, bad, onef, ay, &say));
+  T(f32_split(k, sax, &mx, &ex));
+  T(f32_split(k, say, &my, &ey));
+  /* for (i = 0; i < ex - ey; i++) { d = m - my; if (d >= 0) m = d; m <<= 1; } */
+  T(poot_kir_add_private(k->b, poot__cc_name(k, "fm", nm, sizeof nm),
+                         poot_kir_type_make(S(U32), 1), 1, &pm));
+  T(poot_kir_priv_store(k->b, pm, 0, mx));
+  T(poot__cc_bin(k, OP(SUB), ex, ey, &n));
+  T(poot__cc_bcast(k, S(U32), n, &n)); /* ex >= ey on this path */
+  T(poot__cc_u32(k, 0, &i0));
+  T(poot__cc_u32(k, 1, &one_u));
+  T(poot_kir_for_begin(k->b, i0, n, one_u, &c));
+  {
+    poot_kir_value m, d, ge, m2;
+    T(poot_kir_priv_load(k->b, pm, 0, &m));
+    T(poot__cc_bin(k, OP(GE), m, my, &ge));
+    T(poot__cc_bin(k, OP(SUB), m, my, &d));
+    T(poot__cc_sel(k, ge, d, m, &m2));
+    T(poot__cc_bin_c(k, OP(SHL), m2, 1, &m2));
+    T(poot_kir_priv_store(k->b, pm, 0, m2));
+  }
+  T(poot_kir_end(k->b));
+  (void)c;
+  poot_kir_value m, ge, d, e = ey, r, isz, den, sh, shu, mden, e23, mnorm, one_i;
+  T(poot_kir_priv_load(k->b, pm, 0, &m));
+  T(poot__cc_bin(k, OP(GE), m, my, &ge));
+  T(poot__cc_bin(k, OP(SUB), m, my, &d));
+  T(poot__cc_sel(k, ge, d, m, &m));
+  T(poot__cc_bin(k, OP(EQ), m, zu, &isz));
+  T(normalize23(k, &m, &e, 24));
+  /* e > 0: normal; else a denormal: m >> (1 - e) (exact: the low bits are 0) */
+  T(poot_kir_const_i32(k->b, 1, &one_i));
+  T(poot__cc_bin(k, OP(LT), e, one_i, &den));
+  T(poot__cc_bin(k, OP(SUB), one_i, e, &sh));
+  T(poot__cc_bcast(k, S(U32), sh, &shu));
+  {
+    poot_kir_value c31;
+    T(poot__cc_u32(k, 31, &c31));
+    T(poot__cc_bin(k, OP(MIN), shu, c31, &shu));
+  }
+  T(poot__cc_bin(k, OP(SHR), m, shu, &mden));
+  T(poot__cc_bcast(k, S(U32), e, &e23));
+  T(poot__cc_bin_c(k, OP(SHL), e23, 23, &e23));
+  T(poot__cc_bin_c(k, OP(AND), m, 0x7fffff, &mnorm));
+  T(poot__cc_bin(k, OP(OR), mnorm, e23, &mnorm));
+  T(poot__cc_sel(k, den, mden, mnorm, &r));
+  T(poot__cc_sel(k, isz, zu, r, &r));
+  /* the cases decided before the division */
+  T(poot__cc_sel(k, eq, zu, r, &r));
+  T(poot__cc_sel(k, lt, ax, r, &r));
+  T(poot__cc_bin(k, OP(OR), r, sx, &r));
+  {
+    poot_kir_value qn;
+    T(poot__cc_u32(k, 0x7fc00000u, &qn));
+    T(poot__cc_sel(k, nan_in, qn, r, &r));
+  }
+  return poot__cc_bcast(k, S(F32), r, out);
+}
+
+/* Integer pow as the oracle computes it: square-and-multiply over the
+ * exponent's bits, wrapping at the dtype's width (32-bit arithmetic wraps
+ * the same way below it); a negative signed exponent gives 1 for base 1,
+ * ±1 for base -1 and 0 otherwise. */
+static poot_status int_pow(pc_kctx *k, poot_dtype dt, poot_kir_value a, poot_kir_value b,
+                           poot_kir_value *out) {
+  poot_kir_scalar s = sc(k, a);
+  bool sgn = s != S(U32);
+  poot_kir_value r, base = a, e, one, zero, m1;
+  T(cscal(k, s, 1, &one));
+  T(cscal(k, s, 0, &zero));
+  T(cscal(k, s, -1, &m1));
+  T(poot__cc_bcast(k, S(U32), b, &e));
+  r = one;
+  for (uint32_t bit = 0; bit < 32; bit++) {
+    poot_kir_value lsb, set, rb, zu;
+    T(poot__cc_bin_c(k, OP(AND), e, 1, &lsb));
+    T(poot__cc_u32(k, 0, &zu));
+    T(poot__cc_bin(k, OP(NE), lsb, zu, &set));
+    T(poot__cc_bin(k, OP(MUL), r, base, &rb));
+    T(poot__cc_sel(k, set, rb, r, &r));
+    if (bit < 31) {
+      T(poot__cc_bin(k, OP(MUL), base, base, &base));
+      T(poot__cc_bin_c(k, OP(SHR), e, 1, &e));
+    }
+  }
+  if (sgn) {
+    poot_kir_value neg, b1, bm1, odd, t, oddu, zu;
+    T(poot__cc_bin(k, OP(LT), b, zero, &neg));
+    T(poot__cc_bin(k, OP(EQ), a, one, &b1));
+    T(poot__cc_bin(k, OP(EQ), a, m1, &bm1));
+    T(poot__cc_bcast(k, S(U32), b, &oddu));
+    T(poot__cc_bin_c(k, OP(AND), oddu, 1, &oddu));
+    T(poot__cc_u32(k, 0, &zu));
+    T(poot__cc_bin(k, OP(NE), oddu, zu, &odd));
+    T(poot__cc_sel(k, odd, m1, one, &t)); /* base -1 */
+    T(poot__cc_sel(k, bm1, t, zero, &t));
+    T(poot__cc_sel(k, b1, one, t, &t));
+    T(poot__cc_sel(k, neg, t, r, &r));
+  }
+  return poot__cc_wrap_int(k, dt, r, out);
+}
+
 static poot_status int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
                              poot_kir_value b, poot_kir_value *out) {
   poot_kir_scalar s = sc(k, a);
@@ -808,8 +977,10 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
     }
     case POOT_OP_DIV:
     case POOT_OP_REM:
-      if (fl && op == POOT_OP_REM)
-        return poot_status_make(POOT_UNSUPPORTED, "compile: float rem has no exact template yet");
+      if (fl && op == POOT_OP_REM) {
+        T(f32_rem(k, a[0], a[1], &r));
+        return poot__cc_round(k, dt, r, out);
+      }
       if (fl) {
         T(poot__cc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
         return poot__cc_round(k, dt, r, out);
@@ -826,7 +997,11 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       }
       return poot__cc_bin(k, op == POOT_OP_MAX ? OP(MAX) : OP(MIN), a[0], a[1], out);
     case POOT_OP_POW:
-      if (!fl) return poot_status_make(POOT_UNSUPPORTED, "compile: integer pow");
+      if (!fl) {
+        if (dt == POOT_DTYPE_I64 || dt == POOT_DTYPE_BOOL)
+          return poot_status_make(POOT_UNSUPPORTED, "compile: pow on %s", poot_dtype_name(dt));
+        return int_pow(k, dt, a[0], a[1], out);
+      }
       T(poot__cc_bin(k, OP(POW), a[0], a[1], &r));
       return poot__cc_round(k, dt, r, out);
     case POOT_OP_AND:

@@ -169,13 +169,19 @@ static void build_float_chain(tc_builder *b, const tc_case *c) {
   r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_MUL, ro, sn));
   r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_MUL, pw, cst(b, dt, 0.75, &s)));
   r = bi(b, POOT_OP_ADD, r, sc);
+  /* rem (C's fmod, exact): a few binades apart, and about 22 */
+  r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_REM, bi(b, POOT_OP_MUL, x, cst(b, dt, 7.0, &s)), ay));
+  r = bi(b, POOT_OP_ADD, r,
+         bi(b, POOT_OP_REM, bi(b, POOT_OP_MUL, x, cst(b, dt, 5000.0, &s)),
+            bi(b, POOT_OP_MUL, ay, cst(b, dt, 0.001, &s))));
   poot_value lt = bi(b, POOT_OP_LT, x, y);
   output(b, sel(b, lt, r, un(b, POOT_OP_ERF, x)));
 }
 
-/* Every integer op, then through floats and back (saturating). Integer
- * pow is not here: the compiler refuses it (UNSUPPORTED), as it refuses
- * float rem and i64 div/rem; the oracle has them. */
+/* Every integer op (pow too: non-negative exponents, and for signed types a
+ * negative one on the bases -1, 0 and 1), then through floats and back
+ * (saturating). The i64 chain (kind 1) leaves out div, rem and pow, which
+ * the compiler refuses on i64. */
 static void build_int_chain(tc_builder *b, const tc_case *c) {
   poot_dtype dt = c->dtype;
   int64_t d[1] = {c->d[0]};
@@ -191,10 +197,14 @@ static void build_int_chain(tc_builder *b, const tc_case *c) {
   r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_SHL, x, sh));
   r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_SHR, a, sh));
   r = bi(b, POOT_OP_ADD, r, un(b, POOT_OP_NOT, x));
+  if (!c->kind) r = bi(b, POOT_OP_ADD, r, bi(b, POOT_OP_POW, x, y));
   if (poot_dtype_info_of(dt)->is_signed) {
     r = bi(b, POOT_OP_ADD, r, un(b, POOT_OP_NEG, y));
     r = bi(b, POOT_OP_ADD, r, un(b, POOT_OP_ABS, a));
     r = bi(b, POOT_OP_ADD, r, un(b, POOT_OP_SIGN, a));
+    if (!c->kind)
+      r = bi(b, POOT_OP_ADD, r,
+             bi(b, POOT_OP_POW, un(b, POOT_OP_SIGN, a), un(b, POOT_OP_NEG, y)));
   }
   poot_value ge = bi(b, POOT_OP_GE, x, y);
   poot_value o = sel(b, ge, r, a);
