@@ -470,6 +470,10 @@ typedef struct poot_kir_target {
   uint32_t max_bindings;                        /* storage bindings, error word included */
   uint32_t max_push_bytes;                      /* PUSH params x 4 bytes */
   bool has_trap;                                /* real trap; else the error word */
+  /* Subgroup lanes are the SIMD lanes of a CPU core (a CPU Vulkan device
+   * such as lavapipe): per-lane contiguous chunks become gathers there, so
+   * the templates keep lane-interleaved access patterns. */
+  bool simd_cpu;
   uint32_t watchdog_ms;                         /* budget per submission; 0 = none */
   /* Language details (read only by the matching renderer): */
   uint32_t sm_version;     /* PTX: 80, 90 */

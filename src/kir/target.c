@@ -83,6 +83,7 @@ void poot_kir_target_init_vulkan(poot_kir_target *t, uint32_t subgroup_size) {
 void poot_kir_target_init_lavapipe(poot_kir_target *t, uint32_t subgroup_size) {
   poot_kir_target_init_vulkan(t, subgroup_size);
   t->name = "lavapipe";
+  t->simd_cpu = true;
   /* llvmpipe implements VK_EXT_shader_atomic_float (buffer add/exchange). */
   t->atomic_types[POOT_KIR_ATOMIC_ADD] |= BIT(F32);
   t->atomic_types[POOT_KIR_ATOMIC_XCHG] |= BIT(F32);
@@ -203,6 +204,7 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   h = poot_hash64_mix(h, t->max_bindings);
   h = poot_hash64_mix(h, t->max_push_bytes);
   h = poot_hash64_mix(h, t->has_trap);
+  h = poot_hash64_mix(h, t->simd_cpu);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);
   h = poot_hash64_mix(h, t->ptx_version);

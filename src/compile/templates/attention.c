@@ -381,8 +381,8 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
     uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
     const poot_node *n0 = k->pl->v[g->out].node;
     int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
-    if (sg0 && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 && d0 <= 8 * (int64_t)sg0 &&
-        d0 <= k->pl->wg)
+    if (sg0 && !t0->simd_cpu && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 &&
+        d0 <= 8 * (int64_t)sg0 && d0 <= k->pl->wg)
       return attention_sg(k, g, grid);
   }
   pc_planner *pl = k->pl;

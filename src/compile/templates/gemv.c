@@ -101,7 +101,9 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemv_root *rs, int64_t *
                      int64_t *kk) {
   const poot_kir_target *t = pl->t;
   uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
-  if (!sg || pl->wg % sg != 0 || pl->wg < sg || g->nroots == 0) return false;
+  /* On a CPU's SIMD lanes a lane's own 16-byte chunk is a gather: the
+   * generic contraction's interleaved words are plain vector loads there. */
+  if (!sg || t->simd_cpu || pl->wg % sg != 0 || pl->wg < sg || g->nroots == 0) return false;
   for (uint32_t i = 0; i < g->nroots; i++) {
     const poot_node *nd = pl->v[g->roots[i]].node;
     if (!nd || nd->op != POOT_OP_DOT_GENERAL || nd->attrs.dtype != POOT_DTYPE_F32) return false;

@@ -199,6 +199,7 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   poot_kir_target *t = &caps->target;
   poot_kir_target_init_vulkan(t, sg_ok ? sg.subgroupSize : 0);
   t->name = "vulkan-device";
+  t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   t->max_workgroup_size = lim->maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; i++) t->max_workgroup_dims[i] = lim->maxComputeWorkGroupSize[i];
   t->shared_memory_bytes = lim->maxComputeSharedMemorySize;
