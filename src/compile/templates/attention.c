@@ -130,6 +130,25 @@ static poot_value causal_bound(const pc_planner *pl, poot_value mask) {
   return x;
 }
 
+/* end = min(end, the row's last visible position + 1) under a causal mask
+ * (unchanged otherwise). */
+static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt,
+                             poot_kir_value *end) {
+  poot_value bound = causal_bound(k->pl, mask);
+  if (bound == POOT_VALUE_NONE) return NULL;
+  poot_kir_value zi, bi[2], x, one_i, zero_i, xu;
+  T(poot__cc_u32(k, 0, &zi));
+  bi[0] = tt;
+  bi[1] = zi;
+  T(poot__cc_emit(k, bound, bi, &x));
+  T(poot_kir_const_i32(k->b, 1, &one_i));
+  T(poot_kir_const_i32(k->b, 0, &zero_i));
+  T(poot__cc_bin(k, OP(ADD), x, one_i, &x));
+  T(poot__cc_bin(k, OP(MAX), x, zero_i, &x));
+  T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), x, &xu));
+  return poot__cc_bin(k, OP(MIN), *end, xu, end);
+}
+
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
  * the workgroup takes every nsub-th position of the row's range; its lanes
  * split the head dimension (lane l holds dims l, l + sg, …: the K and V rows
@@ -202,20 +221,7 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   /* A causal mask bounds the sweep: positions past the row's last visible
    * one are never read (their weight would be exactly 0: the result is the
    * same bit for bit), so a decode step reads pos + 1 positions, not cap. */
-  poot_value bound = causal_bound(pl, mask);
-  if (bound != POOT_VALUE_NONE) {
-    poot_kir_value zi, bi[2], x, one_i, zero_i, xu;
-    T(poot__cc_u32(k, 0, &zi));
-    bi[0] = tt;
-    bi[1] = zi;
-    T(poot__cc_emit(k, bound, bi, &x));
-    T(poot_kir_const_i32(k->b, 1, &one_i));
-    T(poot_kir_const_i32(k->b, 0, &zero_i));
-    T(poot__cc_bin(k, OP(ADD), x, one_i, &x));
-    T(poot__cc_bin(k, OP(MAX), x, zero_i, &x));
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), x, &xu));
-    T(poot__cc_bin(k, OP(MIN), end, xu, &end));
-  }
+  T(bound_end(k, mask, tt, &end));
   /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
    * independent (issued together); the online-softmax updates follow in
    * position order. A position past the range reads the range's last one
@@ -434,6 +440,7 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
     T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
     T(poot__cc_bin(k, OP(MIN), e1, end, &end));
   }
+  T(bound_end(k, mask, tt, &end));
   T(poot__cc_u32(k, wg, &stepv));
   T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
   T(poot_kir_for_begin(k->b, start, end, stepv, &c));
