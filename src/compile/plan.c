@@ -20,48 +20,37 @@ static const char *kind_name(pg_kind k) {
   return n[k];
 }
 
-static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
-                               poot_kir_kernel **out_kernel, uint32_t grid[3], const char **mode) {
-  *out_kernel = NULL;
-  char name[32];
-  snprintf(name, sizeof name, "poot_%s", kind_name(g->kind));
-  poot_kir_kernel_desc d;
-  memset(&d, 0, sizeof d);
-  d.name = name;
-  d.workgroup_size[0] = pl->wg;
-  d.workgroup_size[1] = d.workgroup_size[2] = 1;
-  d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
-                        ? pl->t->subgroup_size
-                        : 0;
-  T(poot_kir_builder_create(&d, &k->b));
+/* The group's template into k->b; mode (may be left "") names the
+ * template's variant for the plan's printer. */
+static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                const char **mode) {
   *mode = "";
-  poot_status st = NULL;
   switch (g->kind) {
     case PG_POINTWISE:
-      st = poot__cc_tpl_pointwise(k, g, grid);
-      break;
+      return poot__cc_tpl_pointwise(k, g, grid);
     case PG_CONTRACT:
-      st = poot__cc_tpl_contract(k, g, grid, mode);
-      break;
+      return poot__cc_tpl_contract(k, g, grid, mode);
     case PG_DUS:
-      st = poot__cc_tpl_dus(k, g, grid);
-      break;
+      return poot__cc_tpl_dus(k, g, grid);
     case PG_TOPK:
-      st = poot__cc_tpl_topk(k, g, grid);
-      break;
+      return poot__cc_tpl_topk(k, g, grid);
     case PG_CUMSUM:
-      st = poot__cc_tpl_cumsum(k, g, grid);
-      break;
+      return poot__cc_tpl_cumsum(k, g, grid);
     case PG_SCATTER:
-      st = poot__cc_tpl_scatter(k, g, grid);
-      break;
+      return poot__cc_tpl_scatter(k, g, grid);
     case PG_ATTENTION:
-      st = poot__cc_tpl_attention(k, g, grid);
-      break;
+      return poot__cc_tpl_attention(k, g, grid);
     case PG_ATTN_COMBINE:
-      st = poot__cc_tpl_attn_combine(k, g, grid);
-      break;
+      return poot__cc_tpl_attn_combine(k, g, grid);
   }
+  return poot_status_make(POOT_INTERNAL, "compile: group kind %d", (int)g->kind);
+}
+
+/* Finishes and verifies k->b (destroyed when st, the build's status, is an
+ * error). *out_kernel is NULL on failure. */
+static poot_status finish_kernel(pc_planner *pl, pc_kctx *k, poot_status st,
+                                 poot_kir_kernel **out_kernel) {
+  *out_kernel = NULL;
   if (st) {
     poot_kir_builder_destroy(k->b);
     k->b = NULL;
@@ -78,6 +67,24 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   }
   *out_kernel = kern;
   return NULL;
+}
+
+static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
+                               poot_kir_kernel **out_kernel, uint32_t grid[3], const char **mode) {
+  *out_kernel = NULL;
+  char name[32];
+  snprintf(name, sizeof name, "poot_%s", kind_name(g->kind));
+  poot_kir_kernel_desc d;
+  memset(&d, 0, sizeof d);
+  d.name = name;
+  d.workgroup_size[0] = pl->wg;
+  d.workgroup_size[1] = d.workgroup_size[2] = 1;
+  d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
+                        ? pl->t->subgroup_size
+                        : 0;
+  T(poot_kir_builder_create(&d, &k->b));
+  poot_status st = run_template(k, g, grid, mode);
+  return finish_kernel(pl, k, st, out_kernel);
 }
 
 static bool overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
@@ -290,50 +297,13 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     poot__cc_scope_push(k);
     uint32_t gg[3];
     const char *mode = "";
-    switch (g->kind) {
-      case PG_POINTWISE:
-        st = poot__cc_tpl_pointwise(k, g, gg);
-        break;
-      case PG_CONTRACT:
-        st = poot__cc_tpl_contract(k, g, gg, &mode);
-        break;
-      case PG_DUS:
-        st = poot__cc_tpl_dus(k, g, gg);
-        break;
-      case PG_TOPK:
-        st = poot__cc_tpl_topk(k, g, gg);
-        break;
-      case PG_CUMSUM:
-        st = poot__cc_tpl_cumsum(k, g, gg);
-        break;
-      case PG_SCATTER:
-        st = poot__cc_tpl_scatter(k, g, gg);
-        break;
-      case PG_ATTENTION:
-        st = poot__cc_tpl_attention(k, g, gg);
-        break;
-      case PG_ATTN_COMBINE:
-        st = poot__cc_tpl_attn_combine(k, g, gg);
-        break;
-    }
+    st = run_template(k, g, gg, &mode);
     poot__cc_scope_pop(k);
     if (!st) st = poot_kir_end(k->b);
     base += cnt;
   }
-  if (st) {
-    poot_kir_builder_destroy(k->b);
-    k->b = NULL;
-    return st;
-  }
   poot_kir_kernel *kern = NULL;
-  st = poot_kir_builder_finish(k->b, &kern);
-  k->b = NULL;
-  T(st);
-  st = poot_kir_verify(kern, pl->t);
-  if (st) {
-    poot_kir_kernel_destroy(kern);
-    return st;
-  }
+  T(finish_kernel(pl, k, st, &kern));
   poot__cc_grid_for(base, grid);
   *out = kern;
   return NULL;
