@@ -127,8 +127,10 @@ static void prof_add(void *ctx, uint32_t index, const char *label, uint64_t ns) 
   uint32_t i = 0;
   while (i < pr->n && strcmp(pr->rows[i].label, key) != 0) i++;
   if (i == pr->n) {
-    if (pr->n == sizeof pr->rows / sizeof pr->rows[0]) i = pr->n - 1; /* the last row: "other" */
-    else {
+    if (pr->n == sizeof pr->rows / sizeof pr->rows[0]) {
+      i = pr->n - 1; /* the table is full: the last row collects the rest */
+      snprintf(pr->rows[i].label, sizeof pr->rows[i].label, "(other kinds)");
+    } else {
       snprintf(pr->rows[i].label, sizeof pr->rows[i].label, "%s", key);
       pr->n++;
     }
