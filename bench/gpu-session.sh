@@ -15,6 +15,8 @@
 #   big      the Llama-3.1-8B shape (f16, q4_0)
 #   peers    Hugging Face transformers on the same random-weight folders
 #   ncu      Nsight Compute counters of the first decode kernels (not by default)
+#   ab       the 1B f16 decode with programmatic dependent launch off and on,
+#            twice each, interleaved (not by default)
 #
 # Every log and JSON result lands in $WORK/results, packed at the end into
 # $OUT/results.tgz (OUT default: /tmp/poot-gpu-out), and a summary is printed.
@@ -105,6 +107,16 @@ if has ncu; then
     $P bench -m "$WORK/l1b" -p 0 -n 2 --eager-steps 0 --copy-mib 0 --device ptx >"$OUT/ncu.txt" 2>&1
   grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Block Size" \
     "$OUT/ncu.txt" | head -150
+fi
+
+if has ab; then
+  log "ab: grid dependency off/on"
+  synth llama-3.2-1b "$WORK/l1b"
+  for i in 1 2; do
+    for v in 0 1; do
+      POOT_PTX_GRID_DEPENDENCY=$v b "ab-l1b-gd$v-$i" -m "$WORK/l1b" -p 512 -n 128
+    done
+  done
 fi
 
 if has bench; then

@@ -475,6 +475,14 @@ typedef struct poot_kir_target {
    * the templates keep lane-interleaved access patterns. */
   bool simd_cpu;
   uint32_t watchdog_ms;                         /* budget per submission; 0 = none */
+  /* PTX sm_90+: every kernel begins by waiting for the kernel before it in
+   * the stream (griddepcontrol.wait: that grid finished and its writes are
+   * visible) and then lets the next one launch (launch_dependents); the
+   * device launches with programmatic stream serialization, so a kernel's
+   * launch and start overlap the tail of the one before. Only a device that
+   * launches that way may set it: a kernel rendered with it and launched
+   * plainly is still correct, one without it launched that way is not. */
+  bool grid_dependency;
   /* Language details (read only by the matching renderer): */
   uint32_t sm_version;     /* PTX: 80, 90 */
   uint32_t ptx_version;    /* PTX ISA: e.g. 78 = 7.8 */

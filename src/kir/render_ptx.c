@@ -1394,6 +1394,12 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
       }
     }
   }
+  if (target->grid_dependency && target->sm_version >= 90) {
+    /* Before any memory access: the kernel before this one in the stream
+     * has finished and its writes are visible; then the next kernel may be
+     * launched (its workgroups wait here in turn). */
+    EMIT("\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n");
+  }
   emit_block(c, &kernel->body);
   if (c->err) {
     st = c->err;

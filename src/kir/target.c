@@ -64,6 +64,7 @@ void poot_kir_target_init_sm80(poot_kir_target *t) {
 }
 void poot_kir_target_init_sm90(poot_kir_target *t) {
   ptx_init(t, "sm_90", 90);
+  t->grid_dependency = true;
 }
 
 void poot_kir_target_init_vulkan(poot_kir_target *t, uint32_t subgroup_size) {
@@ -205,6 +206,7 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   h = poot_hash64_mix(h, t->max_push_bytes);
   h = poot_hash64_mix(h, t->has_trap);
   h = poot_hash64_mix(h, t->simd_cpu);
+  h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);
   h = poot_hash64_mix(h, t->ptx_version);

@@ -78,6 +78,7 @@ static poot_status cuda_load(poot__cuda *out_api) {
       {"cuModuleUnload", (void **)&a->ModuleUnload, false},
       {"cuModuleGetFunction", (void **)&a->ModuleGetFunction, false},
       {"cuLaunchKernel", (void **)&a->LaunchKernel, false},
+      {"cuLaunchKernelEx", (void **)&a->LaunchKernelEx, true},
       {"cuMemAlloc_v2", (void **)&a->MemAlloc, false},
       {"cuMemFree_v2", (void **)&a->MemFree, false},
       {"cuMemHostAlloc", (void **)&a->MemHostAlloc, false},

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -196,8 +197,16 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
     goto fail_close;
   }
   ctx->total_mem = total;
-  if (ctx->cc_major >= 9)
+  if (ctx->cc_major >= 9) {
     poot_kir_target_init_sm90(&ctx->target);
+    /* Kernels wait for their predecessor themselves only if every launch
+     * can say so (cuLaunchKernelEx); an older driver gets plain launches. */
+    if (!ctx->cu.LaunchKernelEx) ctx->target.grid_dependency = false;
+    /* POOT_PTX_GRID_DEPENDENCY=0 turns it off (for measuring, or to rule it
+     * out when chasing a fault). */
+    const char *gd = getenv("POOT_PTX_GRID_DEPENDENCY");
+    if (gd && strcmp(gd, "0") == 0) ctx->target.grid_dependency = false;
+  }
   else if (ctx->cc_major >= 8)
     poot_kir_target_init_sm80(&ctx->target);
   else {

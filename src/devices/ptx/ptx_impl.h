@@ -74,6 +74,8 @@ typedef struct poot__cuda {
   CUresult(CUDAAPI *LaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
                                   unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
                                   void **, void **);
+  /* Optional (CUDA 11.8+): launches with programmatic stream serialization. */
+  CUresult(CUDAAPI *LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   CUresult(CUDAAPI *MemAlloc)(CUdeviceptr *, size_t);
   CUresult(CUDAAPI *MemFree)(CUdeviceptr);
   CUresult(CUDAAPI *MemHostAlloc)(void **, size_t, unsigned int);

@@ -138,8 +138,28 @@ static poot_status launch_one(poot__ptx_ctx *ctx, const poot__ptx_cmd *c) {
   if (k->base.has_checks) args[n++] = &fault;
   uint32_t g0 = c->grid[0] ? c->grid[0] : 1, g1 = c->grid[1] ? c->grid[1] : 1,
            g2 = c->grid[2] ? c->grid[2] : 1;
-  CUresult r = ctx->cu.LaunchKernel(k->fn, g0, g1, g2, k->block[0], k->block[1], k->block[2], 0,
-                                    ctx->stream, args, NULL);
+  CUresult r;
+  if (ctx->target.grid_dependency) {
+    /* Programmatic stream serialization: this launch may begin while the
+     * kernel before it still runs; the kernel's first instruction
+     * (griddepcontrol.wait, rendered for this target) waits for it. Inside a
+     * capture the edge becomes a programmatic graph edge. */
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = g0, cfg.gridDimY = g1, cfg.gridDimZ = g2;
+    cfg.blockDimX = k->block[0], cfg.blockDimY = k->block[1], cfg.blockDimZ = k->block[2];
+    cfg.hStream = ctx->stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    r = ctx->cu.LaunchKernelEx(&cfg, k->fn, args, NULL);
+  } else {
+    r = ctx->cu.LaunchKernel(k->fn, g0, g1, g2, k->block[0], k->block[1], k->block[2], 0,
+                             ctx->stream, args, NULL);
+  }
   if (r == CUDA_SUCCESS) return NULL;
   return poot_status_annotate(poot__ptx_check(ctx, r, "cuLaunchKernel"),
                               "launching kernel '%s' on grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")",

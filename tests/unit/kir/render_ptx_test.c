@@ -118,15 +118,35 @@ static void test_deterministic(void **state) {
     POOT_ASSERT_OK(render_walk(&t, poot_kir_render_ptx, check_deterministic, &w, NULL));
     assert_true(w.count >= 4);
   }
-  /* sm_80 and sm_90 differ only in the .target line. */
-  char *a = render_named("gemv_tiled_f32", "sm_80");
+  /* sm_90 kernels wait for the grid before them before any memory access,
+   * then let the next one launch. */
   char *b = render_named("gemv_tiled_f32", "sm_90");
-  assert_int_equal(strlen(a), strlen(b));
-  size_t diff = 0;
-  for (size_t i = 0; a[i]; i++) diff += a[i] != b[i];
-  assert_true(diff > 0 && diff <= 4);
-  poot_free(a);
+  const char *wait = strstr(b, "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n");
+  const char *load = strstr(b, "ld.global");
+  assert_non_null(wait);
+  assert_non_null(load);
+  assert_true(wait < load);
+  assert_null(strstr(wait + 2, "griddepcontrol.wait"));
   poot_free(b);
+  /* Without grid dependencies, sm_80 and sm_90 differ only in the .target
+   * line. */
+  char *a = render_named("gemv_tiled_f32", "sm_80");
+  poot_kir_target t90;
+  target_of("sm_90", &t90);
+  t90.grid_dependency = false;
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(render_build_named("gemv_tiled_f32", &t90, &k));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  POOT_ASSERT_OK(poot_kir_render_ptx(k, &t90, &sb));
+  poot_kir_kernel_destroy(k);
+  assert_int_equal(strlen(a), sb.len);
+  size_t diff = 0;
+  for (size_t i = 0; a[i]; i++) diff += a[i] != sb.data[i];
+  assert_true(diff > 0 && diff <= 4);
+  assert_null(strstr(a, "griddepcontrol"));
+  poot_free(a);
+  poot_strbuf_deinit(&sb);
 }
 
 /* --------------------------------------------------------- golden */
