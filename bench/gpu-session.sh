@@ -15,8 +15,10 @@
 #   big      the Llama-3.1-8B shape (f16, q4_0)
 #   peers    Hugging Face transformers on the same random-weight folders
 #   ncu      Nsight Compute counters of the first decode kernels (not by default)
-#   ab       the 1B f16 decode with programmatic dependent launch off and on,
-#            twice each, interleaved (not by default)
+#   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
+#            (words VAR=VALUE; default: programmatic dependent launch on, then
+#            off), twice each, interleaved; AB_ARGS replaces the bench
+#            arguments (default -p 512 -n 128) (not by default)
 #
 # Every log and JSON result lands in $WORK/results, packed at the end into
 # $OUT/results.tgz (OUT default: /tmp/poot-gpu-out), and a summary is printed.
@@ -102,19 +104,23 @@ if has ncu; then
   # Hardware counters of the decode kernels (Nsight Compute, where present).
   log ncu
   synth llama-3.2-1b "$WORK/l1b"
-  timeout 240 ncu --clock-control none -k 'regex:poot_(attention|contract|batch)' -c 12 \
+  # The first decode step after a 512-token prompt (NCU_SKIP kernels of the
+  # prompt's step skipped), NCU_COUNT kernels.
+  timeout 300 ncu --clock-control none -k "regex:${NCU_KERNELS:-poot_(attention|attn_combine|contract|batch)}" \
+    --launch-skip "${NCU_SKIP:-0}" -c "${NCU_COUNT:-12}" \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-    $P bench -m "$WORK/l1b" -p 0 -n 2 --eager-steps 0 --copy-mib 0 --device ptx >"$OUT/ncu.txt" 2>&1
+    $P bench -m "$WORK/l1b" -p "${NCU_PROMPT:-0}" -n 2 --eager-steps 0 --copy-mib 0 --device ptx >"$OUT/ncu.txt" 2>&1
   grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Block Size" \
     "$OUT/ncu.txt" | head -150
 fi
 
 if has ab; then
-  log "ab: grid dependency off/on"
+  log "ab: ${AB_VARIANTS:-X=1 POOT_PTX_GRID_DEPENDENCY=0}"
   synth llama-3.2-1b "$WORK/l1b"
   for i in 1 2; do
-    for v in 0 1; do
-      POOT_PTX_GRID_DEPENDENCY=$v b "ab-l1b-gd$v-$i" -m "$WORK/l1b" -p 512 -n 128
+    for v in ${AB_VARIANTS:-"X=1" "POOT_PTX_GRID_DEPENDENCY=0"}; do
+      n=$(echo "$v" | tr -cd 'A-Z0-9=' | sed 's/POOT_//g' | head -c 40)
+      (export $v; b "ab-l1b-$n-$i" -m "$WORK/l1b" ${AB_ARGS:--p 512 -n 128})
     done
   done
 fi
@@ -133,7 +139,7 @@ fi
 if has big; then
   log big
   synth llama-3.1-8b "$WORK/l8b"
-  for q in f16 q4_0; do b "l8b-$q" -m "$(quant "$WORK/l8b" $q)" -p 512 -n 64 --eager-steps 2; done
+  for q in ${BIG_TYPES:-f16 q4_0}; do b "l8b-$q" -m "$(quant "$WORK/l8b" $q)" -p 512 -n 64 --eager-steps 2; done
 fi
 
 if has peers; then

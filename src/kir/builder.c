@@ -221,6 +221,10 @@ poot_status poot_kir_add_binding(poot_kir_builder *b, const poot_kir_binding *de
   if (desc->access < POOT_KIR_ACCESS_READ || desc->access > POOT_KIR_ACCESS_READ_WRITE)
     return bfail(b, POOT_INVALID_ARGUMENT, "binding '%s': bad access %d", desc->name,
                  (int)desc->access);
+  if (desc->invariant && desc->access != POOT_KIR_ACCESS_READ)
+    return bfail(b, POOT_INVALID_ARGUMENT,
+                 "binding '%s': an invariant binding is never written, so it must be read-only",
+                 desc->name);
   uint32_t align = desc->align ? desc->align : 16;
   if ((align & (align - 1)) || align < poot_kir_scalar_size(desc->elem))
     return bfail(b, POOT_INVALID_ARGUMENT,

@@ -124,8 +124,9 @@ void poot_kir_print(const poot_kir_kernel *k, poot_strbuf *o) {
                      k->subgroup_size);
   for (uint32_t i = 0; i < k->binding_count; i++) {
     const poot_kir_binding *b = &k->bindings[i];
-    poot_strbuf_printf(o, "  binding %s: %u %s %s align %u\n", b->name, b->binding,
-                       poot_kir_scalar_name(b->elem), access_name(b->access), b->align);
+    poot_strbuf_printf(o, "  binding %s: %u %s %s align %u%s\n", b->name, b->binding,
+                       poot_kir_scalar_name(b->elem), access_name(b->access), b->align,
+                       b->invariant ? " invariant" : "");
   }
   for (uint32_t i = 0; i < k->param_count; i++) {
     const poot_kir_param *p = &k->params[i];

@@ -17,6 +17,8 @@
 #define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 #define ATT_UNROLL 4
+/* Positions per split, at least, before another split takes a share. */
+#define ATT_SPLIT_MIN 256
 
 double poot__cc_attention_scale(const poot_node *n) {
   for (uint32_t i = 0; i < n->num_cattrs; i++)
@@ -149,6 +151,52 @@ static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt,
   return poot__cc_bin(k, OP(MIN), *end, xu, end);
 }
 
+/* The number of splits that hold positions of row tt, at run time: under a
+ * causal mask the visible range [0, vis) is shared by
+ * n = clamp(ceil(vis / ATT_SPLIT_MIN), 1, S) splits, so a short context is
+ * swept by one workgroup and a long one by all S; without one, S. Both the
+ * attention and its combine compute it the same way. *out_vis gets vis (cap
+ * without a causal mask). */
+static poot_status att_nsplit(pc_kctx *k, poot_value mask, poot_kir_value tt, uint32_t S,
+                              int64_t cap, poot_kir_value *out_n, poot_kir_value *out_vis) {
+  T(poot__cc_u32(k, (uint32_t)cap, out_vis));
+  T(bound_end(k, mask, tt, out_vis));
+  if (causal_bound(k->pl, mask) == POOT_VALUE_NONE) return poot__cc_u32(k, S, out_n);
+  poot_kir_value n, one;
+  T(poot__cc_bin_c(k, OP(ADD), *out_vis, ATT_SPLIT_MIN - 1, &n));
+  T(poot__cc_bin_c(k, OP(DIV), n, ATT_SPLIT_MIN, &n));
+  T(poot__cc_u32(k, 1, &one));
+  T(poot__cc_bin(k, OP(MAX), n, one, &n));
+  T(poot__cc_bin_c(k, OP(MIN), n, S, out_n));
+  return NULL;
+}
+
+/* This workgroup's positions [*c0, *end) of its row, and whether it has a
+ * share at all (*active; workgroup-uniform). Without a split: [0, cap)
+ * bounded by a causal mask. A split shares the visible range among the
+ * att_nsplit splits in equal chunks chosen at run time (at every position
+ * the work is even, and the splits past the last one do nothing). */
+static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, bool split,
+                             uint32_t S, int64_t cap, poot_kir_value sidx, poot_kir_value *c0,
+                             poot_kir_value *end, poot_kir_value *active) {
+  T(poot__cc_u32(k, 0, c0));
+  *active = 0;
+  if (!split) {
+    T(poot__cc_u32(k, (uint32_t)cap, end));
+    return bound_end(k, mask, tt, end);
+  }
+  poot_kir_value n, vis, chunk, one, e1;
+  T(att_nsplit(k, mask, tt, S, cap, &n, &vis));
+  T(poot__cc_bin(k, OP(LT), sidx, n, active));
+  T(poot__cc_bin(k, OP(ADD), vis, n, &chunk));
+  T(poot__cc_u32(k, 1, &one));
+  T(poot__cc_bin(k, OP(SUB), chunk, one, &chunk));
+  T(poot__cc_bin(k, OP(DIV), chunk, n, &chunk));
+  T(poot__cc_bin(k, OP(MUL), sidx, chunk, c0));
+  T(poot__cc_bin(k, OP(ADD), *c0, chunk, &e1));
+  return poot__cc_bin(k, OP(MIN), e1, vis, end);
+}
+
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
  * the workgroup takes every nsub-th position of the row's range; its lanes
  * split the head dimension (lane l holds dims l, l + sg, …: the K and V rows
@@ -167,7 +215,6 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   uint32_t nd = (D + sg - 1) / sg; /* dims per lane */
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
-  uint32_t chunk = (uint32_t)((cap + S - 1) / S);
   uint64_t nwg = (uint64_t)(tq * hq) * S;
   poot__cc_grid_for(nwg, grid);
   char nm[32];
@@ -187,6 +234,11 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   T(row_setup(k, nwg, split, S, hq, grp, &ar));
   poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h,
                  hk = ar.hk, ninf = ar.ninf, zero = ar.zero, one = ar.one;
+  /* A split past the row's share does nothing (its partial is not read). */
+  poot_kir_value c0, end, active;
+  T(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
+  if (active) T(poot_kir_if_begin(k->b, active));
+  poot__cc_scope_push(k);
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
   T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
@@ -208,20 +260,12 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     T(poot__cc_emit(k, q, idx, &qv[j]));
     if (inj[j]) T(poot_kir_select(k->b, inj[j], qv[j], zero, &qv[j]));
   }
-  poot_kir_value end, stepv, c, scale, start;
-  T(poot__cc_u32(k, (uint32_t)cap, &end));
-  start = sid;
-  if (split) {
-    poot_kir_value c0, e1;
-    T(poot__cc_bin_c(k, OP(MUL), sidx, chunk, &c0));
-    T(poot__cc_bin(k, OP(ADD), c0, sid, &start));
-    T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
-    T(poot__cc_bin(k, OP(MIN), e1, end, &end));
-  }
-  /* A causal mask bounds the sweep: positions past the row's last visible
-   * one are never read (their weight would be exactly 0: the result is the
-   * same bit for bit), so a decode step reads pos + 1 positions, not cap. */
-  T(bound_end(k, mask, tt, &end));
+  /* A causal mask bounds the sweep (att_range): positions past the row's
+   * last visible one are never read (their weight would be exactly 0: the
+   * result is the same bit for bit), so a decode step reads pos + 1
+   * positions, not cap. */
+  poot_kir_value stepv, c, scale, start;
+  T(poot__cc_bin(k, OP(ADD), c0, sid, &start));
   /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
    * independent (issued together); the online-softmax updates follow in
    * position order. A position past the range reads the range's last one
@@ -378,7 +422,10 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     T(poot__cc_store_value(k, g->dest, lin, r));
   }
   poot__cc_scope_pop(k);
-  return poot_kir_end(k->b);
+  T(poot_kir_end(k->b));
+  poot__cc_scope_pop(k);
+  if (active) T(poot_kir_end(k->b));
+  return NULL;
 }
 
 poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
@@ -404,7 +451,6 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
   bool use_sg = sg && wg % sg == 0;
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
-  uint32_t chunk = (uint32_t)((cap + S - 1) / S);
   uint64_t nwg = (uint64_t)(tq * hq) * S;
   poot__cc_grid_for(nwg, grid);
   char nm[32];
@@ -431,16 +477,10 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
     T(poot__cc_u32(k, d, &idx[2]));
     T(poot__cc_emit(k, q, idx, &qv[d]));
   }
-  poot_kir_value end, stepv, c, scale, start = lid;
-  T(poot__cc_u32(k, (uint32_t)cap, &end));
-  if (split) {
-    poot_kir_value c0, e1;
-    T(poot__cc_bin_c(k, OP(MUL), sidx, chunk, &c0));
-    T(poot__cc_bin(k, OP(ADD), c0, lid, &start));
-    T(poot__cc_bin_c(k, OP(ADD), c0, chunk, &e1));
-    T(poot__cc_bin(k, OP(MIN), e1, end, &end));
-  }
-  T(bound_end(k, mask, tt, &end));
+  /* A split past the row's share sweeps nothing (its partial is not read). */
+  poot_kir_value end, stepv, c, scale, start, c0, active;
+  T(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
+  T(poot__cc_bin(k, OP(ADD), c0, lid, &start));
   T(poot__cc_u32(k, wg, &stepv));
   T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
   T(poot_kir_for_begin(k->b, start, end, stepv, &c));
@@ -671,19 +711,30 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
   poot_kir_value rbase;
   T(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
   T(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
+  /* Only the splits that held a share of the row (att_nsplit) wrote a
+   * record; the others' words are stale. */
+  poot_kir_value nact, vis;
+  T(att_nsplit(k, pl->alias[n->operands[3]], tt, S, poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0],
+               &nact, &vis));
+  (void)Sv;
   /* The splits' records, unrolled when there are few (independent loads). */
   bool unrolled = S <= 16;
-  poot_kir_value M = ninf, msv[16];
+  poot_kir_value M = ninf, msv[16], inn[16];
   if (unrolled) {
     for (uint32_t si = 0; si < S; si++) {
       poot_kir_value o, x;
+      inn[si] = 0;
       T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
       T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
       T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &msv[si]));
+      if (si) {
+        T(poot__cc_bin_c(k, OP(GT), nact, si, &inn[si]));
+        T(poot_kir_select(k->b, inn[si], msv[si], ninf, &msv[si]));
+      }
       T(poot__cc_bin(k, OP(MAX), M, msv[si], &M));
     }
   } else {
-    T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+    T(poot_kir_for_begin(k->b, z, nact, one, &s));
     {
       poot_kir_value o, x, m;
       T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
@@ -703,7 +754,7 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
       T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
       ms = msv[si];
     } else {
-      T(poot_kir_for_begin(k->b, z, Sv, one, &s));
+      T(poot_kir_for_begin(k->b, z, nact, one, &s));
       T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
       T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
       T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
@@ -716,6 +767,10 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
     T(poot__cc_bin(k, OP(ADD), od, d, &od));
     T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &os));
     T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
+    if (unrolled && inn[si]) {
+      T(poot_kir_select(k->b, inn[si], ls, zero, &ls));
+      T(poot_kir_select(k->b, inn[si], os, zero, &os));
+    }
     T(poot__cc_bin(k, OP(EQ), ms, ninf, &isn));
     T(poot__cc_bin(k, OP(SUB), ms, M, &e));
     T(poot_kir_unary(k->b, OP(EXP), e, &e));

@@ -667,6 +667,28 @@ static void build_attention(tc_builder *b, const tc_case *c) {
   output(b, o);
 }
 
+/* Decode under a causal mask at position pos + 700 over a long cache: the
+ * attention is split and its splits share the 701.. visible positions at
+ * run time (three of them, ≤ 256 each); the others do nothing and the
+ * combine skips their stale records. d = {1, Hq, Hkv, D}, the capacity in
+ * rdims[0]. */
+static void build_attention_causal(tc_builder *b, const tc_case *c) {
+  int64_t hq = c->d[1], hkv = c->d[2], dd = c->d[3], cap = c->rdims[0];
+  poot_value q = P(b, "q", POOT_DTYPE_F32, 3, (int64_t[]){1, hq, dd});
+  poot_value k = P(b, "k", POOT_DTYPE_F32, 3, (int64_t[]){cap, hkv, dd});
+  poot_value v = P(b, "v", POOT_DTYPE_F32, 3, (int64_t[]){cap, hkv, dd});
+  poot_value p = bi(b, POOT_OP_ADD, pos_scalar(b), scalar_int(b, POOT_DTYPE_I32, 700));
+  poot_type mt = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){1, cap});
+  poot_value io = POOT_VALUE_NONE, pb = POOT_VALUE_NONE, o = POOT_VALUE_NONE;
+  ok(b, poot_graph_iota(b->g, &mt, 1, &io));
+  int64_t none[1] = {0};
+  ok(b, poot_graph_broadcast(b->g, p, &mt.shape, none, &pb));
+  v = bi(b, POOT_OP_ADD, v, cst(b, POOT_DTYPE_F32, 2.0, shape_of(b, v))); /* rows in [1, 3) */
+  ok(b, poot_graph_attention(b->g, q, k, v, bi(b, POOT_OP_LE, io, pb), 1.0 / sqrt((double)dd),
+                             &o));
+  output(b, o);
+}
+
 /* Decode over a KV cache held in States: the new k/v rows written at the
  * position in place, the causal mask computed from the position, then the
  * fused attention reading the updated caches. */
@@ -955,6 +977,14 @@ const tc_case tc_cases[] = {
     {TC_ALL("attention_split_combine", "modes", build_attention, 1e-5, 0,
             DEV_ATTENTION(2048, 64.0, 8.0)),
      .dtype = POOT_DTYPE_F32, .d = {1, 2, 1, 4}, .rdims = {2048}, .kind = 1, .min_ref = 0.5},
+    /* causal decode at position ~700: splits sharing the visible range at
+     * run time, with the combine unrolled (8 splits) and looped (32) */
+    {TC_ALL("attention_causal_split", "modes", build_attention_causal, 1e-5, 0,
+            DEV_ATTENTION(1024, 45.25, 8.0)),
+     .d = {1, 2, 1, 4}, .rdims = {2048}, .min_ref = 0.5},
+    {TC_ALL("attention_causal_split_long", "modes", build_attention_causal, 1e-5, 0,
+            DEV_ATTENTION(1024, 45.25, 8.0)),
+     .d = {1, 2, 1, 4}, .rdims = {8192}, .min_ref = 0.5},
     {TC_ALL("attention_kv_state", "modes", build_attention_kv, 1e-5, 0,
             DEV_ATTENTION(64, 11.32, 22.63)),
      .min_ref = 0.5},

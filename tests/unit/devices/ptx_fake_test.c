@@ -67,7 +67,7 @@ static poot_status build(const char *name, uint32_t bindings, uint32_t push, boo
   poot_status st = NULL;
   static const char *const names[] = {"b0", "b1", "b2", "b3"};
   for (uint32_t i = 0; i < bindings; i++) {
-    poot_kir_binding bd = {names[i], i, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+    poot_kir_binding bd = {names[i], i, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16, false};
     uint32_t ref = 0;
     B(poot_kir_add_binding(b, &bd, &ref));
   }

@@ -193,7 +193,7 @@ uint64_t kc_get(poot_kir_scalar s, const void *p, size_t i) {
 /* Common kernel pieces. */
 poot_status kc_binding(poot_kir_builder *b, const char *name, uint32_t binding,
                        poot_kir_scalar elem, poot_kir_access access, uint32_t *out_ref) {
-  poot_kir_binding d = {name, binding, elem, access, 16};
+  poot_kir_binding d = {name, binding, elem, access, 16, false};
   return poot_kir_add_binding(b, &d, out_ref);
 }
 

@@ -14,7 +14,7 @@ static poot_kir_builder *new_builder(const char *name, uint32_t wg) {
 static uint32_t add_buf(poot_kir_builder *b, const char *name, uint32_t binding, poot_kir_scalar s,
                         poot_kir_access access) {
   uint32_t ref;
-  poot_kir_binding d = {name, binding, s, access, 16};
+  poot_kir_binding d = {name, binding, s, access, 16, false};
   POOT_ASSERT_OK(poot_kir_add_binding(b, &d, &ref));
   return ref;
 }
@@ -96,7 +96,7 @@ static void test_other_rejections(void **state) {
 
   /* A 4-lane load needs the binding's alignment. */
   b = new_builder("align", 32);
-  poot_kir_binding d = {"x", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 4};
+  poot_kir_binding d = {"x", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 4, false};
   uint32_t rx;
   POOT_ASSERT_OK(poot_kir_add_binding(b, &d, &rx));
   v = u32c(b, 0);
@@ -112,7 +112,7 @@ static void test_other_rejections(void **state) {
   POOT_ASSERT_STATUS_MSG(poot_kir_builder_finish(b, &k), POOT_INVALID_ARGUMENT, "still open");
   b = new_builder("dup", 32);
   add_buf(b, "a", 3, POOT_KIR_U32, POOT_KIR_ACCESS_READ);
-  poot_kir_binding d2 = {"b", 3, POOT_KIR_U32, POOT_KIR_ACCESS_READ, 16};
+  poot_kir_binding d2 = {"b", 3, POOT_KIR_U32, POOT_KIR_ACCESS_READ, 16, false};
   POOT_ASSERT_STATUS_MSG(poot_kir_add_binding(b, &d2, &rx), POOT_INVALID_ARGUMENT,
                          "binding number 3 used by 'a' and 'b'");
   poot_kir_builder_destroy(b);

@@ -238,7 +238,7 @@ static poot_kir_kernel *partial_kernel(uint32_t threads) {
   poot_kir_kernel_desc desc = {"partial_sg", {threads, 1, 1}, 0};
   poot_kir_builder *b = NULL;
   POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
-  poot_kir_binding bd = {"v", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  poot_kir_binding bd = {"v", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16, false};
   uint32_t ref;
   poot_kir_value gid, x, r;
   POOT_ASSERT_OK(poot_kir_add_binding(b, &bd, &ref));

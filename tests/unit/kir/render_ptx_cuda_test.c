@@ -234,8 +234,8 @@ static poot_status math_kernel(poot_kir_op op, poot_kir_kernel **out) {
   poot_kir_kernel_desc desc = {"math_survey", {256, 1, 1}, 0};
   poot_kir_builder *b = NULL;
   POOT_TRY(poot_kir_builder_create(&desc, &b));
-  poot_kir_binding bx = {"x", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16};
-  poot_kir_binding by = {"y", 1, POOT_KIR_F32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  poot_kir_binding bx = {"x", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16, false};
+  poot_kir_binding by = {"y", 1, POOT_KIR_F32, POOT_KIR_ACCESS_READ_WRITE, 16, false};
   uint32_t rx, ry;
   poot_kir_value gid, x, y, e;
   poot_status st = poot_kir_add_binding(b, &bx, &rx);

@@ -9,7 +9,7 @@ typedef poot_kir_value V;
 
 static poot_status bind(B *b, const char *name, uint32_t binding, poot_kir_scalar elem,
                         poot_kir_access access, uint32_t *out) {
-  poot_kir_binding d = {name, binding, elem, access, 16};
+  poot_kir_binding d = {name, binding, elem, access, 16, false};
   return poot_kir_add_binding(b, &d, out);
 }
 

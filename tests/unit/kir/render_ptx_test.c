@@ -118,10 +118,10 @@ static void test_deterministic(void **state) {
     POOT_ASSERT_OK(render_walk(&t, poot_kir_render_ptx, check_deterministic, &w, NULL));
     assert_true(w.count >= 4);
   }
-  /* sm_90 kernels wait for the grid before them before any memory access,
-   * then let the next one launch. */
+  /* sm_90 kernels wait for the grid before them before any memory access
+   * (none of this kernel's bindings is invariant). */
   char *b = render_named("gemv_tiled_f32", "sm_90");
-  const char *wait = strstr(b, "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n");
+  const char *wait = strstr(b, "\tgriddepcontrol.wait;\n");
   const char *load = strstr(b, "ld.global");
   assert_non_null(wait);
   assert_non_null(load);
@@ -262,7 +262,7 @@ static poot_kir_kernel *partial_kernel(uint32_t threads) {
   poot_kir_kernel_desc desc = {"partial_sg", {threads, 1, 1}, 0};
   poot_kir_builder *b = NULL;
   POOT_ASSERT_OK(poot_kir_builder_create(&desc, &b));
-  poot_kir_binding bd = {"v", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16};
+  poot_kir_binding bd = {"v", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16, false};
   uint32_t ref;
   poot_kir_value gid, x, r;
   POOT_ASSERT_OK(poot_kir_add_binding(b, &bd, &ref));
@@ -427,12 +427,86 @@ static int main_ptxas(void) {
   return failed ? 1 : 0;
 }
 
+/* ------------------------------------------------------- grid dependency */
+
+/* out[i] = w[i] + x[i] with w invariant (a weight): on sm_90 the load of w
+ * is issued before griddepcontrol.wait, the load of x after it. With
+ * `stores` false the kernel only reads w: the wait comes last. */
+static char *render_wait_kernel(bool stores, bool invariant) {
+  poot_kir_kernel_desc d = {"grid_wait", {64, 1, 1}, 0};
+  poot_kir_builder *b = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&d, &b));
+  poot_kir_binding bw = {"w", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16, invariant};
+  poot_kir_binding bx = {"x", 1, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16, false};
+  poot_kir_binding bo = {"out", 2, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16, false};
+  uint32_t rw, rx, ro;
+  POOT_ASSERT_OK(poot_kir_add_binding(b, &bw, &rw));
+  POOT_ASSERT_OK(poot_kir_add_binding(b, &bx, &rx));
+  POOT_ASSERT_OK(poot_kir_add_binding(b, &bo, &ro));
+  poot_kir_value gid, w, x, y;
+  POOT_ASSERT_OK(poot_kir_global_id(b, 0, &gid));
+  POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rw, gid, 1, &w));
+  if (stores) {
+    POOT_ASSERT_OK(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rx, gid, 1, &x));
+    POOT_ASSERT_OK(poot_kir_binary(b, POOT_KIR_OP_ADD, w, x, &y));
+    POOT_ASSERT_OK(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, ro, gid, y));
+  }
+  poot_kir_kernel *k = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  poot_kir_target t;
+  target_of("sm_90", &t);
+  POOT_ASSERT_OK(poot_kir_verify(k, &t));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  POOT_ASSERT_OK(poot_kir_render_ptx(k, &t, &sb));
+  poot_kir_kernel_destroy(k);
+  char *text = poot_strdup(sb.data);
+  poot_strbuf_deinit(&sb);
+  return text;
+}
+
+static void test_grid_dependency_wait(void **state) {
+  (void)state;
+  char *a = render_wait_kernel(true, true);
+  const char *wait = strstr(a, "griddepcontrol.wait;");
+  const char *first = strstr(a, "ld.global");
+  assert_non_null(wait);
+  assert_non_null(first);
+  assert_true(first < wait);             /* the weight's load runs ahead */
+  assert_non_null(strstr(wait, "ld.global")); /* x is read after the wait */
+  assert_null(strstr(wait + 1, "griddepcontrol.wait"));
+  poot_free(a);
+  /* the same kernel with w not invariant: the wait comes first */
+  char *b = render_wait_kernel(true, false);
+  wait = strstr(b, "griddepcontrol.wait;");
+  first = strstr(b, "ld.global");
+  assert_non_null(wait);
+  assert_true(wait < first);
+  poot_free(b);
+  /* nothing but invariant reads: the wait still runs, last */
+  char *c = render_wait_kernel(false, true);
+  wait = strstr(c, "griddepcontrol.wait;");
+  assert_non_null(wait);
+  assert_true(strstr(c, "ld.global") < wait);
+  assert_non_null(strstr(wait, "ret;"));
+  poot_free(c);
+  /* an invariant binding must be read-only */
+  poot_kir_kernel_desc d = {"bad_invariant", {64, 1, 1}, 0};
+  poot_kir_builder *bb = NULL;
+  POOT_ASSERT_OK(poot_kir_builder_create(&d, &bb));
+  poot_kir_binding bo = {"out", 0, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16, true};
+  uint32_t ro;
+  POOT_ASSERT_STATUS(poot_kir_add_binding(bb, &bo, &ro), POOT_INVALID_ARGUMENT);
+  poot_kir_builder_destroy(bb);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "ptxas") == 0) return main_ptxas();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_render_all_sm80),
       cmocka_unit_test(test_render_all_sm90),
       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_grid_dependency_wait),
       cmocka_unit_test(test_golden_gemv),
       cmocka_unit_test(test_golden_reductions),
       cmocka_unit_test(test_golden_checks),
