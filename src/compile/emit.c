@@ -841,33 +841,44 @@ static poot_status int_pow(pc_kctx *k, poot_dtype dt, poot_kir_value a, poot_kir
                            poot_kir_value *out) {
   poot_kir_scalar s = sc(k, a);
   bool sgn = s != S(U32);
-  poot_kir_value r, base = a, e, one, zero, m1;
+  /* An i64 exponent has 64 bits to visit (odd bases do not repeat within
+   * 2^32 steps modulo 2^64); a narrower one is widened to u32. */
+  bool wide = s == S(I64);
+  uint32_t bits = wide ? 64 : 32;
+  poot_kir_value r, base = a, e, one, zero, m1, ez;
   T(cscal(k, s, 1, &one));
   T(cscal(k, s, 0, &zero));
   T(cscal(k, s, -1, &m1));
-  T(poot__cc_bcast(k, S(U32), b, &e));
+  if (wide) {
+    e = b;
+    ez = zero;
+  } else {
+    T(poot__cc_bcast(k, S(U32), b, &e));
+    T(poot__cc_u32(k, 0, &ez));
+  }
   r = one;
-  for (uint32_t bit = 0; bit < 32; bit++) {
-    poot_kir_value lsb, set, rb, zu;
+  for (uint32_t bit = 0; bit < bits; bit++) {
+    poot_kir_value lsb, set, rb;
     T(poot__cc_bin_c(k, OP(AND), e, 1, &lsb));
-    T(poot__cc_u32(k, 0, &zu));
-    T(poot__cc_bin(k, OP(NE), lsb, zu, &set));
+    T(poot__cc_bin(k, OP(NE), lsb, ez, &set));
     T(poot__cc_bin(k, OP(MUL), r, base, &rb));
     T(poot__cc_sel(k, set, rb, r, &r));
-    if (bit < 31) {
+    if (bit + 1 < bits) {
       T(poot__cc_bin(k, OP(MUL), base, base, &base));
       T(poot__cc_bin_c(k, OP(SHR), e, 1, &e));
     }
   }
   if (sgn) {
-    poot_kir_value neg, b1, bm1, odd, t, oddu, zu;
+    poot_kir_value neg, b1, bm1, odd, t, oddu;
     T(poot__cc_bin(k, OP(LT), b, zero, &neg));
     T(poot__cc_bin(k, OP(EQ), a, one, &b1));
     T(poot__cc_bin(k, OP(EQ), a, m1, &bm1));
-    T(poot__cc_bcast(k, S(U32), b, &oddu));
+    if (wide)
+      oddu = b;
+    else
+      T(poot__cc_bcast(k, S(U32), b, &oddu));
     T(poot__cc_bin_c(k, OP(AND), oddu, 1, &oddu));
-    T(poot__cc_u32(k, 0, &zu));
-    T(poot__cc_bin(k, OP(NE), oddu, zu, &odd));
+    T(poot__cc_bin(k, OP(NE), oddu, ez, &odd));
     T(poot__cc_sel(k, odd, m1, one, &t)); /* base -1 */
     T(poot__cc_sel(k, bm1, t, zero, &t));
     T(poot__cc_sel(k, b1, one, t, &t));
@@ -988,7 +999,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
         T(poot__cc_bin(k, op == POOT_OP_DIV ? OP(DIV) : OP(REM), a[0], a[1], &r));
         return poot__cc_round(k, dt, r, out);
       }
-      if (dt == POOT_DTYPE_I64 || dt == POOT_DTYPE_BOOL)
+      if (dt == POOT_DTYPE_BOOL)
         return poot_status_make(POOT_UNSUPPORTED, "compile: %s on %s", poot_op_name(op),
                                 poot_dtype_name(dt));
       return int_divrem(k, op == POOT_OP_DIV, dt, a[0], a[1], out);
@@ -1001,7 +1012,7 @@ static poot_status emit_elementwise(pc_kctx *k, const poot_node *n, poot_dtype d
       return poot__cc_bin(k, op == POOT_OP_MAX ? OP(MAX) : OP(MIN), a[0], a[1], out);
     case POOT_OP_POW:
       if (!fl) {
-        if (dt == POOT_DTYPE_I64 || dt == POOT_DTYPE_BOOL)
+        if (dt == POOT_DTYPE_BOOL)
           return poot_status_make(POOT_UNSUPPORTED, "compile: pow on %s", poot_dtype_name(dt));
         return int_pow(k, dt, a[0], a[1], out);
       }

@@ -4,11 +4,13 @@
  * of both signs, |x| < |y|, |x| = |y|, denormal operands and results, 250
  * binades apart; NaN for y = 0, x infinite, a NaN operand) and integer pow
  * (wrapping, exponent 0, large exponents, negative exponents on the bases
- * -1, 0, 1 and others). Bit-exact except that a NaN matches any NaN. */
+ * -1, 0, 1 and others; i64 exponents past 2^32), i64 division and
+ * remainder. Bit-exact except that a NaN matches any NaN. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,12 +85,32 @@ static void test_int_pow(void **state) {
   const int16_t hx[] = {3, 255, 2, 0, -2};
   const int16_t hy[] = {9, 2, 17, 32767, 15};
   run(POOT_DTYPE_I16, POOT_OP_POW, hx, hy, 5, true);
+  /* i64: exponents past 2^32 (an odd base does not repeat within 2^32
+   * steps modulo 2^64), wrapping, negative exponents */
+  const int64_t lx[] = {3, 3, 2, -5, 1, -1, -1, 0, 7, INT64_MIN, 123456789, -2, 5};
+  const int64_t ly[] = {(int64_t)1 << 32, ((int64_t)1 << 33) + 7, 63, 27, -9, -(((int64_t)1 << 40) + 1),
+                        ((int64_t)1 << 50), 0, INT64_MAX, 2, 3, 64, -1};
+  run(POOT_DTYPE_I64, POOT_OP_POW, lx, ly, sizeof lx / sizeof lx[0], true);
+}
+
+/* i64 division and remainder: truncation toward zero, the dividend's sign,
+ * and the oracle's rules for a zero divisor (div: all bits set, rem: x) and
+ * for MIN / -1 (wraps to MIN, remainder 0); values past 32 bits. */
+static void test_i64_divrem(void **state) {
+  (void)state;
+  const int64_t x[] = {7, -7, 7, -7, 0, 5, -5, INT64_MIN, INT64_MIN, INT64_MAX, (int64_t)1 << 40,
+                       -((int64_t)3 << 35), 123456789012345, 9, -1};
+  const int64_t y[] = {2, 2, -2, -2, 3, 0, 0, -1, 1, -1, 3, 7, -1000003, INT64_MIN, INT64_MAX};
+  size_t n = sizeof x / sizeof x[0];
+  run(POOT_DTYPE_I64, POOT_OP_DIV, x, y, (int64_t)n, true);
+  run(POOT_DTYPE_I64, POOT_OP_REM, x, y, (int64_t)n, true);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_rem),
       cmocka_unit_test(test_int_pow),
+      cmocka_unit_test(test_i64_divrem),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
