@@ -200,8 +200,11 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
   if (ctx->cc_major >= 9) {
     poot_kir_target_init_sm90(&ctx->target);
     /* Kernels wait for their predecessor themselves only if every launch
-     * can say so (cuLaunchKernelEx); an older driver gets plain launches. */
-    if (!ctx->cu.LaunchKernelEx) ctx->target.grid_dependency = false;
+     * can say so (cuLaunchKernelEx) and stream capture keeps it as a
+     * programmatic graph edge (CUDA 12.3 drivers on); an older driver gets
+     * plain launches. */
+    if (!ctx->cu.LaunchKernelEx || ctx->driver_version < 12030)
+      ctx->target.grid_dependency = false;
     /* POOT_PTX_GRID_DEPENDENCY=0 turns it off (for measuring, or to rule it
      * out when chasing a fault). */
     const char *gd = getenv("POOT_PTX_GRID_DEPENDENCY");
