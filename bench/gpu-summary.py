@@ -15,6 +15,8 @@ def main(paths):
         except (OSError, ValueError, IndexError):
             print(f"{name:16s} FAILED (no result)")
             continue
+        if j.get("context"):
+            name = f"{name} (ctx {j['context']})"
         print(f"{name:16s} decode {j['decode_tok_s']:8.1f} tok/s = "
               f"{100 * j['fraction_of_limit']:5.1f}% of {j['limit_tok_s']:.0f} | prefill "
               f"{j['prefill_tok_s']:8.1f} ({j['prefill_tokens']}) | host {j['host_us_per_step']:.0f} us "
