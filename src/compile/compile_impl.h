@@ -189,6 +189,10 @@ POOT_MUST_USE poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, u
  * not have its shape (nothing emitted). */
 POOT_MUST_USE poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
+/* The tiled GEMM of prefill (templates/gemm.c); *out_done false when g does
+ * not have its shape (nothing emitted). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                            const char **out_what, bool *out_done);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);

@@ -331,6 +331,9 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
   bool gemv = false;
   T(poot__cc_tpl_gemv(k, g, grid, out_what, &gemv));
   if (gemv) return NULL;
+  bool gemm = false;
+  T(poot__cc_tpl_gemm(k, g, grid, out_what, &gemm));
+  if (gemm) return NULL;
   croot rs[PG_MAX_ROOTS];
   uint32_t nr = g->nroots;
   bool coop = true;

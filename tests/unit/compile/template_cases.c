@@ -877,6 +877,12 @@ const tc_case tc_cases[] = {
     {TC_ALL("reduce_argmax_3x71x1_d1", "reduce", build_reduce, 0, 0, 0), .d = {3, 71, 1},
      .kind = POOT_REDUCE_ARGMAX, .nd = 1, .rdims = {1}},
     /* GEMV/GEMM in every weight dtype: {m, n, k} */
+    /* prefill shapes: the tiled GEMM (several 64 x 64 tiles, ragged each
+     * way, K not whole 16-steps for f16) */
+    {TC_ALL("gemm_f16_70x130x88", "gemv_gemm", build_dot, INTERP_DOT(88), 0, DEV_DOT(88)),
+     .dtype = POOT_DTYPE_F16, .d = {70, 130, 88}},
+    {TC_ALL("gemm_q4_0_9x65x128", "gemv_gemm", build_dot, INTERP_DOT(128), 0, DEV_DOT(128)),
+     .dtype = POOT_DTYPE_Q4_0, .d = {9, 65, 128}},
     {TC_ALL("dot_f32_1x7x131", "gemv_gemm", build_dot, INTERP_DOT(131), 0, DEV_DOT(131)),
      .dtype = POOT_DTYPE_F32, .d = {1, 7, 131}},
     {TC_ALL("dot_f32_3x5x40", "gemv_gemm", build_dot, INTERP_DOT(40), 0, DEV_DOT(40)),

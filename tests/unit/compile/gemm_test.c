@@ -1,0 +1,151 @@
+/* gemm_test.c — the tiled GEMM template of prefill (templates/gemm.c) on the
+ * KIR interpreter against poot_eval, at subgroup sizes 8, 32 and 64 and
+ * without subgroups: every weight format through its inline convert or
+ * dequantize, rows and columns that are not whole 64-tiles, contraction
+ * lengths that are not whole 16-steps, several tiles each way, and the FFN of
+ * a decoder layer (an RMSNorm'd x shared by gate and up, SwiGLU, then the
+ * down projection with the residual added). The plan's dispatch names say
+ * which template ran. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan_util.h"
+#include "poot_test.h"
+
+#define B(x) POOT_ASSERT_OK(x)
+
+static poot_value P(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1) {
+  int64_t d[2] = {d0, d1};
+  poot_type t = poot_type_make(dt, d1 ? 2 : 1, d);
+  poot_value v;
+  B(poot_graph_add_param(g, name, &t, &v));
+  return v;
+}
+
+static poot_value to_f32(poot_graph *g, poot_value w) {
+  poot_dtype dt = poot_graph_value_type(g, w)->dtype;
+  poot_value o = w;
+  if (poot_dtype_is_packed(dt))
+    B(poot_graph_dequantize(g, w, POOT_DTYPE_F32, &o));
+  else if (dt != POOT_DTYPE_F32)
+    B(poot_graph_convert(g, w, POOT_DTYPE_F32, &o));
+  return o;
+}
+
+static poot_value dot(poot_graph *g, poot_value x, poot_value w) {
+  poot_dot_dims dd;
+  memset(&dd, 0, sizeof dd);
+  dd.num_contract = 1;
+  dd.lhs_contract[0] = 1;
+  dd.rhs_contract[0] = 1;
+  poot_value o;
+  B(poot_graph_dot_general(g, x, to_f32(g, w), &dd, POOT_DTYPE_F32, &o));
+  return o;
+}
+
+static const uint32_t sgs[] = {8, 32, 64, 0};
+
+static void profile(int i, poot_kir_target *t) {
+  poot_kir_target_init_interp(t, sgs[i] ? sgs[i] : 32);
+  if (i == 1) t->shared_memory_bytes = 48 * 1024;
+  if (i == 3) {
+    t->subgroup_ops = false;
+    t->subgroup_size = 0;
+  }
+}
+
+/* Plans g for profile i and reports whether a dispatch ran the gemm
+ * template. */
+static bool uses_gemm(const poot_graph *g, int i) {
+  poot_kir_target t;
+  profile(i, &t);
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  B(poot_plan_create(g, &o, &plan));
+  bool found = false;
+  for (uint32_t d = 0; d < plan->dispatch_count; d++)
+    if (plan->dispatches[d].what && strstr(plan->dispatches[d].what, "gemm")) found = true;
+  poot_plan_destroy(plan);
+  return found;
+}
+
+/* The bound of templates_test.c's dot cases: k · 4.8e-7 of the largest
+ * output (a length-k f32 sum, terms bounded by the largest weight). */
+static void check(poot_graph *g, int64_t k, bool want_gemm, const char *what) {
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  for (int i = 0; i < 4; i++) {
+    if (uses_gemm(g, i) != want_gemm)
+      fail_msg("%s sg=%u: gemm template %s", what, sgs[i], want_gemm ? "not used" : "used");
+    poot_kir_target t;
+    profile(i, &t);
+    pt_result r;
+    poot_status st = pt_check(g, &t, &in, sgs[i] ? sgs[i] : 32, false,
+                              (double)k * 4.8e-7 + 1e-6, &r);
+    if (st) fail_msg("%s sg=%u: %s", what, sgs[i], poot_status_message(st));
+    if (!r.ok) fail_msg("%s sg=%u: %s", what, sgs[i], r.what);
+    printf("%s sg=%u: max error %.3g (allowed %.3g)\n", what, sgs[i], r.max_err, r.max_allowed);
+  }
+  pt_inputs_free(&in);
+}
+
+static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = P(g, "x", POOT_DTYPE_F32, m, k), w = P(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, dot(g, x, w)));
+  char what[64];
+  snprintf(what, sizeof what, "gemm %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt),
+           (long long)m, (long long)k, (long long)n, (long long)k);
+  check(g, k, want, what);
+  poot_graph_destroy(g);
+}
+
+static void test_formats(void **state) {
+  (void)state;
+  one(POOT_DTYPE_F32, 5, 3, 40, true);    /* the fewest rows it takes; K not whole steps */
+  one(POOT_DTYPE_F16, 70, 130, 96, true); /* 2 x 3 tiles, both ragged */
+  one(POOT_DTYPE_BF16, 64, 64, 64, true); /* exactly one tile */
+  one(POOT_DTYPE_Q8_0, 33, 65, 128, true);
+  one(POOT_DTYPE_Q4_0, 9, 70, 256, true);
+  one(POOT_DTYPE_Q4_K, 6, 5, 256, true);  /* any format the emitter reads */
+  one(POOT_DTYPE_F16, 4, 5, 64, false);   /* four rows or fewer: the GEMV */
+}
+
+/* The FFN of a decoder layer over 20 positions. */
+static void test_ffn(void **state) {
+  (void)state;
+  for (int q = 0; q < 2; q++) {
+    poot_graph *g;
+    B(poot_graph_create(&g));
+    int64_t m = 20, h = 128, ff = 160;
+    poot_dtype wt = q ? POOT_DTYPE_Q4_0 : POOT_DTYPE_F16;
+    poot_value x = P(g, "x", POOT_DTYPE_F32, m, h), nw = P(g, "norm", POOT_DTYPE_F32, h, 0);
+    poot_value gw = P(g, "gate", wt, ff, h), uw = P(g, "up", wt, ff, h),
+               dw = P(g, "down", wt, h, ff);
+    poot_value xn, act, y;
+    B(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
+    B(poot_graph_swiglu(g, dot(g, xn, gw), dot(g, xn, uw), &act));
+    B(poot_graph_binary(g, POOT_OP_ADD, dot(g, act, dw), x, &y));
+    B(poot_graph_set_output(g, y));
+    check(g, ff, true, q ? "ffn q4_0 m=20" : "ffn f16 m=20");
+    poot_graph_destroy(g);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_formats),
+      cmocka_unit_test(test_ffn),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
