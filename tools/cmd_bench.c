@@ -381,8 +381,8 @@ static int bench_main(int argc, char **argv) {
         "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
         "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
         "\"fraction_of_limit\":%.4f",
-        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, ctx_n, np, nd,
-        load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
+        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, ctx_n, np,
+        nd, load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
         s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp,
         (unsigned long long)s1.stages_per_step, (unsigned long long)s1.kernels, replay_us, eager_us,
         replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",

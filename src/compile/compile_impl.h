@@ -189,6 +189,12 @@ POOT_MUST_USE poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, u
  * not have its shape (nothing emitted). */
 POOT_MUST_USE poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
+/* Whether root v is a projection: a dot_general with an f32 result, no batch
+ * dimension, contracting the last dimension of both rank-2 f32 operands
+ * (x [M, K] times w [N, K]); *x and *w get the operands (aliases resolved),
+ * *m, *n, *k the sizes. (templates/gemm.c) */
+bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w, int64_t *m,
+                     int64_t *n, int64_t *k);
 /* The tiled GEMM of prefill (templates/gemm.c); *out_done false when g does
  * not have its shape (nothing emitted). */
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],

@@ -194,8 +194,8 @@ poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) 
   /* Weights and constants are written before the first step and never by
    * a kernel: they may be read before the wait for the previous kernel. */
   bool inv = pb->cls == POOT_PLAN_BUFFER_WEIGHT || pb->cls == POOT_PLAN_BUFFER_CONST;
-  poot_kir_binding bd = {name, k->nbind, S(U32),
-                         ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE, 16, inv};
+  poot_kir_binding bd = {
+      name, k->nbind, S(U32), ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE, 16, inv};
   uint32_t ref = 0;
   T(poot_kir_add_binding(k->b, &bd, &ref));
   k->bind_buf[k->nbind++] = buffer;

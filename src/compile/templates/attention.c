@@ -176,8 +176,8 @@ static poot_status att_nsplit(pc_kctx *k, poot_value mask, poot_kir_value tt, ui
  * bounded by a causal mask. A split shares the visible range among the
  * att_nsplit splits in equal chunks chosen at run time (at every position
  * the work is even, and the splits past the last one do nothing). */
-static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, bool split,
-                             uint32_t S, int64_t cap, poot_kir_value sidx, poot_kir_value *c0,
+static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, bool split, uint32_t S,
+                             int64_t cap, poot_kir_value sidx, poot_kir_value *c0,
                              poot_kir_value *end, poot_kir_value *active) {
   T(poot__cc_u32(k, 0, c0));
   *active = 0;
@@ -714,8 +714,8 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
   /* Only the splits that held a share of the row (att_nsplit) wrote a
    * record; the others' words are stale. */
   poot_kir_value nact, vis;
-  T(att_nsplit(k, pl->alias[n->operands[3]], tt, S, poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0],
-               &nact, &vis));
+  T(att_nsplit(k, pl->alias[n->operands[3]], tt, S,
+               poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0], &nact, &vis));
   (void)Sv;
   /* The splits' records, unrolled when there are few (independent loads). */
   bool unrolled = S <= 16;

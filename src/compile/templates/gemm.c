@@ -32,9 +32,9 @@
 #define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 
-#define GEMM_TILE 64   /* output rows and columns per workgroup */
-#define GEMM_STEP 16   /* contraction elements staged per step */
-#define GEMM_PITCH 17  /* shared row pitch (a pad word against bank conflicts) */
+#define GEMM_TILE 64  /* output rows and columns per workgroup */
+#define GEMM_STEP 16  /* contraction elements staged per step */
+#define GEMM_PITCH 17 /* shared row pitch (a pad word against bank conflicts) */
 #define GEMM_THREADS 256
 #define GEMM_MIN_M 5 /* fewer rows: the GEMV */
 
@@ -43,6 +43,24 @@ typedef struct gemm_root {
   poot_value x; /* its left operand, [M, K] f32 */
   poot_value w; /* its right operand, [N, K] f32 (inline convert/dequantize of a weight) */
 } gemm_root;
+
+bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w, int64_t *m,
+                     int64_t *n, int64_t *k) {
+  const poot_node *nd = pl->v[v].node;
+  if (!nd || nd->op != POOT_OP_DOT_GENERAL || nd->attrs.dtype != POOT_DTYPE_F32) return false;
+  const poot_dot_dims *dd = &nd->attrs.dot;
+  if (dd->num_batch != 0 || dd->num_contract != 1 || dd->lhs_contract[0] != 1 ||
+      dd->rhs_contract[0] != 1)
+    return false;
+  *x = pl->alias[nd->operands[0]];
+  *w = pl->alias[nd->operands[1]];
+  const poot_type *xt = poot__cc_type(pl, *x), *wt = poot__cc_type(pl, *w);
+  if (xt->dtype != POOT_DTYPE_F32 || wt->dtype != POOT_DTYPE_F32 || xt->shape.rank != 2 ||
+      wt->shape.rank != 2 || wt->shape.dims[1] != xt->shape.dims[1])
+    return false;
+  *m = xt->shape.dims[0], *k = xt->shape.dims[1], *n = wt->shape.dims[0];
+  return *m >= 1 && *k >= 1 && *n >= 1;
+}
 
 /* Whether group g has the GEMM shape; fills the roots, M, N, K. */
 static bool eligible(pc_planner *pl, const pc_group *g, gemm_root *rs, int64_t *m, int64_t *n,
@@ -56,24 +74,11 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemm_root *rs, int64_t *
   if (pl->t->shared_memory_bytes < 4u * GEMM_TILE * GEMM_PITCH * (1 + g->nroots) + 4096)
     return false;
   for (uint32_t i = 0; i < g->nroots; i++) {
-    const poot_node *nd = pl->v[g->roots[i]].node;
-    if (!nd || nd->op != POOT_OP_DOT_GENERAL || nd->attrs.dtype != POOT_DTYPE_F32) return false;
-    const poot_dot_dims *dd = &nd->attrs.dot;
-    if (dd->num_batch != 0 || dd->num_contract != 1 || dd->lhs_contract[0] != 1 ||
-        dd->rhs_contract[0] != 1)
-      return false;
     gemm_root *r = &rs[i];
+    int64_t M, N, K;
     r->v = g->roots[i];
-    r->x = pl->alias[nd->operands[0]];
-    r->w = pl->alias[nd->operands[1]];
-    const poot_type *xt = poot__cc_type(pl, r->x), *wt = poot__cc_type(pl, r->w);
-    if (xt->dtype != POOT_DTYPE_F32 || wt->dtype != POOT_DTYPE_F32 || xt->shape.rank != 2 ||
-        wt->shape.rank != 2)
-      return false;
-    int64_t M = xt->shape.dims[0], K = xt->shape.dims[1], N = wt->shape.dims[0];
-    if (wt->shape.dims[1] != K || M < GEMM_MIN_M || K < 1 || N < 1) return false;
-    if (M * N > (int64_t)INT32_MAX || M * K > (int64_t)INT32_MAX ||
-        N * K > (int64_t)INT32_MAX)
+    if (!poot__cc_dot_nt(pl, r->v, &r->x, &r->w, &M, &N, &K) || M < GEMM_MIN_M) return false;
+    if (M * N > (int64_t)INT32_MAX || M * K > (int64_t)INT32_MAX || N * K > (int64_t)INT32_MAX)
       return false;
     if (i == 0) {
       *m = M, *n = N, *kk = K;

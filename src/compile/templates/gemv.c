@@ -107,21 +107,15 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemv_root *rs, int64_t *
    * generic contraction's interleaved words are plain vector loads there. */
   if (!sg || t->simd_cpu || pl->wg % sg != 0 || pl->wg < sg || g->nroots == 0) return false;
   for (uint32_t i = 0; i < g->nroots; i++) {
-    const poot_node *nd = pl->v[g->roots[i]].node;
-    if (!nd || nd->op != POOT_OP_DOT_GENERAL || nd->attrs.dtype != POOT_DTYPE_F32) return false;
-    const poot_dot_dims *dd = &nd->attrs.dot;
-    if (dd->num_batch != 0 || dd->num_contract != 1 || dd->lhs_contract[0] != 1 ||
-        dd->rhs_contract[0] != 1)
-      return false;
     gemv_root *r = &rs[i];
+    poot_value b;
+    int64_t M, N, K;
     r->v = g->roots[i];
-    r->x = pl->alias[nd->operands[0]];
-    if (!weight_of(pl, pl->alias[nd->operands[1]], &r->w)) return false;
+    if (!poot__cc_dot_nt(pl, r->v, &r->x, &b, &M, &N, &K) || M > GEMV_MAX_M) return false;
+    if (!weight_of(pl, b, &r->w)) return false;
     r->wdt = poot__cc_type(pl, r->w)->dtype;
-    const poot_type *xt = poot__cc_type(pl, r->x), *wt = poot__cc_type(pl, r->w);
-    if (xt->dtype != POOT_DTYPE_F32 || xt->shape.rank != 2 || wt->shape.rank != 2) return false;
-    int64_t M = xt->shape.dims[0], K = xt->shape.dims[1], N = wt->shape.dims[0];
-    if (wt->shape.dims[1] != K || M < 1 || M > GEMV_MAX_M || K < 1 || N < 1) return false;
+    const poot_type *wt = poot__cc_type(pl, r->w);
+    if (wt->shape.rank != 2 || wt->shape.dims[0] != N || wt->shape.dims[1] != K) return false;
     if (K % chunk_elems(r->wdt) != 0 || K > (int64_t)UINT32_MAX / 8 ||
         N * K > (int64_t)UINT32_MAX / 4)
       return false;

@@ -203,14 +203,12 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
      * can say so (cuLaunchKernelEx) and stream capture keeps it as a
      * programmatic graph edge (CUDA 12.3 drivers on); an older driver gets
      * plain launches. */
-    if (!ctx->cu.LaunchKernelEx || ctx->driver_version < 12030)
-      ctx->target.grid_dependency = false;
+    if (!ctx->cu.LaunchKernelEx || ctx->driver_version < 12030) ctx->target.grid_dependency = false;
     /* POOT_PTX_GRID_DEPENDENCY=0 turns it off (for measuring, or to rule it
      * out when chasing a fault). */
     const char *gd = getenv("POOT_PTX_GRID_DEPENDENCY");
     if (gd && strcmp(gd, "0") == 0) ctx->target.grid_dependency = false;
-  }
-  else if (ctx->cc_major >= 8)
+  } else if (ctx->cc_major >= 8)
     poot_kir_target_init_sm80(&ctx->target);
   else {
     st = poot_status_make(POOT_UNSUPPORTED,

@@ -20,35 +20,6 @@
 
 #define B(x) POOT_ASSERT_OK(x)
 
-static poot_value P(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1) {
-  int64_t d[2] = {d0, d1};
-  poot_type t = poot_type_make(dt, d1 ? 2 : 1, d);
-  poot_value v;
-  B(poot_graph_add_param(g, name, &t, &v));
-  return v;
-}
-
-static poot_value to_f32(poot_graph *g, poot_value w) {
-  poot_dtype dt = poot_graph_value_type(g, w)->dtype;
-  poot_value o = w;
-  if (poot_dtype_is_packed(dt))
-    B(poot_graph_dequantize(g, w, POOT_DTYPE_F32, &o));
-  else if (dt != POOT_DTYPE_F32)
-    B(poot_graph_convert(g, w, POOT_DTYPE_F32, &o));
-  return o;
-}
-
-static poot_value dot(poot_graph *g, poot_value x, poot_value w) {
-  poot_dot_dims dd;
-  memset(&dd, 0, sizeof dd);
-  dd.num_contract = 1;
-  dd.lhs_contract[0] = 1;
-  dd.rhs_contract[0] = 1;
-  poot_value o;
-  B(poot_graph_dot_general(g, x, to_f32(g, w), &dd, POOT_DTYPE_F32, &o));
-  return o;
-}
-
 static const uint32_t sgs[] = {8, 32, 64, 0};
 
 static void profile(int i, poot_kir_target *t) {
@@ -60,21 +31,10 @@ static void profile(int i, poot_kir_target *t) {
   }
 }
 
-/* Plans g for profile i and reports whether a dispatch ran the gemm
- * template. */
 static bool uses_gemm(const poot_graph *g, int i) {
   poot_kir_target t;
   profile(i, &t);
-  poot_compile_options o;
-  poot_compile_options_init(&o);
-  o.target = &t;
-  poot_plan *plan = NULL;
-  B(poot_plan_create(g, &o, &plan));
-  bool found = false;
-  for (uint32_t d = 0; d < plan->dispatch_count; d++)
-    if (plan->dispatches[d].what && strstr(plan->dispatches[d].what, "gemm")) found = true;
-  poot_plan_destroy(plan);
-  return found;
+  return pt_uses_template(g, &t, "gemm");
 }
 
 /* The bound of templates_test.c's dot cases: k · 4.8e-7 of the largest
@@ -89,8 +49,8 @@ static void check(poot_graph *g, int64_t k, bool want_gemm, const char *what) {
     poot_kir_target t;
     profile(i, &t);
     pt_result r;
-    poot_status st = pt_check(g, &t, &in, sgs[i] ? sgs[i] : 32, false,
-                              (double)k * 4.8e-7 + 1e-6, &r);
+    poot_status st =
+        pt_check(g, &t, &in, sgs[i] ? sgs[i] : 32, false, (double)k * 4.8e-7 + 1e-6, &r);
     if (st) fail_msg("%s sg=%u: %s", what, sgs[i], poot_status_message(st));
     if (!r.ok) fail_msg("%s sg=%u: %s", what, sgs[i], r.what);
     printf("%s sg=%u: max error %.3g (allowed %.3g)\n", what, sgs[i], r.max_err, r.max_allowed);
@@ -101,11 +61,11 @@ static void check(poot_graph *g, int64_t k, bool want_gemm, const char *what) {
 static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   poot_graph *g;
   B(poot_graph_create(&g));
-  poot_value x = P(g, "x", POOT_DTYPE_F32, m, k), w = P(g, "w", wt, n, k);
-  B(poot_graph_set_output(g, dot(g, x, w)));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
   char what[64];
-  snprintf(what, sizeof what, "gemm %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt),
-           (long long)m, (long long)k, (long long)n, (long long)k);
+  snprintf(what, sizeof what, "gemm %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt), (long long)m,
+           (long long)k, (long long)n, (long long)k);
   check(g, k, want, what);
   poot_graph_destroy(g);
 }
@@ -117,8 +77,8 @@ static void test_formats(void **state) {
   one(POOT_DTYPE_BF16, 64, 64, 64, true); /* exactly one tile */
   one(POOT_DTYPE_Q8_0, 33, 65, 128, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 256, true);
-  one(POOT_DTYPE_Q4_K, 6, 5, 256, true);  /* any format the emitter reads */
-  one(POOT_DTYPE_F16, 4, 5, 64, false);   /* four rows or fewer: the GEMV */
+  one(POOT_DTYPE_Q4_K, 6, 5, 256, true); /* any format the emitter reads */
+  one(POOT_DTYPE_F16, 4, 5, 64, false);  /* four rows or fewer: the GEMV */
 }
 
 /* The FFN of a decoder layer over 20 positions. */
@@ -129,13 +89,14 @@ static void test_ffn(void **state) {
     B(poot_graph_create(&g));
     int64_t m = 20, h = 128, ff = 160;
     poot_dtype wt = q ? POOT_DTYPE_Q4_0 : POOT_DTYPE_F16;
-    poot_value x = P(g, "x", POOT_DTYPE_F32, m, h), nw = P(g, "norm", POOT_DTYPE_F32, h, 0);
-    poot_value gw = P(g, "gate", wt, ff, h), uw = P(g, "up", wt, ff, h),
-               dw = P(g, "down", wt, h, ff);
+    poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, h),
+               nw = pt_param(g, "norm", POOT_DTYPE_F32, h, 0);
+    poot_value gw = pt_param(g, "gate", wt, ff, h), uw = pt_param(g, "up", wt, ff, h),
+               dw = pt_param(g, "down", wt, h, ff);
     poot_value xn, act, y;
     B(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
-    B(poot_graph_swiglu(g, dot(g, xn, gw), dot(g, xn, uw), &act));
-    B(poot_graph_binary(g, POOT_OP_ADD, dot(g, act, dw), x, &y));
+    B(poot_graph_swiglu(g, pt_dot_nt(g, xn, gw), pt_dot_nt(g, xn, uw), &act));
+    B(poot_graph_binary(g, POOT_OP_ADD, pt_dot_nt(g, act, dw), x, &y));
     B(poot_graph_set_output(g, y));
     check(g, ff, true, q ? "ffn q4_0 m=20" : "ffn f16 m=20");
     poot_graph_destroy(g);

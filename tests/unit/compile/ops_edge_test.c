@@ -88,8 +88,19 @@ static void test_int_pow(void **state) {
   /* i64: exponents past 2^32 (an odd base does not repeat within 2^32
    * steps modulo 2^64), wrapping, negative exponents */
   const int64_t lx[] = {3, 3, 2, -5, 1, -1, -1, 0, 7, INT64_MIN, 123456789, -2, 5};
-  const int64_t ly[] = {(int64_t)1 << 32, ((int64_t)1 << 33) + 7, 63, 27, -9, -(((int64_t)1 << 40) + 1),
-                        ((int64_t)1 << 50), 0, INT64_MAX, 2, 3, 64, -1};
+  const int64_t ly[] = {(int64_t)1 << 32,
+                        ((int64_t)1 << 33) + 7,
+                        63,
+                        27,
+                        -9,
+                        -(((int64_t)1 << 40) + 1),
+                        ((int64_t)1 << 50),
+                        0,
+                        INT64_MAX,
+                        2,
+                        3,
+                        64,
+                        -1};
   run(POOT_DTYPE_I64, POOT_OP_POW, lx, ly, sizeof lx / sizeof lx[0], true);
 }
 
@@ -98,8 +109,21 @@ static void test_int_pow(void **state) {
  * for MIN / -1 (wraps to MIN, remainder 0); values past 32 bits. */
 static void test_i64_divrem(void **state) {
   (void)state;
-  const int64_t x[] = {7, -7, 7, -7, 0, 5, -5, INT64_MIN, INT64_MIN, INT64_MAX, (int64_t)1 << 40,
-                       -((int64_t)3 << 35), 123456789012345, 9, -1};
+  const int64_t x[] = {7,
+                       -7,
+                       7,
+                       -7,
+                       0,
+                       5,
+                       -5,
+                       INT64_MIN,
+                       INT64_MIN,
+                       INT64_MAX,
+                       (int64_t)1 << 40,
+                       -((int64_t)3 << 35),
+                       123456789012345,
+                       9,
+                       -1};
   const int64_t y[] = {2, 2, -2, -2, 3, 0, 0, -1, 1, -1, 3, 7, -1000003, INT64_MIN, INT64_MAX};
   size_t n = sizeof x / sizeof x[0];
   run(POOT_DTYPE_I64, POOT_OP_DIV, x, y, (int64_t)n, true);

@@ -311,3 +311,53 @@ bool pt_memory_ok(const poot_plan *p, char *why, size_t n) {
   }
   return true;
 }
+
+poot_value pt_param(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1) {
+  int64_t d[2] = {d0, d1};
+  poot_type t = poot_type_make(dt, d1 ? 2 : 1, d);
+  poot_value v = POOT_VALUE_NONE;
+  poot_status st = poot_graph_add_param(g, name, &t, &v);
+  if (st) {
+    poot_status_free(st);
+    return POOT_VALUE_NONE;
+  }
+  return v;
+}
+
+poot_value pt_dot_nt(poot_graph *g, poot_value x, poot_value w) {
+  poot_dtype dt = poot_graph_value_type(g, w)->dtype;
+  poot_value wf = w, o = POOT_VALUE_NONE;
+  poot_status st = NULL;
+  if (poot_dtype_is_packed(dt))
+    st = poot_graph_dequantize(g, w, POOT_DTYPE_F32, &wf);
+  else if (dt != POOT_DTYPE_F32)
+    st = poot_graph_convert(g, w, POOT_DTYPE_F32, &wf);
+  poot_dot_dims dd;
+  memset(&dd, 0, sizeof dd);
+  dd.num_contract = 1;
+  dd.lhs_contract[0] = 1;
+  dd.rhs_contract[0] = 1;
+  if (!st) st = poot_graph_dot_general(g, x, wf, &dd, POOT_DTYPE_F32, &o);
+  if (st) {
+    poot_status_free(st);
+    return POOT_VALUE_NONE;
+  }
+  return o;
+}
+
+bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what) {
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = t;
+  poot_plan *plan = NULL;
+  poot_status st = poot_plan_create(g, &o, &plan);
+  if (st) {
+    poot_status_free(st);
+    return false;
+  }
+  bool found = false;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (plan->dispatches[i].what && strstr(plan->dispatches[i].what, what)) found = true;
+  poot_plan_destroy(plan);
+  return found;
+}

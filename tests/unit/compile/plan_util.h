@@ -37,6 +37,16 @@ typedef struct pt_result {
 poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,
                      uint32_t sg, bool exact, double tol_rel, pt_result *res);
 
+/* Graph pieces of the projection tests (gemv_test.c, gemm_test.c); they
+ * return POOT_VALUE_NONE on a failed call (the graph's verify then fails). */
+/* A param [d0, d1] (d1 = 0: [d0]). */
+poot_value pt_param(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1);
+/* x [M, K] times w [N, K] (dequantized or converted to f32 inline). */
+poot_value pt_dot_nt(poot_graph *g, poot_value x, poot_value w);
+/* Whether a dispatch of g's plan for target t ran template `what`
+ * ("gemv", "gemm", …: the plan's dispatch names). */
+bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what);
+
 /* The plan's memory: no two temporaries with overlapping lifetimes overlap
  * in the arena, and every one fits. */
 bool pt_memory_ok(const poot_plan *plan, char *why, size_t why_size);

@@ -681,8 +681,7 @@ static void build_attention_causal(tc_builder *b, const tc_case *c) {
   int64_t none[1] = {0};
   ok(b, poot_graph_broadcast(b->g, p, &mt.shape, none, &pb));
   v = bi(b, POOT_OP_ADD, v, cst(b, POOT_DTYPE_F32, 2.0, shape_of(b, v))); /* rows in [1, 3) */
-  ok(b, poot_graph_attention(b->g, q, k, v, bi(b, POOT_OP_LE, io, pb), 1.0 / sqrt((double)dd),
-                             &o));
+  ok(b, poot_graph_attention(b->g, q, k, v, bi(b, POOT_OP_LE, io, pb), 1.0 / sqrt((double)dd), &o));
   output(b, o);
 }
 

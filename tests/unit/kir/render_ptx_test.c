@@ -472,7 +472,7 @@ static void test_grid_dependency_wait(void **state) {
   const char *first = strstr(a, "ld.global");
   assert_non_null(wait);
   assert_non_null(first);
-  assert_true(first < wait);             /* the weight's load runs ahead */
+  assert_true(first < wait);                  /* the weight's load runs ahead */
   assert_non_null(strstr(wait, "ld.global")); /* x is read after the wait */
   assert_null(strstr(wait + 1, "griddepcontrol.wait"));
   poot_free(a);
@@ -503,16 +503,11 @@ static void test_grid_dependency_wait(void **state) {
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "ptxas") == 0) return main_ptxas();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_render_all_sm80),
-      cmocka_unit_test(test_render_all_sm90),
-      cmocka_unit_test(test_deterministic),
-      cmocka_unit_test(test_grid_dependency_wait),
-      cmocka_unit_test(test_golden_gemv),
-      cmocka_unit_test(test_golden_reductions),
-      cmocka_unit_test(test_golden_checks),
-      cmocka_unit_test(test_golden_math_and_conversions),
-      cmocka_unit_test(test_partial_subgroup),
-      cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_render_all_sm80),  cmocka_unit_test(test_render_all_sm90),
+      cmocka_unit_test(test_deterministic),    cmocka_unit_test(test_grid_dependency_wait),
+      cmocka_unit_test(test_golden_gemv),      cmocka_unit_test(test_golden_reductions),
+      cmocka_unit_test(test_golden_checks),    cmocka_unit_test(test_golden_math_and_conversions),
+      cmocka_unit_test(test_partial_subgroup), cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_wrong_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
