@@ -89,15 +89,7 @@ static void test_ffn(void **state) {
     B(poot_graph_create(&g));
     int64_t m = 20, h = 128, ff = 160;
     poot_dtype wt = q ? POOT_DTYPE_Q4_0 : POOT_DTYPE_F16;
-    poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, h),
-               nw = pt_param(g, "norm", POOT_DTYPE_F32, h, 0);
-    poot_value gw = pt_param(g, "gate", wt, ff, h), uw = pt_param(g, "up", wt, ff, h),
-               dw = pt_param(g, "down", wt, h, ff);
-    poot_value xn, act, y;
-    B(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
-    B(poot_graph_swiglu(g, pt_dot_nt(g, xn, gw), pt_dot_nt(g, xn, uw), &act));
-    B(poot_graph_binary(g, POOT_OP_ADD, pt_dot_nt(g, act, dw), x, &y));
-    B(poot_graph_set_output(g, y));
+    B(pt_ffn_graph(g, m, h, ff, wt));
     check(g, ff, true, q ? "ffn q4_0 m=20" : "ffn f16 m=20");
     poot_graph_destroy(g);
   }

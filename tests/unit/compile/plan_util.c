@@ -361,3 +361,15 @@ bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char 
   poot_plan_destroy(plan);
   return found;
 }
+
+poot_status pt_ffn_graph(poot_graph *g, int64_t m, int64_t h, int64_t ff, poot_dtype wt) {
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, h),
+             nw = pt_param(g, "norm", POOT_DTYPE_F32, h, 0);
+  poot_value gw = pt_param(g, "gate", wt, ff, h), uw = pt_param(g, "up", wt, ff, h),
+             dw = pt_param(g, "down", wt, h, ff);
+  poot_value xn, act, y;
+  POOT_TRY(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
+  POOT_TRY(poot_graph_swiglu(g, pt_dot_nt(g, xn, gw), pt_dot_nt(g, xn, uw), &act));
+  POOT_TRY(poot_graph_binary(g, POOT_OP_ADD, pt_dot_nt(g, act, dw), x, &y));
+  return poot_graph_set_output(g, y);
+}

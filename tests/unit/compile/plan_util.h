@@ -43,6 +43,10 @@ poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const p
 poot_value pt_param(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, int64_t d1);
 /* x [M, K] times w [N, K] (dequantized or converted to f32 inline). */
 poot_value pt_dot_nt(poot_graph *g, poot_value x, poot_value w);
+/* The FFN of a decoder layer as g's output: y = x + down(swiglu(gate(xn),
+ * up(xn))), xn = rms_norm(x), x [m, h] f32, weights of dtype wt (ff rows for
+ * gate and up). NULL, or the first failed call's status. */
+poot_status pt_ffn_graph(poot_graph *g, int64_t m, int64_t h, int64_t ff, poot_dtype wt);
 /* Whether a dispatch of g's plan for target t ran template `what`
  * ("gemv", "gemm", …: the plan's dispatch names). */
 bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what);
