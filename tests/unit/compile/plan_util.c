@@ -373,3 +373,25 @@ poot_status pt_ffn_graph(poot_graph *g, int64_t m, int64_t h, int64_t ff, poot_d
   POOT_TRY(poot_graph_binary(g, POOT_OP_ADD, pt_dot_nt(g, act, dw), x, &y));
   return poot_graph_set_output(g, y);
 }
+
+bool pt_check_projection(const poot_graph *g, const pt_inputs *in, const poot_kir_target *t,
+                         uint32_t sg, int64_t k, const char *tmpl, bool want, const char *what,
+                         char *why, size_t why_size) {
+  if (pt_uses_template(g, t, tmpl) != want) {
+    snprintf(why, why_size, "%s sg=%u: %s template %s", what, sg, tmpl, want ? "not used" : "used");
+    return false;
+  }
+  pt_result r;
+  poot_status st = pt_check(g, t, in, sg, false, (double)k * 4.8e-7 + 1e-6, &r);
+  if (st) {
+    snprintf(why, why_size, "%s sg=%u: %s", what, sg, poot_status_message(st));
+    poot_status_free(st);
+    return false;
+  }
+  if (!r.ok) {
+    snprintf(why, why_size, "%s sg=%u: %s", what, sg, r.what);
+    return false;
+  }
+  printf("%s sg=%u: max error %.3g (allowed %.3g)\n", what, sg, r.max_err, r.max_allowed);
+  return true;
+}

@@ -47,6 +47,14 @@ poot_value pt_dot_nt(poot_graph *g, poot_value x, poot_value w);
  * up(xn))), xn = rms_norm(x), x [m, h] f32, weights of dtype wt (ff rows for
  * gate and up). NULL, or the first failed call's status. */
 poot_status pt_ffn_graph(poot_graph *g, int64_t m, int64_t h, int64_t ff, poot_dtype wt);
+/* The projection tests' check on one interpreter target t (subgroup size
+ * sg): g's plan runs template `tmpl` exactly when `want`, and its outputs
+ * match poot_eval within the dot cases' bound, k · 4.8e-7 of the largest
+ * output (a length-k f32 sum, terms bounded by the largest weight). false
+ * with the reason in why otherwise; prints the error on success. */
+bool pt_check_projection(const poot_graph *g, const pt_inputs *in, const poot_kir_target *t,
+                         uint32_t sg, int64_t k, const char *tmpl, bool want, const char *what,
+                         char *why, size_t why_size);
 /* Whether a dispatch of g's plan for target t ran template `what`
  * ("gemv", "gemm", …: the plan's dispatch names). */
 bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what);
