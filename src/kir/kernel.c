@@ -1,4 +1,4 @@
-/* A finished kernel's accessors and destruction. */
+/* A finished kernel's accessors, destruction and statement queries. */
 #include "kir_impl.h"
 
 void poot_kir_kernel_destroy(poot_kir_kernel *kernel) {
@@ -33,4 +33,37 @@ bool poot_kir_kernel_const_bits(const poot_kir_kernel *k, poot_kir_value v, uint
   if (!def || def->op != POOT_KIR_OP_CONST) return false;
   if (out_bits) *out_bits = def->imm;
   return true;
+}
+
+/* Reads of invariant bindings (weights, constants), registers, private
+ * arrays and shared memory only; no global store, atomic, check, barrier or
+ * slot parameter (the PTX renderer's griddepcontrol.wait placement). */
+bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *in) {
+  switch (in->op) {
+    case POOT_KIR_OP_LOAD:
+      return in->space == POOT_KIR_SPACE_SHARED ||
+             (in->space == POOT_KIR_SPACE_GLOBAL && in->ref < k->binding_count &&
+              k->bindings[in->ref].invariant);
+    case POOT_KIR_OP_STORE:
+      return in->space == POOT_KIR_SPACE_SHARED;
+    case POOT_KIR_OP_PARAM:
+      return in->ref < k->param_count && k->params[in->ref].kind == POOT_KIR_PARAM_PUSH;
+    case POOT_KIR_OP_ATOMIC_ADD:
+    case POOT_KIR_OP_ATOMIC_MAX:
+    case POOT_KIR_OP_ATOMIC_MIN:
+    case POOT_KIR_OP_ATOMIC_XCHG:
+    case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_OP_BARRIER:
+    case POOT_KIR_OP_CHECK:
+      return false;
+    case POOT_KIR_OP_IF:
+    case POOT_KIR_OP_FOR:
+      for (const poot_kir_inst *s = in->body.first; s; s = s->next)
+        if (!poot__kir_runs_before_wait(k, s)) return false;
+      for (const poot_kir_inst *s = in->else_body.first; s; s = s->next)
+        if (!poot__kir_runs_before_wait(k, s)) return false;
+      return true;
+    default:
+      return true;
+  }
 }

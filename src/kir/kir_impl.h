@@ -48,6 +48,11 @@ void poot__kir_type_print(poot_kir_type t, poot_strbuf *out);
 /* Appends a constant's value as text for its type. */
 void poot__kir_const_print(poot_kir_scalar s, uint64_t bits, poot_strbuf *out);
 
+/* Whether statement `in` of kernel k reads only invariant bindings,
+ * registers, private arrays and shared memory and writes no global memory,
+ * so that it may run before the wait for the kernel before (kernel.c). */
+bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *in);
+
 /* Fills a decls view from a finished kernel. */
 void poot__kir_decls_from_kernel(const poot_kir_kernel *k, poot__kir_decls *out);
 

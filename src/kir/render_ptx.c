@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kir_impl.h"
 #include "poot/kir.h"
 #include "render_ptx_amdgpu.h"
 
@@ -1274,8 +1275,6 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
   }
 }
 
-static bool before_wait_ok(const poot_kir_kernel *k, const poot_kir_inst *in);
-
 /* A block; where a wait for the previous kernel is pending (grid_dependency
  * targets), griddepcontrol.wait goes before the first statement that must
  * not run ahead of it. An IF is entered still pending (its branches wait
@@ -1284,7 +1283,7 @@ static bool before_wait_ok(const poot_kir_kernel *k, const poot_kir_inst *in);
  * branches waits later; a second wait on one path returns at once. */
 static void emit_block(ptx_ctx *c, const poot_kir_block *b) {
   for (const poot_kir_inst *in = b->first; in && !c->err; in = in->next) {
-    if (c->wait_pending && in->op != POOT_KIR_OP_IF && !before_wait_ok(c->k, in)) {
+    if (c->wait_pending && in->op != POOT_KIR_OP_IF && !poot__kir_runs_before_wait(c->k, in)) {
       EMIT("\tgriddepcontrol.wait;\n");
       c->wait_pending = false;
     }
@@ -1294,50 +1293,11 @@ static void emit_block(ptx_ctx *c, const poot_kir_block *b) {
   }
 }
 
-/* Whether a statement may run before the wait for the kernel before this
- * one: it reads only invariant bindings (weights, constants), its own
- * registers, private arrays and shared memory, and writes no global memory
- * (no global store, atomic, check or barrier; no slot parameter). */
-static bool before_wait_ok(const poot_kir_kernel *k, const poot_kir_inst *in) {
-  switch (in->op) {
-    case POOT_KIR_OP_LOAD:
-      return in->space == POOT_KIR_SPACE_SHARED ||
-             (in->space == POOT_KIR_SPACE_GLOBAL && in->ref < k->binding_count &&
-              k->bindings[in->ref].invariant);
-    case POOT_KIR_OP_STORE:
-      return in->space == POOT_KIR_SPACE_SHARED;
-    case POOT_KIR_OP_PARAM:
-      return in->ref < k->param_count && k->params[in->ref].kind == POOT_KIR_PARAM_PUSH;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
-    case POOT_KIR_OP_BARRIER:
-    case POOT_KIR_OP_CHECK:
-      return false;
-    case POOT_KIR_OP_IF:
-    case POOT_KIR_OP_FOR:
-      for (const poot_kir_inst *s = in->body.first; s; s = s->next)
-        if (!before_wait_ok(k, s)) return false;
-      for (const poot_kir_inst *s = in->else_body.first; s; s = s->next)
-        if (!before_wait_ok(k, s)) return false;
-      return true;
-    default:
-      return true;
-  }
-}
-
 /* The kernel body with griddepcontrol.wait (grid_dependency targets) before
- * the first statement that must not run ahead of the kernel before this
- * one (see emit_block), and at the end where a path has not waited: so
- * every thread waits, and this kernel finishes only after its predecessor
- * did (the next kernel's wait covers every earlier one). Weight loads issued first (the
- * GEMV's prefetch) overlap the previous kernel's tail. No launch_dependents:
- * the next kernel launches as this one's workgroups exit. Triggering it at
- * entry was measured 7 % slower on the 1B decode (its early workgroups take
- * SM slots wherever they are free, unevenly); at the end, no better than
- * none. */
+ * the first statement that must not run ahead of the kernel before this one
+ * (emit_block), and at the end where a path has not waited: every thread
+ * waits, so no kernel finishes before its predecessor. No launch_dependents
+ * (measured slower: docs/backends-ptx.md, design notes). */
 static void emit_body(ptx_ctx *c, const poot_kir_target *t) {
   c->wait_pending = t->grid_dependency && t->sm_version >= 90;
   emit_block(c, &c->k->body);
