@@ -81,6 +81,31 @@ static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
   return poot__cc_u32(k, f, out);
 }
 
+/* Writes dimension d (a u32 value) of a row's result: O / L into the output
+ * at (tt, h, d), or, split, O into the workgroup's partial record and, when
+ * `with_ml` (where `first` holds, if given), its M and L. */
+static poot_status row_write(pc_kctx *k, const pc_group *g, bool split, poot_kir_value wc,
+                             uint32_t D, poot_kir_value tt, poot_kir_value h, poot_kir_value d,
+                             bool with_ml, poot_kir_value first, poot_kir_value M,
+                             poot_kir_value L, poot_kir_value O) {
+  if (!split) {
+    poot_kir_value r, lin, oidx[3] = {tt, h, d};
+    T(poot__cc_bin(k, OP(DIV), O, L, &r));
+    T(poot__cc_linearize(k, oidx, &poot__cc_type(k->pl, g->out)->shape, &lin));
+    return poot__cc_store_value(k, g->dest, lin, r);
+  }
+  poot_kir_value fo, f0, f1;
+  T(poot__cc_bin_c(k, OP(ADD), d, 2, &fo));
+  T(partial_store(k, g, wc, D, fo, O));
+  if (!with_ml) return NULL;
+  if (first) T(poot_kir_if_begin(k->b, first));
+  T(field_const(k, 0, &f0));
+  T(field_const(k, 1, &f1));
+  T(partial_store(k, g, wc, D, f0, M));
+  T(partial_store(k, g, wc, D, f1, L));
+  return first ? poot_kir_end(k->b) : NULL;
+}
+
 /* The (query row, head, split) of this workgroup and the constants both
  * attention forms start from. */
 typedef struct att_row {
@@ -403,24 +428,9 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
     T(poot_kir_fma(k->b, x, f, O, &O));
   }
-  if (split) {
-    poot_kir_value z0, fo, f0, f1, is0;
-    T(poot__cc_u32(k, 0, &z0));
-    T(poot__cc_bin_c(k, OP(ADD), lid, 2, &fo));
-    T(partial_store(k, g, wc, D, fo, O));
-    T(poot__cc_bin(k, OP(EQ), lid, z0, &is0));
-    T(poot_kir_if_begin(k->b, is0));
-    T(field_const(k, 0, &f0));
-    T(field_const(k, 1, &f1));
-    T(partial_store(k, g, wc, D, f0, M));
-    T(partial_store(k, g, wc, D, f1, L));
-    T(poot_kir_end(k->b));
-  } else {
-    poot_kir_value r, lin, oidx[3] = {tt, h, lid};
-    T(poot__cc_bin(k, OP(DIV), O, L, &r));
-    T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
-    T(poot__cc_store_value(k, g->dest, lin, r));
-  }
+  poot_kir_value is0;
+  T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
+  T(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
   poot__cc_scope_pop(k);
   T(poot_kir_end(k->b));
   poot__cc_scope_pop(k);
@@ -584,7 +594,7 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
     T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
     T(poot_kir_if_begin(k->b, cond));
     poot__cc_scope_push(k);
-    poot_kir_value L = zero, O = zero, r, lin, oidx[3] = {tt, h, lid};
+    poot_kir_value L = zero, O = zero;
     for (uint32_t j = 0; j < nsub; j++) {
       poot_kir_value jj, x, ix;
       T(poot__cc_u32(k, j, &jj));
@@ -595,24 +605,9 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
       T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
       T(poot__cc_bin(k, OP(ADD), O, x, &O));
     }
-    if (split) {
-      poot_kir_value z0, fo, f0, f1, is0;
-      T(poot__cc_u32(k, 0, &z0));
-      T(poot__cc_bin_c(k, OP(ADD), lid, 2, &fo));
-      T(partial_store(k, g, wc, D, fo, O));
-      T(poot__cc_bin(k, OP(EQ), lid, z0, &is0));
-      T(poot_kir_if_begin(k->b, is0));
-      T(field_const(k, 0, &f0));
-      T(field_const(k, 1, &f1));
-      T(partial_store(k, g, wc, D, f0, M));
-      T(partial_store(k, g, wc, D, f1, L));
-      T(poot_kir_end(k->b));
-    } else {
-      T(poot__cc_bin(k, OP(DIV), O, L, &r));
-      T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
-      T(poot__cc_store_value(k, g->dest, lin, r));
-    }
-    (void)r;
+    poot_kir_value is0;
+    T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
+    T(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
     poot__cc_scope_pop(k);
     return poot_kir_end(k->b);
   }
@@ -629,7 +624,7 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
   poot_kir_value L;
   T(tree(k, sh, lid, l, false, &L));
   for (uint32_t d = 0; d < D; d++) {
-    poot_kir_value a, O, r, cond, eq, lin, dv;
+    poot_kir_value a, O, cond, eq, dv;
     T(poot_kir_priv_load(k->b, pacc, d, &a));
     T(poot__cc_bin(k, OP(MUL), a, f, &a));
     T(tree(k, sh, lid, a, false, &O));
@@ -637,27 +632,8 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
     T(poot__cc_bin(k, OP(AND), eq, valid, &cond));
     T(poot_kir_if_begin(k->b, cond));
     poot__cc_scope_push(k);
-    if (split) {
-      poot_kir_value fo;
-      T(field_const(k, 2 + d, &fo));
-      T(partial_store(k, g, wc, D, fo, O));
-      if (d == 0) {
-        poot_kir_value f0, f1;
-        T(field_const(k, 0, &f0));
-        T(field_const(k, 1, &f1));
-        T(partial_store(k, g, wc, D, f0, M));
-        T(partial_store(k, g, wc, D, f1, L));
-      }
-      (void)r;
-      (void)lin;
-      (void)dv;
-    } else {
-      T(poot__cc_bin(k, OP(DIV), O, L, &r));
-      T(poot__cc_u32(k, d, &dv));
-      poot_kir_value oidx[3] = {tt, h, dv};
-      T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
-      T(poot__cc_store_value(k, g->dest, lin, r));
-    }
+    T(poot__cc_u32(k, d, &dv));
+    T(row_write(k, g, split, wc, D, tt, h, dv, d == 0, 0, M, L, O));
     poot__cc_scope_pop(k);
     T(poot_kir_end(k->b));
   }
