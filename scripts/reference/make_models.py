@@ -293,12 +293,12 @@ def make_weights(spec):
             w[p + "mlp.gate_proj.weight"] = gate
             w[p + "mlp.up_proj.weight"] = up
         w[p + "mlp.down_proj.weight"] = linear(m, p + "down", H, inter, branch * 2.0)
-        if gemma:
+        if gemma and arch != "GemmaForCausalLM":  # Gemma 2/3: four norms a layer
             w[p + "post_attention_layernorm.weight"] = norm_weight(m, p + "post_attn_norm", H, True)
             w[p + "pre_feedforward_layernorm.weight"] = norm_weight(m, p + "pre_ffn_norm", H, True)
             w[p + "post_feedforward_layernorm.weight"] = norm_weight(m, p + "post_ffn_norm", H, True)
         else:
-            w[p + "post_attention_layernorm.weight"] = norm_weight(m, p + "post_attn_norm", H, False)
+            w[p + "post_attention_layernorm.weight"] = norm_weight(m, p + "post_attn_norm", H, gemma)
 
     # Logits: standard deviation about logit_std over the vocabulary, so the
     # top-two margin is typically well above one.

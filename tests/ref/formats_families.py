@@ -143,7 +143,7 @@ def main():
             print("llama3: rope_freqs %s" % got)
         # What convert cannot carry over is a one-line error, and no file.
         for m, edit, needle in [
-                ("llama3", lambda c: c["rope_scaling"].update(rope_type="yarn"), "'yarn'"),
+                ("llama3", lambda c: c["rope_scaling"].update(rope_type="wavy"), "'wavy'"),
                 ("phi3", lambda c: c["rope_scaling"].update(long_factor=[1.0]), "long_factor"),
                 ("phi3", lambda c: c.update(model_type="mamba"), "'mamba'")]:
             folder = os.path.join(tmp, m)

@@ -86,6 +86,8 @@ typedef enum poot_model_rope_scaling {
   POOT_MODEL_ROPE_SCALING_LLAMA3,   /* Llama 3.1 per-frequency smoothing */
   POOT_MODEL_ROPE_SCALING_LONGROPE, /* Phi-3 su/longrope: per-frequency factors */
   POOT_MODEL_ROPE_SCALING_FREQS,    /* GGUF rope_freqs: per-frequency divisors */
+  POOT_MODEL_ROPE_SCALING_YARN,     /* YaRN: ramped interpolation, cos/sin scaled */
+  POOT_MODEL_ROPE_SCALING_DYNAMIC,  /* dynamic NTK: theta grows with the sequence */
 } poot_model_rope_scaling;
 
 typedef enum poot_model_activation {
@@ -114,11 +116,16 @@ typedef struct poot_model_config {
   double rope_theta;
   double rope_theta_local; /* Gemma 3 local layers (0: rope_theta) */
   poot_model_rope_scaling rope_scaling;
-  double rope_factor;            /* LINEAR, LLAMA3, LONGROPE (context ratio) */
+  double rope_factor;            /* LINEAR, LLAMA3, LONGROPE (context ratio), YARN, DYNAMIC */
   double rope_low_freq_factor;   /* LLAMA3 */
   double rope_high_freq_factor;  /* LLAMA3 */
-  int64_t rope_original_context; /* LLAMA3, LONGROPE */
-  double rope_attn_factor;       /* LONGROPE: cos/sin multiplier (0: derived) */
+  /* LLAMA3, LONGROPE, YARN; DYNAMIC: the length past which theta grows
+   * (transformers: max_position_embeddings). */
+  int64_t rope_original_context;
+  double rope_attn_factor;       /* LONGROPE, YARN: cos/sin multiplier (0: derived) */
+  double rope_beta_fast;         /* YARN: the ramp's bounds in rotations (32, 1) */
+  double rope_beta_slow;
+  bool rope_yarn_no_truncate;    /* YARN: keep the ramp's bounds fractional */
   float rope_short_factors[POOT_MODEL_MAX_ROPE_PAIRS]; /* LONGROPE; FREQS: the divisors */
   float rope_long_factors[POOT_MODEL_MAX_ROPE_PAIRS];  /* LONGROPE */
   bool rope_local_unscaled; /* Gemma 3: scaling applies to global layers only */

@@ -8,6 +8,7 @@
 
 #include "convert_impl.h"
 #include "poot/llm/convert.h"
+#include "poot/llm/model.h"
 #include "poot/llm/store.h"
 #include "poot/llm/weight_map.h"
 #include "poot/quant.h"
@@ -60,8 +61,6 @@ typedef struct plan {
 
 /* The most rotary frequency pairs a computed rope tensor holds. */
 #define POOT_CONVERT_MAX_ROPE_PAIRS 512
-/* The most layers a sliding-window pattern array describes. */
-#define POOT_CONVERT_MAX_PATTERN_LAYERS 1024
 
 static poot_status oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "convert: out of memory");
@@ -437,31 +436,15 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A number of a JSON object, or `dflt`. */
-static double json_num(const poot_json *obj, const char *key, double dflt) {
-  const poot_json *v = poot_json_get(obj, key);
-  return v && v->type == POOT_JSON_NUMBER ? v->number : dflt;
-}
-
-/* The rope scaling of config.json: "" when none, else its (lower-case) type. */
-static const char *rope_type_of(const poot_hf_config *c) {
-  if (!c->rope_scaling) return "";
-  const poot_json *rt = poot_json_get(c->rope_scaling, "rope_type");
-  if (!rt) rt = poot_json_get(c->rope_scaling, "type");
-  if (!rt || rt->type != POOT_JSON_STRING) return "?";
-  return strcmp(rt->str, "default") == 0 ? "" : rt->str;
-}
-
 /* llama.cpp's rope_freqs for llama3 scaling (LlamaModel.generate_extra_tensors):
  * per frequency the divisor 1, factor, or 1 / ((1 - smooth) / factor + smooth),
  * over the f32 inverse frequencies 1 / theta^(2i / dims). */
-static void llama3_rope_freqs(const poot_hf_config *c, int64_t dims, float *out) {
-  double factor = json_num(c->rope_scaling, "factor", 8.0);
-  double lo = json_num(c->rope_scaling, "low_freq_factor", 1.0);
-  double hi = json_num(c->rope_scaling, "high_freq_factor", 4.0);
-  double old = json_num(c->rope_scaling, "original_max_position_embeddings", 8192.0);
+static void llama3_rope_freqs(const poot_model_config *c, float *out) {
+  double factor = c->rope_factor, lo = c->rope_low_freq_factor, hi = c->rope_high_freq_factor;
+  double old = (double)c->rope_original_context;
   double lo_wl = old / lo, hi_wl = old / hi;
   float base = (float)c->rope_theta;
+  int64_t dims = c->rope_dims;
   for (int64_t i = 0; i < dims / 2; i++) {
     float freq = 1.0f / powf(base, (float)(2 * i) / (float)dims);
     double wl = 2.0 * M_PI / (double)freq;
@@ -476,139 +459,109 @@ static void llama3_rope_freqs(const poot_hf_config *c, int64_t dims, float *out)
   }
 }
 
-/* Reads a JSON array of `n` numbers into out; false when it is not one. */
-static bool json_floats(const poot_json *a, float *out, size_t n) {
-  if (!a || a->type != POOT_JSON_ARRAY || a->len != n) return false;
-  for (size_t i = 0; i < n; i++) {
-    if (a->items[i]->type != POOT_JSON_NUMBER) return false;
-    out[i] = (float)a->items[i]->number;
-  }
-  return true;
+/* Which layers slide, as llama.cpp's `attention.sliding_window_pattern`
+ * bool array (written when the config marks layers). */
+static poot_status sliding_metadata(const poot_model_config *c, const char *arch,
+                                    poot_gguf_writer *w) {
+  if (c->sliding_window <= 0) return NULL;
+  POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", c->sliding_window));
+  if (!c->any_layer_sliding_marked) return NULL;
+  bool sliding[POOT_MODEL_MAX_LAYERS];
+  for (int64_t i = 0; i < c->n_layers; i++) sliding[i] = c->layer_sliding[i] != 0;
+  char key[128];
+  snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
+  return poot_gguf_writer_set_array(w, key, POOT_GGUF_VALUE_BOOL, sliding, (size_t)c->n_layers);
 }
 
-/* The hyperparameters under `<arch>.`, as llama.cpp's converter writes them
- * for each architecture; computed tensors (rope_freqs, rope factors) are
- * added to the plan. */
-static poot_status hf_metadata(const poot_hf_config *c, hf_kind kind, const char *arch,
-                               poot_gguf_writer *w, plan *pl, int64_t *out_rope_dims) {
-  const poot_json *root = c->root;
-  int64_t rope_dims = c->head_dim;
-  if (kind == HF_PHI3) {
-    double pct = json_num(root, "partial_rotary_factor", 1.0);
-    rope_dims = (int64_t)(pct * (double)c->hidden_size) / c->num_attention_heads;
+/* The rope scaling, as llama.cpp's converter writes it: linear and yarn as
+ * keys, llama3 as the rope_freqs tensor, longrope as two factor tensors.
+ * Dynamic NTK has no GGUF form (llama.cpp's converter drops it, and the file
+ * would then run unscaled past the original context): refused. */
+static poot_status rope_metadata(const poot_model_config *c, const char *arch,
+                                 poot_gguf_writer *w, plan *pl) {
+  char k[96];
+  snprintf(k, sizeof k, "%s.rope.scaling.type", arch);
+  size_t half = (size_t)(c->rope_dims / 2);
+  switch (c->rope_scaling) {
+    case POOT_MODEL_ROPE_SCALING_NONE:
+    case POOT_MODEL_ROPE_SCALING_FREQS:
+      return NULL;
+    case POOT_MODEL_ROPE_SCALING_LINEAR:
+      POOT_TRY(set_str(w, k, "linear"));
+      return set_arch_f32(w, arch, "rope.scaling.factor", c->rope_factor);
+    case POOT_MODEL_ROPE_SCALING_YARN: {
+      POOT_TRY(set_str(w, k, "yarn"));
+      POOT_TRY(set_arch_f32(w, arch, "rope.scaling.factor", c->rope_factor));
+      POOT_TRY(set_arch_u32(w, arch, "rope.scaling.original_context_length",
+                            c->rope_original_context));
+      if (c->rope_beta_fast != 32.0)
+        POOT_TRY(set_arch_f32(w, arch, "rope.scaling.yarn_beta_fast", c->rope_beta_fast));
+      if (c->rope_beta_slow != 1.0)
+        POOT_TRY(set_arch_f32(w, arch, "rope.scaling.yarn_beta_slow", c->rope_beta_slow));
+      /* Only an attention factor other than YaRN's own 0.1 ln(factor) + 1. */
+      double derived = c->rope_factor <= 1.0 ? 1.0 : 0.1 * log(c->rope_factor) + 1.0;
+      if (fabs(c->rope_attn_factor - derived) > 1e-9 * derived)
+        POOT_TRY(set_arch_f32(w, arch, "rope.scaling.yarn_attn_factor", c->rope_attn_factor));
+      if (c->rope_yarn_no_truncate)
+        return poot_status_make(POOT_UNSUPPORTED,
+                                "convert: yarn rope with truncate=false has no GGUF form");
+      return NULL;
+    }
+    case POOT_MODEL_ROPE_SCALING_LLAMA3: {
+      float freqs[POOT_MODEL_MAX_ROPE_PAIRS];
+      llama3_rope_freqs(c, freqs);
+      return plan_add_generated(pl, w, "rope_freqs.weight", freqs, half);
+    }
+    case POOT_MODEL_ROPE_SCALING_LONGROPE: {
+      POOT_TRY(set_str(w, k, "longrope"));
+      double attn = c->rope_attn_factor;
+      if (!(attn > 0))
+        attn = c->rope_factor > 1.0 && c->rope_original_context > 1
+                   ? sqrt(1.0 + log(c->rope_factor) / log((double)c->rope_original_context))
+                   : 1.0;
+      POOT_TRY(set_arch_u32(w, arch, "rope.scaling.original_context_length",
+                            c->rope_original_context));
+      POOT_TRY(set_arch_f32(w, arch, "rope.scaling.attn_factor", attn));
+      POOT_TRY(plan_add_generated(pl, w, "rope_factors_long.weight", c->rope_long_factors, half));
+      return plan_add_generated(pl, w, "rope_factors_short.weight", c->rope_short_factors, half);
+    }
+    case POOT_MODEL_ROPE_SCALING_DYNAMIC:
+      return poot_status_make(POOT_UNSUPPORTED,
+                              "convert: dynamic (NTK) rope scaling has no GGUF form; the file "
+                              "would run unscaled past %lld positions",
+                              (long long)c->rope_original_context);
   }
-  *out_rope_dims = rope_dims;
-  if (c->max_position_embeddings > 0)
-    POOT_TRY(set_arch_u32(w, arch, "context_length", c->max_position_embeddings));
+  return NULL;
+}
+
+/* The hyperparameters under `<arch>.`, as llama.cpp's converter writes them,
+ * from the model config the loader itself builds from config.json (one
+ * reader, and the same validation as loading); computed tensors (rope_freqs,
+ * rope factors) are added to the plan. */
+static poot_status hf_metadata(const poot_model_config *c, const char *arch,
+                               poot_gguf_writer *w, plan *pl) {
+  if (c->context_length > 0) POOT_TRY(set_arch_u32(w, arch, "context_length", c->context_length));
   POOT_TRY(set_arch_u32(w, arch, "embedding_length", c->hidden_size));
   POOT_TRY(set_arch_u32(w, arch, "feed_forward_length", c->intermediate_size));
-  POOT_TRY(set_arch_u32(w, arch, "block_count", c->num_hidden_layers));
-  POOT_TRY(set_arch_u32(w, arch, "attention.head_count", c->num_attention_heads));
-  POOT_TRY(set_arch_u32(w, arch, "attention.head_count_kv", c->num_key_value_heads));
-  if (poot_json_get(root, "rope_theta") || poot_json_get(root, "rope_parameters"))
-    POOT_TRY(set_arch_f32(w, arch, "rope.freq_base", c->rope_theta));
-  if (c->rms_norm_eps > 0)
-    POOT_TRY(set_arch_f32(w, arch, "attention.layer_norm_rms_epsilon", c->rms_norm_eps));
-  POOT_TRY(set_arch_u32(w, arch, "rope.dimension_count", rope_dims));
-  if (poot_json_get(root, "head_dim") || is_gemma(kind)) {
-    POOT_TRY(set_arch_u32(w, arch, "attention.key_length", c->head_dim));
-    POOT_TRY(set_arch_u32(w, arch, "attention.value_length", c->head_dim));
-  }
-  double window = json_num(root, "sliding_window", 0.0);
-  /* Mistral's window (llama.cpp's llama.attention.sliding_window); Qwen 2
-   * sets a window it does not use unless use_sliding_window, so it is left
-   * out. */
-  if (kind == HF_LLAMA && c->model_type && strcmp(c->model_type, "mistral") == 0 && window > 0)
-    POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", (int64_t)window));
-  if (kind == HF_PHI3) /* llama.cpp writes 0 for none (Phi-4) */
-    POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", window > 0 ? (int64_t)window : 0));
-  if (kind == HF_GEMMA2 || kind == HF_GEMMA3) {
-    if (window > 0) POOT_TRY(set_arch_u32(w, arch, "attention.sliding_window", (int64_t)window));
-    double v = json_num(root, "attn_logit_softcapping", 0.0);
-    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "attn_logit_softcapping", v));
-    v = json_num(root, "final_logit_softcapping", 0.0);
-    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "final_logit_softcapping", v));
-    /* llama.cpp derives the query scale from head_dim; transformers uses
-     * query_pre_attn_scalar^-0.5, so the file states it. */
-    v = json_num(root, "query_pre_attn_scalar", 0.0);
-    if (v > 0) POOT_TRY(set_arch_f32(w, arch, "attention.scale", 1.0 / sqrt(v)));
-    v = json_num(root, "rope_local_base_freq", 0.0);
-    if (kind == HF_GEMMA3 && v > 0) POOT_TRY(set_arch_f32(w, arch, "rope.freq_base_swa", v));
-    /* Which layers are local: layer_types, else Gemma 3's period
-     * (a layer is global when (i + 1) % period == 0). Gemma 2 without
-     * layer_types keeps llama.cpp's default (even layers local). */
-    const poot_json *types = poot_json_get(root, "layer_types");
-    double period = json_num(root, "sliding_window_pattern", 6.0);
-    bool have_types =
-        types && types->type == POOT_JSON_ARRAY && (int64_t)types->len == c->num_hidden_layers;
-    if (window > 0 && (have_types || kind == HF_GEMMA3)) {
-      bool sliding[POOT_CONVERT_MAX_PATTERN_LAYERS];
-      int64_t n = c->num_hidden_layers;
-      if (n > POOT_CONVERT_MAX_PATTERN_LAYERS)
-        return poot_status_make(POOT_UNSUPPORTED, "convert: %lld layers (at most %d)", (long long)n,
-                                POOT_CONVERT_MAX_PATTERN_LAYERS);
-      for (int64_t i = 0; i < n; i++) {
-        if (have_types) {
-          const poot_json *t = types->items[i];
-          sliding[i] = t->type == POOT_JSON_STRING && strcmp(t->str, "sliding_attention") == 0;
-        } else {
-          int64_t p = period >= 1 ? (int64_t)period : 6;
-          sliding[i] = ((i + 1) % p) != 0;
-        }
-      }
-      char key[128];
-      snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
-      POOT_TRY(poot_gguf_writer_set_array(w, key, POOT_GGUF_VALUE_BOOL, sliding, (size_t)n));
-    }
-  }
-
-  const char *rt = rope_type_of(c);
-  if (!*rt) return NULL;
-  if (strcmp(rt, "linear") == 0 && kind != HF_PHI3) {
-    const poot_json *factor = poot_json_get(c->rope_scaling, "factor");
-    if (!factor || factor->type != POOT_JSON_NUMBER)
-      return poot_status_make(POOT_FORMAT, "convert: linear rope_scaling without a factor");
-    char k[96];
-    snprintf(k, sizeof k, "%s.rope.scaling.type", arch);
-    POOT_TRY(set_str(w, k, "linear"));
-    return set_arch_f32(w, arch, "rope.scaling.factor", factor->number);
-  }
-  if (strcmp(rt, "llama3") == 0 && kind == HF_LLAMA) {
-    float freqs[POOT_CONVERT_MAX_ROPE_PAIRS];
-    if (rope_dims / 2 > POOT_CONVERT_MAX_ROPE_PAIRS || rope_dims < 2)
-      return poot_status_make(POOT_UNSUPPORTED, "convert: rope dimension %lld",
-                              (long long)rope_dims);
-    llama3_rope_freqs(c, rope_dims, freqs);
-    return plan_add_generated(pl, w, "rope_freqs.weight", freqs, (size_t)(rope_dims / 2));
-  }
-  if ((strcmp(rt, "longrope") == 0 || strcmp(rt, "su") == 0) && kind == HF_PHI3) {
-    size_t half = (size_t)(rope_dims / 2);
-    float lf[POOT_CONVERT_MAX_ROPE_PAIRS], sf[POOT_CONVERT_MAX_ROPE_PAIRS];
-    if (half > POOT_CONVERT_MAX_ROPE_PAIRS ||
-        !json_floats(poot_json_get(c->rope_scaling, "long_factor"), lf, half) ||
-        !json_floats(poot_json_get(c->rope_scaling, "short_factor"), sf, half))
-      return poot_status_make(POOT_FORMAT,
-                              "convert: rope_scaling needs long_factor and short_factor of %zu "
-                              "numbers",
-                              half);
-    double orig = json_num(c->rope_scaling, "original_max_position_embeddings",
-                           json_num(root, "original_max_position_embeddings", 0.0));
-    if (orig < 1 || c->max_position_embeddings < 1)
-      return poot_status_make(POOT_FORMAT,
-                              "convert: longrope needs original_max_position_embeddings");
-    double scale = (double)c->max_position_embeddings / orig;
-    double attn = scale > 1.0 ? sqrt(1.0 + log(scale) / log(orig)) : 1.0;
-    /* transformers takes an explicit attention_factor over the formula. */
-    attn = json_num(c->rope_scaling, "attention_factor", attn);
-    POOT_TRY(set_arch_u32(w, arch, "rope.scaling.original_context_length", (int64_t)orig));
-    POOT_TRY(set_arch_f32(w, arch, "rope.scaling.attn_factor", attn));
-    POOT_TRY(plan_add_generated(pl, w, "rope_factors_long.weight", lf, half));
-    return plan_add_generated(pl, w, "rope_factors_short.weight", sf, half);
-  }
-  return poot_status_make(POOT_UNSUPPORTED,
-                          "convert: rope_scaling type '%s' is not supported for %s (linear; "
-                          "llama3 for llama; longrope/su for phi3 are)",
-                          rt, arch);
+  POOT_TRY(set_arch_u32(w, arch, "block_count", c->n_layers));
+  POOT_TRY(set_arch_u32(w, arch, "attention.head_count", c->n_heads));
+  POOT_TRY(set_arch_u32(w, arch, "attention.head_count_kv", c->n_kv_heads));
+  /* The global layers' base (Gemma 3's sliding layers: freq_base_swa). */
+  POOT_TRY(set_arch_f32(w, arch, "rope.freq_base", c->rope_theta));
+  if (c->rope_theta_local > 0 && c->sliding_window > 0)
+    POOT_TRY(set_arch_f32(w, arch, "rope.freq_base_swa", c->rope_theta_local));
+  POOT_TRY(set_arch_f32(w, arch, "attention.layer_norm_rms_epsilon", c->norm_eps));
+  POOT_TRY(set_arch_u32(w, arch, "rope.dimension_count", c->rope_dims));
+  POOT_TRY(set_arch_u32(w, arch, "attention.key_length", c->head_dim));
+  POOT_TRY(set_arch_u32(w, arch, "attention.value_length", c->head_dim));
+  POOT_TRY(sliding_metadata(c, arch, w));
+  if (c->attn_softcap > 0) POOT_TRY(set_arch_f32(w, arch, "attn_logit_softcapping", c->attn_softcap));
+  if (c->final_softcap > 0)
+    POOT_TRY(set_arch_f32(w, arch, "final_logit_softcapping", c->final_softcap));
+  /* llama.cpp derives the query scale from head_dim; transformers uses
+   * query_pre_attn_scalar^-0.5, so the file states it. */
+  if (c->attn_scale > 0) POOT_TRY(set_arch_f32(w, arch, "attention.scale", c->attn_scale));
+  return rope_metadata(c, arch, w, pl);
 }
 
 static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_writer *w, plan *pl,
@@ -634,9 +587,10 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
                          mt);
     goto done;
   }
-  if (c->hidden_size <= 0 || c->num_hidden_layers <= 0 || c->num_attention_heads <= 0 ||
-      c->intermediate_size <= 0 || c->num_key_value_heads <= 0 || c->head_dim <= 0) {
-    s = poot_status_make(POOT_FORMAT, "convert: '%s' lacks the model's sizes", path);
+  /* The loader's own reading and checks: what is written loads. */
+  poot_model_config mc;
+  if ((s = poot_model_config_from_hf(c, &mc))) {
+    s = poot_status_annotate(s, "convert: '%s'", path);
     goto done;
   }
   const char *name = o->name;
@@ -655,8 +609,7 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
   if ((s = set_str(w, "general.architecture", arch))) goto done;
   if ((s = set_common(w, name, type))) goto done;
   /* Computed tensors come first, as in llama.cpp (generate_extra_tensors). */
-  int64_t rope_dims = 0;
-  if ((s = hf_metadata(c, kind, arch, w, pl, &rope_dims))) goto done;
+  if ((s = hf_metadata(&mc, arch, w, pl))) goto done;
   uint32_t n_tokens = 0;
   if ((s = poot__convert_vocab_hf(w, folder, c, &n_tokens))) goto done;
   if ((s = set_arch_u32(w, arch, "vocab_size", n_tokens))) goto done;

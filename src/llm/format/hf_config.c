@@ -80,20 +80,151 @@ static poot_status parse_root(poot_arena *arena, const char *text, size_t len, c
   return NULL;
 }
 
+/* A rope parameter set: `obj` holds the 5.x keys (or the 4.x rope_scaling
+ * object, whose type may be spelled "type"). */
+static poot_status read_rope(const poot_json *obj, const char *name, const char *where,
+                             poot_hf_rope *r) {
+  field_ctx f = {obj, name};
+  r->present = true;
+  r->object = obj;
+  const poot_json *ty = poot_json_get(obj, "rope_type");
+  if (!ty || ty->type == POOT_JSON_NULL) ty = poot_json_get(obj, "type");
+  if (ty && ty->type != POOT_JSON_NULL) {
+    if (ty->type != POOT_JSON_STRING)
+      return poot_status_make(POOT_FORMAT, "'%s': %s.rope_type is not a string", name, where);
+    r->type = strcmp(ty->str, "su") == 0 ? "longrope" : ty->str;
+  }
+  POOT_TRY(get_num(&f, "rope_theta", &r->theta));
+  POOT_TRY(get_num(&f, "factor", &r->factor));
+  POOT_TRY(get_num(&f, "low_freq_factor", &r->low_freq_factor));
+  POOT_TRY(get_num(&f, "high_freq_factor", &r->high_freq_factor));
+  POOT_TRY(get_int(&f, "original_max_position_embeddings", &r->original_max_position_embeddings));
+  POOT_TRY(get_num(&f, "attention_factor", &r->attention_factor));
+  POOT_TRY(get_num(&f, "beta_fast", &r->beta_fast));
+  POOT_TRY(get_num(&f, "beta_slow", &r->beta_slow));
+  POOT_TRY(get_num(&f, "mscale", &r->mscale));
+  POOT_TRY(get_num(&f, "mscale_all_dim", &r->mscale_all_dim));
+  POOT_TRY(get_bool(&f, "truncate", &r->truncate));
+  POOT_TRY(get_num(&f, "partial_rotary_factor", &r->partial_rotary_factor));
+  const poot_json *sf = poot_json_get(obj, "short_factor"), *lf = poot_json_get(obj, "long_factor");
+  if (sf && sf->type != POOT_JSON_NULL) r->short_factor = sf;
+  if (lf && lf->type != POOT_JSON_NULL) r->long_factor = lf;
+  return NULL;
+}
+
+static void rope_init(poot_hf_rope *r) {
+  memset(r, 0, sizeof *r);
+  r->type = "default";
+  r->original_max_position_embeddings = -1;
+  r->truncate = true;
+}
+
+/* The rope of the global layers and of the sliding ones, from 5.x
+ * `rope_parameters` (flat, or keyed by layer type) or 4.x `rope_theta`,
+ * `rope_scaling` and Gemma 3's `rope_local_base_freq`. A value missing from
+ * a set falls back to the document's top-level one (transformers does the
+ * same when it standardizes the parameters). */
+static poot_status read_ropes(poot_hf_config *c, const char *name) {
+  field_ctx f = {c->text, name};
+  rope_init(&c->rope);
+  rope_init(&c->rope_sliding);
+  const poot_json *rp = poot_json_get(c->text, "rope_parameters");
+  if (rp && rp->type != POOT_JSON_NULL && rp->type != POOT_JSON_OBJECT)
+    return poot_status_make(POOT_FORMAT, "'%s': rope_parameters is not an object", name);
+  const poot_json *full = rp ? poot_json_get(rp, "full_attention") : NULL;
+  const poot_json *slide = rp ? poot_json_get(rp, "sliding_attention") : NULL;
+  if (full || slide) {
+    if ((full && full->type != POOT_JSON_OBJECT) || (slide && slide->type != POOT_JSON_OBJECT))
+      return poot_status_make(POOT_FORMAT,
+                              "'%s': rope_parameters.full_attention / sliding_attention are not "
+                              "objects",
+                              name);
+    if (full) POOT_TRY(read_rope(full, name, "rope_parameters.full_attention", &c->rope));
+    if (slide) POOT_TRY(read_rope(slide, name, "rope_parameters.sliding_attention", &c->rope_sliding));
+  } else if (rp && rp->type == POOT_JSON_OBJECT) {
+    POOT_TRY(read_rope(rp, name, "rope_parameters", &c->rope));
+  }
+  const poot_json *rs = poot_json_get(c->text, "rope_scaling");
+  if (rs && rs->type != POOT_JSON_NULL && rs->type != POOT_JSON_OBJECT)
+    return poot_status_make(POOT_FORMAT, "'%s': rope_scaling is not an object", name);
+  if (!rp && rs && rs->type == POOT_JSON_OBJECT)
+    POOT_TRY(read_rope(rs, name, "rope_scaling", &c->rope));
+  /* Top-level values fill what a set leaves out. */
+  double theta = 0, local = 0;
+  POOT_TRY(get_num(&f, "rope_theta", &theta));
+  POOT_TRY(get_num(&f, "rope_local_base_freq", &local));
+  if (!(c->rope.theta > 0)) c->rope.theta = theta > 0 ? theta : 10000.0;
+  c->rope.present = true;
+  if (local > 0 && !c->rope_sliding.present) {
+    c->rope_sliding.present = true;
+    c->rope_sliding.theta = local;
+  }
+  if (c->rope_sliding.present && !(c->rope_sliding.theta > 0))
+    c->rope_sliding.theta = c->rope.theta;
+  poot_hf_rope *sets[2] = {&c->rope, &c->rope_sliding};
+  for (int i = 0; i < 2; i++) {
+    if (sets[i]->original_max_position_embeddings < 0)
+      sets[i]->original_max_position_embeddings = c->original_max_position_embeddings;
+    if (!(sets[i]->partial_rotary_factor > 0))
+      sets[i]->partial_rotary_factor = c->partial_rotary_factor;
+  }
+  c->rope_theta = c->rope.theta;
+  c->partial_rotary_factor = c->rope.partial_rotary_factor;
+  if (strcmp(c->rope.type, "default") != 0) c->rope_scaling = c->rope.object;
+  return NULL;
+}
+
+/* The sliding-window and soft-capping keys (Mistral, Qwen 2, Gemma 2/3, Phi-3). */
+static poot_status read_attention(poot_hf_config *c, const char *name) {
+  field_ctx f = {c->text, name};
+  c->sliding_window = c->max_window_layers = c->sliding_window_pattern = -1;
+  c->use_sliding_window = -1;
+  POOT_TRY(get_int(&f, "sliding_window", &c->sliding_window));
+  bool use = false;
+  const poot_json *u = poot_json_get(c->text, "use_sliding_window");
+  if (u && u->type != POOT_JSON_NULL) {
+    POOT_TRY(get_bool(&f, "use_sliding_window", &use));
+    c->use_sliding_window = use ? 1 : 0;
+  }
+  POOT_TRY(get_int(&f, "max_window_layers", &c->max_window_layers));
+  POOT_TRY(get_int(&f, "sliding_window_pattern", &c->sliding_window_pattern));
+  if (c->sliding_window_pattern < 0)
+    POOT_TRY(get_int(&f, "_sliding_window_pattern", &c->sliding_window_pattern));
+  const poot_json *lt = poot_json_get(c->text, "layer_types");
+  if (lt && lt->type != POOT_JSON_NULL) {
+    if (lt->type != POOT_JSON_ARRAY)
+      return poot_status_make(POOT_FORMAT, "'%s': layer_types is not a list", name);
+    for (size_t i = 0; i < lt->len; i++)
+      if (lt->items[i]->type != POOT_JSON_STRING)
+        return poot_status_make(POOT_FORMAT, "'%s': layer_types[%zu] is not a string", name, i);
+    c->layer_types = lt;
+  }
+  POOT_TRY(get_num(&f, "attn_logit_softcapping", &c->attn_logit_softcapping));
+  POOT_TRY(get_num(&f, "final_logit_softcapping", &c->final_logit_softcapping));
+  POOT_TRY(get_num(&f, "query_pre_attn_scalar", &c->query_pre_attn_scalar));
+  POOT_TRY(get_bool(&f, "use_bidirectional_attention", &c->use_bidirectional_attention));
+  return NULL;
+}
+
 static poot_status fill_config(poot_hf_config *c, const char *name) {
-  field_ctx f = {c->root, name};
+  field_ctx top = {c->root, name};
   c->vocab_size = c->hidden_size = c->intermediate_size = c->num_hidden_layers = -1;
   c->num_attention_heads = c->num_key_value_heads = c->head_dim = -1;
-  c->max_position_embeddings = c->bos_token_id = c->pad_token_id = -1;
-  c->rope_theta = 10000.0;
-  POOT_TRY(get_str(&f, "model_type", &c->model_type));
-  POOT_TRY(get_str(&f, "torch_dtype", &c->torch_dtype));
+  c->max_position_embeddings = c->original_max_position_embeddings = -1;
+  c->bos_token_id = c->pad_token_id = -1;
+  c->partial_rotary_factor = 1.0;
+  POOT_TRY(get_str(&top, "model_type", &c->model_type));
+  POOT_TRY(get_str(&top, "torch_dtype", &c->torch_dtype));
   /* transformers 5 writes "dtype" instead of "torch_dtype". */
-  if (!c->torch_dtype) POOT_TRY(get_str(&f, "dtype", &c->torch_dtype));
+  if (!c->torch_dtype) POOT_TRY(get_str(&top, "dtype", &c->torch_dtype));
   const poot_json *arch = poot_json_get(c->root, "architectures");
   if (arch && arch->type == POOT_JSON_ARRAY && arch->len &&
       arch->items[0]->type == POOT_JSON_STRING)
     c->architecture = arch->items[0]->str;
+  c->text = c->root;
+  const poot_json *tc = poot_json_get(c->root, "text_config");
+  if (tc && tc->type == POOT_JSON_OBJECT) c->text = tc;
+  field_ctx f = {c->text, name};
   POOT_TRY(get_int(&f, "vocab_size", &c->vocab_size));
   POOT_TRY(get_int(&f, "hidden_size", &c->hidden_size));
   POOT_TRY(get_int(&f, "intermediate_size", &c->intermediate_size));
@@ -102,28 +233,24 @@ static poot_status fill_config(poot_hf_config *c, const char *name) {
   POOT_TRY(get_int(&f, "num_key_value_heads", &c->num_key_value_heads));
   POOT_TRY(get_int(&f, "head_dim", &c->head_dim));
   POOT_TRY(get_int(&f, "max_position_embeddings", &c->max_position_embeddings));
+  POOT_TRY(
+      get_int(&f, "original_max_position_embeddings", &c->original_max_position_embeddings));
   POOT_TRY(get_num(&f, "rms_norm_eps", &c->rms_norm_eps));
   POOT_TRY(get_num(&f, "layer_norm_eps", &c->layer_norm_eps));
-  POOT_TRY(get_num(&f, "rope_theta", &c->rope_theta));
-  POOT_TRY(get_bool(&f, "tie_word_embeddings", &c->tie_word_embeddings));
+  POOT_TRY(get_num(&f, "partial_rotary_factor", &c->partial_rotary_factor));
+  if (poot_json_get(c->text, "tie_word_embeddings"))
+    POOT_TRY(get_bool(&f, "tie_word_embeddings", &c->tie_word_embeddings));
+  else
+    POOT_TRY(get_bool(&top, "tie_word_embeddings", &c->tie_word_embeddings));
   POOT_TRY(get_bool(&f, "attention_bias", &c->attention_bias));
-  POOT_TRY(get_int(&f, "bos_token_id", &c->bos_token_id));
-  POOT_TRY(get_ids(&f, "eos_token_id", c->eos_token_ids, &c->n_eos_token_ids));
-  POOT_TRY(get_int(&f, "pad_token_id", &c->pad_token_id));
-  const poot_json *rs = poot_json_get(c->root, "rope_scaling");
-  if (rs && rs->type == POOT_JSON_OBJECT) c->rope_scaling = rs;
-  /* transformers 5 moves rope_theta and the scaling into "rope_parameters"
-   * ({"rope_type": "default"|"linear"|"llama3"|..., "rope_theta": ...}). */
-  const poot_json *rp = poot_json_get(c->root, "rope_parameters");
-  if (rp && rp->type == POOT_JSON_OBJECT) {
-    if (!poot_json_get(c->root, "rope_theta")) {
-      field_ctx pf = {rp, name};
-      POOT_TRY(get_num(&pf, "rope_theta", &c->rope_theta));
-    }
-    const poot_json *rt = poot_json_get(rp, "rope_type");
-    if (!c->rope_scaling && rt && rt->type == POOT_JSON_STRING && strcmp(rt->str, "default") != 0)
-      c->rope_scaling = rp;
-  }
+  POOT_TRY(get_bool(&f, "mlp_bias", &c->mlp_bias));
+  POOT_TRY(get_str(&f, "hidden_activation", &c->hidden_act));
+  if (!c->hidden_act) POOT_TRY(get_str(&f, "hidden_act", &c->hidden_act));
+  POOT_TRY(get_int(&top, "bos_token_id", &c->bos_token_id));
+  POOT_TRY(get_ids(&top, "eos_token_id", c->eos_token_ids, &c->n_eos_token_ids));
+  POOT_TRY(get_int(&top, "pad_token_id", &c->pad_token_id));
+  POOT_TRY(read_ropes(c, name));
+  POOT_TRY(read_attention(c, name));
   if (c->num_key_value_heads < 0) c->num_key_value_heads = c->num_attention_heads;
   if (c->head_dim < 0 && c->hidden_size > 0 && c->num_attention_heads > 0)
     c->head_dim = c->hidden_size / c->num_attention_heads;

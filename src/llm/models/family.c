@@ -149,135 +149,6 @@ bool poot__json_bool(const poot_json *obj, const char *key, bool *out) {
   return true;
 }
 
-static int64_t json_int(const poot_json *obj, const char *key, int64_t dflt) {
-  double d;
-  return poot__json_number(obj, key, &d) ? (int64_t)d : dflt;
-}
-
-static bool json_floats(const poot_json *arr, float *out, int64_t n) {
-  if (!arr || arr->type != POOT_JSON_ARRAY || (int64_t)arr->len != n) return false;
-  for (int64_t i = 0; i < n; i++) {
-    if (arr->items[i]->type != POOT_JSON_NUMBER) return false;
-    out[i] = (float)arr->items[i]->number;
-  }
-  return true;
-}
-
-poot_status poot__rope_scaling_from_hf(const poot_json *rs, const poot_json *text,
-                                       poot_model_config *c) {
-  if (!rs || rs->type != POOT_JSON_OBJECT) return NULL;
-  const poot_json *ty = poot__json_member(rs, "rope_type");
-  if (!ty) ty = poot__json_member(rs, "type");
-  const char *name = ty && ty->type == POOT_JSON_STRING ? ty->str : "?";
-  double f = 0;
-  if (strcmp(name, "default") == 0) return NULL;
-  if (strcmp(name, "linear") == 0) {
-    if (!poot__json_number(rs, "factor", &f))
-      return poot_status_make(POOT_FORMAT, "config: linear rope_scaling lacks 'factor'");
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LINEAR;
-    c->rope_factor = f;
-    return NULL;
-  }
-  if (strcmp(name, "llama3") == 0) {
-    double lo = 0, hi = 0, orig = 0;
-    if (!poot__json_number(rs, "factor", &f) || !poot__json_number(rs, "low_freq_factor", &lo) ||
-        !poot__json_number(rs, "high_freq_factor", &hi) ||
-        !poot__json_number(rs, "original_max_position_embeddings", &orig))
-      return poot_status_make(POOT_FORMAT,
-                              "config: llama3 rope_scaling needs factor, low_freq_factor, "
-                              "high_freq_factor and original_max_position_embeddings");
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LLAMA3;
-    c->rope_factor = f;
-    c->rope_low_freq_factor = lo;
-    c->rope_high_freq_factor = hi;
-    c->rope_original_context = (int64_t)orig;
-    return NULL;
-  }
-  if (strcmp(name, "longrope") == 0 || strcmp(name, "su") == 0) {
-    int64_t half = c->rope_dims / 2;
-    if (!json_floats(poot__json_member(rs, "short_factor"), c->rope_short_factors, half) ||
-        !json_floats(poot__json_member(rs, "long_factor"), c->rope_long_factors, half))
-      return poot_status_make(POOT_FORMAT,
-                              "config: longrope rope_scaling needs short_factor and long_factor "
-                              "lists of %lld numbers",
-                              (long long)half);
-    double orig = 0, maxpos = 0, af = 0;
-    if (!poot__json_number(rs, "original_max_position_embeddings", &orig))
-      poot__json_number(text, "original_max_position_embeddings", &orig);
-    poot__json_number(text, "max_position_embeddings", &maxpos);
-    c->rope_scaling = POOT_MODEL_ROPE_SCALING_LONGROPE;
-    c->rope_original_context = (int64_t)orig;
-    if (!poot__json_number(rs, "factor", &f)) f = orig > 0 ? maxpos / orig : 1.0;
-    c->rope_factor = f;
-    if (poot__json_number(rs, "attention_factor", &af)) c->rope_attn_factor = af;
-    return NULL;
-  }
-  return poot_status_make(POOT_UNSUPPORTED,
-                          "config: rope_scaling type '%s' is not supported (linear, llama3, "
-                          "longrope/su are)",
-                          name);
-}
-
-bool poot__hf_layer_types(const poot_json *text, poot_model_config *c) {
-  const poot_json *lt = poot__json_member(text, "layer_types");
-  if (!lt || lt->type != POOT_JSON_ARRAY || (int64_t)lt->len != c->n_layers) return false;
-  for (size_t i = 0; i < lt->len; i++) {
-    const poot_json *e = lt->items[i];
-    c->layer_sliding[i] =
-        e->type == POOT_JSON_STRING && strcmp(e->str, "sliding_attention") == 0 ? 1 : 0;
-  }
-  c->any_layer_sliding_marked = true;
-  return true;
-}
-
-/* ------------------------------------------------------- common config: HF */
-
-poot_status poot_model_config_from_hf(const poot_hf_config *hf, poot_model_config *out) {
-  poot_model_family fam;
-  POOT_TRY(poot_model_family_from_hf(hf->architecture, hf->model_type, &fam));
-  poot_model_config_init(out, fam);
-  snprintf(out->architecture, sizeof out->architecture, "%s",
-           hf->architecture ? hf->architecture : hf->model_type);
-  const poot_json *root = hf->root, *text = root;
-  const poot_json *tc = poot__json_member(root, "text_config");
-  if (tc && tc->type == POOT_JSON_OBJECT) text = tc;
-  out->vocab_size = json_int(text, "vocab_size", -1);
-  out->hidden_size = json_int(text, "hidden_size", -1);
-  out->intermediate_size = json_int(text, "intermediate_size", -1);
-  out->n_layers = json_int(text, "num_hidden_layers", -1);
-  out->n_heads = json_int(text, "num_attention_heads", -1);
-  out->n_kv_heads = json_int(text, "num_key_value_heads", out->n_heads);
-  out->head_dim = json_int(text, "head_dim", -1);
-  if (out->head_dim <= 0 && out->n_heads > 0) out->head_dim = out->hidden_size / out->n_heads;
-  out->context_length = json_int(text, "max_position_embeddings", 0);
-  double d;
-  if (poot__json_number(text, "rms_norm_eps", &d)) out->norm_eps = d;
-  if (poot__json_number(text, "rope_theta", &d)) out->rope_theta = d;
-  double prf = 1.0;
-  poot__json_number(text, "partial_rotary_factor", &prf);
-  out->rope_dims = (int64_t)((double)out->head_dim * prf);
-  out->rope_mode = POOT_ROPE_NEOX;
-  bool tie = false;
-  if (!poot__json_bool(text, "tie_word_embeddings", &tie))
-    poot__json_bool(root, "tie_word_embeddings", &tie);
-  out->tied_output = tie;
-  if (out->vocab_size < 1 || out->hidden_size < 1 || out->intermediate_size < 1 ||
-      out->n_layers < 1 || out->n_heads < 1)
-    return poot_status_make(POOT_FORMAT,
-                            "config.json lacks vocab_size, hidden_size, intermediate_size, "
-                            "num_hidden_layers or num_attention_heads");
-  if (out->n_layers > POOT_MODEL_MAX_LAYERS)
-    return poot_status_make(POOT_UNSUPPORTED, "config.json: %lld layers (at most %d)",
-                            (long long)out->n_layers, POOT_MODEL_MAX_LAYERS);
-  if (out->rope_dims / 2 > POOT_MODEL_MAX_ROPE_PAIRS || out->rope_dims < 2)
-    return poot_status_make(POOT_UNSUPPORTED, "config.json: rotary dims %lld",
-                            (long long)out->rope_dims);
-  POOT_TRY(poot__rope_scaling_from_hf(poot__json_member(text, "rope_scaling"), text, out));
-  const poot__family *f = poot__family_of(fam);
-  if (f->from_hf) POOT_TRY(f->from_hf(hf, text, out));
-  return poot_model_config_validate(out);
-}
-
 /* ----------------------------------------------------- common config: GGUF */
 
 static poot_status gguf_lookup(const poot_gguf *g, const char *arch, const char *key,
@@ -312,6 +183,102 @@ bool poot__gguf_arch_i64(const poot_gguf *g, const char *arch, const char *key, 
   return true;
 }
 
+/* `<arch>.rope.scaling.*` as llama.cpp writes them: linear and yarn from
+ * keys; longrope's factors are tensors (read by the Phi-3 family), llama3's
+ * the rope_freqs tensor (below). */
+static poot_status rope_scaling_from_gguf(const poot_gguf *g, const char *arch,
+                                          poot_model_config *out) {
+  const poot_gguf_value *val = NULL;
+  (void)gguf_lookup(g, arch, "rope.scaling.type", &val);
+  if (!val) return NULL;
+  if (val->type != POOT_GGUF_VALUE_STRING)
+    return poot_status_make(POOT_FORMAT, "GGUF: %s.rope.scaling.type is not a string", arch);
+  char ty[32];
+  snprintf(ty, sizeof ty, "%.*s", (int)(val->str.len < 31 ? val->str.len : 31), val->str.data);
+  double d = 0;
+  int64_t v = 0;
+  if (strcmp(ty, "none") == 0 || strcmp(ty, "longrope") == 0) return NULL;
+  if (strcmp(ty, "linear") == 0) {
+    if (poot__gguf_arch_f64(g, arch, "rope.scaling.factor", &d) && d > 0 && d != 1.0) {
+      out->rope_scaling = POOT_MODEL_ROPE_SCALING_LINEAR;
+      out->rope_factor = d;
+    }
+    return NULL;
+  }
+  if (strcmp(ty, "yarn") == 0) {
+    if (!poot__gguf_arch_f64(g, arch, "rope.scaling.factor", &d) || !(d > 0) ||
+        !poot__gguf_arch_i64(g, arch, "rope.scaling.original_context_length", &v) || v < 1)
+      return poot_status_make(POOT_FORMAT,
+                              "GGUF: yarn rope scaling needs %s.rope.scaling.factor and "
+                              "original_context_length",
+                              arch);
+    out->rope_scaling = POOT_MODEL_ROPE_SCALING_YARN;
+    out->rope_factor = d;
+    out->rope_original_context = v;
+    out->rope_beta_fast = 32.0;
+    out->rope_beta_slow = 1.0;
+    if (poot__gguf_arch_f64(g, arch, "rope.scaling.yarn_beta_fast", &d) && d > 0)
+      out->rope_beta_fast = d;
+    if (poot__gguf_arch_f64(g, arch, "rope.scaling.yarn_beta_slow", &d) && d > 0)
+      out->rope_beta_slow = d;
+    out->rope_attn_factor = out->rope_factor <= 1.0 ? 1.0 : 0.1 * log(out->rope_factor) + 1.0;
+    if (poot__gguf_arch_f64(g, arch, "rope.scaling.yarn_attn_factor", &d) && d > 0)
+      out->rope_attn_factor = d;
+    double ext = 0;
+    if (poot__gguf_arch_f64(g, arch, "rope.scaling.yarn_ext_factor", &ext) && ext != 1.0 &&
+        ext >= 0)
+      return poot_status_make(POOT_UNSUPPORTED,
+                              "GGUF: %s.rope.scaling.yarn_ext_factor %g is not supported (1 is)",
+                              arch, ext);
+    return NULL;
+  }
+  return poot_status_make(POOT_UNSUPPORTED,
+                          "GGUF: %s.rope.scaling.type '%s' is not supported (none, linear, yarn, "
+                          "longrope are)",
+                          arch, ty);
+}
+
+/* `<arch>.attention.sliding_window` and which layers slide: the
+ * `attention.sliding_window_pattern` bool array (or a period: a layer is
+ * global when (i + 1) % period == 0), else the family's default (Gemma 2:
+ * even layers; Gemma 3: period 6; others: every layer). Gemma 3's sliding
+ * layers have their own base, `rope.freq_base_swa`. */
+static poot_status sliding_from_gguf(const poot_gguf *g, const char *arch,
+                                     poot_model_config *c) {
+  int64_t w = 0;
+  double d = 0;
+  if (poot__gguf_arch_f64(g, arch, "rope.freq_base_swa", &d) && d > 0) c->rope_theta_local = d;
+  if (!poot__gguf_arch_i64(g, arch, "attention.sliding_window", &w) || w <= 0) return NULL;
+  c->sliding_window = w;
+  int64_t period = c->family == POOT_MODEL_FAMILY_GEMMA2   ? 2
+                   : c->family == POOT_MODEL_FAMILY_GEMMA3 ? 6
+                                                           : 0;
+  char key[96];
+  snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
+  const poot_gguf_value *pat = poot_gguf_find(g, key);
+  if (pat && pat->type == POOT_GGUF_VALUE_ARRAY) {
+    if (poot_gguf_array_len(pat) != (uint64_t)c->n_layers)
+      return poot_status_make(POOT_FORMAT, "GGUF: %s has %llu entries for %lld layers", key,
+                              (unsigned long long)poot_gguf_array_len(pat),
+                              (long long)c->n_layers);
+    for (int64_t i = 0; i < c->n_layers; i++) {
+      bool b = false;
+      poot_status st = poot_gguf_array_get_bool(pat, (uint64_t)i, &b);
+      if (st) return poot_status_annotate(st, "GGUF: %s: ", key);
+      c->layer_sliding[i] = b;
+    }
+    c->any_layer_sliding_marked = true;
+    return NULL;
+  }
+  int64_t p = 0;
+  if (pat && poot__gguf_arch_i64(g, arch, "attention.sliding_window_pattern", &p) && p >= 1)
+    period = p;
+  if (period < 1) return NULL; /* every layer */
+  for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % period) != 0;
+  c->any_layer_sliding_marked = true;
+  return NULL;
+}
+
 poot_status poot_model_config_from_gguf(const poot_gguf *g, const poot_store *store,
                                         poot_model_config *out) {
   const char *archd = NULL;
@@ -339,20 +306,8 @@ poot_status poot_model_config_from_gguf(const poot_gguf *g, const poot_store *st
   if (poot__gguf_arch_i64(g, arch, "rope.dimension_count", &v)) out->rope_dims = v;
   if (poot__gguf_arch_f64(g, arch, "attention.layer_norm_rms_epsilon", &d)) out->norm_eps = d;
   if (poot__gguf_arch_f64(g, arch, "rope.freq_base", &d)) out->rope_theta = d;
-  const poot_gguf_value *val = NULL;
-  (void)gguf_lookup(g, arch, "rope.scaling.type", &val);
-  if (val && val->type == POOT_GGUF_VALUE_STRING) {
-    char ty[32];
-    snprintf(ty, sizeof ty, "%.*s", (int)(val->str.len < 31 ? val->str.len : 31), val->str.data);
-    if (strcmp(ty, "linear") == 0 && poot__gguf_arch_f64(g, arch, "rope.scaling.factor", &d) &&
-        d > 0 && d != 1.0) {
-      out->rope_scaling = POOT_MODEL_ROPE_SCALING_LINEAR;
-      out->rope_factor = d;
-    } else if (strcmp(ty, "none") != 0 && strcmp(ty, "linear") != 0) {
-      return poot_status_make(POOT_UNSUPPORTED, "GGUF: rope scaling type '%s' is not supported",
-                              ty);
-    }
-  }
+  POOT_TRY(rope_scaling_from_gguf(g, arch, out));
+  POOT_TRY(sliding_from_gguf(g, arch, out));
   out->vocab_size = 0;
   if (poot__gguf_arch_i64(g, arch, "vocab_size", &v)) out->vocab_size = v;
   const poot_gguf_tensor *te = poot_gguf_find_tensor(g, "token_embd.weight");

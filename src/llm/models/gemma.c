@@ -39,57 +39,34 @@ static void gemma3_defaults(poot_model_config *c) {
   c->rope_local_unscaled = true;
 }
 
-static poot_status gemma_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                 poot_model_config *c) {
-  (void)hf;
-  (void)text;
-  c->tied_output = true;
+static poot_status gemma_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  c->tied_output = true; /* Gemma's classifier is always the embedding */
+  if (hf->attention_bias)
+    return poot__hf_unsupported(hf, "attention_bias", "is true (no q/k/v/o biases in Gemma)");
   return NULL;
 }
 
-static void query_scale(const poot_json *text, poot_model_config *c) {
-  double q = 0;
-  if (poot__json_number(text, "query_pre_attn_scalar", &q) && q > 0) c->attn_scale = pow(q, -0.5);
-}
-
-static poot_status gemma2_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                  poot_model_config *c) {
-  (void)hf;
-  c->tied_output = true;
-  query_scale(text, c);
-  double v = 0;
-  if (poot__json_number(text, "attn_logit_softcapping", &v) && v > 0) c->attn_softcap = v;
-  if (poot__json_number(text, "final_logit_softcapping", &v) && v > 0) c->final_softcap = v;
-  if (poot__json_number(text, "sliding_window", &v) && v > 0) {
-    c->sliding_window = (int64_t)v;
-    if (!poot__hf_layer_types(text, c)) {
-      for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = (i % 2) == 0;
-      c->any_layer_sliding_marked = true;
-    }
-  }
+/* Gemma 2/3: the query scale and the soft-caps. */
+static poot_status gemma2_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  POOT_TRY(gemma_from_hf(hf, c));
+  if (hf->query_pre_attn_scalar > 0) c->attn_scale = pow(hf->query_pre_attn_scalar, -0.5);
+  if (hf->attn_logit_softcapping > 0) c->attn_softcap = hf->attn_logit_softcapping;
+  if (hf->final_logit_softcapping > 0) c->final_softcap = hf->final_logit_softcapping;
   return NULL;
 }
 
-static poot_status gemma3_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                  poot_model_config *c) {
+/* Without `layer_types`: Gemma 2 slides on even layers, Gemma 3 on all but
+ * every `sliding_window_pattern`-th (6). */
+static void gemma2_sliding_default(const poot_hf_config *hf, poot_model_config *c) {
   (void)hf;
-  c->tied_output = true;
-  query_scale(text, c);
-  double v = 0;
-  if (poot__json_number(text, "attn_logit_softcapping", &v) && v > 0) c->attn_softcap = v;
-  if (poot__json_number(text, "final_logit_softcapping", &v) && v > 0) c->final_softcap = v;
-  if (poot__json_number(text, "rope_local_base_freq", &v) && v > 0) c->rope_theta_local = v;
-  if (poot__json_number(text, "sliding_window", &v) && v > 0) {
-    c->sliding_window = (int64_t)v;
-    if (!poot__hf_layer_types(text, c)) {
-      double pat = 6;
-      poot__json_number(text, "sliding_window_pattern", &pat);
-      int64_t p = pat >= 1 ? (int64_t)pat : 6;
-      for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % p) != 0;
-      c->any_layer_sliding_marked = true;
-    }
-  }
-  return NULL;
+  for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = (i % 2) == 0;
+  c->any_layer_sliding_marked = true;
+}
+
+static void gemma3_sliding_default(const poot_hf_config *hf, poot_model_config *c) {
+  int64_t p = hf->sliding_window_pattern >= 1 ? hf->sliding_window_pattern : 6;
+  for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % p) != 0;
+  c->any_layer_sliding_marked = true;
 }
 
 static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const poot_store *store,
@@ -98,45 +75,10 @@ static poot_status gemma_from_gguf(const poot_gguf *g, const char *arch, const p
   c->norm_plus_one = false; /* llama.cpp's converter already added 1 */
   c->tied_output = poot_gguf_find_tensor(g, "output.weight") == NULL;
   double v = 0;
-  int64_t w = 0;
   if (poot__gguf_arch_f64(g, arch, "attn_logit_softcapping", &v) && v > 0) c->attn_softcap = v;
   if (poot__gguf_arch_f64(g, arch, "final_logit_softcapping", &v) && v > 0) c->final_softcap = v;
   /* llama.cpp derives the query scale from head_dim; a file may state it. */
   if (poot__gguf_arch_f64(g, arch, "attention.scale", &v) && v > 0) c->attn_scale = v;
-  if (c->family == POOT_MODEL_FAMILY_GEMMA3 &&
-      poot__gguf_arch_f64(g, arch, "rope.freq_base_swa", &v) && v > 0)
-    c->rope_theta_local = v;
-  if (poot__gguf_arch_i64(g, arch, "attention.sliding_window", &w) && w > 0) {
-    c->sliding_window = w;
-    c->any_layer_sliding_marked = true;
-    /* The pattern: `attention.sliding_window_pattern` as a period (a layer is
-     * global when (i + 1) % period == 0) or a per-layer bool array, else
-     * llama.cpp's defaults (Gemma 2: even layers local; Gemma 3: period 6). */
-    int64_t period = c->family == POOT_MODEL_FAMILY_GEMMA2 ? 2 : 6;
-    char key[96];
-    snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
-    const poot_gguf_value *pat = poot_gguf_find(g, key);
-    bool from_array = false;
-    if (pat && pat->type == POOT_GGUF_VALUE_ARRAY &&
-        poot_gguf_array_len(pat) == (uint64_t)c->n_layers) {
-      from_array = true;
-      for (int64_t i = 0; i < c->n_layers && from_array; i++) {
-        bool b = false;
-        poot_status st = poot_gguf_array_get_bool(pat, (uint64_t)i, &b);
-        if (st) {
-          poot_status_free(st);
-          from_array = false;
-        }
-        c->layer_sliding[i] = b;
-      }
-    } else if (pat) {
-      int64_t p = 0;
-      if (poot__gguf_arch_i64(g, arch, "attention.sliding_window_pattern", &p) && p >= 1)
-        period = p;
-    }
-    if (!from_array)
-      for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = ((i + 1) % period) != 0;
-  }
   return NULL;
 }
 
@@ -202,6 +144,7 @@ const poot__family poot__family_gemma2 = {
     .hf_model_types = types_gemma2,
     .defaults = gemma2_defaults,
     .from_hf = gemma2_from_hf,
+    .sliding_default = gemma2_sliding_default,
     .from_gguf = gemma_from_gguf,
     .weight_name = gemma_weight_name,
 };
@@ -212,7 +155,8 @@ const poot__family poot__family_gemma3 = {
     .hf_archs = hf_gemma3,
     .hf_model_types = types_gemma3,
     .defaults = gemma3_defaults,
-    .from_hf = gemma3_from_hf,
+    .from_hf = gemma2_from_hf,
+    .sliding_default = gemma3_sliding_default,
     .from_gguf = gemma_from_gguf,
     .weight_name = gemma_weight_name,
 };

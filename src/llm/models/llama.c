@@ -5,13 +5,10 @@
  * Meta's layout) so those use the interleaved (norm) rope. */
 #include "models_impl.h"
 
-static poot_status llama_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                 poot_model_config *c) {
-  (void)hf;
+static poot_status llama_from_hf(const poot_hf_config *hf, poot_model_config *c) {
   (void)c;
-  bool bias = false;
-  if (poot__json_bool(text, "attention_bias", &bias) && bias)
-    return poot_status_make(POOT_UNSUPPORTED, "llama: attention_bias is not supported");
+  if (hf->attention_bias)
+    return poot__hf_unsupported(hf, "attention_bias", "is true (no q/k/v/o biases in Llama)");
   return NULL;
 }
 

@@ -4,11 +4,10 @@
  * architecture "llama" (permuted Q/K), which the llama family reads. */
 #include "models_impl.h"
 
-static poot_status mistral_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                   poot_model_config *c) {
-  (void)hf;
-  double w = 0;
-  if (poot__json_number(text, "sliding_window", &w) && w > 0) c->sliding_window = (int64_t)w;
+static poot_status mistral_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  (void)c;
+  if (hf->attention_bias)
+    return poot__hf_unsupported(hf, "attention_bias", "is true (no q/k/v/o biases in Mistral)");
   return NULL;
 }
 

@@ -17,10 +17,13 @@ typedef struct poot__family {
   const char *const *hf_model_types; /* NULL-terminated ("llama") */
   /* Family defaults on top of poot_model_config_init's zeroes. */
   void (*defaults)(poot_model_config *c);
-  /* Family fields from a HF config (`text` is the object holding the text
-   * model's fields: the root or Gemma 3's text_config). Common fields are
-   * already set. */
-  poot_status (*from_hf)(const poot_hf_config *hf, const poot_json *text, poot_model_config *c);
+  /* Family fields from a HF config (every key is read by the one reader,
+   * poot_hf_config; the common fields, the rope and the sliding window are
+   * already set, the sliding layers by `layer_types` when the file has them).
+   * `sliding_default` marks the family's default sliding layers when the
+   * file has a window but no `layer_types`; NULL: every layer. */
+  poot_status (*from_hf)(const poot_hf_config *hf, poot_model_config *c);
+  void (*sliding_default)(const poot_hf_config *hf, poot_model_config *c);
   /* Family fields from GGUF metadata (`arch` is general.architecture). */
   poot_status (*from_gguf)(const poot_gguf *gguf, const char *arch, const poot_store *store,
                            poot_model_config *c);
@@ -50,17 +53,19 @@ const poot_json *poot__json_member(const poot_json *obj, const char *key);
 bool poot__json_number(const poot_json *obj, const char *key, double *out);
 bool poot__json_bool(const poot_json *obj, const char *key, bool *out);
 
-/* Marks sliding layers from a HF `layer_types` list ("sliding_attention");
- * false when the config has none (of n_layers entries). */
-bool poot__hf_layer_types(const poot_json *text, poot_model_config *c);
+/* Qwen 2/3: the default sliding layers, and the window kept only when
+ * `use_sliding_window` is true. */
+void poot__qwen_sliding_default(const poot_hf_config *hf, poot_model_config *c);
+void poot__qwen_window(const poot_hf_config *hf, poot_model_config *c);
 
 /* GGUF helpers: `<arch>.<key>` lookups; false (no error) when absent. */
 bool poot__gguf_arch_f64(const poot_gguf *g, const char *arch, const char *key, double *out);
 bool poot__gguf_arch_i64(const poot_gguf *g, const char *arch, const char *key, int64_t *out);
 
-/* HF rope_scaling object → config fields. UNSUPPORTED for an unknown type. */
-POOT_MUST_USE poot_status poot__rope_scaling_from_hf(const poot_json *rope_scaling,
-                                                     const poot_json *text, poot_model_config *c);
+/* UNSUPPORTED naming a config.json key whose value would change the
+ * computation in a way the family does not implement. */
+POOT_MUST_USE poot_status poot__hf_unsupported(const poot_hf_config *hf, const char *key,
+                                               const char *why);
 
 /* The rotary embedding of one layer: x [N, H, D] float, pos i32[N], seq_len
  * i32[N] (each token's sequence length this step: its sequence's last

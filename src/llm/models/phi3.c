@@ -14,11 +14,10 @@ static void phi3_defaults(poot_model_config *c) {
   c->fused_gate_up = true;
 }
 
-static poot_status phi3_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                poot_model_config *c) {
-  (void)hf;
-  double w = 0;
-  if (poot__json_number(text, "sliding_window", &w) && w > 0) c->sliding_window = (int64_t)w;
+static poot_status phi3_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  (void)c;
+  if (hf->attention_bias)
+    return poot__hf_unsupported(hf, "attention_bias", "is true (no qkv/o biases in Phi-3)");
   return NULL;
 }
 

@@ -1,6 +1,8 @@
 /* qwen2.c — Qwen2 / Qwen2.5: the Llama layout with q/k/v biases; sliding
  * attention only when `use_sliding_window` is set (on the layers at and past
  * `max_window_layers`, or as `layer_types` says). */
+#include <string.h>
+
 #include "models_impl.h"
 
 static void qwen2_defaults(poot_model_config *c) {
@@ -8,20 +10,24 @@ static void qwen2_defaults(poot_model_config *c) {
   c->norm_eps = 1e-6;
 }
 
-static poot_status qwen2_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                 poot_model_config *c) {
-  (void)hf;
-  bool use = false;
-  double w = 0, mwl = 0;
-  if (poot__json_bool(text, "use_sliding_window", &use) && use &&
-      poot__json_number(text, "sliding_window", &w) && w > 0) {
-    c->sliding_window = (int64_t)w;
-    if (!poot__hf_layer_types(text, c)) {
-      poot__json_number(text, "max_window_layers", &mwl);
-      for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = i >= (int64_t)mwl;
-      c->any_layer_sliding_marked = true;
-    }
-  }
+/* Qwen 2/3 slide only when `use_sliding_window` is true (transformers drops
+ * the window otherwise), on the layers at and past `max_window_layers`
+ * unless `layer_types` says which. */
+void poot__qwen_sliding_default(const poot_hf_config *hf, poot_model_config *c) {
+  int64_t first = hf->max_window_layers > 0 ? hf->max_window_layers : 0;
+  for (int64_t i = 0; i < c->n_layers; i++) c->layer_sliding[i] = i >= first;
+  c->any_layer_sliding_marked = true;
+}
+
+void poot__qwen_window(const poot_hf_config *hf, poot_model_config *c) {
+  if (hf->use_sliding_window == 1) return;
+  c->sliding_window = 0;
+  c->any_layer_sliding_marked = false;
+  memset(c->layer_sliding, 0, sizeof c->layer_sliding);
+}
+
+static poot_status qwen2_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  poot__qwen_window(hf, c);
   return NULL;
 }
 
@@ -43,5 +49,6 @@ const poot__family poot__family_qwen2 = {
     .hf_model_types = hf_types,
     .defaults = qwen2_defaults,
     .from_hf = qwen2_from_hf,
+    .sliding_default = poot__qwen_sliding_default,
     .weight_name = qwen2_weight_name,
 };

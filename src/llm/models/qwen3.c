@@ -8,18 +8,9 @@ static void qwen3_defaults(poot_model_config *c) {
   c->norm_eps = 1e-6;
 }
 
-static poot_status qwen3_from_hf(const poot_hf_config *hf, const poot_json *text,
-                                 poot_model_config *c) {
-  (void)hf;
-  bool bias = false;
-  if (poot__json_bool(text, "attention_bias", &bias)) c->qkv_bias = bias;
-  bool use = false;
-  double w = 0;
-  if (poot__json_bool(text, "use_sliding_window", &use) && use &&
-      poot__json_number(text, "sliding_window", &w) && w > 0) {
-    c->sliding_window = (int64_t)w;
-    poot__hf_layer_types(text, c);
-  }
+static poot_status qwen3_from_hf(const poot_hf_config *hf, poot_model_config *c) {
+  c->qkv_bias = hf->attention_bias;
+  poot__qwen_window(hf, c);
   return NULL;
 }
 
@@ -49,6 +40,7 @@ const poot__family poot__family_qwen3 = {
     .hf_model_types = hf_types,
     .defaults = qwen3_defaults,
     .from_hf = qwen3_from_hf,
+    .sliding_default = poot__qwen_sliding_default,
     .from_gguf = qwen3_from_gguf,
     .weight_name = qwen3_weight_name,
 };

@@ -16,6 +16,34 @@ static void inv_freq_default(double theta, int64_t dims, float *out) {
   }
 }
 
+/* transformers' _compute_yarn_parameters, in f32 where it computes in f32:
+ * the interpolated (1 / (factor * base^e)) and extrapolated (1 / base^e)
+ * tables mixed by a linear ramp over the pairs between the correction
+ * dimensions of beta_fast and beta_slow rotations. */
+static void inv_freq_yarn(const poot_model_config *c, double theta, int64_t dims, float *out) {
+  double orig = (double)c->rope_original_context, base = theta;
+  double beta_fast = c->rope_beta_fast > 0 ? c->rope_beta_fast : 32.0;
+  double beta_slow = c->rope_beta_slow > 0 ? c->rope_beta_slow : 1.0;
+  double lo = (double)dims * log(orig / (beta_fast * 2.0 * M_PI)) / (2.0 * log(base));
+  double hi = (double)dims * log(orig / (beta_slow * 2.0 * M_PI)) / (2.0 * log(base));
+  if (!c->rope_yarn_no_truncate) {
+    lo = floor(lo);
+    hi = ceil(hi);
+  }
+  if (lo < 0) lo = 0;
+  if (hi > (double)(dims - 1)) hi = (double)(dims - 1);
+  if (lo == hi) hi += 0.001;
+  float fbase = (float)base, factor = (float)c->rope_factor;
+  for (int64_t i = 0; i < dims / 2; i++) {
+    float pos = powf(fbase, (float)(2 * i) / (float)dims);
+    float extra = 1.0f / pos, inter = 1.0f / (factor * pos);
+    float ramp = ((float)i - (float)lo) / (float)(hi - lo);
+    ramp = ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp;
+    float ext_factor = 1.0f - ramp;
+    out[i] = inter * (1.0f - ext_factor) + extra * ext_factor;
+  }
+}
+
 void poot_model_rope_inv_freq(const poot_model_config *c, bool local_layer, bool long_table,
                               float *out) {
   int64_t dims = c->rope_dims, half = dims / 2;
@@ -50,6 +78,12 @@ void poot_model_rope_inv_freq(const poot_model_config *c, bool local_layer, bool
       }
       break;
     }
+    case POOT_MODEL_ROPE_SCALING_YARN:
+      inv_freq_yarn(c, theta, dims, out);
+      break;
+    case POOT_MODEL_ROPE_SCALING_DYNAMIC: /* the table at the original length */
+      inv_freq_default(theta, dims, out);
+      break;
     case POOT_MODEL_ROPE_SCALING_LONGROPE: {
       /* 1 / (ext * base^(arange/dims)) with ext the short or long factors. */
       const float *ext = long_table ? c->rope_long_factors : c->rope_short_factors;
@@ -65,9 +99,10 @@ void poot_model_rope_inv_freq(const poot_model_config *c, bool local_layer, bool
 
 /* The cos/sin multiplier (LONGROPE's attention factor; 1 otherwise). */
 static double rope_attn_factor(const poot_model_config *c, bool local_layer) {
-  if (c->rope_scaling != POOT_MODEL_ROPE_SCALING_LONGROPE ||
-      (local_layer && c->rope_local_unscaled))
-    return 1.0;
+  if (local_layer && c->rope_local_unscaled) return 1.0;
+  if (c->rope_scaling == POOT_MODEL_ROPE_SCALING_YARN)
+    return c->rope_attn_factor > 0 ? c->rope_attn_factor : 1.0;
+  if (c->rope_scaling != POOT_MODEL_ROPE_SCALING_LONGROPE) return 1.0;
   if (c->rope_attn_factor > 0) return c->rope_attn_factor;
   if (c->rope_factor <= 1.0 || c->rope_original_context <= 1) return 1.0;
   return sqrt(1.0 + log(c->rope_factor) / log((double)c->rope_original_context));
@@ -108,6 +143,47 @@ static poot_status rotate(poot_graph *g, poot_value x1, poot_value x2, poot_valu
   return bin(g, POOT_OP_ADD, d, e, o2);
 }
 
+static poot_status splat_f32(poot_graph *g, double v, const poot_shape *shape, poot_value *out) {
+  poot_value c;
+  POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, v, &c));
+  return poot_graph_broadcast(g, c, shape, NULL, out);
+}
+
+/* Dynamic NTK (transformers' _compute_dynamic_ntk_parameters with the
+ * sequence length of each token's forward pass, as its KV-cached generation
+ * recomputes the table whenever the sequence grows past the original
+ * length): L = max(seq_len, orig), base' = base * (factor * L / orig -
+ * (factor - 1))^(dims / (dims - 2)), inverse frequency i = 1 / base'^(2i /
+ * dims). [N, half]. */
+static poot_status dynamic_inv_freq(poot_graph *g, const poot_model_config *c, bool local_layer,
+                                    poot_value seq_len, const poot_shape *nh, poot_value *out) {
+  int64_t N = nh->dims[0], half = nh->dims[1], dims = c->rope_dims;
+  double theta = local_layer && c->rope_theta_local > 0 ? c->rope_theta_local : c->rope_theta;
+  double orig = (double)c->rope_original_context, factor = c->rope_factor;
+  poot_shape ns = poot_shape_of(1, N);
+  poot_value L, k, t, b, base, e, eb, bb, pw, one;
+  POOT_TRY(poot_graph_convert(g, seq_len, POOT_DTYPE_F32, &L));
+  POOT_TRY(splat_f32(g, orig, &ns, &k));
+  POOT_TRY(bin(g, POOT_OP_MAX, L, k, &L));
+  POOT_TRY(splat_f32(g, factor / orig, &ns, &k));
+  POOT_TRY(bin(g, POOT_OP_MUL, L, k, &t));
+  POOT_TRY(splat_f32(g, factor - 1.0, &ns, &k));
+  POOT_TRY(bin(g, POOT_OP_SUB, t, k, &t));
+  POOT_TRY(splat_f32(g, (double)dims / (double)(dims - 2), &ns, &k));
+  POOT_TRY(bin(g, POOT_OP_POW, t, k, &b));
+  POOT_TRY(splat_f32(g, theta, &ns, &k));
+  POOT_TRY(bin(g, POOT_OP_MUL, b, k, &base));
+  float ex[POOT_MODEL_MAX_ROPE_PAIRS];
+  for (int64_t i = 0; i < half; i++) ex[i] = (float)(2 * i) / (float)dims;
+  int64_t d0 = 0, d1 = 1;
+  POOT_TRY(const_vec(g, ex, half, &e));
+  POOT_TRY(poot_graph_broadcast(g, e, nh, &d1, &eb));
+  POOT_TRY(poot_graph_broadcast(g, base, nh, &d0, &bb));
+  POOT_TRY(bin(g, POOT_OP_POW, bb, eb, &pw));
+  POOT_TRY(splat_f32(g, 1.0, nh, &one));
+  return bin(g, POOT_OP_DIV, one, pw, out);
+}
+
 static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool local_layer,
                              poot_value x, poot_value pos, poot_value seq_len, poot_value *out) {
   const poot_type tv = *poot_graph_value_type(g, x), *t = &tv;
@@ -138,6 +214,9 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
     POOT_TRY(poot_graph_broadcast(g, cond, &nh, &d0, &condb));
     POOT_TRY(poot_graph_select(g, condb, ilb, invb, &invb));
   }
+  bool dynamic = c->rope_scaling == POOT_MODEL_ROPE_SCALING_DYNAMIC &&
+                 !(local_layer && c->rope_local_unscaled);
+  if (dynamic) POOT_TRY(dynamic_inv_freq(g, c, local_layer, seq_len, &nh, &invb));
   POOT_TRY(poot_graph_convert(g, pos, POOT_DTYPE_F32, &pf));
   POOT_TRY(poot_graph_broadcast(g, pf, &nh, &d0, &pb));
   POOT_TRY(bin(g, POOT_OP_MUL, pb, invb, &ang));
@@ -207,6 +286,10 @@ static const char *scaling_name(poot_model_rope_scaling s) {
       return "longrope";
     case POOT_MODEL_ROPE_SCALING_FREQS:
       return "freqs";
+    case POOT_MODEL_ROPE_SCALING_YARN:
+      return "yarn";
+    case POOT_MODEL_ROPE_SCALING_DYNAMIC:
+      return "dynamic";
   }
   return "?";
 }
@@ -226,8 +309,8 @@ poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c, bool loc
       {.key = "scaling", .kind = POOT_CATTR_STRING, .s = scaling_name(sc)},
       {.key = "factor", .kind = POOT_CATTR_FLOAT, .f = c->rope_factor},
   };
-  /* LONGROPE reads a third operand: each token's sequence length. */
-  bool longrope = sc == POOT_MODEL_ROPE_SCALING_LONGROPE;
+  /* LONGROPE and DYNAMIC read a third operand: each token's sequence length. */
+  bool longrope = sc == POOT_MODEL_ROPE_SCALING_LONGROPE || sc == POOT_MODEL_ROPE_SCALING_DYNAMIC;
   poot_value ops[3] = {x, pos, seq_len}, p[3];
   POOT_TRY(poot_graph_composite_begin(g, "poot.rope", 5, a, longrope ? 3 : 2, ops, p));
   poot_value y = POOT_VALUE_NONE;

@@ -260,7 +260,7 @@ static void test_convert_huge_token_id(void **state) {
   snprintf(dir, sizeof dir, "%s/huge_id", poot_test_tmpdir());
   assert_int_equal(poot_test_system("mkdir -p '%s'", dir), 0);
   const char *config =
-      "{\"model_type\": \"llama\", \"hidden_size\": 4, \"intermediate_size\": 4, "
+      "{\"model_type\": \"llama\", \"vocab_size\": 1000000000, \"hidden_size\": 4, \"intermediate_size\": 4, "
       "\"num_hidden_layers\": 1, \"num_attention_heads\": 1, \"num_key_value_heads\": 1}";
   write_text(dir, "config.json", config, strlen(config));
   const char *hdr = "{\"model.embed_tokens.weight\":{\"dtype\":\"F32\",\"shape\":[1,4],"
