@@ -219,6 +219,15 @@ POOT_MUST_USE poot_status poot_model_trace(const poot_model_config *config,
  * Hugging Face computes them in f32 with the config's scaling; LONGROPE's
  * long table when `long_table`, else its short (or only) table. Gemma 3's
  * local layers (`local_layer`) use rope_theta_local and no scaling. */
+/* The sequence length past which a runner recomputes the whole KV cache, or
+ * 0. LONGROPE (Phi-3) switches to its long factors for every position once a
+ * sequence grows past the original context; transformers then drops its
+ * cache and runs the whole sequence again (Phi3ForCausalLM.
+ * prepare_inputs_for_generation), so the keys cached before the switch are
+ * rotated with the long factors too. A runner that reaches this length
+ * with a cache computed at or below it does the same. */
+int64_t poot_model_rope_restart_length(const poot_model_config *config);
+
 void poot_model_rope_inv_freq(const poot_model_config *config, bool local_layer, bool long_table,
                               float *out);
 

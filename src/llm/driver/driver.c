@@ -38,6 +38,11 @@ struct poot_driver {
   void *hook_ctx;
   driver_entry decode, prefill;
   driver_entry decode_logits, prefill_logits; /* added only by feed_logits */
+  /* The whole sequence in one pass, once it grows past the model's restart
+   * length (poot_model_rope_restart_length); T is that sequence's length. */
+  driver_entry restart, restart_logits;
+  int64_t restart_at; /* 0: never */
+  poot_token *history; /* the tokens at positions [0, pos) */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -224,7 +229,39 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
                           .on_dispatch_ctx = d->hook_ctx};
   poot_status st = d->ex->vt->step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
-  if (!st) d->pos += T;
+  if (!st) {
+    memcpy(d->history + d->pos, tokens, (size_t)T * sizeof *tokens);
+    d->pos += T;
+  }
+  return st;
+}
+
+/* True when feeding `count` tokens takes a sequence computed at or below
+ * the restart length past it. */
+static bool crosses_restart(const poot_driver *d, size_t count) {
+  return d->restart_at > 0 && d->pos <= d->restart_at && d->pos + (int64_t)count > d->restart_at;
+}
+
+/* Runs the sequence so far plus ids[0..count) again from position 0 in one
+ * pass of an entry of that length (the KV cache recomputed). */
+static poot_status restart_step(poot_driver *d, driver_entry *e, const poot_token *ids,
+                                size_t count, void *out, size_t out_size) {
+  int64_t L = d->pos + (int64_t)count;
+  if (e->added && e->tokens != L) {
+    POOT_TRY(d->ex->vt->remove_entry(d->ex, e->id));
+    e->added = false;
+  }
+  e->tokens = L;
+  poot_token *seq = poot_malloc((size_t)L * sizeof *seq);
+  if (!seq) return OOM("restart tokens");
+  memcpy(seq, d->history, (size_t)d->pos * sizeof *seq);
+  memcpy(seq + d->pos, ids, count * sizeof *seq);
+  poot_status st = d->ex->vt->reset_state(d->ex);
+  if (!st) {
+    d->pos = 0;
+    st = run_step(d, e, seq, out, out_size);
+  }
+  poot_free(seq);
   return st;
 }
 
@@ -256,12 +293,14 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->chunk = chunk;
   d->decode.tokens = d->decode_logits.tokens = 1;
   d->prefill.tokens = d->prefill_logits.tokens = chunk;
-  d->decode_logits.logits = d->prefill_logits.logits = true;
+  d->decode_logits.logits = d->prefill_logits.logits = d->restart_logits.logits = true;
+  d->restart_at = poot_model_rope_restart_length(c);
+  d->history = poot_calloc((size_t)cap, sizeof *d->history);
   d->program = poot_strdup(o->program ? o->program : "model");
   poot_graph *g = NULL;
   poot_status st = NULL;
-  if (!d->program) {
-    st = OOM("program name");
+  if (!d->program || !d->history) {
+    st = OOM("program name and history");
     goto fail;
   }
   if ((st = trace_step(d, 1, false, &g))) goto fail;
@@ -271,6 +310,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   return NULL;
 fail:
   poot_graph_destroy(g);
+  poot_free(d->history);
   poot_free(d->program);
   poot_free(d);
   return st;
@@ -283,7 +323,11 @@ void poot_driver_destroy(poot_driver *d) {
   if (d->decode_logits.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode_logits.id));
   if (d->prefill_logits.added)
     poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill_logits.id));
+  if (d->restart.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->restart.id));
+  if (d->restart_logits.added)
+    poot_status_free(d->ex->vt->remove_entry(d->ex, d->restart_logits.id));
   d->ex->vt->unload(d->ex);
+  poot_free(d->history);
   poot_free(d->program);
   poot_free(d);
 }
@@ -330,6 +374,10 @@ poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count
                             count, (long long)d->pos, (long long)d->cap);
   int32_t words[2] = {-1, 1};
   size_t i = 0;
+  if (crosses_restart(d, count)) {
+    POOT_TRY(restart_step(d, &d->restart, ids, count, words, sizeof words));
+    i = count;
+  }
   if (d->chunk > 1)
     for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
       POOT_TRY(run_step(d, &d->prefill, ids + i, words, sizeof words));
@@ -347,6 +395,8 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
                             "driver: %zu tokens at position %lld exceed the KV capacity %lld",
                             count, (long long)d->pos, (long long)d->cap);
   size_t bytes = (size_t)poot_model_get_config(d->model)->vocab_size * sizeof(float);
+  if (crosses_restart(d, count))
+    return restart_step(d, &d->restart_logits, ids, count, out_logits, bytes);
   size_t i = 0;
   if (d->chunk > 1)
     for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)

@@ -142,6 +142,32 @@ static poot_status run_step(run *r, step_graph *s, const int32_t *tokens, int64_
   return st;
 }
 
+/* Runs prompt + ids as one prefill from position 0 with fresh states (the
+ * whole KV cache recomputed: poot_model_rope_restart_length). */
+static poot_status rerun_sequence(run *r, poot_model *model, const poot_token *prompt,
+                                  size_t n_prompt, const poot_token *ids, size_t n_ids,
+                                  poot_evaluation **out_eval) {
+  int64_t T = (int64_t)(n_prompt + n_ids);
+  int32_t *toks = poot_calloc((size_t)T, sizeof *toks);
+  if (!toks) return poot_status_make(POOT_OUT_OF_MEMORY, "verify: rerun tokens");
+  for (size_t i = 0; i < n_prompt; i++) toks[i] = prompt[i];
+  for (size_t i = 0; i < n_ids; i++) toks[n_prompt + i] = ids[i];
+  poot_model_step step = {.batch = 1,
+                          .tokens = T,
+                          .cap = r->cap,
+                          .paged = r->o->paged,
+                          .block_size = r->block_size,
+                          .num_blocks = r->cap / r->block_size};
+  step_graph g;
+  poot_status st = step_graph_init(&g, model, &step);
+  r->ev->destroy(r->prev);
+  r->prev = NULL;
+  if (!st) st = run_step(r, &g, toks, T, 0, out_eval);
+  step_graph_deinit(&g);
+  poot_free(toks);
+  return st;
+}
+
 /* Greedy pick, margin, and the optional logits copy. */
 static void pick(const float *logits, int64_t vocab, poot_token *out_id, float *out_margin) {
   int64_t best = 0;
@@ -209,6 +235,7 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
   if ((st = step_graph_init(&pre, model, &step))) goto done;
   step.tokens = 1;
   if (o->max_new_tokens > 1 && (st = step_graph_init(&dec, model, &step))) goto done;
+  int64_t restart = poot_model_rope_restart_length(c);
   uint64_t t0 = poot_time_ns();
   int64_t pos = 0;
   if (o->max_new_tokens == 0) goto done;
@@ -239,7 +266,12 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
     r.prev = cur;
     cur = NULL;
     int32_t t32 = id;
-    if ((st = run_step(&r, &dec, &t32, 1, pos, &cur))) goto done;
+    if (restart > 0 && pos == restart) {
+      /* The sequence grows past the restart length: run it all again. */
+      if ((st = rerun_sequence(&r, model, prompt, n_prompt, out->ids, out->n_ids, &cur))) goto done;
+    } else if ((st = run_step(&r, &dec, &t32, 1, pos, &cur))) {
+      goto done;
+    }
     pos++;
   }
   out->n_logits = out->n_ids < keep ? out->n_ids : keep;
