@@ -283,7 +283,10 @@ poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t
       double sc = best[i] + tok->tokens[id].score;
       if (sc > best[i + l]) best[i + l] = sc, from[i + l] = (int32_t)i, via[i + l] = id;
     }
-    if (!single) {
+    /* SentencePiece's unknown piece: a character no single piece covers
+     * still has a path through it, so every position after a reachable one
+     * is reachable and the walk back below always ends at 0. */
+    if (!single || best[i + cl] == -INFINITY) {
       double sc = best[i] + tok->unigram_unk_score;
       if (sc > best[i + cl])
         best[i + cl] = sc, from[i + cl] = (int32_t)i, via[i + cl] = POOT_TOKEN_NONE;
@@ -292,6 +295,15 @@ poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t
   /* Walk back from the end (ids[] and starts[] in reverse), then emit in order. */
   size_t k = 0;
   for (size_t i = n; i > 0; i = (size_t)from[i]) {
+    /* Unreachable with finite scores (the loaders check them); kept so a
+     * broken invariant is an error, not a walk outside the arrays. */
+    if (from[i] < 0 || (size_t)from[i] >= i) {
+      st = poot_status_make(POOT_INTERNAL,
+                            "tokenizer: the unigram search found no path to byte %zu of a "
+                            "%zu-byte piece",
+                            i, n);
+      goto done;
+    }
     ids[k] = via[i];
     starts[k] = from[i];
     k++;
