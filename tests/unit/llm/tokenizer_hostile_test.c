@@ -161,6 +161,33 @@ static void test_gguf_scores(void **state) {
   }
 }
 
+/* WordPiece without an unknown token: a word it cannot split is an error,
+ * never the id POOT_TOKEN_NONE handed on to the model. */
+static void test_wordpiece_without_unk(void **state) {
+  (void)state;
+  const char *json =
+      "{\"model\":{\"type\":\"WordPiece\",\"vocab\":{\"a\":0,\"##b\":1},"
+      "\"max_input_chars_per_word\":4},"
+      "\"pre_tokenizer\":{\"type\":\"WhitespaceSplit\"}}";
+  poot_tokenizer *tok = NULL;
+  POOT_ASSERT_OK(load_json(json, &tok));
+  poot_token *ids = NULL;
+  size_t n = 0;
+  encode_ids(tok, "ab a", &ids, &n);
+  assert_int_equal(n, 3);
+  assert_int_equal(ids[0], 0);
+  assert_int_equal(ids[1], 1);
+  assert_int_equal(ids[2], 0);
+  poot_free(ids);
+  poot_tokenizer_encode_options opt = {0};
+  POOT_ASSERT_STATUS_MSG(poot_tokenizer_encode(tok, "ax", 2, &opt, &ids, &n), POOT_FORMAT,
+                         "cannot split the word 'ax'");
+  assert_null(ids);
+  POOT_ASSERT_STATUS_MSG(poot_tokenizer_encode(tok, "abbbb", 5, &opt, &ids, &n), POOT_FORMAT,
+                         "no unknown token");
+  poot_tokenizer_destroy(tok);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_walk_overflow_finding),
@@ -168,7 +195,7 @@ int main(void) {
       cmocka_unit_test(test_unigram_scores_refused),
       cmocka_unit_test(test_llama2c_scores),
       cmocka_unit_test(test_gguf_scores),
-      
+      cmocka_unit_test(test_wordpiece_without_unk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
