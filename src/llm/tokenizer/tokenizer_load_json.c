@@ -302,8 +302,8 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
         st = poot_status_make(POOT_FORMAT, "tokenizer.json: unigram piece %zu is malformed", i);
         break;
       }
-      /* Checked as a double: converting one outside float's range is
-       * undefined, and a score that rounds to -inf would leave the Viterbi
+      /* Checked as a double, before it becomes a float: -4e64 is finite
+       * here but -inf as a float, and a score of -inf left the Viterbi
        * search without a path. */
       double dscore = e->items[1]->number;
       if (!poot__tok_score_ok(dscore)) {
