@@ -11,9 +11,10 @@
 # build-fuzz/fuzz-long/<fuzzer>/corpus, which keeps every new input; when
 # a run stops on a finding, the finding is kept and the fuzzer restarts for
 # the time left (at most MAX_FINDINGS findings a fuzzer). At the end the
-# new inputs that add coverage are merged into tests/fuzz/corpus/<dir>
-# (libFuzzer -merge=1: the committed seeds stay, inputs that add nothing are
-# left out; MERGE=0 skips this), and a table gives each fuzzer's
+# new inputs that add edges are merged into tests/fuzz/corpus/<dir>
+# (libFuzzer -merge=1 -use_counters=0: the committed seeds stay, inputs that
+# add no edge are left out; MERGE=0 skips this; check the size before
+# committing what it adds), and a table gives each fuzzer's
 # executions, coverage (edges, libFuzzer's "cov"), the inputs merged and
 # its findings. Findings (crash-*, leak-*, timeout-*, oom-*) stay in
 # build-fuzz/fuzz-long/<fuzzer>/; the logs are beside them.
@@ -113,7 +114,9 @@ for f in "${FUZZERS[@]}"; do
   merged=-
   if [ "$MERGE" = 1 ]; then
     mkdir -p "$ROOT/tests/fuzz/corpus/$dir"
-    "$BUILD/tests/$name" -merge=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+    # Edges only (-use_counters=0): hit-count buckets would keep thousands
+    # of near-duplicates.
+    "$BUILD/tests/$name" -merge=1 -use_counters=0 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
       -artifact_prefix="$work/merge-" "$ROOT/tests/fuzz/corpus/$dir" "$work/corpus" \
       >"$work/merge.log" 2>&1 || true
     merged=$(sed -nE 's/.*MERGE-OUTER: ([0-9]+) new files.*/\1/p' "$work/merge.log" | tail -1)
