@@ -100,13 +100,13 @@ BERT_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "
                "##a", "##b", "h", "##e", "##l", "##o"]
 
 
-def gguf_tokenizer(w, kind):
+def gguf_tokenizer(w, kind, bos=1):
     if kind == "spm":
         w.add_string("tokenizer.ggml.model", "llama")
         w.add_array("tokenizer.ggml.tokens", SPM_TOKENS)
         w.add_array("tokenizer.ggml.scores", [0.0, 0.0, 0.0, 0.0] + [-float(i) for i in range(12)])
         w.add_array("tokenizer.ggml.token_type", [2, 3, 3, 6] + [1] * 12)
-        w.add_uint32("tokenizer.ggml.bos_token_id", 1)
+        w.add_uint32("tokenizer.ggml.bos_token_id", bos)
         w.add_uint32("tokenizer.ggml.eos_token_id", 2)
     elif kind == "bpe":
         w.add_string("tokenizer.ggml.model", "gpt2")
@@ -126,7 +126,7 @@ def gguf_tokenizer(w, kind):
         w.add_uint32("tokenizer.ggml.unknown_token_id", 1)
 
 
-def write_gguf(path, family, d, tok_kind, qtype=None):
+def write_gguf(path, family, d, tok_kind, qtype=None, bos=1):
     w = gguf.GGUFWriter(path, family)
     arch = family
     w.add_uint32(f"{arch}.context_length", 64)
@@ -144,7 +144,7 @@ def write_gguf(path, family, d, tok_kind, qtype=None):
         w.add_float32(f"{arch}.attn_logit_softcapping", 50.0)
         w.add_float32(f"{arch}.final_logit_softcapping", 30.0)
         w.add_uint32(f"{arch}.attention.sliding_window", 4)
-    gguf_tokenizer(w, tok_kind)
+    gguf_tokenizer(w, tok_kind, bos)
     ts, _ = tensors(family, d, "gguf")
     for name, a in ts:
         if a.ndim == 2 and qtype == "f16":
@@ -300,6 +300,11 @@ def main():
     for name, data in seeds.items():
         with open(os.path.join(fdir, name), "wb") as f:
             f.write(data)
+    if gguf is not None:
+        # 16 tokens over an 8-row embedding, BOS 12: the oracle step must fault.
+        # (Written last, so the other seeds' random weights stay as they were.)
+        write_gguf(os.path.join(gdir, "llama-bos-past-embedding.gguf"), "llama", Dims(vocab=8),
+                   "spm", bos=12)
 
 
 if __name__ == "__main__":

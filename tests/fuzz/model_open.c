@@ -21,8 +21,9 @@
  * What is checked: a rejection is a typed status (a known code other than
  * INTERNAL, with a message); an accepted model is consistent: a validated
  * config within the shape caps, ids the tokenizer produces inside its
- * vocabulary, one row of vocab logits per generated id, and each id the
- * argmax of its row. A shape over the caps is skipped before any
+ * vocabulary, one row of vocab logits per generated id, each id the argmax
+ * of its row, and a prompt id past the embedding refused (a typed fault),
+ * never evaluated. A shape over the caps is skipped before any
  * evaluation, so one input runs in milliseconds. */
 #include <math.h>
 #include <stdint.h>
@@ -180,6 +181,8 @@ static void run_oracle(poot_model *m, poot_token prompt, bool paged) {
     check_rejection(st);
     return;
   }
+  /* A token past the embedding must fault in the gather, not read past it. */
+  CHECK(prompt >= 0 && prompt < c->vocab_size);
   CHECK(r.vocab == c->vocab_size);
   CHECK(r.n_ids == 2 && r.n_logits == 2 && r.logits && r.margins);
   for (size_t k = 0; k < r.n_ids; k++) {
