@@ -20,7 +20,8 @@
 # build-fuzz/fuzz-long/<fuzzer>/; the logs are beside them.
 #
 # Environment: JOBS, MAX_FINDINGS (3), MERGE (1), FUZZ_BUILD (build-fuzz),
-# FUZZ_CC (clang-19, else clang), ONLY (a regex of fuzzer names to run).
+# FUZZ_CC (clang-19, else clang), ONLY (a regex of fuzzer names to run),
+# SKIP_BUILD=1 (use the fuzzers as built).
 set -euo pipefail
 
 SECONDS_EACH=${1:-3600}
@@ -53,13 +54,15 @@ mapfile -t FUZZERS < <(list_fuzzers)
   exit 1
 }
 
-echo "fuzz-long: building $BUILD" >&2
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  CC=$CC_FUZZ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOT_FUZZ=ON >/dev/null
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "fuzz-long: building $BUILD" >&2
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    CC=$CC_FUZZ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOT_FUZZ=ON >/dev/null
+  fi
+  targets=()
+  for f in "${FUZZERS[@]}"; do targets+=("${f%%$'\t'*}"); done
+  cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >/dev/null
 fi
-targets=()
-for f in "${FUZZERS[@]}"; do targets+=("${f%%$'\t'*}"); done
-cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" >/dev/null
 
 OUT=$BUILD/fuzz-long
 mkdir -p "$OUT"
