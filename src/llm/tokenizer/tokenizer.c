@@ -48,6 +48,11 @@ poot_status poot__tok_set(poot_tokenizer *tok, int32_t id, const char *text, siz
                             (int)id, (int)tok->n_tokens);
   if (len > UINT32_MAX / 2)
     return poot_status_make(POOT_FORMAT, "tokenizer: token %d is too long", (int)id);
+  if (!poot__tok_score_ok(score))
+    return poot_status_make(POOT_FORMAT,
+                            "tokenizer: token %d has the score %g; a score must be finite and "
+                            "within ±%g (scores are log-probabilities or merge priorities)",
+                            (int)id, (double)score, POOT__TOK_SCORE_LIMIT);
   char *copy = poot_arena_strndup(&tok->arena, text, len);
   if (!copy) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer: out of memory");
   tok->tokens[id] =

@@ -116,10 +116,25 @@ struct poot_tokenizer {
 
 /* ---- building (loaders) */
 
+/* The largest score magnitude a vocabulary may hold. Scores are
+ * log-probabilities (unigram, SentencePiece) or merge priorities; real
+ * vocabularies stay within ±1e9 (llama.cpp writes -1e9 for unused pieces).
+ * Within ±1e30, a Viterbi sum over any number of pieces a size_t can count
+ * (2^64 · 1e30 ≈ 2·10^49) stays far inside double's range, and the unknown
+ * piece's score (the lowest score minus 10) stays a finite float. Loaders
+ * reject a score outside it (NaN and ±inf included) with FORMAT. */
+#define POOT__TOK_SCORE_LIMIT 1e30
+
+static inline bool poot__tok_score_ok(double score) {
+  return score >= -POOT__TOK_SCORE_LIMIT && score <= POOT__TOK_SCORE_LIMIT;
+}
+
 /* Allocates an empty tokenizer of `kind` with room for n_tokens. */
 POOT_MUST_USE poot_status poot__tok_new(poot_tokenizer_kind kind, int32_t n_tokens,
                                         poot_tokenizer **out_tok);
-/* Sets token id's text (copied), score and attr. */
+/* Sets token id's text (copied), score and attr. FORMAT for an id outside
+ * the vocabulary, an over-long text, or a score that poot__tok_score_ok
+ * refuses. */
 POOT_MUST_USE poot_status poot__tok_set(poot_tokenizer *tok, int32_t id, const char *text,
                                         size_t len, float score, uint32_t attr);
 /* After all tokens are set: builds the text map, byte tokens and specials. */

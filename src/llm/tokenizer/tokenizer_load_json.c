@@ -302,7 +302,18 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
         st = poot_status_make(POOT_FORMAT, "tokenizer.json: unigram piece %zu is malformed", i);
         break;
       }
-      float score = (float)e->items[1]->number;
+      /* Checked as a double, before it becomes a float: -4e64 is finite
+       * here but -inf as a float, and a score of -inf left the Viterbi
+       * search without a path. */
+      double dscore = e->items[1]->number;
+      if (!poot__tok_score_ok(dscore)) {
+        st = poot_status_make(POOT_FORMAT,
+                              "tokenizer.json: unigram piece %zu has the score %g; a score must "
+                              "be finite and within ±%g (scores are log-probabilities)",
+                              i, dscore, POOT__TOK_SCORE_LIMIT);
+        break;
+      }
+      float score = (float)dscore;
       if (score < min_score) min_score = score;
       st = poot__tok_set(tok, (int32_t)i, e->items[0]->str, e->items[0]->len, score, 0);
     } else {

@@ -283,7 +283,10 @@ poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t
       double sc = best[i] + tok->tokens[id].score;
       if (sc > best[i + l]) best[i + l] = sc, from[i + l] = (int32_t)i, via[i + l] = id;
     }
-    if (!single) {
+    /* SentencePiece's unknown piece: a character no single piece covers
+     * still has a path through it, so every position after a reachable one
+     * is reachable and the walk back below always ends at 0. */
+    if (!single || best[i + cl] == -INFINITY) {
       double sc = best[i] + tok->unigram_unk_score;
       if (sc > best[i + cl])
         best[i + cl] = sc, from[i + cl] = (int32_t)i, via[i + cl] = POOT_TOKEN_NONE;
@@ -292,6 +295,15 @@ poot_status poot__model_unigram(const poot_tokenizer *tok, const char *s, size_t
   /* Walk back from the end (ids[] and starts[] in reverse), then emit in order. */
   size_t k = 0;
   for (size_t i = n; i > 0; i = (size_t)from[i]) {
+    /* Unreachable with finite scores (the loaders check them); kept so a
+     * broken invariant is an error, not a walk outside the arrays. */
+    if (from[i] < 0 || (size_t)from[i] >= i) {
+      st = poot_status_make(POOT_INTERNAL,
+                            "tokenizer: the unigram search found no path to byte %zu of a "
+                            "%zu-byte piece",
+                            i, n);
+      goto done;
+    }
     ids[k] = via[i];
     starts[k] = from[i];
     k++;
@@ -321,11 +333,23 @@ done:
 
 /* -------------------------------------------------------------- WordPiece */
 
+/* A word WordPiece cannot split becomes the unknown token; without one in
+ * the vocabulary that is an error, as in Hugging Face tokenizers (pushing
+ * POOT_TOKEN_NONE would hand the model an id outside its embedding). */
+static poot_status push_unk_word(const poot_tokenizer *tok, const char *s, size_t n,
+                                 poot_vec *out) {
+  if (tok->unk != POOT_TOKEN_NONE) return push_id(out, tok->unk);
+  return poot_status_make(POOT_FORMAT,
+                          "tokenizer: WordPiece cannot split the word '%.*s' and the "
+                          "vocabulary has no unknown token (unk_token) to stand for it",
+                          (int)(n > 64 ? 64 : n), s);
+}
+
 poot_status poot__model_wordpiece(const poot_tokenizer *tok, const char *s, size_t n,
                                   poot_vec *out) {
   size_t chars = 0;
   for (size_t i = 0; i < n; i++) chars += ((uint8_t)s[i] & 0xC0) != 0x80;
-  if (chars > tok->wp_max_chars) return push_id(out, tok->unk);
+  if (chars > tok->wp_max_chars) return push_unk_word(tok, s, n, out);
   size_t mark = out->len;
   size_t cap = tok->max_token_len + 8;
   char stackbuf[512];
@@ -352,7 +376,7 @@ poot_status poot__model_wordpiece(const poot_tokenizer *tok, const char *s, size
     }
     if (found == POOT_TOKEN_NONE) {
       out->len = mark;
-      st = push_id(out, tok->unk);
+      st = push_unk_word(tok, s, n, out);
       break;
     }
     if ((st = push_id(out, found))) break;

@@ -12,3 +12,7 @@ poot_add_test(tokenizer_hf_test
 # The CLI: tokenize/detokenize round trips on every kind of model file.
 poot_add_script_test(tokenizer_cli_test
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tokenizer_cli_test.sh)
+# Hostile vocabularies: fuzz findings and the loaders' bounds on scores and ids.
+poot_add_test(tokenizer_hostile_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tokenizer_hostile_test.c
+  LIBS poot_llm)
