@@ -24,7 +24,8 @@ static const char *const CMD = "verify";
 
 static void usage(void) {
   printf(
-      "usage: poot verify greedy -m MODEL [--tokenizer FILE] [-p PROMPT | --messages FILE.json]\n"
+      "usage: poot verify greedy -m MODEL [--tokenizer FILE]\n"
+      "                          [-p PROMPT | --messages FILE.json | --prompt-ids IDS]\n"
       "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
       "                          [--json [--logits K]] [--ignore-eos]\n\n"
       "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
@@ -35,6 +36,7 @@ static void usage(void) {
       "  --tokenizer FILE   the tokenizer (llama2.c), or an override\n"
       "  -p PROMPT          prompt text (default: empty, BOS only where the model adds it)\n"
       "  --messages FILE    a JSON array of {role, content}, rendered with the chat template\n"
+      "  --prompt-ids IDS   the prompt as token ids (\"1,2,3\"), bypassing the tokenizer\n"
       "  -n N               tokens to generate (default 16)\n"
       "  --device D         eval (default: the oracle only), or a device (auto, vulkan,\n"
       "                     ptx, backend:index): the oracle runs too, the device's output\n"
@@ -108,9 +110,60 @@ static double logit_tolerance(const poot_model_config *c, int64_t cap, const flo
   return kappa * eps * (rms > 1 ? rms : 1);
 }
 
+/* "1,2,3" or "1 2 3": ids below the model's vocabulary. */
+static poot_status parse_ids(const poot_model *model, const char *text, poot_token **out,
+                             size_t *n) {
+  int64_t vocab = poot_model_get_config(model)->vocab_size;
+  size_t cap = strlen(text) / 2 + 1;
+  poot_token *ids = poot_calloc(cap, sizeof *ids);
+  if (!ids) return poot_status_make(POOT_OUT_OF_MEMORY, "--prompt-ids: out of memory");
+  size_t k = 0;
+  const char *p = text;
+  while (*p) {
+    while (*p == ',' || *p == ' ') p++;
+    if (!*p) break;
+    char *end = NULL;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0 || v >= vocab || k >= cap) {
+      poot_free(ids);
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "--prompt-ids: '%.20s' is not an id in 0..%lld", p,
+                              (long long)vocab - 1);
+    }
+    ids[k++] = (poot_token)v;
+    p = end;
+  }
+  *out = ids;
+  *n = k;
+  return NULL;
+}
+
+/* The prompt's ids: given ids (--prompt-ids), the chat messages of a JSON
+ * file, or the text (BOS where the tokenizer adds one). */
+static poot_status encode_prompt(poot_model *model, const char *prompt, const char *messages,
+                                 const char *prompt_ids, poot_token **pids, size_t *np) {
+  poot_status st = NULL;
+  if (messages) {
+    char *mtext = NULL;
+    size_t mlen = 0;
+    POOT_TRY(poot_file_read_all(messages, &mtext, &mlen));
+    st = poot_verify_encode_chat(model, mtext, mlen, pids, np, NULL);
+    poot_free(mtext);
+  } else if (prompt_ids) {
+    st = parse_ids(model, prompt_ids, pids, np);
+  } else {
+    const char *p = prompt ? prompt : "";
+    st = poot_verify_encode_text(model, p, strlen(p), pids, np);
+  }
+  if (!st && *np == 0)
+    st = poot_status_make(POOT_INVALID_ARGUMENT,
+                          "the prompt is empty and the tokenizer adds no BOS; give -p TEXT");
+  return st;
+}
+
 /* The oracle's run and the device's run of the same prompt, compared. */
 static int verify_device(const char *model_path, const char *tok_path, const char *prompt,
-                         const char *messages, const char *device, long long n, long long cap,
+                         const char *messages, const char *prompt_ids, const char *device, long long n, long long cap,
                          bool paged, bool ids, bool json, bool ignore_eos, bool stats,
                          long long keep_logits) {
   poot_model_open_options oo = {.tokenizer_path = tok_path};
@@ -121,8 +174,6 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
   poot_token *pids = NULL;
   float *dlogits = NULL;
   size_t np = 0;
-  char *mtext = NULL;
-  size_t mlen = 0;
   poot_verify_greedy_result res;
   memset(&res, 0, sizeof res);
   poot_driver_generate_result dres;
@@ -133,18 +184,7 @@ static int verify_device(const char *model_path, const char *tok_path, const cha
   int rc = POOT_EXIT_FAIL;
   poot_status st = poot_model_open(model_path, &oo, &model);
   if (st) goto fail;
-  if (messages) {
-    if ((st = poot_file_read_all(messages, &mtext, &mlen))) goto fail;
-    if ((st = poot_verify_encode_chat(model, mtext, mlen, &pids, &np, NULL))) goto fail;
-  } else {
-    const char *p = prompt ? prompt : "";
-    if ((st = poot_verify_encode_text(model, p, strlen(p), &pids, &np))) goto fail;
-  }
-  if (np == 0) {
-    st = poot_status_make(POOT_INVALID_ARGUMENT,
-                          "the prompt is empty and the tokenizer adds no BOS; give -p TEXT");
-    goto fail;
-  }
+  if ((st = encode_prompt(model, prompt, messages, prompt_ids, &pids, &np))) goto fail;
   const poot_model_config *c = poot_model_get_config(model);
   if (cap == 0) {
     cap = ((long long)np + n + 15) / 16 * 16;
@@ -336,7 +376,6 @@ done:
   poot_strbuf_deinit(&out);
   poot_strbuf_deinit(&extra);
   poot_free(dlogits);
-  poot_free(mtext);
   poot_free(pids);
   poot_driver_destroy(drv);
   poot_executor_destroy(ex);
@@ -347,7 +386,7 @@ done:
 
 static int verify_greedy(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *prompt = NULL, *messages = NULL;
-  const char *device = "eval";
+  const char *prompt_ids = NULL, *device = "eval";
   long long n = 16, cap = 0;
   bool ids = false, paged = false, stats = false, json = false, ignore_eos = false;
   long long keep_logits = 0;
@@ -364,6 +403,8 @@ static int verify_greedy(int argc, char **argv) {
       if (!(prompt = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
     } else if (!strcmp(a, "--messages")) {
       if (!(messages = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
+    } else if (!strcmp(a, "--prompt-ids")) {
+      if (!(prompt_ids = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
     } else if (!strcmp(a, "-n")) {
       const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
       if (!v || !poot_tool_parse_i64(CMD, "-n", v, &n)) return POOT_EXIT_USAGE;
@@ -392,17 +433,16 @@ static int verify_greedy(int argc, char **argv) {
     }
   }
   if (!model_path) return poot_tool_usage_error(CMD, "greedy needs -m MODEL");
-  if (prompt && messages) return poot_tool_usage_error(CMD, "give -p or --messages, not both");
+  if ((prompt != NULL) + (messages != NULL) + (prompt_ids != NULL) > 1)
+    return poot_tool_usage_error(CMD, "give one of -p, --messages and --prompt-ids");
   if (strcmp(device, "eval") != 0)
-    return verify_device(model_path, tok_path, prompt, messages, device, n, cap, paged, ids, json,
+    return verify_device(model_path, tok_path, prompt, messages, prompt_ids, device, n, cap, paged, ids, json,
                          ignore_eos, stats, keep_logits);
 
   poot_model_open_options oo = {.tokenizer_path = tok_path};
   poot_model *model = NULL;
   poot_token *pids = NULL;
   size_t np = 0;
-  char *mtext = NULL;
-  size_t mlen = 0;
   poot_verify_greedy_result res;
   memset(&res, 0, sizeof res);
   poot_strbuf out;
@@ -410,18 +450,7 @@ static int verify_greedy(int argc, char **argv) {
   int rc = POOT_EXIT_FAIL;
   poot_status st = poot_model_open(model_path, &oo, &model);
   if (st) goto fail;
-  if (messages) {
-    if ((st = poot_file_read_all(messages, &mtext, &mlen))) goto fail;
-    if ((st = poot_verify_encode_chat(model, mtext, mlen, &pids, &np, NULL))) goto fail;
-  } else {
-    const char *p = prompt ? prompt : "";
-    if ((st = poot_verify_encode_text(model, p, strlen(p), &pids, &np))) goto fail;
-  }
-  if (np == 0) {
-    st = poot_status_make(POOT_INVALID_ARGUMENT,
-                          "the prompt is empty and the tokenizer adds no BOS; give -p TEXT");
-    goto fail;
-  }
+  if ((st = encode_prompt(model, prompt, messages, prompt_ids, &pids, &np))) goto fail;
   poot_verify_greedy_options go = poot_verify_greedy_options_default();
   go.max_new_tokens = n;
   go.cap = cap;
@@ -454,7 +483,6 @@ fail:
 done:
   poot_verify_greedy_result_deinit(&res);
   poot_strbuf_deinit(&out);
-  poot_free(mtext);
   poot_free(pids);
   poot_model_destroy(model);
   return rc;

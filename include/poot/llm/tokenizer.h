@@ -151,10 +151,17 @@ typedef struct poot_tokenizer_decode_options {
   /* Remove the leading space the model's encoder adds (SentencePiece's dummy
    * prefix, llama2.c's space after BOS). */
   bool strip_prefix_space;
+  /* The model's embedding rows (0: the tokenizer's size). Ids from the
+   * tokenizer's size up to this are the padding rows Hugging Face checkpoints
+   * round their embedding up with (Qwen: 151,936 rows for 151,665 tokens):
+   * they have no text, as transformers decodes them; ids past it are
+   * INVALID_ARGUMENT. */
+  int64_t vocab_rows;
 } poot_tokenizer_decode_options;
 
 static inline poot_tokenizer_decode_options poot_tokenizer_decode_options_default(void) {
-  poot_tokenizer_decode_options o = {.render_special = false, .strip_prefix_space = true};
+  poot_tokenizer_decode_options o = {
+      .render_special = false, .strip_prefix_space = true, .vocab_rows = 0};
   return o;
 }
 

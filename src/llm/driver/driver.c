@@ -434,6 +434,7 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
   }
   if (tok) {
     poot_tokenizer_decode_options dopt = poot_tokenizer_decode_options_default();
+    dopt.vocab_rows = poot_model_get_config(d->model)->vocab_size;
     if ((st = poot_tokenizer_decoder_create(tok, &dopt, &dec))) goto done;
     /* The last prompt id sets the decoder's context (the space after BOS). */
     if ((st = poot_tokenizer_decoder_push(dec, prompt[count - 1], &text))) goto done;

@@ -438,23 +438,27 @@ static bool ends_with(const char *s, const char *suffix) {
 
 /* llama.cpp's rope_freqs for llama3 scaling (LlamaModel.generate_extra_tensors):
  * per frequency the divisor 1, factor, or 1 / ((1 - smooth) / factor + smooth),
- * over the f32 inverse frequencies 1 / theta^(2i / dims). */
+ * over the f32 inverse frequencies 1 / theta^(2i / dims); in f32 as there
+ * (each frequency is a float32 tensor, and Python numbers meet it as float32),
+ * so that the tensor is byte-identical to llama.cpp's. */
 static void llama3_rope_freqs(const poot_model_config *c, float *out) {
-  double factor = c->rope_factor, lo = c->rope_low_freq_factor, hi = c->rope_high_freq_factor;
-  double old = (double)c->rope_original_context;
-  double lo_wl = old / lo, hi_wl = old / hi;
+  float factor = (float)c->rope_factor, lo = (float)c->rope_low_freq_factor;
+  float span = (float)(c->rope_high_freq_factor - c->rope_low_freq_factor);
+  float old = (float)c->rope_original_context;
+  float lo_wl = (float)((double)c->rope_original_context / c->rope_low_freq_factor);
+  float hi_wl = (float)((double)c->rope_original_context / c->rope_high_freq_factor);
   float base = (float)c->rope_theta;
   int64_t dims = c->rope_dims;
   for (int64_t i = 0; i < dims / 2; i++) {
     float freq = 1.0f / powf(base, (float)(2 * i) / (float)dims);
-    double wl = 2.0 * M_PI / (double)freq;
+    float wl = (float)(2.0 * M_PI) / freq;
     if (wl < hi_wl) {
       out[i] = 1.0f;
     } else if (wl > lo_wl) {
-      out[i] = (float)factor;
+      out[i] = factor;
     } else {
-      double smooth = (old / wl - lo) / (hi - lo);
-      out[i] = (float)(1.0 / ((1.0 - smooth) / factor + smooth));
+      float smooth = (old / wl - lo) / span;
+      out[i] = 1.0f / ((1.0f - smooth) / factor + smooth);
     }
   }
 }

@@ -77,6 +77,8 @@ static poot_status rope_scaling(const poot_hf_config *hf, const poot_hf_rope *r,
     c->rope_scaling = POOT_MODEL_ROPE_SCALING_DYNAMIC;
     c->rope_factor = r->factor;
     c->rope_original_context = hf->max_position_embeddings;
+    /* The scaling exists to run past max_position_embeddings: no bound. */
+    c->context_length = 0;
     return NULL;
   }
   if (strcmp(ty, "yarn") == 0) return rope_yarn(hf, r, c);

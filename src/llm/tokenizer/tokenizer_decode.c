@@ -98,6 +98,7 @@ static void decoder_reset(poot_tokenizer_decoder *d) {
 static poot_status decode_one(poot_tokenizer_decoder *d, poot_token id, poot_strbuf *out) {
   const poot_tokenizer *tok = d->tok;
   poot_strbuf_clear(&d->piece);
+  if (id >= (poot_token)tok->n_tokens && id < d->opts.vocab_rows) return NULL; /* padding */
   POOT_TRY(poot_tokenizer_token_to_piece(tok, id, d->opts.render_special, &d->piece));
   const char *p = d->piece.data;
   size_t n = d->piece.len;

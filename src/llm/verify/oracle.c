@@ -355,6 +355,7 @@ poot_status poot_verify_decode(const poot_model *model, const poot_token *prompt
   if (!tok) return BAD("verify: the model was opened without a tokenizer");
   if (stopped && n_ids) n_ids--;
   poot_tokenizer_decode_options dopt = poot_tokenizer_decode_options_default();
+  dopt.vocab_rows = poot_model_get_config(model)->vocab_size;
   poot_tokenizer_decoder *dec = NULL;
   POOT_TRY(poot_tokenizer_decoder_create(tok, &dopt, &dec));
   poot_strbuf scratch;
