@@ -820,6 +820,15 @@ static void test_null_arguments(void **state) {
   poot_graph_destroy(g);
 }
 
+static poot_status try_passes(void *ctx) {
+  poot_graph *g = ctx, *out = NULL;
+  poot_status st = poot_pass_run_default(g, NULL, &out, NULL);
+  if (!st) check_equivalent(g, out);
+  else assert_null(out);
+  poot_graph_destroy(out);
+  return st;
+}
+
 static void test_out_of_memory(void **state) {
   (void)state;
   /* Every allocation failing in turn gives OUT_OF_MEMORY (never a crash or
@@ -834,23 +843,7 @@ static void test_out_of_memory(void **state) {
       "  return %r\n}\n"
       "%d = exp %x : f32[2]\noutput %k\n";
   poot_graph *g = parse(text);
-  bool succeeded = false;
-  for (uint64_t n = 1; n < 100000 && !succeeded; n++) {
-    poot_graph *out = NULL;
-    poot_alloc_fail_after(n);
-    poot_status st = poot_pass_run_default(g, NULL, &out, NULL);
-    poot_alloc_fail_after(0);
-    if (!st) {
-      succeeded = true;
-      check_equivalent(g, out);
-      poot_graph_destroy(out);
-    } else {
-      assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
-      assert_null(out);
-      poot_status_free(st);
-    }
-  }
-  assert_true(succeeded);
+  assert_true(poot_test_oom_sweep("default passes", try_passes, g, 100000) > 0);
   poot_graph_destroy(g);
 }
 
