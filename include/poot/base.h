@@ -214,6 +214,18 @@ bool poot_map_next(const poot_map *map, size_t *iter, const void **out_key, size
 uint64_t poot_hash64(const void *data, size_t len, uint64_t seed);
 uint64_t poot_hash64_mix(uint64_t h, uint64_t v);
 
+/* A stable 128-bit hash (FNV-1a 128 over the bytes), for cache keys that
+ * must not collide by chance; a cache still compares contents on a hit. */
+typedef struct poot_hash128 {
+  uint64_t lo, hi;
+} poot_hash128;
+poot_hash128 poot_hash128_of(const void *data, size_t len);
+/* Folds the 8 bytes of v (little-endian order) into h. */
+poot_hash128 poot_hash128_mix(poot_hash128 h, uint64_t v);
+static inline bool poot_hash128_equal(poot_hash128 a, poot_hash128 b) {
+  return a.lo == b.lo && a.hi == b.hi;
+}
+
 /* ----------------------------------------------------------------- logging */
 
 typedef enum poot_log_level {

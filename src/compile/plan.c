@@ -317,7 +317,7 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   uint32_t ki = (uint32_t)kernels->len;
   for (size_t q = 0; q < kernels->len; q++) {
     poot_kir_kernel *o = ((poot_kir_kernel **)kernels->data)[q];
-    if (o->hash == kern->hash) {
+    if (poot_hash128_equal(o->hash128, kern->hash128) && poot_kir_kernel_same(o, kern)) {
       ki = (uint32_t)q;
       break;
     }

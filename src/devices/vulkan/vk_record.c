@@ -25,13 +25,12 @@ void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
   poot_free(k);
 }
 
-poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir, uint64_t key,
+poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
   poot_vk_device *d = poot__vk_device_cast(device);
   *out_kernel = NULL;
   poot_vk_kernel *k = poot_calloc(1, sizeof *k);
   if (!k) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: kernel object");
-  k->base.key = key;
   k->base.name = poot_strdup(kir->name);
   k->base.binding_count = kir->binding_count;
   k->base.has_checks = kir->has_checks;

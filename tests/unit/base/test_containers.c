@@ -137,6 +137,13 @@ static void test_hash_stable(void **state) {
   assert_true(h1 != poot_hash64("poou", 4, 0));
   assert_true(h1 != poot_hash64("poot", 4, 1));
   assert_int_equal(poot_hash64("", 0, 0), poot_hash64_mix(0xcbf29ce484222325ull, 0));
+  /* FNV-1a 128's published value for "a" and its offset basis for "". */
+  poot_hash128 a = poot_hash128_of("a", 1), e = poot_hash128_of("", 0);
+  assert_int_equal(a.hi, 0xd228cb696f1a8cafull);
+  assert_int_equal(a.lo, 0x78912b704e4a8964ull);
+  assert_int_equal(e.hi, 0x6c62272e07bb0142ull);
+  assert_int_equal(e.lo, 0x62b821756295c58dull);
+  assert_false(poot_hash128_equal(a, poot_hash128_mix(a, 0)));
 }
 
 static poot_status try_map_put(void *ctx) {
