@@ -237,6 +237,8 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
         rec->checked_kernel[checked] = poot_strdup(k->base.name);
         rec->checked_label[checked] = c->label ? poot_strdup(c->label) : NULL;
         checked++;
+        if (!rec->checked_kernel[checked - 1] || (c->label && !rec->checked_label[checked - 1]))
+          return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: naming checked dispatch %u", i);
       }
       POOT_TRY(bake_set(d, rec, c, ci, &set));
       d->vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);

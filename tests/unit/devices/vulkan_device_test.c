@@ -317,6 +317,19 @@ static void test_device_watchdog(void **state) {
   poot_kir_kernel_destroy(kir);
 }
 
+typedef struct record_ctx {
+  poot_device *d;
+  const poot_device_cmd *cmd;
+} record_ctx;
+
+static poot_status try_record(void *ctx) {
+  record_ctx *r = ctx;
+  poot_device_recording *rec = NULL;
+  poot_status st = poot_device_record(r->d, r->cmd, 1, NULL, &rec);
+  poot_device_recording_destroy(rec);
+  return st;
+}
+
 static void test_kernel_fault(void **state) {
   (void)state;
   poot_device *d = open_device(0, 0);
@@ -340,6 +353,10 @@ static void test_kernel_fault(void **state) {
                          .buffers = binds,
                          .push = push,
                          .label = "gather token_embd"};
+  /* Recording a checked, labelled dispatch with each allocation failing in
+   * turn: OUT_OF_MEMORY, never a NULL name kept for the fault report. */
+  record_ctx rc = {d, &cmd};
+  assert_true(poot_test_oom_sweep("record a checked dispatch", try_record, &rc, 10000) > 2);
   poot_device_recording *rec = NULL;
   POOT_ASSERT_OK(poot_device_record(d, &cmd, 1, NULL, &rec));
   uint32_t *limit = poot_device_buffer_host(slots);
