@@ -88,6 +88,12 @@ typedef poot_status (*poot_test_attempt_fn)(void *ctx);
  * when the sweep passes `limit` allocations. Returns how many n were reached
  * (the allocations fn makes), so a caller can insist there were some. */
 uint64_t poot_test_oom_sweep(const char *what, poot_test_attempt_fn fn, void *ctx, uint64_t limit);
+/* As poot_test_oom_sweep, and `after` runs after each attempt with failure
+ * injection off, given the attempt's code: it checks (allocating as it
+ * likes) and frees what the attempt left in ctx. */
+typedef void (*poot_test_after_fn)(void *ctx, poot_status_code code);
+uint64_t poot_test_oom_sweep_after(const char *what, poot_test_attempt_fn fn,
+                                   poot_test_after_fn after, void *ctx, uint64_t limit);
 
 /* The shared test data folder (POOT_DATA_DIR), or NULL when unset/absent. */
 const char *poot_test_data_dir(void);
