@@ -108,3 +108,37 @@ int poot_test_finish(int failures) {
   }
   return failures;
 }
+
+uint64_t poot_test_oom_sweep(const char *what, poot_test_attempt_fn fn, void *ctx, uint64_t limit) {
+  return poot_test_oom_sweep_after(what, fn, NULL, ctx, limit);
+}
+
+uint64_t poot_test_oom_sweep_after(const char *what, poot_test_attempt_fn fn,
+                                   poot_test_after_fn after, void *ctx, uint64_t limit) {
+  poot_alloc_fail_after(0);
+  poot_status_code want = poot_status_consume(fn(ctx));
+  if (after) after(ctx, want);
+  for (uint64_t n = 1; n <= limit; n++) {
+    poot_alloc_fail_after(n);
+    poot_status s = fn(ctx);
+    bool reached = poot_alloc_count_since_set() >= n;
+    poot_alloc_fail_after(0);
+    poot_status_code c = poot_status_code_of(s);
+    if (after) after(ctx, c);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", poot_status_message(s));
+    poot_status_free(s);
+    if (!reached) {
+      if (c != want)
+        fail_msg("%s: with all %llu allocations granted it gave %s (%s), not %s", what,
+                 (unsigned long long)(n - 1), poot_status_code_name(c), msg,
+                 poot_status_code_name(want));
+      return n - 1;
+    }
+    if (c != POOT_OUT_OF_MEMORY)
+      fail_msg("%s: allocation %llu failed but it gave %s (%s), not OUT_OF_MEMORY", what,
+               (unsigned long long)n, poot_status_code_name(c), c == POOT_OK ? "ok" : msg);
+  }
+  fail_msg("%s: still allocating after %llu allocations", what, (unsigned long long)limit);
+  return limit;
+}

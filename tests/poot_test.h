@@ -74,6 +74,27 @@ int poot_test_finish(int failures);
       fail_msg("%s: message '%s' does not mention '%s'", #expr, poot__m, (needle));                \
   } while (0)
 
+/* One attempt of an out-of-memory sweep: runs the code under test, frees
+ * whatever it made (and may check its result with cmocka asserts when it
+ * succeeded), and returns its status. */
+typedef poot_status (*poot_test_attempt_fn)(void *ctx);
+
+/* Out-of-memory sweep: runs fn with the n-th allocation (and every later
+ * one) failing, for n = 1, 2, ... For every n whose failure fn reached
+ * (poot_alloc_count_since_set() >= n) the result must be OUT_OF_MEMORY: a
+ * failure that was reached but swallowed fails the test. The sweep ends at
+ * the first n that fn did not reach; that run must give the result of a run
+ * with no failure (success, or the same rejection of a bad input). Fails
+ * when the sweep passes `limit` allocations. Returns how many n were reached
+ * (the allocations fn makes), so a caller can insist there were some. */
+uint64_t poot_test_oom_sweep(const char *what, poot_test_attempt_fn fn, void *ctx, uint64_t limit);
+/* As poot_test_oom_sweep, and `after` runs after each attempt with failure
+ * injection off, given the attempt's code: it checks (allocating as it
+ * likes) and frees what the attempt left in ctx. */
+typedef void (*poot_test_after_fn)(void *ctx, poot_status_code code);
+uint64_t poot_test_oom_sweep_after(const char *what, poot_test_attempt_fn fn,
+                                   poot_test_after_fn after, void *ctx, uint64_t limit);
+
 /* The shared test data folder (POOT_DATA_DIR), or NULL when unset/absent. */
 const char *poot_test_data_dir(void);
 /* Joins the data folder and `rel` into out; false when the file is absent. */

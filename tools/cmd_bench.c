@@ -33,18 +33,21 @@ static void usage(void) {
       "  --context C        decode after C tokens of context (default 0: from an empty\n"
       "                     context, as llama-bench's tg test)\n"
       "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
-      "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64)\n"
+      "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64; 0: off;\n"
+      "                     at most 1048576)\n"
       "  --profile K        device time per kind of dispatch over K eager decode steps\n"
       "                     and one eager prefill chunk (default 0: off)\n"
       "  --json             one JSON object on stdout\n");
 }
 
 /* Device copy bandwidth (bytes read plus written per second) of one
- * recorded buffer-to-buffer copy, replayed `reps` times. 0 when it failed. */
-static double copy_bandwidth(poot_device *dev, uint64_t bytes, int reps) {
+ * recorded buffer-to-buffer copy, replayed `reps` times. A failure (two
+ * buffers of `bytes` do not fit, the device is lost) is the bench's error. */
+static poot_status copy_bandwidth(poot_device *dev, uint64_t bytes, int reps, double *out_bw) {
   poot_device_buffer *a = NULL, *b = NULL;
   poot_device_recording *rec = NULL;
   double bw = 0;
+  *out_bw = 0;
   poot_status st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &a);
   if (!st) st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &b);
   poot_device_cmd cmd;
@@ -70,11 +73,29 @@ static double copy_bandwidth(poot_device *dev, uint64_t bytes, int reps) {
     uint64_t ns = dev_ns ? dev_ns : wall;
     bw = ns ? 2.0 * (double)bytes * reps / ((double)ns * 1e-9) : 0;
   }
-  poot_status_free(st);
   poot_device_recording_destroy(rec);
   poot_device_buffer_destroy(a);
   poot_device_buffer_destroy(b);
-  return bw;
+  *out_bw = bw;
+  return poot_status_annotate(st, "the copy-bandwidth probe (--copy-mib %llu)",
+                              (unsigned long long)(bytes >> 20));
+}
+
+/* The largest value each counting flag takes: larger ones are typing
+ * mistakes (and --copy-mib past this would overflow the byte count). */
+typedef struct bench_flag_limit {
+  const char *flag;
+  long long max;
+} bench_flag_limit;
+static const bench_flag_limit bench_flag_limits[] = {
+    {"-p", 1 << 24},          {"-n", 1 << 24},         {"--context", 1 << 24},
+    {"--eager-steps", 1 << 20}, {"--profile", 1 << 20}, {"--copy-mib", 1 << 20},
+};
+
+static long long bench_flag_max(const char *flag) {
+  for (size_t i = 0; i < sizeof bench_flag_limits / sizeof bench_flag_limits[0]; i++)
+    if (!strcmp(bench_flag_limits[i].flag, flag)) return bench_flag_limits[i].max;
+  return 0;
 }
 
 typedef struct phase {
@@ -205,7 +226,8 @@ static int bench_main(int argc, char **argv) {
       long long x;
       if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
         return POOT_EXIT_USAGE;
-      if (x < 0) return poot_tool_usage_error(CMD, "%s must be >= 0", a);
+      if (x < 0 || x > bench_flag_max(a))
+        return poot_tool_usage_error(CMD, "%s %s is outside 0..%lld", a, v, bench_flag_max(a));
       if (!strcmp(a, "-p"))
         np = x;
       else if (!strcmp(a, "-n"))
@@ -361,7 +383,8 @@ static int bench_main(int argc, char **argv) {
   double kv_bytes =
       2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads * (double)c->head_dim * 4.0;
   double step_bytes = (double)s1.weight_bytes + kv_bytes;
-  double bw = copy_mib ? copy_bandwidth(dev, (uint64_t)copy_mib << 20, 5) : 0;
+  double bw = 0;
+  if (copy_mib && (st = copy_bandwidth(dev, (uint64_t)copy_mib << 20, 5, &bw))) goto fail;
   double limit_tps = bw > 0 ? bw / step_bytes : 0;
   double dec_tps = (double)nd / dec.wall_s;
   double host_us = dec.steps ? (double)dec.host_ns * 1e-3 / (double)dec.steps : 0;

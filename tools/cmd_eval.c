@@ -261,7 +261,7 @@ done_args:
     s = poot_npy_read(eq + 1, &arrays[i]);
     if (!s) s = input_tensor(g, names[i], &arrays[i], &tensors[i]);
     if (s) {
-      s = poot_status_annotate(s, "--input %s: ", names[i]);
+      s = poot_status_annotate(s, "--input %s", names[i]);
       goto done;
     }
     items[i].name = names[i];

@@ -198,7 +198,7 @@ static int run(const char *model, const char *template_path, const char *message
     poot_json *root = NULL;
     st = poot_json_parse(&arena, msg_text, msg_len, NULL, &root);
     if (st) {
-      st = poot_status_annotate(st, "%s: ", messages_path);
+      st = poot_status_annotate(st, "%s", messages_path);
       goto fail;
     }
     if (root->type == POOT_JSON_ARRAY) {

@@ -17,16 +17,34 @@ static const poot_tool_command *const poot_commands[] = {
 static void print_help(FILE *f) {
   fprintf(f,
           "poot %s — a compiler and runtime for transformer inference\n\n"
-          "usage: poot COMMAND [FLAGS]   (poot COMMAND --help for each)\n\n"
+          "usage: poot [-v|-vv] COMMAND [FLAGS]   (poot COMMAND --help for each)\n\n"
           "commands:\n",
           POOT_VERSION_STRING);
   for (size_t i = 0; poot_commands[i]; i++)
     fprintf(f, "  %-12s %s\n", poot_commands[i]->name, poot_commands[i]->summary);
   fprintf(f, "\nflags:\n  --help       this text\n  --version    the version\n"
-             "  -v, -vv      more logging (info, debug) for any command\n");
+             "  -v, -vv      more logging (info, debug) for any command, before or after it\n");
+}
+
+/* Strips the global verbosity flags from argv (they may appear before or
+ * after the command) and applies them; returns the new argc. */
+static int take_global_flags(int argc, char **argv) {
+  int out = 1;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-v") == 0) {
+      poot_log_set_level(POOT_LOG_INFO);
+    } else if (strcmp(argv[i], "-vv") == 0) {
+      poot_log_set_level(POOT_LOG_DEBUG);
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argv[out] = NULL;
+  return out;
 }
 
 int main(int argc, char **argv) {
+  argc = take_global_flags(argc, argv);
   if (argc < 2) {
     print_help(stderr);
     return POOT_EXIT_USAGE;
@@ -40,19 +58,6 @@ int main(int argc, char **argv) {
     printf("poot %s\n", POOT_VERSION_STRING);
     return POOT_EXIT_OK;
   }
-  /* Global verbosity flags may appear anywhere; strip them before dispatch. */
-  int out = 2;
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "-v") == 0) {
-      poot_log_set_level(POOT_LOG_INFO);
-    } else if (strcmp(argv[i], "-vv") == 0) {
-      poot_log_set_level(POOT_LOG_DEBUG);
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  argv[argc] = NULL;
   for (size_t i = 0; poot_commands[i]; i++) {
     if (strcmp(poot_commands[i]->name, cmd) == 0) return poot_commands[i]->main(argc - 1, argv + 1);
   }

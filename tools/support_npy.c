@@ -223,7 +223,7 @@ poot_status poot_npy_read(const char *path, poot_npy *out) {
   POOT_TRY(poot_file_map_open(path, &map));
   poot_status s = poot_npy_parse(map.data ? (const void *)map.data : (const void *)"", map.size, out);
   poot_file_map_close(&map);
-  return poot_status_annotate(s, "%s: ", path);
+  return poot_status_annotate(s, "%s", path);
 }
 
 poot_status poot_npy_serialize(const poot_npy *a, void **out_bytes, size_t *out_size) {

@@ -73,8 +73,9 @@ typedef struct poot_status_s *poot_status;
 POOT_MUST_USE poot_status poot_status_make(poot_status_code code, const char *fmt, ...)
     POOT_PRINTF(2, 3);
 POOT_MUST_USE poot_status poot_status_makev(poot_status_code code, const char *fmt, va_list ap);
-/* Prefixes context ("while loading x: ") to a status; returns the same code.
- * Consumes `status`. Passing NULL returns NULL. */
+/* Prefixes context to a status's message as "context: message"; returns the
+ * same code. Give the context without a trailing ": " (one given is dropped,
+ * never doubled). Consumes `status`. Passing NULL returns NULL. */
 POOT_MUST_USE poot_status poot_status_annotate(poot_status status, const char *fmt, ...)
     POOT_PRINTF(2, 3);
 poot_status_code poot_status_code_of(poot_status status); /* POOT_OK for NULL */
@@ -214,6 +215,18 @@ bool poot_map_next(const poot_map *map, size_t *iter, const void **out_key, size
 uint64_t poot_hash64(const void *data, size_t len, uint64_t seed);
 uint64_t poot_hash64_mix(uint64_t h, uint64_t v);
 
+/* A stable 128-bit hash (FNV-1a 128 over the bytes), for cache keys that
+ * must not collide by chance; a cache still compares contents on a hit. */
+typedef struct poot_hash128 {
+  uint64_t lo, hi;
+} poot_hash128;
+poot_hash128 poot_hash128_of(const void *data, size_t len);
+/* Folds the 8 bytes of v (little-endian order) into h. */
+poot_hash128 poot_hash128_mix(poot_hash128 h, uint64_t v);
+static inline bool poot_hash128_equal(poot_hash128 a, poot_hash128 b) {
+  return a.lo == b.lo && a.hi == b.hi;
+}
+
 /* ----------------------------------------------------------------- logging */
 
 typedef enum poot_log_level {
@@ -245,10 +258,13 @@ typedef struct poot_file_map {
   size_t map_size_;
 } poot_file_map;
 
-/* Maps a whole file read-only. IO/NOT_FOUND with the path on failure. */
+/* Maps a whole file read-only. IO/NOT_FOUND with the path on failure;
+ * INVALID_ARGUMENT naming the path when it is not a regular file (a folder,
+ * FIFO, device or socket: refused at once, never blocked on). */
 POOT_MUST_USE poot_status poot_file_map_open(const char *path, poot_file_map *out_map);
 void poot_file_map_close(poot_file_map *map); /* NULL-safe, idempotent */
-/* Reads a whole file into a NUL-terminated heap buffer (free with poot_free). */
+/* Reads a whole regular file into a NUL-terminated heap buffer (free with
+ * poot_free); the same refusals as poot_file_map_open. */
 POOT_MUST_USE poot_status poot_file_read_all(const char *path, char **out_data, size_t *out_size);
 POOT_MUST_USE poot_status poot_file_write_all(const char *path, const void *data, size_t size);
 

@@ -81,9 +81,12 @@ typedef struct poot_device_buffer {
 } poot_device_buffer;
 
 /* A kernel compiled for the device. Cached by the device per
- * poot_kir_cache_key; owned by the device until it is destroyed. */
+ * poot_kir_cache_key and the KIR's printed form (compared on a hit); owned
+ * by the device until it is destroyed. */
 typedef struct poot_device_kernel {
-  uint64_t key;           /* poot_kir_cache_key(kir, target) */
+  poot_hash128 key;       /* poot_kir_cache_key(kir, target); set by the generic layer */
+  char *kir_text;         /* the KIR's printed form (owned by the generic layer) */
+  size_t kir_text_len;
   char *name;             /* kernel name (owned) */
   uint32_t binding_count; /* KIR bindings (the error word excluded) */
   uint32_t push_count;    /* PUSH params */
@@ -140,7 +143,7 @@ typedef struct poot_device_vtable {
                         const void *data, uint64_t size);
   poot_status (*download)(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
                           void *data, uint64_t size);
-  poot_status (*kernel_create)(poot_device *device, const poot_kir_kernel *kir, uint64_t key,
+  poot_status (*kernel_create)(poot_device *device, const poot_kir_kernel *kir,
                                poot_device_kernel **out_kernel);
   void (*kernel_destroy)(poot_device *device, poot_device_kernel *kernel);
   /* stage_of[i] is the stage of cmds[i] (non-decreasing, from 0 to
@@ -164,7 +167,7 @@ struct poot_device {
   bool poisoned;
   char poison_reason[512];
   poot_device_recording *pending; /* replayed, not yet synchronized */
-  poot_map kernel_cache;          /* key → poot_device_kernel* */
+  poot_map kernel_cache;          /* (key, probe) → poot_device_kernel* */
   uint64_t bytes_uploaded;
   uint64_t bytes_downloaded;
 };

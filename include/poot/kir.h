@@ -424,7 +424,10 @@ typedef struct poot_kir_kernel {
   uint32_t error_binding; /* binding number of the error word (see top) */
   uint32_t param_binding; /* WGSL uniform buffer binding for PUSH params */
   uint64_t hash;          /* content hash of the printed form (stable) */
-  void *impl_;            /* private */
+  poot_hash128 hash128;   /* 128-bit hash of the printed form (cache keys) */
+  const char *text;       /* the printed form (poot_kir_print), owned */
+  size_t text_len;
+  void *impl_; /* private */
 } poot_kir_kernel;
 
 void poot_kir_kernel_destroy(poot_kir_kernel *kernel); /* NULL-safe */
@@ -515,8 +518,12 @@ void poot_kir_target_init_gfx1100(poot_kir_target *out); /* wave32 */
 POOT_MUST_USE poot_status poot_kir_target_by_name(const char *name, poot_kir_target *out);
 /* Stable hash of every field that affects rendering (cache key part). */
 uint64_t poot_kir_target_hash(const poot_kir_target *target);
-/* The kernel cache key: kernel hash mixed with the target hash. */
-uint64_t poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_target *target);
+/* The kernel cache key: the kernel's 128-bit hash mixed with the target
+ * hash. Equal keys do not prove equal kernels: compare with
+ * poot_kir_kernel_same on a hit. */
+poot_hash128 poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_target *target);
+/* True when the two kernels have the same printed form (the same kernel). */
+bool poot_kir_kernel_same(const poot_kir_kernel *a, const poot_kir_kernel *b);
 static inline bool poot_kir_target_has_storage(const poot_kir_target *t, poot_kir_scalar s) {
   return (t->storage_types & POOT_KIR_SCALAR_BIT(s)) != 0;
 }

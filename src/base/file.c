@@ -14,20 +14,45 @@ static poot_status poot_file_errno(const char *what, const char *path, int err) 
   return poot_status_make(code, "%s '%s': %s", what, path, strerror(err));
 }
 
-poot_status poot_file_map_open(const char *path, poot_file_map *out_map) {
-  *out_map = (poot_file_map){0};
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+static const char *poot_file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/* Opens path for reading only when it is a regular file. O_NONBLOCK keeps
+ * open() of a FIFO without a writer from blocking forever; fstat then refuses
+ * anything but a regular file, and the flag is cleared again (it has no
+ * effect on regular files anyway). */
+static poot_status poot_file_open_regular(const char *path, int *out_fd, struct stat *out_st) {
+  *out_fd = -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return poot_file_errno("cannot open", path, errno);
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
+  if (fstat(fd, out_st) != 0) {
     int err = errno;
     close(fd);
     return poot_file_errno("cannot stat", path, err);
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(out_st->st_mode)) {
     close(fd);
-    return poot_status_make(POOT_INVALID_ARGUMENT, "'%s' is a folder, not a file", path);
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "'%s' is %s, not a regular file: poot reads only regular files", path,
+                            poot_file_kind(out_st->st_mode));
   }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  *out_fd = fd;
+  return NULL;
+}
+
+poot_status poot_file_map_open(const char *path, poot_file_map *out_map) {
+  *out_map = (poot_file_map){0};
+  int fd = -1;
+  struct stat st;
+  POOT_TRY(poot_file_open_regular(path, &fd, &st));
   if (st.st_size == 0) {
     close(fd);
     return NULL;
@@ -52,8 +77,15 @@ void poot_file_map_close(poot_file_map *map) {
 poot_status poot_file_read_all(const char *path, char **out_data, size_t *out_size) {
   *out_data = NULL;
   if (out_size) *out_size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return poot_file_errno("cannot open", path, errno);
+  int fd = -1;
+  struct stat info;
+  POOT_TRY(poot_file_open_regular(path, &fd, &info));
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    int err = errno;
+    close(fd);
+    return poot_file_errno("cannot open", path, err);
+  }
   poot_strbuf sb;
   poot_strbuf_init(&sb);
   char buf[65536];

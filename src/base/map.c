@@ -33,6 +33,34 @@ uint64_t poot_hash64(const void *data, size_t len, uint64_t seed) {
   return poot_hash64_mix(h, len);
 }
 
+/* FNV-1a with the 128-bit prime 2^88 + 0x13b and its offset basis. */
+__extension__ typedef unsigned __int128 poot_u128;
+
+static poot_u128 fnv128_step(poot_u128 h, unsigned char byte) {
+  const poot_u128 prime = ((poot_u128)1 << 88) + 0x13b;
+  return (h ^ byte) * prime;
+}
+
+static poot_hash128 hash128_split(poot_u128 h) {
+  poot_hash128 out = {(uint64_t)h, (uint64_t)(h >> 64)};
+  return out;
+}
+
+static poot_u128 hash128_join(poot_hash128 h) { return ((poot_u128)h.hi << 64) | h.lo; }
+
+poot_hash128 poot_hash128_of(const void *data, size_t len) {
+  const unsigned char *p = data;
+  poot_u128 h = ((poot_u128)0x6c62272e07bb0142ull << 64) | 0x62b821756295c58dull;
+  for (size_t i = 0; i < len; i++) h = fnv128_step(h, p[i]);
+  return hash128_split(h);
+}
+
+poot_hash128 poot_hash128_mix(poot_hash128 h, uint64_t v) {
+  poot_u128 x = hash128_join(h);
+  for (int i = 0; i < 8; i++) x = fnv128_step(x, (unsigned char)(v >> (8 * i)));
+  return hash128_split(x);
+}
+
 void poot_map_init(poot_map *map) {
   map->entries = NULL;
   map->cap = 0;

@@ -74,6 +74,10 @@ poot_status poot_status_annotate(poot_status status, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
+  /* The ": " between context and message is added here; a prefix that
+   * already ends with one would print a doubled ": :". */
+  size_t n = strlen(prefix);
+  while (n > 0 && (prefix[n - 1] == ' ' || prefix[n - 1] == ':')) prefix[--n] = '\0';
   poot_status out = poot_status_make(status->code, "%s: %s", prefix, status->message);
   if (out->is_static) return status; /* keep the original when out of memory */
   poot_status_free(status);

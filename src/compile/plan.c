@@ -317,7 +317,7 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   uint32_t ki = (uint32_t)kernels->len;
   for (size_t q = 0; q < kernels->len; q++) {
     poot_kir_kernel *o = ((poot_kir_kernel **)kernels->data)[q];
-    if (o->hash == kern->hash) {
+    if (poot_hash128_equal(o->hash128, kern->hash128) && poot_kir_kernel_same(o, kern)) {
       ki = (uint32_t)q;
       break;
     }
@@ -363,8 +363,11 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
     d.bytes += bytes;
     d.flops += r->k.flops;
   }
-  d.what = poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
+  poot_status named = poot_strbuf_status(&sb);
+  d.what = named ? NULL : poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
   poot_strbuf_deinit(&sb);
+  if (named) return named;
+  if (!d.what) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming a dispatch");
   d.weight_us =
       fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
   T(poot_vec_push(dispatches, &d));
@@ -600,42 +603,48 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       plan->kernels = poot_arena_alloc(A, kernels.len * sizeof(poot_kir_kernel *) + 1, 16);
       if (plan->kernels && kernels.len)
         memcpy(plan->kernels, kernels.data, kernels.len * sizeof(poot_kir_kernel *));
-      kernels.len = 0;
+      if (plan->kernels)
+        kernels.len = 0; /* the plan owns them now */
+      else
+        plan->kernel_count = 0;
       plan->output_buffer = pl.out_buffer;
       plan->state_count = poot_graph_state_count(graph);
       plan->state_buffers = poot_arena_alloc(A, (plan->state_count + 1) * sizeof(uint32_t), 4);
-      for (uint32_t i = 0; plan->state_buffers && i < plan->state_count; i++) {
-        poot_value s, nv;
-        poot_graph_state_at(graph, i, &s, &nv);
-        plan->state_buffers[i] = pl.v[pl.alias[s]].buffer;
-      }
-      /* push constants: word offsets of the temporaries */
-      for (uint32_t i = 0; i < plan->dispatch_count; i++) {
-        poot_plan_dispatch *d = &plan->dispatches[i];
-        const uint32_t *pt = (const uint32_t *)pushes.data + (size_t)i * POOT_PLAN_MAX_PUSH;
-        for (uint32_t q = 0; q < d->push_count; q++)
-          d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
-      }
-      /* stages */
-      double acc = 0;
-      uint32_t stage = 0;
-      for (uint32_t i = 0; i < plan->dispatch_count; i++) {
-        poot_plan_dispatch *d = &plan->dispatches[i];
-        if (opt.stage_budget_us > 0 && acc > 0 && acc + d->weight_us > opt.stage_budget_us) {
-          stage++;
-          acc = 0;
-        }
-        acc += d->weight_us;
-        d->stage = stage;
-        plan->bytes_per_step += d->bytes;
-      }
-      plan->stage_count = stage + 1;
-      for (uint32_t i = 0; i < plan->buffer_count; i++)
-        if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT)
-          plan->weight_bytes += plan->buffers[i].size;
+      /* Checked before the loops below write through them. */
       if (!plan->buffers || !plan->slots || !plan->temps || !plan->dispatches || !plan->kernels ||
           !plan->state_buffers || !plan->env_buffers)
         st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+      if (!st) {
+        for (uint32_t i = 0; plan->state_buffers && i < plan->state_count; i++) {
+          poot_value s, nv;
+          poot_graph_state_at(graph, i, &s, &nv);
+          plan->state_buffers[i] = pl.v[pl.alias[s]].buffer;
+        }
+        /* push constants: word offsets of the temporaries */
+        for (uint32_t i = 0; i < plan->dispatch_count; i++) {
+          poot_plan_dispatch *d = &plan->dispatches[i];
+          const uint32_t *pt = (const uint32_t *)pushes.data + (size_t)i * POOT_PLAN_MAX_PUSH;
+          for (uint32_t q = 0; q < d->push_count; q++)
+            d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
+        }
+        /* stages */
+        double acc = 0;
+        uint32_t stage = 0;
+        for (uint32_t i = 0; i < plan->dispatch_count; i++) {
+          poot_plan_dispatch *d = &plan->dispatches[i];
+          if (opt.stage_budget_us > 0 && acc > 0 && acc + d->weight_us > opt.stage_budget_us) {
+            stage++;
+            acc = 0;
+          }
+          acc += d->weight_us;
+          d->stage = stage;
+          plan->bytes_per_step += d->bytes;
+        }
+        plan->stage_count = stage + 1;
+        for (uint32_t i = 0; i < plan->buffer_count; i++)
+          if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT)
+            plan->weight_bytes += plan->buffers[i].size;
+      }
     }
   }
   for (size_t q = 0; q < kernels.len; q++)

@@ -313,6 +313,8 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     const poot_type *ty = poot__cc_type(pl, v);
     poot_strbuf_clear(&sb);
     poot_graph_leaf_name(g, n, &sb);
+    st = poot_strbuf_status(&sb); /* a truncated name would bind the wrong input */
+    if (st) break;
     const char *name = sb.data ? sb.data : "";
     uint64_t bytes = 0;
     st = type_bytes(ty, &bytes);
@@ -343,6 +345,10 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
         pl->v[v].slot_word = pl->slot_words;
         poot_plan_slot s;
         s.name = poot_arena_strdup(&pl->arena, name);
+        if (!s.name) {
+          st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming slot '%s'", name);
+          break;
+        }
         s.type = *ty;
         s.word_offset = pl->slot_words;
         pl->slot_words += (uint32_t)ne * (ty->dtype == POOT_DTYPE_I64 ? 2 : 1);

@@ -23,7 +23,9 @@ void poot_device_destroy(poot_device *device) {
     size_t kl;
     uint64_t v;
     if (!poot_map_next(&device->kernel_cache, &it, &k, &kl, &v)) break;
-    device->vt->kernel_destroy(device, (poot_device_kernel *)(uintptr_t)v);
+    poot_device_kernel *kernel = (poot_device_kernel *)(uintptr_t)v;
+    poot_free(kernel->kir_text);
+    device->vt->kernel_destroy(device, kernel);
   }
   poot_map_deinit(&device->kernel_cache);
   device->vt->destroy(device);
@@ -121,22 +123,47 @@ poot_status poot_device_download(poot_device_buffer *buffer, uint64_t offset, vo
   return st;
 }
 
+/* The kernel cache's key: the 128-bit cache key and a probe number. A hit
+ * counts only when the cached kernel's KIR text equals the asked one; a
+ * different kernel under the same hash (a collision) moves the search to the
+ * next probe, so a collision costs a compile, never a wrong kernel. */
+typedef struct kernel_cache_key {
+  poot_hash128 hash;
+  uint64_t probe;
+} kernel_cache_key;
+
 poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
   *out_kernel = NULL;
   if (device->poisoned) return refuse_poisoned(device);
-  uint64_t key = poot_kir_cache_key(kir, &device->caps.target);
-  uint64_t v = 0;
-  if (poot_map_get(&device->kernel_cache, &key, sizeof key, &v)) {
-    *out_kernel = (poot_device_kernel *)(uintptr_t)v;
-    return NULL;
+  kernel_cache_key key;
+  memset(&key, 0, sizeof key);
+  key.hash = poot_kir_cache_key(kir, &device->caps.target);
+  for (uint64_t v = 0; poot_map_get(&device->kernel_cache, &key, sizeof key, &v); key.probe++) {
+    poot_device_kernel *hit = (poot_device_kernel *)(uintptr_t)v;
+    if (hit->kir_text_len == kir->text_len &&
+        memcmp(hit->kir_text, kir->text, kir->text_len) == 0) {
+      *out_kernel = hit;
+      return NULL;
+    }
   }
   POOT_TRY(poot_kir_verify(kir, &device->caps.target));
+  char *text = poot_strndup(kir->text, kir->text_len);
+  if (!text)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "kernel %s: copying its KIR for the cache",
+                            kir->name);
   poot_device_kernel *k = NULL;
-  POOT_TRY(observe(device, device->vt->kernel_create(device, kir, key, &k)));
-  k->key = key;
-  poot_status st = poot_map_put(&device->kernel_cache, &key, sizeof key, (uint64_t)(uintptr_t)k);
+  poot_status st = observe(device, device->vt->kernel_create(device, kir, &k));
   if (st) {
+    poot_free(text);
+    return st;
+  }
+  k->key = key.hash;
+  k->kir_text = text;
+  k->kir_text_len = kir->text_len;
+  st = poot_map_put(&device->kernel_cache, &key, sizeof key, (uint64_t)(uintptr_t)k);
+  if (st) {
+    poot_free(text);
     device->vt->kernel_destroy(device, k);
     return st;
   }

@@ -643,7 +643,13 @@ poot_status poot_kir_builder_finish(poot_kir_builder *b, poot_kir_kernel **out_k
   poot_strbuf_init(&sb);
   poot_kir_print(k, &sb);
   st = poot_strbuf_status(&sb);
-  if (!st) k->hash = poot_hash64(sb.data, sb.len, 0x6b69722d68617368ull);
+  if (!st) {
+    k->hash = poot_hash64(sb.data, sb.len, 0x6b69722d68617368ull);
+    k->hash128 = poot_hash128_of(sb.data, sb.len);
+    k->text = poot_arena_strndup(a, sb.data, sb.len);
+    k->text_len = sb.len;
+    if (!k->text) st = oom(b);
+  }
   poot_strbuf_deinit(&sb);
   if (st) goto done;
   /* Hand the arena to the kernel. */

@@ -215,6 +215,10 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   return h;
 }
 
-uint64_t poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_target *target) {
-  return poot_hash64_mix(kernel->hash, poot_kir_target_hash(target));
+poot_hash128 poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_target *target) {
+  return poot_hash128_mix(kernel->hash128, poot_kir_target_hash(target));
+}
+
+bool poot_kir_kernel_same(const poot_kir_kernel *a, const poot_kir_kernel *b) {
+  return a->text_len == b->text_len && memcmp(a->text, b->text, a->text_len) == 0;
 }

@@ -287,6 +287,14 @@ poot_model_trace_options poot_model_trace_options_for(const poot_model *model);
 POOT_MUST_USE poot_status poot_model_weight_tensor(poot_model *model, const poot_weight_ref *ref,
                                                    const poot_type *type, poot_tensor *out_tensor);
 
+/* Checks that the model file at `path` opens and can run, with the checks
+ * the loader applies and no device: poot_model_open (format, config,
+ * tokenizer, template), the config's validation and a traced one-token
+ * decode step whose every weight resolves to a stored tensor of the right
+ * dtype and size. The statuses of poot_model_open and poot_model_trace;
+ * NOT_FOUND naming a missing tensor; FORMAT for a mismatched one. */
+POOT_MUST_USE poot_status poot_model_check_file(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

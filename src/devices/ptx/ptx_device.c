@@ -120,13 +120,12 @@ static poot_status ptx_download(poot_device *device, poot_device_buffer *buffer,
 
 /* ------------------------------------------------------------------ kernels */
 
-static poot_status ptx_kernel_create(poot_device *device, const poot_kir_kernel *kir, uint64_t key,
+static poot_status ptx_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                      poot_device_kernel **out_kernel) {
   ptx_device *d = ptx_cast(device);
   *out_kernel = NULL;
   poot__ptx_kernel *k = NULL;
   POOT_TRY(ptx_result(d, poot__ptx_kernel_create(d->ctx, kir, &k)));
-  k->base.key = key;
   *out_kernel = &k->base;
   return NULL;
 }

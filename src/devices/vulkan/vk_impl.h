@@ -156,7 +156,7 @@ void poot__vk_describe(poot_vk_instance *vi, VkPhysicalDevice phys, uint32_t ind
 
 /* vk_record.c: kernels, recordings, replay, synchronize. */
 POOT_MUST_USE poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
-                                                 uint64_t key, poot_device_kernel **out_kernel);
+                                                 poot_device_kernel **out_kernel);
 void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel);
 POOT_MUST_USE poot_status poot__vk_record(poot_device *device, const poot_device_cmd *cmds,
                                           uint32_t count, const uint32_t *stage_of,

@@ -25,13 +25,12 @@ void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
   poot_free(k);
 }
 
-poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir, uint64_t key,
+poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
   poot_vk_device *d = poot__vk_device_cast(device);
   *out_kernel = NULL;
   poot_vk_kernel *k = poot_calloc(1, sizeof *k);
   if (!k) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: kernel object");
-  k->base.key = key;
   k->base.name = poot_strdup(kir->name);
   k->base.binding_count = kir->binding_count;
   k->base.has_checks = kir->has_checks;
@@ -238,6 +237,8 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
         rec->checked_kernel[checked] = poot_strdup(k->base.name);
         rec->checked_label[checked] = c->label ? poot_strdup(c->label) : NULL;
         checked++;
+        if (!rec->checked_kernel[checked - 1] || (c->label && !rec->checked_label[checked - 1]))
+          return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: naming checked dispatch %u", i);
       }
       POOT_TRY(bake_set(d, rec, c, ci, &set));
       d->vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);

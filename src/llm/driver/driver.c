@@ -411,6 +411,21 @@ void poot_driver_generate_result_deinit(poot_driver_generate_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* An id the tokenizer does not have: past its last token, in rows of the
+ * embedding that only pad it (Hugging Face checkpoints round the embedding
+ * up; docs/models.md). `what` says where the id came from. */
+static poot_status check_token_known(const poot_driver *d, poot_token id, const char *what,
+                                     size_t at) {
+  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
+  if (!tok || id < poot_tokenizer_vocab_size(tok)) return NULL;
+  return poot_status_make(POOT_INVALID_ARGUMENT,
+                          "driver: %s %zu is token id %d, but the tokenizer has %d tokens (ids "
+                          "%d..%lld are embedding rows that only pad the vocabulary)",
+                          what, at, (int)id, (int)poot_tokenizer_vocab_size(tok),
+                          (int)poot_tokenizer_vocab_size(tok),
+                          (long long)poot_model_get_config(d->model)->vocab_size - 1);
+}
+
 poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, size_t count,
                                      const poot_driver_generate_options *options,
                                      poot_driver_token_fn fn, void *fn_ctx,
@@ -420,6 +435,7 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
   const poot_driver_generate_options *o = options ? options : &dflt;
   if (!prompt || count < 1) return BAD("driver: the prompt needs at least one id");
   if (o->max_new_tokens < 0) return BAD("driver: max_new_tokens < 0");
+  for (size_t i = 0; i < count; i++) POOT_TRY(check_token_known(d, prompt[i], "prompt id", i));
   out->n_prompt = count;
   const poot_tokenizer *tok = o->no_text ? NULL : poot_model_get_tokenizer(d->model);
   poot_tokenizer_decoder *dec = NULL;
@@ -450,6 +466,8 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
   uint64_t t1 = poot_time_ns();
   out->prefill_s = (double)(t1 - t0) * 1e-9;
   for (;;) {
+    /* A padding row can win the argmax (an untrained or random model): like
+     * transformers, it is generated and decodes to no text. */
     out->ids[out->n_ids++] = next;
     if (!o->ignore_stop && poot_model_is_stop(d->model, next)) {
       out->stopped = true;

@@ -747,7 +747,8 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
     goto done;
   }
   poot_gguf_writer_set_source(w, fill_tensor, &pl);
-  s = poot_gguf_writer_write_file(w, output);
+  s = poot__convert_write_checked(w, input, poot_store_format_of(store) == POOT_STORE_FORMAT_GGUF,
+                                  output);
 done:
   poot_free(pl.row);
   poot_free(pl.gen);

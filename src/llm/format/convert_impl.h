@@ -29,6 +29,14 @@ POOT_MUST_USE poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char
                                                  const poot_hf_config *config,
                                                  uint32_t *out_n_tokens);
 
+/* Writes the GGUF under a temporary name, checks it with the loader's checks
+ * (poot_model_check_file) and renames it to `output`; a file that would not
+ * load is removed and its status returned (convert_check.c). A GGUF input
+ * that does not load itself (a vocabulary-only file, an architecture poot
+ * does not run) is re-typed unchecked: its metadata is copied, not made. */
+POOT_MUST_USE poot_status poot__convert_write_checked(poot_gguf_writer *w, const char *input,
+                                                      bool gguf_input, const char *output);
+
 /* Reads and parses a JSON file into `arena`; NOT_FOUND when absent. */
 POOT_MUST_USE poot_status poot__read_json(poot_arena *arena, const char *path,
                                           const poot_json **out_root);

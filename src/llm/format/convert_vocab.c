@@ -18,7 +18,7 @@ poot_status poot__read_json(poot_arena *arena, const char *path, const poot_json
   poot_json *root = NULL;
   poot_status s = poot_json_parse(arena, text, len, NULL, &root);
   poot_free(text);
-  if (s) return poot_status_annotate(s, "'%s': ", path);
+  if (s) return poot_status_annotate(s, "'%s'", path);
   *out_root = root;
   return NULL;
 }
@@ -518,7 +518,7 @@ poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char *folder,
   snprintf(path, sizeof path, "%s/tokenizer.json", folder);
   poot_status s = poot__read_json(&arena, path, &v.tok_json);
   if (s) {
-    s = poot_status_annotate(s, "convert needs the model's tokenizer.json: ");
+    s = poot_status_annotate(s, "convert needs the model's tokenizer.json");
     goto done;
   }
   snprintf(path, sizeof path, "%s/tokenizer_config.json", folder);

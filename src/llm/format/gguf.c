@@ -7,6 +7,7 @@
  * multiple of the file's size whatever the counts in the header say. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "poot/llm/gguf.h"
@@ -299,6 +300,44 @@ static poot_status parse_header(reader *r) {
   return NULL;
 }
 
+static int by_offset(const void *a, const void *b) {
+  const poot_gguf_tensor *x = *(const poot_gguf_tensor *const *)a;
+  const poot_gguf_tensor *y = *(const poot_gguf_tensor *const *)b;
+  if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+  if (x->size != y->size) return x->size < y->size ? -1 : 1; /* empty tensors first */
+  return x < y ? -1 : x > y; /* then in file order: the same report every run */
+}
+
+/* No two tensors may share bytes: a tensor whose offset was copied from
+ * another, or whose type was relabelled to a wider one (f16 read as f32),
+ * would read its neighbour's data and generate garbage. Sorted by offset,
+ * each tensor must begin at or after the end of the one before it (empty
+ * tensors take no bytes). The tensors' ends were checked against the file. */
+static poot_status check_no_overlap(reader *r) {
+  poot_gguf *g = r->g;
+  if (g->n_tensors < 2) return NULL;
+  const poot_gguf_tensor **order =
+      poot_arena_alloc(&g->arena, g->n_tensors * sizeof *order, _Alignof(poot_gguf_tensor *));
+  if (!order) return poot_status_make(POOT_OUT_OF_MEMORY, "GGUF: out of memory");
+  for (size_t i = 0; i < g->n_tensors; i++) order[i] = &g->tensors[i];
+  qsort(order, g->n_tensors, sizeof *order, by_offset);
+  const poot_gguf_tensor *prev = NULL;
+  for (size_t i = 0; i < g->n_tensors; i++) {
+    const poot_gguf_tensor *t = order[i];
+    if (t->size == 0) continue;
+    if (prev && t->offset < prev->offset + prev->size)
+      return fail(r, r->pos,
+                  "tensor '%s' has offset %llu, expected at least %llu: tensor '%s' (%s, %llu "
+                  "bytes at offset %llu) runs into it; GGUF tensors may not overlap",
+                  t->name, (unsigned long long)t->offset,
+                  (unsigned long long)(prev->offset + prev->size), prev->name,
+                  poot_gguf_type_info_of(prev->type)->name, (unsigned long long)prev->size,
+                  (unsigned long long)prev->offset);
+    prev = t;
+  }
+  return NULL;
+}
+
 static poot_status parse_tensors(reader *r) {
   poot_gguf *g = r->g;
   if (g->n_tensors) {
@@ -381,7 +420,7 @@ static poot_status parse_tensors(reader *r) {
                   (unsigned long long)g->data_offset, g->size);
     t->data = g->data + g->data_offset + t->offset;
   }
-  return NULL;
+  return check_no_overlap(r);
 }
 
 static poot_status gguf_create(const char *name, poot_gguf **out) {

@@ -138,7 +138,7 @@ static poot_status parse_file(poot_safetensors *st, st_file *f) {
   poot_json_parse_options opts = {.max_depth = 16};
   poot_status s = poot_json_parse(&st->arena, (const char *)f->data + 8, (size_t)n, &opts, &root);
   if (s)
-    return poot_status_annotate(s, "safetensors '%s': header JSON (from byte offset 8): ", name);
+    return poot_status_annotate(s, "safetensors '%s': header JSON (from byte offset 8)", name);
   if (root->type != POOT_JSON_OBJECT)
     return poot_status_make(
         POOT_FORMAT, "safetensors '%s': at byte offset 8: the header is not a JSON object", name);
@@ -300,7 +300,7 @@ static poot_status open_index(poot_safetensors *st, const char *path) {
   poot_json *root = NULL;
   poot_status s = poot_json_parse(&st->arena, text, len, NULL, &root);
   poot_free(text);
-  if (s) return poot_status_annotate(s, "safetensors index '%s': ", path);
+  if (s) return poot_status_annotate(s, "safetensors index '%s'", path);
   const poot_json *wm = poot_json_get(root, "weight_map");
   if (root->type != POOT_JSON_OBJECT || !wm || wm->type != POOT_JSON_OBJECT)
     return poot_status_make(POOT_FORMAT, "safetensors index '%s': no 'weight_map' object", path);

@@ -191,6 +191,24 @@ static poot_status special_texts(poot_model *m) {
   return NULL;
 }
 
+/* Token ids index the embedding's rows, so a tokenizer with more tokens
+ * than the embedding has rows is refused here, before any step could gather
+ * past it. Fewer tokens is legal: Hugging Face checkpoints pad the embedding
+ * (Qwen2: 151936 rows, 151665 tokens); the driver refuses ids in the padding
+ * (docs/models.md). */
+static poot_status check_tokenizer_size(const poot_model *m, const poot_model_open_options *o) {
+  if (!m->tok) return NULL;
+  int64_t tokens = poot_tokenizer_vocab_size(m->tok), rows = m->config.vocab_size;
+  if (tokens <= rows) return NULL;
+  return poot_status_make(
+      o->tokenizer_path ? POOT_INVALID_ARGUMENT : POOT_FORMAT,
+      "the tokenizer%s%s%s has %lld tokens but the model's embedding has %lld rows (vocab_size): "
+      "ids %lld..%lld would have no embedding; give the model's own tokenizer",
+      o->tokenizer_path ? " '" : "", o->tokenizer_path ? o->tokenizer_path : "",
+      o->tokenizer_path ? "'" : "", (long long)tokens, (long long)rows, (long long)rows,
+      (long long)tokens - 1);
+}
+
 poot_status poot_model_open(const char *path, const poot_model_open_options *options,
                             poot_model **out_model) {
   *out_model = NULL;
@@ -219,6 +237,7 @@ poot_status poot_model_open(const char *path, const poot_model_open_options *opt
       st = poot_status_make(POOT_UNSUPPORTED, "'%s': unknown model format", path);
   }
   if (st) goto fail;
+  if ((st = check_tokenizer_size(m, o))) goto fail;
   if (m->tok && (st = special_texts(m))) goto fail;
   if (!m->bos_text) m->bos_text = poot_strdup("");
   if (!m->eos_text) m->eos_text = poot_strdup("");

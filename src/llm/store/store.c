@@ -193,7 +193,7 @@ static poot_status detect_and_open(poot_store *s, const char *path) {
     poot_llama2c *m = NULL;
     poot_status e = poot_llama2c_open(path, &m);
     poot_llama2c_destroy(m);
-    if (e) return poot_status_annotate(e, "not GGUF or safetensors; as llama2.c: ");
+    if (e) return poot_status_annotate(e, "not GGUF or safetensors; as llama2.c");
   }
   return poot_status_make(POOT_FORMAT,
                           "model '%s': not a GGUF file, safetensors file or folder, or llama2.c "

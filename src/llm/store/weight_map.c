@@ -164,7 +164,7 @@ poot_status poot_weight_map_resolve(const poot_weight_map *m, const poot_store *
   if (s) {
     char text[160];
     ref_text(ref, text, sizeof text);
-    return poot_status_annotate(s, "weight role '%s': ", text);
+    return poot_status_annotate(s, "weight role '%s'", text);
   }
   return NULL;
 }

@@ -790,7 +790,7 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
       }
       /* Order: insertion, or sorted keys (insertion sort of indices). */
       size_t order_buf[64];
-      size_t *order = d->n <= 64 ? order_buf : malloc(d->n * sizeof(size_t));
+      size_t *order = d->n <= 64 ? order_buf : poot_malloc(d->n * sizeof(size_t));
       if (!order) {
         *out_bad = v;
         return false;

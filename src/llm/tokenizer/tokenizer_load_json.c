@@ -68,6 +68,7 @@ static poot_status add_norm(poot_tokenizer *tok, const poot_json *n) {
     if (!p || p->type != POOT_JSON_STRING) return unsupported("normalizer", type);
     op = poot__tok_add_norm(tok, POOT__NORM_PREPEND);
     if (op) op->a = poot_arena_memdup(&tok->arena, p->str, p->len + 1, 1), op->a_len = p->len;
+    if (op && !op->a) return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer.json: normalizer");
   } else if (jstr_is(type, "Replace")) {
     const poot_json *pat = jget(jget(n, "pattern"), "String"), *c = jget(n, "content");
     if (!pat || pat->type != POOT_JSON_STRING || !c || c->type != POOT_JSON_STRING)
@@ -76,6 +77,8 @@ static poot_status add_norm(poot_tokenizer *tok, const poot_json *n) {
     if (op) {
       op->a = poot_arena_memdup(&tok->arena, pat->str, pat->len + 1, 1), op->a_len = pat->len;
       op->b = poot_arena_memdup(&tok->arena, c->str, c->len + 1, 1), op->b_len = c->len;
+      if (!op->a || !op->b)
+        return poot_status_make(POOT_OUT_OF_MEMORY, "tokenizer.json: normalizer");
     }
   } else if (jstr_is(type, "BertNormalizer")) {
     op = poot__tok_add_norm(tok, POOT__NORM_BERT);

@@ -19,6 +19,13 @@ static void test_make_and_message(void **state) {
   s = poot_status_annotate(s, "reading '%s'", "m.gguf");
   assert_int_equal(poot_status_code_of(s), POOT_FORMAT);
   assert_string_equal(poot_status_message(s), "reading 'm.gguf': bad byte 7 at offset 12");
+  /* Nested context never prints a doubled ": :", even when a caller's
+   * prefix carries its own separator. */
+  s = poot_status_annotate(s, "model '%s': ", "m");
+  s = poot_status_annotate(s, "poot inspect:");
+  assert_string_equal(poot_status_message(s),
+                      "poot inspect: model 'm': reading 'm.gguf': bad byte 7 at offset 12");
+  assert_null(strstr(poot_status_message(s), ": :"));
   assert_int_equal(poot_status_consume(s), POOT_FORMAT);
   assert_null(poot_status_annotate(NULL, "x"));
   assert_int_equal(poot_status_code_of(NULL), POOT_OK);

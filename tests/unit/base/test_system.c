@@ -3,6 +3,9 @@
 
 #include "poot_test.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 static void test_files(void **state) {
   (void)state;
   char path[1024];
@@ -29,6 +32,31 @@ static void test_files(void **state) {
                          "/nonexistent/poot/x");
   POOT_ASSERT_STATUS(poot_file_map_open(poot_test_tmpdir(), &m), POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_file_read_all("/nonexistent/poot/x", &data, &size), POOT_NOT_FOUND);
+}
+
+/* A FIFO, a device or a folder is refused at once with the path named; the
+ * readers never block in open() waiting for a writer. */
+static void test_not_regular_files(void **state) {
+  (void)state;
+  char fifo[1024];
+  snprintf(fifo, sizeof fifo, "%s/model.fifo", poot_test_tmpdir());
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  alarm(30); /* a blocking open would hang the test: fail it instead */
+  poot_file_map m;
+  POOT_ASSERT_STATUS_MSG(poot_file_map_open(fifo, &m), POOT_INVALID_ARGUMENT, "FIFO");
+  POOT_ASSERT_STATUS_MSG(poot_file_map_open(fifo, &m), POOT_INVALID_ARGUMENT, fifo);
+  assert_null(m.data);
+  char *data = (char *)1;
+  size_t size = 1;
+  POOT_ASSERT_STATUS_MSG(poot_file_read_all(fifo, &data, &size), POOT_INVALID_ARGUMENT,
+                         "not a regular file");
+  assert_null(data);
+  assert_int_equal(size, 0);
+  POOT_ASSERT_STATUS_MSG(poot_file_read_all("/dev/null", &data, &size), POOT_INVALID_ARGUMENT,
+                         "character device");
+  POOT_ASSERT_STATUS_MSG(poot_file_read_all(poot_test_tmpdir(), &data, &size),
+                         POOT_INVALID_ARGUMENT, "folder");
+  alarm(0);
 }
 
 static void test_dylib(void **state) {
@@ -71,6 +99,7 @@ static void test_time_and_log(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_files),
+      cmocka_unit_test(test_not_regular_files),
       cmocka_unit_test(test_dylib),
       cmocka_unit_test(test_time_and_log),
   };

@@ -412,6 +412,49 @@ static void test_stories260k(void **state) {
   poot_model_destroy(m);
 }
 
+static poot_status try_plan(void *ctx) {
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  o.target = &t;
+  poot_plan *p = NULL;
+  poot_status st = poot_plan_create(ctx, &o, &p);
+  if (st) {
+    assert_null(p);
+  } else {
+    /* The slot the host writes each step keeps its name. */
+    assert_int_equal(p->slot_count, 2);
+    assert_string_equal(p->slots[0].name, "token");
+    assert_string_equal(p->slots[1].name, "pos");
+  }
+  poot_plan_destroy(p);
+  return st;
+}
+
+/* Every allocation of planning failing in turn gives OUT_OF_MEMORY and a
+ * NULL plan (a slot's name is never left NULL for the engine to compare). */
+static void test_out_of_memory(void **state) {
+  (void)state;
+  static const char text[] =
+      "pgraph 1\n"
+      "%0 = slot token : i32[1,1]\n"
+      "%1 = slot pos : i32[1]\n"
+      "%2 = weight token_embd : f32[8,4]\n"
+      "%3 = reshape %0 : i32[1]\n"
+      "%4 = gather %2, %3 {axis=0, batch_dims=0} check token_out_of_range : f32[1,4]\n"
+      "%5 = convert %1 : f32[1]\n"
+      "%6 = broadcast %5 {dims=[0]} : f32[1,4]\n"
+      "%7 = add %4, %6 : f32[1,4]\n"
+      "%8 = exp %7 : f32[1,4]\n"
+      "output %8\n";
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_graph_parse(text, strlen(text), &g));
+  POOT_ASSERT_OK(poot_graph_verify(g));
+  assert_true(poot_test_oom_sweep("plan", try_plan, g, 200000) > 10);
+  poot_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_f32),
@@ -427,6 +470,7 @@ int main(void) {
       cmocka_unit_test(test_after_passes),
       cmocka_unit_test(test_batch2),
       cmocka_unit_test(test_families),
+      cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

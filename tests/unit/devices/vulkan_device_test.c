@@ -147,6 +147,65 @@ static void test_record_replay_slots(void **state) {
   close_device(d);
 }
 
+/* Runs affine kernel k once over in[i] = i with slots {0, 10, 20, 30}:
+ * out[i] = 3 i + slots[the kernel's slot index]. Returns out[1]. */
+static uint32_t run_affine_once(poot_device *d, poot_device_kernel *k) {
+  enum { N = 64 };
+  uint32_t in[N], out[N], slot_values[4] = {0, 10, 20, 30};
+  for (uint32_t i = 0; i < N; i++) in[i] = i;
+  poot_device_buffer *bin = new_buffer(d, POOT_DEVICE_BUFFER_LOCAL, sizeof in);
+  poot_device_buffer *bout = new_buffer(d, POOT_DEVICE_BUFFER_LOCAL, sizeof out);
+  poot_device_buffer *slots = new_buffer(d, POOT_DEVICE_BUFFER_SLOT, sizeof slot_values);
+  POOT_ASSERT_OK(poot_device_upload(bin, 0, in, sizeof in));
+  memcpy(poot_device_buffer_host(slots), slot_values, sizeof slot_values);
+  poot_device_buffer *binds[3] = {bin, bout, slots};
+  uint32_t push[1] = {N};
+  poot_device_cmd cmd = {.kind = POOT_DEVICE_CMD_DISPATCH,
+                         .kernel = k,
+                         .grid = {1, 1, 1},
+                         .buffers = binds,
+                         .push = push,
+                         .weight_us = 1};
+  poot_device_recording *rec = NULL;
+  POOT_ASSERT_OK(poot_device_record(d, &cmd, 1, NULL, &rec));
+  POOT_ASSERT_OK(poot_device_replay(rec));
+  POOT_ASSERT_OK(poot_device_synchronize(d, NULL));
+  POOT_ASSERT_OK(poot_device_download(bout, 0, out, sizeof out));
+  poot_device_recording_destroy(rec);
+  poot_device_buffer_destroy(bin);
+  poot_device_buffer_destroy(bout);
+  poot_device_buffer_destroy(slots);
+  return out[1];
+}
+
+/* Two different kernels forced to the same 128-bit hash (a collision): the
+ * kernel cache compares the KIR on a hit, so each gets its own compiled
+ * kernel and computes its own result. */
+static void test_kernel_cache_collision(void **state) {
+  (void)state;
+  poot_device *d = open_device(0, 0);
+  poot_kir_kernel *k1 = NULL, *k2 = NULL;
+  POOT_ASSERT_OK(vkt_build_affine(1, &k1));
+  POOT_ASSERT_OK(vkt_build_affine(2, &k2));
+  assert_false(poot_kir_kernel_same(k1, k2));
+  k2->hash = k1->hash;
+  k2->hash128 = k1->hash128;
+  poot_device_kernel *d1 = NULL, *d2 = NULL, *again = NULL;
+  POOT_ASSERT_OK(poot_device_kernel_get(d, k1, &d1));
+  POOT_ASSERT_OK(poot_device_kernel_get(d, k2, &d2));
+  assert_true(poot_hash128_equal(d1->key, d2->key));
+  assert_ptr_not_equal(d1, d2);
+  POOT_ASSERT_OK(poot_device_kernel_get(d, k2, &again));
+  assert_ptr_equal(again, d2); /* the second kernel is found past the first */
+  POOT_ASSERT_OK(poot_device_kernel_get(d, k1, &again));
+  assert_ptr_equal(again, d1);
+  assert_int_equal(run_affine_once(d, d1), 3 + 10);
+  assert_int_equal(run_affine_once(d, d2), 3 + 20);
+  poot_kir_kernel_destroy(k1);
+  poot_kir_kernel_destroy(k2);
+  close_device(d);
+}
+
 /* A chain of float dispatches x0 → x1 → … → x8. */
 typedef struct chain {
   poot_device_buffer *x[9];
@@ -258,6 +317,19 @@ static void test_device_watchdog(void **state) {
   poot_kir_kernel_destroy(kir);
 }
 
+typedef struct record_ctx {
+  poot_device *d;
+  const poot_device_cmd *cmd;
+} record_ctx;
+
+static poot_status try_record(void *ctx) {
+  record_ctx *r = ctx;
+  poot_device_recording *rec = NULL;
+  poot_status st = poot_device_record(r->d, r->cmd, 1, NULL, &rec);
+  poot_device_recording_destroy(rec);
+  return st;
+}
+
 static void test_kernel_fault(void **state) {
   (void)state;
   poot_device *d = open_device(0, 0);
@@ -281,6 +353,10 @@ static void test_kernel_fault(void **state) {
                          .buffers = binds,
                          .push = push,
                          .label = "gather token_embd"};
+  /* Recording a checked, labelled dispatch with each allocation failing in
+   * turn: OUT_OF_MEMORY, never a NULL name kept for the fault report. */
+  record_ctx rc = {d, &cmd};
+  assert_true(poot_test_oom_sweep("record a checked dispatch", try_record, &rc, 10000) > 2);
   poot_device_recording *rec = NULL;
   POOT_ASSERT_OK(poot_device_record(d, &cmd, 1, NULL, &rec));
   uint32_t *limit = poot_device_buffer_host(slots);
@@ -407,6 +483,7 @@ int main(void) {
       cmocka_unit_test(test_staging),         cmocka_unit_test(test_replay_vs_eager_and_watchdog),
       cmocka_unit_test(test_device_watchdog), cmocka_unit_test(test_kernel_fault),
       cmocka_unit_test(test_device_lost),     cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_kernel_cache_collision),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

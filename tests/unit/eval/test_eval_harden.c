@@ -9,34 +9,9 @@
 #include "poot/eval.h"
 #include "poot/graph.h"
 
-typedef poot_status (*attempt_fn)(void *ctx);
-
-/* Runs fn with the n-th allocation failing, n = 1, 2, ..., until it gives
- * what it gives with no failure; every earlier result is OUT_OF_MEMORY. */
-static void oom_sweep(const char *what, attempt_fn fn, void *ctx) {
-  poot_status base = fn(ctx);
-  poot_status_code want = poot_status_code_of(base);
-  poot_status_free(base);
-  for (uint64_t n = 1; n < 1000000; n++) {
-    poot_alloc_fail_after(n);
-    poot_status s = fn(ctx);
-    poot_alloc_fail_after(0);
-    poot_status_code c = poot_status_code_of(s);
-    if (c == want) {
-      poot_status_free(s);
-      return;
-    }
-    if (c != POOT_OUT_OF_MEMORY) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", poot_status_message(s));
-      poot_status_free(s);
-      fail_msg("%s: allocation %llu failing gave %s: %s", what, (unsigned long long)n,
-               poot_status_code_name(c), msg);
-    }
-    poot_status_free(s);
-  }
-  fail_msg("%s: never finished", what);
-}
+/* Every sweep below checks, at each n, that the n-th allocation failing was
+ * reached and reported as OUT_OF_MEMORY (tests/poot_test.h). */
+#define SWEEP_LIMIT 1000000
 
 static char *read_corpus(const char *rel, size_t *out_len) {
   const char *src = getenv("POOT_SOURCE_DIR");
@@ -122,7 +97,7 @@ static void test_parse_print_oom(void **state) {
     text_ctx t;
     char *text = read_corpus(graphs[i], &t.len);
     t.text = text;
-    oom_sweep(graphs[i], try_parse_print, &t);
+    assert_true(poot_test_oom_sweep(graphs[i], try_parse_print, &t, SWEEP_LIMIT) > 0);
     poot_free(text);
   }
 }
@@ -134,7 +109,7 @@ static void test_eval_oom(void **state) {
     char *text = read_corpus(graphs[i], &len);
     poot_graph *g = NULL;
     POOT_ASSERT_OK(poot_graph_parse(text, len, &g));
-    oom_sweep(graphs[i], try_eval, g);
+    assert_true(poot_test_oom_sweep(graphs[i], try_eval, g, SWEEP_LIMIT) > 0);
     poot_graph_destroy(g);
     poot_free(text);
   }

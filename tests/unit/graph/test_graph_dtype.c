@@ -165,32 +165,24 @@ static void test_enum_names(void **state) {
 
 /* Allocation failures anywhere in building, printing or parsing return
  * OUT_OF_MEMORY (never a crash or a leak). */
+static poot_status try_build_print_parse(void *ctx) {
+  (void)ctx;
+  poot_graph *g = NULL;
+  poot_status st = poot_graph_create(&g);
+  if (!st) st = graph_fixture_all_ops(g);
+  char *text = NULL;
+  if (!st) st = poot_graph_to_text(g, &text);
+  poot_graph *g2 = NULL;
+  if (!st) st = poot_graph_parse(text, strlen(text), &g2);
+  poot_free(text);
+  poot_graph_destroy(g);
+  poot_graph_destroy(g2);
+  return st;
+}
+
 static void test_alloc_failure(void **state) {
   (void)state;
-  int failures = 0, successes = 0;
-  for (uint64_t n = 1; n < 5000; n += (n < 200 ? 1 : 37)) {
-    poot_graph *g = NULL;
-    poot_alloc_fail_after(n);
-    poot_status st = poot_graph_create(&g);
-    if (!st) st = graph_fixture_all_ops(g);
-    char *text = NULL;
-    if (!st) st = poot_graph_to_text(g, &text);
-    poot_graph *g2 = NULL;
-    if (!st) st = poot_graph_parse(text, strlen(text), &g2);
-    poot_alloc_fail_after(0);
-    poot_status_code c = poot_status_code_of(st);
-    if (c != POOT_OK && c != POOT_OUT_OF_MEMORY)
-      fail_msg("fail after %llu: %s %s", (unsigned long long)n, poot_status_code_name(c),
-               poot_status_message(st));
-    failures += c == POOT_OUT_OF_MEMORY;
-    successes += c == POOT_OK;
-    poot_status_free(st);
-    poot_free(text);
-    poot_graph_destroy(g);
-    poot_graph_destroy(g2);
-  }
-  assert_true(failures > 50);
-  assert_true(successes > 0);
+  assert_true(poot_test_oom_sweep("build, print, parse", try_build_print_parse, NULL, 100000) > 50);
   /* A builder call that fails for memory leaves a graph that still works. */
   poot_graph *g = NULL;
   POOT_ASSERT_OK(poot_graph_create(&g));

@@ -136,6 +136,25 @@ static void test_ops_kernels(void **state) {
   assert_true(done >= RENDER_OPS_KERNEL_COUNT - 1);
 }
 
+typedef struct render_ctx {
+  const poot_kir_kernel *k;
+  const poot_kir_target *t;
+} render_ctx;
+
+static poot_status try_render_compile(void *ctx) {
+  const render_ctx *r = ctx;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_vec w;
+  poot_vec_init(&w, 4);
+  poot_status st = poot_kir_render_glsl(r->k, r->t, &sb);
+  if (!st) st = poot_kir_glsl_to_spirv(sb.data, sb.len, r->t, &w);
+  if (!st) assert_true(w.len > 5);
+  poot_vec_deinit(&w);
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
 /* Exhausted memory at every allocation of a render and a compile gives
  * OUT_OF_MEMORY (never a crash or a leak), and the next call works. */
 static void test_out_of_memory(void **state) {
@@ -146,27 +165,8 @@ static void test_out_of_memory(void **state) {
   poot_kir_target_init_lavapipe(&t, 8);
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(c->build(c, &t, &k));
-  bool done = false;
-  for (uint64_t n = 1; n < 10000 && !done; n++) {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    poot_vec w;
-    poot_vec_init(&w, 4);
-    poot_alloc_fail_after(n);
-    poot_status st = poot_kir_render_glsl(k, &t, &sb);
-    if (!st) st = poot_kir_glsl_to_spirv(sb.data, sb.len, &t, &w);
-    poot_alloc_fail_after(0);
-    if (st) {
-      assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
-      poot_status_free(st);
-    } else {
-      assert_true(w.len > 5);
-      done = true;
-    }
-    poot_vec_deinit(&w);
-    poot_strbuf_deinit(&sb);
-  }
-  assert_true(done);
+  render_ctx r = {k, &t};
+  assert_true(poot_test_oom_sweep("render and compile glsl", try_render_compile, &r, 10000) > 0);
   poot_kir_kernel_destroy(k);
 }
 

@@ -292,6 +292,25 @@ static void test_partial_subgroup(void **state) {
   poot_strbuf_deinit(&sb);
 }
 
+typedef struct render_ctx {
+  const poot_kir_kernel *k;
+  const poot_kir_target *t;
+  const poot_strbuf *good; /* the text of a render with no failure */
+} render_ctx;
+
+static poot_status try_render(void *ctx) {
+  const render_ctx *r = ctx;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status st = poot_kir_render_ptx(r->k, r->t, &sb);
+  if (!st) {
+    assert_int_equal(sb.len, r->good->len);
+    assert_memory_equal(sb.data, r->good->data, r->good->len);
+  }
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
 /* Every allocation the renderer makes may fail: it must then return
  * OUT_OF_MEMORY (never crash, never leak, never return broken text as OK),
  * and the text of a later successful render is unchanged. */
@@ -307,25 +326,8 @@ static void test_out_of_memory(void **state) {
     poot_strbuf good;
     poot_strbuf_init(&good);
     POOT_ASSERT_OK(poot_kir_render_ptx(k, &t, &good));
-    size_t failures = 0;
-    for (uint64_t n = 1;; n++) {
-      poot_strbuf sb;
-      poot_strbuf_init(&sb);
-      poot_alloc_fail_after(n);
-      poot_status st = poot_kir_render_ptx(k, &t, &sb);
-      poot_alloc_fail_after(0);
-      if (!st) {
-        assert_int_equal(sb.len, good.len);
-        assert_memory_equal(sb.data, good.data, good.len);
-        poot_strbuf_deinit(&sb);
-        break;
-      }
-      POOT_ASSERT_STATUS(st, POOT_OUT_OF_MEMORY);
-      poot_strbuf_deinit(&sb);
-      failures++;
-      assert_true(n < 100000);
-    }
-    assert_true(failures > 0);
+    render_ctx r = {k, &t, &good};
+    assert_true(poot_test_oom_sweep(names[i], try_render, &r, 100000) > 0);
     poot_strbuf_deinit(&good);
     poot_kir_kernel_destroy(k);
   }

@@ -117,6 +117,21 @@ static void test_ops_kernels(void **state) {
   assert_true(done >= 1);
 }
 
+typedef struct render_ctx {
+  const poot_kir_kernel *k;
+  const poot_kir_target *t;
+} render_ctx;
+
+static poot_status try_render(void *ctx) {
+  const render_ctx *r = ctx;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status st = poot_kir_render_wgsl(r->k, r->t, &sb);
+  if (!st) assert_non_null(strstr(sb.data, "@compute"));
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
 /* Exhausted memory at every allocation of a render gives OUT_OF_MEMORY. */
 static void test_out_of_memory(void **state) {
   (void)state;
@@ -126,23 +141,8 @@ static void test_out_of_memory(void **state) {
   target_at(2, &t);
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(c->build(c, &t, &k));
-  bool done = false;
-  for (uint64_t n = 1; n < 10000 && !done; n++) {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    poot_alloc_fail_after(n);
-    poot_status st = poot_kir_render_wgsl(k, &t, &sb);
-    poot_alloc_fail_after(0);
-    if (st) {
-      assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
-      poot_status_free(st);
-    } else {
-      assert_non_null(strstr(sb.data, "@compute"));
-      done = true;
-    }
-    poot_strbuf_deinit(&sb);
-  }
-  assert_true(done);
+  render_ctx r = {k, &t};
+  assert_true(poot_test_oom_sweep("render wgsl", try_render, &r, 10000) > 0);
   poot_kir_kernel_destroy(k);
 }
 

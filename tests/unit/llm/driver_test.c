@@ -260,6 +260,50 @@ static void test_fault_and_reset(void **state) {
   rig_close(&r);
 }
 
+/* ------------------------------------------------- tokenizer padding */
+
+/* The demo model (1998 embedding rows) with a 512-token tokenizer: the rows
+ * past 511 pad the vocabulary, as in Hugging Face checkpoints. A prompt id in
+ * the padding is refused before anything runs; a generated id there is
+ * generated as in transformers (the same ids as with the full tokenizer) and
+ * decodes to no text. */
+static void test_tokenizer_padding(void **state) {
+  (void)state;
+  char path[1024], tok[1024];
+  if (!demo_path(path, sizeof path) ||
+      !poot_test_data_path("models/stories260K/tok512.bin", tok, sizeof tok)) {
+    printf("SKIP padding: the demo model or models/stories260K/tok512.bin is absent\n");
+    skip();
+  }
+  const poot_token prompt[] = {0, 17, 362};
+  poot_driver_generate_options go = poot_driver_generate_options_default();
+  go.max_new_tokens = 48;
+  go.no_text = true;
+  go.ignore_stop = true;
+  /* The ids with the model's own tokenizer (every row has a token). */
+  rig r;
+  rig_open(&r, path, NULL, 64, 4);
+  poot_driver_generate_result full;
+  POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, prompt, 3, &go, NULL, NULL, &full));
+  rig_close(&r);
+  size_t k = 0;
+  while (k < full.n_ids && full.ids[k] < 512) k++;
+  if (k == full.n_ids) fail_msg("the demo model never chose an id >= 512 in %zu steps", k);
+  rig_open(&r, path, tok, 64, 4);
+  poot_driver_generate_result part;
+  const poot_token padded[] = {0, 600};
+  POOT_ASSERT_STATUS_MSG(poot_driver_generate_ids(r.drv, padded, 2, &go, NULL, NULL, &part),
+                         POOT_INVALID_ARGUMENT, "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
+  poot_driver_generate_result_deinit(&part);
+  go.no_text = false; /* the padding ids go through the detokenizer */
+  POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, prompt, 3, &go, NULL, NULL, &part));
+  assert_int_equal(part.n_ids, full.n_ids);
+  assert_memory_equal(part.ids, full.ids, full.n_ids * sizeof *full.ids);
+  poot_driver_generate_result_deinit(&part);
+  poot_driver_generate_result_deinit(&full);
+  rig_close(&r);
+}
+
 /* ---------------------------------------------------------- greedy suffix */
 
 static void test_greedy_suffix(void **state) {
@@ -393,6 +437,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_demo_vs_oracle),
       cmocka_unit_test(test_fault_and_reset),
+      cmocka_unit_test(test_tokenizer_padding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

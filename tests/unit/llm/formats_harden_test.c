@@ -15,35 +15,9 @@
 #include "poot/llm/store.h"
 
 
-typedef poot_status (*attempt_fn)(void *ctx);
-
-/* Runs fn with the n-th allocation failing, for n = 1, 2, ... until it
- * gives what it gives with no failure (success, or a rejection of a bad
- * input): every earlier result must be OUT_OF_MEMORY (and leak nothing). */
-static void oom_sweep(const char *what, attempt_fn fn, void *ctx) {
-  poot_status base = fn(ctx);
-  poot_status_code want = poot_status_code_of(base);
-  poot_status_free(base);
-  for (uint64_t n = 1; n < 200000; n++) {
-    poot_alloc_fail_after(n);
-    poot_status s = fn(ctx);
-    poot_alloc_fail_after(0);
-    poot_status_code c = poot_status_code_of(s);
-    if (c == want) {
-      poot_status_free(s);
-      return;
-    }
-    if (c != POOT_OUT_OF_MEMORY) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", poot_status_message(s));
-      poot_status_free(s);
-      fail_msg("%s: allocation %llu failing gave %s: %s", what, (unsigned long long)n,
-               poot_status_code_name(c), msg);
-    }
-    poot_status_free(s);
-  }
-  fail_msg("%s: never finished", what);
-}
+/* Every sweep below checks, at each n, that the n-th allocation failing was
+ * reached and reported as OUT_OF_MEMORY (tests/poot_test.h). */
+#define SWEEP_LIMIT 200000
 
 typedef struct blob {
   char *data;
@@ -75,7 +49,7 @@ static void test_gguf_oom(void **state) {
   const char *files[] = {"gguf/small.gguf", "gguf/vocab.gguf"};
   for (size_t i = 0; i < 2; i++) {
     blob b = read_corpus(files[i]);
-    oom_sweep(files[i], try_gguf, &b);
+    assert_true(poot_test_oom_sweep(files[i], try_gguf, &b, SWEEP_LIMIT) > 0);
     poot_free(b.data);
   }
 }
@@ -95,7 +69,7 @@ static void test_safetensors_oom(void **state) {
   const char *files[] = {"safetensors/small.safetensors", "safetensors/mixed.safetensors"};
   for (size_t i = 0; i < 2; i++) {
     blob b = read_corpus(files[i]);
-    oom_sweep(files[i], try_safetensors, &b);
+    assert_true(poot_test_oom_sweep(files[i], try_safetensors, &b, SWEEP_LIMIT) > 0);
     poot_free(b.data);
   }
 }
@@ -157,13 +131,13 @@ static poot_status try_llama2c_vocab(void *ctx) {
 static void test_llama2c_oom(void **state) {
   (void)state;
   blob b = read_llama2c("llama2c/shared");
-  oom_sweep("llama2c shared", try_llama2c, &b);
+  assert_true(poot_test_oom_sweep("llama2c shared", try_llama2c, &b, SWEEP_LIMIT) > 0);
   poot_free(b.data);
   b = read_llama2c("llama2c/separate");
-  oom_sweep("llama2c separate", try_llama2c, &b);
+  assert_true(poot_test_oom_sweep("llama2c separate", try_llama2c, &b, SWEEP_LIMIT) > 0);
   poot_free(b.data);
   b = read_llama2c("llama2c/vocab");
-  oom_sweep("llama2c vocab", try_llama2c_vocab, &b);
+  assert_true(poot_test_oom_sweep("llama2c vocab", try_llama2c_vocab, &b, SWEEP_LIMIT) > 0);
   poot_free(b.data);
 }
 
@@ -211,7 +185,7 @@ static void test_hf_config_oom(void **state) {
   (void)state;
   blob b = read_corpus("hf_config/llama.json");
   text_ctx t = {b.data};
-  oom_sweep("config.json", try_hf_config, &t);
+  assert_true(poot_test_oom_sweep("config.json", try_hf_config, &t, SWEEP_LIMIT) > 0);
   poot_free(b.data);
 }
 

@@ -20,7 +20,8 @@ Usage: verify_hf.py [--only safetensors|gguf] [MODEL ...]   (default: every refe
   --only safetensors   the safetensors folders only (the families and the oracle)
   --only gguf          the `poot convert` GGUF files only (also exercises the converter
                        and the GGUF tokenizer)
-Exit 0 pass, 1 failure, 77 skipped (references, script or poot absent).
+Exit 0 pass, 1 failure, 77 skipped (references, script or poot absent, or any variant
+unchecked: a model that was only partly checked is reported as skipped, not passed).
 """
 import json
 import math
@@ -250,6 +251,10 @@ def main(argv):
             return 1
         if ck.checked == 0:
             print("SKIP: nothing could be checked")
+            return 77
+        if ck.skipped:
+            # A partly checked model is a skip (CTest's SKIP_RETURN_CODE), never a pass.
+            print("SKIP: %d variant(s) could not be checked" % len(ck.skipped))
             return 77
         return 0
     finally:
