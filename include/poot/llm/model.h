@@ -228,6 +228,12 @@ POOT_MUST_USE poot_status poot_model_trace(const poot_model_config *config,
  * with a cache computed at or below it does the same. */
 int64_t poot_model_rope_restart_length(const poot_model_config *config);
 
+/* The sequence length past which a runner feeds a multi-token step (a
+ * prompt) in one pass rather than in chunks, or 0. DYNAMIC (and LONGROPE)
+ * choose their frequencies from the length of the forward pass each token is
+ * in, as transformers runs a prompt: one pass over the whole prompt. */
+int64_t poot_model_rope_whole_pass_length(const poot_model_config *config);
+
 void poot_model_rope_inv_freq(const poot_model_config *config, bool local_layer, bool long_table,
                               float *out);
 

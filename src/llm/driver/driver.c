@@ -41,7 +41,8 @@ struct poot_driver {
   /* The whole sequence in one pass, once it grows past the model's restart
    * length (poot_model_rope_restart_length); T is that sequence's length. */
   driver_entry restart, restart_logits;
-  int64_t restart_at; /* 0: never */
+  int64_t restart_at;    /* 0: never */
+  int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
   poot_token *history; /* the tokens at positions [0, pos) */
 };
 
@@ -242,16 +243,29 @@ static bool crosses_restart(const poot_driver *d, size_t count) {
   return d->restart_at > 0 && d->pos <= d->restart_at && d->pos + (int64_t)count > d->restart_at;
 }
 
+/* True when a multi-token feed reaches past the whole-pass length: it runs
+ * in one pass, not in chunks. */
+static bool needs_whole_pass(const poot_driver *d, size_t count) {
+  return d->whole_pass_at > 0 && count > 1 && d->pos + (int64_t)count > d->whole_pass_at;
+}
+
+/* Runs ids[0..count) in one pass of an entry of that length at the current
+ * position. */
+static poot_status whole_pass_step(poot_driver *d, driver_entry *e, const poot_token *ids,
+                                   size_t count, void *out, size_t out_size) {
+  if (e->added && e->tokens != (int64_t)count) {
+    POOT_TRY(d->ex->vt->remove_entry(d->ex, e->id));
+    e->added = false;
+  }
+  e->tokens = (int64_t)count;
+  return run_step(d, e, ids, out, out_size);
+}
+
 /* Runs the sequence so far plus ids[0..count) again from position 0 in one
  * pass of an entry of that length (the KV cache recomputed). */
 static poot_status restart_step(poot_driver *d, driver_entry *e, const poot_token *ids,
                                 size_t count, void *out, size_t out_size) {
   int64_t L = d->pos + (int64_t)count;
-  if (e->added && e->tokens != L) {
-    POOT_TRY(d->ex->vt->remove_entry(d->ex, e->id));
-    e->added = false;
-  }
-  e->tokens = L;
   poot_token *seq = poot_malloc((size_t)L * sizeof *seq);
   if (!seq) return OOM("restart tokens");
   memcpy(seq, d->history, (size_t)d->pos * sizeof *seq);
@@ -259,7 +273,7 @@ static poot_status restart_step(poot_driver *d, driver_entry *e, const poot_toke
   poot_status st = d->ex->vt->reset_state(d->ex);
   if (!st) {
     d->pos = 0;
-    st = run_step(d, e, seq, out, out_size);
+    st = whole_pass_step(d, e, seq, (size_t)L, out, out_size);
   }
   poot_free(seq);
   return st;
@@ -295,6 +309,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->prefill.tokens = d->prefill_logits.tokens = chunk;
   d->decode_logits.logits = d->prefill_logits.logits = d->restart_logits.logits = true;
   d->restart_at = poot_model_rope_restart_length(c);
+  d->whole_pass_at = poot_model_rope_whole_pass_length(c);
   d->history = poot_calloc((size_t)cap, sizeof *d->history);
   d->program = poot_strdup(o->program ? o->program : "model");
   poot_graph *g = NULL;
@@ -377,6 +392,9 @@ poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count
   if (crosses_restart(d, count)) {
     POOT_TRY(restart_step(d, &d->restart, ids, count, words, sizeof words));
     i = count;
+  } else if (needs_whole_pass(d, count)) {
+    POOT_TRY(whole_pass_step(d, &d->restart, ids, count, words, sizeof words));
+    i = count;
   }
   if (d->chunk > 1)
     for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
@@ -397,6 +415,8 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
   size_t bytes = (size_t)poot_model_get_config(d->model)->vocab_size * sizeof(float);
   if (crosses_restart(d, count))
     return restart_step(d, &d->restart_logits, ids, count, out_logits, bytes);
+  if (needs_whole_pass(d, count))
+    return whole_pass_step(d, &d->restart_logits, ids, count, out_logits, bytes);
   size_t i = 0;
   if (d->chunk > 1)
     for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)

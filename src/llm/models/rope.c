@@ -101,6 +101,13 @@ int64_t poot_model_rope_restart_length(const poot_model_config *c) {
   return c->rope_scaling == POOT_MODEL_ROPE_SCALING_LONGROPE ? c->rope_original_context : 0;
 }
 
+int64_t poot_model_rope_whole_pass_length(const poot_model_config *c) {
+  return c->rope_scaling == POOT_MODEL_ROPE_SCALING_LONGROPE ||
+                 c->rope_scaling == POOT_MODEL_ROPE_SCALING_DYNAMIC
+             ? c->rope_original_context
+             : 0;
+}
+
 /* The cos/sin multiplier (LONGROPE's attention factor; 1 otherwise). */
 static double rope_attn_factor(const poot_model_config *c, bool local_layer) {
   if (local_layer && c->rope_local_unscaled) return 1.0;
