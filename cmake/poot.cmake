@@ -41,6 +41,23 @@ function(poot_add_test name)
     ENVIRONMENT "POOT_DATA_DIR=${POOT_DATA_DIR};POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR};${T_ENV}")
 endfunction()
 
+# poot_vulkan_leak_check(NAME) — a test that drives the Vulkan loader and its
+# drivers: under the sanitizers it checks leaks with lsan_vulkan.supp (scoped
+# to the driver stack's own modules) and keeps dlclose'd libraries mapped so
+# their frames can be named (tests/unit/devices/keep_loaded.c;
+# docs/decisions/0002-lsan-vulkan-drivers.md). Every other test runs without
+# suppressions.
+function(poot_vulkan_leak_check name)
+  if(POOT_FUZZ OR NOT TARGET ${name})
+    return()
+  endif()
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+    "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/unit/devices/lsan_vulkan.supp")
+  if(POOT_SANITIZE)
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/devices/keep_loaded.c)
+  endif()
+endfunction()
+
 # poot_add_script_test(NAME COMMAND... [LABELS...]) — a test run as a command
 # (a Python reference script, a CLI round trip). Exit 77 means skipped.
 # Script tests carry the label "ref" unless LABELS says otherwise: they run in

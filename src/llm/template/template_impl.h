@@ -231,6 +231,16 @@ struct tpl_loop {
 
 typedef enum tpl_flow { FLOW_NORMAL = 0, FLOW_BREAK, FLOW_CONTINUE } tpl_flow;
 
+/* Which bound of the render a walk of a nested value ran past (OOM: the
+ * system itself ran out of memory). */
+typedef enum tpl_over {
+  TPL_OVER_NONE = 0,
+  TPL_OVER_STEPS,
+  TPL_OVER_OUTPUT,
+  TPL_OVER_MEMORY,
+  TPL_OVER_OOM
+} tpl_over;
+
 typedef struct tpl_ctx {
   poot_arena arena; /* every value of this render */
   poot_chat_template_render_params params;
@@ -241,11 +251,46 @@ typedef struct tpl_ctx {
   uint32_t nest;     /* C recursion of the interpreter */
   uint64_t captures; /* closures made so far (a captured scope is never reused) */
   char *raised;      /* raise_exception message (heap) */
+  uint8_t over;      /* tpl_over: the bound a walk stopped at */
 } tpl_ctx;
+
+/* The cost model. One step is one statement, expression or loop iteration,
+ * one value visited by a walk of a nested value (==, <, hashing, str(),
+ * repr(), json.dumps, `in`, sorting), or about 64 bytes of text such a walk
+ * copies. A value may share its parts (a list holding one list twice), so a
+ * walk can visit exponentially more values than the render allocated: only
+ * per-value charging bounds it. */
+#define TPL_TEXT_STEP 64
 
 /* Charges `units` of work (elements touched by a builtin) against the step
  * bound, so that no single operation on a huge value escapes it. */
 POOT_MUST_USE poot_status poot__tpl_charge(tpl_ctx *ctx, const tpl_node *at, uint64_t units);
+
+/* Charges one walk's units; false (and ctx->over set) past the step bound. */
+static inline bool tpl_tick(tpl_ctx *ctx, uint64_t units) {
+  ctx->steps += units;
+  if (ctx->steps <= ctx->params.max_steps) return true;
+  ctx->over = TPL_OVER_STEPS;
+  return false;
+}
+
+/* False (and ctx->over set) once text a walk is building passes the output
+ * bound, or would not fit in the memory the render's values leave. */
+static inline bool tpl_text_fits(tpl_ctx *ctx, const poot_strbuf *sb) {
+  if (sb->len > ctx->params.max_output) {
+    ctx->over = TPL_OVER_OUTPUT;
+    return false;
+  }
+  if (ctx->arena.used_total + sb->len > ctx->params.max_memory) {
+    ctx->over = TPL_OVER_MEMORY;
+    return false;
+  }
+  return true;
+}
+
+/* CAPACITY naming the bound of ctx->over (the step bound when none is set);
+ * OUT_OF_MEMORY for TPL_OVER_OOM. */
+POOT_MUST_USE poot_status poot__tpl_over(tpl_ctx *ctx, const tpl_node *at);
 
 /* Errors carrying the line. */
 POOT_MUST_USE poot_status poot__tpl_err(tpl_ctx *ctx, const tpl_node *at, poot_status_code code,
@@ -291,29 +336,49 @@ POOT_MUST_USE poot_status poot__tv_dict_new(tpl_ctx *ctx, size_t cap, tpl_value 
 /* Sets key to val (replacing an equal key). */
 POOT_MUST_USE poot_status poot__tv_dict_set(tpl_ctx *ctx, tpl_dict *d, tpl_value key,
                                             tpl_value val);
-/* Index of the key or -1. */
-long poot__tv_dict_find(const tpl_dict *d, tpl_value key);
+/* *out_index: the index of the key, or -1. */
+POOT_MUST_USE poot_status poot__tv_dict_find(tpl_ctx *ctx, const tpl_node *at, const tpl_dict *d,
+                                             tpl_value key, long *out_index);
+/* The index of a string key or -1 (costs no steps: one string compare). */
 long poot__tv_dict_find_str(const tpl_dict *d, const char *key, size_t n);
 POOT_MUST_USE poot_status poot__tv_from_json(tpl_ctx *ctx, const poot_json *j, tpl_value *out);
 
 bool poot__tv_truthy(tpl_value v);
+
+/* The walks below charge steps per value visited (see the cost model above)
+ * and return CAPACITY naming the bound once one is exhausted. */
+
 /* Python ==. */
-bool poot__tv_equal(tpl_value a, tpl_value b);
-/* Python <: sets *out_lt; false when the types do not order. */
-bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt);
-/* str(v) and repr(v) appended to sb. str of an undefined is "". */
-void poot__tv_str(poot_strbuf *sb, tpl_value v);
-void poot__tv_repr(poot_strbuf *sb, tpl_value v);
+POOT_MUST_USE poot_status poot__tv_equal(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                                         bool *out_eq);
+/* Python <: *out_ordered false when the types do not order, else *out_lt. */
+POOT_MUST_USE poot_status poot__tv_less(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                                        bool *out_ordered, bool *out_lt);
+/* str(v) and repr(v) appended to sb. str of an undefined is "". Text past
+ * max_output is CAPACITY. */
+POOT_MUST_USE poot_status poot__tv_str(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
+                                       tpl_value v);
+POOT_MUST_USE poot_status poot__tv_repr(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
+                                        tpl_value v);
 /* str(v) as a value (the same value when it is already a string). */
-POOT_MUST_USE poot_status poot__tv_to_str(tpl_ctx *ctx, tpl_value v, tpl_value *out);
+POOT_MUST_USE poot_status poot__tv_to_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v,
+                                          tpl_value *out);
 /* Python's float repr. */
 void poot__tv_float_repr(poot_strbuf *sb, double f);
-/* json.dumps(v, ensure_ascii, indent, separators, sort_keys). indent: NULL
- * for none; otherwise the indent unit text. Returns false (with *out_bad set
- * to the offending value) when v holds something JSON cannot encode. */
-bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *indent,
-                   const char *item_sep, const char *key_sep, bool sort_keys, int depth,
-                   tpl_value *out_bad);
+
+/* json.dumps options: indent NULL for none, else the indent unit text. */
+typedef struct tpl_json_style {
+  bool ensure_ascii;
+  bool sort_keys;
+  const char *indent;
+  const char *item_sep;
+  const char *key_sep;
+} tpl_json_style;
+
+/* json.dumps(v) appended to sb. FORMAT (naming the type) when v holds
+ * something JSON cannot encode or keys that do not sort. */
+POOT_MUST_USE poot_status poot__tv_json(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb,
+                                        tpl_value v, const tpl_json_style *style);
 const char *poot__tv_type_name(tpl_value v);
 /* Copies bytes into the render arena. */
 POOT_MUST_USE poot_status poot__tv_strdup(tpl_ctx *ctx, const char *p, size_t n, tpl_value *out);

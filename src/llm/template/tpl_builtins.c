@@ -93,7 +93,7 @@ poot_status poot__tpl_test(tpl_ctx *ctx, const tpl_node *at, const char *name, t
     *out = k == TV_STR && (v.flags & TVF_SAFE);
   else if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
     tpl_value s;
-    POOT_TRY(str_of(ctx, v, &s));
+    POOT_TRY(str_of(ctx, at, v, &s));
     bool any = false, ok = true;
     for (size_t i = 0; i < s.u.s.n;) {
       size_t len;
@@ -165,9 +165,12 @@ static poot_status sort_items(tpl_ctx *ctx, const tpl_node *at, sort_item *a, si
       size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
       size_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi) {
-        bool lt = false;
+        bool lt = false, ordered = false;
         tpl_value x = a[j].key, y = a[i].key;
-        if (!(reverse ? poot__tv_less(y, x, &lt) : poot__tv_less(x, y, &lt))) {
+        st = reverse ? poot__tv_less(ctx, at, y, x, &ordered, &lt)
+                     : poot__tv_less(ctx, at, x, y, &ordered, &lt);
+        if (st) break;
+        if (!ordered) {
           st = poot__tpl_err(ctx, at, POOT_FORMAT,
                              "'<' not supported between instances of '%s' and '%s'",
                              poot__tv_type_name(x), poot__tv_type_name(y));
@@ -328,25 +331,17 @@ static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, cons
   } else if (seps.kind != TV_NONE) {
     return poot__tpl_err(ctx, at, POOT_FORMAT, "tojson: separators must be a pair of strings");
   }
+  tpl_json_style style = {.ensure_ascii = ensure_ascii,
+                          .sort_keys = sort_keys,
+                          .indent = indent,
+                          .item_sep = item_sep,
+                          .key_sep = key_sep};
   poot_strbuf sb;
   poot_strbuf_init(&sb);
-  tpl_value bad = tv_none();
-  if (!poot__tv_json(&sb, v, ensure_ascii, indent, item_sep, key_sep, sort_keys, 0, &bad)) {
+  poot_status st = poot__tv_json(ctx, at, &sb, v, &style);
+  if (st) {
     poot_strbuf_deinit(&sb);
-    if (bad.kind == TV_UNDEF)
-      return poot__tpl_err(ctx, at, POOT_FORMAT,
-                           "Object of type Undefined is not JSON serializable");
-    return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type %s is not JSON serializable",
-                         poot__tv_type_name(bad));
-  }
-  poot_status cst = poot__tpl_charge(ctx, at, sb.len / 16);
-  if (cst) {
-    poot_strbuf_deinit(&sb);
-    return cst;
-  }
-  if (sb.len > ctx->params.max_output) {
-    poot_strbuf_deinit(&sb);
-    return poot__tpl_err(ctx, at, POOT_CAPACITY, "tojson output too long");
+    return st;
   }
   return sb_done(ctx, &sb, out);
 }
@@ -459,7 +454,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   }
   if (!strcmp(name, "tojson")) return do_tojson(ctx, at, v, a, out);
   if (!strcmp(name, "safe")) {
-    POOT_TRY(str_of(ctx, v, out));
+    POOT_TRY(str_of(ctx, at, v, out));
     out->flags |= TVF_SAFE;
     return NULL;
   }
@@ -468,7 +463,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       *out = v;
       return NULL;
     }
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     poot_strbuf sb;
     poot_strbuf_init(&sb);
     poot__tpl_html_escape(&sb, x.u.s.p, x.u.s.n);
@@ -481,10 +476,10 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       *out = v;
       return NULL;
     }
-    return str_of(ctx, v, out);
+    return str_of(ctx, at, v, out);
   }
   if (!strcmp(name, "trim")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     tpl_value chars = tv_none();
     (void)arg(a, 0, "chars", &chars);
     if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "trim chars"));
@@ -497,7 +492,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   }
   if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "capitalize") ||
       !strcmp(name, "title")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     poot_strbuf sb;
     poot_strbuf_init(&sb);
     if (name[0] == 't') {
@@ -528,7 +523,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     return sb_done(ctx, &sb, out);
   }
   if (!strcmp(name, "replace")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     tpl_value m_args[3];
     size_t m_n = 0;
     for (size_t i = 0; i < 3; i++) {
@@ -537,7 +532,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       m_n++;
     }
     if (m_n == 3 && m_args[2].kind == TV_NONE) m_n = 2;
-    for (size_t i = 0; i < m_n && i < 2; i++) POOT_TRY(str_of(ctx, m_args[i], &m_args[i]));
+    for (size_t i = 0; i < m_n && i < 2; i++) POOT_TRY(str_of(ctx, at, m_args[i], &m_args[i]));
     return poot__tpl_call_method(ctx, at, x, "replace", m_args, m_n, NULL, NULL, 0, out);
   }
   if (!strcmp(name, "join")) {
@@ -546,7 +541,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     tpl_value sep = tv_str("", 0), attr = tv_none();
     (void)arg(a, 0, "d", &sep);
     (void)arg(a, 1, "attribute", &attr);
-    POOT_TRY(str_of(ctx, sep, &sep));
+    POOT_TRY(str_of(ctx, at, sep, &sep));
     poot_strbuf sb;
     poot_strbuf_init(&sb);
     for (size_t i = 0; i < items->n; i++) {
@@ -559,10 +554,10 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
         }
       }
       if (i) poot_strbuf_append(&sb, sep.u.s.p, sep.u.s.n);
-      poot__tv_str(&sb, it);
-      if (sb.len > ctx->params.max_output) {
+      poot_status st = poot__tv_str(ctx, at, &sb, it);
+      if (st) {
         poot_strbuf_deinit(&sb);
-        return poot__tpl_err(ctx, at, POOT_CAPACITY, "join output too long");
+        return st;
       }
     }
     return sb_done(ctx, &sb, out);
@@ -694,7 +689,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     return NULL;
   }
   if (!strcmp(name, "indent")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     return do_indent(ctx, x, a, out);
   }
   if (!strcmp(name, "map")) {
@@ -790,7 +785,9 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
             key.kind == TV_NS || key.kind == TV_UNDEF)
           return poot__tpl_err(ctx, at, POOT_FORMAT, "unhashable type: '%s'",
                                poot__tv_type_name(key));
-        if (poot__tv_dict_find(seen.u.dict, key) >= 0) continue;
+        long found;
+        POOT_TRY(poot__tv_dict_find(ctx, at, seen.u.dict, key, &found));
+        if (found >= 0) continue;
         POOT_TRY(poot__tv_dict_set(ctx, seen.u.dict, key, tv_none()));
         out->u.list->items[k++] = si[i].val;
       }
@@ -805,16 +802,12 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
       }
       size_t best = 0;
       for (size_t i = 1; i < n; i++) {
-        bool lt;
-        if (!poot__tv_less(si[i].key, si[best].key, &lt) ||
-            !poot__tv_less(si[best].key, si[i].key, &lt))
+        bool lt_ib, lt_bi, ordered_ib, ordered_bi;
+        POOT_TRY(poot__tv_less(ctx, at, si[i].key, si[best].key, &ordered_ib, &lt_ib));
+        POOT_TRY(poot__tv_less(ctx, at, si[best].key, si[i].key, &ordered_bi, &lt_bi));
+        if (!ordered_ib || !ordered_bi)
           return poot__tpl_err(ctx, at, POOT_FORMAT, "values do not order");
-        bool better;
-        if (name[1] == 'i')
-          (void)poot__tv_less(si[i].key, si[best].key, &better);
-        else
-          (void)poot__tv_less(si[best].key, si[i].key, &better);
-        if (better) best = i;
+        if (name[1] == 'i' ? lt_ib : lt_bi) best = i;
       }
       *out = si[best].val;
       return NULL;
@@ -840,7 +833,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     return NULL;
   }
   if (!strcmp(name, "format")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     tpl_value t;
     if (nkw) {
       return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "format filter with keyword arguments");
@@ -851,7 +844,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
     return poot__tpl_percent_format(ctx, at, x, t, out);
   }
   if (!strcmp(name, "wordcount")) {
-    POOT_TRY(str_of(ctx, v, &x));
+    POOT_TRY(str_of(ctx, at, v, &x));
     int64_t words = 0;
     bool in = false;
     for (size_t i = 0; i < x.u.s.n;) {
@@ -892,10 +885,11 @@ poot_status poot__tpl_call_builtin(tpl_ctx *ctx, const tpl_node *at, const char 
     tpl_value msg = nargs ? args[0] : tv_str("", 0);
     poot_strbuf sb;
     poot_strbuf_init(&sb);
-    poot__tv_str(&sb, msg);
-    if (poot_strbuf_status(&sb)) {
+    poot_status st = poot__tv_str(ctx, at, &sb, msg);
+    if (!st) st = poot_strbuf_status(&sb);
+    if (st) {
       poot_strbuf_deinit(&sb);
-      return poot__tpl_oom();
+      return st;
     }
     poot_free(ctx->raised);
     ctx->raised = poot_strbuf_take(&sb);

@@ -19,21 +19,34 @@ poot_status poot__tpl_err(tpl_ctx *ctx, const tpl_node *at, poot_status_code cod
   return poot_status_make(code, "template: %s", msg);
 }
 
+poot_status poot__tpl_over(tpl_ctx *ctx, const tpl_node *at) {
+  const poot_chat_template_render_params *p = &ctx->params;
+  switch (ctx->over) {
+    case TPL_OVER_OUTPUT:
+      return poot__tpl_err(ctx, at, POOT_CAPACITY,
+                           "the template built a text longer than max_output (%zu bytes)",
+                           p->max_output);
+    case TPL_OVER_MEMORY:
+      return poot__tpl_err(ctx, at, POOT_CAPACITY,
+                           "the template used more than max_memory (%zu bytes)", p->max_memory);
+    case TPL_OVER_OOM:
+      return poot__tpl_oom();
+    default:
+      ctx->over = TPL_OVER_STEPS;
+      return poot__tpl_err(ctx, at, POOT_CAPACITY,
+                           "the template ran past max_steps (%llu steps: a runaway loop, or a "
+                           "value walked too often?)",
+                           (unsigned long long)p->max_steps);
+  }
+}
+
 poot_status poot__tpl_charge(tpl_ctx *ctx, const tpl_node *at, uint64_t units) {
-  ctx->steps += units;
-  if (ctx->steps > ctx->params.max_steps)
-    return poot__tpl_err(ctx, at, POOT_CAPACITY,
-                         "the template ran more than %llu steps (a runaway loop?)",
-                         (unsigned long long)ctx->params.max_steps);
+  if (!tpl_tick(ctx, units) || ctx->over) return poot__tpl_over(ctx, at);
   return NULL;
 }
 
 poot_status poot__tpl_step(tpl_ctx *ctx, const tpl_node *at) {
-  if (++ctx->steps > ctx->params.max_steps)
-    return poot__tpl_err(ctx, at, POOT_CAPACITY,
-                         "the template ran more than %llu steps (a runaway loop?)",
-                         (unsigned long long)ctx->params.max_steps);
-  return NULL;
+  return poot__tpl_charge(ctx, at, 1);
 }
 
 /* ----------------------------------------------------------------- scopes */
@@ -166,7 +179,8 @@ static void type_repr(poot_strbuf *sb, tpl_value v) {
 
 /* Replaces a plain miss (an undefined named `name`) by one whose message says
  * what was missing where, as jinja2's does. */
-static poot_status explain_miss(tpl_ctx *ctx, tpl_value obj, tpl_value key, tpl_value *out) {
+static poot_status explain_miss(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
+                                tpl_value *out) {
   if (out->kind != TV_UNDEF || out->flags || obj.kind == TV_UNDEF) return NULL;
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -178,9 +192,9 @@ static poot_status explain_miss(tpl_ctx *ctx, tpl_value obj, tpl_value key, tpl_
     type_repr(&sb, obj);
     poot_strbuf_puts(&sb, " has no element ");
   }
-  poot__tv_repr(&sb, key);
   tpl_value msg;
-  poot_status st = poot__tv_from_sb(ctx, &sb, &msg);
+  poot_status st = poot__tv_repr(ctx, at, &sb, key);
+  if (!st) st = poot__tv_from_sb(ctx, &sb, &msg);
   poot_strbuf_deinit(&sb);
   if (st) return st;
   *out = tv_undef(msg.u.s.p);
@@ -194,7 +208,7 @@ static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
 poot_status poot__tpl_getattr(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
                               tpl_value *out) {
   POOT_TRY(getattr_inner(ctx, at, obj, name, out));
-  return explain_miss(ctx, obj, tv_str(name, strlen(name)), out);
+  return explain_miss(ctx, at, obj, tv_str(name, strlen(name)), out);
 }
 
 static poot_status getattr_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, const char *name,
@@ -326,7 +340,7 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
 poot_status poot__tpl_getitem(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
                               tpl_value *out) {
   POOT_TRY(getitem_inner(ctx, at, obj, key, out));
-  return explain_miss(ctx, obj, key, out);
+  return explain_miss(ctx, at, obj, key, out);
 }
 
 static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj, tpl_value key,
@@ -336,7 +350,8 @@ static poot_status getitem_inner(tpl_ctx *ctx, const tpl_node *at, tpl_value obj
     case TV_UNDEF:
       return undefined_error(ctx, at, obj);
     case TV_DICT: {
-      long i = poot__tv_dict_find(obj.u.dict, key);
+      long i;
+      POOT_TRY(poot__tv_dict_find(ctx, at, obj.u.dict, key, &i));
       if (i >= 0) {
         *out = obj.u.dict->vals[i];
         return NULL;
@@ -604,11 +619,7 @@ static poot_status eval_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       for (size_t i = 0; i < n->nkids && !st; i++) {
         tpl_value v;
         st = poot__tpl_eval(ctx, scope, n->kids[i], &v);
-        if (!st) poot__tv_str(&sb, v);
-        if (!st) st = poot__tpl_charge(ctx, n, sb.len / 64);
-        if (!st && sb.len > ctx->params.max_output)
-          st = poot__tpl_err(ctx, n, POOT_CAPACITY, "a string grew past %zu bytes",
-                             ctx->params.max_output);
+        if (!st) st = poot__tv_str(ctx, n, &sb, v);
       }
       if (!st) st = poot__tv_from_sb(ctx, &sb, out);
       poot_strbuf_deinit(&sb);
@@ -652,9 +663,10 @@ static poot_status eval_filter_chain(tpl_ctx *ctx, tpl_scope *scope, const tpl_n
 static poot_status emit(tpl_ctx *ctx, const tpl_node *at, const char *p, size_t n) {
   poot_strbuf_append(ctx->out, p, n);
   if (ctx->out->failed) return poot__tpl_oom();
-  if (ctx->out->len > ctx->params.max_output)
-    return poot__tpl_err(ctx, at, POOT_CAPACITY, "the rendered text grew past %zu bytes",
-                         ctx->params.max_output);
+  if (ctx->out->len > ctx->params.max_output) {
+    ctx->over = TPL_OVER_OUTPUT;
+    return poot__tpl_over(ctx, at);
+  }
   return NULL;
 }
 
@@ -770,7 +782,7 @@ static poot_status call_macro(tpl_ctx *ctx, const tpl_node *at, tpl_func *fn, co
                               size_t nkw, tpl_value *out) {
   const tpl_node *def = fn->node;
   if (ctx->depth >= ctx->params.max_depth)
-    return poot__tpl_err(ctx, at, POOT_CAPACITY, "macro calls nested deeper than %u",
+    return poot__tpl_err(ctx, at, POOT_CAPACITY, "macro calls nested deeper than max_depth (%u)",
                          (unsigned)ctx->params.max_depth);
   tpl_scope *ms = NULL;
   POOT_TRY(scope_new(ctx, fn->closure, &ms));
@@ -865,7 +877,8 @@ poot_status poot__tpl_call(tpl_ctx *ctx, const tpl_node *at, tpl_value fn, const
                            "the loop is not recursive: add 'recursive' to call loop()");
     if (nargs != 1) return poot__tpl_err(ctx, at, POOT_FORMAT, "loop() takes one argument");
     if (ctx->depth >= ctx->params.max_depth)
-      return poot__tpl_err(ctx, at, POOT_CAPACITY, "recursive loops nested deeper than %u",
+      return poot__tpl_err(ctx, at, POOT_CAPACITY,
+                           "recursive loops nested deeper than max_depth (%u)",
                            (unsigned)ctx->params.max_depth);
     poot_strbuf sb;
     poot_strbuf_init(&sb);
@@ -904,7 +917,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       tpl_value v;
       POOT_TRY(poot__tpl_eval(ctx, scope, n->a, &v));
       if (v.kind == TV_STR) return emit(ctx, n, v.u.s.p, v.u.s.n);
-      poot__tv_str(ctx->out, v);
+      POOT_TRY(poot__tv_str(ctx, n, ctx->out, v));
       return emit(ctx, n, "", 0);
     }
     case N_IF: {
@@ -959,7 +972,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       tpl_value r;
       POOT_TRY(poot__tpl_call(ctx, call, fn, args, nargs, kwn, kwv, nkw, &r));
       tpl_value s;
-      POOT_TRY(poot__tv_to_str(ctx, r, &s));
+      POOT_TRY(poot__tv_to_str(ctx, n, r, &s));
       return emit(ctx, n, s.u.s.p, s.u.s.n);
     }
     case N_FILTERBLOCK: {
@@ -967,7 +980,7 @@ static poot_status exec_inner(tpl_ctx *ctx, tpl_scope *scope, const tpl_node *n,
       POOT_TRY(capture(ctx, scope, n->body, n->nbody, &v));
       POOT_TRY(eval_filter_chain(ctx, scope, n->a, v, &v));
       tpl_value s;
-      POOT_TRY(poot__tv_to_str(ctx, v, &s));
+      POOT_TRY(poot__tv_to_str(ctx, n, v, &s));
       return emit(ctx, n, s.u.s.p, s.u.s.n);
     }
     case N_WITH: {

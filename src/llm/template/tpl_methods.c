@@ -319,7 +319,8 @@ static poot_status str_method(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
     }
     if (sb.len > ctx->params.max_output) {
       poot_strbuf_deinit(&sb);
-      return poot__tpl_err(ctx, at, POOT_CAPACITY, "replace output too long");
+      ctx->over = TPL_OVER_OUTPUT;
+      return poot__tpl_over(ctx, at);
     }
     return sb_done(ctx, &sb, out);
   }
@@ -441,6 +442,7 @@ poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value se
     tpl_dict *d = self.u.dict;
     if (!strcmp(name, "items")) return poot__tpl_items_of(ctx, at, self, out);
     if (!strcmp(name, "keys") || !strcmp(name, "values")) {
+      POOT_TRY(poot__tpl_charge(ctx, at, d->n));
       POOT_TRY(poot__tv_list_new(ctx, d->n, out));
       for (size_t i = 0; i < d->n; i++)
         out->u.list->items[i] = name[0] == 'k' ? d->keys[i] : d->vals[i];
@@ -451,11 +453,13 @@ poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value se
       if (!arg(&A, 0, NULL, &key))
         return poot__tpl_err(ctx, at, POOT_FORMAT, "get expected at least 1 argument");
       (void)arg(&A, 1, NULL, &dflt);
-      long i = poot__tv_dict_find(d, key);
+      long i;
+      POOT_TRY(poot__tv_dict_find(ctx, at, d, key, &i));
       *out = i >= 0 ? d->vals[i] : dflt;
       return NULL;
     }
     if (!strcmp(name, "copy")) {
+      POOT_TRY(poot__tpl_charge(ctx, at, d->n));
       POOT_TRY(poot__tv_dict_new(ctx, d->n, out));
       for (size_t i = 0; i < d->n; i++)
         POOT_TRY(poot__tv_dict_set(ctx, out->u.dict, d->keys[i], d->vals[i]));
@@ -466,6 +470,7 @@ poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value se
     tpl_list *l = self.u.list;
     tpl_value x;
     if (!strcmp(name, "copy")) {
+      POOT_TRY(poot__tpl_charge(ctx, at, l->n));
       POOT_TRY(poot__tv_list_new(ctx, l->n, out));
       if (l->n) memcpy(out->u.list->items, l->items, l->n * sizeof(tpl_value));
       return NULL;
@@ -474,16 +479,23 @@ poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value se
       return poot__tpl_err(ctx, at, POOT_FORMAT, "%s takes an argument", name);
     if (!strcmp(name, "count")) {
       int64_t c = 0;
-      for (size_t i = 0; i < l->n; i++) c += poot__tv_equal(l->items[i], x);
+      for (size_t i = 0; i < l->n; i++) {
+        bool eq;
+        POOT_TRY(poot__tv_equal(ctx, at, l->items[i], x, &eq));
+        c += eq;
+      }
       *out = tv_int(c);
       return NULL;
     }
     if (!strcmp(name, "index")) {
-      for (size_t i = 0; i < l->n; i++)
-        if (poot__tv_equal(l->items[i], x)) {
+      for (size_t i = 0; i < l->n; i++) {
+        bool eq;
+        POOT_TRY(poot__tv_equal(ctx, at, l->items[i], x, &eq));
+        if (eq) {
           *out = tv_int((int64_t)i);
           return NULL;
         }
+      }
       return poot__tpl_err(ctx, at, POOT_FORMAT, "value is not in list");
     }
   }
@@ -498,7 +510,9 @@ poot_status poot__tpl_call_method(tpl_ctx *ctx, const tpl_node *at, tpl_value se
       tpl_value t;
       POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
       if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
-      bool changed = !l->has_changed || !poot__tv_equal(l->last_changed, t);
+      bool same = false;
+      if (l->has_changed) POOT_TRY(poot__tv_equal(ctx, at, l->last_changed, t, &same));
+      bool changed = !same;
       l->last_changed = t;
       l->has_changed = true;
       *out = tv_bool(changed);

@@ -216,21 +216,21 @@ poot_status poot__tpl_contains(tpl_ctx *ctx, const tpl_node *at, tpl_value hay, 
       return NULL;
     case TV_LIST:
       POOT_TRY(poot__tpl_charge(ctx, at, hay.u.list->n));
-      for (size_t i = 0; i < hay.u.list->n; i++)
-        if (poot__tv_equal(hay.u.list->items[i], needle)) {
-          *out = true;
-          break;
-        }
+      for (size_t i = 0; i < hay.u.list->n && !*out; i++)
+        POOT_TRY(poot__tv_equal(ctx, at, hay.u.list->items[i], needle, out));
       return NULL;
-    case TV_DICT:
-      *out = poot__tv_dict_find(hay.u.dict, needle) >= 0;
+    case TV_DICT: {
+      long i;
+      POOT_TRY(poot__tv_dict_find(ctx, at, hay.u.dict, needle, &i));
+      *out = i >= 0;
       return NULL;
+    }
     case TV_STR:
       if (needle.kind != TV_STR)
         return poot__tpl_err(ctx, at, POOT_FORMAT,
                              "'in <string>' requires string as left operand, not %s",
                              poot__tv_type_name(needle));
-      POOT_TRY(poot__tpl_charge(ctx, at, hay.u.s.n / 64));
+      POOT_TRY(poot__tpl_charge(ctx, at, hay.u.s.n / TPL_TEXT_STEP));
       if (needle.u.s.n == 0) {
         *out = true;
       } else if (needle.u.s.n <= hay.u.s.n) {
@@ -253,11 +253,15 @@ static poot_status repeat(tpl_ctx *ctx, const tpl_node *at, tpl_value seq, int64
   if (times < 0) times = 0;
   if (seq.kind == TV_STR) {
     size_t total;
-    if (!poot_size_mul(seq.u.s.n, (size_t)times, &total) || total > ctx->params.max_output)
-      return poot__tpl_err(ctx, at, POOT_CAPACITY, "a repeated string is too long");
+    if (!poot_size_mul(seq.u.s.n, (size_t)times, &total) || total > ctx->params.max_output) {
+      ctx->over = TPL_OVER_OUTPUT;
+      return poot__tpl_over(ctx, at);
+    }
+    POOT_TRY(poot__tpl_charge(ctx, at, total / TPL_TEXT_STEP));
     poot_strbuf sb;
     poot_strbuf_init(&sb);
-    for (int64_t i = 0; i < times; i++) poot_strbuf_append(&sb, seq.u.s.p, seq.u.s.n);
+    /* '' * 10**18 is '' at once, not 10**18 empty appends. */
+    for (int64_t i = 0; seq.u.s.n && i < times; i++) poot_strbuf_append(&sb, seq.u.s.p, seq.u.s.n);
     poot_status st = poot__tv_from_sb(ctx, &sb, out);
     poot_strbuf_deinit(&sb);
     return st;
@@ -275,21 +279,22 @@ static poot_status repeat(tpl_ctx *ctx, const tpl_node *at, tpl_value seq, int64
 poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
                             tpl_value *out) {
   *out = tv_none();
-  bool lt = false;
-  if ((op == OP_EQ || op == OP_NE) && a.kind == TV_LIST && b.kind == TV_LIST)
-    POOT_TRY(poot__tpl_charge(ctx, at, a.u.list->n < b.u.list->n ? a.u.list->n : b.u.list->n));
+  bool lt = false, eq = false;
   switch (op) {
     case OP_EQ:
-      *out = tv_bool(poot__tv_equal(a, b));
-      return NULL;
     case OP_NE:
-      *out = tv_bool(!poot__tv_equal(a, b));
+      POOT_TRY(poot__tv_equal(ctx, at, a, b, &eq));
+      *out = tv_bool(op == OP_EQ ? eq : !eq);
       return NULL;
     case OP_LT:
     case OP_GT:
     case OP_LE:
     case OP_GE: {
-      bool ok = (op == OP_LT || op == OP_GE) ? poot__tv_less(a, b, &lt) : poot__tv_less(b, a, &lt);
+      bool ok = false;
+      if (op == OP_LT || op == OP_GE)
+        POOT_TRY(poot__tv_less(ctx, at, a, b, &ok, &lt));
+      else
+        POOT_TRY(poot__tv_less(ctx, at, b, a, &ok, &lt));
       if (!ok) return type_error(ctx, at, op, a, b);
       /* a<b: lt; a>b: b<a; a<=b: !(b<a); a>=b: !(a<b). NaN aside, as Python. */
       if (op == OP_LT || op == OP_GT) {
@@ -416,10 +421,8 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
       poot__tpl_html_escape(&sb, b.u.s.p, b.u.s.n);
     else
       poot_strbuf_append(&sb, b.u.s.p, b.u.s.n);
-    poot_status st = NULL;
-    if (sb.len > ctx->params.max_output)
-      st = poot__tpl_err(ctx, at, POOT_CAPACITY, "a string grew past %zu bytes",
-                         ctx->params.max_output);
+    poot_status st = poot__tpl_charge(ctx, at, sb.len / TPL_TEXT_STEP);
+    if (!st && !tpl_text_fits(ctx, &sb)) st = poot__tpl_over(ctx, at);
     if (!st) st = poot__tv_from_sb(ctx, &sb, out);
     poot_strbuf_deinit(&sb);
     if (!st && safe) out->flags |= TVF_SAFE;
@@ -509,10 +512,11 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
       case 'r': {
         poot_strbuf tmp;
         poot_strbuf_init(&tmp);
-        if (conv == 's')
-          poot__tv_str(&tmp, v);
-        else
-          poot__tv_repr(&tmp, v);
+        st = conv == 's' ? poot__tv_str(ctx, at, &tmp, v) : poot__tv_repr(ctx, at, &tmp, v);
+        if (st) {
+          poot_strbuf_deinit(&tmp);
+          break;
+        }
         spec[sl++] = 's';
         spec[sl] = 0;
         poot_strbuf_printf(&sb, spec, tmp.data);
@@ -575,10 +579,7 @@ poot_status poot__tpl_percent_format(tpl_ctx *ctx, const tpl_node *at, tpl_value
 
 static poot_status apply_spec(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb, tpl_value v,
                               const char *spec, size_t sn) {
-  if (sn == 0) {
-    poot__tv_str(sb, v);
-    return NULL;
-  }
+  if (sn == 0) return poot__tv_str(ctx, at, sb, v);
   /* [[fill]align][sign][#][0][width][,][.precision][type] */
   size_t i = 0;
   uint32_t fill = ' ';
@@ -770,8 +771,8 @@ poot_status poot__tpl_str_format(tpl_ctx *ctx, const tpl_node *at, tpl_value fmt
     if (conv == 'r') {
       poot_strbuf tmp;
       poot_strbuf_init(&tmp);
-      poot__tv_repr(&tmp, v);
-      st = poot__tv_from_sb(ctx, &tmp, &v);
+      st = poot__tv_repr(ctx, at, &tmp, v);
+      if (!st) st = poot__tv_from_sb(ctx, &tmp, &v);
       poot_strbuf_deinit(&tmp);
       if (st) break;
     }

@@ -65,8 +65,8 @@ static inline poot_status need_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v
                        poot__tv_type_name(v));
 }
 
-static inline poot_status str_of(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
-  return poot__tv_to_str(ctx, v, out);
+static inline poot_status str_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_value *out) {
+  return poot__tv_to_str(ctx, at, v, out);
 }
 
 static inline poot_status sb_done(tpl_ctx *ctx, poot_strbuf *sb, tpl_value *out) {

@@ -84,16 +84,21 @@ poot_status poot__tpl_oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory while rendering a chat template");
 }
 
+/* Render memory: refused past max_memory (ctx->over says which way it
+ * failed, for mem_error). */
 static void *ctx_alloc(tpl_ctx *ctx, size_t size, size_t align) {
-  if (ctx->arena.used_total + size > ctx->params.max_memory) return NULL;
-  return poot_arena_alloc(&ctx->arena, size, align);
+  if (size > ctx->params.max_memory || ctx->arena.used_total > ctx->params.max_memory - size) {
+    ctx->over = TPL_OVER_MEMORY;
+    return NULL;
+  }
+  void *p = poot_arena_alloc(&ctx->arena, size, align);
+  if (!p) ctx->over = TPL_OVER_OOM;
+  return p;
 }
 
 static poot_status mem_error(tpl_ctx *ctx) {
-  if (ctx->arena.used_total >= ctx->params.max_memory / 2)
-    return poot_status_make(POOT_CAPACITY, "chat template used more than %zu bytes of memory",
-                            ctx->params.max_memory);
-  return poot__tpl_oom();
+  if (!ctx->over) ctx->over = TPL_OVER_OOM;
+  return poot__tpl_over(ctx, NULL);
 }
 
 poot_status poot__tv_strdup(tpl_ctx *ctx, const char *p, size_t n, tpl_value *out) {
@@ -116,7 +121,10 @@ poot_status poot__tv_list_new(tpl_ctx *ctx, size_t n, tpl_value *out) {
   tpl_list *l = ctx_alloc(ctx, sizeof *l, _Alignof(tpl_list));
   if (!l) return mem_error(ctx);
   size_t bytes;
-  if (!poot_size_mul(n, sizeof(tpl_value), &bytes)) return mem_error(ctx);
+  if (!poot_size_mul(n, sizeof(tpl_value), &bytes)) {
+    ctx->over = TPL_OVER_MEMORY;
+    return mem_error(ctx);
+  }
   l->items = n ? ctx_alloc(ctx, bytes, _Alignof(tpl_value)) : NULL;
   if (n && !l->items) return mem_error(ctx);
   l->n = n;
@@ -139,12 +147,19 @@ poot_status poot__tv_dict_new(tpl_ctx *ctx, size_t cap, tpl_value *out) {
   return NULL;
 }
 
+static uint64_t str_hash(const char *p, size_t n) {
+  return poot_hash64(p, n, 0x9e3779b97f4a7c15ull);
+}
+
 /* A hash consistent with Python equality for the hashable values (1, 1.0 and
- * True hash alike); 0 for values that cannot be keys. */
-static uint64_t key_hash(tpl_value k, int depth) {
+ * True hash alike); 0 for values that cannot be keys. Charges a step per
+ * value it visits (a tuple key may nest). */
+static uint64_t key_hash(tpl_ctx *ctx, tpl_value k, int depth) {
+  if (!tpl_tick(ctx, 1)) return 0;
   switch (k.kind) {
     case TV_STR:
-      return poot_hash64(k.u.s.p, k.u.s.n, 0x9e3779b97f4a7c15ull);
+      if (!tpl_tick(ctx, k.u.s.n / TPL_TEXT_STEP)) return 0;
+      return str_hash(k.u.s.p, k.u.s.n);
     case TV_BOOL:
       return poot_hash64_mix(1, (uint64_t)k.u.b);
     case TV_INT:
@@ -163,8 +178,8 @@ static uint64_t key_hash(tpl_value k, int depth) {
     case TV_LIST: {
       uint64_t h = 4;
       if (depth < 8)
-        for (size_t i = 0; i < k.u.list->n; i++)
-          h = poot_hash64_mix(h, key_hash(k.u.list->items[i], depth + 1));
+        for (size_t i = 0; i < k.u.list->n && !ctx->over; i++)
+          h = poot_hash64_mix(h, key_hash(ctx, k.u.list->items[i], depth + 1));
       return h;
     }
     default:
@@ -172,34 +187,62 @@ static uint64_t key_hash(tpl_value k, int depth) {
   }
 }
 
-static long index_probe(const tpl_dict *d, uint64_t h, tpl_value key) {
+static bool equal_walk(tpl_ctx *ctx, tpl_value a, tpl_value b, int depth);
+
+/* The entry of key in d's hash index, or -1; also -1 (with ctx->over set)
+ * when the comparisons ran out of steps. */
+static long index_probe(tpl_ctx *ctx, const tpl_dict *d, uint64_t h, tpl_value key) {
   size_t mask = d->icap - 1;
   for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
     uint32_t e = d->index[i];
     if (!e) return -1;
-    if (poot__tv_equal(d->keys[e - 1], key)) return (long)(e - 1);
+    if (equal_walk(ctx, d->keys[e - 1], key, 0)) return (long)(e - 1);
+    if (ctx->over) return -1;
   }
 }
 
-long poot__tv_dict_find(const tpl_dict *d, tpl_value key) {
-  if (d->index) return index_probe(d, key_hash(key, 0), key);
-  for (size_t i = 0; i < d->n; i++)
-    if (poot__tv_equal(d->keys[i], key)) return (long)i;
+static long dict_find(tpl_ctx *ctx, const tpl_dict *d, tpl_value key) {
+  if (d->index) {
+    uint64_t h = key_hash(ctx, key, 0);
+    return ctx->over ? -1 : index_probe(ctx, d, h, key);
+  }
+  for (size_t i = 0; i < d->n && !ctx->over; i++)
+    if (equal_walk(ctx, d->keys[i], key, 0)) return (long)i;
   return -1;
+}
+
+poot_status poot__tv_dict_find(tpl_ctx *ctx, const tpl_node *at, const tpl_dict *d, tpl_value key,
+                               long *out_index) {
+  *out_index = dict_find(ctx, d, key);
+  if (ctx->over) {
+    *out_index = -1;
+    return poot__tpl_over(ctx, at);
+  }
+  return NULL;
+}
+
+static bool is_str_key(const tpl_value *k, const char *key, size_t n) {
+  return k->kind == TV_STR && k->u.s.n == n && memcmp(k->u.s.p, key, n) == 0;
 }
 
 long poot__tv_dict_find_str(const tpl_dict *d, const char *key, size_t n) {
-  if (d->index) return index_probe(d, key_hash(tv_str(key, n), 0), tv_str(key, n));
-  for (size_t i = 0; i < d->n; i++) {
-    const tpl_value *k = &d->keys[i];
-    if (k->kind == TV_STR && k->u.s.n == n && memcmp(k->u.s.p, key, n) == 0) return (long)i;
+  if (d->index) {
+    /* A string equals only a string, so only string entries can match. */
+    size_t mask = d->icap - 1;
+    for (size_t i = (size_t)str_hash(key, n) & mask;; i = (i + 1) & mask) {
+      uint32_t e = d->index[i];
+      if (!e) return -1;
+      if (is_str_key(&d->keys[e - 1], key, n)) return (long)(e - 1);
+    }
   }
+  for (size_t i = 0; i < d->n; i++)
+    if (is_str_key(&d->keys[i], key, n)) return (long)i;
   return -1;
 }
 
-static void index_insert(tpl_dict *d, size_t entry) {
+static void index_insert(tpl_ctx *ctx, tpl_dict *d, size_t entry) {
   size_t mask = d->icap - 1;
-  size_t i = (size_t)key_hash(d->keys[entry], 0) & mask;
+  size_t i = (size_t)key_hash(ctx, d->keys[entry], 0) & mask;
   while (d->index[i]) i = (i + 1) & mask;
   d->index[i] = (uint32_t)(entry + 1);
 }
@@ -208,8 +251,8 @@ static void index_insert(tpl_dict *d, size_t entry) {
 static poot_status index_update(tpl_ctx *ctx, tpl_dict *d) {
   if (d->n <= 8 || d->n > UINT32_MAX / 2) return NULL;
   if (d->index && d->n * 2 <= d->icap) {
-    index_insert(d, d->n - 1);
-    return NULL;
+    index_insert(ctx, d, d->n - 1);
+    return ctx->over ? poot__tpl_over(ctx, NULL) : NULL;
   }
   size_t icap = 32;
   while (icap < d->n * 4) icap *= 2;
@@ -218,12 +261,13 @@ static poot_status index_update(tpl_ctx *ctx, tpl_dict *d) {
   memset(index, 0, icap * sizeof(uint32_t));
   d->index = index;
   d->icap = icap;
-  for (size_t e = 0; e < d->n; e++) index_insert(d, e);
-  return NULL;
+  for (size_t e = 0; e < d->n; e++) index_insert(ctx, d, e);
+  return ctx->over ? poot__tpl_over(ctx, NULL) : NULL;
 }
 
 poot_status poot__tv_dict_set(tpl_ctx *ctx, tpl_dict *d, tpl_value key, tpl_value val) {
-  long at = poot__tv_dict_find(d, key);
+  long at;
+  POOT_TRY(poot__tv_dict_find(ctx, NULL, d, key, &at));
   if (at >= 0) {
     d->vals[at] = val;
     return NULL;
@@ -326,19 +370,10 @@ static int64_t num_i(tpl_value v) {
  * by a template loop) they give up, as Python raises RecursionError. */
 #define CMP_DEPTH 400
 
-static bool equal_depth(tpl_value a, tpl_value b, int depth);
-static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth);
-
-bool poot__tv_equal(tpl_value a, tpl_value b) {
-  return equal_depth(a, b, 0);
-}
-
-bool poot__tv_less(tpl_value a, tpl_value b, bool *out_lt) {
-  return less_depth(a, b, out_lt, 0);
-}
-
-static bool equal_depth(tpl_value a, tpl_value b, int depth) {
-  if (depth > CMP_DEPTH) return false;
+/* The walks return an arbitrary result once ctx->over is set; the public
+ * wrappers turn that into the status. */
+static bool equal_walk(tpl_ctx *ctx, tpl_value a, tpl_value b, int depth) {
+  if (depth > CMP_DEPTH || !tpl_tick(ctx, 1)) return false;
   if (tv_is_num(a) && tv_is_num(b)) {
     if (a.kind == TV_FLOAT || b.kind == TV_FLOAT) return num_f(a) == num_f(b);
     return num_i(a) == num_i(b);
@@ -349,19 +384,21 @@ static bool equal_depth(tpl_value a, tpl_value b, int depth) {
     case TV_NONE:
       return true;
     case TV_STR:
-      return a.u.s.n == b.u.s.n && memcmp(a.u.s.p, b.u.s.p, a.u.s.n) == 0;
+      if (a.u.s.n != b.u.s.n || !tpl_tick(ctx, a.u.s.n / TPL_TEXT_STEP)) return false;
+      return memcmp(a.u.s.p, b.u.s.p, a.u.s.n) == 0;
     case TV_LIST: {
       if ((a.flags & TVF_TUPLE) != (b.flags & TVF_TUPLE)) return false;
       if (a.u.list->n != b.u.list->n) return false;
       for (size_t i = 0; i < a.u.list->n; i++)
-        if (!equal_depth(a.u.list->items[i], b.u.list->items[i], depth + 1)) return false;
+        if (!equal_walk(ctx, a.u.list->items[i], b.u.list->items[i], depth + 1)) return false;
       return true;
     }
     case TV_DICT: {
       if (a.u.dict->n != b.u.dict->n) return false;
       for (size_t i = 0; i < a.u.dict->n; i++) {
-        long j = poot__tv_dict_find(b.u.dict, a.u.dict->keys[i]);
-        if (j < 0 || !equal_depth(a.u.dict->vals[i], b.u.dict->vals[j], depth + 1)) return false;
+        long j = dict_find(ctx, b.u.dict, a.u.dict->keys[i]);
+        if (j < 0 || !equal_walk(ctx, a.u.dict->vals[i], b.u.dict->vals[j], depth + 1))
+          return false;
       }
       return true;
     }
@@ -376,9 +413,9 @@ static bool equal_depth(tpl_value a, tpl_value b, int depth) {
   }
 }
 
-static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth) {
+static bool less_walk(tpl_ctx *ctx, tpl_value a, tpl_value b, bool *out_lt, int depth) {
   *out_lt = false;
-  if (depth > CMP_DEPTH) return false;
+  if (depth > CMP_DEPTH || !tpl_tick(ctx, 1)) return false;
   if (tv_is_num(a) && tv_is_num(b)) {
     if (a.kind == TV_FLOAT || b.kind == TV_FLOAT)
       *out_lt = num_f(a) < num_f(b);
@@ -388,6 +425,7 @@ static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth) {
   }
   if (a.kind == TV_STR && b.kind == TV_STR) {
     size_t m = a.u.s.n < b.u.s.n ? a.u.s.n : b.u.s.n;
+    if (!tpl_tick(ctx, m / TPL_TEXT_STEP)) return false;
     int c = memcmp(a.u.s.p, b.u.s.p, m);
     *out_lt = c < 0 || (c == 0 && a.u.s.n < b.u.s.n);
     return true;
@@ -396,13 +434,35 @@ static bool less_depth(tpl_value a, tpl_value b, bool *out_lt, int depth) {
     size_t m = a.u.list->n < b.u.list->n ? a.u.list->n : b.u.list->n;
     for (size_t i = 0; i < m; i++) {
       tpl_value x = a.u.list->items[i], y = b.u.list->items[i];
-      if (equal_depth(x, y, depth + 1)) continue;
-      return less_depth(x, y, out_lt, depth + 1);
+      if (equal_walk(ctx, x, y, depth + 1)) continue;
+      if (ctx->over) return false;
+      return less_walk(ctx, x, y, out_lt, depth + 1);
     }
     *out_lt = a.u.list->n < b.u.list->n;
     return true;
   }
   return false;
+}
+
+poot_status poot__tv_equal(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                           bool *out_eq) {
+  *out_eq = equal_walk(ctx, a, b, 0);
+  if (ctx->over) {
+    *out_eq = false;
+    return poot__tpl_over(ctx, at);
+  }
+  return NULL;
+}
+
+poot_status poot__tv_less(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                          bool *out_ordered, bool *out_lt) {
+  *out_ordered = less_walk(ctx, a, b, out_lt, 0);
+  if (ctx->over) {
+    *out_ordered = false;
+    *out_lt = false;
+    return poot__tpl_over(ctx, at);
+  }
+  return NULL;
 }
 
 const char *poot__tv_type_name(tpl_value v) {
@@ -435,6 +495,20 @@ const char *poot__tv_type_name(tpl_value v) {
 }
 
 /* ----------------------------------------------------------- str and repr */
+
+/* Appends the decimal digits of i: a walk prints many small integers, and
+ * printf costs an order of magnitude more than the rest of a visit. */
+static void put_int(poot_strbuf *sb, int64_t i) {
+  char buf[24];
+  size_t k = sizeof buf;
+  uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+  do {
+    buf[--k] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (i < 0) buf[--k] = '-';
+  poot_strbuf_append(sb, buf + k, sizeof buf - k);
+}
 
 void poot__tv_float_repr(poot_strbuf *sb, double f) {
   if (isnan(f)) {
@@ -535,27 +609,11 @@ static void repr_string(poot_strbuf *sb, const char *p, size_t n) {
   poot_strbuf_putc(sb, q);
 }
 
-static void repr_depth(poot_strbuf *sb, tpl_value v, int depth);
-
-static void str_depth(poot_strbuf *sb, tpl_value v, int depth) {
-  switch (v.kind) {
-    case TV_UNDEF:
-      return;
-    case TV_STR:
-      poot_strbuf_append(sb, v.u.s.p, v.u.s.n);
-      return;
-    default:
-      repr_depth(sb, v, depth);
-  }
-}
-
-/* str()/repr() stop growing past this size: a namespace that contains itself
- * several times would otherwise print an exponential tree. Callers then fail
- * on their output bound. */
-#define REPR_CAP ((size_t)1 << 26)
-
-static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
-  if (sb->len > REPR_CAP) return;
+/* repr() of v: stops (with ctx->over set) once it runs out of steps or its
+ * text passes the output bound, as a namespace that holds itself twice would
+ * print an exponential tree. */
+static void repr_walk(tpl_ctx *ctx, poot_strbuf *sb, tpl_value v, int depth) {
+  if (ctx->over || !tpl_tick(ctx, 1) || !tpl_text_fits(ctx, sb)) return;
   if (depth > 200) {
     poot_strbuf_puts(sb, "...");
     return;
@@ -570,12 +628,13 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
       poot_strbuf_puts(sb, v.u.b ? "True" : "False");
       return;
     case TV_INT:
-      poot_strbuf_printf(sb, "%lld", (long long)v.u.i);
+      put_int(sb, v.u.i);
       return;
     case TV_FLOAT:
       poot__tv_float_repr(sb, v.u.f);
       return;
     case TV_STR:
+      if (!tpl_tick(ctx, v.u.s.n / TPL_TEXT_STEP)) return;
       if (v.flags & TVF_SAFE) poot_strbuf_puts(sb, "Markup(");
       repr_string(sb, v.u.s.p, v.u.s.n);
       if (v.flags & TVF_SAFE) poot_strbuf_putc(sb, ')');
@@ -587,9 +646,9 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
       }
       bool tuple = v.flags & TVF_TUPLE;
       poot_strbuf_putc(sb, tuple ? '(' : '[');
-      for (size_t i = 0; i < v.u.list->n; i++) {
+      for (size_t i = 0; i < v.u.list->n && !ctx->over; i++) {
         if (i) poot_strbuf_puts(sb, ", ");
-        repr_depth(sb, v.u.list->items[i], depth + 1);
+        repr_walk(ctx, sb, v.u.list->items[i], depth + 1);
       }
       if (tuple && v.u.list->n == 1) poot_strbuf_putc(sb, ',');
       poot_strbuf_putc(sb, tuple ? ')' : ']');
@@ -599,11 +658,11 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
     case TV_NS: {
       if (v.kind == TV_NS) poot_strbuf_puts(sb, "<Namespace ");
       poot_strbuf_putc(sb, '{');
-      for (size_t i = 0; i < v.u.dict->n; i++) {
+      for (size_t i = 0; i < v.u.dict->n && !ctx->over; i++) {
         if (i) poot_strbuf_puts(sb, ", ");
-        repr_depth(sb, v.u.dict->keys[i], depth + 1);
+        repr_walk(ctx, sb, v.u.dict->keys[i], depth + 1);
         poot_strbuf_puts(sb, ": ");
-        repr_depth(sb, v.u.dict->vals[i], depth + 1);
+        repr_walk(ctx, sb, v.u.dict->vals[i], depth + 1);
       }
       poot_strbuf_putc(sb, '}');
       if (v.kind == TV_NS) poot_strbuf_putc(sb, '>');
@@ -625,14 +684,23 @@ static void repr_depth(poot_strbuf *sb, tpl_value v, int depth) {
   }
 }
 
-void poot__tv_str(poot_strbuf *sb, tpl_value v) {
-  str_depth(sb, v, 0);
-}
-void poot__tv_repr(poot_strbuf *sb, tpl_value v) {
-  repr_depth(sb, v, 0);
+poot_status poot__tv_str(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb, tpl_value v) {
+  if (v.kind == TV_UNDEF) return NULL;
+  if (v.kind == TV_STR) {
+    if (!tpl_tick(ctx, v.u.s.n / TPL_TEXT_STEP)) return poot__tpl_over(ctx, at);
+    poot_strbuf_append(sb, v.u.s.p, v.u.s.n);
+    return tpl_text_fits(ctx, sb) ? NULL : poot__tpl_over(ctx, at);
+  }
+  return poot__tv_repr(ctx, at, sb, v);
 }
 
-poot_status poot__tv_to_str(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
+poot_status poot__tv_repr(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb, tpl_value v) {
+  repr_walk(ctx, sb, v, 0);
+  if (!ctx->over) (void)tpl_text_fits(ctx, sb);
+  return ctx->over ? poot__tpl_over(ctx, at) : NULL;
+}
+
+poot_status poot__tv_to_str(tpl_ctx *ctx, const tpl_node *at, tpl_value v, tpl_value *out) {
   if (v.kind == TV_STR) {
     *out = v;
     return NULL;
@@ -643,8 +711,8 @@ poot_status poot__tv_to_str(tpl_ctx *ctx, tpl_value v, tpl_value *out) {
   }
   poot_strbuf sb;
   poot_strbuf_init(&sb);
-  poot__tv_str(&sb, v);
-  poot_status st = poot__tv_from_sb(ctx, &sb, out);
+  poot_status st = poot__tv_str(ctx, at, &sb, v);
+  if (!st) st = poot__tv_from_sb(ctx, &sb, out);
   poot_strbuf_deinit(&sb);
   return st;
 }
@@ -732,9 +800,66 @@ static bool json_key(poot_strbuf *sb, tpl_value k, bool ensure_ascii, tpl_value 
   }
 }
 
-bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *indent,
-                   const char *item_sep, const char *key_sep, bool sort_keys, int depth,
-                   tpl_value *out_bad) {
+/* The order json.dumps writes d's entries in (insertion order, or sorted
+ * keys) into order[0..n). False when keys do not order (*out_bad set) or the
+ * comparisons ran out of steps. */
+static bool json_order(tpl_ctx *ctx, const tpl_dict *d, bool sort_keys, size_t *order,
+                       tpl_value *out_bad) {
+  for (size_t i = 0; i < d->n; i++) order[i] = i;
+  if (!sort_keys) return true;
+  for (size_t i = 1; i < d->n; i++) {
+    size_t x = order[i], j = i;
+    while (j > 0) {
+      bool lt = false;
+      if (!less_walk(ctx, d->keys[x], d->keys[order[j - 1]], &lt, 0)) {
+        *out_bad = d->keys[x];
+        return false;
+      }
+      if (!lt) break;
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = x;
+  }
+  return true;
+}
+
+static bool json_walk(tpl_ctx *ctx, poot_strbuf *sb, tpl_value v, const tpl_json_style *st,
+                      int depth, tpl_value *out_bad);
+
+static bool json_dict(tpl_ctx *ctx, poot_strbuf *sb, tpl_dict *d, const tpl_json_style *st,
+                      int depth, tpl_value *out_bad) {
+  if (!d->n) {
+    poot_strbuf_puts(sb, "{}");
+    return true;
+  }
+  size_t order_buf[64];
+  size_t *order = d->n <= 64 ? order_buf : poot_malloc(d->n * sizeof(size_t));
+  if (!order) {
+    ctx->over = TPL_OVER_OOM;
+    return false;
+  }
+  bool ok = json_order(ctx, d, st->sort_keys, order, out_bad);
+  if (ok) poot_strbuf_putc(sb, '{');
+  for (size_t k = 0; k < d->n && ok; k++) {
+    size_t i = order[k];
+    if (k) poot_strbuf_puts(sb, st->item_sep);
+    if (st->indent) json_newline(sb, st->indent, depth + 1);
+    ok = json_key(sb, d->keys[i], st->ensure_ascii, out_bad);
+    if (!ok) break;
+    poot_strbuf_puts(sb, st->key_sep);
+    ok = json_walk(ctx, sb, d->vals[i], st, depth + 1, out_bad);
+  }
+  if (order != order_buf) poot_free(order);
+  if (!ok) return false;
+  if (st->indent) json_newline(sb, st->indent, depth);
+  poot_strbuf_putc(sb, '}');
+  return true;
+}
+
+static bool json_walk(tpl_ctx *ctx, poot_strbuf *sb, tpl_value v, const tpl_json_style *st,
+                      int depth, tpl_value *out_bad) {
+  if (!tpl_tick(ctx, 1) || !tpl_text_fits(ctx, sb)) return false;
   if (depth > 500) {
     *out_bad = v;
     return false;
@@ -747,7 +872,7 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
       poot_strbuf_puts(sb, v.u.b ? "true" : "false");
       return true;
     case TV_INT:
-      poot_strbuf_printf(sb, "%lld", (long long)v.u.i);
+      put_int(sb, v.u.i);
       return true;
     case TV_FLOAT:
       if (isnan(v.u.f))
@@ -758,7 +883,8 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
         poot__tv_float_repr(sb, v.u.f);
       return true;
     case TV_STR:
-      json_string(sb, v.u.s.p, v.u.s.n, ensure_ascii);
+      if (!tpl_tick(ctx, v.u.s.n / TPL_TEXT_STEP)) return false;
+      json_string(sb, v.u.s.p, v.u.s.n, st->ensure_ascii);
       return true;
     case TV_LIST: {
       tpl_list *l = v.u.list;
@@ -772,69 +898,31 @@ bool poot__tv_json(poot_strbuf *sb, tpl_value v, bool ensure_ascii, const char *
       }
       poot_strbuf_putc(sb, '[');
       for (size_t i = 0; i < l->n; i++) {
-        if (i) poot_strbuf_puts(sb, item_sep);
-        if (indent) json_newline(sb, indent, depth + 1);
-        if (!poot__tv_json(sb, l->items[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
-                           depth + 1, out_bad))
-          return false;
+        if (i) poot_strbuf_puts(sb, st->item_sep);
+        if (st->indent) json_newline(sb, st->indent, depth + 1);
+        if (!json_walk(ctx, sb, l->items[i], st, depth + 1, out_bad)) return false;
       }
-      if (indent) json_newline(sb, indent, depth);
+      if (st->indent) json_newline(sb, st->indent, depth);
       poot_strbuf_putc(sb, ']');
       return true;
     }
-    case TV_DICT: {
-      tpl_dict *d = v.u.dict;
-      if (!d->n) {
-        poot_strbuf_puts(sb, "{}");
-        return true;
-      }
-      /* Order: insertion, or sorted keys (insertion sort of indices). */
-      size_t order_buf[64];
-      size_t *order = d->n <= 64 ? order_buf : poot_malloc(d->n * sizeof(size_t));
-      if (!order) {
-        *out_bad = v;
-        return false;
-      }
-      for (size_t i = 0; i < d->n; i++) order[i] = i;
-      if (sort_keys) {
-        for (size_t i = 1; i < d->n; i++) {
-          size_t x = order[i], j = i;
-          while (j > 0) {
-            bool lt = false;
-            if (!poot__tv_less(d->keys[x], d->keys[order[j - 1]], &lt)) {
-              if (order != order_buf) free(order);
-              *out_bad = d->keys[x];
-              return false;
-            }
-            if (!lt) break;
-            order[j] = order[j - 1];
-            j--;
-          }
-          order[j] = x;
-        }
-      }
-      bool ok = true;
-      poot_strbuf_putc(sb, '{');
-      for (size_t k = 0; k < d->n && ok; k++) {
-        size_t i = order[k];
-        if (k) poot_strbuf_puts(sb, item_sep);
-        if (indent) json_newline(sb, indent, depth + 1);
-        ok = json_key(sb, d->keys[i], ensure_ascii, out_bad);
-        if (!ok) break;
-        poot_strbuf_puts(sb, key_sep);
-        ok = poot__tv_json(sb, d->vals[i], ensure_ascii, indent, item_sep, key_sep, sort_keys,
-                           depth + 1, out_bad);
-      }
-      if (order != order_buf) free(order);
-      if (!ok) return false;
-      if (indent) json_newline(sb, indent, depth);
-      poot_strbuf_putc(sb, '}');
-      return true;
-    }
+    case TV_DICT:
+      return json_dict(ctx, sb, v.u.dict, st, depth, out_bad);
     default:
       *out_bad = v;
       return false;
   }
+}
+
+poot_status poot__tv_json(tpl_ctx *ctx, const tpl_node *at, poot_strbuf *sb, tpl_value v,
+                          const tpl_json_style *style) {
+  tpl_value bad = tv_none();
+  bool ok = json_walk(ctx, sb, v, style, 0, &bad);
+  if (ok) ok = tpl_text_fits(ctx, sb);
+  if (ctx->over) return poot__tpl_over(ctx, at);
+  if (ok) return NULL;
+  return poot__tpl_err(ctx, at, POOT_FORMAT, "Object of type %s is not JSON serializable",
+                       bad.kind == TV_UNDEF ? "Undefined" : poot__tv_type_name(bad));
 }
 
 /* -------------------------------------------------------------- iteration */

@@ -10,8 +10,8 @@ if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm)
       LIBS poot_compile_testutil poot_devices poot_exec poot_llm poot_compile poot_eval poot_kir
            poot_graph poot_base m
       ARGS vulkan
-      ENV "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../devices/lsan_vulkan.supp"
       TIMEOUT 600)
+    poot_vulkan_leak_check(exec_conformance_vulkan)
     target_include_directories(exec_conformance_vulkan PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
   endif()
 endif()

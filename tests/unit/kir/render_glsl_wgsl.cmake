@@ -10,6 +10,7 @@ poot_add_test(kir_render_wgsl
 poot_add_test(kir_glsl_lavapipe
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/vk_harness_test.c ${CMAKE_CURRENT_LIST_DIR}/vk_harness.c
   LIBS poot_kir_corpus poot_kir poot_base ${CMAKE_DL_LIBS})
+poot_vulkan_leak_check(kir_glsl_lavapipe)
 # The WGSL renderings dispatched by PyPI's wgpu and compared like the above.
 poot_add_test(kir_wgsl_wgpu
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_wgsl_run_test.c

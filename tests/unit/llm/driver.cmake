@@ -8,8 +8,8 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_test.c
       LIBS poot_llm poot_devices poot_exec poot_compile poot_eval poot_kir poot_graph poot_base m
       ARGS vulkan
-      ENV "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../devices/lsan_vulkan.supp"
       TIMEOUT 300)
+    poot_vulkan_leak_check(llm_driver_vulkan)
   endif()
 endif()
 poot_add_script_test(llm_driver_cli

@@ -4,7 +4,9 @@
  * jinja2 with transformers' settings. */
 #include "poot_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "poot/llm/chat_template.h"
 
@@ -240,6 +242,95 @@ static void test_limits(void **state) {
   assert_null(tpl);
 }
 
+/* Renders src with the default bounds and checks it fails on the bound
+ * `needle` names; prints the CPU time the failure took. */
+static void expect_bounded(const char *what, const char *src, const char *needle) {
+  char *out = NULL;
+  clock_t t0 = clock();
+  poot_status st = render_full(src, VARS, NULL, &out, NULL);
+  double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  printf("  %-28s %.3f s CPU: %s\n", what, cpu, st ? poot_status_message(st) : "(rendered)");
+  POOT_ASSERT_STATUS_MSG(st, POOT_CAPACITY, needle);
+  assert_null(out);
+}
+
+/* Issue #13: a value that shares its parts (each level holds the previous
+ * one twice) is tiny in memory but exponential to walk; every walk is charged
+ * per value visited, so each of these ends on a bound within the default
+ * budget instead of running for minutes or growing to gigabytes. */
+#define NEST(levels, body)                                      \
+  "{% set x = namespace(a=1, b=1) %}{% for i in range(" #levels \
+  ") %}"                                                        \
+  "{% set x.a = [x.a, x.a] %}{% set x.b = [x.b, x.b] %}{% endfor %}" body
+
+static void test_walk_bounds(void **state) {
+  (void)state;
+  expect_bounded("40 levels ==", NEST(40, "{{ x.a == x.a }}"), "max_steps");
+  expect_bounded("40 levels != (two trees)", NEST(40, "{{ x.a != x.b }}"), "max_steps");
+  expect_bounded("40 levels <", NEST(40, "{{ x.a < x.b }}"), "max_steps");
+  expect_bounded("100 levels |tojson", NEST(100, "{{ x.a | tojson }}"), "max_");
+  expect_bounded("100 levels |string", NEST(100, "{{ x.a | string | length }}"), "max_");
+  expect_bounded("100 levels print", NEST(100, "{{ x.a }}"), "max_");
+  expect_bounded("100 levels ~", NEST(100, "{{ (x.a ~ '') | length }}"), "max_");
+  expect_bounded("40 levels in", NEST(40, "{{ x.a in [x.b] }}"), "max_steps");
+  expect_bounded("40 levels dict key", NEST(40, "{{ {(x.b,): 1}[(x.a,)] }}"), "max_steps");
+  expect_bounded("40 levels sort", NEST(40, "{{ [x.a, x.b] | sort | length }}"), "max_steps");
+  expect_bounded("40 levels unique", NEST(40, "{{ [(x.a,), (x.b,)] | unique | list | length }}"),
+                 "max_steps");
+  expect_bounded("40 levels count", NEST(40, "{{ [x.a, x.b].count(x.b) }}"), "max_steps");
+  expect_bounded("40 levels %r", NEST(40, "{{ '%r' % (x.a,) }}"), "max_");
+  expect_bounded("40 levels changed",
+                 NEST(40,
+                      "{% for k in [1, 2] %}{{ loop.changed(x.a if k == 1 else x.b) }}"
+                      "{% endfor %}"),
+                 "max_steps");
+  /* Text: doubling by concatenation, repetition, and a long loop. */
+  expect_bounded("string doubling ~",
+                 "{% set s = namespace(v='x') %}{% for i in range(100) %}"
+                 "{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v | length }}",
+                 "max_output");
+  expect_bounded("string doubling +",
+                 "{% set s = namespace(v='x') %}{% for i in range(100) %}"
+                 "{% set s.v = s.v + s.v %}{% endfor %}{{ s.v | length }}",
+                 "max_output");
+  expect_bounded("'x' * 10**12", "{{ ('x' * 10**12) | length }}", "max_output");
+  /* range(10**9) is refused at once, as jinja2's sandbox does; 10**10
+   * iterations of nested loops run into the step bound. */
+  expect_status("{% for i in range(10**9) %}{% endfor %}", POOT_FORMAT, "MAX_RANGE");
+  expect_bounded("10**10 loop iterations",
+                 "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}"
+                 "{% endfor %}",
+                 "max_");
+  expect_bounded("10**10 iterations, one list",
+                 "{% set r = range(100000) | list %}{% for i in r %}{% for j in r %}{% endfor %}"
+                 "{% endfor %}",
+                 "max_steps");
+  expect_bounded("list doubling",
+                 "{% set s = namespace(v=[1]) %}{% for i in range(100) %}"
+                 "{% set s.v = s.v + s.v %}{% endfor %}{{ s.v | length }}",
+                 "max_");
+  /* An empty string repeated any number of times is empty, at once. */
+  expect("{{ ('' * 10**18) | length }}", "0");
+  /* The bounds are the caller's to set; the message names the one hit. */
+  poot_chat_template_render_params p;
+  poot_chat_template_render_params_default(&p);
+  p.max_memory = 1 << 20;
+  char *out = NULL;
+  POOT_ASSERT_STATUS_MSG(render_full("{{ (range(100000) | list + range(100000) | list) | length }}",
+                                     VARS, &p, &out, NULL),
+                         POOT_CAPACITY, "max_memory");
+  poot_chat_template_render_params_default(&p);
+  p.max_steps = 1000;
+  POOT_ASSERT_STATUS_MSG(render_full(NEST(12, "{{ x.a == x.b }}"), VARS, &p, &out, NULL),
+                         POOT_CAPACITY, "max_steps (1000 steps");
+  /* ... and a walk within them gives Python's answer. */
+  p.max_steps = 100000;
+  POOT_ASSERT_OK(render_full(NEST(12, "{{ x.a == x.b }} {{ (x.a | tojson | length) }}"), VARS, &p,
+                             &out, NULL));
+  assert_string_equal(out, "True 20476");
+  poot_free(out);
+}
+
 static void test_context(void **state) {
   (void)state;
   poot_chat_template_render_params p;
@@ -312,6 +403,7 @@ int main(void) {
       cmocka_unit_test(test_filters),
       cmocka_unit_test(test_errors_with_lines),
       cmocka_unit_test(test_limits),
+      cmocka_unit_test(test_walk_bounds),
       cmocka_unit_test(test_context),
       cmocka_unit_test(test_real_template),
   };
