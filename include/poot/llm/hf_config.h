@@ -27,7 +27,7 @@ typedef struct poot_hf_rope {
   bool present;     /* the parameters were given (or a theta was) */
   const char *type; /* "default", "linear", "dynamic", "yarn", "llama3", "longrope"
                        ("su" reads as "longrope"); never NULL */
-  double theta;     /* rope_theta; 0 when absent */
+  double theta;     /* rope_theta (after the reader's fallbacks: never absent) */
   double factor;
   double low_freq_factor, high_freq_factor;  /* llama3 */
   int64_t original_max_position_embeddings;  /* -1 when absent */

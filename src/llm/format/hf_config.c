@@ -115,6 +115,7 @@ static poot_status read_rope(const poot_json *obj, const char *name, const char 
 static void rope_init(poot_hf_rope *r) {
   memset(r, 0, sizeof *r);
   r->type = "default";
+  r->theta = NAN; /* absent until read */
   r->original_max_position_embeddings = -1;
   r->truncate = true;
 }
@@ -150,16 +151,18 @@ static poot_status read_ropes(poot_hf_config *c, const char *name) {
   if (!rp && rs && rs->type == POOT_JSON_OBJECT)
     POOT_TRY(read_rope(rs, name, "rope_scaling", &c->rope));
   /* Top-level values fill what a set leaves out. */
-  double theta = 0, local = 0;
+  /* Absent is NAN; a present value is kept as it is (the model config's
+   * validation refuses a theta that is not > 0). */
+  double theta = NAN, local = NAN;
   POOT_TRY(get_num(&f, "rope_theta", &theta));
   POOT_TRY(get_num(&f, "rope_local_base_freq", &local));
-  if (!(c->rope.theta > 0)) c->rope.theta = theta > 0 ? theta : 10000.0;
+  if (isnan(c->rope.theta)) c->rope.theta = isnan(theta) ? 10000.0 : theta;
   c->rope.present = true;
-  if (local > 0 && !c->rope_sliding.present) {
+  if (!isnan(local) && !c->rope_sliding.present) {
     c->rope_sliding.present = true;
     c->rope_sliding.theta = local;
   }
-  if (c->rope_sliding.present && !(c->rope_sliding.theta > 0))
+  if (c->rope_sliding.present && isnan(c->rope_sliding.theta))
     c->rope_sliding.theta = c->rope.theta;
   poot_hf_rope *sets[2] = {&c->rope, &c->rope_sliding};
   for (int i = 0; i < 2; i++) {

@@ -114,6 +114,8 @@ poot_status poot_model_config_validate(const poot_model_config *c) {
                (long long)c->rope_dims, (long long)c->head_dim);
   if (!(c->rope_theta > 0) || !isfinite(c->rope_theta))
     return BAD("model config: rope_theta must be > 0");
+  if (!(c->rope_theta_local >= 0) || !isfinite(c->rope_theta_local))
+    return BAD("model config: the sliding layers' rope_theta must be > 0");
   if (c->rope_scaling != POOT_MODEL_ROPE_SCALING_NONE &&
       c->rope_scaling != POOT_MODEL_ROPE_SCALING_FREQS && !(c->rope_factor > 0))
     return BAD("model config: rope scaling needs a factor > 0");

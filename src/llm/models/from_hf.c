@@ -186,8 +186,12 @@ static poot_status common_keys(const poot_hf_config *hf, poot_model_config *c) {
   if (c->vocab_size < 1 || c->hidden_size < 1 || c->intermediate_size < 1 || c->n_layers < 1 ||
       c->n_heads < 1)
     return poot_status_make(POOT_FORMAT,
-                            "config.json lacks vocab_size, hidden_size, intermediate_size, "
-                            "num_hidden_layers or num_attention_heads");
+                            "config.json: vocab_size %lld, hidden_size %lld, intermediate_size "
+                            "%lld, num_hidden_layers %lld, num_attention_heads %lld: each must "
+                            "be present and >= 1",
+                            (long long)c->vocab_size, (long long)c->hidden_size,
+                            (long long)c->intermediate_size, (long long)c->n_layers,
+                            (long long)c->n_heads);
   if (c->n_layers > POOT_MODEL_MAX_LAYERS)
     return poot_status_make(POOT_UNSUPPORTED, "config.json: %lld layers (at most %d)",
                             (long long)c->n_layers, POOT_MODEL_MAX_LAYERS);

@@ -15,9 +15,9 @@ static poot_status llama_from_hf(const poot_hf_config *hf, poot_model_config *c)
 static poot_status llama_from_gguf(const poot_gguf *g, const char *arch, const poot_store *store,
                                    poot_model_config *c) {
   (void)store;
-  /* Mistral converted as "llama" may carry its window. */
-  int64_t w = 0;
-  if (poot__gguf_arch_i64(g, arch, "attention.sliding_window", &w) && w > 0) c->sliding_window = w;
+  /* A window (Mistral converted as "llama") is read by the common reader. */
+  (void)g;
+  (void)arch;
   c->rope_mode = POOT_ROPE_NORM;
   return NULL;
 }

@@ -38,7 +38,6 @@ static poot_status phi3_from_gguf(const poot_gguf *g, const char *arch, const po
                                   poot_model_config *c) {
   int64_t v = 0;
   double d = 0;
-  if (poot__gguf_arch_i64(g, arch, "attention.sliding_window", &v) && v > 0) c->sliding_window = v;
   int64_t half = c->rope_dims / 2;
   if (read_factors(store, "rope_factors_short.weight", c->rope_short_factors, half) &&
       read_factors(store, "rope_factors_long.weight", c->rope_long_factors, half)) {

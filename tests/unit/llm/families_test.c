@@ -530,6 +530,88 @@ static void test_config_from_hf(void **state) {
   poot_hf_config_destroy(hf);
 }
 
+/* What transformers 5 writes: rope_parameters (flat, or keyed by layer
+ * type), layer_types, text_config; and the keys poot refuses by name. */
+static void expect_unsupported(const char *json, const char *needle) {
+  poot_hf_config *hf = NULL;
+  POOT_ASSERT_OK(poot_hf_config_parse(json, strlen(json), "config.json", &hf));
+  poot_model_config c;
+  POOT_ASSERT_STATUS_MSG(poot_model_config_from_hf(hf, &c), POOT_UNSUPPORTED, needle);
+  poot_hf_config_destroy(hf);
+}
+
+#define LLAMA5 "{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\"," DIMS \
+  "\"num_attention_heads\":4,"
+static void test_config_from_hf_v5(void **state) {
+  (void)state;
+  poot_model_config c = parse(
+      "{\"architectures\":[\"Gemma3ForCausalLM\"],\"model_type\":\"gemma3_text\"," DIMS
+      "\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":16,\"sliding_window\":8,"
+      "\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
+      "\"sliding_attention\",\"full_attention\",\"sliding_attention\"],"
+      "\"rope_parameters\":{\"full_attention\":{\"rope_type\":\"linear\",\"factor\":8.0,"
+      "\"rope_theta\":1000000.0},\"sliding_attention\":{\"rope_type\":\"default\","
+      "\"rope_theta\":10000.0}}}");
+  assert_true(c.rope_theta == 1e6 && c.rope_theta_local == 1e4);
+  assert_int_equal(c.rope_scaling, POOT_MODEL_ROPE_SCALING_LINEAR);
+  assert_true(c.rope_factor == 8.0 && c.rope_local_unscaled);
+  assert_true(c.any_layer_sliding_marked);
+  assert_true(c.layer_sliding[0] && !c.layer_sliding[1] && c.layer_sliding[3]);
+  assert_true(!c.layer_sliding[4] && c.layer_sliding[5]);
+
+  c = parse(LLAMA5 "\"rope_parameters\":{\"rope_type\":\"llama3\",\"rope_theta\":500000.0,"
+                   "\"factor\":8.0,\"low_freq_factor\":1.0,\"high_freq_factor\":4.0,"
+                   "\"original_max_position_embeddings\":16}}");
+  assert_int_equal(c.rope_scaling, POOT_MODEL_ROPE_SCALING_LLAMA3);
+  assert_true(c.rope_theta == 500000.0);
+  assert_int_equal(c.rope_original_context, 16);
+
+  c = parse("{\"architectures\":[\"Qwen2ForCausalLM\"]," DIMS
+            "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"sliding_window\":8,"
+            "\"use_sliding_window\":true,\"max_window_layers\":1,\"layer_types\":["
+            "\"full_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\","
+            "\"sliding_attention\",\"sliding_attention\"],\"tie_word_embeddings\":false,"
+            "\"rope_parameters\":{\"rope_type\":\"yarn\",\"factor\":4.0,\"rope_theta\":1e6,"
+            "\"original_max_position_embeddings\":32768}}");
+  assert_int_equal(c.sliding_window, 8);
+  assert_true(!c.layer_sliding[0] && c.layer_sliding[1]);
+  assert_int_equal(c.rope_scaling, POOT_MODEL_ROPE_SCALING_YARN);
+  assert_true(fabs(c.rope_attn_factor - (0.1 * log(4.0) + 1.0)) < 1e-12);
+  assert_true(c.rope_beta_fast == 32.0 && c.rope_beta_slow == 1.0);
+  assert_int_equal(c.rope_original_context, 32768);
+
+  c = parse(LLAMA5 "\"max_position_embeddings\":2048,\"rope_parameters\":{\"rope_type\":"
+                   "\"dynamic\",\"factor\":2.0,\"rope_theta\":10000.0}}");
+  assert_int_equal(c.rope_scaling, POOT_MODEL_ROPE_SCALING_DYNAMIC);
+  assert_int_equal(c.rope_original_context, 2048);
+  assert_int_equal(c.context_length, 0); /* the scaling runs past it */
+
+  /* A multimodal wrapper: the text model's keys in text_config, the tie at
+   * the top level. */
+  c = parse("{\"architectures\":[\"LlamaForCausalLM\"],\"tie_word_embeddings\":true,"
+            "\"text_config\":{" DIMS "\"num_attention_heads\":4,\"rope_parameters\":{"
+            "\"rope_type\":\"default\",\"rope_theta\":250000.0}}}");
+  assert_true(c.tied_output && c.rope_theta == 250000.0 && c.vocab_size == 100);
+
+  expect_unsupported(LLAMA5 "\"mlp_bias\":true}", "'mlp_bias'");
+  expect_unsupported(LLAMA5 "\"attention_bias\":true}", "'attention_bias'");
+  expect_unsupported(LLAMA5 "\"hidden_act\":\"relu\"}", "hidden_act");
+  expect_unsupported(LLAMA5 "\"use_bidirectional_attention\":true}",
+                     "'use_bidirectional_attention'");
+  expect_unsupported(LLAMA5 "\"rope_parameters\":{\"rope_type\":\"wavy\",\"rope_theta\":1.0}}",
+                     "'wavy'");
+  expect_unsupported(LLAMA5 "\"sliding_window\":4,\"layer_types\":[\"chunked_attention\","
+                            "\"full_attention\",\"full_attention\",\"full_attention\","
+                            "\"full_attention\",\"full_attention\"]}",
+                     "'layer_types'");
+  expect_unsupported(
+      "{\"architectures\":[\"Gemma3ForCausalLM\"]," DIMS
+      "\"num_attention_heads\":4,\"head_dim\":16,\"sliding_window\":8,\"rope_parameters\":{"
+      "\"full_attention\":{\"rope_type\":\"linear\",\"factor\":8.0,\"rope_theta\":1e6},"
+      "\"sliding_attention\":{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":1e4}}}",
+      "sliding_attention");
+}
+
 /* Registry: a GGUF whose architecture no family handles. */
 static void test_registry_unknown_gguf(void **state) {
   (void)state;
@@ -584,6 +666,7 @@ int main(void) {
       cmocka_unit_test(test_weight_maps_cover_graphs),
       cmocka_unit_test(test_detection),
       cmocka_unit_test(test_config_from_hf),
+      cmocka_unit_test(test_config_from_hf_v5),
       cmocka_unit_test(test_registry_unknown_gguf),
       cmocka_unit_test(test_trace_rejects),
   };

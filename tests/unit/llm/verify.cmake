@@ -29,3 +29,20 @@ poot_add_script_test(llm_verify_gguf_families
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_gguf_families.py TIMEOUT 900)
 # The bundled demo model against transformers (tests/data/demo/).
 poot_add_script_test(llm_verify_demo COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_demo.py)
+# Checkpoints written by transformers itself (tests/data/hf-checkpoints/, made by
+# scripts/reference/hf_checkpoints.py): one test per model, route and device —
+# the safetensors folder, `poot convert`'s GGUF and llama.cpp's GGUF, on the
+# oracle and on Vulkan (skipped without a Vulkan device).
+file(GLOB poot_hf_ckpts CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/../../data/hf-checkpoints/*.json)
+foreach(ref ${poot_hf_ckpts})
+  get_filename_component(ref_file ${ref} NAME)
+  string(REGEX REPLACE "\\.json$" "" ref_model ${ref_file})
+  foreach(route safetensors gguf llama-cpp)
+    foreach(dev eval vulkan)
+      poot_add_script_test(llm_hf_ckpt_${ref_model}_${route}_${dev}
+        COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/verify_hf_checkpoints.py --route ${route}
+          --device ${dev} ${ref_model}
+        TIMEOUT 900)
+    endforeach()
+  endforeach()
+endforeach()
