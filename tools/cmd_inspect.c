@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "poot/llm/hf_config.h"
+#include "poot/llm/model.h"
 #include "poot/llm/store.h"
 #include "tool.h"
 
@@ -230,6 +231,64 @@ static void config_field(out *o, bool *first, const char *key, long long v) {
   *first = false;
 }
 
+static const char *scaling_name(poot_model_rope_scaling s) {
+  switch (s) {
+    case POOT_MODEL_ROPE_SCALING_NONE:
+      return "none";
+    case POOT_MODEL_ROPE_SCALING_LINEAR:
+      return "linear";
+    case POOT_MODEL_ROPE_SCALING_LLAMA3:
+      return "llama3";
+    case POOT_MODEL_ROPE_SCALING_LONGROPE:
+      return "longrope";
+    case POOT_MODEL_ROPE_SCALING_FREQS:
+      return "per-frequency divisors (rope_freqs)";
+    case POOT_MODEL_ROPE_SCALING_YARN:
+      return "yarn";
+    case POOT_MODEL_ROPE_SCALING_DYNAMIC:
+      return "dynamic";
+  }
+  return "?";
+}
+
+/* How poot reads the model (text form only): the rope of the global and
+ * the sliding layers, which layers slide, the soft-caps; or why it cannot. */
+static void model_section(out *o, const poot_model_config *c, poot_status st) {
+  if (o->json) {
+    poot_status_free(st);
+    return;
+  }
+  if (st) {
+    poot_strbuf_printf(&o->sb, "model:         cannot run: %s: %s\n",
+                       poot_status_code_name(poot_status_code_of(st)), poot_status_message(st));
+    poot_status_free(st);
+    return;
+  }
+  poot_strbuf_printf(&o->sb, "model:         %s\n", poot_model_family_name(c->family));
+  poot_strbuf_printf(&o->sb, "  rope                     theta %g, %lld of %lld dims, scaling %s",
+                     c->rope_theta, (long long)c->rope_dims, (long long)c->head_dim,
+                     scaling_name(c->rope_scaling));
+  if (c->rope_factor > 0) poot_strbuf_printf(&o->sb, " factor %g", c->rope_factor);
+  if (c->rope_original_context > 0)
+    poot_strbuf_printf(&o->sb, " (original context %lld)", (long long)c->rope_original_context);
+  poot_strbuf_putc(&o->sb, '\n');
+  if (c->sliding_window > 0) {
+    poot_strbuf_printf(&o->sb, "  sliding window           %lld on layers",
+                       (long long)c->sliding_window);
+    for (int64_t i = 0; i < c->n_layers; i++)
+      if (!c->any_layer_sliding_marked || c->layer_sliding[i])
+        poot_strbuf_printf(&o->sb, " %lld", (long long)i);
+    poot_strbuf_putc(&o->sb, '\n');
+    if (c->rope_theta_local > 0 || c->rope_local_unscaled)
+      poot_strbuf_printf(&o->sb, "  sliding layers' rope     theta %g%s\n",
+                         c->rope_theta_local > 0 ? c->rope_theta_local : c->rope_theta,
+                         c->rope_local_unscaled ? ", unscaled" : "");
+  }
+  if (c->attn_softcap > 0 || c->final_softcap > 0)
+    poot_strbuf_printf(&o->sb, "  soft-caps                attention %g, final %g\n",
+                       c->attn_softcap, c->final_softcap);
+}
+
 static bool file_exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
@@ -282,6 +341,10 @@ static void hf_section(out *o, const poot_store *store) {
     config_field(o, &first, "max_position_embeddings", c->max_position_embeddings);
   }
   if (o->json) poot_strbuf_puts(&o->sb, "},");
+  if (c) {
+    poot_model_config mc;
+    model_section(o, &mc, poot_model_config_from_hf(c, &mc));
+  }
   poot_hf_config_destroy(c);
   /* Tokenizer and chat template. */
   poot_arena arena;
@@ -450,6 +513,10 @@ static int inspect_main(int argc, char **argv) {
   switch (poot_store_format_of(store)) {
     case POOT_STORE_FORMAT_GGUF:
       gguf_section(&o, poot_store_gguf(store));
+      if (poot_gguf_find(poot_store_gguf(store), "general.architecture")) {
+        poot_model_config mc;
+        model_section(&o, &mc, poot_model_config_from_gguf(poot_store_gguf(store), store, &mc));
+      }
       break;
     case POOT_STORE_FORMAT_SAFETENSORS:
       hf_section(&o, store);
