@@ -231,26 +231,6 @@ static void config_field(out *o, bool *first, const char *key, long long v) {
   *first = false;
 }
 
-static const char *scaling_name(poot_model_rope_scaling s) {
-  switch (s) {
-    case POOT_MODEL_ROPE_SCALING_NONE:
-      return "none";
-    case POOT_MODEL_ROPE_SCALING_LINEAR:
-      return "linear";
-    case POOT_MODEL_ROPE_SCALING_LLAMA3:
-      return "llama3";
-    case POOT_MODEL_ROPE_SCALING_LONGROPE:
-      return "longrope";
-    case POOT_MODEL_ROPE_SCALING_FREQS:
-      return "per-frequency divisors (rope_freqs)";
-    case POOT_MODEL_ROPE_SCALING_YARN:
-      return "yarn";
-    case POOT_MODEL_ROPE_SCALING_DYNAMIC:
-      return "dynamic";
-  }
-  return "?";
-}
-
 /* How poot reads the model (text form only): the rope of the global and
  * the sliding layers, which layers slide, the soft-caps; or why it cannot. */
 static void model_section(out *o, const poot_model_config *c, poot_status st) {
@@ -267,7 +247,7 @@ static void model_section(out *o, const poot_model_config *c, poot_status st) {
   poot_strbuf_printf(&o->sb, "model:         %s\n", poot_model_family_name(c->family));
   poot_strbuf_printf(&o->sb, "  rope                     theta %g, %lld of %lld dims, scaling %s",
                      c->rope_theta, (long long)c->rope_dims, (long long)c->head_dim,
-                     scaling_name(c->rope_scaling));
+                     poot_model_rope_scaling_name(c->rope_scaling));
   if (c->rope_factor > 0) poot_strbuf_printf(&o->sb, " factor %g", c->rope_factor);
   if (c->rope_original_context > 0)
     poot_strbuf_printf(&o->sb, " (original context %lld)", (long long)c->rope_original_context);

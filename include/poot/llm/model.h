@@ -228,6 +228,10 @@ POOT_MUST_USE poot_status poot_model_trace(const poot_model_config *config,
  * with a cache computed at or below it does the same. */
 int64_t poot_model_rope_restart_length(const poot_model_config *config);
 
+/* "none", "linear", "llama3", "longrope", "freqs", "yarn", "dynamic" ("?"
+ * for an invalid value): the name the rope composite's attributes carry. */
+const char *poot_model_rope_scaling_name(poot_model_rope_scaling scaling);
+
 /* The sequence length past which a runner feeds a multi-token step (a
  * prompt) in one pass rather than in chunks, or 0. DYNAMIC (and LONGROPE)
  * choose their frequencies from the length of the forward pass each token is

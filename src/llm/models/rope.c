@@ -285,7 +285,7 @@ static poot_status rope_body(poot_graph *g, const poot_model_config *c, bool loc
   return NULL;
 }
 
-static const char *scaling_name(poot_model_rope_scaling s) {
+const char *poot_model_rope_scaling_name(poot_model_rope_scaling s) {
   switch (s) {
     case POOT_MODEL_ROPE_SCALING_NONE:
       return "none";
@@ -317,7 +317,7 @@ poot_status poot__trace_rope(poot_graph *g, const poot_model_config *c, bool loc
       {.key = "theta", .kind = POOT_CATTR_FLOAT, .f = theta},
       {.key = "dims", .kind = POOT_CATTR_INT, .i = c->rope_dims},
       {.key = "mode", .kind = POOT_CATTR_INT, .i = (int64_t)c->rope_mode},
-      {.key = "scaling", .kind = POOT_CATTR_STRING, .s = scaling_name(sc)},
+      {.key = "scaling", .kind = POOT_CATTR_STRING, .s = poot_model_rope_scaling_name(sc)},
       {.key = "factor", .kind = POOT_CATTR_FLOAT, .f = c->rope_factor},
   };
   /* LONGROPE and DYNAMIC read a third operand: each token's sequence length. */
