@@ -199,6 +199,18 @@ def reference_of(ref, case):
     return case["greedy_ids"], case["margins"]
 
 
+def check_inspect(poot, folder, ref):
+    """`poot inspect` says how poot reads the folder: its rope scaling."""
+    rp = ref["config"].get("rope_parameters") or {}
+    rp = rp.get("full_attention", rp)
+    want = {"default": "none"}.get(rp.get("rope_type", "default"), rp.get("rope_type"))
+    r = run([poot, "inspect", folder])
+    line = next((l for l in r.stdout.splitlines() if l.strip().startswith("rope ")), "")
+    if r.returncode != 0 or ("scaling %s" % want) not in line:
+        return ["%s: poot inspect shows %r, expected scaling %s" % (ref["name"], line.strip(), want)]
+    return []
+
+
 def check_case(poot, model, ref, case, device, by_ids):
     """Failure messages of one prompt (empty: passed), and notes."""
     import verify_hf
@@ -283,6 +295,8 @@ def main(argv):
                 failures.append("%s: %s" % (name, why))
                 continue
             model = folder
+            if args.route == "safetensors" and args.device == "eval":
+                failures += check_inspect(poot, folder, ref)
             if args.route in ("gguf", "llama-cpp"):
                 model = os.path.join(tmp, name + ".gguf")
                 r = run([poot, "convert", folder, model, "--type", "f32"])
