@@ -309,7 +309,6 @@ poot_status poot_model_config_from_gguf(const poot_gguf *g, const poot_store *st
   if (poot__gguf_arch_f64(g, arch, "attention.layer_norm_rms_epsilon", &d)) out->norm_eps = d;
   if (poot__gguf_arch_f64(g, arch, "rope.freq_base", &d)) out->rope_theta = d;
   POOT_TRY(rope_scaling_from_gguf(g, arch, out));
-  POOT_TRY(sliding_from_gguf(g, arch, out));
   out->vocab_size = 0;
   if (poot__gguf_arch_i64(g, arch, "vocab_size", &v)) out->vocab_size = v;
   const poot_gguf_tensor *te = poot_gguf_find_tensor(g, "token_embd.weight");
@@ -338,6 +337,8 @@ poot_status poot_model_config_from_gguf(const poot_gguf *g, const poot_store *st
   if (out->n_layers > POOT_MODEL_MAX_LAYERS)
     return poot_status_make(POOT_UNSUPPORTED, "GGUF: %lld layers (at most %d)",
                             (long long)out->n_layers, POOT_MODEL_MAX_LAYERS);
+  /* Per-layer marks: only once the layer count is known to fit them. */
+  POOT_TRY(sliding_from_gguf(g, arch, out));
   const poot__family *f = poot__family_of(fam);
   if (f->from_gguf) POOT_TRY(f->from_gguf(g, arch, store, out));
   return poot_model_config_validate(out);
