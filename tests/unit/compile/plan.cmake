@@ -26,3 +26,10 @@ if(TARGET poot_compile AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c)
     LIBS poot_compile poot_eval poot_kir poot_graph poot_base m
     ARGS 400 1)
 endif()
+# Every kernel rendered for the demo model (f16, q8_0, q4_0), stories260K and a
+# Llama-3.2-1B-shaped model, decode and prefill, on every target, hashed against
+# tests/data/kernels/hashes.txt: a change of any kernel shows here. After a
+# change meant to alter kernels, rewrite the file with --write and commit it.
+poot_add_script_test(compile_kernel_hashes
+  COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/kernel_hashes.py --poot $<TARGET_FILE:poot>
+    --data ${POOT_DATA_DIR} --check ${CMAKE_SOURCE_DIR}/tests/data/kernels/hashes.txt)
