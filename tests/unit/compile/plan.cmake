@@ -5,10 +5,10 @@ if(TARGET poot_compile AND TARGET poot_llm)
   add_library(poot_compile_testutil STATIC ${CMAKE_CURRENT_LIST_DIR}/plan_util.c
                                            ${CMAKE_CURRENT_LIST_DIR}/template_cases.c)
   target_include_directories(poot_compile_testutil PUBLIC ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tests)
-  target_link_libraries(poot_compile_testutil PUBLIC poot_compile poot_eval poot_graph poot_base m)
+  target_link_libraries(poot_compile_testutil PUBLIC poot_compile poot_eval)
   poot_add_test(compile_plan
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/plan_test.c
-    LIBS poot_compile_testutil poot_llm poot_compile poot_eval poot_kir poot_graph poot_base m)
+    LIBS poot_compile_testutil poot_llm)
 endif()
 if(TARGET poot_compile)
   poot_add_script_test(compile_plan_render
@@ -17,13 +17,13 @@ endif()
 # The benchmark of docs/PERFORMANCE.md ("Compiler"); built, not run by ctest.
 if(TARGET poot_compile AND TARGET poot_llm AND NOT POOT_FUZZ)
   add_executable(compile_plan_bench ${CMAKE_CURRENT_LIST_DIR}/plan_bench.c)
-  target_link_libraries(compile_plan_bench PRIVATE poot_llm poot_compile poot_kir poot_graph poot_base m)
+  target_link_libraries(compile_plan_bench PRIVATE poot_llm poot_compile)
 endif()
 # The planner on the passes' random graphs, bit for bit against poot_eval.
 if(TARGET poot_compile AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c)
   poot_add_test(compile_plan_random
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/plan_random_test.c ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c
-    LIBS poot_compile poot_eval poot_kir poot_graph poot_base m
+    LIBS poot_compile poot_eval
     ARGS 400 1)
 endif()
 # Every kernel rendered for the demo model (f16, q8_0, q4_0), stories260K and a

@@ -12,7 +12,7 @@ if(TARGET poot_device_ptx AND NOT POOT_FUZZ)
   add_executable(ptx_device ${CMAKE_CURRENT_LIST_DIR}/ptx_test.c)
   target_include_directories(ptx_device PRIVATE ${CMAKE_SOURCE_DIR}/include
                                                 ${CMAKE_SOURCE_DIR}/src/devices/ptx)
-  target_link_libraries(ptx_device PRIVATE poot_device_ptx poot_exec poot_kir poot_base m)
+  target_link_libraries(ptx_device PRIVATE poot_device_ptx poot_exec poot_kir m)
   foreach(mode basic fault timeout)
     if(mode STREQUAL "basic")
       set(name ptx_device)
@@ -35,8 +35,7 @@ if(TARGET poot_device_ptx AND POOT_CUDA_INCLUDE_DIR AND POOT_BACKEND_PTX AND NOT
   add_executable(ptx_device_fake ${CMAKE_CURRENT_LIST_DIR}/ptx_fake_test.c)
   target_include_directories(ptx_device_fake PRIVATE ${CMAKE_SOURCE_DIR}/include
                                                      ${CMAKE_SOURCE_DIR}/src/devices/ptx)
-  target_link_libraries(ptx_device_fake PRIVATE poot_device_ptx poot_exec poot_kir poot_base
-                        ${CMAKE_DL_LIBS})
+  target_link_libraries(ptx_device_fake PRIVATE poot_device_ptx poot_exec poot_kir ${CMAKE_DL_LIBS})
   add_dependencies(ptx_device_fake ptx_fake_cuda)
   add_test(NAME ptx_device_fake COMMAND ptx_device_fake)
   set_tests_properties(ptx_device_fake PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 60
@@ -48,8 +47,7 @@ endif()
 if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm AND NOT POOT_FUZZ)
   poot_add_test(exec_conformance_ptx
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/exec/conformance_test.c
-    LIBS poot_compile_testutil poot_devices poot_exec poot_llm poot_compile poot_eval poot_kir
-         poot_graph poot_base m
+    LIBS poot_compile_testutil poot_devices poot_exec poot_eval poot_llm
     ARGS ptx
     TIMEOUT 600)
   if(TARGET exec_conformance_ptx)

@@ -5,7 +5,7 @@
 if(TARGET poot_devices)
   poot_add_test(devices_vulkan
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/vulkan_device_test.c ${CMAKE_CURRENT_LIST_DIR}/vk_kernels.c
-    LIBS poot_devices poot_exec poot_kir poot_base m
+    LIBS poot_devices poot_exec poot_kir
     TIMEOUT 300)
   poot_vulkan_leak_check(devices_vulkan)
 endif()

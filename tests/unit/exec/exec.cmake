@@ -7,8 +7,7 @@ if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm)
   if(poot_devices_defs MATCHES "POOT_HAVE_VULKAN")
     poot_add_test(exec_conformance_vulkan
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/conformance_test.c
-      LIBS poot_compile_testutil poot_devices poot_exec poot_llm poot_compile poot_eval poot_kir
-           poot_graph poot_base m
+      LIBS poot_compile_testutil poot_devices poot_exec poot_eval poot_llm
       ARGS vulkan
       TIMEOUT 600)
     poot_vulkan_leak_check(exec_conformance_vulkan)
@@ -20,6 +19,5 @@ if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm AND 
   add_executable(exec_bench ${CMAKE_CURRENT_LIST_DIR}/exec_bench.c)
   target_include_directories(exec_bench PRIVATE ${CMAKE_SOURCE_DIR}/include
                                                 ${CMAKE_SOURCE_DIR}/tests/unit/compile)
-  target_link_libraries(exec_bench PRIVATE poot_compile_testutil poot_devices poot_exec poot_llm
-                        poot_compile poot_eval poot_kir poot_graph poot_base m)
+  target_link_libraries(exec_bench PRIVATE poot_compile_testutil poot_devices poot_exec poot_llm)
 endif()

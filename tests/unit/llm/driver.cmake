@@ -6,7 +6,7 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
   if(poot_driver_devs_defs MATCHES "POOT_HAVE_VULKAN")
     poot_add_test(llm_driver_vulkan
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_test.c
-      LIBS poot_llm poot_devices poot_exec poot_compile poot_eval poot_kir poot_graph poot_base m
+      LIBS poot_llm poot_devices
       ARGS vulkan
       TIMEOUT 300)
     poot_vulkan_leak_check(llm_driver_vulkan)

@@ -1,3 +1,3 @@
 # poot_model_open's checks between a model's parts (src/llm/registry).
 poot_add_test(llm_registry_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/registry_test.c
-  LIBS poot_llm poot_eval poot_graph poot_base)
+  LIBS poot_llm)
