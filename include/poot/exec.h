@@ -84,8 +84,8 @@ typedef struct poot_device_buffer {
  * poot_kir_cache_key and the KIR's printed form (compared on a hit); owned
  * by the device until it is destroyed. */
 typedef struct poot_device_kernel {
-  poot_hash128 key;       /* poot_kir_cache_key(kir, target); set by the generic layer */
-  char *kir_text;         /* the KIR's printed form (owned by the generic layer) */
+  poot_hash128 key; /* poot_kir_cache_key(kir, target); set by the generic layer */
+  char *kir_text;   /* the KIR's printed form (owned by the generic layer) */
   size_t kir_text_len;
   char *name;             /* kernel name (owned) */
   uint32_t binding_count; /* KIR bindings (the error word excluded) */
@@ -275,12 +275,47 @@ typedef struct poot_exec_target {
 typedef void (*poot_exec_dispatch_fn)(void *ctx, uint32_t index, const char *label,
                                       uint64_t device_ns);
 
+/* A slot or root input of one entry, bound by handle: what step writes.
+ * add_entry returns one for every slot and root input the graph declares
+ * (poot_exec_bindings); poot_exec_entry_slot finds one by name. A handle
+ * names its entry: step refuses a handle of another entry. */
+typedef struct poot_exec_slot {
+  uint32_t entry; /* the entry's id */
+  uint32_t index; /* among the entry's bindings */
+} poot_exec_slot;
+
+/* One slot or root input an entry's graph declares. */
+typedef struct poot_exec_binding {
+  const char *name; /* "token", "pos", a named slot's or root input's name (owned by the entry) */
+  poot_exec_slot slot; /* its handle */
+  poot_type type;      /* the leaf's type: what step takes */
+  bool is_input;       /* a root input (a Param leaf); else a slot */
+  /* false when the passes removed the leaf: the handle stays valid and step
+   * accepts a value for it and drops it. */
+  bool read;
+} poot_exec_binding;
+
+/* The bindings of one entry, in the graph's order. Borrowed: valid until the
+ * entry is removed or the executor unloaded. */
+typedef struct poot_exec_bindings {
+  uint32_t entry;
+  uint32_t count;
+  const poot_exec_binding *items;
+} poot_exec_bindings;
+
+/* A value for one slot or root input. The tensor is borrowed for the call;
+ * its type must equal the binding's. */
+typedef struct poot_exec_slot_value {
+  poot_exec_slot slot;
+  const poot_tensor *tensor;
+} poot_exec_slot_value;
+
 /* One step's inputs and output. */
 typedef struct poot_exec_step_io {
   size_t input_count;
-  const poot_exec_input *inputs; /* slots and root inputs, by name */
-  void *output;                  /* receives the primary output (may be NULL) */
-  size_t output_size;            /* bytes; must equal the output's size when output != NULL */
+  const poot_exec_slot_value *inputs; /* slots and root inputs, by handle */
+  void *output;                       /* receives the primary output (may be NULL) */
+  size_t output_size;                 /* bytes; must equal the output's size when output != NULL */
   /* Submit the dispatches one by one (record, submit, wait each) instead of
    * replaying the recording: the baseline for tests and benchmarks. */
   bool eager;
@@ -308,7 +343,10 @@ typedef struct poot_exec_stats {
 
 typedef struct poot_executor poot_executor;
 
-/* The executor interface (DESIGN §6): exactly these verbs. */
+/* The executor interface (DESIGN §6): exactly these verbs. Callers go
+ * through the poot_exec_* functions, which check arguments once: entries
+ * never see a NULL array, a handle of another entry or out of range, or a
+ * value whose type differs from its binding's. */
 typedef struct poot_executor_vtable {
   void (*destroy)(poot_executor *executor);
   poot_status (*target_set)(poot_executor *executor, const poot_exec_target *target);
@@ -316,6 +354,9 @@ typedef struct poot_executor_vtable {
                               const poot_exec_input *weights);
   poot_status (*add_entry)(poot_executor *executor, const poot_exec_entry_key *key,
                            const poot_graph *graph, uint32_t *out_entry);
+  /* The entry's bindings (borrowed). NOT_FOUND for an entry it does not have. */
+  poot_status (*bindings)(const poot_executor *executor, uint32_t entry,
+                          poot_exec_bindings *out_bindings);
   poot_status (*step)(poot_executor *executor, uint32_t entry, const poot_exec_step_io *io);
   poot_status (*reset_state)(poot_executor *executor);
   poot_status (*remove_entry)(poot_executor *executor, uint32_t entry);
@@ -342,18 +383,33 @@ POOT_MUST_USE poot_status poot_exec_load_weights(poot_executor *executor, size_t
 /* Compiles `graph` (borrowed; verified) for the target, binds weights by
  * name, allocates its states (shared by name and type across entries,
  * zeroed), temporaries, slots and constants, and captures the recording.
- * An equal key returns the existing entry. *out_entry is the entry id.
+ * An equal key returns the existing entry. *out_entry is the entry id;
+ * out_bindings (may be NULL) receives its bindings: a handle for every slot
+ * and root input the graph declares, including those the passes removed.
  * UNSUPPORTED (the compiler cannot plan it), NOT_FOUND (an unbound weight),
  * INVALID_ARGUMENT (a state whose type differs from an earlier entry's),
  * OUT_OF_MEMORY, DEVICE_LOST, POISONED. */
 POOT_MUST_USE poot_status poot_exec_add_entry(poot_executor *executor,
                                               const poot_exec_entry_key *key,
-                                              const poot_graph *graph, uint32_t *out_entry);
-/* Writes the slots and inputs, replays the entry, synchronizes and reads
- * back the primary output. NEEDS_RESET when an earlier step failed after it
- * replayed (until reset_state); KERNEL_FAULT naming the kernel and trap code
- * (the executable is then NEEDS_RESET); TIMEOUT, DEVICE_LOST (the device is
- * then poisoned); POISONED; INVALID_ARGUMENT / NOT_FOUND for bad inputs
+                                              const poot_graph *graph, uint32_t *out_entry,
+                                              poot_exec_bindings *out_bindings);
+/* The bindings of an entry (borrowed, as add_entry returns them). NOT_FOUND
+ * (no such entry). */
+POOT_MUST_USE poot_status poot_exec_entry_bindings(const poot_executor *executor, uint32_t entry,
+                                                   poot_exec_bindings *out_bindings);
+/* The handle of the slot or root input bound as `name` ("token", "pos", a
+ * named slot's or root input's name). INVALID_ARGUMENT naming it when the
+ * entry's graph declares no such slot or input; NOT_FOUND (no such entry). */
+POOT_MUST_USE poot_status poot_exec_entry_slot(const poot_executor *executor, uint32_t entry,
+                                               const char *name, poot_exec_slot *out_slot);
+/* Writes the slots and inputs by handle (a value for a leaf the passes
+ * removed is dropped; one given no value keeps what an earlier step wrote,
+ * unset before the first), replays the entry, synchronizes and reads back the primary
+ * output. NEEDS_RESET when an earlier step failed after it replayed (until
+ * reset_state); KERNEL_FAULT naming the kernel and trap code (the
+ * executable is then NEEDS_RESET); TIMEOUT, DEVICE_LOST (the device is then
+ * poisoned); POISONED; NOT_FOUND (no such entry); INVALID_ARGUMENT, naming
+ * the slot, for a handle the entry does not have or a value of another type
  * (nothing replayed). */
 POOT_MUST_USE poot_status poot_exec_step(poot_executor *executor, uint32_t entry,
                                          const poot_exec_step_io *io);

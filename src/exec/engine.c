@@ -21,9 +21,25 @@ typedef struct engine_state {
   poot_device_buffer *buf;
 } engine_state;
 
+/* Where a binding's value goes in the entry's plan. */
+typedef enum engine_place {
+  ENGINE_PLACE_NONE = 0, /* the passes removed the leaf: a value is dropped */
+  ENGINE_PLACE_SLOT,     /* words in the slot buffer */
+  ENGINE_PLACE_INPUT,    /* an input buffer */
+} engine_place;
+
+typedef struct engine_target {
+  engine_place place;
+  uint32_t at; /* SLOT: the first word; INPUT: the plan buffer */
+} engine_target;
+
 typedef struct engine_entry {
   char *key;
+  uint32_t id;
   poot_plan *plan;
+  uint32_t binding_count;
+  poot_exec_binding *binds;  /* what the graph declares (names owned) */
+  engine_target *targets;    /* per binding */
   poot_device_buffer **bufs; /* per plan buffer */
   bool *owned;               /* bufs[i] belongs to the entry (not a weight or state) */
   poot_device_cmd *cmds;
@@ -71,6 +87,10 @@ static void entry_destroy(engine_entry *en) {
   poot_free(en->owned);
   poot_free(en->cmds);
   poot_free(en->bindings);
+  if (en->binds)
+    for (uint32_t i = 0; i < en->binding_count; i++) poot_free((char *)en->binds[i].name);
+  poot_free(en->binds);
+  poot_free(en->targets);
   poot_plan_destroy(en->plan);
   poot_free(en->key);
   poot_free(en);
@@ -217,6 +237,77 @@ static poot_status entry_commands(engine *e, engine_entry *en) {
   return NULL;
 }
 
+/* Where the plan reads binding b: its slot or its input buffer, found by
+ * the leaf's name once here, or nowhere (the passes removed the leaf). The
+ * plan keeps the leaf's type. */
+static poot_status place_binding(const poot_plan *p, const poot_exec_binding *b,
+                                 engine_target *out) {
+  *out = (engine_target){ENGINE_PLACE_NONE, 0};
+  const poot_type *type = NULL;
+  if (!b->is_input) {
+    for (uint32_t s = 0; s < p->slot_count && !type; s++)
+      if (strcmp(p->slots[s].name, b->name) == 0) {
+        *out = (engine_target){ENGINE_PLACE_SLOT, p->slots[s].word_offset};
+        type = &p->slots[s].type;
+      }
+  } else {
+    for (uint32_t i = 2; i < p->buffer_count && !type; i++)
+      if (p->buffers[i].cls == POOT_PLAN_BUFFER_INPUT && strcmp(p->buffers[i].name, b->name) == 0) {
+        *out = (engine_target){ENGINE_PLACE_INPUT, i};
+        type = &p->buffers[i].type;
+      }
+  }
+  if (type && !poot_type_equal(type, &b->type))
+    return poot_status_make(POOT_INTERNAL, "engine: the plan reads '%s' with another type",
+                            b->name);
+  if (out->place == ENGINE_PLACE_SLOT &&
+      (p->buffer_count < 2 || p->buffers[1].cls != POOT_PLAN_BUFFER_SLOT))
+    return poot_status_make(POOT_INTERNAL, "engine: the plan's buffer 1 is not its slot buffer");
+  return NULL;
+}
+
+static bool declares_binding(const poot_node *n) {
+  return n->op == POOT_OP_LEAF &&
+         (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM);
+}
+
+/* One binding per slot and root input of `graph`, in its order, each placed
+ * in the entry's plan. */
+static poot_status entry_bindings(engine_entry *en, const poot_graph *graph) {
+  const poot_region *root = poot_graph_root(graph);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < root->num_nodes; i++)
+    n += declares_binding(poot_graph_node(graph, root->nodes[i]));
+  en->binds = poot_calloc(n + 1, sizeof *en->binds);
+  en->targets = poot_calloc(n + 1, sizeof *en->targets);
+  if (!en->binds || !en->targets) return poot_status_make(POOT_OUT_OF_MEMORY, "engine: bindings");
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_status st = NULL;
+  for (uint32_t i = 0; i < root->num_nodes && !st; i++) {
+    const poot_node *node = poot_graph_node(graph, root->nodes[i]);
+    if (!declares_binding(node)) continue;
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(graph, node, &sb);
+    if ((st = poot_strbuf_status(&sb))) break;
+    uint32_t k = en->binding_count;
+    poot_exec_binding *b = &en->binds[k];
+    *b = (poot_exec_binding){.name = poot_strdup(sb.data),
+                             .slot = {en->id, k},
+                             .type = *poot_graph_value_type(graph, node->results[0]),
+                             .is_input = node->storage == POOT_STORAGE_PARAM};
+    if (!b->name) {
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "engine: binding names");
+      break;
+    }
+    en->binding_count++;
+    st = place_binding(en->plan, b, &en->targets[k]);
+    b->read = en->targets[k].place != ENGINE_PLACE_NONE;
+  }
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
 static char *key_text(const poot_exec_entry_key *key) {
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -252,6 +343,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
     return poot_status_make(POOT_OUT_OF_MEMORY, "engine: entry");
   }
   en->key = text;
+  en->id = (uint32_t)e->entries.len;
   poot_compile_options co;
   poot_compile_options_init(&co);
   co.target = &e->target;
@@ -264,6 +356,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
     en->owned = poot_calloc(en->plan->buffer_count + 1, sizeof *en->owned);
     if (!en->bufs || !en->owned) st = poot_status_make(POOT_OUT_OF_MEMORY, "engine: buffers");
   }
+  if (!st) st = entry_bindings(en, graph);
   if (!st) st = entry_buffers(e, en);
   if (!st) st = entry_commands(e, en);
   if (!st && en->plan->dispatch_count == 0)
@@ -278,7 +371,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
     st = poot_type_byte_size(ob->type.dtype, &ob->type.shape, &n);
     en->output_bytes = n;
   }
-  id = e->entries.len;
+  id = en->id;
   if (!st) st = poot_vec_push(&e->entries, &en);
   if (!st) {
     st = poot_map_put_str(&e->entry_index, en->key, id);
@@ -293,7 +386,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   return NULL;
 }
 
-static poot_status find_entry(engine *e, uint32_t id, engine_entry **out) {
+static poot_status find_entry(const engine *e, uint32_t id, engine_entry **out) {
   *out = NULL;
   if (id >= e->entries.len || !POOT_VEC_AT(&e->entries, engine_entry *, id))
     return poot_status_make(POOT_NOT_FOUND, "engine: no entry %u", id);
@@ -359,32 +452,24 @@ static poot_status slot_words(const poot_tensor *t, uint32_t *w) {
   return NULL;
 }
 
+/* Writes each value where the plan reads it (poot_exec_step checked the
+ * handles and types). */
 static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
   const poot_plan *p = en->plan;
   for (size_t i = 0; i < io->input_count; i++) {
-    const char *name = io->inputs[i].name;
-    const poot_tensor *t = io->inputs[i].tensor;
-    bool done = false;
-    for (uint32_t s = 0; s < p->slot_count && !done; s++) {
-      if (strcmp(p->slots[s].name, name) != 0) continue;
-      if (!poot_type_equal(&p->slots[s].type, &t->type))
-        return poot_status_make(POOT_INVALID_ARGUMENT, "engine: slot '%s' has another type", name);
+    const poot_exec_slot_value *v = &io->inputs[i];
+    const engine_target *t = &en->targets[v->slot.index];
+    if (t->place == ENGINE_PLACE_SLOT) {
       uint32_t *words = poot_device_buffer_host(en->bufs[1]);
-      if (!words || p->buffers[1].cls != POOT_PLAN_BUFFER_SLOT)
-        return poot_status_make(POOT_INTERNAL,
-                                "engine: the plan's buffer 1 is not its slot buffer");
-      POOT_TRY(slot_words(t, words + p->slots[s].word_offset));
-      done = true;
+      POOT_TRY(slot_words(v->tensor, words + t->at));
+    } else if (t->place == ENGINE_PLACE_INPUT) {
+      if (v->tensor->size > p->buffers[t->at].size)
+        return poot_status_make(POOT_INVALID_ARGUMENT,
+                                "engine: input '%s' holds %zu bytes; its type takes %llu",
+                                en->binds[v->slot.index].name, v->tensor->size,
+                                (unsigned long long)p->buffers[t->at].size);
+      POOT_TRY(upload_padded(en->bufs[t->at], v->tensor->data, v->tensor->size));
     }
-    for (uint32_t b = 2; b < p->buffer_count && !done; b++) {
-      const poot_plan_buffer *pb = &p->buffers[b];
-      if (pb->cls != POOT_PLAN_BUFFER_INPUT || strcmp(pb->name, name) != 0) continue;
-      if (!poot_type_equal(&pb->type, &t->type) || t->size > pb->size)
-        return poot_status_make(POOT_INVALID_ARGUMENT, "engine: input '%s' has another type", name);
-      POOT_TRY(upload_padded(en->bufs[b], t->data, t->size));
-      done = true;
-    }
-    /* A name the plan does not read (a leaf the passes removed) is ignored. */
   }
   return NULL;
 }
@@ -402,6 +487,13 @@ static poot_status run_entry(engine *e, engine_entry *en, const poot_exec_step_i
     *device_ns += ns;
     if (io->on_dispatch) io->on_dispatch(io->on_dispatch_ctx, i, en->cmds[i].label, ns);
   }
+  return NULL;
+}
+
+static poot_status engine_bindings(const poot_executor *ex, uint32_t id, poot_exec_bindings *out) {
+  engine_entry *en;
+  POOT_TRY(find_entry((const engine *)ex, id, &en));
+  *out = (poot_exec_bindings){.entry = id, .count = en->binding_count, .items = en->binds};
   return NULL;
 }
 
@@ -580,6 +672,7 @@ static const poot_executor_vtable engine_vtable = {
     .target_set = engine_target_set,
     .load_weights = engine_load_weights,
     .add_entry = engine_add_entry,
+    .bindings = engine_bindings,
     .step = engine_step,
     .reset_state = engine_reset_state,
     .remove_entry = engine_remove_entry,

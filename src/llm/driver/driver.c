@@ -3,8 +3,8 @@
  * the greedy suffix appended, prompts fed in chunks, greedy generation with
  * a streaming detokenizer.
  *
- * The executor is called through its interface table (poot_executor.vt):
- * the llm layer does not link the exec layer's library, only its header. */
+ * The executor is called through the checked poot_exec_* functions; each
+ * entry's token and position slots are bound by handle when it is added. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +26,7 @@ typedef struct driver_entry {
   bool logits;    /* no greedy suffix: the step reads back f32[1, vocab] */
   bool added;
   uint32_t id;
+  poot_exec_slot token, pos; /* the entry's slots */
 } driver_entry;
 
 struct poot_driver {
@@ -43,7 +44,7 @@ struct poot_driver {
   driver_entry restart, restart_logits;
   int64_t restart_at;    /* 0: never */
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
-  poot_token *history; /* the tokens at positions [0, pos) */
+  poot_token *history;   /* the tokens at positions [0, pos) */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -60,8 +61,7 @@ static int64_t greedy_chunk(int64_t vocab) {
   return c;
 }
 
-static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab,
-                                 poot_value *out) {
+static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab, poot_value *out) {
   int64_t axis1 = 1, axis0 = 0;
   if (vocab <= GREEDY_ONE)
     return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
@@ -170,7 +170,7 @@ static poot_status load_weights(poot_driver *d, const poot_graph *g) {
     items[k].tensor = &tensors[k];
     k++;
   }
-  st = d->ex->vt->load_weights(d->ex, k, items);
+  st = poot_exec_load_weights(d->ex, k, items);
 done:
   if (names)
     for (size_t i = 0; i < k + 1 && i <= n; i++) poot_free(names[i]);
@@ -195,9 +195,15 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
                              .sampling = e->logits ? "" : "greedy",
                              .bound_inputs = "token,pos"};
   uint32_t id = UINT32_MAX;
-  poot_status st = d->ex->vt->add_entry(d->ex, &key, g, &id);
+  poot_status st = poot_exec_add_entry(d->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
   if (st) return st;
+  st = poot_exec_entry_slot(d->ex, id, "token", &e->token);
+  if (!st) st = poot_exec_entry_slot(d->ex, id, "pos", &e->pos);
+  if (st) {
+    poot_status_free(poot_exec_remove_entry(d->ex, id));
+    return st;
+  }
   e->id = id;
   e->added = true;
   return NULL;
@@ -220,7 +226,7 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
   poot_tensor tt = {
       .type = poot_type_make(POOT_DTYPE_I32, 2, tdims), .data = tp, .size = (size_t)T * 4};
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
-  poot_exec_input in[2] = {{"token", &tt}, {"pos", &pt}};
+  poot_exec_slot_value in[2] = {{e->token, &tt}, {e->pos, &pt}};
   poot_exec_step_io io = {.input_count = 2,
                           .inputs = in,
                           .output = out,
@@ -228,7 +234,7 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
                           .eager = d->eager,
                           .on_dispatch = d->hook,
                           .on_dispatch_ctx = d->hook_ctx};
-  poot_status st = d->ex->vt->step(d->ex, e->id, &io);
+  poot_status st = poot_exec_step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st) {
     memcpy(d->history + d->pos, tokens, (size_t)T * sizeof *tokens);
@@ -254,7 +260,7 @@ static bool needs_whole_pass(const poot_driver *d, size_t count) {
 static poot_status whole_pass_step(poot_driver *d, driver_entry *e, const poot_token *ids,
                                    size_t count, void *out, size_t out_size) {
   if (e->added && e->tokens != (int64_t)count) {
-    POOT_TRY(d->ex->vt->remove_entry(d->ex, e->id));
+    POOT_TRY(poot_exec_remove_entry(d->ex, e->id));
     e->added = false;
   }
   e->tokens = (int64_t)count;
@@ -270,7 +276,7 @@ static poot_status restart_step(poot_driver *d, driver_entry *e, const poot_toke
   if (!seq) return OOM("restart tokens");
   memcpy(seq, d->history, (size_t)d->pos * sizeof *seq);
   memcpy(seq + d->pos, ids, count * sizeof *seq);
-  poot_status st = d->ex->vt->reset_state(d->ex);
+  poot_status st = poot_exec_reset_state(d->ex);
   if (!st) {
     d->pos = 0;
     st = whole_pass_step(d, e, seq, (size_t)L, out, out_size);
@@ -333,15 +339,11 @@ fail:
 
 void poot_driver_destroy(poot_driver *d) {
   if (!d) return;
-  if (d->decode.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode.id));
-  if (d->prefill.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill.id));
-  if (d->decode_logits.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->decode_logits.id));
-  if (d->prefill_logits.added)
-    poot_status_free(d->ex->vt->remove_entry(d->ex, d->prefill_logits.id));
-  if (d->restart.added) poot_status_free(d->ex->vt->remove_entry(d->ex, d->restart.id));
-  if (d->restart_logits.added)
-    poot_status_free(d->ex->vt->remove_entry(d->ex, d->restart_logits.id));
-  d->ex->vt->unload(d->ex);
+  driver_entry *entries[] = {&d->decode,         &d->prefill, &d->decode_logits,
+                             &d->prefill_logits, &d->restart, &d->restart_logits};
+  for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+    if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
+  poot_exec_unload(d->ex);
   poot_free(d->history);
   poot_free(d->program);
   poot_free(d);
@@ -373,7 +375,7 @@ poot_status poot_driver_prepare(poot_driver *d) {
 }
 
 poot_status poot_driver_reset(poot_driver *d) {
-  POOT_TRY(d->ex->vt->reset_state(d->ex));
+  POOT_TRY(poot_exec_reset_state(d->ex));
   d->pos = 0;
   return NULL;
 }

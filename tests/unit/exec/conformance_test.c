@@ -97,24 +97,39 @@ static poot_storage leaf_storage(const poot_graph *g, const char *name) {
   return s;
 }
 
+/* A per-step input (a slot or a param) by the name it is generated under. */
+typedef struct named_input {
+  const char *name;
+  const poot_tensor *tensor;
+} named_input;
+
 /* Splits generated inputs into weights (loaded once) and per-step inputs
  * (slots and params); states are left to the device (zero). */
 typedef struct split {
   size_t nw, ns;
-  poot_exec_input w[128], s[16];
+  poot_exec_input w[128];
+  named_input s[16];
 } split;
+
+/* The per-step inputs as values of the entry's handles, found by name. */
+static void bind_inputs(const poot_executor *ex, uint32_t entry, const named_input *in, size_t n,
+                        poot_exec_slot_value *out) {
+  for (size_t i = 0; i < n; i++) {
+    POOT_ASSERT_OK(poot_exec_entry_slot(ex, entry, in[i].name, &out[i].slot));
+    out[i].tensor = in[i].tensor;
+  }
+}
 
 static void split_inputs(const poot_graph *g, const pt_inputs *in, split *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < in->count; i++) {
     poot_storage s = leaf_storage(g, in->names[i]);
-    poot_exec_input x = {in->names[i], &in->tensors[i]};
     if (s == POOT_STORAGE_WEIGHT) {
       assert_true(out->nw < 128);
-      out->w[out->nw++] = x;
+      out->w[out->nw++] = (poot_exec_input){in->names[i], &in->tensors[i]};
     } else if (s == POOT_STORAGE_SLOT || s == POOT_STORAGE_PARAM) {
       assert_true(out->ns < 16);
-      out->s[out->ns++] = x;
+      out->s[out->ns++] = (named_input){in->names[i], &in->tensors[i]};
     }
   }
 }
@@ -175,9 +190,11 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
   POOT_ASSERT_OK(poot_exec_load_weights(ex, sp.nw, sp.w));
   poot_exec_entry_key key = {"conformance", what, "", ""};
   uint32_t entry = 0, again = 1;
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &again));
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &again, NULL));
   assert_int_equal(entry, again); /* same key, same entry: no new capture */
+  poot_exec_slot_value sv[16];
+  bind_inputs(ex, entry, sp.s, sp.ns, sv);
   poot_evaluation *prev = NULL;
   for (int step = 0; step < steps; step++) {
     set_int(&in, "pos", step);
@@ -199,7 +216,7 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
     assert_true(ev->has_output);
     void *out = poot_malloc(ev->output.size);
     poot_exec_step_io io = {
-        .input_count = sp.ns, .inputs = sp.s, .output = out, .output_size = ev->output.size};
+        .input_count = sp.ns, .inputs = sv, .output = out, .output_size = ev->output.size};
     POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
     char label[64];
     snprintf(label, sizeof label, "%s step %d", what, step);
@@ -309,7 +326,9 @@ static void test_replay_eager_and_fault(void **state) {
   POOT_ASSERT_OK(poot_exec_load_weights(ex, sp.nw, sp.w));
   poot_exec_entry_key key = {"conformance", "decode", "", ""};
   uint32_t entry;
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
+  poot_exec_slot_value sv[16];
+  bind_inputs(ex, entry, sp.s, sp.ns, sv);
   float a[2][96], b[2][96];
   for (int mode = 0; mode < 2; mode++) {
     POOT_ASSERT_OK(poot_exec_reset_state(ex));
@@ -317,7 +336,7 @@ static void test_replay_eager_and_fault(void **state) {
       set_int(&in, "pos", step);
       set_int(&in, "token", 11 + step);
       poot_exec_step_io io = {.input_count = sp.ns,
-                              .inputs = sp.s,
+                              .inputs = sv,
                               .output = mode ? (void *)b[step] : (void *)a[step],
                               .output_size = sizeof a[0],
                               .eager = mode == 1};
@@ -332,7 +351,7 @@ static void test_replay_eager_and_fault(void **state) {
   set_int(&in, "token", 96);
   float out[96];
   poot_exec_step_io io = {
-      .input_count = sp.ns, .inputs = sp.s, .output = out, .output_size = sizeof out};
+      .input_count = sp.ns, .inputs = sv, .output = out, .output_size = sizeof out};
   poot_status st = poot_exec_step(ex, entry, &io);
   assert_int_equal(poot_status_code_of(st), POOT_KERNEL_FAULT);
   const char *msg = poot_status_message(st);
@@ -375,7 +394,7 @@ static void test_replay_eager_and_fault(void **state) {
   poot_exec_unload(ex);
   /* After unload the graph's weights are unbound. */
   uint32_t e2;
-  POOT_ASSERT_STATUS_MSG(poot_exec_add_entry(ex, &key, g, &e2), POOT_NOT_FOUND, "token_embd");
+  POOT_ASSERT_STATUS_MSG(poot_exec_add_entry(ex, &key, g, &e2, NULL), POOT_NOT_FOUND, "token_embd");
   poot_executor_destroy(ex);
   pt_inputs_free(&in);
   close_device(d);
@@ -408,15 +427,91 @@ static void test_executor_arguments(void **state) {
   POOT_ASSERT_STATUS(poot_exec_load_weights(ex, sp.nw, sp.w), POOT_INVALID_ARGUMENT);
   poot_exec_entry_key key = {"conformance", "decode", "", ""};
   uint32_t entry;
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  poot_exec_bindings b;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, &b));
+  /* The bindings: the graph's token and pos slots, both read. */
+  assert_int_equal(b.entry, entry);
+  assert_int_equal(b.count, 2);
+  for (uint32_t i = 0; i < b.count; i++) {
+    assert_int_equal(b.items[i].slot.entry, entry);
+    assert_int_equal(b.items[i].slot.index, i);
+    assert_false(b.items[i].is_input);
+    assert_true(b.items[i].read);
+  }
+  poot_exec_slot_value sv[16];
+  bind_inputs(ex, entry, sp.s, sp.ns, sv);
+  poot_exec_slot h;
+  POOT_ASSERT_STATUS_MSG(poot_exec_entry_slot(ex, entry, "possition", &h), POOT_INVALID_ARGUMENT,
+                         "possition");
+  assert_int_equal(h.entry, UINT32_MAX);
+  POOT_ASSERT_STATUS(poot_exec_entry_slot(ex, entry + 7, "pos", &h), POOT_NOT_FOUND);
   float out[96];
   poot_exec_step_io io = {
-      .input_count = sp.ns, .inputs = sp.s, .output = out, .output_size = sizeof out - 4};
+      .input_count = sp.ns, .inputs = sv, .output = out, .output_size = sizeof out - 4};
   POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_INVALID_ARGUMENT);
   io.output_size = sizeof out;
+  /* A handle the entry does not have: another entry's, or past its last. */
+  poot_exec_slot_value bad = sv[0];
+  io.inputs = &bad;
+  io.input_count = 1;
+  bad.slot.entry = entry + 1;
+  POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry, &io), POOT_INVALID_ARGUMENT, "does not have");
+  bad.slot = (poot_exec_slot){entry, b.count};
+  POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry, &io), POOT_INVALID_ARGUMENT, "does not have");
+  /* A value of another type, named by its slot. */
+  int64_t one = 1, p64 = 0;
+  poot_tensor wide = {.type = poot_type_make(POOT_DTYPE_I64, 1, &one), .data = &p64, .size = 8};
+  POOT_ASSERT_OK(poot_exec_entry_slot(ex, entry, "pos", &bad.slot));
+  bad.tensor = &wide;
+  POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry, &io), POOT_INVALID_ARGUMENT, "'pos'");
+  io.inputs = sv;
+  io.input_count = sp.ns;
   POOT_ASSERT_OK(poot_exec_step(ex, entry, &io)); /* no NEEDS_RESET from a refused call */
   poot_executor_destroy(ex);
   pt_inputs_free(&in);
+  close_device(d);
+  poot_graph_destroy(g);
+}
+
+/* Every slot and root input the graph declares has a handle, also one the
+ * passes removed: a value for it is accepted and dropped. */
+static void test_unread_bindings(void **state) {
+  (void)state;
+  poot_graph *g = parse(
+      "pgraph 1\n"
+      "%0 = param 0 \"x\" : f32[4]\n"
+      "%1 = param 1 \"unused\" : f32[4]\n"
+      "%2 = slot pos : i32[1]\n"
+      "%3 = exp %0 : f32[4]\n"
+      "output %3\n");
+  poot_device *d = open_device();
+  poot_executor *ex = NULL;
+  POOT_ASSERT_OK(poot_engine_create(d, &ex));
+  poot_exec_entry_key key = {"conformance", "unread", "", "x"};
+  uint32_t entry;
+  poot_exec_bindings b;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, &b));
+  assert_int_equal(b.count, 3);
+  const char *names[3] = {"x", "unused", "pos"};
+  for (uint32_t i = 0; i < 3; i++) {
+    assert_string_equal(b.items[i].name, names[i]);
+    assert_int_equal(b.items[i].is_input, i < 2);
+  }
+  assert_true(b.items[0].read);
+  assert_false(b.items[1].read);
+  assert_false(b.items[2].read);
+  float x[4] = {0, 1, -1, 2}, junk[4] = {9, 9, 9, 9}, out[4];
+  int32_t pos = 5;
+  int64_t four = 4, one = 1;
+  poot_tensor xt = {.type = poot_type_make(POOT_DTYPE_F32, 1, &four), .data = x, .size = 16};
+  poot_tensor jt = {.type = xt.type, .data = junk, .size = 16};
+  poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &pos, .size = 4};
+  poot_exec_slot_value v[3] = {
+      {b.items[0].slot, &xt}, {b.items[1].slot, &jt}, {b.items[2].slot, &pt}};
+  poot_exec_step_io io = {.input_count = 3, .inputs = v, .output = out, .output_size = sizeof out};
+  POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
+  for (int i = 0; i < 4; i++) assert_true(fabsf(out[i] - expf(x[i])) <= 1e-5f * expf(x[i]));
+  poot_executor_destroy(ex);
   close_device(d);
   poot_graph_destroy(g);
 }
@@ -607,14 +702,21 @@ static poot_graph *variant_graph(const poot_graph *g, uint32_t which, char *labe
  * device and the oracle, states carried by both, the primary output
  * compared after each. */
 static void run_variant(poot_executor *ex, const tc_case *c, int profile, const char *vlabel,
-                        const poot_graph *g, pt_inputs *in, const poot_exec_input *step_in,
+                        const poot_graph *g, pt_inputs *in, const named_input *step_in,
                         size_t nstep, const char *pos_name, case_report *r) {
   char label[160];
   poot_status st = poot_exec_reset_state(ex);
   poot_exec_entry_key key = {"catalogue", c->name, profile_names[profile], vlabel};
   uint32_t entry = 0;
-  if (!st) st = poot_exec_add_entry(ex, &key, g, &entry);
+  if (!st) st = poot_exec_add_entry(ex, &key, g, &entry, NULL);
+  poot_exec_slot_value *values = poot_calloc(nstep + 1, sizeof *values);
+  assert_non_null(values);
+  for (size_t i = 0; i < nstep && !st; i++) {
+    st = poot_exec_entry_slot(ex, entry, step_in[i].name, &values[i].slot);
+    values[i].tensor = step_in[i].tensor;
+  }
   if (st) {
+    poot_free(values);
     report_fail(r, "%s, %s: add_entry: %s", profile_names[profile], vlabel,
                 poot_status_message(st));
     poot_status_free(st);
@@ -637,7 +739,7 @@ static void run_variant(poot_executor *ex, const tc_case *c, int profile, const 
     void *out = poot_malloc(ev->output.size ? ev->output.size : 1);
     assert_non_null(out);
     poot_exec_step_io io = {
-        .input_count = nstep, .inputs = step_in, .output = out, .output_size = ev->output.size};
+        .input_count = nstep, .inputs = values, .output = out, .output_size = ev->output.size};
     snprintf(label, sizeof label, "%s, %s, step %d", profile_names[profile], vlabel, step);
     st = poot_exec_step(ex, entry, &io);
     if (st) {
@@ -652,6 +754,7 @@ static void run_variant(poot_executor *ex, const tc_case *c, int profile, const 
   }
   poot_evaluation_destroy(prev);
   poot_free(ei);
+  poot_free(values);
   poot_exec_stats s;
   poot_exec_stats_get(ex, &s);
   if (!r->dispatches[profile] || s.dispatches_per_step > r->dispatches[profile])
@@ -716,16 +819,16 @@ static void run_case(poot_device *d, const tc_case *c, case_report *r) {
   /* weights loaded once per engine; slots and params every step; states
    * start at zero on both sides */
   poot_exec_input *w = poot_calloc(in.count + 1, sizeof *w);
-  poot_exec_input *si = poot_calloc(in.count + 1, sizeof *si);
+  named_input *si = poot_calloc(in.count + 1, sizeof *si);
   assert_true(w && si);
   size_t nw = 0, ns = 0;
   const char *pos_name = NULL;
   for (size_t i = 0; i < in.count; i++) {
     const poot_node *n = leaf_named(g, in.names[i]);
     assert_non_null(n);
-    poot_exec_input x = {in.names[i], &in.tensors[i]};
-    if (n->storage == POOT_STORAGE_WEIGHT) w[nw++] = x;
-    if (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM) si[ns++] = x;
+    if (n->storage == POOT_STORAGE_WEIGHT) w[nw++] = (poot_exec_input){in.names[i], &in.tensors[i]};
+    if (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM)
+      si[ns++] = (named_input){in.names[i], &in.tensors[i]};
     if (n->storage == POOT_STORAGE_SLOT && n->slot_kind == POOT_SLOT_POS) pos_name = in.names[i];
   }
   uint32_t nvar = 1 + poot_graph_env_count(g) + poot_graph_state_count(g);
@@ -844,6 +947,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_gemv),
       cmocka_unit_test(test_llama_decode),
       cmocka_unit_test(test_executor_arguments),
+      cmocka_unit_test(test_unread_bindings),
       cmocka_unit_test(test_template_catalogue),
       /* last: on a device with a real trap (PTX) the fault poisons the
        * process's context, and nothing can run on it afterwards */

@@ -49,20 +49,28 @@ int main(int argc, char **argv) {
   CHECK(poot_engine_create(d, &ex));
   pt_inputs in;
   CHECK(pt_inputs_make(g, 1, 500, 0, 0.1f, &in));
-  poot_exec_input w[256], s[16];
+  poot_exec_input w[256];
+  const char *sname[16];
+  const poot_tensor *stensor[16];
   size_t nw = 0, ns = 0;
   for (size_t i = 0; i < in.count; i++) {
-    if (!strcmp(in.names[i], "token") || !strcmp(in.names[i], "pos"))
-      s[ns++] = (poot_exec_input){in.names[i], &in.tensors[i]};
-    else if (!strstr(in.names[i], ".k") && !strstr(in.names[i], ".v") && nw < 256)
+    if (!strcmp(in.names[i], "token") || !strcmp(in.names[i], "pos")) {
+      sname[ns] = in.names[i];
+      stensor[ns++] = &in.tensors[i];
+    } else if (!strstr(in.names[i], ".k") && !strstr(in.names[i], ".v") && nw < 256)
       w[nw++] = (poot_exec_input){in.names[i], &in.tensors[i]};
   }
   CHECK(poot_exec_load_weights(ex, nw, w));
   poot_exec_entry_key key = {"bench", "decode", "", ""};
   uint32_t entry;
   uint64_t t0 = poot_time_ns();
-  CHECK(poot_exec_add_entry(ex, &key, g, &entry));
+  CHECK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
   double compile_ms = (double)(poot_time_ns() - t0) / 1e6;
+  poot_exec_slot_value s[16];
+  for (size_t i = 0; i < ns; i++) {
+    CHECK(poot_exec_entry_slot(ex, entry, sname[i], &s[i].slot));
+    s[i].tensor = stensor[i];
+  }
   float *out = malloc((size_t)c.vocab_size * 4);
   printf("device %s (%s); compile+capture %.1f ms\n", d->caps.name, d->caps.kind, compile_ms);
   double host_us[2] = {0, 0};

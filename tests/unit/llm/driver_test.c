@@ -293,7 +293,8 @@ static void test_tokenizer_padding(void **state) {
   poot_driver_generate_result part;
   const poot_token padded[] = {0, 600};
   POOT_ASSERT_STATUS_MSG(poot_driver_generate_ids(r.drv, padded, 2, &go, NULL, NULL, &part),
-                         POOT_INVALID_ARGUMENT, "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
+                         POOT_INVALID_ARGUMENT,
+                         "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
   poot_driver_generate_result_deinit(&part);
   go.no_text = false; /* the padding ids go through the detokenizer */
   POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, prompt, 3, &go, NULL, NULL, &part));
@@ -335,7 +336,9 @@ static void test_greedy_suffix(void **state) {
   POOT_ASSERT_OK(poot_engine_create(dev, &ex));
   poot_exec_entry_key key = {"suffix", "row:6", "greedy", "x"};
   uint32_t entry;
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  poot_exec_slot x_slot;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
+  POOT_ASSERT_OK(poot_exec_entry_slot(ex, entry, "x", &x_slot));
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     poot_tensor in = {.type = t, .data = cases[c].x, .size = sizeof cases[c].x};
     poot_eval_input item = {"x", &in};
@@ -348,7 +351,7 @@ static void test_greedy_suffix(void **state) {
     assert_int_equal(w[1], cases[c].finite);
     poot_evaluation_destroy(ev);
     int32_t got[2] = {-7, -7};
-    poot_exec_input xi = {"x", &in};
+    poot_exec_slot_value xi = {x_slot, &in};
     poot_exec_step_io io = {.input_count = 1, .inputs = &xi, .output = got, .output_size = 8};
     POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
     assert_int_equal(got[0], cases[c].id);
@@ -384,9 +387,9 @@ static void test_greedy_suffix_large(void **state) {
     float v[2];
     int32_t id, finite;
   } cases[] = {
-      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},    /* past 65,536 */
-      {{10, 69999}, {7.0f, 7.0f}, 10, 1},      /* a tie: the first wins */
-      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},    /* the last id, in the padded chunk */
+      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},   /* past 65,536 */
+      {{10, 69999}, {7.0f, 7.0f}, 10, 1},     /* a tie: the first wins */
+      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},   /* the last id, in the padded chunk */
       {{66000, 67000}, {NAN, NAN}, 66000, 0}, /* the first NaN wins */
   };
   poot_device *dev = NULL;
@@ -395,7 +398,9 @@ static void test_greedy_suffix_large(void **state) {
   POOT_ASSERT_OK(poot_engine_create(dev, &ex));
   poot_exec_entry_key key = {"suffix", "row:70001", "greedy", "x"};
   uint32_t entry;
-  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry));
+  poot_exec_slot x_slot;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
+  POOT_ASSERT_OK(poot_exec_entry_slot(ex, entry, "x", &x_slot));
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     for (int64_t i = 0; i < V; i++) xs[i] = (float)((i * 7919) % 1000) * 1e-3f - 1.0f;
     for (int j = 0; j < 2; j++) xs[cases[c].at[j]] = cases[c].v[j];
@@ -409,7 +414,7 @@ static void test_greedy_suffix_large(void **state) {
     assert_int_equal(w[1], cases[c].finite);
     poot_evaluation_destroy(ev);
     int32_t got[2] = {-7, -7};
-    poot_exec_input xi = {"x", &in};
+    poot_exec_slot_value xi = {x_slot, &in};
     poot_exec_step_io io = {.input_count = 1, .inputs = &xi, .output = got, .output_size = 8};
     POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
     assert_int_equal(got[0], cases[c].id);
@@ -432,12 +437,9 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_greedy_suffix),
-      cmocka_unit_test(test_greedy_suffix_large),
-      cmocka_unit_test(test_stories260k),
-      cmocka_unit_test(test_demo_vs_oracle),
-      cmocka_unit_test(test_fault_and_reset),
-      cmocka_unit_test(test_tokenizer_padding),
+      cmocka_unit_test(test_greedy_suffix),   cmocka_unit_test(test_greedy_suffix_large),
+      cmocka_unit_test(test_stories260k),     cmocka_unit_test(test_demo_vs_oracle),
+      cmocka_unit_test(test_fault_and_reset), cmocka_unit_test(test_tokenizer_padding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
