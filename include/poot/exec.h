@@ -5,7 +5,8 @@
  * Contents:
  *   1. the device interface (buffers, uploads and downloads, kernels compiled
  *      from KIR, recordings, replay, synchronize with a timeout, poison)
- *   2. the executor interface (exactly the verbs of DESIGN §6)
+ *   2. the executor interface (the verbs of DESIGN §6, and an entry's
+ *      bindings: slots and root inputs by handle)
  *   3. the engine (the executor over a device)
  *
  * ---------------------------------------------------------------- faults ----
@@ -241,8 +242,8 @@ uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, dou
 /* ===================================================== 2. the executor */
 
 /* A host tensor bound by name: a weight's binding name as poot_eval takes it
- * ("token_embd", "blk.3.attn_q"), a slot's ("token", "pos", a named slot),
- * or a root input's. The tensor is borrowed for the call. */
+ * ("token_embd", "blk.3.attn_q"). Slots and root inputs are bound by handle
+ * (poot_exec_slot_value). The tensor is borrowed for the call. */
 typedef struct poot_exec_input {
   const char *name;
   const poot_tensor *tensor;

@@ -31,7 +31,7 @@ poot_status poot_exec_entry_bindings(const poot_executor *executor, uint32_t ent
   return executor->vt->bindings(executor, entry, out_bindings);
 }
 
-/* The entry's binding names, for a message: "token, pos" or "none". */
+/* The entry's binding names, for a message: "'token', 'pos'" or "none". */
 static void binding_names(const poot_exec_bindings *b, poot_strbuf *sb) {
   for (uint32_t i = 0; i < b->count; i++)
     poot_strbuf_printf(sb, "%s'%s'", i ? ", " : "", b->items[i].name);
