@@ -85,8 +85,8 @@ typedef struct poot_device_buffer {
  * poot_kir_cache_key and the KIR's printed form (compared on a hit); owned
  * by the device until it is destroyed. */
 typedef struct poot_device_kernel {
-  poot_hash128 key; /* poot_kir_cache_key(kir, target); set by the generic layer */
-  char *kir_text;   /* the KIR's printed form (owned by the generic layer) */
+  poot_hash128 key;       /* poot_kir_cache_key(kir, target); set by the generic layer */
+  char *kir_text;         /* the KIR's printed form (owned by the generic layer) */
   size_t kir_text_len;
   char *name;             /* kernel name (owned) */
   uint32_t binding_count; /* KIR bindings (the error word excluded) */

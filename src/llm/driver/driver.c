@@ -44,7 +44,7 @@ struct poot_driver {
   driver_entry restart, restart_logits;
   int64_t restart_at;    /* 0: never */
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
-  poot_token *history;   /* the tokens at positions [0, pos) */
+  poot_token *history; /* the tokens at positions [0, pos) */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -61,7 +61,8 @@ static int64_t greedy_chunk(int64_t vocab) {
   return c;
 }
 
-static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab, poot_value *out) {
+static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab,
+                                 poot_value *out) {
   int64_t axis1 = 1, axis0 = 0;
   if (vocab <= GREEDY_ONE)
     return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);

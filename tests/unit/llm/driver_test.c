@@ -293,8 +293,7 @@ static void test_tokenizer_padding(void **state) {
   poot_driver_generate_result part;
   const poot_token padded[] = {0, 600};
   POOT_ASSERT_STATUS_MSG(poot_driver_generate_ids(r.drv, padded, 2, &go, NULL, NULL, &part),
-                         POOT_INVALID_ARGUMENT,
-                         "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
+                         POOT_INVALID_ARGUMENT, "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
   poot_driver_generate_result_deinit(&part);
   go.no_text = false; /* the padding ids go through the detokenizer */
   POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, prompt, 3, &go, NULL, NULL, &part));
@@ -387,9 +386,9 @@ static void test_greedy_suffix_large(void **state) {
     float v[2];
     int32_t id, finite;
   } cases[] = {
-      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},   /* past 65,536 */
-      {{10, 69999}, {7.0f, 7.0f}, 10, 1},     /* a tie: the first wins */
-      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},   /* the last id, in the padded chunk */
+      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},    /* past 65,536 */
+      {{10, 69999}, {7.0f, 7.0f}, 10, 1},      /* a tie: the first wins */
+      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},    /* the last id, in the padded chunk */
       {{66000, 67000}, {NAN, NAN}, 66000, 0}, /* the first NaN wins */
   };
   poot_device *dev = NULL;
@@ -437,9 +436,12 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_greedy_suffix),   cmocka_unit_test(test_greedy_suffix_large),
-      cmocka_unit_test(test_stories260k),     cmocka_unit_test(test_demo_vs_oracle),
-      cmocka_unit_test(test_fault_and_reset), cmocka_unit_test(test_tokenizer_padding),
+      cmocka_unit_test(test_greedy_suffix),
+      cmocka_unit_test(test_greedy_suffix_large),
+      cmocka_unit_test(test_stories260k),
+      cmocka_unit_test(test_demo_vs_oracle),
+      cmocka_unit_test(test_fault_and_reset),
+      cmocka_unit_test(test_tokenizer_padding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
