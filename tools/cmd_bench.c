@@ -205,12 +205,14 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
   };
   const poot_tool_cli cli = {
-      CMD,
-      "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
-      "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-      "                  [--json]\n\n"
-      "Measures generation on a device (greedy, batch 1).\n\n",
-      options, sizeof options / sizeof options[0], NULL};
+      .cmd = CMD,
+      .synopsis =
+          "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
+          "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
+          "                  [--json]\n\n"
+          "Measures generation on a device (greedy, batch 1).\n\n",
+      .options = options,
+      .n_options = sizeof options / sizeof options[0]};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && !f->model) return poot_tool_usage_error(CMD, "give a model with -m MODEL");
   return rc;

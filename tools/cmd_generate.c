@@ -53,11 +53,13 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
       {POOT_FLAG_REPEAT_PENALTY, NULL, NULL, 0, 0},
   };
   const poot_tool_cli cli = {
-      CMD,
-      "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--temp 0] [--device D]\n"
-      "                     [--ids] [--cap N] [--chunk T] [--tokenizer FILE] [--ignore-eos]\n\n"
-      "Generates text greedily on a device, streaming tokens to stdout.\n\n",
-      options, sizeof options / sizeof options[0], NULL};
+      .cmd = CMD,
+      .synopsis =
+          "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--temp 0] [--device D]\n"
+          "                     [--ids] [--cap N] [--chunk T] [--tokenizer FILE] [--ignore-eos]\n\n"
+          "Generates text greedily on a device, streaming tokens to stdout.\n\n",
+      .options = options,
+      .n_options = sizeof options / sizeof options[0]};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && g->temp != 0.0)
     return poot_tool_usage_error(

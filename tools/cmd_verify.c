@@ -186,7 +186,10 @@ static void verify_cli_init(verify_cli *c, verify_flags *f) {
        0},
   };
   memcpy(c->options, options, sizeof options);
-  c->cli = (poot_tool_cli){CMD, verify_synopsis, c->options, VERIFY_N_OPTIONS, NULL};
+  c->cli = (poot_tool_cli){.cmd = CMD,
+                           .synopsis = verify_synopsis,
+                           .options = c->options,
+                           .n_options = VERIFY_N_OPTIONS};
 }
 
 static void print_help(void) {

@@ -60,6 +60,48 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                                   SAMPLING_REFUSED},
     [POOT_FLAG_BATCH] = {"-b", NULL, NULL, POOT_TOOL_ARG_REFUSED, NULL,
                          "batches other than 1 are not supported yet"},
+    [POOT_FLAG_NO_BOS] = {NULL, "--no-bos", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                          "add none of the model's special tokens (BOS, EOS, [CLS]/[SEP])"},
+    [POOT_FLAG_PARSE_SPECIAL] = {NULL, "--parse-special", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                                 "match special tokens written in the text (\"<s>\",\n"
+                                 "\"<|eot_id|>\"); otherwise they are tokenized as text"},
+    [POOT_FLAG_TIMING] = {NULL, "--timing", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                          "print the load and encode times to standard error"},
+    [POOT_FLAG_SPECIAL] = {NULL, "--special", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                           "write control tokens (\"<s>\", \"<|eot_id|>\") as their text;\n"
+                           "by default they write nothing"},
+    [POOT_FLAG_KEEP_SPACE] = {NULL, "--keep-space", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                              "keep the leading space SentencePiece-style encoders add"},
+    [POOT_FLAG_TEMPLATE] = {NULL, "--template", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                            "a chat template file instead of a model's"},
+    [POOT_FLAG_BOS] = {NULL, "--bos", NULL, POOT_TOOL_ARG_STRING, "TEXT", "the bos_token"},
+    [POOT_FLAG_EOS] = {NULL, "--eos", NULL, POOT_TOOL_ARG_STRING, "TEXT", "the eos_token"},
+    [POOT_FLAG_GEN_PROMPT] = {NULL, "--add-generation-prompt", NULL, POOT_TOOL_ARG_SET, NULL,
+                              "add_generation_prompt = true"},
+    [POOT_FLAG_NO_GEN_PROMPT] = {NULL, "--no-generation-prompt", NULL, POOT_TOOL_ARG_SET, NULL,
+                                 "add_generation_prompt = false"},
+    [POOT_FLAG_NOW] = {NULL, "--now", NULL, POOT_TOOL_ARG_INT, "T",
+                       "the time strftime_now sees, in seconds since the epoch"},
+    [POOT_FLAG_TYPE] = {NULL, "--type", "--outtype", POOT_TOOL_ARG_STRING, "TYPE",
+                        "the tensor type written"},
+    [POOT_FLAG_NAME] = {NULL, "--name", NULL, POOT_TOOL_ARG_STRING, "NAME", "general.name"},
+    [POOT_FLAG_INPUT] = {"-i", "--input", NULL, POOT_TOOL_ARG_LIST, "NAME=FILE.npy",
+                         "bind a leaf to an array"},
+    [POOT_FLAG_OUT] = {"-o", "--out", NULL, POOT_TOOL_ARG_STRING, "DIR",
+                       "write the results into DIR"},
+    [POOT_FLAG_ZERO_STATES] = {NULL, "--zero-states", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                               "states without an --input start as zeros"},
+    [POOT_FLAG_GRAPH] = {"-g", NULL, NULL, POOT_TOOL_ARG_STRING, "FILE",
+                         "a graph in the .pgraph text form instead of a model"},
+    [POOT_FLAG_STEP] = {NULL, "--step", NULL, POOT_TOOL_ARG_STRING, "S",
+                        "decode (default) or prefill:T"},
+    [POOT_FLAG_SEQUENCES] = {NULL, "--batch", NULL, POOT_TOOL_ARG_INT, "B",
+                             "sequences per step (default 1)"},
+    [POOT_FLAG_TARGET] = {NULL, "--target", NULL, POOT_TOOL_ARG_STRING, "T", "the target"},
+    [POOT_FLAG_EMIT] = {NULL, "--emit", NULL, POOT_TOOL_ARG_STRING, "DIR",
+                        "write the plan and the kernels into DIR (created)"},
+    [POOT_FLAG_NO_PASSES] = {NULL, "--no-passes", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                             "plan the graph as traced, without the graph passes"},
 };
 
 static bool spells(const poot_tool_flag *f, const char *arg) {
@@ -81,6 +123,10 @@ static bool take_value(const poot_tool_cli *cli, const poot_tool_option *o, cons
     *(bool *)o->dest = true;
     return true;
   }
+  if (f->arg == POOT_TOOL_ARG_SET) {
+    *(int *)o->dest = (int)o->min;
+    return true;
+  }
   const char *v = poot_tool_flag_value(cli->cmd, argc, argv, i);
   if (!v) return false;
   if (f->arg == POOT_TOOL_ARG_STRING) {
@@ -88,6 +134,15 @@ static bool take_value(const poot_tool_cli *cli, const poot_tool_option *o, cons
     return true;
   }
   if (f->arg == POOT_TOOL_ARG_FLOAT) return poot_tool_parse_f64(cli->cmd, arg, v, o->dest);
+  if (f->arg == POOT_TOOL_ARG_LIST) {
+    poot_tool_list *l = o->dest;
+    if (l->n == l->cap) {
+      (void)poot_tool_usage_error(cli->cmd, "%s is given too often (at most %zu)", arg, l->cap);
+      return false;
+    }
+    l->items[l->n++] = v;
+    return true;
+  }
   long long x;
   if (!poot_tool_parse_i64(cli->cmd, arg, v, &x)) return false;
   if (x < o->min || x > o->max) {
@@ -109,7 +164,14 @@ int poot_tool_parse(const poot_tool_cli *cli, int first, int argc, char **argv) 
       return POOT_EXIT_OK;
     }
     const poot_tool_option *o = find_option(cli, a);
-    if (!o) return poot_tool_usage_error(cli->cmd, "unknown argument '%s'", a);
+    if (!o && a[0] == '-' && a[1]) return poot_tool_usage_error(cli->cmd, "unknown flag '%s'", a);
+    if (!o) {
+      size_t k = 0;
+      while (k < cli->max_args && cli->args[k]) k++;
+      if (k == cli->max_args) return poot_tool_usage_error(cli->cmd, "unexpected argument '%s'", a);
+      cli->args[k] = a;
+      continue;
+    }
     const poot_tool_flag *f = &poot_tool_flags[o->flag];
     if (f->arg == POOT_TOOL_ARG_REFUSED)
       return poot_tool_usage_error(cli->cmd, "%s: %s", a, f->help);

@@ -64,7 +64,29 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_MIN_P,
   POOT_FLAG_SEED,
   POOT_FLAG_REPEAT_PENALTY,
-  POOT_FLAG_BATCH, /* -b: refused, batches other than 1 */
+  POOT_FLAG_BATCH,         /* -b: refused, batches other than 1 */
+  POOT_FLAG_NO_BOS,        /* --no-bos */
+  POOT_FLAG_PARSE_SPECIAL, /* --parse-special */
+  POOT_FLAG_TIMING,        /* --timing */
+  POOT_FLAG_SPECIAL,       /* --special */
+  POOT_FLAG_KEEP_SPACE,    /* --keep-space */
+  POOT_FLAG_TEMPLATE,      /* --template FILE */
+  POOT_FLAG_BOS,           /* --bos TEXT */
+  POOT_FLAG_EOS,           /* --eos TEXT */
+  POOT_FLAG_GEN_PROMPT,    /* --add-generation-prompt */
+  POOT_FLAG_NO_GEN_PROMPT, /* --no-generation-prompt */
+  POOT_FLAG_NOW,           /* --now T */
+  POOT_FLAG_TYPE,          /* --type TYPE (--outtype) */
+  POOT_FLAG_NAME,          /* --name NAME */
+  POOT_FLAG_INPUT,         /* -i, --input NAME=FILE.npy (repeated) */
+  POOT_FLAG_OUT,           /* -o, --out DIR */
+  POOT_FLAG_ZERO_STATES,   /* --zero-states */
+  POOT_FLAG_GRAPH,         /* -g FILE.pgraph */
+  POOT_FLAG_STEP,          /* --step S */
+  POOT_FLAG_SEQUENCES,     /* --batch B (sequences per step) */
+  POOT_FLAG_TARGET,        /* --target T */
+  POOT_FLAG_EMIT,          /* --emit DIR */
+  POOT_FLAG_NO_PASSES,     /* --no-passes */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 
@@ -73,6 +95,8 @@ typedef enum poot_tool_arg {
   POOT_TOOL_ARG_STRING,  /* a const char * (borrowed from argv) */
   POOT_TOOL_ARG_INT,     /* a long long inside the option's range */
   POOT_TOOL_ARG_FLOAT,   /* a double */
+  POOT_TOOL_ARG_LIST,    /* repeated: appends its value to a poot_tool_list */
+  POOT_TOOL_ARG_SET,     /* no value; stores the option's `min` into an int */
   POOT_TOOL_ARG_REFUSED, /* not supported yet: a usage error saying why */
 } poot_tool_arg;
 
@@ -88,14 +112,23 @@ typedef struct poot_tool_flag {
 /* The table, indexed by poot_tool_flag_id. */
 extern const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT];
 
+/* The values of a repeated flag: items[0..n), at most cap (the caller's storage). */
+typedef struct poot_tool_list {
+  const char **items;
+  size_t n, cap;
+} poot_tool_list;
+
 /* One flag a command takes. */
 typedef struct poot_tool_option {
   poot_tool_flag_id flag;
-  void *dest; /* bool *, const char **, long long * or double * (by the arg); NULL for REFUSED */
+  /* By the arg: bool *, const char **, long long *, double *, poot_tool_list *
+   * or int *; NULL for REFUSED. */
+  void *dest;
   /* This command's help (its default, its meaning here); NULL: the flag's.
    * Lines after the first are indented under the first. */
   const char *help;
-  /* INT: the accepted values; a value outside is a usage error. */
+  /* INT: the accepted values; a value outside is a usage error. SET: min is
+   * the value stored. */
   long long min, max;
 } poot_tool_option;
 
@@ -106,12 +139,17 @@ typedef struct poot_tool_cli {
   const poot_tool_option *options;
   size_t n_options;
   const char *epilog; /* after the flags, or NULL */
+  /* Arguments that are not flags go to args[0..max_args) in order (the
+   * caller sets them NULL first); one more is a usage error. */
+  const char **args;
+  size_t max_args;
 } poot_tool_cli;
 
 /* Parses argv[first..argc) against cli's options; -h/--help prints the help
  * to stdout. Returns -1 to go on, POOT_EXIT_OK after help, POOT_EXIT_USAGE
  * (after a usage error naming the flag) for an unknown flag, a missing or
- * malformed value, a value outside its range or a refused flag. */
+ * malformed value, a value outside its range, a refused flag, a repeated
+ * flag past its list's room or an argument past max_args. */
 int poot_tool_parse(const poot_tool_cli *cli, int first, int argc, char **argv);
 /* The synopsis, one line per option ("  -m, --model MODEL  help"), the epilog. */
 void poot_tool_print_help(const poot_tool_cli *cli, FILE *f);
