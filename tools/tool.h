@@ -71,8 +71,8 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_SPECIAL,       /* --special */
   POOT_FLAG_KEEP_SPACE,    /* --keep-space */
   POOT_FLAG_TEMPLATE,      /* --template FILE */
-  POOT_FLAG_BOS,           /* --bos TEXT */
-  POOT_FLAG_EOS,           /* --eos TEXT */
+  POOT_FLAG_BOS,           /* --bos TOKEN */
+  POOT_FLAG_EOS,           /* --eos TOKEN */
   POOT_FLAG_GEN_PROMPT,    /* --add-generation-prompt */
   POOT_FLAG_NO_GEN_PROMPT, /* --no-generation-prompt */
   POOT_FLAG_NOW,           /* --now T */

@@ -52,6 +52,7 @@ poot_status poot_runtime_create_driver(poot_runtime *runtime, const poot_driver_
 }
 
 poot_status poot_runtime_create(const poot_runtime_options *options, poot_runtime **out_runtime) {
+  *out_runtime = NULL;
   poot_runtime *rt = NULL;
   POOT_TRY(poot_runtime_open(options, &rt));
   poot_status st = poot_runtime_create_driver(rt, NULL);
