@@ -13,32 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "poot/devices.h"
-#include "poot/exec.h"
-#include "poot/llm/driver.h"
+#include "poot/runtime.h"
 #include "tool.h"
 
 #define CMD "bench"
-
-static void usage(void) {
-  printf(
-      "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
-      "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-      "                  [--json]\n\n"
-      "Measures generation on a device (greedy, batch 1).\n\n"
-      "  -m MODEL           GGUF file, safetensors folder, or llama2.c checkpoint\n"
-      "  --device D         auto (default), a backend name, or backend:index\n"
-      "  -p N               prefill tokens, one chunk (default 64; 0: none)\n"
-      "  -n N               decode steps (default 64)\n"
-      "  --context C        decode after C tokens of context (default 0: from an empty\n"
-      "                     context, as llama-bench's tg test)\n"
-      "  --eager-steps K    decode steps of the replay-vs-eager comparison (default 8)\n"
-      "  --copy-mib M       buffer size of the copy-bandwidth probe (default 64; 0: off;\n"
-      "                     at most 1048576)\n"
-      "  --profile K        device time per kind of dispatch over K eager decode steps\n"
-      "                     and one eager prefill chunk (default 0: off)\n"
-      "  --json             one JSON object on stdout\n");
-}
 
 /* Device copy bandwidth (bytes read plus written per second) of one
  * recorded buffer-to-buffer copy, replayed `reps` times. A failure (two
@@ -79,23 +57,6 @@ static poot_status copy_bandwidth(poot_device *dev, uint64_t bytes, int reps, do
   *out_bw = bw;
   return poot_status_annotate(st, "the copy-bandwidth probe (--copy-mib %llu)",
                               (unsigned long long)(bytes >> 20));
-}
-
-/* The largest value each counting flag takes: larger ones are typing
- * mistakes (and --copy-mib past this would overflow the byte count). */
-typedef struct bench_flag_limit {
-  const char *flag;
-  long long max;
-} bench_flag_limit;
-static const bench_flag_limit bench_flag_limits[] = {
-    {"-p", 1 << 24},          {"-n", 1 << 24},         {"--context", 1 << 24},
-    {"--eager-steps", 1 << 20}, {"--profile", 1 << 20}, {"--copy-mib", 1 << 20},
-};
-
-static long long bench_flag_max(const char *flag) {
-  for (size_t i = 0; i < sizeof bench_flag_limits / sizeof bench_flag_limits[0]; i++)
-    if (!strcmp(bench_flag_limits[i].flag, flag)) return bench_flag_limits[i].max;
-  return 0;
 }
 
 typedef struct phase {
@@ -205,272 +166,344 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
   return NULL;
 }
 
-static int bench_main(int argc, char **argv) {
-  const char *model_path = NULL, *tok_path = NULL, *device = "auto";
-  long long np = 64, nd = 64, eager_n = 8, copy_mib = 64, prof_n = 0, ctx_n = 0;
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = NULL;
-    if (poot_tool_is_help(a)) {
-      usage();
-      return POOT_EXIT_OK;
-    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-      if (!(model_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "-z")) {
-      if (!(tok_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--device")) {
-      if (!(device = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "-p") || !strcmp(a, "-n") || !strcmp(a, "--eager-steps") ||
-               !strcmp(a, "--copy-mib") || !strcmp(a, "--profile") || !strcmp(a, "--context")) {
-      long long x;
-      if (!(v = poot_tool_flag_value(CMD, argc, argv, &i)) || !poot_tool_parse_i64(CMD, a, v, &x))
-        return POOT_EXIT_USAGE;
-      if (x < 0 || x > bench_flag_max(a))
-        return poot_tool_usage_error(CMD, "%s %s is outside 0..%lld", a, v, bench_flag_max(a));
-      if (!strcmp(a, "-p"))
-        np = x;
-      else if (!strcmp(a, "-n"))
-        nd = x;
-      else if (!strcmp(a, "--eager-steps"))
-        eager_n = x;
-      else if (!strcmp(a, "--profile"))
-        prof_n = x;
-      else if (!strcmp(a, "--context"))
-        ctx_n = x;
-      else
-        copy_mib = x;
-    } else if (!strcmp(a, "--json")) {
-      json = true;
-    } else if (!strcmp(a, "-b")) {
-      return poot_tool_usage_error(CMD, "-b: batches other than 1 are not supported yet");
-    } else {
-      return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
-    }
-  }
-  if (!model_path) return poot_tool_usage_error(CMD, "give a model with -m MODEL");
-  if (nd < 1) return poot_tool_usage_error(CMD, "-n must be >= 1");
+/* ------------------------------------------------------------ flags */
 
-  poot_model *model = NULL;
-  poot_device *dev = NULL;
-  poot_executor *ex = NULL;
-  poot_driver *drv = NULL;
-  poot_token *ids_replay = NULL, *ids_eager = NULL, *prompt = NULL;
-  int rc = POOT_EXIT_FAIL;
-  poot_model_open_options oo = {.tokenizer_path = tok_path, .skip_tokenizer = tok_path == NULL};
-  poot_status st = poot_model_open(model_path, &oo, &model);
-  if (st) goto fail;
-  const poot_model_config *c = poot_model_get_config(model);
-  long long most = nd > eager_n ? nd : eager_n;
-  if (prof_n > most) most = prof_n;
-  long long cap = 1 + (np > 1 ? np : 1) + most;
-  if (ctx_n + 1 + nd > cap) cap = ctx_n + 1 + nd;
-  cap = (cap + 15) / 16 * 16;
-  if (c->context_length > 0 && cap > c->context_length) {
-    st = poot_status_make(POOT_CAPACITY,
-                          "-p %lld and -n %lld need %lld positions; the model "
-                          "has %lld",
-                          np, nd, cap, (long long)c->context_length);
-    goto fail;
-  }
-  ids_replay = poot_calloc((size_t)most + 1, sizeof *ids_replay);
-  ids_eager = poot_calloc((size_t)eager_n + 1, sizeof *ids_eager);
-  long long nprompt = np > ctx_n ? np : ctx_n;
-  prompt = poot_calloc((size_t)nprompt + 1, sizeof *prompt);
-  if (!ids_replay || !ids_eager || !prompt) {
-    st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: buffers");
-    goto fail;
-  }
-  /* A deterministic prompt of in-vocabulary ids (none special, in practice). */
-  for (long long i = 0; i <= nprompt; i++)
-    prompt[i] = (poot_token)((i * 7919 + 31) % (c->vocab_size > 8 ? c->vocab_size - 8 : 1) + 8);
-  if ((st = poot_device_open(device, NULL, &dev))) goto fail;
-  if ((st = poot_engine_create(dev, &ex))) goto fail;
-  const poot_device_caps *caps = poot_device_caps_get(dev);
+typedef struct bench_flags {
+  const char *model, *tokenizer, *device;
+  long long np, nd, eager_n, copy_mib, prof_n, ctx_n;
+  bool json;
+} bench_flags;
+
+/* The counting flags' upper bounds: larger values are typing mistakes (and
+ * --copy-mib past its bound would overflow the byte count). */
+enum { BENCH_MAX_TOKENS = 1 << 24, BENCH_MAX_STEPS = 1 << 20, BENCH_MAX_COPY_MIB = 1 << 20 };
+
+static int parse_flags(int argc, char **argv, bench_flags *f) {
+  *f = (bench_flags){.device = "auto", .np = 64, .nd = 64, .eager_n = 8, .copy_mib = 64};
+  const poot_tool_option options[] = {
+      {POOT_FLAG_MODEL, &f->model, NULL, 0, 0},
+      {POOT_FLAG_TOKENIZER, &f->tokenizer, NULL, 0, 0},
+      {POOT_FLAG_DEVICE, &f->device, "auto (default), a backend name, or backend:index", 0, 0},
+      {POOT_FLAG_N_PROMPT, &f->np, "prefill tokens, one chunk (default 64; 0: none)", 0,
+       BENCH_MAX_TOKENS},
+      {POOT_FLAG_N_PREDICT, &f->nd, "decode steps (default 64)", 1, BENCH_MAX_TOKENS},
+      {POOT_FLAG_CONTEXT, &f->ctx_n,
+       "decode after C tokens of context (default 0: from an empty\n"
+       "context, as llama-bench's tg test)",
+       0, BENCH_MAX_TOKENS},
+      {POOT_FLAG_EAGER_STEPS, &f->eager_n,
+       "decode steps of the replay-vs-eager comparison (default 8)", 0, BENCH_MAX_STEPS},
+      {POOT_FLAG_COPY_MIB, &f->copy_mib,
+       "buffer size of the copy-bandwidth probe (default 64; 0: off;\n"
+       "at most 1048576)",
+       0, BENCH_MAX_COPY_MIB},
+      {POOT_FLAG_PROFILE, &f->prof_n,
+       "device time per kind of dispatch over K eager decode steps\n"
+       "and one eager prefill chunk (default 0: off)",
+       0, BENCH_MAX_STEPS},
+      {POOT_FLAG_JSON, &f->json, NULL, 0, 0},
+      {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
+  };
+  const poot_tool_cli cli = {
+      .cmd = CMD,
+      .synopsis =
+          "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
+          "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
+          "                  [--json]\n\n"
+          "Measures generation on a device (greedy, batch 1).\n\n",
+      .options = options,
+      .n_options = sizeof options / sizeof options[0]};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc < 0 && !f->model) return poot_tool_usage_error(CMD, "give a model with -m MODEL");
+  return rc;
+}
+
+/* ------------------------------------------------------------ the run */
+
+/* One bench run: its inputs, the runtime and every figure it measures. */
+typedef struct bench_run {
+  const bench_flags *f;
+  poot_runtime *rt;
+  const poot_model_config *config;
+  long long cap, nprompt;
+  poot_token *prompt, *ids_replay, *ids_eager;
+  double load_s, capture_s, prefill_tps, prefill_ms;
+  phase dec;
+  poot_exec_stats stats; /* after the timed decode steps */
+  double replay_us, eager_us;
+  bool same_ids;
+  profile *prof_dec, *prof_pre; /* NULL without --profile */
+  double bw;
+} bench_run;
+
+/* The KV capacity the measured steps need, the id buffers and a
+ * deterministic prompt of in-vocabulary ids (none special, in practice). */
+static poot_status size_run(bench_run *r) {
+  const bench_flags *f = r->f;
+  const poot_model_config *c = r->config;
+  long long most = f->nd > f->eager_n ? f->nd : f->eager_n;
+  if (f->prof_n > most) most = f->prof_n;
+  long long cap = 1 + (f->np > 1 ? f->np : 1) + most;
+  if (f->ctx_n + 1 + f->nd > cap) cap = f->ctx_n + 1 + f->nd;
+  r->cap = cap = (cap + 15) / 16 * 16;
+  if (c->context_length > 0 && cap > c->context_length)
+    return poot_status_make(POOT_CAPACITY,
+                            "-p %lld and -n %lld need %lld positions; the model has %lld", f->np,
+                            f->nd, cap, (long long)c->context_length);
+  r->ids_replay = poot_calloc((size_t)most + 1, sizeof *r->ids_replay);
+  r->ids_eager = poot_calloc((size_t)f->eager_n + 1, sizeof *r->ids_eager);
+  r->nprompt = f->np > f->ctx_n ? f->np : f->ctx_n;
+  r->prompt = poot_calloc((size_t)r->nprompt + 1, sizeof *r->prompt);
+  if (!r->ids_replay || !r->ids_eager || !r->prompt)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "bench: buffers");
+  for (long long i = 0; i <= r->nprompt; i++)
+    r->prompt[i] = (poot_token)((i * 7919 + 31) % (c->vocab_size > 8 ? c->vocab_size - 8 : 1) + 8);
+  return NULL;
+}
+
+/* The model, the device, and the driver: its load and its compile+capture timed. */
+static poot_status start(bench_run *r) {
+  const bench_flags *f = r->f;
+  poot_runtime_options ro = poot_runtime_options_default();
+  ro.model_path = f->model;
+  ro.tokenizer_path = f->tokenizer;
+  ro.skip_tokenizer = f->tokenizer == NULL;
+  ro.device = f->device;
+  POOT_TRY(poot_runtime_open(&ro, &r->rt));
+  r->config = poot_model_get_config(poot_runtime_model(r->rt));
+  POOT_TRY(size_run(r));
+  POOT_TRY(poot_runtime_open_device(r->rt));
   poot_driver_options dopt = poot_driver_options_default();
-  dopt.cap = cap;
-  dopt.prefill_chunk = np > 1 ? np : 1;
-  dopt.program = model_path;
+  dopt.cap = r->cap;
+  dopt.prefill_chunk = f->np > 1 ? f->np : 1;
   uint64_t t0 = poot_time_ns();
-  if ((st = poot_driver_create(ex, model, &dopt, &drv))) goto fail;
-  double load_s = (double)(poot_time_ns() - t0) * 1e-9;
+  POOT_TRY(poot_runtime_create_driver(r->rt, &dopt));
+  r->load_s = (double)(poot_time_ns() - t0) * 1e-9;
   t0 = poot_time_ns();
-  if ((st = poot_driver_prepare(drv))) goto fail;
-  double capture_s = (double)(poot_time_ns() - t0) * 1e-9;
+  POOT_TRY(poot_driver_prepare(poot_runtime_driver(r->rt)));
+  r->capture_s = (double)(poot_time_ns() - t0) * 1e-9;
+  return NULL;
+}
 
-  /* Prefill: one chunk of np tokens (a warm-up chunk first). */
-  double prefill_tps = 0, prefill_ms = 0;
+/* Prefill: one chunk of -p tokens (a warm-up chunk first). */
+static poot_status measure_prefill(bench_run *r) {
+  long long np = r->f->np;
+  if (np <= 1) return NULL;
+  poot_driver *drv = poot_runtime_driver(r->rt);
   poot_token next = 0;
-  if (np > 1) {
-    if ((st = poot_driver_reset(drv))) goto fail;
-    if ((st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL))) goto fail;
-    if ((st = poot_driver_reset(drv))) goto fail;
-    uint64_t p0 = poot_time_ns();
-    if ((st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL))) goto fail;
-    double s = (double)(poot_time_ns() - p0) * 1e-9;
-    prefill_ms = s * 1e3;
-    prefill_tps = (double)np / s;
-  }
-  /* Decode: from a reset, the context (--context tokens, in prefill
-   * chunks) and one warm-up step, then nd timed steps: at positions
-   * ctx_n + 1 .. ctx_n + nd (1 .. nd by default: an empty context, as
-   * llama-bench's tg test). */
-  if ((st = poot_driver_reset(drv))) goto fail;
-  if ((st = poot_driver_feed(drv, prompt, (size_t)ctx_n + 1, &next, NULL))) goto fail;
+  POOT_TRY(poot_driver_reset(drv));
+  POOT_TRY(poot_driver_feed(drv, r->prompt, (size_t)np, &next, NULL));
+  POOT_TRY(poot_driver_reset(drv));
+  uint64_t p0 = poot_time_ns();
+  POOT_TRY(poot_driver_feed(drv, r->prompt, (size_t)np, &next, NULL));
+  double s = (double)(poot_time_ns() - p0) * 1e-9;
+  r->prefill_ms = s * 1e3;
+  r->prefill_tps = (double)np / s;
+  return NULL;
+}
+
+/* Decode: from a reset, the context (--context tokens, in prefill chunks)
+ * and one warm-up step, then -n timed steps: at positions ctx_n + 1 ..
+ * ctx_n + nd (1 .. nd by default: an empty context, as llama-bench's tg
+ * test). */
+static poot_status measure_decode(bench_run *r) {
+  poot_driver *drv = poot_runtime_driver(r->rt);
+  const poot_executor *ex = poot_runtime_executor(r->rt);
+  poot_token next = 0;
+  POOT_TRY(poot_driver_reset(drv));
+  POOT_TRY(poot_driver_feed(drv, r->prompt, (size_t)r->f->ctx_n + 1, &next, NULL));
   phase a, b;
   snap(ex, &a);
   uint64_t d0 = poot_time_ns();
-  if ((st = decode_steps(drv, next, nd, ids_replay))) goto fail;
+  POOT_TRY(decode_steps(drv, next, r->f->nd, r->ids_replay));
   double dec_s = (double)(poot_time_ns() - d0) * 1e-9;
   snap(ex, &b);
-  phase dec = diff(&a, &b, dec_s);
-  poot_exec_stats s1;
-  poot_exec_stats_get(ex, &s1);
+  r->dec = diff(&a, &b, dec_s);
+  poot_exec_stats_get(ex, &r->stats);
+  return NULL;
+}
 
-  /* Replay versus eager over the same eager_n steps from the same start. */
-  double replay_us = 0, eager_us = 0;
-  bool same_ids = true;
-  if (eager_n > 0) {
-    if ((st = poot_driver_reset(drv))) goto fail;
-    if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
-    poot_token start = next;
-    snap(ex, &a);
-    uint64_t r0 = poot_time_ns();
-    if ((st = decode_steps(drv, start, eager_n, ids_replay))) goto fail;
-    replay_us = (double)(poot_time_ns() - r0) * 1e-3 / (double)eager_n;
-    if ((st = poot_driver_reset(drv))) goto fail;
-    if ((st = poot_driver_feed(drv, prompt, 1, &next, NULL))) goto fail;
-    poot_driver_set_eager(drv, true);
-    uint64_t e0 = poot_time_ns();
-    st = decode_steps(drv, next, eager_n, ids_eager);
-    eager_us = (double)(poot_time_ns() - e0) * 1e-3 / (double)eager_n;
-    poot_driver_set_eager(drv, false);
-    if (st) goto fail;
-    same_ids = memcmp(ids_replay, ids_eager, (size_t)eager_n * sizeof *ids_eager) == 0;
-  }
+/* Replay versus eager over the same --eager-steps steps from the same start. */
+static poot_status measure_eager(bench_run *r) {
+  long long n = r->f->eager_n;
+  r->same_ids = true;
+  if (n <= 0) return NULL;
+  poot_driver *drv = poot_runtime_driver(r->rt);
+  poot_token next = 0;
+  POOT_TRY(poot_driver_reset(drv));
+  POOT_TRY(poot_driver_feed(drv, r->prompt, 1, &next, NULL));
+  uint64_t r0 = poot_time_ns();
+  POOT_TRY(decode_steps(drv, next, n, r->ids_replay));
+  r->replay_us = (double)(poot_time_ns() - r0) * 1e-3 / (double)n;
+  POOT_TRY(poot_driver_reset(drv));
+  POOT_TRY(poot_driver_feed(drv, r->prompt, 1, &next, NULL));
+  poot_driver_set_eager(drv, true);
+  uint64_t e0 = poot_time_ns();
+  poot_status st = decode_steps(drv, next, n, r->ids_eager);
+  r->eager_us = (double)(poot_time_ns() - e0) * 1e-3 / (double)n;
+  poot_driver_set_eager(drv, false);
+  POOT_TRY(st);
+  r->same_ids = memcmp(r->ids_replay, r->ids_eager, (size_t)n * sizeof *r->ids_eager) == 0;
+  return NULL;
+}
 
-  /* Per-dispatch device time of eager steps (decode, then one prefill chunk). */
-  profile *prof_dec = NULL, *prof_pre = NULL;
-  if (prof_n > 0) {
-    prof_dec = poot_calloc(1, sizeof *prof_dec);
-    prof_pre = poot_calloc(1, sizeof *prof_pre);
-    if (!prof_dec || !prof_pre) {
-      poot_free(prof_dec);
-      poot_free(prof_pre);
-      st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
-      goto fail;
-    }
-    poot_driver_set_eager(drv, true);
-    if (!(st = poot_driver_reset(drv))) st = poot_driver_feed(drv, prompt, 1, &next, NULL);
-    poot_driver_set_dispatch_hook(drv, prof_add, prof_dec);
-    if (!st) st = decode_steps(drv, next, prof_n, NULL);
-    if (!st && np > 1) {
-      poot_driver_set_dispatch_hook(drv, NULL, NULL);
-      st = poot_driver_reset(drv);
-      poot_driver_set_dispatch_hook(drv, prof_add, prof_pre);
-      if (!st) st = poot_driver_feed(drv, prompt, (size_t)np, &next, NULL);
-    }
+/* Per-dispatch device time of eager steps (decode, then one prefill chunk). */
+static poot_status measure_profile(bench_run *r) {
+  const bench_flags *f = r->f;
+  if (f->prof_n <= 0) return NULL;
+  r->prof_dec = poot_calloc(1, sizeof *r->prof_dec);
+  r->prof_pre = poot_calloc(1, sizeof *r->prof_pre);
+  if (!r->prof_dec || !r->prof_pre) return poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
+  poot_driver *drv = poot_runtime_driver(r->rt);
+  poot_token next = 0;
+  poot_driver_set_eager(drv, true);
+  poot_status st = poot_driver_reset(drv);
+  if (!st) st = poot_driver_feed(drv, r->prompt, 1, &next, NULL);
+  poot_driver_set_dispatch_hook(drv, prof_add, r->prof_dec);
+  if (!st) st = decode_steps(drv, next, f->prof_n, NULL);
+  if (!st && f->np > 1) {
     poot_driver_set_dispatch_hook(drv, NULL, NULL);
-    poot_driver_set_eager(drv, false);
-    if (st) {
-      poot_free(prof_dec);
-      poot_free(prof_pre);
-      goto fail;
-    }
+    st = poot_driver_reset(drv);
+    poot_driver_set_dispatch_hook(drv, prof_add, r->prof_pre);
+    if (!st) st = poot_driver_feed(drv, r->prompt, (size_t)f->np, &next, NULL);
   }
+  poot_driver_set_dispatch_hook(drv, NULL, NULL);
+  poot_driver_set_eager(drv, false);
+  return st;
+}
 
+/* ------------------------------------------------------------ the report */
+
+/* The figures derived from the measured ones. */
+typedef struct bench_figures {
+  double step_bytes, limit_tps, dec_tps, host_us, dev_us, disp;
+} bench_figures;
+
+static bench_figures figures(const bench_run *r) {
+  const poot_model_config *c = r->config;
+  const phase *dec = &r->dec;
+  bench_figures g;
   /* Bytes a decode step must read: the weights and the whole K/V cache. */
-  double kv_bytes =
-      2.0 * (double)c->n_layers * (double)cap * (double)c->n_kv_heads * (double)c->head_dim * 4.0;
-  double step_bytes = (double)s1.weight_bytes + kv_bytes;
-  double bw = 0;
-  if (copy_mib && (st = copy_bandwidth(dev, (uint64_t)copy_mib << 20, 5, &bw))) goto fail;
-  double limit_tps = bw > 0 ? bw / step_bytes : 0;
-  double dec_tps = (double)nd / dec.wall_s;
-  double host_us = dec.steps ? (double)dec.host_ns * 1e-3 / (double)dec.steps : 0;
-  double dev_us =
-      dec.steps && s1.device_timed ? (double)dec.device_ns * 1e-3 / (double)dec.steps : 0;
-  double disp = dec.steps ? (double)dec.dispatches / (double)dec.steps : 0;
+  double kv_bytes = 2.0 * (double)c->n_layers * (double)r->cap * (double)c->n_kv_heads *
+                    (double)c->head_dim * 4.0;
+  g.step_bytes = (double)r->stats.weight_bytes + kv_bytes;
+  g.limit_tps = r->bw > 0 ? r->bw / g.step_bytes : 0;
+  g.dec_tps = (double)r->f->nd / dec->wall_s;
+  g.host_us = dec->steps ? (double)dec->host_ns * 1e-3 / (double)dec->steps : 0;
+  g.dev_us =
+      dec->steps && r->stats.device_timed ? (double)dec->device_ns * 1e-3 / (double)dec->steps : 0;
+  g.disp = dec->steps ? (double)dec->dispatches / (double)dec->steps : 0;
+  return g;
+}
 
-  if (json) {
-    printf(
-        "{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
-        "\"cap\":%lld,\"context\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
-        "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
-        "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
-        "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,"
-        "\"stages_per_step\":%llu,"
-        "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
-        "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
-        "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
-        "\"fraction_of_limit\":%.4f",
-        model_path, poot_model_family_name(c->family), caps->backend, caps->name, cap, ctx_n, np,
-        nd, load_s, capture_s, prefill_ms, prefill_tps, dec_tps, host_us, dev_us,
-        s1.device_timed ? host_us - dev_us : 0.0, s1.device_timed ? "true" : "false", disp,
-        (unsigned long long)s1.stages_per_step, (unsigned long long)s1.kernels, replay_us, eager_us,
-        replay_us > 0 ? eager_us / replay_us : 0.0, same_ids ? "true" : "false",
-        (unsigned long long)s1.weight_bytes, step_bytes, bw * 1e-9, limit_tps,
-        limit_tps > 0 ? dec_tps / limit_tps : 0.0);
-    if (prof_dec) {
-      bool first = true;
-      printf(",\"profile\":{");
-      prof_print(prof_dec, "decode", (uint64_t)prof_n, true, &first);
-      if (np > 1) prof_print(prof_pre, "prefill", 1, true, &first);
-      printf("}");
-    }
-    printf("}\n");
-  } else {
-    printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", model_path,
-           poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
-           cap);
-    printf("device       %s: %s\n", caps->backend, caps->name);
-    printf("load         %.1f ms (weights %.2f MB)\n", load_s * 1e3,
-           (double)s1.weight_bytes * 1e-6);
-    printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", capture_s * 1e3,
-           (unsigned long long)s1.kernels);
-    if (np > 1)
-      printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", np, prefill_ms, prefill_tps);
-    if (ctx_n)
-      printf("decode       %lld steps after %lld tokens of context: %.1f tok/s\n", nd, ctx_n,
-             dec_tps);
-    else
-      printf("decode       %lld steps: %.1f tok/s\n", nd, dec_tps);
-    printf("per step     host %.1f µs", host_us);
-    if (s1.device_timed)
-      printf(", device %.1f µs (host overhead %.1f µs)", dev_us, host_us - dev_us);
-    else
-      printf(" (the device cannot time)");
-    printf(", %.0f dispatches, %llu submission(s)\n", disp, (unsigned long long)s1.stages_per_step);
-    if (eager_n > 0)
-      printf(
-          "replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "
-          "%s\n",
-          replay_us, eager_us, replay_us > 0 ? eager_us / replay_us : 0.0,
-          same_ids ? "equal" : "DIFFER");
-    printf(
-        "bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
-        "%.1f%%)\n",
-        step_bytes * 1e-6, bw * 1e-9, limit_tps, limit_tps > 0 ? 100.0 * dec_tps / limit_tps : 0.0);
-    if (prof_dec) {
-      bool first = true;
-      prof_print(prof_dec, "decode", (uint64_t)prof_n, false, &first);
-      if (np > 1) prof_print(prof_pre, "prefill", 1, false, &first);
-    }
+static void print_json_report(const bench_run *r, const bench_figures *g) {
+  const bench_flags *f = r->f;
+  const poot_model_config *c = r->config;
+  const poot_device_caps *caps = poot_runtime_device_caps(r->rt);
+  const poot_exec_stats *s1 = &r->stats;
+  printf(
+      "{\"model\":\"%s\",\"family\":\"%s\",\"backend\":\"%s\",\"device\":\"%s\","
+      "\"cap\":%lld,\"context\":%lld,\"prefill_tokens\":%lld,\"decode_steps\":%lld,"
+      "\"load_s\":%.4f,\"capture_s\":%.4f,\"prefill_ms\":%.3f,\"prefill_tok_s\":%.2f,"
+      "\"decode_tok_s\":%.2f,\"host_us_per_step\":%.2f,\"device_us_per_step\":%.2f,"
+      "\"host_overhead_us_per_step\":%.2f,\"device_timed\":%s,\"dispatches_per_step\":%.1f,"
+      "\"stages_per_step\":%llu,"
+      "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
+      "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
+      "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
+      "\"fraction_of_limit\":%.4f",
+      f->model, poot_model_family_name(c->family), caps->backend, caps->name, r->cap, f->ctx_n,
+      f->np, f->nd, r->load_s, r->capture_s, r->prefill_ms, r->prefill_tps, g->dec_tps, g->host_us,
+      g->dev_us, s1->device_timed ? g->host_us - g->dev_us : 0.0,
+      s1->device_timed ? "true" : "false", g->disp, (unsigned long long)s1->stages_per_step,
+      (unsigned long long)s1->kernels, r->replay_us, r->eager_us,
+      r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0, r->same_ids ? "true" : "false",
+      (unsigned long long)s1->weight_bytes, g->step_bytes, r->bw * 1e-9, g->limit_tps,
+      g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
+  if (r->prof_dec) {
+    bool first = true;
+    printf(",\"profile\":{");
+    prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, true, &first);
+    if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, true, &first);
+    printf("}");
   }
-  poot_free(prof_dec);
-  poot_free(prof_pre);
-  rc = POOT_EXIT_OK;
-  goto done;
-fail:
-  rc = poot_tool_fail(CMD, st);
-done:
-  poot_free(ids_replay);
-  poot_free(ids_eager);
-  poot_free(prompt);
-  poot_driver_destroy(drv);
-  poot_executor_destroy(ex);
-  poot_device_destroy(dev);
-  poot_model_destroy(model);
+  printf("}\n");
+}
+
+static void print_text_report(const bench_run *r, const bench_figures *g) {
+  const bench_flags *f = r->f;
+  const poot_model_config *c = r->config;
+  const poot_device_caps *caps = poot_runtime_device_caps(r->rt);
+  const poot_exec_stats *s1 = &r->stats;
+  printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", f->model,
+         poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
+         r->cap);
+  printf("device       %s: %s\n", caps->backend, caps->name);
+  printf("load         %.1f ms (weights %.2f MB)\n", r->load_s * 1e3,
+         (double)s1->weight_bytes * 1e-6);
+  printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", r->capture_s * 1e3,
+         (unsigned long long)s1->kernels);
+  if (f->np > 1)
+    printf("prefill      %lld tokens in %.2f ms: %.1f tok/s\n", f->np, r->prefill_ms,
+           r->prefill_tps);
+  if (f->ctx_n)
+    printf("decode       %lld steps after %lld tokens of context: %.1f tok/s\n", f->nd, f->ctx_n,
+           g->dec_tps);
+  else
+    printf("decode       %lld steps: %.1f tok/s\n", f->nd, g->dec_tps);
+  printf("per step     host %.1f µs", g->host_us);
+  if (s1->device_timed)
+    printf(", device %.1f µs (host overhead %.1f µs)", g->dev_us, g->host_us - g->dev_us);
+  else
+    printf(" (the device cannot time)");
+  printf(", %.0f dispatches, %llu submission(s)\n", g->disp,
+         (unsigned long long)s1->stages_per_step);
+  if (f->eager_n > 0)
+    printf(
+        "replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "
+        "%s\n",
+        r->replay_us, r->eager_us, r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0,
+        r->same_ids ? "equal" : "DIFFER");
+  printf(
+      "bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
+      "%.1f%%)\n",
+      g->step_bytes * 1e-6, r->bw * 1e-9, g->limit_tps,
+      g->limit_tps > 0 ? 100.0 * g->dec_tps / g->limit_tps : 0.0);
+  if (r->prof_dec) {
+    bool first = true;
+    prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, false, &first);
+    if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, false, &first);
+  }
+}
+
+static int bench_main(int argc, char **argv) {
+  bench_flags f;
+  int rc = parse_flags(argc, argv, &f);
+  if (rc >= 0) return rc;
+  bench_run r;
+  memset(&r, 0, sizeof r);
+  r.f = &f;
+  poot_status st = start(&r);
+  if (!st) st = measure_prefill(&r);
+  if (!st) st = measure_decode(&r);
+  if (!st) st = measure_eager(&r);
+  if (!st) st = measure_profile(&r);
+  if (!st && f.copy_mib)
+    st = copy_bandwidth(poot_runtime_device(r.rt), (uint64_t)f.copy_mib << 20, 5, &r.bw);
+  if (!st) {
+    bench_figures g = figures(&r);
+    if (f.json)
+      print_json_report(&r, &g);
+    else
+      print_text_report(&r, &g);
+  }
+  rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
+  poot_free(r.prof_dec);
+  poot_free(r.prof_pre);
+  poot_free(r.ids_replay);
+  poot_free(r.ids_eager);
+  poot_free(r.prompt);
+  poot_runtime_destroy(r.rt);
   return rc;
 }
 

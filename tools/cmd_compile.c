@@ -3,6 +3,7 @@
  *   poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]
  *                [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR] */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,41 @@
 
 static const char *const CMD = "compile";
 
-static void usage(void) {
-  printf(
-      "usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
-      "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
-      "Plans one step of a model (or a graph in the text form) for a target and prints\n"
-      "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
-      "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
-      "beside it, .wgsl, .ll).\n\n"
-      "  -m MODEL        a GGUF file, a safetensors folder or a llama2.c checkpoint\n"
-      "  -g FILE         a graph in the .pgraph text form instead of a model\n"
-      "  --step S        decode (default) or prefill:T\n"
-      "  --batch B       sequences per step (default 1)\n"
-      "  --cap N         KV capacity (default 1024)\n"
-      "  --target T      ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
-      "                  wgsl (WebGPU), amdgpu (gfx942)\n"
-      "  --emit DIR      write the plan and the kernels into DIR (created)\n");
+static const char synopsis[] =
+    "usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
+    "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
+    "Plans one step of a model (or a graph in the text form) for a target and prints\n"
+    "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
+    "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
+    "beside it, .wgsl, .ll).\n\n";
+
+typedef struct compile_flags {
+  const char *model, *gfile, *step, *target, *emit;
+  long long batch, cap;
+  bool no_passes;
+} compile_flags;
+
+static int parse_flags(int argc, char **argv, compile_flags *f) {
+  *f = (compile_flags){.step = "decode", .batch = 1, .cap = 1024};
+  const poot_tool_option options[] = {
+      {POOT_FLAG_MODEL, &f->model, "a GGUF file, a safetensors folder or a llama2.c checkpoint", 0,
+       0},
+      {POOT_FLAG_GRAPH, &f->gfile, NULL, 0, 0},
+      {POOT_FLAG_STEP, &f->step, NULL, 0, 0},
+      {POOT_FLAG_SEQUENCES, &f->batch, NULL, LLONG_MIN, LLONG_MAX},
+      {POOT_FLAG_CAP, &f->cap, "KV capacity (default 1024)", LLONG_MIN, LLONG_MAX},
+      {POOT_FLAG_TARGET, &f->target,
+       "ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
+       "wgsl (WebGPU), amdgpu (gfx942)",
+       0, 0},
+      {POOT_FLAG_EMIT, &f->emit, NULL, 0, 0},
+      {POOT_FLAG_NO_PASSES, &f->no_passes, NULL, 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = CMD,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0]};
+  return poot_tool_parse(&cli, 1, argc, argv);
 }
 
 static poot_status write_file(const char *dir, const char *name, const void *data, size_t n) {
@@ -45,33 +65,12 @@ static poot_status write_file(const char *dir, const char *name, const void *dat
 }
 
 static int compile_main(int argc, char **argv) {
-  const char *model = NULL, *gfile = NULL, *step = "decode", *target = NULL, *emit = NULL;
-  long long batch = 1, cap = 1024;
-  bool passes = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      usage();
-      return POOT_EXIT_OK;
-    }
-    const char **dst = !strcmp(a, "-m")         ? &model
-                       : !strcmp(a, "-g")       ? &gfile
-                       : !strcmp(a, "--step")   ? &step
-                       : !strcmp(a, "--target") ? &target
-                       : !strcmp(a, "--emit")   ? &emit
-                                                : NULL;
-    if (dst) {
-      if (!(*dst = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--no-passes")) {
-      passes = false;
-    } else if (!strcmp(a, "--batch") || !strcmp(a, "--cap")) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!v || !poot_tool_parse_i64(CMD, a, v, !strcmp(a, "--batch") ? &batch : &cap))
-        return POOT_EXIT_USAGE;
-    } else {
-      return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
-    }
-  }
+  compile_flags f;
+  int rc = parse_flags(argc, argv, &f);
+  if (rc >= 0) return rc;
+  const char *model = f.model, *gfile = f.gfile, *step = f.step, *target = f.target, *emit = f.emit;
+  long long batch = f.batch, cap = f.cap;
+  bool passes = !f.no_passes;
   if (!!model == !!gfile) return poot_tool_usage_error(CMD, "give exactly one of -m and -g");
   if (!target) return poot_tool_usage_error(CMD, "--target is required");
   long long tokens = 1;

@@ -6,18 +6,13 @@
 #include "poot/llm/convert.h"
 #include "tool.h"
 
-static const char *const usage =
+static const char synopsis[] =
     "usage: poot convert IN OUT.gguf [--type TYPE] [--tokenizer FILE] [--name NAME]\n"
     "\n"
     "Converts a llama2.c checkpoint or a Hugging Face safetensors folder\n"
     "(config.json, tokenizer.json) to GGUF, with the tokenizer and chat template\n"
     "in its metadata, tensor names as llama.cpp writes them.\n"
-    "\n"
-    "  --type TYPE        f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 (default: the\n"
-    "                     source's float type). 1-D tensors stay f32; rows the\n"
-    "                     block size does not divide are written f16.\n"
-    "  --tokenizer FILE   the llama2.c tokenizer file (llama2.c inputs)\n"
-    "  --name NAME        general.name (default: derived from IN)\n";
+    "\n";
 
 typedef struct progress_state {
   bool tty;     /* stderr is a terminal: one line, rewritten */
@@ -48,41 +43,39 @@ static void on_progress(void *ctx, size_t done, size_t total, const char *name, 
 
 static int convert_main(int argc, char **argv) {
   const char *cmd = "convert";
-  const char *in = NULL, *out = NULL;
   poot_convert_options o = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      fputs(usage, stdout);
-      return POOT_EXIT_OK;
-    } else if (strcmp(a, "--type") == 0 || strcmp(a, "--outtype") == 0) {
-      const char *v = poot_tool_flag_value(cmd, argc, argv, &i);
-      if (!v) return POOT_EXIT_USAGE;
-      poot_gguf_type t;
-      poot_status s = poot_gguf_type_from_name(v, &t);
-      if (s || poot_convert_file_type(t) < 0) {
-        poot_status_free(s);
-        return poot_tool_usage_error(cmd,
-                                     "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, "
-                                     "not '%s'",
-                                     v);
-      }
-      o.type = t;
-      o.type_set = true;
-    } else if (strcmp(a, "--tokenizer") == 0 || strcmp(a, "-z") == 0) {
-      if (!(o.tokenizer_path = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (strcmp(a, "--name") == 0) {
-      if (!(o.name = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (a[0] == '-' && a[1]) {
-      return poot_tool_usage_error(cmd, "unknown flag '%s'", a);
-    } else if (!in) {
-      in = a;
-    } else if (!out) {
-      out = a;
-    } else {
-      return poot_tool_usage_error(cmd, "unexpected argument '%s'", a);
+  const char *type = NULL;
+  const char *args[2] = {NULL, NULL};
+  const poot_tool_option options[] = {
+      {POOT_FLAG_TYPE, &type,
+       "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 (default: the\n"
+       "source's float type). 1-D tensors stay f32; rows the\n"
+       "block size does not divide are written f16.",
+       0, 0},
+      {POOT_FLAG_TOKENIZER, &o.tokenizer_path, "the llama2.c tokenizer file (llama2.c inputs)", 0,
+       0},
+      {POOT_FLAG_NAME, &o.name, "general.name (default: derived from IN)", 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = cmd,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0],
+                             .args = args,
+                             .max_args = 2};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (type) {
+    poot_gguf_type t;
+    poot_status s = poot_gguf_type_from_name(type, &t);
+    if (s || poot_convert_file_type(t) < 0) {
+      poot_status_free(s);
+      return poot_tool_usage_error(
+          cmd, "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, not '%s'", type);
     }
+    o.type = t;
+    o.type_set = true;
   }
+  const char *in = args[0], *out = args[1];
   if (!in || !out) return poot_tool_usage_error(cmd, "needs IN and OUT.gguf");
   progress_state p = {isatty(2) != 0, POOT_LOG_ENABLED(POOT_LOG_INFO), -1, poot_time_s()};
   o.progress = on_progress;

@@ -8,37 +8,33 @@
 #include "poot/llm/tokenizer.h"
 #include "tool.h"
 
-static const char *const usage =
+static const char synopsis[] =
     "usage: poot detokenize -m MODEL [--special] [--keep-space]\n"
     "\n"
     "Reads token ids on standard input (separated by spaces, commas or newlines;\n"
     "brackets are ignored) and writes their text, exactly, with no newline added.\n"
-    "\n"
-    "  -m, --model MODEL  a GGUF file, a tokenizer.json or a folder holding one, or a\n"
-    "                     llama2.c tokenizer .bin\n"
-    "  --special          write control tokens (\"<s>\", \"<|eot_id|>\") as their text;\n"
-    "                     by default they write nothing\n"
-    "  --keep-space       keep the leading space SentencePiece-style encoders add\n";
+    "\n";
 
 static int detokenize_main(int argc, char **argv) {
   const char *cmd = "detokenize";
   const char *model = NULL;
   poot_tokenizer_decode_options opts = poot_tokenizer_decode_options_default();
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      fputs(usage, stdout);
-      return POOT_EXIT_OK;
-    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-      if (!(model = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--special")) {
-      opts.render_special = true;
-    } else if (!strcmp(a, "--keep-space")) {
-      opts.strip_prefix_space = false;
-    } else {
-      return poot_tool_usage_error(cmd, "unknown argument '%s'", a);
-    }
-  }
+  bool keep_space = false;
+  const poot_tool_option options[] = {
+      {POOT_FLAG_MODEL, &model,
+       "a GGUF file, a tokenizer.json or a folder holding one, or a\n"
+       "llama2.c tokenizer .bin",
+       0, 0},
+      {POOT_FLAG_SPECIAL, &opts.render_special, NULL, 0, 0},
+      {POOT_FLAG_KEEP_SPACE, &keep_space, NULL, 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = cmd,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0]};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (keep_space) opts.strip_prefix_space = false;
   if (!model) return poot_tool_usage_error(cmd, "-m MODEL is required");
   char *text = NULL;
   size_t len = 0;

@@ -6,15 +6,14 @@
 #include "poot/devices.h"
 #include "tool.h"
 
-static const char *const usage =
+static const char synopsis[] =
     "usage: poot devices [--json]\n"
     "\n"
     "Lists every backend (ptx, rocm, vulkan, wgpu, npu), whether this binary has it\n"
     "and found its runtime, each device it can open (index, kind, name) and, for\n"
     "whatever is absent or refused, the reason. `--device backend:index` of the\n"
     "other commands takes the indices shown here.\n"
-    "\n"
-    "  --json  print one JSON object instead of text\n";
+    "\n";
 
 static void print_json(const poot_backend_report *r) {
   poot_strbuf sb;
@@ -47,16 +46,15 @@ static void print_json(const poot_backend_report *r) {
 static int devices_main(int argc, char **argv) {
   const char *cmd = "devices";
   bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (poot_tool_is_help(argv[i])) {
-      fputs(usage, stdout);
-      return POOT_EXIT_OK;
-    } else if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else {
-      return poot_tool_usage_error(cmd, "unknown argument '%s'", argv[i]);
-    }
-  }
+  const poot_tool_option options[] = {
+      {POOT_FLAG_JSON, &json, "print one JSON object instead of text", 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = cmd,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0]};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
   poot_backend_report r[POOT_BACKEND_COUNT];
   poot_status st = poot_devices_probe(r);
   if (st) return poot_tool_fail(cmd, st);

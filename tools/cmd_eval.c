@@ -17,27 +17,22 @@
 
 static const char *const CMD = "eval";
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: poot eval FILE.pgraph [--input NAME=FILE.npy ...] [--out DIR] [--zero-states]\n\n"
-          "Evaluates a graph (.pgraph text form) with poot's CPU reference evaluator.\n\n"
-          "  --input NAME=FILE.npy  bind a leaf: a weight by its reference (blk.0.attn_q),\n"
-          "                         a state, a named slot or a param by its name, a slot\n"
-          "                         by its kind (token, pos, slot_map, write_map)\n"
-          "  --out DIR              write each result as DIR/NAME.npy (the primary output\n"
-          "                         as output.npy) instead of printing it\n"
-          "  --zero-states          states without an --input start as zeros\n\n"
-          "bf16 arrays are read and written as uint16 bit patterns; a packed weight\n"
-          "(q4_0 …) is bound from a uint8 array of its raw GGUF blocks.\n");
-}
+static const char synopsis[] =
+    "usage: poot eval FILE.pgraph [--input NAME=FILE.npy ...] [--out DIR] [--zero-states]\n\n"
+    "Evaluates a graph (.pgraph text form) with poot's CPU reference evaluator.\n\n";
+
+static const char epilog[] =
+    "\n"
+    "bf16 arrays are read and written as uint16 bit patterns; a packed weight\n"
+    "(q4_0 …) is bound from a uint8 array of its raw GGUF blocks.\n";
 
 static bool dtype_of_npy(poot_npy_type t, poot_dtype *out) {
   static const poot_dtype map[POOT_NPY_TYPE_COUNT] = {
-      [POOT_NPY_F32] = POOT_DTYPE_F32, [POOT_NPY_F16] = POOT_DTYPE_F16,
+      [POOT_NPY_F32] = POOT_DTYPE_F32,   [POOT_NPY_F16] = POOT_DTYPE_F16,
       [POOT_NPY_BF16] = POOT_DTYPE_BF16, [POOT_NPY_I8] = POOT_DTYPE_I8,
-      [POOT_NPY_U8] = POOT_DTYPE_U8, [POOT_NPY_I16] = POOT_DTYPE_I16,
-      [POOT_NPY_I32] = POOT_DTYPE_I32, [POOT_NPY_I64] = POOT_DTYPE_I64,
-      [POOT_NPY_U32] = POOT_DTYPE_U32, [POOT_NPY_BOOL] = POOT_DTYPE_BOOL};
+      [POOT_NPY_U8] = POOT_DTYPE_U8,     [POOT_NPY_I16] = POOT_DTYPE_I16,
+      [POOT_NPY_I32] = POOT_DTYPE_I32,   [POOT_NPY_I64] = POOT_DTYPE_I64,
+      [POOT_NPY_U32] = POOT_DTYPE_U32,   [POOT_NPY_BOOL] = POOT_DTYPE_BOOL};
   if ((int)t < 0 || t >= POOT_NPY_TYPE_COUNT) return false;
   *out = map[t];
   return true;
@@ -86,8 +81,10 @@ static poot_status input_tensor(const poot_graph *g, const char *name, const poo
   out->size = a->bytes;
   const poot_node *leaf = find_leaf(g, name);
   if (!leaf)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "input '%s' names no weight, state, slot or "
-                            "param of the graph", name);
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "input '%s' names no weight, state, slot or "
+                            "param of the graph",
+                            name);
   const poot_type *lt = poot_graph_value_type(g, leaf->results[0]);
   size_t need = 0;
   if (lt && poot_dtype_is_packed(lt->dtype) && dt == POOT_DTYPE_U8 &&
@@ -109,13 +106,19 @@ static void print_element(const poot_tensor *t, int64_t i) {
     case POOT_DTYPE_BF16: {
       uint16_t h;
       memcpy(&h, p + 2 * i, 2);
-      printf("%.6g", (double)(t->type.dtype == POOT_DTYPE_F16 ? poot_f16_to_f32(h)
-                                                                : poot_bf16_to_f32(h)));
+      printf("%.6g",
+             (double)(t->type.dtype == POOT_DTYPE_F16 ? poot_f16_to_f32(h) : poot_bf16_to_f32(h)));
       break;
     }
-    case POOT_DTYPE_I8: printf("%d", (int)((const int8_t *)p)[i]); break;
-    case POOT_DTYPE_U8: printf("%u", (unsigned)p[i]); break;
-    case POOT_DTYPE_BOOL: printf("%s", p[i] ? "true" : "false"); break;
+    case POOT_DTYPE_I8:
+      printf("%d", (int)((const int8_t *)p)[i]);
+      break;
+    case POOT_DTYPE_U8:
+      printf("%u", (unsigned)p[i]);
+      break;
+    case POOT_DTYPE_BOOL:
+      printf("%s", p[i] ? "true" : "false");
+      break;
     case POOT_DTYPE_I16: {
       int16_t v;
       memcpy(&v, p + 2 * i, 2);
@@ -140,7 +143,9 @@ static void print_element(const poot_tensor *t, int64_t i) {
       printf("%lld", (long long)v);
       break;
     }
-    default: printf("0x%02x", (unsigned)p[i]); break;
+    default:
+      printf("0x%02x", (unsigned)p[i]);
+      break;
   }
 }
 
@@ -187,56 +192,54 @@ static poot_status write_result(const char *dir, const char *name, const poot_te
   return s;
 }
 
+/* Parses the flags into *graph_path, *out_dir, *zero_states and the input
+ * specs (room for argc of them). Returns -1 to go on, else the exit code. */
+static int parse_flags(int argc, char **argv, const char **graph_path, const char **out_dir,
+                       bool *zero_states, poot_tool_list *inputs) {
+  const char *args[1] = {NULL};
+  const poot_tool_option options[] = {
+      {POOT_FLAG_INPUT, inputs,
+       "bind a leaf: a weight by its reference (blk.0.attn_q),\n"
+       "a state, a named slot or a param by its name, a slot\n"
+       "by its kind (token, pos, slot_map, write_map)",
+       0, 0},
+      {POOT_FLAG_OUT, out_dir,
+       "write each result as DIR/NAME.npy (the primary output\n"
+       "as output.npy) instead of printing it",
+       0, 0},
+      {POOT_FLAG_ZERO_STATES, zero_states, NULL, 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = CMD,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0],
+                             .epilog = epilog,
+                             .args = args,
+                             .max_args = 1};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  for (size_t i = 0; i < inputs->n; i++) {
+    const char *v = inputs->items[i];
+    if (!strchr(v, '=') || v[0] == '=')
+      return poot_tool_usage_error(CMD, "--input takes NAME=FILE.npy, got '%s'", v);
+  }
+  if (!args[0]) return poot_tool_usage_error(CMD, "missing FILE.pgraph");
+  *graph_path = args[0];
+  return -1;
+}
+
 static int eval_main(int argc, char **argv) {
   const char *graph_path = NULL, *out_dir = NULL;
   bool zero_states = false;
-  int n_inputs = 0;
-  for (int i = 1; i < argc; i++) {
-    if (poot_tool_is_help(argv[i])) {
-      usage(stdout);
-      return POOT_EXIT_OK;
-    }
-  }
-  char **input_specs = poot_calloc((size_t)argc, sizeof *input_specs);
+  const char **input_specs = poot_calloc((size_t)argc, sizeof *input_specs);
   if (!input_specs) return poot_tool_fail(CMD, poot_status_make(POOT_OUT_OF_MEMORY, "arguments"));
-  int rc = POOT_EXIT_OK;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--input") == 0 || strcmp(a, "-i") == 0) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!v) {
-        rc = POOT_EXIT_USAGE;
-        goto done_args;
-      }
-      if (!strchr(v, '=') || v[0] == '=') {
-        rc = poot_tool_usage_error(CMD, "--input takes NAME=FILE.npy, got '%s'", v);
-        goto done_args;
-      }
-      input_specs[n_inputs++] = (char *)v;
-    } else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
-      out_dir = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!out_dir) {
-        rc = POOT_EXIT_USAGE;
-        goto done_args;
-      }
-    } else if (strcmp(a, "--zero-states") == 0) {
-      zero_states = true;
-    } else if (a[0] == '-' && a[1]) {
-      rc = poot_tool_usage_error(CMD, "unknown flag '%s'", a);
-      goto done_args;
-    } else if (!graph_path) {
-      graph_path = a;
-    } else {
-      rc = poot_tool_usage_error(CMD, "one graph file only (got '%s' and '%s')", graph_path, a);
-      goto done_args;
-    }
-  }
-  if (!graph_path) rc = poot_tool_usage_error(CMD, "missing FILE.pgraph");
-done_args:
-  if (rc != POOT_EXIT_OK) {
-    poot_free(input_specs);
+  poot_tool_list specs = {.items = input_specs, .n = 0, .cap = (size_t)argc};
+  int rc = parse_flags(argc, argv, &graph_path, &out_dir, &zero_states, &specs);
+  if (rc >= 0) {
+    poot_free((void *)input_specs);
     return rc;
   }
+  int n_inputs = (int)specs.n;
 
   poot_graph *g = NULL;
   poot_npy *arrays = poot_calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *arrays);
@@ -299,11 +302,11 @@ done:
   poot_free(arrays);
   poot_free(tensors);
   poot_free(items);
-  poot_free(input_specs);
+  poot_free((void *)input_specs);
   poot_graph_destroy(g);
   if (s) return poot_tool_fail(CMD, s);
   return POOT_EXIT_OK;
 }
 
-const poot_tool_command poot_tool_cmd_eval = {"eval", "evaluate a .pgraph with the reference evaluator",
-                                              eval_main};
+const poot_tool_command poot_tool_cmd_eval = {
+    "eval", "evaluate a .pgraph with the reference evaluator", eval_main};

@@ -10,17 +10,14 @@
 #include "poot/llm/store.h"
 #include "tool.h"
 
-static const char *const usage =
+static const char synopsis[] =
     "usage: poot inspect MODEL [--json] [--tokenizer FILE]\n"
     "\n"
     "Prints a model's format, architecture, configuration, tensors (name, type,\n"
     "shape, row-major), tokenizer summary and whether it carries a chat\n"
     "template. MODEL is a GGUF file (vocabulary-only files too), a safetensors\n"
     "file or folder, or a llama2.c checkpoint (--tokenizer names its tokenizer).\n"
-    "\n"
-    "  --json             machine-readable output: every GGUF metadata value in\n"
-    "                     full, the tensor list, the tokenizer and template\n"
-    "  --tokenizer FILE   the llama2.c tokenizer file\n";
+    "\n";
 
 typedef struct out {
   poot_strbuf sb;
@@ -459,25 +456,27 @@ static int inspect_main(int argc, char **argv) {
   const char *cmd = "inspect";
   const char *model = NULL, *tok = NULL;
   bool json = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      fputs(usage, stdout);
-      return POOT_EXIT_OK;
-    } else if (strcmp(a, "--json") == 0) {
-      json = true;
-    } else if (strcmp(a, "--tokenizer") == 0 || strcmp(a, "-z") == 0) {
-      if (!(tok = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0) {
-      if (!(model = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (a[0] == '-' && a[1]) {
-      return poot_tool_usage_error(cmd, "unknown flag '%s'", a);
-    } else if (!model) {
-      model = a;
-    } else {
-      return poot_tool_usage_error(cmd, "unexpected argument '%s'", a);
-    }
-  }
+  const char *args[1] = {NULL};
+  const poot_tool_option options[] = {
+      {POOT_FLAG_JSON, &json,
+       "machine-readable output: every GGUF metadata value in\n"
+       "full, the tensor list, the tokenizer and template",
+       0, 0},
+      {POOT_FLAG_TOKENIZER, &tok, "the llama2.c tokenizer file", 0, 0},
+      {POOT_FLAG_MODEL, &model, "the model (or give it as MODEL)", 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = cmd,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0],
+                             .args = args,
+                             .max_args = 1};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (!model)
+    model = args[0];
+  else if (args[0])
+    return poot_tool_usage_error(cmd, "unexpected argument '%s'", args[0]);
   if (!model) return poot_tool_usage_error(cmd, "needs MODEL");
   poot_store *store = NULL;
   poot_status s = poot_store_open(model, &store);

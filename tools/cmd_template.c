@@ -2,6 +2,7 @@
  * does, from a model (GGUF metadata, or a Hugging Face model folder)
  * or from a bare template file. Prints the rendered prompt exactly, with no
  * newline added. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,32 +13,18 @@
 
 static const char *const CMD = "template";
 
-static void usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: poot template -m MODEL --messages FILE.json [--add-generation-prompt]\n"
-      "       poot template --template FILE.jinja [--bos TOKEN --eos TOKEN] --messages FILE.json\n"
-      "\n"
-      "Renders a chat template (jinja2 semantics, as transformers' apply_chat_template)\n"
-      "and prints the prompt exactly, without an added newline.\n"
-      "\n"
-      "  -m, --model MODEL        a GGUF file (tokenizer.chat_template and the BOS/EOS\n"
-      "                           token strings) or a Hugging Face folder\n"
-      "                           (chat_template.jinja / tokenizer_config.json)\n"
-      "  --template FILE          a template file instead of a model's\n"
-      "  --messages FILE          JSON: a list of messages, or an object of template\n"
-      "                           variables (messages, tools, documents,\n"
-      "                           add_generation_prompt, bos_token, eos_token,\n"
-      "                           enable_thinking, ...); '-' reads stdin\n"
-      "  --add-generation-prompt  set add_generation_prompt to true\n"
-      "  --no-generation-prompt   set add_generation_prompt to false\n"
-      "  --bos TOKEN, --eos TOKEN the bos_token / eos_token strings\n"
-      "  --now EPOCH              the time strftime_now() formats, in seconds since\n"
-      "                           the epoch, as UTC (default: now, local time)\n"
-      "\n"
-      "Flags override the variables of FILE.json. A template that calls\n"
-      "raise_exception(msg) exits 1 with its message.\n");
-}
+static const char synopsis[] =
+    "usage: poot template -m MODEL --messages FILE.json [--add-generation-prompt]\n"
+    "       poot template --template FILE.jinja [--bos TOKEN --eos TOKEN] --messages FILE.json\n"
+    "\n"
+    "Renders a chat template (jinja2 semantics, as transformers' apply_chat_template)\n"
+    "and prints the prompt exactly, without an added newline.\n"
+    "\n";
+
+static const char epilog[] =
+    "\n"
+    "Flags override the variables of FILE.json. A template that calls\n"
+    "raise_exception(msg) exits 1 with its message.\n";
 
 typedef struct model_info {
   char *template_text;
@@ -261,35 +248,39 @@ static int template_main(int argc, char **argv) {
   const char *model = NULL, *template_path = NULL, *messages = NULL;
   poot_chat_template_render_params params;
   poot_chat_template_render_params_default(&params);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      usage(stdout);
-      return POOT_EXIT_OK;
-    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-      if (!(model = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--template")) {
-      if (!(template_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--messages")) {
-      if (!(messages = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--bos")) {
-      if (!(params.bos_token = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--eos")) {
-      if (!(params.eos_token = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--add-generation-prompt")) {
-      params.add_generation_prompt = 1;
-    } else if (!strcmp(a, "--no-generation-prompt")) {
-      params.add_generation_prompt = 0;
-    } else if (!strcmp(a, "--now")) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      long long t = 0;
-      if (!v || !poot_tool_parse_i64(CMD, "--now", v, &t)) return POOT_EXIT_USAGE;
-      if (t < 0) return poot_tool_usage_error(CMD, "--now takes a time at or after the epoch");
-      params.now_epoch_s = t;
-    } else {
-      return poot_tool_usage_error(CMD, "unknown flag '%s'", a);
-    }
-  }
+  long long now = -1;
+  const poot_tool_option options[] = {
+      {POOT_FLAG_MODEL, &model,
+       "a GGUF file (tokenizer.chat_template and the BOS/EOS\n"
+       "token strings) or a Hugging Face folder\n"
+       "(chat_template.jinja / tokenizer_config.json)",
+       0, 0},
+      {POOT_FLAG_TEMPLATE, &template_path, "a template file instead of a model's", 0, 0},
+      {POOT_FLAG_MESSAGES, &messages,
+       "JSON: a list of messages, or an object of template\n"
+       "variables (messages, tools, documents,\n"
+       "add_generation_prompt, bos_token, eos_token,\n"
+       "enable_thinking, ...); '-' reads stdin",
+       0, 0},
+      {POOT_FLAG_GEN_PROMPT, &params.add_generation_prompt, "set add_generation_prompt to true", 1,
+       1},
+      {POOT_FLAG_NO_GEN_PROMPT, &params.add_generation_prompt, "set add_generation_prompt to false",
+       0, 0},
+      {POOT_FLAG_BOS, &params.bos_token, "the bos_token string", 0, 0},
+      {POOT_FLAG_EOS, &params.eos_token, "the eos_token string", 0, 0},
+      {POOT_FLAG_NOW, &now,
+       "the time strftime_now() formats, in seconds since\n"
+       "the epoch, as UTC (default: now, local time)",
+       0, LLONG_MAX},
+  };
+  const poot_tool_cli cli = {.cmd = CMD,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0],
+                             .epilog = epilog};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (now >= 0) params.now_epoch_s = now;
   if (!model && !template_path)
     return poot_tool_usage_error(CMD, "give -m MODEL or --template FILE");
   if (model && template_path)

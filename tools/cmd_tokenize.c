@@ -5,42 +5,35 @@
 #include "poot/llm/tokenizer.h"
 #include "tool.h"
 
-static const char *const usage =
+static const char synopsis[] =
     "usage: poot tokenize -m MODEL [--no-bos] [--parse-special]\n"
     "\n"
     "Reads text on standard input (all of it, newlines included) and prints its\n"
     "token ids on one line, separated by single spaces.\n"
-    "\n"
-    "  -m, --model MODEL  a GGUF file (a vocabulary-only one is fine), a\n"
-    "                     tokenizer.json or a folder holding one, or a llama2.c\n"
-    "                     tokenizer .bin\n"
-    "  --no-bos           add none of the model's special tokens (BOS, EOS, [CLS]/[SEP])\n"
-    "  --parse-special    match special tokens written in the text (\"<s>\",\n"
-    "                     \"<|eot_id|>\"); otherwise they are tokenized as text\n"
-    "  --timing           print the load and encode times to standard error\n";
+    "\n";
 
 static int tokenize_main(int argc, char **argv) {
   const char *cmd = "tokenize";
   const char *model = NULL;
   poot_tokenizer_encode_options opts = poot_tokenizer_encode_options_default();
-  bool timing = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      fputs(usage, stdout);
-      return POOT_EXIT_OK;
-    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-      if (!(model = poot_tool_flag_value(cmd, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--no-bos")) {
-      opts.add_special = false;
-    } else if (!strcmp(a, "--parse-special")) {
-      opts.parse_special = true;
-    } else if (!strcmp(a, "--timing")) {
-      timing = true;
-    } else {
-      return poot_tool_usage_error(cmd, "unknown argument '%s'", a);
-    }
-  }
+  bool timing = false, no_bos = false;
+  const poot_tool_option options[] = {
+      {POOT_FLAG_MODEL, &model,
+       "a GGUF file (a vocabulary-only one is fine), a\n"
+       "tokenizer.json or a folder holding one, or a llama2.c\n"
+       "tokenizer .bin",
+       0, 0},
+      {POOT_FLAG_NO_BOS, &no_bos, NULL, 0, 0},
+      {POOT_FLAG_PARSE_SPECIAL, &opts.parse_special, NULL, 0, 0},
+      {POOT_FLAG_TIMING, &timing, NULL, 0, 0},
+  };
+  const poot_tool_cli cli = {.cmd = cmd,
+                             .synopsis = synopsis,
+                             .options = options,
+                             .n_options = sizeof options / sizeof options[0]};
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (no_bos) opts.add_special = false;
   if (!model) return poot_tool_usage_error(cmd, "-m MODEL is required");
   poot_tokenizer *tok = NULL;
   uint64_t t0 = poot_time_ns();

@@ -7,51 +7,18 @@
  * prints the device's output, and compares its ids (and, with --json or
  * --logits, its logits) with the oracle's under the margin rule of
  * docs/verification.md. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "poot/devices.h"
 #include "poot/eval.h"
-#include "poot/exec.h"
-#include "poot/llm/driver.h"
-#include "poot/llm/model.h"
 #include "poot/llm/verify.h"
+#include "poot/runtime.h"
 #include "tool.h"
 
 static const char *const CMD = "verify";
-
-static void usage(void) {
-  printf(
-      "usage: poot verify greedy -m MODEL [--tokenizer FILE]\n"
-      "                          [-p PROMPT | --messages FILE.json | --prompt-ids IDS]\n"
-      "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
-      "                          [--json [--logits K]] [--ignore-eos]\n\n"
-      "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
-      "and prints the generated text. Generation stops after N tokens or at the model's\n"
-      "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n"
-      "  -m MODEL           a GGUF file, a safetensors folder with config.json, or a\n"
-      "                     llama2.c checkpoint (then --tokenizer is required)\n"
-      "  --tokenizer FILE   the tokenizer (llama2.c), or an override\n"
-      "  -p PROMPT          prompt text (default: empty, BOS only where the model adds it)\n"
-      "  --messages FILE    a JSON array of {role, content}, rendered with the chat template\n"
-      "  --prompt-ids IDS   the prompt as token ids (\"1,2,3\"), bypassing the tokenizer\n"
-      "  -n N               tokens to generate (default 16)\n"
-      "  --device D         eval (default: the oracle only), or a device (auto, vulkan,\n"
-      "                     ptx, backend:index): the oracle runs too, the device's output\n"
-      "                     is printed, and its ids must equal the oracle's up to a flip\n"
-      "                     inside the margin rule (exit 1 otherwise); --json/--logits\n"
-      "                     also compare the logits of the compared steps\n"
-      "  --ids              print the generated ids, separated by spaces, not text\n"
-      "  --paged            keep K/V in a paged block pool (same results)\n"
-      "  --cap C            KV capacity (default: prompt + N)\n"
-      "  --stats            print the prompt length and timing to stderr\n"
-      "  --json             print one JSON object: prompt_ids, ids, stopped, margins (top-1\n"
-      "                     minus top-2 logit per step), logits (with --logits), text\n"
-      "  --logits K         with --json: the full logits of the first K generated steps\n"
-      "  --ignore-eos       do not stop at the model's end-of-sequence ids\n");
-}
 
 static void print_floats(poot_strbuf *sb, const float *x, size_t n) {
   poot_strbuf_putc(sb, '[');
@@ -161,285 +128,357 @@ static poot_status encode_prompt(poot_model *model, const char *prompt, const ch
   return st;
 }
 
-/* The oracle's run and the device's run of the same prompt, compared. */
-static int verify_device(const char *model_path, const char *tok_path, const char *prompt,
-                         const char *messages, const char *prompt_ids, const char *device, long long n, long long cap,
-                         bool paged, bool ids, bool json, bool ignore_eos, bool stats,
-                         long long keep_logits) {
-  poot_model_open_options oo = {.tokenizer_path = tok_path};
-  poot_model *model = NULL;
-  poot_device *dev = NULL;
-  poot_executor *ex = NULL;
-  poot_driver *drv = NULL;
-  poot_token *pids = NULL;
-  float *dlogits = NULL;
-  size_t np = 0;
-  poot_verify_greedy_result res;
-  memset(&res, 0, sizeof res);
-  poot_driver_generate_result dres;
-  memset(&dres, 0, sizeof dres);
-  poot_strbuf out, extra;
-  poot_strbuf_init(&out);
-  poot_strbuf_init(&extra);
-  int rc = POOT_EXIT_FAIL;
-  poot_status st = poot_model_open(model_path, &oo, &model);
-  if (st) goto fail;
-  if ((st = encode_prompt(model, prompt, messages, prompt_ids, &pids, &np))) goto fail;
-  const poot_model_config *c = poot_model_get_config(model);
-  if (cap == 0) {
-    cap = ((long long)np + n + 15) / 16 * 16;
-    if (c->context_length > 0 && cap > c->context_length) cap = c->context_length;
-  }
-  if ((long long)np + n > cap) {
-    st = poot_status_make(POOT_INVALID_ARGUMENT,
-                          "the prompt (%zu ids) and %lld new tokens do not fit in capacity %lld",
-                          np, n, cap);
-    goto fail;
-  }
-  /* The device first: an absent device fails before the oracle's work. */
-  if ((st = poot_device_open(device, NULL, &dev))) goto fail;
-  if ((st = poot_engine_create(dev, &ex))) goto fail;
-  poot_driver_options dopt = poot_driver_options_default();
-  dopt.cap = cap;
-  dopt.prefill_chunk = cap < 16 ? 1 : 16;
-  dopt.program = model_path;
-  if ((st = poot_driver_create(ex, model, &dopt, &drv))) goto fail;
+/* ------------------------------------------------------------ flags */
 
-  bool want_logits = json || keep_logits > 0;
+typedef struct verify_flags {
+  const char *model, *tokenizer, *prompt, *messages, *prompt_ids, *device;
+  long long n, cap, keep_logits;
+  bool ids, paged, stats, json, ignore_eos;
+} verify_flags;
+
+static const char verify_synopsis[] =
+    "usage: poot verify greedy -m MODEL [--tokenizer FILE]\n"
+    "                          [-p PROMPT | --messages FILE.json | --prompt-ids IDS]\n"
+    "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
+    "                          [--json [--logits K]] [--ignore-eos]\n\n"
+    "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
+    "and prints the generated text. Generation stops after N tokens or at the model's\n"
+    "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n";
+
+enum { VERIFY_N_OPTIONS = 14 };
+
+/* The flags of `verify greedy` and where each goes. */
+typedef struct verify_cli {
+  poot_tool_option options[VERIFY_N_OPTIONS];
+  poot_tool_cli cli;
+} verify_cli;
+
+static void verify_cli_init(verify_cli *c, verify_flags *f) {
+  const poot_tool_option options[VERIFY_N_OPTIONS] = {
+      {POOT_FLAG_MODEL, &f->model,
+       "a GGUF file, a safetensors folder with config.json, or a\n"
+       "llama2.c checkpoint (then --tokenizer is required)",
+       0, 0},
+      {POOT_FLAG_TOKENIZER, &f->tokenizer, "the tokenizer (llama2.c), or an override", 0, 0},
+      {POOT_FLAG_PROMPT, &f->prompt,
+       "prompt text (default: empty, BOS only where the model adds it)", 0, 0},
+      {POOT_FLAG_MESSAGES, &f->messages, NULL, 0, 0},
+      {POOT_FLAG_PROMPT_IDS, &f->prompt_ids, NULL, 0, 0},
+      {POOT_FLAG_N_PREDICT, &f->n, "tokens to generate (default 16)", 0, LLONG_MAX},
+      {POOT_FLAG_DEVICE, &f->device,
+       "eval (default: the oracle only), or a device (auto, vulkan,\n"
+       "ptx, backend:index): the oracle runs too, the device's output\n"
+       "is printed, and its ids must equal the oracle's up to a flip\n"
+       "inside the margin rule (exit 1 otherwise); --json/--logits\n"
+       "also compare the logits of the compared steps",
+       0, 0},
+      {POOT_FLAG_IDS, &f->ids, "print the generated ids, separated by spaces, not text", 0, 0},
+      {POOT_FLAG_PAGED, &f->paged, NULL, 0, 0},
+      {POOT_FLAG_CAP, &f->cap, "KV capacity (default: prompt + N)", LLONG_MIN, LLONG_MAX},
+      {POOT_FLAG_STATS, &f->stats, NULL, 0, 0},
+      {POOT_FLAG_JSON, &f->json,
+       "print one JSON object: prompt_ids, ids, stopped, margins (top-1\n"
+       "minus top-2 logit per step), logits (with --logits), text",
+       0, 0},
+      {POOT_FLAG_LOGITS, &f->keep_logits,
+       "with --json: the full logits of the first K generated steps", 0, LLONG_MAX},
+      {POOT_FLAG_IGNORE_EOS, &f->ignore_eos, "do not stop at the model's end-of-sequence ids", 0,
+       0},
+  };
+  memcpy(c->options, options, sizeof options);
+  c->cli = (poot_tool_cli){.cmd = CMD,
+                           .synopsis = verify_synopsis,
+                           .options = c->options,
+                           .n_options = VERIFY_N_OPTIONS};
+}
+
+static void print_help(void) {
+  verify_flags f;
+  verify_cli c;
+  verify_cli_init(&c, &f);
+  poot_tool_print_help(&c.cli, stdout);
+}
+
+/* argv[0] is "greedy". Returns -1 to go on, else the exit code. */
+static int parse_flags(int argc, char **argv, verify_flags *f) {
+  *f = (verify_flags){.device = "eval", .n = 16};
+  verify_cli c;
+  verify_cli_init(&c, f);
+  int rc = poot_tool_parse(&c.cli, 1, argc, argv);
+  if (rc >= 0) return rc;
+  if (!f->model) return poot_tool_usage_error(CMD, "greedy needs -m MODEL");
+  if ((f->prompt != NULL) + (f->messages != NULL) + (f->prompt_ids != NULL) > 1)
+    return poot_tool_usage_error(CMD, "give one of -p, --messages and --prompt-ids");
+  return -1;
+}
+
+/* ------------------------------------------------------------ the device run */
+
+/* The oracle's run and the device's run of one prompt, and their comparison. */
+typedef struct verify_run {
+  const verify_flags *f;
+  poot_runtime *rt;
+  const poot_model_config *config;
+  poot_token *pids;
+  size_t np;
+  long long cap;
+  poot_verify_greedy_result oracle;
+  poot_driver_generate_result device;
+  double device_s, tol;
+  size_t compared;    /* steps whose inputs agree (their logits compare) */
+  long long diff_at;  /* the first differing step, or -1 */
+  bool flip;          /* the difference is inside the margin rule */
+  char mismatch[256]; /* a difference outside it, reported after the logits */
+  float *dlogits;     /* the device's teacher-forced logits of the compared steps */
+  size_t n_dlogits;
+  double max_diff; /* -1: not measured */
+} verify_run;
+
+static bool wants_logits(const verify_flags *f) {
+  return f->json || f->keep_logits > 0;
+}
+
+/* The model, the prompt, the capacity and the driver. The device first: an
+ * absent device fails before the oracle's work. */
+static poot_status start_device(verify_run *r) {
+  const verify_flags *f = r->f;
+  poot_runtime_options ro = poot_runtime_options_default();
+  ro.model_path = f->model;
+  ro.tokenizer_path = f->tokenizer;
+  ro.device = f->device;
+  POOT_TRY(poot_runtime_open(&ro, &r->rt));
+  poot_model *model = poot_runtime_model(r->rt);
+  POOT_TRY(encode_prompt(model, f->prompt, f->messages, f->prompt_ids, &r->pids, &r->np));
+  r->config = poot_model_get_config(model);
+  r->cap = f->cap;
+  if (r->cap == 0) {
+    r->cap = ((long long)r->np + f->n + 15) / 16 * 16;
+    if (r->config->context_length > 0 && r->cap > r->config->context_length)
+      r->cap = r->config->context_length;
+  }
+  if ((long long)r->np + f->n > r->cap)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "the prompt (%zu ids) and %lld new tokens do not fit in capacity %lld",
+                            r->np, f->n, r->cap);
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = r->cap;
+  dopt.prefill_chunk = r->cap < 16 ? 1 : 16;
+  return poot_runtime_create_driver(r->rt, &dopt);
+}
+
+/* The oracle's greedy run, then the device's, of the same prompt. */
+static poot_status run_both(verify_run *r) {
+  const verify_flags *f = r->f;
+  long long n = f->n;
   poot_verify_greedy_options go = poot_verify_greedy_options_default();
   go.max_new_tokens = n;
-  go.cap = cap;
-  go.paged = paged;
-  go.ignore_stop = ignore_eos;
+  go.cap = r->cap;
+  go.paged = f->paged;
+  go.ignore_stop = f->ignore_eos;
   /* The first step's logits give the tolerance's scale; with --json or
    * --logits every step's are kept to compare with the device's. */
-  go.keep_logits = want_logits ? (size_t)(n > keep_logits ? n : keep_logits) : (n > 0 ? 1 : 0);
+  go.keep_logits =
+      wants_logits(f) ? (size_t)(n > f->keep_logits ? n : f->keep_logits) : (n > 0 ? 1 : 0);
   poot_verify_evaluator ev = poot_verify_oracle();
-  if ((st = poot_verify_greedy(model, &ev, pids, np, &go, &res))) goto fail;
+  POOT_TRY(poot_verify_greedy(poot_runtime_model(r->rt), &ev, r->pids, r->np, &go, &r->oracle));
 
   poot_driver_generate_options dgo = poot_driver_generate_options_default();
   dgo.max_new_tokens = n;
-  dgo.ignore_stop = ignore_eos;
+  dgo.ignore_stop = f->ignore_eos;
   dgo.no_text = true;
   uint64_t t0 = poot_time_ns();
-  if ((st = poot_driver_generate_ids(drv, pids, np, &dgo, NULL, NULL, &dres))) goto fail;
-  double dsec = (double)(poot_time_ns() - t0) * 1e-9;
+  POOT_TRY(poot_driver_generate_ids(poot_runtime_driver(r->rt), r->pids, r->np, &dgo, NULL, NULL,
+                                    &r->device));
+  r->device_s = (double)(poot_time_ns() - t0) * 1e-9;
+  return NULL;
+}
 
-  double tol = logit_tolerance(c, cap, res.n_logits ? res.logits : NULL, res.vocab);
-  /* Compare the ids; the first difference ends the comparison. */
-  size_t common = dres.n_ids < res.n_ids ? dres.n_ids : res.n_ids;
-  size_t compared = common; /* steps whose inputs agree (their logits compare) */
-  long long diff_at = -1;
+/* Compares the ids; the first difference ends the comparison. A flip
+ * inside the margin rule is reported and allowed; one outside it is kept in
+ * r->mismatch until the logits say where it comes from. */
+static poot_status compare_ids(verify_run *r) {
+  const poot_verify_greedy_result *o = &r->oracle;
+  const poot_driver_generate_result *d = &r->device;
+  r->tol = logit_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab);
+  size_t common = d->n_ids < o->n_ids ? d->n_ids : o->n_ids;
+  r->compared = common;
+  r->diff_at = -1;
   for (size_t k = 0; k < common; k++) {
-    if (dres.ids[k] != res.ids[k]) {
-      diff_at = (long long)k;
-      compared = k + 1;
+    if (d->ids[k] != o->ids[k]) {
+      r->diff_at = (long long)k;
+      r->compared = k + 1;
       break;
     }
   }
-  bool flip = false;
-  char mismatch[256] = "";
-  if (diff_at >= 0) {
-    double margin = (double)res.margins[diff_at];
-    if (isfinite(margin) && margin <= 2 * tol) {
-      flip = true;
+  if (r->diff_at >= 0) {
+    long long at = r->diff_at;
+    double margin = (double)o->margins[at];
+    if (isfinite(margin) && margin <= 2 * r->tol) {
+      r->flip = true;
       fprintf(stderr,
               "poot %s: step %lld: the device gives %d, the oracle %d; a flip inside the margin "
               "rule (oracle margin %.4g <= 2*tol %.4g); comparison stops there\n",
-              CMD, diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
+              CMD, at, (int)d->ids[at], (int)o->ids[at], margin, 2 * r->tol);
     } else {
-      /* Reported after the logits are compared (they say where it comes from). */
-      snprintf(mismatch, sizeof mismatch,
+      snprintf(r->mismatch, sizeof r->mismatch,
                "step %lld: the device gives id %d, the oracle %d (oracle margin %.4g > flip "
                "tolerance %.4g)",
-               diff_at, (int)dres.ids[diff_at], (int)res.ids[diff_at], margin, 2 * tol);
+               at, (int)d->ids[at], (int)o->ids[at], margin, 2 * r->tol);
     }
-  } else if (dres.n_ids != res.n_ids) {
-    st = poot_status_make(POOT_INTERNAL,
-                          "the device generated %zu ids, the oracle %zu (equal over the first %zu)",
-                          dres.n_ids, res.n_ids, common);
-    goto fail;
+  } else if (d->n_ids != o->n_ids) {
+    return poot_status_make(
+        POOT_INTERNAL, "the device generated %zu ids, the oracle %zu (equal over the first %zu)",
+        d->n_ids, o->n_ids, common);
   }
-  if (dres.nonfinite) {
-    st = poot_status_make(POOT_INTERNAL, "%zu device step(s) had NaN or infinite logits",
-                          dres.nonfinite);
-    goto fail;
-  }
+  if (d->nonfinite)
+    return poot_status_make(POOT_INTERNAL, "%zu device step(s) had NaN or infinite logits",
+                            d->nonfinite);
+  return NULL;
+}
 
-  /* Logits: teacher-forced on the oracle's ids over the compared steps. */
-  double max_diff = -1;
-  size_t n_dlogits = 0;
-  if (want_logits && compared > 0 && res.n_logits >= compared) {
-    size_t v = (size_t)res.vocab;
-    if ((st = poot_driver_reset(drv))) goto fail;
-    dlogits = poot_malloc(compared * v * sizeof(float));
-    if (!dlogits) {
-      st = poot_status_make(POOT_OUT_OF_MEMORY, "device logits");
-      goto fail;
-    }
-    if ((st = poot_driver_feed_logits(drv, pids, np, dlogits))) goto fail;
-    for (size_t k = 1; k < compared; k++)
-      if ((st = poot_driver_feed_logits(drv, &res.ids[k - 1], 1, dlogits + k * v))) goto fail;
-    n_dlogits = compared;
-    max_diff = 0;
-    size_t worst = 0;
-    for (size_t i = 0; i < compared * v; i++) {
-      double a = dlogits[i], b = res.logits[i];
-      if (isfinite(b) && !isfinite(a)) {
-        st = poot_status_make(POOT_INTERNAL,
+/* The device's logits of the compared steps, teacher-forced on the oracle's ids. */
+static poot_status feed_device_logits(verify_run *r) {
+  size_t v = (size_t)r->oracle.vocab;
+  poot_driver *drv = poot_runtime_driver(r->rt);
+  POOT_TRY(poot_driver_reset(drv));
+  r->dlogits = poot_malloc(r->compared * v * sizeof(float));
+  if (!r->dlogits) return poot_status_make(POOT_OUT_OF_MEMORY, "device logits");
+  POOT_TRY(poot_driver_feed_logits(drv, r->pids, r->np, r->dlogits));
+  for (size_t k = 1; k < r->compared; k++)
+    POOT_TRY(poot_driver_feed_logits(drv, &r->oracle.ids[k - 1], 1, r->dlogits + k * v));
+  r->n_dlogits = r->compared;
+  return NULL;
+}
+
+/* With --json or --logits: the device's logits against the oracle's over
+ * the compared steps, within the tolerance; a pending id mismatch is
+ * reported here with where the device's own argmax lies. */
+static poot_status compare_logits(verify_run *r) {
+  r->max_diff = -1;
+  if (!wants_logits(r->f) || r->compared == 0 || r->oracle.n_logits < r->compared) return NULL;
+  POOT_TRY(feed_device_logits(r));
+  size_t v = (size_t)r->oracle.vocab, worst = 0;
+  const float *ref = r->oracle.logits, *dev = r->dlogits;
+  r->max_diff = 0;
+  for (size_t i = 0; i < r->compared * v; i++) {
+    double a = dev[i], b = ref[i];
+    if (isfinite(b) && !isfinite(a))
+      return poot_status_make(POOT_INTERNAL,
                               "step %zu: the device's logit %zu is not finite, the oracle's is",
                               i / v, i % v);
-        goto fail;
-      }
-      if (isfinite(a) && isfinite(b) && fabs(a - b) > max_diff) {
-        max_diff = fabs(a - b);
-        worst = i;
-      }
+    if (isfinite(a) && isfinite(b) && fabs(a - b) > r->max_diff) {
+      r->max_diff = fabs(a - b);
+      worst = i;
     }
-    if (mismatch[0]) {
-      /* Where the device's own logits put the argmax at the differing step. */
-      const float *row = dlogits + (size_t)diff_at * v;
-      size_t best = 0;
-      for (size_t i = 1; i < v; i++)
-        if (row[i] > row[best]) best = i;
-      st = poot_status_make(POOT_INTERNAL,
+  }
+  if (r->mismatch[0]) {
+    const float *row = dev + (size_t)r->diff_at * v;
+    size_t best = 0;
+    for (size_t i = 1; i < v; i++)
+      if (row[i] > row[best]) best = i;
+    return poot_status_make(POOT_INTERNAL,
                             "%s; the device's logits at the compared steps differ by at most "
                             "%.4g (tolerance %.4g) and their argmax at step %lld is %zu",
-                            mismatch, max_diff, tol, diff_at, best);
-      goto fail;
-    }
-    if (max_diff > tol) {
-      st = poot_status_make(POOT_INTERNAL,
-                            "the device's logits differ from the oracle's by %.4g > tolerance %.4g "
-                            "over %zu step(s) (step %zu, id %zu: device %.7g, oracle %.7g)",
-                            max_diff, tol, compared, worst / v, worst % v, (double)dlogits[worst],
-                            (double)res.logits[worst]);
-      goto fail;
-    }
+                            r->mismatch, r->max_diff, r->tol, r->diff_at, best);
   }
+  if (r->max_diff > r->tol)
+    return poot_status_make(POOT_INTERNAL,
+                            "the device's logits differ from the oracle's by %.4g > tolerance "
+                            "%.4g over %zu step(s) (step %zu, id %zu: device %.7g, oracle %.7g)",
+                            r->max_diff, r->tol, r->compared, worst / v, worst % v,
+                            (double)dev[worst], (double)ref[worst]);
+  return NULL;
+}
 
-  if (mismatch[0]) {
-    st = poot_status_make(POOT_INTERNAL, "%s", mismatch);
-    goto fail;
-  }
-  poot_verify_greedy_result view = res;
-  view.ids = dres.ids;
-  view.n_ids = dres.n_ids;
-  view.stopped = dres.stopped;
-  view.seconds = dsec;
-  if (json) {
-    size_t kk = (size_t)keep_logits < n_dlogits ? (size_t)keep_logits : n_dlogits;
-    view.logits = dlogits;
+/* The members --json adds for a device run (after the oracle's). */
+static void json_device_members(const verify_run *r, poot_strbuf *extra) {
+  const poot_device_caps *caps = poot_runtime_device_caps(r->rt);
+  poot_strbuf_puts(extra, ",\"device\":");
+  poot_json_write_string(extra, caps->backend, strlen(caps->backend), true);
+  poot_strbuf_puts(extra, ",\"oracle_ids\":[");
+  for (size_t i = 0; i < r->oracle.n_ids; i++)
+    poot_strbuf_printf(extra, i ? ",%d" : "%d", (int)r->oracle.ids[i]);
+  poot_strbuf_printf(extra, "],\"compared_steps\":%zu,\"tolerance\":%.9g,", r->compared, r->tol);
+  if (r->max_diff >= 0)
+    poot_strbuf_printf(extra, "\"max_logit_diff\":%.9g,", r->max_diff);
+  else
+    poot_strbuf_puts(extra, "\"max_logit_diff\":null,");
+  if (r->flip)
+    poot_strbuf_printf(extra, "\"flip\":{\"step\":%lld,\"margin\":%.9g}", r->diff_at,
+                       (double)r->oracle.margins[r->diff_at]);
+  else
+    poot_strbuf_puts(extra, "\"flip\":null");
+}
+
+/* Prints the device's output (JSON, ids or text) and, when asked or when
+ * logits were compared, the summary line on stderr. */
+static poot_status print_device_run(const verify_run *r) {
+  const verify_flags *f = r->f;
+  poot_model *model = poot_runtime_model(r->rt);
+  poot_verify_greedy_result view = r->oracle;
+  view.ids = r->device.ids;
+  view.n_ids = r->device.n_ids;
+  view.stopped = r->device.stopped;
+  view.seconds = r->device_s;
+  poot_strbuf out, extra;
+  poot_strbuf_init(&out);
+  poot_strbuf_init(&extra);
+  poot_status st = NULL;
+  if (f->json) {
+    size_t kk = (size_t)f->keep_logits < r->n_dlogits ? (size_t)f->keep_logits : r->n_dlogits;
+    view.logits = r->dlogits;
     view.n_logits = kk;
-    if ((st = poot_verify_decode(model, pids, np, view.ids, view.n_ids, view.stopped, &out)))
-      goto fail;
-    const poot_device_caps *caps = poot_device_caps_get(dev);
-    poot_strbuf_puts(&extra, ",\"device\":");
-    poot_json_write_string(&extra, caps->backend, strlen(caps->backend), true);
-    poot_strbuf_puts(&extra, ",\"oracle_ids\":[");
-    for (size_t i = 0; i < res.n_ids; i++)
-      poot_strbuf_printf(&extra, i ? ",%d" : "%d", (int)res.ids[i]);
-    poot_strbuf_printf(&extra, "],\"compared_steps\":%zu,\"tolerance\":%.9g,", compared, tol);
-    if (max_diff >= 0)
-      poot_strbuf_printf(&extra, "\"max_logit_diff\":%.9g,", max_diff);
-    else
-      poot_strbuf_puts(&extra, "\"max_logit_diff\":null,");
-    if (flip)
-      poot_strbuf_printf(&extra, "\"flip\":{\"step\":%lld,\"margin\":%.9g}", diff_at,
-                         (double)res.margins[diff_at]);
-    else
-      poot_strbuf_puts(&extra, "\"flip\":null");
-    print_json(pids, np, &view, &out, extra.data);
-  } else if (ids) {
+    st = poot_verify_decode(model, r->pids, r->np, view.ids, view.n_ids, view.stopped, &out);
+    json_device_members(r, &extra);
+    if (!st) print_json(r->pids, r->np, &view, &out, extra.data);
+  } else if (f->ids) {
     for (size_t i = 0; i < view.n_ids; i++) printf(i ? " %d" : "%d", (int)view.ids[i]);
     printf("\n");
   } else {
-    if ((st = poot_verify_decode(model, pids, np, view.ids, view.n_ids, view.stopped, &out)))
-      goto fail;
-    fwrite(out.data, 1, out.len, stdout);
-    printf("\n");
+    st = poot_verify_decode(model, r->pids, r->np, view.ids, view.n_ids, view.stopped, &out);
+    if (!st) {
+      fwrite(out.data, 1, out.len, stdout);
+      printf("\n");
+    }
   }
-  if (stats || (!json && max_diff >= 0))
+  if (!st && (f->stats || (!f->json && r->max_diff >= 0)))
     fprintf(stderr,
             "poot %s: %s: prompt %zu ids, %zu generated (oracle %.3f s, device %.3f s); "
             "%zu step(s) compared%s; max |logit diff| %s%.3g (tolerance %.3g)\n",
-            CMD, poot_device_caps_get(dev)->backend, np, dres.n_ids, res.seconds, dsec, compared,
-            flip ? " up to a flip" : "", max_diff >= 0 ? "" : "not measured ",
-            max_diff >= 0 ? max_diff : 0.0, tol);
-  rc = POOT_EXIT_OK;
-  goto done;
-fail:
-  rc = poot_tool_fail(CMD, st);
-done:
-  poot_verify_greedy_result_deinit(&res);
-  poot_driver_generate_result_deinit(&dres);
+            CMD, poot_runtime_device_caps(r->rt)->backend, r->np, r->device.n_ids,
+            r->oracle.seconds, r->device_s, r->compared, r->flip ? " up to a flip" : "",
+            r->max_diff >= 0 ? "" : "not measured ", r->max_diff >= 0 ? r->max_diff : 0.0, r->tol);
   poot_strbuf_deinit(&out);
   poot_strbuf_deinit(&extra);
-  poot_free(dlogits);
-  poot_free(pids);
-  poot_driver_destroy(drv);
-  poot_executor_destroy(ex);
-  poot_device_destroy(dev);
-  poot_model_destroy(model);
+  return st;
+}
+
+/* The oracle's run and the device's run of the same prompt, compared. */
+static int verify_device(const verify_flags *f) {
+  verify_run r;
+  memset(&r, 0, sizeof r);
+  r.f = f;
+  r.max_diff = -1;
+  poot_status st = start_device(&r);
+  if (!st) st = run_both(&r);
+  if (!st) st = compare_ids(&r);
+  if (!st) st = compare_logits(&r);
+  if (!st && r.mismatch[0]) st = poot_status_make(POOT_INTERNAL, "%s", r.mismatch);
+  if (!st) st = print_device_run(&r);
+  int rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
+  poot_verify_greedy_result_deinit(&r.oracle);
+  poot_driver_generate_result_deinit(&r.device);
+  poot_free(r.dlogits);
+  poot_free(r.pids);
+  poot_runtime_destroy(r.rt);
   return rc;
 }
 
-static int verify_greedy(int argc, char **argv) {
-  const char *model_path = NULL, *tok_path = NULL, *prompt = NULL, *messages = NULL;
-  const char *prompt_ids = NULL, *device = "eval";
-  long long n = 16, cap = 0;
-  bool ids = false, paged = false, stats = false, json = false, ignore_eos = false;
-  long long keep_logits = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (poot_tool_is_help(a)) {
-      usage();
-      return POOT_EXIT_OK;
-    } else if (!strcmp(a, "-m") || !strcmp(a, "--model")) {
-      if (!(model_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "-z")) {
-      if (!(tok_path = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) {
-      if (!(prompt = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--messages")) {
-      if (!(messages = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--prompt-ids")) {
-      if (!(prompt_ids = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "-n")) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!v || !poot_tool_parse_i64(CMD, "-n", v, &n)) return POOT_EXIT_USAGE;
-      if (n < 0) return poot_tool_usage_error(CMD, "-n must be >= 0");
-    } else if (!strcmp(a, "--cap")) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!v || !poot_tool_parse_i64(CMD, "--cap", v, &cap)) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--device")) {
-      if (!(device = poot_tool_flag_value(CMD, argc, argv, &i))) return POOT_EXIT_USAGE;
-    } else if (!strcmp(a, "--ids")) {
-      ids = true;
-    } else if (!strcmp(a, "--paged")) {
-      paged = true;
-    } else if (!strcmp(a, "--stats")) {
-      stats = true;
-    } else if (!strcmp(a, "--json")) {
-      json = true;
-    } else if (!strcmp(a, "--ignore-eos")) {
-      ignore_eos = true;
-    } else if (!strcmp(a, "--logits")) {
-      const char *v = poot_tool_flag_value(CMD, argc, argv, &i);
-      if (!v || !poot_tool_parse_i64(CMD, "--logits", v, &keep_logits)) return POOT_EXIT_USAGE;
-      if (keep_logits < 0) return poot_tool_usage_error(CMD, "--logits must be >= 0");
-    } else {
-      return poot_tool_usage_error(CMD, "unknown argument '%s'", a);
-    }
-  }
-  if (!model_path) return poot_tool_usage_error(CMD, "greedy needs -m MODEL");
-  if ((prompt != NULL) + (messages != NULL) + (prompt_ids != NULL) > 1)
-    return poot_tool_usage_error(CMD, "give one of -p, --messages and --prompt-ids");
-  if (strcmp(device, "eval") != 0)
-    return verify_device(model_path, tok_path, prompt, messages, prompt_ids, device, n, cap, paged, ids, json,
-                         ignore_eos, stats, keep_logits);
+/* ------------------------------------------------------------ the oracle run */
 
-  poot_model_open_options oo = {.tokenizer_path = tok_path};
+/* The oracle alone (--device eval): its ids, text or JSON. */
+static int verify_oracle(const verify_flags *f) {
+  poot_model_open_options oo = {.tokenizer_path = f->tokenizer};
   poot_model *model = NULL;
   poot_token *pids = NULL;
   size_t np = 0;
@@ -448,22 +487,22 @@ static int verify_greedy(int argc, char **argv) {
   poot_strbuf out;
   poot_strbuf_init(&out);
   int rc = POOT_EXIT_FAIL;
-  poot_status st = poot_model_open(model_path, &oo, &model);
+  poot_status st = poot_model_open(f->model, &oo, &model);
   if (st) goto fail;
-  if ((st = encode_prompt(model, prompt, messages, prompt_ids, &pids, &np))) goto fail;
+  if ((st = encode_prompt(model, f->prompt, f->messages, f->prompt_ids, &pids, &np))) goto fail;
   poot_verify_greedy_options go = poot_verify_greedy_options_default();
-  go.max_new_tokens = n;
-  go.cap = cap;
-  go.paged = paged;
-  go.ignore_stop = ignore_eos;
-  go.keep_logits = (size_t)keep_logits;
+  go.max_new_tokens = f->n;
+  go.cap = f->cap;
+  go.paged = f->paged;
+  go.ignore_stop = f->ignore_eos;
+  go.keep_logits = (size_t)f->keep_logits;
   poot_verify_evaluator ev = poot_verify_oracle();
   if ((st = poot_verify_greedy(model, &ev, pids, np, &go, &res))) goto fail;
-  if (json) {
+  if (f->json) {
     if ((st = poot_verify_decode(model, pids, np, res.ids, res.n_ids, res.stopped, &out)))
       goto fail;
     print_json(pids, np, &res, &out, NULL);
-  } else if (ids) {
+  } else if (f->ids) {
     for (size_t i = 0; i < res.n_ids; i++) printf(i ? " %d" : "%d", (int)res.ids[i]);
     printf("\n");
   } else {
@@ -472,7 +511,7 @@ static int verify_greedy(int argc, char **argv) {
     fwrite(out.data, 1, out.len, stdout);
     printf("\n");
   }
-  if (stats)
+  if (f->stats)
     fprintf(stderr, "poot verify: prompt %zu ids, generated %zu in %.3f s (%.1f tok/s)%s\n", np,
             res.n_ids, res.seconds, res.seconds > 0 ? (double)res.n_ids / res.seconds : 0.0,
             res.stopped ? ", stopped at a stop id" : "");
@@ -491,11 +530,15 @@ done:
 static int verify_main(int argc, char **argv) {
   if (argc < 2) return poot_tool_usage_error(CMD, "give a mode: greedy");
   if (poot_tool_is_help(argv[1])) {
-    usage();
+    print_help();
     return POOT_EXIT_OK;
   }
-  if (!strcmp(argv[1], "greedy")) return verify_greedy(argc - 1, argv + 1);
-  return poot_tool_usage_error(CMD, "unknown mode '%s' (greedy is available)", argv[1]);
+  if (strcmp(argv[1], "greedy") != 0)
+    return poot_tool_usage_error(CMD, "unknown mode '%s' (greedy is available)", argv[1]);
+  verify_flags f;
+  int rc = parse_flags(argc - 1, argv + 1, &f);
+  if (rc >= 0) return rc;
+  return strcmp(f.device, "eval") != 0 ? verify_device(&f) : verify_oracle(&f);
 }
 
 const poot_tool_command poot_tool_cmd_verify = {

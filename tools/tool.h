@@ -30,6 +30,130 @@ const char *poot_tool_flag_value(const char *cmd, int argc, char **argv, int *i)
 /* Parses a whole integer flag value; false (after a usage error) when it is not one. */
 bool poot_tool_parse_i64(const char *cmd, const char *flag, const char *text, long long *out);
 bool poot_tool_parse_f64(const char *cmd, const char *flag, const char *text, double *out);
+/* ------------------------------------------------------------ flags */
+
+/* Every flag a command may take, defined once in support_flags.c (its
+ * spellings, its argument and its help), so a flag is spelled the same way
+ * in every command. A command lists the flags it takes, each with where its
+ * value goes. */
+typedef enum poot_tool_flag_id {
+  POOT_FLAG_MODEL,       /* -m, --model MODEL */
+  POOT_FLAG_TOKENIZER,   /* --tokenizer FILE (-z) */
+  POOT_FLAG_PROMPT,      /* -p, --prompt TEXT */
+  POOT_FLAG_MESSAGES,    /* --messages FILE */
+  POOT_FLAG_PROMPT_IDS,  /* --prompt-ids IDS */
+  POOT_FLAG_N_PREDICT,   /* -n, --n-predict N */
+  POOT_FLAG_N_PROMPT,    /* -p, --n-prompt N (bench: prefill tokens, as llama-bench) */
+  POOT_FLAG_DEVICE,      /* --device D */
+  POOT_FLAG_TEMP,        /* --temp T (--temperature) */
+  POOT_FLAG_CAP,         /* --cap N */
+  POOT_FLAG_CHUNK,       /* --chunk T */
+  POOT_FLAG_CONTEXT,     /* --context C */
+  POOT_FLAG_EAGER_STEPS, /* --eager-steps K */
+  POOT_FLAG_COPY_MIB,    /* --copy-mib M */
+  POOT_FLAG_PROFILE,     /* --profile K */
+  POOT_FLAG_LOGITS,      /* --logits K */
+  POOT_FLAG_IDS,         /* --ids */
+  POOT_FLAG_PAGED,       /* --paged */
+  POOT_FLAG_STATS,       /* --stats */
+  POOT_FLAG_JSON,        /* --json */
+  POOT_FLAG_IGNORE_EOS,  /* --ignore-eos */
+  POOT_FLAG_QUIET,       /* -q, --quiet */
+  POOT_FLAG_TOP_K,       /* refused: sampling is not supported yet */
+  POOT_FLAG_TOP_P,
+  POOT_FLAG_MIN_P,
+  POOT_FLAG_SEED,
+  POOT_FLAG_REPEAT_PENALTY,
+  POOT_FLAG_BATCH,         /* -b: refused, batches other than 1 */
+  POOT_FLAG_NO_BOS,        /* --no-bos */
+  POOT_FLAG_PARSE_SPECIAL, /* --parse-special */
+  POOT_FLAG_TIMING,        /* --timing */
+  POOT_FLAG_SPECIAL,       /* --special */
+  POOT_FLAG_KEEP_SPACE,    /* --keep-space */
+  POOT_FLAG_TEMPLATE,      /* --template FILE */
+  POOT_FLAG_BOS,           /* --bos TOKEN */
+  POOT_FLAG_EOS,           /* --eos TOKEN */
+  POOT_FLAG_GEN_PROMPT,    /* --add-generation-prompt */
+  POOT_FLAG_NO_GEN_PROMPT, /* --no-generation-prompt */
+  POOT_FLAG_NOW,           /* --now T */
+  POOT_FLAG_TYPE,          /* --type TYPE (--outtype) */
+  POOT_FLAG_NAME,          /* --name NAME */
+  POOT_FLAG_INPUT,         /* -i, --input NAME=FILE.npy (repeated) */
+  POOT_FLAG_OUT,           /* -o, --out DIR */
+  POOT_FLAG_ZERO_STATES,   /* --zero-states */
+  POOT_FLAG_GRAPH,         /* -g FILE.pgraph */
+  POOT_FLAG_STEP,          /* --step S */
+  POOT_FLAG_SEQUENCES,     /* --batch B (sequences per step) */
+  POOT_FLAG_TARGET,        /* --target T */
+  POOT_FLAG_EMIT,          /* --emit DIR */
+  POOT_FLAG_NO_PASSES,     /* --no-passes */
+  POOT_FLAG_COUNT
+} poot_tool_flag_id;
+
+typedef enum poot_tool_arg {
+  POOT_TOOL_ARG_BOOL,    /* no value; sets a bool to true */
+  POOT_TOOL_ARG_STRING,  /* a const char * (borrowed from argv) */
+  POOT_TOOL_ARG_INT,     /* a long long inside the option's range */
+  POOT_TOOL_ARG_FLOAT,   /* a double */
+  POOT_TOOL_ARG_LIST,    /* repeated: appends its value to a poot_tool_list */
+  POOT_TOOL_ARG_SET,     /* no value; stores the option's `min` into an int */
+  POOT_TOOL_ARG_REFUSED, /* not supported yet: a usage error saying why */
+} poot_tool_arg;
+
+typedef struct poot_tool_flag {
+  const char *short_name; /* "-m", or NULL */
+  const char *long_name;  /* "--model", or NULL */
+  const char *alias;      /* a further spelling kept working ("-z"), or NULL */
+  poot_tool_arg arg;
+  const char *metavar; /* the value's name in help ("MODEL"); NULL for BOOL */
+  const char *help;    /* the help line; for REFUSED, why it is refused */
+} poot_tool_flag;
+
+/* The table, indexed by poot_tool_flag_id. */
+extern const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT];
+
+/* The values of a repeated flag: items[0..n), at most cap (the caller's storage). */
+typedef struct poot_tool_list {
+  const char **items;
+  size_t n, cap;
+} poot_tool_list;
+
+/* One flag a command takes. */
+typedef struct poot_tool_option {
+  poot_tool_flag_id flag;
+  /* By the arg: bool *, const char **, long long *, double *, poot_tool_list *
+   * or int *; NULL for REFUSED. */
+  void *dest;
+  /* This command's help (its default, its meaning here); NULL: the flag's.
+   * Lines after the first are indented under the first. */
+  const char *help;
+  /* INT: the accepted values; a value outside is a usage error. SET: min is
+   * the value stored. */
+  long long min, max;
+} poot_tool_option;
+
+/* A command's flags and help. */
+typedef struct poot_tool_cli {
+  const char *cmd;      /* "generate" */
+  const char *synopsis; /* the usage lines and what the command does, before the flags */
+  const poot_tool_option *options;
+  size_t n_options;
+  const char *epilog; /* after the flags, or NULL */
+  /* Arguments that are not flags go to args[0..max_args) in order (the
+   * caller sets them NULL first); one more is a usage error. */
+  const char **args;
+  size_t max_args;
+} poot_tool_cli;
+
+/* Parses argv[first..argc) against cli's options; -h/--help prints the help
+ * to stdout. Returns -1 to go on, POOT_EXIT_OK after help, POOT_EXIT_USAGE
+ * (after a usage error naming the flag) for an unknown flag, a missing or
+ * malformed value, a value outside its range, a refused flag, a repeated
+ * flag past its list's room or an argument past max_args. */
+int poot_tool_parse(const poot_tool_cli *cli, int first, int argc, char **argv);
+/* The synopsis, one line per option ("  -m, --model MODEL  help"), the epilog. */
+void poot_tool_print_help(const poot_tool_cli *cli, FILE *f);
+
 /* Reads all of stdin into a heap buffer (poot_free). */
 poot_status poot_tool_read_stdin(char **out_data, size_t *out_size);
 

@@ -1,0 +1,212 @@
+/* The shared flag table and its parser (tool.h): each flag is defined once
+ * here, and every command that takes it spells it the same way. */
+#include <limits.h>
+#include <string.h>
+
+#include "tool.h"
+
+#define SAMPLING_REFUSED "sampling is not supported yet (only greedy)"
+
+const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
+    [POOT_FLAG_MODEL] = {"-m", "--model", NULL, POOT_TOOL_ARG_STRING, "MODEL",
+                         "GGUF file, safetensors folder, or llama2.c checkpoint"},
+    [POOT_FLAG_TOKENIZER] = {"-z", "--tokenizer", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                             "the tokenizer of a llama2.c checkpoint, or an override"},
+    [POOT_FLAG_PROMPT] = {"-p", "--prompt", NULL, POOT_TOOL_ARG_STRING, "PROMPT",
+                          "the prompt (default: empty, BOS only)"},
+    [POOT_FLAG_MESSAGES] = {NULL, "--messages", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                            "a JSON array of {role, content}, rendered with the chat template"},
+    [POOT_FLAG_PROMPT_IDS] = {NULL, "--prompt-ids", NULL, POOT_TOOL_ARG_STRING, "IDS",
+                              "the prompt as token ids (\"1,2,3\"), bypassing the tokenizer"},
+    [POOT_FLAG_N_PREDICT] = {"-n", "--n-predict", NULL, POOT_TOOL_ARG_INT, "N",
+                             "tokens to generate"},
+    [POOT_FLAG_N_PROMPT] = {"-p", "--n-prompt", NULL, POOT_TOOL_ARG_INT, "N",
+                            "prompt (prefill) tokens"},
+    [POOT_FLAG_DEVICE] = {NULL, "--device", NULL, POOT_TOOL_ARG_STRING, "D",
+                          "auto (the first present of ptx, rocm, vulkan, wgpu),\n"
+                          "a backend name, or backend:index"},
+    [POOT_FLAG_TEMP] = {NULL, "--temp", "--temperature", POOT_TOOL_ARG_FLOAT, "0",
+                        "greedy decoding (the only sampling supported yet)"},
+    [POOT_FLAG_CAP] = {NULL, "--cap", NULL, POOT_TOOL_ARG_INT, "N", "KV capacity"},
+    [POOT_FLAG_CHUNK] = {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
+                         "prefill chunk in tokens (default 16; 1: none)"},
+    [POOT_FLAG_CONTEXT] = {NULL, "--context", NULL, POOT_TOOL_ARG_INT, "C",
+                           "tokens of context before the measured steps"},
+    [POOT_FLAG_EAGER_STEPS] = {NULL, "--eager-steps", NULL, POOT_TOOL_ARG_INT, "K",
+                               "decode steps of the replay-vs-eager comparison"},
+    [POOT_FLAG_COPY_MIB] = {NULL, "--copy-mib", NULL, POOT_TOOL_ARG_INT, "M",
+                            "buffer size of the copy-bandwidth probe"},
+    [POOT_FLAG_PROFILE] = {NULL, "--profile", NULL, POOT_TOOL_ARG_INT, "K",
+                           "device time per kind of dispatch over K eager steps"},
+    [POOT_FLAG_LOGITS] = {NULL, "--logits", NULL, POOT_TOOL_ARG_INT, "K",
+                          "the full logits of the first K generated steps"},
+    [POOT_FLAG_IDS] = {NULL, "--ids", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                       "print the generated token ids instead of text"},
+    [POOT_FLAG_PAGED] = {NULL, "--paged", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                         "keep K/V in a paged block pool (same results)"},
+    [POOT_FLAG_STATS] = {NULL, "--stats", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                         "print the prompt length and timing to stderr"},
+    [POOT_FLAG_JSON] = {NULL, "--json", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                        "one JSON object on stdout"},
+    [POOT_FLAG_IGNORE_EOS] = {NULL, "--ignore-eos", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                              "do not stop at the model's stop ids"},
+    [POOT_FLAG_QUIET] = {"-q", "--quiet", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                         "no progress lines on stderr"},
+    [POOT_FLAG_TOP_K] = {NULL, "--top-k", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
+    [POOT_FLAG_TOP_P] = {NULL, "--top-p", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
+    [POOT_FLAG_MIN_P] = {NULL, "--min-p", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
+    [POOT_FLAG_SEED] = {NULL, "--seed", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
+    [POOT_FLAG_REPEAT_PENALTY] = {NULL, "--repeat-penalty", NULL, POOT_TOOL_ARG_REFUSED, NULL,
+                                  SAMPLING_REFUSED},
+    [POOT_FLAG_BATCH] = {"-b", NULL, NULL, POOT_TOOL_ARG_REFUSED, NULL,
+                         "batches other than 1 are not supported yet"},
+    [POOT_FLAG_NO_BOS] = {NULL, "--no-bos", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                          "add none of the model's special tokens (BOS, EOS, [CLS]/[SEP])"},
+    [POOT_FLAG_PARSE_SPECIAL] = {NULL, "--parse-special", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                                 "match special tokens written in the text (\"<s>\",\n"
+                                 "\"<|eot_id|>\"); otherwise they are tokenized as text"},
+    [POOT_FLAG_TIMING] = {NULL, "--timing", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                          "print the load and encode times to standard error"},
+    [POOT_FLAG_SPECIAL] = {NULL, "--special", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                           "write control tokens (\"<s>\", \"<|eot_id|>\") as their text;\n"
+                           "by default they write nothing"},
+    [POOT_FLAG_KEEP_SPACE] = {NULL, "--keep-space", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                              "keep the leading space SentencePiece-style encoders add"},
+    [POOT_FLAG_TEMPLATE] = {NULL, "--template", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                            "a chat template file instead of a model's"},
+    [POOT_FLAG_BOS] = {NULL, "--bos", NULL, POOT_TOOL_ARG_STRING, "TOKEN", "the bos_token"},
+    [POOT_FLAG_EOS] = {NULL, "--eos", NULL, POOT_TOOL_ARG_STRING, "TOKEN", "the eos_token"},
+    [POOT_FLAG_GEN_PROMPT] = {NULL, "--add-generation-prompt", NULL, POOT_TOOL_ARG_SET, NULL,
+                              "add_generation_prompt = true"},
+    [POOT_FLAG_NO_GEN_PROMPT] = {NULL, "--no-generation-prompt", NULL, POOT_TOOL_ARG_SET, NULL,
+                                 "add_generation_prompt = false"},
+    [POOT_FLAG_NOW] = {NULL, "--now", NULL, POOT_TOOL_ARG_INT, "T",
+                       "the time strftime_now sees, in seconds since the epoch"},
+    [POOT_FLAG_TYPE] = {NULL, "--type", "--outtype", POOT_TOOL_ARG_STRING, "TYPE",
+                        "the tensor type written"},
+    [POOT_FLAG_NAME] = {NULL, "--name", NULL, POOT_TOOL_ARG_STRING, "NAME", "general.name"},
+    [POOT_FLAG_INPUT] = {"-i", "--input", NULL, POOT_TOOL_ARG_LIST, "NAME=FILE.npy",
+                         "bind a leaf to an array"},
+    [POOT_FLAG_OUT] = {"-o", "--out", NULL, POOT_TOOL_ARG_STRING, "DIR",
+                       "write the results into DIR"},
+    [POOT_FLAG_ZERO_STATES] = {NULL, "--zero-states", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                               "states without an --input start as zeros"},
+    [POOT_FLAG_GRAPH] = {"-g", NULL, NULL, POOT_TOOL_ARG_STRING, "FILE",
+                         "a graph in the .pgraph text form instead of a model"},
+    [POOT_FLAG_STEP] = {NULL, "--step", NULL, POOT_TOOL_ARG_STRING, "S",
+                        "decode (default) or prefill:T"},
+    [POOT_FLAG_SEQUENCES] = {NULL, "--batch", NULL, POOT_TOOL_ARG_INT, "B",
+                             "sequences per step (default 1)"},
+    [POOT_FLAG_TARGET] = {NULL, "--target", NULL, POOT_TOOL_ARG_STRING, "T", "the target"},
+    [POOT_FLAG_EMIT] = {NULL, "--emit", NULL, POOT_TOOL_ARG_STRING, "DIR",
+                        "write the plan and the kernels into DIR (created)"},
+    [POOT_FLAG_NO_PASSES] = {NULL, "--no-passes", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                             "plan the graph as traced, without the graph passes"},
+};
+
+static bool spells(const poot_tool_flag *f, const char *arg) {
+  return (f->short_name && !strcmp(arg, f->short_name)) ||
+         (f->long_name && !strcmp(arg, f->long_name)) || (f->alias && !strcmp(arg, f->alias));
+}
+
+static const poot_tool_option *find_option(const poot_tool_cli *cli, const char *arg) {
+  for (size_t i = 0; i < cli->n_options; i++)
+    if (spells(&poot_tool_flags[cli->options[i].flag], arg)) return &cli->options[i];
+  return NULL;
+}
+
+/* Stores the value of `o` (spelled `arg`) from argv; false after a usage error. */
+static bool take_value(const poot_tool_cli *cli, const poot_tool_option *o, const char *arg,
+                       int argc, char **argv, int *i) {
+  const poot_tool_flag *f = &poot_tool_flags[o->flag];
+  if (f->arg == POOT_TOOL_ARG_BOOL) {
+    *(bool *)o->dest = true;
+    return true;
+  }
+  if (f->arg == POOT_TOOL_ARG_SET) {
+    *(int *)o->dest = (int)o->min;
+    return true;
+  }
+  const char *v = poot_tool_flag_value(cli->cmd, argc, argv, i);
+  if (!v) return false;
+  if (f->arg == POOT_TOOL_ARG_STRING) {
+    *(const char **)o->dest = v;
+    return true;
+  }
+  if (f->arg == POOT_TOOL_ARG_FLOAT) return poot_tool_parse_f64(cli->cmd, arg, v, o->dest);
+  if (f->arg == POOT_TOOL_ARG_LIST) {
+    poot_tool_list *l = o->dest;
+    if (l->n == l->cap) {
+      (void)poot_tool_usage_error(cli->cmd, "%s is given too often (at most %zu)", arg, l->cap);
+      return false;
+    }
+    l->items[l->n++] = v;
+    return true;
+  }
+  long long x;
+  if (!poot_tool_parse_i64(cli->cmd, arg, v, &x)) return false;
+  if (x < o->min || x > o->max) {
+    if (o->max == LLONG_MAX)
+      (void)poot_tool_usage_error(cli->cmd, "%s must be >= %lld", arg, o->min);
+    else
+      (void)poot_tool_usage_error(cli->cmd, "%s %s is outside %lld..%lld", arg, v, o->min, o->max);
+    return false;
+  }
+  *(long long *)o->dest = x;
+  return true;
+}
+
+int poot_tool_parse(const poot_tool_cli *cli, int first, int argc, char **argv) {
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (poot_tool_is_help(a)) {
+      poot_tool_print_help(cli, stdout);
+      return POOT_EXIT_OK;
+    }
+    const poot_tool_option *o = find_option(cli, a);
+    if (!o && a[0] == '-' && a[1]) return poot_tool_usage_error(cli->cmd, "unknown flag '%s'", a);
+    if (!o) {
+      size_t k = 0;
+      while (k < cli->max_args && cli->args[k]) k++;
+      if (k == cli->max_args) return poot_tool_usage_error(cli->cmd, "unexpected argument '%s'", a);
+      cli->args[k] = a;
+      continue;
+    }
+    const poot_tool_flag *f = &poot_tool_flags[o->flag];
+    if (f->arg == POOT_TOOL_ARG_REFUSED)
+      return poot_tool_usage_error(cli->cmd, "%s: %s", a, f->help);
+    if (!take_value(cli, o, a, argc, argv, &i)) return POOT_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* Prints `text` with every line after the first indented to `indent`. */
+static void print_indented(FILE *f, const char *text, int indent) {
+  for (const char *p = text; *p; p++) {
+    fputc(*p, f);
+    if (*p == '\n' && p[1]) fprintf(f, "%*s", indent, "");
+  }
+}
+
+void poot_tool_print_help(const poot_tool_cli *cli, FILE *f) {
+  enum { COLUMN = 24 };
+  fputs(cli->synopsis, f);
+  for (size_t i = 0; i < cli->n_options; i++) {
+    const poot_tool_option *o = &cli->options[i];
+    const poot_tool_flag *fl = &poot_tool_flags[o->flag];
+    if (fl->arg == POOT_TOOL_ARG_REFUSED) continue;
+    char names[96];
+    snprintf(names, sizeof names, "%s%s%s%s%s%s%s", fl->short_name ? fl->short_name : "",
+             fl->short_name && fl->long_name ? ", " : "", fl->long_name ? fl->long_name : "",
+             fl->alias ? ", " : "", fl->alias ? fl->alias : "", fl->metavar ? " " : "",
+             fl->metavar ? fl->metavar : "");
+    int used = fprintf(f, "  %s", names);
+    if (used + 1 > COLUMN)
+      fprintf(f, "\n%*s", COLUMN, "");
+    else
+      fprintf(f, "%*s", COLUMN - used, "");
+    print_indented(f, o->help ? o->help : fl->help, COLUMN);
+    fputc('\n', f);
+  }
+  if (cli->epilog) fputs(cli->epilog, f);
+}
