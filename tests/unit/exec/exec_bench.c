@@ -49,13 +49,16 @@ int main(int argc, char **argv) {
   CHECK(poot_engine_create(d, &ex));
   pt_inputs in;
   CHECK(pt_inputs_make(g, 1, 500, 0, 0.1f, &in));
-  poot_exec_input w[256], s[16];
+  poot_exec_weight w[256];
+  poot_exec_input s[16];
   size_t nw = 0, ns = 0;
   for (size_t i = 0; i < in.count; i++) {
     if (!strcmp(in.names[i], "token") || !strcmp(in.names[i], "pos"))
       s[ns++] = (poot_exec_input){in.names[i], &in.tensors[i]};
     else if (!strstr(in.names[i], ".k") && !strstr(in.names[i], ".v") && nw < 256)
-      w[nw++] = (poot_exec_input){in.names[i], &in.tensors[i]};
+      w[nw++] = (poot_exec_weight){.key = poot_weight_key_of_name(in.names[i], strlen(in.names[i])),
+                                   .name = in.names[i],
+                                   .tensor = &in.tensors[i]};
   }
   CHECK(poot_exec_load_weights(ex, nw, w));
   poot_exec_entry_key key = {"bench", "decode", "", ""};
