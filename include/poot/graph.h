@@ -14,7 +14,7 @@
  * operands).
  *
  * Leaves (op POOT_OP_LEAF, no operands, one result) carry the storage class:
- * Const (literal data), Weight(role), State(name), Slot(kind) and Param
+ * Const (literal data), Weight(key, name), State(name), Slot(kind) and Param
  * (index, name). Every other node's result is a Temp.
  *
  * Results of a graph: the primary output (one value of the root region), the

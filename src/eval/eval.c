@@ -115,8 +115,7 @@ typedef struct ev_bindings {
 
 /* The input that binds `node`: by name, or for a weight by its key (the
  * key bindings are marked used after the named ones). */
-static const poot_tensor *find_binding(ev_bindings *bind, const poot_node *node,
-                                       const char *name) {
+static const poot_tensor *find_binding(ev_bindings *bind, const poot_node *node, const char *name) {
   const poot_eval_inputs *in = bind->inputs;
   if (!in) return NULL;
   for (size_t i = 0; i < in->count; i++) {

@@ -287,8 +287,8 @@ poot_weight_id poot_weight_id_named(const char *name) {
 void poot__format_string(poot_strbuf *sb, const char *s);
 
 /* A name the text form reads back as one word: a letter or '_' first, then
- * letters, digits, '_' and '.', not ending in '.' (which starts the
- * "blk.N." prefix of a quoted name). */
+ * letters, digits, '_' and '.', not ending in '.' (a word ending in '.'
+ * prefixes a quoted name there). */
 static bool is_plain_name(const char *s) {
   if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
   size_t n = 0;

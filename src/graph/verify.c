@@ -72,7 +72,8 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
     return NULL;
   }
   case POOT_STORAGE_WEIGHT:
-    if (!n->weight.name || !*n->weight.name) return BAD("weight leaf: a weight needs a display name");
+    if (!n->weight.name || !*n->weight.name)
+      return BAD("weight leaf: a weight needs a display name");
     break;
   case POOT_STORAGE_STATE:
     if (!n->name || !*n->name) return BAD("state leaf: needs a name");

@@ -51,7 +51,8 @@ static poot_status step_graph_init(step_graph *s, poot_model *model, const poot_
   s->items = poot_calloc(n_leaves + 1, sizeof *s->items);
   s->weights = poot_calloc(n_leaves + 1, sizeof *s->weights);
   s->tensors = poot_calloc(n_leaves + 1, sizeof *s->tensors);
-  if (!s->items || !s->weights || !s->tensors) return poot_status_make(POOT_OUT_OF_MEMORY, "verify: bindings");
+  if (!s->items || !s->weights || !s->tensors)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "verify: bindings");
   poot_status st = NULL;
   for (uint32_t i = 0; i < root->num_nodes && !st; i++) {
     const poot_node *n = poot_graph_node(s->graph, root->nodes[i]);
@@ -117,10 +118,8 @@ static poot_status run_step(run *r, step_graph *s, const int32_t *tokens, int64_
       extra[ne++] = (poot_eval_input){r->prev->states[i].name, &r->prev->states[i].tensor};
   }
   step_set_inputs(s, extra, ne);
-  poot_eval_inputs in = {.count = s->n_items,
-                         .items = s->items,
-                         .weight_count = s->n_weights,
-                         .weights = s->weights};
+  poot_eval_inputs in = {
+      .count = s->n_items, .items = s->items, .weight_count = s->n_weights, .weights = s->weights};
   poot_eval_options eo;
   memset(&eo, 0, sizeof eo);
   eo.zero_missing_states = r->prev == NULL;
