@@ -270,7 +270,7 @@ static int eval_main(int argc, char **argv) {
     items[i].name = names[i];
     items[i].tensor = &tensors[i];
   }
-  poot_eval_inputs inputs = {(size_t)n_inputs, items};
+  poot_eval_inputs inputs = {.count = (size_t)n_inputs, .items = items};
   poot_eval_options opt;
   poot_eval_options_init(&opt);
   opt.zero_missing_states = zero_states;

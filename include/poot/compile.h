@@ -101,11 +101,12 @@ const char *poot_plan_buffer_class_name(poot_plan_buffer_class c); /* "temp", ..
 
 typedef struct poot_plan_buffer {
   poot_plan_buffer_class cls;
-  const char *name; /* binding name ("blk.0.attn_q", "blk.0.k", "output", ...) */
-  poot_type type;   /* the tensor's graph type (TEMP/SLOT: u32[words]) */
-  uint64_t size;    /* bytes, a multiple of 4 */
-  uint32_t align;   /* base alignment in bytes */
-  const void *data; /* CONST: the bytes (size rounded up with zeros); else NULL */
+  const char *name;           /* binding name ("blk.0.attn_q", "blk.0.k", "output", ...) */
+  poot_type type;             /* the tensor's graph type (TEMP/SLOT: u32[words]) */
+  uint64_t size;              /* bytes, a multiple of 4 */
+  uint32_t align;             /* base alignment in bytes */
+  const void *data;           /* CONST: the bytes (size rounded up with zeros); else NULL */
+  poot_weight_key weight_key; /* WEIGHT: the leaf's key, which binds it; else 0 */
 } poot_plan_buffer;
 
 /* A slot leaf inside the slot buffer. */

@@ -30,18 +30,28 @@ extern "C" {
 #endif
 
 /* One input binding: the leaf's binding name (poot_graph_leaf_name: a
- * weight's printed reference such as "blk.3.attn_q" or "token_embd", a
- * state's name, a slot's kind name "token"/"pos"/"slot_map"/"write_map" or a
- * named slot's name, a root param's name) and a tensor of exactly the leaf's
- * type. The tensor is borrowed for the duration of the call. */
+ * weight's display name such as "blk.3.attn_q" or "token_embd", a state's
+ * name, a slot's kind name "token"/"pos"/"slot_map"/"write_map" or a named
+ * slot's name, a root param's name) and a tensor of exactly the leaf's type.
+ * The tensor is borrowed for the duration of the call. */
 typedef struct poot_eval_input {
   const char *name;
   const poot_tensor *tensor;
 } poot_eval_input;
 
+/* A weight bound by identity: the key of its weight leaf
+ * (poot_node.weight.key), which is how a model binds its weights. The
+ * tensor is borrowed for the duration of the call. */
+typedef struct poot_eval_weight {
+  poot_weight_key key;
+  const poot_tensor *tensor;
+} poot_eval_weight;
+
 typedef struct poot_eval_inputs {
   size_t count;
   const poot_eval_input *items;
+  size_t weight_count;             /* weights bound by key (may be 0) */
+  const poot_eval_weight *weights; /* a leaf is bound by name or by key, not both */
 } poot_eval_inputs;
 
 /* Where a failed check happened (filled when poot_eval returns

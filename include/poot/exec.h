@@ -241,13 +241,14 @@ uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, dou
 
 /* ===================================================== 2. the executor */
 
-/* A host tensor bound by name: a weight's binding name as poot_eval takes it
- * ("token_embd", "blk.3.attn_q"). Slots and root inputs are bound by handle
- * (poot_exec_slot_value). The tensor is borrowed for the call. */
-typedef struct poot_exec_input {
+/* A host weight bound by identity: the key of the graph's weight leaf that
+ * reads it (poot_node.weight.key, poot/graph.h) and its display name, for
+ * messages only (may be NULL). The tensor is borrowed for the call. */
+typedef struct poot_exec_weight {
+  poot_weight_key key;
   const char *name;
   const poot_tensor *tensor;
-} poot_exec_input;
+} poot_exec_weight;
 
 /* What identifies an entry: program, step shape, sampling suffix and the
  * carried inputs it binds. Two add_entry calls with equal keys give the same
@@ -352,7 +353,7 @@ typedef struct poot_executor_vtable {
   void (*destroy)(poot_executor *executor);
   poot_status (*target_set)(poot_executor *executor, const poot_exec_target *target);
   poot_status (*load_weights)(poot_executor *executor, size_t count,
-                              const poot_exec_input *weights);
+                              const poot_exec_weight *weights);
   poot_status (*add_entry)(poot_executor *executor, const poot_exec_entry_key *key,
                            const poot_graph *graph, uint32_t *out_entry);
   /* The entry's bindings (borrowed). NOT_FOUND for an entry it does not have. */
@@ -373,16 +374,16 @@ struct poot_executor {
  * already added keep theirs). INVALID_ARGUMENT, UNSUPPORTED, POISONED. */
 POOT_MUST_USE poot_status poot_exec_target_set(poot_executor *executor,
                                                const poot_exec_target *target);
-/* Uploads the weights (host tensors by binding name, as poot_eval takes
- * them) once; entries bind them by name. A graph weight the call does not
- * name stays unbound and add_entry refuses the graph (NOT_FOUND). Replaces
- * the weights of an earlier call only after unload. INVALID_ARGUMENT (a
- * duplicate name, weights already loaded), OUT_OF_MEMORY, DEVICE_LOST,
+/* Uploads the weights (host tensors by weight key) once; entries bind them
+ * by key. A graph weight whose key the call does not give stays unbound and
+ * add_entry refuses the graph (NOT_FOUND). Replaces the weights of an
+ * earlier call only after unload. INVALID_ARGUMENT (a duplicate key, a
+ * missing tensor, weights already loaded), OUT_OF_MEMORY, DEVICE_LOST,
  * POISONED. */
 POOT_MUST_USE poot_status poot_exec_load_weights(poot_executor *executor, size_t count,
-                                                 const poot_exec_input *weights);
+                                                 const poot_exec_weight *weights);
 /* Compiles `graph` (borrowed; verified) for the target, binds weights by
- * name, allocates its states (shared by name and type across entries,
+ * key, allocates its states (shared by name and type across entries,
  * zeroed), temporaries, slots and constants, and captures the recording.
  * An equal key returns the existing entry. *out_entry is the entry id;
  * out_bindings (may be NULL) receives its bindings: a handle for every slot

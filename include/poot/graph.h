@@ -14,7 +14,7 @@
  * operands).
  *
  * Leaves (op POOT_OP_LEAF, no operands, one result) carry the storage class:
- * Const (literal data), Weight(role), State(name), Slot(kind) and Param
+ * Const (literal data), Weight(key, name), State(name), Slot(kind) and Param
  * (index, name). Every other node's result is a Temp.
  *
  * Results of a graph: the primary output (one value of the root region), the
@@ -170,82 +170,28 @@ typedef enum poot_slot_kind {
 const char *poot_slot_kind_name(poot_slot_kind kind);
 bool poot_slot_kind_from_name(const char *name, size_t len, poot_slot_kind *out_kind);
 
-/* Typed weight roles. Per-layer roles carry a layer index ≥ 0; global roles
- * carry layer -1. POOT_WEIGHT_CUSTOM carries a free-form name instead (for
- * weights outside this list) and may have either. Printed names follow
- * GGUF's tensor names without the ".weight" suffix: "token_embd",
- * "blk.3.attn_q", "blk.3.attn_q_bias", "output_norm". */
-#define POOT_WEIGHT_ROLES(X)                                                                       \
-  X(TOKEN_EMBD, token_embd, 0)                                                                     \
-  X(TOKEN_TYPES, token_types, 0)                                                                   \
-  X(POSITION_EMBD, position_embd, 0)                                                               \
-  X(TOKEN_EMBD_NORM, token_embd_norm, 0)                                                           \
-  X(TOKEN_EMBD_NORM_BIAS, token_embd_norm_bias, 0)                                                 \
-  X(ROPE_FREQS, rope_freqs, 0)                                                                     \
-  X(ATTN_NORM, attn_norm, 1)                                                                       \
-  X(ATTN_NORM_BIAS, attn_norm_bias, 1)                                                             \
-  X(ATTN_Q, attn_q, 1)                                                                             \
-  X(ATTN_Q_BIAS, attn_q_bias, 1)                                                                   \
-  X(ATTN_K, attn_k, 1)                                                                             \
-  X(ATTN_K_BIAS, attn_k_bias, 1)                                                                   \
-  X(ATTN_V, attn_v, 1)                                                                             \
-  X(ATTN_V_BIAS, attn_v_bias, 1)                                                                   \
-  X(ATTN_QKV, attn_qkv, 1)                                                                         \
-  X(ATTN_QKV_BIAS, attn_qkv_bias, 1)                                                               \
-  X(ATTN_OUTPUT, attn_output, 1)                                                                   \
-  X(ATTN_OUTPUT_BIAS, attn_output_bias, 1)                                                         \
-  X(ATTN_Q_NORM, attn_q_norm, 1)                                                                   \
-  X(ATTN_K_NORM, attn_k_norm, 1)                                                                   \
-  X(ATTN_POST_NORM, attn_post_norm, 1)                                                             \
-  X(ATTN_OUTPUT_NORM, attn_output_norm, 1)                                                         \
-  X(ATTN_OUTPUT_NORM_BIAS, attn_output_norm_bias, 1)                                               \
-  X(FFN_NORM, ffn_norm, 1)                                                                         \
-  X(FFN_NORM_BIAS, ffn_norm_bias, 1)                                                               \
-  X(FFN_GATE, ffn_gate, 1)                                                                         \
-  X(FFN_GATE_BIAS, ffn_gate_bias, 1)                                                               \
-  X(FFN_UP, ffn_up, 1)                                                                             \
-  X(FFN_UP_BIAS, ffn_up_bias, 1)                                                                   \
-  X(FFN_DOWN, ffn_down, 1)                                                                         \
-  X(FFN_DOWN_BIAS, ffn_down_bias, 1)                                                               \
-  X(FFN_POST_NORM, ffn_post_norm, 1)                                                               \
-  X(LAYER_OUTPUT_NORM, layer_output_norm, 1)                                                       \
-  X(LAYER_OUTPUT_NORM_BIAS, layer_output_norm_bias, 1)                                             \
-  X(OUTPUT_NORM, output_norm, 0)                                                                   \
-  X(OUTPUT_NORM_BIAS, output_norm_bias, 0)                                                         \
-  X(OUTPUT, output, 0)                                                                             \
-  X(OUTPUT_BIAS, output_bias, 0)                                                                   \
-  X(CLS, cls, 0)                                                                                   \
-  X(CLS_BIAS, cls_bias, 0)                                                                         \
-  X(CLS_OUT, cls_out, 0)                                                                           \
-  X(CLS_OUT_BIAS, cls_out_bias, 0)
+/* A weight's identity: an opaque 64-bit key chosen by whoever builds the
+ * graph (the model's weight map, poot/llm/weight_map.h) and the display name
+ * it gave the weight, used for printing and the text form. The graph
+ * compares keys and prints names; it interprets neither. */
+typedef uint64_t poot_weight_key;
 
-typedef enum poot_weight_role {
-  POOT_WEIGHT_NONE = 0,
-#define POOT__ROLE_ENUM(ID, name, per_layer) POOT_WEIGHT_##ID,
-  POOT_WEIGHT_ROLES(POOT__ROLE_ENUM)
-#undef POOT__ROLE_ENUM
-  POOT_WEIGHT_CUSTOM, /* named by poot_weight_ref.name */
-  POOT_WEIGHT_ROLE_COUNT
-} poot_weight_role;
-
-typedef struct poot_weight_ref {
-  poot_weight_role role;
-  int32_t layer;    /* ≥ 0 for per-layer roles, -1 for global ones */
-  const char *name; /* CUSTOM only (NULL otherwise); borrowed on input,
+typedef struct poot_weight_id {
+  poot_weight_key key;
+  const char *name; /* display name, non-empty; borrowed on input,
                        arena-owned when read back from a graph */
-} poot_weight_ref;
+} poot_weight_id;
 
-/* "attn_q", "custom", or "?" for an invalid role. */
-const char *poot_weight_role_name(poot_weight_role role);
-bool poot_weight_role_is_per_layer(poot_weight_role role);
-/* Appends the printed form of a weight reference to sb: "blk.3.attn_q",
- * "output", or for CUSTOM the name in double quotes with C escapes
- * ("\"vision.patch\"", per-layer custom: "blk.2.\"x\""). */
-void poot_weight_ref_format(poot_strbuf *sb, const poot_weight_ref *ref);
-/* Parses the unquoted form ("blk.3.attn_q", "token_embd"; not CUSTOM).
- * Returns false on an unknown role or a layer index that does not fit the
- * role. */
-bool poot_weight_ref_parse(const char *text, size_t len, poot_weight_ref *out_ref);
+/* The key the text form gives a weight of display name `name` (len bytes):
+ * the FNV-1a hash of the name. A builder that keys its weights this way gets
+ * the same keys back from a printed and re-parsed graph. */
+poot_weight_key poot_weight_key_of_name(const char *name, size_t len);
+/* {poot_weight_key_of_name(name), name}; name is borrowed. */
+poot_weight_id poot_weight_id_named(const char *name);
+/* Appends the printed form of a display name: bare when it is a plain
+ * dotted word ("blk.3.attn_q", "token_embd"), else in double quotes with C
+ * escapes ("\"vision patch\""). */
+void poot_weight_name_format(poot_strbuf *sb, const char *name);
 
 /* ------------------------------------------------------------------- checks */
 
@@ -485,7 +431,7 @@ typedef struct poot_node {
 
   /* Leaves. */
   const poot_tensor *constant; /* CONST: the literal (type = result type) */
-  poot_weight_ref weight;      /* WEIGHT */
+  poot_weight_id weight;       /* WEIGHT: key and display name */
   const char *name;            /* STATE, PARAM, SLOT named: the name;
                                   COMPOSITE: "poot.rms_norm" ...; else NULL */
   poot_slot_kind slot_kind;    /* SLOT */
@@ -533,8 +479,9 @@ POOT_MUST_USE poot_status poot_graph_const_f32(poot_graph *graph, poot_dtype dty
                                                poot_value *out);
 POOT_MUST_USE poot_status poot_graph_const_int(poot_graph *graph, poot_dtype dtype, int64_t value,
                                                poot_value *out);
-/* A weight of a typed role (root region only; a role is added once). */
-POOT_MUST_USE poot_status poot_graph_add_weight(poot_graph *graph, const poot_weight_ref *ref,
+/* A weight (root region only). The name is copied; a key and a name are each
+ * added once (INVALID_ARGUMENT on a repeat or an empty name). */
+POOT_MUST_USE poot_status poot_graph_add_weight(poot_graph *graph, const poot_weight_id *id,
                                                 const poot_type *type, poot_value *out);
 /* A state (root only; unique name, [A-Za-z0-9_.:-]+ printed quoted). */
 POOT_MUST_USE poot_status poot_graph_add_state(poot_graph *graph, const char *name,
@@ -713,7 +660,7 @@ uint32_t poot_graph_env_count(const poot_graph *graph);
 void poot_graph_env_at(const poot_graph *graph, uint32_t index, const char **out_name,
                        poot_value *out_value);
 /* The binding name of a leaf, used to bind inputs by name (eval, tools):
- * WEIGHT its printed reference ("blk.3.attn_q"), STATE/PARAM/named SLOT its
+ * WEIGHT its display name ("blk.3.attn_q"), STATE/PARAM/named SLOT its
  * name, other SLOTs their kind name ("token", "pos"), CONST "". */
 void poot_graph_leaf_name(const poot_graph *graph, const poot_node *leaf, poot_strbuf *sb);
 

@@ -339,6 +339,8 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
                         : n->storage == POOT_STORAGE_STATE ? POOT_PLAN_BUFFER_STATE
                                                            : POOT_PLAN_BUFFER_INPUT,
                         name, ty, bytes, NULL, &pl->v[v].buffer);
+        if (!st && n->storage == POOT_STORAGE_WEIGHT)
+          ((poot_plan_buffer *)pl->buffers.data)[pl->v[v].buffer].weight_key = n->weight.key;
         break;
       case POOT_STORAGE_SLOT: {
         pl->v[v].hold = PC_SLOT;

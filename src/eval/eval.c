@@ -90,18 +90,44 @@ static poot_status buf_borrow(ev_ctx *ctx, poot_value v, void *data, size_t size
 
 /* ------------------------------------------------------------- binding */
 
+/* The weights bound by key: each has a tensor and a key of its own. */
+static poot_status check_weight_inputs(const poot_eval_inputs *in) {
+  if (!in || !in->weight_count) return NULL;
+  if (!in->weights)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "eval: %zu weight inputs but no array",
+                            in->weight_count);
+  for (size_t i = 0; i < in->weight_count; i++) {
+    if (!in->weights[i].tensor)
+      return poot_status_make(POOT_INVALID_ARGUMENT, "eval: weight input %zu has no tensor", i);
+    for (size_t j = 0; j < i; j++)
+      if (in->weights[j].key == in->weights[i].key)
+        return poot_status_make(POOT_INVALID_ARGUMENT,
+                                "eval: weight key %016llx is bound twice (inputs %zu and %zu)",
+                                (unsigned long long)in->weights[i].key, j, i);
+  }
+  return NULL;
+}
+
 typedef struct ev_bindings {
   const poot_eval_inputs *inputs;
   bool *used;
 } ev_bindings;
 
-static const poot_tensor *find_binding(ev_bindings *bind, const char *name) {
-  if (!bind->inputs) return NULL;
-  for (size_t i = 0; i < bind->inputs->count; i++) {
-    const poot_eval_input *in = &bind->inputs->items[i];
-    if (in->name && strcmp(in->name, name) == 0) {
+/* The input that binds `node`: by name, or for a weight by its key (the
+ * key bindings are marked used after the named ones). */
+static const poot_tensor *find_binding(ev_bindings *bind, const poot_node *node, const char *name) {
+  const poot_eval_inputs *in = bind->inputs;
+  if (!in) return NULL;
+  for (size_t i = 0; i < in->count; i++) {
+    if (in->items[i].name && strcmp(in->items[i].name, name) == 0) {
       bind->used[i] = true;
-      return in->tensor;
+      return in->items[i].tensor;
+    }
+  }
+  for (size_t i = 0; node->storage == POOT_STORAGE_WEIGHT && i < in->weight_count; i++) {
+    if (in->weights[i].key == node->weight.key) {
+      bind->used[in->count + i] = true;
+      return in->weights[i].tensor;
     }
   }
   return NULL;
@@ -123,7 +149,7 @@ static poot_status bind_root_leaf(ev_ctx *ctx, ev_bindings *bind, const poot_nod
   poot_graph_leaf_name(ctx->graph, node, &name);
   poot_status s = poot_strbuf_status(&name);
   if (s) goto done;
-  const poot_tensor *tensor = find_binding(bind, name.data);
+  const poot_tensor *tensor = find_binding(bind, node, name.data);
   poot_strbuf tb;
   poot_strbuf_init(&tb);
   poot_type_format(&tb, t);
@@ -338,7 +364,8 @@ poot_status poot_eval(const poot_graph *graph, const poot_eval_inputs *inputs,
   ctx.num_values = poot_graph_value_count(graph);
   ctx.bufs = poot_calloc(ctx.num_values ? ctx.num_values : 1, sizeof *ctx.bufs);
   const size_t n_inputs = inputs ? inputs->count : 0;
-  bind.used = poot_calloc(n_inputs ? n_inputs : 1, sizeof *bind.used);
+  const size_t n_weights = inputs ? inputs->weight_count : 0;
+  bind.used = poot_calloc(n_inputs + n_weights + 1, sizeof *bind.used);
   if (!ctx.bufs || !bind.used) {
     s = poot_status_make(POOT_OUT_OF_MEMORY, "eval: value table");
     goto fail;
@@ -356,6 +383,9 @@ poot_status poot_eval(const poot_graph *graph, const poot_eval_inputs *inputs,
       }
     }
   }
+
+  s = check_weight_inputs(inputs);
+  if (s) goto fail;
 
   /* Bind every leaf of the root region first, so that a missing or bad
    * binding is reported before any work. */
@@ -375,6 +405,15 @@ poot_status poot_eval(const poot_graph *graph, const poot_eval_inputs *inputs,
     if (!bind.used[i]) {
       s = poot_status_make(POOT_INVALID_ARGUMENT, "eval: input '%s' names no leaf of the graph",
                            inputs->items[i].name);
+      goto fail;
+    }
+  }
+  for (size_t i = 0; i < n_weights; i++) {
+    if (!bind.used[n_inputs + i]) {
+      s = poot_status_make(POOT_INVALID_ARGUMENT,
+                           "eval: weight input %zu has key %016llx, which no weight leaf of the "
+                           "graph has",
+                           i, (unsigned long long)inputs->weights[i].key);
       goto fail;
     }
   }

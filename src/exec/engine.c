@@ -9,7 +9,7 @@
 #include "poot/exec.h"
 
 typedef struct engine_weight {
-  char *name;
+  char *name; /* display name, for messages */
   poot_type type;
   poot_device_buffer *buf;
 } engine_weight;
@@ -53,9 +53,9 @@ typedef struct engine {
   poot_device *dev;
   poot_kir_target target;
   poot_exec_target opts;
-  poot_vec weights; /* engine_weight */
-  poot_map weight_index;
-  poot_vec states; /* engine_state */
+  poot_vec weights;      /* engine_weight */
+  poot_map weight_index; /* poot_weight_key → index in weights */
+  poot_vec states;       /* engine_state */
   poot_map state_index;
   poot_vec entries; /* engine_entry*, NULL when removed */
   poot_map entry_index;
@@ -125,7 +125,7 @@ static poot_status upload_zeros(poot_device_buffer *b) {
 
 static poot_status bind_weight(engine *e, const poot_plan_buffer *pb, poot_device_buffer **out) {
   uint64_t idx;
-  if (!poot_map_get_str(&e->weight_index, pb->name, &idx))
+  if (!poot_map_get(&e->weight_index, &pb->weight_key, sizeof pb->weight_key, &idx))
     return poot_status_make(POOT_NOT_FOUND,
                             "engine: the graph reads weight '%s', which load_weights did not bind",
                             pb->name);
@@ -578,37 +578,38 @@ static void engine_unload(poot_executor *ex) {
   e->needs_reset = false;
 }
 
+/* Uploads one weight and indexes it by key. */
+static poot_status load_weight(engine *e, size_t i, const poot_exec_weight *in) {
+  if (!in->tensor)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "engine: weight %zu ('%s') has no tensor", i,
+                            in->name ? in->name : "?");
+  if (poot_map_get(&e->weight_index, &in->key, sizeof in->key, NULL))
+    return poot_status_make(POOT_INVALID_ARGUMENT, "engine: weight '%s' given twice",
+                            in->name ? in->name : "?");
+  engine_weight w = {.name = poot_strdup(in->name ? in->name : "?"), .type = in->tensor->type};
+  poot_status st = w.name ? NULL : poot_status_make(POOT_OUT_OF_MEMORY, "engine: weight name");
+  if (!st) st = new_buffer(e, POOT_DEVICE_BUFFER_LOCAL, in->tensor->size, &w.buf);
+  if (!st) st = upload_padded(w.buf, in->tensor->data, in->tensor->size);
+  if (!st) st = poot_map_put(&e->weight_index, &in->key, sizeof in->key, e->weights.len);
+  if (!st) st = poot_vec_push(&e->weights, &w);
+  if (st) {
+    poot_map_remove(&e->weight_index, &in->key, sizeof in->key);
+    poot_device_buffer_destroy(w.buf);
+    poot_free(w.name);
+    return st;
+  }
+  e->weight_bytes += in->tensor->size;
+  return NULL;
+}
+
 static poot_status engine_load_weights(poot_executor *ex, size_t count,
-                                       const poot_exec_input *weights) {
+                                       const poot_exec_weight *weights) {
   engine *e = engine_cast(ex);
   POOT_TRY(refuse_if_poisoned(e));
   if (e->weights.len)
     return poot_status_make(POOT_INVALID_ARGUMENT, "engine: weights are loaded (unload first)");
   poot_status st = NULL;
-  for (size_t i = 0; i < count && !st; i++) {
-    const poot_exec_input *in = &weights[i];
-    if (!in->name || !in->tensor) {
-      st = poot_status_make(POOT_INVALID_ARGUMENT, "engine: weight %zu has no name or tensor", i);
-      break;
-    }
-    if (poot_map_get_str(&e->weight_index, in->name, NULL)) {
-      st = poot_status_make(POOT_INVALID_ARGUMENT, "engine: weight '%s' given twice", in->name);
-      break;
-    }
-    engine_weight w = {.name = poot_strdup(in->name), .type = in->tensor->type};
-    if (!w.name) st = poot_status_make(POOT_OUT_OF_MEMORY, "engine: weight name");
-    if (!st) st = new_buffer(e, POOT_DEVICE_BUFFER_LOCAL, in->tensor->size, &w.buf);
-    if (!st) st = upload_padded(w.buf, in->tensor->data, in->tensor->size);
-    if (!st) st = poot_map_put_str(&e->weight_index, in->name, e->weights.len);
-    if (!st) st = poot_vec_push(&e->weights, &w);
-    if (st) {
-      poot_map_remove(&e->weight_index, in->name, strlen(in->name));
-      poot_device_buffer_destroy(w.buf);
-      poot_free(w.name);
-    } else {
-      e->weight_bytes += in->tensor->size;
-    }
-  }
+  for (size_t i = 0; i < count && !st; i++) st = load_weight(e, i, &weights[i]);
   if (st) engine_unload(ex);
   return st;
 }

@@ -9,7 +9,7 @@ poot_status poot_exec_target_set(poot_executor *executor, const poot_exec_target
 }
 
 poot_status poot_exec_load_weights(poot_executor *executor, size_t count,
-                                   const poot_exec_input *weights) {
+                                   const poot_exec_weight *weights) {
   if (count && !weights)
     return poot_status_make(POOT_INVALID_ARGUMENT, "load_weights: %zu weights but no array", count);
   return executor->vt->load_weights(executor, count, weights);

@@ -144,7 +144,6 @@ static void leaf_template(poot_node *n, poot_storage storage) {
   n->op = POOT_OP_LEAF;
   n->storage = storage;
   n->num_results = 1;
-  n->weight.layer = -1;
   n->id = UINT32_MAX; /* not in the graph yet */
 }
 
@@ -236,21 +235,17 @@ static poot_status need_root(const poot_graph *g, const char *call) {
   return NULL;
 }
 
-poot_status poot_graph_add_weight(poot_graph *g, const poot_weight_ref *ref, const poot_type *type,
+poot_status poot_graph_add_weight(poot_graph *g, const poot_weight_id *id, const poot_type *type,
                                   poot_value *out) {
   *out = POOT_VALUE_NONE;
-  if (!g || !ref || !type) return BAD("poot_graph_add_weight: NULL argument");
+  if (!g || !id || !type) return BAD("poot_graph_add_weight: NULL argument");
   POOT_TRY(need_root(g, "poot_graph_add_weight"));
+  if (!id->name || !*id->name) return BAD("poot_graph_add_weight: a weight needs a display name");
   poot_node n;
   leaf_template(&n, POOT_STORAGE_WEIGHT);
-  n.weight = *ref;
-  if (ref->role == POOT_WEIGHT_CUSTOM) {
-    if (!ref->name) return BAD("poot_graph_add_weight: a custom role needs a name");
-    n.weight.name = poot_arena_strdup(&g->arena, ref->name);
-    if (!n.weight.name) return OOM();
-  } else {
-    n.weight.name = NULL;
-  }
+  n.weight.key = id->key;
+  n.weight.name = poot_arena_strdup(&g->arena, id->name);
+  if (!n.weight.name) return OOM();
   return add_leaf(g, &n, type, out);
 }
 
@@ -342,7 +337,6 @@ poot_status poot_graph_add_node(poot_graph *g, poot_op op, uint32_t num_operands
   n.num_results = nres;
   n.attrs = canon;
   n.trap = trap;
-  n.weight.layer = -1;
   poot_value res[2] = {POOT_VALUE_NONE, POOT_VALUE_NONE};
   POOT_TRY(poot__graph_append(g, g->current, &n, out, res, NULL));
   for (uint32_t i = 0; i < nres; i++) out_results[i] = res[i];
@@ -710,7 +704,6 @@ poot_status poot_graph_composite_end(poot_graph *g, uint32_t num_results,
   n.num_cattrs = o->num_attrs;
   n.cattrs = o->attrs;
   n.body = &body->pub;
-  n.weight.layer = -1;
   poot_node *node = NULL;
   POOT_TRY(poot__graph_append(g, o->parent, &n, types, out_results, &node));
   body->pub.results = res;
@@ -814,12 +807,7 @@ void poot_graph_leaf_name(const poot_graph *g, const poot_node *n, poot_strbuf *
   if (n->op != POOT_OP_LEAF) return;
   switch (n->storage) {
   case POOT_STORAGE_WEIGHT:
-    if (n->weight.role == POOT_WEIGHT_CUSTOM) {
-      if (n->weight.layer >= 0) poot_strbuf_printf(sb, "blk.%d.", (int)n->weight.layer);
-      poot_strbuf_puts(sb, n->weight.name ? n->weight.name : "");
-    } else {
-      poot_weight_ref_format(sb, &n->weight);
-    }
+    poot_strbuf_puts(sb, n->weight.name ? n->weight.name : "");
     break;
   case POOT_STORAGE_SLOT:
     poot_strbuf_puts(sb, n->slot_kind == POOT_SLOT_NAMED ? (n->name ? n->name : "")

@@ -267,68 +267,43 @@ void poot_op_arity(poot_op op, int32_t *out_min, int32_t *out_max) {
   *out_max = op_table[op].hi;
 }
 
-/* ------------------------------------------------------------ weight roles */
+/* ------------------------------------------------------------ weight names */
 
-typedef struct role_entry {
-  const char *name;
-  bool per_layer;
-} role_entry;
-
-static const role_entry role_table[POOT_WEIGHT_ROLE_COUNT] = {
-    [POOT_WEIGHT_NONE] = {"none", false},
-#define X(ID, name, per_layer) [POOT_WEIGHT_##ID] = {#name, per_layer},
-    POOT_WEIGHT_ROLES(X)
-#undef X
-        [POOT_WEIGHT_CUSTOM] = {"custom", false},
-};
-
-const char *poot_weight_role_name(poot_weight_role role) {
-  if ((unsigned)role >= POOT_WEIGHT_ROLE_COUNT || role == POOT_WEIGHT_NONE) return "?";
-  return role_table[role].name;
+poot_weight_key poot_weight_key_of_name(const char *name, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (uint8_t)name[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
 }
 
-bool poot_weight_role_is_per_layer(poot_weight_role role) {
-  if ((unsigned)role >= POOT_WEIGHT_ROLE_COUNT) return false;
-  return role_table[role].per_layer;
+poot_weight_id poot_weight_id_named(const char *name) {
+  poot_weight_id id = {.key = poot_weight_key_of_name(name, name ? strlen(name) : 0), .name = name};
+  return id;
 }
 
 /* Appends a C-escaped, double-quoted string. */
 void poot__format_string(poot_strbuf *sb, const char *s);
 
-void poot_weight_ref_format(poot_strbuf *sb, const poot_weight_ref *ref) {
-  if (ref->layer >= 0) poot_strbuf_printf(sb, "blk.%d.", (int)ref->layer);
-  if (ref->role == POOT_WEIGHT_CUSTOM)
-    poot__format_string(sb, ref->name ? ref->name : "");
-  else
-    poot_strbuf_puts(sb, poot_weight_role_name(ref->role));
+/* A name the text form reads back as one word: a letter or '_' first, then
+ * letters, digits, '_' and '.', not ending in '.' (a word ending in '.'
+ * prefixes a quoted name there). */
+static bool is_plain_name(const char *s) {
+  if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+  size_t n = 0;
+  for (; s[n]; n++) {
+    char c = s[n];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '.'))
+      return false;
+  }
+  return s[n - 1] != '.';
 }
 
-bool poot_weight_ref_parse(const char *text, size_t len, poot_weight_ref *out_ref) {
-  out_ref->role = POOT_WEIGHT_NONE;
-  out_ref->layer = -1;
-  out_ref->name = NULL;
-  int32_t layer = -1;
-  if (len > 4 && memcmp(text, "blk.", 4) == 0) {
-    size_t i = 4;
-    int64_t v = 0;
-    if (i >= len || text[i] < '0' || text[i] > '9') return false;
-    while (i < len && text[i] >= '0' && text[i] <= '9') {
-      v = v * 10 + (text[i] - '0');
-      if (v > INT32_MAX) return false;
-      i++;
-    }
-    if (i >= len || text[i] != '.') return false;
-    layer = (int32_t)v;
-    text += i + 1;
-    len -= i + 1;
-  }
-  for (int r = 1; r < POOT_WEIGHT_CUSTOM; r++) {
-    if (name_eq(role_table[r].name, text, len)) {
-      if (role_table[r].per_layer != (layer >= 0)) return false;
-      out_ref->role = (poot_weight_role)r;
-      out_ref->layer = layer;
-      return true;
-    }
-  }
-  return false;
+void poot_weight_name_format(poot_strbuf *sb, const char *name) {
+  if (is_plain_name(name))
+    poot_strbuf_puts(sb, name);
+  else
+    poot__format_string(sb, name ? name : "");
 }

@@ -287,6 +287,34 @@ static poot_status parse_string(parser *p, const char **out, const char *what) {
   return NULL;
 }
 
+/* A weight's display name: a plain word ("blk.3.attn_q"), a quoted string,
+ * or a word ending in '.' followed by a quoted string (the two joined:
+ * blk.2."x" is "blk.2.x"). Its key is the one the text form gives a name. */
+static poot_status parse_weight_name(parser *p, poot_weight_id *out) {
+  tok prefix = {0};
+  if (p->cur.kind == T_WORD && p->cur.n > 0 && p->cur.s[p->cur.n - 1] == '.') {
+    prefix = p->cur;
+    lex(p);
+  } else if (p->cur.kind == T_WORD) {
+    char *w = poot_arena_alloc(&p->g->arena, p->cur.n + 1, 1);
+    if (!w) return poot_status_make(POOT_OUT_OF_MEMORY, "graph text: weight name");
+    memcpy(w, p->cur.s, p->cur.n);
+    w[p->cur.n] = '\0';
+    lex(p);
+    *out = poot_weight_id_named(w);
+    return NULL;
+  }
+  const char *rest = NULL;
+  POOT_TRY(parse_string(p, &rest, prefix.n ? "a quoted weight name" : "a weight name"));
+  size_t rn = strlen(rest);
+  char *name = poot_arena_alloc(&p->g->arena, prefix.n + rn + 1, 1);
+  if (!name) return poot_status_make(POOT_OUT_OF_MEMORY, "graph text: weight name");
+  if (prefix.n) memcpy(name, prefix.s, prefix.n);
+  memcpy(name + prefix.n, rest, rn + 1);
+  *out = poot_weight_id_named(name);
+  return NULL;
+}
+
 /* A value name: the id already given to it, or a fresh one. */
 static poot_status value_of(parser *p, const tok *t, poot_value *out) {
   uint64_t id = 0;
@@ -775,7 +803,6 @@ static poot_status parse_node(parser *p, uint32_t region, int depth) {
   POOT_TRY(expect_punct(p, '='));
   poot_node n;
   memset(&n, 0, sizeof n);
-  n.weight.layer = -1;
   n.num_results = nres;
   n.storage = POOT_STORAGE_TEMP;
   if (p->cur.kind != T_WORD) return err_at(&p->cur, "an op name");
@@ -790,30 +817,7 @@ static poot_status parse_node(parser *p, uint32_t region, int depth) {
   } else if (is_word(p, "weight")) {
     lex(p);
     n.storage = POOT_STORAGE_WEIGHT;
-    if (p->cur.kind == T_STR) {
-      n.weight.role = POOT_WEIGHT_CUSTOM;
-      POOT_TRY(parse_string(p, &n.weight.name, "a weight name"));
-    } else if (p->cur.kind == T_WORD) {
-      tok w = p->cur;
-      int64_t layer = -1;
-      if (w.n > 5 && memcmp(w.s, "blk.", 4) == 0 && w.s[w.n - 1] == '.') {
-        /* "blk.N." followed by a custom name */
-        tok num = w;
-        num.s += 4;
-        num.n -= 5;
-        if (!tok_int(&num, &layer) || layer < 0 || layer > INT32_MAX)
-          return err_at(&w, "a weight role");
-        lex(p);
-        n.weight.role = POOT_WEIGHT_CUSTOM;
-        n.weight.layer = (int32_t)layer;
-        POOT_TRY(parse_string(p, &n.weight.name, "a quoted weight name"));
-      } else {
-        if (!poot_weight_ref_parse(w.s, w.n, &n.weight)) return err_at(&w, "a weight role");
-        lex(p);
-      }
-    } else {
-      return err_at(&p->cur, "a weight role");
-    }
+    POOT_TRY(parse_weight_name(p, &n.weight));
   } else if (is_word(p, "state")) {
     lex(p);
     n.storage = POOT_STORAGE_STATE;

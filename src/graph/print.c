@@ -309,7 +309,7 @@ static void put_node(printer *p, const poot_node *n, int depth) {
       break;
     case POOT_STORAGE_WEIGHT:
       poot_strbuf_puts(sb, "weight ");
-      poot_weight_ref_format(sb, &n->weight);
+      poot_weight_name_format(sb, n->weight.name);
       break;
     case POOT_STORAGE_STATE:
       poot_strbuf_puts(sb, "state ");

@@ -39,8 +39,9 @@ static bool leaf_collides(const poot_node *a, const poot_node *b) {
   if (a->storage != b->storage) return false;
   switch (a->storage) {
   case POOT_STORAGE_WEIGHT:
-    if (a->weight.role != b->weight.role || a->weight.layer != b->weight.layer) return false;
-    return a->weight.role != POOT_WEIGHT_CUSTOM || same_str(a->weight.name, b->weight.name);
+    /* The key binds the weight and the name stands for it in the text form:
+     * each is one weight's. */
+    return a->weight.key == b->weight.key || same_str(a->weight.name, b->weight.name);
   case POOT_STORAGE_STATE:
     return same_str(a->name, b->name);
   case POOT_STORAGE_SLOT:
@@ -70,20 +71,10 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
       return BAD("const leaf: %zu bytes of data for a type of %zu bytes", c->size, bytes);
     return NULL;
   }
-  case POOT_STORAGE_WEIGHT: {
-    const poot_weight_ref *w = &n->weight;
-    if ((unsigned)w->role >= POOT_WEIGHT_ROLE_COUNT || w->role == POOT_WEIGHT_NONE)
-      return BAD("weight leaf: bad role %d", (int)w->role);
-    if (w->role == POOT_WEIGHT_CUSTOM) {
-      if (!w->name || !*w->name) return BAD("weight leaf: a custom role needs a name");
-      if (w->layer < -1) return BAD("weight leaf: bad layer %d", (int)w->layer);
-    } else if (poot_weight_role_is_per_layer(w->role) ? w->layer < 0 : w->layer != -1) {
-      return BAD("weight leaf: role %s %s a layer index (got %d)", poot_weight_role_name(w->role),
-                 poot_weight_role_is_per_layer(w->role) ? "needs" : "takes no",
-                 (int)w->layer);
-    }
+  case POOT_STORAGE_WEIGHT:
+    if (!n->weight.name || !*n->weight.name)
+      return BAD("weight leaf: a weight needs a display name");
     break;
-  }
   case POOT_STORAGE_STATE:
     if (!n->name || !*n->name) return BAD("state leaf: needs a name");
     if (poot_dtype_is_packed(type->dtype)) return BAD("state leaf: a state cannot be packed");

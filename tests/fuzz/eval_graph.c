@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   opts.zero_missing_states = true;
   poot_eval_fault fault;
   opts.out_fault = &fault;
-  poot_eval_inputs inputs = {n, items};
+  poot_eval_inputs inputs = {.count = n, .items = items};
   poot_evaluation *ev = NULL;
   st = poot_eval(g, &inputs, &opts, &ev);
   poot_status_code code = poot_status_code_of(st);

@@ -289,12 +289,13 @@ const char *poot_model_get_eos_text(const poot_model *model);
 /* Trace options that type each weight as the model's store holds it. */
 poot_model_trace_options poot_model_trace_options_for(const poot_model *model);
 
-/* The tensor bound to a graph Weight leaf, as a host tensor of exactly the
- * leaf's type. The data is borrowed from the mapping (or from an aligned copy
- * the model keeps when the file's data is not aligned for its dtype).
- * NOT_FOUND when the map or the store lacks it; FORMAT when its dtype or
- * shape differs from `type`. */
-POOT_MUST_USE poot_status poot_model_weight_tensor(poot_model *model, const poot_weight_ref *ref,
+/* The tensor bound to a graph Weight leaf (its identity, node->weight: the
+ * key finds the role in the model's weight map, the name is for messages),
+ * as a host tensor of exactly the leaf's type. The data is borrowed from the
+ * mapping (or from an aligned copy the model keeps when the file's data is
+ * not aligned for its dtype). NOT_FOUND when the map or the store lacks it;
+ * FORMAT when its dtype or shape differs from `type`. */
+POOT_MUST_USE poot_status poot_model_weight_tensor(poot_model *model, const poot_weight_id *id,
                                                    const poot_type *type, poot_tensor *out_tensor);
 
 /* Checks that the model file at `path` opens and can run, with the checks

@@ -135,7 +135,8 @@ static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits, poot_
   return NULL;
 }
 
-/* Binds every Weight leaf of `g` and loads them into the executor. */
+/* Binds every Weight leaf of `g` to the model's tensor of its key and loads
+ * them into the executor. */
 static poot_status load_weights(poot_driver *d, const poot_graph *g) {
   const poot_region *root = poot_graph_root(g);
   size_t n = 0;
@@ -143,42 +144,28 @@ static poot_status load_weights(poot_driver *d, const poot_graph *g) {
     const poot_node *node = poot_graph_node(g, root->nodes[i]);
     if (node->op == POOT_OP_LEAF && node->storage == POOT_STORAGE_WEIGHT) n++;
   }
-  poot_exec_input *items = poot_calloc(n + 1, sizeof *items);
+  poot_exec_weight *items = poot_calloc(n + 1, sizeof *items);
   poot_tensor *tensors = poot_calloc(n + 1, sizeof *tensors);
-  char **names = poot_calloc(n + 1, sizeof *names);
-  poot_strbuf sb;
-  poot_strbuf_init(&sb);
   poot_status st = NULL;
   size_t k = 0;
-  if (!items || !tensors || !names) {
+  if (!items || !tensors) {
     st = OOM("weight bindings");
     goto done;
   }
   for (uint32_t i = 0; i < root->num_nodes && k < n; i++) {
     const poot_node *node = poot_graph_node(g, root->nodes[i]);
     if (node->op != POOT_OP_LEAF || node->storage != POOT_STORAGE_WEIGHT) continue;
-    poot_strbuf_clear(&sb);
-    poot_graph_leaf_name(g, node, &sb);
-    if ((st = poot_strbuf_status(&sb))) goto done;
-    if (!(names[k] = poot_strdup(sb.data))) {
-      st = OOM("weight names");
-      goto done;
-    }
     if ((st = poot_model_weight_tensor(d->model, &node->weight,
                                        poot_graph_value_type(g, node->results[0]), &tensors[k])))
       goto done;
-    items[k].name = names[k];
-    items[k].tensor = &tensors[k];
+    items[k] = (poot_exec_weight){
+        .key = node->weight.key, .name = node->weight.name, .tensor = &tensors[k]};
     k++;
   }
   st = poot_exec_load_weights(d->ex, k, items);
 done:
-  if (names)
-    for (size_t i = 0; i < k + 1 && i <= n; i++) poot_free(names[i]);
-  poot_free(names);
   poot_free(tensors);
   poot_free(items);
-  poot_strbuf_deinit(&sb);
   return st;
 }
 

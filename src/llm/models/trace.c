@@ -58,7 +58,13 @@ static poot_status weight_raw(tracer *t, poot_weight_role role, int32_t layer, u
     poot_strbuf_deinit(&r);
     return st;
   }
-  POOT_TRY(poot_graph_add_weight(t->g, &ref, &type, out));
+  poot_strbuf name;
+  poot_strbuf_init(&name);
+  poot_weight_id id;
+  poot_status st = poot_weight_ref_id(&ref, &name, &id);
+  if (!st) st = poot_graph_add_weight(t->g, &id, &type, out);
+  poot_strbuf_deinit(&name);
+  POOT_TRY(st);
   t->weights[k] = *out;
   return NULL;
 }

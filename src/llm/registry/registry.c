@@ -328,11 +328,13 @@ poot_model_trace_options poot_model_trace_options_for(const poot_model *model) {
   return o;
 }
 
-poot_status poot_model_weight_tensor(poot_model *m, const poot_weight_ref *ref,
-                                     const poot_type *type, poot_tensor *out) {
+poot_status poot_model_weight_tensor(poot_model *m, const poot_weight_id *id, const poot_type *type,
+                                     poot_tensor *out) {
   memset(out, 0, sizeof *out);
+  poot_weight_ref ref;
+  POOT_TRY(poot_weight_map_find(m->map, id->key, id->name, &ref));
   const poot_store_tensor *t = NULL;
-  POOT_TRY(poot_weight_map_resolve(m->map, m->store, ref, &t));
+  POOT_TRY(poot_weight_map_resolve(m->map, m->store, &ref, &t));
   size_t bytes = 0;
   POOT_TRY(poot_type_byte_size(type->dtype, &type->shape, &bytes));
   if (t->dtype != type->dtype || t->size != bytes)

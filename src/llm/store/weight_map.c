@@ -4,22 +4,12 @@
 
 #include "poot/llm/weight_map.h"
 
-static const struct {
-  const char *name;
-  bool per_layer;
-} roles[POOT_WEIGHT_ROLE_COUNT] = {
-    [POOT_WEIGHT_NONE] = {"none", false},
-#define POOT__ROLE_ROW(ID, n, per_layer) [POOT_WEIGHT_##ID] = {#n, per_layer},
-    POOT_WEIGHT_ROLES(POOT__ROLE_ROW)
-#undef POOT__ROLE_ROW
-        [POOT_WEIGHT_CUSTOM] = {"custom", false},
-};
-
 typedef struct map_entry {
   poot_weight_role role;
   int32_t layer;
   char *custom; /* CUSTOM only */
   char *tensor;
+  poot_weight_key key; /* the key of its graph weight leaf (poot_weight_ref_id) */
   bool bound;
 } map_entry;
 
@@ -49,7 +39,7 @@ void poot_weight_map_destroy(poot_weight_map *m) {
 }
 
 static void ref_text(const poot_weight_ref *ref, char *buf, size_t n) {
-  const char *name = (unsigned)ref->role < POOT_WEIGHT_ROLE_COUNT ? roles[ref->role].name : "?";
+  const char *name = poot_weight_role_name(ref->role);
   if (ref->role == POOT_WEIGHT_CUSTOM) name = ref->name ? ref->name : "(unnamed)";
   if (ref->layer >= 0)
     snprintf(buf, n, "blk.%d.%s", (int)ref->layer, name);
@@ -81,10 +71,11 @@ poot_status poot_weight_map_bind(poot_weight_map *m, const poot_weight_ref *ref,
   if (ref->role == POOT_WEIGHT_CUSTOM) {
     if (!ref->name || ref->layer < -1)
       return poot_status_make(POOT_INVALID_ARGUMENT, "weight map: a custom role needs a name");
-  } else if (roles[ref->role].per_layer ? ref->layer < 0 : ref->layer != -1) {
+  } else if (!poot_weight_ref_is_valid(ref)) {
+    bool per_layer = poot_weight_role_is_per_layer(ref->role);
     return poot_status_make(
         POOT_INVALID_ARGUMENT, "weight map: role '%s' %s a layer index (got %d)",
-        roles[ref->role].name, roles[ref->role].per_layer ? "needs" : "takes no", (int)ref->layer);
+        poot_weight_role_name(ref->role), per_layer ? "needs" : "takes no", (int)ref->layer);
   }
   char *tensor = poot_strdup(tensor_name);
   if (!tensor) return poot_status_make(POOT_OUT_OF_MEMORY, "weight map: out of memory");
@@ -96,7 +87,8 @@ poot_status poot_weight_map_bind(poot_weight_map *m, const poot_weight_ref *ref,
     e->bound = true;
     return NULL;
   }
-  map_entry n = {ref->role, ref->layer, NULL, tensor, true};
+  map_entry n = {ref->role, ref->layer, NULL, tensor, poot_weight_key_of_name(text, strlen(text)),
+                 true};
   if (ref->role == POOT_WEIGHT_CUSTOM && !(n.custom = poot_strdup(ref->name))) {
     poot_free(tensor);
     return poot_status_make(POOT_OUT_OF_MEMORY, "weight map: out of memory");
@@ -152,6 +144,21 @@ void poot_weight_map_at(const poot_weight_map *m, size_t index, poot_weight_ref 
       return;
     }
   }
+}
+
+poot_status poot_weight_map_find(const poot_weight_map *m, poot_weight_key key,
+                                 const char *display_name, poot_weight_ref *out_ref) {
+  memset(out_ref, 0, sizeof *out_ref);
+  for (size_t i = 0; i < m->entries.len; i++) {
+    const map_entry *e = poot_vec_at(&m->entries, i);
+    if (!e->bound || e->key != key) continue;
+    out_ref->role = e->role;
+    out_ref->layer = e->layer;
+    out_ref->name = e->custom;
+    return NULL;
+  }
+  return poot_status_make(POOT_NOT_FOUND, "weight '%s' is not bound by the model's weight map",
+                          display_name ? display_name : "?");
 }
 
 poot_status poot_weight_map_resolve(const poot_weight_map *m, const poot_store *store,
@@ -243,7 +250,7 @@ bool poot_weight_name_llama(poot_weight_naming naming, const poot_weight_ref *re
     if (llama_names[i].role != ref->role) continue;
     const char *fmt = llama_names[i].names[naming];
     if (!fmt) return false;
-    bool per_layer = roles[ref->role].per_layer;
+    bool per_layer = poot_weight_role_is_per_layer(ref->role);
     if (per_layer != (ref->layer >= 0)) return false;
     int n = per_layer ? snprintf(buf, buf_size, fmt, (int)ref->layer)
                       : snprintf(buf, buf_size, "%s", fmt);
@@ -262,7 +269,7 @@ static poot_status bind_named(poot_weight_map *m, poot_weight_naming naming, poo
                             naming == POOT_WEIGHT_NAMING_GGUF ? "GGUF"
                             : naming == POOT_WEIGHT_NAMING_HF ? "Hugging Face"
                                                               : "llama2.c",
-                            roles[role].name);
+                            poot_weight_role_name(role));
   return poot_weight_map_bind(m, &ref, name);
 }
 

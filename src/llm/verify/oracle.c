@@ -21,18 +21,16 @@ void poot_verify_greedy_result_deinit(poot_verify_greedy_result *r) {
 /* One traced step graph with its bound weights. */
 typedef struct step_graph {
   poot_graph *graph;
-  poot_eval_input *items; /* weights first, then per-step inputs */
+  poot_eval_weight *weights; /* bound by key */
   size_t n_weights;
+  poot_eval_input *items; /* per-step inputs */
   size_t n_items;
-  char **names; /* owned binding names */
   poot_tensor *tensors;
 } step_graph;
 
 static void step_graph_deinit(step_graph *s) {
-  if (s->names)
-    for (size_t i = 0; i < s->n_items; i++) poot_free(s->names[i]);
-  poot_free(s->names);
   poot_free(s->items);
+  poot_free(s->weights);
   poot_free(s->tensors);
   poot_graph_destroy(s->graph);
   memset(s, 0, sizeof *s);
@@ -51,38 +49,25 @@ static poot_status step_graph_init(step_graph *s, poot_model *model, const poot_
     if (n->op == POOT_OP_LEAF && n->storage != POOT_STORAGE_CONST) n_leaves++;
   }
   s->items = poot_calloc(n_leaves + 1, sizeof *s->items);
-  s->names = poot_calloc(n_leaves + 1, sizeof *s->names);
+  s->weights = poot_calloc(n_leaves + 1, sizeof *s->weights);
   s->tensors = poot_calloc(n_leaves + 1, sizeof *s->tensors);
-  if (!s->items || !s->names || !s->tensors)
+  if (!s->items || !s->weights || !s->tensors)
     return poot_status_make(POOT_OUT_OF_MEMORY, "verify: bindings");
-  poot_strbuf sb;
-  poot_strbuf_init(&sb);
   poot_status st = NULL;
   for (uint32_t i = 0; i < root->num_nodes && !st; i++) {
     const poot_node *n = poot_graph_node(s->graph, root->nodes[i]);
     if (n->op != POOT_OP_LEAF || n->storage != POOT_STORAGE_WEIGHT) continue;
-    poot_strbuf_clear(&sb);
-    poot_graph_leaf_name(s->graph, n, &sb);
-    size_t k = s->n_items;
-    s->names[k] = poot_strdup(sb.data);
-    if (!s->names[k]) {
-      st = poot_status_make(POOT_OUT_OF_MEMORY, "verify: names");
-      break;
-    }
-    s->n_items++;
+    size_t k = s->n_weights++;
     st = poot_model_weight_tensor(model, &n->weight, poot_graph_value_type(s->graph, n->results[0]),
                                   &s->tensors[k]);
-    s->items[k].name = s->names[k];
-    s->items[k].tensor = &s->tensors[k];
+    s->weights[k] = (poot_eval_weight){.key = n->weight.key, .tensor = &s->tensors[k]};
   }
-  s->n_weights = s->n_items;
-  poot_strbuf_deinit(&sb);
   return st;
 }
 
 /* Sets the per-step inputs after the weights: slots, then states. */
 static void step_set_inputs(step_graph *s, const poot_eval_input *extra, size_t n_extra) {
-  s->n_items = s->n_weights;
+  s->n_items = 0;
   for (size_t i = 0; i < n_extra; i++) s->items[s->n_items++] = extra[i];
 }
 
@@ -133,7 +118,8 @@ static poot_status run_step(run *r, step_graph *s, const int32_t *tokens, int64_
       extra[ne++] = (poot_eval_input){r->prev->states[i].name, &r->prev->states[i].tensor};
   }
   step_set_inputs(s, extra, ne);
-  poot_eval_inputs in = {.count = s->n_items, .items = s->items};
+  poot_eval_inputs in = {
+      .count = s->n_items, .items = s->items, .weight_count = s->n_weights, .weights = s->weights};
   poot_eval_options eo;
   memset(&eo, 0, sizeof eo);
   eo.zero_missing_states = r->prev == NULL;

@@ -841,7 +841,7 @@ poot_status pg_random_graph(uint64_t seed, poot_graph **out_graph, uint32_t *out
     pool_add(&P, v);
   }
   if (chance(&G.r, 30)) {
-    poot_weight_ref w = {POOT_WEIGHT_CUSTOM, -1, "w"};
+    poot_weight_id w = poot_weight_id_named("w");
     poot_type t = {k_dtypes[below(&G.r, 3)], rand_shape(&G.r, 2)};
     poot_value v = POOT_VALUE_NONE;
     ok(&G, poot_graph_add_weight(G.g, &w, &t, &v));
@@ -961,7 +961,7 @@ static char *cmp_tensor(const char *what, const poot_tensor *a, const poot_tenso
 
 char *pg_compare(const poot_graph *ga, const poot_graph *gb, const pg_inputs *in,
                  poot_status_code *out_code) {
-  poot_eval_inputs inputs = {in->count, in->items};
+  poot_eval_inputs inputs = {.count = in->count, .items = in->items};
   poot_eval_fault fa, fb;
   memset(&fa, 0, sizeof fa);
   memset(&fb, 0, sizeof fb);

@@ -74,7 +74,7 @@ static poot_evaluation *eval_bits(const poot_graph *g, const char *name, poot_ty
                                   const void *data, size_t size) {
   poot_tensor t = {type, (void *)data, size};
   poot_eval_input item = {name, &t};
-  poot_eval_inputs inputs = {1, &item};
+  poot_eval_inputs inputs = {.count = 1, .items = &item};
   poot_evaluation *ev = NULL;
   POOT_ASSERT_OK(poot_eval(g, &inputs, NULL, &ev));
   return ev;
@@ -146,7 +146,7 @@ static void test_float_add_mul_max_keep_their_order(void **state) {
   uint32_t qa = 0x7fc00001u, qb = 0x7fc00002u;
   poot_tensor ta = {{POOT_DTYPE_F32, {0, {0}}}, &qa, 4}, tb = {{POOT_DTYPE_F32, {0, {0}}}, &qb, 4};
   poot_eval_input items[2] = {{"a", &ta}, {"b", &tb}};
-  poot_eval_inputs inputs = {2, items};
+  poot_eval_inputs inputs = {.count = 2, .items = items};
   poot_evaluation *ev = NULL;
   POOT_ASSERT_OK(poot_eval(in, &inputs, NULL, &ev));
   assert_int_not_equal(f32_bits(&ev->output), f32_bits(&ev->env[0].tensor));
@@ -246,7 +246,7 @@ static void test_adding_positive_zero_is_not_an_identity(void **state) {
   poot_tensor tp = {{POOT_DTYPE_F32, {0, {0}}}, &pv[0], 4},
               tq = {{POOT_DTYPE_F32, {0, {0}}}, &pv[1], 4};
   poot_eval_input items[2] = {{"p", &tp}, {"q", &tq}};
-  poot_eval_inputs inputs = {2, items};
+  poot_eval_inputs inputs = {.count = 2, .items = items};
   poot_evaluation *ev = NULL;
   POOT_ASSERT_OK(poot_eval(g, &inputs, NULL, &ev));
   assert_int_equal(f32_bits(&ev->output), 0x00000000u);

@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
       poot_graph_destroy(g);
       continue;
     }
-    poot_eval_inputs eis = {in.count, in.items};
+    poot_eval_inputs eis = {.count = in.count, .items = in.items};
     poot_evaluation *ev = NULL;
     poot_eval_fault ef;
     poot_eval_options eo;

@@ -237,7 +237,7 @@ static void expect_fault(poot_graph *g, pt_inputs *in, const char *trap, bool er
     ei[i].name = pi[i].name = in->names[i];
     ei[i].tensor = pi[i].tensor = &in->tensors[i];
   }
-  poot_eval_inputs eis = {in->count, ei};
+  poot_eval_inputs eis = {.count = in->count, .items = ei};
   poot_evaluation *ev = NULL;
   poot_eval_fault f;
   poot_eval_options eo;
@@ -311,7 +311,7 @@ static void test_two_steps_one_plan(void **state) {
       if (!strcmp(in.names[i], "pos") || !strcmp(in.names[i], "token")) slots[ns++] = pi[i];
     POOT_ASSERT_OK(poot_plan_run_bind(run, ns, slots));
     POOT_ASSERT_OK(poot_plan_run_step(run, NULL));
-    poot_eval_inputs eis = {in.count, ei};
+    poot_eval_inputs eis = {.count = in.count, .items = ei};
     poot_evaluation *ev = NULL;
     POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
     poot_tensor out;

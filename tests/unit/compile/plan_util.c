@@ -257,7 +257,7 @@ poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const p
     ei[i].tensor = pi[i].tensor = &in->tensors[i];
   }
   if (!st) {
-    poot_eval_inputs eis = {in->count, ei};
+    poot_eval_inputs eis = {.count = in->count, .items = ei};
     st = poot_eval(g, &eis, NULL, &ev);
   }
   if (!st) st = poot_plan_run_create(plan, &run);

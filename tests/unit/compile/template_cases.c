@@ -37,10 +37,10 @@ static poot_value P(tc_builder *b, const char *name, poot_dtype dt, uint32_t ran
   ok(b, poot_graph_add_param(b->g, name, &t, &v));
   return v;
 }
-static poot_value W(tc_builder *b, poot_weight_role role, poot_dtype dt, uint32_t rank,
+static poot_value W(tc_builder *b, const char *name, poot_dtype dt, uint32_t rank,
                     const int64_t *dims) {
   poot_type t = poot_type_make(dt, rank, dims);
-  poot_weight_ref r = {role, 0, NULL};
+  poot_weight_id r = poot_weight_id_named(name);
   poot_value v = POOT_VALUE_NONE;
   ok(b, poot_graph_add_weight(b->g, &r, &t, &v));
   return v;
@@ -444,10 +444,10 @@ static void build_dequantize(tc_builder *b, const tc_case *c) {
 static void build_ffn(tc_builder *b, const tc_case *c) {
   int64_t h = c->d[0], f = c->d[1];
   poot_value x = P(b, "x", POOT_DTYPE_F32, 2, (int64_t[]){1, h});
-  poot_value wn = W(b, POOT_WEIGHT_FFN_NORM, POOT_DTYPE_F32, 1, (int64_t[]){h});
-  poot_value wg = W(b, POOT_WEIGHT_FFN_GATE, c->dtype, 2, (int64_t[]){f, h});
-  poot_value wu = W(b, POOT_WEIGHT_FFN_UP, POOT_DTYPE_BF16, 2, (int64_t[]){f, h});
-  poot_value wd = W(b, POOT_WEIGHT_FFN_DOWN, POOT_DTYPE_Q4_0, 2, (int64_t[]){h, f});
+  poot_value wn = W(b, "blk.0.ffn_norm", POOT_DTYPE_F32, 1, (int64_t[]){h});
+  poot_value wg = W(b, "blk.0.ffn_gate", c->dtype, 2, (int64_t[]){f, h});
+  poot_value wu = W(b, "blk.0.ffn_up", POOT_DTYPE_BF16, 2, (int64_t[]){f, h});
+  poot_value wd = W(b, "blk.0.ffn_down", POOT_DTYPE_Q4_0, 2, (int64_t[]){h, f});
   poot_value n = POOT_VALUE_NONE, a = POOT_VALUE_NONE;
   ok(b, poot_graph_rms_norm(b->g, x, wn, 1e-5, &n));
   ok(b, poot_graph_swiglu(b->g, gemv(b, n, wg), gemv(b, n, wu), &a));
@@ -460,9 +460,9 @@ static void build_norm_gemv(tc_builder *b, const tc_case *c) {
   (void)c;
   int64_t h = 256, n = 40;
   poot_value x = P(b, "x", POOT_DTYPE_F32, 2, (int64_t[]){2, h});
-  poot_value wn = W(b, POOT_WEIGHT_ATTN_NORM, POOT_DTYPE_F32, 1, (int64_t[]){h});
-  poot_value wq = W(b, POOT_WEIGHT_ATTN_Q, POOT_DTYPE_Q4_K, 2, (int64_t[]){n, h});
-  poot_value bq = W(b, POOT_WEIGHT_ATTN_Q_BIAS, POOT_DTYPE_F32, 1, (int64_t[]){n});
+  poot_value wn = W(b, "blk.0.attn_norm", POOT_DTYPE_F32, 1, (int64_t[]){h});
+  poot_value wq = W(b, "blk.0.attn_q", POOT_DTYPE_Q4_K, 2, (int64_t[]){n, h});
+  poot_value bq = W(b, "blk.0.attn_q_bias", POOT_DTYPE_F32, 1, (int64_t[]){n});
   poot_value nm = POOT_VALUE_NONE, bb = POOT_VALUE_NONE;
   ok(b, poot_graph_rms_norm(b->g, x, wn, 1e-6, &nm));
   poot_shape os = poot_shape_of(2, 2, n);

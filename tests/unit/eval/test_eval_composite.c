@@ -231,7 +231,7 @@ static void test_decode_step(void **state) {
               tkn = {row_t, k0, 8}, tvn = {row_t, v0, 8}, tp = {pos_t, &pos0, 4};
   poot_eval_input items[] = {{"k", &tk}, {"v", &tv}, {"q", &tq}, {"knew", &tkn}, {"vnew", &tvn},
                              {"pos", &tp}};
-  poot_eval_inputs in = {6, items};
+  poot_eval_inputs in = {.count = 6, .items = items};
   poot_evaluation *ev = NULL;
   POOT_ASSERT_OK(poot_eval(g, &in, NULL, &ev));
   const float w0[] = {2, 3}; /* one visible position: its value */

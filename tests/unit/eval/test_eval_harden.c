@@ -71,7 +71,7 @@ static poot_status eval_zero(const poot_graph *g) {
   poot_eval_options opts;
   poot_eval_options_init(&opts);
   opts.zero_missing_states = true;
-  poot_eval_inputs inputs = {n, items};
+  poot_eval_inputs inputs = {.count = n, .items = items};
   poot_evaluation *ev = NULL;
   s = poot_eval(g, &inputs, &opts, &ev);
   assert_true((s == NULL) == (ev != NULL));

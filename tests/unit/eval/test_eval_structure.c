@@ -567,7 +567,7 @@ static void test_bindings_states_env(void **state) {
   poot_graph *g = tg_new();
   poot_type t2 = poot_type_make(POOT_DTYPE_F32, 1, DIMS(2));
   poot_type ti = poot_type_make(POOT_DTYPE_I32, 1, DIMS(1));
-  poot_weight_ref ref = {.role = POOT_WEIGHT_ATTN_Q, .layer = 3};
+  poot_weight_id ref = poot_weight_id_named("blk.3.attn_q");
   poot_value w, st, pos, p, sum, nxt;
   POOT_ASSERT_OK(poot_graph_add_weight(g, &ref, &t2, &w));
   POOT_ASSERT_OK(poot_graph_add_state(g, "acc", &t2, &st));
@@ -585,7 +585,7 @@ static void test_bindings_states_env(void **state) {
   poot_tensor tw = {t2, wv, 8}, ts = {t2, sv, 8}, tx = {t2, xv, 8}, tp = {ti, posv, 4};
   poot_eval_input items[] = {
       {"blk.3.attn_q", &tw}, {"acc", &ts}, {"pos", &tp}, {"x", &tx}};
-  poot_eval_inputs in = {4, items};
+  poot_eval_inputs in = {.count = 4, .items = items};
   poot_evaluation *ev = NULL;
   POOT_ASSERT_OK(poot_eval(g, &in, NULL, &ev));
   const float ws[] = {101, 202}, wst[] = {111, 222};
@@ -598,14 +598,14 @@ static void test_bindings_states_env(void **state) {
   poot_evaluation_destroy(ev);
 
   /* A missing binding, a wrong dtype or shape, an unknown or duplicate name. */
-  poot_eval_inputs missing = {3, items};
+  poot_eval_inputs missing = {.count = 3, .items = items};
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &missing, NULL, &ev), POOT_INVALID_ARGUMENT,
                          "no input binds param 'x'");
   assert_null(ev);
   poot_type bad = poot_type_make(POOT_DTYPE_F16, 1, DIMS(2));
   poot_tensor tbad = {bad, xv, 4};
   poot_eval_input items2[] = {{"blk.3.attn_q", &tw}, {"acc", &ts}, {"pos", &tp}, {"x", &tbad}};
-  poot_eval_inputs wrong = {4, items2};
+  poot_eval_inputs wrong = {.count = 4, .items = items2};
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &wrong, NULL, &ev), POOT_INVALID_ARGUMENT, "f16[2]");
   poot_type bad_shape = poot_type_make(POOT_DTYPE_F32, 1, DIMS(3));
   poot_tensor tbs = {bad_shape, xv, 12};
@@ -613,14 +613,14 @@ static void test_bindings_states_env(void **state) {
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &wrong, NULL, &ev), POOT_INVALID_ARGUMENT, "f32[3]");
   poot_eval_input items3[] = {{"blk.3.attn_q", &tw}, {"acc", &ts}, {"pos", &tp},
                               {"x", &tx},            {"y", &tx}};
-  poot_eval_inputs extra = {5, items3};
+  poot_eval_inputs extra = {.count = 5, .items = items3};
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &extra, NULL, &ev), POOT_INVALID_ARGUMENT,
                          "'y' names no leaf");
   items3[4].name = "x";
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &extra, NULL, &ev), POOT_INVALID_ARGUMENT, "bound twice");
   /* A missing state is an error, or zeros when asked. */
   poot_eval_input items4[] = {{"blk.3.attn_q", &tw}, {"pos", &tp}, {"x", &tx}};
-  poot_eval_inputs nostate = {3, items4};
+  poot_eval_inputs nostate = {.count = 3, .items = items4};
   POOT_ASSERT_STATUS_MSG(poot_eval(g, &nostate, NULL, &ev), POOT_INVALID_ARGUMENT,
                          "no input binds state 'acc'");
   poot_eval_options opt;

@@ -77,8 +77,8 @@ static void close_device(poot_device *d) {
   poot_device_destroy(d);
 }
 
-/* The storage class of the leaf bound as `name`. */
-static poot_storage leaf_storage(const poot_graph *g, const char *name) {
+/* The storage class of the leaf bound as `name` (and a weight's key). */
+static poot_storage leaf_storage(const poot_graph *g, const char *name, poot_weight_key *out_key) {
   const poot_region *root = poot_graph_root(g);
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -90,6 +90,7 @@ static poot_storage leaf_storage(const poot_graph *g, const char *name) {
     poot_graph_leaf_name(g, n, &sb);
     if (strcmp(sb.data, name) == 0) {
       s = n->storage;
+      *out_key = n->weight.key;
       break;
     }
   }
@@ -107,7 +108,7 @@ typedef struct named_input {
  * (slots and params); states are left to the device (zero). */
 typedef struct split {
   size_t nw, ns;
-  poot_exec_input w[128];
+  poot_exec_weight w[128];
   named_input s[16];
 } split;
 
@@ -123,10 +124,12 @@ static void bind_inputs(const poot_executor *ex, uint32_t entry, const named_inp
 static void split_inputs(const poot_graph *g, const pt_inputs *in, split *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < in->count; i++) {
-    poot_storage s = leaf_storage(g, in->names[i]);
+    poot_weight_key key = 0;
+    poot_storage s = leaf_storage(g, in->names[i], &key);
     if (s == POOT_STORAGE_WEIGHT) {
       assert_true(out->nw < 128);
-      out->w[out->nw++] = (poot_exec_input){in->names[i], &in->tensors[i]};
+      out->w[out->nw++] =
+          (poot_exec_weight){.key = key, .name = in->names[i], .tensor = &in->tensors[i]};
     } else if (s == POOT_STORAGE_SLOT || s == POOT_STORAGE_PARAM) {
       assert_true(out->ns < 16);
       out->s[out->ns++] = (named_input){in->names[i], &in->tensors[i]};
@@ -210,7 +213,7 @@ static void run_against_oracle(const char *what, poot_graph *g, int steps, doubl
       }
       ei[ne++] = (poot_eval_input){in.names[i], t};
     }
-    poot_eval_inputs eis = {ne, ei};
+    poot_eval_inputs eis = {.count = ne, .items = ei};
     poot_evaluation *ev = NULL;
     POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
     assert_true(ev->has_output);
@@ -421,7 +424,7 @@ static void test_executor_arguments(void **state) {
   POOT_ASSERT_OK(pt_inputs_make(g, 9, 50, 0, 0.3f, &in));
   split sp;
   split_inputs(g, &in, &sp);
-  poot_exec_input twice[2] = {sp.w[0], sp.w[0]};
+  poot_exec_weight twice[2] = {sp.w[0], sp.w[0]};
   POOT_ASSERT_STATUS(poot_exec_load_weights(ex, 2, twice), POOT_INVALID_ARGUMENT);
   POOT_ASSERT_OK(poot_exec_load_weights(ex, sp.nw, sp.w));
   POOT_ASSERT_STATUS(poot_exec_load_weights(ex, sp.nw, sp.w), POOT_INVALID_ARGUMENT);
@@ -732,7 +735,7 @@ static void run_variant(poot_executor *ex, const tc_case *c, int profile, const 
       const poot_tensor *sv = prev ? poot_evaluation_state(prev, in->names[i]) : NULL;
       ei[i] = (poot_eval_input){in->names[i], sv ? sv : t};
     }
-    poot_eval_inputs eis = {in->count, ei};
+    poot_eval_inputs eis = {.count = in->count, .items = ei};
     poot_evaluation *ev = NULL;
     POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
     assert_true(ev->has_output);
@@ -818,7 +821,7 @@ static void run_case(poot_device *d, const tc_case *c, case_report *r) {
   POOT_ASSERT_OK(pt_inputs_make(g, 42, c->int_hi, 3, 1.0f, &in));
   /* weights loaded once per engine; slots and params every step; states
    * start at zero on both sides */
-  poot_exec_input *w = poot_calloc(in.count + 1, sizeof *w);
+  poot_exec_weight *w = poot_calloc(in.count + 1, sizeof *w);
   named_input *si = poot_calloc(in.count + 1, sizeof *si);
   assert_true(w && si);
   size_t nw = 0, ns = 0;
@@ -826,7 +829,8 @@ static void run_case(poot_device *d, const tc_case *c, case_report *r) {
   for (size_t i = 0; i < in.count; i++) {
     const poot_node *n = leaf_named(g, in.names[i]);
     assert_non_null(n);
-    if (n->storage == POOT_STORAGE_WEIGHT) w[nw++] = (poot_exec_input){in.names[i], &in.tensors[i]};
+    if (n->storage == POOT_STORAGE_WEIGHT)
+      w[nw++] = (poot_exec_weight){.key = n->weight.key, .name = in.names[i], .tensor = &in.tensors[i]};
     if (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM)
       si[ns++] = (named_input){in.names[i], &in.tensors[i]};
     if (n->storage == POOT_STORAGE_SLOT && n->slot_kind == POOT_SLOT_POS) pos_name = in.names[i];

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
   CHECK(poot_engine_create(d, &ex));
   pt_inputs in;
   CHECK(pt_inputs_make(g, 1, 500, 0, 0.1f, &in));
-  poot_exec_input w[256];
+  poot_exec_weight w[256];
   const char *sname[16];
   const poot_tensor *stensor[16];
   size_t nw = 0, ns = 0;
@@ -58,7 +58,9 @@ int main(int argc, char **argv) {
       sname[ns] = in.names[i];
       stensor[ns++] = &in.tensors[i];
     } else if (!strstr(in.names[i], ".k") && !strstr(in.names[i], ".v") && nw < 256)
-      w[nw++] = (poot_exec_input){in.names[i], &in.tensors[i]};
+      w[nw++] = (poot_exec_weight){.key = poot_weight_key_of_name(in.names[i], strlen(in.names[i])),
+                                   .name = in.names[i],
+                                   .tensor = &in.tensors[i]};
   }
   CHECK(poot_exec_load_weights(ex, nw, w));
   poot_exec_entry_key key = {"bench", "decode", "", ""};

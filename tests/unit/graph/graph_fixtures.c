@@ -95,7 +95,7 @@ poot_status graph_fixture_all_ops(poot_graph *g) {
   poot_value tok, emb, wq, h;
   poot_type tokt = ty(POOT_DTYPE_I32, 1, 3, 0, 0);
   POOT_TRY(poot_graph_add_slot(g, POOT_SLOT_TOKEN, NULL, &tokt, &tok));
-  poot_weight_ref er = {POOT_WEIGHT_TOKEN_EMBD, -1, NULL};
+  poot_weight_id er = poot_weight_id_named("token_embd");
   poot_type embt = ty(POOT_DTYPE_F32, 2, 10, 4, 0);
   POOT_TRY(poot_graph_add_weight(g, &er, &embt, &emb));
   POOT_TRY(poot_graph_gather(g, emb, tok, 0, 0, POOT_TRAP_TOKEN_OUT_OF_RANGE, &h));
@@ -118,12 +118,12 @@ poot_status graph_fixture_all_ops(poot_graph *g) {
   POOT_TRY(poot_graph_reduce(g, i, POOT_REDUCE_MIN, 2, both, POOT_DTYPE_I64, &v));
   POOT_TRY(poot_graph_reduce(g, x, POOT_REDUCE_ARGMAX, 1, &dim1, POOT_DTYPE_I32, &v));
   /* A quantized projection: dot_general(h, dequantize(w)). */
-  poot_weight_ref qr = {POOT_WEIGHT_ATTN_Q, 0, NULL};
+  poot_weight_id qr = poot_weight_id_named("blk.0.attn_q");
   poot_type wqt = ty(POOT_DTYPE_Q4_0, 2, 8, 32, 0);
   POOT_TRY(poot_graph_add_weight(g, &qr, &wqt, &wq));
   poot_value wdq, hp, proj;
   POOT_TRY(poot_graph_dequantize(g, wq, POOT_DTYPE_F32, &wdq));
-  poot_weight_ref cr = {POOT_WEIGHT_CUSTOM, 2, "vision.patch \"embd\""};
+  poot_weight_id cr = poot_weight_id_named("blk.2.vision.patch \"embd\"");
   poot_type ct = ty(POOT_DTYPE_F16, 2, 4, 32, 0);
   POOT_TRY(poot_graph_add_weight(g, &cr, &ct, &v));
   int64_t pl[2] = {0, 0}, ph[2] = {0, 28};
@@ -148,7 +148,8 @@ poot_status graph_fixture_all_ops(poot_graph *g) {
   /* Composites. */
   poot_value w3, b3, n1, n2;
   poot_type v3 = ty(POOT_DTYPE_F32, 1, 3, 0, 0);
-  poot_weight_ref nr = {POOT_WEIGHT_ATTN_NORM, 0, NULL}, nbr = {POOT_WEIGHT_ATTN_NORM_BIAS, 0, NULL};
+  poot_weight_id nr = poot_weight_id_named("blk.0.attn_norm"),
+                 nbr = poot_weight_id_named("blk.0.attn_norm_bias");
   POOT_TRY(poot_graph_add_weight(g, &nr, &v3, &w3));
   POOT_TRY(poot_graph_add_weight(g, &nbr, &v3, &b3));
   POOT_TRY(poot_graph_rms_norm(g, x, w3, 1e-5, &n1));

@@ -138,28 +138,22 @@ static void test_enum_names(void **state) {
     assert_int_equal(back, k);
   }
   assert_string_equal(poot_storage_name(POOT_STORAGE_WEIGHT), "weight");
-  /* Weight references print and parse. */
+  /* Weight display names print bare when the text form reads them back as
+   * one word, quoted otherwise; the text form's key is the name's hash. */
   poot_strbuf sb;
   poot_strbuf_init(&sb);
-  for (int r = 1; r < POOT_WEIGHT_CUSTOM; r++) {
-    poot_weight_ref ref = {(poot_weight_role)r, poot_weight_role_is_per_layer((poot_weight_role)r) ? 17 : -1, NULL};
-    poot_strbuf_clear(&sb);
-    poot_weight_ref_format(&sb, &ref);
-    poot_weight_ref back;
-    assert_true(poot_weight_ref_parse(sb.data, sb.len, &back));
-    assert_int_equal(back.role, r);
-    assert_int_equal(back.layer, ref.layer);
-  }
-  poot_weight_ref ref = {POOT_WEIGHT_FFN_DOWN, 3, NULL};
-  poot_strbuf_clear(&sb);
-  poot_weight_ref_format(&sb, &ref);
+  poot_weight_name_format(&sb, "blk.3.ffn_down");
   assert_string_equal(sb.data, "blk.3.ffn_down");
-  poot_weight_ref back;
-  assert_false(poot_weight_ref_parse("blk.3.output", 12, &back));
-  assert_false(poot_weight_ref_parse("ffn_down", 8, &back));
-  assert_false(poot_weight_ref_parse("blk.x.ffn_down", 14, &back));
-  assert_true(poot_weight_ref_parse("token_embd", 10, &back));
-  assert_int_equal(back.role, POOT_WEIGHT_TOKEN_EMBD);
+  poot_strbuf_clear(&sb);
+  poot_weight_name_format(&sb, "vision patch");
+  assert_string_equal(sb.data, "\"vision patch\"");
+  poot_strbuf_clear(&sb);
+  poot_weight_name_format(&sb, "blk.3.");
+  assert_string_equal(sb.data, "\"blk.3.\"");
+  poot_weight_id id = poot_weight_id_named("token_embd");
+  assert_string_equal(id.name, "token_embd");
+  assert_true(id.key == poot_weight_key_of_name("token_embd", 10));
+  assert_true(id.key != poot_weight_key_of_name("token_embe", 10));
   poot_strbuf_deinit(&sb);
 }
 

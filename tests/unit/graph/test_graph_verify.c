@@ -109,8 +109,10 @@ static void test_bad_attribute(void **state) {
                          POOT_INVALID_ARGUMENT, "node %2 (neg): bad check");
   POOT_ASSERT_STATUS_MSG(parse(HDR "%2 = convert %0 : q4_0[2]\n"), POOT_INVALID_ARGUMENT,
                          "node %2 (convert)");
-  POOT_ASSERT_STATUS_MSG(parse("pgraph 1\n%0 = weight blk.1.token_embd : f32[2]\n"), POOT_FORMAT,
-                         "line 2:13: expected a weight role");
+  POOT_ASSERT_STATUS_MSG(parse("pgraph 1\n%0 = weight : f32[2]\n"), POOT_FORMAT,
+                         "line 2:13: expected a weight name");
+  POOT_ASSERT_STATUS_MSG(parse("pgraph 1\n%0 = weight w : f32[2]\n%1 = weight \"w\" : f32[2]\n"),
+                         POOT_INVALID_ARGUMENT, "duplicate weight");
   POOT_ASSERT_STATUS_MSG(parse("pgraph 1\n%0 = slot pos : f32[]\n"), POOT_INVALID_ARGUMENT,
                          "node %0 (leaf): slot leaf: a pos slot needs an integer dtype");
   POOT_ASSERT_STATUS_MSG(parse("pgraph 1\n%0 = state \"s\" : f32[2]\n%1 = state \"s\" : f32[2]\n"),
@@ -149,13 +151,26 @@ static void test_builder_rejects(void **state) {
                          "not an elementwise unary op");
   POOT_ASSERT_STATUS(poot_graph_transpose(g, a, (int64_t[]){1}, &r), POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS_MSG(poot_graph_add_param(g, "a", &f, &r), POOT_INVALID_ARGUMENT, "duplicate");
-  poot_weight_ref bad = {POOT_WEIGHT_ATTN_Q, -1, NULL};
+  poot_weight_id bad = {.key = 1, .name = ""};
   POOT_ASSERT_STATUS_MSG(poot_graph_add_weight(g, &bad, &f, &r), POOT_INVALID_ARGUMENT,
-                         "role attn_q needs a layer index");
+                         "a weight needs a display name");
+  {
+    /* A weight key and a weight name are each one weight's. */
+    poot_graph *wg = NULL;
+    POOT_ASSERT_OK(poot_graph_create(&wg));
+    poot_weight_id w1 = {.key = 7, .name = "w1"}, w2 = {.key = 7, .name = "w2"},
+                   w3 = {.key = 8, .name = "w1"};
+    POOT_ASSERT_OK(poot_graph_add_weight(wg, &w1, &f, &r));
+    POOT_ASSERT_STATUS_MSG(poot_graph_add_weight(wg, &w2, &f, &r), POOT_INVALID_ARGUMENT,
+                           "duplicate weight \"w1\"");
+    POOT_ASSERT_STATUS_MSG(poot_graph_add_weight(wg, &w3, &f, &r), POOT_INVALID_ARGUMENT,
+                           "duplicate weight \"w1\"");
+    poot_graph_destroy(wg);
+  }
   poot_type neg = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){-1});
   POOT_ASSERT_STATUS(poot_graph_add_param(g, "n", &neg, &r), POOT_INVALID_ARGUMENT);
   poot_type q = poot_type_make(POOT_DTYPE_Q4_K, 1, (int64_t[]){100});
-  poot_weight_ref out = {POOT_WEIGHT_OUTPUT, -1, NULL};
+  poot_weight_id out = poot_weight_id_named("output");
   POOT_ASSERT_STATUS_MSG(poot_graph_add_weight(g, &out, &q, &r), POOT_INVALID_ARGUMENT,
                          "multiple of 256");
   /* Composite misuse: attention with mismatched heads, abort keeps the graph valid. */

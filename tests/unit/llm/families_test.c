@@ -129,7 +129,7 @@ static void random_weights(inputs *in, poot_graph *g, uint64_t seed) {
     POOT_ASSERT_OK(poot_shape_elements(&t->shape, &count));
     float *buf = malloc((size_t)count * sizeof(float));
     assert_non_null(buf);
-    bool is_norm = t->shape.rank == 1 && strstr(poot_weight_role_name(nd->weight.role), "norm");
+    bool is_norm = t->shape.rank == 1 && strstr(nd->weight.name, "norm");
     poot_test_fill_random(buf, (size_t)count, seed + i, is_norm ? 0.8f : -0.3f,
                           is_norm ? 1.2f : 0.3f);
     poot_strbuf_clear(&sb);
@@ -344,7 +344,9 @@ static void test_weight_maps_cover_graphs(void **state) {
           if (nd->op != POOT_OP_LEAF || nd->storage != POOT_STORAGE_WEIGHT) continue;
           n_weights++;
           const char *name = NULL;
-          POOT_ASSERT_OK(poot_weight_map_lookup(map, &nd->weight, &name));
+          poot_weight_ref ref;
+          POOT_ASSERT_OK(poot_weight_map_find(map, nd->weight.key, nd->weight.name, &ref));
+          POOT_ASSERT_OK(poot_weight_map_lookup(map, &ref, &name));
           assert_non_null(name);
         }
         assert_int_equal(poot_weight_map_count(map), n_weights);

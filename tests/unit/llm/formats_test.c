@@ -526,8 +526,45 @@ static void test_store_gguf_and_unknown(void **state) {
   POOT_ASSERT_STATUS(poot_store_open(path, &store), POOT_NOT_FOUND);
 }
 
+/* Weight references (the model's roles) print their display names and
+ * parse back; the id a graph leaf carries is the text form's key of that
+ * name. */
+static void test_weight_refs(void **state) {
+  (void)state;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  for (int r = 1; r < POOT_WEIGHT_CUSTOM; r++) {
+    poot_weight_ref ref = {(poot_weight_role)r,
+                           poot_weight_role_is_per_layer((poot_weight_role)r) ? 17 : -1, NULL};
+    poot_strbuf_clear(&sb);
+    poot_weight_ref_format(&sb, &ref);
+    poot_weight_ref back;
+    assert_true(poot_weight_ref_parse(sb.data, sb.len, &back));
+    assert_int_equal(back.role, r);
+    assert_int_equal(back.layer, ref.layer);
+  }
+  poot_weight_ref ref = {POOT_WEIGHT_FFN_DOWN, 3, NULL};
+  poot_strbuf_clear(&sb);
+  poot_weight_ref_format(&sb, &ref);
+  assert_string_equal(sb.data, "blk.3.ffn_down");
+  poot_weight_ref back;
+  assert_false(poot_weight_ref_parse("blk.3.output", 12, &back));
+  assert_false(poot_weight_ref_parse("ffn_down", 8, &back));
+  assert_false(poot_weight_ref_parse("blk.x.ffn_down", 14, &back));
+  assert_true(poot_weight_ref_parse("token_embd", 10, &back));
+  assert_int_equal(back.role, POOT_WEIGHT_TOKEN_EMBD);
+  poot_weight_id id;
+  POOT_ASSERT_OK(poot_weight_ref_id(&ref, &sb, &id));
+  assert_string_equal(id.name, "blk.3.ffn_down");
+  assert_true(id.key == poot_weight_key_of_name("blk.3.ffn_down", 14));
+  poot_weight_ref bad = {POOT_WEIGHT_OUTPUT, 2, NULL};
+  POOT_ASSERT_STATUS(poot_weight_ref_id(&bad, &sb, &id), POOT_INVALID_ARGUMENT);
+  poot_strbuf_deinit(&sb);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_weight_refs),
       cmocka_unit_test(test_stories260k),
       cmocka_unit_test(test_llama2c_separate_and_malformed),
       cmocka_unit_test(test_llama2c_tokenizer),
