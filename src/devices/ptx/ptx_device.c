@@ -453,7 +453,7 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
   caps->target = ctx->target;
   /* A GPU that drives a display has a kernel-run-time watchdog (about 2 s on
    * Linux); budget stages well inside it. */
-  caps->watchdog_ms = watchdog ? 1000u : 0u;
+  caps->watchdog_ms = watchdog ? POOT_DEVICE_WATCHDOG_CUDA_DISPLAY_MS : 0u;
   caps->target.watchdog_ms = caps->watchdog_ms;
   caps->local_bytes = ctx->total_mem;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -190,14 +190,14 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
 #undef POOT_VK_LOAD_D
   d->vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
 
-  /* The KIR target: generic Vulkan narrowed to what this device reports. */
+  /* The KIR target: GLSL's defaults and what this device reports. */
   const VkSubgroupFeatureFlags need_sg =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
       VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   bool sg_ok = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                (sg.supportedOperations & need_sg) == need_sg && sg.subgroupSize > 0;
   poot_kir_target *t = &caps->target;
-  poot_kir_target_init_vulkan(t, sg_ok ? sg.subgroupSize : 0);
+  poot_kir_target_init(t, POOT_KIR_LANG_GLSL, sg_ok ? sg.subgroupSize : 0);
   t->name = "vulkan-device";
   t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   t->max_workgroup_size = lim->maxComputeWorkGroupInvocations;

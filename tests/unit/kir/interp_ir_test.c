@@ -1,5 +1,6 @@
 /* KIR: builder and verifier rejections, printer and hash stability, target
  * descriptions, and the interpreter's fault reporting. */
+#include "poot/devices.h"
 #include "poot_test.h"
 
 #include "corpus.h"
@@ -190,9 +191,9 @@ static void test_barrier_divergent(void **state) {
 static void test_target_limits(void **state) {
   (void)state;
   poot_kir_target sm80, web, vk;
-  poot_kir_target_init_sm80(&sm80);
-  poot_kir_target_init_webgpu(&web, 0);
-  poot_kir_target_init_vulkan(&vk, 32);
+  poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &sm80);
+  poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &web);
+  poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &vk);
   /* Shared memory over the target's limit. */
   poot_kir_builder *b = new_builder("big_shared", 64);
   uint32_t sh;
@@ -302,8 +303,8 @@ static void test_printer_and_hash(void **state) {
   assert_int_equal(k1->hash, k2->hash);
   assert_int_equal(k1->hash, poot_hash64(small_text, strlen(small_text), 0x6b69722d68617368ull));
   poot_kir_target a, b;
-  poot_kir_target_init_sm80(&a);
-  poot_kir_target_init_sm90(&b);
+  poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &a);
+  poot_device_target_init(POOT_DEVICE_TARGET_SM90, 0, &b);
   assert_false(poot_hash128_equal(poot_kir_cache_key(k1, &a), poot_kir_cache_key(k1, &b)));
   assert_true(poot_hash128_equal(poot_kir_cache_key(k1, &a), poot_kir_cache_key(k2, &a)));
   assert_true(poot_kir_kernel_same(k1, k2));
@@ -345,19 +346,19 @@ static void test_targets(void **state) {
   uint64_t h[sizeof names / sizeof names[0]];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     poot_kir_target t;
-    POOT_ASSERT_OK(poot_kir_target_by_name(names[i], &t));
+    POOT_ASSERT_OK(poot_device_target_by_name(names[i], &t));
     h[i] = poot_kir_target_hash(&t);
     for (size_t j = 0; j < i; j++) assert_int_not_equal(h[i], h[j]);
     assert_true(t.max_vector_lanes == 4);
   }
   poot_kir_target t;
-  POOT_ASSERT_STATUS_MSG(poot_kir_target_by_name("sm_70", &t), POOT_NOT_FOUND, "known: interp");
-  POOT_ASSERT_STATUS(poot_kir_target_by_name("vulkan-sg3", &t), POOT_NOT_FOUND);
-  poot_kir_target_init_gfx1100(&t);
+  POOT_ASSERT_STATUS_MSG(poot_device_target_by_name("sm_70", &t), POOT_NOT_FOUND, "known: interp");
+  POOT_ASSERT_STATUS(poot_device_target_by_name("vulkan-sg3", &t), POOT_NOT_FOUND);
+  poot_device_target_init(POOT_DEVICE_TARGET_GFX1100, 0, &t);
   assert_int_equal(t.subgroup_size, 32);
   assert_string_equal(t.amdgpu_arch, "gfx1100");
   assert_true(t.has_trap);
-  poot_kir_target_init_lavapipe(&t, 8);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &t);
   assert_false(t.has_trap);
   assert_int_equal(t.lang, POOT_KIR_LANG_GLSL);
 }
