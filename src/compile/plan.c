@@ -410,6 +410,18 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
                     no_batching);
 }
 
+uint32_t poot_plan_stage_next(poot_plan_stager *stager, double weight_us) {
+  double w = weight_us > 0 ? weight_us : 0;
+  /* Close the stage when this weight would push it past the budget; a
+   * weight heavier than the budget still gets a stage (of its own). */
+  if (stager->budget_us > 0 && stager->acc_us > 0 && stager->acc_us + w > stager->budget_us) {
+    stager->stage++;
+    stager->acc_us = 0;
+  }
+  stager->acc_us += w;
+  return stager->stage;
+}
+
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
                              poot_plan **out_plan) {
   *out_plan = NULL;
@@ -628,19 +640,13 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
             d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
         }
         /* stages */
-        double acc = 0;
-        uint32_t stage = 0;
+        poot_plan_stager stager = {.budget_us = opt.stage_budget_us};
         for (uint32_t i = 0; i < plan->dispatch_count; i++) {
           poot_plan_dispatch *d = &plan->dispatches[i];
-          if (opt.stage_budget_us > 0 && acc > 0 && acc + d->weight_us > opt.stage_budget_us) {
-            stage++;
-            acc = 0;
-          }
-          acc += d->weight_us;
-          d->stage = stage;
+          d->stage = poot_plan_stage_next(&stager, d->weight_us);
           plan->bytes_per_step += d->bytes;
         }
-        plan->stage_count = stage + 1;
+        plan->stage_count = stager.stage + 1;
         for (uint32_t i = 0; i < plan->buffer_count; i++)
           if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT)
             plan->weight_bytes += plan->buffers[i].size;
