@@ -410,18 +410,6 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
                     no_batching);
 }
 
-uint32_t poot_plan_stage_next(poot_plan_stager *stager, double weight_us) {
-  double w = weight_us > 0 ? weight_us : 0;
-  /* Close the stage when this weight would push it past the budget; a
-   * weight heavier than the budget still gets a stage (of its own). */
-  if (stager->budget_us > 0 && stager->acc_us > 0 && stager->acc_us + w > stager->budget_us) {
-    stager->stage++;
-    stager->acc_us = 0;
-  }
-  stager->acc_us += w;
-  return stager->stage;
-}
-
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
                              poot_plan **out_plan) {
   *out_plan = NULL;
