@@ -80,7 +80,8 @@ else
   rm -f "$obj/failed"
   n=0
   for f in "$src"/src/base/*.c "$src"/src/kir/*.c "$src"/src/exec/device.c \
-    "$src"/tests/unit/kir/corpus.c "$src"/tests/unit/kir/corpus_ops.c; do
+    "$src"/src/devices/catalogue.c "$src"/tests/unit/kir/corpus.c \
+    "$src"/tests/unit/kir/corpus_ops.c; do
     compile "$f" -I"$src/tests/unit/kir" &
     n=$((n + 1))
     if [ $((n % jobs)) -eq 0 ]; then wait; fi

@@ -11,6 +11,7 @@
 
 #include "poot/compile.h"
 #include "poot/compile_passes.h"
+#include "poot/devices.h"
 #include "poot/llm/model.h"
 #include "tool.h"
 
@@ -84,15 +85,15 @@ static int compile_main(int argc, char **argv) {
   poot_kir_target t;
   const char *ext = NULL;
   if (!strcmp(target, "ptx"))
-    poot_kir_target_init_sm80(&t), ext = "ptx";
+    poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &t), ext = "ptx";
   else if (!strcmp(target, "ptx90"))
-    poot_kir_target_init_sm90(&t), ext = "ptx";
+    poot_device_target_init(POOT_DEVICE_TARGET_SM90, 0, &t), ext = "ptx";
   else if (!strcmp(target, "glsl"))
-    poot_kir_target_init_vulkan(&t, 32), ext = "comp";
+    poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &t), ext = "comp";
   else if (!strcmp(target, "wgsl"))
-    poot_kir_target_init_webgpu(&t, 0), ext = "wgsl";
+    poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &t), ext = "wgsl";
   else if (!strcmp(target, "amdgpu"))
-    poot_kir_target_init_gfx942(&t), ext = "ll";
+    poot_device_target_init(POOT_DEVICE_TARGET_GFX942, 0, &t), ext = "ll";
   else
     return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
 

@@ -94,6 +94,29 @@ static inline bool poot_status_is_ok(poot_status s) { return s == NULL; }
     if (poot__try_status) return poot__try_status;                                                 \
   } while (0)
 
+/* --------------------------------------------------------------- downcasts */
+
+/* The `type` whose member `member` is at `ptr` (Mesa's container_of). */
+#define POOT_CONTAINER_OF(ptr, type, member)                                                       \
+  ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* A checked downcast (IREE's `_cast`). An interface's base (poot_device,
+ * poot_executor) carries its implementation's tag, the vtable pointer `vt`:
+ * the `type` embedding `base` as `member` when base->vt is `vtable`; NULL
+ * for NULL or another implementation's object (poot_downcast_check turns
+ * that into a status). */
+#define POOT_DOWNCAST(type, member, base, vtable)                                                  \
+  ((base) && (base)->vt == (vtable) ? POOT_CONTAINER_OF(base, type, member) : NULL)
+
+/* INTERNAL when a downcast gave NULL, naming what was expected; OK
+ * otherwise. */
+POOT_MUST_USE static inline poot_status poot_downcast_check(const void *cast, const char *what) {
+  if (cast) return NULL;
+  return poot_status_make(POOT_INTERNAL,
+                          "%s: the object is not one (a downcast found another implementation)",
+                          what);
+}
+
 /* ------------------------------------------------------------------ memory */
 
 /* malloc-style wrappers that return NULL on failure (size overflow included).

@@ -177,6 +177,30 @@ POOT_MUST_USE poot_status poot_plan_create(const poot_graph *graph,
                                            poot_plan **out_plan);
 void poot_plan_destroy(poot_plan *plan); /* NULL-safe */
 
+/* Stage cutting (the watchdog split), the one rule the plan and the device
+ * layer's recordings both follow: weights in order, a stage closes when the
+ * next weight would push its sum past budget_us (none when budget_us <= 0),
+ * a weight heavier than the budget gets a stage of its own, negative
+ * weights count as 0. Start from {.budget_us = …}; each call returns the
+ * stage of the next weight. Inline, so that the device half of exec uses
+ * it without linking the compiler. */
+typedef struct poot_plan_stager {
+  double budget_us;
+  double acc_us;  /* weight of the open stage */
+  uint32_t stage; /* the open stage */
+} poot_plan_stager;
+static inline uint32_t poot_plan_stage_next(poot_plan_stager *stager, double weight_us) {
+  double w = weight_us > 0 ? weight_us : 0;
+  /* Close the stage when this weight would push it past the budget; a
+   * weight heavier than the budget still gets a stage (of its own). */
+  if (stager->budget_us > 0 && stager->acc_us > 0 && stager->acc_us + w > stager->budget_us) {
+    stager->stage++;
+    stager->acc_us = 0;
+  }
+  stager->acc_us += w;
+  return stager->stage;
+}
+
 /* Appends the plan's text form: buffers, slots, temporaries with offsets and
  * lifetimes, then one line per dispatch (kernel, grid, bindings, push
  * constants, weight). Deterministic. */

@@ -54,6 +54,50 @@ void poot_vulkan_device_inject(poot_device *device, poot_vulkan_fault fault);
 bool poot_vulkan_validation_enabled(const poot_device *device);
 uint32_t poot_vulkan_validation_messages(const poot_device *device);
 
+/* =========================================================== catalogue */
+
+/* Watchdog budgets per submission, in ms (0 = none). Desktop drivers reset
+ * a GPU that stays busy about 2 s under a display; the PTX device budgets
+ * well inside that limit when CUDA reports one. */
+#define POOT_DEVICE_WATCHDOG_DESKTOP_MS 2000u
+#define POOT_DEVICE_WATCHDOG_CUDA_DISPLAY_MS 1000u
+
+/* The named devices kernels can be rendered for without opening one (poot
+ * compile, the renderer tests). An opened device fills its own target from
+ * what it queried (poot_device_caps.target). */
+typedef enum poot_device_target_id {
+  POOT_DEVICE_TARGET_INTERP = 0, /* the KIR interpreter (poot_kir_target_init_interp) */
+  POOT_DEVICE_TARGET_SM80,       /* PTX for sm_80 */
+  POOT_DEVICE_TARGET_SM90,       /* PTX for sm_90, kernels wait for their predecessor */
+  /* Vulkan through GLSL, generic desktop limits: 32 KiB shared, 16/8-bit
+   * storage, f16 arithmetic, the desktop watchdog budget. */
+  POOT_DEVICE_TARGET_VULKAN,
+  /* Mesa lavapipe (llvmpipe): SIMD lanes as subgroups (4, 8 or 16 per its
+   * SIMD width), f32 buffer atomics add/exchange, no watchdog. */
+  POOT_DEVICE_TARGET_LAVAPIPE,
+  /* WebGPU defaults: 256 threads, 16 KiB shared, 8 storage buffers. */
+  POOT_DEVICE_TARGET_WEBGPU,
+  POOT_DEVICE_TARGET_GFX90A,  /* AMDGPU wave64 */
+  POOT_DEVICE_TARGET_GFX942,  /* AMDGPU wave64 */
+  POOT_DEVICE_TARGET_GFX1100, /* AMDGPU wave32 */
+  POOT_DEVICE_TARGET_COUNT
+} poot_device_target_id;
+
+/* Fills *out_target with the catalogue's target `id`. subgroup_size is the
+ * size kernels are built for where the device lets it vary (interp: 0 → 32;
+ * Vulkan, lavapipe, WebGPU: 0 = no subgroup ops); PTX and AMDGPU fix it. An
+ * id past the catalogue gives a zeroed target, which every kernel fails to
+ * verify against. Never fails otherwise. */
+void poot_device_target_init(poot_device_target_id id, uint32_t subgroup_size,
+                             poot_kir_target *out_target);
+
+/* By name: "interp", "interp-sg<N>", "sm_80", "sm_90", "vulkan",
+ * "vulkan-sg<N>", "lavapipe", "lavapipe-sg<N>", "webgpu", "webgpu-sg<N>",
+ * "gfx90a", "gfx942", "gfx1100" (N a power of two up to 128). NOT_FOUND
+ * naming the known targets. */
+POOT_MUST_USE poot_status poot_device_target_by_name(const char *name,
+                                                     poot_kir_target *out_target);
+
 /* ============================================================ registry */
 
 /* One device a backend can open. */

@@ -497,25 +497,18 @@ typedef struct poot_kir_target {
   uint32_t vulkan_version; /* GLSL: 12 = Vulkan 1.2 (SPIR-V 1.5) */
 } poot_kir_target;
 
-/* Constructors for known targets (fill *out; never fail). */
+/* The interpreter's target (tests and the reference run): 4096 threads,
+ * 1 MiB shared, every atomic on 32-bit words, a real trap; subgroup_size 0
+ * → 32. Fills *out; never fails. */
 void poot_kir_target_init_interp(poot_kir_target *out, uint32_t subgroup_size);
-void poot_kir_target_init_sm80(poot_kir_target *out);
-void poot_kir_target_init_sm90(poot_kir_target *out);
-/* Vulkan through GLSL; subgroup_size 0 = no subgroup ops. Generic desktop
- * limits: 1024 threads, 32 KiB shared, 16/8-bit storage, f16 arithmetic. */
-void poot_kir_target_init_vulkan(poot_kir_target *out, uint32_t subgroup_size);
-/* Mesa lavapipe (llvmpipe): subgroup size 4, 8 or 16 per its SIMD width. */
-void poot_kir_target_init_lavapipe(poot_kir_target *out, uint32_t subgroup_size);
-/* WebGPU defaults: 256 threads, 16 KiB shared, 32-bit types only,
- * subgroup_size 0 = no subgroup ops. */
-void poot_kir_target_init_webgpu(poot_kir_target *out, uint32_t subgroup_size);
-void poot_kir_target_init_gfx90a(poot_kir_target *out);  /* wave64 */
-void poot_kir_target_init_gfx942(poot_kir_target *out);  /* wave64 */
-void poot_kir_target_init_gfx1100(poot_kir_target *out); /* wave32 */
-/* By name: "interp", "sm_80", "sm_90", "vulkan", "vulkan-sg<N>", "lavapipe",
- * "webgpu", "webgpu-sg<N>", "gfx90a", "gfx942", "gfx1100".
- * NOT_FOUND naming the known targets. */
-POOT_MUST_USE poot_status poot_kir_target_by_name(const char *name, poot_kir_target *out);
+/* A target with only what every device of `lang` has (its atomics, trap,
+ * storage types, binding and push limits, language version: PTX ISA 7.8,
+ * Vulkan 1.2) and otherwise the generic limits (1024 threads, 32 bindings,
+ * 128 push bytes); the device
+ * or the device catalogue (poot/devices.h) then fills in what it knows.
+ * subgroup_size 0 = no subgroup ops; POOT_KIR_LANG_NONE is the
+ * interpreter's target. Fills *out; never fails. */
+void poot_kir_target_init(poot_kir_target *out, poot_kir_lang lang, uint32_t subgroup_size);
 /* Stable hash of every field that affects rendering (cache key part). */
 uint64_t poot_kir_target_hash(const poot_kir_target *target);
 /* The kernel cache key: the kernel's 128-bit hash mixed with the target

@@ -628,19 +628,13 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
             d->push[q] = (uint32_t)(temps[pt[q]].offset / 4);
         }
         /* stages */
-        double acc = 0;
-        uint32_t stage = 0;
+        poot_plan_stager stager = {.budget_us = opt.stage_budget_us};
         for (uint32_t i = 0; i < plan->dispatch_count; i++) {
           poot_plan_dispatch *d = &plan->dispatches[i];
-          if (opt.stage_budget_us > 0 && acc > 0 && acc + d->weight_us > opt.stage_budget_us) {
-            stage++;
-            acc = 0;
-          }
-          acc += d->weight_us;
-          d->stage = stage;
+          d->stage = poot_plan_stage_next(&stager, d->weight_us);
           plan->bytes_per_step += d->bytes;
         }
-        plan->stage_count = stage + 1;
+        plan->stage_count = stager.stage + 1;
         for (uint32_t i = 0; i < plan->buffer_count; i++)
           if (plan->buffers[i].cls == POOT_PLAN_BUFFER_WEIGHT)
             plan->weight_bytes += plan->buffers[i].size;

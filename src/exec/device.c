@@ -1,9 +1,10 @@
 /* The device interface's public half (poot/exec.h §1): argument checks done
- * once, the poison rule, the kernel cache and stage cutting, so that a
- * backend implements only the device work. */
+ * once, the poison rule, the kernel cache and stage cutting (by the plan's
+ * rule), so that a backend implements only the device work. */
 #include <stdio.h>
 #include <string.h>
 
+#include "poot/compile.h"
 #include "poot/exec.h"
 
 poot_status poot_device_base_init(poot_device *device, const poot_device_vtable *vt) {
@@ -173,21 +174,12 @@ poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *k
 
 uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, double budget_us,
                                 uint32_t *out_stage) {
-  if (count == 0) return 0;
-  uint32_t stage = 0;
-  double acc = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    double w = cmds[i].weight_us > 0 ? cmds[i].weight_us : 0;
-    /* Close the stage when this command would push it past the budget; a
-     * command heavier than the budget still gets a stage (of its own). */
-    if (budget_us > 0 && i > 0 && acc > 0 && acc + w > budget_us) {
-      stage++;
-      acc = 0;
-    }
-    acc += w;
-    out_stage[i] = stage;
-  }
-  return stage + 1;
+  /* The plan's rule (poot/compile.h), so a recording splits where the plan
+   * of its commands does for the same budget. */
+  poot_plan_stager stager = {.budget_us = budget_us};
+  for (uint32_t i = 0; i < count; i++)
+    out_stage[i] = poot_plan_stage_next(&stager, cmds[i].weight_us);
+  return count ? stager.stage + 1 : 0;
 }
 
 static poot_status check_cmd(const poot_device *device, const poot_device_cmd *c, uint32_t i) {

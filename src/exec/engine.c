@@ -2,6 +2,7 @@
  * the device interface. An entry is a compiled plan with its device buffers,
  * kernels and one recording; weights and states belong to the executor and
  * are shared by every entry that names them. */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,8 +66,16 @@ typedef struct engine {
   uint64_t weight_bytes;
 } engine;
 
+/* The engine's type tag: its vtable (STYLE: interfaces). */
+static const poot_executor_vtable engine_vtable;
+
+/* Checked downcast. The entries are reached only through the executor API,
+ * which dispatches on this very vtable, so a mismatch is a programmer error:
+ * asserted here rather than handed to callers as NULL. */
 static engine *engine_cast(poot_executor *e) {
-  return (engine *)e;
+  engine *en = POOT_DOWNCAST(engine, base, e, &engine_vtable);
+  assert(en);
+  return en;
 }
 
 static poot_status refuse_if_poisoned(const engine *e) {

@@ -60,6 +60,15 @@ static poot_status fault(run *r, const poot_kir_inst *in, uint32_t t, poot_statu
   return st;
 }
 
+/* A lane op's refusal (poot__kir_unary/binary), raised as a fault at the
+ * statement and thread it happened at. */
+static poot_status lane_fault(run *r, const poot_kir_inst *in, uint32_t t, poot_status why) {
+  if (!why) return POOT_OK_STATUS;
+  poot_status st = fault(r, in, t, poot_status_code_of(why), "%s", poot_status_message(why));
+  poot_status_free(why);
+  return st;
+}
+
 static bool any(const uint8_t *m, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
     if (m[i]) return true;
@@ -188,13 +197,13 @@ static poot_status do_atomic(run *r, const poot_kir_inst *in, uint32_t t) {
   uint64_t v = reg(r, in->args[1], t)[0];
   switch (in->op) {
     case POOT_KIR_OP_ATOMIC_ADD:
-      (void)poot__kir_binary(POOT_KIR_OP_ADD, s, old, v, &nv);
+      POOT_TRY(lane_fault(r, in, t, poot__kir_binary(POOT_KIR_OP_ADD, s, old, v, &nv)));
       break;
     case POOT_KIR_OP_ATOMIC_MAX:
-      (void)poot__kir_binary(POOT_KIR_OP_MAX, s, old, v, &nv);
+      POOT_TRY(lane_fault(r, in, t, poot__kir_binary(POOT_KIR_OP_MAX, s, old, v, &nv)));
       break;
     case POOT_KIR_OP_ATOMIC_MIN:
-      (void)poot__kir_binary(POOT_KIR_OP_MIN, s, old, v, &nv);
+      POOT_TRY(lane_fault(r, in, t, poot__kir_binary(POOT_KIR_OP_MIN, s, old, v, &nv)));
       break;
     case POOT_KIR_OP_ATOMIC_XCHG:
       nv = v;
@@ -247,7 +256,7 @@ static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
   uint64_t *dst = reg(r, in->result, t);
   poot_kir_type at = in->arg_count ? k->values[in->args[0]].type : in->type;
   poot_kir_scalar s = (poot_kir_scalar)at.scalar;
-  const char *why = NULL;
+  poot_status why = POOT_OK_STATUS;
   switch (in->op) {
     case POOT_KIR_OP_CONST:
       dst[0] = in->imm;
@@ -342,10 +351,9 @@ static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
       why = poot__kir_binary(in->op, s, a[l], b[l], &tmp[l]);
     memcpy(dst, tmp, sizeof tmp);
   } else {
-    why = "statement kind not handled by the interpreter";
+    return fault(r, in, t, POOT_INVALID_ARGUMENT, "statement kind not handled by the interpreter");
   }
-  if (why) return fault(r, in, t, POOT_INVALID_ARGUMENT, "%s", why);
-  return POOT_OK_STATUS;
+  return lane_fault(r, in, t, why);
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -368,7 +376,8 @@ static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *m
       /* Lane order; GPUs use a tree, so float sums are compared with a bound. */
       uint64_t acc = reg(r, in->args[0], g0)[0];
       for (uint32_t t = g0 + 1; t < g1; t++)
-        (void)poot__kir_binary(op, s, acc, reg(r, in->args[0], t)[0], &acc);
+        POOT_TRY(
+            lane_fault(r, in, t, poot__kir_binary(op, s, acc, reg(r, in->args[0], t)[0], &acc)));
       for (uint32_t t = g0; t < g1; t++) reg(r, in->result, t)[0] = acc;
       continue;
     }

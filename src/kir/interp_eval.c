@@ -170,28 +170,34 @@ static float fop1(poot_kir_op op, float x) {
   }
 }
 
-const char *poot__kir_unary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint64_t *out) {
+/* An op a lane cannot evaluate: INVALID_ARGUMENT with the reason (the
+ * interpreter adds the kernel, statement and thread). */
+static poot_status undefined(const char *why) {
+  return poot_status_make(POOT_INVALID_ARGUMENT, "%s", why);
+}
+
+poot_status poot__kir_unary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint64_t *out) {
   if (s == POOT_KIR_F16 || s == POOT_KIR_F32 || s == POOT_KIR_BF16) {
     *out = poot__kir_from_float(s, fop1(op, poot__kir_as_float(s, a)));
-    return NULL;
+    return POOT_OK_STATUS;
   }
   if (s == POOT_KIR_BOOL) {
     *out = op == POOT_KIR_OP_NOT ? !(a & 1) : a;
-    return NULL;
+    return POOT_OK_STATUS;
   }
   int64_t v = poot__kir_as_int(s, a);
   switch (op) {
     case POOT_KIR_OP_NEG:
       *out = poot__kir_from_int(s, 0u - (uint64_t)v);
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_NOT:
       *out = poot__kir_from_int(s, ~(uint64_t)v);
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_ABS:
       *out = poot__kir_from_int(s, v < 0 ? 0u - (uint64_t)v : (uint64_t)v);
-      return NULL;
+      return POOT_OK_STATUS;
     default:
-      return "unary op not defined on integers";
+      return undefined("unary op not defined on integers");
   }
 }
 
@@ -199,7 +205,7 @@ static unsigned width_of(poot_kir_scalar s) {
   return (unsigned)poot_kir_scalar_size(s) * 8u;
 }
 
-const char *poot__kir_binary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint64_t b,
+poot_status poot__kir_binary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint64_t b,
                              uint64_t *out) {
   if (s == POOT_KIR_F16 || s == POOT_KIR_F32 || s == POOT_KIR_BF16) {
     float x = poot__kir_as_float(s, a), y = poot__kir_as_float(s, b);
@@ -228,27 +234,27 @@ const char *poot__kir_binary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint
         break;
       case POOT_KIR_OP_EQ:
         *out = x == y;
-        return NULL;
+        return POOT_OK_STATUS;
       case POOT_KIR_OP_NE:
         *out = x != y;
-        return NULL;
+        return POOT_OK_STATUS;
       case POOT_KIR_OP_LT:
         *out = x < y;
-        return NULL;
+        return POOT_OK_STATUS;
       case POOT_KIR_OP_LE:
         *out = x <= y;
-        return NULL;
+        return POOT_OK_STATUS;
       case POOT_KIR_OP_GT:
         *out = x > y;
-        return NULL;
+        return POOT_OK_STATUS;
       case POOT_KIR_OP_GE:
         *out = x >= y;
-        return NULL;
+        return POOT_OK_STATUS;
       default:
-        return "binary op not defined on floats";
+        return undefined("binary op not defined on floats");
     }
     *out = poot__kir_from_float(s, r);
-    return NULL;
+    return POOT_OK_STATUS;
   }
   bool sg = poot_kir_scalar_is_signed(s);
   int64_t x = poot__kir_as_int(s, a), y = poot__kir_as_int(s, b);
@@ -257,24 +263,24 @@ const char *poot__kir_binary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint
   switch (op) {
     case POOT_KIR_OP_ADD:
       *out = poot__kir_from_int(s, ux + uy);
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_SUB:
       *out = poot__kir_from_int(s, ux - uy);
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_MUL:
       *out = poot__kir_from_int(s, ux * uy);
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_DIV:
     case POOT_KIR_OP_REM: {
-      if (y == 0) return "integer division by zero";
+      if (y == 0) return undefined("integer division by zero");
       if (sg) {
         int64_t mn = s == POOT_KIR_I32 ? INT32_MIN : INT64_MIN;
-        if (x == mn && y == -1) return "signed division overflow (MIN / -1)";
+        if (x == mn && y == -1) return undefined("signed division overflow (MIN / -1)");
         *out = poot__kir_from_int(s, (uint64_t)(op == POOT_KIR_OP_DIV ? x / y : x % y));
       } else {
         *out = poot__kir_from_int(s, op == POOT_KIR_OP_DIV ? ux / uy : ux % uy);
       }
-      return NULL;
+      return POOT_OK_STATUS;
     }
     case POOT_KIR_OP_MIN:
     case POOT_KIR_OP_MAX: {
@@ -282,49 +288,49 @@ const char *poot__kir_binary(poot_kir_op op, poot_kir_scalar s, uint64_t a, uint
       if (!sg && s == POOT_KIR_I64) less = x < y;
       bool pick_x = op == POOT_KIR_OP_MIN ? less : !less;
       *out = pick_x ? a : b;
-      return NULL;
+      return POOT_OK_STATUS;
     }
     case POOT_KIR_OP_AND:
       *out = a & b;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_OR:
       *out = a | b;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_XOR:
       *out = a ^ b;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_SHL:
     case POOT_KIR_OP_SHR: {
       uint64_t amount = poot__kir_from_int(s, uy);
-      if (amount >= width_of(s)) return "shift amount out of range (>= bit width)";
+      if (amount >= width_of(s)) return undefined("shift amount out of range (>= bit width)");
       if (op == POOT_KIR_OP_SHL)
         *out = poot__kir_from_int(s, ux << amount);
       else if (sg)
         *out = poot__kir_from_int(s, (uint64_t)(x >> amount));
       else
         *out = poot__kir_from_int(s, poot__kir_from_int(s, ux) >> amount);
-      return NULL;
+      return POOT_OK_STATUS;
     }
     case POOT_KIR_OP_EQ:
       *out = x == y;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_NE:
       *out = x != y;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_LT:
       *out = x < y;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_LE:
       *out = x <= y;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_GT:
       *out = x > y;
-      return NULL;
+      return POOT_OK_STATUS;
     case POOT_KIR_OP_GE:
       *out = x >= y;
-      return NULL;
+      return POOT_OK_STATUS;
     default:
-      return "binary op not defined on integers";
+      return undefined("binary op not defined on integers");
   }
 }
 

@@ -1,5 +1,6 @@
-/* Target descriptions: the only facts renderers and templates consult. */
-#include <stdlib.h>
+/* Target descriptions: the only facts renderers and templates consult.
+ * KIR knows what a target is, each language's defaults and the
+ * interpreter's target; the named devices are in src/devices/catalogue.c. */
 #include <string.h>
 
 #include "kir_impl.h"
@@ -43,73 +44,38 @@ void poot_kir_target_init_interp(poot_kir_target *t, uint32_t subgroup_size) {
   t->has_trap = true;
 }
 
-static void ptx_init(poot_kir_target *t, const char *name, uint32_t sm) {
-  base_init(t, name, POOT_KIR_LANG_PTX);
-  set_subgroup(t, 32);
-  t->shared_memory_bytes = 48 * 1024; /* static shared memory without opt-in */
+/* PTX: warps of 32, 48 KiB of static shared memory (without the opt-in),
+ * 32-bit atomics with atom.cas.b32, a real trap, PTX ISA 7.8. */
+static void ptx_defaults(poot_kir_target *t) {
+  t->shared_memory_bytes = 48 * 1024;
   t->atomic_types[POOT_KIR_ATOMIC_ADD] = WORDS;
   t->atomic_types[POOT_KIR_ATOMIC_MAX] = INTS32;
   t->atomic_types[POOT_KIR_ATOMIC_MIN] = INTS32;
   t->atomic_types[POOT_KIR_ATOMIC_XCHG] = WORDS;
-  t->atomic_types[POOT_KIR_ATOMIC_CAS] = WORDS; /* atom.cas.b32 */
+  t->atomic_types[POOT_KIR_ATOMIC_CAS] = WORDS;
   t->max_bindings = 64;
   t->max_push_bytes = 4096;
   t->has_trap = true;
-  t->sm_version = sm;
   t->ptx_version = 78;
 }
 
-void poot_kir_target_init_sm80(poot_kir_target *t) {
-  ptx_init(t, "sm_80", 80);
-}
-void poot_kir_target_init_sm90(poot_kir_target *t) {
-  ptx_init(t, "sm_90", 90);
-  t->grid_dependency = true;
-}
-
-void poot_kir_target_init_vulkan(poot_kir_target *t, uint32_t subgroup_size) {
-  base_init(t, "vulkan", POOT_KIR_LANG_GLSL);
-  set_subgroup(t, subgroup_size);
-  t->shared_memory_bytes = 32 * 1024;
-  t->atomic_types[POOT_KIR_ATOMIC_ADD] = INTS32;
-  t->atomic_types[POOT_KIR_ATOMIC_MAX] = INTS32;
-  t->atomic_types[POOT_KIR_ATOMIC_MIN] = INTS32;
-  t->atomic_types[POOT_KIR_ATOMIC_XCHG] = INTS32;
-  t->atomic_types[POOT_KIR_ATOMIC_CAS] = INTS32;
+/* GLSL for Vulkan 1.2: integer atomics only, no trap (the error word). */
+static void glsl_defaults(poot_kir_target *t) {
+  for (int a = 0; a < POOT_KIR_ATOMIC_COUNT; a++) t->atomic_types[a] = INTS32;
   t->has_trap = false;
-  t->watchdog_ms = 2000; /* desktop drivers reset a GPU busy ~2 s under a display */
   t->vulkan_version = 12;
 }
 
-void poot_kir_target_init_lavapipe(poot_kir_target *t, uint32_t subgroup_size) {
-  poot_kir_target_init_vulkan(t, subgroup_size);
-  t->name = "lavapipe";
-  t->simd_cpu = true;
-  /* llvmpipe implements VK_EXT_shader_atomic_float (buffer add/exchange). */
-  t->atomic_types[POOT_KIR_ATOMIC_ADD] |= BIT(F32);
-  t->atomic_types[POOT_KIR_ATOMIC_XCHG] |= BIT(F32);
-  t->watchdog_ms = 0;
-}
-
-void poot_kir_target_init_webgpu(poot_kir_target *t, uint32_t subgroup_size) {
-  base_init(t, "webgpu", POOT_KIR_LANG_WGSL);
-  set_subgroup(t, subgroup_size);
-  t->max_workgroup_size = 256;
-  t->max_workgroup_dims[0] = 256;
-  t->max_workgroup_dims[1] = 256;
-  t->max_workgroup_dims[2] = 64;
-  t->shared_memory_bytes = 16 * 1024;
+/* WGSL: 32-bit types only, integer atomics, no trap. */
+static void wgsl_defaults(poot_kir_target *t) {
   t->storage_types = WORDS;
   t->arith_types = BIT(BOOL) | WORDS;
   for (int a = 0; a < POOT_KIR_ATOMIC_COUNT; a++) t->atomic_types[a] = INTS32;
-  t->max_bindings = 8; /* maxStorageBuffersPerShaderStage default */
-  t->max_push_bytes = 256;
   t->has_trap = false;
 }
 
-static void amdgpu_init(poot_kir_target *t, const char *arch, uint32_t wave) {
-  base_init(t, arch, POOT_KIR_LANG_AMDGPU);
-  set_subgroup(t, wave);
+/* LLVM IR for amdgcn: 64 KiB of LDS, 32-bit atomics, a real trap. */
+static void amdgpu_defaults(poot_kir_target *t) {
   t->shared_memory_bytes = 64 * 1024;
   t->atomic_types[POOT_KIR_ATOMIC_ADD] = WORDS;
   t->atomic_types[POOT_KIR_ATOMIC_MAX] = INTS32;
@@ -119,66 +85,34 @@ static void amdgpu_init(poot_kir_target *t, const char *arch, uint32_t wave) {
   t->max_bindings = 64;
   t->max_push_bytes = 4096;
   t->has_trap = true;
-  t->amdgpu_arch = arch;
 }
 
-void poot_kir_target_init_gfx90a(poot_kir_target *t) {
-  amdgpu_init(t, "gfx90a", 64);
-}
-void poot_kir_target_init_gfx942(poot_kir_target *t) {
-  amdgpu_init(t, "gfx942", 64);
-}
-void poot_kir_target_init_gfx1100(poot_kir_target *t) {
-  amdgpu_init(t, "gfx1100", 32);
-}
-
-static bool parse_sg(const char *s, const char *prefix, uint32_t *out) {
-  size_t n = strlen(prefix);
-  if (strncmp(s, prefix, n) != 0) return false;
-  char *end = NULL;
-  unsigned long v = strtoul(s + n, &end, 10);
-  if (!end || *end || end == s + n || v == 0 || v > 128 || (v & (v - 1))) return false;
-  *out = (uint32_t)v;
-  return true;
-}
-
-poot_status poot_kir_target_by_name(const char *name, poot_kir_target *out) {
-  uint32_t sg = 0;
-  memset(out, 0, sizeof *out);
-  if (!name) name = "";
-  if (strcmp(name, "interp") == 0)
-    poot_kir_target_init_interp(out, 32);
-  else if (parse_sg(name, "interp-sg", &sg))
-    poot_kir_target_init_interp(out, sg);
-  else if (strcmp(name, "sm_80") == 0)
-    poot_kir_target_init_sm80(out);
-  else if (strcmp(name, "sm_90") == 0)
-    poot_kir_target_init_sm90(out);
-  else if (strcmp(name, "vulkan") == 0)
-    poot_kir_target_init_vulkan(out, 0);
-  else if (parse_sg(name, "vulkan-sg", &sg))
-    poot_kir_target_init_vulkan(out, sg);
-  else if (strcmp(name, "lavapipe") == 0)
-    poot_kir_target_init_lavapipe(out, 8);
-  else if (parse_sg(name, "lavapipe-sg", &sg))
-    poot_kir_target_init_lavapipe(out, sg);
-  else if (strcmp(name, "webgpu") == 0)
-    poot_kir_target_init_webgpu(out, 0);
-  else if (parse_sg(name, "webgpu-sg", &sg))
-    poot_kir_target_init_webgpu(out, sg);
-  else if (strcmp(name, "gfx90a") == 0)
-    poot_kir_target_init_gfx90a(out);
-  else if (strcmp(name, "gfx942") == 0)
-    poot_kir_target_init_gfx942(out);
-  else if (strcmp(name, "gfx1100") == 0)
-    poot_kir_target_init_gfx1100(out);
-  else
-    return poot_status_make(POOT_NOT_FOUND,
-                            "kir: unknown target '%s' (known: interp, interp-sg<N>, sm_80, sm_90, "
-                            "vulkan, vulkan-sg<N>, lavapipe, lavapipe-sg<N>, webgpu, "
-                            "webgpu-sg<N>, gfx90a, gfx942, gfx1100)",
-                            name);
-  return POOT_OK_STATUS;
+void poot_kir_target_init(poot_kir_target *t, poot_kir_lang lang, uint32_t subgroup_size) {
+  switch (lang) {
+    case POOT_KIR_LANG_PTX:
+      base_init(t, "ptx", lang);
+      set_subgroup(t, subgroup_size);
+      ptx_defaults(t);
+      return;
+    case POOT_KIR_LANG_GLSL:
+      base_init(t, "glsl", lang);
+      set_subgroup(t, subgroup_size);
+      glsl_defaults(t);
+      return;
+    case POOT_KIR_LANG_WGSL:
+      base_init(t, "wgsl", lang);
+      set_subgroup(t, subgroup_size);
+      wgsl_defaults(t);
+      return;
+    case POOT_KIR_LANG_AMDGPU:
+      base_init(t, "amdgpu", lang);
+      set_subgroup(t, subgroup_size);
+      amdgpu_defaults(t);
+      return;
+    case POOT_KIR_LANG_NONE:
+      break;
+  }
+  poot_kir_target_init_interp(t, subgroup_size);
 }
 
 static uint64_t mix_str(uint64_t h, const char *s) {

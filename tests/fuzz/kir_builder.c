@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "poot/kir.h"
+#include "poot/devices.h"
 
 #define MAX_VALUES 256
 #define MAX_OPS 96
@@ -246,19 +247,19 @@ static void use_kernel(const poot_kir_kernel *k, input *in) {
         poot_kir_target_init_interp(&t, k->subgroup_size ? k->subgroup_size : 32);
         break;
       case 1:
-        poot_kir_target_init_sm80(&t);
+        poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &t);
         break;
       case 2:
-        poot_kir_target_init_vulkan(&t, 32);
+        poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &t);
         break;
       case 3:
-        poot_kir_target_init_webgpu(&t, 0);
+        poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &t);
         break;
       case 4:
-        poot_kir_target_init_gfx1100(&t);
+        poot_device_target_init(POOT_DEVICE_TARGET_GFX1100, 0, &t);
         break;
       default:
-        poot_kir_target_init_gfx90a(&t);
+        poot_device_target_init(POOT_DEVICE_TARGET_GFX90A, 0, &t);
         break;
     }
     poot_status st = poot_kir_verify(k, &t);

@@ -197,8 +197,13 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
     goto fail_close;
   }
   ctx->total_mem = total;
+  /* The KIR target: PTX for the queried compute capability (sm_90 for 9.x
+   * and later, sm_80 for 8.x), narrowed to what the driver can launch. */
   if (ctx->cc_major >= 9) {
-    poot_kir_target_init_sm90(&ctx->target);
+    poot_kir_target_init(&ctx->target, POOT_KIR_LANG_PTX, 32);
+    ctx->target.name = "sm_90";
+    ctx->target.sm_version = 90;
+    ctx->target.grid_dependency = true;
     /* Kernels wait for their predecessor themselves only if every launch
      * can say so (cuLaunchKernelEx) and stream capture keeps it as a
      * programmatic graph edge (CUDA 12.3 drivers on); an older driver gets
@@ -208,9 +213,11 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
      * out when chasing a fault). */
     const char *gd = getenv("POOT_PTX_GRID_DEPENDENCY");
     if (gd && strcmp(gd, "0") == 0) ctx->target.grid_dependency = false;
-  } else if (ctx->cc_major >= 8)
-    poot_kir_target_init_sm80(&ctx->target);
-  else {
+  } else if (ctx->cc_major >= 8) {
+    poot_kir_target_init(&ctx->target, POOT_KIR_LANG_PTX, 32);
+    ctx->target.name = "sm_80";
+    ctx->target.sm_version = 80;
+  } else {
     st = poot_status_make(POOT_UNSUPPORTED,
                           "PTX device: %s has compute capability %d.%d; poot needs 8.0 or newer",
                           ctx->name, ctx->cc_major, ctx->cc_minor);

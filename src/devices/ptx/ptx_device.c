@@ -57,9 +57,15 @@ typedef struct ptx_recording {
 
 static const poot_device_vtable ptx_vtable;
 
+/* Checked downcasts (STYLE: interfaces): NULL, or INTERNAL from ptx_of, for
+ * a device of another backend. */
 static ptx_device *ptx_cast(poot_device *device) {
-  /* Debug-checked downcast (STYLE: interfaces). */
-  return device && device->vt == &ptx_vtable ? (ptx_device *)device : NULL;
+  return POOT_DOWNCAST(ptx_device, base, device, &ptx_vtable);
+}
+
+static poot_status ptx_of(poot_device *device, ptx_device **out_device) {
+  *out_device = ptx_cast(device);
+  return poot_downcast_check(*out_device, "PTX device");
 }
 
 /* Carries a context poison (sticky error, timeout) over to the base, so that
@@ -78,8 +84,9 @@ static poot_status ptx_result(ptx_device *d, poot_status st) {
 
 static poot_status ptx_buffer_create(poot_device *device, poot_device_buffer_kind kind,
                                      uint64_t size, poot_device_buffer **out_buffer) {
-  ptx_device *d = ptx_cast(device);
   *out_buffer = NULL;
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   ptx_buffer *b = poot_calloc(1, sizeof *b);
   if (!b) return poot_status_make(POOT_OUT_OF_MEMORY, "PTX device: out of host memory");
   poot_status st =
@@ -95,6 +102,7 @@ static poot_status ptx_buffer_create(poot_device *device, poot_device_buffer_kin
 
 static void ptx_buffer_destroy(poot_device *device, poot_device_buffer *buffer) {
   ptx_device *d = ptx_cast(device);
+  if (!d) return;
   ptx_buffer *b = (ptx_buffer *)buffer;
   /* On a poisoned device only host memory is released (poot/exec.h). */
   if (!d->base.poisoned) {
@@ -106,14 +114,16 @@ static void ptx_buffer_destroy(poot_device *device, poot_device_buffer *buffer) 
 
 static poot_status ptx_upload(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
                               const void *data, uint64_t size) {
-  ptx_device *d = ptx_cast(device);
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   return ptx_result(
       d, poot__ptx_mem_write(d->ctx, &((ptx_buffer *)buffer)->mem, offset, data, (size_t)size));
 }
 
 static poot_status ptx_download(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
                                 void *data, uint64_t size) {
-  ptx_device *d = ptx_cast(device);
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   return ptx_result(
       d, poot__ptx_mem_read(d->ctx, &((ptx_buffer *)buffer)->mem, offset, data, (size_t)size));
 }
@@ -122,8 +132,9 @@ static poot_status ptx_download(poot_device *device, poot_device_buffer *buffer,
 
 static poot_status ptx_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                      poot_device_kernel **out_kernel) {
-  ptx_device *d = ptx_cast(device);
   *out_kernel = NULL;
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   poot__ptx_kernel *k = NULL;
   POOT_TRY(ptx_result(d, poot__ptx_kernel_create(d->ctx, kir, &k)));
   *out_kernel = &k->base;
@@ -132,6 +143,7 @@ static poot_status ptx_kernel_create(poot_device *device, const poot_kir_kernel 
 
 static void ptx_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
   ptx_device *d = ptx_cast(device);
+  if (!d) return;
   poot__ptx_kernel_destroy(d->ctx, (poot__ptx_kernel *)kernel);
 }
 
@@ -210,8 +222,9 @@ static CUdeviceptr rec_addr(const ptx_buffer *b) {
 static poot_status ptx_record(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
                               const uint32_t *stage_of, uint32_t stage_count,
                               poot_device_recording **out_recording) {
-  ptx_device *d = ptx_cast(device);
   *out_recording = NULL;
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   size_t naddr = 0, npush = 0;
   for (uint32_t i = 0; i < count; i++) {
     if (cmds[i].kind != POOT_DEVICE_CMD_DISPATCH) continue;
@@ -320,11 +333,13 @@ fail:
 }
 
 static void ptx_recording_destroy(poot_device *device, poot_device_recording *recording) {
-  recording_free(ptx_cast(device), (ptx_recording *)recording);
+  ptx_device *d = ptx_cast(device);
+  if (d) recording_free(d, (ptx_recording *)recording);
 }
 
 static poot_status ptx_replay(poot_device *device, poot_device_recording *recording) {
-  ptx_device *d = ptx_cast(device);
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
   ptx_recording *r = (ptx_recording *)recording;
   poot__ptx_ctx *ctx = d->ctx;
   POOT_TRY(ptx_result(d, poot__ptx_enter(ctx)));
@@ -377,9 +392,10 @@ static poot_status name_fault(ptx_device *d, poot_status st) {
 
 static poot_status ptx_synchronize(poot_device *device, uint64_t timeout_ns,
                                    uint64_t *out_device_ns) {
-  ptx_device *d = ptx_cast(device);
-  poot__ptx_ctx *ctx = d->ctx;
   *out_device_ns = 0;
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
+  poot__ptx_ctx *ctx = d->ctx;
   POOT_TRY(ptx_result(d, poot__ptx_enter(ctx)));
   poot_status st = poot__ptx_wait(ctx, timeout_ns);
   if (st) {
@@ -453,7 +469,7 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
   caps->target = ctx->target;
   /* A GPU that drives a display has a kernel-run-time watchdog (about 2 s on
    * Linux); budget stages well inside it. */
-  caps->watchdog_ms = watchdog ? 1000u : 0u;
+  caps->watchdog_ms = watchdog ? POOT_DEVICE_WATCHDOG_CUDA_DISPLAY_MS : 0u;
   caps->target.watchdog_ms = caps->watchdog_ms;
   caps->local_bytes = ctx->total_mem;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -190,14 +190,14 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
 #undef POOT_VK_LOAD_D
   d->vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
 
-  /* The KIR target: generic Vulkan narrowed to what this device reports. */
+  /* The KIR target: GLSL's defaults and what this device reports. */
   const VkSubgroupFeatureFlags need_sg =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
       VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   bool sg_ok = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                (sg.supportedOperations & need_sg) == need_sg && sg.subgroupSize > 0;
   poot_kir_target *t = &caps->target;
-  poot_kir_target_init_vulkan(t, sg_ok ? sg.subgroupSize : 0);
+  poot_kir_target_init(t, POOT_KIR_LANG_GLSL, sg_ok ? sg.subgroupSize : 0);
   t->name = "vulkan-device";
   t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   t->max_workgroup_size = lim->maxComputeWorkGroupInvocations;
@@ -275,6 +275,7 @@ static poot_status pick_memory(poot_vk_device *d, bool force_staging) {
 
 static void vk_destroy(poot_device *device) {
   poot_vk_device *d = poot__vk_device_cast(device);
+  if (!d) return;
   if (device->poisoned) {
     /* Pending work may still reference anything of this device: leak every
      * Vulkan object (the device and the loader too) and free host memory. */
@@ -298,8 +299,9 @@ static void vk_destroy(poot_device *device) {
 
 poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind, uint64_t size,
                                    poot_device_buffer **out_buffer) {
-  poot_vk_device *d = poot__vk_device_cast(device);
   *out_buffer = NULL;
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_buffer *b = poot_calloc(1, sizeof *b);
   if (!b) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: buffer object");
   b->base.device = device;
@@ -356,6 +358,7 @@ fail:
 
 void poot__vk_buffer_destroy(poot_device *device, poot_device_buffer *buffer) {
   poot_vk_device *d = poot__vk_device_cast(device);
+  if (!d) return;
   poot_vk_buffer *b = (poot_vk_buffer *)buffer;
   if (!device->poisoned) {
     if (b->buffer) d->vkDestroyBuffer(d->device, b->buffer, NULL);
@@ -431,7 +434,8 @@ done:
 
 static poot_status vk_upload(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
                              const void *data, uint64_t size) {
-  poot_vk_device *d = poot__vk_device_cast(device);
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_buffer *b = (poot_vk_buffer *)buffer;
   if (b->mapped) {
     memcpy((uint8_t *)b->mapped + offset, data, (size_t)size);
@@ -442,7 +446,8 @@ static poot_status vk_upload(poot_device *device, poot_device_buffer *buffer, ui
 
 static poot_status vk_download(poot_device *device, poot_device_buffer *buffer, uint64_t offset,
                                void *data, uint64_t size) {
-  poot_vk_device *d = poot__vk_device_cast(device);
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_buffer *b = (poot_vk_buffer *)buffer;
   if (b->mapped) {
     memcpy(data, (const uint8_t *)b->mapped + offset, (size_t)size);
@@ -451,7 +456,7 @@ static poot_status vk_download(poot_device *device, poot_device_buffer *buffer, 
   return staged_copy(d, b, offset, data, size, false);
 }
 
-static const poot_device_vtable vk_vtable = {
+const poot_device_vtable poot__vk_vtable = {
     .destroy = vk_destroy,
     .buffer_create = poot__vk_buffer_create,
     .buffer_destroy = poot__vk_buffer_destroy,
@@ -475,7 +480,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   }
   poot_vk_device *d = poot_calloc(1, sizeof *d);
   if (!d) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: device object");
-  poot_status st = poot_device_base_init(&d->base, &vk_vtable);
+  poot_status st = poot_device_base_init(&d->base, &poot__vk_vtable);
   if (st) {
     poot_free(d);
     return st;
@@ -506,13 +511,16 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
 }
 
 void poot_vulkan_device_inject(poot_device *device, poot_vulkan_fault fault) {
-  poot__vk_device_cast(device)->inject = fault;
+  poot_vk_device *d = poot__vk_device_cast(device);
+  if (d) d->inject = fault;
 }
 
 bool poot_vulkan_validation_enabled(const poot_device *device) {
-  return ((const poot_vk_device *)device)->vi.validation;
+  const poot_vk_device *d = poot__vk_device_cast(device);
+  return d && d->vi.validation;
 }
 
 uint32_t poot_vulkan_validation_messages(const poot_device *device) {
-  return ((const poot_vk_device *)device)->vi.validation_messages;
+  const poot_vk_device *d = poot__vk_device_cast(device);
+  return d ? d->vi.validation_messages : 0;
 }

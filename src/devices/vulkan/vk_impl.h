@@ -138,8 +138,18 @@ typedef struct poot_vk_recording {
   VkQueryPool timestamps;     /* start and end of the replay, when the device can time */
 } poot_vk_recording;
 
-static inline poot_vk_device *poot__vk_device_cast(poot_device *d) {
-  return (poot_vk_device *)d;
+/* The Vulkan device's vtable, its type tag (vk_device.c). */
+extern const poot_device_vtable poot__vk_vtable;
+
+/* Checked downcasts (STYLE: interfaces): NULL, or INTERNAL from
+ * poot__vk_device_of, for a device of another backend. */
+static inline poot_vk_device *poot__vk_device_cast(const poot_device *d) {
+  return POOT_DOWNCAST(poot_vk_device, base, d, &poot__vk_vtable);
+}
+POOT_MUST_USE static inline poot_status poot__vk_device_of(poot_device *d,
+                                                           poot_vk_device **out_device) {
+  *out_device = poot__vk_device_cast(d);
+  return poot_downcast_check(*out_device, "Vulkan device");
 }
 
 /* vk_instance.c */

@@ -13,6 +13,7 @@
 void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
   if (!kernel) return;
   poot_vk_device *d = poot__vk_device_cast(device);
+  if (!d) return;
   poot_vk_kernel *k = (poot_vk_kernel *)kernel;
   if (!device->poisoned && d->device) {
     if (k->pipeline) d->vkDestroyPipeline(d->device, k->pipeline, NULL);
@@ -27,8 +28,9 @@ void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
 
 poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
-  poot_vk_device *d = poot__vk_device_cast(device);
   *out_kernel = NULL;
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_kernel *k = poot_calloc(1, sizeof *k);
   if (!k) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: kernel object");
   k->base.name = poot_strdup(kir->name);
@@ -121,6 +123,7 @@ done:
 void poot__vk_recording_destroy(poot_device *device, poot_device_recording *recording) {
   if (!recording) return;
   poot_vk_device *d = poot__vk_device_cast(device);
+  if (!d) return;
   poot_vk_recording *rec = (poot_vk_recording *)recording;
   if (!device->poisoned) {
     /* Never free command buffers the queue may still execute. */
@@ -264,8 +267,9 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
 poot_status poot__vk_record(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
                             const uint32_t *stage_of, uint32_t stage_count,
                             poot_device_recording **out_recording) {
-  poot_vk_device *d = poot__vk_device_cast(device);
   *out_recording = NULL;
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_recording *rec = poot_calloc(1, sizeof *rec);
   if (!rec) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: recording");
   poot_status st = NULL;
@@ -335,7 +339,8 @@ fail:
 /* ------------------------------------------------------ replay and sync ---- */
 
 poot_status poot__vk_replay(poot_device *device, poot_device_recording *recording) {
-  poot_vk_device *d = poot__vk_device_cast(device);
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_recording *rec = (poot_vk_recording *)recording;
   /* The host zeroes the error words before the work that may set them. */
   if (rec->errors) memset(rec->errors->mapped, 0, (size_t)rec->errors->base.size);
@@ -359,8 +364,9 @@ poot_status poot__vk_replay(poot_device *device, poot_device_recording *recordin
 
 poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
                                  uint64_t *out_device_ns) {
-  poot_vk_device *d = poot__vk_device_cast(device);
   *out_device_ns = 0;
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_recording *rec = (poot_vk_recording *)device->pending;
   VkResult r = d->vkWaitForFences(d->device, 1, &d->fence, VK_TRUE, timeout_ns);
   if (r == VK_TIMEOUT)

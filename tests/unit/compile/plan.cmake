@@ -8,7 +8,7 @@ if(TARGET poot_compile AND TARGET poot_llm)
   target_link_libraries(poot_compile_testutil PUBLIC poot_compile poot_eval)
   poot_add_test(compile_plan
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/plan_test.c
-    LIBS poot_compile_testutil poot_llm)
+    LIBS poot_compile_testutil poot_devices poot_llm)
 endif()
 if(TARGET poot_compile)
   poot_add_script_test(compile_plan_render
@@ -17,7 +17,7 @@ endif()
 # The benchmark of docs/PERFORMANCE.md ("Compiler"); built, not run by ctest.
 if(TARGET poot_compile AND TARGET poot_llm AND NOT POOT_FUZZ)
   add_executable(compile_plan_bench ${CMAKE_CURRENT_LIST_DIR}/plan_bench.c)
-  target_link_libraries(compile_plan_bench PRIVATE poot_llm poot_compile)
+  target_link_libraries(compile_plan_bench PRIVATE poot_devices poot_llm poot_compile)
 endif()
 # The planner on the passes' random graphs, bit for bit against poot_eval.
 if(TARGET poot_compile AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/passes_gen.c)

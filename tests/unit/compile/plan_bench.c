@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "poot/compile.h"
+#include "poot/devices.h"
 #include "poot/llm/model.h"
 
 static poot_dtype g_wt = POOT_DTYPE_Q8_0;
@@ -56,7 +57,7 @@ int main(int argc, char **argv) {
   const char *names[] = {"sm_80", "vulkan-sg32", "webgpu", "gfx942"};
   for (int i = 0; i < 4; i++) {
     poot_kir_target t;
-    if (poot_kir_target_by_name(names[i], &t)) return 1;
+    if (poot_device_target_by_name(names[i], &t)) return 1;
     poot_compile_options co;
     poot_compile_options_init(&co);
     co.target = &t;

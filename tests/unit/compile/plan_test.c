@@ -13,6 +13,7 @@
 
 #include "plan_util.h"
 #include "poot/compile_passes.h"
+#include "poot/devices.h"
 #include "poot/llm/model.h"
 #include "poot_test.h"
 
@@ -172,7 +173,7 @@ static void test_families(void **state) {
                  r.what);
       for (int ti = 0; ti < 4; ti++) {
         poot_kir_target rt;
-        POOT_ASSERT_OK(poot_kir_target_by_name(targets[ti], &rt));
+        POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &rt));
         poot_compile_options o;
         poot_compile_options_init(&o);
         o.target = &rt;

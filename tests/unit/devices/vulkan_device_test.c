@@ -463,6 +463,22 @@ static void test_timeout(void **state) {
   close_device(d);
 }
 
+/* The Vulkan hooks on a device of another implementation (another vtable,
+ * the type tag): no write through it, no answer from it. */
+static void test_hooks_other_backend(void **state) {
+  (void)state;
+  static const poot_device_vtable other_vtable = {0};
+  poot_device other;
+  memset(&other, 0, sizeof other);
+  other.vt = &other_vtable;
+  poot_device before;
+  memcpy(&before, &other, sizeof before);
+  poot_vulkan_device_inject(&other, POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST);
+  assert_memory_equal(&other, &before, sizeof other);
+  assert_false(poot_vulkan_validation_enabled(&other));
+  assert_int_equal(poot_vulkan_validation_messages(&other), 0);
+}
+
 int main(void) {
   poot_vulkan_options o;
   poot_vulkan_options_init(&o);
@@ -479,11 +495,16 @@ int main(void) {
          poot_vulkan_validation_enabled(probe) ? "on" : "not installed (skipped)");
   poot_device_destroy(probe);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_buffers),         cmocka_unit_test(test_record_replay_slots),
-      cmocka_unit_test(test_staging),         cmocka_unit_test(test_replay_vs_eager_and_watchdog),
-      cmocka_unit_test(test_device_watchdog), cmocka_unit_test(test_kernel_fault),
-      cmocka_unit_test(test_device_lost),     cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_buffers),
+      cmocka_unit_test(test_record_replay_slots),
+      cmocka_unit_test(test_staging),
+      cmocka_unit_test(test_replay_vs_eager_and_watchdog),
+      cmocka_unit_test(test_device_watchdog),
+      cmocka_unit_test(test_kernel_fault),
+      cmocka_unit_test(test_device_lost),
+      cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_kernel_cache_collision),
+      cmocka_unit_test(test_hooks_other_backend),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

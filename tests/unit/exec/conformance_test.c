@@ -413,8 +413,9 @@ static void test_executor_arguments(void **state) {
   POOT_ASSERT_OK(poot_engine_create(d, &ex));
   /* a target in another kernel language than the device's */
   poot_kir_target other;
-  poot_kir_target_init_sm90(&other);
-  if (other.lang == d->caps.target.lang) poot_kir_target_init_vulkan(&other, 32);
+  poot_device_target_init(POOT_DEVICE_TARGET_SM90, 0, &other);
+  if (other.lang == d->caps.target.lang)
+    poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &other);
   poot_exec_target t = {.target = &other};
   POOT_ASSERT_STATUS(poot_exec_target_set(ex, &t), POOT_UNSUPPORTED);
   t.target = &d->caps.target;

@@ -8,4 +8,4 @@ target_link_libraries(poot_kir_corpus PUBLIC poot_kir m)
 poot_add_test(kir_interp_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/interp_test.c
               LIBS poot_kir_corpus poot_kir m)
 poot_add_test(kir_ir_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/interp_ir_test.c
-              LIBS poot_kir_corpus poot_kir m)
+              LIBS poot_kir_corpus poot_devices poot_kir m)

@@ -12,13 +12,14 @@
  *                          SKIP without the LLVM 19 tools on PATH */
 #include <stdlib.h>
 
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "render_ptx_amdgpu_util.h"
 
 static const char *const gfx_targets[] = {"gfx90a", "gfx942", "gfx1100"};
 
 static void target_of(const char *name, poot_kir_target *t) {
-  POOT_ASSERT_OK(poot_kir_target_by_name(name, t));
+  POOT_ASSERT_OK(poot_device_target_by_name(name, t));
 }
 
 static char *render_named(const char *name, const char *target_name) {
@@ -386,7 +387,7 @@ static int main_llc(void) {
   size_t written = 0;
   for (int i = 0; i < 3; i++) {
     poot_kir_target t;
-    poot_status st = poot_kir_target_by_name(gfx_targets[i], &t);
+    poot_status st = poot_device_target_by_name(gfx_targets[i], &t);
     llc_ctx p = {&t, dir, list, 0};
     if (!st) st = render_walk(&t, poot_kir_render_amdgpu, write_ll, &p, NULL);
     if (st) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "corpus.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "render_ptx_ops.h"
 
@@ -20,7 +21,7 @@ static bool write_words(const char *path, const poot_vec *w) {
  * many cases were rendered; *out_unsupported counts the skipped ones. */
 static size_t check_target(const char *target_name, bool validate, size_t *out_unsupported) {
   poot_kir_target t;
-  POOT_ASSERT_OK(poot_kir_target_by_name(target_name, &t));
+  POOT_ASSERT_OK(poot_device_target_by_name(target_name, &t));
   size_t n = 0, done = 0, unsupported = 0;
   const poot_kir_corpus_case *cases = poot_kir_corpus(&n);
   for (size_t i = 0; i < n; i++) {
@@ -107,7 +108,7 @@ static void test_ops_kernels(void **state) {
   (void)state;
   bool validate = have_spirv_val();
   poot_kir_target t;
-  poot_kir_target_init_lavapipe(&t, 8);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &t);
   uint32_t done = 0;
   for (uint32_t i = 0; i < RENDER_OPS_KERNEL_COUNT; i++) {
     poot_kir_kernel *k = NULL;
@@ -162,7 +163,7 @@ static void test_out_of_memory(void **state) {
   const poot_kir_corpus_case *c = poot_kir_corpus_find("gemv_tiled_f32");
   if (!c) c = &poot_kir_corpus(&(size_t){0})[0];
   poot_kir_target t;
-  poot_kir_target_init_lavapipe(&t, 8);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &t);
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(c->build(c, &t, &k));
   render_ctx r = {k, &t};
@@ -173,7 +174,7 @@ static void test_out_of_memory(void **state) {
 static void test_compile_error_names_line(void **state) {
   (void)state;
   poot_kir_target t;
-  poot_kir_target_init_lavapipe(&t, 8);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &t);
   const char *bad = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n  int x = y;\n}\n";
   poot_vec w;
   poot_vec_init(&w, 4);
@@ -191,8 +192,8 @@ static void test_wrong_target_language(void **state) {
   const poot_kir_corpus_case *c = poot_kir_corpus_find("vadd_f32");
   if (!c) c = &poot_kir_corpus(&n)[0];
   poot_kir_target lav, ptx;
-  poot_kir_target_init_lavapipe(&lav, 8);
-  poot_kir_target_init_sm80(&ptx);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &lav);
+  poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &ptx);
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(c->build(c, &lav, &k));
   poot_strbuf sb;

@@ -6,22 +6,22 @@ set(poot_kir_render_util ${CMAKE_CURRENT_LIST_DIR}/render_ptx_amdgpu_util.c
                          ${CMAKE_CURRENT_LIST_DIR}/render_ptx_ops.c)
 poot_add_test(kir_render_ptx
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_test.c ${poot_kir_render_util}
-  LIBS poot_kir_corpus poot_kir poot_base)
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base)
 poot_add_test(kir_render_ptx_ptxas
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_ptx_test.c ${poot_kir_render_util}
-  LIBS poot_kir_corpus poot_kir poot_base
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base
   ARGS ptxas TIMEOUT 900)
 poot_add_test(kir_render_amdgpu
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_amdgpu_test.c ${poot_kir_render_util}
-  LIBS poot_kir_corpus poot_kir poot_base)
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base)
 poot_add_test(kir_render_amdgpu_llc
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/render_amdgpu_test.c ${poot_kir_render_util}
-  LIBS poot_kir_corpus poot_kir poot_base
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base
   ARGS llc TIMEOUT 900)
 # Runs the PTX-rendered corpus on an NVIDIA GPU (SKIP without libcuda.so.1):
 # the device scripts of the PTX backend run it; CI skips it.
 add_executable(kir_render_ptx_cuda ${CMAKE_CURRENT_LIST_DIR}/render_ptx_cuda_test.c)
-target_link_libraries(kir_render_ptx_cuda PRIVATE poot_kir_corpus poot_kir poot_base m
+target_link_libraries(kir_render_ptx_cuda PRIVATE poot_kir_corpus poot_devices poot_kir poot_base m
                       ${CMAKE_DL_LIBS})
 add_test(NAME kir_render_ptx_cuda COMMAND kir_render_ptx_cuda)
 set_tests_properties(kir_render_ptx_cuda PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -14,6 +14,7 @@
 
 #include "corpus.h"
 #include "poot/kir.h"
+#include "poot/devices.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -358,7 +359,7 @@ int main(int argc, char **argv) {
   cu.DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev);
   cu.DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev);
   poot_kir_target t;
-  poot_status st = poot_kir_target_by_name(major >= 9 ? "sm_90" : "sm_80", &t);
+  poot_status st = poot_device_target_by_name(major >= 9 ? "sm_90" : "sm_80", &t);
   if (st || major < 8) {
     printf("SKIP: compute capability %d.%d (needs 8.0 or newer)\n", major, minor);
     poot_status_free(st);

@@ -8,11 +8,12 @@
  *                         ptxas on PATH */
 #include <stdlib.h>
 
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "render_ptx_amdgpu_util.h"
 
 static void target_of(const char *name, poot_kir_target *t) {
-  POOT_ASSERT_OK(poot_kir_target_by_name(name, t));
+  POOT_ASSERT_OK(poot_device_target_by_name(name, t));
 }
 
 static char *render_named(const char *name, const char *target_name) {
@@ -386,7 +387,7 @@ static int main_ptxas(void) {
   static const char *const targets[] = {"sm_80", "sm_90"};
   for (int i = 0; i < 2; i++) {
     poot_kir_target t;
-    poot_status st = poot_kir_target_by_name(targets[i], &t);
+    poot_status st = poot_device_target_by_name(targets[i], &t);
     ptxas_ctx p = {&t, dir, list, 0};
     if (!st) st = render_walk(&t, poot_kir_render_ptx, write_ptx, &p, NULL);
     if (st) {

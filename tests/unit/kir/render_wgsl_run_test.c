@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "corpus.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 
 #define MAX_JOBS 512
@@ -109,7 +110,7 @@ static void read_output(const char *path, void *dst, size_t size) {
 static void test_corpus_runs_on_wgpu(void **state) {
   (void)state;
   poot_kir_target t;
-  poot_kir_target_init_webgpu(&t, g_sg);
+  poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, g_sg, &t);
   t.name = "webgpu-device";
   /* 8/16-bit and bf16 buffers are packed into u32 words by the renderer. */
   t.storage_types = POOT_KIR_ALL_STORAGE_TYPES & ~POOT_KIR_SCALAR_BIT(POOT_KIR_I64);

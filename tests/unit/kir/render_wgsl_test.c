@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "corpus.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "render_ptx_ops.h"
 
@@ -19,14 +20,14 @@ static char g_dir[1024];
 static void target_at(int which, poot_kir_target *t) {
   switch (which) {
     case 0:
-      poot_kir_target_init_webgpu(t, 0);
+      poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, t);
       break;
     case 1:
-      poot_kir_target_init_webgpu(t, 32);
+      poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 32, t);
       t->name = "webgpu-sg32";
       break;
     default:
-      poot_kir_target_init_webgpu(t, 32);
+      poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 32, t);
       t->name = "webgpu-wide";
       t->storage_types = POOT_KIR_ALL_STORAGE_TYPES;
       t->arith_types |= POOT_KIR_SCALAR_BIT(POOT_KIR_F16) | POOT_KIR_SCALAR_BIT(POOT_KIR_I64);
@@ -152,8 +153,8 @@ static void test_wrong_target_language(void **state) {
   const poot_kir_corpus_case *c = poot_kir_corpus_find("vadd_f32");
   if (!c) c = &poot_kir_corpus(&n)[0];
   poot_kir_target web, lav;
-  poot_kir_target_init_webgpu(&web, 0);
-  poot_kir_target_init_lavapipe(&lav, 8);
+  poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &web);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, 8, &lav);
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(c->build(c, &web, &k));
   poot_strbuf sb;

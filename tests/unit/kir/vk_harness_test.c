@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "corpus.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "vk_harness.h"
 
@@ -22,7 +23,7 @@ static void target_for_device(poot_kir_target *t) {
   /* VkSubgroupFeatureFlagBits: BASIC, ARITHMETIC, BALLOT, SHUFFLE. */
   const uint32_t need_sg = 0x1 | 0x4 | 0x8 | 0x10;
   bool sg = in->subgroup_size > 0 && (in->subgroup_ops & need_sg) == need_sg;
-  poot_kir_target_init_lavapipe(t, sg ? in->subgroup_size : 0);
+  poot_device_target_init(POOT_DEVICE_TARGET_LAVAPIPE, sg ? in->subgroup_size : 0, t);
   t->name = "vulkan-device";
   t->max_workgroup_size = in->max_workgroup_size;
   t->shared_memory_bytes = in->max_shared_bytes;
