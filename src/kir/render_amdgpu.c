@@ -20,11 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kir_impl.h"
 #include "poot/kir.h"
 #include "render_ptx_amdgpu.h"
+#include "render_regs.h"
 
-#define NAME_LEN 40
 #define MAX_DECLS 48
 
 typedef struct fault_edge {
@@ -32,12 +31,19 @@ typedef struct fault_edge {
   uint32_t label; /* the ck<label>.fail block */
 } fault_edge;
 
+/* One register class (render_regs.h): the SSA temporaries %t0, %t1, …; LLVM
+ * allocates the machine registers. */
+static const char *const tmp_prefix[1] = {"%t"};
+static const poot__kir_reg_classes amd_classes = {.count = 1, .prefix = tmp_prefix};
+
 typedef struct amd_ctx {
+  /* Values by operand text (r.value_name), temporaries, operand text, the
+   * first error; private arrays in SSA form: pv[r.priv_first[i] + e] is the
+   * current LLVM value of element e of array i. */
+  poot__kir_regs r;
   const poot_kir_kernel *k;
   const poot_kir_target *t;
   poot_strbuf *o;
-  const char **vname; /* LLVM operand text of each KIR value */
-  uint32_t tmp;
   uint32_t label;
   uint32_t sg;
   const char *decls[MAX_DECLS];
@@ -45,55 +51,18 @@ typedef struct amd_ctx {
   bool use_tanh, use_erf, use_pow, use_sincos;
   poot_vec faults;     /* fault_edge */
   const char *lane_id; /* the wave lane (mbcnt), computed at entry */
-  /* Private arrays in SSA form: the current LLVM value of every element
-   * (pv[privbase[i] + e]), and the basic block the emitter is in. */
   const char **pv;
-  uint32_t *privbase;
-  uint32_t priv_total;
-  const char *cur_label;
-  poot_status err;
-  poot_arena names;
-  char scratch[NAME_LEN];
+  const char *cur_label; /* the basic block the emitter is in */
 } amd_ctx;
 
 #define EMIT(...) poot_strbuf_printf(c->o, __VA_ARGS__)
 
 static void fail(amd_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
-  if (c->err) return;
-  c->err = poot_status_make(code, "AMDGPU renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
-                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-", why);
-}
-
-static char *name_buf(amd_ctx *c) {
-  char *s = poot_arena_alloc(&c->names, NAME_LEN, 1);
-  if (!s) {
-    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
-    return c->scratch;
-  }
-  return s;
+  poot__kir_regs_fail(&c->r, code, in, why);
 }
 
 static const char *tmp(amd_ctx *c) {
-  char *s = name_buf(c);
-  snprintf(s, NAME_LEN, "%%t%" PRIu32, c->tmp++);
-  return s;
-}
-
-static const char *fmt(amd_ctx *c, const char *f, ...) POOT_PRINTF(2, 3);
-static const char *fmt(amd_ctx *c, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int n = vsnprintf(NULL, 0, f, ap);
-  va_end(ap);
-  char *s = n >= 0 ? poot_arena_alloc(&c->names, (size_t)n + 1, 1) : NULL;
-  if (!s) {
-    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
-    return c->scratch;
-  }
-  va_start(ap, f);
-  vsnprintf(s, (size_t)n + 1, f, ap);
-  va_end(ap);
-  return s;
+  return poot__kir_regs_temp(&c->r, 0);
 }
 
 /* Declares an intrinsic once (in first-use order, so output is stable). */
@@ -134,7 +103,7 @@ static uint32_t lanes_of(poot_kir_type t) {
 
 static const char *vty(amd_ctx *c, poot_kir_type t) {
   if (lanes_of(t) == 1) return sty((poot_kir_scalar)t.scalar);
-  return fmt(c, "<%u x %s>", (unsigned)t.lanes, sty((poot_kir_scalar)t.scalar));
+  return poot__kir_regs_fmt(&c->r, "<%u x %s>", (unsigned)t.lanes, sty((poot_kir_scalar)t.scalar));
 }
 
 static bool is_float(poot_kir_scalar s) {
@@ -153,7 +122,7 @@ static const char *f32c(amd_ctx *c, uint32_t bits) {
   double d = (double)f;
   uint64_t u;
   memcpy(&u, &d, sizeof u);
-  return fmt(c, "0x%016" PRIX64, u);
+  return poot__kir_regs_fmt(&c->r, "0x%016" PRIX64, u);
 }
 
 static poot_kir_type vtype(const amd_ctx *c, poot_kir_value v) {
@@ -163,9 +132,9 @@ static poot_kir_type vtype(const amd_ctx *c, poot_kir_value v) {
 /* Lane l of value v as a scalar operand. */
 static const char *lane(amd_ctx *c, poot_kir_value v, uint32_t l) {
   poot_kir_type t = vtype(c, v);
-  if (lanes_of(t) == 1) return c->vname[v];
+  if (lanes_of(t) == 1) return c->r.value_name[v];
   const char *r = tmp(c);
-  EMIT("  %s = extractelement %s %s, i32 %" PRIu32 "\n", r, vty(c, t), c->vname[v], l);
+  EMIT("  %s = extractelement %s %s, i32 %" PRIu32 "\n", r, vty(c, t), c->r.value_name[v], l);
   return r;
 }
 
@@ -174,7 +143,7 @@ static void set_lanes(amd_ctx *c, poot_kir_value v, const char *const *names) {
   poot_kir_type t = vtype(c, v);
   uint32_t n = lanes_of(t);
   if (n == 1) {
-    c->vname[v] = names[0];
+    c->r.value_name[v] = names[0];
     return;
   }
   const char *acc = "poison";
@@ -184,7 +153,7 @@ static void set_lanes(amd_ctx *c, poot_kir_value v, const char *const *names) {
          sty((poot_kir_scalar)t.scalar), names[l], l);
     acc = r;
   }
-  c->vname[v] = acc;
+  c->r.value_name[v] = acc;
 }
 
 /* A float lane widened to f32. */
@@ -307,7 +276,7 @@ static void emit_helpers(amd_ctx *c) {
     for (int i = 1; i < POOT__KIR_TANH_NCOEF; i++) {
       poot_strbuf_printf(o, "  %%p%d = call float @llvm.fma.f32(float %s, float %%x2, float %s)\n",
                          i, prev, f32c(c, poot__kir_tanh_coef[i]));
-      prev = fmt(c, "%%p%d", i);
+      prev = poot__kir_regs_fmt(&c->r, "%%p%d", i);
     }
     poot_strbuf_printf(o,
                        "  %%small = fmul float %s, %%x\n"
@@ -337,7 +306,7 @@ static void emit_helpers(amd_ctx *c) {
     for (int i = 1; i < POOT__KIR_ERF_NCOEF; i++) {
       poot_strbuf_printf(o, "  %%p%d = call float @llvm.fma.f32(float %s, float %%x2, float %s)\n",
                          i, prev, f32c(c, poot__kir_erf_coef[i]));
-      prev = fmt(c, "%%p%d", i);
+      prev = poot__kir_regs_fmt(&c->r, "%%p%d", i);
     }
     poot_strbuf_printf(o,
                        "  %%small = fmul float %s, %%x\n"
@@ -349,7 +318,7 @@ static void emit_helpers(amd_ctx *c) {
     for (int i = 1; i < 5; i++) {
       poot_strbuf_printf(o, "  %%a%d = call float @llvm.fma.f32(float %s, float %%t, float %s)\n",
                          i, prev, f32c(c, poot__kir_erf_as[i]));
-      prev = fmt(c, "%%a%d", i);
+      prev = poot__kir_regs_fmt(&c->r, "%%a%d", i);
     }
     poot_strbuf_printf(o,
                        "  %%q = fmul float %s, %%t\n"
@@ -414,19 +383,19 @@ static const char *const_text(amd_ctx *c, poot_kir_scalar s, uint64_t b) {
     case POOT_KIR_F32:
       return f32c(c, (uint32_t)b);
     case POOT_KIR_F16:
-      return fmt(c, "0xH%04" PRIX32, (uint32_t)(b & 0xFFFF));
+      return poot__kir_regs_fmt(&c->r, "0xH%04" PRIX32, (uint32_t)(b & 0xFFFF));
     case POOT_KIR_BF16:
-      return fmt(c, "0xR%04" PRIX32, (uint32_t)(b & 0xFFFF));
+      return poot__kir_regs_fmt(&c->r, "0xR%04" PRIX32, (uint32_t)(b & 0xFFFF));
     case POOT_KIR_I8:
     case POOT_KIR_U8:
-      return fmt(c, "%d", (int)(int8_t)(uint8_t)b);
+      return poot__kir_regs_fmt(&c->r, "%d", (int)(int8_t)(uint8_t)b);
     case POOT_KIR_I16:
     case POOT_KIR_U16:
-      return fmt(c, "%d", (int)(int16_t)(uint16_t)b);
+      return poot__kir_regs_fmt(&c->r, "%d", (int)(int16_t)(uint16_t)b);
     case POOT_KIR_I64:
-      return fmt(c, "%" PRId64, (int64_t)b);
+      return poot__kir_regs_fmt(&c->r, "%" PRId64, (int64_t)b);
     default:
-      return fmt(c, "%" PRId32, (int32_t)(uint32_t)b);
+      return poot__kir_regs_fmt(&c->r, "%" PRId32, (int32_t)(uint32_t)b);
   }
 }
 
@@ -491,7 +460,7 @@ static void emit_builtin(amd_ctx *c, const poot_kir_inst *in) {
       EMIT("  %s = call i32 @llvm.amdgcn.workitem.id.%s()\n", r, dimc[dim]);
       break;
     case POOT_KIR_BUILTIN_LOCAL_SIZE:
-      r = fmt(c, "%" PRIu32, wsd);
+      r = poot__kir_regs_fmt(&c->r, "%" PRIu32, wsd);
       break;
     case POOT_KIR_BUILTIN_LOCAL_INDEX:
       r = local_index(c);
@@ -509,13 +478,13 @@ static void emit_builtin(amd_ctx *c, const poot_kir_inst *in) {
       break;
     }
     case POOT_KIR_BUILTIN_SUBGROUP_SIZE:
-      r = fmt(c, "%" PRIu32, c->sg);
+      r = poot__kir_regs_fmt(&c->r, "%" PRIu32, c->sg);
       break;
     default:
       fail(c, POOT_UNSUPPORTED, in, "unknown builtin");
       r = "0";
   }
-  c->vname[in->result] = r;
+  c->r.value_name[in->result] = r;
 }
 
 static poot_kir_scalar space_elem(amd_ctx *c, poot_kir_space space, uint32_t ref) {
@@ -529,12 +498,12 @@ static const char *address(amd_ctx *c, poot_kir_space space, uint32_t ref, poot_
   const char *p = tmp(c);
   if (space == POOT_KIR_SPACE_GLOBAL) {
     const char *w = tmp(c);
-    EMIT("  %s = %s i32 %s to i64\n", w, sidx ? "sext" : "zext", c->vname[index]);
+    EMIT("  %s = %s i32 %s to i64\n", w, sidx ? "sext" : "zext", c->r.value_name[index]);
     EMIT("  %s = getelementptr inbounds %s, ptr addrspace(1) %%b%" PRIu32 ", i64 %s\n", p,
          sty(elem), ref, w);
   } else {
     EMIT("  %s = getelementptr inbounds %s, ptr addrspace(3) @%s.s%" PRIu32 ", i32 %s\n", p,
-         sty(elem), c->k->name, ref, c->vname[index]);
+         sty(elem), c->k->name, ref, c->r.value_name[index]);
   }
   return p;
 }
@@ -554,12 +523,12 @@ static void emit_load_store(amd_ctx *c, const poot_kir_inst *in, bool store) {
   const char *as = in->space == POOT_KIR_SPACE_GLOBAL ? "1" : "3";
   uint32_t al = access_align(c, in->space, in->ref, lanes_of(t));
   if (store) {
-    EMIT("  store %s %s, ptr addrspace(%s) %s, align %" PRIu32 "\n", vty(c, t), c->vname[v], as, p,
-         al);
+    EMIT("  store %s %s, ptr addrspace(%s) %s, align %" PRIu32 "\n", vty(c, t), c->r.value_name[v],
+         as, p, al);
   } else {
     const char *r = tmp(c);
     EMIT("  %s = load %s, ptr addrspace(%s) %s, align %" PRIu32 "\n", r, vty(c, t), as, p, al);
-    c->vname[v] = r;
+    c->r.value_name[v] = r;
   }
 }
 
@@ -572,7 +541,7 @@ static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
   bool f = elem == POOT_KIR_F32;
   const char *r = tmp(c);
   if (in->op == POOT_KIR_OP_ATOMIC_CAS) {
-    const char *cmp = c->vname[in->args[1]], *nv = c->vname[in->args[2]];
+    const char *cmp = c->r.value_name[in->args[1]], *nv = c->r.value_name[in->args[2]];
     if (f) {
       /* cmpxchg works on integers: compare bit patterns, as PTX atom.cas.b32 does. */
       const char *ci = tmp(c), *ni = tmp(c);
@@ -593,7 +562,7 @@ static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
     } else {
       EMIT("  %s = extractvalue { i32, i1 } %s, 0\n", r, pair);
     }
-    c->vname[in->result] = r;
+    c->r.value_name[in->result] = r;
     return;
   }
   const char *op = NULL;
@@ -619,8 +588,8 @@ static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
     return;
   }
   EMIT("  %s = atomicrmw %s ptr addrspace(%s) %s, %s %s syncscope(\"%s\") monotonic, align 4\n", r,
-       op, as, p, ty, c->vname[in->args[1]], scope);
-  c->vname[in->result] = r;
+       op, as, p, ty, c->r.value_name[in->args[1]], scope);
+  c->r.value_name[in->result] = r;
 }
 
 static void emit_unary(amd_ctx *c, const poot_kir_inst *in) {
@@ -752,7 +721,7 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
       case POOT_KIR_OP_MAX: {
         const char *fn =
             in->op == POOT_KIR_OP_MIN ? (sg ? "smin" : "umin") : (sg ? "smax" : "umax");
-        declare(c, fmt(c, "declare %s @llvm.%s.%s(%s, %s)", ty, fn, ty, ty, ty));
+        declare(c, poot__kir_regs_fmt(&c->r, "declare %s @llvm.%s.%s(%s, %s)", ty, fn, ty, ty, ty));
         EMIT("  %s = call %s @llvm.%s.%s(%s %s, %s %s)\n", r, ty, fn, ty, ty, a, ty, b);
         break;
       }
@@ -838,7 +807,8 @@ static const char *convert_lane(amd_ctx *c, poot_kir_scalar to, poot_kir_scalar 
     } else {
       /* Truncate toward zero, saturate, NaN -> 0. */
       const char *fn = is_signed_int(to) ? "fptosi" : "fptoui";
-      declare(c, fmt(c, "declare %s @llvm.%s.sat.%s.f32(float)", sty(to), fn, sty(to)));
+      declare(c, poot__kir_regs_fmt(&c->r, "declare %s @llvm.%s.sat.%s.f32(float)", sty(to), fn,
+                                    sty(to)));
       EMIT("  %s = call %s @llvm.%s.sat.%s.f32(float %s)\n", r, sty(to), fn, sty(to), f);
     }
     return r;
@@ -878,10 +848,10 @@ static void emit_move_lanes(amd_ctx *c, const poot_kir_inst *in) {
   for (uint32_t l = 0; l < n; l++) {
     switch (in->op) {
       case POOT_KIR_OP_SPLAT:
-        res[l] = c->vname[in->args[0]];
+        res[l] = c->r.value_name[in->args[0]];
         break;
       case POOT_KIR_OP_VEC:
-        res[l] = c->vname[in->args[l]];
+        res[l] = c->r.value_name[in->args[l]];
         break;
       default:
         res[l] = lane(c, in->args[0], (uint32_t)in->imm);
@@ -897,16 +867,16 @@ static void emit_move_lanes(amd_ctx *c, const poot_kir_inst *in) {
  * header carries a phi per element. No allocas: the IR needs no SROA or
  * mem2reg to keep private state in registers (llc runs neither). */
 static void emit_priv(amd_ctx *c, const poot_kir_inst *in, bool store) {
-  uint32_t slot = c->privbase[in->ref] + (uint32_t)in->imm;
+  uint32_t slot = c->r.priv_first[in->ref] + (uint32_t)in->imm;
   if (store)
-    c->pv[slot] = c->vname[in->args[0]];
+    c->pv[slot] = c->r.value_name[in->args[0]];
   else
-    c->vname[in->result] = c->pv[slot];
+    c->r.value_name[in->result] = c->pv[slot];
 }
 
 static const char *priv_type(amd_ctx *c, uint32_t slot) {
   uint32_t i = 0;
-  while (i + 1 < c->k->private_count && c->privbase[i + 1] <= slot) i++;
+  while (i + 1 < c->k->private_count && c->r.priv_first[i + 1] <= slot) i++;
   return vty(c, c->k->privates[i].type);
 }
 
@@ -928,13 +898,14 @@ static const char *zero_of(poot_kir_type t) {
 
 /* A copy of the current private values (arena-allocated). */
 static const char **priv_save(amd_ctx *c) {
-  if (!c->priv_total) return NULL;
-  const char **s = poot_arena_alloc(&c->names, c->priv_total * sizeof *s, _Alignof(const char *));
+  if (!c->r.priv_total) return NULL;
+  const char **s =
+      poot_arena_alloc(&c->r.names, c->r.priv_total * sizeof *s, _Alignof(const char *));
   if (!s) {
-    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+    poot__kir_regs_oom(&c->r);
     return NULL;
   }
-  memcpy(s, c->pv, c->priv_total * sizeof *s);
+  memcpy(s, c->pv, c->r.priv_total * sizeof *s);
   return s;
 }
 
@@ -955,7 +926,7 @@ static const char *bpermute(amd_ctx *c, const char *lane_idx, const char *bits) 
 static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
   bool f = s == POOT_KIR_F32;
-  const char *v = c->vname[in->args[0]];
+  const char *v = c->r.value_name[in->args[0]];
   const char *bits = v;
   if (f) {
     bits = tmp(c);
@@ -993,16 +964,16 @@ static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
                                                                   : sg ? "smin.i32"
                                                                        : "umin.i32");
           const char *ty = f ? "float" : "i32";
-          declare(c, fmt(c, "declare %s @llvm.%s(%s, %s)", ty, fn, ty, ty));
+          declare(c, poot__kir_regs_fmt(&c->r, "declare %s @llvm.%s(%s, %s)", ty, fn, ty, ty));
           EMIT("  %s = call %s @llvm.%s(%s %s, %s %s)\n", r, ty, fn, ty, acc, ty, ov);
         }
         acc = r;
       }
-      c->vname[in->result] = acc;
+      c->r.value_name[in->result] = acc;
       return;
     }
     case POOT_KIR_OP_SG_SHUFFLE:
-      out_bits = bpermute(c, c->vname[in->args[1]], bits);
+      out_bits = bpermute(c, c->r.value_name[in->args[1]], bits);
       break;
     case POOT_KIR_OP_SG_SHUFFLE_XOR: {
       const char *partner = tmp(c);
@@ -1025,27 +996,27 @@ static void emit_subgroup(amd_ctx *c, const poot_kir_inst *in) {
     EMIT("  %s = bitcast i32 %s to float\n", r, out_bits);
     out_bits = r;
   }
-  c->vname[in->result] = out_bits;
+  c->r.value_name[in->result] = out_bits;
 }
 
 static void emit_param(amd_ctx *c, const poot_kir_inst *in) {
   const poot_kir_param *p = &c->k->params[in->ref];
   if (p->kind == POOT_KIR_PARAM_PUSH) {
-    c->vname[in->result] = fmt(c, "%%a%" PRIu32, in->ref);
+    c->r.value_name[in->result] = poot__kir_regs_fmt(&c->r, "%%a%" PRIu32, in->ref);
     return;
   }
   const char *q = tmp(c), *r = tmp(c);
   EMIT("  %s = getelementptr inbounds %s, ptr addrspace(1) %%b%" PRIu32 ", i64 %" PRIu32 "\n", q,
        sty(p->type), p->slot_ref, p->slot_index);
   EMIT("  %s = load %s, ptr addrspace(1) %s, align 4\n", r, sty(p->type), q);
-  c->vname[in->result] = r;
+  c->r.value_name[in->result] = r;
 }
 
 static void emit_bitcast(amd_ctx *c, const poot_kir_inst *in) {
   const char *r = tmp(c);
-  EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])), c->vname[in->args[0]],
-       vty(c, in->type));
-  c->vname[in->result] = r;
+  EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])),
+       c->r.value_name[in->args[0]], vty(c, in->type));
+  c->r.value_name[in->result] = r;
 }
 
 static void emit_barrier(amd_ctx *c) {
@@ -1059,14 +1030,14 @@ static void emit_check(amd_ctx *c, const poot_kir_inst *in) {
   uint32_t n = c->label++;
   fault_edge e = {(uint32_t)in->imm, n};
   poot_status st = poot_vec_push(&c->faults, &e);
-  if (st && !c->err)
-    c->err = st;
+  if (st && !c->r.err)
+    c->r.err = st;
   else
     poot_status_free(st);
   EMIT("  br i1 %s, label %%ck%" PRIu32 ".ok, label %%ck%" PRIu32 ".fail, !prof !2\n",
-       c->vname[in->args[0]], n, n);
+       c->r.value_name[in->args[0]], n, n);
   EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\n", n);
-  set_label(c, fmt(c, "ck%" PRIu32 ".ok", n));
+  set_label(c, poot__kir_regs_fmt(&c->r, "ck%" PRIu32 ".ok", n));
 }
 
 static void emit_if(amd_ctx *c, const poot_kir_inst *in) {
@@ -1074,29 +1045,29 @@ static void emit_if(amd_ctx *c, const poot_kir_inst *in) {
   bool has_else = in->else_body.first != NULL;
   const char *from = c->cur_label;
   const char **before = priv_save(c);
-  EMIT("  br i1 %s, label %%if%" PRIu32 ".then, label %%if%" PRIu32 ".%s\n", c->vname[in->args[0]],
-       n, n, has_else ? "else" : "end");
-  set_label(c, fmt(c, "if%" PRIu32 ".then", n));
+  EMIT("  br i1 %s, label %%if%" PRIu32 ".then, label %%if%" PRIu32 ".%s\n",
+       c->r.value_name[in->args[0]], n, n, has_else ? "else" : "end");
+  set_label(c, poot__kir_regs_fmt(&c->r, "if%" PRIu32 ".then", n));
   emit_block(c, &in->body);
   EMIT("  br label %%if%" PRIu32 ".end\n", n);
   const char *then_end = c->cur_label;
   const char **after_then = priv_save(c);
   const char *else_end = from;
   if (has_else) {
-    if (before) memcpy(c->pv, before, c->priv_total * sizeof *c->pv);
-    set_label(c, fmt(c, "if%" PRIu32 ".else", n));
+    if (before) memcpy(c->pv, before, c->r.priv_total * sizeof *c->pv);
+    set_label(c, poot__kir_regs_fmt(&c->r, "if%" PRIu32 ".else", n));
     emit_block(c, &in->else_body);
     EMIT("  br label %%if%" PRIu32 ".end\n", n);
     else_end = c->cur_label;
   }
   const char **after_else = has_else ? priv_save(c) : before;
-  set_label(c, fmt(c, "if%" PRIu32 ".end", n));
-  for (uint32_t e = 0; e < c->priv_total && after_then && after_else; e++) {
+  set_label(c, poot__kir_regs_fmt(&c->r, "if%" PRIu32 ".end", n));
+  for (uint32_t e = 0; e < c->r.priv_total && after_then && after_else; e++) {
     if (after_then[e] == after_else[e]) {
       c->pv[e] = after_then[e];
       continue;
     }
-    const char *r = fmt(c, "%%if%" PRIu32 ".p%" PRIu32, n, e);
+    const char *r = poot__kir_regs_fmt(&c->r, "%%if%" PRIu32 ".p%" PRIu32, n, e);
     EMIT("  %s = phi %s [ %s, %%%s ], [ %s, %%%s ]\n", r, priv_type(c, e), after_then[e], then_end,
          after_else[e], else_end);
     c->pv[e] = r;
@@ -1106,9 +1077,9 @@ static void emit_if(amd_ctx *c, const poot_kir_inst *in) {
 static void emit_for(amd_ctx *c, const poot_kir_inst *in) {
   uint32_t n = c->label++;
   bool sg = (poot_kir_scalar)vtype(c, in->args[0]).scalar == POOT_KIR_I32;
-  const char *i = fmt(c, "%%for%" PRIu32 ".i", n);
-  const char *pre = fmt(c, "for%" PRIu32 ".pre", n);
-  c->vname[in->result] = i;
+  const char *i = poot__kir_regs_fmt(&c->r, "%%for%" PRIu32 ".i", n);
+  const char *pre = poot__kir_regs_fmt(&c->r, "for%" PRIu32 ".pre", n);
+  c->r.value_name[in->result] = i;
   EMIT("  br label %%%s\n", pre);
   set_label(c, pre);
   EMIT("  br label %%for%" PRIu32 ".head\n", n);
@@ -1116,44 +1087,43 @@ static void emit_for(amd_ctx *c, const poot_kir_inst *in) {
    * body is emitted first, into a buffer of its own, with every private
    * element named by its header phi. */
   const char **entry_vals = priv_save(c);
-  for (uint32_t e = 0; e < c->priv_total; e++)
-    c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+  for (uint32_t e = 0; e < c->r.priv_total; e++)
+    c->pv[e] = poot__kir_regs_fmt(&c->r, "%%for%" PRIu32 ".p%" PRIu32, n, e);
   poot_strbuf body;
   poot_strbuf_init(&body);
   poot_strbuf *outer = c->o;
   c->o = &body;
-  set_label(c, fmt(c, "for%" PRIu32 ".body", n));
+  set_label(c, poot__kir_regs_fmt(&c->r, "for%" PRIu32 ".body", n));
   emit_block(c, &in->body);
   EMIT("  br label %%for%" PRIu32 ".latch\n", n);
-  set_label(c, fmt(c, "for%" PRIu32 ".latch", n));
-  EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->vname[in->args[2]]);
+  set_label(c, poot__kir_regs_fmt(&c->r, "for%" PRIu32 ".latch", n));
+  EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->r.value_name[in->args[2]]);
   EMIT("  br label %%for%" PRIu32 ".head\n", n);
   const char **latch_vals = priv_save(c);
   c->o = outer;
   EMIT("for%" PRIu32 ".head:\n", n);
   EMIT("  %s = phi i32 [ %s, %%%s ], [ %%for%" PRIu32 ".next, %%for%" PRIu32 ".latch ]\n", i,
-       c->vname[in->args[0]], pre, n, n);
-  for (uint32_t e = 0; e < c->priv_total && entry_vals && latch_vals; e++)
+       c->r.value_name[in->args[0]], pre, n, n);
+  for (uint32_t e = 0; e < c->r.priv_total && entry_vals && latch_vals; e++)
     EMIT("  %%for%" PRIu32 ".p%" PRIu32 " = phi %s [ %s, %%%s ], [ %s, %%for%" PRIu32 ".latch ]\n",
          n, e, priv_type(c, e), entry_vals[e], pre, latch_vals[e], n);
   EMIT("  %%for%" PRIu32 ".c = icmp %s i32 %s, %s\n", n, sg ? "slt" : "ult", i,
-       c->vname[in->args[1]]);
+       c->r.value_name[in->args[1]]);
   EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32 ".end\n", n,
        n, n);
   poot_strbuf_append(c->o, body.data, body.len);
-  if (body.failed && !c->err)
-    c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+  if (body.failed) poot__kir_regs_oom(&c->r);
   poot_strbuf_deinit(&body);
   /* After the loop (exited from the header) the elements are the phis. */
-  for (uint32_t e = 0; e < c->priv_total; e++)
-    c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
-  set_label(c, fmt(c, "for%" PRIu32 ".end", n));
+  for (uint32_t e = 0; e < c->r.priv_total; e++)
+    c->pv[e] = poot__kir_regs_fmt(&c->r, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+  set_label(c, poot__kir_regs_fmt(&c->r, "for%" PRIu32 ".end", n));
 }
 
 static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
   switch (poot__kir_op_class(in->op)) {
     case POOT_KIR_CLASS_CONST:
-      c->vname[in->result] = const_text(c, (poot_kir_scalar)in->type.scalar, in->imm);
+      c->r.value_name[in->result] = const_text(c, (poot_kir_scalar)in->type.scalar, in->imm);
       break;
     case POOT_KIR_CLASS_BUILTIN:
       emit_builtin(c, in);
@@ -1219,7 +1189,7 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
 }
 
 static void emit_block(amd_ctx *c, const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in && !c->err; in = in->next) emit_inst(c, in);
+  for (const poot_kir_inst *in = b->first; in && !c->r.err; in = in->next) emit_inst(c, in);
 }
 
 /* The fault block: fills the record (render_ptx_amdgpu.h) and traps. */
@@ -1243,8 +1213,8 @@ static void emit_fault(amd_ctx *c) {
   EMIT("  br i1 %%won, label %%fault.own, label %%fault.wait\n");
   EMIT("fault.own:\n");
   const char *words[7] = {"%code", NULL, NULL, "%wgx", "%wgy", "%wgz", "%lid"};
-  words[1] = fmt(c, "%" PRId32, (int32_t)(uint32_t)c->k->hash);
-  words[2] = fmt(c, "%" PRId32, (int32_t)(uint32_t)(c->k->hash >> 32));
+  words[1] = poot__kir_regs_fmt(&c->r, "%" PRId32, (int32_t)(uint32_t)c->k->hash);
+  words[2] = poot__kir_regs_fmt(&c->r, "%" PRId32, (int32_t)(uint32_t)(c->k->hash >> 32));
   EMIT("  %%wgx = call i32 @llvm.amdgcn.workgroup.id.x()\n");
   EMIT("  %%wgy = call i32 @llvm.amdgcn.workgroup.id.y()\n");
   EMIT("  %%wgz = call i32 @llvm.amdgcn.workgroup.id.z()\n");
@@ -1272,97 +1242,36 @@ static void emit_fault(amd_ctx *c) {
   EMIT("fault.trap:\n  call void @llvm.trap()\n  unreachable\n");
 }
 
-static bool uses_subgroups(const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in; in = in->next) {
-    if (in->op >= POOT_KIR_OP_SG_REDUCE_ADD && in->op <= POOT_KIR_OP_SG_BROADCAST) return true;
-    if (uses_subgroups(&in->body) || uses_subgroups(&in->else_body)) return true;
-  }
-  return false;
-}
-
 static const char *const amdgpu_datalayout =
     "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:"
     "128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-"
     "v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9";
 
-poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir_target *target,
-                                   poot_strbuf *out) {
-  if (!kernel || !target || !out)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_kir_render_amdgpu: NULL argument");
-  if (target->lang != POOT_KIR_LANG_AMDGPU || !target->amdgpu_arch)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "poot_kir_render_amdgpu: target '%s' is not an AMDGPU target",
-                            target->name ? target->name : "?");
-  POOT_TRY(poot_kir_verify(kernel, target));
-
-  amd_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  amd_ctx *c = &ctx;
-  c->k = kernel;
-  c->t = target;
-  c->sg = target->subgroup_size ? target->subgroup_size : 64u;
-  poot_arena_init(&c->names, 0);
-  poot_vec_init(&c->faults, sizeof(fault_edge));
-  poot_strbuf body, helpers;
-  poot_strbuf_init(&body);
-  poot_strbuf_init(&helpers);
-  poot_status st = NULL;
-  uint32_t threads = poot_kir_kernel_threads(kernel);
-  bool sgops = uses_subgroups(&kernel->body);
-  if (sgops && threads % c->sg != 0) {
-    st = poot_status_make(POOT_UNSUPPORTED,
-                          "AMDGPU renderer: kernel '%s' uses subgroup operations with %" PRIu32
-                          " threads per workgroup; it needs whole waves of %" PRIu32,
-                          kernel->name, threads, c->sg);
-    goto done;
-  }
-  c->vname = poot_calloc((size_t)kernel->value_count + 1, sizeof *c->vname);
-  if (!c->vname) {
-    st = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
-    goto done;
-  }
-  c->privbase = poot_calloc((size_t)kernel->private_count + 1, sizeof *c->privbase);
-  for (uint32_t i = 0; c->privbase && i < kernel->private_count; i++) {
-    c->privbase[i] = c->priv_total;
-    c->priv_total += kernel->privates[i].count;
-  }
-  c->pv = poot_calloc((size_t)c->priv_total + 1, sizeof *c->pv);
-  if (!c->privbase || !c->pv) {
-    st = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
-    goto done;
-  }
+/* The entry block: private elements at zero, the wave lane where subgroup
+ * operations need it. */
+static void emit_prologue(amd_ctx *c, bool sgops) {
+  const poot_kir_kernel *kernel = c->k;
   for (uint32_t i = 0; i < kernel->private_count; i++)
     for (uint32_t e = 0; e < kernel->privates[i].count; e++)
-      c->pv[c->privbase[i] + e] = zero_of(kernel->privates[i].type); /* zero at entry */
-  c->o = &body;
+      c->pv[c->r.priv_first[i] + e] = zero_of(kernel->privates[i].type); /* zero at entry */
   set_label(c, "entry");
-  if (sgops) {
-    declare(c, "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)");
-    const char *lo = tmp(c);
-    EMIT("  %s = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n", lo);
-    c->lane_id = lo;
-    if (c->sg == 64) {
-      declare(c, "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)");
-      const char *hi = tmp(c);
-      EMIT("  %s = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %s)\n", hi, lo);
-      c->lane_id = hi;
-    }
+  if (!sgops) return;
+  declare(c, "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)");
+  const char *lo = tmp(c);
+  EMIT("  %s = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n", lo);
+  c->lane_id = lo;
+  if (c->sg == 64) {
+    declare(c, "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)");
+    const char *hi = tmp(c);
+    EMIT("  %s = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %s)\n", hi, lo);
+    c->lane_id = hi;
   }
-  emit_block(c, &kernel->body);
-  EMIT("  ret void\n");
-  if (!c->err && c->faults.len) emit_fault(c);
-  c->o = &helpers;
-  if (!c->err) emit_helpers(c);
-  if (c->err) {
-    st = c->err;
-    c->err = NULL;
-    goto done;
-  }
-  st = poot_strbuf_status(&body);
-  if (!st) st = poot_strbuf_status(&helpers);
-  if (st) goto done;
+}
 
-  /* Module header, kernel signature, then body, helpers and declarations. */
+/* Module header, shared arrays and the kernel's signature. */
+static void print_signature(const amd_ctx *c, poot_strbuf *out) {
+  const poot_kir_kernel *kernel = c->k;
+  const poot_kir_target *target = c->t;
   poot_strbuf_printf(out,
                      "; Generated by poot from KIR kernel '%s' (hash %016" PRIx64
                      ") for %s\n"
@@ -1396,9 +1305,18 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
     np++;
   }
   poot_strbuf_printf(out, ") #0 !reqd_work_group_size !0 {\n");
-  poot_strbuf_append(out, body.data, body.len);
+}
+
+/* The module: signature, body, helpers, declarations, attributes, metadata. */
+static void print_module(const amd_ctx *c, const poot_strbuf *body, const poot_strbuf *helpers,
+                         poot_strbuf *out) {
+  const poot_kir_kernel *kernel = c->k;
+  const poot_kir_target *target = c->t;
+  uint32_t threads = poot_kir_kernel_threads(kernel);
+  print_signature(c, out);
+  poot_strbuf_append(out, body->data, body->len);
   poot_strbuf_puts(out, "}\n");
-  poot_strbuf_append(out, helpers.data, helpers.len);
+  poot_strbuf_append(out, helpers->data, helpers->len);
   poot_strbuf_puts(out, "\n");
   for (uint32_t i = 0; i < c->decl_count; i++) poot_strbuf_printf(out, "%s\n", c->decls[i]);
   const uint32_t *ws = kernel->workgroup_size;
@@ -1420,16 +1338,62 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
                      "!2 = !{!\"branch_weights\", i32 1048575, i32 1}\n"
                      "!3 = !{i32 1, !\"amdhsa_code_object_version\", i32 500}\n",
                      ws[0] ? ws[0] : 1u, ws[1] ? ws[1] : 1u, ws[2] ? ws[2] : 1u);
+}
+
+poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir_target *target,
+                                   poot_strbuf *out) {
+  POOT_TRY(poot__kir_render_args(kernel, target, out, POOT_KIR_LANG_AMDGPU,
+                                 "poot_kir_render_amdgpu", "an AMDGPU"));
+  amd_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  amd_ctx *c = &ctx;
+  c->k = kernel;
+  c->t = target;
+  c->sg = target->subgroup_size ? target->subgroup_size : 64u;
+  poot_vec_init(&c->faults, sizeof(fault_edge));
+  poot_strbuf body, helpers;
+  poot_strbuf_init(&body);
+  poot_strbuf_init(&helpers);
+  poot_status st = poot__kir_regs_init(&c->r, kernel, "AMDGPU renderer", &amd_classes, true);
+  if (st) goto done;
+  uint32_t threads = poot_kir_kernel_threads(kernel);
+  bool sgops = poot__kir_block_uses_subgroups(&kernel->body);
+  if (sgops && threads % c->sg != 0) {
+    st = poot_status_make(POOT_UNSUPPORTED,
+                          "AMDGPU renderer: kernel '%s' uses subgroup operations with %" PRIu32
+                          " threads per workgroup; it needs whole waves of %" PRIu32,
+                          kernel->name, threads, c->sg);
+    goto done;
+  }
+  poot__kir_regs_private_slots(&c->r);
+  c->pv = poot_calloc((size_t)c->r.priv_total + 1, sizeof *c->pv);
+  if (!c->pv) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+    goto done;
+  }
+  c->o = &body;
+  emit_prologue(c, sgops);
+  emit_block(c, &kernel->body);
+  EMIT("  ret void\n");
+  if (!c->r.err && c->faults.len) emit_fault(c);
+  c->o = &helpers;
+  if (!c->r.err) emit_helpers(c);
+  if (c->r.err) {
+    st = c->r.err;
+    c->r.err = NULL;
+    goto done;
+  }
+  st = poot_strbuf_status(&body);
+  if (!st) st = poot_strbuf_status(&helpers);
+  if (st) goto done;
+  print_module(c, &body, &helpers, out);
   st = poot_strbuf_status(out);
 
 done:
-  poot_status_free(c->err);
-  poot_free(c->vname);
   poot_free(c->pv);
-  poot_free(c->privbase);
   poot_vec_deinit(&c->faults);
+  poot__kir_regs_deinit(&c->r);
   poot_strbuf_deinit(&body);
   poot_strbuf_deinit(&helpers);
-  poot_arena_deinit(&c->names);
   return st;
 }

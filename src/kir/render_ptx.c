@@ -18,74 +18,61 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kir_impl.h"
 #include "poot/kir.h"
 #include "render_ptx_amdgpu.h"
+#include "render_regs.h"
 
 /* ------------------------------------------------------------ registers */
 
+/* The register classes (render_regs.h): bool .pred, f16/bf16 .b16, f32 .f32,
+ * i64 .b64 and every other integer .b32. */
 typedef enum rclass { RC_PRED = 0, RC_B16, RC_B32, RC_F32, RC_B64, RC_COUNT } rclass;
 
 static const char *const rc_prefix[RC_COUNT] = {"%p", "%h", "%r", "%f", "%rd"};
 static const char *const rc_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", ".b64"};
 
+static const poot__kir_reg_classes ptx_classes = {
+    .count = RC_COUNT,
+    .prefix = rc_prefix,
+    .of_scalar =
+        {
+            [POOT_KIR_BOOL] = RC_PRED,
+            [POOT_KIR_I8] = RC_B32,
+            [POOT_KIR_U8] = RC_B32,
+            [POOT_KIR_I16] = RC_B32,
+            [POOT_KIR_U16] = RC_B32,
+            [POOT_KIR_I32] = RC_B32,
+            [POOT_KIR_U32] = RC_B32,
+            [POOT_KIR_I64] = RC_B64,
+            [POOT_KIR_F16] = RC_B16,
+            [POOT_KIR_BF16] = RC_B16,
+            [POOT_KIR_F32] = RC_F32,
+        },
+};
+
 static rclass class_of(poot_kir_scalar s) {
-  switch (s) {
-    case POOT_KIR_BOOL:
-      return RC_PRED;
-    case POOT_KIR_F16:
-    case POOT_KIR_BF16:
-      return RC_B16;
-    case POOT_KIR_F32:
-      return RC_F32;
-    case POOT_KIR_I64:
-      return RC_B64;
-    default:
-      return RC_B32;
-  }
+  return (rclass)ptx_classes.of_scalar[s];
 }
 
-#define NAME_LEN 24
-
 typedef struct ptx_ctx {
+  poot__kir_regs r; /* values, registers, operand text, the first error */
   const poot_kir_kernel *k;
   bool wait_pending; /* griddepcontrol.wait not yet issued on this path */
   const poot_kir_target *t;
-  poot_strbuf *o; /* the body, emitted before the declarations are known */
-  uint32_t nreg[RC_COUNT];
-  uint32_t *vreg;    /* first register of each value (lanes follow) */
-  uint32_t *privreg; /* first register of each private array */
+  poot_strbuf *o;    /* the body, emitted before the declarations are known */
   uint32_t *basereg; /* b64 register with each binding's global address */
   uint32_t label;
   uint32_t fault_code_reg; /* b32 register holding the failed trap code */
   bool fault_used;
   uint32_t sg; /* subgroup size */
-  poot_status err;
-  poot_arena names;       /* operand names live until the render ends */
-  char scratch[NAME_LEN]; /* stands in for a name when the arena is exhausted */
 } ptx_ctx;
 
 static uint32_t new_reg(ptx_ctx *c, rclass rc, uint32_t count) {
-  uint32_t r = c->nreg[rc];
-  c->nreg[rc] += count;
-  return r;
-}
-
-/* Operand text lives in the context's arena, so that a name stays valid
- * for the whole render (a loop's induction register is used after its body). */
-static char *name_buf(ptx_ctx *c) {
-  char *s = poot_arena_alloc(&c->names, NAME_LEN, 1);
-  if (!s) {
-    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
-    return c->scratch; /* the output is discarded after an error */
-  }
-  return s;
+  return poot__kir_regs_new(&c->r, rc, count);
 }
 
 static const char *rname(ptx_ctx *c, rclass rc, uint32_t n) {
-  char *s = name_buf(c);
-  snprintf(s, NAME_LEN, "%s%" PRIu32, rc_prefix[rc], n);
-  return s;
+  return poot__kir_regs_name(&c->r, rc, n);
 }
 
 static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) {
@@ -94,21 +81,11 @@ static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) {
 
 /* The register of lane `lane` of value v. */
 static const char *vr(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
-  poot_kir_type t = vtype(c, v);
-  return rname(c, class_of((poot_kir_scalar)t.scalar), c->vreg[v] + lane);
-}
-
-/* Allocates the registers of an instruction's result. */
-static void def(ptx_ctx *c, const poot_kir_inst *in) {
-  if (!in->result) return;
-  poot_kir_type t = vtype(c, in->result);
-  c->vreg[in->result] = new_reg(c, class_of((poot_kir_scalar)t.scalar), t.lanes ? t.lanes : 1);
+  return poot__kir_regs_lane(&c->r, v, lane);
 }
 
 static void fail(ptx_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
-  if (c->err) return;
-  c->err = poot_status_make(code, "PTX renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
-                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-", why);
+  poot__kir_regs_fail(&c->r, code, in, why);
 }
 
 #define EMIT(...) poot_strbuf_printf(c->o, __VA_ARGS__)
@@ -204,23 +181,21 @@ static void normalize(ptx_ctx *c, const char *r, poot_kir_scalar s) {
 }
 
 static const char *f32_lit(ptx_ctx *c, uint32_t bits) {
-  char *s = name_buf(c);
-  snprintf(s, NAME_LEN, "0f%08" PRIX32, bits);
-  return s;
+  return poot__kir_regs_fmt(&c->r, "0f%08" PRIX32, bits);
 }
 
-/* A fresh f32 temporary. */
+/* Fresh temporaries. */
 static const char *ftmp(ptx_ctx *c) {
-  return rname(c, RC_F32, new_reg(c, RC_F32, 1));
+  return poot__kir_regs_temp(&c->r, RC_F32);
 }
 static const char *ptmp(ptx_ctx *c) {
-  return rname(c, RC_PRED, new_reg(c, RC_PRED, 1));
+  return poot__kir_regs_temp(&c->r, RC_PRED);
 }
 static const char *rtmp(ptx_ctx *c) {
-  return rname(c, RC_B32, new_reg(c, RC_B32, 1));
+  return poot__kir_regs_temp(&c->r, RC_B32);
 }
 static const char *dtmp(ptx_ctx *c) {
-  return rname(c, RC_B64, new_reg(c, RC_B64, 1));
+  return poot__kir_regs_temp(&c->r, RC_B64);
 }
 
 /* An f32 register holding lane `lane` of float value v (converting f16/bf16). */
@@ -516,8 +491,7 @@ static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
     poot_strbuf regs;
     poot_strbuf_init(&regs);
     reglist(c, &regs, v, first, per);
-    if (regs.failed && !c->err)
-      c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    if (regs.failed) poot__kir_regs_oom(&c->r);
     char vec[8] = "";
     if (per > 1) snprintf(vec, sizeof vec, ".v%" PRIu32, per);
     char off[24] = "";
@@ -1074,7 +1048,7 @@ static void emit_priv(ptx_ctx *c, const poot_kir_inst *in, bool store) {
   const poot_kir_private *p = &c->k->privates[in->ref];
   uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
   rclass rc = class_of((poot_kir_scalar)p->type.scalar);
-  uint32_t first = c->privreg[in->ref] + (uint32_t)in->imm * lanes;
+  uint32_t first = c->r.priv_first[in->ref] + (uint32_t)in->imm * lanes;
   for (uint32_t l = 0; l < lanes; l++) {
     const char *pr = rname(c, rc, first + l);
     if (store)
@@ -1174,7 +1148,7 @@ static void emit_for(ptx_ctx *c, const poot_kir_inst *in) {
 }
 
 static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
-  def(c, in);
+  poot__kir_regs_def(&c->r, in);
   switch (poot__kir_op_class(in->op)) {
     case POOT_KIR_CLASS_CONST:
       emit_const(c, in);
@@ -1249,7 +1223,7 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
  * first) and leaves the wait pending again, so a path that skipped both
  * branches waits later; a second wait on one path returns at once. */
 static void emit_block(ptx_ctx *c, const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in && !c->err; in = in->next) {
+  for (const poot_kir_inst *in = b->first; in && !c->r.err; in = in->next) {
     if (c->wait_pending && in->op != POOT_KIR_OP_IF && !poot__kir_runs_before_wait(c->k, in)) {
       EMIT("\tgriddepcontrol.wait;\n");
       c->wait_pending = false;
@@ -1316,69 +1290,24 @@ static void emit_fault_handler(ptx_ctx *c) {
   EMIT("\tret;\n");
 }
 
-static bool kernel_uses_subgroups(const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in; in = in->next) {
-    if (in->op >= POOT_KIR_OP_SG_REDUCE_ADD && in->op <= POOT_KIR_OP_SG_BROADCAST) return true;
-    if (kernel_uses_subgroups(&in->body) || kernel_uses_subgroups(&in->else_body)) return true;
-  }
-  return false;
-}
-
-poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
-                                poot_strbuf *out) {
-  if (!kernel || !target || !out)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_kir_render_ptx: NULL argument");
-  if (target->lang != POOT_KIR_LANG_PTX)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "poot_kir_render_ptx: target '%s' is not a PTX target",
-                            target->name ? target->name : "?");
-  POOT_TRY(poot_kir_verify(kernel, target));
-
-  ptx_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ptx_ctx *c = &ctx;
-  c->k = kernel;
-  c->t = target;
-  c->sg = target->subgroup_size ? target->subgroup_size : 32u;
-  poot_arena_init(&c->names, 0);
-  poot_strbuf body;
-  poot_strbuf_init(&body);
-  c->o = &body;
-  poot_status st = NULL;
-
-  uint32_t threads = poot_kir_kernel_threads(kernel);
-  if (kernel_uses_subgroups(&kernel->body) && (c->sg != 32 || threads % c->sg != 0)) {
-    st = poot_status_make(POOT_UNSUPPORTED,
-                          "PTX renderer: kernel '%s' uses subgroup operations with %" PRIu32
-                          " threads per workgroup; PTX needs whole warps of 32",
-                          kernel->name, threads);
-    goto done;
-  }
-
-  c->vreg = poot_calloc((size_t)kernel->value_count + 1, sizeof *c->vreg);
-  c->privreg = poot_calloc((size_t)kernel->private_count + 1, sizeof *c->privreg);
-  c->basereg = poot_calloc((size_t)kernel->binding_count + 1, sizeof *c->basereg);
-  if (!c->vreg || !c->privreg || !c->basereg) {
-    st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
-    goto done;
-  }
+/* The registers every kernel starts with: the fault code, each binding's
+ * global base address, the private arrays (zeroed). */
+static void emit_prologue(ptx_ctx *c) {
+  const poot_kir_kernel *kernel = c->k;
   c->fault_code_reg = new_reg(c, RC_B32, 1);
-
-  /* Global base addresses of every binding. */
   for (uint32_t i = 0; i < kernel->binding_count; i++) {
     c->basereg[i] = new_reg(c, RC_B64, 1);
     const char *r = rname(c, RC_B64, c->basereg[i]);
     EMIT("\tld.param.u64 \t%s, [%s_param_%" PRIu32 "];\n", r, kernel->name, i);
     EMIT("\tcvta.to.global.u64 \t%s, %s;\n", r, r);
   }
-  /* Private arrays live in registers, zeroed at entry. */
+  poot__kir_regs_private_registers(&c->r);
   for (uint32_t i = 0; i < kernel->private_count; i++) {
     const poot_kir_private *p = &kernel->privates[i];
     uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
     rclass rc = class_of((poot_kir_scalar)p->type.scalar);
-    c->privreg[i] = new_reg(c, rc, lanes * p->count);
     for (uint32_t j = 0; j < lanes * p->count; j++) {
-      const char *r = rname(c, rc, c->privreg[i] + j);
+      const char *r = rname(c, rc, c->r.priv_first[i] + j);
       switch (rc) {
         case RC_PRED:
           EMIT("\tmov.pred \t%s, 0;\n", r);
@@ -1391,26 +1320,10 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
       }
     }
   }
-  emit_body(c, target);
-  if (c->err) {
-    st = c->err;
-    c->err = NULL;
-    goto done;
-  }
-  EMIT("\tret;\n");
-  if (c->fault_used) emit_fault_handler(c);
-  st = poot_strbuf_status(&body);
-  if (st) goto done;
+}
 
-  /* Header, parameters and declarations, now that the counts are known. */
-  uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
-  poot_strbuf_printf(
-      out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n//\n\n",
-      kernel->name, kernel->hash, target->name ? target->name : "ptx");
-  poot_strbuf_printf(
-      out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
-      pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
-  poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
+/* The entry's parameters: binding pointers, PUSH params, the fault record. */
+static void print_params(const poot_kir_kernel *kernel, poot_strbuf *out) {
   uint32_t np = 0;
   for (uint32_t i = 0; i < kernel->binding_count; i++, np++) {
     const poot_kir_binding *bd = &kernel->bindings[i];
@@ -1436,30 +1349,85 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
     poot_strbuf_printf(out, "\t.param .u64 .ptr .global .align 16 %s_fault", kernel->name);
     np++;
   }
+}
+
+/* Header, entry, register and shared declarations, then the body. */
+static void print_kernel(ptx_ctx *c, const poot_strbuf *body, poot_strbuf *out) {
+  const poot_kir_kernel *kernel = c->k;
+  const poot_kir_target *target = c->t;
+  uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
+  poot_strbuf_printf(
+      out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n//\n\n",
+      kernel->name, kernel->hash, target->name ? target->name : "ptx");
+  poot_strbuf_printf(
+      out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
+      pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
+  poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
+  print_params(kernel, out);
   poot_strbuf_printf(out, "\n)\n.reqntid %" PRIu32 ", %" PRIu32 ", %" PRIu32 "\n{\n",
                      kernel->workgroup_size[0] ? kernel->workgroup_size[0] : 1u,
                      kernel->workgroup_size[1] ? kernel->workgroup_size[1] : 1u,
                      kernel->workgroup_size[2] ? kernel->workgroup_size[2] : 1u);
   for (int rc = 0; rc < RC_COUNT; rc++)
-    if (c->nreg[rc])
+    if (c->r.used[rc])
       poot_strbuf_printf(out, "\t.reg %s \t%s<%" PRIu32 ">;\n", rc_decl[rc], rc_prefix[rc],
-                         c->nreg[rc]);
+                         c->r.used[rc]);
   for (uint32_t i = 0; i < kernel->shared_count; i++) {
     const poot_kir_shared *s = &kernel->shared[i];
     poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i, s->name,
                        (uint64_t)s->count * elem_size(s->elem));
   }
   poot_strbuf_puts(out, "\n");
-  poot_strbuf_append(out, body.data, body.len);
+  poot_strbuf_append(out, body->data, body->len);
   poot_strbuf_puts(out, "}\n");
+}
+
+poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
+                                poot_strbuf *out) {
+  POOT_TRY(poot__kir_render_args(kernel, target, out, POOT_KIR_LANG_PTX, "poot_kir_render_ptx",
+                                 "a PTX"));
+  ptx_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ptx_ctx *c = &ctx;
+  c->k = kernel;
+  c->t = target;
+  c->sg = target->subgroup_size ? target->subgroup_size : 32u;
+  poot_strbuf body;
+  poot_strbuf_init(&body);
+  c->o = &body;
+  poot_status st = poot__kir_regs_init(&c->r, kernel, "PTX renderer", &ptx_classes, false);
+  if (st) goto done;
+
+  uint32_t threads = poot_kir_kernel_threads(kernel);
+  if (poot__kir_block_uses_subgroups(&kernel->body) && (c->sg != 32 || threads % c->sg != 0)) {
+    st = poot_status_make(POOT_UNSUPPORTED,
+                          "PTX renderer: kernel '%s' uses subgroup operations with %" PRIu32
+                          " threads per workgroup; PTX needs whole warps of 32",
+                          kernel->name, threads);
+    goto done;
+  }
+  c->basereg = poot_calloc((size_t)kernel->binding_count + 1, sizeof *c->basereg);
+  if (!c->basereg) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    goto done;
+  }
+  emit_prologue(c);
+  emit_body(c, target);
+  if (c->r.err) {
+    st = c->r.err;
+    c->r.err = NULL;
+    goto done;
+  }
+  EMIT("\tret;\n");
+  if (c->fault_used) emit_fault_handler(c);
+  st = poot_strbuf_status(&body);
+  if (st) goto done;
+  print_kernel(c, &body, out);
   st = poot_strbuf_status(out);
 
 done:
-  poot_status_free(c->err);
-  poot_free(c->vreg);
-  poot_free(c->privreg);
   poot_free(c->basereg);
+  poot__kir_regs_deinit(&c->r);
   poot_strbuf_deinit(&body);
-  poot_arena_deinit(&c->names);
   return st;
 }
