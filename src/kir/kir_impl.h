@@ -73,6 +73,10 @@ void poot__kir_const_print(poot_kir_scalar s, uint64_t bits, poot_strbuf *out);
  * so that it may run before the wait for the kernel before (kernel.c). */
 bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *in);
 
+/* The element scalar of binding position `ref` (GLOBAL) or shared array
+ * `ref` (SHARED) of a verified kernel. */
+poot_kir_scalar poot__kir_space_elem(const poot_kir_kernel *k, poot_kir_space space, uint32_t ref);
+
 /* Fills a decls view from a finished kernel. */
 void poot__kir_decls_from_kernel(const poot_kir_kernel *k, poot__kir_decls *out);
 

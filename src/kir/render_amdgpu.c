@@ -487,13 +487,9 @@ static void emit_builtin(amd_ctx *c, const poot_kir_inst *in) {
   c->r.value_name[in->result] = r;
 }
 
-static poot_kir_scalar space_elem(amd_ctx *c, poot_kir_space space, uint32_t ref) {
-  return space == POOT_KIR_SPACE_GLOBAL ? c->k->bindings[ref].elem : c->k->shared[ref].elem;
-}
-
 /* Pointer to element `index` (addrspace 1 or 3). */
 static const char *address(amd_ctx *c, poot_kir_space space, uint32_t ref, poot_kir_value index) {
-  poot_kir_scalar elem = space_elem(c, space, ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, space, ref);
   bool sidx = (poot_kir_scalar)vtype(c, index).scalar == POOT_KIR_I32;
   const char *p = tmp(c);
   if (space == POOT_KIR_SPACE_GLOBAL) {
@@ -509,7 +505,7 @@ static const char *address(amd_ctx *c, poot_kir_space space, uint32_t ref, poot_
 }
 
 static uint32_t access_align(amd_ctx *c, poot_kir_space space, uint32_t ref, uint32_t lanes) {
-  poot_kir_scalar elem = space_elem(c, space, ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, space, ref);
   uint32_t base = 16;
   if (space == POOT_KIR_SPACE_GLOBAL && c->k->bindings[ref].align) base = c->k->bindings[ref].align;
   uint32_t want = esize(elem) * lanes;
@@ -533,7 +529,7 @@ static void emit_load_store(amd_ctx *c, const poot_kir_inst *in, bool store) {
 }
 
 static void emit_atomic(amd_ctx *c, const poot_kir_inst *in) {
-  poot_kir_scalar elem = space_elem(c, in->space, in->ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, in->space, in->ref);
   const char *p = address(c, in->space, in->ref, in->args[0]);
   const char *as = in->space == POOT_KIR_SPACE_GLOBAL ? "1" : "3";
   const char *scope = in->space == POOT_KIR_SPACE_GLOBAL ? "agent" : "workgroup";
@@ -633,7 +629,7 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)at.scalar;
   uint32_t n = lanes_of(at);
   const char *res[4];
-  bool cmp = in->op >= POOT_KIR_OP_EQ && in->op <= POOT_KIR_OP_GE;
+  bool cmp = poot__kir_op_class(in->op) == POOT_KIR_CLASS_COMPARE;
   int k = (int)in->op - (int)POOT_KIR_OP_EQ;
   for (uint32_t l = 0; l < n; l++) {
     const char *r = tmp(c);

@@ -458,10 +458,6 @@ static const char *address(ptx_ctx *c, poot_kir_space space, uint32_t ref, poot_
   return a;
 }
 
-static poot_kir_scalar space_elem(ptx_ctx *c, poot_kir_space space, uint32_t ref) {
-  return space == POOT_KIR_SPACE_GLOBAL ? c->k->bindings[ref].elem : c->k->shared[ref].elem;
-}
-
 /* Emits `lanes` registers of value regs as "{a, b}" or "a". */
 static void reglist(ptx_ctx *c, poot_strbuf *sb, poot_kir_value v, uint32_t first, uint32_t n) {
   if (n == 1) {
@@ -478,7 +474,7 @@ static void reglist(ptx_ctx *c, poot_strbuf *sb, poot_kir_value v, uint32_t firs
 
 static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
   poot_kir_space space = in->space;
-  poot_kir_scalar elem = space_elem(c, space, in->ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, space, in->ref);
   poot_kir_value v = store ? in->args[1] : in->result;
   uint32_t lanes = vtype(c, v).lanes ? vtype(c, v).lanes : 1u;
   const char *a = address(c, space, in->ref, in->args[0], elem);
@@ -507,7 +503,7 @@ static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
 }
 
 static void emit_atomic(ptx_ctx *c, const poot_kir_inst *in) {
-  poot_kir_scalar elem = space_elem(c, in->space, in->ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, in->space, in->ref);
   const char *a = address(c, in->space, in->ref, in->args[0], elem);
   const char *sp = in->space == POOT_KIR_SPACE_GLOBAL ? "global" : "shared";
   const char *d = vr(c, in->result, 0);
@@ -639,8 +635,7 @@ static void emit_unary(ptx_ctx *c, const poot_kir_inst *in) {
 }
 
 static bool is_compare(poot_kir_op op) {
-  return op == POOT_KIR_OP_EQ || op == POOT_KIR_OP_NE || op == POOT_KIR_OP_LT ||
-         op == POOT_KIR_OP_LE || op == POOT_KIR_OP_GT || op == POOT_KIR_OP_GE;
+  return poot__kir_op_class(op) == POOT_KIR_CLASS_COMPARE;
 }
 
 static void emit_compare(ptx_ctx *c, const poot_kir_inst *in) {
