@@ -21,10 +21,9 @@
 #include <string.h>
 
 #include "poot/kir.h"
+#include "render_amdgpu_math.h"
 #include "render_ptx_amdgpu.h"
 #include "render_regs.h"
-
-#define MAX_DECLS 48
 
 typedef struct fault_edge {
   uint32_t code;
@@ -46,11 +45,10 @@ typedef struct amd_ctx {
   poot_strbuf *o;
   uint32_t label;
   uint32_t sg;
-  const char *decls[MAX_DECLS];
-  uint32_t decl_count;
-  bool use_tanh, use_erf, use_pow, use_sincos;
-  poot_vec faults;     /* fault_edge */
-  const char *lane_id; /* the wave lane (mbcnt), computed at entry */
+  poot__amdgpu_decls decls;
+  poot__amdgpu_uses uses; /* the helper functions the kernel calls */
+  poot_vec faults;        /* fault_edge */
+  const char *lane_id;    /* the wave lane (mbcnt), computed at entry */
   const char **pv;
   const char *cur_label; /* the basic block the emitter is in */
 } amd_ctx;
@@ -65,11 +63,8 @@ static const char *tmp(amd_ctx *c) {
   return poot__kir_regs_temp(&c->r, 0);
 }
 
-/* Declares an intrinsic once (in first-use order, so output is stable). */
 static void declare(amd_ctx *c, const char *decl) {
-  for (uint32_t i = 0; i < c->decl_count; i++)
-    if (strcmp(c->decls[i], decl) == 0) return;
-  if (c->decl_count < MAX_DECLS) c->decls[c->decl_count++] = decl;
+  poot__amdgpu_declare(&c->decls, decl);
 }
 
 /* ------------------------------------------------------------ types */
@@ -116,13 +111,8 @@ static uint32_t esize(poot_kir_scalar s) {
   return (uint32_t)poot_kir_scalar_size(s);
 }
 
-/* LLVM spells a float constant as the hexadecimal double of its value. */
 static const char *f32c(amd_ctx *c, uint32_t bits) {
-  float f = poot_f32_from_bits(bits);
-  double d = (double)f;
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return poot__kir_regs_fmt(&c->r, "0x%016" PRIX64, u);
+  return poot__amdgpu_f32(&c->r, bits);
 }
 
 static poot_kir_type vtype(const amd_ctx *c, poot_kir_value v) {
@@ -205,22 +195,22 @@ static const char *math1(amd_ctx *c, const poot_kir_inst *in, const char *a) {
     case POOT_KIR_OP_RSQRT:
       return call1(c, "llvm.amdgcn.rsq.f32", "declare float @llvm.amdgcn.rsq.f32(float)", a);
     case POOT_KIR_OP_SIN:
-      c->use_sincos = true;
+      c->uses.sincos = true;
       r = tmp(c);
       EMIT("  %s = call float @poot.sin(float %s)\n", r, a);
       return r;
     case POOT_KIR_OP_COS:
-      c->use_sincos = true;
+      c->uses.sincos = true;
       r = tmp(c);
       EMIT("  %s = call float @poot.cos(float %s)\n", r, a);
       return r;
     case POOT_KIR_OP_TANH:
-      c->use_tanh = true;
+      c->uses.tanh = true;
       r = tmp(c);
       EMIT("  %s = call float @poot.tanh(float %s)\n", r, a);
       return r;
     case POOT_KIR_OP_ERF:
-      c->use_erf = true;
+      c->uses.erf = true;
       r = tmp(c);
       EMIT("  %s = call float @poot.erf(float %s)\n", r, a);
       return r;
@@ -231,142 +221,6 @@ static const char *math1(amd_ctx *c, const poot_kir_inst *in, const char *a) {
     default:
       fail(c, POOT_UNSUPPORTED, in, "unary operation on a float");
       return "0.0";
-  }
-}
-
-/* The helper functions, emitted once each when used; alwaysinline, so the
- * backend's always-inline pass folds them into the kernel even under llc. */
-static void emit_helpers(amd_ctx *c) {
-  poot_strbuf *o = c->o;
-  if (c->use_sincos) {
-    declare(c, "declare float @llvm.rint.f32(float)");
-    declare(c, "declare float @llvm.fma.f32(float, float, float)");
-    declare(c, "declare float @llvm.sin.f32(float)");
-    declare(c, "declare float @llvm.cos.f32(float)");
-    for (int cosine = 0; cosine < 2; cosine++) {
-      poot_strbuf_printf(o,
-                         "\n; %s(x) after a three-part Cody-Waite reduction by 2*pi\n"
-                         "define internal float @poot.%s(float %%x) #1 {\n"
-                         "  %%q = fmul float %%x, %s\n"
-                         "  %%k = call float @llvm.rint.f32(float %%q)\n"
-                         "  %%nk = fneg float %%k\n",
-                         cosine ? "cos" : "sin", cosine ? "cos" : "sin",
-                         f32c(c, POOT__KIR_INV_2PI));
-      poot_strbuf_printf(o,
-                         "  %%r1 = call float @llvm.fma.f32(float %%nk, float %s, float %%x)\n"
-                         "  %%r2 = call float @llvm.fma.f32(float %%nk, float %s, float %%r1)\n"
-                         "  %%r3 = call float @llvm.fma.f32(float %%nk, float %s, float %%r2)\n"
-                         "  %%y = call float @llvm.%s.f32(float %%r3)\n"
-                         "  ret float %%y\n}\n",
-                         f32c(c, POOT__KIR_2PI_1), f32c(c, POOT__KIR_2PI_2),
-                         f32c(c, POOT__KIR_2PI_3), cosine ? "cos" : "sin");
-    }
-  }
-  if (c->use_tanh) {
-    declare(c, "declare float @llvm.fabs.f32(float)");
-    declare(c, "declare float @llvm.fma.f32(float, float, float)");
-    declare(c, "declare float @llvm.exp2.f32(float)");
-    declare(c, "declare float @llvm.copysign.f32(float, float)");
-    poot_strbuf_printf(o,
-                       "\n; tanh: odd Taylor polynomial below 0.55, else 1 - 2/(exp(2|x|)+1)\n"
-                       "define internal float @poot.tanh(float %%x) #1 {\n"
-                       "  %%ax = call float @llvm.fabs.f32(float %%x)\n"
-                       "  %%x2 = fmul float %%x, %%x\n");
-    const char *prev = f32c(c, poot__kir_tanh_coef[0]);
-    for (int i = 1; i < POOT__KIR_TANH_NCOEF; i++) {
-      poot_strbuf_printf(o, "  %%p%d = call float @llvm.fma.f32(float %s, float %%x2, float %s)\n",
-                         i, prev, f32c(c, poot__kir_tanh_coef[i]));
-      prev = poot__kir_regs_fmt(&c->r, "%%p%d", i);
-    }
-    poot_strbuf_printf(o,
-                       "  %%small = fmul float %s, %%x\n"
-                       "  %%t = fmul float %%ax, %s\n"
-                       "  %%e = call float @llvm.exp2.f32(float %%t)\n"
-                       "  %%e1 = fadd float %%e, 1.0\n"
-                       "  %%q = fdiv float 2.0, %%e1\n"
-                       "  %%big = fsub float 1.0, %%q\n"
-                       "  %%sbig = call float @llvm.copysign.f32(float %%big, float %%x)\n"
-                       "  %%is = fcmp olt float %%ax, %s\n"
-                       "  %%r = select i1 %%is, float %%small, float %%sbig\n"
-                       "  ret float %%r\n}\n",
-                       prev, f32c(c, 0x4038AA3Bu), f32c(c, POOT__KIR_TANH_SMALL));
-  }
-  if (c->use_erf) {
-    declare(c, "declare float @llvm.fabs.f32(float)");
-    declare(c, "declare float @llvm.minnum.f32(float, float)");
-    declare(c, "declare float @llvm.fma.f32(float, float, float)");
-    declare(c, "declare float @llvm.exp.f32(float)");
-    declare(c, "declare float @llvm.copysign.f32(float, float)");
-    poot_strbuf_printf(o,
-                       "\n; erf: odd Taylor polynomial below 1, else Abramowitz-Stegun 7.1.26\n"
-                       "define internal float @poot.erf(float %%x) #1 {\n"
-                       "  %%ax = call float @llvm.fabs.f32(float %%x)\n"
-                       "  %%x2 = fmul float %%x, %%x\n");
-    const char *prev = f32c(c, poot__kir_erf_coef[0]);
-    for (int i = 1; i < POOT__KIR_ERF_NCOEF; i++) {
-      poot_strbuf_printf(o, "  %%p%d = call float @llvm.fma.f32(float %s, float %%x2, float %s)\n",
-                         i, prev, f32c(c, poot__kir_erf_coef[i]));
-      prev = poot__kir_regs_fmt(&c->r, "%%p%d", i);
-    }
-    poot_strbuf_printf(o,
-                       "  %%small = fmul float %s, %%x\n"
-                       "  %%axc = call float @llvm.minnum.f32(float %%ax, float %s)\n"
-                       "  %%d = call float @llvm.fma.f32(float %%axc, float %s, float 1.0)\n"
-                       "  %%t = fdiv float 1.0, %%d\n",
-                       prev, f32c(c, POOT__KIR_ERF_CLAMP), f32c(c, POOT__KIR_ERF_P));
-    prev = f32c(c, poot__kir_erf_as[0]);
-    for (int i = 1; i < 5; i++) {
-      poot_strbuf_printf(o, "  %%a%d = call float @llvm.fma.f32(float %s, float %%t, float %s)\n",
-                         i, prev, f32c(c, poot__kir_erf_as[i]));
-      prev = poot__kir_regs_fmt(&c->r, "%%a%d", i);
-    }
-    poot_strbuf_printf(o,
-                       "  %%q = fmul float %s, %%t\n"
-                       "  %%hi = fmul float %%axc, %%axc\n"
-                       "  %%nhi = fneg float %%hi\n"
-                       "  %%lo = call float @llvm.fma.f32(float %%axc, float %%axc, float %%nhi)\n"
-                       "  %%e0 = call float @llvm.exp.f32(float %%nhi)\n"
-                       "  %%nlo = fneg float %%lo\n"
-                       "  %%e = call float @llvm.fma.f32(float %%e0, float %%nlo, float %%e0)\n"
-                       "  %%nq = fneg float %%q\n"
-                       "  %%big = call float @llvm.fma.f32(float %%nq, float %%e, float 1.0)\n"
-                       "  %%sbig = call float @llvm.copysign.f32(float %%big, float %%x)\n"
-                       "  %%is = fcmp olt float %%ax, 1.0\n"
-                       "  %%r0 = select i1 %%is, float %%small, float %%sbig\n"
-                       "  %%nan = fcmp uno float %%x, 0.0\n"
-                       "  %%r = select i1 %%nan, float %%x, float %%r0\n"
-                       "  ret float %%r\n}\n",
-                       prev);
-  }
-  if (c->use_pow) {
-    declare(c, "declare float @llvm.fabs.f32(float)");
-    declare(c, "declare float @llvm.log2.f32(float)");
-    declare(c, "declare float @llvm.exp2.f32(float)");
-    declare(c, "declare float @llvm.trunc.f32(float)");
-    poot_strbuf_printf(
-        o,
-        "\n; pow(x, y) = 2^(y log2|x|), with C's answers for x < 0 (integral y), y == 0, x == 1\n"
-        "define internal float @poot.pow(float %%x, float %%y) #1 {\n"
-        "  %%ax = call float @llvm.fabs.f32(float %%x)\n"
-        "  %%l = call float @llvm.log2.f32(float %%ax)\n"
-        "  %%ly = fmul float %%l, %%y\n"
-        "  %%r = call float @llvm.exp2.f32(float %%ly)\n"
-        "  %%yi = call float @llvm.trunc.f32(float %%y)\n"
-        "  %%isint = fcmp oeq float %%yi, %%y\n"
-        "  %%h = fmul float %%y, 0.5\n"
-        "  %%hi = call float @llvm.trunc.f32(float %%h)\n"
-        "  %%hodd = fcmp one float %%hi, %%h\n"
-        "  %%odd = and i1 %%hodd, %%isint\n"
-        "  %%nr = fneg float %%r\n"
-        "  %%sr = select i1 %%odd, float %%nr, float %%r\n"
-        "  %%nn = select i1 %%isint, float %%sr, float 0x7FF8000000000000\n"
-        "  %%neg = fcmp olt float %%x, 0.0\n"
-        "  %%r2 = select i1 %%neg, float %%nn, float %%r\n"
-        "  %%y0 = fcmp oeq float %%y, 0.0\n"
-        "  %%x1 = fcmp oeq float %%x, 1.0\n"
-        "  %%one = or i1 %%y0, %%x1\n"
-        "  %%res = select i1 %%one, float 1.0, float %%r2\n"
-        "  ret float %%res\n}\n");
   }
 }
 
@@ -663,7 +517,7 @@ static void emit_binary(amd_ctx *c, const poot_kir_inst *in) {
           EMIT("  %s = call float @llvm.maxnum.f32(float %s, float %s)\n", r, a, b);
           break;
         case POOT_KIR_OP_POW:
-          c->use_pow = true;
+          c->uses.pow = true;
           EMIT("  %s = call float @poot.pow(float %s, float %s)\n", r, a, b);
           break;
         default:
@@ -1314,7 +1168,7 @@ static void print_module(const amd_ctx *c, const poot_strbuf *body, const poot_s
   poot_strbuf_puts(out, "}\n");
   poot_strbuf_append(out, helpers->data, helpers->len);
   poot_strbuf_puts(out, "\n");
-  for (uint32_t i = 0; i < c->decl_count; i++) poot_strbuf_printf(out, "%s\n", c->decls[i]);
+  for (uint32_t i = 0; i < c->decls.count; i++) poot_strbuf_printf(out, "%s\n", c->decls.text[i]);
   const uint32_t *ws = kernel->workgroup_size;
   poot_strbuf_printf(out,
                      "\nattributes #0 = { nounwind \"amdgpu-flat-work-group-size\"=\"%" PRIu32
@@ -1373,7 +1227,7 @@ poot_status poot_kir_render_amdgpu(const poot_kir_kernel *kernel, const poot_kir
   EMIT("  ret void\n");
   if (!c->r.err && c->faults.len) emit_fault(c);
   c->o = &helpers;
-  if (!c->r.err) emit_helpers(c);
+  if (!c->r.err) poot__amdgpu_helpers(&c->r, c->o, &c->decls, &c->uses);
   if (c->r.err) {
     st = c->r.err;
     c->r.err = NULL;
