@@ -1,5 +1,6 @@
-/* kir_impl.h — private to src/kir: shared helpers of the builder, verifier,
- * printer and interpreter. Never included from outside this folder. */
+/* kir_impl.h — private to src/kir: the op table's rows and the helpers the
+ * builder, verifier, printer, interpreter and renderers share. Never
+ * included from outside this folder. */
 #ifndef POOT_KIR_IMPL_H
 #define POOT_KIR_IMPL_H
 
