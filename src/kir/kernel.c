@@ -35,29 +35,29 @@ bool poot_kir_kernel_const_bits(const poot_kir_kernel *k, poot_kir_value v, uint
   return true;
 }
 
+poot_kir_scalar poot__kir_space_elem(const poot_kir_kernel *k, poot_kir_space space, uint32_t ref) {
+  return space == POOT_KIR_SPACE_GLOBAL ? k->bindings[ref].elem : k->shared[ref].elem;
+}
+
 /* Reads of invariant bindings (weights, constants), registers, private
  * arrays and shared memory only; no global store, atomic, check, barrier or
  * slot parameter (the PTX renderer's griddepcontrol.wait placement). */
 bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *in) {
-  switch (in->op) {
-    case POOT_KIR_OP_LOAD:
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_LOAD:
       return in->space == POOT_KIR_SPACE_SHARED ||
              (in->space == POOT_KIR_SPACE_GLOBAL && in->ref < k->binding_count &&
               k->bindings[in->ref].invariant);
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_STORE:
       return in->space == POOT_KIR_SPACE_SHARED;
-    case POOT_KIR_OP_PARAM:
+    case POOT_KIR_CLASS_PARAM:
       return in->ref < k->param_count && k->params[in->ref].kind == POOT_KIR_PARAM_PUSH;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
-    case POOT_KIR_OP_BARRIER:
-    case POOT_KIR_OP_CHECK:
+    case POOT_KIR_CLASS_ATOMIC:
+    case POOT_KIR_CLASS_BARRIER:
+    case POOT_KIR_CLASS_CHECK:
       return false;
-    case POOT_KIR_OP_IF:
-    case POOT_KIR_OP_FOR:
+    case POOT_KIR_CLASS_IF:
+    case POOT_KIR_CLASS_FOR:
       for (const poot_kir_inst *s = in->body.first; s; s = s->next)
         if (!poot__kir_runs_before_wait(k, s)) return false;
       for (const poot_kir_inst *s = in->else_body.first; s; s = s->next)

@@ -1,5 +1,6 @@
-/* kir_impl.h — private to src/kir: shared helpers of the builder, verifier,
- * printer and interpreter. Never included from outside this folder. */
+/* kir_impl.h — private to src/kir: the op table's rows and the helpers the
+ * builder, verifier, printer, interpreter and renderers share. Never
+ * included from outside this folder. */
 #ifndef POOT_KIR_IMPL_H
 #define POOT_KIR_IMPL_H
 
@@ -35,6 +36,26 @@ typedef struct poot__kir_kernel_impl {
   poot_arena arena; /* owns the kernel and everything it points to */
 } poot__kir_kernel_impl;
 
+/* One row of the op table (POOT_KIR_OPS): every per-op fact the builder,
+ * verifier, printer, inference and renderers read. */
+typedef struct poot__kir_op_row {
+  const char *name; /* printed name, "add" */
+  int8_t nargs;     /* fixed operand count, -1 when variable (VEC) */
+  uint8_t cls;      /* poot_kir_op_class */
+  uint8_t types;    /* poot_kir_type_rule */
+} poot__kir_op_row;
+
+/* The row of an op; NULL when op is not a poot_kir_op. */
+const poot__kir_op_row *poot__kir_op_row_of(poot_kir_op op);
+/* The class of an op; POOT_KIR_CLASS_COUNT when op is not a poot_kir_op
+ * (renderers switch on it and fail in their default case). */
+poot_kir_op_class poot__kir_op_class(poot_kir_op op);
+/* Whether type t meets a type rule: for the rules up to SIGNED, t's scalar
+ * is in the rule's set (any lanes); WORD, BOOL and INDEX also need a scalar. */
+bool poot__kir_type_rule_allows(poot_kir_type_rule rule, poot_kir_type t);
+/* How a message names what a rule admits ("f16 or f32"). */
+const char *poot__kir_type_rule_words(poot_kir_type_rule rule);
+
 /* Whether an op produces a value. */
 bool poot__kir_op_has_result(poot_kir_op op);
 /* Whether an op is arithmetic/compare/math (types must be arith types). */
@@ -52,6 +73,10 @@ void poot__kir_const_print(poot_kir_scalar s, uint64_t bits, poot_strbuf *out);
  * registers, private arrays and shared memory and writes no global memory,
  * so that it may run before the wait for the kernel before (kernel.c). */
 bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *in);
+
+/* The element scalar of binding position `ref` (GLOBAL) or shared array
+ * `ref` (SHARED) of a verified kernel. */
+poot_kir_scalar poot__kir_space_elem(const poot_kir_kernel *k, poot_kir_space space, uint32_t ref);
 
 /* Fills a decls view from a finished kernel. */
 void poot__kir_decls_from_kernel(const poot_kir_kernel *k, poot__kir_decls *out);

@@ -18,74 +18,62 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kir_impl.h"
 #include "poot/kir.h"
 #include "render_ptx_amdgpu.h"
+#include "render_ptx_math.h"
+#include "render_regs.h"
 
 /* ------------------------------------------------------------ registers */
 
+/* The register classes (render_regs.h): bool .pred, f16/bf16 .b16, f32 .f32,
+ * i64 .b64 and every other integer .b32. */
 typedef enum rclass { RC_PRED = 0, RC_B16, RC_B32, RC_F32, RC_B64, RC_COUNT } rclass;
 
 static const char *const rc_prefix[RC_COUNT] = {"%p", "%h", "%r", "%f", "%rd"};
 static const char *const rc_decl[RC_COUNT] = {".pred", ".b16", ".b32", ".f32", ".b64"};
 
+static const poot__kir_reg_classes ptx_classes = {
+    .count = RC_COUNT,
+    .prefix = rc_prefix,
+    .of_scalar =
+        {
+            [POOT_KIR_BOOL] = RC_PRED,
+            [POOT_KIR_I8] = RC_B32,
+            [POOT_KIR_U8] = RC_B32,
+            [POOT_KIR_I16] = RC_B32,
+            [POOT_KIR_U16] = RC_B32,
+            [POOT_KIR_I32] = RC_B32,
+            [POOT_KIR_U32] = RC_B32,
+            [POOT_KIR_I64] = RC_B64,
+            [POOT_KIR_F16] = RC_B16,
+            [POOT_KIR_BF16] = RC_B16,
+            [POOT_KIR_F32] = RC_F32,
+        },
+};
+
 static rclass class_of(poot_kir_scalar s) {
-  switch (s) {
-    case POOT_KIR_BOOL:
-      return RC_PRED;
-    case POOT_KIR_F16:
-    case POOT_KIR_BF16:
-      return RC_B16;
-    case POOT_KIR_F32:
-      return RC_F32;
-    case POOT_KIR_I64:
-      return RC_B64;
-    default:
-      return RC_B32;
-  }
+  return (rclass)ptx_classes.of_scalar[s];
 }
 
-#define NAME_LEN 24
-
 typedef struct ptx_ctx {
+  poot__kir_regs r; /* values, registers, operand text, the first error */
   const poot_kir_kernel *k;
   bool wait_pending; /* griddepcontrol.wait not yet issued on this path */
   const poot_kir_target *t;
-  poot_strbuf *o; /* the body, emitted before the declarations are known */
-  uint32_t nreg[RC_COUNT];
-  uint32_t *vreg;    /* first register of each value (lanes follow) */
-  uint32_t *privreg; /* first register of each private array */
+  poot_strbuf *o;    /* the body, emitted before the declarations are known */
   uint32_t *basereg; /* b64 register with each binding's global address */
   uint32_t label;
   uint32_t fault_code_reg; /* b32 register holding the failed trap code */
   bool fault_used;
   uint32_t sg; /* subgroup size */
-  poot_status err;
-  poot_arena names;       /* operand names live until the render ends */
-  char scratch[NAME_LEN]; /* stands in for a name when the arena is exhausted */
 } ptx_ctx;
 
 static uint32_t new_reg(ptx_ctx *c, rclass rc, uint32_t count) {
-  uint32_t r = c->nreg[rc];
-  c->nreg[rc] += count;
-  return r;
-}
-
-/* Operand text lives in the context's arena, so that a name stays valid
- * for the whole render (a loop's induction register is used after its body). */
-static char *name_buf(ptx_ctx *c) {
-  char *s = poot_arena_alloc(&c->names, NAME_LEN, 1);
-  if (!s) {
-    if (!c->err) c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
-    return c->scratch; /* the output is discarded after an error */
-  }
-  return s;
+  return poot__kir_regs_new(&c->r, rc, count);
 }
 
 static const char *rname(ptx_ctx *c, rclass rc, uint32_t n) {
-  char *s = name_buf(c);
-  snprintf(s, NAME_LEN, "%s%" PRIu32, rc_prefix[rc], n);
-  return s;
+  return poot__kir_regs_name(&c->r, rc, n);
 }
 
 static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) {
@@ -94,21 +82,11 @@ static poot_kir_type vtype(const ptx_ctx *c, poot_kir_value v) {
 
 /* The register of lane `lane` of value v. */
 static const char *vr(ptx_ctx *c, poot_kir_value v, uint32_t lane) {
-  poot_kir_type t = vtype(c, v);
-  return rname(c, class_of((poot_kir_scalar)t.scalar), c->vreg[v] + lane);
-}
-
-/* Allocates the registers of an instruction's result. */
-static void def(ptx_ctx *c, const poot_kir_inst *in) {
-  if (!in->result) return;
-  poot_kir_type t = vtype(c, in->result);
-  c->vreg[in->result] = new_reg(c, class_of((poot_kir_scalar)t.scalar), t.lanes ? t.lanes : 1);
+  return poot__kir_regs_lane(&c->r, v, lane);
 }
 
 static void fail(ptx_ctx *c, poot_status_code code, const poot_kir_inst *in, const char *why) {
-  if (c->err) return;
-  c->err = poot_status_make(code, "PTX renderer: kernel '%s', statement #%" PRIu32 " (%s): %s",
-                            c->k->name, in ? in->id : 0u, in ? poot_kir_op_name(in->op) : "-", why);
+  poot__kir_regs_fail(&c->r, code, in, why);
 }
 
 #define EMIT(...) poot_strbuf_printf(c->o, __VA_ARGS__)
@@ -203,24 +181,18 @@ static void normalize(ptx_ctx *c, const char *r, poot_kir_scalar s) {
   }
 }
 
-static const char *f32_lit(ptx_ctx *c, uint32_t bits) {
-  char *s = name_buf(c);
-  snprintf(s, NAME_LEN, "0f%08" PRIX32, bits);
-  return s;
-}
-
-/* A fresh f32 temporary. */
+/* Fresh temporaries. */
 static const char *ftmp(ptx_ctx *c) {
-  return rname(c, RC_F32, new_reg(c, RC_F32, 1));
+  return poot__kir_regs_temp(&c->r, RC_F32);
 }
 static const char *ptmp(ptx_ctx *c) {
-  return rname(c, RC_PRED, new_reg(c, RC_PRED, 1));
+  return poot__kir_regs_temp(&c->r, RC_PRED);
 }
 static const char *rtmp(ptx_ctx *c) {
-  return rname(c, RC_B32, new_reg(c, RC_B32, 1));
+  return poot__kir_regs_temp(&c->r, RC_B32);
 }
 static const char *dtmp(ptx_ctx *c) {
-  return rname(c, RC_B64, new_reg(c, RC_B64, 1));
+  return poot__kir_regs_temp(&c->r, RC_B64);
 }
 
 /* An f32 register holding lane `lane` of float value v (converting f16/bf16). */
@@ -243,126 +215,6 @@ static void fdst_end(ptx_ctx *c, const poot_kir_inst *in, uint32_t lane, const c
   if (s == POOT_KIR_F32) return;
   EMIT("\tcvt.rn.%s.f32 \t%s, %s;\n", s == POOT_KIR_BF16 ? "bf16" : "f16", vr(c, in->result, lane),
        f);
-}
-
-/* ------------------------------------------------------- math in f32 */
-
-/* Each writes f(a) into d (distinct f32 registers may alias: d == a is
- * allowed, temporaries are fresh). Errors: docs/kir-ptx-amdgpu.md. */
-
-static void m_exp(ptx_ctx *c, const char *d, const char *a) {
-  const char *t = ftmp(c), *e = ftmp(c), *r = ftmp(c), *p = ptmp(c), *q = ftmp(c);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", t, a, f32_lit(c, POOT__KIR_LOG2E_HI));
-  EMIT("\tneg.f32 \t%s, %s;\n", e, t);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, a, f32_lit(c, POOT__KIR_LOG2E_HI), e);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, a, f32_lit(c, POOT__KIR_LOG2E_LO), e);
-  EMIT("\tex2.approx.f32 \t%s, %s;\n", r, t);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", q, e, f32_lit(c, POOT__KIR_LN2));
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, r, q, r);
-  EMIT("\tabs.f32 \t%s, %s;\n", e, t);
-  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", p, e, f32_lit(c, POOT__KIR_EXP_CORR_LIMIT));
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, q, r, p);
-}
-
-static void m_log(ptx_ctx *c, const char *d, const char *a) {
-  const char *t = ftmp(c);
-  EMIT("\tlg2.approx.f32 \t%s, %s;\n", t, a);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", d, t, f32_lit(c, POOT__KIR_LN2));
-}
-
-/* sin or cos after a three-part Cody-Waite reduction by 2*pi. */
-static void m_sincos(ptx_ctx *c, const char *d, const char *a, bool is_cos) {
-  const char *k = ftmp(c), *r = ftmp(c);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", k, a, f32_lit(c, POOT__KIR_INV_2PI));
-  EMIT("\tcvt.rni.f32.f32 \t%s, %s;\n", k, k);
-  EMIT("\tneg.f32 \t%s, %s;\n", k, k);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_1), a);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_2), r);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", r, k, f32_lit(c, POOT__KIR_2PI_3), r);
-  EMIT("\t%s.approx.f32 \t%s, %s;\n", is_cos ? "cos" : "sin", d, r);
-}
-
-static void m_tanh(ptx_ctx *c, const char *d, const char *a) {
-  /* The hardware tanh (MUFU.TANH) has about 2^-11 relative error, which is
-   * below the precision of f16 but not of f32; see the decision record. */
-  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *e = ftmp(c), *q = ftmp(c),
-             *small = ptmp(c);
-  EMIT("\tabs.f32 \t%s, %s;\n", ax, a);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", x2, a, a);
-  EMIT("\tmov.f32 \t%s, %s;\n", p, f32_lit(c, poot__kir_tanh_coef[0]));
-  for (int i = 1; i < POOT__KIR_TANH_NCOEF; i++)
-    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", p, p, x2, f32_lit(c, poot__kir_tanh_coef[i]));
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", p, p, a);
-  /* 1 - 2/(exp(2|x|)+1), with the sign of x copied back. */
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", e, ax, f32_lit(c, 0x4038AA3Bu)); /* 2*log2(e) */
-  EMIT("\tex2.approx.f32 \t%s, %s;\n", e, e);
-  EMIT("\tadd.rn.f32 \t%s, %s, %s;\n", e, e, f32_lit(c, POOT__KIR_F32_ONE));
-  EMIT("\tdiv.rn.f32 \t%s, %s, %s;\n", q, f32_lit(c, POOT__KIR_F32_TWO), e);
-  EMIT("\tsub.rn.f32 \t%s, %s, %s;\n", q, f32_lit(c, POOT__KIR_F32_ONE), q);
-  EMIT("\tcopysign.f32 \t%s, %s, %s;\n", q, a, q);
-  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", small, ax, f32_lit(c, POOT__KIR_TANH_SMALL));
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, p, q, small);
-}
-
-static void m_erf(ptx_ctx *c, const char *d, const char *a) {
-  const char *ax = ftmp(c), *x2 = ftmp(c), *p = ftmp(c), *t = ftmp(c), *q = ftmp(c), *hi = ftmp(c),
-             *lo = ftmp(c), *e = ftmp(c), *small = ptmp(c);
-  EMIT("\tabs.f32 \t%s, %s;\n", ax, a);
-  /* |x| < 1: x * Q(x^2) */
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", x2, a, a);
-  EMIT("\tmov.f32 \t%s, %s;\n", p, f32_lit(c, poot__kir_erf_coef[0]));
-  for (int i = 1; i < POOT__KIR_ERF_NCOEF; i++)
-    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", p, p, x2, f32_lit(c, poot__kir_erf_coef[i]));
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", p, p, a);
-  /* |x| >= 1: 1 - t*A(t)*exp(-x^2), t = 1/(1+p|x|), x^2 = hi + lo exactly;
-   * |x| is clamped to 10 (erf is 1 in f32 from 3.92 on) so that infinity
-   * cannot make inf - inf; NaN is passed through at the end. */
-  EMIT("\tmin.f32 \t%s, %s, %s;\n", ax, ax, f32_lit(c, POOT__KIR_ERF_CLAMP));
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", t, ax, f32_lit(c, POOT__KIR_ERF_P),
-       f32_lit(c, POOT__KIR_F32_ONE));
-  EMIT("\trcp.rn.f32 \t%s, %s;\n", t, t);
-  EMIT("\tmov.f32 \t%s, %s;\n", q, f32_lit(c, poot__kir_erf_as[0]));
-  for (int i = 1; i < 5; i++)
-    EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, q, t, f32_lit(c, poot__kir_erf_as[i]));
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", q, q, t);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", hi, ax, ax);
-  EMIT("\tneg.f32 \t%s, %s;\n", lo, hi);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", lo, ax, ax, lo);
-  EMIT("\tneg.f32 \t%s, %s;\n", hi, hi);
-  m_exp(c, e, hi);
-  EMIT("\tneg.f32 \t%s, %s;\n", lo, lo);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", e, e, lo, e);
-  EMIT("\tneg.f32 \t%s, %s;\n", q, q);
-  EMIT("\tfma.rn.f32 \t%s, %s, %s, %s;\n", q, q, e, f32_lit(c, POOT__KIR_F32_ONE));
-  EMIT("\tcopysign.f32 \t%s, %s, %s;\n", q, a, q);
-  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", small, ax, f32_lit(c, POOT__KIR_F32_ONE));
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", q, p, q, small);
-  EMIT("\tsetp.nan.f32 \t%s, %s, %s;\n", small, a, a);
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, a, q, small);
-}
-
-/* pow(x, y) = 2^(y log2|x|), with the C library's answers for x < 0 and
- * integral y (sign of an odd power), y == 0 and x == 1 (both 1). */
-static void m_pow(ptx_ctx *c, const char *d, const char *x, const char *y) {
-  const char *ax = ftmp(c), *l = ftmp(c), *r = ftmp(c), *yi = ftmp(c), *h = ftmp(c), *hi = ftmp(c),
-             *neg = ptmp(c), *isint = ptmp(c), *odd = ptmp(c), *one = ptmp(c), *nr = ftmp(c);
-  EMIT("\tabs.f32 \t%s, %s;\n", ax, x);
-  EMIT("\tlg2.approx.f32 \t%s, %s;\n", l, ax);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", l, l, y);
-  EMIT("\tex2.approx.f32 \t%s, %s;\n", r, l);
-  EMIT("\tcvt.rzi.f32.f32 \t%s, %s;\n", yi, y);
-  EMIT("\tsetp.eq.f32 \t%s, %s, %s;\n", isint, yi, y);
-  EMIT("\tmul.rn.f32 \t%s, %s, %s;\n", h, y, f32_lit(c, POOT__KIR_F32_HALF));
-  EMIT("\tcvt.rzi.f32.f32 \t%s, %s;\n", hi, h);
-  EMIT("\tsetp.ne.and.f32 \t%s, %s, %s, %s;\n", odd, hi, h, isint);
-  EMIT("\tneg.f32 \t%s, %s;\n", nr, r);
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", nr, nr, r, odd);
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", nr, nr, f32_lit(c, 0x7FFFFFFFu), isint);
-  EMIT("\tsetp.lt.f32 \t%s, %s, %s;\n", neg, x, f32_lit(c, 0));
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", r, nr, r, neg);
-  EMIT("\tsetp.eq.f32 \t%s, %s, %s;\n", one, y, f32_lit(c, 0));
-  EMIT("\tsetp.eq.or.f32 \t%s, %s, %s, %s;\n", one, x, f32_lit(c, POOT__KIR_F32_ONE), one);
-  EMIT("\tselp.f32 \t%s, %s, %s, %s;\n", d, f32_lit(c, POOT__KIR_F32_ONE), r, one);
 }
 
 /* ------------------------------------------------------- statements */
@@ -483,10 +335,6 @@ static const char *address(ptx_ctx *c, poot_kir_space space, uint32_t ref, poot_
   return a;
 }
 
-static poot_kir_scalar space_elem(ptx_ctx *c, poot_kir_space space, uint32_t ref) {
-  return space == POOT_KIR_SPACE_GLOBAL ? c->k->bindings[ref].elem : c->k->shared[ref].elem;
-}
-
 /* Emits `lanes` registers of value regs as "{a, b}" or "a". */
 static void reglist(ptx_ctx *c, poot_strbuf *sb, poot_kir_value v, uint32_t first, uint32_t n) {
   if (n == 1) {
@@ -503,7 +351,7 @@ static void reglist(ptx_ctx *c, poot_strbuf *sb, poot_kir_value v, uint32_t firs
 
 static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
   poot_kir_space space = in->space;
-  poot_kir_scalar elem = space_elem(c, space, in->ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, space, in->ref);
   poot_kir_value v = store ? in->args[1] : in->result;
   uint32_t lanes = vtype(c, v).lanes ? vtype(c, v).lanes : 1u;
   const char *a = address(c, space, in->ref, in->args[0], elem);
@@ -516,8 +364,7 @@ static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
     poot_strbuf regs;
     poot_strbuf_init(&regs);
     reglist(c, &regs, v, first, per);
-    if (regs.failed && !c->err)
-      c->err = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    if (regs.failed) poot__kir_regs_oom(&c->r);
     char vec[8] = "";
     if (per > 1) snprintf(vec, sizeof vec, ".v%" PRIu32, per);
     char off[24] = "";
@@ -533,7 +380,7 @@ static void emit_load_store(ptx_ctx *c, const poot_kir_inst *in, bool store) {
 }
 
 static void emit_atomic(ptx_ctx *c, const poot_kir_inst *in) {
-  poot_kir_scalar elem = space_elem(c, in->space, in->ref);
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, in->space, in->ref);
   const char *a = address(c, in->space, in->ref, in->args[0], elem);
   const char *sp = in->space == POOT_KIR_SPACE_GLOBAL ? "global" : "shared";
   const char *d = vr(c, in->result, 0);
@@ -583,13 +430,13 @@ static void funary(ptx_ctx *c, const poot_kir_inst *in, const char *d, const cha
       EMIT("\tabs.f32 \t%s, %s;\n", d, a);
       break;
     case POOT_KIR_OP_EXP:
-      m_exp(c, d, a);
+      poot__ptx_exp(&c->r, c->o, d, a);
       break;
     case POOT_KIR_OP_EXP2:
       EMIT("\tex2.approx.f32 \t%s, %s;\n", d, a);
       break;
     case POOT_KIR_OP_LOG:
-      m_log(c, d, a);
+      poot__ptx_log(&c->r, c->o, d, a);
       break;
     case POOT_KIR_OP_LOG2:
       EMIT("\tlg2.approx.f32 \t%s, %s;\n", d, a);
@@ -601,19 +448,19 @@ static void funary(ptx_ctx *c, const poot_kir_inst *in, const char *d, const cha
       EMIT("\trsqrt.approx.f32 \t%s, %s;\n", d, a);
       break;
     case POOT_KIR_OP_SIN:
-      m_sincos(c, d, a, false);
+      poot__ptx_sincos(&c->r, c->o, d, a, false);
       break;
     case POOT_KIR_OP_COS:
-      m_sincos(c, d, a, true);
+      poot__ptx_sincos(&c->r, c->o, d, a, true);
       break;
     case POOT_KIR_OP_TANH:
       if ((poot_kir_scalar)in->type.scalar == POOT_KIR_F32)
-        m_tanh(c, d, a);
+        poot__ptx_tanh(&c->r, c->o, d, a);
       else
         EMIT("\ttanh.approx.f32 \t%s, %s;\n", d, a); /* below f16 precision */
       break;
     case POOT_KIR_OP_ERF:
-      m_erf(c, d, a);
+      poot__ptx_erf(&c->r, c->o, d, a);
       break;
     case POOT_KIR_OP_FLOOR:
       EMIT("\tcvt.rmi.f32.f32 \t%s, %s;\n", d, a);
@@ -665,8 +512,7 @@ static void emit_unary(ptx_ctx *c, const poot_kir_inst *in) {
 }
 
 static bool is_compare(poot_kir_op op) {
-  return op == POOT_KIR_OP_EQ || op == POOT_KIR_OP_NE || op == POOT_KIR_OP_LT ||
-         op == POOT_KIR_OP_LE || op == POOT_KIR_OP_GT || op == POOT_KIR_OP_GE;
+  return poot__kir_op_class(op) == POOT_KIR_CLASS_COMPARE;
 }
 
 static void emit_compare(ptx_ctx *c, const poot_kir_inst *in) {
@@ -734,7 +580,7 @@ static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
           EMIT("\tmax.f32 \t%s, %s, %s;\n", d, a, b);
           break;
         case POOT_KIR_OP_POW:
-          m_pow(c, d, a, b);
+          poot__ptx_pow(&c->r, c->o, d, a, b);
           break;
         default:
           fail(c, POOT_UNSUPPORTED, in, "binary operation on a float");
@@ -1074,7 +920,7 @@ static void emit_priv(ptx_ctx *c, const poot_kir_inst *in, bool store) {
   const poot_kir_private *p = &c->k->privates[in->ref];
   uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
   rclass rc = class_of((poot_kir_scalar)p->type.scalar);
-  uint32_t first = c->privreg[in->ref] + (uint32_t)in->imm * lanes;
+  uint32_t first = c->r.priv_first[in->ref] + (uint32_t)in->imm * lanes;
   for (uint32_t l = 0; l < lanes; l++) {
     const char *pr = rname(c, rc, first + l);
     if (store)
@@ -1134,142 +980,109 @@ static void emit_param(ptx_ctx *c, const poot_kir_inst *in) {
   EMIT("\tld.global.%s \t%s, [%s];\n", ty, d, a);
 }
 
+static void emit_check(ptx_ctx *c, const poot_kir_inst *in) {
+  const char *p = vr(c, in->args[0], 0);
+  c->fault_used = true;
+  EMIT("\t@!%s mov.u32 \t%s, %" PRIu64 ";\n", p, rname(c, RC_B32, c->fault_code_reg), in->imm);
+  EMIT("\t@!%s bra \t$L__fault;\n", p);
+}
+
+static void emit_if(ptx_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  const char *p = vr(c, in->args[0], 0);
+  bool has_else = in->else_body.first != NULL;
+  bool pending = c->wait_pending;
+  EMIT("\t@!%s bra \t$L__%s%" PRIu32 ";\n", p, has_else ? "else" : "endif", n);
+  emit_block(c, &in->body);
+  if (has_else) {
+    EMIT("\tbra.uni \t$L__endif%" PRIu32 ";\n", n);
+    EMIT("$L__else%" PRIu32 ":\n", n);
+    c->wait_pending = pending;
+    emit_block(c, &in->else_body);
+  }
+  EMIT("$L__endif%" PRIu32 ":\n", n);
+}
+
+static void emit_for(ptx_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  poot_kir_scalar s = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+  const char *ty = s == POOT_KIR_I32 ? "s32" : "u32";
+  const char *i = vr(c, in->result, 0);
+  const char *p = ptmp(c);
+  EMIT("\tmov.b32 \t%s, %s;\n", i, vr(c, in->args[0], 0));
+  EMIT("$L__for%" PRIu32 ":\n", n);
+  EMIT("\tsetp.ge.%s \t%s, %s, %s;\n", ty, p, i, vr(c, in->args[1], 0));
+  EMIT("\t@%s bra \t$L__endfor%" PRIu32 ";\n", p, n);
+  emit_block(c, &in->body);
+  EMIT("\tadd.%s \t%s, %s, %s;\n", ty, i, i, vr(c, in->args[2], 0));
+  EMIT("\tbra.uni \t$L__for%" PRIu32 ";\n", n);
+  EMIT("$L__endfor%" PRIu32 ":\n", n);
+}
+
 static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
-  def(c, in);
-  switch (in->op) {
-    case POOT_KIR_OP_CONST:
+  poot__kir_regs_def(&c->r, in);
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_CONST:
       emit_const(c, in);
       break;
-    case POOT_KIR_OP_BUILTIN:
+    case POOT_KIR_CLASS_BUILTIN:
       emit_builtin(c, in);
       break;
-    case POOT_KIR_OP_PARAM:
+    case POOT_KIR_CLASS_PARAM:
       emit_param(c, in);
       break;
-    case POOT_KIR_OP_NEG:
-    case POOT_KIR_OP_NOT:
-    case POOT_KIR_OP_ABS:
-    case POOT_KIR_OP_EXP:
-    case POOT_KIR_OP_EXP2:
-    case POOT_KIR_OP_LOG:
-    case POOT_KIR_OP_LOG2:
-    case POOT_KIR_OP_SQRT:
-    case POOT_KIR_OP_RSQRT:
-    case POOT_KIR_OP_SIN:
-    case POOT_KIR_OP_COS:
-    case POOT_KIR_OP_TANH:
-    case POOT_KIR_OP_ERF:
-    case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL:
+    case POOT_KIR_CLASS_UNARY:
       emit_unary(c, in);
       break;
-    case POOT_KIR_OP_ADD:
-    case POOT_KIR_OP_SUB:
-    case POOT_KIR_OP_MUL:
-    case POOT_KIR_OP_DIV:
-    case POOT_KIR_OP_REM:
-    case POOT_KIR_OP_MIN:
-    case POOT_KIR_OP_MAX:
-    case POOT_KIR_OP_AND:
-    case POOT_KIR_OP_OR:
-    case POOT_KIR_OP_XOR:
-    case POOT_KIR_OP_SHL:
-    case POOT_KIR_OP_SHR:
-    case POOT_KIR_OP_POW:
-    case POOT_KIR_OP_EQ:
-    case POOT_KIR_OP_NE:
-    case POOT_KIR_OP_LT:
-    case POOT_KIR_OP_LE:
-    case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE:
+    case POOT_KIR_CLASS_BINARY:
+    case POOT_KIR_CLASS_COMPARE:
       emit_binary(c, in);
       break;
-    case POOT_KIR_OP_SELECT:
+    case POOT_KIR_CLASS_SELECT:
       emit_select(c, in);
       break;
-    case POOT_KIR_OP_FMA:
+    case POOT_KIR_CLASS_FMA:
       emit_fma(c, in);
       break;
-    case POOT_KIR_OP_CONVERT:
+    case POOT_KIR_CLASS_CONVERT:
       emit_convert(c, in);
       break;
-    case POOT_KIR_OP_BITCAST:
+    case POOT_KIR_CLASS_BITCAST:
       emit_bitcast(c, in);
       break;
-    case POOT_KIR_OP_SPLAT:
-    case POOT_KIR_OP_VEC:
-    case POOT_KIR_OP_EXTRACT:
+    case POOT_KIR_CLASS_LANES:
       emit_move_lanes(c, in);
       break;
-    case POOT_KIR_OP_LOAD:
+    case POOT_KIR_CLASS_LOAD:
       emit_load_store(c, in, false);
       break;
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_STORE:
       emit_load_store(c, in, true);
       break;
-    case POOT_KIR_OP_PRIV_LOAD:
+    case POOT_KIR_CLASS_PRIV_LOAD:
       emit_priv(c, in, false);
       break;
-    case POOT_KIR_OP_PRIV_STORE:
+    case POOT_KIR_CLASS_PRIV_STORE:
       emit_priv(c, in, true);
       break;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_CLASS_ATOMIC:
       emit_atomic(c, in);
       break;
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-    case POOT_KIR_OP_SG_SHUFFLE:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST:
+    case POOT_KIR_CLASS_SUBGROUP:
       emit_subgroup(c, in);
       break;
-    case POOT_KIR_OP_BARRIER:
+    case POOT_KIR_CLASS_BARRIER:
       EMIT("\tbar.sync \t0;\n");
       break;
-    case POOT_KIR_OP_CHECK: {
-      const char *p = vr(c, in->args[0], 0);
-      c->fault_used = true;
-      EMIT("\t@!%s mov.u32 \t%s, %" PRIu64 ";\n", p, rname(c, RC_B32, c->fault_code_reg), in->imm);
-      EMIT("\t@!%s bra \t$L__fault;\n", p);
+    case POOT_KIR_CLASS_CHECK:
+      emit_check(c, in);
       break;
-    }
-    case POOT_KIR_OP_IF: {
-      uint32_t n = c->label++;
-      const char *p = vr(c, in->args[0], 0);
-      bool has_else = in->else_body.first != NULL;
-      bool pending = c->wait_pending;
-      EMIT("\t@!%s bra \t$L__%s%" PRIu32 ";\n", p, has_else ? "else" : "endif", n);
-      emit_block(c, &in->body);
-      if (has_else) {
-        EMIT("\tbra.uni \t$L__endif%" PRIu32 ";\n", n);
-        EMIT("$L__else%" PRIu32 ":\n", n);
-        c->wait_pending = pending;
-        emit_block(c, &in->else_body);
-      }
-      EMIT("$L__endif%" PRIu32 ":\n", n);
+    case POOT_KIR_CLASS_IF:
+      emit_if(c, in);
       break;
-    }
-    case POOT_KIR_OP_FOR: {
-      uint32_t n = c->label++;
-      poot_kir_scalar s = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
-      const char *ty = s == POOT_KIR_I32 ? "s32" : "u32";
-      const char *i = vr(c, in->result, 0);
-      const char *p = ptmp(c);
-      EMIT("\tmov.b32 \t%s, %s;\n", i, vr(c, in->args[0], 0));
-      EMIT("$L__for%" PRIu32 ":\n", n);
-      EMIT("\tsetp.ge.%s \t%s, %s, %s;\n", ty, p, i, vr(c, in->args[1], 0));
-      EMIT("\t@%s bra \t$L__endfor%" PRIu32 ";\n", p, n);
-      emit_block(c, &in->body);
-      EMIT("\tadd.%s \t%s, %s, %s;\n", ty, i, i, vr(c, in->args[2], 0));
-      EMIT("\tbra.uni \t$L__for%" PRIu32 ";\n", n);
-      EMIT("$L__endfor%" PRIu32 ":\n", n);
+    case POOT_KIR_CLASS_FOR:
+      emit_for(c, in);
       break;
-    }
     default:
       fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");
   }
@@ -1282,7 +1095,7 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
  * first) and leaves the wait pending again, so a path that skipped both
  * branches waits later; a second wait on one path returns at once. */
 static void emit_block(ptx_ctx *c, const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in && !c->err; in = in->next) {
+  for (const poot_kir_inst *in = b->first; in && !c->r.err; in = in->next) {
     if (c->wait_pending && in->op != POOT_KIR_OP_IF && !poot__kir_runs_before_wait(c->k, in)) {
       EMIT("\tgriddepcontrol.wait;\n");
       c->wait_pending = false;
@@ -1349,69 +1162,24 @@ static void emit_fault_handler(ptx_ctx *c) {
   EMIT("\tret;\n");
 }
 
-static bool kernel_uses_subgroups(const poot_kir_block *b) {
-  for (const poot_kir_inst *in = b->first; in; in = in->next) {
-    if (in->op >= POOT_KIR_OP_SG_REDUCE_ADD && in->op <= POOT_KIR_OP_SG_BROADCAST) return true;
-    if (kernel_uses_subgroups(&in->body) || kernel_uses_subgroups(&in->else_body)) return true;
-  }
-  return false;
-}
-
-poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
-                                poot_strbuf *out) {
-  if (!kernel || !target || !out)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "poot_kir_render_ptx: NULL argument");
-  if (target->lang != POOT_KIR_LANG_PTX)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "poot_kir_render_ptx: target '%s' is not a PTX target",
-                            target->name ? target->name : "?");
-  POOT_TRY(poot_kir_verify(kernel, target));
-
-  ptx_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ptx_ctx *c = &ctx;
-  c->k = kernel;
-  c->t = target;
-  c->sg = target->subgroup_size ? target->subgroup_size : 32u;
-  poot_arena_init(&c->names, 0);
-  poot_strbuf body;
-  poot_strbuf_init(&body);
-  c->o = &body;
-  poot_status st = NULL;
-
-  uint32_t threads = poot_kir_kernel_threads(kernel);
-  if (kernel_uses_subgroups(&kernel->body) && (c->sg != 32 || threads % c->sg != 0)) {
-    st = poot_status_make(POOT_UNSUPPORTED,
-                          "PTX renderer: kernel '%s' uses subgroup operations with %" PRIu32
-                          " threads per workgroup; PTX needs whole warps of 32",
-                          kernel->name, threads);
-    goto done;
-  }
-
-  c->vreg = poot_calloc((size_t)kernel->value_count + 1, sizeof *c->vreg);
-  c->privreg = poot_calloc((size_t)kernel->private_count + 1, sizeof *c->privreg);
-  c->basereg = poot_calloc((size_t)kernel->binding_count + 1, sizeof *c->basereg);
-  if (!c->vreg || !c->privreg || !c->basereg) {
-    st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
-    goto done;
-  }
+/* The registers every kernel starts with: the fault code, each binding's
+ * global base address, the private arrays (zeroed). */
+static void emit_prologue(ptx_ctx *c) {
+  const poot_kir_kernel *kernel = c->k;
   c->fault_code_reg = new_reg(c, RC_B32, 1);
-
-  /* Global base addresses of every binding. */
   for (uint32_t i = 0; i < kernel->binding_count; i++) {
     c->basereg[i] = new_reg(c, RC_B64, 1);
     const char *r = rname(c, RC_B64, c->basereg[i]);
     EMIT("\tld.param.u64 \t%s, [%s_param_%" PRIu32 "];\n", r, kernel->name, i);
     EMIT("\tcvta.to.global.u64 \t%s, %s;\n", r, r);
   }
-  /* Private arrays live in registers, zeroed at entry. */
+  poot__kir_regs_private_registers(&c->r);
   for (uint32_t i = 0; i < kernel->private_count; i++) {
     const poot_kir_private *p = &kernel->privates[i];
     uint32_t lanes = p->type.lanes ? p->type.lanes : 1u;
     rclass rc = class_of((poot_kir_scalar)p->type.scalar);
-    c->privreg[i] = new_reg(c, rc, lanes * p->count);
     for (uint32_t j = 0; j < lanes * p->count; j++) {
-      const char *r = rname(c, rc, c->privreg[i] + j);
+      const char *r = rname(c, rc, c->r.priv_first[i] + j);
       switch (rc) {
         case RC_PRED:
           EMIT("\tmov.pred \t%s, 0;\n", r);
@@ -1424,26 +1192,10 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
       }
     }
   }
-  emit_body(c, target);
-  if (c->err) {
-    st = c->err;
-    c->err = NULL;
-    goto done;
-  }
-  EMIT("\tret;\n");
-  if (c->fault_used) emit_fault_handler(c);
-  st = poot_strbuf_status(&body);
-  if (st) goto done;
+}
 
-  /* Header, parameters and declarations, now that the counts are known. */
-  uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
-  poot_strbuf_printf(
-      out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n//\n\n",
-      kernel->name, kernel->hash, target->name ? target->name : "ptx");
-  poot_strbuf_printf(
-      out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
-      pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
-  poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
+/* The entry's parameters: binding pointers, PUSH params, the fault record. */
+static void print_params(const poot_kir_kernel *kernel, poot_strbuf *out) {
   uint32_t np = 0;
   for (uint32_t i = 0; i < kernel->binding_count; i++, np++) {
     const poot_kir_binding *bd = &kernel->bindings[i];
@@ -1469,30 +1221,85 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
     poot_strbuf_printf(out, "\t.param .u64 .ptr .global .align 16 %s_fault", kernel->name);
     np++;
   }
+}
+
+/* Header, entry, register and shared declarations, then the body. */
+static void print_kernel(ptx_ctx *c, const poot_strbuf *body, poot_strbuf *out) {
+  const poot_kir_kernel *kernel = c->k;
+  const poot_kir_target *target = c->t;
+  uint32_t pv = target->ptx_version ? target->ptx_version : 78u;
+  poot_strbuf_printf(
+      out, "//\n// Generated by poot from KIR kernel '%s' (hash %016" PRIx64 ") for %s\n//\n\n",
+      kernel->name, kernel->hash, target->name ? target->name : "ptx");
+  poot_strbuf_printf(
+      out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
+      pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
+  poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
+  print_params(kernel, out);
   poot_strbuf_printf(out, "\n)\n.reqntid %" PRIu32 ", %" PRIu32 ", %" PRIu32 "\n{\n",
                      kernel->workgroup_size[0] ? kernel->workgroup_size[0] : 1u,
                      kernel->workgroup_size[1] ? kernel->workgroup_size[1] : 1u,
                      kernel->workgroup_size[2] ? kernel->workgroup_size[2] : 1u);
   for (int rc = 0; rc < RC_COUNT; rc++)
-    if (c->nreg[rc])
+    if (c->r.used[rc])
       poot_strbuf_printf(out, "\t.reg %s \t%s<%" PRIu32 ">;\n", rc_decl[rc], rc_prefix[rc],
-                         c->nreg[rc]);
+                         c->r.used[rc]);
   for (uint32_t i = 0; i < kernel->shared_count; i++) {
     const poot_kir_shared *s = &kernel->shared[i];
     poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i, s->name,
                        (uint64_t)s->count * elem_size(s->elem));
   }
   poot_strbuf_puts(out, "\n");
-  poot_strbuf_append(out, body.data, body.len);
+  poot_strbuf_append(out, body->data, body->len);
   poot_strbuf_puts(out, "}\n");
+}
+
+poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
+                                poot_strbuf *out) {
+  POOT_TRY(poot__kir_render_args(kernel, target, out, POOT_KIR_LANG_PTX, "poot_kir_render_ptx",
+                                 "a PTX"));
+  ptx_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ptx_ctx *c = &ctx;
+  c->k = kernel;
+  c->t = target;
+  c->sg = target->subgroup_size ? target->subgroup_size : 32u;
+  poot_strbuf body;
+  poot_strbuf_init(&body);
+  c->o = &body;
+  poot_status st = poot__kir_regs_init(&c->r, kernel, "PTX renderer", &ptx_classes, false);
+  if (st) goto done;
+
+  uint32_t threads = poot_kir_kernel_threads(kernel);
+  if (poot__kir_block_uses_subgroups(&kernel->body) && (c->sg != 32 || threads % c->sg != 0)) {
+    st = poot_status_make(POOT_UNSUPPORTED,
+                          "PTX renderer: kernel '%s' uses subgroup operations with %" PRIu32
+                          " threads per workgroup; PTX needs whole warps of 32",
+                          kernel->name, threads);
+    goto done;
+  }
+  c->basereg = poot_calloc((size_t)kernel->binding_count + 1, sizeof *c->basereg);
+  if (!c->basereg) {
+    st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX renderer: out of memory");
+    goto done;
+  }
+  emit_prologue(c);
+  emit_body(c, target);
+  if (c->r.err) {
+    st = c->r.err;
+    c->r.err = NULL;
+    goto done;
+  }
+  EMIT("\tret;\n");
+  if (c->fault_used) emit_fault_handler(c);
+  st = poot_strbuf_status(&body);
+  if (st) goto done;
+  print_kernel(c, &body, out);
   st = poot_strbuf_status(out);
 
 done:
-  poot_status_free(c->err);
-  poot_free(c->vreg);
-  poot_free(c->privreg);
   poot_free(c->basereg);
+  poot__kir_regs_deinit(&c->r);
   poot_strbuf_deinit(&body);
-  poot_arena_deinit(&c->names);
   return st;
 }

@@ -82,11 +82,11 @@ static poot_kir_type type(input *in) {
   return poot_kir_type_make((poot_kir_scalar)(k % POOT_KIR_SCALAR_COUNT), lanes[(k >> 4) & 3]);
 }
 
-static void one_op(prog *g, input *in) {
+/* Values without operands: constants, builtins, params. */
+static void op_value(prog *g, input *in, uint8_t op) {
   poot_kir_builder *b = g->b;
   poot_kir_value v = 0;
-  uint8_t op = byte(in);
-  switch (op % 24) {
+  switch (op) {
     case 0:
       keep(g, poot_kir_const(b, scalar(in), u32(in), &v), v);
       break;
@@ -94,8 +94,9 @@ static void one_op(prog *g, input *in) {
       keep(g, poot_kir_const_u32(b, byte(in), &v), v);
       break;
     case 2:
-      keep(g, poot_kir_builtin_get(b, (poot_kir_builtin)(byte(in) % (POOT_KIR_BUILTIN_COUNT + 1)),
-                                   byte(in) % 4, &v),
+      keep(g,
+           poot_kir_builtin_get(b, (poot_kir_builtin)(byte(in) % (POOT_KIR_BUILTIN_COUNT + 1)),
+                                byte(in) % 4, &v),
            v);
       break;
     case 3:
@@ -104,6 +105,16 @@ static void one_op(prog *g, input *in) {
     case 4:
       keep(g, poot_kir_param_get(b, byte(in) % (g->n_params + 1), &v), v);
       break;
+    default:
+      break;
+  }
+}
+
+/* Arithmetic, conversions and lane moves. */
+static void op_compute(prog *g, input *in, uint8_t op) {
+  poot_kir_builder *b = g->b;
+  poot_kir_value v = 0;
+  switch (op) {
     case 5:
       keep(g, poot_kir_unary(b, (poot_kir_op)(byte(in) % POOT_KIR_OP_COUNT), pick(g, in), &v), v);
       break;
@@ -151,6 +162,16 @@ static void one_op(prog *g, input *in) {
       keep(g, poot_kir_extract(b, a, byte(in) % 5, &v), v);
       break;
     }
+    default:
+      break;
+  }
+}
+
+/* Global, shared and private memory, atomics. */
+static void op_memory(prog *g, input *in, uint8_t op) {
+  poot_kir_builder *b = g->b;
+  poot_kir_value v = 0;
+  switch (op) {
     case 15: {
       uint8_t k = byte(in);
       poot_kir_space sp = (poot_kir_space)(k & 1);
@@ -188,6 +209,16 @@ static void one_op(prog *g, input *in) {
       }
       break;
     }
+    default:
+      break;
+  }
+}
+
+/* Barriers, subgroup operations, checks and blocks. */
+static void op_control(prog *g, input *in, uint8_t op) {
+  poot_kir_builder *b = g->b;
+  poot_kir_value v = 0;
+  switch (op) {
     case 19:
       ok_status(poot_kir_barrier(b));
       break;
@@ -196,8 +227,9 @@ static void one_op(prog *g, input *in) {
       poot_kir_value a = pick(g, in);
       switch (k % 4) {
         case 0:
-          keep(g, poot_kir_subgroup_reduce(b, (poot_kir_op)(POOT_KIR_OP_SG_REDUCE_ADD + (k >> 2) % 4),
-                                           a, &v),
+          keep(g,
+               poot_kir_subgroup_reduce(b, (poot_kir_op)(POOT_KIR_OP_SG_REDUCE_ADD + (k >> 2) % 4),
+                                        a, &v),
                v);
           break;
         case 1:
@@ -233,6 +265,19 @@ static void one_op(prog *g, input *in) {
       if (ok_status(poot_kir_end(b)) && g->open > 0) g->open--;
       break;
   }
+}
+
+/* One builder call, chosen by the next byte; the family reads its operands. */
+static void one_op(prog *g, input *in) {
+  uint8_t op = (uint8_t)(byte(in) % 24);
+  if (op <= 4)
+    op_value(g, in, op);
+  else if (op <= 14)
+    op_compute(g, in, op);
+  else if (op <= 18)
+    op_memory(g, in, op);
+  else
+    op_control(g, in, op);
 }
 
 static void use_kernel(const poot_kir_kernel *k, input *in) {
