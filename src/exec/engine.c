@@ -2,7 +2,6 @@
  * the device interface. An entry is a compiled plan with its device buffers,
  * kernels and one recording; weights and states belong to the executor and
  * are shared by every entry that names them. */
-#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,13 +68,10 @@ typedef struct engine {
 /* The engine's type tag: its vtable (STYLE: interfaces). */
 static const poot_executor_vtable engine_vtable;
 
-/* Checked downcast. The entries are reached only through the executor API,
- * which dispatches on this very vtable, so a mismatch is a programmer error:
- * asserted here rather than handed to callers as NULL. */
+/* Checked downcast: NULL for another implementation's executor (the entries
+ * that return a status say INTERNAL, the others do nothing). */
 static engine *engine_cast(poot_executor *e) {
-  engine *en = POOT_DOWNCAST(engine, base, e, &engine_vtable);
-  assert(en);
-  return en;
+  return POOT_DOWNCAST(engine, base, e, &engine_vtable);
 }
 
 static poot_status refuse_if_poisoned(const engine *e) {
@@ -336,6 +332,7 @@ static char *key_text(const poot_exec_entry_key *key) {
 static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key *key,
                                     const poot_graph *graph, uint32_t *out_entry) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   *out_entry = UINT32_MAX;
   POOT_TRY(refuse_if_poisoned(e));
   char *text = key_text(key);
@@ -405,6 +402,7 @@ static poot_status find_entry(const engine *e, uint32_t id, engine_entry **out) 
 
 static poot_status engine_remove_entry(poot_executor *ex, uint32_t id) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   engine_entry *en;
   POOT_TRY(find_entry(e, id, &en));
   poot_map_remove(&e->entry_index, en->key, strlen(en->key));
@@ -508,6 +506,7 @@ static poot_status engine_bindings(const poot_executor *ex, uint32_t id, poot_ex
 
 static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_step_io *io) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   uint64_t t0 = poot_time_ns();
   engine_entry *en;
   POOT_TRY(find_entry(e, id, &en));
@@ -551,6 +550,7 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
 
 static poot_status engine_reset_state(poot_executor *ex) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   POOT_TRY(refuse_if_poisoned(e));
   for (size_t i = 0; i < e->states.len; i++)
     POOT_TRY(upload_zeros(POOT_VEC_AT(&e->states, engine_state, i).buf));
@@ -561,6 +561,7 @@ static poot_status engine_reset_state(poot_executor *ex) {
 
 static void engine_unload(poot_executor *ex) {
   engine *e = engine_cast(ex);
+  if (!e) return;
   for (size_t i = 0; i < e->entries.len; i++) {
     entry_destroy(POOT_VEC_AT(&e->entries, engine_entry *, i));
     POOT_VEC_AT(&e->entries, engine_entry *, i) = NULL;
@@ -614,6 +615,7 @@ static poot_status load_weight(engine *e, size_t i, const poot_exec_weight *in) 
 static poot_status engine_load_weights(poot_executor *ex, size_t count,
                                        const poot_exec_weight *weights) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   POOT_TRY(refuse_if_poisoned(e));
   if (e->weights.len)
     return poot_status_make(POOT_INVALID_ARGUMENT, "engine: weights are loaded (unload first)");
@@ -625,6 +627,7 @@ static poot_status engine_load_weights(poot_executor *ex, size_t count,
 
 static poot_status engine_target_set(poot_executor *ex, const poot_exec_target *t) {
   engine *e = engine_cast(ex);
+  POOT_TRY(poot_downcast_check(e, "engine"));
   POOT_TRY(refuse_if_poisoned(e));
   poot_exec_target opts = {0};
   if (t) opts = *t;
@@ -667,6 +670,7 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
 
 static void engine_destroy(poot_executor *ex) {
   engine *e = engine_cast(ex);
+  if (!e) return;
   engine_unload(ex);
   poot_vec_deinit(&e->entries);
   poot_vec_deinit(&e->states);
