@@ -1,6 +1,7 @@
 /* tpl_builtins.c — jinja2's filters and tests, the str/dict/list methods the
  * sandbox allows, and the globals transformers defines (raise_exception,
  * strftime_now) besides jinja2's own (range, namespace, dict). */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -198,6 +199,51 @@ static poot_status fold_case(tpl_ctx *ctx, tpl_value v, bool case_sensitive, tpl
 
 /* ----------------------------------------------------------------- filters */
 
+/* A filter's row, declared here so that a filter reads its arguments
+ * through it. */
+typedef struct filter_row filter_row;
+
+/* One filter call: where it is, the name it was called by (an alias keeps
+ * its own), its row and its arguments, positional and keyword. */
+typedef struct filter_call {
+  tpl_ctx *ctx;
+  const tpl_node *at;
+  const char *name;
+  const filter_row *row;
+  const argv_ *a;
+} filter_call;
+
+/* A filter: `v | name(args)` into *out. */
+typedef poot_status (*filter_fn)(const filter_call *c, tpl_value v, tpl_value *out);
+
+/* Every filter poot implements, by the name a template calls it (jinja2's
+ * aliases are rows of their own), with the parameters it binds in jinja2's
+ * order: an argument is taken by its position in the list or by its name
+ * (arg()); a name with a leading '*' is keyword-only. Arguments past the
+ * list are ignored, as they were before the table. */
+#define FILTER_MAX_PARAMS 4
+struct filter_row {
+  const char *name;
+  filter_fn fn;
+  const char *params[FILTER_MAX_PARAMS];
+};
+
+/* The argument bound to the row's parameter `name`, by position or by name. */
+static bool param(const filter_call *c, const char *name, tpl_value *out) {
+  for (size_t i = 0; i < FILTER_MAX_PARAMS && c->row->params[i]; i++) {
+    const char *p = c->row->params[i];
+    if (p[0] == '*' && !strcmp(p + 1, name)) return arg(c->a, SIZE_MAX, name, out);
+    if (!strcmp(p, name)) return arg(c->a, i, name, out);
+  }
+  assert(!"a filter reads a parameter its row does not list");
+  return false;
+}
+
+static bool param_bool(const filter_call *c, const char *name, bool dflt) {
+  tpl_value v;
+  return param(c, name, &v) ? poot__tv_truthy(v) : dflt;
+}
+
 static const char *const jinja_filters_unsupported[] = {
     "batch",     "center", "filesizeformat", "forceescape", "groupby",
     "pprint",    "random", "slice",          "striptags",   "truncate",
@@ -241,11 +287,12 @@ static poot_status select_like(tpl_ctx *ctx, const tpl_node *at, tpl_value v, co
   return NULL;
 }
 
-static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_value *out) {
+static poot_status do_indent(const filter_call *c, tpl_value s, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
   tpl_value w;
   poot_strbuf ind;
   poot_strbuf_init(&ind);
-  if (arg(a, 0, "width", &w)) {
+  if (param(c, "width", &w)) {
     if (w.kind == TV_STR)
       poot_strbuf_append(&ind, w.u.s.p, w.u.s.n);
     else
@@ -254,7 +301,7 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
   } else {
     poot_strbuf_puts(&ind, "    ");
   }
-  bool first = arg_bool(a, 1, "first", false), blank = arg_bool(a, 2, "blank", false);
+  bool first = param_bool(c, "first", false), blank = param_bool(c, "blank", false);
   /* s += "\n"; lines = s.splitlines() */
   poot_strbuf text;
   poot_strbuf_init(&text);
@@ -295,14 +342,15 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
   return sb_done(ctx, &rv, out);
 }
 
-static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const argv_ *a,
-                             tpl_value *out) {
+static poot_status do_tojson(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
   /* transformers: tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False) */
-  bool ensure_ascii = arg_bool(a, 0, "ensure_ascii", false);
+  bool ensure_ascii = param_bool(c, "ensure_ascii", false);
   tpl_value indent_v = tv_none(), seps = tv_none();
-  (void)arg(a, 1, "indent", &indent_v);
-  (void)arg(a, 2, "separators", &seps);
-  bool sort_keys = arg_bool(a, 3, "sort_keys", false);
+  (void)param(c, "indent", &indent_v);
+  (void)param(c, "separators", &seps);
+  bool sort_keys = param_bool(c, "sort_keys", false);
   char indent_buf[256];
   const char *indent = NULL;
   if (indent_v.kind == TV_INT || indent_v.kind == TV_BOOL) {
@@ -432,26 +480,10 @@ static poot_status len_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, int64_t
                        poot__tv_type_name(v));
 }
 
-/* ----------------------------------------------------------------- filters */
-
-/* One filter call: where it is, the name it was called by (an alias keeps
- * its own), and its arguments, positional and keyword, as jinja2 binds them
- * (arg()). */
-typedef struct filter_call {
-  tpl_ctx *ctx;
-  const tpl_node *at;
-  const char *name;
-  const argv_ *a;
-} filter_call;
-
-/* A filter: `v | name(args)` into *out. */
-typedef poot_status (*filter_fn)(const filter_call *c, tpl_value v, tpl_value *out);
-
 static poot_status filter_default(const filter_call *c, tpl_value v, tpl_value *out) {
-  const argv_ *a = c->a;
   tpl_value dflt = tv_str("", 0);
-  (void)arg(a, 0, "default_value", &dflt);
-  bool boolean = arg_bool(a, 1, "boolean", false);
+  (void)param(c, "default_value", &dflt);
+  bool boolean = param_bool(c, "boolean", false);
   *out = (v.kind == TV_UNDEF || (boolean && !poot__tv_truthy(v))) ? dflt : v;
   return NULL;
 }
@@ -466,10 +498,7 @@ static poot_status filter_length(const filter_call *c, tpl_value v, tpl_value *o
 }
 
 static poot_status filter_tojson(const filter_call *c, tpl_value v, tpl_value *out) {
-  tpl_ctx *ctx = c->ctx;
-  const tpl_node *at = c->at;
-  const argv_ *a = c->a;
-  return do_tojson(ctx, at, v, a, out);
+  return do_tojson(c, v, out);
 }
 
 static poot_status filter_safe(const filter_call *c, tpl_value v, tpl_value *out) {
@@ -510,11 +539,10 @@ static poot_status filter_string(const filter_call *c, tpl_value v, tpl_value *o
 static poot_status filter_trim(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value x;
   POOT_TRY(str_of(ctx, at, v, &x));
   tpl_value chars = tv_none();
-  (void)arg(a, 0, "chars", &chars);
+  (void)param(c, "chars", &chars);
   if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "trim chars"));
   size_t b, e;
   poot__tpl_strip(x.u.s.p, x.u.s.n, chars.kind == TV_STR ? chars.u.s.p : NULL,
@@ -563,14 +591,13 @@ static poot_status filter_case(const filter_call *c, tpl_value v, tpl_value *out
 static poot_status filter_replace(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value x;
   POOT_TRY(str_of(ctx, at, v, &x));
   tpl_value m_args[3];
   size_t m_n = 0;
   for (size_t i = 0; i < 3; i++) {
     static const char *const kn[] = {"old", "new", "count"};
-    if (!arg(a, i, kn[i], &m_args[i])) break;
+    if (!param(c, kn[i], &m_args[i])) break;
     m_n++;
   }
   if (m_n == 3 && m_args[2].kind == TV_NONE) m_n = 2;
@@ -581,12 +608,11 @@ static poot_status filter_replace(const filter_call *c, tpl_value v, tpl_value *
 static poot_status filter_join(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_list *items;
   POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
   tpl_value sep = tv_str("", 0), attr = tv_none();
-  (void)arg(a, 0, "d", &sep);
-  (void)arg(a, 1, "attribute", &attr);
+  (void)param(c, "d", &sep);
+  (void)param(c, "attribute", &attr);
   POOT_TRY(str_of(ctx, at, sep, &sep));
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -666,10 +692,9 @@ static poot_status filter_reverse(const filter_call *c, tpl_value v, tpl_value *
 }
 
 static poot_status filter_int(const filter_call *c, tpl_value v, tpl_value *out) {
-  const argv_ *a = c->a;
   tpl_value dflt = tv_int(0), basev = tv_int(10);
-  (void)arg(a, 0, "default", &dflt);
-  (void)arg(a, 1, "base", &basev);
+  (void)param(c, "default", &dflt);
+  (void)param(c, "base", &basev);
   int base = basev.kind == TV_INT ? (int)basev.u.i : 10;
   int64_t r;
   double f;
@@ -690,9 +715,8 @@ static poot_status filter_int(const filter_call *c, tpl_value v, tpl_value *out)
 }
 
 static poot_status filter_float(const filter_call *c, tpl_value v, tpl_value *out) {
-  const argv_ *a = c->a;
   tpl_value dflt = tv_float(0.0);
-  (void)arg(a, 0, "default", &dflt);
+  (void)param(c, "default", &dflt);
   double f;
   if (v.kind == TV_FLOAT)
     *out = v;
@@ -724,10 +748,9 @@ static poot_status filter_abs(const filter_call *c, tpl_value v, tpl_value *out)
 static poot_status filter_round(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value prec_v = tv_int(0), method = tv_str("common", 6);
-  (void)arg(a, 0, "precision", &prec_v);
-  (void)arg(a, 1, "method", &method);
+  (void)param(c, "precision", &prec_v);
+  (void)param(c, "method", &method);
   if (!tv_is_num(v))
     return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s",
                          poot__tv_type_name(v));
@@ -764,10 +787,9 @@ static poot_status filter_round(const filter_call *c, tpl_value v, tpl_value *ou
 static poot_status filter_indent(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value x;
   POOT_TRY(str_of(ctx, at, v, &x));
-  return do_indent(ctx, x, a, out);
+  return do_indent(c, x, out);
 }
 
 static poot_status filter_map(const filter_call *c, tpl_value v, tpl_value *out) {
@@ -783,10 +805,10 @@ static poot_status filter_map(const filter_call *c, tpl_value v, tpl_value *out)
   if (!poot__tv_truthy(v)) v = tv_undef(NULL);
   POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
   tpl_value attr, dflt = tv_undef(NULL);
-  bool has_default = arg(a, SIZE_MAX, "default", &dflt);
+  bool has_default = param(c, "default", &dflt);
   POOT_TRY(poot__tv_list_new(ctx, items->n, out));
   out->flags = TVF_GEN;
-  if (arg(a, SIZE_MAX, "attribute", &attr)) {
+  if (param(c, "attribute", &attr)) {
     for (size_t i = 0; i < items->n; i++) {
       tpl_value r;
       POOT_TRY(attr_path(ctx, at, items->items[i], attr, &r));
@@ -824,9 +846,8 @@ static poot_status filter_rejectattr(const filter_call *c, tpl_value v, tpl_valu
 static poot_status filter_attr(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value nm;
-  if (!arg(a, 0, "name", &nm) || nm.kind != TV_STR)
+  if (!param(c, "name", &nm) || nm.kind != TV_STR)
     return poot__tpl_err(ctx, at, POOT_FORMAT, "attr needs a name");
   char *s = poot_arena_strndup(&ctx->arena, nm.u.s.p, nm.u.s.n);
   if (!s) return poot__tpl_oom();
@@ -836,11 +857,10 @@ static poot_status filter_attr(const filter_call *c, tpl_value v, tpl_value *out
 static poot_status filter_dictsort(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
-  bool cs = arg_bool(a, 0, "case_sensitive", false);
+  bool cs = param_bool(c, "case_sensitive", false);
   tpl_value by = tv_str("key", 3);
-  (void)arg(a, 1, "by", &by);
-  bool reverse = arg_bool(a, 2, "reverse", false);
+  (void)param(c, "by", &by);
+  bool reverse = param_bool(c, "reverse", false);
   if (v.kind != TV_DICT)
     return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s",
                          poot__tv_type_name(v));
@@ -866,16 +886,15 @@ static poot_status filter_dictsort(const filter_call *c, tpl_value v, tpl_value 
  * if given, case-folded unless `case_sensitive`. jinja2's sort takes
  * (reverse, case_sensitive, attribute), unique, min and max
  * (case_sensitive, attribute): `first` is the position of case_sensitive. */
-static poot_status keyed_items(const filter_call *c, tpl_value v, size_t first, sort_item **out_si,
+static poot_status keyed_items(const filter_call *c, tpl_value v, sort_item **out_si,
                                size_t *out_n) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   *out_si = NULL;
   *out_n = 0;
-  bool cs = arg_bool(a, first, "case_sensitive", false);
+  bool cs = param_bool(c, "case_sensitive", false);
   tpl_value attr = tv_none();
-  (void)arg(a, first + 1, "attribute", &attr);
+  (void)param(c, "attribute", &attr);
   tpl_list *items;
   POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
   size_t n = items->n;
@@ -895,10 +914,10 @@ static poot_status keyed_items(const filter_call *c, tpl_value v, size_t first, 
 static poot_status filter_sort(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  bool reverse = arg_bool(c->a, 0, "reverse", false);
+  bool reverse = param_bool(c, "reverse", false);
   sort_item *si;
   size_t n;
-  POOT_TRY(keyed_items(c, v, 1, &si, &n));
+  POOT_TRY(keyed_items(c, v, &si, &n));
   POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
   POOT_TRY(sort_items(ctx, at, si, n, reverse));
   POOT_TRY(poot__tv_list_new(ctx, n, out));
@@ -911,7 +930,7 @@ static poot_status filter_unique(const filter_call *c, tpl_value v, tpl_value *o
   const tpl_node *at = c->at;
   sort_item *si;
   size_t n;
-  POOT_TRY(keyed_items(c, v, 0, &si, &n));
+  POOT_TRY(keyed_items(c, v, &si, &n));
   POOT_TRY(poot__tv_list_new(ctx, n, out));
   size_t k = 0;
   /* A set of the keys seen, as Python's unique does (O(n)). */
@@ -941,7 +960,7 @@ static poot_status filter_min_max(const filter_call *c, tpl_value v, tpl_value *
   const char *name = c->name;
   sort_item *si;
   size_t n;
-  POOT_TRY(keyed_items(c, v, 0, &si, &n));
+  POOT_TRY(keyed_items(c, v, &si, &n));
   if (!n) {
     *out = tv_undef(name);
     return NULL;
@@ -962,10 +981,9 @@ static poot_status filter_min_max(const filter_call *c, tpl_value v, tpl_value *
 static poot_status filter_sum(const filter_call *c, tpl_value v, tpl_value *out) {
   tpl_ctx *ctx = c->ctx;
   const tpl_node *at = c->at;
-  const argv_ *a = c->a;
   tpl_value attr = tv_none(), acc = tv_int(0);
-  (void)arg(a, 0, "attribute", &attr);
-  (void)arg(a, 1, "start", &acc);
+  (void)param(c, "attribute", &attr);
+  (void)param(c, "start", &acc);
   tpl_list *items;
   POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
   for (size_t i = 0; i < items->n; i++) {
@@ -1016,54 +1034,47 @@ static poot_status filter_wordcount(const filter_call *c, tpl_value v, tpl_value
   return NULL;
 }
 
-/* Every filter poot implements, by the name a template calls it (jinja2's
- * aliases are rows of their own). */
-typedef struct filter_row {
-  const char *name;
-  filter_fn fn;
-} filter_row;
-
 static const filter_row filters[] = {
-    {"default", filter_default},
-    {"d", filter_default},
-    {"length", filter_length},
-    {"count", filter_length},
-    {"tojson", filter_tojson},
-    {"safe", filter_safe},
-    {"escape", filter_escape},
-    {"e", filter_escape},
-    {"string", filter_string},
-    {"trim", filter_trim},
-    {"upper", filter_case},
-    {"lower", filter_case},
-    {"capitalize", filter_case},
-    {"title", filter_case},
-    {"replace", filter_replace},
-    {"join", filter_join},
-    {"items", filter_items},
-    {"list", filter_list},
-    {"first", filter_first},
-    {"last", filter_last},
-    {"reverse", filter_reverse},
-    {"int", filter_int},
-    {"float", filter_float},
-    {"abs", filter_abs},
-    {"round", filter_round},
-    {"indent", filter_indent},
-    {"map", filter_map},
-    {"select", filter_select},
-    {"reject", filter_reject},
-    {"selectattr", filter_selectattr},
-    {"rejectattr", filter_rejectattr},
-    {"attr", filter_attr},
-    {"dictsort", filter_dictsort},
-    {"sort", filter_sort},
-    {"unique", filter_unique},
-    {"min", filter_min_max},
-    {"max", filter_min_max},
-    {"sum", filter_sum},
-    {"format", filter_format},
-    {"wordcount", filter_wordcount},
+    {"default", filter_default, {"default_value", "boolean"}},
+    {"d", filter_default, {"default_value", "boolean"}},
+    {"length", filter_length, {NULL}},
+    {"count", filter_length, {NULL}},
+    {"tojson", filter_tojson, {"ensure_ascii", "indent", "separators", "sort_keys"}},
+    {"safe", filter_safe, {NULL}},
+    {"escape", filter_escape, {NULL}},
+    {"e", filter_escape, {NULL}},
+    {"string", filter_string, {NULL}},
+    {"trim", filter_trim, {"chars"}},
+    {"upper", filter_case, {NULL}},
+    {"lower", filter_case, {NULL}},
+    {"capitalize", filter_case, {NULL}},
+    {"title", filter_case, {NULL}},
+    {"replace", filter_replace, {"old", "new", "count"}},
+    {"join", filter_join, {"d", "attribute"}},
+    {"items", filter_items, {NULL}},
+    {"list", filter_list, {NULL}},
+    {"first", filter_first, {NULL}},
+    {"last", filter_last, {NULL}},
+    {"reverse", filter_reverse, {NULL}},
+    {"int", filter_int, {"default", "base"}},
+    {"float", filter_float, {"default"}},
+    {"abs", filter_abs, {NULL}},
+    {"round", filter_round, {"precision", "method"}},
+    {"indent", filter_indent, {"width", "first", "blank"}},
+    {"map", filter_map, {"*attribute", "*default"}},
+    {"select", filter_select, {NULL}},
+    {"reject", filter_reject, {NULL}},
+    {"selectattr", filter_selectattr, {NULL}},
+    {"rejectattr", filter_rejectattr, {NULL}},
+    {"attr", filter_attr, {"name"}},
+    {"dictsort", filter_dictsort, {"case_sensitive", "by", "reverse"}},
+    {"sort", filter_sort, {"reverse", "case_sensitive", "attribute"}},
+    {"unique", filter_unique, {"case_sensitive", "attribute"}},
+    {"min", filter_min_max, {"case_sensitive", "attribute"}},
+    {"max", filter_min_max, {"case_sensitive", "attribute"}},
+    {"sum", filter_sum, {"attribute", "start"}},
+    {"format", filter_format, {NULL}},
+    {"wordcount", filter_wordcount, {NULL}},
 };
 
 poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name, tpl_value v,
@@ -1073,7 +1084,7 @@ poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name,
   *out = tv_undef(NULL);
   for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
     if (strcmp(filters[i].name, name)) continue;
-    const filter_call c = {ctx, at, name, &A};
+    const filter_call c = {ctx, at, name, &filters[i], &A};
     return filters[i].fn(&c, v, out);
   }
   for (size_t i = 0; jinja_filters_unsupported[i]; i++)
