@@ -316,7 +316,7 @@ bool poot_trap_from_name(const char *name, size_t len, poot_trap *out_trap);
  * them; evaluation never needs them). */
 typedef enum poot_op {
   POOT_OP_LEAF = 0, /* a leaf: Const, Weight, State, Slot or Param */
-#define POOT__OP_ENUM(ID, name, lo, hi) POOT_OP_##ID,
+#define POOT__OP_ENUM(ID, name, lo, hi, cls, rule, ref, trap) POOT_OP_##ID,
   POOT_GRAPH_OPS(POOT__OP_ENUM)
 #undef POOT__OP_ENUM
   POOT_OP_COMPOSITE, /* a named subgraph; see poot_node.body */
@@ -328,6 +328,9 @@ const char *poot_op_name(poot_op op);
 bool poot_op_from_name(const char *name, size_t len, poot_op *out_op);
 /* Operand count bounds (max -1: variadic). */
 void poot_op_arity(poot_op op, int32_t *out_min, int32_t *out_max);
+/* The op's class (poot/graph_ops.h); POOT_OP_CLASS_NONE for a leaf, a
+ * composite or an invalid op. */
+poot_op_class poot_op_class_of(poot_op op);
 
 typedef enum poot_reduce_kind {
   POOT_REDUCE_NONE = 0,

@@ -4,8 +4,10 @@
 
 #include <stdio.h>
 
+/* The dispatch: each core op's reference routine, as its row in the op table
+ * (poot/graph_ops.h) names it. */
 static const ev_op_fn ev_ops[POOT_OP_COUNT] = {
-#define X(ID, name, lo, hi) [POOT_OP_##ID] = poot__eval_##name,
+#define X(ID, name, lo, hi, cls, rule, ref, trap) [POOT_OP_##ID] = poot__eval_##ref,
     POOT_GRAPH_OPS(X)
 #undef X
 };

@@ -164,25 +164,12 @@ static poot_status binary(const poot_node *node, ev_buf *const *in, ev_buf *cons
   return POOT_OK_STATUS;
 }
 
-#define BINARY(name)                                                                               \
-  poot_status poot__eval_##name(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,             \
-                                ev_buf *const *out) {                                              \
-    (void)ctx;                                                                                     \
-    return binary(node, in, out);                                                                  \
-  }
-BINARY(add)
-BINARY(sub)
-BINARY(mul)
-BINARY(div)
-BINARY(rem)
-BINARY(max)
-BINARY(min)
-BINARY(pow)
-BINARY(and)
-BINARY(or)
-BINARY(xor)
-BINARY(shl)
-BINARY(shr)
+/* The reference routine of every op of this class (poot/graph_ops.h). */
+poot_status poot__eval_binary(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,
+                              ev_buf *const *out) {
+  (void)ctx;
+  return binary(node, in, out);
+}
 
 /* -------------------------------------------------------- unary scalars */
 
@@ -247,30 +234,12 @@ static poot_status unary(const poot_node *node, ev_buf *const *in, ev_buf *const
   return POOT_OK_STATUS;
 }
 
-#define UNARY(name)                                                                                \
-  poot_status poot__eval_##name(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,             \
-                                ev_buf *const *out) {                                              \
-    (void)ctx;                                                                                     \
-    return unary(node, in, out);                                                                   \
-  }
-UNARY(neg)
-UNARY(abs)
-UNARY(sign)
-UNARY(not)
-UNARY(exp)
-UNARY(exp2)
-UNARY(log)
-UNARY(log2)
-UNARY(sqrt)
-UNARY(rsqrt)
-UNARY(sin)
-UNARY(cos)
-UNARY(tanh)
-UNARY(erf)
-UNARY(floor)
-UNARY(ceil)
-UNARY(round)
-UNARY(sigmoid)
+/* The reference routine of every op of this class (poot/graph_ops.h). */
+poot_status poot__eval_unary(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,
+                             ev_buf *const *out) {
+  (void)ctx;
+  return unary(node, in, out);
+}
 
 /* -------------------------------------------------------------- compare */
 
@@ -310,18 +279,12 @@ static poot_status compare(const poot_node *node, ev_buf *const *in, ev_buf *con
   return POOT_OK_STATUS;
 }
 
-#define COMPARE(name)                                                                              \
-  poot_status poot__eval_##name(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,             \
-                                ev_buf *const *out) {                                              \
-    (void)ctx;                                                                                     \
-    return compare(node, in, out);                                                                 \
-  }
-COMPARE(eq)
-COMPARE(ne)
-COMPARE(lt)
-COMPARE(le)
-COMPARE(gt)
-COMPARE(ge)
+/* The reference routine of every op of this class (poot/graph_ops.h). */
+poot_status poot__eval_compare(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,
+                               ev_buf *const *out) {
+  (void)ctx;
+  return compare(node, in, out);
+}
 
 /* ------------------------------------------------- select, convert, bitcast */
 

@@ -37,9 +37,12 @@ typedef struct ev_ctx {
 typedef poot_status (*ev_op_fn)(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,
                                 ev_buf *const *out);
 
-#define X(ID, name, lo, hi)                                                                        \
-  poot_status poot__eval_##name(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,             \
-                                ev_buf *const *out);
+/* The reference routines the op table names (poot/graph_ops.h, column
+ * `ref`). A routine several ops share is declared once per op; the
+ * declarations are identical, so C allows the repetition. */
+#define X(ID, name, lo, hi, cls, rule, ref, trap)                                                  \
+  poot_status poot__eval_##ref(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,              \
+                               ev_buf *const *out);
 POOT_GRAPH_OPS(X)
 #undef X
 

@@ -228,45 +228,6 @@ const char *poot_rng_dist_name(poot_rng_dist dist) {
   return rng_names[dist];
 }
 
-typedef struct op_entry {
-  const char *name;
-  int32_t lo, hi;
-} op_entry;
-
-static const op_entry op_table[POOT_OP_COUNT] = {
-    [POOT_OP_LEAF] = {"leaf", 0, 0},
-#define X(ID, name, lo, hi) [POOT_OP_##ID] = {#name, lo, hi},
-    POOT_GRAPH_OPS(X)
-#undef X
-        [POOT_OP_COMPOSITE] = {"composite", 0, -1},
-};
-
-const char *poot_op_name(poot_op op) {
-  if ((unsigned)op >= POOT_OP_COUNT) return "?";
-  return op_table[op].name;
-}
-
-bool poot_op_from_name(const char *name, size_t len, poot_op *out_op) {
-  *out_op = POOT_OP_LEAF;
-  for (int i = 0; i < POOT_OP_COUNT; i++) {
-    if (name_eq(op_table[i].name, name, len)) {
-      *out_op = (poot_op)i;
-      return true;
-    }
-  }
-  return false;
-}
-
-void poot_op_arity(poot_op op, int32_t *out_min, int32_t *out_max) {
-  if ((unsigned)op >= POOT_OP_COUNT) {
-    *out_min = 0;
-    *out_max = 0;
-    return;
-  }
-  *out_min = op_table[op].lo;
-  *out_max = op_table[op].hi;
-}
-
 /* ------------------------------------------------------------ weight names */
 
 poot_weight_key poot_weight_key_of_name(const char *name, size_t len) {

@@ -787,18 +787,127 @@ static poot_status bind_check(parser *p, const tok *at, uint32_t n, const poot_v
   return NULL;
 }
 
+/* A comma-separated list of values, at least one: the results of a node or
+ * of a composite body. */
+static poot_status parse_value_list(parser *p, poot_value *vals, uint32_t *out_n) {
+  uint32_t n = 0;
+  *out_n = 0;
+  for (;;) {
+    if (n >= MAX_RESULTS) return err_msg(&p->cur, "too many results");
+    POOT_TRY(parse_value(p, &vals[n]));
+    n++;
+    *out_n = n;
+    if (!is_punct(p, ',')) break;
+    lex(p);
+  }
+  return NULL;
+}
+
+/* The left-hand side of a node line: where it starts and the values it
+ * defines, with the types its tail declares. */
+typedef struct node_lhs {
+  const tok *start;
+  poot_value *res;
+  poot_type *types;
+  uint32_t nres;
+} node_lhs;
+
+/* A leaf, after its kind and payload: the declared type (a constant's comes
+ * from its payload) and the append. */
+static poot_status finish_leaf(parser *p, uint32_t region, poot_node *n, const node_lhs *lhs) {
+  n->op = POOT_OP_LEAF;
+  if (lhs->nres != 1) return err_msg(lhs->start, "a leaf has exactly one result");
+  if (n->storage != POOT_STORAGE_CONST) POOT_TRY(parse_types(p, 1, lhs->types));
+  poot_node *node = NULL;
+  POOT_TRY(poot__graph_append(p->g, region, n, lhs->types, lhs->res, &node));
+  if (n->storage == POOT_STORAGE_STATE) POOT_TRY(poot__graph_note_state(p->g, lhs->res[0]));
+  return NULL;
+}
+
+/* `composite "name"(operands) {attrs} : types { body return values }`,
+ * from the word "composite" on. */
+static poot_status parse_composite(parser *p, uint32_t region, int depth, const tok *optok,
+                                   poot_node *n, const node_lhs *lhs) {
+  poot_value ops[MAX_OPERANDS];
+  if (depth >= MAX_DEPTH) return err_msg(optok, "composites nested too deeply");
+  lex(p);
+  n->op = POOT_OP_COMPOSITE;
+  POOT_TRY(parse_string(p, &n->name, "a quoted composite name"));
+  POOT_TRY(expect_punct(p, '('));
+  while (!is_punct(p, ')')) {
+    if (n->num_operands) POOT_TRY(expect_punct(p, ','));
+    if (n->num_operands >= MAX_OPERANDS) return err_msg(&p->cur, "too many operands");
+    POOT_TRY(parse_value(p, &ops[n->num_operands]));
+    n->num_operands++;
+  }
+  lex(p);
+  POOT_TRY(parse_cattrs(p, &n->num_cattrs, &n->cattrs));
+  POOT_TRY(parse_types(p, lhs->nres, lhs->types));
+  POOT_TRY(expect_punct(p, '{'));
+  uint32_t body = 0;
+  POOT_TRY(poot__graph_new_region(p->g, POOT__NO_NODE, &body));
+  POOT_TRY(parse_region(p, body, depth + 1));
+  /* parse_region stopped at "return". */
+  lex(p);
+  poot_value br[MAX_RESULTS];
+  uint32_t nbr = 0;
+  POOT_TRY(parse_value_list(p, br, &nbr));
+  POOT_TRY(expect_punct(p, '}'));
+  POOT_TRY(bind_check(p, lhs->start, lhs->nres, lhs->res));
+  poot__region *r = poot__reg(p->g, body);
+  poot_value *brs = poot_arena_memdup(&p->g->arena, br, nbr * sizeof(poot_value), 4);
+  if (!brs) return poot_status_make(POOT_OUT_OF_MEMORY, "graph: out of memory parsing");
+  n->body = &r->pub;
+  n->operands = ops;
+  poot_node *node = NULL;
+  POOT_TRY(poot__graph_append(p->g, region, n, lhs->types, lhs->res, &node));
+  r->pub.parent_node = node->id;
+  r->pub.results = brs;
+  r->pub.num_results = nbr;
+  return NULL;
+}
+
+/* `op operands {attrs} [check trap] : types`, from the op name on. */
+static poot_status parse_core_op(parser *p, uint32_t region, poot_node *n, const node_lhs *lhs) {
+  poot_value ops[MAX_OPERANDS];
+  poot_op op = POOT_OP_LEAF;
+  if (!poot_op_from_name(p->cur.s, p->cur.n, &op) || op == POOT_OP_LEAF || op == POOT_OP_COMPOSITE)
+    return err_at(&p->cur, "an op name");
+  lex(p);
+  n->op = op;
+  while (p->cur.kind == T_VAL || (n->num_operands && is_punct(p, ','))) {
+    if (n->num_operands) POOT_TRY(expect_punct(p, ','));
+    if (n->num_operands >= MAX_OPERANDS) return err_msg(&p->cur, "too many operands");
+    POOT_TRY(parse_value(p, &ops[n->num_operands]));
+    n->num_operands++;
+  }
+  POOT_TRY(parse_attrs(p, op, &n->attrs));
+  if (is_word(p, "check")) {
+    lex(p);
+    if (p->cur.kind != T_WORD || !poot_trap_from_name(p->cur.s, p->cur.n, &n->trap) ||
+        n->trap == POOT_TRAP_NONE)
+      return err_at(&p->cur, "a trap code");
+    lex(p);
+  }
+  POOT_TRY(parse_types(p, lhs->nres, lhs->types));
+  poot__attrs_from_result(op, &lhs->types[0], &n->attrs);
+  if (op == POOT_OP_REDUCE) {
+    /* Canonical order, as the builder stores them. */
+    poot_attrs canon;
+    poot__attrs_canonical(op, 0, &n->attrs, &canon);
+    n->attrs = canon;
+  }
+  n->operands = ops;
+  return poot__graph_append(p->g, region, n, lhs->types, lhs->res, NULL);
+}
+
+/* One node line: its results, then a leaf, a composite or a core op. */
 static poot_status parse_node(parser *p, uint32_t region, int depth) {
   tok start = p->cur;
   poot_value res[MAX_RESULTS];
   poot_type types[MAX_RESULTS];
   uint32_t nres = 0;
-  for (;;) {
-    if (nres >= MAX_RESULTS) return err_msg(&p->cur, "too many results");
-    POOT_TRY(parse_value(p, &res[nres]));
-    nres++;
-    if (!is_punct(p, ',')) break;
-    lex(p);
-  }
+  POOT_TRY(parse_value_list(p, res, &nres));
   POOT_TRY(bind_check(p, &start, nres, res));
   POOT_TRY(expect_punct(p, '='));
   poot_node n;
@@ -828,7 +937,8 @@ static poot_status parse_node(parser *p, uint32_t region, int depth) {
     if (p->cur.kind == T_STR) {
       n.slot_kind = POOT_SLOT_NAMED;
       POOT_TRY(parse_string(p, &n.name, "a slot name"));
-    } else if (p->cur.kind == T_WORD && poot_slot_kind_from_name(p->cur.s, p->cur.n, &n.slot_kind) &&
+    } else if (p->cur.kind == T_WORD &&
+               poot_slot_kind_from_name(p->cur.s, p->cur.n, &n.slot_kind) &&
                n.slot_kind != POOT_SLOT_NAMED) {
       lex(p);
     } else {
@@ -846,89 +956,10 @@ static poot_status parse_node(parser *p, uint32_t region, int depth) {
   } else {
     leaf = false;
   }
-  if (leaf) {
-    n.op = POOT_OP_LEAF;
-    if (nres != 1) return err_msg(&start, "a leaf has exactly one result");
-    if (n.storage != POOT_STORAGE_CONST) POOT_TRY(parse_types(p, 1, types));
-    poot_node *node = NULL;
-    POOT_TRY(poot__graph_append(p->g, region, &n, types, res, &node));
-    if (n.storage == POOT_STORAGE_STATE) POOT_TRY(poot__graph_note_state(p->g, res[0]));
-    return NULL;
-  }
-  poot_value ops[MAX_OPERANDS];
-  if (is_word(p, "composite")) {
-    if (depth >= MAX_DEPTH) return err_msg(&optok, "composites nested too deeply");
-    lex(p);
-    n.op = POOT_OP_COMPOSITE;
-    POOT_TRY(parse_string(p, &n.name, "a quoted composite name"));
-    POOT_TRY(expect_punct(p, '('));
-    while (!is_punct(p, ')')) {
-      if (n.num_operands) POOT_TRY(expect_punct(p, ','));
-      if (n.num_operands >= MAX_OPERANDS) return err_msg(&p->cur, "too many operands");
-      POOT_TRY(parse_value(p, &ops[n.num_operands]));
-      n.num_operands++;
-    }
-    lex(p);
-    POOT_TRY(parse_cattrs(p, &n.num_cattrs, &n.cattrs));
-    POOT_TRY(parse_types(p, nres, types));
-    POOT_TRY(expect_punct(p, '{'));
-    uint32_t body = 0;
-    POOT_TRY(poot__graph_new_region(p->g, POOT__NO_NODE, &body));
-    POOT_TRY(parse_region(p, body, depth + 1));
-    /* parse_region stopped at "return". */
-    lex(p);
-    poot_value br[MAX_RESULTS];
-    uint32_t nbr = 0;
-    for (;;) {
-      if (nbr >= MAX_RESULTS) return err_msg(&p->cur, "too many results");
-      POOT_TRY(parse_value(p, &br[nbr]));
-      nbr++;
-      if (!is_punct(p, ',')) break;
-      lex(p);
-    }
-    POOT_TRY(expect_punct(p, '}'));
-    POOT_TRY(bind_check(p, &start, nres, res));
-    poot__region *r = poot__reg(p->g, body);
-    poot_value *brs = poot_arena_memdup(&p->g->arena, br, nbr * sizeof(poot_value), 4);
-    if (!brs) return poot_status_make(POOT_OUT_OF_MEMORY, "graph: out of memory parsing");
-    n.body = &r->pub;
-    n.operands = ops;
-    poot_node *node = NULL;
-    POOT_TRY(poot__graph_append(p->g, region, &n, types, res, &node));
-    r->pub.parent_node = node->id;
-    r->pub.results = brs;
-    r->pub.num_results = nbr;
-    return NULL;
-  }
-  poot_op op = POOT_OP_LEAF;
-  if (!poot_op_from_name(p->cur.s, p->cur.n, &op) || op == POOT_OP_LEAF || op == POOT_OP_COMPOSITE)
-    return err_at(&p->cur, "an op name");
-  lex(p);
-  n.op = op;
-  while (p->cur.kind == T_VAL || (n.num_operands && is_punct(p, ','))) {
-    if (n.num_operands) POOT_TRY(expect_punct(p, ','));
-    if (n.num_operands >= MAX_OPERANDS) return err_msg(&p->cur, "too many operands");
-    POOT_TRY(parse_value(p, &ops[n.num_operands]));
-    n.num_operands++;
-  }
-  POOT_TRY(parse_attrs(p, op, &n.attrs));
-  if (is_word(p, "check")) {
-    lex(p);
-    if (p->cur.kind != T_WORD || !poot_trap_from_name(p->cur.s, p->cur.n, &n.trap) ||
-        n.trap == POOT_TRAP_NONE)
-      return err_at(&p->cur, "a trap code");
-    lex(p);
-  }
-  POOT_TRY(parse_types(p, nres, types));
-  poot__attrs_from_result(op, &types[0], &n.attrs);
-  if (op == POOT_OP_REDUCE) {
-    /* Canonical order, as the builder stores them. */
-    poot_attrs canon;
-    poot__attrs_canonical(op, 0, &n.attrs, &canon);
-    n.attrs = canon;
-  }
-  n.operands = ops;
-  return poot__graph_append(p->g, region, &n, types, res, NULL);
+  const node_lhs lhs = {&start, res, types, nres};
+  if (leaf) return finish_leaf(p, region, &n, &lhs);
+  if (is_word(p, "composite")) return parse_composite(p, region, depth, &optok, &n, &lhs);
+  return parse_core_op(p, region, &n, &lhs);
 }
 
 static poot_status parse_results_line(parser *p) {

@@ -1,6 +1,7 @@
 /* tpl_builtins.c — jinja2's filters and tests, the str/dict/list methods the
  * sandbox allows, and the globals transformers defines (raise_exception,
  * strftime_now) besides jinja2's own (range, namespace, dict). */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -198,6 +199,51 @@ static poot_status fold_case(tpl_ctx *ctx, tpl_value v, bool case_sensitive, tpl
 
 /* ----------------------------------------------------------------- filters */
 
+/* A filter's row, declared here so that a filter reads its arguments
+ * through it. */
+typedef struct filter_row filter_row;
+
+/* One filter call: where it is, the name it was called by (an alias keeps
+ * its own), its row and its arguments, positional and keyword. */
+typedef struct filter_call {
+  tpl_ctx *ctx;
+  const tpl_node *at;
+  const char *name;
+  const filter_row *row;
+  const argv_ *a;
+} filter_call;
+
+/* A filter: `v | name(args)` into *out. */
+typedef poot_status (*filter_fn)(const filter_call *c, tpl_value v, tpl_value *out);
+
+/* Every filter poot implements, by the name a template calls it (jinja2's
+ * aliases are rows of their own), with the parameters it binds in jinja2's
+ * order: an argument is taken by its position in the list or by its name
+ * (arg()); a name with a leading '*' is keyword-only. Arguments past the
+ * list are ignored, as they were before the table. */
+#define FILTER_MAX_PARAMS 4
+struct filter_row {
+  const char *name;
+  filter_fn fn;
+  const char *params[FILTER_MAX_PARAMS];
+};
+
+/* The argument bound to the row's parameter `name`, by position or by name. */
+static bool param(const filter_call *c, const char *name, tpl_value *out) {
+  for (size_t i = 0; i < FILTER_MAX_PARAMS && c->row->params[i]; i++) {
+    const char *p = c->row->params[i];
+    if (p[0] == '*' && !strcmp(p + 1, name)) return arg(c->a, SIZE_MAX, name, out);
+    if (!strcmp(p, name)) return arg(c->a, i, name, out);
+  }
+  assert(!"a filter reads a parameter its row does not list");
+  return false;
+}
+
+static bool param_bool(const filter_call *c, const char *name, bool dflt) {
+  tpl_value v;
+  return param(c, name, &v) ? poot__tv_truthy(v) : dflt;
+}
+
 static const char *const jinja_filters_unsupported[] = {
     "batch",     "center", "filesizeformat", "forceescape", "groupby",
     "pprint",    "random", "slice",          "striptags",   "truncate",
@@ -241,11 +287,12 @@ static poot_status select_like(tpl_ctx *ctx, const tpl_node *at, tpl_value v, co
   return NULL;
 }
 
-static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_value *out) {
+static poot_status do_indent(const filter_call *c, tpl_value s, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
   tpl_value w;
   poot_strbuf ind;
   poot_strbuf_init(&ind);
-  if (arg(a, 0, "width", &w)) {
+  if (param(c, "width", &w)) {
     if (w.kind == TV_STR)
       poot_strbuf_append(&ind, w.u.s.p, w.u.s.n);
     else
@@ -254,7 +301,7 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
   } else {
     poot_strbuf_puts(&ind, "    ");
   }
-  bool first = arg_bool(a, 1, "first", false), blank = arg_bool(a, 2, "blank", false);
+  bool first = param_bool(c, "first", false), blank = param_bool(c, "blank", false);
   /* s += "\n"; lines = s.splitlines() */
   poot_strbuf text;
   poot_strbuf_init(&text);
@@ -295,14 +342,15 @@ static poot_status do_indent(tpl_ctx *ctx, tpl_value s, const argv_ *a, tpl_valu
   return sb_done(ctx, &rv, out);
 }
 
-static poot_status do_tojson(tpl_ctx *ctx, const tpl_node *at, tpl_value v, const argv_ *a,
-                             tpl_value *out) {
+static poot_status do_tojson(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
   /* transformers: tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False) */
-  bool ensure_ascii = arg_bool(a, 0, "ensure_ascii", false);
+  bool ensure_ascii = param_bool(c, "ensure_ascii", false);
   tpl_value indent_v = tv_none(), seps = tv_none();
-  (void)arg(a, 1, "indent", &indent_v);
-  (void)arg(a, 2, "separators", &seps);
-  bool sort_keys = arg_bool(a, 3, "sort_keys", false);
+  (void)param(c, "indent", &indent_v);
+  (void)param(c, "separators", &seps);
+  bool sort_keys = param_bool(c, "sort_keys", false);
   char indent_buf[256];
   const char *indent = NULL;
   if (indent_v.kind == TV_INT || indent_v.kind == TV_BOOL) {
@@ -432,432 +480,612 @@ static poot_status len_of(tpl_ctx *ctx, const tpl_node *at, tpl_value v, int64_t
                        poot__tv_type_name(v));
 }
 
-poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name, tpl_value v,
-                             const tpl_value *args, size_t nargs, const char *const *kwnames,
-                             const tpl_value *kwvals, size_t nkw, tpl_value *out) {
-  argv_ A = {args, nargs, kwnames, kwvals, nkw};
-  const argv_ *a = &A;
+static poot_status filter_default(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_value dflt = tv_str("", 0);
+  (void)param(c, "default_value", &dflt);
+  bool boolean = param_bool(c, "boolean", false);
+  *out = (v.kind == TV_UNDEF || (boolean && !poot__tv_truthy(v))) ? dflt : v;
+  return NULL;
+}
+
+static poot_status filter_length(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  int64_t n = 0;
+  POOT_TRY(len_of(ctx, at, v, &n));
+  *out = tv_int(n);
+  return NULL;
+}
+
+static poot_status filter_tojson(const filter_call *c, tpl_value v, tpl_value *out) {
+  return do_tojson(c, v, out);
+}
+
+static poot_status filter_safe(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  POOT_TRY(str_of(ctx, at, v, out));
+  out->flags |= TVF_SAFE;
+  return NULL;
+}
+
+static poot_status filter_escape(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
   tpl_value x;
-  *out = tv_undef(NULL);
-  if (!strcmp(name, "default") || !strcmp(name, "d")) {
-    tpl_value dflt = tv_str("", 0);
-    (void)arg(a, 0, "default_value", &dflt);
-    bool boolean = arg_bool(a, 1, "boolean", false);
-    *out = (v.kind == TV_UNDEF || (boolean && !poot__tv_truthy(v))) ? dflt : v;
+  if (v.kind == TV_STR && (v.flags & TVF_SAFE)) {
+    *out = v;
     return NULL;
   }
-  if (!strcmp(name, "length") || !strcmp(name, "count")) {
-    int64_t n = 0;
-    POOT_TRY(len_of(ctx, at, v, &n));
-    *out = tv_int(n);
+  POOT_TRY(str_of(ctx, at, v, &x));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot__tpl_html_escape(&sb, x.u.s.p, x.u.s.n);
+  POOT_TRY(sb_done(ctx, &sb, out));
+  out->flags |= TVF_SAFE;
+  return NULL;
+}
+
+static poot_status filter_string(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  if (v.kind == TV_STR) {
+    *out = v;
     return NULL;
   }
-  if (!strcmp(name, "tojson")) return do_tojson(ctx, at, v, a, out);
-  if (!strcmp(name, "safe")) {
-    POOT_TRY(str_of(ctx, at, v, out));
-    out->flags |= TVF_SAFE;
-    return NULL;
-  }
-  if (!strcmp(name, "escape") || !strcmp(name, "e")) {
-    if (v.kind == TV_STR && (v.flags & TVF_SAFE)) {
-      *out = v;
-      return NULL;
-    }
-    POOT_TRY(str_of(ctx, at, v, &x));
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    poot__tpl_html_escape(&sb, x.u.s.p, x.u.s.n);
-    POOT_TRY(sb_done(ctx, &sb, out));
-    out->flags |= TVF_SAFE;
-    return NULL;
-  }
-  if (!strcmp(name, "string")) {
-    if (v.kind == TV_STR) {
-      *out = v;
-      return NULL;
-    }
-    return str_of(ctx, at, v, out);
-  }
-  if (!strcmp(name, "trim")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    tpl_value chars = tv_none();
-    (void)arg(a, 0, "chars", &chars);
-    if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "trim chars"));
-    size_t b, e;
-    poot__tpl_strip(x.u.s.p, x.u.s.n, chars.kind == TV_STR ? chars.u.s.p : NULL,
-                    chars.kind == TV_STR ? chars.u.s.n : 0, true, true, &b, &e);
-    *out = tv_str(x.u.s.p + b, e - b);
-    out->flags = x.flags & TVF_SAFE;
-    return NULL;
-  }
-  if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "capitalize") ||
-      !strcmp(name, "title")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    if (name[0] == 't') {
-      /* jinja2's title: split on runs of [-\s({[<] and capitalize each piece. */
-      const char *p = x.u.s.p;
-      size_t n = x.u.s.n;
-      bool at_start = true;
-      for (size_t i = 0; i < n;) {
-        size_t len;
-        uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
-        bool delim = poot__tpl_py_isspace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' ||
-                     cp == '<';
-        if (delim) {
-          poot_strbuf_append(&sb, p + i, len);
-          at_start = true;
-        } else {
-          if (at_start && cp == 0xDF)
-            poot_strbuf_puts(&sb, "SS");
-          else
-            poot__tpl_utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
-          at_start = false;
-        }
-        i += len;
+  return str_of(ctx, at, v, out);
+}
+
+static poot_status filter_trim(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  tpl_value chars = tv_none();
+  (void)param(c, "chars", &chars);
+  if (chars.kind != TV_NONE) POOT_TRY(need_str(ctx, at, chars, "trim chars"));
+  size_t b, e;
+  poot__tpl_strip(x.u.s.p, x.u.s.n, chars.kind == TV_STR ? chars.u.s.p : NULL,
+                  chars.kind == TV_STR ? chars.u.s.n : 0, true, true, &b, &e);
+  *out = tv_str(x.u.s.p + b, e - b);
+  out->flags = x.flags & TVF_SAFE;
+  return NULL;
+}
+
+static poot_status filter_case(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  const char *name = c->name;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (name[0] == 't') {
+    /* jinja2's title: split on runs of [-\s({[<] and capitalize each piece. */
+    const char *p = x.u.s.p;
+    size_t n = x.u.s.n;
+    bool at_start = true;
+    for (size_t i = 0; i < n;) {
+      size_t len;
+      uint32_t cp = poot__tpl_utf8_decode(p, n, i, &len);
+      bool delim =
+          poot__tpl_py_isspace(cp) || cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<';
+      if (delim) {
+        poot_strbuf_append(&sb, p + i, len);
+        at_start = true;
+      } else {
+        if (at_start && cp == 0xDF)
+          poot_strbuf_puts(&sb, "SS");
+        else
+          poot__tpl_utf8_put(&sb, at_start ? poot__tpl_upper_cp(cp) : poot__tpl_lower_cp(cp));
+        at_start = false;
       }
-    } else {
-      poot__tpl_case(&sb, x.u.s.p, x.u.s.n, name[0] == 'u' ? 'u' : name[0] == 'l' ? 'l' : 'c');
+      i += len;
     }
-    return sb_done(ctx, &sb, out);
+  } else {
+    poot__tpl_case(&sb, x.u.s.p, x.u.s.n, name[0] == 'u' ? 'u' : name[0] == 'l' ? 'l' : 'c');
   }
-  if (!strcmp(name, "replace")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    tpl_value m_args[3];
-    size_t m_n = 0;
-    for (size_t i = 0; i < 3; i++) {
-      static const char *const kn[] = {"old", "new", "count"};
-      if (!arg(a, i, kn[i], &m_args[i])) break;
-      m_n++;
-    }
-    if (m_n == 3 && m_args[2].kind == TV_NONE) m_n = 2;
-    for (size_t i = 0; i < m_n && i < 2; i++) POOT_TRY(str_of(ctx, at, m_args[i], &m_args[i]));
-    return poot__tpl_call_method(ctx, at, x, "replace", m_args, m_n, NULL, NULL, 0, out);
+  return sb_done(ctx, &sb, out);
+}
+
+static poot_status filter_replace(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  tpl_value m_args[3];
+  size_t m_n = 0;
+  for (size_t i = 0; i < 3; i++) {
+    static const char *const kn[] = {"old", "new", "count"};
+    if (!param(c, kn[i], &m_args[i])) break;
+    m_n++;
   }
-  if (!strcmp(name, "join")) {
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    tpl_value sep = tv_str("", 0), attr = tv_none();
-    (void)arg(a, 0, "d", &sep);
-    (void)arg(a, 1, "attribute", &attr);
-    POOT_TRY(str_of(ctx, at, sep, &sep));
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    for (size_t i = 0; i < items->n; i++) {
-      tpl_value it = items->items[i];
-      if (attr.kind != TV_NONE) {
-        poot_status st = attr_path(ctx, at, it, attr, &it);
-        if (st) {
-          poot_strbuf_deinit(&sb);
-          return st;
-        }
-      }
-      if (i) poot_strbuf_append(&sb, sep.u.s.p, sep.u.s.n);
-      poot_status st = poot__tv_str(ctx, at, &sb, it);
+  if (m_n == 3 && m_args[2].kind == TV_NONE) m_n = 2;
+  for (size_t i = 0; i < m_n && i < 2; i++) POOT_TRY(str_of(ctx, at, m_args[i], &m_args[i]));
+  return poot__tpl_call_method(ctx, at, x, "replace", m_args, m_n, NULL, NULL, 0, out);
+}
+
+static poot_status filter_join(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  tpl_value sep = tv_str("", 0), attr = tv_none();
+  (void)param(c, "d", &sep);
+  (void)param(c, "attribute", &attr);
+  POOT_TRY(str_of(ctx, at, sep, &sep));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  for (size_t i = 0; i < items->n; i++) {
+    tpl_value it = items->items[i];
+    if (attr.kind != TV_NONE) {
+      poot_status st = attr_path(ctx, at, it, attr, &it);
       if (st) {
         poot_strbuf_deinit(&sb);
         return st;
       }
     }
+    if (i) poot_strbuf_append(&sb, sep.u.s.p, sep.u.s.n);
+    poot_status st = poot__tv_str(ctx, at, &sb, it);
+    if (st) {
+      poot_strbuf_deinit(&sb);
+      return st;
+    }
+  }
+  return sb_done(ctx, &sb, out);
+}
+
+static poot_status filter_items(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  POOT_TRY(poot__tpl_items_of(ctx, at, v, out));
+  out->flags = TVF_GEN;
+  return NULL;
+}
+
+static poot_status filter_list(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+  if (items->n) memcpy(out->u.list->items, items->items, items->n * sizeof(tpl_value));
+  return NULL;
+}
+
+static poot_status filter_first(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  *out = items->n ? items->items[0] : tv_undef("first");
+  return NULL;
+}
+
+static poot_status filter_last(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  *out = items->n ? items->items[items->n - 1] : tv_undef("last");
+  return NULL;
+}
+
+static poot_status filter_reverse(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  if (v.kind == TV_STR) {
+    tpl_list *items;
+    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    for (size_t i = items->n; i > 0; i--)
+      poot_strbuf_append(&sb, items->items[i - 1].u.s.p, items->items[i - 1].u.s.n);
     return sb_done(ctx, &sb, out);
   }
-  if (!strcmp(name, "items")) {
-    POOT_TRY(poot__tpl_items_of(ctx, at, v, out));
-    out->flags = TVF_GEN;
-    return NULL;
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+  for (size_t i = 0; i < items->n; i++) out->u.list->items[i] = items->items[items->n - 1 - i];
+  out->flags = TVF_GEN;
+  return NULL;
+}
+
+static poot_status filter_int(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_value dflt = tv_int(0), basev = tv_int(10);
+  (void)param(c, "default", &dflt);
+  (void)param(c, "base", &basev);
+  int base = basev.kind == TV_INT ? (int)basev.u.i : 10;
+  int64_t r;
+  double f;
+  if (v.kind == TV_INT)
+    *out = v;
+  else if (v.kind == TV_BOOL)
+    *out = tv_int(v.u.b);
+  else if (v.kind == TV_FLOAT && isfinite(v.u.f) && fabs(v.u.f) < 9.2e18)
+    *out = tv_int((int64_t)v.u.f);
+  else if (v.kind == TV_STR && parse_py_int(v.u.s.p, v.u.s.n, base, &r))
+    *out = tv_int(r);
+  else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f) && isfinite(f) &&
+           fabs(f) < 9.2e18)
+    *out = tv_int((int64_t)f);
+  else
+    *out = dflt;
+  return NULL;
+}
+
+static poot_status filter_float(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_value dflt = tv_float(0.0);
+  (void)param(c, "default", &dflt);
+  double f;
+  if (v.kind == TV_FLOAT)
+    *out = v;
+  else if (v.kind == TV_INT || v.kind == TV_BOOL)
+    *out = tv_float(v.kind == TV_INT ? (double)v.u.i : v.u.b);
+  else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f))
+    *out = tv_float(f);
+  else
+    *out = dflt;
+  return NULL;
+}
+
+static poot_status filter_abs(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  if (v.kind == TV_INT) {
+    if (v.u.i == INT64_MIN) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "integer overflow");
+    *out = tv_int(v.u.i < 0 ? -v.u.i : v.u.i);
+  } else if (v.kind == TV_FLOAT)
+    *out = tv_float(fabs(v.u.f));
+  else if (v.kind == TV_BOOL)
+    *out = tv_int(v.u.b);
+  else
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "bad operand type for abs(): '%s'",
+                         poot__tv_type_name(v));
+  return NULL;
+}
+
+static poot_status filter_round(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value prec_v = tv_int(0), method = tv_str("common", 6);
+  (void)param(c, "precision", &prec_v);
+  (void)param(c, "method", &method);
+  if (!tv_is_num(v))
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s",
+                         poot__tv_type_name(v));
+  int64_t prec = prec_v.kind == TV_INT ? prec_v.u.i : 0;
+  if (prec < -20 || prec > 20)
+    return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "round precision out of range");
+  bool common = method.kind == TV_STR && method.u.s.n == 6 && !memcmp(method.u.s.p, "common", 6);
+  bool ceil_m = method.kind == TV_STR && method.u.s.n == 4 && !memcmp(method.u.s.p, "ceil", 4);
+  bool floor_m = method.kind == TV_STR && method.u.s.n == 5 && !memcmp(method.u.s.p, "floor", 5);
+  if (!common && !ceil_m && !floor_m)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "method must be common, ceil or floor");
+  if (common && v.kind != TV_FLOAT) {
+    *out = tv_int(v.kind == TV_INT ? v.u.i : v.u.b);
+    if (prec >= 0) return NULL;
   }
-  if (!strcmp(name, "list")) {
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
-    if (items->n) memcpy(out->u.list->items, items->items, items->n * sizeof(tpl_value));
-    return NULL;
-  }
-  if (!strcmp(name, "first")) {
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    *out = items->n ? items->items[0] : tv_undef("first");
-    return NULL;
-  }
-  if (!strcmp(name, "last")) {
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    *out = items->n ? items->items[items->n - 1] : tv_undef("last");
-    return NULL;
-  }
-  if (!strcmp(name, "reverse")) {
-    if (v.kind == TV_STR) {
-      tpl_list *items;
-      POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-      poot_strbuf sb;
-      poot_strbuf_init(&sb);
-      for (size_t i = items->n; i > 0; i--)
-        poot_strbuf_append(&sb, items->items[i - 1].u.s.p, items->items[i - 1].u.s.n);
-      return sb_done(ctx, &sb, out);
-    }
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
-    for (size_t i = 0; i < items->n; i++) out->u.list->items[i] = items->items[items->n - 1 - i];
-    out->flags = TVF_GEN;
-    return NULL;
-  }
-  if (!strcmp(name, "int")) {
-    tpl_value dflt = tv_int(0), basev = tv_int(10);
-    (void)arg(a, 0, "default", &dflt);
-    (void)arg(a, 1, "base", &basev);
-    int base = basev.kind == TV_INT ? (int)basev.u.i : 10;
-    int64_t r;
-    double f;
-    if (v.kind == TV_INT)
-      *out = v;
-    else if (v.kind == TV_BOOL)
-      *out = tv_int(v.u.b);
-    else if (v.kind == TV_FLOAT && isfinite(v.u.f) && fabs(v.u.f) < 9.2e18)
-      *out = tv_int((int64_t)v.u.f);
-    else if (v.kind == TV_STR && parse_py_int(v.u.s.p, v.u.s.n, base, &r))
-      *out = tv_int(r);
-    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f) && isfinite(f) &&
-             fabs(f) < 9.2e18)
-      *out = tv_int((int64_t)f);
-    else
-      *out = dflt;
-    return NULL;
-  }
-  if (!strcmp(name, "float")) {
-    tpl_value dflt = tv_float(0.0);
-    (void)arg(a, 0, "default", &dflt);
-    double f;
-    if (v.kind == TV_FLOAT)
-      *out = v;
-    else if (v.kind == TV_INT || v.kind == TV_BOOL)
-      *out = tv_float(v.kind == TV_INT ? (double)v.u.i : v.u.b);
-    else if (v.kind == TV_STR && parse_py_float(v.u.s.p, v.u.s.n, &f))
-      *out = tv_float(f);
-    else
-      *out = dflt;
-    return NULL;
-  }
-  if (!strcmp(name, "abs")) {
-    if (v.kind == TV_INT) {
-      if (v.u.i == INT64_MIN) return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "integer overflow");
-      *out = tv_int(v.u.i < 0 ? -v.u.i : v.u.i);
-    } else if (v.kind == TV_FLOAT)
-      *out = tv_float(fabs(v.u.f));
-    else if (v.kind == TV_BOOL)
-      *out = tv_int(v.u.b);
-    else
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "bad operand type for abs(): '%s'",
-                           poot__tv_type_name(v));
-    return NULL;
-  }
-  if (!strcmp(name, "round")) {
-    tpl_value prec_v = tv_int(0), method = tv_str("common", 6);
-    (void)arg(a, 0, "precision", &prec_v);
-    (void)arg(a, 1, "method", &method);
-    if (!tv_is_num(v))
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "round() needs a number, not %s",
-                           poot__tv_type_name(v));
-    int64_t prec = prec_v.kind == TV_INT ? prec_v.u.i : 0;
-    if (prec < -20 || prec > 20)
-      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "round precision out of range");
-    bool common = method.kind == TV_STR && method.u.s.n == 6 && !memcmp(method.u.s.p, "common", 6);
-    bool ceil_m = method.kind == TV_STR && method.u.s.n == 4 && !memcmp(method.u.s.p, "ceil", 4);
-    bool floor_m = method.kind == TV_STR && method.u.s.n == 5 && !memcmp(method.u.s.p, "floor", 5);
-    if (!common && !ceil_m && !floor_m)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "method must be common, ceil or floor");
-    if (common && v.kind != TV_FLOAT) {
-      *out = tv_int(v.kind == TV_INT ? v.u.i : v.u.b);
-      if (prec >= 0) return NULL;
-    }
-    double f = v.kind == TV_FLOAT ? v.u.f : v.kind == TV_INT ? (double)v.u.i : v.u.b;
-    if (common) {
-      if (prec >= 0 && isfinite(f)) {
-        char buf[400];
-        snprintf(buf, sizeof buf, "%.*f", (int)prec, f);
-        *out = tv_float(strtod(buf, NULL));
-      } else {
-        double m = pow(10.0, (double)-prec);
-        double r = nearbyint(f / m) * m;
-        *out = v.kind == TV_FLOAT ? tv_float(r) : tv_int((int64_t)r);
-      }
+  double f = v.kind == TV_FLOAT ? v.u.f : v.kind == TV_INT ? (double)v.u.i : v.u.b;
+  if (common) {
+    if (prec >= 0 && isfinite(f)) {
+      char buf[400];
+      snprintf(buf, sizeof buf, "%.*f", (int)prec, f);
+      *out = tv_float(strtod(buf, NULL));
     } else {
-      double m = pow(10.0, (double)prec);
-      *out = tv_float((ceil_m ? ceil(f * m) : floor(f * m)) / m);
+      double m = pow(10.0, (double)-prec);
+      double r = nearbyint(f / m) * m;
+      *out = v.kind == TV_FLOAT ? tv_float(r) : tv_int((int64_t)r);
     }
-    return NULL;
+  } else {
+    double m = pow(10.0, (double)prec);
+    *out = tv_float((ceil_m ? ceil(f * m) : floor(f * m)) / m);
   }
-  if (!strcmp(name, "indent")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    return do_indent(ctx, x, a, out);
-  }
-  if (!strcmp(name, "map")) {
-    tpl_list *items;
-    if (!poot__tv_truthy(v)) v = tv_undef(NULL);
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    tpl_value attr, dflt = tv_undef(NULL);
-    bool has_default = arg(a, SIZE_MAX, "default", &dflt);
-    POOT_TRY(poot__tv_list_new(ctx, items->n, out));
-    out->flags = TVF_GEN;
-    if (arg(a, SIZE_MAX, "attribute", &attr)) {
-      for (size_t i = 0; i < items->n; i++) {
-        tpl_value r;
-        POOT_TRY(attr_path(ctx, at, items->items[i], attr, &r));
-        if (r.kind == TV_UNDEF && has_default) r = dflt;
-        out->u.list->items[i] = r;
-      }
-      return NULL;
-    }
-    if (nargs < 1 || args[0].kind != TV_STR)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "map requires a filter argument");
-    char fname[64];
-    snprintf(fname, sizeof fname, "%.*s", (int)args[0].u.s.n, args[0].u.s.p);
-    for (size_t i = 0; i < items->n; i++)
-      POOT_TRY(poot__tpl_filter(ctx, at, fname, items->items[i], args + 1, nargs - 1, kwnames,
-                                kwvals, nkw, &out->u.list->items[i]));
-    return NULL;
-  }
-  if (!strcmp(name, "select")) return select_like(ctx, at, v, a, false, true, out);
-  if (!strcmp(name, "reject")) return select_like(ctx, at, v, a, false, false, out);
-  if (!strcmp(name, "selectattr")) return select_like(ctx, at, v, a, true, true, out);
-  if (!strcmp(name, "rejectattr")) return select_like(ctx, at, v, a, true, false, out);
-  if (!strcmp(name, "attr")) {
-    tpl_value nm;
-    if (!arg(a, 0, "name", &nm) || nm.kind != TV_STR)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "attr needs a name");
-    char *s = poot_arena_strndup(&ctx->arena, nm.u.s.p, nm.u.s.n);
-    if (!s) return poot__tpl_oom();
-    return poot__tpl_getattr(ctx, at, v, s, out);
-  }
-  if (!strcmp(name, "dictsort")) {
-    bool cs = arg_bool(a, 0, "case_sensitive", false);
-    tpl_value by = tv_str("key", 3);
-    (void)arg(a, 1, "by", &by);
-    bool reverse = arg_bool(a, 2, "reverse", false);
-    if (v.kind != TV_DICT)
-      return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s",
-                           poot__tv_type_name(v));
-    bool by_value = by.kind == TV_STR && by.u.s.n == 5 && !memcmp(by.u.s.p, "value", 5);
-    tpl_value pairs;
-    POOT_TRY(poot__tpl_items_of(ctx, at, v, &pairs));
-    size_t n = pairs.u.list->n;
-    sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
-    if (!si) return poot__tpl_oom();
-    for (size_t i = 0; i < n; i++) {
-      tpl_value pr = pairs.u.list->items[i];
-      POOT_TRY(fold_case(ctx, pr.u.list->items[by_value ? 1 : 0], cs, &si[i].key));
-      si[i].val = pr;
-    }
-    POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
-    POOT_TRY(sort_items(ctx, at, si, n, reverse));
-    for (size_t i = 0; i < n; i++) pairs.u.list->items[i] = si[i].val;
-    *out = pairs;
-    return NULL;
-  }
-  if (!strcmp(name, "sort") || !strcmp(name, "unique") || !strcmp(name, "min") ||
-      !strcmp(name, "max")) {
-    bool is_sort = name[0] == 's', is_unique = name[0] == 'u';
-    bool reverse = is_sort ? arg_bool(a, 0, "reverse", false) : false;
-    bool cs = arg_bool(a, is_sort ? 1 : 0, "case_sensitive", false);
-    tpl_value attr = tv_none();
-    (void)arg(a, is_sort ? 2 : 1, "attribute", &attr);
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
-    size_t n = items->n;
-    sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
-    if (!si) return poot__tpl_oom();
-    for (size_t i = 0; i < n; i++) {
-      tpl_value key = items->items[i];
-      if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, key, attr, &key));
-      POOT_TRY(fold_case(ctx, key, cs, &si[i].key));
-      si[i].val = items->items[i];
-    }
-    if (is_unique) {
-      POOT_TRY(poot__tv_list_new(ctx, n, out));
-      size_t k = 0;
-      /* A set of the keys seen, as Python's unique does (O(n)). */
-      tpl_value seen;
-      POOT_TRY(poot__tv_dict_new(ctx, 0, &seen));
-      for (size_t i = 0; i < n; i++) {
-        tpl_value key = si[i].key;
-        if ((key.kind == TV_LIST && !(key.flags & TVF_TUPLE)) || key.kind == TV_DICT ||
-            key.kind == TV_NS || key.kind == TV_UNDEF)
-          return poot__tpl_err(ctx, at, POOT_FORMAT, "unhashable type: '%s'",
-                               poot__tv_type_name(key));
-        long found;
-        POOT_TRY(poot__tv_dict_find(ctx, at, seen.u.dict, key, &found));
-        if (found >= 0) continue;
-        POOT_TRY(poot__tv_dict_set(ctx, seen.u.dict, key, tv_none()));
-        out->u.list->items[k++] = si[i].val;
-      }
-      out->u.list->n = k;
-      out->flags = TVF_GEN;
-      return NULL;
-    }
-    if (!is_sort) {
-      if (!n) {
-        *out = tv_undef(name);
-        return NULL;
-      }
-      size_t best = 0;
-      for (size_t i = 1; i < n; i++) {
-        bool lt_ib, lt_bi, ordered_ib, ordered_bi;
-        POOT_TRY(poot__tv_less(ctx, at, si[i].key, si[best].key, &ordered_ib, &lt_ib));
-        POOT_TRY(poot__tv_less(ctx, at, si[best].key, si[i].key, &ordered_bi, &lt_bi));
-        if (!ordered_ib || !ordered_bi)
-          return poot__tpl_err(ctx, at, POOT_FORMAT, "values do not order");
-        if (name[1] == 'i' ? lt_ib : lt_bi) best = i;
-      }
-      *out = si[best].val;
-      return NULL;
-    }
-    POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
-    POOT_TRY(sort_items(ctx, at, si, n, reverse));
-    POOT_TRY(poot__tv_list_new(ctx, n, out));
-    for (size_t i = 0; i < n; i++) out->u.list->items[i] = si[i].val;
-    return NULL;
-  }
-  if (!strcmp(name, "sum")) {
-    tpl_value attr = tv_none(), acc = tv_int(0);
-    (void)arg(a, 0, "attribute", &attr);
-    (void)arg(a, 1, "start", &acc);
-    tpl_list *items;
-    POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  return NULL;
+}
+
+static poot_status filter_indent(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  return do_indent(c, x, out);
+}
+
+static poot_status filter_map(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  const argv_ *a = c->a;
+  const tpl_value *args = a->args;
+  size_t nargs = a->nargs;
+  const char *const *kwnames = a->kwn;
+  const tpl_value *kwvals = a->kwv;
+  size_t nkw = a->nkw;
+  tpl_list *items;
+  if (!poot__tv_truthy(v)) v = tv_undef(NULL);
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  tpl_value attr, dflt = tv_undef(NULL);
+  bool has_default = param(c, "default", &dflt);
+  POOT_TRY(poot__tv_list_new(ctx, items->n, out));
+  out->flags = TVF_GEN;
+  if (param(c, "attribute", &attr)) {
     for (size_t i = 0; i < items->n; i++) {
-      tpl_value it = items->items[i];
-      if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, it, attr, &it));
-      POOT_TRY(poot__tpl_binop(ctx, at, OP_ADD, acc, it, &acc));
+      tpl_value r;
+      POOT_TRY(attr_path(ctx, at, items->items[i], attr, &r));
+      if (r.kind == TV_UNDEF && has_default) r = dflt;
+      out->u.list->items[i] = r;
     }
-    *out = acc;
     return NULL;
   }
-  if (!strcmp(name, "format")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    tpl_value t;
-    if (nkw) {
-      return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "format filter with keyword arguments");
-    }
-    POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
-    t.flags = TVF_TUPLE;
-    if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
-    return poot__tpl_percent_format(ctx, at, x, t, out);
+  if (nargs < 1 || args[0].kind != TV_STR)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "map requires a filter argument");
+  char fname[64];
+  snprintf(fname, sizeof fname, "%.*s", (int)args[0].u.s.n, args[0].u.s.p);
+  for (size_t i = 0; i < items->n; i++)
+    POOT_TRY(poot__tpl_filter(ctx, at, fname, items->items[i], args + 1, nargs - 1, kwnames, kwvals,
+                              nkw, &out->u.list->items[i]));
+  return NULL;
+}
+
+static poot_status filter_select(const filter_call *c, tpl_value v, tpl_value *out) {
+  return select_like(c->ctx, c->at, v, c->a, false, true, out);
+}
+
+static poot_status filter_reject(const filter_call *c, tpl_value v, tpl_value *out) {
+  return select_like(c->ctx, c->at, v, c->a, false, false, out);
+}
+
+static poot_status filter_selectattr(const filter_call *c, tpl_value v, tpl_value *out) {
+  return select_like(c->ctx, c->at, v, c->a, true, true, out);
+}
+
+static poot_status filter_rejectattr(const filter_call *c, tpl_value v, tpl_value *out) {
+  return select_like(c->ctx, c->at, v, c->a, true, false, out);
+}
+
+static poot_status filter_attr(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value nm;
+  if (!param(c, "name", &nm) || nm.kind != TV_STR)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "attr needs a name");
+  char *s = poot_arena_strndup(&ctx->arena, nm.u.s.p, nm.u.s.n);
+  if (!s) return poot__tpl_oom();
+  return poot__tpl_getattr(ctx, at, v, s, out);
+}
+
+static poot_status filter_dictsort(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  bool cs = param_bool(c, "case_sensitive", false);
+  tpl_value by = tv_str("key", 3);
+  (void)param(c, "by", &by);
+  bool reverse = param_bool(c, "reverse", false);
+  if (v.kind != TV_DICT)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "dictsort needs a mapping, not %s",
+                         poot__tv_type_name(v));
+  bool by_value = by.kind == TV_STR && by.u.s.n == 5 && !memcmp(by.u.s.p, "value", 5);
+  tpl_value pairs;
+  POOT_TRY(poot__tpl_items_of(ctx, at, v, &pairs));
+  size_t n = pairs.u.list->n;
+  sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
+  if (!si) return poot__tpl_oom();
+  for (size_t i = 0; i < n; i++) {
+    tpl_value pr = pairs.u.list->items[i];
+    POOT_TRY(fold_case(ctx, pr.u.list->items[by_value ? 1 : 0], cs, &si[i].key));
+    si[i].val = pr;
   }
-  if (!strcmp(name, "wordcount")) {
-    POOT_TRY(str_of(ctx, at, v, &x));
-    int64_t words = 0;
-    bool in = false;
-    for (size_t i = 0; i < x.u.s.n;) {
-      size_t len;
-      uint32_t cp = poot__tpl_utf8_decode(x.u.s.p, x.u.s.n, i, &len);
-      bool w = cp >= 0x80 || (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
-               (cp >= 'A' && cp <= 'Z') || cp == '_';
-      if (w && !in) words++;
-      in = w;
-      i += len;
-    }
-    *out = tv_int(words);
+  POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
+  POOT_TRY(sort_items(ctx, at, si, n, reverse));
+  for (size_t i = 0; i < n; i++) pairs.u.list->items[i] = si[i].val;
+  *out = pairs;
+  return NULL;
+}
+
+/* The items of `v` with their sort keys: the `attribute` path of each item
+ * if given, case-folded unless `case_sensitive`. jinja2's sort takes
+ * (reverse, case_sensitive, attribute), unique, min and max
+ * (case_sensitive, attribute): `first` is the position of case_sensitive. */
+static poot_status keyed_items(const filter_call *c, tpl_value v, sort_item **out_si,
+                               size_t *out_n) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  *out_si = NULL;
+  *out_n = 0;
+  bool cs = param_bool(c, "case_sensitive", false);
+  tpl_value attr = tv_none();
+  (void)param(c, "attribute", &attr);
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  size_t n = items->n;
+  sort_item *si = POOT_ARENA_NEW_ARRAY(&ctx->arena, sort_item, n + 1);
+  if (!si) return poot__tpl_oom();
+  for (size_t i = 0; i < n; i++) {
+    tpl_value key = items->items[i];
+    if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, key, attr, &key));
+    POOT_TRY(fold_case(ctx, key, cs, &si[i].key));
+    si[i].val = items->items[i];
+  }
+  *out_si = si;
+  *out_n = n;
+  return NULL;
+}
+
+static poot_status filter_sort(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  bool reverse = param_bool(c, "reverse", false);
+  sort_item *si;
+  size_t n;
+  POOT_TRY(keyed_items(c, v, &si, &n));
+  POOT_TRY(poot__tpl_charge(ctx, at, (uint64_t)n * 20));
+  POOT_TRY(sort_items(ctx, at, si, n, reverse));
+  POOT_TRY(poot__tv_list_new(ctx, n, out));
+  for (size_t i = 0; i < n; i++) out->u.list->items[i] = si[i].val;
+  return NULL;
+}
+
+static poot_status filter_unique(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  sort_item *si;
+  size_t n;
+  POOT_TRY(keyed_items(c, v, &si, &n));
+  POOT_TRY(poot__tv_list_new(ctx, n, out));
+  size_t k = 0;
+  /* A set of the keys seen, as Python's unique does (O(n)). */
+  tpl_value seen;
+  POOT_TRY(poot__tv_dict_new(ctx, 0, &seen));
+  for (size_t i = 0; i < n; i++) {
+    tpl_value key = si[i].key;
+    if ((key.kind == TV_LIST && !(key.flags & TVF_TUPLE)) || key.kind == TV_DICT ||
+        key.kind == TV_NS || key.kind == TV_UNDEF)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "unhashable type: '%s'", poot__tv_type_name(key));
+    long found;
+    POOT_TRY(poot__tv_dict_find(ctx, at, seen.u.dict, key, &found));
+    if (found >= 0) continue;
+    POOT_TRY(poot__tv_dict_set(ctx, seen.u.dict, key, tv_none()));
+    out->u.list->items[k++] = si[i].val;
+  }
+  out->u.list->n = k;
+  out->flags = TVF_GEN;
+  return NULL;
+}
+
+/* min and max (c->name says which): the first item whose key no other
+ * item's key beats. */
+static poot_status filter_min_max(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  const char *name = c->name;
+  sort_item *si;
+  size_t n;
+  POOT_TRY(keyed_items(c, v, &si, &n));
+  if (!n) {
+    *out = tv_undef(name);
     return NULL;
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < n; i++) {
+    bool lt_ib, lt_bi, ordered_ib, ordered_bi;
+    POOT_TRY(poot__tv_less(ctx, at, si[i].key, si[best].key, &ordered_ib, &lt_ib));
+    POOT_TRY(poot__tv_less(ctx, at, si[best].key, si[i].key, &ordered_bi, &lt_bi));
+    if (!ordered_ib || !ordered_bi)
+      return poot__tpl_err(ctx, at, POOT_FORMAT, "values do not order");
+    if (name[1] == 'i' ? lt_ib : lt_bi) best = i;
+  }
+  *out = si[best].val;
+  return NULL;
+}
+
+static poot_status filter_sum(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value attr = tv_none(), acc = tv_int(0);
+  (void)param(c, "attribute", &attr);
+  (void)param(c, "start", &acc);
+  tpl_list *items;
+  POOT_TRY(poot__tv_iterate(ctx, at, v, &items));
+  for (size_t i = 0; i < items->n; i++) {
+    tpl_value it = items->items[i];
+    if (attr.kind != TV_NONE) POOT_TRY(attr_path(ctx, at, it, attr, &it));
+    POOT_TRY(poot__tpl_binop(ctx, at, OP_ADD, acc, it, &acc));
+  }
+  *out = acc;
+  return NULL;
+}
+
+static poot_status filter_format(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  const argv_ *a = c->a;
+  const tpl_value *args = a->args;
+  size_t nargs = a->nargs;
+  size_t nkw = a->nkw;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  tpl_value t;
+  if (nkw) {
+    return poot__tpl_err(ctx, at, POOT_UNSUPPORTED, "format filter with keyword arguments");
+  }
+  POOT_TRY(poot__tv_list_new(ctx, nargs, &t));
+  t.flags = TVF_TUPLE;
+  if (nargs) memcpy(t.u.list->items, args, nargs * sizeof(tpl_value));
+  return poot__tpl_percent_format(ctx, at, x, t, out);
+}
+
+static poot_status filter_wordcount(const filter_call *c, tpl_value v, tpl_value *out) {
+  tpl_ctx *ctx = c->ctx;
+  const tpl_node *at = c->at;
+  tpl_value x;
+  POOT_TRY(str_of(ctx, at, v, &x));
+  int64_t words = 0;
+  bool in = false;
+  for (size_t i = 0; i < x.u.s.n;) {
+    size_t len;
+    uint32_t cp = poot__tpl_utf8_decode(x.u.s.p, x.u.s.n, i, &len);
+    bool w = cp >= 0x80 || (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
+             (cp >= 'A' && cp <= 'Z') || cp == '_';
+    if (w && !in) words++;
+    in = w;
+    i += len;
+  }
+  *out = tv_int(words);
+  return NULL;
+}
+
+static const filter_row filters[] = {
+    {"default", filter_default, {"default_value", "boolean"}},
+    {"d", filter_default, {"default_value", "boolean"}},
+    {"length", filter_length, {NULL}},
+    {"count", filter_length, {NULL}},
+    {"tojson", filter_tojson, {"ensure_ascii", "indent", "separators", "sort_keys"}},
+    {"safe", filter_safe, {NULL}},
+    {"escape", filter_escape, {NULL}},
+    {"e", filter_escape, {NULL}},
+    {"string", filter_string, {NULL}},
+    {"trim", filter_trim, {"chars"}},
+    {"upper", filter_case, {NULL}},
+    {"lower", filter_case, {NULL}},
+    {"capitalize", filter_case, {NULL}},
+    {"title", filter_case, {NULL}},
+    {"replace", filter_replace, {"old", "new", "count"}},
+    {"join", filter_join, {"d", "attribute"}},
+    {"items", filter_items, {NULL}},
+    {"list", filter_list, {NULL}},
+    {"first", filter_first, {NULL}},
+    {"last", filter_last, {NULL}},
+    {"reverse", filter_reverse, {NULL}},
+    {"int", filter_int, {"default", "base"}},
+    {"float", filter_float, {"default"}},
+    {"abs", filter_abs, {NULL}},
+    {"round", filter_round, {"precision", "method"}},
+    {"indent", filter_indent, {"width", "first", "blank"}},
+    {"map", filter_map, {"*attribute", "*default"}},
+    {"select", filter_select, {NULL}},
+    {"reject", filter_reject, {NULL}},
+    {"selectattr", filter_selectattr, {NULL}},
+    {"rejectattr", filter_rejectattr, {NULL}},
+    {"attr", filter_attr, {"name"}},
+    {"dictsort", filter_dictsort, {"case_sensitive", "by", "reverse"}},
+    {"sort", filter_sort, {"reverse", "case_sensitive", "attribute"}},
+    {"unique", filter_unique, {"case_sensitive", "attribute"}},
+    {"min", filter_min_max, {"case_sensitive", "attribute"}},
+    {"max", filter_min_max, {"case_sensitive", "attribute"}},
+    {"sum", filter_sum, {"attribute", "start"}},
+    {"format", filter_format, {NULL}},
+    {"wordcount", filter_wordcount, {NULL}},
+};
+
+poot_status poot__tpl_filter(tpl_ctx *ctx, const tpl_node *at, const char *name, tpl_value v,
+                             const tpl_value *args, size_t nargs, const char *const *kwnames,
+                             const tpl_value *kwvals, size_t nkw, tpl_value *out) {
+  argv_ A = {args, nargs, kwnames, kwvals, nkw};
+  *out = tv_undef(NULL);
+  for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+    if (strcmp(filters[i].name, name)) continue;
+    const filter_call c = {ctx, at, name, &filters[i], &A};
+    return filters[i].fn(&c, v, out);
   }
   for (size_t i = 0; jinja_filters_unsupported[i]; i++)
     if (!strcmp(jinja_filters_unsupported[i], name))

@@ -276,168 +276,200 @@ static poot_status repeat(tpl_ctx *ctx, const tpl_node *at, tpl_value seq, int64
   return NULL;
 }
 
-poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
-                            tpl_value *out) {
-  *out = tv_none();
-  bool lt = false, eq = false;
-  switch (op) {
-    case OP_EQ:
-    case OP_NE:
-      POOT_TRY(poot__tv_equal(ctx, at, a, b, &eq));
-      *out = tv_bool(op == OP_EQ ? eq : !eq);
-      return NULL;
-    case OP_LT:
-    case OP_GT:
-    case OP_LE:
-    case OP_GE: {
-      bool ok = false;
-      if (op == OP_LT || op == OP_GE)
-        POOT_TRY(poot__tv_less(ctx, at, a, b, &ok, &lt));
-      else
-        POOT_TRY(poot__tv_less(ctx, at, b, a, &ok, &lt));
-      if (!ok) return type_error(ctx, at, op, a, b);
-      /* a<b: lt; a>b: b<a; a<=b: !(b<a); a>=b: !(a<b). NaN aside, as Python. */
-      if (op == OP_LT || op == OP_GT) {
-        *out = tv_bool(lt);
-      } else if (tv_is_num(a) && tv_is_num(b)) {
-        double x = num_f(a), y = num_f(b);
-        *out = tv_bool(op == OP_LE ? x <= y : x >= y);
-        if (a.kind != TV_FLOAT && b.kind != TV_FLOAT)
-          *out = tv_bool(op == OP_LE ? num_i(a) <= num_i(b) : num_i(a) >= num_i(b));
-      } else {
-        *out = tv_bool(!lt);
-      }
-      return NULL;
-    }
-    case OP_IN:
-    case OP_NOTIN: {
-      bool r;
-      POOT_TRY(poot__tpl_contains(ctx, at, b, a, &r));
-      *out = tv_bool(op == OP_IN ? r : !r);
-      return NULL;
-    }
-    default:
-      break;
+/* ==, != */
+static poot_status binop_equal(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
+                               tpl_value *out) {
+  bool eq = false;
+  POOT_TRY(poot__tv_equal(ctx, at, a, b, &eq));
+  *out = tv_bool(op == OP_EQ ? eq : !eq);
+  return NULL;
+}
+
+/* <, >, <=, >= */
+static poot_status binop_order(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
+                               tpl_value *out) {
+  bool ok = false, lt = false;
+  if (op == OP_LT || op == OP_GE)
+    POOT_TRY(poot__tv_less(ctx, at, a, b, &ok, &lt));
+  else
+    POOT_TRY(poot__tv_less(ctx, at, b, a, &ok, &lt));
+  if (!ok) return type_error(ctx, at, op, a, b);
+  /* a<b: lt; a>b: b<a; a<=b: !(b<a); a>=b: !(a<b). NaN aside, as Python. */
+  if (op == OP_LT || op == OP_GT) {
+    *out = tv_bool(lt);
+  } else if (tv_is_num(a) && tv_is_num(b)) {
+    double x = num_f(a), y = num_f(b);
+    *out = tv_bool(op == OP_LE ? x <= y : x >= y);
+    if (a.kind != TV_FLOAT && b.kind != TV_FLOAT)
+      *out = tv_bool(op == OP_LE ? num_i(a) <= num_i(b) : num_i(a) >= num_i(b));
+  } else {
+    *out = tv_bool(!lt);
   }
-  if (tv_is_num(a) && tv_is_num(b)) {
-    bool fl = a.kind == TV_FLOAT || b.kind == TV_FLOAT;
-    int64_t x = num_i(a), y = num_i(b), r;
-    double fx = num_f(a), fy = num_f(b);
-    switch (op) {
-      case OP_ADD:
-        if (fl)
-          *out = tv_float(fx + fy);
-        else if (__builtin_add_overflow(x, y, &r))
-          return overflow(ctx, at);
-        else
-          *out = tv_int(r);
-        return NULL;
-      case OP_SUB:
-        if (fl)
-          *out = tv_float(fx - fy);
-        else if (__builtin_sub_overflow(x, y, &r))
-          return overflow(ctx, at);
-        else
-          *out = tv_int(r);
-        return NULL;
-      case OP_MUL:
-        if (fl)
-          *out = tv_float(fx * fy);
-        else if (__builtin_mul_overflow(x, y, &r))
-          return overflow(ctx, at);
-        else
-          *out = tv_int(r);
-        return NULL;
-      case OP_DIV:
-        if (fy == 0.0) return poot__tpl_err(ctx, at, POOT_FORMAT, "division by zero");
-        *out = tv_float(fx / fy);
-        return NULL;
-      case OP_FLOORDIV:
-      case OP_MOD:
-        if (fl ? fy == 0.0 : y == 0)
-          return poot__tpl_err(ctx, at, POOT_FORMAT, "integer division or modulo by zero");
-        if (fl) {
-          double m = fmod(fx, fy);
-          if (m != 0.0 && ((m < 0) != (fy < 0))) m += fy;
-          if (op == OP_MOD) {
-            *out = tv_float(m == 0.0 ? copysign(0.0, fy) : m);
-          } else {
-            /* CPython's float_floor_div. */
-            double div = (fx - fmod(fx, fy)) / fy, fd;
-            double mod0 = fmod(fx, fy);
-            if (mod0 != 0.0 && ((fy < 0) != (mod0 < 0))) div -= 1.0;
-            if (div != 0.0) {
-              fd = floor(div);
-              if (div - fd > 0.5) fd += 1.0;
-            } else {
-              fd = copysign(0.0, fx / fy);
-            }
-            *out = tv_float(fd);
-          }
-          return NULL;
-        }
-        if (x == INT64_MIN && y == -1) return overflow(ctx, at);
-        {
-          int64_t q = x / y, m = x % y;
-          if (m != 0 && ((m < 0) != (y < 0))) {
-            q -= 1;
-            m += y;
-          }
-          *out = tv_int(op == OP_MOD ? m : q);
-        }
-        return NULL;
-      case OP_POW:
-        if (!fl && y >= 0) {
-          int64_t acc = 1, base = x;
-          int64_t e = y;
-          while (e > 0) {
-            if (e & 1) {
-              if (__builtin_mul_overflow(acc, base, &acc)) return overflow(ctx, at);
-            }
-            e >>= 1;
-            if (e && __builtin_mul_overflow(base, base, &base)) return overflow(ctx, at);
-          }
-          *out = tv_int(acc);
-          return NULL;
-        }
-        if (fx == 0.0 && fy < 0)
-          return poot__tpl_err(ctx, at, POOT_FORMAT, "0.0 cannot be raised to a negative power");
-        *out = tv_float(pow(fx, fy));
-        return NULL;
-      default:
-        break;
-    }
+  return NULL;
+}
+
+/* in, not in */
+static poot_status binop_contains(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a,
+                                  tpl_value b, tpl_value *out) {
+  bool r;
+  POOT_TRY(poot__tpl_contains(ctx, at, b, a, &r));
+  *out = tv_bool(op == OP_IN ? r : !r);
+  return NULL;
+}
+
+/* Python's float // and %: the result takes the sign of the divisor. */
+static tpl_value float_divmod(int op, double fx, double fy) {
+  double m = fmod(fx, fy);
+  if (m != 0.0 && ((m < 0) != (fy < 0))) m += fy;
+  if (op == OP_MOD) return tv_float(m == 0.0 ? copysign(0.0, fy) : m);
+  /* CPython's float_floor_div. */
+  double div = (fx - fmod(fx, fy)) / fy, fd;
+  double mod0 = fmod(fx, fy);
+  if (mod0 != 0.0 && ((fy < 0) != (mod0 < 0))) div -= 1.0;
+  if (div != 0.0) {
+    fd = floor(div);
+    if (div - fd > 0.5) fd += 1.0;
+  } else {
+    fd = copysign(0.0, fx / fy);
   }
-  if (op == OP_ADD && a.kind == TV_STR && b.kind == TV_STR) {
-    /* Markup + str escapes the plain side, as markupsafe does. */
-    bool safe = (a.flags | b.flags) & TVF_SAFE;
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    if (safe && !(a.flags & TVF_SAFE))
-      poot__tpl_html_escape(&sb, a.u.s.p, a.u.s.n);
-    else
-      poot_strbuf_append(&sb, a.u.s.p, a.u.s.n);
-    if (safe && !(b.flags & TVF_SAFE))
-      poot__tpl_html_escape(&sb, b.u.s.p, b.u.s.n);
-    else
-      poot_strbuf_append(&sb, b.u.s.p, b.u.s.n);
-    poot_status st = poot__tpl_charge(ctx, at, sb.len / TPL_TEXT_STEP);
-    if (!st && !tpl_text_fits(ctx, &sb)) st = poot__tpl_over(ctx, at);
-    if (!st) st = poot__tv_from_sb(ctx, &sb, out);
-    poot_strbuf_deinit(&sb);
-    if (!st && safe) out->flags |= TVF_SAFE;
-    return st;
-  }
-  if (op == OP_ADD && a.kind == TV_LIST && b.kind == TV_LIST &&
-      (a.flags & TVF_TUPLE) == (b.flags & TVF_TUPLE)) {
-    POOT_TRY(poot__tpl_charge(ctx, at, a.u.list->n + b.u.list->n));
-    POOT_TRY(poot__tv_list_new(ctx, a.u.list->n + b.u.list->n, out));
-    out->flags = a.flags & TVF_TUPLE;
-    if (a.u.list->n) memcpy(out->u.list->items, a.u.list->items, a.u.list->n * sizeof(tpl_value));
-    if (b.u.list->n)
-      memcpy(out->u.list->items + a.u.list->n, b.u.list->items, b.u.list->n * sizeof(tpl_value));
+  return tv_float(fd);
+}
+
+/* Python's // and % on two numbers. */
+static poot_status num_divmod(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
+                              tpl_value *out) {
+  bool fl = a.kind == TV_FLOAT || b.kind == TV_FLOAT;
+  int64_t x = num_i(a), y = num_i(b);
+  double fx = num_f(a), fy = num_f(b);
+  if (fl ? fy == 0.0 : y == 0)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "integer division or modulo by zero");
+  if (fl) {
+    *out = float_divmod(op, fx, fy);
     return NULL;
   }
+  if (x == INT64_MIN && y == -1) return overflow(ctx, at);
+  int64_t q = x / y, m = x % y;
+  if (m != 0 && ((m < 0) != (y < 0))) {
+    q -= 1;
+    m += y;
+  }
+  *out = tv_int(op == OP_MOD ? m : q);
+  return NULL;
+}
+
+/* Python's ** on two numbers: exact for integers with a non-negative
+ * exponent, float otherwise. */
+static poot_status num_pow(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                           tpl_value *out) {
+  bool fl = a.kind == TV_FLOAT || b.kind == TV_FLOAT;
+  int64_t x = num_i(a), y = num_i(b);
+  double fx = num_f(a), fy = num_f(b);
+  if (!fl && y >= 0) {
+    int64_t acc = 1, base = x;
+    int64_t e = y;
+    while (e > 0) {
+      if (e & 1) {
+        if (__builtin_mul_overflow(acc, base, &acc)) return overflow(ctx, at);
+      }
+      e >>= 1;
+      if (e && __builtin_mul_overflow(base, base, &base)) return overflow(ctx, at);
+    }
+    *out = tv_int(acc);
+    return NULL;
+  }
+  if (fx == 0.0 && fy < 0)
+    return poot__tpl_err(ctx, at, POOT_FORMAT, "0.0 cannot be raised to a negative power");
+  *out = tv_float(pow(fx, fy));
+  return NULL;
+}
+
+static bool is_arith_op(int op) {
+  return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_FLOORDIV ||
+         op == OP_MOD || op == OP_POW;
+}
+
+/* + - * / // % ** on two numbers (bools count as integers). */
+static poot_status binop_num(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
+                             tpl_value *out) {
+  bool fl = a.kind == TV_FLOAT || b.kind == TV_FLOAT;
+  int64_t x = num_i(a), y = num_i(b), r = 0;
+  double fx = num_f(a), fy = num_f(b);
+  bool over = false;
+  switch (op) {
+    case OP_ADD:
+      if (fl)
+        *out = tv_float(fx + fy);
+      else
+        over = __builtin_add_overflow(x, y, &r);
+      break;
+    case OP_SUB:
+      if (fl)
+        *out = tv_float(fx - fy);
+      else
+        over = __builtin_sub_overflow(x, y, &r);
+      break;
+    case OP_MUL:
+      if (fl)
+        *out = tv_float(fx * fy);
+      else
+        over = __builtin_mul_overflow(x, y, &r);
+      break;
+    case OP_DIV:
+      if (fy == 0.0) return poot__tpl_err(ctx, at, POOT_FORMAT, "division by zero");
+      *out = tv_float(fx / fy);
+      return NULL;
+    case OP_FLOORDIV:
+    case OP_MOD:
+      return num_divmod(ctx, at, op, a, b, out);
+    default:
+      return num_pow(ctx, at, a, b, out);
+  }
+  if (over) return overflow(ctx, at);
+  if (!fl) *out = tv_int(r);
+  return NULL;
+}
+
+/* str + str; Markup + str escapes the plain side, as markupsafe does. */
+static poot_status str_concat(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                              tpl_value *out) {
+  bool safe = (a.flags | b.flags) & TVF_SAFE;
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (safe && !(a.flags & TVF_SAFE))
+    poot__tpl_html_escape(&sb, a.u.s.p, a.u.s.n);
+  else
+    poot_strbuf_append(&sb, a.u.s.p, a.u.s.n);
+  if (safe && !(b.flags & TVF_SAFE))
+    poot__tpl_html_escape(&sb, b.u.s.p, b.u.s.n);
+  else
+    poot_strbuf_append(&sb, b.u.s.p, b.u.s.n);
+  poot_status st = poot__tpl_charge(ctx, at, sb.len / TPL_TEXT_STEP);
+  if (!st && !tpl_text_fits(ctx, &sb)) st = poot__tpl_over(ctx, at);
+  if (!st) st = poot__tv_from_sb(ctx, &sb, out);
+  poot_strbuf_deinit(&sb);
+  if (!st && safe) out->flags |= TVF_SAFE;
+  return st;
+}
+
+/* list + list, tuple + tuple. */
+static poot_status list_concat(tpl_ctx *ctx, const tpl_node *at, tpl_value a, tpl_value b,
+                               tpl_value *out) {
+  POOT_TRY(poot__tpl_charge(ctx, at, a.u.list->n + b.u.list->n));
+  POOT_TRY(poot__tv_list_new(ctx, a.u.list->n + b.u.list->n, out));
+  out->flags = a.flags & TVF_TUPLE;
+  if (a.u.list->n) memcpy(out->u.list->items, a.u.list->items, a.u.list->n * sizeof(tpl_value));
+  if (b.u.list->n)
+    memcpy(out->u.list->items + a.u.list->n, b.u.list->items, b.u.list->n * sizeof(tpl_value));
+  return NULL;
+}
+
+/* The operators on sequences: concatenation, repetition and %-formatting. */
+static poot_status binop_sequence(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a,
+                                  tpl_value b, tpl_value *out) {
+  if (op == OP_ADD && a.kind == TV_STR && b.kind == TV_STR) return str_concat(ctx, at, a, b, out);
+  if (op == OP_ADD && a.kind == TV_LIST && b.kind == TV_LIST &&
+      (a.flags & TVF_TUPLE) == (b.flags & TVF_TUPLE))
+    return list_concat(ctx, at, a, b, out);
   if (op == OP_MUL) {
     if ((a.kind == TV_STR || a.kind == TV_LIST) && (b.kind == TV_INT || b.kind == TV_BOOL))
       return repeat(ctx, at, a, num_i(b), out);
@@ -447,6 +479,28 @@ poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value 
   if (op == OP_MOD && a.kind == TV_STR && b.kind != TV_UNDEF)
     return poot__tpl_percent_format(ctx, at, a, b, out);
   return type_error(ctx, at, op, a, b);
+}
+
+poot_status poot__tpl_binop(tpl_ctx *ctx, const tpl_node *at, int op, tpl_value a, tpl_value b,
+                            tpl_value *out) {
+  *out = tv_none();
+  switch (op) {
+    case OP_EQ:
+    case OP_NE:
+      return binop_equal(ctx, at, op, a, b, out);
+    case OP_LT:
+    case OP_GT:
+    case OP_LE:
+    case OP_GE:
+      return binop_order(ctx, at, op, a, b, out);
+    case OP_IN:
+    case OP_NOTIN:
+      return binop_contains(ctx, at, op, a, b, out);
+    default:
+      break;
+  }
+  if (tv_is_num(a) && tv_is_num(b) && is_arith_op(op)) return binop_num(ctx, at, op, a, b, out);
+  return binop_sequence(ctx, at, op, a, b, out);
 }
 
 /* ---------------------------------------------------- %-style formatting */

@@ -206,23 +206,50 @@ static poot_status opt_bool(const poot_gguf *g, const char *key, bool *v) {
   return poot_gguf_get_bool(g, key, v);
 }
 
-static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
+/* tokenizer.ggml.model: the tokenizer kind. */
+static poot_status gguf_kind(const poot_gguf *g, poot_tokenizer_kind *out_kind) {
+  *out_kind = POOT_TOKENIZER_BPE;
   const char *model;
   size_t model_len;
   POOT_TRY(poot_gguf_get_string(g, "tokenizer.ggml.model", &model, &model_len));
-  poot_tokenizer_kind kind;
   if (str_is(model, model_len, "llama"))
-    kind = POOT_TOKENIZER_SPM;
+    *out_kind = POOT_TOKENIZER_SPM;
   else if (str_is(model, model_len, "gpt2"))
-    kind = POOT_TOKENIZER_BPE;
+    *out_kind = POOT_TOKENIZER_BPE;
   else if (str_is(model, model_len, "bert"))
-    kind = POOT_TOKENIZER_WORDPIECE;
+    *out_kind = POOT_TOKENIZER_WORDPIECE;
   else
     return poot_status_make(POOT_UNSUPPORTED,
                             "tokenizer: tokenizer.ggml.model '%.*s' is not supported (poot reads "
                             "llama, gpt2 and bert)",
                             (int)model_len, model);
-  const poot_gguf_value *tokens, *scores = NULL, *types = NULL, *merges = NULL;
+  return POOT_OK_STATUS;
+}
+
+/* A GGUF token type (llama.cpp's llama_token_type) as poot's attributes. */
+static uint32_t token_attr(int32_t type) {
+  switch (type) {
+    case 2:
+      return POOT_TOKEN_ATTR_UNKNOWN;
+    case 3:
+      return POOT_TOKEN_ATTR_CONTROL;
+    case 4:
+      return POOT_TOKEN_ATTR_USER_DEFINED;
+    case 5:
+      return POOT_TOKEN_ATTR_UNUSED;
+    case 6:
+      return POOT_TOKEN_ATTR_BYTE;
+    default:
+      return POOT_TOKEN_ATTR_NORMAL;
+  }
+}
+
+/* The vocabulary: tokens with their scores and types. On success *out_tok
+ * is a new tokenizer the caller owns. */
+static poot_status gguf_vocab(const poot_gguf *g, poot_tokenizer_kind kind,
+                              poot_tokenizer **out_tok) {
+  *out_tok = NULL;
+  const poot_gguf_value *tokens, *scores = NULL, *types = NULL;
   POOT_TRY(poot_gguf_get_array(g, "tokenizer.ggml.tokens", POOT_GGUF_VALUE_STRING, &tokens));
   uint64_t n = poot_gguf_array_len(tokens);
   if (n == 0 || n > INT32_MAX)
@@ -252,38 +279,26 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
     if (!st && scores) st = poot_gguf_array_get_f32(scores, i, &score);
     if (!st && types) st = poot_gguf_array_get_i32(types, i, &type);
     if (st) break;
-    uint32_t attr;
-    switch (type) {
-      case 2:
-        attr = POOT_TOKEN_ATTR_UNKNOWN;
-        break;
-      case 3:
-        attr = POOT_TOKEN_ATTR_CONTROL;
-        break;
-      case 4:
-        attr = POOT_TOKEN_ATTR_USER_DEFINED;
-        break;
-      case 5:
-        attr = POOT_TOKEN_ATTR_UNUSED;
-        break;
-      case 6:
-        attr = POOT_TOKEN_ATTR_BYTE;
-        break;
-      default:
-        attr = POOT_TOKEN_ATTR_NORMAL;
-        break;
-    }
-    st = poot__tok_set(tok, (int32_t)i, text, len, score, attr);
+    st = poot__tok_set(tok, (int32_t)i, text, len, score, token_attr(type));
   }
-  if (st) goto fail;
+  if (st) {
+    poot_tokenizer_destroy(tok);
+    return st;
+  }
+  *out_tok = tok;
+  return POOT_OK_STATUS;
+}
 
-  /* llama.cpp's defaults per kind, then the metadata. */
-  bool add_space_prefix = false;
-  switch (kind) {
+/* The special tokens: llama.cpp's defaults per kind, then the metadata.
+ * *out_add_space_prefix gets the kind's default. */
+static poot_status gguf_special_ids(const poot_gguf *g, poot_tokenizer *tok,
+                                    bool *out_add_space_prefix) {
+  *out_add_space_prefix = false;
+  switch (tok->kind) {
     case POOT_TOKENIZER_SPM:
       tok->bos = 1, tok->eos = 2, tok->unk = 0;
       tok->add_bos = true;
-      add_space_prefix = true;
+      *out_add_space_prefix = true;
       break;
     case POOT_TOKENIZER_WORDPIECE:
       tok->bos = 101, tok->unk = 100, tok->sep = 102, tok->pad = 0;
@@ -293,46 +308,45 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
       tok->byte_level = true;
       break;
   }
-  if ((st = opt_id(g, "tokenizer.ggml.cls_token_id", tok->n_tokens, &tok->bos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.bos_token_id", tok->n_tokens, &tok->bos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.eos_token_id", tok->n_tokens, &tok->eos))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.unknown_token_id", tok->n_tokens, &tok->unk))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.seperator_token_id", tok->n_tokens, &tok->sep))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.padding_token_id", tok->n_tokens, &tok->pad))) goto fail;
-  if ((st = opt_id(g, "tokenizer.ggml.eot_token_id", tok->n_tokens, &tok->eot))) goto fail;
+  POOT_TRY(opt_id(g, "tokenizer.ggml.cls_token_id", tok->n_tokens, &tok->bos));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.bos_token_id", tok->n_tokens, &tok->bos));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.eos_token_id", tok->n_tokens, &tok->eos));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.unknown_token_id", tok->n_tokens, &tok->unk));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.seperator_token_id", tok->n_tokens, &tok->sep));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.padding_token_id", tok->n_tokens, &tok->pad));
+  POOT_TRY(opt_id(g, "tokenizer.ggml.eot_token_id", tok->n_tokens, &tok->eot));
+  return POOT_OK_STATUS;
+}
 
+/* tokenizer.ggml.pre: a BPE tokenizer's split regexes and flags. */
+static poot_status gguf_pre_tokenizer(const poot_gguf *g, poot_tokenizer *tok) {
   const char *pre = "default";
   size_t pre_len = 7;
-  if (poot_gguf_find(g, "tokenizer.ggml.pre") &&
-      (st = poot_gguf_get_string(g, "tokenizer.ggml.pre", &pre, &pre_len)))
-    goto fail;
-  if (kind == POOT_TOKENIZER_BPE) {
-    const poot__pre_entry *pe = poot__tok_pre_lookup(pre, pre_len);
-    if (!pe) {
-      /* llama.cpp does the same: an unknown name gets the default regexes. */
-      poot_log(POOT_LOG_WARN,
-               "tokenizer: unknown pre-tokenizer '%.*s' (tokenizer.ggml.pre); using 'default'",
-               (int)pre_len, pre);
-      pe = poot__tok_pre_lookup("default", 7);
-    }
-    for (const char *const *re = pe->regexes; *re; re++)
-      if ((st = poot__tok_add_split(tok, *re))) goto fail;
-    if (!poot__tok_add_pre(tok, POOT__PRE_BYTE_LEVEL)) {
-      st = poot_status_make(POOT_INTERNAL, "tokenizer: too many pre-tokenizer steps");
-      goto fail;
-    }
-    if (pe->flags & POOT__PRE_IGNORE_MERGES) tok->ignore_merges = tok->add_bos = true;
-    if (pe->flags & POOT__PRE_ADD_BOS) tok->add_bos = true;
-    if (pe->flags & POOT__PRE_ADD_SEP) tok->add_sep = true;
-    if ((pe->flags & POOT__PRE_NO_BOS) && !poot_gguf_find(g, "tokenizer.ggml.bos_token_id"))
-      tok->bos = POOT_TOKEN_NONE;
+  if (poot_gguf_find(g, "tokenizer.ggml.pre"))
+    POOT_TRY(poot_gguf_get_string(g, "tokenizer.ggml.pre", &pre, &pre_len));
+  if (tok->kind != POOT_TOKENIZER_BPE) return POOT_OK_STATUS;
+  const poot__pre_entry *pe = poot__tok_pre_lookup(pre, pre_len);
+  if (!pe) {
+    /* llama.cpp does the same: an unknown name gets the default regexes. */
+    poot_log(POOT_LOG_WARN,
+             "tokenizer: unknown pre-tokenizer '%.*s' (tokenizer.ggml.pre); using 'default'",
+             (int)pre_len, pre);
+    pe = poot__tok_pre_lookup("default", 7);
   }
-  if ((st = opt_bool(g, "tokenizer.ggml.add_bos_token", &tok->add_bos))) goto fail;
-  if ((st = opt_bool(g, "tokenizer.ggml.add_eos_token", &tok->add_eos))) goto fail;
-  if ((st = opt_bool(g, "tokenizer.ggml.add_sep_token", &tok->add_sep))) goto fail;
-  if ((st = opt_bool(g, "tokenizer.ggml.add_space_prefix", &add_space_prefix))) goto fail;
+  for (const char *const *re = pe->regexes; *re; re++) POOT_TRY(poot__tok_add_split(tok, *re));
+  if (!poot__tok_add_pre(tok, POOT__PRE_BYTE_LEVEL))
+    return poot_status_make(POOT_INTERNAL, "tokenizer: too many pre-tokenizer steps");
+  if (pe->flags & POOT__PRE_IGNORE_MERGES) tok->ignore_merges = tok->add_bos = true;
+  if (pe->flags & POOT__PRE_ADD_BOS) tok->add_bos = true;
+  if (pe->flags & POOT__PRE_ADD_SEP) tok->add_sep = true;
+  if ((pe->flags & POOT__PRE_NO_BOS) && !poot_gguf_find(g, "tokenizer.ggml.bos_token_id"))
+    tok->bos = POOT_TOKEN_NONE;
+  return POOT_OK_STATUS;
+}
 
-  if (kind == POOT_TOKENIZER_SPM) {
+/* The normalizer of SPM (the ▁ space) and WordPiece (BERT's). */
+static void add_normalizer(poot_tokenizer *tok, bool add_space_prefix) {
+  if (tok->kind == POOT_TOKENIZER_SPM) {
     tok->byte_fallback = true;
     if (add_space_prefix) {
       poot__norm_op *op = poot__tok_add_norm(tok, POOT__NORM_PREPEND);
@@ -341,63 +355,79 @@ static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
     poot__norm_op *op = poot__tok_add_norm(tok, POOT__NORM_REPLACE);
     op->a = " ", op->a_len = 1, op->b = "\xe2\x96\x81", op->b_len = 3;
     tok->strip_prefix_space = add_space_prefix;
-  } else if (kind == POOT_TOKENIZER_WORDPIECE) {
+  } else if (tok->kind == POOT_TOKENIZER_WORDPIECE) {
     poot__norm_op *op = poot__tok_add_norm(tok, POOT__NORM_BERT);
     op->clean_text = op->handle_chinese = op->strip_accents = op->lowercase = true;
     poot__tok_add_pre(tok, POOT__PRE_BERT);
     tok->wp_phantom = true;
     tok->strip_prefix_space = true;
   }
+}
 
-  /* Phi-3's added tokens eat the whitespace after them (llama.cpp does this
-   * by model name). */
+/* Phi-3's added tokens eat the whitespace after them (llama.cpp does this
+ * by model name). */
+static poot_status phi3_rstrip(const poot_gguf *g, poot_tokenizer *tok) {
   const char *name = NULL;
   size_t name_len = 0;
-  if (poot_gguf_find(g, "general.name") &&
-      !poot_status_is_ok(st = poot_gguf_get_string(g, "general.name", &name, &name_len)))
-    goto fail;
-  if (name) {
-    char lower[64] = {0};
-    for (size_t i = 0; i < name_len && i + 1 < sizeof lower; i++)
-      lower[i] = (char)tolower((unsigned char)name[i]);
-    if (strstr(lower, "phi-3") || strstr(lower, "phi3")) {
-      for (int32_t i = 0; i < tok->n_tokens; i++) {
-        poot__tok_entry *e = &tok->tokens[i];
-        if (e->attr &
-            (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED | POOT_TOKEN_ATTR_UNKNOWN))
-          e->attr |= POOT_TOKEN_ATTR_RSTRIP;
-        if (!strcmp(e->text, "<unk>") || !strcmp(e->text, "<s>") ||
-            !strcmp(e->text, "<|endoftext|>"))
-          e->attr &= ~(uint32_t)POOT_TOKEN_ATTR_RSTRIP;
-      }
-    }
+  if (poot_gguf_find(g, "general.name"))
+    POOT_TRY(poot_gguf_get_string(g, "general.name", &name, &name_len));
+  if (!name) return POOT_OK_STATUS;
+  char lower[64] = {0};
+  for (size_t i = 0; i < name_len && i + 1 < sizeof lower; i++)
+    lower[i] = (char)tolower((unsigned char)name[i]);
+  if (!strstr(lower, "phi-3") && !strstr(lower, "phi3")) return POOT_OK_STATUS;
+  for (int32_t i = 0; i < tok->n_tokens; i++) {
+    poot__tok_entry *e = &tok->tokens[i];
+    if (e->attr &
+        (POOT_TOKEN_ATTR_CONTROL | POOT_TOKEN_ATTR_USER_DEFINED | POOT_TOKEN_ATTR_UNKNOWN))
+      e->attr |= POOT_TOKEN_ATTR_RSTRIP;
+    if (!strcmp(e->text, "<unk>") || !strcmp(e->text, "<s>") || !strcmp(e->text, "<|endoftext|>"))
+      e->attr &= ~(uint32_t)POOT_TOKEN_ATTR_RSTRIP;
   }
+  return POOT_OK_STATUS;
+}
 
-  if ((st = poot__tok_finish(tok))) goto fail;
-
-  if (kind == POOT_TOKENIZER_BPE) {
-    if ((st = poot_gguf_get_array(g, "tokenizer.ggml.merges", POOT_GGUF_VALUE_STRING, &merges)))
-      goto fail;
-    uint64_t nm = poot_gguf_array_len(merges);
-    for (uint64_t i = 0; i < nm; i++) {
-      const char *m;
-      size_t ml;
-      if ((st = poot_gguf_array_get_string(merges, i, &m, &ml))) goto fail;
-      const char *sp = ml > 1 ? memchr(m + 1, ' ', ml - 1) : NULL;
-      if (!sp) {
-        st = poot_status_make(POOT_FORMAT, "tokenizer: merge %llu ('%.*s') has no space",
+/* tokenizer.ggml.merges: a BPE tokenizer's merges, "a b" each, by rank. */
+static poot_status gguf_merges(const poot_gguf *g, poot_tokenizer *tok) {
+  const poot_gguf_value *merges = NULL;
+  POOT_TRY(poot_gguf_get_array(g, "tokenizer.ggml.merges", POOT_GGUF_VALUE_STRING, &merges));
+  uint64_t nm = poot_gguf_array_len(merges);
+  for (uint64_t i = 0; i < nm; i++) {
+    const char *m;
+    size_t ml;
+    POOT_TRY(poot_gguf_array_get_string(merges, i, &m, &ml));
+    const char *sp = ml > 1 ? memchr(m + 1, ' ', ml - 1) : NULL;
+    if (!sp)
+      return poot_status_make(POOT_FORMAT, "tokenizer: merge %llu ('%.*s') has no space",
                               (unsigned long long)i, (int)(ml > 64 ? 64 : ml), m);
-        goto fail;
-      }
-      size_t al = (size_t)(sp - m);
-      if ((st = poot__tok_add_merge(tok, m, al, sp + 1, ml - al - 1, (uint32_t)i))) goto fail;
-    }
+    size_t al = (size_t)(sp - m);
+    POOT_TRY(poot__tok_add_merge(tok, m, al, sp + 1, ml - al - 1, (uint32_t)i));
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status load(const poot_gguf *g, poot_tokenizer **out_tok) {
+  poot_tokenizer_kind kind = POOT_TOKENIZER_BPE;
+  POOT_TRY(gguf_kind(g, &kind));
+  poot_tokenizer *tok;
+  POOT_TRY(gguf_vocab(g, kind, &tok));
+  bool add_space_prefix = false;
+  poot_status st = gguf_special_ids(g, tok, &add_space_prefix);
+  if (!st) st = gguf_pre_tokenizer(g, tok);
+  if (!st) st = opt_bool(g, "tokenizer.ggml.add_bos_token", &tok->add_bos);
+  if (!st) st = opt_bool(g, "tokenizer.ggml.add_eos_token", &tok->add_eos);
+  if (!st) st = opt_bool(g, "tokenizer.ggml.add_sep_token", &tok->add_sep);
+  if (!st) st = opt_bool(g, "tokenizer.ggml.add_space_prefix", &add_space_prefix);
+  if (!st) add_normalizer(tok, add_space_prefix);
+  if (!st) st = phi3_rstrip(g, tok);
+  if (!st) st = poot__tok_finish(tok);
+  if (!st && kind == POOT_TOKENIZER_BPE) st = gguf_merges(g, tok);
+  if (st) {
+    poot_tokenizer_destroy(tok);
+    return st;
   }
   *out_tok = tok;
   return POOT_OK_STATUS;
-fail:
-  poot_tokenizer_destroy(tok);
-  return st;
 }
 
 poot_status poot_tokenizer_load_gguf(const poot_gguf *gguf, poot_tokenizer **out_tok) {

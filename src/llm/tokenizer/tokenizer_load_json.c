@@ -237,20 +237,11 @@ static poot_status apply_post(poot_tokenizer *tok, const poot_json *post, const 
   return POOT_OK_STATUS;
 }
 
-static poot_status load(poot_arena *arena, const char *json, size_t json_len, const char *config,
-                        size_t config_len, poot_tokenizer **out_tok) {
-  poot_json *root = NULL, *cfg = NULL;
-  POOT_TRY(poot_json_parse(arena, json, json_len, NULL, &root));
-  if (config && config_len) {
-    poot_status s = poot_json_parse(arena, config, config_len, NULL, &cfg);
-    if (s) return poot_status_annotate(s, "tokenizer_config.json");
-    if (cfg->type != POOT_JSON_OBJECT) cfg = NULL;
-  }
-  if (root->type != POOT_JSON_OBJECT)
-    return poot_status_make(POOT_FORMAT, "tokenizer.json: the top level is not an object");
-  const poot_json *model = jget(root, "model"), *added = jget(root, "added_tokens");
-  if (!model || model->type != POOT_JSON_OBJECT)
-    return poot_status_make(POOT_FORMAT, "tokenizer.json: no \"model\" object");
+/* model.type (or, without one, the shape of the model): the tokenizer kind,
+ * with the vocabulary and added tokens checked for their shape. */
+static poot_status json_kind(const poot_json *model, const poot_json *added,
+                             poot_tokenizer_kind *out_kind) {
+  *out_kind = POOT_TOKENIZER_BPE;
   const poot_json *type = jget(model, "type"), *vocab = jget(model, "vocab");
   const poot_json *merges = jget(model, "merges");
   poot_tokenizer_kind kind;
@@ -267,8 +258,13 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
     return poot_status_make(POOT_FORMAT, "tokenizer.json: model.vocab has the wrong shape");
   if (added && added->type != POOT_JSON_ARRAY)
     return poot_status_make(POOT_FORMAT, "tokenizer.json: added_tokens is not an array");
+  *out_kind = kind;
+  return POOT_OK_STATUS;
+}
 
-  /* The vocabulary size: one past the largest id. */
+/* The vocabulary size: one past the largest id. */
+static poot_status json_vocab_size(poot_tokenizer_kind kind, const poot_json *vocab,
+                                   const poot_json *added, int64_t *out_n) {
   int64_t n = 0;
   if (kind == POOT_TOKENIZER_UNIGRAM) {
     n = (int64_t)vocab->len;
@@ -292,51 +288,60 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
                             "tokenizer.json: the ids span %lld tokens for %zu "
                             "entries",
                             (long long)n, vocab->len);
+  *out_n = n;
+  return POOT_OK_STATUS;
+}
 
-  poot_tokenizer *tok;
-  POOT_TRY(poot__tok_new(kind, (int32_t)n, &tok));
-  poot_status st = POOT_OK_STATUS;
-  float min_score = 0;
-  for (size_t i = 0; i < vocab->len && !st; i++) {
-    if (kind == POOT_TOKENIZER_UNIGRAM) {
-      const poot_json *e = vocab->items[i];
-      if (e->type != POOT_JSON_ARRAY || e->len != 2 || e->items[0]->type != POOT_JSON_STRING ||
-          e->items[1]->type != POOT_JSON_NUMBER) {
-        st = poot_status_make(POOT_FORMAT, "tokenizer.json: unigram piece %zu is malformed", i);
-        break;
-      }
-      /* Checked as a double, before it becomes a float: -4e64 is finite
-       * here but -inf as a float, and a score of -inf left the Viterbi
-       * search without a path. */
-      double dscore = e->items[1]->number;
-      if (!poot__tok_score_ok(dscore)) {
-        st = poot_status_make(POOT_FORMAT,
-                              "tokenizer.json: unigram piece %zu has the score %g; a score must "
-                              "be finite and within ±%g (scores are log-probabilities)",
-                              i, dscore, POOT__TOK_SCORE_LIMIT);
-        break;
-      }
-      float score = (float)dscore;
-      if (score < min_score) min_score = score;
-      st = poot__tok_set(tok, (int32_t)i, e->items[0]->str, e->items[0]->len, score, 0);
+/* One unigram piece, ["text", score]; *min_score tracks the lowest score. */
+static poot_status json_unigram_piece(poot_tokenizer *tok, const poot_json *e, size_t i,
+                                      float *min_score) {
+  if (e->type != POOT_JSON_ARRAY || e->len != 2 || e->items[0]->type != POOT_JSON_STRING ||
+      e->items[1]->type != POOT_JSON_NUMBER)
+    return poot_status_make(POOT_FORMAT, "tokenizer.json: unigram piece %zu is malformed", i);
+  /* Checked as a double, before it becomes a float: -4e64 is finite
+   * here but -inf as a float, and a score of -inf left the Viterbi
+   * search without a path. */
+  double dscore = e->items[1]->number;
+  if (!poot__tok_score_ok(dscore))
+    return poot_status_make(POOT_FORMAT,
+                            "tokenizer.json: unigram piece %zu has the score %g; a score must "
+                            "be finite and within ±%g (scores are log-probabilities)",
+                            i, dscore, POOT__TOK_SCORE_LIMIT);
+  float score = (float)dscore;
+  if (score < *min_score) *min_score = score;
+  return poot__tok_set(tok, (int32_t)i, e->items[0]->str, e->items[0]->len, score, 0);
+}
+
+/* The vocabulary and the added tokens into `tok`. */
+static poot_status json_vocab(poot_tokenizer *tok, const poot_json *vocab, const poot_json *added,
+                              float *out_min_score) {
+  *out_min_score = 0;
+  for (size_t i = 0; i < vocab->len; i++) {
+    if (tok->kind == POOT_TOKENIZER_UNIGRAM) {
+      POOT_TRY(json_unigram_piece(tok, vocab->items[i], i, out_min_score));
     } else {
       int64_t id = jid(vocab->items[i]);
-      st = poot__tok_set(tok, (int32_t)id, vocab->keys[i], vocab->key_lens[i],
-                         kind == POOT_TOKENIZER_BPE ? -(float)id : 0.0f, 0);
+      POOT_TRY(poot__tok_set(tok, (int32_t)id, vocab->keys[i], vocab->key_lens[i],
+                             tok->kind == POOT_TOKENIZER_BPE ? -(float)id : 0.0f, 0));
     }
   }
-  for (size_t i = 0; added && i < added->len && !st; i++) {
+  for (size_t i = 0; added && i < added->len; i++) {
     const poot_json *a = added->items[i];
     const poot_json *c = jget(a, "content");
     uint32_t attr =
         jbool(a, "special", false) ? POOT_TOKEN_ATTR_CONTROL : POOT_TOKEN_ATTR_USER_DEFINED;
     if (jbool(a, "lstrip", false)) attr |= POOT_TOKEN_ATTR_LSTRIP;
     if (jbool(a, "rstrip", false)) attr |= POOT_TOKEN_ATTR_RSTRIP;
-    st = poot__tok_set(tok, (int32_t)jid(jget(a, "id")), c->str, c->len, 0.0f, attr);
+    POOT_TRY(poot__tok_set(tok, (int32_t)jid(jget(a, "id")), c->str, c->len, 0.0f, attr));
   }
-  if (st) goto fail;
+  return POOT_OK_STATUS;
+}
 
-  /* Model options. */
+/* The model's options (byte fallback, ignore_merges, the subword prefix,
+ * the unknown token of a unigram model). */
+static poot_status json_model_options(poot_tokenizer *tok, const poot_json *model, int64_t n,
+                                      float min_score) {
+  poot_tokenizer_kind kind = tok->kind;
   tok->byte_fallback = jbool(model, "byte_fallback", false);
   tok->ignore_merges = jbool(model, "ignore_merges", false);
   tok->fuse_unk = jbool(model, "fuse_unk", kind == POOT_TOKENIZER_UNIGRAM);
@@ -344,17 +349,12 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
     const poot_json *pre = jget(model, "continuing_subword_prefix"),
                     *suf = jget(model, "end_of_word_suffix");
     if ((pre && pre->type == POOT_JSON_STRING && pre->len) ||
-        (suf && suf->type == POOT_JSON_STRING && suf->len)) {
-      st = unsupported("BPE continuing_subword_prefix / end_of_word_suffix", NULL);
-      goto fail;
-    }
+        (suf && suf->type == POOT_JSON_STRING && suf->len))
+      return unsupported("BPE continuing_subword_prefix / end_of_word_suffix", NULL);
   }
   if (kind == POOT_TOKENIZER_WORDPIECE) {
     const poot_json *pre = jget(model, "continuing_subword_prefix");
-    if (pre && !jstr_is(pre, "##")) {
-      st = unsupported("WordPiece continuing_subword_prefix", pre);
-      goto fail;
-    }
+    if (pre && !jstr_is(pre, "##")) return unsupported("WordPiece continuing_subword_prefix", pre);
     int64_t mc = jid(jget(model, "max_input_chars_per_word"));
     if (mc > 0) tok->wp_max_chars = (uint32_t)mc;
     tok->strip_prefix_space = true;
@@ -371,49 +371,80 @@ static poot_status load(poot_arena *arena, const char *json, size_t json_len, co
           (e->attr & POOT_TOKEN_ATTR_NORMAL))
         e->attr = POOT_TOKEN_ATTR_BYTE;
     }
+  return POOT_OK_STATUS;
+}
 
-  if ((st = add_norm(tok, jget(root, "normalizer")))) goto fail;
-  if ((st = add_pre(tok, jget(root, "pre_tokenizer")))) goto fail;
+/* model.merges of a BPE model: "a b" strings or ["a", "b"] pairs, by rank. */
+static poot_status json_merges(poot_tokenizer *tok, const poot_json *merges) {
+  if (!merges || merges->type != POOT_JSON_ARRAY)
+    return poot_status_make(POOT_FORMAT, "tokenizer.json: a BPE model without merges");
+  for (size_t i = 0; i < merges->len; i++) {
+    const poot_json *m = merges->items[i];
+    const char *a, *b;
+    size_t al, bl;
+    if (m->type == POOT_JSON_STRING) {
+      const char *sp = m->len > 1 ? memchr(m->str + 1, ' ', m->len - 1) : NULL;
+      if (!sp) return poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu has no space", i);
+      a = m->str, al = (size_t)(sp - m->str), b = sp + 1, bl = m->len - al - 1;
+    } else if (m->type == POOT_JSON_ARRAY && m->len == 2 && m->items[0]->type == POOT_JSON_STRING &&
+               m->items[1]->type == POOT_JSON_STRING) {
+      a = m->items[0]->str, al = m->items[0]->len, b = m->items[1]->str, bl = m->items[1]->len;
+    } else {
+      return poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu is malformed", i);
+    }
+    POOT_TRY(poot__tok_add_merge(tok, a, al, b, bl, (uint32_t)i));
+  }
+  return POOT_OK_STATUS;
+}
+
+/* Everything after the vocabulary: options, normalizer, pre-tokenizer,
+ * finishing, the unknown token, merges and the post-processor. */
+static poot_status json_pipeline(poot_tokenizer *tok, const poot_json *root, const poot_json *model,
+                                 const poot_json *cfg, int64_t n, float min_score) {
+  POOT_TRY(json_model_options(tok, model, n, min_score));
+  POOT_TRY(add_norm(tok, jget(root, "normalizer")));
+  POOT_TRY(add_pre(tok, jget(root, "pre_tokenizer")));
   for (size_t i = 0; i < tok->n_norm; i++)
     if (tok->norm[i].type == POOT__NORM_PREPEND) tok->strip_prefix_space = true;
-  if ((st = poot__tok_finish(tok))) goto fail;
-
-  if (kind != POOT_TOKENIZER_UNIGRAM) {
+  POOT_TRY(poot__tok_finish(tok));
+  if (tok->kind != POOT_TOKENIZER_UNIGRAM) {
     const poot_json *unk = jget(model, "unk_token");
     if (unk && unk->type == POOT_JSON_STRING) tok->unk = poot__tok_lookup(tok, unk->str, unk->len);
   }
-  if (kind == POOT_TOKENIZER_BPE) {
-    if (!merges || merges->type != POOT_JSON_ARRAY) {
-      st = poot_status_make(POOT_FORMAT, "tokenizer.json: a BPE model without merges");
-      goto fail;
-    }
-    for (size_t i = 0; i < merges->len; i++) {
-      const poot_json *m = merges->items[i];
-      const char *a, *b;
-      size_t al, bl;
-      if (m->type == POOT_JSON_STRING) {
-        const char *sp = m->len > 1 ? memchr(m->str + 1, ' ', m->len - 1) : NULL;
-        if (!sp) {
-          st = poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu has no space", i);
-          goto fail;
-        }
-        a = m->str, al = (size_t)(sp - m->str), b = sp + 1, bl = m->len - al - 1;
-      } else if (m->type == POOT_JSON_ARRAY && m->len == 2 &&
-                 m->items[0]->type == POOT_JSON_STRING && m->items[1]->type == POOT_JSON_STRING) {
-        a = m->items[0]->str, al = m->items[0]->len, b = m->items[1]->str, bl = m->items[1]->len;
-      } else {
-        st = poot_status_make(POOT_FORMAT, "tokenizer.json: merge %zu is malformed", i);
-        goto fail;
-      }
-      if ((st = poot__tok_add_merge(tok, a, al, b, bl, (uint32_t)i))) goto fail;
-    }
+  if (tok->kind == POOT_TOKENIZER_BPE) POOT_TRY(json_merges(tok, jget(model, "merges")));
+  return apply_post(tok, jget(root, "post_processor"), cfg);
+}
+
+static poot_status load(poot_arena *arena, const char *json, size_t json_len, const char *config,
+                        size_t config_len, poot_tokenizer **out_tok) {
+  poot_json *root = NULL, *cfg = NULL;
+  POOT_TRY(poot_json_parse(arena, json, json_len, NULL, &root));
+  if (config && config_len) {
+    poot_status s = poot_json_parse(arena, config, config_len, NULL, &cfg);
+    if (s) return poot_status_annotate(s, "tokenizer_config.json");
+    if (cfg->type != POOT_JSON_OBJECT) cfg = NULL;
   }
-  if ((st = apply_post(tok, jget(root, "post_processor"), cfg))) goto fail;
+  if (root->type != POOT_JSON_OBJECT)
+    return poot_status_make(POOT_FORMAT, "tokenizer.json: the top level is not an object");
+  const poot_json *model = jget(root, "model"), *added = jget(root, "added_tokens");
+  if (!model || model->type != POOT_JSON_OBJECT)
+    return poot_status_make(POOT_FORMAT, "tokenizer.json: no \"model\" object");
+  poot_tokenizer_kind kind = POOT_TOKENIZER_BPE;
+  POOT_TRY(json_kind(model, added, &kind));
+  const poot_json *vocab = jget(model, "vocab");
+  int64_t n = 0;
+  POOT_TRY(json_vocab_size(kind, vocab, added, &n));
+  poot_tokenizer *tok;
+  POOT_TRY(poot__tok_new(kind, (int32_t)n, &tok));
+  float min_score = 0;
+  poot_status st = json_vocab(tok, vocab, added, &min_score);
+  if (!st) st = json_pipeline(tok, root, model, cfg, n, min_score);
+  if (st) {
+    poot_tokenizer_destroy(tok);
+    return st;
+  }
   *out_tok = tok;
   return POOT_OK_STATUS;
-fail:
-  poot_tokenizer_destroy(tok);
-  return st;
 }
 
 poot_status poot_tokenizer_load_hf_json(const char *json, size_t json_len, const char *config_json,

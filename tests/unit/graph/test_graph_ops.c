@@ -229,6 +229,32 @@ static void test_attention_step_builds(void **state) {
   poot_graph_destroy(g);
 }
 
+/* The op table's classes. */
+static void test_op_table(void **state) {
+  (void)state;
+  assert_int_equal(poot_op_class_of(POOT_OP_ADD), POOT_OP_CLASS_BINARY);
+  assert_int_equal(poot_op_class_of(POOT_OP_SHR), POOT_OP_CLASS_BINARY);
+  assert_int_equal(poot_op_class_of(POOT_OP_NOT), POOT_OP_CLASS_UNARY);
+  assert_int_equal(poot_op_class_of(POOT_OP_SIGMOID), POOT_OP_CLASS_UNARY);
+  assert_int_equal(poot_op_class_of(POOT_OP_GE), POOT_OP_CLASS_COMPARE);
+  assert_int_equal(poot_op_class_of(POOT_OP_SELECT), POOT_OP_CLASS_SELECT);
+  assert_int_equal(poot_op_class_of(POOT_OP_DEQUANTIZE), POOT_OP_CLASS_CAST);
+  assert_int_equal(poot_op_class_of(POOT_OP_RNG), POOT_OP_CLASS_GENERATOR);
+  assert_int_equal(poot_op_class_of(POOT_OP_GATHER), POOT_OP_CLASS_MOVEMENT);
+  assert_int_equal(poot_op_class_of(POOT_OP_TOP_K), POOT_OP_CLASS_REDUCTION);
+  assert_int_equal(poot_op_class_of(POOT_OP_DOT_GENERAL), POOT_OP_CLASS_CONTRACTION);
+  assert_int_equal(poot_op_class_of(POOT_OP_LEAF), POOT_OP_CLASS_NONE);
+  assert_int_equal(poot_op_class_of(POOT_OP_COMPOSITE), POOT_OP_CLASS_NONE);
+  assert_int_equal(poot_op_class_of(POOT_OP_COUNT), POOT_OP_CLASS_NONE);
+  /* Every elementwise op is exactly what poot_graph_unary/binary accept. */
+  for (int op = POOT_OP_LEAF + 1; op < POOT_OP_COMPOSITE; op++) {
+    poot_op_class c = poot_op_class_of((poot_op)op);
+    bool elementwise =
+        c == POOT_OP_CLASS_BINARY || c == POOT_OP_CLASS_UNARY || c == POOT_OP_CLASS_COMPARE;
+    assert_int_equal(elementwise, op >= POOT_OP_ADD && op <= POOT_OP_GE);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_all_ops_roundtrip),
@@ -236,6 +262,7 @@ int main(void) {
       cmocka_unit_test(test_shape_rules),
       cmocka_unit_test(test_hash_follows_text),
       cmocka_unit_test(test_attention_step_builds),
+      cmocka_unit_test(test_op_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
