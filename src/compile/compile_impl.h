@@ -118,6 +118,38 @@ typedef struct pc_kctx {
   uint64_t flops;
 } pc_kctx;
 
+/* kir_build.c: KIR-building helpers (constants, operators, memo, indices,
+ * bindings, loads and stores). */
+POOT_MUST_USE poot_status poot__cc_i32(pc_kctx *k, int32_t c, poot_kir_value *out);
+/* A constant of scalar type s (i64 keeps all 64 bits, others the low 32). */
+POOT_MUST_USE poot_status poot__cc_scal(pc_kctx *k, poot_kir_scalar s, int64_t v,
+                                        poot_kir_value *out);
+/* The scalar type of a KIR value. */
+poot_kir_scalar poot__cc_scalar_of(pc_kctx *k, poot_kir_value v);
+POOT_MUST_USE poot_status poot__cc_un(pc_kctx *k, poot_kir_op op, poot_kir_value a,
+                                      poot_kir_value *out);
+/* The memoized value of v at idx, when one is visible in the current scope. */
+bool poot__cc_memo_get(pc_kctx *k, poot_value v, uint32_t rank, const poot_kir_value *idx,
+                       poot_kir_value *out);
+
+/* numerics.c: soft-float and integer numerics, exactly as poot_eval. */
+/* Storage bits (u32) of dtype dt → its compute value. */
+POOT_MUST_USE poot_status poot__cc_from_bits(pc_kctx *k, poot_kir_value bits, poot_dtype dt,
+                                             poot_kir_value *out);
+/* The maximum or minimum of two f32 values, with poot_eval's NaN and
+ * signed-zero rules. */
+POOT_MUST_USE poot_status poot__cc_fminmax(pc_kctx *k, bool is_max, poot_kir_value a,
+                                           poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_value a,
+                                              poot_kir_value b, poot_kir_value *out);
+/* The f32 remainder, exactly C's fmodf. */
+POOT_MUST_USE poot_status poot__cc_f32_rem(pc_kctx *k, poot_kir_value x, poot_kir_value y,
+                                           poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_pow(pc_kctx *k, poot_dtype dt, poot_kir_value a,
+                                           poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
+                                             poot_kir_value b, poot_kir_value *out);
+
 /* emit.c: the expression emitter. */
 POOT_MUST_USE poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
                                         poot_kir_value *out);
@@ -136,7 +168,7 @@ POOT_MUST_USE poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin,
                                                const poot_shape *shape, poot_kir_value *idx);
 POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx,
                                              const poot_shape *shape, poot_kir_value *out);
-/* Helpers shared by emit.c and emit_packed.c. */
+/* Helpers shared by the emitters (kir_build.c, numerics.c). */
 POOT_MUST_USE poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
                                             poot_kir_value *out);

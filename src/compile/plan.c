@@ -8,8 +8,6 @@
 
 #include "compile_impl.h"
 
-#define T POOT_TRY
-
 typedef struct plan_impl {
   poot_arena arena;
 } plan_impl;
@@ -59,7 +57,7 @@ static poot_status finish_kernel(pc_planner *pl, pc_kctx *k, poot_status st,
   poot_kir_kernel *kern = NULL;
   st = poot_kir_builder_finish(k->b, &kern);
   k->b = NULL;
-  T(st);
+  POOT_TRY(st);
   st = poot_kir_verify(kern, pl->t);
   if (st) {
     poot_kir_kernel_destroy(kern);
@@ -82,7 +80,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
                         ? pl->t->subgroup_size
                         : 0;
-  T(poot_kir_builder_create(&d, &k->b));
+  POOT_TRY(poot_kir_builder_create(&d, &k->b));
   poot_status st = run_template(k, g, grid, mode);
   return finish_kernel(pl, k, st, out_kernel);
 }
@@ -275,7 +273,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   d.workgroup_size[0] = pl->wg;
   d.workgroup_size[1] = d.workgroup_size[2] = 1;
   d.subgroup_size = any_contract && pl->t->subgroup_ops ? pl->t->subgroup_size : 0;
-  T(poot_kir_builder_create(&d, &k->b));
+  POOT_TRY(poot_kir_builder_create(&d, &k->b));
   poot_status st = NULL;
   uint32_t base = 0;
   for (uint32_t q = 0; q < n && !st; q++) {
@@ -303,7 +301,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     base += cnt;
   }
   poot_kir_kernel *kern = NULL;
-  T(finish_kernel(pl, k, st, &kern));
+  POOT_TRY(finish_kernel(pl, k, st, &kern));
   poot__cc_grid_for(base, grid);
   *out = kern;
   return NULL;
@@ -367,10 +365,11 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   d.what = named ? NULL : poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
   poot_strbuf_deinit(&sb);
   if (named) return named;
-  if (!d.what) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming a dispatch");
+  if (!d.what)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming a dispatch");
   d.weight_us =
       fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
-  T(poot_vec_push(dispatches, &d));
+  POOT_TRY(poot_vec_push(dispatches, &d));
   return poot_vec_push(pushes, k->push_temp);
 }
 
@@ -386,7 +385,8 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
       grec *r = &recs[idx[q]];
       poot_kir_kernel *kern = r->kern;
       r->kern = NULL;
-      T(add_dispatch(pl, kernels, dispatches, pushes, kern, r->grid, &r->k, recs, &idx[q], 1));
+      POOT_TRY(
+          add_dispatch(pl, kernels, dispatches, pushes, kern, r->grid, &r->k, recs, &idx[q], 1));
     }
     return NULL;
   }
@@ -395,7 +395,7 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
   uint32_t mgrid[3] = {1, 1, 1};
   poot_status bs = build_batch(pl, recs, idx, n, memo, &mkc, &mk, mgrid);
   if (!bs) {
-    T(add_dispatch(pl, kernels, dispatches, pushes, mk, mgrid, &mkc, recs, idx, n));
+    POOT_TRY(add_dispatch(pl, kernels, dispatches, pushes, mk, mgrid, &mkc, recs, idx, n));
     for (uint32_t q = 0; q < n; q++) {
       poot_kir_kernel_destroy(recs[idx[q]].kern);
       recs[idx[q]].kern = NULL;
@@ -405,7 +405,7 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
   if (getenv("POOT_COMPILE_DEBUG"))
     fprintf(stderr, "batch of %u split: %s\n", n, poot_status_message(bs));
   poot_status_free(bs);
-  T(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
+  POOT_TRY(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
   return emit_level(pl, kernels, dispatches, pushes, recs, idx + n / 2, n - n / 2, memo,
                     no_batching);
 }

@@ -10,8 +10,6 @@
 
 #include "compile_impl.h"
 
-#define T POOT_TRY
-
 void poot_compile_options_init(poot_compile_options *o) {
   memset(o, 0, sizeof *o);
 }
@@ -81,11 +79,11 @@ static poot_status walk_region(pc_planner *pl, const poot_region *r) {
   for (uint32_t i = 0; i < r->num_nodes; i++) {
     const poot_node *n = poot_graph_node(pl->g, r->nodes[i]);
     if (poot__cc_lowered_composite(pl, n)) {
-      T(poot_vec_push(&pl->order, &n));
+      POOT_TRY(poot_vec_push(&pl->order, &n));
     } else if (n->op == POOT_OP_COMPOSITE) {
-      T(walk_region(pl, n->body));
+      POOT_TRY(walk_region(pl, n->body));
     } else if (n->op != POOT_OP_LEAF) {
-      T(poot_vec_push(&pl->order, &n));
+      POOT_TRY(poot_vec_push(&pl->order, &n));
     }
   }
   return NULL;
@@ -116,7 +114,7 @@ static poot_status add_buffer(pc_planner *pl, poot_plan_buffer_class cls, const 
 
 static poot_status type_bytes(const poot_type *t, uint64_t *out) {
   size_t n = 0;
-  T(poot_type_byte_size(t->dtype, &t->shape, &n));
+  POOT_TRY(poot_type_byte_size(t->dtype, &t->shape, &n));
   *out = n;
   return NULL;
 }
@@ -256,28 +254,28 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       pl->alias[n->results[r]] = n->body->results[r];
   }
   for (uint32_t v = 0; v < nv; v++) pl->alias[v] = find(pl, v);
-  T(walk_region(pl, poot_graph_root(g)));
+  POOT_TRY(walk_region(pl, poot_graph_root(g)));
 
   /* Reachability from the results, and from every op carrying a check: a
    * failed check is observable even when its result is unused (the oracle
    * reports it), so such ops are computed too. */
   poot_value out = poot_graph_output(g);
-  if (out != POOT_VALUE_NONE) T(mark_reach(pl, out));
+  if (out != POOT_VALUE_NONE) POOT_TRY(mark_reach(pl, out));
   for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = ((const poot_node **)pl->order.data)[i];
-    if (n->trap != POOT_TRAP_NONE) T(mark_reach(pl, n->results[0]));
+    if (n->trap != POOT_TRAP_NONE) POOT_TRY(mark_reach(pl, n->results[0]));
   }
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
-    T(mark_reach(pl, s));
-    T(mark_reach(pl, nvv));
+    POOT_TRY(mark_reach(pl, s));
+    POOT_TRY(mark_reach(pl, nvv));
   }
   for (uint32_t i = 0; i < poot_graph_env_count(g); i++) {
     const char *name;
     poot_value ev;
     poot_graph_env_at(g, i, &name, &ev);
-    T(mark_reach(pl, ev));
+    POOT_TRY(mark_reach(pl, ev));
   }
   const poot_node **order = pl->order.data;
   size_t norder = pl->order.len;
@@ -295,8 +293,8 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
 
   /* Buffers 0 (arena) and 1 (slots), then the leaves. */
   uint32_t bi;
-  T(add_buffer(pl, POOT_PLAN_BUFFER_TEMP, "temp", NULL, 4, NULL, &bi));
-  T(add_buffer(pl, POOT_PLAN_BUFFER_SLOT, "slots", NULL, 4, NULL, &bi));
+  POOT_TRY(add_buffer(pl, POOT_PLAN_BUFFER_TEMP, "temp", NULL, 4, NULL, &bi));
+  POOT_TRY(add_buffer(pl, POOT_PLAN_BUFFER_SLOT, "slots", NULL, 4, NULL, &bi));
   const poot_region *root = poot_graph_root(g);
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -346,7 +344,8 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
         poot_plan_slot s;
         s.name = poot_arena_strdup(&pl->arena, name);
         if (!s.name) {
-          st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming slot '%s'", name);
+          st =
+              poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming slot '%s'", name);
           break;
         }
         s.type = *ty;
@@ -360,20 +359,20 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     }
   }
   poot_strbuf_deinit(&sb);
-  T(st);
+  POOT_TRY(st);
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
     if (pl->v[s].hold == PC_INLINE) {
       /* an unused state still gets its buffer */
       uint64_t bytes = 0;
-      T(type_bytes(poot__cc_type(pl, s), &bytes));
+      POOT_TRY(type_bytes(poot__cc_type(pl, s), &bytes));
       poot_strbuf_init(&sb);
       poot_graph_leaf_name(g, pl->v[s].node, &sb);
       st = add_buffer(pl, POOT_PLAN_BUFFER_STATE, sb.data ? sb.data : "", poot__cc_type(pl, s),
                       bytes, NULL, &pl->v[s].buffer);
       poot_strbuf_deinit(&sb);
-      T(st);
+      POOT_TRY(st);
       pl->v[s].hold = PC_LEAFBUF;
     }
   }
@@ -644,7 +643,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       if (leaf == (pass == 0)) st = add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]);
     }
   poot_vec_deinit(&copies);
-  T(st);
+  POOT_TRY(st);
   /* Temps. */
   for (uint32_t v = 0; v < nv; v++) {
     if (pl->v[v].hold != PC_TEMP) continue;
@@ -657,7 +656,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     t.first = UINT32_MAX;
     t.last = 0;
     pl->v[v].temp = (uint32_t)pl->temps.len;
-    T(poot_vec_push(&pl->temps, &t));
+    POOT_TRY(poot_vec_push(&pl->temps, &t));
   }
   return NULL;
 }

@@ -29,7 +29,6 @@
 
 #include "../compile_impl.h"
 
-#define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 
 #define GEMM_TILE 64  /* output rows and columns per workgroup */
@@ -96,26 +95,26 @@ static poot_status stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot
                          poot_kir_value k0, poot_kir_value lid, uint32_t sh) {
   bool ragged = K % GEMM_STEP != 0;
   poot_kir_value zero = 0;
-  if (ragged) T(poot__cc_cf32(k, 0.0f, &zero));
+  if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < GEMM_TILE * GEMM_STEP / GEMM_THREADS; i++) {
     poot__cc_scope_push(k);
     poot_kir_value e = lid, r, c, row, col, at, val, inr = 0;
-    if (i) T(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
-    T(poot__cc_bin_c(k, OP(SHR), e, 4, &r));
-    T(poot__cc_bin_c(k, OP(AND), e, GEMM_STEP - 1, &c));
-    T(poot__cc_bin(k, OP(ADD), r0, r, &row));
-    T(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
-    T(poot__cc_bin(k, OP(ADD), k0, c, &col));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 4, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, GEMM_STEP - 1, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
     if (ragged) {
-      T(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
-      T(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
+      POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
     }
     poot_kir_value idx[2] = {row, col};
-    T(poot__cc_emit(k, v, idx, &val));
-    if (inr) T(poot__cc_sel(k, inr, val, zero, &val));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &at));
-    T(poot__cc_bin(k, OP(ADD), at, c, &at));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, at, val));
+    POOT_TRY(poot__cc_emit(k, v, idx, &val));
+    if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, at, val));
     poot__cc_scope_pop(k);
   }
   return NULL;
@@ -137,109 +136,109 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   poot__cc_grid_for(nwg, grid);
   char nm[32];
   uint32_t pacc, sa, sb[PG_MAX_ROOTS];
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), nr * 16, &pacc));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "ma", nm, sizeof nm), POOT_KIR_F32,
-                        GEMM_TILE * GEMM_PITCH, &sa));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), nr * 16, &pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "ma", nm, sizeof nm), POOT_KIR_F32,
+                               GEMM_TILE * GEMM_PITCH, &sa));
   for (uint32_t i = 0; i < nr; i++) {
     char base[16];
     snprintf(base, sizeof base, "mb%u", i);
-    T(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_F32,
-                          GEMM_TILE * GEMM_PITCH, &sb[i]));
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_F32,
+                                 GEMM_TILE * GEMM_PITCH, &sb[i]));
   }
   poot_kir_value w, lid, valid, wc, bm, bn, m0, n0, tx, ty, zero;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
-  T(poot__cc_bin_c(k, OP(MIN), w, (uint32_t)(nwg - 1), &wc));
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), w, (uint32_t)(nwg - 1), &wc));
   /* row tiles fastest: neighbouring workgroups read the same weight tile */
-  T(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
-  T(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
-  T(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &m0));
-  T(poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &n0));
-  T(poot__cc_bin_c(k, OP(AND), lid, 15, &tx));
-  T(poot__cc_bin_c(k, OP(SHR), lid, 4, &ty));
-  T(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
-  T(poot__cc_local_prologue(k, g));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &m0));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &n0));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), lid, 15, &tx));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), lid, 4, &ty));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < nr * 16; i++) POOT_TRY(poot_kir_priv_store(k->b, pacc, i, zero));
+  POOT_TRY(poot__cc_local_prologue(k, g));
 
   /* this thread's rows ty·4 + i and columns tx·4 + j of the tile, as
    * shared offsets of element 0 of the step */
   poot_kir_value arow[4], bcol[4];
   for (uint32_t i = 0; i < 4; i++) {
     poot_kir_value r;
-    T(poot__cc_bin_c(k, OP(MUL), ty, 4, &r));
-    if (i) T(poot__cc_bin_c(k, OP(ADD), r, i, &r));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &arow[i]));
-    T(poot__cc_bin_c(k, OP(MUL), tx, 4, &r));
-    if (i) T(poot__cc_bin_c(k, OP(ADD), r, i, &r));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &bcol[i]));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), ty, 4, &r));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), r, i, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &arow[i]));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), tx, 4, &r));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), r, i, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &bcol[i]));
   }
   uint32_t steps = (uint32_t)((K + GEMM_STEP - 1) / GEMM_STEP);
   poot_kir_value z, end, stepv, k0;
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_u32(k, steps * GEMM_STEP, &end));
-  T(poot__cc_u32(k, GEMM_STEP, &stepv));
-  T(poot_kir_for_begin(k->b, z, end, stepv, &k0));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, steps * GEMM_STEP, &end));
+  POOT_TRY(poot__cc_u32(k, GEMM_STEP, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
   poot__cc_scope_push(k);
-  T(stage(k, rs[0].x, M, K, m0, k0, lid, sa));
-  for (uint32_t i = 0; i < nr; i++) T(stage(k, rs[i].w, N, K, n0, k0, lid, sb[i]));
-  T(poot_kir_barrier(k->b));
+  POOT_TRY(stage(k, rs[0].x, M, K, m0, k0, lid, sa));
+  for (uint32_t i = 0; i < nr; i++) POOT_TRY(stage(k, rs[i].w, N, K, n0, k0, lid, sb[i]));
+  POOT_TRY(poot_kir_barrier(k->b));
   poot_kir_value acc[PG_MAX_ROOTS * 16];
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_load(k->b, pacc, i, &acc[i]));
+  for (uint32_t i = 0; i < nr * 16; i++) POOT_TRY(poot_kir_priv_load(k->b, pacc, i, &acc[i]));
   for (uint32_t c = 0; c < GEMM_STEP; c++) {
     poot_kir_value a[4], at;
     for (uint32_t i = 0; i < 4; i++) {
-      T(poot__cc_bin_c(k, OP(ADD), arow[i], c, &at));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sa, at, 1, &a[i]));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), arow[i], c, &at));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sa, at, 1, &a[i]));
     }
     for (uint32_t r = 0; r < nr; r++) {
       poot_kir_value b[4];
       for (uint32_t j = 0; j < 4; j++) {
-        T(poot__cc_bin_c(k, OP(ADD), bcol[j], c, &at));
-        T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sb[r], at, 1, &b[j]));
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), bcol[j], c, &at));
+        POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sb[r], at, 1, &b[j]));
       }
       for (uint32_t i = 0; i < 4; i++)
         for (uint32_t j = 0; j < 4; j++) {
           poot_kir_value *s = &acc[r * 16 + i * 4 + j];
-          T(poot_kir_fma(k->b, a[i], b[j], *s, s));
+          POOT_TRY(poot_kir_fma(k->b, a[i], b[j], *s, s));
         }
     }
   }
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_store(k->b, pacc, i, acc[i]));
-  T(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
+  for (uint32_t i = 0; i < nr * 16; i++) POOT_TRY(poot_kir_priv_store(k->b, pacc, i, acc[i]));
+  POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
 
   /* The epilogue per output: the roots' sums into the memo, the group's
    * expression (residual add, SwiGLU, …) stored where it is in range. */
   const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   for (uint32_t i = 0; i < 4; i++)
     for (uint32_t j = 0; j < 4; j++) {
       poot__cc_scope_push(k);
       poot_kir_value m, n, inr, inc, ok, lin, idx[PC_MAX_DIMS], val;
-      T(poot__cc_bin_c(k, OP(MUL), ty, 4, &m));
-      T(poot__cc_bin_c(k, OP(ADD), m, i, &m));
-      T(poot__cc_bin(k, OP(ADD), m, m0, &m));
-      T(poot__cc_bin_c(k, OP(MUL), tx, 4, &n));
-      T(poot__cc_bin_c(k, OP(ADD), n, j, &n));
-      T(poot__cc_bin(k, OP(ADD), n, n0, &n));
-      T(poot__cc_bin_c(k, OP(LT), m, (uint32_t)M, &inr));
-      T(poot__cc_bin_c(k, OP(LT), n, (uint32_t)N, &inc));
-      T(poot__cc_bin(k, OP(AND), inr, inc, &ok));
-      T(poot_kir_if_begin(k->b, ok));
-      T(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)N, &lin));
-      T(poot__cc_bin(k, OP(ADD), lin, n, &lin));
-      T(poot__cc_delinearize(k, lin, os, idx));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), ty, 4, &m));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), m, i, &m));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), m, m0, &m));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), tx, 4, &n));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), n, j, &n));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), n, n0, &n));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), m, (uint32_t)M, &inr));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), n, (uint32_t)N, &inc));
+      POOT_TRY(poot__cc_bin(k, OP(AND), inr, inc, &ok));
+      POOT_TRY(poot_kir_if_begin(k->b, ok));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)N, &lin));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), lin, n, &lin));
+      POOT_TRY(poot__cc_delinearize(k, lin, os, idx));
       for (uint32_t r = 0; r < nr; r++) {
         poot_kir_value a;
-        T(poot_kir_priv_load(k->b, pacc, r * 16 + i * 4 + j, &a));
-        T(poot__cc_memo_put(k, rs[r].v, idx, a));
+        POOT_TRY(poot_kir_priv_load(k->b, pacc, r * 16 + i * 4 + j, &a));
+        POOT_TRY(poot__cc_memo_put(k, rs[r].v, idx, a));
       }
-      T(poot__cc_emit(k, g->out, idx, &val));
-      T(poot__cc_store_value(k, g->dest, lin, val));
-      T(poot_kir_end(k->b));
+      POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
+      POOT_TRY(poot__cc_store_value(k, g->dest, lin, val));
+      POOT_TRY(poot_kir_end(k->b));
       poot__cc_scope_pop(k);
     }
   k->flops += 2ull * (uint64_t)M * (uint64_t)N * (uint64_t)K * nr;
