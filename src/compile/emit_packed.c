@@ -48,6 +48,190 @@ static poot_status u32_at(pc_kctx *k, uint32_t ref, poot_kir_value bo, uint32_t 
   return poot__cc_bin(k, OP(OR), lo, hi, out);
 }
 
+/* Q8_0 and Q8_K: an i8 quant times the block scale (f16; Q8_K f32). */
+static poot_status deq_q8(pc_kctx *k, poot_dtype dt, uint32_t ref, poot_kir_value bo,
+                          poot_kir_value j, poot_kir_value *out) {
+  poot_kir_value d, q, y, qb, o;
+  uint32_t qoff = dt == POOT_DTYPE_Q8_0 ? 2 : 4;
+  if (dt == POOT_DTYPE_Q8_0) {
+    POOT_TRY(f16_at(k, ref, bo, 0, &d));
+  } else {
+    poot_kir_value wi;
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), bo, 2, &wi));
+    POOT_TRY(poot__cc_load_word(k, ref, wi, &d));
+    POOT_TRY(poot__cc_bcast(k, S(F32), d, &d));
+  }
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, qoff, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), o, j, &o));
+  POOT_TRY(byte_at(k, ref, o, &qb));
+  POOT_TRY(poot__cc_bcast(k, S(I32), qb, &q));
+  POOT_TRY(poot__cc_wrap_int(k, POOT_DTYPE_I8, q, &q));
+  POOT_TRY(poot__cc_cvt(k, S(F32), q, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), q, d, &y));
+  *out = y;
+  return NULL;
+}
+
+/* Q4_0, Q4_1, Q5_0 and Q5_1: a 4-bit quant (the fifth bit from qh) times
+ * the f16 scale, plus the f16 min (_1) or centred (_0). */
+static poot_status deq_q4_q5(pc_kctx *k, poot_dtype dt, uint32_t ref, poot_kir_value bo,
+                             poot_kir_value j, poot_kir_value *out) {
+  poot_kir_value d, m = 0, q, y, qb, jj, hi, o, nib;
+  bool has_m = dt == POOT_DTYPE_Q4_1 || dt == POOT_DTYPE_Q5_1;
+  bool five = dt == POOT_DTYPE_Q5_0 || dt == POOT_DTYPE_Q5_1;
+  uint32_t qs_off = 2 + (has_m ? 2 : 0) + (five ? 4 : 0);
+  POOT_TRY(f16_at(k, ref, bo, 0, &d));
+  if (has_m) POOT_TRY(f16_at(k, ref, bo, 2, &m));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 15, &jj));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &hi)); /* 0 or 1 */
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, qs_off, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), o, jj, &o));
+  POOT_TRY(byte_at(k, ref, o, &qb));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), hi, 4, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), qb, hi, &nib));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), nib, 15, &nib));
+  if (five) {
+    poot_kir_value qh, bit;
+    POOT_TRY(u32_at(k, ref, bo, has_m ? 4 : 2, &qh));
+    POOT_TRY(poot__cc_bin(k, OP(SHR), qh, j, &bit));
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), bit, 1, &bit));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHL), bit, 4, &bit));
+    POOT_TRY(poot__cc_bin(k, OP(OR), nib, bit, &nib));
+  }
+  POOT_TRY(poot__cc_bcast(k, S(I32), nib, &q));
+  if (!has_m) POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, five ? 16 : 8, &q));
+  POOT_TRY(poot__cc_cvt(k, S(F32), q, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d, q, &y));
+  if (has_m) POOT_TRY(poot__cc_bin(k, OP(ADD), y, m, &y));
+  *out = y;
+  return NULL;
+}
+
+/* Q4_K and Q5_K: a 4-bit quant (the fifth bit from qh) times the 6-bit
+ * scale of its sub-block, less its 6-bit min. */
+static poot_status deq_q45_k(pc_kctx *k, poot_dtype dt, uint32_t ref, poot_kir_value bo,
+                             poot_kir_value j, poot_kir_value *out) {
+  poot_kir_value d, q, y, qb, nib;
+  /* sub-block sb = j / 32 with 6-bit scale and min (get_scale_min_k4) */
+  bool five = dt == POOT_DTYPE_Q5_K;
+  poot_kir_value sb, l, dmin, lt4, i0, i1, i2, b0, b1, b2, sc, mn, t1, t2, d1, m1;
+  POOT_TRY(f16_at(k, ref, bo, 0, &d));
+  POOT_TRY(f16_at(k, ref, bo, 2, &dmin));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 5, &sb));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 31, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), sb, 4, &lt4));
+  /* bytes: s4 = scales[sb+4] (sb<4: the min; else low/high nibbles),
+   * s0 = scales[sb] (sb<4: the scale), sm4 = scales[sb-4] (sb>=4) */
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, 4, &i0));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i0, sb, &i1)); /* &scales[sb] */
+  POOT_TRY(byte_at(k, ref, i1, &b0));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), i1, 4, &i2));
+  POOT_TRY(byte_at(k, ref, i2, &b1)); /* scales[sb+4] (sb < 8 → index < 12) */
+  poot_kir_value sbm4, im4;
+  POOT_TRY(poot__cc_bin_c(k, OP(MAX), sb, 4, &sbm4));
+  POOT_TRY(poot__cc_bin_c(k, OP(SUB), sbm4, 4, &sbm4));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i0, sbm4, &im4));
+  POOT_TRY(byte_at(k, ref, im4, &b2)); /* scales[sb-4] */
+  poot_kir_value lo_sc, lo_mn, hi_sc, hi_mn;
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), b0, 63, &lo_sc));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), b1, 63, &lo_mn));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), b1, 15, &t1));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), b2, 6, &t2));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), t2, 4, &t2));
+  POOT_TRY(poot__cc_bin(k, OP(OR), t1, t2, &hi_sc));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), b1, 4, &t1));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), b0, 6, &t2));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), t2, 4, &t2));
+  POOT_TRY(poot__cc_bin(k, OP(OR), t1, t2, &hi_mn));
+  POOT_TRY(poot_kir_select(k->b, lt4, lo_sc, hi_sc, &sc));
+  POOT_TRY(poot_kir_select(k->b, lt4, lo_mn, hi_mn, &mn));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &t1));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d, t1, &d1));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, mn, &t2));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), dmin, t2, &m1));
+  /* nibble: qs[32 * (sb / 2) + l] >> (4 * (sb & 1)) */
+  poot_kir_value qo, sh, half;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), sb, 1, &half));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), half, 32, &qo));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), qo, l, &qo));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), qo, five ? 48 : 16, &qo));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, qo, &qo));
+  POOT_TRY(byte_at(k, ref, qo, &qb));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), sb, 1, &sh));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 4, &sh));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), qb, sh, &nib));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), nib, 15, &nib));
+  if (five) {
+    poot_kir_value ho, hb;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, 16, &ho));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ho, l, &ho));
+    POOT_TRY(byte_at(k, ref, ho, &hb));
+    POOT_TRY(poot__cc_bin(k, OP(SHR), hb, sb, &hb));
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 1, &hb));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4, &hb));
+    POOT_TRY(poot__cc_bin(k, OP(OR), nib, hb, &nib));
+  }
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, nib, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d1, q, &y));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), y, m1, &y));
+  *out = y;
+  return NULL;
+}
+
+/* Q6_K: a 6-bit quant (4 low bits from ql, 2 from qh) times its i8 scale
+ * and the f16 d. */
+static poot_status deq_q6_k(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value j,
+                            poot_kir_value *out) {
+  poot_kir_value d, q, y, nib;
+  /* e = 128h + 32kq + l */
+  poot_kir_value hh, r, kq, l, lo_o, lo, hi_o, hib, sh, sc, ds;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 7, &hh));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 127, &r));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), r, 5, &kq));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), r, 31, &l));
+  /* ql[64h + 32(kq&1) + l] >> 4(kq>>1) */
+  poot_kir_value t1, t2;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), hh, 64, &t1));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), kq, 1, &t2));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t2, 32, &t2));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), t1, t2, &lo_o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), lo_o, l, &lo_o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, lo_o, &lo_o));
+  POOT_TRY(byte_at(k, ref, lo_o, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), kq, 1, &sh));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 4, &sh));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), lo, sh, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), lo, 15, &lo));
+  /* qh[32h + l] >> 2kq */
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), hh, 32, &hi_o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), hi_o, l, &hi_o));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), hi_o, 128, &hi_o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, hi_o, &hi_o));
+  POOT_TRY(byte_at(k, ref, hi_o, &hib));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), kq, 2, &sh));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), hib, sh, &hib));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), hib, 3, &hib));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), hib, 4, &hib));
+  POOT_TRY(poot__cc_bin(k, OP(OR), lo, hib, &nib));
+  POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, nib, &q));
+  POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, 32, &q));
+  /* scale: i8 scales[e / 16] at 192, d at 208 */
+  poot_kir_value so;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &so));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), so, 192, &so));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, so, &so));
+  POOT_TRY(byte_at(k, ref, so, &sc));
+  POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, sc, &sc));
+  POOT_TRY(poot__cc_wrap_int(k, POOT_DTYPE_I8, sc, &sc));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &sc));
+  POOT_TRY(f16_at(k, ref, bo, 208, &d));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &ds));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, q, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), ds, q, &y));
+  *out = y;
+  return NULL;
+}
+
 poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
                                      poot_kir_value *out) {
   poot_value w = k->pl->alias[n->operands[0]];
@@ -73,179 +257,29 @@ poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n, const poot_
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), bo, bb, &bo));
   k->bytes += 1;
   k->flops += 2;
-  poot_kir_value d, m = 0, q, y, qb, jj, hi, o, nib;
+  poot_kir_value y;
   switch (wt->dtype) {
     case POOT_DTYPE_Q8_0:
-    case POOT_DTYPE_Q8_K: {
-      uint32_t qoff = wt->dtype == POOT_DTYPE_Q8_0 ? 2 : 4;
-      if (wt->dtype == POOT_DTYPE_Q8_0) {
-        POOT_TRY(f16_at(k, ref, bo, 0, &d));
-      } else {
-        poot_kir_value wi;
-        POOT_TRY(poot__cc_bin_c(k, OP(SHR), bo, 2, &wi));
-        POOT_TRY(poot__cc_load_word(k, ref, wi, &d));
-        POOT_TRY(poot__cc_bcast(k, S(F32), d, &d));
-      }
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, qoff, &o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), o, j, &o));
-      POOT_TRY(byte_at(k, ref, o, &qb));
-      POOT_TRY(poot__cc_bcast(k, S(I32), qb, &q));
-      POOT_TRY(poot__cc_wrap_int(k, POOT_DTYPE_I8, q, &q));
-      POOT_TRY(poot__cc_cvt(k, S(F32), q, &q));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), q, d, &y));
+    case POOT_DTYPE_Q8_K:
+      POOT_TRY(deq_q8(k, wt->dtype, ref, bo, j, &y));
       break;
-    }
     case POOT_DTYPE_Q4_0:
     case POOT_DTYPE_Q4_1:
     case POOT_DTYPE_Q5_0:
-    case POOT_DTYPE_Q5_1: {
-      bool has_m = wt->dtype == POOT_DTYPE_Q4_1 || wt->dtype == POOT_DTYPE_Q5_1;
-      bool five = wt->dtype == POOT_DTYPE_Q5_0 || wt->dtype == POOT_DTYPE_Q5_1;
-      uint32_t qs_off = 2 + (has_m ? 2 : 0) + (five ? 4 : 0);
-      POOT_TRY(f16_at(k, ref, bo, 0, &d));
-      if (has_m) POOT_TRY(f16_at(k, ref, bo, 2, &m));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 15, &jj));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &hi)); /* 0 or 1 */
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, qs_off, &o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), o, jj, &o));
-      POOT_TRY(byte_at(k, ref, o, &qb));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), hi, 4, &hi));
-      POOT_TRY(poot__cc_bin(k, OP(SHR), qb, hi, &nib));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), nib, 15, &nib));
-      if (five) {
-        poot_kir_value qh, bit;
-        POOT_TRY(u32_at(k, ref, bo, has_m ? 4 : 2, &qh));
-        POOT_TRY(poot__cc_bin(k, OP(SHR), qh, j, &bit));
-        POOT_TRY(poot__cc_bin_c(k, OP(AND), bit, 1, &bit));
-        POOT_TRY(poot__cc_bin_c(k, OP(SHL), bit, 4, &bit));
-        POOT_TRY(poot__cc_bin(k, OP(OR), nib, bit, &nib));
-      }
-      POOT_TRY(poot__cc_bcast(k, S(I32), nib, &q));
-      if (!has_m) POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, five ? 16 : 8, &q));
-      POOT_TRY(poot__cc_cvt(k, S(F32), q, &q));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), d, q, &y));
-      if (has_m) POOT_TRY(poot__cc_bin(k, OP(ADD), y, m, &y));
+    case POOT_DTYPE_Q5_1:
+      POOT_TRY(deq_q4_q5(k, wt->dtype, ref, bo, j, &y));
       break;
-    }
     case POOT_DTYPE_Q4_K:
-    case POOT_DTYPE_Q5_K: {
-      /* sub-block sb = j / 32 with 6-bit scale and min (get_scale_min_k4) */
-      bool five = wt->dtype == POOT_DTYPE_Q5_K;
-      poot_kir_value sb, l, dmin, lt4, i0, i1, i2, b0, b1, b2, sc, mn, t1, t2, d1, m1;
-      POOT_TRY(f16_at(k, ref, bo, 0, &d));
-      POOT_TRY(f16_at(k, ref, bo, 2, &dmin));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 5, &sb));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 31, &l));
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), sb, 4, &lt4));
-      /* bytes: s4 = scales[sb+4] (sb<4: the min; else low/high nibbles),
-       * s0 = scales[sb] (sb<4: the scale), sm4 = scales[sb-4] (sb>=4) */
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, 4, &i0));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), i0, sb, &i1)); /* &scales[sb] */
-      POOT_TRY(byte_at(k, ref, i1, &b0));
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), i1, 4, &i2));
-      POOT_TRY(byte_at(k, ref, i2, &b1)); /* scales[sb+4] (sb < 8 → index < 12) */
-      poot_kir_value sbm4, im4;
-      POOT_TRY(poot__cc_bin_c(k, OP(MAX), sb, 4, &sbm4));
-      POOT_TRY(poot__cc_bin_c(k, OP(SUB), sbm4, 4, &sbm4));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), i0, sbm4, &im4));
-      POOT_TRY(byte_at(k, ref, im4, &b2)); /* scales[sb-4] */
-      poot_kir_value lo_sc, lo_mn, hi_sc, hi_mn;
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), b0, 63, &lo_sc));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), b1, 63, &lo_mn));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), b1, 15, &t1));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), b2, 6, &t2));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHL), t2, 4, &t2));
-      POOT_TRY(poot__cc_bin(k, OP(OR), t1, t2, &hi_sc));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), b1, 4, &t1));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), b0, 6, &t2));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHL), t2, 4, &t2));
-      POOT_TRY(poot__cc_bin(k, OP(OR), t1, t2, &hi_mn));
-      POOT_TRY(poot_kir_select(k->b, lt4, lo_sc, hi_sc, &sc));
-      POOT_TRY(poot_kir_select(k->b, lt4, lo_mn, hi_mn, &mn));
-      POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &t1));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), d, t1, &d1));
-      POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, mn, &t2));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), dmin, t2, &m1));
-      /* nibble: qs[32 * (sb / 2) + l] >> (4 * (sb & 1)) */
-      poot_kir_value qo, sh, half;
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), sb, 1, &half));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), half, 32, &qo));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), qo, l, &qo));
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), qo, five ? 48 : 16, &qo));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), bo, qo, &qo));
-      POOT_TRY(byte_at(k, ref, qo, &qb));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), sb, 1, &sh));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 4, &sh));
-      POOT_TRY(poot__cc_bin(k, OP(SHR), qb, sh, &nib));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), nib, 15, &nib));
-      if (five) {
-        poot_kir_value ho, hb;
-        POOT_TRY(poot__cc_bin_c(k, OP(ADD), bo, 16, &ho));
-        POOT_TRY(poot__cc_bin(k, OP(ADD), ho, l, &ho));
-        POOT_TRY(byte_at(k, ref, ho, &hb));
-        POOT_TRY(poot__cc_bin(k, OP(SHR), hb, sb, &hb));
-        POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 1, &hb));
-        POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4, &hb));
-        POOT_TRY(poot__cc_bin(k, OP(OR), nib, hb, &nib));
-      }
-      POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, nib, &q));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), d1, q, &y));
-      POOT_TRY(poot__cc_bin(k, OP(SUB), y, m1, &y));
+    case POOT_DTYPE_Q5_K:
+      POOT_TRY(deq_q45_k(k, wt->dtype, ref, bo, j, &y));
       break;
-    }
-    case POOT_DTYPE_Q6_K: {
-      /* e = 128h + 32kq + l */
-      poot_kir_value hh, r, kq, l, lo_o, lo, hi_o, hib, sh, sc, ds;
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 7, &hh));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 127, &r));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), r, 5, &kq));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), r, 31, &l));
-      /* ql[64h + 32(kq&1) + l] >> 4(kq>>1) */
-      poot_kir_value t1, t2;
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), hh, 64, &t1));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), kq, 1, &t2));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), t2, 32, &t2));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), t1, t2, &lo_o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), lo_o, l, &lo_o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), bo, lo_o, &lo_o));
-      POOT_TRY(byte_at(k, ref, lo_o, &lo));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), kq, 1, &sh));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 4, &sh));
-      POOT_TRY(poot__cc_bin(k, OP(SHR), lo, sh, &lo));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), lo, 15, &lo));
-      /* qh[32h + l] >> 2kq */
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), hh, 32, &hi_o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), hi_o, l, &hi_o));
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), hi_o, 128, &hi_o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), bo, hi_o, &hi_o));
-      POOT_TRY(byte_at(k, ref, hi_o, &hib));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), kq, 2, &sh));
-      POOT_TRY(poot__cc_bin(k, OP(SHR), hib, sh, &hib));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), hib, 3, &hib));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHL), hib, 4, &hib));
-      POOT_TRY(poot__cc_bin(k, OP(OR), lo, hib, &nib));
-      POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, nib, &q));
-      POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, 32, &q));
-      /* scale: i8 scales[e / 16] at 192, d at 208 */
-      poot_kir_value so;
-      POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &so));
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), so, 192, &so));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), bo, so, &so));
-      POOT_TRY(byte_at(k, ref, so, &sc));
-      POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, sc, &sc));
-      POOT_TRY(poot__cc_wrap_int(k, POOT_DTYPE_I8, sc, &sc));
-      POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &sc));
-      POOT_TRY(f16_at(k, ref, bo, 208, &d));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &ds));
-      POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, q, &q));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), ds, q, &y));
+    case POOT_DTYPE_Q6_K:
+      POOT_TRY(deq_q6_k(k, ref, bo, j, &y));
       break;
-    }
     default:
       return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template",
                               poot_dtype_name(wt->dtype));
   }
-  (void)m;
   return poot__cc_round(k, n->attrs.dtype, y, out);
 }
 
