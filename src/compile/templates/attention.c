@@ -220,6 +220,237 @@ static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, boo
   return poot__cc_bin(k, OP(MIN), e1, vis, end);
 }
 
+/* The subgroup form's state: the operands, its private and shared arrays,
+ * the workgroup's row, and this lane's dims and q. */
+typedef struct att_sg {
+  const poot_node *n;
+  poot_value q, kk, v, mask;
+  uint32_t D, sg, nsub, nd;
+  uint32_t pm, pl_, pacc, sm, sl, so;
+  att_row ar;
+  poot_kir_value lid, sid, lane;
+  poot_kir_value dj[8], inj[8], qv[8];
+} att_sg;
+
+/* The running (m, l, o) in private memory and the subgroups' (m, l, o) in
+ * shared memory. */
+static poot_status sg_arrays(pc_kctx *k, att_sg *s) {
+  char nm[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pm));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), s->nd, &s->pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+                               &s->sm));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+                               &s->sl));
+  return poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32,
+                             s->nsub * s->D, &s->so);
+}
+
+/* The thread's ids, the running state reset, and this lane's dims
+ * (clamped) and q there (0 past D). */
+static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
+  uint32_t D = s->D, sg = s->sg;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &s->lid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &s->sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &s->lane));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, s->ar.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, s->ar.zero));
+  for (uint32_t j = 0; j < s->nd; j++) POOT_TRY(poot_kir_priv_store(k->b, s->pacc, j, s->ar.zero));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value dm;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->lane, j * sg, &s->dj[j]));
+    s->inj[j] = 0;
+    if ((j + 1) * sg > D) {
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), s->dj[j], D, &s->inj[j]));
+      POOT_TRY(poot__cc_u32(k, D - 1, &dm));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), s->dj[j], dm, &s->dj[j]));
+    }
+    poot_kir_value idx[3] = {s->ar.tt, s->ar.h, s->dj[j]};
+    POOT_TRY(poot__cc_emit(k, s->q, idx, &s->qv[j]));
+    if (s->inj[j]) POOT_TRY(poot_kir_select(k->b, s->inj[j], s->qv[j], s->ar.zero, &s->qv[j]));
+  }
+  return NULL;
+}
+
+/* The scaled, masked score of position c + u·nsub (clamped into the range;
+ * past it, masked) and this lane's V there. */
+static poot_status sg_score(pc_kctx *k, const att_sg *s, poot_kir_value c, uint32_t u,
+                            poot_kir_value end, poot_kir_value endm1, poot_kir_value scale,
+                            poot_kir_value *out_score, poot_kir_value *vv) {
+  poot_kir_value cu = c, sc = 0, inr = 0;
+  if (u) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u * s->nsub, &cu));
+    POOT_TRY(poot__cc_bin(k, OP(LT), cu, end, &inr));
+    POOT_TRY(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
+  }
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value idx[3] = {cu, s->ar.hk, s->dj[j]}, kv;
+    POOT_TRY(poot__cc_emit(k, s->kk, idx, &kv));
+    POOT_TRY(poot__cc_emit(k, s->v, idx, &vv[j]));
+    if (sc)
+      POOT_TRY(poot_kir_fma(k->b, s->qv[j], kv, sc, &sc));
+    else
+      POOT_TRY(poot__cc_bin(k, OP(MUL), s->qv[j], kv, &sc));
+  }
+  poot_kir_value mk, midx[2] = {s->ar.tt, cu};
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), sc, &sc));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sc, scale, &sc));
+  POOT_TRY(poot__cc_emit(k, s->mask, midx, &mk));
+  if (inr) POOT_TRY(poot__cc_bin(k, OP(AND), mk, inr, &mk));
+  return poot_kir_select(k->b, mk, sc, s->ar.ninf, out_score);
+}
+
+/* One rescale per block of positions: mb = max(m, s_u); the block's
+ * weights p_u = e^(s_u - mb) are independent of each other. */
+static poot_status sg_update(pc_kctx *k, const att_sg *s, const poot_kir_value *sc,
+                             poot_kir_value vv[][8]) {
+  uint32_t un = ATT_UNROLL;
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, one = s->ar.one;
+  poot_kir_value m, mb, isn, cr, e, l, p[ATT_UNROLL];
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  mb = m;
+  for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(MAX), mb, sc[u], &mb));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mb, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, mb, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
+  for (uint32_t u = 0; u < un; u++) {
+    POOT_TRY(poot__cc_bin(k, OP(SUB), sc[u], mb, &e));
+    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p[u]));
+  }
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, mb));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
+  for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(ADD), l, p[u], &l));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, l));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value a;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, j, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
+    for (uint32_t u = 0; u < un; u++) POOT_TRY(poot_kir_fma(k->b, p[u], vv[u][j], a, &a));
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, j, a));
+  }
+  return NULL;
+}
+
+/* The subgroup's sweep over every nsub-th position of [c0, end). A causal
+ * mask bounds the sweep (att_range): positions past the row's last visible
+ * one are never read (their weight would be exactly 0: the result is the
+ * same bit for bit), so a decode step reads pos + 1 positions, not cap.
+ * ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
+ * independent (issued together); the online-softmax updates follow in
+ * position order. A position past the range reads the range's last one and
+ * counts as masked. */
+static poot_status sg_sweep(pc_kctx *k, const att_sg *s, poot_kir_value c0, poot_kir_value end) {
+  uint32_t un = ATT_UNROLL;
+  poot_kir_value stepv, c, scale, start, endm1, one_u;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, s->sid, &start));
+  POOT_TRY(poot__cc_u32(k, 1, &one_u));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
+  POOT_TRY(poot__cc_u32(k, s->nsub * un, &stepv));
+  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(s->n), &scale));
+  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
+  poot__cc_scope_push(k);
+  poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8];
+  for (uint32_t u = 0; u < un; u++)
+    POOT_TRY(sg_score(k, s, c, u, end, endm1, scale, &sc[u], vv[u]));
+  POOT_TRY(sg_update(k, s, sc, vv));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* Each subgroup's (m, l, o) into shared memory. */
+static poot_status sg_stash(pc_kctx *k, const att_sg *s) {
+  poot_kir_value first, m, l;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lane, 0, &first));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->sid, m));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sl, s->sid, l));
+  POOT_TRY(poot_kir_end(k->b));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value a, ix;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, j, &a));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->sid, s->D, &ix));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, s->dj[j], &ix));
+    if (s->inj[j]) POOT_TRY(poot_kir_if_begin(k->b, s->inj[j]));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->so, ix, a));
+    if (s->inj[j]) POOT_TRY(poot_kir_end(k->b));
+  }
+  return poot_kir_barrier(k->b);
+}
+
+/* Threads j < nsub: f_j = e^(m_j - M), M = max m_j, into shared sf (M at
+ * nsub). */
+static poot_status sg_weights(pc_kctx *k, const att_sg *s, uint32_t *out_sf) {
+  char nm[32];
+  uint32_t nsub = s->nsub, sf;
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1,
+                               &sf));
+  *out_sf = sf;
+  poot_kir_value ltn;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), s->lid, nsub, &ltn));
+  POOT_TRY(poot_kir_if_begin(k->b, ltn));
+  poot_kir_value Mx = s->ar.ninf, mj, e, f, isn, mine;
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sm, jj, 1, &mj));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), Mx, mj, &Mx));
+  }
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->lid, 1, &mine));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mine, s->ar.ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), mine, Mx, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, s->ar.zero, e, &f));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, s->lid, f));
+  poot_kir_value is0, nsv;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lid, 0, &is0));
+  POOT_TRY(poot_kir_if_begin(k->b, is0));
+  POOT_TRY(poot__cc_u32(k, nsub, &nsv));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, Mx));
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_barrier(k->b);
+}
+
+/* Threads d < D: L = Σ l_j f_j, O[d] = Σ o_j[d] f_j (no exp on their
+ * path), written as the row's result. */
+static poot_status sg_combine(pc_kctx *k, const pc_group *g, const att_sg *s, bool split,
+                              uint32_t sf) {
+  uint32_t D = s->D;
+  poot_kir_value cond, lt;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), s->lid, D, &lt));
+  POOT_TRY(poot__cc_bin(k, OP(AND), lt, s->ar.valid, &cond));
+  POOT_TRY(poot_kir_if_begin(k->b, cond));
+  poot__cc_scope_push(k);
+  poot_kir_value M, L = s->ar.zero, O = s->ar.zero, nsv;
+  POOT_TRY(poot__cc_u32(k, s->nsub, &nsv));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
+  for (uint32_t j = 0; j < s->nsub; j++) {
+    poot_kir_value jj, x, ix, f;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sl, jj, 1, &x));
+    POOT_TRY(poot_kir_fma(k->b, x, f, L, &L));
+    POOT_TRY(poot__cc_u32(k, j * D, &ix));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, s->lid, &ix));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->so, ix, 1, &x));
+    POOT_TRY(poot_kir_fma(k->b, x, f, O, &O));
+  }
+  poot_kir_value is0;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lid, 0, &is0));
+  POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, s->lid, true, is0, M, L, O));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
  * the workgroup takes every nsub-th position of the row's range; its lanes
  * split the head dimension (lane l holds dims l, l + sg, …: the K and V rows
@@ -228,420 +459,303 @@ static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, boo
  * subgroups are then combined through shared memory by threads d < D. */
 static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
-  const poot_node *n = pl->v[g->out].node;
-  poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
-  poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
-  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
+  att_sg s;
+  memset(&s, 0, sizeof s);
+  s.n = pl->v[g->out].node;
+  s.q = pl->alias[s.n->operands[0]];
+  s.kk = pl->alias[s.n->operands[1]];
+  s.v = pl->alias[s.n->operands[2]];
+  s.mask = pl->alias[s.n->operands[3]];
+  const poot_shape *qs = &poot__cc_type(pl, s.q)->shape, *ks = &poot__cc_type(pl, s.kk)->shape;
   int64_t tq = qs->dims[0], hq = qs->dims[1], cap = ks->dims[0];
   int64_t grp = hq / ks->dims[1];
-  uint32_t wg = pl->wg, D = (uint32_t)qs->dims[2], sg = pl->t->subgroup_size, nsub = wg / sg;
-  uint32_t nd = (D + sg - 1) / sg; /* dims per lane */
+  s.D = (uint32_t)qs->dims[2];
+  s.sg = pl->t->subgroup_size;
+  s.nsub = pl->wg / s.sg;
+  s.nd = (s.D + s.sg - 1) / s.sg; /* dims per lane */
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
   uint64_t nwg = (uint64_t)(tq * hq) * S;
   poot__cc_grid_for(nwg, grid);
+  POOT_TRY(sg_arrays(k, &s));
+  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &s.ar));
+  /* A split past the row's share does nothing (its partial is not read). */
+  poot_kir_value c0, end, active;
+  POOT_TRY(att_range(k, s.mask, s.ar.tt, split, S, cap, s.ar.sidx, &c0, &end, &active));
+  if (active) POOT_TRY(poot_kir_if_begin(k->b, active));
+  poot__cc_scope_push(k);
+  POOT_TRY(sg_lane_setup(k, &s));
+  POOT_TRY(sg_sweep(k, &s, c0, end));
+  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)s.D * 4;
+  POOT_TRY(sg_stash(k, &s));
+  uint32_t sf;
+  POOT_TRY(sg_weights(k, &s, &sf));
+  POOT_TRY(sg_combine(k, g, &s, split, sf));
+  poot__cc_scope_pop(k);
+  if (active) POOT_TRY(poot_kir_end(k->b));
+  return NULL;
+}
+
+/* Whether the subgroup form fits: subgroups (not a SIMD CPU), at most 64
+ * of them per workgroup, D ≤ 8 · sg and D ≤ the workgroup size. */
+static bool att_use_sg(const pc_kctx *k, const pc_group *g) {
+  const poot_kir_target *t0 = k->pl->t;
+  uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
+  const poot_node *n0 = k->pl->v[g->out].node;
+  int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
+  return sg0 && !t0->simd_cpu && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 &&
+         d0 <= 8 * (int64_t)sg0 && d0 <= k->pl->wg;
+}
+
+/* The per-thread form's state: the operands, the running (m, l, o) in
+ * private memory, the workgroup's row and the thread's index. */
+typedef struct att_thr {
+  const poot_node *n;
+  poot_value q, kk, v, mask;
+  uint32_t D, wg;
+  uint32_t pm, pl_, pacc;
+  att_row ar;
+  poot_kir_value lid;
+} att_thr;
+
+/* The running (m, l, o) in private memory. */
+static poot_status thr_arrays(pc_kctx *k, att_thr *s) {
   char nm[32];
-  uint32_t pm, pl_, pacc, sm, sl, so;
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pm));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), nd, &pacc));
+                                poot_kir_type_make(POOT_KIR_F32, 1), s->D, &s->pacc));
+  return NULL;
+}
+
+/* The thread index, the running state reset, and the q row in registers. */
+static poot_status thr_reset(pc_kctx *k, att_thr *s, poot_kir_value *qv) {
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &s->lid));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, s->ar.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, s->ar.zero));
+  for (uint32_t d = 0; d < s->D; d++) POOT_TRY(poot_kir_priv_store(k->b, s->pacc, d, s->ar.zero));
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {s->ar.tt, s->ar.h, 0};
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->q, idx, &qv[d]));
+  }
+  return NULL;
+}
+
+/* One position c of the thread's sweep: its score, the online-softmax
+ * rescale and the weighted V row. */
+static poot_status thr_position(pc_kctx *k, const att_thr *s, const poot_kir_value *qv,
+                                poot_kir_value c, poot_kir_value scale) {
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, one = s->ar.one;
+  poot_kir_value sc = 0, mk, m, mn, isn, cr, p, l, e;
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {c, s->ar.hk, 0}, kv, pr;
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->kk, idx, &kv));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), qv[d], kv, &pr));
+    if (sc)
+      POOT_TRY(poot__cc_bin(k, OP(ADD), sc, pr, &sc));
+    else
+      POOT_TRY(poot__cc_bin(k, OP(ADD), zero, pr, &sc));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sc, scale, &sc));
+  poot_kir_value midx[2] = {s->ar.tt, c};
+  POOT_TRY(poot__cc_emit(k, s->mask, midx, &mk));
+  POOT_TRY(poot_kir_select(k->b, mk, sc, ninf, &sc));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  POOT_TRY(poot__cc_bin(k, OP(MAX), m, sc, &mn));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, mn, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), sc, mn, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, mn));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), l, p, &l));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, l));
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {c, s->ar.hk, 0}, vv, a;
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->v, idx, &vv));
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), p, vv, &vv));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), a, vv, &a));
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, d, a));
+  }
+  return NULL;
+}
+
+/* The thread's sweep over every wg-th position of [c0, end). */
+static poot_status thr_sweep(pc_kctx *k, const att_thr *s, const poot_kir_value *qv,
+                             poot_kir_value c0, poot_kir_value end) {
+  poot_kir_value stepv, c, scale, start;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, s->lid, &start));
+  POOT_TRY(poot__cc_u32(k, s->wg, &stepv));
+  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(s->n), &scale));
+  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
+  poot__cc_scope_push(k);
+  POOT_TRY(thr_position(k, s, qv, c, scale));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* The threads combined with subgroups: each subgroup's max into shared
+ * memory, M the workgroup's; each subgroup's rescaled (l, o) sums into
+ * shared memory; threads d < D add them up and write the row. */
+static poot_status thr_combine_sg(pc_kctx *k, const pc_group *g, const att_thr *s, bool split,
+                                  uint32_t sg, poot_kir_value m) {
+  uint32_t D = s->D, nsub = s->wg / sg;
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, lid = s->lid;
+  char nm[32];
+  uint32_t sm, sl, so;
+  poot_kir_value M, f, isn, e, l;
+  poot_kir_value sid, lane, first, mm;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
   POOT_TRY(
       poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
   POOT_TRY(
       poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
   POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
                                &so));
-  poot_kir_value lid, sid, lane;
-  att_row ar;
-  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &ar));
-  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h, hk = ar.hk,
-                 ninf = ar.ninf, zero = ar.zero, one = ar.one;
-  /* A split past the row's share does nothing (its partial is not read). */
-  poot_kir_value c0, end, active;
-  POOT_TRY(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
-  if (active) POOT_TRY(poot_kir_if_begin(k->b, active));
-  poot__cc_scope_push(k);
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-  POOT_TRY(poot_kir_priv_store(k->b, pm, 0, ninf));
-  POOT_TRY(poot_kir_priv_store(k->b, pl_, 0, zero));
-  for (uint32_t j = 0; j < nd; j++) POOT_TRY(poot_kir_priv_store(k->b, pacc, j, zero));
-  /* this lane's dims (clamped) and q there (0 past D) */
-  poot_kir_value dj[8], inj[8], qv[8];
-  for (uint32_t j = 0; j < nd; j++) {
-    poot_kir_value dm;
-    POOT_TRY(poot__cc_bin_c(k, OP(ADD), lane, j * sg, &dj[j]));
-    inj[j] = 0;
-    if ((j + 1) * sg > D) {
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), dj[j], D, &inj[j]));
-      POOT_TRY(poot__cc_u32(k, D - 1, &dm));
-      POOT_TRY(poot__cc_bin(k, OP(MIN), dj[j], dm, &dj[j]));
-    }
-    poot_kir_value idx[3] = {tt, h, dj[j]};
-    POOT_TRY(poot__cc_emit(k, q, idx, &qv[j]));
-    if (inj[j]) POOT_TRY(poot_kir_select(k->b, inj[j], qv[j], zero, &qv[j]));
-  }
-  /* A causal mask bounds the sweep (att_range): positions past the row's
-   * last visible one are never read (their weight would be exactly 0: the
-   * result is the same bit for bit), so a decode step reads pos + 1
-   * positions, not cap. */
-  poot_kir_value stepv, c, scale, start;
-  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, sid, &start));
-  /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
-   * independent (issued together); the online-softmax updates follow in
-   * position order. A position past the range reads the range's last one
-   * and counts as masked. */
-  uint32_t un = ATT_UNROLL;
-  poot_kir_value endm1, one_u;
-  POOT_TRY(poot__cc_u32(k, 1, &one_u));
-  POOT_TRY(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
-  POOT_TRY(poot__cc_u32(k, nsub * un, &stepv));
-  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(n), &scale));
-  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
-  poot__cc_scope_push(k);
-  {
-    poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8], inr[ATT_UNROLL];
-    for (uint32_t u = 0; u < un; u++) {
-      poot_kir_value cu = c, s = 0;
-      inr[u] = 0;
-      if (u) {
-        POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u * nsub, &cu));
-        POOT_TRY(poot__cc_bin(k, OP(LT), cu, end, &inr[u]));
-        POOT_TRY(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
-      }
-      for (uint32_t j = 0; j < nd; j++) {
-        poot_kir_value idx[3] = {cu, hk, dj[j]}, kv;
-        POOT_TRY(poot__cc_emit(k, kk, idx, &kv));
-        POOT_TRY(poot__cc_emit(k, v, idx, &vv[u][j]));
-        if (s)
-          POOT_TRY(poot_kir_fma(k->b, qv[j], kv, s, &s));
-        else
-          POOT_TRY(poot__cc_bin(k, OP(MUL), qv[j], kv, &s));
-      }
-      poot_kir_value mk, midx[2] = {tt, cu};
-      POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), s, &s));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), s, scale, &s));
-      POOT_TRY(poot__cc_emit(k, mask, midx, &mk));
-      if (inr[u]) POOT_TRY(poot__cc_bin(k, OP(AND), mk, inr[u], &mk));
-      POOT_TRY(poot_kir_select(k->b, mk, s, ninf, &sc[u]));
-    }
-    /* One rescale per block of positions: mb = max(m, s_u); the block's
-     * weights p_u = e^(s_u - mb) are independent of each other. */
-    poot_kir_value m, mb, isn, cr, e, l, p[ATT_UNROLL];
-    POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &m));
-    mb = m;
-    for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(MAX), mb, sc[u], &mb));
-    POOT_TRY(poot__cc_bin(k, OP(EQ), mb, ninf, &isn));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), m, mb, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
-    for (uint32_t u = 0; u < un; u++) {
-      POOT_TRY(poot__cc_bin(k, OP(SUB), sc[u], mb, &e));
-      POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-      POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p[u]));
-    }
-    POOT_TRY(poot_kir_priv_store(k->b, pm, 0, mb));
-    POOT_TRY(poot_kir_priv_load(k->b, pl_, 0, &l));
-    POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
-    for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(ADD), l, p[u], &l));
-    POOT_TRY(poot_kir_priv_store(k->b, pl_, 0, l));
-    for (uint32_t j = 0; j < nd; j++) {
-      poot_kir_value a;
-      POOT_TRY(poot_kir_priv_load(k->b, pacc, j, &a));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
-      for (uint32_t u = 0; u < un; u++) POOT_TRY(poot_kir_fma(k->b, p[u], vv[u][j], a, &a));
-      POOT_TRY(poot_kir_priv_store(k->b, pacc, j, a));
-    }
-  }
-  poot__cc_scope_pop(k);
-  POOT_TRY(poot_kir_end(k->b));
-  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)D * 4;
-  /* each subgroup's (m, l, o) into shared memory */
-  poot_kir_value first, m, l;
-  POOT_TRY(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
-  POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &m));
-  POOT_TRY(poot_kir_priv_load(k->b, pl_, 0, &l));
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
   POOT_TRY(poot_kir_if_begin(k->b, first));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, m));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, l));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
   POOT_TRY(poot_kir_end(k->b));
-  for (uint32_t j = 0; j < nd; j++) {
-    poot_kir_value a, ix;
-    POOT_TRY(poot_kir_priv_load(k->b, pacc, j, &a));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, dj[j], &ix));
-    if (inj[j]) POOT_TRY(poot_kir_if_begin(k->b, inj[j]));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, a));
-    if (inj[j]) POOT_TRY(poot_kir_end(k->b));
-  }
   POOT_TRY(poot_kir_barrier(k->b));
-  /* threads j < nsub: f_j = e^(m_j - M), M = max m_j (into shared); then
-   * threads d < D: L = Σ l_j f_j, O[d] = Σ o_j[d] f_j (no exp on their path) */
-  uint32_t sf;
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1,
-                               &sf));
-  poot_kir_value ltn;
-  POOT_TRY(poot__cc_bin_c(k, OP(LT), lid, nsub, &ltn));
-  POOT_TRY(poot_kir_if_begin(k->b, ltn));
-  {
-    poot_kir_value Mx = ninf, mj, e, f, isn, mine;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj;
-      POOT_TRY(poot__cc_u32(k, j, &jj));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &mj));
-      POOT_TRY(poot__cc_bin(k, OP(MAX), Mx, mj, &Mx));
-    }
-    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, lid, 1, &mine));
-    POOT_TRY(poot__cc_bin(k, OP(EQ), mine, ninf, &isn));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), mine, Mx, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &f));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, lid, f));
-    poot_kir_value is0, nsv;
-    POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-    POOT_TRY(poot_kir_if_begin(k->b, is0));
-    POOT_TRY(poot__cc_u32(k, nsub, &nsv));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, Mx));
-    POOT_TRY(poot_kir_end(k->b));
+  M = ninf;
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj, x;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &x));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), M, x, &M));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, zero, e, &f));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, f, &l));
+  poot_kir_value ls, os[256];
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), l, &ls));
+  for (uint32_t d = 0; d < D; d++) {
+    poot_kir_value a;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, f, &a));
+    POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &os[d]));
+  }
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, ls));
+  for (uint32_t d = 0; d < D; d++) {
+    poot_kir_value ix;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), ix, d, &ix));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, os[d]));
   }
   POOT_TRY(poot_kir_end(k->b));
   POOT_TRY(poot_kir_barrier(k->b));
   poot_kir_value cond, lt;
   POOT_TRY(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
-  POOT_TRY(poot__cc_bin(k, OP(AND), lt, valid, &cond));
+  POOT_TRY(poot__cc_bin(k, OP(AND), lt, s->ar.valid, &cond));
   POOT_TRY(poot_kir_if_begin(k->b, cond));
   poot__cc_scope_push(k);
-  poot_kir_value M, L = zero, O = zero, nsv;
-  POOT_TRY(poot__cc_u32(k, nsub, &nsv));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
+  poot_kir_value L = zero, O = zero;
   for (uint32_t j = 0; j < nsub; j++) {
-    poot_kir_value jj, x, ix, f;
+    poot_kir_value jj, x, ix;
     POOT_TRY(poot__cc_u32(k, j, &jj));
-    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
     POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
-    POOT_TRY(poot_kir_fma(k->b, x, f, L, &L));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), L, x, &L));
     POOT_TRY(poot__cc_u32(k, j * D, &ix));
     POOT_TRY(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
     POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
-    POOT_TRY(poot_kir_fma(k->b, x, f, O, &O));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), O, x, &O));
   }
   poot_kir_value is0;
   POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-  POOT_TRY(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
+  POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, lid, true, is0, M, L, O));
   poot__cc_scope_pop(k);
-  POOT_TRY(poot_kir_end(k->b));
-  poot__cc_scope_pop(k);
-  if (active) POOT_TRY(poot_kir_end(k->b));
-  return NULL;
+  return poot_kir_end(k->b);
 }
 
-poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
-  {
-    const poot_kir_target *t0 = k->pl->t;
-    uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
-    const poot_node *n0 = k->pl->v[g->out].node;
-    int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
-    if (sg0 && !t0->simd_cpu && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 &&
-        d0 <= 8 * (int64_t)sg0 && d0 <= k->pl->wg)
-      return attention_sg(k, g, grid);
-  }
-  pc_planner *pl = k->pl;
-  const poot_node *n = pl->v[g->out].node;
-  poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
-  poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
-  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
-  int64_t tq = qs->dims[0], hq = qs->dims[1], dd = qs->dims[2], cap = ks->dims[0];
-  int64_t grp = hq / ks->dims[1];
-  uint32_t wg = pl->wg, D = (uint32_t)dd;
-  const poot_kir_target *t = pl->t;
-  uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
-  bool use_sg = sg && wg % sg == 0;
-  uint32_t S = g->split ? g->split : 1;
-  bool split = S > 1 && g->aux_temp != UINT32_MAX;
-  uint64_t nwg = (uint64_t)(tq * hq) * S;
-  poot__cc_grid_for(nwg, grid);
+/* The threads combined without subgroups: shared trees for M, L and each
+ * O[d]; thread d writes dimension d. */
+static poot_status thr_combine_tree(pc_kctx *k, const pc_group *g, const att_thr *s, bool split,
+                                    poot_kir_value m) {
+  uint32_t D = s->D;
+  poot_kir_value lid = s->lid;
   char nm[32];
-  uint32_t pm, pl_, pacc;
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), D, &pacc));
-  poot_kir_value lid;
-  att_row ar;
-  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &ar));
-  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h, hk = ar.hk,
-                 ninf = ar.ninf, zero = ar.zero, one = ar.one;
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  POOT_TRY(poot_kir_priv_store(k->b, pm, 0, ninf));
-  POOT_TRY(poot_kir_priv_store(k->b, pl_, 0, zero));
-  for (uint32_t d = 0; d < D; d++) POOT_TRY(poot_kir_priv_store(k->b, pacc, d, zero));
-  /* q row in registers */
-  poot_kir_value qv[256];
-  for (uint32_t d = 0; d < D; d++) {
-    poot_kir_value idx[3] = {tt, h, 0};
-    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
-    POOT_TRY(poot__cc_emit(k, q, idx, &qv[d]));
-  }
-  /* A split past the row's share sweeps nothing (its partial is not read). */
-  poot_kir_value end, stepv, c, scale, start, c0, active;
-  POOT_TRY(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
-  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, lid, &start));
-  POOT_TRY(poot__cc_u32(k, wg, &stepv));
-  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(n), &scale));
-  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
-  poot__cc_scope_push(k);
-  {
-    poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e;
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value idx[3] = {c, hk, 0}, kv, pr;
-      POOT_TRY(poot__cc_u32(k, d, &idx[2]));
-      POOT_TRY(poot__cc_emit(k, kk, idx, &kv));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), qv[d], kv, &pr));
-      if (s)
-        POOT_TRY(poot__cc_bin(k, OP(ADD), s, pr, &s));
-      else
-        POOT_TRY(poot__cc_bin(k, OP(ADD), zero, pr, &s));
-    }
-    POOT_TRY(poot__cc_bin(k, OP(MUL), s, scale, &s));
-    poot_kir_value midx[2] = {tt, c};
-    POOT_TRY(poot__cc_emit(k, mask, midx, &mk));
-    POOT_TRY(poot_kir_select(k->b, mk, s, ninf, &s));
-    POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &m));
-    POOT_TRY(poot__cc_bin(k, OP(MAX), m, s, &mn));
-    POOT_TRY(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), m, mn, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), s, mn, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p));
-    POOT_TRY(poot_kir_priv_store(k->b, pm, 0, mn));
-    POOT_TRY(poot_kir_priv_load(k->b, pl_, 0, &l));
-    POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), l, p, &l));
-    POOT_TRY(poot_kir_priv_store(k->b, pl_, 0, l));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value idx[3] = {c, hk, 0}, vv, a;
-      POOT_TRY(poot__cc_u32(k, d, &idx[2]));
-      POOT_TRY(poot__cc_emit(k, v, idx, &vv));
-      POOT_TRY(poot_kir_priv_load(k->b, pacc, d, &a));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), p, vv, &vv));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), a, vv, &a));
-      POOT_TRY(poot_kir_priv_store(k->b, pacc, d, a));
-    }
-  }
-  poot__cc_scope_pop(k);
-  POOT_TRY(poot_kir_end(k->b));
-  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)dd * 4;
-  /* combine the threads */
-  poot_kir_value m, M, f, isn, e, l;
-  POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &m));
-  uint32_t nsub = use_sg ? wg / sg : 0;
-  uint32_t sm, sl, so;
-  if (use_sg) {
-    poot_kir_value sid, lane, first, mm;
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-    POOT_TRY(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
-    POOT_TRY(
-        poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
-    POOT_TRY(
-        poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32,
-                                 nsub * D, &so));
-    POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
-    POOT_TRY(poot_kir_if_begin(k->b, first));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
-    POOT_TRY(poot_kir_end(k->b));
-    POOT_TRY(poot_kir_barrier(k->b));
-    M = ninf;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj, x;
-      POOT_TRY(poot__cc_u32(k, j, &jj));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &x));
-      POOT_TRY(poot__cc_bin(k, OP(MAX), M, x, &M));
-    }
-    POOT_TRY(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &f));
-    POOT_TRY(poot_kir_priv_load(k->b, pl_, 0, &l));
-    POOT_TRY(poot__cc_bin(k, OP(MUL), l, f, &l));
-    poot_kir_value ls, os[256];
-    POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), l, &ls));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value a;
-      POOT_TRY(poot_kir_priv_load(k->b, pacc, d, &a));
-      POOT_TRY(poot__cc_bin(k, OP(MUL), a, f, &a));
-      POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &os[d]));
-    }
-    POOT_TRY(poot_kir_if_begin(k->b, first));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, ls));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value ix;
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), ix, d, &ix));
-      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, os[d]));
-    }
-    POOT_TRY(poot_kir_end(k->b));
-    POOT_TRY(poot_kir_barrier(k->b));
-    poot_kir_value cond, lt;
-    POOT_TRY(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
-    POOT_TRY(poot__cc_bin(k, OP(AND), lt, valid, &cond));
-    POOT_TRY(poot_kir_if_begin(k->b, cond));
-    poot__cc_scope_push(k);
-    poot_kir_value L = zero, O = zero;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj, x, ix;
-      POOT_TRY(poot__cc_u32(k, j, &jj));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), L, x, &L));
-      POOT_TRY(poot__cc_u32(k, j * D, &ix));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), O, x, &O));
-    }
-    poot_kir_value is0;
-    POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-    POOT_TRY(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
-    poot__cc_scope_pop(k);
-    return poot_kir_end(k->b);
-  }
-  /* no subgroups: shared trees */
+  poot_kir_value M, f, isn, e, l;
   uint32_t sh;
   POOT_TRY(
-      poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, wg, &sh));
+      poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, s->wg, &sh));
   POOT_TRY(tree(k, sh, lid, m, true, &M));
-  POOT_TRY(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), m, s->ar.ninf, &isn));
   POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
   POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-  POOT_TRY(poot_kir_select(k->b, isn, zero, e, &f));
-  POOT_TRY(poot_kir_priv_load(k->b, pl_, 0, &l));
+  POOT_TRY(poot_kir_select(k->b, isn, s->ar.zero, e, &f));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
   POOT_TRY(poot__cc_bin(k, OP(MUL), l, f, &l));
   poot_kir_value L;
   POOT_TRY(tree(k, sh, lid, l, false, &L));
   for (uint32_t d = 0; d < D; d++) {
     poot_kir_value a, O, cond, eq, dv;
-    POOT_TRY(poot_kir_priv_load(k->b, pacc, d, &a));
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
     POOT_TRY(poot__cc_bin(k, OP(MUL), a, f, &a));
     POOT_TRY(tree(k, sh, lid, a, false, &O));
     POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, d, &eq));
-    POOT_TRY(poot__cc_bin(k, OP(AND), eq, valid, &cond));
+    POOT_TRY(poot__cc_bin(k, OP(AND), eq, s->ar.valid, &cond));
     POOT_TRY(poot_kir_if_begin(k->b, cond));
     poot__cc_scope_push(k);
     POOT_TRY(poot__cc_u32(k, d, &dv));
-    POOT_TRY(row_write(k, g, split, wc, D, tt, h, dv, d == 0, 0, M, L, O));
+    POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, dv, d == 0, 0, M, L, O));
     poot__cc_scope_pop(k);
     POOT_TRY(poot_kir_end(k->b));
   }
   return NULL;
+}
+
+poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  if (att_use_sg(k, g)) return attention_sg(k, g, grid);
+  pc_planner *pl = k->pl;
+  att_thr s;
+  memset(&s, 0, sizeof s);
+  s.n = pl->v[g->out].node;
+  s.q = pl->alias[s.n->operands[0]];
+  s.kk = pl->alias[s.n->operands[1]];
+  s.v = pl->alias[s.n->operands[2]];
+  s.mask = pl->alias[s.n->operands[3]];
+  const poot_shape *qs = &poot__cc_type(pl, s.q)->shape, *ks = &poot__cc_type(pl, s.kk)->shape;
+  int64_t tq = qs->dims[0], hq = qs->dims[1], dd = qs->dims[2], cap = ks->dims[0];
+  int64_t grp = hq / ks->dims[1];
+  s.wg = pl->wg;
+  s.D = (uint32_t)dd;
+  const poot_kir_target *t = pl->t;
+  uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
+  bool use_sg = sg && s.wg % sg == 0;
+  uint32_t S = g->split ? g->split : 1;
+  bool split = S > 1 && g->aux_temp != UINT32_MAX;
+  uint64_t nwg = (uint64_t)(tq * hq) * S;
+  poot__cc_grid_for(nwg, grid);
+  poot_kir_value qv[256];
+  POOT_TRY(thr_arrays(k, &s));
+  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &s.ar));
+  POOT_TRY(thr_reset(k, &s, qv));
+  /* A split past the row's share sweeps nothing (its partial is not read). */
+  poot_kir_value end, c0, active;
+  POOT_TRY(att_range(k, s.mask, s.ar.tt, split, S, cap, s.ar.sidx, &c0, &end, &active));
+  POOT_TRY(thr_sweep(k, &s, qv, c0, end));
+  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)dd * 4;
+  poot_kir_value m;
+  POOT_TRY(poot_kir_priv_load(k->b, s.pm, 0, &m));
+  if (use_sg) return thr_combine_sg(k, g, &s, split, sg, m);
+  return thr_combine_tree(k, g, &s, split, m);
 }
 
 /* The combine of a split attention: one thread per (row, d) merges the
