@@ -325,151 +325,139 @@ static poot_status argmax_sg(pc_kctx *k, const pc_group *g, const croot *r, uint
   return poot_kir_end(k->b);
 }
 
-poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                                  const char **out_what) {
-  pc_planner *pl = k->pl;
-  bool gemv = false;
-  POOT_TRY(poot__cc_tpl_gemv(k, g, grid, out_what, &gemv));
-  if (gemv) return NULL;
-  bool gemm = false;
-  POOT_TRY(poot__cc_tpl_gemm(k, g, grid, out_what, &gemm));
-  if (gemm) return NULL;
+/* What the serial and cooperative forms share: the roots, the output
+ * shape and sizes, the accumulators and two constants. */
+typedef struct cform {
+  const pc_group *g;
   croot rs[PG_MAX_ROOTS];
-  uint32_t nr = g->nroots;
-  bool coop = true;
-  for (uint32_t i = 0; i < nr; i++) {
-    root_init(pl, g->roots[i], &rs[i]);
-    if (!coop_ok(&rs[i])) coop = false;
-  }
-  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
-  int64_t nout = poot__cc_elems(os), clen = poot__cc_elems(&rs[0].cshape);
-  uint32_t coop_min = pl->opt->coop_min ? pl->opt->coop_min : 64;
-  if (clen < (int64_t)coop_min) coop = false;
-  const poot_kir_target *t = pl->t;
-  uint32_t wg = pl->wg, sg = t->subgroup_ops ? t->subgroup_size : 0;
-  bool use_sg = coop && sg && wg % sg == 0 && wg >= sg;
-  bool use_wg = coop && !use_sg && (wg & (wg - 1)) == 0;
-  if (nr == 1 && !rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX && sg && wg % sg == 0 &&
-      clen >= (int64_t)coop_min && clen <= INT32_MAX) {
-    poot_dtype xd = poot__cc_type(pl, rs[0].a)->dtype;
-    if (xd == POOT_DTYPE_F32 || xd == POOT_DTYPE_I32) {
-      *out_what = "argmax sg";
-      return argmax_sg(k, g, &rs[0], grid, nout, clen);
-    }
-  }
-  *out_what = use_sg ? "sg" : use_wg ? "wg" : "serial";
-  uint32_t pacc, parg = 0;
-  poot_kir_scalar as = poot__cc_compute_scalar(rs[0].acc);
-  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    as = poot__cc_compute_scalar(poot__cc_type(pl, rs[0].a)->dtype);
-  char nm[32];
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm),
-                                poot_kir_type_make(as, 1), nr, &pacc));
-  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
-    POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "arg", nm, sizeof nm),
-                                  poot_kir_type_make(POOT_KIR_I32, 1), 1, &parg));
-  poot_kir_value idx[PC_MAX_DIMS], z, one, w, l, o, accs[PG_MAX_ROOTS];
-  POOT_TRY(poot__cc_local_prologue(k, g));
-  POOT_TRY(poot__cc_u32(k, 0, &z));
-  POOT_TRY(poot__cc_u32(k, 1, &one));
-  if (nout == 0) {
-    grid[0] = grid[1] = grid[2] = 1;
-    return NULL;
-  }
-  if (!use_sg && !use_wg) {
-    poot__cc_grid_for(((uint64_t)nout + wg - 1) / wg, grid);
-    poot_kir_value valid, end, c;
-    POOT_TRY(poot__cc_linear_workgroup(k, &w));
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, wg, &w));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), w, l, &o));
-    POOT_TRY(poot__cc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
-    POOT_TRY(poot_kir_if_begin(k->b, valid));
-    poot__cc_scope_push(k);
-    POOT_TRY(poot__cc_delinearize(k, o, os, idx));
-    for (uint32_t i = 0; i < nr; i++) {
-      poot_kir_value id;
-      if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX) {
-        poot_kir_value zi;
-        POOT_TRY(poot_kir_const_i32(k->b, 0, &zi));
-        POOT_TRY(poot_kir_priv_store(k->b, parg, 0, zi));
-        poot_dtype xd = poot__cc_type(pl, rs[i].a)->dtype;
-        POOT_TRY(poot__cc_const_of(k, xd, -INFINITY,
-                                   xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8
-                                       ? 0
-                                       : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN),
-                                   &id));
-      } else {
-        POOT_TRY(identity(k, &rs[i], &id));
-      }
-      POOT_TRY(poot_kir_priv_store(k->b, pacc, i, id));
-    }
-    /* In index order (bit for bit the oracle's), SERIAL_UNROLL indices per
-     * iteration with every load issued before the first update: a serial
-     * walk is bound by load latency, not by its arithmetic. */
-    uint32_t un = clen >= 2 * SERIAL_UNROLL ? SERIAL_UNROLL : 1;
-    uint32_t body = (uint32_t)clen / un * un;
-    if (body > 0) {
-      poot_kir_value stepu;
-      POOT_TRY(poot__cc_u32(k, body, &end));
-      POOT_TRY(poot__cc_u32(k, un, &stepu));
-      POOT_TRY(poot_kir_for_begin(k->b, z, end, stepu, &c));
-      poot__cc_scope_push(k);
-      poot_kir_value cu[SERIAL_UNROLL], tv[SERIAL_UNROLL][PG_MAX_ROOTS];
-      for (uint32_t u = 0; u < un; u++) {
-        cu[u] = c;
-        if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u, &cu[u]));
-        POOT_TRY(terms(k, rs, nr, idx, cu[u], tv[u]));
-      }
-      for (uint32_t u = 0; u < un; u++) POOT_TRY(update(k, rs, nr, tv[u], cu[u], 0, pacc, parg));
-      poot__cc_scope_pop(k);
-      POOT_TRY(poot_kir_end(k->b));
-    }
-    if (body < (uint32_t)clen) {
-      poot_kir_value from;
-      POOT_TRY(poot__cc_u32(k, body, &from));
-      POOT_TRY(poot__cc_u32(k, (uint32_t)clen, &end));
-      POOT_TRY(poot_kir_for_begin(k->b, from, end, one, &c));
-      poot__cc_scope_push(k);
-      POOT_TRY(step(k, rs, nr, idx, c, 0, pacc, parg));
-      poot__cc_scope_pop(k);
-      POOT_TRY(poot_kir_end(k->b));
-    }
-    for (uint32_t i = 0; i < nr; i++) {
-      if (!rs[i].dot && rs[i].kind == POOT_REDUCE_ARGMAX)
-        POOT_TRY(poot_kir_priv_load(k->b, parg, 0, &accs[i]));
-      else
-        POOT_TRY(poot_kir_priv_load(k->b, pacc, i, &accs[i]));
-    }
-    POOT_TRY(finish(k, g, rs, nr, idx, accs, o));
-    poot__cc_scope_pop(k);
-    k->flops += (uint64_t)nout * (uint64_t)clen * nr;
-    return poot_kir_end(k->b);
-  }
-  /* Cooperative: `per` outputs per workgroup, `lanes` threads per output. */
-  uint32_t lanes = use_sg ? sg : wg, per = wg / lanes;
-  poot__cc_grid_for(((uint64_t)nout + per - 1) / per, grid);
-  poot_kir_value lane, valid, oc, nm1;
-  POOT_TRY(poot__cc_linear_workgroup(k, &w));
-  if (use_sg) {
-    poot_kir_value sid;
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, per, &o));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), o, sid, &o));
-  } else {
-    o = w;
-    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lane));
-  }
-  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, (uint32_t)nout, &valid));
-  POOT_TRY(poot__cc_u32(k, (uint32_t)(nout - 1), &nm1));
-  POOT_TRY(poot__cc_bin(k, OP(MIN), o, nm1, &oc));
-  POOT_TRY(poot__cc_delinearize(k, oc, os, idx));
-  for (uint32_t i = 0; i < nr; i++) {
+  uint32_t nr;
+  const poot_shape *os;
+  int64_t nout, clen;
+  uint32_t wg;
+  uint32_t pacc, parg;
+  poot_kir_scalar as;
+  poot_kir_value z, one;
+} cform;
+
+/* The accumulators' start values (an argmax: index 0 and the dtype's
+ * lowest value). */
+static poot_status serial_init(pc_kctx *k, const cform *f) {
+  for (uint32_t i = 0; i < f->nr; i++) {
     poot_kir_value id;
-    POOT_TRY(identity(k, &rs[i], &id));
-    POOT_TRY(poot_kir_priv_store(k->b, pacc, i, id));
+    if (!f->rs[i].dot && f->rs[i].kind == POOT_REDUCE_ARGMAX) {
+      poot_kir_value zi;
+      POOT_TRY(poot_kir_const_i32(k->b, 0, &zi));
+      POOT_TRY(poot_kir_priv_store(k->b, f->parg, 0, zi));
+      poot_dtype xd = poot__cc_type(k->pl, f->rs[i].a)->dtype;
+      POOT_TRY(poot__cc_const_of(k, xd, -INFINITY,
+                                 xd == POOT_DTYPE_U32 || xd == POOT_DTYPE_U8
+                                     ? 0
+                                     : (xd == POOT_DTYPE_I64 ? INT64_MIN : INT32_MIN),
+                                 &id));
+    } else {
+      POOT_TRY(identity(k, &f->rs[i], &id));
+    }
+    POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, id));
   }
+  return NULL;
+}
+
+/* The serial walk of one output's contraction. In index order (bit for bit
+ * the oracle's), SERIAL_UNROLL indices per iteration with every load issued
+ * before the first update: a serial walk is bound by load latency, not by
+ * its arithmetic. */
+static poot_status serial_walk(pc_kctx *k, const cform *f, const poot_kir_value *idx) {
+  poot_kir_value end, c;
+  uint32_t un = f->clen >= 2 * SERIAL_UNROLL ? SERIAL_UNROLL : 1;
+  uint32_t body = (uint32_t)f->clen / un * un;
+  if (body > 0) {
+    poot_kir_value stepu;
+    POOT_TRY(poot__cc_u32(k, body, &end));
+    POOT_TRY(poot__cc_u32(k, un, &stepu));
+    POOT_TRY(poot_kir_for_begin(k->b, f->z, end, stepu, &c));
+    poot__cc_scope_push(k);
+    poot_kir_value cu[SERIAL_UNROLL], tv[SERIAL_UNROLL][PG_MAX_ROOTS];
+    for (uint32_t u = 0; u < un; u++) {
+      cu[u] = c;
+      if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u, &cu[u]));
+      POOT_TRY(terms(k, f->rs, f->nr, idx, cu[u], tv[u]));
+    }
+    for (uint32_t u = 0; u < un; u++)
+      POOT_TRY(update(k, f->rs, f->nr, tv[u], cu[u], 0, f->pacc, f->parg));
+    poot__cc_scope_pop(k);
+    POOT_TRY(poot_kir_end(k->b));
+  }
+  if (body < (uint32_t)f->clen) {
+    poot_kir_value from;
+    POOT_TRY(poot__cc_u32(k, body, &from));
+    POOT_TRY(poot__cc_u32(k, (uint32_t)f->clen, &end));
+    POOT_TRY(poot_kir_for_begin(k->b, from, end, f->one, &c));
+    poot__cc_scope_push(k);
+    POOT_TRY(step(k, f->rs, f->nr, idx, c, 0, f->pacc, f->parg));
+    poot__cc_scope_pop(k);
+    POOT_TRY(poot_kir_end(k->b));
+  }
+  return NULL;
+}
+
+/* The serial form: one thread per output. */
+static poot_status contract_serial(pc_kctx *k, const cform *f, uint32_t grid[3]) {
+  uint32_t wg = f->wg;
+  poot_kir_value idx[PC_MAX_DIMS], w, l, o, accs[PG_MAX_ROOTS];
+  poot__cc_grid_for(((uint64_t)f->nout + wg - 1) / wg, grid);
+  poot_kir_value valid;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, wg, &w));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), w, l, &o));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, (uint32_t)f->nout, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_delinearize(k, o, f->os, idx));
+  POOT_TRY(serial_init(k, f));
+  POOT_TRY(serial_walk(k, f, idx));
+  for (uint32_t i = 0; i < f->nr; i++) {
+    if (!f->rs[i].dot && f->rs[i].kind == POOT_REDUCE_ARGMAX)
+      POOT_TRY(poot_kir_priv_load(k->b, f->parg, 0, &accs[i]));
+    else
+      POOT_TRY(poot_kir_priv_load(k->b, f->pacc, i, &accs[i]));
+  }
+  POOT_TRY(finish(k, f->g, f->rs, f->nr, idx, accs, o));
+  poot__cc_scope_pop(k);
+  k->flops += (uint64_t)f->nout * (uint64_t)f->clen * f->nr;
+  return poot_kir_end(k->b);
+}
+
+/* Root i's accumulator a combined over the workgroup through a shared tree
+ * (every thread gets the result). */
+static poot_status wg_combine(pc_kctx *k, const cform *f, uint32_t i, poot_kir_op op,
+                              poot_kir_value lane, poot_kir_value a, poot_kir_value *out) {
+  char name[16];
+  snprintf(name, sizeof name, "red%u_%u", i, k->tag);
+  uint32_t sh;
+  POOT_TRY(poot_kir_add_shared(k->b, name, f->as, f->wg, &sh));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, a));
+  POOT_TRY(poot_kir_barrier(k->b));
+  for (uint32_t s = f->wg / 2; s >= 1; s /= 2) {
+    poot_kir_value lt, x, y, j, r;
+    POOT_TRY(poot__cc_bin_c(k, OP(LT), lane, s, &lt));
+    POOT_TRY(poot_kir_if_begin(k->b, lt));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), lane, s, &j));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lane, 1, &x));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &y));
+    POOT_TRY(poot__cc_accum(k, op, f->rs[i].acc, x, y, &r));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, r));
+    POOT_TRY(poot_kir_end(k->b));
+    POOT_TRY(poot_kir_barrier(k->b));
+  }
+  return poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, f->z, 1, out);
+}
+
+/* The lanes' strided walk of the contraction, unrolled 4 when long enough
+ * (an index past the end is clamped and masked). */
+static poot_status coop_walk(pc_kctx *k, const cform *f, uint32_t lanes, poot_kir_value lane,
+                             const poot_kir_value *idx) {
+  int64_t clen = f->clen;
   uint32_t unroll = clen >= (int64_t)lanes * 4 ? 4 : 1;
   poot_kir_value end, stepv, c0, cm1;
   POOT_TRY(poot__cc_u32(k, (uint32_t)clen, &end));
@@ -486,50 +474,122 @@ poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3
     } else {
       cc = c;
     }
-    POOT_TRY(step(k, rs, nr, idx, cc, inr, pacc, parg));
+    POOT_TRY(step(k, f->rs, f->nr, idx, cc, inr, f->pacc, f->parg));
   }
   poot__cc_scope_pop(k);
-  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_end(k->b);
+}
+
+/* Cooperative: `per` outputs per workgroup, `lanes` threads per output (a
+ * subgroup each with use_sg, else the whole workgroup). */
+static poot_status contract_coop(pc_kctx *k, const cform *f, bool use_sg, uint32_t sg,
+                                 uint32_t grid[3]) {
+  uint32_t wg = f->wg, nr = f->nr;
+  uint32_t lanes = use_sg ? sg : wg, per = wg / lanes;
+  poot_kir_value idx[PC_MAX_DIMS], w, o, accs[PG_MAX_ROOTS];
+  poot__cc_grid_for(((uint64_t)f->nout + per - 1) / per, grid);
+  poot_kir_value lane, valid, oc, nm1;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  if (use_sg) {
+    poot_kir_value sid;
+    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  } else {
+    o = w;
+    POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lane));
+  }
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, (uint32_t)f->nout, &valid));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)(f->nout - 1), &nm1));
+  POOT_TRY(poot__cc_bin(k, OP(MIN), o, nm1, &oc));
+  POOT_TRY(poot__cc_delinearize(k, oc, f->os, idx));
+  for (uint32_t i = 0; i < nr; i++) {
+    poot_kir_value id;
+    POOT_TRY(identity(k, &f->rs[i], &id));
+    POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, id));
+  }
+  POOT_TRY(coop_walk(k, f, lanes, lane, idx));
   for (uint32_t i = 0; i < nr; i++) {
     poot_kir_value a;
-    POOT_TRY(poot_kir_priv_load(k->b, pacc, i, &a));
-    poot_kir_op op = acc_op(&rs[i]);
+    POOT_TRY(poot_kir_priv_load(k->b, f->pacc, i, &a));
+    poot_kir_op op = acc_op(&f->rs[i]);
     if (use_sg) {
       poot_kir_op sop = op == OP(ADD)   ? OP(SG_REDUCE_ADD)
                         : op == OP(MAX) ? OP(SG_REDUCE_MAX)
                                         : OP(SG_REDUCE_MIN);
       POOT_TRY(poot_kir_subgroup_reduce(k->b, sop, a, &accs[i]));
     } else {
-      char name[16];
-      snprintf(name, sizeof name, "red%u_%u", i, k->tag);
-      uint32_t sh;
-      POOT_TRY(poot_kir_add_shared(k->b, name, as, wg, &sh));
-      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, a));
-      POOT_TRY(poot_kir_barrier(k->b));
-      for (uint32_t s = wg / 2; s >= 1; s /= 2) {
-        poot_kir_value lt, x, y, j, r;
-        POOT_TRY(poot__cc_bin_c(k, OP(LT), lane, s, &lt));
-        POOT_TRY(poot_kir_if_begin(k->b, lt));
-        POOT_TRY(poot__cc_bin_c(k, OP(ADD), lane, s, &j));
-        POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lane, 1, &x));
-        POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &y));
-        POOT_TRY(poot__cc_accum(k, op, rs[i].acc, x, y, &r));
-        POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lane, r));
-        POOT_TRY(poot_kir_end(k->b));
-        POOT_TRY(poot_kir_barrier(k->b));
-      }
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, z, 1, &accs[i]));
+      POOT_TRY(wg_combine(k, f, i, op, lane, a, &accs[i]));
     }
   }
   poot_kir_value first, cond;
-  POOT_TRY(poot__cc_bin(k, OP(EQ), lane, z, &first));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), lane, f->z, &first));
   POOT_TRY(poot__cc_bin(k, OP(AND), first, valid, &cond));
   POOT_TRY(poot_kir_if_begin(k->b, cond));
   poot__cc_scope_push(k);
-  POOT_TRY(finish(k, g, rs, nr, idx, accs, oc));
+  POOT_TRY(finish(k, f->g, f->rs, nr, idx, accs, oc));
   poot__cc_scope_pop(k);
-  k->flops += (uint64_t)nout * (uint64_t)clen * nr;
+  k->flops += (uint64_t)f->nout * (uint64_t)f->clen * nr;
   return poot_kir_end(k->b);
+}
+
+poot_status poot__cc_tpl_contract(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                  const char **out_what) {
+  pc_planner *pl = k->pl;
+  bool gemv = false;
+  POOT_TRY(poot__cc_tpl_gemv(k, g, grid, out_what, &gemv));
+  if (gemv) return NULL;
+  bool gemm = false;
+  POOT_TRY(poot__cc_tpl_gemm(k, g, grid, out_what, &gemm));
+  if (gemm) return NULL;
+  cform f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  f.nr = g->nroots;
+  bool coop = true;
+  for (uint32_t i = 0; i < f.nr; i++) {
+    root_init(pl, g->roots[i], &f.rs[i]);
+    if (!coop_ok(&f.rs[i])) coop = false;
+  }
+  croot *rs = f.rs;
+  f.os = &poot__cc_type(pl, g->roots[0])->shape;
+  f.nout = poot__cc_elems(f.os);
+  f.clen = poot__cc_elems(&rs[0].cshape);
+  uint32_t coop_min = pl->opt->coop_min ? pl->opt->coop_min : 64;
+  if (f.clen < (int64_t)coop_min) coop = false;
+  const poot_kir_target *t = pl->t;
+  uint32_t wg = pl->wg, sg = t->subgroup_ops ? t->subgroup_size : 0;
+  f.wg = wg;
+  bool use_sg = coop && sg && wg % sg == 0 && wg >= sg;
+  bool use_wg = coop && !use_sg && (wg & (wg - 1)) == 0;
+  if (f.nr == 1 && !rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX && sg && wg % sg == 0 &&
+      f.clen >= (int64_t)coop_min && f.clen <= INT32_MAX) {
+    poot_dtype xd = poot__cc_type(pl, rs[0].a)->dtype;
+    if (xd == POOT_DTYPE_F32 || xd == POOT_DTYPE_I32) {
+      *out_what = "argmax sg";
+      return argmax_sg(k, g, &rs[0], grid, f.nout, f.clen);
+    }
+  }
+  *out_what = use_sg ? "sg" : use_wg ? "wg" : "serial";
+  f.as = poot__cc_compute_scalar(rs[0].acc);
+  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
+    f.as = poot__cc_compute_scalar(poot__cc_type(pl, rs[0].a)->dtype);
+  char nm[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm),
+                                poot_kir_type_make(f.as, 1), f.nr, &f.pacc));
+  if (!rs[0].dot && rs[0].kind == POOT_REDUCE_ARGMAX)
+    POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "arg", nm, sizeof nm),
+                                  poot_kir_type_make(POOT_KIR_I32, 1), 1, &f.parg));
+  POOT_TRY(poot__cc_local_prologue(k, g));
+  POOT_TRY(poot__cc_u32(k, 0, &f.z));
+  POOT_TRY(poot__cc_u32(k, 1, &f.one));
+  if (f.nout == 0) {
+    grid[0] = grid[1] = grid[2] = 1;
+    return NULL;
+  }
+  if (!use_sg && !use_wg) return contract_serial(k, &f, grid);
+  return contract_coop(k, &f, use_sg, sg, grid);
 }
 
 /* Small reductions (RMSNorm statistics) recomputed by each workgroup that

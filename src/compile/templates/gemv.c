@@ -414,163 +414,212 @@ static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K) {
   return (uint32_t)tk;
 }
 
-poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                              const char **out_what, bool *out_done) {
-  pc_planner *pl = k->pl;
+/* One GEMV kernel's shape and state: the roots, M x N x K, R rows per
+ * subgroup, the chunking, the accumulators, the x tile and the prefetched
+ * first loads. */
+typedef struct gemv_form {
+  const pc_group *g;
   gemv_root rs[PG_MAX_ROOTS];
-  int64_t M = 0, N = 0, K = 0;
-  *out_done = false;
-  if (!eligible(pl, g, rs, &M, &N, &K)) return NULL;
-  uint32_t tk = tile_len(pl, M, K);
-  uint32_t ce = chunk_elems(rs[0].wdt);
-  for (uint32_t i = 1; i < g->nroots; i++)
-    if (chunk_elems(rs[i].wdt) != ce) return NULL;
-  if (!tk || tk % ce != 0) return NULL;
-  *out_done = true;
-  *out_what = "gemv";
-  uint32_t nr = g->nroots, nm = (uint32_t)M;
-  uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
-  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
-   * workgroups, so half the x staging, with as many loads in flight. */
-  uint32_t R = ce != 64 && N % 2 == 0 && N >= 4096 ? 2 : 1;
-  for (uint32_t i = 0; i < nr; i++) {
-    const pc_value *pw = &pl->v[rs[i].w];
-    POOT_TRY(poot__cc_binding_of(k, pw->buffer, &rs[i].ref));
-    poot__cc_note_buffer(k, rs[i].ref, k->frac);
-  }
-  char nmb[32];
-  uint32_t pacc;
-  xtile xt = {0, xpos(tk)};
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
-                                poot_kir_type_make(S(F32), 1), R * nr * nm, &pacc));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32), nm * xt.pitch,
-                               &xt.sh));
-  poot__cc_grid_for(((uint64_t)N + per * R - 1) / (per * R), grid);
-  poot_kir_value w, sid, lane, o, valid, oc, z, zero;
-  POOT_TRY(poot__cc_linear_workgroup(k, &w));
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, per, &o));
-  POOT_TRY(poot__cc_bin(k, OP(ADD), o, sid, &o));
-  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, R, &o)); /* rows o .. o + R - 1 */
-  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, (uint32_t)N, &valid));
-  POOT_TRY(poot__cc_u32(k, (uint32_t)(N - R), &oc));
-  POOT_TRY(poot__cc_bin(k, OP(MIN), o, oc, &oc));
-  poot_kir_value rows[2] = {oc, 0};
-  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), oc, 1, &rows[1]));
-  POOT_TRY(poot__cc_u32(k, 0, &z));
-  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < R * nr * nm; i++) POOT_TRY(poot_kir_priv_store(k->b, pacc, i, zero));
+  int64_t M, N, K;
+  uint32_t nr, nm, R, sg, tk, ce, nw, umax;
+  uint32_t pacc, ppre;
+  bool prefetched;
+  xtile xt;
+  poot_kir_value rows[2], lane, valid, z;
+} gemv_form;
 
-  /* The first tile's first loads are issued before anything that waits on
-   * memory (the norm statistics, the staging of x): the weight stream does
-   * not depend on x, and a workgroup would otherwise pay those latencies one
-   * after the other. They wait in registers (a private array) while the
-   * loop loads the next iteration's chunks before using the current ones. */
-  uint32_t chunks0 = (uint32_t)(K < tk ? K : tk) / ce;
-  uint32_t iters0 = (chunks0 + sg - 1) / sg;
-  uint32_t nw = chunk_words(rs[0].wdt), per_chunk = R * nr * nw;
-  /* Chunks in flight per lane: eight when a lane streams one 16-byte row
-   * (twice the bytes in flight for the short, latency-bound GEMVs), else
-   * four. */
-  uint32_t umax = per_chunk == 4 ? 8 : 4;
-  uint32_t unroll0 = iters0 >= umax ? umax : iters0;
-  bool prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
-  uint32_t ppre = 0;
-  if (prefetched) {
-    POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
-                                  poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &ppre));
-    poot_kir_value lastc;
-    POOT_TRY(poot__cc_u32(k, chunks0 - 1, &lastc));
-    POOT_TRY(prefetch(k, rs, nr, R, K, rows, lane, lastc, unroll0, sg, ppre));
-  }
-  POOT_TRY(poot__cc_local_prologue(k, g));
-
-  /* Per tile: stage x, then for (ch = lane; ch < chunks; ch += sg * U),
-   * U chunks per lane with their loads first. */
-  for (uint32_t tile0 = 0; tile0 < (uint32_t)K; tile0 += tk) {
-    uint32_t len = (uint32_t)K - tile0 < tk ? (uint32_t)K - tile0 : tk;
-    if (tile0) POOT_TRY(poot_kir_barrier(k->b)); /* the previous tile is read */
-    POOT_TRY(stage(k, &rs[0], &xt, nm, tile0, len));
-    uint32_t chunks = len / ce, first_chunk = tile0 / ce;
-    uint32_t iters = (chunks + sg - 1) / sg;
-    uint32_t unroll = iters >= umax ? umax : iters;
-    bool ragged = chunks % (sg * unroll) != 0;
-    bool pre = prefetched && tile0 == 0;
-    poot_kir_value end, stepv, ch0, last;
-    POOT_TRY(poot__cc_u32(k, chunks, &end));
-    POOT_TRY(poot__cc_u32(k, sg * unroll, &stepv));
-    POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
-    POOT_TRY(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
-    poot__cc_scope_push(k);
-    poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
-    for (uint32_t u = 0; u < unroll; u++) {
-      poot_kir_value ch = ch0, chg;
-      inr[u] = 0;
-      if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
-      if (ragged && u) {
-        POOT_TRY(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
-        POOT_TRY(poot__cc_bin(k, OP(MIN), ch, last, &ch));
-      }
-      chv[u] = ch;
-      chg = ch;
-      if (first_chunk) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
-      for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++) {
-          if (pre) {
-            for (uint32_t w2 = 0; w2 < nw; w2++)
-              POOT_TRY(poot_kir_priv_load(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2,
-                                          &wd[u][r * nr + i][w2]));
-          } else {
-            POOT_TRY(chunk_load(k, &rs[i], K, rows[r], chg, wd[u][r * nr + i]));
-          }
+/* The weight words of the unroll chunks starting at ch0 (from the prefetch
+ * registers on the first tile when prefetched); *chv the chunk indices,
+ * inr[u] whether chunk u is in range (0: always). */
+static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0, uint32_t unroll,
+                              bool ragged, bool pre, uint32_t first_chunk, poot_kir_value end,
+                              poot_kir_value last, poot_kir_value wd[][2 * PG_MAX_ROOTS][17],
+                              poot_kir_value *inr, poot_kir_value *chv) {
+  uint32_t R = f->R, nr = f->nr, nw = f->nw, sg = f->sg;
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value ch = ch0, chg;
+    inr[u] = 0;
+    if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
+    if (ragged && u) {
+      POOT_TRY(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+    }
+    chv[u] = ch;
+    chg = ch;
+    if (first_chunk) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
+    for (uint32_t r = 0; r < R; r++)
+      for (uint32_t i = 0; i < nr; i++) {
+        if (pre) {
+          for (uint32_t w2 = 0; w2 < nw; w2++)
+            POOT_TRY(poot_kir_priv_load(k->b, f->ppre, (u * R * nr + r * nr + i) * nw + w2,
+                                        &wd[u][r * nr + i][w2]));
+        } else {
+          POOT_TRY(chunk_load(k, &f->rs[i], f->K, f->rows[r], chg, wd[u][r * nr + i]));
         }
-    }
-    if (pre && iters > unroll) {
-      /* the next iteration's chunks, while this one's are used */
-      poot_kir_value nx, more;
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
-      POOT_TRY(poot__cc_bin(k, OP(LT), nx, end, &more));
-      POOT_TRY(poot_kir_if_begin(k->b, more));
-      POOT_TRY(prefetch(k, rs, nr, R, K, rows, nx, last, unroll, sg, ppre));
-      POOT_TRY(poot_kir_end(k->b));
-    }
-    for (uint32_t u = 0; u < unroll; u++) {
-      poot_kir_value c0;
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
-      for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++)
-          POOT_TRY(chunk_accumulate(k, &rs[i], &xt, nm, c0, wd[u][r * nr + i], inr[u], pacc,
-                                    (r * nr + i) * nm));
-    }
-    poot__cc_scope_pop(k);
+      }
+  }
+  return NULL;
+}
+
+/* One tile of K from tile0: stage x, then for (ch = lane; ch < chunks;
+ * ch += sg * U), U chunks per lane with their loads first. */
+static poot_status gemv_tile(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
+  uint32_t K = (uint32_t)f->K, tk = f->tk, ce = f->ce, sg = f->sg, R = f->R, nr = f->nr;
+  uint32_t len = K - tile0 < tk ? K - tile0 : tk;
+  if (tile0) POOT_TRY(poot_kir_barrier(k->b)); /* the previous tile is read */
+  POOT_TRY(stage(k, &f->rs[0], &f->xt, f->nm, tile0, len));
+  uint32_t chunks = len / ce, first_chunk = tile0 / ce;
+  uint32_t iters = (chunks + sg - 1) / sg;
+  uint32_t unroll = iters >= f->umax ? f->umax : iters;
+  bool ragged = chunks % (sg * unroll) != 0;
+  bool pre = f->prefetched && tile0 == 0;
+  poot_kir_value end, stepv, ch0, last;
+  POOT_TRY(poot__cc_u32(k, chunks, &end));
+  POOT_TRY(poot__cc_u32(k, sg * unroll, &stepv));
+  POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
+  POOT_TRY(poot_kir_for_begin(k->b, f->lane, end, stepv, &ch0));
+  poot__cc_scope_push(k);
+  poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+  POOT_TRY(tile_loads(k, f, ch0, unroll, ragged, pre, first_chunk, end, last, wd, inr, chv));
+  if (pre && iters > unroll) {
+    /* the next iteration's chunks, while this one's are used */
+    poot_kir_value nx, more;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
+    POOT_TRY(poot__cc_bin(k, OP(LT), nx, end, &more));
+    POOT_TRY(poot_kir_if_begin(k->b, more));
+    POOT_TRY(prefetch(k, f->rs, nr, R, f->K, f->rows, nx, last, unroll, sg, f->ppre));
     POOT_TRY(poot_kir_end(k->b));
   }
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value c0;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
+    for (uint32_t r = 0; r < R; r++)
+      for (uint32_t i = 0; i < nr; i++)
+        POOT_TRY(chunk_accumulate(k, &f->rs[i], &f->xt, f->nm, c0, wd[u][r * nr + i], inr[u],
+                                  f->pacc, (r * nr + i) * f->nm));
+  }
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
 
-  /* Reduce each accumulator over the subgroup; lane 0 finishes the rows. */
+/* Reduce each accumulator over the subgroup; lane 0 finishes the rows (the
+ * group's epilogue at each output). */
+static poot_status gemv_finish(pc_kctx *k, const gemv_form *f) {
+  uint32_t R = f->R, nr = f->nr, nm = f->nm;
   poot_kir_value accs[2 * PG_MAX_ROOTS * GEMV_MAX_M];
   for (uint32_t i = 0; i < R * nr * nm; i++) {
     poot_kir_value a;
-    POOT_TRY(poot_kir_priv_load(k->b, pacc, i, &a));
+    POOT_TRY(poot_kir_priv_load(k->b, f->pacc, i, &a));
     POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &accs[i]));
   }
   poot_kir_value first, cond;
-  POOT_TRY(poot__cc_bin(k, OP(EQ), lane, z, &first));
-  POOT_TRY(poot__cc_bin(k, OP(AND), first, valid, &cond));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), f->lane, f->z, &first));
+  POOT_TRY(poot__cc_bin(k, OP(AND), first, f->valid, &cond));
   POOT_TRY(poot_kir_if_begin(k->b, cond));
-  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  const poot_shape *os = &poot__cc_type(k->pl, f->g->roots[0])->shape;
   for (uint32_t rm = 0; rm < R * nm; rm++) {
     uint32_t r = rm / nm, m = rm % nm;
     poot__cc_scope_push(k);
     poot_kir_value lin, idx[PC_MAX_DIMS], val;
-    POOT_TRY(poot__cc_bin_c(k, OP(ADD), rows[r], m * (uint32_t)N, &lin));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->rows[r], m * (uint32_t)f->N, &lin));
     POOT_TRY(poot__cc_delinearize(k, lin, os, idx));
     for (uint32_t i = 0; i < nr; i++)
-      POOT_TRY(poot__cc_memo_put(k, rs[i].v, idx, accs[(r * nr + i) * nm + m]));
-    POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
-    POOT_TRY(poot__cc_store_value(k, g->dest, lin, val));
+      POOT_TRY(poot__cc_memo_put(k, f->rs[i].v, idx, accs[(r * nr + i) * nm + m]));
+    POOT_TRY(poot__cc_emit(k, f->g->out, idx, &val));
+    POOT_TRY(poot__cc_store_value(k, f->g->dest, lin, val));
     poot__cc_scope_pop(k);
   }
-  k->flops += 2ull * (uint64_t)M * (uint64_t)N * (uint64_t)K * nr;
+  k->flops += 2ull * (uint64_t)f->M * (uint64_t)f->N * (uint64_t)f->K * nr;
   return poot_kir_end(k->b);
+}
+
+/* The workgroup's rows (clamped), whether they are in range, and the
+ * accumulators zeroed. */
+static poot_status gemv_rows(pc_kctx *k, gemv_form *f) {
+  uint32_t per = k->pl->wg / f->sg, R = f->R, N = (uint32_t)f->N;
+  poot_kir_value w, sid, o, oc, zero;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &f->lane));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, R, &o)); /* rows o .. o + R - 1 */
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, N, &f->valid));
+  POOT_TRY(poot__cc_u32(k, N - R, &oc));
+  POOT_TRY(poot__cc_bin(k, OP(MIN), o, oc, &oc));
+  f->rows[0] = oc;
+  f->rows[1] = 0;
+  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), oc, 1, &f->rows[1]));
+  POOT_TRY(poot__cc_u32(k, 0, &f->z));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < R * f->nr * f->nm; i++)
+    POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, zero));
+  return NULL;
+}
+
+/* The first tile's first loads are issued before anything that waits on
+ * memory (the norm statistics, the staging of x): the weight stream does
+ * not depend on x, and a workgroup would otherwise pay those latencies one
+ * after the other. They wait in registers (a private array) while the loop
+ * loads the next iteration's chunks before using the current ones. */
+static poot_status gemv_prefetch(pc_kctx *k, gemv_form *f) {
+  uint32_t chunks0 = (uint32_t)(f->K < f->tk ? f->K : f->tk) / f->ce;
+  uint32_t iters0 = (chunks0 + f->sg - 1) / f->sg;
+  uint32_t per_chunk = f->R * f->nr * f->nw;
+  /* Chunks in flight per lane: eight when a lane streams one 16-byte row
+   * (twice the bytes in flight for the short, latency-bound GEMVs), else
+   * four. */
+  f->umax = per_chunk == 4 ? 8 : 4;
+  uint32_t unroll0 = iters0 >= f->umax ? f->umax : iters0;
+  f->prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
+  f->ppre = 0;
+  if (!f->prefetched) return NULL;
+  char nmb[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
+                                poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &f->ppre));
+  poot_kir_value lastc;
+  POOT_TRY(poot__cc_u32(k, chunks0 - 1, &lastc));
+  return prefetch(k, f->rs, f->nr, f->R, f->K, f->rows, f->lane, lastc, unroll0, f->sg, f->ppre);
+}
+
+poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                              const char **out_what, bool *out_done) {
+  pc_planner *pl = k->pl;
+  gemv_form f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  *out_done = false;
+  if (!eligible(pl, g, f.rs, &f.M, &f.N, &f.K)) return NULL;
+  f.tk = tile_len(pl, f.M, f.K);
+  f.ce = chunk_elems(f.rs[0].wdt);
+  for (uint32_t i = 1; i < g->nroots; i++)
+    if (chunk_elems(f.rs[i].wdt) != f.ce) return NULL;
+  if (!f.tk || f.tk % f.ce != 0) return NULL;
+  *out_done = true;
+  *out_what = "gemv";
+  f.nr = g->nroots;
+  f.nm = (uint32_t)f.M;
+  f.sg = pl->t->subgroup_size;
+  uint32_t per = pl->wg / f.sg;
+  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
+   * workgroups, so half the x staging, with as many loads in flight. */
+  f.R = f.ce != 64 && f.N % 2 == 0 && f.N >= 4096 ? 2 : 1;
+  f.nw = chunk_words(f.rs[0].wdt);
+  for (uint32_t i = 0; i < f.nr; i++) {
+    const pc_value *pw = &pl->v[f.rs[i].w];
+    POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));
+    poot__cc_note_buffer(k, f.rs[i].ref, k->frac);
+  }
+  char nmb[32];
+  f.xt = (xtile){0, xpos(f.tk)};
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
+                                poot_kir_type_make(S(F32), 1), f.R * f.nr * f.nm, &f.pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
+                               f.nm * f.xt.pitch, &f.xt.sh));
+  poot__cc_grid_for(((uint64_t)f.N + per * f.R - 1) / (per * f.R), grid);
+  POOT_TRY(gemv_rows(k, &f));
+  POOT_TRY(gemv_prefetch(k, &f));
+  POOT_TRY(poot__cc_local_prologue(k, g));
+  for (uint32_t tile0 = 0; tile0 < (uint32_t)f.K; tile0 += f.tk) POOT_TRY(gemv_tile(k, &f, tile0));
+  return gemv_finish(k, &f);
 }
