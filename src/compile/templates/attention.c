@@ -760,23 +760,113 @@ poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[
 
 /* The combine of a split attention: one thread per (row, d) merges the
  * splits' partials (max of the maxima, rescaled sums). */
+/* The combine's state: the partial records (binding ref, this row's base),
+ * the splits that wrote one (nact), the dimension d, the running (L, O) and
+ * the unrolled form's per-split M and in-range flags. */
+typedef struct att_cmb {
+  uint32_t S, D, ref, pm, pls, po;
+  bool unrolled;
+  poot_kir_value rbase, nact, d, z, one, ninf, zero;
+  poot_kir_value msv[16], inn[16];
+} att_cmb;
+
+/* The splits' records, unrolled when there are few (independent loads):
+ * M, the maximum of their M. */
+static poot_status cmb_max(pc_kctx *k, att_cmb *c, poot_kir_value *out_M) {
+  uint32_t D = c->D;
+  poot_kir_value M = c->ninf, s;
+  if (c->unrolled) {
+    for (uint32_t si = 0; si < c->S; si++) {
+      poot_kir_value o, x;
+      c->inn[si] = 0;
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), c->rbase, si * (D + 2), &o));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &x));
+      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &c->msv[si]));
+      if (si) {
+        POOT_TRY(poot__cc_bin_c(k, OP(GT), c->nact, si, &c->inn[si]));
+        POOT_TRY(poot_kir_select(k->b, c->inn[si], c->msv[si], c->ninf, &c->msv[si]));
+      }
+      POOT_TRY(poot__cc_bin(k, OP(MAX), M, c->msv[si], &M));
+    }
+    *out_M = M;
+    return NULL;
+  }
+  POOT_TRY(poot_kir_for_begin(k->b, c->z, c->nact, c->one, &s));
+  {
+    poot_kir_value o, x, m;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), o, c->rbase, &o));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &x));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
+    POOT_TRY(poot_kir_priv_load(k->b, c->pm, 0, &m));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), m, x, &m));
+    POOT_TRY(poot_kir_priv_store(k->b, c->pm, 0, m));
+  }
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_priv_load(k->b, c->pm, 0, out_M);
+}
+
+/* Split si's (l, o[d]) weighted by e^(m - M) added to (L, O); not unrolled,
+ * a loop over the nact splits. */
+static poot_status cmb_add(pc_kctx *k, const att_cmb *c, uint32_t si, poot_kir_value M) {
+  uint32_t D = c->D;
+  poot_kir_value o, ms, ls, os, e, wgt, isn, a, od, s;
+  if (c->unrolled) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c->rbase, si * (D + 2), &o));
+    ms = c->msv[si];
+  } else {
+    POOT_TRY(poot_kir_for_begin(k->b, c->z, c->nact, c->one, &s));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), o, c->rbase, &o));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &ms));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
+  }
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, od, 1, &ls));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 2, &od));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), od, c->d, &od));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, od, 1, &os));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
+  if (c->unrolled && c->inn[si]) {
+    POOT_TRY(poot_kir_select(k->b, c->inn[si], ls, c->zero, &ls));
+    POOT_TRY(poot_kir_select(k->b, c->inn[si], os, c->zero, &os));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(EQ), ms, c->ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), ms, M, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, c->zero, e, &wgt));
+  POOT_TRY(poot_kir_priv_load(k->b, c->pls, 0, &a));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), ls, wgt, &ls));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), a, ls, &a));
+  POOT_TRY(poot_kir_priv_store(k->b, c->pls, 0, a));
+  POOT_TRY(poot_kir_priv_load(k->b, c->po, 0, &a));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), os, wgt, &os));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), a, os, &a));
+  POOT_TRY(poot_kir_priv_store(k->b, c->po, 0, a));
+  return c->unrolled ? NULL : poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
   int64_t hq = qs->dims[1];
-  uint32_t D = (uint32_t)qs->dims[2], S = g->split, wg = pl->wg;
+  att_cmb c;
+  memset(&c, 0, sizeof c);
+  c.D = (uint32_t)qs->dims[2];
+  c.S = g->split;
+  uint32_t D = c.D, S = c.S, wg = pl->wg;
   uint64_t nthreads = (uint64_t)(qs->dims[0] * hq) * D;
   poot__cc_grid_for((nthreads + wg - 1) / wg, grid);
   char nm[32];
-  uint32_t pm, pls, po;
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "cm", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.pm));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "cl", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &pls));
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.pls));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "co", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &po));
-  poot_kir_value w, l, gid, valid, row, d, tt, h, z, one, Sv, s, ninf, zero, ref_v;
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.po));
+  poot_kir_value w, l, gid, valid, row, tt, h, Sv;
   POOT_TRY(poot__cc_linear_workgroup(k, &w));
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, wg, &gid));
@@ -785,107 +875,40 @@ poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t gr
   POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), gid, D, &row));
-  POOT_TRY(poot__cc_bin_c(k, OP(REM), gid, D, &d));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), gid, D, &c.d));
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
   POOT_TRY(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  POOT_TRY(poot__cc_u32(k, 0, &z));
-  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot__cc_u32(k, 0, &c.z));
+  POOT_TRY(poot__cc_u32(k, 1, &c.one));
   POOT_TRY(poot__cc_u32(k, S, &Sv));
-  POOT_TRY(fconst(k, -INFINITY, &ninf));
-  POOT_TRY(fconst(k, 0.0f, &zero));
-  POOT_TRY(poot_kir_priv_store(k->b, pm, 0, ninf));
-  POOT_TRY(poot_kir_priv_store(k->b, pls, 0, zero));
-  POOT_TRY(poot_kir_priv_store(k->b, po, 0, zero));
-  uint32_t ref;
-  POOT_TRY(poot__cc_binding_of(k, 0, &ref));
-  (void)ref_v;
+  POOT_TRY(fconst(k, -INFINITY, &c.ninf));
+  POOT_TRY(fconst(k, 0.0f, &c.zero));
+  POOT_TRY(poot_kir_priv_store(k->b, c.pm, 0, c.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, c.pls, 0, c.zero));
+  POOT_TRY(poot_kir_priv_store(k->b, c.po, 0, c.zero));
+  POOT_TRY(poot__cc_binding_of(k, 0, &c.ref));
   poot_kir_value base;
   POOT_TRY(poot__cc_temp_base(k, g->aux_temp, true, &base));
   /* rec(s) = base + ((row * S) + s) * (D + 2) */
-  poot_kir_value rbase;
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
-  POOT_TRY(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &c.rbase));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c.rbase, base, &c.rbase));
   /* Only the splits that held a share of the row (att_nsplit) wrote a
    * record; the others' words are stale. */
-  poot_kir_value nact, vis;
+  poot_kir_value vis;
   POOT_TRY(att_nsplit(k, pl->alias[n->operands[3]], tt, S,
-                      poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0], &nact, &vis));
+                      poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0], &c.nact, &vis));
   (void)Sv;
-  /* The splits' records, unrolled when there are few (independent loads). */
-  bool unrolled = S <= 16;
-  poot_kir_value M = ninf, msv[16], inn[16];
-  if (unrolled) {
-    for (uint32_t si = 0; si < S; si++) {
-      poot_kir_value o, x;
-      inn[si] = 0;
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
-      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &msv[si]));
-      if (si) {
-        POOT_TRY(poot__cc_bin_c(k, OP(GT), nact, si, &inn[si]));
-        POOT_TRY(poot_kir_select(k->b, inn[si], msv[si], ninf, &msv[si]));
-      }
-      POOT_TRY(poot__cc_bin(k, OP(MAX), M, msv[si], &M));
-    }
-  } else {
-    POOT_TRY(poot_kir_for_begin(k->b, z, nact, one, &s));
-    {
-      poot_kir_value o, x, m;
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
-      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
-      POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &m));
-      POOT_TRY(poot__cc_bin(k, OP(MAX), m, x, &m));
-      POOT_TRY(poot_kir_priv_store(k->b, pm, 0, m));
-    }
-    POOT_TRY(poot_kir_end(k->b));
-    POOT_TRY(poot_kir_priv_load(k->b, pm, 0, &M));
-  }
-  for (uint32_t si = 0; si < (unrolled ? S : 1); si++) {
-    poot_kir_value o, ms, ls, os, e, wgt, isn, a, od;
-    if (unrolled) {
-      POOT_TRY(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
-      ms = msv[si];
-    } else {
-      POOT_TRY(poot_kir_for_begin(k->b, z, nact, one, &s));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
-      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
-    }
-    POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
-    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &ls));
-    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
-    POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 2, &od));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), od, d, &od));
-    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &os));
-    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
-    if (unrolled && inn[si]) {
-      POOT_TRY(poot_kir_select(k->b, inn[si], ls, zero, &ls));
-      POOT_TRY(poot_kir_select(k->b, inn[si], os, zero, &os));
-    }
-    POOT_TRY(poot__cc_bin(k, OP(EQ), ms, ninf, &isn));
-    POOT_TRY(poot__cc_bin(k, OP(SUB), ms, M, &e));
-    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
-    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &wgt));
-    POOT_TRY(poot_kir_priv_load(k->b, pls, 0, &a));
-    POOT_TRY(poot__cc_bin(k, OP(MUL), ls, wgt, &ls));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), a, ls, &a));
-    POOT_TRY(poot_kir_priv_store(k->b, pls, 0, a));
-    POOT_TRY(poot_kir_priv_load(k->b, po, 0, &a));
-    POOT_TRY(poot__cc_bin(k, OP(MUL), os, wgt, &os));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), a, os, &a));
-    POOT_TRY(poot_kir_priv_store(k->b, po, 0, a));
-    if (!unrolled) POOT_TRY(poot_kir_end(k->b));
-  }
+  c.unrolled = S <= 16;
+  poot_kir_value M;
+  POOT_TRY(cmb_max(k, &c, &M));
+  for (uint32_t si = 0; si < (c.unrolled ? S : 1); si++) POOT_TRY(cmb_add(k, &c, si, M));
   poot_kir_value L, O, r, lin, oidx[3];
-  POOT_TRY(poot_kir_priv_load(k->b, pls, 0, &L));
-  POOT_TRY(poot_kir_priv_load(k->b, po, 0, &O));
+  POOT_TRY(poot_kir_priv_load(k->b, c.pls, 0, &L));
+  POOT_TRY(poot_kir_priv_load(k->b, c.po, 0, &O));
   POOT_TRY(poot__cc_bin(k, OP(DIV), O, L, &r));
   oidx[0] = tt;
   oidx[1] = h;
-  oidx[2] = d;
+  oidx[2] = c.d;
   POOT_TRY(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
   POOT_TRY(poot__cc_store_value(k, g->dest, lin, r));
   poot__cc_scope_pop(k);
