@@ -347,8 +347,8 @@ static poot_value gen_composite(gen *G, pool *P, uint64_t body_seed, uint32_t no
 /* Binary elementwise. */
 static poot_value gen_binary(gen *G, pool *P) {
   rng *r = &G->r;
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   poot_value y = chance(r, 10) ? x : of_type(G, P, &t, x);
@@ -364,8 +364,8 @@ static poot_value gen_binary(gen *G, pool *P) {
 
 /* Unary. */
 static poot_value gen_unary(gen *G, pool *P) {
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   out = node1(G, rand_unary(G, ty(G, x)->dtype), 1, &x, NULL, POOT_TRAP_NONE);
   return out;
@@ -374,8 +374,8 @@ static poot_value gen_unary(gen *G, pool *P) {
 /* Compare. */
 static poot_value gen_compare(gen *G, pool *P) {
   rng *r = &G->r;
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   poot_value ops[2] = {x, chance(r, 15) ? x : of_type(G, P, &t, x)};
@@ -386,8 +386,8 @@ static poot_value gen_compare(gen *G, pool *P) {
 /* Select. */
 static poot_value gen_select(gen *G, pool *P) {
   rng *r = &G->r;
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   poot_type pt = {POOT_DTYPE_BOOL, t.shape};
@@ -402,8 +402,8 @@ static poot_value gen_convert(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   a.dtype = chance(r, 15) ? ty(G, x)->dtype : rand_dtype(r);
   const poot_dtype back = ty(G, x)->dtype;
@@ -421,8 +421,8 @@ static poot_value gen_bitcast(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE || ty(G, x)->dtype == POOT_DTYPE_BOOL) return out;
   const uint32_t bits = poot_dtype_info_of(ty(G, x)->dtype)->bits;
   poot_dtype cands[4];
@@ -439,8 +439,8 @@ static poot_value gen_broadcast(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
     const poot_type t = *ty(G, x);
@@ -475,8 +475,8 @@ static poot_value gen_broadcast(gen *G, pool *P) {
 /* Reshape, sometimes twice. */
 static poot_value gen_reshape(gen *G, pool *P) {
   rng *r = &G->r;
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
     const poot_type t = *ty(G, x);
@@ -506,8 +506,8 @@ static poot_value gen_transpose(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
   if (x == POOT_VALUE_NONE) return out;
   for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
     const uint32_t rank = ty(G, x)->shape.rank;
@@ -533,8 +533,8 @@ static poot_value gen_slice(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   a.num_dims = t.shape.rank;
@@ -554,8 +554,8 @@ static poot_value gen_concat(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   uint32_t n = 1 + below(r, 3);
@@ -572,8 +572,8 @@ static poot_value gen_reduce(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_num);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   uint32_t kind2 = below(r, 4);
@@ -602,8 +602,8 @@ static poot_value gen_dot(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_num_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num_ranked);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   const uint32_t rk = t.shape.rank;
@@ -664,8 +664,8 @@ static poot_value gen_pad(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   a.num_dims = t.shape.rank;
@@ -686,8 +686,8 @@ static poot_value gen_dynamic_slice(gen *G, pool *P, bool update) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
   if (x == POOT_VALUE_NONE) return out;
   if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
   if (x == POOT_VALUE_NONE) return out;
@@ -723,8 +723,8 @@ static poot_value gen_gather(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
   if (x == POOT_VALUE_NONE) return out;
   if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
   if (x == POOT_VALUE_NONE) return out;
@@ -752,8 +752,8 @@ static poot_value gen_scatter(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
   if (x == POOT_VALUE_NONE) return out;
   if (chance(r, 30)) x = add_const(G, ty(G, x), false);
   if (x == POOT_VALUE_NONE) return out;
@@ -786,8 +786,8 @@ static poot_value gen_topk_cumsum(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_num_ranked);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num_ranked);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   if (chance(r, 50)) {
@@ -810,8 +810,8 @@ static poot_value gen_identity_chain(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
-  x = pick_where(G, P, p_any);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
   if (x == POOT_VALUE_NONE) return out;
   const poot_type t = *ty(G, x);
   uint32_t k = below(r, 4);
