@@ -118,66 +118,107 @@ typedef struct pc_kctx {
   uint64_t flops;
 } pc_kctx;
 
-/* emit.c: the expression emitter. */
-POOT_MUST_USE poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
-                                        poot_kir_value *out);
-/* Binds a value (or an arbitrary KIR value) as the value of v at idx (memo). */
-POOT_MUST_USE poot_status poot__cc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
-                                            poot_kir_value val);
-void poot__cc_scope_push(pc_kctx *k);
-void poot__cc_scope_pop(pc_kctx *k);
+/* kir_build.c: the KIR-building helpers every emitter and template shares. */
+const poot_type *poot__cc_type(const pc_planner *pl, poot_value v);
+int64_t poot__cc_elems(const poot_shape *s);
+/* Compute type of a graph dtype. */
+poot_kir_scalar poot__cc_compute_scalar(poot_dtype dt);
 POOT_MUST_USE poot_status poot__cc_u32(pc_kctx *k, uint32_t c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_i32(pc_kctx *k, int32_t c, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_cf32(pc_kctx *k, float c, poot_kir_value *out);
+/* A constant of scalar type s (i64 keeps all 64 bits, others the low 32). */
+POOT_MUST_USE poot_status poot__cc_scal(pc_kctx *k, poot_kir_scalar s, int64_t v,
+                                        poot_kir_value *out);
+/* A constant of dtype dt's compute type: f for floats, i otherwise. */
+POOT_MUST_USE poot_status poot__cc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i,
+                                            poot_kir_value *out);
+/* The scalar type of a KIR value. */
+poot_kir_scalar poot__cc_scalar_of(pc_kctx *k, poot_kir_value v);
 POOT_MUST_USE poot_status poot__cc_bin(pc_kctx *k, poot_kir_op op, poot_kir_value a,
                                        poot_kir_value b, poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_bin_c(pc_kctx *k, poot_kir_op op, poot_kir_value a, uint32_t c,
                                          poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_un(pc_kctx *k, poot_kir_op op, poot_kir_value a,
+                                      poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a,
+                                       poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+                                       poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+                                         poot_kir_value *out);
+void poot__cc_scope_push(pc_kctx *k);
+void poot__cc_scope_pop(pc_kctx *k);
+/* The memoized value of v at idx, when one is visible in the current scope. */
+bool poot__cc_memo_get(pc_kctx *k, poot_value v, uint32_t rank, const poot_kir_value *idx,
+                       poot_kir_value *out);
+/* Binds a value (or an arbitrary KIR value) as the value of v at idx (memo). */
+POOT_MUST_USE poot_status poot__cc_memo_put(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                            poot_kir_value val);
 /* Splits a u32 linear index into the multi-index of `shape`. */
 POOT_MUST_USE poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin,
                                                const poot_shape *shape, poot_kir_value *idx);
 POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx,
                                              const poot_shape *shape, poot_kir_value *out);
-/* Helpers shared by emit.c and emit_packed.c. */
+/* The kernel's binding of plan buffer `buffer` (added on first use;
+ * weights and constants read-only and invariant). */
+POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
+void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
+/* Word offset of temp `ti` in the arena (a push constant); records a read. */
+POOT_MUST_USE poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read,
+                                             poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx,
+                                             poot_kir_value *out);
+/* Reads element `lin` of a materialized/leaf value (compute type). */
+POOT_MUST_USE poot_status poot__cc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                              poot_kir_value *out);
+/* Stores `val` (compute type of v's dtype) as element `lin` of the storage of
+ * value v (temp or dense 32/64-bit buffer). */
+POOT_MUST_USE poot_status poot__cc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin,
+                                               poot_kir_value val);
+
+/* numerics.c: soft-float and integer numerics, exactly as poot_eval. */
 POOT_MUST_USE poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
                                             poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_cvt(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
-                                       poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_bcast(pc_kctx *k, poot_kir_scalar to, poot_kir_value a,
+POOT_MUST_USE poot_status poot__cc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,
                                          poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_load_word(pc_kctx *k, uint32_t ref, poot_kir_value idx,
+/* Storage bits (u32) of dtype dt → its compute value. */
+POOT_MUST_USE poot_status poot__cc_from_bits(pc_kctx *k, poot_kir_value bits, poot_dtype dt,
                                              poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_cf32(pc_kctx *k, float c, poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_sel(pc_kctx *k, poot_kir_value c, poot_kir_value a,
-                                       poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt,
+                                           poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt,
+                                         poot_kir_value a, poot_kir_value b, poot_kir_value *out);
+/* The maximum or minimum of two f32 values, with poot_eval's NaN and
+ * signed-zero rules. */
+POOT_MUST_USE poot_status poot__cc_fminmax(pc_kctx *k, bool is_max, poot_kir_value a,
+                                           poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_divrem(pc_kctx *k, bool div, poot_dtype dt, poot_kir_value a,
+                                              poot_kir_value b, poot_kir_value *out);
+/* The f32 remainder, exactly C's fmodf. */
+POOT_MUST_USE poot_status poot__cc_f32_rem(pc_kctx *k, poot_kir_value x, poot_kir_value y,
+                                           poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_pow(pc_kctx *k, poot_dtype dt, poot_kir_value a,
+                                           poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_int_shift(pc_kctx *k, bool left, poot_dtype dt, poot_kir_value a,
+                                             poot_kir_value b, poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from,
+                                           poot_dtype to, poot_kir_value *out);
+
+/* emit.c: the fusion emitter. */
+POOT_MUST_USE poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
+                                        poot_kir_value *out);
+POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
+/* emit_packed.c: GGUF block decoding and the Philox generator. */
 POOT_MUST_USE poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n,
                                                    const poot_kir_value *idx, poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_emit_rng(pc_kctx *k, const poot_node *n,
                                             const poot_kir_value *idx, const poot_type *ty,
                                             poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
 /* The group's PC_LOCAL reductions, computed by the whole workgroup into
- * shared memory (uniform control flow: call before any per-thread branch). */
+ * shared memory (uniform control flow: call before any per-thread branch).
+ * (templates/contract.c) */
 POOT_MUST_USE poot_status poot__cc_local_prologue(pc_kctx *k, const pc_group *g);
-/* Compute type of a graph dtype. */
-poot_kir_scalar poot__cc_compute_scalar(poot_dtype dt);
-/* Stores `val` (compute type of v's dtype) as element `lin` of the storage of
- * value v (temp or dense 32/64-bit buffer). */
-POOT_MUST_USE poot_status poot__cc_store_value(pc_kctx *k, poot_value v, poot_kir_value lin,
-                                               poot_kir_value val);
-/* Stores to a dense buffer of dtype dt: a whole word (sub-word dtypes). */
-POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
-POOT_MUST_USE poot_status poot__cc_to_bits(pc_kctx *k, poot_kir_value x, poot_dtype dt,
-                                           poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_accum(pc_kctx *k, poot_kir_op op, poot_dtype dt,
-                                         poot_kir_value a, poot_kir_value b, poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,
-                                         poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_convert(pc_kctx *k, poot_kir_value x, poot_dtype from,
-                                           poot_dtype to, poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_const_of(pc_kctx *k, poot_dtype dt, double f, int64_t i,
-                                            poot_kir_value *out);
-const poot_type *poot__cc_type(const pc_planner *pl, poot_value v);
-int64_t poot__cc_elems(const poot_shape *s);
 
 /* templates/: one function per template family; each builds the group's
  * kernel body into k->b (the builder exists; workgroup size pl->wg) and sets
@@ -206,9 +247,6 @@ POOT_MUST_USE poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, ui
 POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,
                                                     uint32_t grid[3]);
-/* Word offset of temp `ti` in the arena (a push constant); records a read. */
-POOT_MUST_USE poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read,
-                                             poot_kir_value *out);
 double poot__cc_attention_scale(const poot_node *n);
 /* A composite the planner lowers to a template by name (not flattened). */
 bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n);
@@ -217,11 +255,7 @@ POOT_MUST_USE poot_status poot__cc_linear_workgroup(pc_kctx *k, poot_kir_value *
 void poot__cc_grid_for(uint64_t workgroups, uint32_t grid[3]);
 /* A declaration name unique in the kernel: "<base>_<tag>". */
 const char *poot__cc_name(pc_kctx *k, const char *base, char *buf, size_t n);
-/* Reads element `lin` of a materialized/leaf value (compute type). */
-POOT_MUST_USE poot_status poot__cc_load_value(pc_kctx *k, poot_value v, poot_kir_value lin,
-                                              poot_kir_value *out);
 
-void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
 POOT_MUST_USE poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g);
 
 #endif

@@ -8,8 +8,6 @@
 
 #include "compile_impl.h"
 
-#define T POOT_TRY
-
 typedef struct plan_impl {
   poot_arena arena;
 } plan_impl;
@@ -59,7 +57,7 @@ static poot_status finish_kernel(pc_planner *pl, pc_kctx *k, poot_status st,
   poot_kir_kernel *kern = NULL;
   st = poot_kir_builder_finish(k->b, &kern);
   k->b = NULL;
-  T(st);
+  POOT_TRY(st);
   st = poot_kir_verify(kern, pl->t);
   if (st) {
     poot_kir_kernel_destroy(kern);
@@ -82,7 +80,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
                         ? pl->t->subgroup_size
                         : 0;
-  T(poot_kir_builder_create(&d, &k->b));
+  POOT_TRY(poot_kir_builder_create(&d, &k->b));
   poot_status st = run_template(k, g, grid, mode);
   return finish_kernel(pl, k, st, out_kernel);
 }
@@ -275,7 +273,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   d.workgroup_size[0] = pl->wg;
   d.workgroup_size[1] = d.workgroup_size[2] = 1;
   d.subgroup_size = any_contract && pl->t->subgroup_ops ? pl->t->subgroup_size : 0;
-  T(poot_kir_builder_create(&d, &k->b));
+  POOT_TRY(poot_kir_builder_create(&d, &k->b));
   poot_status st = NULL;
   uint32_t base = 0;
   for (uint32_t q = 0; q < n && !st; q++) {
@@ -303,7 +301,7 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
     base += cnt;
   }
   poot_kir_kernel *kern = NULL;
-  T(finish_kernel(pl, k, st, &kern));
+  POOT_TRY(finish_kernel(pl, k, st, &kern));
   poot__cc_grid_for(base, grid);
   *out = kern;
   return NULL;
@@ -367,10 +365,11 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
   d.what = named ? NULL : poot_arena_strdup(&pl->arena, sb.data ? sb.data : "");
   poot_strbuf_deinit(&sb);
   if (named) return named;
-  if (!d.what) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming a dispatch");
+  if (!d.what)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming a dispatch");
   d.weight_us =
       fmax((double)d.bytes / opt->bytes_per_us, (double)d.flops / opt->flops_per_us) + 1.0;
-  T(poot_vec_push(dispatches, &d));
+  POOT_TRY(poot_vec_push(dispatches, &d));
   return poot_vec_push(pushes, k->push_temp);
 }
 
@@ -386,7 +385,8 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
       grec *r = &recs[idx[q]];
       poot_kir_kernel *kern = r->kern;
       r->kern = NULL;
-      T(add_dispatch(pl, kernels, dispatches, pushes, kern, r->grid, &r->k, recs, &idx[q], 1));
+      POOT_TRY(
+          add_dispatch(pl, kernels, dispatches, pushes, kern, r->grid, &r->k, recs, &idx[q], 1));
     }
     return NULL;
   }
@@ -395,7 +395,7 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
   uint32_t mgrid[3] = {1, 1, 1};
   poot_status bs = build_batch(pl, recs, idx, n, memo, &mkc, &mk, mgrid);
   if (!bs) {
-    T(add_dispatch(pl, kernels, dispatches, pushes, mk, mgrid, &mkc, recs, idx, n));
+    POOT_TRY(add_dispatch(pl, kernels, dispatches, pushes, mk, mgrid, &mkc, recs, idx, n));
     for (uint32_t q = 0; q < n; q++) {
       poot_kir_kernel_destroy(recs[idx[q]].kern);
       recs[idx[q]].kern = NULL;
@@ -405,9 +405,181 @@ static poot_status emit_level(pc_planner *pl, poot_vec *kernels, poot_vec *dispa
   if (getenv("POOT_COMPILE_DEBUG"))
     fprintf(stderr, "batch of %u split: %s\n", n, poot_status_message(bs));
   poot_status_free(bs);
-  T(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
+  POOT_TRY(emit_level(pl, kernels, dispatches, pushes, recs, idx, n / 2, memo, no_batching));
   return emit_level(pl, kernels, dispatches, pushes, recs, idx + n / 2, n - n / 2, memo,
                     no_batching);
+}
+
+/* The planner of graph under options opt (its defaults filled): the
+ * workgroup size within the target's limits, empty tables. */
+static void planner_init(pc_planner *pl, const poot_graph *graph, const poot_compile_options *opt) {
+  const poot_kir_target *t = opt->target;
+  memset(pl, 0, sizeof *pl);
+  pl->g = graph;
+  pl->opt = opt;
+  pl->t = t;
+  uint32_t wg = opt->workgroup_size ? opt->workgroup_size : 256;
+  if (wg > t->max_workgroup_size) wg = t->max_workgroup_size;
+  if (wg > t->max_workgroup_dims[0]) wg = t->max_workgroup_dims[0];
+  pl->wg = wg;
+  pl->out_buffer = UINT32_MAX;
+  poot_arena_init(&pl->arena, 0);
+  poot_vec_init(&pl->buffers, sizeof(poot_plan_buffer));
+  poot_vec_init(&pl->slots, sizeof(poot_plan_slot));
+  poot_vec_init(&pl->temps, sizeof(poot_plan_temp));
+  poot_vec_init(&pl->groups, sizeof(pc_group));
+  poot_vec_init(&pl->order, sizeof(const poot_node *));
+  poot_vec_init(&pl->env_buffers, sizeof(uint32_t));
+}
+
+static void planner_deinit(pc_planner *pl) {
+  poot_vec_deinit(&pl->buffers);
+  poot_vec_deinit(&pl->slots);
+  poot_vec_deinit(&pl->temps);
+  poot_vec_deinit(&pl->groups);
+  poot_vec_deinit(&pl->order);
+  poot_vec_deinit(&pl->env_buffers);
+  poot_arena_deinit(&pl->arena);
+}
+
+/* Phase 1: every group on its own (reads, writes, bindings, grid). */
+static poot_status build_groups(pc_planner *pl, grec *recs, pc_memo *memo) {
+  for (size_t gi = 0; gi < pl->groups.len; gi++) {
+    const pc_group *g = poot_vec_at(&pl->groups, gi);
+    grec *r = &recs[gi];
+    pc_kctx k;
+    kctx_init(&k, pl, memo, g);
+    const char *mode = "";
+    poot_status st = build_group(pl, g, &k, &r->kern, r->grid, &mode);
+    if (st) {
+      poot_status wrapped =
+          poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s", gi,
+                           kind_name(g->kind), g->out, poot_status_message(st));
+      poot_status_free(st);
+      return wrapped;
+    }
+    rec_fill(pl, g, &k, r, mode);
+  }
+  return NULL;
+}
+
+static bool rec_reads(const grec *r, uint32_t ti) {
+  bool reads = false;
+  for (uint32_t q = 0; q < r->k.nreads; q++)
+    if (r->k.reads[q] == ti) reads = true;
+  return reads;
+}
+
+/* Whether group g computes a small reduction that may be made local: one
+ * f32/i32/u32 root of at most 4 elements, in a temporary that is no result,
+ * over a contraction long enough to run cooperatively anyway (the combine
+ * reassociates, like the subgroup mode). */
+static bool local_candidate(pc_planner *pl, const pc_group *g) {
+  if (g->kind != PG_CONTRACT || g->nroots != 1 || g->out != g->roots[0] || g->nlocal) return false;
+  poot_value R = g->out;
+  pc_value *pr = &pl->v[R];
+  if (pr->hold != PC_TEMP || pr->result || pr->node->op != POOT_OP_REDUCE) return false;
+  poot_reduce_kind rk = pr->node->attrs.reduce_kind;
+  poot_dtype acc = pr->node->attrs.dtype;
+  if (rk == POOT_REDUCE_ARGMAX ||
+      (acc != POOT_DTYPE_F32 && acc != POOT_DTYPE_I32 && acc != POOT_DTYPE_U32))
+    return false;
+  if (poot__cc_elems(&poot__cc_type(pl, R)->shape) > 4) return false;
+  const poot_node *rn = pr->node;
+  const poot_shape *xs = &poot__cc_type(pl, pl->alias[rn->operands[0]])->shape;
+  int64_t clen = 1;
+  for (uint32_t q = 0; q < rn->attrs.num_dims; q++) clen *= xs->dims[rn->attrs.dims[q]];
+  uint32_t cmin = pl->opt->coop_min ? pl->opt->coop_min : 64;
+  return clen >= (int64_t)cmin;
+}
+
+/* Phase 1b: a small reduction (RMSNorm statistics: a few outputs) read
+ * only by pointwise and contraction groups is recomputed by each workgroup
+ * of its readers (poot__cc_local_prologue) instead of taking a dispatch of
+ * its own; its readers are rebuilt. */
+static poot_status localize_reductions(pc_planner *pl, grec *recs, pc_memo *memo) {
+  size_t ng = pl->groups.len;
+  for (size_t gi = 0; gi < ng; gi++) {
+    pc_group *g = poot_vec_at(&pl->groups, gi);
+    if (!local_candidate(pl, g)) continue;
+    poot_value R = g->out;
+    pc_value *pr = &pl->v[R];
+    uint32_t ti = pr->temp;
+    bool ok = true;
+    uint32_t nreaders = 0;
+    for (size_t j = 0; j < ng && ok; j++) {
+      if (j == gi || recs[j].dead || !rec_reads(&recs[j], ti)) continue;
+      const pc_group *gj = poot_vec_at(&pl->groups, j);
+      if ((gj->kind != PG_POINTWISE && gj->kind != PG_CONTRACT) || gj->nlocal >= 4) ok = false;
+      nreaders++;
+    }
+    if (!ok || !nreaders) continue;
+    pr->hold = PC_LOCAL;
+    recs[gi].dead = true;
+    poot_kir_kernel_destroy(recs[gi].kern);
+    recs[gi].kern = NULL;
+    ((poot_plan_temp *)pl->temps.data)[ti].size = 4;
+    for (size_t j = 0; j < ng; j++) {
+      if (j == gi || recs[j].dead || !rec_reads(&recs[j], ti)) continue;
+      pc_group *gj = poot_vec_at(&pl->groups, j);
+      gj->locals[gj->nlocal++] = R;
+      poot_kir_kernel_destroy(recs[j].kern);
+      memset(&recs[j], 0, sizeof recs[j]);
+      pc_kctx k;
+      kctx_init(&k, pl, memo, gj);
+      const char *mode = "";
+      POOT_TRY(build_group(pl, gj, &k, &recs[j].kern, recs[j].grid, &mode));
+      rec_fill(pl, gj, &k, &recs[j], mode);
+    }
+  }
+  return NULL;
+}
+
+/* Phase 2: levels (a group comes after every group it depends on); the
+ * highest level. */
+static uint32_t assign_levels(grec *recs, size_t ng) {
+  uint32_t max_level = 0;
+  for (size_t j = 0; j < ng; j++) {
+    uint32_t lv = 0;
+    if (recs[j].dead) {
+      recs[j].level = UINT32_MAX;
+      continue;
+    }
+    for (size_t i = 0; i < j; i++)
+      if (!recs[i].dead && depends(&recs[i], &recs[j]) && recs[i].level + 1 > lv)
+        lv = recs[i].level + 1;
+    recs[j].level = lv;
+    if (lv > max_level) max_level = lv;
+  }
+  return max_level;
+}
+
+/* Phase 3: one dispatch per level (independent groups batched into one
+ * kernel, each on its own range of workgroups), split in halves when a
+ * batch exceeds a target limit (bindings, push constants, shared memory). */
+static poot_status emit_levels(pc_planner *pl, poot_vec *kernels, poot_vec *dispatches,
+                               poot_vec *pushes, grec *recs, uint32_t max_level, pc_memo *memo) {
+  size_t ng = pl->groups.len;
+  uint32_t *batch = poot_calloc(ng + 1, sizeof *batch);
+  if (!batch) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  poot_status st = NULL;
+  for (uint32_t lv = 0; lv <= max_level && !st && ng; lv++) {
+    uint32_t nb = 0;
+    for (size_t j = 0; j < ng; j++)
+      if (recs[j].level == lv) batch[nb++] = (uint32_t)j;
+    if (!nb) continue;
+    st = emit_level(pl, kernels, dispatches, pushes, recs, batch, nb, memo, pl->opt->no_batching);
+  }
+  poot_free(batch);
+  return st;
+}
+
+/* A copy of a vector's elements in arena A (NULL when out of memory). */
+static void *move_array(poot_arena *A, const poot_vec *vec, size_t elem, uint32_t *out_count) {
+  *out_count = (uint32_t)vec->len;
+  void *p = poot_arena_alloc(A, vec->len * elem + 1, 16);
+  if (p && vec->len) memcpy(p, vec->data, vec->len * elem);
+  return p;
 }
 
 poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options *options,
@@ -421,22 +593,7 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
   if (!opt.flops_per_us) opt.flops_per_us = 5e7;
   if (!opt.stage_budget_us && t->watchdog_ms) opt.stage_budget_us = t->watchdog_ms * 500.0;
   pc_planner pl;
-  memset(&pl, 0, sizeof pl);
-  pl.g = graph;
-  pl.opt = &opt;
-  pl.t = t;
-  uint32_t wg = opt.workgroup_size ? opt.workgroup_size : 256;
-  if (wg > t->max_workgroup_size) wg = t->max_workgroup_size;
-  if (wg > t->max_workgroup_dims[0]) wg = t->max_workgroup_dims[0];
-  pl.wg = wg;
-  pl.out_buffer = UINT32_MAX;
-  poot_arena_init(&pl.arena, 0);
-  poot_vec_init(&pl.buffers, sizeof(poot_plan_buffer));
-  poot_vec_init(&pl.slots, sizeof(poot_plan_slot));
-  poot_vec_init(&pl.temps, sizeof(poot_plan_temp));
-  poot_vec_init(&pl.groups, sizeof(pc_group));
-  poot_vec_init(&pl.order, sizeof(const poot_node *));
-  poot_vec_init(&pl.env_buffers, sizeof(uint32_t));
+  planner_init(&pl, graph, &opt);
   poot_vec kernels, dispatches, pushes;
   poot_vec_init(&kernels, sizeof(poot_kir_kernel *));
   poot_vec_init(&dispatches, sizeof(poot_plan_dispatch));
@@ -450,115 +607,12 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
   size_t ng = pl.groups.len;
   grec *recs = poot_calloc(ng + 1, sizeof *recs);
   if (!recs && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
-  /* Phase 1: every group on its own (reads, writes, bindings, grid). */
-  for (size_t gi = 0; gi < ng && !st; gi++) {
-    const pc_group *g = poot_vec_at(&pl.groups, gi);
-    grec *r = &recs[gi];
-    pc_kctx k;
-    kctx_init(&k, &pl, memo, g);
-    const char *mode = "";
-    st = build_group(&pl, g, &k, &r->kern, r->grid, &mode);
-    if (st) {
-      poot_status wrapped =
-          poot_status_make(poot_status_code_of(st), "compile: group %zu (%s of %%%u): %s", gi,
-                           kind_name(g->kind), g->out, poot_status_message(st));
-      poot_status_free(st);
-      st = wrapped;
-      break;
-    }
-    rec_fill(&pl, g, &k, r, mode);
-  }
-  /* Phase 1b: a small reduction (RMSNorm statistics: a few outputs) read
-   * only by pointwise and contraction groups is recomputed by each
-   * workgroup of its readers (poot__cc_local_prologue) instead of taking a
-   * dispatch of its own. */
-  for (size_t gi = 0; gi < ng && !st && !opt.no_local_reductions; gi++) {
-    pc_group *g = poot_vec_at(&pl.groups, gi);
-    if (g->kind != PG_CONTRACT || g->nroots != 1 || g->out != g->roots[0] || g->nlocal) continue;
-    poot_value R = g->out;
-    pc_value *pr = &pl.v[R];
-    if (pr->hold != PC_TEMP || pr->result || pr->node->op != POOT_OP_REDUCE) continue;
-    poot_reduce_kind rk = pr->node->attrs.reduce_kind;
-    poot_dtype acc = pr->node->attrs.dtype;
-    if (rk == POOT_REDUCE_ARGMAX ||
-        (acc != POOT_DTYPE_F32 && acc != POOT_DTYPE_I32 && acc != POOT_DTYPE_U32))
-      continue;
-    if (poot__cc_elems(&poot__cc_type(&pl, R)->shape) > 4) continue;
-    /* only where the contraction would run cooperatively anyway (the
-     * combine reassociates, like the subgroup mode) */
-    {
-      const poot_node *rn = pr->node;
-      const poot_shape *xs = &poot__cc_type(&pl, pl.alias[rn->operands[0]])->shape;
-      int64_t clen = 1;
-      for (uint32_t q = 0; q < rn->attrs.num_dims; q++) clen *= xs->dims[rn->attrs.dims[q]];
-      uint32_t cmin = opt.coop_min ? opt.coop_min : 64;
-      if (clen < (int64_t)cmin) continue;
-    }
-    uint32_t ti = pr->temp;
-    bool ok = true;
-    uint32_t nreaders = 0;
-    for (size_t j = 0; j < ng && ok; j++) {
-      if (j == gi || recs[j].dead) continue;
-      bool reads = false;
-      for (uint32_t q = 0; q < recs[j].k.nreads; q++)
-        if (recs[j].k.reads[q] == ti) reads = true;
-      if (!reads) continue;
-      const pc_group *gj = poot_vec_at(&pl.groups, j);
-      if ((gj->kind != PG_POINTWISE && gj->kind != PG_CONTRACT) || gj->nlocal >= 4) ok = false;
-      nreaders++;
-    }
-    if (!ok || !nreaders) continue;
-    pr->hold = PC_LOCAL;
-    recs[gi].dead = true;
-    poot_kir_kernel_destroy(recs[gi].kern);
-    recs[gi].kern = NULL;
-    ((poot_plan_temp *)pl.temps.data)[ti].size = 4;
-    for (size_t j = 0; j < ng && !st; j++) {
-      if (j == gi || recs[j].dead) continue;
-      bool reads = false;
-      for (uint32_t q = 0; q < recs[j].k.nreads; q++)
-        if (recs[j].k.reads[q] == ti) reads = true;
-      if (!reads) continue;
-      pc_group *gj = poot_vec_at(&pl.groups, j);
-      gj->locals[gj->nlocal++] = R;
-      poot_kir_kernel_destroy(recs[j].kern);
-      memset(&recs[j], 0, sizeof recs[j]);
-      pc_kctx k;
-      kctx_init(&k, &pl, memo, gj);
-      const char *mode = "";
-      st = build_group(&pl, gj, &k, &recs[j].kern, recs[j].grid, &mode);
-      if (!st) rec_fill(&pl, gj, &k, &recs[j], mode);
-    }
-  }
-  /* Phase 2: levels (a group comes after every group it depends on). */
-  uint32_t max_level = 0;
-  for (size_t j = 0; j < ng && !st; j++) {
-    uint32_t lv = 0;
-    if (recs[j].dead) {
-      recs[j].level = UINT32_MAX;
-      continue;
-    }
-    for (size_t i = 0; i < j; i++)
-      if (!recs[i].dead && depends(&recs[i], &recs[j]) && recs[i].level + 1 > lv)
-        lv = recs[i].level + 1;
-    recs[j].level = lv;
-    if (lv > max_level) max_level = lv;
-  }
-  /* Phase 3: one dispatch per level (independent groups batched into one
-   * kernel, each on its own range of workgroups), split in halves when a
-   * batch exceeds a target limit (bindings, push constants, shared memory). */
-  uint32_t *batch = poot_calloc(ng + 1, sizeof *batch);
-  if (!batch && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
-  for (uint32_t lv = 0; lv <= max_level && !st && ng; lv++) {
-    uint32_t nb = 0;
-    for (size_t j = 0; j < ng; j++)
-      if (recs[j].level == lv) batch[nb++] = (uint32_t)j;
-    if (!nb) continue;
-    st = emit_level(&pl, &kernels, &dispatches, &pushes, recs, batch, nb, memo, opt.no_batching);
-  }
+  if (!st) st = build_groups(&pl, recs, memo);
+  if (!st && !opt.no_local_reductions) st = localize_reductions(&pl, recs, memo);
+  if (!st)
+    st = emit_levels(&pl, &kernels, &dispatches, &pushes, recs, assign_levels(recs, ng), memo);
   for (size_t j = 0; recs && j < ng; j++) poot_kir_kernel_destroy(recs[j].kern);
   poot_free(recs);
-  poot_free(batch);
   poot_free(memo);
   temps = pl.temps.data;
   uint32_t ntemps = (uint32_t)pl.temps.len;
@@ -587,18 +641,12 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
       bufs[1].size = pl.slot_words ? (uint64_t)pl.slot_words * 4 : 4;
       bufs[1].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[1].size / 4)});
       bufs[0].type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)(bufs[0].size / 4)});
-#define MOVE(field, count, vec, T_)                                                        \
-  do {                                                                                     \
-    plan->count = (uint32_t)(vec).len;                                                     \
-    plan->field = (T_ *)poot_arena_alloc(A, (vec).len * sizeof(T_) + 1, 16);               \
-    if (plan->field && (vec).len) memcpy(plan->field, (vec).data, (vec).len * sizeof(T_)); \
-  } while (0)
-      MOVE(buffers, buffer_count, pl.buffers, poot_plan_buffer);
-      MOVE(slots, slot_count, pl.slots, poot_plan_slot);
-      MOVE(temps, temp_count, pl.temps, poot_plan_temp);
-      MOVE(dispatches, dispatch_count, dispatches, poot_plan_dispatch);
-      MOVE(env_buffers, env_count, pl.env_buffers, uint32_t);
-#undef MOVE
+      plan->buffers = move_array(A, &pl.buffers, sizeof(poot_plan_buffer), &plan->buffer_count);
+      plan->slots = move_array(A, &pl.slots, sizeof(poot_plan_slot), &plan->slot_count);
+      plan->temps = move_array(A, &pl.temps, sizeof(poot_plan_temp), &plan->temp_count);
+      plan->dispatches =
+          move_array(A, &dispatches, sizeof(poot_plan_dispatch), &plan->dispatch_count);
+      plan->env_buffers = move_array(A, &pl.env_buffers, sizeof(uint32_t), &plan->env_count);
       plan->kernel_count = (uint32_t)kernels.len;
       plan->kernels = poot_arena_alloc(A, kernels.len * sizeof(poot_kir_kernel *) + 1, 16);
       if (plan->kernels && kernels.len)
@@ -646,13 +694,7 @@ poot_status poot_plan_create(const poot_graph *graph, const poot_compile_options
   poot_vec_deinit(&kernels);
   poot_vec_deinit(&dispatches);
   poot_vec_deinit(&pushes);
-  poot_vec_deinit(&pl.buffers);
-  poot_vec_deinit(&pl.slots);
-  poot_vec_deinit(&pl.temps);
-  poot_vec_deinit(&pl.groups);
-  poot_vec_deinit(&pl.order);
-  poot_vec_deinit(&pl.env_buffers);
-  poot_arena_deinit(&pl.arena);
+  planner_deinit(&pl);
   if (st) {
     poot_plan_destroy(plan);
     return st;

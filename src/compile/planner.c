@@ -10,8 +10,6 @@
 
 #include "compile_impl.h"
 
-#define T POOT_TRY
-
 void poot_compile_options_init(poot_compile_options *o) {
   memset(o, 0, sizeof *o);
 }
@@ -81,11 +79,11 @@ static poot_status walk_region(pc_planner *pl, const poot_region *r) {
   for (uint32_t i = 0; i < r->num_nodes; i++) {
     const poot_node *n = poot_graph_node(pl->g, r->nodes[i]);
     if (poot__cc_lowered_composite(pl, n)) {
-      T(poot_vec_push(&pl->order, &n));
+      POOT_TRY(poot_vec_push(&pl->order, &n));
     } else if (n->op == POOT_OP_COMPOSITE) {
-      T(walk_region(pl, n->body));
+      POOT_TRY(walk_region(pl, n->body));
     } else if (n->op != POOT_OP_LEAF) {
-      T(poot_vec_push(&pl->order, &n));
+      POOT_TRY(poot_vec_push(&pl->order, &n));
     }
   }
   return NULL;
@@ -116,7 +114,7 @@ static poot_status add_buffer(pc_planner *pl, poot_plan_buffer_class cls, const 
 
 static poot_status type_bytes(const poot_type *t, uint64_t *out) {
   size_t n = 0;
-  T(poot_type_byte_size(t->dtype, &t->shape, &n));
+  POOT_TRY(poot_type_byte_size(t->dtype, &t->shape, &n));
   *out = n;
   return NULL;
 }
@@ -234,7 +232,9 @@ static bool try_epilogue(pc_planner *pl, poot_value V, pc_group *g) {
   return true;
 }
 
-poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
+/* Aliases: composite params alias their operands, results the body's; then
+ * the op order of the flattened graph. */
+static poot_status resolve_values(pc_planner *pl, const poot_graph *g) {
   uint32_t nv = poot_graph_value_count(g);
   pl->nvalues = nv;
   pl->alias = poot_arena_alloc(&pl->arena, (nv + 1) * sizeof(poot_value), 8);
@@ -246,7 +246,6 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     pl->v[v].node = poot_graph_value_node(g, v, &pl->v[v].ri);
     pl->v[v].buffer = UINT32_MAX;
   }
-  /* Composite params alias their operands; results alias the body's. */
   for (uint32_t i = 0; i < poot_graph_node_count(g); i++) {
     const poot_node *n = poot_graph_node(g, i);
     if (n->op != POOT_OP_COMPOSITE || poot__cc_lowered_composite(pl, n)) continue;
@@ -256,32 +255,38 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       pl->alias[n->results[r]] = n->body->results[r];
   }
   for (uint32_t v = 0; v < nv; v++) pl->alias[v] = find(pl, v);
-  T(walk_region(pl, poot_graph_root(g)));
+  return walk_region(pl, poot_graph_root(g));
+}
 
-  /* Reachability from the results, and from every op carrying a check: a
-   * failed check is observable even when its result is unused (the oracle
-   * reports it), so such ops are computed too. */
+/* Reachability from the results, and from every op carrying a check: a
+ * failed check is observable even when its result is unused (the oracle
+ * reports it), so such ops are computed too. */
+static poot_status mark_reachable(pc_planner *pl, const poot_graph *g) {
   poot_value out = poot_graph_output(g);
-  if (out != POOT_VALUE_NONE) T(mark_reach(pl, out));
+  if (out != POOT_VALUE_NONE) POOT_TRY(mark_reach(pl, out));
   for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = ((const poot_node **)pl->order.data)[i];
-    if (n->trap != POOT_TRAP_NONE) T(mark_reach(pl, n->results[0]));
+    if (n->trap != POOT_TRAP_NONE) POOT_TRY(mark_reach(pl, n->results[0]));
   }
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
-    T(mark_reach(pl, s));
-    T(mark_reach(pl, nvv));
+    POOT_TRY(mark_reach(pl, s));
+    POOT_TRY(mark_reach(pl, nvv));
   }
   for (uint32_t i = 0; i < poot_graph_env_count(g); i++) {
     const char *name;
     poot_value ev;
     poot_graph_env_at(g, i, &name, &ev);
-    T(mark_reach(pl, ev));
+    POOT_TRY(mark_reach(pl, ev));
   }
+  return NULL;
+}
+
+/* The readers of every value: reachable ops, each operand counted once. */
+static void count_users(pc_planner *pl) {
   const poot_node **order = pl->order.data;
-  size_t norder = pl->order.len;
-  for (size_t i = 0; i < norder; i++) {
+  for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = order[i];
     if (!pl->v[n->results[0]].reachable) continue;
     for (uint32_t j = 0; j < n->num_operands; j++) {
@@ -292,96 +297,103 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       if (!dup) pl->v[o].users++;
     }
   }
+}
 
-  /* Buffers 0 (arena) and 1 (slots), then the leaves. */
+/* The storage of one reachable leaf named `name`: a literal, a buffer of
+ * its class, or words of the slot buffer. */
+static poot_status place_leaf(pc_planner *pl, const poot_node *n, const char *name) {
+  poot_value v = n->results[0];
+  const poot_type *ty = poot__cc_type(pl, v);
+  uint64_t bytes = 0;
+  POOT_TRY(type_bytes(ty, &bytes));
+  int64_t ne = poot__cc_elems(&ty->shape);
+  switch (n->storage) {
+    case POOT_STORAGE_CONST:
+      if (ne == 1 && !poot_dtype_is_packed(ty->dtype)) {
+        pl->v[v].hold = PC_CONSTLIT;
+        return NULL;
+      }
+      pl->v[v].hold = PC_LEAFBUF;
+      return add_buffer(pl, POOT_PLAN_BUFFER_CONST, "const", ty, bytes, n->constant->data,
+                        &pl->v[v].buffer);
+    case POOT_STORAGE_WEIGHT:
+    case POOT_STORAGE_STATE:
+    case POOT_STORAGE_PARAM:
+    {
+      pl->v[v].hold = PC_LEAFBUF;
+      POOT_TRY(add_buffer(pl,
+                          n->storage == POOT_STORAGE_WEIGHT  ? POOT_PLAN_BUFFER_WEIGHT
+                          : n->storage == POOT_STORAGE_STATE ? POOT_PLAN_BUFFER_STATE
+                                                             : POOT_PLAN_BUFFER_INPUT,
+                          name, ty, bytes, NULL, &pl->v[v].buffer));
+      if (n->storage == POOT_STORAGE_WEIGHT)
+        ((poot_plan_buffer *)pl->buffers.data)[pl->v[v].buffer].weight_key = n->weight.key;
+      return NULL;
+    }
+    case POOT_STORAGE_SLOT: {
+      pl->v[v].hold = PC_SLOT;
+      pl->v[v].slot_word = pl->slot_words;
+      poot_plan_slot s;
+      s.name = poot_arena_strdup(&pl->arena, name);
+      if (!s.name)
+        return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming slot '%s'",
+                                name);
+      s.type = *ty;
+      s.word_offset = pl->slot_words;
+      pl->slot_words += (uint32_t)ne * (ty->dtype == POOT_DTYPE_I64 ? 2 : 1);
+      return poot_vec_push(&pl->slots, &s);
+    }
+    default:
+      return NULL;
+  }
+}
+
+/* Buffers 0 (arena) and 1 (slots), then the root leaves in order, then the
+ * constants of composite bodies, then the states no op reads. */
+static poot_status place_leaves(pc_planner *pl, const poot_graph *g) {
   uint32_t bi;
-  T(add_buffer(pl, POOT_PLAN_BUFFER_TEMP, "temp", NULL, 4, NULL, &bi));
-  T(add_buffer(pl, POOT_PLAN_BUFFER_SLOT, "slots", NULL, 4, NULL, &bi));
+  POOT_TRY(add_buffer(pl, POOT_PLAN_BUFFER_TEMP, "temp", NULL, 4, NULL, &bi));
+  POOT_TRY(add_buffer(pl, POOT_PLAN_BUFFER_SLOT, "slots", NULL, 4, NULL, &bi));
   const poot_region *root = poot_graph_root(g);
   poot_strbuf sb;
   poot_strbuf_init(&sb);
   poot_status st = NULL;
-  /* Root leaves in order, then the constants of composite bodies. */
   uint32_t total = poot_graph_node_count(g);
   for (uint32_t i = 0; i < root->num_nodes + total && !st; i++) {
     const poot_node *n = i < root->num_nodes ? poot_graph_node(g, root->nodes[i])
                                              : poot_graph_node(g, i - root->num_nodes);
     if (n->op != POOT_OP_LEAF) continue;
     if (i >= root->num_nodes && (n->region == 0 || n->storage != POOT_STORAGE_CONST)) continue;
-    poot_value v = n->results[0];
-    if (!pl->v[v].reachable) continue;
-    const poot_type *ty = poot__cc_type(pl, v);
+    if (!pl->v[n->results[0]].reachable) continue;
     poot_strbuf_clear(&sb);
     poot_graph_leaf_name(g, n, &sb);
     st = poot_strbuf_status(&sb); /* a truncated name would bind the wrong input */
-    if (st) break;
-    const char *name = sb.data ? sb.data : "";
-    uint64_t bytes = 0;
-    st = type_bytes(ty, &bytes);
-    if (st) break;
-    int64_t ne = poot__cc_elems(&ty->shape);
-    switch (n->storage) {
-      case POOT_STORAGE_CONST:
-        if (ne == 1 && !poot_dtype_is_packed(ty->dtype)) {
-          pl->v[v].hold = PC_CONSTLIT;
-        } else {
-          pl->v[v].hold = PC_LEAFBUF;
-          st = add_buffer(pl, POOT_PLAN_BUFFER_CONST, "const", ty, bytes, n->constant->data,
-                          &pl->v[v].buffer);
-        }
-        break;
-      case POOT_STORAGE_WEIGHT:
-      case POOT_STORAGE_STATE:
-      case POOT_STORAGE_PARAM:
-        pl->v[v].hold = PC_LEAFBUF;
-        st = add_buffer(pl,
-                        n->storage == POOT_STORAGE_WEIGHT  ? POOT_PLAN_BUFFER_WEIGHT
-                        : n->storage == POOT_STORAGE_STATE ? POOT_PLAN_BUFFER_STATE
-                                                           : POOT_PLAN_BUFFER_INPUT,
-                        name, ty, bytes, NULL, &pl->v[v].buffer);
-        if (!st && n->storage == POOT_STORAGE_WEIGHT)
-          ((poot_plan_buffer *)pl->buffers.data)[pl->v[v].buffer].weight_key = n->weight.key;
-        break;
-      case POOT_STORAGE_SLOT: {
-        pl->v[v].hold = PC_SLOT;
-        pl->v[v].slot_word = pl->slot_words;
-        poot_plan_slot s;
-        s.name = poot_arena_strdup(&pl->arena, name);
-        if (!s.name) {
-          st = poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory naming slot '%s'", name);
-          break;
-        }
-        s.type = *ty;
-        s.word_offset = pl->slot_words;
-        pl->slot_words += (uint32_t)ne * (ty->dtype == POOT_DTYPE_I64 ? 2 : 1);
-        st = poot_vec_push(&pl->slots, &s);
-        break;
-      }
-      default:
-        break;
-    }
+    if (!st) st = place_leaf(pl, n, sb.data ? sb.data : "");
   }
   poot_strbuf_deinit(&sb);
-  T(st);
+  POOT_TRY(st);
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
     if (pl->v[s].hold == PC_INLINE) {
       /* an unused state still gets its buffer */
       uint64_t bytes = 0;
-      T(type_bytes(poot__cc_type(pl, s), &bytes));
+      POOT_TRY(type_bytes(poot__cc_type(pl, s), &bytes));
       poot_strbuf_init(&sb);
       poot_graph_leaf_name(g, pl->v[s].node, &sb);
       st = add_buffer(pl, POOT_PLAN_BUFFER_STATE, sb.data ? sb.data : "", poot__cc_type(pl, s),
                       bytes, NULL, &pl->v[s].buffer);
       poot_strbuf_deinit(&sb);
-      T(st);
+      POOT_TRY(st);
       pl->v[s].hold = PC_LEAFBUF;
     }
   }
+  return NULL;
+}
 
-  /* States written in place (before materialization, so that readers of
-   * the updated state see a buffer, not an expression). */
+/* States written in place (before materialization, so that readers of the
+ * updated state see a buffer, not an expression). */
+static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
   for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
@@ -415,9 +427,53 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       pn->inplace = true;
     }
   }
+}
 
-  /* Materialization. */
-  for (size_t i = 0; i < norder; i++) {
+/* Whether an inline value of node n is materialized into a temporary. */
+static bool should_materialize(pc_planner *pl, const poot_node *n, poot_value v, pc_value *pv) {
+  if (n->trap != POOT_TRAP_NONE) {
+    /* A checked op is computed whole (into a temporary): inlined, only the
+     * elements its readers use would be checked, while the oracle checks
+     * them all. */
+    return true;
+  }
+  /* Residual-style values: an elementwise value over a single-use GEMV
+   * (residual add, bias) is materialized for free as that GEMV's epilogue,
+   * so residual streams never grow into long inline chains. */
+  if (is_elementwise(n->op)) {
+    bool over_gemv = false;
+    for (uint32_t j = 0; j < n->num_operands; j++) {
+      const pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+      if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL && po->users == 1)
+        over_gemv = true;
+    }
+    if (over_gemv) return true;
+  }
+  uint32_t cost = 1;
+  bool exp = is_expensive(n->op);
+  for (uint32_t j = 0; j < n->num_operands; j++) {
+    pc_value *po = &pl->v[pl->alias[n->operands[j]]];
+    if (po->hold == PC_INLINE) {
+      cost += po->cost;
+      exp = exp || po->expensive;
+    }
+  }
+  pv->cost = cost > 100000 ? 100000 : cost;
+  pv->expensive = exp;
+  if ((pv->users >= 2 && (cost > 32 || (exp && cost > 8))) || cost > 48) {
+    if (getenv("POOT_COMPILE_DEBUG"))
+      fprintf(stderr, "materialize %%%u (%s): users %u cost %u\n", v, poot_op_name(n->op),
+              pv->users, cost);
+    return true;
+  }
+  return false;
+}
+
+/* Materialization: roots, checked ops and values too costly to recompute
+ * become temporaries; so do expensive operands of contractions. */
+static void materialize(pc_planner *pl) {
+  const poot_node **order = pl->order.data;
+  for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = order[i];
     for (uint32_t r = 0; r < n->num_results; r++) {
       poot_value v = n->results[r];
@@ -428,48 +484,10 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
         continue;
       }
       if (pv->hold != PC_INLINE) continue;
-      if (n->trap != POOT_TRAP_NONE) {
-        /* A checked op is computed whole (into a temporary): inlined, only
-         * the elements its readers use would be checked, while the oracle
-         * checks them all. */
-        pv->hold = PC_TEMP;
-        continue;
-      }
-      /* Residual-style values: an elementwise value over a single-use GEMV
-       * (residual add, bias) is materialized for free as that GEMV's
-       * epilogue, so residual streams never grow into long inline chains. */
-      if (is_elementwise(n->op)) {
-        bool over_gemv = false;
-        for (uint32_t j = 0; j < n->num_operands; j++) {
-          const pc_value *po = &pl->v[pl->alias[n->operands[j]]];
-          if (po->hold == PC_TEMP && po->node->op == POOT_OP_DOT_GENERAL && po->users == 1)
-            over_gemv = true;
-        }
-        if (over_gemv) {
-          pv->hold = PC_TEMP;
-          continue;
-        }
-      }
-      uint32_t cost = 1;
-      bool exp = is_expensive(n->op);
-      for (uint32_t j = 0; j < n->num_operands; j++) {
-        pc_value *po = &pl->v[pl->alias[n->operands[j]]];
-        if (po->hold == PC_INLINE) {
-          cost += po->cost;
-          exp = exp || po->expensive;
-        }
-      }
-      pv->cost = cost > 100000 ? 100000 : cost;
-      pv->expensive = exp;
-      if ((pv->users >= 2 && (cost > 32 || (exp && cost > 8))) || cost > 48) {
-        pv->hold = PC_TEMP;
-        if (getenv("POOT_COMPILE_DEBUG"))
-          fprintf(stderr, "materialize %%%u (%s): users %u cost %u\n", v, poot_op_name(n->op),
-                  pv->users, cost);
-      }
+      if (should_materialize(pl, n, v, pv)) pv->hold = PC_TEMP;
     }
   }
-  for (size_t i = 0; i < norder; i++) {
+  for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = order[i];
     if ((n->op != POOT_OP_DOT_GENERAL && n->op != POOT_OP_COMPOSITE) ||
         !pl->v[n->results[0]].reachable)
@@ -479,44 +497,47 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
       if (po->hold == PC_INLINE && po->expensive) po->hold = PC_TEMP;
     }
   }
-  /* Results: the primary output, environment and states. */
-  const poot_compile_options *opt = pl->opt;
-  (void)opt;
-  poot_vec copies; /* pairs (value, buffer) copied at the end */
-  poot_vec_init(&copies, sizeof(uint32_t) * 2);
+}
+
+/* A result buffer for value val: the value is computed into it (dense) or,
+ * when it is a leaf or a narrow root, copied into it at the end (a pair
+ * (value, buffer) in copies). */
+static poot_status result_buffer(pc_planner *pl, poot_value val, poot_plan_buffer_class cls,
+                                 const char *name, poot_vec *copies, uint32_t *outb) {
+  poot_value rv = pl->alias[val];
+  uint64_t bytes = 0;
+  POOT_TRY(type_bytes(poot__cc_type(pl, rv), &bytes));
+  POOT_TRY(add_buffer(pl, cls, name, poot__cc_type(pl, rv), bytes, NULL, outb));
+  pc_value *pr = &pl->v[rv];
+  size_t ebytes = poot_dtype_info_of(poot__cc_type(pl, rv)->dtype)->elem_bytes;
+  bool root = pr->node && is_root_op(pr->node->op);
+  if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes >= 4))) {
+    pr->hold = PC_DENSE;
+    pr->buffer = *outb;
+    return NULL;
+  }
+  if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;
+  pr->result = true;
+  uint32_t pair[2] = {rv, *outb};
+  return poot_vec_push(copies, pair);
+}
+
+/* Results: the primary output, environment and states. */
+static poot_status place_results(pc_planner *pl, const poot_graph *g, poot_vec *copies) {
+  poot_value out = poot_graph_output(g);
   uint32_t out_buf = UINT32_MAX;
-#define RESULT_BUFFER(val, cls, name, outb)                                               \
-  do {                                                                                    \
-    poot_value rv = pl->alias[val];                                                       \
-    uint64_t bytes = 0;                                                                   \
-    st = type_bytes(poot__cc_type(pl, rv), &bytes);                                       \
-    if (!st) st = add_buffer(pl, cls, name, poot__cc_type(pl, rv), bytes, NULL, &(outb)); \
-    if (!st) {                                                                            \
-      pc_value *pr = &pl->v[rv];                                                          \
-      size_t ebytes_ = poot_dtype_info_of(poot__cc_type(pl, rv)->dtype)->elem_bytes;      \
-      bool root = pr->node && is_root_op(pr->node->op);                                   \
-      if (pr->hold == PC_INLINE || (pr->hold == PC_TEMP && (!root || ebytes_ >= 4))) {    \
-        pr->hold = PC_DENSE;                                                              \
-        pr->buffer = (outb);                                                              \
-      } else {                                                                            \
-        if (pr->hold == PC_INLINE) pr->hold = PC_TEMP;                                    \
-        pr->result = true;                                                                \
-        uint32_t pair[2] = {rv, (outb)};                                                  \
-        st = poot_vec_push(&copies, pair);                                                \
-      }                                                                                   \
-    }                                                                                     \
-  } while (0)
-  if (out != POOT_VALUE_NONE) RESULT_BUFFER(out, POOT_PLAN_BUFFER_OUTPUT, "output", out_buf);
+  poot_status st = NULL;
+  if (out != POOT_VALUE_NONE)
+    st = result_buffer(pl, out, POOT_PLAN_BUFFER_OUTPUT, "output", copies, &out_buf);
   pl->out_buffer = out_buf;
   for (uint32_t i = 0; i < poot_graph_env_count(g) && !st; i++) {
     const char *name;
     poot_value ev;
     uint32_t eb = 0;
     poot_graph_env_at(g, i, &name, &ev);
-    RESULT_BUFFER(ev, POOT_PLAN_BUFFER_OUTPUT, name, eb);
+    st = result_buffer(pl, ev, POOT_PLAN_BUFFER_OUTPUT, name, copies, &eb);
     if (!st) st = poot_vec_push(&pl->env_buffers, &eb);
   }
-#undef RESULT_BUFFER
   for (uint32_t i = 0; i < poot_graph_state_count(g) && !st; i++) {
     poot_value s, nvv;
     poot_graph_state_at(g, i, &s, &nvv);
@@ -524,131 +545,142 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
     pc_value *pn = &pl->v[nvv];
-    size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
-    (void)eb;
     if (pn->inplace) continue;
     if (pn->hold == PC_INLINE) pn->hold = PC_TEMP;
     pn->result = true;
     uint32_t pair[2] = {nvv, pl->v[s].buffer};
-    st = poot_vec_push(&copies, pair);
+    st = poot_vec_push(copies, pair);
   }
-  if (st) {
-    poot_vec_deinit(&copies);
-    return st;
-  }
+  return st;
+}
 
-  /* Epilogue fusion and groups in topological order. */
-  for (size_t i = 0; i < norder && !st; i++) {
+/* The attention composite's group: few query rows over a long cache are
+ * split across workgroups over [cap] (partials in a temporary), then
+ * combined in the next dispatch. */
+static poot_status group_attention(pc_planner *pl, const poot_node *n, poot_value v) {
+  const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
+  int64_t rows = qs->dims[0] * qs->dims[1];
+  int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
+  int64_t split = 1;
+  if (rows < 256 && cap >= 512) {
+    /* About 256 workgroups, at most one per 256 positions of the cache.
+     * Under a causal mask the kernel shares the visible positions among as
+     * many splits as hold 256 each (one for a short context: the others
+     * exit at once). Measured on the 1B shape (H200): a decode after 4,000
+     * tokens of context takes 4.3 ms unsplit, 1.6 ms with 8 or 16 splits;
+     * from an empty context the split costs about 90 µs per step (the
+     * combine dispatches). */
+    split = 256 / rows;
+    if (split > (cap + 255) / 256) split = (cap + 255) / 256;
+    if (split > 64) split = 64;
+  }
+  if (split <= 1) return add_group(pl, PG_ATTENTION, v, v, UINT32_MAX);
+  poot_plan_temp t;
+  memset(&t, 0, sizeof t);
+  t.value = POOT_VALUE_NONE;
+  t.type = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){rows * split * (qs->dims[2] + 2)});
+  t.size = (uint64_t)(rows * split * (qs->dims[2] + 2)) * 4;
+  t.first = UINT32_MAX;
+  POOT_TRY(poot_vec_push(&pl->temps, &t));
+  POOT_TRY(add_group(pl, PG_ATTENTION, v, POOT_VALUE_NONE, UINT32_MAX));
+  pc_group *ga = poot_vec_at(&pl->groups, pl->groups.len - 1);
+  ga->split = (uint32_t)split;
+  ga->aux_temp = (uint32_t)pl->temps.len - 1;
+  POOT_TRY(add_group(pl, PG_ATTN_COMBINE, v, v, UINT32_MAX));
+  pc_group *gc = poot_vec_at(&pl->groups, pl->groups.len - 1);
+  gc->split = (uint32_t)split;
+  gc->aux_temp = (uint32_t)pl->temps.len - 1;
+  return NULL;
+}
+
+/* An elementwise value: a contraction group with the contractions it
+ * fuses as its epilogue (their own groups dropped), else a pointwise
+ * group. */
+static poot_status group_elementwise(pc_planner *pl, const poot_node *n, poot_value v) {
+  pc_group gg;
+  memset(&gg, 0, sizeof gg);
+  if (!is_elementwise(n->op) || !try_epilogue(pl, v, &gg))
+    return add_group(pl, PG_POINTWISE, v, v, UINT32_MAX);
+  for (uint32_t r = 0; r < gg.nroots; r++) {
+    /* drop the root's own group (it was added earlier) */
+    for (size_t q = pl->groups.len; q-- > 0;) {
+      pc_group *og = poot_vec_at(&pl->groups, q);
+      if (og->kind == PG_CONTRACT && og->out == gg.roots[r]) {
+        memmove(og, og + 1, (pl->groups.len - q - 1) * sizeof *og);
+        pl->groups.len--;
+        break;
+      }
+    }
+    pl->v[gg.roots[r]].hold = PC_FUSED;
+  }
+  gg.kind = PG_CONTRACT;
+  gg.out = gg.dest = v;
+  gg.dest_buffer = UINT32_MAX;
+  gg.out2 = POOT_VALUE_NONE;
+  gg.split = 1;
+  gg.aux_temp = UINT32_MAX;
+  return poot_vec_push(&pl->groups, &gg);
+}
+
+/* The group of one materialized value, by the op that defines it. */
+static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v) {
+  switch (n->op) {
+    case POOT_OP_DOT_GENERAL:
+    case POOT_OP_REDUCE: {
+      POOT_TRY(add_group(pl, PG_CONTRACT, v, v, UINT32_MAX));
+      pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
+      gg->nroots = 1;
+      gg->roots[0] = v;
+      return NULL;
+    }
+    case POOT_OP_TOP_K:
+      /* both results written through temps (then copied when dense) */
+      if (pl->v[n->results[1]].hold == PC_INLINE) pl->v[n->results[1]].hold = PC_TEMP;
+      POOT_TRY(add_group(pl, PG_TOPK, v, v, UINT32_MAX));
+      ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
+      return NULL;
+    case POOT_OP_COMPOSITE:
+      return group_attention(pl, n, v);
+    case POOT_OP_CUMSUM:
+      return add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
+    case POOT_OP_SCATTER_UPDATE:
+      POOT_TRY(add_group(pl, PG_POINTWISE, pl->alias[n->operands[0]], v, UINT32_MAX));
+      return add_group(pl, PG_SCATTER, v, v, UINT32_MAX);
+    case POOT_OP_DYNAMIC_UPDATE_SLICE:
+      if (pl->v[v].inplace) return add_group(pl, PG_DUS, v, v, UINT32_MAX);
+      return group_elementwise(pl, n, v);
+    default:
+      return group_elementwise(pl, n, v);
+  }
+}
+
+/* Epilogue fusion and groups in topological order, then the result copies:
+ * they read old values, so the ones copying a leaf (a state's old value
+ * becoming another state's new value) go first, before any copy-back
+ * overwrites a state buffer. (A cycle of such copies, a swap, is not
+ * ordered correctly: see docs/compiler.md.) */
+static poot_status form_groups(pc_planner *pl, const poot_vec *copies) {
+  const poot_node **order = pl->order.data;
+  for (size_t i = 0; i < pl->order.len; i++) {
     const poot_node *n = order[i];
     poot_value v = n->results[0];
     pc_value *pv = &pl->v[v];
     if (!pv->reachable || pl->alias[v] != v) continue;
     if (pv->hold != PC_TEMP && pv->hold != PC_DENSE) continue;
-    if (n->op == POOT_OP_DOT_GENERAL || n->op == POOT_OP_REDUCE) {
-      st = add_group(pl, PG_CONTRACT, v, v, UINT32_MAX);
-      if (!st) {
-        pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
-        gg->nroots = 1;
-        gg->roots[0] = v;
-      }
-    } else if (n->op == POOT_OP_TOP_K) {
-      if (pl->v[n->results[1]].hold == PC_INLINE) pl->v[n->results[1]].hold = PC_TEMP;
-      if (pl->v[n->results[0]].hold == PC_DENSE || pl->v[n->results[1]].hold == PC_DENSE) {
-        /* written through temps, then copied */
-      }
-      st = add_group(pl, PG_TOPK, v, v, UINT32_MAX);
-      if (!st) ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
-    } else if (n->op == POOT_OP_COMPOSITE) {
-      /* Few query rows over a long cache: split [cap] across workgroups
-       * (partials in a temporary), then combine in the next dispatch. */
-      const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
-      int64_t rows = qs->dims[0] * qs->dims[1];
-      int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
-      int64_t split = 1;
-      if (rows < 256 && cap >= 512) {
-        /* About 256 workgroups, at most one per 256 positions of the cache.
-         * Under a causal mask the kernel shares the visible positions among
-         * as many splits as hold 256 each (one for a short context: the
-         * others exit at once). Measured on the 1B shape (H200): a decode
-         * after 4,000 tokens of context takes 4.3 ms unsplit, 1.6 ms with
-         * 8 or 16 splits; from an empty context the split costs about
-         * 90 µs per step (the combine dispatches). */
-        split = 256 / rows;
-        if (split > (cap + 255) / 256) split = (cap + 255) / 256;
-        if (split > 64) split = 64;
-      }
-      if (split > 1) {
-        poot_plan_temp t;
-        memset(&t, 0, sizeof t);
-        t.value = POOT_VALUE_NONE;
-        t.type = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){rows * split * (qs->dims[2] + 2)});
-        t.size = (uint64_t)(rows * split * (qs->dims[2] + 2)) * 4;
-        t.first = UINT32_MAX;
-        st = poot_vec_push(&pl->temps, &t);
-        if (!st) st = add_group(pl, PG_ATTENTION, v, POOT_VALUE_NONE, UINT32_MAX);
-        if (!st) {
-          pc_group *ga = poot_vec_at(&pl->groups, pl->groups.len - 1);
-          ga->split = (uint32_t)split;
-          ga->aux_temp = (uint32_t)pl->temps.len - 1;
-        }
-        if (!st) st = add_group(pl, PG_ATTN_COMBINE, v, v, UINT32_MAX);
-        if (!st) {
-          pc_group *gc = poot_vec_at(&pl->groups, pl->groups.len - 1);
-          gc->split = (uint32_t)split;
-          gc->aux_temp = (uint32_t)pl->temps.len - 1;
-        }
-      } else {
-        st = add_group(pl, PG_ATTENTION, v, v, UINT32_MAX);
-      }
-    } else if (n->op == POOT_OP_CUMSUM) {
-      st = add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
-    } else if (n->op == POOT_OP_SCATTER_UPDATE) {
-      st = add_group(pl, PG_POINTWISE, pl->alias[n->operands[0]], v, UINT32_MAX);
-      if (!st) st = add_group(pl, PG_SCATTER, v, v, UINT32_MAX);
-    } else if (n->op == POOT_OP_DYNAMIC_UPDATE_SLICE && pv->inplace) {
-      st = add_group(pl, PG_DUS, v, v, UINT32_MAX);
-    } else {
-      pc_group gg;
-      memset(&gg, 0, sizeof gg);
-      if (is_elementwise(n->op) && try_epilogue(pl, v, &gg)) {
-        for (uint32_t r = 0; r < gg.nroots; r++) {
-          /* drop the root's own group (it was added earlier) */
-          for (size_t q = pl->groups.len; q-- > 0;) {
-            pc_group *og = poot_vec_at(&pl->groups, q);
-            if (og->kind == PG_CONTRACT && og->out == gg.roots[r]) {
-              memmove(og, og + 1, (pl->groups.len - q - 1) * sizeof *og);
-              pl->groups.len--;
-              break;
-            }
-          }
-          pl->v[gg.roots[r]].hold = PC_FUSED;
-        }
-        gg.kind = PG_CONTRACT;
-        gg.out = gg.dest = v;
-        gg.dest_buffer = UINT32_MAX;
-        gg.out2 = POOT_VALUE_NONE;
-        gg.split = 1;
-        gg.aux_temp = UINT32_MAX;
-        st = poot_vec_push(&pl->groups, &gg);
-      } else {
-        st = add_group(pl, PG_POINTWISE, v, v, UINT32_MAX);
-      }
-    }
+    POOT_TRY(group_value(pl, n, v));
   }
-  /* Result copies read old values: the ones copying a leaf (a state's old
-   * value becoming another state's new value) go first, before any
-   * copy-back overwrites a state buffer. (A cycle of such copies, a swap,
-   * is not ordered correctly: see docs/compiler.md.) */
-  for (int pass = 0; pass < 2 && !st; pass++)
-    for (size_t i = 0; i < copies.len && !st; i++) {
-      uint32_t *pair = (uint32_t *)copies.data + 2 * i;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < copies->len; i++) {
+      const uint32_t *pair = (const uint32_t *)copies->data + 2 * i;
       bool leaf = pl->v[pair[0]].hold == PC_LEAFBUF || pl->v[pair[0]].hold == PC_SLOT;
-      if (leaf == (pass == 0)) st = add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]);
+      if (leaf == (pass == 0)) POOT_TRY(add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]));
     }
-  poot_vec_deinit(&copies);
-  T(st);
-  /* Temps. */
-  for (uint32_t v = 0; v < nv; v++) {
+  return NULL;
+}
+
+/* A temporary for every value held as one. */
+static poot_status add_temps(pc_planner *pl) {
+  for (uint32_t v = 0; v < pl->nvalues; v++) {
     if (pl->v[v].hold != PC_TEMP) continue;
     poot_plan_temp t;
     memset(&t, 0, sizeof t);
@@ -659,7 +691,23 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
     t.first = UINT32_MAX;
     t.last = 0;
     pl->v[v].temp = (uint32_t)pl->temps.len;
-    T(poot_vec_push(&pl->temps, &t));
+    POOT_TRY(poot_vec_push(&pl->temps, &t));
   }
   return NULL;
+}
+
+poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
+  POOT_TRY(resolve_values(pl, g));
+  POOT_TRY(mark_reachable(pl, g));
+  count_users(pl);
+  POOT_TRY(place_leaves(pl, g));
+  place_states_in_place(pl, g);
+  materialize(pl);
+  poot_vec copies; /* pairs (value, buffer) copied at the end */
+  poot_vec_init(&copies, sizeof(uint32_t) * 2);
+  poot_status st = place_results(pl, g, &copies);
+  if (!st) st = form_groups(pl, &copies);
+  poot_vec_deinit(&copies);
+  POOT_TRY(st);
+  return add_temps(pl);
 }

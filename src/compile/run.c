@@ -6,8 +6,6 @@
 
 #include "compile_impl.h"
 
-#define T POOT_TRY
-
 struct poot_plan_run {
   const poot_plan *plan;
   void **data;
@@ -175,7 +173,7 @@ static poot_status view(poot_plan_run *r, uint32_t b, poot_tensor *out) {
   out->type = pb->type;
   out->data = r->data[b];
   size_t n = 0;
-  T(poot_type_byte_size(pb->type.dtype, &pb->type.shape, &n));
+  POOT_TRY(poot_type_byte_size(pb->type.dtype, &pb->type.shape, &n));
   out->size = n;
   return NULL;
 }

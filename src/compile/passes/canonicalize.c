@@ -235,14 +235,169 @@ static poot_status sink_broadcasts(pass_rb *rb, const canon_node *c, poot_value 
 
 /* One round of rules on c. Sets *repl to a replacement value, or rewrites c
  * in place and sets *changed. */
+/* A binary op: an identity operand, else integer operands in value order
+ * (integer and bool add/mul/max/min/and/or/xor are commutative bit for bit;
+ * float add/mul/max/min are not: which NaN comes out depends on the operand
+ * order, so only integers are reordered). */
+static void canon_binary(pass_rb *rb, canon_node *c, poot_value *repl, bool *changed) {
+  const poot_value x = c->ops[0];
+  *repl = binary_identity(rb, c);
+  if (*repl != POOT_VALUE_NONE) return;
+  if (c->op != POOT_OP_SUB && c->op != POOT_OP_DIV && c->op != POOT_OP_SHL &&
+      c->op != POOT_OP_SHR && is_intlike(vtype(rb, x)->dtype) && c->ops[0] > c->ops[1]) {
+    c->ops[0] = c->ops[1];
+    c->ops[1] = x;
+    *changed = true;
+  }
+}
+
+/* eq and ne with operands in value order (IEEE equality is symmetric, NaN
+ * included); gt and ge as lt and le with the operands swapped (a > b is
+ * b < a, a ≥ b is b ≤ a, also unordered: both false). */
+static void canon_compare(canon_node *c, bool *changed) {
+  const poot_value x = c->ops[0];
+  if (c->op == POOT_OP_EQ || c->op == POOT_OP_NE) {
+    if (c->ops[0] > c->ops[1]) {
+      c->ops[0] = c->ops[1];
+      c->ops[1] = x;
+      *changed = true;
+    }
+    return;
+  }
+  c->op = c->op == POOT_OP_GT ? POOT_OP_LT : POOT_OP_LE;
+  c->ops[0] = c->ops[1];
+  c->ops[1] = x;
+  *changed = true;
+}
+
+/* neg(neg(y)) = y (f16/bf16: only when y is quiet); not(not(y)) = y;
+ * abs(abs(y)) = abs(y), abs(neg(y)) = abs(y). */
+static void canon_sign(pass_rb *rb, canon_node *c, poot_value *repl, bool *changed) {
+  const poot_value x = c->ops[0];
+  const poot_type *xt = vtype(rb, x);
+  const poot_node *xd = vdef(rb, x);
+  if (c->op == POOT_OP_NEG) {
+    if (xd->op == POOT_OP_NEG) {
+      const poot_value y = xd->operands[0];
+      if (xt->dtype != POOT_DTYPE_F16 && xt->dtype != POOT_DTYPE_BF16)
+        *repl = y;
+      else if (quiet(rb, y))
+        *repl = y;
+    }
+  } else if (c->op == POOT_OP_NOT) {
+    if (xd->op == POOT_OP_NOT) *repl = xd->operands[0];
+  } else if (xd->op == POOT_OP_ABS) {
+    *repl = x;
+  } else if (xd->op == POOT_OP_NEG && xt->dtype != POOT_DTYPE_U8 && xt->dtype != POOT_DTYPE_U32) {
+    /* |-x| = |x| (signed wrap included: -INT_MIN = INT_MIN); not for
+     * unsigned dtypes, where abs is the identity and neg is 2^n - x. */
+    c->ops[0] = xd->operands[0];
+    *changed = true;
+  }
+}
+
+/* A convert to the same dtype, or an exact round trip, is its operand; a
+ * bitcast to the same dtype is its operand, two bitcasts are one. */
+static void canon_cast(pass_rb *rb, canon_node *c, poot_value *repl, bool *changed) {
+  const poot_value x = c->ops[0];
+  const poot_type *xt = vtype(rb, x);
+  const poot_node *xd = vdef(rb, x);
+  if (c->op == POOT_OP_CONVERT) {
+    const poot_dtype to = c->attrs.dtype;
+    if (to == xt->dtype) {
+      if ((to != POOT_DTYPE_F16 && to != POOT_DTYPE_BF16) || quiet(rb, x)) *repl = x;
+      return;
+    }
+    if (xd->op == POOT_OP_CONVERT) {
+      const poot_value y = xd->operands[0];
+      const poot_dtype a = vtype(rb, y)->dtype;
+      if (a == to && exact_round_trip(a, xt->dtype) && (!poot_dtype_is_float(a) || quiet(rb, y)))
+        *repl = y;
+    }
+    return;
+  }
+  if (c->attrs.dtype == xt->dtype) {
+    *repl = x;
+  } else if (xd->op == POOT_OP_BITCAST) {
+    const poot_value y = xd->operands[0];
+    if (vtype(rb, y)->dtype == c->attrs.dtype) {
+      *repl = y;
+    } else {
+      c->ops[0] = y;
+      *changed = true;
+    }
+  }
+}
+
+/* Reshape, transpose and broadcast: the identity is the operand; two in a
+ * row are one. */
+static void canon_layout(pass_rb *rb, canon_node *c, poot_value *repl, bool *changed) {
+  const poot_value x = c->ops[0];
+  const poot_type *xt = vtype(rb, x);
+  const poot_node *xd = vdef(rb, x);
+  if (c->op == POOT_OP_RESHAPE) {
+    if (poot_shape_equal(&c->attrs.shape, &xt->shape)) {
+      *repl = x;
+    } else if (xd->op == POOT_OP_RESHAPE) {
+      c->ops[0] = xd->operands[0];
+      *changed = true;
+    }
+  } else if (c->op == POOT_OP_TRANSPOSE) {
+    bool ident = true;
+    for (uint32_t i = 0; i < c->attrs.num_dims; i++) ident &= c->attrs.dims[i] == (int64_t)i;
+    if (ident) {
+      *repl = x;
+    } else if (xd->op == POOT_OP_TRANSPOSE) {
+      /* result dim i = x dim p2[i] = inner dim p1[p2[i]] */
+      int64_t q[POOT_MAX_RANK] = {0};
+      for (uint32_t i = 0; i < c->attrs.num_dims; i++) q[i] = xd->attrs.dims[c->attrs.dims[i]];
+      memcpy(c->attrs.dims, q, sizeof(int64_t) * c->attrs.num_dims);
+      c->ops[0] = xd->operands[0];
+      *changed = true;
+    }
+  } else if (poot_shape_equal(&c->attrs.shape, &xt->shape)) {
+    *repl = x; /* same rank and strictly increasing dims: the identity map */
+  } else if (xd->op == POOT_OP_BROADCAST) {
+    /* inner dim i → middle dim d1[i] → result dim d2[d1[i]] */
+    int64_t q[POOT_MAX_RANK] = {0};
+    for (uint32_t i = 0; i < xd->attrs.num_dims; i++) q[i] = c->attrs.dims[xd->attrs.dims[i]];
+    memcpy(c->attrs.dims, q, sizeof q);
+    c->attrs.num_dims = xd->attrs.num_dims;
+    for (uint32_t i = c->attrs.num_dims; i < POOT_MAX_RANK; i++) c->attrs.dims[i] = 0;
+    c->ops[0] = xd->operands[0];
+    *changed = true;
+  }
+}
+
+/* Slice, concat, pad and dynamic_slice that keep their operand whole. */
+static bool window_is_identity(pass_rb *rb, const canon_node *c) {
+  const poot_type *xt = vtype(rb, c->ops[0]);
+  bool ident = true;
+  switch (c->op) {
+    case POOT_OP_SLICE:
+      for (uint32_t i = 0; i < xt->shape.rank; i++)
+        ident &= c->attrs.start[i] == 0 && c->attrs.limit[i] == xt->shape.dims[i] &&
+                 (c->attrs.stride[i] == 1 || xt->shape.dims[i] <= 1);
+      return ident;
+    case POOT_OP_CONCAT:
+      return c->n == 1;
+    case POOT_OP_PAD:
+      for (uint32_t i = 0; i < xt->shape.rank; i++)
+        ident &= !c->attrs.low[i] && !c->attrs.high[i] && !c->attrs.interior[i];
+      return ident;
+    default: /* POOT_OP_DYNAMIC_SLICE */
+      /* A full-size window without a check: every start clamps to 0. */
+      ident = c->trap == POOT_TRAP_NONE;
+      for (uint32_t i = 0; i < xt->shape.rank; i++) ident &= c->attrs.dims[i] == xt->shape.dims[i];
+      return ident;
+  }
+}
+
 static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *changed) {
   *repl = POOT_VALUE_NONE;
   *changed = false;
   POOT_TRY(sink_broadcasts(rb, c, repl));
   if (*repl != POOT_VALUE_NONE) return NULL;
-  const poot_value x = c->ops[0];
-  const poot_type *xt = c->n ? vtype(rb, x) : NULL;
-  const poot_node *xd = c->n ? vdef(rb, x) : NULL;
   switch (c->op) {
     case POOT_OP_ADD:
     case POOT_OP_MUL:
@@ -255,151 +410,40 @@ static poot_status apply(pass_rb *rb, canon_node *c, poot_value *repl, bool *cha
     case POOT_OP_DIV:
     case POOT_OP_SHL:
     case POOT_OP_SHR:
-      *repl = binary_identity(rb, c);
-      if (*repl != POOT_VALUE_NONE) return NULL;
-      /* Integer (and bool) add/mul/max/min/and/or/xor are commutative bit
-       * for bit; float add/mul/max/min are not (which NaN comes out depends
-       * on the operand order), so only integers are reordered. */
-      if (c->op != POOT_OP_SUB && c->op != POOT_OP_DIV && c->op != POOT_OP_SHL &&
-          c->op != POOT_OP_SHR && is_intlike(xt->dtype) && c->ops[0] > c->ops[1]) {
-        c->ops[0] = c->ops[1];
-        c->ops[1] = x;
-        *changed = true;
-      }
+      canon_binary(rb, c, repl, changed);
       return NULL;
     case POOT_OP_EQ:
     case POOT_OP_NE:
-      if (c->ops[0] > c->ops[1]) { /* IEEE equality is symmetric, NaN included */
-        c->ops[0] = c->ops[1];
-        c->ops[1] = x;
-        *changed = true;
-      }
-      return NULL;
     case POOT_OP_GT:
-    case POOT_OP_GE: /* a > b is b < a, a ≥ b is b ≤ a, also unordered (both false) */
-      c->op = c->op == POOT_OP_GT ? POOT_OP_LT : POOT_OP_LE;
-      c->ops[0] = c->ops[1];
-      c->ops[1] = x;
-      *changed = true;
+    case POOT_OP_GE:
+      canon_compare(c, changed);
       return NULL;
     case POOT_OP_NEG:
-      if (xd->op == POOT_OP_NEG) {
-        const poot_value y = xd->operands[0];
-        if (xt->dtype != POOT_DTYPE_F16 && xt->dtype != POOT_DTYPE_BF16)
-          *repl = y;
-        else if (quiet(rb, y))
-          *repl = y;
-      }
-      return NULL;
     case POOT_OP_NOT:
-      if (xd->op == POOT_OP_NOT) *repl = xd->operands[0];
-      return NULL;
     case POOT_OP_ABS:
-      if (xd->op == POOT_OP_ABS) {
-        *repl = x;
-      } else if (xd->op == POOT_OP_NEG && xt->dtype != POOT_DTYPE_U8 &&
-                 xt->dtype != POOT_DTYPE_U32) {
-        /* |-x| = |x| (signed wrap included: -INT_MIN = INT_MIN); not for
-         * unsigned dtypes, where abs is the identity and neg is 2^n - x. */
-        c->ops[0] = xd->operands[0];
-        *changed = true;
-      }
+      canon_sign(rb, c, repl, changed);
       return NULL;
-    case POOT_OP_CONVERT: {
-      const poot_dtype to = c->attrs.dtype;
-      if (to == xt->dtype) {
-        if ((to != POOT_DTYPE_F16 && to != POOT_DTYPE_BF16) || quiet(rb, x)) *repl = x;
-        return NULL;
-      }
-      if (xd->op == POOT_OP_CONVERT) {
-        const poot_value y = xd->operands[0];
-        const poot_dtype a = vtype(rb, y)->dtype;
-        if (a == to && exact_round_trip(a, xt->dtype) && (!poot_dtype_is_float(a) || quiet(rb, y)))
-          *repl = y;
-      }
-      return NULL;
-    }
+    case POOT_OP_CONVERT:
     case POOT_OP_BITCAST:
-      if (c->attrs.dtype == xt->dtype) {
-        *repl = x;
-      } else if (xd->op == POOT_OP_BITCAST) {
-        const poot_value y = xd->operands[0];
-        if (vtype(rb, y)->dtype == c->attrs.dtype) {
-          *repl = y;
-        } else {
-          c->ops[0] = y;
-          *changed = true;
-        }
-      }
+      canon_cast(rb, c, repl, changed);
       return NULL;
     case POOT_OP_RESHAPE:
-      if (poot_shape_equal(&c->attrs.shape, &xt->shape)) {
-        *repl = x;
-      } else if (xd->op == POOT_OP_RESHAPE) {
-        c->ops[0] = xd->operands[0];
-        *changed = true;
-      }
-      return NULL;
-    case POOT_OP_TRANSPOSE: {
-      bool ident = true;
-      for (uint32_t i = 0; i < c->attrs.num_dims; i++) ident &= c->attrs.dims[i] == (int64_t)i;
-      if (ident) {
-        *repl = x;
-      } else if (xd->op == POOT_OP_TRANSPOSE) {
-        /* result dim i = x dim p2[i] = inner dim p1[p2[i]] */
-        int64_t q[POOT_MAX_RANK] = {0};
-        for (uint32_t i = 0; i < c->attrs.num_dims; i++) q[i] = xd->attrs.dims[c->attrs.dims[i]];
-        memcpy(c->attrs.dims, q, sizeof(int64_t) * c->attrs.num_dims);
-        c->ops[0] = xd->operands[0];
-        *changed = true;
-      }
-      return NULL;
-    }
+    case POOT_OP_TRANSPOSE:
     case POOT_OP_BROADCAST:
-      if (poot_shape_equal(&c->attrs.shape, &xt->shape)) {
-        *repl = x; /* same rank and strictly increasing dims: the identity map */
-      } else if (xd->op == POOT_OP_BROADCAST) {
-        /* inner dim i → middle dim d1[i] → result dim d2[d1[i]] */
-        int64_t q[POOT_MAX_RANK] = {0};
-        for (uint32_t i = 0; i < xd->attrs.num_dims; i++) q[i] = c->attrs.dims[xd->attrs.dims[i]];
-        memcpy(c->attrs.dims, q, sizeof q);
-        c->attrs.num_dims = xd->attrs.num_dims;
-        for (uint32_t i = c->attrs.num_dims; i < POOT_MAX_RANK; i++) c->attrs.dims[i] = 0;
-        c->ops[0] = xd->operands[0];
-        *changed = true;
-      }
+      canon_layout(rb, c, repl, changed);
       return NULL;
-    case POOT_OP_SLICE: {
-      bool ident = true;
-      for (uint32_t i = 0; i < xt->shape.rank; i++)
-        ident &= c->attrs.start[i] == 0 && c->attrs.limit[i] == xt->shape.dims[i] &&
-                 (c->attrs.stride[i] == 1 || xt->shape.dims[i] <= 1);
-      if (ident) *repl = x;
-      return NULL;
-    }
+    case POOT_OP_SLICE:
     case POOT_OP_CONCAT:
-      if (c->n == 1) *repl = x;
+    case POOT_OP_PAD:
+    case POOT_OP_DYNAMIC_SLICE:
+      if (window_is_identity(rb, c)) *repl = c->ops[0];
       return NULL;
-    case POOT_OP_PAD: {
-      bool ident = true;
-      for (uint32_t i = 0; i < xt->shape.rank; i++)
-        ident &= !c->attrs.low[i] && !c->attrs.high[i] && !c->attrs.interior[i];
-      if (ident) *repl = x;
-      return NULL;
-    }
     case POOT_OP_SELECT: {
       uint8_t e[8];
       if (c->ops[1] == c->ops[2])
         *repl = c->ops[1];
       else if (poot__pass_splat(rb->dst, c->ops[0], e))
         *repl = e[0] ? c->ops[1] : c->ops[2];
-      return NULL;
-    }
-    case POOT_OP_DYNAMIC_SLICE: {
-      /* A full-size window without a check: every start clamps to 0. */
-      bool ident = c->trap == POOT_TRAP_NONE;
-      for (uint32_t i = 0; i < xt->shape.rank; i++) ident &= c->attrs.dims[i] == xt->shape.dims[i];
-      if (ident) *repl = x;
       return NULL;
     }
     default:

@@ -14,7 +14,6 @@
 
 #include "../compile_impl.h"
 
-#define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 #define ATT_UNROLL 4
 /* Positions per split, at least, before another split takes a share. */
@@ -37,22 +36,22 @@ static poot_status tree(pc_kctx *k, uint32_t sh, poot_kir_value lid, poot_kir_va
                         poot_kir_value *out) {
   uint32_t wg = k->pl->wg;
   poot_kir_value z;
-  T(poot__cc_u32(k, 0, &z));
-  T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, x));
-  T(poot_kir_barrier(k->b));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, x));
+  POOT_TRY(poot_kir_barrier(k->b));
   for (uint32_t s = wg / 2; s >= 1; s /= 2) {
     poot_kir_value lt, a, b, j, r;
-    T(poot__cc_bin_c(k, OP(LT), lid, s, &lt));
-    T(poot_kir_if_begin(k->b, lt));
-    T(poot__cc_bin_c(k, OP(ADD), lid, s, &j));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lid, 1, &a));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &b));
-    T(poot__cc_bin(k, mx ? OP(MAX) : OP(ADD), a, b, &r));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, r));
-    T(poot_kir_end(k->b));
-    T(poot_kir_barrier(k->b));
+    POOT_TRY(poot__cc_bin_c(k, OP(LT), lid, s, &lt));
+    POOT_TRY(poot_kir_if_begin(k->b, lt));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, s, &j));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, lid, 1, &a));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, j, 1, &b));
+    POOT_TRY(poot__cc_bin(k, mx ? OP(MAX) : OP(ADD), a, b, &r));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, lid, r));
+    POOT_TRY(poot_kir_end(k->b));
+    POOT_TRY(poot_kir_barrier(k->b));
   }
-  T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, z, 1, out));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sh, z, 1, out));
   return poot_kir_barrier(k->b);
 }
 
@@ -60,9 +59,9 @@ static poot_status tree(pc_kctx *k, uint32_t sh, poot_kir_value lid, poot_kir_va
 static poot_status partial_index(pc_kctx *k, const pc_group *g, poot_kir_value wc, uint32_t D,
                                  poot_kir_value field, poot_kir_value *out) {
   poot_kir_value base, x;
-  T(poot__cc_temp_base(k, g->aux_temp, false, &base));
-  T(poot__cc_bin_c(k, OP(MUL), wc, D + 2, &x));
-  T(poot__cc_bin(k, OP(ADD), x, field, &x));
+  POOT_TRY(poot__cc_temp_base(k, g->aux_temp, false, &base));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), wc, D + 2, &x));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), x, field, &x));
   return poot__cc_bin(k, OP(ADD), x, base, out);
 }
 
@@ -71,9 +70,9 @@ static poot_status partial_store(pc_kctx *k, const pc_group *g, poot_kir_value w
                                  poot_kir_value field, poot_kir_value v) {
   poot_kir_value f, w;
   uint32_t ref;
-  T(partial_index(k, g, wc, D, field, &f));
-  T(poot__cc_binding_of(k, 0, &ref));
-  T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), v, &w));
+  POOT_TRY(partial_index(k, g, wc, D, field, &f));
+  POOT_TRY(poot__cc_binding_of(k, 0, &ref));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), v, &w));
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, f, w);
 }
 
@@ -86,23 +85,23 @@ static poot_status field_const(pc_kctx *k, uint32_t f, poot_kir_value *out) {
  * `with_ml` (where `first` holds, if given), its M and L. */
 static poot_status row_write(pc_kctx *k, const pc_group *g, bool split, poot_kir_value wc,
                              uint32_t D, poot_kir_value tt, poot_kir_value h, poot_kir_value d,
-                             bool with_ml, poot_kir_value first, poot_kir_value M,
-                             poot_kir_value L, poot_kir_value O) {
+                             bool with_ml, poot_kir_value first, poot_kir_value M, poot_kir_value L,
+                             poot_kir_value O) {
   if (!split) {
     poot_kir_value r, lin, oidx[3] = {tt, h, d};
-    T(poot__cc_bin(k, OP(DIV), O, L, &r));
-    T(poot__cc_linearize(k, oidx, &poot__cc_type(k->pl, g->out)->shape, &lin));
+    POOT_TRY(poot__cc_bin(k, OP(DIV), O, L, &r));
+    POOT_TRY(poot__cc_linearize(k, oidx, &poot__cc_type(k->pl, g->out)->shape, &lin));
     return poot__cc_store_value(k, g->dest, lin, r);
   }
   poot_kir_value fo, f0, f1;
-  T(poot__cc_bin_c(k, OP(ADD), d, 2, &fo));
-  T(partial_store(k, g, wc, D, fo, O));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), d, 2, &fo));
+  POOT_TRY(partial_store(k, g, wc, D, fo, O));
   if (!with_ml) return NULL;
-  if (first) T(poot_kir_if_begin(k->b, first));
-  T(field_const(k, 0, &f0));
-  T(field_const(k, 1, &f1));
-  T(partial_store(k, g, wc, D, f0, M));
-  T(partial_store(k, g, wc, D, f1, L));
+  if (first) POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(field_const(k, 0, &f0));
+  POOT_TRY(field_const(k, 1, &f1));
+  POOT_TRY(partial_store(k, g, wc, D, f0, M));
+  POOT_TRY(partial_store(k, g, wc, D, f1, L));
   return first ? poot_kir_end(k->b) : NULL;
 }
 
@@ -115,21 +114,21 @@ typedef struct att_row {
 static poot_status row_setup(pc_kctx *k, uint64_t nwg, bool split, uint32_t S, int64_t hq,
                              int64_t grp, att_row *r) {
   poot_kir_value w, row;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &r->valid));
-  T(poot__cc_u32(k, (uint32_t)(nwg - 1), &r->wc));
-  T(poot__cc_bin(k, OP(MIN), w, r->wc, &r->wc));
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &r->valid));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)(nwg - 1), &r->wc));
+  POOT_TRY(poot__cc_bin(k, OP(MIN), w, r->wc, &r->wc));
   row = r->wc;
   r->sidx = 0;
   if (split) {
-    T(poot__cc_bin_c(k, OP(DIV), r->wc, S, &row));
-    T(poot__cc_bin_c(k, OP(REM), r->wc, S, &r->sidx));
+    POOT_TRY(poot__cc_bin_c(k, OP(DIV), r->wc, S, &row));
+    POOT_TRY(poot__cc_bin_c(k, OP(REM), r->wc, S, &r->sidx));
   }
-  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &r->tt));
-  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &r->h));
-  T(poot__cc_bin_c(k, OP(DIV), r->h, (uint32_t)grp, &r->hk));
-  T(fconst(k, -INFINITY, &r->ninf));
-  T(fconst(k, 0.0f, &r->zero));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &r->tt));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &r->h));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), r->h, (uint32_t)grp, &r->hk));
+  POOT_TRY(fconst(k, -INFINITY, &r->ninf));
+  POOT_TRY(fconst(k, 0.0f, &r->zero));
   return fconst(k, 1.0f, &r->one);
 }
 
@@ -159,20 +158,19 @@ static poot_value causal_bound(const pc_planner *pl, poot_value mask) {
 
 /* end = min(end, the row's last visible position + 1) under a causal mask
  * (unchanged otherwise). */
-static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt,
-                             poot_kir_value *end) {
+static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt, poot_kir_value *end) {
   poot_value bound = causal_bound(k->pl, mask);
   if (bound == POOT_VALUE_NONE) return NULL;
   poot_kir_value zi, bi[2], x, one_i, zero_i, xu;
-  T(poot__cc_u32(k, 0, &zi));
+  POOT_TRY(poot__cc_u32(k, 0, &zi));
   bi[0] = tt;
   bi[1] = zi;
-  T(poot__cc_emit(k, bound, bi, &x));
-  T(poot_kir_const_i32(k->b, 1, &one_i));
-  T(poot_kir_const_i32(k->b, 0, &zero_i));
-  T(poot__cc_bin(k, OP(ADD), x, one_i, &x));
-  T(poot__cc_bin(k, OP(MAX), x, zero_i, &x));
-  T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), x, &xu));
+  POOT_TRY(poot__cc_emit(k, bound, bi, &x));
+  POOT_TRY(poot_kir_const_i32(k->b, 1, &one_i));
+  POOT_TRY(poot_kir_const_i32(k->b, 0, &zero_i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), x, one_i, &x));
+  POOT_TRY(poot__cc_bin(k, OP(MAX), x, zero_i, &x));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), x, &xu));
   return poot__cc_bin(k, OP(MIN), *end, xu, end);
 }
 
@@ -184,15 +182,15 @@ static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt,
  * without a causal mask). */
 static poot_status att_nsplit(pc_kctx *k, poot_value mask, poot_kir_value tt, uint32_t S,
                               int64_t cap, poot_kir_value *out_n, poot_kir_value *out_vis) {
-  T(poot__cc_u32(k, (uint32_t)cap, out_vis));
-  T(bound_end(k, mask, tt, out_vis));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)cap, out_vis));
+  POOT_TRY(bound_end(k, mask, tt, out_vis));
   if (causal_bound(k->pl, mask) == POOT_VALUE_NONE) return poot__cc_u32(k, S, out_n);
   poot_kir_value n, one;
-  T(poot__cc_bin_c(k, OP(ADD), *out_vis, ATT_SPLIT_MIN - 1, &n));
-  T(poot__cc_bin_c(k, OP(DIV), n, ATT_SPLIT_MIN, &n));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot__cc_bin(k, OP(MAX), n, one, &n));
-  T(poot__cc_bin_c(k, OP(MIN), n, S, out_n));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), *out_vis, ATT_SPLIT_MIN - 1, &n));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), n, ATT_SPLIT_MIN, &n));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot__cc_bin(k, OP(MAX), n, one, &n));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), n, S, out_n));
   return NULL;
 }
 
@@ -204,22 +202,253 @@ static poot_status att_nsplit(pc_kctx *k, poot_value mask, poot_kir_value tt, ui
 static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, bool split, uint32_t S,
                              int64_t cap, poot_kir_value sidx, poot_kir_value *c0,
                              poot_kir_value *end, poot_kir_value *active) {
-  T(poot__cc_u32(k, 0, c0));
+  POOT_TRY(poot__cc_u32(k, 0, c0));
   *active = 0;
   if (!split) {
-    T(poot__cc_u32(k, (uint32_t)cap, end));
+    POOT_TRY(poot__cc_u32(k, (uint32_t)cap, end));
     return bound_end(k, mask, tt, end);
   }
   poot_kir_value n, vis, chunk, one, e1;
-  T(att_nsplit(k, mask, tt, S, cap, &n, &vis));
-  T(poot__cc_bin(k, OP(LT), sidx, n, active));
-  T(poot__cc_bin(k, OP(ADD), vis, n, &chunk));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot__cc_bin(k, OP(SUB), chunk, one, &chunk));
-  T(poot__cc_bin(k, OP(DIV), chunk, n, &chunk));
-  T(poot__cc_bin(k, OP(MUL), sidx, chunk, c0));
-  T(poot__cc_bin(k, OP(ADD), *c0, chunk, &e1));
+  POOT_TRY(att_nsplit(k, mask, tt, S, cap, &n, &vis));
+  POOT_TRY(poot__cc_bin(k, OP(LT), sidx, n, active));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), vis, n, &chunk));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), chunk, one, &chunk));
+  POOT_TRY(poot__cc_bin(k, OP(DIV), chunk, n, &chunk));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sidx, chunk, c0));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), *c0, chunk, &e1));
   return poot__cc_bin(k, OP(MIN), e1, vis, end);
+}
+
+/* The subgroup form's state: the operands, its private and shared arrays,
+ * the workgroup's row, and this lane's dims and q. */
+typedef struct att_sg {
+  const poot_node *n;
+  poot_value q, kk, v, mask;
+  uint32_t D, sg, nsub, nd;
+  uint32_t pm, pl_, pacc, sm, sl, so;
+  att_row ar;
+  poot_kir_value lid, sid, lane;
+  poot_kir_value dj[8], inj[8], qv[8];
+} att_sg;
+
+/* The running (m, l, o) in private memory and the subgroups' (m, l, o) in
+ * shared memory. */
+static poot_status sg_arrays(pc_kctx *k, att_sg *s) {
+  char nm[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pm));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), s->nd, &s->pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+                               &s->sm));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+                               &s->sl));
+  return poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32,
+                             s->nsub * s->D, &s->so);
+}
+
+/* The thread's ids, the running state reset, and this lane's dims
+ * (clamped) and q there (0 past D). */
+static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
+  uint32_t D = s->D, sg = s->sg;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &s->lid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &s->sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &s->lane));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, s->ar.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, s->ar.zero));
+  for (uint32_t j = 0; j < s->nd; j++) POOT_TRY(poot_kir_priv_store(k->b, s->pacc, j, s->ar.zero));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value dm;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->lane, j * sg, &s->dj[j]));
+    s->inj[j] = 0;
+    if ((j + 1) * sg > D) {
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), s->dj[j], D, &s->inj[j]));
+      POOT_TRY(poot__cc_u32(k, D - 1, &dm));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), s->dj[j], dm, &s->dj[j]));
+    }
+    poot_kir_value idx[3] = {s->ar.tt, s->ar.h, s->dj[j]};
+    POOT_TRY(poot__cc_emit(k, s->q, idx, &s->qv[j]));
+    if (s->inj[j]) POOT_TRY(poot_kir_select(k->b, s->inj[j], s->qv[j], s->ar.zero, &s->qv[j]));
+  }
+  return NULL;
+}
+
+/* The scaled, masked score of position c + u·nsub (clamped into the range;
+ * past it, masked) and this lane's V there. */
+static poot_status sg_score(pc_kctx *k, const att_sg *s, poot_kir_value c, uint32_t u,
+                            poot_kir_value end, poot_kir_value endm1, poot_kir_value scale,
+                            poot_kir_value *out_score, poot_kir_value *vv) {
+  poot_kir_value cu = c, sc = 0, inr = 0;
+  if (u) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u * s->nsub, &cu));
+    POOT_TRY(poot__cc_bin(k, OP(LT), cu, end, &inr));
+    POOT_TRY(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
+  }
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value idx[3] = {cu, s->ar.hk, s->dj[j]}, kv;
+    POOT_TRY(poot__cc_emit(k, s->kk, idx, &kv));
+    POOT_TRY(poot__cc_emit(k, s->v, idx, &vv[j]));
+    if (sc)
+      POOT_TRY(poot_kir_fma(k->b, s->qv[j], kv, sc, &sc));
+    else
+      POOT_TRY(poot__cc_bin(k, OP(MUL), s->qv[j], kv, &sc));
+  }
+  poot_kir_value mk, midx[2] = {s->ar.tt, cu};
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), sc, &sc));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sc, scale, &sc));
+  POOT_TRY(poot__cc_emit(k, s->mask, midx, &mk));
+  if (inr) POOT_TRY(poot__cc_bin(k, OP(AND), mk, inr, &mk));
+  return poot_kir_select(k->b, mk, sc, s->ar.ninf, out_score);
+}
+
+/* One rescale per block of positions: mb = max(m, s_u); the block's
+ * weights p_u = e^(s_u - mb) are independent of each other. */
+static poot_status sg_update(pc_kctx *k, const att_sg *s, const poot_kir_value *sc,
+                             poot_kir_value vv[][8]) {
+  uint32_t un = ATT_UNROLL;
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, one = s->ar.one;
+  poot_kir_value m, mb, isn, cr, e, l, p[ATT_UNROLL];
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  mb = m;
+  for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(MAX), mb, sc[u], &mb));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mb, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, mb, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
+  for (uint32_t u = 0; u < un; u++) {
+    POOT_TRY(poot__cc_bin(k, OP(SUB), sc[u], mb, &e));
+    POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+    POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p[u]));
+  }
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, mb));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
+  for (uint32_t u = 0; u < un; u++) POOT_TRY(poot__cc_bin(k, OP(ADD), l, p[u], &l));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, l));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value a;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, j, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
+    for (uint32_t u = 0; u < un; u++) POOT_TRY(poot_kir_fma(k->b, p[u], vv[u][j], a, &a));
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, j, a));
+  }
+  return NULL;
+}
+
+/* The subgroup's sweep over every nsub-th position of [c0, end). A causal
+ * mask bounds the sweep (att_range): positions past the row's last visible
+ * one are never read (their weight would be exactly 0: the result is the
+ * same bit for bit), so a decode step reads pos + 1 positions, not cap.
+ * ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
+ * independent (issued together); the online-softmax updates follow in
+ * position order. A position past the range reads the range's last one and
+ * counts as masked. */
+static poot_status sg_sweep(pc_kctx *k, const att_sg *s, poot_kir_value c0, poot_kir_value end) {
+  uint32_t un = ATT_UNROLL;
+  poot_kir_value stepv, c, scale, start, endm1, one_u;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, s->sid, &start));
+  POOT_TRY(poot__cc_u32(k, 1, &one_u));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
+  POOT_TRY(poot__cc_u32(k, s->nsub * un, &stepv));
+  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(s->n), &scale));
+  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
+  poot__cc_scope_push(k);
+  poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8];
+  for (uint32_t u = 0; u < un; u++)
+    POOT_TRY(sg_score(k, s, c, u, end, endm1, scale, &sc[u], vv[u]));
+  POOT_TRY(sg_update(k, s, sc, vv));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* Each subgroup's (m, l, o) into shared memory. */
+static poot_status sg_stash(pc_kctx *k, const att_sg *s) {
+  poot_kir_value first, m, l;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lane, 0, &first));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->sid, m));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sl, s->sid, l));
+  POOT_TRY(poot_kir_end(k->b));
+  for (uint32_t j = 0; j < s->nd; j++) {
+    poot_kir_value a, ix;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, j, &a));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->sid, s->D, &ix));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, s->dj[j], &ix));
+    if (s->inj[j]) POOT_TRY(poot_kir_if_begin(k->b, s->inj[j]));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->so, ix, a));
+    if (s->inj[j]) POOT_TRY(poot_kir_end(k->b));
+  }
+  return poot_kir_barrier(k->b);
+}
+
+/* Threads j < nsub: f_j = e^(m_j - M), M = max m_j, into shared sf (M at
+ * nsub). */
+static poot_status sg_weights(pc_kctx *k, const att_sg *s, uint32_t *out_sf) {
+  char nm[32];
+  uint32_t nsub = s->nsub, sf;
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1,
+                               &sf));
+  *out_sf = sf;
+  poot_kir_value ltn;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), s->lid, nsub, &ltn));
+  POOT_TRY(poot_kir_if_begin(k->b, ltn));
+  poot_kir_value Mx = s->ar.ninf, mj, e, f, isn, mine;
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sm, jj, 1, &mj));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), Mx, mj, &Mx));
+  }
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->lid, 1, &mine));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mine, s->ar.ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), mine, Mx, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, s->ar.zero, e, &f));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, s->lid, f));
+  poot_kir_value is0, nsv;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lid, 0, &is0));
+  POOT_TRY(poot_kir_if_begin(k->b, is0));
+  POOT_TRY(poot__cc_u32(k, nsub, &nsv));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, Mx));
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_barrier(k->b);
+}
+
+/* Threads d < D: L = Σ l_j f_j, O[d] = Σ o_j[d] f_j (no exp on their
+ * path), written as the row's result. */
+static poot_status sg_combine(pc_kctx *k, const pc_group *g, const att_sg *s, bool split,
+                              uint32_t sf) {
+  uint32_t D = s->D;
+  poot_kir_value cond, lt;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), s->lid, D, &lt));
+  POOT_TRY(poot__cc_bin(k, OP(AND), lt, s->ar.valid, &cond));
+  POOT_TRY(poot_kir_if_begin(k->b, cond));
+  poot__cc_scope_push(k);
+  poot_kir_value M, L = s->ar.zero, O = s->ar.zero, nsv;
+  POOT_TRY(poot__cc_u32(k, s->nsub, &nsv));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
+  for (uint32_t j = 0; j < s->nsub; j++) {
+    poot_kir_value jj, x, ix, f;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->sl, jj, 1, &x));
+    POOT_TRY(poot_kir_fma(k->b, x, f, L, &L));
+    POOT_TRY(poot__cc_u32(k, j * D, &ix));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, s->lid, &ix));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, s->so, ix, 1, &x));
+    POOT_TRY(poot_kir_fma(k->b, x, f, O, &O));
+  }
+  poot_kir_value is0;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lid, 0, &is0));
+  POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, s->lid, true, is0, M, L, O));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
 }
 
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
@@ -230,546 +459,458 @@ static poot_status att_range(pc_kctx *k, poot_value mask, poot_kir_value tt, boo
  * subgroups are then combined through shared memory by threads d < D. */
 static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
-  const poot_node *n = pl->v[g->out].node;
-  poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
-  poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
-  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
+  att_sg s;
+  memset(&s, 0, sizeof s);
+  s.n = pl->v[g->out].node;
+  s.q = pl->alias[s.n->operands[0]];
+  s.kk = pl->alias[s.n->operands[1]];
+  s.v = pl->alias[s.n->operands[2]];
+  s.mask = pl->alias[s.n->operands[3]];
+  const poot_shape *qs = &poot__cc_type(pl, s.q)->shape, *ks = &poot__cc_type(pl, s.kk)->shape;
   int64_t tq = qs->dims[0], hq = qs->dims[1], cap = ks->dims[0];
   int64_t grp = hq / ks->dims[1];
-  uint32_t wg = pl->wg, D = (uint32_t)qs->dims[2], sg = pl->t->subgroup_size, nsub = wg / sg;
-  uint32_t nd = (D + sg - 1) / sg; /* dims per lane */
+  s.D = (uint32_t)qs->dims[2];
+  s.sg = pl->t->subgroup_size;
+  s.nsub = pl->wg / s.sg;
+  s.nd = (s.D + s.sg - 1) / s.sg; /* dims per lane */
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
   uint64_t nwg = (uint64_t)(tq * hq) * S;
   poot__cc_grid_for(nwg, grid);
-  char nm[32];
-  uint32_t pm, pl_, pacc, sm, sl, so;
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), nd, &pacc));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
-                        &so));
-  poot_kir_value lid, sid, lane;
-  att_row ar;
-  T(row_setup(k, nwg, split, S, hq, grp, &ar));
-  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h,
-                 hk = ar.hk, ninf = ar.ninf, zero = ar.zero, one = ar.one;
+  POOT_TRY(sg_arrays(k, &s));
+  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &s.ar));
   /* A split past the row's share does nothing (its partial is not read). */
   poot_kir_value c0, end, active;
-  T(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
-  if (active) T(poot_kir_if_begin(k->b, active));
+  POOT_TRY(att_range(k, s.mask, s.ar.tt, split, S, cap, s.ar.sidx, &c0, &end, &active));
+  if (active) POOT_TRY(poot_kir_if_begin(k->b, active));
   poot__cc_scope_push(k);
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-  T(poot_kir_priv_store(k->b, pm, 0, ninf));
-  T(poot_kir_priv_store(k->b, pl_, 0, zero));
-  for (uint32_t j = 0; j < nd; j++) T(poot_kir_priv_store(k->b, pacc, j, zero));
-  /* this lane's dims (clamped) and q there (0 past D) */
-  poot_kir_value dj[8], inj[8], qv[8];
-  for (uint32_t j = 0; j < nd; j++) {
-    poot_kir_value dm;
-    T(poot__cc_bin_c(k, OP(ADD), lane, j * sg, &dj[j]));
-    inj[j] = 0;
-    if ((j + 1) * sg > D) {
-      T(poot__cc_bin_c(k, OP(LT), dj[j], D, &inj[j]));
-      T(poot__cc_u32(k, D - 1, &dm));
-      T(poot__cc_bin(k, OP(MIN), dj[j], dm, &dj[j]));
-    }
-    poot_kir_value idx[3] = {tt, h, dj[j]};
-    T(poot__cc_emit(k, q, idx, &qv[j]));
-    if (inj[j]) T(poot_kir_select(k->b, inj[j], qv[j], zero, &qv[j]));
-  }
-  /* A causal mask bounds the sweep (att_range): positions past the row's
-   * last visible one are never read (their weight would be exactly 0: the
-   * result is the same bit for bit), so a decode step reads pos + 1
-   * positions, not cap. */
-  poot_kir_value stepv, c, scale, start;
-  T(poot__cc_bin(k, OP(ADD), c0, sid, &start));
-  /* ATT_UNROLL positions per iteration: their K/V loads and q·k sums are
-   * independent (issued together); the online-softmax updates follow in
-   * position order. A position past the range reads the range's last one
-   * and counts as masked. */
-  uint32_t un = ATT_UNROLL;
-  poot_kir_value endm1, one_u;
-  T(poot__cc_u32(k, 1, &one_u));
-  T(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
-  T(poot__cc_u32(k, nsub * un, &stepv));
-  T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
-  T(poot_kir_for_begin(k->b, start, end, stepv, &c));
-  poot__cc_scope_push(k);
-  {
-    poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8], inr[ATT_UNROLL];
-    for (uint32_t u = 0; u < un; u++) {
-      poot_kir_value cu = c, s = 0;
-      inr[u] = 0;
-      if (u) {
-        T(poot__cc_bin_c(k, OP(ADD), c, u * nsub, &cu));
-        T(poot__cc_bin(k, OP(LT), cu, end, &inr[u]));
-        T(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
-      }
-      for (uint32_t j = 0; j < nd; j++) {
-        poot_kir_value idx[3] = {cu, hk, dj[j]}, kv;
-        T(poot__cc_emit(k, kk, idx, &kv));
-        T(poot__cc_emit(k, v, idx, &vv[u][j]));
-        if (s)
-          T(poot_kir_fma(k->b, qv[j], kv, s, &s));
-        else
-          T(poot__cc_bin(k, OP(MUL), qv[j], kv, &s));
-      }
-      poot_kir_value mk, midx[2] = {tt, cu};
-      T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), s, &s));
-      T(poot__cc_bin(k, OP(MUL), s, scale, &s));
-      T(poot__cc_emit(k, mask, midx, &mk));
-      if (inr[u]) T(poot__cc_bin(k, OP(AND), mk, inr[u], &mk));
-      T(poot_kir_select(k->b, mk, s, ninf, &sc[u]));
-    }
-    /* One rescale per block of positions: mb = max(m, s_u); the block's
-     * weights p_u = e^(s_u - mb) are independent of each other. */
-    poot_kir_value m, mb, isn, cr, e, l, p[ATT_UNROLL];
-    T(poot_kir_priv_load(k->b, pm, 0, &m));
-    mb = m;
-    for (uint32_t u = 0; u < un; u++) T(poot__cc_bin(k, OP(MAX), mb, sc[u], &mb));
-    T(poot__cc_bin(k, OP(EQ), mb, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), m, mb, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, one, e, &cr));
-    for (uint32_t u = 0; u < un; u++) {
-      T(poot__cc_bin(k, OP(SUB), sc[u], mb, &e));
-      T(poot_kir_unary(k->b, OP(EXP), e, &e));
-      T(poot_kir_select(k->b, isn, zero, e, &p[u]));
-    }
-    T(poot_kir_priv_store(k->b, pm, 0, mb));
-    T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
-    for (uint32_t u = 0; u < un; u++) T(poot__cc_bin(k, OP(ADD), l, p[u], &l));
-    T(poot_kir_priv_store(k->b, pl_, 0, l));
-    for (uint32_t j = 0; j < nd; j++) {
-      poot_kir_value a;
-      T(poot_kir_priv_load(k->b, pacc, j, &a));
-      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
-      for (uint32_t u = 0; u < un; u++) T(poot_kir_fma(k->b, p[u], vv[u][j], a, &a));
-      T(poot_kir_priv_store(k->b, pacc, j, a));
-    }
-  }
-  poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
-  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)D * 4;
-  /* each subgroup's (m, l, o) into shared memory */
-  poot_kir_value first, m, l;
-  T(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
-  T(poot_kir_priv_load(k->b, pm, 0, &m));
-  T(poot_kir_priv_load(k->b, pl_, 0, &l));
-  T(poot_kir_if_begin(k->b, first));
-  T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, m));
-  T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, l));
-  T(poot_kir_end(k->b));
-  for (uint32_t j = 0; j < nd; j++) {
-    poot_kir_value a, ix;
-    T(poot_kir_priv_load(k->b, pacc, j, &a));
-    T(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
-    T(poot__cc_bin(k, OP(ADD), ix, dj[j], &ix));
-    if (inj[j]) T(poot_kir_if_begin(k->b, inj[j]));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, a));
-    if (inj[j]) T(poot_kir_end(k->b));
-  }
-  T(poot_kir_barrier(k->b));
-  /* threads j < nsub: f_j = e^(m_j - M), M = max m_j (into shared); then
-   * threads d < D: L = Σ l_j f_j, O[d] = Σ o_j[d] f_j (no exp on their path) */
+  POOT_TRY(sg_lane_setup(k, &s));
+  POOT_TRY(sg_sweep(k, &s, c0, end));
+  k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)s.D * 4;
+  POOT_TRY(sg_stash(k, &s));
   uint32_t sf;
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1, &sf));
-  poot_kir_value ltn;
-  T(poot__cc_bin_c(k, OP(LT), lid, nsub, &ltn));
-  T(poot_kir_if_begin(k->b, ltn));
-  {
-    poot_kir_value Mx = ninf, mj, e, f, isn, mine;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj;
-      T(poot__cc_u32(k, j, &jj));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &mj));
-      T(poot__cc_bin(k, OP(MAX), Mx, mj, &Mx));
-    }
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, lid, 1, &mine));
-    T(poot__cc_bin(k, OP(EQ), mine, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), mine, Mx, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &f));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, lid, f));
-    poot_kir_value is0, nsv;
-    T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-    T(poot_kir_if_begin(k->b, is0));
-    T(poot__cc_u32(k, nsub, &nsv));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, Mx));
-    T(poot_kir_end(k->b));
+  POOT_TRY(sg_weights(k, &s, &sf));
+  POOT_TRY(sg_combine(k, g, &s, split, sf));
+  poot__cc_scope_pop(k);
+  if (active) POOT_TRY(poot_kir_end(k->b));
+  return NULL;
+}
+
+/* Whether the subgroup form fits: subgroups (not a SIMD CPU), at most 64
+ * of them per workgroup, D ≤ 8 · sg and D ≤ the workgroup size. */
+static bool att_use_sg(const pc_kctx *k, const pc_group *g) {
+  const poot_kir_target *t0 = k->pl->t;
+  uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
+  const poot_node *n0 = k->pl->v[g->out].node;
+  int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
+  return sg0 && !t0->simd_cpu && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 &&
+         d0 <= 8 * (int64_t)sg0 && d0 <= k->pl->wg;
+}
+
+/* The per-thread form's state: the operands, the running (m, l, o) in
+ * private memory, the workgroup's row and the thread's index. */
+typedef struct att_thr {
+  const poot_node *n;
+  poot_value q, kk, v, mask;
+  uint32_t D, wg;
+  uint32_t pm, pl_, pacc;
+  att_row ar;
+  poot_kir_value lid;
+} att_thr;
+
+/* The running (m, l, o) in private memory. */
+static poot_status thr_arrays(pc_kctx *k, att_thr *s) {
+  char nm[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pm));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), s->D, &s->pacc));
+  return NULL;
+}
+
+/* The thread index, the running state reset, and the q row in registers. */
+static poot_status thr_reset(pc_kctx *k, att_thr *s, poot_kir_value *qv) {
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &s->lid));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, s->ar.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, s->ar.zero));
+  for (uint32_t d = 0; d < s->D; d++) POOT_TRY(poot_kir_priv_store(k->b, s->pacc, d, s->ar.zero));
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {s->ar.tt, s->ar.h, 0};
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->q, idx, &qv[d]));
   }
-  T(poot_kir_end(k->b));
-  T(poot_kir_barrier(k->b));
-  poot_kir_value cond, lt;
-  T(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
-  T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
-  T(poot_kir_if_begin(k->b, cond));
+  return NULL;
+}
+
+/* One position c of the thread's sweep: its score, the online-softmax
+ * rescale and the weighted V row. */
+static poot_status thr_position(pc_kctx *k, const att_thr *s, const poot_kir_value *qv,
+                                poot_kir_value c, poot_kir_value scale) {
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, one = s->ar.one;
+  poot_kir_value sc = 0, mk, m, mn, isn, cr, p, l, e;
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {c, s->ar.hk, 0}, kv, pr;
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->kk, idx, &kv));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), qv[d], kv, &pr));
+    if (sc)
+      POOT_TRY(poot__cc_bin(k, OP(ADD), sc, pr, &sc));
+    else
+      POOT_TRY(poot__cc_bin(k, OP(ADD), zero, pr, &sc));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sc, scale, &sc));
+  poot_kir_value midx[2] = {s->ar.tt, c};
+  POOT_TRY(poot__cc_emit(k, s->mask, midx, &mk));
+  POOT_TRY(poot_kir_select(k->b, mk, sc, ninf, &sc));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
+  POOT_TRY(poot__cc_bin(k, OP(MAX), m, sc, &mn));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, mn, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, one, e, &cr));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), sc, mn, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, zero, e, &p));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, mn));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, cr, &l));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), l, p, &l));
+  POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, l));
+  for (uint32_t d = 0; d < s->D; d++) {
+    poot_kir_value idx[3] = {c, s->ar.hk, 0}, vv, a;
+    POOT_TRY(poot__cc_u32(k, d, &idx[2]));
+    POOT_TRY(poot__cc_emit(k, s->v, idx, &vv));
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, cr, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), p, vv, &vv));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), a, vv, &a));
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, d, a));
+  }
+  return NULL;
+}
+
+/* The thread's sweep over every wg-th position of [c0, end). */
+static poot_status thr_sweep(pc_kctx *k, const att_thr *s, const poot_kir_value *qv,
+                             poot_kir_value c0, poot_kir_value end) {
+  poot_kir_value stepv, c, scale, start;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, s->lid, &start));
+  POOT_TRY(poot__cc_u32(k, s->wg, &stepv));
+  POOT_TRY(fconst(k, (float)poot__cc_attention_scale(s->n), &scale));
+  POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
   poot__cc_scope_push(k);
-  poot_kir_value M, L = zero, O = zero, nsv;
-  T(poot__cc_u32(k, nsub, &nsv));
-  T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
+  POOT_TRY(thr_position(k, s, qv, c, scale));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* The threads combined with subgroups: each subgroup's max into shared
+ * memory, M the workgroup's; each subgroup's rescaled (l, o) sums into
+ * shared memory; threads d < D add them up and write the row. */
+static poot_status thr_combine_sg(pc_kctx *k, const pc_group *g, const att_thr *s, bool split,
+                                  uint32_t sg, poot_kir_value m) {
+  uint32_t D = s->D, nsub = s->wg / sg;
+  poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, lid = s->lid;
+  char nm[32];
+  uint32_t sm, sl, so;
+  poot_kir_value M, f, isn, e, l;
+  poot_kir_value sid, lane, first, mm;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
+  POOT_TRY(
+      poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
+  POOT_TRY(
+      poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
+                               &so));
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_barrier(k->b));
+  M = ninf;
   for (uint32_t j = 0; j < nsub; j++) {
-    poot_kir_value jj, x, ix, f;
-    T(poot__cc_u32(k, j, &jj));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
-    T(poot_kir_fma(k->b, x, f, L, &L));
-    T(poot__cc_u32(k, j * D, &ix));
-    T(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
-    T(poot_kir_fma(k->b, x, f, O, &O));
+    poot_kir_value jj, x;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &x));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), M, x, &M));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, zero, e, &f));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, f, &l));
+  poot_kir_value ls, os[256];
+  POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), l, &ls));
+  for (uint32_t d = 0; d < D; d++) {
+    poot_kir_value a;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, f, &a));
+    POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &os[d]));
+  }
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, ls));
+  for (uint32_t d = 0; d < D; d++) {
+    poot_kir_value ix;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), ix, d, &ix));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, os[d]));
+  }
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_barrier(k->b));
+  poot_kir_value cond, lt;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
+  POOT_TRY(poot__cc_bin(k, OP(AND), lt, s->ar.valid, &cond));
+  POOT_TRY(poot_kir_if_begin(k->b, cond));
+  poot__cc_scope_push(k);
+  poot_kir_value L = zero, O = zero;
+  for (uint32_t j = 0; j < nsub; j++) {
+    poot_kir_value jj, x, ix;
+    POOT_TRY(poot__cc_u32(k, j, &jj));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), L, x, &L));
+    POOT_TRY(poot__cc_u32(k, j * D, &ix));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), O, x, &O));
   }
   poot_kir_value is0;
-  T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-  T(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
+  POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, lid, true, is0, M, L, O));
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
-  poot__cc_scope_pop(k);
-  if (active) T(poot_kir_end(k->b));
+  return poot_kir_end(k->b);
+}
+
+/* The threads combined without subgroups: shared trees for M, L and each
+ * O[d]; thread d writes dimension d. */
+static poot_status thr_combine_tree(pc_kctx *k, const pc_group *g, const att_thr *s, bool split,
+                                    poot_kir_value m) {
+  uint32_t D = s->D;
+  poot_kir_value lid = s->lid;
+  char nm[32];
+  poot_kir_value M, f, isn, e, l;
+  uint32_t sh;
+  POOT_TRY(
+      poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, s->wg, &sh));
+  POOT_TRY(tree(k, sh, lid, m, true, &M));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), m, s->ar.ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, s->ar.zero, e, &f));
+  POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), l, f, &l));
+  poot_kir_value L;
+  POOT_TRY(tree(k, sh, lid, l, false, &L));
+  for (uint32_t d = 0; d < D; d++) {
+    poot_kir_value a, O, cond, eq, dv;
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, d, &a));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), a, f, &a));
+    POOT_TRY(tree(k, sh, lid, a, false, &O));
+    POOT_TRY(poot__cc_bin_c(k, OP(EQ), lid, d, &eq));
+    POOT_TRY(poot__cc_bin(k, OP(AND), eq, s->ar.valid, &cond));
+    POOT_TRY(poot_kir_if_begin(k->b, cond));
+    poot__cc_scope_push(k);
+    POOT_TRY(poot__cc_u32(k, d, &dv));
+    POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, dv, d == 0, 0, M, L, O));
+    poot__cc_scope_pop(k);
+    POOT_TRY(poot_kir_end(k->b));
+  }
   return NULL;
 }
 
 poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
-  {
-    const poot_kir_target *t0 = k->pl->t;
-    uint32_t sg0 = t0->subgroup_ops ? t0->subgroup_size : 0;
-    const poot_node *n0 = k->pl->v[g->out].node;
-    int64_t d0 = poot__cc_type(k->pl, k->pl->alias[n0->operands[0]])->shape.dims[2];
-    if (sg0 && !t0->simd_cpu && k->pl->wg % sg0 == 0 && k->pl->wg / sg0 <= 64 &&
-        d0 <= 8 * (int64_t)sg0 && d0 <= k->pl->wg)
-      return attention_sg(k, g, grid);
-  }
+  if (att_use_sg(k, g)) return attention_sg(k, g, grid);
   pc_planner *pl = k->pl;
-  const poot_node *n = pl->v[g->out].node;
-  poot_value q = pl->alias[n->operands[0]], kk = pl->alias[n->operands[1]];
-  poot_value v = pl->alias[n->operands[2]], mask = pl->alias[n->operands[3]];
-  const poot_shape *qs = &poot__cc_type(pl, q)->shape, *ks = &poot__cc_type(pl, kk)->shape;
+  att_thr s;
+  memset(&s, 0, sizeof s);
+  s.n = pl->v[g->out].node;
+  s.q = pl->alias[s.n->operands[0]];
+  s.kk = pl->alias[s.n->operands[1]];
+  s.v = pl->alias[s.n->operands[2]];
+  s.mask = pl->alias[s.n->operands[3]];
+  const poot_shape *qs = &poot__cc_type(pl, s.q)->shape, *ks = &poot__cc_type(pl, s.kk)->shape;
   int64_t tq = qs->dims[0], hq = qs->dims[1], dd = qs->dims[2], cap = ks->dims[0];
   int64_t grp = hq / ks->dims[1];
-  uint32_t wg = pl->wg, D = (uint32_t)dd;
+  s.wg = pl->wg;
+  s.D = (uint32_t)dd;
   const poot_kir_target *t = pl->t;
   uint32_t sg = t->subgroup_ops ? t->subgroup_size : 0;
-  bool use_sg = sg && wg % sg == 0;
+  bool use_sg = sg && s.wg % sg == 0;
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
   uint64_t nwg = (uint64_t)(tq * hq) * S;
   poot__cc_grid_for(nwg, grid);
-  char nm[32];
-  uint32_t pm, pl_, pacc;
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pl_));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), D, &pacc));
-  poot_kir_value lid;
-  att_row ar;
-  T(row_setup(k, nwg, split, S, hq, grp, &ar));
-  poot_kir_value valid = ar.valid, wc = ar.wc, sidx = ar.sidx, tt = ar.tt, h = ar.h,
-                 hk = ar.hk, ninf = ar.ninf, zero = ar.zero, one = ar.one;
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot_kir_priv_store(k->b, pm, 0, ninf));
-  T(poot_kir_priv_store(k->b, pl_, 0, zero));
-  for (uint32_t d = 0; d < D; d++) T(poot_kir_priv_store(k->b, pacc, d, zero));
-  /* q row in registers */
   poot_kir_value qv[256];
-  for (uint32_t d = 0; d < D; d++) {
-    poot_kir_value idx[3] = {tt, h, 0};
-    T(poot__cc_u32(k, d, &idx[2]));
-    T(poot__cc_emit(k, q, idx, &qv[d]));
-  }
+  POOT_TRY(thr_arrays(k, &s));
+  POOT_TRY(row_setup(k, nwg, split, S, hq, grp, &s.ar));
+  POOT_TRY(thr_reset(k, &s, qv));
   /* A split past the row's share sweeps nothing (its partial is not read). */
-  poot_kir_value end, stepv, c, scale, start, c0, active;
-  T(att_range(k, mask, tt, split, S, cap, sidx, &c0, &end, &active));
-  T(poot__cc_bin(k, OP(ADD), c0, lid, &start));
-  T(poot__cc_u32(k, wg, &stepv));
-  T(fconst(k, (float)poot__cc_attention_scale(n), &scale));
-  T(poot_kir_for_begin(k->b, start, end, stepv, &c));
-  poot__cc_scope_push(k);
-  {
-    poot_kir_value s = 0, mk, m, mn, isn, cr, p, l, e;
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value idx[3] = {c, hk, 0}, kv, pr;
-      T(poot__cc_u32(k, d, &idx[2]));
-      T(poot__cc_emit(k, kk, idx, &kv));
-      T(poot__cc_bin(k, OP(MUL), qv[d], kv, &pr));
-      if (s)
-        T(poot__cc_bin(k, OP(ADD), s, pr, &s));
-      else
-        T(poot__cc_bin(k, OP(ADD), zero, pr, &s));
-    }
-    T(poot__cc_bin(k, OP(MUL), s, scale, &s));
-    poot_kir_value midx[2] = {tt, c};
-    T(poot__cc_emit(k, mask, midx, &mk));
-    T(poot_kir_select(k->b, mk, s, ninf, &s));
-    T(poot_kir_priv_load(k->b, pm, 0, &m));
-    T(poot__cc_bin(k, OP(MAX), m, s, &mn));
-    T(poot__cc_bin(k, OP(EQ), mn, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), m, mn, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, one, e, &cr));
-    T(poot__cc_bin(k, OP(SUB), s, mn, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &p));
-    T(poot_kir_priv_store(k->b, pm, 0, mn));
-    T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(poot__cc_bin(k, OP(MUL), l, cr, &l));
-    T(poot__cc_bin(k, OP(ADD), l, p, &l));
-    T(poot_kir_priv_store(k->b, pl_, 0, l));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value idx[3] = {c, hk, 0}, vv, a;
-      T(poot__cc_u32(k, d, &idx[2]));
-      T(poot__cc_emit(k, v, idx, &vv));
-      T(poot_kir_priv_load(k->b, pacc, d, &a));
-      T(poot__cc_bin(k, OP(MUL), a, cr, &a));
-      T(poot__cc_bin(k, OP(MUL), p, vv, &vv));
-      T(poot__cc_bin(k, OP(ADD), a, vv, &a));
-      T(poot_kir_priv_store(k->b, pacc, d, a));
-    }
-  }
-  poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  poot_kir_value end, c0, active;
+  POOT_TRY(att_range(k, s.mask, s.ar.tt, split, S, cap, s.ar.sidx, &c0, &end, &active));
+  POOT_TRY(thr_sweep(k, &s, qv, c0, end));
   k->flops += (uint64_t)nwg * (uint64_t)cap * (uint64_t)dd * 4;
-  /* combine the threads */
-  poot_kir_value m, M, f, isn, e, l;
-  T(poot_kir_priv_load(k->b, pm, 0, &m));
-  uint32_t nsub = use_sg ? wg / sg : 0;
-  uint32_t sm, sl, so;
-  if (use_sg) {
-    poot_kir_value sid, lane, first, mm;
-    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-    T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-    T(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
-    T(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
-    T(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
-    T(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
-                          &so));
-    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
-    T(poot_kir_if_begin(k->b, first));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
-    T(poot_kir_end(k->b));
-    T(poot_kir_barrier(k->b));
-    M = ninf;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj, x;
-      T(poot__cc_u32(k, j, &jj));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sm, jj, 1, &x));
-      T(poot__cc_bin(k, OP(MAX), M, x, &M));
-    }
-    T(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), m, M, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &f));
-    T(poot_kir_priv_load(k->b, pl_, 0, &l));
-    T(poot__cc_bin(k, OP(MUL), l, f, &l));
-    poot_kir_value ls, os[256];
-    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), l, &ls));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value a;
-      T(poot_kir_priv_load(k->b, pacc, d, &a));
-      T(poot__cc_bin(k, OP(MUL), a, f, &a));
-      T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &os[d]));
-    }
-    T(poot_kir_if_begin(k->b, first));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sl, sid, ls));
-    for (uint32_t d = 0; d < D; d++) {
-      poot_kir_value ix;
-      T(poot__cc_bin_c(k, OP(MUL), sid, D, &ix));
-      T(poot__cc_bin_c(k, OP(ADD), ix, d, &ix));
-      T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, so, ix, os[d]));
-    }
-    T(poot_kir_end(k->b));
-    T(poot_kir_barrier(k->b));
-    poot_kir_value cond, lt;
-    T(poot__cc_bin_c(k, OP(LT), lid, D, &lt));
-    T(poot__cc_bin(k, OP(AND), lt, valid, &cond));
-    T(poot_kir_if_begin(k->b, cond));
-    poot__cc_scope_push(k);
-    poot_kir_value L = zero, O = zero;
-    for (uint32_t j = 0; j < nsub; j++) {
-      poot_kir_value jj, x, ix;
-      T(poot__cc_u32(k, j, &jj));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sl, jj, 1, &x));
-      T(poot__cc_bin(k, OP(ADD), L, x, &L));
-      T(poot__cc_u32(k, j * D, &ix));
-      T(poot__cc_bin(k, OP(ADD), ix, lid, &ix));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, so, ix, 1, &x));
-      T(poot__cc_bin(k, OP(ADD), O, x, &O));
-    }
-    poot_kir_value is0;
-    T(poot__cc_bin_c(k, OP(EQ), lid, 0, &is0));
-    T(row_write(k, g, split, wc, D, tt, h, lid, true, is0, M, L, O));
-    poot__cc_scope_pop(k);
-    return poot_kir_end(k->b);
-  }
-  /* no subgroups: shared trees */
-  uint32_t sh;
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, wg, &sh));
-  T(tree(k, sh, lid, m, true, &M));
-  T(poot__cc_bin(k, OP(EQ), m, ninf, &isn));
-  T(poot__cc_bin(k, OP(SUB), m, M, &e));
-  T(poot_kir_unary(k->b, OP(EXP), e, &e));
-  T(poot_kir_select(k->b, isn, zero, e, &f));
-  T(poot_kir_priv_load(k->b, pl_, 0, &l));
-  T(poot__cc_bin(k, OP(MUL), l, f, &l));
-  poot_kir_value L;
-  T(tree(k, sh, lid, l, false, &L));
-  for (uint32_t d = 0; d < D; d++) {
-    poot_kir_value a, O, cond, eq, dv;
-    T(poot_kir_priv_load(k->b, pacc, d, &a));
-    T(poot__cc_bin(k, OP(MUL), a, f, &a));
-    T(tree(k, sh, lid, a, false, &O));
-    T(poot__cc_bin_c(k, OP(EQ), lid, d, &eq));
-    T(poot__cc_bin(k, OP(AND), eq, valid, &cond));
-    T(poot_kir_if_begin(k->b, cond));
-    poot__cc_scope_push(k);
-    T(poot__cc_u32(k, d, &dv));
-    T(row_write(k, g, split, wc, D, tt, h, dv, d == 0, 0, M, L, O));
-    poot__cc_scope_pop(k);
-    T(poot_kir_end(k->b));
-  }
-  return NULL;
+  poot_kir_value m;
+  POOT_TRY(poot_kir_priv_load(k->b, s.pm, 0, &m));
+  if (use_sg) return thr_combine_sg(k, g, &s, split, sg, m);
+  return thr_combine_tree(k, g, &s, split, m);
 }
 
 /* The combine of a split attention: one thread per (row, d) merges the
  * splits' partials (max of the maxima, rescaled sums). */
+/* The combine's state: the partial records (binding ref, this row's base),
+ * the splits that wrote one (nact), the dimension d, the running (L, O) and
+ * the unrolled form's per-split M and in-range flags. */
+typedef struct att_cmb {
+  uint32_t S, D, ref, pm, pls, po;
+  bool unrolled;
+  poot_kir_value rbase, nact, d, z, one, ninf, zero;
+  poot_kir_value msv[16], inn[16];
+} att_cmb;
+
+/* The splits' records, unrolled when there are few (independent loads):
+ * M, the maximum of their M. */
+static poot_status cmb_max(pc_kctx *k, att_cmb *c, poot_kir_value *out_M) {
+  uint32_t D = c->D;
+  poot_kir_value M = c->ninf, s;
+  if (c->unrolled) {
+    for (uint32_t si = 0; si < c->S; si++) {
+      poot_kir_value o, x;
+      c->inn[si] = 0;
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), c->rbase, si * (D + 2), &o));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &x));
+      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &c->msv[si]));
+      if (si) {
+        POOT_TRY(poot__cc_bin_c(k, OP(GT), c->nact, si, &c->inn[si]));
+        POOT_TRY(poot_kir_select(k->b, c->inn[si], c->msv[si], c->ninf, &c->msv[si]));
+      }
+      POOT_TRY(poot__cc_bin(k, OP(MAX), M, c->msv[si], &M));
+    }
+    *out_M = M;
+    return NULL;
+  }
+  POOT_TRY(poot_kir_for_begin(k->b, c->z, c->nact, c->one, &s));
+  {
+    poot_kir_value o, x, m;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), o, c->rbase, &o));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &x));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
+    POOT_TRY(poot_kir_priv_load(k->b, c->pm, 0, &m));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), m, x, &m));
+    POOT_TRY(poot_kir_priv_store(k->b, c->pm, 0, m));
+  }
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_priv_load(k->b, c->pm, 0, out_M);
+}
+
+/* Split si's (l, o[d]) weighted by e^(m - M) added to (L, O); not unrolled,
+ * a loop over the nact splits. */
+static poot_status cmb_add(pc_kctx *k, const att_cmb *c, uint32_t si, poot_kir_value M) {
+  uint32_t D = c->D;
+  poot_kir_value o, ms, ls, os, e, wgt, isn, a, od, s;
+  if (c->unrolled) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c->rbase, si * (D + 2), &o));
+    ms = c->msv[si];
+  } else {
+    POOT_TRY(poot_kir_for_begin(k->b, c->z, c->nact, c->one, &s));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), o, c->rbase, &o));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, o, 1, &ms));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
+  }
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, od, 1, &ls));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, 2, &od));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), od, c->d, &od));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, c->ref, od, 1, &os));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
+  if (c->unrolled && c->inn[si]) {
+    POOT_TRY(poot_kir_select(k->b, c->inn[si], ls, c->zero, &ls));
+    POOT_TRY(poot_kir_select(k->b, c->inn[si], os, c->zero, &os));
+  }
+  POOT_TRY(poot__cc_bin(k, OP(EQ), ms, c->ninf, &isn));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), ms, M, &e));
+  POOT_TRY(poot_kir_unary(k->b, OP(EXP), e, &e));
+  POOT_TRY(poot_kir_select(k->b, isn, c->zero, e, &wgt));
+  POOT_TRY(poot_kir_priv_load(k->b, c->pls, 0, &a));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), ls, wgt, &ls));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), a, ls, &a));
+  POOT_TRY(poot_kir_priv_store(k->b, c->pls, 0, a));
+  POOT_TRY(poot_kir_priv_load(k->b, c->po, 0, &a));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), os, wgt, &os));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), a, os, &a));
+  POOT_TRY(poot_kir_priv_store(k->b, c->po, 0, a));
+  return c->unrolled ? NULL : poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   const poot_shape *qs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
   int64_t hq = qs->dims[1];
-  uint32_t D = (uint32_t)qs->dims[2], S = g->split, wg = pl->wg;
+  att_cmb c;
+  memset(&c, 0, sizeof c);
+  c.D = (uint32_t)qs->dims[2];
+  c.S = g->split;
+  uint32_t D = c.D, S = c.S, wg = pl->wg;
   uint64_t nthreads = (uint64_t)(qs->dims[0] * hq) * D;
   poot__cc_grid_for((nthreads + wg - 1) / wg, grid);
   char nm[32];
-  uint32_t pm, pls, po;
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "cm", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pm));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "cl", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &pls));
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "co", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), 1, &po));
-  poot_kir_value w, l, gid, valid, row, d, tt, h, z, one, Sv, s, ninf, zero, ref_v;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
-  T(poot__cc_bin_c(k, OP(MUL), w, wg, &gid));
-  T(poot__cc_bin(k, OP(ADD), gid, l, &gid));
-  T(poot__cc_bin_c(k, OP(LT), gid, (uint32_t)nthreads, &valid));
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "cm", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.pm));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "cl", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.pls));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "co", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), 1, &c.po));
+  poot_kir_value w, l, gid, valid, row, tt, h, Sv;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, wg, &gid));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), gid, l, &gid));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), gid, (uint32_t)nthreads, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
-  T(poot__cc_bin_c(k, OP(DIV), gid, D, &row));
-  T(poot__cc_bin_c(k, OP(REM), gid, D, &d));
-  T(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
-  T(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot__cc_u32(k, S, &Sv));
-  T(fconst(k, -INFINITY, &ninf));
-  T(fconst(k, 0.0f, &zero));
-  T(poot_kir_priv_store(k->b, pm, 0, ninf));
-  T(poot_kir_priv_store(k->b, pls, 0, zero));
-  T(poot_kir_priv_store(k->b, po, 0, zero));
-  uint32_t ref;
-  T(poot__cc_binding_of(k, 0, &ref));
-  (void)ref_v;
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), gid, D, &row));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), gid, D, &c.d));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), row, (uint32_t)hq, &tt));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), row, (uint32_t)hq, &h));
+  POOT_TRY(poot__cc_u32(k, 0, &c.z));
+  POOT_TRY(poot__cc_u32(k, 1, &c.one));
+  POOT_TRY(poot__cc_u32(k, S, &Sv));
+  POOT_TRY(fconst(k, -INFINITY, &c.ninf));
+  POOT_TRY(fconst(k, 0.0f, &c.zero));
+  POOT_TRY(poot_kir_priv_store(k->b, c.pm, 0, c.ninf));
+  POOT_TRY(poot_kir_priv_store(k->b, c.pls, 0, c.zero));
+  POOT_TRY(poot_kir_priv_store(k->b, c.po, 0, c.zero));
+  POOT_TRY(poot__cc_binding_of(k, 0, &c.ref));
   poot_kir_value base;
-  T(poot__cc_temp_base(k, g->aux_temp, true, &base));
+  POOT_TRY(poot__cc_temp_base(k, g->aux_temp, true, &base));
   /* rec(s) = base + ((row * S) + s) * (D + 2) */
-  poot_kir_value rbase;
-  T(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &rbase));
-  T(poot__cc_bin(k, OP(ADD), rbase, base, &rbase));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), row, S * (D + 2), &c.rbase));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c.rbase, base, &c.rbase));
   /* Only the splits that held a share of the row (att_nsplit) wrote a
    * record; the others' words are stale. */
-  poot_kir_value nact, vis;
-  T(att_nsplit(k, pl->alias[n->operands[3]], tt, S,
-               poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0], &nact, &vis));
+  poot_kir_value vis;
+  POOT_TRY(att_nsplit(k, pl->alias[n->operands[3]], tt, S,
+                      poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0], &c.nact, &vis));
   (void)Sv;
-  /* The splits' records, unrolled when there are few (independent loads). */
-  bool unrolled = S <= 16;
-  poot_kir_value M = ninf, msv[16], inn[16];
-  if (unrolled) {
-    for (uint32_t si = 0; si < S; si++) {
-      poot_kir_value o, x;
-      inn[si] = 0;
-      T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
-      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &msv[si]));
-      if (si) {
-        T(poot__cc_bin_c(k, OP(GT), nact, si, &inn[si]));
-        T(poot_kir_select(k->b, inn[si], msv[si], ninf, &msv[si]));
-      }
-      T(poot__cc_bin(k, OP(MAX), M, msv[si], &M));
-    }
-  } else {
-    T(poot_kir_for_begin(k->b, z, nact, one, &s));
-    {
-      poot_kir_value o, x, m;
-      T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-      T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &x));
-      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), x, &x));
-      T(poot_kir_priv_load(k->b, pm, 0, &m));
-      T(poot__cc_bin(k, OP(MAX), m, x, &m));
-      T(poot_kir_priv_store(k->b, pm, 0, m));
-    }
-    T(poot_kir_end(k->b));
-    T(poot_kir_priv_load(k->b, pm, 0, &M));
-  }
-  for (uint32_t si = 0; si < (unrolled ? S : 1); si++) {
-    poot_kir_value o, ms, ls, os, e, wgt, isn, a, od;
-    if (unrolled) {
-      T(poot__cc_bin_c(k, OP(ADD), rbase, si * (D + 2), &o));
-      ms = msv[si];
-    } else {
-      T(poot_kir_for_begin(k->b, z, nact, one, &s));
-      T(poot__cc_bin_c(k, OP(MUL), s, D + 2, &o));
-      T(poot__cc_bin(k, OP(ADD), o, rbase, &o));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, o, 1, &ms));
-      T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ms, &ms));
-    }
-    T(poot__cc_bin_c(k, OP(ADD), o, 1, &od));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &ls));
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), ls, &ls));
-    T(poot__cc_bin_c(k, OP(ADD), o, 2, &od));
-    T(poot__cc_bin(k, OP(ADD), od, d, &od));
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, od, 1, &os));
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), os, &os));
-    if (unrolled && inn[si]) {
-      T(poot_kir_select(k->b, inn[si], ls, zero, &ls));
-      T(poot_kir_select(k->b, inn[si], os, zero, &os));
-    }
-    T(poot__cc_bin(k, OP(EQ), ms, ninf, &isn));
-    T(poot__cc_bin(k, OP(SUB), ms, M, &e));
-    T(poot_kir_unary(k->b, OP(EXP), e, &e));
-    T(poot_kir_select(k->b, isn, zero, e, &wgt));
-    T(poot_kir_priv_load(k->b, pls, 0, &a));
-    T(poot__cc_bin(k, OP(MUL), ls, wgt, &ls));
-    T(poot__cc_bin(k, OP(ADD), a, ls, &a));
-    T(poot_kir_priv_store(k->b, pls, 0, a));
-    T(poot_kir_priv_load(k->b, po, 0, &a));
-    T(poot__cc_bin(k, OP(MUL), os, wgt, &os));
-    T(poot__cc_bin(k, OP(ADD), a, os, &a));
-    T(poot_kir_priv_store(k->b, po, 0, a));
-    if (!unrolled) T(poot_kir_end(k->b));
-  }
+  c.unrolled = S <= 16;
+  poot_kir_value M;
+  POOT_TRY(cmb_max(k, &c, &M));
+  for (uint32_t si = 0; si < (c.unrolled ? S : 1); si++) POOT_TRY(cmb_add(k, &c, si, M));
   poot_kir_value L, O, r, lin, oidx[3];
-  T(poot_kir_priv_load(k->b, pls, 0, &L));
-  T(poot_kir_priv_load(k->b, po, 0, &O));
-  T(poot__cc_bin(k, OP(DIV), O, L, &r));
+  POOT_TRY(poot_kir_priv_load(k->b, c.pls, 0, &L));
+  POOT_TRY(poot_kir_priv_load(k->b, c.po, 0, &O));
+  POOT_TRY(poot__cc_bin(k, OP(DIV), O, L, &r));
   oidx[0] = tt;
   oidx[1] = h;
-  oidx[2] = d;
-  T(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
-  T(poot__cc_store_value(k, g->dest, lin, r));
+  oidx[2] = c.d;
+  POOT_TRY(poot__cc_linearize(k, oidx, &poot__cc_type(pl, g->out)->shape, &lin));
+  POOT_TRY(poot__cc_store_value(k, g->dest, lin, r));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }

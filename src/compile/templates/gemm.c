@@ -29,7 +29,6 @@
 
 #include "../compile_impl.h"
 
-#define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 
 #define GEMM_TILE 64  /* output rows and columns per workgroup */
@@ -96,152 +95,186 @@ static poot_status stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot
                          poot_kir_value k0, poot_kir_value lid, uint32_t sh) {
   bool ragged = K % GEMM_STEP != 0;
   poot_kir_value zero = 0;
-  if (ragged) T(poot__cc_cf32(k, 0.0f, &zero));
+  if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < GEMM_TILE * GEMM_STEP / GEMM_THREADS; i++) {
     poot__cc_scope_push(k);
     poot_kir_value e = lid, r, c, row, col, at, val, inr = 0;
-    if (i) T(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
-    T(poot__cc_bin_c(k, OP(SHR), e, 4, &r));
-    T(poot__cc_bin_c(k, OP(AND), e, GEMM_STEP - 1, &c));
-    T(poot__cc_bin(k, OP(ADD), r0, r, &row));
-    T(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
-    T(poot__cc_bin(k, OP(ADD), k0, c, &col));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 4, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, GEMM_STEP - 1, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
     if (ragged) {
-      T(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
-      T(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
+      POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
     }
     poot_kir_value idx[2] = {row, col};
-    T(poot__cc_emit(k, v, idx, &val));
-    if (inr) T(poot__cc_sel(k, inr, val, zero, &val));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &at));
-    T(poot__cc_bin(k, OP(ADD), at, c, &at));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, at, val));
+    POOT_TRY(poot__cc_emit(k, v, idx, &val));
+    if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, at, val));
     poot__cc_scope_pop(k);
   }
   return NULL;
 }
 
-poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                              const char **out_what, bool *out_done) {
-  pc_planner *pl = k->pl;
+/* One GEMM kernel's shape and state: the roots, M x N x K, the
+ * accumulators, the staged tiles and the thread's place in its tile. */
+typedef struct gemm_form {
+  const pc_group *g;
   gemm_root rs[PG_MAX_ROOTS];
-  int64_t M = 0, N = 0, K = 0;
-  *out_done = false;
-  if (!eligible(pl, g, rs, &M, &N, &K)) return NULL;
-  *out_done = true;
-  *out_what = "gemm";
-  uint32_t nr = g->nroots;
-  uint64_t nbm = ((uint64_t)M + GEMM_TILE - 1) / GEMM_TILE;
-  uint64_t nbn = ((uint64_t)N + GEMM_TILE - 1) / GEMM_TILE;
-  uint64_t nwg = nbm * nbn;
-  poot__cc_grid_for(nwg, grid);
+  int64_t M, N, K;
+  uint32_t nr, pacc, sa, sb[PG_MAX_ROOTS];
+  poot_kir_value lid, valid, m0, n0, tx, ty;
+} gemm_form;
+
+/* The accumulators (16 per root and thread) and the shared tiles of x and
+ * of each root's weight. */
+static poot_status gemm_arrays(pc_kctx *k, gemm_form *f) {
   char nm[32];
-  uint32_t pacc, sa, sb[PG_MAX_ROOTS];
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_F32, 1), nr * 16, &pacc));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "ma", nm, sizeof nm), POOT_KIR_F32,
-                        GEMM_TILE * GEMM_PITCH, &sa));
-  for (uint32_t i = 0; i < nr; i++) {
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), f->nr * 16, &f->pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "ma", nm, sizeof nm), POOT_KIR_F32,
+                               GEMM_TILE * GEMM_PITCH, &f->sa));
+  for (uint32_t i = 0; i < f->nr; i++) {
     char base[16];
     snprintf(base, sizeof base, "mb%u", i);
-    T(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_F32,
-                          GEMM_TILE * GEMM_PITCH, &sb[i]));
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_F32,
+                                 GEMM_TILE * GEMM_PITCH, &f->sb[i]));
   }
-  poot_kir_value w, lid, valid, wc, bm, bn, m0, n0, tx, ty, zero;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
-  T(poot__cc_bin_c(k, OP(MIN), w, (uint32_t)(nwg - 1), &wc));
-  /* row tiles fastest: neighbouring workgroups read the same weight tile */
-  T(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
-  T(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
-  T(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &m0));
-  T(poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &n0));
-  T(poot__cc_bin_c(k, OP(AND), lid, 15, &tx));
-  T(poot__cc_bin_c(k, OP(SHR), lid, 4, &ty));
-  T(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
-  T(poot__cc_local_prologue(k, g));
+  return NULL;
+}
 
+/* The workgroup's output tile (row tiles fastest: neighbouring workgroups
+ * read the same weight tile), the thread's 4 x 4 block in it, and the
+ * accumulators zeroed. */
+static poot_status gemm_tile_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
+  poot_kir_value w, wc, bm, bn, zero;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &f->lid));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &f->valid));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), w, (uint32_t)(nwg - 1), &wc));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &f->m0));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &f->n0));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), f->lid, 15, &f->tx));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), f->lid, 4, &f->ty));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < f->nr * 16; i++) POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, zero));
+  return NULL;
+}
+
+/* The loop over K in steps of GEMM_STEP: stage the tiles, then every
+ * thread's 4 x 4 block of products per root from shared memory. */
+static poot_status gemm_steps(pc_kctx *k, const gemm_form *f) {
+  uint32_t nr = f->nr;
   /* this thread's rows ty·4 + i and columns tx·4 + j of the tile, as
    * shared offsets of element 0 of the step */
   poot_kir_value arow[4], bcol[4];
   for (uint32_t i = 0; i < 4; i++) {
     poot_kir_value r;
-    T(poot__cc_bin_c(k, OP(MUL), ty, 4, &r));
-    if (i) T(poot__cc_bin_c(k, OP(ADD), r, i, &r));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &arow[i]));
-    T(poot__cc_bin_c(k, OP(MUL), tx, 4, &r));
-    if (i) T(poot__cc_bin_c(k, OP(ADD), r, i, &r));
-    T(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &bcol[i]));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->ty, 4, &r));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), r, i, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &arow[i]));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->tx, 4, &r));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), r, i, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &bcol[i]));
   }
-  uint32_t steps = (uint32_t)((K + GEMM_STEP - 1) / GEMM_STEP);
+  uint32_t steps = (uint32_t)((f->K + GEMM_STEP - 1) / GEMM_STEP);
   poot_kir_value z, end, stepv, k0;
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_u32(k, steps * GEMM_STEP, &end));
-  T(poot__cc_u32(k, GEMM_STEP, &stepv));
-  T(poot_kir_for_begin(k->b, z, end, stepv, &k0));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, steps * GEMM_STEP, &end));
+  POOT_TRY(poot__cc_u32(k, GEMM_STEP, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
   poot__cc_scope_push(k);
-  T(stage(k, rs[0].x, M, K, m0, k0, lid, sa));
-  for (uint32_t i = 0; i < nr; i++) T(stage(k, rs[i].w, N, K, n0, k0, lid, sb[i]));
-  T(poot_kir_barrier(k->b));
+  POOT_TRY(stage(k, f->rs[0].x, f->M, f->K, f->m0, k0, f->lid, f->sa));
+  for (uint32_t i = 0; i < nr; i++)
+    POOT_TRY(stage(k, f->rs[i].w, f->N, f->K, f->n0, k0, f->lid, f->sb[i]));
+  POOT_TRY(poot_kir_barrier(k->b));
   poot_kir_value acc[PG_MAX_ROOTS * 16];
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_load(k->b, pacc, i, &acc[i]));
+  for (uint32_t i = 0; i < nr * 16; i++) POOT_TRY(poot_kir_priv_load(k->b, f->pacc, i, &acc[i]));
   for (uint32_t c = 0; c < GEMM_STEP; c++) {
     poot_kir_value a[4], at;
     for (uint32_t i = 0; i < 4; i++) {
-      T(poot__cc_bin_c(k, OP(ADD), arow[i], c, &at));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sa, at, 1, &a[i]));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), arow[i], c, &at));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, f->sa, at, 1, &a[i]));
     }
     for (uint32_t r = 0; r < nr; r++) {
       poot_kir_value b[4];
       for (uint32_t j = 0; j < 4; j++) {
-        T(poot__cc_bin_c(k, OP(ADD), bcol[j], c, &at));
-        T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sb[r], at, 1, &b[j]));
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), bcol[j], c, &at));
+        POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, f->sb[r], at, 1, &b[j]));
       }
       for (uint32_t i = 0; i < 4; i++)
         for (uint32_t j = 0; j < 4; j++) {
           poot_kir_value *s = &acc[r * 16 + i * 4 + j];
-          T(poot_kir_fma(k->b, a[i], b[j], *s, s));
+          POOT_TRY(poot_kir_fma(k->b, a[i], b[j], *s, s));
         }
     }
   }
-  for (uint32_t i = 0; i < nr * 16; i++) T(poot_kir_priv_store(k->b, pacc, i, acc[i]));
-  T(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
+  for (uint32_t i = 0; i < nr * 16; i++) POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, acc[i]));
+  POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  return poot_kir_end(k->b);
+}
 
-  /* The epilogue per output: the roots' sums into the memo, the group's
-   * expression (residual add, SwiGLU, …) stored where it is in range. */
-  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
-  T(poot_kir_if_begin(k->b, valid));
+/* The epilogue per output: the roots' sums into the memo, the group's
+ * expression (residual add, SwiGLU, …) stored where it is in range. */
+static poot_status gemm_epilogue(pc_kctx *k, const gemm_form *f) {
+  const pc_group *g = f->g;
+  const poot_shape *os = &poot__cc_type(k->pl, g->roots[0])->shape;
+  POOT_TRY(poot_kir_if_begin(k->b, f->valid));
   for (uint32_t i = 0; i < 4; i++)
     for (uint32_t j = 0; j < 4; j++) {
       poot__cc_scope_push(k);
       poot_kir_value m, n, inr, inc, ok, lin, idx[PC_MAX_DIMS], val;
-      T(poot__cc_bin_c(k, OP(MUL), ty, 4, &m));
-      T(poot__cc_bin_c(k, OP(ADD), m, i, &m));
-      T(poot__cc_bin(k, OP(ADD), m, m0, &m));
-      T(poot__cc_bin_c(k, OP(MUL), tx, 4, &n));
-      T(poot__cc_bin_c(k, OP(ADD), n, j, &n));
-      T(poot__cc_bin(k, OP(ADD), n, n0, &n));
-      T(poot__cc_bin_c(k, OP(LT), m, (uint32_t)M, &inr));
-      T(poot__cc_bin_c(k, OP(LT), n, (uint32_t)N, &inc));
-      T(poot__cc_bin(k, OP(AND), inr, inc, &ok));
-      T(poot_kir_if_begin(k->b, ok));
-      T(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)N, &lin));
-      T(poot__cc_bin(k, OP(ADD), lin, n, &lin));
-      T(poot__cc_delinearize(k, lin, os, idx));
-      for (uint32_t r = 0; r < nr; r++) {
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->ty, 4, &m));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), m, i, &m));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), m, f->m0, &m));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->tx, 4, &n));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), n, j, &n));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), n, f->n0, &n));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), m, (uint32_t)f->M, &inr));
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), n, (uint32_t)f->N, &inc));
+      POOT_TRY(poot__cc_bin(k, OP(AND), inr, inc, &ok));
+      POOT_TRY(poot_kir_if_begin(k->b, ok));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)f->N, &lin));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), lin, n, &lin));
+      POOT_TRY(poot__cc_delinearize(k, lin, os, idx));
+      for (uint32_t r = 0; r < f->nr; r++) {
         poot_kir_value a;
-        T(poot_kir_priv_load(k->b, pacc, r * 16 + i * 4 + j, &a));
-        T(poot__cc_memo_put(k, rs[r].v, idx, a));
+        POOT_TRY(poot_kir_priv_load(k->b, f->pacc, r * 16 + i * 4 + j, &a));
+        POOT_TRY(poot__cc_memo_put(k, f->rs[r].v, idx, a));
       }
-      T(poot__cc_emit(k, g->out, idx, &val));
-      T(poot__cc_store_value(k, g->dest, lin, val));
-      T(poot_kir_end(k->b));
+      POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
+      POOT_TRY(poot__cc_store_value(k, g->dest, lin, val));
+      POOT_TRY(poot_kir_end(k->b));
       poot__cc_scope_pop(k);
     }
-  k->flops += 2ull * (uint64_t)M * (uint64_t)N * (uint64_t)K * nr;
+  k->flops += 2ull * (uint64_t)f->M * (uint64_t)f->N * (uint64_t)f->K * f->nr;
   return poot_kir_end(k->b);
+}
+
+poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                              const char **out_what, bool *out_done) {
+  gemm_form f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  *out_done = false;
+  if (!eligible(k->pl, g, f.rs, &f.M, &f.N, &f.K)) return NULL;
+  *out_done = true;
+  *out_what = "gemm";
+  f.nr = g->nroots;
+  uint64_t nbm = ((uint64_t)f.M + GEMM_TILE - 1) / GEMM_TILE;
+  uint64_t nbn = ((uint64_t)f.N + GEMM_TILE - 1) / GEMM_TILE;
+  uint64_t nwg = nbm * nbn;
+  poot__cc_grid_for(nwg, grid);
+  POOT_TRY(gemm_arrays(k, &f));
+  POOT_TRY(gemm_tile_origin(k, &f, nwg, nbm));
+  POOT_TRY(poot__cc_local_prologue(k, g));
+  POOT_TRY(gemm_steps(k, &f));
+  return gemm_epilogue(k, &f);
 }

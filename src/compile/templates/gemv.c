@@ -30,7 +30,6 @@
 
 #include "../compile_impl.h"
 
-#define T POOT_TRY
 #define S(x) POOT_KIR_##x
 #define OP(x) POOT_KIR_OP_##x
 
@@ -42,11 +41,11 @@
 #define GEMV_PREFETCH_WORDS 16
 
 typedef struct gemv_root {
-  poot_value v;     /* the dot */
-  poot_value x;     /* its left operand, [M, K] f32 */
-  poot_value w;     /* the weight leaf, [N, K] */
-  poot_dtype wdt;   /* its stored dtype */
-  uint32_t ref;     /* its binding */
+  poot_value v;   /* the dot */
+  poot_value x;   /* its left operand, [M, K] f32 */
+  poot_value w;   /* the weight leaf, [N, K] */
+  poot_dtype wdt; /* its stored dtype */
+  uint32_t ref;   /* its binding */
 } gemv_root;
 
 /* Elements one lane reads per chunk, and words per chunk. */
@@ -136,30 +135,30 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemv_root *rs, int64_t *
 static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
   if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
     poot_kir_value v;
-    T(poot_kir_bitcast(k->b, poot_kir_type_make(S(F16), 2), w, &v));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(S(F16), 2), w, &v));
     for (uint32_t l = 0; l < 2; l++) {
       poot_kir_value e;
-      T(poot_kir_extract(k->b, v, l, &e));
-      T(poot_kir_convert(k->b, S(F32), e, &out[l]));
+      POOT_TRY(poot_kir_extract(k->b, v, l, &e));
+      POOT_TRY(poot_kir_convert(k->b, S(F32), e, &out[l]));
     }
     return NULL;
   }
   poot_kir_value lo, hi;
-  T(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
-  T(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
-  T(poot__cc_f16_decode(k, lo, &out[0]));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
+  POOT_TRY(poot__cc_f16_decode(k, lo, &out[0]));
   return poot__cc_f16_decode(k, hi, &out[1]);
 }
 
 static poot_status f16_lo(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
   poot_kir_value p[2];
-  T(half_pair(k, w, p));
+  POOT_TRY(half_pair(k, w, p));
   *out = p[0];
   return NULL;
 }
 static poot_status f16_hi(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
   poot_kir_value p[2];
-  T(half_pair(k, w, p));
+  POOT_TRY(half_pair(k, w, p));
   *out = p[1];
   return NULL;
 }
@@ -167,33 +166,33 @@ static poot_status f16_hi(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
 /* The four bytes at byte offset 2 of the pair (a, b): (a >> 16) | (b << 16). */
 static poot_status funnel16(pc_kctx *k, poot_kir_value a, poot_kir_value b, poot_kir_value *out) {
   poot_kir_value x, y;
-  T(poot__cc_bin_c(k, OP(SHR), a, 16, &x));
-  T(poot__cc_bin_c(k, OP(SHL), b, 16, &y));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), a, 16, &x));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), b, 16, &y));
   return poot__cc_bin(k, OP(OR), x, y, out);
 }
 
 /* Signed byte j of word w as f32. */
 static poot_status s8_at(pc_kctx *k, poot_kir_value w, uint32_t j, poot_kir_value *out) {
   poot_kir_value s, sh, c;
-  T(poot__cc_bcast(k, S(I32), w, &s));
+  POOT_TRY(poot__cc_bcast(k, S(I32), w, &s));
   if (j < 3) {
-    T(poot_kir_const_i32(k->b, (int32_t)(24 - 8 * j), &c));
-    T(poot__cc_bin(k, OP(SHL), s, c, &s));
+    POOT_TRY(poot_kir_const_i32(k->b, (int32_t)(24 - 8 * j), &c));
+    POOT_TRY(poot__cc_bin(k, OP(SHL), s, c, &s));
   }
-  T(poot_kir_const_i32(k->b, 24, &sh));
-  T(poot__cc_bin(k, OP(SHR), s, sh, &s));
+  POOT_TRY(poot_kir_const_i32(k->b, 24, &sh));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), s, sh, &s));
   return poot__cc_cvt(k, S(F32), s, out);
 }
 
 /* Nibble at bit `bit` of word w, minus 8, as f32. */
 static poot_status q4_at(pc_kctx *k, poot_kir_value w, uint32_t bit, poot_kir_value *out) {
   poot_kir_value s = w, i;
-  if (bit) T(poot__cc_bin_c(k, OP(SHR), w, bit, &s));
-  if (bit < 28) T(poot__cc_bin_c(k, OP(AND), s, 15, &s));
-  T(poot__cc_bcast(k, S(I32), s, &i));
+  if (bit) POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, bit, &s));
+  if (bit < 28) POOT_TRY(poot__cc_bin_c(k, OP(AND), s, 15, &s));
+  POOT_TRY(poot__cc_bcast(k, S(I32), s, &i));
   poot_kir_value eight;
-  T(poot_kir_const_i32(k->b, 8, &eight));
-  T(poot__cc_bin(k, OP(SUB), i, eight, &i));
+  POOT_TRY(poot_kir_const_i32(k->b, 8, &eight));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), i, eight, &i));
   return poot__cc_cvt(k, S(F32), i, out);
 }
 
@@ -218,15 +217,15 @@ static poot_status x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_valu
     /* c0 + first + e is a multiple of 4: its group of four stays inside one
      * 32-float line, so xpos is linear over it. */
     poot_kir_value c, line, at;
-    T(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
-    T(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
-    T(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
-    T(poot__cc_bin(k, OP(ADD), c, line, &at));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), c, line, &at));
     for (uint32_t m = 0; m < nm; m++) {
       poot_kir_value a = at, v;
-      if (m) T(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
-      T(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
-      for (uint32_t l = 0; l < 4; l++) T(poot_kir_extract(k->b, v, l, &xs[e + l][m]));
+      if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
+      for (uint32_t l = 0; l < 4; l++) POOT_TRY(poot_kir_extract(k->b, v, l, &xs[e + l][m]));
     }
   }
   return NULL;
@@ -237,29 +236,28 @@ static poot_status x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_valu
  * `inr` holds (0: always). */
 static poot_status dot_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
                            uint32_t first, const poot_kir_value *vals, uint32_t count,
-                           poot_kir_value scale, poot_kir_value inr, uint32_t pacc,
-                           uint32_t base) {
+                           poot_kir_value scale, poot_kir_value inr, uint32_t pacc, uint32_t base) {
   poot_kir_value part[GEMV_MAX_M] = {0}, xs[32][GEMV_MAX_M];
-  T(x_run(k, xt, nm, c0, first, count, xs));
+  POOT_TRY(x_run(k, xt, nm, c0, first, count, xs));
   for (uint32_t e = 0; e < count; e++) {
     for (uint32_t m = 0; m < nm; m++) {
       if (!part[m])
-        T(poot__cc_bin(k, OP(MUL), vals[e], xs[e][m], &part[m]));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), vals[e], xs[e][m], &part[m]));
       else
-        T(poot_kir_fma(k->b, vals[e], xs[e][m], part[m], &part[m]));
+        POOT_TRY(poot_kir_fma(k->b, vals[e], xs[e][m], part[m], &part[m]));
     }
   }
   for (uint32_t m = 0; m < nm; m++) {
     poot_kir_value a, p = part[m];
-    if (scale) T(poot__cc_bin(k, OP(MUL), p, scale, &p));
+    if (scale) POOT_TRY(poot__cc_bin(k, OP(MUL), p, scale, &p));
     if (inr) {
       poot_kir_value z;
-      T(poot__cc_cf32(k, 0.0f, &z));
-      T(poot__cc_sel(k, inr, p, z, &p));
+      POOT_TRY(poot__cc_cf32(k, 0.0f, &z));
+      POOT_TRY(poot__cc_sel(k, inr, p, z, &p));
     }
-    T(poot_kir_priv_load(k->b, pacc, base + m, &a));
-    T(poot__cc_bin(k, OP(ADD), a, p, &a));
-    T(poot_kir_priv_store(k->b, pacc, base + m, a));
+    POOT_TRY(poot_kir_priv_load(k->b, pacc, base + m, &a));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), a, p, &a));
+    POOT_TRY(poot_kir_priv_store(k->b, pacc, base + m, a));
   }
   return NULL;
 }
@@ -267,38 +265,38 @@ static poot_status dot_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_va
 /* Adds one chunk of root r's row (already loaded as wd[]) to its
  * accumulators. c0: the chunk's first contraction index in the tile. */
 static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
-                                    poot_kir_value c0, const poot_kir_value *wd,
-                                    poot_kir_value inr, uint32_t pacc, uint32_t base) {
+                                    poot_kir_value c0, const poot_kir_value *wd, poot_kir_value inr,
+                                    uint32_t pacc, uint32_t base) {
   poot_kir_value v[32];
   switch (r->wdt) {
     case POOT_DTYPE_F32:
-      for (uint32_t e = 0; e < 4; e++) T(poot__cc_bcast(k, S(F32), wd[e], &v[e]));
+      for (uint32_t e = 0; e < 4; e++) POOT_TRY(poot__cc_bcast(k, S(F32), wd[e], &v[e]));
       return dot_run(k, xt, nm, c0, 0, v, 4, 0, inr, pacc, base);
     case POOT_DTYPE_F16:
-      for (uint32_t e = 0; e < 4; e++) T(half_pair(k, wd[e], &v[2 * e]));
+      for (uint32_t e = 0; e < 4; e++) POOT_TRY(half_pair(k, wd[e], &v[2 * e]));
       return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
     case POOT_DTYPE_BF16:
       for (uint32_t e = 0; e < 4; e++) {
         poot_kir_value lo, hi;
-        T(poot__cc_bin_c(k, OP(SHL), wd[e], 16, &lo));
-        T(poot__cc_bin_c(k, OP(AND), wd[e], 0xffff0000u, &hi));
-        T(poot__cc_bcast(k, S(F32), lo, &v[2 * e]));
-        T(poot__cc_bcast(k, S(F32), hi, &v[2 * e + 1]));
+        POOT_TRY(poot__cc_bin_c(k, OP(SHL), wd[e], 16, &lo));
+        POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[e], 0xffff0000u, &hi));
+        POOT_TRY(poot__cc_bcast(k, S(F32), lo, &v[2 * e]));
+        POOT_TRY(poot__cc_bcast(k, S(F32), hi, &v[2 * e + 1]));
       }
       return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
     case POOT_DTYPE_Q8_0: {
       /* words 0..8: d0 | q0[0..31] at bytes 2..33 | d1 at bytes 34..35;
        * words 9..16: q1[0..31] */
       poot_kir_value d0, d1, qw;
-      T(f16_lo(k, wd[0], &d0));
-      T(f16_hi(k, wd[8], &d1));
+      POOT_TRY(f16_lo(k, wd[0], &d0));
+      POOT_TRY(f16_hi(k, wd[8], &d1));
       for (uint32_t i = 0; i < 8; i++) {
-        T(funnel16(k, wd[i], wd[i + 1], &qw));
-        for (uint32_t j = 0; j < 4; j++) T(s8_at(k, qw, j, &v[4 * i + j]));
+        POOT_TRY(funnel16(k, wd[i], wd[i + 1], &qw));
+        for (uint32_t j = 0; j < 4; j++) POOT_TRY(s8_at(k, qw, j, &v[4 * i + j]));
       }
-      T(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      POOT_TRY(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
       for (uint32_t i = 0; i < 8; i++)
-        for (uint32_t j = 0; j < 4; j++) T(s8_at(k, wd[9 + i], j, &v[4 * i + j]));
+        for (uint32_t j = 0; j < 4; j++) POOT_TRY(s8_at(k, wd[9 + i], j, &v[4 * i + j]));
       return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
     }
     case POOT_DTYPE_Q4_0: {
@@ -306,20 +304,20 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile 
        * words 5..8: qs1[0..15]. Byte b holds element b (low nibble) and
        * element b + 16 (high nibble). */
       poot_kir_value d0, d1, qw;
-      T(f16_lo(k, wd[0], &d0));
-      T(f16_hi(k, wd[4], &d1));
+      POOT_TRY(f16_lo(k, wd[0], &d0));
+      POOT_TRY(f16_hi(k, wd[4], &d1));
       for (uint32_t i = 0; i < 4; i++) {
-        T(funnel16(k, wd[i], wd[i + 1], &qw));
+        POOT_TRY(funnel16(k, wd[i], wd[i + 1], &qw));
         for (uint32_t j = 0; j < 4; j++) {
-          T(q4_at(k, qw, 8 * j, &v[4 * i + j]));
-          T(q4_at(k, qw, 8 * j + 4, &v[16 + 4 * i + j]));
+          POOT_TRY(q4_at(k, qw, 8 * j, &v[4 * i + j]));
+          POOT_TRY(q4_at(k, qw, 8 * j + 4, &v[16 + 4 * i + j]));
         }
       }
-      T(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
+      POOT_TRY(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
       for (uint32_t i = 0; i < 4; i++)
         for (uint32_t j = 0; j < 4; j++) {
-          T(q4_at(k, wd[5 + i], 8 * j, &v[4 * i + j]));
-          T(q4_at(k, wd[5 + i], 8 * j + 4, &v[16 + 4 * i + j]));
+          POOT_TRY(q4_at(k, wd[5 + i], 8 * j, &v[4 * i + j]));
+          POOT_TRY(q4_at(k, wd[5 + i], 8 * j + 4, &v[16 + 4 * i + j]));
         }
       return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
     }
@@ -333,43 +331,43 @@ static poot_status chunk_load(pc_kctx *k, const gemv_root *r, int64_t kk, poot_k
                               poot_kir_value ch, poot_kir_value *wd) {
   uint32_t nw = chunk_words(r->wdt);
   /* words per row: K elements × bytes / 4 */
-  uint32_t row_words = (uint32_t)(r->wdt == POOT_DTYPE_Q8_0   ? kk / 32 * 34 / 4
-                                  : r->wdt == POOT_DTYPE_Q4_0 ? kk / 32 * 18 / 4
-                                                              : kk * (int64_t)poot_dtype_info_of(
-                                                                         r->wdt)->elem_bytes / 4);
+  uint32_t row_words = (uint32_t)(r->wdt == POOT_DTYPE_Q8_0 ? kk / 32 * 34 / 4
+                                  : r->wdt == POOT_DTYPE_Q4_0
+                                      ? kk / 32 * 18 / 4
+                                      : kk * (int64_t)poot_dtype_info_of(r->wdt)->elem_bytes / 4);
   poot_kir_value at, off;
-  T(poot__cc_bin_c(k, OP(MUL), row, row_words, &at));
-  T(poot__cc_bin_c(k, OP(MUL), ch, nw, &off));
-  T(poot__cc_bin(k, OP(ADD), at, off, &at));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), row, row_words, &at));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), ch, nw, &off));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), at, off, &at));
   if (nw == 4) {
     poot_kir_value v;
-    T(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, r->ref, at, 4, &v));
-    for (uint32_t i = 0; i < 4; i++) T(poot_kir_extract(k->b, v, i, &wd[i]));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, r->ref, at, 4, &v));
+    for (uint32_t i = 0; i < 4; i++) POOT_TRY(poot_kir_extract(k->b, v, i, &wd[i]));
     return NULL;
   }
   for (uint32_t i = 0; i < nw; i++) {
     poot_kir_value a = at;
-    if (i) T(poot__cc_bin_c(k, OP(ADD), at, i, &a));
-    T(poot__cc_load_word(k, r->ref, a, &wd[i]));
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, i, &a));
+    POOT_TRY(poot__cc_load_word(k, r->ref, a, &wd[i]));
   }
   return NULL;
 }
 
 /* Loads the chunks first, first + sg, … (unroll of them, clamped to last)
  * of every row and root into the private array ppre. */
-static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32_t R,
-                            int64_t kk, const poot_kir_value *rows, poot_kir_value first,
-                            poot_kir_value last, uint32_t unroll, uint32_t sg, uint32_t ppre) {
+static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32_t R, int64_t kk,
+                            const poot_kir_value *rows, poot_kir_value first, poot_kir_value last,
+                            uint32_t unroll, uint32_t sg, uint32_t ppre) {
   uint32_t nw = chunk_words(rs[0].wdt);
   for (uint32_t u = 0; u < unroll; u++) {
     poot_kir_value ch = first, wd[17];
-    if (u) T(poot__cc_bin_c(k, OP(ADD), first, u * sg, &ch));
-    T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+    if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), first, u * sg, &ch));
+    POOT_TRY(poot__cc_bin(k, OP(MIN), ch, last, &ch));
     for (uint32_t r = 0; r < R; r++)
       for (uint32_t i = 0; i < nr; i++) {
-        T(chunk_load(k, &rs[i], kk, rows[r], ch, wd));
+        POOT_TRY(chunk_load(k, &rs[i], kk, rows[r], ch, wd));
         for (uint32_t w = 0; w < nw; w++)
-          T(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w, wd[w]));
+          POOT_TRY(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w, wd[w]));
       }
   }
   return NULL;
@@ -380,26 +378,26 @@ static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32
 static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
                          uint32_t tile0, uint32_t tk) {
   poot_kir_value lid, end, stepv, c;
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
-  T(poot__cc_u32(k, tk, &end));
-  T(poot__cc_u32(k, k->pl->wg, &stepv));
-  T(poot_kir_for_begin(k->b, lid, end, stepv, &c));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  POOT_TRY(poot__cc_u32(k, tk, &end));
+  POOT_TRY(poot__cc_u32(k, k->pl->wg, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, lid, end, stepv, &c));
   poot__cc_scope_push(k);
   poot_kir_value cg, at, line;
-  T(poot__cc_bin_c(k, OP(ADD), c, tile0, &cg));
-  T(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
-  T(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
-  T(poot__cc_bin(k, OP(ADD), c, line, &at));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, tile0, &cg));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c, line, &at));
   for (uint32_t m = 0; m < nm; m++) {
     poot_kir_value mv, x, a = at;
-    T(poot__cc_u32(k, m, &mv));
+    POOT_TRY(poot__cc_u32(k, m, &mv));
     poot_kir_value ai[2] = {mv, cg};
-    T(poot__cc_emit(k, r->x, ai, &x));
-    if (m) T(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, x));
+    POOT_TRY(poot__cc_emit(k, r->x, ai, &x));
+    if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, x));
   }
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
   return poot_kir_barrier(k->b);
 }
 
@@ -416,163 +414,212 @@ static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K) {
   return (uint32_t)tk;
 }
 
-poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                              const char **out_what, bool *out_done) {
-  pc_planner *pl = k->pl;
+/* One GEMV kernel's shape and state: the roots, M x N x K, R rows per
+ * subgroup, the chunking, the accumulators, the x tile and the prefetched
+ * first loads. */
+typedef struct gemv_form {
+  const pc_group *g;
   gemv_root rs[PG_MAX_ROOTS];
-  int64_t M = 0, N = 0, K = 0;
-  *out_done = false;
-  if (!eligible(pl, g, rs, &M, &N, &K)) return NULL;
-  uint32_t tk = tile_len(pl, M, K);
-  uint32_t ce = chunk_elems(rs[0].wdt);
-  for (uint32_t i = 1; i < g->nroots; i++)
-    if (chunk_elems(rs[i].wdt) != ce) return NULL;
-  if (!tk || tk % ce != 0) return NULL;
-  *out_done = true;
-  *out_what = "gemv";
-  uint32_t nr = g->nroots, nm = (uint32_t)M;
-  uint32_t sg = pl->t->subgroup_size, per = pl->wg / sg;
-  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
-   * workgroups, so half the x staging, with as many loads in flight. */
-  uint32_t R = ce != 64 && N % 2 == 0 && N >= 4096 ? 2 : 1;
-  for (uint32_t i = 0; i < nr; i++) {
-    const pc_value *pw = &pl->v[rs[i].w];
-    T(poot__cc_binding_of(k, pw->buffer, &rs[i].ref));
-    poot__cc_note_buffer(k, rs[i].ref, k->frac);
-  }
-  char nmb[32];
-  uint32_t pacc;
-  xtile xt = {0, xpos(tk)};
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
-                         poot_kir_type_make(S(F32), 1), R * nr * nm, &pacc));
-  T(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32), nm * xt.pitch,
-                        &xt.sh));
-  poot__cc_grid_for(((uint64_t)N + per * R - 1) / (per * R), grid);
-  poot_kir_value w, sid, lane, o, valid, oc, z, zero;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
-  T(poot__cc_bin_c(k, OP(MUL), w, per, &o));
-  T(poot__cc_bin(k, OP(ADD), o, sid, &o));
-  if (R > 1) T(poot__cc_bin_c(k, OP(MUL), o, R, &o)); /* rows o .. o + R - 1 */
-  T(poot__cc_bin_c(k, OP(LT), o, (uint32_t)N, &valid));
-  T(poot__cc_u32(k, (uint32_t)(N - R), &oc));
-  T(poot__cc_bin(k, OP(MIN), o, oc, &oc));
-  poot_kir_value rows[2] = {oc, 0};
-  if (R > 1) T(poot__cc_bin_c(k, OP(ADD), oc, 1, &rows[1]));
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < R * nr * nm; i++) T(poot_kir_priv_store(k->b, pacc, i, zero));
+  int64_t M, N, K;
+  uint32_t nr, nm, R, sg, tk, ce, nw, umax;
+  uint32_t pacc, ppre;
+  bool prefetched;
+  xtile xt;
+  poot_kir_value rows[2], lane, valid, z;
+} gemv_form;
 
-  /* The first tile's first loads are issued before anything that waits on
-   * memory (the norm statistics, the staging of x): the weight stream does
-   * not depend on x, and a workgroup would otherwise pay those latencies one
-   * after the other. They wait in registers (a private array) while the
-   * loop loads the next iteration's chunks before using the current ones. */
-  uint32_t chunks0 = (uint32_t)(K < tk ? K : tk) / ce;
-  uint32_t iters0 = (chunks0 + sg - 1) / sg;
-  uint32_t nw = chunk_words(rs[0].wdt), per_chunk = R * nr * nw;
-  /* Chunks in flight per lane: eight when a lane streams one 16-byte row
-   * (twice the bytes in flight for the short, latency-bound GEMVs), else
-   * four. */
-  uint32_t umax = per_chunk == 4 ? 8 : 4;
-  uint32_t unroll0 = iters0 >= umax ? umax : iters0;
-  bool prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
-  uint32_t ppre = 0;
-  if (prefetched) {
-    T(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
-                           poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &ppre));
-    poot_kir_value lastc;
-    T(poot__cc_u32(k, chunks0 - 1, &lastc));
-    T(prefetch(k, rs, nr, R, K, rows, lane, lastc, unroll0, sg, ppre));
-  }
-  T(poot__cc_local_prologue(k, g));
-
-  /* Per tile: stage x, then for (ch = lane; ch < chunks; ch += sg * U),
-   * U chunks per lane with their loads first. */
-  for (uint32_t tile0 = 0; tile0 < (uint32_t)K; tile0 += tk) {
-    uint32_t len = (uint32_t)K - tile0 < tk ? (uint32_t)K - tile0 : tk;
-    if (tile0) T(poot_kir_barrier(k->b)); /* the previous tile is read */
-    T(stage(k, &rs[0], &xt, nm, tile0, len));
-    uint32_t chunks = len / ce, first_chunk = tile0 / ce;
-    uint32_t iters = (chunks + sg - 1) / sg;
-    uint32_t unroll = iters >= umax ? umax : iters;
-    bool ragged = chunks % (sg * unroll) != 0;
-    bool pre = prefetched && tile0 == 0;
-    poot_kir_value end, stepv, ch0, last;
-    T(poot__cc_u32(k, chunks, &end));
-    T(poot__cc_u32(k, sg * unroll, &stepv));
-    T(poot__cc_u32(k, chunks - 1, &last));
-    T(poot_kir_for_begin(k->b, lane, end, stepv, &ch0));
-    poot__cc_scope_push(k);
-    poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
-    for (uint32_t u = 0; u < unroll; u++) {
-      poot_kir_value ch = ch0, chg;
-      inr[u] = 0;
-      if (u) T(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
-      if (ragged && u) {
-        T(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
-        T(poot__cc_bin(k, OP(MIN), ch, last, &ch));
-      }
-      chv[u] = ch;
-      chg = ch;
-      if (first_chunk) T(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
-      for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++) {
-          if (pre) {
-            for (uint32_t w2 = 0; w2 < nw; w2++)
-              T(poot_kir_priv_load(k->b, ppre, (u * R * nr + r * nr + i) * nw + w2,
-                                   &wd[u][r * nr + i][w2]));
-          } else {
-            T(chunk_load(k, &rs[i], K, rows[r], chg, wd[u][r * nr + i]));
-          }
+/* The weight words of the unroll chunks starting at ch0 (from the prefetch
+ * registers on the first tile when prefetched); *chv the chunk indices,
+ * inr[u] whether chunk u is in range (0: always). */
+static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0, uint32_t unroll,
+                              bool ragged, bool pre, uint32_t first_chunk, poot_kir_value end,
+                              poot_kir_value last, poot_kir_value wd[][2 * PG_MAX_ROOTS][17],
+                              poot_kir_value *inr, poot_kir_value *chv) {
+  uint32_t R = f->R, nr = f->nr, nw = f->nw, sg = f->sg;
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value ch = ch0, chg;
+    inr[u] = 0;
+    if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, u * sg, &ch));
+    if (ragged && u) {
+      POOT_TRY(poot__cc_bin(k, OP(LT), ch, end, &inr[u]));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), ch, last, &ch));
+    }
+    chv[u] = ch;
+    chg = ch;
+    if (first_chunk) POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch, first_chunk, &chg));
+    for (uint32_t r = 0; r < R; r++)
+      for (uint32_t i = 0; i < nr; i++) {
+        if (pre) {
+          for (uint32_t w2 = 0; w2 < nw; w2++)
+            POOT_TRY(poot_kir_priv_load(k->b, f->ppre, (u * R * nr + r * nr + i) * nw + w2,
+                                        &wd[u][r * nr + i][w2]));
+        } else {
+          POOT_TRY(chunk_load(k, &f->rs[i], f->K, f->rows[r], chg, wd[u][r * nr + i]));
         }
-    }
-    if (pre && iters > unroll) {
-      /* the next iteration's chunks, while this one's are used */
-      poot_kir_value nx, more;
-      T(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
-      T(poot__cc_bin(k, OP(LT), nx, end, &more));
-      T(poot_kir_if_begin(k->b, more));
-      T(prefetch(k, rs, nr, R, K, rows, nx, last, unroll, sg, ppre));
-      T(poot_kir_end(k->b));
-    }
-    for (uint32_t u = 0; u < unroll; u++) {
-      poot_kir_value c0;
-      T(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
-      for (uint32_t r = 0; r < R; r++)
-        for (uint32_t i = 0; i < nr; i++)
-          T(chunk_accumulate(k, &rs[i], &xt, nm, c0, wd[u][r * nr + i], inr[u], pacc,
-                             (r * nr + i) * nm));
-    }
-    poot__cc_scope_pop(k);
-    T(poot_kir_end(k->b));
+      }
   }
+  return NULL;
+}
 
-  /* Reduce each accumulator over the subgroup; lane 0 finishes the rows. */
+/* One tile of K from tile0: stage x, then for (ch = lane; ch < chunks;
+ * ch += sg * U), U chunks per lane with their loads first. */
+static poot_status gemv_tile(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
+  uint32_t K = (uint32_t)f->K, tk = f->tk, ce = f->ce, sg = f->sg, R = f->R, nr = f->nr;
+  uint32_t len = K - tile0 < tk ? K - tile0 : tk;
+  if (tile0) POOT_TRY(poot_kir_barrier(k->b)); /* the previous tile is read */
+  POOT_TRY(stage(k, &f->rs[0], &f->xt, f->nm, tile0, len));
+  uint32_t chunks = len / ce, first_chunk = tile0 / ce;
+  uint32_t iters = (chunks + sg - 1) / sg;
+  uint32_t unroll = iters >= f->umax ? f->umax : iters;
+  bool ragged = chunks % (sg * unroll) != 0;
+  bool pre = f->prefetched && tile0 == 0;
+  poot_kir_value end, stepv, ch0, last;
+  POOT_TRY(poot__cc_u32(k, chunks, &end));
+  POOT_TRY(poot__cc_u32(k, sg * unroll, &stepv));
+  POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
+  POOT_TRY(poot_kir_for_begin(k->b, f->lane, end, stepv, &ch0));
+  poot__cc_scope_push(k);
+  poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+  POOT_TRY(tile_loads(k, f, ch0, unroll, ragged, pre, first_chunk, end, last, wd, inr, chv));
+  if (pre && iters > unroll) {
+    /* the next iteration's chunks, while this one's are used */
+    poot_kir_value nx, more;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), ch0, sg * unroll, &nx));
+    POOT_TRY(poot__cc_bin(k, OP(LT), nx, end, &more));
+    POOT_TRY(poot_kir_if_begin(k->b, more));
+    POOT_TRY(prefetch(k, f->rs, nr, R, f->K, f->rows, nx, last, unroll, sg, f->ppre));
+    POOT_TRY(poot_kir_end(k->b));
+  }
+  for (uint32_t u = 0; u < unroll; u++) {
+    poot_kir_value c0;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
+    for (uint32_t r = 0; r < R; r++)
+      for (uint32_t i = 0; i < nr; i++)
+        POOT_TRY(chunk_accumulate(k, &f->rs[i], &f->xt, f->nm, c0, wd[u][r * nr + i], inr[u],
+                                  f->pacc, (r * nr + i) * f->nm));
+  }
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* Reduce each accumulator over the subgroup; lane 0 finishes the rows (the
+ * group's epilogue at each output). */
+static poot_status gemv_finish(pc_kctx *k, const gemv_form *f) {
+  uint32_t R = f->R, nr = f->nr, nm = f->nm;
   poot_kir_value accs[2 * PG_MAX_ROOTS * GEMV_MAX_M];
   for (uint32_t i = 0; i < R * nr * nm; i++) {
     poot_kir_value a;
-    T(poot_kir_priv_load(k->b, pacc, i, &a));
-    T(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &accs[i]));
+    POOT_TRY(poot_kir_priv_load(k->b, f->pacc, i, &a));
+    POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_ADD), a, &accs[i]));
   }
   poot_kir_value first, cond;
-  T(poot__cc_bin(k, OP(EQ), lane, z, &first));
-  T(poot__cc_bin(k, OP(AND), first, valid, &cond));
-  T(poot_kir_if_begin(k->b, cond));
-  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  POOT_TRY(poot__cc_bin(k, OP(EQ), f->lane, f->z, &first));
+  POOT_TRY(poot__cc_bin(k, OP(AND), first, f->valid, &cond));
+  POOT_TRY(poot_kir_if_begin(k->b, cond));
+  const poot_shape *os = &poot__cc_type(k->pl, f->g->roots[0])->shape;
   for (uint32_t rm = 0; rm < R * nm; rm++) {
     uint32_t r = rm / nm, m = rm % nm;
     poot__cc_scope_push(k);
     poot_kir_value lin, idx[PC_MAX_DIMS], val;
-    T(poot__cc_bin_c(k, OP(ADD), rows[r], m * (uint32_t)N, &lin));
-    T(poot__cc_delinearize(k, lin, os, idx));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->rows[r], m * (uint32_t)f->N, &lin));
+    POOT_TRY(poot__cc_delinearize(k, lin, os, idx));
     for (uint32_t i = 0; i < nr; i++)
-      T(poot__cc_memo_put(k, rs[i].v, idx, accs[(r * nr + i) * nm + m]));
-    T(poot__cc_emit(k, g->out, idx, &val));
-    T(poot__cc_store_value(k, g->dest, lin, val));
+      POOT_TRY(poot__cc_memo_put(k, f->rs[i].v, idx, accs[(r * nr + i) * nm + m]));
+    POOT_TRY(poot__cc_emit(k, f->g->out, idx, &val));
+    POOT_TRY(poot__cc_store_value(k, f->g->dest, lin, val));
     poot__cc_scope_pop(k);
   }
-  k->flops += 2ull * (uint64_t)M * (uint64_t)N * (uint64_t)K * nr;
+  k->flops += 2ull * (uint64_t)f->M * (uint64_t)f->N * (uint64_t)f->K * nr;
   return poot_kir_end(k->b);
+}
+
+/* The workgroup's rows (clamped), whether they are in range, and the
+ * accumulators zeroed. */
+static poot_status gemv_rows(pc_kctx *k, gemv_form *f) {
+  uint32_t per = k->pl->wg / f->sg, R = f->R, N = (uint32_t)f->N;
+  poot_kir_value w, sid, o, oc, zero;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &f->lane));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, per, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), o, sid, &o));
+  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, R, &o)); /* rows o .. o + R - 1 */
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), o, N, &f->valid));
+  POOT_TRY(poot__cc_u32(k, N - R, &oc));
+  POOT_TRY(poot__cc_bin(k, OP(MIN), o, oc, &oc));
+  f->rows[0] = oc;
+  f->rows[1] = 0;
+  if (R > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), oc, 1, &f->rows[1]));
+  POOT_TRY(poot__cc_u32(k, 0, &f->z));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < R * f->nr * f->nm; i++)
+    POOT_TRY(poot_kir_priv_store(k->b, f->pacc, i, zero));
+  return NULL;
+}
+
+/* The first tile's first loads are issued before anything that waits on
+ * memory (the norm statistics, the staging of x): the weight stream does
+ * not depend on x, and a workgroup would otherwise pay those latencies one
+ * after the other. They wait in registers (a private array) while the loop
+ * loads the next iteration's chunks before using the current ones. */
+static poot_status gemv_prefetch(pc_kctx *k, gemv_form *f) {
+  uint32_t chunks0 = (uint32_t)(f->K < f->tk ? f->K : f->tk) / f->ce;
+  uint32_t iters0 = (chunks0 + f->sg - 1) / f->sg;
+  uint32_t per_chunk = f->R * f->nr * f->nw;
+  /* Chunks in flight per lane: eight when a lane streams one 16-byte row
+   * (twice the bytes in flight for the short, latency-bound GEMVs), else
+   * four. */
+  f->umax = per_chunk == 4 ? 8 : 4;
+  uint32_t unroll0 = iters0 >= f->umax ? f->umax : iters0;
+  f->prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
+  f->ppre = 0;
+  if (!f->prefetched) return NULL;
+  char nmb[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gpre", nmb, sizeof nmb),
+                                poot_kir_type_make(S(U32), 1), unroll0 * per_chunk, &f->ppre));
+  poot_kir_value lastc;
+  POOT_TRY(poot__cc_u32(k, chunks0 - 1, &lastc));
+  return prefetch(k, f->rs, f->nr, f->R, f->K, f->rows, f->lane, lastc, unroll0, f->sg, f->ppre);
+}
+
+poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                              const char **out_what, bool *out_done) {
+  pc_planner *pl = k->pl;
+  gemv_form f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  *out_done = false;
+  if (!eligible(pl, g, f.rs, &f.M, &f.N, &f.K)) return NULL;
+  f.tk = tile_len(pl, f.M, f.K);
+  f.ce = chunk_elems(f.rs[0].wdt);
+  for (uint32_t i = 1; i < g->nroots; i++)
+    if (chunk_elems(f.rs[i].wdt) != f.ce) return NULL;
+  if (!f.tk || f.tk % f.ce != 0) return NULL;
+  *out_done = true;
+  *out_what = "gemv";
+  f.nr = g->nroots;
+  f.nm = (uint32_t)f.M;
+  f.sg = pl->t->subgroup_size;
+  uint32_t per = pl->wg / f.sg;
+  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
+   * workgroups, so half the x staging, with as many loads in flight. */
+  f.R = f.ce != 64 && f.N % 2 == 0 && f.N >= 4096 ? 2 : 1;
+  f.nw = chunk_words(f.rs[0].wdt);
+  for (uint32_t i = 0; i < f.nr; i++) {
+    const pc_value *pw = &pl->v[f.rs[i].w];
+    POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));
+    poot__cc_note_buffer(k, f.rs[i].ref, k->frac);
+  }
+  char nmb[32];
+  f.xt = (xtile){0, xpos(f.tk)};
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
+                                poot_kir_type_make(S(F32), 1), f.R * f.nr * f.nm, &f.pacc));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
+                               f.nm * f.xt.pitch, &f.xt.sh));
+  poot__cc_grid_for(((uint64_t)f.N + per * f.R - 1) / (per * f.R), grid);
+  POOT_TRY(gemv_rows(k, &f));
+  POOT_TRY(gemv_prefetch(k, &f));
+  POOT_TRY(poot__cc_local_prologue(k, g));
+  for (uint32_t tile0 = 0; tile0 < (uint32_t)f.K; tile0 += f.tk) POOT_TRY(gemv_tile(k, &f, tile0));
+  return gemv_finish(k, &f);
 }

@@ -7,7 +7,6 @@
 
 #include "../compile_impl.h"
 
-#define T POOT_TRY
 #define OP(x) POOT_KIR_OP_##x
 
 void poot__cc_grid_for(uint64_t workgroups, uint32_t grid[3]) {
@@ -24,12 +23,12 @@ void poot__cc_grid_for(uint64_t workgroups, uint32_t grid[3]) {
 
 poot_status poot__cc_linear_workgroup(pc_kctx *k, poot_kir_value *out) {
   poot_kir_value x, y, nx, t;
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_WORKGROUP_ID, 0, &x));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_WORKGROUP_ID, 1, &y));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_NUM_WORKGROUPS, 0, &nx));
-  T(poot__cc_bin(k, OP(MUL), y, nx, &t));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_WORKGROUP_ID, 0, &x));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_WORKGROUP_ID, 1, &y));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_NUM_WORKGROUPS, 0, &nx));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), y, nx, &t));
   if (!k->wg_base) return poot__cc_bin(k, OP(ADD), t, x, out);
-  T(poot__cc_bin(k, OP(ADD), t, x, &t));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), t, x, &t));
   return poot__cc_bin_c(k, OP(SUB), t, k->wg_base, out);
 }
 
@@ -45,31 +44,31 @@ static poot_status thread_index(pc_kctx *k, uint64_t units, uint32_t grid[3], po
   uint32_t wg = k->pl->wg;
   poot__cc_grid_for((units + wg - 1) / wg, grid);
   poot_kir_value w, l;
-  T(poot__cc_linear_workgroup(k, &w));
-  T(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
-  T(poot__cc_bin_c(k, OP(MUL), w, wg, &w));
-  T(poot__cc_bin(k, OP(ADD), w, l, gid));
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, wg, &w));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), w, l, gid));
   return poot__cc_bin_c(k, OP(LT), *gid, (uint32_t)units, valid);
 }
 
 static poot_status store_dense(pc_kctx *k, uint32_t buffer, poot_dtype dt, poot_kir_value lin,
                                poot_kir_value val) {
   uint32_t ref;
-  T(poot__cc_binding_of(k, buffer, &ref));
+  POOT_TRY(poot__cc_binding_of(k, buffer, &ref));
   poot__cc_note_buffer(k, ref, k->frac);
   poot_kir_value w;
   if (dt == POOT_DTYPE_I64) {
     poot_kir_value lo, hi, c32, idx;
-    T(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
-    T(poot_kir_convert(k->b, POOT_KIR_U32, val, &lo));
-    T(poot_kir_const(k->b, POOT_KIR_I64, 32, &c32));
-    T(poot__cc_bin(k, OP(SHR), val, c32, &hi));
-    T(poot_kir_convert(k->b, POOT_KIR_U32, hi, &hi));
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
-    T(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), lin, 2, &idx));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, val, &lo));
+    POOT_TRY(poot_kir_const(k->b, POOT_KIR_I64, 32, &c32));
+    POOT_TRY(poot__cc_bin(k, OP(SHR), val, c32, &hi));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, hi, &hi));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, lo));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), idx, 1, &idx));
     return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, idx, hi);
   }
-  T(poot__cc_to_bits(k, val, dt, &w));
+  POOT_TRY(poot__cc_to_bits(k, val, dt, &w));
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
 }
 
@@ -84,50 +83,50 @@ poot_status poot__cc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[
   uint32_t epw = words ? 4 / (uint32_t)di->elem_bytes : 1;
   uint64_t units = words ? (uint64_t)(n + epw - 1) / epw : (uint64_t)n;
   poot_kir_value gid, valid;
-  T(poot__cc_local_prologue(k, g));
-  T(thread_index(k, units < 1 ? 1 : units, grid, &gid, &valid));
+  POOT_TRY(poot__cc_local_prologue(k, g));
+  POOT_TRY(thread_index(k, units < 1 ? 1 : units, grid, &gid, &valid));
   if (n == 0) {
     /* no element, but the starts are still checked (as the oracle does) */
-    T(poot_kir_if_begin(k->b, valid));
+    POOT_TRY(poot_kir_if_begin(k->b, valid));
     poot__cc_scope_push(k);
-    T(poot__cc_emit_start_checks(k, g->out));
+    POOT_TRY(poot__cc_emit_start_checks(k, g->out));
     poot__cc_scope_pop(k);
     return poot_kir_end(k->b);
   }
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], val;
   if (!words) {
-    T(poot__cc_delinearize(k, gid, &ty->shape, idx));
-    T(poot__cc_emit(k, g->out, idx, &val));
+    POOT_TRY(poot__cc_delinearize(k, gid, &ty->shape, idx));
+    POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
     if (dest_buf != UINT32_MAX)
-      T(store_dense(k, dest_buf, ty->dtype, gid, val));
+      POOT_TRY(store_dense(k, dest_buf, ty->dtype, gid, val));
     else
-      T(poot__cc_store_value(k, g->dest, gid, val));
+      POOT_TRY(poot__cc_store_value(k, g->dest, gid, val));
   } else {
     poot_kir_value word = 0, base, nm1;
-    T(poot__cc_bin_c(k, OP(MUL), gid, epw, &base));
-    T(poot__cc_u32(k, (uint32_t)(n - 1), &nm1));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), gid, epw, &base));
+    POOT_TRY(poot__cc_u32(k, (uint32_t)(n - 1), &nm1));
     for (uint32_t e = 0; e < epw; e++) {
       poot_kir_value lin, linc, ok, bits, z;
-      T(poot__cc_bin_c(k, OP(ADD), base, e, &lin));
-      T(poot__cc_bin(k, OP(MIN), lin, nm1, &linc));
-      T(poot__cc_bin(k, OP(LE), lin, nm1, &ok));
-      T(poot__cc_delinearize(k, linc, &ty->shape, idx));
-      T(poot__cc_emit(k, g->out, idx, &val));
-      T(poot__cc_to_bits(k, val, ty->dtype, &bits));
-      T(poot__cc_u32(k, 0, &z));
-      T(poot_kir_select(k->b, ok, bits, z, &bits));
-      if (e) T(poot__cc_bin_c(k, OP(SHL), bits, e * 8 * (uint32_t)di->elem_bytes, &bits));
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), base, e, &lin));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), lin, nm1, &linc));
+      POOT_TRY(poot__cc_bin(k, OP(LE), lin, nm1, &ok));
+      POOT_TRY(poot__cc_delinearize(k, linc, &ty->shape, idx));
+      POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
+      POOT_TRY(poot__cc_to_bits(k, val, ty->dtype, &bits));
+      POOT_TRY(poot__cc_u32(k, 0, &z));
+      POOT_TRY(poot_kir_select(k->b, ok, bits, z, &bits));
+      if (e) POOT_TRY(poot__cc_bin_c(k, OP(SHL), bits, e * 8 * (uint32_t)di->elem_bytes, &bits));
       if (word)
-        T(poot__cc_bin(k, OP(OR), word, bits, &word));
+        POOT_TRY(poot__cc_bin(k, OP(OR), word, bits, &word));
       else
         word = bits;
     }
     uint32_t ref;
-    T(poot__cc_binding_of(k, dest_buf, &ref));
+    POOT_TRY(poot__cc_binding_of(k, dest_buf, &ref));
     poot__cc_note_buffer(k, ref, 1.0);
-    T(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, gid, word));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, gid, word));
   }
   poot__cc_scope_pop(k);
   k->bytes += (uint64_t)n * (di->elem_bytes ? di->elem_bytes : 4);
@@ -145,43 +144,44 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   poot_dtype dt = poot__cc_type(pl, g->out)->dtype;
   int64_t nu = poot__cc_elems(us);
   poot_kir_value gid, valid;
-  T(thread_index(k, (uint64_t)nu, grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)nu, grid, &gid, &valid));
   if (nu == 0) return NULL;
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value uidx[PC_MAX_DIMS], didx[PC_MAX_DIMS], val, lin;
-  T(poot__cc_delinearize(k, gid, us, uidx));
+  POOT_TRY(poot__cc_delinearize(k, gid, us, uidx));
   for (uint32_t i = 0; i < xs->rank; i++) {
     poot_kir_value s, c, ok, z, h, ge, le;
-    T(poot__cc_emit(k, n->operands[2 + i], NULL, &s));
+    POOT_TRY(poot__cc_emit(k, n->operands[2 + i], NULL, &s));
     poot_kir_scalar ss = (poot_kir_scalar)poot_kir_builder_value_type(k->b, s).scalar;
     int64_t hi = xs->dims[i] - us->dims[i];
-    T(poot_kir_const(k->b, ss, ss == POOT_KIR_I64 ? 0 : 0, &z));
-    T(poot_kir_const(k->b, ss, ss == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
+    POOT_TRY(poot_kir_const(k->b, ss, ss == POOT_KIR_I64 ? 0 : 0, &z));
+    POOT_TRY(
+        poot_kir_const(k->b, ss, ss == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
     if (ss == POOT_KIR_U32) {
-      T(poot__cc_bin(k, OP(LE), s, h, &ok));
-      T(poot__cc_bin(k, OP(MIN), s, h, &c));
+      POOT_TRY(poot__cc_bin(k, OP(LE), s, h, &ok));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), s, h, &c));
     } else {
-      T(poot__cc_bin(k, OP(GE), s, z, &ge));
-      T(poot__cc_bin(k, OP(LE), s, h, &le));
-      T(poot__cc_bin(k, OP(AND), ge, le, &ok));
-      T(poot__cc_bin(k, OP(MAX), s, z, &c));
-      T(poot__cc_bin(k, OP(MIN), c, h, &c));
+      POOT_TRY(poot__cc_bin(k, OP(GE), s, z, &ge));
+      POOT_TRY(poot__cc_bin(k, OP(LE), s, h, &le));
+      POOT_TRY(poot__cc_bin(k, OP(AND), ge, le, &ok));
+      POOT_TRY(poot__cc_bin(k, OP(MAX), s, z, &c));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), c, h, &c));
     }
     if (n->trap != POOT_TRAP_NONE) {
       k->has_checks = true;
-      T(poot_kir_check(k->b, ok, (uint32_t)n->trap));
+      POOT_TRY(poot_kir_check(k->b, ok, (uint32_t)n->trap));
     }
-    if (ss != POOT_KIR_U32) T(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
-    T(poot__cc_bin(k, OP(ADD), uidx[i], c, &didx[i]));
+    if (ss != POOT_KIR_U32) POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), uidx[i], c, &didx[i]));
   }
-  T(poot__cc_emit(k, upd, uidx, &val));
-  T(poot__cc_linearize(k, didx, xs, &lin));
+  POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
+  POOT_TRY(poot__cc_linearize(k, didx, xs, &lin));
   double saved = k->frac;
   k->frac = (double)nu / (double)poot__cc_elems(xs);
   poot_status sst = store_dense(k, pl->v[g->out].buffer, dt, lin, val);
   k->frac = saved;
-  T(sst);
+  POOT_TRY(sst);
   poot__cc_scope_pop(k);
   k->bytes += (uint64_t)nu * 2 * poot_dtype_info_of(dt)->elem_bytes;
   return poot_kir_end(k->b);
@@ -198,34 +198,34 @@ poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   uint32_t ax = (uint32_t)n->attrs.axis;
   int64_t ne = poot__cc_elems(&ty->shape);
   poot_kir_value gid, valid;
-  T(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
   if (ne == 0) return NULL;
   uint32_t pacc;
   char nm[32];
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm),
-                         poot_kir_type_make(poot__cc_compute_scalar(acc), 1), 1, &pacc));
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "acc", nm, sizeof nm),
+                                poot_kir_type_make(poot__cc_compute_scalar(acc), 1), 1, &pacc));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], xi[PC_MAX_DIMS], z, end, one, j, v, a;
-  T(poot__cc_delinearize(k, gid, &ty->shape, idx));
-  T(poot__cc_const_of(k, acc, 0.0, 0, &z));
-  T(poot_kir_priv_store(k->b, pacc, 0, z));
-  T(poot__cc_bin_c(k, OP(ADD), idx[ax], 1, &end));
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot_kir_for_begin(k->b, z, end, one, &j));
+  POOT_TRY(poot__cc_delinearize(k, gid, &ty->shape, idx));
+  POOT_TRY(poot__cc_const_of(k, acc, 0.0, 0, &z));
+  POOT_TRY(poot_kir_priv_store(k->b, pacc, 0, z));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), idx[ax], 1, &end));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, one, &j));
   poot__cc_scope_push(k);
   memcpy(xi, idx, sizeof idx);
   xi[ax] = j;
-  T(poot__cc_emit(k, x, xi, &v));
-  T(poot__cc_convert(k, v, xd, acc, &v));
-  T(poot_kir_priv_load(k->b, pacc, 0, &a));
-  T(poot__cc_accum(k, OP(ADD), acc, a, v, &a));
-  T(poot_kir_priv_store(k->b, pacc, 0, a));
+  POOT_TRY(poot__cc_emit(k, x, xi, &v));
+  POOT_TRY(poot__cc_convert(k, v, xd, acc, &v));
+  POOT_TRY(poot_kir_priv_load(k->b, pacc, 0, &a));
+  POOT_TRY(poot__cc_accum(k, OP(ADD), acc, a, v, &a));
+  POOT_TRY(poot_kir_priv_store(k->b, pacc, 0, a));
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
-  T(poot_kir_priv_load(k->b, pacc, 0, &a));
-  T(poot__cc_store_value(k, g->dest, gid, a));
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_priv_load(k->b, pacc, 0, &a));
+  POOT_TRY(poot__cc_store_value(k, g->dest, gid, a));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
@@ -234,20 +234,20 @@ poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3])
 static poot_status before(pc_kctx *k, poot_kir_value a, poot_kir_value ia, poot_kir_value b,
                           poot_kir_value ib, bool fl, poot_kir_value *out) {
   poot_kir_value gt, eq, lt;
-  T(poot__cc_bin(k, OP(GT), a, b, &gt));
-  T(poot__cc_bin(k, OP(EQ), a, b, &eq));
+  POOT_TRY(poot__cc_bin(k, OP(GT), a, b, &gt));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), a, b, &eq));
   if (fl) {
     poot_kir_value na, nb, nnb, t;
-    T(poot__cc_bin(k, OP(NE), a, a, &na));
-    T(poot__cc_bin(k, OP(NE), b, b, &nb));
-    T(poot_kir_unary(k->b, OP(NOT), nb, &nnb));
-    T(poot__cc_bin(k, OP(AND), na, nnb, &t));
-    T(poot__cc_bin(k, OP(OR), gt, t, &gt));
-    T(poot__cc_bin(k, OP(AND), na, nb, &t));
-    T(poot__cc_bin(k, OP(OR), eq, t, &eq));
+    POOT_TRY(poot__cc_bin(k, OP(NE), a, a, &na));
+    POOT_TRY(poot__cc_bin(k, OP(NE), b, b, &nb));
+    POOT_TRY(poot_kir_unary(k->b, OP(NOT), nb, &nnb));
+    POOT_TRY(poot__cc_bin(k, OP(AND), na, nnb, &t));
+    POOT_TRY(poot__cc_bin(k, OP(OR), gt, t, &gt));
+    POOT_TRY(poot__cc_bin(k, OP(AND), na, nb, &t));
+    POOT_TRY(poot__cc_bin(k, OP(OR), eq, t, &eq));
   }
-  T(poot__cc_bin(k, OP(LT), ia, ib, &lt));
-  T(poot__cc_bin(k, OP(AND), eq, lt, &eq));
+  POOT_TRY(poot__cc_bin(k, OP(LT), ia, ib, &lt));
+  POOT_TRY(poot__cc_bin(k, OP(AND), eq, lt, &eq));
   return poot__cc_bin(k, OP(OR), gt, eq, out);
 }
 
@@ -263,46 +263,46 @@ poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   int64_t len = xs->dims[r - 1], kk = n->attrs.k;
   int64_t ne = poot__cc_elems(xs);
   poot_kir_value gid, valid;
-  T(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)ne, grid, &gid, &valid));
   if (ne == 0 || kk == 0) return NULL;
   uint32_t prank;
   char nm[32];
-  T(poot_kir_add_private(k->b, poot__cc_name(k, "rank", nm, sizeof nm),
-                         poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "rank", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_U32, 1), 1, &prank));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value idx[PC_MAX_DIMS], yi[PC_MAX_DIMS], me, z, end, one, j, y, b, rk, rk1;
-  T(poot__cc_delinearize(k, gid, xs, idx));
-  T(poot__cc_emit(k, x, idx, &me));
-  T(poot__cc_u32(k, 0, &z));
-  T(poot_kir_priv_store(k->b, prank, 0, z));
-  T(poot__cc_u32(k, (uint32_t)len, &end));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot_kir_for_begin(k->b, z, end, one, &j));
+  POOT_TRY(poot__cc_delinearize(k, gid, xs, idx));
+  POOT_TRY(poot__cc_emit(k, x, idx, &me));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot_kir_priv_store(k->b, prank, 0, z));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)len, &end));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, one, &j));
   poot__cc_scope_push(k);
   memcpy(yi, idx, sizeof idx);
   yi[r - 1] = j;
-  T(poot__cc_emit(k, x, yi, &y));
-  T(before(k, y, j, me, idx[r - 1], poot_dtype_is_float(xd), &b));
-  T(poot_kir_priv_load(k->b, prank, 0, &rk));
-  T(poot__cc_bin(k, OP(ADD), rk, one, &rk1));
-  T(poot_kir_select(k->b, b, rk1, rk, &rk));
-  T(poot_kir_priv_store(k->b, prank, 0, rk));
+  POOT_TRY(poot__cc_emit(k, x, yi, &y));
+  POOT_TRY(before(k, y, j, me, idx[r - 1], poot_dtype_is_float(xd), &b));
+  POOT_TRY(poot_kir_priv_load(k->b, prank, 0, &rk));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), rk, one, &rk1));
+  POOT_TRY(poot_kir_select(k->b, b, rk1, rk, &rk));
+  POOT_TRY(poot_kir_priv_store(k->b, prank, 0, rk));
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
-  T(poot_kir_priv_load(k->b, prank, 0, &rk));
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_priv_load(k->b, prank, 0, &rk));
   poot_kir_value ok, oi[PC_MAX_DIMS], lin, ix;
-  T(poot__cc_bin_c(k, OP(LT), rk, (uint32_t)kk, &ok));
-  T(poot_kir_if_begin(k->b, ok));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), rk, (uint32_t)kk, &ok));
+  POOT_TRY(poot_kir_if_begin(k->b, ok));
   memcpy(oi, idx, sizeof idx);
   oi[r - 1] = rk;
   poot_shape os = *xs;
   os.dims[r - 1] = kk;
-  T(poot__cc_linearize(k, oi, &os, &lin));
-  T(poot__cc_store_value(k, g->out, lin, me));
-  T(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), idx[r - 1], &ix));
-  T(poot__cc_store_value(k, g->out2, lin, ix));
-  T(poot_kir_end(k->b));
+  POOT_TRY(poot__cc_linearize(k, oi, &os, &lin));
+  POOT_TRY(poot__cc_store_value(k, g->out, lin, me));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), idx[r - 1], &ix));
+  POOT_TRY(poot__cc_store_value(k, g->out2, lin, ix));
+  POOT_TRY(poot_kir_end(k->b));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
@@ -324,44 +324,45 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   bool empty = np == 0; /* no position: only the indices' checks run */
   if (empty) np = 1;
   poot_kir_value gid, valid;
-  T(thread_index(k, (uint64_t)np, grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)np, grid, &gid, &valid));
   if (ni == 0 || (empty && n->trap == POOT_TRAP_NONE)) return NULL;
-  T(poot_kir_if_begin(k->b, valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value pidx[PC_MAX_DIMS], z, end, one, i;
   if (empty)
-    for (uint32_t d = 0; d < ps.rank; d++) T(poot__cc_u32(k, 0, &pidx[d]));
+    for (uint32_t d = 0; d < ps.rank; d++) POOT_TRY(poot__cc_u32(k, 0, &pidx[d]));
   else
-    T(poot__cc_delinearize(k, gid, &ps, pidx));
-  T(poot__cc_u32(k, 0, &z));
-  T(poot__cc_u32(k, (uint32_t)ni, &end));
-  T(poot__cc_u32(k, 1, &one));
-  T(poot_kir_for_begin(k->b, z, end, one, &i));
+    POOT_TRY(poot__cc_delinearize(k, gid, &ps, pidx));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)ni, &end));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, one, &i));
   poot__cc_scope_push(k);
   poot_kir_value iidx[PC_MAX_DIMS], uidx[PC_MAX_DIMS], tidx[PC_MAX_DIMS], ix, ok, c, val, lin;
-  T(poot__cc_delinearize(k, i, is, iidx));
-  T(poot__cc_emit(k, ind, iidx, &ix));
+  POOT_TRY(poot__cc_delinearize(k, i, is, iidx));
+  POOT_TRY(poot__cc_emit(k, ind, iidx, &ix));
   {
     poot_kir_scalar s = (poot_kir_scalar)poot_kir_builder_value_type(k->b, ix).scalar;
     poot_kir_value zz, h, ge, le;
     int64_t hi = ts->dims[ax] - 1;
-    T(poot_kir_const(k->b, s, 0, &zz));
-    T(poot_kir_const(k->b, s, s == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
+    POOT_TRY(poot_kir_const(k->b, s, 0, &zz));
+    POOT_TRY(
+        poot_kir_const(k->b, s, s == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
     if (s == POOT_KIR_U32) {
-      T(poot__cc_bin(k, OP(LE), ix, h, &ok));
+      POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, &ok));
       c = ix;
     } else {
-      T(poot__cc_bin(k, OP(GE), ix, zz, &ge));
-      T(poot__cc_bin(k, OP(LE), ix, h, &le));
-      T(poot__cc_bin(k, OP(AND), ge, le, &ok));
-      T(poot__cc_bin(k, OP(MAX), ix, zz, &c));
-      T(poot__cc_bin(k, OP(MIN), c, h, &c));
-      T(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
+      POOT_TRY(poot__cc_bin(k, OP(GE), ix, zz, &ge));
+      POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, &le));
+      POOT_TRY(poot__cc_bin(k, OP(AND), ge, le, &ok));
+      POOT_TRY(poot__cc_bin(k, OP(MAX), ix, zz, &c));
+      POOT_TRY(poot__cc_bin(k, OP(MIN), c, h, &c));
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
     }
   }
   if (n->trap != POOT_TRAP_NONE) {
     k->has_checks = true;
-    T(poot_kir_check(k->b, ok, (uint32_t)n->trap));
+    POOT_TRY(poot_kir_check(k->b, ok, (uint32_t)n->trap));
   }
   for (uint32_t d = 0; d < ax; d++) uidx[d] = pidx[d];
   for (uint32_t d = 0; d < is->rank; d++) uidx[ax + d] = iidx[d];
@@ -371,19 +372,19 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   tidx[ax] = c;
   if (empty) {
     poot__cc_scope_pop(k);
-    T(poot_kir_end(k->b));
+    POOT_TRY(poot_kir_end(k->b));
     poot__cc_scope_pop(k);
     return poot_kir_end(k->b);
   }
-  T(poot_kir_if_begin(k->b, ok));
+  POOT_TRY(poot_kir_if_begin(k->b, ok));
   poot__cc_scope_push(k);
-  T(poot__cc_emit(k, upd, uidx, &val));
-  T(poot__cc_linearize(k, tidx, ts, &lin));
-  T(poot__cc_store_value(k, g->out, lin, val));
+  POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
+  POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
+  POOT_TRY(poot__cc_store_value(k, g->out, lin, val));
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
   poot__cc_scope_pop(k);
-  T(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_end(k->b));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }

@@ -344,456 +344,650 @@ static poot_value gen_composite(gen *G, pool *P, uint64_t body_seed, uint32_t no
   return outs[0];
 }
 
-static void gen_one(gen *G, pool *P, bool root) {
+/* Binary elementwise. */
+static poot_value gen_binary(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  poot_value y = chance(r, 10) ? x : of_type(G, P, &t, x);
+  poot_op op = rand_binary(G, t.dtype);
+  poot_value ops[2] = {x, y};
+  if (chance(r, 40)) {
+    ops[0] = y;
+    ops[1] = x;
+  }
+  out = node1(G, op, 2, ops, NULL, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Unary. */
+static poot_value gen_unary(gen *G, pool *P) {
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  out = node1(G, rand_unary(G, ty(G, x)->dtype), 1, &x, NULL, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Compare. */
+static poot_value gen_compare(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  poot_value ops[2] = {x, chance(r, 15) ? x : of_type(G, P, &t, x)};
+  out = node1(G, (poot_op)(POOT_OP_EQ + below(r, 6)), 2, ops, NULL, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Select. */
+static poot_value gen_select(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  poot_type pt = {POOT_DTYPE_BOOL, t.shape};
+  poot_value ops[3] = {of_type(G, P, &pt, POOT_VALUE_NONE), x,
+                       chance(r, 15) ? x : of_type(G, P, &t, x)};
+  out = node1(G, POOT_OP_SELECT, 3, ops, NULL, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Convert (sometimes a round trip). */
+static poot_value gen_convert(gen *G, pool *P) {
   rng *r = &G->r;
   poot_attrs a;
   memset(&a, 0, sizeof a);
-  const uint32_t kind = below(r, 32);
-  poot_value x = POOT_VALUE_NONE, out = POOT_VALUE_NONE;
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  a.dtype = chance(r, 15) ? ty(G, x)->dtype : rand_dtype(r);
+  const poot_dtype back = ty(G, x)->dtype;
+  out = node1(G, POOT_OP_CONVERT, 1, &x, &a, POOT_TRAP_NONE);
+  if (out != POOT_VALUE_NONE && chance(r, 40)) {
+    pool_add(P, out);
+    a.dtype = back;
+    out = node1(G, POOT_OP_CONVERT, 1, &out, &a, POOT_TRAP_NONE);
+  }
+  return out;
+}
+
+/* Bitcast. */
+static poot_value gen_bitcast(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE || ty(G, x)->dtype == POOT_DTYPE_BOOL) return out;
+  const uint32_t bits = poot_dtype_info_of(ty(G, x)->dtype)->bits;
+  poot_dtype cands[4];
+  uint32_t nc = 0;
+  for (uint32_t i = 0; i < 9; i++)
+    if (poot_dtype_info_of(k_dtypes[i])->bits == bits) cands[nc++] = k_dtypes[i];
+  a.dtype = cands[below(r, nc)];
+  out = node1(G, POOT_OP_BITCAST, 1, &x, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Broadcast, sometimes twice. */
+static poot_value gen_broadcast(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
+    const poot_type t = *ty(G, x);
+    if (t.shape.rank >= 4) break;
+    /* Insert one new dim at a random position; expand some size-1 dims. */
+    uint32_t at = below(r, t.shape.rank + 1);
+    poot_shape s;
+    memset(&s, 0, sizeof s);
+    s.rank = t.shape.rank + (chance(r, 85) ? 1 : 0);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s.rank; i++) {
+      if (s.rank > t.shape.rank && i == at) {
+        s.dims[i] = 1 + below(r, 3);
+        continue;
+      }
+      int64_t d = t.shape.dims[k];
+      s.dims[i] = d == 1 && chance(r, 40) ? 2 + below(r, 2) : d;
+      a.dims[k++] = i;
+    }
+    a.num_dims = t.shape.rank;
+    a.shape = s;
+    if (elems_of(&s) > 256) break;
+    poot_value y = node1(G, POOT_OP_BROADCAST, 1, &x, &a, POOT_TRAP_NONE);
+    if (y == POOT_VALUE_NONE) break;
+    pool_add(P, y);
+    x = y;
+    memset(&a, 0, sizeof a);
+  }
+  return POOT_VALUE_NONE;
+}
+
+/* Reshape, sometimes twice. */
+static poot_value gen_reshape(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
+    const poot_type t = *ty(G, x);
+    const int64_t n = elems_of(&t.shape);
+    poot_shape s;
+    memset(&s, 0, sizeof s);
+    uint32_t k = below(r, 4);
+    if (k == 0) {
+      s.rank = 1, s.dims[0] = n;
+    } else if (k == 1) {
+      s.rank = 2, s.dims[0] = 1, s.dims[1] = n;
+    } else if (k == 2 && n % 2 == 0 && n > 0) {
+      s.rank = 2, s.dims[0] = 2, s.dims[1] = n / 2;
+    } else {
+      s = t.shape; /* identity reshape */
+    }
+    poot_value y = node1(G, POOT_OP_RESHAPE, 1, &x, &(poot_attrs){.shape = s}, POOT_TRAP_NONE);
+    if (y == POOT_VALUE_NONE) break;
+    pool_add(P, y);
+    x = y;
+  }
+  return POOT_VALUE_NONE;
+}
+
+/* Transpose, sometimes twice. */
+static poot_value gen_transpose(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
+    const uint32_t rank = ty(G, x)->shape.rank;
+    memset(&a, 0, sizeof a);
+    a.num_dims = rank;
+    for (uint32_t i = 0; i < rank; i++) a.dims[i] = i;
+    for (uint32_t i = rank; i > 1; i--) {
+      uint32_t j = below(r, i);
+      int64_t tmp = a.dims[i - 1];
+      a.dims[i - 1] = a.dims[j];
+      a.dims[j] = tmp;
+    }
+    poot_value y = node1(G, POOT_OP_TRANSPOSE, 1, &x, &a, POOT_TRAP_NONE);
+    if (y == POOT_VALUE_NONE) break;
+    pool_add(P, y);
+    x = y;
+  }
+  return POOT_VALUE_NONE;
+}
+
+/* Slice. */
+static poot_value gen_slice(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  a.num_dims = t.shape.rank;
+  const bool full = chance(r, 25);
+  for (uint32_t i = 0; i < t.shape.rank; i++) {
+    int64_t d = t.shape.dims[i];
+    a.start[i] = full || !d ? 0 : below(r, (uint32_t)d);
+    a.limit[i] = full ? d : a.start[i] + below(r, (uint32_t)(d - a.start[i] + 1));
+    a.stride[i] = full ? 1 : 1 + below(r, 2);
+  }
+  out = node1(G, POOT_OP_SLICE, 1, &x, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Concat. */
+static poot_value gen_concat(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  uint32_t n = 1 + below(r, 3);
+  poot_value ops[3] = {x, x, x};
+  for (uint32_t i = 1; i < n; i++) ops[i] = chance(r, 50) ? x : of_type(G, P, &t, x);
+  a.axis = below(r, t.shape.rank);
+  if (elems_of(&t.shape) * n > 256) n = 1;
+  out = node1(G, POOT_OP_CONCAT, n, ops, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Reduce. */
+static poot_value gen_reduce(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  uint32_t kind2 = below(r, 4);
+  if (kind2 == 3 && t.shape.rank > 0) {
+    uint32_t d = below(r, t.shape.rank);
+    if (t.shape.dims[d] < 1) return out;
+    a.reduce_kind = POOT_REDUCE_ARGMAX;
+    a.num_dims = 1;
+    a.dims[0] = d;
+    a.dtype = POOT_DTYPE_I32;
+  } else {
+    a.reduce_kind = (poot_reduce_kind)(POOT_REDUCE_SUM + below(r, 3));
+    for (uint32_t i = 0; i < t.shape.rank; i++)
+      if (chance(r, 50)) a.dims[a.num_dims++] = i;
+    if (poot_dtype_is_float(t.dtype))
+      a.dtype = chance(r, 50) ? POOT_DTYPE_F32 : t.dtype;
+    else
+      a.dtype = chance(r, 50) ? POOT_DTYPE_I32 : t.dtype;
+  }
+  out = node1(G, POOT_OP_REDUCE, 1, &x, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Dot_general: x·x over its last dim, with a batch dim sometimes. */
+static poot_value gen_dot(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  const uint32_t rk = t.shape.rank;
+  if (rk >= 2 && chance(r, 50)) {
+    a.dot.num_batch = 1;
+    a.dot.lhs_batch[0] = 0;
+    a.dot.rhs_batch[0] = 0;
+  }
+  a.dot.num_contract = 1;
+  a.dot.lhs_contract[0] = rk - 1;
+  a.dot.rhs_contract[0] = rk - 1;
+  if (rk - a.dot.num_batch - 1 > 1 && 2 * (rk - 1) > 4) return out;
+  a.dtype = poot_dtype_is_float(t.dtype) ? (chance(r, 50) ? POOT_DTYPE_F32 : t.dtype)
+                                         : (chance(r, 50) ? POOT_DTYPE_I32 : t.dtype);
+  poot_value y = chance(r, 50) ? x : of_type(G, P, &t, x);
+  poot_value ops[2] = {x, y};
+  out = node1(G, POOT_OP_DOT_GENERAL, 2, ops, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Iota. */
+static poot_value gen_iota(gen *G) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  a.dtype = rand_dtype(r);
+  if (a.dtype == POOT_DTYPE_BOOL) a.dtype = POOT_DTYPE_I32;
+  a.shape = rand_shape(r, 3);
+  if (a.shape.rank == 0) a.shape.rank = 1, a.shape.dims[0] = 3;
+  a.axis = below(r, a.shape.rank);
+  out = node1(G, POOT_OP_IOTA, 0, NULL, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Rng with constant key and counter. */
+static poot_value gen_rng(gen *G) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_type kt = {POOT_DTYPE_U32, poot_shape_of(1, 2)};
+  poot_value ops[2] = {add_const(G, &kt, false), add_const(G, &kt, false)};
+  a.shape = rand_shape(r, 2);
+  if (chance(r, 50)) {
+    a.rng_dist = POOT_RNG_BITS;
+    a.dtype = POOT_DTYPE_U32;
+  } else {
+    a.rng_dist = POOT_RNG_UNIFORM;
+    a.dtype = k_dtypes[below(r, 3)];
+  }
+  out = node1(G, POOT_OP_RNG, 2, ops, &a, POOT_TRAP_NONE);
+  return out;
+}
+
+/* Pad. */
+static poot_value gen_pad(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  a.num_dims = t.shape.rank;
+  const bool zero = chance(r, 30);
+  for (uint32_t i = 0; i < t.shape.rank; i++) {
+    a.low[i] = zero ? 0 : below(r, 2);
+    a.high[i] = zero ? 0 : below(r, 2);
+    a.interior[i] = zero ? 0 : below(r, 2);
+  }
+  poot_value ops[2] = {x, scalar_const(G, t.dtype, chance(r, 50))};
+  out = node1(G, POOT_OP_PAD, 2, ops, &a, POOT_TRAP_NONE);
+  if (out != POOT_VALUE_NONE && elems_of(&ty(G, out)->shape) > 512) out = POOT_VALUE_NONE;
+  return out;
+}
+
+/* Dynamic_slice / dynamic_update_slice with constant or slot starts. */
+static poot_value gen_dynamic_slice(gen *G, pool *P, bool update) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  const poot_trap trap = chance(r, 40) ? POOT_TRAP_SLICE_OUT_OF_RANGE : POOT_TRAP_NONE;
+  poot_value ops[2 + POOT_MAX_RANK];
+  uint32_t first = update ? 2 : 1;
+  poot_shape sz = t.shape;
+  for (uint32_t i = 0; i < t.shape.rank; i++)
+    sz.dims[i] = chance(r, 30) ? t.shape.dims[i] : below(r, (uint32_t)t.shape.dims[i] + 1);
+  for (uint32_t i = 0; i < t.shape.rank; i++) {
+    int64_t room = t.shape.dims[i] - sz.dims[i];
+    int64_t s = chance(r, 90) ? (int64_t)below(r, (uint32_t)room + 1) : room + 1 + below(r, 2);
+    if (chance(r, 3)) s = -1;
+    ops[first + i] = POOT_VALUE_NONE;
+    ok(G, poot_graph_const_int(G->g, POOT_DTYPE_I32, s, &ops[first + i]));
+  }
+  ops[0] = x;
+  if (update) {
+    poot_type ut = {t.dtype, sz};
+    ops[1] = of_type(G, P, &ut, POOT_VALUE_NONE);
+  } else {
+    a.num_dims = t.shape.rank;
+    for (uint32_t i = 0; i < t.shape.rank; i++) a.dims[i] = sz.dims[i];
+  }
+  out = node1(G, update ? POOT_OP_DYNAMIC_UPDATE_SLICE : POOT_OP_DYNAMIC_SLICE,
+              first + t.shape.rank, ops, &a, trap);
+  return out;
+}
+
+/* Gather with constant indices. */
+static poot_value gen_gather(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  a.axis = below(r, t.shape.rank);
+  const int64_t d = t.shape.dims[a.axis];
+  /* A gather from an empty axis has no element to clamp to (the oracle
+     reads out of bounds there: reported); never generate one. */
+  if (d < 1) return out;
+  const poot_trap trap = chance(r, 40) ? POOT_TRAP_INDEX_OUT_OF_RANGE : POOT_TRAP_NONE;
+  poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
+  int32_t idx[4];
+  for (int64_t i = 0; i < it.shape.dims[0]; i++)
+    idx[i] =
+        chance(r, 93) && d > 0 ? (int32_t)below(r, (uint32_t)d) : (int32_t)d + (int32_t)below(r, 2);
+  poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
+  poot_value ops[2] = {x, POOT_VALUE_NONE};
+  ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
+  out = node1(G, POOT_OP_GATHER, 2, ops, &a, trap);
+  return out;
+}
+
+/* Scatter_update with constant indices (sometimes out of range). */
+static poot_value gen_scatter(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  if (chance(r, 30)) x = add_const(G, ty(G, x), false);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  a.axis = below(r, t.shape.rank);
+  const int64_t d = t.shape.dims[a.axis];
+  const poot_trap trap = chance(r, 40) ? POOT_TRAP_WRITE_MAP_OUT_OF_RANGE : POOT_TRAP_NONE;
+  poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
+  int32_t idx[4];
+  for (int64_t i = 0; i < it.shape.dims[0]; i++)
+    idx[i] =
+        chance(r, 90) && d > 0 ? (int32_t)below(r, (uint32_t)d) : (chance(r, 50) ? -1 : (int32_t)d);
+  poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
+  poot_value ops[3] = {x, POOT_VALUE_NONE, POOT_VALUE_NONE};
+  ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
+  poot_type ut;
+  memset(&ut, 0, sizeof ut);
+  ut.dtype = t.dtype;
+  for (int64_t i = 0; i < a.axis; i++) ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
+  ut.shape.dims[ut.shape.rank++] = it.shape.dims[0];
+  for (uint32_t i = (uint32_t)a.axis + 1; i < t.shape.rank; i++)
+    ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
+  ops[2] = of_type(G, P, &ut, POOT_VALUE_NONE);
+  out = node1(G, POOT_OP_SCATTER_UPDATE, 3, ops, &a, trap);
+  return out;
+}
+
+/* Top_k or cumsum. */
+static poot_value gen_topk_cumsum(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_num_ranked);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  if (chance(r, 50)) {
+    a.k = below(r, (uint32_t)t.shape.dims[t.shape.rank - 1] + 1);
+    poot_value res[2];
+    if (!ok(G, poot_graph_add_node(G->g, POOT_OP_TOP_K, 1, &x, &a, POOT_TRAP_NONE, res)))
+      return out;
+    pool_add(P, res[0]);
+    out = res[1];
+  } else {
+    a.axis = below(r, t.shape.rank);
+    a.dtype = poot_dtype_is_float(t.dtype) ? POOT_DTYPE_F32 : POOT_DTYPE_I32;
+    out = node1(G, POOT_OP_CUMSUM, 1, &x, &a, POOT_TRAP_NONE);
+  }
+  return out;
+}
+
+/* Identity chains for canonicalize. */
+static poot_value gen_identity_chain(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_attrs a;
+  memset(&a, 0, sizeof a);
+  poot_value out = POOT_VALUE_NONE;
+  poot_value x = pick_where(G, P, p_any);
+  if (x == POOT_VALUE_NONE) return out;
+  const poot_type t = *ty(G, x);
+  uint32_t k = below(r, 4);
+  if (k == 0 && t.dtype != POOT_DTYPE_BOOL) { /* x op splat */
+    poot_value s = scalar_const(G, t.dtype, true);
+    poot_value y = t.shape.rank ? bcast_scalar(G, s, &t.shape) : s;
+    poot_value ops[2] = {x, y};
+    if (chance(r, 50)) ops[0] = y, ops[1] = x;
+    static const poot_op idops[] = {POOT_OP_ADD, POOT_OP_SUB, POOT_OP_MUL, POOT_OP_DIV};
+    out = node1(G, idops[below(r, 4)], 2, ops, NULL, POOT_TRAP_NONE);
+  } else if (k == 1 && p_num(&t)) { /* neg(neg x) / abs(neg x) */
+    poot_value y = node1(G, POOT_OP_NEG, 1, &x, NULL, POOT_TRAP_NONE);
+    out = node1(G, chance(r, 50) ? POOT_OP_NEG : POOT_OP_ABS, 1, &y, NULL, POOT_TRAP_NONE);
+  } else if (k == 2 && p_intlike(&t)) { /* not(not x), x | 0, x & ~0 */
+    poot_value y = node1(G, POOT_OP_NOT, 1, &x, NULL, POOT_TRAP_NONE);
+    out = node1(G, POOT_OP_NOT, 1, &y, NULL, POOT_TRAP_NONE);
+  } else { /* select with a constant predicate or equal branches */
+    poot_type pt = {POOT_DTYPE_BOOL, t.shape};
+    poot_value p = add_const(G, &pt, true);
+    poot_value ops[3] = {p, x, chance(r, 30) ? x : of_type(G, P, &t, x)};
+    out = node1(G, POOT_OP_SELECT, 3, ops, NULL, POOT_TRAP_NONE);
+  }
+  return out;
+}
+
+/* A duplicate of an earlier op node of this region. */
+static poot_value gen_duplicate(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  for (int tries = 0; tries < 6 && out == POOT_VALUE_NONE; tries++) {
+    poot_value v = pick(G, P);
+    if (v == POOT_VALUE_NONE) break;
+    const poot_node *n = poot_graph_value_node(G->g, v, NULL);
+    if (!n || n->op == POOT_OP_LEAF || n->op == POOT_OP_COMPOSITE || n->num_operands > 8) continue;
+    poot_value ops[8];
+    if (n->num_operands) memcpy(ops, n->operands, n->num_operands * sizeof(poot_value));
+    poot_attrs na = n->attrs;
+    poot_op op = n->op;
+    /* Mirror the commutative and ordered compares too. */
+    if (n->num_operands == 2 && chance(r, 50) &&
+        (op == POOT_OP_ADD || op == POOT_OP_MUL || op == POOT_OP_EQ || op == POOT_OP_LT ||
+         op == POOT_OP_GT || op == POOT_OP_MAX || op == POOT_OP_AND)) {
+      poot_value tmp = ops[0];
+      ops[0] = ops[1];
+      ops[1] = tmp;
+      if (op == POOT_OP_LT)
+        op = POOT_OP_GT;
+      else if (op == POOT_OP_GT)
+        op = POOT_OP_LT;
+    }
+    poot_value res[2];
+    if (!ok(G, poot_graph_add_node(G->g, op, n->num_operands, ops, &na, n->trap, res))) break;
+    out = res[0];
+  }
+  return out;
+}
+
+/* Composite (sometimes twice from the same seed). */
+static poot_value gen_composites(gen *G, pool *P) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  if (G->depth >= 2) return out;
+  uint32_t nops = 1 + below(r, 3);
+  poot_value ops[3];
+  for (uint32_t i = 0; i < nops; i++) ops[i] = pick(G, P);
+  if (ops[0] == POOT_VALUE_NONE) return out;
+  uint64_t seed = next_u64(r);
+  int times = chance(r, 35) ? 2 : 1;
+  for (int k = 0; k < times; k++) {
+    uint32_t nres = 0;
+    poot_value res[2];
+    gen_composite(G, P, seed, nops, ops, &nres, res);
+    for (uint32_t i = 0; i < nres; i++) pool_add(P, res[i]);
+  }
+  return POOT_VALUE_NONE;
+}
+
+/* A new constant (or parameter at the root). */
+static poot_value gen_leaf(gen *G, bool root) {
+  rng *r = &G->r;
+  poot_value out = POOT_VALUE_NONE;
+  poot_type t = {rand_dtype(r), rand_shape(r, 3)};
+  if (root && chance(r, 40)) {
+    char name[16];
+    snprintf(name, sizeof name, "p%u", G->names++);
+    ok(G, poot_graph_add_param(G->g, name, &t, &out));
+  } else {
+    out = add_const(G, &t, chance(r, 30));
+  }
+  return out;
+}
+
+static void gen_one(gen *G, pool *P, bool root) {
+  const uint32_t kind = below(&G->r, 32);
+  poot_value out = POOT_VALUE_NONE;
   switch (kind) {
     case 0:
     case 1:
     case 2:
-    case 3: { /* binary elementwise */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      poot_value y = chance(r, 10) ? x : of_type(G, P, &t, x);
-      poot_op op = rand_binary(G, t.dtype);
-      poot_value ops[2] = {x, y};
-      if (chance(r, 40)) {
-        ops[0] = y;
-        ops[1] = x;
-      }
-      out = node1(G, op, 2, ops, NULL, POOT_TRAP_NONE);
+    case 3:
+      out = gen_binary(G, P);
       break;
-    }
     case 4:
-    case 5: { /* unary */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      out = node1(G, rand_unary(G, ty(G, x)->dtype), 1, &x, NULL, POOT_TRAP_NONE);
+    case 5:
+      out = gen_unary(G, P);
       break;
-    }
-    case 6: { /* compare */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      poot_value ops[2] = {x, chance(r, 15) ? x : of_type(G, P, &t, x)};
-      out = node1(G, (poot_op)(POOT_OP_EQ + below(r, 6)), 2, ops, NULL, POOT_TRAP_NONE);
+    case 6:
+      out = gen_compare(G, P);
       break;
-    }
-    case 7: { /* select */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      poot_type pt = {POOT_DTYPE_BOOL, t.shape};
-      poot_value ops[3] = {of_type(G, P, &pt, POOT_VALUE_NONE), x,
-                           chance(r, 15) ? x : of_type(G, P, &t, x)};
-      out = node1(G, POOT_OP_SELECT, 3, ops, NULL, POOT_TRAP_NONE);
+    case 7:
+      out = gen_select(G, P);
       break;
-    }
     case 8:
-    case 9: { /* convert (sometimes a round trip) */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      a.dtype = chance(r, 15) ? ty(G, x)->dtype : rand_dtype(r);
-      const poot_dtype back = ty(G, x)->dtype;
-      out = node1(G, POOT_OP_CONVERT, 1, &x, &a, POOT_TRAP_NONE);
-      if (out != POOT_VALUE_NONE && chance(r, 40)) {
-        pool_add(P, out);
-        a.dtype = back;
-        out = node1(G, POOT_OP_CONVERT, 1, &out, &a, POOT_TRAP_NONE);
-      }
+    case 9:
+      out = gen_convert(G, P);
       break;
-    }
-    case 10: { /* bitcast */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE || ty(G, x)->dtype == POOT_DTYPE_BOOL) break;
-      const uint32_t bits = poot_dtype_info_of(ty(G, x)->dtype)->bits;
-      poot_dtype cands[4];
-      uint32_t nc = 0;
-      for (uint32_t i = 0; i < 9; i++)
-        if (poot_dtype_info_of(k_dtypes[i])->bits == bits) cands[nc++] = k_dtypes[i];
-      a.dtype = cands[below(r, nc)];
-      out = node1(G, POOT_OP_BITCAST, 1, &x, &a, POOT_TRAP_NONE);
+    case 10:
+      out = gen_bitcast(G, P);
       break;
-    }
-    case 11: { /* broadcast, sometimes twice */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
-        const poot_type t = *ty(G, x);
-        if (t.shape.rank >= 4) break;
-        /* Insert one new dim at a random position; expand some size-1 dims. */
-        uint32_t at = below(r, t.shape.rank + 1);
-        poot_shape s;
-        memset(&s, 0, sizeof s);
-        s.rank = t.shape.rank + (chance(r, 85) ? 1 : 0);
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < s.rank; i++) {
-          if (s.rank > t.shape.rank && i == at) {
-            s.dims[i] = 1 + below(r, 3);
-            continue;
-          }
-          int64_t d = t.shape.dims[k];
-          s.dims[i] = d == 1 && chance(r, 40) ? 2 + below(r, 2) : d;
-          a.dims[k++] = i;
-        }
-        a.num_dims = t.shape.rank;
-        a.shape = s;
-        if (elems_of(&s) > 256) break;
-        poot_value y = node1(G, POOT_OP_BROADCAST, 1, &x, &a, POOT_TRAP_NONE);
-        if (y == POOT_VALUE_NONE) break;
-        pool_add(P, y);
-        x = y;
-        memset(&a, 0, sizeof a);
-      }
-      return;
-    }
-    case 12: { /* reshape, sometimes twice */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
-        const poot_type t = *ty(G, x);
-        const int64_t n = elems_of(&t.shape);
-        poot_shape s;
-        memset(&s, 0, sizeof s);
-        uint32_t k = below(r, 4);
-        if (k == 0) {
-          s.rank = 1, s.dims[0] = n;
-        } else if (k == 1) {
-          s.rank = 2, s.dims[0] = 1, s.dims[1] = n;
-        } else if (k == 2 && n % 2 == 0 && n > 0) {
-          s.rank = 2, s.dims[0] = 2, s.dims[1] = n / 2;
-        } else {
-          s = t.shape; /* identity reshape */
-        }
-        poot_value y = node1(G, POOT_OP_RESHAPE, 1, &x, &(poot_attrs){.shape = s}, POOT_TRAP_NONE);
-        if (y == POOT_VALUE_NONE) break;
-        pool_add(P, y);
-        x = y;
-      }
-      return;
-    }
-    case 13: { /* transpose, sometimes twice */
-      x = pick_where(G, P, p_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      for (int rep = 0; rep < (chance(r, 40) ? 2 : 1); rep++) {
-        const uint32_t rank = ty(G, x)->shape.rank;
-        memset(&a, 0, sizeof a);
-        a.num_dims = rank;
-        for (uint32_t i = 0; i < rank; i++) a.dims[i] = i;
-        for (uint32_t i = rank; i > 1; i--) {
-          uint32_t j = below(r, i);
-          int64_t tmp = a.dims[i - 1];
-          a.dims[i - 1] = a.dims[j];
-          a.dims[j] = tmp;
-        }
-        poot_value y = node1(G, POOT_OP_TRANSPOSE, 1, &x, &a, POOT_TRAP_NONE);
-        if (y == POOT_VALUE_NONE) break;
-        pool_add(P, y);
-        x = y;
-      }
-      return;
-    }
-    case 14: { /* slice */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      a.num_dims = t.shape.rank;
-      const bool full = chance(r, 25);
-      for (uint32_t i = 0; i < t.shape.rank; i++) {
-        int64_t d = t.shape.dims[i];
-        a.start[i] = full || !d ? 0 : below(r, (uint32_t)d);
-        a.limit[i] = full ? d : a.start[i] + below(r, (uint32_t)(d - a.start[i] + 1));
-        a.stride[i] = full ? 1 : 1 + below(r, 2);
-      }
-      out = node1(G, POOT_OP_SLICE, 1, &x, &a, POOT_TRAP_NONE);
+    case 11:
+      out = gen_broadcast(G, P);
       break;
-    }
-    case 15: { /* concat */
-      x = pick_where(G, P, p_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      uint32_t n = 1 + below(r, 3);
-      poot_value ops[3] = {x, x, x};
-      for (uint32_t i = 1; i < n; i++) ops[i] = chance(r, 50) ? x : of_type(G, P, &t, x);
-      a.axis = below(r, t.shape.rank);
-      if (elems_of(&t.shape) * n > 256) n = 1;
-      out = node1(G, POOT_OP_CONCAT, n, ops, &a, POOT_TRAP_NONE);
+    case 12:
+      out = gen_reshape(G, P);
       break;
-    }
-    case 16: { /* reduce */
-      x = pick_where(G, P, p_num);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      uint32_t kind2 = below(r, 4);
-      if (kind2 == 3 && t.shape.rank > 0) {
-        uint32_t d = below(r, t.shape.rank);
-        if (t.shape.dims[d] < 1) break;
-        a.reduce_kind = POOT_REDUCE_ARGMAX;
-        a.num_dims = 1;
-        a.dims[0] = d;
-        a.dtype = POOT_DTYPE_I32;
-      } else {
-        a.reduce_kind = (poot_reduce_kind)(POOT_REDUCE_SUM + below(r, 3));
-        for (uint32_t i = 0; i < t.shape.rank; i++)
-          if (chance(r, 50)) a.dims[a.num_dims++] = i;
-        if (poot_dtype_is_float(t.dtype))
-          a.dtype = chance(r, 50) ? POOT_DTYPE_F32 : t.dtype;
-        else
-          a.dtype = chance(r, 50) ? POOT_DTYPE_I32 : t.dtype;
-      }
-      out = node1(G, POOT_OP_REDUCE, 1, &x, &a, POOT_TRAP_NONE);
+    case 13:
+      out = gen_transpose(G, P);
       break;
-    }
-    case 17: { /* dot_general: x·x over its last dim, with a batch dim sometimes */
-      x = pick_where(G, P, p_num_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      const uint32_t rk = t.shape.rank;
-      if (rk >= 2 && chance(r, 50)) {
-        a.dot.num_batch = 1;
-        a.dot.lhs_batch[0] = 0;
-        a.dot.rhs_batch[0] = 0;
-      }
-      a.dot.num_contract = 1;
-      a.dot.lhs_contract[0] = rk - 1;
-      a.dot.rhs_contract[0] = rk - 1;
-      if (rk - a.dot.num_batch - 1 > 1 && 2 * (rk - 1) > 4) break;
-      a.dtype = poot_dtype_is_float(t.dtype) ? (chance(r, 50) ? POOT_DTYPE_F32 : t.dtype)
-                                             : (chance(r, 50) ? POOT_DTYPE_I32 : t.dtype);
-      poot_value y = chance(r, 50) ? x : of_type(G, P, &t, x);
-      poot_value ops[2] = {x, y};
-      out = node1(G, POOT_OP_DOT_GENERAL, 2, ops, &a, POOT_TRAP_NONE);
+    case 14:
+      out = gen_slice(G, P);
       break;
-    }
-    case 18: { /* iota */
-      a.dtype = rand_dtype(r);
-      if (a.dtype == POOT_DTYPE_BOOL) a.dtype = POOT_DTYPE_I32;
-      a.shape = rand_shape(r, 3);
-      if (a.shape.rank == 0) a.shape.rank = 1, a.shape.dims[0] = 3;
-      a.axis = below(r, a.shape.rank);
-      out = node1(G, POOT_OP_IOTA, 0, NULL, &a, POOT_TRAP_NONE);
+    case 15:
+      out = gen_concat(G, P);
       break;
-    }
-    case 19: { /* rng with constant key and counter */
-      poot_type kt = {POOT_DTYPE_U32, poot_shape_of(1, 2)};
-      poot_value ops[2] = {add_const(G, &kt, false), add_const(G, &kt, false)};
-      a.shape = rand_shape(r, 2);
-      if (chance(r, 50)) {
-        a.rng_dist = POOT_RNG_BITS;
-        a.dtype = POOT_DTYPE_U32;
-      } else {
-        a.rng_dist = POOT_RNG_UNIFORM;
-        a.dtype = k_dtypes[below(r, 3)];
-      }
-      out = node1(G, POOT_OP_RNG, 2, ops, &a, POOT_TRAP_NONE);
+    case 16:
+      out = gen_reduce(G, P);
       break;
-    }
-    case 20: { /* pad */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      a.num_dims = t.shape.rank;
-      const bool zero = chance(r, 30);
-      for (uint32_t i = 0; i < t.shape.rank; i++) {
-        a.low[i] = zero ? 0 : below(r, 2);
-        a.high[i] = zero ? 0 : below(r, 2);
-        a.interior[i] = zero ? 0 : below(r, 2);
-      }
-      poot_value ops[2] = {x, scalar_const(G, t.dtype, chance(r, 50))};
-      out = node1(G, POOT_OP_PAD, 2, ops, &a, POOT_TRAP_NONE);
-      if (out != POOT_VALUE_NONE && elems_of(&ty(G, out)->shape) > 512) out = POOT_VALUE_NONE;
+    case 17:
+      out = gen_dot(G, P);
       break;
-    }
+    case 18:
+      out = gen_iota(G);
+      break;
+    case 19:
+      out = gen_rng(G);
+      break;
+    case 20:
+      out = gen_pad(G, P);
+      break;
     case 21:
-    case 22: { /* dynamic_slice / dynamic_update_slice with constant or slot starts */
-      x = pick_where(G, P, p_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      const bool update = kind == 22;
-      const poot_trap trap = chance(r, 40) ? POOT_TRAP_SLICE_OUT_OF_RANGE : POOT_TRAP_NONE;
-      poot_value ops[2 + POOT_MAX_RANK];
-      uint32_t first = update ? 2 : 1;
-      poot_shape sz = t.shape;
-      for (uint32_t i = 0; i < t.shape.rank; i++)
-        sz.dims[i] = chance(r, 30) ? t.shape.dims[i] : below(r, (uint32_t)t.shape.dims[i] + 1);
-      for (uint32_t i = 0; i < t.shape.rank; i++) {
-        int64_t room = t.shape.dims[i] - sz.dims[i];
-        int64_t s = chance(r, 90) ? (int64_t)below(r, (uint32_t)room + 1) : room + 1 + below(r, 2);
-        if (chance(r, 3)) s = -1;
-        ops[first + i] = POOT_VALUE_NONE;
-        ok(G, poot_graph_const_int(G->g, POOT_DTYPE_I32, s, &ops[first + i]));
-      }
-      ops[0] = x;
-      if (update) {
-        poot_type ut = {t.dtype, sz};
-        ops[1] = of_type(G, P, &ut, POOT_VALUE_NONE);
-      } else {
-        a.num_dims = t.shape.rank;
-        for (uint32_t i = 0; i < t.shape.rank; i++) a.dims[i] = sz.dims[i];
-      }
-      out = node1(G, update ? POOT_OP_DYNAMIC_UPDATE_SLICE : POOT_OP_DYNAMIC_SLICE,
-                  first + t.shape.rank, ops, &a, trap);
+    case 22:
+      out = gen_dynamic_slice(G, P, kind == 22);
       break;
-    }
-    case 23: { /* gather with constant indices */
-      x = pick_where(G, P, p_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      if (chance(r, 30)) x = add_const(G, ty(G, x), false); /* foldable, may fault */
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      a.axis = below(r, t.shape.rank);
-      const int64_t d = t.shape.dims[a.axis];
-      /* A gather from an empty axis has no element to clamp to (the oracle
-         reads out of bounds there: reported); never generate one. */
-      if (d < 1) break;
-      const poot_trap trap = chance(r, 40) ? POOT_TRAP_INDEX_OUT_OF_RANGE : POOT_TRAP_NONE;
-      poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
-      int32_t idx[4];
-      for (int64_t i = 0; i < it.shape.dims[0]; i++)
-        idx[i] = chance(r, 93) && d > 0 ? (int32_t)below(r, (uint32_t)d)
-                                        : (int32_t)d + (int32_t)below(r, 2);
-      poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
-      poot_value ops[2] = {x, POOT_VALUE_NONE};
-      ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
-      out = node1(G, POOT_OP_GATHER, 2, ops, &a, trap);
+    case 23:
+      out = gen_gather(G, P);
       break;
-    }
-    case 30: { /* scatter_update with constant indices (sometimes out of range) */
-      x = pick_where(G, P, p_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      if (chance(r, 30)) x = add_const(G, ty(G, x), false);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      a.axis = below(r, t.shape.rank);
-      const int64_t d = t.shape.dims[a.axis];
-      const poot_trap trap = chance(r, 40) ? POOT_TRAP_WRITE_MAP_OUT_OF_RANGE : POOT_TRAP_NONE;
-      poot_type it = {POOT_DTYPE_I32, poot_shape_of(1, 1 + below(r, 3))};
-      int32_t idx[4];
-      for (int64_t i = 0; i < it.shape.dims[0]; i++)
-        idx[i] = chance(r, 90) && d > 0 ? (int32_t)below(r, (uint32_t)d)
-                                        : (chance(r, 50) ? -1 : (int32_t)d);
-      poot_tensor tt = {it, idx, (size_t)it.shape.dims[0] * 4};
-      poot_value ops[3] = {x, POOT_VALUE_NONE, POOT_VALUE_NONE};
-      ok(G, poot_graph_add_const(G->g, &tt, &ops[1]));
-      poot_type ut;
-      memset(&ut, 0, sizeof ut);
-      ut.dtype = t.dtype;
-      for (int64_t i = 0; i < a.axis; i++) ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
-      ut.shape.dims[ut.shape.rank++] = it.shape.dims[0];
-      for (uint32_t i = (uint32_t)a.axis + 1; i < t.shape.rank; i++)
-        ut.shape.dims[ut.shape.rank++] = t.shape.dims[i];
-      ops[2] = of_type(G, P, &ut, POOT_VALUE_NONE);
-      out = node1(G, POOT_OP_SCATTER_UPDATE, 3, ops, &a, trap);
+    case 30:
+      out = gen_scatter(G, P);
       break;
-    }
-    case 24: { /* top_k or cumsum */
-      x = pick_where(G, P, p_num_ranked);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      if (chance(r, 50)) {
-        a.k = below(r, (uint32_t)t.shape.dims[t.shape.rank - 1] + 1);
-        poot_value res[2];
-        if (!ok(G, poot_graph_add_node(G->g, POOT_OP_TOP_K, 1, &x, &a, POOT_TRAP_NONE, res))) break;
-        pool_add(P, res[0]);
-        out = res[1];
-      } else {
-        a.axis = below(r, t.shape.rank);
-        a.dtype = poot_dtype_is_float(t.dtype) ? POOT_DTYPE_F32 : POOT_DTYPE_I32;
-        out = node1(G, POOT_OP_CUMSUM, 1, &x, &a, POOT_TRAP_NONE);
-      }
+    case 24:
+      out = gen_topk_cumsum(G, P);
       break;
-    }
-    case 25: { /* identity chains for canonicalize */
-      x = pick_where(G, P, p_any);
-      if (x == POOT_VALUE_NONE) break;
-      const poot_type t = *ty(G, x);
-      uint32_t k = below(r, 4);
-      if (k == 0 && t.dtype != POOT_DTYPE_BOOL) { /* x op splat */
-        poot_value s = scalar_const(G, t.dtype, true);
-        poot_value y = t.shape.rank ? bcast_scalar(G, s, &t.shape) : s;
-        poot_value ops[2] = {x, y};
-        if (chance(r, 50)) ops[0] = y, ops[1] = x;
-        static const poot_op idops[] = {POOT_OP_ADD, POOT_OP_SUB, POOT_OP_MUL, POOT_OP_DIV};
-        out = node1(G, idops[below(r, 4)], 2, ops, NULL, POOT_TRAP_NONE);
-      } else if (k == 1 && p_num(&t)) { /* neg(neg x) / abs(neg x) */
-        poot_value y = node1(G, POOT_OP_NEG, 1, &x, NULL, POOT_TRAP_NONE);
-        out = node1(G, chance(r, 50) ? POOT_OP_NEG : POOT_OP_ABS, 1, &y, NULL, POOT_TRAP_NONE);
-      } else if (k == 2 && p_intlike(&t)) { /* not(not x), x | 0, x & ~0 */
-        poot_value y = node1(G, POOT_OP_NOT, 1, &x, NULL, POOT_TRAP_NONE);
-        out = node1(G, POOT_OP_NOT, 1, &y, NULL, POOT_TRAP_NONE);
-      } else { /* select with a constant predicate or equal branches */
-        poot_type pt = {POOT_DTYPE_BOOL, t.shape};
-        poot_value p = add_const(G, &pt, true);
-        poot_value ops[3] = {p, x, chance(r, 30) ? x : of_type(G, P, &t, x)};
-        out = node1(G, POOT_OP_SELECT, 3, ops, NULL, POOT_TRAP_NONE);
-      }
+    case 25:
+      out = gen_identity_chain(G, P);
       break;
-    }
-    case 26: { /* a duplicate of an earlier op node of this region */
-      for (int tries = 0; tries < 6 && out == POOT_VALUE_NONE; tries++) {
-        poot_value v = pick(G, P);
-        if (v == POOT_VALUE_NONE) break;
-        const poot_node *n = poot_graph_value_node(G->g, v, NULL);
-        if (!n || n->op == POOT_OP_LEAF || n->op == POOT_OP_COMPOSITE || n->num_operands > 8)
-          continue;
-        poot_value ops[8];
-        if (n->num_operands) memcpy(ops, n->operands, n->num_operands * sizeof(poot_value));
-        poot_attrs na = n->attrs;
-        poot_op op = n->op;
-        /* Mirror the commutative and ordered compares too. */
-        if (n->num_operands == 2 && chance(r, 50) &&
-            (op == POOT_OP_ADD || op == POOT_OP_MUL || op == POOT_OP_EQ || op == POOT_OP_LT ||
-             op == POOT_OP_GT || op == POOT_OP_MAX || op == POOT_OP_AND)) {
-          poot_value tmp = ops[0];
-          ops[0] = ops[1];
-          ops[1] = tmp;
-          if (op == POOT_OP_LT)
-            op = POOT_OP_GT;
-          else if (op == POOT_OP_GT)
-            op = POOT_OP_LT;
-        }
-        poot_value res[2];
-        if (!ok(G, poot_graph_add_node(G->g, op, n->num_operands, ops, &na, n->trap, res))) break;
-        out = res[0];
-      }
+    case 26:
+      out = gen_duplicate(G, P);
       break;
-    }
     case 27:
-    case 28: { /* composite (sometimes twice from the same seed) */
-      if (G->depth >= 2) break;
-      uint32_t nops = 1 + below(r, 3);
-      poot_value ops[3];
-      for (uint32_t i = 0; i < nops; i++) ops[i] = pick(G, P);
-      if (ops[0] == POOT_VALUE_NONE) break;
-      uint64_t seed = next_u64(r);
-      int times = chance(r, 35) ? 2 : 1;
-      for (int k = 0; k < times; k++) {
-        uint32_t nres = 0;
-        poot_value res[2];
-        gen_composite(G, P, seed, nops, ops, &nres, res);
-        for (uint32_t i = 0; i < nres; i++) pool_add(P, res[i]);
-      }
-      return;
-    }
-    default: { /* a new constant (or parameter at the root) */
-      poot_type t = {rand_dtype(r), rand_shape(r, 3)};
-      if (root && chance(r, 40)) {
-        char name[16];
-        snprintf(name, sizeof name, "p%u", G->names++);
-        ok(G, poot_graph_add_param(G->g, name, &t, &out));
-      } else {
-        out = add_const(G, &t, chance(r, 30));
-      }
+    case 28:
+      out = gen_composites(G, P);
       break;
-    }
+    default:
+      out = gen_leaf(G, root);
+      break;
   }
-  (void)root;
   pool_add(P, out);
 }
 
