@@ -210,55 +210,8 @@ static void i64_lit(poot__shader *c, uint64_t bits) {
 
 /* ------------------------------------------------------------------ bitcast */
 
-/* BITCAST: split the source into lane bit patterns and regroup them. */
-static void emit_bitcast(poot__shader *c, const poot_kir_inst *in) {
-  poot_kir_type ft = vtype(c, in->args[0]);
-  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
-           db = scalar_bits((poot_kir_scalar)in->type.scalar);
-  unsigned n = in->type.lanes;
-  char tb[32];
-  bool wide = sb == 64 || db == 64;
-  const char *ut = wide ? "uint64_t" : "uint";
-  /* The source lanes as raw bits, in temporaries named v<id>_b<i>. */
-  for (unsigned i = 0; i < ft.lanes; i++) {
-    line_start(c);
-    putf(c, "%s v%u_b%u = %s(", ut, in->result, i, ut);
-    lane_bits(c, in->args[0], i);
-    put(c, ");\n");
-  }
-  def_begin(c, in);
-  if (n > 1) putf(c, "%s(", tname(in->type, tb, sizeof tb));
-  for (unsigned d = 0; d < n; d++) {
-    if (d) put(c, ", ");
-    char expr[256];
-    if (db >= sb) {
-      /* Combine db/sb source lanes, lowest first (little-endian). */
-      unsigned per = db / sb, off = 0;
-      char acc[200] = "";
-      for (unsigned j = 0; j < per; j++) {
-        char term[64];
-        snprintf(term, sizeof term, "%s(v%u_b%u << %u)", j ? " | " : "", in->result, d * per + j,
-                 off);
-        strncat(acc, term, sizeof acc - strlen(acc) - 1);
-        off += sb;
-      }
-      snprintf(expr, sizeof expr, "(%s)", acc);
-    } else {
-      unsigned per = sb / db;
-      unsigned src = d / per, sh = (d % per) * db;
-      snprintf(expr, sizeof expr, "((v%u_b%u >> %u) & %s(0x%llx))", in->result, src, sh, ut,
-               (unsigned long long)((db == 64) ? ~0ull : ((1ull << db) - 1)));
-    }
-    if (wide && db != 64) {
-      char tmp[300];
-      snprintf(tmp, sizeof tmp, "uint(%s)", expr);
-      from_bits(c, (poot_kir_scalar)in->type.scalar, tmp);
-    } else {
-      from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
-    }
-  }
-  if (n > 1) put(c, ")");
-  put(c, ";\n");
+static void bits_temp_open(poot__shader *c, unsigned result, unsigned i, const char *ut) {
+  putf(c, "%s v%u_b%u = %s(", ut, result, i, ut);
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -629,6 +582,8 @@ static const poot__shader_lang k_glsl = {
     .bool_of_bits = "bool(%s)",
     .extract_bits = "bitfieldExtract",
     .rsqrt = "inversesqrt",
+    .u64 = "uint64_t",
+    .cast_masks = true,
     .lane_suffix = false,
     .barrier = k_barrier,
     .check = "if (!v%u) atomicOr(poot_err_word[0], 1u << %lluu);\n",
@@ -658,7 +613,9 @@ static const poot__shader_lang k_glsl = {
     .select = select_,
     .for_header = for_header,
     .builtin = builtin,
-    .bitcast = emit_bitcast,
+    .bits_temp_open = bits_temp_open,
+    .bits_temp_close = ");\n",
+    .bitcast_wide = NULL,
     .load = emit_load,
     .store = emit_store,
     .atomic = emit_atomic,

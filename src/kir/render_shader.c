@@ -374,6 +374,77 @@ static void emit_convert(poot__shader *c, const poot_kir_inst *in) {
   put(c, ";\n");
 }
 
+/* ----------------------------------------------------------------- bitcast */
+
+/* The lanes of one bit pattern regrouped: result lane d from the source
+ * temporaries v<id>_b<i> (little-endian), as an expression of `ut` bits. */
+static void regroup_lane(poot__shader *c, const poot_kir_inst *in, unsigned d, unsigned sb,
+                         unsigned db, const char *ut, char *expr, size_t n) {
+  const char *u = c->lang->uint_suffix;
+  if (db >= sb) {
+    /* Combine db/sb source lanes, lowest first. */
+    unsigned per = db / sb, off = 0;
+    char acc[200] = "";
+    for (unsigned j = 0; j < per; j++) {
+      char term[64];
+      snprintf(term, sizeof term, "%s(v%u_b%u << %u%s)", j ? " | " : "", in->result, d * per + j,
+               off, u);
+      strncat(acc, term, sizeof acc - strlen(acc) - 1);
+      off += sb;
+    }
+    snprintf(expr, n, "(%s)", acc);
+    return;
+  }
+  unsigned per = sb / db;
+  unsigned long long mask = db == 64 ? ~0ull : (1ull << db) - 1;
+  char lit[48];
+  if (c->lang->cast_masks)
+    snprintf(lit, sizeof lit, "%s(0x%llx)", ut, mask);
+  else
+    snprintf(lit, sizeof lit, "0x%llxu", mask);
+  snprintf(expr, n, "((v%u_b%u >> %u%s) & %s)", in->result, d / per, (d % per) * db, u, lit);
+}
+
+/* BITCAST: split the source into lane bit patterns and regroup them. A
+ * language with a bitcast_wide hook writes those that involve 64 bits. */
+static void emit_bitcast(poot__shader *c, const poot_kir_inst *in) {
+  const poot__shader_lang *L = c->lang;
+  poot_kir_type ft = vtype(c, in->args[0]);
+  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
+           db = scalar_bits((poot_kir_scalar)in->type.scalar);
+  unsigned n = in->type.lanes;
+  bool wide = sb == 64 || db == 64;
+  if (wide && L->bitcast_wide) {
+    L->bitcast_wide(c, in);
+    return;
+  }
+  const char *ut = wide ? L->u64 : L->reg_scalar(POOT_KIR_U32);
+  /* The source lanes as raw bits, in temporaries named v<id>_b<i>. */
+  for (unsigned i = 0; i < ft.lanes; i++) {
+    line_start(c);
+    L->bits_temp_open(c, in->result, i, ut);
+    lane_bits(c, in->args[0], i);
+    put(c, L->bits_temp_close);
+  }
+  char tb[32];
+  L->def_begin(c, in);
+  if (n > 1) putf(c, "%s(", L->tname(in->type, tb, sizeof tb));
+  for (unsigned d = 0; d < n; d++) {
+    if (d) put(c, ", ");
+    char expr[256];
+    regroup_lane(c, in, d, sb, db, ut, expr, sizeof expr);
+    if (wide && db != 64) {
+      char tmp[300];
+      snprintf(tmp, sizeof tmp, "%s(%s)", L->reg_scalar(POOT_KIR_U32), expr);
+      from_bits(c, (poot_kir_scalar)in->type.scalar, tmp);
+    } else {
+      from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
+    }
+  }
+  if (n > 1) put(c, ")");
+  put(c, ";\n");
+}
+
 /* -------------------------------------------------------------- arithmetic */
 
 static void emit_binary(poot__shader *c, const poot_kir_inst *in) {
@@ -602,9 +673,6 @@ static void emit_for(poot__shader *c, const poot_kir_inst *in) {
 
 typedef void (*emit_fn)(poot__shader *c, const poot_kir_inst *in);
 
-static void emit_bitcast(poot__shader *c, const poot_kir_inst *in) {
-  c->lang->bitcast(c, in);
-}
 static void emit_load(poot__shader *c, const poot_kir_inst *in) {
   c->lang->load(c, in);
 }

@@ -50,7 +50,7 @@ enum {
 };
 
 /* What differs between the languages. Every hook is required but
- * convert_lane (optional: NULL applies the shared rules everywhere). */
+ * those marked optional. */
 struct poot__shader_lang {
   poot_kir_lang lang;
   const char *name;  /* "glsl": error messages start "kir glsl: " */
@@ -71,6 +71,8 @@ struct poot__shader_lang {
   const char *bool_of_bits;   /* a bool from a bit pattern, "%s" for the bits */
   const char *extract_bits;   /* "bitfieldExtract" or "extractBits" */
   const char *rsqrt;          /* the name of 1/sqrt */
+  const char *u64;            /* the unsigned 64-bit type (NULL where bitcast_wide is set) */
+  bool cast_masks;            /* bit masks are written as type casts: "uint(0xff)" */
   bool lane_suffix;           /* helpers have x2/x4 forms for vectors (poot_fma, poot_tanh) */
   const char *const *barrier; /* the statements of a barrier, NULL-terminated */
   const char *check;          /* a failed check: "%u" value, "%llu" trap code */
@@ -87,8 +89,8 @@ struct poot__shader_lang {
   const char *(*norm_open)(poot__shader *c, poot_kir_type t);
   /* An i64 literal. */
   void (*i64_lit)(poot__shader *c, uint64_t bits);
-  /* The language's own conversions of lane i of v: returns false where the
-   * shared rules apply. */
+  /* (optional) The language's own conversions of lane i of v: returns
+   * false where the shared rules apply; NULL: the shared rules everywhere. */
   bool (*convert_lane)(poot__shader *c, poot_kir_value v, unsigned i, poot_kir_scalar from,
                        poot_kir_scalar to);
   /* AND/OR/XOR of bools, after def_begin. */
@@ -108,8 +110,14 @@ struct poot__shader_lang {
   /* The right-hand side of a builtin read other than the local size, after
    * def_begin. */
   void (*builtin)(poot__shader *c, const poot_kir_inst *in);
-  /* Whole statements: bitcasts, memory and atomics. */
-  void (*bitcast)(poot__shader *c, const poot_kir_inst *in);
+  /* The declaration of bitcast temporary v<result>_b<i> of type `ut` up to
+   * the lane's bits, and what closes it. */
+  void (*bits_temp_open)(poot__shader *c, unsigned result, unsigned i, const char *ut);
+  const char *bits_temp_close;
+  /* (optional) A bitcast from or to 64-bit lanes; NULL: the shared split and
+   * regroup, in `u64` temporaries. */
+  void (*bitcast_wide)(poot__shader *c, const poot_kir_inst *in);
+  /* Whole statements: memory and atomics. */
   void (*load)(poot__shader *c, const poot_kir_inst *in);
   void (*store)(poot__shader *c, const poot_kir_inst *in);
   void (*atomic)(poot__shader *c, const poot_kir_inst *in);

@@ -269,47 +269,8 @@ static void emit_bitcast_words(poot__shader *c, const poot_kir_inst *in) {
   put(c, ";\n");
 }
 
-static void emit_bitcast(poot__shader *c, const poot_kir_inst *in) {
-  poot_kir_type ft = vtype(c, in->args[0]);
-  unsigned sb = scalar_bits((poot_kir_scalar)ft.scalar),
-           db = scalar_bits((poot_kir_scalar)in->type.scalar);
-  unsigned n = in->type.lanes;
-  char tb[32];
-  if (sb == 64 || db == 64) {
-    emit_bitcast_words(c, in);
-    return;
-  }
-  for (unsigned i = 0; i < ft.lanes; i++) {
-    line_start(c);
-    putf(c, "let v%u_b%u: u32 = ", in->result, i);
-    lane_bits(c, in->args[0], i);
-    put(c, ";\n");
-  }
-  def_begin(c, in);
-  if (n > 1) putf(c, "%s(", tname(in->type, tb, sizeof tb));
-  for (unsigned d = 0; d < n; d++) {
-    if (d) put(c, ", ");
-    char expr[256];
-    if (db >= sb) {
-      unsigned per = db / sb, off = 0;
-      char acc[200] = "";
-      for (unsigned j = 0; j < per; j++) {
-        char term[64];
-        snprintf(term, sizeof term, "%s(v%u_b%u << %uu)", j ? " | " : "", in->result, d * per + j,
-                 off);
-        strncat(acc, term, sizeof acc - strlen(acc) - 1);
-        off += sb;
-      }
-      snprintf(expr, sizeof expr, "(%s)", acc);
-    } else {
-      unsigned per = sb / db;
-      snprintf(expr, sizeof expr, "((v%u_b%u >> %uu) & 0x%xu)", in->result, d / per, (d % per) * db,
-               (1u << db) - 1u);
-    }
-    from_bits(c, (poot_kir_scalar)in->type.scalar, expr);
-  }
-  if (n > 1) put(c, ")");
-  put(c, ";\n");
+static void bits_temp_open(poot__shader *c, unsigned result, unsigned i, const char *ut) {
+  putf(c, "let v%u_b%u: %s = ", result, i, ut);
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -661,6 +622,8 @@ static const poot__shader_lang k_wgsl = {
     .bool_of_bits = "((%s) != 0u)",
     .extract_bits = "extractBits",
     .rsqrt = "inverseSqrt",
+    .u64 = NULL,
+    .cast_masks = false,
     .lane_suffix = true,
     .barrier = k_barrier,
     .check = "if (!v%u) { atomicOr(&poot_err[0], 1u << %lluu); }\n",
@@ -690,7 +653,9 @@ static const poot__shader_lang k_wgsl = {
     .select = select_,
     .for_header = for_header,
     .builtin = builtin,
-    .bitcast = emit_bitcast,
+    .bits_temp_open = bits_temp_open,
+    .bits_temp_close = ";\n",
+    .bitcast_wide = emit_bitcast_words,
     .load = emit_load,
     .store = emit_store,
     .atomic = emit_atomic,
