@@ -190,8 +190,10 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
 /* ============================================== 2. the kernel as data */
 
 /* Every statement kind. Columns: enum suffix, printed name, operand count
- * (-1: variable). The list is append-only; printers, verifier and
- * interpreter are table-driven from it.
+ * (-1: variable), class (poot_kir_op_class: the family an op is typed and
+ * rendered with), type rule (poot_kir_type_rule: the scalars its operands
+ * may have). The list is append-only; inference, verifier, printer,
+ * interpreter and the renderers' dispatch are table-driven from it.
  *
  * Value statements (result != 0):
  *   CONST      imm = the scalar's bit pattern (zero-extended to 64 bits), type scalar
@@ -228,77 +230,120 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
  *   FOR        args (start, end, step); result = the induction value, visible
  *              only in body: for (i = start; i < end; i += step). start/end/
  *              step have one type, u32 or i32; step > 0 at run time. */
-#define POOT_KIR_OPS(X)                  \
-  X(CONST, "const", 0)                   \
-  X(BUILTIN, "builtin", 0)               \
-  X(PARAM, "param", 0)                   \
-  X(NEG, "neg", 1)                       \
-  X(NOT, "not", 1)                       \
-  X(ABS, "abs", 1)                       \
-  X(EXP, "exp", 1)                       \
-  X(EXP2, "exp2", 1)                     \
-  X(LOG, "log", 1)                       \
-  X(LOG2, "log2", 1)                     \
-  X(SQRT, "sqrt", 1)                     \
-  X(RSQRT, "rsqrt", 1)                   \
-  X(SIN, "sin", 1)                       \
-  X(COS, "cos", 1)                       \
-  X(TANH, "tanh", 1)                     \
-  X(ERF, "erf", 1)                       \
-  X(FLOOR, "floor", 1)                   \
-  X(CEIL, "ceil", 1)                     \
-  X(ADD, "add", 2)                       \
-  X(SUB, "sub", 2)                       \
-  X(MUL, "mul", 2)                       \
-  X(DIV, "div", 2)                       \
-  X(REM, "rem", 2)                       \
-  X(MIN, "min", 2)                       \
-  X(MAX, "max", 2)                       \
-  X(AND, "and", 2)                       \
-  X(OR, "or", 2)                         \
-  X(XOR, "xor", 2)                       \
-  X(SHL, "shl", 2)                       \
-  X(SHR, "shr", 2)                       \
-  X(POW, "pow", 2)                       \
-  X(EQ, "eq", 2)                         \
-  X(NE, "ne", 2)                         \
-  X(LT, "lt", 2)                         \
-  X(LE, "le", 2)                         \
-  X(GT, "gt", 2)                         \
-  X(GE, "ge", 2)                         \
-  X(SELECT, "select", 3)                 \
-  X(FMA, "fma", 3)                       \
-  X(CONVERT, "convert", 1)               \
-  X(BITCAST, "bitcast", 1)               \
-  X(SPLAT, "splat", 1)                   \
-  X(VEC, "vec", -1)                      \
-  X(EXTRACT, "extract", 1)               \
-  X(LOAD, "load", 1)                     \
-  X(STORE, "store", 2)                   \
-  X(PRIV_LOAD, "priv_load", 0)           \
-  X(PRIV_STORE, "priv_store", 1)         \
-  X(ATOMIC_ADD, "atomic_add", 2)         \
-  X(ATOMIC_MAX, "atomic_max", 2)         \
-  X(ATOMIC_MIN, "atomic_min", 2)         \
-  X(ATOMIC_XCHG, "atomic_xchg", 2)       \
-  X(ATOMIC_CAS, "atomic_cas", 3)         \
-  X(SG_REDUCE_ADD, "sg_reduce_add", 1)   \
-  X(SG_REDUCE_MAX, "sg_reduce_max", 1)   \
-  X(SG_REDUCE_MIN, "sg_reduce_min", 1)   \
-  X(SG_SHUFFLE, "sg_shuffle", 2)         \
-  X(SG_SHUFFLE_XOR, "sg_shuffle_xor", 1) \
-  X(SG_BROADCAST, "sg_broadcast", 1)     \
-  X(BARRIER, "barrier", 0)               \
-  X(CHECK, "check", 1)                   \
-  X(IF, "if", 1)                         \
-  X(FOR, "for", 3)
+#define POOT_KIR_OPS(X)                                  \
+  X(CONST, "const", 0, CONST, ANY)                       \
+  X(BUILTIN, "builtin", 0, BUILTIN, ANY)                 \
+  X(PARAM, "param", 0, PARAM, ANY)                       \
+  X(NEG, "neg", 1, UNARY, ARITH)                         \
+  X(NOT, "not", 1, UNARY, INT_BOOL)                      \
+  X(ABS, "abs", 1, UNARY, SIGNED)                        \
+  X(EXP, "exp", 1, UNARY, FLOAT)                         \
+  X(EXP2, "exp2", 1, UNARY, FLOAT)                       \
+  X(LOG, "log", 1, UNARY, FLOAT)                         \
+  X(LOG2, "log2", 1, UNARY, FLOAT)                       \
+  X(SQRT, "sqrt", 1, UNARY, FLOAT)                       \
+  X(RSQRT, "rsqrt", 1, UNARY, FLOAT)                     \
+  X(SIN, "sin", 1, UNARY, FLOAT)                         \
+  X(COS, "cos", 1, UNARY, FLOAT)                         \
+  X(TANH, "tanh", 1, UNARY, FLOAT)                       \
+  X(ERF, "erf", 1, UNARY, FLOAT)                         \
+  X(FLOOR, "floor", 1, UNARY, FLOAT)                     \
+  X(CEIL, "ceil", 1, UNARY, FLOAT)                       \
+  X(ADD, "add", 2, BINARY, ARITH)                        \
+  X(SUB, "sub", 2, BINARY, ARITH)                        \
+  X(MUL, "mul", 2, BINARY, ARITH)                        \
+  X(DIV, "div", 2, BINARY, ARITH)                        \
+  X(REM, "rem", 2, BINARY, INT)                          \
+  X(MIN, "min", 2, BINARY, ARITH)                        \
+  X(MAX, "max", 2, BINARY, ARITH)                        \
+  X(AND, "and", 2, BINARY, INT_BOOL)                     \
+  X(OR, "or", 2, BINARY, INT_BOOL)                       \
+  X(XOR, "xor", 2, BINARY, INT_BOOL)                     \
+  X(SHL, "shl", 2, BINARY, INT)                          \
+  X(SHR, "shr", 2, BINARY, INT)                          \
+  X(POW, "pow", 2, BINARY, FLOAT)                        \
+  X(EQ, "eq", 2, COMPARE, ARITH_BOOL)                    \
+  X(NE, "ne", 2, COMPARE, ARITH_BOOL)                    \
+  X(LT, "lt", 2, COMPARE, ARITH)                         \
+  X(LE, "le", 2, COMPARE, ARITH)                         \
+  X(GT, "gt", 2, COMPARE, ARITH)                         \
+  X(GE, "ge", 2, COMPARE, ARITH)                         \
+  X(SELECT, "select", 3, SELECT, ANY)                    \
+  X(FMA, "fma", 3, FMA, FLOAT)                           \
+  X(CONVERT, "convert", 1, CONVERT, ANY)                 \
+  X(BITCAST, "bitcast", 1, BITCAST, ANY)                 \
+  X(SPLAT, "splat", 1, LANES, ANY)                       \
+  X(VEC, "vec", -1, LANES, ANY)                          \
+  X(EXTRACT, "extract", 1, LANES, ANY)                   \
+  X(LOAD, "load", 1, LOAD, ANY)                          \
+  X(STORE, "store", 2, STORE, ANY)                       \
+  X(PRIV_LOAD, "priv_load", 0, PRIV_LOAD, ANY)           \
+  X(PRIV_STORE, "priv_store", 1, PRIV_STORE, ANY)        \
+  X(ATOMIC_ADD, "atomic_add", 2, ATOMIC, WORD)           \
+  X(ATOMIC_MAX, "atomic_max", 2, ATOMIC, WORD)           \
+  X(ATOMIC_MIN, "atomic_min", 2, ATOMIC, WORD)           \
+  X(ATOMIC_XCHG, "atomic_xchg", 2, ATOMIC, WORD)         \
+  X(ATOMIC_CAS, "atomic_cas", 3, ATOMIC, WORD)           \
+  X(SG_REDUCE_ADD, "sg_reduce_add", 1, SUBGROUP, WORD)   \
+  X(SG_REDUCE_MAX, "sg_reduce_max", 1, SUBGROUP, WORD)   \
+  X(SG_REDUCE_MIN, "sg_reduce_min", 1, SUBGROUP, WORD)   \
+  X(SG_SHUFFLE, "sg_shuffle", 2, SUBGROUP, WORD)         \
+  X(SG_SHUFFLE_XOR, "sg_shuffle_xor", 1, SUBGROUP, WORD) \
+  X(SG_BROADCAST, "sg_broadcast", 1, SUBGROUP, WORD)     \
+  X(BARRIER, "barrier", 0, BARRIER, ANY)                 \
+  X(CHECK, "check", 1, CHECK, BOOL)                      \
+  X(IF, "if", 1, IF, BOOL)                               \
+  X(FOR, "for", 3, FOR, INDEX)
 
 typedef enum poot_kir_op {
-#define POOT_KIR__OP_ENUM(name, str, nargs) POOT_KIR_OP_##name,
+#define POOT_KIR__OP_ENUM(name, str, nargs, cls, types) POOT_KIR_OP_##name,
   POOT_KIR_OPS(POOT_KIR__OP_ENUM)
 #undef POOT_KIR__OP_ENUM
       POOT_KIR_OP_COUNT
 } poot_kir_op;
+
+/* An op's family (the class column of POOT_KIR_OPS): ops of one class share
+ * one type rule shape and one routine in each renderer. */
+typedef enum poot_kir_op_class {
+  POOT_KIR_CLASS_CONST = 0,
+  POOT_KIR_CLASS_BUILTIN,
+  POOT_KIR_CLASS_PARAM,
+  POOT_KIR_CLASS_UNARY,   /* result = operand type */
+  POOT_KIR_CLASS_BINARY,  /* two operands of the result type */
+  POOT_KIR_CLASS_COMPARE, /* two operands of one type -> bool of their lanes */
+  POOT_KIR_CLASS_SELECT,
+  POOT_KIR_CLASS_FMA,
+  POOT_KIR_CLASS_CONVERT,
+  POOT_KIR_CLASS_BITCAST,
+  POOT_KIR_CLASS_LANES, /* SPLAT VEC EXTRACT: values moved between lanes */
+  POOT_KIR_CLASS_LOAD,
+  POOT_KIR_CLASS_STORE,
+  POOT_KIR_CLASS_PRIV_LOAD,
+  POOT_KIR_CLASS_PRIV_STORE,
+  POOT_KIR_CLASS_ATOMIC,
+  POOT_KIR_CLASS_SUBGROUP,
+  POOT_KIR_CLASS_BARRIER,
+  POOT_KIR_CLASS_CHECK,
+  POOT_KIR_CLASS_IF,
+  POOT_KIR_CLASS_FOR,
+  POOT_KIR_CLASS_COUNT
+} poot_kir_op_class;
+
+/* The scalars an op's operands may have (the type rule column of
+ * POOT_KIR_OPS); the class says which operand the rule constrains. */
+typedef enum poot_kir_type_rule {
+  POOT_KIR_TYPES_ANY = 0,    /* the class's own rule alone */
+  POOT_KIR_TYPES_ARITH,      /* i32 u32 i64 f16 f32 */
+  POOT_KIR_TYPES_INT,        /* i32 u32 i64 */
+  POOT_KIR_TYPES_INT_BOOL,   /* i32 u32 i64 bool */
+  POOT_KIR_TYPES_ARITH_BOOL, /* i32 u32 i64 f16 f32 bool */
+  POOT_KIR_TYPES_SIGNED,     /* i32 i64 f16 f32 */
+  POOT_KIR_TYPES_FLOAT,      /* f16 f32 */
+  POOT_KIR_TYPES_WORD,       /* u32 i32 f32 scalars (atomic elements, subgroup values) */
+  POOT_KIR_TYPES_BOOL,       /* a bool scalar (conditions) */
+  POOT_KIR_TYPES_INDEX,      /* a u32 or i32 scalar (loop bounds) */
+  POOT_KIR_TYPES_COUNT
+} poot_kir_type_rule;
 
 const char *poot_kir_op_name(poot_kir_op op); /* "add"; "?" if bad */
 /* Fixed operand count of an op, or -1 when variable (VEC). */
@@ -481,7 +526,7 @@ typedef struct poot_kir_target {
    * such as lavapipe): per-lane contiguous chunks become gathers there, so
    * the templates keep lane-interleaved access patterns. */
   bool simd_cpu;
-  uint32_t watchdog_ms;                         /* budget per submission; 0 = none */
+  uint32_t watchdog_ms; /* budget per submission; 0 = none */
   /* PTX sm_90+: every kernel waits for the kernel before it in the stream
    * (griddepcontrol.wait: that grid finished and its writes are visible)
    * before its first memory access; the device launches with programmatic

@@ -35,6 +35,26 @@ typedef struct poot__kir_kernel_impl {
   poot_arena arena; /* owns the kernel and everything it points to */
 } poot__kir_kernel_impl;
 
+/* One row of the op table (POOT_KIR_OPS): every per-op fact the builder,
+ * verifier, printer, inference and renderers read. */
+typedef struct poot__kir_op_row {
+  const char *name; /* printed name, "add" */
+  int8_t nargs;     /* fixed operand count, -1 when variable (VEC) */
+  uint8_t cls;      /* poot_kir_op_class */
+  uint8_t types;    /* poot_kir_type_rule */
+} poot__kir_op_row;
+
+/* The row of an op; NULL when op is not a poot_kir_op. */
+const poot__kir_op_row *poot__kir_op_row_of(poot_kir_op op);
+/* The class of an op; POOT_KIR_CLASS_COUNT when op is not a poot_kir_op
+ * (renderers switch on it and fail in their default case). */
+poot_kir_op_class poot__kir_op_class(poot_kir_op op);
+/* Whether type t meets a type rule: for the rules up to SIGNED, t's scalar
+ * is in the rule's set (any lanes); WORD, BOOL and INDEX also need a scalar. */
+bool poot__kir_type_rule_allows(poot_kir_type_rule rule, poot_kir_type t);
+/* How a message names what a rule admits ("f16 or f32"). */
+const char *poot__kir_type_rule_words(poot_kir_type_rule rule);
+
 /* Whether an op produces a value. */
 bool poot__kir_op_has_result(poot_kir_op op);
 /* Whether an op is arithmetic/compare/math (types must be arith types). */

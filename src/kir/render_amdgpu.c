@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kir_impl.h"
 #include "poot/kir.h"
 #include "render_ptx_amdgpu.h"
 
@@ -1040,205 +1041,178 @@ static void emit_param(amd_ctx *c, const poot_kir_inst *in) {
   c->vname[in->result] = r;
 }
 
+static void emit_bitcast(amd_ctx *c, const poot_kir_inst *in) {
+  const char *r = tmp(c);
+  EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])), c->vname[in->args[0]],
+       vty(c, in->type));
+  c->vname[in->result] = r;
+}
+
+static void emit_barrier(amd_ctx *c) {
+  declare(c, "declare void @llvm.amdgcn.s.barrier()");
+  EMIT("  fence syncscope(\"workgroup\") release\n");
+  EMIT("  call void @llvm.amdgcn.s.barrier()\n");
+  EMIT("  fence syncscope(\"workgroup\") acquire\n");
+}
+
+static void emit_check(amd_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  fault_edge e = {(uint32_t)in->imm, n};
+  poot_status st = poot_vec_push(&c->faults, &e);
+  if (st && !c->err)
+    c->err = st;
+  else
+    poot_status_free(st);
+  EMIT("  br i1 %s, label %%ck%" PRIu32 ".ok, label %%ck%" PRIu32 ".fail, !prof !2\n",
+       c->vname[in->args[0]], n, n);
+  EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\n", n);
+  set_label(c, fmt(c, "ck%" PRIu32 ".ok", n));
+}
+
+static void emit_if(amd_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  bool has_else = in->else_body.first != NULL;
+  const char *from = c->cur_label;
+  const char **before = priv_save(c);
+  EMIT("  br i1 %s, label %%if%" PRIu32 ".then, label %%if%" PRIu32 ".%s\n", c->vname[in->args[0]],
+       n, n, has_else ? "else" : "end");
+  set_label(c, fmt(c, "if%" PRIu32 ".then", n));
+  emit_block(c, &in->body);
+  EMIT("  br label %%if%" PRIu32 ".end\n", n);
+  const char *then_end = c->cur_label;
+  const char **after_then = priv_save(c);
+  const char *else_end = from;
+  if (has_else) {
+    if (before) memcpy(c->pv, before, c->priv_total * sizeof *c->pv);
+    set_label(c, fmt(c, "if%" PRIu32 ".else", n));
+    emit_block(c, &in->else_body);
+    EMIT("  br label %%if%" PRIu32 ".end\n", n);
+    else_end = c->cur_label;
+  }
+  const char **after_else = has_else ? priv_save(c) : before;
+  set_label(c, fmt(c, "if%" PRIu32 ".end", n));
+  for (uint32_t e = 0; e < c->priv_total && after_then && after_else; e++) {
+    if (after_then[e] == after_else[e]) {
+      c->pv[e] = after_then[e];
+      continue;
+    }
+    const char *r = fmt(c, "%%if%" PRIu32 ".p%" PRIu32, n, e);
+    EMIT("  %s = phi %s [ %s, %%%s ], [ %s, %%%s ]\n", r, priv_type(c, e), after_then[e], then_end,
+         after_else[e], else_end);
+    c->pv[e] = r;
+  }
+}
+
+static void emit_for(amd_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  bool sg = (poot_kir_scalar)vtype(c, in->args[0]).scalar == POOT_KIR_I32;
+  const char *i = fmt(c, "%%for%" PRIu32 ".i", n);
+  const char *pre = fmt(c, "for%" PRIu32 ".pre", n);
+  c->vname[in->result] = i;
+  EMIT("  br label %%%s\n", pre);
+  set_label(c, pre);
+  EMIT("  br label %%for%" PRIu32 ".head\n", n);
+  /* The header's phis need the values at the end of the body, so the
+   * body is emitted first, into a buffer of its own, with every private
+   * element named by its header phi. */
+  const char **entry_vals = priv_save(c);
+  for (uint32_t e = 0; e < c->priv_total; e++)
+    c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+  poot_strbuf body;
+  poot_strbuf_init(&body);
+  poot_strbuf *outer = c->o;
+  c->o = &body;
+  set_label(c, fmt(c, "for%" PRIu32 ".body", n));
+  emit_block(c, &in->body);
+  EMIT("  br label %%for%" PRIu32 ".latch\n", n);
+  set_label(c, fmt(c, "for%" PRIu32 ".latch", n));
+  EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->vname[in->args[2]]);
+  EMIT("  br label %%for%" PRIu32 ".head\n", n);
+  const char **latch_vals = priv_save(c);
+  c->o = outer;
+  EMIT("for%" PRIu32 ".head:\n", n);
+  EMIT("  %s = phi i32 [ %s, %%%s ], [ %%for%" PRIu32 ".next, %%for%" PRIu32 ".latch ]\n", i,
+       c->vname[in->args[0]], pre, n, n);
+  for (uint32_t e = 0; e < c->priv_total && entry_vals && latch_vals; e++)
+    EMIT("  %%for%" PRIu32 ".p%" PRIu32 " = phi %s [ %s, %%%s ], [ %s, %%for%" PRIu32 ".latch ]\n",
+         n, e, priv_type(c, e), entry_vals[e], pre, latch_vals[e], n);
+  EMIT("  %%for%" PRIu32 ".c = icmp %s i32 %s, %s\n", n, sg ? "slt" : "ult", i,
+       c->vname[in->args[1]]);
+  EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32 ".end\n", n,
+       n, n);
+  poot_strbuf_append(c->o, body.data, body.len);
+  if (body.failed && !c->err)
+    c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
+  poot_strbuf_deinit(&body);
+  /* After the loop (exited from the header) the elements are the phis. */
+  for (uint32_t e = 0; e < c->priv_total; e++)
+    c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
+  set_label(c, fmt(c, "for%" PRIu32 ".end", n));
+}
+
 static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
-  switch (in->op) {
-    case POOT_KIR_OP_CONST:
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_CONST:
       c->vname[in->result] = const_text(c, (poot_kir_scalar)in->type.scalar, in->imm);
       break;
-    case POOT_KIR_OP_BUILTIN:
+    case POOT_KIR_CLASS_BUILTIN:
       emit_builtin(c, in);
       break;
-    case POOT_KIR_OP_PARAM:
+    case POOT_KIR_CLASS_PARAM:
       emit_param(c, in);
       break;
-    case POOT_KIR_OP_NEG:
-    case POOT_KIR_OP_NOT:
-    case POOT_KIR_OP_ABS:
-    case POOT_KIR_OP_EXP:
-    case POOT_KIR_OP_EXP2:
-    case POOT_KIR_OP_LOG:
-    case POOT_KIR_OP_LOG2:
-    case POOT_KIR_OP_SQRT:
-    case POOT_KIR_OP_RSQRT:
-    case POOT_KIR_OP_SIN:
-    case POOT_KIR_OP_COS:
-    case POOT_KIR_OP_TANH:
-    case POOT_KIR_OP_ERF:
-    case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL:
+    case POOT_KIR_CLASS_UNARY:
       emit_unary(c, in);
       break;
-    case POOT_KIR_OP_ADD:
-    case POOT_KIR_OP_SUB:
-    case POOT_KIR_OP_MUL:
-    case POOT_KIR_OP_DIV:
-    case POOT_KIR_OP_REM:
-    case POOT_KIR_OP_MIN:
-    case POOT_KIR_OP_MAX:
-    case POOT_KIR_OP_AND:
-    case POOT_KIR_OP_OR:
-    case POOT_KIR_OP_XOR:
-    case POOT_KIR_OP_SHL:
-    case POOT_KIR_OP_SHR:
-    case POOT_KIR_OP_POW:
-    case POOT_KIR_OP_EQ:
-    case POOT_KIR_OP_NE:
-    case POOT_KIR_OP_LT:
-    case POOT_KIR_OP_LE:
-    case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE:
+    case POOT_KIR_CLASS_BINARY:
+    case POOT_KIR_CLASS_COMPARE:
       emit_binary(c, in);
       break;
-    case POOT_KIR_OP_SELECT:
+    case POOT_KIR_CLASS_SELECT:
       emit_select(c, in);
       break;
-    case POOT_KIR_OP_FMA:
+    case POOT_KIR_CLASS_FMA:
       emit_fma(c, in);
       break;
-    case POOT_KIR_OP_CONVERT:
+    case POOT_KIR_CLASS_CONVERT:
       emit_convert(c, in);
       break;
-    case POOT_KIR_OP_BITCAST: {
-      const char *r = tmp(c);
-      EMIT("  %s = bitcast %s %s to %s\n", r, vty(c, vtype(c, in->args[0])), c->vname[in->args[0]],
-           vty(c, in->type));
-      c->vname[in->result] = r;
+    case POOT_KIR_CLASS_BITCAST:
+      emit_bitcast(c, in);
       break;
-    }
-    case POOT_KIR_OP_SPLAT:
-    case POOT_KIR_OP_VEC:
-    case POOT_KIR_OP_EXTRACT:
+    case POOT_KIR_CLASS_LANES:
       emit_move_lanes(c, in);
       break;
-    case POOT_KIR_OP_LOAD:
+    case POOT_KIR_CLASS_LOAD:
       emit_load_store(c, in, false);
       break;
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_STORE:
       emit_load_store(c, in, true);
       break;
-    case POOT_KIR_OP_PRIV_LOAD:
+    case POOT_KIR_CLASS_PRIV_LOAD:
       emit_priv(c, in, false);
       break;
-    case POOT_KIR_OP_PRIV_STORE:
+    case POOT_KIR_CLASS_PRIV_STORE:
       emit_priv(c, in, true);
       break;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_CLASS_ATOMIC:
       emit_atomic(c, in);
       break;
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-    case POOT_KIR_OP_SG_SHUFFLE:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST:
+    case POOT_KIR_CLASS_SUBGROUP:
       emit_subgroup(c, in);
       break;
-    case POOT_KIR_OP_BARRIER:
-      declare(c, "declare void @llvm.amdgcn.s.barrier()");
-      EMIT("  fence syncscope(\"workgroup\") release\n");
-      EMIT("  call void @llvm.amdgcn.s.barrier()\n");
-      EMIT("  fence syncscope(\"workgroup\") acquire\n");
+    case POOT_KIR_CLASS_BARRIER:
+      emit_barrier(c);
       break;
-    case POOT_KIR_OP_CHECK: {
-      uint32_t n = c->label++;
-      fault_edge e = {(uint32_t)in->imm, n};
-      poot_status st = poot_vec_push(&c->faults, &e);
-      if (st && !c->err)
-        c->err = st;
-      else
-        poot_status_free(st);
-      EMIT("  br i1 %s, label %%ck%" PRIu32 ".ok, label %%ck%" PRIu32 ".fail, !prof !2\n",
-           c->vname[in->args[0]], n, n);
-      EMIT("ck%" PRIu32 ".fail:\n  br label %%fault\n", n);
-      set_label(c, fmt(c, "ck%" PRIu32 ".ok", n));
+    case POOT_KIR_CLASS_CHECK:
+      emit_check(c, in);
       break;
-    }
-    case POOT_KIR_OP_IF: {
-      uint32_t n = c->label++;
-      bool has_else = in->else_body.first != NULL;
-      const char *from = c->cur_label;
-      const char **before = priv_save(c);
-      EMIT("  br i1 %s, label %%if%" PRIu32 ".then, label %%if%" PRIu32 ".%s\n",
-           c->vname[in->args[0]], n, n, has_else ? "else" : "end");
-      set_label(c, fmt(c, "if%" PRIu32 ".then", n));
-      emit_block(c, &in->body);
-      EMIT("  br label %%if%" PRIu32 ".end\n", n);
-      const char *then_end = c->cur_label;
-      const char **after_then = priv_save(c);
-      const char *else_end = from;
-      if (has_else) {
-        if (before) memcpy(c->pv, before, c->priv_total * sizeof *c->pv);
-        set_label(c, fmt(c, "if%" PRIu32 ".else", n));
-        emit_block(c, &in->else_body);
-        EMIT("  br label %%if%" PRIu32 ".end\n", n);
-        else_end = c->cur_label;
-      }
-      const char **after_else = has_else ? priv_save(c) : before;
-      set_label(c, fmt(c, "if%" PRIu32 ".end", n));
-      for (uint32_t e = 0; e < c->priv_total && after_then && after_else; e++) {
-        if (after_then[e] == after_else[e]) {
-          c->pv[e] = after_then[e];
-          continue;
-        }
-        const char *r = fmt(c, "%%if%" PRIu32 ".p%" PRIu32, n, e);
-        EMIT("  %s = phi %s [ %s, %%%s ], [ %s, %%%s ]\n", r, priv_type(c, e), after_then[e],
-             then_end, after_else[e], else_end);
-        c->pv[e] = r;
-      }
+    case POOT_KIR_CLASS_IF:
+      emit_if(c, in);
       break;
-    }
-    case POOT_KIR_OP_FOR: {
-      uint32_t n = c->label++;
-      bool sg = (poot_kir_scalar)vtype(c, in->args[0]).scalar == POOT_KIR_I32;
-      const char *i = fmt(c, "%%for%" PRIu32 ".i", n);
-      const char *pre = fmt(c, "for%" PRIu32 ".pre", n);
-      c->vname[in->result] = i;
-      EMIT("  br label %%%s\n", pre);
-      set_label(c, pre);
-      EMIT("  br label %%for%" PRIu32 ".head\n", n);
-      /* The header's phis need the values at the end of the body, so the
-       * body is emitted first, into a buffer of its own, with every private
-       * element named by its header phi. */
-      const char **entry_vals = priv_save(c);
-      for (uint32_t e = 0; e < c->priv_total; e++)
-        c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
-      poot_strbuf body;
-      poot_strbuf_init(&body);
-      poot_strbuf *outer = c->o;
-      c->o = &body;
-      set_label(c, fmt(c, "for%" PRIu32 ".body", n));
-      emit_block(c, &in->body);
-      EMIT("  br label %%for%" PRIu32 ".latch\n", n);
-      set_label(c, fmt(c, "for%" PRIu32 ".latch", n));
-      EMIT("  %%for%" PRIu32 ".next = add i32 %s, %s\n", n, i, c->vname[in->args[2]]);
-      EMIT("  br label %%for%" PRIu32 ".head\n", n);
-      const char **latch_vals = priv_save(c);
-      c->o = outer;
-      EMIT("for%" PRIu32 ".head:\n", n);
-      EMIT("  %s = phi i32 [ %s, %%%s ], [ %%for%" PRIu32 ".next, %%for%" PRIu32 ".latch ]\n", i,
-           c->vname[in->args[0]], pre, n, n);
-      for (uint32_t e = 0; e < c->priv_total && entry_vals && latch_vals; e++)
-        EMIT("  %%for%" PRIu32 ".p%" PRIu32 " = phi %s [ %s, %%%s ], [ %s, %%for%" PRIu32
-             ".latch ]\n",
-             n, e, priv_type(c, e), entry_vals[e], pre, latch_vals[e], n);
-      EMIT("  %%for%" PRIu32 ".c = icmp %s i32 %s, %s\n", n, sg ? "slt" : "ult", i,
-           c->vname[in->args[1]]);
-      EMIT("  br i1 %%for%" PRIu32 ".c, label %%for%" PRIu32 ".body, label %%for%" PRIu32 ".end\n",
-           n, n, n);
-      poot_strbuf_append(c->o, body.data, body.len);
-      if (body.failed && !c->err)
-        c->err = poot_status_make(POOT_OUT_OF_MEMORY, "AMDGPU renderer: out of memory");
-      poot_strbuf_deinit(&body);
-      /* After the loop (exited from the header) the elements are the phis. */
-      for (uint32_t e = 0; e < c->priv_total; e++)
-        c->pv[e] = fmt(c, "%%for%" PRIu32 ".p%" PRIu32, n, e);
-      set_label(c, fmt(c, "for%" PRIu32 ".end", n));
+    case POOT_KIR_CLASS_FOR:
+      emit_for(c, in);
       break;
-    }
     default:
       fail(c, POOT_UNSUPPORTED, in, "operation not known to the AMDGPU renderer");
   }

@@ -1134,142 +1134,109 @@ static void emit_param(ptx_ctx *c, const poot_kir_inst *in) {
   EMIT("\tld.global.%s \t%s, [%s];\n", ty, d, a);
 }
 
+static void emit_check(ptx_ctx *c, const poot_kir_inst *in) {
+  const char *p = vr(c, in->args[0], 0);
+  c->fault_used = true;
+  EMIT("\t@!%s mov.u32 \t%s, %" PRIu64 ";\n", p, rname(c, RC_B32, c->fault_code_reg), in->imm);
+  EMIT("\t@!%s bra \t$L__fault;\n", p);
+}
+
+static void emit_if(ptx_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  const char *p = vr(c, in->args[0], 0);
+  bool has_else = in->else_body.first != NULL;
+  bool pending = c->wait_pending;
+  EMIT("\t@!%s bra \t$L__%s%" PRIu32 ";\n", p, has_else ? "else" : "endif", n);
+  emit_block(c, &in->body);
+  if (has_else) {
+    EMIT("\tbra.uni \t$L__endif%" PRIu32 ";\n", n);
+    EMIT("$L__else%" PRIu32 ":\n", n);
+    c->wait_pending = pending;
+    emit_block(c, &in->else_body);
+  }
+  EMIT("$L__endif%" PRIu32 ":\n", n);
+}
+
+static void emit_for(ptx_ctx *c, const poot_kir_inst *in) {
+  uint32_t n = c->label++;
+  poot_kir_scalar s = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
+  const char *ty = s == POOT_KIR_I32 ? "s32" : "u32";
+  const char *i = vr(c, in->result, 0);
+  const char *p = ptmp(c);
+  EMIT("\tmov.b32 \t%s, %s;\n", i, vr(c, in->args[0], 0));
+  EMIT("$L__for%" PRIu32 ":\n", n);
+  EMIT("\tsetp.ge.%s \t%s, %s, %s;\n", ty, p, i, vr(c, in->args[1], 0));
+  EMIT("\t@%s bra \t$L__endfor%" PRIu32 ";\n", p, n);
+  emit_block(c, &in->body);
+  EMIT("\tadd.%s \t%s, %s, %s;\n", ty, i, i, vr(c, in->args[2], 0));
+  EMIT("\tbra.uni \t$L__for%" PRIu32 ";\n", n);
+  EMIT("$L__endfor%" PRIu32 ":\n", n);
+}
+
 static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
   def(c, in);
-  switch (in->op) {
-    case POOT_KIR_OP_CONST:
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_CONST:
       emit_const(c, in);
       break;
-    case POOT_KIR_OP_BUILTIN:
+    case POOT_KIR_CLASS_BUILTIN:
       emit_builtin(c, in);
       break;
-    case POOT_KIR_OP_PARAM:
+    case POOT_KIR_CLASS_PARAM:
       emit_param(c, in);
       break;
-    case POOT_KIR_OP_NEG:
-    case POOT_KIR_OP_NOT:
-    case POOT_KIR_OP_ABS:
-    case POOT_KIR_OP_EXP:
-    case POOT_KIR_OP_EXP2:
-    case POOT_KIR_OP_LOG:
-    case POOT_KIR_OP_LOG2:
-    case POOT_KIR_OP_SQRT:
-    case POOT_KIR_OP_RSQRT:
-    case POOT_KIR_OP_SIN:
-    case POOT_KIR_OP_COS:
-    case POOT_KIR_OP_TANH:
-    case POOT_KIR_OP_ERF:
-    case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL:
+    case POOT_KIR_CLASS_UNARY:
       emit_unary(c, in);
       break;
-    case POOT_KIR_OP_ADD:
-    case POOT_KIR_OP_SUB:
-    case POOT_KIR_OP_MUL:
-    case POOT_KIR_OP_DIV:
-    case POOT_KIR_OP_REM:
-    case POOT_KIR_OP_MIN:
-    case POOT_KIR_OP_MAX:
-    case POOT_KIR_OP_AND:
-    case POOT_KIR_OP_OR:
-    case POOT_KIR_OP_XOR:
-    case POOT_KIR_OP_SHL:
-    case POOT_KIR_OP_SHR:
-    case POOT_KIR_OP_POW:
-    case POOT_KIR_OP_EQ:
-    case POOT_KIR_OP_NE:
-    case POOT_KIR_OP_LT:
-    case POOT_KIR_OP_LE:
-    case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE:
+    case POOT_KIR_CLASS_BINARY:
+    case POOT_KIR_CLASS_COMPARE:
       emit_binary(c, in);
       break;
-    case POOT_KIR_OP_SELECT:
+    case POOT_KIR_CLASS_SELECT:
       emit_select(c, in);
       break;
-    case POOT_KIR_OP_FMA:
+    case POOT_KIR_CLASS_FMA:
       emit_fma(c, in);
       break;
-    case POOT_KIR_OP_CONVERT:
+    case POOT_KIR_CLASS_CONVERT:
       emit_convert(c, in);
       break;
-    case POOT_KIR_OP_BITCAST:
+    case POOT_KIR_CLASS_BITCAST:
       emit_bitcast(c, in);
       break;
-    case POOT_KIR_OP_SPLAT:
-    case POOT_KIR_OP_VEC:
-    case POOT_KIR_OP_EXTRACT:
+    case POOT_KIR_CLASS_LANES:
       emit_move_lanes(c, in);
       break;
-    case POOT_KIR_OP_LOAD:
+    case POOT_KIR_CLASS_LOAD:
       emit_load_store(c, in, false);
       break;
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_STORE:
       emit_load_store(c, in, true);
       break;
-    case POOT_KIR_OP_PRIV_LOAD:
+    case POOT_KIR_CLASS_PRIV_LOAD:
       emit_priv(c, in, false);
       break;
-    case POOT_KIR_OP_PRIV_STORE:
+    case POOT_KIR_CLASS_PRIV_STORE:
       emit_priv(c, in, true);
       break;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_CLASS_ATOMIC:
       emit_atomic(c, in);
       break;
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-    case POOT_KIR_OP_SG_SHUFFLE:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST:
+    case POOT_KIR_CLASS_SUBGROUP:
       emit_subgroup(c, in);
       break;
-    case POOT_KIR_OP_BARRIER:
+    case POOT_KIR_CLASS_BARRIER:
       EMIT("\tbar.sync \t0;\n");
       break;
-    case POOT_KIR_OP_CHECK: {
-      const char *p = vr(c, in->args[0], 0);
-      c->fault_used = true;
-      EMIT("\t@!%s mov.u32 \t%s, %" PRIu64 ";\n", p, rname(c, RC_B32, c->fault_code_reg), in->imm);
-      EMIT("\t@!%s bra \t$L__fault;\n", p);
+    case POOT_KIR_CLASS_CHECK:
+      emit_check(c, in);
       break;
-    }
-    case POOT_KIR_OP_IF: {
-      uint32_t n = c->label++;
-      const char *p = vr(c, in->args[0], 0);
-      bool has_else = in->else_body.first != NULL;
-      bool pending = c->wait_pending;
-      EMIT("\t@!%s bra \t$L__%s%" PRIu32 ";\n", p, has_else ? "else" : "endif", n);
-      emit_block(c, &in->body);
-      if (has_else) {
-        EMIT("\tbra.uni \t$L__endif%" PRIu32 ";\n", n);
-        EMIT("$L__else%" PRIu32 ":\n", n);
-        c->wait_pending = pending;
-        emit_block(c, &in->else_body);
-      }
-      EMIT("$L__endif%" PRIu32 ":\n", n);
+    case POOT_KIR_CLASS_IF:
+      emit_if(c, in);
       break;
-    }
-    case POOT_KIR_OP_FOR: {
-      uint32_t n = c->label++;
-      poot_kir_scalar s = (poot_kir_scalar)vtype(c, in->args[0]).scalar;
-      const char *ty = s == POOT_KIR_I32 ? "s32" : "u32";
-      const char *i = vr(c, in->result, 0);
-      const char *p = ptmp(c);
-      EMIT("\tmov.b32 \t%s, %s;\n", i, vr(c, in->args[0], 0));
-      EMIT("$L__for%" PRIu32 ":\n", n);
-      EMIT("\tsetp.ge.%s \t%s, %s, %s;\n", ty, p, i, vr(c, in->args[1], 0));
-      EMIT("\t@%s bra \t$L__endfor%" PRIu32 ";\n", p, n);
-      emit_block(c, &in->body);
-      EMIT("\tadd.%s \t%s, %s, %s;\n", ty, i, i, vr(c, in->args[2], 0));
-      EMIT("\tbra.uni \t$L__for%" PRIu32 ";\n", n);
-      EMIT("$L__endfor%" PRIu32 ":\n", n);
+    case POOT_KIR_CLASS_FOR:
+      emit_for(c, in);
       break;
-    }
     default:
       fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");
   }

@@ -40,23 +40,62 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out) {
   return false;
 }
 
-static const char *const op_names[POOT_KIR_OP_COUNT] = {
-#define X(name, str, nargs) str,
-    POOT_KIR_OPS(X)
-#undef X
-};
-static const int8_t op_nargs[POOT_KIR_OP_COUNT] = {
-#define X(name, str, nargs) nargs,
+/* The op table: one row per POOT_KIR_OPS entry. */
+static const poot__kir_op_row op_rows[POOT_KIR_OP_COUNT] = {
+#define X(name, str, nargs, cls, types) {str, nargs, POOT_KIR_CLASS_##cls, POOT_KIR_TYPES_##types},
     POOT_KIR_OPS(X)
 #undef X
 };
 
+const poot__kir_op_row *poot__kir_op_row_of(poot_kir_op op) {
+  return (unsigned)op < POOT_KIR_OP_COUNT ? &op_rows[op] : NULL;
+}
+
+poot_kir_op_class poot__kir_op_class(poot_kir_op op) {
+  return (unsigned)op < POOT_KIR_OP_COUNT ? (poot_kir_op_class)op_rows[op].cls
+                                          : POOT_KIR_CLASS_COUNT;
+}
+
 const char *poot_kir_op_name(poot_kir_op op) {
-  return (unsigned)op < POOT_KIR_OP_COUNT ? op_names[op] : "?";
+  return (unsigned)op < POOT_KIR_OP_COUNT ? op_rows[op].name : "?";
 }
 
 int poot_kir_op_arg_count(poot_kir_op op) {
-  return (unsigned)op < POOT_KIR_OP_COUNT ? op_nargs[op] : 0;
+  return (unsigned)op < POOT_KIR_OP_COUNT ? op_rows[op].nargs : 0;
+}
+
+#define SB(s) POOT_KIR_SCALAR_BIT(POOT_KIR_##s)
+/* The scalars each type rule admits, and how a message names them. */
+static const struct {
+  uint32_t scalars;
+  const char *words;
+} type_rules[POOT_KIR_TYPES_COUNT] = {
+    [POOT_KIR_TYPES_ANY] = {POOT_KIR_ALL_STORAGE_TYPES | 1u, "any type"},
+    [POOT_KIR_TYPES_ARITH] = {SB(I32) | SB(U32) | SB(I64) | SB(F16) | SB(F32),
+                              "i32/u32/i64/f16/f32"},
+    [POOT_KIR_TYPES_INT] = {SB(I32) | SB(U32) | SB(I64), "an integer"},
+    [POOT_KIR_TYPES_INT_BOOL] = {SB(I32) | SB(U32) | SB(I64) | SB(BOOL), "an integer or bool"},
+    [POOT_KIR_TYPES_ARITH_BOOL] = {SB(I32) | SB(U32) | SB(I64) | SB(F16) | SB(F32) | SB(BOOL),
+                                   "i32/u32/i64/f16/f32 or bool"},
+    [POOT_KIR_TYPES_SIGNED] = {SB(I32) | SB(I64) | SB(F16) | SB(F32), "a signed integer or float"},
+    [POOT_KIR_TYPES_FLOAT] = {SB(F16) | SB(F32), "f16 or f32"},
+    [POOT_KIR_TYPES_WORD] = {SB(U32) | SB(I32) | SB(F32), "a u32, i32 or f32 scalar"},
+    [POOT_KIR_TYPES_BOOL] = {SB(BOOL), "bool"},
+    [POOT_KIR_TYPES_INDEX] = {SB(U32) | SB(I32), "u32 or i32"},
+};
+#undef SB
+
+bool poot__kir_type_rule_allows(poot_kir_type_rule rule, poot_kir_type t) {
+  if ((unsigned)rule >= POOT_KIR_TYPES_COUNT || t.scalar >= POOT_KIR_SCALAR_COUNT) return false;
+  if (!(type_rules[rule].scalars & POOT_KIR_SCALAR_BIT(t.scalar))) return false;
+  /* The rules from WORD on are about one scalar; the others about lanes' scalars. */
+  if (rule == POOT_KIR_TYPES_WORD) return t.lanes == 1 && t.frag == 0;
+  if (rule >= POOT_KIR_TYPES_BOOL) return t.lanes == 1;
+  return true;
+}
+
+const char *poot__kir_type_rule_words(poot_kir_type_rule rule) {
+  return (unsigned)rule < POOT_KIR_TYPES_COUNT ? type_rules[rule].words : "?";
 }
 
 static const char *const builtin_names[POOT_KIR_BUILTIN_COUNT] = {
@@ -68,12 +107,12 @@ const char *poot_kir_builtin_name(poot_kir_builtin b) {
 }
 
 bool poot__kir_op_has_result(poot_kir_op op) {
-  switch (op) {
-    case POOT_KIR_OP_STORE:
-    case POOT_KIR_OP_PRIV_STORE:
-    case POOT_KIR_OP_BARRIER:
-    case POOT_KIR_OP_CHECK:
-    case POOT_KIR_OP_IF:
+  switch (poot__kir_op_class(op)) {
+    case POOT_KIR_CLASS_STORE:
+    case POOT_KIR_CLASS_PRIV_STORE:
+    case POOT_KIR_CLASS_BARRIER:
+    case POOT_KIR_CLASS_CHECK:
+    case POOT_KIR_CLASS_IF:
       return false;
     default:
       return true; /* FOR defines its induction value */
@@ -81,15 +120,17 @@ bool poot__kir_op_has_result(poot_kir_op op) {
 }
 
 bool poot__kir_op_is_arith(poot_kir_op op) {
-  return (op >= POOT_KIR_OP_NEG && op <= POOT_KIR_OP_GE) || op == POOT_KIR_OP_FMA;
+  poot_kir_op_class c = poot__kir_op_class(op);
+  return c == POOT_KIR_CLASS_UNARY || c == POOT_KIR_CLASS_BINARY || c == POOT_KIR_CLASS_COMPARE ||
+         c == POOT_KIR_CLASS_FMA;
 }
 
 bool poot__kir_op_is_subgroup(poot_kir_op op) {
-  return op >= POOT_KIR_OP_SG_REDUCE_ADD && op <= POOT_KIR_OP_SG_BROADCAST;
+  return poot__kir_op_class(op) == POOT_KIR_CLASS_SUBGROUP;
 }
 
 bool poot__kir_op_is_atomic(poot_kir_op op) {
-  return op >= POOT_KIR_OP_ATOMIC_ADD && op <= POOT_KIR_OP_ATOMIC_CAS;
+  return poot__kir_op_class(op) == POOT_KIR_CLASS_ATOMIC;
 }
 
 poot_kir_atomic poot__kir_op_atomic_kind(poot_kir_op op) {
@@ -171,23 +212,8 @@ static const char *tname(poot_kir_type t, char *buf, size_t n) {
   return buf;
 }
 
-static bool is_arith_scalar(poot_kir_scalar s) {
-  return s == POOT_KIR_I32 || s == POOT_KIR_U32 || s == POOT_KIR_I64 || s == POOT_KIR_F16 ||
-         s == POOT_KIR_F32;
-}
-
-static bool is_float_arith(poot_kir_scalar s) {
-  return s == POOT_KIR_F16 || s == POOT_KIR_F32;
-}
-static bool is_int_arith(poot_kir_scalar s) {
-  return s == POOT_KIR_I32 || s == POOT_KIR_U32 || s == POOT_KIR_I64;
-}
 static bool is_index(poot_kir_type t) {
-  return t.lanes == 1 && (t.scalar == POOT_KIR_U32 || t.scalar == POOT_KIR_I32);
-}
-static bool is_word(poot_kir_type t) {
-  return t.lanes == 1 && t.frag == 0 &&
-         (t.scalar == POOT_KIR_U32 || t.scalar == POOT_KIR_I32 || t.scalar == POOT_KIR_F32);
+  return poot__kir_type_rule_allows(POOT_KIR_TYPES_INDEX, t);
 }
 static bool valid_type(poot_kir_type t) {
   return t.scalar < POOT_KIR_SCALAR_COUNT && (t.lanes == 1 || t.lanes == 2 || t.lanes == 4) &&
@@ -221,288 +247,288 @@ static bool mem_ref(const poot__kir_decls *d, const poot_kir_inst *in, bool writ
   return fail(err, n, "unknown memory space %d", (int)in->space);
 }
 
+/* What one inference reads and writes: the inst, its operands' types and
+ * the message buffer. */
+typedef struct infer_ctx {
+  const poot__kir_decls *d;
+  const poot_kir_inst *in;
+  poot_kir_type at[POOT_KIR_MAX_ARGS]; /* operand types */
+  poot_kir_type t0;                    /* operand 0's type (all zero without operands) */
+  poot_kir_scalar s0;
+  poot_kir_type *out;
+  char *err;
+  size_t n;
+  char b1[32], b2[32], b3[32]; /* type names for messages */
+} infer_ctx;
+
+#define T1(t) tname((t), x->b1, sizeof x->b1)
+#define T2(t) tname((t), x->b2, sizeof x->b2)
+#define T3(t) tname((t), x->b3, sizeof x->b3)
+
+static poot_kir_type_rule rule_of(const infer_ctx *x) {
+  return (poot_kir_type_rule)poot__kir_op_row_of(x->in->op)->types;
+}
+static const char *op_name(const infer_ctx *x) {
+  return poot_kir_op_name(x->in->op);
+}
+
+static bool infer_const(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (!valid_type(in->type) || in->type.lanes != 1)
+    return fail(x->err, x->n, "constant must have a scalar type");
+  size_t bits = poot_kir_scalar_size((poot_kir_scalar)in->type.scalar) * 8;
+  if (in->type.scalar == POOT_KIR_BOOL) bits = 1;
+  if (bits < 64 && (in->imm >> bits) != 0)
+    return fail(x->err, x->n, "constant bits 0x%llx do not fit %s", (unsigned long long)in->imm,
+                T1(in->type));
+  *x->out = in->type;
+  return true;
+}
+
+static bool infer_builtin(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (in->ref >= POOT_KIR_BUILTIN_COUNT) return fail(x->err, x->n, "unknown builtin %u", in->ref);
+  if (in->ref <= POOT_KIR_BUILTIN_LOCAL_SIZE ? in->imm > 2 : in->imm != 0)
+    return fail(x->err, x->n, "builtin %s has no dimension %llu",
+                poot_kir_builtin_name((poot_kir_builtin)in->ref), (unsigned long long)in->imm);
+  *x->out = poot_kir_type_make(POOT_KIR_U32, 1);
+  return true;
+}
+
+static bool infer_param(infer_ctx *x) {
+  if (x->in->ref >= x->d->param_count)
+    return fail(x->err, x->n, "param %u out of range (%u params)", x->in->ref, x->d->param_count);
+  *x->out = poot_kir_type_make(x->d->params[x->in->ref].type, 1);
+  return true;
+}
+
+static bool infer_unary(infer_ctx *x) {
+  if (!poot__kir_type_rule_allows(rule_of(x), x->t0))
+    return fail(x->err, x->n, "%s needs %s, got %s", op_name(x),
+                poot__kir_type_rule_words(rule_of(x)), T1(x->t0));
+  *x->out = x->t0;
+  return true;
+}
+
+/* BINARY and COMPARE: two operands of one type. */
+static bool infer_binary(infer_ctx *x) {
+  if (!poot_kir_type_eq(x->at[0], x->at[1]))
+    return fail(x->err, x->n, "type mismatch in %s: %s vs %s", op_name(x), T1(x->at[0]),
+                T2(x->at[1]));
+  if (!poot__kir_type_rule_allows(rule_of(x), x->t0))
+    return fail(x->err, x->n, "%s is not defined on %s", op_name(x), T1(x->t0));
+  if (poot__kir_op_class(x->in->op) == POOT_KIR_CLASS_COMPARE)
+    *x->out = poot_kir_type_make(POOT_KIR_BOOL, x->t0.lanes);
+  else
+    *x->out = x->t0;
+  return true;
+}
+
+static bool infer_select(infer_ctx *x) {
+  const poot_kir_type *at = x->at;
+  if (at[0].scalar != POOT_KIR_BOOL || (at[0].lanes != 1 && at[0].lanes != at[1].lanes))
+    return fail(x->err, x->n,
+                "select condition must be bool or bool x lanes of the operands, got %s", T1(at[0]));
+  if (!poot_kir_type_eq(at[1], at[2]))
+    return fail(x->err, x->n, "type mismatch in select: %s vs %s", T1(at[1]), T2(at[2]));
+  *x->out = at[1];
+  return true;
+}
+
+static bool infer_fma(infer_ctx *x) {
+  const poot_kir_type *at = x->at;
+  if (!poot_kir_type_eq(at[0], at[1]) || !poot_kir_type_eq(at[0], at[2]))
+    return fail(x->err, x->n, "type mismatch in fma: %s, %s, %s", T1(at[0]), T2(at[1]), T3(at[2]));
+  return infer_unary(x);
+}
+
+static bool infer_convert(infer_ctx *x) {
+  if (!valid_type(x->in->type) || x->in->type.lanes != x->t0.lanes)
+    return fail(x->err, x->n, "convert to %s from %s: lanes must match", T1(x->in->type),
+                T2(x->t0));
+  *x->out = x->in->type;
+  return true;
+}
+
+static bool infer_bitcast(infer_ctx *x) {
+  poot_kir_type to = x->in->type;
+  if (!valid_type(to)) return fail(x->err, x->n, "bitcast to an invalid type");
+  if (to.scalar == POOT_KIR_BOOL || x->s0 == POOT_KIR_BOOL)
+    return fail(x->err, x->n, "bitcast of bool is not defined");
+  size_t a = poot_kir_scalar_size(x->s0) * x->t0.lanes;
+  size_t c = poot_kir_scalar_size((poot_kir_scalar)to.scalar) * to.lanes;
+  if (a != c)
+    return fail(x->err, x->n, "bitcast from %s (%zu bytes) to %s (%zu bytes): sizes differ",
+                T1(x->t0), a, T2(to), c);
+  *x->out = to;
+  return true;
+}
+
+/* SPLAT, VEC, EXTRACT. */
+static bool infer_lanes(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  switch (in->op) {
+    case POOT_KIR_OP_SPLAT:
+      if (x->t0.lanes != 1) return fail(x->err, x->n, "splat needs a scalar, got %s", T1(x->t0));
+      if (in->type.lanes != 2 && in->type.lanes != 4)
+        return fail(x->err, x->n, "splat to %u lanes (2 or 4)", (unsigned)in->type.lanes);
+      *x->out = poot_kir_type_make(x->s0, in->type.lanes);
+      return true;
+    case POOT_KIR_OP_VEC:
+      if (in->arg_count != 2 && in->arg_count != 4)
+        return fail(x->err, x->n, "vec takes 2 or 4 scalars, got %u", in->arg_count);
+      for (uint32_t i = 0; i < in->arg_count; i++)
+        if (x->at[i].lanes != 1 || x->at[i].scalar != x->s0)
+          return fail(x->err, x->n, "vec element %u is %s, expected %s", i, T1(x->at[i]),
+                      poot_kir_scalar_name(x->s0));
+      *x->out = poot_kir_type_make(x->s0, in->arg_count);
+      return true;
+    default: /* EXTRACT */
+      if (x->t0.lanes == 1 || in->imm >= x->t0.lanes)
+        return fail(x->err, x->n, "extract of lane %llu from %s", (unsigned long long)in->imm,
+                    T1(x->t0));
+      *x->out = poot_kir_type_make(x->s0, 1);
+      return true;
+  }
+}
+
+/* LOAD and STORE. */
+static bool infer_memory(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  bool st = poot__kir_op_class(in->op) == POOT_KIR_CLASS_STORE;
+  poot_kir_scalar elem;
+  uint32_t align;
+  if (!mem_ref(x->d, in, st, !st, &elem, &align, x->err, x->n)) return false;
+  if (!is_index(x->at[0]))
+    return fail(x->err, x->n, "index must be u32 or i32, got %s", T1(x->at[0]));
+  uint32_t lanes = st ? x->at[1].lanes : in->type.lanes;
+  if (lanes != 1 && lanes != 2 && lanes != 4)
+    return fail(x->err, x->n, "%s of %u lanes (1, 2 or 4)", op_name(x), lanes);
+  if (st && x->at[1].scalar != elem)
+    return fail(x->err, x->n, "store of %s into %s elements", T1(x->at[1]),
+                poot_kir_scalar_name(elem));
+  if (!st && in->type.scalar != elem)
+    return fail(x->err, x->n, "load of %s from %s elements", T1(in->type),
+                poot_kir_scalar_name(elem));
+  if (align && align < lanes * poot_kir_scalar_size(elem))
+    return fail(x->err, x->n, "a %u-lane access needs %zu-byte alignment; the binding has %u",
+                lanes, lanes * poot_kir_scalar_size(elem), align);
+  *x->out = poot_kir_type_make(elem, lanes);
+  return true;
+}
+
+/* PRIV_LOAD and PRIV_STORE. */
+static bool infer_priv(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (in->ref >= x->d->private_count)
+    return fail(x->err, x->n, "private array %u out of range (%u)", in->ref, x->d->private_count);
+  const poot_kir_private *p = &x->d->privates[in->ref];
+  if (in->imm >= p->count)
+    return fail(x->err, x->n, "element %llu of private '%s' out of range (%u elements)",
+                (unsigned long long)in->imm, p->name, p->count);
+  if (in->op == POOT_KIR_OP_PRIV_STORE && !poot_kir_type_eq(x->at[0], p->type))
+    return fail(x->err, x->n, "store of %s into private '%s' of %s", T1(x->at[0]), p->name,
+                T2(p->type));
+  *x->out = p->type;
+  return true;
+}
+
+static bool infer_atomic(infer_ctx *x) {
+  poot_kir_scalar elem;
+  uint32_t align;
+  if (!mem_ref(x->d, x->in, true, true, &elem, &align, x->err, x->n)) return false;
+  if (!is_index(x->at[0]))
+    return fail(x->err, x->n, "index must be u32 or i32, got %s", T1(x->at[0]));
+  poot_kir_type et = poot_kir_type_make(elem, 1);
+  if (!poot__kir_type_rule_allows(rule_of(x), et))
+    return fail(x->err, x->n, "atomics need u32, i32 or f32 elements, got %s",
+                poot_kir_scalar_name(elem));
+  for (uint32_t i = 1; i < x->in->arg_count; i++)
+    if (!poot_kir_type_eq(x->at[i], et))
+      return fail(x->err, x->n, "atomic operand %u is %s, expected %s", i, T1(x->at[i]),
+                  poot_kir_scalar_name(elem));
+  *x->out = et;
+  return true;
+}
+
+static bool infer_subgroup(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (!poot__kir_type_rule_allows(rule_of(x), x->t0))
+    return fail(x->err, x->n, "%s needs %s, got %s", op_name(x),
+                poot__kir_type_rule_words(rule_of(x)), T1(x->t0));
+  if (in->op == POOT_KIR_OP_SG_SHUFFLE && !(x->at[1].lanes == 1 && x->at[1].scalar == POOT_KIR_U32))
+    return fail(x->err, x->n, "shuffle lane must be u32, got %s", T1(x->at[1]));
+  if ((in->op == POOT_KIR_OP_SG_SHUFFLE_XOR || in->op == POOT_KIR_OP_SG_BROADCAST) &&
+      in->imm >= 128)
+    return fail(x->err, x->n, "%s lane/mask %llu out of range (< 128)", op_name(x),
+                (unsigned long long)in->imm);
+  *x->out = x->t0;
+  return true;
+}
+
+static bool infer_barrier(infer_ctx *x) {
+  (void)x;
+  return true;
+}
+
+/* CHECK and IF. */
+static bool infer_cond(infer_ctx *x) {
+  if (!poot__kir_type_rule_allows(rule_of(x), x->t0))
+    return fail(x->err, x->n, "%s condition must be bool, got %s", op_name(x), T1(x->t0));
+  if (x->in->op == POOT_KIR_OP_CHECK && x->in->imm > 31)
+    return fail(x->err, x->n, "trap code %llu out of range (0..31)",
+                (unsigned long long)x->in->imm);
+  return true;
+}
+
+static bool infer_for(infer_ctx *x) {
+  const poot_kir_type *at = x->at;
+  if (!is_index(at[0]) || !poot_kir_type_eq(at[0], at[1]) || !poot_kir_type_eq(at[0], at[2]))
+    return fail(x->err, x->n, "for bounds must share one type, u32 or i32: %s, %s, %s", T1(at[0]),
+                T2(at[1]), T3(at[2]));
+  *x->out = at[0];
+  return true;
+}
+
+#undef T1
+#undef T2
+#undef T3
+
+/* The type rule of each class. */
+static bool (*const class_infer[POOT_KIR_CLASS_COUNT])(infer_ctx *) = {
+    [POOT_KIR_CLASS_CONST] = infer_const,       [POOT_KIR_CLASS_BUILTIN] = infer_builtin,
+    [POOT_KIR_CLASS_PARAM] = infer_param,       [POOT_KIR_CLASS_UNARY] = infer_unary,
+    [POOT_KIR_CLASS_BINARY] = infer_binary,     [POOT_KIR_CLASS_COMPARE] = infer_binary,
+    [POOT_KIR_CLASS_SELECT] = infer_select,     [POOT_KIR_CLASS_FMA] = infer_fma,
+    [POOT_KIR_CLASS_CONVERT] = infer_convert,   [POOT_KIR_CLASS_BITCAST] = infer_bitcast,
+    [POOT_KIR_CLASS_LANES] = infer_lanes,       [POOT_KIR_CLASS_LOAD] = infer_memory,
+    [POOT_KIR_CLASS_STORE] = infer_memory,      [POOT_KIR_CLASS_PRIV_LOAD] = infer_priv,
+    [POOT_KIR_CLASS_PRIV_STORE] = infer_priv,   [POOT_KIR_CLASS_ATOMIC] = infer_atomic,
+    [POOT_KIR_CLASS_SUBGROUP] = infer_subgroup, [POOT_KIR_CLASS_BARRIER] = infer_barrier,
+    [POOT_KIR_CLASS_CHECK] = infer_cond,        [POOT_KIR_CLASS_IF] = infer_cond,
+    [POOT_KIR_CLASS_FOR] = infer_for,
+};
+
 bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir_type *out,
                      char *err, size_t n) {
   poot_kir_type none = {0, 0, 0};
   *out = none;
-  char b1[32], b2[32], b3[32];
   if ((unsigned)in->op >= POOT_KIR_OP_COUNT) return fail(err, n, "unknown op %d", (int)in->op);
-  int want = op_nargs[in->op];
+  int want = op_rows[in->op].nargs;
   if (want >= 0 && in->arg_count != (uint32_t)want)
-    return fail(err, n, "%s takes %d operands, got %u", poot_kir_op_name(in->op), want, in->arg_count);
+    return fail(err, n, "%s takes %d operands, got %u", poot_kir_op_name(in->op), want,
+                in->arg_count);
   if (in->arg_count > POOT_KIR_MAX_ARGS)
     return fail(err, n, "%s has %u operands (max %d)", poot_kir_op_name(in->op), in->arg_count,
                 POOT_KIR_MAX_ARGS);
-  poot_kir_type at[POOT_KIR_MAX_ARGS];
+  infer_ctx x = {.d = d, .in = in, .out = out, .err = err, .n = n};
   for (uint32_t i = 0; i < in->arg_count; i++) {
     poot_kir_value v = in->args[i];
     if (v == 0 || v > d->value_count || !d->values[v].def)
       return fail(err, n, "operand %u is not a defined value (v%u)", i, v);
-    at[i] = d->values[v].type;
+    x.at[i] = d->values[v].type;
   }
-  poot_kir_type t0 = in->arg_count > 0 ? at[0] : none;
-  poot_kir_scalar s0 = (poot_kir_scalar)t0.scalar;
-
-  switch (in->op) {
-    case POOT_KIR_OP_CONST: {
-      if (!valid_type(in->type) || in->type.lanes != 1)
-        return fail(err, n, "constant must have a scalar type");
-      size_t bits = poot_kir_scalar_size((poot_kir_scalar)in->type.scalar) * 8;
-      if (in->type.scalar == POOT_KIR_BOOL) bits = 1;
-      if (bits < 64 && (in->imm >> bits) != 0)
-        return fail(err, n, "constant bits 0x%llx do not fit %s", (unsigned long long)in->imm,
-                    tname(in->type, b1, sizeof b1));
-      *out = in->type;
-      return true;
-    }
-    case POOT_KIR_OP_BUILTIN:
-      if (in->ref >= POOT_KIR_BUILTIN_COUNT) return fail(err, n, "unknown builtin %u", in->ref);
-      if (in->ref <= POOT_KIR_BUILTIN_LOCAL_SIZE ? in->imm > 2 : in->imm != 0)
-        return fail(err, n, "builtin %s has no dimension %llu",
-                    poot_kir_builtin_name((poot_kir_builtin)in->ref), (unsigned long long)in->imm);
-      *out = poot_kir_type_make(POOT_KIR_U32, 1);
-      return true;
-    case POOT_KIR_OP_PARAM:
-      if (in->ref >= d->param_count)
-        return fail(err, n, "param %u out of range (%u params)", in->ref, d->param_count);
-      *out = poot_kir_type_make(d->params[in->ref].type, 1);
-      return true;
-    case POOT_KIR_OP_NEG:
-      if (!is_arith_scalar(s0))
-        return fail(err, n, "neg needs i32/u32/i64/f16/f32, got %s", tname(t0, b1, sizeof b1));
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_NOT:
-      if (!is_int_arith(s0) && s0 != POOT_KIR_BOOL)
-        return fail(err, n, "not needs an integer or bool, got %s", tname(t0, b1, sizeof b1));
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_ABS:
-      if (!(is_float_arith(s0) || s0 == POOT_KIR_I32 || s0 == POOT_KIR_I64))
-        return fail(err, n, "abs needs a signed integer or float, got %s",
-                    tname(t0, b1, sizeof b1));
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_EXP:
-    case POOT_KIR_OP_EXP2:
-    case POOT_KIR_OP_LOG:
-    case POOT_KIR_OP_LOG2:
-    case POOT_KIR_OP_SQRT:
-    case POOT_KIR_OP_RSQRT:
-    case POOT_KIR_OP_SIN:
-    case POOT_KIR_OP_COS:
-    case POOT_KIR_OP_TANH:
-    case POOT_KIR_OP_ERF:
-    case POOT_KIR_OP_FLOOR:
-    case POOT_KIR_OP_CEIL:
-      if (!is_float_arith(s0))
-        return fail(err, n, "%s needs f16 or f32, got %s", poot_kir_op_name(in->op),
-                    tname(t0, b1, sizeof b1));
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_ADD:
-    case POOT_KIR_OP_SUB:
-    case POOT_KIR_OP_MUL:
-    case POOT_KIR_OP_DIV:
-    case POOT_KIR_OP_REM:
-    case POOT_KIR_OP_MIN:
-    case POOT_KIR_OP_MAX:
-    case POOT_KIR_OP_AND:
-    case POOT_KIR_OP_OR:
-    case POOT_KIR_OP_XOR:
-    case POOT_KIR_OP_SHL:
-    case POOT_KIR_OP_SHR:
-    case POOT_KIR_OP_POW:
-    case POOT_KIR_OP_EQ:
-    case POOT_KIR_OP_NE:
-    case POOT_KIR_OP_LT:
-    case POOT_KIR_OP_LE:
-    case POOT_KIR_OP_GT:
-    case POOT_KIR_OP_GE: {
-      if (!poot_kir_type_eq(at[0], at[1]))
-        return fail(err, n, "type mismatch in %s: %s vs %s", poot_kir_op_name(in->op),
-                    tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2));
-      bool ok;
-      switch (in->op) {
-        case POOT_KIR_OP_REM:
-        case POOT_KIR_OP_SHL:
-        case POOT_KIR_OP_SHR:
-          ok = is_int_arith(s0);
-          break;
-        case POOT_KIR_OP_AND:
-        case POOT_KIR_OP_OR:
-        case POOT_KIR_OP_XOR:
-          ok = is_int_arith(s0) || s0 == POOT_KIR_BOOL;
-          break;
-        case POOT_KIR_OP_POW:
-          ok = is_float_arith(s0);
-          break;
-        case POOT_KIR_OP_EQ:
-        case POOT_KIR_OP_NE:
-          ok = is_arith_scalar(s0) || s0 == POOT_KIR_BOOL;
-          break;
-        default:
-          ok = is_arith_scalar(s0);
-      }
-      if (!ok)
-        return fail(err, n, "%s is not defined on %s", poot_kir_op_name(in->op), tname(t0, b1, sizeof b1));
-      if (in->op >= POOT_KIR_OP_EQ)
-        *out = poot_kir_type_make(POOT_KIR_BOOL, t0.lanes);
-      else
-        *out = t0;
-      return true;
-    }
-    case POOT_KIR_OP_SELECT:
-      if (at[0].scalar != POOT_KIR_BOOL || (at[0].lanes != 1 && at[0].lanes != at[1].lanes))
-        return fail(err, n, "select condition must be bool or bool x lanes of the operands, got %s",
-                    tname(at[0], b1, sizeof b1));
-      if (!poot_kir_type_eq(at[1], at[2]))
-        return fail(err, n, "type mismatch in select: %s vs %s", tname(at[1], b1, sizeof b1),
-                    tname(at[2], b2, sizeof b2));
-      *out = at[1];
-      return true;
-    case POOT_KIR_OP_FMA:
-      if (!poot_kir_type_eq(at[0], at[1]) || !poot_kir_type_eq(at[0], at[2]))
-        return fail(err, n, "type mismatch in fma: %s, %s, %s", tname(at[0], b1, sizeof b1),
-                    tname(at[1], b2, sizeof b2), tname(at[2], b3, sizeof b3));
-      if (!is_float_arith(s0))
-        return fail(err, n, "fma needs f16 or f32, got %s", tname(t0, b1, sizeof b1));
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_CONVERT:
-      if (!valid_type(in->type) || in->type.lanes != t0.lanes)
-        return fail(err, n, "convert to %s from %s: lanes must match",
-                    tname(in->type, b1, sizeof b1), tname(t0, b2, sizeof b2));
-      *out = in->type;
-      return true;
-    case POOT_KIR_OP_BITCAST: {
-      if (!valid_type(in->type)) return fail(err, n, "bitcast to an invalid type");
-      if (in->type.scalar == POOT_KIR_BOOL || s0 == POOT_KIR_BOOL)
-        return fail(err, n, "bitcast of bool is not defined");
-      size_t a = poot_kir_scalar_size(s0) * t0.lanes;
-      size_t c = poot_kir_scalar_size((poot_kir_scalar)in->type.scalar) * in->type.lanes;
-      if (a != c)
-        return fail(err, n, "bitcast from %s (%zu bytes) to %s (%zu bytes): sizes differ",
-                    tname(t0, b1, sizeof b1), a, tname(in->type, b2, sizeof b2), c);
-      *out = in->type;
-      return true;
-    }
-    case POOT_KIR_OP_SPLAT:
-      if (t0.lanes != 1)
-        return fail(err, n, "splat needs a scalar, got %s", tname(t0, b1, sizeof b1));
-      if (in->type.lanes != 2 && in->type.lanes != 4)
-        return fail(err, n, "splat to %u lanes (2 or 4)", (unsigned)in->type.lanes);
-      *out = poot_kir_type_make(s0, in->type.lanes);
-      return true;
-    case POOT_KIR_OP_VEC:
-      if (in->arg_count != 2 && in->arg_count != 4)
-        return fail(err, n, "vec takes 2 or 4 scalars, got %u", in->arg_count);
-      for (uint32_t i = 0; i < in->arg_count; i++)
-        if (at[i].lanes != 1 || at[i].scalar != s0)
-          return fail(err, n, "vec element %u is %s, expected %s", i, tname(at[i], b1, sizeof b1),
-                      poot_kir_scalar_name(s0));
-      *out = poot_kir_type_make(s0, in->arg_count);
-      return true;
-    case POOT_KIR_OP_EXTRACT:
-      if (t0.lanes == 1 || in->imm >= t0.lanes)
-        return fail(err, n, "extract of lane %llu from %s", (unsigned long long)in->imm,
-                    tname(t0, b1, sizeof b1));
-      *out = poot_kir_type_make(s0, 1);
-      return true;
-    case POOT_KIR_OP_LOAD:
-    case POOT_KIR_OP_STORE: {
-      bool st = in->op == POOT_KIR_OP_STORE;
-      poot_kir_scalar elem;
-      uint32_t align;
-      if (!mem_ref(d, in, st, !st, &elem, &align, err, n)) return false;
-      if (!is_index(at[0]))
-        return fail(err, n, "index must be u32 or i32, got %s", tname(at[0], b1, sizeof b1));
-      uint32_t lanes = st ? at[1].lanes : in->type.lanes;
-      if (lanes != 1 && lanes != 2 && lanes != 4)
-        return fail(err, n, "%s of %u lanes (1, 2 or 4)", poot_kir_op_name(in->op), lanes);
-      if (st && at[1].scalar != elem)
-        return fail(err, n, "store of %s into %s elements", tname(at[1], b1, sizeof b1),
-                    poot_kir_scalar_name(elem));
-      if (!st && in->type.scalar != elem)
-        return fail(err, n, "load of %s from %s elements", tname(in->type, b1, sizeof b1),
-                    poot_kir_scalar_name(elem));
-      if (align && align < lanes * poot_kir_scalar_size(elem))
-        return fail(err, n, "a %u-lane access needs %zu-byte alignment; the binding has %u", lanes,
-                    lanes * poot_kir_scalar_size(elem), align);
-      *out = poot_kir_type_make(elem, lanes);
-      return true;
-    }
-    case POOT_KIR_OP_PRIV_LOAD:
-    case POOT_KIR_OP_PRIV_STORE: {
-      if (in->ref >= d->private_count)
-        return fail(err, n, "private array %u out of range (%u)", in->ref, d->private_count);
-      const poot_kir_private *p = &d->privates[in->ref];
-      if (in->imm >= p->count)
-        return fail(err, n, "element %llu of private '%s' out of range (%u elements)",
-                    (unsigned long long)in->imm, p->name, p->count);
-      if (in->op == POOT_KIR_OP_PRIV_STORE && !poot_kir_type_eq(at[0], p->type))
-        return fail(err, n, "store of %s into private '%s' of %s", tname(at[0], b1, sizeof b1),
-                    p->name, tname(p->type, b2, sizeof b2));
-      *out = p->type;
-      return true;
-    }
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS: {
-      poot_kir_scalar elem;
-      uint32_t align;
-      if (!mem_ref(d, in, true, true, &elem, &align, err, n)) return false;
-      if (!is_index(at[0]))
-        return fail(err, n, "index must be u32 or i32, got %s", tname(at[0], b1, sizeof b1));
-      poot_kir_type et = poot_kir_type_make(elem, 1);
-      if (!is_word(et))
-        return fail(err, n, "atomics need u32, i32 or f32 elements, got %s",
-                    poot_kir_scalar_name(elem));
-      for (uint32_t i = 1; i < in->arg_count; i++)
-        if (!poot_kir_type_eq(at[i], et))
-          return fail(err, n, "atomic operand %u is %s, expected %s", i,
-                      tname(at[i], b1, sizeof b1), poot_kir_scalar_name(elem));
-      *out = et;
-      return true;
-    }
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST:
-    case POOT_KIR_OP_SG_SHUFFLE:
-      if (!is_word(t0))
-        return fail(err, n, "%s needs a u32, i32 or f32 scalar, got %s", poot_kir_op_name(in->op),
-                    tname(t0, b1, sizeof b1));
-      if (in->op == POOT_KIR_OP_SG_SHUFFLE && !(at[1].lanes == 1 && at[1].scalar == POOT_KIR_U32))
-        return fail(err, n, "shuffle lane must be u32, got %s", tname(at[1], b1, sizeof b1));
-      if ((in->op == POOT_KIR_OP_SG_SHUFFLE_XOR || in->op == POOT_KIR_OP_SG_BROADCAST) &&
-          in->imm >= 128)
-        return fail(err, n, "%s lane/mask %llu out of range (< 128)", poot_kir_op_name(in->op),
-                    (unsigned long long)in->imm);
-      *out = t0;
-      return true;
-    case POOT_KIR_OP_BARRIER:
-      return true;
-    case POOT_KIR_OP_CHECK:
-    case POOT_KIR_OP_IF:
-      if (!(t0.lanes == 1 && s0 == POOT_KIR_BOOL))
-        return fail(err, n, "%s condition must be bool, got %s", poot_kir_op_name(in->op),
-                    tname(t0, b1, sizeof b1));
-      if (in->op == POOT_KIR_OP_CHECK && in->imm > 31)
-        return fail(err, n, "trap code %llu out of range (0..31)", (unsigned long long)in->imm);
-      return true;
-    case POOT_KIR_OP_FOR:
-      if (!is_index(at[0]) || !poot_kir_type_eq(at[0], at[1]) || !poot_kir_type_eq(at[0], at[2]))
-        return fail(err, n, "for bounds must share one type, u32 or i32: %s, %s, %s",
-                    tname(at[0], b1, sizeof b1), tname(at[1], b2, sizeof b2),
-                    tname(at[2], b3, sizeof b3));
-      *out = at[0];
-      return true;
-    default:
-      break;
-  }
-  return fail(err, n, "op %s has no type rule", poot_kir_op_name(in->op));
+  x.t0 = in->arg_count > 0 ? x.at[0] : none;
+  x.s0 = (poot_kir_scalar)x.t0.scalar;
+  return class_infer[op_rows[in->op].cls](&x);
 }
