@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kir_impl.h"
 #include "render_shader.h"
 #include "render_shader_lib.h"
 
@@ -107,34 +108,37 @@ static const char *storage_scalar(poot_kir_scalar s) {
 
 /* --------------------------------------------------------------- pre-pass */
 
+/* The GL_KHR_shader_subgroup_* extension a subgroup op needs beyond basic. */
+static void scan_subgroup(glsl_state *g, poot_kir_op op) {
+  g->sg_basic = true;
+  if (op == POOT_KIR_OP_SG_REDUCE_ADD || op == POOT_KIR_OP_SG_REDUCE_MAX ||
+      op == POOT_KIR_OP_SG_REDUCE_MIN)
+    g->sg_arith = true;
+  else if (op == POOT_KIR_OP_SG_SHUFFLE || op == POOT_KIR_OP_SG_SHUFFLE_XOR)
+    g->sg_shuffle = true;
+  else
+    g->sg_ballot = true;
+}
+
 static void scan_inst(poot__shader *c, const poot_kir_inst *in) {
   glsl_state *g = glsl_of(c);
-  switch (in->op) {
-    case POOT_KIR_OP_BUILTIN:
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_BUILTIN:
       if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) g->sg_basic = true;
       break;
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-      g->sg_basic = g->sg_arith = true;
+    case POOT_KIR_CLASS_SUBGROUP:
+      scan_subgroup(g, in->op);
       break;
-    case POOT_KIR_OP_SG_SHUFFLE:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-      g->sg_basic = g->sg_shuffle = true;
+    case POOT_KIR_CLASS_ATOMIC:
+      /* Float add and exchange are one extension, float min and max another. */
+      if (in->type.scalar != POOT_KIR_F32) break;
+      if (in->op == POOT_KIR_OP_ATOMIC_ADD || in->op == POOT_KIR_OP_ATOMIC_XCHG)
+        g->atomic_float = true;
+      if (in->op == POOT_KIR_OP_ATOMIC_MAX || in->op == POOT_KIR_OP_ATOMIC_MIN)
+        g->atomic_float2 = true;
       break;
-    case POOT_KIR_OP_SG_BROADCAST:
-      g->sg_basic = g->sg_ballot = true;
-      break;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-      if (in->type.scalar == POOT_KIR_F32) g->atomic_float = true;
-      break;
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-      if (in->type.scalar == POOT_KIR_F32) g->atomic_float2 = true;
-      break;
-    case POOT_KIR_OP_LOAD:
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_LOAD:
+    case POOT_KIR_CLASS_STORE:
       if (in->space == POOT_KIR_SPACE_GLOBAL && in->type.lanes > 1 &&
           scalar_bits((poot_kir_scalar)in->type.scalar) == 32)
         g->alias[in->ref] |= (uint8_t)(in->type.lanes == 2 ? 1 : 2);

@@ -3,6 +3,8 @@
  * read from a poot__shader_lang. */
 #include "render_shader.h"
 
+#include "kir_impl.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -683,75 +685,44 @@ static void emit_atomic(poot__shader *c, const poot_kir_inst *in) {
   c->lang->atomic(c, in);
 }
 
-/* One writer per op. */
-static const emit_fn k_emit[POOT_KIR_OP_COUNT] = {
-    [POOT_KIR_OP_CONST] = emit_const,
-    [POOT_KIR_OP_BUILTIN] = emit_builtin,
-    [POOT_KIR_OP_PARAM] = emit_param,
-    [POOT_KIR_OP_NEG] = emit_unary,
-    [POOT_KIR_OP_NOT] = emit_unary,
-    [POOT_KIR_OP_ABS] = emit_unary,
-    [POOT_KIR_OP_EXP] = emit_unary,
-    [POOT_KIR_OP_EXP2] = emit_unary,
-    [POOT_KIR_OP_LOG] = emit_unary,
-    [POOT_KIR_OP_LOG2] = emit_unary,
-    [POOT_KIR_OP_SQRT] = emit_unary,
-    [POOT_KIR_OP_RSQRT] = emit_unary,
-    [POOT_KIR_OP_SIN] = emit_unary,
-    [POOT_KIR_OP_COS] = emit_unary,
-    [POOT_KIR_OP_TANH] = emit_unary,
-    [POOT_KIR_OP_ERF] = emit_unary,
-    [POOT_KIR_OP_FLOOR] = emit_unary,
-    [POOT_KIR_OP_CEIL] = emit_unary,
-    [POOT_KIR_OP_ADD] = emit_binary,
-    [POOT_KIR_OP_SUB] = emit_binary,
-    [POOT_KIR_OP_MUL] = emit_binary,
-    [POOT_KIR_OP_DIV] = emit_binary,
-    [POOT_KIR_OP_REM] = emit_binary,
-    [POOT_KIR_OP_MIN] = emit_binary,
-    [POOT_KIR_OP_MAX] = emit_binary,
-    [POOT_KIR_OP_AND] = emit_binary,
-    [POOT_KIR_OP_OR] = emit_binary,
-    [POOT_KIR_OP_XOR] = emit_binary,
-    [POOT_KIR_OP_SHL] = emit_binary,
-    [POOT_KIR_OP_SHR] = emit_binary,
-    [POOT_KIR_OP_POW] = emit_binary,
-    [POOT_KIR_OP_EQ] = emit_compare,
-    [POOT_KIR_OP_NE] = emit_compare,
-    [POOT_KIR_OP_LT] = emit_compare,
-    [POOT_KIR_OP_LE] = emit_compare,
-    [POOT_KIR_OP_GT] = emit_compare,
-    [POOT_KIR_OP_GE] = emit_compare,
-    [POOT_KIR_OP_SELECT] = emit_select,
-    [POOT_KIR_OP_FMA] = emit_fma,
-    [POOT_KIR_OP_CONVERT] = emit_convert,
-    [POOT_KIR_OP_BITCAST] = emit_bitcast,
-    [POOT_KIR_OP_SPLAT] = emit_splat,
-    [POOT_KIR_OP_VEC] = emit_vec,
-    [POOT_KIR_OP_EXTRACT] = emit_extract,
-    [POOT_KIR_OP_LOAD] = emit_load,
-    [POOT_KIR_OP_STORE] = emit_store,
-    [POOT_KIR_OP_PRIV_LOAD] = emit_priv_load,
-    [POOT_KIR_OP_PRIV_STORE] = emit_priv_store,
-    [POOT_KIR_OP_ATOMIC_ADD] = emit_atomic,
-    [POOT_KIR_OP_ATOMIC_MAX] = emit_atomic,
-    [POOT_KIR_OP_ATOMIC_MIN] = emit_atomic,
-    [POOT_KIR_OP_ATOMIC_XCHG] = emit_atomic,
-    [POOT_KIR_OP_ATOMIC_CAS] = emit_atomic,
-    [POOT_KIR_OP_SG_REDUCE_ADD] = emit_subgroup,
-    [POOT_KIR_OP_SG_REDUCE_MAX] = emit_subgroup,
-    [POOT_KIR_OP_SG_REDUCE_MIN] = emit_subgroup,
-    [POOT_KIR_OP_SG_SHUFFLE] = emit_subgroup,
-    [POOT_KIR_OP_SG_SHUFFLE_XOR] = emit_subgroup,
-    [POOT_KIR_OP_SG_BROADCAST] = emit_subgroup,
-    [POOT_KIR_OP_BARRIER] = emit_barrier,
-    [POOT_KIR_OP_CHECK] = emit_check,
-    [POOT_KIR_OP_IF] = emit_if,
-    [POOT_KIR_OP_FOR] = emit_for,
+/* SPLAT, VEC and EXTRACT move values between lanes. */
+static void emit_lanes(poot__shader *c, const poot_kir_inst *in) {
+  if (in->op == POOT_KIR_OP_SPLAT)
+    emit_splat(c, in);
+  else if (in->op == POOT_KIR_OP_VEC)
+    emit_vec(c, in);
+  else
+    emit_extract(c, in);
+}
+
+/* One writer per op class (the class column of POOT_KIR_OPS). */
+static const emit_fn k_emit[POOT_KIR_CLASS_COUNT] = {
+    [POOT_KIR_CLASS_CONST] = emit_const,
+    [POOT_KIR_CLASS_BUILTIN] = emit_builtin,
+    [POOT_KIR_CLASS_PARAM] = emit_param,
+    [POOT_KIR_CLASS_UNARY] = emit_unary,
+    [POOT_KIR_CLASS_BINARY] = emit_binary,
+    [POOT_KIR_CLASS_COMPARE] = emit_compare,
+    [POOT_KIR_CLASS_SELECT] = emit_select,
+    [POOT_KIR_CLASS_FMA] = emit_fma,
+    [POOT_KIR_CLASS_CONVERT] = emit_convert,
+    [POOT_KIR_CLASS_BITCAST] = emit_bitcast,
+    [POOT_KIR_CLASS_LANES] = emit_lanes,
+    [POOT_KIR_CLASS_LOAD] = emit_load,
+    [POOT_KIR_CLASS_STORE] = emit_store,
+    [POOT_KIR_CLASS_PRIV_LOAD] = emit_priv_load,
+    [POOT_KIR_CLASS_PRIV_STORE] = emit_priv_store,
+    [POOT_KIR_CLASS_ATOMIC] = emit_atomic,
+    [POOT_KIR_CLASS_SUBGROUP] = emit_subgroup,
+    [POOT_KIR_CLASS_BARRIER] = emit_barrier,
+    [POOT_KIR_CLASS_CHECK] = emit_check,
+    [POOT_KIR_CLASS_IF] = emit_if,
+    [POOT_KIR_CLASS_FOR] = emit_for,
 };
 
 static void emit_inst(poot__shader *c, const poot_kir_inst *in) {
-  emit_fn fn = (unsigned)in->op < POOT_KIR_OP_COUNT ? k_emit[in->op] : NULL;
+  poot_kir_op_class cls = poot__kir_op_class(in->op);
+  emit_fn fn = cls < POOT_KIR_CLASS_COUNT ? k_emit[cls] : NULL;
   if (fn) {
     fn(c, in);
     return;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kir_impl.h"
 #include "render_shader.h"
 #include "render_shader_lib.h"
 
@@ -83,19 +84,15 @@ static const char *tname(poot_kir_type t, char *buf, size_t n) {
 /* --------------------------------------------------------------- pre-pass */
 static void scan_inst(poot__shader *c, const poot_kir_inst *in) {
   wgsl_state *w = wgsl_of(c);
-  switch (in->op) {
-    case POOT_KIR_OP_BUILTIN:
+  switch (poot__kir_op_class(in->op)) {
+    case POOT_KIR_CLASS_BUILTIN:
       if (in->ref == POOT_KIR_BUILTIN_SUBGROUP_LANE) w->sg_lane = true;
       if (in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID) w->sg_size = true;
       break;
-    case POOT_KIR_OP_STORE:
+    case POOT_KIR_CLASS_STORE:
       mem_of(c, in->space, in->ref)->written = true;
       break;
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_CLASS_ATOMIC:
       mem_of(c, in->space, in->ref)->atomic = true;
       mem_of(c, in->space, in->ref)->written = true;
       break;
