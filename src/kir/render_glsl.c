@@ -362,23 +362,8 @@ static void emit_store(poot__shader *c, const poot_kir_inst *in) {
 }
 
 static void emit_atomic(poot__shader *c, const poot_kir_inst *in) {
-  const char *fn = "atomicAdd";
-  switch (in->op) {
-    case POOT_KIR_OP_ATOMIC_MAX:
-      fn = "atomicMax";
-      break;
-    case POOT_KIR_OP_ATOMIC_MIN:
-      fn = "atomicMin";
-      break;
-    case POOT_KIR_OP_ATOMIC_XCHG:
-      fn = "atomicExchange";
-      break;
-    case POOT_KIR_OP_ATOMIC_CAS:
-      fn = "atomicCompSwap";
-      break;
-    default:
-      break;
-  }
+  const char *fn =
+      in->op == POOT_KIR_OP_ATOMIC_CAS ? "atomicCompSwap" : poot__shader_atomic_fn(in->op);
   poot_kir_scalar e = mem_elem_type(c, in->space, in->ref);
   if (e != POOT_KIR_U32 && e != POOT_KIR_I32 && e != POOT_KIR_F32 &&
       !(e == POOT_KIR_I64 && in->space == POOT_KIR_SPACE_GLOBAL)) {

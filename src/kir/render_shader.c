@@ -671,6 +671,21 @@ static void emit_for(poot__shader *c, const poot_kir_inst *in) {
   put(c, "}\n");
 }
 
+/* ----------------------------------------------------------------- atomics */
+
+const char *poot__shader_atomic_fn(poot_kir_op op) {
+  switch (op) {
+    case POOT_KIR_OP_ATOMIC_MAX:
+      return "atomicMax";
+    case POOT_KIR_OP_ATOMIC_MIN:
+      return "atomicMin";
+    case POOT_KIR_OP_ATOMIC_XCHG:
+      return "atomicExchange";
+    default:
+      return "atomicAdd";
+  }
+}
+
 /* --------------------------------------------------------------- dispatch */
 
 typedef void (*emit_fn)(poot__shader *c, const poot_kir_inst *in);

@@ -167,6 +167,10 @@ void poot__shader_comp(poot__shader *c, poot_kir_value v, unsigned i);
 void poot__shader_lane_bits(poot__shader *c, poot_kir_value v, unsigned i);
 void poot__shader_from_bits(poot__shader *c, poot_kir_scalar s, const char *bits);
 
+/* The atomic function of an atomic add, max, min or exchange (both languages
+ * spell them alike; compare-exchange is each language's own). */
+const char *poot__shader_atomic_fn(poot_kir_op op);
+
 /* The statements of a block (the entry point writes the kernel's body). */
 void poot__shader_emit_block(poot__shader *c, const poot_kir_block *b);
 

@@ -399,24 +399,12 @@ static void emit_atomic(poot__shader *c, const poot_kir_inst *in) {
   else
     snprintf(arr, sizeof arr, "b%u", in->ref);
   def_begin(c, in);
-  const char *fn = "atomicAdd";
-  switch (in->op) {
-    case POOT_KIR_OP_ATOMIC_MAX:
-      fn = "atomicMax";
-      break;
-    case POOT_KIR_OP_ATOMIC_MIN:
-      fn = "atomicMin";
-      break;
-    case POOT_KIR_OP_ATOMIC_XCHG:
-      fn = "atomicExchange";
-      break;
-    case POOT_KIR_OP_ATOMIC_CAS:
-      putf(c, "atomicCompareExchangeWeak(&%s[u32(v%u)], v%u, v%u).old_value;\n", arr, in->args[0],
-           in->args[1], in->args[2]);
-      return;
-    default:
-      break;
+  if (in->op == POOT_KIR_OP_ATOMIC_CAS) {
+    putf(c, "atomicCompareExchangeWeak(&%s[u32(v%u)], v%u, v%u).old_value;\n", arr, in->args[0],
+         in->args[1], in->args[2]);
+    return;
   }
+  const char *fn = poot__shader_atomic_fn(in->op);
   putf(c, "%s(&%s[u32(v%u)], v%u);\n", fn, arr, in->args[0], in->args[1]);
 }
 
