@@ -18,10 +18,10 @@
  *  - PUSH params are a push-constant block; SLOT params are loads.
  *  - check(cond, code) ORs 1 << code into element 0 of the error binding.
  * The output is a pure function of (kernel, target). */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kir_impl.h"
 #include "render_shader.h"
 #include "render_shader_lib.h"
 
@@ -34,7 +34,11 @@ typedef struct glsl_state {
   uint8_t *alias; /* per binding position: bit 1 = vec2 alias, bit 2 = vec4 alias */
 } glsl_state;
 
+static const poot__shader_lang k_glsl;
+
+/* The GLSL state of a rendering: checked, the writer's base is its first member. */
 static glsl_state *glsl_of(poot__shader *c) {
+  assert(c->lang == &k_glsl);
   return (glsl_state *)c;
 }
 

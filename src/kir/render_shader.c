@@ -1,14 +1,12 @@
 /* The shader-text writer shared by the GLSL and WGSL renderers (see
  * render_shader.h): the structure both emit, with the language differences
  * read from a poot__shader_lang. */
-#include "render_shader.h"
-
-#include "kir_impl.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "render_shader.h"
 
 /* ------------------------------------------------------------------ output */
 

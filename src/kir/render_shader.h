@@ -18,6 +18,7 @@
 #ifndef POOT_KIR_RENDER_SHADER_H
 #define POOT_KIR_RENDER_SHADER_H
 
+#include "kir_impl.h"
 #include "poot/kir.h"
 
 typedef struct poot__shader_lang poot__shader_lang;
@@ -174,7 +175,8 @@ const char *poot__shader_atomic_fn(poot_kir_op op);
 /* The statements of a block (the entry point writes the kernel's body). */
 void poot__shader_emit_block(poot__shader *c, const poot_kir_block *b);
 
-/* Short names for the renderers' own files, which call these on every line. */
+/* Short names for the shader renderers' files, which call these on every
+ * line. Include this header after the system headers. */
 #define put poot__shader_put
 #define putf poot__shader_putf
 #define line_start poot__shader_line_start

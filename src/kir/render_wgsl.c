@@ -18,10 +18,10 @@
  *  - check(cond, code) ORs 1 << code into element 0 of the error binding.
  *  - subgroup builtins and operations appear only when the target has them.
  * The output is a pure function of (kernel, target). */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kir_impl.h"
 #include "render_shader.h"
 #include "render_shader_lib.h"
 
@@ -44,7 +44,11 @@ typedef struct wgsl_state {
   wgsl_mem *shared;      /* per shared array */
 } wgsl_state;
 
+static const poot__shader_lang k_wgsl;
+
+/* The WGSL state of a rendering: checked, the writer's base is its first member. */
 static wgsl_state *wgsl_of(poot__shader *c) {
+  assert(c->lang == &k_wgsl);
   return (wgsl_state *)c;
 }
 
