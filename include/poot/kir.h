@@ -748,8 +748,30 @@ POOT_MUST_USE poot_status poot_kir_interp_run(const poot_kir_kernel *kernel,
 /* Each renderer appends the kernel's source for the target to `out`.
  * Pure: the same kernel and target give byte-identical output. They call
  * poot_kir_verify(kernel, target) first (UNSUPPORTED when the target cannot
- * run it) and return UNSUPPORTED for an op they do not know. Implemented in
- * src/kir/render_<lang>.c. */
+ * run it) and return UNSUPPORTED for an op they do not know; on failure
+ * `out` is left as it was. Implemented in src/kir/render_<lang>.c; GLSL and
+ * WGSL share one shader-text writer (src/kir/render_shader.c). */
+
+/* A renderer: one row per KIR language (src/kir/render.c). */
+typedef poot_status (*poot_kir_render_fn)(const poot_kir_kernel *kernel,
+                                          const poot_kir_target *target, poot_strbuf *out);
+typedef struct poot_kir_renderer {
+  poot_kir_lang lang;
+  const char *name;           /* "ptx", "glsl", "wgsl", "amdgpu"; "kir" for the interpreter */
+  const char *file_extension; /* of a file holding the output, without the dot: "ptx", "comp" */
+  poot_kir_render_fn render;  /* never NULL */
+} poot_kir_renderer;
+
+/* The renderer of `lang`, or NULL for a value outside poot_kir_lang. The row
+ * of POOT_KIR_LANG_NONE (the interpreter, which runs KIR itself) writes the
+ * kernel's printed form (poot_kir_print). Static storage; thread safe. */
+const poot_kir_renderer *poot_kir_renderer_for(poot_kir_lang lang);
+
+/* Renders `kernel` in target->lang with that language's renderer. Errors:
+ * INVALID_ARGUMENT (NULL argument, a language without a renderer), and the
+ * renderer's. */
+POOT_MUST_USE poot_status poot_kir_render(const poot_kir_kernel *kernel,
+                                          const poot_kir_target *target, poot_strbuf *out);
 
 /* PTX text for target->sm_version (80, 90) and ptx_version; entry
  * `.visible .entry <kernel->name>`. */

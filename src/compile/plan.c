@@ -754,18 +754,5 @@ poot_status poot_plan_render_kernel(const poot_plan *plan, uint32_t index,
   if (!plan || index >= plan->kernel_count)
     return poot_status_make(POOT_INVALID_ARGUMENT, "poot_plan_render_kernel: bad kernel index");
   if (!target) target = &plan->target;
-  const poot_kir_kernel *k = plan->kernels[index];
-  switch (target->lang) {
-    case POOT_KIR_LANG_PTX:
-      return poot_kir_render_ptx(k, target, out);
-    case POOT_KIR_LANG_GLSL:
-      return poot_kir_render_glsl(k, target, out);
-    case POOT_KIR_LANG_WGSL:
-      return poot_kir_render_wgsl(k, target, out);
-    case POOT_KIR_LANG_AMDGPU:
-      return poot_kir_render_amdgpu(k, target, out);
-    default:
-      poot_kir_print(k, out);
-      return NULL;
-  }
+  return poot_kir_render(plan->kernels[index], target, out);
 }

@@ -313,23 +313,7 @@ static void use_kernel(const poot_kir_kernel *k, input *in) {
     poot_status_free(st);
     if (c != POOT_OK) continue;
     poot_strbuf_init(&sb);
-    st = NULL;
-    switch (t.lang) {
-      case POOT_KIR_LANG_PTX:
-        st = poot_kir_render_ptx(k, &t, &sb);
-        break;
-      case POOT_KIR_LANG_GLSL:
-        st = poot_kir_render_glsl(k, &t, &sb);
-        break;
-      case POOT_KIR_LANG_WGSL:
-        st = poot_kir_render_wgsl(k, &t, &sb);
-        break;
-      case POOT_KIR_LANG_AMDGPU:
-        st = poot_kir_render_amdgpu(k, &t, &sb);
-        break;
-      default:
-        break;
-    }
+    st = poot_kir_render(k, &t, &sb);
     /* A kernel that verifies for a target renders for it, or is UNSUPPORTED
      * by a renderer limit the verifier does not know. */
     c = poot_status_code_of(st);
