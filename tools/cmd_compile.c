@@ -54,6 +54,20 @@ static int parse_flags(int argc, char **argv, compile_flags *f) {
   return poot_tool_parse(&cli, 1, argc, argv);
 }
 
+/* --target's names: a catalogue target (poot/devices.h) and its subgroup size
+ * (0: the catalogue's). */
+typedef struct compile_target {
+  const char *flag;
+  poot_device_target_id id;
+  uint32_t subgroup;
+} compile_target;
+
+static const compile_target TARGETS[] = {
+    {"ptx", POOT_DEVICE_TARGET_SM80, 0},      {"ptx90", POOT_DEVICE_TARGET_SM90, 0},
+    {"glsl", POOT_DEVICE_TARGET_VULKAN, 32},  {"wgsl", POOT_DEVICE_TARGET_WEBGPU, 0},
+    {"amdgpu", POOT_DEVICE_TARGET_GFX942, 0},
+};
+
 static poot_status write_file(const char *dir, const char *name, const void *data, size_t n) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -82,20 +96,13 @@ static int compile_main(int argc, char **argv) {
     return poot_tool_usage_error(CMD, "bad --step '%s' (decode or prefill:T)", step);
   }
   if (batch < 1 || cap < tokens) return poot_tool_usage_error(CMD, "bad --batch or --cap");
+  const compile_target *ct = NULL;
+  for (size_t i = 0; i < sizeof TARGETS / sizeof TARGETS[0] && !ct; i++)
+    if (!strcmp(target, TARGETS[i].flag)) ct = &TARGETS[i];
+  if (!ct) return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
   poot_kir_target t;
-  const char *ext = NULL;
-  if (!strcmp(target, "ptx"))
-    poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &t), ext = "ptx";
-  else if (!strcmp(target, "ptx90"))
-    poot_device_target_init(POOT_DEVICE_TARGET_SM90, 0, &t), ext = "ptx";
-  else if (!strcmp(target, "glsl"))
-    poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &t), ext = "comp";
-  else if (!strcmp(target, "wgsl"))
-    poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &t), ext = "wgsl";
-  else if (!strcmp(target, "amdgpu"))
-    poot_device_target_init(POOT_DEVICE_TARGET_GFX942, 0, &t), ext = "ll";
-  else
-    return poot_tool_usage_error(CMD, "unknown --target '%s'", target);
+  poot_device_target_init(ct->id, ct->subgroup, &t);
+  const char *ext = poot_kir_renderer_for(t.lang)->file_extension;
 
   poot_graph *g = NULL;
   poot_model *m = NULL;

@@ -265,8 +265,8 @@ static void build_roundtrip(poot_gguf_writer *w, uint32_t alignment, uint8_t **t
   *n_tensors = k;
 }
 
-static void check_roundtrip(const poot_gguf *g, uint32_t alignment, uint8_t **tensor_bytes,
-                            size_t n_tensors) {
+/* Scalars of every kind, key order and the conversions' range checks. */
+static void check_scalars(const poot_gguf *g, uint32_t alignment) {
   assert_int_equal(poot_gguf_version(g), 3);
   assert_int_equal(poot_gguf_alignment(g), alignment);
   uint8_t u8;
@@ -324,7 +324,18 @@ static void check_roundtrip(const poot_gguf *g, uint32_t alignment, uint8_t **te
   POOT_ASSERT_STATUS(poot_gguf_get_i64(g, "t.u64", &i64), POOT_FORMAT);
   POOT_ASSERT_OK(poot_gguf_get_i64(g, "t.u16", &i64));
   assert_int_equal(i64, 65000);
+}
 
+/* Every array kind, nested arrays and the element-type checks. */
+static void check_arrays(const poot_gguf *g) {
+  int32_t i32;
+  uint64_t u64;
+  int64_t i64;
+  float f32;
+  double f64;
+  bool b;
+  const char *s;
+  size_t n;
   const poot_gguf_value *a;
   poot_gguf_value e;
   POOT_ASSERT_OK(poot_gguf_get_array(g, "a.u8", POOT_GGUF_VALUE_U8, &a));
@@ -392,8 +403,11 @@ static void check_roundtrip(const poot_gguf *g, uint32_t alignment, uint8_t **te
   POOT_ASSERT_OK(poot_gguf_array_get_string(z, 0, &s, &n));
   assert_memory_equal(s, "x", 1);
   POOT_ASSERT_STATUS(poot_gguf_array_get_string(a, 0, &s, &n), POOT_FORMAT);
+}
 
-  /* Tensors: bytes, shapes, alignment. */
+/* Tensors: bytes, shapes, alignment. */
+static void check_tensors(const poot_gguf *g, uint32_t alignment, uint8_t **tensor_bytes,
+                          size_t n_tensors) {
   assert_int_equal(poot_gguf_tensor_count(g), n_tensors);
   size_t size = 0;
   const uint8_t *base = poot_gguf_file_data(g, &size);
@@ -439,7 +453,9 @@ static void roundtrip(uint32_t alignment) {
   poot_gguf_writer_destroy(w);
   poot_gguf *g = NULL;
   POOT_ASSERT_OK(poot_gguf_open(path, &g));
-  check_roundtrip(g, alignment, tensor_bytes, n_tensors);
+  check_scalars(g, alignment);
+  check_arrays(g);
+  check_tensors(g, alignment, tensor_bytes, n_tensors);
   poot_gguf_destroy(g);
   for (size_t i = 0; i < n_tensors; i++) free(tensor_bytes[i]);
 }
