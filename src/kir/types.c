@@ -223,6 +223,8 @@ static bool valid_type(poot_kir_type t) {
 /* Memory reference shared by LOAD/STORE/ATOMIC: returns the element type. */
 static bool mem_ref(const poot__kir_decls *d, const poot_kir_inst *in, bool write, bool read,
                     poot_kir_scalar *elem, uint32_t *align, char *err, size_t n) {
+  *elem = (poot_kir_scalar)0;
+  *align = 0;
   if (in->space == POOT_KIR_SPACE_GLOBAL) {
     if (in->ref >= d->binding_count)
       return fail(err, n, "binding position %u out of range (%u bindings)", in->ref,
