@@ -251,70 +251,116 @@ static uint32_t builtin_of(run *r, const poot_kir_inst *in, uint32_t t) {
 }
 
 /* Evaluates a value statement that involves only this thread. */
-static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
+/* ------------------------------------------------------ per-thread routines */
+
+/* The interpreter's reference routine of each op class (the class is the KIR
+ * op table's, poot__kir_op_class): what one thread computes for the
+ * statement. */
+typedef poot_status (*thread_fn)(run *r, const poot_kir_inst *in, uint32_t t);
+
+static poot_kir_type arg_type(const run *r, const poot_kir_inst *in) {
+  return in->arg_count ? r->k->values[in->args[0]].type : in->type;
+}
+
+static poot_status t_const(run *r, const poot_kir_inst *in, uint32_t t) {
+  reg(r, in->result, t)[0] = in->imm;
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_builtin(run *r, const poot_kir_inst *in, uint32_t t) {
+  reg(r, in->result, t)[0] = builtin_of(r, in, t);
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_param(run *r, const poot_kir_inst *in, uint32_t t) {
   const poot_kir_kernel *k = r->k;
   uint64_t *dst = reg(r, in->result, t);
-  poot_kir_type at = in->arg_count ? k->values[in->args[0]].type : in->type;
-  poot_kir_scalar s = (poot_kir_scalar)at.scalar;
+  const poot_kir_param *p = &k->params[in->ref];
+  if (p->kind == POOT_KIR_PARAM_PUSH) {
+    dst[0] = r->o->params[in->ref];
+    return POOT_OK_STATUS;
+  }
+  const poot_kir_buffer *buf = &r->o->buffers[p->slot_ref];
+  if ((uint64_t)p->slot_index * 4 + 4 > buf->size || !buf->data)
+    return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                 "slot param '%s' reads element %u of binding '%s' (%zu bytes)", p->name,
+                 p->slot_index, k->bindings[p->slot_ref].name, buf->size);
+  uint32_t v;
+  memcpy(&v, (unsigned char *)buf->data + (size_t)p->slot_index * 4, 4);
+  dst[0] = v;
+  return POOT_OK_STATUS;
+}
+
+/* UNARY: the lane op of every lane of the operand. */
+static poot_status t_unary(run *r, const poot_kir_inst *in, uint32_t t) {
+  poot_kir_type at = arg_type(r, in);
+  const uint64_t *a = reg(r, in->args[0], t);
+  uint64_t tmp[LANES] = {0};
   poot_status why = POOT_OK_STATUS;
+  for (uint32_t l = 0; l < at.lanes && !why; l++)
+    why = poot__kir_unary(in->op, (poot_kir_scalar)at.scalar, a[l], &tmp[l]);
+  memcpy(reg(r, in->result, t), tmp, sizeof tmp);
+  return lane_fault(r, in, t, why);
+}
+
+/* BINARY and COMPARE: the lane op of every pair of lanes. */
+static poot_status t_binary(run *r, const poot_kir_inst *in, uint32_t t) {
+  poot_kir_type at = arg_type(r, in);
+  const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t);
+  uint64_t tmp[LANES] = {0};
+  poot_status why = POOT_OK_STATUS;
+  for (uint32_t l = 0; l < at.lanes && !why; l++)
+    why = poot__kir_binary(in->op, (poot_kir_scalar)at.scalar, a[l], b[l], &tmp[l]);
+  memcpy(reg(r, in->result, t), tmp, sizeof tmp);
+  return lane_fault(r, in, t, why);
+}
+
+static poot_status t_select(run *r, const poot_kir_inst *in, uint32_t t) {
+  const uint64_t *c = reg(r, in->args[0], t);
+  const uint64_t *a = reg(r, in->args[1], t), *b = reg(r, in->args[2], t);
+  bool scalar_cond = r->k->values[in->args[0]].type.lanes == 1;
+  uint64_t tmp[LANES];
+  for (uint32_t l = 0; l < in->type.lanes; l++) tmp[l] = (scalar_cond ? c[0] : c[l]) ? a[l] : b[l];
+  memcpy(reg(r, in->result, t), tmp, sizeof tmp);
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_fma(run *r, const poot_kir_inst *in, uint32_t t) {
+  poot_kir_scalar s = (poot_kir_scalar)arg_type(r, in).scalar;
+  const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t),
+                 *c = reg(r, in->args[2], t);
+  uint64_t *dst = reg(r, in->result, t);
+  for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = poot__kir_fma(s, a[l], b[l], c[l]);
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_convert(run *r, const poot_kir_inst *in, uint32_t t) {
+  poot_kir_scalar s = (poot_kir_scalar)arg_type(r, in).scalar;
+  const uint64_t *a = reg(r, in->args[0], t);
+  uint64_t *dst = reg(r, in->result, t);
+  for (uint32_t l = 0; l < in->type.lanes; l++)
+    dst[l] = poot__kir_convert(s, (poot_kir_scalar)in->type.scalar, a[l]);
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_bitcast(run *r, const poot_kir_inst *in, uint32_t t) {
+  uint64_t tmp[LANES];
+  poot__kir_bitcast(arg_type(r, in), reg(r, in->args[0], t), in->type, tmp);
+  memcpy(reg(r, in->result, t), tmp, sizeof tmp);
+  return POOT_OK_STATUS;
+}
+
+/* LANES: SPLAT, VEC and EXTRACT move values between lanes. */
+static poot_status t_lanes(run *r, const poot_kir_inst *in, uint32_t t) {
+  uint64_t *dst = reg(r, in->result, t);
   switch (in->op) {
-    case POOT_KIR_OP_CONST:
-      dst[0] = in->imm;
-      return POOT_OK_STATUS;
-    case POOT_KIR_OP_BUILTIN:
-      dst[0] = builtin_of(r, in, t);
-      return POOT_OK_STATUS;
-    case POOT_KIR_OP_PARAM: {
-      const poot_kir_param *p = &k->params[in->ref];
-      if (p->kind == POOT_KIR_PARAM_PUSH) {
-        dst[0] = r->o->params[in->ref];
-        return POOT_OK_STATUS;
-      }
-      const poot_kir_buffer *buf = &r->o->buffers[p->slot_ref];
-      if ((uint64_t)p->slot_index * 4 + 4 > buf->size || !buf->data)
-        return fault(r, in, t, POOT_INVALID_ARGUMENT,
-                     "slot param '%s' reads element %u of binding '%s' (%zu bytes)", p->name,
-                     p->slot_index, k->bindings[p->slot_ref].name, buf->size);
-      uint32_t v;
-      memcpy(&v, (unsigned char *)buf->data + (size_t)p->slot_index * 4, 4);
-      dst[0] = v;
-      return POOT_OK_STATUS;
-    }
-    case POOT_KIR_OP_SELECT: {
-      const uint64_t *c = reg(r, in->args[0], t);
-      const uint64_t *a = reg(r, in->args[1], t), *b = reg(r, in->args[2], t);
-      bool scalar_cond = k->values[in->args[0]].type.lanes == 1;
-      uint64_t tmp[LANES];
-      for (uint32_t l = 0; l < in->type.lanes; l++)
-        tmp[l] = (scalar_cond ? c[0] : c[l]) ? a[l] : b[l];
-      memcpy(dst, tmp, sizeof tmp);
-      return POOT_OK_STATUS;
-    }
-    case POOT_KIR_OP_FMA: {
-      const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t),
-                     *c = reg(r, in->args[2], t);
-      for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = poot__kir_fma(s, a[l], b[l], c[l]);
-      return POOT_OK_STATUS;
-    }
-    case POOT_KIR_OP_CONVERT: {
-      const uint64_t *a = reg(r, in->args[0], t);
-      for (uint32_t l = 0; l < in->type.lanes; l++)
-        dst[l] = poot__kir_convert(s, (poot_kir_scalar)in->type.scalar, a[l]);
-      return POOT_OK_STATUS;
-    }
-    case POOT_KIR_OP_BITCAST: {
-      uint64_t tmp[LANES];
-      poot__kir_bitcast(at, reg(r, in->args[0], t), in->type, tmp);
-      memcpy(dst, tmp, sizeof tmp);
-      return POOT_OK_STATUS;
-    }
     case POOT_KIR_OP_SPLAT: {
       uint64_t v = reg(r, in->args[0], t)[0];
       for (uint32_t l = 0; l < in->type.lanes; l++) dst[l] = v;
       return POOT_OK_STATUS;
     }
     case POOT_KIR_OP_VEC: {
-      uint64_t tmp[LANES];
+      uint64_t tmp[LANES] = {0};
       for (uint32_t l = 0; l < in->arg_count; l++) tmp[l] = reg(r, in->args[l], t)[0];
       memcpy(dst, tmp, sizeof tmp);
       return POOT_OK_STATUS;
@@ -322,41 +368,30 @@ static poot_status thread_op(run *r, const poot_kir_inst *in, uint32_t t) {
     case POOT_KIR_OP_EXTRACT:
       dst[0] = reg(r, in->args[0], t)[in->imm];
       return POOT_OK_STATUS;
-    case POOT_KIR_OP_LOAD:
-      return do_load(r, in, t);
-    case POOT_KIR_OP_PRIV_LOAD: {
-      const poot_kir_private *p = &k->privates[in->ref];
-      memcpy(dst, &r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
-             LANES * sizeof(uint64_t));
-      return POOT_OK_STATUS;
-    }
-    case POOT_KIR_OP_ATOMIC_ADD:
-    case POOT_KIR_OP_ATOMIC_MAX:
-    case POOT_KIR_OP_ATOMIC_MIN:
-    case POOT_KIR_OP_ATOMIC_XCHG:
-    case POOT_KIR_OP_ATOMIC_CAS:
-      return do_atomic(r, in, t);
     default:
-      break;
+      return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                   "lane statement not handled by the interpreter");
   }
-  if (in->arg_count == 1) {
-    const uint64_t *a = reg(r, in->args[0], t);
-    uint64_t tmp[LANES] = {0};
-    for (uint32_t l = 0; l < at.lanes && !why; l++) why = poot__kir_unary(in->op, s, a[l], &tmp[l]);
-    memcpy(dst, tmp, sizeof tmp);
-  } else if (in->arg_count == 2) {
-    const uint64_t *a = reg(r, in->args[0], t), *b = reg(r, in->args[1], t);
-    uint64_t tmp[LANES] = {0};
-    for (uint32_t l = 0; l < at.lanes && !why; l++)
-      why = poot__kir_binary(in->op, s, a[l], b[l], &tmp[l]);
-    memcpy(dst, tmp, sizeof tmp);
-  } else {
-    return fault(r, in, t, POOT_INVALID_ARGUMENT, "statement kind not handled by the interpreter");
-  }
-  return lane_fault(r, in, t, why);
 }
 
-/* ---------------------------------------------------------------- groups */
+static poot_status t_priv_load(run *r, const poot_kir_inst *in, uint32_t t) {
+  const poot_kir_private *p = &r->k->privates[in->ref];
+  memcpy(reg(r, in->result, t),
+         &r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+         LANES * sizeof(uint64_t));
+  return POOT_OK_STATUS;
+}
+
+static const thread_fn THREAD_FN[POOT_KIR_CLASS_COUNT] = {
+    [POOT_KIR_CLASS_CONST] = t_const,         [POOT_KIR_CLASS_BUILTIN] = t_builtin,
+    [POOT_KIR_CLASS_PARAM] = t_param,         [POOT_KIR_CLASS_UNARY] = t_unary,
+    [POOT_KIR_CLASS_BINARY] = t_binary,       [POOT_KIR_CLASS_COMPARE] = t_binary,
+    [POOT_KIR_CLASS_SELECT] = t_select,       [POOT_KIR_CLASS_FMA] = t_fma,
+    [POOT_KIR_CLASS_CONVERT] = t_convert,     [POOT_KIR_CLASS_BITCAST] = t_bitcast,
+    [POOT_KIR_CLASS_LANES] = t_lanes,         [POOT_KIR_CLASS_LOAD] = do_load,
+    [POOT_KIR_CLASS_PRIV_LOAD] = t_priv_load, [POOT_KIR_CLASS_ATOMIC] = do_atomic,
+    [POOT_KIR_CLASS_STORE] = do_store,
+};
 
 static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *mask) {
   poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
@@ -452,8 +487,7 @@ static poot_status exec_for(run *r, const poot_kir_inst *in, const uint8_t *mask
     /* Each iteration counts as a statement, so that a loop whose body is
      * empty (or does nothing) is bounded by max_steps as well. */
     if (++r->steps > r->max_steps) {
-      st = fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed",
-                 r->max_steps);
+      st = fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed", r->max_steps);
       goto done;
     }
     st = exec_block(r, &in->body, m);
@@ -469,56 +503,56 @@ done:
   return st;
 }
 
+/* The routines of the classes that act on the whole workgroup at once; every
+ * other class runs its thread routine on each thread the mask enables. */
+typedef poot_status (*group_fn)(run *r, const poot_kir_inst *in, const uint8_t *mask);
+
+static poot_status g_barrier(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  for (uint32_t t = 0; t < r->T; t++)
+    if (!mask[t])
+      return fault(r, in, t, POOT_INVALID_ARGUMENT,
+                   "barrier not reached by every thread of the workgroup");
+  r->epoch++;
+  return POOT_OK_STATUS;
+}
+
+static poot_status g_check(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  for (uint32_t t = 0; t < r->T; t++) {
+    if (!mask[t] || (reg(r, in->args[0], t)[0] & 1)) continue;
+    if (r->o->error_word) {
+      *r->o->error_word |= 1u << (in->imm & 31);
+      continue;
+    }
+    return fault(r, in, t, POOT_KERNEL_FAULT, "check failed with trap code %u", (unsigned)in->imm);
+  }
+  return POOT_OK_STATUS;
+}
+
+static poot_status g_priv_store(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  const poot_kir_private *p = &r->k->privates[in->ref];
+  for (uint32_t t = 0; t < r->T; t++)
+    if (mask[t])
+      memcpy(&r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
+             reg(r, in->args[0], t), LANES * sizeof(uint64_t));
+  return POOT_OK_STATUS;
+}
+
+static const group_fn GROUP_FN[POOT_KIR_CLASS_COUNT] = {
+    [POOT_KIR_CLASS_IF] = exec_if,        [POOT_KIR_CLASS_FOR] = exec_for,
+    [POOT_KIR_CLASS_BARRIER] = g_barrier, [POOT_KIR_CLASS_SUBGROUP] = subgroup_op,
+    [POOT_KIR_CLASS_CHECK] = g_check,     [POOT_KIR_CLASS_PRIV_STORE] = g_priv_store,
+};
+
 static poot_status exec_inst(run *r, const poot_kir_inst *in, const uint8_t *mask) {
   if (++r->steps > r->max_steps)
     return fault(r, in, 0, POOT_TIMEOUT, "more than %" PRIu64 " statements executed", r->max_steps);
-  switch (in->op) {
-    case POOT_KIR_OP_IF:
-      return exec_if(r, in, mask);
-    case POOT_KIR_OP_FOR:
-      return exec_for(r, in, mask);
-    case POOT_KIR_OP_BARRIER:
-      for (uint32_t t = 0; t < r->T; t++)
-        if (!mask[t])
-          return fault(r, in, t, POOT_INVALID_ARGUMENT,
-                       "barrier not reached by every thread of the workgroup");
-      r->epoch++;
-      return POOT_OK_STATUS;
-    case POOT_KIR_OP_SG_REDUCE_ADD:
-    case POOT_KIR_OP_SG_REDUCE_MAX:
-    case POOT_KIR_OP_SG_REDUCE_MIN:
-    case POOT_KIR_OP_SG_SHUFFLE:
-    case POOT_KIR_OP_SG_SHUFFLE_XOR:
-    case POOT_KIR_OP_SG_BROADCAST:
-      return subgroup_op(r, in, mask);
-    case POOT_KIR_OP_CHECK:
-      for (uint32_t t = 0; t < r->T; t++) {
-        if (!mask[t] || (reg(r, in->args[0], t)[0] & 1)) continue;
-        if (r->o->error_word) {
-          *r->o->error_word |= 1u << (in->imm & 31);
-          continue;
-        }
-        return fault(r, in, t, POOT_KERNEL_FAULT, "check failed with trap code %u",
-                     (unsigned)in->imm);
-      }
-      return POOT_OK_STATUS;
-    case POOT_KIR_OP_STORE:
-      for (uint32_t t = 0; t < r->T; t++)
-        if (mask[t]) POOT_TRY(do_store(r, in, t));
-      return POOT_OK_STATUS;
-    case POOT_KIR_OP_PRIV_STORE: {
-      const poot_kir_private *p = &r->k->privates[in->ref];
-      for (uint32_t t = 0; t < r->T; t++)
-        if (mask[t])
-          memcpy(&r->priv[(r->priv_off[in->ref] + (size_t)t * p->count + in->imm) * LANES],
-                 reg(r, in->args[0], t), LANES * sizeof(uint64_t));
-      return POOT_OK_STATUS;
-    }
-    default:
-      for (uint32_t t = 0; t < r->T; t++)
-        if (mask[t]) POOT_TRY(thread_op(r, in, t));
-      return POOT_OK_STATUS;
-  }
+  poot_kir_op_class cls = poot__kir_op_class(in->op);
+  if (cls >= POOT_KIR_CLASS_COUNT || (!GROUP_FN[cls] && !THREAD_FN[cls]))
+    return fault(r, in, 0, POOT_INVALID_ARGUMENT, "statement kind not handled by the interpreter");
+  if (GROUP_FN[cls]) return GROUP_FN[cls](r, in, mask);
+  for (uint32_t t = 0; t < r->T; t++)
+    if (mask[t]) POOT_TRY(THREAD_FN[cls](r, in, t));
+  return POOT_OK_STATUS;
 }
 
 static poot_status exec_block(run *r, const poot_kir_block *blk, const uint8_t *mask) {
