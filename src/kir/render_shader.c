@@ -794,6 +794,7 @@ poot_status poot__shader_render(const poot__shader_lang *lang, const poot_kir_ke
   c->t = target;
   c->out = out;
   if (!lang->init(c)) {
+    lang->deinit(c); /* what init allocated before it failed */
     poot_free(c);
     return poot_status_make(POOT_OUT_OF_MEMORY, "kir %s: kernel %s", lang->name, kernel->name);
   }

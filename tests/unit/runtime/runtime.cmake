@@ -2,7 +2,7 @@
 # create; the device part SKIPs when no device is present.
 if(TARGET poot_runtime)
   poot_add_test(runtime_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime_test.c
-    LIBS poot_runtime poot_llm poot_devices poot_exec poot_compile poot_eval poot_kir poot_graph
-         poot_base m
+    LIBS poot_runtime
     TIMEOUT 300)
+  poot_vulkan_leak_check(runtime_test)
 endif()
