@@ -1,5 +1,6 @@
 /* Sampling parameters: defaults, validation, the kind bitmask, the seed and
  * the CLI parsers (include/poot/llm/sampling.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -171,7 +172,7 @@ poot_status poot_sampling_parse_logit_bias(poot_sampling_params *params, const c
   long long id = strtoll(s, &end, 10);
   if (errno || id > INT32_MAX || (*end != '+' && *end != '-')) goto fail;
   char sign = *end++;
-  if (*end == '\0' || *end == '+' || *end == '-' || *end == ' ') goto fail;
+  if (*end == '\0' || *end == '+' || *end == '-' || isspace((unsigned char)*end)) goto fail;
   const char *num = end;
   float bias = strtof(num, &end);
   if (end == num || *end != '\0' || isnan(bias)) goto fail;

@@ -89,7 +89,7 @@ static size_t utf8_cut(const char *buf, size_t e) {
 
 static poot_status append(poot_stop_matcher *m, const char *piece, size_t len) {
   size_t held = m->len - m->emitted;
-  memmove(m->buf, m->buf + m->emitted, held);
+  if (held && m->emitted) memmove(m->buf, m->buf + m->emitted, held);
   m->len = held;
   m->emitted = 0;
   if (held + len > m->cap) {
@@ -122,7 +122,7 @@ poot_status poot_stop_matcher_feed(poot_stop_matcher *m, const char *piece, size
   }
   size_t cut = utf8_cut(m->buf, m->len - partial_tail(m));
   m->emitted = cut;
-  out->text = m->buf;
+  out->text = m->buf ? m->buf : "";
   out->len = cut;
   return POOT_OK_STATUS;
 }
