@@ -59,6 +59,35 @@ static int by_shift(const void *a, const void *b) {
   return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+static void swap(cand *a, cand *b) {
+  cand t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Quickselect (median of three): afterwards c[0..k) are the k first under
+ * by_logit, in no order. by_logit is a total order, so the set is exact. */
+static void select_first(cand *c, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2, last = hi - 1, p = mid;
+    if (by_logit(&c[lo], &c[mid]) < 0)
+      p = by_logit(&c[mid], &c[last]) < 0 ? mid : by_logit(&c[lo], &c[last]) < 0 ? last : lo;
+    else
+      p = by_logit(&c[lo], &c[last]) < 0 ? lo : by_logit(&c[mid], &c[last]) < 0 ? last : mid;
+    swap(&c[p], &c[last]);
+    size_t store = lo;
+    for (size_t i = lo; i < last; i++)
+      if (by_logit(&c[i], &c[last]) < 0) swap(&c[i], &c[store++]);
+    swap(&c[store], &c[last]);
+    if (store == k) return;
+    if (store > k)
+      hi = store;
+    else
+      lo = store + 1;
+  }
+}
+
 /* Probabilities of the candidates (any order) at temperature 1. */
 static void softmax(cand *c, size_t n) {
   float max = c[0].logit;
@@ -197,8 +226,11 @@ static poot_status check_step(const poot_sampling_params *p, const poot_sampling
  * -1 when a workspace allocation failed. */
 static int32_t truncate_and_draw(const poot_sampling_params *p, const poot_sampling_step *s,
                                  cand *c, size_t n) {
+  if (p->top_k > 0 && (size_t)p->top_k < n) {
+    select_first(c, n, (size_t)p->top_k);
+    n = (size_t)p->top_k;
+  }
   qsort(c, n, sizeof *c, by_logit);
-  if (p->top_k > 0 && (size_t)p->top_k < n) n = (size_t)p->top_k;
   if (p->typical_p < 1.0f && (n = typical(c, n, p->typical_p)) == 0) return -1;
   if (p->top_p < 1.0f) n = top_p(c, n, p->top_p);
   if (p->min_p > 0.0f) n = min_p(c, n, p->min_p);

@@ -141,6 +141,41 @@ static void test_temperature(void **state) {
   expect_distribution(&p, logits, 2, NULL, ids, probs, 2);
 }
 
+/* Top-k on 1,000 logits with many ties (ten values): the survivors are the k
+ * highest, ties to the lower id, found here by repeated maximum search. */
+static void test_top_k_ties(void **state) {
+  (void)state;
+  enum { V = 1000, K = 7 };
+  static float logits[V];
+  uint64_t x = 12345;
+  for (size_t i = 0; i < V; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    logits[i] = (float)(x % 10) * 0.5f;
+  }
+  bool taken[V] = {false};
+  int32_t ids[K];
+  for (size_t j = 0; j < K; j++) {
+    int32_t best = -1;
+    for (int32_t i = 0; i < V; i++)
+      if (!taken[i] && (best < 0 || logits[i] > logits[best])) best = i;
+    taken[best] = true;
+    ids[j] = best;
+  }
+  /* All K share the top value 4.5 here, so they are equally likely. */
+  for (size_t j = 0; j < K; j++) assert_float_equal(logits[ids[j]], 4.5f, 0);
+  for (size_t a = 0; a < K; a++) /* id order for expect_distribution */
+    for (size_t b = a + 1; b < K; b++)
+      if (ids[b] < ids[a]) {
+        int32_t t = ids[a];
+        ids[a] = ids[b], ids[b] = t;
+      }
+  double probs[K];
+  for (size_t j = 0; j < K; j++) probs[j] = 1.0 / K;
+  poot_sampling_params p = plain();
+  p.top_k = K;
+  expect_distribution(&p, logits, V, NULL, ids, probs, K);
+}
+
 static void test_logit_bias(void **state) {
   (void)state;
   poot_sampling_params p = plain();
@@ -309,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_uniform_layout),
       cmocka_unit_test(test_greedy),
       cmocka_unit_test(test_top_k),
+      cmocka_unit_test(test_top_k_ties),
       cmocka_unit_test(test_top_p),
       cmocka_unit_test(test_min_p),
       cmocka_unit_test(test_typical),
