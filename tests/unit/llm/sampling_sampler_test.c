@@ -204,6 +204,17 @@ static void test_penalties(void **state) {
   const float two[] = {2.0f, 1.5f};
   const uint32_t seen[] = {1, 0};
   assert_int_equal(sample(&p, two, 2, seen, 0).token, 1);
+  /* The bias comes first (llama.cpp's order): (1 - 2) * 2 = -2, so
+   * p0 = e^-2 / (1 + e^-2); penalizing first would give 1/2 - 2 = -1.5. */
+  {
+    poot_sampling_params q = plain();
+    q.repeat_penalty = 2.0f;
+    POOT_ASSERT_OK(poot_sampling_parse_logit_bias(&q, "0-2"));
+    const float lg[] = {1.0f, 0.0f};
+    const int32_t both[] = {0, 1};
+    const double pr[] = {0.11920292202211755, 0.8807970779778823};
+    expect_distribution(&q, lg, 2, seen, both, pr, 2);
+  }
   /* repeat_last_n = 0 turns the penalties off. */
   p.repeat_last_n = 0;
   assert_int_equal(sample(&p, two, 2, seen, 0).token, 0);
