@@ -11,6 +11,7 @@
 #define BUCKETS (1u << 15)
 #define MAX_POOL (1u << 24)
 #define MAX_EXPAND 8192
+#define MASK_CACHE 8
 
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
 
@@ -22,13 +23,20 @@ typedef struct gnode {
 } gnode;
 
 typedef struct mframe {
-  uint32_t node, child, set_off, set_n, mark;
+  uint32_t node, child, sid;
 } mframe;
+
+/* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
+typedef struct srec {
+  uint32_t off, n, hash;
+  bool accept;
+} srec;
 
 struct poot_grammar_matcher {
   const poot_grammar *g;
   gnode *nodes;
   uint32_t n_nodes, cap_nodes, compacted;
+  uint32_t cache_top; /* the walk's cache refers to nodes below this */
   uint32_t *buckets;
   uint32_t *cur; /* the state: stacks whose top is a byte element */
   uint32_t n_cur;
@@ -36,10 +44,26 @@ struct poot_grammar_matcher {
   uint32_t *tmp_a, *tmp_b;
   uint32_t *flat;
   size_t flat_cap;
-  uint32_t *sets; /* mask walk: one stack set per trie level */
-  size_t sets_cap;
   mframe *frames;
   size_t frames_cap;
+  /* The walk's cache: interned stack sets and the transitions (set, byte) → set. Node ids
+   * are stable until the pool is emptied (reset, clone, compaction), which clears it. */
+  srec *srecs;
+  uint32_t n_srec, cap_srec;
+  uint32_t *sids;
+  size_t n_sids, cap_sids;
+  uint32_t *sbuckets; /* set id + 1; 0 empty */
+  uint32_t sb_cap;
+  uint64_t *tkeys; /* (set id << 8 | byte) + 1; 0 empty */
+  uint32_t *tvals;
+  uint32_t t_cap, t_len;
+  /* Masks of the last few start sets (a state recurs often: inside a string, between
+   * members); valid for one vocabulary while the cache is. */
+  const poot_grammar_vocab *mc_vocab;
+  uint32_t mc_sid[MASK_CACHE];
+  uint32_t *mc_mask[MASK_CACHE];
+  uint32_t mc_n, mc_next;
+  size_t mc_words;
 };
 
 typedef struct ectx {
@@ -56,7 +80,20 @@ static inline uint32_t hash2(uint32_t pos, uint32_t parent) {
   return (h ^ (h >> 15)) & (BUCKETS - 1);
 }
 
+static void clear_cache(poot_grammar_matcher *m) {
+  m->n_srec = 0;
+  m->n_sids = 0;
+  m->t_len = 0;
+  m->mc_n = 0;
+  if (m->sbuckets) memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
+  if (m->tkeys) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
+}
+
 static void truncate_pool(poot_grammar_matcher *m, uint32_t mark) {
+  if (mark < m->cache_top) {
+    clear_cache(m);
+    m->cache_top = 0;
+  }
   while (m->n_nodes > mark) {
     const gnode *n = &m->nodes[--m->n_nodes];
     m->buckets[hash2(n->pos, n->parent)] = n->next;
@@ -294,8 +331,13 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->tmp_a);
   poot_free(m->tmp_b);
   poot_free(m->flat);
-  poot_free(m->sets);
   poot_free(m->frames);
+  poot_free(m->srecs);
+  poot_free(m->sids);
+  poot_free(m->sbuckets);
+  poot_free(m->tkeys);
+  poot_free(m->tvals);
+  for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
   poot_free(m);
 }
 
@@ -311,7 +353,7 @@ uint32_t poot_grammar_matcher_stack_count(const poot_grammar_matcher *m) {
 
 /* Drops the garbage of past steps when the pool has grown well past the live state. */
 static poot_status maybe_compact(poot_grammar_matcher *m) {
-  if (m->n_nodes <= 2048 + 2 * m->compacted) return POOT_OK_STATUS;
+  if (m->n_nodes <= (1u << 18) + 2 * m->compacted) return POOT_OK_STATUS;
   size_t words = 0;
   POOT_TRY(flatten(m, m, m->cur, m->n_cur, &words));
   return load_flat(m, words);
@@ -350,6 +392,117 @@ poot_status poot_grammar_matcher_accept(poot_grammar_matcher *m, const void *byt
 
 /* ------------------------------------------------------------- the mask */
 
+static uint32_t hash_ids(const uint32_t *ids, uint32_t n, bool accept) {
+  uint32_t h = 0x811C9DC5u ^ (accept ? 0x5bd1e995u : 0);
+  for (uint32_t i = 0; i < n; i++) h = (h ^ ids[i]) * 0x01000193u;
+  return h ^ (h >> 16);
+}
+
+static poot_status grow_cache(poot_grammar_matcher *m) {
+  if (m->n_srec == m->cap_srec) {
+    uint32_t cap = m->cap_srec ? m->cap_srec * 2 : 256;
+    srec *r = poot_realloc_array(m->srecs, cap, sizeof *r);
+    if (!r) return fail_status(FAIL_OOM, "the mask cache");
+    m->srecs = r;
+    m->cap_srec = cap;
+  }
+  if (m->n_srec * 2 >= m->sb_cap) { /* rehash the set table at half full */
+    uint32_t cap = m->sb_cap ? m->sb_cap * 2 : 1024;
+    uint32_t *b = poot_calloc(cap, sizeof *b);
+    if (!b) return fail_status(FAIL_OOM, "the mask cache");
+    for (uint32_t i = 0; i < m->n_srec; i++) {
+      uint32_t k = m->srecs[i].hash & (cap - 1);
+      while (b[k]) k = (k + 1) & (cap - 1);
+      b[k] = i + 1;
+    }
+    poot_free(m->sbuckets);
+    m->sbuckets = b;
+    m->sb_cap = cap;
+  }
+  return POOT_OK_STATUS;
+}
+
+/* The id of the set `ids` (sorted here) with `accept`, interned. */
+static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bool accept,
+                          uint32_t *out_sid) {
+  for (uint32_t i = 1; i < n; i++) /* insertion sort: sets are small */
+    for (uint32_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+      uint32_t t = ids[j];
+      ids[j] = ids[j - 1];
+      ids[j - 1] = t;
+    }
+  POOT_TRY(grow_cache(m));
+  uint32_t h = hash_ids(ids, n, accept), k = h & (m->sb_cap - 1);
+  for (; m->sbuckets[k]; k = (k + 1) & (m->sb_cap - 1)) {
+    const srec *r = &m->srecs[m->sbuckets[k] - 1];
+    if (r->hash == h && r->n == n && r->accept == accept &&
+        (n == 0 || memcmp(m->sids + r->off, ids, n * sizeof *ids) == 0)) {
+      *out_sid = m->sbuckets[k] - 1;
+      return POOT_OK_STATUS;
+    }
+  }
+  POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n));
+  memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
+  m->srecs[m->n_srec] = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept};
+  m->n_sids += n;
+  m->sbuckets[k] = ++m->n_srec;
+  *out_sid = m->n_srec - 1;
+  return POOT_OK_STATUS;
+}
+
+#define SID_FAIL UINT32_MAX
+
+static poot_status trans_put(poot_grammar_matcher *m, uint64_t key, uint32_t val) {
+  if (m->t_len * 2 >= m->t_cap) {
+    uint32_t cap = m->t_cap ? m->t_cap * 2 : 4096;
+    uint64_t *k = poot_calloc(cap, sizeof *k);
+    uint32_t *v = poot_malloc(cap * sizeof *v);
+    if (!k || !v) {
+      poot_free(k);
+      poot_free(v);
+      return fail_status(FAIL_OOM, "the mask cache");
+    }
+    for (uint32_t i = 0; i < m->t_cap; i++) {
+      if (!m->tkeys[i]) continue;
+      uint32_t s = (uint32_t)(m->tkeys[i] * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+      while (k[s]) s = (s + 1) & (cap - 1);
+      k[s] = m->tkeys[i];
+      v[s] = m->tvals[i];
+    }
+    poot_free(m->tkeys);
+    poot_free(m->tvals);
+    m->tkeys = k;
+    m->tvals = v;
+    m->t_cap = cap;
+  }
+  uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+  while (m->tkeys[s]) s = (s + 1) & (m->t_cap - 1);
+  m->tkeys[s] = key;
+  m->tvals[s] = val;
+  m->t_len++;
+  return POOT_OK_STATUS;
+}
+
+/* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
+static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  uint64_t key = (((uint64_t)sid << 8) | b) + 1;
+  if (m->t_cap) {
+    uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+    for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
+      if (m->tkeys[s] == key) {
+        *out = m->tvals[s];
+        return POOT_OK_STATUS;
+      }
+  }
+  ectx c = {.m = m, .out = m->tmp_a};
+  step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
+  if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
+  *out = SID_FAIL;
+  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, out));
+  m->cache_top = m->n_nodes;
+  return trans_put(m, key, *out);
+}
+
 static void set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask) {
   for (uint32_t k = 0; k < t->tok_n; k++) {
     uint32_t id = (uint32_t)v->tok_ids[t->tok_off + k];
@@ -358,38 +511,27 @@ static void set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_
 }
 
 /* Walks the trie depth first with the stack set of each prefix; a subtree is entered
- * only while some stack survives, so a refused prefix is refused once for all tokens. */
-static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t *mask) {
+ * only while some stack survives, so a refused prefix is refused once for all tokens.
+ * Sets are interned and transitions cached, so a step seen before costs one lookup. */
+static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
+                        uint32_t *mask) {
   const gtrie_node *tn = v->nodes;
-  memcpy(m->sets, m->cur, m->n_cur * sizeof *m->cur);
-  m->frames[0] =
-      (mframe){.node = 0, .child = 1, .set_off = 0, .set_n = m->n_cur, .mark = m->n_nodes};
+  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = root};
   size_t d = 1;
   while (d) {
     mframe *f = &m->frames[d - 1];
     if (f->child >= tn[f->node].end) {
-      truncate_pool(m, f->mark);
       d--;
       continue;
     }
-    uint32_t ch = f->child;
+    uint32_t ch = f->child, sid = 0;
     f->child = tn[ch].end;
-    uint32_t mark = m->n_nodes;
-    uint32_t off = f->set_off + f->set_n;
-    ectx c = {.m = m, .out = m->sets + off};
-    step(&c, m->sets + f->set_off, f->set_n, tn[ch].byte);
-    if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
-    if (c.fail) { /* past the bounds: these tokens are refused */
-      truncate_pool(m, mark);
-      continue;
-    }
-    if (c.n_out || c.accept) set_tokens(v, &tn[ch], mask);
-    if (c.n_out && ch + 1 < tn[ch].end) {
-      m->frames[d++] =
-          (mframe){.node = ch, .child = ch + 1, .set_off = off, .set_n = c.n_out, .mark = mark};
-    } else {
-      truncate_pool(m, mark);
-    }
+    POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
+    if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    const srec *r = &m->srecs[sid];
+    if (r->n || r->accept) set_tokens(v, &tn[ch], mask);
+    if (r->n && ch + 1 < tn[ch].end)
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
   }
   return POOT_OK_STATUS;
 }
@@ -405,15 +547,42 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
                             "%zu",
                             mask_words, v->n_tokens, need);
   size_t levels = (size_t)v->max_len + 2;
-  POOT_TRY(reserve_u32(&m->sets, &m->sets_cap, levels * m->g->max_stacks));
   if (m->frames_cap < levels) {
     mframe *f = poot_realloc_array(m->frames, levels, sizeof *f);
     if (!f) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (mask walk)");
     m->frames = f;
     m->frames_cap = levels;
   }
-  memset(mask, 0, need * sizeof *mask);
-  POOT_TRY(walk(m, v, mask));
+  /* The cache grows with the distinct sets seen; start afresh past a few million. */
+  if (m->n_srec > (1u << 20) || m->n_sids > (1u << 23)) clear_cache(m);
+  uint32_t root = 0;
+  memcpy(m->tmp_b, m->cur, m->n_cur * sizeof *m->cur);
+  POOT_TRY(intern(m, m->tmp_b, m->n_cur, m->accept, &root));
+  m->cache_top = m->n_nodes;
+  if (m->mc_vocab != v || m->mc_words != need) {
+    for (uint32_t i = 0; i < MASK_CACHE; i++) {
+      poot_free(m->mc_mask[i]);
+      m->mc_mask[i] = NULL;
+    }
+    m->mc_n = 0;
+  }
+  m->mc_vocab = v;
+  m->mc_words = need;
+  uint32_t hit = 0;
+  while (hit < m->mc_n && m->mc_sid[hit] != root) hit++;
+  if (hit < m->mc_n) {
+    memcpy(mask, m->mc_mask[hit], need * sizeof *mask);
+  } else {
+    memset(mask, 0, need * sizeof *mask);
+    POOT_TRY(walk(m, v, root, mask));
+    uint32_t slot = m->mc_n < MASK_CACHE ? m->mc_n : m->mc_next++ % MASK_CACHE;
+    if (!m->mc_mask[slot]) m->mc_mask[slot] = poot_malloc((need ? need : 1) * sizeof *mask);
+    if (m->mc_mask[slot]) { /* the cache is an optimisation: no memory, no entry */
+      memcpy(m->mc_mask[slot], mask, need * sizeof *mask);
+      m->mc_sid[slot] = root;
+      if (m->mc_n < MASK_CACHE) m->mc_n++;
+    }
+  }
   if (m->accept)
     for (size_t i = 0; i < v->n_eog; i++) {
       uint32_t id = (uint32_t)v->eog[i];

@@ -8,21 +8,7 @@
 #include <stdlib.h>
 
 #include "poot/llm/grammar.h"
-
-static const char *JSON_GBNF =
-    "# any JSON value (after llama.cpp's grammars/json.gbnf)\n"
-    "root   ::= ws value\n"
-    "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
-    "object ::=\n"
-    "  \"{\" ws (\n"
-    "            string \":\" ws value\n"
-    "    (\",\" ws string \":\" ws value)*\n"
-    "  )? \"}\" ws\n"
-    "array  ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
-    "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" "
-    "[0-9a-fA-F]{4}) )* \"\\\"\" ws\n"
-    "number ::= \"-\"? ([0-9] | [1-9] [0-9]{0,15}) (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)? ws\n"
-    "ws     ::= | \" \" | \"\\n\" [ \\t]{0,20}\n";
+#include "grammar_gbnf.h"
 
 static const char *ARITH_GBNF =
     "root   ::= expr\n"
