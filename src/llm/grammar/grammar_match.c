@@ -441,7 +441,7 @@ static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bo
       return POOT_OK_STATUS;
     }
   }
-  POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n));
+  POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n + 1));
   memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
   m->srecs[m->n_srec] = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept};
   m->n_sids += n;

@@ -233,7 +233,7 @@ static void test_errors(void **state) {
 
 static poot_grammar_vocab *make_vocab(const char *const *t, int32_t n, const int32_t *eog,
                                       size_t ne) {
-  size_t lens[32];
+  size_t lens[64];
   for (int32_t i = 0; i < n; i++) lens[i] = strlen(t[i]);
   poot_grammar_vocab *v = NULL;
   POOT_ASSERT_OK(poot_grammar_vocab_create(t, lens, n, eog, ne, &v));
