@@ -12,6 +12,7 @@
 #define MAX_POOL (1u << 24)
 #define MAX_EXPAND 8192
 #define MASK_CACHE 8
+#define DENSE_SETS 4096u
 
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
 
@@ -57,6 +58,8 @@ struct poot_grammar_matcher {
   uint64_t *tkeys; /* (set id << 8 | byte) + 1; 0 empty */
   uint32_t *tvals;
   uint32_t t_cap, t_len;
+  uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
+  uint32_t dense_sets;
   /* Masks of the last few start sets (a state recurs often: inside a string, between
    * members); valid for one vocabulary while the cache is. */
   const poot_grammar_vocab *mc_vocab;
@@ -85,6 +88,7 @@ static void clear_cache(poot_grammar_matcher *m) {
   m->n_sids = 0;
   m->t_len = 0;
   m->mc_n = 0;
+  if (m->dense) memset(m->dense, 0, (size_t)m->dense_sets * 256 * sizeof *m->dense);
   if (m->sbuckets) memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
   if (m->tkeys) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
 }
@@ -337,6 +341,7 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->sbuckets);
   poot_free(m->tkeys);
   poot_free(m->tvals);
+  poot_free(m->dense);
   for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
   poot_free(m);
 }
@@ -483,9 +488,43 @@ static poot_status trans_put(poot_grammar_matcher *m, uint64_t key, uint32_t val
   return POOT_OK_STATUS;
 }
 
+static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  ectx c = {.m = m, .out = m->tmp_a};
+  step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
+  if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
+  *out = SID_FAIL;
+  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, out));
+  m->cache_top = m->n_nodes;
+  return POOT_OK_STATUS;
+}
+
+/* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
+static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
+                                   uint32_t *out) {
+  if (sid >= m->dense_sets) {
+    uint32_t n = m->dense_sets ? m->dense_sets * 2 : 64;
+    while (n <= sid) n *= 2;
+    if (n > DENSE_SETS) n = DENSE_SETS;
+    uint32_t *d = poot_realloc_array(m->dense, (size_t)n * 256, sizeof *d);
+    if (!d) return fail_status(FAIL_OOM, "the mask cache");
+    memset(d + (size_t)m->dense_sets * 256, 0, (size_t)(n - m->dense_sets) * 256 * sizeof *d);
+    m->dense = d;
+    m->dense_sets = n;
+  }
+  POOT_TRY(compute_step(m, sid, b, out));
+  m->dense[(size_t)sid * 256 + b] = *out == SID_FAIL ? 1 : *out + 2;
+  return POOT_OK_STATUS;
+}
+
 /* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
 static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  if (sid < m->dense_sets && m->dense[(size_t)sid * 256 + b]) {
+    uint32_t v = m->dense[(size_t)sid * 256 + b];
+    *out = v == 1 ? SID_FAIL : v - 2;
+    return POOT_OK_STATUS;
+  }
   uint64_t key = (((uint64_t)sid << 8) | b) + 1;
+  if (sid < DENSE_SETS) return transition_slow(m, sid, b, out);
   if (m->t_cap) {
     uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
     for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
@@ -494,12 +533,7 @@ static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, 
         return POOT_OK_STATUS;
       }
   }
-  ectx c = {.m = m, .out = m->tmp_a};
-  step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
-  if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
-  *out = SID_FAIL;
-  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, out));
-  m->cache_top = m->n_nodes;
+  POOT_TRY(compute_step(m, sid, b, out));
   return trans_put(m, key, *out);
 }
 
