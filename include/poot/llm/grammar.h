@@ -1,0 +1,95 @@
+/* GBNF grammars and the vocabulary mask (host side; DESIGN §7, issue 15).
+ *
+ * A grammar is compiled once from GBNF text (llama.cpp's format) into an immutable
+ * poot_grammar that any number of threads may share. A poot_grammar_matcher holds one
+ * generation's position in it as a set of pushdown stacks over UTF-8 bytes: it advances by
+ * a token's bytes, says whether the grammar may end, and fills a vocabulary bitmask. A
+ * matcher is not thread safe; use one per request (clone is cheap).
+ *
+ * Capacities (docs/grammar.md): grammar text ≤ 1 MiB, ≤ 65,536 rules, ≤ 1,048,576 compiled
+ * elements, group nesting ≤ 64, repetition counts ≤ 1,000; a matcher keeps ≤ max_stacks live
+ * stacks (default 256) of depth ≤ max_depth (default 1,024). Left recursion is refused at
+ * compile time (INVALID_ARGUMENT naming the rule). */
+#ifndef POOT_LLM_GRAMMAR_H
+#define POOT_LLM_GRAMMAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+
+typedef struct poot_grammar poot_grammar;
+typedef struct poot_grammar_matcher poot_grammar_matcher;
+typedef struct poot_grammar_vocab poot_grammar_vocab;
+
+typedef struct poot_grammar_options {
+  const char *start_rule; /* NULL → "root" (borrowed) */
+  uint32_t max_stacks;    /* live stacks per matcher; 0 → 256, at most 65,536 */
+  uint32_t max_depth;     /* depth of one stack; 0 → 1,024, at most 65,536 */
+} poot_grammar_options;
+
+static inline poot_grammar_options poot_grammar_options_default(void) {
+  poot_grammar_options o = {.start_rule = NULL, .max_stacks = 0, .max_depth = 0};
+  return o;
+}
+
+/* Compiles GBNF `text` (not NUL-terminated; `len` bytes). `options` may be NULL.
+ * INVALID_ARGUMENT for a syntax error ("grammar:LINE:COL: expected …"), an undefined rule
+ * (named with the line and column of its first use), a rule defined twice, a missing start
+ * rule, left recursion (named), or a capacity exceeded; OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_compile(const char *text, size_t len,
+                                               const poot_grammar_options *options,
+                                               poot_grammar **out_grammar);
+void poot_grammar_destroy(poot_grammar *grammar);              /* NULL-safe */
+uint32_t poot_grammar_rule_count(const poot_grammar *grammar); /* named and generated */
+
+/* A matcher at the start of `grammar` (borrowed; must outlive the matcher).
+ * CAPACITY when the start already needs more stacks than allowed; OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_matcher_create(const poot_grammar *grammar,
+                                                      poot_grammar_matcher **out_matcher);
+/* A new matcher in the same state as `matcher`. OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_matcher_clone(const poot_grammar_matcher *matcher,
+                                                     poot_grammar_matcher **out_matcher);
+/* Back to the start of the grammar. CAPACITY as create (cannot happen if create succeeded). */
+POOT_MUST_USE poot_status poot_grammar_matcher_reset(poot_grammar_matcher *matcher);
+void poot_grammar_matcher_destroy(poot_grammar_matcher *matcher); /* NULL-safe */
+
+/* Advances by `len` bytes (a token's text; may end inside a UTF-8 character). All or
+ * nothing: on any error the state is unchanged. INVALID_ARGUMENT when the grammar does not
+ * allow the bytes (the message gives the offset of the first refused byte); CAPACITY when
+ * the live stacks or a stack's depth would pass the matcher's bounds. */
+POOT_MUST_USE poot_status poot_grammar_matcher_accept(poot_grammar_matcher *matcher,
+                                                      const void *bytes, size_t len);
+/* True when the bytes accepted so far form a complete sentence (generation may end). */
+bool poot_grammar_matcher_can_end(const poot_grammar_matcher *matcher);
+/* True when no further byte is allowed (the sentence is complete and cannot grow). */
+bool poot_grammar_matcher_is_finished(const poot_grammar_matcher *matcher);
+/* Live stacks now (for tests and measurements). */
+uint32_t poot_grammar_matcher_stack_count(const poot_grammar_matcher *matcher);
+
+/* A vocabulary for masks: `count` token byte strings (texts[i] of lens[i] bytes; borrowed,
+ * copied into a byte trie), and the end-of-generation ids. A token with empty text that is
+ * not end-of-generation is never allowed under a grammar. INVALID_ARGUMENT for a count ≤ 0
+ * or > 16,777,216, an id out of range, a NULL text with a nonzero length, or a token longer
+ * than 4,096 bytes; OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *lens,
+                                                    int32_t count, const int32_t *eog_ids,
+                                                    size_t eog_count,
+                                                    poot_grammar_vocab **out_vocab);
+void poot_grammar_vocab_destroy(poot_grammar_vocab *vocab); /* NULL-safe */
+int32_t poot_grammar_vocab_size(const poot_grammar_vocab *vocab);
+/* uint32 words a mask needs: (size + 31) / 32. */
+size_t poot_grammar_vocab_mask_words(const poot_grammar_vocab *vocab);
+
+/* Fills `mask` (mask_words uint32 words; bit i of word i/32 = token i) with the tokens the
+ * matcher may accept next: a token is allowed when all its bytes are accepted; an
+ * end-of-generation token exactly when the grammar may end. A token whose bytes would pass
+ * the matcher's stack bounds is not allowed. The matcher's state does not change; the
+ * matcher's scratch does (not thread safe). `vocab` is borrowed. INVALID_ARGUMENT when
+ * mask_words is too small; OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *matcher,
+                                                         const poot_grammar_vocab *vocab,
+                                                         uint32_t *mask, size_t mask_words);
+
+#endif /* POOT_LLM_GRAMMAR_H */

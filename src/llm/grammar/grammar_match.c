@@ -1,0 +1,626 @@
+/* The matcher: a set of pushdown stacks over the compiled grammar, as llama.cpp's
+ * grammar sampler keeps, but over bytes and with the stacks hash-consed into one node
+ * pool so that equal stacks are one node id (dedup is an id compare) and stacks share
+ * their tails. The pool is a stack itself: the mask walk truncates it on the way back
+ * up the vocabulary trie, so a walk allocates nothing that outlives it. */
+#include <string.h>
+
+#include "grammar_impl.h"
+
+#define NIL UINT32_MAX
+#define BUCKETS (1u << 15)
+#define MAX_POOL (1u << 24)
+#define MAX_EXPAND 8192
+#define MASK_CACHE 8
+#define DENSE_SETS 4096u
+
+enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
+
+typedef struct gnode {
+  uint32_t pos;    /* element to match next */
+  uint32_t parent; /* the stack below, NIL at the bottom */
+  uint32_t next;   /* next node in the same hash bucket */
+  uint32_t depth;
+} gnode;
+
+typedef struct mframe {
+  uint32_t node, child, sid;
+} mframe;
+
+/* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
+typedef struct srec {
+  uint32_t off, n, hash;
+  bool accept;
+} srec;
+
+struct poot_grammar_matcher {
+  const poot_grammar *g;
+  gnode *nodes;
+  uint32_t n_nodes, cap_nodes, compacted;
+  uint32_t cache_top; /* the walk's cache refers to nodes below this */
+  uint32_t *buckets;
+  uint32_t *cur; /* the state: stacks whose top is a byte element */
+  uint32_t n_cur;
+  bool accept; /* the empty stack is in the state: the grammar may end */
+  uint32_t *tmp_a, *tmp_b;
+  uint32_t *flat;
+  size_t flat_cap;
+  mframe *frames;
+  size_t frames_cap;
+  /* The walk's cache: interned stack sets and the transitions (set, byte) → set. Node ids
+   * are stable until the pool is emptied (reset, clone, compaction), which clears it. */
+  srec *srecs;
+  uint32_t n_srec, cap_srec;
+  uint32_t *sids;
+  size_t n_sids, cap_sids;
+  uint32_t *sbuckets; /* set id + 1; 0 empty */
+  uint32_t sb_cap;
+  uint64_t *tkeys; /* (set id << 8 | byte) + 1; 0 empty */
+  uint32_t *tvals;
+  uint32_t t_cap, t_len;
+  uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
+  uint32_t dense_sets;
+  /* Masks of the last few start sets (a state recurs often: inside a string, between
+   * members); valid for one vocabulary while the cache is. */
+  const poot_grammar_vocab *mc_vocab;
+  uint32_t mc_sid[MASK_CACHE];
+  uint32_t *mc_mask[MASK_CACHE];
+  uint32_t mc_n, mc_next;
+  size_t mc_words;
+};
+
+typedef struct ectx {
+  poot_grammar_matcher *m;
+  uint32_t *out;
+  uint32_t n_out;
+  uint32_t rec;
+  bool accept;
+  int fail;
+} ectx;
+
+static inline uint32_t hash2(uint32_t pos, uint32_t parent) {
+  uint32_t h = pos * 0x9E3779B1u ^ (parent + 0x7F4A7C15u) * 0x85EBCA77u;
+  return (h ^ (h >> 15)) & (BUCKETS - 1);
+}
+
+static void clear_cache(poot_grammar_matcher *m) {
+  m->n_srec = 0;
+  m->n_sids = 0;
+  m->t_len = 0;
+  m->mc_n = 0;
+  if (m->dense) memset(m->dense, 0, (size_t)m->dense_sets * 256 * sizeof *m->dense);
+  if (m->sbuckets) memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
+  if (m->tkeys) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
+}
+
+static void truncate_pool(poot_grammar_matcher *m, uint32_t mark) {
+  if (mark < m->cache_top) {
+    clear_cache(m);
+    m->cache_top = 0;
+  }
+  while (m->n_nodes > mark) {
+    const gnode *n = &m->nodes[--m->n_nodes];
+    m->buckets[hash2(n->pos, n->parent)] = n->next;
+  }
+}
+
+/* The node for stack `parent` with `pos` pushed (interned). NIL on failure (c->fail). */
+static uint32_t mk(ectx *c, uint32_t pos, uint32_t parent) {
+  poot_grammar_matcher *m = c->m;
+  uint32_t h = hash2(pos, parent);
+  for (uint32_t id = m->buckets[h]; id != NIL; id = m->nodes[id].next)
+    if (m->nodes[id].pos == pos && m->nodes[id].parent == parent) return id;
+  uint32_t depth = parent == NIL ? 1 : m->nodes[parent].depth + 1;
+  if (depth > m->g->max_depth) {
+    c->fail = FAIL_CAPACITY;
+    return NIL;
+  }
+  if (m->n_nodes == m->cap_nodes) {
+    if (m->cap_nodes >= MAX_POOL) {
+      c->fail = FAIL_CAPACITY;
+      return NIL;
+    }
+    gnode *n = poot_realloc_array(m->nodes, (size_t)m->cap_nodes * 2, sizeof *n);
+    if (!n) {
+      c->fail = FAIL_OOM;
+      return NIL;
+    }
+    m->nodes = n;
+    m->cap_nodes *= 2;
+  }
+  uint32_t id = m->n_nodes++;
+  m->nodes[id] = (gnode){.pos = pos, .parent = parent, .next = m->buckets[h], .depth = depth};
+  m->buckets[h] = id;
+  return id;
+}
+
+static void add(ectx *c, uint32_t id) {
+  for (uint32_t i = 0; i < c->n_out; i++)
+    if (c->out[i] == id) return;
+  if (c->n_out == c->m->g->max_stacks) {
+    c->fail = FAIL_CAPACITY;
+    return;
+  }
+  c->out[c->n_out++] = id;
+}
+
+/* Adds every stack reachable from `id` without consuming a byte whose top is a byte
+ * element; the empty stack sets c->accept. Terminates: left recursion was refused. */
+static void expand(ectx *c, uint32_t id) {
+  const poot_grammar *g = c->m->g;
+  if (++c->rec > MAX_EXPAND) {
+    c->fail = FAIL_CAPACITY;
+    return;
+  }
+  for (;;) {
+    if (id == NIL) {
+      c->accept = true;
+      break;
+    }
+    uint32_t pos = c->m->nodes[id].pos, parent = c->m->nodes[id].parent;
+    const gel *e = &g->el[pos];
+    if (e->type == GEL_END) {
+      id = parent;
+      continue;
+    }
+    if (e->type != GEL_RULE) {
+      add(c, id);
+      break;
+    }
+    uint32_t cont = g->el[pos + 1].type == GEL_END ? parent : mk(c, pos + 1, parent);
+    if (c->fail) break;
+    for (uint32_t a = g->rule_alt[e->value]; a < g->rule_alt[e->value + 1] && !c->fail; a++) {
+      uint32_t s = g->alt_start[a];
+      if (g->el[s].type == GEL_END) {
+        expand(c, cont);
+      } else {
+        uint32_t x = mk(c, s, cont);
+        if (!c->fail) expand(c, x);
+      }
+    }
+    break;
+  }
+  c->rec--;
+}
+
+/* The stacks after byte `b` from stacks `in`, into c->out. */
+static void step(ectx *c, const uint32_t *in, uint32_t n_in, uint8_t b) {
+  const poot_grammar *g = c->m->g;
+  for (uint32_t i = 0; i < n_in && !c->fail; i++) {
+    uint32_t pos = c->m->nodes[in[i]].pos, parent = c->m->nodes[in[i]].parent;
+    if (!poot__gel_match(g, &g->el[pos], b)) continue;
+    uint32_t next = g->el[pos + 1].type == GEL_END ? parent : mk(c, pos + 1, parent);
+    if (!c->fail) expand(c, next);
+  }
+}
+
+static poot_status fail_status(int fail, const char *what) {
+  if (fail == FAIL_OOM)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (%s)", what);
+  return poot_status_make(POOT_CAPACITY,
+                          "grammar: %s needs more than the matcher's bounds (max_stacks live "
+                          "stacks, max_depth per stack, %u nested expansions); the grammar is "
+                          "too ambiguous or too deeply nested here",
+                          what, MAX_EXPAND);
+}
+
+static poot_status start_state(poot_grammar_matcher *m) {
+  truncate_pool(m, 0);
+  const poot_grammar *g = m->g;
+  ectx c = {.m = m, .out = m->cur};
+  for (uint32_t a = g->rule_alt[g->root]; a < g->rule_alt[g->root + 1] && !c.fail; a++) {
+    uint32_t s = g->alt_start[a];
+    if (g->el[s].type == GEL_END) {
+      c.accept = true;
+    } else {
+      uint32_t x = mk(&c, s, NIL);
+      if (!c.fail) expand(&c, x);
+    }
+  }
+  if (c.fail) return fail_status(c.fail, "the start of the grammar");
+  m->n_cur = c.n_out;
+  m->accept = c.accept;
+  m->compacted = m->n_nodes;
+  return POOT_OK_STATUS;
+}
+
+static poot_status reserve_u32(uint32_t **buf, size_t *cap, size_t need) {
+  if (need <= *cap) return POOT_OK_STATUS;
+  size_t n = *cap ? *cap : 256;
+  while (n < need) n *= 2;
+  uint32_t *b = poot_realloc_array(*buf, n, sizeof *b);
+  if (!b) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (matcher scratch)");
+  *buf = b;
+  *cap = n;
+  return POOT_OK_STATUS;
+}
+
+/* Writes `src`'s stacks into dst->flat as [len, bottom … top] records; returns words. */
+static poot_status flatten(poot_grammar_matcher *dst, const poot_grammar_matcher *src,
+                           const uint32_t *ids, uint32_t n, size_t *out_words) {
+  size_t w = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t d = src->nodes[ids[i]].depth;
+    POOT_TRY(reserve_u32(&dst->flat, &dst->flat_cap, w + d + 1));
+    dst->flat[w] = d;
+    uint32_t k = d;
+    for (uint32_t id = ids[i]; id != NIL; id = src->nodes[id].parent)
+      dst->flat[w + k--] = src->nodes[id].pos;
+    w += d + 1;
+  }
+  *out_words = w;
+  return POOT_OK_STATUS;
+}
+
+/* Interns dst->flat's stacks into dst's (emptied) pool as its state. */
+static poot_status load_flat(poot_grammar_matcher *dst, size_t words) {
+  truncate_pool(dst, 0);
+  ectx c = {.m = dst};
+  uint32_t n = 0;
+  for (size_t w = 0; w < words;) {
+    uint32_t d = dst->flat[w], id = NIL;
+    for (uint32_t k = 1; k <= d && !c.fail; k++) id = mk(&c, dst->flat[w + k], id);
+    if (c.fail) return fail_status(c.fail, "copying the state");
+    dst->cur[n++] = id;
+    w += d + 1;
+  }
+  dst->n_cur = n;
+  dst->compacted = dst->n_nodes;
+  return POOT_OK_STATUS;
+}
+
+static poot_grammar_matcher *matcher_alloc(const poot_grammar *g) {
+  poot_grammar_matcher *m = poot_calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->g = g;
+  m->cap_nodes = 4096;
+  m->nodes = poot_malloc(m->cap_nodes * sizeof *m->nodes);
+  m->buckets = poot_malloc(BUCKETS * sizeof *m->buckets);
+  m->cur = poot_malloc(g->max_stacks * sizeof *m->cur);
+  m->tmp_a = poot_malloc(g->max_stacks * sizeof *m->tmp_a);
+  m->tmp_b = poot_malloc(g->max_stacks * sizeof *m->tmp_b);
+  if (!m->nodes || !m->buckets || !m->cur || !m->tmp_a || !m->tmp_b) {
+    poot_grammar_matcher_destroy(m);
+    return NULL;
+  }
+  memset(m->buckets, 0xFF, BUCKETS * sizeof *m->buckets);
+  return m;
+}
+
+poot_status poot_grammar_matcher_create(const poot_grammar *grammar,
+                                        poot_grammar_matcher **out_matcher) {
+  if (!out_matcher) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: out_matcher is NULL");
+  *out_matcher = NULL;
+  if (!grammar) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: grammar is NULL");
+  poot_grammar_matcher *m = matcher_alloc(grammar);
+  if (!m) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (matcher)");
+  poot_status st = start_state(m);
+  if (st) {
+    poot_grammar_matcher_destroy(m);
+    return st;
+  }
+  *out_matcher = m;
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_grammar_matcher_clone(const poot_grammar_matcher *src,
+                                       poot_grammar_matcher **out_matcher) {
+  if (!out_matcher) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: out_matcher is NULL");
+  *out_matcher = NULL;
+  if (!src) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher is NULL");
+  poot_grammar_matcher *m = matcher_alloc(src->g);
+  if (!m) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (matcher)");
+  size_t words = 0;
+  poot_status st = flatten(m, src, src->cur, src->n_cur, &words);
+  if (!st) st = load_flat(m, words);
+  if (st) {
+    poot_grammar_matcher_destroy(m);
+    return st;
+  }
+  m->accept = src->accept;
+  *out_matcher = m;
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_grammar_matcher_reset(poot_grammar_matcher *m) {
+  if (!m) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher is NULL");
+  return start_state(m);
+}
+
+void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
+  if (!m) return;
+  poot_free(m->nodes);
+  poot_free(m->buckets);
+  poot_free(m->cur);
+  poot_free(m->tmp_a);
+  poot_free(m->tmp_b);
+  poot_free(m->flat);
+  poot_free(m->frames);
+  poot_free(m->srecs);
+  poot_free(m->sids);
+  poot_free(m->sbuckets);
+  poot_free(m->tkeys);
+  poot_free(m->tvals);
+  poot_free(m->dense);
+  for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
+  poot_free(m);
+}
+
+bool poot_grammar_matcher_can_end(const poot_grammar_matcher *m) {
+  return m && m->accept;
+}
+bool poot_grammar_matcher_is_finished(const poot_grammar_matcher *m) {
+  return m && m->accept && m->n_cur == 0;
+}
+uint32_t poot_grammar_matcher_stack_count(const poot_grammar_matcher *m) {
+  return m ? m->n_cur : 0;
+}
+
+/* Drops the garbage of past steps when the pool has grown well past the live state. */
+static poot_status maybe_compact(poot_grammar_matcher *m) {
+  if (m->n_nodes <= (1u << 18) + 2 * m->compacted) return POOT_OK_STATUS;
+  size_t words = 0;
+  POOT_TRY(flatten(m, m, m->cur, m->n_cur, &words));
+  return load_flat(m, words);
+}
+
+poot_status poot_grammar_matcher_accept(poot_grammar_matcher *m, const void *bytes, size_t len) {
+  if (!m) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher is NULL");
+  if (!bytes && len) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: bytes is NULL");
+  if (len == 0) return POOT_OK_STATUS;
+  const uint8_t *b = bytes;
+  uint32_t mark = m->n_nodes;
+  uint32_t *in = m->cur, n_in = m->n_cur;
+  uint32_t *bufs[2] = {m->tmp_a, m->tmp_b};
+  ectx c = {.m = m};
+  for (size_t i = 0; i < len; i++) {
+    c = (ectx){.m = m, .out = bufs[i & 1]};
+    step(&c, in, n_in, b[i]);
+    if (c.fail) {
+      truncate_pool(m, mark);
+      return fail_status(c.fail, "this text");
+    }
+    if (c.n_out == 0 && !c.accept) {
+      truncate_pool(m, mark);
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "grammar: byte %zu (0x%02x) of the text is not allowed here", i,
+                              b[i]);
+    }
+    in = c.out;
+    n_in = c.n_out;
+  }
+  memcpy(m->cur, in, n_in * sizeof *in);
+  m->n_cur = n_in;
+  m->accept = c.accept;
+  return maybe_compact(m);
+}
+
+/* ------------------------------------------------------------- the mask */
+
+static uint32_t hash_ids(const uint32_t *ids, uint32_t n, bool accept) {
+  uint32_t h = 0x811C9DC5u ^ (accept ? 0x5bd1e995u : 0);
+  for (uint32_t i = 0; i < n; i++) h = (h ^ ids[i]) * 0x01000193u;
+  return h ^ (h >> 16);
+}
+
+static poot_status grow_cache(poot_grammar_matcher *m) {
+  if (m->n_srec == m->cap_srec) {
+    uint32_t cap = m->cap_srec ? m->cap_srec * 2 : 256;
+    srec *r = poot_realloc_array(m->srecs, cap, sizeof *r);
+    if (!r) return fail_status(FAIL_OOM, "the mask cache");
+    m->srecs = r;
+    m->cap_srec = cap;
+  }
+  if (m->n_srec * 2 >= m->sb_cap) { /* rehash the set table at half full */
+    uint32_t cap = m->sb_cap ? m->sb_cap * 2 : 1024;
+    uint32_t *b = poot_calloc(cap, sizeof *b);
+    if (!b) return fail_status(FAIL_OOM, "the mask cache");
+    for (uint32_t i = 0; i < m->n_srec; i++) {
+      uint32_t k = m->srecs[i].hash & (cap - 1);
+      while (b[k]) k = (k + 1) & (cap - 1);
+      b[k] = i + 1;
+    }
+    poot_free(m->sbuckets);
+    m->sbuckets = b;
+    m->sb_cap = cap;
+  }
+  return POOT_OK_STATUS;
+}
+
+/* The id of the set `ids` (sorted here) with `accept`, interned. */
+static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bool accept,
+                          uint32_t *out_sid) {
+  for (uint32_t i = 1; i < n; i++) /* insertion sort: sets are small */
+    for (uint32_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+      uint32_t t = ids[j];
+      ids[j] = ids[j - 1];
+      ids[j - 1] = t;
+    }
+  POOT_TRY(grow_cache(m));
+  uint32_t h = hash_ids(ids, n, accept), k = h & (m->sb_cap - 1);
+  for (; m->sbuckets[k]; k = (k + 1) & (m->sb_cap - 1)) {
+    const srec *r = &m->srecs[m->sbuckets[k] - 1];
+    if (r->hash == h && r->n == n && r->accept == accept &&
+        (n == 0 || memcmp(m->sids + r->off, ids, n * sizeof *ids) == 0)) {
+      *out_sid = m->sbuckets[k] - 1;
+      return POOT_OK_STATUS;
+    }
+  }
+  POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n + 1));
+  memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
+  m->srecs[m->n_srec] = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept};
+  m->n_sids += n;
+  m->sbuckets[k] = ++m->n_srec;
+  *out_sid = m->n_srec - 1;
+  return POOT_OK_STATUS;
+}
+
+#define SID_FAIL UINT32_MAX
+
+static poot_status trans_put(poot_grammar_matcher *m, uint64_t key, uint32_t val) {
+  if (m->t_len * 2 >= m->t_cap) {
+    uint32_t cap = m->t_cap ? m->t_cap * 2 : 4096;
+    uint64_t *k = poot_calloc(cap, sizeof *k);
+    uint32_t *v = poot_malloc(cap * sizeof *v);
+    if (!k || !v) {
+      poot_free(k);
+      poot_free(v);
+      return fail_status(FAIL_OOM, "the mask cache");
+    }
+    for (uint32_t i = 0; i < m->t_cap; i++) {
+      if (!m->tkeys[i]) continue;
+      uint32_t s = (uint32_t)(m->tkeys[i] * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+      while (k[s]) s = (s + 1) & (cap - 1);
+      k[s] = m->tkeys[i];
+      v[s] = m->tvals[i];
+    }
+    poot_free(m->tkeys);
+    poot_free(m->tvals);
+    m->tkeys = k;
+    m->tvals = v;
+    m->t_cap = cap;
+  }
+  uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+  while (m->tkeys[s]) s = (s + 1) & (m->t_cap - 1);
+  m->tkeys[s] = key;
+  m->tvals[s] = val;
+  m->t_len++;
+  return POOT_OK_STATUS;
+}
+
+static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  ectx c = {.m = m, .out = m->tmp_a};
+  step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
+  if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
+  *out = SID_FAIL;
+  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, out));
+  m->cache_top = m->n_nodes;
+  return POOT_OK_STATUS;
+}
+
+/* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
+static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
+                                   uint32_t *out) {
+  if (sid >= m->dense_sets) {
+    uint32_t n = m->dense_sets ? m->dense_sets * 2 : 64;
+    while (n <= sid) n *= 2;
+    if (n > DENSE_SETS) n = DENSE_SETS;
+    uint32_t *d = poot_realloc_array(m->dense, (size_t)n * 256, sizeof *d);
+    if (!d) return fail_status(FAIL_OOM, "the mask cache");
+    memset(d + (size_t)m->dense_sets * 256, 0, (size_t)(n - m->dense_sets) * 256 * sizeof *d);
+    m->dense = d;
+    m->dense_sets = n;
+  }
+  POOT_TRY(compute_step(m, sid, b, out));
+  m->dense[(size_t)sid * 256 + b] = *out == SID_FAIL ? 1 : *out + 2;
+  return POOT_OK_STATUS;
+}
+
+/* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
+static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  if (sid < m->dense_sets && m->dense[(size_t)sid * 256 + b]) {
+    uint32_t v = m->dense[(size_t)sid * 256 + b];
+    *out = v == 1 ? SID_FAIL : v - 2;
+    return POOT_OK_STATUS;
+  }
+  uint64_t key = (((uint64_t)sid << 8) | b) + 1;
+  if (sid < DENSE_SETS) return transition_slow(m, sid, b, out);
+  if (m->t_cap) {
+    uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+    for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
+      if (m->tkeys[s] == key) {
+        *out = m->tvals[s];
+        return POOT_OK_STATUS;
+      }
+  }
+  POOT_TRY(compute_step(m, sid, b, out));
+  return trans_put(m, key, *out);
+}
+
+static void set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask) {
+  for (uint32_t k = 0; k < t->tok_n; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[t->tok_off + k];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
+}
+
+/* Walks the trie depth first with the stack set of each prefix; a subtree is entered
+ * only while some stack survives, so a refused prefix is refused once for all tokens.
+ * Sets are interned and transitions cached, so a step seen before costs one lookup. */
+static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
+                        uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = root};
+  size_t d = 1;
+  while (d) {
+    mframe *f = &m->frames[d - 1];
+    if (f->child >= tn[f->node].end) {
+      d--;
+      continue;
+    }
+    uint32_t ch = f->child, sid = 0;
+    f->child = tn[ch].end;
+    POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
+    if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    const srec *r = &m->srecs[sid];
+    if (r->n || r->accept) set_tokens(v, &tn[ch], mask);
+    if (r->n && ch + 1 < tn[ch].end)
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+  }
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                           uint32_t *mask, size_t mask_words) {
+  if (!m || !v || !mask)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher, vocab or mask is NULL");
+  size_t need = poot_grammar_vocab_mask_words(v);
+  if (mask_words < need)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
+                            "%zu",
+                            mask_words, v->n_tokens, need);
+  size_t levels = (size_t)v->max_len + 2;
+  if (m->frames_cap < levels) {
+    mframe *f = poot_realloc_array(m->frames, levels, sizeof *f);
+    if (!f) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (mask walk)");
+    m->frames = f;
+    m->frames_cap = levels;
+  }
+  /* The cache grows with the distinct sets seen; start afresh past a few million. */
+  if (m->n_srec > (1u << 20) || m->n_sids > (1u << 23)) clear_cache(m);
+  uint32_t root = 0;
+  memcpy(m->tmp_b, m->cur, m->n_cur * sizeof *m->cur);
+  POOT_TRY(intern(m, m->tmp_b, m->n_cur, m->accept, &root));
+  m->cache_top = m->n_nodes;
+  if (m->mc_vocab != v || m->mc_words != need) {
+    for (uint32_t i = 0; i < MASK_CACHE; i++) {
+      poot_free(m->mc_mask[i]);
+      m->mc_mask[i] = NULL;
+    }
+    m->mc_n = 0;
+  }
+  m->mc_vocab = v;
+  m->mc_words = need;
+  uint32_t hit = 0;
+  while (hit < m->mc_n && m->mc_sid[hit] != root) hit++;
+  if (hit < m->mc_n) {
+    memcpy(mask, m->mc_mask[hit], need * sizeof *mask);
+  } else {
+    memset(mask, 0, need * sizeof *mask);
+    POOT_TRY(walk(m, v, root, mask));
+    uint32_t slot = m->mc_n < MASK_CACHE ? m->mc_n : m->mc_next++ % MASK_CACHE;
+    if (!m->mc_mask[slot]) m->mc_mask[slot] = poot_malloc((need ? need : 1) * sizeof *mask);
+    if (m->mc_mask[slot]) { /* the cache is an optimisation: no memory, no entry */
+      memcpy(m->mc_mask[slot], mask, need * sizeof *mask);
+      m->mc_sid[slot] = root;
+      if (m->mc_n < MASK_CACHE) m->mc_n++;
+    }
+  }
+  if (m->accept)
+    for (size_t i = 0; i < v->n_eog; i++) {
+      uint32_t id = (uint32_t)v->eog[i];
+      mask[id >> 5] |= 1u << (id & 31);
+    }
+  return POOT_OK_STATUS;
+}

@@ -1,0 +1,143 @@
+/* The vocabulary as a byte trie in preorder, built once per tokenizer: the mask walk
+ * matches a prefix shared by many tokens once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grammar_impl.h"
+
+typedef struct tok_ref {
+  const uint8_t *text;
+  uint32_t len;
+  int32_t id;
+} tok_ref;
+
+static int cmp_tok(const void *a, const void *b) {
+  const tok_ref *x = a, *y = b;
+  uint32_t n = x->len < y->len ? x->len : y->len;
+  int c = n ? memcmp(x->text, y->text, n) : 0;
+  if (c) return c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static poot_status check_inputs(const char *const *texts, const size_t *lens, int32_t count,
+                                const int32_t *eog_ids, size_t eog_count) {
+  if (count <= 0 || count > (1 << 24))
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "grammar vocab: %d tokens; the count must be in 1 … 16777216", count);
+  if (!texts || !lens)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar vocab: texts or lens is NULL");
+  if (eog_count && !eog_ids)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar vocab: eog_ids is NULL");
+  for (size_t i = 0; i < eog_count; i++)
+    if (eog_ids[i] < 0 || eog_ids[i] >= count)
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "grammar vocab: end-of-generation id %d is outside 0 … %d",
+                              eog_ids[i], count - 1);
+  for (int32_t i = 0; i < count; i++) {
+    if (!texts[i] && lens[i])
+      return poot_status_make(POOT_INVALID_ARGUMENT, "grammar vocab: token %d's text is NULL", i);
+    if (lens[i] > POOT_GRAMMAR_MAX_TOKEN)
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "grammar vocab: token %d is %zu bytes; the limit is %u", i, lens[i],
+                              POOT_GRAMMAR_MAX_TOKEN);
+  }
+  return POOT_OK_STATUS;
+}
+
+/* Builds the preorder trie from the sorted tokens. `path` has max_len + 1 slots. */
+static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, uint32_t *path) {
+  gtrie_node *t = v->nodes;
+  uint32_t nn = 1, depth = 0;
+  t[0] = (gtrie_node){0};
+  path[0] = 0;
+  const tok_ref *prev = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const tok_ref *r = &refs[i];
+    uint32_t l = 0;
+    if (prev)
+      while (l < prev->len && l < r->len && prev->text[l] == r->text[l]) l++;
+    while (depth > l) t[path[depth--]].end = nn; /* close the nodes below the common prefix */
+    for (; depth < r->len; depth++) {
+      t[nn] = (gtrie_node){.byte = r->text[depth]};
+      path[depth + 1] = nn++;
+    }
+    gtrie_node *end = &t[path[r->len]];
+    if (end->tok_n == 0) end->tok_off = i;
+    end->tok_n++;
+    v->tok_ids[i] = r->id;
+    prev = r;
+  }
+  while (depth > 0) t[path[depth--]].end = nn;
+  t[0].end = nn;
+  v->n_nodes = nn;
+}
+
+poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *lens, int32_t count,
+                                      const int32_t *eog_ids, size_t eog_count,
+                                      poot_grammar_vocab **out_vocab) {
+  if (!out_vocab) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar vocab: out is NULL");
+  *out_vocab = NULL;
+  POOT_TRY(check_inputs(texts, lens, count, eog_ids, eog_count));
+  uint8_t *is_eog = poot_calloc((size_t)count, 1);
+  tok_ref *refs = poot_malloc((size_t)count * sizeof *refs);
+  poot_grammar_vocab *v = poot_calloc(1, sizeof *v);
+  uint32_t *path = NULL;
+  poot_status st = POOT_OK_STATUS;
+  if (!is_eog || !refs || !v) goto oom;
+  for (size_t i = 0; i < eog_count; i++) is_eog[eog_ids[i]] = 1;
+  /* Tokens in the trie: everything that has text and is not end-of-generation. */
+  uint32_t n = 0;
+  size_t total = 1;
+  for (int32_t i = 0; i < count; i++) {
+    if (is_eog[i] || lens[i] == 0) continue;
+    refs[n++] = (tok_ref){.text = (const uint8_t *)texts[i], .len = (uint32_t)lens[i], .id = i};
+    total += lens[i];
+    if (lens[i] > v->max_len) v->max_len = (uint32_t)lens[i];
+  }
+  if (total > UINT32_MAX - 1) {
+    st = poot_status_make(POOT_INVALID_ARGUMENT, "grammar vocab: more than 4 GiB of token text");
+    goto fail;
+  }
+  qsort(refs, n, sizeof *refs, cmp_tok);
+  v->n_tokens = count;
+  v->nodes = poot_malloc(total * sizeof *v->nodes);
+  v->tok_ids = poot_malloc((n ? n : 1) * sizeof *v->tok_ids);
+  v->eog = poot_malloc((eog_count ? eog_count : 1) * sizeof *v->eog);
+  path = poot_malloc(((size_t)v->max_len + 1) * sizeof *path);
+  if (!v->nodes || !v->tok_ids || !v->eog || !path) goto oom;
+  if (eog_count) memcpy(v->eog, eog_ids, eog_count * sizeof *v->eog);
+  v->n_eog = eog_count;
+  build_trie(v, refs, n, path);
+  /* Shrink to the nodes used (shared prefixes make far fewer than the total bytes). */
+  gtrie_node *shrunk = poot_realloc_array(v->nodes, v->n_nodes, sizeof *shrunk);
+  if (shrunk) v->nodes = shrunk;
+  goto done;
+oom:
+  st = poot_status_make(POOT_OUT_OF_MEMORY, "grammar vocab: out of memory (%d tokens)", count);
+fail:
+  poot_grammar_vocab_destroy(v);
+  v = NULL;
+done:
+  poot_free(path);
+  poot_free(refs);
+  poot_free(is_eog);
+  *out_vocab = v;
+  return st;
+}
+
+void poot_grammar_vocab_destroy(poot_grammar_vocab *v) {
+  if (!v) return;
+  poot_free(v->nodes);
+  poot_free(v->tok_ids);
+  poot_free(v->eog);
+  poot_free(v);
+}
+
+int32_t poot_grammar_vocab_size(const poot_grammar_vocab *v) {
+  return v ? v->n_tokens : 0;
+}
+
+size_t poot_grammar_vocab_mask_words(const poot_grammar_vocab *v) {
+  return v ? ((size_t)v->n_tokens + 31) / 32 : 0;
+}

@@ -1,0 +1,155 @@
+/* The vocabulary mask at a 128k vocabulary: the Llama-3 tokenizer (POOT_DATA_DIR
+ * hf-tokenizers/llama3) and the JSON grammar, stepping through a real JSON document token
+ * by token. Checks that every token of the document is in the mask, and that the mask
+ * equals accepting each of the 128,256 tokens on a clone at a few steps; prints the mask
+ * time per call (average, p50, p99, max) for docs/grammar.md. Times are printed, not
+ * asserted: the CI machine is shared. */
+#include "poot_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "poot/llm/grammar.h"
+#include "poot/llm/tokenizer.h"
+#include "grammar_gbnf.h"
+
+static const char *DOC =
+    "{\n  \"id\": \"chatcmpl-7a1eb48\",\n  \"object\": \"chat.completion\",\n"
+    "  \"created\": 1764633600,\n  \"model\": \"llama-3.2-1b-instruct\",\n"
+    "  \"choices\": [\n    {\n      \"index\": 0,\n      \"message\": {\n"
+    "        \"role\": \"assistant\",\n"
+    "        \"content\": \"Paris is the capital of France. It has about 2.1 million "
+    "inhabitants (\\\"Parisiens\\\"), and the Seine runs through it \\u2014 caf\xc3\xa9s, "
+    "mus\xc3\xa9"
+    "es and 20 arrondissements.\"\n      },\n"
+    "      \"logprobs\": null,\n      \"finish_reason\": \"stop\"\n    }\n  ],\n"
+    "  \"usage\": {\"prompt_tokens\": 25, \"completion_tokens\": 41, \"total_tokens\": 66},\n"
+    "  \"tags\": [\"geography\", \"europe\", \"capitals\", \"france\"],\n"
+    "  \"scores\": [0.25, -1.5e-3, 3.14159, 42, -7],\n"
+    "  \"nested\": {\"a\": {\"b\": {\"c\": [true, false, null, {\"d\": []}]}}},\n"
+    "  \"address\": {\"street\": \"8 rue de Rivoli\", \"city\": \"Paris\", \"zip\": \"75004\", "
+    "\"country\": \"FR\", \"geo\": {\"lat\": 48.8559, \"lon\": 2.3601}},\n"
+    "  \"items\": [{\"sku\": \"A-100\", \"qty\": 2, \"price\": 19.99}, {\"sku\": \"B-220\", "
+    "\"qty\": 1, \"price\": 5.5}, {\"sku\": \"C-314\", \"qty\": 12, \"price\": 0.75}],\n"
+    "  \"note\": \"line one\\nline two\\ttabbed, \\\"quoted\\\" and a backslash \\\\ end\"\n}";
+
+typedef struct bench {
+  poot_tokenizer *tok;
+  poot_grammar_vocab *vocab;
+  char **texts;
+  size_t *lens;
+  int32_t n;
+} bench;
+
+static void load_vocab(bench *b, const char *dir) {
+  POOT_ASSERT_OK(poot_tokenizer_open_path(dir, &b->tok));
+  b->n = poot_tokenizer_vocab_size(b->tok);
+  b->texts = calloc((size_t)b->n, sizeof *b->texts);
+  b->lens = calloc((size_t)b->n, sizeof *b->lens);
+  int32_t *eog = calloc((size_t)b->n, sizeof *eog);
+  assert_non_null(b->texts);
+  assert_non_null(b->lens);
+  assert_non_null(eog);
+  size_t n_eog = 0;
+  for (int32_t i = 0; i < b->n; i++) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    POOT_ASSERT_OK(poot_tokenizer_token_to_piece(b->tok, i, false, &sb));
+    b->lens[i] = sb.len;
+    b->texts[i] = poot_strbuf_take(&sb);
+    if (poot_tokenizer_is_end_of_generation(b->tok, i)) eog[n_eog++] = i;
+  }
+  double t0 = poot_time_s();
+  POOT_ASSERT_OK(poot_grammar_vocab_create((const char *const *)b->texts, b->lens, b->n, eog, n_eog,
+                                           &b->vocab));
+  printf("vocab: %d tokens, %zu end-of-generation, trie built in %.1f ms\n", b->n, n_eog,
+         (poot_time_s() - t0) * 1e3);
+  free(eog);
+}
+
+/* The mask equals accepting each token on a clone (the reference), at this state. */
+static void check_against_accept(const bench *b, const poot_grammar_matcher *m,
+                                 const uint32_t *mask) {
+  for (int32_t t = 0; t < b->n; t++) {
+    bool got = (mask[t >> 5] >> (t & 31)) & 1, want;
+    if (b->lens[t] == 0) {
+      want = poot_tokenizer_is_end_of_generation(b->tok, t) && poot_grammar_matcher_can_end(m);
+    } else {
+      poot_grammar_matcher *c = NULL;
+      POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+      poot_status st = poot_grammar_matcher_accept(c, b->texts[t], b->lens[t]);
+      want = st == NULL;
+      poot_status_free(st);
+      poot_grammar_matcher_destroy(c);
+    }
+    if (got != want) fail_msg("token %d: mask %d, accept %d", t, got, want);
+  }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_llama3_json(void **state) {
+  (void)state;
+  char dir[1024];
+  assert_true(poot_test_data_path("hf-tokenizers/llama3", dir, sizeof dir));
+  bench b = {0};
+  load_vocab(&b, dir);
+  poot_token *ids = NULL;
+  size_t n_ids = 0;
+  poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
+  eo.add_special = false;
+  POOT_ASSERT_OK(poot_tokenizer_encode(b.tok, DOC, strlen(DOC), &eo, &ids, &n_ids));
+  poot_grammar *g = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(JSON_GBNF, strlen(JSON_GBNF), NULL, &g));
+  poot_grammar_matcher *m = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  size_t words = poot_grammar_vocab_mask_words(b.vocab);
+  uint32_t *mask = calloc(words, sizeof *mask);
+  uint64_t *ns = calloc(n_ids + 1, sizeof *ns);
+  assert_non_null(mask);
+  assert_non_null(ns);
+  size_t allowed_sum = 0;
+  for (size_t s = 0; s <= n_ids; s++) {
+    uint64_t t0 = poot_time_ns();
+    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b.vocab, mask, words));
+    ns[s] = poot_time_ns() - t0;
+    for (size_t w = 0; w < words; w++) allowed_sum += (size_t)__builtin_popcount(mask[w]);
+    if (s == 0 || s == 3 || s == n_ids / 2 || s == n_ids) check_against_accept(&b, m, mask);
+    if (s == n_ids) break;
+    poot_token t = ids[s];
+    if (!((mask[t >> 5] >> (t & 31)) & 1))
+      fail_msg("step %zu: the document's token %d is masked", s, t);
+    POOT_ASSERT_OK(poot_grammar_matcher_accept(m, b.texts[t], b.lens[t]));
+  }
+  assert_true(poot_grammar_matcher_can_end(m));
+  size_t steps = n_ids + 1;
+  uint64_t total = 0;
+  for (size_t s = 0; s < steps; s++) total += ns[s];
+  qsort(ns, steps, sizeof *ns, cmp_u64);
+  printf("mask: %zu steps over a %zu-byte JSON document; %.1f tokens allowed on average\n", steps,
+         strlen(DOC), (double)allowed_sum / (double)steps);
+  printf("mask time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n",
+         (double)total / (double)steps / 1e3, (double)ns[steps / 2] / 1e3,
+         (double)ns[(steps * 99) / 100] / 1e3, (double)ns[steps - 1] / 1e3);
+  free(ns);
+  free(mask);
+  poot_free(ids);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  poot_grammar_vocab_destroy(b.vocab);
+  for (int32_t i = 0; i < b.n; i++) poot_free(b.texts[i]);
+  free(b.texts);
+  free(b.lens);
+  poot_tokenizer_destroy(b.tok);
+}
+
+int main(void) {
+  char probe[1024];
+  if (!poot_test_data_path("hf-tokenizers/llama3/tokenizer.json", probe, sizeof probe))
+    return poot_test_skip("hf-tokenizers is absent (POOT_DATA_DIR)");
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_llama3_json)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,366 @@
+/* Unit tests of GBNF grammars and the vocabulary mask (src/llm/grammar/): grammars we
+ * wrote (JSON, arithmetic, a comma list) with strings they must accept and refuse, UTF-8
+ * classes, repetition counts, the matcher's bounds, the mask on hand-made vocabularies with
+ * exact bits (worked out by hand in the comments), and error messages with line/column. */
+#include "poot_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "poot/llm/grammar.h"
+#include "grammar_gbnf.h"
+
+static const char *ARITH_GBNF =
+    "root   ::= expr\n"
+    "expr   ::= term ((\"+\" | \"-\") term)*\n"
+    "term   ::= factor ((\"*\" | \"/\") factor)*\n"
+    "factor ::= number | \"(\" expr \")\" | \"-\" factor\n"
+    "number ::= [0-9]+\n";
+
+static const char *LIST_GBNF =
+    "root ::= item (\",\" \" \"? item)*  # a comma list\n"
+    "item ::= [a-z]+\n";
+
+static poot_grammar *compile_ok(const char *text) {
+  poot_grammar *g = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(text, strlen(text), NULL, &g));
+  return g;
+}
+
+/* True when `g` accepts all of `s` and may end there. */
+static bool full_match(const poot_grammar *g, const char *s, size_t n) {
+  poot_grammar_matcher *m = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  poot_status st = poot_grammar_matcher_accept(m, s, n);
+  bool ok = !st && poot_grammar_matcher_can_end(m);
+  poot_status_free(st);
+  poot_grammar_matcher_destroy(m);
+  return ok;
+}
+
+static void expect_all(const char *grammar, const char *const *yes, const char *const *no) {
+  poot_grammar *g = compile_ok(grammar);
+  for (size_t i = 0; yes[i]; i++)
+    if (!full_match(g, yes[i], strlen(yes[i]))) fail_msg("should accept: '%s'", yes[i]);
+  for (size_t i = 0; no[i]; i++)
+    if (full_match(g, no[i], strlen(no[i]))) fail_msg("should refuse: '%s'", no[i]);
+  poot_grammar_destroy(g);
+}
+
+static void test_json(void **state) {
+  (void)state;
+  const char *yes[] = {"{}",
+                       "[]",
+                       "0",
+                       "-12.5e+3",
+                       "\"\"",
+                       "true",
+                       "null",
+                       "{\"a\": [1, 2, {\"b\": null}], \"c\": \"x\\n\\u00e9\"}",
+                       "[\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"]",
+                       " {\n  \"k\": false\n}",
+                       NULL};
+  const char *no[] = {"",           "{",        "{\"a\"}",       "[1,]",
+                      "01",         "\"a\\q\"", "\"tab\there\"", "tru",
+                      "{\"a\":1,}", "\"\xff\"", "\"\xc0\x80\"",  "\"\xed\xa0\x80\"",
+                      NULL};
+  expect_all(JSON_GBNF, yes, no);
+}
+
+static void test_arith_and_list(void **state) {
+  (void)state;
+  const char *ay[] = {"1+2*3", "(1+2)*-3", "((4))", "10/2-7", NULL};
+  const char *an[] = {"1+", "(1", "1**2", "", "()", "1 + 2", NULL};
+  expect_all(ARITH_GBNF, ay, an);
+  const char *ly[] = {"a", "ab, cd,e", "x,y, z", NULL};
+  const char *ln[] = {"a,", ",a", "a,,b", "a ,b", "A", NULL};
+  expect_all(LIST_GBNF, ly, ln);
+}
+
+static void test_repetition_and_escapes(void **state) {
+  (void)state;
+  const char *y1[] = {"xx", "xxx", "xxxx", NULL}, *n1[] = {"x", "xxxxx", "", NULL};
+  expect_all("root ::= \"x\"{2,4}", y1, n1);
+  const char *y2[] = {"ababab", NULL}, *n2[] = {"abab", "abababab", NULL};
+  expect_all("root ::= \"ab\"{3}", y2, n2);
+  const char *y3[] = {"12", "12345", NULL}, *n3[] = {"1", "", "12a", NULL};
+  expect_all("root ::= [0-9]{2,}", y3, n3);
+  const char *y4[] = {"", "q", NULL}, *n4[] = {"qq", NULL};
+  expect_all("root ::= \"q\"?", y4, n4);
+  /* \xHH is a code point (as in llama.cpp): \xe9 is é, two bytes in UTF-8. */
+  const char *y5[] = {"\xc3\xa9\xe2\x82\xac\n\t\"\\", NULL}, *n5[] = {"\xe9", NULL};
+  expect_all("root ::= \"\\xe9\\u20AC\\n\\t\\\"\\\\\"", y5, n5);
+  /* A negated class takes every other character of any UTF-8 length; `.` likewise. */
+  const char *y6[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "b", NULL};
+  const char *n6[] = {"a", "\xff", "\xc3", "", "bb", NULL};
+  expect_all("root ::= [^a]", y6, n6);
+  expect_all("root ::= .", (const char *[]){"a", "\xf0\x9f\x98\x80", NULL},
+             (const char *[]){"\x80", "", NULL});
+  /* A class of Greek letters: α β γ are CE B1 … CE B3. */
+  expect_all("root ::= [α-γ]+", (const char *[]){"αβγ", "γ", NULL},
+             (const char *[]){"δ", "a", "\xce", NULL});
+  /* Groups, nested alternatives, comments and rules continued on the next line. */
+  expect_all("root ::= (\"a\" | \"b\" (\"c\" | \"d\"))+ # c\n  \"e\"\nunused ::= \"z\"",
+             (const char *[]){"ae", "bcbdae", NULL}, (const char *[]){"e", "be", NULL});
+}
+
+static void test_matcher_state(void **state) {
+  (void)state;
+  poot_grammar *g = compile_ok(ARITH_GBNF);
+  poot_grammar_matcher *m = NULL, *c = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  assert_false(poot_grammar_matcher_can_end(m));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "1+", 2));
+  assert_false(poot_grammar_matcher_can_end(m));
+  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(c, "2", 1));
+  assert_true(poot_grammar_matcher_can_end(c));
+  assert_false(poot_grammar_matcher_can_end(m)); /* the original did not move */
+  /* A refused token leaves the state as it was; the message gives the byte's offset. */
+  POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_accept(m, "2*)", 3), POOT_INVALID_ARGUMENT,
+                         "byte 2 (0x29)");
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "(3)", 3));
+  assert_true(poot_grammar_matcher_can_end(m));
+  assert_false(poot_grammar_matcher_is_finished(m)); /* "*4" could follow */
+  POOT_ASSERT_OK(poot_grammar_matcher_reset(m));
+  assert_false(poot_grammar_matcher_can_end(m));
+  POOT_ASSERT_STATUS(poot_grammar_matcher_accept(m, "+", 1), POOT_INVALID_ARGUMENT);
+  /* Many steps: the pool is compacted and the state stays right. */
+  for (int i = 0; i < 5000; i++) POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "1+(2)*", 6));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "7", 1));
+  assert_true(poot_grammar_matcher_can_end(m));
+  poot_grammar_matcher_destroy(c);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  g = compile_ok("root ::= \"end\"");
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "end", 3));
+  assert_true(poot_grammar_matcher_is_finished(m));
+  assert_int_equal(poot_grammar_matcher_stack_count(m), 0);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+}
+
+static void test_bounds(void **state) {
+  (void)state;
+  poot_grammar_options o = poot_grammar_options_default();
+  o.max_stacks = 2;
+  poot_grammar *g = NULL;
+  poot_grammar_matcher *m = NULL;
+  /* Three ways to read "a" at the start need three stacks. */
+  const char *three = "root ::= \"a\" | \"a\" \"b\" | \"a\" \"c\"";
+  POOT_ASSERT_OK(poot_grammar_compile(three, strlen(three), &o, &g));
+  POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_create(g, &m), POOT_CAPACITY, "max_stacks");
+  poot_grammar_destroy(g);
+  const char *later = "root ::= \"a\" (\"b\" | \"b\" \"c\" | \"b\" \"d\")";
+  POOT_ASSERT_OK(poot_grammar_compile(later, strlen(later), &o, &g));
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  POOT_ASSERT_STATUS(poot_grammar_matcher_accept(m, "a", 1), POOT_CAPACITY);
+  assert_int_equal(poot_grammar_matcher_stack_count(m), 1); /* unchanged */
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  /* Depth: each "(" pushes one level; max_depth 4 allows three. */
+  o = poot_grammar_options_default();
+  o.max_depth = 4;
+  const char *nest = "root ::= \"(\" root \")\" | \"x\"";
+  POOT_ASSERT_OK(poot_grammar_compile(nest, strlen(nest), &o, &g));
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "(((", 3));
+  POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_accept(m, "(", 1), POOT_CAPACITY, "max_depth");
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "x)))", 4));
+  assert_true(poot_grammar_matcher_is_finished(m));
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  o.max_stacks = 70000;
+  POOT_ASSERT_STATUS_MSG(poot_grammar_compile(nest, strlen(nest), &o, &g), POOT_INVALID_ARGUMENT,
+                         "max_stacks 70000");
+}
+
+static poot_status compile_err(const char *text) {
+  poot_grammar *g = NULL;
+  poot_status st = poot_grammar_compile(text, strlen(text), NULL, &g);
+  assert_null(g);
+  return st;
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\" ("), POOT_INVALID_ARGUMENT,
+                         "grammar:1:15: expected ')' to close the group, got end of text");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= a\na ::= [b-"), POOT_INVALID_ARGUMENT,
+                         "grammar:2:10: expected ']' to close the character class");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= foo bar\nfoo ::= \"x\""), POOT_INVALID_ARGUMENT,
+                         "grammar:1:14: rule 'bar' is used but never defined");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\"\nroot ::= \"b\""), POOT_INVALID_ARGUMENT,
+                         "grammar:2:1: rule 'root' is defined twice (first on line 1)");
+  POOT_ASSERT_STATUS_MSG(compile_err("a ::= \"x\""), POOT_INVALID_ARGUMENT, "no rule named 'root'");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"\\q\""), POOT_INVALID_ARGUMENT,
+                         "grammar:1:12: expected an escape");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"\\ud800\""), POOT_INVALID_ARGUMENT,
+                         "grammar:1:11: expected a Unicode scalar value");
+  POOT_ASSERT_STATUS_MSG(compile_err("root = \"a\""), POOT_INVALID_ARGUMENT,
+                         "grammar:1:6: expected '::=', got '='");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\nb\""), POOT_INVALID_ARGUMENT,
+                         "grammar:1:12: expected '\"' to close the literal");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= [z-a]"), POOT_INVALID_ARGUMENT,
+                         "grammar:1:14: expected a range whose end is not below its start");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\"{1001}"), POOT_INVALID_ARGUMENT,
+                         "at most 1000");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\"{3,2}"), POOT_INVALID_ARGUMENT, "n >= m");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= \"a\" )"), POOT_INVALID_ARGUMENT, "unbalanced ')'");
+  /* Left recursion, direct, through a rule that can be empty, and a repeated empty group. */
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= expr\nexpr ::= expr \"+\" t | t\nt ::= [0-9]"),
+                         POOT_INVALID_ARGUMENT, "rule 'expr' is left-recursive");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= a\na ::= b? a \"x\" | \"y\"\nb ::= \"b\""),
+                         POOT_INVALID_ARGUMENT, "rule 'a' is left-recursive");
+  POOT_ASSERT_STATUS_MSG(compile_err("root ::= (\"\" | \"\")*"), POOT_INVALID_ARGUMENT,
+                         "rule 'root' is left-recursive");
+  /* Nesting: 64 groups are fine, 65 are not. */
+  char deep[200];
+  size_t n = (size_t)snprintf(deep, sizeof deep, "root ::= ");
+  for (int i = 0; i < 65; i++) deep[n++] = '(';
+  deep[n++] = 0;
+  POOT_ASSERT_STATUS_MSG(compile_err(deep), POOT_INVALID_ARGUMENT, "at most 64 nested groups");
+  n = (size_t)snprintf(deep, sizeof deep, "root ::= ");
+  for (int i = 0; i < 64; i++) deep[n++] = '(';
+  deep[n++] = '"', deep[n++] = 'a', deep[n++] = '"';
+  for (int i = 0; i < 64; i++) deep[n++] = ')';
+  deep[n] = 0;
+  poot_grammar *g = compile_ok(deep);
+  assert_true(full_match(g, "a", 1));
+  poot_grammar_destroy(g);
+}
+
+static poot_grammar_vocab *make_vocab(const char *const *t, int32_t n, const int32_t *eog,
+                                      size_t ne) {
+  size_t lens[64];
+  for (int32_t i = 0; i < n; i++) lens[i] = strlen(t[i]);
+  poot_grammar_vocab *v = NULL;
+  POOT_ASSERT_OK(poot_grammar_vocab_create(t, lens, n, eog, ne, &v));
+  return v;
+}
+
+static uint32_t mask_of(poot_grammar_matcher *m, const poot_grammar_vocab *v) {
+  uint32_t w[2] = {0xDEADBEEF, 0xDEADBEEF};
+  POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, v, w, 2));
+  assert_int_equal(w[1], 0xDEADBEEF); /* a one-word vocabulary writes one word */
+  return w[0];
+}
+
+static void test_mask_small(void **state) {
+  (void)state;
+  /*                        0    1     2      3    4     5    6   7 (EOS)  8 */
+  const char *toks[] = {"a", "ab", "abc", "b", "bb", "c", "", "", "ac"};
+  int32_t eos = 7;
+  poot_grammar_vocab *v = make_vocab(toks, 9, &eos, 1);
+  assert_int_equal(poot_grammar_vocab_mask_words(v), 1);
+  poot_grammar *g = compile_ok("root ::= \"ab\" | \"ac\" | \"b\"+");
+  poot_grammar_matcher *m = NULL, *m2 = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  /* Start: a, ab, b, bb, ac (not abc, c, the empty token, nor EOS). */
+  assert_int_equal(mask_of(m, v), (1u << 0) | (1u << 1) | (1u << 3) | (1u << 4) | (1u << 8));
+  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &m2));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "b", 1));
+  /* After "b": more b's, or the end. */
+  assert_int_equal(mask_of(m, v), (1u << 3) | (1u << 4) | (1u << 7));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m2, "a", 1));
+  /* After "a": b or c; nothing else, and not the end. */
+  assert_int_equal(mask_of(m2, v), (1u << 3) | (1u << 5));
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m2, "c", 1));
+  assert_int_equal(mask_of(m2, v), 1u << 7); /* finished: only EOS */
+  uint32_t tiny = 0;
+  POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_fill_mask(m, v, &tiny, 0), POOT_INVALID_ARGUMENT,
+                         "needs 1");
+  poot_grammar_matcher_destroy(m2);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  poot_grammar_vocab_destroy(v);
+}
+
+static void test_mask_utf8_and_two_words(void **state) {
+  (void)state;
+  /* Tokens that split a character: α is CE B1, δ is CE B4. Ids 32+ are in word 1. */
+  const char *toks[34];
+  for (int i = 0; i < 34; i++) toks[i] = "z";
+  toks[0] = "\xce";
+  toks[1] = "\xb1";
+  toks[2] = "\xce\xb1";
+  toks[3] = "\xce\xb4";
+  toks[33] = "\xce\xb2\xce";
+  poot_grammar_vocab *v = make_vocab(toks, 34, NULL, 0);
+  poot_grammar *g = compile_ok("root ::= [α-γ]+");
+  poot_grammar_matcher *m = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  uint32_t w[2] = {0};
+  POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, v, w, 2));
+  assert_int_equal(w[0], (1u << 0) | (1u << 2)); /* the lead byte alone, or α */
+  assert_int_equal(w[1], 1u << 1);               /* β and a lead byte */
+  POOT_ASSERT_OK(poot_grammar_matcher_accept(m, "\xce", 1));
+  POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, v, w, 2));
+  assert_int_equal(w[0], 1u << 1); /* only the trail byte B1 (B4 is δ) */
+  assert_int_equal(w[1], 0);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  poot_grammar_vocab_destroy(v);
+  size_t len = 5000;
+  const char *big = "x";
+  POOT_ASSERT_STATUS_MSG(poot_grammar_vocab_create(&big, &len, 1, NULL, 0, &v),
+                         POOT_INVALID_ARGUMENT, "limit is 4096");
+  int32_t bad = 3;
+  len = 1;
+  POOT_ASSERT_STATUS_MSG(poot_grammar_vocab_create(&big, &len, 1, &bad, 1, &v),
+                         POOT_INVALID_ARGUMENT, "id 3 is outside");
+}
+
+/* The mask equals accepting each token on a clone, for every prefix of a JSON text. */
+static void test_mask_matches_accept(void **state) {
+  (void)state;
+  const char *toks[] = {"{",     "}",  "\"",   "\":",  " ",  "a",    "1",  "12",  ",",
+                        "\"a\"", "[",  "]",    "tr",   "ue", "null", "\n", "\\",  "\\u",
+                        "00",    "e9", "\xc3", "\xa9", "-",  ".5",   "}}", "\"}", ""};
+  int32_t n = (int32_t)(sizeof toks / sizeof *toks), eos = n - 1;
+  poot_grammar_vocab *v = make_vocab(toks, n, &eos, 1);
+  poot_grammar *g = compile_ok(JSON_GBNF);
+  const char *doc = "{\"a\": [12, -1.5, true, null, \"\\u00e9\xc3\xa9\"], \"b\": {}}";
+  poot_grammar_matcher *m = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  for (size_t i = 0; doc[i]; i++) {
+    uint32_t w = 0;
+    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, v, &w, 1));
+    for (int32_t t = 0; t < n; t++) {
+      bool want;
+      if (t == eos) {
+        want = poot_grammar_matcher_can_end(m);
+      } else {
+        poot_grammar_matcher *c = NULL;
+        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+        poot_status st = poot_grammar_matcher_accept(c, toks[t], strlen(toks[t]));
+        want = !st && strlen(toks[t]) > 0;
+        poot_status_free(st);
+        poot_grammar_matcher_destroy(c);
+      }
+      if (want != ((w >> t) & 1))
+        fail_msg("offset %zu token %d: mask %d, accept %d", i, t, (int)((w >> t) & 1), want);
+    }
+    POOT_ASSERT_OK(poot_grammar_matcher_accept(m, doc + i, 1));
+  }
+  assert_true(poot_grammar_matcher_can_end(m));
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_destroy(g);
+  poot_grammar_vocab_destroy(v);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_json),
+      cmocka_unit_test(test_arith_and_list),
+      cmocka_unit_test(test_repetition_and_escapes),
+      cmocka_unit_test(test_matcher_state),
+      cmocka_unit_test(test_bounds),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_mask_small),
+      cmocka_unit_test(test_mask_utf8_and_two_words),
+      cmocka_unit_test(test_mask_matches_accept),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
