@@ -1,7 +1,7 @@
 /* driver.c — the generation driver over an executor (poot/llm/driver.h):
  * weights loaded once, a decode and a prefill entry added on first use with
- * the greedy suffix appended, prompts fed in chunks, greedy generation with
- * a streaming detokenizer.
+ * the greedy suffix appended, prompts fed in chunks (the generation loops
+ * are in driver_generate.c).
  *
  * The executor is called through the checked poot_exec_* functions; each
  * entry's token and position slots are bound by handle when it is added. */
@@ -12,40 +12,10 @@
 
 #include "poot/llm/driver.h"
 
+#include "driver_impl.h"
 #include "driver_internal.h"
 
-#define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
-#define OOM(what) poot_status_make(POOT_OUT_OF_MEMORY, "driver: %s", what)
-
 #define DEFAULT_CAP_MAX 512
-#define DEFAULT_CHUNK 16
-
-/* One entry: a step shape traced on first use. */
-typedef struct driver_entry {
-  int64_t tokens; /* T */
-  bool logits;    /* no greedy suffix: the step reads back f32[1, vocab] */
-  bool added;
-  uint32_t id;
-  poot_exec_slot token, pos; /* the entry's slots */
-} driver_entry;
-
-struct poot_driver {
-  poot_executor *ex;
-  poot_model *model;
-  int64_t cap, chunk, pos;
-  char *program;
-  bool eager;
-  poot_exec_dispatch_fn hook;
-  void *hook_ctx;
-  driver_entry decode, prefill;
-  driver_entry decode_logits, prefill_logits; /* added only by feed_logits */
-  /* The whole sequence in one pass, once it grows past the model's restart
-   * length (poot_model_rope_restart_length); T is that sequence's length. */
-  driver_entry restart, restart_logits;
-  int64_t restart_at;    /* 0: never */
-  int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
-  poot_token *history; /* the tokens at positions [0, pos) */
-};
 
 /* ------------------------------------------------------------ helpers */
 
@@ -169,7 +139,7 @@ done:
   return st;
 }
 
-static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
+poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
   POOT_TRY(trace_step(d, e->tokens, e->logits, &g));
@@ -200,7 +170,7 @@ static poot_status ensure_entry(poot_driver *d, driver_entry *e) {
 /* One step of entry `e` on tokens[0..T) at the current position. */
 static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens, void *out,
                             size_t out_size) {
-  POOT_TRY(ensure_entry(d, e));
+  POOT_TRY(poot__driver_ensure_entry(d, e));
   int32_t tok[DEFAULT_CHUNK * 16];
   int64_t T = e->tokens;
   int32_t *tp = tok;
@@ -357,8 +327,8 @@ void poot_driver_set_dispatch_hook(poot_driver *d, poot_exec_dispatch_fn fn, voi
 }
 
 poot_status poot_driver_prepare(poot_driver *d) {
-  POOT_TRY(ensure_entry(d, &d->decode));
-  if (d->chunk > 1) POOT_TRY(ensure_entry(d, &d->prefill));
+  POOT_TRY(poot__driver_ensure_entry(d, &d->decode));
+  if (d->chunk > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill));
   return NULL;
 }
 
@@ -415,121 +385,3 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
   return NULL;
 }
 
-void poot_driver_generate_result_deinit(poot_driver_generate_result *r) {
-  if (!r) return;
-  poot_free(r->ids);
-  memset(r, 0, sizeof *r);
-}
-
-/* An id the tokenizer does not have: past its last token, in rows of the
- * embedding that only pad it (Hugging Face checkpoints round the embedding
- * up; docs/models.md). `what` says where the id came from. */
-static poot_status check_token_known(const poot_driver *d, poot_token id, const char *what,
-                                     size_t at) {
-  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
-  if (!tok || id < poot_tokenizer_vocab_size(tok)) return NULL;
-  return poot_status_make(POOT_INVALID_ARGUMENT,
-                          "driver: %s %zu is token id %d, but the tokenizer has %d tokens (ids "
-                          "%d..%lld are embedding rows that only pad the vocabulary)",
-                          what, at, (int)id, (int)poot_tokenizer_vocab_size(tok),
-                          (int)poot_tokenizer_vocab_size(tok),
-                          (long long)poot_model_get_config(d->model)->vocab_size - 1);
-}
-
-poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, size_t count,
-                                     const poot_driver_generate_options *options,
-                                     poot_driver_token_fn fn, void *fn_ctx,
-                                     poot_driver_generate_result *out) {
-  memset(out, 0, sizeof *out);
-  poot_driver_generate_options dflt = poot_driver_generate_options_default();
-  const poot_driver_generate_options *o = options ? options : &dflt;
-  if (!prompt || count < 1) return BAD("driver: the prompt needs at least one id");
-  if (o->max_new_tokens < 0) return BAD("driver: max_new_tokens < 0");
-  for (size_t i = 0; i < count; i++) POOT_TRY(check_token_known(d, prompt[i], "prompt id", i));
-  out->n_prompt = count;
-  const poot_tokenizer *tok = o->no_text ? NULL : poot_model_get_tokenizer(d->model);
-  poot_tokenizer_decoder *dec = NULL;
-  poot_strbuf text;
-  poot_strbuf_init(&text);
-  poot_status st = NULL;
-  size_t max_ids = (size_t)o->max_new_tokens;
-  out->ids = poot_calloc(max_ids + 1, sizeof *out->ids);
-  if (!out->ids) {
-    st = OOM("generated ids");
-    goto done;
-  }
-  if (tok) {
-    poot_tokenizer_decode_options dopt = poot_tokenizer_decode_options_default();
-    dopt.vocab_rows = poot_model_get_config(d->model)->vocab_size;
-    if ((st = poot_tokenizer_decoder_create(tok, &dopt, &dec))) goto done;
-    /* The last prompt id sets the decoder's context (the space after BOS). */
-    if ((st = poot_tokenizer_decoder_push(dec, prompt[count - 1], &text))) goto done;
-    poot_strbuf_clear(&text);
-  }
-  if ((st = poot_driver_reset(d))) goto done;
-  if (max_ids == 0) goto done;
-  uint64_t t0 = poot_time_ns();
-  poot_token next = -1;
-  bool nf = false;
-  if ((st = poot_driver_feed(d, prompt, count, &next, &nf))) goto done;
-  out->nonfinite += nf;
-  uint64_t t1 = poot_time_ns();
-  out->prefill_s = (double)(t1 - t0) * 1e-9;
-  for (;;) {
-    /* A padding row can win the argmax (an untrained or random model): like
-     * transformers, it is generated and decodes to no text. */
-    out->ids[out->n_ids++] = next;
-    if (!o->ignore_stop && poot_model_is_stop(d->model, next)) {
-      out->stopped = true;
-      break;
-    }
-    poot_strbuf_clear(&text);
-    if (dec && (st = poot_tokenizer_decoder_push(dec, next, &text))) goto done;
-    if (fn && !fn(fn_ctx, next, text.data ? text.data : "", text.len)) {
-      st = poot_status_make(POOT_CANCELLED, "driver: generation stopped by the caller");
-      goto done;
-    }
-    if (out->n_ids >= max_ids) break;
-    if (d->pos >= d->cap) {
-      out->hit_cap = true;
-      break;
-    }
-    poot_token last = next;
-    if ((st = poot_driver_feed(d, &last, 1, &next, &nf))) goto done;
-    out->nonfinite += nf;
-  }
-  out->decode_s = (double)(poot_time_ns() - t1) * 1e-9;
-  if (dec) {
-    poot_strbuf_clear(&text);
-    if ((st = poot_tokenizer_decoder_flush(dec, &text))) goto done;
-    if (text.len && fn) fn(fn_ctx, -1, text.data, text.len);
-  }
-done:
-  poot_tokenizer_decoder_destroy(dec);
-  poot_strbuf_deinit(&text);
-  return st;
-}
-
-poot_status poot_driver_generate(poot_driver *d, const char *prompt, size_t prompt_len,
-                                 const poot_driver_generate_options *options,
-                                 poot_driver_token_fn fn, void *fn_ctx,
-                                 poot_driver_generate_result *out) {
-  memset(out, 0, sizeof *out);
-  poot_driver_generate_options dflt = poot_driver_generate_options_default();
-  const poot_driver_generate_options *o = options ? options : &dflt;
-  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
-  if (!tok) return BAD("driver: the model was opened without a tokenizer");
-  poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
-  eo.add_special = o->add_bos;
-  poot_token *ids = NULL;
-  size_t n = 0;
-  POOT_TRY(
-      poot_tokenizer_encode(tok, prompt ? prompt : "", prompt ? prompt_len : 0, &eo, &ids, &n));
-  poot_status st = NULL;
-  if (n == 0)
-    st = BAD("driver: the prompt is empty and the model adds no BOS token");
-  else
-    st = poot_driver_generate_ids(d, ids, n, o, fn, fn_ctx, out);
-  poot_free(ids);
-  return st;
-}
