@@ -118,9 +118,11 @@ POOT_MUST_USE poot_status poot_sampling_params_ban_ids(poot_sampling_params *par
 /* ---- The reference sampler ---------------------------------------------- */
 
 /* The Philox draw of one step. key = {seed bits 0..31, seed bits 32..63};
- * counter = {step bits 0..31, step bits 32..63, sequence, 0}; the uniform is
- * poot_philox_uniform(out[0]) in [0, 1). step counts the tokens generated for
- * the sequence (0 for the first); sequence is the batch row. Pure. */
+ * counter = {0, 0, step mod 2^32, sequence}; the uniform is
+ * poot_philox_uniform(out[0]) in [0, 1) — element 0 of the graph op
+ * rng(key, {step, sequence}) with the f32 uniform distribution, so a device
+ * draws it with the same op. step counts the draws made for the sequence since
+ * the driver's last reset (0 for the first); sequence is the batch row. Pure. */
 float poot_sampling_uniform(uint64_t seed, uint64_t step, uint32_t sequence);
 
 /* Token counts over the penalized history: counts[id] = occurrences of id in
@@ -163,6 +165,16 @@ typedef struct poot_sampling_step {
 POOT_MUST_USE poot_status poot_sampling_sample(const poot_sampling_params *params,
                                                const poot_sampling_step *step,
                                                poot_sampling_result *out_result);
+
+/* The chain without the draw: out_logits[i] (n_vocab entries) is token i's
+ * logit after the logit bias and the penalties when it survives every
+ * truncation (top-k, typical-p, top-p, min-p, computed at temperature 1 as the
+ * sampler does; temperature is not applied), else -INFINITY; every entry NaN
+ * when the logits are non-finite. The truncations apply whatever the
+ * temperature. The statuses of poot_sampling_sample. */
+POOT_MUST_USE poot_status poot_sampling_filter(const poot_sampling_params *params,
+                                               const poot_sampling_step *step,
+                                               float *out_logits);
 
 /* ---- The stop-string matcher ------------------------------------------- */
 

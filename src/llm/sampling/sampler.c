@@ -17,7 +17,7 @@ typedef struct cand {
 
 float poot_sampling_uniform(uint64_t seed, uint64_t step, uint32_t sequence) {
   const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  const uint32_t counter[4] = {(uint32_t)step, (uint32_t)(step >> 32), sequence, 0};
+  const uint32_t counter[4] = {0, 0, (uint32_t)step, sequence};
   uint32_t out[4];
   poot_philox4x32_10(counter, key, out);
   return poot_philox_uniform(out[0]);
@@ -222,29 +222,49 @@ static poot_status check_step(const poot_sampling_params *p, const poot_sampling
   return POOT_OK_STATUS;
 }
 
+/* The k of top-k in force: top_k, or POOT_SAMPLING_MAX_TOP_K when top_k is
+ * off and a sorting sampler (typical-p, top-p) is on — those see at most the
+ * capacity's most likely tokens (docs/sampling.md, "Capacities"). 0: no top-k. */
+static size_t effective_top_k(const poot_sampling_params *p) {
+  if (p->top_k > 0) return (size_t)p->top_k;
+  if (p->typical_p < 1.0f || p->top_p < 1.0f) return POOT_SAMPLING_MAX_TOP_K;
+  return 0;
+}
+
+/* The truncations on the n survivors: afterwards c[0..return) are the
+ * survivors sorted by logit; 0 when a workspace allocation failed. */
+static size_t truncate_survivors(const poot_sampling_params *p, cand *c, size_t n) {
+  size_t k = effective_top_k(p);
+  if (k > 0 && k < n) {
+    select_first(c, n, k);
+    n = k;
+  }
+  qsort(c, n, sizeof *c, by_logit);
+  if (p->typical_p < 1.0f && (n = typical(c, n, p->typical_p)) == 0) return 0;
+  if (p->top_p < 1.0f) n = top_p(c, n, p->top_p);
+  if (p->min_p > 0.0f) n = min_p(c, n, p->min_p);
+  return n;
+}
+
 /* The truncations and the draw on the n survivors; returns the chosen id or
  * -1 when a workspace allocation failed. */
 static int32_t truncate_and_draw(const poot_sampling_params *p, const poot_sampling_step *s,
                                  cand *c, size_t n) {
-  if (p->top_k > 0 && (size_t)p->top_k < n) {
-    select_first(c, n, (size_t)p->top_k);
-    n = (size_t)p->top_k;
-  }
-  qsort(c, n, sizeof *c, by_logit);
-  if (p->typical_p < 1.0f && (n = typical(c, n, p->typical_p)) == 0) return -1;
-  if (p->top_p < 1.0f) n = top_p(c, n, p->top_p);
-  if (p->min_p > 0.0f) n = min_p(c, n, p->min_p);
+  if ((n = truncate_survivors(p, c, n)) == 0) return -1;
   return draw(c, n, p->temperature, poot_sampling_uniform(s->seed, s->step, s->sequence));
 }
 
-poot_status poot_sampling_sample(const poot_sampling_params *params, const poot_sampling_step *step,
-                                 poot_sampling_result *out) {
-  memset(out, 0, sizeof *out);
-  out->token = -1;
+/* Bias, penalties and the non-finite check; *out_c the survivors (caller
+ * frees). */
+static poot_status prepare(const poot_sampling_params *params, const poot_sampling_step *step,
+                           cand **out_c, size_t *out_n, bool *out_non_finite) {
+  *out_c = NULL;
+  *out_n = 0;
+  *out_non_finite = false;
   POOT_TRY(check_step(params, step));
   for (uint32_t i = 0; i < step->n_vocab; i++)
     if (isnan(step->logits[i]) || step->logits[i] == INFINITY) {
-      out->non_finite = true;
+      *out_non_finite = true;
       return POOT_OK_STATUS;
     }
   cand *c = malloc((size_t)step->n_vocab * sizeof *c);
@@ -259,6 +279,36 @@ poot_status poot_sampling_sample(const poot_sampling_params *params, const poot_
                             "and penalties; nothing can be drawn",
                             step->n_vocab);
   }
+  *out_c = c;
+  *out_n = n;
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_sampling_filter(const poot_sampling_params *params, const poot_sampling_step *step,
+                                 float *out_logits) {
+  cand *c;
+  size_t n;
+  bool nf;
+  POOT_TRY(prepare(params, step, &c, &n, &nf));
+  for (uint32_t i = 0; i < step->n_vocab; i++) out_logits[i] = nf ? NAN : -INFINITY;
+  if (nf) return POOT_OK_STATUS;
+  if ((n = truncate_survivors(params, c, n)) == 0) {
+    free(c);
+    return poot_status_make(POOT_OUT_OF_MEMORY, "sampling: no memory for typical-p's scores");
+  }
+  for (size_t i = 0; i < n; i++) out_logits[c[i].id] = c[i].logit;
+  free(c);
+  return POOT_OK_STATUS;
+}
+
+poot_status poot_sampling_sample(const poot_sampling_params *params, const poot_sampling_step *step,
+                                 poot_sampling_result *out) {
+  memset(out, 0, sizeof *out);
+  out->token = -1;
+  cand *c;
+  size_t n;
+  POOT_TRY(prepare(params, step, &c, &n, &out->non_finite));
+  if (out->non_finite) return POOT_OK_STATUS;
   int32_t token;
   if (params->temperature <= 0.0f) {
     token = c[0].id; /* c is in id order: the first maximum is the lowest id */
