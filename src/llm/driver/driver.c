@@ -94,7 +94,10 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
   poot_model_step step = {.batch = 1, .tokens = e->tokens, .cap = d->cap};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
   poot_graph *g = NULL;
-  POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
+  if (e->role == DRIVER_ROLE_PICK)
+    POOT_TRY(poot__driver_pick_graph(poot_model_get_config(d->model)->vocab_size, &g));
+  else
+    POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
   poot_status st;
   if (e->logits)
     st = poot_graph_verify(g);
@@ -149,7 +152,10 @@ done:
 /* The handles of the sampler's slots the entry's kind declares. */
 static poot_status bind_sampler_slots(poot_driver *d, driver_entry *e) {
   if (e->role == DRIVER_ROLE_GREEDY) return NULL;
-  if (e->role == DRIVER_ROLE_FEED) return poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i);
+  if (e->role == DRIVER_ROLE_FEED || e->role == DRIVER_ROLE_FORWARD)
+    return (e->kind & POOT_SAMPLER_PENALTIES)
+               ? poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i)
+               : NULL;
   POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.f", &e->s_f));
   POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i));
   if (e->kind & POOT_SAMPLER_DRAW)
@@ -172,8 +178,10 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
   else
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
-  if (e->role == DRIVER_ROLE_SAMPLE)
-    snprintf(sampling, sizeof sampling, "sample:%#x", e->kind);
+  static const char *const role_names[] = {"greedy", "greedy+history", "sample", "forward", "pick"};
+  if (e->role == DRIVER_ROLE_PICK) snprintf(shape, sizeof shape, "pick:vocab");
+  if (e->role >= DRIVER_ROLE_SAMPLE)
+    snprintf(sampling, sizeof sampling, "%s:%#x", role_names[e->role], e->kind);
   else
     snprintf(sampling, sizeof sampling, "%s",
              e->logits                     ? ""
@@ -189,8 +197,10 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   poot_graph_destroy(g);
   if (st) return st;
   e->id = id;
-  st = poot_exec_entry_slot(d->ex, id, "token", &e->token);
-  if (!st) st = poot_exec_entry_slot(d->ex, id, "pos", &e->pos);
+  if (e->role != DRIVER_ROLE_PICK) {
+    st = poot_exec_entry_slot(d->ex, id, "token", &e->token);
+    if (!st) st = poot_exec_entry_slot(d->ex, id, "pos", &e->pos);
+  }
   if (!st) st = bind_sampler_slots(d, e);
   if (st) {
     poot_status_free(poot_exec_remove_entry(d->ex, id));
@@ -225,7 +235,7 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
       .type = poot_type_make(POOT_DTYPE_I32, 2, tdims), .data = tp, .size = (size_t)T * 4};
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
   poot_exec_slot_value in[10] = {{e->token, &tt}, {e->pos, &pt}};
-  size_t n_in = 2;
+  size_t n_in = T > 0 ? 2 : 0; /* PICK (T = 0) has no token and no position */
   for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
   poot_exec_step_io io = {.input_count = n_in,
                           .inputs = in,
@@ -236,7 +246,7 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
                           .on_dispatch_ctx = d->hook_ctx};
   poot_status st = poot_exec_step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
-  if (!st) {
+  if (!st && T > 0) {
     memcpy(d->history + d->pos, tokens, (size_t)T * sizeof *tokens);
     d->pos += T;
   }
@@ -345,9 +355,10 @@ void poot_driver_destroy(poot_driver *d) {
                              &d->prefill_logits, &d->restart, &d->restart_logits};
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
-  driver_entry *more[2 + DRIVER_MAX_SAMPLERS] = {&d->feed_prefill, &d->feed_decode};
-  for (uint32_t i = 0; i < d->n_samplers; i++) more[2 + i] = &d->samplers[i];
-  for (uint32_t i = 0; i < 2 + d->n_samplers; i++)
+  driver_entry *more[2 + 2 * DRIVER_MAX_SAMPLERS] = {&d->feed_prefill, &d->feed_decode};
+  for (uint32_t i = 0; i < d->n_samplers; i++)
+    more[2 + 2 * i] = &d->samplers[i], more[3 + 2 * i] = &d->fwd[i];
+  for (uint32_t i = 0; i < 2 + 2 * d->n_samplers; i++)
     if (more[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, more[i]->id));
   poot_exec_unload(d->ex);
   poot_grammar_vocab_destroy(d->gvocab);

@@ -52,6 +52,8 @@ typedef struct gen {
 } gen;
 
 static void gen_deinit(gen *g) {
+  poot__driver_worker_stop(g->d->worker);
+  g->d->worker = NULL;
   poot_free(g->sp);
   poot_grammar_matcher_destroy(g->gm);
   poot_free(g->mask);
@@ -133,6 +135,8 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
     POOT_TRY(poot_grammar_matcher_create(o->grammar, &g->gm));
     g->mask_words = (size_t)(V + 31) / 32;
     if (!(g->mask = poot_calloc(g->mask_words, sizeof *g->mask))) return OOM("grammar mask");
+    /* the mask is filled on a second thread while the device runs the model */
+    POOT_TRY(poot__driver_worker_start(&d->worker));
   }
   g->out->ids = poot_calloc(g->max_ids + 1, sizeof *g->out->ids);
   if (!g->out->ids) return OOM("generated ids");
@@ -140,6 +144,12 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
       !(g->out->probs = poot_calloc(g->max_ids + 1, sizeof *g->out->probs)))
     return OOM("logprobs");
   return NULL;
+}
+
+/* The grammar's mask for the next step (driver_mask_fn; on the worker). */
+static poot_status fill_mask(void *ctx) {
+  gen *g = ctx;
+  return poot_grammar_matcher_fill_mask(g->gm, g->d->gvocab, g->mask, g->mask_words);
 }
 
 /* The next id after `last`: greedy entries, or a sample entry with the mask. */
@@ -150,11 +160,8 @@ static poot_status gen_next(gen *g, poot_token last, poot_token *next) {
     g->out->nonfinite += nf;
     return NULL;
   }
-  if (g->gm) {
-    POOT_TRY(poot_grammar_matcher_fill_mask(g->gm, g->d->gvocab, g->mask, g->mask_words));
-  }
   poot_sampling_result r;
-  POOT_TRY(poot__driver_sample_step(g->d, &g->req, last, g->mask, &r));
+  POOT_TRY(poot__driver_sample_step(g->d, &g->req, last, fill_mask, g, g->mask, &r));
   if (r.non_finite) {
     g->out->nonfinite++;
     if (r.token < 0 || r.token >= poot_model_get_config(g->d->model)->vocab_size)

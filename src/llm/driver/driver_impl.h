@@ -11,11 +11,19 @@
 
 #define DEFAULT_CHUNK 16
 
+typedef struct driver_worker driver_worker;
+
 /* What an entry's suffix does (driver_sample.c). */
 typedef enum driver_role {
   DRIVER_ROLE_GREEDY = 0, /* the greedy suffix (or none: logits) */
   DRIVER_ROLE_FEED,       /* the greedy suffix plus the penalty history update */
   DRIVER_ROLE_SAMPLE,     /* the sampling suffix of `kind` */
+  /* A grammar's kind runs in two entries, so the host fills the mask while
+   * the device runs the model: FORWARD (the model, the history update, the
+   * logits kept as the state sampler.logits) then PICK (no model, T = 0: the
+   * sampling suffix over that state, the mask a slot). */
+  DRIVER_ROLE_FORWARD,
+  DRIVER_ROLE_PICK,
 } driver_role;
 
 /* The sampler's parameter slots: sampler.f f32[8] = {temperature, top_p,
@@ -67,11 +75,13 @@ struct poot_driver {
   poot_token *history;   /* the tokens at positions [0, pos) */
   /* Penalty history: feed entries (T = chunk, T = 1) and sample entries. */
   driver_entry feed_prefill, feed_decode;
-  driver_entry samplers[DRIVER_MAX_SAMPLERS];
+  driver_entry samplers[DRIVER_MAX_SAMPLERS]; /* SAMPLE, or PICK with fwd[i] */
+  driver_entry fwd[DRIVER_MAX_SAMPLERS];      /* FORWARD of a PICK kind */
   uint32_t n_samplers;
   bool counts_valid;          /* every cached token went through a history entry */
   uint64_t request;           /* generation requests so far */
   poot_grammar_vocab *gvocab; /* the tokenizer's pieces, built on first grammar use */
+  driver_worker *worker;      /* the mask thread of a grammar request (else NULL) */
 };
 
 /* One request's sampler slot values (driver_step.c). */
@@ -90,12 +100,22 @@ typedef struct driver_request {
  * and id are left for the caller. */
 void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
                                driver_request *r);
+/* Fills the mask for the next step (a MASK kind); the driver runs it on a
+ * second thread while the device runs the model. */
+typedef poot_status (*driver_mask_fn)(void *ctx);
+
 /* One sampled step: feeds `last` through the entry of r->kind and returns
- * the choice (mask: the grammar's mask words when the kind has MASK).
- * INVALID_ARGUMENT when every token is banned. */
+ * the choice. A MASK kind calls fill(fill_ctx) to write `mask` (the
+ * grammar's mask words) while the device runs the model (on a worker
+ * thread when `threaded`). INVALID_ARGUMENT when every token is banned. */
 POOT_MUST_USE poot_status poot__driver_sample_step(poot_driver *d, driver_request *r,
-                                                   poot_token last, const uint32_t *mask,
+                                                   poot_token last, driver_mask_fn fill,
+                                                   void *fill_ctx, const uint32_t *mask,
                                                    poot_sampling_result *out);
+
+/* A worker thread that runs one mask job at a time (driver_step.c). */
+POOT_MUST_USE poot_status poot__driver_worker_start(driver_worker **out);
+void poot__driver_worker_stop(driver_worker *w); /* NULL-safe */
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);
@@ -116,6 +136,9 @@ POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, 
 /* Appends the suffix of `sh` to a traced step (driver_sample.c) and
  * verifies the graph. */
 POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh);
+/* The PICK entry's graph before its suffix: the state sampler.logits
+ * f32[vocab] as the output f32[1, vocab]. */
+POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);
 /* i32 words of a sample step's output. */
 uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab);
 

@@ -309,10 +309,21 @@ static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp,
   return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LE, mass, param_f(s, fp, 3, sn)));
 }
 
-/* Top-p on the sorted candidates: keep while the mass before a token is < p. */
-static poot_value top_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+/* Top-p on the sorted candidates: keep while the mass before a token is < p.
+ * z (a scalar, or NONE): the probabilities are exp(x - max) / z, the softmax
+ * of the whole vocabulary the candidates came from; NONE: their softmax. */
+static poot_value top_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n,
+                        poot_value z) {
   poot_shape sn = shape1(n), snn = shape2(n, n);
-  poot_value p = alive_softmax(s, cv, alive, n);
+  poot_value p;
+  if (z == POOT_VALUE_NONE) {
+    p = alive_softmax(s, cv, alive, n);
+  } else {
+    poot_value m = bcast(s, alive_max(s, cv, alive, n), sn);
+    poot_value e =
+        sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, cv, m)), bcast(s, fconst(s, 0.0), sn));
+    p = bin(s, POOT_OP_DIV, e, bcast(s, z, sn));
+  }
   poot_value before =
       bin(s, POOT_OP_LT, iota(s, POOT_DTYPE_I32, snn, 1), iota(s, POOT_DTYPE_I32, snn, 0));
   poot_value mass = masked_sum(s, p, before, n);
@@ -454,7 +465,19 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   poot_value alive = bin(s, POOT_OP_AND, bin(s, POOT_OP_LT, rank, bcast(s, elem(s, ip, 0), sk)),
                          bin(s, POOT_OP_GT, cv, bcast(s, fconst(s, -INFINITY), sk)));
   if (kind & POOT_SAMPLER_TYPICAL_P) alive = typical(s, cv, alive, fp, K);
-  if (kind & POOT_SAMPLER_TOP_P) alive = top_p(s, cv, alive, fp, K);
+  if (kind & POOT_SAMPLER_TOP_P) {
+    /* top-p over the whole vocabulary: the mass of the full softmax */
+    poot_value z = POOT_VALUE_NONE;
+    if (!(kind & (POOT_SAMPLER_TOP_K | POOT_SAMPLER_TYPICAL_P))) {
+      poot_shape sv = shape1(V);
+      poot_value all = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), sv));
+      poot_value m = bcast(s, alive_max(s, y, all, V), sv);
+      poot_value e =
+          sel(s, all, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, y, m)), bcast(s, fconst(s, 0.0), sv));
+      z = reduce(s, e, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32);
+    }
+    alive = top_p(s, cv, alive, fp, K, z);
+  }
   if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K);
   return draw_candidates(s, ci, weights(s, cv, alive, fp, K), alive, u, K);
 }
@@ -534,10 +557,36 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
   sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1]};
-  poot_value ip = slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
-  poot_value counts = POOT_VALUE_NONE;
-  if (sh->kind & POOT_SAMPLER_PENALTIES) counts = history_update(&s, sh, ip);
+  const bool pen = (sh->kind & POOT_SAMPLER_PENALTIES) != 0;
+  const bool forward = sh->role == DRIVER_ROLE_FEED || sh->role == DRIVER_ROLE_FORWARD;
+  poot_value ip = POOT_VALUE_NONE, counts = POOT_VALUE_NONE;
+  if (!forward || pen) ip = slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
+  if (pen && sh->role == DRIVER_ROLE_PICK)
+    counts = state(&s, "sampler.counts", POOT_DTYPE_I32, s.V); /* FORWARD updated it */
+  else if (pen)
+    counts = history_update(&s, sh, ip);
+  if (sh->role == DRIVER_ROLE_FORWARD)
+    set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V),
+              reshape(&s, logits, shape1(s.V)));
   if (s.st) return s.st;
-  if (sh->role == DRIVER_ROLE_FEED) return poot__driver_append_greedy(g);
+  if (forward) return poot__driver_append_greedy(g);
   return sample_suffix(&s, logits, sh->kind, ip, counts);
+}
+
+poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph) {
+  *out_graph = NULL;
+  poot_graph *g = NULL;
+  POOT_TRY(poot_graph_create(&g));
+  poot_type t = poot_type_make(POOT_DTYPE_F32, 1, &vocab);
+  poot_value lv, row;
+  poot_shape sh = shape2(1, vocab);
+  poot_status st = poot_graph_add_state(g, "sampler.logits", &t, &lv);
+  if (!st) st = poot_graph_reshape(g, lv, &sh, &row);
+  if (!st) st = poot_graph_set_output(g, row);
+  if (st) {
+    poot_graph_destroy(g);
+    return st;
+  }
+  *out_graph = g;
+  return NULL;
 }

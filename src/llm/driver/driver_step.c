@@ -3,32 +3,140 @@
  * written once per request, the grammar mask every step, and the output
  * words read back (docs/sampling.md "The device suffix"). */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "driver_impl.h"
 
-/* The entry of `kind`: found, or added (replacing the oldest when full). */
-static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **out) {
+/* The entry of `kind` (SAMPLE, or PICK with its FORWARD in *out_fwd for a
+ * MASK kind): found, or added (replacing the oldest when full). */
+static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **out,
+                                 driver_entry **out_fwd) {
   for (uint32_t i = 0; i < d->n_samplers; i++)
     if (d->samplers[i].kind == kind) {
       *out = &d->samplers[i];
+      *out_fwd = &d->fwd[i];
       return NULL;
     }
   if (d->n_samplers == DRIVER_MAX_SAMPLERS) {
-    driver_entry *old = &d->samplers[0];
-    if (old->added) POOT_TRY(poot_exec_remove_entry(d->ex, old->id));
-    memmove(&d->samplers[0], &d->samplers[1], (DRIVER_MAX_SAMPLERS - 1) * sizeof *old);
+    driver_entry *old[2] = {&d->samplers[0], &d->fwd[0]};
+    for (int k = 0; k < 2; k++)
+      if (old[k]->added) POOT_TRY(poot_exec_remove_entry(d->ex, old[k]->id));
+    memmove(&d->samplers[0], &d->samplers[1], (DRIVER_MAX_SAMPLERS - 1) * sizeof d->samplers[0]);
+    memmove(&d->fwd[0], &d->fwd[1], (DRIVER_MAX_SAMPLERS - 1) * sizeof d->fwd[0]);
     d->n_samplers--;
   }
-  driver_entry *e = &d->samplers[d->n_samplers];
+  const uint32_t i = d->n_samplers;
+  driver_entry *e = &d->samplers[i], *f = &d->fwd[i];
   memset(e, 0, sizeof *e);
-  e->tokens = 1;
-  e->role = DRIVER_ROLE_SAMPLE;
+  memset(f, 0, sizeof *f);
   e->kind = kind;
-  POOT_TRY(poot__driver_ensure_entry(d, e));
+  if (kind & POOT_SAMPLER_MASK) {
+    e->role = DRIVER_ROLE_PICK; /* T = 0 */
+    f->role = DRIVER_ROLE_FORWARD;
+    f->tokens = 1;
+    f->kind = kind;
+    POOT_TRY(poot__driver_ensure_entry(d, f));
+  } else {
+    e->role = DRIVER_ROLE_SAMPLE;
+    e->tokens = 1;
+  }
+  poot_status st = poot__driver_ensure_entry(d, e);
+  if (st) {
+    if (f->added) poot_status_free(poot_exec_remove_entry(d->ex, f->id));
+    return st;
+  }
   d->n_samplers++;
   *out = e;
+  *out_fwd = f;
   return NULL;
+}
+
+/* ------------------------------------------------------ the mask worker */
+
+struct driver_worker {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  driver_mask_fn fn; /* the job; NULL when idle */
+  void *ctx;
+  poot_status st;
+  bool done, quit;
+};
+
+static void *worker_main(void *arg) {
+  driver_worker *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->quit && (!w->fn || w->done)) pthread_cond_wait(&w->cv, &w->mu);
+    if (w->quit) break;
+    driver_mask_fn fn = w->fn;
+    void *ctx = w->ctx;
+    pthread_mutex_unlock(&w->mu);
+    poot_status st = fn(ctx);
+    pthread_mutex_lock(&w->mu);
+    w->st = st;
+    w->done = true;
+    pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+poot_status poot__driver_worker_start(driver_worker **out) {
+  *out = NULL;
+  driver_worker *w = poot_calloc(1, sizeof *w);
+  if (!w) return OOM("mask worker");
+  if (pthread_mutex_init(&w->mu, NULL)) {
+    poot_free(w);
+    return poot_status_make(POOT_OUT_OF_MEMORY, "driver: no mutex for the mask worker");
+  }
+  if (pthread_cond_init(&w->cv, NULL)) {
+    pthread_mutex_destroy(&w->mu);
+    poot_free(w);
+    return poot_status_make(POOT_OUT_OF_MEMORY, "driver: no condition for the mask worker");
+  }
+  if (pthread_create(&w->thread, NULL, worker_main, w)) {
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    poot_free(w);
+    return poot_status_make(POOT_OUT_OF_MEMORY, "driver: no thread for the mask worker");
+  }
+  *out = w;
+  return NULL;
+}
+
+void poot__driver_worker_stop(driver_worker *w) {
+  if (!w) return;
+  pthread_mutex_lock(&w->mu);
+  w->quit = true;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  pthread_join(w->thread, NULL);
+  pthread_cond_destroy(&w->cv);
+  pthread_mutex_destroy(&w->mu);
+  poot_status_free(w->st);
+  poot_free(w);
+}
+
+static void worker_post(driver_worker *w, driver_mask_fn fn, void *ctx) {
+  pthread_mutex_lock(&w->mu);
+  w->fn = fn;
+  w->ctx = ctx;
+  w->done = false;
+  w->st = NULL;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+static poot_status worker_wait(driver_worker *w) {
+  pthread_mutex_lock(&w->mu);
+  while (!w->done) pthread_cond_wait(&w->cv, &w->mu);
+  poot_status st = w->st;
+  w->st = NULL;
+  w->fn = NULL;
+  pthread_mutex_unlock(&w->mu);
+  return st;
 }
 
 void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
@@ -71,10 +179,34 @@ static poot_tensor vec(poot_dtype dt, int64_t *n, void *data, size_t elem) {
   return t;
 }
 
+/* The model step of a MASK kind (FORWARD on `last`) with the mask filled
+ * meanwhile, on the worker when there is one. */
+static poot_status forward_with_mask(poot_driver *d, driver_entry *f, driver_request *r,
+                                     poot_token last, driver_mask_fn fill, void *fill_ctx) {
+  int64_t ni = DRIVER_SAMPLER_IPARAMS;
+  poot_tensor ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);
+  poot_exec_slot_value in[1] = {{f->s_i, &ti}};
+  const size_t n = (r->kind & POOT_SAMPLER_PENALTIES) ? 1 : 0;
+  int32_t words[2];
+  if (!d->worker) {
+    POOT_TRY(fill(fill_ctx));
+    return poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+  }
+  worker_post(d->worker, fill, fill_ctx);
+  poot_status st = poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+  poot_status ms = worker_wait(d->worker);
+  if (st) {
+    poot_status_free(ms);
+    return st;
+  }
+  return ms;
+}
+
 poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_token last,
-                                     const uint32_t *mask, poot_sampling_result *out) {
-  driver_entry *e;
-  POOT_TRY(sampler_entry(d, r->kind, &e));
+                                     driver_mask_fn fill, void *fill_ctx, const uint32_t *mask,
+                                     poot_sampling_result *out) {
+  driver_entry *e, *f;
+  POOT_TRY(sampler_entry(d, r->kind, &e, &f));
   const int64_t V = poot_model_get_config(d->model)->vocab_size;
   int64_t nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
   int64_t nb = POOT_SAMPLING_MAX_BIAS, nw = (V + 31) / 32;
@@ -95,7 +227,10 @@ poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_tok
       in[n++] = (poot_exec_slot_value){e->s_bias, &tb};
     }
   }
-  if (r->kind & POOT_SAMPLER_MASK) in[n++] = (poot_exec_slot_value){e->s_mask, &tm};
+  if (r->kind & POOT_SAMPLER_MASK) {
+    POOT_TRY(forward_with_mask(d, f, r, last, fill, fill_ctx));
+    in[n++] = (poot_exec_slot_value){e->s_mask, &tm};
+  }
   int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
   const uint32_t nwords = poot__driver_sample_words(r->kind, V);
   POOT_TRY(poot__driver_run_step(d, e, &last, in, n, words, nwords * sizeof *words));

@@ -148,9 +148,14 @@ static size_t typical(cand *c, size_t n, float p) {
   return keep;
 }
 
-/* Top-p: the smallest head (by logit) whose mass reaches p. c is sorted. */
-static size_t top_p(cand *c, size_t n, float p) {
-  softmax(c, n);
+/* Top-p: the smallest head (by logit) whose mass reaches p. c is sorted.
+ * z > 0: the probabilities are exp(logit - max) / z (the softmax of a larger
+ * set the head was taken from), else the softmax of c. */
+static size_t top_p(cand *c, size_t n, float p, float max, double z) {
+  if (z > 0.0)
+    for (size_t i = 0; i < n; i++) c[i].p = exp((double)c[i].logit - (double)max) / z;
+  else
+    softmax(c, n);
   double cum = 0.0;
   for (size_t i = 0; i < n; i++) {
     cum += c[i].p;
@@ -235,13 +240,22 @@ static size_t effective_top_k(const poot_sampling_params *p) {
  * survivors sorted by logit; 0 when a workspace allocation failed. */
 static size_t truncate_survivors(const poot_sampling_params *p, cand *c, size_t n) {
   size_t k = effective_top_k(p);
+  /* Top-p over the whole vocabulary (top-k and typical-p off): its mass is
+   * of the softmax of every survivor, though only the capacity's most likely
+   * tokens can be kept. */
+  float max = -INFINITY;
+  double z = 0.0;
+  if (p->top_k <= 0 && p->typical_p >= 1.0f && p->top_p < 1.0f) {
+    for (size_t i = 0; i < n; i++) max = c[i].logit > max ? c[i].logit : max;
+    for (size_t i = 0; i < n; i++) z += exp((double)c[i].logit - (double)max);
+  }
   if (k > 0 && k < n) {
     select_first(c, n, k);
     n = k;
   }
   qsort(c, n, sizeof *c, by_logit);
   if (p->typical_p < 1.0f && (n = typical(c, n, p->typical_p)) == 0) return 0;
-  if (p->top_p < 1.0f) n = top_p(c, n, p->top_p);
+  if (p->top_p < 1.0f) n = top_p(c, n, p->top_p, max, z);
   if (p->min_p > 0.0f) n = min_p(c, n, p->min_p);
   return n;
 }

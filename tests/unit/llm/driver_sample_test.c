@@ -20,6 +20,7 @@
 #include "poot/llm/driver.h"
 #include "poot/llm/grammar.h"
 #include "poot/llm/sampling.h"
+#include "poot/llm/tokenizer.h"
 #include "poot_test.h"
 
 static const char *g_spec = "vulkan";
@@ -57,10 +58,59 @@ static const poot_token k_prompt[] = {1, 40, 7, 99, 3, 250, 17, 61, 8, 120, 33};
 #define N_PROMPT (sizeof k_prompt / sizeof k_prompt[0])
 #define N_GEN 24
 
+/* The grammar vocabulary as the driver builds it: the tokenizer's pieces, a
+ * control token's text empty (it never matches a grammar). */
+static poot_grammar_vocab *test_vocab(const rig *r) {
+  const poot_tokenizer *tok = poot_model_get_tokenizer(r->model);
+  int32_t n = poot_tokenizer_vocab_size(tok), n_eog = 0;
+  char **texts = calloc((size_t)n, sizeof *texts);
+  size_t *lens = calloc((size_t)n, sizeof *lens);
+  int32_t *eog = calloc((size_t)n, sizeof *eog);
+  for (int32_t i = 0; i < n; i++) {
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    POOT_ASSERT_OK(poot_tokenizer_token_to_piece(tok, i, false, &sb));
+    lens[i] = (poot_tokenizer_token_attr(tok, i) & POOT_TOKEN_ATTR_CONTROL) ? 0 : sb.len;
+    texts[i] = poot_strbuf_take(&sb);
+    if (poot_tokenizer_is_end_of_generation(tok, i)) eog[n_eog++] = i;
+  }
+  poot_grammar_vocab *v;
+  POOT_ASSERT_OK(
+      poot_grammar_vocab_create((const char *const *)texts, lens, n, eog, (size_t)n_eog, &v));
+  for (int32_t i = 0; i < n; i++) free(texts[i]);
+  free(texts);
+  free(lens);
+  free(eog);
+  return v;
+}
+
+/* logits[i] = -inf where the grammar's mask refuses token i. */
+static void apply_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v, float *logits,
+                       int64_t V) {
+  size_t words = (size_t)(V + 31) / 32;
+  uint32_t *mask = calloc(words, sizeof *mask);
+  POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, v, mask, words));
+  for (int64_t i = 0; i < V; i++)
+    if (!((mask[i >> 5] >> (i & 31)) & 1)) logits[i] = -INFINITY;
+  free(mask);
+}
+
 /* Replays a generation on the host: the logits of every step through the
- * logits entries, the reference sampler on them with the same history and
- * step. Returns the number of steps whose id differs. */
+ * logits entries (masked by `gr` when given), the reference sampler on them
+ * with the same history and step. Returns the number of steps whose id
+ * differs. */
+static int replay_masked(rig *r, const poot_sampling_params *p,
+                         const poot_driver_generate_result *g, const poot_grammar *gr);
 static int replay(rig *r, const poot_sampling_params *p, const poot_driver_generate_result *g) {
+  return replay_masked(r, p, g, NULL);
+}
+
+static int replay_masked(rig *r, const poot_sampling_params *p,
+                         const poot_driver_generate_result *g, const poot_grammar *gr) {
+  poot_grammar_vocab *gv = gr ? test_vocab(r) : NULL;
+  poot_grammar_matcher *gm = NULL;
+  if (gr) POOT_ASSERT_OK(poot_grammar_matcher_create(gr, &gm));
+  const poot_tokenizer *tok = poot_model_get_tokenizer(r->model);
   float *logits = malloc((size_t)r->V * sizeof *logits);
   uint32_t *counts = malloc((size_t)r->V * sizeof *counts);
   int32_t hist[N_PROMPT + N_GEN + 1];
@@ -71,7 +121,11 @@ static int replay(rig *r, const poot_sampling_params *p, const poot_driver_gener
   size_t nh = 0;
   for (size_t i = 0; i < N_PROMPT; i++) hist[nh++] = k_prompt[i];
   int diff = 0;
+  float *raw = malloc((size_t)r->V * sizeof *raw);
+  assert_non_null(raw);
   for (size_t i = 0; i < g->n_ids; i++) {
+    memcpy(raw, logits, (size_t)r->V * sizeof *raw);
+    if (gm) apply_mask(gm, gv, logits, r->V);
     POOT_ASSERT_OK(
         poot_sampling_counts_from_history(hist, nh, p->repeat_last_n, counts, (size_t)r->V));
     poot_sampling_step st = {.logits = logits,
@@ -88,29 +142,52 @@ static int replay(rig *r, const poot_sampling_params *p, const poot_driver_gener
       diff++;
     }
     if (p->n_probs > 0) {
+      /* logprobs are of the raw logits, before the mask */
+      st.logits = raw;
+      POOT_ASSERT_OK(poot_sampling_sample(p, &st, &want));
+      double mx = -INFINITY, z = 0;
+      for (int64_t v = 0; v < r->V; v++) mx = raw[v] > mx ? raw[v] : mx;
+      for (int64_t v = 0; v < r->V; v++) z += exp((double)raw[v] - mx);
+      want.logprob = (float)((double)raw[g->ids[i]] - mx - log(z));
       const poot_sampling_result *got = &g->probs[i];
       assert_int_equal(got->n_top, want.n_top);
       for (uint32_t j = 0; j < want.n_top; j++) {
         assert_int_equal(got->top[j].token, want.top[j].token);
         assert_true(fabsf(got->top[j].logprob - want.top[j].logprob) < 1e-4f);
       }
-      if (want.token == g->ids[i]) assert_true(fabsf(got->logprob - want.logprob) < 1e-4f);
+      assert_true(fabsf(got->logprob - want.logprob) < 1e-4f);
     }
     hist[nh++] = g->ids[i];
+    if (gm) {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      POOT_ASSERT_OK(poot_tokenizer_token_to_piece(tok, g->ids[i], false, &sb));
+      if (sb.len) POOT_ASSERT_OK(poot_grammar_matcher_accept(gm, sb.data, sb.len));
+      poot_strbuf_deinit(&sb);
+    }
     if (i + 1 < g->n_ids) POOT_ASSERT_OK(poot_driver_feed_logits(r->drv, &g->ids[i], 1, logits));
   }
+  poot_grammar_matcher_destroy(gm);
+  poot_grammar_vocab_destroy(gv);
+  free(raw);
   free(logits);
   free(counts);
   return diff;
 }
 
-static void generate(rig *r, const poot_sampling_params *p, poot_driver_generate_result *g) {
+static void generate_masked(rig *r, const poot_sampling_params *p, const poot_grammar *gr,
+                            poot_driver_generate_result *g) {
   poot_driver_generate_options o = poot_driver_generate_options_default();
   o.max_new_tokens = N_GEN;
   o.ignore_stop = true;
   o.no_text = true;
   o.sampling = p;
+  o.grammar = gr;
   POOT_ASSERT_OK(poot_driver_generate_ids(r->drv, k_prompt, N_PROMPT, &o, NULL, NULL, g));
+}
+
+static void generate(rig *r, const poot_sampling_params *p, poot_driver_generate_result *g) {
+  generate_masked(r, p, NULL, g);
 }
 
 typedef struct kase {
@@ -210,6 +287,24 @@ static void test_vs_reference(void **state) {
       total += diff;
       poot_driver_generate_result_deinit(&g);
     }
+  /* a grammar's mask (split entries: the mask filled while the model runs) */
+  const char *gbnf = "root ::= (word \" \")* word\nword ::= [a-z]+\n";
+  poot_grammar *gr;
+  POOT_ASSERT_OK(poot_grammar_compile(gbnf, strlen(gbnf), NULL, &gr));
+  for (int c = 0; c < 2; c++) {
+    poot_sampling_params p;
+    poot_sampling_params_init(&p);
+    if (c == 1) set_all(&p);
+    p.seed = 99 + (uint64_t)c;
+    poot_driver_generate_result g;
+    generate_masked(&r, &p, gr, &g);
+    int diff = replay_masked(&r, &p, &g, gr);
+    printf("%-14s seed %llu: %d of %zu ids differ\n", c ? "grammar + all" : "grammar",
+           (unsigned long long)p.seed, diff, g.n_ids);
+    total += diff;
+    poot_driver_generate_result_deinit(&g);
+  }
+  poot_grammar_destroy(gr);
   /* f32 on the device against double on the host: a flip only at a boundary */
   assert_true(total <= 2);
   rig_close(&r);
