@@ -174,7 +174,6 @@ class TorchHF:
         import transformers
 
         torch.set_num_threads(1)
-        torch.use_deterministic_algorithms(True)
         self.torch, self.tf = torch, transformers
 
     def versions(self):
@@ -389,7 +388,7 @@ def make_cases(v):
         case("temperature_first_top_p", "mixed50", compare="temperature_first", temperature=0.5, top_p=0.9),
         case("temperature_first_min_p", "gauss1000", compare="temperature_first", temperature=1.5, min_p=0.1),
         case("generate_order_top_p_typical", "gauss1000", compare="generate_order", top_p=0.6, typical_p=0.5, order="hf_generate"),
-        case("top_p_capacity_llm32000", "llm32000", compare="top_k_capacity", top_p=0.9),
+        case("top_p_capacity_llm32000", "llm32000", compare="top_k_capacity", top_p=0.85),
         case("repetition_no_window", "gauss1000", compare="no_window", history=hwin, repeat_penalty=1.5, repeat_last_n=8),
     ]
     return c
