@@ -110,6 +110,13 @@ class NumpyHF:
         return {"numpy": np.__version__}
 
     @staticmethod
+    def bias(x, bias):
+        b = np.zeros_like(x)
+        for i, v in bias:
+            b[i] = v
+        return (x + b).astype(F32)
+
+    @staticmethod
     def repetition(x, history, penalty):
         ids = np.unique(np.asarray(history, dtype=np.int64))
         s = x[ids]
@@ -189,6 +196,14 @@ class TorchHF:
         out = proc(ids, t.from_numpy(x.copy()).unsqueeze(0))
         return out.squeeze(0).numpy().astype(F32)
 
+    def bias(self, x, bias):
+        seq = {(int(i),): float(v) for i, v in bias}
+        try:
+            proc = self.tf.SequenceBiasLogitsProcessor(sequence_bias=seq)
+        except (TypeError, ValueError):  # a version that takes only [[ids], bias] pairs
+            proc = self.tf.SequenceBiasLogitsProcessor(sequence_bias=[[[int(i)], float(v)] for i, v in bias])
+        return self._run(proc, x)
+
     def repetition(self, x, history, penalty):
         return self._run(self.tf.RepetitionPenaltyLogitsProcessor(penalty=float(penalty)), x, history)
 
@@ -229,9 +244,12 @@ def softmax64(logits):
     return e / np.sum(e)
 
 
-def poot_survivors(x, counts, p, check):
+def poot_survivors(x, counts, p, bias, check):
     """Survivor ids (sorted by logit, ties to the lower id) under poot's chain.
     check: raise Cut when a cut lies within the margins."""
+    x = x.copy()
+    for i, v in bias:
+        x[i] = F32(x[i] + F32(v))
     x = poot_penalize(x, counts, p["repeat_penalty"], p["presence_penalty"], p["frequency_penalty"])
     ids = [i for i in range(len(x)) if x[i] > -np.inf]
     ids.sort(key=lambda i: (-float(x[i]), i))
@@ -298,13 +316,21 @@ def history_for(vec, n, seed):
     return [int(t) for t in r.integers(0, len(vec), n)]
 
 
-def case(name, vector, compare="equal", history=(), order=None, **params):
+def case(name, vector, compare="equal", history=(), order=None, bias=(), **params):
     p = dict(OFF)
     for k, v in params.items():
         if k not in p:
             raise SystemExit("case %s: unknown parameter %s" % (name, k))
         p[k] = v
-    return {"name": name, "vector": vector, "compare": compare, "history": list(history), "params": p, "order": order}
+    return {
+        "name": name,
+        "vector": vector,
+        "compare": compare,
+        "history": list(history),
+        "params": p,
+        "order": order,
+        "bias": [(int(i), float(b)) for i, b in bias],
+    }
 
 
 def tie_k(x):
@@ -351,6 +377,13 @@ def make_cases(v):
         case("presence_frequency_negative_mixed50", "mixed50", history=h50, presence_penalty=-0.5, frequency_penalty=-0.25),
         case("all_penalties_gauss1000", "gauss1000", history=h1000, repeat_penalty=1.15, presence_penalty=0.3, frequency_penalty=0.2),
         case("repetition_window_gauss1000", "gauss1000", history=hwin, repeat_penalty=1.5, repeat_last_n=8),
+        # Logit bias (HF's SequenceBiasLogitsProcessor with one-token sequences),
+        # before the penalties in both (generate() adds it first).
+        case("bias_mixed50", "mixed50", bias=[(3, 2.5), (10, -1.25), (20, -np.inf), (5, 1.0)]),
+        case("bias_penalties_top_k_mixed50", "mixed50", history=h50, bias=[(3, 1.5), (17, -2.0), (9, -np.inf)],
+             repeat_penalty=1.3, presence_penalty=0.6, frequency_penalty=0.4, top_k=10),
+        case("bias_ban_top_p_gauss1000", "gauss1000", bias=[(int(i), -np.inf) for i in np.argsort(v["gauss1000"])[-3:]],
+             top_p=0.9),
         # Truncations alone, temperature 1.
         case("top_k_1_mixed50", "mixed50", top_k=1),
         case("top_k_5_peaked50", "peaked50", top_k=5),
@@ -406,6 +439,9 @@ def apply_hf(hf, x, c):
     generate()'s (temperature, top-k, top-p, min-p, typical). Returns the
     output logits and the chain applied, in words."""
     p, chain = c["params"], []
+    if c["bias"]:
+        x = hf.bias(x, c["bias"])
+        chain.append("SequenceBiasLogitsProcessor(%d single-token entries)" % len(c["bias"]))
     hist = c["history"] if c["compare"] == "no_window" else window(c["history"], p["repeat_last_n"])
     if p["repeat_penalty"] != 1.0 and hist:
         x = hf.repetition(x, hist, p["repeat_penalty"])
@@ -488,13 +524,14 @@ def write(path, hf, vectors, results):
     for c, hfout, chain, expect in results:
         params = ", ".join("%s: %s" % (jstr(k), jval(c["params"][k])) for k in OFF)
         out.append(
-            "{%s: %s, %s: %s, %s: %s,\n %s: [%s],\n %s: {%s},\n %s: [%s],\n %s: %s,\n %s: [%s]}"
+            "{%s: %s, %s: %s, %s: %s,\n %s: [%s],\n %s: {%s},\n %s: [%s],\n %s: [%s],\n %s: %s,\n %s: [%s]}"
             % (
                 jstr("name"), jstr(c["name"]),
                 jstr("vector"), jstr(c["vector"]),
                 jstr("compare"), jstr(c["compare"]),
                 jstr("history"), ",".join(str(t) for t in c["history"]),
                 jstr("params"), params,
+                jstr("bias"), ", ".join("[%d, %s]" % (i, fnum(F32(b))) for i, b in c["bias"]),
                 jstr("hf_chain"), ", ".join(jstr(s) for s in chain),
                 jstr("hf_out"), farray(hfout),
                 jstr("expect_poot"), ",".join(str(int(t)) for t in sorted(expect)),
@@ -522,7 +559,7 @@ def main():
         p = c["params"]
         counts = np.bincount(np.asarray(window(c["history"], p["repeat_last_n"]), dtype=np.int64), minlength=len(x))
         try:
-            expect = poot_survivors(x, counts, p, check=c["compare"] == "equal")
+            expect = poot_survivors(x, counts, p, c["bias"], check=c["compare"] == "equal")
         except Cut as e:
             raise SystemExit("case %s: %s; change its parameters" % (c["name"], e))
         hfout, chain = apply_hf(hf, x, c)

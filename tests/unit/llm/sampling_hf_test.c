@@ -129,6 +129,16 @@ static poot_sampling_params case_params(const poot_json *c) {
   p.presence_penalty = (float)param(c, "presence_penalty");
   p.frequency_penalty = (float)param(c, "frequency_penalty");
   p.seed = 0;
+  /* [[id, bias], ...]; a null bias is -inf (a ban) */
+  const poot_json *bias = member(c, "bias", POOT_JSON_ARRAY);
+  if (bias->len > POOT_SAMPLING_MAX_BIAS) fail_msg("hf_vectors.json: %zu bias entries", bias->len);
+  for (size_t i = 0; i < bias->len; i++) {
+    const poot_json *e = bias->items[i];
+    if (e->type != POOT_JSON_ARRAY || e->len != 2 || e->items[0]->type != POOT_JSON_NUMBER)
+      fail_msg("hf_vectors.json: bias entry %zu is not [id, bias]", i);
+    p.bias[p.n_bias++] = (poot_sampling_bias){.token = (int32_t)e->items[0]->number,
+                                              .bias = number_f32(e->items[1])};
+  }
   return p;
 }
 
