@@ -240,7 +240,8 @@ static void check_equal_sets(const case_run *r) {
 
 /* HF's top-k keeps every token tied with the k-th; poot keeps exactly k, ties
  * to the lower id. */
-static void check_top_k_ties(const case_run *r, int32_t k) {
+static void check_top_k_ties(const case_run *r, const poot_json *c) {
+  const int32_t k = (int32_t)param(c, "top_k");
   assert_int_equal(r->n_poot, (size_t)k);
   assert_true(subset(r->poot, r->hf, r->n));
   assert_true(r->n_hf > r->n_poot);
@@ -256,7 +257,8 @@ static void check_top_k_ties(const case_run *r, int32_t k) {
 /* Inside a tie at top-p's cut, HF keeps the tied tokens its sort put last
  * (torch.sort is not stable), poot the lower ids: the same count, and the sets
  * differ only among tokens at the cut's logit. */
-static void check_top_p_ties(const case_run *r) {
+static void check_top_p_ties(const case_run *r, const poot_json *c) {
+  (void)c;
   assert_int_equal(r->n_poot, r->n_hf);
   const float cut = poot_min(r);
   for (uint32_t i = 0; i < r->n; i++)
@@ -265,7 +267,8 @@ static void check_top_p_ties(const case_run *r) {
 
 /* HF's typical-p keeps every token whose score equals the cut's; poot cuts
  * inside the group. Tied logits have equal scores. */
-static void check_typical_ties(const case_run *r) {
+static void check_typical_ties(const case_run *r, const poot_json *c) {
+  (void)c;
   assert_true(subset(r->poot, r->hf, r->n));
   assert_true(r->n_hf > r->n_poot);
   for (uint32_t i = 0; i < r->n; i++) {
@@ -279,7 +282,8 @@ static void check_typical_ties(const case_run *r) {
 /* HF's generate() tempers before truncating; poot truncates at temperature 1.
  * A temperature below 1 sharpens the distribution, so HF keeps a strict
  * subset (both keep a head of the same logit order); above 1, a superset. */
-static void check_temperature_first(const case_run *r) {
+static void check_temperature_first(const case_run *r, const poot_json *c) {
+  (void)c;
   if (r->temperature < 1.0f) {
     assert_true(subset(r->hf, r->poot, r->n));
     assert_true(r->n_hf < r->n_poot);
@@ -292,7 +296,8 @@ static void check_temperature_first(const case_run *r) {
 /* HF's repetition penalty has no window: every id of input_ids is
  * penalized. poot penalizes the last repeat_last_n. The tokens seen only
  * before the window are where the two differ. */
-static void check_no_window(const case_run *r, float penalty) {
+static void check_no_window(const case_run *r, const poot_json *c) {
+  const float penalty = (float)param(c, "repeat_penalty");
   bool *old = calloc(r->n, sizeof *old);
   assert_non_null(old);
   size_t n_old = 0;
@@ -310,9 +315,51 @@ static void check_no_window(const case_run *r, float penalty) {
   free(old);
 }
 
+/* generate() runs top-p before typical-p; poot typical-p first. */
+static void check_generate_order(const case_run *r, const poot_json *c) {
+  (void)c;
+  bool differ = false;
+  for (uint32_t i = 0; i < r->n; i++) differ |= kept(r->poot, i) != kept(r->hf, i);
+  assert_true(differ);
+}
+
+/* top_k = 0 with top-p: poot's top-p sees the 1,024 most likely tokens and
+ * renormalizes over them; HF's sees the whole vocabulary. */
+static void check_top_k_capacity(const case_run *r, const poot_json *c) {
+  (void)c;
+  assert_true(r->n_poot <= POOT_SAMPLING_MAX_TOP_K);
+  assert_true(subset(r->poot, r->hf, r->n));
+  assert_true(r->n_hf > r->n_poot);
+}
+
+/* Every difference of definition the script may mark, with its check
+ * (docs/sampling.md's table). */
+static const struct difference {
+  const char *mark;
+  void (*check)(const case_run *r, const poot_json *c);
+  bool values_differ; /* the check compares the logits itself */
+} DIFFERENCES[] = {
+    {"top_k_ties", check_top_k_ties, false},
+    {"top_p_ties", check_top_p_ties, false},
+    {"typical_ties", check_typical_ties, false},
+    {"temperature_first", check_temperature_first, false},
+    {"generate_order", check_generate_order, false},
+    {"top_k_capacity", check_top_k_capacity, false},
+    {"no_window", check_no_window, true},
+};
+#define N_DIFFERENCES (sizeof DIFFERENCES / sizeof DIFFERENCES[0])
+
+static const struct difference *difference_of(const char *name, const char *mark) {
+  for (size_t i = 0; i < N_DIFFERENCES; i++)
+    if (strcmp(mark, DIFFERENCES[i].mark) == 0) return &DIFFERENCES[i];
+  fail_msg("%s: unknown compare mark '%s' (update the test with the script)", name, mark);
+  return NULL;
+}
+
 /* Runs every case whose compare mark is "equal" (equal = true) or every
- * other case (false); returns how many ran. */
-static size_t run_cases(const hf_file *f, bool equal, double *out_worst) {
+ * other case (false); returns how many ran, counts each difference's cases
+ * in seen (when not NULL) and the largest logit difference in out_worst. */
+static size_t run_cases(const hf_file *f, bool equal, size_t *seen, double *out_worst) {
   size_t ran = 0;
   *out_worst = 0.0;
   for (size_t ci = 0; ci < f->cases->len; ci++) {
@@ -325,33 +372,13 @@ static size_t run_cases(const hf_file *f, bool equal, double *out_worst) {
     if (equal) {
       check_equal_sets(&r);
       *out_worst = fmax(*out_worst, check_values(&r, NULL));
-    } else if (strcmp(compare, "top_k_ties") == 0) {
-      check_top_k_ties(&r, (int32_t)param(c, "top_k"));
-    } else if (strcmp(compare, "top_p_ties") == 0) {
-      check_top_p_ties(&r);
-    } else if (strcmp(compare, "typical_ties") == 0) {
-      check_typical_ties(&r);
-    } else if (strcmp(compare, "temperature_first") == 0) {
-      check_temperature_first(&r);
-    } else if (strcmp(compare, "generate_order") == 0) {
-      /* generate() runs top-p before typical-p; poot typical-p first. */
-      bool differ = false;
-      for (uint32_t i = 0; i < r.n; i++) differ |= kept(r.poot, i) != kept(r.hf, i);
-      assert_true(differ);
-    } else if (strcmp(compare, "top_k_capacity") == 0) {
-      /* top_k = 0 with top-p: poot's top-p sees the 1,024 most likely tokens
-       * and renormalizes over them; HF's sees the whole vocabulary. */
-      assert_true(r.n_poot <= POOT_SAMPLING_MAX_TOP_K);
-      assert_true(subset(r.poot, r.hf, r.n));
-      assert_true(r.n_hf > r.n_poot);
-    } else if (strcmp(compare, "no_window") == 0) {
-      check_no_window(&r, (float)param(c, "repeat_penalty"));
     } else {
-      fail_msg("%s: unknown compare mark '%s' (update the test with the script)", r.name, compare);
+      const struct difference *d = difference_of(r.name, compare);
+      d->check(&r, c);
+      if (!d->values_differ) *out_worst = fmax(*out_worst, check_values(&r, NULL));
+      if (seen) seen[d - DIFFERENCES]++;
+      printf("  %-40s %-18s poot keeps %zu, HF %zu\n", r.name, compare, r.n_poot, r.n_hf);
     }
-    if (!equal && strcmp(compare, "no_window") != 0)
-      *out_worst = fmax(*out_worst, check_values(&r, NULL));
-    if (!equal) printf("  %-40s %-18s poot keeps %zu, HF %zu\n", r.name, compare, r.n_poot, r.n_hf);
     free_case(&r);
     ran++;
   }
@@ -382,7 +409,7 @@ static void test_file(void **state) {
 
 static void test_equal(void **state) {
   double worst;
-  size_t ran = run_cases(*state, true, &worst);
+  size_t ran = run_cases(*state, true, NULL, &worst);
   printf(
       "  %zu cases where HF's and poot's definitions agree: equal survivors; logits within "
       "%.3g relative (tolerance %g)\n",
@@ -392,7 +419,10 @@ static void test_equal(void **state) {
 
 static void test_differences(void **state) {
   double worst;
-  assert_true(run_cases(*state, false, &worst) >= 8);
+  size_t seen[N_DIFFERENCES] = {0};
+  assert_true(run_cases(*state, false, seen, &worst) >= N_DIFFERENCES);
+  for (size_t i = 0; i < N_DIFFERENCES; i++)
+    if (seen[i] == 0) fail_msg("no case shows the difference '%s'", DIFFERENCES[i].mark);
   printf("  survivors both keep: logits within %.3g relative\n", worst);
 }
 
