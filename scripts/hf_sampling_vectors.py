@@ -5,8 +5,8 @@ Hugging Face's logits processors, for tests/unit/llm/sampling_hf_test.c.
     hf_sampling_vectors.py [--numpy] [--out FILE]
 
 Default mode needs torch and transformers (CPU only, one thread, a few
-seconds): each case applies HF's RepetitionPenaltyLogitsProcessor,
-TopKLogitsWarper, TopPLogitsWarper, MinPLogitsWarper, TypicalLogitsWarper and
+seconds): each case applies HF's SequenceBiasLogitsProcessor (one-token
+sequences: a logit bias), RepetitionPenaltyLogitsProcessor, TopKLogitsWarper, TopPLogitsWarper, MinPLogitsWarper, TypicalLogitsWarper and
 TemperatureLogitsWarper, one at a time or chained. OpenAI's presence and
 frequency penalties have no HF processor; this script computes them itself
 with OpenAI's formula (the same code in both modes):
@@ -15,8 +15,10 @@ with OpenAI's formula (the same code in both modes):
 
 --numpy replaces every HF processor by a numpy re-implementation of the same
 algorithm in float32 (read from transformers' logits_process.py). Its output
-is labelled "source": "numpy" and is NOT from Hugging Face; it exists so the C
-test could be written before a machine with torch ran the real thing.
+is labelled "source": "numpy" and is NOT from Hugging Face; it let the C test
+be written before the real run, and shows what the script assumes of HF (on
+transformers 5.24.0 and torch 2.15.0 it matched bit for bit but for the order
+of a tie inside top-p, which torch leaves unspecified).
 
 Each case also carries "expect_poot": the surviving ids under poot's own
 definitions (docs/sampling.md: llama.cpp's chain, sums in double, ties to the
@@ -28,6 +30,7 @@ vectors") that the case exhibits.
 
 Deterministic: fixed numpy seeds, no torch randomness, one torch thread.
 """
+
 import argparse
 import math
 import os
@@ -201,11 +204,15 @@ class TorchHF:
         try:
             proc = self.tf.SequenceBiasLogitsProcessor(sequence_bias=seq)
         except (TypeError, ValueError):  # a version that takes only [[ids], bias] pairs
-            proc = self.tf.SequenceBiasLogitsProcessor(sequence_bias=[[[int(i)], float(v)] for i, v in bias])
+            proc = self.tf.SequenceBiasLogitsProcessor(
+                sequence_bias=[[[int(i)], float(v)] for i, v in bias]
+            )
         return self._run(proc, x)
 
     def repetition(self, x, history, penalty):
-        return self._run(self.tf.RepetitionPenaltyLogitsProcessor(penalty=float(penalty)), x, history)
+        return self._run(
+            self.tf.RepetitionPenaltyLogitsProcessor(penalty=float(penalty)), x, history
+        )
 
     def temperature(self, x, t):
         return self._run(self.tf.TemperatureLogitsWarper(float(t)), x)
@@ -374,16 +381,47 @@ def make_cases(v):
         case("repetition_reward_mixed50", "mixed50", history=h50, repeat_penalty=0.8),
         case("presence_mixed50", "mixed50", history=h50, presence_penalty=0.6),
         case("frequency_mixed50", "mixed50", history=h50, frequency_penalty=0.4),
-        case("presence_frequency_negative_mixed50", "mixed50", history=h50, presence_penalty=-0.5, frequency_penalty=-0.25),
-        case("all_penalties_gauss1000", "gauss1000", history=h1000, repeat_penalty=1.15, presence_penalty=0.3, frequency_penalty=0.2),
-        case("repetition_window_gauss1000", "gauss1000", history=hwin, repeat_penalty=1.5, repeat_last_n=8),
+        case(
+            "presence_frequency_negative_mixed50",
+            "mixed50",
+            history=h50,
+            presence_penalty=-0.5,
+            frequency_penalty=-0.25,
+        ),
+        case(
+            "all_penalties_gauss1000",
+            "gauss1000",
+            history=h1000,
+            repeat_penalty=1.15,
+            presence_penalty=0.3,
+            frequency_penalty=0.2,
+        ),
+        case(
+            "repetition_window_gauss1000",
+            "gauss1000",
+            history=hwin,
+            repeat_penalty=1.5,
+            repeat_last_n=8,
+        ),
         # Logit bias (HF's SequenceBiasLogitsProcessor with one-token sequences),
         # before the penalties in both (generate() adds it first).
         case("bias_mixed50", "mixed50", bias=[(3, 2.5), (10, -1.25), (20, -np.inf), (5, 1.0)]),
-        case("bias_penalties_top_k_mixed50", "mixed50", history=h50, bias=[(3, 1.5), (17, -2.0), (9, -np.inf)],
-             repeat_penalty=1.3, presence_penalty=0.6, frequency_penalty=0.4, top_k=10),
-        case("bias_ban_top_p_gauss1000", "gauss1000", bias=[(int(i), -np.inf) for i in np.argsort(v["gauss1000"])[-3:]],
-             top_p=0.9),
+        case(
+            "bias_penalties_top_k_mixed50",
+            "mixed50",
+            history=h50,
+            bias=[(3, 1.5), (17, -2.0), (9, -np.inf)],
+            repeat_penalty=1.3,
+            presence_penalty=0.6,
+            frequency_penalty=0.4,
+            top_k=10,
+        ),
+        case(
+            "bias_ban_top_p_gauss1000",
+            "gauss1000",
+            bias=[(int(i), -np.inf) for i in np.argsort(v["gauss1000"])[-3:]],
+            top_p=0.9,
+        ),
         # Truncations alone, temperature 1.
         case("top_k_1_mixed50", "mixed50", top_k=1),
         case("top_k_5_peaked50", "peaked50", top_k=5),
@@ -406,23 +444,82 @@ def make_cases(v):
         # Chains, in poot's order (top-k, typical, top-p, min-p) with HF's warpers.
         case("llama_defaults_gauss1000", "gauss1000", top_k=40, top_p=0.95, min_p=0.05),
         case("llama_defaults_llm32000", "llm32000", top_k=40, top_p=0.95, min_p=0.05),
-        case("penalties_top_k_llm32000", "llm32000", history=h32k, repeat_penalty=1.1, presence_penalty=0.2, frequency_penalty=0.1, top_k=40),
-        case("everything_gauss1000", "gauss1000", history=h1000, repeat_penalty=1.2, presence_penalty=0.3, frequency_penalty=0.2, top_k=50, typical_p=0.9, top_p=0.9, min_p=0.02),
+        case(
+            "penalties_top_k_llm32000",
+            "llm32000",
+            history=h32k,
+            repeat_penalty=1.1,
+            presence_penalty=0.2,
+            frequency_penalty=0.1,
+            top_k=40,
+        ),
+        case(
+            "everything_gauss1000",
+            "gauss1000",
+            history=h1000,
+            repeat_penalty=1.2,
+            presence_penalty=0.3,
+            frequency_penalty=0.2,
+            top_k=50,
+            typical_p=0.9,
+            top_p=0.9,
+            min_p=0.02,
+        ),
         case("top_p_min_p_mixed50", "mixed50", top_p=0.9, min_p=0.1),
-        case("penalties_typical_mixed50", "mixed50", history=h50, repeat_penalty=1.3, frequency_penalty=0.5, typical_p=0.8),
+        case(
+            "penalties_typical_mixed50",
+            "mixed50",
+            history=h50,
+            repeat_penalty=1.3,
+            frequency_penalty=0.5,
+            typical_p=0.8,
+        ),
         # Temperature where it commutes with the truncation (top-k only).
         case("temperature_0.7_mixed50", "mixed50", temperature=0.7),
         case("temperature_0.5_top_k_10_gauss1000", "gauss1000", temperature=0.5, top_k=10),
-        case("temperature_1.5_penalties_top_k_mixed50", "mixed50", history=h50, temperature=1.5, repeat_penalty=1.3, top_k=8),
+        case(
+            "temperature_1.5_penalties_top_k_mixed50",
+            "mixed50",
+            history=h50,
+            temperature=1.5,
+            repeat_penalty=1.3,
+            top_k=8,
+        ),
         # Differences of definition.
         case("ties_top_k", "ties50", compare="top_k_ties", top_k=tie_k(v["ties50"])),
         case("ties_top_p", "ties50", compare="top_p_ties", top_p=tie_top_p(v["ties50"])),
         case("ties_typical", "ties50", compare="typical_ties", typical_p=tie_typical(v["ties50"])),
-        case("temperature_first_top_p", "mixed50", compare="temperature_first", temperature=0.5, top_p=0.9),
-        case("temperature_first_min_p", "gauss1000", compare="temperature_first", temperature=1.5, min_p=0.1),
-        case("generate_order_top_p_typical", "gauss1000", compare="generate_order", top_p=0.6, typical_p=0.5, order="hf_generate"),
+        case(
+            "temperature_first_top_p",
+            "mixed50",
+            compare="temperature_first",
+            temperature=0.5,
+            top_p=0.9,
+        ),
+        case(
+            "temperature_first_min_p",
+            "gauss1000",
+            compare="temperature_first",
+            temperature=1.5,
+            min_p=0.1,
+        ),
+        case(
+            "generate_order_top_p_typical",
+            "gauss1000",
+            compare="generate_order",
+            top_p=0.6,
+            typical_p=0.5,
+            order="hf_generate",
+        ),
         case("top_p_capacity_llm32000", "llm32000", compare="top_k_capacity", top_p=0.85),
-        case("repetition_no_window", "gauss1000", compare="no_window", history=hwin, repeat_penalty=1.5, repeat_last_n=8),
+        case(
+            "repetition_no_window",
+            "gauss1000",
+            compare="no_window",
+            history=hwin,
+            repeat_penalty=1.5,
+            repeat_last_n=8,
+        ),
     ]
     return c
 
@@ -445,10 +542,16 @@ def apply_hf(hf, x, c):
     hist = c["history"] if c["compare"] == "no_window" else window(c["history"], p["repeat_last_n"])
     if p["repeat_penalty"] != 1.0 and hist:
         x = hf.repetition(x, hist, p["repeat_penalty"])
-        chain.append("RepetitionPenaltyLogitsProcessor(penalty=%r) on %d ids" % (p["repeat_penalty"], len(hist)))
+        chain.append(
+            "RepetitionPenaltyLogitsProcessor(penalty=%r) on %d ids"
+            % (p["repeat_penalty"], len(hist))
+        )
     if (p["presence_penalty"] or p["frequency_penalty"]) and hist:
         x = openai_penalties(x, hist, p["presence_penalty"], p["frequency_penalty"])
-        chain.append("OpenAI presence=%r frequency=%r (this script)" % (p["presence_penalty"], p["frequency_penalty"]))
+        chain.append(
+            "OpenAI presence=%r frequency=%r (this script)"
+            % (p["presence_penalty"], p["frequency_penalty"])
+        )
     warpers = []
     if p["temperature"] != 1.0:
         warpers.append(("temperature", p["temperature"], "TemperatureLogitsWarper"))
@@ -502,6 +605,31 @@ def jval(v):
     return jstr(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
 
 
+OPENAI = "logit -= count * frequency + (count > 0) * presence, in float32, computed by the script"
+
+
+def members(pairs, sep):
+    """A JSON object's members from (key, already-rendered value) pairs."""
+    return sep.join("%s: %s" % (jstr(k), v) for k, v in pairs)
+
+
+def case_json(c, hfout, chain, expect):
+    params = members(((k, jval(c["params"][k])) for k in OFF), ", ")
+    bias = ", ".join("[%d, %s]" % (i, fnum(F32(b))) for i, b in c["bias"])
+    pairs = (
+        ("name", jstr(c["name"])),
+        ("vector", jstr(c["vector"])),
+        ("compare", jstr(c["compare"])),
+        ("history", "[%s]" % ",".join(str(t) for t in c["history"])),
+        ("params", "{%s}" % params),
+        ("bias", "[%s]" % bias),
+        ("hf_chain", "[%s]" % ", ".join(jstr(s) for s in chain)),
+        ("hf_out", farray(hfout)),
+        ("expect_poot", "[%s]" % ",".join(str(int(t)) for t in sorted(expect))),
+    )
+    return "{%s}" % members(pairs, ",\n ")
+
+
 def write(path, hf, vectors, results):
     label = (
         "numpy re-implementation of HF's logits processors: NOT from Hugging Face; rerun "
@@ -510,46 +638,32 @@ def write(path, hf, vectors, results):
         else "Hugging Face transformers' logits processors on CPU torch"
     )
     vers = dict(hf.versions(), python=platform.python_version())
-    lines = ["{"]
-    lines.append('"generator": "scripts/hf_sampling_vectors.py",')
-    lines.append('"source": %s,' % jstr(hf.name))
-    lines.append('"label": %s,' % jstr(label))
-    lines.append('"versions": {%s},' % ", ".join("%s: %s" % (jstr(k), jstr(str(vers[k]))) for k in sorted(vers)))
-    lines.append('"openai_penalties": %s,' % jstr("logit -= count * frequency + (count > 0) * presence, in float32, computed by the script"))
-    lines.append('"vectors": {')
-    lines.append(",\n".join("%s: %s" % (jstr(k), farray(v)) for k, v in vectors.items()))
-    lines.append("},")
-    lines.append('"cases": [')
-    out = []
-    for c, hfout, chain, expect in results:
-        params = ", ".join("%s: %s" % (jstr(k), jval(c["params"][k])) for k in OFF)
-        out.append(
-            "{%s: %s, %s: %s, %s: %s,\n %s: [%s],\n %s: {%s},\n %s: [%s],\n %s: [%s],\n %s: %s,\n %s: [%s]}"
-            % (
-                jstr("name"), jstr(c["name"]),
-                jstr("vector"), jstr(c["vector"]),
-                jstr("compare"), jstr(c["compare"]),
-                jstr("history"), ",".join(str(t) for t in c["history"]),
-                jstr("params"), params,
-                jstr("bias"), ", ".join("[%d, %s]" % (i, fnum(F32(b))) for i, b in c["bias"]),
-                jstr("hf_chain"), ", ".join(jstr(s) for s in chain),
-                jstr("hf_out"), farray(hfout),
-                jstr("expect_poot"), ",".join(str(int(t)) for t in sorted(expect)),
-            )
-        )
-    lines.append(",\n".join(out))
-    lines.append("]")
-    lines.append("}")
+    top = [
+        ("generator", jstr("scripts/hf_sampling_vectors.py")),
+        ("source", jstr(hf.name)),
+        ("label", jstr(label)),
+        ("versions", "{%s}" % members(((k, jstr(str(vers[k]))) for k in sorted(vers)), ", ")),
+        ("openai_penalties", jstr(OPENAI)),
+        ("vectors", "{\n%s\n}" % members(((k, farray(v)) for k, v in vectors.items()), ",\n")),
+        ("cases", "[\n%s\n]" % ",\n".join(case_json(*r) for r in results)),
+    ]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("{\n%s\n}\n" % members(top, ",\n"))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--numpy", action="store_true", help="numpy re-implementation, not HF (labelled so)")
+    ap.add_argument(
+        "--numpy", action="store_true", help="numpy re-implementation, not HF (labelled so)"
+    )
     here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "sampling", "hf_vectors.json"))
+    ap.add_argument(
+        "--out",
+        default=os.path.normpath(
+            os.path.join(here, "..", "tests", "data", "sampling", "hf_vectors.json")
+        ),
+    )
     a = ap.parse_args()
     hf = NumpyHF() if a.numpy else TorchHF()
     vectors = make_vectors()
@@ -557,7 +671,9 @@ def main():
     for c in make_cases(vectors):
         x = vectors[c["vector"]]
         p = c["params"]
-        counts = np.bincount(np.asarray(window(c["history"], p["repeat_last_n"]), dtype=np.int64), minlength=len(x))
+        counts = np.bincount(
+            np.asarray(window(c["history"], p["repeat_last_n"]), dtype=np.int64), minlength=len(x)
+        )
         try:
             expect = poot_survivors(x, counts, p, c["bias"], check=c["compare"] == "equal")
         except Cut as e:
@@ -573,7 +689,9 @@ def main():
         )
         results.append((c, hfout, chain, expect))
     write(a.out, hf, vectors, results)
-    print("wrote %s (%d cases, %s, %d bytes)" % (a.out, len(results), hf.name, os.path.getsize(a.out)))
+    print(
+        "wrote %s (%d cases, %s, %d bytes)" % (a.out, len(results), hf.name, os.path.getsize(a.out))
+    )
     if bad:
         print("%d case(s) marked equal have different surviving sets" % bad, file=sys.stderr)
         return 1
