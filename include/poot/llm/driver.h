@@ -33,7 +33,9 @@
 
 #include "poot/base.h"
 #include "poot/exec.h"
+#include "poot/llm/grammar.h"
 #include "poot/llm/model.h"
+#include "poot/llm/sampling.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +69,10 @@ POOT_MUST_USE poot_status poot_driver_create(poot_executor *executor, poot_model
                                              poot_driver **out_driver);
 /* Removes the driver's entries and unloads the executor. NULL-safe. */
 void poot_driver_destroy(poot_driver *driver);
+
+/* The ids in the KV cache (positions [0, pos)); borrowed until the next
+ * call that feeds or resets. */
+const poot_token *poot_driver_cached_ids(const poot_driver *driver);
 
 /* The KV capacity and the prefill chunk in use. */
 int64_t poot_driver_cap(const poot_driver *driver);
@@ -110,7 +116,8 @@ POOT_MUST_USE poot_status poot_driver_feed_logits(poot_driver *driver, const poo
                                                   size_t count, float *out_logits);
 
 /* Streaming callback: `text` (len bytes, complete UTF-8) is the new text
- * after token `id`; return false to stop generation (CANCELLED). */
+ * after token `id` (id -1: text released at the end); return false to stop
+ * generation (CANCELLED). */
 typedef bool (*poot_driver_token_fn)(void *ctx, poot_token id, const char *text, size_t len);
 
 typedef struct poot_driver_generate_options {
@@ -118,34 +125,70 @@ typedef struct poot_driver_generate_options {
   bool ignore_stop;       /* do not stop at the model's stop ids */
   bool add_bos;           /* tokenize with the model's specials (BOS) */
   bool no_text;           /* do not detokenize (callback text is empty) */
+  /* Sampling parameters (borrowed; validated against the vocabulary). NULL:
+   * greedy, through the greedy entries. Their stops, stop ids, max_tokens
+   * (when ≥ 0, it caps max_new_tokens) and ignore_eos apply. */
+  const poot_sampling_params *sampling;
+  /* A grammar the output must follow (borrowed): its mask is applied on the
+   * device before sampling, and generation ends when it is finished. */
+  const poot_grammar *grammar;
+  /* Keep the cached tokens the prompt starts with instead of resetting:
+   * only the rest of the prompt is fed (at least its last token). With
+   * penalties on, a cache not fed through the history entries is reset. */
+  bool reuse_cache;
 } poot_driver_generate_options;
 
 static inline poot_driver_generate_options poot_driver_generate_options_default(void) {
-  poot_driver_generate_options o = {
-      .max_new_tokens = 64, .ignore_stop = false, .add_bos = true, .no_text = false};
+  poot_driver_generate_options o = {.max_new_tokens = 64,
+                                    .ignore_stop = false,
+                                    .add_bos = true,
+                                    .no_text = false,
+                                    .sampling = NULL,
+                                    .grammar = NULL,
+                                    .reuse_cache = false};
   return o;
 }
+
+typedef enum poot_driver_stop_reason {
+  POOT_DRIVER_STOP_LENGTH = 0, /* max_new_tokens */
+  POOT_DRIVER_STOP_ID,         /* a stop id (end of generation or params' stop_ids) */
+  POOT_DRIVER_STOP_STRING,     /* a stop string matched (it is not in the text) */
+  POOT_DRIVER_STOP_CAPACITY,   /* the KV capacity is full */
+  POOT_DRIVER_STOP_GRAMMAR,    /* the grammar cannot continue */
+} poot_driver_stop_reason;
 
 typedef struct poot_driver_generate_result {
   poot_token *ids; /* generated ids (a final stop id included); poot_malloc'ed */
   size_t n_ids;
-  size_t n_prompt;  /* prompt ids after tokenization */
-  bool stopped;     /* the last id is a stop id */
-  bool hit_cap;     /* stopped because the KV capacity was full */
-  size_t nonfinite; /* steps whose logits held a NaN or an infinity */
+  size_t n_prompt; /* prompt ids after tokenization */
+  size_t n_reused; /* prompt ids found in the cache (reuse_cache) */
+  bool stopped;    /* the last id is a stop id */
+  bool hit_cap;    /* stopped because the KV capacity was full */
+  poot_driver_stop_reason reason;
+  int32_t stop_index; /* the stop string's index, -1 if none */
+  size_t nonfinite;   /* steps whose logits held a NaN or an infinity */
+  uint64_t seed;      /* the seed used (sampling) */
+  /* With sampling->n_probs > 0: one entry per generated id; poot_malloc'ed. */
+  poot_sampling_result *probs;
+  char *text; /* the streamed text (stop strings cut); poot_malloc'ed, NUL-terminated */
+  size_t text_len;
   double prefill_s; /* wall time of the prompt (to the first token) */
   double decode_s;  /* wall time of the decode steps after it */
 } poot_driver_generate_result;
 
 void poot_driver_generate_result_deinit(poot_driver_generate_result *result); /* NULL-safe */
 
-/* Resets, tokenizes `prompt` (add_bos: the tokenizer's specials; an empty
- * prompt without a BOS is INVALID_ARGUMENT), feeds it and decodes greedily
- * until a stop id (unless ignore_stop), N tokens, or the capacity. Each
- * generated token is passed to `fn` (may be NULL) with its text from a
- * streaming decoder (a final stop id renders nothing; the space after BOS
- * is stripped). A fault returns its status with the ids produced so far in
- * *out_result. */
+/* Resets (unless reuse_cache), tokenizes `prompt` (add_bos: the
+ * tokenizer's specials; an empty prompt without a BOS is INVALID_ARGUMENT),
+ * feeds it and decodes — greedily, or with options->sampling on the device —
+ * until a stop id (unless ignore_stop), a stop string, the grammar's end, N
+ * tokens, or the capacity. Each generated token is passed to `fn` (may be
+ * NULL) with its text from a streaming decoder (a final stop id renders
+ * nothing; the space after BOS is stripped; text that could begin a stop
+ * string is held back until it cannot). A fault returns its status with the
+ * ids produced so far in *out_result. INVALID_ARGUMENT for sampling
+ * parameters that do not validate (naming the field), or when every token is
+ * banned. */
 POOT_MUST_USE poot_status poot_driver_generate(poot_driver *driver, const char *prompt,
                                                size_t prompt_len,
                                                const poot_driver_generate_options *options,

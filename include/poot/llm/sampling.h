@@ -85,6 +85,9 @@ typedef enum poot_sampler_bits {
   POOT_SAMPLER_MIN_P = 1u << 5,
   POOT_SAMPLER_DRAW = 1u << 6, /* temperature > 0: a tempered random draw */
   POOT_SAMPLER_LOGPROBS = 1u << 7,
+  /* A vocabulary mask (a grammar) before everything else: set by the caller
+   * that has a grammar, never by poot_sampling_params_kind. */
+  POOT_SAMPLER_MASK = 1u << 8,
 } poot_sampler_bits;
 uint32_t poot_sampling_params_kind(const poot_sampling_params *params);
 

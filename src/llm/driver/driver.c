@@ -31,8 +31,7 @@ static int64_t greedy_chunk(int64_t vocab) {
   return c;
 }
 
-static poot_status greedy_argmax(poot_graph *g, poot_value logits, int64_t vocab,
-                                 poot_value *out) {
+poot_status poot__driver_argmax(poot_graph *g, poot_value logits, int64_t vocab, poot_value *out) {
   int64_t axis1 = 1, axis0 = 0;
   if (vocab <= GREEDY_ONE)
     return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
@@ -73,7 +72,7 @@ poot_status poot__driver_append_greedy(poot_graph *g) {
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
   int64_t axis = 1;
   poot_value am, ab, mx, big, bigb, fin, fin32, out;
-  POOT_TRY(greedy_argmax(g, logits, lt->shape.dims[1], &am));
+  POOT_TRY(poot__driver_argmax(g, logits, lt->shape.dims[1], &am));
   /* x - x is 0 for a finite x and NaN for NaN or an infinity; a sum carries
    * a NaN through on every device (a max need not), so the row is finite
    * exactly when the sum is 0. */
@@ -90,13 +89,21 @@ poot_status poot__driver_append_greedy(poot_graph *g) {
   return poot_graph_verify(g);
 }
 
-static poot_status trace_step(poot_driver *d, int64_t tokens, bool logits, poot_graph **out_graph) {
+static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph **out_graph) {
   *out_graph = NULL;
-  poot_model_step step = {.batch = 1, .tokens = tokens, .cap = d->cap};
+  poot_model_step step = {.batch = 1, .tokens = e->tokens, .cap = d->cap};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
   poot_graph *g = NULL;
   POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
-  poot_status st = logits ? poot_graph_verify(g) : poot__driver_append_greedy(g);
+  poot_status st;
+  if (e->logits)
+    st = poot_graph_verify(g);
+  else if (e->role == DRIVER_ROLE_GREEDY)
+    st = poot__driver_append_greedy(g);
+  else
+    st = poot__driver_append_sampler(
+        g, &(driver_sample_shape){
+               .tokens = e->tokens, .cap = d->cap, .kind = e->kind, .role = e->role});
   if (st) {
     poot_graph_destroy(g);
     return st;
@@ -139,37 +146,70 @@ done:
   return st;
 }
 
+/* The handles of the sampler's slots the entry's kind declares. */
+static poot_status bind_sampler_slots(poot_driver *d, driver_entry *e) {
+  if (e->role == DRIVER_ROLE_GREEDY) return NULL;
+  if (e->role == DRIVER_ROLE_FEED) return poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i);
+  POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.f", &e->s_f));
+  POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i));
+  if (e->kind & POOT_SAMPLER_DRAW)
+    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.seed", &e->s_seed));
+  if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
+    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.bias_id", &e->s_bias_id));
+    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.bias", &e->s_bias));
+  }
+  if (e->kind & POOT_SAMPLER_MASK)
+    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.mask", &e->s_mask));
+  return NULL;
+}
+
 poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
-  POOT_TRY(trace_step(d, e->tokens, e->logits, &g));
-  char shape[64];
+  POOT_TRY(trace_step(d, e, &g));
+  char shape[64], sampling[32];
   if (e->tokens == 1)
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
   else
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
-  poot_exec_entry_key key = {.program = d->program,
-                             .step_shape = shape,
-                             .sampling = e->logits ? "" : "greedy",
-                             .bound_inputs = "token,pos"};
+  if (e->role == DRIVER_ROLE_SAMPLE)
+    snprintf(sampling, sizeof sampling, "sample:%#x", e->kind);
+  else
+    snprintf(sampling, sizeof sampling, "%s",
+             e->logits                     ? ""
+             : e->role == DRIVER_ROLE_FEED ? "greedy+history"
+                                           : "greedy");
+  poot_exec_entry_key key = {
+      .program = d->program,
+      .step_shape = shape,
+      .sampling = sampling,
+      .bound_inputs = e->role == DRIVER_ROLE_GREEDY ? "token,pos" : "token,pos,sampler"};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(d->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
   if (st) return st;
+  e->id = id;
   st = poot_exec_entry_slot(d->ex, id, "token", &e->token);
   if (!st) st = poot_exec_entry_slot(d->ex, id, "pos", &e->pos);
+  if (!st) st = bind_sampler_slots(d, e);
   if (st) {
     poot_status_free(poot_exec_remove_entry(d->ex, id));
     return st;
   }
-  e->id = id;
   e->added = true;
+  e->request = 0;
   return NULL;
 }
 
-/* One step of entry `e` on tokens[0..T) at the current position. */
 static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *tokens, void *out,
                             size_t out_size) {
+  return poot__driver_run_step(d, e, tokens, NULL, 0, out, out_size);
+}
+
+/* One step of entry `e` on tokens[0..T) at the current position. */
+poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                                  const poot_exec_slot_value *extra, size_t n_extra, void *out,
+                                  size_t out_size) {
   POOT_TRY(poot__driver_ensure_entry(d, e));
   int32_t tok[DEFAULT_CHUNK * 16];
   int64_t T = e->tokens;
@@ -184,8 +224,10 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
   poot_tensor tt = {
       .type = poot_type_make(POOT_DTYPE_I32, 2, tdims), .data = tp, .size = (size_t)T * 4};
   poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &p32, .size = 4};
-  poot_exec_slot_value in[2] = {{e->token, &tt}, {e->pos, &pt}};
-  poot_exec_step_io io = {.input_count = 2,
+  poot_exec_slot_value in[10] = {{e->token, &tt}, {e->pos, &pt}};
+  size_t n_in = 2;
+  for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
+  poot_exec_step_io io = {.input_count = n_in,
                           .inputs = in,
                           .output = out,
                           .output_size = out_size,
@@ -269,8 +311,10 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->model = model;
   d->cap = cap;
   d->chunk = chunk;
-  d->decode.tokens = d->decode_logits.tokens = 1;
-  d->prefill.tokens = d->prefill_logits.tokens = chunk;
+  d->decode.tokens = d->decode_logits.tokens = d->feed_decode.tokens = 1;
+  d->prefill.tokens = d->prefill_logits.tokens = d->feed_prefill.tokens = chunk;
+  d->feed_decode.role = d->feed_prefill.role = DRIVER_ROLE_FEED;
+  d->feed_decode.kind = d->feed_prefill.kind = POOT_SAMPLER_PENALTIES;
   d->decode_logits.logits = d->prefill_logits.logits = d->restart_logits.logits = true;
   d->restart_at = poot_model_rope_restart_length(c);
   d->whole_pass_at = poot_model_rope_whole_pass_length(c);
@@ -282,7 +326,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
     st = OOM("program name and history");
     goto fail;
   }
-  if ((st = trace_step(d, 1, false, &g))) goto fail;
+  if ((st = trace_step(d, &d->decode, &g))) goto fail;
   if ((st = load_weights(d, g))) goto fail;
   poot_graph_destroy(g);
   *out_driver = d;
@@ -301,7 +345,12 @@ void poot_driver_destroy(poot_driver *d) {
                              &d->prefill_logits, &d->restart, &d->restart_logits};
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
+  driver_entry *more[2 + DRIVER_MAX_SAMPLERS] = {&d->feed_prefill, &d->feed_decode};
+  for (uint32_t i = 0; i < d->n_samplers; i++) more[2 + i] = &d->samplers[i];
+  for (uint32_t i = 0; i < 2 + d->n_samplers; i++)
+    if (more[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, more[i]->id));
   poot_exec_unload(d->ex);
+  poot_grammar_vocab_destroy(d->gvocab);
   poot_free(d->history);
   poot_free(d->program);
   poot_free(d);
@@ -335,11 +384,17 @@ poot_status poot_driver_prepare(poot_driver *d) {
 poot_status poot_driver_reset(poot_driver *d) {
   POOT_TRY(poot_exec_reset_state(d->ex));
   d->pos = 0;
+  d->counts_valid = true;
   return NULL;
 }
 
-poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count,
-                             poot_token *out_next, bool *out_nonfinite) {
+const poot_token *poot_driver_cached_ids(const poot_driver *d) {
+  return d->history;
+}
+
+poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t count, bool hist,
+                              const poot_tensor *hist_i, poot_token *out_next,
+                              bool *out_nonfinite) {
   *out_next = -1;
   if (out_nonfinite) *out_nonfinite = false;
   if (!ids || count < 1) return BAD("driver: feed needs at least one id");
@@ -349,20 +404,41 @@ poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count
                             count, (long long)d->pos, (long long)d->cap);
   int32_t words[2] = {-1, 1};
   size_t i = 0;
-  if (crosses_restart(d, count)) {
+  if (hist && (crosses_restart(d, count) || needs_whole_pass(d, count)))
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "driver: repetition penalties past the model's rope restart length "
+                            "(%lld) are not supported yet",
+                            (long long)(d->restart_at ? d->restart_at : d->whole_pass_at));
+  if (!hist && crosses_restart(d, count)) {
     POOT_TRY(restart_step(d, &d->restart, ids, count, words, sizeof words));
     i = count;
-  } else if (needs_whole_pass(d, count)) {
+  } else if (!hist && needs_whole_pass(d, count)) {
     POOT_TRY(whole_pass_step(d, &d->restart, ids, count, words, sizeof words));
     i = count;
   }
+  if (!hist) d->counts_valid = false;
+  driver_entry *pre = hist ? &d->feed_prefill : &d->prefill;
+  driver_entry *dec = hist ? &d->feed_decode : &d->decode;
+  size_t nx = hist ? 1 : 0;
   if (d->chunk > 1)
-    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
-      POOT_TRY(run_step(d, &d->prefill, ids + i, words, sizeof words));
-  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode, ids + i, words, sizeof words));
+    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk) {
+      POOT_TRY(poot__driver_ensure_entry(d, pre));
+      poot_exec_slot_value x = {pre->s_i, hist_i};
+      POOT_TRY(poot__driver_run_step(d, pre, ids + i, &x, nx, words, sizeof words));
+    }
+  for (; i < count; i++) {
+    POOT_TRY(poot__driver_ensure_entry(d, dec));
+    poot_exec_slot_value x = {dec->s_i, hist_i};
+    POOT_TRY(poot__driver_run_step(d, dec, ids + i, &x, nx, words, sizeof words));
+  }
   *out_next = words[0];
   if (out_nonfinite) *out_nonfinite = words[1] == 0;
   return NULL;
+}
+
+poot_status poot_driver_feed(poot_driver *d, const poot_token *ids, size_t count,
+                             poot_token *out_next, bool *out_nonfinite) {
+  return poot__driver_feed(d, ids, count, false, NULL, out_next, out_nonfinite);
 }
 
 poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_t count,
@@ -384,4 +460,3 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
   for (; i < count; i++) POOT_TRY(run_step(d, &d->decode_logits, ids + i, out_logits, bytes));
   return NULL;
 }
-

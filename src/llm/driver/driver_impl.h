@@ -11,13 +11,42 @@
 
 #define DEFAULT_CHUNK 16
 
+/* What an entry's suffix does (driver_sample.c). */
+typedef enum driver_role {
+  DRIVER_ROLE_GREEDY = 0, /* the greedy suffix (or none: logits) */
+  DRIVER_ROLE_FEED,       /* the greedy suffix plus the penalty history update */
+  DRIVER_ROLE_SAMPLE,     /* the sampling suffix of `kind` */
+} driver_role;
+
+/* The sampler's parameter slots: sampler.f f32[8] = {temperature, top_p,
+ * logf(min_p), typical_p, repeat_penalty, presence, frequency, 0};
+ * sampler.i i32[4] = {top-k in force, the history lag, 0, 0}. */
+#define DRIVER_SAMPLER_FPARAMS 8
+#define DRIVER_SAMPLER_IPARAMS 4
+/* i32 words of a sample step's output before the top-n logprobs: {id,
+ * finite, any survivor, logprob bits}. */
+#define DRIVER_SAMPLE_HEAD 4
+/* Sampling kinds with an entry at once (the oldest is replaced). */
+#define DRIVER_MAX_SAMPLERS 8
+
+typedef struct driver_sample_shape {
+  int64_t tokens, cap;
+  uint32_t kind; /* poot_sampler_bits */
+  driver_role role;
+} driver_sample_shape;
+
 /* One entry: a step shape traced on first use. */
 typedef struct driver_entry {
   int64_t tokens; /* T */
   bool logits;    /* no greedy suffix: the step reads back f32[1, vocab] */
   bool added;
+  driver_role role;
+  uint32_t kind; /* SAMPLE / FEED: the sampler bits */
   uint32_t id;
   poot_exec_slot token, pos; /* the entry's slots */
+  /* the sampler's slots (SAMPLE; FEED has i) */
+  poot_exec_slot s_f, s_i, s_seed, s_bias_id, s_bias, s_mask;
+  uint64_t request; /* the request whose parameters the slots hold */
 } driver_entry;
 
 struct poot_driver {
@@ -35,10 +64,59 @@ struct poot_driver {
   driver_entry restart, restart_logits;
   int64_t restart_at;    /* 0: never */
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
-  poot_token *history; /* the tokens at positions [0, pos) */
+  poot_token *history;   /* the tokens at positions [0, pos) */
+  /* Penalty history: feed entries (T = chunk, T = 1) and sample entries. */
+  driver_entry feed_prefill, feed_decode;
+  driver_entry samplers[DRIVER_MAX_SAMPLERS];
+  uint32_t n_samplers;
+  bool counts_valid;          /* every cached token went through a history entry */
+  uint64_t request;           /* generation requests so far */
+  poot_grammar_vocab *gvocab; /* the tokenizer's pieces, built on first grammar use */
 };
+
+/* One request's sampler slot values (driver_step.c). */
+typedef struct driver_request {
+  uint64_t id; /* d->request when it began */
+  uint32_t kind;
+  int32_t n_probs;
+  float f[DRIVER_SAMPLER_FPARAMS];
+  int32_t i[DRIVER_SAMPLER_IPARAMS];
+  uint32_t seed[2];
+  int32_t bias_id[POOT_SAMPLING_MAX_BIAS];
+  float bias[POOT_SAMPLING_MAX_BIAS];
+} driver_request;
+
+/* The slot values of parameters `p` (validated) and a resolved seed; kind
+ * and id are left for the caller. */
+void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
+                               driver_request *r);
+/* One sampled step: feeds `last` through the entry of r->kind and returns
+ * the choice (mask: the grammar's mask words when the kind has MASK).
+ * INVALID_ARGUMENT when every token is banned. */
+POOT_MUST_USE poot_status poot__driver_sample_step(poot_driver *d, driver_request *r,
+                                                   poot_token last, const uint32_t *mask,
+                                                   poot_sampling_result *out);
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);
+/* One step of `e` on tokens[0..T) at the current position, with extra slot
+ * values; advances the position. */
+POOT_MUST_USE poot_status poot__driver_run_step(poot_driver *d, driver_entry *e,
+                                                const poot_token *tokens,
+                                                const poot_exec_slot_value *extra, size_t n_extra,
+                                                void *out, size_t out_size);
+/* As poot_driver_feed; hist: through the history entries (penalties). */
+POOT_MUST_USE poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t count,
+                                            bool hist, const poot_tensor *hist_i,
+                                            poot_token *out_next, bool *out_nonfinite);
+
+/* The argmax over logits f32[1, V] as i32[1] (two levels past 1,024). */
+POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, int64_t vocab,
+                                              poot_value *out);
+/* Appends the suffix of `sh` to a traced step (driver_sample.c) and
+ * verifies the graph. */
+POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh);
+/* i32 words of a sample step's output. */
+uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab);
 
 #endif /* POOT_LLM_DRIVER_IMPL_H */

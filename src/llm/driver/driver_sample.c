@@ -1,0 +1,543 @@
+/* driver_sample.c — the sampling suffix the driver appends to a traced step
+ * (DESIGN §7 "Sampling on the device"; docs/sampling.md "The device suffix").
+ *
+ * The suffix is built from core graph ops, so every device runs it and
+ * poot_eval is its oracle; it computes what poot_sampling_sample computes
+ * (the reference sampler), in f32. Its shape depends only on the kind (which
+ * samplers are on) and on capacities, never on a sampler's value: the values
+ * are slots written before each replay. */
+#include <math.h>
+#include <string.h>
+
+#include "driver_impl.h"
+#include "driver_internal.h"
+
+/* A builder whose first error sticks: each call returns POOT_VALUE_NONE once
+ * an error is set, and the caller checks sb.st at the end. */
+typedef struct sb {
+  poot_graph *g;
+  poot_status st;
+  int64_t V; /* vocabulary (logits per row) */
+} sb;
+
+static poot_value fail_value(sb *s, poot_status st) {
+  if (!s->st)
+    s->st = st;
+  else
+    poot_status_free(st);
+  return POOT_VALUE_NONE;
+}
+
+#define SB_CALL(s, call)                  \
+  do {                                    \
+    if ((s)->st) return POOT_VALUE_NONE;  \
+    poot_status st_ = (call);             \
+    if (st_) return fail_value((s), st_); \
+  } while (0)
+
+static poot_shape shape1(int64_t n) {
+  poot_shape sh = {.rank = 1, .dims = {n}};
+  return sh;
+}
+static poot_shape shape2(int64_t a, int64_t b) {
+  poot_shape sh = {.rank = 2, .dims = {a, b}};
+  return sh;
+}
+
+static poot_value bin(sb *s, poot_op op, poot_value a, poot_value b) {
+  poot_value o;
+  SB_CALL(s, poot_graph_binary(s->g, op, a, b, &o));
+  return o;
+}
+static poot_value un(sb *s, poot_op op, poot_value a) {
+  poot_value o;
+  SB_CALL(s, poot_graph_unary(s->g, op, a, &o));
+  return o;
+}
+static poot_value sel(sb *s, poot_value p, poot_value a, poot_value b) {
+  poot_value o;
+  SB_CALL(s, poot_graph_select(s->g, p, a, b, &o));
+  return o;
+}
+static poot_value cvt(sb *s, poot_value x, poot_dtype dt) {
+  poot_value o;
+  SB_CALL(s, poot_graph_convert(s->g, x, dt, &o));
+  return o;
+}
+static poot_value bits(sb *s, poot_value x, poot_dtype dt) {
+  poot_value o;
+  SB_CALL(s, poot_graph_bitcast(s->g, x, dt, &o));
+  return o;
+}
+static poot_value reshape(sb *s, poot_value x, poot_shape sh) {
+  poot_value o;
+  SB_CALL(s, poot_graph_reshape(s->g, x, &sh, &o));
+  return o;
+}
+static poot_value fconst(sb *s, double v) {
+  poot_value o;
+  SB_CALL(s, poot_graph_const_f32(s->g, POOT_DTYPE_F32, v, &o));
+  return o;
+}
+static poot_value iconst(sb *s, poot_dtype dt, int64_t v) {
+  poot_value o;
+  SB_CALL(s, poot_graph_const_int(s->g, dt, v, &o));
+  return o;
+}
+/* A scalar (rank 0) or a [1] value broadcast to `sh`. */
+static poot_value bcast(sb *s, poot_value x, poot_shape sh) {
+  const poot_type *t = s->st ? NULL : poot_graph_value_type(s->g, x);
+  if (!s->st && !t) return fail_value(s, poot_status_make(POOT_INTERNAL, "sampler: bad value"));
+  poot_value o, x0 = x;
+  if (!s->st && t->shape.rank == 1) x0 = reshape(s, x, (poot_shape){.rank = 0});
+  SB_CALL(s, poot_graph_broadcast(s->g, x0, &sh, NULL, &o));
+  return o;
+}
+/* x[..., n] broadcast along a new leading dim: [m, n]. */
+static poot_value rows_of(sb *s, poot_value x, int64_t m, int64_t n) {
+  poot_value o;
+  poot_shape sh = shape2(m, n);
+  int64_t d[1] = {1};
+  SB_CALL(s, poot_graph_broadcast(s->g, x, &sh, d, &o));
+  return o;
+}
+/* x[m] broadcast along a new trailing dim: [m, n]. */
+static poot_value cols_of(sb *s, poot_value x, int64_t m, int64_t n) {
+  poot_value o;
+  poot_shape sh = shape2(m, n);
+  int64_t d[1] = {0};
+  SB_CALL(s, poot_graph_broadcast(s->g, x, &sh, d, &o));
+  return o;
+}
+static poot_value reduce(sb *s, poot_value x, poot_reduce_kind k, int64_t axis, poot_dtype acc) {
+  poot_value o;
+  SB_CALL(s, poot_graph_reduce(s->g, x, k, 1, &axis, acc, &o));
+  return o;
+}
+static poot_value iota(sb *s, poot_dtype dt, poot_shape sh, int64_t axis) {
+  poot_value o;
+  poot_type t = poot_type_make(dt, sh.rank, sh.dims);
+  SB_CALL(s, poot_graph_iota(s->g, &t, axis, &o));
+  return o;
+}
+/* Element i of a 1-D value, as a scalar. */
+static poot_value elem(sb *s, poot_value x, int64_t i) {
+  poot_value o;
+  int64_t st[1] = {i}, lim[1] = {i + 1};
+  SB_CALL(s, poot_graph_slice(s->g, x, st, lim, NULL, &o));
+  return reshape(s, o, (poot_shape){.rank = 0});
+}
+static poot_value slot(sb *s, const char *name, poot_dtype dt, int64_t n) {
+  poot_value o;
+  poot_type t = poot_type_make(dt, 1, &n);
+  SB_CALL(s, poot_graph_add_slot(s->g, POOT_SLOT_NAMED, name, &t, &o));
+  return o;
+}
+static poot_value state(sb *s, const char *name, poot_dtype dt, int64_t n) {
+  poot_value o;
+  poot_type t = poot_type_make(dt, 1, &n);
+  SB_CALL(s, poot_graph_add_state(s->g, name, &t, &o));
+  return o;
+}
+static void set_state(sb *s, poot_value st, poot_value v) {
+  if (s->st) return;
+  poot_status e = poot_graph_set_state_update(s->g, st, v);
+  if (e) fail_value(s, e);
+}
+/* A scalar f32 of a [n] f32 slot; broadcast to `sh`. */
+static poot_value param_f(sb *s, poot_value fp, int64_t i, poot_shape sh) {
+  return bcast(s, elem(s, fp, i), sh);
+}
+
+/* The slot leaf of `kind` (TOKEN, POS) in the root region. */
+static poot_value find_slot(const poot_graph *g, poot_slot_kind kind) {
+  const poot_region *root = poot_graph_root(g);
+  for (uint32_t i = 0; i < root->num_nodes; i++) {
+    const poot_node *n = poot_graph_node(g, root->nodes[i]);
+    if (n->op == POOT_OP_LEAF && n->storage == POOT_STORAGE_SLOT && n->slot_kind == kind)
+      return n->results[0];
+  }
+  return POOT_VALUE_NONE;
+}
+
+/* ------------------------------------------------------ the history */
+
+/* counts += one-hot(tokens fed) - one-hot(tokens leaving the window) and
+ * hist[pos .. pos+T) = tokens. The window's lag L is element 1 of the i32
+ * parameter slot: the token fed at position p leaves at p + L (L = 0: never).
+ * Tokens of the same step can leave: a lag shorter than T reads them from
+ * the step's own tokens. */
+static poot_value history_update(sb *s, const driver_sample_shape *sh, poot_value ip) {
+  poot_value tok = find_slot(s->g, POOT_SLOT_TOKEN), pos = find_slot(s->g, POOT_SLOT_POS);
+  if (!s->st && (tok == POOT_VALUE_NONE || pos == POOT_VALUE_NONE)) {
+    return fail_value(s,
+                      poot_status_make(POOT_INTERNAL, "sampler: the step has no token/pos slot"));
+  }
+  const int64_t T = sh->tokens, V = s->V, cap = sh->cap;
+  poot_value counts = state(s, "sampler.counts", POOT_DTYPE_I32, V);
+  poot_value hist = state(s, "sampler.hist", POOT_DTYPE_I32, cap);
+  poot_value t1 = reshape(s, tok, shape1(T));
+  poot_value p0 = elem(s, pos, 0);
+  poot_value lag = elem(s, ip, 1);
+  poot_value tT = iota(s, POOT_DTYPE_I32, shape1(T), 0);
+  poot_value at = bin(s, POOT_OP_ADD, tT, bcast(s, p0, shape1(T)));    /* p = pos + t */
+  poot_value from = bin(s, POOT_OP_SUB, at, bcast(s, lag, shape1(T))); /* p - L */
+  poot_value lagb = bcast(s, lag, shape1(T));
+  poot_value zero = bcast(s, iconst(s, POOT_DTYPE_I32, 0), shape1(T));
+  poot_value valid =
+      bin(s, POOT_OP_AND, bin(s, POOT_OP_GT, lagb, zero), bin(s, POOT_OP_GE, from, zero));
+  /* the leaving token: from this step's tokens when from >= pos, else hist */
+  poot_value in_step = bin(s, POOT_OP_GE, from, bcast(s, p0, shape1(T)));
+  poot_value hi =
+      bin(s, POOT_OP_MAX, zero,
+          bin(s, POOT_OP_MIN, from, bcast(s, iconst(s, POOT_DTYPE_I32, cap - 1), shape1(T))));
+  poot_value ti = bin(s, POOT_OP_SUB, tT, lagb);
+  ti = bin(s, POOT_OP_MAX, zero,
+           bin(s, POOT_OP_MIN, ti, bcast(s, iconst(s, POOT_DTYPE_I32, T - 1), shape1(T))));
+  poot_value old_h, old_t;
+  if (s->st) return POOT_VALUE_NONE;
+  poot_status e = poot_graph_gather(s->g, hist, hi, 0, 0, POOT_TRAP_NONE, &old_h);
+  if (!e) e = poot_graph_gather(s->g, t1, ti, 0, 0, POOT_TRAP_NONE, &old_t);
+  if (e) return fail_value(s, e);
+  poot_value old = sel(s, in_step, old_t, old_h);
+  /* [T, V] one-hots summed over T */
+  poot_value vid = iota(s, POOT_DTYPE_I32, shape2(T, V), 1);
+  poot_value add = cvt(s, bin(s, POOT_OP_EQ, vid, cols_of(s, t1, T, V)), POOT_DTYPE_I32);
+  poot_value leave =
+      bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, vid, cols_of(s, old, T, V)), cols_of(s, valid, T, V));
+  poot_value delta = bin(s, POOT_OP_SUB, add, cvt(s, leave, POOT_DTYPE_I32));
+  poot_value dsum = reduce(s, delta, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  poot_value counts_new = bin(s, POOT_OP_ADD, counts, dsum);
+  set_state(s, counts, counts_new);
+  poot_value nh;
+  if (s->st) return POOT_VALUE_NONE;
+  e = poot_graph_dynamic_update_slice(s->g, hist, t1, &p0, POOT_TRAP_NONE, &nh);
+  if (e) return fail_value(s, e);
+  set_state(s, hist, nh);
+  return counts_new;
+}
+
+/* ------------------------------------------------------ the sampler */
+
+/* y = logits after the mask, the logit bias and the penalties (f32[V]);
+ * counts: the history's counts after this step's tokens. */
+static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, poot_value counts) {
+  const int64_t V = s->V;
+  const poot_shape sv = shape1(V);
+  poot_value y = x, ninf = bcast(s, fconst(s, -INFINITY), sv);
+  if (kind & POOT_SAMPLER_MASK) {
+    int64_t W = (V + 31) / 32;
+    poot_value mask = slot(s, "sampler.mask", POOT_DTYPE_U32, W);
+    poot_value v = iota(s, POOT_DTYPE_U32, sv, 0), word, bit;
+    poot_value w = bin(s, POOT_OP_SHR, v, bcast(s, iconst(s, POOT_DTYPE_U32, 5), sv));
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_gather(s->g, mask, w, 0, 0, POOT_TRAP_NONE, &word);
+    if (e) return fail_value(s, e);
+    poot_value sh = bin(s, POOT_OP_AND, v, bcast(s, iconst(s, POOT_DTYPE_U32, 31), sv));
+    bit = bin(s, POOT_OP_AND, bin(s, POOT_OP_SHR, word, sh),
+              bcast(s, iconst(s, POOT_DTYPE_U32, 1), sv));
+    y = sel(s, bin(s, POOT_OP_NE, bit, bcast(s, iconst(s, POOT_DTYPE_U32, 0), sv)), y, ninf);
+  }
+  if (kind & POOT_SAMPLER_LOGIT_BIAS) {
+    const int64_t NB = POOT_SAMPLING_MAX_BIAS;
+    poot_value ids = slot(s, "sampler.bias_id", POOT_DTYPE_I32, NB);
+    poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB), b;
+    poot_value zeros = bcast(s, fconst(s, 0.0), sv);
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_scatter_update(s->g, zeros, ids, vals, 0, POOT_TRAP_NONE, &b);
+    if (e) return fail_value(s, e);
+    y = bin(s, POOT_OP_ADD, y, b);
+  }
+  if (kind & POOT_SAMPLER_PENALTIES) {
+    poot_value seen = bin(s, POOT_OP_GT, counts, bcast(s, iconst(s, POOT_DTYPE_I32, 0), sv));
+    poot_value rp = param_f(s, fp, 4, sv), pres = param_f(s, fp, 5, sv);
+    poot_value freq = param_f(s, fp, 6, sv);
+    poot_value neg = bin(s, POOT_OP_LE, y, bcast(s, fconst(s, 0.0), sv));
+    poot_value l = sel(s, neg, bin(s, POOT_OP_MUL, y, rp), bin(s, POOT_OP_DIV, y, rp));
+    poot_value sub =
+        bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, cvt(s, counts, POOT_DTYPE_F32), freq), pres);
+    y = sel(s, seen, bin(s, POOT_OP_SUB, l, sub), y);
+  }
+  return y;
+}
+
+/* The max of x[n] where alive, as a scalar (-inf when none is). */
+static poot_value alive_max(sb *s, poot_value x, poot_value alive, int64_t n) {
+  poot_value ninf = bcast(s, fconst(s, -INFINITY), shape1(n));
+  return reduce(s, sel(s, alive, x, ninf), POOT_REDUCE_MAX, 0, POOT_DTYPE_F32);
+}
+
+/* p[n] = softmax over the alive entries (0 elsewhere) at temperature 1. */
+static poot_value alive_softmax(sb *s, poot_value x, poot_value alive, int64_t n) {
+  poot_shape sn = shape1(n);
+  poot_value m = bcast(s, alive_max(s, x, alive, n), sn);
+  poot_value e =
+      sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, x, m)), bcast(s, fconst(s, 0.0), sn));
+  poot_value z = bcast(s, reduce(s, e, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32), sn);
+  return bin(s, POOT_OP_DIV, e, z);
+}
+
+/* Σ_j w[j] · before[i, j] over j, for i in [n]: before is bool[n, n]. */
+static poot_value masked_sum(sb *s, poot_value w, poot_value before, int64_t n) {
+  poot_value wr = rows_of(s, w, n, n);
+  poot_value z = bcast(s, fconst(s, 0.0), shape2(n, n));
+  return reduce(s, sel(s, before, wr, z), POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
+}
+
+/* Typical-p on the sorted candidates cv[n] (alive mask): keep while the
+ * mass before a token, in order of |-log p - H| (ties: earlier rank), is ≤ p. */
+static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+  poot_shape sn = shape1(n), snn = shape2(n, n);
+  poot_value p = alive_softmax(s, cv, alive, n);
+  poot_value zero = bcast(s, fconst(s, 0.0), sn);
+  poot_value pos = bin(s, POOT_OP_GT, p, zero);
+  poot_value lp = un(s, POOT_OP_LOG, sel(s, pos, p, bcast(s, fconst(s, 1.0), sn)));
+  poot_value ent = un(
+      s, POOT_OP_NEG,
+      reduce(s, sel(s, pos, bin(s, POOT_OP_MUL, p, lp), zero), POOT_REDUCE_SUM, 0, POOT_DTYPE_F32));
+  poot_value shift =
+      un(s, POOT_OP_ABS, bin(s, POOT_OP_SUB, un(s, POOT_OP_NEG, lp), bcast(s, ent, sn)));
+  shift = sel(s, pos, shift, bcast(s, fconst(s, INFINITY), sn));
+  /* before[i, j]: j sorts before i */
+  poot_value si = cols_of(s, shift, n, n), sj = rows_of(s, shift, n, n);
+  poot_value ii = iota(s, POOT_DTYPE_I32, snn, 0), jj = iota(s, POOT_DTYPE_I32, snn, 1);
+  poot_value before =
+      bin(s, POOT_OP_OR, bin(s, POOT_OP_LT, sj, si),
+          bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, sj, si), bin(s, POOT_OP_LT, jj, ii)));
+  before = bin(s, POOT_OP_AND, before, rows_of(s, alive, n, n));
+  poot_value mass = masked_sum(s, p, before, n);
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LE, mass, param_f(s, fp, 3, sn)));
+}
+
+/* Top-p on the sorted candidates: keep while the mass before a token is < p. */
+static poot_value top_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+  poot_shape sn = shape1(n), snn = shape2(n, n);
+  poot_value p = alive_softmax(s, cv, alive, n);
+  poot_value before =
+      bin(s, POOT_OP_LT, iota(s, POOT_DTYPE_I32, snn, 1), iota(s, POOT_DTYPE_I32, snn, 0));
+  poot_value mass = masked_sum(s, p, before, n);
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LT, mass, param_f(s, fp, 1, sn)));
+}
+
+/* Min-p: keep logit >= max + log(min_p) (log(min_p) is parameter 2). */
+static poot_value min_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+  poot_shape sn = shape1(n);
+  poot_value floor =
+      bin(s, POOT_OP_ADD, bcast(s, alive_max(s, cv, alive, n), sn), param_f(s, fp, 2, sn));
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_GE, cv, floor));
+}
+
+/* Tempered weights of the alive candidates: exp((x - max) / T), 0 elsewhere. */
+static poot_value weights(sb *s, poot_value x, poot_value alive, poot_value fp, int64_t n) {
+  poot_shape sn = shape1(n);
+  poot_value m = bcast(s, alive_max(s, x, alive, n), sn);
+  poot_value t = bin(s, POOT_OP_DIV, bin(s, POOT_OP_SUB, x, m), param_f(s, fp, 0, sn));
+  return sel(s, alive, un(s, POOT_OP_EXP, t), bcast(s, fconst(s, 0.0), sn));
+}
+
+/* The draw among candidates (ids ci[n], weights w[n], alive): the first id
+ * (in id order) whose cumulative weight passes u·Σw; when rounding leaves
+ * none, the largest alive id. Returns an i32 scalar. */
+static poot_value draw_candidates(sb *s, poot_value ci, poot_value w, poot_value alive,
+                                  poot_value u, int64_t n) {
+  poot_shape sn = shape1(n);
+  poot_value before = bin(s, POOT_OP_LT, rows_of(s, ci, n, n), cols_of(s, ci, n, n));
+  poot_value pre = masked_sum(s, w, before, n);
+  poot_value target = bin(s, POOT_OP_MUL, u, reduce(s, w, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32));
+  poot_value past = bin(s, POOT_OP_AND, alive,
+                        bin(s, POOT_OP_GT, bin(s, POOT_OP_ADD, pre, w), bcast(s, target, sn)));
+  poot_value big = bcast(s, iconst(s, POOT_DTYPE_I32, INT32_MAX), sn);
+  poot_value first = reduce(s, sel(s, past, ci, big), POOT_REDUCE_MIN, 0, POOT_DTYPE_I32);
+  poot_value last = reduce(s, sel(s, alive, ci, bcast(s, iconst(s, POOT_DTYPE_I32, -1), sn)),
+                           POOT_REDUCE_MAX, 0, POOT_DTYPE_I32);
+  poot_value none = bin(s, POOT_OP_EQ, first, iconst(s, POOT_DTYPE_I32, INT32_MAX));
+  return sel(s, none, last, first);
+}
+
+/* The draw over the whole vocabulary in id order, in two levels: chunks of
+ * L weights (a prefix sum over the chunk sums picks the chunk), then the
+ * prefix inside the chunk. Returns an i32 scalar. */
+static poot_value draw_vocab(sb *s, poot_value w, poot_value alive, poot_value u) {
+  const int64_t V = s->V;
+  int64_t L = 64;
+  while (L < 4096 && L * L < V) L *= 2;
+  const int64_t C = (V + L - 1) / L;
+  poot_value wp = w, ap = alive;
+  if (C * L != V) {
+    int64_t lo[1] = {0}, hi[1] = {C * L - V};
+    if (s->st) return POOT_VALUE_NONE;
+    poot_value z = fconst(s, 0.0), f = POOT_VALUE_NONE, pa;
+    poot_status e = poot_graph_const_int(s->g, POOT_DTYPE_BOOL, 0, &f);
+    if (!e) e = poot_graph_pad(s->g, w, z, lo, hi, NULL, &pa);
+    if (!e) wp = pa, e = poot_graph_pad(s->g, alive, f, lo, hi, NULL, &ap);
+    if (e) return fail_value(s, e);
+  }
+  poot_value grid = reshape(s, wp, shape2(C, L)), agrid = reshape(s, ap, shape2(C, L));
+  poot_value csum = reduce(s, grid, POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
+  poot_value cum, lcum, row, arow;
+  if (s->st) return POOT_VALUE_NONE;
+  poot_status e = poot_graph_cumsum(s->g, csum, 0, POOT_DTYPE_F32, &cum);
+  if (e) return fail_value(s, e);
+  poot_value total = elem(s, cum, C - 1);
+  poot_value target = bin(s, POOT_OP_MUL, u, total);
+  /* the chunk: how many chunk prefixes stay at or below the target */
+  poot_value le = cvt(s, bin(s, POOT_OP_LE, cum, bcast(s, target, shape1(C))), POOT_DTYPE_I32);
+  poot_value c = reduce(s, le, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  c = bin(s, POOT_OP_MIN, c, iconst(s, POOT_DTYPE_I32, C - 1));
+  poot_value base = fconst(s, 0.0);
+  {
+    poot_value cm1 = bin(s, POOT_OP_MAX, bin(s, POOT_OP_SUB, c, iconst(s, POOT_DTYPE_I32, 1)),
+                         iconst(s, POOT_DTYPE_I32, 0));
+    poot_value prev;
+    if (s->st) return POOT_VALUE_NONE;
+    int64_t one = 1;
+    e = poot_graph_dynamic_slice(s->g, cum, &cm1, &one, POOT_TRAP_NONE, &prev);
+    if (e) return fail_value(s, e);
+    poot_value has = bin(s, POOT_OP_GT, c, iconst(s, POOT_DTYPE_I32, 0));
+    base = sel(s, has, reshape(s, prev, (poot_shape){.rank = 0}), base);
+  }
+  poot_value z0 = iconst(s, POOT_DTYPE_I32, 0), starts[2] = {c, z0};
+  int64_t sz[2] = {1, L};
+  if (s->st) return POOT_VALUE_NONE;
+  e = poot_graph_dynamic_slice(s->g, grid, starts, sz, POOT_TRAP_NONE, &row);
+  if (!e) e = poot_graph_dynamic_slice(s->g, agrid, starts, sz, POOT_TRAP_NONE, &arow);
+  if (e) return fail_value(s, e);
+  row = reshape(s, row, shape1(L));
+  arow = reshape(s, arow, shape1(L));
+  if (s->st) return POOT_VALUE_NONE;
+  e = poot_graph_cumsum(s->g, row, 0, POOT_DTYPE_F32, &lcum);
+  if (e) return fail_value(s, e);
+  poot_value past = bin(s, POOT_OP_AND, arow,
+                        bin(s, POOT_OP_GT, bin(s, POOT_OP_ADD, bcast(s, base, shape1(L)), lcum),
+                            bcast(s, target, shape1(L))));
+  poot_value j = iota(s, POOT_DTYPE_I32, shape1(L), 0);
+  poot_value first = reduce(s, sel(s, past, j, bcast(s, iconst(s, POOT_DTYPE_I32, L), shape1(L))),
+                            POOT_REDUCE_MIN, 0, POOT_DTYPE_I32);
+  poot_value id = bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, c, iconst(s, POOT_DTYPE_I32, L)), first);
+  poot_value vid = iota(s, POOT_DTYPE_I32, shape1(V), 0);
+  poot_value last =
+      reduce(s, sel(s, alive, vid, bcast(s, iconst(s, POOT_DTYPE_I32, -1), shape1(V))),
+             POOT_REDUCE_MAX, 0, POOT_DTYPE_I32);
+  poot_value none = bin(s, POOT_OP_EQ, first, iconst(s, POOT_DTYPE_I32, L));
+  return sel(s, none, last, id);
+}
+
+/* The drawn id (i32 scalar) from the adjusted logits y[V]. */
+static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_value ip) {
+  const int64_t V = s->V;
+  poot_value seed = slot(s, "sampler.seed", POOT_DTYPE_U32, 2);
+  poot_value step = state(s, "sampler.step", POOT_DTYPE_U32, 2), r;
+  if (s->st) return POOT_VALUE_NONE;
+  poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
+  poot_status e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
+  uint32_t inc_words[2] = {1, 0};
+  int64_t two = 2;
+  poot_tensor inc_t = {
+      .type = poot_type_make(POOT_DTYPE_U32, 1, &two), .data = inc_words, .size = sizeof inc_words};
+  poot_value inc;
+  if (!e) e = poot_graph_add_const(s->g, &inc_t, &inc);
+  if (e) return fail_value(s, e);
+  set_state(s, step, bin(s, POOT_OP_ADD, step, inc));
+  poot_value u = reshape(s, r, (poot_shape){.rank = 0});
+  const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
+  if (!(kind & sorting)) {
+    poot_value alive = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), shape1(V)));
+    if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V);
+    return draw_vocab(s, weights(s, y, alive, fp, V), alive, u);
+  }
+  const int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
+  poot_value cv, ci;
+  if (s->st) return POOT_VALUE_NONE;
+  if ((e = poot_graph_top_k(s->g, y, K, &cv, &ci))) return fail_value(s, e);
+  poot_shape sk = shape1(K);
+  poot_value rank = iota(s, POOT_DTYPE_I32, sk, 0);
+  poot_value alive = bin(s, POOT_OP_AND, bin(s, POOT_OP_LT, rank, bcast(s, elem(s, ip, 0), sk)),
+                         bin(s, POOT_OP_GT, cv, bcast(s, fconst(s, -INFINITY), sk)));
+  if (kind & POOT_SAMPLER_TYPICAL_P) alive = typical(s, cv, alive, fp, K);
+  if (kind & POOT_SAMPLER_TOP_P) alive = top_p(s, cv, alive, fp, K);
+  if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K);
+  return draw_candidates(s, ci, weights(s, cv, alive, fp, K), alive, u, K);
+}
+
+/* The chosen id's logprob and the top-n (ids, logprobs) over the raw logits
+ * x[V]: three i32 values (logprob bits [1], ids [n], logprob bits [n]). */
+static void logprobs(sb *s, poot_value x, poot_value id, poot_value out[3]) {
+  const int64_t V = s->V, n = V < POOT_SAMPLING_MAX_PROBS ? V : POOT_SAMPLING_MAX_PROBS;
+  poot_shape sv = shape1(V);
+  poot_value mx = reduce(s, x, POOT_REDUCE_MAX, 0, POOT_DTYPE_F32);
+  poot_value z = reduce(s, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, x, bcast(s, mx, sv))),
+                        POOT_REDUCE_SUM, 0, POOT_DTYPE_F32);
+  poot_value lse = bin(s, POOT_OP_ADD, mx, un(s, POOT_OP_LOG, z)), xi, tv, ti;
+  if (s->st) return;
+  int64_t one = 1;
+  poot_status e = poot_graph_dynamic_slice(s->g, x, &id, &one, POOT_TRAP_NONE, &xi);
+  if (!e) e = poot_graph_top_k(s->g, x, n, &tv, &ti);
+  if (e) {
+    fail_value(s, e);
+    return;
+  }
+  out[0] = bits(s, bin(s, POOT_OP_SUB, xi, bcast(s, lse, shape1(1))), POOT_DTYPE_I32);
+  out[1] = ti;
+  out[2] = bits(s, bin(s, POOT_OP_SUB, tv, bcast(s, lse, shape1(n))), POOT_DTYPE_I32);
+}
+
+uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab) {
+  int64_t n = vocab < POOT_SAMPLING_MAX_PROBS ? vocab : POOT_SAMPLING_MAX_PROBS;
+  return DRIVER_SAMPLE_HEAD + ((kind & POOT_SAMPLER_LOGPROBS) ? (uint32_t)(2 * n) : 0);
+}
+
+/* The sample role: output i32[words] = {id, finite, any survivor, logprob
+ * bits, top ids..., top logprob bits...}. */
+static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_value ip,
+                                 poot_value counts) {
+  const int64_t V = s->V;
+  poot_shape sv = shape1(V);
+  poot_value x = reshape(s, logits, sv);
+  poot_value fp = slot(s, "sampler.f", POOT_DTYPE_F32, DRIVER_SAMPLER_FPARAMS);
+  poot_value d = bin(s, POOT_OP_SUB, x, x);
+  poot_value finite =
+      cvt(s, bin(s, POOT_OP_EQ, reduce(s, d, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32), fconst(s, 0.0)),
+          POOT_DTYPE_I32);
+  poot_value y = adjusted(s, x, kind, fp, counts);
+  poot_value any = cvt(
+      s, bin(s, POOT_OP_GT, reduce(s, y, POOT_REDUCE_MAX, 0, POOT_DTYPE_F32), fconst(s, -INFINITY)),
+      POOT_DTYPE_I32);
+  poot_value id;
+  if (kind & POOT_SAMPLER_DRAW) {
+    id = drawn(s, y, kind, fp, ip);
+  } else {
+    if (s->st) return s->st;
+    POOT_TRY(poot__driver_argmax(s->g, reshape(s, y, shape2(1, V)), V, &id));
+    id = reshape(s, id, (poot_shape){.rank = 0});
+  }
+  poot_value parts[7] = {reshape(s, id, shape1(1)), reshape(s, finite, shape1(1)),
+                         reshape(s, any, shape1(1)), POOT_VALUE_NONE};
+  uint32_t np = 4;
+  if (kind & POOT_SAMPLER_LOGPROBS) {
+    poot_value lp[3] = {POOT_VALUE_NONE, POOT_VALUE_NONE, POOT_VALUE_NONE};
+    logprobs(s, x, id, lp);
+    parts[3] = lp[0], parts[4] = lp[1], parts[5] = lp[2];
+    np = 6;
+  } else {
+    parts[3] = reshape(s, iconst(s, POOT_DTYPE_I32, 0), shape1(1));
+  }
+  if (s->st) return s->st;
+  poot_value out;
+  POOT_TRY(poot_graph_concat(s->g, np, parts, 0, &out));
+  POOT_TRY(poot_graph_set_output(s->g, out));
+  return poot_graph_verify(s->g);
+}
+
+poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh) {
+  poot_value logits = poot_graph_output(g);
+  const poot_type *lt = poot_graph_value_type(g, logits);
+  if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
+    return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
+  sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1]};
+  poot_value ip = slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
+  poot_value counts = POOT_VALUE_NONE;
+  if (sh->kind & POOT_SAMPLER_PENALTIES) counts = history_update(&s, sh, ip);
+  if (s.st) return s.st;
+  if (sh->role == DRIVER_ROLE_FEED) return poot__driver_append_greedy(g);
+  return sample_suffix(&s, logits, sh->kind, ip, counts);
+}

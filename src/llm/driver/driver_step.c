@@ -1,0 +1,126 @@
+/* driver_step.c — one sampled step: the entry of a sampling kind (added on
+ * first use, at most DRIVER_MAX_SAMPLERS kinds at once), its parameter slots
+ * written once per request, the grammar mask every step, and the output
+ * words read back (docs/sampling.md "The device suffix"). */
+#include <math.h>
+#include <string.h>
+
+#include "driver_impl.h"
+
+/* The entry of `kind`: found, or added (replacing the oldest when full). */
+static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **out) {
+  for (uint32_t i = 0; i < d->n_samplers; i++)
+    if (d->samplers[i].kind == kind) {
+      *out = &d->samplers[i];
+      return NULL;
+    }
+  if (d->n_samplers == DRIVER_MAX_SAMPLERS) {
+    driver_entry *old = &d->samplers[0];
+    if (old->added) POOT_TRY(poot_exec_remove_entry(d->ex, old->id));
+    memmove(&d->samplers[0], &d->samplers[1], (DRIVER_MAX_SAMPLERS - 1) * sizeof *old);
+    d->n_samplers--;
+  }
+  driver_entry *e = &d->samplers[d->n_samplers];
+  memset(e, 0, sizeof *e);
+  e->tokens = 1;
+  e->role = DRIVER_ROLE_SAMPLE;
+  e->kind = kind;
+  POOT_TRY(poot__driver_ensure_entry(d, e));
+  d->n_samplers++;
+  *out = e;
+  return NULL;
+}
+
+void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
+                               driver_request *r) {
+  const int64_t V = poot_model_get_config(d->model)->vocab_size;
+  const int32_t kc = V < POOT_SAMPLING_MAX_TOP_K ? (int32_t)V : POOT_SAMPLING_MAX_TOP_K;
+  memset(r, 0, sizeof *r);
+  r->f[0] = p->temperature;
+  r->f[1] = p->top_p;
+  r->f[2] = p->min_p > 0.0f ? logf(p->min_p) : -INFINITY;
+  r->f[3] = p->typical_p;
+  r->f[4] = p->repeat_penalty;
+  r->f[5] = p->presence_penalty;
+  r->f[6] = p->frequency_penalty;
+  r->i[0] = p->top_k > 0 && p->top_k < kc ? p->top_k : kc;
+  r->i[1] = p->repeat_last_n > 0 ? p->repeat_last_n : 0;
+  r->seed[0] = (uint32_t)seed;
+  r->seed[1] = (uint32_t)(seed >> 32);
+  /* The bias list as scatter updates: one entry per token (duplicates add up,
+   * in order, as the reference does), after padding that writes 0 to token
+   * 0; the last write wins, so a real entry for token 0 overrides it. */
+  uint32_t n = 0;
+  int32_t ids[POOT_SAMPLING_MAX_BIAS];
+  float vals[POOT_SAMPLING_MAX_BIAS];
+  for (uint32_t i = 0; i < p->n_bias; i++) {
+    uint32_t j = 0;
+    while (j < n && ids[j] != p->bias[i].token) j++;
+    if (j == n) ids[n] = p->bias[i].token, vals[n++] = 0.0f;
+    vals[j] += p->bias[i].bias;
+  }
+  const uint32_t pad = POOT_SAMPLING_MAX_BIAS - n;
+  for (uint32_t i = 0; i < POOT_SAMPLING_MAX_BIAS; i++) {
+    r->bias_id[i] = i < pad ? 0 : ids[i - pad];
+    r->bias[i] = i < pad ? 0.0f : vals[i - pad];
+  }
+}
+
+static poot_tensor vec(poot_dtype dt, int64_t *n, void *data, size_t elem) {
+  poot_tensor t = {.type = poot_type_make(dt, 1, n), .data = data, .size = (size_t)*n * elem};
+  return t;
+}
+
+poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_token last,
+                                     const uint32_t *mask, poot_sampling_result *out) {
+  driver_entry *e;
+  POOT_TRY(sampler_entry(d, r->kind, &e));
+  const int64_t V = poot_model_get_config(d->model)->vocab_size;
+  int64_t nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
+  int64_t nb = POOT_SAMPLING_MAX_BIAS, nw = (V + 31) / 32;
+  poot_tensor tf = vec(POOT_DTYPE_F32, &nf, r->f, 4), ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);
+  poot_tensor ts = vec(POOT_DTYPE_U32, &n2, r->seed, 4);
+  poot_tensor tbi = vec(POOT_DTYPE_I32, &nb, r->bias_id, 4);
+  poot_tensor tb = vec(POOT_DTYPE_F32, &nb, r->bias, 4);
+  poot_tensor tm = vec(POOT_DTYPE_U32, &nw, (void *)mask, 4);
+  poot_exec_slot_value in[6];
+  size_t n = 0;
+  /* The parameters are written once per request: a slot keeps its value. */
+  if (e->request != r->id) {
+    in[n++] = (poot_exec_slot_value){e->s_f, &tf};
+    in[n++] = (poot_exec_slot_value){e->s_i, &ti};
+    if (r->kind & POOT_SAMPLER_DRAW) in[n++] = (poot_exec_slot_value){e->s_seed, &ts};
+    if (r->kind & POOT_SAMPLER_LOGIT_BIAS) {
+      in[n++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
+      in[n++] = (poot_exec_slot_value){e->s_bias, &tb};
+    }
+  }
+  if (r->kind & POOT_SAMPLER_MASK) in[n++] = (poot_exec_slot_value){e->s_mask, &tm};
+  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
+  const uint32_t nwords = poot__driver_sample_words(r->kind, V);
+  POOT_TRY(poot__driver_run_step(d, e, &last, in, n, words, nwords * sizeof *words));
+  e->request = r->id;
+  memset(out, 0, sizeof *out);
+  out->token = words[0];
+  out->non_finite = words[1] == 0;
+  if (!out->non_finite && words[2] == 0)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "sampling: every token of %lld has logit -inf after the grammar "
+                            "mask, the logit bias and the penalties; nothing can be drawn",
+                            (long long)V);
+  if (out->token < 0 || out->token >= V) {
+    if (out->non_finite) return NULL; /* nothing was drawn: the caller reports it */
+    return poot_status_make(POOT_INTERNAL, "sampling: the device drew id %d of %lld", out->token,
+                            (long long)V);
+  }
+  if (r->kind & POOT_SAMPLER_LOGPROBS) {
+    memcpy(&out->logprob, &words[3], sizeof out->logprob);
+    const uint32_t np = (nwords - DRIVER_SAMPLE_HEAD) / 2;
+    out->n_top = (uint32_t)r->n_probs < np ? (uint32_t)r->n_probs : np;
+    for (uint32_t i = 0; i < out->n_top; i++) {
+      out->top[i].token = words[DRIVER_SAMPLE_HEAD + i];
+      memcpy(&out->top[i].logprob, &words[DRIVER_SAMPLE_HEAD + np + i], sizeof(float));
+    }
+  }
+  return NULL;
+}
