@@ -79,6 +79,8 @@ def make_vectors():
     x = r.normal(0.0, 2.5, 32000)
     x[r.choice(32000, 8, replace=False)] = r.uniform(10.5, 12.5, 8)
     v["llm32000"] = q3(x)
+    r = np.random.default_rng(1504)
+    v["smooth32000"] = r.normal(0.0, 1.0, 32000).astype(F32)  # unquantized: no ties
     return v
 
 
@@ -262,22 +264,36 @@ def poot_survivors(x, counts, p, bias, check):
     ids.sort(key=lambda i: (-float(x[i]), i))
     ids = np.array(ids, dtype=np.int64)
     k = p["top_k"]
+    capped = False
     if k == 0 and (p["typical_p"] < 1.0 or p["top_p"] < 1.0):
         k = MAX_TOP_K  # the sorting samplers see at most the capacity
+        capped = True
+    cap_tie = False
     if k > 0 and k < len(ids):
-        if check and x[ids[k - 1]] == x[ids[k]]:
+        cap_tie = bool(x[ids[k - 1]] == x[ids[k]])
+        if check and cap_tie and not capped:
             raise Cut("top-k cut inside a tie")
         ids = ids[:k]
     if p["typical_p"] < 1.0:
         ids = poot_typical(x, ids, p["typical_p"], check)
     if p["top_p"] < 1.0:
-        cum = np.cumsum(softmax64(x[ids]))
+        if p["top_k"] == 0 and p["typical_p"] >= 1.0:
+            # top-p over the whole vocabulary: the mass of the full softmax,
+            # though only the capacity's most likely tokens can be kept
+            alive = x[x > -np.inf].astype(np.float64)
+            mx = float(np.max(alive))
+            prob = np.exp(x[ids].astype(np.float64) - mx) / np.sum(np.exp(alive - mx))
+        else:
+            prob = softmax64(x[ids])
+        cum = np.cumsum(prob)
         keep = next((i + 1 for i in range(len(ids)) if cum[i] >= p["top_p"]), len(ids))
         if check and (np.min(np.abs(cum - p["top_p"])) < MASS_MARGIN):
             raise Cut("top-p cut within %g of p" % MASS_MARGIN)
         if check and keep < len(ids) and x[ids[keep - 1]] == x[ids[keep]]:
             raise Cut("top-p cut inside a tie")
         ids = ids[:keep]
+    if check and capped and cap_tie and len(ids) == MAX_TOP_K:
+        raise Cut("the capacity's cut inside a tie")
     if p["min_p"] > 0.0:
         thr = F32(x[ids[0]]) + F32(math.log(p["min_p"]))
         keep = max(1, int(np.sum(x[ids] >= thr)))
@@ -511,7 +527,8 @@ def make_cases(v):
             typical_p=0.5,
             order="hf_generate",
         ),
-        case("top_p_capacity_llm32000", "llm32000", compare="top_k_capacity", top_p=0.85),
+        case("top_p_whole_vocab_llm32000", "llm32000", top_p=0.8),
+        case("top_p_capacity_smooth32000", "smooth32000", compare="top_k_capacity", top_p=0.9),
         case(
             "repetition_no_window",
             "gauss1000",
