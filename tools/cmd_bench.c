@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "poot/runtime.h"
+#include "bench_sample.h"
 #include "tool.h"
 
 #define CMD "bench"
@@ -171,7 +172,7 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 typedef struct bench_flags {
   const char *model, *tokenizer, *device;
   long long np, nd, eager_n, copy_mib, prof_n, ctx_n;
-  bool json;
+  bool json, sample;
 } bench_flags;
 
 /* The counting flags' upper bounds: larger values are typing mistakes (and
@@ -202,6 +203,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
        "and one eager prefill chunk (default 0: off)",
        0, BENCH_MAX_STEPS},
       {POOT_FLAG_JSON, &f->json, NULL, 0, 0},
+      {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
       {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
   };
   const poot_tool_cli cli = {
@@ -234,6 +236,7 @@ typedef struct bench_run {
   bool same_ids;
   profile *prof_dec, *prof_pre; /* NULL without --profile */
   double bw;
+  bench_sample sample; /* --sample */
 } bench_run;
 
 /* The KV capacity the measured steps need, the id buffers and a
@@ -267,7 +270,7 @@ static poot_status start(bench_run *r) {
   poot_runtime_options ro = poot_runtime_options_default();
   ro.model_path = f->model;
   ro.tokenizer_path = f->tokenizer;
-  ro.skip_tokenizer = f->tokenizer == NULL;
+  ro.skip_tokenizer = f->tokenizer == NULL && !f->sample; /* a grammar needs it */
   ro.device = f->device;
   POOT_TRY(poot_runtime_open(&ro, &r->rt));
   r->config = poot_model_get_config(poot_runtime_model(r->rt));
@@ -420,6 +423,16 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0, r->same_ids ? "true" : "false",
       (unsigned long long)s1->weight_bytes, g->step_bytes, r->bw * 1e-9, g->limit_tps,
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
+  if (f->sample) {
+    const bench_sample *b = &r->sample;
+    printf(",\"sample\":{\"steps\":%lld,\"greedy_us_per_step\":%.2f,\"sample_us_per_step\":%.2f,"
+           "\"grammar_us_per_step\":%.2f,\"mask_us_per_step\":%.2f,"
+           "\"mask_wait_us_per_step\":%.2f,\"sample_over_greedy\":%.4f,"
+           "\"grammar_over_greedy\":%.4f}",
+           b->steps, b->greedy_us, b->sample_us, b->grammar_us, b->mask_us, b->mask_wait_us,
+           b->greedy_us > 0 ? b->sample_us / b->greedy_us : 0.0,
+           b->greedy_us > 0 ? b->grammar_us / b->greedy_us : 0.0);
+  }
   if (r->prof_dec) {
     bool first = true;
     printf(",\"profile\":{");
@@ -469,6 +482,15 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
       "%.1f%%)\n",
       g->step_bytes * 1e-6, r->bw * 1e-9, g->limit_tps,
       g->limit_tps > 0 ? 100.0 * g->dec_tps / g->limit_tps : 0.0);
+  if (f->sample) {
+    const bench_sample *b = &r->sample;
+    double g0 = b->greedy_us > 0 ? b->greedy_us : 1.0;
+    printf("sampling     greedy %.1f µs/step; sampled (k 40, p 0.95, min-p 0.05, T 0.8, "
+           "penalties) %.1f µs (%+.1f%%); + JSON grammar %.1f µs (%+.1f%%), mask %.1f µs/step "
+           "on its thread, %.1f µs of it on the critical path\n",
+           b->greedy_us, b->sample_us, 100.0 * (b->sample_us / g0 - 1.0), b->grammar_us,
+           100.0 * (b->grammar_us / g0 - 1.0), b->mask_us, b->mask_wait_us);
+  }
   if (r->prof_dec) {
     bool first = true;
     prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, false, &first);
@@ -488,6 +510,8 @@ static int bench_main(int argc, char **argv) {
   if (!st) st = measure_decode(&r);
   if (!st) st = measure_eager(&r);
   if (!st) st = measure_profile(&r);
+  if (!st && f.sample)
+    st = poot_bench_sample(poot_runtime_driver(r.rt), r.prompt, 1, f.nd, &r.sample);
   if (!st && f.copy_mib)
     st = copy_bandwidth(poot_runtime_device(r.rt), (uint64_t)f.copy_mib << 20, 5, &r.bw);
   if (!st) {

@@ -102,6 +102,9 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                         "write the plan and the kernels into DIR (created)"},
     [POOT_FLAG_NO_PASSES] = {NULL, "--no-passes", NULL, POOT_TOOL_ARG_BOOL, NULL,
                              "plan the graph as traced, without the graph passes"},
+    [POOT_FLAG_SAMPLE] = {NULL, "--sample", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                          "also decode with llama.cpp's default sampling plus penalties, then "
+                          "with a JSON grammar's mask too, and report the cost over greedy"},
 };
 
 static bool spells(const poot_tool_flag *f, const char *arg) {

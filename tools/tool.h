@@ -87,6 +87,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_TARGET,        /* --target T */
   POOT_FLAG_EMIT,          /* --emit DIR */
   POOT_FLAG_NO_PASSES,     /* --no-passes */
+  POOT_FLAG_SAMPLE,        /* --sample (bench: sampled decode beside greedy) */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 

@@ -174,6 +174,10 @@ typedef struct poot_driver_generate_result {
   size_t text_len;
   double prefill_s; /* wall time of the prompt (to the first token) */
   double decode_s;  /* wall time of the decode steps after it */
+  /* With a grammar: host time filling masks (on the mask thread, overlapped
+   * with the model's step), and the part of it the step waited for after the
+   * device had finished (what the mask added to the critical path). */
+  double mask_s, mask_wait_s;
 } poot_driver_generate_result;
 
 void poot_driver_generate_result_deinit(poot_driver_generate_result *result); /* NULL-safe */

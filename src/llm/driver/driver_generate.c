@@ -49,6 +49,7 @@ typedef struct gen {
   poot_stop_matcher *stops;
   poot_tokenizer_decoder *dec;
   poot_strbuf piece, text;
+  uint64_t mask_ns; /* time in fill_mask */
 } gen;
 
 static void gen_deinit(gen *g) {
@@ -149,7 +150,10 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
 /* The grammar's mask for the next step (driver_mask_fn; on the worker). */
 static poot_status fill_mask(void *ctx) {
   gen *g = ctx;
-  return poot_grammar_matcher_fill_mask(g->gm, g->d->gvocab, g->mask, g->mask_words);
+  uint64_t t0 = poot_time_ns();
+  poot_status st = poot_grammar_matcher_fill_mask(g->gm, g->d->gvocab, g->mask, g->mask_words);
+  g->mask_ns += poot_time_ns() - t0;
+  return st;
 }
 
 /* The next id after `last`: greedy entries, or a sample entry with the mask. */
@@ -322,6 +326,8 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
       st = gen_next(&g, last, &next);
     }
     out->decode_s = (double)(poot_time_ns() - t1) * 1e-9;
+    out->mask_s = (double)g.mask_ns * 1e-9;
+    out->mask_wait_s = (double)g.req.wait_ns * 1e-9;
     if (!st) st = gen_flush(&g);
   } else if (!st) {
     st = poot_driver_reset(d);

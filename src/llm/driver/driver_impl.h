@@ -94,6 +94,7 @@ typedef struct driver_request {
   uint32_t seed[2];
   int32_t bias_id[POOT_SAMPLING_MAX_BIAS];
   float bias[POOT_SAMPLING_MAX_BIAS];
+  uint64_t wait_ns; /* time waited for masks after the model's step returned */
 } driver_request;
 
 /* The slot values of parameters `p` (validated) and a resolved seed; kind

@@ -194,7 +194,9 @@ static poot_status forward_with_mask(poot_driver *d, driver_entry *f, driver_req
   }
   worker_post(d->worker, fill, fill_ctx);
   poot_status st = poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+  uint64_t t0 = poot_time_ns();
   poot_status ms = worker_wait(d->worker);
+  r->wait_ns += poot_time_ns() - t0;
   if (st) {
     poot_status_free(ms);
     return st;

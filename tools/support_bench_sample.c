@@ -1,0 +1,69 @@
+/* `poot bench --sample` (bench_sample.h): the cost of sampling on the device
+ * and of a grammar's mask, per decode step, against greedy in the same loop. */
+#include <string.h>
+
+#include "bench_sample.h"
+
+/* Any JSON value (llama.cpp's grammars/json.gbnf), then the benchmark's start
+ * rule: an array that never closes, so every step has a mask to compute. */
+static const char BENCH_GBNF[] =
+    "root   ::= ws value\n"
+    "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
+    "object ::= \"{\" ws ( string \":\" ws value (\",\" ws string \":\" ws value)* )? \"}\" ws\n"
+    "array  ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
+    "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" "
+    "[0-9a-fA-F]{4}) )* \"\\\"\" ws\n"
+    "number ::= \"-\"? ([0-9] | [1-9] [0-9]{0,15}) (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)? ws\n"
+    "ws     ::= | \" \" | \"\\n\" [ \\t]{0,20}\n"
+    "bench  ::= \"[\" ws value (\",\" ws value)*\n";
+
+/* One run: µs per step after the first token (the prompt's). */
+static poot_status run(poot_driver *drv, const poot_token *prompt, size_t n_prompt, long long nd,
+                       const poot_sampling_params *p, const poot_grammar *g, double *us,
+                       poot_driver_generate_result *out) {
+  poot_driver_generate_options o = poot_driver_generate_options_default();
+  o.max_new_tokens = nd + 1;
+  o.ignore_stop = true;
+  o.no_text = true;
+  o.sampling = p;
+  o.grammar = g;
+  POOT_TRY(poot_driver_generate_ids(drv, prompt, n_prompt, &o, NULL, NULL, out));
+  *us = out->n_ids > 1 ? out->decode_s * 1e6 / (double)(out->n_ids - 1) : 0.0;
+  return NULL;
+}
+
+poot_status poot_bench_sample(poot_driver *drv, const poot_token *prompt, size_t n_prompt,
+                              long long nd, bench_sample *out) {
+  memset(out, 0, sizeof *out);
+  out->steps = nd;
+  poot_sampling_params p;
+  poot_sampling_params_init(&p);
+  p.seed = 1;
+  p.repeat_penalty = 1.1f;
+  p.presence_penalty = 0.1f;
+  p.frequency_penalty = 0.1f;
+  p.ignore_eos = true;
+  poot_grammar_options go = poot_grammar_options_default();
+  go.start_rule = "bench";
+  poot_grammar *g = NULL;
+  POOT_TRY(poot_grammar_compile(BENCH_GBNF, sizeof BENCH_GBNF - 1, &go, &g));
+  poot_driver_generate_result r;
+  poot_status st = NULL;
+  /* one warm-up of each (entries added, masks' caches warm), then the runs */
+  for (int pass = 0; pass < 2 && !st; pass++) {
+    memset(&r, 0, sizeof r);
+    st = run(drv, prompt, n_prompt, nd, NULL, NULL, &out->greedy_us, &r);
+    poot_driver_generate_result_deinit(&r);
+    if (!st) st = run(drv, prompt, n_prompt, nd, &p, NULL, &out->sample_us, &r);
+    poot_driver_generate_result_deinit(&r);
+    if (!st) st = run(drv, prompt, n_prompt, nd, &p, g, &out->grammar_us, &r);
+    if (!st && r.n_ids > 1) {
+      out->grammar_steps = (long long)r.n_ids - 1;
+      out->mask_us = r.mask_s * 1e6 / (double)r.n_ids;
+      out->mask_wait_us = r.mask_wait_s * 1e6 / (double)r.n_ids;
+    }
+    poot_driver_generate_result_deinit(&r);
+  }
+  poot_grammar_destroy(g);
+  return st;
+}
