@@ -36,9 +36,34 @@ struct poot_driver {
   int64_t restart_at;    /* 0: never */
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
   poot_token *history; /* the tokens at positions [0, pos) */
+  /* driver_encode.c: the encode and input-row entries (NULL until used). */
+  struct poot__driver_encode *enc;
 };
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);
+
+/* driver_encode.c: removes its entries and frees d->enc (destroy calls it
+ * before unloading). */
+void poot__driver_encode_release(poot_driver *d);
+
+/* driver_encode.c: resets and feeds `prompt` from position 0 with the rows
+ * of `inputs` (checked as poot_driver_generate_with_inputs says; copied and
+ * kept for poot__driver_feed_next until poot__driver_inputs_clear or the next
+ * call) and returns the greedy choice after it. */
+POOT_MUST_USE poot_status poot__driver_feed_inputs(poot_driver *d, const poot_token *prompt,
+                                                   size_t count, const poot_driver_input *inputs,
+                                                   size_t n_inputs, poot_token *out_next,
+                                                   bool *out_nonfinite);
+
+/* driver_encode.c: poot_driver_feed of one generated id after
+ * poot__driver_feed_inputs; a sequence recomputed at the rope restart
+ * length keeps the prompt's rows. */
+POOT_MUST_USE poot_status poot__driver_feed_next(poot_driver *d, poot_token id,
+                                                 poot_token *out_next, bool *out_nonfinite);
+
+/* driver_encode.c: forgets the rows poot__driver_feed_inputs kept (a
+ * generation's end). */
+void poot__driver_inputs_clear(poot_driver *d);
 
 #endif /* POOT_LLM_DRIVER_IMPL_H */
