@@ -301,6 +301,7 @@ void poot_driver_destroy(poot_driver *d) {
                              &d->prefill_logits, &d->restart, &d->restart_logits};
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
+  poot__driver_encode_release(d);
   poot_exec_unload(d->ex);
   poot_free(d->history);
   poot_free(d->program);
