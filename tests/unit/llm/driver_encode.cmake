@@ -5,3 +5,14 @@
 poot_add_test(llm_driver_encode_trace_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_encode_trace_test.c
   LIBS poot_llm m)
+if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
+  get_target_property(poot_encode_devs_defs poot_devices INTERFACE_COMPILE_DEFINITIONS)
+  if(poot_encode_devs_defs MATCHES "POOT_HAVE_VULKAN")
+    poot_add_test(llm_driver_encode_vulkan
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_encode_test.c
+      LIBS poot_llm poot_devices
+      ARGS vulkan
+      TIMEOUT 600)
+    poot_vulkan_leak_check(llm_driver_encode_vulkan)
+  endif()
+endif()
