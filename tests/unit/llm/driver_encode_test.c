@@ -197,6 +197,15 @@ static void test_own_rows(void **state) {
   /* The row entries: one prefill chunk and one decode step. */
   assert_int_equal(captures(&r), c0 + 2);
   printf("own rows: %zu prompt rows, %zu ids equal generate_ids's\n", np, got.n_ids);
+  /* Once more, entries made: the prompt's time against generate_ids's. */
+  poot_driver_generate_result_deinit(&got);
+  poot_driver_generate_result_deinit(&want);
+  POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, ids, np, &go, NULL, NULL, &want));
+  POOT_ASSERT_OK(poot_driver_generate_with_inputs(r.drv, zeros, np, &in, 1, &go, NULL, NULL, &got));
+  assert_same_ids(&got, &want);
+  printf("own rows: prompt %.2f ms with rows, %.2f ms with ids; decode %.2f / %.2f ms a token\n",
+         got.prefill_s * 1e3, want.prefill_s * 1e3, got.decode_s * 1e3 / (double)(got.n_ids - 1),
+         want.decode_s * 1e3 / (double)(want.n_ids - 1));
   poot_driver_generate_result_deinit(&got);
   poot_driver_generate_result_deinit(&want);
   poot_free(rows);
@@ -335,11 +344,15 @@ static void test_encode(void **state) {
   prompt_ids(&r, "Tom and his dog went to the park to play.", &ids, &np);
   uint64_t c0 = captures(&r);
   const int64_t counts[3] = {(int64_t)np, 5, (int64_t)np};
+  uint64_t p0 = poot_time_ns();
   POOT_ASSERT_OK(poot_driver_prepare_encode(r.drv, counts, 3));
+  printf("prepare_encode: 2 entries in %.0f ms\n", (double)(poot_time_ns() - p0) * 1e-6);
   assert_int_equal(captures(&r), c0 + 2);
   float *got = poot_malloc((np + POOT_DRIVER_ENCODE_ENTRIES + 2) * (size_t)r.H * sizeof *got);
   assert_non_null(got);
+  uint64_t t0 = poot_time_ns();
   POOT_ASSERT_OK(poot_driver_encode(r.drv, ids, np, got));
+  uint64_t t1 = poot_time_ns();
   assert_int_equal(captures(&r), c0 + 2); /* prepared: nothing compiled */
   assert_int_equal(poot_driver_pos(r.drv), (int64_t)np);
   float *want = oracle_hidden(&r, ids, np, cap);
@@ -349,8 +362,8 @@ static void test_encode(void **state) {
     double d = fabs((double)got[i] - (double)want[i]);
     if (!(d <= maxd)) maxd = d;
   }
-  printf("encode: %zu x %lld hidden, max |device - oracle| %.3g (tol %.3g)\n", np, (long long)r.H,
-         maxd, tol);
+  printf("encode: %zu x %lld hidden in %.2f ms, max |device - oracle| %.3g (tol %.3g)\n", np,
+         (long long)r.H, (double)(t1 - t0) * 1e-6, maxd, tol);
   assert_true(maxd <= tol);
 
   /* The ids stay in the cache: encoding all but the last and feeding it
