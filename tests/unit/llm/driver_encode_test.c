@@ -241,7 +241,7 @@ static void test_other_rows(void **state) {
                                       .n_values = (size_t)r.H};
   }
   poot_driver_generate_options go = gen_options();
-  poot_driver_generate_result want, got, plain;
+  poot_driver_generate_result want, got, plain, got2;
   POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, swapped, np, &go, NULL, NULL, &want));
   POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, ids, np, &go, NULL, NULL, &plain));
   poot_driver_input in = {.name = "embeds", .rows = rows, .n_rows = 2};
@@ -271,6 +271,27 @@ static void test_other_rows(void **state) {
   assert_same_ids(&got, &want);
   assert_int_equal(captures(&r), c0 + 1); /* the whole-sequence entry */
   r.drv->restart_at = 0;
+  poot_driver_generate_result_deinit(&got);
+
+  /* A prompt past the whole-pass length runs in one pass, rows in place:
+   * the ids of feeding the tokens in one pass. */
+  r.drv->whole_pass_at = 4;
+  poot_driver_generate_result_deinit(&want);
+  POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, swapped, np, &go, NULL, NULL, &want));
+  POOT_ASSERT_OK(poot_driver_generate_with_inputs(r.drv, ids, np, &in, 1, &go, NULL, NULL, &got));
+  assert_same_ids(&got, &want);
+  r.drv->whole_pass_at = 0;
+  poot_driver_generate_result_deinit(&got);
+
+  /* No rows: generate_ids's ids, and no entry added. */
+  c0 = captures(&r);
+  in.n_rows = 0;
+  POOT_ASSERT_OK(poot_driver_generate_with_inputs(r.drv, ids, np, &in, 1, &go, NULL, NULL, &got));
+  assert_same_ids(&got, &plain);
+  POOT_ASSERT_OK(poot_driver_generate_with_inputs(r.drv, ids, np, NULL, 0, &go, NULL, NULL, &got2));
+  assert_same_ids(&got2, &plain);
+  assert_int_equal(captures(&r), c0);
+  poot_driver_generate_result_deinit(&got2);
   printf("other rows: rows at %zu and %zu give the ids of their tokens (%zu ids)\n", at[0], at[1],
          got.n_ids);
   poot_driver_generate_result_deinit(&got);
