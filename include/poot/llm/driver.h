@@ -171,10 +171,10 @@ POOT_MUST_USE poot_status poot_driver_generate_ids(poot_driver *driver, const po
  * POOT_DRIVER_ENCODE_ENTRIES are kept; adding one more removes the least
  * recently used.
  *
- * The K/V states are shared by name across a driver's entries (one
- * sequence), so encode replaces the sequence: it zeroes the cache, runs the
- * ids from position 0 and leaves them in the cache (the position is then
- * `count`; a later feed continues after them, a generate starts over).
+ * The K/V states are shared by name and type across a driver's entries (one
+ * sequence at the driver's capacity), so encode replaces the sequence: it zeroes the cache, runs
+ * the ids from position 0 and leaves them in the cache (the position is then `count`; a later feed
+ * continues after them, a generate starts over).
  *
  * generate_with_inputs gives values for the model's declared inputs; a
  * decoder declares "embeds": rows of hidden_size floats used in place of
@@ -201,8 +201,9 @@ POOT_MUST_USE poot_status poot_driver_prepare_encode(poot_driver *driver, const 
  * row-major (f32[count, hidden]). Replaces the driver's sequence (above):
  * position count afterwards. Ids are passed unchecked, as poot_driver_feed
  * does. INVALID_ARGUMENT (NULL ids or buffer, count 0); CAPACITY when count
- * exceeds the capacity (nothing runs); the executor's statuses (the cache
- * is then reset: poot_driver_reset before reuse after a fault). */
+ * exceeds the capacity (nothing runs); the executor's statuses (after a
+ * failed step the position is 0 and, for a fault, the executor wants
+ * poot_driver_reset). */
 POOT_MUST_USE poot_status poot_driver_encode(poot_driver *driver, const poot_token *ids,
                                              size_t count, float *out_hidden);
 
