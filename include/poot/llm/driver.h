@@ -206,6 +206,83 @@ POOT_MUST_USE poot_status poot_driver_generate_ids(poot_driver *driver, const po
                                                    poot_driver_token_fn fn, void *fn_ctx,
                                                    poot_driver_generate_result *out_result);
 
+/* ------------------------------------------- The rest of the driver API
+ *
+ * Hidden states and input rows (DESIGN §7 "Driver"; docs/driver.md
+ * "Encode and input rows").
+ *
+ * encode runs a decoder over a whole sequence in one pass and reads back the
+ * final-normalized hidden state of every position (POOT_MODEL_OUTPUT_HIDDEN):
+ * one entry per token count T (step shape "encode:T:cap=C", sampling "",
+ * bound inputs "token,pos"), added by prepare_encode or on first use. At most
+ * POOT_DRIVER_ENCODE_ENTRIES are kept; adding one more removes the least
+ * recently used.
+ *
+ * The K/V states are shared by name and type across a driver's entries (one
+ * sequence at the driver's capacity), so encode replaces the sequence: it zeroes the cache, runs
+ * the ids from position 0 and leaves them in the cache (the position is then `count`; a later feed
+ * continues after them, a generate starts over).
+ *
+ * generate_with_inputs gives values for the model's declared inputs; a
+ * decoder declares "embeds": rows of hidden_size floats used in place of
+ * some prompt tokens' embeddings (POOT_MODEL_SLOT_EMBEDS; the family's
+ * embedding scale applies as poot_model_step.input_embeds says). The rows
+ * are written per step into slots of entries that bind
+ * "token,pos,embeds,embeds_on" (decode:cap=C, prefill:T:cap=C and, for a
+ * prompt that runs in one pass, whole:T:cap=C; sampling "greedy"): no row
+ * value makes a new entry. Prompt chunks without a row run through the
+ * ordinary entries. */
+
+#define POOT_DRIVER_ENCODE_ENTRIES 16 /* encode entries kept at once */
+
+/* Adds the encode entries for the token counts row_counts[0..n) now
+ * (compile and capture), so that poot_driver_encode with those counts only
+ * runs. Counts already added are skipped. INVALID_ARGUMENT for a count < 1
+ * or more than POOT_DRIVER_ENCODE_ENTRIES distinct counts; CAPACITY for a
+ * count above the driver's capacity; the executor's statuses. */
+POOT_MUST_USE poot_status poot_driver_prepare_encode(poot_driver *driver, const int64_t *row_counts,
+                                                     size_t n);
+
+/* The final-normalized hidden states of ids[0..count) (count ≥ 1) from
+ * position 0 in one pass, into out_hidden: count × hidden_size floats,
+ * row-major (f32[count, hidden]). Replaces the driver's sequence (above):
+ * position count afterwards. Ids are passed unchecked, as poot_driver_feed
+ * does. INVALID_ARGUMENT (NULL ids or buffer, count 0); CAPACITY when count
+ * exceeds the capacity (nothing runs); the executor's statuses (after a
+ * failed step the position is 0 and, for a fault, the executor wants
+ * poot_driver_reset). */
+POOT_MUST_USE poot_status poot_driver_encode(poot_driver *driver, const poot_token *ids,
+                                             size_t count, float *out_hidden);
+
+/* One row of an input: the prompt index it replaces and its values
+ * (borrowed for the call). */
+typedef struct poot_driver_input_row {
+  int64_t index;       /* in [0, prompt count) */
+  const float *values; /* n_values floats */
+  size_t n_values;     /* the input's row width: hidden_size for "embeds" */
+} poot_driver_input_row;
+
+/* Values for one declared input, by name ("embeds"). */
+typedef struct poot_driver_input {
+  const char *name;
+  const poot_driver_input_row *rows; /* n_rows rows, distinct indices, any order */
+  size_t n_rows;
+} poot_driver_input;
+
+/* As poot_driver_generate_ids, with inputs[0..n_inputs) bound while the
+ * prompt is fed: the prompt id at a row's index is still given (any id the
+ * model has, e.g. 0) and its embedding gathered, but the row's values are
+ * used in its place. Generation after the prompt is as generate_ids's.
+ * INVALID_ARGUMENT naming the input for an unknown or repeated name, a row
+ * index outside the prompt or repeated, a row of another width, NULL
+ * values; the statuses of poot_driver_generate_ids. The rows are kept (copied)
+ * while the call runs, so a sequence recomputed past the rope restart
+ * length (poot_model_rope_restart_length) keeps them. */
+POOT_MUST_USE poot_status poot_driver_generate_with_inputs(
+    poot_driver *driver, const poot_token *prompt, size_t count, const poot_driver_input *inputs,
+    size_t n_inputs, const poot_driver_generate_options *options, poot_driver_token_fn fn,
+    void *fn_ctx, poot_driver_generate_result *out_result);
+
 #ifdef __cplusplus
 }
 #endif

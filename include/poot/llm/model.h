@@ -13,6 +13,10 @@
  *   Slot pos        i32[B]           position of each sequence's first token
  *   Slot slot_map   i32[B, cap/bs]   paged only: each sequence's block table
  *   Slot write_map  i32[B*T]         paged only: pool row of each new token
+ *   Slot embeds     f32[B, T, hidden] input_embeds only: rows used in place
+ *                                    of token embeddings
+ *   Slot embeds_on  i32[B, T]        input_embeds only: nonzero where the
+ *                                    row of `embeds` replaces the token's
  *   State blk.N.k / blk.N.v          contiguous: f32[B, cap, Hkv, D]
  *                                    paged: f32[num_blocks*bs, Hkv, D]
  *   Weight roles    as the family's weight map names them
@@ -194,7 +198,20 @@ typedef struct poot_model_step {
   int64_t block_size; /* paged: rows per block; divides cap */
   int64_t num_blocks; /* paged: blocks in the shared pool */
   poot_model_output output;
+  /* Declare the named slots "embeds" f32[B, T, hidden] and "embeds_on"
+   * i32[B, T]: where embeds_on is nonzero, that row of embeds is used in
+   * place of the token's embedding (the token is still given, any valid id,
+   * and its gather still runs), as Hugging Face's inputs_embeds: before the
+   * family's embedding scale (Gemma, Gemma 2: √hidden multiplies the row
+   * too), except Gemma 3, whose scale is part of its embedding module (a row
+   * there is taken as already scaled). Values are bound per step, never part
+   * of the graph. */
+  bool input_embeds;
 } poot_model_step;
+
+/* The names of the input_embeds slots. */
+#define POOT_MODEL_SLOT_EMBEDS "embeds"
+#define POOT_MODEL_SLOT_EMBEDS_ON "embeds_on"
 
 /* The weight types a trace uses. Without a callback every weight is f32 of
  * its family's shape; with one (a loaded model), the store's dtype (f16,

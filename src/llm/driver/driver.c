@@ -360,6 +360,7 @@ void poot_driver_destroy(poot_driver *d) {
     more[2 + 2 * i] = &d->samplers[i], more[3 + 2 * i] = &d->fwd[i];
   for (uint32_t i = 0; i < 2 + 2 * d->n_samplers; i++)
     if (more[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, more[i]->id));
+  poot__driver_encode_release(d);
   poot_exec_unload(d->ex);
   poot_grammar_vocab_destroy(d->gvocab);
   poot_free(d->history);

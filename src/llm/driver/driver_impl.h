@@ -82,6 +82,8 @@ struct poot_driver {
   uint64_t request;           /* generation requests so far */
   poot_grammar_vocab *gvocab; /* the tokenizer's pieces, built on first grammar use */
   driver_worker *worker;      /* the mask thread of a grammar request (else NULL) */
+  /* driver_encode.c: the encode and input-row entries (NULL until used). */
+  struct poot__driver_encode *enc;
 };
 
 /* One request's sampler slot values (driver_step.c). */
@@ -142,5 +144,28 @@ POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const drive
 POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);
 /* i32 words of a sample step's output. */
 uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab);
+
+/* driver_encode.c: removes its entries and frees d->enc (destroy calls it
+ * before unloading). */
+void poot__driver_encode_release(poot_driver *d);
+
+/* driver_encode.c: resets and feeds `prompt` from position 0 with the rows
+ * of `inputs` (checked as poot_driver_generate_with_inputs says; copied and
+ * kept for poot__driver_feed_next until poot__driver_inputs_clear or the next
+ * call) and returns the greedy choice after it. */
+POOT_MUST_USE poot_status poot__driver_feed_inputs(poot_driver *d, const poot_token *prompt,
+                                                   size_t count, const poot_driver_input *inputs,
+                                                   size_t n_inputs, poot_token *out_next,
+                                                   bool *out_nonfinite);
+
+/* driver_encode.c: poot_driver_feed of one generated id after
+ * poot__driver_feed_inputs; a sequence recomputed at the rope restart
+ * length keeps the prompt's rows. */
+POOT_MUST_USE poot_status poot__driver_feed_next(poot_driver *d, poot_token id,
+                                                 poot_token *out_next, bool *out_nonfinite);
+
+/* driver_encode.c: forgets the rows poot__driver_feed_inputs kept (a
+ * generation's end). */
+void poot__driver_inputs_clear(poot_driver *d);
 
 #endif /* POOT_LLM_DRIVER_IMPL_H */

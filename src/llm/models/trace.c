@@ -277,6 +277,25 @@ static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fr
   return NULL;
 }
 
+/* input_embeds: declares the embeds / embeds_on slots and returns x [N,
+ * hidden] with the rows whose embeds_on is nonzero taken from embeds. */
+static poot_status input_rows(tracer *t, poot_value x, poot_value *out) {
+  int64_t H = t->c->hidden_size;
+  poot_type et = poot_type_make(POOT_DTYPE_F32, 3, (int64_t[]){t->B, t->T, H});
+  poot_type ot = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){t->B, t->T});
+  poot_value e, on, e2, on1, zero, use, useb;
+  POOT_TRY(poot_graph_add_slot(t->g, POOT_SLOT_NAMED, POOT_MODEL_SLOT_EMBEDS, &et, &e));
+  POOT_TRY(poot_graph_add_slot(t->g, POOT_SLOT_NAMED, POOT_MODEL_SLOT_EMBEDS_ON, &ot, &on));
+  poot_shape ns = poot_shape_of(1, t->N), xs = poot_shape_of(2, t->N, H);
+  POOT_TRY(reshape(t, e, xs, &e2));
+  POOT_TRY(reshape(t, on, ns, &on1));
+  POOT_TRY(splat(t, POOT_DTYPE_I32, 0, &ns, &zero));
+  POOT_TRY(bin(t, POOT_OP_NE, on1, zero, &use));
+  int64_t d0 = 0;
+  POOT_TRY(poot_graph_broadcast(t->g, use, &xs, &d0, &useb));
+  return poot_graph_select(t->g, useb, e2, x, out);
+}
+
 static bool layer_is_sliding(const poot_model_config *c, int64_t layer) {
   if (c->sliding_window <= 0) return false;
   if (!c->any_layer_sliding_marked) return true;
@@ -387,6 +406,11 @@ static poot_status trace_all(tracer *t) {
   POOT_TRY(reshape(t, tok, poot_shape_of(1, t->N), &tokn));
   POOT_TRY(poot_graph_gather(g, emb, tokn, 0, 0, POOT_TRAP_TOKEN_OUT_OF_RANGE, &x));
   POOT_TRY(to_f32(t, x, &x));
+  /* Hugging Face's inputs_embeds replace the table's rows before Gemma's and
+   * Gemma 2's scale (their models multiply inputs_embeds by the normalizer),
+   * but after Gemma 3's, which its embedding module applies. */
+  bool rows_scaled = c->family == POOT_MODEL_FAMILY_GEMMA3;
+  if (s->input_embeds && !rows_scaled) POOT_TRY(input_rows(t, x, &x));
   if (c->embed_scale) {
     /* Hugging Face: hidden * tensor(sqrt(hidden_size), dtype) — rounded to f32. */
     poot_value sc;
@@ -394,6 +418,7 @@ static poot_status trace_all(tracer *t) {
     POOT_TRY(splat(t, POOT_DTYPE_F32, sqrt((double)c->hidden_size), &xs, &sc));
     POOT_TRY(bin(t, POOT_OP_MUL, x, sc, &x));
   }
+  if (s->input_embeds && rows_scaled) POOT_TRY(input_rows(t, x, &x));
 
   for (int32_t L = 0; L < (int32_t)c->n_layers; L++) {
     poot_value h, a, m;
@@ -493,10 +518,10 @@ poot_status poot_model_trace(const poot_model_config *config, const poot_model_s
   t.g = NULL;
 done:
   if (st)
-    st = poot_status_annotate(st, "tracing %s (B=%lld, T=%lld, cap=%lld%s)",
-                              poot_model_family_name(config->family), (long long)step->batch,
-                              (long long)step->tokens, (long long)step->cap,
-                              step->paged ? ", paged" : "");
+    st = poot_status_annotate(
+        st, "tracing %s (B=%lld, T=%lld, cap=%lld%s%s)", poot_model_family_name(config->family),
+        (long long)step->batch, (long long)step->tokens, (long long)step->cap,
+        step->paged ? ", paged" : "", step->input_embeds ? ", input embeds" : "");
   poot_graph_destroy(t.g);
   poot_arena_deinit(&t.arena);
   return st;
