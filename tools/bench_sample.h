@@ -6,13 +6,13 @@
 #include "poot/llm/driver.h"
 
 typedef struct bench_sample {
-  long long steps;          /* decode steps of each run */
-  double greedy_us;         /* per step, greedy through the generation loop */
-  double sample_us;         /* llama.cpp's default chain plus penalties */
-  double grammar_us;        /* the same with a JSON grammar's mask */
-  double mask_us;           /* mask time per step (on the mask thread) */
-  double mask_wait_us;      /* per step, what the mask added after the model's step */
-  long long grammar_steps;  /* steps of the grammar run */
+  long long steps;         /* decode steps of each run */
+  double greedy_us;        /* per step, greedy through the generation loop */
+  double sample_us;        /* llama.cpp's default chain plus penalties */
+  double grammar_us;       /* the same with a JSON grammar's mask */
+  double mask_us;          /* mask time per step (on the mask thread) */
+  double mask_wait_us;     /* per step, what the mask added after the model's step */
+  long long grammar_steps; /* steps of the grammar run */
 } bench_sample;
 
 /* Generates `nd` tokens after `prompt` three times — greedy, sampled,

@@ -425,13 +425,14 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
   if (f->sample) {
     const bench_sample *b = &r->sample;
-    printf(",\"sample\":{\"steps\":%lld,\"greedy_us_per_step\":%.2f,\"sample_us_per_step\":%.2f,"
-           "\"grammar_us_per_step\":%.2f,\"mask_us_per_step\":%.2f,"
-           "\"mask_wait_us_per_step\":%.2f,\"sample_over_greedy\":%.4f,"
-           "\"grammar_over_greedy\":%.4f}",
-           b->steps, b->greedy_us, b->sample_us, b->grammar_us, b->mask_us, b->mask_wait_us,
-           b->greedy_us > 0 ? b->sample_us / b->greedy_us : 0.0,
-           b->greedy_us > 0 ? b->grammar_us / b->greedy_us : 0.0);
+    printf(
+        ",\"sample\":{\"steps\":%lld,\"greedy_us_per_step\":%.2f,\"sample_us_per_step\":%.2f,"
+        "\"grammar_us_per_step\":%.2f,\"mask_us_per_step\":%.2f,"
+        "\"mask_wait_us_per_step\":%.2f,\"sample_over_greedy\":%.4f,"
+        "\"grammar_over_greedy\":%.4f}",
+        b->steps, b->greedy_us, b->sample_us, b->grammar_us, b->mask_us, b->mask_wait_us,
+        b->greedy_us > 0 ? b->sample_us / b->greedy_us : 0.0,
+        b->greedy_us > 0 ? b->grammar_us / b->greedy_us : 0.0);
   }
   if (r->prof_dec) {
     bool first = true;
@@ -485,11 +486,12 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   if (f->sample) {
     const bench_sample *b = &r->sample;
     double g0 = b->greedy_us > 0 ? b->greedy_us : 1.0;
-    printf("sampling     greedy %.1f µs/step; sampled (k 40, p 0.95, min-p 0.05, T 0.8, "
-           "penalties) %.1f µs (%+.1f%%); + JSON grammar %.1f µs (%+.1f%%), mask %.1f µs/step "
-           "on its thread, %.1f µs of it on the critical path\n",
-           b->greedy_us, b->sample_us, 100.0 * (b->sample_us / g0 - 1.0), b->grammar_us,
-           100.0 * (b->grammar_us / g0 - 1.0), b->mask_us, b->mask_wait_us);
+    printf(
+        "sampling     greedy %.1f µs/step; sampled (k 40, p 0.95, min-p 0.05, T 0.8, "
+        "penalties) %.1f µs (%+.1f%%); + JSON grammar %.1f µs (%+.1f%%), mask %.1f µs/step "
+        "on its thread, %.1f µs of it on the critical path\n",
+        b->greedy_us, b->sample_us, 100.0 * (b->sample_us / g0 - 1.0), b->grammar_us,
+        100.0 * (b->grammar_us / g0 - 1.0), b->mask_us, b->mask_wait_us);
   }
   if (r->prof_dec) {
     bool first = true;

@@ -22,8 +22,9 @@ static void print_help(FILE *f) {
           POOT_VERSION_STRING);
   for (size_t i = 0; poot_commands[i]; i++)
     fprintf(f, "  %-12s %s\n", poot_commands[i]->name, poot_commands[i]->summary);
-  fprintf(f, "\nflags:\n  --help       this text\n  --version    the version\n"
-             "  -v, -vv      more logging (info, debug) for any command, before or after it\n");
+  fprintf(f,
+          "\nflags:\n  --help       this text\n  --version    the version\n"
+          "  -v, -vv      more logging (info, debug) for any command, before or after it\n");
 }
 
 /* Strips the global verbosity flags from argv (they may appear before or

@@ -12,11 +12,11 @@ static const struct {
   size_t size;
   const char *name;
 } npy_types[] = {
-    {"f4", POOT_NPY_F32, 4, "f32"}, {"f2", POOT_NPY_F16, 2, "f16"},
+    {"f4", POOT_NPY_F32, 4, "f32"},   {"f2", POOT_NPY_F16, 2, "f16"},
     {"u2", POOT_NPY_BF16, 2, "bf16"}, {"i1", POOT_NPY_I8, 1, "i8"},
-    {"u1", POOT_NPY_U8, 1, "u8"},   {"i2", POOT_NPY_I16, 2, "i16"},
-    {"i4", POOT_NPY_I32, 4, "i32"}, {"i8", POOT_NPY_I64, 8, "i64"},
-    {"u4", POOT_NPY_U32, 4, "u32"}, {"b1", POOT_NPY_BOOL, 1, "bool"},
+    {"u1", POOT_NPY_U8, 1, "u8"},     {"i2", POOT_NPY_I16, 2, "i16"},
+    {"i4", POOT_NPY_I32, 4, "i32"},   {"i8", POOT_NPY_I64, 8, "i64"},
+    {"u4", POOT_NPY_U32, 4, "u32"},   {"b1", POOT_NPY_BOOL, 1, "bool"},
     {"V2", POOT_NPY_BF16, 2, "bf16"},
 };
 #define NPY_TYPE_ROWS (sizeof npy_types / sizeof npy_types[0])
@@ -59,8 +59,7 @@ typedef struct cursor {
 } cursor;
 
 static void skip_ws(cursor *c) {
-  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
-    c->p++;
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) c->p++;
 }
 
 static bool eat(cursor *c, char ch) {
@@ -127,8 +126,7 @@ static poot_status parse_header(const char *h, size_t len, poot_npy *a) {
     if (strcmp(key, "descr") == 0) {
       char d[16];
       if (!read_str(&c, d, sizeof d)) return fmt_err("header: 'descr' is not a string");
-      if (d[0] == '>')
-        return poot_status_make(POOT_UNSUPPORTED, "npy: big-endian data ('%s')", d);
+      if (d[0] == '>') return poot_status_make(POOT_UNSUPPORTED, "npy: big-endian data ('%s')", d);
       const char *body = (d[0] == '<' || d[0] == '|' || d[0] == '=') ? d + 1 : d;
       bool found = false;
       for (size_t i = 0; i < NPY_TYPE_ROWS; i++) {
@@ -157,7 +155,8 @@ static poot_status parse_header(const char *h, size_t len, poot_npy *a) {
       a->rank = 0;
       while (!eat(&c, ')')) {
         if (a->rank >= POOT_NPY_MAX_RANK) return fmt_err("header: shape has too many dimensions");
-        if (!read_dim(&c, &a->shape[a->rank])) return fmt_err("header: shape entry is not a number");
+        if (!read_dim(&c, &a->shape[a->rank]))
+          return fmt_err("header: shape entry is not a number");
         a->rank++;
         if (!eat(&c, ',')) {
           if (!eat(&c, ')')) return fmt_err("header: shape tuple is not closed");
@@ -221,7 +220,8 @@ poot_status poot_npy_read(const char *path, poot_npy *out) {
   memset(out, 0, sizeof *out);
   poot_file_map map = {0};
   POOT_TRY(poot_file_map_open(path, &map));
-  poot_status s = poot_npy_parse(map.data ? (const void *)map.data : (const void *)"", map.size, out);
+  poot_status s =
+      poot_npy_parse(map.data ? (const void *)map.data : (const void *)"", map.size, out);
   poot_file_map_close(&map);
   return poot_status_annotate(s, "%s", path);
 }
@@ -240,7 +240,8 @@ poot_status poot_npy_serialize(const poot_npy *a, void **out_bytes, size_t *out_
   const char order = poot_npy_type_size(a->type) == 1 ? '|' : '<';
   poot_strbuf_printf(&h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (", order, descr);
   for (int i = 0; i < a->rank; i++)
-    poot_strbuf_printf(&h, "%lld%s", (long long)a->shape[i], a->rank == 1 ? "," : (i + 1 < a->rank ? ", " : ""));
+    poot_strbuf_printf(&h, "%lld%s", (long long)a->shape[i],
+                       a->rank == 1 ? "," : (i + 1 < a->rank ? ", " : ""));
   poot_strbuf_puts(&h, "), }");
   /* Pad with spaces so that magic + length + header is a multiple of 64. */
   while ((10 + h.len + 1) % 64 != 0) poot_strbuf_putc(&h, ' ');

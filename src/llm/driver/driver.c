@@ -174,7 +174,9 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   poot_graph *g = NULL;
   POOT_TRY(trace_step(d, e, &g));
   char shape[64], sampling[32];
-  if (e->tokens == 1)
+  if (e->whole) /* never the prefill entry's key, whatever its length */
+    snprintf(shape, sizeof shape, "whole:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
+  else if (e->tokens == 1)
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
   else
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
@@ -326,6 +328,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->feed_decode.role = d->feed_prefill.role = DRIVER_ROLE_FEED;
   d->feed_decode.kind = d->feed_prefill.kind = POOT_SAMPLER_PENALTIES;
   d->decode_logits.logits = d->prefill_logits.logits = d->restart_logits.logits = true;
+  d->restart.whole = d->restart_logits.whole = true;
   d->restart_at = poot_model_rope_restart_length(c);
   d->whole_pass_at = poot_model_rope_whole_pass_length(c);
   d->history = poot_calloc((size_t)cap, sizeof *d->history);

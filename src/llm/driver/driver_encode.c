@@ -459,53 +459,6 @@ poot_status poot_driver_encode(poot_driver *d, const poot_token *ids, size_t cou
 
 /* ---------------------------------------------------------- generation */
 
-/* An id the tokenizer does not have (rows that only pad its vocabulary),
- * refused as poot_driver_generate_ids refuses it; other ids go to the device
- * unchecked. */
-static poot_status check_prompt_id(const poot_driver *d, poot_token id, size_t at) {
-  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
-  if (!tok || id < poot_tokenizer_vocab_size(tok)) return NULL;
-  int vocab = (int)poot_tokenizer_vocab_size(tok);
-  return BAD(
-      "driver: prompt id %zu is token id %d, but the tokenizer has %d tokens (ids "
-      "%d..%lld are embedding rows that only pad the vocabulary)",
-      at, (int)id, vocab, vocab, (long long)poot_model_get_config(d->model)->vocab_size - 1);
-}
-
-/* The generation loop after the prompt (as poot_driver_generate_ids's):
- * `next` is the first generated id. */
-static poot_status generate_from(poot_driver *d, poot_token next,
-                                 const poot_driver_generate_options *o, poot_tokenizer_decoder *dec,
-                                 poot_driver_token_fn fn, void *ctx,
-                                 poot_driver_generate_result *out, poot_strbuf *text) {
-  size_t max_ids = (size_t)o->max_new_tokens;
-  for (;;) {
-    out->ids[out->n_ids++] = next;
-    if (!o->ignore_stop && poot_model_is_stop(d->model, next)) {
-      out->stopped = true;
-      break;
-    }
-    poot_strbuf_clear(text);
-    if (dec) POOT_TRY(poot_tokenizer_decoder_push(dec, next, text));
-    if (fn && !fn(ctx, next, text->data ? text->data : "", text->len))
-      return poot_status_make(POOT_CANCELLED, "driver: generation stopped by the caller");
-    if (out->n_ids >= max_ids) break;
-    if (d->pos >= d->cap) {
-      out->hit_cap = true;
-      break;
-    }
-    bool nf = false;
-    POOT_TRY(poot__driver_feed_next(d, next, &next, &nf));
-    out->nonfinite += nf;
-  }
-  if (dec) {
-    poot_strbuf_clear(text);
-    POOT_TRY(poot_tokenizer_decoder_flush(dec, text));
-    if (text->len && fn) fn(ctx, -1, text->data, text->len);
-  }
-  return NULL;
-}
-
 poot_status poot_driver_generate_with_inputs(poot_driver *d, const poot_token *prompt, size_t count,
                                              const poot_driver_input *inputs, size_t n_inputs,
                                              const poot_driver_generate_options *options,
@@ -514,29 +467,8 @@ poot_status poot_driver_generate_with_inputs(poot_driver *d, const poot_token *p
   memset(out, 0, sizeof *out);
   poot_driver_generate_options dflt = poot_driver_generate_options_default();
   const poot_driver_generate_options *o = options ? options : &dflt;
-  if (!prompt || count < 1) return BAD("driver: the prompt needs at least one id");
-  if (o->max_new_tokens < 0) return BAD("driver: max_new_tokens < 0");
-  for (size_t i = 0; i < count; i++) POOT_TRY(check_prompt_id(d, prompt[i], i));
-  out->n_prompt = count;
-  const poot_tokenizer *tok = o->no_text ? NULL : poot_model_get_tokenizer(d->model);
-  poot_tokenizer_decoder *dec = NULL;
-  poot_strbuf text;
-  poot_strbuf_init(&text);
   poot_status st = NULL;
-  out->ids = poot_calloc((size_t)o->max_new_tokens + 1, sizeof *out->ids);
-  if (!out->ids) {
-    st = OOM("generated ids");
-    goto done;
-  }
-  if (tok) {
-    poot_tokenizer_decode_options dopt = poot_tokenizer_decode_options_default();
-    dopt.vocab_rows = poot_model_get_config(d->model)->vocab_size;
-    if ((st = poot_tokenizer_decoder_create(tok, &dopt, &dec))) goto done;
-    /* The last prompt id sets the decoder's context (the space after BOS). */
-    if ((st = poot_tokenizer_decoder_push(dec, prompt[count - 1], &text))) goto done;
-    poot_strbuf_clear(&text);
-  }
-  if (o->max_new_tokens == 0) {
+  if (o->max_new_tokens == 0 && prompt && count > 0) {
     /* Nothing runs, but the inputs are still checked. */
     int32_t *row_at = NULL;
     float *rows = NULL;
@@ -544,21 +476,9 @@ poot_status poot_driver_generate_with_inputs(poot_driver *d, const poot_token *p
     st = collect_rows(d, count, inputs, n_inputs, &row_at, &rows, &n);
     poot_free(row_at);
     poot_free(rows);
-    if (!st) st = poot_driver_reset(d);
-    goto done;
+    if (st) return st;
   }
-  uint64_t t0 = poot_time_ns();
-  poot_token next = -1;
-  bool nf = false;
-  if ((st = poot__driver_feed_inputs(d, prompt, count, inputs, n_inputs, &next, &nf))) goto done;
-  out->nonfinite += nf;
-  uint64_t t1 = poot_time_ns();
-  out->prefill_s = (double)(t1 - t0) * 1e-9;
-  st = generate_from(d, next, o, dec, fn, fn_ctx, out, &text);
-  out->decode_s = (double)(poot_time_ns() - t1) * 1e-9;
-done:
+  st = poot__driver_generate(d, prompt, count, inputs, n_inputs, o, fn, fn_ctx, out);
   poot__driver_inputs_clear(d);
-  poot_tokenizer_decoder_destroy(dec);
-  poot_strbuf_deinit(&text);
   return st;
 }

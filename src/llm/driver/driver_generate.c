@@ -19,8 +19,8 @@ void poot_driver_generate_result_deinit(poot_driver_generate_result *r) {
 /* An id the tokenizer does not have: past its last token, in rows of the
  * embedding that only pad it (Hugging Face checkpoints round the embedding
  * up; docs/models.md). `what` says where the id came from. */
-static poot_status check_token_known(const poot_driver *d, poot_token id, const char *what,
-                                     size_t at) {
+poot_status poot__driver_check_token_known(const poot_driver *d, poot_token id, const char *what,
+                                           size_t at) {
   const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
   if (!tok || id < poot_tokenizer_vocab_size(tok)) return NULL;
   return poot_status_make(POOT_INVALID_ARGUMENT,
@@ -49,7 +49,9 @@ typedef struct gen {
   poot_stop_matcher *stops;
   poot_tokenizer_decoder *dec;
   poot_strbuf piece, text;
-  uint64_t mask_ns; /* time in fill_mask */
+  uint64_t mask_ns;                /* time in fill_mask */
+  const poot_driver_input *inputs; /* generate_with_inputs: rows bound to the prompt */
+  size_t n_inputs;
 } gen;
 
 static void gen_deinit(gen *g) {
@@ -102,7 +104,8 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
   const int64_t V = poot_model_get_config(d->model)->vocab_size;
   if (!prompt || count < 1) return BAD("driver: the prompt needs at least one id");
   if (o->max_new_tokens < 0) return BAD("driver: max_new_tokens < 0");
-  for (size_t i = 0; i < count; i++) POOT_TRY(check_token_known(d, prompt[i], "prompt id", i));
+  for (size_t i = 0; i < count; i++)
+    POOT_TRY(poot__driver_check_token_known(d, prompt[i], "prompt id", i));
   g->max_ids = (size_t)o->max_new_tokens;
   poot_sampling_params dflt;
   const poot_sampling_params *p = o->sampling;
@@ -160,7 +163,11 @@ static poot_status fill_mask(void *ctx) {
 static poot_status gen_next(gen *g, poot_token last, poot_token *next) {
   if (!g->sampled) {
     bool nf = false;
-    POOT_TRY(poot_driver_feed(g->d, &last, 1, next, &nf));
+    /* with input rows, a sequence recomputed at the restart keeps them */
+    if (g->n_inputs)
+      POOT_TRY(poot__driver_feed_next(g->d, last, next, &nf));
+    else
+      POOT_TRY(poot_driver_feed(g->d, &last, 1, next, &nf));
     g->out->nonfinite += nf;
     return NULL;
   }
@@ -179,8 +186,40 @@ static poot_status gen_next(gen *g, poot_token last, poot_token *next) {
 
 /* Feeds the prompt (after the cached prefix when reuse_cache) but its last
  * id, which gen_next feeds. */
+/* The prompt with input rows (generate_with_inputs): fed through the rows'
+ * entries (a reset first); sampling feeds its last id through the sample
+ * entry, so that id must be a token, not a row. */
+static poot_status gen_prompt_inputs(gen *g, const poot_token *prompt, size_t count,
+                                     poot_token *next) {
+  bool nf = false;
+  if (!g->sampled) {
+    POOT_TRY(poot__driver_feed_inputs(g->d, prompt, count, g->inputs, g->n_inputs, next, &nf));
+    g->out->nonfinite += nf;
+    return NULL;
+  }
+  if (g->hist)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "driver: repetition penalties with input rows are not supported yet");
+  for (size_t i = 0; i < g->n_inputs; i++)
+    for (size_t j = 0; j < g->inputs[i].n_rows; j++)
+      if (g->inputs[i].rows[j].index == (int64_t)count - 1)
+        return poot_status_make(POOT_UNSUPPORTED,
+                                "driver: input '%s' has a row at the prompt's last index %zu; "
+                                "sampling needs the last prompt id to be a token",
+                                g->inputs[i].name ? g->inputs[i].name : "", count - 1);
+  if (count > 1) {
+    poot_token ignored;
+    POOT_TRY(
+        poot__driver_feed_inputs(g->d, prompt, count - 1, g->inputs, g->n_inputs, &ignored, &nf));
+  } else {
+    POOT_TRY(poot_driver_reset(g->d));
+  }
+  return gen_next(g, prompt[count - 1], next);
+}
+
 static poot_status gen_prompt(gen *g, const poot_token *prompt, size_t count, poot_token *next) {
   poot_driver *d = g->d;
+  if (g->n_inputs) return gen_prompt_inputs(g, prompt, count, next);
   size_t keep = 0;
   if (g->o->reuse_cache) {
     while (keep + 1 < count && (int64_t)keep < d->pos && d->history[keep] == prompt[keep]) keep++;
@@ -292,14 +331,21 @@ static poot_status gen_flush(gen *g) {
   return NULL;
 }
 
-poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, size_t count,
-                                     const poot_driver_generate_options *options,
-                                     poot_driver_token_fn fn, void *fn_ctx,
-                                     poot_driver_generate_result *out) {
+poot_status poot__driver_generate(poot_driver *d, const poot_token *prompt, size_t count,
+                                  const poot_driver_input *inputs, size_t n_inputs,
+                                  const poot_driver_generate_options *options,
+                                  poot_driver_token_fn fn, void *fn_ctx,
+                                  poot_driver_generate_result *out) {
   memset(out, 0, sizeof *out);
   out->stop_index = -1;
   poot_driver_generate_options dflt = poot_driver_generate_options_default();
-  gen g = {.d = d, .o = options ? options : &dflt, .fn = fn, .fn_ctx = fn_ctx, .out = out};
+  gen g = {.d = d,
+           .o = options ? options : &dflt,
+           .fn = fn,
+           .fn_ctx = fn_ctx,
+           .out = out,
+           .inputs = inputs,
+           .n_inputs = n_inputs};
   poot_strbuf_init(&g.piece);
   poot_strbuf_init(&g.text);
   poot_status st = gen_setup(&g, prompt, count);
@@ -339,6 +385,13 @@ poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, s
   }
   gen_deinit(&g);
   return st;
+}
+
+poot_status poot_driver_generate_ids(poot_driver *d, const poot_token *prompt, size_t count,
+                                     const poot_driver_generate_options *options,
+                                     poot_driver_token_fn fn, void *fn_ctx,
+                                     poot_driver_generate_result *out) {
+  return poot__driver_generate(d, prompt, count, NULL, 0, options, fn, fn_ctx, out);
 }
 
 poot_status poot_driver_generate(poot_driver *d, const char *prompt, size_t prompt_len,

@@ -47,6 +47,7 @@ typedef struct driver_sample_shape {
 typedef struct driver_entry {
   int64_t tokens; /* T */
   bool logits;    /* no greedy suffix: the step reads back f32[1, vocab] */
+  bool whole;     /* the whole sequence in one pass (its key is "whole:T") */
   bool added;
   driver_role role;
   uint32_t kind; /* SAMPLE / FEED: the sampler bits */
@@ -142,6 +143,18 @@ POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const drive
 /* The PICK entry's graph before its suffix: the state sampler.logits
  * f32[vocab] as the output f32[1, vocab]. */
 POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);
+/* The generation loop (driver_generate.c) over a prompt, with input rows
+ * (n_inputs > 0: generate_with_inputs) or without. */
+POOT_MUST_USE poot_status poot__driver_generate(poot_driver *d, const poot_token *prompt,
+                                                size_t count, const poot_driver_input *inputs,
+                                                size_t n_inputs,
+                                                const poot_driver_generate_options *options,
+                                                poot_driver_token_fn fn, void *fn_ctx,
+                                                poot_driver_generate_result *out);
+/* INVALID_ARGUMENT when `id` is a row that only pads the tokenizer's
+ * vocabulary; `what` and `at` say where it came from. */
+POOT_MUST_USE poot_status poot__driver_check_token_known(const poot_driver *d, poot_token id,
+                                                         const char *what, size_t at);
 /* i32 words of a sample step's output. */
 uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab);
 
