@@ -14,6 +14,10 @@
 #            (f16, q8_0, q4_0), Qwen2.5-0.5B shape (f16, q4_0)
 #   big      the Llama-3.1-8B shape (f16, q4_0)
 #   peers    Hugging Face transformers on the same random-weight folders
+#   sample   `poot bench --sample` (greedy, sampled, sampled under a JSON
+#            grammar) of the demo model and the Llama-3.2-1B shape (not by default)
+#   hfvec    scripts/hf_sampling_vectors.py with torch and transformers: the
+#            committed vectors of tests/data/sampling (not by default)
 #   ncu      Nsight Compute counters of the first decode kernels (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
@@ -63,6 +67,8 @@ if has tests; then
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   t verify_device_ptx python3 tests/unit/llm/verify_device.py --device ptx
+  t llm_driver_sample_ptx .gpu/bin/llm_driver_sample_ptx ptx
+  t llm_driver_encode_ptx .gpu/bin/llm_driver_encode_ptx ptx
   t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --device ptx
   echo "generate: $(head -c 400 "$OUT/generate_ptx.log" | tr '\n' ' ')"
   grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_ptx.log"
@@ -149,6 +155,23 @@ if has peers; then
     timeout 300 python3 bench/hf_decode.py "$WORK/$m" -p 512 -n 64 >"$OUT/hf-$m.json" \
       2>"$OUT/hf-$m.err" && cat "$OUT/hf-$m.json" || { echo "hf $m failed"; tail -3 "$OUT/hf-$m.err"; }
   done
+fi
+if has sample; then
+  log sample
+  synth llama-3.2-1b "$WORK/l1b"
+  b sample-demo -m models/poot-demo.gguf -p 0 -n 128 --sample --eager-steps 0
+  b sample-l1b-f16 -m "$WORK/l1b" -p 0 -n 128 --sample --eager-steps 0
+  b sample-l1b-q8_0 -m "$(quant "$WORK/l1b" q8_0)" -p 0 -n 128 --sample --eager-steps 0
+  for n in sample-demo sample-l1b-f16 sample-l1b-q8_0; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], d.get('sample'))" \
+      "$OUT/$n.json" "$n" 2>/dev/null
+  done
+fi
+
+if has hfvec; then
+  log hfvec
+  timeout 300 python3 scripts/hf_sampling_vectors.py --out "$PACK/hf_vectors.json" >"$OUT/hfvec.log" 2>&1
+  tail -3 "$OUT/hfvec.log"
 fi
 tar czf "$PACK/results.tgz" -C "$OUT" . 2>/dev/null
 log done

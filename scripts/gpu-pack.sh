@@ -13,10 +13,11 @@ cd "$(dirname "$0")/.."
 build=${1:-/tmp/poot-gpu-build}
 data=${POOT_DATA_DIR:-../shared/data}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target poot exec_conformance_ptx ptx_device kir_render_ptx_cuda
+tests="exec_conformance_ptx ptx_device kir_render_ptx_cuda llm_driver_sample_ptx llm_driver_encode_ptx"
+cmake --build "$build" -j "$(nproc)" --target poot $tests
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
-cp "$build/tools/poot" "$build/tests/exec_conformance_ptx" "$build/tests/ptx_device" \
-  "$build/tests/kir_render_ptx_cuda" .gpu/bin/
+cp "$build/tools/poot" .gpu/bin/
+for t in $tests; do cp "$build/tests/$t" .gpu/bin/; done
 strip .gpu/bin/* 2>/dev/null || true
 for lib in libpcre2-8.so.0 libcmocka.so.0; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .gpu/lib/
