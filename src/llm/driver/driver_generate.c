@@ -128,7 +128,7 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
     g->sampled = kind != 0;
     g->hist = (kind & POOT_SAMPLER_PENALTIES) != 0;
     POOT_TRY(poot_sampling_seed_resolve(g->sp, &g->out->seed));
-    poot__driver_request_init(d, g->sp, g->out->seed, &g->req);
+    poot__driver_request_init(V, g->sp, g->out->seed, &g->req);
     g->req.kind = kind;
     g->req.n_probs = g->sp->n_probs;
     g->req.id = ++d->request;

@@ -100,9 +100,9 @@ typedef struct driver_request {
   uint64_t wait_ns; /* time waited for masks after the model's step returned */
 } driver_request;
 
-/* The slot values of parameters `p` (validated) and a resolved seed; kind
- * and id are left for the caller. */
-void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
+/* The slot values of parameters `p` (validated) for a vocabulary of V and a
+ * resolved seed; kind and id are left for the caller. */
+void poot__driver_request_init(int64_t V, const poot_sampling_params *p, uint64_t seed,
                                driver_request *r);
 /* Fills the mask for the next step (a MASK kind); the driver runs it on a
  * second thread while the device runs the model. */

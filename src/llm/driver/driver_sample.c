@@ -517,10 +517,13 @@ static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_v
   poot_shape sv = shape1(V);
   poot_value x = reshape(s, logits, sv);
   poot_value fp = slot(s, "sampler.f", POOT_DTYPE_F32, DRIVER_SAMPLER_FPARAMS);
-  poot_value d = bin(s, POOT_OP_SUB, x, x);
+  /* finite: no NaN and no +inf (a -inf logit is a banned token, as the
+   * reference sampler takes it) */
+  poot_value bad = bin(s, POOT_OP_OR, bin(s, POOT_OP_NE, x, x),
+                       bin(s, POOT_OP_EQ, x, bcast(s, fconst(s, INFINITY), sv)));
+  poot_value nbad = reduce(s, cvt(s, bad, POOT_DTYPE_I32), POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
   poot_value finite =
-      cvt(s, bin(s, POOT_OP_EQ, reduce(s, d, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32), fconst(s, 0.0)),
-          POOT_DTYPE_I32);
+      cvt(s, bin(s, POOT_OP_EQ, nbad, iconst(s, POOT_DTYPE_I32, 0)), POOT_DTYPE_I32);
   poot_value y = adjusted(s, x, kind, fp, counts);
   poot_value any = cvt(
       s, bin(s, POOT_OP_GT, reduce(s, y, POOT_REDUCE_MAX, 0, POOT_DTYPE_F32), fconst(s, -INFINITY)),

@@ -139,9 +139,8 @@ static poot_status worker_wait(driver_worker *w) {
   return st;
 }
 
-void poot__driver_request_init(const poot_driver *d, const poot_sampling_params *p, uint64_t seed,
+void poot__driver_request_init(int64_t V, const poot_sampling_params *p, uint64_t seed,
                                driver_request *r) {
-  const int64_t V = poot_model_get_config(d->model)->vocab_size;
   const int32_t kc = V < POOT_SAMPLING_MAX_TOP_K ? (int32_t)V : POOT_SAMPLING_MAX_TOP_K;
   memset(r, 0, sizeof *r);
   r->f[0] = p->temperature;

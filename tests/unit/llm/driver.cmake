@@ -14,12 +14,18 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
 endif()
 poot_add_script_test(llm_driver_cli
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/driver_cli.py TIMEOUT 300)
-# The sampling suffix against the reference sampler (driver_sample_test.c), on
+# The sampling suffix against the reference sampler (driver_sample_test.c: the
+# demo model; driver_suffix_test.c: fixed logits, V = 5,000, and a χ² test), on
 # Vulkan (lavapipe in CI) and on PTX where present; each SKIPs without its device.
 if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
   foreach(dev vulkan ptx)
     poot_add_test(llm_driver_sample_${dev}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_sample_test.c
+      LIBS poot_llm poot_devices
+      ARGS ${dev}
+      TIMEOUT 600)
+    poot_add_test(llm_driver_suffix_${dev}
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_suffix_test.c
       LIBS poot_llm poot_devices
       ARGS ${dev}
       TIMEOUT 600)
