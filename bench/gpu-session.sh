@@ -68,6 +68,7 @@ if has tests; then
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   t verify_device_ptx python3 tests/unit/llm/verify_device.py --device ptx
   t llm_driver_sample_ptx .gpu/bin/llm_driver_sample_ptx ptx
+  t llm_driver_suffix_ptx .gpu/bin/llm_driver_suffix_ptx ptx
   t llm_driver_encode_ptx .gpu/bin/llm_driver_encode_ptx ptx
   t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --device ptx
   echo "generate: $(head -c 400 "$OUT/generate_ptx.log" | tr '\n' ' ')"
