@@ -63,7 +63,7 @@ if has tests; then
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   t verify_device_ptx python3 tests/unit/llm/verify_device.py --device ptx
-  t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --device ptx
+  t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --temp 0 --device ptx
   echo "generate: $(head -c 400 "$OUT/generate_ptx.log" | tr '\n' ' ')"
   grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_ptx.log"
   grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -20

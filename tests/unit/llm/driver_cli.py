@@ -26,17 +26,27 @@ def main():
         if r.returncode != 0 or "usage" not in r.stdout:
             print(cmd, "should print usage and exit 0:", r.returncode, r.stdout, r.stderr)
             return 1
-    for bad in (["generate", "--bogus"], ["generate", "--temp", "0.7"],
-                ["generate", "--top-k", "5"], ["generate", "-n", "-1"], ["bench"],
-                ["bench", "-m", "x", "--bogus"]):
+    for bad in (["generate", "--bogus"], ["generate", "--top-k", "x"],
+                ["generate", "-n", "-1"], ["bench"], ["bench", "-m", "x", "--bogus"]):
         r = run([poot] + bad)
         if r.returncode != 2:
             print(bad, "should exit 2, got", r.returncode, r.stderr)
             return 1
-    r = run([poot, "generate", "--temp", "0.7"])
-    if "not supported yet" not in r.stderr:
-        print("--temp 0.7 should say sampling is not supported yet:", r.stderr)
-        return 1
+    # Sampling values are checked before the model is opened, naming the field.
+    for bad, field in ((["--top-p", "1.5"], "top_p"), (["--top-k", "2000"], "top_k"),
+                       (["--temp", "-1"], "temperature"), (["--min-p", "2"], "min_p"),
+                       (["--typical", "0"], "typical_p"), (["--repeat-penalty", "0"],
+                                                           "repeat_penalty"),
+                       (["--n-probs", "21"], "--n-probs"), (["--logit-bias", "5+x"],
+                                                             "--logit-bias"),
+                       (["--stop", ""], "--stop"), (["--seed", "-2"], "--seed"),
+                       (["--grammar", "root ::= [a-"], "grammar:1:13"),
+                       (["--grammar", "x", "--grammar-file", "y"], "not both"),
+                       (["--json-schema", "{}"], "not wired")):
+        r = run([poot, "generate", "-m", "/nonexistent"] + bad)
+        if r.returncode != 2 or field not in r.stderr:
+            print(bad, "should exit 2 naming", field, "got", r.returncode, r.stderr)
+            return 1
     devs = json.loads(run([poot, "devices", "--json"]).stdout)
     vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
     if not vk or not vk[0]["present"]:
@@ -67,7 +77,7 @@ def main():
 
     # The demo model by default; ids against the oracle.
     prompt = "Once upon a time"
-    r = run([poot, "generate", "-p", prompt, "-n", "24", "--device", "vulkan"])
+    r = run([poot, "generate", "-p", prompt, "-n", "24", "--temp", "0", "--device", "vulkan"])
     if r.returncode != 0 or not r.stdout.startswith(prompt) or len(r.stdout) < len(prompt) + 20:
         print("demo generate failed:", r.returncode, r.stderr, r.stdout)
         return 1
@@ -75,7 +85,7 @@ def main():
         os.path.abspath(__file__)))))
     demo = os.path.join(src, "models", "poot-demo.gguf")
     got = run([poot, "generate", "-m", demo, "-p", prompt, "-n", "16", "--ids", "-q",
-               "--chunk", "2", "--device", "vulkan"])
+               "--chunk", "2", "--temp", "0", "--device", "vulkan"])
     ref = run([poot, "verify", "greedy", "-m", demo, "-p", prompt, "-n", "16", "--ids"])
     if got.returncode != 0 or ref.returncode != 0 or got.stdout.split() != ref.stdout.split():
         print("device ids differ from the oracle's:\n", got.stdout, got.stderr, "\n", ref.stdout,
