@@ -486,7 +486,7 @@ static int chat_main(int argc, char **argv) {
       return rc;
     }
   }
-  if (!st) st = poot_tool_sampling_seed(CMD, &c.sp, f.quiet || f.json);
+  if (!st) st = poot_tool_sampling_seed(CMD, &c.sp, f.quiet);
   if (!st && f.system) st = chat_add(&c, "system", f.system, strlen(f.system));
   if (!st && f.prompt) {
     st = chat_turn(&c, f.prompt, strlen(f.prompt));

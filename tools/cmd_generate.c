@@ -262,7 +262,7 @@ static int generate_main(int argc, char **argv) {
             poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
             (double)(poot_time_ns() - t0) * 1e-6);
   if (!st) st = start_driver(rt, &g, cap);
-  if (!st) st = poot_tool_sampling_seed(CMD, &sp, g.quiet || g.json);
+  if (!st) st = poot_tool_sampling_seed(CMD, &sp, g.quiet);
   if (!st) st = stream(rt, &g, pids, np, cap, &sp, grammar);
   if (bad_params) {
     rc = poot_tool_usage_error(CMD, "%s", poot_status_message(st));
