@@ -227,7 +227,11 @@ static int64_t reply_room(const chat *c) {
 static poot_status chat_fit(chat *c, poot_token **ids, size_t *n, size_t *dropped) {
   const int64_t room = reply_room(c);
   for (;;) {
-    POOT_TRY(chat_render(c, ids, n));
+    poot_status st = chat_render(c, ids, n);
+    if (st) {
+      chat_clear(c, c->n_msgs - 1); /* the message the template refused */
+      return st;
+    }
     if ((int64_t)*n + room <= c->cap) return NULL;
     size_t before = *dropped;
     bool can = chat_drop_oldest(c, dropped);
@@ -327,7 +331,10 @@ static poot_status chat_turn(chat *c, const char *text, size_t len) {
     poot_status_free(st);
     st = NULL;
   }
-  if (!st) st = chat_add(c, "assistant", res.text ? res.text : "", res.text_len);
+  if (st)
+    chat_clear(c, c->n_msgs - 1); /* unanswered: the message is not kept */
+  else
+    st = chat_add(c, "assistant", res.text ? res.text : "", res.text_len);
   if (!st && c->f->json) st = print_json(c, &res, dropped, cancelled);
   if (!st && !c->f->json) {
     fputc('\n', stdout);
@@ -376,7 +383,12 @@ static poot_status chat_line(chat *c, const char *line, size_t len, bool *quit) 
     return NULL;
   }
   poot_status st = chat_turn(c, line, len);
-  if (poot_status_code_of(st) == POOT_CAPACITY) {
+  /* A message the context or the template cannot take is not kept, and the
+   * conversation goes on; a device's error ends it. */
+  poot_status_code code = poot_status_code_of(st);
+  if (code == POOT_CAPACITY || code == POOT_INVALID_ARGUMENT || code == POOT_FORMAT ||
+      code == POOT_UNSUPPORTED) {
+    if (code != POOT_CAPACITY) fprintf(stderr, "poot %s: %s\n", CMD, poot_status_message(st));
     poot_status_free(st);
     st = NULL;
   }
