@@ -11,7 +11,8 @@ story?"):
   --json report n_reused = the first turn's prompt and reply less the final
   end-of-turn id); /reset gives the first turn's prompt and reply again; /exit
   ends the session; --system enters the prompt and survives /reset;
-- --template FILE (the demo's template) equals the model's own;
+- --template FILE (the demo's template) equals the model's own; a message the
+  template refuses (raise_exception) is reported and not kept;
 - a small --cap: the oldest exchanges are dropped with the notice and every
   turn is still answered; a message too long alone is refused with the notice
   and the session goes on;
@@ -114,6 +115,18 @@ def script_checks(poot, demo):
         os.unlink(f.name)
     if r.returncode != 0 or r.stdout != COW_REPLY + "\n":
         return fail("--template with the demo's template:", r.returncode, r.stdout, r.stderr)
+    # A message the template refuses is reported, not kept, and the session goes on.
+    with tempfile.NamedTemporaryFile("w", suffix=".jinja", delete=False) as f:
+        f.write("{% if messages[-1]['content'] == 'boom' %}{{ raise_exception('no boom') }}"
+                "{% endif %}" + TEMPLATE)
+    try:
+        r = run(base + ["--template", f.name, "--json"], stdin=f"boom\n{COW}\n")
+    finally:
+        os.unlink(f.name)
+    t = turns(r.stdout) if r.returncode == 0 else []
+    if [x["reply"] for x in t] != [COW_REPLY] or "no boom" not in r.stderr or \
+            t[0]["n_prompt"] != 13:
+        return fail("a message the template refuses:", r.returncode, r.stdout, r.stderr)
     return 0
 
 
