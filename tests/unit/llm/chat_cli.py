@@ -18,6 +18,7 @@ story?"):
   and the session goes on;
 - Ctrl-C (SIGINT) during a reply stops it, the partial reply stays in the
   history and the next turn is answered; Ctrl-C at the prompt exits 0;
+- on a terminal: the banner on stderr, "> " before each turn, Ctrl-D exits 0;
 - a seed repeats a sampled conversation."""
 import json
 import os
@@ -214,6 +215,38 @@ def sigint_checks(poot, demo):
     return 0
 
 
+def tty_checks(poot, demo):
+    """On a terminal: the banner, a "> " prompt before each turn, Ctrl-D ends."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([poot, "chat", "-m", demo, "--temp", "0"] + DEV, stdin=slave,
+                         stdout=slave, stderr=subprocess.PIPE, close_fds=True)
+    os.close(slave)
+    seen = b""
+    try:
+        def read_until(marker, limit=120):
+            nonlocal seen
+            end = time.time() + limit
+            while marker not in seen and time.time() < end:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:
+                    break
+            return marker in seen
+        ok = read_until(b"> ")
+        os.write(master, f"{COW}\n".encode())
+        ok = ok and read_until((COW_REPLY + "\r\n> ").encode())
+        os.write(master, b"\x04")  # Ctrl-D: end of input
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        os.close(master)
+    if not ok or p.returncode != 0 or b"/reset clears the history" not in err:
+        return fail("on a terminal:", ok, p.returncode, seen, err)
+    return 0
+
+
 def seed_checks(poot, demo):
     """A seed repeats a sampled two-turn conversation; the seed is printed."""
     stdin = f"{HELLO}\nTell me a story.\n"
@@ -255,7 +288,7 @@ def main():
                  os.path.join(stories, "tok512.bin"), "-p", "hi", "-q"] + DEV)
         if r.returncode != 1 or "no chat template; give --template" not in r.stderr:
             return fail("a model without a chat template:", r.returncode, r.stderr)
-    for check in (script_checks, capacity_checks, sigint_checks, seed_checks):
+    for check in (script_checks, capacity_checks, sigint_checks, tty_checks, seed_checks):
         if check(poot, demo):
             return 1
         print("ok", check.__name__)
