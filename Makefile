@@ -43,7 +43,7 @@ check: deps
 # best device present (ptx, rocm, vulkan, wgpu; lavapipe runs Vulkan on the CPU).
 DEMO_PROMPT ?= Once upon a time
 demo: deps build
-	@$(BUILD)/tools/poot generate -p "$(DEMO_PROMPT)" -n 200
+	@$(BUILD)/tools/poot generate -p "$(DEMO_PROMPT)" -n 200 --temp 0
 	@echo
 
 format:

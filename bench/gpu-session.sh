@@ -70,7 +70,7 @@ if has tests; then
   t llm_driver_sample_ptx .gpu/bin/llm_driver_sample_ptx ptx
   t llm_driver_suffix_ptx .gpu/bin/llm_driver_suffix_ptx ptx
   t llm_driver_encode_ptx .gpu/bin/llm_driver_encode_ptx ptx
-  t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --device ptx
+  t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --temp 0 --device ptx
   echo "generate: $(head -c 400 "$OUT/generate_ptx.log" | tr '\n' ' ')"
   grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_ptx.log"
   grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -20

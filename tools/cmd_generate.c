@@ -14,99 +14,71 @@
 #include "tool.h"
 
 #define CMD "generate"
-#define DEMO_REL "models/poot-demo.gguf"
 
 typedef struct generate_flags {
   const char *model, *tokenizer, *prompt, *device;
   long long n, cap, chunk;
-  double temp;
-  bool ids, ignore_eos, quiet;
+  bool ids, json, quiet;
+  poot_tool_sampling sampling;
 } generate_flags;
+
+static const char synopsis[] =
+    "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--device D] [--ids] [--json]\n"
+    "                     [--cap N] [--chunk T] [--tokenizer FILE]\n"
+    "                     [--temp T] [--top-k N] [--top-p P] [--min-p P] [--seed S] ...\n\n"
+    "Generates text on a device, streaming tokens to stdout. Sampling follows\n"
+    "llama.cpp's flags and defaults (temperature 0.8, top-k 40, top-p 0.95,\n"
+    "min-p 0.05, a random seed); --temp 0 is greedy and deterministic.\n\n";
+
+enum { GENERATE_OPTIONS = 10 };
 
 static int parse_flags(int argc, char **argv, generate_flags *g) {
   *g = (generate_flags){.prompt = "", .device = "auto", .n = 128};
-  const poot_tool_option options[] = {
+  poot_tool_sampling_init(&g->sampling);
+  poot_tool_option options[GENERATE_OPTIONS + POOT_TOOL_SAMPLING_OPTIONS] = {
       {POOT_FLAG_MODEL, &g->model,
        "GGUF file, safetensors folder, or llama2.c checkpoint\n"
-       "(default: the bundled demo model " DEMO_REL ")",
+       "(default: the bundled demo model " POOT_TOOL_DEMO_MODEL ")",
        0, 0},
       {POOT_FLAG_TOKENIZER, &g->tokenizer, "the tokenizer of a llama2.c checkpoint", 0, 0},
       {POOT_FLAG_PROMPT, &g->prompt, NULL, 0, 0},
       {POOT_FLAG_N_PREDICT, &g->n, "tokens to generate at most (default 128)", 0, LLONG_MAX},
-      {POOT_FLAG_TEMP, &g->temp, NULL, 0, 0},
       {POOT_FLAG_DEVICE, &g->device,
        "auto (default: first present of ptx, rocm, vulkan, wgpu),\n"
        "a backend name, or backend:index",
        0, 0},
       {POOT_FLAG_IDS, &g->ids, NULL, 0, 0},
+      {POOT_FLAG_JSON, &g->json,
+       "print one JSON object instead of streaming: text, ids,\n"
+       "n_prompt, reason, seed, probs (with --n-probs)",
+       0, 0},
       {POOT_FLAG_CAP, &g->cap,
        "KV capacity (default: prompt + N rounded up to 64,\n"
        "at most the model's context length)",
        1, LLONG_MAX},
       {POOT_FLAG_CHUNK, &g->chunk, NULL, 1, LLONG_MAX},
-      {POOT_FLAG_IGNORE_EOS, &g->ignore_eos, NULL, 0, 0},
       {POOT_FLAG_QUIET, &g->quiet, NULL, 0, 0},
-      {POOT_FLAG_TOP_K, NULL, NULL, 0, 0},
-      {POOT_FLAG_TOP_P, NULL, NULL, 0, 0},
-      {POOT_FLAG_MIN_P, NULL, NULL, 0, 0},
-      {POOT_FLAG_SEED, NULL, NULL, 0, 0},
-      {POOT_FLAG_REPEAT_PENALTY, NULL, NULL, 0, 0},
   };
+  poot_tool_sampling_options(&g->sampling, options + GENERATE_OPTIONS);
   const poot_tool_cli cli = {
       .cmd = CMD,
-      .synopsis =
-          "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--temp 0] [--device D]\n"
-          "                     [--ids] [--cap N] [--chunk T] [--tokenizer FILE] [--ignore-eos]\n\n"
-          "Generates text greedily on a device, streaming tokens to stdout.\n\n",
+      .synopsis = synopsis,
       .options = options,
-      .n_options = sizeof options / sizeof options[0]};
-  int rc = poot_tool_parse(&cli, 1, argc, argv);
-  if (rc < 0 && g->temp != 0.0)
-    return poot_tool_usage_error(
-        CMD, "--temp %g: sampling is not supported yet (only greedy, --temp 0)", g->temp);
-  return rc;
-}
-
-static bool exists(const char *path) {
-  return access(path, R_OK) == 0;
-}
-
-/* The demo model: next to this file's source tree, an install prefix, the
- * current directory. */
-static bool find_demo(char *buf, size_t size) {
-  const char *src = __FILE__; /* …/tools/cmd_generate.c */
-  const char *slash = strrchr(src, '/');
-  if (slash && slash != src) {
-    size_t n = (size_t)(slash - src);
-    snprintf(buf, size, "%.*s/../" DEMO_REL, (int)n, src);
-    if (exists(buf)) return true;
-  }
-  char exe[PATH_MAX];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len > 0) {
-    exe[len] = 0;
-    char *s = strrchr(exe, '/');
-    if (s) {
-      *s = 0;
-      static const char *const rel[] = {"/../share/poot/" DEMO_REL, "/../" DEMO_REL,
-                                        "/../../" DEMO_REL};
-      for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(buf, size, "%s%s", exe, rel[i]);
-        if (exists(buf)) return true;
-      }
-    }
-  }
-  snprintf(buf, size, "%s", DEMO_REL);
-  return exists(buf);
+      .n_options = sizeof options / sizeof options[0],
+      .epilog =
+          "\nstderr has the seed used (unless -q; with --temp > 0), progress and a\n"
+          "summary line.\n"};
+  return poot_tool_parse(&cli, 1, argc, argv);
 }
 
 typedef struct stream_ctx {
-  bool ids;
+  bool ids, quiet; /* quiet: --json, nothing streamed */
   size_t count;
 } stream_ctx;
 
 static bool on_token(void *ctx, poot_token id, const char *text, size_t len) {
   stream_ctx *s = ctx;
+  if (s->quiet) return true;
   if (s->ids) {
     if (id >= 0) printf(s->count++ ? " %d" : "%d", (int)id);
   } else {
@@ -162,84 +134,147 @@ static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long 
   return NULL;
 }
 
+/* The --json object: the text, the ids, why it stopped, the seed, logprobs. */
+static poot_status print_json(const poot_driver_generate_result *res,
+                              const poot_sampling_params *sp) {
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_strbuf_puts(&sb, "{\"text\":");
+  poot_json_write_string(&sb, res->text ? res->text : "", res->text_len, false);
+  poot_strbuf_puts(&sb, ",\"ids\":[");
+  for (size_t i = 0; i < res->n_ids; i++) poot_strbuf_printf(&sb, i ? ",%d" : "%d", res->ids[i]);
+  poot_strbuf_printf(&sb, "],\"n_prompt\":%zu,\"reason\":\"%s\",\"stop_index\":%d,", res->n_prompt,
+                     poot_tool_stop_reason_name(res->reason), (int)res->stop_index);
+  poot_strbuf_printf(&sb,
+                     "\"seed\":%llu,\"temperature\":%g,\"probs\":", (unsigned long long)sp->seed,
+                     (double)sp->temperature);
+  poot_tool_write_probs(&sb, res);
+  poot_strbuf_puts(&sb, "}\n");
+  poot_status st = poot_strbuf_status(&sb);
+  if (!st) fwrite(sb.data, 1, sb.len, stdout);
+  poot_strbuf_deinit(&sb);
+  return st;
+}
+
+/* The summary line on stderr. */
+static void print_summary(const poot_driver_generate_result *res, size_t np) {
+  static const char *const why[] = {
+      [POOT_DRIVER_STOP_LENGTH] = "",
+      [POOT_DRIVER_STOP_ID] = ", stopped at a stop id",
+      [POOT_DRIVER_STOP_STRING] = ", stopped at a stop string",
+      [POOT_DRIVER_STOP_CAPACITY] = ", KV capacity full",
+      [POOT_DRIVER_STOP_GRAMMAR] = ", the grammar is complete",
+  };
+  size_t gen = res->n_ids;
+  fprintf(stderr, "poot: prompt %zu tokens in %.3f s; generated %zu in %.3f s (%.1f tok/s)%s\n", np,
+          res->prefill_s, gen, res->decode_s,
+          res->decode_s > 0 && gen > 1 ? (double)(gen - 1) / res->decode_s : 0.0,
+          (unsigned)res->reason < sizeof why / sizeof why[0] ? why[res->reason] : "");
+}
+
 /* Generates from the prompt, streaming to stdout, then the summary line. */
 static poot_status stream(poot_runtime *rt, const generate_flags *g, const poot_token *pids,
-                          size_t np, long long cap) {
+                          size_t np, long long cap, const poot_sampling_params *sp,
+                          const poot_grammar *grammar) {
   poot_driver_generate_options go = poot_driver_generate_options_default();
   go.max_new_tokens = g->n;
-  go.ignore_stop = g->ignore_eos;
-  go.no_text = g->ids;
+  go.ignore_stop = sp->ignore_eos;
+  go.no_text = g->ids && !g->json;
+  go.sampling = sp;
+  go.grammar = grammar;
   if ((long long)np + g->n - 1 > cap && !g->quiet)
     fprintf(stderr, "poot: note: the KV capacity %lld stops generation before %lld tokens\n", cap,
             g->n);
-  stream_ctx sc = {.ids = g->ids};
+  stream_ctx sc = {.ids = g->ids, .quiet = g->json};
   poot_driver_generate_result res;
   memset(&res, 0, sizeof res);
   /* Text mode echoes the prompt, as llama.cpp does. */
-  if (!g->ids && *g->prompt) fputs(g->prompt, stdout);
+  if (!g->ids && !g->json && *g->prompt) fputs(g->prompt, stdout);
   poot_status st =
       poot_driver_generate_ids(poot_runtime_driver(rt), pids, np, &go, on_token, &sc, &res);
-  /* --ids prints the final stop id too, as `poot verify greedy --ids` does. */
-  if (g->ids && res.stopped && res.n_ids)
-    printf(sc.count ? " %d" : "%d", (int)res.ids[res.n_ids - 1]);
-  printf("\n");
+  if (g->json) {
+    if (!st) st = print_json(&res, sp);
+  } else {
+    /* --ids prints the final stop id too, as `poot verify greedy --ids` does. */
+    if (g->ids && res.stopped && res.n_ids)
+      printf(sc.count ? " %d" : "%d", (int)res.ids[res.n_ids - 1]);
+    printf("\n");
+  }
   fflush(stdout);
   if (!st && res.nonfinite)
     fprintf(stderr, "poot: warning: %zu step(s) had NaN or infinite logits\n", res.nonfinite);
-  if (!st && !g->quiet) {
-    size_t gen = res.n_ids;
-    fprintf(stderr, "poot: prompt %zu tokens in %.3f s; generated %zu in %.3f s (%.1f tok/s)%s\n",
-            np, res.prefill_s, gen, res.decode_s,
-            res.decode_s > 0 && gen > 1 ? (double)(gen - 1) / res.decode_s : 0.0,
-            res.stopped   ? ", stopped at a stop id"
-            : res.hit_cap ? ", KV capacity full"
-                          : "");
-  }
+  if (!st && !g->quiet) print_summary(&res, np);
   poot_driver_generate_result_deinit(&res);
   return st;
+}
+
+/* The sampling parameters and the grammar of the flags, before anything is
+ * opened; -1 to go on, else the exit code. */
+static int sampling_setup(const generate_flags *g, poot_sampling_params *sp,
+                          poot_grammar **grammar) {
+  int rc = poot_tool_sampling_params(CMD, &g->sampling, 0, sp);
+  if (rc < 0) rc = poot_tool_sampling_grammar(CMD, &g->sampling, grammar);
+  return rc;
+}
+
+/* The model open: parameters checked against its vocabulary (exit 2), the
+ * prompt encoded and the capacity sized. */
+static poot_status open_model(poot_runtime *rt, const generate_flags *g,
+                              const poot_sampling_params *sp, poot_token **pids, size_t *np,
+                              long long *cap, bool *bad_params) {
+  const poot_model_config *c = poot_model_get_config(poot_runtime_model(rt));
+  poot_status st = poot_sampling_params_validate(sp, (uint32_t)c->vocab_size);
+  if (st) {
+    *bad_params = true;
+    return st;
+  }
+  POOT_TRY(encode_prompt(poot_runtime_model(rt), g->prompt, pids, np));
+  return size_cap(c, *np, g, cap);
 }
 
 static int generate_main(int argc, char **argv) {
   generate_flags g;
   int rc = parse_flags(argc, argv, &g);
   if (rc >= 0) return rc;
+  poot_sampling_params sp;
+  poot_grammar *grammar = NULL;
+  if ((rc = sampling_setup(&g, &sp, &grammar)) >= 0) return rc;
   char demo[PATH_MAX + 64];
-  if (!g.model) {
-    if (!find_demo(demo, sizeof demo)) {
-      fprintf(stderr,
-              "poot %s: the demo model " DEMO_REL
-              " was not found (next to the source "
-              "tree, under <prefix>/share/poot, or in the current directory); give "
-              "-m MODEL\n",
-              CMD);
-      return POOT_EXIT_FAIL;
-    }
-    g.model = demo;
+  if (!(g.model = poot_tool_default_model(CMD, g.model, demo, sizeof demo))) {
+    poot_grammar_destroy(grammar);
+    return POOT_EXIT_FAIL;
   }
   poot_runtime *rt = NULL;
   poot_token *pids = NULL;
   size_t np = 0;
   long long cap = 0;
+  bool bad_params = false;
   uint64_t t0 = poot_time_ns();
   poot_runtime_options ro = poot_runtime_options_default();
   ro.model_path = g.model;
   ro.tokenizer_path = g.tokenizer;
   ro.device = g.device;
   poot_status st = poot_runtime_open(&ro, &rt);
-  if (!st) st = encode_prompt(poot_runtime_model(rt), g.prompt, &pids, &np);
+  if (!st) st = open_model(rt, &g, &sp, &pids, &np, &cap, &bad_params);
   const poot_model_config *c = st ? NULL : poot_model_get_config(poot_runtime_model(rt));
-  if (!st) st = size_cap(c, np, &g, &cap);
   if (!st && !g.quiet)
     fprintf(stderr, "poot: loaded %s (%s, %lld layers, vocab %lld) in %.0f ms\n", g.model,
             poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
             (double)(poot_time_ns() - t0) * 1e-6);
   if (!st) st = start_driver(rt, &g, cap);
-  if (!st) st = stream(rt, &g, pids, np, cap);
-  rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
+  if (!st) st = poot_tool_sampling_seed(CMD, &sp, g.quiet);
+  if (!st) st = stream(rt, &g, pids, np, cap, &sp, grammar);
+  if (bad_params) {
+    rc = poot_tool_usage_error(CMD, "%s", poot_status_message(st));
+    poot_status_free(st);
+  } else {
+    rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
+  }
   poot_free(pids);
   poot_runtime_destroy(rt);
+  poot_grammar_destroy(grammar);
   return rc;
 }
 
 const poot_tool_command poot_tool_cmd_generate = {
-    "generate", "generate text greedily on a device (streamed)", generate_main};
+    "generate", "generate text on a device (streamed; llama.cpp's sampling flags)", generate_main};

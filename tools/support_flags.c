@@ -5,8 +5,6 @@
 
 #include "tool.h"
 
-#define SAMPLING_REFUSED "sampling is not supported yet (only greedy)"
-
 const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_MODEL] = {"-m", "--model", NULL, POOT_TOOL_ARG_STRING, "MODEL",
                          "GGUF file, safetensors folder, or llama2.c checkpoint"},
@@ -25,8 +23,8 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_DEVICE] = {NULL, "--device", NULL, POOT_TOOL_ARG_STRING, "D",
                           "auto (the first present of ptx, rocm, vulkan, wgpu),\n"
                           "a backend name, or backend:index"},
-    [POOT_FLAG_TEMP] = {NULL, "--temp", "--temperature", POOT_TOOL_ARG_FLOAT, "0",
-                        "greedy decoding (the only sampling supported yet)"},
+    [POOT_FLAG_TEMP] = {NULL, "--temp", "--temperature", POOT_TOOL_ARG_FLOAT, "T",
+                        "temperature (default 0.8; 0: greedy, the most likely\ntoken every step)"},
     [POOT_FLAG_CAP] = {NULL, "--cap", NULL, POOT_TOOL_ARG_INT, "N", "KV capacity"},
     [POOT_FLAG_CHUNK] = {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
                          "prefill chunk in tokens (default 16; 1: none)"},
@@ -52,12 +50,18 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                               "do not stop at the model's stop ids"},
     [POOT_FLAG_QUIET] = {"-q", "--quiet", NULL, POOT_TOOL_ARG_BOOL, NULL,
                          "no progress lines on stderr"},
-    [POOT_FLAG_TOP_K] = {NULL, "--top-k", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
-    [POOT_FLAG_TOP_P] = {NULL, "--top-p", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
-    [POOT_FLAG_MIN_P] = {NULL, "--min-p", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
-    [POOT_FLAG_SEED] = {NULL, "--seed", NULL, POOT_TOOL_ARG_REFUSED, NULL, SAMPLING_REFUSED},
-    [POOT_FLAG_REPEAT_PENALTY] = {NULL, "--repeat-penalty", NULL, POOT_TOOL_ARG_REFUSED, NULL,
-                                  SAMPLING_REFUSED},
+    [POOT_FLAG_TOP_K] = {NULL, "--top-k", NULL, POOT_TOOL_ARG_INT, "N",
+                         "keep the N most likely tokens (default 40; 0: off)"},
+    [POOT_FLAG_TOP_P] = {NULL, "--top-p", NULL, POOT_TOOL_ARG_FLOAT, "P",
+                         "keep the most likely tokens up to probability P\n(default 0.95; 1: off)"},
+    [POOT_FLAG_MIN_P] = {NULL, "--min-p", NULL, POOT_TOOL_ARG_FLOAT, "P",
+                         "drop tokens below P times the most likely one's\nprobability "
+                         "(default 0.05; 0: off)"},
+    [POOT_FLAG_SEED] = {NULL, "--seed", NULL, POOT_TOOL_ARG_INT, "S",
+                        "the random seed (default -1: a random one, printed\nto stderr so "
+                        "the run can be repeated)"},
+    [POOT_FLAG_REPEAT_PENALTY] = {NULL, "--repeat-penalty", NULL, POOT_TOOL_ARG_FLOAT, "R",
+                                  "penalize repeated tokens (default 1: off)"},
     [POOT_FLAG_BATCH] = {"-b", NULL, NULL, POOT_TOOL_ARG_REFUSED, NULL,
                          "batches other than 1 are not supported yet"},
     [POOT_FLAG_NO_BOS] = {NULL, "--no-bos", NULL, POOT_TOOL_ARG_BOOL, NULL,
@@ -105,6 +109,35 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_SAMPLE] = {NULL, "--sample", NULL, POOT_TOOL_ARG_BOOL, NULL,
                           "also decode with llama.cpp's default sampling plus penalties, then "
                           "with a JSON grammar's mask too, and report the cost over greedy"},
+    [POOT_FLAG_TYPICAL] = {NULL, "--typical", NULL, POOT_TOOL_ARG_FLOAT, "P",
+                           "locally typical sampling (default 1: off)"},
+    [POOT_FLAG_REPEAT_LAST_N] = {NULL, "--repeat-last-n", NULL, POOT_TOOL_ARG_INT, "N",
+                                 "tokens of history the penalties see (default 64;\n0: off, "
+                                 "-1: all)"},
+    [POOT_FLAG_PRESENCE_PENALTY] = {NULL, "--presence-penalty", NULL, POOT_TOOL_ARG_FLOAT, "A",
+                                    "subtract A from each seen token (default 0: off)"},
+    [POOT_FLAG_FREQUENCY_PENALTY] = {NULL, "--frequency-penalty", NULL, POOT_TOOL_ARG_FLOAT, "A",
+                                     "subtract A per occurrence (default 0: off)"},
+    [POOT_FLAG_LOGIT_BIAS] = {NULL, "--logit-bias", NULL, POOT_TOOL_ARG_LIST, "TOKEN(+|-)BIAS",
+                              "add BIAS to a token id's logit (\"15043+1\",\n\"2-inf\" bans "
+                              "token 2); repeatable"},
+    [POOT_FLAG_GRAMMAR] = {NULL, "--grammar", NULL, POOT_TOOL_ARG_STRING, "GBNF",
+                           "constrain the output to a GBNF grammar (its rule root)"},
+    [POOT_FLAG_GRAMMAR_FILE] = {NULL, "--grammar-file", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                                "the GBNF grammar from a file"},
+    [POOT_FLAG_JSON_SCHEMA] = {"-j", "--json-schema", NULL, POOT_TOOL_ARG_STRING, "SCHEMA",
+                               "constrain the output to a JSON schema ({} is any\nJSON value)"},
+    [POOT_FLAG_JSON_SCHEMA_FILE] = {"-jf", "--json-schema-file", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                                    "the JSON schema from a file"},
+    [POOT_FLAG_STOP] = {NULL, "--stop", NULL, POOT_TOOL_ARG_LIST, "STRING",
+                        "stop when the output holds STRING (not printed);\nrepeatable, and "
+                        "each value is a comma-separated\nlist: \\, is a comma, \\n a "
+                        "newline, \\\\ a backslash"},
+    [POOT_FLAG_N_PROBS] = {NULL, "--n-probs", NULL, POOT_TOOL_ARG_INT, "N",
+                           "the N most likely tokens' log-probabilities at\neach step, in "
+                           "the --json output (0..20)"},
+    [POOT_FLAG_SYSTEM] = {"-sys", "--system", "--system-prompt", POOT_TOOL_ARG_STRING, "TEXT",
+                          "the system prompt"},
 };
 
 static bool spells(const poot_tool_flag *f, const char *arg) {

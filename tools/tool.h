@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "poot/base.h"
+#include "poot/llm/driver.h"
 
 enum { POOT_EXIT_OK = 0, POOT_EXIT_FAIL = 1, POOT_EXIT_USAGE = 2 };
 
@@ -59,7 +60,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_JSON,        /* --json */
   POOT_FLAG_IGNORE_EOS,  /* --ignore-eos */
   POOT_FLAG_QUIET,       /* -q, --quiet */
-  POOT_FLAG_TOP_K,       /* refused: sampling is not supported yet */
+  POOT_FLAG_TOP_K,       /* --top-k N; the sampling flags: support_sampling.c */
   POOT_FLAG_TOP_P,
   POOT_FLAG_MIN_P,
   POOT_FLAG_SEED,
@@ -88,6 +89,19 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_EMIT,          /* --emit DIR */
   POOT_FLAG_NO_PASSES,     /* --no-passes */
   POOT_FLAG_SAMPLE,        /* --sample (bench: sampled decode beside greedy) */
+  /* More sampling flags (support_sampling.c) and chat's. */
+  POOT_FLAG_TYPICAL,           /* --typical P */
+  POOT_FLAG_REPEAT_LAST_N,     /* --repeat-last-n N */
+  POOT_FLAG_PRESENCE_PENALTY,  /* --presence-penalty A */
+  POOT_FLAG_FREQUENCY_PENALTY, /* --frequency-penalty A */
+  POOT_FLAG_LOGIT_BIAS,        /* --logit-bias TOKEN(+|-)BIAS (repeated) */
+  POOT_FLAG_GRAMMAR,           /* --grammar GBNF */
+  POOT_FLAG_GRAMMAR_FILE,      /* --grammar-file FILE */
+  POOT_FLAG_JSON_SCHEMA,       /* -j, --json-schema SCHEMA */
+  POOT_FLAG_JSON_SCHEMA_FILE,  /* -jf, --json-schema-file FILE */
+  POOT_FLAG_STOP,              /* --stop STRING[,STRING...] (repeated) */
+  POOT_FLAG_N_PROBS,           /* --n-probs N */
+  POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 
@@ -154,6 +168,60 @@ typedef struct poot_tool_cli {
 int poot_tool_parse(const poot_tool_cli *cli, int first, int argc, char **argv);
 /* The synopsis, one line per option ("  -m, --model MODEL  help"), the epilog. */
 void poot_tool_print_help(const poot_tool_cli *cli, FILE *f);
+
+/* ------------------------------------------------------------ sampling */
+
+/* The sampling flags of `poot generate` and `poot chat` (support_sampling.c):
+ * llama.cpp's spellings and defaults. Values land here as parsed; _params
+ * turns them into a poot_sampling_params. */
+typedef struct poot_tool_sampling {
+  double temp, top_p, min_p, typical, repeat_penalty, presence_penalty, frequency_penalty;
+  long long top_k, repeat_last_n, seed, n_probs;
+  bool ignore_eos;
+  const char *grammar, *grammar_file, *json_schema, *json_schema_file;
+  poot_tool_list logit_bias, stop;
+  const char *bias_items[POOT_SAMPLING_MAX_BIAS];
+  const char *stop_items[POOT_SAMPLING_MAX_STOPS];
+} poot_tool_sampling;
+
+/* Number of options poot_tool_sampling_options writes. */
+enum { POOT_TOOL_SAMPLING_OPTIONS = 18 };
+
+/* llama.cpp's defaults (poot_sampling_params_init); seed -1 (random). */
+void poot_tool_sampling_init(poot_tool_sampling *s);
+/* Writes the sampling options, whose values go to `s`, into out[0..POOT_TOOL_SAMPLING_OPTIONS). */
+void poot_tool_sampling_options(poot_tool_sampling *s, poot_tool_option *out);
+/* The parameters of the flags, validated (n_vocab 0: not against a vocabulary
+ * yet); the seed stays POOT_SAMPLING_SEED_RANDOM for --seed -1. Returns -1 to
+ * go on, or POOT_EXIT_USAGE after a usage error naming the flag or the field. */
+int poot_tool_sampling_params(const char *cmd, const poot_tool_sampling *s, uint32_t n_vocab,
+                              poot_sampling_params *out);
+/* Compiles --grammar or --grammar-file (*out NULL when neither is given).
+ * Returns -1 to go on, POOT_EXIT_USAGE after a usage error (both given; a
+ * grammar that does not compile: the message has its line and column; the
+ * JSON-schema flags, not wired yet), POOT_EXIT_FAIL when the file cannot be
+ * read. */
+int poot_tool_sampling_grammar(const char *cmd, const poot_tool_sampling *s, poot_grammar **out);
+/* Resolves a random seed now, so a run can be repeated: prints "seed N" to
+ * stderr unless quiet (only when the parameters draw). */
+poot_status poot_tool_sampling_seed(const char *cmd, poot_sampling_params *p, bool quiet);
+
+/* ------------------------------------------------------------ models and results */
+
+#define POOT_TOOL_DEMO_MODEL "models/poot-demo.gguf"
+
+/* Finds the bundled demo model (support_demo.c): next to the source tree this
+ * binary was built from, under an install prefix (<bin>/../share/poot/models,
+ * <bin>/../models, <bin>/../../models), then in the current directory. */
+bool poot_tool_find_demo(char *buf, size_t size);
+/* `model` when given, else the demo model's path in buf; NULL (after a
+ * one-line message) when it is not found. */
+const char *poot_tool_default_model(const char *cmd, const char *model, char *buf, size_t size);
+/* "length", "stop_id", "stop_string", "capacity", "grammar". */
+const char *poot_tool_stop_reason_name(poot_driver_stop_reason reason);
+/* The result's log-probabilities as a JSON array (one object per generated
+ * id: token, logprob, top), [] without them. */
+void poot_tool_write_probs(poot_strbuf *sb, const poot_driver_generate_result *r);
 
 /* Reads all of stdin into a heap buffer (poot_free). */
 poot_status poot_tool_read_stdin(char **out_data, size_t *out_size);

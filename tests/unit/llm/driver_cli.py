@@ -3,7 +3,13 @@
 usage errors exit 2 and --help 0; stories260K from the empty prompt prints the
 published llama2.c text; the demo model (the default without -m) streams text,
 and its --ids equal `poot verify greedy --ids` (the oracle) for a prompt;
-`poot bench --json` reports every figure with sane values."""
+`poot bench --json` reports every figure with sane values. With --sampling
+(the test llm_generate_sampling_cli), after the oracle check, the sampling
+flags instead of the bench (`sampling_checks`): bad values exit 2 naming the field; a seed repeats its
+text and the printed random seed repeats the run; other seeds differ;
+--temp 0 is the oracle's greedy; --logit-bias ID-inf bans the id; grammars,
+--stop and --n-probs shape the --json output."""
+import re
 import json
 import os
 import subprocess
@@ -26,17 +32,27 @@ def main():
         if r.returncode != 0 or "usage" not in r.stdout:
             print(cmd, "should print usage and exit 0:", r.returncode, r.stdout, r.stderr)
             return 1
-    for bad in (["generate", "--bogus"], ["generate", "--temp", "0.7"],
-                ["generate", "--top-k", "5"], ["generate", "-n", "-1"], ["bench"],
-                ["bench", "-m", "x", "--bogus"]):
+    for bad in (["generate", "--bogus"], ["generate", "--top-k", "x"],
+                ["generate", "-n", "-1"], ["bench"], ["bench", "-m", "x", "--bogus"]):
         r = run([poot] + bad)
         if r.returncode != 2:
             print(bad, "should exit 2, got", r.returncode, r.stderr)
             return 1
-    r = run([poot, "generate", "--temp", "0.7"])
-    if "not supported yet" not in r.stderr:
-        print("--temp 0.7 should say sampling is not supported yet:", r.stderr)
-        return 1
+    # Sampling values are checked before the model is opened, naming the field.
+    for bad, field in ((["--top-p", "1.5"], "top_p"), (["--top-k", "2000"], "top_k"),
+                       (["--temp", "-1"], "temperature"), (["--min-p", "2"], "min_p"),
+                       (["--typical", "0"], "typical_p"), (["--repeat-penalty", "0"],
+                                                           "repeat_penalty"),
+                       (["--n-probs", "21"], "--n-probs"), (["--logit-bias", "5+x"],
+                                                             "--logit-bias"),
+                       (["--stop", ""], "--stop"), (["--seed", "-2"], "--seed"),
+                       (["--grammar", "root ::= [a-"], "grammar:1:13"),
+                       (["--grammar", "x", "--grammar-file", "y"], "not both"),
+                       (["--json-schema", "{}"], "not wired")):
+        r = run([poot, "generate", "-m", "/nonexistent"] + bad)
+        if r.returncode != 2 or field not in r.stderr:
+            print(bad, "should exit 2 naming", field, "got", r.returncode, r.stderr)
+            return 1
     devs = json.loads(run([poot, "devices", "--json"]).stdout)
     vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
     if not vk or not vk[0]["present"]:
@@ -67,7 +83,7 @@ def main():
 
     # The demo model by default; ids against the oracle.
     prompt = "Once upon a time"
-    r = run([poot, "generate", "-p", prompt, "-n", "24", "--device", "vulkan"])
+    r = run([poot, "generate", "-p", prompt, "-n", "24", "--temp", "0", "--device", "vulkan"])
     if r.returncode != 0 or not r.stdout.startswith(prompt) or len(r.stdout) < len(prompt) + 20:
         print("demo generate failed:", r.returncode, r.stderr, r.stdout)
         return 1
@@ -75,12 +91,15 @@ def main():
         os.path.abspath(__file__)))))
     demo = os.path.join(src, "models", "poot-demo.gguf")
     got = run([poot, "generate", "-m", demo, "-p", prompt, "-n", "16", "--ids", "-q",
-               "--chunk", "2", "--device", "vulkan"])
+               "--chunk", "2", "--temp", "0", "--device", "vulkan"])
     ref = run([poot, "verify", "greedy", "-m", demo, "-p", prompt, "-n", "16", "--ids"])
     if got.returncode != 0 or ref.returncode != 0 or got.stdout.split() != ref.stdout.split():
         print("device ids differ from the oracle's:\n", got.stdout, got.stderr, "\n", ref.stdout,
               ref.stderr)
         return 1
+
+    if "--sampling" in sys.argv[1:]:
+        return sampling_checks(poot, demo, ref.stdout.split())
 
     # bench --json: every figure present and sane.
     r = run([poot, "bench", "-m", demo, "-p", "8", "-n", "8", "--eager-steps", "2",
@@ -99,6 +118,127 @@ def main():
         print("bench: eager ids differ or wrong backend:", b)
         return 1
     print("generate and bench on Vulkan: stories260K text, demo ids = oracle, bench figures")
+    return 0
+
+
+def gen_json(poot, demo, *args):
+    """`poot generate --json` on the demo model; the parsed object and stderr."""
+    r = run([poot, "generate", "-m", demo, "-p", "Once upon a time", "--device", "vulkan",
+             "--json"] + list(args))
+    if r.returncode != 0:
+        raise RuntimeError(f"generate {args} failed ({r.returncode}): {r.stderr}")
+    return json.loads(r.stdout), r.stderr
+
+
+def sampling_checks(poot, demo, greedy_ids):
+    """The sampling flags on the demo model (greedy_ids: the oracle's 16 ids)."""
+    # --temp 0 is greedy: the oracle's ids, logprobs of the chosen id the highest.
+    g, _ = gen_json(poot, demo, "-n", "16", "--temp", "0", "--n-probs", "3", "-q")
+    if [str(i) for i in g["ids"]] != greedy_ids:
+        print("--temp 0 differs from the oracle's greedy ids:", g["ids"], greedy_ids)
+        return 1
+    if len(g["probs"]) != 16 or any(
+            len(p["top"]) != 3 or p["top"][0]["token"] != p["token"] or
+            abs(p["top"][0]["logprob"] - p["logprob"]) > 1e-6 or
+            not p["top"][0]["logprob"] >= p["top"][1]["logprob"] >= p["top"][2]["logprob"] or
+            p["logprob"] > 0 for p in g["probs"]):
+        print("--n-probs 3 under --temp 0: the chosen id should lead a sorted top 3:", g["probs"])
+        return 1
+    # The default is llama.cpp's sampling with a random seed, printed so the run repeats.
+    a, err = gen_json(poot, demo, "-n", "32")
+    m = re.search(r"seed (\d+) \(--seed \1 repeats this run\)", err)
+    if not m or a["seed"] != int(m.group(1)) or a["temperature"] != 0.8:
+        print("the default run should print its random seed and sample at 0.8:", err, a)
+        return 1
+    b, _ = gen_json(poot, demo, "-n", "32", "--seed", m.group(1), "-q")
+    if b["ids"] != a["ids"]:
+        print("--seed", m.group(1), "does not repeat the default run:", a["ids"], b["ids"])
+        return 1
+    # A fixed seed repeats; seeds differ from one another.
+    texts = {}
+    for seed in ("1", "2", "3", "1"):
+        o, _ = gen_json(poot, demo, "-n", "40", "--seed", seed, "--temp", "1.0", "-q")
+        if seed in texts and texts[seed] != o["text"]:
+            print("--seed", seed, "gave two texts:", texts[seed], "/", o["text"])
+            return 1
+        texts[seed] = o["text"]
+    if len(set(texts.values())) < 3:
+        print("seeds 1, 2, 3 should give three texts:", texts)
+        return 1
+    # --logit-bias ID-inf: the greedy run's first id (",") never appears, with
+    # greedy decoding and with sampling.
+    banned = int(greedy_ids[0])
+    for extra in (["--temp", "0"], ["--seed", "4"], ["--seed", "5", "--temp", "1.5"]):
+        o, _ = gen_json(poot, demo, "-n", "48", "--logit-bias", f"{banned}-inf", "-q", *extra)
+        if banned in o["ids"] or len(o["ids"]) == 0:
+            print("--logit-bias", banned, "-inf", extra, ": the id appeared:", o["ids"])
+            return 1
+    # A positive bias makes an id win: 100 on "!" (id of the text "!").
+    o, _ = gen_json(poot, demo, "-n", "4", "--temp", "0", "--logit-bias", "6+100", "-q")
+    if o["ids"] != [6, 6, 6, 6]:
+        print("--logit-bias 6+100 should make id 6 win every step:", o["ids"])
+        return 1
+    # Grammars: the output matches, and generation ends when the grammar does.
+    for gbnf, pattern, extra in (
+            ('root ::= "yes" | "no"', r"(yes|no)", ["--seed", "6"]),
+            ("root ::= [a-z ]+", r"[a-z ]+", ["--seed", "7", "-n", "24"]),
+            ('root ::= "The " [a-z]+ " " ("cat" | "dog") "."', r"The [a-z]+ (cat|dog)\.",
+             ["--temp", "0", "-n", "30"])):
+        o, _ = gen_json(poot, demo, "--grammar", gbnf, "-q", *extra)
+        if not re.fullmatch(pattern, o["text"]):
+            print("--grammar", gbnf, "output does not match", pattern, ":", repr(o["text"]))
+            return 1
+    gfile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"poot-grammar-{os.getpid()}.gbnf")
+    with open(gfile, "w", encoding="utf-8") as f:
+        f.write('root ::= item ("," item)*\nitem ::= [0-9]\n')
+    try:
+        o, _ = gen_json(poot, demo, "--grammar-file", gfile, "--seed", "8", "-n", "12", "-q")
+        if not re.fullmatch(r"[0-9](,[0-9])*,?", o["text"]):
+            print("--grammar-file: output does not match a digit list:", repr(o["text"]))
+            return 1
+        with open(gfile, "w", encoding="utf-8") as f:
+            f.write('root ::= "a"\nbad ::= [a-\n')
+        r = run([poot, "generate", "-m", demo, "--grammar-file", gfile, "-q"])
+        if r.returncode != 2 or "grammar:2:" not in r.stderr:
+            print("a grammar file error should exit 2 with line:col:", r.returncode, r.stderr)
+            return 1
+    finally:
+        os.unlink(gfile)
+    # --stop cuts the greedy text before the stop string ("Jake" is its 7th word).
+    full = run([poot, "generate", "-m", demo, "-p", "Once upon a time", "-n", "16", "--temp",
+                "0", "-q", "--device", "vulkan", "--json"])
+    full_text = json.loads(full.stdout)["text"]
+    cut = full_text.index("Jake")
+    for stop in (["--stop", "Jake"], ["--stop", "zzz,Jake"], ["--stop", "zzz", "--stop", "Jake"]):
+        o, _ = gen_json(poot, demo, "-n", "16", "--temp", "0", "-q", *stop)
+        if o["text"] != full_text[:cut] or o["reason"] != "stop_string":
+            print(stop, "should cut at Jake:", repr(o["text"]), o["reason"], repr(full_text))
+            return 1
+    # Streaming: the stop string is never printed.
+    r = run([poot, "generate", "-m", demo, "-p", "Once upon a time", "-n", "16", "--temp", "0",
+             "-q", "--device", "vulkan", "--stop", "Jake"])
+    if r.returncode != 0 or r.stdout != "Once upon a time" + full_text[:cut] + "\n":
+        print("streamed --stop output:", repr(r.stdout))
+        return 1
+    # Penalties and the other truncations run (values only; they never recompile).
+    o, _ = gen_json(poot, demo, "-n", "24", "--seed", "9", "--repeat-penalty", "1.3",
+                    "--presence-penalty", "0.5", "--frequency-penalty", "0.5", "--typical",
+                    "0.9", "--top-k", "10", "--min-p", "0.1", "--repeat-last-n", "-1", "-q")
+    if len(o["ids"]) == 0 or o["seed"] != 9:
+        print("penalties and typical: no output:", o)
+        return 1
+    # --ignore-eos with sampling: never draws the end-of-generation ids (1, 5).
+    o, _ = gen_json(poot, demo, "-n", "200", "--seed", "10", "--ignore-eos", "-q")
+    if len(o["ids"]) != 200 or 1 in o["ids"] or 5 in o["ids"]:
+        print("--ignore-eos: 200 ids without 1 or 5 expected:", len(o["ids"]), o["reason"])
+        return 1
+    # Vocabulary checks come after the model is open, still exit 2.
+    r = run([poot, "generate", "-m", demo, "--logit-bias", "5000+1", "-q", "--device", "vulkan"])
+    if r.returncode != 2 or "logit_bias" not in r.stderr:
+        print("a bias past the vocabulary should exit 2 naming logit_bias:", r.returncode,
+              r.stderr)
+        return 1
+    print("ok sampling flags: seeds, greedy = oracle, bias, grammars, stops, n-probs")
     return 0
 
 
