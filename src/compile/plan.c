@@ -31,7 +31,7 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     case PG_DUS:
       return poot__cc_tpl_dus(k, g, grid);
     case PG_TOPK:
-      return poot__cc_tpl_topk(k, g, grid);
+      return poot__cc_tpl_topk(k, g, grid, mode);
     case PG_CUMSUM:
       return poot__cc_tpl_cumsum(k, g, grid);
     case PG_SCATTER:
@@ -186,7 +186,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->k.b = NULL;
   r->wbuf = g->dest_buffer;
   poot_value dests[2] = {g->dest, g->out2};
-  if (g->kind == PG_ATTENTION && g->aux_temp != UINT32_MAX) r->wtemp[r->nwtemp++] = g->aux_temp;
+  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK) && g->aux_temp != UINT32_MAX)
+    r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {
     if (dests[q] == POOT_VALUE_NONE) continue;
     const pc_value *pv = &pl->v[dests[q]];

@@ -1,0 +1,405 @@
+/* templates/select.c — top_k over long rows as a pipeline of sorting
+ * dispatches (docs/topk.md). Stage 1: one workgroup per tile of a row loads
+ * the tile into shared memory as (value, index) pairs, sorts it with a
+ * bitonic network and keeps its first K pairs (K: k rounded up to a power
+ * of two), a run. Merge rounds: one workgroup takes up to G sorted runs
+ * (every other one reversed, so that the tile is already sorted in blocks of
+ * K), finishes the bitonic sort from blocks of 2K and keeps the first K;
+ * the last round writes the op's two results. The order is poot_eval's:
+ * larger first, NaN the largest, equal values by the lower index; a pad (an
+ * index past the row) sorts after everything. Runs live in two aux temps
+ * used in turn, as [row][run][K] pairs of words (value bits, index). Short
+ * rows and the cases the pipeline does not take keep the per-element rank
+ * template (pointwise.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../compile_impl.h"
+
+#define OP(x) POOT_KIR_OP_##x
+/* Rows up to this length use the rank template (n² compares, n threads). */
+#define TK_RANK_MAX 64
+/* Stage-1 tile and merge tile caps (pairs); both also fit shared memory. */
+#define TK_TILE_MAX 2048u
+#define TK_MERGE_MAX 4096u
+#define TK_PAD 0xffffffffu
+
+static uint32_t pow2_ceil(uint64_t x) {
+  uint32_t p = 1;
+  while (p < x && p < 0x80000000u) p *= 2;
+  return p;
+}
+static uint32_t log2_u(uint32_t p) {
+  uint32_t l = 0;
+  while ((1u << l) < p) l++;
+  return l;
+}
+
+bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape *out) {
+  memset(out, 0, sizeof *out);
+  const poot_type *xt = poot_graph_value_type(pl->g, pl->alias[n->operands[0]]);
+  const poot_shape *xs = &xt->shape;
+  if (xs->rank < 1) return false;
+  poot_kir_scalar cs = poot__cc_compute_scalar(xt->dtype);
+  if (cs != POOT_KIR_F32 && cs != POOT_KIR_I32 && cs != POOT_KIR_U32) return false;
+  int64_t len = xs->dims[xs->rank - 1], k = n->attrs.k;
+  int64_t rows = poot__cc_elems(xs) / (len > 0 ? len : 1);
+  if (len <= TK_RANK_MAX || k < 1 || k > len || len >= 0x7fffffff || rows < 1 || rows > 0xffffff)
+    return false;
+  /* Two shared arrays of 4-byte words: 8 bytes a pair. */
+  uint32_t smax = TK_MERGE_MAX;
+  while (smax > 1 && (uint64_t)smax * 8 > pl->t->shared_memory_bytes) smax /= 2;
+  uint32_t s1max = smax < TK_TILE_MAX ? smax : TK_TILE_MAX;
+  out->n = (uint32_t)len;
+  out->k = (uint32_t)k;
+  out->K = pow2_ceil((uint64_t)k);
+  out->rows = (uint32_t)rows;
+  if ((uint64_t)len <= s1max) {
+    out->tile = pow2_ceil((uint64_t)len);
+    out->tiles = 1;
+    return true;
+  }
+  if (out->K > s1max || 2 * out->K > smax) return false;
+  out->tile = s1max;
+  out->tiles = (uint32_t)((len + s1max - 1) / s1max);
+  out->group = smax / out->K;
+  for (uint32_t r = out->tiles; r > 1; r = (r + out->group - 1) / out->group) out->rounds++;
+  return true;
+}
+
+/* Runs per row entering round `round` (1-based), and that round's group. */
+static uint32_t runs_in(const pc_topk_shape *s, uint32_t round) {
+  uint32_t r = s->tiles;
+  for (uint32_t i = 1; i < round; i++) r = (r + s->group - 1) / s->group;
+  return r;
+}
+static uint32_t group_of(const pc_topk_shape *s, uint32_t rin) {
+  uint32_t g = pow2_ceil(rin);
+  return g < s->group ? g : s->group;
+}
+
+typedef struct tk {
+  pc_kctx *k;
+  const pc_group *g;
+  pc_topk_shape s;
+  poot_kir_scalar cs; /* compute type of the values */
+  bool fl;            /* NaN rules */
+  uint32_t shv, shi;  /* shared: values, indices */
+  uint32_t arena;     /* binding of the temps */
+  uint64_t nwg;       /* workgroups of the dispatch */
+  poot_kir_value lid, n, pad, row, zero;
+} tk;
+
+/* A loop of the workgroup over count positions, *p = q·wg + lid; the body
+ * is guarded by p < count when wg does not divide count. Closed by
+ * tk_each_end with the same count. */
+static poot_status tk_each_begin(tk *t, uint32_t count, poot_kir_value *p) {
+  pc_kctx *k = t->k;
+  uint32_t wg = k->pl->wg;
+  poot_kir_value end, one, q, lt;
+  POOT_TRY(poot__cc_u32(k, (count + wg - 1) / wg, &end));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot_kir_for_begin(k->b, t->zero, end, one, &q));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), q, wg, p));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), *p, t->lid, p));
+  if (count % wg == 0) return NULL;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), *p, count, &lt));
+  return poot_kir_if_begin(k->b, lt);
+}
+static poot_status tk_each_end(tk *t, uint32_t count) {
+  if (count % t->k->pl->wg != 0) POOT_TRY(poot_kir_end(t->k->b));
+  poot__cc_scope_pop(t->k);
+  return poot_kir_end(t->k->b);
+}
+
+/* Pair a sorts before pair b: a is no pad and b is one, or both are
+ * elements and a comes first in top_k order. */
+static poot_status tk_before(tk *t, poot_kir_value av, poot_kir_value ai, poot_kir_value bv,
+                             poot_kir_value bi, poot_kir_value *out) {
+  pc_kctx *k = t->k;
+  poot_kir_value va, vb, nvb, b, r;
+  POOT_TRY(poot__cc_bin(k, OP(LT), ai, t->n, &va));
+  POOT_TRY(poot__cc_bin(k, OP(LT), bi, t->n, &vb));
+  POOT_TRY(poot_kir_unary(k->b, OP(NOT), vb, &nvb));
+  POOT_TRY(poot__cc_topk_before(k, av, ai, bv, bi, t->fl, &b));
+  POOT_TRY(poot__cc_bin(k, OP(OR), nvb, b, &r));
+  return poot__cc_bin(k, OP(AND), va, r, out);
+}
+
+/* One compare-exchange step of the bitonic network over a tile of `size`
+ * pairs: blocks of 2^ls, partner distance 2^lj (both u32 values). */
+static poot_status tk_step(tk *t, uint32_t size, poot_kir_value ls, poot_kir_value lj) {
+  pc_kctx *k = t->k;
+  poot_kir_value p, one, j, jm, hi, lo, i, l, dir, av, ai, bv, bi, sw, x;
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), one, lj, &j));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), j, one, &jm));
+  POOT_TRY(tk_each_begin(t, size / 2, &p));
+  /* i = (p >> lj) << (lj + 1) | (p & (j - 1)), its partner i + j */
+  POOT_TRY(poot__cc_bin(k, OP(SHR), p, lj, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, lj, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, one, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(AND), p, jm, &lo));
+  POOT_TRY(poot__cc_bin(k, OP(OR), hi, lo, &i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i, j, &l));
+  /* descending block when bit ls of i is set */
+  POOT_TRY(poot__cc_bin(k, OP(SHR), i, ls, &dir));
+  POOT_TRY(poot__cc_bin(k, OP(AND), dir, one, &dir));
+  POOT_TRY(poot__cc_bin_c(k, OP(NE), dir, 0, &dir));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, i, 1, &av));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, i, 1, &ai));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, l, 1, &bv));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, 1, &bi));
+  /* ascending: swap when b sorts before a; descending: otherwise (two
+   * distinct pairs never tie, and swapping two pads changes nothing) */
+  POOT_TRY(tk_before(t, bv, bi, av, ai, &sw));
+  POOT_TRY(poot__cc_bin(k, OP(NE), sw, dir, &sw));
+  POOT_TRY(poot_kir_select(k->b, sw, bv, av, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, i, x));
+  POOT_TRY(poot_kir_select(k->b, sw, av, bv, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, l, x));
+  POOT_TRY(poot_kir_select(k->b, sw, bi, ai, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, i, x));
+  POOT_TRY(poot_kir_select(k->b, sw, ai, bi, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, x));
+  POOT_TRY(tk_each_end(t, size / 2));
+  return poot_kir_barrier(k->b);
+}
+
+/* The bitonic sort of a tile of `size` pairs whose blocks of `from` / 2
+ * are already sorted, alternately ascending and descending (from = 2: an
+ * unsorted tile). Loops: ls over block sizes, lj from ls - 1 down to 0. */
+static poot_status tk_sort(tk *t, uint32_t from, uint32_t size) {
+  pc_kctx *k = t->k;
+  uint32_t l0 = log2_u(from), l1 = log2_u(size);
+  if (l0 > l1) return NULL;
+  poot_kir_value a, b, one, ls, q, lj;
+  POOT_TRY(poot__cc_u32(k, l0, &a));
+  POOT_TRY(poot__cc_u32(k, l1 + 1, &b));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot_kir_for_begin(k->b, a, b, one, &ls));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot_kir_for_begin(k->b, t->zero, ls, one, &q));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin(k, OP(SUB), ls, q, &lj));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), lj, one, &lj));
+  POOT_TRY(tk_step(t, size, ls, lj));
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  poot__cc_scope_pop(k);
+  /* compare-exchanges of about 12 operations */
+  k->flops += (uint64_t)(l1 + l0) * (l1 - l0 + 1) / 2 * (size / 2) * 12 * t->nwg;
+  return poot_kir_end(k->b);
+}
+
+/* Loads element e of this workgroup's row (clamped into the row; pads past
+ * it) into shared position p. */
+static poot_status tk_load_x(tk *t, poot_value x, const poot_shape *xs, poot_kir_value e,
+                             poot_kir_value p) {
+  pc_kctx *k = t->k;
+  uint32_t r = xs->rank;
+  poot_kir_value in, ec, idx[PC_MAX_DIMS], v, z, vi;
+  POOT_TRY(poot__cc_bin(k, OP(LT), e, t->n, &in));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), e, t->s.n - 1, &ec));
+  if (r > 1) {
+    poot_shape rs = *xs;
+    rs.rank = r - 1;
+    POOT_TRY(poot__cc_delinearize(k, t->row, &rs, idx));
+  }
+  idx[r - 1] = ec;
+  POOT_TRY(poot__cc_emit(k, x, idx, &v));
+  POOT_TRY(poot__cc_scal(k, t->cs, 0, &z));
+  POOT_TRY(poot_kir_select(k->b, in, v, z, &v));
+  POOT_TRY(poot_kir_select(k->b, in, e, t->pad, &vi));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, p, v));
+  return poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, p, vi);
+}
+
+/* Word `w` of pair q of run `run` (u32 values) of the row, in temp ti. */
+static poot_status tk_word(tk *t, uint32_t ti, bool read, uint32_t nruns, poot_kir_value run,
+                           poot_kir_value q, uint32_t w, poot_kir_value *out) {
+  pc_kctx *k = t->k;
+  poot_kir_value base, x;
+  POOT_TRY(poot__cc_temp_base(k, ti, read, &base));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t->row, nruns, &x));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), x, run, &x));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), x, t->s.K, &x));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), x, q, &x));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), x, 2, &x));
+  if (w) POOT_TRY(poot__cc_bin_c(k, OP(ADD), x, w, &x));
+  return poot__cc_bin(k, OP(ADD), x, base, out);
+}
+
+/* The first k pairs of the sorted tile as the op's results (last stage), or
+ * the first K as run `run` of nruns into the group's aux temp. */
+static poot_status tk_write(tk *t, uint32_t nruns, poot_kir_value run) {
+  pc_kctx *k = t->k;
+  const pc_group *g = t->g;
+  bool last = g->aux_temp == UINT32_MAX;
+  uint32_t cnt = last ? t->s.k : t->s.K;
+  poot_kir_value p, v, ix, a;
+  POOT_TRY(tk_each_begin(t, cnt, &p));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, p, 1, &v));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, p, 1, &ix));
+  if (last) {
+    poot_kir_value lin;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), t->row, t->s.k, &lin));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), lin, p, &lin));
+    POOT_TRY(poot__cc_store_value(k, g->out, lin, v));
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), ix, &ix));
+    POOT_TRY(poot__cc_store_value(k, g->out2, lin, ix));
+  } else {
+    POOT_TRY(poot__cc_binding_of(k, 0, &t->arena));
+    POOT_TRY(poot__cc_bcast(k, POOT_KIR_U32, v, &v));
+    POOT_TRY(tk_word(t, g->aux_temp, false, nruns, run, p, 0, &a));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, v));
+    POOT_TRY(tk_word(t, g->aux_temp, false, nruns, run, p, 1, &a));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, ix));
+  }
+  return tk_each_end(t, cnt);
+}
+
+/* Merge round: up to G runs of the row (run w·G + r at block r, odd blocks
+ * reversed), pads for runs past the row's. */
+static poot_status tk_load_runs(tk *t, uint32_t rin, uint32_t G, poot_kir_value w) {
+  pc_kctx *k = t->k;
+  uint32_t lk = log2_u(t->s.K), size = G * t->s.K;
+  poot_kir_value p, r, q, gr, in, grc, a, v, ix, pos, odd, z;
+  POOT_TRY(poot__cc_binding_of(k, 0, &t->arena));
+  POOT_TRY(tk_each_begin(t, size, &p));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), p, lk, &r));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), p, t->s.K - 1, &q));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), w, G, &gr));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), gr, r, &gr));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), gr, rin, &in));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), gr, rin - 1, &grc));
+  POOT_TRY(tk_word(t, t->g->aux_in, true, rin, grc, q, 0, &a));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, 1, &v));
+  POOT_TRY(tk_word(t, t->g->aux_in, true, rin, grc, q, 1, &a));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, 1, &ix));
+  POOT_TRY(poot__cc_bcast(k, t->cs, v, &v));
+  POOT_TRY(poot__cc_scal(k, t->cs, 0, &z));
+  POOT_TRY(poot_kir_select(k->b, in, v, z, &v));
+  POOT_TRY(poot_kir_select(k->b, in, ix, t->pad, &ix));
+  /* odd blocks reversed: position p ^ (K - 1) */
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), r, 1, &odd));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), odd, t->s.K - 1, &odd));
+  POOT_TRY(poot__cc_bin(k, OP(XOR), p, odd, &pos));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, pos, v));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, pos, ix));
+  return tk_each_end(t, size);
+}
+
+/* This workgroup's (row, part) over parts workgroups a row; the body
+ * runs under valid (uniform: the grid may hold extra workgroups). */
+static poot_status tk_setup(tk *t, uint32_t parts, uint32_t size, uint32_t grid[3],
+                            poot_kir_value *part) {
+  pc_kctx *k = t->k;
+  char nm[32];
+  uint64_t nwg = (uint64_t)t->s.rows * parts;
+  t->nwg = nwg;
+  poot__cc_grid_for(nwg, grid);
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tkv", nm, sizeof nm), t->cs, size, &t->shv));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tki", nm, sizeof nm), POOT_KIR_U32, size,
+                               &t->shi));
+  poot_kir_value w, valid;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &t->lid));
+  POOT_TRY(poot__cc_u32(k, 0, &t->zero));
+  POOT_TRY(poot__cc_u32(k, t->s.n, &t->n));
+  POOT_TRY(poot__cc_u32(k, TK_PAD, &t->pad));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), w, parts, &t->row));
+  return poot__cc_bin_c(k, OP(REM), w, parts, part);
+}
+
+static poot_status tk_tiles(tk *t, poot_value x, const poot_shape *xs, uint32_t grid[3]) {
+  pc_kctx *k = t->k;
+  uint32_t S = t->s.tile;
+  poot_kir_value tile, p, e;
+  POOT_TRY(tk_setup(t, t->s.tiles, S, grid, &tile));
+  POOT_TRY(tk_each_begin(t, S, &p));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), tile, S, &e));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), e, p, &e));
+  POOT_TRY(tk_load_x(t, x, xs, e, p));
+  POOT_TRY(tk_each_end(t, S));
+  POOT_TRY(poot_kir_barrier(k->b));
+  POOT_TRY(tk_sort(t, 2, S));
+  POOT_TRY(tk_write(t, t->s.tiles, tile));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+static poot_status tk_merge(tk *t, uint32_t grid[3]) {
+  pc_kctx *k = t->k;
+  uint32_t rin = runs_in(&t->s, t->g->step), G = group_of(&t->s, rin);
+  uint32_t parts = (rin + G - 1) / G;
+  poot_kir_value w;
+  POOT_TRY(tk_setup(t, parts, G * t->s.K, grid, &w));
+  POOT_TRY(tk_load_runs(t, rin, G, w));
+  POOT_TRY(poot_kir_barrier(k->b));
+  POOT_TRY(tk_sort(t, 2 * t->s.K, G * t->s.K));
+  POOT_TRY(tk_write(t, parts, w));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3], const char **mode) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  tk t;
+  memset(&t, 0, sizeof t);
+  if (!poot__cc_topk_shape(pl, n, &t.s)) {
+    return poot__cc_tpl_topk_rank(k, g, grid);
+  }
+  poot_value x = pl->alias[n->operands[0]];
+  const poot_type *xt = poot__cc_type(pl, x);
+  t.k = k;
+  t.g = g;
+  t.cs = poot__cc_compute_scalar(xt->dtype);
+  t.fl = poot_dtype_is_float(xt->dtype);
+  if (g->step == 0) {
+    *mode = t.s.tiles == 1 ? "tile" : "tiles";
+    return tk_tiles(&t, x, &xt->shape, grid);
+  }
+  *mode = g->aux_temp == UINT32_MAX ? "merge last" : "merge";
+  return tk_merge(&t, grid);
+}
+
+/* The pipeline's groups for top_k node n (values v): stage 1, then the
+ * merge rounds, the runs in two aux temps used in turn. */
+poot_status poot__cc_group_topk(pc_planner *pl, const poot_node *n, poot_value v) {
+  pc_topk_shape s;
+  bool pipe = poot__cc_topk_shape(pl, n, &s);
+  uint32_t nt = pipe && s.tiles > 1 ? (s.rounds > 1 ? 2 : 1) : 0, tbase = (uint32_t)pl->temps.len;
+  for (uint32_t q = 0; q < nt; q++) {
+    uint64_t runs = q == 0 ? s.tiles : runs_in(&s, 2);
+    uint64_t words = (uint64_t)s.rows * runs * s.K * 2;
+    poot_plan_temp tt;
+    memset(&tt, 0, sizeof tt);
+    tt.value = POOT_VALUE_NONE;
+    tt.type = poot_type_make(POOT_DTYPE_U32, 1, (int64_t[]){(int64_t)words});
+    tt.size = words * 4;
+    tt.first = UINT32_MAX;
+    POOT_TRY(poot_vec_push(&pl->temps, &tt));
+  }
+  for (uint32_t step = 0; step <= (nt ? s.rounds : 0); step++) {
+    pc_group gg;
+    memset(&gg, 0, sizeof gg);
+    bool last = !nt || step == s.rounds;
+    gg.kind = PG_TOPK;
+    gg.out = v;
+    gg.dest = last ? v : POOT_VALUE_NONE;
+    gg.dest_buffer = UINT32_MAX;
+    gg.out2 = last ? n->results[1] : POOT_VALUE_NONE;
+    gg.split = 1;
+    gg.step = step;
+    gg.aux_temp = last ? UINT32_MAX : tbase + step % 2;
+    gg.aux_in = step ? tbase + (step - 1) % 2 : UINT32_MAX;
+    POOT_TRY(poot_vec_push(&pl->groups, &gg));
+  }
+  return NULL;
+}
