@@ -1,8 +1,9 @@
 /* topk_test.c — top_k over long rows: the sorting pipeline of
  * src/compile/templates/select.c (tiles, merge rounds) and the rank
  * template of short rows. Each case (rows of 1 to 128,256 elements, k from
- * 1 to 1,024, f32 and f16, one row or three, with many ties, ±0, ±inf and
- * NaNs of both signs) is checked three ways, all bit for bit:
+ * 1 to 1,024, f32 and f16 (and bf16 and i32), one row or three, with many
+ * ties, ±0, ±inf and NaNs of both signs, or the ends of the i32 range) is checked three ways, all
+ * bit for bit:
  *  - poot_eval against a reference computed here (a stable sort by the
  *    op's order: larger first, NaN the largest, ties by the lower index);
  *  - the plan on the KIR interpreter against poot_eval, on four target
@@ -75,18 +76,57 @@ static float value_at(uint64_t *s, pattern p) {
   return f;
 }
 
+/* i32 rows: few levels (ties) or the whole range with its two ends. */
+static int32_t int_at(uint64_t *s, pattern p) {
+  uint64_t r = rng(s);
+  if (p == PAT_TIES) return (int32_t)(r % 9) - 4;
+  if (p == PAT_SPECIAL && r % 53 == 0) return r & 64 ? INT32_MAX : INT32_MIN;
+  return (int32_t)(uint32_t)(r >> 17);
+}
+
 static void fill_x(poot_tensor *t, const tk_case *c, uint64_t seed) {
   int64_t total = (c->rows ? c->rows : 1) * c->n;
   for (int64_t i = 0; i < total; i++) {
+    if (c->dt == POOT_DTYPE_I32) {
+      int32_t v = int_at(&seed, c->pat);
+      memcpy((uint8_t *)t->data + 4 * i, &v, 4);
+      continue;
+    }
     float f = value_at(&seed, c->pat);
     if (c->dt == POOT_DTYPE_F32) {
       memcpy((uint8_t *)t->data + 4 * i, &f, 4);
     } else {
-      uint16_t h = poot_f32_to_f16(f);
-      if (isnan(f)) h = signbit(f) ? 0xfe00 : 0x7e00;
+      uint16_t h;
+      if (c->dt == POOT_DTYPE_F16) {
+        h = poot_f32_to_f16(f);
+        if (isnan(f)) h = signbit(f) ? 0xfe00 : 0x7e00;
+      } else {
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        h = (uint16_t)(b >> 16); /* truncation: ±inf, ±0 and NaNs stay */
+        if (isnan(f)) h = signbit(f) ? 0xffc1 : 0x7fc1;
+      }
       memcpy((uint8_t *)t->data + 2 * i, &h, 2);
     }
   }
+}
+
+/* Element i of a row as a double (exact for every dtype here). */
+static double elem_at(const poot_tensor *t, poot_dtype dt, int64_t i) {
+  const uint8_t *p = (const uint8_t *)t->data;
+  if (dt == POOT_DTYPE_F32) {
+    float f;
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+  if (dt == POOT_DTYPE_I32) {
+    int32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  uint16_t h;
+  memcpy(&h, p + 2 * i, 2);
+  return dt == POOT_DTYPE_F16 ? poot_f16_to_f32(h) : poot_bf16_to_f32(h);
 }
 
 /* top_k(x) with values as the output and indices as "idx"; the device form
@@ -104,7 +144,9 @@ static poot_graph *build(const tk_case *c, bool device_form) {
     POOT_ASSERT_OK(poot_graph_add_env(g, "idx", ix));
   } else {
     poot_value bits = POOT_VALUE_NONE, cat = POOT_VALUE_NONE;
-    if (c->dt == POOT_DTYPE_F32) {
+    if (c->dt == POOT_DTYPE_I32) {
+      bits = v;
+    } else if (c->dt == POOT_DTYPE_F32) {
       POOT_ASSERT_OK(poot_graph_bitcast(g, v, POOT_DTYPE_I32, &bits));
     } else {
       poot_value h = POOT_VALUE_NONE;
@@ -127,13 +169,9 @@ static poot_tensor *find_input(pt_inputs *in, const char *name) {
 
 /* ------------------------------------------------ the reference order */
 
-typedef struct ref_ctx {
-  const float *row;
-} ref_ctx;
-
 /* a before b: larger first, NaN largest, equal by the lower index. */
-static bool ref_before(const float *row, int64_t a, int64_t b) {
-  float x = row[a], y = row[b];
+static bool ref_before(const double *row, int64_t a, int64_t b) {
+  double x = row[a], y = row[b];
   if (isnan(x) || isnan(y)) {
     if (isnan(x) && isnan(y)) return a < b;
     return isnan(x);
@@ -142,7 +180,7 @@ static bool ref_before(const float *row, int64_t a, int64_t b) {
   return a < b;
 }
 
-static void merge_sort(const float *row, int64_t *ix, int64_t *tmp, int64_t n) {
+static void merge_sort(const double *row, int64_t *ix, int64_t *tmp, int64_t n) {
   if (n < 2) return;
   int64_t h = n / 2;
   merge_sort(row, ix, tmp, h);
@@ -157,22 +195,15 @@ static void merge_sort(const float *row, int64_t *ix, int64_t *tmp, int64_t n) {
 /* poot_eval's values and indices against the reference, row by row. */
 static void check_eval(const tk_case *c, const poot_tensor *x, const poot_evaluation *ev) {
   int64_t rows = c->rows ? c->rows : 1, n = c->n, k = c->k;
-  size_t eb = c->dt == POOT_DTYPE_F32 ? 4 : 2;
+  size_t eb = c->dt == POOT_DTYPE_F32 || c->dt == POOT_DTYPE_I32 ? 4 : 2;
   assert_int_equal(ev->num_env, 1);
   const poot_tensor *ov = &ev->output, *oi = &ev->env[0].tensor;
-  float *row = malloc((size_t)n * sizeof *row);
+  double *row = malloc((size_t)n * sizeof *row);
   int64_t *ix = malloc((size_t)n * 2 * sizeof *ix);
   assert_true(row && ix);
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t i = 0; i < n; i++) {
-      const uint8_t *p = (const uint8_t *)x->data + (size_t)(r * n + i) * eb;
-      if (eb == 4) {
-        memcpy(&row[i], p, 4);
-      } else {
-        uint16_t h;
-        memcpy(&h, p, 2);
-        row[i] = poot_f16_to_f32(h);
-      }
+      row[i] = elem_at(x, c->dt, r * n + i);
       ix[i] = i;
     }
     merge_sort(row, ix, ix + n, n);
@@ -264,6 +295,8 @@ static void run_interp(const tk_case *c) {
 
 #define F32 POOT_DTYPE_F32
 #define F16 POOT_DTYPE_F16
+#define BF16 POOT_DTYPE_BF16
+#define I32 POOT_DTYPE_I32
 
 static const tk_case cases_short[] = {
     {0, 1, 1, F32, PAT_RANDOM, false},     {3, 1, 1, F16, PAT_SPECIAL, false},
@@ -276,8 +309,10 @@ static const tk_case cases_short[] = {
 static const tk_case cases_long[] = {
     {0, 4097, 1, F32, PAT_SPECIAL, false},    {3, 4097, 20, F16, PAT_TIES, false},
     {0, 4097, 40, F32, PAT_TIES, false},      {3, 4097, 1000, F32, PAT_SPECIAL, false},
-    {0, 4097, 1024, F16, PAT_SPECIAL, false}, {0, 32000, 1, F16, PAT_SPECIAL, true},
-    {3, 32000, 40, F32, PAT_SPECIAL, true},   {0, 32000, 1024, F32, PAT_TIES, true},
+    {0, 4097, 1024, F16, PAT_SPECIAL, false}, {3, 4097, 40, BF16, PAT_SPECIAL, false},
+    {0, 4097, 1000, I32, PAT_TIES, false},    {3, 5000, 20, I32, PAT_SPECIAL, false},
+    {0, 32000, 1, F16, PAT_SPECIAL, true},    {3, 32000, 40, F32, PAT_SPECIAL, true},
+    {0, 32000, 1024, F32, PAT_TIES, true},
 };
 static const tk_case cases_vocab[] = {
     {0, 128256, 20, F32, PAT_RANDOM, true},
@@ -416,7 +451,8 @@ static void test_vulkan(void **state) {
       {3, 128256, 1024, F32, PAT_SPECIAL, false}, {0, 128256, 40, F16, PAT_TIES, false},
       {3, 32000, 20, F32, PAT_TIES, false},       {0, 4097, 1000, F16, PAT_SPECIAL, false},
       {3, 2048, 1024, F32, PAT_SPECIAL, false},   {0, 100, 40, F32, PAT_TIES, false},
-      {3, 1, 1, F16, PAT_SPECIAL, false},
+      {3, 1, 1, F16, PAT_SPECIAL, false},         {3, 4097, 40, BF16, PAT_SPECIAL, false},
+      {0, 32000, 1000, I32, PAT_SPECIAL, false},
   };
   for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) run_device(d, &cs[i]);
 #ifdef POOT_HAVE_VULKAN
