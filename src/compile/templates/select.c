@@ -82,12 +82,12 @@ typedef struct tk {
   pc_kctx *k;
   const pc_group *g;
   pc_topk_shape s;
-  poot_kir_scalar cs; /* compute type of the values */
-  bool fl;            /* NaN rules */
-  uint32_t shv, shi;  /* shared: values, indices */
-  uint32_t arena;     /* binding of the temps */
-  uint64_t nwg;       /* workgroups of the dispatch */
-  poot_kir_value lid, n, pad, row, zero;
+  poot_dtype dt;     /* the values' dtype */
+  uint64_t nwg;      /* workgroups of the dispatch */
+  uint64_t ce;       /* compare-exchanges a workgroup does */
+  uint32_t shk, shi; /* shared: keys, indices */
+  uint32_t arena;    /* binding of the temps */
+  poot_kir_value lid, zero, one, row, pad;
 } tk;
 
 /* A loop of the workgroup over count positions, *p = q·wg + lid; the body
@@ -96,10 +96,9 @@ typedef struct tk {
 static poot_status tk_each_begin(tk *t, uint32_t count, poot_kir_value *p) {
   pc_kctx *k = t->k;
   uint32_t wg = k->pl->wg;
-  poot_kir_value end, one, q, lt;
+  poot_kir_value end, q, lt;
   POOT_TRY(poot__cc_u32(k, (count + wg - 1) / wg, &end));
-  POOT_TRY(poot__cc_u32(k, 1, &one));
-  POOT_TRY(poot_kir_for_begin(k->b, t->zero, end, one, &q));
+  POOT_TRY(poot_kir_for_begin(k->b, t->zero, end, t->one, &q));
   poot__cc_scope_push(k);
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), q, wg, p));
   POOT_TRY(poot__cc_bin(k, OP(ADD), *p, t->lid, p));
@@ -113,94 +112,185 @@ static poot_status tk_each_end(tk *t, uint32_t count) {
   return poot_kir_end(t->k->b);
 }
 
-/* Pair a sorts before pair b: a is no pad and b is one, or both are
- * elements and a comes first in top_k order. */
-static poot_status tk_before(tk *t, poot_kir_value av, poot_kir_value ai, poot_kir_value bv,
-                             poot_kir_value bi, poot_kir_value *out) {
+/* The u32 sort key of value v (compute type): larger keys come first. f32
+ * (f16 and bf16 widened): ±0 as one key, every NaN the largest key, the
+ * others in the order of their values; i32 with its sign bit flipped; u32
+ * as it is. A pad has key 0 and index TK_PAD: it ties at most with an
+ * element of key 0 (INT32_MIN, 0u), which its lower index puts first. */
+static poot_status tk_key(tk *t, poot_kir_value v, poot_kir_value *out) {
   pc_kctx *k = t->k;
-  poot_kir_value va, vb, nvb, b, r;
-  POOT_TRY(poot__cc_bin(k, OP(LT), ai, t->n, &va));
-  POOT_TRY(poot__cc_bin(k, OP(LT), bi, t->n, &vb));
-  POOT_TRY(poot_kir_unary(k->b, OP(NOT), vb, &nvb));
-  POOT_TRY(poot__cc_topk_before(k, av, ai, bv, bi, t->fl, &b));
-  POOT_TRY(poot__cc_bin(k, OP(OR), nvb, b, &r));
-  return poot__cc_bin(k, OP(AND), va, r, out);
+  poot_kir_scalar cs = poot__cc_compute_scalar(t->dt);
+  poot_kir_value b, m;
+  if (cs == POOT_KIR_U32) {
+    *out = v;
+    return NULL;
+  }
+  POOT_TRY(poot__cc_bcast(k, POOT_KIR_U32, v, &b));
+  if (cs == POOT_KIR_I32) return poot__cc_bin_c(k, OP(XOR), b, 0x80000000u, out);
+  poot_kir_value zf, isz, isnan, sign, top, nan;
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zf));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), v, zf, &isz));
+  POOT_TRY(poot__cc_bin(k, OP(NE), v, v, &isnan));
+  POOT_TRY(poot_kir_select(k->b, isz, t->zero, b, &b));
+  /* negative: all bits flipped; else the sign bit set */
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), b, 31, &sign));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), t->zero, sign, &m));
+  POOT_TRY(poot__cc_u32(k, 0x80000000u, &top));
+  POOT_TRY(poot__cc_bin(k, OP(OR), m, top, &m));
+  POOT_TRY(poot__cc_bin(k, OP(XOR), b, m, &b));
+  POOT_TRY(poot__cc_u32(k, 0xffffffffu, &nan));
+  return poot_kir_select(k->b, isnan, nan, b, out);
 }
 
-/* One compare-exchange step of the bitonic network over a tile of `size`
- * pairs: blocks of 2^ls, partner distance 2^lj (both u32 values). */
-static poot_status tk_step(tk *t, uint32_t size, poot_kir_value ls, poot_kir_value lj) {
+/* Pair a sorts before pair b: a larger key, or an equal key and a lower
+ * index. */
+static poot_status tk_before(tk *t, poot_kir_value ka, poot_kir_value ia, poot_kir_value kb,
+                             poot_kir_value ib, poot_kir_value *out) {
   pc_kctx *k = t->k;
-  poot_kir_value p, one, j, jm, hi, lo, i, l, dir, av, ai, bv, bi, sw, x;
-  POOT_TRY(poot__cc_u32(k, 1, &one));
-  POOT_TRY(poot__cc_bin(k, OP(SHL), one, lj, &j));
-  POOT_TRY(poot__cc_bin(k, OP(SUB), j, one, &jm));
-  POOT_TRY(tk_each_begin(t, size / 2, &p));
-  /* i = (p >> lj) << (lj + 1) | (p & (j - 1)), its partner i + j */
-  POOT_TRY(poot__cc_bin(k, OP(SHR), p, lj, &hi));
-  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, lj, &hi));
-  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, one, &hi));
-  POOT_TRY(poot__cc_bin(k, OP(AND), p, jm, &lo));
-  POOT_TRY(poot__cc_bin(k, OP(OR), hi, lo, &i));
-  POOT_TRY(poot__cc_bin(k, OP(ADD), i, j, &l));
-  /* descending block when bit ls of i is set */
-  POOT_TRY(poot__cc_bin(k, OP(SHR), i, ls, &dir));
-  POOT_TRY(poot__cc_bin(k, OP(AND), dir, one, &dir));
-  POOT_TRY(poot__cc_bin_c(k, OP(NE), dir, 0, &dir));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, i, 1, &av));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, i, 1, &ai));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, l, 1, &bv));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, 1, &bi));
-  /* ascending: swap when b sorts before a; descending: otherwise (two
-   * distinct pairs never tie, and swapping two pads changes nothing) */
-  POOT_TRY(tk_before(t, bv, bi, av, ai, &sw));
-  POOT_TRY(poot__cc_bin(k, OP(NE), sw, dir, &sw));
-  POOT_TRY(poot_kir_select(k->b, sw, bv, av, &x));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, i, x));
-  POOT_TRY(poot_kir_select(k->b, sw, av, bv, &x));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, l, x));
-  POOT_TRY(poot_kir_select(k->b, sw, bi, ai, &x));
+  poot_kir_value gt, eq, lt;
+  POOT_TRY(poot__cc_bin(k, OP(GT), ka, kb, &gt));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), ka, kb, &eq));
+  POOT_TRY(poot__cc_bin(k, OP(LT), ia, ib, &lt));
+  POOT_TRY(poot__cc_bin(k, OP(AND), eq, lt, &eq));
+  return poot__cc_bin(k, OP(OR), gt, eq, out);
+}
+
+/* Compare-exchange of shared positions i < l: the first in order at i
+ * (at l when `desc`, a bool value, holds; desc 0: never). Two distinct
+ * pairs never tie; swapping two pads changes nothing. */
+static poot_status tk_ce(tk *t, poot_kir_value i, poot_kir_value l, poot_kir_value desc) {
+  pc_kctx *k = t->k;
+  poot_kir_value ka, ia, kb, ib, sw, x;
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shk, i, 1, &ka));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, i, 1, &ia));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shk, l, 1, &kb));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, 1, &ib));
+  POOT_TRY(tk_before(t, kb, ib, ka, ia, &sw));
+  if (desc) POOT_TRY(poot__cc_bin(k, OP(NE), sw, desc, &sw));
+  POOT_TRY(poot_kir_select(k->b, sw, kb, ka, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shk, i, x));
+  POOT_TRY(poot_kir_select(k->b, sw, ka, kb, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shk, l, x));
+  POOT_TRY(poot_kir_select(k->b, sw, ib, ia, &x));
   POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, i, x));
-  POOT_TRY(poot_kir_select(k->b, sw, ai, bi, &x));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, x));
-  POOT_TRY(tk_each_end(t, size / 2));
-  return poot_kir_barrier(k->b);
+  POOT_TRY(poot_kir_select(k->b, sw, ia, ib, &x));
+  return poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, l, x);
 }
 
-/* The bitonic sort of a tile of `size` pairs whose blocks of `from` / 2
- * are already sorted, alternately ascending and descending (from = 2: an
- * unsorted tile). Loops: ls over block sizes, lj from ls - 1 down to 0. */
-static poot_status tk_sort(tk *t, uint32_t from, uint32_t size) {
+/* i = (q >> lj) << (lj + 1) | (q & (2^lj - 1)): the first position of
+ * compare-exchange q at distance 2^lj (jm = 2^lj - 1). */
+static poot_status tk_first(tk *t, poot_kir_value q, poot_kir_value lj, poot_kir_value jm,
+                            poot_kir_value *out) {
   pc_kctx *k = t->k;
-  uint32_t l0 = log2_u(from), l1 = log2_u(size);
-  if (l0 > l1) return NULL;
-  poot_kir_value a, b, one, ls, q, lj;
-  POOT_TRY(poot__cc_u32(k, l0, &a));
-  POOT_TRY(poot__cc_u32(k, l1 + 1, &b));
-  POOT_TRY(poot__cc_u32(k, 1, &one));
-  POOT_TRY(poot_kir_for_begin(k->b, a, b, one, &ls));
+  poot_kir_value hi, lo;
+  POOT_TRY(poot__cc_bin(k, OP(SHR), q, lj, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, lj, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), hi, t->one, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(AND), q, jm, &lo));
+  return poot__cc_bin(k, OP(OR), hi, lo, out);
+}
+
+/* The bitonic sort of every block of K pairs of a tile of `size`, each
+ * first in order first: stages ls = 1 … log K, steps lj = ls - 1 … 0;
+ * the blocks of stage ls alternate in direction, but those of the last. */
+static poot_status tk_sort_blocks(tk *t, uint32_t size) {
+  pc_kctx *k = t->k;
+  uint32_t lk = log2_u(t->s.K);
+  if (lk == 0) return NULL;
+  poot_kir_value a, b, ls, q, lj, j, jm, dm, p, i, l, dir;
+  POOT_TRY(poot__cc_u32(k, 1, &a));
+  POOT_TRY(poot__cc_u32(k, lk + 1, &b));
+  POOT_TRY(poot_kir_for_begin(k->b, a, b, t->one, &ls));
   poot__cc_scope_push(k);
-  POOT_TRY(poot_kir_for_begin(k->b, t->zero, ls, one, &q));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), ls, lk, &dm));
+  POOT_TRY(poot_kir_select(k->b, dm, t->one, t->zero, &dm));
+  POOT_TRY(poot_kir_for_begin(k->b, t->zero, ls, t->one, &q));
   poot__cc_scope_push(k);
   POOT_TRY(poot__cc_bin(k, OP(SUB), ls, q, &lj));
-  POOT_TRY(poot__cc_bin(k, OP(SUB), lj, one, &lj));
-  POOT_TRY(tk_step(t, size, ls, lj));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), lj, t->one, &lj));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), t->one, lj, &j));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), j, t->one, &jm));
+  POOT_TRY(tk_each_begin(t, size / 2, &p));
+  POOT_TRY(tk_first(t, p, lj, jm, &i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i, j, &l));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), i, ls, &dir));
+  POOT_TRY(poot__cc_bin(k, OP(AND), dir, dm, &dir));
+  POOT_TRY(poot__cc_bin_c(k, OP(NE), dir, 0, &dir));
+  POOT_TRY(tk_ce(t, i, l, dir));
+  POOT_TRY(tk_each_end(t, size / 2));
+  POOT_TRY(poot_kir_barrier(k->b));
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
   poot__cc_scope_pop(k);
-  /* compare-exchanges of about 12 operations */
-  k->flops += (uint64_t)(l1 + l0) * (l1 - l0 + 1) / 2 * (size / 2) * 12 * t->nwg;
+  t->ce += (uint64_t)lk * (lk + 1) / 2 * (size / 2);
   return poot_kir_end(k->b);
 }
 
-/* Loads element e of this workgroup's row (clamped into the row; pads past
- * it) into shared position p. */
+/* Level L of the halving: the live runs (sorted blocks of K, 2^L·K apart)
+ * in pairs (A, B): A[i] keeps the first of A[i] and B[K-1-i], which leaves
+ * the first K of both in A as a bitonic sequence; a bitonic merge (steps
+ * lj = log K - 1 … 0) sorts it again. */
+static poot_status tk_halve_level(tk *t, uint32_t size, uint32_t L) {
+  pc_kctx *k = t->k;
+  uint32_t K = t->s.K, lk = log2_u(K), merges = size / K >> (L + 1);
+  poot_kir_value p, m, i, a, b, ka, ia, kb, ib, w, x;
+  POOT_TRY(tk_each_begin(t, merges * K, &p));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), p, lk, &m));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), p, K - 1, &i));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), m, L + lk + 1, &a));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), a, (K << L) + K - 1, &b));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), a, i, &a));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), b, i, &b));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shk, a, 1, &ka));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, a, 1, &ia));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shk, b, 1, &kb));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, b, 1, &ib));
+  POOT_TRY(tk_before(t, kb, ib, ka, ia, &w));
+  POOT_TRY(poot_kir_select(k->b, w, kb, ka, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shk, a, x));
+  POOT_TRY(poot_kir_select(k->b, w, ib, ia, &x));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, a, x));
+  POOT_TRY(tk_each_end(t, merges * K));
+  POOT_TRY(poot_kir_barrier(k->b));
+  t->ce += (uint64_t)merges * K;
+  if (lk == 0) return NULL;
+  poot_kir_value end, q, lj, j, jm, r, c, base, l;
+  POOT_TRY(poot__cc_u32(k, lk, &end));
+  POOT_TRY(poot_kir_for_begin(k->b, t->zero, end, t->one, &q));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin_c(k, OP(SUB), end, 1, &lj));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), lj, q, &lj));
+  POOT_TRY(poot__cc_bin(k, OP(SHL), t->one, lj, &j));
+  POOT_TRY(poot__cc_bin(k, OP(SUB), j, t->one, &jm));
+  POOT_TRY(tk_each_begin(t, merges * K / 2, &p));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), p, lk - 1, &r));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), p, K / 2 - 1, &c));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), r, L + lk + 1, &base));
+  POOT_TRY(tk_first(t, c, lj, jm, &i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i, base, &i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), i, j, &l));
+  POOT_TRY(tk_ce(t, i, l, 0));
+  POOT_TRY(tk_each_end(t, merges * K / 2));
+  POOT_TRY(poot_kir_barrier(k->b));
+  poot__cc_scope_pop(k);
+  t->ce += (uint64_t)lk * merges * K / 2;
+  return poot_kir_end(k->b);
+}
+
+/* From size / K sorted runs to one, at positions [0, K). */
+static poot_status tk_halve(tk *t, uint32_t size) {
+  for (uint32_t L = 0; (t->s.K << L) < size; L++) POOT_TRY(tk_halve_level(t, size, L));
+  return NULL;
+}
+
+/* Loads element e of this workgroup's row (a pad past the row) into shared
+ * position p. */
 static poot_status tk_load_x(tk *t, poot_value x, const poot_shape *xs, poot_kir_value e,
                              poot_kir_value p) {
   pc_kctx *k = t->k;
   uint32_t r = xs->rank;
-  poot_kir_value in, ec, idx[PC_MAX_DIMS], v, z, vi;
-  POOT_TRY(poot__cc_bin(k, OP(LT), e, t->n, &in));
+  poot_kir_value in, ec, idx[PC_MAX_DIMS], v, key, vi;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), e, t->s.n, &in));
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), e, t->s.n - 1, &ec));
   if (r > 1) {
     poot_shape rs = *xs;
@@ -209,10 +299,10 @@ static poot_status tk_load_x(tk *t, poot_value x, const poot_shape *xs, poot_kir
   }
   idx[r - 1] = ec;
   POOT_TRY(poot__cc_emit(k, x, idx, &v));
-  POOT_TRY(poot__cc_scal(k, t->cs, 0, &z));
-  POOT_TRY(poot_kir_select(k->b, in, v, z, &v));
+  POOT_TRY(tk_key(t, v, &key));
+  POOT_TRY(poot_kir_select(k->b, in, key, t->zero, &key));
   POOT_TRY(poot_kir_select(k->b, in, e, t->pad, &vi));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, p, v));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shk, p, key));
   return poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, p, vi);
 }
 
@@ -231,41 +321,58 @@ static poot_status tk_word(tk *t, uint32_t ti, bool read, uint32_t nruns, poot_k
   return poot__cc_bin(k, OP(ADD), x, base, out);
 }
 
+/* The op's results from the first k pairs: the indices, and the values
+ * read again from x at them (the keys do not keep ±0 and NaN bits). */
+static poot_status tk_write_results(tk *t, poot_value x, const poot_shape *xs, poot_kir_value p,
+                                    poot_kir_value ix) {
+  pc_kctx *k = t->k;
+  uint32_t r = xs->rank;
+  poot_kir_value lin, idx[PC_MAX_DIMS], v, ii;
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), ix, t->s.n - 1, &ix));
+  if (r > 1) {
+    poot_shape rs = *xs;
+    rs.rank = r - 1;
+    POOT_TRY(poot__cc_delinearize(k, t->row, &rs, idx));
+  }
+  idx[r - 1] = ix;
+  POOT_TRY(poot__cc_emit(k, x, idx, &v));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t->row, t->s.k, &lin));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), lin, p, &lin));
+  POOT_TRY(poot__cc_store_value(k, t->g->out, lin, v));
+  POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), ix, &ii));
+  return poot__cc_store_value(k, t->g->out2, lin, ii);
+}
+
 /* The first k pairs of the sorted tile as the op's results (last stage), or
  * the first K as run `run` of nruns into the group's aux temp. */
-static poot_status tk_write(tk *t, uint32_t nruns, poot_kir_value run) {
+static poot_status tk_write(tk *t, poot_value x, const poot_shape *xs, uint32_t nruns,
+                            poot_kir_value run) {
   pc_kctx *k = t->k;
   const pc_group *g = t->g;
   bool last = g->aux_temp == UINT32_MAX;
   uint32_t cnt = last ? t->s.k : t->s.K;
-  poot_kir_value p, v, ix, a;
+  poot_kir_value p, key, ix, a;
+  if (!last) POOT_TRY(poot__cc_binding_of(k, 0, &t->arena));
   POOT_TRY(tk_each_begin(t, cnt, &p));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shv, p, 1, &v));
   POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shi, p, 1, &ix));
   if (last) {
-    poot_kir_value lin;
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), t->row, t->s.k, &lin));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), lin, p, &lin));
-    POOT_TRY(poot__cc_store_value(k, g->out, lin, v));
-    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_I32, 1), ix, &ix));
-    POOT_TRY(poot__cc_store_value(k, g->out2, lin, ix));
+    POOT_TRY(tk_write_results(t, x, xs, p, ix));
   } else {
-    POOT_TRY(poot__cc_binding_of(k, 0, &t->arena));
-    POOT_TRY(poot__cc_bcast(k, POOT_KIR_U32, v, &v));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, t->shk, p, 1, &key));
     POOT_TRY(tk_word(t, g->aux_temp, false, nruns, run, p, 0, &a));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, v));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, key));
     POOT_TRY(tk_word(t, g->aux_temp, false, nruns, run, p, 1, &a));
     POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, ix));
   }
   return tk_each_end(t, cnt);
 }
 
-/* Merge round: up to G runs of the row (run w·G + r at block r, odd blocks
- * reversed), pads for runs past the row's. */
+/* Merge round: up to G runs of the row (run w·G + r at block r), pads for
+ * runs past the row's. */
 static poot_status tk_load_runs(tk *t, uint32_t rin, uint32_t G, poot_kir_value w) {
   pc_kctx *k = t->k;
   uint32_t lk = log2_u(t->s.K), size = G * t->s.K;
-  poot_kir_value p, r, q, gr, in, grc, a, v, ix, pos, odd, z;
+  poot_kir_value p, r, q, gr, in, grc, a, key, ix;
   POOT_TRY(poot__cc_binding_of(k, 0, &t->arena));
   POOT_TRY(tk_each_begin(t, size, &p));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), p, lk, &r));
@@ -275,19 +382,13 @@ static poot_status tk_load_runs(tk *t, uint32_t rin, uint32_t G, poot_kir_value 
   POOT_TRY(poot__cc_bin_c(k, OP(LT), gr, rin, &in));
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), gr, rin - 1, &grc));
   POOT_TRY(tk_word(t, t->g->aux_in, true, rin, grc, q, 0, &a));
-  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, 1, &v));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, 1, &key));
   POOT_TRY(tk_word(t, t->g->aux_in, true, rin, grc, q, 1, &a));
   POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, t->arena, a, 1, &ix));
-  POOT_TRY(poot__cc_bcast(k, t->cs, v, &v));
-  POOT_TRY(poot__cc_scal(k, t->cs, 0, &z));
-  POOT_TRY(poot_kir_select(k->b, in, v, z, &v));
+  POOT_TRY(poot_kir_select(k->b, in, key, t->zero, &key));
   POOT_TRY(poot_kir_select(k->b, in, ix, t->pad, &ix));
-  /* odd blocks reversed: position p ^ (K - 1) */
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), r, 1, &odd));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), odd, t->s.K - 1, &odd));
-  POOT_TRY(poot__cc_bin(k, OP(XOR), p, odd, &pos));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shv, pos, v));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, pos, ix));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shk, p, key));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, t->shi, p, ix));
   return tk_each_end(t, size);
 }
 
@@ -300,14 +401,15 @@ static poot_status tk_setup(tk *t, uint32_t parts, uint32_t size, uint32_t grid[
   uint64_t nwg = (uint64_t)t->s.rows * parts;
   t->nwg = nwg;
   poot__cc_grid_for(nwg, grid);
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tkv", nm, sizeof nm), t->cs, size, &t->shv));
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tkk", nm, sizeof nm), POOT_KIR_U32, size,
+                               &t->shk));
   POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tki", nm, sizeof nm), POOT_KIR_U32, size,
                                &t->shi));
   poot_kir_value w, valid;
   POOT_TRY(poot__cc_linear_workgroup(k, &w));
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &t->lid));
   POOT_TRY(poot__cc_u32(k, 0, &t->zero));
-  POOT_TRY(poot__cc_u32(k, t->s.n, &t->n));
+  POOT_TRY(poot__cc_u32(k, 1, &t->one));
   POOT_TRY(poot__cc_u32(k, TK_PAD, &t->pad));
   POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &valid));
   POOT_TRY(poot_kir_if_begin(k->b, valid));
@@ -316,6 +418,7 @@ static poot_status tk_setup(tk *t, uint32_t parts, uint32_t size, uint32_t grid[
   return poot__cc_bin_c(k, OP(REM), w, parts, part);
 }
 
+/* Stage 1: a tile of the row, its blocks of K sorted, then halved to one. */
 static poot_status tk_tiles(tk *t, poot_value x, const poot_shape *xs, uint32_t grid[3]) {
   pc_kctx *k = t->k;
   uint32_t S = t->s.tile;
@@ -327,13 +430,15 @@ static poot_status tk_tiles(tk *t, poot_value x, const poot_shape *xs, uint32_t 
   POOT_TRY(tk_load_x(t, x, xs, e, p));
   POOT_TRY(tk_each_end(t, S));
   POOT_TRY(poot_kir_barrier(k->b));
-  POOT_TRY(tk_sort(t, 2, S));
-  POOT_TRY(tk_write(t, t->s.tiles, tile));
+  POOT_TRY(tk_sort_blocks(t, S));
+  POOT_TRY(tk_halve(t, S));
+  POOT_TRY(tk_write(t, x, xs, t->s.tiles, tile));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
 
-static poot_status tk_merge(tk *t, uint32_t grid[3]) {
+/* A merge round: G runs halved to one. */
+static poot_status tk_merge(tk *t, poot_value x, const poot_shape *xs, uint32_t grid[3]) {
   pc_kctx *k = t->k;
   uint32_t rin = runs_in(&t->s, t->g->step), G = group_of(&t->s, rin);
   uint32_t parts = (rin + G - 1) / G;
@@ -341,8 +446,8 @@ static poot_status tk_merge(tk *t, uint32_t grid[3]) {
   POOT_TRY(tk_setup(t, parts, G * t->s.K, grid, &w));
   POOT_TRY(tk_load_runs(t, rin, G, w));
   POOT_TRY(poot_kir_barrier(k->b));
-  POOT_TRY(tk_sort(t, 2 * t->s.K, G * t->s.K));
-  POOT_TRY(tk_write(t, parts, w));
+  POOT_TRY(tk_halve(t, G * t->s.K));
+  POOT_TRY(tk_write(t, x, xs, parts, w));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
@@ -352,21 +457,23 @@ poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3], c
   const poot_node *n = pl->v[g->out].node;
   tk t;
   memset(&t, 0, sizeof t);
-  if (!poot__cc_topk_shape(pl, n, &t.s)) {
-    return poot__cc_tpl_topk_rank(k, g, grid);
-  }
+  if (!poot__cc_topk_shape(pl, n, &t.s)) return poot__cc_tpl_topk_rank(k, g, grid);
   poot_value x = pl->alias[n->operands[0]];
   const poot_type *xt = poot__cc_type(pl, x);
   t.k = k;
   t.g = g;
-  t.cs = poot__cc_compute_scalar(xt->dtype);
-  t.fl = poot_dtype_is_float(xt->dtype);
+  t.dt = xt->dtype;
+  poot_status st;
   if (g->step == 0) {
     *mode = t.s.tiles == 1 ? "tile" : "tiles";
-    return tk_tiles(&t, x, &xt->shape, grid);
+    st = tk_tiles(&t, x, &xt->shape, grid);
+  } else {
+    *mode = g->aux_temp == UINT32_MAX ? "merge last" : "merge";
+    st = tk_merge(&t, x, &xt->shape, grid);
   }
-  *mode = g->aux_temp == UINT32_MAX ? "merge last" : "merge";
-  return tk_merge(&t, grid);
+  /* about ten operations a compare-exchange */
+  k->flops += t.ce * 10 * t.nwg;
+  return st;
 }
 
 /* The pipeline's groups for top_k node n (values v): stage 1, then the
