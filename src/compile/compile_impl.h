@@ -260,8 +260,12 @@ typedef struct pc_topk_shape {
   uint32_t tiles;  /* stage-1 workgroups a row = its runs after stage 1 */
   uint32_t group;  /* merge: runs a workgroup takes at most (a power of two) */
   uint32_t rounds; /* merge rounds */
+  uint32_t wg;     /* threads of a workgroup of the pipeline's kernels */
 } pc_topk_shape;
 bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape *out);
+/* The workgroup size of group g's kernel: the pipeline's own for a top_k
+ * stage, else the plan's (such a group is never batched with others). */
+uint32_t poot__cc_group_wg(const pc_planner *pl, const pc_group *g);
 /* The groups of top_k node n with values v (stage 1 and the merge rounds). */
 POOT_MUST_USE poot_status poot__cc_group_topk(pc_planner *pl, const poot_node *n, poot_value v);
 /* a before b in top_k order: larger first (NaN largest when fl), ties by

@@ -75,7 +75,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   poot_kir_kernel_desc d;
   memset(&d, 0, sizeof d);
   d.name = name;
-  d.workgroup_size[0] = pl->wg;
+  d.workgroup_size[0] = poot__cc_group_wg(pl, g);
   d.workgroup_size[1] = d.workgroup_size[2] = 1;
   d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
                         ? pl->t->subgroup_size
@@ -264,6 +264,10 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   const pc_group *g0 = poot_vec_at(&pl->groups, idx[0]);
   kctx_init(k, pl, memo, g0);
   bool any_contract = false;
+  for (uint32_t q = 0; q < n; q++)
+    if (poot__cc_group_wg(pl, poot_vec_at(&pl->groups, idx[q])) != pl->wg)
+      return poot_status_make(POOT_UNSUPPORTED,
+                              "compile: a top_k stage has its own workgroup size");
   for (uint32_t q = 0; q < n; q++)
     if (((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_CONTRACT ||
         ((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_ATTENTION)

@@ -23,6 +23,8 @@
 #define TK_TILE_MAX 2048u
 #define TK_MERGE_MAX 4096u
 #define TK_PAD 0xffffffffu
+/* Threads a workgroup at most (fewer where the target has fewer). */
+#define TK_WG_MAX 1024u
 
 static uint32_t pow2_ceil(uint64_t x) {
   uint32_t p = 1;
@@ -50,6 +52,14 @@ bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape
   uint32_t smax = TK_MERGE_MAX;
   while (smax > 1 && (uint64_t)smax * 8 > pl->t->shared_memory_bytes) smax /= 2;
   uint32_t s1max = smax < TK_TILE_MAX ? smax : TK_TILE_MAX;
+  /* Many threads a workgroup hide the latency of the barrier steps. */
+  uint32_t cap = pl->t->max_workgroup_size < pl->t->max_workgroup_dims[0]
+                     ? pl->t->max_workgroup_size
+                     : pl->t->max_workgroup_dims[0];
+  if (cap > TK_WG_MAX) cap = TK_WG_MAX;
+  /* A CPU device runs a workgroup's threads between barriers one SIMD
+   * batch after another: the plan's size there. */
+  if (pl->t->simd_cpu && cap > pl->wg) cap = pl->wg;
   out->n = (uint32_t)len;
   out->k = (uint32_t)k;
   out->K = pow2_ceil((uint64_t)k);
@@ -57,6 +67,8 @@ bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape
   if ((uint64_t)len <= s1max) {
     out->tile = pow2_ceil((uint64_t)len);
     out->tiles = 1;
+    out->wg = out->tile / 2 < 32 ? 32 : out->tile / 2;
+    if (out->wg > cap) out->wg = cap;
     return true;
   }
   if (out->K > s1max || 2 * out->K > smax) return false;
@@ -64,7 +76,14 @@ bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape
   out->tiles = (uint32_t)((len + s1max - 1) / s1max);
   out->group = smax / out->K;
   for (uint32_t r = out->tiles; r > 1; r = (r + out->group - 1) / out->group) out->rounds++;
+  out->wg = cap;
   return true;
+}
+
+uint32_t poot__cc_group_wg(const pc_planner *pl, const pc_group *g) {
+  pc_topk_shape s;
+  if (g->kind != PG_TOPK || !poot__cc_topk_shape(pl, pl->v[g->out].node, &s)) return pl->wg;
+  return s.wg;
 }
 
 /* Runs per row entering round `round` (1-based), and that round's group. */
@@ -95,7 +114,7 @@ typedef struct tk {
  * tk_each_end with the same count. */
 static poot_status tk_each_begin(tk *t, uint32_t count, poot_kir_value *p) {
   pc_kctx *k = t->k;
-  uint32_t wg = k->pl->wg;
+  uint32_t wg = t->s.wg;
   poot_kir_value end, q, lt;
   POOT_TRY(poot__cc_u32(k, (count + wg - 1) / wg, &end));
   POOT_TRY(poot_kir_for_begin(k->b, t->zero, end, t->one, &q));
@@ -107,7 +126,7 @@ static poot_status tk_each_begin(tk *t, uint32_t count, poot_kir_value *p) {
   return poot_kir_if_begin(k->b, lt);
 }
 static poot_status tk_each_end(tk *t, uint32_t count) {
-  if (count % t->k->pl->wg != 0) POOT_TRY(poot_kir_end(t->k->b));
+  if (count % t->s.wg != 0) POOT_TRY(poot_kir_end(t->k->b));
   poot__cc_scope_pop(t->k);
   return poot_kir_end(t->k->b);
 }

@@ -14,3 +14,11 @@ if(TARGET poot_compile)
   poot_add_script_test(compile_topk_render
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/topk_render.sh)
 endif()
+# The benchmark of docs/topk.md (device time per step and per stage); built,
+# not run by ctest.
+if(TARGET poot_compile AND TARGET poot_exec AND TARGET poot_devices AND NOT POOT_FUZZ)
+  add_executable(compile_topk_bench ${CMAKE_CURRENT_LIST_DIR}/topk_bench.c
+                                    ${CMAKE_CURRENT_LIST_DIR}/plan_util.c)
+  target_include_directories(compile_topk_bench PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(compile_topk_bench PRIVATE poot_compile poot_eval poot_devices poot_exec m)
+endif()
