@@ -264,7 +264,8 @@ typedef struct pc_topk_shape {
 } pc_topk_shape;
 bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape *out);
 /* The workgroup size of group g's kernel: the pipeline's own for a top_k
- * stage, else the plan's (such a group is never batched with others). */
+ * stage, the scan's for a cumsum, else the plan's (a group of another size
+ * is never batched with others). */
 uint32_t poot__cc_group_wg(const pc_planner *pl, const pc_group *g);
 /* The groups of top_k node n with values v (stage 1 and the merge rounds). */
 POOT_MUST_USE poot_status poot__cc_group_topk(pc_planner *pl, const poot_node *n, poot_value v);
@@ -273,7 +274,15 @@ POOT_MUST_USE poot_status poot__cc_group_topk(pc_planner *pl, const poot_node *n
 POOT_MUST_USE poot_status poot__cc_topk_before(pc_kctx *k, poot_kir_value a, poot_kir_value ia,
                                                poot_kir_value b, poot_kir_value ib, bool fl,
                                                poot_kir_value *out);
-POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* cumsum (templates/scan.c): a workgroup scan per row, or the serial
+ * template (pointwise.c) for short rows and other accumulators. */
+POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                              const char **mode);
+POOT_MUST_USE poot_status poot__cc_tpl_cumsum_serial(pc_kctx *k, const pc_group *g,
+                                                     uint32_t grid[3]);
+/* The scan's workgroup size for cumsum node n; 0 when it takes the serial
+ * template. */
+uint32_t poot__cc_scan_wg(const pc_planner *pl, const poot_node *n);
 POOT_MUST_USE poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,

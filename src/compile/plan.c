@@ -33,7 +33,7 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     case PG_TOPK:
       return poot__cc_tpl_topk(k, g, grid, mode);
     case PG_CUMSUM:
-      return poot__cc_tpl_cumsum(k, g, grid);
+      return poot__cc_tpl_cumsum(k, g, grid, mode);
     case PG_SCATTER:
       return poot__cc_tpl_scatter(k, g, grid);
     case PG_ATTENTION:

@@ -187,9 +187,10 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   return poot_kir_end(k->b);
 }
 
-/* cumsum: one thread per output element sums its prefix in index order
- * (exactly poot_eval's order; O(n) per element, parallel over elements). */
-poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+/* cumsum of short rows: one thread per output element sums its prefix in
+ * index order (exactly poot_eval's order; O(n) per element, parallel over
+ * elements). Long rows: the workgroup scan of scan.c. */
+poot_status poot__cc_tpl_cumsum_serial(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   poot_value x = pl->alias[n->operands[0]];

@@ -82,6 +82,10 @@ bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape
 
 uint32_t poot__cc_group_wg(const pc_planner *pl, const pc_group *g) {
   pc_topk_shape s;
+  if (g->kind == PG_CUMSUM) {
+    uint32_t wg = poot__cc_scan_wg(pl, pl->v[g->out].node);
+    return wg ? wg : pl->wg;
+  }
   if (g->kind != PG_TOPK || !poot__cc_topk_shape(pl, pl->v[g->out].node, &s)) return pl->wg;
   return s.wg;
 }

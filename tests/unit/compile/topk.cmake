@@ -22,3 +22,11 @@ if(TARGET poot_compile AND TARGET poot_exec AND TARGET poot_devices AND NOT POOT
   target_include_directories(compile_topk_bench PRIVATE ${CMAKE_SOURCE_DIR}/include)
   target_link_libraries(compile_topk_bench PRIVATE poot_compile poot_eval poot_devices poot_exec m)
 endif()
+# cumsum over long rows (templates/scan.c): integers bit for bit, floats
+# within the reassociation bound, on the interpreter and a Vulkan device.
+if(TARGET poot_compile AND TARGET poot_exec AND TARGET poot_devices)
+  poot_add_test(compile_topk_cumsum
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/topk_cumsum_test.c ${CMAKE_CURRENT_LIST_DIR}/plan_util.c
+    LIBS poot_compile poot_eval poot_devices poot_exec m)
+  poot_vulkan_leak_check(compile_topk_cumsum)
+endif()
