@@ -6,9 +6,9 @@
  *  - i32 and u32 sums (wrapping, inputs over the whole range): bit for bit;
  *  - f32 sums (f32 and f16 inputs, along the last axis and along axis 0):
  *    every output within (2c + log2 wg + 2) · 2^-24 · Σ_{j≤i} |x_j| of the
- *    oracle's serial sum, c = ⌈n / wg⌉ the chunk a thread sums (tier 2: the
- *    depth of the reassociated sum), and finite.
- * Rows of 64 or fewer keep the serial template: bit-exact there. */
+ *    exact sum (the oracle's serial sum within (i + 2) · 2^-24 · Σ|x_j|), c = ⌈n / wg⌉ the chunk a
+ * thread sums (tier 2: the depth of the reassociated sum), and finite. Rows of 64 or fewer keep the
+ * serial template: bit-exact there. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,17 +105,24 @@ static void compare(const cs_case *c, const poot_kir_target *t, const poot_tenso
   double gamma = (2.0 * (double)((n + wg - 1) / wg) + lw + 2) * 0x1p-24;
   int64_t rows = c->axis ? c->d0 : c->d1;
   for (int64_t r = 0; r < rows; r++) {
-    double mag = 0;
+    double mag = 0, sum = 0;
     for (int64_t i = 0; i < n; i++) {
       int64_t e = c->axis ? r * c->d1 + i : i * c->d1 + r;
-      mag += fabs(x_at(x, c->xd, e));
+      double xe = x_at(x, c->xd, e);
+      mag += fabs(xe);
+      sum += xe; /* the exact prefix, within 1e-16 of it relative to mag */
       float a, b;
       memcpy(&a, (const uint8_t *)dev + 4 * e, 4);
       memcpy(&b, (const uint8_t *)ref->data + 4 * e, 4);
-      if (!isfinite(a) || fabs((double)a - (double)b) > gamma * mag)
-        fail_msg("cumsum %lldx%lld axis %lld on %s [%lld]: %.9g, oracle %.9g, bound %.3g",
-                 (long long)c->d0, (long long)c->d1, (long long)c->axis, where, (long long)e,
-                 (double)a, (double)b, gamma * mag);
+      /* the oracle's serial sum has depth i + 1 */
+      if (fabs((double)b - sum) > (double)(i + 2) * 0x1p-24 * mag)
+        fail_msg("cumsum oracle [%lld]: %.9g, exact %.9g", (long long)e, (double)b, sum);
+      if (!isfinite(a) || fabs((double)a - sum) > gamma * mag)
+        fail_msg(
+            "cumsum %lldx%lld axis %lld on %s [%lld]: %.9g, exact %.9g (oracle %.9g), "
+            "bound %.3g",
+            (long long)c->d0, (long long)c->d1, (long long)c->axis, where, (long long)e, (double)a,
+            sum, (double)b, gamma * mag);
     }
   }
 }
