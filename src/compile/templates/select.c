@@ -1,16 +1,17 @@
 /* templates/select.c — top_k over long rows as a pipeline of sorting
- * dispatches (docs/topk.md). Stage 1: one workgroup per tile of a row loads
- * the tile into shared memory as (value, index) pairs, sorts it with a
- * bitonic network and keeps its first K pairs (K: k rounded up to a power
- * of two), a run. Merge rounds: one workgroup takes up to G sorted runs
- * (every other one reversed, so that the tile is already sorted in blocks of
- * K), finishes the bitonic sort from blocks of 2K and keeps the first K;
- * the last round writes the op's two results. The order is poot_eval's:
- * larger first, NaN the largest, equal values by the lower index; a pad (an
- * index past the row) sorts after everything. Runs live in two aux temps
- * used in turn, as [row][run][K] pairs of words (value bits, index). Short
- * rows and the cases the pipeline does not take keep the per-element rank
- * template (pointwise.c). */
+ * dispatches (docs/topk.md). Elements are (key, index) pairs of u32 words
+ * in shared memory, the key an unsigned image of the op's order (tk_key).
+ * Stage 1: one workgroup per tile of a row loads the tile, sorts each block
+ * of K pairs with a bitonic network (K: k rounded up to a power of two),
+ * then halves the sorted runs pairwise to one (tk_halve_level) and writes
+ * it, a run. Merge rounds: one workgroup takes up to G runs of its row and
+ * halves them to one; the last round writes the op's two results, reading
+ * the values again from x at the indices. The order is poot_eval's: larger
+ * first, NaN the largest, equal values by the lower index; a pad (past the
+ * row) sorts after everything. Runs live in two aux temps used in turn, as
+ * [row][run][K] pairs of words (key, index). Short rows and the cases the
+ * pipeline does not take keep the per-element rank template
+ * (pointwise.c). */
 #include <stdio.h>
 #include <string.h>
 
