@@ -40,7 +40,10 @@ typedef struct pc_group {
   poot_value roots[PG_MAX_ROOTS]; /* contract roots (dot/reduce) */
   poot_value out2;                /* top_k: indices */
   uint32_t split;                 /* attention: workgroups per row over [cap] (1: none) */
-  uint32_t aux_temp;              /* attention split: the partials' temp, else UINT32_MAX */
+  uint32_t aux_temp;              /* attention split: the partials' temp, else UINT32_MAX;
+                                   * top_k pipeline: the runs written (UINT32_MAX: the results) */
+  uint32_t step;                  /* top_k pipeline: 0 = tiles, r = merge round r */
+  uint32_t aux_in;                /* top_k merge round: the runs read */
   uint32_t nlocal;                /* PC_LOCAL reductions this group computes first */
   poot_value locals[4];
 } pc_group;
@@ -241,8 +244,45 @@ bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w,
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
-POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* top_k (templates/select.c): the sorting pipeline, or the rank template
+ * (pointwise.c) where the pipeline does not apply. */
+POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                            const char **mode);
+POOT_MUST_USE poot_status poot__cc_tpl_topk_rank(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* The sizes of top_k node n's pipeline; false when its rows take the rank
+ * template (short rows, 64-bit or bool values, k too large for shared
+ * memory). */
+typedef struct pc_topk_shape {
+  uint32_t n, k; /* row length, k */
+  uint32_t K;    /* run length: k rounded up to a power of two */
+  uint32_t rows;
+  uint32_t tile;   /* stage 1: pairs a workgroup sorts (a power of two) */
+  uint32_t tiles;  /* stage-1 workgroups a row = its runs after stage 1 */
+  uint32_t group;  /* merge: runs a workgroup takes at most (a power of two) */
+  uint32_t rounds; /* merge rounds */
+  uint32_t wg;     /* threads of a workgroup of the pipeline's kernels */
+} pc_topk_shape;
+bool poot__cc_topk_shape(const pc_planner *pl, const poot_node *n, pc_topk_shape *out);
+/* The workgroup size of group g's kernel: the pipeline's own for a top_k
+ * stage, the scan's for a cumsum, else the plan's (a group of another size
+ * is never batched with others). */
+uint32_t poot__cc_group_wg(const pc_planner *pl, const pc_group *g);
+/* The groups of top_k node n with values v (stage 1 and the merge rounds). */
+POOT_MUST_USE poot_status poot__cc_group_topk(pc_planner *pl, const poot_node *n, poot_value v);
+/* a before b in top_k order: larger first (NaN largest when fl), ties by
+ * the lower index. */
+POOT_MUST_USE poot_status poot__cc_topk_before(pc_kctx *k, poot_kir_value a, poot_kir_value ia,
+                                               poot_kir_value b, poot_kir_value ib, bool fl,
+                                               poot_kir_value *out);
+/* cumsum (templates/scan.c): a workgroup scan per row, or the serial
+ * template (pointwise.c) for short rows and other accumulators. */
+POOT_MUST_USE poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                              const char **mode);
+POOT_MUST_USE poot_status poot__cc_tpl_cumsum_serial(pc_kctx *k, const pc_group *g,
+                                                     uint32_t grid[3]);
+/* The scan's workgroup size for cumsum node n; 0 when it takes the serial
+ * template. */
+uint32_t poot__cc_scan_wg(const pc_planner *pl, const poot_node *n);
 POOT_MUST_USE poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,

@@ -31,9 +31,9 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     case PG_DUS:
       return poot__cc_tpl_dus(k, g, grid);
     case PG_TOPK:
-      return poot__cc_tpl_topk(k, g, grid);
+      return poot__cc_tpl_topk(k, g, grid, mode);
     case PG_CUMSUM:
-      return poot__cc_tpl_cumsum(k, g, grid);
+      return poot__cc_tpl_cumsum(k, g, grid, mode);
     case PG_SCATTER:
       return poot__cc_tpl_scatter(k, g, grid);
     case PG_ATTENTION:
@@ -75,7 +75,7 @@ static poot_status build_group(pc_planner *pl, const pc_group *g, pc_kctx *k,
   poot_kir_kernel_desc d;
   memset(&d, 0, sizeof d);
   d.name = name;
-  d.workgroup_size[0] = pl->wg;
+  d.workgroup_size[0] = poot__cc_group_wg(pl, g);
   d.workgroup_size[1] = d.workgroup_size[2] = 1;
   d.subgroup_size = (g->kind == PG_CONTRACT || g->kind == PG_ATTENTION) && pl->t->subgroup_ops
                         ? pl->t->subgroup_size
@@ -186,7 +186,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->k.b = NULL;
   r->wbuf = g->dest_buffer;
   poot_value dests[2] = {g->dest, g->out2};
-  if (g->kind == PG_ATTENTION && g->aux_temp != UINT32_MAX) r->wtemp[r->nwtemp++] = g->aux_temp;
+  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK) && g->aux_temp != UINT32_MAX)
+    r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {
     if (dests[q] == POOT_VALUE_NONE) continue;
     const pc_value *pv = &pl->v[dests[q]];
@@ -263,6 +264,10 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   const pc_group *g0 = poot_vec_at(&pl->groups, idx[0]);
   kctx_init(k, pl, memo, g0);
   bool any_contract = false;
+  for (uint32_t q = 0; q < n; q++)
+    if (poot__cc_group_wg(pl, poot_vec_at(&pl->groups, idx[q])) != pl->wg)
+      return poot_status_make(POOT_UNSUPPORTED,
+                              "compile: a top_k stage has its own workgroup size");
   for (uint32_t q = 0; q < n; q++)
     if (((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_CONTRACT ||
         ((const pc_group *)poot_vec_at(&pl->groups, idx[q]))->kind == PG_ATTENTION)

@@ -151,6 +151,7 @@ static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_
   g.out2 = POOT_VALUE_NONE;
   g.split = 1;
   g.aux_temp = UINT32_MAX;
+  g.aux_in = UINT32_MAX;
   return poot_vec_push(&pl->groups, &g);
 }
 
@@ -318,8 +319,7 @@ static poot_status place_leaf(pc_planner *pl, const poot_node *n, const char *na
                         &pl->v[v].buffer);
     case POOT_STORAGE_WEIGHT:
     case POOT_STORAGE_STATE:
-    case POOT_STORAGE_PARAM:
-    {
+    case POOT_STORAGE_PARAM: {
       pl->v[v].hold = PC_LEAFBUF;
       POOT_TRY(add_buffer(pl,
                           n->storage == POOT_STORAGE_WEIGHT  ? POOT_PLAN_BUFFER_WEIGHT
@@ -636,9 +636,7 @@ static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v)
     case POOT_OP_TOP_K:
       /* both results written through temps (then copied when dense) */
       if (pl->v[n->results[1]].hold == PC_INLINE) pl->v[n->results[1]].hold = PC_TEMP;
-      POOT_TRY(add_group(pl, PG_TOPK, v, v, UINT32_MAX));
-      ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->out2 = n->results[1];
-      return NULL;
+      return poot__cc_group_topk(pl, n, v);
     case POOT_OP_COMPOSITE:
       return group_attention(pl, n, v);
     case POOT_OP_CUMSUM:

@@ -187,9 +187,10 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   return poot_kir_end(k->b);
 }
 
-/* cumsum: one thread per output element sums its prefix in index order
- * (exactly poot_eval's order; O(n) per element, parallel over elements). */
-poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+/* cumsum of short rows: one thread per output element sums its prefix in
+ * index order (exactly poot_eval's order; O(n) per element, parallel over
+ * elements). Long rows: the workgroup scan of scan.c. */
+poot_status poot__cc_tpl_cumsum_serial(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   poot_value x = pl->alias[n->operands[0]];
@@ -231,8 +232,8 @@ poot_status poot__cc_tpl_cumsum(pc_kctx *k, const pc_group *g, uint32_t grid[3])
 }
 
 /* a before b in top_k order: larger first (NaN largest), ties by index. */
-static poot_status before(pc_kctx *k, poot_kir_value a, poot_kir_value ia, poot_kir_value b,
-                          poot_kir_value ib, bool fl, poot_kir_value *out) {
+poot_status poot__cc_topk_before(pc_kctx *k, poot_kir_value a, poot_kir_value ia, poot_kir_value b,
+                                 poot_kir_value ib, bool fl, poot_kir_value *out) {
   poot_kir_value gt, eq, lt;
   POOT_TRY(poot__cc_bin(k, OP(GT), a, b, &gt));
   POOT_TRY(poot__cc_bin(k, OP(EQ), a, b, &eq));
@@ -251,9 +252,10 @@ static poot_status before(pc_kctx *k, poot_kir_value a, poot_kir_value ia, poot_
   return poot__cc_bin(k, OP(OR), gt, eq, out);
 }
 
-/* top_k: one thread per input element counts the elements that sort before
- * it; ranks below k are written (values and i32 indices). */
-poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+/* top_k of short rows: one thread per input element counts the elements
+ * that sort before it; ranks below k are written (values and i32
+ * indices). Long rows: the sorting pipeline of select.c. */
+poot_status poot__cc_tpl_topk_rank(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
   poot_value x = pl->alias[n->operands[0]];
@@ -283,7 +285,7 @@ poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   memcpy(yi, idx, sizeof idx);
   yi[r - 1] = j;
   POOT_TRY(poot__cc_emit(k, x, yi, &y));
-  POOT_TRY(before(k, y, j, me, idx[r - 1], poot_dtype_is_float(xd), &b));
+  POOT_TRY(poot__cc_topk_before(k, y, j, me, idx[r - 1], poot_dtype_is_float(xd), &b));
   POOT_TRY(poot_kir_priv_load(k->b, prank, 0, &rk));
   POOT_TRY(poot__cc_bin(k, OP(ADD), rk, one, &rk1));
   POOT_TRY(poot_kir_select(k->b, b, rk1, rk, &rk));
