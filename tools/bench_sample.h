@@ -17,8 +17,14 @@ typedef struct bench_sample {
 
 /* Generates `nd` tokens after `prompt` three times — greedy, sampled,
  * sampled under a JSON grammar (an array of JSON values that never closes, so
- * the mask runs every step) — and reports µs per decode step. */
+ * the mask runs every step) — and reports µs per decode step. With hook
+ * non-NULL, then `prof_n` eager steps of the sampled and the grammar runs
+ * report each dispatch to hook(ctx_sample) and hook(ctx_grammar). */
 POOT_MUST_USE poot_status poot_bench_sample(poot_driver *drv, const poot_token *prompt,
                                             size_t n_prompt, long long nd, bench_sample *out);
+POOT_MUST_USE poot_status poot_bench_sample_profile(poot_driver *drv, const poot_token *prompt,
+                                                    size_t n_prompt, long long prof_n,
+                                                    poot_exec_dispatch_fn hook, void *ctx_sample,
+                                                    void *ctx_grammar);
 
 #endif /* POOT_TOOLS_BENCH_SAMPLE_H */

@@ -235,6 +235,7 @@ typedef struct bench_run {
   double replay_us, eager_us;
   bool same_ids;
   profile *prof_dec, *prof_pre; /* NULL without --profile */
+  profile *prof_smp, *prof_gra; /* --sample --profile: sampled, grammar */
   double bw;
   bench_sample sample; /* --sample */
 } bench_run;
@@ -439,6 +440,8 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
     printf(",\"profile\":{");
     prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, true, &first);
     if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, true, &first);
+    if (r->prof_smp) prof_print(r->prof_smp, "sampled", (uint64_t)f->prof_n, true, &first);
+    if (r->prof_gra) prof_print(r->prof_gra, "grammar", (uint64_t)f->prof_n, true, &first);
     printf("}");
   }
   printf("}\n");
@@ -497,6 +500,8 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
     bool first = true;
     prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, false, &first);
     if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, false, &first);
+    if (r->prof_smp) prof_print(r->prof_smp, "sampled", (uint64_t)f->prof_n, false, &first);
+    if (r->prof_gra) prof_print(r->prof_gra, "grammar", (uint64_t)f->prof_n, false, &first);
   }
 }
 
@@ -514,6 +519,15 @@ static int bench_main(int argc, char **argv) {
   if (!st) st = measure_profile(&r);
   if (!st && f.sample)
     st = poot_bench_sample(poot_runtime_driver(r.rt), r.prompt, 1, f.nd, &r.sample);
+  if (!st && f.sample && f.prof_n > 0) {
+    r.prof_smp = poot_calloc(1, sizeof *r.prof_smp);
+    r.prof_gra = poot_calloc(1, sizeof *r.prof_gra);
+    if (!r.prof_smp || !r.prof_gra)
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
+    else
+      st = poot_bench_sample_profile(poot_runtime_driver(r.rt), r.prompt, 1, f.prof_n, prof_add,
+                                     r.prof_smp, r.prof_gra);
+  }
   if (!st && f.copy_mib)
     st = copy_bandwidth(poot_runtime_device(r.rt), (uint64_t)f.copy_mib << 20, 5, &r.bw);
   if (!st) {
@@ -526,6 +540,8 @@ static int bench_main(int argc, char **argv) {
   rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
   poot_free(r.prof_dec);
   poot_free(r.prof_pre);
+  poot_free(r.prof_smp);
+  poot_free(r.prof_gra);
   poot_free(r.ids_replay);
   poot_free(r.ids_eager);
   poot_free(r.prompt);

@@ -32,21 +32,52 @@ static poot_status run(poot_driver *drv, const poot_token *prompt, size_t n_prom
   return NULL;
 }
 
+/* The benchmark's sampling: llama.cpp's defaults plus penalties. */
+static void bench_params(poot_sampling_params *p) {
+  poot_sampling_params_init(p);
+  p->seed = 1;
+  p->repeat_penalty = 1.1f;
+  p->presence_penalty = 0.1f;
+  p->frequency_penalty = 0.1f;
+  p->ignore_eos = true;
+}
+
+static poot_status bench_grammar(poot_grammar **out) {
+  poot_grammar_options go = poot_grammar_options_default();
+  go.start_rule = "bench";
+  return poot_grammar_compile(BENCH_GBNF, sizeof BENCH_GBNF - 1, &go, out);
+}
+
+poot_status poot_bench_sample_profile(poot_driver *drv, const poot_token *prompt, size_t n_prompt,
+                                      long long prof_n, poot_exec_dispatch_fn hook,
+                                      void *ctx_sample, void *ctx_grammar) {
+  poot_sampling_params p;
+  bench_params(&p);
+  poot_grammar *g = NULL;
+  POOT_TRY(bench_grammar(&g));
+  poot_driver_generate_result r;
+  double us;
+  poot_driver_set_eager(drv, true);
+  poot_driver_set_dispatch_hook(drv, hook, ctx_sample);
+  poot_status st = run(drv, prompt, n_prompt, prof_n - 1, &p, NULL, &us, &r);
+  poot_driver_generate_result_deinit(&r);
+  poot_driver_set_dispatch_hook(drv, hook, ctx_grammar);
+  if (!st) st = run(drv, prompt, n_prompt, prof_n - 1, &p, g, &us, &r);
+  poot_driver_generate_result_deinit(&r);
+  poot_driver_set_dispatch_hook(drv, NULL, NULL);
+  poot_driver_set_eager(drv, false);
+  poot_grammar_destroy(g);
+  return st;
+}
+
 poot_status poot_bench_sample(poot_driver *drv, const poot_token *prompt, size_t n_prompt,
                               long long nd, bench_sample *out) {
   memset(out, 0, sizeof *out);
   out->steps = nd;
   poot_sampling_params p;
-  poot_sampling_params_init(&p);
-  p.seed = 1;
-  p.repeat_penalty = 1.1f;
-  p.presence_penalty = 0.1f;
-  p.frequency_penalty = 0.1f;
-  p.ignore_eos = true;
-  poot_grammar_options go = poot_grammar_options_default();
-  go.start_rule = "bench";
+  bench_params(&p);
   poot_grammar *g = NULL;
-  POOT_TRY(poot_grammar_compile(BENCH_GBNF, sizeof BENCH_GBNF - 1, &go, &g));
+  POOT_TRY(bench_grammar(&g));
   poot_driver_generate_result r;
   poot_status st = NULL;
   /* one warm-up of each (entries added, masks' caches warm), then the runs */
