@@ -180,7 +180,7 @@ static const struct {
 };
 
 /* Rules a primitive needs, by name. */
-static const char *const PRIM_DEPS[][4] = {
+static const char *const PRIM_DEPS[][8] = {
     {"json-hex", NULL},
     {"json-u4", "json-hex", NULL},
     {"json-char", "json-u4", NULL},
@@ -191,7 +191,8 @@ static const char *const PRIM_DEPS[][4] = {
     {"json-key-tail", "json-kchar", NULL},
     {"json-bool", NULL},
     {"json-null", NULL},
-    {"json-value", "json-object", "json-array", NULL},
+    {"json-value", "json-object", "json-array", "json-string", "json-number", "json-bool",
+     "json-null", NULL},
     {"json-kv", "json-string", "json-value", NULL},
     {"json-object", "json-kv", "ws", NULL},
     {"json-array", "json-value", "ws", NULL},
@@ -236,7 +237,7 @@ poot_status poot__js_prim(js_ctx *c, const char *name, const char **out_name) {
     if (strcmp(PRIMS[i].name, name) != 0) continue;
     POOT_TRY(add_prim_body(c, name, PRIMS[i].body));
     const char *dep = NULL;
-    for (size_t d = 1; d < 4 && PRIM_DEPS[i][d]; d++)
+    for (size_t d = 1; d < 8 && PRIM_DEPS[i][d]; d++)
       POOT_TRY(poot__js_prim(c, PRIM_DEPS[i][d], &dep));
     return POOT_OK_STATUS;
   }
@@ -304,7 +305,32 @@ poot_status poot__js_literal(js_ctx *c, poot_strbuf *sb, const char *s, size_t n
   return POOT_OK_STATUS;
 }
 
+/* Scalars as their compact text; arrays and objects token by token with white space between
+ * (members in the value's order). */
 poot_status poot__js_json_literal(js_ctx *c, poot_strbuf *sb, const poot_json *v) {
+  const char *w = js_ws(c);
+  if (v->type == POOT_JSON_ARRAY || v->type == POOT_JSON_OBJECT) {
+    bool obj = v->type == POOT_JSON_OBJECT;
+    if (c->depth + 1 >= JS_MAX_DEPTH)
+      return poot__js_err(c, POOT_UNSUPPORTED, "a const or enum value nested deeper than %d",
+                          JS_MAX_DEPTH);
+    c->depth++;
+    poot_strbuf_printf(sb, "\"%c\"%s", obj ? '{' : '[', w);
+    poot_status st = POOT_OK_STATUS;
+    for (size_t i = 0; i < v->len && !st; i++) {
+      if (i) poot_strbuf_printf(sb, "\",\"%s", w);
+      if (obj) {
+        poot_json key = {.type = POOT_JSON_STRING, .str = v->keys[i], .len = v->key_lens[i]};
+        st = poot__js_json_literal(c, sb, &key);
+        if (!st) poot_strbuf_printf(sb, "%s\":\"%s", w, w);
+      }
+      if (!st) st = poot__js_json_literal(c, sb, v->items[i]);
+      poot_strbuf_puts(sb, w);
+    }
+    poot_strbuf_printf(sb, "\"%c\"", obj ? '}' : ']');
+    c->depth--;
+    return st;
+  }
   poot_strbuf text;
   poot_strbuf_init(&text);
   poot_json_write(&text, v, false, false);

@@ -185,7 +185,7 @@ static size_t walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint64_
   return 0;
 }
 
-static int generate(int count, uint64_t seed, const char *out_path, char **files, size_t nf) {
+static int generate(int want, uint64_t seed, const char *out_path, char **files, size_t nf) {
   char *texts[257];
   size_t lens[257];
   char bytes[256];
@@ -212,7 +212,19 @@ static int generate(int count, uint64_t seed, const char *out_path, char **files
       fails++;
       continue;
     }
+    const poot_json *walkable = poot_json_get(f.doc, "walk");
+    if (walkable && walkable->type == POOT_JSON_BOOL && !walkable->boolean) {
+      poot_grammar_destroy(g);
+      poot_free(gbnf);
+      unload(&f);
+      continue;
+    }
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + i + 1;
+    uint64_t t0 = poot_time_ns();
+    const poot_json *walks = poot_json_get(f.doc, "walks");
+    int count = walks && walks->type == POOT_JSON_NUMBER && walks->number < want
+                    ? (int)walks->number
+                    : want;
     int made = 0;
     for (int tries = 0; made < count && tries < count * 20; tries++) {
       poot_grammar_matcher *m = NULL;
@@ -231,6 +243,8 @@ static int generate(int count, uint64_t seed, const char *out_path, char **files
       poot_strbuf_deinit(&line);
       made++;
     }
+    if (getenv("JSON_SCHEMA_WALK_TIMES"))
+      fprintf(stderr, "%s: %.1f ms\n", f.name, (double)(poot_time_ns() - t0) * 1e-6);
     if (made < count) {
       fprintf(stderr, "%s: made %d of %d strings\n", f.name, made, count);
       fails++;
