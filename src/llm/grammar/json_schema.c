@@ -1101,7 +1101,7 @@ static poot_status parse_doc(poot_arena *arena, const char *text, size_t len, co
   if (!text && len) return poot_status_make(POOT_INVALID_ARGUMENT, "%s: the text is NULL", what);
   poot_json_parse_options po = {.max_depth = 256};
   poot_status st = poot_json_parse(arena, text ? text : "", len, &po, out);
-  if (!st) return POOT_OK_STATUS;
+  if (!st || poot_status_code_of(st) == POOT_OUT_OF_MEMORY) return st;
   poot_status inv =
       poot_status_make(POOT_INVALID_ARGUMENT, "%s: not JSON: %s", what, poot_status_message(st));
   poot_status_free(st);

@@ -218,14 +218,14 @@ static int int_cmp(const char *a, const char *b) {
   return r < 0 ? -1 : r > 0;
 }
 
-/* Compares fraction digit strings as 0.a and 0.b. */
+/* Compares fraction digit strings as 0.a and 0.b (the shorter is padded with zeros). */
 static int frac_cmp(const char *a, const char *b) {
-  for (size_t i = 0;; i++) {
-    char x = a[i] ? a[i] : '0', y = b[i] ? b[i] : '0';
+  size_t na = strlen(a), nb = strlen(b), n = na > nb ? na : nb;
+  for (size_t i = 0; i < n; i++) {
+    char x = i < na ? a[i] : '0', y = i < nb ? b[i] : '0';
     if (x != y) return x < y ? -1 : 1;
-    if (!a[i] && !b[i]) return 0;
-    if (!a[i] && !b[i + 1] && y == '0') return 0;
   }
+  return 0;
 }
 
 static int mag_cmp(const js_dec *a, const js_dec *b) {
@@ -313,6 +313,19 @@ static poot_status read_bound(js_ctx *c, const poot_json *s, const char *key, co
 
 /* ------------------------------------------------------- integer ranges */
 
+/* A digit-range body as an expression: inline when it has no alternatives, else a rule. The
+ * returned text is arena memory. */
+static poot_status range_expr(js_ctx *c, const char *hint, poot_strbuf *body, const char **out) {
+  if (body->failed) return poot__js_oom();
+  if (!strstr(body->data, " | ")) {
+    char *t = poot_arena_strndup(&c->arena, body->data, body->len);
+    if (!t) return poot__js_oom();
+    *out = t;
+    return POOT_OK_STATUS;
+  }
+  return poot__js_rule_sb(c, hint, body, out);
+}
+
 static char digit_at(const char *s, size_t i, char dflt) {
   return s ? s[i] : dflt;
 }
@@ -357,7 +370,7 @@ static poot_status same_len(js_ctx *c, const char *a, const char *b, size_t n, c
     st = same_len(c, NULL, b + 1, rest, hint, &body);
   }
   const char *name = NULL;
-  if (!st) st = poot__js_rule_sb(c, hint, &body, &name);
+  if (!st) st = range_expr(c, hint, &body, &name);
   if (!st) poot_strbuf_puts(sb, name);
   poot_strbuf_deinit(&body);
   return st;
@@ -425,7 +438,7 @@ static poot_status integer_rule(js_ctx *c, js_bound lo, js_bound hi, const char 
       bool inner = false;
       poot_status st = int_range(c, a, b, hint, &body, &inner);
       const char *name = NULL;
-      if (!st && inner) st = poot__js_rule_sb(c, hint, &body, &name);
+      if (!st && inner) st = range_expr(c, hint, &body, &name);
       poot_strbuf_deinit(&body);
       POOT_TRY(st);
       if (name) {
@@ -642,7 +655,7 @@ static poot_status mag_range(js_ctx *c, const js_dec *lo, bool lo_incl, const js
     bool inner = false;
     poot_status st = int_range(c, mid_lo, mid_hi, hint, &mid, &inner);
     const char *name = NULL;
-    if (!st && inner) st = poot__js_rule_sb(c, hint, &mid, &name);
+    if (!st && inner) st = range_expr(c, hint, &mid, &name);
     poot_strbuf_deinit(&mid);
     POOT_TRY(st);
     if (name) {
@@ -677,7 +690,7 @@ static poot_status number_range(js_ctx *c, const js_bound *lo, const js_bound *h
     poot_status st =
         mag_range(c, &mlo, mlo_incl, lo->set ? &mhi : NULL, lo->incl, hint, &neg, &inner);
     const char *name = NULL;
-    if (!st && inner) st = poot__js_rule_sb(c, hint, &neg, &name);
+    if (!st && inner) st = range_expr(c, hint, &neg, &name);
     poot_strbuf_deinit(&neg);
     POOT_TRY(st);
     if (name) {
