@@ -79,8 +79,19 @@ static void unload(corpus_file *f) {
   poot_arena_deinit(&f->arena);
 }
 
+/* Conversion and compile figures over the corpus (printed by the check). */
+typedef struct figures {
+  double to_gbnf_ms, to_gbnf_max, compile_ms, compile_max;
+  size_t bytes, bytes_max, rules, rules_max, n;
+} figures;
+
+static void note(double *sum, double *max, double v) {
+  *sum += v;
+  if (v > *max) *max = v;
+}
+
 /* The schema's grammar, compiled. */
-static int compile(const corpus_file *f, char **out_gbnf, poot_grammar **out_g) {
+static int compile(const corpus_file *f, char **out_gbnf, poot_grammar **out_g, figures *fig) {
   const poot_json *schema = poot_json_get(f->doc, "schema");
   if (!schema) {
     fprintf(stderr, "%s: no \"schema\"\n", f->name);
@@ -90,9 +101,22 @@ static int compile(const corpus_file *f, char **out_gbnf, poot_grammar **out_g) 
   poot_strbuf_init(&sb);
   poot_json_write(&sb, schema, false, false);
   size_t len = 0;
+  uint64_t t0 = poot_time_ns();
   poot_status st = poot_json_schema_to_gbnf(sb.data, sb.len, &f->opts, out_gbnf, &len);
+  uint64_t t1 = poot_time_ns();
   poot_strbuf_deinit(&sb);
   if (!st) st = poot_grammar_compile(*out_gbnf, len, NULL, out_g);
+  if (!st && fig) {
+    figures *g = fig;
+    note(&g->to_gbnf_ms, &g->to_gbnf_max, (double)(t1 - t0) * 1e-6);
+    note(&g->compile_ms, &g->compile_max, (double)(poot_time_ns() - t1) * 1e-6);
+    size_t rules = poot_grammar_rule_count(*out_g);
+    g->bytes += len;
+    g->rules += rules;
+    if (len > g->bytes_max) g->bytes_max = len;
+    if (rules > g->rules_max) g->rules_max = rules;
+    g->n++;
+  }
   if (st) {
     fprintf(stderr, "%s: %s: %s\n", f->name, poot_status_code_name(poot_status_code_of(st)),
             poot_status_message(st));
@@ -112,12 +136,12 @@ static bool full_match(const poot_grammar *g, const char *s, size_t n) {
   return ok;
 }
 
-static int check_file(const char *path, size_t *n_valid, size_t *n_invalid) {
+static int check_file(const char *path, size_t *n_valid, size_t *n_invalid, figures *fig) {
   corpus_file f;
   if (load(path, &f)) return 1;
   char *gbnf = NULL;
   poot_grammar *g = NULL;
-  int fails = compile(&f, &gbnf, &g);
+  int fails = compile(&f, &gbnf, &g, fig);
   static const char *const kinds[] = {"valid", "invalid"};
   for (int k = 0; k < 2 && !fails; k++) {
     const poot_json *list = poot_json_get(f.doc, kinds[k]);
@@ -208,7 +232,7 @@ static int generate(int want, uint64_t seed, const char *out_path, char **files,
     corpus_file f;
     char *gbnf = NULL;
     poot_grammar *g = NULL;
-    if (load(files[i], &f) || compile(&f, &gbnf, &g)) {
+    if (load(files[i], &f) || compile(&f, &gbnf, &g, NULL)) {
       fails++;
       continue;
     }
@@ -265,7 +289,7 @@ int main(int argc, char **argv) {
     char *gbnf = NULL;
     poot_grammar *g = NULL;
     if (load(argv[2], &f)) return 1;
-    int r = compile(&f, &gbnf, &g);
+    int r = compile(&f, &gbnf, &g, NULL);
     if (gbnf) fputs(gbnf, stdout);
     poot_grammar_destroy(g);
     poot_free(gbnf);
@@ -283,10 +307,17 @@ int main(int argc, char **argv) {
     rc = generate(atoi(argv[2]), strtoull(argv[3], NULL, 10), argv[4], files, n);
   } else {
     size_t fails = 0, nv = 0, ni = 0;
-    for (size_t i = 0; i < n; i++) fails += (size_t)check_file(files[i], &nv, &ni);
+    figures fig = {0};
+    for (size_t i = 0; i < n; i++) fails += (size_t)check_file(files[i], &nv, &ni, &fig);
     printf("json schema corpus: %zu schemas, %zu valid and %zu invalid instances, %zu failures\n",
            n, nv, ni, fails);
     rc = fails != 0;
+    if (fig.n)
+      printf(
+          "per schema: to GBNF %.3f ms average (max %.3f), GBNF %zu bytes average (max %zu), "
+          "%zu compiled rules average (max %zu), grammar compile %.3f ms average (max %.3f)\n",
+          fig.to_gbnf_ms / (double)fig.n, fig.to_gbnf_max, fig.bytes / fig.n, fig.bytes_max,
+          fig.rules / fig.n, fig.rules_max, fig.compile_ms / (double)fig.n, fig.compile_max);
   }
   for (size_t i = 0; i < n; i++) free(files[i]);
   free(files);
