@@ -471,6 +471,9 @@ static poot_status item_schemas(js_ctx *c, const poot_json *s, const char *hint,
     items = poot_json_get(s, "additionalItems");
   }
   if (prefix && prefix->type != POOT_JSON_ARRAY) return wrong_type(c, prefix_key, "an array");
+  if (prefix && prefix->len > JS_MAX_PREFIX)
+    return poot__js_err(c, POOT_UNSUPPORTED, "'%s' with more than %d schemas", prefix_key,
+                        JS_MAX_PREFIX);
   if (items && items->type != POOT_JSON_OBJECT && items->type != POOT_JSON_BOOL)
     return wrong_type(c, rest_key, "a schema (an object or a boolean)");
   it->prefix = POOT_ARENA_NEW_ARRAY(&c->arena, const char *, prefix ? prefix->len + 1 : 1);
@@ -1032,6 +1035,7 @@ static poot_status ctx_init(js_ctx *c, const poot_json_schema_options *opts) {
   poot_map_init(&c->by_name);
   poot_map_init(&c->by_body);
   poot_map_init(&c->refs);
+  poot_map_init(&c->suffixes);
   poot_strbuf_init(&c->path);
   poot_json_schema_options o = opts ? *opts : poot_json_schema_options_default();
   c->strict = o.strict_properties;
@@ -1048,6 +1052,7 @@ static poot_status ctx_init(js_ctx *c, const poot_json_schema_options *opts) {
 
 static void ctx_deinit(js_ctx *c) {
   poot_strbuf_deinit(&c->path);
+  poot_map_deinit(&c->suffixes);
   poot_map_deinit(&c->refs);
   poot_map_deinit(&c->by_body);
   poot_map_deinit(&c->by_name);

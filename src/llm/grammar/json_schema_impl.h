@@ -19,6 +19,7 @@
 #define JS_MAX_REPEAT 1000     /* the GBNF parser's repetition bound */
 #define JS_MAX_LENGTH 1000000u /* largest finite minLength/maxLength/minItems/maxItems */
 #define JS_MAX_DIGITS 400      /* digits of a numeric bound, integer and fraction */
+#define JS_MAX_PREFIX 1000     /* prefixItems (one rule each, compiled recursively) */
 #define JS_MAX_TEXT (1u << 20) /* the GBNF parser's text bound */
 #define JS_INF UINT64_MAX      /* an unbounded count */
 
@@ -35,11 +36,12 @@ typedef struct js_ctx {
   bool ignore_formats; /* an unknown format is a plain string */
   uint32_t max_ws;     /* 0 with compact */
   bool compact;
-  poot_vec rules;   /* js_rule */
-  poot_map by_name; /* rule name → index (UINT64_MAX: reserved for a primitive) */
-  poot_map by_body; /* finished body → index */
-  poot_map refs;    /* "#/…" → rule index */
-  poot_strbuf path; /* JSON pointer of the schema being compiled */
+  poot_vec rules;    /* js_rule */
+  poot_map by_name;  /* rule name → index (UINT64_MAX: reserved for a primitive) */
+  poot_map by_body;  /* finished body → index */
+  poot_map refs;     /* "#/…" → rule index */
+  poot_map suffixes; /* rule name base → the last numeric suffix given */
+  poot_strbuf path;  /* JSON pointer of the schema being compiled */
   uint32_t depth;
   uint32_t nest;     /* objects and arrays entered (a $ref cycle must enter one) */
   size_t text_bytes; /* rule text so far */

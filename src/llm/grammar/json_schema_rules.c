@@ -77,8 +77,12 @@ static poot_status unique_name(js_ctx *c, const char *hint, const char **out) {
   char base[48], name[64];
   sanitize(hint, base, sizeof base);
   snprintf(name, sizeof name, "%s", base);
-  for (uint32_t k = 2; poot_map_get_str(&c->by_name, name, NULL); k++)
-    snprintf(name, sizeof name, "%s%u", base, k);
+  /* The next suffix to try is remembered per base, so many rules of one hint stay linear. */
+  uint64_t k = 1;
+  poot_map_get_str(&c->suffixes, base, &k);
+  while (poot_map_get_str(&c->by_name, name, NULL))
+    snprintf(name, sizeof name, "%s%llu", base, (unsigned long long)++k);
+  POOT_TRY(poot_map_put_str(&c->suffixes, base, k));
   const char *a = poot_arena_strdup(&c->arena, name);
   if (!a) return poot__js_oom();
   *out = a;
