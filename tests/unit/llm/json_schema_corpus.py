@@ -582,6 +582,40 @@ case("strict_openai_style", {"type": O, "properties": {
     [{"steps": [{"explanation": "e"}], "final_answer": "42"}, {"steps": [], "final_answer": 42}], strict=True)
 
 
+# ------------------------------------------------------------- more forms
+
+case("allof_one_member_closed", {"allOf": [obj({"a": {"type": I}, "b": {"type": S}}, ["a"], False), {"required": ["b"]}]},
+     [{"a": 1, "b": "x"}], [{"a": 1}, {"a": 1, "b": "x", "c": 0}, {"b": "x"}])
+case("ref_with_siblings", {"$defs": {"base": obj({"x": {"type": I}, "y": {"type": I}})},
+                           "$ref": "#/$defs/base", "required": ["y"]},
+     [{"y": 1}, {"x": 0, "y": -1}, {"x": 1, "y": 2, "z": "other"}], [{"x": 1}, {"y": "1"}, {}])
+case("anyof_nested_in_allof", {"allOf": [{"type": O, "required": ["k"]},
+                                         {"anyOf": [obj({"k": {"const": 1}, "v": {"type": S}}, ["v"], False),
+                                                    obj({"k": {"const": 2}}, [], False)]}]},
+     [{"k": 1, "v": "a"}, {"k": 2}], [{"k": 1}, {"k": 3}, {"k": 2, "v": "a"}, {"v": "a"}])
+case("enum_and_const", {"enum": ["a", "b", "c"], "const": "b"}, ["b"], ["a", "c"])
+case("prefix_false_item", {"type": A, "prefixItems": [{"type": I}, False]}, [[], [1]], [[1, 2], ["a"]])
+case("strict_anyof_objects", {"anyOf": [obj({"cat": {"type": S}}, ["cat"]), obj({"dog": {"type": S}}, ["dog"])]},
+     [{"cat": "tom"}, {"dog": "rex"}], [{"cat": "tom", "dog": "rex"}, {"fish": "x"}, {}], strict=True)
+case("number_half_open_unit", {"type": N, "minimum": 0, "exclusiveMaximum": 1}, [0, 0.5, 0.999999, 0.0],
+     [1, 1.0, -0.0001, 2])
+case("number_negative_fractions", {"type": N, "minimum": -2.5, "maximum": -1.25}, [-2.5, -2, -1.25, -1.3, -2.49],
+     [-2.51, -1.24, -1, 0, -3])
+case("number_tiny_bound", {"type": N, "exclusiveMinimum": 0.001, "maximum": 0.002}, [0.0011, 0.002, 0.0015],
+     [0.001, 0.00099, 0.0021, 0])
+case("int_huge_exclusive", {"type": I, "exclusiveMinimum": -10000000000000000000000, "exclusiveMaximum": 10000000000000000000000},
+     [-9999999999999999999999, 0, 9999999999999999999999], [-10000000000000000000000, 10000000000000000000000])
+case("int_or_number_type", {"type": [I, N], "minimum": 1.5}, [1.5, 2, 100.25], [1, 1.49, -2])
+case("pattern_quantifier_forms", {"type": S, "pattern": "^(?P<word>[a-z]{,3})(?:-[0-9]+?)*x{2}$"},
+     ["xx", "abcxx", "ab-1-22xx"], ["abcdxx", "ab-xx", "abx"])
+case("pattern_nested_groups", {"type": S, "pattern": "^((a|b)(c(d|e)?)?)+$"}, ["a", "bcd", "acebc"], ["", "c", "ad"])
+case("string_min_only", {"type": S, "minLength": 3}, ["abc", "abcdef"], ["ab", ""])
+case("array_nested_prefix_objects", {"type": A, "prefixItems": [obj({"x": {"type": N}}, ["x"], False),
+                                                                  {"type": A, "items": {"type": I}, "maxItems": 2}],
+                                     "items": {"type": "null"}},
+     [[{"x": 1}], [{"x": 1.5}, [1, 2]], [{"x": 0}, [], None, None]], [[{"x": 1}, [1, 2, 3]], [{"x": 1}, [], 1], [{"y": 1}]])
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "data", "json_schema")
