@@ -6,9 +6,11 @@
  *
  *   json_schema_corpus_test                     the corpus check (a ctest)
  *   json_schema_corpus_test --gbnf FILE         print FILE's grammar
- *   json_schema_corpus_test --generate N SEED OUT
- *       walk each corpus grammar N times with random allowed bytes (a seeded xorshift) and
- *       write {"file":…,"text":…} lines to OUT for json_schema_check.py to validate. */
+ *   json_schema_corpus_test --check DIR         the corpus check over DIR's files
+ *   json_schema_corpus_test --generate N SEED OUT [DIR]
+ *       walk each corpus grammar (or each of DIR's schemas) N times with random allowed
+ *       bytes (a seeded xorshift) and write {"file":…,"text":…} lines to OUT for
+ *       json_schema_check.py to validate. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +301,8 @@ int main(int argc, char **argv) {
   const char *src = getenv("POOT_SOURCE_DIR");
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/tests/data/json_schema", src ? src : ".");
+  if (argc >= 6 && strcmp(argv[1], "--generate") == 0) snprintf(dir, sizeof dir, "%s", argv[5]);
+  if (argc == 3 && strcmp(argv[1], "--check") == 0) snprintf(dir, sizeof dir, "%s", argv[2]);
   size_t n = 0;
   char **files = list_corpus(dir, &n);
   if (!files || n == 0) return fprintf(stderr, "no corpus in %s\n", dir), 1;
