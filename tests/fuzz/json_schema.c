@@ -1,7 +1,7 @@
 /* libFuzzer target: JSON Schema text → GBNF. The first byte picks options (bit 0
  * strict_properties, bit 1 ignore_unknown_formats, bit 2 compact, bit 3 the text is a
  * response_format object); the rest is the text. Compiling never crashes and fails only with
- * INVALID_ARGUMENT, UNSUPPORTED or OUT_OF_MEMORY and a message; any grammar it emits is
+ * INVALID_ARGUMENT, UNSUPPORTED, CAPACITY or OUT_OF_MEMORY and a message; any grammar it emits is
  * accepted by poot_grammar_compile and a matcher can start on it. */
 #include <stdint.h>
 #include <string.h>
@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st) {
     poot_status_code c = poot_status_code_of(st);
     if (gbnf || !poot_status_message(st)[0]) __builtin_trap();
-    if (c != POOT_INVALID_ARGUMENT && c != POOT_UNSUPPORTED && c != POOT_OUT_OF_MEMORY)
+    if (c != POOT_INVALID_ARGUMENT && c != POOT_UNSUPPORTED && c != POOT_OUT_OF_MEMORY &&
+        c != POOT_CAPACITY)
       __builtin_trap();
     poot_status_free(st);
     return 0;

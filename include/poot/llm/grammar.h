@@ -119,8 +119,9 @@ static inline poot_json_schema_options poot_json_schema_options_default(void) {
  * INVALID_ARGUMENT for text that is not JSON, a keyword of the wrong type, a $ref that points
  * at nothing, or a schema no value validates ("json schema: … at /properties/a"); UNSUPPORTED
  * for a keyword or form outside the subset, naming it and its JSON pointer ("json schema:
- * 'patternProperties' at /properties/a is not supported"); OUT_OF_MEMORY. On error *out_gbnf
- * is NULL. */
+ * 'patternProperties' at /properties/a is not supported"); CAPACITY when the grammar would pass
+ * the GBNF bounds (rules, elements, text; the text is compiled once to check); OUT_OF_MEMORY.
+ * On error *out_gbnf is NULL. */
 POOT_MUST_USE poot_status poot_json_schema_to_gbnf(const char *schema_json, size_t len,
                                                    const poot_json_schema_options *opts,
                                                    char **out_gbnf, size_t *out_len);

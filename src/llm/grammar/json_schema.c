@@ -1085,6 +1085,23 @@ static poot_status emit(js_ctx *c, const char *value, char **out, size_t *out_le
   return *out ? POOT_OK_STATUS : poot__js_oom();
 }
 
+/* The GBNF parser expands repetitions and classes into rules of its own, so the text is
+ * compiled once here: a grammar past the parser's bounds is CAPACITY, never handed out. */
+static poot_status check_compiles(char **text, size_t len) {
+  poot_grammar *g = NULL;
+  poot_status st = poot_grammar_compile(*text, len, NULL, &g);
+  poot_grammar_destroy(g);
+  if (!st) return POOT_OK_STATUS;
+  poot_free(*text);
+  *text = NULL;
+  if (poot_status_code_of(st) == POOT_OUT_OF_MEMORY) return st;
+  poot_status cap = poot_status_make(
+      POOT_CAPACITY, "json schema: the grammar passes the GBNF bounds (docs/grammar.md): %s",
+      poot_status_message(st));
+  poot_status_free(st);
+  return cap;
+}
+
 /* Compiles a parsed schema. */
 static poot_status compile_json(const poot_json *schema, const poot_json *doc_root,
                                 const poot_json_schema_options *opts, char **out, size_t *out_len) {
@@ -1098,6 +1115,7 @@ static poot_status compile_json(const poot_json *schema, const poot_json *doc_ro
   if (!st && c.path.failed) st = poot__js_oom();
   if (!st) st = emit(&c, value, out, out_len);
   ctx_deinit(&c);
+  if (!st) st = check_compiles(out, *out_len);
   return st;
 }
 

@@ -93,7 +93,7 @@ static poot_status add_entry(js_ctx *c, const char *name, const char *body, size
   js_rule r = {.name = name, .body = body, .nest = c->nest};
   size_t index = c->rules.len;
   if (index >= 65536)
-    return poot__js_err(c, POOT_INVALID_ARGUMENT,
+    return poot__js_err(c, POOT_CAPACITY,
                         "the grammar needs more than 65,536 rules (the GBNF bound)");
   POOT_TRY(poot_vec_push(&c->rules, &r));
   POOT_TRY(poot_map_put_str(&c->by_name, name, index));
@@ -105,8 +105,7 @@ static poot_status add_entry(js_ctx *c, const char *name, const char *body, size
 static poot_status note_body(js_ctx *c, size_t index, const char *body, size_t n) {
   c->text_bytes += n;
   if (c->text_bytes > JS_MAX_TEXT)
-    return poot__js_err(c, POOT_INVALID_ARGUMENT,
-                        "the grammar would pass 1 MiB of text (the GBNF bound)");
+    return poot__js_err(c, POOT_CAPACITY, "the grammar would pass 1 MiB of text (the GBNF bound)");
   return poot_map_put(&c->by_body, body, n, index);
 }
 
@@ -146,8 +145,7 @@ poot_status poot__js_rule_set(js_ctx *c, size_t index, const char *body, size_t 
   POOT_VEC_AT(&c->rules, js_rule, index).body = b;
   c->text_bytes += n;
   if (c->text_bytes > JS_MAX_TEXT)
-    return poot__js_err(c, POOT_INVALID_ARGUMENT,
-                        "the grammar would pass 1 MiB of text (the GBNF bound)");
+    return poot__js_err(c, POOT_CAPACITY, "the grammar would pass 1 MiB of text (the GBNF bound)");
   return POOT_OK_STATUS;
 }
 
@@ -391,12 +389,12 @@ static poot_status upto_rule(js_ctx *c, const char *unit, const char *chunk, uin
   if (n <= JS_MAX_REPEAT) {
     put_count(&sb, unit, 0, n);
   } else {
-    const char *rest = NULL;
+    const char *rest = NULL, *tail = NULL;
     st = upto_rule(c, unit, chunk, n - JS_MAX_REPEAT, hint, &rest);
-    if (!st) {
-      poot_strbuf_printf(&sb, "%s %s |", chunk, rest);
-      put_count(&sb, unit, 0, JS_MAX_REPEAT - 1);
-    }
+    put_count(&sb, unit, 0, JS_MAX_REPEAT - 1); /* one shared rule: the parser expands it */
+    if (!st) st = poot__js_rule_sb(c, hint, &sb, &tail);
+    poot_strbuf_clear(&sb);
+    if (!st) poot_strbuf_printf(&sb, "%s %s | %s", chunk, rest, tail);
   }
   if (!st) st = poot__js_rule_sb(c, hint, &sb, out_name);
   poot_strbuf_deinit(&sb);

@@ -362,6 +362,22 @@ static void test_errors(void **state) {
   char *text = NULL;
   size_t len = 0;
   POOT_ASSERT_STATUS(poot_json_schema_to_gbnf(NULL, 3, NULL, &text, &len), POOT_INVALID_ARGUMENT);
+  /* 80 strings of different maxLength near 1,000: the parser would need 72,000 rules. */
+  poot_strbuf big;
+  poot_strbuf_init(&big);
+  poot_strbuf_puts(&big, "{\"properties\":{");
+  for (int i = 0; i < 80; i++)
+    poot_strbuf_printf(&big, "%s\"p%d\":{\"type\":\"string\",\"maxLength\":%d}", i ? "," : "", i,
+                       900 + i);
+  poot_strbuf_puts(&big, "}}");
+  POOT_ASSERT_STATUS_MSG(poot_json_schema_to_gbnf(big.data, big.len, NULL, &text, &len),
+                         POOT_CAPACITY, "the grammar passes the GBNF bounds");
+  assert_null(text);
+  poot_strbuf_deinit(&big);
+  /* A long maxLength is chunked: one shared rule for the last 999, so it stays small. */
+  poot_grammar *lg = compile_schema("{\"type\":\"string\",\"maxLength\":412020}", NULL);
+  expect(lg, "\"abc\"", true);
+  poot_grammar_destroy(lg);
   /* An unknown format is a plain string when asked. */
   poot_json_schema_options o = poot_json_schema_options_default();
   o.ignore_unknown_formats = true;
