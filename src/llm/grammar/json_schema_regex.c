@@ -301,7 +301,7 @@ static bool parse_uint(rx *x, uint32_t *out) {
   return true;
 }
 
-/* A quantifier {m}, {m,}, {m,n}, {,n}; false (position unchanged) when '{' is a literal. */
+/* A quantifier {m}, {m,}, {m,n}, {,n}, {,}; false (position unchanged) when '{' is a literal. */
 static bool parse_braces(rx *x, uint32_t *min, uint32_t *max) {
   size_t at = x->pos;
   x->pos++;
@@ -315,7 +315,7 @@ static bool parse_braces(rx *x, uint32_t *min, uint32_t *max) {
     x->pos = at;
     return false;
   }
-  if (rx_peek(x) != '}' || (!has_min && *max == UINT32_MAX)) {
+  if (rx_peek(x) != '}') { /* as Python: {,} is {0,} and {,n} is {0,n} */
     x->pos = at;
     return false;
   }
@@ -477,9 +477,10 @@ poot_status poot__js_pattern(js_ctx *c, const char *re, size_t n, const char *hi
   if (!st && (start || end) && branches > 1)
     st = rx_unsupported(&x, "an anchor on one alternative (wrap the alternatives in a group)");
   if (!st && body.failed) st = poot__js_oom();
+  /* Python's $ also matches before a newline that ends the string. */
   if (!st)
     poot_strbuf_printf(sb, "%s%s(%s)%s%s", start ? "" : ch, start ? "" : "* ", body.data,
-                       end ? "" : " ", end ? "" : ch);
+                       end ? " \"\\\\n\"?" : " ", end ? "" : ch);
   if (!st && !end) poot_strbuf_puts(sb, "*");
   poot_strbuf_deinit(&body);
   return st;

@@ -110,6 +110,92 @@ def mutate(r, v):
                      "\u00e9" * 9])
 
 
+RX_ALPHABET = "ab0_ -.\"\\\n"
+RX_SPECIAL = set(".^$*+?{}[]()|\\")
+
+
+def rx_char(r):
+    c = r.choice(RX_ALPHABET)
+    if c == "\n":
+        return "\\n", c
+    return ("\\" + c if c in RX_SPECIAL else c), c
+
+
+def rx_gen(r, depth):
+    """A random pattern of the supported subset: (text, nullable, sample strings it matches)."""
+    k = r.random()
+    if depth > 2 or k < 0.35:
+        text, c = rx_char(r)
+        return text, False, [c]
+    if k < 0.5:
+        members = r.sample("ab0_ -.", r.randint(1, 3))
+        neg = r.random() < 0.3
+        body = "".join("\\" + m if m in "-\\]^" else m for m in members)
+        pool = [c for c in RX_ALPHABET if (c in members) != neg] or ["a"]
+        return "[" + ("^" if neg else "") + body + "]", False, [r.choice(pool)]
+    if k < 0.55:
+        return ".", False, [r.choice("ab\"\\ ")]
+    if k < 0.6:
+        return r.choice([("\\d", False, ["0"]), ("\\w", False, ["b"]), ("\\s", False, [" "])])
+    parts = [rx_gen(r, depth + 1) for _ in range(r.randint(1, 3))]
+    if k < 0.75:  # alternation in a group
+        alts = [rx_gen(r, depth + 1) for _ in range(r.randint(2, 3))]
+        text = "(" + ("?:" if r.random() < 0.5 else "") + "|".join(a[0] for a in alts) + ")"
+        pick = r.choice(alts)
+        return text, any(a[1] for a in alts), pick[2]
+    text = "".join(p[0] for p in parts)
+    nullable = all(p[1] for p in parts)
+    sample = ["".join(r.choice(p[2]) for p in parts)]
+    if len(parts) > 1:
+        text = "(?:" + text + ")"
+    q = r.choice(["", "*", "+", "?", "{2}", "{1,3}", "{2,}", "{,2}", "*?", "+?"])
+    if nullable and q not in ("", "?"):
+        q = "?"
+    if q in ("*", "?", "{,2}", "*?"):
+        nullable = True
+        sample.append("")
+    if q in ("+", "{2,}", "{1,3}", "+?", "{2}"):
+        sample = [sample[0] * (2 if q in ("{2}", "{2,}") else 1)]
+    if q and len(parts) == 1:
+        text = "(?:" + text + ")"
+    return text + q, nullable, sample
+
+
+def regex_check(args, jsonschema):
+    """Random patterns of the subset against Python's re.search (through jsonschema): random
+    strings and strings derived from the pattern, labelled by jsonschema, must be accepted or
+    refused by poot's grammar for {"type":"string","pattern":P}."""
+    r = random.Random(args.seed + 2)
+    cls = jsonschema.Draft202012Validator
+    nv = ni = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.random):
+            text, _, samples = rx_gen(r, 0)
+            if r.random() < 0.4:
+                text = "^" + text
+            if r.random() < 0.4:
+                text = text + "$"
+            schema = {"type": "string", "pattern": text}
+            v = cls(schema)
+            strings = samples + ["".join(r.choice(RX_ALPHABET) for _ in range(r.randint(0, 6)))
+                                 for _ in range(8)]
+            strings += [x + r.choice(RX_ALPHABET) for x in samples] + ["z" + x for x in samples]
+            valid = sorted({x for x in strings if v.is_valid(x)})
+            invalid = sorted({x for x in strings if not v.is_valid(x)})
+            nv += len(valid)
+            ni += len(invalid)
+            with open(os.path.join(tmp, f"p{i:04d}.json"), "w", encoding="utf-8") as f:
+                json.dump({"schema": schema, "valid": valid, "invalid": invalid}, f)
+        res = subprocess.run([args.runner, "--check", tmp], capture_output=True, text=True,
+                             timeout=1200)
+    print(f"random patterns: {args.random} patterns, {nv} matching and {ni} other strings "
+          f"(labelled by Python's re.search): {'ok' if res.returncode == 0 else 'FAILED'}")
+    if res.returncode != 0:
+        print(res.stderr[-6000:])
+        return 1
+    return 0
+
+
 def rand_bounds(r, s, a, b, integer):
     """Sets a random subset of the four bound keywords for the interval a < b."""
     lo = r.choice(["minimum", "exclusiveMinimum", None])
@@ -301,7 +387,8 @@ def main():
                 walk_bad += 1
     print(f"walks: {total} strings over {len(walks)} schemas, {walk_bad} wrong")
     rand_bad = random_schemas(args, jsonschema, here)
-    return 1 if bad or walk_bad or rand_bad else 0
+    rx_bad = regex_check(args, jsonschema)
+    return 1 if bad or walk_bad or rand_bad or rx_bad else 0
 
 
 def random_schemas(args, jsonschema, here):
