@@ -348,15 +348,18 @@ poot_status poot__js_count(js_ctx *c, const poot_json *schema, const char *key, 
   *out = dflt;
   const poot_json *v = poot_json_get(schema, key);
   if (!v) return POOT_OK_STATUS;
+  /* Past 10^18 every double is integral; such a count is kept as 10^18, which the length
+   * and item bounds then refuse as UNSUPPORTED (no cast of an out-of-range double). */
+  bool huge = v->type == POOT_JSON_NUMBER && v->number > 1e18;
   if (v->type != POOT_JSON_NUMBER || !(v->number >= 0) ||
-      v->number != (double)(uint64_t)v->number || v->number > 1e18) {
+      (!huge && v->number != (double)(uint64_t)v->number)) {
     size_t old = poot__js_path_push(c, key);
     poot_status st =
         poot__js_err(c, POOT_INVALID_ARGUMENT, "'%s' must be a non-negative integer", key);
     poot__js_path_pop(c, old);
     return st;
   }
-  *out = (uint64_t)v->number;
+  *out = huge ? 1000000000000000000ull : (uint64_t)v->number;
   return POOT_OK_STATUS;
 }
 

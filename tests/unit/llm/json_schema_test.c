@@ -353,6 +353,9 @@ static void test_errors(void **state) {
                "'allOf' whose members both give 'minLength'");
   expect_error("{\"type\":\"array\",\"uniqueItems\":true}", POOT_UNSUPPORTED, "'uniqueItems'");
   expect_error("{\"type\":\"string\",\"maxLength\":2000000}", POOT_UNSUPPORTED, "above 1000000");
+  expect_error("{\"type\":\"string\",\"maxLength\":4.6e85}", POOT_UNSUPPORTED, "above 1000000");
+  expect_error("{\"type\":\"array\",\"minItems\":1.5}", POOT_INVALID_ARGUMENT,
+               "'minItems' must be a non-negative integer at /minItems");
   expect_error("{\"enum\":[1],\"minimum\":0}", POOT_UNSUPPORTED,
                "'enum' or 'const' together with 'minimum'");
   expect_error("{\"properties\":{\"a\":false},\"required\":[\"a\"]}", POOT_INVALID_ARGUMENT,
