@@ -237,24 +237,65 @@ static void put_range(poot_strbuf *sb, uint32_t lo, uint32_t hi) {
   put_cp(sb, hi);
 }
 
-/* Appends the JSON spellings of the set's characters as one GBNF primary. */
+/* The escapes of the set's special characters: the letters of the short escapes (\" \\ \b
+ * \t \n \f \r) and, for the other controls, the hex digits after \u000 and \u001 (either
+ * case). */
+typedef struct rx_escapes {
+  char letters[16];
+  size_t n_letters;
+  char hex[2][48]; /* class text of the last digit, for \u000X and \u001X */
+  size_t n_hex[2];
+} rx_escapes;
+
+static void escape_of(rx_escapes *e, uint32_t cp) {
+  static const char short_esc[14] = {[8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
+  char letter = cp == '"' ? '"' : cp == '\\' ? '\\' : cp < 14 ? short_esc[cp] : 0;
+  if (letter) {
+    if (letter == '"' || letter == '\\') e->letters[e->n_letters++] = '\\';
+    e->letters[e->n_letters++] = letter;
+    return;
+  }
+  int d = (int)(cp & 15), row = (int)(cp >> 4);
+  char *h = e->hex[row];
+  if (d < 10) {
+    h[e->n_hex[row]++] = (char)('0' + d);
+  } else {
+    h[e->n_hex[row]++] = (char)('a' + d - 10);
+    h[e->n_hex[row]++] = (char)('A' + d - 10);
+  }
+}
+
+/* Appends the escape alternatives ("\\" [letters] | "\\u00" (…)) and counts them. */
+static size_t put_escapes(rx_escapes *e, poot_strbuf *sb, bool first) {
+  size_t n = 0;
+  if (e->n_letters) {
+    e->letters[e->n_letters] = '\0';
+    poot_strbuf_printf(sb, "%s\"\\\\\" [%s]", first ? "" : " | ", e->letters);
+    n++;
+  }
+  if (e->n_hex[0] || e->n_hex[1]) {
+    poot_strbuf_printf(sb, "%s\"\\\\u00\" (", first && !n ? "" : " | ");
+    for (int row = 0; row < 2; row++) {
+      if (!e->n_hex[row]) continue;
+      e->hex[row][e->n_hex[row]] = '\0';
+      poot_strbuf_printf(sb, "%s\"%d\" [%s]", row && e->n_hex[0] ? " | " : "", row, e->hex[row]);
+    }
+    poot_strbuf_puts(sb, ")");
+    n++;
+  }
+  return n;
+}
+
+/* Appends the JSON spellings of the set's characters as one GBNF primary: a class of the
+ * characters written raw, and the escapes of '"', '\' and the controls. */
 static poot_status emit_set(rx *x, rx_set *s, poot_strbuf *sb) {
   set_normalize(s);
-  poot_strbuf cls, alts;
+  poot_strbuf cls;
   poot_strbuf_init(&cls);
-  poot_strbuf_init(&alts);
-  size_t n_alts = 0;
+  rx_escapes e = {.n_letters = 0};
   for (size_t i = 0; i < s->n; i++) {
     uint32_t lo = s->r[i].lo, hi = s->r[i].hi;
-    for (uint32_t cp = lo; cp <= hi && cp < 0x20; cp++) { /* controls: escapes */
-      static const char *const short_esc[] = {
-          [8] = "b", [9] = "t", [10] = "n", [12] = "f", [13] = "r"};
-      if (cp < 14 && short_esc[cp])
-        poot_strbuf_printf(&alts, "%s\"\\\\%s\"", n_alts ? " | " : "", short_esc[cp]);
-      else
-        poot_strbuf_printf(&alts, "%s\"\\\\u%04x\"", n_alts ? " | " : "", cp);
-      n_alts++;
-    }
+    for (uint32_t cp = lo; cp <= hi && cp < 0x20; cp++) escape_of(&e, cp);
     if (hi < 0x20) continue;
     if (lo < 0x20) lo = 0x20;
     /* '"' and '\' are escaped; surrogates are not characters */
@@ -263,14 +304,14 @@ static poot_status emit_set(rx *x, rx_set *s, poot_strbuf *sb) {
     for (size_t k = 0; k < 3 && start <= hi; k++) {
       if (cut[k][1] < start || cut[k][0] > hi) continue;
       if (cut[k][0] > start) put_range(&cls, start, cut[k][0] - 1);
-      if (k < 2) {
-        poot_strbuf_printf(&alts, "%s\"\\\\%s\"", n_alts ? " | " : "", k == 0 ? "\\\"" : "\\\\");
-        n_alts++;
-      }
+      if (k < 2) escape_of(&e, cut[k][0]);
       start = cut[k][1] + 1;
     }
     if (start <= hi) put_range(&cls, start, hi);
   }
+  poot_strbuf alts;
+  poot_strbuf_init(&alts);
+  size_t n_alts = put_escapes(&e, &alts, true);
   poot_status st = cls.failed || alts.failed ? poot__js_oom() : POOT_OK_STATUS;
   if (!st && cls.len == 0 && n_alts == 0) st = rx_unsupported(x, "a class that matches nothing");
   if (!st) {
