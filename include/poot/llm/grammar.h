@@ -97,7 +97,9 @@ POOT_MUST_USE poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m
 /* A JSON Schema (a draft 2020-12 subset, docs/json_schema.md) compiled to GBNF text that
  * poot_grammar_compile accepts. The grammar's language is the JSON texts that validate,
  * within the documented limits: object members in the schema's order, bounded white space
- * between tokens, const/enum values in their compact form, oneOf as anyOf. */
+ * between tokens, canonical spellings (const/enum scalars as their compact text, integers
+ * without fraction or exponent, bounded numbers without exponent), oneOf as anyOf. Thread
+ * safe: the calls share no state. */
 typedef struct poot_json_schema_options {
   bool strict_properties;      /* a schema with "properties" and no "additionalProperties"
                                   allows no other members (OpenAI's strict mode) */
