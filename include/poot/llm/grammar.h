@@ -92,4 +92,50 @@ POOT_MUST_USE poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m
                                                          const poot_grammar_vocab *vocab,
                                                          uint32_t *mask, size_t mask_words);
 
+/* ------------------------------------------------------- JSON Schema → GBNF */
+
+/* A JSON Schema (a draft 2020-12 subset, docs/json_schema.md) compiled to GBNF text that
+ * poot_grammar_compile accepts. The grammar's language is the JSON texts that validate,
+ * within the documented limits: object members in the schema's order, bounded white space
+ * between tokens, canonical spellings (const/enum scalars as their compact text, integers
+ * without fraction or exponent, bounded numbers without exponent), oneOf as anyOf. Thread
+ * safe: the calls share no state. */
+typedef struct poot_json_schema_options {
+  bool strict_properties;      /* a schema with "properties" and no "additionalProperties"
+                                  allows no other members (OpenAI's strict mode) */
+  bool ignore_unknown_formats; /* a "format" not supported is a plain string, not UNSUPPORTED */
+  bool compact;                /* no white space at all between tokens */
+  uint32_t max_whitespace;     /* white space bytes between two tokens; 0 → 20, at most 1,000 */
+} poot_json_schema_options;
+
+static inline poot_json_schema_options poot_json_schema_options_default(void) {
+  poot_json_schema_options o = {.strict_properties = false,
+                                .ignore_unknown_formats = false,
+                                .compact = false,
+                                .max_whitespace = 0};
+  return o;
+}
+
+/* Compiles the schema text (`len` bytes, not NUL-terminated) to GBNF; *out_gbnf is
+ * poot_malloc'ed, NUL-terminated, *out_len bytes (free with poot_free). `opts` may be NULL.
+ * INVALID_ARGUMENT for text that is not JSON, a keyword of the wrong type, a $ref that points
+ * at nothing, or a schema no value validates ("json schema: … at /properties/a"); UNSUPPORTED
+ * for a keyword or form outside the subset, naming it and its JSON pointer ("json schema:
+ * 'patternProperties' at /properties/a is not supported"); CAPACITY when the grammar would pass
+ * the GBNF bounds (rules, elements, text; the text is compiled once to check); OUT_OF_MEMORY.
+ * On error *out_gbnf is NULL. */
+POOT_MUST_USE poot_status poot_json_schema_to_gbnf(const char *schema_json, size_t len,
+                                                   const poot_json_schema_options *opts,
+                                                   char **out_gbnf, size_t *out_len);
+/* GBNF for any JSON value (bounded white space). OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_json_grammar_any(char **out_gbnf, size_t *out_len);
+/* An OpenAI response_format object: {"type":"text"} → no grammar (*out_gbnf NULL, OK);
+ * {"type":"json_object"} → any JSON object; {"type":"json_schema","json_schema":{"name":…,
+ * "schema":{…},"strict":bool}} → the schema (strict: true sets strict_properties). Errors as
+ * poot_json_schema_to_gbnf, and INVALID_ARGUMENT for another type or a missing schema. */
+POOT_MUST_USE poot_status poot_json_response_format_to_gbnf(const char *response_format_json,
+                                                            size_t len,
+                                                            const poot_json_schema_options *opts,
+                                                            char **out_gbnf, size_t *out_len);
+
 #endif /* POOT_LLM_GRAMMAR_H */
