@@ -321,6 +321,48 @@ static const tk_case cases_vocab[] = {
     {3, 128256, 1024, F32, PAT_SPECIAL, true},
 };
 
+/* top_k of an inline chain, -(x + x): stage 1 and the last round's value
+ * reads both compute it from x (no temp between). */
+static void test_fused_input(void **state) {
+  (void)state;
+  tk_case c = {3, 5000, 40, F32, PAT_SPECIAL, false};
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_graph_create(&g));
+  poot_type xt = poot_type_make(F32, 2, (int64_t[]){c.rows, c.n});
+  poot_value x = POOT_VALUE_NONE, s = POOT_VALUE_NONE, y = POOT_VALUE_NONE;
+  poot_value v = POOT_VALUE_NONE, ix = POOT_VALUE_NONE;
+  POOT_ASSERT_OK(poot_graph_add_param(g, "x", &xt, &x));
+  POOT_ASSERT_OK(poot_graph_binary(g, POOT_OP_ADD, x, x, &s));
+  POOT_ASSERT_OK(poot_graph_unary(g, POOT_OP_NEG, s, &y));
+  POOT_ASSERT_OK(poot_graph_top_k(g, y, c.k, &v, &ix));
+  POOT_ASSERT_OK(poot_graph_set_output(g, v));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "idx", ix));
+  POOT_ASSERT_OK(poot_graph_verify(g));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 1, 10, 0, 1.0f, &in));
+  fill_x(find_input(&in, "x"), &c, 99);
+  for (int p = 0; p < PROF_COUNT; p++) {
+    poot_kir_target t;
+    profile_target((profile)p, &t);
+    pt_result r;
+    POOT_ASSERT_OK(pt_check(g, &t, &in, 32, true, 0, &r));
+    if (!r.ok) fail_msg("fused input, profile %d: %s", p, r.what);
+  }
+  /* the chain is not materialized: two dispatches, both top_k's */
+  poot_kir_target t;
+  POOT_ASSERT_OK(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+  assert_int_equal(plan->dispatch_count, 2);
+  assert_int_equal(topk_dispatches(g, &t), 2);
+  poot_plan_destroy(plan);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
 static void test_short_rows(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof cases_short / sizeof *cases_short; i++) run_interp(&cases_short[i]);
@@ -464,9 +506,10 @@ static void test_vulkan(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_dispatches), cmocka_unit_test(test_render),
-      cmocka_unit_test(test_short_rows), cmocka_unit_test(test_long_rows),
-      cmocka_unit_test(test_vocab_rows), cmocka_unit_test(test_vulkan),
+      cmocka_unit_test(test_dispatches),  cmocka_unit_test(test_render),
+      cmocka_unit_test(test_fused_input), cmocka_unit_test(test_short_rows),
+      cmocka_unit_test(test_long_rows),   cmocka_unit_test(test_vocab_rows),
+      cmocka_unit_test(test_vulkan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
