@@ -89,27 +89,50 @@ int poot_tool_sampling_params(const char *cmd, const poot_tool_sampling *s, uint
   return -1;
 }
 
+/* The text of a flag's value or of the file it names (*owned: to free). */
+static int flag_text(const char *cmd, const char *value, const char *file, const char *file_flag,
+                     const char **text, size_t *len, char **owned) {
+  *owned = NULL;
+  if (file) {
+    poot_status st = poot_file_read_all(file, owned, len);
+    if (st) return poot_tool_fail(cmd, poot_status_annotate(st, file_flag));
+    *text = *owned;
+  } else {
+    *text = value;
+    *len = strlen(value);
+  }
+  return -1;
+}
+
 int poot_tool_sampling_grammar(const char *cmd, const poot_tool_sampling *s, poot_grammar **out) {
   *out = NULL;
-  if (s->json_schema || s->json_schema_file)
-    return poot_tool_usage_error(cmd, "%s: JSON-schema output is not wired into the CLI yet",
-                                 s->json_schema ? "--json-schema" : "--json-schema-file");
-  if (s->grammar && s->grammar_file)
-    return poot_tool_usage_error(cmd, "give --grammar or --grammar-file, not both");
-  if (!s->grammar && !s->grammar_file) return -1;
-  char *file_text = NULL;
+  const bool schema = s->json_schema || s->json_schema_file;
+  const bool gbnf = s->grammar || s->grammar_file;
+  if ((s->grammar && s->grammar_file) || (s->json_schema && s->json_schema_file) ||
+      (schema && gbnf))
+    return poot_tool_usage_error(cmd, "give one of --grammar, --grammar-file, --json-schema, "
+                                      "--json-schema-file");
+  if (!schema && !gbnf) return -1;
+  const char *text = NULL;
   size_t len = 0;
-  const char *text = s->grammar;
-  if (s->grammar_file) {
-    poot_status st = poot_file_read_all(s->grammar_file, &file_text, &len);
-    if (st) return poot_tool_fail(cmd, poot_status_annotate(st, "--grammar-file"));
-    text = file_text;
-  } else {
-    len = strlen(text);
+  char *owned = NULL, *compiled = NULL;
+  int rc = schema ? flag_text(cmd, s->json_schema, s->json_schema_file, "--json-schema-file",
+                              &text, &len, &owned)
+                  : flag_text(cmd, s->grammar, s->grammar_file, "--grammar-file", &text, &len,
+                              &owned);
+  if (rc >= 0) return rc;
+  const char *what = schema ? (s->json_schema_file ? s->json_schema_file : "--json-schema")
+                            : (s->grammar_file ? s->grammar_file : "--grammar");
+  poot_status st = NULL;
+  if (schema) {
+    /* the schema compiled to GBNF, then the grammar as any other */
+    st = poot_json_schema_to_gbnf(text, len, NULL, &compiled, &len);
+    text = compiled;
   }
-  poot_status st = poot_grammar_compile(text, len, NULL, out);
-  poot_free(file_text);
-  if (st) return usage_status(cmd, s->grammar_file ? s->grammar_file : "--grammar", st);
+  if (!st) st = poot_grammar_compile(text, len, NULL, out);
+  poot_free(compiled);
+  poot_free(owned);
+  if (st) return usage_status(cmd, what, st);
   return -1;
 }
 

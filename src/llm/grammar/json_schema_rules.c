@@ -228,8 +228,11 @@ poot_status poot__js_prim(js_ctx *c, const char *name, const char **out_name) {
   if (poot_map_get_str(&c->by_name, name, &index) && index != UINT64_MAX) return POOT_OK_STATUS;
   if (strcmp(name, "ws") == 0) {
     if (c->compact) return POOT_OK_STATUS;
-    char body[40];
-    snprintf(body, sizeof body, "[ \\t\\n\\r]{0,%u}", c->max_ws);
+    /* at most one line break, with at most max_ws spaces or tabs before and after it (a
+     * model that loves new lines cannot fill the output with them) */
+    char body[96];
+    snprintf(body, sizeof body, "[ \\t]{0,%u} ((\"\\n\" | \"\\r\\n\") [ \\t]{0,%u})?", c->max_ws,
+             c->max_ws);
     char *b = poot_arena_strdup(&c->arena, body);
     if (!b) return poot__js_oom();
     size_t at = 0;

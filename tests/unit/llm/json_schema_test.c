@@ -48,7 +48,7 @@ static void test_exact_grammar(void **state) {
       "\"additionalProperties\":false}";
   const char *want =
       "root ::= ws value ws\n"
-      "ws ::= [ \\t\\n\\r]{0,20}\n"
+      "ws ::= [ \\t]{0,20} ((\"\\n\" | \"\\r\\n\") [ \\t]{0,20})?\n"
       "n-int ::= \"-\" [1-5] | [0-9] | \"1\" [0-2]\n"
       "n-kv ::= \"\\\"n\\\"\" ws \":\" ws n-int\n"
       "s ::= \"\\\"x\\\"\" | \"\\\"y\\\"\"\n"
