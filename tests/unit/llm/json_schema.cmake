@@ -13,3 +13,17 @@ poot_add_script_test(json_schema_check
 # docs/json_schema.md; SKIP without POOT_DATA_DIR's hf-tokenizers).
 poot_add_test(json_schema_mask_bench_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c LIBS poot_llm TIMEOUT 900)
+# Generations of the demo model under every corpus schema (greedy, and every
+# eighth schema sampled too) on Vulkan, each validated with jsonschema
+# (json_schema_generate.py); SKIP without a Vulkan device. The runner is built,
+# not run on its own.
+if(TARGET poot_devices AND TARGET poot_exec AND NOT POOT_FUZZ)
+  add_executable(llm_json_schema_generate ${CMAKE_CURRENT_LIST_DIR}/json_schema_generate.c)
+  target_include_directories(llm_json_schema_generate PRIVATE ${CMAKE_SOURCE_DIR}/include
+                                                              ${CMAKE_SOURCE_DIR}/tests)
+  target_link_libraries(llm_json_schema_generate PRIVATE poot_llm poot_devices poot_testlib)
+  poot_add_script_test(llm_json_schema_generate_vulkan
+    COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/json_schema_generate.py
+      $<TARGET_FILE:llm_json_schema_generate> vulkan
+    TIMEOUT 1200)
+endif()
