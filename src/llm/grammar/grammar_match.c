@@ -14,6 +14,10 @@
 #define MASK_CACHE 8
 #define DENSE_SETS 4096u
 
+#define KEY_CACHE 64
+#define CTX_LEVELS 1
+#define MAX_SENTINELS 256u
+
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
 
 typedef struct gnode {
@@ -31,7 +35,22 @@ typedef struct mframe {
 typedef struct srec {
   uint32_t off, n, hash;
   bool accept;
+  bool left; /* a context walk only: some stack reached a cut (see mkey) on this byte */
 } srec;
+
+/* A lexical context's precomputed tokens (the mask's second cache, see key_mask): the
+ * state's stacks cut at one depth, the part below replaced by opaque sentinels, walked over
+ * the whole vocabulary once. `acc` holds the tokens that some stack consumes without ever
+ * reaching a sentinel (accepted whatever lies below); `unc` the trie nodes (preorder) where
+ * a stack first reached one (their subtrees depend on the rest and are walked in full). */
+typedef struct mkey {
+  uint32_t lsid; /* the cut state, a set of the context matcher */
+  uint32_t *acc;
+  uint32_t *unc;
+  uint32_t n_unc;
+  size_t unc_cap;
+  bool exact; /* false: the context walk hit the pool bound; not usable */
+} mkey;
 
 struct poot_grammar_matcher {
   const poot_grammar *g;
@@ -67,6 +86,14 @@ struct poot_grammar_matcher {
   uint32_t *mc_mask[MASK_CACHE];
   uint32_t mc_n, mc_next;
   size_t mc_words;
+  /* Context keys: `ctx` is a private matcher whose pool holds the cut states. */
+  poot_grammar_matcher *ctx;
+  mkey keys[KEY_CACHE];
+  uint32_t n_keys, key_next;
+  uint32_t hi_depth; /* the deepest node ever made in this pool (for the context matcher) */
+  bool pool_full;    /* the pool hit MAX_POOL once (for the context matcher) */
+  uint32_t *scratch; /* the cut positions of one stack */
+  size_t scratch_cap;
 };
 
 typedef struct ectx {
@@ -75,6 +102,7 @@ typedef struct ectx {
   uint32_t n_out;
   uint32_t rec;
   bool accept;
+  bool left; /* a stack reached a sentinel (a position past the grammar's elements) */
   int fail;
 } ectx;
 
@@ -117,6 +145,7 @@ static uint32_t mk(ectx *c, uint32_t pos, uint32_t parent) {
   }
   if (m->n_nodes == m->cap_nodes) {
     if (m->cap_nodes >= MAX_POOL) {
+      m->pool_full = true;
       c->fail = FAIL_CAPACITY;
       return NIL;
     }
@@ -129,6 +158,7 @@ static uint32_t mk(ectx *c, uint32_t pos, uint32_t parent) {
     m->cap_nodes *= 2;
   }
   uint32_t id = m->n_nodes++;
+  if (depth > m->hi_depth) m->hi_depth = depth;
   m->nodes[id] = (gnode){.pos = pos, .parent = parent, .next = m->buckets[h], .depth = depth};
   m->buckets[h] = id;
   return id;
@@ -158,6 +188,10 @@ static void expand(ectx *c, uint32_t id) {
       break;
     }
     uint32_t pos = c->m->nodes[id].pos, parent = c->m->nodes[id].parent;
+    if (pos >= g->n_el) { /* a sentinel: the context walk cannot see below */
+      c->left = true;
+      break;
+    }
     const gel *e = &g->el[pos];
     if (e->type == GEL_END) {
       id = parent;
@@ -343,6 +377,12 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->tvals);
   poot_free(m->dense);
   for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
+  for (uint32_t i = 0; i < KEY_CACHE; i++) {
+    poot_free(m->keys[i].acc);
+    poot_free(m->keys[i].unc);
+  }
+  poot_grammar_matcher_destroy(m->ctx);
+  poot_free(m->scratch);
   poot_free(m);
 }
 
@@ -397,8 +437,8 @@ poot_status poot_grammar_matcher_accept(poot_grammar_matcher *m, const void *byt
 
 /* ------------------------------------------------------------- the mask */
 
-static uint32_t hash_ids(const uint32_t *ids, uint32_t n, bool accept) {
-  uint32_t h = 0x811C9DC5u ^ (accept ? 0x5bd1e995u : 0);
+static uint32_t hash_ids(const uint32_t *ids, uint32_t n, bool accept, bool left) {
+  uint32_t h = 0x811C9DC5u ^ (accept ? 0x5bd1e995u : 0) ^ (left ? 0x27d4eb2fu : 0);
   for (uint32_t i = 0; i < n; i++) h = (h ^ ids[i]) * 0x01000193u;
   return h ^ (h >> 16);
 }
@@ -427,9 +467,9 @@ static poot_status grow_cache(poot_grammar_matcher *m) {
   return POOT_OK_STATUS;
 }
 
-/* The id of the set `ids` (sorted here) with `accept`, interned. */
+/* The id of the set `ids` (sorted here) with `accept` and `left`, interned. */
 static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bool accept,
-                          uint32_t *out_sid) {
+                          bool left, uint32_t *out_sid) {
   for (uint32_t i = 1; i < n; i++) /* insertion sort: sets are small */
     for (uint32_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
       uint32_t t = ids[j];
@@ -437,10 +477,10 @@ static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bo
       ids[j - 1] = t;
     }
   POOT_TRY(grow_cache(m));
-  uint32_t h = hash_ids(ids, n, accept), k = h & (m->sb_cap - 1);
+  uint32_t h = hash_ids(ids, n, accept, left), k = h & (m->sb_cap - 1);
   for (; m->sbuckets[k]; k = (k + 1) & (m->sb_cap - 1)) {
     const srec *r = &m->srecs[m->sbuckets[k] - 1];
-    if (r->hash == h && r->n == n && r->accept == accept &&
+    if (r->hash == h && r->n == n && r->accept == accept && r->left == left &&
         (n == 0 || memcmp(m->sids + r->off, ids, n * sizeof *ids) == 0)) {
       *out_sid = m->sbuckets[k] - 1;
       return POOT_OK_STATUS;
@@ -448,7 +488,8 @@ static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bo
   }
   POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n + 1));
   memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
-  m->srecs[m->n_srec] = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept};
+  m->srecs[m->n_srec] =
+      (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept, .left = left};
   m->n_sids += n;
   m->sbuckets[k] = ++m->n_srec;
   *out_sid = m->n_srec - 1;
@@ -493,7 +534,7 @@ static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b
   step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
   if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
   *out = SID_FAIL;
-  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, out));
+  if (!c.fail) POOT_TRY(intern(m, c.out, c.n_out, c.accept, c.left, out));
   m->cache_top = m->n_nodes;
   return POOT_OK_STATUS;
 }
@@ -544,13 +585,14 @@ static void set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_
   }
 }
 
-/* Walks the trie depth first with the stack set of each prefix; a subtree is entered
+/* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
+ * are the caller's) depth first with the stack set of each prefix; a subtree is entered
  * only while some stack survives, so a refused prefix is refused once for all tokens.
  * Sets are interned and transitions cached, so a step seen before costs one lookup. */
-static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
-                        uint32_t *mask) {
+static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                        uint32_t sid0, uint32_t *mask) {
   const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = root};
+  m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0};
   size_t d = 1;
   while (d) {
     mframe *f = &m->frames[d - 1];
@@ -570,6 +612,241 @@ static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, ui
   return POOT_OK_STATUS;
 }
 
+/* ------------------------------------------------ lexical-context keys
+ *
+ * Most of a mask's cost is a state never seen before whose stacks let most of the
+ * vocabulary through: inside a string, the state differs with every enclosing object, yet
+ * what the tokens do inside the string does not. So the state is cut: every stack keeps
+ * its nodes deeper than `cut` (CTX_LEVELS levels above the shallowest top), and the nodes
+ * at depth `cut` become opaque sentinels. The cut state is walked over the vocabulary once
+ * (in the private matcher `ctx`, whose sets carry `left` when a stack reached a sentinel on
+ * that byte) into a key: the tokens that some stack consumes without reaching a sentinel
+ * are accepted whatever lies below; a prefix on which no stack survives or reaches one is
+ * refused; the subtrees where one first reached a sentinel are uncertain and walked in full
+ * from the real state. The cut keeps the stacks' count (distinct nodes stay distinct: the
+ * cut is at one depth for all), their expansions and failures, so the key is exact as long
+ * as the real depths stay inside max_depth, which is checked (hi_depth). */
+
+static void ctx_drop(poot_grammar_matcher *m) {
+  poot_grammar_matcher_destroy(m->ctx);
+  m->ctx = NULL;
+  m->n_keys = 0;
+  m->key_next = 0;
+}
+
+/* Stacks in a canonical order: by their positions above the cut, top first. */
+static int cmp_stacks(const gnode *nodes, uint32_t a, uint32_t b, uint32_t cut) {
+  while (a != NIL && b != NIL && nodes[a].depth > cut && nodes[b].depth > cut) {
+    if (nodes[a].pos != nodes[b].pos) return nodes[a].pos < nodes[b].pos ? -1 : 1;
+    a = nodes[a].parent;
+    b = nodes[b].parent;
+  }
+  bool ea = a == NIL || nodes[a].depth <= cut, eb = b == NIL || nodes[b].depth <= cut;
+  return ea == eb ? 0 : ea ? -1 : 1;
+}
+
+/* One stack's part above the cut into the context matcher, over sentinel `sent`. */
+static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint32_t cut,
+                             uint32_t base) {
+  uint32_t n = 0;
+  for (uint32_t x = id; x != NIL && m->nodes[x].depth > cut; x = m->nodes[x].parent) n++;
+  POOT_TRY(reserve_u32(&m->scratch, &m->scratch_cap, n));
+  n = 0;
+  for (uint32_t x = id; x != NIL && m->nodes[x].depth > cut; x = m->nodes[x].parent)
+    m->scratch[n++] = m->nodes[x].pos;
+  uint32_t y = base;
+  while (n && !c->fail) y = mk(c, m->scratch[--n], y);
+  if (!c->fail) add(c, y);
+  return POOT_OK_STATUS;
+}
+
+/* The state cut at `*out_cut` as a set of the context matcher; SID_FAIL when it cannot be
+ * (too many distinct sentinels, bounds). */
+static poot_status cut_state(poot_grammar_matcher *m, uint32_t *out_lsid, uint32_t *out_cut) {
+  poot_grammar_matcher *cm = m->ctx;
+  uint32_t min_d = UINT32_MAX, *st = m->tmp_b, n = m->n_cur;
+  *out_lsid = SID_FAIL;
+  for (uint32_t i = 0; i < n; i++)
+    if (m->nodes[m->cur[i]].depth < min_d) min_d = m->nodes[m->cur[i]].depth;
+  uint32_t cut = min_d > CTX_LEVELS ? min_d - CTX_LEVELS : 0;
+  *out_cut = cut;
+  memcpy(st, m->cur, n * sizeof *st);
+  for (uint32_t i = 1; i < n; i++) /* insertion sort: states are small */
+    for (uint32_t j = i; j > 0 && cmp_stacks(m->nodes, st[j - 1], st[j], cut) > 0; j--) {
+      uint32_t t = st[j];
+      st[j] = st[j - 1];
+      st[j - 1] = t;
+    }
+  uint32_t sent[MAX_SENTINELS], n_sent = 0;
+  ectx c = {.m = cm, .out = cm->tmp_a};
+  for (uint32_t i = 0; i < n && !c.fail; i++) {
+    uint32_t base = NIL;
+    if (cut) {
+      uint32_t x = st[i], j = 0;
+      while (m->nodes[x].depth > cut) x = m->nodes[x].parent;
+      while (j < n_sent && sent[j] != x) j++;
+      if (j == MAX_SENTINELS) return POOT_OK_STATUS;
+      if (j == n_sent) sent[n_sent++] = x;
+      base = mk(&c, m->g->n_el + j, NIL);
+      if (c.fail) break;
+    }
+    POOT_TRY(cut_stack(m, &c, st[i], cut, base));
+  }
+  if (c.fail == FAIL_OOM) return fail_status(c.fail, "the mask");
+  if (c.fail) return POOT_OK_STATUS;
+  return intern(cm, c.out, c.n_out, m->accept, false, out_lsid);
+}
+
+/* The context walk of key `k` over the whole vocabulary (see above). */
+static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, mkey *k,
+                            size_t *unc_cap) {
+  poot_grammar_matcher *cm = m->ctx;
+  const gtrie_node *tn = v->nodes;
+  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = k->lsid};
+  size_t d = 1;
+  while (d) {
+    mframe *f = &m->frames[d - 1];
+    if (f->child >= tn[f->node].end) {
+      d--;
+      continue;
+    }
+    uint32_t ch = f->child, sid = 0;
+    f->child = tn[ch].end;
+    POOT_TRY(transition(cm, f->sid, tn[ch].byte, &sid));
+    if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
+    const srec *r = &cm->srecs[sid];
+    if (r->left) {
+      POOT_TRY(reserve_u32(&k->unc, unc_cap, k->n_unc + 1));
+      k->unc[k->n_unc++] = ch;
+      continue;
+    }
+    if (r->n || r->accept) set_tokens(v, &tn[ch], k->acc);
+    if (r->n && ch + 1 < tn[ch].end)
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+  }
+  k->exact = !cm->pool_full;
+  return POOT_OK_STATUS;
+}
+
+/* The uncertain subtrees of `k`, walked in full from the real state `root`: a descent
+ * from the trie's root to each (they are in preorder), then the subtree. */
+static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
+                               const mkey *k, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  mframe *path = m->frames + m->frames_cap / 2;
+  path[0] = (mframe){.node = 0, .child = 1, .sid = root};
+  size_t d = 1;
+  for (uint32_t i = 0; i < k->n_unc; i++) {
+    uint32_t u = k->unc[i];
+    while (d > 1 && !(path[d - 1].node < u && u < tn[path[d - 1].node].end)) d--;
+    for (;;) {
+      mframe *f = &path[d - 1];
+      if (f->sid == SID_FAIL) break; /* no stack continues this prefix */
+      uint32_t ch = f->child, sid = 0;
+      while (tn[ch].end <= u) ch = tn[ch].end;
+      f->child = tn[ch].end;
+      POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
+      if (ch == u) {
+        if (sid == SID_FAIL) break;
+        const srec *r = &m->srecs[sid];
+        bool more = r->n != 0;
+        if (r->n || r->accept) set_tokens(v, &tn[u], mask);
+        if (more && u + 1 < tn[u].end) POOT_TRY(walk(m, v, u, sid, mask));
+        break;
+      }
+      if (sid != SID_FAIL && m->srecs[sid].n == 0) sid = SID_FAIL;
+      path[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+    }
+  }
+  return POOT_OK_STATUS;
+}
+
+/* The key of cut state `lsid`, made by a context walk when it is not cached. NULL when the
+ * walk could not be exact. */
+static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
+                            size_t words, mkey **out) {
+  *out = NULL;
+  for (uint32_t i = 0; i < m->n_keys; i++)
+    if (m->keys[i].lsid == lsid) {
+      if (m->keys[i].exact) *out = &m->keys[i];
+      return POOT_OK_STATUS;
+    }
+  uint32_t slot = m->n_keys < KEY_CACHE ? m->n_keys++ : m->key_next++ % KEY_CACHE;
+  mkey *k = &m->keys[slot];
+  if (!k->acc) k->acc = poot_malloc((words ? words : 1) * sizeof *k->acc);
+  if (!k->acc) {
+    k->lsid = SID_FAIL; /* the slot is unusable */
+    return fail_status(FAIL_OOM, "the mask's context cache");
+  }
+  memset(k->acc, 0, words * sizeof *k->acc);
+  k->lsid = lsid;
+  k->n_unc = 0;
+  k->exact = false;
+  size_t cap = k->unc_cap;
+  poot_status st = key_walk(m, v, k, &cap);
+  k->unc_cap = cap;
+  if (st) {
+    k->lsid = SID_FAIL; /* a half-made key matches nothing */
+    return st;
+  }
+  if (k->exact) *out = k;
+  return POOT_OK_STATUS;
+}
+
+/* The mask through the state's context key; *done false when it does not apply. */
+static poot_status key_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
+                            uint32_t *mask, size_t words, bool *done) {
+  *done = false;
+  if (m->n_cur == 0) return POOT_OK_STATUS;
+  poot_grammar_matcher *cm = m->ctx;
+  if (cm && (cm->n_srec > (1u << 20) || cm->n_sids > (1u << 23) || cm->n_nodes > MAX_POOL / 2 ||
+             cm->pool_full))
+    ctx_drop(m);
+  if (!m->ctx) {
+    m->ctx = matcher_alloc(m->g);
+    if (!m->ctx) return fail_status(FAIL_OOM, "the mask's context matcher");
+  }
+  uint32_t lsid = SID_FAIL, cut = 0;
+  POOT_TRY(cut_state(m, &lsid, &cut));
+  if (lsid == SID_FAIL) return POOT_OK_STATUS;
+  mkey *k = NULL;
+  POOT_TRY(find_key(m, v, lsid, words, &k));
+  /* The real depths are the context's less one (its sentinels) plus the cut. */
+  if (!k || (cut && m->ctx->hi_depth - 1 + cut > m->g->max_depth)) return POOT_OK_STATUS;
+  memcpy(mask, k->acc, words * sizeof *mask);
+  POOT_TRY(guided_walk(m, v, root, k, mask));
+  *done = true;
+  return POOT_OK_STATUS;
+}
+
+static poot_status prepare_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v, size_t need) {
+  size_t levels = (size_t)v->max_len + 2;
+  if (m->frames_cap < 2 * levels) {
+    mframe *f = poot_realloc_array(m->frames, 2 * levels, sizeof *f);
+    if (!f) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (mask walk)");
+    m->frames = f;
+    m->frames_cap = 2 * levels;
+  }
+  /* The cache grows with the distinct sets seen; start afresh past a few million. */
+  if (m->n_srec > (1u << 20) || m->n_sids > (1u << 23)) clear_cache(m);
+  if (m->mc_vocab != v || m->mc_words != need) {
+    for (uint32_t i = 0; i < MASK_CACHE; i++) {
+      poot_free(m->mc_mask[i]);
+      m->mc_mask[i] = NULL;
+    }
+    m->mc_n = 0;
+    for (uint32_t i = 0; i < KEY_CACHE; i++) {
+      poot_free(m->keys[i].acc);
+      m->keys[i].acc = NULL;
+    }
+    m->n_keys = 0;
+    m->key_next = 0;
+  }
+  m->mc_vocab = v;
+  m->mc_words = need;
+  return POOT_OK_STATUS;
+}
+
 poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
                                            uint32_t *mask, size_t mask_words) {
   if (!m || !v || !mask)
@@ -580,35 +857,22 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
                             "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
                             "%zu",
                             mask_words, v->n_tokens, need);
-  size_t levels = (size_t)v->max_len + 2;
-  if (m->frames_cap < levels) {
-    mframe *f = poot_realloc_array(m->frames, levels, sizeof *f);
-    if (!f) return poot_status_make(POOT_OUT_OF_MEMORY, "grammar: out of memory (mask walk)");
-    m->frames = f;
-    m->frames_cap = levels;
-  }
-  /* The cache grows with the distinct sets seen; start afresh past a few million. */
-  if (m->n_srec > (1u << 20) || m->n_sids > (1u << 23)) clear_cache(m);
+  POOT_TRY(prepare_mask(m, v, need));
   uint32_t root = 0;
   memcpy(m->tmp_b, m->cur, m->n_cur * sizeof *m->cur);
-  POOT_TRY(intern(m, m->tmp_b, m->n_cur, m->accept, &root));
+  POOT_TRY(intern(m, m->tmp_b, m->n_cur, m->accept, false, &root));
   m->cache_top = m->n_nodes;
-  if (m->mc_vocab != v || m->mc_words != need) {
-    for (uint32_t i = 0; i < MASK_CACHE; i++) {
-      poot_free(m->mc_mask[i]);
-      m->mc_mask[i] = NULL;
-    }
-    m->mc_n = 0;
-  }
-  m->mc_vocab = v;
-  m->mc_words = need;
   uint32_t hit = 0;
   while (hit < m->mc_n && m->mc_sid[hit] != root) hit++;
   if (hit < m->mc_n) {
     memcpy(mask, m->mc_mask[hit], need * sizeof *mask);
   } else {
-    memset(mask, 0, need * sizeof *mask);
-    POOT_TRY(walk(m, v, root, mask));
+    bool done = false;
+    POOT_TRY(key_mask(m, v, root, mask, need, &done));
+    if (!done) {
+      memset(mask, 0, need * sizeof *mask);
+      POOT_TRY(walk(m, v, 0, root, mask));
+    }
     uint32_t slot = m->mc_n < MASK_CACHE ? m->mc_n : m->mc_next++ % MASK_CACHE;
     if (!m->mc_mask[slot]) m->mc_mask[slot] = poot_malloc((need ? need : 1) * sizeof *mask);
     if (m->mc_mask[slot]) { /* the cache is an optimisation: no memory, no entry */
