@@ -34,6 +34,9 @@ typedef struct mframe {
 /* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
 typedef struct srec {
   uint32_t off, n, hash;
+  uint32_t bytes[8]; /* the bytes some top takes */
+  uint32_t loops;    /* byte groups whose every byte leads back to this set (loops_done) */
+  bool loops_done;
   bool accept;
   bool left; /* a context walk only: some stack reached a cut (see mkey) on this byte */
 } srec;
@@ -488,8 +491,16 @@ static poot_status intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bo
   }
   POOT_TRY(reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n + 1));
   memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
-  m->srecs[m->n_srec] =
-      (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept, .left = left};
+  srec *r = &m->srecs[m->n_srec];
+  *r = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept, .left = left};
+  for (uint32_t i = 0; i < n; i++) { /* tops are byte elements */
+    const gel *e = &m->g->el[m->nodes[ids[i]].pos];
+    if (e->type == GEL_SET) {
+      for (int w = 0; w < 8; w++) r->bytes[w] |= m->g->sets[e->value].bits[w];
+    } else {
+      for (unsigned b = e->lo; b <= e->hi; b++) r->bytes[b >> 5] |= 1u << (b & 31);
+    }
+  }
   m->n_sids += n;
   m->sbuckets[k] = ++m->n_srec;
   *out_sid = m->n_srec - 1;
@@ -585,6 +596,52 @@ static void set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_
   }
 }
 
+/* Every token of node i's subtree, i's own included. */
+static void set_subtree(const poot_grammar_vocab *v, uint32_t i, uint32_t *mask) {
+  for (uint32_t k = v->nodes[i].tok_off, e = poot__trie_tok_end(v, i); k < e; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[k];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
+}
+
+static inline bool set_takes(const srec *r, uint8_t b) {
+  return (r->bytes[b >> 5] >> (b & 31)) & 1u;
+}
+
+/* The byte groups whose every byte leads set `sid` back to itself, once per set: below a
+ * trie node whose bytes all lie in them, every token is accepted (a string's characters). */
+static poot_status loop_groups(poot_grammar_matcher *m, uint32_t sid, uint32_t *out) {
+  if (m->srecs[sid].loops_done) {
+    *out = m->srecs[sid].loops;
+    return POOT_OK_STATUS;
+  }
+  uint32_t ok = (1u << POOT_BYTE_GROUPS) - 1;
+  for (unsigned b = 0; b < 256; b++) {
+    uint32_t gb = 1u << poot__byte_group((uint8_t)b), t = 0;
+    if (!(ok & gb)) continue;
+    if (!set_takes(&m->srecs[sid], (uint8_t)b)) {
+      ok &= ~gb;
+      continue;
+    }
+    POOT_TRY(transition(m, sid, (uint8_t)b, &t));
+    if (t != sid) ok &= ~gb;
+  }
+  m->srecs[sid].loops = ok;
+  m->srecs[sid].loops_done = true;
+  *out = ok;
+  return POOT_OK_STATUS;
+}
+
+/* Whether node `ch`, reached with live set `sid`, has a subtree of loop bytes only. */
+static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
+  *out = false;
+  if (!t->sig) return POOT_OK_STATUS;
+  uint32_t loops = 0;
+  POOT_TRY(loop_groups(m, sid, &loops));
+  *out = (t->sig & ~loops) == 0;
+  return POOT_OK_STATUS;
+}
+
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
  * are the caller's) depth first with the stack set of each prefix; a subtree is entered
  * only while some stack survives, so a refused prefix is refused once for all tokens.
@@ -602,9 +659,16 @@ static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, ui
     }
     uint32_t ch = f->child, sid = 0;
     f->child = tn[ch].end;
+    if (!set_takes(&m->srecs[f->sid], tn[ch].byte)) continue;
     POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    bool bulk = false;
+    if (m->srecs[sid].n && ch + 1 < tn[ch].end) POOT_TRY(all_loop(m, &tn[ch], sid, &bulk));
     const srec *r = &m->srecs[sid];
+    if (bulk) {
+      set_subtree(v, ch, mask);
+      continue;
+    }
     if (r->n || r->accept) set_tokens(v, &tn[ch], mask);
     if (r->n && ch + 1 < tn[ch].end)
       m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
@@ -712,8 +776,16 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     }
     uint32_t ch = f->child, sid = 0;
     f->child = tn[ch].end;
+    if (!set_takes(&cm->srecs[f->sid], tn[ch].byte)) continue;
     POOT_TRY(transition(cm, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
+    bool bulk = false;
+    if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end)
+      POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
+    if (bulk) {
+      set_subtree(v, ch, k->acc);
+      continue;
+    }
     const srec *r = &cm->srecs[sid];
     if (r->left) {
       POOT_TRY(reserve_u32(&k->unc, unc_cap, k->n_unc + 1));
@@ -742,10 +814,11 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
     for (;;) {
       mframe *f = &path[d - 1];
       if (f->sid == SID_FAIL) break; /* no stack continues this prefix */
-      uint32_t ch = f->child, sid = 0;
+      uint32_t ch = f->child, sid = SID_FAIL;
       while (tn[ch].end <= u) ch = tn[ch].end;
       f->child = tn[ch].end;
-      POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
+      if (set_takes(&m->srecs[f->sid], tn[ch].byte))
+        POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
       if (ch == u) {
         if (sid == SID_FAIL) break;
         const srec *r = &m->srecs[sid];

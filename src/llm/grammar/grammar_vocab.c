@@ -45,6 +45,13 @@ static poot_status check_inputs(const char *const *texts, const size_t *lens, in
   return POOT_OK_STATUS;
 }
 
+/* Closes node path[depth] at `end` and gives its bytes to its parent's signature. */
+static void close_node(gtrie_node *t, const uint32_t *path, uint32_t depth, uint32_t end) {
+  gtrie_node *x = &t[path[depth]];
+  x->end = end;
+  t[path[depth - 1]].sig |= x->sig | 1u << poot__byte_group(x->byte);
+}
+
 /* Builds the preorder trie from the sorted tokens. `path` has max_len + 1 slots. */
 static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, uint32_t *path) {
   gtrie_node *t = v->nodes;
@@ -57,7 +64,7 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
     uint32_t l = 0;
     if (prev)
       while (l < prev->len && l < r->len && prev->text[l] == r->text[l]) l++;
-    while (depth > l) t[path[depth--]].end = nn; /* close the nodes below the common prefix */
+    while (depth > l) close_node(t, path, depth--, nn); /* the nodes below the common prefix */
     for (; depth < r->len; depth++) {
       t[nn] = (gtrie_node){.byte = r->text[depth]};
       path[depth + 1] = nn++;
@@ -68,9 +75,16 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
     v->tok_ids[i] = r->id;
     prev = r;
   }
-  while (depth > 0) t[path[depth--]].end = nn;
+  while (depth > 0) close_node(t, path, depth--, nn);
   t[0].end = nn;
   v->n_nodes = nn;
+  v->n_trie_tokens = n;
+  /* Every node's tok_off: the first token at or after it in preorder. */
+  uint32_t next = n;
+  for (uint32_t i = nn; i-- > 0;) {
+    if (t[i].tok_n == 0) t[i].tok_off = next;
+    next = t[i].tok_off;
+  }
 }
 
 poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *lens, int32_t count,
