@@ -14,7 +14,9 @@
 #define MASK_CACHE 8
 #define DENSE_SETS 4096u
 
-#define KEY_CACHE 64
+#define KEY_MAX 4096u
+#define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
+#define WIDE_BYTES 64
 #define CTX_LEVELS 1
 #define MAX_SENTINELS 256u
 
@@ -38,7 +40,8 @@ typedef struct srec {
   uint32_t loops;    /* byte groups whose every byte leads back to this set (loops_done) */
   bool loops_done;
   bool accept;
-  bool left; /* a context walk only: some stack reached a cut (see mkey) on this byte */
+  bool left;    /* a context walk only: some stack reached a cut (see mkey) on this byte */
+  uint32_t key; /* the context matcher only: this cut state's key + 1, 0 when none */
 } srec;
 
 /* A lexical context's precomputed tokens (the mask's second cache, see key_mask): the
@@ -47,11 +50,9 @@ typedef struct srec {
  * reaching a sentinel (accepted whatever lies below); `unc` the trie nodes (preorder) where
  * a stack first reached one (their subtrees depend on the rest and are walked in full). */
 typedef struct mkey {
-  uint32_t lsid; /* the cut state, a set of the context matcher */
-  uint32_t *acc;
-  uint32_t *unc;
-  uint32_t n_unc;
-  size_t unc_cap;
+  uint32_t acc_off, n_acc; /* kdata: the accepted ids, or a bitset of mask words (dense) */
+  uint32_t unc_off, n_unc; /* kdata: the uncertain trie nodes */
+  bool dense;
   bool exact; /* false: the context walk hit the pool bound; not usable */
 } mkey;
 
@@ -91,8 +92,12 @@ struct poot_grammar_matcher {
   size_t mc_words;
   /* Context keys: `ctx` is a private matcher whose pool holds the cut states. */
   poot_grammar_matcher *ctx;
-  mkey keys[KEY_CACHE];
-  uint32_t n_keys, key_next;
+  mkey *keys;
+  uint32_t n_keys, cap_keys;
+  uint32_t *kdata;
+  size_t n_kdata, cap_kdata;
+  uint32_t *kacc, *kunc; /* a context walk's scratch: a mask, the uncertain nodes */
+  size_t kacc_words, cap_kunc;
   uint32_t hi_depth; /* the deepest node ever made in this pool (for the context matcher) */
   bool pool_full;    /* the pool hit MAX_POOL once (for the context matcher) */
   uint32_t *scratch; /* the cut positions of one stack */
@@ -380,10 +385,10 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->tvals);
   poot_free(m->dense);
   for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
-  for (uint32_t i = 0; i < KEY_CACHE; i++) {
-    poot_free(m->keys[i].acc);
-    poot_free(m->keys[i].unc);
-  }
+  poot_free(m->keys);
+  poot_free(m->kdata);
+  poot_free(m->kacc);
+  poot_free(m->kunc);
   poot_grammar_matcher_destroy(m->ctx);
   poot_free(m->scratch);
   poot_free(m);
@@ -695,7 +700,7 @@ static void ctx_drop(poot_grammar_matcher *m) {
   poot_grammar_matcher_destroy(m->ctx);
   m->ctx = NULL;
   m->n_keys = 0;
-  m->key_next = 0;
+  m->n_kdata = 0;
 }
 
 /* Stacks in a canonical order: by their positions above the cut, top first. */
@@ -761,13 +766,15 @@ static poot_status cut_state(poot_grammar_matcher *m, uint32_t *out_lsid, uint32
   return intern(cm, c.out, c.n_out, m->accept, false, out_lsid);
 }
 
-/* The context walk of key `k` over the whole vocabulary (see above). */
-static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, mkey *k,
-                            size_t *unc_cap) {
+/* The context walk of cut state `lsid` over the whole vocabulary (see above): the accepted
+ * tokens into m->kacc, the uncertain nodes into m->kunc (*n_unc). */
+static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
+                            uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
   const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = k->lsid};
+  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid};
   size_t d = 1;
+  *n_unc = 0;
   while (d) {
     mframe *f = &m->frames[d - 1];
     if (f->child >= tn[f->node].end) {
@@ -783,20 +790,19 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end)
       POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
     if (bulk) {
-      set_subtree(v, ch, k->acc);
+      set_subtree(v, ch, m->kacc);
       continue;
     }
     const srec *r = &cm->srecs[sid];
     if (r->left) {
-      POOT_TRY(reserve_u32(&k->unc, unc_cap, k->n_unc + 1));
-      k->unc[k->n_unc++] = ch;
+      POOT_TRY(reserve_u32(&m->kunc, &m->cap_kunc, *n_unc + 1));
+      m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (r->n || r->accept) set_tokens(v, &tn[ch], k->acc);
+    if (r->n || r->accept) set_tokens(v, &tn[ch], m->kacc);
     if (r->n && ch + 1 < tn[ch].end)
       m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
   }
-  k->exact = !cm->pool_full;
   return POOT_OK_STATUS;
 }
 
@@ -808,8 +814,9 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
   mframe *path = m->frames + m->frames_cap / 2;
   path[0] = (mframe){.node = 0, .child = 1, .sid = root};
   size_t d = 1;
+  const uint32_t *unc = m->kdata + k->unc_off;
   for (uint32_t i = 0; i < k->n_unc; i++) {
-    uint32_t u = k->unc[i];
+    uint32_t u = unc[i];
     while (d > 1 && !(path[d - 1].node < u && u < tn[path[d - 1].node].end)) d--;
     for (;;) {
       mframe *f = &path[d - 1];
@@ -834,35 +841,76 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
   return POOT_OK_STATUS;
 }
 
-/* The key of cut state `lsid`, made by a context walk when it is not cached. NULL when the
- * walk could not be exact. */
+/* Stores the walk's result (m->kacc, m->kunc) as the key of `lsid`: the accepted tokens as
+ * a list when that is smaller than a mask. */
+static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t words, uint32_t n_unc) {
+  size_t n_acc = 0;
+  for (size_t w = 0; w < words; w++) n_acc += (size_t)__builtin_popcount(m->kacc[w]);
+  bool dense = n_acc >= words;
+  size_t acc_len = dense ? words : n_acc;
+  if (m->n_keys == m->cap_keys) {
+    uint32_t cap = m->cap_keys ? m->cap_keys * 2 : 64;
+    mkey *k = poot_realloc_array(m->keys, cap, sizeof *k);
+    if (!k) return fail_status(FAIL_OOM, "the mask's context cache");
+    m->keys = k;
+    m->cap_keys = cap;
+  }
+  POOT_TRY(reserve_u32(&m->kdata, &m->cap_kdata, m->n_kdata + acc_len + n_unc));
+  mkey *k = &m->keys[m->n_keys];
+  *k = (mkey){.acc_off = (uint32_t)m->n_kdata,
+              .n_acc = (uint32_t)acc_len,
+              .dense = dense,
+              .exact = !m->ctx->pool_full};
+  uint32_t *out = m->kdata + m->n_kdata;
+  if (dense) {
+    memcpy(out, m->kacc, words * sizeof *out);
+  } else {
+    size_t n = 0;
+    for (size_t w = 0; w < words; w++)
+      for (uint32_t x = m->kacc[w]; x; x &= x - 1)
+        out[n++] = (uint32_t)(w * 32 + (size_t)__builtin_ctz(x));
+  }
+  k->unc_off = (uint32_t)(m->n_kdata + acc_len);
+  k->n_unc = n_unc;
+  memcpy(m->kdata + k->unc_off, m->kunc, n_unc * sizeof *m->kunc);
+  m->n_kdata += acc_len + n_unc;
+  m->ctx->srecs[lsid].key = ++m->n_keys;
+  return POOT_OK_STATUS;
+}
+
+/* The key of cut state `lsid`, made by a context walk when it has none. NULL when the walk
+ * could not be exact. */
 static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
-                            size_t words, mkey **out) {
+                            size_t words, const mkey **out) {
   *out = NULL;
-  for (uint32_t i = 0; i < m->n_keys; i++)
-    if (m->keys[i].lsid == lsid) {
-      if (m->keys[i].exact) *out = &m->keys[i];
-      return POOT_OK_STATUS;
+  uint32_t key = m->ctx->srecs[lsid].key;
+  if (!key) {
+    if (m->kacc_words < words) {
+      poot_free(m->kacc);
+      m->kacc = poot_malloc((words ? words : 1) * sizeof *m->kacc);
+      m->kacc_words = m->kacc ? words : 0;
+      if (!m->kacc) return fail_status(FAIL_OOM, "the mask's context cache");
     }
-  uint32_t slot = m->n_keys < KEY_CACHE ? m->n_keys++ : m->key_next++ % KEY_CACHE;
-  mkey *k = &m->keys[slot];
-  if (!k->acc) k->acc = poot_malloc((words ? words : 1) * sizeof *k->acc);
-  if (!k->acc) {
-    k->lsid = SID_FAIL; /* the slot is unusable */
-    return fail_status(FAIL_OOM, "the mask's context cache");
+    memset(m->kacc, 0, words * sizeof *m->kacc);
+    uint32_t n_unc = 0;
+    POOT_TRY(key_walk(m, v, lsid, &n_unc));
+    POOT_TRY(store_key(m, lsid, words, n_unc));
+    key = m->n_keys;
   }
-  memset(k->acc, 0, words * sizeof *k->acc);
-  k->lsid = lsid;
-  k->n_unc = 0;
-  k->exact = false;
-  size_t cap = k->unc_cap;
-  poot_status st = key_walk(m, v, k, &cap);
-  k->unc_cap = cap;
-  if (st) {
-    k->lsid = SID_FAIL; /* a half-made key matches nothing */
-    return st;
+  if (m->keys[key - 1].exact) *out = &m->keys[key - 1];
+  return POOT_OK_STATUS;
+}
+
+/* The context matcher, made or started afresh when its caches are past their bounds. */
+static poot_status ctx_ready(poot_grammar_matcher *m) {
+  poot_grammar_matcher *cm = m->ctx;
+  if (cm && (cm->n_srec > (1u << 20) || cm->n_sids > (1u << 23) || cm->n_nodes > MAX_POOL / 2 ||
+             cm->pool_full || m->n_keys >= KEY_MAX || m->n_kdata > KEY_DATA_MAX))
+    ctx_drop(m);
+  if (!m->ctx) {
+    m->ctx = matcher_alloc(m->g);
+    if (!m->ctx) return fail_status(FAIL_OOM, "the mask's context matcher");
   }
-  if (k->exact) *out = k;
   return POOT_OK_STATUS;
 }
 
@@ -871,22 +919,21 @@ static poot_status key_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v
                             uint32_t *mask, size_t words, bool *done) {
   *done = false;
   if (m->n_cur == 0) return POOT_OK_STATUS;
-  poot_grammar_matcher *cm = m->ctx;
-  if (cm && (cm->n_srec > (1u << 20) || cm->n_sids > (1u << 23) || cm->n_nodes > MAX_POOL / 2 ||
-             cm->pool_full))
-    ctx_drop(m);
-  if (!m->ctx) {
-    m->ctx = matcher_alloc(m->g);
-    if (!m->ctx) return fail_status(FAIL_OOM, "the mask's context matcher");
-  }
+  POOT_TRY(ctx_ready(m));
   uint32_t lsid = SID_FAIL, cut = 0;
   POOT_TRY(cut_state(m, &lsid, &cut));
   if (lsid == SID_FAIL) return POOT_OK_STATUS;
-  mkey *k = NULL;
+  const mkey *k = NULL;
   POOT_TRY(find_key(m, v, lsid, words, &k));
   /* The real depths are the context's less one (its sentinels) plus the cut. */
   if (!k || (cut && m->ctx->hi_depth - 1 + cut > m->g->max_depth)) return POOT_OK_STATUS;
-  memcpy(mask, k->acc, words * sizeof *mask);
+  const uint32_t *acc = m->kdata + k->acc_off;
+  if (k->dense) {
+    memcpy(mask, acc, words * sizeof *mask);
+  } else {
+    memset(mask, 0, words * sizeof *mask);
+    for (uint32_t i = 0; i < k->n_acc; i++) mask[acc[i] >> 5] |= 1u << (acc[i] & 31);
+  }
   POOT_TRY(guided_walk(m, v, root, k, mask));
   *done = true;
   return POOT_OK_STATUS;
@@ -908,12 +955,7 @@ static poot_status prepare_mask(poot_grammar_matcher *m, const poot_grammar_voca
       m->mc_mask[i] = NULL;
     }
     m->mc_n = 0;
-    for (uint32_t i = 0; i < KEY_CACHE; i++) {
-      poot_free(m->keys[i].acc);
-      m->keys[i].acc = NULL;
-    }
-    m->n_keys = 0;
-    m->key_next = 0;
+    ctx_drop(m); /* the keys hold token ids and trie nodes of the old vocabulary */
   }
   m->mc_vocab = v;
   m->mc_words = need;
