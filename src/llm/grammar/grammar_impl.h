@@ -56,8 +56,9 @@ static inline bool poot__gel_match(const poot_grammar *g, const gel *e, uint8_t 
 POOT_MUST_USE poot_status poot__grammar_check_left_recursion(const poot_grammar *g,
                                                              const char *const *names);
 
-/* Bytes in 20 groups for the trie's subtree signatures: a grammar's classes tend to take
- * or leave a group whole (JSON's string characters are every group but 0, 2, 3 and 4). */
+/* Bytes in 21 groups for the trie's subtree signatures: a grammar's classes tend to take
+ * or leave a group whole (JSON's string characters are every group but 0, 2, 3 and 4).
+ * Group 20 is every byte ≥ 0x80; whether those form whole characters is utf8_ok's. */
 static inline uint32_t poot__byte_group(uint8_t b) {
   if (b >= 0x80) return 20;
   if (b >= '0' && b <= '9') return 6;
@@ -115,6 +116,8 @@ typedef struct gtrie_node {
   uint32_t tok_n;
   uint32_t sig; /* bit poot__byte_group(b) for every byte b below this node */
   uint8_t byte;
+  uint8_t utf8_ok; /* the bytes below, read from here, are well-formed UTF-8 (a token may end
+                      inside a character) */
 } gtrie_node;
 
 struct poot_grammar_vocab {

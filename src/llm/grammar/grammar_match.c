@@ -39,6 +39,7 @@ typedef struct srec {
   uint32_t bytes[8]; /* the bytes some top takes */
   uint32_t loops;    /* byte groups whose every byte leads back to this set (loops_done) */
   bool loops_done;
+  bool u8_done, u8_loops; /* every well-formed UTF-8 character >= U+0080 leads back here */
   bool accept;
   bool left;    /* a context walk only: some stack reached a cut (see mkey) on this byte */
   uint32_t key; /* the context matcher only: this cut state's key + 1, 0 when none */
@@ -96,8 +97,11 @@ struct poot_grammar_matcher {
   uint32_t n_keys, cap_keys;
   uint32_t *kdata;
   size_t n_kdata, cap_kdata;
-  uint32_t *kacc, *kunc; /* a context walk's scratch: a mask, the uncertain nodes */
-  size_t kacc_words, cap_kunc;
+  /* A context walk's scratch: the accepted ids while they are fewer than a mask's words
+   * (klist), then a mask (kacc, kept zero between walks); the uncertain nodes. */
+  uint32_t *kacc, *klist, *kunc;
+  size_t kacc_words, n_klist, cap_kunc;
+  bool kdense;
   uint32_t hi_depth; /* the deepest node ever made in this pool (for the context matcher) */
   bool pool_full;    /* the pool hit MAX_POOL once (for the context matcher) */
   uint32_t *scratch; /* the cut positions of one stack */
@@ -388,6 +392,7 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->keys);
   poot_free(m->kdata);
   poot_free(m->kacc);
+  poot_free(m->klist);
   poot_free(m->kunc);
   poot_grammar_matcher_destroy(m->ctx);
   poot_free(m->scratch);
@@ -637,13 +642,83 @@ static poot_status loop_groups(poot_grammar_matcher *m, uint32_t sid, uint32_t *
   return POOT_OK_STATUS;
 }
 
-/* Whether node `ch`, reached with live set `sid`, has a subtree of loop bytes only. */
+/* Sets from which every run of continuation bytes was seen to lead home (u8_cont). */
+typedef struct u8memo {
+  uint32_t sid[3][16];
+  uint32_t n[3];
+} u8memo;
+
+static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
+  return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
+}
+
+/* Whether from `sid` every `k` continuation bytes (the first in [lo, hi], the rest in
+ * 80 … BF) lead back to `home` through live sets. */
+static poot_status u8_cont(poot_grammar_matcher *m, uint32_t home, uint32_t sid, uint32_t k,
+                           uint8_t lo, uint8_t hi, u8memo *memo, bool *ok) {
+  bool plain = lo == 0x80 && hi == 0xBF;
+  for (uint32_t i = 0; plain && i < memo->n[k - 1]; i++)
+    if (memo->sid[k - 1][i] == sid) {
+      *ok = true;
+      return POOT_OK_STATUS;
+    }
+  *ok = false;
+  for (unsigned c = lo; c <= hi; c++) {
+    uint32_t t = SID_FAIL;
+    if (!set_takes(&m->srecs[sid], (uint8_t)c)) return POOT_OK_STATUS;
+    POOT_TRY(transition(m, sid, (uint8_t)c, &t));
+    if (k == 1 ? t != home : !u8_live(m, t)) return POOT_OK_STATUS;
+    if (k > 1) {
+      POOT_TRY(u8_cont(m, home, t, k - 1, 0x80, 0xBF, memo, ok));
+      if (!*ok) return POOT_OK_STATUS;
+    }
+  }
+  if (plain && memo->n[k - 1] < 16) memo->sid[k - 1][memo->n[k - 1]++] = sid;
+  *ok = true;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every well-formed UTF-8 character >= U+0080 leads set `sid` back to itself
+ * through live sets (once per set): then a subtree of whole characters is accepted. */
+static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) {
+  static const struct {
+    uint8_t first, last, need, lo, hi;
+  } leads[] = {{0xC2, 0xDF, 1, 0x80, 0xBF}, {0xE0, 0xE0, 2, 0xA0, 0xBF},
+               {0xE1, 0xEC, 2, 0x80, 0xBF}, {0xED, 0xED, 2, 0x80, 0x9F},
+               {0xEE, 0xEF, 2, 0x80, 0xBF}, {0xF0, 0xF0, 3, 0x90, 0xBF},
+               {0xF1, 0xF3, 3, 0x80, 0xBF}, {0xF4, 0xF4, 3, 0x80, 0x8F}};
+  if (m->srecs[sid].u8_done) {
+    *out = m->srecs[sid].u8_loops;
+    return POOT_OK_STATUS;
+  }
+  u8memo memo = {0};
+  bool ok = true;
+  for (size_t i = 0; ok && i < sizeof leads / sizeof *leads; i++)
+    for (unsigned b = leads[i].first; ok && b <= leads[i].last; b++) {
+      uint32_t t = SID_FAIL;
+      ok = set_takes(&m->srecs[sid], (uint8_t)b);
+      if (ok) POOT_TRY(transition(m, sid, (uint8_t)b, &t));
+      ok = ok && u8_live(m, t);
+      if (ok) POOT_TRY(u8_cont(m, sid, t, leads[i].need, leads[i].lo, leads[i].hi, &memo, &ok));
+    }
+  m->srecs[sid].u8_done = true;
+  m->srecs[sid].u8_loops = ok;
+  *out = ok;
+  return POOT_OK_STATUS;
+}
+
+/* Whether node `t`, reached with live set `sid`, has a subtree that stays in `sid`: ASCII
+ * bytes of loop groups only, and whole UTF-8 characters that lead back to it. */
 static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
+  const uint32_t high = 1u << 20;
   *out = false;
-  if (!t->sig) return POOT_OK_STATUS;
+  if (!t->sig || ((t->sig & high) && !t->utf8_ok)) return POOT_OK_STATUS;
   uint32_t loops = 0;
   POOT_TRY(loop_groups(m, sid, &loops));
-  *out = (t->sig & ~loops) == 0;
+  if (t->sig & ~(loops | high)) return POOT_OK_STATUS;
+  bool u8 = true;
+  if (t->sig & high) POOT_TRY(utf8_loops(m, sid, &u8));
+  *out = u8;
   return POOT_OK_STATUS;
 }
 
@@ -766,8 +841,24 @@ static poot_status cut_state(poot_grammar_matcher *m, uint32_t *out_lsid, uint32
   return intern(cm, c.out, c.n_out, m->accept, false, out_lsid);
 }
 
+/* Tokens tok_ids[lo .. hi) are accepted in the context walk. */
+static void key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lo,
+                       uint32_t hi) {
+  if (!m->kdense && m->n_klist + (hi - lo) >= m->kacc_words) { /* the list would be larger */
+    for (size_t i = 0; i < m->n_klist; i++) m->kacc[m->klist[i] >> 5] |= 1u << (m->klist[i] & 31);
+    m->kdense = true;
+  }
+  for (uint32_t k = lo; k < hi; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[k];
+    if (m->kdense)
+      m->kacc[id >> 5] |= 1u << (id & 31);
+    else
+      m->klist[m->n_klist++] = id;
+  }
+}
+
 /* The context walk of cut state `lsid` over the whole vocabulary (see above): the accepted
- * tokens into m->kacc, the uncertain nodes into m->kunc (*n_unc). */
+ * tokens into klist or kacc, the uncertain nodes into m->kunc (*n_unc). */
 static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
                             uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
@@ -790,7 +881,7 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end)
       POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
     if (bulk) {
-      set_subtree(v, ch, m->kacc);
+      key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
       continue;
     }
     const srec *r = &cm->srecs[sid];
@@ -799,7 +890,7 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
       m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (r->n || r->accept) set_tokens(v, &tn[ch], m->kacc);
+    if (r->n || r->accept) key_accept(m, v, tn[ch].tok_off, tn[ch].tok_off + tn[ch].tok_n);
     if (r->n && ch + 1 < tn[ch].end)
       m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
   }
@@ -844,10 +935,8 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
 /* Stores the walk's result (m->kacc, m->kunc) as the key of `lsid`: the accepted tokens as
  * a list when that is smaller than a mask. */
 static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t words, uint32_t n_unc) {
-  size_t n_acc = 0;
-  for (size_t w = 0; w < words; w++) n_acc += (size_t)__builtin_popcount(m->kacc[w]);
-  bool dense = n_acc >= words;
-  size_t acc_len = dense ? words : n_acc;
+  bool dense = m->kdense;
+  size_t acc_len = dense ? words : m->n_klist;
   if (m->n_keys == m->cap_keys) {
     uint32_t cap = m->cap_keys ? m->cap_keys * 2 : 64;
     mkey *k = poot_realloc_array(m->keys, cap, sizeof *k);
@@ -864,11 +953,9 @@ static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t word
   uint32_t *out = m->kdata + m->n_kdata;
   if (dense) {
     memcpy(out, m->kacc, words * sizeof *out);
+    memset(m->kacc, 0, words * sizeof *m->kacc);
   } else {
-    size_t n = 0;
-    for (size_t w = 0; w < words; w++)
-      for (uint32_t x = m->kacc[w]; x; x &= x - 1)
-        out[n++] = (uint32_t)(w * 32 + (size_t)__builtin_ctz(x));
+    memcpy(out, m->klist, m->n_klist * sizeof *out);
   }
   k->unc_off = (uint32_t)(m->n_kdata + acc_len);
   k->n_unc = n_unc;
@@ -885,16 +972,23 @@ static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v
   *out = NULL;
   uint32_t key = m->ctx->srecs[lsid].key;
   if (!key) {
-    if (m->kacc_words < words) {
+    if (m->kacc_words != words) {
       poot_free(m->kacc);
-      m->kacc = poot_malloc((words ? words : 1) * sizeof *m->kacc);
-      m->kacc_words = m->kacc ? words : 0;
-      if (!m->kacc) return fail_status(FAIL_OOM, "the mask's context cache");
+      poot_free(m->klist);
+      m->kacc = poot_calloc(words ? words : 1, sizeof *m->kacc);
+      m->klist = poot_malloc((words ? words : 1) * sizeof *m->klist);
+      m->kacc_words = m->kacc && m->klist ? words : 0;
+      if (!m->kacc_words) return fail_status(FAIL_OOM, "the mask's context cache");
     }
-    memset(m->kacc, 0, words * sizeof *m->kacc);
+    m->n_klist = 0;
+    m->kdense = false;
     uint32_t n_unc = 0;
-    POOT_TRY(key_walk(m, v, lsid, &n_unc));
-    POOT_TRY(store_key(m, lsid, words, n_unc));
+    poot_status st = key_walk(m, v, lsid, &n_unc);
+    if (!st) st = store_key(m, lsid, words, n_unc);
+    if (st) {
+      if (m->kdense) memset(m->kacc, 0, words * sizeof *m->kacc); /* kept zero between walks */
+      return st;
+    }
     key = m->n_keys;
   }
   if (m->keys[key - 1].exact) *out = &m->keys[key - 1];
