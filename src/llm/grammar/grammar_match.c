@@ -16,7 +16,7 @@
 
 #define KEY_MAX 4096u
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
-#define WIDE_BYTES 64
+#define WIDE_BYTES 80
 #define CTX_LEVELS 1
 #define MAX_SENTINELS 256u
 
@@ -1096,4 +1096,56 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
       mask[id >> 5] |= 1u << (id & 31);
     }
   return POOT_OK_STATUS;
+}
+
+/* The state right after byte element `p`, everything below cut by a sentinel, into `t`'s
+ * (emptied) pool as its state; false when it is empty or past the bounds. */
+static bool state_after(poot_grammar_matcher *t, uint32_t p) {
+  const poot_grammar *g = t->g;
+  truncate_pool(t, 0);
+  ectx c = {.m = t, .out = t->cur};
+  uint32_t base = mk(&c, g->n_el, NIL);
+  uint32_t x = c.fail ? NIL : mk(&c, p + 1, base);
+  if (!c.fail) expand(&c, x);
+  if (c.fail || c.n_out == 0) return false;
+  t->n_cur = c.n_out;
+  t->accept = c.accept;
+  return true;
+}
+
+/* Whether the stacks of `t`'s state take at least WIDE_BYTES distinct bytes. */
+static bool state_is_wide(const poot_grammar_matcher *t) {
+  const poot_grammar *g = t->g;
+  uint32_t bytes[8] = {0}, n = 0;
+  for (uint32_t i = 0; i < t->n_cur; i++) {
+    const gel *e = &g->el[t->nodes[t->cur[i]].pos];
+    for (unsigned b = 0; b < 256; b++)
+      if (poot__gel_match(g, e, (uint8_t)b)) bytes[b >> 5] |= 1u << (b & 31);
+  }
+  for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(bytes[w]);
+  return n >= WIDE_BYTES;
+}
+
+poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_grammar_vocab *v) {
+  if (!m || !v) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher or vocab is NULL");
+  size_t need = poot_grammar_vocab_mask_words(v);
+  POOT_TRY(prepare_mask(m, v, need));
+  POOT_TRY(ctx_ready(m));
+  poot_grammar_matcher *t = matcher_alloc(m->g);
+  if (!t) return fail_status(FAIL_OOM, "preparing the mask");
+  const poot_grammar *g = m->g;
+  poot_status st = POOT_OK_STATUS;
+  for (uint32_t p = 0; p < g->n_el && !st; p++) {
+    uint8_t type = g->el[p].type;
+    if ((type != GEL_RANGE && type != GEL_SET) || g->el[p + 1].type == GEL_END) continue;
+    if (!state_after(t, p) || !state_is_wide(t)) continue;
+    uint32_t lsid = SID_FAIL, cut = 0;
+    t->ctx = m->ctx;
+    st = cut_state(t, &lsid, &cut);
+    t->ctx = NULL;
+    const mkey *k = NULL;
+    if (!st && lsid != SID_FAIL) st = find_key(m, v, lsid, need, &k);
+  }
+  poot_grammar_matcher_destroy(t);
+  return st;
 }

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "poot/llm/grammar.h"
 #include "poot/llm/tokenizer.h"
@@ -99,11 +100,34 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* This thread's CPU time: on a shared machine it leaves out the time the thread waited. */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Prints average, p50, p99 and max of `n` times (sorted here). */
+static void print_times(const char *what, const char *clock, uint64_t *ns, size_t n) {
+  uint64_t total = 0;
+  for (size_t s = 0; s < n; s++) total += ns[s];
+  qsort(ns, n, sizeof *ns, cmp_u64);
+  printf("  %-10s %-4s %4zu masks: average %7.1f us, p50 %6.1f us, p99 %7.1f us, max %7.1f us\n",
+         what, clock, n, (double)total / (double)n / 1e3, (double)ns[n / 2] / 1e3,
+         (double)ns[(n * 99) / 100] / 1e3, (double)ns[n - 1] / 1e3);
+}
+
+/* The times of every mask of every document (for the pooled figures). */
+typedef struct pool_times {
+  uint64_t wall[8192], cpu[8192];
+  size_t n;
+} pool_times;
+
 /* Steps through `doc` token by token under `gbnf`, one mask per step; checks the document's
  * tokens are in their masks and, every `check_every` steps (and at the first and last), the
  * mask against per-token accepts. Prints the mask time per call. */
 static void bench_doc(const bench *b, const char *what, const char *gbnf, const char *doc,
-                      size_t check_every) {
+                      size_t check_every, bool prepare, pool_times *pool) {
   poot_token *ids = NULL;
   size_t n_ids = 0;
   poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
@@ -113,18 +137,25 @@ static void bench_doc(const bench *b, const char *what, const char *gbnf, const 
   POOT_ASSERT_OK(poot_grammar_compile(gbnf, strlen(gbnf), NULL, &g));
   poot_grammar_matcher *m = NULL;
   POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  if (prepare) {
+    uint64_t t0 = poot_time_ns();
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(m, b->vocab));
+    printf("%s: prepared in %.1f us\n", what, (double)(poot_time_ns() - t0) / 1e3);
+  }
   size_t words = poot_grammar_vocab_mask_words(b->vocab);
   uint32_t *mask = calloc(words, sizeof *mask);
-  uint64_t *ns = calloc(n_ids + 1, sizeof *ns);
+  uint64_t *ns = calloc(n_ids + 1, sizeof *ns), *cpu = calloc(n_ids + 1, sizeof *cpu);
   assert_non_null(mask);
   assert_non_null(ns);
+  assert_non_null(cpu);
   size_t allowed_sum = 0, checked = 0;
   for (size_t s = 0; s <= n_ids; s++) {
-    uint64_t t0 = poot_time_ns();
+    uint64_t t0 = poot_time_ns(), c0 = cpu_ns();
     POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b->vocab, mask, words));
+    cpu[s] = cpu_ns() - c0;
     ns[s] = poot_time_ns() - t0;
     for (size_t w = 0; w < words; w++) allowed_sum += (size_t)__builtin_popcount(mask[w]);
-    if (s % check_every == 0 || s == n_ids) {
+    if (check_every && (s % check_every == 0 || s == n_ids)) {
       check_against_accept(b, m, mask, what, s);
       checked++;
     }
@@ -136,16 +167,17 @@ static void bench_doc(const bench *b, const char *what, const char *gbnf, const 
   }
   assert_true(poot_grammar_matcher_can_end(m));
   size_t steps = n_ids + 1;
-  uint64_t total = 0;
-  for (size_t s = 0; s < steps; s++) total += ns[s];
-  uint64_t first = ns[0];
-  qsort(ns, steps, sizeof *ns, cmp_u64);
   printf(
-      "%-10s %4zu steps, %5zu bytes, %6.0f allowed, %3zu checked: average %7.1f us, p50 %6.1f us, "
-      "p99 %7.1f us, max %7.1f us, first %7.1f us\n",
-      what, steps, strlen(doc), (double)allowed_sum / (double)steps, checked,
-      (double)total / (double)steps / 1e3, (double)ns[steps / 2] / 1e3,
-      (double)ns[(steps * 99) / 100] / 1e3, (double)ns[steps - 1] / 1e3, (double)first / 1e3);
+      "%s: %zu tokens of a %zu-byte document, %.0f of %d tokens allowed on average, %zu "
+      "masks checked against per-token accepts\n",
+      what, n_ids, strlen(doc), (double)allowed_sum / (double)steps, b->n, checked);
+  for (size_t s = 0; s < steps && pool && pool->n < 8192; s++, pool->n++) {
+    pool->wall[pool->n] = ns[s];
+    pool->cpu[pool->n] = cpu[s];
+  }
+  print_times(what, "wall", ns, steps);
+  print_times(what, "cpu", cpu, steps);
+  free(cpu);
   free(ns);
   free(mask);
   poot_free(ids);
@@ -167,9 +199,20 @@ static void test_llama3_json(void **state) {
   assert_true(poot_test_data_path("hf-tokenizers/llama3", dir, sizeof dir));
   bench b = {0};
   load_vocab(&b, dir);
-  bench_doc(&b, "json", JSON_GBNF, DOC, 16);
-  for (size_t i = 0; i < GRAMMAR_SCHEMA_COUNT; i++)
-    bench_doc(&b, GRAMMAR_SCHEMAS[i].name, GRAMMAR_SCHEMAS[i].gbnf, GRAMMAR_SCHEMAS[i].doc, 8);
+  pool_times *pool = calloc(1, sizeof *pool);
+  assert_non_null(pool);
+  for (int prepare = 0; prepare < 2; prepare++) { /* checked, then prepared (not checked) */
+    printf("---- %s\n", prepare ? "after poot_grammar_matcher_prepare" : "cold matchers");
+    bench_doc(&b, "json", JSON_GBNF, DOC, prepare ? 0 : 16, prepare, NULL);
+    pool->n = 0;
+    for (size_t i = 0; i < GRAMMAR_SCHEMA_COUNT; i++)
+      bench_doc(&b, GRAMMAR_SCHEMAS[i].name, GRAMMAR_SCHEMAS[i].gbnf, GRAMMAR_SCHEMAS[i].doc,
+                prepare ? 0 : 8, prepare, pool);
+    printf("all schema-shaped documents:\n");
+    print_times("schemas", "wall", pool->wall, pool->n);
+    print_times("schemas", "cpu", pool->cpu, pool->n);
+  }
+  free(pool);
   bench_free(&b);
 }
 

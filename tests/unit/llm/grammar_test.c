@@ -426,22 +426,30 @@ static void test_mask_schemas_every_step(void **state) {
     doc_vocab dv = {0};
     doc_vocab_make(&dv, sc->doc);
     poot_grammar *g = compile_ok(sc->gbnf);
-    poot_grammar_matcher *m = NULL;
+    poot_grammar_matcher *m = NULL, *mp = NULL; /* mp: prepared */
     POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
     size_t words = poot_grammar_vocab_mask_words(dv.v);
-    uint32_t *mask = calloc(words, sizeof *mask);
+    uint32_t *mask = calloc(words, sizeof *mask), *mask_p = calloc(words, sizeof *mask_p);
     assert_non_null(mask);
+    assert_non_null(mask_p);
     size_t len = strlen(sc->doc), allowed = 0;
     for (size_t i = 0; i <= len; i++) {
       POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, dv.v, mask, words));
       expect_mask_is_accepts(m, &dv, mask, sc->name, i);
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(mp, dv.v, mask_p, words));
+      assert_memory_equal(mask, mask_p, words * sizeof *mask);
       for (size_t w = 0; w < words; w++) allowed += (size_t)__builtin_popcount(mask[w]);
       if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(m, sc->doc + i, 1));
+      if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(mp, sc->doc + i, 1));
     }
     assert_true(poot_grammar_matcher_can_end(m));
     assert_true(allowed > len); /* the masks are not trivially empty */
     free(mask);
+    free(mask_p);
     poot_grammar_matcher_destroy(m);
+    poot_grammar_matcher_destroy(mp);
     poot_grammar_destroy(g);
     doc_vocab_free(&dv);
   }
