@@ -944,7 +944,7 @@ static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t word
     m->keys = k;
     m->cap_keys = cap;
   }
-  POOT_TRY(reserve_u32(&m->kdata, &m->cap_kdata, m->n_kdata + acc_len + n_unc));
+  POOT_TRY(reserve_u32(&m->kdata, &m->cap_kdata, m->n_kdata + acc_len + n_unc + 1));
   mkey *k = &m->keys[m->n_keys];
   *k = (mkey){.acc_off = (uint32_t)m->n_kdata,
               .n_acc = (uint32_t)acc_len,
@@ -955,11 +955,11 @@ static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t word
     memcpy(out, m->kacc, words * sizeof *out);
     memset(m->kacc, 0, words * sizeof *m->kacc);
   } else {
-    memcpy(out, m->klist, m->n_klist * sizeof *out);
+    if (m->n_klist) memcpy(out, m->klist, m->n_klist * sizeof *out);
   }
   k->unc_off = (uint32_t)(m->n_kdata + acc_len);
   k->n_unc = n_unc;
-  memcpy(m->kdata + k->unc_off, m->kunc, n_unc * sizeof *m->kunc);
+  if (n_unc) memcpy(m->kdata + k->unc_off, m->kunc, n_unc * sizeof *m->kunc);
   m->n_kdata += acc_len + n_unc;
   m->ctx->srecs[lsid].key = ++m->n_keys;
   return POOT_OK_STATUS;
