@@ -56,11 +56,13 @@ static inline bool poot__gel_match(const poot_grammar *g, const gel *e, uint8_t 
 POOT_MUST_USE poot_status poot__grammar_check_left_recursion(const poot_grammar *g,
                                                              const char *const *names);
 
-/* Bytes in 21 groups for the trie's subtree signatures: a grammar's classes tend to take
- * or leave a group whole (JSON's string characters are every group but 0, 2, 3 and 4).
- * Group 20 is every byte ≥ 0x80; whether those form whole characters is utf8_ok's. */
+/* Bytes in 22 groups for the trie's subtree signatures: a grammar's classes tend to take
+ * or leave a group whole (JSON's string characters are every group but 0, 2, 3 and 4; an
+ * e-mail atom's are groups 6–9, 13, 15, 16, 18 and 19). Group 21 is every byte ≥ 0x80;
+ * whether those form whole characters is utf8_ok's. */
+#define POOT_BYTE_HIGH_GROUP 21u
 static inline uint32_t poot__byte_group(uint8_t b) {
-  if (b >= 0x80) return 20;
+  if (b >= 0x80) return POOT_BYTE_HIGH_GROUP;
   if (b >= '0' && b <= '9') return 6;
   if (b >= 'a' && b <= 'z') return 7;
   if (b >= 'A' && b <= 'Z') return 8;
@@ -100,11 +102,16 @@ static inline uint32_t poot__byte_group(uint8_t b) {
       return 17;
     case '/':
       return 18;
+    case ';':
+    case '<':
+    case '>':
+    case '@':
+      return 20;
     default:
       return b < 0x20 ? 0 : 19;
   }
 }
-#define POOT_BYTE_GROUPS 21u
+#define POOT_BYTE_GROUPS 22u
 
 /* The vocabulary trie, in preorder: node i's subtree is [i, end); its children are
  * i + 1, end(i + 1), … up to end(i). Node 0 is the root (empty prefix). Tokens are numbered
@@ -118,6 +125,8 @@ typedef struct gtrie_node {
   uint8_t byte;
   uint8_t utf8_ok; /* the bytes below, read from here, are well-formed UTF-8 (a token may end
                       inside a character) */
+  uint16_t height; /* the most bytes below this node (the longest token through it, less
+                      this node's depth) */
 } gtrie_node;
 
 struct poot_grammar_vocab {

@@ -36,9 +36,10 @@ typedef struct mframe {
 /* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
 typedef struct srec {
   uint32_t off, n, hash;
-  uint32_t bytes[8]; /* the bytes some top takes */
-  uint32_t loops;    /* byte groups whose every byte leads back to this set (loops_done) */
-  bool loops_done;
+  uint32_t bytes[8];                 /* the bytes some top takes */
+  uint32_t chain_groups, chain_next; /* ASCII groups whose every byte leads to chain_next, a
+                                       live set (chain_done) */
+  bool chain_done;
   bool u8_done, u8_loops; /* every well-formed UTF-8 character >= U+0080 leads back here */
   bool accept;
   bool left;    /* a context walk only: some stack reached a cut (see mkey) on this byte */
@@ -618,27 +619,39 @@ static inline bool set_takes(const srec *r, uint8_t b) {
   return (r->bytes[b >> 5] >> (b & 31)) & 1u;
 }
 
-/* The byte groups whose every byte leads set `sid` back to itself, once per set: below a
- * trie node whose bytes all lie in them, every token is accepted (a string's characters). */
-static poot_status loop_groups(poot_grammar_matcher *m, uint32_t sid, uint32_t *out) {
-  if (m->srecs[sid].loops_done) {
-    *out = m->srecs[sid].loops;
-    return POOT_OK_STATUS;
-  }
-  uint32_t ok = (1u << POOT_BYTE_GROUPS) - 1;
-  for (unsigned b = 0; b < 256; b++) {
-    uint32_t gb = 1u << poot__byte_group((uint8_t)b), t = 0;
-    if (!(ok & gb)) continue;
-    if (!set_takes(&m->srecs[sid], (uint8_t)b)) {
-      ok &= ~gb;
-      continue;
+static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
+  return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
+}
+
+/* A set's chain, once per set: the ASCII byte groups whose every byte leads to one live set,
+ * chain_next (tried first: the target of 'a', '0', 'A', ' ', then any byte). Inside a string
+ * chain_next is the set itself (a loop); inside `x{0,120}` it is the next count. */
+static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t *groups,
+                              uint32_t *next) {
+  static const uint8_t first[] = {'a', '0', 'A', ' '};
+  if (!m->srecs[sid].chain_done) {
+    uint32_t t = SID_FAIL, ok = 0;
+    for (unsigned i = 0; i < 4 + 128 && t == SID_FAIL; i++) {
+      uint8_t b = i < 4 ? first[i] : (uint8_t)(i - 4);
+      if (!set_takes(&m->srecs[sid], b)) continue;
+      POOT_TRY(transition(m, sid, b, &t));
+      if (!u8_live(m, t)) t = SID_FAIL;
     }
-    POOT_TRY(transition(m, sid, (uint8_t)b, &t));
-    if (t != sid) ok &= ~gb;
+    if (t != SID_FAIL) {
+      ok = (1u << POOT_BYTE_HIGH_GROUP) - 1;
+      for (unsigned b = 0; b < 128; b++) {
+        uint32_t gb = 1u << poot__byte_group((uint8_t)b), x = SID_FAIL;
+        if (!(ok & gb)) continue;
+        if (set_takes(&m->srecs[sid], (uint8_t)b)) POOT_TRY(transition(m, sid, (uint8_t)b, &x));
+        if (x != t) ok &= ~gb;
+      }
+    }
+    m->srecs[sid].chain_groups = ok;
+    m->srecs[sid].chain_next = t;
+    m->srecs[sid].chain_done = true;
   }
-  m->srecs[sid].loops = ok;
-  m->srecs[sid].loops_done = true;
-  *out = ok;
+  *groups = m->srecs[sid].chain_groups;
+  *next = m->srecs[sid].chain_next;
   return POOT_OK_STATUS;
 }
 
@@ -647,10 +660,6 @@ typedef struct u8memo {
   uint32_t sid[3][16];
   uint32_t n[3];
 } u8memo;
-
-static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
-  return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
-}
 
 /* Whether from `sid` every `k` continuation bytes (the first in [lo, hi], the rest in
  * 80 … BF) lead back to `home` through live sets. */
@@ -707,18 +716,32 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
   return POOT_OK_STATUS;
 }
 
-/* Whether node `t`, reached with live set `sid`, has a subtree that stays in `sid`: ASCII
- * bytes of loop groups only, and whole UTF-8 characters that lead back to it. */
+/* Whether every token below node `t`, reached with live set `sid`, is accepted along the
+ * set's chain: each byte below in the chain groups of the set it meets, for as many bytes as
+ * the subtree is high (a loop ends the question at once); bytes >= 0x80 only as whole UTF-8
+ * characters that lead a loop back to itself. */
 static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
-  const uint32_t high = 1u << 20;
+  const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
-  if (!t->sig || ((t->sig & high) && !t->utf8_ok)) return POOT_OK_STATUS;
-  uint32_t loops = 0;
-  POOT_TRY(loop_groups(m, sid, &loops));
-  if (t->sig & ~(loops | high)) return POOT_OK_STATUS;
-  bool u8 = true;
-  if (t->sig & high) POOT_TRY(utf8_loops(m, sid, &u8));
-  *out = u8;
+  if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return POOT_OK_STATUS;
+  uint32_t x = sid;
+  for (uint32_t h = 0; h < t->height; h++) {
+    uint32_t groups = 0, next = SID_FAIL;
+    POOT_TRY(chain_info(m, x, &groups, &next));
+    if (next == SID_FAIL || (t->sig & ~(groups | high))) return POOT_OK_STATUS;
+    if (next == x) { /* a loop: the rest stays here */
+      bool u8 = true;
+      if (t->sig & high) {
+        if (x != sid) return POOT_OK_STATUS; /* characters >= U+0080 before the loop */
+        POOT_TRY(utf8_loops(m, x, &u8));
+      }
+      *out = u8;
+      return POOT_OK_STATUS;
+    }
+    if (t->sig & high) return POOT_OK_STATUS;
+    x = next;
+  }
+  *out = true;
   return POOT_OK_STATUS;
 }
 

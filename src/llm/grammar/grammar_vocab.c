@@ -87,7 +87,9 @@ static void mark_utf8(gtrie_node *t, const uint32_t *path, const tok_ref *r, uin
 static void close_node(gtrie_node *t, const uint32_t *path, uint32_t depth, uint32_t end) {
   gtrie_node *x = &t[path[depth]];
   x->end = end;
-  t[path[depth - 1]].sig |= x->sig | 1u << poot__byte_group(x->byte);
+  gtrie_node *up = &t[path[depth - 1]];
+  up->sig |= x->sig | 1u << poot__byte_group(x->byte);
+  if (x->height + 1 > up->height) up->height = (uint16_t)(x->height + 1);
 }
 
 /* Builds the preorder trie from the sorted tokens. `path` has max_len + 1 slots. */

@@ -121,6 +121,21 @@ static const grammar_schema GRAMMAR_SCHEMAS[] = {
      "{\"product\": {\"name\": \"Cast-iron skillet, 28 cm\", \"price\": 39.9, \"in_stock\": "
      "true, \"categories\": [\"kitchen\", \"outdoor\"], \"dimensions\": {\"w\": 28, \"h\": 5.5, "
      "\"d\": 48.25}}}"},
+    {"bounded",
+     "root ::= \"{\" space name-kv \",\" space title-kv \",\" space user-kv \",\" space "
+     "email-kv \"}\" space\n"
+     "name-kv ::= \"\\\"name\\\"\" space \":\" space name\n"
+     "name ::= \"\\\"\" [0-9a-z] ([\\-0-9a-z]* [0-9a-z])? \"\\\"\" space\n"
+     "title-kv ::= \"\\\"title\\\"\" space \":\" space title\n"
+     "title ::= \"\\\"\" char{1,40} \"\\\"\" space\n"
+     "user-kv ::= \"\\\"user\\\"\" space \":\" space user\n"
+     "user ::= \"\\\"\" [0-9_a-z]{3,16} \"\\\"\" space\n"
+     "email-kv ::= \"\\\"email\\\"\" space \":\" space email\n"
+     "email ::= \"\\\"\" atom (\".\" atom)* \"@\" label (\".\" label)+ \"\\\"\" space\n"
+     "atom ::= [A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+\n"
+     "label ::= [A-Za-z0-9] ([A-Za-z0-9\\-]* [A-Za-z0-9])?\n" SCHEMA_PRIMS,
+     "{\"name\": \"kube-dns-7f9c\", \"title\": \"Quarterly review \\u2014 Z\xc3\xbcrich "
+     "office\", \"user\": \"ann_lee_42\", \"email\": \"ann.lee+ops@mail.example.com\"}"},
 };
 
 #define GRAMMAR_SCHEMA_COUNT (sizeof GRAMMAR_SCHEMAS / sizeof *GRAMMAR_SCHEMAS)
