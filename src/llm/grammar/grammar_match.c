@@ -40,7 +40,7 @@ typedef struct srec {
   uint32_t chain_groups, chain_next; /* ASCII groups whose every byte leads to chain_next, a
                                        live set (chain_done) */
   bool chain_done;
-  bool u8_done, u8_loops; /* every well-formed UTF-8 character >= U+0080 leads back here */
+  bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
   bool left;    /* a context walk only: some stack reached a cut (see mkey) on this byte */
   uint32_t key; /* the context matcher only: this cut state's key + 1, 0 when none */
@@ -687,8 +687,8 @@ static poot_status u8_cont(poot_grammar_matcher *m, uint32_t home, uint32_t sid,
   return POOT_OK_STATUS;
 }
 
-/* Whether every well-formed UTF-8 character >= U+0080 leads set `sid` back to itself
- * through live sets (once per set): then a subtree of whole characters is accepted. */
+/* Whether every well-formed UTF-8 character >= U+0080 leads set `sid` to its chain_next
+ * (itself, for a loop) through live sets, once per set. */
 static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) {
   static const struct {
     uint8_t first, last, need, lo, hi;
@@ -700,15 +700,17 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
     *out = m->srecs[sid].u8_loops;
     return POOT_OK_STATUS;
   }
+  uint32_t groups = 0, home = SID_FAIL;
+  POOT_TRY(chain_info(m, sid, &groups, &home));
   u8memo memo = {0};
-  bool ok = true;
+  bool ok = home != SID_FAIL;
   for (size_t i = 0; ok && i < sizeof leads / sizeof *leads; i++)
     for (unsigned b = leads[i].first; ok && b <= leads[i].last; b++) {
       uint32_t t = SID_FAIL;
       ok = set_takes(&m->srecs[sid], (uint8_t)b);
       if (ok) POOT_TRY(transition(m, sid, (uint8_t)b, &t));
       ok = ok && u8_live(m, t);
-      if (ok) POOT_TRY(u8_cont(m, sid, t, leads[i].need, leads[i].lo, leads[i].hi, &memo, &ok));
+      if (ok) POOT_TRY(u8_cont(m, home, t, leads[i].need, leads[i].lo, leads[i].hi, &memo, &ok));
     }
   m->srecs[sid].u8_done = true;
   m->srecs[sid].u8_loops = ok;
@@ -717,9 +719,9 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
 }
 
 /* Whether every token below node `t`, reached with live set `sid`, is accepted along the
- * set's chain: each byte below in the chain groups of the set it meets, for as many bytes as
- * the subtree is high (a loop ends the question at once); bytes >= 0x80 only as whole UTF-8
- * characters that lead a loop back to itself. */
+ * set's chain: each ASCII byte below in the chain groups of the set it meets, every UTF-8
+ * character >= U+0080 leading that set to the next (utf8_loops; the bytes below must be
+ * well-formed), for as many characters as the subtree has bytes (a loop ends it at once). */
 static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
@@ -727,18 +729,12 @@ static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32
   uint32_t x = sid;
   for (uint32_t h = 0; h < t->height; h++) {
     uint32_t groups = 0, next = SID_FAIL;
+    bool u8 = true;
     POOT_TRY(chain_info(m, x, &groups, &next));
     if (next == SID_FAIL || (t->sig & ~(groups | high))) return POOT_OK_STATUS;
-    if (next == x) { /* a loop: the rest stays here */
-      bool u8 = true;
-      if (t->sig & high) {
-        if (x != sid) return POOT_OK_STATUS; /* characters >= U+0080 before the loop */
-        POOT_TRY(utf8_loops(m, x, &u8));
-      }
-      *out = u8;
-      return POOT_OK_STATUS;
-    }
-    if (t->sig & high) return POOT_OK_STATUS;
+    if (t->sig & high) POOT_TRY(utf8_loops(m, x, &u8));
+    if (!u8) return POOT_OK_STATUS;
+    if (next == x) break; /* a loop: the rest stays here */
     x = next;
   }
   *out = true;
