@@ -430,6 +430,8 @@ static void test_mask_schemas_every_step(void **state) {
     POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
     POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
     POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
+    POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_prepare(mp, NULL), POOT_INVALID_ARGUMENT,
+                           "matcher or vocab is NULL");
     size_t words = poot_grammar_vocab_mask_words(dv.v);
     uint32_t *mask = calloc(words, sizeof *mask), *mask_p = calloc(words, sizeof *mask_p);
     assert_non_null(mask);
