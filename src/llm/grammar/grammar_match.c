@@ -17,6 +17,7 @@
 #define KEY_MAX 4096u
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
 #define WIDE_BYTES 80
+#define CHAIN_CAP 32u /* counts of x{m,n} past this share a context key */
 #define CTX_LEVELS 1
 #define MAX_SENTINELS 256u
 
@@ -106,6 +107,11 @@ struct poot_grammar_matcher {
   uint32_t hi_depth; /* the deepest node ever made in this pool (for the context matcher) */
   bool pool_full;    /* the pool hit MAX_POOL once (for the context matcher) */
   uint32_t *scratch; /* the cut positions of one stack */
+  /* Long counted repetitions (see chains_find): canon[p] is the position a cut state uses
+   * for p; chainy[p] marks the positions of a count >= CHAIN_CAP. NULL when there are none. */
+  uint32_t *canon;
+  uint8_t *chainy;
+  bool chains_done, cut_chainy;
   size_t scratch_cap;
 };
 
@@ -397,6 +403,8 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->kunc);
   poot_grammar_matcher_destroy(m->ctx);
   poot_free(m->scratch);
+  poot_free(m->canon);
+  poot_free(m->chainy);
   poot_free(m);
 }
 
@@ -818,7 +826,14 @@ static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint
   for (uint32_t x = id; x != NIL && m->nodes[x].depth > cut; x = m->nodes[x].parent)
     m->scratch[n++] = m->nodes[x].pos;
   uint32_t y = base;
-  while (n && !c->fail) y = mk(c, m->scratch[--n], y);
+  while (n && !c->fail) {
+    uint32_t pos = m->scratch[--n];
+    if (m->canon) {
+      m->cut_chainy = m->cut_chainy || m->chainy[pos];
+      pos = m->canon[pos];
+    }
+    y = mk(c, pos, y);
+  }
   if (!c->fail) add(c, y);
   return POOT_OK_STATUS;
 }
@@ -828,6 +843,7 @@ static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint
 static poot_status cut_state(poot_grammar_matcher *m, uint32_t *out_lsid, uint32_t *out_cut) {
   poot_grammar_matcher *cm = m->ctx;
   uint32_t min_d = UINT32_MAX, *st = m->tmp_b, n = m->n_cur;
+  m->cut_chainy = false;
   *out_lsid = SID_FAIL;
   for (uint32_t i = 0; i < n; i++)
     if (m->nodes[m->cur[i]].depth < min_d) min_d = m->nodes[m->cur[i]].depth;
@@ -879,7 +895,7 @@ static void key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
 /* The context walk of cut state `lsid` over the whole vocabulary (see above): the accepted
  * tokens into klist or kacc, the uncertain nodes into m->kunc (*n_unc). */
 static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
-                            uint32_t *n_unc) {
+                            uint32_t horizon, uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
   const gtrie_node *tn = v->nodes;
   m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid};
@@ -893,11 +909,17 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     }
     uint32_t ch = f->child, sid = 0;
     f->child = tn[ch].end;
+    if (d > horizon) { /* past the horizon the cut state may differ from the real one */
+      POOT_TRY(reserve_u32(&m->kunc, &m->cap_kunc, *n_unc + 1));
+      m->kunc[(*n_unc)++] = ch;
+      continue;
+    }
     if (!set_takes(&cm->srecs[f->sid], tn[ch].byte)) continue;
     POOT_TRY(transition(cm, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
     bool bulk = false;
-    if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end)
+    if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end &&
+        d + tn[ch].height <= horizon)
       POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
     if (bulk) {
       key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
@@ -987,7 +1009,7 @@ static poot_status store_key(poot_grammar_matcher *m, uint32_t lsid, size_t word
 /* The key of cut state `lsid`, made by a context walk when it has none. NULL when the walk
  * could not be exact. */
 static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
-                            size_t words, const mkey **out) {
+                            uint32_t horizon, size_t words, const mkey **out) {
   *out = NULL;
   uint32_t key = m->ctx->srecs[lsid].key;
   if (!key) {
@@ -1002,7 +1024,7 @@ static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v
     m->n_klist = 0;
     m->kdense = false;
     uint32_t n_unc = 0;
-    poot_status st = key_walk(m, v, lsid, &n_unc);
+    poot_status st = key_walk(m, v, lsid, horizon, &n_unc);
     if (!st) st = store_key(m, lsid, words, n_unc);
     if (st) {
       if (m->kdense) memset(m->kacc, 0, words * sizeof *m->kacc); /* kept zero between walks */
@@ -1014,8 +1036,101 @@ static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v
   return POOT_OK_STATUS;
 }
 
+/* Whether element `e` surely consumes a byte: a byte element, or a rule whose every
+ * alternative starts with such an element (`depth` bounds the search; left recursion was
+ * refused, so it ends anyway). */
+static bool consumes(const poot_grammar *g, const gel *e, int depth) {
+  if (e->type == GEL_RANGE || e->type == GEL_SET) return true;
+  if (e->type != GEL_RULE || depth == 0) return false;
+  for (uint32_t a = g->rule_alt[e->value]; a < g->rule_alt[e->value + 1]; a++)
+    if (!consumes(g, &g->el[g->alt_start[a]], depth - 1)) return false;
+  return true;
+}
+
+/* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε` (the
+ * parser's x{m,n}) with x one element that consumes a byte: *full is the position of x,
+ * *next the rule O' (NIL at the last count). */
+static bool count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
+  uint32_t a = g->rule_alt[r];
+  if (g->rule_alt[r + 1] - a != 2) return false;
+  uint32_t s0 = g->alt_start[a], s1 = g->alt_start[a + 1];
+  if (g->el[s0].type != GEL_END && g->el[s1].type != GEL_END) return false;
+  uint32_t f = g->el[s0].type == GEL_END ? s1 : s0;
+  const gel *e = &g->el[f], *e2 = &g->el[f + 1];
+  if (e->type == GEL_END || !consumes(g, e, 8)) return false;
+  *full = f;
+  if (e2->type == GEL_END) {
+    *next = NIL;
+    return true;
+  }
+  *next = e2->value;
+  return e2->type == GEL_RULE && g->el[f + 2].type == GEL_END;
+}
+
+static bool same_gel(const gel *a, const gel *b) {
+  return a->type == b->type && a->lo == b->lo && a->hi == b->hi && a->value == b->value;
+}
+
+/* Maps the counts of long repetitions onto one: every count `O_k ::= x O_(k-1) | ε` with
+ * k > CHAIN_CAP counts as O_CHAIN_CAP in a cut state. A token of fewer than CHAIN_CAP bytes
+ * takes fewer than CHAIN_CAP more x (each takes a byte), so from O_k and from O_CHAIN_CAP it
+ * meets the same stacks, one for one; the context walk of such a cut state stops at
+ * CHAIN_CAP - 1 bytes and leaves longer tokens uncertain (walked from the real state). */
+static poot_status chains_find(poot_grammar_matcher *m) {
+  const poot_grammar *g = m->g;
+  m->chains_done = true;
+  uint32_t *count = poot_calloc(g->n_rules, sizeof *count); /* a count's k; 0: not a count */
+  if (!count) return fail_status(FAIL_OOM, "the grammar's repetition counts");
+  bool any = false;
+  for (uint32_t r = 0; r < g->n_rules; r++) {
+    uint32_t f0 = 0, x = NIL, k = 1;
+    if (!count_rule(g, r, &f0, &x)) continue;
+    while (x != NIL && k) { /* down the chain to its last count */
+      uint32_t f = 0, nx = NIL;
+      bool same = k <= g->n_rules && count_rule(g, x, &f, &nx) && same_gel(&g->el[f0], &g->el[f]);
+      k = same ? k + 1 : 0; /* not one x all the way down, or a cycle (x* written so) */
+      x = nx;
+    }
+    count[r] = k;
+    any = any || k > CHAIN_CAP;
+  }
+  poot_status st = POOT_OK_STATUS;
+  if (any) {
+    m->canon = poot_malloc((size_t)g->n_el * sizeof *m->canon);
+    m->chainy = poot_calloc(g->n_el, 1);
+    if (!m->canon || !m->chainy) {
+      poot_free(m->canon);
+      poot_free(m->chainy);
+      m->canon = NULL;
+      m->chainy = NULL;
+      st = fail_status(FAIL_OOM, "the grammar's repetition counts");
+    }
+  }
+  if (any && !st) {
+    for (uint32_t p = 0; p < g->n_el; p++) m->canon[p] = p;
+    for (uint32_t r = 0; r < g->n_rules; r++) {
+      if (count[r] < CHAIN_CAP) continue;
+      uint32_t full = 0, next = NIL, c = r;
+      for (uint32_t k = count[r]; k > CHAIN_CAP; k--) { /* down to the count CHAIN_CAP */
+        (void)count_rule(g, c, &full, &next);
+        c = next;
+      }
+      uint32_t fr = 0, fc = 0;
+      (void)count_rule(g, r, &fr, &next);
+      (void)count_rule(g, c, &fc, &next);
+      for (uint32_t i = 0; i < 2 && g->el[fr + i].type != GEL_END; i++) {
+        m->canon[fr + i] = fc + i;
+        m->chainy[fr + i] = 1;
+      }
+    }
+  }
+  poot_free(count);
+  return st;
+}
+
 /* The context matcher, made or started afresh when its caches are past their bounds. */
 static poot_status ctx_ready(poot_grammar_matcher *m) {
+  if (!m->chains_done) POOT_TRY(chains_find(m));
   poot_grammar_matcher *cm = m->ctx;
   if (cm && (cm->n_srec > (1u << 20) || cm->n_sids > (1u << 23) || cm->n_nodes > MAX_POOL / 2 ||
              cm->pool_full || m->n_keys >= KEY_MAX || m->n_kdata > KEY_DATA_MAX))
@@ -1037,7 +1152,7 @@ static poot_status key_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v
   POOT_TRY(cut_state(m, &lsid, &cut));
   if (lsid == SID_FAIL) return POOT_OK_STATUS;
   const mkey *k = NULL;
-  POOT_TRY(find_key(m, v, lsid, words, &k));
+  POOT_TRY(find_key(m, v, lsid, m->cut_chainy ? CHAIN_CAP - 1 : UINT32_MAX, words, &k));
   /* The real depths are the context's less one (its sentinels) plus the cut. */
   if (!k || (cut && m->ctx->hi_depth - 1 + cut > m->g->max_depth)) return POOT_OK_STATUS;
   const uint32_t *acc = m->kdata + k->acc_off;
@@ -1160,10 +1275,15 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
     if (!state_after(t, p) || !state_is_wide(t)) continue;
     uint32_t lsid = SID_FAIL, cut = 0;
     t->ctx = m->ctx;
+    t->canon = m->canon;
+    t->chainy = m->chainy;
     st = cut_state(t, &lsid, &cut);
     t->ctx = NULL;
+    t->canon = NULL;
+    t->chainy = NULL;
     const mkey *k = NULL;
-    if (!st && lsid != SID_FAIL) st = find_key(m, v, lsid, need, &k);
+    uint32_t horizon = t->cut_chainy ? CHAIN_CAP - 1 : UINT32_MAX;
+    if (!st && lsid != SID_FAIL) st = find_key(m, v, lsid, horizon, need, &k);
   }
   poot_grammar_matcher_destroy(t);
   return st;

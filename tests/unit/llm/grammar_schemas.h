@@ -127,14 +127,15 @@ static const grammar_schema GRAMMAR_SCHEMAS[] = {
      "name-kv ::= \"\\\"name\\\"\" space \":\" space name\n"
      "name ::= \"\\\"\" [0-9a-z] ([\\-0-9a-z]* [0-9a-z])? \"\\\"\" space\n"
      "title-kv ::= \"\\\"title\\\"\" space \":\" space title\n"
-     "title ::= \"\\\"\" char{1,40} \"\\\"\" space\n"
+     "title ::= \"\\\"\" char{1,100} \"\\\"\" space\n"
      "user-kv ::= \"\\\"user\\\"\" space \":\" space user\n"
      "user ::= \"\\\"\" [0-9_a-z]{3,16} \"\\\"\" space\n"
      "email-kv ::= \"\\\"email\\\"\" space \":\" space email\n"
      "email ::= \"\\\"\" atom (\".\" atom)* \"@\" label (\".\" label)+ \"\\\"\" space\n"
      "atom ::= [A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+\n"
      "label ::= [A-Za-z0-9] ([A-Za-z0-9\\-]* [A-Za-z0-9])?\n" SCHEMA_PRIMS,
-     "{\"name\": \"kube-dns-7f9c\", \"title\": \"Quarterly review \\u2014 Z\xc3\xbcrich "
+     "{\"name\": \"kube-dns-7f9c\", \"title\": \"Quarterly review of the budget and the hiring "
+     "plan \\u2014 Z\xc3\xbcrich "
      "office\", \"user\": \"ann_lee_42\", \"email\": \"ann.lee+ops@mail.example.com\"}"},
 };
 
