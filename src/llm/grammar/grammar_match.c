@@ -18,7 +18,7 @@
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
 #define WIDE_BYTES 80
 #define CHAIN_CAP 32u /* counts of x{m,n} past this share a context key */
-#define CTX_LEVELS 1
+#define UNC_DEEPER 1024u
 #define MAX_SENTINELS 256u
 
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
@@ -740,6 +740,7 @@ static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32
     bool u8 = true;
     POOT_TRY(chain_info(m, x, &groups, &next));
     if (next == SID_FAIL || (t->sig & ~(groups | high))) return POOT_OK_STATUS;
+    if ((t->sig & high) && next != x) return POOT_OK_STATUS; /* characters only in loops */
     if (t->sig & high) POOT_TRY(utf8_loops(m, x, &u8));
     if (!u8) return POOT_OK_STATUS;
     if (next == x) break; /* a loop: the rest stays here */
@@ -788,7 +789,8 @@ static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, ui
  * Most of a mask's cost is a state never seen before whose stacks let most of the
  * vocabulary through: inside a string, the state differs with every enclosing object, yet
  * what the tokens do inside the string does not. So the state is cut: every stack keeps
- * its nodes deeper than `cut` (CTX_LEVELS levels above the shallowest top), and the nodes
+ * its nodes deeper than `cut` (one level above the shallowest top; two when that leaves more
+ * than UNC_DEEPER uncertain nodes, as right after the quote of `x{1,40}`), and the nodes
  * at depth `cut` become opaque sentinels. The cut state is walked over the vocabulary once
  * (in the private matcher `ctx`, whose sets carry `left` when a stack reached a sentinel on
  * that byte) into a key: the tokens that some stack consumes without reaching a sentinel
@@ -840,14 +842,15 @@ static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint
 
 /* The state cut at `*out_cut` as a set of the context matcher; SID_FAIL when it cannot be
  * (too many distinct sentinels, bounds). */
-static poot_status cut_state(poot_grammar_matcher *m, uint32_t *out_lsid, uint32_t *out_cut) {
+static poot_status cut_state(poot_grammar_matcher *m, uint32_t levels, uint32_t *out_lsid,
+                             uint32_t *out_cut) {
   poot_grammar_matcher *cm = m->ctx;
   uint32_t min_d = UINT32_MAX, *st = m->tmp_b, n = m->n_cur;
   m->cut_chainy = false;
   *out_lsid = SID_FAIL;
   for (uint32_t i = 0; i < n; i++)
     if (m->nodes[m->cur[i]].depth < min_d) min_d = m->nodes[m->cur[i]].depth;
-  uint32_t cut = min_d > CTX_LEVELS ? min_d - CTX_LEVELS : 0;
+  uint32_t cut = min_d > levels ? min_d - levels : 0;
   *out_cut = cut;
   memcpy(st, m->cur, n * sizeof *st);
   for (uint32_t i = 1; i < n; i++) /* insertion sort: states are small */
@@ -1142,17 +1145,51 @@ static poot_status ctx_ready(poot_grammar_matcher *m) {
   return POOT_OK_STATUS;
 }
 
+/* The key of `t`'s state cut with m's context (t is m, or prepare's scratch matcher): cut one
+ * level above the shallowest stack, or two when one leaves most tokens uncertain. NULL when
+ * none applies. */
+static poot_status state_key(poot_grammar_matcher *m, poot_grammar_matcher *t,
+                             const poot_grammar_vocab *v, size_t words, const mkey **out,
+                             uint32_t *out_cut) {
+  *out = NULL;
+  uint32_t first = SID_FAIL; /* the cut state whose key is in *out */
+  for (uint32_t levels = 1; levels <= 2; levels++) {
+    uint32_t lsid = SID_FAIL, cut = 0;
+    const mkey *k = NULL;
+    if (t != m) {
+      t->ctx = m->ctx;
+      t->canon = m->canon;
+      t->chainy = m->chainy;
+    }
+    poot_status st = cut_state(t, levels, &lsid, &cut);
+    if (t != m) {
+      t->ctx = NULL;
+      t->canon = NULL;
+      t->chainy = NULL;
+    }
+    POOT_TRY(st);
+    if (lsid != SID_FAIL)
+      POOT_TRY(find_key(m, v, lsid, t->cut_chainy ? CHAIN_CAP - 1 : UINT32_MAX, words, &k));
+    if (!k) break; /* keep the one-level key, if any */
+    *out = k;
+    *out_cut = cut;
+    first = lsid;
+    if (k->n_unc <= UNC_DEEPER || t->cut_chainy) return POOT_OK_STATUS; /* (its horizon) */
+  }
+  if (*out && first != SID_FAIL) /* find_key may have moved the keys */
+    *out = &m->keys[m->ctx->srecs[first].key - 1];
+  return POOT_OK_STATUS;
+}
+
 /* The mask through the state's context key; *done false when it does not apply. */
 static poot_status key_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
                             uint32_t *mask, size_t words, bool *done) {
   *done = false;
   if (m->n_cur == 0) return POOT_OK_STATUS;
   POOT_TRY(ctx_ready(m));
-  uint32_t lsid = SID_FAIL, cut = 0;
-  POOT_TRY(cut_state(m, &lsid, &cut));
-  if (lsid == SID_FAIL) return POOT_OK_STATUS;
+  uint32_t cut = 0;
   const mkey *k = NULL;
-  POOT_TRY(find_key(m, v, lsid, m->cut_chainy ? CHAIN_CAP - 1 : UINT32_MAX, words, &k));
+  POOT_TRY(state_key(m, m, v, words, &k, &cut));
   /* The real depths are the context's less one (its sentinels) plus the cut. */
   if (!k || (cut && m->ctx->hi_depth - 1 + cut > m->g->max_depth)) return POOT_OK_STATUS;
   const uint32_t *acc = m->kdata + k->acc_off;
@@ -1232,14 +1269,15 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
   return POOT_OK_STATUS;
 }
 
-/* The state right after byte element `p`, everything below cut by a sentinel, into `t`'s
- * (emptied) pool as its state; false when it is empty or past the bounds. */
-static bool state_after(poot_grammar_matcher *t, uint32_t p) {
+/* The state at position `p` (a byte element or a rule to expand), everything below cut by a
+ * sentinel, into `t`'s (emptied) pool as its state; false when it is empty or past the
+ * bounds. */
+static bool state_at(poot_grammar_matcher *t, uint32_t p) {
   const poot_grammar *g = t->g;
   truncate_pool(t, 0);
   ectx c = {.m = t, .out = t->cur};
   uint32_t base = mk(&c, g->n_el, NIL);
-  uint32_t x = c.fail ? NIL : mk(&c, p + 1, base);
+  uint32_t x = c.fail ? NIL : mk(&c, p, base);
   if (!c.fail) expand(&c, x);
   if (c.fail || c.n_out == 0) return false;
   t->n_cur = c.n_out;
@@ -1260,6 +1298,15 @@ static bool state_is_wide(const poot_grammar_matcher *t) {
   return n >= WIDE_BYTES;
 }
 
+/* The key of `t`'s state (made by state_at) when it is wide, cut with m's context. */
+static poot_status prepare_state(poot_grammar_matcher *m, poot_grammar_matcher *t,
+                                 const poot_grammar_vocab *v, size_t need) {
+  if (!state_is_wide(t)) return POOT_OK_STATUS;
+  const mkey *k = NULL;
+  uint32_t cut = 0;
+  return state_key(m, t, v, need, &k, &cut);
+}
+
 poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_grammar_vocab *v) {
   if (!m || !v) return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher or vocab is NULL");
   size_t need = poot_grammar_vocab_mask_words(v);
@@ -1271,19 +1318,13 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
   poot_status st = POOT_OK_STATUS;
   for (uint32_t p = 0; p < g->n_el && !st; p++) {
     uint8_t type = g->el[p].type;
-    if ((type != GEL_RANGE && type != GEL_SET) || g->el[p + 1].type == GEL_END) continue;
-    if (!state_after(t, p) || !state_is_wide(t)) continue;
-    uint32_t lsid = SID_FAIL, cut = 0;
-    t->ctx = m->ctx;
-    t->canon = m->canon;
-    t->chainy = m->chainy;
-    st = cut_state(t, &lsid, &cut);
-    t->ctx = NULL;
-    t->canon = NULL;
-    t->chainy = NULL;
-    const mkey *k = NULL;
-    uint32_t horizon = t->cut_chainy ? CHAIN_CAP - 1 : UINT32_MAX;
-    if (!st && lsid != SID_FAIL) st = find_key(m, v, lsid, horizon, need, &k);
+    uint32_t full = 0, next = NIL;
+    if ((type == GEL_RANGE || type == GEL_SET) && g->el[p + 1].type != GEL_END) {
+      if (state_at(t, p + 1)) st = prepare_state(m, t, v, need); /* right after the byte */
+    } else if (type == GEL_RULE && m->canon && count_rule(g, g->el[p].value, &full, &next) &&
+               m->chainy[full]) {
+      if (state_at(t, p)) st = prepare_state(m, t, v, need); /* a long count's first step */
+    }
   }
   poot_grammar_matcher_destroy(t);
   return st;
