@@ -101,7 +101,8 @@ POOT_MUST_USE poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m
 /* Optional, before the first mask (when the request is admitted, or on another thread while
  * the prompt is prefilled): walks `vocab` once for each wide lexical context of the grammar
  * (the state after a byte element whose stacks take ≥ 80 distinct bytes: a string's
- * characters), so that the first mask inside one costs what the later ones do. The masks
+ * characters; and the first step of each count of x{m,n} past 32), so that the first mask
+ * inside one costs what the later ones do. The masks
  * are the same with or without it; the matcher's state does not change. OUT_OF_MEMORY. */
 POOT_MUST_USE poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *matcher,
                                                        const poot_grammar_vocab *vocab);
