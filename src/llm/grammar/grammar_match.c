@@ -1074,6 +1074,31 @@ static bool same_gel(const gel *a, const gel *b) {
   return a->type == b->type && a->lo == b->lo && a->hi == b->hi && a->value == b->value;
 }
 
+/* Inline copies (x{1000} is 1,000 x in one alternative): a position with more than
+ * CHAIN_CAP copies of its element left counts as the one with CHAIN_CAP left, as the counts
+ * below do. Marks m->canon and m->chainy when `mark`; returns whether there are any. */
+static bool copies_map(poot_grammar_matcher *m, bool mark) {
+  const poot_grammar *g = m->g;
+  bool any = false;
+  for (uint32_t p = 0; p < g->n_el;) {
+    uint32_t q = p + 1;
+    if (g->el[p].type == GEL_END || !consumes(g, &g->el[p], 8)) {
+      p = q;
+      continue;
+    }
+    while (q < g->n_el && same_gel(&g->el[p], &g->el[q])) q++;
+    if (q - p > CHAIN_CAP) {
+      any = true;
+      for (uint32_t i = p; mark && i + CHAIN_CAP <= q; i++) {
+        m->canon[i] = q - CHAIN_CAP;
+        m->chainy[i] = 1;
+      }
+    }
+    p = q;
+  }
+  return any;
+}
+
 /* Maps the counts of long repetitions onto one: every count `O_k ::= x O_(k-1) | ε` with
  * k > CHAIN_CAP counts as O_CHAIN_CAP in a cut state. A token of fewer than CHAIN_CAP bytes
  * takes fewer than CHAIN_CAP more x (each takes a byte), so from O_k and from O_CHAIN_CAP it
@@ -1097,6 +1122,7 @@ static poot_status chains_find(poot_grammar_matcher *m) {
     count[r] = k;
     any = any || k > CHAIN_CAP;
   }
+  any = any || copies_map(m, false);
   poot_status st = POOT_OK_STATUS;
   if (any) {
     m->canon = poot_malloc((size_t)g->n_el * sizeof *m->canon);
@@ -1111,6 +1137,7 @@ static poot_status chains_find(poot_grammar_matcher *m) {
   }
   if (any && !st) {
     for (uint32_t p = 0; p < g->n_el; p++) m->canon[p] = p;
+    (void)copies_map(m, true);
     for (uint32_t r = 0; r < g->n_rules; r++) {
       if (count[r] < CHAIN_CAP) continue;
       uint32_t full = 0, next = NIL, c = r;

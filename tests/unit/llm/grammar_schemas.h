@@ -123,11 +123,13 @@ static const grammar_schema GRAMMAR_SCHEMAS[] = {
      "\"d\": 48.25}}}"},
     {"bounded",
      "root ::= \"{\" space name-kv \",\" space title-kv \",\" space user-kv \",\" space "
-     "email-kv \"}\" space\n"
+     "email-kv \",\" space code-kv \"}\" space\n"
      "name-kv ::= \"\\\"name\\\"\" space \":\" space name\n"
      "name ::= \"\\\"\" [0-9a-z] ([\\-0-9a-z]* [0-9a-z])? \"\\\"\" space\n"
      "title-kv ::= \"\\\"title\\\"\" space \":\" space title\n"
      "title ::= \"\\\"\" char{1,100} \"\\\"\" space\n"
+     "code-kv ::= \"\\\"code\\\"\" space \":\" space code\n"
+     "code ::= \"\\\"\" [0-9A-Z]{36} \"\\\"\" space\n"
      "user-kv ::= \"\\\"user\\\"\" space \":\" space user\n"
      "user ::= \"\\\"\" [0-9_a-z]{3,16} \"\\\"\" space\n"
      "email-kv ::= \"\\\"email\\\"\" space \":\" space email\n"
@@ -136,7 +138,8 @@ static const grammar_schema GRAMMAR_SCHEMAS[] = {
      "label ::= [A-Za-z0-9] ([A-Za-z0-9\\-]* [A-Za-z0-9])?\n" SCHEMA_PRIMS,
      "{\"name\": \"kube-dns-7f9c\", \"title\": \"Quarterly review of the budget and the hiring "
      "plan \\u2014 Z\xc3\xbcrich "
-     "office\", \"user\": \"ann_lee_42\", \"email\": \"ann.lee+ops@mail.example.com\"}"},
+     "office\", \"user\": \"ann_lee_42\", \"email\": \"ann.lee+ops@mail.example.com\", \"code\": "
+     "\"7F3K9Q2M8X4ZL1P6W0RT5YB3NV8C2H4J9D0S\"}"},
 };
 
 #define GRAMMAR_SCHEMA_COUNT (sizeof GRAMMAR_SCHEMAS / sizeof *GRAMMAR_SCHEMAS)
