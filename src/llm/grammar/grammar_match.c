@@ -49,9 +49,10 @@ typedef struct srec {
 
 /* A lexical context's precomputed tokens (the mask's second cache, see key_mask): the
  * state's stacks cut at one depth, the part below replaced by opaque sentinels, walked over
- * the whole vocabulary once. `acc` holds the tokens that some stack consumes without ever
- * reaching a sentinel (accepted whatever lies below); `unc` the trie nodes (preorder) where
- * a stack first reached one (their subtrees depend on the rest and are walked in full). */
+ * the whole vocabulary once. The accepted part holds the tokens that some stack consumes
+ * without ever reaching a sentinel (accepted whatever lies below); the uncertain part the
+ * trie nodes (preorder) where a stack first reached one, or past a long count's horizon
+ * (their subtrees depend on the rest and are walked in full from the real state). */
 typedef struct mkey {
   uint32_t acc_off, n_acc; /* kdata: the accepted ids, or a bitset of mask words (dense) */
   uint32_t unc_off, n_unc; /* kdata: the uncertain trie nodes */
