@@ -3,8 +3,14 @@
  * A grammar is compiled once from GBNF text (llama.cpp's format) into an immutable
  * poot_grammar that any number of threads may share. A poot_grammar_matcher holds one
  * generation's position in it as a set of pushdown stacks over UTF-8 bytes: it advances by
- * a token's bytes, says whether the grammar may end, and fills a vocabulary bitmask. A
- * matcher is not thread safe; use one per request (clone is cheap).
+ * a token's bytes, says whether the grammar may end, and fills a vocabulary bitmask.
+ *
+ * Threads: a grammar and a vocabulary are immutable once made and may be shared by any
+ * number of threads. A matcher holds all its mutable state (its caches included) and no
+ * other object's: calls on one matcher must not overlap, but calls on different matchers
+ * may run at once on different threads. So a driver may fill the next step's mask on a
+ * second thread while the first drives the device, as long as only that thread touches
+ * the matcher until it hands it back. Use one matcher per request (clone is cheap).
  *
  * Capacities (docs/grammar.md): grammar text ≤ 1 MiB, ≤ 65,536 rules, ≤ 1,048,576 compiled
  * elements, group nesting ≤ 64, repetition counts ≤ 1,000; a matcher keeps ≤ max_stacks live
@@ -92,6 +98,15 @@ POOT_MUST_USE poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m
                                                          const poot_grammar_vocab *vocab,
                                                          uint32_t *mask, size_t mask_words);
 
+/* Optional, before the first mask (when the request is admitted, or on another thread while
+ * the prompt is prefilled): walks `vocab` once for each wide lexical context of the grammar
+ * (the state after a byte element whose stacks take ≥ 80 distinct bytes: a string's
+ * characters; and the first step of each count of x{m,n} past 32), so that the first mask
+ * inside one costs what the later ones do. The masks
+ * are the same with or without it; the matcher's state does not change. OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *matcher,
+                                                       const poot_grammar_vocab *vocab);
+
 /* ------------------------------------------------------- JSON Schema → GBNF */
 
 /* A JSON Schema (a draft 2020-12 subset, docs/json_schema.md) compiled to GBNF text that
@@ -105,7 +120,8 @@ typedef struct poot_json_schema_options {
                                   allows no other members (OpenAI's strict mode) */
   bool ignore_unknown_formats; /* a "format" not supported is a plain string, not UNSUPPORTED */
   bool compact;                /* no white space at all between tokens */
-  uint32_t max_whitespace;     /* white space bytes between two tokens; 0 → 20, at most 1,000 */
+  uint32_t max_whitespace;     /* between two tokens: at most one line break with at most
+                                  this many spaces or tabs around it; 0 → 20, ≤ 1,000 */
 } poot_json_schema_options;
 
 static inline poot_json_schema_options poot_json_schema_options_default(void) {

@@ -56,13 +56,77 @@ static inline bool poot__gel_match(const poot_grammar *g, const gel *e, uint8_t 
 POOT_MUST_USE poot_status poot__grammar_check_left_recursion(const poot_grammar *g,
                                                              const char *const *names);
 
+/* Bytes in 22 groups for the trie's subtree signatures: a grammar's classes tend to take
+ * or leave a group whole (JSON's string characters are every group but 0, 2, 3 and 4; an
+ * e-mail atom's are groups 6–9, 13, 15, 16, 18 and 19). Group 21 is every byte ≥ 0x80;
+ * whether those form whole characters is utf8_ok's. */
+#define POOT_BYTE_HIGH_GROUP 21u
+static inline uint32_t poot__byte_group(uint8_t b) {
+  if (b >= 0x80) return POOT_BYTE_HIGH_GROUP;
+  if (b >= '0' && b <= '9') return 6;
+  if (b >= 'a' && b <= 'z') return 7;
+  if (b >= 'A' && b <= 'Z') return 8;
+  switch (b) {
+    case '\t':
+    case '\n':
+    case '\r':
+      return 1;
+    case '"':
+      return 2;
+    case '\\':
+      return 3;
+    case 0x7F:
+      return 4;
+    case ' ':
+      return 5;
+    case '-':
+      return 9;
+    case '.':
+      return 10;
+    case ',':
+      return 11;
+    case ':':
+      return 12;
+    case '{':
+    case '}':
+      return 13;
+    case '[':
+    case ']':
+      return 14;
+    case '_':
+      return 15;
+    case '\'':
+      return 16;
+    case '(':
+    case ')':
+      return 17;
+    case '/':
+      return 18;
+    case ';':
+    case '<':
+    case '>':
+    case '@':
+      return 20;
+    default:
+      return b < 0x20 ? 0 : 19;
+  }
+}
+#define POOT_BYTE_GROUPS 22u
+
 /* The vocabulary trie, in preorder: node i's subtree is [i, end); its children are
- * i + 1, end(i + 1), … up to end(i). Node 0 is the root (empty prefix). */
+ * i + 1, end(i + 1), … up to end(i). Node 0 is the root (empty prefix). Tokens are numbered
+ * in preorder, so a subtree's tokens are tok_ids[tok_off(i) .. tok_off(end(i))). */
 typedef struct gtrie_node {
   uint32_t end;
-  uint32_t tok_off; /* tokens whose text ends here: tok_ids[tok_off .. tok_off + tok_n) */
+  uint32_t tok_off; /* the first token at or after this node in preorder; those ending here
+                       are tok_ids[tok_off .. tok_off + tok_n) */
   uint32_t tok_n;
+  uint32_t sig; /* bit poot__byte_group(b) for every byte b below this node */
   uint8_t byte;
+  uint8_t utf8_ok; /* the bytes below, read from here, are well-formed UTF-8 (a token may end
+                      inside a character) */
+  uint16_t height; /* the most bytes below this node (the longest token through it, less
+                      this node's depth) */
 } gtrie_node;
 
 struct poot_grammar_vocab {
@@ -70,9 +134,16 @@ struct poot_grammar_vocab {
   gtrie_node *nodes;
   uint32_t n_nodes;
   int32_t *tok_ids;
+  uint32_t n_trie_tokens; /* tokens in the trie (those with text, not end-of-generation) */
   int32_t *eog;
   size_t n_eog;
   uint32_t max_len;
 };
+
+/* The first token index past node i's subtree. */
+static inline uint32_t poot__trie_tok_end(const poot_grammar_vocab *v, uint32_t i) {
+  uint32_t e = v->nodes[i].end;
+  return e < v->n_nodes ? v->nodes[e].tok_off : v->n_trie_tokens;
+}
 
 #endif /* POOT_LLM_GRAMMAR_IMPL_H */

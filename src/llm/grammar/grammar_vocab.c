@@ -45,11 +45,59 @@ static poot_status check_inputs(const char *const *texts, const size_t *lens, in
   return POOT_OK_STATUS;
 }
 
+/* The length of the UTF-8 character at s (n ≥ 1 bytes left; all n when it is cut short by
+ * the end), 0 when it is not well-formed (Unicode Table 3-7: no overlong forms, surrogates
+ * or code points past U+10FFFF). */
+static uint32_t utf8_char(const uint8_t *s, uint32_t n) {
+  uint8_t b = s[0], lo = 0x80, hi = 0xBF;
+  uint32_t need;
+  if (b < 0x80) return 1;
+  if (b >= 0xC2 && b <= 0xDF) {
+    need = 1;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    need = 2;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    need = 3;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  for (uint32_t k = 1; k <= need; k++) {
+    if (k >= n) return n;
+    if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xBF)) return 0;
+  }
+  return need + 1;
+}
+
+/* Clears utf8_ok on the nodes of token r (path[0 .. len]) from which the rest of the token
+ * is not well-formed UTF-8. `ok` has len + 1 slots. */
+static void mark_utf8(gtrie_node *t, const uint32_t *path, const tok_ref *r, uint8_t *ok) {
+  ok[r->len] = 1;
+  for (uint32_t i = r->len; i-- > 0;) {
+    uint32_t l = utf8_char(r->text + i, r->len - i);
+    ok[i] = l && (i + l >= r->len || ok[i + l]);
+    if (!ok[i]) t[path[i]].utf8_ok = 0;
+  }
+}
+
+/* Closes node path[depth] at `end` and gives its bytes to its parent's signature. */
+static void close_node(gtrie_node *t, const uint32_t *path, uint32_t depth, uint32_t end) {
+  gtrie_node *x = &t[path[depth]];
+  x->end = end;
+  gtrie_node *up = &t[path[depth - 1]];
+  up->sig |= x->sig | 1u << poot__byte_group(x->byte);
+  if (x->height + 1 > up->height) up->height = (uint16_t)(x->height + 1);
+}
+
 /* Builds the preorder trie from the sorted tokens. `path` has max_len + 1 slots. */
-static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, uint32_t *path) {
+static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, uint32_t *path,
+                       uint8_t *ok) {
   gtrie_node *t = v->nodes;
   uint32_t nn = 1, depth = 0;
-  t[0] = (gtrie_node){0};
+  t[0] = (gtrie_node){.utf8_ok = 1};
   path[0] = 0;
   const tok_ref *prev = NULL;
   for (uint32_t i = 0; i < n; i++) {
@@ -57,20 +105,28 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
     uint32_t l = 0;
     if (prev)
       while (l < prev->len && l < r->len && prev->text[l] == r->text[l]) l++;
-    while (depth > l) t[path[depth--]].end = nn; /* close the nodes below the common prefix */
+    while (depth > l) close_node(t, path, depth--, nn); /* the nodes below the common prefix */
     for (; depth < r->len; depth++) {
-      t[nn] = (gtrie_node){.byte = r->text[depth]};
+      t[nn] = (gtrie_node){.byte = r->text[depth], .utf8_ok = 1};
       path[depth + 1] = nn++;
     }
     gtrie_node *end = &t[path[r->len]];
     if (end->tok_n == 0) end->tok_off = i;
     end->tok_n++;
     v->tok_ids[i] = r->id;
+    mark_utf8(t, path, r, ok);
     prev = r;
   }
-  while (depth > 0) t[path[depth--]].end = nn;
+  while (depth > 0) close_node(t, path, depth--, nn);
   t[0].end = nn;
   v->n_nodes = nn;
+  v->n_trie_tokens = n;
+  /* Every node's tok_off: the first token at or after it in preorder. */
+  uint32_t next = n;
+  for (uint32_t i = nn; i-- > 0;) {
+    if (t[i].tok_n == 0) t[i].tok_off = next;
+    next = t[i].tok_off;
+  }
 }
 
 poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *lens, int32_t count,
@@ -83,6 +139,7 @@ poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *le
   tok_ref *refs = poot_malloc((size_t)count * sizeof *refs);
   poot_grammar_vocab *v = poot_calloc(1, sizeof *v);
   uint32_t *path = NULL;
+  uint8_t *ok = NULL;
   poot_status st = POOT_OK_STATUS;
   if (!is_eog || !refs || !v) goto oom;
   for (size_t i = 0; i < eog_count; i++) is_eog[eog_ids[i]] = 1;
@@ -105,10 +162,11 @@ poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *le
   v->tok_ids = poot_malloc((n ? n : 1) * sizeof *v->tok_ids);
   v->eog = poot_malloc((eog_count ? eog_count : 1) * sizeof *v->eog);
   path = poot_malloc(((size_t)v->max_len + 1) * sizeof *path);
-  if (!v->nodes || !v->tok_ids || !v->eog || !path) goto oom;
+  ok = poot_malloc((size_t)v->max_len + 1);
+  if (!v->nodes || !v->tok_ids || !v->eog || !path || !ok) goto oom;
   if (eog_count) memcpy(v->eog, eog_ids, eog_count * sizeof *v->eog);
   v->n_eog = eog_count;
-  build_trie(v, refs, n, path);
+  build_trie(v, refs, n, path, ok);
   /* Shrink to the nodes used (shared prefixes make far fewer than the total bytes). */
   gtrie_node *shrunk = poot_realloc_array(v->nodes, v->n_nodes, sizeof *shrunk);
   if (shrunk) v->nodes = shrunk;
@@ -120,6 +178,7 @@ fail:
   v = NULL;
 done:
   poot_free(path);
+  poot_free(ok);
   poot_free(refs);
   poot_free(is_eog);
   *out_vocab = v;

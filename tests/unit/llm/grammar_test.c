@@ -4,11 +4,13 @@
  * exact bits (worked out by hand in the comments), and error messages with line/column. */
 #include "poot_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "poot/llm/grammar.h"
 #include "grammar_gbnf.h"
+#include "grammar_schemas.h"
 
 static const char *ARITH_GBNF =
     "root   ::= expr\n"
@@ -350,6 +352,183 @@ static void test_mask_matches_accept(void **state) {
   poot_grammar_vocab_destroy(v);
 }
 
+/* A vocabulary cut from a document: every substring of 1 … 4 bytes starting at each
+ * offset (distinct), so that the strings, keys, numbers and their neighbours all appear
+ * with tokens that cross from one into the next, and at every fifth offset the substrings
+ * of 30 … 34 bytes (past the 31-byte horizon of a long count's context key); the last token
+ * is an empty EOS. */
+typedef struct doc_vocab {
+  char **texts;
+  size_t *lens;
+  int32_t n, eos;
+  poot_grammar_vocab *v;
+} doc_vocab;
+
+static void doc_vocab_make(doc_vocab *dv, const char *doc) {
+  size_t len = strlen(doc), cap = 9 * len + 1;
+  dv->texts = calloc(cap, sizeof *dv->texts);
+  dv->lens = calloc(cap, sizeof *dv->lens);
+  assert_non_null(dv->texts);
+  assert_non_null(dv->lens);
+  dv->n = 0;
+  for (size_t i = 0; i < len; i++)
+    for (size_t l = 1; l <= 34 && i + l <= len; l = l == 4 ? (i % 5 ? 35 : 30) : l + 1) {
+      bool seen = false;
+      for (int32_t t = 0; t < dv->n && !seen; t++)
+        seen = dv->lens[t] == l && memcmp(dv->texts[t], doc + i, l) == 0;
+      if (seen) continue;
+      dv->texts[dv->n] = (char *)doc + i;
+      dv->lens[dv->n++] = l;
+    }
+  dv->eos = dv->n;
+  dv->texts[dv->n] = (char *)"";
+  dv->lens[dv->n++] = 0;
+  POOT_ASSERT_OK(poot_grammar_vocab_create((const char *const *)dv->texts, dv->lens, dv->n,
+                                           &dv->eos, 1, &dv->v));
+}
+
+static void doc_vocab_free(doc_vocab *dv) {
+  poot_grammar_vocab_destroy(dv->v);
+  free(dv->texts);
+  free(dv->lens);
+}
+
+/* The mask equals accepting each token on a clone of `m` (the reference). */
+static void expect_mask_is_accepts(const poot_grammar_matcher *m, const doc_vocab *dv,
+                                   const uint32_t *mask, const char *what, size_t at) {
+  poot_grammar_matcher *c = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+  for (int32_t t = 0; t < dv->n; t++) {
+    bool want, got = (mask[t >> 5] >> (t & 31)) & 1;
+    if (t == dv->eos) {
+      want = poot_grammar_matcher_can_end(m);
+    } else {
+      poot_status st = poot_grammar_matcher_accept(c, dv->texts[t], dv->lens[t]);
+      want = st == NULL;
+      poot_status_free(st);
+      if (want) { /* accepted: the clone moved; take a fresh one */
+        poot_grammar_matcher_destroy(c);
+        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+      }
+    }
+    if (got != want)
+      fail_msg("%s, offset %zu, token %d '%.*s': mask %d, accept %d", what, at, t, (int)dv->lens[t],
+               dv->texts[t], got, want);
+  }
+  poot_grammar_matcher_destroy(c);
+}
+
+/* Every schema-shaped grammar: at every byte of its document, the mask over the document's
+ * own substrings equals per-token accepts (exercises the context keys: states inside
+ * strings, numbers and enums at several depths share a key and differ below the cut). */
+static void test_mask_schemas_every_step(void **state) {
+  (void)state;
+  for (size_t s = 0; s < GRAMMAR_SCHEMA_COUNT; s++) {
+    const grammar_schema *sc = &GRAMMAR_SCHEMAS[s];
+    doc_vocab dv = {0};
+    doc_vocab_make(&dv, sc->doc);
+    poot_grammar *g = compile_ok(sc->gbnf);
+    poot_grammar_matcher *m = NULL, *mp = NULL; /* mp: prepared */
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
+    POOT_ASSERT_STATUS_MSG(poot_grammar_matcher_prepare(mp, NULL), POOT_INVALID_ARGUMENT,
+                           "matcher or vocab is NULL");
+    size_t words = poot_grammar_vocab_mask_words(dv.v);
+    uint32_t *mask = calloc(words, sizeof *mask), *mask_p = calloc(words, sizeof *mask_p);
+    assert_non_null(mask);
+    assert_non_null(mask_p);
+    size_t len = strlen(sc->doc), allowed = 0;
+    for (size_t i = 0; i <= len; i++) {
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, dv.v, mask, words));
+      expect_mask_is_accepts(m, &dv, mask, sc->name, i);
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(mp, dv.v, mask_p, words));
+      assert_memory_equal(mask, mask_p, words * sizeof *mask);
+      for (size_t w = 0; w < words; w++) allowed += (size_t)__builtin_popcount(mask[w]);
+      if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(m, sc->doc + i, 1));
+      if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(mp, sc->doc + i, 1));
+    }
+    assert_true(poot_grammar_matcher_can_end(m));
+    assert_true(allowed > len); /* the masks are not trivially empty */
+    free(mask);
+    free(mask_p);
+    poot_grammar_matcher_destroy(m);
+    poot_grammar_matcher_destroy(mp);
+    poot_grammar_destroy(g);
+    doc_vocab_free(&dv);
+  }
+}
+
+/* Two threads, two matchers of one grammar, one vocabulary: each fills the masks of a whole
+ * document while the other does; the masks equal those of one thread alone. */
+typedef struct mask_job {
+  const poot_grammar *g;
+  const doc_vocab *dv;
+  const char *doc;
+  uint32_t *masks; /* (strlen(doc) + 1) masks of `words` words */
+  size_t words;
+  bool ok;
+} mask_job;
+
+static void *mask_job_run(void *arg) {
+  mask_job *j = arg;
+  poot_grammar_matcher *m = NULL;
+  j->ok = false;
+  if (poot_grammar_matcher_create(j->g, &m)) return NULL;
+  size_t len = strlen(j->doc);
+  for (size_t i = 0; i <= len; i++) {
+    poot_status st = poot_grammar_matcher_fill_mask(m, j->dv->v, j->masks + i * j->words, j->words);
+    if (!st && i < len) st = poot_grammar_matcher_accept(m, j->doc + i, 1);
+    if (st) {
+      poot_status_free(st);
+      poot_grammar_matcher_destroy(m);
+      return NULL;
+    }
+  }
+  poot_grammar_matcher_destroy(m);
+  j->ok = true;
+  return NULL;
+}
+
+static void test_mask_two_threads(void **state) {
+  (void)state;
+  const grammar_schema *sc = &GRAMMAR_SCHEMAS[1]; /* order: strings, enums, numbers, arrays */
+  doc_vocab dv = {0};
+  doc_vocab_make(&dv, sc->doc);
+  poot_grammar *g = compile_ok(sc->gbnf);
+  size_t words = poot_grammar_vocab_mask_words(dv.v), steps = strlen(sc->doc) + 1;
+  mask_job jobs[3];
+  for (int k = 0; k < 3; k++) {
+    jobs[k] = (mask_job){.g = g, .dv = &dv, .doc = sc->doc, .words = words};
+    jobs[k].masks = calloc(steps * words, sizeof(uint32_t));
+    assert_non_null(jobs[k].masks);
+  }
+  mask_job_run(&jobs[2]); /* alone: the reference */
+  assert_true(jobs[2].ok);
+  pthread_t th[2];
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(pthread_create(&th[k], NULL, mask_job_run, &jobs[k]), 0);
+  for (int k = 0; k < 2; k++) assert_int_equal(pthread_join(th[k], NULL), 0);
+  for (int k = 0; k < 2; k++) {
+    assert_true(jobs[k].ok);
+    assert_memory_equal(jobs[k].masks, jobs[2].masks, steps * words * sizeof(uint32_t));
+  }
+  /* The masks are real: the first step allows exactly the tokens that are a prefix of the
+   * document (its first key must be "id"; the grammar allows no space before it here): the
+   * four short ones {  {"  {"i  {"id and the five of 30 … 34 bytes cut at offset 0. */
+  size_t n_first = 0;
+  for (int32_t t = 0; t < dv.n; t++) {
+    bool got = (jobs[2].masks[t >> 5] >> (t & 31)) & 1;
+    bool want = dv.lens[t] > 0 && memcmp(dv.texts[t], sc->doc, dv.lens[t]) == 0;
+    assert_int_equal(got, want);
+    n_first += got;
+  }
+  assert_int_equal(n_first, 9);
+  for (int k = 0; k < 3; k++) free(jobs[k].masks);
+  poot_grammar_destroy(g);
+  doc_vocab_free(&dv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json),
@@ -361,6 +540,8 @@ int main(void) {
       cmocka_unit_test(test_mask_small),
       cmocka_unit_test(test_mask_utf8_and_two_words),
       cmocka_unit_test(test_mask_matches_accept),
+      cmocka_unit_test(test_mask_schemas_every_step),
+      cmocka_unit_test(test_mask_two_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
