@@ -49,7 +49,8 @@ typedef struct gen {
   poot_stop_matcher *stops;
   poot_tokenizer_decoder *dec;
   poot_strbuf piece, text;
-  uint64_t mask_ns;                /* time in fill_mask */
+  uint64_t mask_ns;                /* time in fill_mask and prepare */
+  bool preparing;                  /* the worker runs prepare_mask until the first mask */
   const poot_driver_input *inputs; /* generate_with_inputs: rows bound to the prompt */
   size_t n_inputs;
 } gen;
@@ -97,6 +98,16 @@ static poot_status grammar_vocab(poot_driver *d) {
   return st;
 }
 
+/* The grammar's wide contexts walked ahead of the first mask (on the worker,
+ * while the prompt is fed). */
+static poot_status prepare_mask(void *ctx) {
+  gen *g = ctx;
+  uint64_t t0 = poot_time_ns();
+  poot_status st = poot_grammar_matcher_prepare(g->gm, g->d->gvocab);
+  g->mask_ns += poot_time_ns() - t0;
+  return st;
+}
+
 /* Validates the options and sets up sampling, the grammar, stops and text. */
 static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
   poot_driver *d = g->d;
@@ -139,8 +150,11 @@ static poot_status gen_setup(gen *g, const poot_token *prompt, size_t count) {
     POOT_TRY(poot_grammar_matcher_create(o->grammar, &g->gm));
     g->mask_words = (size_t)(V + 31) / 32;
     if (!(g->mask = poot_calloc(g->mask_words, sizeof *g->mask))) return OOM("grammar mask");
-    /* the mask is filled on a second thread while the device runs the model */
+    /* the mask is filled on a second thread while the device runs the model;
+     * its first job walks the grammar's wide contexts while the prompt is fed */
     POOT_TRY(poot__driver_worker_start(&d->worker));
+    poot__driver_worker_post(d->worker, prepare_mask, g);
+    g->preparing = true;
   }
   g->out->ids = poot_calloc(g->max_ids + 1, sizeof *g->out->ids);
   if (!g->out->ids) return OOM("generated ids");
@@ -189,6 +203,15 @@ static poot_status gen_next(gen *g, poot_token last, poot_token *next) {
 /* The prompt with input rows (generate_with_inputs): fed through the rows'
  * entries (a reset first); sampling feeds its last id through the sample
  * entry, so that id must be a token, not a row. */
+/* After the prompt but its last id: the prepare job joined, the first id. */
+static poot_status gen_prompt_done(gen *g, poot_token last, poot_token *next) {
+  if (g->preparing) {
+    g->preparing = false;
+    POOT_TRY(poot__driver_worker_wait(g->d->worker));
+  }
+  return gen_next(g, last, next);
+}
+
 static poot_status gen_prompt_inputs(gen *g, const poot_token *prompt, size_t count,
                                      poot_token *next) {
   bool nf = false;
@@ -214,7 +237,7 @@ static poot_status gen_prompt_inputs(gen *g, const poot_token *prompt, size_t co
   } else {
     POOT_TRY(poot_driver_reset(g->d));
   }
-  return gen_next(g, prompt[count - 1], next);
+  return gen_prompt_done(g, prompt[count - 1], next);
 }
 
 static poot_status gen_prompt(gen *g, const poot_token *prompt, size_t count, poot_token *next) {
@@ -239,7 +262,7 @@ static poot_status gen_prompt(gen *g, const poot_token *prompt, size_t count, po
         .type = poot_type_make(POOT_DTYPE_I32, 1, &ni), .data = g->req.i, .size = sizeof g->req.i};
     POOT_TRY(poot__driver_feed(d, prompt + keep, count - keep - 1, g->hist, &ti, &ignored, NULL));
   }
-  return gen_next(g, prompt[count - 1], next);
+  return gen_prompt_done(g, prompt[count - 1], next);
 }
 
 /* Streams text through the stop matcher to the callback. Sets *stop when a

@@ -120,6 +120,10 @@ POOT_MUST_USE poot_status poot__driver_sample_step(poot_driver *d, driver_reques
 /* A worker thread that runs one mask job at a time (driver_step.c). */
 POOT_MUST_USE poot_status poot__driver_worker_start(driver_worker **out);
 void poot__driver_worker_stop(driver_worker *w); /* NULL-safe */
+/* Hands the worker a job (it must be idle: after start or a wait). */
+void poot__driver_worker_post(driver_worker *w, driver_mask_fn fn, void *ctx);
+/* Waits for the job and returns its status. */
+POOT_MUST_USE poot_status poot__driver_worker_wait(driver_worker *w);
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);

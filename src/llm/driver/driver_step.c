@@ -119,7 +119,7 @@ void poot__driver_worker_stop(driver_worker *w) {
   poot_free(w);
 }
 
-static void worker_post(driver_worker *w, driver_mask_fn fn, void *ctx) {
+void poot__driver_worker_post(driver_worker *w, driver_mask_fn fn, void *ctx) {
   pthread_mutex_lock(&w->mu);
   w->fn = fn;
   w->ctx = ctx;
@@ -129,7 +129,7 @@ static void worker_post(driver_worker *w, driver_mask_fn fn, void *ctx) {
   pthread_mutex_unlock(&w->mu);
 }
 
-static poot_status worker_wait(driver_worker *w) {
+poot_status poot__driver_worker_wait(driver_worker *w) {
   pthread_mutex_lock(&w->mu);
   while (!w->done) pthread_cond_wait(&w->cv, &w->mu);
   poot_status st = w->st;
@@ -191,10 +191,10 @@ static poot_status forward_with_mask(poot_driver *d, driver_entry *f, driver_req
     POOT_TRY(fill(fill_ctx));
     return poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
   }
-  worker_post(d->worker, fill, fill_ctx);
+  poot__driver_worker_post(d->worker, fill, fill_ctx);
   poot_status st = poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
   uint64_t t0 = poot_time_ns();
-  poot_status ms = worker_wait(d->worker);
+  poot_status ms = poot__driver_worker_wait(d->worker);
   r->wait_ns += poot_time_ns() - t0;
   if (st) {
     poot_status_free(ms);
