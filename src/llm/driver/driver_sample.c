@@ -568,9 +568,15 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
     counts = state(&s, "sampler.counts", POOT_DTYPE_I32, s.V); /* FORWARD updated it */
   else if (pen)
     counts = history_update(&s, sh, ip);
-  if (sh->role == DRIVER_ROLE_FORWARD)
-    set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V),
-              reshape(&s, logits, shape1(s.V)));
+  if (sh->role == DRIVER_ROLE_FORWARD) {
+    /* The kept logits are logits + 0 (−0 becomes +0, equal in every later
+     * use): a state written with the head's dot itself makes the planner
+     * recompute that dot inline in each of its readers instead of running the
+     * GEMV once (measured: 2 × 320 µs at Llama-3.2-1B on an H200). */
+    poot_value kept = bin(&s, POOT_OP_ADD, reshape(&s, logits, shape1(s.V)),
+                          bcast(&s, fconst(&s, 0.0), shape1(s.V)));
+    set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V), kept);
+  }
   if (s.st) return s.st;
   if (forward) return poot__driver_append_greedy(g);
   return sample_suffix(&s, logits, sh->kind, ip, counts);

@@ -14,7 +14,7 @@ poot_add_script_test(json_schema_check
 poot_add_test(json_schema_mask_bench_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c LIBS poot_llm TIMEOUT 900)
 # Generations of the demo model under every corpus schema (greedy, and every
-# eighth schema sampled too) on Vulkan, each validated with jsonschema
+# fourth schema sampled too) on Vulkan, each validated with jsonschema
 # (json_schema_generate.py); SKIP without a Vulkan device. The runner is built,
 # not run on its own.
 if(TARGET poot_devices AND TARGET poot_exec AND NOT POOT_FUZZ)

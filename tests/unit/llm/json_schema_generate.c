@@ -5,7 +5,7 @@
  *
  * For every .json file in DIR (a schema; sorted by name) the schema is compiled to
  * GBNF (poot_json_schema_to_gbnf) and the demo model generates under it on
- * DEVICE greedily, and every eighth schema also sampled (temperature 0.9,
+ * DEVICE greedily, and every fourth schema also sampled (temperature 0.9,
  * seed 1), from the prompt "Once upon a time"; each generation is one line
  * of OUT.jsonl:
  * {"file", "mode", "reason", "text"}. Exits 77 (SKIP) when the device is
@@ -40,11 +40,16 @@ static void put_json_string(FILE *f, const char *s, size_t n) {
 
 static const char *reason_name(poot_driver_stop_reason r) {
   switch (r) {
-    case POOT_DRIVER_STOP_GRAMMAR: return "grammar";
-    case POOT_DRIVER_STOP_ID: return "stop_id";
-    case POOT_DRIVER_STOP_STRING: return "stop_string";
-    case POOT_DRIVER_STOP_CAPACITY: return "capacity";
-    default: return "length";
+    case POOT_DRIVER_STOP_GRAMMAR:
+      return "grammar";
+    case POOT_DRIVER_STOP_ID:
+      return "stop_id";
+    case POOT_DRIVER_STOP_STRING:
+      return "stop_string";
+    case POOT_DRIVER_STOP_CAPACITY:
+      return "capacity";
+    default:
+      return "length";
   }
 }
 
@@ -105,7 +110,7 @@ int main(int argc, char **argv) {
         (st = poot_grammar_compile(gbnf, glen, NULL, &g))) {
       rc = run_failed(st, names[i]);
     }
-    for (int mode = 0; mode < (i % 8 == 0 ? 2 : 1) && rc == 0; mode++) {
+    for (int mode = 0; mode < (i % 4 == 0 ? 2 : 1) && rc == 0; mode++) {
       poot_sampling_params p;
       poot_sampling_params_init(&p);
       p.temperature = mode == 0 ? 0.0f : 0.9f;

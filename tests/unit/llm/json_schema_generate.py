@@ -2,7 +2,7 @@
 """Every generation of the demo model under a JSON Schema grammar parses and validates.
 
 Writes each corpus schema (tests/data/json_schema/*.json, its "schema") to a folder, runs
-llm_json_schema_generate (greedy for every schema, sampled for every eighth) on DEVICE, and checks
+llm_json_schema_generate (greedy for every schema, sampled for every fourth) on DEVICE, and checks
 each generation with Python's jsonschema (format checker on): a generation that ended because
 the grammar was complete must parse as JSON and validate; one cut by the token limit or the
 KV capacity is counted and printed, and must be a prefix the grammar allowed (the runner
