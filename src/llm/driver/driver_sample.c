@@ -241,11 +241,15 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
   if (kind & POOT_SAMPLER_LOGIT_BIAS) {
     const int64_t NB = POOT_SAMPLING_MAX_BIAS;
     poot_value ids = slot(s, "sampler.bias_id", POOT_DTYPE_I32, NB);
-    poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB), b;
-    poot_value zeros = bcast(s, fconst(s, 0.0), sv);
-    if (s->st) return POOT_VALUE_NONE;
-    poot_status e = poot_graph_scatter_update(s->g, zeros, ids, vals, 0, POOT_TRAP_NONE, &b);
-    if (e) return fail_value(s, e);
+    poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB);
+    /* b[v] = the bias of the one entry naming v (ids are distinct; padding
+     * names -1), as a [V, NB] masked sum: 0 + … + bias + … + 0 is the bias
+     * exactly. (A scatter is one thread walking the list: ~120 µs.) */
+    poot_value vid = iota(s, POOT_DTYPE_I32, shape2(V, NB), 0);
+    poot_value hit = bin(s, POOT_OP_EQ, vid, rows_of(s, ids, V, NB));
+    poot_value b =
+        reduce(s, sel(s, hit, rows_of(s, vals, V, NB), bcast(s, fconst(s, 0.0), shape2(V, NB))),
+               POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
     y = bin(s, POOT_OP_ADD, y, b);
   }
   if (kind & POOT_SAMPLER_PENALTIES) {
@@ -525,9 +529,6 @@ static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_v
   poot_value finite =
       cvt(s, bin(s, POOT_OP_EQ, nbad, iconst(s, POOT_DTYPE_I32, 0)), POOT_DTYPE_I32);
   poot_value y = adjusted(s, x, kind, fp, counts);
-  poot_value any = cvt(
-      s, bin(s, POOT_OP_GT, reduce(s, y, POOT_REDUCE_MAX, 0, POOT_DTYPE_F32), fconst(s, -INFINITY)),
-      POOT_DTYPE_I32);
   poot_value id;
   if (kind & POOT_SAMPLER_DRAW) {
     id = drawn(s, y, kind, fp, ip);
@@ -536,8 +537,17 @@ static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_v
     POOT_TRY(poot__driver_argmax(s->g, reshape(s, y, shape2(1, V)), V, &id));
     id = reshape(s, id, (poot_shape){.rank = 0});
   }
-  poot_value parts[7] = {reshape(s, id, shape1(1)), reshape(s, finite, shape1(1)),
-                         reshape(s, any, shape1(1)), POOT_VALUE_NONE};
+  /* any survivor: the chosen token's adjusted logit is finite (a draw or an
+   * argmax over only banned tokens lands on one of them) — one element, not a
+   * second pass over the vocabulary */
+  poot_value yid;
+  if (s->st) return s->st;
+  int64_t one = 1;
+  POOT_TRY(poot_graph_dynamic_slice(s->g, y, &id, &one, POOT_TRAP_NONE, &yid));
+  poot_value any =
+      cvt(s, bin(s, POOT_OP_GT, yid, bcast(s, fconst(s, -INFINITY), shape1(1))), POOT_DTYPE_I32);
+  poot_value parts[7] = {reshape(s, id, shape1(1)), reshape(s, finite, shape1(1)), any,
+                         POOT_VALUE_NONE};
   uint32_t np = 4;
   if (kind & POOT_SAMPLER_LOGPROBS) {
     poot_value lp[3] = {POOT_VALUE_NONE, POOT_VALUE_NONE, POOT_VALUE_NONE};

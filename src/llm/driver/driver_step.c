@@ -154,9 +154,8 @@ void poot__driver_request_init(int64_t V, const poot_sampling_params *p, uint64_
   r->i[1] = p->repeat_last_n > 0 ? p->repeat_last_n : 0;
   r->seed[0] = (uint32_t)seed;
   r->seed[1] = (uint32_t)(seed >> 32);
-  /* The bias list as scatter updates: one entry per token (duplicates add up,
-   * in order, as the reference does), after padding that writes 0 to token
-   * 0; the last write wins, so a real entry for token 0 overrides it. */
+  /* The bias list: one entry per token (duplicates add up, in order, as the
+   * reference does), then padding that names token -1 (no token). */
   uint32_t n = 0;
   int32_t ids[POOT_SAMPLING_MAX_BIAS];
   float vals[POOT_SAMPLING_MAX_BIAS];
@@ -166,10 +165,9 @@ void poot__driver_request_init(int64_t V, const poot_sampling_params *p, uint64_
     if (j == n) ids[n] = p->bias[i].token, vals[n++] = 0.0f;
     vals[j] += p->bias[i].bias;
   }
-  const uint32_t pad = POOT_SAMPLING_MAX_BIAS - n;
   for (uint32_t i = 0; i < POOT_SAMPLING_MAX_BIAS; i++) {
-    r->bias_id[i] = i < pad ? 0 : ids[i - pad];
-    r->bias[i] = i < pad ? 0.0f : vals[i - pad];
+    r->bias_id[i] = i < n ? ids[i] : -1;
+    r->bias[i] = i < n ? vals[i] : 0.0f;
   }
 }
 
