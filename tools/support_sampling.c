@@ -110,16 +110,17 @@ int poot_tool_sampling_grammar(const char *cmd, const poot_tool_sampling *s, poo
   const bool gbnf = s->grammar || s->grammar_file;
   if ((s->grammar && s->grammar_file) || (s->json_schema && s->json_schema_file) ||
       (schema && gbnf))
-    return poot_tool_usage_error(cmd, "give one of --grammar, --grammar-file, --json-schema, "
-                                      "--json-schema-file");
+    return poot_tool_usage_error(cmd,
+                                 "give one of --grammar, --grammar-file, --json-schema and "
+                                 "--json-schema-file, not both");
   if (!schema && !gbnf) return -1;
   const char *text = NULL;
   size_t len = 0;
   char *owned = NULL, *compiled = NULL;
-  int rc = schema ? flag_text(cmd, s->json_schema, s->json_schema_file, "--json-schema-file",
-                              &text, &len, &owned)
-                  : flag_text(cmd, s->grammar, s->grammar_file, "--grammar-file", &text, &len,
-                              &owned);
+  int rc = schema
+               ? flag_text(cmd, s->json_schema, s->json_schema_file, "--json-schema-file", &text,
+                           &len, &owned)
+               : flag_text(cmd, s->grammar, s->grammar_file, "--grammar-file", &text, &len, &owned);
   if (rc >= 0) return rc;
   const char *what = schema ? (s->json_schema_file ? s->json_schema_file : "--json-schema")
                             : (s->grammar_file ? s->grammar_file : "--grammar");

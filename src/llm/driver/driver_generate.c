@@ -255,6 +255,15 @@ static poot_status gen_prompt(gen *g, const poot_token *prompt, size_t count, po
     d->pos = (int64_t)keep;
   }
   g->out->n_reused = keep;
+  if (!g->sampled) {
+    /* greedy: the whole rest of the prompt in one feed, so a model whose
+     * rope depends on the length (a whole pass past whole_pass_at) computes
+     * the first id in that pass, as poot_driver_feed defines it */
+    bool nf = false;
+    POOT_TRY(poot_driver_feed(d, prompt + keep, count - keep, next, &nf));
+    g->out->nonfinite += nf;
+    return NULL;
+  }
   if (count - keep > 1) {
     poot_token ignored;
     int64_t ni = DRIVER_SAMPLER_IPARAMS;

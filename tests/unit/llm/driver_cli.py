@@ -48,7 +48,9 @@ def main():
                        (["--stop", ""], "--stop"), (["--seed", "-2"], "--seed"),
                        (["--grammar", "root ::= [a-"], "grammar:1:13"),
                        (["--grammar", "x", "--grammar-file", "y"], "not both"),
-                       (["--json-schema", "{}"], "not wired")):
+                       (["--json-schema", "{\"type\": 3}"], "--json-schema"),
+                       (["--json-schema", "{\"not\": {}}"], "'not'"),
+                       (["--json-schema", "{}", "--grammar", "x"], "not both")):
         r = run([poot, "generate", "-m", "/nonexistent"] + bad)
         if r.returncode != 2 or field not in r.stderr:
             print(bad, "should exit 2 naming", field, "got", r.returncode, r.stderr)
