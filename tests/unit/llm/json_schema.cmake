@@ -11,10 +11,12 @@ poot_add_script_test(json_schema_check
     $<TARGET_FILE:json_schema_corpus_test>)
 # The mask at Llama-3's 128k vocabulary over every corpus instance (prints the figures of
 # docs/json_schema.md; SKIP without POOT_DATA_DIR's hf-tokenizers).
+# Labelled "ref": the main pass only (too slow under the sanitizers).
 poot_add_test(json_schema_mask_bench_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c LIBS poot_llm TIMEOUT 900)
-# Generations of the demo model under every corpus schema (greedy, and every
-# fourth schema sampled too) on Vulkan, each validated with jsonschema
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c LIBS poot_llm TIMEOUT 900
+  LABELS ref)
+# Generations of the demo model (compact grammars, up to 160 tokens) under every
+# corpus schema (greedy, and every fourth schema sampled too) on Vulkan, each validated with jsonschema
 # (json_schema_generate.py); SKIP without a Vulkan device. The runner is built,
 # not run on its own.
 if(TARGET poot_devices AND TARGET poot_exec AND NOT POOT_FUZZ)
