@@ -29,5 +29,7 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
       LIBS poot_llm poot_devices
       ARGS ${dev}
       TIMEOUT 600)
+    poot_vulkan_leak_check(llm_driver_sample_${dev})
+    poot_vulkan_leak_check(llm_driver_suffix_${dev})
   endforeach()
 endif()
