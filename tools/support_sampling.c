@@ -95,7 +95,7 @@ static int flag_text(const char *cmd, const char *value, const char *file, const
   *owned = NULL;
   if (file) {
     poot_status st = poot_file_read_all(file, owned, len);
-    if (st) return poot_tool_fail(cmd, poot_status_annotate(st, file_flag));
+    if (st) return poot_tool_fail(cmd, poot_status_annotate(st, "%s", file_flag));
     *text = *owned;
   } else {
     *text = value;
