@@ -4,18 +4,9 @@
 
 #include "bench_sample.h"
 
-/* Any JSON value (llama.cpp's grammars/json.gbnf), then the benchmark's start
- * rule: an array that never closes, so every step has a mask to compute. */
-static const char BENCH_GBNF[] =
-    "root   ::= ws value\n"
-    "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
-    "object ::= \"{\" ws ( string \":\" ws value (\",\" ws string \":\" ws value)* )? \"}\" ws\n"
-    "array  ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
-    "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" "
-    "[0-9a-fA-F]{4}) )* \"\\\"\" ws\n"
-    "number ::= \"-\"? ([0-9] | [1-9] [0-9]{0,15}) (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)? ws\n"
-    "ws     ::= | \" \" | \"\\n\" [ \\t]{0,20}\n"
-    "bench  ::= \"[\" ws value (\",\" ws value)*\n";
+/* The benchmark's start rule over poot_json_grammar_any's rules: an array of
+ * JSON values that never closes, so every step has a mask to compute. */
+static const char BENCH_RULE[] = "\nbench ::= \"[\" ws json-value (ws \",\" ws json-value)*\n";
 
 /* One run: µs per step after the first token (the prompt's). */
 static poot_status run(poot_driver *drv, const poot_token *prompt, size_t n_prompt, long long nd,
@@ -43,9 +34,20 @@ static void bench_params(poot_sampling_params *p) {
 }
 
 static poot_status bench_grammar(poot_grammar **out) {
+  char *any = NULL;
+  size_t n = 0;
+  POOT_TRY(poot_json_grammar_any(&any, &n));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_strbuf_append(&sb, any, n);
+  poot_strbuf_append(&sb, BENCH_RULE, sizeof BENCH_RULE - 1);
+  poot_free(any);
+  poot_status st = poot_strbuf_status(&sb);
   poot_grammar_options go = poot_grammar_options_default();
   go.start_rule = "bench";
-  return poot_grammar_compile(BENCH_GBNF, sizeof BENCH_GBNF - 1, &go, out);
+  if (!st) st = poot_grammar_compile(sb.data, sb.len, &go, out);
+  poot_strbuf_deinit(&sb);
+  return st;
 }
 
 poot_status poot_bench_sample_profile(poot_driver *drv, const poot_token *prompt, size_t n_prompt,
