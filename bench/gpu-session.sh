@@ -18,6 +18,11 @@
 #            grammar) of the demo model and the Llama-3.2-1B shape (not by default)
 #   hfvec    scripts/hf_sampling_vectors.py with torch and transformers: the
 #            committed vectors of tests/data/sampling (not by default)
+#   llama    llama.cpp beside poot on the same GGUF files, in the same run: its
+#            own converter's f16 file of the Llama-3.2-1B shape and the Q4_K_M,
+#            Q6_K, Q8_0 and Q4_0 files its llama-quantize makes from it, tg128
+#            and at depth 4000 (LLAMA_TYPES, LLAMA_SHAPES: default
+#            llama-3.2-1b; llama-3.1-8b adds the 8B shape) (not by default)
 #   ncu      Nsight Compute counters of the first decode kernels (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
@@ -41,6 +46,14 @@ P=$POOT
 phases=${*:-tests profile bench big peers}
 has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $*"; }
+
+# llama.cpp's build takes minutes: started first, in the background.
+PEER=$PWD/.gpu/peers/llama-bench.sh
+if has llama; then
+  export PEER_DIR=$WORK/peer-llama
+  mkdir -p "$PEER_DIR"
+  "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+fi
 
 log "$(date -u '+%Y-%m-%d %H:%M UTC') commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.mem --format=csv,noheader
@@ -166,6 +179,28 @@ if has sample; then
   for n in sample-demo sample-l1b-f16 sample-l1b-q8_0; do
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], d.get('sample'))" \
       "$OUT/$n.json" "$n" 2>/dev/null
+  done
+fi
+
+if has llama; then
+  log "llama: llama.cpp and poot on the same GGUF files"
+  for shape in ${LLAMA_SHAPES:-llama-3.2-1b}; do
+    case $shape in llama-3.1-8b) d=$WORK/l8b ;; qwen2.5-0.5b) d=$WORK/q05 ;; *) d=$WORK/l1b ;; esac
+    synth "$shape" "$d"
+    [ -f "$d-f16.gguf" ] || "$PEER" convert "$d" "$d-f16.gguf" || continue
+    files=("$d-f16.gguf")
+    "$PEER" wait || { echo "llama.cpp build failed: $(tail -3 "$PEER_DIR/build.log")"; break; }
+    for q in ${LLAMA_TYPES:-Q4_K_M Q6_K Q8_0 Q4_0}; do
+      [ -f "$d-$q.gguf" ] || "$PEER" quantize "$d-f16.gguf" "$d-$q.gguf" "$q" || continue
+      files+=("$d-$q.gguf")
+    done
+    for f in "${files[@]}"; do
+      n=$(basename "$f" .gguf)
+      b "poot-$n" -m "$f" -p 512 -n 128 --eager-steps 0
+      b "poot-$n-d4000" -m "$f" -p 0 -n 128 --context 4000 --eager-steps 0
+    done
+    timeout 600 "$PEER" bench "${files[@]}" -- -p 512 -n 128 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-$shape.md" | grep -E "^\|"
+    timeout 600 "$PEER" bench "${files[@]}" -- -p 0 -n 128 -d 4000 -fa 1 -r 2 -o md 2>&1 | tee "$OUT/llama-$shape-d4000.md" | grep -E "^\|"
   done
 fi
 

@@ -7,11 +7,14 @@
 # machine, from the checkout: bench/gpu-session.sh [tests] [bench] [peers].
 #
 # Usage: scripts/gpu-pack.sh [BUILD_DIR]   (default /tmp/poot-gpu-build)
-# Environment: POOT_DATA_DIR (the test data; default ../shared/data).
+# Environment: POOT_DATA_DIR (the test data; default ../shared/data), POOT_PEERS_DIR
+# (llama.cpp's source and its bench script, for the `llama` phase; default
+# ../shared/peers; packed when present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-/tmp/poot-gpu-build}
 data=${POOT_DATA_DIR:-../shared/data}
+peers=${POOT_PEERS_DIR:-../shared/peers}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 tests="exec_conformance_ptx ptx_device kir_render_ptx_cuda llm_driver_sample_ptx llm_driver_suffix_ptx
   llm_driver_encode_ptx"
@@ -25,4 +28,7 @@ for lib in libpcre2-8.so.0 libcmocka.so.0; do
 done
 cp -r "$data/models/stories260K" .gpu/data/models/
 cp -r "$data/hf-tokenizers" "$data/chat-templates" .gpu/data/ 2>/dev/null || true
+if [ -f "$peers/llama-bench.sh" ]; then
+  mkdir -p .gpu/peers && cp "$peers/llama-bench.sh" "$peers"/*.tar.xz .gpu/peers/
+fi
 du -sh .gpu
