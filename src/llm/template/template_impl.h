@@ -392,6 +392,11 @@ size_t poot__tpl_utf8_next(const char *p, size_t n, size_t i); /* byte after the
 size_t poot__tpl_utf8_offset(const char *p, size_t n, size_t k);
 /* Decodes the code point at i; *out_len = its byte length. */
 uint32_t poot__tpl_utf8_decode(const char *p, size_t n, size_t i, size_t *out_len);
+/* The line of p[0, n) that starts at i, as Python's str.splitlines sees it:
+ * *out_end is where its text ends, *out_next where the next line starts (past
+ * the break: \n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029), n when
+ * it is the last. */
+void poot__tpl_line_at(const char *p, size_t n, size_t i, size_t *out_end, size_t *out_next);
 void poot__tpl_utf8_put(poot_strbuf *sb, uint32_t cp);
 bool poot__tpl_py_isspace(uint32_t cp);
 

@@ -313,22 +313,8 @@ static poot_status do_indent(const filter_call *c, tpl_value s, tpl_value *out) 
   size_t n = text.len, i = 0, line_no = 0;
   if (first) poot_strbuf_append(&rv, ind.data, ind.len);
   while (i < n) {
-    size_t b = i, e = i, next = i;
-    for (;;) {
-      if (e >= n) {
-        next = n;
-        break;
-      }
-      size_t len;
-      uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
-      if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
-          cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
-        next = e + len;
-        if (cp == '\r' && next < n && p[next] == '\n') next++;
-        break;
-      }
-      e += len;
-    }
+    size_t b = i, e, next;
+    poot__tpl_line_at(p, n, i, &e, &next);
     if (line_no > 0) {
       poot_strbuf_putc(&rv, '\n');
       if (blank || e > b) poot_strbuf_append(&rv, ind.data, ind.len);

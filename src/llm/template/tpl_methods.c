@@ -220,6 +220,25 @@ static poot_status str_rsplit(tpl_ctx *ctx, const tpl_node *at, tpl_value s, con
   return split_impl(ctx, at, s, a, true, out);
 }
 
+void poot__tpl_line_at(const char *p, size_t n, size_t i, size_t *out_end, size_t *out_next) {
+  size_t e = i;
+  while (e < n) {
+    size_t len;
+    uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
+    if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
+        cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
+      size_t next = e + len;
+      if (cp == '\r' && next < n && p[next] == '\n') next++;
+      *out_end = e;
+      *out_next = next;
+      return;
+    }
+    e += len;
+  }
+  *out_end = n;
+  *out_next = n;
+}
+
 static poot_status str_splitlines(tpl_ctx *ctx, const tpl_node *at, tpl_value s, const char *name,
                                   const argv_ *a, tpl_value *out) {
   (void)at;
@@ -232,22 +251,8 @@ static poot_status str_splitlines(tpl_ctx *ctx, const tpl_node *at, tpl_value s,
   poot_vec_init(&parts, sizeof(tpl_value));
   size_t i = 0;
   while (i < n) {
-    size_t b = i, e = i, next = n;
-    for (;;) {
-      if (e >= n) {
-        next = n;
-        break;
-      }
-      size_t len;
-      uint32_t cp = poot__tpl_utf8_decode(p, n, e, &len);
-      if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
-          cp == 0x85 || cp == 0x2028 || cp == 0x2029) {
-        next = e + len;
-        if (cp == '\r' && next < n && p[next] == '\n') next++;
-        break;
-      }
-      e += len;
-    }
+    size_t b = i, e, next;
+    poot__tpl_line_at(p, n, i, &e, &next);
     tpl_value t = tv_str(p + b, (keep ? next : e) - b);
     if (poot_vec_push(&parts, &t)) {
       poot_vec_deinit(&parts);
