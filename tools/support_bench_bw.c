@@ -12,7 +12,8 @@
 enum {
   STREAM_UNROLL = 4, /* independent 16-byte loads in flight per thread and iteration */
   STREAM_MAX_GROUPS = 1024,
-  STREAM_GROUP = 256, /* threads per workgroup (fewer when the target allows fewer) */
+  STREAM_MAX_GROUPS_CPU = 32768, /* a power of two under every grid limit (65,535) */
+  STREAM_GROUP = 256,            /* threads per workgroup (fewer when the target allows fewer) */
 };
 #define MIB ((uint64_t)1 << 20)
 /* Element indices are u32: the stream reads at most 8 GiB. */
@@ -138,8 +139,14 @@ static poot_status stream_probe(poot_device *dev, poot_device_buffer *src, uint6
   uint32_t group = STREAM_GROUP;
   while (t->max_workgroup_size && group > t->max_workgroup_size) group /= 2;
   uint64_t chunk = (uint64_t)group * STREAM_UNROLL * 16; /* bytes of one workgroup-iteration */
+  /* A GPU wants enough threads resident to cover memory latency, each with
+   * a long loop; a CPU device (lavapipe) runs a loop per invocation without
+   * vectorizing across them, so it gets as many workgroups as the grid
+   * allows and short loops. */
+  bool cpu = strcmp(poot_device_caps_get(dev)->kind, "cpu") == 0;
+  uint64_t most = cpu ? STREAM_MAX_GROUPS_CPU : STREAM_MAX_GROUPS;
   uint64_t chunks = bytes / chunk, groups = 1;
-  while (groups < STREAM_MAX_GROUPS && chunks % (2 * groups) == 0) groups *= 2;
+  while (groups < most && chunks % (2 * groups) == 0) groups *= 2;
   uint32_t iters = (uint32_t)(chunks / groups);
   poot_kir_kernel *kir = NULL;
   poot_device_kernel *kern = NULL;
