@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "poot/exec.h"
+#include "poot/kir.h"
 
 typedef struct bench_bw {
   uint64_t asked_bytes;   /* the buffer size asked for (--copy-mib) */
@@ -33,5 +34,21 @@ typedef struct bench_bw {
  * (DEVICE_LOST, TIMEOUT, POISONED). */
 POOT_MUST_USE poot_status poot_bench_bandwidth(poot_device *dev, uint64_t bytes,
                                                uint64_t limit_bytes, int reps, bench_bw *out);
+
+/* The stream kernel (exposed for its test): `group` threads a workgroup
+ * (a power of two ≥ 1); binding 0 the source (u32, read with 16-byte loads),
+ * binding 1 a sink (u32; word 0 written only by a thread whose reads XOR to
+ * 0x9e3779b9), push param 0 the iteration count. Thread t of T reads
+ * source vectors (j*4 + u)*T + t for j < iters, u < 4. Errors of the
+ * builder (OUT_OF_MEMORY). */
+POOT_MUST_USE poot_status poot_bench_stream_kernel(uint32_t group, poot_kir_kernel **out_kernel);
+
+/* The stream's launch for `bytes` (a multiple of group*64): threads per
+ * workgroup (256, or the largest power of two ≤ max_group when that is
+ * smaller and non-zero), workgroups (a power of two dividing the work, at
+ * most 1,024, or 32,768 on a CPU device) and iterations, so that
+ * group*groups*iters*64 == bytes. */
+void poot_bench_stream_shape(uint64_t bytes, uint32_t max_group, bool cpu, uint32_t *out_group,
+                             uint32_t *out_groups, uint32_t *out_iters);
 
 #endif

@@ -63,9 +63,7 @@ static poot_status stream_body(poot_kir_builder *b, uint32_t src, uint32_t sink,
   return poot_kir_end(b);
 }
 
-/* The stream kernel for `group` threads per workgroup; push param 0 is the
- * iteration count. */
-static poot_status stream_kernel(uint32_t group, poot_kir_kernel **out) {
+poot_status poot_bench_stream_kernel(uint32_t group, poot_kir_kernel **out) {
   *out = NULL;
   poot_kir_builder *b = NULL;
   poot_kir_kernel_desc desc = {.name = "bench_stream_read", .workgroup_size = {group, 1, 1}};
@@ -92,6 +90,22 @@ static poot_status stream_kernel(uint32_t group, poot_kir_kernel **out) {
     return st;
   }
   return poot_kir_builder_finish(b, out);
+}
+
+void poot_bench_stream_shape(uint64_t bytes, uint32_t max_group, bool cpu, uint32_t *out_group,
+                             uint32_t *out_groups, uint32_t *out_iters) {
+  uint32_t group = STREAM_GROUP;
+  while (max_group && group > max_group && group > 1) group /= 2;
+  uint64_t chunk = (uint64_t)group * STREAM_UNROLL * 16; /* bytes of one workgroup-iteration */
+  /* A GPU wants enough threads resident to cover memory latency, each with
+   * a long loop; a CPU device (lavapipe) streams better with as many
+   * workgroups as the grid allows and short loops. */
+  uint64_t most = cpu ? STREAM_MAX_GROUPS_CPU : STREAM_MAX_GROUPS;
+  uint64_t chunks = bytes / chunk, groups = 1;
+  while (groups < most && chunks % (2 * groups) == 0) groups *= 2;
+  *out_group = group;
+  *out_groups = (uint32_t)groups;
+  *out_iters = (uint32_t)(chunks / groups);
 }
 
 /* Replays `rec` once to warm up, then `reps` times; bytes per second of
@@ -135,24 +149,15 @@ static poot_status copy_probe(poot_device *dev, poot_device_buffer *a, poot_devi
  * error; a lost device is an error. */
 static poot_status stream_probe(poot_device *dev, poot_device_buffer *src, uint64_t bytes, int reps,
                                 bench_bw *out) {
-  const poot_kir_target *t = &poot_device_caps_get(dev)->target;
-  uint32_t group = STREAM_GROUP;
-  while (t->max_workgroup_size && group > t->max_workgroup_size) group /= 2;
-  uint64_t chunk = (uint64_t)group * STREAM_UNROLL * 16; /* bytes of one workgroup-iteration */
-  /* A GPU wants enough threads resident to cover memory latency, each with
-   * a long loop; a CPU device (lavapipe) runs a loop per invocation without
-   * vectorizing across them, so it gets as many workgroups as the grid
-   * allows and short loops. */
-  bool cpu = strcmp(poot_device_caps_get(dev)->kind, "cpu") == 0;
-  uint64_t most = cpu ? STREAM_MAX_GROUPS_CPU : STREAM_MAX_GROUPS;
-  uint64_t chunks = bytes / chunk, groups = 1;
-  while (groups < most && chunks % (2 * groups) == 0) groups *= 2;
-  uint32_t iters = (uint32_t)(chunks / groups);
+  const poot_device_caps *caps = poot_device_caps_get(dev);
+  bool cpu = strcmp(caps->kind, "cpu") == 0;
+  uint32_t group = 0, groups = 0, iters = 0;
+  poot_bench_stream_shape(bytes, caps->target.max_workgroup_size, cpu, &group, &groups, &iters);
   poot_kir_kernel *kir = NULL;
   poot_device_kernel *kern = NULL;
   poot_device_buffer *sink = NULL;
   poot_device_recording *rec = NULL;
-  poot_status st = stream_kernel(group, &kir);
+  poot_status st = poot_bench_stream_kernel(group, &kir);
   if (!st) st = poot_device_kernel_get(dev, kir, &kern);
   if (!st) st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, 16, &sink);
   poot_device_buffer *bufs[2] = {src, sink};
@@ -160,7 +165,7 @@ static poot_status stream_probe(poot_device *dev, poot_device_buffer *src, uint6
   memset(&cmd, 0, sizeof cmd);
   cmd.kind = POOT_DEVICE_CMD_DISPATCH;
   cmd.kernel = kern;
-  cmd.grid[0] = (uint32_t)groups;
+  cmd.grid[0] = groups;
   cmd.buffers = bufs;
   cmd.push = &iters;
   cmd.weight_us = 1.0;
