@@ -235,8 +235,10 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
        "fallback; default 0: no limit)",
        0, BENCH_MAX_COPY_MIB},
       {POOT_FLAG_PROFILE, &f->prof_n,
-       "device time per kind of dispatch over K eager decode steps\n"
-       "and one eager prefill chunk (default 0: off)",
+       "per kind of dispatch over K eager decode steps and one\n"
+       "eager prefill chunk: device time, the bytes the plan says\n"
+       "it moves, and its achieved bandwidth against the measured\n"
+       "limit (default 0: off)",
        0, BENCH_MAX_STEPS},
       {POOT_FLAG_JSON, &f->json, NULL, 0, 0},
       {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
