@@ -178,8 +178,8 @@ static void prof_print(profile *pr, const char *what, uint64_t steps, double lim
       "profile      %s: %.1f µs of device time per step (eager, %llu steps); bytes per step "
       "from the plan, K/V at the visible positions\n",
       what, (double)pr->total.ns * per, (unsigned long long)steps);
-  printf("  %9s    %7s  %6s  %12s  %13s  %7s  %s\n", "device", "time", "count", "bytes", "achieved",
-         "limit", "kind");
+  printf("  %12s %7s %7s %13s %14s %8s  %s\n", "device time", "share", "count", "bytes", "achieved",
+         "of limit", "kind");
   for (uint32_t i = 0; i < pr->n; i++)
     prof_text_row(&pr->rows[i], pr, per, st, limit_gbs, pr->rows[i].label);
   prof_text_row(&pr->total, pr, per, st, limit_gbs, "total");
@@ -464,9 +464,12 @@ static bench_figures figures(const bench_run *r) {
 
 /* The probes' sizes and any fallback, as JSON fields. */
 static void print_json_probe(const bench_bw *bw) {
-  printf(",\"probe_asked_mib\":%llu,\"probe_mib\":%llu,\"stream_mib\":%llu,\"probe_fell_back\":%s",
-         (unsigned long long)(bw->asked_bytes >> 20), (unsigned long long)(bw->bytes >> 20),
-         (unsigned long long)(bw->stream_bytes >> 20), bw->fell_back ? "true" : "false");
+  printf(
+      ",\"probe_asked_mib\":%llu,\"probe_mib\":%llu,\"stream_mib\":%llu,\"probe_fell_back\":%s"
+      ",\"stream_below_copy\":%s",
+      (unsigned long long)(bw->asked_bytes >> 20), (unsigned long long)(bw->bytes >> 20),
+      (unsigned long long)(bw->stream_bytes >> 20), bw->fell_back ? "true" : "false",
+      bw->stream_bw > 0 && bw->stream_bw < bw->copy_bw ? "true" : "false");
   const char *notes[2] = {bw->fell_back ? bw->why : "", bw->stream_error};
   const char *keys[2] = {"probe_note", "stream_note"};
   for (int i = 0; i < 2; i++) {
@@ -503,6 +506,10 @@ static void print_text_bandwidth(const bench_run *r, const bench_figures *g) {
   if (bw->stream_error[0])
     printf("note         the stream probe did not run (%s); the limit is the copy's\n",
            bw->stream_error);
+  else if (bw->stream_bw < bw->copy_bw)
+    printf(
+        "note         the stream read less than the copy moved: its kernel falls short of "
+        "this device's memory system, so the limit is low and fractions flatter\n");
 }
 
 /* Every profile that ran, text or JSON. */
