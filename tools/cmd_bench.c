@@ -5,60 +5,22 @@
  * per second over N steps; host and device µs per decode step; dispatches
  * and submissions per step; the per-step time of replay against eager
  * submission of the same dispatches (and whether their ids agree); bytes a
- * decode step must read (weights + the K/V cache) against the device's copy
- * bandwidth measured in the same run, as a tokens-per-second limit. With
- * --profile K it also submits K decode steps (and one prefill chunk) eagerly
- * and prints the device time of each kind of dispatch. */
+ * decode step must read (weights + the K/V cache) against the device's
+ * read-only streaming bandwidth (and its copy bandwidth) measured in the
+ * same run, as a tokens-per-second limit. With --profile K it also submits
+ * K decode steps (and one prefill chunk) eagerly and prints, for each kind
+ * of dispatch, its device time, the bytes the plan says it moves and the
+ * bandwidth that achieves against the measured limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "poot/runtime.h"
+#include "bench_bw.h"
 #include "bench_sample.h"
 #include "tool.h"
 
 #define CMD "bench"
-
-/* Device copy bandwidth (bytes read plus written per second) of one
- * recorded buffer-to-buffer copy, replayed `reps` times. A failure (two
- * buffers of `bytes` do not fit, the device is lost) is the bench's error. */
-static poot_status copy_bandwidth(poot_device *dev, uint64_t bytes, int reps, double *out_bw) {
-  poot_device_buffer *a = NULL, *b = NULL;
-  poot_device_recording *rec = NULL;
-  double bw = 0;
-  *out_bw = 0;
-  poot_status st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &a);
-  if (!st) st = poot_device_buffer_create(dev, POOT_DEVICE_BUFFER_LOCAL, bytes, &b);
-  poot_device_cmd cmd;
-  memset(&cmd, 0, sizeof cmd);
-  cmd.kind = POOT_DEVICE_CMD_COPY;
-  cmd.src = a;
-  cmd.dst = b;
-  cmd.size = bytes;
-  cmd.label = "bench copy";
-  if (!st) st = poot_device_record(dev, &cmd, 1, NULL, &rec);
-  /* One warm-up replay, then the timed ones. */
-  if (!st) st = poot_device_replay(rec);
-  if (!st) st = poot_device_synchronize(dev, NULL);
-  uint64_t t0 = poot_time_ns(), dev_ns = 0;
-  for (int i = 0; i < reps && !st; i++) {
-    uint64_t d = 0;
-    st = poot_device_replay(rec);
-    if (!st) st = poot_device_synchronize(dev, &d);
-    dev_ns += d;
-  }
-  uint64_t wall = poot_time_ns() - t0;
-  if (!st) {
-    uint64_t ns = dev_ns ? dev_ns : wall;
-    bw = ns ? 2.0 * (double)bytes * reps / ((double)ns * 1e-9) : 0;
-  }
-  poot_device_recording_destroy(rec);
-  poot_device_buffer_destroy(a);
-  poot_device_buffer_destroy(b);
-  *out_bw = bw;
-  return poot_status_annotate(st, "the copy-bandwidth probe (--copy-mib %llu)",
-                              (unsigned long long)(bytes >> 20));
-}
 
 typedef struct phase {
   uint64_t steps, host_ns, device_ns, dispatches;
@@ -82,18 +44,31 @@ static phase diff(const phase *a, const phase *b, double wall_s) {
 
 /* ------------------------------------------------------------ profile */
 
-/* Device time per kind of dispatch: labels with their value ids removed
- * ("dot %36 gemv sg" and "dot %90 gemv sg" are one kind). */
+/* Device time and bytes per kind of dispatch: labels with their value ids
+ * removed ("dot %36 gemv sg" and "dot %90 gemv sg" are one kind). Bytes are
+ * the plan's estimates (poot_exec_dispatch_info), K/V sweeps scaled to the
+ * positions the step sees (attention stops at the causal bound). */
 typedef struct prof_row {
   char label[96];
   uint64_t ns, count;
+  double bytes, weight, kv, kv_bound; /* summed over the profiled steps */
 } prof_row;
 
 typedef struct profile {
   prof_row rows[64];
   uint32_t n;
-  uint64_t total_ns, dispatches;
+  prof_row total;
+  uint64_t dispatches;
+  const poot_driver *drv; /* its position before each step: the visible length */
+  int64_t cap;            /* the KV capacity the plan's K/V sweeps span */
+  int64_t tokens;         /* tokens per profiled step */
 } profile;
+
+static void prof_init(profile *pr, const poot_driver *drv, int64_t cap, int64_t tokens) {
+  pr->drv = drv;
+  pr->cap = cap;
+  pr->tokens = tokens;
+}
 
 static void prof_key(const char *label, char *out, size_t cap) {
   size_t o = 0;
@@ -105,11 +80,20 @@ static void prof_key(const char *label, char *out, size_t cap) {
   out[o] = '\0';
 }
 
-static void prof_add(void *ctx, uint32_t index, const char *label, uint64_t ns) {
-  (void)index;
+static void row_add(prof_row *r, uint64_t ns, double bytes, double weight, double kv,
+                    double kv_bound) {
+  r->ns += ns;
+  r->count++;
+  r->bytes += bytes;
+  r->weight += weight;
+  r->kv += kv;
+  r->kv_bound += kv_bound;
+}
+
+static void prof_add(void *ctx, const poot_exec_dispatch_info *d) {
   profile *pr = ctx;
   char key[96];
-  prof_key(label, key, sizeof key);
+  prof_key(d->label, key, sizeof key);
   uint32_t i = 0;
   while (i < pr->n && strcmp(pr->rows[i].label, key) != 0) i++;
   if (i == pr->n) {
@@ -121,9 +105,18 @@ static void prof_add(void *ctx, uint32_t index, const char *label, uint64_t ns) 
       pr->n++;
     }
   }
-  pr->rows[i].ns += ns;
-  pr->rows[i].count++;
-  pr->total_ns += ns;
+  /* A whole-state access is a sweep over the capacity; the kernel reads the
+   * visible positions only. */
+  double seen = 1.0;
+  if (pr->drv && pr->cap > 0) {
+    seen = (double)(poot_driver_pos(pr->drv) + pr->tokens) / (double)pr->cap;
+    if (seen > 1.0) seen = 1.0;
+  }
+  double whole = (double)d->state_whole_bytes, part = (double)d->state_bytes - whole;
+  double kv = part + whole * seen;
+  double bytes = (double)d->bytes - (double)d->state_bytes + kv;
+  row_add(&pr->rows[i], d->device_ns, bytes, (double)d->weight_bytes, kv, (double)d->state_bytes);
+  row_add(&pr->total, d->device_ns, bytes, (double)d->weight_bytes, kv, (double)d->state_bytes);
   pr->dispatches++;
 }
 
@@ -132,27 +125,64 @@ static int prof_cmp(const void *a, const void *b) {
   return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
 }
 
-/* Prints the profile per step (steps > 0), largest first; JSON when asked. */
-static void prof_print(profile *pr, const char *what, uint64_t steps, bool json, bool *first) {
+/* GB/s of a row (bytes per ns), 0 when the device cannot time. */
+static double row_gbs(const prof_row *r) {
+  return r->ns ? r->bytes / (double)r->ns : 0.0;
+}
+
+static void prof_json_row(const prof_row *r, double per, double steps, double limit_gbs) {
+  double gbs = row_gbs(r);
+  printf(
+      "\"per_step\":%.2f,\"us_per_step\":%.2f,\"bytes_per_step\":%.0f,"
+      "\"weight_bytes_per_step\":%.0f,\"kv_bytes_per_step\":%.0f,"
+      "\"kv_bound_bytes_per_step\":%.0f,\"activation_bytes_per_step\":%.0f,\"gb_s\":%.3f,"
+      "\"fraction_of_stream\":%.4f",
+      steps > 0 ? (double)r->count / steps : 0.0, (double)r->ns * per,
+      steps > 0 ? r->bytes / steps : 0.0, steps > 0 ? r->weight / steps : 0.0,
+      steps > 0 ? r->kv / steps : 0.0, steps > 0 ? r->kv_bound / steps : 0.0,
+      steps > 0 ? (r->bytes - r->weight - r->kv) / steps : 0.0, gbs,
+      limit_gbs > 0 ? gbs / limit_gbs : 0.0);
+}
+
+static void prof_text_row(const prof_row *r, const profile *pr, double per, double steps,
+                          double limit_gbs, const char *label) {
+  double gbs = row_gbs(r);
+  printf("  %9.1f µs %5.1f %%  %5.1f×  %9.3f MB  %8.1f GB/s  %5.1f %%  %s\n", (double)r->ns * per,
+         pr->total.ns ? 100.0 * (double)r->ns / (double)pr->total.ns : 0.0,
+         steps > 0 ? (double)r->count / steps : 0.0, steps > 0 ? r->bytes / steps * 1e-6 : 0.0, gbs,
+         limit_gbs > 0 ? 100.0 * gbs / limit_gbs : 0.0, label);
+}
+
+/* Prints the profile per step (steps > 0), largest first, then a total
+ * row; fractions are of limit_gbs (the measured limit, GB/s; 0: none). JSON
+ * when asked. */
+static void prof_print(profile *pr, const char *what, uint64_t steps, double limit_gbs, bool json,
+                       bool *first) {
   qsort(pr->rows, pr->n, sizeof pr->rows[0], prof_cmp);
-  double per = steps ? 1e-3 / (double)steps : 0;
+  double per = steps ? 1e-3 / (double)steps : 0, st = (double)steps;
   if (json) {
-    printf("%s\"%s\":{\"steps\":%llu,\"device_us_per_step\":%.2f,\"kinds\":[", *first ? "" : ",",
-           what, (unsigned long long)steps, (double)pr->total_ns * per);
-    for (uint32_t i = 0; i < pr->n; i++)
-      printf("%s{\"label\":\"%s\",\"per_step\":%.2f,\"us_per_step\":%.2f}", i ? "," : "",
-             pr->rows[i].label, steps ? (double)pr->rows[i].count / (double)steps : 0.0,
-             (double)pr->rows[i].ns * per);
+    printf("%s\"%s\":{\"steps\":%llu,\"device_us_per_step\":%.2f,\"total\":{", *first ? "" : ",",
+           what, (unsigned long long)steps, (double)pr->total.ns * per);
+    prof_json_row(&pr->total, per, st, limit_gbs);
+    printf("},\"kinds\":[");
+    for (uint32_t i = 0; i < pr->n; i++) {
+      printf("%s{\"label\":\"%s\",", i ? "," : "", pr->rows[i].label);
+      prof_json_row(&pr->rows[i], per, st, limit_gbs);
+      printf("}");
+    }
     printf("]}");
     *first = false;
     return;
   }
-  printf("profile      %s: %.1f µs of device time per step (eager, %llu steps)\n", what,
-         (double)pr->total_ns * per, (unsigned long long)steps);
+  printf(
+      "profile      %s: %.1f µs of device time per step (eager, %llu steps); bytes per step "
+      "from the plan, K/V at the visible positions\n",
+      what, (double)pr->total.ns * per, (unsigned long long)steps);
+  printf("  %12s %7s %7s %13s %14s %8s  %s\n", "device time", "share", "count", "bytes", "achieved",
+         "of limit", "kind");
   for (uint32_t i = 0; i < pr->n; i++)
-    printf("  %9.1f µs %5.1f %%  %5.1f×  %s\n", (double)pr->rows[i].ns * per,
-           pr->total_ns ? 100.0 * (double)pr->rows[i].ns / (double)pr->total_ns : 0.0,
-           steps ? (double)pr->rows[i].count / (double)steps : 0.0, pr->rows[i].label);
+    prof_text_row(&pr->rows[i], pr, per, st, limit_gbs, pr->rows[i].label);
+  prof_text_row(&pr->total, pr, per, st, limit_gbs, "total");
 }
 
 /* Runs `n` decode steps from the current position starting at token `tok`;
@@ -171,7 +201,7 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 
 typedef struct bench_flags {
   const char *model, *tokenizer, *device;
-  long long np, nd, eager_n, copy_mib, prof_n, ctx_n;
+  long long np, nd, eager_n, copy_mib, probe_limit_mib, prof_n, ctx_n;
   bool json, sample;
 } bench_flags;
 
@@ -180,7 +210,7 @@ typedef struct bench_flags {
 enum { BENCH_MAX_TOKENS = 1 << 24, BENCH_MAX_STEPS = 1 << 20, BENCH_MAX_COPY_MIB = 1 << 20 };
 
 static int parse_flags(int argc, char **argv, bench_flags *f) {
-  *f = (bench_flags){.device = "auto", .np = 64, .nd = 64, .eager_n = 8, .copy_mib = 64};
+  *f = (bench_flags){.device = "auto", .np = 64, .nd = 64, .eager_n = 8, .copy_mib = 1024};
   const poot_tool_option options[] = {
       {POOT_FLAG_MODEL, &f->model, NULL, 0, 0},
       {POOT_FLAG_TOKENIZER, &f->tokenizer, NULL, 0, 0},
@@ -195,12 +225,20 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       {POOT_FLAG_EAGER_STEPS, &f->eager_n,
        "decode steps of the replay-vs-eager comparison (default 8)", 0, BENCH_MAX_STEPS},
       {POOT_FLAG_COPY_MIB, &f->copy_mib,
-       "buffer size of the copy-bandwidth probe (default 64; 0: off;\n"
-       "at most 1048576)",
+       "buffer size of the bandwidth probes, copy and read-only\n"
+       "stream (default 1024; 0: off; at most 1048576); a device\n"
+       "that cannot hold two such buffers is measured with the\n"
+       "largest size that fits, and the output says so",
+       0, BENCH_MAX_COPY_MIB},
+      {POOT_FLAG_PROBE_LIMIT_MIB, &f->probe_limit_mib,
+       "treat probe buffers over M MiB as refused (tests of the\n"
+       "fallback; default 0: no limit)",
        0, BENCH_MAX_COPY_MIB},
       {POOT_FLAG_PROFILE, &f->prof_n,
-       "device time per kind of dispatch over K eager decode steps\n"
-       "and one eager prefill chunk (default 0: off)",
+       "per kind of dispatch over K eager decode steps and one\n"
+       "eager prefill chunk: device time, the bytes the plan says\n"
+       "it moves, and its achieved bandwidth against the measured\n"
+       "limit (default 0: off)",
        0, BENCH_MAX_STEPS},
       {POOT_FLAG_JSON, &f->json, NULL, 0, 0},
       {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
@@ -211,7 +249,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       .synopsis =
           "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
           "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-          "                  [--json]\n\n"
+          "                  [--probe-limit-mib M] [--json]\n\n"
           "Measures generation on a device (greedy, batch 1).\n\n",
       .options = options,
       .n_options = sizeof options / sizeof options[0]};
@@ -236,8 +274,10 @@ typedef struct bench_run {
   bool same_ids;
   profile *prof_dec, *prof_pre; /* NULL without --profile */
   profile *prof_smp, *prof_gra; /* --sample --profile: sampled, grammar */
-  double bw;
-  bench_sample sample; /* --sample */
+  bench_bw bw;                  /* the probes (--copy-mib) */
+  double limit_bw;      /* bytes/s a decode step is held to: the stream's, else the copy's */
+  const char *limit_of; /* "stream", "copy" or "none" */
+  bench_sample sample;  /* --sample */
 } bench_run;
 
 /* The KV capacity the measured steps need, the id buffers and a
@@ -359,6 +399,8 @@ static poot_status measure_profile(bench_run *r) {
   r->prof_pre = poot_calloc(1, sizeof *r->prof_pre);
   if (!r->prof_dec || !r->prof_pre) return poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
   poot_driver *drv = poot_runtime_driver(r->rt);
+  prof_init(r->prof_dec, drv, r->cap, 1);
+  prof_init(r->prof_pre, drv, r->cap, f->np);
   poot_token next = 0;
   poot_driver_set_eager(drv, true);
   poot_status st = poot_driver_reset(drv);
@@ -376,28 +418,109 @@ static poot_status measure_profile(bench_run *r) {
   return st;
 }
 
+/* The probes (--copy-mib), after every step so that they do not share the
+ * device with the model's work; the limit is the read-only stream's, a
+ * decode step being a read stream, else the copy's. */
+static poot_status measure_bandwidth(bench_run *r) {
+  r->limit_of = "none";
+  if (!r->f->copy_mib) return NULL;
+  uint64_t mib = (uint64_t)1 << 20;
+  POOT_TRY(poot_bench_bandwidth(poot_runtime_device(r->rt), (uint64_t)r->f->copy_mib * mib,
+                                (uint64_t)r->f->probe_limit_mib * mib, 5, &r->bw));
+  r->limit_bw = r->bw.stream_bw > 0 ? r->bw.stream_bw : r->bw.copy_bw;
+  r->limit_of = r->bw.stream_bw > 0 ? "stream" : "copy";
+  return NULL;
+}
+
 /* ------------------------------------------------------------ the report */
 
 /* The figures derived from the measured ones. */
 typedef struct bench_figures {
-  double step_bytes, limit_tps, dec_tps, host_us, dev_us, disp;
+  double step_bytes, kv_bytes, limit_tps, copy_limit_tps, stream_limit_tps, dec_tps, host_us,
+      dev_us, disp;
 } bench_figures;
 
 static bench_figures figures(const bench_run *r) {
   const poot_model_config *c = r->config;
   const phase *dec = &r->dec;
   bench_figures g;
-  /* Bytes a decode step must read: the weights and the whole K/V cache. */
-  double kv_bytes = 2.0 * (double)c->n_layers * (double)r->cap * (double)c->n_kv_heads *
-                    (double)c->head_dim * 4.0;
-  g.step_bytes = (double)r->stats.weight_bytes + kv_bytes;
-  g.limit_tps = r->bw > 0 ? r->bw / g.step_bytes : 0;
+  /* Bytes a decode step must read: the weights and the whole K/V cache (the
+   * states, in the type the plan keeps them). */
+  g.kv_bytes = (double)r->stats.state_bytes;
+  if (g.kv_bytes <= 0)
+    g.kv_bytes = 2.0 * (double)c->n_layers * (double)r->cap * (double)c->n_kv_heads *
+                 (double)c->head_dim * 4.0;
+  g.step_bytes = (double)r->stats.weight_bytes + g.kv_bytes;
+  g.limit_tps = r->limit_bw > 0 ? r->limit_bw / g.step_bytes : 0;
+  g.copy_limit_tps = r->bw.copy_bw > 0 ? r->bw.copy_bw / g.step_bytes : 0;
+  g.stream_limit_tps = r->bw.stream_bw > 0 ? r->bw.stream_bw / g.step_bytes : 0;
   g.dec_tps = (double)r->f->nd / dec->wall_s;
   g.host_us = dec->steps ? (double)dec->host_ns * 1e-3 / (double)dec->steps : 0;
   g.dev_us =
       dec->steps && r->stats.device_timed ? (double)dec->device_ns * 1e-3 / (double)dec->steps : 0;
   g.disp = dec->steps ? (double)dec->dispatches / (double)dec->steps : 0;
   return g;
+}
+
+/* The probes' sizes and any fallback, as JSON fields. */
+static void print_json_probe(const bench_bw *bw) {
+  printf(
+      ",\"probe_asked_mib\":%llu,\"probe_mib\":%llu,\"stream_mib\":%llu,\"probe_fell_back\":%s"
+      ",\"stream_below_copy\":%s",
+      (unsigned long long)(bw->asked_bytes >> 20), (unsigned long long)(bw->bytes >> 20),
+      (unsigned long long)(bw->stream_bytes >> 20), bw->fell_back ? "true" : "false",
+      bw->stream_bw > 0 && bw->stream_bw < bw->copy_bw ? "true" : "false");
+  const char *notes[2] = {bw->fell_back ? bw->why : "", bw->stream_error};
+  const char *keys[2] = {"probe_note", "stream_note"};
+  for (int i = 0; i < 2; i++) {
+    if (!notes[i][0]) continue;
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    poot_json_write_string(&sb, notes[i], strlen(notes[i]), true);
+    printf(",\"%s\":%s", keys[i], poot_strbuf_status(&sb) || !sb.data ? "\"?\"" : sb.data);
+    poot_strbuf_deinit(&sb);
+  }
+}
+
+/* The bandwidth lines: what a step reads, both probes, the limit and which
+ * probe it comes from, and a fallback when there was one. */
+static void print_text_bandwidth(const bench_run *r, const bench_figures *g) {
+  const bench_bw *bw = &r->bw;
+  printf("bandwidth    step reads %.2f MB (weights %.2f, K/V %.2f); ", g->step_bytes * 1e-6,
+         (double)r->stats.weight_bytes * 1e-6, g->kv_bytes * 1e-6);
+  if (!r->f->copy_mib) {
+    printf("no probe (--copy-mib 0)\n");
+    return;
+  }
+  printf("stream %.2f GB/s (read), copy %.2f GB/s (read + write), %llu MiB buffers\n",
+         bw->stream_bw * 1e-9, bw->copy_bw * 1e-9, (unsigned long long)(bw->bytes >> 20));
+  printf(
+      "limit        %.1f tok/s from the %s bandwidth (decode at %.1f%%); from the copy %.1f "
+      "tok/s\n",
+      g->limit_tps, r->limit_of, g->limit_tps > 0 ? 100.0 * g->dec_tps / g->limit_tps : 0.0,
+      g->copy_limit_tps);
+  if (bw->fell_back)
+    printf("note         --copy-mib %llu: %s; measured with %llu MiB instead\n",
+           (unsigned long long)(bw->asked_bytes >> 20), bw->why,
+           (unsigned long long)(bw->bytes >> 20));
+  if (bw->stream_error[0])
+    printf("note         the stream probe did not run (%s); the limit is the copy's\n",
+           bw->stream_error);
+  else if (bw->stream_bw < bw->copy_bw)
+    printf(
+        "note         the stream read less than the copy moved: its kernel falls short of "
+        "this device's memory system, so the limit is low and fractions flatter\n");
+}
+
+/* Every profile that ran, text or JSON. */
+static void print_profiles(const bench_run *r, bool json) {
+  const bench_flags *f = r->f;
+  double lim = r->limit_bw * 1e-9;
+  bool first = true;
+  prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, lim, json, &first);
+  if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, lim, json, &first);
+  if (r->prof_smp) prof_print(r->prof_smp, "sampled", (uint64_t)f->prof_n, lim, json, &first);
+  if (r->prof_gra) prof_print(r->prof_gra, "grammar", (uint64_t)f->prof_n, lim, json, &first);
 }
 
 static void print_json_report(const bench_run *r, const bench_figures *g) {
@@ -414,16 +537,19 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       "\"stages_per_step\":%llu,"
       "\"kernels\":%llu,\"replay_us_per_step\":%.2f,\"eager_us_per_step\":%.2f,"
       "\"eager_over_replay\":%.3f,\"eager_ids_equal\":%s,\"weight_bytes\":%llu,"
-      "\"step_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,\"limit_tok_s\":%.2f,"
-      "\"fraction_of_limit\":%.4f",
+      "\"step_bytes\":%.0f,\"kv_bytes\":%.0f,\"copy_bandwidth_gb_s\":%.3f,"
+      "\"stream_bandwidth_gb_s\":%.3f,\"limit_from\":\"%s\",\"limit_tok_s\":%.2f,"
+      "\"copy_limit_tok_s\":%.2f,\"stream_limit_tok_s\":%.2f,\"fraction_of_limit\":%.4f",
       f->model, poot_model_family_name(c->family), caps->backend, caps->name, r->cap, f->ctx_n,
       f->np, f->nd, r->load_s, r->capture_s, r->prefill_ms, r->prefill_tps, g->dec_tps, g->host_us,
       g->dev_us, s1->device_timed ? g->host_us - g->dev_us : 0.0,
       s1->device_timed ? "true" : "false", g->disp, (unsigned long long)s1->stages_per_step,
       (unsigned long long)s1->kernels, r->replay_us, r->eager_us,
       r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0, r->same_ids ? "true" : "false",
-      (unsigned long long)s1->weight_bytes, g->step_bytes, r->bw * 1e-9, g->limit_tps,
+      (unsigned long long)s1->weight_bytes, g->step_bytes, g->kv_bytes, r->bw.copy_bw * 1e-9,
+      r->bw.stream_bw * 1e-9, r->limit_of, g->limit_tps, g->copy_limit_tps, g->stream_limit_tps,
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
+  print_json_probe(&r->bw);
   if (f->sample) {
     const bench_sample *b = &r->sample;
     printf(
@@ -436,12 +562,9 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
         b->greedy_us > 0 ? b->grammar_us / b->greedy_us : 0.0);
   }
   if (r->prof_dec) {
-    bool first = true;
-    printf(",\"profile\":{");
-    prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, true, &first);
-    if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, true, &first);
-    if (r->prof_smp) prof_print(r->prof_smp, "sampled", (uint64_t)f->prof_n, true, &first);
-    if (r->prof_gra) prof_print(r->prof_gra, "grammar", (uint64_t)f->prof_n, true, &first);
+    printf(",\"profile\":{\"limit_gb_s\":%.3f,\"limit_from\":\"%s\",", r->limit_bw * 1e-9,
+           r->limit_of);
+    print_profiles(r, true);
     printf("}");
   }
   printf("}\n");
@@ -481,11 +604,7 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
         "%s\n",
         r->replay_us, r->eager_us, r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0,
         r->same_ids ? "equal" : "DIFFER");
-  printf(
-      "bandwidth    step reads %.2f MB; copy %.2f GB/s → limit %.1f tok/s (decode at "
-      "%.1f%%)\n",
-      g->step_bytes * 1e-6, r->bw * 1e-9, g->limit_tps,
-      g->limit_tps > 0 ? 100.0 * g->dec_tps / g->limit_tps : 0.0);
+  print_text_bandwidth(r, g);
   if (f->sample) {
     const bench_sample *b = &r->sample;
     double g0 = b->greedy_us > 0 ? b->greedy_us : 1.0;
@@ -496,13 +615,7 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
         b->greedy_us, b->sample_us, 100.0 * (b->sample_us / g0 - 1.0), b->grammar_us,
         100.0 * (b->grammar_us / g0 - 1.0), b->mask_us, b->mask_wait_us);
   }
-  if (r->prof_dec) {
-    bool first = true;
-    prof_print(r->prof_dec, "decode", (uint64_t)f->prof_n, false, &first);
-    if (f->np > 1) prof_print(r->prof_pre, "prefill", 1, false, &first);
-    if (r->prof_smp) prof_print(r->prof_smp, "sampled", (uint64_t)f->prof_n, false, &first);
-    if (r->prof_gra) prof_print(r->prof_gra, "grammar", (uint64_t)f->prof_n, false, &first);
-  }
+  if (r->prof_dec) print_profiles(r, false);
 }
 
 static int bench_main(int argc, char **argv) {
@@ -524,12 +637,14 @@ static int bench_main(int argc, char **argv) {
     r.prof_gra = poot_calloc(1, sizeof *r.prof_gra);
     if (!r.prof_smp || !r.prof_gra)
       st = poot_status_make(POOT_OUT_OF_MEMORY, "bench: profile");
-    else
+    else {
+      prof_init(r.prof_smp, poot_runtime_driver(r.rt), r.cap, 1);
+      prof_init(r.prof_gra, poot_runtime_driver(r.rt), r.cap, 1);
       st = poot_bench_sample_profile(poot_runtime_driver(r.rt), r.prompt, 1, f.prof_n, prof_add,
                                      r.prof_smp, r.prof_gra);
+    }
   }
-  if (!st && f.copy_mib)
-    st = copy_bandwidth(poot_runtime_device(r.rt), (uint64_t)f.copy_mib << 20, 5, &r.bw);
+  if (!st) st = measure_bandwidth(&r);
   if (!st) {
     bench_figures g = figures(&r);
     if (f.json)

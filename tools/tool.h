@@ -65,6 +65,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_MIN_P,
   POOT_FLAG_SEED,
   POOT_FLAG_REPEAT_PENALTY,
+  POOT_FLAG_PROBE_LIMIT_MIB,
   POOT_FLAG_BATCH,         /* -b: refused, batches other than 1 */
   POOT_FLAG_NO_BOS,        /* --no-bos */
   POOT_FLAG_PARSE_SPECIAL, /* --parse-special */

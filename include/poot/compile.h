@@ -137,6 +137,11 @@ typedef struct poot_plan_dispatch {
   uint32_t push[POOT_PLAN_MAX_PUSH]; /* PUSH param values (32-bit patterns) in param order */
   const char *what; /* the group it computes, for the printer ("dot %36 gemv sg") */
   uint64_t bytes;   /* estimated bytes read and written */
+  /* Of `bytes`: weight buffers; state buffers (the K/V cache); and of those
+   * the states accessed whole (a sweep, which a kernel bounded by a run-time
+   * length reads only in part). The rest is activations: temporaries, slots,
+   * constants, inputs and outputs. */
+  uint64_t weight_bytes, state_bytes, state_whole_bytes;
   uint64_t flops;   /* estimated arithmetic */
   double weight_us; /* work weight: max(bytes/bandwidth, flops/rate) + launch */
   uint32_t stage;   /* stage index (watchdog split) */

@@ -271,11 +271,26 @@ typedef struct poot_exec_target {
   double stage_budget_us;  /* 0 → the device's watchdog budget */
 } poot_exec_target;
 
-/* Called after each dispatch of an eager step (profiling): its index in the
- * plan, what it computes ("dot %36 gemv sg"; may be NULL) and its device time
- * in ns (0 when the device cannot time). */
-typedef void (*poot_exec_dispatch_fn)(void *ctx, uint32_t index, const char *label,
-                                      uint64_t device_ns);
+/* One dispatch of an eager step, as the profile callback sees it. The byte
+ * counts are the plan's estimates for one run of the dispatch (the
+ * compiler's step-bytes accounting: each buffer it binds times the fraction
+ * of it the kernel touches); states accessed whole are counted at their
+ * whole size, although a kernel bounded by a run-time length (attention at
+ * the visible positions) reads only part of them. */
+typedef struct poot_exec_dispatch_info {
+  uint32_t entry;             /* the entry being stepped */
+  uint32_t index;             /* the dispatch's index in the entry's plan */
+  const char *label;          /* what it computes ("dot %36 gemv sg"); may be NULL */
+  uint64_t device_ns;         /* device time; 0 when the device cannot time */
+  uint64_t bytes;             /* bytes read and written */
+  uint64_t weight_bytes;      /* of bytes: weights */
+  uint64_t state_bytes;       /* of bytes: states (the K/V cache) */
+  uint64_t state_whole_bytes; /* of state_bytes: states accessed whole */
+} poot_exec_dispatch_info;
+
+/* Called after each dispatch of an eager step (profiling); info is borrowed
+ * for the call. */
+typedef void (*poot_exec_dispatch_fn)(void *ctx, const poot_exec_dispatch_info *info);
 
 /* A slot or root input of one entry, bound by handle: what step writes.
  * add_entry returns one for every slot and root input the graph declares
@@ -340,6 +355,7 @@ typedef struct poot_exec_stats {
   bool device_timed;
   uint64_t bytes_uploaded; /* weights, constants, states, inputs */
   uint64_t weight_bytes;   /* bytes of loaded weights */
+  uint64_t state_bytes;    /* bytes of the states every entry shares (the K/V cache) */
   uint64_t kernels;        /* distinct device kernels */
 } poot_exec_stats;
 

@@ -360,7 +360,11 @@ static poot_status add_dispatch(pc_planner *pl, poot_vec *kernels, poot_vec *dis
     for (uint32_t b = 0; b < r->k.nbind; b++) {
       const poot_plan_buffer *pb = poot_vec_at(&pl->buffers, r->k.bind_buf[b]);
       if (pb->cls == POOT_PLAN_BUFFER_TEMP || pb->cls == POOT_PLAN_BUFFER_SLOT) continue;
-      bytes += (uint64_t)((double)pb->size * r->k.buf_frac[b] + 0.5);
+      uint64_t part = (uint64_t)((double)pb->size * r->k.buf_frac[b] + 0.5);
+      bytes += part;
+      if (pb->cls == POOT_PLAN_BUFFER_WEIGHT) d.weight_bytes += part;
+      if (pb->cls == POOT_PLAN_BUFFER_STATE) d.state_bytes += part;
+      if (pb->cls == POOT_PLAN_BUFFER_STATE && r->k.buf_frac[b] >= 1.0) d.state_whole_bytes += part;
     }
     for (uint32_t w = 0; w < r->k.npush; w++) bytes += temps[r->k.push_temp[w]].size;
     d.bytes += bytes;

@@ -492,7 +492,18 @@ static poot_status run_entry(engine *e, engine_entry *en, const poot_exec_step_i
     uint64_t ns = 0;
     POOT_TRY(poot_device_submit_one(e->dev, &en->cmds[i], &ns));
     *device_ns += ns;
-    if (io->on_dispatch) io->on_dispatch(io->on_dispatch_ctx, i, en->cmds[i].label, ns);
+    if (io->on_dispatch) {
+      const poot_plan_dispatch *pd = &en->plan->dispatches[i];
+      poot_exec_dispatch_info info = {.entry = en->id,
+                                      .index = i,
+                                      .label = en->cmds[i].label,
+                                      .device_ns = ns,
+                                      .bytes = pd->bytes,
+                                      .weight_bytes = pd->weight_bytes,
+                                      .state_bytes = pd->state_bytes,
+                                      .state_whole_bytes = pd->state_whole_bytes};
+      io->on_dispatch(io->on_dispatch_ctx, &info);
+    }
   }
   return NULL;
 }
@@ -665,6 +676,9 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
                                 : 0;
   out->bytes_uploaded = e->dev->bytes_uploaded;
   out->weight_bytes = e->weight_bytes;
+  out->state_bytes = 0;
+  for (size_t i = 0; i < e->states.len; i++)
+    out->state_bytes += POOT_VEC_AT(&e->states, engine_state, i).size;
   out->kernels = e->dev->kernel_cache.len;
 }
 

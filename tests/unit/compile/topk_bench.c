@@ -21,9 +21,10 @@
     }                                                              \
   } while (0)
 
-static void on_dispatch(void *ctx, uint32_t index, const char *label, uint64_t device_ns) {
+static void on_dispatch(void *ctx, const poot_exec_dispatch_info *d) {
   (void)ctx;
-  printf("    dispatch %u %-28s %8.2f us\n", index, label ? label : "?", (double)device_ns / 1e3);
+  printf("    dispatch %u %-28s %8.2f us\n", d->index, d->label ? d->label : "?",
+         (double)d->device_ns / 1e3);
 }
 
 /* One shape: the replayed steps' device time per step, then the stages. */

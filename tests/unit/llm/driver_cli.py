@@ -105,21 +105,101 @@ def main():
 
     # bench --json: every figure present and sane.
     r = run([poot, "bench", "-m", demo, "-p", "8", "-n", "8", "--eager-steps", "2",
-             "--copy-mib", "8", "--device", "vulkan", "--json"])
+             "--copy-mib", "8", "--profile", "2", "--device", "vulkan", "--json"])
     if r.returncode != 0:
         print("bench failed:", r.stderr)
         return 1
     b = json.loads(r.stdout)
     for k in ("decode_tok_s", "prefill_tok_s", "host_us_per_step", "dispatches_per_step",
               "capture_s", "replay_us_per_step", "eager_us_per_step", "copy_bandwidth_gb_s",
-              "limit_tok_s", "step_bytes"):
+              "stream_bandwidth_gb_s", "limit_tok_s", "copy_limit_tok_s", "step_bytes",
+              "kv_bytes"):
         if not (isinstance(b.get(k), (int, float)) and b[k] > 0):
             print("bench figure", k, "missing or not positive:", b)
             return 1
     if not b["eager_ids_equal"] or b["backend"] != "vulkan":
         print("bench: eager ids differ or wrong backend:", b)
         return 1
-    print("generate and bench on Vulkan: stories260K text, demo ids = oracle, bench figures")
+    if bench_consistent(b) or bench_fallback(poot, demo):
+        return 1
+    print("generate and bench on Vulkan: stories260K text, demo ids = oracle, bench figures, "
+          "profile bytes and bandwidth, probe fallback")
+    return 0
+
+
+def bench_consistent(b):
+    """The limit comes from the stream probe and the profile's bytes agree with the step's
+    (the demo model: 6 layers, tied embeddings, cap 32, f32 K/V): 1 when they do not."""
+    # K/V: 6 layers x (K + V) x 32 positions x 2 heads x 32 x 4 bytes; the weights as loaded.
+    kv = 6 * 2 * 32 * 2 * 32 * 4
+    checks = [("limit from the stream", b["limit_from"] == "stream" and
+               abs(b["limit_tok_s"] - b["stream_bandwidth_gb_s"] * 1e9 / b["step_bytes"]) <=
+               1e-3 * b["limit_tok_s"] + 0.01),
+              ("the copy limit from the copy", abs(b["copy_limit_tok_s"] - b[
+                  "copy_bandwidth_gb_s"] * 1e9 / b["step_bytes"]) <= 1e-3 * b["copy_limit_tok_s"]
+               + 0.01),
+              ("kv_bytes = the f32 cache", b["kv_bytes"] == kv),
+              ("step = weights + K/V", b["step_bytes"] == b["weight_bytes"] + kv),
+              ("the probe as asked", b["probe_mib"] == 8 and not b["probe_fell_back"])]
+    p = b.get("profile", {})
+    for what, tokens in (("decode", 1), ("prefill", 8)):
+        t = p.get(what, {}).get("total")
+        kinds = p.get(what, {}).get("kinds", [])
+        if not t or not kinds:
+            checks.append((f"profile {what} present", False))
+            continue
+        act = t["activation_bytes_per_step"]
+        checks += [
+            (f"{what}: kinds sum to the total",
+             abs(sum(k["bytes_per_step"] for k in kinds) - t["bytes_per_step"]) <= len(kinds)),
+            (f"{what}: parts sum to the total", abs(
+                t["weight_bytes_per_step"] + t["kv_bytes_per_step"] + act - t["bytes_per_step"])
+             <= 2),
+            # Every weight is read once a step (the embedding's one row beside the classifier's
+            # whole table), so the plan's weights match what was loaded within the activations.
+            (f"{what}: weights as loaded", 0 <= t["weight_bytes_per_step"] - b["weight_bytes"]
+             <= act),
+            # The plan sweeps the whole cache and writes the step's new rows (of 32); the K/V
+            # read at the visible positions is less.
+            (f"{what}: K/V bound", kv <= t["kv_bound_bytes_per_step"] <= kv * (1 + tokens / 32)
+             + 1 and
+             0 < t["kv_bytes_per_step"] < t["kv_bound_bytes_per_step"]),
+            (f"{what}: weights + K/V bound = step bytes within the activations",
+             abs(t["weight_bytes_per_step"] + t["kv_bound_bytes_per_step"] - b["step_bytes"]) <=
+             act),
+            (f"{what}: achieved bandwidth against the stream", t["gb_s"] > 0 and
+             abs(t["gb_s"] - t["bytes_per_step"] / (t["us_per_step"] * 1e3)) <= 1e-3 * (
+                 1 + t["gb_s"])
+             and 0 < t["fraction_of_stream"] <= 1.5),
+            (f"{what}: kinds largest first", all(kinds[i]["us_per_step"] >=
+                                                 kinds[i + 1]["us_per_step"]
+                                                 for i in range(len(kinds) - 1))),
+            (f"{what}: every kind's fraction in [0, 1.5]",
+             all(0 <= k["fraction_of_stream"] <= 1.5 and k["bytes_per_step"] > 0
+                 for k in kinds)),
+        ]
+    bad = [name for name, ok in checks if not ok]
+    if bad:
+        print("bench: inconsistent figures:", bad, json.dumps(b))
+        return 1
+    return 0
+
+
+def bench_fallback(poot, demo):
+    """--copy-mib larger than the device allows (--probe-limit-mib stands in) falls back to
+    the largest size that fits and says so in JSON (cli_harden_test.sh checks the text): 1
+    when it does not."""
+    j = run([poot, "bench", "-m", demo, "-p", "0", "-n", "2", "--eager-steps", "0",
+             "--copy-mib", "16", "--probe-limit-mib", "5", "--device", "vulkan", "--json"])
+    if j.returncode != 0:
+        print("bench with a probe limit failed:", j.stderr)
+        return 1
+    b = json.loads(j.stdout)
+    if not (b["probe_fell_back"] and b["probe_asked_mib"] == 16 and b["probe_mib"] == 4 and
+            b["stream_mib"] == 4 and "16 MiB do not fit" in b["probe_note"] and
+            "5 MiB" in b["probe_note"] and b["stream_bandwidth_gb_s"] > 0):
+        print("bench: the probe fallback is not reported:", j.stdout)
+        return 1
     return 0
 
 
