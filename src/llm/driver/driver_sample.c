@@ -282,10 +282,9 @@ static poot_value cumsum(sb *s, poot_value x) {
   return o;
 }
 
-/* The mass before each of x[n] in index order: 0, x0, x0 + x1, … (an
- * inclusive scan shifted right by one, so each prefix is the scan's). */
-static poot_value mass_before(sb *s, poot_value x, int64_t n) {
-  poot_value c = cumsum(s, x), head, o;
+/* The exclusive prefix of an inclusive scan c[n]: 0, c0, c1, …, c[n-2]. */
+static poot_value exclusive(sb *s, poot_value c, int64_t n) {
+  poot_value head, o;
   int64_t st[1] = {0}, lim[1] = {n - 1}, lo[1] = {1}, hi[1] = {0};
   SB_CALL(s, poot_graph_slice(s->g, c, st, lim, NULL, &head));
   poot_value z = fconst(s, 0.0);
@@ -327,7 +326,7 @@ static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp,
    * order keeps a prefix (mass-before ≤ p grows with the position), so a
    * candidate is kept when it sorts before the first one cut, (cs, cr) */
   poot_value ks, perm = sort_perm(s, un(s, POOT_OP_NEG, shift), n, &ks);
-  poot_value mass = mass_before(s, gather1(s, p, perm), n);
+  poot_value mass = exclusive(s, cumsum(s, gather1(s, p, perm)), n);
   poot_value keep = bin(s, POOT_OP_LE, mass, param_f(s, fp, 3, sn));
   poot_value m = reduce(s, cvt(s, keep, POOT_DTYPE_I32), POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
   poot_value mc = bin(s, POOT_OP_MIN, m, iconst(s, POOT_DTYPE_I32, n - 1)), cs, cr;
@@ -346,37 +345,44 @@ static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp,
   return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_OR, all, before));
 }
 
-/* Top-p on the sorted candidates: keep while the mass before a token is < p.
- * z (a scalar, or NONE): the probabilities are exp(x - max) / z, the softmax
- * of the whole vocabulary the candidates came from; NONE: their softmax. */
+/* The max of the alive x[n] as a scalar: mx when given (the candidates'
+ * first value, when the alive ones are a prefix of the sorted candidates),
+ * else a reduction. */
+static poot_value max_or(sb *s, poot_value mx, poot_value x, poot_value alive, int64_t n) {
+  return mx != POOT_VALUE_NONE ? mx : alive_max(s, x, alive, n);
+}
+
+/* Top-p on the sorted candidates: keep while the mass before a token is < p,
+ * as Σ_{j<i} e_j < p·z with e = exp(x - max) (0 where dead) and one scan of e.
+ * z (a scalar, or NONE): the sum of exp(x - max) over the whole vocabulary
+ * the candidates came from; NONE: over the candidates (the scan's last). */
 static poot_value top_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n,
-                        poot_value z) {
+                        poot_value mx, poot_value z) {
   poot_shape sn = shape1(n);
-  poot_value p;
-  if (z == POOT_VALUE_NONE) {
-    p = alive_softmax(s, cv, alive, n);
-  } else {
-    poot_value m = bcast(s, alive_max(s, cv, alive, n), sn);
-    poot_value e =
-        sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, cv, m)), bcast(s, fconst(s, 0.0), sn));
-    p = bin(s, POOT_OP_DIV, e, bcast(s, z, sn));
-  }
-  poot_value mass = mass_before(s, p, n);
-  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LT, mass, param_f(s, fp, 1, sn)));
+  poot_value m = bcast(s, max_or(s, mx, cv, alive, n), sn);
+  poot_value e =
+      sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, cv, m)), bcast(s, fconst(s, 0.0), sn));
+  poot_value c = cumsum(s, e);
+  if (z == POOT_VALUE_NONE) z = elem(s, c, n - 1);
+  poot_value mass = exclusive(s, c, n);
+  poot_value cut = bin(s, POOT_OP_MUL, param_f(s, fp, 1, sn), bcast(s, z, sn));
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LT, mass, cut));
 }
 
 /* Min-p: keep logit >= max + log(min_p) (log(min_p) is parameter 2). */
-static poot_value min_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+static poot_value min_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n,
+                        poot_value mx) {
   poot_shape sn = shape1(n);
   poot_value floor =
-      bin(s, POOT_OP_ADD, bcast(s, alive_max(s, cv, alive, n), sn), param_f(s, fp, 2, sn));
+      bin(s, POOT_OP_ADD, bcast(s, max_or(s, mx, cv, alive, n), sn), param_f(s, fp, 2, sn));
   return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_GE, cv, floor));
 }
 
 /* Tempered weights of the alive candidates: exp((x - max) / T), 0 elsewhere. */
-static poot_value weights(sb *s, poot_value x, poot_value alive, poot_value fp, int64_t n) {
+static poot_value weights(sb *s, poot_value x, poot_value alive, poot_value fp, int64_t n,
+                          poot_value mx) {
   poot_shape sn = shape1(n);
-  poot_value m = bcast(s, alive_max(s, x, alive, n), sn);
+  poot_value m = bcast(s, max_or(s, mx, x, alive, n), sn);
   poot_value t = bin(s, POOT_OP_DIV, bin(s, POOT_OP_SUB, x, m), param_f(s, fp, 0, sn));
   return sel(s, alive, un(s, POOT_OP_EXP, t), bcast(s, fconst(s, 0.0), sn));
 }
@@ -491,8 +497,8 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
   if (!(kind & sorting)) {
     poot_value alive = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), shape1(V)));
-    if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V);
-    return draw_vocab(s, weights(s, y, alive, fp, V), alive, u);
+    if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V, POOT_VALUE_NONE);
+    return draw_vocab(s, weights(s, y, alive, fp, V, POOT_VALUE_NONE), alive, u);
   }
   const int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
   poot_value cv, ci;
@@ -502,22 +508,29 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   poot_value rank = iota(s, POOT_DTYPE_I32, sk, 0);
   poot_value alive = bin(s, POOT_OP_AND, bin(s, POOT_OP_LT, rank, bcast(s, elem(s, ip, 0), sk)),
                          bin(s, POOT_OP_GT, cv, bcast(s, fconst(s, -INFINITY), sk)));
-  if (kind & POOT_SAMPLER_TYPICAL_P) alive = typical(s, cv, alive, fp, K);
+  /* Without typical-p every narrowing keeps a prefix of the sorted
+   * candidates holding the first: the max of the alive ones is cv[0]. */
+  poot_value mx = POOT_VALUE_NONE;
+  if (kind & POOT_SAMPLER_TYPICAL_P)
+    alive = typical(s, cv, alive, fp, K);
+  else
+    mx = elem(s, cv, 0);
   if (kind & POOT_SAMPLER_TOP_P) {
-    /* top-p over the whole vocabulary: the mass of the full softmax */
+    /* top-p over the whole vocabulary: the mass of the full softmax, whose
+     * max is cv[0] */
     poot_value z = POOT_VALUE_NONE;
     if (!(kind & (POOT_SAMPLER_TOP_K | POOT_SAMPLER_TYPICAL_P))) {
       poot_shape sv = shape1(V);
       poot_value all = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), sv));
-      poot_value m = bcast(s, alive_max(s, y, all, V), sv);
+      poot_value m = bcast(s, mx, sv);
       poot_value e =
           sel(s, all, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, y, m)), bcast(s, fconst(s, 0.0), sv));
       z = reduce(s, e, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32);
     }
-    alive = top_p(s, cv, alive, fp, K, z);
+    alive = top_p(s, cv, alive, fp, K, mx, z);
   }
-  if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K);
-  return draw_candidates(s, ci, weights(s, cv, alive, fp, K), alive, u, K);
+  if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K, mx);
+  return draw_candidates(s, ci, weights(s, cv, alive, fp, K, mx), alive, u, K);
 }
 
 /* The chosen id's logprob and the top-n (ids, logprobs) over the raw logits
