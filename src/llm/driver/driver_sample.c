@@ -633,6 +633,16 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
     poot_value kept = bin(&s, POOT_OP_ADD, reshape(&s, logits, shape1(s.V)),
                           bcast(&s, fconst(&s, 0.0), shape1(s.V)));
     set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V), kept);
+    /* The host reads nothing of FORWARD (PICK draws and checks the kept
+     * logits): its output is two words, not the greedy suffix's argmax and
+     * finiteness, two passes over the vocabulary. */
+    poot_value parts[2] = {bits(&s, reshape(&s, elem(&s, kept, 0), shape1(1)), POOT_DTYPE_I32),
+                           reshape(&s, iconst(&s, POOT_DTYPE_I32, 0), shape1(1))};
+    poot_value out;
+    if (s.st) return s.st;
+    POOT_TRY(poot_graph_concat(g, 2, parts, 0, &out));
+    POOT_TRY(poot_graph_set_output(g, out));
+    return poot_graph_verify(g);
   }
   if (s.st) return s.st;
   if (forward) return poot__driver_append_greedy(g);
