@@ -236,7 +236,7 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
     poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB);
     /* y[id] += bias as a scatter of y[id] + bias (ids are distinct; the
      * padding's -1 gathers y[0] and its update is skipped): one thread per
-     * entry (docs/sampling.md, "The logit bias"). */
+     * entry (docs/sampling.md, "How the suffix stays small"). */
     poot_value cur, o;
     if (s->st) return POOT_VALUE_NONE;
     poot_status e = poot_graph_gather(s->g, y, ids, 0, 0, POOT_TRAP_NONE, &cur);
