@@ -309,9 +309,98 @@ poot_status poot__cc_tpl_topk_rank(pc_kctx *k, const pc_group *g, uint32_t grid[
   return poot_kir_end(k->b);
 }
 
+/* A scatter index ix against the axis's last index hi: *ok when in range,
+ * *c the index clamped into range (u32); the check when the op traps. */
+static poot_status scatter_index(pc_kctx *k, const poot_node *n, poot_kir_value ix, int64_t hi,
+                                 poot_kir_value *ok, poot_kir_value *c) {
+  poot_kir_scalar s = (poot_kir_scalar)poot_kir_builder_value_type(k->b, ix).scalar;
+  poot_kir_value zz, h, ge, le;
+  POOT_TRY(poot_kir_const(k->b, s, 0, &zz));
+  POOT_TRY(poot_kir_const(k->b, s, s == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
+  if (s == POOT_KIR_U32) {
+    POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, ok));
+    *c = ix;
+  } else {
+    POOT_TRY(poot__cc_bin(k, OP(GE), ix, zz, &ge));
+    POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, &le));
+    POOT_TRY(poot__cc_bin(k, OP(AND), ge, le, ok));
+    POOT_TRY(poot__cc_bin(k, OP(MAX), ix, zz, c));
+    POOT_TRY(poot__cc_bin(k, OP(MIN), *c, h, c));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, *c, c));
+  }
+  if (n->trap == POOT_TRAP_NONE) return NULL;
+  k->has_checks = true;
+  return poot_kir_check(k->b, *ok, (uint32_t)n->trap);
+}
+
+/* Index lists up to this length scatter into a single position (the target
+ * has only the axis) one thread per index. */
+#define SCATTER_PAR_MAX 4096
+
+/* scatter_update into a target that is only the axis: one thread per index
+ * i writes its update unless a later index j > i names the same element
+ * (the last write wins, as in the serial order) or it is out of range, so
+ * distinct indices write in parallel and duplicates in any number still
+ * give the serial result. O(ni²) index reads in all, ni ≤ SCATTER_PAR_MAX. */
+static poot_status scatter_parallel(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  poot_value ind = pl->alias[n->operands[1]], upd = pl->alias[n->operands[2]];
+  const poot_shape *ts = &poot__cc_type(pl, g->out)->shape;
+  const poot_shape *is = &poot__cc_type(pl, ind)->shape;
+  uint32_t ax = (uint32_t)n->attrs.axis, ni = (uint32_t)poot__cc_elems(is), pdup;
+  char nm[32];
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "dup", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_U32, 1), 1, &pdup));
+  poot_kir_value gid, valid, iidx[PC_MAX_DIMS], uidx[PC_MAX_DIMS], tidx[PC_MAX_DIMS];
+  poot_kir_value ix, ok, c, z, one, end, j, start, d, val, lin, nd;
+  POOT_TRY(thread_index(k, ni, grid, &gid, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_delinearize(k, gid, is, iidx));
+  POOT_TRY(poot__cc_emit(k, ind, iidx, &ix));
+  POOT_TRY(scatter_index(k, n, ix, ts->dims[ax] - 1, &ok, &c));
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, 1, &one));
+  POOT_TRY(poot__cc_u32(k, ni, &end));
+  POOT_TRY(poot_kir_priv_store(k->b, pdup, 0, z));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), gid, one, &start));
+  POOT_TRY(poot_kir_for_begin(k->b, start, end, one, &j));
+  poot__cc_scope_push(k);
+  {
+    poot_kir_value jidx[PC_MAX_DIMS], jx, eq;
+    POOT_TRY(poot__cc_delinearize(k, j, is, jidx));
+    POOT_TRY(poot__cc_emit(k, ind, jidx, &jx));
+    POOT_TRY(poot__cc_bin(k, OP(EQ), jx, ix, &eq));
+    POOT_TRY(poot_kir_priv_load(k->b, pdup, 0, &d));
+    POOT_TRY(poot_kir_select(k->b, eq, one, d, &d));
+    POOT_TRY(poot_kir_priv_store(k->b, pdup, 0, d));
+  }
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  POOT_TRY(poot_kir_priv_load(k->b, pdup, 0, &d));
+  POOT_TRY(poot__cc_bin(k, OP(EQ), d, z, &nd));
+  POOT_TRY(poot__cc_bin(k, OP(AND), ok, nd, &ok));
+  POOT_TRY(poot_kir_if_begin(k->b, ok));
+  poot__cc_scope_push(k);
+  for (uint32_t e = 0; e < ts->rank; e++) tidx[e] = z;
+  tidx[ax] = c;
+  for (uint32_t e = 0; e < ax; e++) uidx[e] = z;
+  for (uint32_t e = 0; e < is->rank; e++) uidx[ax + e] = iidx[e];
+  for (uint32_t e = ax + 1; e < ts->rank; e++) uidx[is->rank + e - 1] = z;
+  POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
+  POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
+  POOT_TRY(poot__cc_store_value(k, g->out, lin, val));
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
 /* scatter_update: the destination already holds the target (a pointwise
  * group ran first); one thread per (prefix, suffix) position applies the
- * updates in row-major order of the indices, so the last write wins. */
+ * updates in row-major order of the indices, so the last write wins. A
+ * target that is only the axis takes scatter_parallel instead. */
 poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
@@ -324,6 +413,7 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   ps.dims[ax] = 1;
   int64_t np = poot__cc_elems(&ps), ni = poot__cc_elems(is);
   bool empty = np == 0; /* no position: only the indices' checks run */
+  if (np == 1 && ni > 1 && ni <= SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
   if (empty) np = 1;
   poot_kir_value gid, valid;
   POOT_TRY(thread_index(k, (uint64_t)np, grid, &gid, &valid));
@@ -343,29 +433,7 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   poot_kir_value iidx[PC_MAX_DIMS], uidx[PC_MAX_DIMS], tidx[PC_MAX_DIMS], ix, ok, c, val, lin;
   POOT_TRY(poot__cc_delinearize(k, i, is, iidx));
   POOT_TRY(poot__cc_emit(k, ind, iidx, &ix));
-  {
-    poot_kir_scalar s = (poot_kir_scalar)poot_kir_builder_value_type(k->b, ix).scalar;
-    poot_kir_value zz, h, ge, le;
-    int64_t hi = ts->dims[ax] - 1;
-    POOT_TRY(poot_kir_const(k->b, s, 0, &zz));
-    POOT_TRY(
-        poot_kir_const(k->b, s, s == POOT_KIR_I64 ? (uint64_t)hi : (uint64_t)(uint32_t)hi, &h));
-    if (s == POOT_KIR_U32) {
-      POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, &ok));
-      c = ix;
-    } else {
-      POOT_TRY(poot__cc_bin(k, OP(GE), ix, zz, &ge));
-      POOT_TRY(poot__cc_bin(k, OP(LE), ix, h, &le));
-      POOT_TRY(poot__cc_bin(k, OP(AND), ge, le, &ok));
-      POOT_TRY(poot__cc_bin(k, OP(MAX), ix, zz, &c));
-      POOT_TRY(poot__cc_bin(k, OP(MIN), c, h, &c));
-      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
-    }
-  }
-  if (n->trap != POOT_TRAP_NONE) {
-    k->has_checks = true;
-    POOT_TRY(poot_kir_check(k->b, ok, (uint32_t)n->trap));
-  }
+  POOT_TRY(scatter_index(k, n, ix, ts->dims[ax] - 1, &ok, &c));
   for (uint32_t d = 0; d < ax; d++) uidx[d] = pidx[d];
   for (uint32_t d = 0; d < is->rank; d++) uidx[ax + d] = iidx[d];
   for (uint32_t d = ax + 1; d < ts->rank; d++) uidx[is->rank + d - 1] = pidx[d];

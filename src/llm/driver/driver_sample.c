@@ -93,14 +93,6 @@ static poot_value bcast(sb *s, poot_value x, poot_shape sh) {
   SB_CALL(s, poot_graph_broadcast(s->g, x0, &sh, NULL, &o));
   return o;
 }
-/* x[..., n] broadcast along a new leading dim: [m, n]. */
-static poot_value rows_of(sb *s, poot_value x, int64_t m, int64_t n) {
-  poot_value o;
-  poot_shape sh = shape2(m, n);
-  int64_t d[1] = {1};
-  SB_CALL(s, poot_graph_broadcast(s->g, x, &sh, d, &o));
-  return o;
-}
 /* x[m] broadcast along a new trailing dim: [m, n]. */
 static poot_value cols_of(sb *s, poot_value x, int64_t m, int64_t n) {
   poot_value o;
@@ -242,15 +234,18 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
     const int64_t NB = POOT_SAMPLING_MAX_BIAS;
     poot_value ids = slot(s, "sampler.bias_id", POOT_DTYPE_I32, NB);
     poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB);
-    /* b[v] = the bias of the one entry naming v (ids are distinct; padding
-     * names -1), as a [V, NB] masked sum: 0 + … + bias + … + 0 is the bias
-     * exactly. (A scatter is one thread walking the list: ~120 µs.) */
-    poot_value vid = iota(s, POOT_DTYPE_I32, shape2(V, NB), 0);
-    poot_value hit = bin(s, POOT_OP_EQ, vid, rows_of(s, ids, V, NB));
-    poot_value b =
-        reduce(s, sel(s, hit, rows_of(s, vals, V, NB), bcast(s, fconst(s, 0.0), shape2(V, NB))),
-               POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
-    y = bin(s, POOT_OP_ADD, y, b);
+    /* y[id] += bias as a scatter of y[id] + bias (ids are distinct; the
+     * padding's -1 gathers y[0] and its update is skipped): one thread per
+     * entry (docs/sampling.md, "How the suffix stays small"). */
+    poot_value cur, o;
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_gather(s->g, y, ids, 0, 0, POOT_TRAP_NONE, &cur);
+    if (e) return fail_value(s, e);
+    poot_value upd = bin(s, POOT_OP_ADD, cur, vals);
+    if (s->st) return POOT_VALUE_NONE;
+    if ((e = poot_graph_scatter_update(s->g, y, ids, upd, 0, POOT_TRAP_NONE, &o)))
+      return fail_value(s, e);
+    y = o;
   }
   if (kind & POOT_SAMPLER_PENALTIES) {
     poot_value seen = bin(s, POOT_OP_GT, counts, bcast(s, iconst(s, POOT_DTYPE_I32, 0), sv));
@@ -281,17 +276,42 @@ static poot_value alive_softmax(sb *s, poot_value x, poot_value alive, int64_t n
   return bin(s, POOT_OP_DIV, e, z);
 }
 
-/* Σ_j w[j] · before[i, j] over j, for i in [n]: before is bool[n, n]. */
-static poot_value masked_sum(sb *s, poot_value w, poot_value before, int64_t n) {
-  poot_value wr = rows_of(s, w, n, n);
-  poot_value z = bcast(s, fconst(s, 0.0), shape2(n, n));
-  return reduce(s, sel(s, before, wr, z), POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
+static poot_value cumsum(sb *s, poot_value x) {
+  poot_value o;
+  SB_CALL(s, poot_graph_cumsum(s->g, x, 0, POOT_DTYPE_F32, &o));
+  return o;
+}
+
+/* The exclusive prefix of an inclusive scan c[n]: 0, c0, c1, …, c[n-2]. */
+static poot_value exclusive(sb *s, poot_value c, int64_t n) {
+  poot_value head, o;
+  int64_t st[1] = {0}, lim[1] = {n - 1}, lo[1] = {1}, hi[1] = {0};
+  SB_CALL(s, poot_graph_slice(s->g, c, st, lim, NULL, &head));
+  poot_value z = fconst(s, 0.0);
+  SB_CALL(s, poot_graph_pad(s->g, head, z, lo, hi, NULL, &o));
+  return o;
+}
+
+static poot_value gather1(sb *s, poot_value table, poot_value idx) {
+  poot_value o;
+  SB_CALL(s, poot_graph_gather(s->g, table, idx, 0, 0, POOT_TRAP_NONE, &o));
+  return o;
+}
+
+/* The permutation of [n] sorting `key` larger first, ties to the lower
+ * index (top_k's order); *out_sorted the keys in that order. */
+static poot_value sort_perm(sb *s, poot_value key, int64_t n, poot_value *out_sorted) {
+  poot_value v, i;
+  *out_sorted = POOT_VALUE_NONE;
+  SB_CALL(s, poot_graph_top_k(s->g, key, n, &v, &i));
+  *out_sorted = v;
+  return i;
 }
 
 /* Typical-p on the sorted candidates cv[n] (alive mask): keep while the
  * mass before a token, in order of |-log p - H| (ties: earlier rank), is ≤ p. */
 static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
-  poot_shape sn = shape1(n), snn = shape2(n, n);
+  poot_shape sn = shape1(n);
   poot_value p = alive_softmax(s, cv, alive, n);
   poot_value zero = bcast(s, fconst(s, 0.0), sn);
   poot_value pos = bin(s, POOT_OP_GT, p, zero);
@@ -302,67 +322,87 @@ static poot_value typical(sb *s, poot_value cv, poot_value alive, poot_value fp,
   poot_value shift =
       un(s, POOT_OP_ABS, bin(s, POOT_OP_SUB, un(s, POOT_OP_NEG, lp), bcast(s, ent, sn)));
   shift = sel(s, pos, shift, bcast(s, fconst(s, INFINITY), sn));
-  /* before[i, j]: j sorts before i */
-  poot_value si = cols_of(s, shift, n, n), sj = rows_of(s, shift, n, n);
-  poot_value ii = iota(s, POOT_DTYPE_I32, snn, 0), jj = iota(s, POOT_DTYPE_I32, snn, 1);
+  /* sorted by (shift, rank): top_k of -shift; the mass before each in that
+   * order keeps a prefix (mass-before ≤ p grows with the position), so a
+   * candidate is kept when it sorts before the first one cut, (cs, cr) */
+  poot_value ks, perm = sort_perm(s, un(s, POOT_OP_NEG, shift), n, &ks);
+  poot_value mass = exclusive(s, cumsum(s, gather1(s, p, perm)), n);
+  poot_value keep = bin(s, POOT_OP_LE, mass, param_f(s, fp, 3, sn));
+  poot_value m = reduce(s, cvt(s, keep, POOT_DTYPE_I32), POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  poot_value mc = bin(s, POOT_OP_MIN, m, iconst(s, POOT_DTYPE_I32, n - 1)), cs, cr;
+  if (s->st) return POOT_VALUE_NONE;
+  int64_t one = 1;
+  poot_status e = poot_graph_dynamic_slice(s->g, ks, &mc, &one, POOT_TRAP_NONE, &cs);
+  if (!e) e = poot_graph_dynamic_slice(s->g, perm, &mc, &one, POOT_TRAP_NONE, &cr);
+  if (e) return fail_value(s, e);
+  cs = bcast(s, un(s, POOT_OP_NEG, cs), sn);
+  cr = bcast(s, cr, sn);
+  poot_value ii = iota(s, POOT_DTYPE_I32, sn, 0);
   poot_value before =
-      bin(s, POOT_OP_OR, bin(s, POOT_OP_LT, sj, si),
-          bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, sj, si), bin(s, POOT_OP_LT, jj, ii)));
-  before = bin(s, POOT_OP_AND, before, rows_of(s, alive, n, n));
-  poot_value mass = masked_sum(s, p, before, n);
-  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LE, mass, param_f(s, fp, 3, sn)));
+      bin(s, POOT_OP_OR, bin(s, POOT_OP_LT, shift, cs),
+          bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, shift, cs), bin(s, POOT_OP_LT, ii, cr)));
+  poot_value all = bcast(s, bin(s, POOT_OP_GE, m, iconst(s, POOT_DTYPE_I32, n)), sn);
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_OR, all, before));
 }
 
-/* Top-p on the sorted candidates: keep while the mass before a token is < p.
- * z (a scalar, or NONE): the probabilities are exp(x - max) / z, the softmax
- * of the whole vocabulary the candidates came from; NONE: their softmax. */
+/* The max of the alive x[n] as a scalar: mx when given (the candidates'
+ * first value, when the alive ones are a prefix of the sorted candidates),
+ * else a reduction. */
+static poot_value max_or(sb *s, poot_value mx, poot_value x, poot_value alive, int64_t n) {
+  return mx != POOT_VALUE_NONE ? mx : alive_max(s, x, alive, n);
+}
+
+/* Top-p on the sorted candidates: keep while the mass before a token is < p,
+ * as Σ_{j<i} e_j < p·z with e = exp(x - max) (0 where dead) and one scan of e.
+ * z (a scalar, or NONE): the sum of exp(x - max) over the whole vocabulary
+ * the candidates came from; NONE: over the candidates (the scan's last). */
 static poot_value top_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n,
-                        poot_value z) {
-  poot_shape sn = shape1(n), snn = shape2(n, n);
-  poot_value p;
-  if (z == POOT_VALUE_NONE) {
-    p = alive_softmax(s, cv, alive, n);
-  } else {
-    poot_value m = bcast(s, alive_max(s, cv, alive, n), sn);
-    poot_value e =
-        sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, cv, m)), bcast(s, fconst(s, 0.0), sn));
-    p = bin(s, POOT_OP_DIV, e, bcast(s, z, sn));
-  }
-  poot_value before =
-      bin(s, POOT_OP_LT, iota(s, POOT_DTYPE_I32, snn, 1), iota(s, POOT_DTYPE_I32, snn, 0));
-  poot_value mass = masked_sum(s, p, before, n);
-  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LT, mass, param_f(s, fp, 1, sn)));
+                        poot_value mx, poot_value z) {
+  poot_shape sn = shape1(n);
+  poot_value m = bcast(s, max_or(s, mx, cv, alive, n), sn);
+  poot_value e =
+      sel(s, alive, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, cv, m)), bcast(s, fconst(s, 0.0), sn));
+  poot_value c = cumsum(s, e);
+  if (z == POOT_VALUE_NONE) z = elem(s, c, n - 1);
+  poot_value mass = exclusive(s, c, n);
+  poot_value cut = bin(s, POOT_OP_MUL, param_f(s, fp, 1, sn), bcast(s, z, sn));
+  return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_LT, mass, cut));
 }
 
 /* Min-p: keep logit >= max + log(min_p) (log(min_p) is parameter 2). */
-static poot_value min_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n) {
+static poot_value min_p(sb *s, poot_value cv, poot_value alive, poot_value fp, int64_t n,
+                        poot_value mx) {
   poot_shape sn = shape1(n);
   poot_value floor =
-      bin(s, POOT_OP_ADD, bcast(s, alive_max(s, cv, alive, n), sn), param_f(s, fp, 2, sn));
+      bin(s, POOT_OP_ADD, bcast(s, max_or(s, mx, cv, alive, n), sn), param_f(s, fp, 2, sn));
   return bin(s, POOT_OP_AND, alive, bin(s, POOT_OP_GE, cv, floor));
 }
 
 /* Tempered weights of the alive candidates: exp((x - max) / T), 0 elsewhere. */
-static poot_value weights(sb *s, poot_value x, poot_value alive, poot_value fp, int64_t n) {
+static poot_value weights(sb *s, poot_value x, poot_value alive, poot_value fp, int64_t n,
+                          poot_value mx) {
   poot_shape sn = shape1(n);
-  poot_value m = bcast(s, alive_max(s, x, alive, n), sn);
+  poot_value m = bcast(s, max_or(s, mx, x, alive, n), sn);
   poot_value t = bin(s, POOT_OP_DIV, bin(s, POOT_OP_SUB, x, m), param_f(s, fp, 0, sn));
   return sel(s, alive, un(s, POOT_OP_EXP, t), bcast(s, fconst(s, 0.0), sn));
 }
 
 /* The draw among candidates (ids ci[n], weights w[n], alive): the first id
  * (in id order) whose cumulative weight passes u·Σw; when rounding leaves
- * none, the largest alive id. Returns an i32 scalar. */
+ * none, the largest alive id. The candidates are put in id order by a
+ * top_k of -id (one dispatch at n ≤ 2,048), the cumulative weights are a
+ * scan, Σw its last. Returns an i32 scalar. */
 static poot_value draw_candidates(sb *s, poot_value ci, poot_value w, poot_value alive,
                                   poot_value u, int64_t n) {
   poot_shape sn = shape1(n);
-  poot_value before = bin(s, POOT_OP_LT, rows_of(s, ci, n, n), cols_of(s, ci, n, n));
-  poot_value pre = masked_sum(s, w, before, n);
-  poot_value target = bin(s, POOT_OP_MUL, u, reduce(s, w, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32));
-  poot_value past = bin(s, POOT_OP_AND, alive,
-                        bin(s, POOT_OP_GT, bin(s, POOT_OP_ADD, pre, w), bcast(s, target, sn)));
+  poot_value nid, perm = sort_perm(s, un(s, POOT_OP_NEG, ci), n, &nid);
+  poot_value ws = gather1(s, w, perm), as = gather1(s, alive, perm);
+  poot_value cum = cumsum(s, ws);
+  poot_value target = bin(s, POOT_OP_MUL, u, elem(s, cum, n - 1));
+  poot_value past = bin(s, POOT_OP_AND, as, bin(s, POOT_OP_GT, cum, bcast(s, target, sn)));
   poot_value big = bcast(s, iconst(s, POOT_DTYPE_I32, INT32_MAX), sn);
-  poot_value first = reduce(s, sel(s, past, ci, big), POOT_REDUCE_MIN, 0, POOT_DTYPE_I32);
+  poot_value ids = un(s, POOT_OP_NEG, nid);
+  poot_value first = reduce(s, sel(s, past, ids, big), POOT_REDUCE_MIN, 0, POOT_DTYPE_I32);
   poot_value last = reduce(s, sel(s, alive, ci, bcast(s, iconst(s, POOT_DTYPE_I32, -1), sn)),
                            POOT_REDUCE_MAX, 0, POOT_DTYPE_I32);
   poot_value none = bin(s, POOT_OP_EQ, first, iconst(s, POOT_DTYPE_I32, INT32_MAX));
@@ -457,8 +497,8 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
   if (!(kind & sorting)) {
     poot_value alive = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), shape1(V)));
-    if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V);
-    return draw_vocab(s, weights(s, y, alive, fp, V), alive, u);
+    if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V, POOT_VALUE_NONE);
+    return draw_vocab(s, weights(s, y, alive, fp, V, POOT_VALUE_NONE), alive, u);
   }
   const int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
   poot_value cv, ci;
@@ -468,22 +508,29 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   poot_value rank = iota(s, POOT_DTYPE_I32, sk, 0);
   poot_value alive = bin(s, POOT_OP_AND, bin(s, POOT_OP_LT, rank, bcast(s, elem(s, ip, 0), sk)),
                          bin(s, POOT_OP_GT, cv, bcast(s, fconst(s, -INFINITY), sk)));
-  if (kind & POOT_SAMPLER_TYPICAL_P) alive = typical(s, cv, alive, fp, K);
+  /* Without typical-p every narrowing keeps a prefix of the sorted
+   * candidates holding the first: the max of the alive ones is cv[0]. */
+  poot_value mx = POOT_VALUE_NONE;
+  if (kind & POOT_SAMPLER_TYPICAL_P)
+    alive = typical(s, cv, alive, fp, K);
+  else
+    mx = elem(s, cv, 0);
   if (kind & POOT_SAMPLER_TOP_P) {
-    /* top-p over the whole vocabulary: the mass of the full softmax */
+    /* top-p over the whole vocabulary: the mass of the full softmax, whose
+     * max is cv[0] */
     poot_value z = POOT_VALUE_NONE;
     if (!(kind & (POOT_SAMPLER_TOP_K | POOT_SAMPLER_TYPICAL_P))) {
       poot_shape sv = shape1(V);
       poot_value all = bin(s, POOT_OP_GT, y, bcast(s, fconst(s, -INFINITY), sv));
-      poot_value m = bcast(s, alive_max(s, y, all, V), sv);
+      poot_value m = bcast(s, mx, sv);
       poot_value e =
           sel(s, all, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, y, m)), bcast(s, fconst(s, 0.0), sv));
       z = reduce(s, e, POOT_REDUCE_SUM, 0, POOT_DTYPE_F32);
     }
-    alive = top_p(s, cv, alive, fp, K, z);
+    alive = top_p(s, cv, alive, fp, K, mx, z);
   }
-  if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K);
-  return draw_candidates(s, ci, weights(s, cv, alive, fp, K), alive, u, K);
+  if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, cv, alive, fp, K, mx);
+  return draw_candidates(s, ci, weights(s, cv, alive, fp, K, mx), alive, u, K);
 }
 
 /* The chosen id's logprob and the top-n (ids, logprobs) over the raw logits
@@ -586,6 +633,16 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
     poot_value kept = bin(&s, POOT_OP_ADD, reshape(&s, logits, shape1(s.V)),
                           bcast(&s, fconst(&s, 0.0), shape1(s.V)));
     set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V), kept);
+    /* The host reads nothing of FORWARD (PICK draws and checks the kept
+     * logits): its output is two words, not the greedy suffix's argmax and
+     * finiteness, two passes over the vocabulary. */
+    poot_value parts[2] = {bits(&s, reshape(&s, elem(&s, kept, 0), shape1(1)), POOT_DTYPE_I32),
+                           reshape(&s, iconst(&s, POOT_DTYPE_I32, 0), shape1(1))};
+    poot_value out;
+    if (s.st) return s.st;
+    POOT_TRY(poot_graph_concat(g, 2, parts, 0, &out));
+    POOT_TRY(poot_graph_set_output(g, out));
+    return poot_graph_verify(g);
   }
   if (s.st) return s.st;
   if (forward) return poot__driver_append_greedy(g);

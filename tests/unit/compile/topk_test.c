@@ -363,6 +363,94 @@ static void test_fused_input(void **state) {
   poot_graph_destroy(g);
 }
 
+/* ------------------------------------------- scatter into a vector */
+
+/* scatter_update of a target that is only the axis (the sampling suffix's
+ * logit bias): one thread per index, a write skipped when a later index
+ * names the same element or the index is out of range. Indices: distinct
+ * ones, duplicates (the last write wins), -1 padding and past the end; on
+ * the interpreter's profiles against poot_eval, bit for bit; the parallel
+ * form up to 4,096 indices (one dispatch of ⌈ni / wg⌉ workgroups), the
+ * serial one past it (one workgroup). */
+static void scatter_case(int64_t n, int64_t ni, poot_trap trap, uint32_t want_groups) {
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_graph_create(&g));
+  poot_type tt = poot_type_make(F32, 1, &n), it = poot_type_make(I32, 1, &ni);
+  poot_type ut = poot_type_make(F32, 1, &ni);
+  poot_value tgt = POOT_VALUE_NONE, ids = POOT_VALUE_NONE, upd = POOT_VALUE_NONE;
+  poot_value sc = POOT_VALUE_NONE;
+  POOT_ASSERT_OK(poot_graph_add_param(g, "tgt", &tt, &tgt));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "ids", &it, &ids));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "upd", &ut, &upd));
+  POOT_ASSERT_OK(poot_graph_scatter_update(g, tgt, ids, upd, 0, trap, &sc));
+  POOT_ASSERT_OK(poot_graph_set_output(g, sc));
+  POOT_ASSERT_OK(poot_graph_verify(g));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 3, 10, 0, 1.0f, &in));
+  poot_tensor *ti = find_input(&in, "ids"), *tu = find_input(&in, "upd");
+  int32_t *id = ti->data;
+  float *u = tu->data;
+  uint64_t seed = (uint64_t)(n * 7 + ni);
+  for (int64_t i = 0; i < ni; i++) {
+    uint64_t r = rng(&seed);
+    u[i] = (float)(int64_t)(r % 2001) / 8.0f - 125.0f;
+    if (i % 5 == 4 && i > 0)
+      id[i] = id[r % (uint64_t)i]; /* a duplicate of an earlier index */
+    else if (trap == POOT_TRAP_NONE && i % 7 == 3)
+      id[i] = i % 2 ? -1 : (int32_t)(n + (int64_t)(r % 3)); /* padding, past the end */
+    else
+      id[i] = (int32_t)((i * 7919 + (int64_t)(r % 13)) % n);
+  }
+  poot_eval_input ei[3] = {{"tgt", find_input(&in, "tgt")}, {"ids", ti}, {"upd", tu}};
+  poot_eval_inputs eis = {.count = 3, .items = ei};
+  poot_evaluation *ev = NULL;
+  POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
+  /* the oracle: the serial order, by hand */
+  const float *t0 = find_input(&in, "tgt")->data, *out = ev->output.data;
+  float *want = malloc((size_t)n * sizeof *want);
+  assert_non_null(want);
+  memcpy(want, t0, (size_t)n * sizeof *want);
+  for (int64_t i = 0; i < ni; i++)
+    if (id[i] >= 0 && id[i] < n) want[id[i]] = u[i];
+  assert_memory_equal(out, want, (size_t)n * sizeof *want);
+  free(want);
+  poot_evaluation_destroy(ev);
+  for (int p = 0; p < PROF_COUNT; p++) {
+    poot_kir_target t;
+    profile_target((profile)p, &t);
+    pt_result r;
+    POOT_ASSERT_OK(pt_check(g, &t, &in, 32, true, 0, &r));
+    if (!r.ok)
+      fail_msg("scatter n=%lld ni=%lld profile %d: %s", (long long)n, (long long)ni, p, r.what);
+  }
+  poot_kir_target t;
+  POOT_ASSERT_OK(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  poot_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &o, &plan));
+  uint32_t found = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (strstr(plan->dispatches[i].what, "scatter")) {
+      const uint32_t *gr = plan->dispatches[i].grid;
+      assert_int_equal(gr[0] * gr[1] * gr[2], want_groups);
+      found++;
+    }
+  assert_int_equal(found, 1);
+  poot_plan_destroy(plan);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_scatter_vector(void **state) {
+  (void)state;
+  scatter_case(128256, 300, POOT_TRAP_NONE, 2); /* the logit bias: 256 threads a group */
+  scatter_case(5000, 4096, POOT_TRAP_NONE, 16);
+  scatter_case(5000, 1000, POOT_TRAP_INDEX_OUT_OF_RANGE, 4);
+  scatter_case(5000, 4097, POOT_TRAP_NONE, 1); /* past the parallel form: serial */
+}
+
 static void test_short_rows(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof cases_short / sizeof *cases_short; i++) run_interp(&cases_short[i]);
@@ -509,7 +597,7 @@ int main(void) {
       cmocka_unit_test(test_dispatches),  cmocka_unit_test(test_render),
       cmocka_unit_test(test_fused_input), cmocka_unit_test(test_short_rows),
       cmocka_unit_test(test_long_rows),   cmocka_unit_test(test_vocab_rows),
-      cmocka_unit_test(test_vulkan),
+      cmocka_unit_test(test_vulkan),      cmocka_unit_test(test_scatter_vector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * the suffix appended (driver_sample.c), one replay per draw.
  *  - V = 5,000 (the two-level draw over the vocabulary, top-k's 1,024 cap,
  *    top-p with top-k off over the whole vocabulary's softmax): for each kind,
- *    80 steps on fresh logits with ties and banned tokens; the device's id
+ *    80 steps on fresh logits with ties and banned tokens (one kind with a
+ *    full 300-entry bias list: duplicates, bans, the scatter's -1 padding);
+ *    the device's id
  *    equals the reference sampler's for the same Philox number (the counter
  *    is the device's state, advanced by each replay); a flip is allowed only
  *    at a CDF boundary and counted;
@@ -126,15 +128,33 @@ typedef struct kase {
   const char *name;
   float temperature, top_p, min_p, typical_p;
   int32_t top_k;
+  bool bias; /* a full list: 300 entries, duplicates, bans, -1 padding after merging */
 } kase;
+
+/* 300 bias entries over V: every tenth repeats an earlier token (the driver
+ * sums them), every third of the rest bans its token, the others move it by
+ * up to ±4.5 — enough to change which tokens are drawn. */
+static void full_bias(poot_sampling_params *p, int64_t V) {
+  p->n_bias = POOT_SAMPLING_MAX_BIAS;
+  for (uint32_t i = 0; i < POOT_SAMPLING_MAX_BIAS; i++) {
+    int32_t tok = (int32_t)((i * 17 + 3) % (uint32_t)V);
+    if (i % 10 == 9) tok = p->bias[i / 2].token;
+    float b = i % 3 == 0 ? -INFINITY : (float)((int)(i % 7) - 3) * 1.5f;
+    p->bias[i] = (poot_sampling_bias){.token = tok, .bias = b};
+  }
+}
 
 static void test_long_vocab(void **state) {
   (void)state;
   const int64_t V = 5000;
   const kase cases[] = {
-      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0},      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40},
-      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0},     {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0},
-      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300}, {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40},
+      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0, false},
+      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40, false},
+      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0, false},
+      {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0, false},
+      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300, false},
+      {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40, false},
+      {"defaults + bias", 0.8f, 0.95f, 0.05f, 1.0f, 40, true},
   };
   float *x = malloc((size_t)V * sizeof *x);
   assert_non_null(x);
@@ -148,6 +168,7 @@ static void test_long_vocab(void **state) {
     p.typical_p = cases[c].typical_p;
     p.top_k = cases[c].top_k;
     p.seed = 1234 + c;
+    if (cases[c].bias) full_bias(&p, V);
     driver_request r;
     poot__driver_request_init(V, &p, p.seed, &r);
     suffix s;
