@@ -37,12 +37,16 @@ static void profile(int i, poot_kir_target *t) {
   }
 }
 
-/* Every profile: the template runs (or not) and the outputs match. */
-static void check(poot_graph *g, int64_t k, bool want, const char *what) {
+/* The profiles in `mask` (bit i: profile i): the template runs (or not)
+ * and the outputs match. The long outputs (two rows per subgroup) run at
+ * subgroup 32 only for block formats: an interpreted million-element
+ * weight costs seconds. */
+static void check_on(poot_graph *g, int64_t k, bool want, const char *what, unsigned mask) {
   B(poot_graph_verify(g));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   for (int i = 0; i < 4; i++) {
+    if (!(mask & (1u << i))) continue;
     poot_kir_target t;
     profile(i, &t);
     char why[512];
@@ -50,6 +54,9 @@ static void check(poot_graph *g, int64_t k, bool want, const char *what) {
       fail_msg("%s", why);
   }
   pt_inputs_free(&in);
+}
+static void check(poot_graph *g, int64_t k, bool want, const char *what) {
+  check_on(g, k, want, what, 15u);
 }
 
 static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
@@ -60,7 +67,7 @@ static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   char what[64];
   snprintf(what, sizeof what, "gemv %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt), (long long)m,
            (long long)k, (long long)n, (long long)k);
-  check(g, k, want, what);
+  check_on(g, k, want, what, n >= 4096 && poot_dtype_is_packed(wt) ? 2u : 15u);
   poot_graph_destroy(g);
 }
 
@@ -107,8 +114,7 @@ static void test_blocks(void **state) {
   }
   one(POOT_DTYPE_Q4_K, 1, 2, 14336, true);
   one(POOT_DTYPE_Q6_K, 1, 2, 8192, true);
-  one(POOT_DTYPE_Q6_K, 1, 4098, 256, true); /* two rows per subgroup */
-  one(POOT_DTYPE_Q4_K, 3, 4096, 256, true);
+  one(POOT_DTYPE_Q6_K, 3, 4098, 256, true); /* two rows per subgroup */
   static const poot_dtype lq[] = {POOT_DTYPE_Q4_1, POOT_DTYPE_Q5_0, POOT_DTYPE_Q5_1};
   for (int i = 0; i < 3; i++) {
     one(lq[i], 1, 5, 2048, true);
@@ -145,7 +151,7 @@ static void shared_x(int nr, const poot_dtype *wt, int64_t m, int64_t h, const i
     B(poot_graph_binary(g, POOT_OP_ADD, d[0], y, &y));
   }
   B(poot_graph_set_output(g, y));
-  check(g, h, want, what);
+  check_on(g, h, want, what, n[0] >= 4096 ? 2u : 15u);
   poot_graph_destroy(g);
 }
 
