@@ -45,6 +45,8 @@
  * q5_1; the k-quants always take two at N >= 4096): 0 keeps the measured
  * one row. */
 #define GEMV_BLOCK_R2 1
+/* The k-quants' two rows per subgroup from this N on. */
+#define GEMV_K_R2_MIN_N 2048
 
 typedef struct gemv_root {
   poot_value v;   /* the dot */
@@ -532,11 +534,17 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.sg = pl->t->subgroup_size;
   uint32_t per = pl->wg / f.sg;
   /* Two rows per subgroup for long outputs: half the workgroups, so half
-   * the x staging, with as many loads in flight; for block formats each x
-   * load and Σ x then serves both rows (shared-memory reads of x, 4 bytes
-   * per element and row, would otherwise outweigh a 4-bit weight's 0.56
-   * bytes; the old q8_0 / q4_0 measurement had one row at every N). */
-  f.R = f.N % 2 == 0 && f.N >= 4096 && (f.ce != GQ_CHUNK || kq || GEMV_BLOCK_R2) ? 2 : 1;
+   * the x staging (and the norm statistics each workgroup recomputes), with
+   * as many loads in flight; for block formats each x load and Σ x then
+   * serves both rows. A k-quant row streams 0.56-0.82 bytes per element
+   * where x costs 4 bytes of shared-memory reads per element and row (a
+   * 128-byte-per-cycle port), and 8 KiB of staging per workgroup at K =
+   * 2048 is as much as its weight rows: two rows from N = 2048 (still 128
+   * workgroups, one per SM of an H200). */
+  f.R = f.N % 2 == 0 && f.N >= (kq ? GEMV_K_R2_MIN_N : 4096) &&
+                (f.ce != GQ_CHUNK || kq || GEMV_BLOCK_R2)
+            ? 2
+            : 1;
   for (uint32_t i = 0; i < f.nr; i++) {
     const pc_value *pw = &pl->v[f.rs[i].w];
     POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));
