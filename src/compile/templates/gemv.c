@@ -41,12 +41,9 @@
 /* Weight words in flight per lane for block formats: four chunks of the
  * q8_0 Q, K and V (51 words each), as measured. */
 #define GEMV_BLOCK_WORDS 204
-/* Two rows per subgroup for the 32-element block formats too (q8_0 ...
- * q5_1; the k-quants always take two at N >= 4096): 0 keeps the measured
- * one row. */
-#define GEMV_BLOCK_R2 1
-/* The k-quants' two rows per subgroup from this N on. */
-#define GEMV_K_R2_MIN_N 2048
+/* Block formats take two rows per subgroup from this N on (16-byte chunks
+ * from 4096). */
+#define GEMV_BLOCK_R2_MIN_N 2048
 
 typedef struct gemv_root {
   poot_value v;   /* the dot */
@@ -536,15 +533,13 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   /* Two rows per subgroup for long outputs: half the workgroups, so half
    * the x staging (and the norm statistics each workgroup recomputes), with
    * as many loads in flight; for block formats each x load and Σ x then
-   * serves both rows. A k-quant row streams 0.56-0.82 bytes per element
-   * where x costs 4 bytes of shared-memory reads per element and row (a
-   * 128-byte-per-cycle port), and 8 KiB of staging per workgroup at K =
-   * 2048 is as much as its weight rows: two rows from N = 2048 (still 128
-   * workgroups, one per SM of an H200). */
-  f.R = f.N % 2 == 0 && f.N >= (kq ? GEMV_K_R2_MIN_N : 4096) &&
-                (f.ce != GQ_CHUNK || kq || GEMV_BLOCK_R2)
-            ? 2
-            : 1;
+   * serves both rows. A 4-bit row streams 0.56 bytes per element where x
+   * costs 4 bytes of shared-memory reads per element and row (a 128-byte-
+   * per-cycle port: about the rate 4-bit weights arrive at on an H200 SM),
+   * and at K = 2048 a workgroup's 8 KiB of staged x is as much as its eight
+   * rows of weights: block formats take two rows from N = 2048 (still 128
+   * workgroups, one per SM). */
+  f.R = f.N % 2 == 0 && f.N >= (f.ce == GQ_CHUNK ? GEMV_BLOCK_R2_MIN_N : 4096) ? 2 : 1;
   for (uint32_t i = 0; i < f.nr; i++) {
     const pc_value *pw = &pl->v[f.rs[i].w];
     POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));
