@@ -120,7 +120,8 @@ static void test_blocks(void **state) {
     one(lq[i], 3, 3, 192, true); /* 3 block pairs: ragged */
   }
   one(POOT_DTYPE_Q5_0, 1, 4100, 64, true);  /* two rows per subgroup */
-  one(POOT_DTYPE_Q6_K, 1, 2048, 256, true); /* k-quants: two rows from N = 2048 */
+  one(POOT_DTYPE_Q6_K, 1, 2048, 256, true); /* block formats: two rows from N = 2048 */
+  one(POOT_DTYPE_Q4_K, 3, 2048, 256, true); /* … and several rows of x */
   one(POOT_DTYPE_Q4_1, 2, 2, 8192, true);
 }
 
