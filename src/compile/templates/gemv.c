@@ -1,27 +1,27 @@
 /* templates/gemv.c — the weight-streaming GEMV of decode steps:
  *   out[m, n] = Σ_c x[m, c] · W[n, c]     (M ≤ GEMV_MAX_M rows of x)
- * for dot_general roots whose right operand is a leaf (a weight) stored row-major
- * (f32, f16, bf16, q8_0, q4_0), read through its convert or dequantize.
+ * for dot_general roots whose right operand is a leaf (a weight) stored
+ * row-major (f32, f16, bf16, and the block formats q8_0, q4_0, q4_1, q5_0,
+ * q5_1, q4_k, q5_k, q6_k of gemv_blocks.c), read through its convert or
+ * dequantize.
  *
  * One subgroup per output column n, or two for long outputs (per workgroup:
- * wg / sg subgroups). Each lane
- * streams whole 16-byte chunks of the weight row (f32, f16, bf16: one
- * four-word vector load) or a pair of quant blocks (q8_0: 68 bytes, q4_0: 36
- * bytes, word loads), four chunks per lane in flight, decodes them with
- * integer and conversion instructions only (no per-element index arithmetic
- * on the weight), multiplies with x and accumulates in f32. x (the group's
- * prologue applied — an RMSNorm scale, say) is first staged by the whole
- * workgroup in shared memory, in tiles of K when it does not fit, and read
- * back with 16-byte loads: the same bytes as the weight chunk's elements,
- * where per-element loads from global memory would cost one L1 wavefront per
- * lane. A
- * subgroup reduction ends each column, and lane 0 runs the epilogue (residual
- * add, SwiGLU of two roots sharing x) for every row m.
+ * wg / sg subgroups). Each lane streams whole chunks of the weight row
+ * (f32, f16, bf16: 16 bytes, one four-word vector load; block formats: 64
+ * elements, gemv_blocks.c), up to eight chunks per lane in flight, decodes
+ * them in registers (no per-element index arithmetic on the weight),
+ * multiplies with x and accumulates in f32. x (the group's prologue applied
+ * — an RMSNorm scale, say) is first staged by the whole workgroup in shared
+ * memory, in tiles of K when it does not fit, and read back with 16-byte
+ * loads: the same bytes as the weight chunk's elements, where per-element
+ * loads from global memory would cost one L1 wavefront per lane. A subgroup
+ * reduction ends each column, and lane 0 runs the epilogue (residual add,
+ * SwiGLU of two roots sharing x) for every row m.
  *
  * Weight values are exact (conversion and block dequantization are exact in
  * f32); only the order of the f32 sums differs from poot_eval, within the
- * reassociation bound of docs/compiler.md. Quantized blocks are summed as
- * d · Σ q·x, one more rounding per block, inside the same bound.
+ * reassociation bound of docs/compiler.md. Blocks are summed as
+ * scale · Σ q·x + min · Σ x, inside the same bound.
  *
  * poot__cc_tpl_gemv reports *out_done = false, having emitted nothing, when a
  * group does not have this shape; the generic contraction takes it then. */
