@@ -1,44 +1,49 @@
 /* templates/gemv.c — the weight-streaming GEMV of decode steps:
  *   out[m, n] = Σ_c x[m, c] · W[n, c]     (M ≤ GEMV_MAX_M rows of x)
- * for dot_general roots whose right operand is a leaf (a weight) stored row-major
- * (f32, f16, bf16, q8_0, q4_0), read through its convert or dequantize.
+ * for dot_general roots whose right operand is a leaf (a weight) stored
+ * row-major (f32, f16, bf16, and the block formats q8_0, q4_0, q4_1, q5_0,
+ * q5_1, q4_k, q5_k, q6_k of gemv_blocks.c), read through its convert or
+ * dequantize.
  *
  * One subgroup per output column n, or two for long outputs (per workgroup:
- * wg / sg subgroups). Each lane
- * streams whole 16-byte chunks of the weight row (f32, f16, bf16: one
- * four-word vector load) or a pair of quant blocks (q8_0: 68 bytes, q4_0: 36
- * bytes, word loads), four chunks per lane in flight, decodes them with
- * integer and conversion instructions only (no per-element index arithmetic
- * on the weight), multiplies with x and accumulates in f32. x (the group's
- * prologue applied — an RMSNorm scale, say) is first staged by the whole
- * workgroup in shared memory, in tiles of K when it does not fit, and read
- * back with 16-byte loads: the same bytes as the weight chunk's elements,
- * where per-element loads from global memory would cost one L1 wavefront per
- * lane. A
- * subgroup reduction ends each column, and lane 0 runs the epilogue (residual
- * add, SwiGLU of two roots sharing x) for every row m.
+ * wg / sg subgroups). Each lane streams whole chunks of the weight row
+ * (f32, f16, bf16: 16 bytes, one four-word vector load; block formats: 64
+ * elements, gemv_blocks.c), up to eight chunks per lane in flight, decodes
+ * them in registers (no per-element index arithmetic on the weight),
+ * multiplies with x and accumulates in f32. x (the group's prologue applied
+ * — an RMSNorm scale, say) is first staged by the whole workgroup in shared
+ * memory, in tiles of K when it does not fit, and read back with 16-byte
+ * loads: the same bytes as the weight chunk's elements, where per-element
+ * loads from global memory would cost one L1 wavefront per lane. A subgroup
+ * reduction ends each column, and lane 0 runs the epilogue (residual add,
+ * SwiGLU of two roots sharing x) for every row m.
  *
  * Weight values are exact (conversion and block dequantization are exact in
  * f32); only the order of the f32 sums differs from poot_eval, within the
- * reassociation bound of docs/compiler.md. Quantized blocks are summed as
- * d · Σ q·x, one more rounding per block, inside the same bound.
+ * reassociation bound of docs/compiler.md. Blocks are summed as
+ * scale · Σ q·x + min · Σ x, inside the same bound.
  *
  * poot__cc_tpl_gemv reports *out_done = false, having emitted nothing, when a
  * group does not have this shape; the generic contraction takes it then. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../compile_impl.h"
+#include "gemv_blocks.h"
 
 #define S(x) POOT_KIR_##x
 #define OP(x) POOT_KIR_OP_##x
 
-#define GEMV_MAX_M 4
 #define GEMV_UNROLL 8 /* chunks per lane in flight, at most */
 #define GEMV_MAX_TILES 8
 /* Prefetching 32 words (the 8 chunks of a 2048-element f16 row) was measured
  * 3-4 % slower on the 1B decode than 16 (register pressure). */
 #define GEMV_PREFETCH_WORDS 16
+/* Weight words in flight per lane for block formats: four chunks of the
+ * q8_0 Q, K and V (51 words each), as measured. */
+#define GEMV_BLOCK_WORDS 204
+/* Block formats take two rows per subgroup from this N on (16-byte chunks
+ * from 4096). */
+#define GEMV_BLOCK_R2_MIN_N 2048
 
 typedef struct gemv_root {
   poot_value v;   /* the dot */
@@ -46,6 +51,7 @@ typedef struct gemv_root {
   poot_value w;   /* the weight leaf, [N, K] */
   poot_dtype wdt; /* its stored dtype */
   uint32_t ref;   /* its binding */
+  uint32_t woff;  /* its chunk's first word among the roots' chunk words */
 } gemv_root;
 
 /* Elements one lane reads per chunk, and words per chunk. */
@@ -56,22 +62,13 @@ static uint32_t chunk_elems(poot_dtype dt) {
     case POOT_DTYPE_F16:
     case POOT_DTYPE_BF16:
       return 8;
-    case POOT_DTYPE_Q8_0:
-    case POOT_DTYPE_Q4_0:
-      return 64;
     default:
-      return 0;
+      return poot__gq_words(dt) ? GQ_CHUNK : 0;
   }
 }
 static uint32_t chunk_words(poot_dtype dt) {
-  switch (dt) {
-    case POOT_DTYPE_Q8_0:
-      return 17;
-    case POOT_DTYPE_Q4_0:
-      return 9;
-    default:
-      return 4;
-  }
+  uint32_t n = poot__gq_words(dt);
+  return n ? n : 4;
 }
 
 /* The weight leaf under a dot's right operand: the f32 leaf itself, or the
@@ -91,8 +88,7 @@ static bool weight_of(pc_planner *pl, poot_value b, poot_value *out_w) {
   poot_dtype dt = poot__cc_type(pl, w)->dtype;
   if (pb->node->op == POOT_OP_CONVERT && dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_BF16)
     return false;
-  if (pb->node->op == POOT_OP_DEQUANTIZE && dt != POOT_DTYPE_Q8_0 && dt != POOT_DTYPE_Q4_0)
-    return false;
+  if (pb->node->op == POOT_OP_DEQUANTIZE && !poot__gq_words(dt)) return false;
   *out_w = w;
   return true;
 }
@@ -150,60 +146,18 @@ static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]
   return poot__cc_f16_decode(k, hi, &out[1]);
 }
 
-static poot_status f16_lo(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
+poot_status poot__gemv_f16_lo(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
   poot_kir_value p[2];
   POOT_TRY(half_pair(k, w, p));
   *out = p[0];
   return NULL;
 }
-static poot_status f16_hi(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
-  poot_kir_value p[2];
-  POOT_TRY(half_pair(k, w, p));
-  *out = p[1];
-  return NULL;
-}
 
-/* The four bytes at byte offset 2 of the pair (a, b): (a >> 16) | (b << 16). */
-static poot_status funnel16(pc_kctx *k, poot_kir_value a, poot_kir_value b, poot_kir_value *out) {
-  poot_kir_value x, y;
-  POOT_TRY(poot__cc_bin_c(k, OP(SHR), a, 16, &x));
-  POOT_TRY(poot__cc_bin_c(k, OP(SHL), b, 16, &y));
-  return poot__cc_bin(k, OP(OR), x, y, out);
-}
-
-/* Signed byte j of word w as f32. */
-static poot_status s8_at(pc_kctx *k, poot_kir_value w, uint32_t j, poot_kir_value *out) {
-  poot_kir_value s, sh, c;
-  POOT_TRY(poot__cc_bcast(k, S(I32), w, &s));
-  if (j < 3) {
-    POOT_TRY(poot_kir_const_i32(k->b, (int32_t)(24 - 8 * j), &c));
-    POOT_TRY(poot__cc_bin(k, OP(SHL), s, c, &s));
-  }
-  POOT_TRY(poot_kir_const_i32(k->b, 24, &sh));
-  POOT_TRY(poot__cc_bin(k, OP(SHR), s, sh, &s));
-  return poot__cc_cvt(k, S(F32), s, out);
-}
-
-/* Nibble at bit `bit` of word w, minus 8, as f32. */
-static poot_status q4_at(pc_kctx *k, poot_kir_value w, uint32_t bit, poot_kir_value *out) {
-  poot_kir_value s = w, i;
-  if (bit) POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, bit, &s));
-  if (bit < 28) POOT_TRY(poot__cc_bin_c(k, OP(AND), s, 15, &s));
-  POOT_TRY(poot__cc_bcast(k, S(I32), s, &i));
-  poot_kir_value eight;
-  POOT_TRY(poot_kir_const_i32(k->b, 8, &eight));
-  POOT_TRY(poot__cc_bin(k, OP(SUB), i, eight, &i));
-  return poot__cc_cvt(k, S(F32), i, out);
-}
-
-/* The staged x tile in shared memory: row m's element c (tile-relative) at
- * m * pitch + c + 4 * (c / 32): one 16-byte pad per 128 bytes keeps the
- * 16-byte loads of a quarter subgroup on distinct banks whether a lane reads
- * 32 bytes (f16 chunks) or 256 bytes (block pairs) of x. */
-typedef struct xtile {
-  uint32_t sh;    /* the shared array */
-  uint32_t pitch; /* floats per row of x */
-} xtile;
+/* The staged x tile (gemv_xtile): row m's element c at m * pitch + c +
+ * 4 * (c / 32): one 16-byte pad per 128 bytes keeps the 16-byte loads of a
+ * quarter subgroup on distinct banks whether a lane reads 32 bytes (f16
+ * chunks) or 256 bytes (block pairs) of x. */
+typedef gemv_xtile xtile;
 
 static uint32_t xpos(uint32_t c) {
   return c + 4 * (c / 32);
@@ -211,8 +165,8 @@ static uint32_t xpos(uint32_t c) {
 
 /* x[m, c0 + first + e] for e in [0, count) (count a multiple of 4; c0 a
  * multiple of 4), every row m, from the staged tile. */
-static poot_status x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
-                         uint32_t first, uint32_t count, poot_kir_value xs[][GEMV_MAX_M]) {
+poot_status poot__gemv_x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
+                             uint32_t first, uint32_t count, poot_kir_value xs[][GEMV_MAX_M]) {
   for (uint32_t e = 0; e < count; e += 4) {
     /* c0 + first + e is a multiple of 4: its group of four stays inside one
      * 32-float line, so xpos is linear over it. */
@@ -238,7 +192,7 @@ static poot_status dot_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_va
                            uint32_t first, const poot_kir_value *vals, uint32_t count,
                            poot_kir_value scale, poot_kir_value inr, uint32_t pacc, uint32_t base) {
   poot_kir_value part[GEMV_MAX_M] = {0}, xs[32][GEMV_MAX_M];
-  POOT_TRY(x_run(k, xt, nm, c0, first, count, xs));
+  POOT_TRY(poot__gemv_x_run(k, xt, nm, c0, first, count, xs));
   for (uint32_t e = 0; e < count; e++) {
     for (uint32_t m = 0; m < nm; m++) {
       if (!part[m])
@@ -262,8 +216,9 @@ static poot_status dot_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_va
   return NULL;
 }
 
-/* Adds one chunk of root r's row (already loaded as wd[]) to its
- * accumulators. c0: the chunk's first contraction index in the tile. */
+/* Adds one 16-byte chunk (f32, f16, bf16) of root r's row (already loaded
+ * as wd[]) to its accumulators; block formats are gemv_blocks.c's. c0: the chunk's first
+ * contraction index in the tile. */
 static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
                                     poot_kir_value c0, const poot_kir_value *wd, poot_kir_value inr,
                                     uint32_t pacc, uint32_t base) {
@@ -284,43 +239,6 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile 
         POOT_TRY(poot__cc_bcast(k, S(F32), hi, &v[2 * e + 1]));
       }
       return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
-    case POOT_DTYPE_Q8_0: {
-      /* words 0..8: d0 | q0[0..31] at bytes 2..33 | d1 at bytes 34..35;
-       * words 9..16: q1[0..31] */
-      poot_kir_value d0, d1, qw;
-      POOT_TRY(f16_lo(k, wd[0], &d0));
-      POOT_TRY(f16_hi(k, wd[8], &d1));
-      for (uint32_t i = 0; i < 8; i++) {
-        POOT_TRY(funnel16(k, wd[i], wd[i + 1], &qw));
-        for (uint32_t j = 0; j < 4; j++) POOT_TRY(s8_at(k, qw, j, &v[4 * i + j]));
-      }
-      POOT_TRY(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
-      for (uint32_t i = 0; i < 8; i++)
-        for (uint32_t j = 0; j < 4; j++) POOT_TRY(s8_at(k, wd[9 + i], j, &v[4 * i + j]));
-      return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
-    }
-    case POOT_DTYPE_Q4_0: {
-      /* words 0..4: d0 | qs0[0..15] at bytes 2..17 | d1 at bytes 18..19;
-       * words 5..8: qs1[0..15]. Byte b holds element b (low nibble) and
-       * element b + 16 (high nibble). */
-      poot_kir_value d0, d1, qw;
-      POOT_TRY(f16_lo(k, wd[0], &d0));
-      POOT_TRY(f16_hi(k, wd[4], &d1));
-      for (uint32_t i = 0; i < 4; i++) {
-        POOT_TRY(funnel16(k, wd[i], wd[i + 1], &qw));
-        for (uint32_t j = 0; j < 4; j++) {
-          POOT_TRY(q4_at(k, qw, 8 * j, &v[4 * i + j]));
-          POOT_TRY(q4_at(k, qw, 8 * j + 4, &v[16 + 4 * i + j]));
-        }
-      }
-      POOT_TRY(dot_run(k, xt, nm, c0, 0, v, 32, d0, inr, pacc, base));
-      for (uint32_t i = 0; i < 4; i++)
-        for (uint32_t j = 0; j < 4; j++) {
-          POOT_TRY(q4_at(k, wd[5 + i], 8 * j, &v[4 * i + j]));
-          POOT_TRY(q4_at(k, wd[5 + i], 8 * j + 4, &v[16 + 4 * i + j]));
-        }
-      return dot_run(k, xt, nm, c0, 32, v, 32, d1, inr, pacc, base);
-    }
     default:
       return poot_status_make(POOT_INTERNAL, "compile: gemv of %s", poot_dtype_name(r->wdt));
   }
@@ -329,45 +247,34 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile 
 /* Loads chunk `ch` of row `row` of root r's weight into wd[]. */
 static poot_status chunk_load(pc_kctx *k, const gemv_root *r, int64_t kk, poot_kir_value row,
                               poot_kir_value ch, poot_kir_value *wd) {
-  uint32_t nw = chunk_words(r->wdt);
+  if (poot__gq_words(r->wdt)) return poot__gq_load(k, r->wdt, r->ref, kk, row, ch, wd);
   /* words per row: K elements × bytes / 4 */
-  uint32_t row_words = (uint32_t)(r->wdt == POOT_DTYPE_Q8_0 ? kk / 32 * 34 / 4
-                                  : r->wdt == POOT_DTYPE_Q4_0
-                                      ? kk / 32 * 18 / 4
-                                      : kk * (int64_t)poot_dtype_info_of(r->wdt)->elem_bytes / 4);
-  poot_kir_value at, off;
+  uint32_t row_words = (uint32_t)(kk * (int64_t)poot_dtype_info_of(r->wdt)->elem_bytes / 4);
+  poot_kir_value at, off, v;
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), row, row_words, &at));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), ch, nw, &off));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), ch, 4, &off));
   POOT_TRY(poot__cc_bin(k, OP(ADD), at, off, &at));
-  if (nw == 4) {
-    poot_kir_value v;
-    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, r->ref, at, 4, &v));
-    for (uint32_t i = 0; i < 4; i++) POOT_TRY(poot_kir_extract(k->b, v, i, &wd[i]));
-    return NULL;
-  }
-  for (uint32_t i = 0; i < nw; i++) {
-    poot_kir_value a = at;
-    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, i, &a));
-    POOT_TRY(poot__cc_load_word(k, r->ref, a, &wd[i]));
-  }
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, r->ref, at, 4, &v));
+  for (uint32_t i = 0; i < 4; i++) POOT_TRY(poot_kir_extract(k->b, v, i, &wd[i]));
   return NULL;
 }
 
 /* Loads the chunks first, first + sg, … (unroll of them, clamped to last)
- * of every row and root into the private array ppre. */
+ * of every row and root into the private array ppre: chunk u of row r and
+ * root i at words (u · R + r) · per + woff[i] onwards. */
 static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32_t R, int64_t kk,
                             const poot_kir_value *rows, poot_kir_value first, poot_kir_value last,
                             uint32_t unroll, uint32_t sg, uint32_t ppre) {
-  uint32_t nw = chunk_words(rs[0].wdt);
+  uint32_t per = rs[nr - 1].woff + chunk_words(rs[nr - 1].wdt);
   for (uint32_t u = 0; u < unroll; u++) {
-    poot_kir_value ch = first, wd[17];
+    poot_kir_value ch = first, wd[GQ_MAX_WORDS];
     if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), first, u * sg, &ch));
     POOT_TRY(poot__cc_bin(k, OP(MIN), ch, last, &ch));
     for (uint32_t r = 0; r < R; r++)
       for (uint32_t i = 0; i < nr; i++) {
         POOT_TRY(chunk_load(k, &rs[i], kk, rows[r], ch, wd));
-        for (uint32_t w = 0; w < nw; w++)
-          POOT_TRY(poot_kir_priv_store(k->b, ppre, (u * R * nr + r * nr + i) * nw + w, wd[w]));
+        for (uint32_t w = 0; w < chunk_words(rs[i].wdt); w++)
+          POOT_TRY(poot_kir_priv_store(k->b, ppre, (u * R + r) * per + rs[i].woff + w, wd[w]));
       }
   }
   return NULL;
@@ -402,13 +309,14 @@ static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32
 }
 
 /* The contraction tile: all of K when its staged x fits in the shared memory
- * left to this group, else the largest multiple of 64 that does. 0 when not
- * even 64 elements fit or more than GEMV_MAX_TILES tiles would be needed. */
-static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K) {
+ * left to this group, else the largest multiple of align (64, or 256 for
+ * k-quant blocks) that does. 0 when not even align elements fit or more than GEMV_MAX_TILES tiles
+ * would be needed. */
+static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K, uint32_t align) {
   uint32_t budget = pl->t->shared_memory_bytes > 8192 ? pl->t->shared_memory_bytes - 4096 : 0;
   uint64_t per_elem = 4ull * (uint64_t)M; /* plus a pad of 4 floats per 32 */
-  uint64_t fit = budget / per_elem * 32 / 36 / 64 * 64;
-  if (fit < 64) return 0;
+  uint64_t fit = budget / per_elem * 32 / 36 / align * align;
+  if (fit < align) return 0;
   uint64_t tk = (uint64_t)K <= fit ? (uint64_t)K : fit;
   if (((uint64_t)K + tk - 1) / tk > GEMV_MAX_TILES) return 0;
   return (uint32_t)tk;
@@ -421,7 +329,7 @@ typedef struct gemv_form {
   const pc_group *g;
   gemv_root rs[PG_MAX_ROOTS];
   int64_t M, N, K;
-  uint32_t nr, nm, R, sg, tk, ce, nw, umax;
+  uint32_t nr, nm, R, sg, tk, ce, per, umax; /* per: chunk words of all roots */
   uint32_t pacc, ppre;
   bool prefetched;
   xtile xt;
@@ -433,9 +341,10 @@ typedef struct gemv_form {
  * inr[u] whether chunk u is in range (0: always). */
 static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0, uint32_t unroll,
                               bool ragged, bool pre, uint32_t first_chunk, poot_kir_value end,
-                              poot_kir_value last, poot_kir_value wd[][2 * PG_MAX_ROOTS][17],
+                              poot_kir_value last,
+                              poot_kir_value wd[][2 * PG_MAX_ROOTS][GQ_MAX_WORDS],
                               poot_kir_value *inr, poot_kir_value *chv) {
-  uint32_t R = f->R, nr = f->nr, nw = f->nw, sg = f->sg;
+  uint32_t R = f->R, nr = f->nr, sg = f->sg;
   for (uint32_t u = 0; u < unroll; u++) {
     poot_kir_value ch = ch0, chg;
     inr[u] = 0;
@@ -450,8 +359,8 @@ static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0
     for (uint32_t r = 0; r < R; r++)
       for (uint32_t i = 0; i < nr; i++) {
         if (pre) {
-          for (uint32_t w2 = 0; w2 < nw; w2++)
-            POOT_TRY(poot_kir_priv_load(k->b, f->ppre, (u * R * nr + r * nr + i) * nw + w2,
+          for (uint32_t w2 = 0; w2 < chunk_words(f->rs[i].wdt); w2++)
+            POOT_TRY(poot_kir_priv_load(k->b, f->ppre, (u * R + r) * f->per + f->rs[i].woff + w2,
                                         &wd[u][r * nr + i][w2]));
         } else {
           POOT_TRY(chunk_load(k, &f->rs[i], f->K, f->rows[r], chg, wd[u][r * nr + i]));
@@ -479,7 +388,8 @@ static poot_status gemv_tile(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
   POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
   POOT_TRY(poot_kir_for_begin(k->b, f->lane, end, stepv, &ch0));
   poot__cc_scope_push(k);
-  poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][17], inr[GEMV_UNROLL], chv[GEMV_UNROLL];
+  poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][GQ_MAX_WORDS], inr[GEMV_UNROLL],
+      chv[GEMV_UNROLL];
   POOT_TRY(tile_loads(k, f, ch0, unroll, ragged, pre, first_chunk, end, last, wd, inr, chv));
   if (pre && iters > unroll) {
     /* the next iteration's chunks, while this one's are used */
@@ -491,6 +401,14 @@ static poot_status gemv_tile(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
     POOT_TRY(poot_kir_end(k->b));
   }
   for (uint32_t u = 0; u < unroll; u++) {
+    if (ce == GQ_CHUNK) {
+      gq_job jobs[2 * PG_MAX_ROOTS];
+      for (uint32_t r = 0; r < R; r++)
+        for (uint32_t i = 0; i < nr; i++)
+          jobs[r * nr + i] = (gq_job){f->rs[i].wdt, wd[u][r * nr + i], (r * nr + i) * f->nm};
+      POOT_TRY(poot__gq_accumulate(k, &f->xt, f->nm, chv[u], jobs, R * nr, inr[u], f->pacc));
+      continue;
+    }
     poot_kir_value c0;
     POOT_TRY(poot__cc_bin_c(k, OP(MUL), chv[u], ce, &c0));
     for (uint32_t r = 0; r < R; r++)
@@ -565,11 +483,14 @@ static poot_status gemv_rows(pc_kctx *k, gemv_form *f) {
 static poot_status gemv_prefetch(pc_kctx *k, gemv_form *f) {
   uint32_t chunks0 = (uint32_t)(f->K < f->tk ? f->K : f->tk) / f->ce;
   uint32_t iters0 = (chunks0 + f->sg - 1) / f->sg;
-  uint32_t per_chunk = f->R * f->nr * f->nw;
+  uint32_t per_chunk = f->R * f->per;
   /* Chunks in flight per lane: eight when a lane streams one 16-byte row
    * (twice the bytes in flight for the short, latency-bound GEMVs), else
-   * four. */
-  f->umax = per_chunk == 4 ? 8 : 4;
+   * up to four, as long as they hold at most GEMV_BLOCK_WORDS words. */
+  f->umax = per_chunk == 4                      ? 8
+            : per_chunk * 4 <= GEMV_BLOCK_WORDS ? 4
+                                                : GEMV_BLOCK_WORDS / per_chunk;
+  if (!f->umax) f->umax = 1;
   uint32_t unroll0 = iters0 >= f->umax ? f->umax : iters0;
   f->prefetched = unroll0 * per_chunk <= GEMV_PREFETCH_WORDS;
   f->ppre = 0;
@@ -590,10 +511,18 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.g = g;
   *out_done = false;
   if (!eligible(pl, g, f.rs, &f.M, &f.N, &f.K)) return NULL;
-  f.tk = tile_len(pl, f.M, f.K);
+  /* Roots of different formats share the loop when their chunks cover the
+   * same elements (every block format: 64); tiles of K hold whole k-quant
+   * blocks. */
+  bool kq = false;
   f.ce = chunk_elems(f.rs[0].wdt);
-  for (uint32_t i = 1; i < g->nroots; i++)
+  for (uint32_t i = 0; i < g->nroots; i++) {
     if (chunk_elems(f.rs[i].wdt) != f.ce) return NULL;
+    kq = kq || poot__gq_is_k(f.rs[i].wdt);
+    f.rs[i].woff = f.per;
+    f.per += chunk_words(f.rs[i].wdt);
+  }
+  f.tk = tile_len(pl, f.M, f.K, kq ? 256 : 64);
   if (!f.tk || f.tk % f.ce != 0) return NULL;
   *out_done = true;
   *out_what = "gemv";
@@ -601,10 +530,16 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.nm = (uint32_t)f.M;
   f.sg = pl->t->subgroup_size;
   uint32_t per = pl->wg / f.sg;
-  /* Two rows per subgroup for long 16-byte-chunk outputs: half the
-   * workgroups, so half the x staging, with as many loads in flight. */
-  f.R = f.ce != 64 && f.N % 2 == 0 && f.N >= 4096 ? 2 : 1;
-  f.nw = chunk_words(f.rs[0].wdt);
+  /* Two rows per subgroup for long outputs: half the workgroups, so half
+   * the x staging (and the norm statistics each workgroup recomputes), with
+   * as many loads in flight; for block formats each x load and Σ x then
+   * serves both rows. A 4-bit row streams 0.56 bytes per element where x
+   * costs 4 bytes of shared-memory reads per element and row (a 128-byte-
+   * per-cycle port: about the rate 4-bit weights arrive at on an H200 SM),
+   * and at K = 2048 a workgroup's 8 KiB of staged x is as much as its eight
+   * rows of weights: block formats take two rows from N = 2048 (still 128
+   * workgroups, one per SM). */
+  f.R = f.N % 2 == 0 && f.N >= (f.ce == GQ_CHUNK ? GEMV_BLOCK_R2_MIN_N : 4096) ? 2 : 1;
   for (uint32_t i = 0; i < f.nr; i++) {
     const pc_value *pw = &pl->v[f.rs[i].w];
     POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));

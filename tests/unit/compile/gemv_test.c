@@ -1,10 +1,14 @@
-/* gemv_test.c — the weight-streaming GEMV template (templates/gemv.c) on the
- * KIR interpreter against poot_eval, at subgroup sizes 8, 32 and 64: every
- * weight format it reads (f32, f16, bf16, q8_0, q4_0), ragged chunk counts,
- * several rows of x, x staged in several tiles, two roots sharing x with an RMSNorm prologue and a
- * SwiGLU epilogue, and the shapes it must leave to the generic contraction
- * (more rows than it takes, a row length that is not a whole chunk). The
- * plan's dispatch names say which template ran. */
+/* gemv_test.c — the weight-streaming GEMV template (templates/gemv.c,
+ * gemv_blocks.c) on the KIR interpreter against poot_eval, at subgroup sizes
+ * 8, 32 and 64: every weight format it reads (f32, f16, bf16, q8_0, q4_0,
+ * q4_1, q5_0, q5_1, q4_k, q5_k, q6_k) at the real row lengths (2048, 4096,
+ * 8192, 14336) and small ones, ragged chunk counts, several rows of x, x
+ * staged in several tiles, two rows per subgroup, two roots sharing x with
+ * an RMSNorm prologue and a SwiGLU epilogue (of one format and of two),
+ * three roots of mixed formats (a Q4_K_M file's Q, K and V), and the shapes
+ * it must leave to the generic contraction (more rows than it takes, a row
+ * length that is not a whole chunk, formats whose chunks differ). The plan's
+ * dispatch names say which template ran. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,12 +37,16 @@ static void profile(int i, poot_kir_target *t) {
   }
 }
 
-/* Every profile: the template runs (or not) and the outputs match. */
-static void check(poot_graph *g, int64_t k, bool want, const char *what) {
+/* The profiles in `mask` (bit i: profile i): the template runs (or not)
+ * and the outputs match. The long outputs (two rows per subgroup) run at
+ * subgroup 32 only for block formats: an interpreted million-element
+ * weight costs seconds. */
+static void check_on(poot_graph *g, int64_t k, bool want, const char *what, unsigned mask) {
   B(poot_graph_verify(g));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   for (int i = 0; i < 4; i++) {
+    if (!(mask & (1u << i))) continue;
     poot_kir_target t;
     profile(i, &t);
     char why[512];
@@ -47,6 +55,9 @@ static void check(poot_graph *g, int64_t k, bool want, const char *what) {
   }
   pt_inputs_free(&in);
 }
+static void check(poot_graph *g, int64_t k, bool want, const char *what) {
+  check_on(g, k, want, what, 15u);
+}
 
 static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   poot_graph *g;
@@ -54,9 +65,9 @@ static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
   B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
   char what[64];
-  snprintf(what, sizeof what, "gemv %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt),
-           (long long)m, (long long)k, (long long)n, (long long)k);
-  check(g, k, want, what);
+  snprintf(what, sizeof what, "gemv %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt), (long long)m,
+           (long long)k, (long long)n, (long long)k);
+  check_on(g, k, want, what, n >= 2048 && poot_dtype_is_packed(wt) ? 2u : 15u);
   poot_graph_destroy(g);
 }
 
@@ -85,7 +96,82 @@ static void test_fallback(void **state) {
   one(POOT_DTYPE_F16, 5, 3, 64, false);   /* more rows of x than it takes */
   one(POOT_DTYPE_BF16, 1, 3, 70, false);  /* not a whole 8-element chunk */
   one(POOT_DTYPE_Q4_0, 1, 3, 96, false);  /* an odd number of blocks */
-  one(POOT_DTYPE_Q4_K, 1, 3, 256, false); /* a format it does not read */
+  one(POOT_DTYPE_Q5_1, 1, 3, 160, false); /* the same for q5_1 */
+  one(POOT_DTYPE_Q4_K, 5, 3, 256, false); /* more rows of x than it takes */
+}
+
+/* The k-quants and the other 32-element block formats at the row lengths
+ * of Llama 3.2 1B (2048; ffn_down 8192) and 3.1 8B (4096; ffn_down 14336),
+ * and small, odd-block-count and ragged ones. */
+static void test_blocks(void **state) {
+  (void)state;
+  static const poot_dtype kq[] = {POOT_DTYPE_Q4_K, POOT_DTYPE_Q6_K, POOT_DTYPE_Q5_K};
+  for (int i = 0; i < 3; i++) {
+    one(kq[i], 1, 5, 2048, true); /* one chunk per lane at sg 32 */
+    one(kq[i], 2, 3, 256, true);  /* one block: 4 of 8, 32 or 64 lanes */
+    one(kq[i], 1, 3, 768, true);  /* 3 blocks a row: odd q6_k blocks on odd rows; ragged */
+    one(kq[i], i < 2 ? 4 : 2, 2, 4096, true); /* x in tiles at 48 (m = 4) and 16 KiB */
+  }
+  one(POOT_DTYPE_Q4_K, 1, 2, 14336, true);
+  one(POOT_DTYPE_Q6_K, 1, 2, 8192, true);
+  static const poot_dtype lq[] = {POOT_DTYPE_Q4_1, POOT_DTYPE_Q5_0, POOT_DTYPE_Q5_1};
+  for (int i = 0; i < 3; i++) {
+    one(lq[i], 1, 5, 2048, true);
+    one(lq[i], 3, 3, 192, true); /* 3 block pairs: ragged */
+  }
+  one(POOT_DTYPE_Q5_0, 1, 4100, 64, true);  /* two rows per subgroup */
+  one(POOT_DTYPE_Q6_K, 1, 2048, 256, true); /* block formats: two rows from N = 2048 */
+  one(POOT_DTYPE_Q4_K, 3, 2048, 256, true); /* … and several rows of x */
+  one(POOT_DTYPE_Q4_1, 2, 2, 8192, true);
+}
+
+/* x [m, h] → RMSNorm → `nr` projections sharing it, of formats wt[]: the
+ * gate and up of an FFN with SwiGLU (nr 2), or d0 + d1 · d2 (nr 3: three
+ * roots, the formats of a Q4_K_M file's Q, K, V). Only this one group
+ * contracts, so "gemv" in the plan names it. */
+static void shared_x(int nr, const poot_dtype *wt, int64_t m, int64_t h, const int64_t *n,
+                     bool want) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, h),
+             nw = pt_param(g, "norm", POOT_DTYPE_F32, h, 0);
+  poot_value xn, d[3], y;
+  B(poot_graph_rms_norm(g, x, nw, 1e-5, &xn));
+  char what[128], nm[16];
+  int len = snprintf(what, sizeof what, "m=%lld h=%lld", (long long)m, (long long)h);
+  for (int i = 0; i < nr; i++) {
+    snprintf(nm, sizeof nm, "w%d", i & 3);
+    d[i] = pt_dot_nt(g, xn, pt_param(g, nm, wt[i], n[i], h));
+    len += snprintf(what + len, sizeof what - (size_t)len, " %s[%lld]", poot_dtype_name(wt[i]),
+                    (long long)n[i]);
+  }
+  if (nr == 2) {
+    B(poot_graph_swiglu(g, d[0], d[1], &y));
+  } else {
+    B(poot_graph_binary(g, POOT_OP_MUL, d[1], d[2], &y));
+    B(poot_graph_binary(g, POOT_OP_ADD, d[0], y, &y));
+  }
+  B(poot_graph_set_output(g, y));
+  check_on(g, h, want, what, n[0] >= 4096 ? 2u : 15u);
+  poot_graph_destroy(g);
+}
+
+static void test_mixed(void **state) {
+  (void)state;
+  const poot_dtype kk[2] = {POOT_DTYPE_Q4_K, POOT_DTYPE_Q4_K},
+                   k6[2] = {POOT_DTYPE_Q4_K, POOT_DTYPE_Q6_K},
+                   l5[2] = {POOT_DTYPE_Q5_1, POOT_DTYPE_Q8_0},
+                   fk[2] = {POOT_DTYPE_F16, POOT_DTYPE_Q4_K};
+  const int64_t n2[2] = {6, 6}, n4[2] = {4098, 4098};
+  shared_x(2, kk, 1, 2048, n2, true);
+  shared_x(2, k6, 2, 512, n2, true);
+  shared_x(2, k6, 1, 256, n4, true); /* two rows per subgroup, two formats */
+  shared_x(2, l5, 1, 128, n2, true);
+  shared_x(2, fk, 1, 256, n2, false); /* 8- and 64-element chunks: the generic contraction */
+  const poot_dtype qkv[3] = {POOT_DTYPE_Q4_K, POOT_DTYPE_Q4_K, POOT_DTYPE_Q6_K};
+  const int64_t n3[3] = {5, 5, 5};
+  shared_x(3, qkv, 1, 2048, n3, true);
+  shared_x(3, qkv, 4, 768, n3, true);
 }
 
 /* Gate and up sharing an RMSNorm'd x, SwiGLU, then a down projection with
@@ -95,18 +181,18 @@ static void test_ffn(void **state) {
   for (int q = 0; q < 2; q++) {
     poot_graph *g;
     B(poot_graph_create(&g));
-    int64_t m = q ? 1 : 4, h = 256, ff = 384;
-    poot_dtype wt = q ? POOT_DTYPE_Q8_0 : POOT_DTYPE_F16;
+    int64_t m = q ? 1 : 4, h = 256, ff = q ? 512 : 384;
+    poot_dtype wt = q ? POOT_DTYPE_Q4_K : POOT_DTYPE_F16;
     B(pt_ffn_graph(g, m, h, ff, wt));
-    check(g, ff, true, q ? "ffn q8_0 m=1" : "ffn f16 m=4");
+    check(g, ff, true, q ? "ffn q4_k m=1" : "ffn f16 m=4");
     poot_graph_destroy(g);
   }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_formats),
-      cmocka_unit_test(test_fallback),
+      cmocka_unit_test(test_formats), cmocka_unit_test(test_fallback),
+      cmocka_unit_test(test_blocks),  cmocka_unit_test(test_mixed),
       cmocka_unit_test(test_ffn),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

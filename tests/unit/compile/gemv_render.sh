@@ -1,0 +1,60 @@
+#!/bin/sh
+# The GEMV template's block formats (gemv_blocks.pgraph: q4_k × q6_k sharing
+# x at two rows per subgroup, q5_k at K = 4096, then q4_1, q5_0, q5_1, q8_0,
+# q4_0, q6_k, q4_k at 2048 × 2048, and q4_k, q4_k, q6_k roots sharing x)
+# rendered for every target, each output validated by the target's own
+# tool: ptxas sm_80 and sm_90, spirv-val, the wgpu wheel
+# (tests/ref/wgsl_validate.py), llc-19 + ld.lld-19. Every dispatch must be
+# the gemv template (but on WebGPU, which has no subgroups). A missing tool is a SKIP for that target; all missing →
+# exit 77.
+set -u
+here=$(dirname "$0")
+src=${POOT_SOURCE_DIR:-$here/../../..}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ran=0
+for t in ptx ptx90 glsl wgsl amdgpu; do
+  d="$tmp/$t"
+  if ! "$POOT" compile -g "$here/gemv_blocks.pgraph" --target "$t" --emit "$d" > "$d.log" 2>&1; then
+    echo "FAIL: poot compile $t: $(cat "$d.log")"
+    fail=1
+    continue
+  fi
+  n=$(grep -c '^dispatch ' "$d/plan.txt")
+  g=$(grep -c '^dispatch .* gemv$' "$d/plan.txt")
+  # WebGPU has no subgroup operations: the generic contraction there.
+  [ "$t" = wgsl ] && g=$n
+  [ "$n" -gt 0 ] && [ "$n" -eq "$g" ] || { echo "FAIL: $t: $g of $n dispatches are gemv"; fail=1; }
+  case $t in
+    ptx|ptx90)
+      arch=sm_80; [ "$t" = ptx90 ] && arch=sm_90
+      if command -v ptxas > /dev/null; then
+        for f in "$d"/*.ptx; do ptxas -arch=$arch "$f" -o /dev/null || { echo "FAIL: ptxas $f"; fail=1; }; done
+        ran=1
+      else echo "SKIP: ptxas not found"; fi ;;
+    glsl)
+      if command -v spirv-val > /dev/null; then
+        for f in "$d"/*.spv; do spirv-val --target-env vulkan1.2 "$f" || { echo "FAIL: spirv-val $f"; fail=1; }; done
+        ran=1
+      else echo "SKIP: spirv-val not found"; fi ;;
+    wgsl)
+      python3 "$src/tests/ref/wgsl_validate.py" "$d" > "$d.wgsl.log" 2>&1
+      rc=$?
+      if [ $rc -eq 77 ]; then echo "SKIP: wgpu: $(tail -1 "$d.wgsl.log")"
+      elif [ $rc -ne 0 ]; then echo "FAIL: wgsl: $(grep FAIL "$d.wgsl.log" | head -3)"; fail=1
+      else ran=1; fi ;;
+    amdgpu)
+      if command -v llc-19 > /dev/null && command -v ld.lld-19 > /dev/null; then
+        for f in "$d"/*.ll; do
+          llc-19 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj "$f" -o "$f.o" &&
+            ld.lld-19 -shared "$f.o" -o "$f.co" || { echo "FAIL: llc/ld.lld $f"; fail=1; }
+        done
+        ran=1
+      else echo "SKIP: llc-19/ld.lld-19 not found"; fi ;;
+  esac
+done
+[ $fail -ne 0 ] && exit 1
+[ $ran -eq 0 ] && { echo "SKIP: no validation tool found"; exit 77; }
+echo "all renderings validated"
+exit 0
