@@ -48,9 +48,11 @@ static int convert_main(int argc, char **argv) {
   const char *args[2] = {NULL, NULL};
   const poot_tool_option options[] = {
       {POOT_FLAG_TYPE, &type,
-       "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 (default: the\n"
-       "source's float type). 1-D tensors stay f32; rows the\n"
-       "block size does not divide are written f16.",
+       "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k,\n"
+       "or the mixtures q4_k_m q5_k_m (default: the source's\n"
+       "float type). 1-D tensors stay f32; a k-quant row the\n"
+       "256 block does not divide is written q5_0/q5_1/q8_0,\n"
+       "other rows the block does not divide f16.",
        0, 0},
       {POOT_FLAG_TOKENIZER, &o.tokenizer_path, "the llama2.c tokenizer file (llama2.c inputs)", 0,
        0},
@@ -65,14 +67,14 @@ static int convert_main(int argc, char **argv) {
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc >= 0) return rc;
   if (type) {
-    poot_gguf_type t;
-    poot_status s = poot_gguf_type_from_name(type, &t);
-    if (s || poot_convert_file_type(t) < 0) {
+    poot_status s = poot_convert_type_from_name(type, &o.type, &o.mixture);
+    if (s) {
       poot_status_free(s);
-      return poot_tool_usage_error(
-          cmd, "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, not '%s'", type);
+      return poot_tool_usage_error(cmd,
+                                   "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k "
+                                   "q6_k q4_k_m q5_k_m, not '%s'",
+                                   type);
     }
-    o.type = t;
     o.type_set = true;
   }
   const char *in = args[0], *out = args[1];
