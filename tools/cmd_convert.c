@@ -11,7 +11,9 @@ static const char synopsis[] =
     "\n"
     "Converts a llama2.c checkpoint or a Hugging Face safetensors folder\n"
     "(config.json, tokenizer.json) to GGUF, with the tokenizer and chat template\n"
-    "in its metadata, tensor names as llama.cpp writes them.\n"
+    "in its metadata, tensor names as llama.cpp writes them; re-types a GGUF file.\n"
+    "--type q4_k_m and q5_k_m write llama.cpp's k-quant mixtures (q6_k for the\n"
+    "output and for attn_v/ffn_down of some layers; docs/models.md).\n"
     "\n";
 
 typedef struct progress_state {
@@ -88,4 +90,5 @@ static int convert_main(int argc, char **argv) {
 }
 
 const poot_tool_command poot_tool_cmd_convert = {
-    "convert", "convert a llama2.c or safetensors model to GGUF", convert_main};
+    "convert", "convert a llama2.c, safetensors or GGUF model to GGUF (f16 … q4_k_m)",
+    convert_main};
