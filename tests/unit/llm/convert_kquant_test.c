@@ -8,6 +8,8 @@
  *    general.file_type 15, 17, 18;
  *  - stories260K (dim 64, FFN 172: no row is a multiple of 256) to q4_k_m:
  *    the fallbacks q5_0 (q4_k), q8_0 (q6_k) and f16 (172 columns);
+ *  - a one-layer Hugging Face llama of hidden 256 with and without lm_head:
+ *    output q6_k and embedding q4_k, or (tied) the embedding q6_k;
  *  - greedy generation from the q4_k_m files on the oracle (poot_eval) and
  *    on the device the argument names ("vulkan": lavapipe in CI) gives the
  *    same ids (a flip allowed only where the oracle's top-two margin is
@@ -137,6 +139,103 @@ static void test_stories_types(void **state) {
                           {NULL, -1, POOT_GGUF_TYPE_Q5_0}};
   snprintf(out, sizeof out, "%s/stories-q4_k_m.gguf", poot_test_tmpdir());
   convert_and_check(in, tok, "q4_k_m", out, rules, 15);
+}
+
+/* A one-layer Hugging Face llama folder of hidden size 256 (every row a
+ * k-quant block), with lm_head.weight (tied false) or without it (tied). */
+static void write_hf_folder(const char *dir, bool tied) {
+  enum { H = 256, V = 4 };
+  static const char *const names[] = {"model.embed_tokens.weight",
+                                      "model.layers.0.input_layernorm.weight",
+                                      "model.layers.0.self_attn.q_proj.weight",
+                                      "model.layers.0.self_attn.k_proj.weight",
+                                      "model.layers.0.self_attn.v_proj.weight",
+                                      "model.layers.0.self_attn.o_proj.weight",
+                                      "model.layers.0.post_attention_layernorm.weight",
+                                      "model.layers.0.mlp.gate_proj.weight",
+                                      "model.layers.0.mlp.up_proj.weight",
+                                      "model.layers.0.mlp.down_proj.weight",
+                                      "model.norm.weight",
+                                      "lm_head.weight"};
+  size_t count = sizeof names / sizeof names[0] - (tied ? 1 : 0);
+  assert_int_equal(poot_test_system("rm -rf '%s' && mkdir -p '%s'", dir, dir), 0);
+  poot_strbuf h;
+  poot_strbuf_init(&h);
+  poot_strbuf_puts(&h, "{");
+  uint64_t off = 0;
+  for (size_t i = 0; i < count; i++) {
+    bool vec = strstr(names[i], "norm") != NULL;
+    int64_t rows = vec ? 0 : strstr(names[i], "embed") || strstr(names[i], "lm_head") ? V : H;
+    uint64_t bytes = (uint64_t)(vec ? H : rows * H) * 4;
+    if (vec)
+      poot_strbuf_printf(&h, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%d],", i ? "," : "", names[i],
+                         H);
+    else
+      poot_strbuf_printf(&h, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld,%d],", i ? "," : "",
+                         names[i], (long long)rows, H);
+    poot_strbuf_printf(&h, "\"data_offsets\":[%llu,%llu]}", (unsigned long long)off,
+                       (unsigned long long)(off + bytes));
+    off += bytes;
+  }
+  poot_strbuf_puts(&h, "}");
+  POOT_ASSERT_OK(poot_strbuf_status(&h));
+  size_t size = 8 + h.len + (size_t)off;
+  char *buf = calloc(1, size);
+  assert_non_null(buf);
+  uint64_t hl = h.len;
+  memcpy(buf, &hl, 8);
+  memcpy(buf + 8, h.data, h.len);
+  float *w = (float *)(buf + 8 + h.len);
+  for (size_t i = 0; i < (size_t)off / 4; i++) w[i] = 0.01f * (float)((i * 7919u) % 13) - 0.06f;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/model.safetensors", dir);
+  POOT_ASSERT_OK(poot_file_write_all(path, buf, size));
+  free(buf);
+  poot_strbuf_deinit(&h);
+  char config[1024];
+  snprintf(config, sizeof config,
+           "{\"model_type\": \"llama\", \"architectures\": [\"LlamaForCausalLM\"], "
+           "\"vocab_size\": %d, \"hidden_size\": %d, \"intermediate_size\": %d, "
+           "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"num_key_value_heads\": 2, "
+           "\"rms_norm_eps\": 1e-5, \"rope_theta\": 10000.0, \"max_position_embeddings\": 64, "
+           "\"tie_word_embeddings\": %s, \"bos_token_id\": 0, \"eos_token_id\": 1}",
+           V, H, H, tied ? "true" : "false");
+  snprintf(path, sizeof path, "%s/config.json", dir);
+  POOT_ASSERT_OK(poot_file_write_all(path, config, strlen(config)));
+  static const char tok[] =
+      "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"d\": 3}, "
+      "\"merges\": []}}";
+  snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+  POOT_ASSERT_OK(poot_file_write_all(path, tok, strlen(tok)));
+}
+
+/* Hugging Face input: with lm_head the output is q6_k and the embedding
+ * q4_k; tied (no lm_head) the embedding is q6_k. One layer uses more bits
+ * (7·1/8 = 0). */
+static void test_hf_types(void **state) {
+  (void)state;
+  char dir[1024], out[1100];
+  const expect untied[] = {{"output.weight", -1, POOT_GGUF_TYPE_Q6_K},
+                           {"attn_v.weight", 0, POOT_GGUF_TYPE_Q6_K},
+                           {"ffn_down.weight", 0, POOT_GGUF_TYPE_Q6_K},
+                           {NULL, -1, POOT_GGUF_TYPE_Q4_K}};
+  const expect tied[] = {{"token_embd.weight", -1, POOT_GGUF_TYPE_Q6_K},
+                         {"attn_v.weight", 0, POOT_GGUF_TYPE_Q6_K},
+                         {"ffn_down.weight", 0, POOT_GGUF_TYPE_Q6_K},
+                         {NULL, -1, POOT_GGUF_TYPE_Q4_K}};
+  for (int t = 0; t < 2; t++) {
+    snprintf(dir, sizeof dir, "%s/hf-%s", poot_test_tmpdir(), t ? "tied" : "untied");
+    snprintf(out, sizeof out, "%s.gguf", dir);
+    write_hf_folder(dir, t == 1);
+    convert_and_check(dir, NULL, "q4_k_m", out, t ? tied : untied, 15);
+    poot_store *store = NULL;
+    POOT_ASSERT_OK(poot_store_open(out, &store));
+    const poot_store_tensor *o = NULL;
+    poot_status st = poot_store_find(store, "output.weight", &o);
+    assert_int_equal(st == NULL, t == 0);
+    poot_status_free(st);
+    poot_store_destroy(store);
+  }
 }
 
 /* tol of docs/verification.md (f32 against f32), as driver_test.c. */
@@ -313,9 +412,8 @@ static void test_generate(void **state) {
 int main(int argc, char **argv) {
   if (argc > 1) g_spec = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_demo_types),
-      cmocka_unit_test(test_stories_types),
-      cmocka_unit_test(test_generate),
+      cmocka_unit_test(test_demo_types),  cmocka_unit_test(test_stories_types),
+      cmocka_unit_test(test_hf_types),    cmocka_unit_test(test_generate),
       cmocka_unit_test(test_q2_q3_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
