@@ -185,8 +185,12 @@ static void write_hf_folder(const char *dir, bool tied) {
   uint64_t hl = h.len;
   memcpy(buf, &hl, 8);
   memcpy(buf + 8, h.data, h.len);
-  float *w = (float *)(buf + 8 + h.len);
-  for (size_t i = 0; i < (size_t)off / 4; i++) w[i] = 0.01f * (float)((i * 7919u) % 13) - 0.06f;
+  /* The data follow the header at any byte offset: copied, not stored as
+   * floats. */
+  for (size_t i = 0; i < (size_t)off / 4; i++) {
+    float v = 0.01f * (float)((i * 7919u) % 13) - 0.06f;
+    memcpy(buf + 8 + h.len + 4 * i, &v, 4);
+  }
   char path[1200];
   snprintf(path, sizeof path, "%s/model.safetensors", dir);
   POOT_ASSERT_OK(poot_file_write_all(path, buf, size));
