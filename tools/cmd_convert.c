@@ -11,7 +11,9 @@ static const char synopsis[] =
     "\n"
     "Converts a llama2.c checkpoint or a Hugging Face safetensors folder\n"
     "(config.json, tokenizer.json) to GGUF, with the tokenizer and chat template\n"
-    "in its metadata, tensor names as llama.cpp writes them.\n"
+    "in its metadata, tensor names as llama.cpp writes them; re-types a GGUF file.\n"
+    "--type q4_k_m and q5_k_m write llama.cpp's k-quant mixtures (q6_k for the\n"
+    "output and for attn_v/ffn_down of some layers; docs/models.md).\n"
     "\n";
 
 typedef struct progress_state {
@@ -48,9 +50,11 @@ static int convert_main(int argc, char **argv) {
   const char *args[2] = {NULL, NULL};
   const poot_tool_option options[] = {
       {POOT_FLAG_TYPE, &type,
-       "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 (default: the\n"
-       "source's float type). 1-D tensors stay f32; rows the\n"
-       "block size does not divide are written f16.",
+       "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k,\n"
+       "or the mixtures q4_k_m q5_k_m (default: the source's\n"
+       "float type). 1-D tensors stay f32; a k-quant row the\n"
+       "256 block does not divide is written q5_0/q5_1/q8_0,\n"
+       "other rows the block does not divide f16.",
        0, 0},
       {POOT_FLAG_TOKENIZER, &o.tokenizer_path, "the llama2.c tokenizer file (llama2.c inputs)", 0,
        0},
@@ -65,14 +69,14 @@ static int convert_main(int argc, char **argv) {
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc >= 0) return rc;
   if (type) {
-    poot_gguf_type t;
-    poot_status s = poot_gguf_type_from_name(type, &t);
-    if (s || poot_convert_file_type(t) < 0) {
+    poot_status s = poot_convert_type_from_name(type, &o.type, &o.mixture);
+    if (s) {
       poot_status_free(s);
-      return poot_tool_usage_error(
-          cmd, "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1, not '%s'", type);
+      return poot_tool_usage_error(cmd,
+                                   "--type takes f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k "
+                                   "q6_k q4_k_m q5_k_m, not '%s'",
+                                   type);
     }
-    o.type = t;
     o.type_set = true;
   }
   const char *in = args[0], *out = args[1];
@@ -86,4 +90,5 @@ static int convert_main(int argc, char **argv) {
 }
 
 const poot_tool_command poot_tool_cmd_convert = {
-    "convert", "convert a llama2.c or safetensors model to GGUF", convert_main};
+    "convert", "convert a llama2.c, safetensors or GGUF model to GGUF (f16 … q4_k_m)",
+    convert_main};

@@ -67,6 +67,8 @@ typedef enum poot_dtype {
   POOT_DTYPE_Q5_K,
   POOT_DTYPE_Q6_K,
   POOT_DTYPE_Q8_K,
+  POOT_DTYPE_Q2_K, /* after Q8_K: the older values keep their numbers */
+  POOT_DTYPE_Q3_K,
   POOT_DTYPE_COUNT
 } poot_dtype;
 

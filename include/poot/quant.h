@@ -1,7 +1,7 @@
 /* poot/quant.h — the GGUF block codecs (part of the graph layer).
  *
- * The packed weight formats of DESIGN §3 (q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k
- * q6_k q8_k), byte for byte as GGUF and ggml define them. They live in the
+ * The packed weight formats of DESIGN §3 (q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k
+ * q4_k q5_k q6_k q8_k), byte for byte as GGUF and ggml define them. They live in the
  * graph layer so that both the oracle (eval) and the model-loading layer
  * (llm, which may not use eval) can decode and encode them.
  *
@@ -41,6 +41,8 @@ extern "C" {
 #define POOT_QUANT_Q4_1_BYTES 20  /* f16 d, m; u8 qs[16] */
 #define POOT_QUANT_Q5_0_BYTES 22  /* f16 d; u32 qh; u8 qs[16] */
 #define POOT_QUANT_Q5_1_BYTES 24  /* f16 d, m; u32 qh; u8 qs[16] */
+#define POOT_QUANT_Q2_K_BYTES 84  /* u8 scales[16]; u8 qs[64]; f16 d, dmin */
+#define POOT_QUANT_Q3_K_BYTES 110 /* u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d */
 #define POOT_QUANT_Q4_K_BYTES 144 /* f16 d, dmin; u8 scales[12]; u8 qs[128] */
 #define POOT_QUANT_Q5_K_BYTES 176 /* f16 d, dmin; u8 scales[12]; u8 qh[32]; u8 qs[128] */
 #define POOT_QUANT_Q6_K_BYTES 210 /* u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d */
@@ -58,6 +60,12 @@ void poot_quant_dequantize_q4_1(const void *src, float *dst, size_t n_blocks);
 void poot_quant_dequantize_q5_0(const void *src, float *dst, size_t n_blocks);
 /* q5_1:  y[j] = (d * q[j]) + m                                            */
 void poot_quant_dequantize_q5_1(const void *src, float *dst, size_t n_blocks);
+/* q2_k:  16-element group g: y = ((d * (sc[g] & 15)) * q) - (dmin * (sc[g] >> 4));
+ *        element 128h + 32s + l has q = bits 2s..2s+1 of qs[32h + l]     */
+void poot_quant_dequantize_q2_k(const void *src, float *dst, size_t n_blocks);
+/* q3_k:  16-element group g: y = (d * (sc6[g] - 32)) * (q - 4 * !hbit);
+ *        q as q2_k, hbit = bit (e / 32) of hmask[e % 32]                 */
+void poot_quant_dequantize_q3_k(const void *src, float *dst, size_t n_blocks);
 /* q4_k:  sub-block s (32 elements): y = ((d * sc[s]) * q) - (dmin * mn[s]) */
 void poot_quant_dequantize_q4_k(const void *src, float *dst, size_t n_blocks);
 /* q5_k:  as q4_k with a fifth bit from qh                                 */
@@ -84,15 +92,31 @@ void poot_quant_quantize_q5_0(const float *src, void *dst, size_t n_blocks);
 void poot_quant_quantize_q5_1(const float *src, void *dst, size_t n_blocks);
 void poot_quant_quantize_q8_k(const float *src, void *dst, size_t n_blocks);
 
+/* poot's own k-quant quantizers (not ggml's search; docs/eval.md): per
+ * sub-block (q4_k/q5_k: 32 elements, q6_k: 16) the range of its values,
+ * [min(lo, 0), hi] for q4_k/q5_k and [lo, hi] for q6_k; the f16 super-scales
+ * d (and dmin) are the smallest f16 values with which each sub-block's
+ * 6-bit scale (q6_k: 7-bit, 0..127) and 6-bit min, rounded up, still reach
+ * both ends; each code is the nearest for the f32 scale d1 = d * sc and min
+ * m1 = dmin * mn that the dequantizer computes, so no value is clipped.
+ * Bound, for finite inputs with |x| ≤ 2^21 (where d stays a finite f16), per
+ * element of a sub-block with effective scale d1 and min m1 (0 for q6_k):
+ *   |x − deq(q(x))| ≤ d1/2 + 2^-21 (|x| + m1 + 32 d1)
+ * and d1 ≤ need + d, need = (hi + m1)/15 (q5_k: /31; q6_k:
+ * max(hi/31, −lo/32)), d ≤ max(need)/63 (q6_k: /127) rounded up to f16.
+ * Non-finite inputs give defined codes. */
+void poot_quant_quantize_q4_k(const float *src, void *dst, size_t n_blocks);
+void poot_quant_quantize_q5_k(const float *src, void *dst, size_t n_blocks);
+void poot_quant_quantize_q6_k(const float *src, void *dst, size_t n_blocks);
+
 /* ------------------------------------------------------ format descriptors */
 
 /* One packed format: its name as GGUF spells it in lower case ("q4_k"), its
- * GGML type id, its geometry and its codecs (quantize is NULL for the
- * k-quants other than q8_k, whose ggml quantizers are search-based and have
- * no independent reference here). */
+ * GGML type id, its geometry and its codecs (quantize is NULL for q2_k and
+ * q3_k, which poot reads but does not write). */
 typedef struct poot_quant_format {
   const char *name;
-  uint32_t ggml_type; /* GGML's type id: q4_0 = 2 … q8_k = 15 */
+  uint32_t ggml_type; /* GGML's type id: q4_0 = 2 … q2_k = 10 … q8_k = 15 */
   uint32_t block_elems;
   uint32_t block_bytes;
   void (*dequantize)(const void *src, float *dst, size_t n_blocks);

@@ -107,6 +107,96 @@ static poot_status deq_q4_q5(pc_kctx *k, poot_dtype dt, uint32_t ref, poot_kir_v
   return NULL;
 }
 
+/* The 2-bit low part of element j of a Q2_K/Q3_K block: bits 2s..2s+1 of
+ * qs[32h + l] for j = 128h + 32s + l, qs at byte qs_off of the block. */
+static poot_status low2_q23(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value j,
+                            uint32_t qs_off, poot_kir_value *out) {
+  poot_kir_value h, s, l, o, qb;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 7, &h));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 5, &s));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), s, 3, &s));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 31, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), h, 32, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), o, l, &o));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), o, qs_off, &o));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, o, &o));
+  POOT_TRY(byte_at(k, ref, o, &qb));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, 2, &s));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), qb, s, &qb));
+  return poot__cc_bin_c(k, OP(AND), qb, 3, out);
+}
+
+/* Q2_K: a 2-bit quant times d · (4-bit scale) less dmin · (4-bit min), one
+ * scale byte per 16 elements (low nibble scale, high nibble min). */
+static poot_status deq_q2_k(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value j,
+                            poot_kir_value *out) {
+  poot_kir_value q, g, so, sb, sc, mn, d, dmin, dl, ml, y;
+  POOT_TRY(low2_q23(k, ref, bo, j, 16, &q));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &g));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, g, &so));
+  POOT_TRY(byte_at(k, ref, so, &sb));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), sb, 15, &sc));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), sb, 4, &mn));
+  POOT_TRY(f16_at(k, ref, bo, 80, &d));
+  POOT_TRY(f16_at(k, ref, bo, 82, &dmin));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &sc));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &dl));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, mn, &mn));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), dmin, mn, &ml));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, q, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), dl, q, &y));
+  return poot__cc_bin(k, OP(SUB), y, ml, out);
+}
+
+/* Q3_K: a 3-bit signed quant (2 low bits from qs, a clear hmask bit
+ * subtracts 4) times d · (6-bit scale − 32) of its 16 elements. */
+static poot_status deq_q3_k(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_kir_value j,
+                            poot_kir_value *out) {
+  poot_kir_value q, l, ho, hb, sh, g, t, lo_o, lo, hi_o, hi, sc, d, dl, y;
+  POOT_TRY(low2_q23(k, ref, bo, j, 32, &q));
+  /* bit j / 32 of hmask[j % 32], at byte 0 */
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 31, &l));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, l, &ho));
+  POOT_TRY(byte_at(k, ref, ho, &hb));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 5, &sh));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), hb, sh, &hb));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 1, &hb));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 2, &hb));
+  POOT_TRY(poot__cc_bin(k, OP(OR), q, hb, &q)); /* low | 4·hbit, then − 4 */
+  POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, q, &q));
+  POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, 4, &q));
+  /* scale g = j / 16: nibble g / 8 of scales[g % 8] (byte 96), bits
+   * 2(g / 4).. of scales[8 + g % 4] */
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), j, 4, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), g, 7, &t));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, t, &lo_o));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), lo_o, 96, &lo_o));
+  POOT_TRY(byte_at(k, ref, lo_o, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), g, 3, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t, 4, &t));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), lo, t, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), lo, 15, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), g, 3, &t));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), bo, t, &hi_o));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), hi_o, 104, &hi_o));
+  POOT_TRY(byte_at(k, ref, hi_o, &hi));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), g, 2, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t, 2, &t));
+  POOT_TRY(poot__cc_bin(k, OP(SHR), hi, t, &hi));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), hi, 3, &hi));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), hi, 4, &hi));
+  POOT_TRY(poot__cc_bin(k, OP(OR), lo, hi, &sc));
+  POOT_TRY(poot__cc_bcast(k, POOT_KIR_I32, sc, &sc));
+  POOT_TRY(poot__cc_bin_c(k, OP(SUB), sc, 32, &sc));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, sc, &sc));
+  POOT_TRY(f16_at(k, ref, bo, 108, &d));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &dl));
+  POOT_TRY(poot__cc_cvt(k, POOT_KIR_F32, q, &q));
+  POOT_TRY(poot__cc_bin(k, OP(MUL), dl, q, &y));
+  *out = y;
+  return NULL;
+}
+
 /* Q4_K and Q5_K: a 4-bit quant (the fifth bit from qh) times the 6-bit
  * scale of its sub-block, less its 6-bit min. */
 static poot_status deq_q45_k(pc_kctx *k, poot_dtype dt, uint32_t ref, poot_kir_value bo,
@@ -275,6 +365,12 @@ poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n, const poot_
       break;
     case POOT_DTYPE_Q6_K:
       POOT_TRY(deq_q6_k(k, ref, bo, j, &y));
+      break;
+    case POOT_DTYPE_Q2_K:
+      POOT_TRY(deq_q2_k(k, ref, bo, j, &y));
+      break;
+    case POOT_DTYPE_Q3_K:
+      POOT_TRY(deq_q3_k(k, ref, bo, j, &y));
       break;
     default:
       return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template",

@@ -25,6 +25,8 @@ static const poot_dtype_info dtype_table[POOT_DTYPE_COUNT] = {
     [POOT_DTYPE_Q5_K] = {"q5_k", false, false, false, true, 0, 0, 256, 176},
     [POOT_DTYPE_Q6_K] = {"q6_k", false, false, false, true, 0, 0, 256, 210},
     [POOT_DTYPE_Q8_K] = {"q8_k", false, false, false, true, 0, 0, 256, 292},
+    [POOT_DTYPE_Q2_K] = {"q2_k", false, false, false, true, 0, 0, 256, 84},
+    [POOT_DTYPE_Q3_K] = {"q3_k", false, false, false, true, 0, 0, 256, 110},
 };
 
 const poot_dtype_info *poot_dtype_info_of(poot_dtype dtype) {

@@ -202,6 +202,56 @@ void poot_quant_dequantize_q8_k(const void *src, float *dst, size_t n_blocks) {
   }
 }
 
+/* Q2_K and Q3_K share one element order: element e = 128h + 32s + l
+ * (h half, s shift, l lane) takes bits 2s..2s+1 of qs[32h + l]. */
+static inline unsigned q23_low(const uint8_t *qs, int e) {
+  return (qs[32 * (e / 128) + (e % 32)] >> (2 * ((e / 32) % 4))) & 3u;
+}
+
+void poot_quant_dequantize_q2_k(const void *src, float *dst, size_t n_blocks) {
+  const uint8_t *b = src;
+  for (size_t i = 0; i < n_blocks; i++, b += POOT_QUANT_Q2_K_BYTES, dst += POOT_QUANT_QK_K) {
+    const uint8_t *scales = b, *qs = b + 16;
+    const float d = rd_f16(b + 80), dmin = rd_f16(b + 82);
+    for (int g = 0; g < 16; g++) {
+      const float dl = d * (float)(scales[g] & 0x0F);
+      const float ml = dmin * (float)(scales[g] >> 4);
+      for (int l = 0; l < 16; l++) {
+        const int e = 16 * g + l;
+        const float p = dl * (float)q23_low(qs, e);
+        dst[e] = p - ml;
+      }
+    }
+  }
+}
+
+/* The 6-bit scale of 16-element group g of a q3_k block, less 32: its low
+ * four bits are nibble g/8 of scales[g % 8], its high two bits are bits
+ * 2(g/4).. of scales[8 + g % 4]. */
+static int scale_q3_k(const uint8_t *scales, int g) {
+  const unsigned lo = (scales[g % 8] >> (4 * (g / 8))) & 0x0Fu;
+  const unsigned hi = (scales[8 + g % 4] >> (2 * (g / 4))) & 3u;
+  return (int)(lo | (hi << 4)) - 32;
+}
+
+void poot_quant_dequantize_q3_k(const void *src, float *dst, size_t n_blocks) {
+  const uint8_t *b = src;
+  for (size_t i = 0; i < n_blocks; i++, b += POOT_QUANT_Q3_K_BYTES, dst += POOT_QUANT_QK_K) {
+    const uint8_t *hmask = b, *qs = b + 32, *scales = b + 96;
+    const float d = rd_f16(b + 108);
+    for (int g = 0; g < 16; g++) {
+      const float dl = d * (float)scale_q3_k(scales, g);
+      for (int l = 0; l < 16; l++) {
+        const int e = 16 * g + l;
+        /* A clear hmask bit (bit e/32 of hmask[e % 32]) subtracts 4. */
+        const int high = (hmask[e % 32] >> (e / 32)) & 1;
+        const int q = (int)q23_low(qs, e) - (high ? 0 : 4);
+        dst[e] = dl * (float)q;
+      }
+    }
+  }
+}
+
 /* --------------------------------------------------------------- quantize */
 
 void poot_quant_quantize_q8_0(const float *src, void *dst, size_t n_blocks) {
@@ -347,6 +397,160 @@ void poot_quant_quantize_q8_k(const float *src, void *dst, size_t n_blocks) {
   }
 }
 
+/* ---------------------------------------------------- k-quant quantizers
+ *
+ * The k-quants store per-sub-block scales (and mins) as 6-bit (q6_k: 8-bit)
+ * multiples of one f16 super-scale per 256 elements. The quantizers below
+ * are poot's own covering min/max scheme, not ggml's search:
+ *   1. per sub-block the range [lo, hi] of its values, lo ≤ 0 (the format
+ *      can only subtract a min);
+ *   2. the super-scales are the smallest f16 values with which every
+ *      sub-block's 6-bit min and scale, each rounded UP, still reach lo and
+ *      hi (f16_at_least, ceil_code);
+ *   3. every code is the nearest one for the scale and min as the
+ *      dequantizer computes them (the same f32 products).
+ * Because the codes' range covers every value, no value is clipped, and
+ * |x − deq(q(x))| ≤ d1/2 + rounding, d1 being the sub-block's effective
+ * scale; include/poot/quant.h states the bound. */
+
+/* The smallest f16 value ≥ v (v ≥ 0), at most 65504; 0 for NaN or v ≤ 0. */
+static uint16_t f16_at_least(float v) {
+  if (!(v > 0.0f)) return 0;
+  if (v >= 65504.0f) return 0x7BFF;
+  uint16_t h = poot_f32_to_f16(v);
+  if (poot_f16_to_f32(h) < v) h++;
+  return h;
+}
+
+/* ceil(num / den) in [0, hi] (0 when den is 0 or the quotient is NaN). */
+static int ceil_code(float num, float den, int hi) {
+  if (!(den > 0.0f)) return 0;
+  const float t = num / den;
+  if (!(t > 0.0f)) return 0;
+  if (t >= (float)hi) return hi;
+  const int c = (int)ceilf(t);
+  return c > hi ? hi : c;
+}
+
+/* The nearest integer to t (ties to even), clamped to [lo, hi]; lo for NaN. */
+static int nearest_code(float t, int lo, int hi) {
+  if (!(t > (float)lo)) return lo;
+  if (t >= (float)hi) return hi;
+  const int v = nearest_int(t);
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* One q4_k/q5_k block (codes 0..qmax): writes d and dmin at out[0..3], the
+ * 12 scale bytes at out + 4 and the 256 codes in element order to q. */
+static void quantize_k_minmax(const float *x, int qmax, uint8_t *out, uint8_t *q) {
+  float lo[8], hi[8], m1[8], need[8], off_max = 0.0f, need_max = 0.0f;
+  for (int s = 0; s < 8; s++) {
+    min_max(x + 32 * s, 32, &lo[s], &hi[s]);
+    if (!(lo[s] < 0.0f)) lo[s] = 0.0f;
+    if (-lo[s] > off_max) off_max = -lo[s];
+  }
+  const uint16_t hdmin = f16_at_least(off_max / 63.0f);
+  const float dmin = poot_f16_to_f32(hdmin);
+  int mn[8], sc[8];
+  for (int s = 0; s < 8; s++) {
+    mn[s] = ceil_code(-lo[s], dmin, 63);
+    m1[s] = dmin * (float)mn[s];
+    const float span = hi[s] + m1[s];
+    need[s] = span > 0.0f ? span / (float)qmax : 0.0f;
+    if (need[s] > need_max) need_max = need[s];
+  }
+  const uint16_t hd = f16_at_least(need_max / 63.0f);
+  const float d = poot_f16_to_f32(hd);
+  wr_u16(out, hd);
+  wr_u16(out + 2, hdmin);
+  uint8_t *scales = out + 4;
+  memset(scales, 0, 12);
+  for (int s = 0; s < 8; s++) {
+    sc[s] = ceil_code(need[s], d, 63);
+    const float d1 = d * (float)sc[s];
+    for (int l = 0; l < 32; l++) {
+      const float v = x[32 * s + l] + m1[s];
+      q[32 * s + l] = (uint8_t)(d1 > 0.0f ? nearest_code(v / d1, 0, qmax) : 0);
+    }
+    /* The inverse of scale_min_k4. */
+    if (s < 4) {
+      scales[s] |= (uint8_t)sc[s];
+      scales[s + 4] |= (uint8_t)mn[s];
+    } else {
+      scales[s + 4] = (uint8_t)((sc[s] & 0x0F) | ((mn[s] & 0x0F) << 4));
+      scales[s - 4] |= (uint8_t)((sc[s] >> 4) << 6);
+      scales[s] |= (uint8_t)((mn[s] >> 4) << 6);
+    }
+  }
+}
+
+void poot_quant_quantize_q4_k(const float *src, void *dst, size_t n_blocks) {
+  uint8_t *b = dst;
+  for (size_t i = 0; i < n_blocks; i++, b += POOT_QUANT_Q4_K_BYTES, src += POOT_QUANT_QK_K) {
+    uint8_t q[POOT_QUANT_QK_K];
+    quantize_k_minmax(src, 15, b, q);
+    /* Sub-blocks 2c (low nibbles) and 2c+1 (high nibbles) share 32 bytes. */
+    uint8_t *qs = b + 16;
+    for (int c = 0; c < 4; c++)
+      for (int l = 0; l < 32; l++)
+        qs[32 * c + l] = (uint8_t)(q[64 * c + l] | (q[64 * c + 32 + l] << 4));
+  }
+}
+
+void poot_quant_quantize_q5_k(const float *src, void *dst, size_t n_blocks) {
+  uint8_t *b = dst;
+  for (size_t i = 0; i < n_blocks; i++, b += POOT_QUANT_Q5_K_BYTES, src += POOT_QUANT_QK_K) {
+    uint8_t q[POOT_QUANT_QK_K];
+    quantize_k_minmax(src, 31, b, q);
+    uint8_t *qh = b + 16, *qs = b + 48;
+    memset(qh, 0, 32);
+    for (int c = 0; c < 4; c++)
+      for (int l = 0; l < 32; l++)
+        qs[32 * c + l] = (uint8_t)((q[64 * c + l] & 0x0F) | ((q[64 * c + 32 + l] & 0x0F) << 4));
+    /* The fifth bit of element 32s + l is bit s of qh[l]. */
+    for (int s = 0; s < 8; s++)
+      for (int l = 0; l < 32; l++) qh[l] |= (uint8_t)(((q[32 * s + l] >> 4) & 1u) << s);
+  }
+}
+
+/* One q6_k block: codes −32..31 times an i8 scale (0..127 here) per 16
+ * elements times the f16 d. A group's scale covers 31 steps up and 32
+ * down. */
+static void quantize_q6_k_block(const float *x, uint8_t *b) {
+  float need[16], need_max = 0.0f;
+  for (int g = 0; g < 16; g++) {
+    float lo, hi;
+    min_max(x + 16 * g, 16, &lo, &hi);
+    const float up = hi > 0.0f ? hi / 31.0f : 0.0f, down = lo < 0.0f ? -lo / 32.0f : 0.0f;
+    need[g] = up > down ? up : down;
+    if (need[g] > need_max) need_max = need[g];
+  }
+  const uint16_t hd = f16_at_least(need_max / 127.0f);
+  const float d = poot_f16_to_f32(hd);
+  uint8_t *ql = b, *qh = b + 128, *scales = b + 192;
+  memset(b, 0, POOT_QUANT_Q6_K_BYTES);
+  for (int g = 0; g < 16; g++) {
+    const int sc = ceil_code(need[g], d, 127);
+    scales[g] = (uint8_t)(int8_t)sc;
+    const float d1 = d * (float)sc;
+    for (int l = 0; l < 16; l++) {
+      const int e = 16 * g + l;
+      const int q = d1 > 0.0f ? nearest_code(x[e] / d1, -32, 31) : 0;
+      const unsigned u = (unsigned)(q + 32);
+      const int h = e / 128, k = (e / 32) % 4, lane = e % 32;
+      ql[64 * h + 32 * (k & 1) + lane] |= (uint8_t)((u & 0x0Fu) << (4 * (k >> 1)));
+      qh[32 * h + lane] |= (uint8_t)((u >> 4) << (2 * k));
+    }
+  }
+  wr_u16(b + 208, hd);
+}
+
+void poot_quant_quantize_q6_k(const float *src, void *dst, size_t n_blocks) {
+  uint8_t *b = dst;
+  for (size_t i = 0; i < n_blocks; i++, b += POOT_QUANT_Q6_K_BYTES, src += POOT_QUANT_QK_K)
+    quantize_q6_k_block(src, b);
+}
+
 /* -------------------------------------------------------- format table */
 
 static const poot_quant_format formats[] = {
@@ -360,9 +564,14 @@ static const poot_quant_format formats[] = {
      poot_quant_quantize_q5_1},
     {"q8_0", 8, POOT_QUANT_QK, POOT_QUANT_Q8_0_BYTES, poot_quant_dequantize_q8_0,
      poot_quant_quantize_q8_0},
-    {"q4_k", 12, POOT_QUANT_QK_K, POOT_QUANT_Q4_K_BYTES, poot_quant_dequantize_q4_k, NULL},
-    {"q5_k", 13, POOT_QUANT_QK_K, POOT_QUANT_Q5_K_BYTES, poot_quant_dequantize_q5_k, NULL},
-    {"q6_k", 14, POOT_QUANT_QK_K, POOT_QUANT_Q6_K_BYTES, poot_quant_dequantize_q6_k, NULL},
+    {"q2_k", 10, POOT_QUANT_QK_K, POOT_QUANT_Q2_K_BYTES, poot_quant_dequantize_q2_k, NULL},
+    {"q3_k", 11, POOT_QUANT_QK_K, POOT_QUANT_Q3_K_BYTES, poot_quant_dequantize_q3_k, NULL},
+    {"q4_k", 12, POOT_QUANT_QK_K, POOT_QUANT_Q4_K_BYTES, poot_quant_dequantize_q4_k,
+     poot_quant_quantize_q4_k},
+    {"q5_k", 13, POOT_QUANT_QK_K, POOT_QUANT_Q5_K_BYTES, poot_quant_dequantize_q5_k,
+     poot_quant_quantize_q5_k},
+    {"q6_k", 14, POOT_QUANT_QK_K, POOT_QUANT_Q6_K_BYTES, poot_quant_dequantize_q6_k,
+     poot_quant_quantize_q6_k},
     {"q8_k", 15, POOT_QUANT_QK_K, POOT_QUANT_Q8_K_BYTES, poot_quant_dequantize_q8_k,
      poot_quant_quantize_q8_k},
 };
@@ -396,6 +605,8 @@ const poot_quant_format *poot_quant_format_of_dtype(poot_dtype dtype) {
     case POOT_DTYPE_Q5_K: return poot_quant_format_by_ggml_type(13);
     case POOT_DTYPE_Q6_K: return poot_quant_format_by_ggml_type(14);
     case POOT_DTYPE_Q8_K: return poot_quant_format_by_ggml_type(15);
+    case POOT_DTYPE_Q2_K: return poot_quant_format_by_ggml_type(10);
+    case POOT_DTYPE_Q3_K: return poot_quant_format_by_ggml_type(11);
     default: return NULL;
   }
 }

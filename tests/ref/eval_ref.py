@@ -121,9 +121,9 @@ def f32_unary(kind, x):
 
 
 GGUF = {"q8_0": T.Q8_0, "q4_0": T.Q4_0, "q4_1": T.Q4_1, "q5_0": T.Q5_0, "q5_1": T.Q5_1,
-        "q4_k": T.Q4_K, "q5_k": T.Q5_K, "q6_k": T.Q6_K}
+        "q4_k": T.Q4_K, "q5_k": T.Q5_K, "q6_k": T.Q6_K, "q2_k": T.Q2_K, "q3_k": T.Q3_K}
 SIZES = {"q8_0": 34, "q4_0": 18, "q4_1": 20, "q5_0": 22, "q5_1": 24, "q4_k": 144,
-         "q5_k": 176, "q6_k": 210}
+         "q5_k": 176, "q6_k": 210, "q2_k": 84, "q3_k": 110}
 
 
 def check_case(d, name, kind, n_in):

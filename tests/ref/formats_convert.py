@@ -717,6 +717,26 @@ def test_gguf(*_):
                 check(b.tensor_bytes(name) == want, f"{label}: {name} dequantized exactly")
         r = gguf.GGUFReader(back)  # and the gguf package reads the result
         check(len(r.tensors) == len(src.tensors), "GGUFReader reads a re-typed file")
+        # The k-quant mixtures: poot's q4_k/q5_k/q6_k blocks decode in the gguf
+        # package exactly as poot decodes them (the demo model: rows of 256, 512).
+        demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../models/poot-demo.gguf")
+        for mix in ["q4_k_m", "q5_k_m"]:
+            kpath = os.path.join(tmp, f"demo-{mix}.gguf")
+            run("convert", demo, kpath, "--type", mix)
+            back = os.path.join(tmp, f"demo-{mix}-f32.gguf")
+            run("convert", kpath, back, "--type", "f32")
+            k, b = FastGGUF(kpath), FastGGUF(back)
+            kinds = set()
+            for name, (ttype, ne, _) in k.tensors.items():
+                if ttype == Q.F32:
+                    continue
+                kinds.add(ttype.name)
+                raw = np.frombuffer(k.tensor_bytes(name), dtype=np.uint8)
+                rows = int(np.prod(ne[1:]))
+                want = quants.dequantize(raw.reshape(rows, -1), ttype).astype(np.float32).tobytes()
+                check(b.tensor_bytes(name) == want, f"demo {mix}: {name} decodes as in gguf")
+            check(kinds == {"Q4_K" if mix == "q4_k_m" else "Q5_K", "Q6_K"},
+                  f"demo {mix}: its types are {sorted(kinds)}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
@@ -739,8 +759,8 @@ def test_cli(*_):
         check(rc == 2, f"{cmd} without arguments exits 2")
     rc, _, err = code("convert", "a", "b", "--type", "q9_9")
     check(rc == 2 and "--type" in err, "convert --type q9_9 exits 2")
-    rc, _, err = code("convert", "a", "b", "--type", "q4_k")
-    check(rc == 2, "convert --type q4_k (no reference quantizer) exits 2")
+    rc, _, err = code("convert", "a", "b", "--type", "q2_k")
+    check(rc == 2 and "q4_k_m" in err, "convert --type q2_k (read, not written) exits 2 naming q4_k_m")
     tmp = tempfile.mkdtemp(prefix="poot-cli-")
     try:
         missing = os.path.join(tmp, "missing.gguf")

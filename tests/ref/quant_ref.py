@@ -2,6 +2,7 @@
 """Reference data for the GGUF block codecs (tests/unit/eval/test_quant.c).
 
 Usage: quant_ref.py OUT_DIR
+       quant_ref.py --dequantize FMT IN.bin OUT.f32
 
 For every packed format writes, as raw little-endian files in OUT_DIR:
   FMT.in.f32    random f32 rows (with edge-case blocks) to quantize
@@ -9,6 +10,8 @@ For every packed format writes, as raw little-endian files in OUT_DIR:
   FMT.qd.f32    the gguf package's dequantization of FMT.q.bin
   FMT.rq.bin    random but valid blocks (random bytes, finite scales)
   FMT.rqd.f32   the gguf package's dequantization of FMT.rq.bin
+--dequantize decodes blocks that poot wrote (its own k-quant quantizers,
+which the gguf package lacks) with the gguf package's dequantizer.
 The gguf package has no q8_k codec; for q8_k the quantizer and dequantizer
 below are a numpy port of ggml's quantize_row_q8_K_ref / dequantize_row_q8_K
 (not an independent reference: it documents the layout, docs/eval.md).
@@ -34,6 +37,8 @@ FORMATS = {
     "q4_1": (T.Q4_1, 32, 20, [0, 2]),
     "q5_0": (T.Q5_0, 32, 22, [0]),
     "q5_1": (T.Q5_1, 32, 24, [0, 2]),
+    "q2_k": (T.Q2_K, 256, 84, [80, 82]),
+    "q3_k": (T.Q3_K, 256, 110, [108]),
     "q4_k": (T.Q4_K, 256, 144, [0, 2]),
     "q5_k": (T.Q5_K, 256, 176, [0, 2]),
     "q6_k": (T.Q6_K, 256, 210, [208]),
@@ -113,7 +118,16 @@ def random_blocks(rng, name, n):
     return raw.reshape(-1)
 
 
+def dequantize_file(name, src, dst):
+    qt, _, nbytes, _ = FORMATS[name]
+    raw = np.fromfile(src, dtype=np.uint8)
+    quants.dequantize(raw.reshape(-1, nbytes), qt).reshape(-1).astype(np.float32).tofile(dst)
+    return 0
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--dequantize":
+        return dequantize_file(sys.argv[2], sys.argv[3], sys.argv[4])
     if len(sys.argv) != 2:
         print("usage: quant_ref.py OUT_DIR", file=sys.stderr)
         return 2

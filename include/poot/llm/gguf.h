@@ -94,8 +94,9 @@ typedef enum poot_gguf_type {
 /* What poot knows about a tensor type: its name ("q4_0"), how many elements a
  * block holds and how many bytes a block takes. `computable` is true for the
  * types poot computes with (DESIGN §3: f32 f16 bf16 i8 i16 i32 i64 and q8_0
- * q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k q8_k); the reader accepts every type of
- * this table, and the weight store refuses the others as UNSUPPORTED. */
+ * q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k q8_k); the reader accepts
+ * every type of this table, and the weight store refuses the others as
+ * UNSUPPORTED. */
 typedef struct poot_gguf_type_info {
   const char *name;
   uint32_t block_size; /* elements per block */

@@ -41,7 +41,7 @@ const char *poot_store_format_name(poot_store_format format);
 typedef struct poot_store_tensor {
   const char *name;
   /* poot's dtype, or POOT_DTYPE_NONE for a type poot reads but does not
-   * compute with (GGUF q2_k, iq*, f64; safetensors F64, U16, U64). */
+   * compute with (GGUF q8_1, iq*, tq*, f64; safetensors F64, U16, U64). */
   poot_dtype dtype;
   const char *type_name; /* the file's own spelling: "q4_k", "BF16", "f32" */
   int32_t gguf_type;     /* GGUF sources: the tensor type id; -1 otherwise */

@@ -29,6 +29,12 @@ int poot_convert_file_type(poot_gguf_type type) {
       return 8;
     case POOT_GGUF_TYPE_Q5_1:
       return 9;
+    case POOT_GGUF_TYPE_Q4_K:
+      return 14; /* MOSTLY_Q4_K_S: the uniform k-quants carry the _S labels */
+    case POOT_GGUF_TYPE_Q5_K:
+      return 16;
+    case POOT_GGUF_TYPE_Q6_K:
+      return 18;
     case POOT_GGUF_TYPE_BF16:
       return 32;
     default:
@@ -57,6 +63,9 @@ typedef struct plan {
   size_t gen_len, gen_cap;
   uint64_t bytes_total, bytes_done;
   const poot_convert_options *options;
+  /* What a mixture's rule needs (poot__convert_mix_type). */
+  int64_t n_layers;
+  bool has_output;
 } plan;
 
 /* The most rotary frequency pairs a computed rope tensor holds. */
@@ -205,17 +214,21 @@ static poot_status plan_add(plan *pl, poot_gguf_writer *w, const poot_store_tens
   t->cols = src->shape.rank ? (uint64_t)src->shape.dims[src->shape.rank - 1] : 1;
   t->rows = 1;
   for (uint32_t d = 0; d + 1 < src->shape.rank; d++) t->rows *= (uint64_t)src->shape.dims[d];
-  /* 1-D tensors stay f32; a block size that does not divide the row length
-   * falls back to f16 (llama.cpp's converter does both). */
+  /* 1-D tensors stay f32; a mixture picks per tensor; a k-quant block that
+   * does not divide the row length falls back to llama.cpp's legacy
+   * format, any other block to f16 (llama.cpp's converter does both). */
+  if (!keep && src->shape.rank > 1 && pl->options->mixture != POOT_CONVERT_MIXTURE_NONE)
+    want = poot__convert_mix_type(pl->options->mixture, gguf_name, pl->n_layers, pl->has_output);
   poot_gguf_type type = keep ? src_type : src->shape.rank == 1 ? POOT_GGUF_TYPE_F32 : want;
   t->copy = keep;
   uint64_t row_bytes = 0;
-  if (!keep && !poot_gguf_row_size(type, t->cols, &row_bytes)) {
+  while (!keep && !poot_gguf_row_size(type, t->cols, &row_bytes)) {
+    poot_gguf_type fallback = poot__convert_k_fallback(type);
     poot_log(POOT_LOG_INFO,
-             "convert: %s: %llu columns are not a multiple of the %s block; "
-             "writing f16",
-             gguf_name, (unsigned long long)t->cols, poot_gguf_type_info_of(type)->name);
-    type = POOT_GGUF_TYPE_F16;
+             "convert: %s: %llu columns are not a multiple of the %s block; writing %s", gguf_name,
+             (unsigned long long)t->cols, poot_gguf_type_info_of(type)->name,
+             poot_gguf_type_info_of(fallback)->name);
+    type = fallback;
   }
   t->type = type;
   uint64_t permuted_len = src->shape.rank == 1 ? t->cols : t->rows;
@@ -274,10 +287,17 @@ static poot_status set_arch_f32(poot_gguf_writer *w, const char *arch, const cha
   return poot_gguf_writer_set_f32(w, k, (float)v);
 }
 
-static poot_status set_common(poot_gguf_writer *w, const char *name, poot_gguf_type type) {
+/* llama.cpp's general.file_type of the output: the mixture's, else the
+ * type's. */
+static uint32_t file_type_of(const poot_convert_options *o, poot_gguf_type type) {
+  int ft = o->mixture != POOT_CONVERT_MIXTURE_NONE ? poot_convert_mixture_file_type(o->mixture)
+                                                   : poot_convert_file_type(type);
+  return (uint32_t)ft;
+}
+
+static poot_status set_common(poot_gguf_writer *w, const char *name, uint32_t file_type) {
   POOT_TRY(set_str(w, "general.name", name));
-  POOT_TRY(
-      poot_gguf_writer_set_u32(w, "general.file_type", (uint32_t)poot_convert_file_type(type)));
+  POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type", file_type));
   return poot_gguf_writer_set_u32(w, "general.quantization_version", 2);
 }
 
@@ -291,7 +311,9 @@ static poot_status convert_llama2c(poot_store *store, poot_gguf_writer *w, plan 
     return poot_status_make(POOT_INVALID_ARGUMENT,
                             "convert: a llama2.c checkpoint needs --tokenizer FILE");
   POOT_TRY(set_str(w, "general.architecture", "llama"));
-  POOT_TRY(set_common(w, o->name ? o->name : "llama", type));
+  POOT_TRY(set_common(w, o->name ? o->name : "llama", file_type_of(o, type)));
+  pl->n_layers = c->n_layers;
+  pl->has_output = true; /* a shared classifier is written out as output.weight */
   POOT_TRY(set_arch_u32(w, "llama", "context_length", c->seq_len));
   POOT_TRY(set_arch_u32(w, "llama", "embedding_length", c->dim));
   POOT_TRY(set_arch_u32(w, "llama", "feed_forward_length", c->hidden_dim));
@@ -611,7 +633,14 @@ static poot_status convert_hf(poot_store *store, const char *folder, poot_gguf_w
     goto done;
   }
   if ((s = set_str(w, "general.architecture", arch))) goto done;
-  if ((s = set_common(w, name, type))) goto done;
+  if ((s = set_common(w, name, file_type_of(o, type)))) goto done;
+  pl->n_layers = c->num_hidden_layers;
+  {
+    const poot_store_tensor *head = NULL;
+    poot_status fs = poot_store_find(store, "lm_head.weight", &head);
+    pl->has_output = !fs && !is_gemma(kind);
+    poot_status_free(fs);
+  }
   /* Computed tensors come first, as in llama.cpp (generate_extra_tensors). */
   if ((s = hf_metadata(&mc, arch, w, pl))) goto done;
   uint32_t n_tokens = 0;
@@ -665,15 +694,22 @@ static poot_status convert_gguf(poot_store *store, poot_gguf_writer *w, plan *pl
       POOT_TRY(poot_gguf_writer_set_alignment(w, poot_gguf_alignment(g)));
   }
   if (o->name) POOT_TRY(set_str(w, "general.name", o->name));
-  if (o->type_set)
-    POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type",
-                                      (uint32_t)poot_convert_file_type(o->type)));
+  bool retype = o->type_set || o->mixture != POOT_CONVERT_MIXTURE_NONE;
+  if (retype) POOT_TRY(poot_gguf_writer_set_u32(w, "general.file_type", file_type_of(o, o->type)));
   size_t n = poot_store_tensor_count(store);
+  /* The mixture's layer count and output: from the tensor names. */
+  for (size_t i = 0; i < n; i++) {
+    const char *name = poot_store_tensor_at(store, i)->name;
+    if (strcmp(name, "output.weight") == 0) pl->has_output = true;
+    char *end = NULL;
+    long layer = strncmp(name, "blk.", 4) == 0 ? strtol(name + 4, &end, 10) : -1;
+    if (layer >= 0 && end && *end == '.' && layer + 1 > pl->n_layers) pl->n_layers = layer + 1;
+  }
   pl->tensors = poot_calloc(n ? n : 1, sizeof *pl->tensors);
   if (!pl->tensors) return oom();
   for (size_t i = 0; i < n; i++) {
     const poot_store_tensor *t = poot_store_tensor_at(store, i);
-    POOT_TRY(plan_add(pl, w, t, t->name, o->type, 0, !o->type_set));
+    POOT_TRY(plan_add(pl, w, t, t->name, o->type, 0, !retype));
   }
   return NULL;
 }
@@ -698,12 +734,13 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
                                  const poot_convert_options *options) {
   poot_convert_options defaults = {0};
   const poot_convert_options *o = options ? options : &defaults;
-  if (o->type_set && poot_convert_file_type(o->type) < 0)
+  if (o->type_set && o->mixture == POOT_CONVERT_MIXTURE_NONE && poot_convert_file_type(o->type) < 0)
     return poot_status_make(
-        POOT_INVALID_ARGUMENT,
-        "convert: type %s is not written (f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 "
-        "q5_1 are)",
-        poot_gguf_type_info_of(o->type) ? poot_gguf_type_info_of(o->type)->name : "?");
+        POOT_INVALID_ARGUMENT, "convert: type %s is not written (%s are)",
+        poot_gguf_type_info_of(o->type) ? poot_gguf_type_info_of(o->type)->name : "?",
+        POOT__CONVERT_TYPE_NAMES);
+  if (poot_convert_mixture_file_type(o->mixture) < 0 && o->mixture != POOT_CONVERT_MIXTURE_NONE)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "convert: unknown mixture %d", (int)o->mixture);
   poot_store *store = NULL;
   POOT_TRY(poot_store_open(input, &store));
   poot_gguf_writer *w = NULL;
@@ -711,6 +748,8 @@ poot_status poot_convert_to_gguf(const char *input, const char *output,
   poot_status s = poot_gguf_writer_create(&w);
   if (s) goto done;
   poot_gguf_type type = o->type_set ? o->type : lossless_type(store);
+  if (o->mixture == POOT_CONVERT_MIXTURE_Q4_K_M) type = POOT_GGUF_TYPE_Q4_K;
+  if (o->mixture == POOT_CONVERT_MIXTURE_Q5_K_M) type = POOT_GGUF_TYPE_Q5_K;
   switch (poot_store_format_of(store)) {
     case POOT_STORE_FORMAT_LLAMA2C:
       s = convert_llama2c(store, w, &pl, o, type);

@@ -2,6 +2,7 @@
 #ifndef POOT_LLM_FORMAT_CONVERT_IMPL_H
 #define POOT_LLM_FORMAT_CONVERT_IMPL_H
 
+#include "poot/llm/convert.h"
 #include "poot/llm/gguf.h"
 #include "poot/llm/hf_config.h"
 #include "poot/llm/llama2c.h"
@@ -36,6 +37,19 @@ POOT_MUST_USE poot_status poot__convert_vocab_hf(poot_gguf_writer *w, const char
  * does not run) is re-typed unchecked: its metadata is copied, not made. */
 POOT_MUST_USE poot_status poot__convert_write_checked(poot_gguf_writer *w, const char *input,
                                                       bool gguf_input, const char *output);
+
+/* The names `--type` takes, for messages. */
+#define POOT__CONVERT_TYPE_NAMES \
+  "f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k q4_k_m q5_k_m"
+
+/* The tensor type of `gguf_name` (a 2-D tensor) under a mixture, for a
+ * model of n_layers whose file has (has_output) or lacks an output.weight
+ * (convert_mix.c; poot/llm/convert.h states the rule). */
+poot_gguf_type poot__convert_mix_type(poot_convert_mixture mixture, const char *gguf_name,
+                                      int64_t n_layers, bool has_output);
+/* llama.cpp's fallback for a k-quant whose block does not divide a row:
+ * q4_k → q5_0, q5_k → q5_1, q6_k → q8_0; f16 for every other type. */
+poot_gguf_type poot__convert_k_fallback(poot_gguf_type type);
 
 /* Reads and parses a JSON file into `arena`; NOT_FOUND when absent. */
 POOT_MUST_USE poot_status poot__read_json(poot_arena *arena, const char *path,

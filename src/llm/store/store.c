@@ -55,6 +55,10 @@ poot_dtype poot_store_dtype_from_gguf(uint32_t t) {
       return POOT_DTYPE_Q5_0;
     case POOT_GGUF_TYPE_Q5_1:
       return POOT_DTYPE_Q5_1;
+    case POOT_GGUF_TYPE_Q2_K:
+      return POOT_DTYPE_Q2_K;
+    case POOT_GGUF_TYPE_Q3_K:
+      return POOT_DTYPE_Q3_K;
     case POOT_GGUF_TYPE_Q4_K:
       return POOT_DTYPE_Q4_K;
     case POOT_GGUF_TYPE_Q5_K:

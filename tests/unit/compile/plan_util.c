@@ -43,12 +43,18 @@ static void fill(poot_tensor *t, uint64_t *s, int64_t int_hi, float scale, bool 
     } else {
       for (size_t i = 0; i < t->size; i++) p[i] = (uint8_t)rng(s);
       /* the k-quants without a quantizer: random codes, small finite f16
-       * scales (d, dmin at 0 and 2; q6_k: d at 208) */
+       * scales (d, dmin at 0 and 2; q6_k: d at 208; q2_k: d, dmin at 80
+       * and 82; q3_k: d at 108) */
       size_t bb = di->block_bytes;
       for (size_t b = 0; b + bb <= t->size; b += bb) {
         uint16_t h0 = poot_f32_to_f16(rnd(s) * 0.01f), h1 = poot_f32_to_f16(rnd(s) * 0.01f);
         if (t->type.dtype == POOT_DTYPE_Q6_K) {
           memcpy(p + b + 208, &h0, 2);
+        } else if (t->type.dtype == POOT_DTYPE_Q2_K) {
+          memcpy(p + b + 80, &h0, 2);
+          memcpy(p + b + 82, &h1, 2);
+        } else if (t->type.dtype == POOT_DTYPE_Q3_K) {
+          memcpy(p + b + 108, &h0, 2);
         } else {
           memcpy(p + b, &h0, 2);
           memcpy(p + b + 2, &h1, 2);

@@ -908,6 +908,10 @@ const tc_case tc_cases[] = {
      .dtype = POOT_DTYPE_Q5_K, .d = {2, 2, 512}},
     {TC_ALL("dot_q6_k_1x3x256", "gemv_gemm", build_dot, INTERP_DOT(256), 0, DEV_DOT(256)),
      .dtype = POOT_DTYPE_Q6_K, .d = {1, 3, 256}},
+    {TC_ALL("dot_q2_k_1x3x256", "gemv_gemm", build_dot, INTERP_DOT(256), 0, DEV_DOT(256)),
+     .dtype = POOT_DTYPE_Q2_K, .d = {1, 3, 256}},
+    {TC_ALL("dot_q3_k_2x2x512", "gemv_gemm", build_dot, INTERP_DOT(512), 0, DEV_DOT(512)),
+     .dtype = POOT_DTYPE_Q3_K, .d = {2, 2, 512}},
     /* dequantize alone (f16 output for every second format) */
     {TC_ALL("dequantize_q8_0", "dequantize", build_dequantize, 0, 0, 0), .dtype = POOT_DTYPE_Q8_0,
      .kind = 0},
@@ -926,6 +930,10 @@ const tc_case tc_cases[] = {
     {TC_ALL("dequantize_q5_k", "dequantize", build_dequantize, 0, 0, 0), .dtype = POOT_DTYPE_Q5_K,
      .kind = 1},
     {TC_ALL("dequantize_q6_k", "dequantize", build_dequantize, 0, 0, 0), .dtype = POOT_DTYPE_Q6_K,
+     .kind = 0},
+    {TC_ALL("dequantize_q2_k", "dequantize", build_dequantize, 0, 0, 0), .dtype = POOT_DTYPE_Q2_K,
+     .kind = 1},
+    {TC_ALL("dequantize_q3_k", "dequantize", build_dequantize, 0, 0, 0), .dtype = POOT_DTYPE_Q3_K,
      .kind = 0},
     /* indexing, states, rng, composites (the "sum" environment entry is a
      * serial 2-term sum: exact in any order of two terms) */

@@ -239,7 +239,8 @@ static void test_cases(void **state) {
   } qs[] = {{POOT_DTYPE_Q8_0, "q8_0", {0, -1}}, {POOT_DTYPE_Q4_0, "q4_0", {0, -1}},
             {POOT_DTYPE_Q4_1, "q4_1", {0, 2}},  {POOT_DTYPE_Q5_0, "q5_0", {0, -1}},
             {POOT_DTYPE_Q5_1, "q5_1", {0, 2}},  {POOT_DTYPE_Q4_K, "q4_k", {0, 2}},
-            {POOT_DTYPE_Q5_K, "q5_k", {0, 2}},  {POOT_DTYPE_Q6_K, "q6_k", {208, -1}}};
+            {POOT_DTYPE_Q5_K, "q5_k", {0, 2}},  {POOT_DTYPE_Q6_K, "q6_k", {208, -1}},
+            {POOT_DTYPE_Q2_K, "q2_k", {80, 82}}, {POOT_DTYPE_Q3_K, "q3_k", {108, -1}}};
   for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
     const poot_quant_format *f = poot_quant_format_of_dtype(qs[k].dt);
     const int64_t nb = 4;

@@ -1,5 +1,8 @@
 /* The GGUF block codecs against hand-computed blocks and, bit for bit,
- * against the gguf package's numpy routines (tests/ref/quant_ref.py). */
+ * against the gguf package's numpy routines (tests/ref/quant_ref.py):
+ * dequantization of random blocks of every format, the reference
+ * quantizers byte for byte, and poot's own k-quant quantizers (q4_k, q5_k,
+ * q6_k) through the gguf package's dequantizer plus their error bound. */
 #include "poot_test.h"
 
 #include <math.h>
@@ -34,6 +37,11 @@ static void assert_same_floats(const char *what, const float *got, const float *
   }
 }
 
+/* The formats whose quantizer the gguf package (or, q8_k, its port) has. */
+static bool gguf_quantizes(const char *name) {
+  return strcmp(name, "q4_k") != 0 && strcmp(name, "q5_k") != 0 && strcmp(name, "q6_k") != 0;
+}
+
 static void check_format(const char *name) {
   if (!have_ref) skip();
   const poot_quant_format *f = poot_quant_format_by_name(name);
@@ -58,7 +66,7 @@ static void check_format(const char *name) {
   assert_same_floats(name, got, rqd, n);
   free(got);
 
-  if (f->quantize) {
+  if (f->quantize && gguf_quantizes(name)) {
     snprintf(fn, sizeof fn, "%s.q.bin", name);
     uint8_t *q = read_file(fn, &q_size);
     snprintf(fn, sizeof fn, "%s.qd.f32", name);
@@ -87,6 +95,191 @@ static void check_format(const char *name) {
   poot_free(rqd);
 }
 
+/* The effective scale d1 and min m1 (0 for q6_k) of element e of a block,
+ * decoded here from the layout (as ggml's get_scale_min_k4 and q6_k). */
+static void effective_scale(const char *name, const uint8_t *b, int e, float *d1, float *m1) {
+  if (strcmp(name, "q6_k") == 0) {
+    uint16_t hd = (uint16_t)(b[208] | (b[209] << 8));
+    *d1 = poot_f16_to_f32(hd) * (float)(int8_t)b[192 + e / 16];
+    *m1 = 0.0f;
+    return;
+  }
+  const uint8_t *q = b + 4;
+  int j = e / 32;
+  unsigned sc, mn;
+  if (j < 4) {
+    sc = q[j] & 63u;
+    mn = q[j + 4] & 63u;
+  } else {
+    sc = (q[j + 4] & 0x0Fu) | ((unsigned)(q[j - 4] >> 6) << 4);
+    mn = (unsigned)(q[j + 4] >> 4) | ((unsigned)(q[j] >> 6) << 4);
+  }
+  *d1 = poot_f16_to_f32((uint16_t)(b[0] | (b[1] << 8))) * (float)sc;
+  *m1 = poot_f16_to_f32((uint16_t)(b[2] | (b[3] << 8))) * (float)mn;
+}
+
+/* poot's own quantizer of `name`: the round trip error within the bound of
+ * poot/quant.h for every element, and the blocks it writes decoded by the
+ * gguf package exactly as by poot. */
+static void check_own_quantizer(const char *name) {
+  const poot_quant_format *f = poot_quant_format_by_name(name);
+  assert_non_null(f);
+  assert_non_null(f->quantize);
+  char fn[64];
+  size_t in_size = 0;
+  snprintf(fn, sizeof fn, "%s.in.f32", name);
+  float *in = have_ref ? read_file(fn, &in_size) : NULL;
+  size_t n = in_size / 4;
+  if (!in) { /* no reference inputs: a ramp and a random row */
+    n = 4 * POOT_QUANT_QK_K;
+    in = poot_malloc(n * sizeof(float));
+    assert_non_null(in);
+    for (size_t i = 0; i < n; i++)
+      in[i] = i < 512 ? (float)i / 64.0f - 4.0f : (float)((i * 2654435761u) % 1000) / 999.0f - 0.3f;
+  }
+  size_t nb = n / f->block_elems, bytes = nb * f->block_bytes;
+  uint8_t *q = malloc(bytes);
+  float *y = malloc(n * sizeof(float));
+  assert_non_null(q);
+  assert_non_null(y);
+  POOT_ASSERT_OK(poot_quant_quantize_row(f, in, n, q, bytes));
+  POOT_ASSERT_OK(poot_quant_dequantize_row(f, q, bytes, y, n));
+  for (size_t i = 0; i < n; i++) {
+    float d1, m1;
+    effective_scale(name, q + (i / 256) * f->block_bytes, (int)(i % 256), &d1, &m1);
+    const float bound = 0.5f * d1 + ldexpf(fabsf(in[i]) + m1 + 32.0f * d1, -21);
+    if (!(fabsf(in[i] - y[i]) <= bound))
+      fail_msg("%s: element %zu: %.9g came back as %.9g, more than the bound %.3g", name, i, in[i],
+               y[i], bound);
+  }
+  if (have_ref) {
+    char bin[800], out[800];
+    snprintf(bin, sizeof bin, "%s/%s.poot.bin", ref_dir, name);
+    snprintf(out, sizeof out, "%s/%s.poot.f32", ref_dir, name);
+    POOT_ASSERT_OK(poot_file_write_all(bin, q, bytes));
+    const char *py = getenv("PYTHON3");
+    assert_int_equal(poot_test_system("%s '%s/tests/ref/quant_ref.py' --dequantize %s '%s' '%s'",
+                                      py ? py : "python3", poot_test_source_dir(), name, bin, out),
+                     0);
+    snprintf(fn, sizeof fn, "%s.poot.f32", name);
+    size_t ref_size = 0;
+    float *ref = read_file(fn, &ref_size);
+    assert_non_null(ref);
+    assert_int_equal(ref_size, n * sizeof(float));
+    assert_same_floats(name, y, ref, n);
+    poot_free(ref);
+  }
+  free(q);
+  free(y);
+  poot_free(in);
+}
+
+/* The quality of poot's k-quant quantizers on normal-distributed rows:
+ * the RMS error relative to the RMS value, and the worst element relative
+ * to its sub-block's range. */
+static void check_quality(const char *name, double max_rel_rms) {
+  const poot_quant_format *f = poot_quant_format_by_name(name);
+  enum { N = 64 * 256 };
+  float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
+  uint8_t *q = malloc(64 * (size_t)f->block_bytes);
+  assert_true(x && y && q);
+  uint64_t s = 12345;
+  for (int i = 0; i < N; i += 2) { /* Box-Muller from an LCG */
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double u1 = ((double)(s >> 11) + 1.0) / 9007199254740993.0;
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double u2 = (double)(s >> 11) / 9007199254740992.0;
+    double r = sqrt(-2.0 * log(u1));
+    x[i] = (float)(0.02 * r * cos(6.283185307179586 * u2));
+    x[i + 1] = (float)(0.02 * r * sin(6.283185307179586 * u2));
+  }
+  f->quantize(x, q, 64);
+  f->dequantize(q, y, 64);
+  double se = 0, sx = 0;
+  for (int i = 0; i < N; i++) {
+    se += (double)(x[i] - y[i]) * (x[i] - y[i]);
+    sx += (double)x[i] * x[i];
+  }
+  double rel = sqrt(se / sx);
+  printf("%s: relative RMS error %.4f on N(0, 0.02) rows\n", name, rel);
+  assert_true(rel <= max_rel_rms);
+  free(x);
+  free(y);
+  free(q);
+}
+
+/* Non-finite inputs give defined codes (no undefined conversion: the
+ * sanitizer build checks) and leave the next block alone. */
+static void check_nonfinite(const char *name) {
+  const poot_quant_format *f = poot_quant_format_by_name(name);
+  float x[512];
+  for (int i = 0; i < 512; i++) x[i] = (float)(i % 17) * 0.01f;
+  x[3] = NAN;
+  x[40] = INFINITY;
+  x[200] = -INFINITY;
+  uint8_t q[2 * 292];
+  float y[512], y1[256];
+  f->quantize(x, q, 2);
+  f->dequantize(q, y, 2);
+  f->quantize(x + 256, q, 1);
+  f->dequantize(q, y1, 1);
+  assert_memory_equal(y + 256, y1, sizeof y1);
+}
+
+static void test_own_q4_k(void **state) {
+  (void)state;
+  check_nonfinite("q4_k");
+  check_nonfinite("q5_k");
+  check_nonfinite("q6_k");
+  check_own_quantizer("q4_k");
+  check_quality("q4_k", 0.10);
+}
+static void test_own_q5_k(void **state) {
+  (void)state;
+  check_own_quantizer("q5_k");
+  check_quality("q5_k", 0.05);
+}
+static void test_own_q6_k(void **state) {
+  (void)state;
+  check_own_quantizer("q6_k");
+  check_quality("q6_k", 0.03);
+}
+
+/* Hand-built q2_k and q3_k blocks. */
+static void test_hand_q2_q3(void **state) {
+  (void)state;
+  /* q2_k: d = 1, dmin = 0.5; group g: scale g & 15, min 1; every 2-bit
+   * field of qs byte i is (i & 3). */
+  uint8_t b[84] = {0};
+  for (int g = 0; g < 16; g++) b[g] = (uint8_t)((g & 15) | (1 << 4));
+  for (int i = 0; i < 64; i++) b[16 + i] = (uint8_t)((i & 3) * 0x55);
+  b[81] = 0x3C;
+  b[83] = 0x38;
+  float y[256];
+  poot_quant_dequantize_q2_k(b, y, 1);
+  for (int e = 0; e < 256; e++) {
+    int h = e / 128, l = e % 32;
+    int q = (32 * h + l) & 3;
+    assert_true(y[e] == (float)(e / 16) * (float)q - 0.5f);
+  }
+  /* q3_k: d = 0.5; scale of group g: 6-bit value g + 24 (so g − 8 after
+   * the −32); hmask bit set for the even elements of each 32; qs fields 3. */
+  uint8_t c[110] = {0};
+  for (int g = 0; g < 16; g++) {
+    unsigned v = (unsigned)g + 24;
+    c[96 + g % 8] |= (uint8_t)((v & 15) << (4 * (g / 8)));
+    c[104 + g % 4] |= (uint8_t)((v >> 4) << (2 * (g / 4)));
+  }
+  for (int l = 0; l < 32; l++) c[l] = (l & 1) ? 0x00 : 0xFF;
+  for (int i = 0; i < 64; i++) c[32 + i] = 0xFF;
+  c[109] = 0x38;
+  poot_quant_dequantize_q3_k(c, y, 1);
+  for (int e = 0; e < 256; e++) {
+    int q = (e & 1) ? 3 - 4 : 3;
+    assert_true(y[e] == 0.5f * (float)(e / 16 - 8) * (float)q);
+  }
+}
+
 static void test_ref_q8_0(void **state) { (void)state; check_format("q8_0"); }
 static void test_ref_q4_0(void **state) { (void)state; check_format("q4_0"); }
 static void test_ref_q4_1(void **state) { (void)state; check_format("q4_1"); }
@@ -96,6 +289,8 @@ static void test_ref_q4_k(void **state) { (void)state; check_format("q4_k"); }
 static void test_ref_q5_k(void **state) { (void)state; check_format("q5_k"); }
 static void test_ref_q6_k(void **state) { (void)state; check_format("q6_k"); }
 static void test_ref_q8_k(void **state) { (void)state; check_format("q8_k"); }
+static void test_ref_q2_k(void **state) { (void)state; check_format("q2_k"); }
+static void test_ref_q3_k(void **state) { (void)state; check_format("q3_k"); }
 
 /* Hand-computed blocks. */
 static void test_hand_q8_0(void **state) {
@@ -208,9 +403,10 @@ static void test_table_and_errors(void **state) {
   (void)state;
   size_t n = 0;
   const poot_quant_format *t = poot_quant_formats(&n);
-  assert_int_equal(n, 9);
+  assert_int_equal(n, 11);
   assert_ptr_equal(poot_quant_format_by_ggml_type(14), poot_quant_format_by_name("Q6_K"));
-  assert_null(poot_quant_format_by_name("q2_k"));
+  assert_null(poot_quant_format_by_name("iq4_nl"));
+  assert_ptr_equal(poot_quant_format_of_dtype(POOT_DTYPE_Q3_K), poot_quant_format_by_ggml_type(11));
   assert_null(poot_quant_format_by_ggml_type(0));
   for (size_t i = 0; i < n; i++) assert_true(t[i].block_bytes > 0 && t[i].dequantize);
   float y[64];
@@ -220,8 +416,8 @@ static void test_table_and_errors(void **state) {
                          "multiple");
   POOT_ASSERT_STATUS_MSG(poot_quant_dequantize_row(q80, b, 33, y, 32), POOT_INVALID_ARGUMENT,
                          "bytes");
-  POOT_ASSERT_STATUS(poot_quant_quantize_row(poot_quant_format_by_name("q4_k"), y, 0, b, 0),
-                     POOT_UNSUPPORTED);
+  POOT_ASSERT_STATUS_MSG(poot_quant_quantize_row(poot_quant_format_by_name("q2_k"), y, 0, b, 0),
+                         POOT_UNSUPPORTED, "q2_k");
   POOT_ASSERT_OK(poot_quant_dequantize_row(q80, b, 0, y, 0));
 }
 
@@ -245,7 +441,10 @@ int main(void) {
       cmocka_unit_test(test_ref_q4_1),      cmocka_unit_test(test_ref_q5_0),
       cmocka_unit_test(test_ref_q5_1),      cmocka_unit_test(test_ref_q4_k),
       cmocka_unit_test(test_ref_q5_k),      cmocka_unit_test(test_ref_q6_k),
-      cmocka_unit_test(test_ref_q8_k),
+      cmocka_unit_test(test_ref_q8_k),      cmocka_unit_test(test_ref_q2_k),
+      cmocka_unit_test(test_ref_q3_k),      cmocka_unit_test(test_hand_q2_q3),
+      cmocka_unit_test(test_own_q4_k),      cmocka_unit_test(test_own_q5_k),
+      cmocka_unit_test(test_own_q6_k),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   if (failed) return 1;

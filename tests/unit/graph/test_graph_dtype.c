@@ -35,6 +35,8 @@ static void test_dtype_table(void **state) {
       {POOT_DTYPE_Q5_K, "q5_k", false, false, false, true, 0, 256, 176},
       {POOT_DTYPE_Q6_K, "q6_k", false, false, false, true, 0, 256, 210},
       {POOT_DTYPE_Q8_K, "q8_k", false, false, false, true, 0, 256, 292},
+      {POOT_DTYPE_Q2_K, "q2_k", false, false, false, true, 0, 256, 84},
+      {POOT_DTYPE_Q3_K, "q3_k", false, false, false, true, 0, 256, 110},
   };
   assert_int_equal(sizeof table / sizeof table[0], POOT_DTYPE_COUNT - 1);
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

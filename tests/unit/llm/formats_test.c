@@ -490,7 +490,11 @@ static void test_store_gguf_and_unknown(void **state) {
   POOT_ASSERT_OK(
       poot_gguf_writer_add_tensor(w, "blk.0.attn_q.weight", POOT_GGUF_TYPE_Q8_0, 2, dims, q));
   POOT_ASSERT_OK(
-      poot_gguf_writer_add_tensor(w, "odd", POOT_GGUF_TYPE_Q2_K, 1, (uint64_t[]){256}, q));
+      poot_gguf_writer_add_tensor(w, "odd", POOT_GGUF_TYPE_IQ4_XS, 1, (uint64_t[]){256}, q));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "k2", POOT_GGUF_TYPE_Q2_K, 1, (uint64_t[]){256}, q));
+  POOT_ASSERT_OK(
+      poot_gguf_writer_add_tensor(w, "k3", POOT_GGUF_TYPE_Q3_K, 1, (uint64_t[]){256}, q));
   snprintf(path, sizeof path, "%s/store.gguf", poot_test_tmpdir());
   POOT_ASSERT_OK(poot_gguf_writer_write_file(w, path));
   poot_gguf_writer_destroy(w);
@@ -505,7 +509,14 @@ static void test_store_gguf_and_unknown(void **state) {
   assert_int_equal(t->size, 3 * 2 * 34);
   POOT_ASSERT_OK(poot_store_find(store, "odd", &t));
   assert_int_equal(t->dtype, POOT_DTYPE_NONE);
-  assert_string_equal(t->type_name, "q2_k");
+  assert_string_equal(t->type_name, "iq4_xs");
+  /* q2_k and q3_k are computed with (dtype.c, quant.c). */
+  POOT_ASSERT_OK(poot_store_find(store, "k2", &t));
+  assert_int_equal(t->dtype, POOT_DTYPE_Q2_K);
+  assert_int_equal(t->size, 84);
+  POOT_ASSERT_OK(poot_store_find(store, "k3", &t));
+  assert_int_equal(t->dtype, POOT_DTYPE_Q3_K);
+  assert_int_equal(t->size, 110);
   poot_weight_map_llama_options o = {.n_layers = 1};
   poot_weight_map *map = NULL;
   POOT_ASSERT_OK(poot_weight_map_llama(poot_weight_naming_of_store(store), &o, &map));
