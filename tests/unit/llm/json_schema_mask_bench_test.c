@@ -30,6 +30,9 @@ typedef struct bench {
   bool prepare;               /* poot_grammar_matcher_prepare before the first mask */
   uint64_t prep_ns, prep_max; /* its total and largest CPU time */
   double slow_us;             /* JSON_SCHEMA_BENCH_SLOW: print the masks slower than this */
+  uint64_t *hash;             /* the cold pass's mask at each step (a hash) */
+  size_t *slowest, n_slowest; /* the cold pass's slowest step of each instance */
+  size_t inst, checked;       /* instances run in this pass; masks checked per token */
 } bench;
 
 static uint64_t cpu_ns(void) {
@@ -64,10 +67,66 @@ static void note(bench *b, uint64_t ns, uint64_t cpu) {
     b->cap = b->cap ? b->cap * 2 : 4096;
     b->ns = realloc(b->ns, b->cap * sizeof *b->ns);
     b->cpu = realloc(b->cpu, b->cap * sizeof *b->cpu);
-    assert_true(b->ns && b->cpu);
+    b->hash = realloc(b->hash, b->cap * sizeof *b->hash);
+    assert_true(b->ns && b->cpu && b->hash);
   }
   b->ns[b->steps] = ns;
   b->cpu[b->steps++] = cpu;
+}
+
+static uint64_t mask_hash(const uint32_t *mask, size_t words) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t w = 0; w < words; w++) h = (h ^ mask[w]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The mask equals accepting each token on a clone (the reference), at this state. A
+ * failed accept leaves the clone unchanged, so a fresh clone is needed only after a token
+ * that was accepted. */
+static void check_against_accept(const bench *b, const poot_grammar_matcher *m,
+                                 const uint32_t *mask, const char *what, size_t step) {
+  poot_grammar_matcher *c = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+  for (int32_t t = 0; t < b->n; t++) {
+    bool got = (mask[t >> 5] >> (t & 31)) & 1, want;
+    if (b->lens[t] == 0) {
+      want = poot_tokenizer_is_end_of_generation(b->tok, t) && poot_grammar_matcher_can_end(m);
+    } else {
+      poot_status st = poot_grammar_matcher_accept(c, b->texts[t], b->lens[t]);
+      want = st == NULL;
+      poot_status_free(st);
+      if (want) {
+        poot_grammar_matcher_destroy(c);
+        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+      }
+    }
+    if (got != want)
+      fail_msg("%s, step %zu, token %d: mask %d, accept %d", what, step, t, got, want);
+  }
+  poot_grammar_matcher_destroy(c);
+}
+
+/* What a pass checks beyond the instance's tokens: the cold pass notes each mask (a hash)
+ * and each instance's slowest step (where a new context starts); the prepared pass checks
+ * that every mask equals the cold one and, at the slowest step of every eighth instance,
+ * equals per-token accepts over the whole vocabulary. */
+static void check_step(bench *b, const poot_grammar_matcher *m, const char *name, size_t s,
+                       const uint32_t *mask, size_t words, size_t *slow_s, uint64_t *slow_c) {
+  uint64_t h = mask_hash(mask, words), c = b->cpu[b->steps - 1];
+  if (!b->prepare) {
+    b->hash[b->steps - 1] = h;
+    if (c > *slow_c) {
+      *slow_c = c;
+      *slow_s = s;
+    }
+    return;
+  }
+  if (b->n_slowest && b->hash[b->steps - 1] != h)
+    fail_msg("%s: step %zu: the prepared mask differs from the cold one", name, s);
+  if (b->inst < b->n_slowest && b->inst % 8 == 0 && s == b->slowest[b->inst]) {
+    check_against_accept(b, m, mask, name, s);
+    b->checked++;
+  }
 }
 
 /* Steps one instance through the grammar, timing each mask. */
@@ -87,12 +146,14 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
     b->prep_ns += c;
     if (c > b->prep_max) b->prep_max = c;
   }
-  size_t limit = n_ids < 200 ? n_ids : 200, off = 0;
+  size_t limit = n_ids < 200 ? n_ids : 200, off = 0, slow_s = 0;
+  uint64_t slow_c = 0;
   for (size_t s = 0; s <= limit; s++) {
     uint64_t t0 = poot_time_ns(), c0 = cpu_ns();
     POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b->vocab, mask, words));
     uint64_t c = cpu_ns() - c0;
     note(b, poot_time_ns() - t0, c);
+    check_step(b, m, name, s, mask, words, &slow_s, &slow_c);
     if (b->slow_us > 0 && (double)c / 1e3 > b->slow_us) /* where the slow masks are */
       printf("slow %s step %zu: %.0f us after '%.*s'\n", strrchr(name, '/') + 1, s, (double)c / 1e3,
              (int)(off < 40 ? off : 40), text + (off < 40 ? 0 : off - 40));
@@ -105,6 +166,12 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
     off += b->lens[t];
   }
   if (limit == n_ids && !poot_grammar_matcher_can_end(m)) fail_msg("%s: cannot end", name);
+  if (!b->prepare) {
+    b->slowest = realloc(b->slowest, (b->inst + 1) * sizeof *b->slowest);
+    assert_non_null(b->slowest);
+    b->slowest[b->inst] = slow_s;
+  }
+  b->inst++;
   poot_grammar_matcher_destroy(m);
   poot_free(ids);
 }
@@ -172,6 +239,7 @@ static void run_corpus(bench *b, char **names, size_t nf, uint32_t *mask, size_t
   b->steps = 0;
   b->allowed = 0;
   b->prep_ns = b->prep_max = 0;
+  b->inst = b->checked = 0;
   const char *only = getenv("JSON_SCHEMA_BENCH_ONLY"); /* a part of the file names to run */
   for (size_t i = 0; i < nf; i++)
     if (!only || strstr(names[i], only)) run_file(b, names[i], mask, words, &n_inst);
@@ -180,19 +248,30 @@ static void run_corpus(bench *b, char **names, size_t nf, uint32_t *mask, size_t
     total += b->cpu[s];
     wall += b->ns[s];
   }
-  qsort(b->ns, b->steps, sizeof *b->ns, cmp_u64);
-  qsort(b->cpu, b->steps, sizeof *b->cpu, cmp_u64);
+  if (!b->prepare) b->n_slowest = b->inst;
+  if (b->prepare && b->n_slowest)
+    printf("prepared masks equal the cold ones at all %zu steps; %zu equal per-token accepts\n",
+           b->steps, b->checked);
+  size_t steps = b->steps;
+  uint64_t *cpu = malloc(steps * sizeof *cpu), *ns = malloc(steps * sizeof *ns);
+  assert_true(cpu && ns);
+  memcpy(cpu, b->cpu, steps * sizeof *cpu);
+  memcpy(ns, b->ns, steps * sizeof *ns);
+  qsort(ns, steps, sizeof *ns, cmp_u64);
+  qsort(cpu, steps, sizeof *cpu, cmp_u64);
   const char *mode = b->prepare ? "prepared" : "cold";
   printf(
       "corpus masks (%s): %zu schemas, %zu instances, %zu steps at %d tokens; %.1f tokens "
       "allowed on average\n",
       mode, nf, n_inst, b->steps, b->n, (double)b->allowed / (double)b->steps);
   printf("%s mask CPU time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", mode,
-         (double)total / (double)b->steps / 1e3, pct_us(b->cpu, b->steps, 1, 2),
-         pct_us(b->cpu, b->steps, 99, 100), (double)b->cpu[b->steps - 1] / 1e3);
+         (double)total / (double)b->steps / 1e3, pct_us(cpu, steps, 1, 2),
+         pct_us(cpu, steps, 99, 100), (double)cpu[steps - 1] / 1e3);
   printf("%s mask wall time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", mode,
-         (double)wall / (double)b->steps / 1e3, pct_us(b->ns, b->steps, 1, 2),
-         pct_us(b->ns, b->steps, 99, 100), (double)b->ns[b->steps - 1] / 1e3);
+         (double)wall / (double)b->steps / 1e3, pct_us(ns, steps, 1, 2), pct_us(ns, steps, 99, 100),
+         (double)ns[steps - 1] / 1e3);
+  free(cpu);
+  free(ns);
   if (b->prepare)
     printf("prepare CPU time: average %.2f ms, max %.2f ms over %zu matchers\n",
            (double)b->prep_ns / (double)n_inst / 1e6, (double)b->prep_max / 1e6, n_inst);
@@ -236,6 +315,8 @@ static void test_corpus_masks(void **state) {
   for (size_t i = 0; i < nf; i++) free(names[i]);
   free(b.ns);
   free(b.cpu);
+  free(b.hash);
+  free(b.slowest);
   free(mask);
   poot_grammar_vocab_destroy(b.vocab);
   for (int32_t i = 0; i < b.n; i++) poot_free(b.texts[i]);
