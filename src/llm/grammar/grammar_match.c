@@ -43,6 +43,7 @@ typedef struct srec {
   uint32_t bytes[8];                 /* the bytes some top takes */
   uint32_t chain_groups, chain_next; /* ASCII groups whose every byte leads to chain_next, a
                                        live set (chain_done) */
+  uint32_t taken_groups;             /* the groups of the bytes some top takes (chain_done) */
   bool chain_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
@@ -726,6 +727,11 @@ static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t *g
         if (x != t) ok &= ~gb;
       }
     }
+    uint32_t taken = 0;
+    for (unsigned w = 0; w < 8; w++)
+      for (uint32_t bits = m->srecs[sid].bytes[w]; bits; bits &= bits - 1)
+        taken |= 1u << poot__byte_group((uint8_t)(w * 32 + (unsigned)__builtin_ctz(bits)));
+    m->srecs[sid].taken_groups = taken;
     m->srecs[sid].chain_groups = ok;
     m->srecs[sid].chain_next = t;
     m->srecs[sid].chain_done = true;
@@ -801,25 +807,54 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
 /* Whether every token below node `t`, reached with live set `sid`, is accepted along the
  * set's chain: each ASCII byte below in the chain groups of the set it meets, every UTF-8
  * character >= U+0080 leading that set to the next (utf8_loops; the bytes below must be
- * well-formed), for as many characters as the subtree has bytes (a loop ends it at once). */
-static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
+ * well-formed), for as many characters as the subtree has bytes (a loop ends it at once).
+ * When not, *upto is the chain's length h when it ends in a set that takes no byte of the
+ * subtree's groups: then the tokens up to h bytes below `t` are accepted (every set of the
+ * chain is live) and every longer one is refused (its byte h + 1 is not taken), as at the
+ * end of `x{0,5}`; UINT32_MAX otherwise. */
+static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out,
+                            uint32_t *upto) {
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
+  *upto = UINT32_MAX;
   if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return POOT_OK_STATUS;
   uint32_t x = sid;
   for (uint32_t h = 0; h < t->height; h++) {
     uint32_t groups = 0, next = SID_FAIL;
     bool u8 = true;
     POOT_TRY(chain_info(m, x, &groups, &next));
-    if (next == SID_FAIL || (t->sig & ~(groups | high))) return POOT_OK_STATUS;
-    if ((t->sig & high) && next != x) return POOT_OK_STATUS; /* characters only in loops */
-    if (t->sig & high) POOT_TRY(utf8_loops(m, x, &u8));
-    if (!u8) return POOT_OK_STATUS;
+    bool chained = next != SID_FAIL && !(t->sig & ~(groups | high));
+    if (chained && (t->sig & high)) { /* characters only in loops */
+      chained = next == x;
+      if (chained) POOT_TRY(utf8_loops(m, x, &u8));
+      chained = chained && u8;
+    }
+    if (!chained) {
+      if (!(t->sig & m->srecs[x].taken_groups)) *upto = h;
+      return POOT_OK_STATUS;
+    }
     if (next == x) break; /* a loop: the rest stays here */
     x = next;
   }
   *out = true;
   return POOT_OK_STATUS;
+}
+
+/* Every token of node i's subtree at most `upto` bytes below i (all_loop): into `mask`, or
+ * with key_accept when mask is NULL. */
+static void key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lo,
+                       uint32_t hi);
+static void accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t i,
+                        uint32_t upto, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  uint32_t end = tn[i].end, limit = tn[i].depth + upto;
+  for (uint32_t j = i; j < end;) {
+    if (mask)
+      set_tokens(v, &tn[j], mask);
+    else
+      key_accept(m, v, tn[j].tok_off, tn[j].tok_off + tn[j].tok_n);
+    j = tn[j].depth < limit ? j + 1 : tn[j].end;
+  }
 }
 
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
@@ -843,10 +878,15 @@ static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, ui
     POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
     bool bulk = false;
-    if (m->srecs[sid].n && ch + 1 < tn[ch].end) POOT_TRY(all_loop(m, &tn[ch], sid, &bulk));
+    uint32_t upto = UINT32_MAX;
+    if (m->srecs[sid].n && ch + 1 < tn[ch].end) POOT_TRY(all_loop(m, &tn[ch], sid, &bulk, &upto));
     const srec *r = &m->srecs[sid];
     if (bulk) {
       set_subtree(v, ch, mask);
+      continue;
+    }
+    if (upto != UINT32_MAX) {
+      accept_upto(m, v, ch, upto, mask);
       continue;
     }
     if (r->n || r->accept) set_tokens(v, &tn[ch], mask);
@@ -993,11 +1033,16 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     POOT_TRY(transition(cm, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
     bool bulk = false;
+    uint32_t upto = UINT32_MAX;
     if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end &&
         d + tn[ch].height <= horizon)
-      POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
+      POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk, &upto));
     if (bulk) {
       key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
+      continue;
+    }
+    if (upto != UINT32_MAX) {
+      accept_upto(m, v, ch, upto, NULL);
       continue;
     }
     const srec *r = &cm->srecs[sid];
