@@ -127,6 +127,7 @@ typedef struct gtrie_node {
                       inside a character) */
   uint16_t height; /* the most bytes below this node (the longest token through it, less
                       this node's depth) */
+  uint16_t depth;  /* this node's bytes (its prefix's length) */
 } gtrie_node;
 
 struct poot_grammar_vocab {

@@ -13,6 +13,9 @@
 #define MAX_EXPAND 8192
 #define MASK_CACHE 8
 #define DENSE_SETS 4096u
+#define REP_SETS 16384u /* sets with byte classes (4 MiB) */
+#define REP_STACKS 64u  /* a set of more stacks has none */
+#define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
 
 #define KEY_MAX 4096u
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
@@ -40,11 +43,14 @@ typedef struct srec {
   uint32_t bytes[8];                 /* the bytes some top takes */
   uint32_t chain_groups, chain_next; /* ASCII groups whose every byte leads to chain_next, a
                                        live set (chain_done) */
+  uint32_t taken_groups;             /* the groups of the bytes some top takes (chain_done) */
   bool chain_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
-  bool left;    /* a context walk only: some stack reached a cut (see mkey) on this byte */
-  uint32_t key; /* the context matcher only: this cut state's key + 1, 0 when none */
+  bool left;      /* a context walk only: some stack reached a cut (see mkey) on this byte */
+  uint32_t key;   /* the context matcher only: this cut state's key + 1, 0 when none */
+  uint32_t rep;   /* this set's byte classes (byte_reps) + 1, 0 when not made */
+  uint32_t fresh; /* transitions computed from this set (byte_reps waits for REP_AFTER) */
 } srec;
 
 /* A lexical context's precomputed tokens (the mask's second cache, see key_mask): the
@@ -87,6 +93,8 @@ struct poot_grammar_matcher {
   uint32_t t_cap, t_len;
   uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
   uint32_t dense_sets;
+  uint8_t *reps; /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
+  uint32_t n_reps, cap_reps;
   /* Masks of the last few start sets (a state recurs often: inside a string, between
    * members); valid for one vocabulary while the cache is. */
   const poot_grammar_vocab *mc_vocab;
@@ -136,6 +144,7 @@ static void clear_cache(poot_grammar_matcher *m) {
   m->n_sids = 0;
   m->t_len = 0;
   m->mc_n = 0;
+  m->n_reps = 0;
   if (m->dense) memset(m->dense, 0, (size_t)m->dense_sets * 256 * sizeof *m->dense);
   if (m->sbuckets) memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
   if (m->tkeys) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
@@ -396,6 +405,7 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->tkeys);
   poot_free(m->tvals);
   poot_free(m->dense);
+  poot_free(m->reps);
   for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
   poot_free(m->keys);
   poot_free(m->kdata);
@@ -570,6 +580,68 @@ static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b
   return POOT_OK_STATUS;
 }
 
+/* The byte classes of set `sid`, made once: reps[b] is the first byte that exactly the same
+ * stacks of the set take as b. step() reads a byte only through which stacks take it (it
+ * advances those, in order, the same way whatever the byte), so bytes of one class lead to
+ * the same set and one transition serves the class: a new set costs a transition per class
+ * (a JSON string's set has about a dozen) rather than one per byte the walk meets. NULL when
+ * the set has more than REP_STACKS stacks or REP_SETS sets have classes already. */
+static poot_status byte_reps(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
+  *out = NULL;
+  const srec *r = &m->srecs[sid];
+  if (r->rep) {
+    *out = m->reps + (size_t)(r->rep - 1) * 256;
+    return POOT_OK_STATUS;
+  }
+  if (r->n > REP_STACKS || m->n_reps >= REP_SETS || m->srecs[sid].fresh++ < REP_AFTER)
+    return POOT_OK_STATUS;
+  if (m->n_reps == m->cap_reps) {
+    uint32_t cap = m->cap_reps ? m->cap_reps * 2 : 64;
+    uint8_t *p = poot_realloc_array(m->reps, (size_t)cap * 256, 1);
+    if (!p) return fail_status(FAIL_OOM, "the mask cache");
+    m->reps = p;
+    m->cap_reps = cap;
+  }
+  uint64_t sig[256] = {0}, cls[256];
+  for (uint32_t i = 0; i < r->n; i++) { /* tops are byte elements */
+    const gel *e = &m->g->el[m->nodes[m->sids[r->off + i]].pos];
+    if (e->type == GEL_RANGE) {
+      for (unsigned b = e->lo; b <= e->hi; b++) sig[b] |= 1ull << i;
+      continue;
+    }
+    for (unsigned w = 0; w < 8; w++)
+      for (uint32_t bits = m->g->sets[e->value].bits[w]; bits; bits &= bits - 1)
+        sig[w * 32 + (unsigned)__builtin_ctz(bits)] |= 1ull << i;
+  }
+  uint8_t *rp = m->reps + (size_t)m->n_reps * 256, first[256];
+  unsigned nc = 0;
+  for (unsigned b = 0; b < 256; b++) {
+    if (b && sig[b] == sig[b - 1]) { /* inside a range */
+      rp[b] = rp[b - 1];
+      continue;
+    }
+    unsigned j = 0;
+    while (j < nc && cls[j] != sig[b]) j++;
+    if (j == nc) {
+      cls[nc] = sig[b];
+      first[nc++] = (uint8_t)b;
+    }
+    rp[b] = first[j];
+  }
+  m->srecs[sid].rep = ++m->n_reps;
+  *out = rp;
+  return POOT_OK_STATUS;
+}
+
+/* A transition not in the cache: the class's first byte's, or computed. */
+static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out);
+static poot_status transition_new(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  const uint8_t *rp = NULL;
+  POOT_TRY(byte_reps(m, sid, &rp));
+  if (rp && rp[b] != b) return transition(m, sid, rp[b], out); /* (rp[b] is its own class's) */
+  return compute_step(m, sid, b, out);
+}
+
 /* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
 static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
                                    uint32_t *out) {
@@ -583,7 +655,7 @@ static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_
     m->dense = d;
     m->dense_sets = n;
   }
-  POOT_TRY(compute_step(m, sid, b, out));
+  POOT_TRY(transition_new(m, sid, b, out));
   m->dense[(size_t)sid * 256 + b] = *out == SID_FAIL ? 1 : *out + 2;
   return POOT_OK_STATUS;
 }
@@ -605,7 +677,7 @@ static poot_status transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, 
         return POOT_OK_STATUS;
       }
   }
-  POOT_TRY(compute_step(m, sid, b, out));
+  POOT_TRY(transition_new(m, sid, b, out));
   return trans_put(m, key, *out);
 }
 
@@ -655,6 +727,11 @@ static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t *g
         if (x != t) ok &= ~gb;
       }
     }
+    uint32_t taken = 0;
+    for (unsigned w = 0; w < 8; w++)
+      for (uint32_t bits = m->srecs[sid].bytes[w]; bits; bits &= bits - 1)
+        taken |= 1u << poot__byte_group((uint8_t)(w * 32 + (unsigned)__builtin_ctz(bits)));
+    m->srecs[sid].taken_groups = taken;
     m->srecs[sid].chain_groups = ok;
     m->srecs[sid].chain_next = t;
     m->srecs[sid].chain_done = true;
@@ -730,25 +807,54 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
 /* Whether every token below node `t`, reached with live set `sid`, is accepted along the
  * set's chain: each ASCII byte below in the chain groups of the set it meets, every UTF-8
  * character >= U+0080 leading that set to the next (utf8_loops; the bytes below must be
- * well-formed), for as many characters as the subtree has bytes (a loop ends it at once). */
-static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out) {
+ * well-formed), for as many characters as the subtree has bytes (a loop ends it at once).
+ * When not, *upto is the chain's length h when it ends in a set that takes no byte of the
+ * subtree's groups: then the tokens up to h bytes below `t` are accepted (every set of the
+ * chain is live) and every longer one is refused (its byte h + 1 is not taken), as at the
+ * end of `x{0,5}`; UINT32_MAX otherwise. */
+static poot_status all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out,
+                            uint32_t *upto) {
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
+  *upto = UINT32_MAX;
   if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return POOT_OK_STATUS;
   uint32_t x = sid;
   for (uint32_t h = 0; h < t->height; h++) {
     uint32_t groups = 0, next = SID_FAIL;
     bool u8 = true;
     POOT_TRY(chain_info(m, x, &groups, &next));
-    if (next == SID_FAIL || (t->sig & ~(groups | high))) return POOT_OK_STATUS;
-    if ((t->sig & high) && next != x) return POOT_OK_STATUS; /* characters only in loops */
-    if (t->sig & high) POOT_TRY(utf8_loops(m, x, &u8));
-    if (!u8) return POOT_OK_STATUS;
+    bool chained = next != SID_FAIL && !(t->sig & ~(groups | high));
+    if (chained && (t->sig & high)) { /* characters only in loops */
+      chained = next == x;
+      if (chained) POOT_TRY(utf8_loops(m, x, &u8));
+      chained = chained && u8;
+    }
+    if (!chained) {
+      if (!(t->sig & m->srecs[x].taken_groups)) *upto = h;
+      return POOT_OK_STATUS;
+    }
     if (next == x) break; /* a loop: the rest stays here */
     x = next;
   }
   *out = true;
   return POOT_OK_STATUS;
+}
+
+/* Every token of node i's subtree at most `upto` bytes below i (all_loop): into `mask`, or
+ * with key_accept when mask is NULL. */
+static void key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lo,
+                       uint32_t hi);
+static void accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t i,
+                        uint32_t upto, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  uint32_t end = tn[i].end, limit = tn[i].depth + upto;
+  for (uint32_t j = i; j < end;) {
+    if (mask)
+      set_tokens(v, &tn[j], mask);
+    else
+      key_accept(m, v, tn[j].tok_off, tn[j].tok_off + tn[j].tok_n);
+    j = tn[j].depth < limit ? j + 1 : tn[j].end;
+  }
 }
 
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
@@ -772,10 +878,15 @@ static poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, ui
     POOT_TRY(transition(m, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
     bool bulk = false;
-    if (m->srecs[sid].n && ch + 1 < tn[ch].end) POOT_TRY(all_loop(m, &tn[ch], sid, &bulk));
+    uint32_t upto = UINT32_MAX;
+    if (m->srecs[sid].n && ch + 1 < tn[ch].end) POOT_TRY(all_loop(m, &tn[ch], sid, &bulk, &upto));
     const srec *r = &m->srecs[sid];
     if (bulk) {
       set_subtree(v, ch, mask);
+      continue;
+    }
+    if (upto != UINT32_MAX) {
+      accept_upto(m, v, ch, upto, mask);
       continue;
     }
     if (r->n || r->accept) set_tokens(v, &tn[ch], mask);
@@ -922,11 +1033,16 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     POOT_TRY(transition(cm, f->sid, tn[ch].byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
     bool bulk = false;
+    uint32_t upto = UINT32_MAX;
     if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end &&
         d + tn[ch].height <= horizon)
-      POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk));
+      POOT_TRY(all_loop(cm, &tn[ch], sid, &bulk, &upto));
     if (bulk) {
       key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
+      continue;
+    }
+    if (upto != UINT32_MAX) {
+      accept_upto(m, v, ch, upto, NULL);
       continue;
     }
     const srec *r = &cm->srecs[sid];

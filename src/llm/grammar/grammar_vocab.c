@@ -107,7 +107,7 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
       while (l < prev->len && l < r->len && prev->text[l] == r->text[l]) l++;
     while (depth > l) close_node(t, path, depth--, nn); /* the nodes below the common prefix */
     for (; depth < r->len; depth++) {
-      t[nn] = (gtrie_node){.byte = r->text[depth], .utf8_ok = 1};
+      t[nn] = (gtrie_node){.byte = r->text[depth], .utf8_ok = 1, .depth = (uint16_t)(depth + 1)};
       path[depth + 1] = nn++;
     }
     gtrie_node *end = &t[path[r->len]];

@@ -459,6 +459,100 @@ static void test_mask_schemas_every_step(void **state) {
   }
 }
 
+/* Every string of 1 … 3 bytes over a 13-byte alphabet and of 4 … 6 bytes over "abc" (so
+ * that some subtrees hold only letters: 3,432 tokens), and an empty EOS. */
+static void alphabet_vocab_make(doc_vocab *dv) {
+  static const char alpha[] = "abcdef\",12-90";
+  const size_t na = sizeof alpha - 1, cap = 4096;
+  dv->texts = calloc(cap, sizeof *dv->texts);
+  dv->lens = calloc(cap, sizeof *dv->lens);
+  char *buf = calloc(cap, 6);
+  assert_true(dv->texts && dv->lens && buf);
+  dv->n = 0;
+  for (size_t l = 1; l <= 6; l++) {
+    size_t base = l <= 3 ? na : 3, n = 1;
+    for (size_t j = 0; j < l; j++) n *= base;
+    for (size_t k = 0; k < n; k++) {
+      char *t = buf + 6 * (size_t)dv->n;
+      for (size_t j = 0, x = k; j < l; j++, x /= base) t[j] = alpha[x % base];
+      dv->texts[dv->n] = t;
+      dv->lens[dv->n++] = l;
+    }
+  }
+  dv->eos = dv->n;
+  dv->texts[dv->n] = buf + 6 * (size_t)dv->n;
+  dv->lens[dv->n++] = 0;
+  POOT_ASSERT_OK(poot_grammar_vocab_create((const char *const *)dv->texts, dv->lens, dv->n,
+                                           &dv->eos, 1, &dv->v));
+}
+
+static int32_t alphabet_token(const doc_vocab *dv, const char *text) {
+  for (int32_t t = 0; t < dv->n; t++)
+    if (dv->lens[t] == strlen(text) && memcmp(dv->texts[t], text, dv->lens[t]) == 0) return t;
+  fail_msg("no token '%s'", text);
+  return -1;
+}
+
+/* Short bounded repetitions, where each count is its own position: the end of a bounded
+ * string (all_loop's chain that ends in a set taking none of the bytes below), a date's
+ * digit counts, inline copies, and overlapping classes (byte classes: bytes that the same
+ * stacks take share a transition). At every byte of each document the masks of a cold and
+ * a prepared matcher over that vocabulary equal per-token accepts. */
+static void test_mask_short_counts(void **state) {
+  (void)state;
+  static const struct {
+    const char *gbnf, *doc;
+  } cases[] = {
+      {"root ::= \"\\\"\" [a-f]{0,3} \"\\\"\" (\",\" [12]{2})?", "\"abc\",12"},
+      {"root ::= \"\\\"\" [a-f]{2,5} \"\\\"\"", "\"abcde\""},
+      {"root ::= [12] [0-9]{3} \"-\" [01] [0-9] \"-\" [0-2] [0-9]", "1999-12-20"},
+      {"root ::= \"\\\"\" ([a-f] | \"\\\"\\\"\"){0,4} \"\\\"\" | ([a-c] \"1\" | [b-e] \"2\" | "
+       "[c-f]+ \",\"){1,5}",
+       "\"a\"\"b\""},
+      {"root ::= \"\\\"\" ([a-f] | \"\\\"\\\"\"){0,4} \"\\\"\" | ([a-c] \"1\" | [b-e] \"2\" | "
+       "[c-f]+ \",\"){1,5}",
+       "a1e2cdf,b1"},
+  };
+  doc_vocab dv = {0};
+  alphabet_vocab_make(&dv);
+  size_t words = poot_grammar_vocab_mask_words(dv.v);
+  uint32_t *mask = calloc(words, sizeof *mask), *mask_p = calloc(words, sizeof *mask_p);
+  assert_true(mask && mask_p);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    poot_grammar *g = compile_ok(cases[c].gbnf);
+    poot_grammar_matcher *m = NULL, *mp = NULL;
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
+    for (size_t i = 0, len = strlen(cases[c].doc); i <= len; i++) {
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, dv.v, mask, words));
+      expect_mask_is_accepts(m, &dv, mask, cases[c].gbnf, i);
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(mp, dv.v, mask_p, words));
+      assert_memory_equal(mask, mask_p, words * sizeof *mask);
+      if (c == 0 && i == 4) { /* after '"abc', by hand: only '"', '",', '",1' and '",2' */
+        size_t n = 0;
+        for (size_t w = 0; w < words; w++) n += (size_t)__builtin_popcount(mask[w]);
+        assert_int_equal(n, 4);
+        const char *want[] = {"\"", "\",", "\",1", "\",2"};
+        for (size_t k = 0; k < 4; k++) {
+          int32_t t = alphabet_token(&dv, want[k]);
+          assert_true((mask[t >> 5] >> (t & 31)) & 1);
+        }
+      }
+      if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(m, cases[c].doc + i, 1));
+      if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(mp, cases[c].doc + i, 1));
+    }
+    assert_true(poot_grammar_matcher_can_end(m));
+    poot_grammar_matcher_destroy(m);
+    poot_grammar_matcher_destroy(mp);
+    poot_grammar_destroy(g);
+  }
+  free(mask);
+  free(mask_p);
+  free((char *)dv.texts[0]);
+  doc_vocab_free(&dv);
+}
+
 /* Two threads, two matchers of one grammar, one vocabulary: each fills the masks of a whole
  * document while the other does; the masks equal those of one thread alone. */
 typedef struct mask_job {
@@ -541,6 +635,7 @@ int main(void) {
       cmocka_unit_test(test_mask_utf8_and_two_words),
       cmocka_unit_test(test_mask_matches_accept),
       cmocka_unit_test(test_mask_schemas_every_step),
+      cmocka_unit_test(test_mask_short_counts),
       cmocka_unit_test(test_mask_two_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,13 +3,17 @@
  * its valid instances (written with ", " and ": ") tokenized and stepped token by token (at
  * most 200 steps an instance). Checks that every token of every instance is in the mask at
  * its step and that the grammar may end after the last; prints the mask time per call over
- * all steps (average, p50, p99, max) for docs/json_schema.md. Times are printed, not
- * asserted: the machine is shared. */
+ * all steps (average, p50, p99, max; the thread's CPU time and the wall time), cold (a new
+ * matcher) and prepared (after poot_grammar_matcher_prepare), for docs/grammar.md. Times are
+ * printed, not asserted: the machine is shared. JSON_SCHEMA_BENCH_FILES=1 prints each
+ * schema's figures, JSON_SCHEMA_BENCH_SLOW=<µs> each mask slower than that,
+ * JSON_SCHEMA_BENCH_ONLY=<text> runs only the files whose names contain it. */
 #include "poot_test.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "poot/llm/grammar.h"
 #include "poot/llm/tokenizer.h"
@@ -20,10 +24,22 @@ typedef struct bench {
   char **texts;
   size_t *lens;
   int32_t n;
-  uint64_t *ns;
+  uint64_t *ns, *cpu;
   size_t steps, cap;
   size_t allowed;
+  bool prepare;               /* poot_grammar_matcher_prepare before the first mask */
+  uint64_t prep_ns, prep_max; /* its total and largest CPU time */
+  double slow_us;             /* JSON_SCHEMA_BENCH_SLOW: print the masks slower than this */
+  uint64_t *hash;             /* the cold pass's mask at each step (a hash) */
+  size_t *slowest, n_slowest; /* the cold pass's slowest step of each instance */
+  size_t inst, checked;       /* instances run in this pass; masks checked per token */
 } bench;
+
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void load_vocab(bench *b, const char *dir) {
   POOT_ASSERT_OK(poot_tokenizer_open_path(dir, &b->tok));
@@ -46,13 +62,71 @@ static void load_vocab(bench *b, const char *dir) {
   free(eog);
 }
 
-static void note(bench *b, uint64_t ns) {
+static void note(bench *b, uint64_t ns, uint64_t cpu) {
   if (b->steps == b->cap) {
     b->cap = b->cap ? b->cap * 2 : 4096;
     b->ns = realloc(b->ns, b->cap * sizeof *b->ns);
-    assert_non_null(b->ns);
+    b->cpu = realloc(b->cpu, b->cap * sizeof *b->cpu);
+    b->hash = realloc(b->hash, b->cap * sizeof *b->hash);
+    assert_true(b->ns && b->cpu && b->hash);
   }
-  b->ns[b->steps++] = ns;
+  b->ns[b->steps] = ns;
+  b->cpu[b->steps++] = cpu;
+}
+
+static uint64_t mask_hash(const uint32_t *mask, size_t words) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t w = 0; w < words; w++) h = (h ^ mask[w]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The mask equals accepting each token on a clone (the reference), at this state. A
+ * failed accept leaves the clone unchanged, so a fresh clone is needed only after a token
+ * that was accepted. */
+static void check_against_accept(const bench *b, const poot_grammar_matcher *m,
+                                 const uint32_t *mask, const char *what, size_t step) {
+  poot_grammar_matcher *c = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+  for (int32_t t = 0; t < b->n; t++) {
+    bool got = (mask[t >> 5] >> (t & 31)) & 1, want;
+    if (b->lens[t] == 0) {
+      want = poot_tokenizer_is_end_of_generation(b->tok, t) && poot_grammar_matcher_can_end(m);
+    } else {
+      poot_status st = poot_grammar_matcher_accept(c, b->texts[t], b->lens[t]);
+      want = st == NULL;
+      poot_status_free(st);
+      if (want) {
+        poot_grammar_matcher_destroy(c);
+        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+      }
+    }
+    if (got != want)
+      fail_msg("%s, step %zu, token %d: mask %d, accept %d", what, step, t, got, want);
+  }
+  poot_grammar_matcher_destroy(c);
+}
+
+/* What a pass checks beyond the instance's tokens: the cold pass notes each mask (a hash)
+ * and each instance's slowest step (where a new context starts); the prepared pass checks
+ * that every mask equals the cold one and, at the slowest step of every eighth instance,
+ * equals per-token accepts over the whole vocabulary. */
+static void check_step(bench *b, const poot_grammar_matcher *m, const char *name, size_t s,
+                       const uint32_t *mask, size_t words, size_t *slow_s, uint64_t *slow_c) {
+  uint64_t h = mask_hash(mask, words), c = b->cpu[b->steps - 1];
+  if (!b->prepare) {
+    b->hash[b->steps - 1] = h;
+    if (c > *slow_c) {
+      *slow_c = c;
+      *slow_s = s;
+    }
+    return;
+  }
+  if (b->n_slowest && b->hash[b->steps - 1] != h)
+    fail_msg("%s: step %zu: the prepared mask differs from the cold one", name, s);
+  if (b->inst < b->n_slowest && b->inst % 8 == 0 && s == b->slowest[b->inst]) {
+    check_against_accept(b, m, mask, name, s);
+    b->checked++;
+  }
 }
 
 /* Steps one instance through the grammar, timing each mask. */
@@ -65,19 +139,39 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
   POOT_ASSERT_OK(poot_tokenizer_encode(b->tok, text, len, &eo, &ids, &n_ids));
   poot_grammar_matcher *m = NULL;
   POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
-  size_t limit = n_ids < 200 ? n_ids : 200;
+  if (b->prepare) {
+    uint64_t c0 = cpu_ns();
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(m, b->vocab));
+    uint64_t c = cpu_ns() - c0;
+    b->prep_ns += c;
+    if (c > b->prep_max) b->prep_max = c;
+  }
+  size_t limit = n_ids < 200 ? n_ids : 200, off = 0, slow_s = 0;
+  uint64_t slow_c = 0;
   for (size_t s = 0; s <= limit; s++) {
-    uint64_t t0 = poot_time_ns();
+    uint64_t t0 = poot_time_ns(), c0 = cpu_ns();
     POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b->vocab, mask, words));
-    note(b, poot_time_ns() - t0);
+    uint64_t c = cpu_ns() - c0;
+    note(b, poot_time_ns() - t0, c);
+    check_step(b, m, name, s, mask, words, &slow_s, &slow_c);
+    if (b->slow_us > 0 && (double)c / 1e3 > b->slow_us) /* where the slow masks are */
+      printf("slow %s step %zu: %.0f us after '%.*s'\n", strrchr(name, '/') + 1, s, (double)c / 1e3,
+             (int)(off < 40 ? off : 40), text + (off < 40 ? 0 : off - 40));
     for (size_t w = 0; w < words; w++) b->allowed += (size_t)__builtin_popcount(mask[w]);
     if (s == limit) break;
     poot_token t = ids[s];
     if (!((mask[t >> 5] >> (t & 31)) & 1))
       fail_msg("%s: step %zu: the instance's token %d ('%s') is masked", name, s, t, b->texts[t]);
     POOT_ASSERT_OK(poot_grammar_matcher_accept(m, b->texts[t], b->lens[t]));
+    off += b->lens[t];
   }
   if (limit == n_ids && !poot_grammar_matcher_can_end(m)) fail_msg("%s: cannot end", name);
+  if (!b->prepare) {
+    b->slowest = realloc(b->slowest, (b->inst + 1) * sizeof *b->slowest);
+    assert_non_null(b->slowest);
+    b->slowest[b->inst] = slow_s;
+  }
+  b->inst++;
   poot_grammar_matcher_destroy(m);
   poot_free(ids);
 }
@@ -113,8 +207,8 @@ static void run_file(bench *b, const char *path, uint32_t *mask, size_t words, s
   if (getenv("JSON_SCHEMA_BENCH_FILES")) { /* per schema, for finding the slow grammars */
     uint64_t sum = 0, max = 0;
     for (size_t s = first; s < b->steps; s++) {
-      sum += b->ns[s];
-      if (b->ns[s] > max) max = b->ns[s];
+      sum += b->cpu[s];
+      if (b->cpu[s] > max) max = b->cpu[s];
     }
     printf("%s: %zu steps, average %.1f us, max %.1f us\n", strrchr(path, '/') + 1,
            b->steps - first, (double)sum / (double)(b->steps - first) / 1e3, (double)max / 1e3);
@@ -135,12 +229,79 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static double pct_us(const uint64_t *sorted, size_t n, size_t num, size_t den) {
+  return (double)sorted[n * num / den < n ? n * num / den : n - 1] / 1e3;
+}
+
+/* Whether JSON_SCHEMA_BENCH_SKIP (names' parts, separated by commas) names this file. */
+static bool skipped(const char *path) {
+  const char *skip = getenv("JSON_SCHEMA_BENCH_SKIP");
+  while (skip && *skip) {
+    size_t n = strcspn(skip, ",");
+    for (const char *p = path; n && (p = strstr(p, "/")) != NULL; p++)
+      if (strncmp(p + 1, skip, n) == 0) return true;
+    skip += n + (skip[n] == ',');
+  }
+  return false;
+}
+
+/* One pass over the corpus, cold or prepared; prints the CPU-time and wall figures. */
+static void run_corpus(bench *b, char **names, size_t nf, uint32_t *mask, size_t words) {
+  size_t n_inst = 0;
+  b->steps = 0;
+  b->allowed = 0;
+  b->prep_ns = b->prep_max = 0;
+  b->inst = b->checked = 0;
+  const char *only = getenv("JSON_SCHEMA_BENCH_ONLY"); /* a part of the file names to run */
+  size_t n_run = 0;
+  for (size_t i = 0; i < nf; i++)
+    if ((!only || strstr(names[i], only)) && !skipped(names[i])) {
+      run_file(b, names[i], mask, words, &n_inst);
+      n_run++;
+    }
+  uint64_t total = 0, wall = 0;
+  for (size_t s = 0; s < b->steps; s++) {
+    total += b->cpu[s];
+    wall += b->ns[s];
+  }
+  if (!b->prepare) b->n_slowest = b->inst;
+  if (b->prepare && b->n_slowest)
+    printf("prepared masks equal the cold ones at all %zu steps; %zu equal per-token accepts\n",
+           b->steps, b->checked);
+  size_t steps = b->steps;
+  uint64_t *cpu = malloc(steps * sizeof *cpu), *ns = malloc(steps * sizeof *ns);
+  assert_true(cpu && ns);
+  memcpy(cpu, b->cpu, steps * sizeof *cpu);
+  memcpy(ns, b->ns, steps * sizeof *ns);
+  qsort(ns, steps, sizeof *ns, cmp_u64);
+  qsort(cpu, steps, sizeof *cpu, cmp_u64);
+  const char *mode = b->prepare ? "prepared" : "cold";
+  printf(
+      "corpus masks (%s): %zu schemas, %zu instances, %zu steps at %d tokens; %.1f tokens "
+      "allowed on average\n",
+      mode, n_run, n_inst, b->steps, b->n, (double)b->allowed / (double)b->steps);
+  printf("%s mask CPU time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", mode,
+         (double)total / (double)b->steps / 1e3, pct_us(cpu, steps, 1, 2),
+         pct_us(cpu, steps, 99, 100), (double)cpu[steps - 1] / 1e3);
+  printf("%s mask wall time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", mode,
+         (double)wall / (double)b->steps / 1e3, pct_us(ns, steps, 1, 2), pct_us(ns, steps, 99, 100),
+         (double)ns[steps - 1] / 1e3);
+  free(cpu);
+  free(ns);
+  if (b->prepare)
+    printf("prepare CPU time: average %.2f ms, max %.2f ms over %zu matchers\n",
+           (double)b->prep_ns / (double)n_inst / 1e6, (double)b->prep_max / 1e6, n_inst);
+}
+
+/* JSON_SCHEMA_BENCH_MODE: cold, prepared or both (the default). */
 static void test_corpus_masks(void **state) {
   (void)state;
   char dir[1024], corpus[1024];
   assert_true(poot_test_data_path("hf-tokenizers/llama3", dir, sizeof dir));
   snprintf(corpus, sizeof corpus, "%s/tests/data/json_schema", poot_test_source_dir());
   bench b = {0};
+  const char *slow = getenv("JSON_SCHEMA_BENCH_SLOW"), *mode = getenv("JSON_SCHEMA_BENCH_MODE");
+  b.slow_us = slow ? atof(slow) : 0;
   load_vocab(&b, dir);
   size_t words = poot_grammar_vocab_mask_words(b.vocab);
   uint32_t *mask = calloc(words, sizeof *mask);
@@ -159,22 +320,19 @@ static void test_corpus_masks(void **state) {
   }
   closedir(d);
   qsort(names, nf, sizeof *names, cmp_str);
-  size_t n_inst = 0;
-  for (size_t i = 0; i < nf; i++) {
-    run_file(&b, names[i], mask, words, &n_inst);
-    free(names[i]);
+  if (!mode || strcmp(mode, "prepared") != 0) {
+    b.prepare = false;
+    run_corpus(&b, names, nf, mask, words);
   }
-  uint64_t total = 0;
-  for (size_t s = 0; s < b.steps; s++) total += b.ns[s];
-  qsort(b.ns, b.steps, sizeof *b.ns, cmp_u64);
-  printf(
-      "corpus masks: %zu schemas, %zu instances, %zu steps at %d tokens; %.1f tokens allowed "
-      "on average\n",
-      nf, n_inst, b.steps, b.n, (double)b.allowed / (double)b.steps);
-  printf("mask time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n",
-         (double)total / (double)b.steps / 1e3, (double)b.ns[b.steps / 2] / 1e3,
-         (double)b.ns[(b.steps * 99) / 100] / 1e3, (double)b.ns[b.steps - 1] / 1e3);
+  if (!mode || strcmp(mode, "cold") != 0) {
+    b.prepare = true;
+    run_corpus(&b, names, nf, mask, words);
+  }
+  for (size_t i = 0; i < nf; i++) free(names[i]);
   free(b.ns);
+  free(b.cpu);
+  free(b.hash);
+  free(b.slowest);
   free(mask);
   poot_grammar_vocab_destroy(b.vocab);
   for (int32_t i = 0; i < b.n; i++) poot_free(b.texts[i]);
