@@ -83,6 +83,9 @@ if has tests; then
   t llm_driver_sample_ptx .gpu/bin/llm_driver_sample_ptx ptx
   t llm_driver_suffix_ptx .gpu/bin/llm_driver_suffix_ptx ptx
   t llm_driver_encode_ptx .gpu/bin/llm_driver_encode_ptx ptx
+  # poot's own K-quant mixture of the demo model, on the device against the oracle
+  $P convert models/poot-demo.gguf "$WORK/demo-q4_k_m.gguf" --type q4_k_m >"$OUT/convert-q4km.log" 2>&1
+  t verify_demo_q4_k_m_ptx $P verify greedy -m "$WORK/demo-q4_k_m.gguf" -p "Once upon a time" -n 32 --device ptx
   t generate_ptx $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --temp 0 --device ptx
   echo "generate: $(head -c 400 "$OUT/generate_ptx.log" | tr '\n' ' ')"
   grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_ptx.log"
@@ -173,10 +176,11 @@ fi
 if has sample; then
   log sample
   synth llama-3.2-1b "$WORK/l1b"
-  b sample-demo -m models/poot-demo.gguf -p 0 -n 128 --sample --eager-steps 0
-  b sample-l1b-f16 -m "$WORK/l1b" -p 0 -n 128 --sample --eager-steps 0
-  b sample-l1b-q8_0 -m "$(quant "$WORK/l1b" q8_0)" -p 0 -n 128 --sample --eager-steps 0
-  for n in sample-demo sample-l1b-f16 sample-l1b-q8_0; do
+  for i in 1 2; do b sample-l1b-f16-$i -m "$WORK/l1b" -p 0 -n 128 --sample --eager-steps 0; done
+  # the grammar mask on this host's quiet cores (one core per mask, as the target says)
+  timeout 300 .gpu/bin/json_schema_mask_bench_test >"$OUT/mask-bench.log" 2>&1
+  grep -iE "prepared|cold|prepare" "$OUT/mask-bench.log" | head -12
+  for n in sample-l1b-f16-1 sample-l1b-f16-2; do
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], d.get('sample'))" \
       "$OUT/$n.json" "$n" 2>/dev/null
   done
