@@ -427,7 +427,7 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       r->replay_us > 0 ? r->eager_us / r->replay_us : 0.0, r->same_ids ? "true" : "false",
       (unsigned long long)s1->weight_bytes, g->step_bytes, r->bw * 1e-9, g->limit_tps,
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
-  printf(",\"kv_type\":\"%s\"", poot_dtype_name(f->kv));
+  printf(",\"kv_type\":\"%s\"", poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   if (f->sample) {
     const bench_sample *b = &r->sample;
     printf(
@@ -458,7 +458,7 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   const poot_exec_stats *s1 = &r->stats;
   printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld (%s)\n", f->model,
          poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
-         r->cap, poot_dtype_name(f->kv));
+         r->cap, poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   printf("device       %s: %s\n", caps->backend, caps->name);
   printf("load         %.1f ms (weights %.2f MB)\n", r->load_s * 1e3,
          (double)s1->weight_bytes * 1e-6);

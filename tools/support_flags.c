@@ -144,8 +144,12 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
 };
 
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out) {
-  *out = POOT_DTYPE_F16;
-  if (!text || !strcmp(text, "f16")) return true;
+  *out = POOT_DTYPE_NONE;
+  if (!text) return true;
+  if (!strcmp(text, "f16")) {
+    *out = POOT_DTYPE_F16;
+    return true;
+  }
   if (!strcmp(text, "f32")) {
     *out = POOT_DTYPE_F32;
     return true;

@@ -31,8 +31,9 @@ const char *poot_tool_flag_value(const char *cmd, int argc, char **argv, int *i)
 /* Parses a whole integer flag value; false (after a usage error) when it is not one. */
 bool poot_tool_parse_i64(const char *cmd, const char *flag, const char *text, long long *out);
 bool poot_tool_parse_f64(const char *cmd, const char *flag, const char *text, double *out);
-/* --kv-type's value (NULL: the driver's default, f16) as the driver's
- * kv_dtype; false (after a usage error) for anything but f16 or f32. */
+/* --kv-type's value as the driver's kv_dtype (NULL, the flag absent:
+ * POOT_DTYPE_NONE, the default); false (after a usage error) for anything
+ * but f16 or f32. */
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out);
 /* ------------------------------------------------------------ flags */
 
