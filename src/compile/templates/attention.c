@@ -7,7 +7,9 @@
  * (T = 1) and prefill (T > 1, the causal mask is the graph's) use the same
  * template. Scores are computed as the decomposition does (q·k in index
  * order, times the f32 scale, masked to -inf); the softmax is reassociated
- * (tier 2). */
+ * (tier 2). K and V are f32 or f16 (an f16 KV cache), converted as they are
+ * loaded; f16 rows of a state are read 8 halves per lane per 16-byte load
+ * where the subgroups allow it (the wide form, att_wide_setup). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -234,7 +236,7 @@ typedef struct att_sg {
    * lane group when wide); this lane's record and whether it writes m, l. */
   uint32_t nst;
   poot_kir_value rec, first;
-  /* Wide (f16 K/V, att_wide_kv): lp lanes per position, each holding 8
+  /* Wide (f16 K/V, att_wide_setup): lp lanes per position, each holding 8
    * consecutive dims (one 16-byte load of K, one of V), pp positions per
    * subgroup at a time; K/V at word kw0/vw0 of bindings kref/vref. */
   bool wide;
