@@ -200,9 +200,10 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 /* ------------------------------------------------------------ flags */
 
 typedef struct bench_flags {
-  const char *model, *tokenizer, *device;
+  const char *model, *tokenizer, *device, *kv_type;
   long long np, nd, eager_n, copy_mib, probe_limit_mib, prof_n, ctx_n;
   bool json, sample;
+  poot_dtype kv;
 } bench_flags;
 
 /* The counting flags' upper bounds: larger values are typing mistakes (and
@@ -242,6 +243,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
        0, BENCH_MAX_STEPS},
       {POOT_FLAG_JSON, &f->json, NULL, 0, 0},
       {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
+      {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
   };
   const poot_tool_cli cli = {
@@ -249,12 +251,13 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       .synopsis =
           "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
           "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-          "                  [--probe-limit-mib M] [--json]\n\n"
+          "                  [--probe-limit-mib M] [--kv-type f16|f32] [--json]\n\n"
           "Measures generation on a device (greedy, batch 1).\n\n",
       .options = options,
       .n_options = sizeof options / sizeof options[0]};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && !f->model) return poot_tool_usage_error(CMD, "give a model with -m MODEL");
+  if (rc < 0 && !poot_tool_parse_kv_type(CMD, f->kv_type, &f->kv)) return POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -320,6 +323,7 @@ static poot_status start(bench_run *r) {
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = r->cap;
   dopt.prefill_chunk = f->np > 1 ? f->np : 1;
+  dopt.kv_dtype = f->kv;
   uint64_t t0 = poot_time_ns();
   POOT_TRY(poot_runtime_create_driver(r->rt, &dopt));
   r->load_s = (double)(poot_time_ns() - t0) * 1e-9;
@@ -441,15 +445,12 @@ typedef struct bench_figures {
 } bench_figures;
 
 static bench_figures figures(const bench_run *r) {
-  const poot_model_config *c = r->config;
   const phase *dec = &r->dec;
   bench_figures g;
   /* Bytes a decode step must read: the weights and the whole K/V cache (the
    * states, in the type the plan keeps them). */
   g.kv_bytes = (double)r->stats.state_bytes;
-  if (g.kv_bytes <= 0)
-    g.kv_bytes = 2.0 * (double)c->n_layers * (double)r->cap * (double)c->n_kv_heads *
-                 (double)c->head_dim * 4.0;
+  if (g.kv_bytes <= 0) g.kv_bytes = (double)poot_driver_kv_bytes(poot_runtime_driver(r->rt));
   g.step_bytes = (double)r->stats.weight_bytes + g.kv_bytes;
   g.limit_tps = r->limit_bw > 0 ? r->limit_bw / g.step_bytes : 0;
   g.copy_limit_tps = r->bw.copy_bw > 0 ? r->bw.copy_bw / g.step_bytes : 0;
@@ -550,6 +551,7 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       r->bw.stream_bw * 1e-9, r->limit_of, g->limit_tps, g->copy_limit_tps, g->stream_limit_tps,
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
   print_json_probe(&r->bw);
+  printf(",\"kv_type\":\"%s\"", poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   if (f->sample) {
     const bench_sample *b = &r->sample;
     printf(
@@ -575,9 +577,9 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   const poot_model_config *c = r->config;
   const poot_device_caps *caps = poot_runtime_device_caps(r->rt);
   const poot_exec_stats *s1 = &r->stats;
-  printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld\n", f->model,
+  printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld (%s)\n", f->model,
          poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
-         r->cap);
+         r->cap, poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   printf("device       %s: %s\n", caps->backend, caps->name);
   printf("load         %.1f ms (weights %.2f MB)\n", r->load_s * 1e3,
          (double)s1->weight_bytes * 1e-6);

@@ -42,8 +42,9 @@ static void install_sigint(bool restart) {
 }
 
 typedef struct chat_flags {
-  const char *model, *tokenizer, *device, *system, *prompt, *template_path;
+  const char *model, *tokenizer, *device, *system, *prompt, *template_path, *kv_type;
   long long n, cap, chunk;
+  poot_dtype kv;
   bool stats, json, quiet;
   poot_tool_sampling sampling;
 } chat_flags;
@@ -63,7 +64,7 @@ static const char epilog[] =
     "the conversation with room for a reply (N, or a quarter of the capacity) no\n"
     "longer fits the KV capacity, the oldest exchanges are dropped, with a notice.\n";
 
-enum { CHAT_OPTIONS = 12 };
+enum { CHAT_OPTIONS = 13 };
 
 static int parse_flags(int argc, char **argv, chat_flags *f) {
   *f = (chat_flags){.device = "auto", .n = -1};
@@ -89,6 +90,7 @@ static int parse_flags(int argc, char **argv, chat_flags *f) {
        "(default: the model's context length, at most 512)",
        1, LLONG_MAX},
       {POOT_FLAG_CHUNK, &f->chunk, NULL, 1, LLONG_MAX},
+      {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_STATS, &f->stats,
        "per turn on stderr: prompt tokens, how many were\n"
        "reused from the KV cache, reply tokens and speed",
@@ -106,7 +108,9 @@ static int parse_flags(int argc, char **argv, chat_flags *f) {
                              .options = options,
                              .n_options = sizeof options / sizeof options[0],
                              .epilog = epilog};
-  return poot_tool_parse(&cli, 1, argc, argv);
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc < 0 && !poot_tool_parse_kv_type(CMD, f->kv_type, &f->kv)) rc = POOT_EXIT_USAGE;
+  return rc;
 }
 
 /* ------------------------------------------------------------ the conversation */
@@ -460,6 +464,7 @@ static poot_status chat_open(chat *c) {
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = f->cap;
   dopt.prefill_chunk = f->chunk;
+  dopt.kv_dtype = f->kv;
   POOT_TRY(poot_runtime_create_driver(c->rt, &dopt));
   c->drv = poot_runtime_driver(c->rt);
   c->cap = poot_driver_cap(c->drv);

@@ -16,21 +16,22 @@
 #define CMD "generate"
 
 typedef struct generate_flags {
-  const char *model, *tokenizer, *prompt, *device;
+  const char *model, *tokenizer, *prompt, *device, *kv_type;
   long long n, cap, chunk;
+  poot_dtype kv;
   bool ids, json, quiet;
   poot_tool_sampling sampling;
 } generate_flags;
 
 static const char synopsis[] =
     "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--device D] [--ids] [--json]\n"
-    "                     [--cap N] [--chunk T] [--tokenizer FILE]\n"
+    "                     [--cap N] [--chunk T] [--kv-type f16|f32] [--tokenizer FILE]\n"
     "                     [--temp T] [--top-k N] [--top-p P] [--min-p P] [--seed S] ...\n\n"
     "Generates text on a device, streaming tokens to stdout. Sampling follows\n"
     "llama.cpp's flags and defaults (temperature 0.8, top-k 40, top-p 0.95,\n"
     "min-p 0.05, a random seed); --temp 0 is greedy and deterministic.\n\n";
 
-enum { GENERATE_OPTIONS = 10 };
+enum { GENERATE_OPTIONS = 11 };
 
 static int parse_flags(int argc, char **argv, generate_flags *g) {
   *g = (generate_flags){.prompt = "", .device = "auto", .n = 128};
@@ -57,6 +58,7 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
        "at most the model's context length)",
        1, LLONG_MAX},
       {POOT_FLAG_CHUNK, &g->chunk, NULL, 1, LLONG_MAX},
+      {POOT_FLAG_KV_TYPE, &g->kv_type, NULL, 0, 0},
       {POOT_FLAG_QUIET, &g->quiet, NULL, 0, 0},
   };
   poot_tool_sampling_options(&g->sampling, options + GENERATE_OPTIONS);
@@ -68,7 +70,9 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
       .epilog =
           "\nstderr has the seed used (unless -q; with --temp > 0), progress and a\n"
           "summary line.\n"};
-  return poot_tool_parse(&cli, 1, argc, argv);
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc < 0 && !poot_tool_parse_kv_type(CMD, g->kv_type, &g->kv)) rc = POOT_EXIT_USAGE;
+  return rc;
 }
 
 typedef struct stream_ctx {
@@ -121,11 +125,14 @@ static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long 
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = cap;
   dopt.prefill_chunk = g->chunk ? g->chunk : (cap < 16 ? 1 : 16);
+  dopt.kv_dtype = g->kv;
   POOT_TRY(poot_runtime_create_driver(rt, &dopt));
   const poot_device_caps *caps = poot_runtime_device_caps(rt);
   if (!g->quiet) {
-    fprintf(stderr, "poot: compiling for %s (%s), KV capacity %lld…", caps->backend, caps->name,
-            cap);
+    const poot_driver *d = poot_runtime_driver(rt);
+    fprintf(stderr, "poot: compiling for %s (%s), KV capacity %lld (%s, %.1f MiB)…", caps->backend,
+            caps->name, cap, poot_dtype_name(poot_driver_kv_dtype(d)),
+            (double)poot_driver_kv_bytes(d) / (1024.0 * 1024.0));
     fflush(stderr);
   }
   uint64_t t0 = poot_time_ns();

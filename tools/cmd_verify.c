@@ -131,21 +131,22 @@ static poot_status encode_prompt(poot_model *model, const char *prompt, const ch
 /* ------------------------------------------------------------ flags */
 
 typedef struct verify_flags {
-  const char *model, *tokenizer, *prompt, *messages, *prompt_ids, *device;
+  const char *model, *tokenizer, *prompt, *messages, *prompt_ids, *device, *kv_type;
   long long n, cap, keep_logits;
   bool ids, paged, stats, json, ignore_eos;
+  poot_dtype kv;
 } verify_flags;
 
 static const char verify_synopsis[] =
     "usage: poot verify greedy -m MODEL [--tokenizer FILE]\n"
     "                          [-p PROMPT | --messages FILE.json | --prompt-ids IDS]\n"
     "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
-    "                          [--json [--logits K]] [--ignore-eos]\n\n"
+    "                          [--json [--logits K]] [--ignore-eos] [--kv-type f16|f32]\n\n"
     "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
     "and prints the generated text. Generation stops after N tokens or at the model's\n"
     "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n";
 
-enum { VERIFY_N_OPTIONS = 14 };
+enum { VERIFY_N_OPTIONS = 15 };
 
 /* The flags of `verify greedy` and where each goes. */
 typedef struct verify_cli {
@@ -184,6 +185,10 @@ static void verify_cli_init(verify_cli *c, verify_flags *f) {
        "with --json: the full logits of the first K generated steps", 0, LLONG_MAX},
       {POOT_FLAG_IGNORE_EOS, &f->ignore_eos, "do not stop at the model's end-of-sequence ids", 0,
        0},
+      {POOT_FLAG_KV_TYPE, &f->kv_type,
+       "the KV cache's element type on the oracle and the device:\nf16 (default; f32 with "
+       "--paged) or f32",
+       0, 0},
   };
   memcpy(c->options, options, sizeof options);
   c->cli = (poot_tool_cli){.cmd = CMD,
@@ -207,6 +212,7 @@ static int parse_flags(int argc, char **argv, verify_flags *f) {
   int rc = poot_tool_parse(&c.cli, 1, argc, argv);
   if (rc >= 0) return rc;
   if (!f->model) return poot_tool_usage_error(CMD, "greedy needs -m MODEL");
+  if (!poot_tool_parse_kv_type(CMD, f->kv_type, &f->kv)) return POOT_EXIT_USAGE;
   if ((f->prompt != NULL) + (f->messages != NULL) + (f->prompt_ids != NULL) > 1)
     return poot_tool_usage_error(CMD, "give one of -p, --messages and --prompt-ids");
   return -1;
@@ -263,6 +269,7 @@ static poot_status start_device(verify_run *r) {
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = r->cap;
   dopt.prefill_chunk = r->cap < 16 ? 1 : 16;
+  dopt.kv_dtype = r->f->kv;
   return poot_runtime_create_driver(r->rt, &dopt);
 }
 
@@ -275,6 +282,7 @@ static poot_status run_both(verify_run *r) {
   go.cap = r->cap;
   go.paged = f->paged;
   go.ignore_stop = f->ignore_eos;
+  go.kv_dtype = f->kv;
   /* The first step's logits give the tolerance's scale; with --json or
    * --logits every step's are kept to compare with the device's. */
   go.keep_logits =
@@ -495,6 +503,7 @@ static int verify_oracle(const verify_flags *f) {
   go.cap = f->cap;
   go.paged = f->paged;
   go.ignore_stop = f->ignore_eos;
+  go.kv_dtype = f->kv;
   go.keep_logits = (size_t)f->keep_logits;
   poot_verify_evaluator ev = poot_verify_oracle();
   if ((st = poot_verify_greedy(model, &ev, pids, np, &go, &res))) goto fail;

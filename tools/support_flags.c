@@ -140,7 +140,25 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                            "the --json output (0..20)"},
     [POOT_FLAG_SYSTEM] = {"-sys", "--system", "--system-prompt", POOT_TOOL_ARG_STRING, "TEXT",
                           "the system prompt"},
+    [POOT_FLAG_KV_TYPE] = {NULL, "--kv-type", NULL, POOT_TOOL_ARG_STRING, "TYPE",
+                           "the KV cache's element type: f16 (default) or\nf32 (exact, twice "
+                           "the bytes)"},
 };
+
+bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out) {
+  *out = POOT_DTYPE_NONE;
+  if (!text) return true;
+  if (!strcmp(text, "f16")) {
+    *out = POOT_DTYPE_F16;
+    return true;
+  }
+  if (!strcmp(text, "f32")) {
+    *out = POOT_DTYPE_F32;
+    return true;
+  }
+  (void)poot_tool_usage_error(cmd, "--kv-type takes f16 or f32, not '%s'", text);
+  return false;
+}
 
 static bool spells(const poot_tool_flag *f, const char *arg) {
   return (f->short_name && !strcmp(arg, f->short_name)) ||

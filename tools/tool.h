@@ -31,6 +31,10 @@ const char *poot_tool_flag_value(const char *cmd, int argc, char **argv, int *i)
 /* Parses a whole integer flag value; false (after a usage error) when it is not one. */
 bool poot_tool_parse_i64(const char *cmd, const char *flag, const char *text, long long *out);
 bool poot_tool_parse_f64(const char *cmd, const char *flag, const char *text, double *out);
+/* --kv-type's value as the driver's kv_dtype (NULL, the flag absent:
+ * POOT_DTYPE_NONE, the default); false (after a usage error) for anything
+ * but f16 or f32. */
+bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out);
 /* ------------------------------------------------------------ flags */
 
 /* Every flag a command may take, defined once in support_flags.c (its
@@ -103,6 +107,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_STOP,              /* --stop STRING[,STRING...] (repeated) */
   POOT_FLAG_N_PROBS,           /* --n-probs N */
   POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
+  POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32 */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 

@@ -244,6 +244,10 @@ bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w,
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* Whether dynamic_update_slice n of a 16-bit state can be written in place
+ * by 32-bit words: its update covers whole rows (the last dimension) of an
+ * even length. */
+bool poot__cc_dus_word_pairs(const pc_planner *pl, const poot_node *n);
 /* top_k (templates/select.c): the sorting pipeline, or the rank template
  * (pointwise.c) where the pipeline does not apply. */
 POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3],

@@ -64,8 +64,11 @@ bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n) {
   const poot_type *v = poot_graph_value_type(pl->g, n->operands[2]);
   const poot_type *m = poot_graph_value_type(pl->g, n->operands[3]);
   const poot_type *o = poot_graph_value_type(pl->g, n->results[0]);
-  if (q->dtype != POOT_DTYPE_F32 || k->dtype != POOT_DTYPE_F32 || v->dtype != POOT_DTYPE_F32 ||
-      o->dtype != POOT_DTYPE_F32 || m->dtype != POOT_DTYPE_BOOL)
+  /* f32 queries over f32 or f16 keys and values (an f16 KV cache: the
+   * template converts as it loads). */
+  bool kv_ok = k->dtype == v->dtype && (k->dtype == POOT_DTYPE_F32 || k->dtype == POOT_DTYPE_F16);
+  if (q->dtype != POOT_DTYPE_F32 || !kv_ok || o->dtype != POOT_DTYPE_F32 ||
+      m->dtype != POOT_DTYPE_BOOL)
     return false;
   if (q->shape.rank != 3 || k->shape.rank != 3 || v->shape.rank != 3 || m->shape.rank != 2)
     return false;
@@ -401,7 +404,7 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
     size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
-    if (pl->v[s].users != 1 || (eb != 4 && eb != 8)) continue;
+    if (pl->v[s].users != 1 || (eb != 2 && eb != 4 && eb != 8)) continue;
     /* A chain DUS(DUS(… DUS(S) …)) (one update per sequence of a batch),
      * every intermediate read only by the next: all written in place, in
      * order (the groups write one buffer, so they never share a level). */
@@ -413,6 +416,7 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
       const pc_value *pc = &pl->v[cur];
       if (!pc->node || pc->node->op != POOT_OP_DYNAMIC_UPDATE_SLICE || pc->hold != PC_INLINE) break;
       if (cur != nvv && pc->users != 1) break;
+      if (eb == 2 && !poot__cc_dus_word_pairs(pl, pc->node)) break;
       chain[nc++] = cur;
       cur = pl->alias[pc->node->operands[0]];
       if (cur == s) {

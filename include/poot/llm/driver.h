@@ -52,6 +52,10 @@ typedef struct poot_driver_options {
   int64_t prefill_chunk;
   /* The entry keys' program name; NULL → "model". */
   const char *program;
+  /* The KV cache's element type: POOT_DTYPE_F16 (also for POOT_DTYPE_NONE,
+   * the default) or POOT_DTYPE_F32 (exact, for checking; twice the bytes a
+   * step reads). INVALID_ARGUMENT naming kv_dtype for any other. */
+  poot_dtype kv_dtype;
 } poot_driver_options;
 
 static inline poot_driver_options poot_driver_options_default(void) {
@@ -76,6 +80,10 @@ const poot_token *poot_driver_cached_ids(const poot_driver *driver);
 
 /* The KV capacity and the prefill chunk in use. */
 int64_t poot_driver_cap(const poot_driver *driver);
+/* The KV cache's element type in use (f16 or f32) and its size in bytes
+ * (K and V of every layer at every position of the capacity). */
+poot_dtype poot_driver_kv_dtype(const poot_driver *driver);
+uint64_t poot_driver_kv_bytes(const poot_driver *driver);
 int64_t poot_driver_prefill_chunk(const poot_driver *driver);
 /* The next position (tokens already in the KV cache). */
 int64_t poot_driver_pos(const poot_driver *driver);

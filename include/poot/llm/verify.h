@@ -44,6 +44,7 @@ typedef struct poot_verify_greedy_options {
   int64_t block_size;     /* paged: 0 → 16 */
   bool ignore_stop;       /* do not stop at the model's stop ids */
   size_t keep_logits;     /* keep the logits of the first K generated steps */
+  poot_dtype kv_dtype;    /* the KV cache's type, as the driver's (NONE: its default) */
 } poot_verify_greedy_options;
 
 static inline poot_verify_greedy_options poot_verify_greedy_options_default(void) {

@@ -7,7 +7,9 @@
  * (T = 1) and prefill (T > 1, the causal mask is the graph's) use the same
  * template. Scores are computed as the decomposition does (q·k in index
  * order, times the f32 scale, masked to -inf); the softmax is reassociated
- * (tier 2). */
+ * (tier 2). K and V are f32 or f16 (an f16 KV cache), converted as they are
+ * loaded; f16 rows of a state are read 8 halves per lane per 16-byte load
+ * where the subgroups allow it (the wide form, att_wide_setup). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -230,6 +232,16 @@ typedef struct att_sg {
   att_row ar;
   poot_kir_value lid, sid, lane;
   poot_kir_value dj[8], inj[8], qv[8];
+  /* The stashed (m, l, o) records: nst of them (one per subgroup, or per
+   * lane group when wide); this lane's record and whether it writes m, l. */
+  uint32_t nst;
+  poot_kir_value rec, first;
+  /* Wide (f16 K/V, att_wide_setup): lp lanes per position, each holding 8
+   * consecutive dims (one 16-byte load of K, one of V), pp positions per
+   * subgroup at a time; K/V at word kw0/vw0 of bindings kref/vref. */
+  bool wide;
+  uint32_t lp, pp, kref, vref, kw0, vw0, hkv;
+  poot_kir_value part, sub;
 } att_sg;
 
 /* The running (m, l, o) in private memory and the subgroups' (m, l, o) in
@@ -242,12 +254,32 @@ static poot_status sg_arrays(pc_kctx *k, att_sg *s) {
                                 poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
                                 poot_kir_type_make(POOT_KIR_F32, 1), s->nd, &s->pacc));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, s->nst,
                                &s->sm));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, s->nsub,
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, s->nst,
                                &s->sl));
   return poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32,
-                             s->nsub * s->D, &s->so);
+                             s->nst * s->D, &s->so);
+}
+
+/* Wide: lane = sub · lp + part holds dims 8·part … 8·part + 7 of the sub-th
+ * position of its subgroup's pp; its record is sid · pp + sub. */
+static poot_status sg_lane_setup_wide(pc_kctx *k, att_sg *s) {
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), s->lane, s->lp - 1, &s->part));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), s->lane, s->lp, &s->sub));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->sid, s->pp, &s->rec));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), s->rec, s->sub, &s->rec));
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->part, 0, &s->first));
+  poot_kir_value d0;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->part, 8, &d0));
+  for (uint32_t j = 0; j < 8; j++) {
+    s->inj[j] = 0;
+    s->dj[j] = d0;
+    if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), d0, j, &s->dj[j]));
+    poot_kir_value idx[3] = {s->ar.tt, s->ar.h, s->dj[j]};
+    POOT_TRY(poot__cc_emit(k, s->q, idx, &s->qv[j]));
+  }
+  return NULL;
 }
 
 /* The thread's ids, the running state reset, and this lane's dims
@@ -260,6 +292,9 @@ static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
   POOT_TRY(poot_kir_priv_store(k->b, s->pm, 0, s->ar.ninf));
   POOT_TRY(poot_kir_priv_store(k->b, s->pl_, 0, s->ar.zero));
   for (uint32_t j = 0; j < s->nd; j++) POOT_TRY(poot_kir_priv_store(k->b, s->pacc, j, s->ar.zero));
+  if (s->wide) return sg_lane_setup_wide(k, s);
+  s->rec = s->sid;
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lane, 0, &s->first));
   for (uint32_t j = 0; j < s->nd; j++) {
     poot_kir_value dm;
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->lane, j * sg, &s->dj[j]));
@@ -274,6 +309,79 @@ static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
     if (s->inj[j]) POOT_TRY(poot_kir_select(k->b, s->inj[j], s->qv[j], s->ar.zero, &s->qv[j]));
   }
   return NULL;
+}
+
+/* The two f16 halves of word w (low half first) → f32: the target's
+ * conversion where it has f16 arithmetic, else the integer decoder. */
+static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
+  if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
+    poot_kir_value v;
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F16, 2), w, &v));
+    for (uint32_t l = 0; l < 2; l++) {
+      poot_kir_value e;
+      POOT_TRY(poot_kir_extract(k->b, v, l, &e));
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, e, &out[l]));
+    }
+    return NULL;
+  }
+  poot_kir_value lo, hi;
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
+  POOT_TRY(poot__cc_f16_decode(k, lo, &out[0]));
+  return poot__cc_f16_decode(k, hi, &out[1]);
+}
+
+/* The 8 f16 values of a K or V row (position cu, kv head hk) at this
+ * lane's dims: one 16-byte load (4 words) from word w0 of binding ref,
+ * decoded in registers. */
+static poot_status wide_row(pc_kctx *k, const att_sg *s, uint32_t ref, uint32_t w0,
+                            poot_kir_value cu, poot_kir_value *out) {
+  poot_kir_value at, pw, v;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), cu, s->hkv, &at));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), at, s->ar.hk, &at));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), at, s->D / 2, &at));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->part, 4, &pw));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), at, pw, &at));
+  if (w0) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, w0, &at));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, 4, &v));
+  for (uint32_t i = 0; i < 4; i++) {
+    poot_kir_value w;
+    POOT_TRY(poot_kir_extract(k->b, v, i, &w));
+    POOT_TRY(half_pair(k, w, &out[2 * i]));
+  }
+  return NULL;
+}
+
+/* Wide: the scaled, masked score of position c + u·nsub·pp + sub (clamped
+ * into the range; past it, masked): 8 products per lane, summed over the
+ * position's lp lanes by an xor butterfly (every lane of the group gets
+ * the same sum), and this lane's 8 V values there. */
+static poot_status sg_score_wide(pc_kctx *k, const att_sg *s, poot_kir_value c, uint32_t u,
+                                 poot_kir_value end, poot_kir_value endm1, poot_kir_value scale,
+                                 poot_kir_value *out_score, poot_kir_value *vv) {
+  poot_kir_value cu = c, inr, sc = 0, kv[8];
+  if (u) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, u * s->nsub * s->pp, &cu));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), cu, s->sub, &cu));
+  POOT_TRY(poot__cc_bin(k, OP(LT), cu, end, &inr));
+  POOT_TRY(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
+  POOT_TRY(wide_row(k, s, s->kref, s->kw0, cu, kv));
+  POOT_TRY(wide_row(k, s, s->vref, s->vw0, cu, vv));
+  for (uint32_t j = 0; j < 8; j++) {
+    if (sc)
+      POOT_TRY(poot_kir_fma(k->b, s->qv[j], kv[j], sc, &sc));
+    else
+      POOT_TRY(poot__cc_bin(k, OP(MUL), s->qv[j], kv[j], &sc));
+  }
+  for (uint32_t m = s->lp / 2; m >= 1; m /= 2) {
+    poot_kir_value o;
+    POOT_TRY(poot_kir_subgroup_shuffle_xor(k->b, sc, m, &o));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), sc, o, &sc));
+  }
+  poot_kir_value mk, midx[2] = {s->ar.tt, cu};
+  POOT_TRY(poot__cc_bin(k, OP(MUL), sc, scale, &sc));
+  POOT_TRY(poot__cc_emit(k, s->mask, midx, &mk));
+  POOT_TRY(poot__cc_bin(k, OP(AND), mk, inr, &mk));
+  return poot_kir_select(k->b, mk, sc, s->ar.ninf, out_score);
 }
 
 /* The scaled, masked score of position c + u·nsub (clamped into the range;
@@ -349,35 +457,37 @@ static poot_status sg_update(pc_kctx *k, const att_sg *s, const poot_kir_value *
 static poot_status sg_sweep(pc_kctx *k, const att_sg *s, poot_kir_value c0, poot_kir_value end) {
   uint32_t un = ATT_UNROLL;
   poot_kir_value stepv, c, scale, start, endm1, one_u;
-  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, s->sid, &start));
+  uint32_t per = s->wide ? s->pp : 1; /* positions per subgroup at a time */
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->sid, per, &start));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, start, &start));
   POOT_TRY(poot__cc_u32(k, 1, &one_u));
   POOT_TRY(poot__cc_bin(k, OP(SUB), end, one_u, &endm1));
-  POOT_TRY(poot__cc_u32(k, s->nsub * un, &stepv));
+  POOT_TRY(poot__cc_u32(k, s->nsub * per * un, &stepv));
   POOT_TRY(fconst(k, (float)poot__cc_attention_scale(s->n), &scale));
   POOT_TRY(poot_kir_for_begin(k->b, start, end, stepv, &c));
   poot__cc_scope_push(k);
   poot_kir_value sc[ATT_UNROLL], vv[ATT_UNROLL][8];
   for (uint32_t u = 0; u < un; u++)
-    POOT_TRY(sg_score(k, s, c, u, end, endm1, scale, &sc[u], vv[u]));
+    POOT_TRY(s->wide ? sg_score_wide(k, s, c, u, end, endm1, scale, &sc[u], vv[u])
+                     : sg_score(k, s, c, u, end, endm1, scale, &sc[u], vv[u]));
   POOT_TRY(sg_update(k, s, sc, vv));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
 
-/* Each subgroup's (m, l, o) into shared memory. */
+/* Each subgroup's (or lane group's) (m, l, o) into shared memory. */
 static poot_status sg_stash(pc_kctx *k, const att_sg *s) {
-  poot_kir_value first, m, l;
-  POOT_TRY(poot__cc_bin_c(k, OP(EQ), s->lane, 0, &first));
+  poot_kir_value m, l;
   POOT_TRY(poot_kir_priv_load(k->b, s->pm, 0, &m));
   POOT_TRY(poot_kir_priv_load(k->b, s->pl_, 0, &l));
-  POOT_TRY(poot_kir_if_begin(k->b, first));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->sid, m));
-  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sl, s->sid, l));
+  POOT_TRY(poot_kir_if_begin(k->b, s->first));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sm, s->rec, m));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->sl, s->rec, l));
   POOT_TRY(poot_kir_end(k->b));
   for (uint32_t j = 0; j < s->nd; j++) {
     poot_kir_value a, ix;
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, j, &a));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->sid, s->D, &ix));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), s->rec, s->D, &ix));
     POOT_TRY(poot__cc_bin(k, OP(ADD), ix, s->dj[j], &ix));
     if (s->inj[j]) POOT_TRY(poot_kir_if_begin(k->b, s->inj[j]));
     POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->so, ix, a));
@@ -390,7 +500,7 @@ static poot_status sg_stash(pc_kctx *k, const att_sg *s) {
  * nsub). */
 static poot_status sg_weights(pc_kctx *k, const att_sg *s, uint32_t *out_sf) {
   char nm[32];
-  uint32_t nsub = s->nsub, sf;
+  uint32_t nsub = s->nst, sf;
   POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1,
                                &sf));
   *out_sf = sf;
@@ -431,9 +541,9 @@ static poot_status sg_combine(pc_kctx *k, const pc_group *g, const att_sg *s, bo
   POOT_TRY(poot_kir_if_begin(k->b, cond));
   poot__cc_scope_push(k);
   poot_kir_value M, L = s->ar.zero, O = s->ar.zero, nsv;
-  POOT_TRY(poot__cc_u32(k, s->nsub, &nsv));
+  POOT_TRY(poot__cc_u32(k, s->nst, &nsv));
   POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, nsv, 1, &M));
-  for (uint32_t j = 0; j < s->nsub; j++) {
+  for (uint32_t j = 0; j < s->nst; j++) {
     poot_kir_value jj, x, ix, f;
     POOT_TRY(poot__cc_u32(k, j, &jj));
     POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, sf, jj, 1, &f));
@@ -449,6 +559,70 @@ static poot_status sg_combine(pc_kctx *k, const pc_group *g, const att_sg *s, bo
   POOT_TRY(row_write(k, g, split, s->ar.wc, D, s->ar.tt, s->ar.h, s->lid, true, is0, M, L, O));
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
+}
+
+/* The dense buffer a K or V operand reads and the element offset there of
+ * its first element, when it is a contiguous view of one (reshapes and
+ * leading-dimension slices of a state, say the per-sequence rows of a KV
+ * cache); false otherwise. */
+static bool kv_view(const pc_planner *pl, poot_value v, uint32_t *out_buf, int64_t *out_off) {
+  int64_t off = 0;
+  for (int guard = 0; guard < 32; guard++) {
+    v = pl->alias[v];
+    const pc_value *pv = &pl->v[v];
+    if (pv->hold == PC_DENSE || pv->hold == PC_LEAFBUF) {
+      *out_buf = pv->buffer;
+      *out_off = off;
+      return true;
+    }
+    const poot_node *n = pv->node;
+    if (pv->hold != PC_INLINE || !n) return false;
+    if (n->op == POOT_OP_SLICE) {
+      const poot_shape *xs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
+      const poot_shape *ys = &poot__cc_type(pl, v)->shape;
+      /* contiguous: ones, then one sliced dimension, then whole ones */
+      uint32_t d = 0;
+      while (d + 1 < ys->rank && ys->dims[d] == 1) d++;
+      int64_t lin = 0;
+      for (uint32_t i = 0; i < xs->rank; i++) {
+        if (n->attrs.stride[i] > 1 && ys->dims[i] > 1) return false;
+        if (i > d && (n->attrs.start[i] != 0 || ys->dims[i] != xs->dims[i])) return false;
+        lin = lin * xs->dims[i] + n->attrs.start[i];
+      }
+      off += lin;
+    } else if (n->op != POOT_OP_RESHAPE) {
+      return false;
+    }
+    v = n->operands[0];
+  }
+  return false;
+}
+
+/* Sets up the wide form where it applies: K and V f16 rows of contiguous
+ * views (kv_view) at 16-byte-aligned offsets, D a multiple of 8 with
+ * lp = D / 8 a power of two within a subgroup. Unchanged otherwise. */
+static poot_status att_wide_setup(pc_kctx *k, att_sg *s) {
+  const pc_planner *pl = k->pl;
+  const poot_type *kt = poot__cc_type(pl, s->kk), *vt = poot__cc_type(pl, s->v);
+  uint32_t kb, vb, lp = s->D / 8;
+  int64_t ko, vo;
+  if (kt->dtype != POOT_DTYPE_F16 || vt->dtype != POOT_DTYPE_F16 || s->D % 8 || lp > s->sg ||
+      (lp & (lp - 1)) || !kv_view(pl, s->kk, &kb, &ko) || !kv_view(pl, s->v, &vb, &vo) || ko % 8 ||
+      vo % 8)
+    return NULL;
+  s->wide = true;
+  s->lp = lp;
+  s->pp = s->sg / lp;
+  s->nd = 8;
+  s->nst = s->nsub * s->pp;
+  s->hkv = (uint32_t)kt->shape.dims[1];
+  s->kw0 = (uint32_t)(ko / 2);
+  s->vw0 = (uint32_t)(vo / 2);
+  POOT_TRY(poot__cc_binding_of(k, kb, &s->kref));
+  POOT_TRY(poot__cc_binding_of(k, vb, &s->vref));
+  poot__cc_note_buffer(k, s->kref, k->frac);
+  poot__cc_note_buffer(k, s->vref, k->frac);
+  return NULL;
 }
 
 /* The subgroup form (targets with subgroups, D ≤ 8 · sg): each subgroup of
@@ -473,6 +647,8 @@ static poot_status attention_sg(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   s.sg = pl->t->subgroup_size;
   s.nsub = pl->wg / s.sg;
   s.nd = (s.D + s.sg - 1) / s.sg; /* dims per lane */
+  s.nst = s.nsub;
+  POOT_TRY(att_wide_setup(k, &s));
   uint32_t S = g->split ? g->split : 1;
   bool split = S > 1 && g->aux_temp != UINT32_MAX;
   uint64_t nwg = (uint64_t)(tq * hq) * S;

@@ -1,7 +1,8 @@
 /* templates/pointwise.c — the pointwise template (any fused chain of
  * elementwise and movement ops, one output element per thread; a whole
  * 32-bit word per thread when the destination holds 8- or 16-bit elements
- * densely) and the dynamic_update_slice-in-place template. */
+ * densely) and the dynamic_update_slice-in-place template (16-bit states
+ * written a word, two elements, per thread). */
 #include <stdio.h>
 #include <string.h>
 
@@ -133,23 +134,19 @@ poot_status poot__cc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[
   return poot_kir_end(k->b);
 }
 
-/* dynamic_update_slice of a State in place: threads over the update's
- * elements; the starts are read (from the slot buffer) at run time. */
-poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
-  pc_planner *pl = k->pl;
-  const poot_node *n = pl->v[g->out].node;
-  poot_value upd = pl->alias[n->operands[1]];
-  const poot_shape *xs = &poot__cc_type(pl, g->out)->shape;
-  const poot_shape *us = &poot__cc_type(pl, upd)->shape;
-  poot_dtype dt = poot__cc_type(pl, g->out)->dtype;
-  int64_t nu = poot__cc_elems(us);
-  poot_kir_value gid, valid;
-  POOT_TRY(thread_index(k, (uint64_t)nu, grid, &gid, &valid));
-  if (nu == 0) return NULL;
-  POOT_TRY(poot_kir_if_begin(k->b, valid));
-  poot__cc_scope_push(k);
-  poot_kir_value uidx[PC_MAX_DIMS], didx[PC_MAX_DIMS], val, lin;
-  POOT_TRY(poot__cc_delinearize(k, gid, us, uidx));
+bool poot__cc_dus_word_pairs(const pc_planner *pl, const poot_node *n) {
+  const poot_shape *xs = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
+  const poot_shape *us = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
+  if (xs->rank < 1 || us->rank != xs->rank) return false;
+  int64_t last = xs->dims[xs->rank - 1];
+  return us->dims[us->rank - 1] == last && last % 2 == 0;
+}
+
+/* The window's starts (clamped, checked) at the update's index uidx: the
+ * destination index didx. */
+static poot_status dus_dest_index(pc_kctx *k, const poot_node *n, const poot_shape *xs,
+                                  const poot_shape *us, const poot_kir_value *uidx,
+                                  poot_kir_value *didx) {
   for (uint32_t i = 0; i < xs->rank; i++) {
     poot_kir_value s, c, ok, z, h, ge, le;
     POOT_TRY(poot__cc_emit(k, n->operands[2 + i], NULL, &s));
@@ -175,15 +172,75 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     if (ss != POOT_KIR_U32) POOT_TRY(poot_kir_convert(k->b, POOT_KIR_U32, c, &c));
     POOT_TRY(poot__cc_bin(k, OP(ADD), uidx[i], c, &didx[i]));
   }
-  POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
+  return NULL;
+}
+
+/* A 16-bit state (poot__cc_dus_word_pairs holds: whole rows of an even
+ * length): one thread per 32-bit word of the update, two elements of one
+ * row packed (low half first) into the state's word. */
+static poot_status dus_pairs(pc_kctx *k, const pc_group *g, poot_kir_value gid,
+                             const poot_shape *xs, const poot_shape *us, poot_dtype dt) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  poot_value upd = pl->alias[n->operands[1]];
+  uint32_t r = us->rank;
+  poot_kir_value e0, uidx[PC_MAX_DIMS], u1[PC_MAX_DIMS], didx[PC_MAX_DIMS], v0, v1, b0, b1, w, lin;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), gid, 2, &e0));
+  POOT_TRY(poot__cc_delinearize(k, e0, us, uidx));
+  memcpy(u1, uidx, sizeof(poot_kir_value) * r);
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), uidx[r - 1], 1, &u1[r - 1]));
+  POOT_TRY(dus_dest_index(k, n, xs, us, uidx, didx));
+  POOT_TRY(poot__cc_emit(k, upd, uidx, &v0));
+  POOT_TRY(poot__cc_emit(k, upd, u1, &v1));
+  POOT_TRY(poot__cc_to_bits(k, v0, dt, &b0));
+  POOT_TRY(poot__cc_to_bits(k, v1, dt, &b1));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), b0, 0xffff, &b0));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), b1, 16, &b1));
+  POOT_TRY(poot__cc_bin(k, OP(OR), b0, b1, &w));
   POOT_TRY(poot__cc_linearize(k, didx, xs, &lin));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), lin, 2, &lin));
+  uint32_t ref;
+  POOT_TRY(poot__cc_binding_of(k, pl->v[g->out].buffer, &ref));
+  poot__cc_note_buffer(k, ref, k->frac);
+  return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
+}
+
+/* dynamic_update_slice of a State in place: threads over the update's
+ * elements (a 16-bit state: over its words); the starts are read (from the
+ * slot buffer) at run time. */
+poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  poot_value upd = pl->alias[n->operands[1]];
+  const poot_shape *xs = &poot__cc_type(pl, g->out)->shape;
+  const poot_shape *us = &poot__cc_type(pl, upd)->shape;
+  poot_dtype dt = poot__cc_type(pl, g->out)->dtype;
+  size_t eb = poot_dtype_info_of(dt)->elem_bytes;
+  if (eb == 2 && !poot__cc_dus_word_pairs(pl, n))
+    return poot_status_make(POOT_INTERNAL, "compile: 16-bit in-place update of odd rows");
+  int64_t nu = poot__cc_elems(us);
+  poot_kir_value gid, valid;
+  POOT_TRY(thread_index(k, (uint64_t)(eb == 2 ? nu / 2 : nu), grid, &gid, &valid));
+  if (nu == 0) return NULL;
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
   double saved = k->frac;
   k->frac = (double)nu / (double)poot__cc_elems(xs);
-  poot_status sst = store_dense(k, pl->v[g->out].buffer, dt, lin, val);
+  poot_status sst = NULL;
+  if (eb == 2) {
+    sst = dus_pairs(k, g, gid, xs, us, dt);
+  } else {
+    poot_kir_value uidx[PC_MAX_DIMS], didx[PC_MAX_DIMS], val, lin;
+    sst = poot__cc_delinearize(k, gid, us, uidx);
+    if (!sst) sst = dus_dest_index(k, n, xs, us, uidx, didx);
+    if (!sst) sst = poot__cc_emit(k, upd, uidx, &val);
+    if (!sst) sst = poot__cc_linearize(k, didx, xs, &lin);
+    if (!sst) sst = store_dense(k, pl->v[g->out].buffer, dt, lin, val);
+  }
   k->frac = saved;
   POOT_TRY(sst);
   poot__cc_scope_pop(k);
-  k->bytes += (uint64_t)nu * 2 * poot_dtype_info_of(dt)->elem_bytes;
+  k->bytes += (uint64_t)nu * 2 * eb;
   return poot_kir_end(k->b);
 }
 

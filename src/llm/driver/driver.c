@@ -93,6 +93,7 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
   *out_graph = NULL;
   poot_model_step step = {.batch = 1, .tokens = e->tokens, .cap = d->cap};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
+  to.kv_dtype = d->kv_dtype;
   poot_graph *g = NULL;
   if (e->role == DRIVER_ROLE_PICK)
     POOT_TRY(poot__driver_pick_graph(poot_model_get_config(d->model)->vocab_size, &g));
@@ -313,6 +314,9 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   if (ctx > 0 && cap > ctx)
     return BAD("driver: capacity %lld exceeds the model's context length %lld", (long long)cap,
                (long long)ctx);
+  poot_dtype kv = o->kv_dtype ? o->kv_dtype : POOT_DTYPE_F16;
+  if (kv != POOT_DTYPE_F16 && kv != POOT_DTYPE_F32)
+    return BAD("driver: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(kv));
   int64_t chunk = o->prefill_chunk ? o->prefill_chunk : DEFAULT_CHUNK;
   if (chunk < 1 || chunk > cap)
     return BAD("driver: prefill chunk %lld is outside [1, capacity %lld]", (long long)chunk,
@@ -323,6 +327,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->model = model;
   d->cap = cap;
   d->chunk = chunk;
+  d->kv_dtype = kv;
   d->decode.tokens = d->decode_logits.tokens = d->feed_decode.tokens = 1;
   d->prefill.tokens = d->prefill_logits.tokens = d->feed_prefill.tokens = chunk;
   d->feed_decode.role = d->feed_prefill.role = DRIVER_ROLE_FEED;
@@ -376,6 +381,15 @@ int64_t poot_driver_cap(const poot_driver *d) {
 }
 int64_t poot_driver_prefill_chunk(const poot_driver *d) {
   return d->chunk;
+}
+poot_dtype poot_driver_kv_dtype(const poot_driver *d) {
+  return d->kv_dtype;
+}
+uint64_t poot_driver_kv_bytes(const poot_driver *d) {
+  const poot_model_config *c = poot_model_get_config(d->model);
+  uint64_t per_pos = 2 * (uint64_t)c->n_layers * (uint64_t)c->n_kv_heads * (uint64_t)c->head_dim *
+                     (uint64_t)poot_dtype_info_of(d->kv_dtype)->elem_bytes;
+  return per_pos * (uint64_t)d->cap;
 }
 int64_t poot_driver_pos(const poot_driver *d) {
   return d->pos;

@@ -96,6 +96,7 @@ static poot_status trace(poot_driver *d, int64_t T, bool hidden, bool rows, poot
                           .output = hidden ? POOT_MODEL_OUTPUT_HIDDEN : POOT_MODEL_OUTPUT_LOGITS,
                           .input_embeds = rows};
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
+  to.kv_dtype = d->kv_dtype;
   poot_graph *g = NULL;
   POOT_TRY(poot_model_trace(poot_model_get_config(d->model), &step, &to, &g));
   poot_status st = hidden ? NULL : poot__driver_append_greedy(g);

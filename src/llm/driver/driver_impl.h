@@ -62,6 +62,7 @@ struct poot_driver {
   poot_executor *ex;
   poot_model *model;
   int64_t cap, chunk, pos;
+  poot_dtype kv_dtype; /* the K/V states' dtype (never NONE) */
   char *program;
   bool eager;
   poot_exec_dispatch_fn hook;

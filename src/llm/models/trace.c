@@ -17,6 +17,7 @@ typedef struct tracer {
   const poot_model_step *s;
   const poot_model_trace_options *o;
   int64_t B, T, N, cap, D, Hq, Hkv;
+  poot_dtype kv;         /* the K/V states' dtype */
   poot_value qpos;       /* i32[N] absolute positions */
   poot_value seq_len;    /* i32[N] each token's sequence length after this step */
   poot_value rows;       /* paged: i32[B, cap] pool rows */
@@ -233,15 +234,17 @@ static poot_status trace_rows(tracer *t, poot_value table) {
   return NULL;
 }
 
-/* Writes this step's K or V ([N, Hkv, D]) into its state and returns, per
- * sequence, the [cap, Hkv, D] view attention reads. */
+/* Writes this step's K or V ([N, Hkv, D] f32, rounded to the state's dtype)
+ * into its state and returns, per sequence, the [cap, Hkv, D] view attention
+ * reads (in the state's dtype: attention converts as it loads). */
 static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fresh,
                              poot_value write_map, poot_value pos, poot_value *per_seq) {
   char name[64];
   poot_model_kv_state_name(layer, value, name, sizeof name);
   poot_value st, nv;
+  if (t->kv != POOT_DTYPE_F32) POOT_TRY(poot_graph_convert(t->g, fresh, t->kv, &fresh));
   if (!t->s->paged) {
-    poot_type ty = poot_type_make(POOT_DTYPE_F32, 4, (int64_t[]){t->B, t->cap, t->Hkv, t->D});
+    poot_type ty = poot_type_make(t->kv, 4, (int64_t[]){t->B, t->cap, t->Hkv, t->D});
     POOT_TRY(poot_graph_add_state(t->g, name, &ty, &st));
     poot_value f4, zero;
     POOT_TRY(reshape(t, fresh, poot_shape_of(4, t->B, t->T, t->Hkv, t->D), &f4));
@@ -264,7 +267,7 @@ static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fr
     return NULL;
   }
   int64_t R = t->s->num_blocks * t->s->block_size;
-  poot_type ty = poot_type_make(POOT_DTYPE_F32, 3, (int64_t[]){R, t->Hkv, t->D});
+  poot_type ty = poot_type_make(t->kv, 3, (int64_t[]){R, t->Hkv, t->D});
   POOT_TRY(poot_graph_add_state(t->g, name, &ty, &st));
   POOT_TRY(poot_graph_scatter_update(t->g, st, write_map, fresh, 0,
                                      POOT_TRAP_WRITE_MAP_OUT_OF_RANGE, &nv));
@@ -481,6 +484,22 @@ static poot_status check_step(const poot_model_config *c, const poot_model_step 
   return NULL;
 }
 
+/* The K/V states' dtype of `o` for `s`: f16 unless f32 is asked (or the step
+ * is paged and nothing is asked). */
+static poot_status kv_dtype_of(const poot_model_trace_options *o, const poot_model_step *s,
+                               poot_dtype *out) {
+  poot_dtype dt = o ? o->kv_dtype : POOT_DTYPE_NONE;
+  if (dt == POOT_DTYPE_NONE) dt = s->paged ? POOT_DTYPE_F32 : POOT_DTYPE_F16;
+  if (dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_F32)
+    return BAD("trace: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(dt));
+  if (dt == POOT_DTYPE_F16 && s->paged)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "trace: kv_dtype f16 with a paged KV pool is not supported yet "
+                            "(use f32)");
+  *out = dt;
+  return NULL;
+}
+
 poot_status poot_model_trace(const poot_model_config *config, const poot_model_step *step,
                              const poot_model_trace_options *options, poot_graph **out_graph) {
   *out_graph = NULL;
@@ -489,6 +508,7 @@ poot_status poot_model_trace(const poot_model_config *config, const poot_model_s
   POOT_TRY(check_step(config, step));
   tracer t;
   memset(&t, 0, sizeof t);
+  POOT_TRY(kv_dtype_of(options, step, &t.kv));
   t.c = config;
   t.s = step;
   t.o = options;

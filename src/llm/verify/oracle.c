@@ -38,9 +38,11 @@ static void step_graph_deinit(step_graph *s) {
 
 /* Traces `step` and binds every Weight leaf; leaves room for the slots and
  * states after the weights. */
-static poot_status step_graph_init(step_graph *s, poot_model *model, const poot_model_step *step) {
+static poot_status step_graph_init(step_graph *s, poot_model *model, const poot_model_step *step,
+                                   poot_dtype kv_dtype) {
   memset(s, 0, sizeof *s);
   poot_model_trace_options to = poot_model_trace_options_for(model);
+  to.kv_dtype = kv_dtype;
   POOT_TRY(poot_model_trace(poot_model_get_config(model), step, &to, &s->graph));
   const poot_region *root = poot_graph_root(s->graph);
   size_t n_leaves = 0;
@@ -145,7 +147,7 @@ static poot_status rerun_sequence(run *r, poot_model *model, const poot_token *p
                           .block_size = r->block_size,
                           .num_blocks = r->cap / r->block_size};
   step_graph g;
-  poot_status st = step_graph_init(&g, model, &step);
+  poot_status st = step_graph_init(&g, model, &step, r->o->kv_dtype);
   r->ev->destroy(r->prev);
   r->prev = NULL;
   if (!st) st = run_step(r, &g, toks, T, 0, out_eval);
@@ -218,9 +220,9 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
                           .paged = o->paged,
                           .block_size = r.block_size,
                           .num_blocks = r.cap / r.block_size};
-  if ((st = step_graph_init(&pre, model, &step))) goto done;
+  if ((st = step_graph_init(&pre, model, &step, o->kv_dtype))) goto done;
   step.tokens = 1;
-  if (o->max_new_tokens > 1 && (st = step_graph_init(&dec, model, &step))) goto done;
+  if (o->max_new_tokens > 1 && (st = step_graph_init(&dec, model, &step, o->kv_dtype))) goto done;
   int64_t restart = poot_model_rope_restart_length(c);
   uint64_t t0 = poot_time_ns();
   int64_t pos = 0;

@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   s.batch = 1;
   s.tokens = 1;
   s.cap = cap;
-  poot_model_trace_options o = {wtype, NULL};
+  poot_model_trace_options o = {.weight_type = wtype, .weight_type_ctx = NULL};
   poot_graph *g = NULL;
   uint64_t t0 = poot_time_ns();
   poot_status st = poot_model_trace(&c, &s, &o, &g);

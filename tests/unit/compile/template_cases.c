@@ -716,6 +716,50 @@ static void build_attention_kv(tc_builder *b, const tc_case *c) {
   output(b, o);
 }
 
+/* The f16 caches of an f16-KV decode: kind 0, States written as the model
+ * trace writes them (the fresh f32 k/v rows rounded to f16 and written at
+ * position p in place; the States start zero); kind 1, random f16 leaves. */
+static void kv16_caches(tc_builder *b, const tc_case *c, poot_value p, poot_value *k,
+                        poot_value *v) {
+  int64_t hkv = c->d[2], dd = c->d[3], cap = c->rdims[0];
+  poot_type ct = poot_type_make(POOT_DTYPE_F16, 3, (int64_t[]){cap, hkv, dd});
+  if (c->kind == 1) {
+    *k = P(b, "k", POOT_DTYPE_F16, 3, ct.shape.dims);
+    *v = P(b, "v", POOT_DTYPE_F16, 3, ct.shape.dims);
+    return;
+  }
+  poot_value kc = POOT_VALUE_NONE, vc = POOT_VALUE_NONE, z = scalar_int(b, POOT_DTYPE_I32, 0);
+  ok(b, poot_graph_add_state(b->g, "k_cache", &ct, &kc));
+  ok(b, poot_graph_add_state(b->g, "v_cache", &ct, &vc));
+  poot_value kn = cvt(b, P(b, "k_new", POOT_DTYPE_F32, 3, (int64_t[]){1, hkv, dd}), POOT_DTYPE_F16);
+  poot_value vn = cvt(b, P(b, "v_new", POOT_DTYPE_F32, 3, (int64_t[]){1, hkv, dd}), POOT_DTYPE_F16);
+  ok(b, poot_graph_dynamic_update_slice(b->g, kc, kn, (poot_value[]){p, z, z},
+                                        POOT_TRAP_POS_OUT_OF_RANGE, k));
+  ok(b, poot_graph_dynamic_update_slice(b->g, vc, vn, (poot_value[]){p, z, z},
+                                        POOT_TRAP_POS_OUT_OF_RANGE, v));
+  ok(b, poot_graph_set_state_update(b->g, kc, *k));
+  ok(b, poot_graph_set_state_update(b->g, vc, *v));
+}
+
+/* Decode over f16 K/V (kv16_caches) at position p = pos + rdims[1] under a
+ * causal mask, the fused attention reading the f16 caches directly (the
+ * wide form where the target's subgroups allow it: 8 halves per lane per
+ * 16-byte load). d = {1, Hq, Hkv, D}, the capacity in rdims[0]. */
+static void build_attention_kv16(tc_builder *b, const tc_case *c) {
+  int64_t hq = c->d[1], dd = c->d[3], cap = c->rdims[0];
+  poot_value q = P(b, "q", POOT_DTYPE_F32, 3, (int64_t[]){1, hq, dd});
+  poot_value p0 = bi(b, POOT_OP_ADD, pos_scalar(b), scalar_int(b, POOT_DTYPE_I32, c->rdims[1]));
+  poot_value k = POOT_VALUE_NONE, v = POOT_VALUE_NONE, io = POOT_VALUE_NONE, pb = POOT_VALUE_NONE,
+             o = POOT_VALUE_NONE;
+  kv16_caches(b, c, p0, &k, &v);
+  poot_type mt = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){1, cap});
+  ok(b, poot_graph_iota(b->g, &mt, 1, &io));
+  int64_t none[1] = {0};
+  ok(b, poot_graph_broadcast(b->g, p0, &mt.shape, none, &pb));
+  ok(b, poot_graph_attention(b->g, q, k, v, bi(b, POOT_OP_LE, io, pb), 1.0 / sqrt((double)dd), &o));
+  output(b, o);
+}
+
 /* ------------------------------------------------------------- catalogue */
 
 /* Tolerance constants (see the notation at the top of the file). A device
@@ -817,6 +861,10 @@ static void build_attention_kv(tc_builder *b, const tc_case *c) {
  * DEV_DOT. A = 4δ + 36·√(2C)·u; min_ref 1/2 (outputs ≥ 1; the KV-state
  * case's caches ≥ 1/2): tol = 2A. rt2c = √(2C), d15 = D·√D (constant
  * expressions). */
+/* The f16-KV cases' premise (max|oracle| ≥ KV16_MIN_REF, checked by the
+ * device suite) and DEV_ATTENTION's scaling for it (derived for 1/2). */
+#define KV16_MIN_REF 0.04 /* measured: 0.048 (the States case: v_new / 24), 0.10, 0.43 */
+#define KV16_SCALE (0.5 / KV16_MIN_REF)
 #define DEV_ATTENTION(c, rt2c, d15)                                               \
   (2 * (4 * ((double)(((c) + 15) / 16 + 3) * EPS_EXP + 2 * (double)(d15)*U_F32) + \
         36 * (double)(rt2c)*U_F32))
@@ -1001,6 +1049,24 @@ const tc_case tc_cases[] = {
     {TC_ALL("attention_wide_head", "modes", build_attention, 1e-5, 0,
             DEV_ATTENTION(16, 5.66, 610.9)),
      .dtype = POOT_DTYPE_F32, .d = {1, 2, 1, 72}, .rdims = {16}, .min_ref = 0.5,
+     .native_only = true},
+    /* f16 K/V (the model's default cache): States written in place, D = 32
+     * (4 lanes a position in the wide form); random f16 caches, D = 32 split
+     * at position ~300 and D = 64 (8 lanes a position). Native only: the
+     * per-thread form over f16 rows compiles slowly on lavapipe. The v rows
+     * are the caches themselves (not shifted), so min_ref is the smallest
+     * largest output these inputs give, and the tolerance scales
+     * DEV_ATTENTION's (derived for 1/2) by 1 / (2 min_ref) */
+    {TC_ALL("attention_kv16_d32", "modes", build_attention_kv16, 1e-5, 0,
+            DEV_ATTENTION(64, 11.32, 181.0) * KV16_SCALE),
+     .d = {1, 8, 2, 32}, .rdims = {64, 20}, .min_ref = KV16_MIN_REF, .native_only = true},
+    {TC_ALL("attention_kv16_d32_split", "modes", build_attention_kv16, 1e-5, 0,
+            DEV_ATTENTION(512, 32.0, 181.0) * KV16_SCALE),
+     .d = {1, 4, 1, 32}, .rdims = {512, 300}, .kind = 1, .min_ref = KV16_MIN_REF,
+     .native_only = true},
+    {TC_ALL("attention_kv16_d64_random", "modes", build_attention_kv16, 1e-5, 0,
+            DEV_ATTENTION(64, 11.32, 512.0) * KV16_SCALE),
+     .d = {1, 8, 2, 64}, .rdims = {64, 20}, .kind = 1, .min_ref = KV16_MIN_REF,
      .native_only = true},
     {TC_ALL("attention_f16_decomposed", "modes", build_attention, 1e-5, 0,
             DEV_ATTENTION(12, 4.9, 22.63)),

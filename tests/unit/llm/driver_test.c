@@ -8,6 +8,9 @@
  *    chunk run through the prefill entry; entries are made once and reused;
  *  - the greedy suffix (argmax + non-finite flag) on the oracle and the
  *    device: finite rows, a NaN, an infinity;
+ *  - the same with f32 K/V (the driver's and the oracle's kv_dtype), the KV
+ *    type and size in use (f16 by default), and INVALID_ARGUMENT naming
+ *    kv_dtype for a type that is no KV cache type;
  *  - a token id at the vocabulary size → KERNEL_FAULT naming the kernel and
  *    trap token_out_of_range, then NEEDS_RESET until poot_driver_reset, then
  *    the same ids as before the fault.
@@ -23,6 +26,8 @@
 #include "../../../src/llm/driver/driver_internal.h"
 
 static const char *g_spec = "vulkan";
+/* The KV cache's type of the driver and the oracle (NONE: the default, f16). */
+static poot_dtype g_kv = POOT_DTYPE_NONE;
 
 typedef struct rig {
   poot_model *model;
@@ -41,6 +46,7 @@ static void rig_open(rig *r, const char *path, const char *tok, int64_t cap, int
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = cap;
   dopt.prefill_chunk = chunk;
+  dopt.kv_dtype = g_kv;
   POOT_ASSERT_OK(poot_driver_create(r->ex, r->model, &dopt, &r->drv));
   assert_int_equal(poot_driver_cap(r->drv), cap);
 }
@@ -152,6 +158,7 @@ static void test_demo_vs_oracle(void **state) {
     vo.max_new_tokens = n;
     vo.cap = cap;
     vo.keep_logits = 1;
+    vo.kv_dtype = g_kv;
     poot_verify_evaluator ev = poot_verify_oracle();
     poot_verify_greedy_result ref;
     POOT_ASSERT_OK(poot_verify_greedy(r.model, &ev, ids, np, &vo, &ref));
@@ -205,6 +212,33 @@ static void test_demo_vs_oracle(void **state) {
   poot_exec_stats_get(r.ex, &s);
   assert_int_equal(s.captures, 4);
   assert_int_equal(s.entries, 4);
+  rig_close(&r);
+}
+
+/* The same with f32 K/V (the option kept for checking), then the KV type
+ * and its size in use, and a type that is no KV cache type. */
+static void test_kv_types(void **state) {
+  char path[1024];
+  if (!demo_path(path, sizeof path)) {
+    printf("SKIP kv types: models/poot-demo.gguf is absent\n");
+    skip();
+  }
+  g_kv = POOT_DTYPE_F32;
+  test_demo_vs_oracle(state);
+  g_kv = POOT_DTYPE_NONE;
+  rig r;
+  rig_open(&r, path, NULL, 64, 4);
+  const poot_model_config *c = poot_model_get_config(r.model);
+  assert_int_equal(poot_driver_kv_dtype(r.drv), POOT_DTYPE_F16);
+  /* K and V, every layer, 64 positions, 2 bytes an element */
+  uint64_t want = 2 * (uint64_t)c->n_layers * 64 * (uint64_t)(c->n_kv_heads * c->head_dim) * 2;
+  assert_int_equal(poot_driver_kv_bytes(r.drv), want);
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.kv_dtype = POOT_DTYPE_Q8_0;
+  poot_driver *bad = NULL;
+  POOT_ASSERT_STATUS_MSG(poot_driver_create(r.ex, r.model, &dopt, &bad), POOT_INVALID_ARGUMENT,
+                         "kv_dtype q8_0");
+  assert_null(bad);
   rig_close(&r);
 }
 
@@ -293,7 +327,8 @@ static void test_tokenizer_padding(void **state) {
   poot_driver_generate_result part;
   const poot_token padded[] = {0, 600};
   POOT_ASSERT_STATUS_MSG(poot_driver_generate_ids(r.drv, padded, 2, &go, NULL, NULL, &part),
-                         POOT_INVALID_ARGUMENT, "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
+                         POOT_INVALID_ARGUMENT,
+                         "prompt id 1 is token id 600, but the tokenizer has 512 tokens");
   poot_driver_generate_result_deinit(&part);
   go.no_text = false; /* the padding ids go through the detokenizer */
   POOT_ASSERT_OK(poot_driver_generate_ids(r.drv, prompt, 3, &go, NULL, NULL, &part));
@@ -386,9 +421,9 @@ static void test_greedy_suffix_large(void **state) {
     float v[2];
     int32_t id, finite;
   } cases[] = {
-      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},    /* past 65,536 */
-      {{10, 69999}, {7.0f, 7.0f}, 10, 1},      /* a tie: the first wins */
-      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},    /* the last id, in the padded chunk */
+      {{69000, 3}, {5.0f, 1.0f}, 69000, 1},   /* past 65,536 */
+      {{10, 69999}, {7.0f, 7.0f}, 10, 1},     /* a tie: the first wins */
+      {{70000, 0}, {9.0f, 0.5f}, 70000, 1},   /* the last id, in the padded chunk */
       {{66000, 67000}, {NAN, NAN}, 66000, 0}, /* the first NaN wins */
   };
   poot_device *dev = NULL;
@@ -436,11 +471,9 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_greedy_suffix),
-      cmocka_unit_test(test_greedy_suffix_large),
-      cmocka_unit_test(test_stories260k),
-      cmocka_unit_test(test_demo_vs_oracle),
-      cmocka_unit_test(test_fault_and_reset),
+      cmocka_unit_test(test_greedy_suffix),     cmocka_unit_test(test_greedy_suffix_large),
+      cmocka_unit_test(test_stories260k),       cmocka_unit_test(test_demo_vs_oracle),
+      cmocka_unit_test(test_kv_types),          cmocka_unit_test(test_fault_and_reset),
       cmocka_unit_test(test_tokenizer_padding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

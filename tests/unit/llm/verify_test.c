@@ -146,6 +146,10 @@ typedef struct bound {
 static void bind_graph(bound *b, poot_model *m, const poot_model_step *step) {
   memset(b, 0, sizeof *b);
   poot_model_trace_options to = poot_model_trace_options_for(m);
+  /* f32 K/V for every graph here: a paged pool is f32 (f16 is not traced
+   * paged yet), and the contiguous references it is compared with bit for
+   * bit must hold the same values. */
+  to.kv_dtype = POOT_DTYPE_F32;
   POOT_ASSERT_OK(poot_model_trace(poot_model_get_config(m), step, &to, &b->g));
   const poot_region *root = poot_graph_root(b->g);
   poot_strbuf sb;
