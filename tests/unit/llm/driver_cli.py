@@ -129,16 +129,18 @@ def main():
 
 def bench_consistent(b):
     """The limit comes from the stream probe and the profile's bytes agree with the step's
-    (the demo model: 6 layers, tied embeddings, cap 32, f32 K/V): 1 when they do not."""
-    # K/V: 6 layers x (K + V) x 32 positions x 2 heads x 32 x 4 bytes; the weights as loaded.
-    kv = 6 * 2 * 32 * 2 * 32 * 4
+    (the demo model: 6 layers, tied embeddings, cap 32, K/V of kv_type): 1 when they do not."""
+    # K/V: 6 layers x (K + V) x 32 positions x 2 heads x 32 x 2 (f16) or 4 (f32) bytes; the
+    # weights as loaded.
+    elem = {"f16": 2, "f32": 4}[b["kv_type"]]
+    kv = 6 * 2 * 32 * 2 * 32 * elem
     checks = [("limit from the stream", b["limit_from"] == "stream" and
                abs(b["limit_tok_s"] - b["stream_bandwidth_gb_s"] * 1e9 / b["step_bytes"]) <=
                1e-3 * b["limit_tok_s"] + 0.01),
               ("the copy limit from the copy", abs(b["copy_limit_tok_s"] - b[
                   "copy_bandwidth_gb_s"] * 1e9 / b["step_bytes"]) <= 1e-3 * b["copy_limit_tok_s"]
                + 0.01),
-              ("kv_bytes = the f32 cache", b["kv_bytes"] == kv),
+              ("kv_bytes = the cache in kv_type", b["kv_bytes"] == kv),
               ("step = weights + K/V", b["step_bytes"] == b["weight_bytes"] + kv),
               ("the probe as asked", b["probe_mib"] == 8 and not b["probe_fell_back"])]
     p = b.get("profile", {})
