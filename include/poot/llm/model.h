@@ -222,12 +222,11 @@ typedef poot_status (*poot_model_weight_type_fn)(void *ctx, const poot_weight_re
 typedef struct poot_model_trace_options {
   poot_model_weight_type_fn weight_type; /* optional */
   void *weight_type_ctx;
-  /* The K/V states' element type: POOT_DTYPE_F16 (also for POOT_DTYPE_NONE,
-   * the default, as llama.cpp keeps its cache) or POOT_DTYPE_F32 (exact
-   * keys and values, for checking). A step rounds its fresh K/V rows to it
-   * when writing and attention reads them back exactly. A paged step
-   * (poot_model_step.paged) keeps f32 by default and does not take f16
-   * yet. */
+  /* The K/V states' element type: POOT_DTYPE_F32 (also for POOT_DTYPE_NONE,
+   * the default) or POOT_DTYPE_F16 (as llama.cpp keeps its cache: half the
+   * bytes). A step rounds its fresh K/V rows to it when writing and
+   * attention reads them back exactly. A paged step (poot_model_step.paged)
+   * does not take f16 yet. */
   poot_dtype kv_dtype;
 } poot_model_trace_options;
 

@@ -148,13 +148,13 @@ static void kv_plan_check(poot_dtype kv, uint64_t *out_att_bytes) {
   co.target = &rt;
   poot_plan *plan = NULL;
   POOT_ASSERT_OK(poot_plan_create(g, &co, &plan));
-  uint64_t cache = 1024 * 2 * 16, eb = kv == POOT_DTYPE_F32 ? 4 : 2;
+  uint64_t cache = 1024 * 2 * 16, eb = kv == POOT_DTYPE_F16 ? 2 : 4;
   uint32_t nstate = 0;
   for (uint32_t i = 0; i < plan->buffer_count; i++) {
     const poot_plan_buffer *b = &plan->buffers[i];
     if (b->cls != POOT_PLAN_BUFFER_STATE) continue;
     nstate++;
-    assert_int_equal(b->type.dtype, kv == POOT_DTYPE_F32 ? POOT_DTYPE_F32 : POOT_DTYPE_F16);
+    assert_int_equal(b->type.dtype, kv == POOT_DTYPE_F16 ? POOT_DTYPE_F16 : POOT_DTYPE_F32);
     assert_int_equal(b->size, cache * eb);
   }
   assert_int_equal(nstate, 4); /* k and v of two layers */
@@ -178,14 +178,17 @@ static void kv_plan_check(poot_dtype kv, uint64_t *out_att_bytes) {
   poot_graph_destroy(g);
 }
 
-/* The KV cache's type: f16 by default, f32 on request (half the attention
- * bytes in f16); any other type is INVALID_ARGUMENT naming kv_dtype, and a
- * paged step takes f32 only. */
+/* The KV cache's type: f32 by default, f16 on request (half the attention
+ * bytes); any other type is INVALID_ARGUMENT naming kv_dtype, and a paged
+ * step takes f32 only. */
 static void test_kv_dtype(void **state) {
   (void)state;
   uint64_t b16 = 0, b32 = 0;
-  kv_plan_check(POOT_DTYPE_NONE, &b16);
+  uint64_t bnone = 0;
+  kv_plan_check(POOT_DTYPE_F16, &b16);
   kv_plan_check(POOT_DTYPE_F32, &b32);
+  kv_plan_check(POOT_DTYPE_NONE, &bnone);
+  assert_int_equal(bnone, b32);
   assert_true(b16 * 10 < b32 * 6);
   poot_model_config c;
   tiny_config(&c);

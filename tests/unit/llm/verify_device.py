@@ -37,15 +37,17 @@ N = 6
 # makes them fail.
 KNOWN = {
 }
-# The f16 KV cache (the default) against the oracle's f16 cache: the device's
-# logits exceed the tolerance (which is derived for f32 arithmetic) on these
-# models, by 2-3x (stories260K 0.0043 vs 0.0017, llama2 0.0045 vs 0.0019,
-# qwen3 0.0031 vs 0.0019) and on gemma3 by 17x (0.040 vs 0.0023, as large
-# as the whole f16-vs-f32 difference of the oracle there: 0.037), not yet
-# explained; the ids and logits with f32 K/V are checked strictly for every
-# model, the f16 runs print XFAIL/XPASS for these (strict with
-# POOT_VERIFY_DEVICE_STRICT=1) and must pass for the others.
-KNOWN_F16 = {"stories260K", "llama2", "qwen3", "gemma3"}
+# The f16 KV cache (--kv-type f16; the default is f32) against the oracle's f16
+# cache: the device's logits exceed the tolerance (which is derived for f32
+# arithmetic) on these models, on lavapipe and on the H200 alike (2026-12-02):
+# stories260K 0.0136 vs 0.0017 over 256 steps, llama2 0.0045 vs 0.0019,
+# mistral 0.0031 vs 0.0019 (H200), qwen3 0.0031 vs 0.0019 (lavapipe) and
+# gemma3 0.040 vs 0.0023 at the first step (its device logits on the far side
+# of the f32 ones from the oracle's: not noise), not yet explained
+# (docs/driver.md, "The KV cache's type"). The default, f32, is checked
+# strictly for every model; the f16 runs print XFAIL/XPASS for these (strict
+# with POOT_VERIFY_DEVICE_STRICT=1) and must pass for the others.
+KNOWN_F16 = {"stories260K", "llama2", "mistral", "qwen3", "gemma3"}
 
 
 # The Khronos validation layer runs under every device command when it is
@@ -121,10 +123,10 @@ def main(argv):
     strict = os.environ.get("POOT_VERIFY_DEVICE_STRICT") == "1"
 
     def both(label, model, prompt, n=N, extra=()):
-        """f32 K/V strictly, then the default f16 (KNOWN_F16: reported only)."""
-        good = check(poot, label + " (f32 K/V)", model, prompt, device, n, list(extra) +
-                     ["--kv-type", "f32"])
-        g16 = check(poot, label, model, prompt, device, n, extra)
+        """The default f32 K/V strictly, then f16 (KNOWN_F16: reported only)."""
+        good = check(poot, label, model, prompt, device, n, extra)
+        g16 = check(poot, label + " (f16 K/V)", model, prompt, device, n, list(extra) +
+                    ["--kv-type", "f16"])
         if label in KNOWN_F16 and not strict:
             print("%s %s: known (f16 K/V beyond the f32 tolerance)" % ("XPASS" if g16 else "XFAIL",
                                                                         label))

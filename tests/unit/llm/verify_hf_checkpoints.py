@@ -220,7 +220,7 @@ def check_case(poot, model, ref, case, device, by_ids):
     prompt = ["--prompt-ids", ",".join(str(i) for i in case["prompt_ids"])] if by_ids else \
         ["-p", case["prompt"]]
     # f32 K/V, as transformers keeps its cache: the flip tolerance bounds f32
-    # arithmetic, and the default f16 cache (2^-11 relative on every key and
+    # arithmetic, and the f16 cache (--kv-type f16) (2^-11 relative on every key and
     # value) moves the logits further: llama-linear's 'Once upon a time' then
     # flips at step 24, a near-tie (margin 0.0071) that an f32 bound of
     # 0.0040 does not cover. The device's f16 cache is checked against the
