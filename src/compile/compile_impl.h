@@ -181,6 +181,9 @@ POOT_MUST_USE poot_status poot__cc_store_value(pc_kctx *k, poot_value v, poot_ki
 
 /* numerics.c: soft-float and integer numerics, exactly as poot_eval. */
 POOT_MUST_USE poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *out);
+/* The two f16 halves of word w (low half first) as f32: the target's
+ * conversion where it has f16 arithmetic, else the integer decoder. */
+POOT_MUST_USE poot_status poot__cc_f16_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]);
 POOT_MUST_USE poot_status poot__cc_wrap_int(pc_kctx *k, poot_dtype dt, poot_kir_value x,
                                             poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_round(pc_kctx *k, poot_dtype dt, poot_kir_value x,

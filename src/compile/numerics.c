@@ -41,6 +41,26 @@ poot_status poot__cc_f16_decode(pc_kctx *k, poot_kir_value h, poot_kir_value *ou
   return poot__cc_bcast(k, S(F32), r, out);
 }
 
+/* The two f16 halves of word w (low half first) → f32: the target's
+ * conversion where it has f16 arithmetic, else the integer decoder. */
+poot_status poot__cc_f16_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
+  if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
+    poot_kir_value v;
+    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F16, 2), w, &v));
+    for (uint32_t l = 0; l < 2; l++) {
+      poot_kir_value e;
+      POOT_TRY(poot_kir_extract(k->b, v, l, &e));
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, e, &out[l]));
+    }
+    return NULL;
+  }
+  poot_kir_value lo, hi;
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
+  POOT_TRY(poot__cc_f16_decode(k, lo, &out[0]));
+  return poot__cc_f16_decode(k, hi, &out[1]);
+}
+
 /* f32 value → f16 bits (u32), round to nearest even, as poot_f32_to_f16
  * (which quiets NaNs) when `quiet`; otherwise NaN payloads are kept as they
  * are (the bits of a value that is already an f16: stores and bitcasts). */

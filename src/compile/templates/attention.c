@@ -311,26 +311,6 @@ static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
   return NULL;
 }
 
-/* The two f16 halves of word w (low half first) → f32: the target's
- * conversion where it has f16 arithmetic, else the integer decoder. */
-static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
-  if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
-    poot_kir_value v;
-    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F16, 2), w, &v));
-    for (uint32_t l = 0; l < 2; l++) {
-      poot_kir_value e;
-      POOT_TRY(poot_kir_extract(k->b, v, l, &e));
-      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, e, &out[l]));
-    }
-    return NULL;
-  }
-  poot_kir_value lo, hi;
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
-  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
-  POOT_TRY(poot__cc_f16_decode(k, lo, &out[0]));
-  return poot__cc_f16_decode(k, hi, &out[1]);
-}
-
 /* The 8 f16 values of a K or V row (position cu, kv head hk) at this
  * lane's dims: one 16-byte load (4 words) from word w0 of binding ref,
  * decoded in registers. */
@@ -347,7 +327,7 @@ static poot_status wide_row(pc_kctx *k, const att_sg *s, uint32_t ref, uint32_t 
   for (uint32_t i = 0; i < 4; i++) {
     poot_kir_value w;
     POOT_TRY(poot_kir_extract(k->b, v, i, &w));
-    POOT_TRY(half_pair(k, w, &out[2 * i]));
+    POOT_TRY(poot__cc_f16_pair(k, w, &out[2 * i]));
   }
   return NULL;
 }

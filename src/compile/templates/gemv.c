@@ -126,29 +126,9 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemv_root *rs, int64_t *
 
 /* ------------------------------------------------------------ decoding */
 
-/* The two f16 halves of word w (low half first) → f32: the target's
- * conversion where it has f16 arithmetic, else the integer decoder. */
-static poot_status half_pair(pc_kctx *k, poot_kir_value w, poot_kir_value out[2]) {
-  if (k->t->arith_types & POOT_KIR_SCALAR_BIT(POOT_KIR_F16)) {
-    poot_kir_value v;
-    POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(S(F16), 2), w, &v));
-    for (uint32_t l = 0; l < 2; l++) {
-      poot_kir_value e;
-      POOT_TRY(poot_kir_extract(k->b, v, l, &e));
-      POOT_TRY(poot_kir_convert(k->b, S(F32), e, &out[l]));
-    }
-    return NULL;
-  }
-  poot_kir_value lo, hi;
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, 0xffff, &lo));
-  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 16, &hi));
-  POOT_TRY(poot__cc_f16_decode(k, lo, &out[0]));
-  return poot__cc_f16_decode(k, hi, &out[1]);
-}
-
 poot_status poot__gemv_f16_lo(pc_kctx *k, poot_kir_value w, poot_kir_value *out) {
   poot_kir_value p[2];
-  POOT_TRY(half_pair(k, w, p));
+  POOT_TRY(poot__cc_f16_pair(k, w, p));
   *out = p[0];
   return NULL;
 }
@@ -228,7 +208,7 @@ static poot_status chunk_accumulate(pc_kctx *k, const gemv_root *r, const xtile 
       for (uint32_t e = 0; e < 4; e++) POOT_TRY(poot__cc_bcast(k, S(F32), wd[e], &v[e]));
       return dot_run(k, xt, nm, c0, 0, v, 4, 0, inr, pacc, base);
     case POOT_DTYPE_F16:
-      for (uint32_t e = 0; e < 4; e++) POOT_TRY(half_pair(k, wd[e], &v[2 * e]));
+      for (uint32_t e = 0; e < 4; e++) POOT_TRY(poot__cc_f16_pair(k, wd[e], &v[2 * e]));
       return dot_run(k, xt, nm, c0, 0, v, 8, 0, inr, pacc, base);
     case POOT_DTYPE_BF16:
       for (uint32_t e = 0; e < 4; e++) {
