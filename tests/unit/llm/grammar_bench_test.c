@@ -13,6 +13,7 @@
 #include "poot/llm/grammar.h"
 #include "poot/llm/tokenizer.h"
 #include "grammar_gbnf.h"
+#include "grammar_vocab_util.h"
 #include "grammar_schemas.h"
 
 static const char *DOC =
@@ -35,65 +36,7 @@ static const char *DOC =
     "\"qty\": 1, \"price\": 5.5}, {\"sku\": \"C-314\", \"qty\": 12, \"price\": 0.75}],\n"
     "  \"note\": \"line one\\nline two\\ttabbed, \\\"quoted\\\" and a backslash \\\\ end\"\n}";
 
-typedef struct bench {
-  poot_tokenizer *tok;
-  poot_grammar_vocab *vocab;
-  char **texts;
-  size_t *lens;
-  int32_t n;
-} bench;
-
-static void load_vocab(bench *b, const char *dir) {
-  POOT_ASSERT_OK(poot_tokenizer_open_path(dir, &b->tok));
-  b->n = poot_tokenizer_vocab_size(b->tok);
-  b->texts = calloc((size_t)b->n, sizeof *b->texts);
-  b->lens = calloc((size_t)b->n, sizeof *b->lens);
-  int32_t *eog = calloc((size_t)b->n, sizeof *eog);
-  assert_non_null(b->texts);
-  assert_non_null(b->lens);
-  assert_non_null(eog);
-  size_t n_eog = 0;
-  for (int32_t i = 0; i < b->n; i++) {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    POOT_ASSERT_OK(poot_tokenizer_token_to_piece(b->tok, i, false, &sb));
-    b->lens[i] = sb.len;
-    b->texts[i] = poot_strbuf_take(&sb);
-    if (poot_tokenizer_is_end_of_generation(b->tok, i)) eog[n_eog++] = i;
-  }
-  double t0 = poot_time_s();
-  POOT_ASSERT_OK(poot_grammar_vocab_create((const char *const *)b->texts, b->lens, b->n, eog, n_eog,
-                                           &b->vocab));
-  printf("vocab: %d tokens, %zu end-of-generation, trie built in %.1f ms\n", b->n, n_eog,
-         (poot_time_s() - t0) * 1e3);
-  free(eog);
-}
-
-/* The mask equals accepting each token on a clone (the reference), at this state. A
- * failed accept leaves the clone unchanged, so a fresh clone is needed only after a token
- * that was accepted. */
-static void check_against_accept(const bench *b, const poot_grammar_matcher *m,
-                                 const uint32_t *mask, const char *what, size_t step) {
-  poot_grammar_matcher *c = NULL;
-  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
-  for (int32_t t = 0; t < b->n; t++) {
-    bool got = (mask[t >> 5] >> (t & 31)) & 1, want;
-    if (b->lens[t] == 0) {
-      want = poot_tokenizer_is_end_of_generation(b->tok, t) && poot_grammar_matcher_can_end(m);
-    } else {
-      poot_status st = poot_grammar_matcher_accept(c, b->texts[t], b->lens[t]);
-      want = st == NULL;
-      poot_status_free(st);
-      if (want) {
-        poot_grammar_matcher_destroy(c);
-        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
-      }
-    }
-    if (got != want)
-      fail_msg("%s, step %zu, token %d: mask %d, accept %d", what, step, t, got, want);
-  }
-  poot_grammar_matcher_destroy(c);
-}
+typedef pt_grammar_vocab bench;
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -156,7 +99,7 @@ static void bench_doc(const bench *b, const char *what, const char *gbnf, const 
     ns[s] = poot_time_ns() - t0;
     for (size_t w = 0; w < words; w++) allowed_sum += (size_t)__builtin_popcount(mask[w]);
     if (check_every && (s % check_every == 0 || s == n_ids)) {
-      check_against_accept(b, m, mask, what, s);
+      pt_grammar_check_mask(b, m, mask, what, s);
       checked++;
     }
     if (s == n_ids) break;
@@ -185,20 +128,12 @@ static void bench_doc(const bench *b, const char *what, const char *gbnf, const 
   poot_grammar_destroy(g);
 }
 
-static void bench_free(bench *b) {
-  poot_grammar_vocab_destroy(b->vocab);
-  for (int32_t i = 0; i < b->n; i++) poot_free(b->texts[i]);
-  free(b->texts);
-  free(b->lens);
-  poot_tokenizer_destroy(b->tok);
-}
-
 static void test_llama3_json(void **state) {
   (void)state;
   char dir[1024];
   assert_true(poot_test_data_path("hf-tokenizers/llama3", dir, sizeof dir));
   bench b = {0};
-  load_vocab(&b, dir);
+  pt_grammar_vocab_load(&b, dir);
   pool_times *pool = calloc(1, sizeof *pool);
   assert_non_null(pool);
   for (int prepare = 0; prepare < 2; prepare++) { /* checked, then prepared (not checked) */
@@ -213,7 +148,7 @@ static void test_llama3_json(void **state) {
     print_times("schemas", "cpu", pool->cpu, pool->n);
   }
   free(pool);
-  bench_free(&b);
+  pt_grammar_vocab_free(&b);
 }
 
 int main(void) {

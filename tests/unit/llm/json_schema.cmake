@@ -13,7 +13,8 @@ poot_add_script_test(json_schema_check
 # docs/json_schema.md; SKIP without POOT_DATA_DIR's hf-tokenizers).
 # Labelled "ref": the main pass only (too slow under the sanitizers).
 poot_add_test(json_schema_mask_bench_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c LIBS poot_llm TIMEOUT 900
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/json_schema_mask_bench_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/grammar_vocab_util.c LIBS poot_llm TIMEOUT 900
   LABELS ref)
 # Generations of the demo model (compact grammars, up to 160 tokens) under every
 # corpus schema (greedy, and every fourth schema sampled too) on Vulkan, each validated with jsonschema

@@ -17,13 +17,10 @@
 
 #include "poot/llm/grammar.h"
 #include "poot/llm/tokenizer.h"
+#include "grammar_vocab_util.h"
 
 typedef struct bench {
-  poot_tokenizer *tok;
-  poot_grammar_vocab *vocab;
-  char **texts;
-  size_t *lens;
-  int32_t n;
+  pt_grammar_vocab v;
   uint64_t *ns, *cpu;
   size_t steps, cap;
   size_t allowed;
@@ -39,27 +36,6 @@ static uint64_t cpu_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void load_vocab(bench *b, const char *dir) {
-  POOT_ASSERT_OK(poot_tokenizer_open_path(dir, &b->tok));
-  b->n = poot_tokenizer_vocab_size(b->tok);
-  b->texts = calloc((size_t)b->n, sizeof *b->texts);
-  b->lens = calloc((size_t)b->n, sizeof *b->lens);
-  int32_t *eog = calloc((size_t)b->n, sizeof *eog);
-  assert_true(b->texts && b->lens && eog);
-  size_t n_eog = 0;
-  for (int32_t i = 0; i < b->n; i++) {
-    poot_strbuf sb;
-    poot_strbuf_init(&sb);
-    POOT_ASSERT_OK(poot_tokenizer_token_to_piece(b->tok, i, false, &sb));
-    b->lens[i] = sb.len;
-    b->texts[i] = poot_strbuf_take(&sb);
-    if (poot_tokenizer_is_end_of_generation(b->tok, i)) eog[n_eog++] = i;
-  }
-  POOT_ASSERT_OK(poot_grammar_vocab_create((const char *const *)b->texts, b->lens, b->n, eog, n_eog,
-                                           &b->vocab));
-  free(eog);
 }
 
 static void note(bench *b, uint64_t ns, uint64_t cpu) {
@@ -80,32 +56,6 @@ static uint64_t mask_hash(const uint32_t *mask, size_t words) {
   return h;
 }
 
-/* The mask equals accepting each token on a clone (the reference), at this state. A
- * failed accept leaves the clone unchanged, so a fresh clone is needed only after a token
- * that was accepted. */
-static void check_against_accept(const bench *b, const poot_grammar_matcher *m,
-                                 const uint32_t *mask, const char *what, size_t step) {
-  poot_grammar_matcher *c = NULL;
-  POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
-  for (int32_t t = 0; t < b->n; t++) {
-    bool got = (mask[t >> 5] >> (t & 31)) & 1, want;
-    if (b->lens[t] == 0) {
-      want = poot_tokenizer_is_end_of_generation(b->tok, t) && poot_grammar_matcher_can_end(m);
-    } else {
-      poot_status st = poot_grammar_matcher_accept(c, b->texts[t], b->lens[t]);
-      want = st == NULL;
-      poot_status_free(st);
-      if (want) {
-        poot_grammar_matcher_destroy(c);
-        POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
-      }
-    }
-    if (got != want)
-      fail_msg("%s, step %zu, token %d: mask %d, accept %d", what, step, t, got, want);
-  }
-  poot_grammar_matcher_destroy(c);
-}
-
 /* What a pass checks beyond the instance's tokens: the cold pass notes each mask (a hash)
  * and each instance's slowest step (where a new context starts); the prepared pass checks
  * that every mask equals the cold one and, at the slowest step of every eighth instance,
@@ -124,7 +74,7 @@ static void check_step(bench *b, const poot_grammar_matcher *m, const char *name
   if (b->n_slowest && b->hash[b->steps - 1] != h)
     fail_msg("%s: step %zu: the prepared mask differs from the cold one", name, s);
   if (b->inst < b->n_slowest && b->inst % 8 == 0 && s == b->slowest[b->inst]) {
-    check_against_accept(b, m, mask, name, s);
+    pt_grammar_check_mask(&b->v, m, mask, name, s);
     b->checked++;
   }
 }
@@ -136,12 +86,12 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
   size_t n_ids = 0;
   poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
   eo.add_special = false;
-  POOT_ASSERT_OK(poot_tokenizer_encode(b->tok, text, len, &eo, &ids, &n_ids));
+  POOT_ASSERT_OK(poot_tokenizer_encode(b->v.tok, text, len, &eo, &ids, &n_ids));
   poot_grammar_matcher *m = NULL;
   POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
   if (b->prepare) {
     uint64_t c0 = cpu_ns();
-    POOT_ASSERT_OK(poot_grammar_matcher_prepare(m, b->vocab));
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(m, b->v.vocab));
     uint64_t c = cpu_ns() - c0;
     b->prep_ns += c;
     if (c > b->prep_max) b->prep_max = c;
@@ -150,7 +100,7 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
   uint64_t slow_c = 0;
   for (size_t s = 0; s <= limit; s++) {
     uint64_t t0 = poot_time_ns(), c0 = cpu_ns();
-    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b->vocab, mask, words));
+    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, b->v.vocab, mask, words));
     uint64_t c = cpu_ns() - c0;
     note(b, poot_time_ns() - t0, c);
     check_step(b, m, name, s, mask, words, &slow_s, &slow_c);
@@ -161,9 +111,9 @@ static void run_instance(bench *b, const poot_grammar *g, const char *name, cons
     if (s == limit) break;
     poot_token t = ids[s];
     if (!((mask[t >> 5] >> (t & 31)) & 1))
-      fail_msg("%s: step %zu: the instance's token %d ('%s') is masked", name, s, t, b->texts[t]);
-    POOT_ASSERT_OK(poot_grammar_matcher_accept(m, b->texts[t], b->lens[t]));
-    off += b->lens[t];
+      fail_msg("%s: step %zu: the instance's token %d ('%s') is masked", name, s, t, b->v.texts[t]);
+    POOT_ASSERT_OK(poot_grammar_matcher_accept(m, b->v.texts[t], b->v.lens[t]));
+    off += b->v.lens[t];
   }
   if (limit == n_ids && !poot_grammar_matcher_can_end(m)) fail_msg("%s: cannot end", name);
   if (!b->prepare) {
@@ -279,7 +229,7 @@ static void run_corpus(bench *b, char **names, size_t nf, uint32_t *mask, size_t
   printf(
       "corpus masks (%s): %zu schemas, %zu instances, %zu steps at %d tokens; %.1f tokens "
       "allowed on average\n",
-      mode, n_run, n_inst, b->steps, b->n, (double)b->allowed / (double)b->steps);
+      mode, n_run, n_inst, b->steps, b->v.n, (double)b->allowed / (double)b->steps);
   printf("%s mask CPU time: average %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n", mode,
          (double)total / (double)b->steps / 1e3, pct_us(cpu, steps, 1, 2),
          pct_us(cpu, steps, 99, 100), (double)cpu[steps - 1] / 1e3);
@@ -302,8 +252,8 @@ static void test_corpus_masks(void **state) {
   bench b = {0};
   const char *slow = getenv("JSON_SCHEMA_BENCH_SLOW"), *mode = getenv("JSON_SCHEMA_BENCH_MODE");
   b.slow_us = slow ? atof(slow) : 0;
-  load_vocab(&b, dir);
-  size_t words = poot_grammar_vocab_mask_words(b.vocab);
+  pt_grammar_vocab_load(&b.v, dir);
+  size_t words = poot_grammar_vocab_mask_words(b.v.vocab);
   uint32_t *mask = calloc(words, sizeof *mask);
   assert_non_null(mask);
   DIR *d = opendir(corpus);
@@ -334,11 +284,7 @@ static void test_corpus_masks(void **state) {
   free(b.hash);
   free(b.slowest);
   free(mask);
-  poot_grammar_vocab_destroy(b.vocab);
-  for (int32_t i = 0; i < b.n; i++) poot_free(b.texts[i]);
-  free(b.texts);
-  free(b.lens);
-  poot_tokenizer_destroy(b.tok);
+  pt_grammar_vocab_free(&b.v);
 }
 
 int main(void) {
