@@ -10,6 +10,7 @@
 set -u
 here=$(dirname "$0")
 src=${POOT_SOURCE_DIR:-$here/../../..}
+. "$here/render_validate.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -26,33 +27,7 @@ for t in ptx ptx90 glsl wgsl amdgpu; do
   # WebGPU has no subgroup operations: the generic contraction there.
   [ "$t" = wgsl ] && g=$n
   [ "$n" -gt 0 ] && [ "$n" -eq "$g" ] || { echo "FAIL: $t: $g of $n dispatches are gemv"; fail=1; }
-  case $t in
-    ptx|ptx90)
-      arch=sm_80; [ "$t" = ptx90 ] && arch=sm_90
-      if command -v ptxas > /dev/null; then
-        for f in "$d"/*.ptx; do ptxas -arch=$arch "$f" -o /dev/null || { echo "FAIL: ptxas $f"; fail=1; }; done
-        ran=1
-      else echo "SKIP: ptxas not found"; fi ;;
-    glsl)
-      if command -v spirv-val > /dev/null; then
-        for f in "$d"/*.spv; do spirv-val --target-env vulkan1.2 "$f" || { echo "FAIL: spirv-val $f"; fail=1; }; done
-        ran=1
-      else echo "SKIP: spirv-val not found"; fi ;;
-    wgsl)
-      python3 "$src/tests/ref/wgsl_validate.py" "$d" > "$d.wgsl.log" 2>&1
-      rc=$?
-      if [ $rc -eq 77 ]; then echo "SKIP: wgpu: $(tail -1 "$d.wgsl.log")"
-      elif [ $rc -ne 0 ]; then echo "FAIL: wgsl: $(grep FAIL "$d.wgsl.log" | head -3)"; fail=1
-      else ran=1; fi ;;
-    amdgpu)
-      if command -v llc-19 > /dev/null && command -v ld.lld-19 > /dev/null; then
-        for f in "$d"/*.ll; do
-          llc-19 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj "$f" -o "$f.o" &&
-            ld.lld-19 -shared "$f.o" -o "$f.co" || { echo "FAIL: llc/ld.lld $f"; fail=1; }
-        done
-        ran=1
-      else echo "SKIP: llc-19/ld.lld-19 not found"; fi ;;
-  esac
+  validate_rendered "$t" "$d"
 done
 [ $fail -ne 0 ] && exit 1
 [ $ran -eq 0 ] && { echo "SKIP: no validation tool found"; exit 77; }
