@@ -56,27 +56,6 @@ static void print_json(const poot_token *prompt, size_t np, const poot_verify_gr
   poot_strbuf_deinit(&sb);
 }
 
-/* The tier-2 tolerance of docs/verification.md for f32 against f32 (the
- * device and the oracle read the same stored weights): tol = κ·ε·max(1, rms)
- * with ε = λ·u·√(2S), S the sum of the reduction lengths on a logit's path.
- * A greedy flip is allowed where the oracle's margin is at most 2·tol. */
-static double logit_tolerance(const poot_model_config *c, int64_t cap, const float *logits,
-                              int64_t vocab) {
-  const double lambda = 6.0, kappa = 8.0, u = 0x1p-24;
-  int64_t hd = c->head_dim ? c->head_dim : (c->n_heads ? c->hidden_size / c->n_heads : 0);
-  double h = (double)c->hidden_size, d = (double)hd, f = (double)c->intermediate_size;
-  double per_layer = 4 * h + d + 2 * (double)cap + (double)c->n_heads * d + f;
-  double sum = (double)c->n_layers * per_layer + 2 * h;
-  double rms = 0;
-  if (logits && vocab > 0) {
-    for (int64_t i = 0; i < vocab; i++)
-      if (isfinite(logits[i])) rms += (double)logits[i] * (double)logits[i];
-    rms = sqrt(rms / (double)vocab);
-  }
-  double eps = lambda * u * sqrt(2 * sum);
-  return kappa * eps * (rms > 1 ? rms : 1);
-}
-
 /* "1,2,3" or "1 2 3": ids below the model's vocabulary. */
 static poot_status parse_ids(const poot_model *model, const char *text, poot_token **out,
                              size_t *n) {
@@ -307,7 +286,8 @@ static poot_status run_both(verify_run *r) {
 static poot_status compare_ids(verify_run *r) {
   const poot_verify_greedy_result *o = &r->oracle;
   const poot_driver_generate_result *d = &r->device;
-  r->tol = logit_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab);
+  r->tol = poot_verify_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab,
+                                 true); /* a greedy flip: margin ≤ 2·tol */
   size_t common = d->n_ids < o->n_ids ? d->n_ids : o->n_ids;
   r->compared = common;
   r->diff_at = -1;

@@ -66,6 +66,17 @@ typedef struct poot_verify_greedy_result {
 /* Frees the arrays and zeroes the struct (NULL-safe). */
 void poot_verify_greedy_result_deinit(poot_verify_greedy_result *result);
 
+/* The tier-2 tolerance of docs/verification.md for a device's f32 values
+ * against the oracle's (both reading the same stored weights) at the end of
+ * a decoder step of `config` at KV capacity `cap`: tol = κ·ε·max(1, rms) with
+ * ε = λ·u·√(2S), λ = 6, κ = 8, u = 2^-24, S the sum of the reduction lengths
+ * on a value's path (per layer 4·hidden + head_dim + 2·cap + heads·head_dim +
+ * intermediate, then the final norm, and the classifier when
+ * `with_classifier`), rms the root mean square of the finite ones of the n
+ * reference values (0 when there are none). */
+double poot_verify_tolerance(const poot_model_config *config, int64_t cap, const float *values,
+                             int64_t n, bool with_classifier);
+
 /* Runs prefill on `prompt` (n_prompt ≥ 1 ids) then greedy decode steps
  * (argmax, the first index on ties). `model` must have been opened with its
  * weights (the tokenizer is not needed). INVALID_ARGUMENT for an empty prompt

@@ -242,18 +242,6 @@ static void test_hf_types(void **state) {
   }
 }
 
-/* tol of docs/verification.md (f32 against f32), as driver_test.c. */
-static double greedy_tol(const poot_model_config *c, int64_t cap, const float *logits) {
-  double H = (double)c->hidden_size, D = (double)c->head_dim, C = (double)cap;
-  double HqD = (double)(c->n_heads * c->head_dim), F = (double)c->intermediate_size;
-  double S = (double)c->n_layers * (H + H + D + C + C + HqD + H + H + F) + H + H;
-  double eps = 6.0 * ldexp(1.0, -24) * sqrt(2.0 * S);
-  double ss = 0;
-  for (int64_t i = 0; i < c->vocab_size; i++) ss += (double)logits[i] * logits[i];
-  double rms = sqrt(ss / (double)c->vocab_size);
-  return 8.0 * eps * (rms > 1.0 ? rms : 1.0);
-}
-
 /* Greedy ids of `path` from `prompt` on the oracle and the device. */
 static void greedy_both(const char *path, const char *prompt, int64_t n) {
   const int64_t cap = 64;
@@ -287,7 +275,8 @@ static void greedy_both(const char *path, const char *prompt, int64_t n) {
   poot_verify_evaluator ev = poot_verify_oracle();
   poot_verify_greedy_result ref;
   POOT_ASSERT_OK(poot_verify_greedy(model, &ev, ids, np, &vo, &ref));
-  double tol = greedy_tol(poot_model_get_config(model), cap, ref.logits);
+  double tol = poot_verify_tolerance(poot_model_get_config(model), cap, ref.logits,
+                                     poot_model_get_config(model)->vocab_size, true);
   poot_driver_generate_options go = poot_driver_generate_options_default();
   go.max_new_tokens = n;
   go.no_text = true;

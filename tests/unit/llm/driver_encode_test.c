@@ -305,19 +305,6 @@ static void test_other_rows(void **state) {
 
 /* ------------------------------------------------------------ encode */
 
-/* tol of docs/verification.md (f32 against f32) for the hidden state after
- * the final norm (the path without the classifier). */
-static double hidden_tol(const poot_model_config *c, int64_t cap, const float *h, size_t n) {
-  double H = (double)c->hidden_size, D = (double)c->head_dim, C = (double)cap;
-  double HqD = (double)(c->n_heads * c->head_dim), F = (double)c->intermediate_size;
-  double S = (double)c->n_layers * (H + H + D + C + C + HqD + H + H + F) + H;
-  double eps = 6.0 * ldexp(1.0, -24) * sqrt(2.0 * S);
-  double ss = 0;
-  for (size_t i = 0; i < n; i++) ss += (double)h[i] * h[i];
-  double rms = sqrt(ss / (double)n);
-  return 8.0 * eps * (rms > 1.0 ? rms : 1.0);
-}
-
 /* The oracle: the HIDDEN graph of T = count at the driver's capacity on
  * poot_eval from zeroed states. */
 static float *oracle_hidden(const rig *r, const poot_token *ids, size_t count, int64_t cap) {
@@ -378,7 +365,8 @@ static void test_encode(void **state) {
   assert_int_equal(poot_driver_pos(r.drv), (int64_t)np);
   float *want = oracle_hidden(&r, ids, np, cap);
   const size_t n = np * (size_t)r.H;
-  double tol = hidden_tol(poot_model_get_config(r.model), cap, want, n), maxd = 0;
+  double tol = poot_verify_tolerance(poot_model_get_config(r.model), cap, want, (int64_t)n, false),
+         maxd = 0;
   for (size_t i = 0; i < n; i++) {
     double d = fabs((double)got[i] - (double)want[i]);
     if (!(d <= maxd)) maxd = d;

@@ -126,18 +126,6 @@ static bool demo_path(char *buf, size_t size) {
   return f != NULL;
 }
 
-/* tol of docs/verification.md (f32 against f32) for the demo model. */
-static double demo_tol(const poot_model_config *c, int64_t cap, const float *logits) {
-  double H = (double)c->hidden_size, D = (double)c->head_dim, C = (double)cap;
-  double HqD = (double)(c->n_heads * c->head_dim), F = (double)c->intermediate_size;
-  double S = (double)c->n_layers * (H + H + D + C + C + HqD + H + H + F) + H + H;
-  double eps = 6.0 * ldexp(1.0, -24) * sqrt(2.0 * S);
-  double ss = 0;
-  for (int64_t i = 0; i < c->vocab_size; i++) ss += (double)logits[i] * logits[i];
-  double rms = sqrt(ss / (double)c->vocab_size);
-  return 8.0 * eps * (rms > 1.0 ? rms : 1.0);
-}
-
 static void test_demo_vs_oracle(void **state) {
   (void)state;
   char path[1024];
@@ -162,7 +150,8 @@ static void test_demo_vs_oracle(void **state) {
     poot_verify_evaluator ev = poot_verify_oracle();
     poot_verify_greedy_result ref;
     POOT_ASSERT_OK(poot_verify_greedy(r.model, &ev, ids, np, &vo, &ref));
-    double tol = demo_tol(poot_model_get_config(r.model), cap, ref.logits);
+    double tol = poot_verify_tolerance(poot_model_get_config(r.model), cap, ref.logits,
+                                       poot_model_get_config(r.model)->vocab_size, true);
 
     poot_driver_generate_options go = poot_driver_generate_options_default();
     go.max_new_tokens = n;
