@@ -199,7 +199,9 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   poot_kir_target *t = &caps->target;
   poot_kir_target_init(t, POOT_KIR_LANG_GLSL, sg_ok ? sg.subgroupSize : 0);
   t->name = "vulkan-device";
-  t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  /* gpu_forms: the planner's GPU forms on a CPU implementation too (the
+   * kernels are correct for any subgroup size; only their speed differs). */
+  t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !o->gpu_forms;
   t->max_workgroup_size = lim->maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; i++) t->max_workgroup_dims[i] = lim->maxComputeWorkGroupSize[i];
   t->shared_memory_bytes = lim->maxComputeSharedMemorySize;
@@ -486,6 +488,9 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
     return st;
   }
   poot_device_set_timeout(&d->base, options->timeout_ns);
+  d->diag = options->diag;
+  d->diag_budget_ns =
+      (uint64_t)((options->diag_budget_s > 0 ? options->diag_budget_s : 60.0) * 1e9);
   st = poot__vk_instance_create(&d->vi, options->validation);
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);

@@ -101,6 +101,17 @@ typedef struct poot_vk_device {
   VkCommandPool cmd_pool;
   VkFence fence;
   poot_vulkan_fault inject;
+  /* Kernel creation: how many, their time, and the diagnostic (the
+   * per-kernel log at WARN and a budget after which creation ends in
+   * TIMEOUT; poot_vulkan_options.diag). */
+  uint32_t kernels_created;
+  uint64_t kernel_ns;
+  bool diag;
+  uint64_t diag_budget_ns;
+  /* The VkPipelineCache (vk_cache.c), VK_NULL_HANDLE when disabled. */
+  VkPipelineCache pipeline_cache;
+  char *pipeline_cache_path; /* owned; NULL: never written */
+  size_t pipeline_cache_loaded; /* bytes read at create (0: cold) */
   double timestamp_ns;     /* nanoseconds per timestamp tick (0: cannot time) */
   uint64_t timestamp_mask; /* valid bits of a timestamp */
 } poot_vk_device;
