@@ -507,6 +507,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
     VkResult r = d->vkCreateFence(d->device, &fci, NULL, &d->fence);
     if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateFence", r);
   }
+  if (!st) st = poot__vk_probe_fma(d);
   if (st) {
     poot_device_destroy(&d->base);
     return st;

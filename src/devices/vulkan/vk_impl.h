@@ -188,6 +188,10 @@ POOT_MUST_USE poot_status poot__vk_replay(poot_device *device, poot_device_recor
 POOT_MUST_USE poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
                                                uint64_t *out_device_ns);
 
+/* vk_probe.c: sets caps.target.fma_fused by one dispatch that compares the
+ * device's fma() with the host's fmaf (device creation). */
+POOT_MUST_USE poot_status poot__vk_probe_fma(poot_vk_device *d);
+
 /* vk_device.c: buffers (used by the recorder for error words). */
 POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind,
                                                  uint64_t size, poot_device_buffer **out_buffer);
