@@ -123,6 +123,8 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   if (!exts) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: extension list");
   r = vi->vkEnumerateDeviceExtensionProperties(d->phys, NULL, &en, exts);
   bool atomic_float = r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_shader_atomic_float");
+  d->creation_feedback =
+      r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_pipeline_creation_feedback");
   poot_free(exts);
 
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
@@ -174,12 +176,17 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
                                  .queueFamilyIndex = d->queue_family,
                                  .queueCount = 1,
                                  .pQueuePriorities = &prio};
-  const char *ext_names[] = {"VK_EXT_shader_atomic_float"};
+  /* Pipeline creation feedback says whether the pipeline cache answered
+   * (counted as hits); optional. */
+  const char *ext_names[2];
+  uint32_t ext_count = 0;
+  if (atomic_float) ext_names[ext_count++] = "VK_EXT_shader_atomic_float";
+  if (d->creation_feedback) ext_names[ext_count++] = "VK_EXT_pipeline_creation_feedback";
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .pNext = &f2_on,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci,
-                            .enabledExtensionCount = atomic_float ? 1u : 0u,
+                            .enabledExtensionCount = ext_count,
                             .ppEnabledExtensionNames = ext_names};
   r = vi->vkCreateDevice(d->phys, &dci, NULL, &d->device);
   if (r != VK_SUCCESS) return poot__vk_fail("vkCreateDevice", r);
@@ -287,6 +294,7 @@ static void vk_destroy(poot_device *device) {
   }
   if (d->device && d->vkDestroyDevice) {
     if (d->vkDeviceWaitIdle) (void)d->vkDeviceWaitIdle(d->device);
+    poot__vk_cache_close(d);
     if (d->fence) d->vkDestroyFence(d->device, d->fence, NULL);
     if (d->cmd_pool) d->vkDestroyCommandPool(d->device, d->cmd_pool, NULL);
     d->vkDestroyDevice(d->device, NULL);
@@ -507,6 +515,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
     VkResult r = d->vkCreateFence(d->device, &fci, NULL, &d->fence);
     if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateFence", r);
   }
+  if (!st) poot__vk_cache_open(d, options);
   if (!st) st = poot__vk_probe_fma(d);
   if (st) {
     poot_device_destroy(&d->base);
