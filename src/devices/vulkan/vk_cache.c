@@ -59,11 +59,11 @@ static const char *header_mismatch(const uint8_t *data, size_t size,
   VkPipelineCacheHeaderVersionOne h;
   if (size < sizeof h) return "shorter than the Vulkan pipeline-cache header";
   memcpy(&h, data, sizeof h);
-  if (h.headerSize < sizeof h || h.headerSize > size) return "a bad header size";
-  if (h.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) return "an unknown header version";
-  if (h.vendorID != p->vendorID || h.deviceID != p->deviceID) return "another device's";
+  if (h.headerSize < sizeof h || h.headerSize > size) return "its header size is wrong";
+  if (h.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) return "its header version is unknown";
+  if (h.vendorID != p->vendorID || h.deviceID != p->deviceID) return "made by another device";
   if (memcmp(h.pipelineCacheUUID, p->pipelineCacheUUID, VK_UUID_SIZE) != 0)
-    return "another driver build's (pipeline-cache UUID)";
+    return "made by another driver build: pipeline-cache UUID differs";
   return NULL;
 }
 
@@ -109,7 +109,7 @@ void poot__vk_cache_open(poot_vk_device *d, const poot_vulkan_options *o) {
     why = header_mismatch((const uint8_t *)data, size, &p);
   }
   if (why) {
-    poot_log(POOT_LOG_WARN, "vulkan: pipeline cache '%s' ignored: it is %s; it will be rewritten",
+    poot_log(POOT_LOG_WARN, "vulkan: pipeline cache '%s' ignored (%s); it will be rewritten",
              path.data, why);
     size = 0;
   }
