@@ -100,12 +100,22 @@ static poot_status run_probe(poot_vk_device *d, poot_device_kernel *k, bool *out
                          .label = "the fused-fma probe"};
   T(poot_device_submit_one(&d->base, &cmd, NULL));
   T(poot_device_download(bufs[3], 0, got, sizeof got));
-  bool fused = true;
-  for (uint32_t i = 0; i < PROBE_N && fused; i++) {
+  /* Every normal-range triple must match; a subnormal result may be
+   * flushed (a device that flushes does so in every float operation, not
+   * only in fma, so the exact routine would not make it exact either). */
+  uint32_t wrong = 0, wrong_subnormal = 0;
+  for (uint32_t i = 0; i < PROBE_N; i++) {
     float want = fmaf(in[0][i], in[1][i], in[2][i]);
-    fused = memcmp(&want, &got[i], sizeof want) == 0;
+    if (memcmp(&want, &got[i], sizeof want) == 0) continue;
+    if (fpclassify(want) == FP_SUBNORMAL && got[i] == 0.0f)
+      wrong_subnormal++;
+    else
+      wrong++;
   }
-  *out_fused = fused;
+  if (wrong_subnormal)
+    poot_log(POOT_LOG_INFO, "vulkan: the fused-fma probe: %u subnormal results flushed to zero",
+             wrong_subnormal);
+  *out_fused = wrong == 0;
 fail:
   for (int i = 0; i < 4; i++) poot_device_buffer_destroy(bufs[i]);
   return st;
@@ -128,7 +138,7 @@ poot_status poot__vk_probe_fma(poot_vk_device *d) {
   poot_kir_kernel_destroy(kir);
   if (st) return poot_status_annotate(st, "vulkan: the fused-fma probe");
   t->fma_fused = fused;
-  poot_log(POOT_LOG_INFO, "vulkan: '%s' %s", d->base.caps.name,
+  poot_log(d->diag ? POOT_LOG_WARN : POOT_LOG_INFO, "vulkan: '%s' %s", d->base.caps.name,
            fused ? "computes fma() fused: kernels use it"
                  : "does not compute fma() fused: kernels use the exact routine poot_fma");
   return NULL;
