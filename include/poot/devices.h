@@ -75,11 +75,11 @@ uint32_t poot_vulkan_validation_messages(const poot_device *device);
 
 /* What the pipeline cache did on this device so far. */
 typedef struct poot_vulkan_pipeline_cache_info {
-  bool enabled;          /* a VkPipelineCache is in use */
-  size_t bytes_loaded;   /* bytes of a valid cache file read at create (0: cold) */
-  uint32_t pipelines;    /* pipelines created (the fused-fma probe's included) */
-  uint32_t hits;         /* of them, answered by the cache */
-  bool can_count_hits;   /* VK_EXT_pipeline_creation_feedback: hits is meaningful */
+  bool enabled;        /* a VkPipelineCache is in use */
+  size_t bytes_loaded; /* bytes of a valid cache file read at create (0: cold) */
+  uint32_t pipelines;  /* pipelines created (the fused-fma probe's included) */
+  uint32_t hits;       /* of them, answered by the cache */
+  bool can_count_hits; /* VK_EXT_pipeline_creation_feedback: hits is meaningful */
 } poot_vulkan_pipeline_cache_info;
 /* Zeroes out_info for a device of another backend. */
 void poot_vulkan_pipeline_cache_stats(const poot_device *device,

@@ -60,7 +60,8 @@ static const char *header_mismatch(const uint8_t *data, size_t size,
   if (size < sizeof h) return "shorter than the Vulkan pipeline-cache header";
   memcpy(&h, data, sizeof h);
   if (h.headerSize < sizeof h || h.headerSize > size) return "its header size is wrong";
-  if (h.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) return "its header version is unknown";
+  if (h.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE)
+    return "its header version is unknown";
   if (h.vendorID != p->vendorID || h.deviceID != p->deviceID) return "made by another device";
   if (memcmp(h.pipelineCacheUUID, p->pipelineCacheUUID, VK_UUID_SIZE) != 0)
     return "made by another driver build: pipeline-cache UUID differs";
@@ -88,7 +89,8 @@ void poot__vk_cache_open(poot_vk_device *d, const poot_vulkan_options *o) {
     return;
   }
   poot_strbuf_printf(&path, "/%04x-%04x-%08x-", p.vendorID, p.deviceID, p.driverVersion);
-  for (uint32_t i = 0; i < VK_UUID_SIZE; i++) poot_strbuf_printf(&path, "%02x", p.pipelineCacheUUID[i]);
+  for (uint32_t i = 0; i < VK_UUID_SIZE; i++)
+    poot_strbuf_printf(&path, "%02x", p.pipelineCacheUUID[i]);
   poot_strbuf_puts(&path, ".bin");
   if (poot_strbuf_status(&path)) {
     poot_strbuf_deinit(&path);

@@ -113,12 +113,12 @@ typedef struct poot_vk_device {
   uint64_t diag_budget_ns;
   /* The VkPipelineCache (vk_cache.c), VK_NULL_HANDLE when disabled. */
   VkPipelineCache pipeline_cache;
-  char *pipeline_cache_path; /* owned; NULL: never written */
+  char *pipeline_cache_path;    /* owned; NULL: never written */
   size_t pipeline_cache_loaded; /* bytes read at create (0: cold) */
   uint32_t pipeline_cache_hits; /* pipelines the cache answered (feedback) */
   bool creation_feedback;       /* VK_EXT_pipeline_creation_feedback enabled */
-  double timestamp_ns;     /* nanoseconds per timestamp tick (0: cannot time) */
-  uint64_t timestamp_mask; /* valid bits of a timestamp */
+  double timestamp_ns;          /* nanoseconds per timestamp tick (0: cannot time) */
+  uint64_t timestamp_mask;      /* valid bits of a timestamp */
 } poot_vk_device;
 
 typedef struct poot_vk_buffer {

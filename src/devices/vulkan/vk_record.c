@@ -123,9 +123,9 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
   r = d->vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &cpci, NULL, &k->pipeline);
   uint64_t t2 = poot_time_ns();
   if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateComputePipelines", r);
-  bool hit = (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
-             (feedback.flags &
-              VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT);
+  bool hit =
+      (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
+      (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT);
   d->kernels_created++;
   d->pipeline_cache_hits += hit;
   d->kernel_ns += t2 - t0;

@@ -114,8 +114,7 @@ static void test_cache_round_trip(void **state) {
    * and reports feedback answers every one of them from the file. */
   bool stores = size > sizeof(VkPipelineCacheHeaderVersionOne);
   printf("pipeline cache: %zu bytes, %u of %u pipelines answered by it%s\n", size, info.hits,
-         info.pipelines,
-         info.can_count_hits ? "" : " (no creation feedback: hits not counted)");
+         info.pipelines, info.can_count_hits ? "" : " (no creation feedback: hits not counted)");
   if (stores && info.can_count_hits) assert_int_equal(info.hits, info.pipelines);
   close_device(d);
 }
