@@ -60,6 +60,10 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
                           (double)d->diag_budget_ns * 1e-9);
     goto done;
   }
+  /* The diagnostic names the kernel first: a driver call that never
+   * returns leaves this line last. */
+  if (d->diag)
+    poot_log(POOT_LOG_WARN, "vulkan: kernel %u %s: creating", d->kernels_created + 1, kir->name);
   uint64_t t0 = poot_time_ns();
   st = poot_kir_compile_spirv(kir, &device->caps.target, &words);
   if (st) {
