@@ -289,6 +289,7 @@ static void vk_destroy(poot_device *device) {
     /* Pending work may still reference anything of this device: leak every
      * Vulkan object (the device and the loader too) and free host memory. */
     poot__vk_instance_abandon(&d->vi);
+    poot_free(d->pipeline_cache_path); /* the cache itself is left, unwritten */
     poot_free(d);
     return;
   }
