@@ -153,7 +153,7 @@ static void write_cache(poot_vk_device *d, const char *path) {
     st = poot_status_make(POOT_IO, "cannot rename '%s' to '%s'", tmp.data, path);
   if (st) {
     remove(tmp.data);
-    poot_log(POOT_LOG_WARN, "vulkan: pipeline cache not saved: %s", poot_status_message(st));
+    poot_log(POOT_LOG_INFO, "vulkan: pipeline cache not saved: %s", poot_status_message(st));
     poot_status_free(st);
   }
   poot_free(dir);
