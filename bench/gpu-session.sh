@@ -24,6 +24,16 @@
 #            and at depth 4000 (LLAMA_TYPES, LLAMA_SHAPES: default
 #            llama-3.2-1b; llama-3.1-8b adds the 8B shape) (not by default)
 #   ncu      Nsight Compute counters of the first decode kernels (not by default)
+#   vulkan   the same GPU through its Vulkan driver, beside PTX: first the
+#            pipeline diagnostic (each kernel's SPIR-V size and
+#            vkCreateComputePipelines time, stopped after VK_DIAG_BUDGET_S,
+#            default 60 s) for the demo model and the Llama-3.2-1B shape, then
+#            devices_vulkan, devices_vulkan_cache, the conformance suite, tier 3,
+#            `poot generate`, and `poot bench` of the demo and the 1B shape
+#            cold and with the pipeline cache (f16, q4_k_m). The Vulkan loader
+#            comes from POOT_VK_LOADER_DIR (put first on LD_LIBRARY_PATH); the
+#            NVIDIA ICD from POOT_VK_ICD (its json, exported as
+#            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -135,6 +145,55 @@ if has ncu; then
     $P bench -m "$WORK/l1b" -p "${NCU_PROMPT:-0}" -n 2 --eager-steps 0 --copy-mib 0 --device ptx >"$OUT/ncu.txt" 2>&1
   grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Block Size" \
     "$OUT/ncu.txt" | head -150
+fi
+
+if has vulkan; then
+  log vulkan
+  [ -n "${POOT_VK_LOADER_DIR:-}" ] && export LD_LIBRARY_PATH=$POOT_VK_LOADER_DIR:$LD_LIBRARY_PATH
+  if [ -n "${POOT_VK_ICD:-}" ]; then
+    export VK_DRIVER_FILES=$POOT_VK_ICD VK_ICD_FILENAMES=$POOT_VK_ICD
+  fi
+  $P devices
+  export POOT_VULKAN_CACHE_DIR=$WORK/vk-cache
+  rm -rf "$POOT_VULKAN_CACHE_DIR"
+  synth llama-3.2-1b "$WORK/l1b"
+  # The diagnostic first: one line per kernel, bounded twice (budget, timeout).
+  for m in demo l1b; do
+    case $m in demo) f=models/poot-demo.gguf ;; *) f=$WORK/l1b ;; esac
+    POOT_VULKAN_DIAG=1 POOT_VULKAN_DIAG_BUDGET_S=${VK_DIAG_BUDGET_S:-60} POOT_VULKAN_CACHE=0 \
+      timeout $((${VK_DIAG_BUDGET_S:-60} + 60)) $P -v generate -m "$f" -p "Once upon a time" -n 4 \
+      --temp 0 --device vulkan >"$OUT/vk-diag-$m.log" 2>&1
+    echo "vk-diag-$m: exit $? ($(grep -c 'vkCreateComputePipelines' "$OUT/vk-diag-$m.log") kernels)"
+    grep -E "fma\(\)|diagnostic|still compiling|done in" "$OUT/vk-diag-$m.log" | head -4
+    grep 'vkCreateComputePipelines' "$OUT/vk-diag-$m.log" |
+      sort -t' ' -k14 -g -r | head -5 | cut -c1-200
+  done
+  t devices_vulkan .gpu/bin/devices_vulkan
+  t devices_vulkan_cache .gpu/bin/devices_vulkan_cache
+  t exec_conformance_vulkan .gpu/bin/exec_conformance_vulkan vulkan
+  t verify_device_vulkan python3 tests/unit/llm/verify_device.py --device vulkan
+  for run in cold cached; do
+    t "generate_vulkan_$run" $P -v generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 \
+      --temp 0 --device vulkan
+    grep -E "compiling for|pipeline cache" "$OUT/generate_vulkan_$run.log" | head -2
+  done
+  grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_vulkan.log"
+  grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_vulkan.log" | head -20
+  bv() { # name, bench args...: poot bench through Vulkan, then through PTX
+    local name=$1
+    shift
+    timeout 300 $P -v bench "$@" --device vulkan --json >"$OUT/$name-vk.json" 2>"$OUT/$name-vk.err"
+    echo "$name-vk: exit $? $(grep -E 'engine: plan' "$OUT/$name-vk.err" | tail -1)"
+    python3 bench/gpu-summary.py "$OUT/$name-vk.json"
+    b "$name-ptx" "$@"
+  }
+  bv vk-demo -m models/poot-demo.gguf -p 64 -n 128
+  for q in f16 q4_k_m; do
+    for run in cold cached; do
+      [ $run = cold ] && rm -rf "$POOT_VULKAN_CACHE_DIR"
+      bv "vk-l1b-$q-$run" -m "$(quant "$WORK/l1b" $q)" -p 512 -n 64
+    done
+  done
 fi
 
 if has ab; then

@@ -31,6 +31,25 @@ typedef struct poot_vulkan_options {
   /* Move LOCAL buffers' data through staging copies even where the host
    * could map them (tests the discrete-GPU path on a CPU device). */
   bool force_staging;
+  /* Build for the device as for a GPU even where it is a CPU implementation
+   * (lavapipe): the planner's GPU forms (the subgroup GEMV, the subgroup
+   * attention, the tiled GEMM) instead of the SIMD-lane-friendly ones. Legal
+   * on any device with subgroups; lets a CPU run the plans a discrete GPU
+   * gets (POOT_VULKAN_GPU_FORMS=1 through poot_device_open). */
+  bool gpu_forms;
+  /* The VkPipelineCache file's folder: NULL → $XDG_CACHE_HOME/poot/vulkan,
+   * else $HOME/.cache/poot/vulkan (POOT_VULKAN_CACHE_DIR through
+   * poot_device_open). no_pipeline_cache: neither read nor write one
+   * (POOT_VULKAN_CACHE=0). Borrowed; read only during create. */
+  const char *pipeline_cache_dir;
+  bool no_pipeline_cache;
+  /* The pipeline diagnostic: every kernel's SPIR-V size and
+   * vkCreateComputePipelines time logged at WARN (so it shows without -v),
+   * and kernel creation refused with TIMEOUT once diag_budget_s seconds of
+   * kernel creation have passed (POOT_VULKAN_DIAG=1,
+   * POOT_VULKAN_DIAG_BUDGET_S through poot_device_open; 0 → 60 s). */
+  bool diag;
+  double diag_budget_s;
 } poot_vulkan_options;
 
 void poot_vulkan_options_init(poot_vulkan_options *options);
@@ -53,6 +72,18 @@ void poot_vulkan_device_inject(poot_device *device, poot_vulkan_fault fault);
  * reported so far (each is also logged at WARN). */
 bool poot_vulkan_validation_enabled(const poot_device *device);
 uint32_t poot_vulkan_validation_messages(const poot_device *device);
+
+/* What the pipeline cache did on this device so far. */
+typedef struct poot_vulkan_pipeline_cache_info {
+  bool enabled;        /* a VkPipelineCache is in use */
+  size_t bytes_loaded; /* bytes of a valid cache file read at create (0: cold) */
+  uint32_t pipelines;  /* pipelines created (the fused-fma probe's included) */
+  uint32_t hits;       /* of them, answered by the cache */
+  bool can_count_hits; /* VK_EXT_pipeline_creation_feedback: hits is meaningful */
+} poot_vulkan_pipeline_cache_info;
+/* Zeroes out_info for a device of another backend. */
+void poot_vulkan_pipeline_cache_stats(const poot_device *device,
+                                      poot_vulkan_pipeline_cache_info *out_info);
 
 /* =========================================================== catalogue */
 

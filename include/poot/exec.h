@@ -170,6 +170,7 @@ struct poot_device {
   poot_device_recording *pending; /* replayed, not yet synchronized */
   poot_map kernel_cache;          /* (key, probe) → poot_device_kernel* */
   uint64_t bytes_uploaded;
+  uint32_t kernels_created; /* kernel cache misses: kernels the backend compiled */
   uint64_t bytes_downloaded;
 };
 

@@ -526,6 +526,13 @@ typedef struct poot_kir_target {
    * such as lavapipe): per-lane contiguous chunks become gathers there, so
    * the templates keep lane-interleaved access patterns. */
   bool simd_cpu;
+  /* GLSL and WGSL: the language's own fma() rounds once on this device, as
+   * a probe dispatch by the device layer showed (Vulkan does not promise
+   * it); the renderers emit it instead of the exact integer routine
+   * poot_fma, which costs ~60 integer operations and, inlined at every one
+   * of a GEMM's hundreds of fma sites, makes a kernel a driver compiles for
+   * seconds. false (the default): poot_fma. */
+  bool fma_fused;
   uint32_t watchdog_ms; /* budget per submission; 0 = none */
   /* PTX sm_90+: every kernel waits for the kernel before it in the stream
    * (griddepcontrol.wait: that grid finished and its writes are visible)

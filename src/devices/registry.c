@@ -7,6 +7,29 @@
 #include "poot/devices.h"
 
 #ifdef POOT_HAVE_VULKAN
+/* The Vulkan settings a user or the GPU session gives through the
+ * environment (docs/backends.md): only poot_device_open reads them, so a
+ * test that creates its device directly is not affected. */
+static bool env_flag(const char *name, bool *out) {
+  const char *v = getenv(name);
+  if (!v || !*v) return false;
+  *out = strcmp(v, "0") != 0 && strcmp(v, "off") != 0 && strcmp(v, "no") != 0;
+  return true;
+}
+
+static void vulkan_options_from_env(poot_vulkan_options *vo) {
+  bool on = false;
+  if (env_flag("POOT_VULKAN_GPU_FORMS", &on)) vo->gpu_forms = on;
+  if (env_flag("POOT_VULKAN_CACHE", &on)) vo->no_pipeline_cache = !on;
+  const char *dir = getenv("POOT_VULKAN_CACHE_DIR");
+  if (dir && *dir) vo->pipeline_cache_dir = dir;
+  if (env_flag("POOT_VULKAN_DIAG", &on)) vo->diag = on;
+  const char *budget = getenv("POOT_VULKAN_DIAG_BUDGET_S");
+  if (budget && *budget) vo->diag_budget_s = strtod(budget, NULL);
+}
+#endif
+
+#ifdef POOT_HAVE_VULKAN
 #include "vulkan/vk_impl.h"
 #endif
 #ifdef POOT_HAVE_PTX
@@ -111,6 +134,7 @@ static poot_status open_backend(const char *backend, int32_t index,
       vo.watchdog_ms = o->watchdog_ms;
       vo.validation = o->validation;
     }
+    vulkan_options_from_env(&vo);
     return poot_vulkan_device_create(&vo, out);
   }
 #else

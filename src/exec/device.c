@@ -159,6 +159,7 @@ poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *k
     poot_free(text);
     return st;
   }
+  device->kernels_created++;
   k->key = key.hash;
   k->kir_text = text;
   k->kir_text_len = kir->text_len;

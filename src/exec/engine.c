@@ -218,10 +218,32 @@ static poot_status entry_commands(engine *e, engine_entry *en) {
   if (!en->cmds || !en->bindings)
     return poot_status_make(POOT_OUT_OF_MEMORY, "engine: command list");
   size_t at = 0;
+  /* Progress on long work: each kernel the device compiles is logged at
+   * INFO (-v), and every 5 s of compiling a WARN line says how far it is,
+   * so a slow driver shows where the time goes without -v. */
+  uint64_t t_start = poot_time_ns(), next_note = 5000000000ull;
+  uint32_t compiled = 0;
   for (uint32_t i = 0; i < p->dispatch_count; i++) {
     const poot_plan_dispatch *pd = &p->dispatches[i];
     poot_device_kernel *k = NULL;
+    uint32_t before = e->dev->kernels_created;
+    uint64_t t0 = poot_time_ns();
     POOT_TRY(poot_device_kernel_get(e->dev, p->kernels[pd->kernel], &k));
+    if (e->dev->kernels_created != before) {
+      uint64_t now = poot_time_ns();
+      compiled++;
+      poot_log(POOT_LOG_INFO, "engine: kernel %u of %u (%s, dispatch %u of %u) compiled in %.1f ms",
+               pd->kernel + 1, p->kernel_count, k->name, i + 1, p->dispatch_count,
+               (double)(now - t0) * 1e-6);
+      if (now - t_start >= next_note) {
+        poot_log(POOT_LOG_WARN,
+                 "still compiling for %s: dispatch %u of %u (kernel %s), %u kernels compiled in "
+                 "%.1f s so far",
+                 e->dev->caps.name, i + 1, p->dispatch_count, k->name, compiled,
+                 (double)(now - t_start) * 1e-9);
+        next_note = now - t_start + 5000000000ull;
+      }
+    }
     if (k->binding_count != pd->binding_count || k->push_count != pd->push_count)
       return poot_status_make(POOT_INTERNAL,
                               "engine: dispatch %u (%s) binds %u buffers and %u constants; its "
@@ -356,6 +378,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   co.workgroup_size = e->opts.workgroup_size;
   co.coop_min = e->opts.coop_min;
   co.stage_budget_us = e->opts.stage_budget_us;
+  uint64_t t_begin = poot_time_ns();
   poot_status st = poot_plan_create(graph, &co, &en->plan);
   if (!st) {
     en->bufs = poot_calloc(en->plan->buffer_count + 1, sizeof *en->bufs);
@@ -364,13 +387,21 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   }
   if (!st) st = entry_bindings(en, graph);
   if (!st) st = entry_buffers(e, en);
+  uint64_t t_plan = poot_time_ns();
   if (!st) st = entry_commands(e, en);
+  uint64_t t_kernels = poot_time_ns();
   if (!st && en->plan->dispatch_count == 0)
     st = poot_status_make(POOT_UNSUPPORTED, "engine: the plan has no dispatch");
   if (!st) {
     poot_device_record_options ro = {.stage_budget_us = e->opts.stage_budget_us};
     st = poot_device_record(e->dev, en->cmds, en->plan->dispatch_count, &ro, &en->rec);
   }
+  if (!st)
+    poot_log(POOT_LOG_INFO,
+             "engine: plan of %u dispatches, %u kernels: plan and buffers %.1f ms, kernels %.1f "
+             "ms, record %.1f ms",
+             en->plan->dispatch_count, en->plan->kernel_count, (double)(t_plan - t_begin) * 1e-6,
+             (double)(t_kernels - t_plan) * 1e-6, (double)(poot_time_ns() - t_kernels) * 1e-6);
   if (!st && en->plan->output_buffer != UINT32_MAX) {
     const poot_plan_buffer *ob = &en->plan->buffers[en->plan->output_buffer];
     size_t n = 0;

@@ -110,7 +110,7 @@ static void scan_block(poot__shader *c, const poot_kir_block *b) {
     if (in->result) scan_type(c, in->type);
     if (in->op == POOT_KIR_OP_ERF) c->erf = true;
     if (in->op == POOT_KIR_OP_TANH) c->tanh = true;
-    if (in->op == POOT_KIR_OP_FMA) c->fma = true;
+    if (in->op == POOT_KIR_OP_FMA && !c->t->fma_fused) c->fma = true;
     if (in->op == POOT_KIR_OP_CONVERT) scan_convert(c, in);
     if (in->op == POOT_KIR_OP_BITCAST) scan_type(c, vtype(c, in->args[0]));
     c->lang->scan_inst(c, in);
@@ -524,8 +524,12 @@ static void emit_select(poot__shader *c, const poot_kir_inst *in) {
 static void emit_fma(poot__shader *c, const poot_kir_inst *in) {
   c->lang->def_begin(c, in);
   const char *close = c->lang->norm_open(c, in->type);
-  putf(c, "poot_fma%s(v%u, v%u, v%u)%s;\n", lane_suffix(c, in->type), in->args[0], in->args[1],
-       in->args[2], close);
+  /* GLSL's and WGSL's fma() take every float vector type. */
+  if (c->t->fma_fused)
+    putf(c, "fma(v%u, v%u, v%u)%s;\n", in->args[0], in->args[1], in->args[2], close);
+  else
+    putf(c, "poot_fma%s(v%u, v%u, v%u)%s;\n", lane_suffix(c, in->type), in->args[0], in->args[1],
+         in->args[2], close);
 }
 
 /* ------------------------------------------------------------------ values */

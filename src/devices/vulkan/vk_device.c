@@ -123,6 +123,8 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   if (!exts) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: extension list");
   r = vi->vkEnumerateDeviceExtensionProperties(d->phys, NULL, &en, exts);
   bool atomic_float = r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_shader_atomic_float");
+  d->creation_feedback =
+      r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_pipeline_creation_feedback");
   poot_free(exts);
 
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
@@ -174,12 +176,17 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
                                  .queueFamilyIndex = d->queue_family,
                                  .queueCount = 1,
                                  .pQueuePriorities = &prio};
-  const char *ext_names[] = {"VK_EXT_shader_atomic_float"};
+  /* Pipeline creation feedback says whether the pipeline cache answered
+   * (counted as hits); optional. */
+  const char *ext_names[2];
+  uint32_t ext_count = 0;
+  if (atomic_float) ext_names[ext_count++] = "VK_EXT_shader_atomic_float";
+  if (d->creation_feedback) ext_names[ext_count++] = "VK_EXT_pipeline_creation_feedback";
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .pNext = &f2_on,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci,
-                            .enabledExtensionCount = atomic_float ? 1u : 0u,
+                            .enabledExtensionCount = ext_count,
                             .ppEnabledExtensionNames = ext_names};
   r = vi->vkCreateDevice(d->phys, &dci, NULL, &d->device);
   if (r != VK_SUCCESS) return poot__vk_fail("vkCreateDevice", r);
@@ -199,7 +206,9 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   poot_kir_target *t = &caps->target;
   poot_kir_target_init(t, POOT_KIR_LANG_GLSL, sg_ok ? sg.subgroupSize : 0);
   t->name = "vulkan-device";
-  t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  /* gpu_forms: the planner's GPU forms on a CPU implementation too (the
+   * kernels are correct for any subgroup size; only their speed differs). */
+  t->simd_cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !o->gpu_forms;
   t->max_workgroup_size = lim->maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; i++) t->max_workgroup_dims[i] = lim->maxComputeWorkGroupSize[i];
   t->shared_memory_bytes = lim->maxComputeSharedMemorySize;
@@ -280,11 +289,13 @@ static void vk_destroy(poot_device *device) {
     /* Pending work may still reference anything of this device: leak every
      * Vulkan object (the device and the loader too) and free host memory. */
     poot__vk_instance_abandon(&d->vi);
+    poot_free(d->pipeline_cache_path); /* the cache itself is left, unwritten */
     poot_free(d);
     return;
   }
   if (d->device && d->vkDestroyDevice) {
     if (d->vkDeviceWaitIdle) (void)d->vkDeviceWaitIdle(d->device);
+    poot__vk_cache_close(d);
     if (d->fence) d->vkDestroyFence(d->device, d->fence, NULL);
     if (d->cmd_pool) d->vkDestroyCommandPool(d->device, d->cmd_pool, NULL);
     d->vkDestroyDevice(d->device, NULL);
@@ -486,6 +497,9 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
     return st;
   }
   poot_device_set_timeout(&d->base, options->timeout_ns);
+  d->diag = options->diag;
+  d->diag_budget_ns =
+      (uint64_t)((options->diag_budget_s > 0 ? options->diag_budget_s : 60.0) * 1e9);
   st = poot__vk_instance_create(&d->vi, options->validation);
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);
@@ -502,6 +516,8 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
     VkResult r = d->vkCreateFence(d->device, &fci, NULL, &d->fence);
     if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateFence", r);
   }
+  if (!st) poot__vk_cache_open(d, options);
+  if (!st) st = poot__vk_probe_fma(d);
   if (st) {
     poot_device_destroy(&d->base);
     return st;

@@ -42,6 +42,9 @@
   X(vkCreatePipelineLayout)        \
   X(vkDestroyPipelineLayout)       \
   X(vkCreateComputePipelines)      \
+  X(vkCreatePipelineCache)         \
+  X(vkDestroyPipelineCache)        \
+  X(vkGetPipelineCacheData)        \
   X(vkDestroyPipeline)             \
   X(vkCreateDescriptorPool)        \
   X(vkDestroyDescriptorPool)       \
@@ -101,8 +104,21 @@ typedef struct poot_vk_device {
   VkCommandPool cmd_pool;
   VkFence fence;
   poot_vulkan_fault inject;
-  double timestamp_ns;     /* nanoseconds per timestamp tick (0: cannot time) */
-  uint64_t timestamp_mask; /* valid bits of a timestamp */
+  /* Kernel creation: how many, their time, and the diagnostic (the
+   * per-kernel log at WARN and a budget after which creation ends in
+   * TIMEOUT; poot_vulkan_options.diag). */
+  uint32_t kernels_created;
+  uint64_t kernel_ns;
+  bool diag;
+  uint64_t diag_budget_ns;
+  /* The VkPipelineCache (vk_cache.c), VK_NULL_HANDLE when disabled. */
+  VkPipelineCache pipeline_cache;
+  char *pipeline_cache_path;    /* owned; NULL: never written */
+  size_t pipeline_cache_loaded; /* bytes read at create (0: cold) */
+  uint32_t pipeline_cache_hits; /* pipelines the cache answered (feedback) */
+  bool creation_feedback;       /* VK_EXT_pipeline_creation_feedback enabled */
+  double timestamp_ns;          /* nanoseconds per timestamp tick (0: cannot time) */
+  uint64_t timestamp_mask;      /* valid bits of a timestamp */
 } poot_vk_device;
 
 typedef struct poot_vk_buffer {
@@ -176,6 +192,17 @@ void poot__vk_recording_destroy(poot_device *device, poot_device_recording *reco
 POOT_MUST_USE poot_status poot__vk_replay(poot_device *device, poot_device_recording *recording);
 POOT_MUST_USE poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
                                                uint64_t *out_device_ns);
+
+/* vk_probe.c: sets caps.target.fma_fused by one dispatch that compares the
+ * device's fma() with the host's fmaf (device creation). */
+POOT_MUST_USE poot_status poot__vk_probe_fma(poot_vk_device *d);
+
+/* vk_cache.c: the VkPipelineCache file. open: reads and validates it (a
+ * corrupt or foreign file is ignored with a warning) and creates the cache;
+ * never fails (without a cache, pipelines are compiled). close: writes it
+ * back atomically when pipelines were created, destroys it. */
+void poot__vk_cache_open(poot_vk_device *d, const poot_vulkan_options *o);
+void poot__vk_cache_close(poot_vk_device *d);
 
 /* vk_device.c: buffers (used by the recorder for error words). */
 POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device, poot_device_buffer_kind kind,

@@ -52,6 +52,19 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
   k->error_binding = kir->error_binding;
   k->descriptor_count = kir->binding_count + (kir->has_checks ? 1u : 0u);
 
+  if (d->diag && d->kernel_ns >= d->diag_budget_ns) {
+    st = poot_status_make(POOT_TIMEOUT,
+                          "vulkan diagnostic: stopped before kernel %u (%s): kernel creation took "
+                          "%.1f s in all, over the %.1f s budget (POOT_VULKAN_DIAG_BUDGET_S)",
+                          d->kernels_created + 1, kir->name, (double)d->kernel_ns * 1e-9,
+                          (double)d->diag_budget_ns * 1e-9);
+    goto done;
+  }
+  /* The diagnostic names the kernel first: a driver call that never
+   * returns leaves this line last. */
+  if (d->diag)
+    poot_log(POOT_LOG_WARN, "vulkan: kernel %u %s: creating", d->kernels_created + 1, kir->name);
+  uint64_t t0 = poot_time_ns();
   st = poot_kir_compile_spirv(kir, &device->caps.target, &words);
   if (st) {
     st = poot_status_annotate(st, "vulkan: kernel %s", kir->name);
@@ -105,8 +118,27 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
                 .module = k->module,
                 .pName = "main"},
       .layout = k->layout};
-  r = d->vkCreateComputePipelines(d->device, VK_NULL_HANDLE, 1, &cpci, NULL, &k->pipeline);
+  VkPipelineCreationFeedbackEXT feedback = {0};
+  VkPipelineCreationFeedbackCreateInfoEXT fci = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO_EXT,
+      .pPipelineCreationFeedback = &feedback};
+  if (d->creation_feedback) cpci.pNext = &fci;
+  uint64_t t1 = poot_time_ns();
+  r = d->vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &cpci, NULL, &k->pipeline);
+  uint64_t t2 = poot_time_ns();
   if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateComputePipelines", r);
+  bool hit =
+      (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
+      (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT);
+  d->kernels_created++;
+  d->pipeline_cache_hits += hit;
+  d->kernel_ns += t2 - t0;
+  poot_log(d->diag ? POOT_LOG_WARN : POOT_LOG_DEBUG,
+           "vulkan: kernel %u %s: SPIR-V %zu bytes in %.1f ms, vkCreateComputePipelines %.1f ms%s "
+           "(kernels so far %.2f s)",
+           d->kernels_created, kir->name, words.len * 4, (double)(t1 - t0) * 1e-6,
+           (double)(t2 - t1) * 1e-6, hit ? " (pipeline cache hit)" : "",
+           (double)d->kernel_ns * 1e-9);
 done:
   poot_free(binds);
   poot_vec_deinit(&words);

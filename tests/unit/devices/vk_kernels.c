@@ -176,3 +176,30 @@ fail:
   poot_kir_builder_destroy(b);
   return st;
 }
+
+poot_status vkt_build_fma(poot_kir_kernel **out) {
+  poot_kir_builder *b = NULL;
+  poot_status st = begin("fma3", 64, &b);
+  if (st) return st;
+  static const char *const names[4] = {"a", "b", "c", "out"};
+  uint32_t refs[4], pn;
+  for (uint32_t i = 0; i < 4; i++)
+    T(bind(b, names[i], i, POOT_KIR_F32, i < 3 ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_WRITE,
+           &refs[i]));
+  poot_kir_param n = {.name = "n", .type = POOT_KIR_U32, .kind = POOT_KIR_PARAM_PUSH};
+  T(poot_kir_add_param(b, &n, &pn));
+  poot_kir_value gid, vn, lt, x[3], y;
+  T(poot_kir_global_id(b, 0, &gid));
+  T(poot_kir_param_get(b, pn, &vn));
+  T(poot_kir_binary(b, POOT_KIR_OP_LT, gid, vn, &lt));
+  T(poot_kir_if_begin(b, lt));
+  for (uint32_t i = 0; i < 3; i++)
+    T(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, refs[i], gid, 1, &x[i]));
+  T(poot_kir_fma(b, x[0], x[1], x[2], &y));
+  T(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, refs[3], gid, y));
+  T(poot_kir_end(b));
+  return poot_kir_builder_finish(b, out);
+fail:
+  poot_kir_builder_destroy(b);
+  return st;
+}

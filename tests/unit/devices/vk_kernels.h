@@ -28,4 +28,8 @@ POOT_MUST_USE poot_status vkt_build_checked(uint32_t trap, poot_kir_kernel **out
 #define VKT_SPIN_GRID_Y 4u
 POOT_MUST_USE poot_status vkt_build_spin(poot_kir_kernel **out);
 
+/* out[i] = fma(a[i], b[i], c[i]) for i < n (push 0). Bindings: 0 a, 1 b,
+ * 2 c (f32 read), 3 out (f32 write). Workgroup 64. */
+POOT_MUST_USE poot_status vkt_build_fma(poot_kir_kernel **out);
+
 #endif

@@ -19,6 +19,7 @@ static poot_device *open_device(uint32_t watchdog_ms, uint64_t timeout_ns) {
   poot_vulkan_options o;
   poot_vulkan_options_init(&o);
   o.force_staging = g_force_staging;
+  o.no_pipeline_cache = true; /* vulkan_cache_test covers it */
   o.validation = true;
   o.watchdog_ms = watchdog_ms;
   o.timeout_ns = timeout_ns;
