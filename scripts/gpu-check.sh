@@ -81,7 +81,7 @@ else
   n=0
   for f in "$src"/src/base/*.c "$src"/src/kir/*.c "$src"/src/exec/device.c \
     "$src"/src/devices/catalogue.c "$src"/tests/unit/kir/corpus.c \
-    "$src"/tests/unit/kir/corpus_ops.c; do
+    "$src"/tests/unit/kir/corpus_ops.c "$src"/tests/unit/kir/corpus_mma.c; do
     compile "$f" -I"$src/tests/unit/kir" &
     n=$((n + 1))
     if [ $((n % jobs)) -eq 0 ]; then wait; fi

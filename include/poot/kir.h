@@ -114,21 +114,49 @@
  * (set 0, binding = binding number), WGSL storage at (@group(0),
  * @binding(binding number)).
  *
+ * --------------------------------------------------- matrix fragments ----
+ * One shape, m16n8k16 (D[16x8] = A[16x16] * B[16x8] + C, f16 or bf16
+ * operands, f32 accumulation), held by the 32 lanes of a subgroup in the
+ * per-lane layout of the PTX ISA's mma.m16n8k16, written here in full so
+ * that the interpreter (the reference) and every renderer agree. With
+ * g = lane / 4 and q = lane % 4, a u32 word holds two 16-bit elements, the
+ * first in its low half:
+ *   A (u32x4, row-major 16x16): word w holds A[g + 8*(w&1)][2q + 8*(w>>1) + {0,1}]
+ *   B (u32x2, K x N = 16x8):    word w holds B[2q + 8*w + {0,1}][g]
+ *   C, D (f32x4, 16x8):         lane l holds C[g + 8*(l>>1)][2q + (l&1)]
+ * MMA_LOAD is the ldmatrix.x4 shape: four 8x8 matrices of 16-bit elements
+ * in shared memory; lane L gives the element index of row L%8 of matrix
+ * L/8 (a multiple of 8: rows are 16 bytes). Word w of the result holds
+ * matrix w's row g, columns 2q and 2q+1; transposed (imm bit 0), its
+ * column g, rows 2q and 2q+1. The shared array's elements are 16 bits
+ * (f16, bf16, u16, i16). MMA computes every D element as C plus the 16
+ * exact products, summed in double precision and rounded once to f32 in
+ * the interpreter; hardware sums in an unspecified order and precision, so
+ * tests compare device runs with the tier-2 tolerance. Both are subgroup
+ * operations (subgroup-uniform control flow, subgroups of exactly 32).
+ * ASYNC_COPY copies 16 bytes (16 / element size elements) from the global
+ * binding to the shared array (same element type, both indices multiples
+ * of 16 / element size); when valid is false it writes 16 zero bytes and
+ * reads nothing (the index is not checked). The copy is not visible until
+ * the thread's ASYNC_WAIT: ASYNC_COMMIT closes the thread's copies since
+ * the last commit into a group; ASYNC_WAIT(n) waits until at most the n
+ * newest committed groups are pending (PTX cp.async.wait_group n). Other
+ * threads see the data after a BARRIER that follows the wait. The source
+ * must not be written by the kernel while a copy is pending. The
+ * interpreter performs the copies at the wait (and a copy never waited for
+ * is dropped); PTX renders cp.async.cg.shared.global, commit_group and
+ * wait_group. Targets without them (GLSL, WGSL, AMDGPU, PTX below sm_80)
+ * reject these ops in the verifier with UNSUPPORTED, so templates check
+ * poot_kir_target_has_matrix and keep their scalar form there.
+ *
  * ------------------------------------------------------ future extensions ----
  * The op enum is append-only (POOT_KIR_OPS). Planned additions that fit
  * without a rewrite:
- *  - matrix fragments (PTX mma/wgmma, Vulkan cooperative matrices, AMDGPU
- *    MFMA): poot_kir_type.frag != 0 marks an opaque per-subgroup fragment
- *    type (role A/B/accumulator, M, N, K recorded in the kernel's fragment
- *    table); ops FRAG_LOAD (space, ref, index, stride), FRAG_STORE, FRAG_MMA
- *    (a, b, c) -> d, FRAG_FILL. They are subgroup operations (uniform control
- *    flow, like SG_*), allowed when the target's fragment shape list has the
- *    shape; the interpreter runs them per subgroup.
- *  - async copies into shared memory: ASYNC_COPY (global ref/index ->
- *    shared ref/index, lanes) returning a token value, ASYNC_WAIT (token or
- *    group count). The interpreter performs the copy at ASYNC_WAIT time
- *    (copies are invisible before the wait), renderers map to cp.async /
- *    plain load-store.
+ *  - opaque matrix fragments for targets whose layout is not the PTX one
+ *    (Vulkan cooperative matrices, AMDGPU MFMA/WMMA, wgmma): poot_kir_type
+ *    .frag != 0 marks an opaque per-subgroup fragment type; the explicit
+ *    m16n8k16 layout above stays the PTX sm_80+ form (docs/decisions/
+ *    kir-matrix-fragments.md).
  * New statement kinds use the same poot_kir_inst fields (args, ref, imm,
  * blocks); a renderer that meets an op it does not know returns UNSUPPORTED.
  *
@@ -229,7 +257,16 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
  *   IF         args (cond), blocks: body (then), else_body
  *   FOR        args (start, end, step); result = the induction value, visible
  *              only in body: for (i = start; i < end; i += step). start/end/
- *              step have one type, u32 or i32; step > 0 at run time. */
+ *              step have one type, u32 or i32; step > 0 at run time.
+ * Matrix fragments and asynchronous copies (section "matrix fragments"
+ * below; only on targets where poot_kir_target_has_matrix is true):
+ *   MMA_LOAD   space SHARED, ref, args (row index) -> u32x4; imm bit 0 =
+ *              transposed
+ *   MMA        args (a u32x4, b u32x2, c f32x4) -> f32x4; imm = operand
+ *              scalar (F16 or BF16)
+ *   ASYNC_COPY ref = shared array, imm = binding position, args (shared
+ *              index, global index, valid bool); no result
+ *   ASYNC_COMMIT, ASYNC_WAIT imm = groups left pending; no result */
 #define POOT_KIR_OPS(X)                                  \
   X(CONST, "const", 0, CONST, ANY)                       \
   X(BUILTIN, "builtin", 0, BUILTIN, ANY)                 \
@@ -293,7 +330,12 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
   X(BARRIER, "barrier", 0, BARRIER, ANY)                 \
   X(CHECK, "check", 1, CHECK, BOOL)                      \
   X(IF, "if", 1, IF, BOOL)                               \
-  X(FOR, "for", 3, FOR, INDEX)
+  X(FOR, "for", 3, FOR, INDEX)                           \
+  X(MMA_LOAD, "mma_load", 1, MATRIX, INDEX)              \
+  X(MMA, "mma", 3, MATRIX, ANY)                          \
+  X(ASYNC_COPY, "async_copy", 3, ASYNC, ANY)             \
+  X(ASYNC_COMMIT, "async_commit", 0, ASYNC, ANY)         \
+  X(ASYNC_WAIT, "async_wait", 0, ASYNC, ANY)
 
 typedef enum poot_kir_op {
 #define POOT_KIR__OP_ENUM(name, str, nargs, cls, types) POOT_KIR_OP_##name,
@@ -326,6 +368,8 @@ typedef enum poot_kir_op_class {
   POOT_KIR_CLASS_CHECK,
   POOT_KIR_CLASS_IF,
   POOT_KIR_CLASS_FOR,
+  POOT_KIR_CLASS_MATRIX, /* MMA_LOAD MMA: subgroup-wide matrix fragments */
+  POOT_KIR_CLASS_ASYNC,  /* ASYNC_COPY ASYNC_COMMIT ASYNC_WAIT: per-thread copies */
   POOT_KIR_CLASS_COUNT
 } poot_kir_op_class;
 
@@ -580,6 +624,10 @@ static inline bool poot_kir_target_has_atomic(const poot_kir_target *t, poot_kir
   return (t->atomic_types[a] & POOT_KIR_SCALAR_BIT(s)) != 0;
 }
 
+/* Whether the target runs MMA_LOAD, MMA and the ASYNC_* ops (the matrix
+ * fragments above): PTX at sm_80 and later, and the interpreter. */
+bool poot_kir_target_has_matrix(const poot_kir_target *t);
+
 /* ====================================================== 4. the builder */
 
 typedef struct poot_kir_builder poot_kir_builder;
@@ -678,6 +726,22 @@ POOT_MUST_USE poot_status poot_kir_subgroup_shuffle_xor(poot_kir_builder *b, poo
                                                         uint32_t mask, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_subgroup_broadcast(poot_kir_builder *b, poot_kir_value v,
                                                       uint32_t lane, poot_kir_value *out);
+
+/* Matrix fragments and asynchronous copies (see "matrix fragments" at the
+ * top). mma_load: ldmatrix.x4 from shared array `ref`, `row` the element
+ * index of this lane's row. mma: d = a*b + c, `operand` F16 or BF16. */
+POOT_MUST_USE poot_status poot_kir_mma_load(poot_kir_builder *b, uint32_t ref, poot_kir_value row,
+                                            bool transposed, poot_kir_value *out);
+POOT_MUST_USE poot_status poot_kir_mma(poot_kir_builder *b, poot_kir_scalar operand,
+                                       poot_kir_value a, poot_kir_value bfrag, poot_kir_value c,
+                                       poot_kir_value *out);
+/* 16 bytes from element `src` of binding position `binding` to element
+ * `dst` of shared array `shared`; zeros when `valid` (bool) is false. */
+POOT_MUST_USE poot_status poot_kir_async_copy(poot_kir_builder *b, uint32_t shared,
+                                              poot_kir_value dst, uint32_t binding,
+                                              poot_kir_value src, poot_kir_value valid);
+POOT_MUST_USE poot_status poot_kir_async_commit(poot_kir_builder *b);
+POOT_MUST_USE poot_status poot_kir_async_wait(poot_kir_builder *b, uint32_t pending);
 
 /* check(cond, trap_code): trap_code 0..31. */
 POOT_MUST_USE poot_status poot_kir_check(poot_kir_builder *b, poot_kir_value cond,

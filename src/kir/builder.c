@@ -534,6 +534,43 @@ poot_status poot_kir_subgroup_broadcast(poot_kir_builder *b, poot_kir_value v, u
   return emit(b, &in, NULL, out);
 }
 
+/* ------------------------------------------- matrix fragments, async copies */
+
+poot_status poot_kir_mma_load(poot_kir_builder *b, uint32_t ref, poot_kir_value row,
+                              bool transposed, poot_kir_value *out) {
+  poot_kir_inst in = mk(POOT_KIR_OP_MMA_LOAD, 1, row, 0, 0);
+  in.space = POOT_KIR_SPACE_SHARED;
+  in.ref = ref;
+  in.imm = transposed ? 1u : 0u;
+  return emit(b, &in, NULL, out);
+}
+
+poot_status poot_kir_mma(poot_kir_builder *b, poot_kir_scalar operand, poot_kir_value a,
+                         poot_kir_value bfrag, poot_kir_value c, poot_kir_value *out) {
+  poot_kir_inst in = mk(POOT_KIR_OP_MMA, 3, a, bfrag, c);
+  in.imm = (uint64_t)operand;
+  return emit(b, &in, NULL, out);
+}
+
+poot_status poot_kir_async_copy(poot_kir_builder *b, uint32_t shared, poot_kir_value dst,
+                                uint32_t binding, poot_kir_value src, poot_kir_value valid) {
+  poot_kir_inst in = mk(POOT_KIR_OP_ASYNC_COPY, 3, dst, src, valid);
+  in.ref = shared;
+  in.imm = binding;
+  return emit(b, &in, NULL, NULL);
+}
+
+poot_status poot_kir_async_commit(poot_kir_builder *b) {
+  poot_kir_inst in = mk(POOT_KIR_OP_ASYNC_COMMIT, 0, 0, 0, 0);
+  return emit(b, &in, NULL, NULL);
+}
+
+poot_status poot_kir_async_wait(poot_kir_builder *b, uint32_t pending) {
+  poot_kir_inst in = mk(POOT_KIR_OP_ASYNC_WAIT, 0, 0, 0, 0);
+  in.imm = pending;
+  return emit(b, &in, NULL, NULL);
+}
+
 poot_status poot_kir_check(poot_kir_builder *b, poot_kir_value cond, uint32_t trap_code) {
   poot_kir_inst in = mk(POOT_KIR_OP_CHECK, 1, cond, 0, 0);
   in.imm = trap_code;

@@ -35,7 +35,20 @@ typedef struct run {
   uint32_t epoch;
   uint64_t steps, max_steps;
   bool race;
+  /* Asynchronous copies issued and not yet waited for, in issue order,
+   * and per thread the number of groups it has committed. */
+  struct pending_copy *pend;
+  size_t pend_len, pend_cap;
+  uint32_t *committed;
 } run;
+
+typedef struct pending_copy {
+  const poot_kir_inst *in;
+  uint32_t thread;
+  uint32_t group; /* the thread's commit count when it was issued */
+  int64_t dst, src;
+  bool valid;
+} pending_copy;
 
 static uint64_t *reg(run *r, poot_kir_value v, uint32_t t) {
   return &r->vals[((size_t)v * r->T + t) * LANES];
@@ -382,6 +395,8 @@ static poot_status t_priv_load(run *r, const poot_kir_inst *in, uint32_t t) {
   return POOT_OK_STATUS;
 }
 
+static poot_status t_async(run *r, const poot_kir_inst *in, uint32_t t);
+
 static const thread_fn THREAD_FN[POOT_KIR_CLASS_COUNT] = {
     [POOT_KIR_CLASS_CONST] = t_const,         [POOT_KIR_CLASS_BUILTIN] = t_builtin,
     [POOT_KIR_CLASS_PARAM] = t_param,         [POOT_KIR_CLASS_UNARY] = t_unary,
@@ -390,7 +405,7 @@ static const thread_fn THREAD_FN[POOT_KIR_CLASS_COUNT] = {
     [POOT_KIR_CLASS_CONVERT] = t_convert,     [POOT_KIR_CLASS_BITCAST] = t_bitcast,
     [POOT_KIR_CLASS_LANES] = t_lanes,         [POOT_KIR_CLASS_LOAD] = do_load,
     [POOT_KIR_CLASS_PRIV_LOAD] = t_priv_load, [POOT_KIR_CLASS_ATOMIC] = do_atomic,
-    [POOT_KIR_CLASS_STORE] = do_store,
+    [POOT_KIR_CLASS_STORE] = do_store,        [POOT_KIR_CLASS_ASYNC] = t_async,
 };
 
 static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *mask) {
@@ -432,6 +447,194 @@ static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *m
       reg(r, in->result, t)[0] = reg(r, in->args[0], g0 + (uint32_t)src)[0];
     }
   }
+  return POOT_OK_STATUS;
+}
+
+/* ------------------------------------------- matrix fragments, async copies */
+
+/* The subgroup [g0, g1) is reached by all of its threads (true), by none
+ * (false), or by part of it (a fault). */
+static poot_status subgroup_full(run *r, const poot_kir_inst *in, const uint8_t *mask, uint32_t g0,
+                                 uint32_t g1, bool *out) {
+  uint32_t active = 0;
+  for (uint32_t t = g0; t < g1; t++) active += mask[t] ? 1u : 0u;
+  *out = active != 0;
+  if (active && active != g1 - g0)
+    return fault(r, in, g0, POOT_INVALID_ARGUMENT,
+                 "subgroup operation reached by %u of the %u threads of subgroup %u", active,
+                 g1 - g0, g0 / r->sg);
+  return POOT_OK_STATUS;
+}
+
+/* ldmatrix.x4 for the subgroup starting at thread g0 (kir.h's layout). */
+static poot_status mma_load(run *r, const poot_kir_inst *in, uint32_t g0) {
+  const poot_kir_shared *sh = &r->k->shared[in->ref];
+  const uint16_t *base = (const uint16_t *)r->shared[in->ref];
+  int64_t row[32];
+  for (uint32_t l = 0; l < 32; l++) {
+    row[l] = index_of(r, in, g0 + l);
+    if (row[l] < 0 || row[l] % 8 || (uint64_t)row[l] + 8 > sh->count)
+      return fault(r, in, g0 + l,
+                   POOT_INVALID_ARGUMENT,
+                   "mma_load row at element %" PRId64 " of shared '%s' (%u elements) is out of "
+                   "range or not a multiple of 8",
+                   row[l], sh->name, sh->count);
+    if (r->race && r->shadows)
+      for (uint32_t e = 0; e < 8; e++)
+        POOT_TRY(shadow_read(r, in, g0 + l, &r->shadows[in->ref][row[l] + e], sh->name,
+                             row[l] + e));
+  }
+  bool trans = in->imm & 1;
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t g = t / 4, q = t % 4;
+    uint64_t *d = reg(r, in->result, g0 + t);
+    for (uint32_t w = 0; w < 4; w++) {
+      uint32_t lo, hi;
+      if (!trans) {
+        lo = base[row[w * 8 + g] + 2 * q];
+        hi = base[row[w * 8 + g] + 2 * q + 1];
+      } else {
+        lo = base[row[w * 8 + 2 * q] + g];
+        hi = base[row[w * 8 + 2 * q + 1] + g];
+      }
+      d[w] = lo | (hi << 16);
+    }
+  }
+  return POOT_OK_STATUS;
+}
+
+static float half_of(poot_kir_scalar s, uint64_t word, uint32_t which) {
+  return poot__kir_as_float(s, (word >> (16 * which)) & 0xffffu);
+}
+
+/* mma.m16n8k16 for the subgroup starting at thread g0 (kir.h's layout). */
+static void mma_run(run *r, const poot_kir_inst *in, uint32_t g0) {
+  poot_kir_scalar s = (poot_kir_scalar)in->imm;
+  float a[16][16], b[16][8], c[16][8];
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t g = t / 4, q = t % 4;
+    const uint64_t *ra = reg(r, in->args[0], g0 + t), *rb = reg(r, in->args[1], g0 + t);
+    const uint64_t *rc = reg(r, in->args[2], g0 + t);
+    for (uint32_t w = 0; w < 4; w++)
+      for (uint32_t h = 0; h < 2; h++) a[g + 8 * (w & 1)][2 * q + 8 * (w >> 1) + h] = half_of(s, ra[w], h);
+    for (uint32_t w = 0; w < 2; w++)
+      for (uint32_t h = 0; h < 2; h++) b[2 * q + 8 * w + h][g] = half_of(s, rb[w], h);
+    for (uint32_t l = 0; l < 4; l++)
+      c[g + 8 * (l >> 1)][2 * q + (l & 1)] = poot__kir_as_float(POOT_KIR_F32, rc[l]);
+  }
+  for (uint32_t t = 0; t < 32; t++) {
+    uint32_t g = t / 4, q = t % 4;
+    uint64_t *d = reg(r, in->result, g0 + t);
+    for (uint32_t l = 0; l < 4; l++) {
+      uint32_t m = g + 8 * (l >> 1), n = 2 * q + (l & 1);
+      double acc = c[m][n];
+      for (uint32_t k = 0; k < 16; k++) acc += (double)a[m][k] * (double)b[k][n];
+      d[l] = poot__kir_from_float(POOT_KIR_F32, (float)acc);
+    }
+  }
+}
+
+static poot_status g_matrix(run *r, const poot_kir_inst *in, const uint8_t *mask) {
+  if (r->sg != 32)
+    return fault(r, in, 0, POOT_INVALID_ARGUMENT,
+                 "matrix fragments need subgroups of 32 lanes; this run uses %u", r->sg);
+  for (uint32_t g0 = 0; g0 < r->T; g0 += 32) {
+    bool full;
+    if (g0 + 32 > r->T)
+      return fault(r, in, g0, POOT_INVALID_ARGUMENT,
+                   "matrix fragments need whole subgroups; the workgroup has %u threads", r->T);
+    POOT_TRY(subgroup_full(r, in, mask, g0, g0 + 32, &full));
+    if (!full) continue;
+    if (in->op == POOT_KIR_OP_MMA_LOAD)
+      POOT_TRY(mma_load(r, in, g0));
+    else
+      mma_run(r, in, g0);
+  }
+  return POOT_OK_STATUS;
+}
+
+/* The range checks of one copy: 16 bytes at dst of the shared array and,
+ * when valid, at src of the binding. */
+static poot_status copy_check(run *r, const pending_copy *p) {
+  const poot_kir_inst *in = p->in;
+  const poot_kir_shared *sh = &r->k->shared[in->ref];
+  uint32_t n = 16 / (uint32_t)poot_kir_scalar_size(sh->elem);
+  if (p->dst < 0 || p->dst % n || (uint64_t)p->dst + n > sh->count)
+    return fault(r, in, p->thread, POOT_INVALID_ARGUMENT,
+                 "async_copy to element %" PRId64 " of shared '%s' (%u elements): out of range "
+                 "or not a multiple of %u",
+                 p->dst, sh->name, sh->count, n);
+  if (!p->valid) return POOT_OK_STATUS;
+  const poot_kir_buffer *buf = &r->o->buffers[in->imm];
+  uint64_t count = buf->size / poot_kir_scalar_size(sh->elem);
+  if (p->src < 0 || p->src % n || (uint64_t)p->src + n > count || !buf->data)
+    return fault(r, in, p->thread, POOT_INVALID_ARGUMENT,
+                 "async_copy from element %" PRId64 " of binding '%s' (%" PRIu64
+                 " elements): out of range or not a multiple of %u",
+                 p->src, r->k->bindings[in->imm].name, count, n);
+  return POOT_OK_STATUS;
+}
+
+/* Marks the copy's 16 destination bytes as written by its thread now. */
+static poot_status copy_mark(run *r, const pending_copy *p) {
+  if (!r->race || !r->shadows) return POOT_OK_STATUS;
+  const poot_kir_shared *sh = &r->k->shared[p->in->ref];
+  uint32_t n = 16 / (uint32_t)poot_kir_scalar_size(sh->elem);
+  for (uint32_t e = 0; e < n; e++)
+    POOT_TRY(shadow_write(r, p->in, p->thread, &r->shadows[p->in->ref][p->dst + e], sh->name,
+                          p->dst + e));
+  return POOT_OK_STATUS;
+}
+
+static poot_status copy_land(run *r, const pending_copy *p) {
+  POOT_TRY(copy_mark(r, p));
+  unsigned char *d = r->shared[p->in->ref] +
+                     (size_t)p->dst * poot_kir_scalar_size(r->k->shared[p->in->ref].elem);
+  if (!p->valid) {
+    memset(d, 0, 16);
+    return POOT_OK_STATUS;
+  }
+  const unsigned char *src = r->o->buffers[p->in->imm].data;
+  memcpy(d, src + (size_t)p->src * poot_kir_scalar_size(r->k->shared[p->in->ref].elem), 16);
+  return POOT_OK_STATUS;
+}
+
+static poot_status t_async(run *r, const poot_kir_inst *in, uint32_t t) {
+  if (in->op == POOT_KIR_OP_ASYNC_COMMIT) {
+    r->committed[t]++;
+    return POOT_OK_STATUS;
+  }
+  if (in->op == POOT_KIR_OP_ASYNC_WAIT) {
+    if (r->committed[t] < in->imm) return POOT_OK_STATUS;
+    uint32_t done_below = r->committed[t] - (uint32_t)in->imm;
+    size_t keep = 0;
+    poot_status st = POOT_OK_STATUS;
+    for (size_t i = 0; i < r->pend_len; i++) {
+      pending_copy *p = &r->pend[i];
+      if (!st && p->thread == t && p->group < done_below)
+        st = copy_land(r, p);
+      else
+        r->pend[keep++] = *p;
+    }
+    r->pend_len = keep;
+    return st;
+  }
+  pending_copy p = {in, t, r->committed[t], index_of(r, in, t), 0, false};
+  poot_kir_scalar si = (poot_kir_scalar)r->k->values[in->args[1]].type.scalar;
+  p.src = poot__kir_as_int(si, reg(r, in->args[1], t)[0]);
+  p.valid = reg(r, in->args[2], t)[0] & 1;
+  POOT_TRY(copy_check(r, &p));
+  /* The copy may land at any time until the wait: it conflicts with other
+   * threads' accesses from its issue on. */
+  POOT_TRY(copy_mark(r, &p));
+  if (r->pend_len == r->pend_cap) {
+    size_t cap = r->pend_cap ? 2 * r->pend_cap : 256;
+    pending_copy *np = poot_realloc(r->pend, cap * sizeof *np);
+    if (!np) return poot_status_make(POOT_OUT_OF_MEMORY, "kir interp: out of memory");
+    r->pend = np;
+    r->pend_cap = cap;
+  }
+  r->pend[r->pend_len++] = p;
   return POOT_OK_STATUS;
 }
 
@@ -541,6 +744,7 @@ static const group_fn GROUP_FN[POOT_KIR_CLASS_COUNT] = {
     [POOT_KIR_CLASS_IF] = exec_if,        [POOT_KIR_CLASS_FOR] = exec_for,
     [POOT_KIR_CLASS_BARRIER] = g_barrier, [POOT_KIR_CLASS_SUBGROUP] = subgroup_op,
     [POOT_KIR_CLASS_CHECK] = g_check,     [POOT_KIR_CLASS_PRIV_STORE] = g_priv_store,
+    [POOT_KIR_CLASS_MATRIX] = g_matrix,
 };
 
 static poot_status exec_inst(run *r, const poot_kir_inst *in, const uint8_t *mask) {
@@ -620,7 +824,8 @@ poot_status poot_kir_interp_run(const poot_kir_kernel *k, const poot_kir_interp_
   r.shared = poot_calloc(k->shared_count + 1, sizeof(unsigned char *));
   r.shadows = r.race ? poot_calloc(k->shared_count + 1, sizeof(shadow *)) : NULL;
   r.vals = poot_calloc(((size_t)k->value_count + 1) * r.T * LANES, sizeof(uint64_t));
-  if (!r.priv_off || !r.shared || (r.race && !r.shadows) || !r.vals) goto oom;
+  r.committed = poot_calloc(r.T, sizeof(uint32_t));
+  if (!r.priv_off || !r.shared || (r.race && !r.shadows) || !r.vals || !r.committed) goto oom;
   for (uint32_t i = 0; i < k->private_count; i++) {
     r.priv_off[i] = priv_elems;
     priv_elems += (size_t)k->privates[i].count * r.T;
@@ -662,6 +867,9 @@ poot_status poot_kir_interp_run(const poot_kir_kernel *k, const poot_kir_interp_
               r.shadows[i][e] = (shadow){-1, -1, 0, 0};
         }
         r.epoch = 1;
+        /* Copies never waited for die with the workgroup's shared memory. */
+        r.pend_len = 0;
+        memset(r.committed, 0, r.T * sizeof(uint32_t));
         st = exec_block(&r, &k->body, full);
       }
   poot_free(full);
@@ -678,5 +886,7 @@ done:
   poot_free(r.priv_off);
   poot_free(r.priv);
   poot_free(r.vals);
+  poot_free(r.pend);
+  poot_free(r.committed);
   return st;
 }

@@ -52,6 +52,9 @@ bool poot__kir_runs_before_wait(const poot_kir_kernel *k, const poot_kir_inst *i
       return in->space == POOT_KIR_SPACE_SHARED;
     case POOT_KIR_CLASS_PARAM:
       return in->ref < k->param_count && k->params[in->ref].kind == POOT_KIR_PARAM_PUSH;
+    case POOT_KIR_CLASS_ASYNC: /* a copy reads global memory; commit/wait order it */
+      return in->op == POOT_KIR_OP_ASYNC_COPY && in->imm < k->binding_count &&
+             k->bindings[in->imm].invariant;
     case POOT_KIR_CLASS_ATOMIC:
     case POOT_KIR_CLASS_BARRIER:
     case POOT_KIR_CLASS_CHECK:

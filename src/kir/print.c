@@ -86,6 +86,24 @@ void poot_kir_print_inst(const poot_kir_kernel *k, const poot_kir_inst *in, poot
     case POOT_KIR_OP_CHECK:
       poot_strbuf_printf(o, " v%u, %llu", in->args[0], (unsigned long long)in->imm);
       return;
+    case POOT_KIR_OP_MMA_LOAD:
+      poot_strbuf_putc(o, ' ');
+      mem(k, in, o);
+      if (in->imm & 1) poot_strbuf_puts(o, " trans");
+      return;
+    case POOT_KIR_OP_MMA:
+      poot_strbuf_printf(o, " %s v%u, v%u, v%u", poot_kir_scalar_name((poot_kir_scalar)in->imm),
+                         in->args[0], in->args[1], in->args[2]);
+      return;
+    case POOT_KIR_OP_ASYNC_COPY:
+      poot_strbuf_printf(o, " %s[v%u], %s[v%u] if v%u",
+                         in->ref < k->shared_count ? k->shared[in->ref].name : "?", in->args[0],
+                         in->imm < k->binding_count ? k->bindings[in->imm].name : "?",
+                         in->args[1], in->args[2]);
+      return;
+    case POOT_KIR_OP_ASYNC_WAIT:
+      poot_strbuf_printf(o, " %llu", (unsigned long long)in->imm);
+      return;
     case POOT_KIR_OP_FOR:
       poot_strbuf_printf(o, " v%u: ", in->result);
       poot__kir_type_print(in->type, o);

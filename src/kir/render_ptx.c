@@ -964,6 +964,55 @@ static void emit_subgroup(ptx_ctx *c, const poot_kir_inst *in) {
   }
 }
 
+/* MMA_LOAD (ldmatrix.x4) and MMA (mma.sync m16n8k16) on the fragment
+ * layout of kir.h, which is PTX's own: the registers are the values' lanes. */
+static void emit_matrix(ptx_ctx *c, const poot_kir_inst *in) {
+  poot_strbuf regs;
+  poot_strbuf_init(&regs);
+  if (in->op == POOT_KIR_OP_MMA_LOAD) {
+    char a[32];
+    snprintf(a, sizeof a, "%s",
+             address(c, POOT_KIR_SPACE_SHARED, in->ref, in->args[0],
+                     poot__kir_space_elem(c->k, POOT_KIR_SPACE_SHARED, in->ref)));
+    reglist(c, &regs, in->result, 0, 4);
+    if (regs.failed) poot__kir_regs_oom(&c->r);
+    EMIT("\tldmatrix.sync.aligned.m8n8.x4%s.shared.b16 \t%s, [%s];\n", (in->imm & 1) ? ".trans" : "",
+         regs.data, a);
+  } else {
+    const char *ab = (poot_kir_scalar)in->imm == POOT_KIR_BF16 ? "bf16" : "f16";
+    reglist(c, &regs, in->result, 0, 4);
+    poot_strbuf_puts(&regs, ", ");
+    reglist(c, &regs, in->args[0], 0, 4);
+    poot_strbuf_puts(&regs, ", ");
+    reglist(c, &regs, in->args[1], 0, 2);
+    poot_strbuf_puts(&regs, ", ");
+    reglist(c, &regs, in->args[2], 0, 4);
+    if (regs.failed) poot__kir_regs_oom(&c->r);
+    EMIT("\tmma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 \t%s;\n", ab, ab, regs.data);
+  }
+  poot_strbuf_deinit(&regs);
+}
+
+/* ASYNC_COPY (cp.async.cg, 16 bytes; src-size 0 fills zeros), commit and wait. */
+static void emit_async(ptx_ctx *c, const poot_kir_inst *in) {
+  if (in->op == POOT_KIR_OP_ASYNC_COMMIT) {
+    EMIT("\tcp.async.commit_group;\n");
+    return;
+  }
+  if (in->op == POOT_KIR_OP_ASYNC_WAIT) {
+    EMIT("\tcp.async.wait_group \t%" PRIu64 ";\n", in->imm);
+    return;
+  }
+  poot_kir_scalar elem = poot__kir_space_elem(c->k, POOT_KIR_SPACE_SHARED, in->ref);
+  char d[32], src[32], n[32];
+  snprintf(d, sizeof d, "%s", address(c, POOT_KIR_SPACE_SHARED, in->ref, in->args[0], elem));
+  snprintf(src, sizeof src, "%s",
+           address(c, POOT_KIR_SPACE_GLOBAL, (uint32_t)in->imm, in->args[1], elem));
+  snprintf(n, sizeof n, "%s", rtmp(c));
+  EMIT("\tselp.u32 \t%s, 16, 0, %s;\n", n, vr(c, in->args[2], 0));
+  EMIT("\tcp.async.cg.shared.global \t[%s], [%s], 16, %s;\n", d, src, n);
+}
+
 static void emit_param(ptx_ctx *c, const poot_kir_inst *in) {
   const poot_kir_param *p = &c->k->params[in->ref];
   const char *d = vr(c, in->result, 0);
@@ -1082,6 +1131,12 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
       break;
     case POOT_KIR_CLASS_FOR:
       emit_for(c, in);
+      break;
+    case POOT_KIR_CLASS_MATRIX:
+      emit_matrix(c, in);
+      break;
+    case POOT_KIR_CLASS_ASYNC:
+      emit_async(c, in);
       break;
     default:
       fail(c, POOT_UNSUPPORTED, in, "operation not known to the PTX renderer");

@@ -111,7 +111,7 @@ void poot__kir_regs_private_slots(poot__kir_regs *r) {
 
 bool poot__kir_block_uses_subgroups(const poot_kir_block *b) {
   for (const poot_kir_inst *in = b->first; in; in = in->next) {
-    if (poot__kir_op_class(in->op) == POOT_KIR_CLASS_SUBGROUP) return true;
+    if (poot__kir_op_is_subgroup(in->op)) return true;
     if (poot__kir_block_uses_subgroups(&in->body) || poot__kir_block_uses_subgroups(&in->else_body))
       return true;
   }

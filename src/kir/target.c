@@ -157,3 +157,9 @@ poot_hash128 poot_kir_cache_key(const poot_kir_kernel *kernel, const poot_kir_ta
 bool poot_kir_kernel_same(const poot_kir_kernel *a, const poot_kir_kernel *b) {
   return a->text_len == b->text_len && memcmp(a->text, b->text, a->text_len) == 0;
 }
+
+bool poot_kir_target_has_matrix(const poot_kir_target *t) {
+  if (!t) return false;
+  if (t->lang == POOT_KIR_LANG_NONE) return true;
+  return t->lang == POOT_KIR_LANG_PTX && t->sm_version >= 80;
+}

@@ -113,6 +113,7 @@ bool poot__kir_op_has_result(poot_kir_op op) {
     case POOT_KIR_CLASS_BARRIER:
     case POOT_KIR_CLASS_CHECK:
     case POOT_KIR_CLASS_IF:
+    case POOT_KIR_CLASS_ASYNC:
       return false;
     default:
       return true; /* FOR defines its induction value */
@@ -126,7 +127,8 @@ bool poot__kir_op_is_arith(poot_kir_op op) {
 }
 
 bool poot__kir_op_is_subgroup(poot_kir_op op) {
-  return poot__kir_op_class(op) == POOT_KIR_CLASS_SUBGROUP;
+  poot_kir_op_class c = poot__kir_op_class(op);
+  return c == POOT_KIR_CLASS_SUBGROUP || c == POOT_KIR_CLASS_MATRIX;
 }
 
 bool poot__kir_op_is_atomic(poot_kir_op op) {
@@ -492,6 +494,78 @@ static bool infer_for(infer_ctx *x) {
   return true;
 }
 
+static bool is_b16(poot_kir_scalar s) {
+  return s == POOT_KIR_F16 || s == POOT_KIR_BF16 || s == POOT_KIR_U16 || s == POOT_KIR_I16;
+}
+
+static bool type_is(poot_kir_type t, poot_kir_scalar s, uint32_t lanes) {
+  return t.frag == 0 && t.scalar == s && t.lanes == lanes;
+}
+
+/* MMA_LOAD and MMA (kir.h, "matrix fragments"). */
+static bool infer_matrix(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (in->op == POOT_KIR_OP_MMA_LOAD) {
+    if (in->space != POOT_KIR_SPACE_SHARED)
+      return fail(x->err, x->n, "mma_load reads shared memory only");
+    poot_kir_scalar elem;
+    uint32_t align;
+    if (!mem_ref(x->d, in, false, true, &elem, &align, x->err, x->n)) return false;
+    if (!is_b16(elem))
+      return fail(x->err, x->n, "mma_load needs a shared array of 16-bit elements, got %s",
+                  poot_kir_scalar_name(elem));
+    if (!is_index(x->at[0]))
+      return fail(x->err, x->n, "index must be u32 or i32, got %s", T1(x->at[0]));
+    if (in->imm > 1) return fail(x->err, x->n, "mma_load flags %llu (0 or 1)",
+                                 (unsigned long long)in->imm);
+    *x->out = poot_kir_type_make(POOT_KIR_U32, 4);
+    return true;
+  }
+  if (in->imm != POOT_KIR_F16 && in->imm != POOT_KIR_BF16)
+    return fail(x->err, x->n, "mma operands are f16 or bf16, not %s",
+                poot_kir_scalar_name((poot_kir_scalar)in->imm));
+  if (!type_is(x->at[0], POOT_KIR_U32, 4) || !type_is(x->at[1], POOT_KIR_U32, 2) ||
+      !type_is(x->at[2], POOT_KIR_F32, 4))
+    return fail(x->err, x->n, "mma takes (u32x4, u32x2, f32x4), got (%s, %s, %s)", T1(x->at[0]),
+                T2(x->at[1]), T3(x->at[2]));
+  *x->out = poot_kir_type_make(POOT_KIR_F32, 4);
+  return true;
+}
+
+/* ASYNC_COPY, ASYNC_COMMIT and ASYNC_WAIT. */
+static bool infer_async(infer_ctx *x) {
+  const poot_kir_inst *in = x->in;
+  if (in->op == POOT_KIR_OP_ASYNC_COMMIT) return true;
+  if (in->op == POOT_KIR_OP_ASYNC_WAIT) {
+    if (in->imm > 7)
+      return fail(x->err, x->n, "async_wait of %llu pending groups (0..7)",
+                  (unsigned long long)in->imm);
+    return true;
+  }
+  if (in->ref >= x->d->shared_count)
+    return fail(x->err, x->n, "shared array %u out of range (%u shared arrays)", in->ref,
+                x->d->shared_count);
+  if (in->imm >= x->d->binding_count)
+    return fail(x->err, x->n, "binding position %llu out of range (%u bindings)",
+                (unsigned long long)in->imm, x->d->binding_count);
+  const poot_kir_binding *bd = &x->d->bindings[in->imm];
+  poot_kir_scalar elem = x->d->shared[in->ref].elem;
+  if (!(bd->access & POOT_KIR_ACCESS_READ))
+    return fail(x->err, x->n, "binding '%s' is write-only", bd->name);
+  if (bd->elem != elem || poot_kir_scalar_size(elem) > 8)
+    return fail(x->err, x->n, "async_copy from %s elements into %s elements", 
+                poot_kir_scalar_name(bd->elem), poot_kir_scalar_name(elem));
+  if (bd->align && bd->align < 16)
+    return fail(x->err, x->n, "async_copy needs 16-byte alignment; binding '%s' has %u", bd->name,
+                bd->align);
+  if (!is_index(x->at[0]) || !is_index(x->at[1]))
+    return fail(x->err, x->n, "indices must be u32 or i32, got %s, %s", T1(x->at[0]),
+                T2(x->at[1]));
+  if (!type_is(x->at[2], POOT_KIR_BOOL, 1))
+    return fail(x->err, x->n, "async_copy valid flag must be bool, got %s", T3(x->at[2]));
+  return true;
+}
+
 #undef T1
 #undef T2
 #undef T3
@@ -508,7 +582,8 @@ static bool (*const class_infer[POOT_KIR_CLASS_COUNT])(infer_ctx *) = {
     [POOT_KIR_CLASS_PRIV_STORE] = infer_priv,   [POOT_KIR_CLASS_ATOMIC] = infer_atomic,
     [POOT_KIR_CLASS_SUBGROUP] = infer_subgroup, [POOT_KIR_CLASS_BARRIER] = infer_barrier,
     [POOT_KIR_CLASS_CHECK] = infer_cond,        [POOT_KIR_CLASS_IF] = infer_cond,
-    [POOT_KIR_CLASS_FOR] = infer_for,
+    [POOT_KIR_CLASS_FOR] = infer_for,           [POOT_KIR_CLASS_MATRIX] = infer_matrix,
+    [POOT_KIR_CLASS_ASYNC] = infer_async,
 };
 
 bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir_type *out,

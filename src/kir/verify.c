@@ -99,6 +99,19 @@ static poot_status check_target(vctx *c, const poot_kir_inst *in) {
       return vfail(c, in, POOT_UNSUPPORTED, "the target has no %s on %s", poot_kir_op_name(in->op),
                    poot_kir_scalar_name((poot_kir_scalar)in->type.scalar));
   }
+  poot_kir_op_class cls = poot__kir_op_class(in->op);
+  if ((cls == POOT_KIR_CLASS_MATRIX || cls == POOT_KIR_CLASS_ASYNC) &&
+      !poot_kir_target_has_matrix(t))
+    return vfail(c, in, POOT_UNSUPPORTED,
+                 "target '%s' has no matrix fragments or asynchronous copies (PTX sm_80 and "
+                 "later only); use the form without them",
+                 t->name ? t->name : "?");
+  if (cls == POOT_KIR_CLASS_MATRIX) {
+    uint32_t sg = k->subgroup_size ? k->subgroup_size : t->subgroup_size;
+    if (sg != 32)
+      return vfail(c, in, POOT_UNSUPPORTED,
+                   "matrix fragments need subgroups of 32 lanes; the kernel runs %u", sg);
+  }
   if (poot__kir_op_is_subgroup(in->op) ||
       (in->op == POOT_KIR_OP_BUILTIN && in->ref >= POOT_KIR_BUILTIN_SUBGROUP_ID)) {
     if (!t->subgroup_ops)
@@ -157,6 +170,8 @@ static poot_status visit(vctx *c, const poot_kir_inst *in, uint8_t ctl, const po
     case POOT_KIR_OP_ATOMIC_MIN:
     case POOT_KIR_OP_ATOMIC_XCHG:
     case POOT_KIR_OP_ATOMIC_CAS:
+    case POOT_KIR_OP_MMA_LOAD: /* each lane holds its own part of the fragment */
+    case POOT_KIR_OP_MMA:
       lv = VARYING;
       break;
     case POOT_KIR_OP_PRIV_LOAD:

@@ -261,6 +261,30 @@ static void op_control(prog *g, input *in, uint8_t op) {
       }
       break;
     }
+    case 23: { /* matrix fragments and asynchronous copies */
+      uint8_t k = byte(in);
+      switch (k % 5) {
+        case 0:
+          keep(g, poot_kir_mma_load(b, (k >> 3) % 4, pick(g, in), (k >> 5) & 1, &v), v);
+          break;
+        case 1: {
+          poot_kir_value a = pick(g, in), bb = pick(g, in), c = pick(g, in);
+          keep(g, poot_kir_mma(b, (k & 0x80) ? POOT_KIR_BF16 : scalar(in), a, bb, c, &v), v);
+          break;
+        }
+        case 2: {
+          poot_kir_value d = pick(g, in), src = pick(g, in), ok = pick(g, in);
+          ok_status(poot_kir_async_copy(b, (k >> 3) % 4, d, (k >> 5) % 4, src, ok));
+          break;
+        }
+        case 3:
+          ok_status(poot_kir_async_commit(b));
+          break;
+        default:
+          ok_status(poot_kir_async_wait(b, (k >> 3) % 10));
+      }
+      break;
+    }
     default:
       if (ok_status(poot_kir_end(b)) && g->open > 0) g->open--;
       break;
@@ -269,7 +293,7 @@ static void op_control(prog *g, input *in, uint8_t op) {
 
 /* One builder call, chosen by the next byte; the family reads its operands. */
 static void one_op(prog *g, input *in) {
-  uint8_t op = (uint8_t)(byte(in) % 24);
+  uint8_t op = (uint8_t)(byte(in) % 25);
   if (op <= 4)
     op_value(g, in, op);
   else if (op <= 14)
@@ -354,7 +378,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const uint32_t sg[4] = {0, 4, 8, 32};
   poot_kir_kernel_desc desc = {.name = "k"};
   uint8_t h = byte(&in);
-  desc.workgroup_size[0] = 1 + (h & 7);
+  desc.workgroup_size[0] = (h & 0x40) ? 32 : 1 + (h & 7); /* 32: whole warps for mma */
   desc.workgroup_size[1] = 1 + ((h >> 3) & 1);
   desc.subgroup_size = sg[(h >> 4) & 3];
   prog g;

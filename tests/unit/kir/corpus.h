@@ -75,6 +75,10 @@ struct poot_kir_corpus_case {
 
 /* The corpus (static storage; *out_count entries). */
 const poot_kir_corpus_case *poot_kir_corpus(size_t *out_count);
+/* The cases that need matrix fragments (corpus_mma.c): only for targets
+ * where poot_kir_target_has_matrix, at subgroup size 32; not in the list
+ * above. Static storage. */
+const poot_kir_corpus_case *poot_kir_corpus_mma(size_t *out_count);
 /* The case named `name`, or NULL. */
 const poot_kir_corpus_case *poot_kir_corpus_find(const char *name);
 void poot_kir_corpus_run_deinit(poot_kir_corpus_run *run); /* NULL-safe; frees buffers */

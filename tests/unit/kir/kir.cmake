@@ -1,6 +1,7 @@
 # KIR: the interpreter over the test-kernel corpus, verifier, printer, hash.
 add_library(poot_kir_corpus STATIC ${CMAKE_CURRENT_LIST_DIR}/corpus.c
-                                   ${CMAKE_CURRENT_LIST_DIR}/corpus_ops.c)
+                                   ${CMAKE_CURRENT_LIST_DIR}/corpus_ops.c
+                                   ${CMAKE_CURRENT_LIST_DIR}/corpus_mma.c)
 target_include_directories(poot_kir_corpus PUBLIC ${CMAKE_SOURCE_DIR}/include
                                                   ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(poot_kir_corpus PUBLIC poot_kir m)

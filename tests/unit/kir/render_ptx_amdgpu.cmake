@@ -31,3 +31,12 @@ poot_add_test(kir_render_math_bounds
 if(TARGET kir_render_math_bounds)
   target_include_directories(kir_render_math_bounds PRIVATE ${CMAKE_SOURCE_DIR}/src/kir)
 endif()
+# Matrix fragments and asynchronous copies: exact on the interpreter, refused
+# where the target lacks them, and the PTX accepted by ptxas (SKIP without).
+poot_add_test(kir_mma
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/mma_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base)
+poot_add_test(kir_mma_ptxas
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/mma_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base
+  ARGS ptxas)

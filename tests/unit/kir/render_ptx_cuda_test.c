@@ -434,6 +434,34 @@ int main(int argc, char **argv) {
     poot_strbuf_deinit(&ptx);
   }
   if (trap_mode) return failed ? 1 : 0;
+  /* The matrix-fragment cases (sm_80+; none of them traps). */
+  const poot_kir_corpus_case *mma = poot_kir_corpus_mma(&n);
+  for (size_t i = 0; i < n; i++) {
+    const poot_kir_corpus_case *c = &mma[i];
+    if (only && !strstr(c->name, only)) continue;
+    poot_kir_kernel *k = NULL;
+    poot_strbuf ptx;
+    poot_strbuf_init(&ptx);
+    poot_kir_corpus_run run;
+    memset(&run, 0, sizeof run);
+    st = c->build(c, &t, &k);
+    if (!st) st = poot_kir_render_ptx(k, &t, &ptx);
+    if (!st) st = c->prepare(c, k, c->sizes[0], 1234, &run);
+    bool poisoned = false;
+    if (st) {
+      printf("FAIL: %s: %s\n", c->name, poot_status_message(st));
+      poot_status_free(st);
+      failed++;
+    } else if (run_case(c, k, ptx.data, &run, &poisoned) == 0) {
+      passed++;
+    } else {
+      failed++;
+    }
+    poot_kir_corpus_run_deinit(&run);
+    poot_kir_kernel_destroy(k);
+    poot_strbuf_deinit(&ptx);
+    if (poisoned) break;
+  }
   printf("%s on compute capability %d.%d: %zu runs passed, %zu failed, %zu cases unsupported\n",
          t.name, major, minor, passed, failed, skipped);
   return failed ? 1 : (passed ? 0 : 77);
