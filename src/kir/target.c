@@ -140,7 +140,7 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   h = poot_hash64_mix(h, t->max_push_bytes);
   h = poot_hash64_mix(h, t->has_trap);
   h = poot_hash64_mix(h, t->simd_cpu);
-  h = poot_hash64_mix(h, t->fma_fused);
+  if (t->fma_fused) h = poot_hash64_mix(h, 0x666d61u); /* only when set: older hashes stay */
   h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);
