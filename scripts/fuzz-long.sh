@@ -58,7 +58,7 @@ mapfile -t FUZZERS < <(list_fuzzers)
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "fuzz-long: building $BUILD" >&2
-  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  if [ ! -f "$BUILD/Makefile" ] && [ ! -f "$BUILD/build.ninja" ]; then # (a failed configure leaves a cache)
     CC=$CC_FUZZ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOT_FUZZ=ON >/dev/null
   fi
   targets=()
