@@ -125,7 +125,7 @@ static void test_cache_rejects_bad_files(void **state) {
   poot_device *d = open_cached(false);
   close_device(d);
   assert_true(cache_file(path, sizeof path));
-  size_t good = file_size(path);
+  assert_true(file_size(path) >= sizeof(VkPipelineCacheHeaderVersionOne));
   poot_vulkan_pipeline_cache_info info;
 
   /* Foreign: a valid-looking header of another vendor and device. */
@@ -142,8 +142,11 @@ static void test_cache_rejects_bad_files(void **state) {
   assert_true(info.enabled);
   assert_int_equal(info.bytes_loaded, 0);
   close_device(d);
-  assert_valid_header(path); /* rewritten as this device's */
-  assert_int_equal(file_size(path), good);
+  /* Rewritten as this device's. Not compared with the first file's size: what a driver
+   * keeps of the same pipelines differs between writes (NVIDIA's: 7,635 bytes the first
+   * time, 15,014 after the foreign file). */
+  assert_valid_header(path);
+  assert_true(file_size(path) >= sizeof(VkPipelineCacheHeaderVersionOne));
 
   /* Truncated inside the header, then a header whose size field lies. */
   write_bytes(path, buf, 10);
