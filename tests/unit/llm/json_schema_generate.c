@@ -1,12 +1,12 @@
 /* Generations of the demo model under JSON Schema grammars, for
  * json_schema_generate.py (which validates each with Python's jsonschema):
  *
- *   llm_json_schema_generate DEVICE DIR OUT.jsonl
+ *   llm_json_schema_generate DEVICE DIR OUT.jsonl [EVERY]
  *
  * For every .json file in DIR (a schema; sorted by name) the schema is compiled to
  * compact GBNF (poot_json_schema_to_gbnf) and the demo model generates up to
  * 160 tokens under it on
- * DEVICE greedily, and every fourth schema also sampled (temperature 0.9,
+ * DEVICE greedily, and every EVERY-th schema (default 4) also sampled (temperature 0.9,
  * seed 1), from the prompt "Once upon a time"; each generation is one line
  * of OUT.jsonl:
  * {"file", "mode", "reason", "text"}. Exits 77 (SKIP) when the device is
@@ -61,8 +61,9 @@ static int run_failed(poot_status st, const char *what) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s DEVICE DIR OUT.jsonl\n", argv[0]);
+  int every = argc == 5 ? atoi(argv[4]) : 4;
+  if ((argc != 4 && argc != 5) || every < 1) {
+    fprintf(stderr, "usage: %s DEVICE DIR OUT.jsonl [EVERY]\n", argv[0]);
     return 2;
   }
   poot_device *dev = NULL;
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
         (st = poot_grammar_compile(gbnf, glen, NULL, &g))) {
       rc = run_failed(st, names[i]);
     }
-    for (int mode = 0; mode < (i % 4 == 0 ? 2 : 1) && rc == 0; mode++) {
+    for (int mode = 0; mode < (i % (size_t)every == 0 ? 2 : 1) && rc == 0; mode++) {
       poot_sampling_params p;
       poot_sampling_params_init(&p);
       p.temperature = mode == 0 ? 0.0f : 0.9f;
