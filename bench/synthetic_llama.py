@@ -46,8 +46,13 @@ def main():
     ap.add_argument("--tokenizer", required=True, help="folder with tokenizer.json")
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--layers", type=int, default=0,
+                    help="keep only this many layers (the shape's own count when 0): "
+                         "every kernel of the real shape, for compile checks")
     a = ap.parse_args()
     arch, h, L, nh, nkv, ffn, vocab, tied, bias, theta = SHAPES[a.shape]
+    if a.layers > 0:
+        L = min(L, a.layers)
     hd = h // nh
     rng = np.random.default_rng(a.seed)
     # Normal(0, 0.02) values drawn once into a pool and read cyclically from
