@@ -34,6 +34,9 @@
 #            comes from POOT_VK_LOADER_DIR (put first on LD_LIBRARY_PATH); the
 #            NVIDIA ICD from POOT_VK_ICD (its json, exported as
 #            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
+#   kq       the 8B shape's K-quant GEMVs kernel by kernel (two layers of it, KQ_TYPE,
+#            default q4_k_m) under each setting of KQ_VARIANTS; NCU=1 adds
+#            Nsight Compute's counters of them (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -102,12 +105,12 @@ if has tests; then
   grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -20
 fi
 
-synth() { # shape dir
+synth() { # shape dir [layers]
   [ -f "$2/model.safetensors" ] && return 0
   local tok
   case $1 in qwen*) tok=qwen3 ;; *) tok=llama3 ;; esac
   python3 bench/synthetic_llama.py --shape "$1" --tokenizer "$POOT_DATA_DIR/hf-tokenizers/$tok" \
-    --out "$2" >/dev/null
+    --out "$2" --layers "${3:-0}" >/dev/null
 }
 quant() { # dir type → path of the GGUF (the folder itself for f16)
   if [ "$2" = f16 ]; then echo "$1"; return; fi
@@ -194,6 +197,31 @@ if has vulkan; then
       bv "vk-l1b-$q-$run" -m "$(quant "$WORK/l1b" $q)" -p 512 -n 64
     done
   done
+fi
+
+if has kq; then
+  # The GEMVs of the 8B shape's K-quant mixture, kernel by kernel: two layers
+  # of it (every kernel of the real shape), profiled under each setting of
+  # KQ_VARIANTS, twice each, interleaved; NCU=1 adds the counters.
+  log "kq: ${KQ_VARIANTS:-X=1}"
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  m=$(quant "$WORK/l8b2" ${KQ_TYPE:-q4_k_m})
+  for i in 1 2; do
+    for v in ${KQ_VARIANTS:-"X=1"}; do
+      n=$(echo "$v" | tr '=' '_' | tr -cd 'A-Z0-9_' | sed 's/POOT_//g' | head -c 40)
+      (export $v; timeout 300 $P bench -m "$m" -p 0 -n 16 --eager-steps 4 --profile 8 --device ptx \
+        >"$OUT/kq-$n-$i.txt" 2>&1)
+      echo "-- $v ($i)"; grep -E "tok/s|profile|gemv|contract" "$OUT/kq-$n-$i.txt" | head -24
+    done
+  done
+  if [ "${NCU:-0}" = 1 ]; then
+    timeout 300 ncu --clock-control none -k "regex:poot_contract" -c "${NCU_COUNT:-12}" \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      --section MemoryWorkloadAnalysis $P bench -m "$m" -p 0 -n 2 --eager-steps 0 --copy-mib 0 \
+      --device ptx >"$OUT/ncu-kq.txt" 2>&1
+    grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Issue Slots|Eligible|Theoretical Occ|Block Limit" \
+      "$OUT/ncu-kq.txt" | head -200
+  fi
 fi
 
 if has ab; then

@@ -189,11 +189,42 @@ static void test_ffn(void **state) {
   }
 }
 
+/* The row loop (x staged once per workgroup for several groups of rows):
+ * one subgroup per workgroup (a 32-thread limit), so that a thousand row
+ * groups already take it — block formats with two rows per subgroup, an
+ * odd N of f16 with one, and a ragged last group. */
+static void row_loop_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  t.max_workgroup_size = 32;
+  char what[64], why[512];
+  snprintf(what, sizeof what, "row loop %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt),
+           (long long)m, (long long)k, (long long)n, (long long)k);
+  if (!pt_check_projection(g, &in, &t, 32, k, "gemv", true, what, why, sizeof why))
+    fail_msg("%s", why);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_row_loop(void **state) {
+  (void)state;
+  row_loop_one(POOT_DTYPE_Q4_K, 1, 2048, 256); /* two row groups per subgroup */
+  row_loop_one(POOT_DTYPE_Q6_K, 2, 2050, 256); /* the last group: one subgroup only */
+  row_loop_one(POOT_DTYPE_F16, 1, 1025, 64);   /* one row per subgroup */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_formats), cmocka_unit_test(test_fallback),
       cmocka_unit_test(test_blocks),  cmocka_unit_test(test_mixed),
-      cmocka_unit_test(test_ffn),
+      cmocka_unit_test(test_ffn),     cmocka_unit_test(test_row_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
