@@ -79,7 +79,8 @@ struct poot_grammar_matcher {
   uint32_t t_cap, t_len;
   uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
   uint32_t dense_sets;
-  uint8_t *reps; /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
+  uint8_t byte_group[256]; /* poot__byte_group of every byte */
+  uint8_t *reps;           /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
   uint32_t n_reps, cap_reps;
   /* Masks of the last few start sets (a state recurs often: inside a string, between
    * members); valid for one vocabulary while the cache is. */

@@ -150,15 +150,14 @@ static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b
  * the same set and one transition serves the class: a new set costs a transition per class
  * (a JSON string's set has about a dozen) rather than one per byte the walk meets. NULL when
  * the set has more than REP_STACKS stacks or REP_SETS sets have classes already. */
-static poot_status byte_reps(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
+static poot_status reps_make(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
   *out = NULL;
   const srec *r = &m->srecs[sid];
   if (r->rep) {
     *out = m->reps + (size_t)(r->rep - 1) * 256;
     return POOT_OK_STATUS;
   }
-  if (r->n > REP_STACKS || m->n_reps >= REP_SETS || m->srecs[sid].fresh++ < REP_AFTER)
-    return POOT_OK_STATUS;
+  if (r->n > REP_STACKS || m->n_reps >= REP_SETS) return POOT_OK_STATUS;
   if (m->n_reps == m->cap_reps) {
     uint32_t cap = m->cap_reps ? m->cap_reps * 2 : 64;
     uint8_t *p = poot_realloc_array(m->reps, (size_t)cap * 256, 1);
@@ -195,6 +194,20 @@ static poot_status byte_reps(poot_grammar_matcher *m, uint32_t sid, const uint8_
   m->srecs[sid].rep = ++m->n_reps;
   *out = rp;
   return POOT_OK_STATUS;
+}
+
+/* The first byte of b's class in set `sid`, or b when the set has no classes. */
+static inline uint8_t class_first(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
+  uint32_t rep = m->srecs[sid].rep;
+  return rep ? m->reps[(size_t)(rep - 1) * 256 + b] : b;
+}
+
+/* The byte classes of set `sid` (reps_make) once it has computed REP_AFTER transitions: a set
+ * that meets fewer bytes than that is cheaper without. */
+static poot_status byte_reps(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
+  *out = NULL;
+  if (!m->srecs[sid].rep && m->srecs[sid].fresh++ < REP_AFTER) return POOT_OK_STATUS;
+  return reps_make(m, sid, out);
 }
 
 /* A transition not in the cache: the class's first byte's, or computed. */
@@ -271,27 +284,37 @@ static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t *g
                               uint32_t *next) {
   static const uint8_t first[] = {'a', '0', 'A', ' '};
   if (!m->srecs[sid].chain_done) {
+    /* The loops below read every ASCII byte the set takes: when that is more than REP_AFTER,
+     * its classes cost less than the transitions, and each byte is read as its class's first
+     * (the same transition, found in the cache). */
+    const uint8_t *rp = NULL; /* (not kept: a later set's classes may move m->reps) */
+    const uint32_t *bytes = m->srecs[sid].bytes;
+    if (__builtin_popcount(bytes[0]) + __builtin_popcount(bytes[1]) + __builtin_popcount(bytes[2]) +
+            __builtin_popcount(bytes[3]) >
+        (int)REP_AFTER)
+      POOT_TRY(reps_make(m, sid, &rp));
+    (void)rp;
     uint32_t t = SID_FAIL, ok = 0;
     for (unsigned i = 0; i < 4 + 128 && t == SID_FAIL; i++) {
       uint8_t b = i < 4 ? first[i] : (uint8_t)(i - 4);
       if (!poot__set_takes(&m->srecs[sid], b)) continue;
-      POOT_TRY(poot__transition(m, sid, b, &t));
+      POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &t));
       if (!u8_live(m, t)) t = SID_FAIL;
     }
     if (t != SID_FAIL) {
       ok = (1u << POOT_BYTE_HIGH_GROUP) - 1;
       for (unsigned b = 0; b < 128; b++) {
-        uint32_t gb = 1u << poot__byte_group((uint8_t)b), x = SID_FAIL;
+        uint32_t gb = 1u << m->byte_group[b], x = SID_FAIL;
         if (!(ok & gb)) continue;
         if (poot__set_takes(&m->srecs[sid], (uint8_t)b))
-          POOT_TRY(poot__transition(m, sid, (uint8_t)b, &x));
+          POOT_TRY(poot__transition(m, sid, class_first(m, sid, (uint8_t)b), &x));
         if (x != t) ok &= ~gb;
       }
     }
     uint32_t taken = 0;
     for (unsigned w = 0; w < 8; w++)
       for (uint32_t bits = m->srecs[sid].bytes[w]; bits; bits &= bits - 1)
-        taken |= 1u << poot__byte_group((uint8_t)(w * 32 + (unsigned)__builtin_ctz(bits)));
+        taken |= 1u << m->byte_group[w * 32 + (unsigned)__builtin_ctz(bits)];
     m->srecs[sid].taken_groups = taken;
     m->srecs[sid].chain_groups = ok;
     m->srecs[sid].chain_next = t;
