@@ -118,7 +118,10 @@ void poot__step(ectx *c, const uint32_t *in, uint32_t n_in, uint8_t b) {
     uint32_t pos = c->m->nodes[in[i]].pos, parent = c->m->nodes[in[i]].parent;
     if (!poot__gel_match(g, &g->el[pos], b)) continue;
     uint32_t next = g->el[pos + 1].type == GEL_END ? parent : poot__node(c, pos + 1, parent);
-    if (!c->fail) poot__expand(c, next);
+    if (!c->fail && c->memo)
+      poot__expand_memo(c, next);
+    else if (!c->fail)
+      poot__expand(c, next);
   }
 }
 
@@ -272,6 +275,12 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->tvals);
   poot_free(m->dense);
   poot_free(m->reps);
+  poot_free(m->xkeys);
+  poot_free(m->xoff);
+  poot_free(m->xids);
+  poot_free(m->xout);
+  poot_free(m->xn);
+  poot_free(m->xfl);
   for (uint32_t i = 0; i < MASK_CACHE; i++) poot_free(m->mc_mask[i]);
   poot_free(m->keys);
   poot_free(m->kdata);

@@ -79,6 +79,13 @@ struct poot_grammar_matcher {
   uint32_t t_cap, t_len;
   uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
   uint32_t dense_sets;
+  /* Expansions (poot__expand_memo): xkeys[slot] = node id + 1 (0 empty), its stacks
+   * xids[xoff[slot] .. + xn[slot]) and flags xfl[slot] (1 accept, 2 left). */
+  uint32_t *xkeys, *xoff, *xids, *xout;
+  uint16_t *xn;
+  uint8_t *xfl;
+  uint32_t x_cap, x_len;
+  size_t n_xids, cap_xids;
   uint8_t byte_group[256]; /* poot__byte_group of every byte */
   uint8_t *reps;           /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
   uint32_t n_reps, cap_reps;
@@ -118,6 +125,7 @@ typedef struct ectx {
   uint32_t rec;
   bool accept;
   bool left; /* a stack reached a sentinel (a position past the grammar's elements) */
+  bool memo; /* poot__step expands through poot__expand_memo (the walk's cache) */
   int fail;
 } ectx;
 
@@ -145,6 +153,10 @@ poot_grammar_matcher *poot__matcher_alloc(const poot_grammar *g);
 
 /* Empties the walk's cache (sets, transitions, byte classes, cached masks). */
 void poot__cache_clear(poot_grammar_matcher *m);
+/* poot__expand(c, id) at the top level (c->rec 0), through a memo of each node's expansion
+ * kept with the walk's cache: the same stacks are added in the same order, with the same
+ * flags and failures. */
+void poot__expand_memo(ectx *c, uint32_t id);
 /* The id of the set `ids` (sorted here) with `accept` and `left`, interned. */
 POOT_MUST_USE poot_status poot__set_intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n,
                                            bool accept, bool left, uint32_t *out_sid);

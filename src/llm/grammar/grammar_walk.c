@@ -9,6 +9,7 @@
 #define REP_SETS 16384u /* sets with byte classes (4 MiB) */
 #define REP_STACKS 64u  /* a set of more stacks has none */
 #define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
+#define XMEMO_IDS ((size_t)1 << 22) /* stacks kept by the expansion memo (16 MiB) */
 
 /* Empties the walk's cache. It costs what was used, not what was reserved: the context
  * matcher empties its cache for every cut state of a mask, and a table cleared in full
@@ -29,6 +30,9 @@ void poot__cache_clear(poot_grammar_matcher *m) {
     memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
   }
   if (m->tkeys && m->t_len) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
+  if (m->xkeys && m->x_len) memset(m->xkeys, 0, m->x_cap * sizeof *m->xkeys);
+  m->x_len = 0;
+  m->n_xids = 0;
   m->n_srec = 0;
   m->n_sids = 0;
   m->t_len = 0;
@@ -134,8 +138,103 @@ static poot_status trans_put(poot_grammar_matcher *m, uint64_t key, uint32_t val
   return POOT_OK_STATUS;
 }
 
+static inline uint32_t memo_slot(uint32_t id, uint32_t cap) {
+  return (id * 0x9E3779B1u >> 7) & (cap - 1);
+}
+
+/* Grows the expansion memo to hold one more entry and `n` more stacks; false when it cannot
+ * (no memory, or past XMEMO_IDS: the memo is an optimisation, so expansions then run). */
+static bool memo_reserve(poot_grammar_matcher *m, uint32_t n) {
+  if (m->n_xids + n > XMEMO_IDS) return false;
+  if (m->n_xids + n > m->cap_xids) {
+    poot_status st = poot__reserve_u32(&m->xids, &m->cap_xids, m->n_xids + n);
+    if (st) {
+      poot_status_free(st);
+      return false;
+    }
+  }
+  if (m->x_len * 2 < m->x_cap) return true;
+  uint32_t cap = m->x_cap ? m->x_cap * 2 : 1024;
+  uint32_t *k = poot_calloc(cap, sizeof *k), *o = poot_malloc(cap * sizeof *o);
+  uint16_t *xn = poot_malloc(cap * sizeof *xn);
+  uint8_t *fl = poot_malloc(cap);
+  if (!k || !o || !xn || !fl) {
+    poot_free(k);
+    poot_free(o);
+    poot_free(xn);
+    poot_free(fl);
+    return false;
+  }
+  for (uint32_t i = 0; i < m->x_cap; i++) {
+    if (!m->xkeys[i]) continue;
+    uint32_t s = memo_slot(m->xkeys[i] - 1, cap);
+    while (k[s]) s = (s + 1) & (cap - 1);
+    k[s] = m->xkeys[i];
+    o[s] = m->xoff[i];
+    xn[s] = m->xn[i];
+    fl[s] = m->xfl[i];
+  }
+  poot_free(m->xkeys);
+  poot_free(m->xoff);
+  poot_free(m->xn);
+  poot_free(m->xfl);
+  m->xkeys = k;
+  m->xoff = o;
+  m->xn = xn;
+  m->xfl = fl;
+  m->x_cap = cap;
+  return true;
+}
+
+/* Adds an expansion's stacks and flags (1 accept, 2 left) to c, as poot__expand would:
+ * poot__stack_add of the distinct stacks in their first order gives the same stacks, order and
+ * capacity failure as adding them with their repeats. */
+static void memo_replay(ectx *c, const uint32_t *ids, uint32_t n, uint8_t flags) {
+  for (uint32_t i = 0; i < n && !c->fail; i++) poot__stack_add(c, ids[i]);
+  c->accept = c->accept || (flags & 1);
+  c->left = c->left || (flags & 2);
+}
+
+void poot__expand_memo(ectx *c, uint32_t id) {
+  poot_grammar_matcher *m = c->m;
+  if (id == NIL) { /* the empty stack */
+    c->accept = true;
+    return;
+  }
+  uint32_t s = m->x_cap ? memo_slot(id, m->x_cap) : 0;
+  for (; m->x_cap && m->xkeys[s]; s = (s + 1) & (m->x_cap - 1))
+    if (m->xkeys[s] == id + 1) {
+      memo_replay(c, m->xids + m->xoff[s], m->xn[s], m->xfl[s]);
+      return;
+    }
+  if (!m->xout) m->xout = poot_malloc(m->g->max_stacks * sizeof *m->xout);
+  if (!m->xout) { /* no memory for the memo: expand in place */
+    poot__expand(c, id);
+    return;
+  }
+  ectx x = {.m = m, .out = m->xout};
+  poot__expand(&x, id);
+  if (x.fail) { /* past the bounds alone, so with c's stacks too (not kept: the pool may fill) */
+    c->fail = x.fail;
+    return;
+  }
+  uint8_t flags = (uint8_t)((x.accept ? 1 : 0) | (x.left ? 2 : 0));
+  if (x.n_out <= UINT16_MAX && memo_reserve(m, x.n_out)) {
+    s = memo_slot(id, m->x_cap);
+    while (m->xkeys[s]) s = (s + 1) & (m->x_cap - 1);
+    m->xkeys[s] = id + 1;
+    m->xoff[s] = (uint32_t)m->n_xids;
+    m->xn[s] = (uint16_t)x.n_out;
+    m->xfl[s] = flags;
+    memcpy(m->xids + m->n_xids, x.out, x.n_out * sizeof *x.out);
+    m->n_xids += x.n_out;
+    m->x_len++;
+  }
+  memo_replay(c, x.out, x.n_out, flags);
+}
+
 static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
-  ectx c = {.m = m, .out = m->tmp_a};
+  ectx c = {.m = m, .out = m->tmp_a, .memo = true};
   poot__step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
   if (c.fail == FAIL_OOM) return poot__fail_status(c.fail, "the mask");
   *out = SID_FAIL;
