@@ -26,11 +26,12 @@ typedef struct mframe {
 /* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
 typedef struct srec {
   uint32_t off, n, hash;
-  uint32_t bytes[8];                 /* the bytes some top takes */
-  uint32_t chain_groups, chain_next; /* ASCII groups whose every byte leads to chain_next, a
-                                       live set (chain_done) */
-  uint32_t taken_groups;             /* the groups of the bytes some top takes (chain_done) */
-  bool chain_done;
+  uint32_t bytes[8];                /* the bytes some top takes */
+  uint32_t chain_next;              /* a live set (chain_done; chain_info) */
+  uint32_t chain_groups, chain_bad; /* ASCII groups found to lead, every byte, to chain_next,
+                                       and found not to (chain_info) */
+  uint32_t taken_groups;            /* the groups of the bytes some top takes (taken_done) */
+  bool chain_done, taken_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
   bool left;      /* a context walk only: some stack reached a cut (see mkey) on this byte */
@@ -86,8 +87,9 @@ struct poot_grammar_matcher {
   uint8_t *xfl;
   uint32_t x_cap, x_len;
   size_t n_xids, cap_xids;
-  uint8_t byte_group[256]; /* poot__byte_group of every byte */
-  uint8_t *reps;           /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
+  uint8_t byte_group[256];                   /* poot__byte_group of every byte */
+  uint32_t group_bytes[POOT_BYTE_GROUPS][4]; /* the ASCII bytes of each group */
+  uint8_t *reps; /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
   uint32_t n_reps, cap_reps;
   /* Masks of the last few start sets (a state recurs often: inside a string, between
    * members); valid for one vocabulary while the cache is. */

@@ -376,51 +376,91 @@ static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
   return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
 }
 
-/* A set's chain, once per set: the ASCII byte groups whose every byte leads to one live set,
- * chain_next (tried first: the target of 'a', '0', 'A', ' ', then any byte). Inside a string
- * chain_next is the set itself (a loop); inside `x{0,120}` it is the next count. */
-static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t *groups,
-                              uint32_t *next) {
-  static const uint8_t first[] = {'a', '0', 'A', ' '};
-  if (!m->srecs[sid].chain_done) {
-    /* The loops below read every ASCII byte the set takes: when that is more than REP_AFTER,
-     * its classes cost less than the transitions, and each byte is read as its class's first
-     * (the same transition, found in the cache). */
-    const uint8_t *rp = NULL; /* (not kept: a later set's classes may move m->reps) */
-    const uint32_t *bytes = m->srecs[sid].bytes;
-    if (__builtin_popcount(bytes[0]) + __builtin_popcount(bytes[1]) + __builtin_popcount(bytes[2]) +
-            __builtin_popcount(bytes[3]) >
-        (int)REP_AFTER)
-      POOT_TRY(reps_make(m, sid, &rp));
-    (void)rp;
-    uint32_t t = SID_FAIL, ok = 0;
-    for (unsigned i = 0; i < 4 + 128 && t == SID_FAIL; i++) {
-      uint8_t b = i < 4 ? first[i] : (uint8_t)(i - 4);
-      if (!poot__set_takes(&m->srecs[sid], b)) continue;
-      POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &t));
-      if (!u8_live(m, t)) t = SID_FAIL;
-    }
-    if (t != SID_FAIL) {
-      ok = (1u << POOT_BYTE_HIGH_GROUP) - 1;
-      for (unsigned b = 0; b < 128; b++) {
-        uint32_t gb = 1u << m->byte_group[b], x = SID_FAIL;
-        if (!(ok & gb)) continue;
-        if (poot__set_takes(&m->srecs[sid], (uint8_t)b))
-          POOT_TRY(poot__transition(m, sid, class_first(m, sid, (uint8_t)b), &x));
-        if (x != t) ok &= ~gb;
-      }
-    }
-    uint32_t taken = 0;
+/* The groups of the bytes some top of set `sid` takes, once per set. */
+static uint32_t taken_groups(poot_grammar_matcher *m, uint32_t sid) {
+  srec *r = &m->srecs[sid];
+  if (!r->taken_done) {
     for (unsigned w = 0; w < 8; w++)
-      for (uint32_t bits = m->srecs[sid].bytes[w]; bits; bits &= bits - 1)
-        taken |= 1u << m->byte_group[w * 32 + (unsigned)__builtin_ctz(bits)];
-    m->srecs[sid].taken_groups = taken;
-    m->srecs[sid].chain_groups = ok;
-    m->srecs[sid].chain_next = t;
-    m->srecs[sid].chain_done = true;
+      for (uint32_t bits = r->bytes[w]; bits; bits &= bits - 1)
+        r->taken_groups |= 1u << m->byte_group[w * 32 + (unsigned)__builtin_ctz(bits)];
+    r->taken_done = true;
   }
-  *groups = m->srecs[sid].chain_groups;
+  return r->taken_groups;
+}
+
+/* A set's chain start, once per set: chain_next, the live set tried first as the target of
+ * 'a', '0', 'A', ' ', then of any ASCII byte (inside a string the set itself, a loop; inside
+ * `x{0,120}` the next count). */
+static poot_status chain_start(poot_grammar_matcher *m, uint32_t sid) {
+  static const uint8_t first[] = {'a', '0', 'A', ' '};
+  if (m->srecs[sid].chain_done) return POOT_OK_STATUS;
+  uint32_t t = SID_FAIL;
+  for (unsigned i = 0; i < 4 + 128 && t == SID_FAIL; i++) {
+    uint8_t b = i < 4 ? first[i] : (uint8_t)(i - 4);
+    if (!poot__set_takes(&m->srecs[sid], b)) continue;
+    POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &t));
+    if (!u8_live(m, t)) t = SID_FAIL;
+  }
+  m->srecs[sid].chain_next = t;
+  m->srecs[sid].chain_done = true;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every byte of ASCII group `gr` leads set `sid` to its chain_next. A group of more
+ * than REP_AFTER bytes makes the set's classes first (they cost less than the transitions),
+ * and each byte is read as its class's first (the same transition, found in the cache). */
+static poot_status group_chains(poot_grammar_matcher *m, uint32_t sid, uint32_t gr, bool *out) {
+  const uint32_t *gb = m->group_bytes[gr];
+  uint32_t t = m->srecs[sid].chain_next, n = 0;
+  *out = false;
+  for (unsigned w = 0; w < 4; w++) n += (uint32_t)__builtin_popcount(gb[w]);
+  const uint8_t *rp = NULL; /* (not kept: a later set's classes may move m->reps) */
+  if (n > REP_AFTER) POOT_TRY(reps_make(m, sid, &rp));
+  for (unsigned w = 0; w < 4; w++)
+    for (uint32_t bits = gb[w]; bits; bits &= bits - 1) {
+      uint8_t b = (uint8_t)(w * 32 + (unsigned)__builtin_ctz(bits));
+      uint32_t x = SID_FAIL;
+      POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &x));
+      if (x != t) return POOT_OK_STATUS;
+    }
+  *out = true;
+  return POOT_OK_STATUS;
+}
+
+/* A set's chain groups among `need` (ASCII groups), found as they are first needed and kept:
+ * *groups holds those of `need` whose every byte leads to chain_next (*next, a live set);
+ * the search stops at the first group of `need` that does not, which is enough for a
+ * caller that needs them all. A group with a byte that no top takes settles it before any
+ * transition (*next is then SID_FAIL when it was not known). */
+static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t need,
+                              uint32_t *groups, uint32_t *next) {
+  srec *r = &m->srecs[sid];
+  *next = r->chain_done ? r->chain_next : SID_FAIL;
+  *groups = r->chain_groups & need;
+  if (need & r->chain_bad) return POOT_OK_STATUS;
+  for (uint32_t todo = need & ~(r->chain_groups | r->chain_bad); todo; todo &= todo - 1) {
+    const uint32_t *gb = m->group_bytes[__builtin_ctz(todo)];
+    if ((gb[0] & ~r->bytes[0]) | (gb[1] & ~r->bytes[1]) | (gb[2] & ~r->bytes[2]) |
+        (gb[3] & ~r->bytes[3])) {
+      r->chain_bad |= todo & -todo;
+      return POOT_OK_STATUS;
+    }
+  }
+  POOT_TRY(chain_start(m, sid));
   *next = m->srecs[sid].chain_next;
+  if (*next == SID_FAIL) need = 0;
+  for (uint32_t todo = need & ~(m->srecs[sid].chain_groups | m->srecs[sid].chain_bad); todo;
+       todo &= todo - 1) {
+    uint32_t gr = (uint32_t)__builtin_ctz(todo);
+    bool ok = false;
+    POOT_TRY(group_chains(m, sid, gr, &ok));
+    if (!ok) {
+      m->srecs[sid].chain_bad |= 1u << gr;
+      break;
+    }
+    m->srecs[sid].chain_groups |= 1u << gr;
+  }
+  *groups = m->srecs[sid].chain_groups & need;
   return POOT_OK_STATUS;
 }
 
@@ -469,8 +509,8 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
     *out = m->srecs[sid].u8_loops;
     return POOT_OK_STATUS;
   }
-  uint32_t groups = 0, home = SID_FAIL;
-  POOT_TRY(chain_info(m, sid, &groups, &home));
+  POOT_TRY(chain_start(m, sid));
+  uint32_t home = m->srecs[sid].chain_next;
   u8memo memo = {0};
   bool ok = home != SID_FAIL;
   for (size_t i = 0; ok && i < sizeof leads / sizeof *leads; i++)
@@ -505,7 +545,7 @@ poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_
   for (uint32_t h = 0; h < t->height; h++) {
     uint32_t groups = 0, next = SID_FAIL;
     bool u8 = true;
-    POOT_TRY(chain_info(m, x, &groups, &next));
+    POOT_TRY(chain_info(m, x, t->sig & ~high, &groups, &next));
     bool chained = next != SID_FAIL && !(t->sig & ~(groups | high));
     if (chained && (t->sig & high)) { /* characters only in loops */
       chained = next == x;
@@ -513,7 +553,7 @@ poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_
       chained = chained && u8;
     }
     if (!chained) {
-      if (!(t->sig & m->srecs[x].taken_groups)) *upto = h;
+      if (!(t->sig & taken_groups(m, x))) *upto = h;
       return POOT_OK_STATUS;
     }
     if (next == x) break; /* a loop: the rest stays here */
