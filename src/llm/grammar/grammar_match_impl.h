@@ -9,6 +9,8 @@
 #define SID_FAIL UINT32_MAX
 #define MAX_POOL (1u << 24)
 #define MASK_CACHE 8
+#define DENSE_SETS 4096u
+#define DENSE_CHUNK 64u
 
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
 
@@ -78,7 +80,9 @@ struct poot_grammar_matcher {
   uint64_t *tkeys; /* (set id << 8 | byte) + 1; 0 empty */
   uint32_t *tvals;
   uint32_t t_cap, t_len;
-  uint32_t *dense; /* transitions of the first DENSE_SETS sets: [sid * 256 + byte] = result + 2 */
+  /* Transitions of the first DENSE_SETS sets, DENSE_CHUNK sets a chunk:
+   * dense[sid / DENSE_CHUNK][sid % DENSE_CHUNK * 256 + byte] = result + 2, 0 unknown. */
+  uint32_t *dense[DENSE_SETS / DENSE_CHUNK];
   uint32_t dense_sets;
   /* Expansions (poot__expand_memo): xkeys[slot] = node id + 1 (0 empty), its stacks
    * xids[xoff[slot] .. + xn[slot]) and flags xfl[slot] (1 accept, 2 left). */

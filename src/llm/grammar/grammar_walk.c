@@ -5,7 +5,6 @@
 
 #include "grammar_match_impl.h"
 
-#define DENSE_SETS 4096u
 #define REP_SETS 16384u /* sets with byte classes (4 MiB) */
 #define REP_STACKS 64u  /* a set of more stacks has none */
 #define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
@@ -16,9 +15,10 @@
  * (4 MiB of dense transitions at most) each time was a quarter of the mask's time. */
 void poot__cache_clear(poot_grammar_matcher *m) {
   uint32_t used = m->n_srec;
-  if (m->dense) { /* rows are written for existing sets only (sid < n_srec) */
-    size_t rows = used < m->dense_sets ? used : m->dense_sets;
-    memset(m->dense, 0, rows * 256 * sizeof *m->dense);
+  /* Rows are written for existing sets only (sid < n_srec). */
+  for (uint32_t c = 0; c * DENSE_CHUNK < used && c * DENSE_CHUNK < m->dense_sets; c++) {
+    uint32_t rows = used - c * DENSE_CHUNK < DENSE_CHUNK ? used - c * DENSE_CHUNK : DENSE_CHUNK;
+    memset(m->dense[c], 0, (size_t)rows * 256 * sizeof *m->dense[c]);
   }
   if (m->sbuckets && (size_t)used * 8 < m->sb_cap) {
     for (uint32_t i = 0; i < used; i++) { /* each set's slot, from its home slot */
@@ -318,28 +318,29 @@ static poot_status transition_new(poot_grammar_matcher *m, uint32_t sid, uint8_t
   return compute_step(m, sid, b, out);
 }
 
+/* The dense table's entry for (set `sid` < dense_sets, byte `b`). */
+static inline uint32_t *dense_row(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
+  return &m->dense[sid / DENSE_CHUNK][(sid % DENSE_CHUNK) * 256 + b];
+}
+
 /* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
 static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
                                    uint32_t *out) {
-  if (sid >= m->dense_sets) {
-    uint32_t n = m->dense_sets ? m->dense_sets * 2 : 64;
-    while (n <= sid) n *= 2;
-    if (n > DENSE_SETS) n = DENSE_SETS;
-    uint32_t *d = poot_realloc_array(m->dense, (size_t)n * 256, sizeof *d);
+  while (sid >= m->dense_sets) { /* a chunk at a time: rows are never moved */
+    uint32_t *d = poot_calloc((size_t)DENSE_CHUNK * 256, sizeof *d);
     if (!d) return poot__fail_status(FAIL_OOM, "the mask cache");
-    memset(d + (size_t)m->dense_sets * 256, 0, (size_t)(n - m->dense_sets) * 256 * sizeof *d);
-    m->dense = d;
-    m->dense_sets = n;
+    m->dense[m->dense_sets / DENSE_CHUNK] = d;
+    m->dense_sets += DENSE_CHUNK;
   }
   POOT_TRY(transition_new(m, sid, b, out));
-  m->dense[(size_t)sid * 256 + b] = *out == SID_FAIL ? 1 : *out + 2;
+  *dense_row(m, sid, b) = *out == SID_FAIL ? 1 : *out + 2;
   return POOT_OK_STATUS;
 }
 
 /* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
 poot_status poot__transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
-  if (sid < m->dense_sets && m->dense[(size_t)sid * 256 + b]) {
-    uint32_t v = m->dense[(size_t)sid * 256 + b];
+  if (sid < m->dense_sets && *dense_row(m, sid, b)) {
+    uint32_t v = *dense_row(m, sid, b);
     *out = v == 1 ? SID_FAIL : v - 2;
     return POOT_OK_STATUS;
   }
