@@ -166,9 +166,24 @@ void poot__expand_memo(ectx *c, uint32_t id);
 /* The id of the set `ids` (sorted here) with `accept` and `left`, interned. */
 POOT_MUST_USE poot_status poot__set_intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n,
                                            bool accept, bool left, uint32_t *out_sid);
-/* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
-POOT_MUST_USE poot_status poot__transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
-                                           uint32_t *out);
+/* poot__transition when the dense table has no entry for (sid, b). */
+POOT_MUST_USE poot_status poot__transition_miss(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
+                                                uint32_t *out);
+
+/* The dense table's entry for (set `sid` < dense_sets, byte `b`). */
+static inline uint32_t *poot__dense_entry(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
+  return &m->dense[sid / DENSE_CHUNK][(sid % DENSE_CHUNK) * 256 + b];
+}
+
+/* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache: the
+ * dense table's hit inline, everything else in poot__transition_miss. */
+POOT_MUST_USE static inline poot_status poot__transition(poot_grammar_matcher *m, uint32_t sid,
+                                                         uint8_t b, uint32_t *out) {
+  uint32_t v = sid < m->dense_sets ? *poot__dense_entry(m, sid, b) : 0;
+  if (!v) return poot__transition_miss(m, sid, b, out);
+  *out = v == 1 ? SID_FAIL : v - 2;
+  return POOT_OK_STATUS;
+}
 /* The tokens that end at trie node `t`, into `mask`. */
 void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask);
 /* Whether every token below trie node `t`, reached with live set `sid`, is accepted along the

@@ -318,11 +318,6 @@ static poot_status transition_new(poot_grammar_matcher *m, uint32_t sid, uint8_t
   return compute_step(m, sid, b, out);
 }
 
-/* The dense table's entry for (set `sid` < dense_sets, byte `b`). */
-static inline uint32_t *dense_row(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
-  return &m->dense[sid / DENSE_CHUNK][(sid % DENSE_CHUNK) * 256 + b];
-}
-
 /* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
 static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
                                    uint32_t *out) {
@@ -333,17 +328,11 @@ static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_
     m->dense_sets += DENSE_CHUNK;
   }
   POOT_TRY(transition_new(m, sid, b, out));
-  *dense_row(m, sid, b) = *out == SID_FAIL ? 1 : *out + 2;
+  *poot__dense_entry(m, sid, b) = *out == SID_FAIL ? 1 : *out + 2;
   return POOT_OK_STATUS;
 }
 
-/* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache. */
-poot_status poot__transition(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
-  if (sid < m->dense_sets && *dense_row(m, sid, b)) {
-    uint32_t v = *dense_row(m, sid, b);
-    *out = v == 1 ? SID_FAIL : v - 2;
-    return POOT_OK_STATUS;
-  }
+poot_status poot__transition_miss(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
   uint64_t key = (((uint64_t)sid << 8) | b) + 1;
   if (sid < DENSE_SETS) return transition_slow(m, sid, b, out);
   if (m->t_cap) {
