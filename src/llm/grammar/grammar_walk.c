@@ -226,7 +226,7 @@ void poot__expand_memo(ectx *c, uint32_t id) {
     m->xoff[s] = (uint32_t)m->n_xids;
     m->xn[s] = (uint16_t)x.n_out;
     m->xfl[s] = flags;
-    memcpy(m->xids + m->n_xids, x.out, x.n_out * sizeof *x.out);
+    if (x.n_out) memcpy(m->xids + m->n_xids, x.out, x.n_out * sizeof *x.out);
     m->n_xids += x.n_out;
     m->x_len++;
   }
