@@ -1,0 +1,609 @@
+/* The mask walk: the vocabulary trie walked depth first with the interned stack set of each
+ * prefix, the (set, byte) → set transitions cached (a dense row for the first sets, a hash
+ * table past them, byte classes), and the chains that accept whole subtrees at once. */
+#include <string.h>
+
+#include "grammar_match_impl.h"
+
+#define REP_SETS 16384u /* sets with byte classes (4 MiB) */
+#define REP_STACKS 64u  /* a set of more stacks has none */
+#define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
+#define XMEMO_IDS ((size_t)1 << 22) /* stacks kept by the expansion memo (16 MiB) */
+
+/* Empties the walk's cache. It costs what was used, not what was reserved: the context
+ * matcher empties its cache for every cut state of a mask, and a table cleared in full
+ * (4 MiB of dense transitions at most) each time was a quarter of the mask's time. */
+void poot__cache_clear(poot_grammar_matcher *m) {
+  uint32_t used = m->n_srec;
+  /* Rows are written for existing sets only (sid < n_srec). */
+  for (uint32_t c = 0; c * DENSE_CHUNK < used && c * DENSE_CHUNK < m->dense_sets; c++) {
+    uint32_t rows = used - c * DENSE_CHUNK < DENSE_CHUNK ? used - c * DENSE_CHUNK : DENSE_CHUNK;
+    memset(m->dense[c], 0, (size_t)rows * 256 * sizeof *m->dense[c]);
+  }
+  if (m->sbuckets && (size_t)used * 8 < m->sb_cap) {
+    for (uint32_t i = 0; i < used; i++) { /* each set's slot, from its home slot */
+      uint32_t k = m->srecs[i].hash & (m->sb_cap - 1);
+      while (m->sbuckets[k] != i + 1) k = (k + 1) & (m->sb_cap - 1);
+      m->sbuckets[k] = 0;
+    }
+  } else if (m->sbuckets) {
+    memset(m->sbuckets, 0, m->sb_cap * sizeof *m->sbuckets);
+  }
+  if (m->tkeys && m->t_len) memset(m->tkeys, 0, m->t_cap * sizeof *m->tkeys);
+  if (m->xkeys && m->x_len) memset(m->xkeys, 0, m->x_cap * sizeof *m->xkeys);
+  m->x_len = 0;
+  m->n_xids = 0;
+  m->n_srec = 0;
+  m->n_sids = 0;
+  m->t_len = 0;
+  m->mc_n = 0;
+  m->n_reps = 0;
+}
+
+static uint32_t hash_ids(const uint32_t *ids, uint32_t n, bool accept, bool left) {
+  uint32_t h = 0x811C9DC5u ^ (accept ? 0x5bd1e995u : 0) ^ (left ? 0x27d4eb2fu : 0);
+  for (uint32_t i = 0; i < n; i++) h = (h ^ ids[i]) * 0x01000193u;
+  return h ^ (h >> 16);
+}
+
+static poot_status grow_cache(poot_grammar_matcher *m) {
+  if (m->n_srec == m->cap_srec) {
+    uint32_t cap = m->cap_srec ? m->cap_srec * 2 : 256;
+    srec *r = poot_realloc_array(m->srecs, cap, sizeof *r);
+    if (!r) return poot__fail_status(FAIL_OOM, "the mask cache");
+    m->srecs = r;
+    m->cap_srec = cap;
+  }
+  if (m->n_srec * 2 >= m->sb_cap) { /* rehash the set table at half full */
+    uint32_t cap = m->sb_cap ? m->sb_cap * 2 : 1024;
+    uint32_t *b = poot_calloc(cap, sizeof *b);
+    if (!b) return poot__fail_status(FAIL_OOM, "the mask cache");
+    for (uint32_t i = 0; i < m->n_srec; i++) {
+      uint32_t k = m->srecs[i].hash & (cap - 1);
+      while (b[k]) k = (k + 1) & (cap - 1);
+      b[k] = i + 1;
+    }
+    poot_free(m->sbuckets);
+    m->sbuckets = b;
+    m->sb_cap = cap;
+  }
+  return POOT_OK_STATUS;
+}
+
+/* The id of the set `ids` (sorted here) with `accept` and `left`, interned. */
+poot_status poot__set_intern(poot_grammar_matcher *m, uint32_t *ids, uint32_t n, bool accept,
+                             bool left, uint32_t *out_sid) {
+  for (uint32_t i = 1; i < n; i++) /* insertion sort: sets are small */
+    for (uint32_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+      uint32_t t = ids[j];
+      ids[j] = ids[j - 1];
+      ids[j - 1] = t;
+    }
+  POOT_TRY(grow_cache(m));
+  uint32_t h = hash_ids(ids, n, accept, left), k = h & (m->sb_cap - 1);
+  for (; m->sbuckets[k]; k = (k + 1) & (m->sb_cap - 1)) {
+    const srec *r = &m->srecs[m->sbuckets[k] - 1];
+    if (r->hash == h && r->n == n && r->accept == accept && r->left == left &&
+        (n == 0 || memcmp(m->sids + r->off, ids, n * sizeof *ids) == 0)) {
+      *out_sid = m->sbuckets[k] - 1;
+      return POOT_OK_STATUS;
+    }
+  }
+  POOT_TRY(poot__reserve_u32(&m->sids, &m->cap_sids, m->n_sids + n + 1));
+  memcpy(m->sids + m->n_sids, ids, n * sizeof *ids);
+  srec *r = &m->srecs[m->n_srec];
+  *r = (srec){.off = (uint32_t)m->n_sids, .n = n, .hash = h, .accept = accept, .left = left};
+  for (uint32_t i = 0; i < n; i++) { /* tops are byte elements */
+    const gel *e = &m->g->el[m->nodes[ids[i]].pos];
+    if (e->type == GEL_SET) {
+      for (int w = 0; w < 8; w++) r->bytes[w] |= m->g->sets[e->value].bits[w];
+    } else {
+      for (unsigned b = e->lo; b <= e->hi; b++) r->bytes[b >> 5] |= 1u << (b & 31);
+    }
+  }
+  m->n_sids += n;
+  m->sbuckets[k] = ++m->n_srec;
+  *out_sid = m->n_srec - 1;
+  return POOT_OK_STATUS;
+}
+
+static poot_status trans_put(poot_grammar_matcher *m, uint64_t key, uint32_t val) {
+  if (m->t_len * 2 >= m->t_cap) {
+    uint32_t cap = m->t_cap ? m->t_cap * 2 : 4096;
+    uint64_t *k = poot_calloc(cap, sizeof *k);
+    uint32_t *v = poot_malloc(cap * sizeof *v);
+    if (!k || !v) {
+      poot_free(k);
+      poot_free(v);
+      return poot__fail_status(FAIL_OOM, "the mask cache");
+    }
+    for (uint32_t i = 0; i < m->t_cap; i++) {
+      if (!m->tkeys[i]) continue;
+      uint32_t s = (uint32_t)(m->tkeys[i] * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+      while (k[s]) s = (s + 1) & (cap - 1);
+      k[s] = m->tkeys[i];
+      v[s] = m->tvals[i];
+    }
+    poot_free(m->tkeys);
+    poot_free(m->tvals);
+    m->tkeys = k;
+    m->tvals = v;
+    m->t_cap = cap;
+  }
+  uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+  while (m->tkeys[s]) s = (s + 1) & (m->t_cap - 1);
+  m->tkeys[s] = key;
+  m->tvals[s] = val;
+  m->t_len++;
+  return POOT_OK_STATUS;
+}
+
+static inline uint32_t memo_slot(uint32_t id, uint32_t cap) {
+  return (id * 0x9E3779B1u >> 7) & (cap - 1);
+}
+
+/* Grows the expansion memo to hold one more entry and `n` more stacks; false when it cannot
+ * (no memory, or past XMEMO_IDS: the memo is an optimisation, so expansions then run). */
+static bool memo_reserve(poot_grammar_matcher *m, uint32_t n) {
+  if (m->n_xids + n > XMEMO_IDS) return false;
+  if (m->n_xids + n > m->cap_xids) {
+    poot_status st = poot__reserve_u32(&m->xids, &m->cap_xids, m->n_xids + n);
+    if (st) {
+      poot_status_free(st);
+      return false;
+    }
+  }
+  if (m->x_len * 2 < m->x_cap) return true;
+  uint32_t cap = m->x_cap ? m->x_cap * 2 : 1024;
+  uint32_t *k = poot_calloc(cap, sizeof *k), *o = poot_malloc(cap * sizeof *o);
+  uint16_t *xn = poot_malloc(cap * sizeof *xn);
+  uint8_t *fl = poot_malloc(cap);
+  if (!k || !o || !xn || !fl) {
+    poot_free(k);
+    poot_free(o);
+    poot_free(xn);
+    poot_free(fl);
+    return false;
+  }
+  for (uint32_t i = 0; i < m->x_cap; i++) {
+    if (!m->xkeys[i]) continue;
+    uint32_t s = memo_slot(m->xkeys[i] - 1, cap);
+    while (k[s]) s = (s + 1) & (cap - 1);
+    k[s] = m->xkeys[i];
+    o[s] = m->xoff[i];
+    xn[s] = m->xn[i];
+    fl[s] = m->xfl[i];
+  }
+  poot_free(m->xkeys);
+  poot_free(m->xoff);
+  poot_free(m->xn);
+  poot_free(m->xfl);
+  m->xkeys = k;
+  m->xoff = o;
+  m->xn = xn;
+  m->xfl = fl;
+  m->x_cap = cap;
+  return true;
+}
+
+/* Adds an expansion's stacks and flags (1 accept, 2 left) to c, as poot__expand would:
+ * poot__stack_add of the distinct stacks in their first order gives the same stacks, order and
+ * capacity failure as adding them with their repeats. */
+static void memo_replay(ectx *c, const uint32_t *ids, uint32_t n, uint8_t flags) {
+  for (uint32_t i = 0; i < n && !c->fail; i++) poot__stack_add(c, ids[i]);
+  c->accept = c->accept || (flags & 1);
+  c->left = c->left || (flags & 2);
+}
+
+void poot__expand_memo(ectx *c, uint32_t id) {
+  poot_grammar_matcher *m = c->m;
+  if (id == NIL) { /* the empty stack */
+    c->accept = true;
+    return;
+  }
+  uint32_t s = m->x_cap ? memo_slot(id, m->x_cap) : 0;
+  for (; m->x_cap && m->xkeys[s]; s = (s + 1) & (m->x_cap - 1))
+    if (m->xkeys[s] == id + 1) {
+      memo_replay(c, m->xids + m->xoff[s], m->xn[s], m->xfl[s]);
+      return;
+    }
+  if (!m->xout) m->xout = poot_malloc(m->g->max_stacks * sizeof *m->xout);
+  if (!m->xout) { /* no memory for the memo: expand in place */
+    poot__expand(c, id);
+    return;
+  }
+  ectx x = {.m = m, .out = m->xout};
+  poot__expand(&x, id);
+  if (x.fail) { /* past the bounds alone, so with c's stacks too (not kept: the pool may fill) */
+    c->fail = x.fail;
+    return;
+  }
+  uint8_t flags = (uint8_t)((x.accept ? 1 : 0) | (x.left ? 2 : 0));
+  if (x.n_out <= UINT16_MAX && memo_reserve(m, x.n_out)) {
+    s = memo_slot(id, m->x_cap);
+    while (m->xkeys[s]) s = (s + 1) & (m->x_cap - 1);
+    m->xkeys[s] = id + 1;
+    m->xoff[s] = (uint32_t)m->n_xids;
+    m->xn[s] = (uint16_t)x.n_out;
+    m->xfl[s] = flags;
+    if (x.n_out) memcpy(m->xids + m->n_xids, x.out, x.n_out * sizeof *x.out);
+    m->n_xids += x.n_out;
+    m->x_len++;
+  }
+  memo_replay(c, x.out, x.n_out, flags);
+}
+
+static poot_status compute_step(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  ectx c = {.m = m, .out = m->tmp_a, .memo = true};
+  poot__step(&c, m->sids + m->srecs[sid].off, m->srecs[sid].n, b);
+  if (c.fail == FAIL_OOM) return poot__fail_status(c.fail, "the mask");
+  *out = SID_FAIL;
+  if (!c.fail) POOT_TRY(poot__set_intern(m, c.out, c.n_out, c.accept, c.left, out));
+  m->cache_top = m->n_nodes;
+  return POOT_OK_STATUS;
+}
+
+/* The byte classes of set `sid`, made once: reps[b] is the first byte that exactly the same
+ * stacks of the set take as b. poot__step() reads a byte only through which stacks take it (it
+ * advances those, in order, the same way whatever the byte), so bytes of one class lead to
+ * the same set and one transition serves the class: a new set costs a transition per class
+ * (a JSON string's set has about a dozen) rather than one per byte the walk meets. NULL when
+ * the set has more than REP_STACKS stacks or REP_SETS sets have classes already. */
+static poot_status reps_make(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
+  *out = NULL;
+  const srec *r = &m->srecs[sid];
+  if (r->rep) {
+    *out = m->reps + (size_t)(r->rep - 1) * 256;
+    return POOT_OK_STATUS;
+  }
+  if (r->n > REP_STACKS || m->n_reps >= REP_SETS) return POOT_OK_STATUS;
+  if (m->n_reps == m->cap_reps) {
+    uint32_t cap = m->cap_reps ? m->cap_reps * 2 : 64;
+    uint8_t *p = poot_realloc_array(m->reps, (size_t)cap * 256, 1);
+    if (!p) return poot__fail_status(FAIL_OOM, "the mask cache");
+    m->reps = p;
+    m->cap_reps = cap;
+  }
+  uint64_t sig[256] = {0}, cls[256];
+  for (uint32_t i = 0; i < r->n; i++) { /* tops are byte elements */
+    const gel *e = &m->g->el[m->nodes[m->sids[r->off + i]].pos];
+    if (e->type == GEL_RANGE) {
+      for (unsigned b = e->lo; b <= e->hi; b++) sig[b] |= 1ull << i;
+      continue;
+    }
+    for (unsigned w = 0; w < 8; w++)
+      for (uint32_t bits = m->g->sets[e->value].bits[w]; bits; bits &= bits - 1)
+        sig[w * 32 + (unsigned)__builtin_ctz(bits)] |= 1ull << i;
+  }
+  uint8_t *rp = m->reps + (size_t)m->n_reps * 256, first[256];
+  unsigned nc = 0;
+  for (unsigned b = 0; b < 256; b++) {
+    if (b && sig[b] == sig[b - 1]) { /* inside a range */
+      rp[b] = rp[b - 1];
+      continue;
+    }
+    unsigned j = 0;
+    while (j < nc && cls[j] != sig[b]) j++;
+    if (j == nc) {
+      cls[nc] = sig[b];
+      first[nc++] = (uint8_t)b;
+    }
+    rp[b] = first[j];
+  }
+  m->srecs[sid].rep = ++m->n_reps;
+  *out = rp;
+  return POOT_OK_STATUS;
+}
+
+/* The first byte of b's class in set `sid`, or b when the set has no classes. */
+static inline uint8_t class_first(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
+  uint32_t rep = m->srecs[sid].rep;
+  return rep ? m->reps[(size_t)(rep - 1) * 256 + b] : b;
+}
+
+/* The byte classes of set `sid` (reps_make) once it has computed REP_AFTER transitions: a set
+ * that meets fewer bytes than that is cheaper without. */
+static poot_status byte_reps(poot_grammar_matcher *m, uint32_t sid, const uint8_t **out) {
+  *out = NULL;
+  if (!m->srecs[sid].rep && m->srecs[sid].fresh++ < REP_AFTER) return POOT_OK_STATUS;
+  return reps_make(m, sid, out);
+}
+
+/* A transition not in the cache: the class's first byte's, or computed. */
+static poot_status transition_new(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  const uint8_t *rp = NULL;
+  POOT_TRY(byte_reps(m, sid, &rp));
+  if (rp && rp[b] != b)
+    return poot__transition(m, sid, rp[b], out); /* (rp[b] is its own class's) */
+  return compute_step(m, sid, b, out);
+}
+
+/* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
+static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
+                                   uint32_t *out) {
+  while (sid >= m->dense_sets) { /* a chunk at a time: rows are never moved */
+    uint32_t *d = poot_calloc((size_t)DENSE_CHUNK * 256, sizeof *d);
+    if (!d) return poot__fail_status(FAIL_OOM, "the mask cache");
+    m->dense[m->dense_sets / DENSE_CHUNK] = d;
+    m->dense_sets += DENSE_CHUNK;
+  }
+  POOT_TRY(transition_new(m, sid, b, out));
+  *poot__dense_entry(m, sid, b) = *out == SID_FAIL ? 1 : *out + 2;
+  return POOT_OK_STATUS;
+}
+
+poot_status poot__transition_miss(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
+  uint64_t key = (((uint64_t)sid << 8) | b) + 1;
+  if (sid < DENSE_SETS) return transition_slow(m, sid, b, out);
+  if (m->t_cap) {
+    uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+    for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
+      if (m->tkeys[s] == key) {
+        *out = m->tvals[s];
+        return POOT_OK_STATUS;
+      }
+  }
+  POOT_TRY(transition_new(m, sid, b, out));
+  return trans_put(m, key, *out);
+}
+
+void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask) {
+  for (uint32_t k = 0; k < t->tok_n; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[t->tok_off + k];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
+}
+
+/* Every token of node i's subtree, i's own included. */
+static void set_subtree(const poot_grammar_vocab *v, uint32_t i, uint32_t *mask) {
+  for (uint32_t k = v->nodes[i].tok_off, e = poot__trie_tok_end(v, i); k < e; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[k];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
+}
+
+static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
+  return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
+}
+
+/* The groups of the bytes some top of set `sid` takes, once per set. */
+static uint32_t taken_groups(poot_grammar_matcher *m, uint32_t sid) {
+  srec *r = &m->srecs[sid];
+  if (!r->taken_done) {
+    for (unsigned w = 0; w < 8; w++)
+      for (uint32_t bits = r->bytes[w]; bits; bits &= bits - 1)
+        r->taken_groups |= 1u << m->byte_group[w * 32 + (unsigned)__builtin_ctz(bits)];
+    r->taken_done = true;
+  }
+  return r->taken_groups;
+}
+
+/* A set's chain start, once per set: chain_next, the live set tried first as the target of
+ * 'a', '0', 'A', ' ', then of any ASCII byte (inside a string the set itself, a loop; inside
+ * `x{0,120}` the next count). */
+static poot_status chain_start(poot_grammar_matcher *m, uint32_t sid) {
+  static const uint8_t first[] = {'a', '0', 'A', ' '};
+  if (m->srecs[sid].chain_done) return POOT_OK_STATUS;
+  uint32_t t = SID_FAIL;
+  for (unsigned i = 0; i < 4 + 128 && t == SID_FAIL; i++) {
+    uint8_t b = i < 4 ? first[i] : (uint8_t)(i - 4);
+    if (!poot__set_takes(&m->srecs[sid], b)) continue;
+    POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &t));
+    if (!u8_live(m, t)) t = SID_FAIL;
+  }
+  m->srecs[sid].chain_next = t;
+  m->srecs[sid].chain_done = true;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every byte of ASCII group `gr` leads set `sid` to its chain_next. A group of more
+ * than REP_AFTER bytes makes the set's classes first (they cost less than the transitions),
+ * and each byte is read as its class's first (the same transition, found in the cache). */
+static poot_status group_chains(poot_grammar_matcher *m, uint32_t sid, uint32_t gr, bool *out) {
+  const uint32_t *gb = m->group_bytes[gr];
+  uint32_t t = m->srecs[sid].chain_next, n = 0;
+  *out = false;
+  for (unsigned w = 0; w < 4; w++) n += (uint32_t)__builtin_popcount(gb[w]);
+  const uint8_t *rp = NULL; /* (not kept: a later set's classes may move m->reps) */
+  if (n > REP_AFTER) POOT_TRY(reps_make(m, sid, &rp));
+  for (unsigned w = 0; w < 4; w++)
+    for (uint32_t bits = gb[w]; bits; bits &= bits - 1) {
+      uint8_t b = (uint8_t)(w * 32 + (unsigned)__builtin_ctz(bits));
+      uint32_t x = SID_FAIL;
+      POOT_TRY(poot__transition(m, sid, class_first(m, sid, b), &x));
+      if (x != t) return POOT_OK_STATUS;
+    }
+  *out = true;
+  return POOT_OK_STATUS;
+}
+
+/* A set's chain groups among `need` (ASCII groups), found as they are first needed and kept:
+ * *groups holds those of `need` whose every byte leads to chain_next (*next, a live set);
+ * the search stops at the first group of `need` that does not, which is enough for a
+ * caller that needs them all. A group with a byte that no top takes settles it before any
+ * transition (*next is then SID_FAIL when it was not known). */
+static poot_status chain_info(poot_grammar_matcher *m, uint32_t sid, uint32_t need,
+                              uint32_t *groups, uint32_t *next) {
+  srec *r = &m->srecs[sid];
+  *next = r->chain_done ? r->chain_next : SID_FAIL;
+  *groups = r->chain_groups & need;
+  if (need & r->chain_bad) return POOT_OK_STATUS;
+  for (uint32_t todo = need & ~(r->chain_groups | r->chain_bad); todo; todo &= todo - 1) {
+    const uint32_t *gb = m->group_bytes[__builtin_ctz(todo)];
+    if ((gb[0] & ~r->bytes[0]) | (gb[1] & ~r->bytes[1]) | (gb[2] & ~r->bytes[2]) |
+        (gb[3] & ~r->bytes[3])) {
+      r->chain_bad |= todo & -todo;
+      return POOT_OK_STATUS;
+    }
+  }
+  POOT_TRY(chain_start(m, sid));
+  *next = m->srecs[sid].chain_next;
+  if (*next == SID_FAIL) need = 0;
+  for (uint32_t todo = need & ~(m->srecs[sid].chain_groups | m->srecs[sid].chain_bad); todo;
+       todo &= todo - 1) {
+    uint32_t gr = (uint32_t)__builtin_ctz(todo);
+    bool ok = false;
+    POOT_TRY(group_chains(m, sid, gr, &ok));
+    if (!ok) {
+      m->srecs[sid].chain_bad |= 1u << gr;
+      break;
+    }
+    m->srecs[sid].chain_groups |= 1u << gr;
+  }
+  *groups = m->srecs[sid].chain_groups & need;
+  return POOT_OK_STATUS;
+}
+
+/* Sets from which every run of continuation bytes was seen to lead home (u8_cont). */
+typedef struct u8memo {
+  uint32_t sid[3][16];
+  uint32_t n[3];
+} u8memo;
+
+/* Whether from `sid` every `k` continuation bytes (the first in [lo, hi], the rest in
+ * 80 … BF) lead back to `home` through live sets. */
+static poot_status u8_cont(poot_grammar_matcher *m, uint32_t home, uint32_t sid, uint32_t k,
+                           uint8_t lo, uint8_t hi, u8memo *memo, bool *ok) {
+  bool plain = lo == 0x80 && hi == 0xBF;
+  for (uint32_t i = 0; plain && i < memo->n[k - 1]; i++)
+    if (memo->sid[k - 1][i] == sid) {
+      *ok = true;
+      return POOT_OK_STATUS;
+    }
+  *ok = false;
+  for (unsigned c = lo; c <= hi; c++) {
+    uint32_t t = SID_FAIL;
+    if (!poot__set_takes(&m->srecs[sid], (uint8_t)c)) return POOT_OK_STATUS;
+    POOT_TRY(poot__transition(m, sid, (uint8_t)c, &t));
+    if (k == 1 ? t != home : !u8_live(m, t)) return POOT_OK_STATUS;
+    if (k > 1) {
+      POOT_TRY(u8_cont(m, home, t, k - 1, 0x80, 0xBF, memo, ok));
+      if (!*ok) return POOT_OK_STATUS;
+    }
+  }
+  if (plain && memo->n[k - 1] < 16) memo->sid[k - 1][memo->n[k - 1]++] = sid;
+  *ok = true;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every well-formed UTF-8 character >= U+0080 leads set `sid` to its chain_next
+ * (itself, for a loop) through live sets, once per set. */
+static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) {
+  static const struct {
+    uint8_t first, last, need, lo, hi;
+  } leads[] = {{0xC2, 0xDF, 1, 0x80, 0xBF}, {0xE0, 0xE0, 2, 0xA0, 0xBF},
+               {0xE1, 0xEC, 2, 0x80, 0xBF}, {0xED, 0xED, 2, 0x80, 0x9F},
+               {0xEE, 0xEF, 2, 0x80, 0xBF}, {0xF0, 0xF0, 3, 0x90, 0xBF},
+               {0xF1, 0xF3, 3, 0x80, 0xBF}, {0xF4, 0xF4, 3, 0x80, 0x8F}};
+  if (m->srecs[sid].u8_done) {
+    *out = m->srecs[sid].u8_loops;
+    return POOT_OK_STATUS;
+  }
+  POOT_TRY(chain_start(m, sid));
+  uint32_t home = m->srecs[sid].chain_next;
+  u8memo memo = {0};
+  bool ok = home != SID_FAIL;
+  for (size_t i = 0; ok && i < sizeof leads / sizeof *leads; i++)
+    for (unsigned b = leads[i].first; ok && b <= leads[i].last; b++) {
+      uint32_t t = SID_FAIL;
+      ok = poot__set_takes(&m->srecs[sid], (uint8_t)b);
+      if (ok) POOT_TRY(poot__transition(m, sid, (uint8_t)b, &t));
+      ok = ok && u8_live(m, t);
+      if (ok) POOT_TRY(u8_cont(m, home, t, leads[i].need, leads[i].lo, leads[i].hi, &memo, &ok));
+    }
+  m->srecs[sid].u8_done = true;
+  m->srecs[sid].u8_loops = ok;
+  *out = ok;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every token below node `t`, reached with live set `sid`, is accepted along the
+ * set's chain: each ASCII byte below in the chain groups of the set it meets, every UTF-8
+ * character >= U+0080 leading that set to the next (utf8_loops; the bytes below must be
+ * well-formed), for as many characters as the subtree has bytes (a loop ends it at once).
+ * When not, *upto is the chain's length h when it ends in a set that takes no byte of the
+ * subtree's groups: then the tokens up to h bytes below `t` are accepted (every set of the
+ * chain is live) and every longer one is refused (its byte h + 1 is not taken), as at the
+ * end of `x{0,5}`; UINT32_MAX otherwise. */
+poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out,
+                           uint32_t *upto) {
+  const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
+  *out = false;
+  *upto = UINT32_MAX;
+  if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return POOT_OK_STATUS;
+  uint32_t x = sid;
+  for (uint32_t h = 0; h < t->height; h++) {
+    uint32_t groups = 0, next = SID_FAIL;
+    bool u8 = true;
+    POOT_TRY(chain_info(m, x, t->sig & ~high, &groups, &next));
+    bool chained = next != SID_FAIL && !(t->sig & ~(groups | high));
+    if (chained && (t->sig & high)) { /* characters only in loops */
+      chained = next == x;
+      if (chained) POOT_TRY(utf8_loops(m, x, &u8));
+      chained = chained && u8;
+    }
+    if (!chained) {
+      if (!(t->sig & taken_groups(m, x))) *upto = h;
+      return POOT_OK_STATUS;
+    }
+    if (next == x) break; /* a loop: the rest stays here */
+    x = next;
+  }
+  *out = true;
+  return POOT_OK_STATUS;
+}
+
+/* Every token of node i's subtree at most `upto` bytes below i (all_loop): into `mask`, or
+ * with key_accept when mask is NULL. */
+void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t i,
+                       uint32_t upto, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  uint32_t end = tn[i].end, limit = tn[i].depth + upto;
+  for (uint32_t j = i; j < end;) {
+    if (mask)
+      poot__set_tokens(v, &tn[j], mask);
+    else
+      poot__key_accept(m, v, tn[j].tok_off, tn[j].tok_off + tn[j].tok_n);
+    j = tn[j].depth < limit ? j + 1 : tn[j].end;
+  }
+}
+
+/* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
+ * are the caller's) depth first with the stack set of each prefix; a subtree is entered
+ * only while some stack survives, so a refused prefix is refused once for all tokens.
+ * Sets are interned and transitions cached, so a step seen before costs one lookup. */
+poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                       uint32_t sid0, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0};
+  size_t d = 1;
+  while (d) {
+    mframe *f = &m->frames[d - 1];
+    if (f->child >= tn[f->node].end) {
+      d--;
+      continue;
+    }
+    uint32_t ch = f->child, sid = 0;
+    f->child = tn[ch].end;
+    if (!poot__set_takes(&m->srecs[f->sid], tn[ch].byte)) continue;
+    POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
+    if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    bool bulk = false;
+    uint32_t upto = UINT32_MAX;
+    if (m->srecs[sid].n && ch + 1 < tn[ch].end)
+      POOT_TRY(poot__all_loop(m, &tn[ch], sid, &bulk, &upto));
+    const srec *r = &m->srecs[sid];
+    if (bulk) {
+      set_subtree(v, ch, mask);
+      continue;
+    }
+    if (upto != UINT32_MAX) {
+      poot__accept_upto(m, v, ch, upto, mask);
+      continue;
+    }
+    if (r->n || r->accept) poot__set_tokens(v, &tn[ch], mask);
+    if (r->n && ch + 1 < tn[ch].end)
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+  }
+  return POOT_OK_STATUS;
+}
