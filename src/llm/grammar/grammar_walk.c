@@ -204,7 +204,7 @@ void poot__expand_memo(ectx *c, uint32_t id) {
   uint32_t s = m->x_cap ? memo_slot(id, m->x_cap) : 0;
   for (; m->x_cap && m->xkeys[s]; s = (s + 1) & (m->x_cap - 1))
     if (m->xkeys[s] == id + 1) {
-      memo_replay(c, m->xids + m->xoff[s], m->xn[s], m->xfl[s]);
+      memo_replay(c, m->xn[s] ? m->xids + m->xoff[s] : NULL, m->xn[s], m->xfl[s]);
       return;
     }
   if (!m->xout) m->xout = poot_malloc(m->g->max_stacks * sizeof *m->xout);
