@@ -37,6 +37,10 @@
 #   kq       the 8B shape's K-quant GEMVs kernel by kernel (two layers of it, KQ_TYPE,
 #            default q4_k_m) under each setting of KQ_VARIANTS; NCU=1 adds
 #            Nsight Compute's counters of them (not by default)
+#   q8b      the full 8B shape by poot's convert --type q4_k_m: poot bench while
+#            llama.cpp builds (pinned to the upper half of the cores, poot to the
+#            lower), then on a quiet host, then llama-bench on the same file
+#            (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -222,6 +226,30 @@ if has kq; then
     grep -E "poot_|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Grid Size|Issue Slots|Eligible|Theoretical Occ|Block Limit" \
       "$OUT/ncu-kq.txt" | head -200
   fi
+fi
+
+if has q8b; then
+  # The host side of a step: the bench's host - device gap while a build loads
+  # the CPUs (the peer's, pinned away from poot) and on a quiet host.
+  log q8b
+  half=$(($(nproc) / 2))
+  export PEER_DIR=$WORK/peer-llama
+  mkdir -p "$PEER_DIR"
+  taskset -c "$half-$(($(nproc) - 1))" nice -n 19 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+  synth llama-3.1-8b "$WORK/l8b"
+  m=$(quant "$WORK/l8b" q4_k_m)
+  for when in build quiet; do
+    [ $when = quiet ] && { "$PEER" wait || echo "llama.cpp build failed"; }
+    for i in 1 2; do
+      probe=(--copy-mib 0)
+      [ $when-$i = quiet-1 ] && probe=()
+      taskset -c "0-$((half - 1))" $P bench -m "$m" -p 512 -n 64 --eager-steps 2 --device ptx \
+        "${probe[@]}" >"$OUT/q8b-$when-$i.txt" 2>&1
+      echo "-- $when ($i)"; grep -E "prefill |decode |per step" "$OUT/q8b-$when-$i.txt"
+    done
+  done
+  timeout 600 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-q8b.md" |
+    grep -E "^\|"
 fi
 
 if has ab; then

@@ -42,7 +42,8 @@ static int parse_flags(int argc, char **argv, compile_flags *f) {
       {POOT_FLAG_CAP, &f->cap, "KV capacity (default 1024)", LLONG_MIN, LLONG_MAX},
       {POOT_FLAG_TARGET, &f->target,
        "ptx (sm_80), ptx90 (sm_90), glsl (Vulkan, subgroup 32),\n"
-       "wgsl (WebGPU), amdgpu (gfx942)",
+       "lavapipe (Vulkan on a CPU, subgroup 8), wgsl (WebGPU),\n"
+       "amdgpu (gfx942)",
        0, 0},
       {POOT_FLAG_EMIT, &f->emit, NULL, 0, 0},
       {POOT_FLAG_NO_PASSES, &f->no_passes, NULL, 0, 0},
@@ -64,7 +65,8 @@ typedef struct compile_target {
 
 static const compile_target TARGETS[] = {
     {"ptx", POOT_DEVICE_TARGET_SM80, 0},      {"ptx90", POOT_DEVICE_TARGET_SM90, 0},
-    {"glsl", POOT_DEVICE_TARGET_VULKAN, 32},  {"wgsl", POOT_DEVICE_TARGET_WEBGPU, 0},
+    {"glsl", POOT_DEVICE_TARGET_VULKAN, 32},  {"lavapipe", POOT_DEVICE_TARGET_LAVAPIPE, 8},
+    {"wgsl", POOT_DEVICE_TARGET_WEBGPU, 0},
     {"amdgpu", POOT_DEVICE_TARGET_GFX942, 0},
 };
 
