@@ -255,7 +255,7 @@ static poot_status sliding_from_gguf(const poot_gguf *g, const char *arch,
   int64_t period = c->family == POOT_MODEL_FAMILY_GEMMA2   ? 2
                    : c->family == POOT_MODEL_FAMILY_GEMMA3 ? 6
                                                            : 0;
-  char key[96];
+  char key[128]; /* arch: at most 63 bytes (poot_model_config_from_gguf) */
   snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", arch);
   const poot_gguf_value *pat = poot_gguf_find(g, key);
   if (pat && pat->type == POOT_GGUF_VALUE_ARRAY) {

@@ -62,7 +62,7 @@ static poot_status set_template(poot_model *m, const char *src, size_t len) {
 /* HF chat template: tokenizer_config.json "chat_template" (a string or a list
  * of {name, template}, "default" preferred), else chat_template.jinja. */
 static poot_status hf_template(poot_model *m, const char *folder) {
-  char path[4096];
+  char path[4200]; /* folder (under 4096 bytes, open_hf) and a file name: never cut */
   char *text = NULL;
   size_t size = 0;
   poot_status st = NULL;
@@ -107,7 +107,7 @@ static poot_status hf_template(poot_model *m, const char *folder) {
 }
 
 static poot_status hf_stops(poot_model *m, const char *folder) {
-  char path[4096];
+  char path[4200]; /* as hf_template's */
   snprintf(path, sizeof path, "%s/generation_config.json", folder);
   if (!file_exists(path)) return NULL;
   poot_hf_generation_config *gc = NULL;
