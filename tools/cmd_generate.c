@@ -121,10 +121,14 @@ static poot_status size_cap(const poot_model_config *c, size_t np, const generat
 }
 
 /* The device, the engine and the driver, compiled before the first token. */
-static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long long cap) {
+static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long long cap,
+                                size_t n_prompt) {
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = cap;
-  dopt.prefill_chunk = g->chunk ? g->chunk : (cap < 16 ? 1 : 16);
+  /* The driver's default chunk (512, with a tail chunk of 16) when the
+   * prompt fills one; 16 otherwise, so a short prompt compiles no shape it
+   * would not use. */
+  dopt.prefill_chunk = g->chunk ? g->chunk : n_prompt >= 512 && cap >= 512 ? 0 : cap < 16 ? 1 : 16;
   dopt.kv_dtype = g->kv;
   POOT_TRY(poot_runtime_create_driver(rt, &dopt));
   const poot_device_caps *caps = poot_runtime_device_caps(rt);
@@ -268,7 +272,7 @@ static int generate_main(int argc, char **argv) {
     fprintf(stderr, "poot: loaded %s (%s, %lld layers, vocab %lld) in %.0f ms\n", g.model,
             poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
             (double)(poot_time_ns() - t0) * 1e-6);
-  if (!st) st = start_driver(rt, &g, cap);
+  if (!st) st = start_driver(rt, &g, cap, np);
   if (!st) st = poot_tool_sampling_seed(CMD, &sp, g.quiet);
   if (!st) st = stream(rt, &g, pids, np, cap, &sp, grammar);
   if (bad_params) {

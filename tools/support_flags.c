@@ -26,8 +26,9 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_TEMP] = {NULL, "--temp", "--temperature", POOT_TOOL_ARG_FLOAT, "T",
                         "temperature (default 0.8; 0: greedy, the most likely\ntoken every step)"},
     [POOT_FLAG_CAP] = {NULL, "--cap", NULL, POOT_TOOL_ARG_INT, "N", "KV capacity"},
-    [POOT_FLAG_CHUNK] = {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
-                         "prefill chunk in tokens (default 16; 1: none)"},
+    [POOT_FLAG_CHUNK] =
+        {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
+         "prefill chunk in tokens (default 512 for a prompt that long, else 16; 1: none)"},
     [POOT_FLAG_CONTEXT] = {NULL, "--context", NULL, POOT_TOOL_ARG_INT, "C",
                            "tokens of context before the measured steps"},
     [POOT_FLAG_EAGER_STEPS] = {NULL, "--eager-steps", NULL, POOT_TOOL_ARG_INT, "K",

@@ -47,8 +47,10 @@ typedef struct poot_driver_options {
   /* KV capacity per sequence (positions); 0 → the model's context length,
    * at most 512. Must not exceed the model's context length when known. */
   int64_t cap;
-  /* Tokens per prefill chunk; 0 → 16; 1 → no prefill entry (every prompt
-   * token goes through the decode entry). */
+  /* Tokens per prefill chunk; 0 → 512, or 16 when the capacity is below
+   * 512 (1 below 16); 1 → no prefill entry (every prompt token goes through
+   * the decode entry). A chunk longer than 16 has a tail chunk of 16: a
+   * prompt runs in chunks, then chunks of 16, then one token a step. */
   int64_t prefill_chunk;
   /* The entry keys' program name; NULL → "model". */
   const char *program;

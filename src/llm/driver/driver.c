@@ -224,7 +224,7 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
                                   const poot_exec_slot_value *extra, size_t n_extra, void *out,
                                   size_t out_size) {
   POOT_TRY(poot__driver_ensure_entry(d, e));
-  int32_t tok[DEFAULT_CHUNK * 16];
+  int32_t tok[STEP_TOKENS_INLINE];
   int64_t T = e->tokens;
   int32_t *tp = tok;
   if (T > (int64_t)(sizeof tok / sizeof tok[0])) {
@@ -317,7 +317,8 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   poot_dtype kv = o->kv_dtype ? o->kv_dtype : POOT_DTYPE_F32;
   if (kv != POOT_DTYPE_F16 && kv != POOT_DTYPE_F32)
     return BAD("driver: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(kv));
-  int64_t chunk = o->prefill_chunk ? o->prefill_chunk : DEFAULT_CHUNK;
+  int64_t chunk = o->prefill_chunk;
+  if (chunk == 0) chunk = cap >= DEFAULT_CHUNK ? DEFAULT_CHUNK : cap >= TAIL_CHUNK ? TAIL_CHUNK : 1;
   if (chunk < 1 || chunk > cap)
     return BAD("driver: prefill chunk %lld is outside [1, capacity %lld]", (long long)chunk,
                (long long)cap);
@@ -327,12 +328,19 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->model = model;
   d->cap = cap;
   d->chunk = chunk;
+  d->tail = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
   d->kv_dtype = kv;
   d->decode.tokens = d->decode_logits.tokens = d->feed_decode.tokens = 1;
-  d->prefill.tokens = d->prefill_logits.tokens = d->feed_prefill.tokens = chunk;
-  d->feed_decode.role = d->feed_prefill.role = DRIVER_ROLE_FEED;
-  d->feed_decode.kind = d->feed_prefill.kind = POOT_SAMPLER_PENALTIES;
-  d->decode_logits.logits = d->prefill_logits.logits = d->restart_logits.logits = true;
+  for (int i = 0; i < 2; i++) {
+    const int64_t T = i == 0 ? chunk : d->tail;
+    d->prefill[i].tokens = d->prefill_logits[i].tokens = d->feed_prefill[i].tokens = T;
+    d->feed_prefill[i].role = DRIVER_ROLE_FEED;
+    d->feed_prefill[i].kind = POOT_SAMPLER_PENALTIES;
+    d->prefill_logits[i].logits = true;
+  }
+  d->feed_decode.role = DRIVER_ROLE_FEED;
+  d->feed_decode.kind = POOT_SAMPLER_PENALTIES;
+  d->decode_logits.logits = d->restart_logits.logits = true;
   d->restart.whole = d->restart_logits.whole = true;
   d->restart_at = poot_model_rope_restart_length(c);
   d->whole_pass_at = poot_model_rope_whole_pass_length(c);
@@ -359,11 +367,12 @@ fail:
 
 void poot_driver_destroy(poot_driver *d) {
   if (!d) return;
-  driver_entry *entries[] = {&d->decode,         &d->prefill, &d->decode_logits,
-                             &d->prefill_logits, &d->restart, &d->restart_logits};
+  driver_entry *entries[] = {&d->decode,        &d->prefill[0],        &d->prefill[1],
+                             &d->decode_logits, &d->prefill_logits[0], &d->prefill_logits[1],
+                             &d->restart,       &d->restart_logits,    &d->feed_prefill[1]};
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
-  driver_entry *more[2 + 2 * DRIVER_MAX_SAMPLERS] = {&d->feed_prefill, &d->feed_decode};
+  driver_entry *more[2 + 2 * DRIVER_MAX_SAMPLERS] = {&d->feed_prefill[0], &d->feed_decode};
   for (uint32_t i = 0; i < d->n_samplers; i++)
     more[2 + 2 * i] = &d->samplers[i], more[3 + 2 * i] = &d->fwd[i];
   for (uint32_t i = 0; i < 2 + 2 * d->n_samplers; i++)
@@ -406,8 +415,15 @@ void poot_driver_set_dispatch_hook(poot_driver *d, poot_exec_dispatch_fn fn, voi
 
 poot_status poot_driver_prepare(poot_driver *d) {
   POOT_TRY(poot__driver_ensure_entry(d, &d->decode));
-  if (d->chunk > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill));
+  if (d->chunk > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[0]));
+  if (d->tail > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[1]));
   return NULL;
+}
+
+int poot__driver_span(const poot_driver *d, size_t left) {
+  if (d->chunk > 1 && left >= (size_t)d->chunk) return 0;
+  if (d->tail > 1 && left >= (size_t)d->tail) return 1;
+  return -1;
 }
 
 poot_status poot_driver_reset(poot_driver *d) {
@@ -446,19 +462,16 @@ poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t coun
     i = count;
   }
   if (!hist) d->counts_valid = false;
-  driver_entry *pre = hist ? &d->feed_prefill : &d->prefill;
+  driver_entry *pre = hist ? d->feed_prefill : d->prefill;
   driver_entry *dec = hist ? &d->feed_decode : &d->decode;
   size_t nx = hist ? 1 : 0;
-  if (d->chunk > 1)
-    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk) {
-      POOT_TRY(poot__driver_ensure_entry(d, pre));
-      poot_exec_slot_value x = {pre->s_i, hist_i};
-      POOT_TRY(poot__driver_run_step(d, pre, ids + i, &x, nx, words, sizeof words));
-    }
-  for (; i < count; i++) {
-    POOT_TRY(poot__driver_ensure_entry(d, dec));
-    poot_exec_slot_value x = {dec->s_i, hist_i};
-    POOT_TRY(poot__driver_run_step(d, dec, ids + i, &x, nx, words, sizeof words));
+  while (i < count) {
+    const int s = poot__driver_span(d, count - i);
+    driver_entry *e = s < 0 ? dec : &pre[s];
+    POOT_TRY(poot__driver_ensure_entry(d, e));
+    poot_exec_slot_value x = {e->s_i, hist_i};
+    POOT_TRY(poot__driver_run_step(d, e, ids + i, &x, nx, words, sizeof words));
+    i += (size_t)e->tokens;
   }
   *out_next = words[0];
   if (out_nonfinite) *out_nonfinite = words[1] == 0;
@@ -482,10 +495,11 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
     return restart_step(d, &d->restart_logits, ids, count, out_logits, bytes);
   if (needs_whole_pass(d, count))
     return whole_pass_step(d, &d->restart_logits, ids, count, out_logits, bytes);
-  size_t i = 0;
-  if (d->chunk > 1)
-    for (; count - i >= (size_t)d->chunk; i += (size_t)d->chunk)
-      POOT_TRY(run_step(d, &d->prefill_logits, ids + i, out_logits, bytes));
-  for (; i < count; i++) POOT_TRY(run_step(d, &d->decode_logits, ids + i, out_logits, bytes));
+  for (size_t i = 0; i < count;) {
+    const int s = poot__driver_span(d, count - i);
+    driver_entry *e = s < 0 ? &d->decode_logits : &d->prefill_logits[s];
+    POOT_TRY(run_step(d, e, ids + i, out_logits, bytes));
+    i += (size_t)e->tokens;
+  }
   return NULL;
 }

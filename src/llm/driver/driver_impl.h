@@ -9,7 +9,13 @@
 #define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
 #define OOM(what) poot_status_make(POOT_OUT_OF_MEMORY, "driver: %s", what)
 
-#define DEFAULT_CHUNK 16
+/* The default prefill chunk: the longest of these that fits the capacity. */
+#define DEFAULT_CHUNK 512
+/* After the chunks, a prompt's tail runs in chunks of this many tokens (when
+ * the chunk is longer), then one token a step: three step shapes in all. */
+#define TAIL_CHUNK 16
+/* Tokens of a step the driver copies without an allocation. */
+#define STEP_TOKENS_INLINE 256
 
 typedef struct driver_worker driver_worker;
 
@@ -67,8 +73,10 @@ struct poot_driver {
   bool eager;
   poot_exec_dispatch_fn hook;
   void *hook_ctx;
-  driver_entry decode, prefill;
-  driver_entry decode_logits, prefill_logits; /* added only by feed_logits */
+  int64_t tail; /* the tail chunk's length (0: none, the chunk is short) */
+  /* Prefill entries come in pairs: [0] the chunk, [1] the tail chunk. */
+  driver_entry decode, prefill[2];
+  driver_entry decode_logits, prefill_logits[2]; /* added only by feed_logits */
   /* The whole sequence in one pass, once it grows past the model's restart
    * length (poot_model_rope_restart_length); T is that sequence's length. */
   driver_entry restart, restart_logits;
@@ -76,7 +84,7 @@ struct poot_driver {
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
   poot_token *history;   /* the tokens at positions [0, pos) */
   /* Penalty history: feed entries (T = chunk, T = 1) and sample entries. */
-  driver_entry feed_prefill, feed_decode;
+  driver_entry feed_prefill[2], feed_decode;
   driver_entry samplers[DRIVER_MAX_SAMPLERS]; /* SAMPLE, or PICK with fwd[i] */
   driver_entry fwd[DRIVER_MAX_SAMPLERS];      /* FORWARD of a PICK kind */
   uint32_t n_samplers;
@@ -125,6 +133,10 @@ void poot__driver_worker_stop(driver_worker *w); /* NULL-safe */
 void poot__driver_worker_post(driver_worker *w, driver_mask_fn fn, void *ctx);
 /* Waits for the job and returns its status. */
 POOT_MUST_USE poot_status poot__driver_worker_wait(driver_worker *w);
+
+/* Which of a prefill pair takes the next step with `left` tokens to feed:
+ * 0 (the chunk), 1 (the tail chunk) or -1 (a decode step). */
+int poot__driver_span(const poot_driver *d, size_t left);
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);

@@ -6,6 +6,8 @@
  *    few prompts, a flip allowed only where the oracle's top-two margin is
  *    inside 2·tol of docs/verification.md; prompts longer than the prefill
  *    chunk run through the prefill entry; entries are made once and reused;
+ *  - a prompt past the chunk runs in chunks, tail chunks of 16 and single
+ *    steps, with the oracle's logits; the default chunk by capacity;
  *  - the greedy suffix (argmax + non-finite flag) on the oracle and the
  *    device: finite rows, a NaN, an infinity;
  *  - the same with f16 K/V (the driver's and the oracle's kv_dtype), the KV
@@ -202,6 +204,77 @@ static void test_demo_vs_oracle(void **state) {
   assert_int_equal(s.captures, 4);
   assert_int_equal(s.entries, 4);
   rig_close(&r);
+}
+
+/* A prompt longer than the chunk runs in chunks, then tail chunks of 16,
+ * then one token a step: 53 tokens at chunk 32 are a chunk, a tail chunk and
+ * five decode steps, three entries, and the prompt's last logits equal the
+ * oracle's within tol. Then the default chunk by capacity: 512 from a
+ * capacity of 512, else 16, else 1. */
+static void test_chunk_ladder(void **state) {
+  (void)state;
+  char path[1024];
+  if (!demo_path(path, sizeof path)) {
+    printf("SKIP demo: models/poot-demo.gguf is absent\n");
+    skip();
+  }
+  const int64_t cap = 96, np = 53;
+  rig r;
+  rig_open(&r, path, NULL, cap, 32);
+  assert_int_equal(poot_driver_prefill_chunk(r.drv), 32);
+  const char *text =
+      "Once upon a time, a little girl named Lily found a shiny red ball in the "
+      "park. She wanted to play with it, so she ran to her mom and said hello.";
+  poot_token *enc = NULL;
+  size_t ne = 0;
+  POOT_ASSERT_OK(poot_verify_encode_text(r.model, text, strlen(text), &enc, &ne));
+  assert_true(ne > 1);
+  poot_token ids[53];
+  for (int64_t i = 0; i < np; i++) ids[i] = enc[i % (int64_t)ne];
+  poot_verify_greedy_options vo = poot_verify_greedy_options_default();
+  vo.max_new_tokens = 1;
+  vo.cap = cap;
+  vo.keep_logits = 1;
+  vo.kv_dtype = g_kv;
+  poot_verify_evaluator ev = poot_verify_oracle();
+  poot_verify_greedy_result ref;
+  POOT_ASSERT_OK(poot_verify_greedy(r.model, &ev, ids, (size_t)np, &vo, &ref));
+  const int64_t vocab = poot_model_get_config(r.model)->vocab_size;
+  double tol = poot_verify_tolerance(poot_model_get_config(r.model), cap, ref.logits, vocab, true);
+  float *lg = poot_malloc((size_t)vocab * sizeof *lg);
+  assert_non_null(lg);
+  POOT_ASSERT_OK(poot_driver_feed_logits(r.drv, ids, (size_t)np, lg));
+  assert_int_equal(poot_driver_pos(r.drv), np);
+  double maxd = 0;
+  for (int64_t v = 0; v < vocab; v++) {
+    double dd = fabs((double)lg[v] - (double)ref.logits[v]);
+    if (!(dd <= maxd)) maxd = dd;
+  }
+  printf("53 tokens at chunk 32: logits max |device - oracle| %.3g (tol %.3g)\n", maxd, tol);
+  assert_true(maxd <= tol);
+  poot_exec_stats s;
+  poot_exec_stats_get(r.ex, &s);
+  assert_int_equal(s.entries, 3);
+  assert_int_equal(s.steps, 1 + 1 + 5);
+  /* The greedy path goes the same way: its next id is the oracle's. */
+  POOT_ASSERT_OK(poot_driver_reset(r.drv));
+  poot_token next = -1;
+  bool nf = true;
+  POOT_ASSERT_OK(poot_driver_feed(r.drv, ids, (size_t)np, &next, &nf));
+  assert_false(nf);
+  assert_int_equal(next, ref.ids[0]);
+  poot_exec_stats_get(r.ex, &s);
+  assert_int_equal(s.entries, 6);
+  poot_free(lg);
+  poot_free(enc);
+  poot_verify_greedy_result_deinit(&ref);
+  rig_close(&r);
+  const int64_t caps[][2] = {{512, 512}, {511, 16}, {16, 16}, {15, 1}};
+  for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+    rig_open(&r, path, NULL, caps[i][0], 0);
+    assert_int_equal(poot_driver_prefill_chunk(r.drv), caps[i][1]);
+    rig_close(&r);
+  }
 }
 
 /* The same with f16 K/V (the option), then the KV type and its size in use
@@ -463,7 +536,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_greedy_suffix),     cmocka_unit_test(test_greedy_suffix_large),
       cmocka_unit_test(test_stories260k),       cmocka_unit_test(test_demo_vs_oracle),
       cmocka_unit_test(test_kv_types),          cmocka_unit_test(test_fault_and_reset),
-      cmocka_unit_test(test_tokenizer_padding),
+      cmocka_unit_test(test_tokenizer_padding), cmocka_unit_test(test_chunk_ladder),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
