@@ -458,25 +458,29 @@ static poot_status chunk_base(pc_kctx *k, poot_dtype dt, poot_kir_value ch, poot
   return poot__cc_bin(k, OP(ADD), b, l, out);
 }
 
-/* acc[base + m] += scale · Σ_e q_e · x[m, e] (+ minv · sx[m]) over run r of
- * chunk c, where inr holds. */
-static poot_status run_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t nm,
-                           poot_kir_value xs[][GEMV_MAX_M], const poot_kir_value *sx,
-                           poot_kir_value inr, uint32_t pacc, uint32_t base) {
-  poot_kir_value part[GEMV_MAX_M] = {0};
-  for (uint32_t i = 0; i < c->n / 4; i++) {
-    poot_kir_value hi = 0;
-    for (uint32_t f = 0; f < 4; f++) {
-      poot_kir_value q;
-      POOT_TRY(field(k, c->w[r][i], &hi, c->bit[r][i] + 8 * f, c->width, c->bias, &q));
-      for (uint32_t m = 0; m < nm; m++) {
-        if (!part[m])
-          POOT_TRY(poot__cc_bin(k, OP(MUL), q, xs[4 * i + f][m], &part[m]));
-        else
-          POOT_TRY(poot_kir_fma(k->b, q, xs[4 * i + f][m], part[m], &part[m]));
-      }
+/* part[m] += Σ_f q_f · x[m, f] over the four codes of word i of run r of
+ * chunk c (part[m] 0: starts the sum). */
+static poot_status word_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t i, uint32_t nm,
+                            poot_kir_value xs[][GEMV_MAX_M], poot_kir_value *part) {
+  poot_kir_value hi = 0;
+  for (uint32_t f = 0; f < 4; f++) {
+    poot_kir_value q;
+    POOT_TRY(field(k, c->w[r][i], &hi, c->bit[r][i] + 8 * f, c->width, c->bias, &q));
+    for (uint32_t m = 0; m < nm; m++) {
+      if (!part[m])
+        POOT_TRY(poot__cc_bin(k, OP(MUL), q, xs[f][m], &part[m]));
+      else
+        POOT_TRY(poot_kir_fma(k->b, q, xs[f][m], part[m], &part[m]));
     }
   }
+  return NULL;
+}
+
+/* acc[base + m] += scale · part[m] (+ minv · sx[m]) for run r of chunk c,
+ * where inr holds. */
+static poot_status run_finish(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t nm,
+                              const poot_kir_value *part, const poot_kir_value *sx,
+                              poot_kir_value inr, uint32_t pacc, uint32_t base) {
   for (uint32_t m = 0; m < nm; m++) {
     poot_kir_value a, p;
     POOT_TRY(poot__cc_bin(k, OP(MUL), part[m], c->scale[r], &p));
@@ -493,8 +497,11 @@ static poot_status run_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t n
   return NULL;
 }
 
-/* The jobs of format dt among jobs[0 .. nj): decoded, then run by run: x
- * loaded once (and Σ x where the format has mins), added to every job. */
+/* The jobs of format dt among jobs[0 .. nj): decoded, then word by word
+ * (word i of every run, each run's four x values loaded once and added to
+ * Σ x where the format has mins) into every job's run sums, so that a
+ * loaded word and its x die as soon as they are used (q4_k's word i holds
+ * codes of both runs); each run's sum is still in element order. */
 static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
                                poot_dtype dt, const gq_job *jobs, uint32_t nj, poot_kir_value inr,
                                uint32_t pacc) {
@@ -509,17 +516,25 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   }
   poot_kir_value base;
   POOT_TRY(chunk_base(k, dt, ch, &base));
-  for (uint32_t r = 0; r < cs[0].runs; r++) {
-    poot_kir_value xs[32][GEMV_MAX_M], sx[GEMV_MAX_M];
-    POOT_TRY(poot__gemv_x_run(k, xt, nm, base, cs[0].off[r], cs[0].n, xs));
-    for (uint32_t m = 0; mins && m < nm; m++) {
-      sx[m] = xs[0][m];
-      for (uint32_t e = 1; e < cs[0].n; e++)
-        POOT_TRY(poot__cc_bin(k, OP(ADD), sx[m], xs[e][m], &sx[m]));
+  poot_kir_value part[2 * PG_MAX_ROOTS][GQ_MAX_RUNS][GEMV_MAX_M], sx[GQ_MAX_RUNS][GEMV_MAX_M];
+  memset(part, 0, sizeof part);
+  uint32_t runs = cs[0].runs;
+  for (uint32_t i = 0; i < cs[0].n / 4; i++)
+    for (uint32_t r = 0; r < runs; r++) {
+      poot_kir_value xs[4][GEMV_MAX_M];
+      POOT_TRY(poot__gemv_x_run(k, xt, nm, base, cs[0].off[r] + 4 * i, 4, xs));
+      for (uint32_t m = 0; mins && m < nm; m++)
+        for (uint32_t e = 0; e < 4; e++) {
+          if (!i && !e)
+            sx[r][m] = xs[0][m];
+          else
+            POOT_TRY(poot__cc_bin(k, OP(ADD), sx[r][m], xs[e][m], &sx[r][m]));
+        }
+      for (uint32_t j = 0; j < n; j++) POOT_TRY(word_add(k, &cs[j], r, i, nm, xs, part[j][r]));
     }
-    for (uint32_t i = 0; i < n; i++)
-      POOT_TRY(run_add(k, &cs[i], r, nm, xs, sx, inr, pacc, jobs[idx[i]].base));
-  }
+  for (uint32_t j = 0; j < n; j++)
+    for (uint32_t r = 0; r < runs; r++)
+      POOT_TRY(run_finish(k, &cs[j], r, nm, part[j][r], sx[r], inr, pacc, jobs[idx[j]].base));
   return NULL;
 }
 
