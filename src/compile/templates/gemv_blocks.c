@@ -27,8 +27,8 @@
  * element. A run of codes sharing a scale (a 32-element block or sub-block,
  * a 16-element q6_k group) is summed as scale · Σ q·x + min · Σ x: the
  * scale and the min are applied once per run (min = m for q4_1/q5_1,
- * -dmin·m for the k-quants), and Σ x is computed once per run for all the
- * rows and roots of the chunk. The scales are computed as poot/quant.h does
+ * -dmin·m for the k-quants), and Σ x of every run is summed once per
+ * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as poot/quant.h does
  * (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
  * differs from the oracle (docs/compiler.md, the dot cases' bound). */
 #include "gemv_blocks.h"
@@ -60,6 +60,11 @@ uint32_t poot__gq_words(poot_dtype dt) {
     default:
       return 0;
   }
+}
+
+bool poot__gq_has_mins(poot_dtype dt) {
+  return dt == POOT_DTYPE_Q4_1 || dt == POOT_DTYPE_Q5_1 || dt == POOT_DTYPE_Q4_K ||
+         dt == POOT_DTYPE_Q5_K;
 }
 
 bool poot__gq_is_k(poot_dtype dt) {
@@ -497,9 +502,27 @@ static poot_status run_finish(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_
   return NULL;
 }
 
+/* sx[r][m]: Σ x[m, ·] over run r of chunk c (32 elements at base + off[r],
+ * 32-aligned), read from the sums staged with the tile. */
+static poot_status run_sums(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value base,
+                            const gq_chunk *c, poot_kir_value sx[][GEMV_MAX_M]) {
+  if (!xt->sums || c->n != 32)
+    return poot_status_make(POOT_INTERNAL, "compile: gemv run sums of a chunk without them");
+  poot_kir_value s0;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), base, 5, &s0));
+  for (uint32_t r = 0; r < c->runs; r++)
+    for (uint32_t m = 0; m < nm; m++) {
+      poot_kir_value at = s0;
+      if (c->off[r] / 32 + m * xt->runs)
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), s0, c->off[r] / 32 + m * xt->runs, &at));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->ssh, at, 1, &sx[r][m]));
+    }
+  return NULL;
+}
+
 /* The jobs of format dt among jobs[0 .. nj): decoded, then word by word
- * (word i of every run, each run's four x values loaded once and added to
- * Σ x where the format has mins) into every job's run sums, so that a
+ * (word i of every run, each run's four x values loaded once; Σ x, where
+ * the format has mins, staged with the tile) into every job's run sums, so that a
  * loaded word and its x die as soon as they are used (q4_k's word i holds
  * codes of both runs); each run's sum is still in element order. */
 static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
@@ -519,17 +542,11 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   poot_kir_value part[2 * PG_MAX_ROOTS][GQ_MAX_RUNS][GEMV_MAX_M], sx[GQ_MAX_RUNS][GEMV_MAX_M];
   memset(part, 0, sizeof part);
   uint32_t runs = cs[0].runs;
+  if (mins) POOT_TRY(run_sums(k, xt, nm, base, &cs[0], sx));
   for (uint32_t i = 0; i < cs[0].n / 4; i++)
     for (uint32_t r = 0; r < runs; r++) {
       poot_kir_value xs[4][GEMV_MAX_M];
       POOT_TRY(poot__gemv_x_run(k, xt, nm, base, cs[0].off[r] + 4 * i, 4, xs));
-      for (uint32_t m = 0; mins && m < nm; m++)
-        for (uint32_t e = 0; e < 4; e++) {
-          if (!i && !e)
-            sx[r][m] = xs[0][m];
-          else
-            POOT_TRY(poot__cc_bin(k, OP(ADD), sx[r][m], xs[e][m], &sx[r][m]));
-        }
       for (uint32_t j = 0; j < n; j++) POOT_TRY(word_add(k, &cs[j], r, i, nm, xs, part[j][r]));
     }
   for (uint32_t j = 0; j < n; j++)
