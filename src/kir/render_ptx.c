@@ -558,6 +558,20 @@ static const poot_kir_inst *and32_def(const ptx_ctx *c, poot_kir_value v) {
   return s == POOT_KIR_U32 || s == POOT_KIR_I32 ? d : NULL;
 }
 
+/* Whether v is a constant; its bits. */
+static bool const_bits(const ptx_ctx *c, poot_kir_value v, uint64_t *out) {
+  const poot_kir_inst *d = c->k->values[v].def;
+  if (!d || d->op != POOT_KIR_OP_CONST) return false;
+  *out = d->imm;
+  return true;
+}
+
+/* Whether the AND e's second operand is the constant ~m (32 bits). */
+static bool ands_complement(const ptx_ctx *c, const poot_kir_inst *e, uint64_t m) {
+  uint64_t k;
+  return const_bits(c, e->args[1], &k) && (uint32_t)k == (uint32_t)~(uint32_t)m;
+}
+
 /* (a & b) | e as one lop3: ptxas keeps an and.b32 followed by an or.b32
  * with constants as two LOP3s (the block decoders mask a code into a
  * float's mantissa this way once per weight element). Every value has its
@@ -570,6 +584,14 @@ static bool emit_and_or(ptx_ctx *c, const poot_kir_inst *in, uint32_t l) {
   uint32_t side = and32_def(c, in->args[0]) ? 0 : 1;
   const poot_kir_inst *a = and32_def(c, in->args[side]);
   if (!a) return false;
+  const poot_kir_inst *e = and32_def(c, in->args[1 - side]);
+  uint64_t m;
+  if (e && const_bits(c, a->args[1], &m) && ands_complement(c, e, m)) {
+    /* (x & m) | (y & ~m): a bit select, also one lop3 */
+    EMIT("\tlop3.b32 \t%s, %s, %s, %s, 0xE2;\n", vr(c, in->result, l), vr(c, a->args[0], l),
+         vr(c, a->args[1], l), vr(c, e->args[0], l));
+    return true;
+  }
   EMIT("\tlop3.b32 \t%s, %s, %s, %s, 0xEA;\n", vr(c, in->result, l), vr(c, a->args[0], l),
        vr(c, a->args[1], l), vr(c, in->args[1 - side], l));
   return true;

@@ -381,11 +381,13 @@ static poot_status dec_k45(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd, 
   return NULL;
 }
 
-/* q6_k: the words of an odd block funnel-shifted into place; then run k
+/* q6_k: the words of an odd block funnel-shifted into place (ptxas makes
+ * each one funnel shift and a select); then run k
  * (k = 0..3: elements 128 h + 32 k + 16 lh + 0..15) has the low nibbles
  * (k < 2) or high nibbles of ql word group k % 2, with bits 2k, 2k + 1 of
- * the qh bytes above them, and the signed scale byte 2k + lh of the two
- * scale words. */
+ * the qh bytes shifted to bits 4, 5 above them (at most two shifts and a
+ * bit select a word), and the signed scale byte 2k + lh of the two scale
+ * words. */
 static poot_status dec_q6k(pc_kctx *k, const poot_kir_value *wd, poot_kir_value ch, gq_chunk *c) {
   poot_kir_value odd, zero, al[18], d, lh, t[2];
   layout(c, 4, 16, 6, 32);
@@ -413,12 +415,14 @@ static poot_status dec_q6k(pc_kctx *k, const poot_kir_value *wd, poot_kir_value 
     POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &c->scale[r]));
     c->minv[r] = 0;
     for (uint32_t i = 0; i < 4; i++) {
+      /* (nibbles & 0x0f…) | (qh bits at 4, 5 & 0xf0…): bits 6, 7 of each
+       * byte are left over, and field() masks only the six code bits */
       poot_kir_value lo = al[4 * (r % 2) + i], hb = al[8 + i];
       if (r >= 2) POOT_TRY(poot__cc_bin_c(k, OP(SHR), lo, 4, &lo));
       POOT_TRY(poot__cc_bin_c(k, OP(AND), lo, 0x0F0F0F0Fu, &lo));
-      if (r) POOT_TRY(poot__cc_bin_c(k, OP(SHR), hb, 2 * r, &hb));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 0x03030303u, &hb));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4, &hb));
+      if (r < 2) POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4 - 2 * r, &hb));
+      if (r == 3) POOT_TRY(poot__cc_bin_c(k, OP(SHR), hb, 2, &hb));
+      POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 0xF0F0F0F0u, &hb));
       POOT_TRY(poot__cc_bin(k, OP(OR), lo, hb, &c->w[r][i]));
       c->bit[r][i] = 0;
     }
