@@ -311,26 +311,28 @@ static poot_status dec_pair(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd,
  * ggml's get_scale_min_k4 on whole words: bytes 0..3 of
  *   sc = j < 2 ? s0 & 0x3f3f3f3f : (s2 & 0x0f0f0f0f) | ((s0 >> 2) & 0x30303030)
  *   mn = j < 2 ? s1 & 0x3f3f3f3f : ((s2 >> 4) & 0x0f0f0f0f) | ((s1 >> 2) & 0x30303030)
- * are the values of sub-blocks 4 (j / 2) + 0..3. */
+ * are the values of sub-blocks 4 (j / 2) + 0..3 (in the six low bits of
+ * each byte: the masks that clear bits 6 and 7 are left to field()). */
 static poot_status k_scales(pc_kctx *k, const poot_kir_value *wd, poot_kir_value j, gq_chunk *c) {
-  poot_kir_value d, dmin, a, b, t, sc, mn, hi, two, sh;
+  poot_kir_value d, dmin, b, t, sc, mn, hi, two, sh;
   POOT_TRY(poot__gemv_f16_lo(k, wd[0], &d));
   POOT_TRY(f16_hi(k, wd[0], &dmin));
   POOT_TRY(poot__cc_u32(k, 2, &two));
   POOT_TRY(poot__cc_bin(k, OP(GE), j, two, &hi));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[1], 0x3F3F3F3Fu, &a));
+  /* Bits 6 and 7 of each byte are left as they come (field() reads the six
+   * value bits only): the j < 2 words unmasked, the j >= 2 ones one bit
+   * select of the low nibbles and the two high bits each. */
   POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[3], 0x0F0F0F0Fu, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[1], 2, &t));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0x30303030u, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0xF0F0F0F0u, &t));
   POOT_TRY(poot__cc_bin(k, OP(OR), b, t, &b));
-  POOT_TRY(poot__cc_sel(k, hi, b, a, &sc));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[2], 0x3F3F3F3Fu, &a));
+  POOT_TRY(poot__cc_sel(k, hi, b, wd[1], &sc));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[3], 4, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), b, 0x0F0F0F0Fu, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[2], 2, &t));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0x30303030u, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0xF0F0F0F0u, &t));
   POOT_TRY(poot__cc_bin(k, OP(OR), b, t, &b));
-  POOT_TRY(poot__cc_sel(k, hi, b, a, &mn));
+  POOT_TRY(poot__cc_sel(k, hi, b, wd[2], &mn));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 1, &sh)); /* bytes 2 (j % 2), + 1 */
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 16, &sh));
   POOT_TRY(poot__cc_bin(k, OP(SHR), sc, sh, &sc));
