@@ -549,6 +549,54 @@ static void emit_compare(ptx_ctx *c, const poot_kir_inst *in) {
   }
 }
 
+/* The AND defining v when v is a 32-bit integer AND, else
+ * NULL. */
+static const poot_kir_inst *and32_def(const ptx_ctx *c, poot_kir_value v) {
+  const poot_kir_inst *d = c->k->values[v].def;
+  if (!d || d->op != POOT_KIR_OP_AND) return NULL;
+  poot_kir_scalar s = (poot_kir_scalar)d->type.scalar;
+  return s == POOT_KIR_U32 || s == POOT_KIR_I32 ? d : NULL;
+}
+
+/* Whether v is a constant; its bits. */
+static bool const_bits(const ptx_ctx *c, poot_kir_value v, uint64_t *out) {
+  const poot_kir_inst *d = c->k->values[v].def;
+  if (!d || d->op != POOT_KIR_OP_CONST) return false;
+  *out = d->imm;
+  return true;
+}
+
+/* Whether the AND e's second operand is the constant ~m (32 bits). */
+static bool ands_complement(const ptx_ctx *c, const poot_kir_inst *e, uint64_t m) {
+  uint64_t k;
+  return const_bits(c, e->args[1], &k) && (uint32_t)k == (uint32_t)~(uint32_t)m;
+}
+
+/* (a & b) | e as one lop3: ptxas keeps an and.b32 followed by an or.b32
+ * with constants as two LOP3s (the block decoders mask a code into a
+ * float's mantissa this way once per weight element). Every value has its
+ * own register, written only by its definition, so the AND's operands
+ * still hold their values here; the AND itself stays (dead when this was
+ * its only use, and ptxas drops it). */
+static bool emit_and_or(ptx_ctx *c, const poot_kir_inst *in, uint32_t l) {
+  poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
+  if (in->op != POOT_KIR_OP_OR || (s != POOT_KIR_U32 && s != POOT_KIR_I32)) return false;
+  uint32_t side = and32_def(c, in->args[0]) ? 0 : 1;
+  const poot_kir_inst *a = and32_def(c, in->args[side]);
+  if (!a) return false;
+  const poot_kir_inst *e = and32_def(c, in->args[1 - side]);
+  uint64_t m;
+  if (e && const_bits(c, a->args[1], &m) && ands_complement(c, e, m)) {
+    /* (x & m) | (y & ~m): a bit select, also one lop3 */
+    EMIT("\tlop3.b32 \t%s, %s, %s, %s, 0xE2;\n", vr(c, in->result, l), vr(c, a->args[0], l),
+         vr(c, a->args[1], l), vr(c, e->args[0], l));
+    return true;
+  }
+  EMIT("\tlop3.b32 \t%s, %s, %s, %s, 0xEA;\n", vr(c, in->result, l), vr(c, a->args[0], l),
+       vr(c, a->args[1], l), vr(c, in->args[1 - side], l));
+  return true;
+}
+
 static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
   if (is_compare(in->op)) {
     emit_compare(c, in);
@@ -601,6 +649,7 @@ static void emit_binary(ptx_ctx *c, const poot_kir_inst *in) {
       EMIT("\t%s.pred \t%s, %s, %s;\n", op, d, a, b);
       continue;
     }
+    if (emit_and_or(c, in, l)) continue;
     const char *it = itype(s);
     const char *bw = s == POOT_KIR_I64 ? "b64" : "b32";
     const char *amt = b;

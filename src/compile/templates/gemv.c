@@ -152,20 +152,21 @@ static uint32_t xpos(uint32_t c) {
 }
 
 /* x[m, c0 + first + e] for e in [0, count) (count a multiple of 4; c0 a
- * multiple of 4), every row m, from the staged tile. */
+ * multiple of 4), every row m, from the staged tile. xpos(c0 + o) is
+ * xpos(c0) + xpos(o) when c0 % 32 + (o % 32) < 32, as it is for every
+ * caller (a lane's groups of four never cross a 32-float line), so the
+ * loads are one base and constant offsets. */
 poot_status poot__gemv_x_run(pc_kctx *k, const xtile *xt, uint32_t nm, poot_kir_value c0,
                              uint32_t first, uint32_t count, poot_kir_value xs[][GEMV_MAX_M]) {
+  poot_kir_value line, xb;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), c0, 5, &line));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), c0, line, &xb));
   for (uint32_t e = 0; e < count; e += 4) {
-    /* c0 + first + e is a multiple of 4: its group of four stays inside one
-     * 32-float line, so xpos is linear over it. */
-    poot_kir_value c, line, at;
-    POOT_TRY(poot__cc_bin_c(k, OP(ADD), c0, first + e, &c));
-    POOT_TRY(poot__cc_bin_c(k, OP(SHR), c, 5, &line));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), line, 4, &line));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), c, line, &at));
     for (uint32_t m = 0; m < nm; m++) {
-      poot_kir_value a = at, v;
-      if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch, &a));
+      poot_kir_value a = xb, v;
+      uint32_t off = xpos(first + e) + m * xt->pitch;
+      if (off) POOT_TRY(poot__cc_bin_c(k, OP(ADD), xb, off, &a));
       POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
       for (uint32_t l = 0; l < 4; l++) POOT_TRY(poot_kir_extract(k->b, v, l, &xs[e + l][m]));
     }
@@ -268,8 +269,45 @@ static poot_status prefetch(pc_kctx *k, const gemv_root *rs, uint32_t nr, uint32
   return NULL;
 }
 
+/* The run sums of the staged tile of tk elements: Σ x[m, 32 s + e] over
+ * e = 0..31 in order (the order a lane summed them in before: the same
+ * bits), one thread per run, for the block formats with mins, whose lanes
+ * then read one sum per run instead of adding 32 values per chunk each;
+ * then a barrier. */
+static poot_status stage_sums(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t tk) {
+  poot_kir_value lid, end, stepv, s;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  POOT_TRY(poot__cc_u32(k, tk / 32, &end));
+  POOT_TRY(poot__cc_u32(k, k->pl->wg, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, lid, end, stepv, &s));
+  poot__cc_scope_push(k);
+  poot_kir_value at;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, 36, &at)); /* xpos(32 s) */
+  for (uint32_t m = 0; m < nm; m++) {
+    poot_kir_value sum = 0, a, d = s;
+    for (uint32_t q = 0; q < 8; q++) {
+      poot_kir_value v, e;
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch + 4 * q, &a));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
+      for (uint32_t l = 0; l < 4; l++) {
+        POOT_TRY(poot_kir_extract(k->b, v, l, &e));
+        if (!sum)
+          sum = e;
+        else
+          POOT_TRY(poot__cc_bin(k, OP(ADD), sum, e, &sum));
+      }
+    }
+    if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), s, m * xt->runs, &d));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->ssh, d, sum));
+  }
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_barrier(k->b);
+}
+
 /* Stages x[m, tile0 + c] for c in [0, tk) (the group's prologue applied)
- * into the tile, every thread of the workgroup striding c; then a barrier. */
+ * into the tile, every thread of the workgroup striding c; then a barrier
+ * (and the run sums when the tile has them). */
 static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32_t nm,
                          uint32_t tile0, uint32_t tk) {
   poot_kir_value lid, end, stepv, c;
@@ -293,17 +331,18 @@ static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32
   }
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
-  return poot_kir_barrier(k->b);
+  POOT_TRY(poot_kir_barrier(k->b));
+  return xt->sums ? stage_sums(k, xt, nm, tk) : NULL;
 }
 
 /* The contraction tile: all of K when its staged x fits in the shared memory
  * left to this group, else the largest multiple of align (64, or 256 for
  * k-quant blocks) that does. 0 when not even align elements fit or more than GEMV_MAX_TILES tiles
  * would be needed. */
-static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K, uint32_t align) {
+static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K, uint32_t align, bool sums) {
   uint32_t budget = pl->t->shared_memory_bytes > 8192 ? pl->t->shared_memory_bytes - 4096 : 0;
-  uint64_t per_elem = 4ull * (uint64_t)M; /* plus a pad of 4 floats per 32 */
-  uint64_t fit = budget / per_elem * 32 / 36 / align * align;
+  uint64_t per_elem = 4ull * (uint64_t)M; /* plus a pad of 4 floats (and a sum) per 32 */
+  uint64_t fit = budget / per_elem * 32 / (sums ? 37 : 36) / align * align;
   if (fit < align) return 0;
   uint64_t tk = (uint64_t)K <= fit ? (uint64_t)K : fit;
   if (((uint64_t)K + tk - 1) / tk > GEMV_MAX_TILES) return 0;
@@ -548,15 +587,16 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   /* Roots of different formats share the loop when their chunks cover the
    * same elements (every block format: 64); tiles of K hold whole k-quant
    * blocks. */
-  bool kq = false;
+  bool kq = false, sums = false;
   f.ce = chunk_elems(f.rs[0].wdt);
   for (uint32_t i = 0; i < g->nroots; i++) {
     if (chunk_elems(f.rs[i].wdt) != f.ce) return NULL;
     kq = kq || poot__gq_is_k(f.rs[i].wdt);
+    sums = sums || poot__gq_has_mins(f.rs[i].wdt);
     f.rs[i].woff = f.per;
     f.per += chunk_words(f.rs[i].wdt);
   }
-  f.tk = tile_len(pl, f.M, f.K, kq ? 256 : 64);
+  f.tk = tile_len(pl, f.M, f.K, kq ? 256 : 64, sums);
   if (!f.tk || f.tk % f.ce != 0) return NULL;
   *out_done = true;
   *out_what = "gemv";
@@ -580,11 +620,14 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     poot__cc_note_buffer(k, f.rs[i].ref, k->frac);
   }
   char nmb[32];
-  f.xt = (xtile){0, xpos(f.tk)};
+  f.xt = (xtile){0, xpos(f.tk), sums, 0, f.tk / 32};
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
                                 poot_kir_type_make(S(F32), 1), f.R * f.nr * f.nm, &f.pacc));
   POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
                                f.nm * f.xt.pitch, &f.xt.sh));
+  if (sums)
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gsx", nmb, sizeof nmb), S(F32),
+                                 f.nm * f.xt.runs, &f.xt.ssh));
   uint32_t rl = row_groups(&f, per);
   uint64_t wgs = ((uint64_t)f.N + (uint64_t)per * f.R * rl - 1) / ((uint64_t)per * f.R * rl);
   poot__cc_grid_for(wgs, grid);

@@ -27,8 +27,8 @@
  * element. A run of codes sharing a scale (a 32-element block or sub-block,
  * a 16-element q6_k group) is summed as scale · Σ q·x + min · Σ x: the
  * scale and the min are applied once per run (min = m for q4_1/q5_1,
- * -dmin·m for the k-quants), and Σ x is computed once per run for all the
- * rows and roots of the chunk. The scales are computed as poot/quant.h does
+ * -dmin·m for the k-quants), and Σ x of every run is summed once per
+ * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as poot/quant.h does
  * (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
  * differs from the oracle (docs/compiler.md, the dot cases' bound). */
 #include "gemv_blocks.h"
@@ -60,6 +60,11 @@ uint32_t poot__gq_words(poot_dtype dt) {
     default:
       return 0;
   }
+}
+
+bool poot__gq_has_mins(poot_dtype dt) {
+  return dt == POOT_DTYPE_Q4_1 || dt == POOT_DTYPE_Q5_1 || dt == POOT_DTYPE_Q4_K ||
+         dt == POOT_DTYPE_Q5_K;
 }
 
 bool poot__gq_is_k(poot_dtype dt) {
@@ -306,26 +311,28 @@ static poot_status dec_pair(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd,
  * ggml's get_scale_min_k4 on whole words: bytes 0..3 of
  *   sc = j < 2 ? s0 & 0x3f3f3f3f : (s2 & 0x0f0f0f0f) | ((s0 >> 2) & 0x30303030)
  *   mn = j < 2 ? s1 & 0x3f3f3f3f : ((s2 >> 4) & 0x0f0f0f0f) | ((s1 >> 2) & 0x30303030)
- * are the values of sub-blocks 4 (j / 2) + 0..3. */
+ * are the values of sub-blocks 4 (j / 2) + 0..3 (in the six low bits of
+ * each byte: the masks that clear bits 6 and 7 are left to field()). */
 static poot_status k_scales(pc_kctx *k, const poot_kir_value *wd, poot_kir_value j, gq_chunk *c) {
-  poot_kir_value d, dmin, a, b, t, sc, mn, hi, two, sh;
+  poot_kir_value d, dmin, b, t, sc, mn, hi, two, sh;
   POOT_TRY(poot__gemv_f16_lo(k, wd[0], &d));
   POOT_TRY(f16_hi(k, wd[0], &dmin));
   POOT_TRY(poot__cc_u32(k, 2, &two));
   POOT_TRY(poot__cc_bin(k, OP(GE), j, two, &hi));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[1], 0x3F3F3F3Fu, &a));
+  /* Bits 6 and 7 of each byte are left as they come (field() reads the six
+   * value bits only): the j < 2 words unmasked, the j >= 2 ones one bit
+   * select of the low nibbles and the two high bits each. */
   POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[3], 0x0F0F0F0Fu, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[1], 2, &t));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0x30303030u, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0xF0F0F0F0u, &t));
   POOT_TRY(poot__cc_bin(k, OP(OR), b, t, &b));
-  POOT_TRY(poot__cc_sel(k, hi, b, a, &sc));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), wd[2], 0x3F3F3F3Fu, &a));
+  POOT_TRY(poot__cc_sel(k, hi, b, wd[1], &sc));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[3], 4, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), b, 0x0F0F0F0Fu, &b));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), wd[2], 2, &t));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0x30303030u, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, 0xF0F0F0F0u, &t));
   POOT_TRY(poot__cc_bin(k, OP(OR), b, t, &b));
-  POOT_TRY(poot__cc_sel(k, hi, b, a, &mn));
+  POOT_TRY(poot__cc_sel(k, hi, b, wd[2], &mn));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), j, 1, &sh)); /* bytes 2 (j % 2), + 1 */
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), sh, 16, &sh));
   POOT_TRY(poot__cc_bin(k, OP(SHR), sc, sh, &sc));
@@ -376,11 +383,13 @@ static poot_status dec_k45(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd, 
   return NULL;
 }
 
-/* q6_k: the words of an odd block funnel-shifted into place; then run k
+/* q6_k: the words of an odd block funnel-shifted into place (ptxas makes
+ * each one funnel shift and a select); then run k
  * (k = 0..3: elements 128 h + 32 k + 16 lh + 0..15) has the low nibbles
  * (k < 2) or high nibbles of ql word group k % 2, with bits 2k, 2k + 1 of
- * the qh bytes above them, and the signed scale byte 2k + lh of the two
- * scale words. */
+ * the qh bytes shifted to bits 4, 5 above them (at most two shifts and a
+ * bit select a word), and the signed scale byte 2k + lh of the two scale
+ * words. */
 static poot_status dec_q6k(pc_kctx *k, const poot_kir_value *wd, poot_kir_value ch, gq_chunk *c) {
   poot_kir_value odd, zero, al[18], d, lh, t[2];
   layout(c, 4, 16, 6, 32);
@@ -408,12 +417,14 @@ static poot_status dec_q6k(pc_kctx *k, const poot_kir_value *wd, poot_kir_value 
     POOT_TRY(poot__cc_bin(k, OP(MUL), d, sc, &c->scale[r]));
     c->minv[r] = 0;
     for (uint32_t i = 0; i < 4; i++) {
+      /* (nibbles & 0x0f…) | (qh bits at 4, 5 & 0xf0…): bits 6, 7 of each
+       * byte are left over, and field() masks only the six code bits */
       poot_kir_value lo = al[4 * (r % 2) + i], hb = al[8 + i];
       if (r >= 2) POOT_TRY(poot__cc_bin_c(k, OP(SHR), lo, 4, &lo));
       POOT_TRY(poot__cc_bin_c(k, OP(AND), lo, 0x0F0F0F0Fu, &lo));
-      if (r) POOT_TRY(poot__cc_bin_c(k, OP(SHR), hb, 2 * r, &hb));
-      POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 0x03030303u, &hb));
-      POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4, &hb));
+      if (r < 2) POOT_TRY(poot__cc_bin_c(k, OP(SHL), hb, 4 - 2 * r, &hb));
+      if (r == 3) POOT_TRY(poot__cc_bin_c(k, OP(SHR), hb, 2, &hb));
+      POOT_TRY(poot__cc_bin_c(k, OP(AND), hb, 0xF0F0F0F0u, &hb));
       POOT_TRY(poot__cc_bin(k, OP(OR), lo, hb, &c->w[r][i]));
       c->bit[r][i] = 0;
     }
@@ -458,25 +469,29 @@ static poot_status chunk_base(pc_kctx *k, poot_dtype dt, poot_kir_value ch, poot
   return poot__cc_bin(k, OP(ADD), b, l, out);
 }
 
-/* acc[base + m] += scale · Σ_e q_e · x[m, e] (+ minv · sx[m]) over run r of
- * chunk c, where inr holds. */
-static poot_status run_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t nm,
-                           poot_kir_value xs[][GEMV_MAX_M], const poot_kir_value *sx,
-                           poot_kir_value inr, uint32_t pacc, uint32_t base) {
-  poot_kir_value part[GEMV_MAX_M] = {0};
-  for (uint32_t i = 0; i < c->n / 4; i++) {
-    poot_kir_value hi = 0;
-    for (uint32_t f = 0; f < 4; f++) {
-      poot_kir_value q;
-      POOT_TRY(field(k, c->w[r][i], &hi, c->bit[r][i] + 8 * f, c->width, c->bias, &q));
-      for (uint32_t m = 0; m < nm; m++) {
-        if (!part[m])
-          POOT_TRY(poot__cc_bin(k, OP(MUL), q, xs[4 * i + f][m], &part[m]));
-        else
-          POOT_TRY(poot_kir_fma(k->b, q, xs[4 * i + f][m], part[m], &part[m]));
-      }
+/* part[m] += Σ_f q_f · x[m, f] over the four codes of word i of run r of
+ * chunk c (part[m] 0: starts the sum). */
+static poot_status word_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t i, uint32_t nm,
+                            poot_kir_value xs[][GEMV_MAX_M], poot_kir_value *part) {
+  poot_kir_value hi = 0;
+  for (uint32_t f = 0; f < 4; f++) {
+    poot_kir_value q;
+    POOT_TRY(field(k, c->w[r][i], &hi, c->bit[r][i] + 8 * f, c->width, c->bias, &q));
+    for (uint32_t m = 0; m < nm; m++) {
+      if (!part[m])
+        POOT_TRY(poot__cc_bin(k, OP(MUL), q, xs[f][m], &part[m]));
+      else
+        POOT_TRY(poot_kir_fma(k->b, q, xs[f][m], part[m], &part[m]));
     }
   }
+  return NULL;
+}
+
+/* acc[base + m] += scale · part[m] (+ minv · sx[m]) for run r of chunk c,
+ * where inr holds. */
+static poot_status run_finish(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t nm,
+                              const poot_kir_value *part, const poot_kir_value *sx,
+                              poot_kir_value inr, uint32_t pacc, uint32_t base) {
   for (uint32_t m = 0; m < nm; m++) {
     poot_kir_value a, p;
     POOT_TRY(poot__cc_bin(k, OP(MUL), part[m], c->scale[r], &p));
@@ -493,8 +508,29 @@ static poot_status run_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t n
   return NULL;
 }
 
-/* The jobs of format dt among jobs[0 .. nj): decoded, then run by run: x
- * loaded once (and Σ x where the format has mins), added to every job. */
+/* sx[r][m]: Σ x[m, ·] over run r of chunk c (32 elements at base + off[r],
+ * 32-aligned), read from the sums staged with the tile. */
+static poot_status run_sums(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value base,
+                            const gq_chunk *c, poot_kir_value sx[][GEMV_MAX_M]) {
+  if (!xt->sums || c->n != 32)
+    return poot_status_make(POOT_INTERNAL, "compile: gemv run sums of a chunk without them");
+  poot_kir_value s0;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), base, 5, &s0));
+  for (uint32_t r = 0; r < c->runs; r++)
+    for (uint32_t m = 0; m < nm; m++) {
+      poot_kir_value at = s0;
+      if (c->off[r] / 32 + m * xt->runs)
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), s0, c->off[r] / 32 + m * xt->runs, &at));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->ssh, at, 1, &sx[r][m]));
+    }
+  return NULL;
+}
+
+/* The jobs of format dt among jobs[0 .. nj): decoded, then word by word
+ * (word i of every run, each run's four x values loaded once; Σ x, where
+ * the format has mins, staged with the tile) into every job's run sums, so that a
+ * loaded word and its x die as soon as they are used (q4_k's word i holds
+ * codes of both runs); each run's sum is still in element order. */
 static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
                                poot_dtype dt, const gq_job *jobs, uint32_t nj, poot_kir_value inr,
                                uint32_t pacc) {
@@ -509,17 +545,19 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   }
   poot_kir_value base;
   POOT_TRY(chunk_base(k, dt, ch, &base));
-  for (uint32_t r = 0; r < cs[0].runs; r++) {
-    poot_kir_value xs[32][GEMV_MAX_M], sx[GEMV_MAX_M];
-    POOT_TRY(poot__gemv_x_run(k, xt, nm, base, cs[0].off[r], cs[0].n, xs));
-    for (uint32_t m = 0; mins && m < nm; m++) {
-      sx[m] = xs[0][m];
-      for (uint32_t e = 1; e < cs[0].n; e++)
-        POOT_TRY(poot__cc_bin(k, OP(ADD), sx[m], xs[e][m], &sx[m]));
+  poot_kir_value part[2 * PG_MAX_ROOTS][GQ_MAX_RUNS][GEMV_MAX_M], sx[GQ_MAX_RUNS][GEMV_MAX_M];
+  memset(part, 0, sizeof part);
+  uint32_t runs = cs[0].runs;
+  if (mins) POOT_TRY(run_sums(k, xt, nm, base, &cs[0], sx));
+  for (uint32_t i = 0; i < cs[0].n / 4; i++)
+    for (uint32_t r = 0; r < runs; r++) {
+      poot_kir_value xs[4][GEMV_MAX_M];
+      POOT_TRY(poot__gemv_x_run(k, xt, nm, base, cs[0].off[r] + 4 * i, 4, xs));
+      for (uint32_t j = 0; j < n; j++) POOT_TRY(word_add(k, &cs[j], r, i, nm, xs, part[j][r]));
     }
-    for (uint32_t i = 0; i < n; i++)
-      POOT_TRY(run_add(k, &cs[i], r, nm, xs, sx, inr, pacc, jobs[idx[i]].base));
-  }
+  for (uint32_t j = 0; j < n; j++)
+    for (uint32_t r = 0; r < runs; r++)
+      POOT_TRY(run_finish(k, &cs[j], r, nm, part[j][r], sx[r], inr, pacc, jobs[idx[j]].base));
   return NULL;
 }
 

@@ -20,6 +20,9 @@
 typedef struct gemv_xtile {
   uint32_t sh;    /* the shared array */
   uint32_t pitch; /* floats per row of x */
+  bool sums;      /* run sums staged too: Σ x over each aligned 32 elements */
+  uint32_t ssh;   /* their shared array: row m's run s at m * runs + s */
+  uint32_t runs;  /* run sums per row of x */
 } gemv_xtile;
 
 /* x[m, c0 + first + e] for e in [0, count) (count ≤ 32, a multiple of 4; c0 a
@@ -33,6 +36,9 @@ POOT_MUST_USE poot_status poot__gemv_f16_lo(pc_kctx *k, poot_kir_value w, poot_k
 /* Words of one chunk of block format dt; 0 when the template does not read
  * dt as blocks. */
 uint32_t poot__gq_words(poot_dtype dt);
+/* Whether dt's runs have mins (min · Σ x per 32 elements: q4_1, q5_1, q4_k,
+ * q5_k), so that the staged tile carries the run sums of x. */
+bool poot__gq_has_mins(poot_dtype dt);
 /* Whether dt is a 256-element k-quant (its tiles of K are whole blocks). */
 bool poot__gq_is_k(poot_dtype dt);
 
