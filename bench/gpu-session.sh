@@ -41,6 +41,11 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
+#   pf8b     prefill and decode at the real shapes: the Llama-3.2-1B f16 folder at
+#            pp512 and pp2048, the full 8B f16 folder at pp512, poot's q4_k_m of it
+#            (pp512, tg64); llama.cpp builds meanwhile (pinned to the upper half of
+#            the cores, poot to the lower) and llama-bench runs on the same q4_k_m
+#            file (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -249,6 +254,34 @@ if has q8b; then
     done
   done
   timeout 600 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-q8b.md" |
+    grep -E "^\|"
+fi
+
+if has pf8b; then
+  log pf8b
+  half=$(($(nproc) / 2))
+  export PEER_DIR=$WORK/peer-llama
+  mkdir -p "$PEER_DIR"
+  taskset -c "$half-$(($(nproc) - 1))" nice -n 19 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+  pin=(taskset -c "0-$((half - 1))")
+  synth llama-3.2-1b "$WORK/l1b"
+  for p in 512 2048; do
+    "${pin[@]}" timeout 300 $P bench -m "$WORK/l1b" -p $p -n 32 --eager-steps 0 --copy-mib 0 \
+      --device ptx >"$OUT/pf-l1b-$p.txt" 2>&1
+    echo "-- l1b f16 pp$p"; grep -E "prefill |decode |compile" "$OUT/pf-l1b-$p.txt"
+  done
+  synth llama-3.1-8b "$WORK/l8b"
+  "${pin[@]}" timeout 300 $P bench -m "$WORK/l8b" -p 512 -n 16 --eager-steps 0 --copy-mib 0 \
+    --device ptx >"$OUT/pf-l8b-f16.txt" 2>&1
+  echo "-- l8b f16 pp512"; grep -E "prefill |decode |compile" "$OUT/pf-l8b-f16.txt"
+  m=$(quant "$WORK/l8b" q4_k_m)
+  "$PEER" wait || echo "llama.cpp build failed"
+  for i in 1 2; do
+    "${pin[@]}" timeout 300 $P bench -m "$m" -p 512 -n 64 --eager-steps 2 --device ptx \
+      >"$OUT/pf-l8b-q4km-$i.txt" 2>&1
+    echo "-- l8b q4_k_m ($i)"; grep -E "prefill |decode |per step" "$OUT/pf-l8b-q4km-$i.txt"
+  done
+  timeout 300 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-pf8b.md" |
     grep -E "^\|"
 fi
 
