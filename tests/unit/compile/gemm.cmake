@@ -2,5 +2,5 @@
 if(TARGET poot_compile)
   poot_add_test(compile_gemm
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/gemm_test.c ${CMAKE_CURRENT_LIST_DIR}/plan_util.c
-    LIBS poot_compile poot_eval)
+    LIBS poot_compile poot_eval poot_devices)
 endif()

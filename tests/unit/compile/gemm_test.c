@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "plan_util.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 
 #define B(x) POOT_ASSERT_OK(x)
@@ -31,17 +32,31 @@ static void profile(int i, poot_kir_target *t) {
   }
 }
 
-/* Every profile: the template runs (or not) and the outputs match. */
+/* The PTX targets with matrix fragments, run on the interpreter (which runs
+ * mma exactly on the fragments' layout). */
+static const char *const ptx_targets[] = {"sm_80", "sm_90"};
+
+/* Every profile: the template runs (or not) and the outputs match; the
+ * matrix-fragment form runs exactly where mma is expected (the profiles at
+ * subgroup 32 and the PTX targets, K ≥ 1024) and nowhere else. */
 static void check(poot_graph *g, int64_t k, bool want, const char *what) {
   B(poot_graph_verify(g));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
-  for (int i = 0; i < 4; i++) {
+  bool mma = want && k >= 1024;
+  for (int i = 0; i < 6; i++) {
     poot_kir_target t;
-    profile(i, &t);
+    if (i < 4)
+      profile(i, &t);
+    else
+      B(poot_device_target_by_name(ptx_targets[i - 4], &t));
+    uint32_t sg = i < 4 && sgs[i] ? sgs[i] : 32;
+    bool want_mma = mma && sg == 32 && i != 3;
+    if (pt_uses_template(g, &t, "gemm_mma") != want_mma)
+      fail_msg("%s profile %d: the mma form %s", what, i, want_mma ? "not used" : "used");
     char why[512];
-    if (!pt_check_projection(g, &in, &t, sgs[i] ? sgs[i] : 32, k, "gemm", want, what, why, sizeof why))
-      fail_msg("%s", why);
+    if (!pt_check_projection(g, &in, &t, sg, k, "gemm", want, what, why, sizeof why))
+      fail_msg("profile %d: %s", i, why);
   }
   pt_inputs_free(&in);
 }
@@ -69,6 +84,22 @@ static void test_formats(void **state) {
   one(POOT_DTYPE_F16, 4, 5, 64, false);  /* four rows or fewer: the GEMV */
 }
 
+/* The matrix-fragment form (K ≥ 1024): ragged tiles each way and K not
+ * whole 32-steps, several fragments per warp, every weight path. The
+ * inputs are random f32 values (x never bf16-representable), so every
+ * result needs the lo halves of the 3 x bf16 split: with hi alone the error
+ * is ~2^-9 relative, 100x the tolerance. */
+static void test_mma(void **state) {
+  (void)state;
+  one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
+  one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
+  one(POOT_DTYPE_BF16, 5, 9, 1055, true);   /* the fewest rows; K odd */
+  one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
+  one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
+  one(POOT_DTYPE_Q4_K, 6, 5, 1024, true);
+  one(POOT_DTYPE_F16, 70, 130, 1008, true); /* just short of the mma form: scalar */
+}
+
 /* The FFN of a decoder layer over 20 positions. */
 static void test_ffn(void **state) {
   (void)state;
@@ -83,10 +114,23 @@ static void test_ffn(void **state) {
   }
 }
 
+/* The FFN at K = 1024 both ways: SwiGLU's gate and up sharing x, then the
+ * down projection with the residual, all on the matrix-fragment form. */
+static void test_ffn_mma(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_Q4_0));
+  check(g, 1024, true, "ffn q4_0 m=20 h=ff=1024");
+  poot_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_ffn),
+      cmocka_unit_test(test_mma),
+      cmocka_unit_test(test_ffn_mma),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
