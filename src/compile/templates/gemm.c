@@ -21,6 +21,10 @@
  * order of the f32 sums differs from poot_eval's, inside the reassociation
  * bound of docs/compiler.md.
  *
+ * Where the target has matrix fragments and K ≥ 1024, gemm_mma.c's form
+ * takes the same groups (same tiles and grid, this file's epilogue); every
+ * other target and contraction keeps the form here.
+ *
  * poot__cc_tpl_gemm reports *out_done = false, having emitted nothing, when
  * a group does not have this shape or the workgroup is not 256 threads; the
  * generic contraction takes it then. */
