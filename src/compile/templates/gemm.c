@@ -212,8 +212,8 @@ static poot_status gemm_steps(pc_kctx *k, const gemm_form *f) {
 }
 
 poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f, poot_kir_value m,
-                                     poot_kir_value n, poot_kir_value *out_lin,
-                                     poot_kir_value idx[PC_MAX_DIMS]) {
+                                    poot_kir_value n, poot_kir_value *out_lin,
+                                    poot_kir_value idx[PC_MAX_DIMS]) {
   const poot_shape *os = &poot__cc_type(k->pl, f->g->roots[0])->shape;
   poot_kir_value inr, inc, ok, lin;
   POOT_TRY(poot__cc_bin_c(k, OP(LT), m, (uint32_t)f->M, &inr));
@@ -227,7 +227,8 @@ poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f, poot_kir_val
 }
 
 poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, poot_kir_value lin,
-                                   const poot_kir_value idx[PC_MAX_DIMS], const poot_kir_value *acc) {
+                                  const poot_kir_value idx[PC_MAX_DIMS],
+                                  const poot_kir_value *acc) {
   poot_kir_value val;
   for (uint32_t r = 0; r < f->nr; r++) POOT_TRY(poot__cc_memo_put(k, f->rs[r].v, idx, acc[r]));
   POOT_TRY(poot__cc_emit(k, f->g->out, idx, &val));

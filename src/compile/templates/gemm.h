@@ -35,9 +35,8 @@ POOT_MUST_USE poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_
                                                uint64_t nbm);
 /* Output (m, n) (absolute u32 row and column): opens `if m < M && n < N`
  * and gives its linear index and graph index. */
-POOT_MUST_USE poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f,
-                                                  poot_kir_value m, poot_kir_value n,
-                                                  poot_kir_value *out_lin,
+POOT_MUST_USE poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f, poot_kir_value m,
+                                                  poot_kir_value n, poot_kir_value *out_lin,
                                                   poot_kir_value idx[PC_MAX_DIMS]);
 /* Closes what poot__cc_gemm_out_begin opened: acc[r] (f32) is root r's sum
  * at idx; the group's expression (residual add, SwiGLU, bias, …) of them is

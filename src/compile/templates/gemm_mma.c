@@ -92,7 +92,8 @@ static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
 }
 
 /* v = a · m + c (u32). */
-static poot_status mad_c(pc_kctx *k, poot_kir_value a, uint32_t m, uint32_t c, poot_kir_value *out) {
+static poot_status mad_c(pc_kctx *k, poot_kir_value a, uint32_t m, uint32_t c,
+                         poot_kir_value *out) {
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), a, m, out));
   return c ? poot__cc_bin_c(k, OP(ADD), *out, c, out) : NULL;
 }
