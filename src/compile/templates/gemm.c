@@ -21,27 +21,23 @@
  * order of the f32 sums differs from poot_eval's, inside the reassociation
  * bound of docs/compiler.md.
  *
+ * Where the target has matrix fragments and K ≥ 1024, gemm_mma.c's form
+ * takes the same groups (same tiles and grid, this file's epilogue); every
+ * other target and contraction keeps the form here.
+ *
  * poot__cc_tpl_gemm reports *out_done = false, having emitted nothing, when
  * a group does not have this shape or the workgroup is not 256 threads; the
  * generic contraction takes it then. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../compile_impl.h"
+#include "gemm.h"
 
 #define OP(x) POOT_KIR_OP_##x
 
-#define GEMM_TILE 64  /* output rows and columns per workgroup */
 #define GEMM_STEP 16  /* contraction elements staged per step */
 #define GEMM_PITCH 17 /* shared row pitch (a pad word against bank conflicts) */
-#define GEMM_THREADS 256
-#define GEMM_MIN_M 5 /* fewer rows: the GEMV */
-
-typedef struct gemm_root {
-  poot_value v; /* the dot */
-  poot_value x; /* its left operand, [M, K] f32 */
-  poot_value w; /* its right operand, [N, K] f32 (inline convert/dequantize of a weight) */
-} gemm_root;
+#define GEMM_MIN_M 5  /* fewer rows: the GEMV */
 
 bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w, int64_t *m,
                      int64_t *n, int64_t *k) {
@@ -120,16 +116,6 @@ static poot_status stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot
   return NULL;
 }
 
-/* One GEMM kernel's shape and state: the roots, M x N x K, the
- * accumulators, the staged tiles and the thread's place in its tile. */
-typedef struct gemm_form {
-  const pc_group *g;
-  gemm_root rs[PG_MAX_ROOTS];
-  int64_t M, N, K;
-  uint32_t nr, pacc, sa, sb[PG_MAX_ROOTS];
-  poot_kir_value lid, valid, m0, n0, tx, ty;
-} gemm_form;
-
 /* The accumulators (16 per root and thread) and the shared tiles of x and
  * of each root's weight. */
 static poot_status gemm_arrays(pc_kctx *k, gemm_form *f) {
@@ -147,11 +133,8 @@ static poot_status gemm_arrays(pc_kctx *k, gemm_form *f) {
   return NULL;
 }
 
-/* The workgroup's output tile (row tiles fastest: neighbouring workgroups
- * read the same weight tile), the thread's 4 x 4 block in it, and the
- * accumulators zeroed. */
-static poot_status gemm_tile_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
-  poot_kir_value w, wc, bm, bn, zero;
+poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
+  poot_kir_value w, wc, bm, bn;
   POOT_TRY(poot__cc_linear_workgroup(k, &w));
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &f->lid));
   POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &f->valid));
@@ -159,7 +142,14 @@ static poot_status gemm_tile_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint
   POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &f->m0));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &f->n0));
+  return poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &f->n0);
+}
+
+/* The workgroup's output tile, the thread's 4 x 4 block in it, and the
+ * accumulators zeroed. */
+static poot_status gemm_tile_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
+  poot_kir_value zero;
+  POOT_TRY(poot__cc_gemm_origin(k, f, nwg, nbm));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), f->lid, 15, &f->tx));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), f->lid, 4, &f->ty));
   POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
@@ -221,37 +211,49 @@ static poot_status gemm_steps(pc_kctx *k, const gemm_form *f) {
   return poot_kir_end(k->b);
 }
 
+poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f, poot_kir_value m,
+                                    poot_kir_value n, poot_kir_value *out_lin,
+                                    poot_kir_value idx[PC_MAX_DIMS]) {
+  const poot_shape *os = &poot__cc_type(k->pl, f->g->roots[0])->shape;
+  poot_kir_value inr, inc, ok, lin;
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), m, (uint32_t)f->M, &inr));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), n, (uint32_t)f->N, &inc));
+  POOT_TRY(poot__cc_bin(k, OP(AND), inr, inc, &ok));
+  POOT_TRY(poot_kir_if_begin(k->b, ok));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)f->N, &lin));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), lin, n, &lin));
+  *out_lin = lin;
+  return poot__cc_delinearize(k, lin, os, idx);
+}
+
+poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, poot_kir_value lin,
+                                  const poot_kir_value idx[PC_MAX_DIMS],
+                                  const poot_kir_value *acc) {
+  poot_kir_value val;
+  for (uint32_t r = 0; r < f->nr; r++) POOT_TRY(poot__cc_memo_put(k, f->rs[r].v, idx, acc[r]));
+  POOT_TRY(poot__cc_emit(k, f->g->out, idx, &val));
+  POOT_TRY(poot__cc_store_value(k, f->g->dest, lin, val));
+  return poot_kir_end(k->b);
+}
+
 /* The epilogue per output: the roots' sums into the memo, the group's
  * expression (residual add, SwiGLU, …) stored where it is in range. */
 static poot_status gemm_epilogue(pc_kctx *k, const gemm_form *f) {
-  const pc_group *g = f->g;
-  const poot_shape *os = &poot__cc_type(k->pl, g->roots[0])->shape;
   POOT_TRY(poot_kir_if_begin(k->b, f->valid));
   for (uint32_t i = 0; i < 4; i++)
     for (uint32_t j = 0; j < 4; j++) {
       poot__cc_scope_push(k);
-      poot_kir_value m, n, inr, inc, ok, lin, idx[PC_MAX_DIMS], val;
+      poot_kir_value m, n, lin, idx[PC_MAX_DIMS], acc[PG_MAX_ROOTS];
       POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->ty, 4, &m));
       POOT_TRY(poot__cc_bin_c(k, OP(ADD), m, i, &m));
       POOT_TRY(poot__cc_bin(k, OP(ADD), m, f->m0, &m));
       POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->tx, 4, &n));
       POOT_TRY(poot__cc_bin_c(k, OP(ADD), n, j, &n));
       POOT_TRY(poot__cc_bin(k, OP(ADD), n, f->n0, &n));
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), m, (uint32_t)f->M, &inr));
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), n, (uint32_t)f->N, &inc));
-      POOT_TRY(poot__cc_bin(k, OP(AND), inr, inc, &ok));
-      POOT_TRY(poot_kir_if_begin(k->b, ok));
-      POOT_TRY(poot__cc_bin_c(k, OP(MUL), m, (uint32_t)f->N, &lin));
-      POOT_TRY(poot__cc_bin(k, OP(ADD), lin, n, &lin));
-      POOT_TRY(poot__cc_delinearize(k, lin, os, idx));
-      for (uint32_t r = 0; r < f->nr; r++) {
-        poot_kir_value a;
-        POOT_TRY(poot_kir_priv_load(k->b, f->pacc, r * 16 + i * 4 + j, &a));
-        POOT_TRY(poot__cc_memo_put(k, f->rs[r].v, idx, a));
-      }
-      POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
-      POOT_TRY(poot__cc_store_value(k, g->dest, lin, val));
-      POOT_TRY(poot_kir_end(k->b));
+      POOT_TRY(poot__cc_gemm_out_begin(k, f, m, n, &lin, idx));
+      for (uint32_t r = 0; r < f->nr; r++)
+        POOT_TRY(poot_kir_priv_load(k->b, f->pacc, r * 16 + i * 4 + j, &acc[r]));
+      POOT_TRY(poot__cc_gemm_out_end(k, f, lin, idx, acc));
       poot__cc_scope_pop(k);
     }
   k->flops += 2ull * (uint64_t)f->M * (uint64_t)f->N * (uint64_t)f->K * f->nr;
@@ -272,6 +274,10 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   uint64_t nbn = ((uint64_t)f.N + GEMM_TILE - 1) / GEMM_TILE;
   uint64_t nwg = nbm * nbn;
   poot__cc_grid_for(nwg, grid);
+  if (poot__cc_gemm_mma_fits(k->pl, &f)) {
+    *out_what = "gemm_mma";
+    return poot__cc_gemm_mma(k, &f, nwg, nbm);
+  }
   POOT_TRY(gemm_arrays(k, &f));
   POOT_TRY(gemm_tile_origin(k, &f, nwg, nbm));
   POOT_TRY(poot__cc_local_prologue(k, g));

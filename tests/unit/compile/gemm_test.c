@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "plan_util.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 
 #define B(x) POOT_ASSERT_OK(x)
@@ -31,17 +32,34 @@ static void profile(int i, poot_kir_target *t) {
   }
 }
 
-/* Every profile: the template runs (or not) and the outputs match. */
+/* The PTX targets with matrix fragments, run on the interpreter (which runs
+ * mma exactly on the fragments' layout). */
+static const char *const ptx_targets[] = {"sm_80", "sm_90"};
+
+/* Every profile: the template runs (or not) and the outputs match; the
+ * matrix-fragment form runs exactly where mma is expected (the profiles at
+ * subgroup 32 and the PTX targets, K ≥ 1024) and nowhere else. */
 static void check(poot_graph *g, int64_t k, bool want, const char *what) {
   B(poot_graph_verify(g));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
-  for (int i = 0; i < 4; i++) {
+  bool mma = want && k >= 1024;
+  for (int i = 0; i < 6; i++) {
+    /* long contractions: the scalar form's other profiles are covered by
+     * the short cases */
+    if (k >= 1024 && (i == 2 || i == 3)) continue;
     poot_kir_target t;
-    profile(i, &t);
+    if (i < 4)
+      profile(i, &t);
+    else
+      B(poot_device_target_by_name(ptx_targets[i - 4], &t));
+    uint32_t sg = i < 4 && sgs[i] ? sgs[i] : 32;
+    bool want_mma = mma && sg == 32 && i != 3;
+    if (pt_uses_template(g, &t, "gemm_mma") != want_mma)
+      fail_msg("%s profile %d: the mma form %s", what, i, want_mma ? "not used" : "used");
     char why[512];
-    if (!pt_check_projection(g, &in, &t, sgs[i] ? sgs[i] : 32, k, "gemm", want, what, why, sizeof why))
-      fail_msg("%s", why);
+    if (!pt_check_projection(g, &in, &t, sg, k, "gemm", want, what, why, sizeof why))
+      fail_msg("profile %d: %s", i, why);
   }
   pt_inputs_free(&in);
 }
@@ -69,6 +87,23 @@ static void test_formats(void **state) {
   one(POOT_DTYPE_F16, 4, 5, 64, false);  /* four rows or fewer: the GEMV */
 }
 
+/* The matrix-fragment form (K ≥ 1024): ragged tiles each way and K not
+ * whole 32-steps, several fragments per warp, every weight path. The
+ * inputs are random f32 values (x never bf16-representable), so the
+ * results need the lo halves of the 3 x bf16 split (hi alone fails the
+ * first case, by 1.3x: random rounding errors mostly cancel; test_split is
+ * the sharp check). */
+static void test_mma(void **state) {
+  (void)state;
+  one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
+  one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
+  one(POOT_DTYPE_BF16, 5, 9, 1055, true);   /* the fewest rows; K odd */
+  one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
+  one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
+  one(POOT_DTYPE_Q4_K, 6, 5, 1024, true);
+  one(POOT_DTYPE_F16, 70, 130, 1008, true); /* just short of the mma form: scalar */
+}
+
 /* The FFN of a decoder layer over 20 positions. */
 static void test_ffn(void **state) {
   (void)state;
@@ -83,10 +118,58 @@ static void test_ffn(void **state) {
   }
 }
 
+/* The 3 x bf16 split without cancellation: x = 1 + 3·2^-10 and
+ * W = 1 + 5·2^-11 everywhere (neither bf16-representable, both lo halves
+ * exact), so every output is K·x·W up to the dropped xl·wl (7e-6
+ * relative). Without x's lo half (or W's) every product is off by 2.9e-3
+ * (2.4e-3) relative, 6x (5x) the tolerance; swapped or misplaced halves
+ * fail likewise. */
+static void test_split(void **state) {
+  (void)state;
+  const int64_t m = 8, n = 16, k = 1024;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", POOT_DTYPE_F32, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  for (size_t i = 0; i < in.count; i++) {
+    float v = strcmp(in.names[i], "x") == 0 ? 1.0f + 3.0f / 1024 : 1.0f + 5.0f / 2048;
+    float *d = in.tensors[i].data;
+    for (int64_t e = 0; e < (strcmp(in.names[i], "x") == 0 ? m : n) * k; e++) d[e] = v;
+  }
+  for (int i = 0; i < 2; i++) {
+    poot_kir_target t;
+    B(poot_device_target_by_name(ptx_targets[i], &t));
+    assert_true(pt_uses_template(g, &t, "gemm_mma"));
+    pt_result r;
+    B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
+    if (!r.ok) fail_msg("split %s: %s", ptx_targets[i], r.what);
+    printf("split %s: max error %.3g (allowed %.3g)\n", ptx_targets[i], r.max_err, r.max_allowed);
+  }
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The FFN at K = 1024 both ways: SwiGLU's gate and up sharing x, then the
+ * down projection with the residual, all on the matrix-fragment form. */
+static void test_ffn_mma(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_Q4_0));
+  check(g, 1024, true, "ffn q4_0 m=20 h=ff=1024");
+  poot_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_ffn),
+      cmocka_unit_test(test_mma),
+      cmocka_unit_test(test_split),
+      cmocka_unit_test(test_ffn_mma),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -930,6 +930,10 @@ const tc_case tc_cases[] = {
      .dtype = POOT_DTYPE_F16, .d = {70, 130, 88}},
     {TC_ALL("gemm_q4_0_9x65x128", "gemv_gemm", build_dot, INTERP_DOT(128), 0, DEV_DOT(128)),
      .dtype = POOT_DTYPE_Q4_0, .d = {9, 65, 128}},
+    /* K >= 1024: the matrix-fragment form where the target has mma (PTX
+     * sm_80+, the interpreter at subgroup 32); K not whole 32-steps */
+    {TC_ALL("gemm_f16_70x130x1040", "gemv_gemm", build_dot, INTERP_DOT(1040), 0, DEV_DOT(1040)),
+     .dtype = POOT_DTYPE_F16, .d = {70, 130, 1040}},
     {TC_ALL("dot_f32_1x7x131", "gemv_gemm", build_dot, INTERP_DOT(131), 0, DEV_DOT(131)),
      .dtype = POOT_DTYPE_F32, .d = {1, 7, 131}},
     {TC_ALL("dot_f32_3x5x40", "gemv_gemm", build_dot, INTERP_DOT(40), 0, DEV_DOT(40)),

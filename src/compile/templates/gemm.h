@@ -1,0 +1,53 @@
+/* templates/gemm.h — what the prefill GEMM's two forms share (private to
+ * templates/): the group's shape, the workgroup's tile origin and the
+ * per-output epilogue. gemm.c holds the scalar form and the dispatch,
+ * gemm_mma.c the matrix-fragment form. */
+#ifndef POOT_COMPILE_TEMPLATES_GEMM_H
+#define POOT_COMPILE_TEMPLATES_GEMM_H
+
+#include "../compile_impl.h"
+
+#define GEMM_TILE 64 /* output rows and columns per workgroup (both forms) */
+#define GEMM_THREADS 256
+
+typedef struct gemm_root {
+  poot_value v; /* the dot */
+  poot_value x; /* its left operand, [M, K] f32 */
+  poot_value w; /* its right operand, [N, K] f32 (inline convert/dequantize of a weight) */
+} gemm_root;
+
+/* One GEMM kernel's shape and state: the roots, M x N x K, the
+ * accumulators, the staged tiles and the thread's place in its tile (the
+ * last four fields: the scalar form's). */
+typedef struct gemm_form {
+  const pc_group *g;
+  gemm_root rs[PG_MAX_ROOTS];
+  int64_t M, N, K;
+  uint32_t nr, pacc, sa, sb[PG_MAX_ROOTS];
+  poot_kir_value lid, valid, m0, n0, tx, ty;
+} gemm_form;
+
+/* The workgroup's output tile origin m0, n0 (row tiles fastest: neighbouring
+ * workgroups read the same weight tile), lid, and valid (the workgroup is
+ * one of the nwg real ones; the others compute a clamped copy and store
+ * nothing). */
+POOT_MUST_USE poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg,
+                                               uint64_t nbm);
+/* Output (m, n) (absolute u32 row and column): opens `if m < M && n < N`
+ * and gives its linear index and graph index. */
+POOT_MUST_USE poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f, poot_kir_value m,
+                                                  poot_kir_value n, poot_kir_value *out_lin,
+                                                  poot_kir_value idx[PC_MAX_DIMS]);
+/* Closes what poot__cc_gemm_out_begin opened: acc[r] (f32) is root r's sum
+ * at idx; the group's expression (residual add, SwiGLU, bias, …) of them is
+ * stored at lin. */
+POOT_MUST_USE poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, poot_kir_value lin,
+                                                const poot_kir_value idx[PC_MAX_DIMS],
+                                                const poot_kir_value *acc);
+
+/* gemm_mma.c: whether the matrix-fragment form takes this group on this
+ * target, and the form itself (f's shape filled; emits the whole body). */
+bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);
+POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm);
+
+#endif

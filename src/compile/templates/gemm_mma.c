@@ -1,0 +1,288 @@
+/* templates/gemm_mma.c — the prefill GEMM on matrix fragments (KIR's mma,
+ * m16n8k16 bf16 -> f32), for targets with poot_kir_target_has_matrix:
+ *   out[m, n] = Σ_c x[m, c] · W[n, c]
+ * with the group shape, tile grid and epilogue of gemm.c's scalar form.
+ *
+ * A workgroup of 256 threads (8 warps) computes a 64 × 64 tile of the
+ * output; warp w owns rows 32·(w / 4) .. +32 and columns 16·(w % 4) .. +16 of
+ * it, as 2 × 2 fragments of 16 × 8 (f32x4 accumulators per lane, per root).
+ * The contraction runs in steps of 32: the workgroup stages x[64, 32] and
+ * each root's W[64, 32] in shared memory, every element through the group's
+ * emitter (a prologue or a dequantization applied once per staged element,
+ * in f32) and then split into two bf16 halves (below), rows of 40 elements
+ * (80 bytes: the 8 rows an ldmatrix reads fall in distinct banks). Each
+ * step is two k16 halves: per half a warp loads its two A fragments and one
+ * x4 B load per root (two n8 fragments) of each half, and issues three mma
+ * per fragment pair. Past K the staged elements are 0; past M or N rows
+ * repeat the last one and are not stored (as gemm.c).
+ *
+ * Numerics (the 3 × bf16 split). Every staged f32 value v becomes
+ * hi = bf16(v) and lo = bf16(v − hi), both round to nearest even; v − hi is
+ * exact in f32. With u = 2^-8 (bf16's unit roundoff): |v − hi| ≤ u|v| and
+ * v = hi + lo + e with |e| ≤ u·|v − hi| ≤ u²|v|. The kernel sums
+ * xh·wh + xh·wl + xl·wh, so each product x·w is off by
+ * xl·wl + (xh + xl)·ew + ex·w, at most 3u²|x·w| = 3·2^-16·|x·w| (to first
+ * order); bf16 has f32's exponent range, so nothing overflows that did not
+ * in f32 (subnormal lo parts lose bits: an absolute 2^-133·|w| a term).
+ * The products are exact and each mma adds 16 of them to the f32
+ * accumulator with one rounding (the interpreter; hardware in its own
+ * order), 3K/16 roundings in all. Against the oracle's sequential f32 sum
+ * ((K − 1)·2^-24·Σ|t|) the difference is at most
+ * (3·2^-16 + (K + 3K/16)·2^-24)·Σ|t|. The GEMM tests allow
+ * 4.8e-7·K·max|out| ≈ 8.05·K·2^-24·max|out| with Σ|t| ≤ 4·max|out| for
+ * their inputs (the bound docs/compiler.md states), i.e. 768·4 + 4.75·K ≤
+ * 8.05·K in units of 2^-24·max|out|: K ≥ 931. The form therefore takes
+ * contractions of at least GEMM_MMA_MIN_K = 1024 and leaves shorter ones
+ * to the scalar form, so no tolerance changes.
+ *
+ * The kernel's subgroups must be 32 lanes (the fragments' layout); a target
+ * without matrix fragments, with other subgroups or too little shared
+ * memory keeps the scalar form (poot__cc_gemm_mma_fits). */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemm.h"
+
+#define OP(x) POOT_KIR_OP_##x
+
+#define MMA_STEP 32   /* contraction elements staged per step */
+#define MMA_PITCH 40  /* shared row pitch in bf16 elements (80 bytes) */
+#define MMA_WARPS_N 4 /* warps across the tile's columns (2 down its rows) */
+#define MMA_FM 2      /* 16-row fragments per warp */
+#define MMA_FN 2      /* 8-column fragments per warp */
+#define MMA_ACC (MMA_FM * MMA_FN)
+#define GEMM_MMA_MIN_K 1024 /* shorter contractions: the scalar form (see the top) */
+
+/* Shared bytes the form needs: hi and lo tiles of x and of each weight. */
+static uint64_t mma_shared_bytes(uint32_t nr) {
+  return 2ull * 2 * GEMM_TILE * MMA_PITCH * (1 + nr);
+}
+
+bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f) {
+  const poot_kir_target *t = pl->t;
+  if (!poot_kir_target_has_matrix(t) || !t->subgroup_ops || t->subgroup_size != 32) return false;
+  if (!poot_kir_target_has_storage(t, POOT_KIR_BF16)) return false;
+  if (pl->wg != GEMM_THREADS || f->K < GEMM_MMA_MIN_K) return false;
+  return t->shared_memory_bytes >= mma_shared_bytes(f->g->nroots) + 4096;
+}
+
+/* The form's own state beside gemm_form: shared tiles (operand 0 is x,
+ * 1 + r root r's weight), the accumulators and the lane's fragment rows. */
+typedef struct mma_form {
+  gemm_form *f;
+  uint32_t hi[1 + PG_MAX_ROOTS], lo[1 + PG_MAX_ROOTS];
+  uint32_t pacc; /* f32x4 [nr][MMA_FM][MMA_FN] */
+  poot_kir_value wm, wn, lane;
+  poot_kir_value arow[MMA_FM]; /* this lane's A row (ldmatrix) per fragment, as an element */
+  poot_kir_value brow;         /* this lane's B row (ldmatrix x4: two n8 fragments) */
+} mma_form;
+
+static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
+  char nm[32], base[16];
+  for (uint32_t o = 0; o <= s->f->nr; o++) {
+    snprintf(base, sizeof base, "mh%u", o);
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
+                                 GEMM_TILE * MMA_PITCH, &s->hi[o]));
+    snprintf(base, sizeof base, "ml%u", o);
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
+                                 GEMM_TILE * MMA_PITCH, &s->lo[o]));
+  }
+  return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
+                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_ACC, &s->pacc);
+}
+
+/* v = a · m + c (u32). */
+static poot_status mad_c(pc_kctx *k, poot_kir_value a, uint32_t m, uint32_t c,
+                         poot_kir_value *out) {
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), a, m, out));
+  return c ? poot__cc_bin_c(k, OP(ADD), *out, c, out) : NULL;
+}
+
+/* The lane's warp position and its ldmatrix rows (kir.h, "matrix
+ * fragments"): lane L names row L % 8 of matrix L / 8. For A (x, rows m,
+ * k contiguous) matrix i is rows 8·(i & 1), columns 8·(i >> 1) of the
+ * 16 × 16 fragment; for B (W as N × K, plain ldmatrix) matrix i is rows
+ * n = 8·(i >> 1) (the n8 fragment), columns k = 8·(i & 1), so words 0, 1
+ * are fragment 0's B and words 2, 3 fragment 1's. Accumulators zeroed. */
+static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
+  poot_kir_value w, mat, r8, lo1, hi1, r, zero, z4;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->f->lid, 5, &w));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), s->f->lid, 31, &s->lane));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 2, &s->wm));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, MMA_WARPS_N - 1, &s->wn));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->lane, 3, &mat));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), s->lane, 7, &r8));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), mat, 1, &lo1));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), mat, 1, &hi1));
+  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+    poot_kir_value c;
+    POOT_TRY(mad_c(k, s->wm, 32, 16 * fm, &r));
+    POOT_TRY(mad_c(k, lo1, 8, 0, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &r));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r, r8, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, MMA_PITCH, &r));
+    POOT_TRY(mad_c(k, hi1, 8, 0, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->arow[fm]));
+  }
+  poot_kir_value c;
+  POOT_TRY(mad_c(k, s->wn, 16, 0, &r));
+  POOT_TRY(mad_c(k, hi1, 8, 0, &c));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &r));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), r, r8, &r));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, MMA_PITCH, &r));
+  POOT_TRY(mad_c(k, lo1, 8, 0, &c));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->brow));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  POOT_TRY(poot_kir_splat(k->b, 4, zero, &z4));
+  for (uint32_t i = 0; i < s->f->nr * MMA_ACC; i++)
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, z4));
+  return NULL;
+}
+
+/* Stages rows [r0, r0 + 64) (clamped to `rows`) of operand v, contraction
+ * elements [k0, k0 + 32) (0 past K), as bf16 hi and lo halves: eight
+ * elements per thread, a warp per row. */
+static poot_status mma_stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot_kir_value r0,
+                             poot_kir_value k0, poot_kir_value lid, uint32_t sh_hi,
+                             uint32_t sh_lo) {
+  bool ragged = K % MMA_STEP != 0;
+  poot_kir_value zero = 0;
+  if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t i = 0; i < GEMM_TILE * MMA_STEP / GEMM_THREADS; i++) {
+    poot__cc_scope_push(k);
+    poot_kir_value e = lid, r, c, row, col, at, val, hi, hif, rest, lo, inr = 0;
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &r));
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
+    if (ragged) {
+      POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
+      POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
+    }
+    poot_kir_value idx[2] = {row, col};
+    POOT_TRY(poot__cc_emit(k, v, idx, &val));
+    if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, val, &hi));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi, &hif));
+    POOT_TRY(poot_kir_binary(k->b, OP(SUB), val, hif, &rest));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo));
+    POOT_TRY(mad_c(k, r, MMA_PITCH, 0, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh_hi, at, hi));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh_lo, at, lo));
+    poot__cc_scope_pop(k);
+  }
+  return NULL;
+}
+
+/* The B fragment (u32x2) of n8 fragment fn from an x4 load. */
+static poot_status b_frag(pc_kctx *k, poot_kir_value x4, uint32_t fn, poot_kir_value *out) {
+  poot_kir_value w[2];
+  POOT_TRY(poot_kir_extract(k->b, x4, 2 * fn, &w[0]));
+  POOT_TRY(poot_kir_extract(k->b, x4, 2 * fn + 1, &w[1]));
+  return poot_kir_vec(k->b, 2, w, out);
+}
+
+/* One k16 half (elements [16·h, 16·h + 16) of the staged step): every
+ * root's fragments, acc += xh·wh + xh·wl + xl·wh. */
+static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value *acc) {
+  poot_kir_value ah[MMA_FM], al[MMA_FM], at;
+  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->arow[fm], 16 * h, &at));
+    POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah[fm]));
+    POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al[fm]));
+  }
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->brow, 16 * h, &at));
+  for (uint32_t r = 0; r < s->f->nr; r++) {
+    poot_kir_value bh4, bl4;
+    POOT_TRY(poot_kir_mma_load(k->b, s->hi[1 + r], at, false, &bh4));
+    POOT_TRY(poot_kir_mma_load(k->b, s->lo[1 + r], at, false, &bl4));
+    for (uint32_t fn = 0; fn < MMA_FN; fn++) {
+      poot_kir_value bh, bl;
+      POOT_TRY(b_frag(k, bh4, fn, &bh));
+      POOT_TRY(b_frag(k, bl4, fn, &bl));
+      for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+        poot_kir_value *c = &acc[r * MMA_ACC + fm * MMA_FN + fn];
+        POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al[fm], bh, *c, c));
+        POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bl, *c, c));
+        POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bh, *c, c));
+      }
+    }
+  }
+  return NULL;
+}
+
+/* The loop over K in steps of MMA_STEP: stage, then the fragments. */
+static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
+  const gemm_form *f = s->f;
+  uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
+  poot_kir_value z, end, stepv, k0;
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
+  POOT_TRY(poot__cc_u32(k, MMA_STEP, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
+  poot__cc_scope_push(k);
+  POOT_TRY(mma_stage(k, f->rs[0].x, f->M, f->K, f->m0, k0, f->lid, s->hi[0], s->lo[0]));
+  for (uint32_t r = 0; r < f->nr; r++)
+    POOT_TRY(mma_stage(k, f->rs[r].w, f->N, f->K, f->n0, k0, f->lid, s->hi[1 + r], s->lo[1 + r]));
+  POOT_TRY(poot_kir_barrier(k->b));
+  poot_kir_value acc[PG_MAX_ROOTS * MMA_ACC];
+  for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, i, &acc[i]));
+  for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(mma_half(k, s, h, acc));
+  for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, acc[i]));
+  POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
+  poot__cc_scope_pop(k);
+  return poot_kir_end(k->b);
+}
+
+/* The epilogue: lane element l of fragment (fm, fn) is row
+ * 16·fm + g + 8·(l >> 1), column 8·fn + 2q + (l & 1) of the warp's sub-tile
+ * (g = lane / 4, q = lane % 4), through gemm.c's per-output epilogue. */
+static poot_status mma_epilogue(pc_kctx *k, const mma_form *s) {
+  const gemm_form *f = s->f;
+  poot_kir_value g, q, mb, nb;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->lane, 2, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), s->lane, 3, &q));
+  POOT_TRY(mad_c(k, s->wm, 32, 0, &mb));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), mb, f->m0, &mb));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), mb, g, &mb));
+  POOT_TRY(mad_c(k, s->wn, 16, 0, &nb));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), nb, f->n0, &nb));
+  POOT_TRY(mad_c(k, q, 2, 0, &q));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), nb, q, &nb));
+  POOT_TRY(poot_kir_if_begin(k->b, f->valid));
+  for (uint32_t fm = 0; fm < MMA_FM; fm++)
+    for (uint32_t fn = 0; fn < MMA_FN; fn++) {
+      poot_kir_value a4[PG_MAX_ROOTS];
+      for (uint32_t r = 0; r < f->nr; r++)
+        POOT_TRY(poot_kir_priv_load(k->b, s->pacc, r * MMA_ACC + fm * MMA_FN + fn, &a4[r]));
+      for (uint32_t l = 0; l < 4; l++) {
+        poot__cc_scope_push(k);
+        poot_kir_value m, n, lin, idx[PC_MAX_DIMS], acc[PG_MAX_ROOTS];
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), mb, 16 * fm + 8 * (l >> 1), &m));
+        POOT_TRY(poot__cc_bin_c(k, OP(ADD), nb, 8 * fn + (l & 1), &n));
+        POOT_TRY(poot__cc_gemm_out_begin(k, f, m, n, &lin, idx));
+        for (uint32_t r = 0; r < f->nr; r++) POOT_TRY(poot_kir_extract(k->b, a4[r], l, &acc[r]));
+        POOT_TRY(poot__cc_gemm_out_end(k, f, lin, idx, acc));
+        poot__cc_scope_pop(k);
+      }
+    }
+  k->flops += 2ull * (uint64_t)f->M * (uint64_t)f->N * (uint64_t)f->K * f->nr;
+  return poot_kir_end(k->b);
+}
+
+poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
+  mma_form s;
+  memset(&s, 0, sizeof s);
+  s.f = f;
+  POOT_TRY(mma_arrays(k, &s));
+  POOT_TRY(poot__cc_gemm_origin(k, f, nwg, nbm));
+  POOT_TRY(mma_lanes(k, &s));
+  POOT_TRY(poot__cc_local_prologue(k, f->g));
+  POOT_TRY(mma_steps(k, &s));
+  return mma_epilogue(k, &s);
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The prefill GEMM's matrix-fragment form (gemm_mma.pgraph: 70 positions of
+# an FFN at 2048 → 4096 → 2048 — f16 gate and q4_0 up sharing x under
+# SwiGLU, the q4_k down projection with the residual — then bf16 and f32
+# projections with N and K not whole tiles or steps) rendered for every
+# target, each output validated by the target's own tool: ptxas sm_80 and
+# sm_90, spirv-val, the wgpu wheel (tests/ref/wgsl_validate.py), llc-19 +
+# ld.lld-19. On PTX every dispatch must be the gemm_mma form, on the other
+# targets none. A missing tool is a SKIP for that target; all missing →
+# exit 77.
+set -u
+here=$(dirname "$0")
+src=${POOT_SOURCE_DIR:-$here/../../..}
+. "$here/render_validate.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ran=0
+for t in ptx ptx90 glsl wgsl amdgpu; do
+  d="$tmp/$t"
+  if ! "$POOT" compile -g "$here/gemm_mma.pgraph" --target "$t" --emit "$d" > "$d.log" 2>&1; then
+    echo "FAIL: poot compile $t: $(cat "$d.log")"
+    fail=1
+    continue
+  fi
+  n=$(grep -c '^dispatch ' "$d/plan.txt")
+  m=$(grep -c '^dispatch .* gemm_mma$' "$d/plan.txt")
+  case $t in
+    ptx|ptx90) [ "$n" -eq 4 ] && [ "$m" -eq 4 ] || { echo "FAIL: $t: $m of $n dispatches are gemm_mma"; fail=1; } ;;
+    *) [ "$m" -eq 0 ] || { echo "FAIL: $t: $m dispatches are gemm_mma"; fail=1; } ;;
+  esac
+  validate_rendered "$t" "$d"
+done
+[ $fail -ne 0 ] && exit 1
+[ $ran -eq 0 ] && { echo "SKIP: no validation tool found"; exit 77; }
+echo "all renderings validated"
+exit 0
