@@ -398,6 +398,7 @@ static poot_status ctx_ready(poot_grammar_matcher *m) {
   if (!m->ctx) {
     m->ctx = poot__matcher_alloc(m->g);
     if (!m->ctx) return poot__fail_status(FAIL_OOM, "the mask's context matcher");
+    m->ctx->is_ctx = true;
   }
   return POOT_OK_STATUS;
 }

@@ -36,8 +36,13 @@ typedef struct srec {
   bool chain_done, taken_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
+  bool close_off; /* a closure search from here stopped at its bound: none is made again */
   bool left;      /* a context walk only: some stack reached a cut (see mkey) on this byte */
   uint32_t key;   /* the context matcher only: this cut state's key + 1, 0 when none */
+  uint32_t close_ok[2];  /* groups (bit POOT_BYTE_HIGH_GROUP: UTF-8 characters) over which
+                            every string of at most ok_len bytes was found to stay live */
+  uint32_t close_bad[2]; /* groups over which a string of bad_len bytes was found not to */
+  uint16_t ok_len[2], bad_len[2];
   uint32_t rep;   /* this set's byte classes (byte_reps) + 1, 0 when not made */
   uint32_t fresh; /* transitions computed from this set (byte_reps waits for REP_AFTER) */
 } srec;
@@ -115,6 +120,7 @@ struct poot_grammar_matcher {
   bool kdense;
   uint32_t hi_depth; /* the deepest node ever made in this pool (for the context matcher) */
   bool pool_full;    /* the pool hit MAX_POOL once (for the context matcher) */
+  bool is_ctx;       /* this is a context matcher (its sets are cut states, kept across masks) */
   uint32_t *scratch; /* the cut positions of one stack */
   /* Long counted repetitions (see chains_find): canon[p] is the position a cut state uses
    * for p; chainy[p] marks the positions of a count >= CHAIN_CAP. NULL when there are none. */

@@ -9,6 +9,8 @@
 #define REP_STACKS 64u  /* a set of more stacks has none */
 #define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
 #define XMEMO_IDS ((size_t)1 << 22) /* stacks kept by the expansion memo (16 MiB) */
+#define CLOSE_PAIRS 64u /* (set, UTF-8 state) pairs a closure search visits */
+#define CLOSE_NEW 16u   /* sets a closure search may make */
 
 /* Empties the walk's cache. It costs what was used, not what was reserved: the context
  * matcher empties its cache for every cut state of a mask, and a table cleared in full
@@ -517,6 +519,172 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
   return POOT_OK_STATUS;
 }
 
+/* The reading of a UTF-8 character (Unicode's table 3-7) for live_closure: state 0 is a
+ * character boundary; states 1-7 wait for a continuation byte in [lo, hi], after which the
+ * reading is in state `next`. */
+static const struct {
+  uint8_t lo, hi, next;
+} u8_states[8] = {
+    {0x00, 0x7F, 0}, /* 0: a boundary (ASCII here; the lead bytes in u8_lead) */
+    {0x80, 0xBF, 0}, /* 1: the last continuation byte */
+    {0x80, 0xBF, 1}, /* 2: two left */
+    {0xA0, 0xBF, 1}, /* 3: after E0 (no overlong form) */
+    {0x80, 0x9F, 1}, /* 4: after ED (no surrogate) */
+    {0x90, 0xBF, 2}, /* 5: after F0 (no overlong form) */
+    {0x80, 0xBF, 2}, /* 6: three left (after F1 … F3) */
+    {0x80, 0x8F, 2}, /* 7: after F4 (nothing past U+10FFFF) */
+};
+
+/* The state after lead byte `b`; 0 when b leads no well-formed character. */
+static uint8_t u8_lead(uint8_t b) {
+  if (b >= 0xC2 && b <= 0xDF) return 1;
+  if (b == 0xE0) return 3;
+  if (b == 0xED) return 4;
+  if (b >= 0xE1 && b <= 0xEF) return 2;
+  if (b == 0xF0) return 5;
+  if (b >= 0xF1 && b <= 0xF3) return 6;
+  return b == 0xF4 ? 7 : 0;
+}
+
+/* Notes on set `sid` that every string of at most `len` bytes over `groups` stays live (ok)
+ * or that one does not (!ok): two notes of each kind; a new one replaces one it implies,
+ * else the older. */
+static void closure_note(poot_grammar_matcher *m, uint32_t sid, uint32_t groups, uint32_t len,
+                         bool ok) {
+  srec *r = &m->srecs[sid];
+  uint32_t *g = ok ? r->close_ok : r->close_bad;
+  uint16_t *l = ok ? r->ok_len : r->bad_len, n = (uint16_t)(len < UINT16_MAX ? len : UINT16_MAX);
+  for (int i = 0; i < 2; i++) { /* implied already */
+    if (ok && g[i] && !(groups & ~g[i]) && n <= l[i]) return;
+    if (!ok && g[i] && !(g[i] & ~groups) && l[i] <= n) return;
+  }
+  int k = 1;
+  for (int i = 1; i >= 0; i--)
+    if (!g[i] || (ok ? !(g[i] & ~groups) && l[i] <= n : !(groups & ~g[i]) && n <= l[i])) k = i;
+  if (k == 1 && g[1] && g[0]) { /* neither is implied: the older goes */
+    g[1] = g[0];
+    l[1] = l[0];
+    k = 0;
+  }
+  g[k] = groups;
+  l[k] = n;
+}
+
+typedef struct cpair {
+  uint32_t sid, path; /* a set, and the groups of the bytes that first reached it */
+  uint8_t u;          /* the UTF-8 state there */
+  uint16_t len;       /* the bytes read to reach it */
+} cpair;
+
+/* The first byte that pair `p` may read (over `ascii`, and the lead bytes when `lead`) and
+ * its set does not take; -1 when it takes them all. */
+static int closure_missing(const poot_grammar_matcher *m, const cpair *p, const uint32_t *ascii,
+                           bool lead) {
+  const srec *r = &m->srecs[p->sid];
+  if (p->u) {
+    for (unsigned b = u8_states[p->u].lo; b <= u8_states[p->u].hi; b++)
+      if (!poot__set_takes(r, (uint8_t)b)) return (int)b;
+    return -1;
+  }
+  for (unsigned w = 0; w < 4; w++)
+    if (ascii[w] & ~r->bytes[w]) return (int)(w * 32 + (unsigned)__builtin_ctz(ascii[w] & ~r->bytes[w]));
+  for (unsigned b = 0xC2; lead && b <= 0xF4; b++)
+    if (!poot__set_takes(r, (uint8_t)b)) return (int)b;
+  return -1;
+}
+
+/* Stops a closure search that has made more than CLOSE_NEW sets (a count's chain, or a
+ * grammar's structure, where the search would go on making sets that no token needs): the
+ * sets it reached are marked close_off and searched from no more. */
+static void closure_stop(poot_grammar_matcher *m, const cpair *q, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (q[i].u == 0) m->srecs[q[i].sid].close_off = true;
+}
+
+/* Whether every string of at most `len` bytes over `groups` (their ASCII bytes, and when
+ * the high group is in, well-formed UTF-8 characters, whole or cut) leads set `sid` through
+ * live sets only: a breadth-first search of the (set, UTF-8 state) pairs it reaches, each
+ * checked to take every byte it may read when it is met (a pair met again is not searched
+ * again: what follows it was searched for at least as many bytes). At most CLOSE_PAIRS
+ * pairs and CLOSE_NEW new sets (closure_stop). The result is noted on `sid` (a failure with
+ * the groups of the path that found it, which fails in any wider mask) and a success on
+ * every set of the search at a character boundary. */
+static poot_status closure_search(poot_grammar_matcher *m, uint32_t sid, uint32_t groups,
+                                  uint32_t len, bool *out) {
+  const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
+  uint32_t ascii[4] = {0};
+  for (uint32_t g = groups & ~high; g; g &= g - 1)
+    for (unsigned w = 0; w < 4; w++) ascii[w] |= m->group_bytes[__builtin_ctz(g)][w];
+  bool lead = (groups & high) != 0, cut = false; /* cut: some pair was not searched (len) */
+  cpair q[CLOSE_PAIRS];
+  uint32_t n = 1, sets0 = m->n_srec;
+  q[0] = (cpair){.sid = sid};
+  *out = false;
+  int miss = closure_missing(m, &q[0], ascii, lead);
+  if (miss >= 0) {
+    closure_note(m, sid, 1u << m->byte_group[miss], 1, false);
+    return POOT_OK_STATUS;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const cpair p = q[i];
+    if (p.len >= len) {
+      cut = true;
+      continue;
+    }
+    unsigned hi = p.u || !lead ? u8_states[p.u].hi : 0xF4;
+    uint32_t last = SID_FAIL;
+    uint8_t last_u = 0;
+    for (unsigned b = u8_states[p.u].lo; b <= hi; b++) {
+      uint8_t nu = p.u ? u8_states[p.u].next : b < 0x80 ? 0 : u8_lead((uint8_t)b);
+      if (!p.u && (b < 0x80 ? !((ascii[b >> 5] >> (b & 31)) & 1) : !nu)) continue;
+      uint32_t t = SID_FAIL, gb = b < 0x80 ? 1u << m->byte_group[b] : high;
+      POOT_TRY(poot__transition(m, p.sid, (uint8_t)b, &t)); /* (taken: closure_missing) */
+      if (!u8_live(m, t)) {
+        closure_note(m, sid, p.path | gb, p.len + 1u, false);
+        return POOT_OK_STATUS;
+      }
+      if (t == last && nu == last_u) continue; /* (a class's bytes are runs, mostly) */
+      last = t;
+      last_u = nu;
+      uint32_t j = 0;
+      while (j < n && (q[j].sid != t || q[j].u != nu)) j++;
+      if (j < n) continue;
+      if (n == CLOSE_PAIRS || m->n_srec - sets0 > CLOSE_NEW) {
+        closure_stop(m, q, n);
+        return POOT_OK_STATUS;
+      }
+      q[n] = (cpair){.sid = t, .path = p.path | gb, .u = nu, .len = (uint16_t)(p.len + 1)};
+      miss = p.len + 1u < len ? closure_missing(m, &q[n], ascii, lead) : -1;
+      if (miss >= 0) {
+        closure_note(m, sid, q[n].path | 1u << m->byte_group[miss], p.len + 2u, false);
+        return POOT_OK_STATUS;
+      }
+      n++;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (q[i].u == 0) closure_note(m, q[i].sid, groups, cut ? len - q[i].len : UINT32_MAX, true);
+  *out = true;
+  return POOT_OK_STATUS;
+}
+
+/* Whether every string of at most `len` bytes over `groups` leads live set `sid` through
+ * live sets only (closure_search), from the set's notes when they settle it. */
+static poot_status live_closure(poot_grammar_matcher *m, uint32_t sid, uint32_t groups,
+                                uint32_t len, bool *out) {
+  const srec *r = &m->srecs[sid];
+  *out = false;
+  for (int i = 0; i < 2; i++) {
+    if (r->close_ok[i] && !(groups & ~r->close_ok[i]) && len <= r->ok_len[i]) {
+      *out = true;
+      return POOT_OK_STATUS;
+    }
+    if (r->close_bad[i] && !(r->close_bad[i] & ~groups) && r->bad_len[i] <= len)
+      return POOT_OK_STATUS;
+  }
+  return r->close_off ? POOT_OK_STATUS : closure_search(m, sid, groups, len, out);
+}
+
 /* Whether every token below node `t`, reached with live set `sid`, is accepted along the
  * set's chain: each ASCII byte below in the chain groups of the set it meets, every UTF-8
  * character >= U+0080 leading that set to the next (utf8_loops; the bytes below must be
@@ -524,7 +692,10 @@ static poot_status utf8_loops(poot_grammar_matcher *m, uint32_t sid, bool *out) 
  * When not, *upto is the chain's length h when it ends in a set that takes no byte of the
  * subtree's groups: then the tokens up to h bytes below `t` are accepted (every set of the
  * chain is live) and every longer one is refused (its byte h + 1 is not taken), as at the
- * end of `x{0,5}`; UINT32_MAX otherwise. */
+ * end of `x{0,5}`; UINT32_MAX otherwise. Where the chain ends otherwise, in a context walk,
+ * every token may still stay live from the set it ends in, through sets that are not one
+ * chain (an unanchored pattern's partial matches beside its loop, a key's literals beside
+ * the general key): live_closure. */
 poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out,
                            uint32_t *upto) {
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
@@ -542,9 +713,16 @@ poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_
       if (chained) POOT_TRY(utf8_loops(m, x, &u8));
       chained = chained && u8;
     }
-    if (!chained) {
-      if (!(t->sig & taken_groups(m, x))) *upto = h;
-      return POOT_OK_STATUS;
+    if (!chained) { /* the chain ends; the tokens may still all stay live from x */
+      if (!(t->sig & taken_groups(m, x))) {
+        *upto = h;
+        return POOT_OK_STATUS;
+      }
+      /* Only in a context walk: its sets are cut states, kept across masks, and a search
+       * there stops where a stack reaches a sentinel; the real state's sets are new with
+       * every mask, and a search among them costs more than the walk it saves. */
+      if (!m->is_ctx) return POOT_OK_STATUS;
+      return live_closure(m, x, t->sig, t->height - h, out);
     }
     if (next == x) break; /* a loop: the rest stays here */
     x = next;
