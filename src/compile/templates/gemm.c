@@ -84,6 +84,27 @@ static bool eligible(pc_planner *pl, const pc_group *g, gemm_root *rs, int64_t *
   return true;
 }
 
+poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t rows, int64_t K,
+                                 poot_kir_value r0, poot_kir_value k0, poot_kir_value e,
+                                 uint32_t step_log2, poot_kir_value zero, poot_kir_value *out_r,
+                                 poot_kir_value *out_c, poot_kir_value *out_val) {
+  poot_kir_value r, c, row, col, inr = 0;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, step_log2, &r));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), e, (1u << step_log2) - 1, &c));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
+  if (zero) {
+    POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
+  }
+  poot_kir_value idx[2] = {row, col};
+  POOT_TRY(poot__cc_emit(k, v, idx, out_val));
+  if (inr) POOT_TRY(poot__cc_sel(k, inr, *out_val, zero, out_val));
+  *out_r = r, *out_c = c;
+  return NULL;
+}
+
 /* Stages rows [r0, r0 + 64) (clamped to `rows`) of operand v, contraction
  * elements [k0, k0 + 16) (0 past K), into the shared tile sh: four elements
  * per thread. */
@@ -94,20 +115,9 @@ static poot_status stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot
   if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < GEMM_TILE * GEMM_STEP / GEMM_THREADS; i++) {
     poot__cc_scope_push(k);
-    poot_kir_value e = lid, r, c, row, col, at, val, inr = 0;
+    poot_kir_value e = lid, r, c, at, val;
     if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
-    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 4, &r));
-    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, GEMM_STEP - 1, &c));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
-    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
-    if (ragged) {
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
-      POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
-    }
-    poot_kir_value idx[2] = {row, col};
-    POOT_TRY(poot__cc_emit(k, v, idx, &val));
-    if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+    POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 4, zero, &r, &c, &val));
     POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &at));
     POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
     POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh, at, val));

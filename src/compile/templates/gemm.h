@@ -45,6 +45,16 @@ POOT_MUST_USE poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, 
                                                 const poot_kir_value idx[PC_MAX_DIMS],
                                                 const poot_kir_value *acc);
 
+/* Element e (u32) of a staged tile of 64 rows by 2^step_log2 contraction
+ * elements: its tile row r and column c, and the value of operand v at
+ * (r0 + r clamped to rows, k0 + c), through the group's emitter. zero != 0
+ * (an f32 0) when K is ragged: past K the value is 0. */
+POOT_MUST_USE poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t rows, int64_t K,
+                                               poot_kir_value r0, poot_kir_value k0,
+                                               poot_kir_value e, uint32_t step_log2,
+                                               poot_kir_value zero, poot_kir_value *out_r,
+                                               poot_kir_value *out_c, poot_kir_value *out_val);
+
 /* gemm_mma.c: whether the matrix-fragment form takes this group on this
  * target, and the form itself (f's shape filled; emits the whole body). */
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);

@@ -150,20 +150,9 @@ static poot_status mma_stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, 
   if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t i = 0; i < GEMM_TILE * MMA_STEP / GEMM_THREADS; i++) {
     poot__cc_scope_push(k);
-    poot_kir_value e = lid, r, c, row, col, at, val, hi, hif, rest, lo, inr = 0;
+    poot_kir_value e = lid, r, c, at, val, hi, hif, rest, lo;
     if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
-    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &r));
-    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
-    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
-    if (ragged) {
-      POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
-      POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
-    }
-    poot_kir_value idx[2] = {row, col};
-    POOT_TRY(poot__cc_emit(k, v, idx, &val));
-    if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+    POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 5, zero, &r, &c, &val));
     POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, val, &hi));
     POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi, &hif));
     POOT_TRY(poot_kir_binary(k->b, OP(SUB), val, hif, &rest));
