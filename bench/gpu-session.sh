@@ -34,6 +34,9 @@
 #            comes from POOT_VK_LOADER_DIR (put first on LD_LIBRARY_PATH); the
 #            NVIDIA ICD from POOT_VK_ICD (its json, exported as
 #            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
+#   vkab     the Llama-3.2-1B shape through Vulkan with the device's native half
+#            conversions and with the exact routines, beside PTX; the profile of
+#            each (not by default)
 #   kq       the 8B shape's K-quant GEMVs kernel by kernel (two layers of it, KQ_TYPE,
 #            default q4_k_m) under each setting of KQ_VARIANTS; NCU=1 adds
 #            Nsight Compute's counters of them (not by default)
@@ -159,12 +162,49 @@ if has ncu; then
     "$OUT/ncu.txt" | head -150
 fi
 
-if has vulkan; then
-  log vulkan
-  [ -n "${POOT_VK_LOADER_DIR:-}" ] && export LD_LIBRARY_PATH=$POOT_VK_LOADER_DIR:$LD_LIBRARY_PATH
+vk_env() { # the Vulkan loader and ICD, once
+  [ -n "${VK_ENV_DONE:-}" ] && return 0
+  VK_ENV_DONE=1
+  local loader=${POOT_VK_LOADER_DIR:-}
+  [ -z "$loader" ] && [ -e .gpu/vk/libvulkan.so.1 ] && ! ldconfig -p | grep -q libvulkan.so.1 &&
+    loader=$PWD/.gpu/vk
+  [ -n "$loader" ] && export LD_LIBRARY_PATH=$loader:$LD_LIBRARY_PATH
   if [ -n "${POOT_VK_ICD:-}" ]; then
     export VK_DRIVER_FILES=$POOT_VK_ICD VK_ICD_FILENAMES=$POOT_VK_ICD
   fi
+}
+
+if has vkab; then
+  # Vulkan beside PTX on the Llama-3.2-1B shape: the half conversions native
+  # (as the device's probe finds them) and the exact routines
+  # (POOT_VULKAN_EXACT_F16=1), then the profile of each device.
+  log vkab
+  vk_env
+  $P -v devices 2>&1 | grep -i -E "vulkan|half|fma" | head -8
+  export POOT_VULKAN_CACHE_DIR=$WORK/vk-cache
+  synth llama-3.2-1b "$WORK/l1b"
+  for conv in native exact; do
+    e=0; [ $conv = exact ] && e=1
+    POOT_VULKAN_EXACT_F16=$e timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 64 --device vulkan \
+      --json >"$OUT/vkab-l1b-$conv.json" 2>"$OUT/vkab-l1b-$conv.err"
+    echo "vkab-l1b-$conv: exit $?"; python3 bench/gpu-summary.py "$OUT/vkab-l1b-$conv.json"
+  done
+  b vkab-l1b-ptx -m "$WORK/l1b" -p 512 -n 64
+  for d in vulkan ptx; do
+    timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 8 --eager-steps 4 --profile 4 --copy-mib 0 \
+      --device $d >"$OUT/vkab-prof-$d.txt" 2>&1
+    echo "-- profile $d"; grep -v -E '^\s*$' "$OUT/vkab-prof-$d.txt" | tail -40
+  done
+  m=$(quant "$WORK/l1b" q4_k_m)
+  timeout 300 $P bench -m "$m" -p 512 -n 64 --device vulkan --json >"$OUT/vkab-q4km-vk.json" \
+    2>"$OUT/vkab-q4km-vk.err"
+  python3 bench/gpu-summary.py "$OUT/vkab-q4km-vk.json"
+  b vkab-q4km-ptx -m "$m" -p 512 -n 64
+fi
+
+if has vulkan; then
+  log vulkan
+  vk_env
   $P devices
   export POOT_VULKAN_CACHE_DIR=$WORK/vk-cache
   rm -rf "$POOT_VULKAN_CACHE_DIR"

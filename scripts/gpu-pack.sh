@@ -27,6 +27,9 @@ strip .gpu/bin/* 2>/dev/null || true
 for lib in libpcre2-8.so.0 libcmocka.so.0; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .gpu/lib/
 done
+# The Vulkan loader, for a GPU machine that has the driver's ICD but no loader.
+vk=$(ldconfig -p | awk '$1 == "libvulkan.so.1" && /x86-64/ {print $NF; exit}')
+if [ -n "$vk" ]; then mkdir -p .gpu/vk && cp -L "$vk" .gpu/vk/; fi
 cp -r "$data/models/stories260K" .gpu/data/models/
 cp -r "$data/hf-tokenizers" "$data/chat-templates" .gpu/data/ 2>/dev/null || true
 if [ -f "$peers/llama-bench.sh" ]; then

@@ -50,6 +50,10 @@ typedef struct poot_vulkan_options {
    * POOT_VULKAN_DIAG_BUDGET_S through poot_device_open; 0 → 60 s). */
   bool diag;
   double diag_budget_s;
+  /* Keep the exact integer half conversions even where the device's probe
+   * finds its own unpackHalf2x16/packHalf2x16 exact (POOT_VULKAN_EXACT_F16=1
+   * through poot_device_open; a comparison, or a device that lies). */
+  bool exact_f16;
 } poot_vulkan_options;
 
 void poot_vulkan_options_init(poot_vulkan_options *options);
@@ -126,8 +130,7 @@ void poot_device_target_init(poot_device_target_id id, uint32_t subgroup_size,
  * "vulkan-sg<N>", "lavapipe", "lavapipe-sg<N>", "webgpu", "webgpu-sg<N>",
  * "gfx90a", "gfx942", "gfx1100" (N a power of two up to 128). NOT_FOUND
  * naming the known targets. */
-POOT_MUST_USE poot_status poot_device_target_by_name(const char *name,
-                                                     poot_kir_target *out_target);
+POOT_MUST_USE poot_status poot_device_target_by_name(const char *name, poot_kir_target *out_target);
 
 /* ============================================================ registry */
 

@@ -24,6 +24,7 @@ static void vulkan_options_from_env(poot_vulkan_options *vo) {
   const char *dir = getenv("POOT_VULKAN_CACHE_DIR");
   if (dir && *dir) vo->pipeline_cache_dir = dir;
   if (env_flag("POOT_VULKAN_DIAG", &on)) vo->diag = on;
+  if (env_flag("POOT_VULKAN_EXACT_F16", &on)) vo->exact_f16 = on;
   const char *budget = getenv("POOT_VULKAN_DIAG_BUDGET_S");
   if (budget && *budget) vo->diag_budget_s = strtod(budget, NULL);
 }

@@ -582,7 +582,9 @@ static const poot__shader_lang k_glsl = {
     .check = "if (!v%u) atomicOr(poot_err_word[0], 1u << %lluu);\n",
     .lib =
         {
-            [POOT__SHADER_LIB_F16] = poot__kir_glsl_f16_helpers,
+            [POOT__SHADER_LIB_F16_NARROW] = poot__kir_glsl_f16_narrow_helper,
+            [POOT__SHADER_LIB_F16_WIDEN] = poot__kir_glsl_f16_widen_helper,
+            [POOT__SHADER_LIB_F16_ROUND] = poot__kir_glsl_f16_round_helpers,
             [POOT__SHADER_LIB_BF16] = poot__kir_glsl_bf16_helpers,
             [POOT__SHADER_LIB_TANH] = poot__kir_glsl_tanh_helper,
             [POOT__SHADER_LIB_ERF] = poot__kir_glsl_erf_helper,
@@ -590,6 +592,11 @@ static const poot__shader_lang k_glsl = {
             [POOT__SHADER_LIB_F2I] = poot__kir_glsl_f2i_helper,
             [POOT__SHADER_LIB_F2U] = poot__kir_glsl_f2u_helper,
             [POOT__SHADER_LIB_F2I64] = poot__kir_glsl_f2i64_helper,
+        },
+    .lib_native =
+        {
+            [POOT__SHADER_LIB_F16_NARROW] = poot__kir_glsl_f16_narrow_native,
+            [POOT__SHADER_LIB_F16_WIDEN] = poot__kir_glsl_f16_widen_native,
         },
     .tname = tname,
     .reg_scalar = reg_scalar,

@@ -2,7 +2,7 @@
  * render_shader_lib.h and docs/kir-glsl-wgsl.md for why each exists). */
 #include "render_shader_lib.h"
 
-const char poot__kir_glsl_f16_helpers[] =
+const char poot__kir_glsl_f16_narrow_helper[] =
     "// f32 -> f16 bits, round to nearest even, NaN stays (quiet) NaN; exact integer code\n"
     "// because Vulkan does not fix the rounding of OpFConvert to half.\n"
     "uint poot_f32_to_f16(float f) {\n"
@@ -26,7 +26,9 @@ const char poot__kir_glsl_f16_helpers[] =
     "  uint r = m & 0x1fffu;\n"
     "  if (r > 0x1000u || (r == 0x1000u && (h & 1u) != 0u)) h += 1u;\n"
     "  return s | h;\n"
-    "}\n"
+    "}\n";
+
+const char poot__kir_glsl_f16_widen_helper[] =
     "// f16 bits -> f32 (exact).\n"
     "float poot_f16_to_f32(uint h) {\n"
     "  uint s = (h & 0x8000u) << 16;\n"
@@ -39,11 +41,34 @@ const char poot__kir_glsl_f16_helpers[] =
     "  }\n"
     "  if (e == 31u) return uintBitsToFloat(s | 0x7f800000u | (m << 13));\n"
     "  return uintBitsToFloat(s | ((e + 112u) << 23) | (m << 13));\n"
-    "}\n"
+    "}\n";
+
+const char poot__kir_glsl_f16_round_helpers[] =
     "float poot_rf16(float x) { return poot_f16_to_f32(poot_f32_to_f16(x)); }\n"
     "vec2 poot_rf16(vec2 x) { return vec2(poot_rf16(x.x), poot_rf16(x.y)); }\n"
     "vec4 poot_rf16(vec4 x) {\n"
     "  return vec4(poot_rf16(x.x), poot_rf16(x.y), poot_rf16(x.z), poot_rf16(x.w));\n"
+    "}\n";
+
+/* Where the device's probe found them exact (poot_kir_target's
+ * f16_widen_native, f16_narrow_native): the language's own conversions, with
+ * NaN still mapped by integer code, so every bit pattern is base.h's. */
+const char poot__kir_glsl_f16_narrow_native[] =
+    "// f32 -> f16 bits: the device's packHalf2x16 rounds to nearest even (probed); NaN as\n"
+    "// base.h (quiet, the top payload bits).\n"
+    "uint poot_f32_to_f16(float f) {\n"
+    "  uint x = floatBitsToUint(f);\n"
+    "  uint s = (x >> 16) & 0x8000u;\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return s | 0x7e00u | ((x >> 13) & 0x3ffu);\n"
+    "  return packHalf2x16(vec2(f, 0.0));\n"
+    "}\n";
+
+const char poot__kir_glsl_f16_widen_native[] =
+    "// f16 bits -> f32: the device's unpackHalf2x16 is exact (probed); NaN as base.h.\n"
+    "float poot_f16_to_f32(uint h) {\n"
+    "  if ((h & 0x7fffu) > 0x7c00u)\n"
+    "    return uintBitsToFloat(((h & 0x8000u) << 16) | 0x7f800000u | ((h & 0x3ffu) << 13));\n"
+    "  return unpackHalf2x16(h).x;\n"
     "}\n";
 
 const char poot__kir_glsl_bf16_helpers[] =

@@ -758,13 +758,20 @@ void poot__shader_emit_block(poot__shader *c, const poot_kir_block *b) {
 /* The helper functions the kernel needs, each once, in a fixed order. */
 static void emit_library(poot__shader *c) {
   const bool used[POOT__SHADER_LIB_COUNT] = {
-      [POOT__SHADER_LIB_F16] = c->f16,   [POOT__SHADER_LIB_BF16] = c->bf16,
-      [POOT__SHADER_LIB_TANH] = c->tanh, [POOT__SHADER_LIB_ERF] = c->erf,
-      [POOT__SHADER_LIB_FMA] = c->fma,   [POOT__SHADER_LIB_F2I] = c->f2i,
-      [POOT__SHADER_LIB_F2U] = c->f2u,   [POOT__SHADER_LIB_F2I64] = c->f2i64,
+      [POOT__SHADER_LIB_F16_NARROW] = c->f16, [POOT__SHADER_LIB_F16_WIDEN] = c->f16,
+      [POOT__SHADER_LIB_F16_ROUND] = c->f16,  [POOT__SHADER_LIB_BF16] = c->bf16,
+      [POOT__SHADER_LIB_TANH] = c->tanh,      [POOT__SHADER_LIB_ERF] = c->erf,
+      [POOT__SHADER_LIB_FMA] = c->fma,        [POOT__SHADER_LIB_F2I] = c->f2i,
+      [POOT__SHADER_LIB_F2U] = c->f2u,        [POOT__SHADER_LIB_F2I64] = c->f2i64,
   };
-  for (int i = 0; i < POOT__SHADER_LIB_COUNT; i++)
-    if (used[i]) put(c, c->lang->lib[i]);
+  const bool native[POOT__SHADER_LIB_COUNT] = {
+      [POOT__SHADER_LIB_F16_NARROW] = c->t->f16_narrow_native,
+      [POOT__SHADER_LIB_F16_WIDEN] = c->t->f16_widen_native,
+  };
+  for (int i = 0; i < POOT__SHADER_LIB_COUNT; i++) {
+    if (!used[i]) continue;
+    put(c, native[i] && c->lang->lib_native[i] ? c->lang->lib_native[i] : c->lang->lib[i]);
+  }
 }
 
 /* What the target cannot hold, found before any text is written. */

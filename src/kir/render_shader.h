@@ -39,7 +39,9 @@ typedef struct poot__shader {
 
 /* The helper functions of the library, in the order they are pasted. */
 enum {
-  POOT__SHADER_LIB_F16,
+  POOT__SHADER_LIB_F16_NARROW, /* poot_f32_to_f16 */
+  POOT__SHADER_LIB_F16_WIDEN,  /* poot_f16_to_f32 */
+  POOT__SHADER_LIB_F16_ROUND,  /* poot_rf16, through the two above */
   POOT__SHADER_LIB_BF16,
   POOT__SHADER_LIB_TANH,
   POOT__SHADER_LIB_ERF,
@@ -78,6 +80,9 @@ struct poot__shader_lang {
   const char *const *barrier; /* the statements of a barrier, NULL-terminated */
   const char *check;          /* a failed check: "%u" value, "%llu" trap code */
   const char *lib[POOT__SHADER_LIB_COUNT]; /* the helper library's text */
+  /* (optional) The text of a helper where the target says the language's
+   * own operation is exact (f16_widen_native, f16_narrow_native); NULL: lib's. */
+  const char *lib_native[POOT__SHADER_LIB_COUNT];
 
   /* The register type name of t, written into buf. */
   const char *(*tname)(poot_kir_type t, char *buf, size_t n);

@@ -6,7 +6,11 @@
 #ifndef POOT_KIR_RENDER_SHADER_LIB_H
 #define POOT_KIR_RENDER_SHADER_LIB_H
 
-extern const char poot__kir_glsl_f16_helpers[];
+extern const char poot__kir_glsl_f16_narrow_helper[];
+extern const char poot__kir_glsl_f16_widen_helper[];
+extern const char poot__kir_glsl_f16_round_helpers[];
+extern const char poot__kir_glsl_f16_narrow_native[];
+extern const char poot__kir_glsl_f16_widen_native[];
 extern const char poot__kir_glsl_bf16_helpers[];
 extern const char poot__kir_glsl_tanh_helper[];
 extern const char poot__kir_glsl_erf_helper[];
@@ -15,7 +19,9 @@ extern const char poot__kir_glsl_f2i_helper[];
 extern const char poot__kir_glsl_f2u_helper[];
 extern const char poot__kir_glsl_f2i64_helper[];
 
-extern const char poot__kir_wgsl_f16_helpers[];
+extern const char poot__kir_wgsl_f16_narrow_helper[];
+extern const char poot__kir_wgsl_f16_widen_helper[];
+extern const char poot__kir_wgsl_f16_round_helpers[];
 extern const char poot__kir_wgsl_bf16_helpers[];
 extern const char poot__kir_wgsl_tanh_helper[];
 extern const char poot__kir_wgsl_erf_helper[];

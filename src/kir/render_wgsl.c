@@ -618,7 +618,9 @@ static const poot__shader_lang k_wgsl = {
     .check = "if (!v%u) { atomicOr(&poot_err[0], 1u << %lluu); }\n",
     .lib =
         {
-            [POOT__SHADER_LIB_F16] = poot__kir_wgsl_f16_helpers,
+            [POOT__SHADER_LIB_F16_NARROW] = poot__kir_wgsl_f16_narrow_helper,
+            [POOT__SHADER_LIB_F16_WIDEN] = poot__kir_wgsl_f16_widen_helper,
+            [POOT__SHADER_LIB_F16_ROUND] = poot__kir_wgsl_f16_round_helpers,
             [POOT__SHADER_LIB_BF16] = poot__kir_wgsl_bf16_helpers,
             [POOT__SHADER_LIB_TANH] = poot__kir_wgsl_tanh_helper,
             [POOT__SHADER_LIB_ERF] = poot__kir_wgsl_erf_helper,

@@ -2,7 +2,7 @@
  * render_shader_lib.h and docs/kir-glsl-wgsl.md for why each exists). */
 #include "render_shader_lib.h"
 
-const char poot__kir_wgsl_f16_helpers[] =
+const char poot__kir_wgsl_f16_narrow_helper[] =
     "// f32 -> f16 bits, round to nearest even, NaN stays (quiet) NaN; exact integer code.\n"
     "fn poot_f32_to_f16(f: f32) -> u32 {\n"
     "  let x = bitcast<u32>(f);\n"
@@ -25,7 +25,9 @@ const char poot__kir_wgsl_f16_helpers[] =
     "  let r = m & 0x1fffu;\n"
     "  if (r > 0x1000u || (r == 0x1000u && (h & 1u) != 0u)) { h = h + 1u; }\n"
     "  return s | h;\n"
-    "}\n"
+    "}\n";
+
+const char poot__kir_wgsl_f16_widen_helper[] =
     "// f16 bits -> f32 (exact).\n"
     "fn poot_f16_to_f32(h: u32) -> f32 {\n"
     "  let s = (h & 0x8000u) << 16u;\n"
@@ -38,7 +40,9 @@ const char poot__kir_wgsl_f16_helpers[] =
     "  }\n"
     "  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }\n"
     "  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));\n"
-    "}\n"
+    "}\n";
+
+const char poot__kir_wgsl_f16_round_helpers[] =
     "fn poot_rf16(x: f32) -> f32 { return poot_f16_to_f32(poot_f32_to_f16(x)); }\n"
     "fn poot_rf16x2(x: vec2<f32>) -> vec2<f32> { return vec2<f32>(poot_rf16(x.x), poot_rf16(x.y)); "
     "}\n"

@@ -141,6 +141,8 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   h = poot_hash64_mix(h, t->has_trap);
   h = poot_hash64_mix(h, t->simd_cpu);
   if (t->fma_fused) h = poot_hash64_mix(h, 0x666d61u); /* only when set: older hashes stay */
+  if (t->f16_widen_native) h = poot_hash64_mix(h, 0x663136771u); /* likewise */
+  if (t->f16_narrow_native) h = poot_hash64_mix(h, 0x6631366eu);
   h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);

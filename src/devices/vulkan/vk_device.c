@@ -518,6 +518,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   }
   if (!st) poot__vk_cache_open(d, options);
   if (!st) st = poot__vk_probe_fma(d);
+  if (!st) st = poot__vk_probe_f16(d, options->exact_f16);
   if (st) {
     poot_device_destroy(&d->base);
     return st;

@@ -196,6 +196,11 @@ POOT_MUST_USE poot_status poot__vk_synchronize(poot_device *device, uint64_t tim
 /* vk_probe.c: sets caps.target.fma_fused by one dispatch that compares the
  * device's fma() with the host's fmaf (device creation). */
 POOT_MUST_USE poot_status poot__vk_probe_fma(poot_vk_device *d);
+/* vk_probe.c: sets caps.target.f16_widen_native and f16_narrow_native by
+ * two dispatches that compare the device's unpackHalf2x16 over every half
+ * and its packHalf2x16 over every f16 rounding tie with base.h; exact_only:
+ * both stay false (poot_vulkan_options.exact_f16). */
+POOT_MUST_USE poot_status poot__vk_probe_f16(poot_vk_device *d, bool exact_only);
 
 /* vk_cache.c: the VkPipelineCache file. open: reads and validates it (a
  * corrupt or foreign file is ignored with a warning) and creates the cache;

@@ -96,7 +96,7 @@ static void test_cache_round_trip(void **state) {
   assert_int_equal(info.bytes_loaded, 0);
   make_kernels(d);
   poot_vulkan_pipeline_cache_stats(d, &info);
-  assert_int_equal(info.pipelines, 3); /* the probe's and the two kernels */
+  assert_int_equal(info.pipelines, 5); /* the three probes' and the two kernels */
   close_device(d);
   char path[1024];
   assert_true(cache_file(path, sizeof path));

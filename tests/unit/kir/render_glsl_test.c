@@ -204,11 +204,40 @@ static void test_wrong_target_language(void **state) {
   poot_kir_kernel_destroy(k);
 }
 
+/* A target whose device converts halves exactly gets the language's own
+ * conversions (and only that direction); the others keep the routines. */
+static void test_f16_native_helpers(void **state) {
+  (void)state;
+  const poot_kir_corpus_case *c = poot_kir_corpus_find("arith_f16");
+  assert_non_null(c);
+  for (int mode = 0; mode < 4; mode++) {
+    poot_kir_target t;
+    poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &t);
+    t.f16_widen_native = mode & 1;
+    t.f16_narrow_native = (mode & 2) != 0;
+    poot_kir_kernel *k = NULL;
+    POOT_ASSERT_OK(c->build(c, &t, &k));
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    POOT_ASSERT_OK(poot_kir_render_glsl(k, &t, &sb));
+    assert_int_equal(strstr(sb.data, "unpackHalf2x16(h)") != NULL, t.f16_widen_native);
+    assert_int_equal(strstr(sb.data, "findMSB(m)") == NULL, t.f16_widen_native);
+    assert_int_equal(strstr(sb.data, "packHalf2x16(vec2(f, 0.0))") != NULL, t.f16_narrow_native);
+    assert_int_equal(strstr(sb.data, "uint hw = 1u << (sh - 1u);") == NULL, t.f16_narrow_native);
+    poot_vec w;
+    poot_vec_init(&w, 4);
+    POOT_ASSERT_OK(poot_kir_glsl_to_spirv(sb.data, sb.len, &t, &w));
+    poot_vec_deinit(&w);
+    poot_strbuf_deinit(&sb);
+    poot_kir_kernel_destroy(k);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_all_targets),    cmocka_unit_test(test_ops_kernels),
       cmocka_unit_test(test_out_of_memory),         cmocka_unit_test(test_compile_error_names_line),
-      cmocka_unit_test(test_wrong_target_language),
+      cmocka_unit_test(test_wrong_target_language), cmocka_unit_test(test_f16_native_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
