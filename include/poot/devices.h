@@ -54,6 +54,13 @@ typedef struct poot_vulkan_options {
    * finds its own unpackHalf2x16/packHalf2x16 exact (POOT_VULKAN_EXACT_F16=1
    * through poot_device_open; a comparison, or a device that lies). */
   bool exact_f16;
+  /* A fence wait on a GPU polls the fence for this many microseconds before
+   * it blocks, as CUDA's default synchronization spins (a blocking wait
+   * through NVIDIA's driver wakes ~0.2 ms after the work ends: a tenth of a
+   * 1B model's decode step). 0 → 2000; UINT32_MAX → never poll
+   * (POOT_VULKAN_SPIN_US through poot_device_open, where 0 means never). A CPU device never
+   * polls: its work needs the cores. */
+  uint32_t spin_us;
 } poot_vulkan_options;
 
 void poot_vulkan_options_init(poot_vulkan_options *options);

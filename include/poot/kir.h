@@ -581,11 +581,11 @@ typedef struct poot_kir_target {
    * the device layer's probe dispatch showed over every half pattern
    * (widen: unpackHalf2x16 gives each half's exact f32 value) and over every
    * f16 rounding tie, its neighbours, the subnormal and overflow edges
-   * (narrow: packHalf2x16 rounds to nearest even). The renderers then emit
-   * them, with NaN still mapped by integer code so NaN bits stay those of
-   * base.h, instead of the exact integer routines poot_f16_to_f32 (~13
-   * operations a half, which made every f16 GEMV ALU-bound on a GPU) and
-   * poot_f32_to_f16. false (the default): the routines. */
+   * (narrow: packHalf2x16 rounds to nearest even), a NaN giving a NaN. The
+   * renderers then emit them instead of the exact integer routines
+   * poot_f16_to_f32 (~13 operations a half, which made every f16 GEMV
+   * ALU-bound on a GPU) and poot_f32_to_f16. false (the default): the
+   * routines. */
   bool f16_widen_native;
   bool f16_narrow_native;
   uint32_t watchdog_ms; /* budget per submission; 0 = none */

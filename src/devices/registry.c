@@ -25,6 +25,11 @@ static void vulkan_options_from_env(poot_vulkan_options *vo) {
   if (dir && *dir) vo->pipeline_cache_dir = dir;
   if (env_flag("POOT_VULKAN_DIAG", &on)) vo->diag = on;
   if (env_flag("POOT_VULKAN_EXACT_F16", &on)) vo->exact_f16 = on;
+  const char *spin = getenv("POOT_VULKAN_SPIN_US");
+  if (spin && *spin) { /* "0": never poll */
+    unsigned long us = strtoul(spin, NULL, 10);
+    vo->spin_us = us == 0 || us >= UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+  }
   const char *budget = getenv("POOT_VULKAN_DIAG_BUDGET_S");
   if (budget && *budget) vo->diag_budget_s = strtod(budget, NULL);
 }

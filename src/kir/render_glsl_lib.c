@@ -51,25 +51,16 @@ const char poot__kir_glsl_f16_round_helpers[] =
     "}\n";
 
 /* Where the device's probe found them exact (poot_kir_target's
- * f16_widen_native, f16_narrow_native): the language's own conversions, with
- * NaN still mapped by integer code, so every bit pattern is base.h's. */
+ * f16_widen_native, f16_narrow_native): the language's own conversions. A
+ * NaN stays a NaN; its payload is the device's, as through PTX's cvt
+ * (docs/kir.md). */
 const char poot__kir_glsl_f16_narrow_native[] =
-    "// f32 -> f16 bits: the device's packHalf2x16 rounds to nearest even (probed); NaN as\n"
-    "// base.h (quiet, the top payload bits).\n"
-    "uint poot_f32_to_f16(float f) {\n"
-    "  uint x = floatBitsToUint(f);\n"
-    "  uint s = (x >> 16) & 0x8000u;\n"
-    "  if ((x & 0x7fffffffu) > 0x7f800000u) return s | 0x7e00u | ((x >> 13) & 0x3ffu);\n"
-    "  return packHalf2x16(vec2(f, 0.0));\n"
-    "}\n";
+    "// f32 -> f16 bits: the device's packHalf2x16 rounds to nearest even (probed).\n"
+    "uint poot_f32_to_f16(float f) { return packHalf2x16(vec2(f, 0.0)); }\n";
 
 const char poot__kir_glsl_f16_widen_native[] =
-    "// f16 bits -> f32: the device's unpackHalf2x16 is exact (probed); NaN as base.h.\n"
-    "float poot_f16_to_f32(uint h) {\n"
-    "  if ((h & 0x7fffu) > 0x7c00u)\n"
-    "    return uintBitsToFloat(((h & 0x8000u) << 16) | 0x7f800000u | ((h & 0x3ffu) << 13));\n"
-    "  return unpackHalf2x16(h).x;\n"
-    "}\n";
+    "// f16 bits -> f32: the device's unpackHalf2x16 is exact (probed).\n"
+    "float poot_f16_to_f32(uint h) { return unpackHalf2x16(h).x; }\n";
 
 const char poot__kir_glsl_bf16_helpers[] =
     "// f32 -> bf16 bits, round to nearest even, NaN stays (quiet) NaN.\n"

@@ -378,18 +378,35 @@ void poot__vk_buffer_destroy(poot_device *device, poot_device_buffer *buffer) {
   poot_free(b);
 }
 
+VkResult poot__vk_fence_wait(poot_vk_device *d, uint64_t timeout_ns) {
+  VkResult r = VK_NOT_READY;
+  if (d->spin_ns) {
+    const uint64_t t0 = poot_time_ns(), spin = d->spin_ns < timeout_ns ? d->spin_ns : timeout_ns;
+    while ((r = d->vkGetFenceStatus(d->device, d->fence)) == VK_NOT_READY &&
+           poot_time_ns() - t0 < spin) {
+    }
+    if (r == VK_NOT_READY) {
+      uint64_t spent = poot_time_ns() - t0;
+      r = d->vkWaitForFences(d->device, 1, &d->fence, VK_TRUE,
+                             timeout_ns > spent ? timeout_ns - spent : 0);
+    }
+  } else {
+    r = d->vkWaitForFences(d->device, 1, &d->fence, VK_TRUE, timeout_ns);
+  }
+  if (r != VK_SUCCESS) return r;
+  return d->vkResetFences(d->device, 1, &d->fence);
+}
+
 poot_status poot__vk_submit_wait(poot_vk_device *d, VkCommandBuffer cb) {
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
   VkResult r = d->vkQueueSubmit(d->queue, 1, &si, d->fence);
   if (r != VK_SUCCESS) return poot__vk_fail("vkQueueSubmit", r);
-  r = d->vkWaitForFences(d->device, 1, &d->fence, VK_TRUE, d->base.timeout_ns);
+  r = poot__vk_fence_wait(d, d->base.timeout_ns);
   if (r == VK_TIMEOUT)
     return poot_status_make(POOT_TIMEOUT, "vulkan: a transfer did not finish within %.3f s",
                             (double)d->base.timeout_ns * 1e-9);
   if (r != VK_SUCCESS) return poot__vk_fail("vkWaitForFences", r);
-  r = d->vkResetFences(d->device, 1, &d->fence);
-  if (r != VK_SUCCESS) return poot__vk_fail("vkResetFences", r);
   return NULL;
 }
 
@@ -504,6 +521,10 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);
   if (!st) st = pick_memory(d, options->force_staging);
+  /* Poll on a GPU (2 ms by default); never on a CPU device. */
+  const uint32_t spin_us = options->spin_us ? options->spin_us : 2000;
+  if (!st && strcmp(d->base.caps.kind, "cpu") != 0 && spin_us != UINT32_MAX)
+    d->spin_ns = (uint64_t)spin_us * 1000;
   if (!st) {
     VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,

@@ -67,6 +67,7 @@
   X(vkResetFences)                 \
   X(vkQueueSubmit)                 \
   X(vkWaitForFences)               \
+  X(vkGetFenceStatus)              \
   X(vkCreateQueryPool)             \
   X(vkDestroyQueryPool)            \
   X(vkCmdResetQueryPool)           \
@@ -103,6 +104,10 @@ typedef struct poot_vk_device {
   uint64_t storage_align; /* minStorageBufferOffsetAlignment */
   VkCommandPool cmd_pool;
   VkFence fence;
+  /* Fence waits poll the fence this long before blocking (a GPU: the
+   * driver's blocking wait wakes ~0.2 ms late on some; 0: block at once, as
+   * on a CPU device, whose work needs the cores; poot_vulkan_options.spin_us). */
+  uint64_t spin_ns;
   poot_vulkan_fault inject;
   /* Kernel creation: how many, their time, and the diagnostic (the
    * per-kernel log at WARN and a budget after which creation ends in
@@ -214,6 +219,10 @@ POOT_MUST_USE poot_status poot__vk_buffer_create(poot_device *device, poot_devic
                                                  uint64_t size, poot_device_buffer **out_buffer);
 void poot__vk_buffer_destroy(poot_device *device, poot_device_buffer *buffer);
 /* Submits one command buffer and waits (bounded) — uploads, downloads. */
+/* Waits for d->fence (polled for d->spin_ns first, then blocking, within
+ * timeout_ns in all) and resets it. VK_TIMEOUT is returned as is (the caller
+ * words its TIMEOUT); another failure as the VkResult. */
+VkResult poot__vk_fence_wait(poot_vk_device *d, uint64_t timeout_ns);
 POOT_MUST_USE poot_status poot__vk_submit_wait(poot_vk_device *d, VkCommandBuffer cb);
 
 #endif

@@ -400,15 +400,13 @@ poot_status poot__vk_synchronize(poot_device *device, uint64_t timeout_ns,
   poot_vk_device *d = NULL;
   POOT_TRY(poot__vk_device_of(device, &d));
   poot_vk_recording *rec = (poot_vk_recording *)device->pending;
-  VkResult r = d->vkWaitForFences(d->device, 1, &d->fence, VK_TRUE, timeout_ns);
+  VkResult r = poot__vk_fence_wait(d, timeout_ns);
   if (r == VK_TIMEOUT)
     return poot_status_make(POOT_TIMEOUT,
                             "vulkan: the replay did not finish within %.3f s on '%s' (the "
                             "device is poisoned; its memory is left to the driver)",
                             (double)timeout_ns * 1e-9, device->caps.name);
   if (r != VK_SUCCESS) return poot__vk_fail("vkWaitForFences", r);
-  r = d->vkResetFences(d->device, 1, &d->fence);
-  if (r != VK_SUCCESS) return poot__vk_fail("vkResetFences", r);
   if (rec && rec->timestamps) {
     uint64_t ts[2] = {0, 0};
     r = d->vkGetQueryPoolResults(d->device, rec->timestamps, 0, 2, sizeof ts, ts, sizeof ts[0],
