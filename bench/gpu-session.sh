@@ -175,22 +175,23 @@ vk_env() { # the Vulkan loader and ICD, once
 }
 
 if has vkab; then
-  # Vulkan beside PTX on the Llama-3.2-1B shape: the half conversions native
-  # (as the device's probe finds them) and the exact routines
-  # (POOT_VULKAN_EXACT_F16=1), then the profile of each device.
+  # Vulkan beside PTX on the Llama-3.2-1B shape under each setting of
+  # VKAB_VARIANTS (default: as the device's probes decide, then without the
+  # fence poll, then with the exact half routines), the profile of each
+  # device of VKAB_PROFILE, and the Q4_K_M file of it on both.
   log vkab
   vk_env
   $P -v devices 2>&1 | grep -i -E "vulkan|half|fma" | head -8
   export POOT_VULKAN_CACHE_DIR=$WORK/vk-cache
   synth llama-3.2-1b "$WORK/l1b"
-  for conv in native exact; do
-    e=0; [ $conv = exact ] && e=1
-    POOT_VULKAN_EXACT_F16=$e timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 64 --device vulkan \
-      --json >"$OUT/vkab-l1b-$conv.json" 2>"$OUT/vkab-l1b-$conv.err"
-    echo "vkab-l1b-$conv: exit $?"; python3 bench/gpu-summary.py "$OUT/vkab-l1b-$conv.json"
+  for v in ${VKAB_VARIANTS:-default POOT_VULKAN_SPIN_US=0 POOT_VULKAN_EXACT_F16=1}; do
+    n=$(echo "$v" | tr '=' '_' | tr -cd 'A-Za-z0-9_' | sed 's/POOT_VULKAN_//g')
+    (export $v; timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 64 --device vulkan \
+      --json >"$OUT/vkab-l1b-$n.json" 2>"$OUT/vkab-l1b-$n.err")
+    echo "vkab-l1b ($v): exit $?"; python3 bench/gpu-summary.py "$OUT/vkab-l1b-$n.json"
   done
   b vkab-l1b-ptx -m "$WORK/l1b" -p 512 -n 64
-  for d in vulkan ptx; do
+  for d in ${VKAB_PROFILE:-vulkan ptx}; do
     timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 8 --eager-steps 4 --profile 4 --copy-mib 0 \
       --device $d >"$OUT/vkab-prof-$d.txt" 2>&1
     echo "-- profile $d"; grep -v -E '^\s*$' "$OUT/vkab-prof-$d.txt" | tail -40
