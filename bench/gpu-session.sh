@@ -34,6 +34,8 @@
 #            comes from POOT_VK_LOADER_DIR (put first on LD_LIBRARY_PATH); the
 #            NVIDIA ICD from POOT_VK_ICD (its json, exported as
 #            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
+#   vktest   devices_vulkan, devices_vulkan_cache, the conformance suite and tier 3
+#            through the GPU's Vulkan driver (the loader as for vulkan) (not by default)
 #   vkab     the Llama-3.2-1B shape through Vulkan with the device's native half
 #            conversions and with the exact routines, beside PTX; the profile of
 #            each (not by default)
@@ -174,6 +176,25 @@ vk_env() { # the Vulkan loader and ICD, once
   fi
 }
 
+vk_tests() { # the Vulkan device tests, the conformance suite, tier 3
+  t devices_vulkan .gpu/bin/devices_vulkan
+  t devices_vulkan_cache .gpu/bin/devices_vulkan_cache
+  t exec_conformance_vulkan .gpu/bin/exec_conformance_vulkan vulkan
+  t verify_device_vulkan python3 tests/unit/llm/verify_device.py --device vulkan
+}
+vk_tests_summary() {
+  grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_vulkan.log"
+  grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_vulkan.log" | head -20
+  grep -E "fma_fused|pipeline cache:" "$OUT/devices_vulkan_cache.log" | head -3
+}
+
+if has vktest; then
+  log vktest
+  vk_env
+  vk_tests
+  vk_tests_summary
+fi
+
 if has vkab; then
   # Vulkan beside PTX on the Llama-3.2-1B shape under each setting of
   # VKAB_VARIANTS (default: as the device's probes decide, then without the
@@ -221,17 +242,13 @@ if has vulkan; then
     grep 'vkCreateComputePipelines' "$OUT/vk-diag-$m.log" |
       sort -t' ' -k14 -g -r | head -5 | cut -c1-200
   done
-  t devices_vulkan .gpu/bin/devices_vulkan
-  t devices_vulkan_cache .gpu/bin/devices_vulkan_cache
-  t exec_conformance_vulkan .gpu/bin/exec_conformance_vulkan vulkan
-  t verify_device_vulkan python3 tests/unit/llm/verify_device.py --device vulkan
+  vk_tests
   for run in cold cached; do
     t "generate_vulkan_$run" $P -v generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 \
       --temp 0 --device vulkan
     grep -E "compiling for|pipeline cache" "$OUT/generate_vulkan_$run.log" | head -2
   done
-  grep -E "^(ok|FAIL|note|SKIP)" "$OUT/verify_device_vulkan.log"
-  grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_vulkan.log" | head -20
+  vk_tests_summary
   bv() { # name, bench args...: poot bench through Vulkan, then through PTX
     local name=$1
     shift

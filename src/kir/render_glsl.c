@@ -32,6 +32,12 @@ typedef struct glsl_state {
   bool sg_basic, sg_arith, sg_shuffle, sg_ballot;
   bool storage8, storage16, atomic_float, atomic_float2;
   uint8_t *alias; /* per binding position: bit 1 = vec2 alias, bit 2 = vec4 alias */
+  /* Per shared array: bit 1 = a 4-lane access of 32-bit lanes, bit 2 = an
+   * atomic on it. An array with the first and not the second (and a length
+   * that is a multiple of 4) is declared as vec4s, so its 4-lane accesses
+   * are one 16-byte access (KIR's vector accesses are aligned to their
+   * width) and its elements are components (shared_v4). */
+  uint8_t *shared_use;
 } glsl_state;
 
 static const poot__shader_lang k_glsl;
@@ -134,6 +140,7 @@ static void scan_inst(poot__shader *c, const poot_kir_inst *in) {
       scan_subgroup(g, in->op);
       break;
     case POOT_KIR_CLASS_ATOMIC:
+      if (in->space == POOT_KIR_SPACE_SHARED) g->shared_use[in->ref] |= 2;
       /* Float add and exchange are one extension, float min and max another. */
       if (in->type.scalar != POOT_KIR_F32) break;
       if (in->op == POOT_KIR_OP_ATOMIC_ADD || in->op == POOT_KIR_OP_ATOMIC_XCHG)
@@ -142,11 +149,15 @@ static void scan_inst(poot__shader *c, const poot_kir_inst *in) {
         g->atomic_float2 = true;
       break;
     case POOT_KIR_CLASS_LOAD:
-    case POOT_KIR_CLASS_STORE:
-      if (in->space == POOT_KIR_SPACE_GLOBAL && in->type.lanes > 1 &&
-          scalar_bits((poot_kir_scalar)in->type.scalar) == 32)
-        g->alias[in->ref] |= (uint8_t)(in->type.lanes == 2 ? 1 : 2);
+    case POOT_KIR_CLASS_STORE: {
+      poot_kir_type t = in->type;
+      if (poot__kir_op_class(in->op) == POOT_KIR_CLASS_STORE) t = vtype(c, in->args[1]);
+      bool vec32 = t.lanes > 1 && scalar_bits((poot_kir_scalar)t.scalar) == 32;
+      if (in->space == POOT_KIR_SPACE_GLOBAL && vec32)
+        g->alias[in->ref] |= (uint8_t)(t.lanes == 2 ? 1 : 2);
+      if (in->space == POOT_KIR_SPACE_SHARED && vec32 && t.lanes == 4) g->shared_use[in->ref] |= 1;
       break;
+    }
     default:
       break;
   }
@@ -163,12 +174,15 @@ static void scan_kernel(poot__shader *c) {
 }
 
 static bool init(poot__shader *c) {
-  glsl_of(c)->alias = poot_calloc(c->k->binding_count ? c->k->binding_count : 1, 1);
-  return glsl_of(c)->alias != NULL;
+  glsl_state *g = glsl_of(c);
+  g->alias = poot_calloc(c->k->binding_count ? c->k->binding_count : 1, 1);
+  g->shared_use = poot_calloc(c->k->shared_count ? c->k->shared_count : 1, 1);
+  return g->alias && g->shared_use;
 }
 
 static void deinit(poot__shader *c) {
   poot_free(glsl_of(c)->alias);
+  poot_free(glsl_of(c)->shared_use);
 }
 
 static bool has_i64(const poot_kir_target *t) {
@@ -224,9 +238,18 @@ static void bits_temp_open(poot__shader *c, unsigned result, unsigned i, const c
 
 /* ------------------------------------------------------------------ memory */
 
+/* Shared array `ref` is declared as vec4s (glsl_state.shared_use). */
+static bool shared_v4(poot__shader *c, uint32_t ref) {
+  const poot_kir_shared *sh = &c->k->shared[ref];
+  return glsl_of(c)->shared_use[ref] == 1 && sh->count % 4 == 0 && sh->elem != POOT_KIR_I64 &&
+         sh->elem != POOT_KIR_BOOL;
+}
+
 /* The lvalue of element `index_expr` of a global binding or shared array. */
 static void mem_elem(poot__shader *c, poot_kir_space space, uint32_t ref, const char *index_expr) {
-  if (space == POOT_KIR_SPACE_SHARED)
+  if (space == POOT_KIR_SPACE_SHARED && shared_v4(c, ref))
+    putf(c, "s%u[uint(%s) >> 2u][uint(%s) & 3u]", ref, index_expr, index_expr);
+  else if (space == POOT_KIR_SPACE_SHARED)
     putf(c, "s%u[%s]", ref, index_expr);
   else
     putf(c, "b%u.d[%s]", ref, index_expr);
@@ -331,6 +354,11 @@ static void emit_load(poot__shader *c, const poot_kir_inst *in) {
     putf(c, "b%u_v%u.d[uint(v%u) >> %u];\n", in->ref, n, in->args[0], n == 2 ? 1 : 2);
     return;
   }
+  if (n == 4 && in->space == POOT_KIR_SPACE_SHARED && shared_v4(c, in->ref) &&
+      scalar_bits((poot_kir_scalar)in->type.scalar) == 32) {
+    putf(c, "s%u[uint(v%u) >> 2u];\n", in->ref, in->args[0]);
+    return;
+  }
   char tb[32];
   if (n > 1) putf(c, "%s(", tname(in->type, tb, sizeof tb));
   for (unsigned i = 0; i < n; i++) {
@@ -349,6 +377,12 @@ static void emit_store(poot__shader *c, const poot_kir_inst *in) {
       scalar_bits((poot_kir_scalar)vtype(c, v).scalar) == 32) {
     line_start(c);
     putf(c, "b%u_v%u.d[uint(v%u) >> %u] = v%u;\n", in->ref, n, in->args[0], n == 2 ? 1 : 2, v);
+    return;
+  }
+  if (n == 4 && in->space == POOT_KIR_SPACE_SHARED && shared_v4(c, in->ref) &&
+      scalar_bits((poot_kir_scalar)vtype(c, v).scalar) == 32) {
+    line_start(c);
+    putf(c, "s%u[uint(v%u) >> 2u] = v%u;\n", in->ref, in->args[0], v);
     return;
   }
   for (unsigned i = 0; i < n; i++) {
@@ -532,8 +566,14 @@ static void declarations(poot__shader *c) {
   }
   if (any_push) put(c, "} poot_pc;\n");
   for (uint32_t i = 0; i < k->shared_count; i++) {
-    putf(c, "shared %s s%u[%u]; // %s: %s\n", reg_scalar(k->shared[i].elem), i, k->shared[i].count,
-         k->shared[i].name ? k->shared[i].name : "", poot_kir_scalar_name(k->shared[i].elem));
+    char tb[32];
+    bool v4 = shared_v4(c, i);
+    const char *ty = v4 ? tname(poot_kir_type_make(k->shared[i].elem, 4), tb, sizeof tb)
+                        : reg_scalar(k->shared[i].elem);
+    putf(c, "shared %s s%u[%u]; // %s: %s%s\n", ty, i,
+         v4 ? k->shared[i].count / 4 : k->shared[i].count,
+         k->shared[i].name ? k->shared[i].name : "", poot_kir_scalar_name(k->shared[i].elem),
+         v4 ? " (as vec4s)" : "");
   }
 }
 
@@ -554,8 +594,11 @@ static void entry(poot__shader *c) {
 
 /* ------------------------------------------------------------------ table */
 
-static const char *const k_barrier[] = {"memoryBarrierShared();\n", "memoryBarrierBuffer();\n",
-                                        "barrier();\n", NULL};
+/* KIR's barrier orders every memory access of the workgroup's threads (as
+ * PTX's bar.sync): a workgroup-scope fence, then the control barrier. A
+ * device-scope fence (memoryBarrierBuffer) costs a GPU a flush per barrier
+ * that no reader outside the workgroup needs. */
+static const char *const k_barrier[] = {"groupMemoryBarrier();\n", "barrier();\n", NULL};
 
 static const poot__shader_lang k_glsl = {
     .lang = POOT_KIR_LANG_GLSL,
