@@ -218,6 +218,13 @@ if has vkab; then
     echo "-- profile $d"; grep -v -E '^\s*$' "$OUT/vkab-prof-$d.txt" | tail -40
   done
   m=$(quant "$WORK/l1b" q4_k_m)
+  if [ -n "${VKAB_Q4_PROFILE:-}" ]; then
+    for d in $VKAB_Q4_PROFILE; do
+      timeout 300 $P bench -m "$m" -p 0 -n 8 --eager-steps 4 --profile 4 --copy-mib 0 \
+        --device $d >"$OUT/vkab-q4prof-$d.txt" 2>&1
+      echo "-- q4_k_m profile $d"; grep -E 'µs' "$OUT/vkab-q4prof-$d.txt" | head -12
+    done
+  fi
   timeout 300 $P bench -m "$m" -p 512 -n 64 --device vulkan --json >"$OUT/vkab-q4km-vk.json" \
     2>"$OUT/vkab-q4km-vk.err"
   python3 bench/gpu-summary.py "$OUT/vkab-q4km-vk.json"
