@@ -2,7 +2,7 @@
  * the prefix table and per-sequence block tables. docs/batching.md. */
 #include <string.h>
 
-#include "poot/llm/kv_pool.h"
+#include "kv_pool_internal.h"
 
 /* One block's bookkeeping. Its token ids live in pool->tokens[id · bs ..]. */
 typedef struct kv_block {
@@ -518,4 +518,65 @@ int32_t poot_kv_pool_block_refs(const poot_kv_pool *pool, int32_t block) {
 bool poot_kv_pool_block_cached(const poot_kv_pool *pool, int32_t block) {
   if (block < 0 || block >= pool->opt.num_blocks) return false;
   return pool->blocks[block].cached;
+}
+
+/* ------------------------------------------------------------ self-check */
+
+static poot_status check_lru(const poot_kv_pool *pool) {
+  int32_t sent = lru_sentinel(pool), n = 0, cached = 0;
+  for (int32_t b = pool->blocks[sent].next, prev = sent; b != sent;
+       prev = b, b = pool->blocks[b].next) {
+    if (b < 0 || b >= pool->opt.num_blocks || pool->blocks[b].prev != prev ||
+        ++n > pool->opt.num_blocks)
+      return poot_status_make(POOT_INTERNAL, "kv pool check: the LRU list is broken at %d", b);
+    if (pool->blocks[b].refs != 0)
+      return poot_status_make(POOT_INTERNAL, "kv pool check: block %d is held (%d) and free", b,
+                              pool->blocks[b].refs);
+    cached += pool->blocks[b].cached;
+  }
+  if (n != pool->opt.num_blocks - pool->in_use || cached != pool->cached_free)
+    return poot_status_make(POOT_INTERNAL,
+                            "kv pool check: the LRU list holds %d blocks (%d published); the "
+                            "counters say %d (%d)",
+                            n, cached, pool->opt.num_blocks - pool->in_use, pool->cached_free);
+  return POOT_OK_STATUS;
+}
+
+static poot_status check_blocks(const poot_kv_pool *pool) {
+  int32_t in_use = 0, cached = 0;
+  for (int32_t b = 0; b < pool->opt.num_blocks; b++) {
+    const kv_block *blk = &pool->blocks[b];
+    in_use += blk->refs > 0;
+    cached += blk->cached;
+    if (blk->refs < 0 || (blk->cached && !blk->hashed))
+      return poot_status_make(POOT_INTERNAL,
+                              "kv pool check: block %d: refs %d, cached %d, "
+                              "hashed %d",
+                              b, blk->refs, blk->cached, blk->hashed);
+    if (blk->cached && table_find(pool, blk->hash, blk->parent_hash, block_tokens(pool, b)) != b)
+      return poot_status_make(POOT_INTERNAL,
+                              "kv pool check: published block %d is not found by its content", b);
+  }
+  int32_t entries = 0;
+  for (uint32_t i = 0; i <= pool->table_mask; i++) {
+    int32_t b = pool->table[i];
+    if (b < 0) continue;
+    entries++;
+    if (b >= pool->opt.num_blocks || !pool->blocks[b].cached)
+      return poot_status_make(POOT_INTERNAL,
+                              "kv pool check: table slot %u holds %d, not a "
+                              "published block",
+                              i, b);
+  }
+  if (in_use != pool->in_use || cached != pool->cached || entries != cached)
+    return poot_status_make(POOT_INTERNAL,
+                            "kv pool check: %d blocks held, %d published, %d table entries; the "
+                            "counters say %d held, %d published",
+                            in_use, cached, entries, pool->in_use, pool->cached);
+  return POOT_OK_STATUS;
+}
+
+poot_status poot__kv_pool_check(const poot_kv_pool *pool) {
+  POOT_TRY(check_lru(pool));
+  return check_blocks(pool);
 }

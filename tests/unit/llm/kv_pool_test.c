@@ -5,6 +5,7 @@
 #include "poot_test.h"
 
 #include "poot/llm/kv_pool.h"
+#include "../../../src/llm/scheduler/kv_pool_internal.h"
 
 static poot_kv_pool *make_pool(int32_t blocks, int32_t bs, int32_t seqs, int64_t len) {
   poot_kv_pool_options o = poot_kv_pool_options_default();
@@ -351,6 +352,7 @@ typedef struct rseq {
 /* Every invariant the pool promises, against the test's own records: each
  * block's holders, the counts, and each row's token. */
 static void check_pool(const poot_kv_pool *pool, const rseq *seqs, int32_t shadow[][R_BS]) {
+  POOT_ASSERT_OK(poot__kv_pool_check(pool));
   int32_t refs[R_BLOCKS] = {0};
   for (int32_t i = 0; i < R_SEQS; i++) {
     if (!seqs[i].open) continue;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "poot/llm/scheduler.h"
+#include "../../../src/llm/scheduler/kv_pool_internal.h"
 
 /* ------------------------------------------------------------ the device */
 
@@ -106,6 +107,7 @@ static int32_t fake_step(fake *f, poot_scheduler_plan *out_plan) {
   assert_int_equal(sum, plan->n_tokens);
   int32_t n = plan->n_work;
   POOT_ASSERT_OK(poot_scheduler_step_done(f->sched, res, n));
+  POOT_ASSERT_OK(poot__kv_pool_check(f->pool));
   return n;
 }
 
@@ -407,6 +409,7 @@ static int32_t step_checked(fake *f, const uint64_t *ids, int32_t n) {
   if (oldest >= 0) POOT_ASSERT_OK(poot_scheduler_request_get(f->sched, (uint64_t)oldest, &before));
   poot_scheduler_plan p;
   int32_t got = fake_step(f, &p);
+  if (p.n_preempted > 0) assert_int_equal(p.n_admitted, 0); /* no admission under pressure */
   if (oldest < 0) return got;
   assert_true(got > 0);
   bool in_plan = false;
