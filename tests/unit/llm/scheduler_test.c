@@ -559,6 +559,44 @@ static void test_step_protocol(void **state) {
   fake_deinit(&f);
 }
 
+/* Every allocation of create and submit can fail: OUT_OF_MEMORY, nothing
+ * leaked, nothing queued. Steps never allocate. */
+static poot_status oom_attempt(void *ctx) {
+  (void)ctx;
+  poot_kv_pool *pool = NULL;
+  poot_scheduler *s = NULL;
+  poot_kv_pool_options po = poot_kv_pool_options_default();
+  po.num_blocks = 8;
+  po.max_seqs = 16;
+  poot_status st = poot_kv_pool_create(&po, &pool);
+  if (!st) st = poot_scheduler_create(pool, NULL, &s);
+  int32_t p[5] = {1, 2, 3, 4, 5};
+  poot_scheduler_request rq = {.prompt = p, .n_prompt = 5, .max_new_tokens = 3, .caller_id = 1};
+  if (!st) st = poot_scheduler_submit(s, &rq);
+  if (!st) {
+    poot_scheduler_stats ss;
+    poot_scheduler_get_stats(s, &ss);
+    assert_int_equal(ss.queued, 1);
+    uint64_t before = poot_alloc_count_since_set();
+    const poot_scheduler_plan *plan = NULL;
+    st = poot_scheduler_step_plan(s, &plan);
+    if (!st) st = poot_scheduler_step_done(s, (poot_scheduler_result[]){{.token = 9}}, 1);
+    assert_int_equal(poot_alloc_count_since_set(), before);
+  } else if (s) {
+    poot_scheduler_stats ss;
+    poot_scheduler_get_stats(s, &ss);
+    assert_int_equal(ss.queued, 0);
+  }
+  poot_scheduler_destroy(s);
+  poot_kv_pool_destroy(pool);
+  return st;
+}
+
+static void test_out_of_memory(void **state) {
+  (void)state;
+  assert_true(poot_test_oom_sweep("scheduler", oom_attempt, NULL, 100) >= 8);
+}
+
 /* ------------------------------------------------------------- stress */
 
 static uint64_t rng_next(uint64_t *s) {
@@ -670,6 +708,7 @@ int main(void) {
       cmocka_unit_test(test_capacity_finish),
       cmocka_unit_test(test_cancel),
       cmocka_unit_test(test_step_protocol),
+      cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_stress),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
