@@ -454,6 +454,34 @@ static void test_preemption_progress(void **state) {
   fake_deinit(&f);
 }
 
+/* The tightest budget (token_budget = max_batch): the oldest request's
+ * prompt is fed a token a step while three newer ones decode beside it; it
+ * gets its token every step. */
+static void test_budget_edge(void **state) {
+  (void)state;
+  fake f;
+  fake_init(&f, 64, 4, 256, 4, 4, 1);
+  int32_t big[30], small[3][1] = {{1}, {2}, {3}};
+  for (int32_t i = 0; i < 30; i++) big[i] = 300 + i;
+  uint64_t ids[4] = {1, 2, 3, 4};
+  submit(&f, 1, big, 30, 3);
+  for (int32_t r = 0; r < 3; r++) submit(&f, ids[r + 1], small[r], 1, 20);
+  int steps = 0, shared_steps = 0;
+  for (;;) {
+    poot_scheduler_request_info o;
+    POOT_ASSERT_OK(poot_scheduler_request_get(f.sched, 1, &o));
+    int32_t n = step_checked(&f, ids, 4);
+    if (n == 0) break;
+    assert_true(++steps < 200);
+    assert_true(n <= 4);
+    shared_steps += o.n_generated == 0 && n == 4;
+  }
+  assert_true(shared_steps > 5); /* the prompt really ran beside three decoders */
+  assert_generated(&f, 1, big, 30, 3);
+  for (int32_t r = 0; r < 3; r++) assert_generated(&f, ids[r + 1], small[r], 1, 20);
+  fake_deinit(&f);
+}
+
 /* A request whose history reaches the limit ends with CAPACITY. */
 static void test_capacity_finish(void **state) {
   (void)state;
@@ -708,6 +736,7 @@ int main(void) {
       cmocka_unit_test(test_capacity_finish),
       cmocka_unit_test(test_cancel),
       cmocka_unit_test(test_step_protocol),
+      cmocka_unit_test(test_budget_edge),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_stress),
   };
