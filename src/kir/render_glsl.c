@@ -1,4 +1,3 @@
-#include <stdlib.h>
 /* KIR → GLSL 4.50 compute text for Vulkan (compiled by spirv.c).
  *
  * How each construct maps (docs/kir-glsl-wgsl.md has the full table):
@@ -542,7 +541,7 @@ static void declarations(poot__shader *c) {
        k->workgroup_size[2] ? k->workgroup_size[2] : 1);
   for (uint32_t i = 0; i < k->binding_count; i++) {
     const poot_kir_binding *bd = &k->bindings[i];
-    const char *q = bd->access == POOT_KIR_ACCESS_READ ? (getenv("POOT_X_RESTRICT") ? "restrict readonly " : "readonly ") : ""; /* XEXP */
+    const char *q = bd->access == POOT_KIR_ACCESS_READ ? "readonly " : "";
     putf(c, "layout(std430, set = 0, binding = %u) %sbuffer PootB%u { %s d[]; } b%u; // %s: %s\n",
          bd->binding, q, i, storage_scalar(bd->elem), i, bd->name ? bd->name : "",
          poot_kir_scalar_name(bd->elem));
