@@ -177,8 +177,25 @@ void poot__vk_recording_destroy(poot_device *device, poot_device_recording *reco
   poot_free(rec);
 }
 
-/* The full barrier between commands: every earlier write (shader, transfer,
- * host) is visible to every later read or write, and to the host. */
+/* The barrier between two commands of one command buffer: every earlier
+ * shader or transfer write is visible to every later shader or transfer
+ * access. Nothing for the host: a barrier into the HOST stage costs a GPU a
+ * flush of its caches to memory the host sees, which only the end of a
+ * command buffer needs. */
+static void device_barrier(poot_vk_device *d, VkCommandBuffer cb) {
+  const VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_READ_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT};
+  d->vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* The full barrier at the end of a command buffer: every earlier write
+ * (shader, transfer, host) is visible to every later read or write, the next
+ * command buffer's and the host's. */
 static void full_barrier(poot_vk_device *d, VkCommandBuffer cb) {
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
@@ -285,7 +302,10 @@ static poot_status record_commands(poot_vk_device *d, poot_vk_recording *rec,
       d->vkCmdDispatch(cb, c->grid[0] ? c->grid[0] : 1, c->grid[1] ? c->grid[1] : 1,
                        c->grid[2] ? c->grid[2] : 1);
     }
-    full_barrier(d, cb);
+    if (i + 1 == count || stage_of[i + 1] != stage)
+      full_barrier(d, cb);
+    else
+      device_barrier(d, cb);
   }
   if (cb && rec->timestamps)
     d->vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rec->timestamps, 1);
