@@ -163,13 +163,21 @@ static void test_ffn_mma(void **state) {
   poot_graph_destroy(g);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
+/* `compile_gemm tiled` or `compile_gemm mma` runs one form's tests (the mma
+ * form's take minutes under the sanitizers: gemm.cmake); no argument, all. */
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : "";
+  const struct CMUnitTest tiled[] = {
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_ffn),
+  };
+  const struct CMUnitTest mma[] = {
       cmocka_unit_test(test_mma),
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_ffn_mma),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = 0;
+  if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);
+  if (strcmp(only, "tiled") != 0) rc |= cmocka_run_group_tests_name("mma", mma, NULL, NULL);
+  return rc;
 }

@@ -2,7 +2,7 @@
 """Every generation of the demo model under a JSON Schema grammar parses and validates.
 
 Writes each corpus schema (tests/data/json_schema/*.json, its "schema") to a folder, runs
-llm_json_schema_generate (greedy for every schema, sampled for every fourth) on DEVICE, and checks
+llm_json_schema_generate (greedy for every schema, sampled for every eighth) on DEVICE, and checks
 each generation with Python's jsonschema (format checker on): a generation that ended because
 the grammar was complete must parse as JSON and validate; one cut by the token limit or the
 KV capacity is counted and printed, and must be a prefix the grammar allowed (the runner
@@ -42,8 +42,8 @@ def main():
             with open(os.path.join(tmp, name), "w") as f:
                 json.dump(doc["schema"], f)
         out = os.path.join(tmp, "out.jsonl")
-        # every fourth schema of the whole corpus is sampled too: every (4 / SHARDS)-th of a part
-        every = str(max(1, 4 // shards))
+        # every eighth schema of the whole corpus is sampled too: every (8 / SHARDS)-th of a part
+        every = str(max(1, 8 // shards))
         r = subprocess.run([binary, device, tmp, out, every], capture_output=True, text=True)
         sys.stdout.write(r.stdout)
         sys.stderr.write(r.stderr)
