@@ -125,6 +125,8 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   bool atomic_float = r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_shader_atomic_float");
   d->creation_feedback =
       r == VK_SUCCESS && has_extension(exts, en, "VK_EXT_pipeline_creation_feedback");
+  bool exec_props = o->diag && r == VK_SUCCESS &&
+                    has_extension(exts, en, "VK_KHR_pipeline_executable_properties");
   poot_free(exts);
 
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
@@ -168,6 +170,11 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   VkPhysicalDeviceFeatures2 f2_on = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                      .pNext = &f11_on};
   f2_on.features.robustBufferAccess = VK_TRUE;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_on = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+      .pNext = f2_on.pNext,
+      .pipelineExecutableInfo = VK_TRUE};
+  if (exec_props) f2_on.pNext = &exec_on;
   f2_on.features.shaderInt16 = f2.features.shaderInt16;
   f2_on.features.shaderInt64 = f2.features.shaderInt64;
 
@@ -178,10 +185,11 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
                                  .pQueuePriorities = &prio};
   /* Pipeline creation feedback says whether the pipeline cache answered
    * (counted as hits); optional. */
-  const char *ext_names[2];
+  const char *ext_names[3];
   uint32_t ext_count = 0;
   if (atomic_float) ext_names[ext_count++] = "VK_EXT_shader_atomic_float";
   if (d->creation_feedback) ext_names[ext_count++] = "VK_EXT_pipeline_creation_feedback";
+  if (exec_props) ext_names[ext_count++] = "VK_KHR_pipeline_executable_properties";
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                             .pNext = &f2_on,
                             .queueCreateInfoCount = 1,
@@ -196,6 +204,14 @@ static poot_status create_logical(poot_vk_device *d, const poot_vulkan_options *
   POOT_VK_DEVICE_FNS(POOT_VK_LOAD_D)
 #undef POOT_VK_LOAD_D
   d->vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
+  if (exec_props) {
+    d->vkGetPipelineExecutablePropertiesKHR =
+        (PFN_vkGetPipelineExecutablePropertiesKHR)vi->vkGetDeviceProcAddr(
+            d->device, "vkGetPipelineExecutablePropertiesKHR");
+    d->vkGetPipelineExecutableStatisticsKHR =
+        (PFN_vkGetPipelineExecutableStatisticsKHR)vi->vkGetDeviceProcAddr(
+            d->device, "vkGetPipelineExecutableStatisticsKHR");
+  }
 
   /* The KIR target: GLSL's defaults and what this device reports. */
   const VkSubgroupFeatureFlags need_sg =

@@ -122,8 +122,13 @@ typedef struct poot_vk_device {
   size_t pipeline_cache_loaded; /* bytes read at create (0: cold) */
   uint32_t pipeline_cache_hits; /* pipelines the cache answered (feedback) */
   bool creation_feedback;       /* VK_EXT_pipeline_creation_feedback enabled */
-  double timestamp_ns;          /* nanoseconds per timestamp tick (0: cannot time) */
-  uint64_t timestamp_mask;      /* valid bits of a timestamp */
+  /* The diagnostic's pipeline statistics (VK_KHR_pipeline_executable_properties,
+   * enabled only with diag where the device has it): each kernel's registers,
+   * instructions and the like, as the driver words them. */
+  PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR;
+  PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR;
+  double timestamp_ns;     /* nanoseconds per timestamp tick (0: cannot time) */
+  uint64_t timestamp_mask; /* valid bits of a timestamp */
 } poot_vk_device;
 
 typedef struct poot_vk_buffer {

@@ -26,6 +26,53 @@ void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
   poot_free(k);
 }
 
+/* The diagnostic's line of the driver's statistics of a pipeline's
+ * executables (registers, instructions, ...: the driver's own names). */
+static void log_statistics(poot_vk_device *d, VkPipeline pipeline, const char *name) {
+  VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipeline};
+  uint32_t ne = 0;
+  if (d->vkGetPipelineExecutablePropertiesKHR(d->device, &pi, &ne, NULL) != VK_SUCCESS) return;
+  for (uint32_t e = 0; e < ne && e < 4; e++) {
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                      .pipeline = pipeline,
+                                      .executableIndex = e};
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; i++)
+      st[i] = (VkPipelineExecutableStatisticKHR){
+          .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult r = d->vkGetPipelineExecutableStatisticsKHR(d->device, &ei, &n, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return;
+    char line[1024];
+    size_t len = 0;
+    line[0] = '\0';
+    for (uint32_t i = 0; i < n && len + 1 < sizeof line; i++) {
+      int w = 0;
+      switch (st[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          w = snprintf(line + len, sizeof line - len, "%s%s=%s", i ? ", " : "", st[i].name,
+                       st[i].value.b32 ? "yes" : "no");
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          w = snprintf(line + len, sizeof line - len, "%s%s=%lld", i ? ", " : "", st[i].name,
+                       (long long)st[i].value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          w = snprintf(line + len, sizeof line - len, "%s%s=%llu", i ? ", " : "", st[i].name,
+                       (unsigned long long)st[i].value.u64);
+          break;
+        default:
+          w = snprintf(line + len, sizeof line - len, "%s%s=%g", i ? ", " : "", st[i].name,
+                       st[i].value.f64);
+          break;
+      }
+      if (w < 0) break;
+      len += (size_t)w < sizeof line - len ? (size_t)w : sizeof line - len - 1;
+    }
+    poot_log(POOT_LOG_WARN, "vulkan: kernel %s statistics: %s", name, line);
+  }
+}
+
 poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
   *out_kernel = NULL;
@@ -123,6 +170,9 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
       .sType = VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO_EXT,
       .pPipelineCreationFeedback = &feedback};
   if (d->creation_feedback) cpci.pNext = &fci;
+  const bool stats =
+      d->vkGetPipelineExecutablePropertiesKHR && d->vkGetPipelineExecutableStatisticsKHR;
+  if (stats) cpci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   uint64_t t1 = poot_time_ns();
   r = d->vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &cpci, NULL, &k->pipeline);
   uint64_t t2 = poot_time_ns();
@@ -139,6 +189,7 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
            d->kernels_created, kir->name, words.len * 4, (double)(t1 - t0) * 1e-6,
            (double)(t2 - t1) * 1e-6, hit ? " (pipeline cache hit)" : "",
            (double)d->kernel_ns * 1e-9);
+  if (!st && stats) log_statistics(d, k->pipeline, kir->name);
 done:
   poot_free(binds);
   poot_vec_deinit(&words);
