@@ -218,6 +218,14 @@ if has vkab; then
     echo "-- profile $d"; grep -v -E '^\s*$' "$OUT/vkab-prof-$d.txt" | tail -40
   done
   m=$(quant "$WORK/l1b" q4_k_m)
+  if [ -n "${VKAB_STATS:-}" ]; then
+    # The driver's statistics of each kernel (the diagnostic, fresh pipelines).
+    for f in "$WORK/l1b" "$m"; do
+      POOT_VULKAN_DIAG=1 POOT_VULKAN_CACHE=0 timeout 200 $P generate -m "$f" -p "Once upon a time" \
+        -n 2 --temp 0 --device vulkan 2>&1 | grep -E "statistics" | sed 's/^poot: warning: vulkan: //' |
+        sort -u | head -40
+    done
+  fi
   if [ -n "${VKAB_Q4_PROFILE:-}" ]; then
     for d in $VKAB_Q4_PROFILE; do
       timeout 300 $P bench -m "$m" -p 0 -n 8 --eager-steps 4 --profile 4 --copy-mib 0 \
