@@ -36,9 +36,10 @@ typedef struct srec {
   bool chain_done, taken_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
-  bool close_off; /* a closure search from here stopped at its bound: none is made again */
-  bool left;      /* a context walk only: some stack reached a cut (see mkey) on this byte */
-  uint32_t key;   /* the context matcher only: this cut state's key + 1, 0 when none */
+  bool close_off;        /* a closure search from here stopped at its bound: none is made again */
+  bool left;             /* a context walk only: some stack reached a cut (see mkey) on this byte */
+  bool met;              /* the context matcher only: met once by fill_mask without a key */
+  uint32_t key;          /* the context matcher only: this cut state's key + 1, 0 when none */
   uint32_t close_ok[2];  /* groups (bit POOT_BYTE_HIGH_GROUP: UTF-8 characters) over which
                             every string of at most ok_len bytes was found to stay live */
   uint32_t close_bad[2]; /* groups over which a string of bad_len bytes was found not to */
