@@ -276,7 +276,7 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->sbuckets);
   poot_free(m->tkeys);
   poot_free(m->tvals);
-  for (uint32_t c = 0; c < DENSE_SETS / DENSE_CHUNK; c++) poot_free(m->dense[c]);
+  for (uint32_t c = 0; c < DENSE_ROWS / DENSE_CHUNK; c++) poot_free(m->dense[c]);
   poot_free(m->reps);
   poot_free(m->xkeys);
   poot_free(m->xoff);

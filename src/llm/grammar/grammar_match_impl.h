@@ -9,7 +9,7 @@
 #define SID_FAIL UINT32_MAX
 #define MAX_POOL (1u << 24)
 #define MASK_CACHE 8
-#define DENSE_SETS 4096u
+#define DENSE_ROWS 4096u
 #define DENSE_CHUNK 64u
 
 enum { FAIL_NONE = 0, FAIL_CAPACITY = 1, FAIL_OOM = 2 };
@@ -36,15 +36,18 @@ typedef struct srec {
   bool chain_done, taken_done;
   bool u8_done, u8_loops; /* every UTF-8 character >= U+0080 leads to chain_next */
   bool accept;
-  bool close_off; /* a closure search from here stopped at its bound: none is made again */
-  bool left;      /* a context walk only: some stack reached a cut (see mkey) on this byte */
-  uint32_t key;   /* the context matcher only: this cut state's key + 1, 0 when none */
+  bool close_off;        /* a closure search from here stopped at its bound: none is made again */
+  bool left;             /* a context walk only: some stack reached a cut (see mkey) on this byte */
+  bool met;              /* the context matcher only: met once by fill_mask without a key */
+  uint32_t key;          /* the context matcher only: this cut state's key + 1, 0 when none */
   uint32_t close_ok[2];  /* groups (bit POOT_BYTE_HIGH_GROUP: UTF-8 characters) over which
                             every string of at most ok_len bytes was found to stay live */
   uint32_t close_bad[2]; /* groups over which a string of bad_len bytes was found not to */
   uint16_t ok_len[2], bad_len[2];
   uint32_t rep;   /* this set's byte classes (byte_reps) + 1, 0 when not made */
   uint32_t fresh; /* transitions computed from this set (byte_reps waits for REP_AFTER) */
+  uint32_t row;   /* this set's dense transition row + 1, 0 when it has none */
+  uint32_t looks; /* transitions looked up in the hash table (a row waits for ROW_AFTER) */
 } srec;
 
 /* A lexical context's precomputed tokens (the mask's second cache, see key_mask): the
@@ -85,10 +88,11 @@ struct poot_grammar_matcher {
   uint64_t *tkeys; /* (set id << 8 | byte) + 1; 0 empty */
   uint32_t *tvals;
   uint32_t t_cap, t_len;
-  /* Transitions of the first DENSE_SETS sets, DENSE_CHUNK sets a chunk:
-   * dense[sid / DENSE_CHUNK][sid % DENSE_CHUNK * 256 + byte] = result + 2, 0 unknown. */
-  uint32_t *dense[DENSE_SETS / DENSE_CHUNK];
-  uint32_t dense_sets;
+  /* Dense transition rows, given to the sets looked up most (at most DENSE_ROWS), DENSE_CHUNK
+   * rows a chunk: dense[row / DENSE_CHUNK][row % DENSE_CHUNK * 256 + byte] = result + 2, 0
+   * unknown (then the hash table may still hold it). */
+  uint32_t *dense[DENSE_ROWS / DENSE_CHUNK];
+  uint32_t n_rows, dense_rows; /* rows given out, rows allocated */
   /* Expansions (poot__expand_memo): xkeys[slot] = node id + 1 (0 empty), its stacks
    * xids[xoff[slot] .. + xn[slot]) and flags xfl[slot] (1 accept, 2 left). */
   uint32_t *xkeys, *xoff, *xids, *xout;
@@ -176,16 +180,17 @@ POOT_MUST_USE poot_status poot__set_intern(poot_grammar_matcher *m, uint32_t *id
 POOT_MUST_USE poot_status poot__transition_miss(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
                                                 uint32_t *out);
 
-/* The dense table's entry for (set `sid` < dense_sets, byte `b`). */
-static inline uint32_t *poot__dense_entry(const poot_grammar_matcher *m, uint32_t sid, uint8_t b) {
-  return &m->dense[sid / DENSE_CHUNK][(sid % DENSE_CHUNK) * 256 + b];
+/* The dense table's entry for (row `row` < n_rows, byte `b`). */
+static inline uint32_t *poot__dense_entry(const poot_grammar_matcher *m, uint32_t row, uint8_t b) {
+  return &m->dense[row / DENSE_CHUNK][(row % DENSE_CHUNK) * 256 + b];
 }
 
 /* The set after byte `b` from set `sid` (SID_FAIL past the bounds), through the cache: the
  * dense table's hit inline, everything else in poot__transition_miss. */
 POOT_MUST_USE static inline poot_status poot__transition(poot_grammar_matcher *m, uint32_t sid,
                                                          uint8_t b, uint32_t *out) {
-  uint32_t v = sid < m->dense_sets ? *poot__dense_entry(m, sid, b) : 0;
+  uint32_t row = m->srecs[sid].row;
+  uint32_t v = row ? *poot__dense_entry(m, row - 1, b) : 0;
   if (!v) return poot__transition_miss(m, sid, b, out);
   *out = v == 1 ? SID_FAIL : v - 2;
   return POOT_OK_STATUS;

@@ -8,20 +8,17 @@
 #define REP_SETS 16384u /* sets with byte classes (4 MiB) */
 #define REP_STACKS 64u  /* a set of more stacks has none */
 #define REP_AFTER 8u    /* classes cost about as much as 8 transitions: made at the 9th */
+#define ROW_AFTER 4u    /* hash lookups before a set gets a row (corpus: 1, 4, 16, 64 tried) */
 #define XMEMO_IDS ((size_t)1 << 22) /* stacks kept by the expansion memo (16 MiB) */
-#define CLOSE_PAIRS 64u /* (set, UTF-8 state) pairs a closure search visits */
-#define CLOSE_NEW 16u   /* sets a closure search may make */
+#define CLOSE_PAIRS 64u             /* (set, UTF-8 state) pairs a closure search visits */
+#define CLOSE_NEW 16u               /* sets a closure search may make */
 
 /* Empties the walk's cache. It costs what was used, not what was reserved: the context
  * matcher empties its cache for every cut state of a mask, and a table cleared in full
  * (4 MiB of dense transitions at most) each time was a quarter of the mask's time. */
 void poot__cache_clear(poot_grammar_matcher *m) {
   uint32_t used = m->n_srec;
-  /* Rows are written for existing sets only (sid < n_srec). */
-  for (uint32_t c = 0; c * DENSE_CHUNK < used && c * DENSE_CHUNK < m->dense_sets; c++) {
-    uint32_t rows = used - c * DENSE_CHUNK < DENSE_CHUNK ? used - c * DENSE_CHUNK : DENSE_CHUNK;
-    memset(m->dense[c], 0, (size_t)rows * 256 * sizeof *m->dense[c]);
-  }
+  m->n_rows = 0; /* (a row is zeroed when it is given) */
   if (m->sbuckets && (size_t)used * 8 < m->sb_cap) {
     for (uint32_t i = 0; i < used; i++) { /* each set's slot, from its home slot */
       uint32_t k = m->srecs[i].hash & (m->sb_cap - 1);
@@ -320,33 +317,48 @@ static poot_status transition_new(poot_grammar_matcher *m, uint32_t sid, uint8_t
   return compute_step(m, sid, b, out);
 }
 
-/* A transition of one of the first DENSE_SETS sets: computed once into the dense table. */
-static poot_status transition_slow(poot_grammar_matcher *m, uint32_t sid, uint8_t b,
-                                   uint32_t *out) {
-  while (sid >= m->dense_sets) { /* a chunk at a time: rows are never moved */
-    uint32_t *d = poot_calloc((size_t)DENSE_CHUNK * 256, sizeof *d);
+/* Gives set `sid` a dense row (zeroed here), when one is left: its transitions are then
+ * read inline (poot__transition). Those already in the hash table stay there and are copied
+ * into the row as they are met. */
+static poot_status row_give(poot_grammar_matcher *m, uint32_t sid) {
+  if (m->n_rows == DENSE_ROWS) return POOT_OK_STATUS;
+  if (m->n_rows == m->dense_rows) { /* a chunk at a time: rows are never moved */
+    uint32_t *d = poot_malloc((size_t)DENSE_CHUNK * 256 * sizeof *d);
     if (!d) return poot__fail_status(FAIL_OOM, "the mask cache");
-    m->dense[m->dense_sets / DENSE_CHUNK] = d;
-    m->dense_sets += DENSE_CHUNK;
+    m->dense[m->dense_rows / DENSE_CHUNK] = d;
+    m->dense_rows += DENSE_CHUNK;
   }
-  POOT_TRY(transition_new(m, sid, b, out));
-  *poot__dense_entry(m, sid, b) = *out == SID_FAIL ? 1 : *out + 2;
+  memset(poot__dense_entry(m, m->n_rows, 0), 0, 256 * sizeof(uint32_t));
+  m->srecs[sid].row = ++m->n_rows;
   return POOT_OK_STATUS;
 }
 
+/* The hash table's entry for (sid, b), or NULL. */
+static uint32_t *trans_find(const poot_grammar_matcher *m, uint64_t key) {
+  if (!m->t_cap) return NULL;
+  uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
+  for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
+    if (m->tkeys[s] == key) return &m->tvals[s];
+  return NULL;
+}
+
+/* A transition that the set's dense row (if any) does not hold: from the hash table, or
+ * computed. A set gets a row once it has looked up ROW_AFTER transitions here: most sets
+ * are met a few times (deep in the trie, or once per mask), and a row for every set, zeroed
+ * for each new one, was 7 % of the corpus's instructions. */
 poot_status poot__transition_miss(poot_grammar_matcher *m, uint32_t sid, uint8_t b, uint32_t *out) {
   uint64_t key = (((uint64_t)sid << 8) | b) + 1;
-  if (sid < DENSE_SETS) return transition_slow(m, sid, b, out);
-  if (m->t_cap) {
-    uint32_t s = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 32) & (m->t_cap - 1);
-    for (; m->tkeys[s]; s = (s + 1) & (m->t_cap - 1))
-      if (m->tkeys[s] == key) {
-        *out = m->tvals[s];
-        return POOT_OK_STATUS;
-      }
+  const uint32_t *hit = trans_find(m, key);
+  if (hit) {
+    *out = *hit;
+  } else {
+    POOT_TRY(transition_new(m, sid, b, out));
+    if (!m->srecs[sid].row) POOT_TRY(trans_put(m, key, *out));
   }
-  POOT_TRY(transition_new(m, sid, b, out));
-  return trans_put(m, key, *out);
+  srec *r = &m->srecs[sid];
+  if (!r->row && ++r->looks >= ROW_AFTER) POOT_TRY(row_give(m, sid));
+  if (r->row) *poot__dense_entry(m, r->row - 1, b) = *out == SID_FAIL ? 1 : *out + 2;
+  return POOT_OK_STATUS;
 }
 
 void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask) {
@@ -587,7 +599,8 @@ static int closure_missing(const poot_grammar_matcher *m, const cpair *p, const 
     return -1;
   }
   for (unsigned w = 0; w < 4; w++)
-    if (ascii[w] & ~r->bytes[w]) return (int)(w * 32 + (unsigned)__builtin_ctz(ascii[w] & ~r->bytes[w]));
+    if (ascii[w] & ~r->bytes[w])
+      return (int)(w * 32 + (unsigned)__builtin_ctz(ascii[w] & ~r->bytes[w]));
   for (unsigned b = 0xC2; lead && b <= 0xF4; b++)
     if (!poot__set_takes(r, (uint8_t)b)) return (int)b;
   return -1;
@@ -746,6 +759,18 @@ void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
   }
 }
 
+/* Whether poot__all_loop may settle trie node `t` from set `r` (a live set): false where it
+ * would return at once, found from what is known already (the walk meets such a node at
+ * every step of a set whose chain ended, and the call cost more than the walk's own step):
+ * a group below that the set is known not to chain over while some group below is taken
+ * ends the chain there, and outside a context walk nothing else is tried. */
+static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_node *t,
+                                   const srec *r) {
+  const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
+  if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return false;
+  return m->is_ctx || !r->taken_done || !(t->sig & r->chain_bad) || !(t->sig & r->taken_groups);
+}
+
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
  * are the caller's) depth first with the stack set of each prefix; a subtree is entered
  * only while some stack survives, so a refused prefix is refused once for all tokens.
@@ -768,7 +793,7 @@ poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
     if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
     bool bulk = false;
     uint32_t upto = UINT32_MAX;
-    if (m->srecs[sid].n && ch + 1 < tn[ch].end)
+    if (m->srecs[sid].n && ch + 1 < tn[ch].end && loop_may_settle(m, &tn[ch], &m->srecs[sid]))
       POOT_TRY(poot__all_loop(m, &tn[ch], sid, &bulk, &upto));
     const srec *r = &m->srecs[sid];
     if (bulk) {

@@ -459,6 +459,52 @@ static void test_mask_schemas_every_step(void **state) {
   }
 }
 
+/* A cut state gets its context key at its second sighting while masks are filled; the first
+ * is a plain walk, the later ones go through the key. Strings, keys and numbers at five
+ * depths of one document meet each inner context with a different state below it once,
+ * twice and more. At every byte the mask of a matcher that filled every mask before (keys
+ * made and used) equals per-token accepts, the mask of a fresh clone (every cut state met
+ * for the first time: plain walks only), filled twice (the second from its mask cache), and
+ * a prepared matcher's. */
+static void test_mask_keys_on_recurrence(void **state) {
+  (void)state;
+  static const char doc[] =
+      "{\"a\": \"xy\", \"b\": [\"xy\", {\"c\": \"xy\", \"d\": [[\"xy\", 12]]}], "
+      "\"e\": [[[\"xy\", {\"a\": 12}]]], \"f\": \"xy\"}";
+  doc_vocab dv = {0};
+  doc_vocab_make(&dv, doc);
+  poot_grammar *g = compile_ok(JSON_GBNF);
+  poot_grammar_matcher *m = NULL, *mp = NULL;
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+  POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
+  POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
+  size_t words = poot_grammar_vocab_mask_words(dv.v);
+  uint32_t *mask = calloc(words, sizeof *mask), *other = calloc(words, sizeof *other);
+  assert_true(mask && other);
+  for (size_t i = 0, len = strlen(doc); i <= len; i++) {
+    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, dv.v, mask, words));
+    expect_mask_is_accepts(m, &dv, mask, "keys on recurrence", i);
+    poot_grammar_matcher *c = NULL;
+    POOT_ASSERT_OK(poot_grammar_matcher_clone(m, &c));
+    for (int k = 0; k < 2; k++) {
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(c, dv.v, other, words));
+      assert_memory_equal(mask, other, words * sizeof *mask);
+    }
+    poot_grammar_matcher_destroy(c);
+    POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(mp, dv.v, other, words));
+    assert_memory_equal(mask, other, words * sizeof *mask);
+    if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(m, doc + i, 1));
+    if (i < len) POOT_ASSERT_OK(poot_grammar_matcher_accept(mp, doc + i, 1));
+  }
+  assert_true(poot_grammar_matcher_can_end(m));
+  free(mask);
+  free(other);
+  poot_grammar_matcher_destroy(m);
+  poot_grammar_matcher_destroy(mp);
+  poot_grammar_destroy(g);
+  doc_vocab_free(&dv);
+}
+
 /* Every string of 1 … 3 bytes over a 13-byte alphabet and of 4 … 6 bytes over "abc" (so
  * that some subtrees hold only letters: 3,432 tokens), and an empty EOS. */
 static void alphabet_vocab_make(doc_vocab *dv) {
@@ -635,6 +681,7 @@ int main(void) {
       cmocka_unit_test(test_mask_utf8_and_two_words),
       cmocka_unit_test(test_mask_matches_accept),
       cmocka_unit_test(test_mask_schemas_every_step),
+      cmocka_unit_test(test_mask_keys_on_recurrence),
       cmocka_unit_test(test_mask_short_counts),
       cmocka_unit_test(test_mask_two_threads),
   };
