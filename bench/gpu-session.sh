@@ -36,6 +36,8 @@
 #            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
 #   vktest   devices_vulkan, devices_vulkan_cache, the conformance suite and tier 3
 #            through the GPU's Vulkan driver (the loader as for vulkan) (not by default)
+#   vk8b     two layers of the Llama-3.1-8B shape (f16, q4_k_m) through Vulkan
+#            beside PTX (not by default)
 #   vkab     the Llama-3.2-1B shape through Vulkan with the device's native half
 #            conversions and with the exact routines, beside PTX; the profile of
 #            each (not by default)
@@ -237,6 +239,21 @@ if has vkab; then
     2>"$OUT/vkab-q4km-vk.err"
   python3 bench/gpu-summary.py "$OUT/vkab-q4km-vk.json"
   b vkab-q4km-ptx -m "$m" -p 512 -n 64
+fi
+
+if has vk8b; then
+  # The Llama-3.1-8B shape's kernels through Vulkan beside PTX: two layers of
+  # it (every kernel of the real shape, the full vocabulary), f16 and q4_k_m.
+  log vk8b
+  vk_env
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  for q in f16 q4_k_m; do
+    m=$(quant "$WORK/l8b2" $q)
+    timeout 300 $P bench -m "$m" -p 512 -n 64 --device vulkan --json >"$OUT/vk8b-$q-vk.json" \
+      2>"$OUT/vk8b-$q-vk.err"
+    python3 bench/gpu-summary.py "$OUT/vk8b-$q-vk.json"
+    b "vk8b-$q-ptx" -m "$m" -p 512 -n 64
+  done
 fi
 
 if has vulkan; then
