@@ -588,6 +588,13 @@ typedef struct poot_kir_target {
    * routines. */
   bool f16_widen_native;
   bool f16_narrow_native;
+  /* The block GEMV's weight words in flight per lane (templates/gemv.c);
+   * 0: the planner's 204. A SPIR-V driver's compiler keeps each of them in a
+   * register: through NVIDIA's Vulkan driver 204 gave the H200's Q4_K/Q6_K
+   * GEMVs 131-136 registers (one workgroup per SM), 48 gave 99 and a 20 %
+   * faster 1B Q4_K_M decode, where PTX runs 204 and 48 alike (GLSL's
+   * default: 48; docs/PERFORMANCE.md). */
+  uint32_t gemv_block_words;
   uint32_t watchdog_ms; /* budget per submission; 0 = none */
   /* PTX sm_90+: every kernel waits for the kernel before it in the stream
    * (griddepcontrol.wait: that grid finished and its writes are visible)

@@ -64,6 +64,7 @@ static void glsl_defaults(poot_kir_target *t) {
   for (int a = 0; a < POOT_KIR_ATOMIC_COUNT; a++) t->atomic_types[a] = INTS32;
   t->has_trap = false;
   t->vulkan_version = 12;
+  t->gemv_block_words = 48;
 }
 
 /* WGSL: 32-bit types only, integer atomics, no trap. */
@@ -143,6 +144,7 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   if (t->fma_fused) h = poot_hash64_mix(h, 0x666d61u); /* only when set: older hashes stay */
   if (t->f16_widen_native) h = poot_hash64_mix(h, 0x663136771u); /* likewise */
   if (t->f16_narrow_native) h = poot_hash64_mix(h, 0x6631366eu);
+  if (t->gemv_block_words) h = poot_hash64_mix(h, 0x67627700u + t->gemv_block_words);
   h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);

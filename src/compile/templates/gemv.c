@@ -550,12 +550,12 @@ static poot_status gemv_row_loop(pc_kctx *k, gemv_form *f, poot_kir_value o0, ui
  * loads the next iteration's chunks before using the current ones. */
 /* Chunks in flight per lane: eight when a lane streams one 16-byte row
  * (twice the bytes in flight for the short, latency-bound GEMVs), else up
- * to four, as long as they hold at most GEMV_BLOCK_WORDS words. */
-static void gemv_unroll(gemv_form *f) {
+ * to four, as long as they hold at most the target's gemv_block_words
+ * (GEMV_BLOCK_WORDS where it says nothing). */
+static void gemv_unroll(const poot_kir_target *t, gemv_form *f) {
   uint32_t per_chunk = f->R * f->per;
-  f->umax = per_chunk == 4                      ? 8
-            : per_chunk * 4 <= GEMV_BLOCK_WORDS ? 4
-                                                : GEMV_BLOCK_WORDS / per_chunk;
+  uint32_t words = t->gemv_block_words ? t->gemv_block_words : GEMV_BLOCK_WORDS;
+  f->umax = per_chunk == 4 ? 8 : per_chunk * 4 <= words ? 4 : words / per_chunk;
   if (!f->umax) f->umax = 1;
 }
 
@@ -632,7 +632,7 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   uint64_t wgs = ((uint64_t)f.N + (uint64_t)per * f.R * rl - 1) / ((uint64_t)per * f.R * rl);
   poot__cc_grid_for(wgs, grid);
   poot_kir_value o0;
-  gemv_unroll(&f);
+  gemv_unroll(pl->t, &f);
   POOT_TRY(gemv_first_row(k, &f, &o0));
   if (rl > 1) {
     POOT_TRY(poot__cc_local_prologue(k, g));
