@@ -588,9 +588,9 @@ typedef struct poot_kir_target {
    * routines. */
   bool f16_widen_native;
   bool f16_narrow_native;
-  /* The block GEMV's weight words in flight per lane (templates/gemv.c);
-   * 0: the planner's 204. A SPIR-V driver's compiler keeps each of them in a
-   * register: through NVIDIA's Vulkan driver 204 gave the H200's Q4_K/Q6_K
+  /* The GEMV's weight words in flight per lane for block formats
+   * (templates/gemv.c); 0: the planner's 204, as for every other format. A SPIR-V driver's compiler
+   * keeps each of them in a register: through NVIDIA's Vulkan driver 204 gave the H200's Q4_K/Q6_K
    * GEMVs 131-136 registers (one workgroup per SM), 48 gave 99 and a 20 %
    * faster 1B Q4_K_M decode, where PTX runs 204 and 48 alike (GLSL's
    * default: 48; docs/PERFORMANCE.md). */

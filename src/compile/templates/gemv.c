@@ -550,11 +550,14 @@ static poot_status gemv_row_loop(pc_kctx *k, gemv_form *f, poot_kir_value o0, ui
  * loads the next iteration's chunks before using the current ones. */
 /* Chunks in flight per lane: eight when a lane streams one 16-byte row
  * (twice the bytes in flight for the short, latency-bound GEMVs), else up
- * to four, as long as they hold at most the target's gemv_block_words
- * (GEMV_BLOCK_WORDS where it says nothing). */
+ * to four, as long as they hold at most GEMV_BLOCK_WORDS words — for block
+ * formats the target's gemv_block_words where it gives one. (Only block
+ * formats were measured with it: the 8B shape's fused f16 GEMVs through
+ * Vulkan ran half as fast with 48.) */
 static void gemv_unroll(const poot_kir_target *t, gemv_form *f) {
   uint32_t per_chunk = f->R * f->per;
-  uint32_t words = t->gemv_block_words ? t->gemv_block_words : GEMV_BLOCK_WORDS;
+  uint32_t words =
+      f->ce == GQ_CHUNK && t->gemv_block_words ? t->gemv_block_words : GEMV_BLOCK_WORDS;
   f->umax = per_chunk == 4 ? 8 : per_chunk * 4 <= words ? 4 : words / per_chunk;
   if (!f->umax) f->umax = 1;
 }
