@@ -323,6 +323,15 @@ poot_status poot__vk_probe_f16(poot_vk_device *d, bool exact_only) {
   bool widen = false, narrow = false;
   poot_status st = probe_half(d, true, &widen);
   if (!st) st = probe_half(d, false, &narrow);
+  if (poot_status_code_of(st) == POOT_UNSUPPORTED) {
+    /* A probe kernel this device cannot build (say, no 16-bit storage):
+     * the routines, as before the probe existed; not a reason to refuse
+     * the device. */
+    poot_log(POOT_LOG_INFO, "vulkan: half conversions by the exact routines (%s)",
+             poot_status_message(st));
+    poot_status_free(st);
+    return NULL;
+  }
   if (st) return poot_status_annotate(st, "vulkan: the half-conversion probe");
   t->f16_widen_native = widen;
   t->f16_narrow_native = narrow;
