@@ -61,6 +61,11 @@ typedef struct poot_vulkan_options {
    * (POOT_VULKAN_SPIN_US through poot_device_open, where 0 means never). A CPU device never
    * polls: its work needs the cores. */
   uint32_t spin_us;
+  /* Threads that build a plan's kernels at once (the driver's pipeline
+   * compiler is most of a cold start): 0 → one per online CPU, at most 16;
+   * 1 → one kernel after another (POOT_VULKAN_COMPILE_THREADS through
+   * poot_device_open). The diagnostic always builds one after another. */
+  uint32_t compile_threads;
 } poot_vulkan_options;
 
 void poot_vulkan_options_init(poot_vulkan_options *options);
@@ -77,6 +82,9 @@ typedef enum poot_vulkan_fault {
   POOT_VULKAN_FAULT_NONE = 0,
   /* The next vkQueueSubmit is not made and reports VK_ERROR_DEVICE_LOST. */
   POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST,
+  /* The next vkCreateComputePipelines (on whichever thread makes it) is not
+   * made and reports VK_ERROR_OUT_OF_DEVICE_MEMORY. */
+  POOT_VULKAN_FAULT_PIPELINE_OUT_OF_MEMORY,
 } poot_vulkan_fault;
 void poot_vulkan_device_inject(poot_device *device, poot_vulkan_fault fault);
 /* Whether the validation layer is on, and how many warnings and errors it

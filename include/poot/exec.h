@@ -147,6 +147,14 @@ typedef struct poot_device_vtable {
   poot_status (*kernel_create)(poot_device *device, const poot_kir_kernel *kir,
                                poot_device_kernel **out_kernel);
   void (*kernel_destroy)(poot_device *device, poot_device_kernel *kernel);
+  /* (optional) Creates the kernels of kirs[0..n) at once, on several host
+   * threads where the backend can (a driver's pipeline compiler is the long
+   * part of a cold start). On success out[i] holds kirs[i]'s kernel; on a
+   * failure every out[i] is NULL, nothing is kept, and the status is the
+   * first failing kernel's in index order. NULL → kernel_create for one
+   * kernel after another. */
+  poot_status (*kernels_create)(poot_device *device, const poot_kir_kernel *const *kirs,
+                                uint32_t n, poot_device_kernel **out);
   /* stage_of[i] is the stage of cmds[i] (non-decreasing, from 0 to
    * stage_count-1). */
   poot_status (*record)(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
@@ -211,6 +219,16 @@ POOT_MUST_USE poot_status poot_device_download(poot_device_buffer *buffer, uint6
  * compiler refused it), DEVICE_LOST, POISONED. */
 POOT_MUST_USE poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *kir,
                                                  poot_device_kernel **out_kernel);
+/* Compiles every kernel of kirs[0..n) the cache does not hold yet, at once,
+ * through the backend's kernels_create (several threads), so the
+ * poot_device_kernel_get calls that follow are cache hits. A backend
+ * without kernels_create does nothing here (each kernel is compiled at its
+ * first poot_device_kernel_get). Kernels that
+ * appear twice are compiled once. The errors of poot_device_kernel_get
+ * (kernels made before the error may stay cached, as with single gets). */
+POOT_MUST_USE poot_status poot_device_kernels_prepare(poot_device *device,
+                                                      const poot_kir_kernel *const *kirs,
+                                                      uint32_t n);
 
 /* Records `count` commands once (descriptor sets and arguments baked), cut
  * into stages by weight when a budget applies. options may be NULL.

@@ -30,6 +30,11 @@ static void vulkan_options_from_env(poot_vulkan_options *vo) {
     unsigned long us = strtoul(spin, NULL, 10);
     vo->spin_us = us == 0 || us >= UINT32_MAX ? UINT32_MAX : (uint32_t)us;
   }
+  const char *threads = getenv("POOT_VULKAN_COMPILE_THREADS");
+  if (threads && *threads) {
+    unsigned long t = strtoul(threads, NULL, 10);
+    vo->compile_threads = t > 16 ? 16 : (uint32_t)t;
+  }
   const char *budget = getenv("POOT_VULKAN_DIAG_BUDGET_S");
   if (budget && *budget) vo->diag_budget_s = strtod(budget, NULL);
 }

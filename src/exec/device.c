@@ -133,44 +133,116 @@ typedef struct kernel_cache_key {
   uint64_t probe;
 } kernel_cache_key;
 
+/* The cached kernel for kir, or NULL; *out_key is the key a new one takes
+ * (the first free probe). */
+static poot_device_kernel *cache_find(poot_device *device, const poot_kir_kernel *kir,
+                                      kernel_cache_key *out_key) {
+  memset(out_key, 0, sizeof *out_key);
+  out_key->hash = poot_kir_cache_key(kir, &device->caps.target);
+  for (uint64_t v = 0; poot_map_get(&device->kernel_cache, out_key, sizeof *out_key, &v);
+       out_key->probe++) {
+    poot_device_kernel *hit = (poot_device_kernel *)(uintptr_t)v;
+    if (hit->kir_text_len == kir->text_len &&
+        memcmp(hit->kir_text, kir->text, kir->text_len) == 0)
+      return hit;
+  }
+  return NULL;
+}
+
+/* Puts a kernel the backend made for kir into the cache under key; on an
+ * error the kernel is destroyed. */
+static poot_status cache_insert(poot_device *device, const poot_kir_kernel *kir,
+                                const kernel_cache_key *key, poot_device_kernel *k) {
+  char *text = poot_strndup(kir->text, kir->text_len);
+  poot_status st = text ? NULL
+                        : poot_status_make(POOT_OUT_OF_MEMORY,
+                                           "kernel %s: copying its KIR for the cache", kir->name);
+  if (!st) {
+    k->key = key->hash;
+    k->kir_text = text;
+    k->kir_text_len = kir->text_len;
+    st = poot_map_put(&device->kernel_cache, key, sizeof *key, (uint64_t)(uintptr_t)k);
+  }
+  if (st) {
+    poot_free(text);
+    k->kir_text = NULL;
+    device->vt->kernel_destroy(device, k);
+    return st;
+  }
+  device->kernels_created++;
+  return NULL;
+}
+
 poot_status poot_device_kernel_get(poot_device *device, const poot_kir_kernel *kir,
                                    poot_device_kernel **out_kernel) {
   *out_kernel = NULL;
   if (device->poisoned) return refuse_poisoned(device);
   kernel_cache_key key;
-  memset(&key, 0, sizeof key);
-  key.hash = poot_kir_cache_key(kir, &device->caps.target);
-  for (uint64_t v = 0; poot_map_get(&device->kernel_cache, &key, sizeof key, &v); key.probe++) {
-    poot_device_kernel *hit = (poot_device_kernel *)(uintptr_t)v;
-    if (hit->kir_text_len == kir->text_len &&
-        memcmp(hit->kir_text, kir->text, kir->text_len) == 0) {
-      *out_kernel = hit;
-      return NULL;
-    }
+  poot_device_kernel *hit = cache_find(device, kir, &key);
+  if (hit) {
+    *out_kernel = hit;
+    return NULL;
   }
   POOT_TRY(poot_kir_verify(kir, &device->caps.target));
-  char *text = poot_strndup(kir->text, kir->text_len);
-  if (!text)
-    return poot_status_make(POOT_OUT_OF_MEMORY, "kernel %s: copying its KIR for the cache",
-                            kir->name);
   poot_device_kernel *k = NULL;
-  poot_status st = observe(device, device->vt->kernel_create(device, kir, &k));
-  if (st) {
-    poot_free(text);
-    return st;
-  }
-  device->kernels_created++;
-  k->key = key.hash;
-  k->kir_text = text;
-  k->kir_text_len = kir->text_len;
-  st = poot_map_put(&device->kernel_cache, &key, sizeof key, (uint64_t)(uintptr_t)k);
-  if (st) {
-    poot_free(text);
-    device->vt->kernel_destroy(device, k);
-    return st;
-  }
+  POOT_TRY(observe(device, device->vt->kernel_create(device, kir, &k)));
+  POOT_TRY(cache_insert(device, kir, &key, k));
   *out_kernel = k;
   return NULL;
+}
+
+/* The kernels of a prepare call the cache lacks, each once. */
+typedef struct prepare_list {
+  const poot_kir_kernel **kirs;
+  poot_device_kernel **made;
+  uint32_t n;
+} prepare_list;
+
+static bool listed(const prepare_list *l, const poot_kir_kernel *kir) {
+  for (uint32_t i = 0; i < l->n; i++)
+    if (l->kirs[i] == kir || (l->kirs[i]->text_len == kir->text_len &&
+                              memcmp(l->kirs[i]->text, kir->text, kir->text_len) == 0))
+      return true;
+  return false;
+}
+
+static poot_status prepare_missing(poot_device *device, const poot_kir_kernel *const *kirs,
+                                   uint32_t n, prepare_list *l) {
+  for (uint32_t i = 0; i < n; i++) {
+    kernel_cache_key key;
+    if (cache_find(device, kirs[i], &key) || listed(l, kirs[i])) continue;
+    POOT_TRY(poot_kir_verify(kirs[i], &device->caps.target));
+    l->kirs[l->n++] = kirs[i];
+  }
+  return NULL;
+}
+
+poot_status poot_device_kernels_prepare(poot_device *device, const poot_kir_kernel *const *kirs,
+                                        uint32_t n) {
+  if (device->poisoned) return refuse_poisoned(device);
+  /* Without kernels_create there is nothing to gain: poot_device_kernel_get
+   * compiles each kernel on first use, and its caller reports progress. */
+  if (n == 0 || !device->vt->kernels_create) return NULL;
+  if (!kirs) return poot_status_make(POOT_INVALID_ARGUMENT, "kernels_prepare: no kernels");
+  prepare_list l = {poot_calloc(n, sizeof *l.kirs), poot_calloc(n, sizeof *l.made), 0};
+  poot_status st = l.kirs && l.made ? prepare_missing(device, kirs, n, &l)
+                                    : poot_status_make(POOT_OUT_OF_MEMORY,
+                                                       "kernels_prepare: %u kernels", n);
+  if (!st && l.n > 0) {
+    st = observe(device, device->vt->kernels_create(device, l.kirs, l.n, l.made));
+    for (uint32_t i = 0; i < l.n && !st; i++) {
+      kernel_cache_key key;
+      (void)cache_find(device, l.kirs[i], &key);
+      st = cache_insert(device, l.kirs[i], &key, l.made[i]);
+      l.made[i] = NULL;
+    }
+    /* An insert that failed leaves the later kernels to destroy here. */
+    for (uint32_t i = 0; i < l.n; i++)
+      if (l.made[i]) device->vt->kernel_destroy(device, l.made[i]);
+  }
+  poot_free(l.kirs);
+  poot_free(l.made);
+  return st;
 }
 
 uint32_t poot_device_cut_stages(const poot_device_cmd *cmds, uint32_t count, double budget_us,

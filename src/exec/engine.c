@@ -218,9 +218,20 @@ static poot_status entry_commands(engine *e, engine_entry *en) {
   if (!en->cmds || !en->bindings)
     return poot_status_make(POOT_OUT_OF_MEMORY, "engine: command list");
   size_t at = 0;
-  /* Progress on long work: each kernel the device compiles is logged at
-   * INFO (-v), and every 5 s of compiling a WARN line says how far it is,
-   * so a slow driver shows where the time goes without -v. */
+  /* Every kernel the cache lacks is compiled first, at once: a backend with
+   * kernels_create builds them on several threads (and reports its own
+   * progress on long work). */
+  uint32_t before_all = e->dev->kernels_created;
+  uint64_t t_all = poot_time_ns();
+  POOT_TRY(poot_device_kernels_prepare(e->dev, (const poot_kir_kernel *const *)p->kernels,
+                                       p->kernel_count));
+  if (e->dev->kernels_created != before_all)
+    poot_log(POOT_LOG_INFO, "engine: %u of %u kernels compiled for %s in %.1f ms",
+             e->dev->kernels_created - before_all, p->kernel_count, e->dev->caps.name,
+             (double)(poot_time_ns() - t_all) * 1e-6);
+  /* Progress on long work where kernels are still compiled one at a time:
+   * each is logged at INFO (-v), and every 5 s of compiling a WARN line
+   * says how far it is, so a slow driver shows where the time goes. */
   uint64_t t_start = poot_time_ns(), next_note = 5000000000ull;
   uint32_t compiled = 0;
   for (uint32_t i = 0; i < p->dispatch_count; i++) {

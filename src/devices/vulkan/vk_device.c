@@ -3,6 +3,7 @@
  * downloads. Kernels and recordings are in vk_record.c. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vk_impl.h"
 
@@ -306,6 +307,7 @@ static void vk_destroy(poot_device *device) {
      * Vulkan object (the device and the loader too) and free host memory. */
     poot__vk_instance_abandon(&d->vi);
     poot_free(d->pipeline_cache_path); /* the cache itself is left, unwritten */
+    pthread_mutex_destroy(&d->create_lock);
     poot_free(d);
     return;
   }
@@ -321,6 +323,7 @@ static void vk_destroy(poot_device *device) {
     if (destroy) destroy(d->device, NULL);
   }
   poot__vk_instance_destroy(&d->vi);
+  pthread_mutex_destroy(&d->create_lock);
   poot_free(d);
 }
 
@@ -500,6 +503,16 @@ static poot_status vk_download(poot_device *device, poot_device_buffer *buffer, 
   return staged_copy(d, b, offset, data, size, false);
 }
 
+/* Threads for kernels_create: the option, else one per online CPU, at most
+ * 16 (a driver's compiler is CPU-bound; more threads than cores only
+ * contend). */
+static uint32_t compile_threads(uint32_t asked) {
+  if (asked) return asked > 16 ? 16 : asked;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 1) return 1;
+  return cpus > 16 ? 16 : (uint32_t)cpus;
+}
+
 const poot_device_vtable poot__vk_vtable = {
     .destroy = vk_destroy,
     .buffer_create = poot__vk_buffer_create,
@@ -508,6 +521,7 @@ const poot_device_vtable poot__vk_vtable = {
     .download = vk_download,
     .kernel_create = poot__vk_kernel_create,
     .kernel_destroy = poot__vk_kernel_destroy,
+    .kernels_create = poot__vk_kernels_create,
     .record = poot__vk_record,
     .recording_destroy = poot__vk_recording_destroy,
     .replay = poot__vk_replay,
@@ -524,6 +538,10 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   }
   poot_vk_device *d = poot_calloc(1, sizeof *d);
   if (!d) return poot_status_make(POOT_OUT_OF_MEMORY, "vulkan: device object");
+  if (pthread_mutex_init(&d->create_lock, NULL) != 0) {
+    poot_free(d);
+    return poot_status_make(POOT_INTERNAL, "vulkan: the kernel creation lock");
+  }
   poot_status st = poot_device_base_init(&d->base, &poot__vk_vtable);
   if (st) {
     poot_free(d);
@@ -533,6 +551,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   d->diag = options->diag;
   d->diag_budget_ns =
       (uint64_t)((options->diag_budget_s > 0 ? options->diag_budget_s : 60.0) * 1e9);
+  d->compile_threads = compile_threads(options->compile_threads);
   st = poot__vk_instance_create(&d->vi, options->validation);
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);

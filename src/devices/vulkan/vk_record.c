@@ -99,18 +99,22 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
   k->error_binding = kir->error_binding;
   k->descriptor_count = kir->binding_count + (kir->has_checks ? 1u : 0u);
 
-  if (d->diag && d->kernel_ns >= d->diag_budget_ns) {
+  pthread_mutex_lock(&d->create_lock);
+  const uint64_t spent_ns = d->kernel_ns;
+  const uint32_t made = d->kernels_created;
+  pthread_mutex_unlock(&d->create_lock);
+  if (d->diag && spent_ns >= d->diag_budget_ns) {
     st = poot_status_make(POOT_TIMEOUT,
                           "vulkan diagnostic: stopped before kernel %u (%s): kernel creation took "
                           "%.1f s in all, over the %.1f s budget (POOT_VULKAN_DIAG_BUDGET_S)",
-                          d->kernels_created + 1, kir->name, (double)d->kernel_ns * 1e-9,
+                          made + 1, kir->name, (double)spent_ns * 1e-9,
                           (double)d->diag_budget_ns * 1e-9);
     goto done;
   }
   /* The diagnostic names the kernel first: a driver call that never
    * returns leaves this line last. */
   if (d->diag)
-    poot_log(POOT_LOG_WARN, "vulkan: kernel %u %s: creating", d->kernels_created + 1, kir->name);
+    poot_log(POOT_LOG_WARN, "vulkan: kernel %u %s: creating", made + 1, kir->name);
   uint64_t t0 = poot_time_ns();
   st = poot_kir_compile_spirv(kir, &device->caps.target, &words);
   if (st) {
@@ -173,22 +177,30 @@ poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *k
   const bool stats =
       d->vkGetPipelineExecutablePropertiesKHR && d->vkGetPipelineExecutableStatisticsKHR;
   if (stats) cpci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  pthread_mutex_lock(&d->create_lock);
+  const bool refuse = d->inject == POOT_VULKAN_FAULT_PIPELINE_OUT_OF_MEMORY;
+  if (refuse) d->inject = POOT_VULKAN_FAULT_NONE;
+  pthread_mutex_unlock(&d->create_lock);
   uint64_t t1 = poot_time_ns();
-  r = d->vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &cpci, NULL, &k->pipeline);
+  r = refuse ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+             : d->vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &cpci, NULL,
+                                           &k->pipeline);
   uint64_t t2 = poot_time_ns();
   if (r != VK_SUCCESS) st = poot__vk_fail("vkCreateComputePipelines", r);
   bool hit =
       (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
       (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT);
-  d->kernels_created++;
+  pthread_mutex_lock(&d->create_lock);
+  const uint32_t number = ++d->kernels_created;
   d->pipeline_cache_hits += hit;
   d->kernel_ns += t2 - t0;
+  const double so_far_s = (double)d->kernel_ns * 1e-9;
+  pthread_mutex_unlock(&d->create_lock);
   poot_log(d->diag ? POOT_LOG_WARN : POOT_LOG_DEBUG,
            "vulkan: kernel %u %s: SPIR-V %zu bytes in %.1f ms, vkCreateComputePipelines %.1f ms%s "
            "(kernels so far %.2f s)",
-           d->kernels_created, kir->name, words.len * 4, (double)(t1 - t0) * 1e-6,
-           (double)(t2 - t1) * 1e-6, hit ? " (pipeline cache hit)" : "",
-           (double)d->kernel_ns * 1e-9);
+           number, kir->name, words.len * 4, (double)(t1 - t0) * 1e-6,
+           (double)(t2 - t1) * 1e-6, hit ? " (pipeline cache hit)" : "", so_far_s);
   if (!st && stats) log_statistics(d, k->pipeline, kir->name);
 done:
   poot_free(binds);

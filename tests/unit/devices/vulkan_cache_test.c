@@ -3,7 +3,9 @@
  * pipelines and reports creation feedback, answers from it), a corrupt, a
  * truncated or a foreign file is ignored and rewritten, the cache can be
  * turned off; the probe's verdict matches the device's fma(), and a target
- * with fma_fused renders the native fma(). Exits 77 without a Vulkan device. */
+ * with fma_fused renders the native fma(); kernels_prepare builds a set of
+ * kernels on several threads once, and a failed batch keeps none. Exits 77
+ * without a Vulkan device. */
 #include "poot_test.h"
 
 #include <math.h>
@@ -177,6 +179,81 @@ static void test_cache_disabled(void **state) {
   assert_false(cache_file(path, sizeof path));
 }
 
+static poot_device *open_threads(uint32_t threads) {
+  poot_vulkan_options o;
+  poot_vulkan_options_init(&o);
+  o.validation = true;
+  o.no_pipeline_cache = true;
+  o.compile_threads = threads;
+  poot_device *d = NULL;
+  POOT_ASSERT_OK(poot_vulkan_device_create(&o, &d));
+  return d;
+}
+
+#define PREP_N 6
+/* Six kernels, the last a second object with the first one's text. */
+static void build_prepare_set(poot_kir_kernel *kir[PREP_N]) {
+  POOT_ASSERT_OK(vkt_build_affine(1, &kir[0]));
+  POOT_ASSERT_OK(vkt_build_affine(2, &kir[1]));
+  POOT_ASSERT_OK(vkt_build_fma(&kir[2]));
+  POOT_ASSERT_OK(vkt_build_float(&kir[3]));
+  POOT_ASSERT_OK(vkt_build_checked(7, &kir[4]));
+  POOT_ASSERT_OK(vkt_build_affine(1, &kir[5]));
+}
+
+/* kernels_prepare builds the distinct kernels once, on four threads, and
+ * every later get is a cache hit; the duplicate shares the first's kernel. */
+static void test_kernels_prepare_threads(void **state) {
+  (void)state;
+  poot_device *d = open_threads(4);
+  poot_kir_kernel *kir[PREP_N];
+  build_prepare_set(kir);
+  uint32_t before = d->kernels_created;
+  POOT_ASSERT_OK(poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)kir, PREP_N));
+  assert_int_equal(d->kernels_created - before, PREP_N - 1);
+  poot_vulkan_pipeline_cache_info info;
+  poot_vulkan_pipeline_cache_stats(d, &info);
+  assert_int_equal(info.pipelines, 3 + PREP_N - 1); /* the probes' and the five */
+  poot_device_kernel *k[PREP_N];
+  for (int i = 0; i < PREP_N; i++) {
+    POOT_ASSERT_OK(poot_device_kernel_get(d, kir[i], &k[i]));
+    assert_non_null(k[i]);
+  }
+  assert_int_equal(d->kernels_created - before, PREP_N - 1);
+  assert_ptr_equal(k[0], k[5]);
+  for (int i = 0; i < PREP_N - 1; i++)
+    for (int j = i + 1; j < PREP_N - 1; j++) assert_ptr_not_equal(k[i], k[j]);
+  /* A second prepare finds them all: nothing compiled. */
+  POOT_ASSERT_OK(poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)kir, PREP_N));
+  assert_int_equal(d->kernels_created - before, PREP_N - 1);
+  for (int i = 0; i < PREP_N; i++) poot_kir_kernel_destroy(kir[i]);
+  close_device(d);
+}
+
+/* A batch that fails keeps nothing: one pipeline of the batch (on whichever
+ * thread) is refused with OUT_OF_MEMORY, the status says so, every kernel
+ * the other threads made is destroyed and the cache stays empty; the device
+ * is not poisoned, and the same prepare then succeeds. */
+static void test_kernels_prepare_failure(void **state) {
+  (void)state;
+  poot_device *d = open_threads(4);
+  poot_kir_kernel *kir[PREP_N];
+  build_prepare_set(kir);
+  uint32_t before = d->kernels_created;
+  poot_vulkan_device_inject(d, POOT_VULKAN_FAULT_PIPELINE_OUT_OF_MEMORY);
+  poot_status st = poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)kir, PREP_N);
+  assert_non_null(st);
+  assert_int_equal(poot_status_code_of(st), POOT_OUT_OF_MEMORY);
+  assert_non_null(strstr(poot_status_message(st), "vkCreateComputePipelines"));
+  poot_status_free(st);
+  assert_int_equal(d->kernels_created, before);
+  assert_false(poot_device_is_poisoned(d));
+  POOT_ASSERT_OK(poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)kir, PREP_N));
+  assert_int_equal(d->kernels_created - before, PREP_N - 1);
+  for (int i = 0; i < PREP_N; i++) poot_kir_kernel_destroy(kir[i]);
+  close_device(d);
+}
+
 /* The probe's verdict is what the device's native fma() does: run the fma
  * kernel rendered natively on product-cancelling triples and compare. */
 static void test_fma_probe(void **state) {
@@ -255,6 +332,8 @@ int main(void) {
       cmocka_unit_test(test_cache_rejects_bad_files),
       cmocka_unit_test(test_cache_disabled),
       cmocka_unit_test(test_fma_probe),
+      cmocka_unit_test(test_kernels_prepare_threads),
+      cmocka_unit_test(test_kernels_prepare_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
