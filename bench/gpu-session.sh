@@ -53,6 +53,11 @@
 #            (pp512, tg64); llama.cpp builds meanwhile (pinned to the upper half of
 #            the cores, poot to the lower) and llama-bench runs on the same q4_k_m
 #            file (not by default)
+#   vkcold   compile and capture through Vulkan cold and cached (demo, 1B
+#            shape), kernels on every core and one after another (not by default)
+#   pfab     prefill pp512/pp2048 at the 1B shape and pp512 at two layers of the
+#            8B shape (f16, q4_k_m), PTX then Vulkan, and the pp2048 profile
+#            (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -296,6 +301,51 @@ if has vulkan; then
       bv "vk-l1b-$q-$run" -m "$(quant "$WORK/l1b" $q)" -p 512 -n 64
     done
   done
+fi
+
+if has vkcold; then
+  # Compile and capture through Vulkan, cold (a fresh pipeline cache, NVIDIA's
+  # own shader cache off) and cached, for the demo model and the Llama-3.2-1B
+  # shape, with a plan's kernels built on every core and one after another
+  # (POOT_VULKAN_COMPILE_THREADS=1).
+  log vkcold
+  vk_env
+  synth llama-3.2-1b "$WORK/l1b"
+  for m in demo l1b; do
+    case $m in demo) f=models/poot-demo.gguf ;; *) f=$WORK/l1b ;; esac
+    for th in 0 1; do
+      export POOT_VULKAN_CACHE_DIR=$WORK/vk-cold-$m-$th
+      rm -rf "$POOT_VULKAN_CACHE_DIR"
+      for run in cold cached; do
+        POOT_VULKAN_COMPILE_THREADS=$th __GL_SHADER_DISK_CACHE=0 timeout 300 $P -v bench -m "$f" \
+          -p 16 -n 8 --eager-steps 0 --copy-mib 0 --device vulkan >"$OUT/vkcold-$m-$th-$run.txt" 2>&1
+        echo "vkcold $m threads=$th $run: $(grep -E 'compile\+capture' "$OUT/vkcold-$m-$th-$run.txt")"
+      done
+    done
+  done
+  unset POOT_VULKAN_CACHE_DIR
+fi
+
+if has pfab; then
+  # Prefill at the 1B shape (pp512, pp2048) and two layers of the 8B shape
+  # (pp512, f16 and q4_k_m), PTX then Vulkan, with each chunk's profile.
+  log pfab
+  vk_env
+  synth llama-3.2-1b "$WORK/l1b"
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  for dev in ptx vulkan; do
+    for c in "l1b f16 512" "l1b f16 2048" "l8b2 f16 512" "l8b2 q4_k_m 512"; do
+      set -- $c
+      m=$(quant "$WORK/$1" $2)
+      n=pfab-$dev-$1-$2-pp$3
+      timeout 300 $P bench -m "$m" -p "$3" -n 16 --device $dev --copy-mib 0 --json >"$OUT/$n.json" \
+        2>"$OUT/$n.err"
+      python3 bench/gpu-summary.py "$OUT/$n.json"
+    done
+  done
+  timeout 300 $P bench -m "$WORK/l1b" -p 2048 -n 1 --eager-steps 1 --profile 1 --copy-mib 0 \
+    --device ptx >"$OUT/pfab-profile-l1b-pp2048.txt" 2>&1
+  grep -E "attention|gemm|contract|total" "$OUT/pfab-profile-l1b-pp2048.txt" | head -12
 fi
 
 if has kq; then
