@@ -63,6 +63,9 @@
 #            off), twice each, interleaved; AB_ARGS replaces the bench
 #            arguments (default -p 512 -n 128) (not by default)
 #
+# POOT_BIN names another poot binary to run in place of .gpu/bin/poot (an A/B
+# of two builds in one device call).
+#
 # Every log and JSON result lands in $WORK/results, packed at the end into
 # $OUT/results.tgz (OUT default: /tmp/poot-gpu-out), and a summary is printed.
 # Models are random-weight folders of the real shapes (bench/synthetic_llama.py)
@@ -74,7 +77,7 @@ PACK=${OUT:-/tmp/poot-gpu-out}
 OUT=$WORK/results
 mkdir -p "$OUT" "$PACK"
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export POOT=$PWD/.gpu/bin/poot POOT_DATA_DIR=$PWD/.gpu/data POOT_SOURCE_DIR=$PWD
+export POOT=${POOT_BIN:-$PWD/.gpu/bin/poot} POOT_DATA_DIR=$PWD/.gpu/data POOT_SOURCE_DIR=$PWD
 export PYTHONUNBUFFERED=1
 P=$POOT
 phases=${*:-tests profile bench big peers}
