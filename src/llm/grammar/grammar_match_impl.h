@@ -21,8 +21,11 @@ typedef struct gnode {
   uint32_t depth;
 } gnode;
 
+/* A walk's frame: trie node `node` reached with set `sid`, its next child `child`, and
+ * end = tn[node].end (kept here so that the walk's loop, a third of the mask's instructions,
+ * does not load the node again for every child; guided_walk's path leaves it 0). */
 typedef struct mframe {
-  uint32_t node, child, sid;
+  uint32_t node, child, sid, end;
 } mframe;
 
 /* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */

@@ -780,11 +780,11 @@ static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_no
 poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
                        uint32_t sid0, uint32_t *mask) {
   const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0};
+  m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0, .end = tn[node].end};
   size_t d = 1;
   while (d) {
     mframe *f = &m->frames[d - 1];
-    if (f->child >= tn[f->node].end) {
+    if (f->child >= f->end) {
       d--;
       continue;
     }
@@ -808,7 +808,7 @@ poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
     }
     if (r->n || r->accept) poot__set_tokens(v, &tn[ch], mask);
     if (r->n && ch + 1 < tn[ch].end)
-      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
   }
   return POOT_OK_STATUS;
 }
