@@ -724,7 +724,7 @@ poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
   *upto = UINT32_MAX;
-  if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return POOT_OK_STATUS;
+  if (!t->bulk_ok) return POOT_OK_STATUS;
   uint32_t x = sid;
   for (uint32_t h = 0; h < t->height; h++) {
     uint32_t groups = 0, next = SID_FAIL;
@@ -776,8 +776,7 @@ void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
  * ends the chain there, and outside a context walk nothing else is tried. */
 static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_node *t,
                                    const srec *r) {
-  const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
-  if (!t->sig || ((t->sig & high) && !t->utf8_ok) || t->height > 256) return false;
+  if (!t->bulk_ok) return false;
   return m->is_ctx || !r->taken_done || !(t->sig & r->chain_bad) || !(t->sig & r->taken_groups);
 }
 
