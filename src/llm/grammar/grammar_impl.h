@@ -128,6 +128,9 @@ typedef struct gtrie_node {
   uint16_t height; /* the most bytes below this node (the longest token through it, less
                       this node's depth) */
   uint16_t depth;  /* this node's bytes (its prefix's length) */
+  uint8_t bulk_ok; /* the subtree may be settled at once (poot__all_loop): bytes below, the
+                      high group only when utf8_ok, height <= 256; kept here because the
+                      walk asks at every live child */
 } gtrie_node;
 
 struct poot_grammar_vocab {

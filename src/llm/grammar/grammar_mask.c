@@ -126,12 +126,12 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
                             uint32_t horizon, uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
   const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid};
+  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid, .end = tn[0].end};
   size_t d = 1;
   *n_unc = 0;
   while (d) {
     mframe *f = &m->frames[d - 1];
-    if (f->child >= tn[f->node].end) {
+    if (f->child >= f->end) {
       d--;
       continue;
     }
@@ -166,7 +166,7 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
     }
     if (r->n || r->accept) poot__key_accept(m, v, tn[ch].tok_off, tn[ch].tok_off + tn[ch].tok_n);
     if (r->n && ch + 1 < tn[ch].end)
-      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
   }
   return POOT_OK_STATUS;
 }

@@ -217,7 +217,10 @@ poot_grammar_matcher *poot__matcher_alloc(const poot_grammar *g) {
   memset(m->buckets, 0xFF, BUCKETS * sizeof *m->buckets);
   for (unsigned b = 0; b < 256; b++) {
     m->byte_group[b] = (uint8_t)poot__byte_group((uint8_t)b);
-    if (b < 128) m->group_bytes[m->byte_group[b]][b >> 5] |= 1u << (b & 31);
+    if (b < 128) {
+      m->group_bytes[m->byte_group[b]][b >> 5] |= 1u << (b & 31);
+      m->group_n[m->byte_group[b]]++;
+    }
   }
   return m;
 }

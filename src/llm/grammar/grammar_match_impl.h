@@ -21,8 +21,11 @@ typedef struct gnode {
   uint32_t depth;
 } gnode;
 
+/* A walk's frame: trie node `node` reached with set `sid`, its next child `child`, and
+ * end = tn[node].end (kept here so that the walk's loop, a third of the mask's instructions,
+ * does not load the node again for every child; guided_walk's path leaves it 0). */
 typedef struct mframe {
-  uint32_t node, child, sid;
+  uint32_t node, child, sid, end;
 } mframe;
 
 /* An interned stack set (the mask walk's cache): ids sids[off .. off + n), sorted. */
@@ -102,6 +105,7 @@ struct poot_grammar_matcher {
   size_t n_xids, cap_xids;
   uint8_t byte_group[256];                   /* poot__byte_group of every byte */
   uint32_t group_bytes[POOT_BYTE_GROUPS][4]; /* the ASCII bytes of each group */
+  uint8_t group_n[POOT_BYTE_GROUPS];         /* how many (a popcount is a libgcc call here) */
   uint8_t *reps; /* byte classes of REP_SETS sets at most, 256 a set (byte_reps) */
   uint32_t n_reps, cap_reps;
   /* Masks of the last few start sets (a state recurs often: inside a string, between

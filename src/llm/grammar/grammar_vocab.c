@@ -126,6 +126,8 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
   for (uint32_t i = nn; i-- > 0;) {
     if (t[i].tok_n == 0) t[i].tok_off = next;
     next = t[i].tok_off;
+    bool high = (t[i].sig >> POOT_BYTE_HIGH_GROUP) & 1u;
+    t[i].bulk_ok = t[i].sig && (!high || t[i].utf8_ok) && t[i].height <= 256;
   }
 }
 
