@@ -80,6 +80,8 @@ typedef struct poot_compile_options {
   /* Lower "poot.attention" through its decomposition instead of the fused
    * attention template. */
   bool no_attention_template;
+  /* The per-row attention form in prefill too (no tiled form). */
+  bool no_attention_tile;
   /* Keep small reductions (RMSNorm statistics) as dispatches of their own
    * instead of recomputing them in every workgroup that reads them. */
   bool no_local_reductions;

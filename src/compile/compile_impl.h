@@ -40,6 +40,7 @@ typedef struct pc_group {
   poot_value roots[PG_MAX_ROOTS]; /* contract roots (dot/reduce) */
   poot_value out2;                /* top_k: indices */
   uint32_t split;                 /* attention: workgroups per row over [cap] (1: none) */
+  bool tile;                      /* attention: the tiled prefill form (attention_tile.c) */
   uint32_t aux_temp;              /* attention split: the partials' temp, else UINT32_MAX;
                                    * top_k pipeline: the runs written (UINT32_MAX: the results) */
   uint32_t step;                  /* top_k pipeline: 0 = tiles, r = merge round r */
@@ -295,6 +296,22 @@ POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, 
 POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,
                                                     uint32_t grid[3]);
 double poot__cc_attention_scale(const poot_node *n);
+/* The last-visible-position operand of a recognizably causal mask, else
+ * POOT_VALUE_NONE (attention.c). */
+poot_value poot__cc_attn_causal_bound(const pc_planner *pl, poot_value mask);
+/* templates/attention_tile.c: the tiled prefill form's shape. */
+typedef struct pc_attn_tile {
+  uint32_t tq;    /* query positions per workgroup */
+  uint32_t bc;    /* K/V positions per block staged in shared memory */
+  uint32_t rows;  /* tq · (Hq / Hkv) (query, head) rows */
+  uint32_t lanes; /* threads per row */
+  uint32_t nd;    /* dims of the weighted V sum per thread */
+  uint32_t ns;    /* scores per thread per block */
+} pc_attn_tile;
+/* Whether attention node n takes the tiled form on this target (T ≥ 16, a
+ * causal mask, shared memory, no SIMD CPU), and its shape. */
+bool poot__cc_attn_tile_shape(const pc_planner *pl, const poot_node *n, pc_attn_tile *out);
+POOT_MUST_USE poot_status poot__cc_tpl_attn_tile(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 /* A composite the planner lowers to a template by name (not flattened). */
 bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n);
 /* The linear thread index over a 2-D grid (x up to 65535 workgroups). */

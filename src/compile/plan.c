@@ -37,6 +37,10 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     case PG_SCATTER:
       return poot__cc_tpl_scatter(k, g, grid);
     case PG_ATTENTION:
+      if (g->tile) {
+        *mode = "tiled";
+        return poot__cc_tpl_attn_tile(k, g, grid);
+      }
       return poot__cc_tpl_attention(k, g, grid);
     case PG_ATTN_COMBINE:
       return poot__cc_tpl_attn_combine(k, g, grid);

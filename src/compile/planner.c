@@ -566,6 +566,12 @@ static poot_status group_attention(pc_planner *pl, const poot_node *n, poot_valu
   int64_t rows = qs->dims[0] * qs->dims[1];
   int64_t cap = poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
   int64_t split = 1;
+  pc_attn_tile ts;
+  if (poot__cc_attn_tile_shape(pl, n, &ts)) {
+    POOT_TRY(add_group(pl, PG_ATTENTION, v, v, UINT32_MAX));
+    ((pc_group *)poot_vec_at(&pl->groups, pl->groups.len - 1))->tile = true;
+    return NULL;
+  }
   if (rows < 256 && cap >= 512) {
     /* About 256 workgroups, at most one per 256 positions of the cache.
      * Under a causal mask the kernel shares the visible positions among as

@@ -158,6 +158,10 @@ static poot_value causal_bound(const pc_planner *pl, poot_value mask) {
   return x;
 }
 
+poot_value poot__cc_attn_causal_bound(const pc_planner *pl, poot_value mask) {
+  return causal_bound(pl, mask);
+}
+
 /* end = min(end, the row's last visible position + 1) under a causal mask
  * (unchanged otherwise). */
 static poot_status bound_end(pc_kctx *k, poot_value mask, poot_kir_value tt, poot_kir_value *end) {

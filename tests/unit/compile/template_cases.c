@@ -760,6 +760,36 @@ static void build_attention_kv16(tc_builder *b, const tc_case *c) {
   output(b, o);
 }
 
+/* Prefill attention (the tiled form where the target takes it): T query
+ * rows at positions p0 .. p0 + T - 1 (p0 = rdims[1], a second chunk after
+ * an earlier one) over a cache of rdims[0] ≥ p0 + T positions, K/V in
+ * c->dtype (f32 or f16) and q f32; kind 0: the causal mask le(iota, p0 +
+ * t); kind 1: a full (non-causal) mask parameter, which keeps the per-row
+ * form. d = {T, Hq, Hkv, D}; the v rows are shifted into [1, 3). */
+static void build_attention_prefill(tc_builder *b, const tc_case *c) {
+  int64_t t = c->d[0], hq = c->d[1], hkv = c->d[2], dd = c->d[3], cap = c->rdims[0];
+  poot_value q = P(b, "q", POOT_DTYPE_F32, 3, (int64_t[]){t, hq, dd});
+  poot_value k = P(b, "k", c->dtype, 3, (int64_t[]){cap, hkv, dd});
+  poot_value v = P(b, "v", c->dtype, 3, (int64_t[]){cap, hkv, dd});
+  v = bi(b, POOT_OP_ADD, v, cst(b, c->dtype, 2.0, shape_of(b, v))); /* rows in [1, 3) */
+  poot_value mask = POOT_VALUE_NONE, o = POOT_VALUE_NONE;
+  if (c->kind == 1) {
+    mask = P(b, "mask", POOT_DTYPE_BOOL, 2, (int64_t[]){t, cap});
+  } else {
+    poot_type mt = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){t, cap});
+    poot_type pt = poot_type_make(POOT_DTYPE_I32, 1, (int64_t[]){t});
+    poot_value io = POOT_VALUE_NONE, ti = POOT_VALUE_NONE, pb = POOT_VALUE_NONE;
+    ok(b, poot_graph_iota(b->g, &mt, 1, &io));
+    ok(b, poot_graph_iota(b->g, &pt, 0, &ti));
+    poot_value pos = bi(b, POOT_OP_ADD, ti, icst(b, POOT_DTYPE_I32, c->rdims[1], &pt.shape));
+    int64_t d0[1] = {0};
+    ok(b, poot_graph_broadcast(b->g, pos, &mt.shape, d0, &pb));
+    mask = bi(b, POOT_OP_LE, io, pb);
+  }
+  ok(b, poot_graph_attention(b->g, q, k, v, mask, 1.0 / sqrt((double)dd), &o));
+  output(b, o);
+}
+
 /* ------------------------------------------------------------- catalogue */
 
 /* Tolerance constants (see the notation at the top of the file). A device
@@ -868,6 +898,16 @@ static void build_attention_kv16(tc_builder *b, const tc_case *c) {
 #define DEV_ATTENTION(c, rt2c, d15)                                               \
   (2 * (4 * ((double)(((c) + 15) / 16 + 3) * EPS_EXP + 2 * (double)(d15)*U_F32) + \
         36 * (double)(rt2c)*U_F32))
+/* The tiled prefill form (attention_tile.c) over C visible positions: a
+ * weight passes through its own exp and one rescale per later block of 16
+ * or 32 (≤ ⌈C/16⌉ + 3, DEV_ATTENTION's count), the score is one
+ * index-order sum (D·√D·u, within DEV_ATTENTION's 2D·√D·u), and the sums
+ * of the weights and weighted rows are serial (λ·C·u each, λ = 6, in
+ * place of λ·√(2C)·u): A = 4δ + 36·C·u; min_ref 1/2, tol = 2A (for f16
+ * K/V the rows are f16 values: the conversion is exact). */
+#define DEV_ATTENTION_TILE(c, d15)                                                \
+  (2 * (4 * ((double)(((c) + 15) / 16 + 3) * EPS_EXP + 2 * (double)(d15)*U_F32) + \
+        36 * (double)(c)*U_F32))
 /* The feed-forward block: the RMSNorm's error is a common scale of the
  * normalized row (reassociated sum of h squares, rsqrt: ε_m + h·u); the
  * gate and up dots err by DEV_DOT(h) each and sigmoid by ε_m independently
@@ -1075,6 +1115,27 @@ const tc_case tc_cases[] = {
     {TC_ALL("attention_f16_decomposed", "modes", build_attention, 1e-5, 0,
             DEV_ATTENTION(12, 4.9, 22.63)),
      .dtype = POOT_DTYPE_F16, .d = {2, 4, 2, 8}, .rdims = {12}, .min_ref = 0.5},
+    /* prefill attention, the tiled form: T = 17, 64, 100 under causal masks,
+     * GQA 1, 4 and 8, D = 64, 128 and 80, f32 and f16 K/V, a second chunk
+     * (p0 > 0) over a larger cache; a full mask keeps the per-row form */
+    {TC_ALL("attention_tile_t17_g4_d64", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION_TILE(17, 512.0)),
+     .dtype = POOT_DTYPE_F32, .d = {17, 8, 2, 64}, .rdims = {17, 0}, .min_ref = 0.5},
+    {TC_ALL("attention_tile_t64_g1_d128_p0", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION_TILE(100, 1448.2)),
+     .dtype = POOT_DTYPE_F32, .d = {64, 2, 2, 128}, .rdims = {120, 36}, .min_ref = 0.5},
+    {TC_ALL("attention_tile_t100_g8_d64_f16", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION_TILE(140, 512.0)),
+     .dtype = POOT_DTYPE_F16, .d = {100, 8, 1, 64}, .rdims = {160, 40}, .min_ref = 0.5},
+    {TC_ALL("attention_tile_t17_g4_d80_f16_p0", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION_TILE(50, 715.5)),
+     .dtype = POOT_DTYPE_F16, .d = {17, 4, 1, 80}, .rdims = {64, 33}, .min_ref = 0.5},
+    {TC_ALL("attention_tile_t64_g4_d128_f16", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION_TILE(64, 1448.2)),
+     .dtype = POOT_DTYPE_F16, .d = {64, 4, 1, 128}, .rdims = {64, 0}, .min_ref = 0.5},
+    {TC_ALL("attention_tile_full_mask", "attention_tile", build_attention_prefill, 1e-5, 0,
+            DEV_ATTENTION(32, 8.0, 512.0)),
+     .dtype = POOT_DTYPE_F32, .d = {17, 4, 2, 64}, .rdims = {32, 0}, .kind = 1, .min_ref = 0.5},
     {TC_ALL("pointwise_big_grid", "modes", build_big_grid, TC_DEVICE_ONLY, 0, 0), .d = {2, 131100},
      .exec_wg = 4},
 };

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "plan_util.h"
+#include "poot/devices.h"
 #include "poot_test.h"
 #include "template_cases.h"
 
@@ -121,6 +122,39 @@ static void test_modes(void **state) {
   run_group("modes");
 }
 
+/* Prefill attention: the tiled form (T >= 16 under a causal mask) and a
+ * full mask's per-row form. */
+static void test_attention_tile(void **state) {
+  (void)state;
+  run_group("attention_tile");
+}
+
+/* The plans choose the tiled form for the causal cases (the interpreter,
+ * sm_90, Vulkan GPUs) and keep the per-row form for the full mask and on
+ * lavapipe (a SIMD CPU, as the GEMM does). */
+static void test_attention_tile_chosen(void **state) {
+  (void)state;
+  static const char *const targets[] = {"interp", "sm_90", "vulkan", "lavapipe"};
+  for (size_t i = 0; i < tc_case_count; i++) {
+    const tc_case *c = &tc_cases[i];
+    if (strcmp(c->group, "attention_tile") != 0) continue;
+    poot_graph *g = NULL;
+    POOT_ASSERT_OK(tc_case_build(c, &g));
+    for (int ti = 0; ti < 4; ti++) {
+      poot_kir_target t;
+      if (ti == 0)
+        poot_kir_target_init_interp(&t, 32);
+      else
+        POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
+      bool want = c->kind == 0 && ti != 3;
+      if (pt_uses_template(g, &t, "attention") != true || pt_uses_template(g, &t, "tiled") != want)
+        fail_msg("%s on %s: the tiled form %s", c->name, targets[ti],
+                 want ? "not chosen" : "chosen");
+    }
+    poot_graph_destroy(g);
+  }
+}
+
 /* Every case has a unique name (the device skip list names them). */
 static void test_catalogue_names(void **state) {
   (void)state;
@@ -132,6 +166,8 @@ static void test_catalogue_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_attention_tile),
+      cmocka_unit_test(test_attention_tile_chosen),
       cmocka_unit_test(test_elementwise_float),
       cmocka_unit_test(test_elementwise_int),
       cmocka_unit_test(test_movement),
