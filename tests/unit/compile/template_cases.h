@@ -43,6 +43,11 @@ struct tc_case {
    * needs the device's subgroups; without them it would repeat another
    * case's mode, here at a cost: llvmpipe takes minutes over it). */
   bool native_only;
+  /* The case exists for a form the planner picks only on GPU targets (the
+   * tiled prefill attention): on a simd_cpu device (lavapipe) it would run
+   * another case's form, slowly, so the device suite reports it as not
+   * applicable there (neither passed nor skipped). */
+  bool gpu_forms_only;
   /* The derivation of device_tol assumes max|oracle| ≥ min_ref for every
    * float tensor it compares (0: no such premise); the device suite checks
    * it. */
