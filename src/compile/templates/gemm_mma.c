@@ -94,8 +94,8 @@ static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
                                  GEMM_TILE * MMA_PITCH, &s->lo[o]));
   }
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1),
-                                (1 + s->f->nr) * MMA_PAIRS * 2, &s->ppre));
+                                poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * MMA_PAIRS * 2,
+                                &s->ppre));
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
                               poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_ACC, &s->pacc);
 }
@@ -155,8 +155,8 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
  * elements), through the group's emitter. Nothing here reads shared
  * memory, so the loads are in flight while the previous step's fragments
  * run. */
-static poot_status mma_fetch(pc_kctx *k, const mma_form *s, uint32_t o, poot_value v,
-                             int64_t rows, poot_kir_value r0, poot_kir_value k0) {
+static poot_status mma_fetch(pc_kctx *k, const mma_form *s, uint32_t o, poot_value v, int64_t rows,
+                             poot_kir_value r0, poot_kir_value k0) {
   int64_t K = s->f->K;
   poot_kir_value zero = 0;
   if (K % MMA_STEP != 0) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
@@ -189,9 +189,8 @@ static poot_status mma_put(pc_kctx *k, const mma_form *s) {
   for (uint32_t o = 0; o <= s->f->nr; o++)
     for (uint32_t p = 0; p < MMA_PAIRS; p++) {
       poot__cc_scope_push(k);
-      poot_kir_value e, at, hi[2], lo[2], h2, l2;
+      poot_kir_value e, r, c, at, hi[2], lo[2], h2, l2;
       POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS, &e));
-      poot_kir_value r, c;
       POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &r));
       POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c));
       POOT_TRY(mad_c(k, r, MMA_PITCH, 0, &at));
