@@ -10,7 +10,11 @@
  * each root's W[64, 32] in shared memory, every element through the group's
  * emitter (a prologue or a dequantization applied once per staged element,
  * in f32) and then split into two bf16 halves (below), rows of 40 elements
- * (80 bytes: the 8 rows an ldmatrix reads fall in distinct banks). Each
+ * (80 bytes: the 8 rows an ldmatrix reads fall in distinct banks). The
+ * staging is pipelined through registers: a thread fetches pairs of
+ * adjacent elements of the next step into private registers before the
+ * current step's fragments, and splits and stores them (one 32-bit store
+ * per pair and half) after a barrier that follows them. Each
  * step is two k16 halves: per half a warp loads its two A fragments and one
  * x4 B load per root (two n8 fragments) of each half, and issues three mma
  * per fragment pair. Past K the staged elements are 0; past M or N rows
@@ -51,6 +55,7 @@
 #define MMA_FM 2      /* 16-row fragments per warp */
 #define MMA_FN 2      /* 8-column fragments per warp */
 #define MMA_ACC (MMA_FM * MMA_FN)
+#define MMA_PAIRS (GEMM_TILE * MMA_STEP / GEMM_THREADS / 2) /* element pairs a thread stages */
 #define GEMM_MMA_MIN_K 1024 /* shorter contractions: the scalar form (see the top) */
 
 /* Shared bytes the form needs: hi and lo tiles of x and of each weight. */
@@ -72,6 +77,7 @@ typedef struct mma_form {
   gemm_form *f;
   uint32_t hi[1 + PG_MAX_ROOTS], lo[1 + PG_MAX_ROOTS];
   uint32_t pacc; /* f32x4 [nr][MMA_FM][MMA_FN] */
+  uint32_t ppre; /* f32 [1 + nr][MMA_PAIRS][2]: the next step's staged values */
   poot_kir_value wm, wn, lane;
   poot_kir_value arow[MMA_FM]; /* this lane's A row (ldmatrix) per fragment, as an element */
   poot_kir_value brow;         /* this lane's B row (ldmatrix x4: two n8 fragments) */
@@ -87,6 +93,9 @@ static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
     POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
                                  GEMM_TILE * MMA_PITCH, &s->lo[o]));
   }
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * MMA_PAIRS * 2,
+                                &s->ppre));
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
                               poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_ACC, &s->pacc);
 }
@@ -139,30 +148,67 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
   return NULL;
 }
 
-/* Stages rows [r0, r0 + 64) (clamped to `rows`) of operand v, contraction
- * elements [k0, k0 + 32) (0 past K), as bf16 hi and lo halves: eight
- * elements per thread, a warp per row. */
-static poot_status mma_stage(pc_kctx *k, poot_value v, int64_t rows, int64_t K, poot_kir_value r0,
-                             poot_kir_value k0, poot_kir_value lid, uint32_t sh_hi,
-                             uint32_t sh_lo) {
-  bool ragged = K % MMA_STEP != 0;
+/* Fetches rows [r0, r0 + 64) (clamped to `rows`) of operand o's value v,
+ * contraction elements [k0, k0 + 32) (0 past K), into the private prefetch
+ * registers: pairs of adjacent elements (two per thread and pass, a warp
+ * per two rows, so a warp's loads of one pass cover 64 contiguous
+ * elements), through the group's emitter. Nothing here reads shared
+ * memory, so the loads are in flight while the previous step's fragments
+ * run. */
+static poot_status mma_fetch(pc_kctx *k, const mma_form *s, uint32_t o, poot_value v, int64_t rows,
+                             poot_kir_value r0, poot_kir_value k0) {
+  int64_t K = s->f->K;
   poot_kir_value zero = 0;
-  if (ragged) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t i = 0; i < GEMM_TILE * MMA_STEP / GEMM_THREADS; i++) {
-    poot__cc_scope_push(k);
-    poot_kir_value e = lid, r, c, at, val, hi, hif, rest, lo;
-    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), lid, i * GEMM_THREADS, &e));
-    POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 5, zero, &r, &c, &val));
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, val, &hi));
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi, &hif));
-    POOT_TRY(poot_kir_binary(k->b, OP(SUB), val, hif, &rest));
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo));
-    POOT_TRY(mad_c(k, r, MMA_PITCH, 0, &at));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh_hi, at, hi));
-    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sh_lo, at, lo));
-    poot__cc_scope_pop(k);
+  if (K % MMA_STEP != 0) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  for (uint32_t p = 0; p < MMA_PAIRS; p++) {
+    for (uint32_t j = 0; j < 2; j++) {
+      poot__cc_scope_push(k);
+      poot_kir_value e, r, c, val;
+      POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS + j, &e));
+      POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 5, zero, &r, &c, &val));
+      POOT_TRY(poot_kir_priv_store(k->b, s->ppre, (o * MMA_PAIRS + p) * 2 + j, val));
+      poot__cc_scope_pop(k);
+    }
   }
+  return NULL;
+}
+
+/* Every operand's fetch: x, then each root's weight. */
+static poot_status mma_fetch_all(pc_kctx *k, const mma_form *s, poot_kir_value k0) {
+  const gemm_form *f = s->f;
+  POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, k0));
+  for (uint32_t r = 0; r < f->nr; r++)
+    POOT_TRY(mma_fetch(k, s, 1 + r, f->rs[r].w, f->N, f->n0, k0));
+  return NULL;
+}
+
+/* Splits the prefetched values into bf16 hi and lo halves and stores them
+ * into the shared tiles, a pair per 32-bit store: pass p's pair is tile row
+ * (2·lid + 512·p) / 32, columns c and c + 1 (c even). */
+static poot_status mma_put(pc_kctx *k, const mma_form *s) {
+  for (uint32_t o = 0; o <= s->f->nr; o++)
+    for (uint32_t p = 0; p < MMA_PAIRS; p++) {
+      poot__cc_scope_push(k);
+      poot_kir_value e, r, c, at, hi[2], lo[2], h2, l2;
+      POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS, &e));
+      POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &r));
+      POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c));
+      POOT_TRY(mad_c(k, r, MMA_PITCH, 0, &at));
+      POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
+      for (uint32_t j = 0; j < 2; j++) {
+        poot_kir_value val, hif, rest;
+        POOT_TRY(poot_kir_priv_load(k->b, s->ppre, (o * MMA_PAIRS + p) * 2 + j, &val));
+        POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, val, &hi[j]));
+        POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hif));
+        POOT_TRY(poot_kir_binary(k->b, OP(SUB), val, hif, &rest));
+        POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
+      }
+      POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
+      POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
+      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->hi[o], at, h2));
+      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->lo[o], at, l2));
+      poot__cc_scope_pop(k);
+    }
   return NULL;
 }
 
@@ -203,27 +249,39 @@ static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
   return NULL;
 }
 
-/* The loop over K in steps of MMA_STEP: stage, then the fragments. */
+/* The loop over K in steps of MMA_STEP, software-pipelined through
+ * registers: step 0 is fetched and stored before the loop; each iteration
+ * fetches the next step (its global loads issued first), runs the current
+ * step's fragments from shared memory, and after a barrier splits and
+ * stores the fetched step over the tiles. The last iteration fetches its
+ * own step again (kn is clamped: no load past the operands) and its store
+ * is never read. */
 static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   const gemm_form *f = s->f;
   uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
-  poot_kir_value z, end, stepv, k0;
+  poot_kir_value z, end, stepv, k0, kn;
   POOT_TRY(poot__cc_u32(k, 0, &z));
+  poot__cc_scope_push(k);
+  POOT_TRY(mma_fetch_all(k, s, z));
+  POOT_TRY(mma_put(k, s));
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_barrier(k->b));
   POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
   POOT_TRY(poot__cc_u32(k, MMA_STEP, &stepv));
   POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
   poot__cc_scope_push(k);
-  POOT_TRY(mma_stage(k, f->rs[0].x, f->M, f->K, f->m0, k0, f->lid, s->hi[0], s->lo[0]));
-  for (uint32_t r = 0; r < f->nr; r++)
-    POOT_TRY(mma_stage(k, f->rs[r].w, f->N, f->K, f->n0, k0, f->lid, s->hi[1 + r], s->lo[1 + r]));
-  POOT_TRY(poot_kir_barrier(k->b));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), k0, MMA_STEP, &kn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
+  POOT_TRY(mma_fetch_all(k, s, kn));
   poot_kir_value acc[PG_MAX_ROOTS * MMA_ACC];
   for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, i, &acc[i]));
   for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(mma_half(k, s, h, acc));
   for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, acc[i]));
-  POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before the next step's staging */
+  POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before they are overwritten */
+  POOT_TRY(mma_put(k, s));
+  POOT_TRY(poot_kir_barrier(k->b)); /* the next step's tiles are complete */
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
 }
