@@ -165,8 +165,8 @@ static void verify_cli_init(verify_cli *c, verify_flags *f) {
       {POOT_FLAG_IGNORE_EOS, &f->ignore_eos, "do not stop at the model's end-of-sequence ids", 0,
        0},
       {POOT_FLAG_KV_TYPE, &f->kv_type,
-       "the KV cache's element type on the oracle and the device:\nf32 (default) or "
-       "f16 (not with --paged)",
+       "the KV cache's element type on the oracle and the device:\nf16 (default; f32 "
+       "with --paged) or f32",
        0, 0},
   };
   memcpy(c->options, options, sizeof options);
@@ -210,6 +210,7 @@ typedef struct verify_run {
   poot_verify_greedy_result oracle;
   poot_driver_generate_result device;
   double device_s, tol;
+  double kv16; /* the f16 cache's tolerance term (poot_verify_kv16_term), 0 with f32 */
   size_t compared;    /* steps whose inputs agree (their logits compare) */
   long long diff_at;  /* the first differing step, or -1 */
   bool flip;          /* the difference is inside the margin rule */
@@ -252,6 +253,28 @@ static poot_status start_device(verify_run *r) {
   return poot_runtime_create_driver(r->rt, &dopt);
 }
 
+/* With an f16 cache, the oracle runs the same ids again with an f32 cache and
+ * the difference of their logits widens the tolerance (poot_verify_kv16_term,
+ * docs/verification.md "The f16 cache"). */
+static poot_status kv16_term(verify_run *r, const poot_verify_greedy_options *go,
+                             const poot_verify_evaluator *ev) {
+  r->kv16 = 0;
+  poot_dtype kv = r->f->kv ? r->f->kv : poot_model_kv_dtype_default(r->f->paged);
+  if (kv != POOT_DTYPE_F16 || r->oracle.n_logits == 0) return NULL;
+  poot_verify_greedy_options g32 = *go;
+  g32.kv_dtype = POOT_DTYPE_F32;
+  g32.follow = r->oracle.ids;
+  g32.n_follow = r->oracle.n_logits;
+  g32.keep_logits = r->oracle.n_logits;
+  poot_verify_greedy_result o32;
+  POOT_TRY(poot_verify_greedy(poot_runtime_model(r->rt), ev, r->pids, r->np, &g32, &o32));
+  size_t n = (o32.n_logits < r->oracle.n_logits ? o32.n_logits : r->oracle.n_logits) *
+             (size_t)r->oracle.vocab;
+  r->kv16 = poot_verify_kv16_term(r->oracle.logits, o32.logits, n);
+  poot_verify_greedy_result_deinit(&o32);
+  return NULL;
+}
+
 /* The oracle's greedy run, then the device's, of the same prompt. */
 static poot_status run_both(verify_run *r) {
   const verify_flags *f = r->f;
@@ -268,6 +291,7 @@ static poot_status run_both(verify_run *r) {
       wants_logits(f) ? (size_t)(n > f->keep_logits ? n : f->keep_logits) : (n > 0 ? 1 : 0);
   poot_verify_evaluator ev = poot_verify_oracle();
   POOT_TRY(poot_verify_greedy(poot_runtime_model(r->rt), &ev, r->pids, r->np, &go, &r->oracle));
+  POOT_TRY(kv16_term(r, &go, &ev));
 
   poot_driver_generate_options dgo = poot_driver_generate_options_default();
   dgo.max_new_tokens = n;
@@ -287,7 +311,8 @@ static poot_status compare_ids(verify_run *r) {
   const poot_verify_greedy_result *o = &r->oracle;
   const poot_driver_generate_result *d = &r->device;
   r->tol = poot_verify_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab,
-                                 true); /* a greedy flip: margin ≤ 2·tol */
+                                 true) +
+           r->kv16; /* a greedy flip: margin ≤ 2·tol */
   size_t common = d->n_ids < o->n_ids ? d->n_ids : o->n_ids;
   r->compared = common;
   r->diff_at = -1;
@@ -386,7 +411,8 @@ static void json_device_members(const verify_run *r, poot_strbuf *extra) {
   poot_strbuf_puts(extra, ",\"oracle_ids\":[");
   for (size_t i = 0; i < r->oracle.n_ids; i++)
     poot_strbuf_printf(extra, i ? ",%d" : "%d", (int)r->oracle.ids[i]);
-  poot_strbuf_printf(extra, "],\"compared_steps\":%zu,\"tolerance\":%.9g,", r->compared, r->tol);
+  poot_strbuf_printf(extra, "],\"compared_steps\":%zu,\"tolerance\":%.9g,\"kv16_term\":%.9g,",
+                     r->compared, r->tol, r->kv16);
   if (r->max_diff >= 0)
     poot_strbuf_printf(extra, "\"max_logit_diff\":%.9g,", r->max_diff);
   else

@@ -142,8 +142,8 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_SYSTEM] = {"-sys", "--system", "--system-prompt", POOT_TOOL_ARG_STRING, "TEXT",
                           "the system prompt"},
     [POOT_FLAG_KV_TYPE] = {NULL, "--kv-type", NULL, POOT_TOOL_ARG_STRING, "TYPE",
-                           "the KV cache's element type: f32 (default) or\nf16 (half the "
-                           "bytes; see docs/driver.md)"},
+                           "the KV cache's element type: f16 (default: half\nthe "
+                           "bytes of f32) or f32 (see docs/driver.md)"},
 };
 
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out) {

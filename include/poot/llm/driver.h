@@ -54,10 +54,10 @@ typedef struct poot_driver_options {
   int64_t prefill_chunk;
   /* The entry keys' program name; NULL → "model". */
   const char *program;
-  /* The KV cache's element type: POOT_DTYPE_F32 (also for POOT_DTYPE_NONE,
-   * the default) or POOT_DTYPE_F16 (half the bytes a step reads; not yet
-   * within the device tolerance on every family: docs/driver.md).
-   * INVALID_ARGUMENT naming kv_dtype for any other. */
+  /* The KV cache's element type: POOT_DTYPE_F16 (half the bytes a step
+   * reads) or POOT_DTYPE_F32; POOT_DTYPE_NONE takes the model's default
+   * (poot_model_kv_dtype_default: f16; docs/driver.md). INVALID_ARGUMENT
+   * naming kv_dtype for any other. */
   poot_dtype kv_dtype;
 } poot_driver_options;
 

@@ -222,13 +222,20 @@ typedef poot_status (*poot_model_weight_type_fn)(void *ctx, const poot_weight_re
 typedef struct poot_model_trace_options {
   poot_model_weight_type_fn weight_type; /* optional */
   void *weight_type_ctx;
-  /* The K/V states' element type: POOT_DTYPE_F32 (also for POOT_DTYPE_NONE,
-   * the default) or POOT_DTYPE_F16 (as llama.cpp keeps its cache: half the
-   * bytes). A step rounds its fresh K/V rows to it when writing and
-   * attention reads them back exactly. A paged step (poot_model_step.paged)
-   * does not take f16 yet. */
+  /* The K/V states' element type: POOT_DTYPE_F16 (as llama.cpp keeps its
+   * cache: half the bytes) or POOT_DTYPE_F32; POOT_DTYPE_NONE takes
+   * poot_model_kv_dtype_default. A step rounds its fresh K/V rows to it when
+   * writing and attention reads them back exactly. A paged step
+   * (poot_model_step.paged) does not take f16 yet. */
   poot_dtype kv_dtype;
 } poot_model_trace_options;
+
+/* The K/V cache's type when none is asked: f16 (docs/driver.md "The KV
+ * cache's type"), f32 for a paged pool (whose scatter writes 32-bit rows
+ * only). The one place this default lives (the trace and the driver ask). */
+static inline poot_dtype poot_model_kv_dtype_default(bool paged) {
+  return paged ? POOT_DTYPE_F32 : POOT_DTYPE_F16;
+}
 
 /* Traces the graph of `step` for `config` and verifies it. `options` may be
  * NULL. INVALID_ARGUMENT for an inconsistent config or step; UNSUPPORTED

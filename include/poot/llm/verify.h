@@ -45,6 +45,11 @@ typedef struct poot_verify_greedy_options {
   bool ignore_stop;       /* do not stop at the model's stop ids */
   size_t keep_logits;     /* keep the logits of the first K generated steps */
   poot_dtype kv_dtype;    /* the KV cache's type, as the driver's (NONE: its default) */
+  /* Teacher forcing (optional): when non-NULL, generated step k feeds
+   * follow[k] instead of its argmax, for at most n_follow steps; the result's
+   * ids are the fed ids, its margins and logits the steps' own. Borrowed. */
+  const poot_token *follow;
+  size_t n_follow;
 } poot_verify_greedy_options;
 
 static inline poot_verify_greedy_options poot_verify_greedy_options_default(void) {
@@ -76,6 +81,17 @@ void poot_verify_greedy_result_deinit(poot_verify_greedy_result *result);
  * reference values (0 when there are none). */
 double poot_verify_tolerance(const poot_model_config *config, int64_t cap, const float *values,
                              int64_t n, bool with_classifier);
+
+/* The tolerance term of an f16 K/V cache (docs/verification.md, "The f16
+ * cache"): 2·max |l16 − l32| over the finite pairs of the oracle's logits of
+ * the same steps with an f16 cache (l16) and with an f32 cache fed the same
+ * ids (l32), n values each; 0 when n is 0. A device's fresh K/V element
+ * within tier-2 error of the oracle's may round to the other f16 neighbour
+ * (one ulp, where the oracle's f32-to-f16 rounding moved every element by up
+ * to half an ulp), so the oracle's own f16-against-f32 difference, doubled,
+ * bounds what such flips move the logits, in the statistical sense of the
+ * tier-2 bound. */
+double poot_verify_kv16_term(const float *l16, const float *l32, size_t n);
 
 /* Runs prefill on `prompt` (n_prompt ≥ 1 ids) then greedy decode steps
  * (argmax, the first index on ties). `model` must have been opened with its

@@ -314,7 +314,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   if (ctx > 0 && cap > ctx)
     return BAD("driver: capacity %lld exceeds the model's context length %lld", (long long)cap,
                (long long)ctx);
-  poot_dtype kv = o->kv_dtype ? o->kv_dtype : POOT_DTYPE_F32;
+  poot_dtype kv = o->kv_dtype ? o->kv_dtype : poot_model_kv_dtype_default(false);
   if (kv != POOT_DTYPE_F16 && kv != POOT_DTYPE_F32)
     return BAD("driver: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(kv));
   int64_t chunk = o->prefill_chunk;

@@ -484,13 +484,11 @@ static poot_status check_step(const poot_model_config *c, const poot_model_step 
   return NULL;
 }
 
-/* The K/V states' dtype of `o` for `s`: f32 unless f16 is asked (docs/driver.md
- * "The KV cache's type": f16 is not yet within the device tolerance on every
- * family). */
+/* The K/V states' dtype of `o` for `s` (NONE: poot_model_kv_dtype_default). */
 static poot_status kv_dtype_of(const poot_model_trace_options *o, const poot_model_step *s,
                                poot_dtype *out) {
   poot_dtype dt = o ? o->kv_dtype : POOT_DTYPE_NONE;
-  if (dt == POOT_DTYPE_NONE) dt = POOT_DTYPE_F32;
+  if (dt == POOT_DTYPE_NONE) dt = poot_model_kv_dtype_default(s->paged);
   if (dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_F32)
     return BAD("trace: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(dt));
   if (dt == POOT_DTYPE_F16 && s->paged)

@@ -196,6 +196,7 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
   int32_t *toks = NULL;
   poot_evaluation *cur = NULL;
   size_t max_ids = (size_t)o->max_new_tokens;
+  if (o->follow && o->n_follow < max_ids) max_ids = o->n_follow;
   out->ids = poot_calloc(max_ids + 1, sizeof *out->ids);
   out->margins = poot_calloc(max_ids + 1, sizeof *out->margins);
   size_t keep = o->keep_logits < max_ids ? o->keep_logits : max_ids;
@@ -222,11 +223,11 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
                           .num_blocks = r.cap / r.block_size};
   if ((st = step_graph_init(&pre, model, &step, o->kv_dtype))) goto done;
   step.tokens = 1;
-  if (o->max_new_tokens > 1 && (st = step_graph_init(&dec, model, &step, o->kv_dtype))) goto done;
+  if (max_ids > 1 && (st = step_graph_init(&dec, model, &step, o->kv_dtype))) goto done;
   int64_t restart = poot_model_rope_restart_length(c);
   uint64_t t0 = poot_time_ns();
   int64_t pos = 0;
-  if (o->max_new_tokens == 0) goto done;
+  if (max_ids == 0) goto done;
   if ((st = run_step(&r, &pre, toks, (int64_t)n_prompt, 0, &cur))) goto done;
   pos = (int64_t)n_prompt;
   for (;;) {
@@ -240,6 +241,7 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
     poot_token id;
     float margin;
     pick(logits, vocab, &id, &margin);
+    if (o->follow) id = o->follow[out->n_ids];
     if (out->n_ids < keep)
       memcpy(out->logits + out->n_ids * (size_t)vocab, logits, (size_t)vocab * sizeof(float));
     out->ids[out->n_ids] = id;
@@ -249,7 +251,7 @@ poot_status poot_verify_greedy(poot_model *model, const poot_verify_evaluator *e
       out->stopped = true;
       break;
     }
-    if ((int64_t)out->n_ids >= o->max_new_tokens) break;
+    if (out->n_ids >= max_ids) break;
     ev->destroy(r.prev);
     r.prev = cur;
     cur = NULL;

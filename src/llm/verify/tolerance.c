@@ -19,3 +19,11 @@ double poot_verify_tolerance(const poot_model_config *c, int64_t cap, const floa
   double eps = lambda * u * sqrt(2 * sum);
   return kappa * eps * (rms > 1 ? rms : 1);
 }
+
+double poot_verify_kv16_term(const float *l16, const float *l32, size_t n) {
+  double worst = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(l16[i]) && isfinite(l32[i]) && fabs((double)l16[i] - (double)l32[i]) > worst)
+      worst = fabs((double)l16[i] - (double)l32[i]);
+  return 2 * worst;
+}
