@@ -210,7 +210,7 @@ typedef struct verify_run {
   poot_verify_greedy_result oracle;
   poot_driver_generate_result device;
   double device_s, tol;
-  double kv16; /* the f16 cache's tolerance term (poot_verify_kv16_term), 0 with f32 */
+  double kv16;        /* the f16 cache's tolerance term (poot_verify_kv16_term), 0 with f32 */
   size_t compared;    /* steps whose inputs agree (their logits compare) */
   long long diff_at;  /* the first differing step, or -1 */
   bool flip;          /* the difference is inside the margin rule */
@@ -310,9 +310,9 @@ static poot_status run_both(verify_run *r) {
 static poot_status compare_ids(verify_run *r) {
   const poot_verify_greedy_result *o = &r->oracle;
   const poot_driver_generate_result *d = &r->device;
-  r->tol = poot_verify_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab,
-                                 true) +
-           r->kv16; /* a greedy flip: margin ≤ 2·tol */
+  r->tol =
+      poot_verify_tolerance(r->config, r->cap, o->n_logits ? o->logits : NULL, o->vocab, true) +
+      r->kv16; /* a greedy flip: margin ≤ 2·tol */
   size_t common = d->n_ids < o->n_ids ? d->n_ids : o->n_ids;
   r->compared = common;
   r->diff_at = -1;
