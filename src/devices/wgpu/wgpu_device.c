@@ -376,6 +376,10 @@ static poot_status wg_download(poot_device *device, poot_device_buffer *buffer, 
   poot_wgpu_device *d = NULL;
   POOT_TRY(poot__wg_device_of(device, &d));
   poot_wgpu_buffer *b = (poot_wgpu_buffer *)buffer;
+  if (b->shadow && !b->device_newer) { /* the host wrote it last */
+    memcpy(data, (const uint8_t *)b->shadow + offset, (size_t)size);
+    return NULL;
+  }
   uint64_t lo = offset & ~(uint64_t)3, hi = (offset + size + 3) & ~(uint64_t)3;
   if (lo == offset && hi == offset + size) return read_words(d, b->buffer, offset, data, size);
   uint8_t *tmp = poot_malloc((size_t)(hi - lo));
@@ -391,8 +395,16 @@ static poot_status wg_upload(poot_device *device, poot_device_buffer *buffer, ui
   poot_wgpu_device *d = NULL;
   POOT_TRY(poot__wg_device_of(device, &d));
   poot_wgpu_buffer *b = (poot_wgpu_buffer *)buffer;
-  if (b->shadow) memcpy((uint8_t *)b->shadow + offset, data, (size_t)size);
   uint64_t lo = offset & ~(uint64_t)3, hi = (offset + size + 3) & ~(uint64_t)3;
+  if (b->shadow) {
+    memcpy((uint8_t *)b->shadow + offset, data, (size_t)size);
+    if (offset == 0 && size == b->base.size) b->device_newer = false;
+    if (!b->device_newer) { /* the host's copy holds every word: write from it */
+      d->rt.api.wgpuQueueWriteBuffer(d->queue, b->buffer, lo, (const uint8_t *)b->shadow + lo,
+                                     (size_t)(hi - lo));
+      return poot__wg_check_lost(d, "an upload");
+    }
+  }
   if (lo == offset && hi == offset + size) {
     d->rt.api.wgpuQueueWriteBuffer(d->queue, b->buffer, offset, data, (size_t)size);
     return poot__wg_check_lost(d, "an upload");
@@ -513,6 +525,68 @@ static void on_device(poot_wg_enum status, poot_wg_device device, poot_wg_string
   a->done = true;
 }
 
+/* The subgroup size a workgroup of 64 threads runs with, read by one
+ * dispatch (the adapter reports only a range where the driver may choose);
+ * 0 when the probe cannot run. */
+static const char k_subgroup_probe[] =
+    "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n"
+    "@compute @workgroup_size(64)\n"
+    "fn probe(@builtin(subgroup_size) s: u32, @builtin(local_invocation_index) i: u32) {\n"
+    "  if (i == 0u) { out[0] = s; }\n"
+    "}\n";
+
+static poot_status probe_subgroup(poot_wgpu_device *d, uint32_t *out_size) {
+  *out_size = 0;
+  const poot_wg_api *api = &d->rt.api;
+  poot_wg_buffer buf = NULL;
+  POOT_TRY(poot__wg_raw_buffer(d, 16, POOT_WG_USAGE_STORAGE | POOT_WG_USAGE_COPY_SRC,
+                               "subgroup probe", &buf));
+  poot_wg_layout_entry entry = {.binding = 0,
+                                .visibility = POOT_WG_STAGE_COMPUTE,
+                                .buffer = {.type = POOT_WG_BINDING_STORAGE}};
+  poot_wg_shader_source_wgsl src = {.chain = {.stype = POOT_WG_STYPE_SHADER_SOURCE_WGSL},
+                                    .code = poot__wg_str(k_subgroup_probe)};
+  poot_wg_shader_module_desc smd = {.next = &src.chain, .label = poot__wg_str("subgroup probe")};
+  poot__wg_scope_push(d);
+  poot_wg_shader_module module = api->wgpuDeviceCreateShaderModule(d->device, &smd);
+  poot_wg_bind_group_layout_desc bld = {.entry_count = 1, .entries = &entry};
+  poot_wg_bind_group_layout bgl = api->wgpuDeviceCreateBindGroupLayout(d->device, &bld);
+  poot_wg_pipeline_layout_desc pld = {.bind_group_layout_count = 1, .bind_group_layouts = &bgl};
+  poot_wg_pipeline_layout layout = api->wgpuDeviceCreatePipelineLayout(d->device, &pld);
+  poot_wg_compute_pipeline_desc cpd = {
+      .layout = layout, .compute = {.module = module, .entry_point = poot__wg_str("probe")}};
+  poot_wg_compute_pipeline pipeline = api->wgpuDeviceCreateComputePipeline(d->device, &cpd);
+  poot_wg_bind_group_entry bge = {.binding = 0, .buffer = buf, .size = 16};
+  poot_wg_bind_group_desc bgd = {.layout = bgl, .entry_count = 1, .entries = &bge};
+  poot_wg_bind_group group = api->wgpuDeviceCreateBindGroup(d->device, &bgd);
+  poot_status st = poot__wg_scope_pop(d, "the subgroup probe");
+  if (!st) {
+    poot_wg_command_encoder enc = api->wgpuDeviceCreateCommandEncoder(d->device, NULL);
+    poot_wg_compute_pass pass = api->wgpuCommandEncoderBeginComputePass(enc, NULL);
+    api->wgpuComputePassEncoderSetPipeline(pass, pipeline);
+    api->wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, NULL);
+    api->wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+    api->wgpuComputePassEncoderEnd(pass);
+    api->wgpuComputePassEncoderRelease(pass);
+    poot_wg_command_buffer cb = api->wgpuCommandEncoderFinish(enc, NULL);
+    api->wgpuCommandEncoderRelease(enc);
+    api->wgpuQueueSubmit(d->queue, 1, &cb);
+    api->wgpuCommandBufferRelease(cb);
+    uint32_t words[4] = {0, 0, 0, 0};
+    st = read_words(d, buf, 0, words, 16);
+    if (!st) *out_size = words[0];
+  }
+  if (poot_status_code_of(st) == POOT_TIMEOUT) return st; /* leave it all to the driver */
+  if (group) api->wgpuBindGroupRelease(group);
+  if (pipeline) api->wgpuComputePipelineRelease(pipeline);
+  if (layout) api->wgpuPipelineLayoutRelease(layout);
+  if (bgl) api->wgpuBindGroupLayoutRelease(bgl);
+  if (module) api->wgpuShaderModuleRelease(module);
+  api->wgpuBufferDestroy(buf);
+  api->wgpuBufferRelease(buf);
+  return st;
+}
+
 /* Requests the device with every feature KIR kernels may use that the
  * adapter has, and the adapter's own limits; fills the KIR target. */
 static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) {
@@ -535,14 +609,17 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
   d->limits.next = NULL;
   poot_wg_enum features[8];
   size_t nf = 0;
-  const poot_wg_enum wanted[] = {POOT_WG_FEATURE_SHADER_F16, POOT_WG_FEATURE_SUBGROUPS,
-                                 POOT_WG_FEATURE_NATIVE_SHADER_INT64,
-                                 POOT_WG_FEATURE_NATIVE_SHADER_F32_ATOMIC};
-  bool has[4] = {false, false, false, false};
-  for (int i = 0; i < 4; i++) {
+  /* Subgroups are the standard feature in newer libraries, wgpu-native's
+   * own before that: either will do. */
+  const poot_wg_enum wanted[] = {
+      POOT_WG_FEATURE_SHADER_F16, POOT_WG_FEATURE_SUBGROUPS, POOT_WG_FEATURE_NATIVE_SHADER_INT64,
+      POOT_WG_FEATURE_NATIVE_SHADER_F32_ATOMIC, POOT_WG_FEATURE_NATIVE_SUBGROUP};
+  bool has[5] = {false, false, false, false, false};
+  for (int i = 0; i < 5; i++) {
     has[i] = rt->api.wgpuAdapterHasFeature(d->adapter, wanted[i]) != 0;
     if (has[i]) features[nf++] = wanted[i];
   }
+  has[1] |= has[4];
   device_answer *a = poot_calloc(1, sizeof *a);
   if (!a) return poot_status_make(POOT_OUT_OF_MEMORY, "wgpu: device request");
   poot_wg_device_desc desc = {.label = poot__wg_str("poot"),
@@ -582,7 +659,14 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
 
   /* The KIR target: WebGPU's defaults, widened by what the device has. A
    * subgroup size is built in only when the adapter has one fixed size. */
-  uint32_t sg = has[1] && sg_min == sg_max && sg_min > 0 ? sg_min : 0;
+  uint32_t sg = 0;
+  if (has[1] && sg_min == sg_max && sg_min > 0) {
+    sg = sg_min;
+  } else if (has[1]) {
+    POOT_TRY(probe_subgroup(d, &sg));
+    /* A size outside the reported range or not a power of two: none. */
+    if (sg < 4 || sg > 128 || (sg & (sg - 1)) || (sg_max && (sg < sg_min || sg > sg_max))) sg = 0;
+  }
   poot_kir_target *t = &caps->target;
   poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, sg, t);
   t->name = "wgpu-device";
@@ -608,6 +692,11 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
   t->watchdog_ms = o->watchdog_ms;
   caps->watchdog_ms = o->watchdog_ms;
   caps->can_time = false;
+  poot_log(POOT_LOG_INFO,
+           "wgpu: '%s' (%s): subgroups %s (sizes %u..%u; kernels built for %u), f16 %s, i64 %s, "
+           "f32 atomics %s",
+           caps->name, caps->kind, has[1] ? "on" : "off", sg_min, sg_max, sg, has[0] ? "on" : "off",
+           has[2] ? "on" : "off", has[3] ? "on" : "off");
   caps->local_bytes = d->limits.max_buffer_size;
   caps->host_visible_bytes = 0;
   return NULL;

@@ -70,6 +70,10 @@ typedef struct poot_wgpu_buffer {
   poot_wg_buffer buffer;
   uint64_t alloc_size; /* size rounded up to whole words */
   void *shadow;        /* SLOT: the host's copy (base.host), written to the device per replay */
+  /* SLOT: a replay wrote the device's copy after the host last wrote the
+   * whole buffer: downloads read the device, replays do not overwrite it
+   * with the host's copy. */
+  bool device_newer;
 } poot_wgpu_buffer;
 
 typedef struct poot_wgpu_kernel {
@@ -108,6 +112,9 @@ typedef struct poot_wgpu_recording {
    * the device before each replay. */
   poot_wgpu_buffer **slot_inputs;
   uint32_t slot_input_count;
+  /* SLOT buffers a command may write (outputs): read back from the device. */
+  poot_wgpu_buffer **slot_outputs;
+  uint32_t slot_output_count;
   /* One error word per checked dispatch at storage-aligned offsets, copied
    * to a mappable buffer at the end of each replay. */
   poot_wg_buffer errors;

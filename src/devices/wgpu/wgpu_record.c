@@ -177,6 +177,7 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
   poot_free(rec->checked_label);
   poot_free(rec->checked_dispatch);
   poot_free(rec->slot_inputs);
+  poot_free(rec->slot_outputs);
   poot_free(rec->params);
   poot_free(rec->zeros);
   poot_free(rec->cmds);
@@ -356,12 +357,16 @@ poot_status poot__wg_record(poot_device *device, const poot_device_cmd *cmds, ui
   /* SLOT buffers no command writes are the host's inputs: written before
    * every replay. One a command writes (an output) is read back instead. */
   rec->slot_inputs = poot_calloc(nslots + 1, sizeof *rec->slot_inputs);
-  if (!rec->slot_inputs) {
+  rec->slot_outputs = poot_calloc(nslots + 1, sizeof *rec->slot_outputs);
+  if (!rec->slot_inputs || !rec->slot_outputs) {
     st = poot_status_make(POOT_OUT_OF_MEMORY, "wgpu: slot list");
     goto fail;
   }
   for (uint32_t i = 0; i < nslots; i++)
-    if (!slots[i].written) rec->slot_inputs[rec->slot_input_count++] = slots[i].b;
+    if (slots[i].written)
+      rec->slot_outputs[rec->slot_output_count++] = slots[i].b;
+    else
+      rec->slot_inputs[rec->slot_input_count++] = slots[i].b;
   poot_free(slots);
   *out_recording = &rec->base;
   return NULL;
@@ -432,10 +437,16 @@ poot_status poot__wg_replay(poot_device *device, poot_device_recording *recordin
    * order before the commands that read them. */
   for (uint32_t i = 0; i < rec->slot_input_count; i++) {
     poot_wgpu_buffer *b = rec->slot_inputs[i];
-    api->wgpuQueueWriteBuffer(d->queue, b->buffer, 0, b->shadow, (size_t)b->alloc_size);
+    if (!b->device_newer)
+      api->wgpuQueueWriteBuffer(d->queue, b->buffer, 0, b->shadow, (size_t)b->alloc_size);
   }
+  for (uint32_t i = 0; i < rec->slot_output_count; i++) rec->slot_outputs[i]->device_newer = true;
   if (rec->errors)
     api->wgpuQueueWriteBuffer(d->queue, rec->errors, 0, rec->zeros, (size_t)rec->errors_size);
+  /* wgpu-native ends the process when a submission fails (it does not
+   * report that one through a callback), so a loss the library has told of
+   * by now, through either callback, stops the replay here. */
+  POOT_TRY(poot__wg_check_lost(d, "a replay"));
   poot_wg_map_state *state = poot_calloc(1, sizeof *state);
   poot_wg_command_buffer cbs_small[8];
   poot_wg_command_buffer *cbs =
