@@ -180,6 +180,12 @@ struct poot_device {
   uint64_t bytes_uploaded;
   uint32_t kernels_created; /* kernel cache misses: kernels the backend compiled */
   uint64_t bytes_downloaded;
+  /* Host time the backend spent building command buffers in replay, and
+   * how many replays built them: a backend that cannot resubmit recorded
+   * command buffers (wgpu) encodes its cached list every replay; 0 for
+   * the others. */
+  uint64_t encode_ns;
+  uint64_t encodes;
 };
 
 /* Initializes the base (backends call it in their create). */
@@ -369,6 +375,10 @@ typedef struct poot_exec_stats {
   uint64_t stages_per_step;     /* submissions of the last step */
   uint64_t host_ns_total;       /* host time inside step */
   double host_us_per_step;      /* host_ns_total / steps */
+  /* Of host_ns_total: the device's encoding of command buffers in replay
+   * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
+  uint64_t encode_ns_total;
+  double encode_us_per_step;
   uint64_t device_ns_total;     /* 0 when the device cannot time */
   double device_us_per_step;
   bool device_timed;

@@ -741,6 +741,6 @@ void poot_wgpu_device_inject(poot_device *device, poot_wgpu_fault fault) {
 
 void poot_wgpu_encode_stats(const poot_device *device, uint64_t *out_ns, uint64_t *out_replays) {
   const poot_wgpu_device *d = poot__wg_device_cast(device);
-  *out_ns = d ? d->encode_ns : 0;
-  *out_replays = d ? d->encodes : 0;
+  *out_ns = d ? d->base.encode_ns : 0;
+  *out_replays = d ? d->base.encodes : 0;
 }

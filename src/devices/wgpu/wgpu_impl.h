@@ -56,9 +56,6 @@ typedef struct poot_wgpu_device {
   /* A MAP_READ buffer that downloads copy through, grown on demand. */
   poot_wg_buffer readback;
   uint64_t readback_size;
-  /* Host time spent encoding replays (poot_wgpu_encode_stats). */
-  uint64_t encode_ns;
-  uint64_t encodes;
   /* The pending replay's completion: the map of its error words, or the
    * queue's work-done answer when it has none (NULL: nothing pending). */
   poot_wg_map_state *pending_state;

@@ -464,8 +464,8 @@ poot_status poot__wg_replay(poot_device *device, poot_device_recording *recordin
     st = encode_stage(d, rec, s, &cursor, &cbs[s]);
     if (!st) made++;
   }
-  d->encode_ns += poot_time_ns() - t0;
-  d->encodes++;
+  d->base.encode_ns += poot_time_ns() - t0;
+  d->base.encodes++;
   if (!st && made) api->wgpuQueueSubmit(d->queue, made, cbs);
   for (uint32_t s = 0; s < made; s++) api->wgpuCommandBufferRelease(cbs[s]);
   if (cbs != cbs_small) poot_free(cbs);
