@@ -26,3 +26,8 @@ if(TARGET poot_devices)
     endif()
   endif()
 endif()
+# `poot devices`, `poot generate` and `poot bench` on wgpu; `poot devices`
+# lists the wgpu adapter too.
+poot_add_script_test(devices_wgpu_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/wgpu_cli.sh)
+poot_wgpu_test(devices_wgpu_cli)
+poot_wgpu_test(devices_cli)
