@@ -450,7 +450,20 @@ static void wg_destroy(poot_device *device) {
   }
   if (d->queue) d->rt.api.wgpuQueueRelease(d->queue);
   if (d->device) {
-    (void)d->rt.api.wgpuDevicePoll(d->device, 1, NULL);
+    /* Bounded: what the queue still runs must end before its objects go. */
+    const uint64_t t0 = poot_time_ns();
+    while (!d->rt.api.wgpuDevicePoll(d->device, 0, NULL)) {
+      if (poot_time_ns() - t0 > d->base.timeout_ns) {
+        poot_log(POOT_LOG_WARN,
+                 "wgpu: '%s' still had work after %.3f s at destroy; its objects are left to the "
+                 "library",
+                 d->base.caps.name, (double)d->base.timeout_ns * 1e-9);
+        device->poisoned = true;
+        wg_destroy(device);
+        return;
+      }
+      sleep_ns(100000);
+    }
     d->rt.api.wgpuDeviceRelease(d->device);
   }
   if (d->adapter) d->rt.api.wgpuAdapterRelease(d->adapter);
@@ -697,7 +710,9 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
            "f32 atomics %s",
            caps->name, caps->kind, has[1] ? "on" : "off", sg_min, sg_max, sg, has[0] ? "on" : "off",
            has[2] ? "on" : "off", has[3] ? "on" : "off");
-  caps->local_bytes = d->limits.max_buffer_size;
+  /* WebGPU does not say how much memory the device has (0: unknown); a
+   * buffer past maxBufferSize is refused as OUT_OF_MEMORY. */
+  caps->local_bytes = 0;
   caps->host_visible_bytes = 0;
   return NULL;
 }

@@ -145,15 +145,24 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
   poot_wgpu_recording *rec = (poot_wgpu_recording *)recording;
   const poot_wg_api *api = &d->rt.api;
   if (!device->poisoned) {
-    /* Never release what the queue may still use. */
-    if (device->pending == recording) {
-      (void)api->wgpuDevicePoll(d->device, 1, NULL);
-      if (d->pending_state && d->pending_state->done) {
+    /* Never release what the queue may still use: wait for it (bounded;
+     * past the timeout the device is poisoned and everything is kept). */
+    if (device->pending == recording && d->pending_state) {
+      poot_status st = poot__wg_wait(d, &d->pending_state->done, device->timeout_ns,
+                                     "the replay of a recording being destroyed");
+      if (st) {
+        poot__wg_sink_keep(d->sink, d->pending_state);
+        poot_device_poison(device, poot_status_message(st));
+        poot_status_free(st);
+      } else {
         if (d->pending_mapped) api->wgpuBufferUnmap(rec->errors_read);
         poot_free(d->pending_state);
-        d->pending_state = NULL;
       }
+      d->pending_state = NULL;
+      d->pending_mapped = false;
     }
+  }
+  if (!device->poisoned) {
     for (uint32_t i = 0; i < rec->cmd_count; i++)
       if (rec->cmds[i].group) api->wgpuBindGroupRelease(rec->cmds[i].group);
     for (uint32_t i = 0; i < rec->param_count; i++) {
