@@ -39,9 +39,12 @@ static void snap(const poot_executor *ex, phase *p) {
 }
 
 static phase diff(const phase *a, const phase *b, double wall_s) {
-  phase d = {b->steps - a->steps,         b->host_ns - a->host_ns,
-             b->device_ns - a->device_ns, b->dispatches - a->dispatches,
-             wall_s,                      b->encode_ns - a->encode_ns};
+  phase d = {b->steps - a->steps,
+             b->host_ns - a->host_ns,
+             b->device_ns - a->device_ns,
+             b->dispatches - a->dispatches,
+             wall_s,
+             b->encode_ns - a->encode_ns};
   return d;
 }
 
@@ -608,9 +611,10 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   printf(", %.0f dispatches, %llu submission(s)\n", g->disp,
          (unsigned long long)s1->stages_per_step);
   if (g->encode_us > 0)
-    printf("encode       %.1f µs/step of the host's: the dispatch list re-encoded into new command "
-           "buffers every step (not a replay)\n",
-           g->encode_us);
+    printf(
+        "encode       %.1f µs/step of the host's: the dispatch list re-encoded into new command "
+        "buffers every step (not a replay)\n",
+        g->encode_us);
   if (f->eager_n > 0)
     printf(
         "replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "

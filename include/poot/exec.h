@@ -375,10 +375,6 @@ typedef struct poot_exec_stats {
   uint64_t stages_per_step;     /* submissions of the last step */
   uint64_t host_ns_total;       /* host time inside step */
   double host_us_per_step;      /* host_ns_total / steps */
-  /* Of host_ns_total: the device's encoding of command buffers in replay
-   * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
-  uint64_t encode_ns_total;
-  double encode_us_per_step;
   uint64_t device_ns_total;     /* 0 when the device cannot time */
   double device_us_per_step;
   bool device_timed;
@@ -386,6 +382,10 @@ typedef struct poot_exec_stats {
   uint64_t weight_bytes;   /* bytes of loaded weights */
   uint64_t state_bytes;    /* bytes of the states every entry shares (the K/V cache) */
   uint64_t kernels;        /* distinct device kernels */
+  /* Of host_ns_total: the device's encoding of command buffers in replay
+   * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
+  uint64_t encode_ns_total;
+  double encode_us_per_step;
 } poot_exec_stats;
 
 typedef struct poot_executor poot_executor;
