@@ -403,10 +403,15 @@ int main(void) {
   o.library = getenv("POOT_WGPU_LIBRARY");
   poot_device *probe = NULL;
   poot_status st = poot_wgpu_device_create(&o, &probe);
-  if (st) {
+  if (poot_status_code_of(st) == POOT_NO_DEVICE) { /* no library or no adapter */
     int rc = poot_test_skip("no wgpu device: %s", poot_status_message(st));
     poot_status_free(st);
     return rc;
+  }
+  if (st) { /* a library and an adapter that fail are a failure, never a skip */
+    printf("FAIL: the wgpu device could not be created: %s\n", poot_status_message(st));
+    poot_status_free(st);
+    return 1;
   }
   printf("device: %s (%s), subgroup %u\n", probe->caps.name, probe->caps.kind,
          probe->caps.target.subgroup_size);
