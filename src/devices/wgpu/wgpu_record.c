@@ -246,6 +246,11 @@ static poot_status bake_group(poot_wgpu_device *d, poot_wgpu_recording *rec,
                                       .size = 4};
     i++;
   }
+  if (k->base.push_count > 64) { /* the target's max_push_bytes (256) keeps kernels below */
+    st = poot_status_make(POOT_UNSUPPORTED, "wgpu: kernel %s has %u PUSH params; at most 64",
+                          k->base.name, k->base.push_count);
+    goto done;
+  }
   if (k->base.push_count) {
     /* A uniform struct of 4-byte members is a multiple of 16 bytes. */
     uint64_t size = ((uint64_t)k->base.push_count * 4 + 15) & ~(uint64_t)15;
