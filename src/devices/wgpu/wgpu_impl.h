@@ -59,7 +59,7 @@ typedef struct poot_wgpu_device {
   /* The pending replay's completion: the map of its error words, or the
    * queue's work-done answer when it has none (NULL: nothing pending). */
   poot_wg_map_state *pending_state;
-  bool pending_mapped; /* pending_state is the map of the recording's errors_read */
+  bool pending_mapped; /* pending_state is the map of the recording's results */
 } poot_wgpu_device;
 
 typedef struct poot_wgpu_buffer {
@@ -98,6 +98,9 @@ typedef struct poot_wg_cmd {
   uint64_t src_offset, dst_offset, size;
 } poot_wg_cmd;
 
+/* Outputs up to this size come back with the replay's one map. */
+#define POOT_WG_RESULT_MAX (1u << 20)
+
 typedef struct poot_wgpu_recording {
   poot_device_recording base; /* first member */
   poot_wg_cmd *cmds;
@@ -109,14 +112,20 @@ typedef struct poot_wgpu_recording {
    * the device before each replay. */
   poot_wgpu_buffer **slot_inputs;
   uint32_t slot_input_count;
-  /* SLOT buffers a command may write (outputs): read back from the device. */
+  /* SLOT buffers a command may write (outputs): each small one is copied
+   * into `results` at output_offset[i] at the end of every replay and into
+   * its host copy at synchronize (UINT64_MAX: too large; downloads read the
+   * device). */
   poot_wgpu_buffer **slot_outputs;
+  uint64_t *output_offset;
   uint32_t slot_output_count;
-  /* One error word per checked dispatch at storage-aligned offsets, copied
-   * to a mappable buffer at the end of each replay. */
+  /* One error word per checked dispatch at storage-aligned offsets. */
   poot_wg_buffer errors;
-  poot_wg_buffer errors_read;
   uint64_t errors_size;
+  /* The small results of a replay, mapped once at synchronize: the error
+   * words at 0, then the small outputs (NULL when there are neither). */
+  poot_wg_buffer results;
+  uint64_t results_size;
   void *zeros; /* errors_size zero bytes, written before each replay */
   uint32_t checked_count;
   uint32_t *checked_dispatch; /* command index of each checked dispatch */

@@ -155,7 +155,7 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
         poot_device_poison(device, poot_status_message(st));
         poot_status_free(st);
       } else {
-        if (d->pending_mapped) api->wgpuBufferUnmap(rec->errors_read);
+        if (d->pending_mapped) api->wgpuBufferUnmap(rec->results);
         poot_free(d->pending_state);
       }
       d->pending_state = NULL;
@@ -173,9 +173,9 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
       api->wgpuBufferDestroy(rec->errors);
       api->wgpuBufferRelease(rec->errors);
     }
-    if (rec->errors_read) {
-      api->wgpuBufferDestroy(rec->errors_read);
-      api->wgpuBufferRelease(rec->errors_read);
+    if (rec->results) {
+      api->wgpuBufferDestroy(rec->results);
+      api->wgpuBufferRelease(rec->results);
     }
   }
   for (uint32_t i = 0; i < rec->checked_count; i++) {
@@ -187,6 +187,7 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
   poot_free(rec->checked_dispatch);
   poot_free(rec->slot_inputs);
   poot_free(rec->slot_outputs);
+  poot_free(rec->output_offset);
   poot_free(rec->params);
   poot_free(rec->zeros);
   poot_free(rec->cmds);
@@ -327,9 +328,6 @@ poot_status poot__wg_record(poot_device *device, const poot_device_cmd *cmds, ui
         poot__wg_raw_buffer(d, rec->errors_size,
                             POOT_WG_USAGE_STORAGE | POOT_WG_USAGE_COPY_SRC | POOT_WG_USAGE_COPY_DST,
                             "error words", &rec->errors);
-    if (!st)
-      st = poot__wg_raw_buffer(d, rec->errors_size, POOT_WG_USAGE_MAP_READ | POOT_WG_USAGE_COPY_DST,
-                               "error words readback", &rec->errors_read);
     if (st) goto fail;
   }
   uint32_t ci = 0, nslots = 0;
@@ -372,7 +370,8 @@ poot_status poot__wg_record(poot_device *device, const poot_device_cmd *cmds, ui
    * every replay. One a command writes (an output) is read back instead. */
   rec->slot_inputs = poot_calloc(nslots + 1, sizeof *rec->slot_inputs);
   rec->slot_outputs = poot_calloc(nslots + 1, sizeof *rec->slot_outputs);
-  if (!rec->slot_inputs || !rec->slot_outputs) {
+  rec->output_offset = poot_calloc(nslots + 1, sizeof *rec->output_offset);
+  if (!rec->slot_inputs || !rec->slot_outputs || !rec->output_offset) {
     st = poot_status_make(POOT_OUT_OF_MEMORY, "wgpu: slot list");
     goto fail;
   }
@@ -382,6 +381,21 @@ poot_status poot__wg_record(poot_device *device, const poot_device_cmd *cmds, ui
     else
       rec->slot_inputs[rec->slot_input_count++] = slots[i].b;
   poot_free(slots);
+  slots = NULL;
+  /* The results buffer: the error words, then each output of at most
+   * POOT_WG_RESULT_MAX bytes, so that one map at synchronize brings back all
+   * a step reads (the engine's outputs are small). */
+  rec->results_size = rec->errors_size;
+  for (uint32_t i = 0; i < rec->slot_output_count; i++) {
+    const uint64_t size = rec->slot_outputs[i]->alloc_size;
+    rec->output_offset[i] = size <= POOT_WG_RESULT_MAX ? rec->results_size : UINT64_MAX;
+    if (size <= POOT_WG_RESULT_MAX) rec->results_size += (size + 7) & ~(uint64_t)7;
+  }
+  if (rec->results_size) {
+    st = poot__wg_raw_buffer(d, rec->results_size, POOT_WG_USAGE_MAP_READ | POOT_WG_USAGE_COPY_DST,
+                             "results readback", &rec->results);
+    if (st) goto fail;
+  }
   *out_recording = &rec->base;
   return NULL;
 fail:
@@ -391,6 +405,22 @@ fail:
 }
 
 /* ------------------------------------------------------ replay and sync ---- */
+
+/* Copies the error words and the small outputs into the results buffer (the
+ * end of the last stage). */
+static void copy_results(poot_wgpu_device *d, poot_wgpu_recording *rec,
+                         poot_wg_command_encoder enc) {
+  const poot_wg_api *api = &d->rt.api;
+  if (rec->errors)
+    api->wgpuCommandEncoderCopyBufferToBuffer(enc, rec->errors, 0, rec->results, 0,
+                                              rec->errors_size);
+  for (uint32_t i = 0; i < rec->slot_output_count; i++) {
+    if (rec->output_offset[i] == UINT64_MAX) continue;
+    poot_wgpu_buffer *b = rec->slot_outputs[i];
+    api->wgpuCommandEncoderCopyBufferToBuffer(enc, b->buffer, 0, rec->results,
+                                              rec->output_offset[i], b->alloc_size);
+  }
+}
 
 /* Encodes stage `s` of the cached list into one command buffer; the last
  * stage also copies the error words out. */
@@ -423,9 +453,7 @@ static poot_status encode_stage(poot_wgpu_device *d, poot_wgpu_recording *rec, u
     api->wgpuComputePassEncoderEnd(pass);
     api->wgpuComputePassEncoderRelease(pass);
   }
-  if (s + 1 == rec->stage_count && rec->errors)
-    api->wgpuCommandEncoderCopyBufferToBuffer(enc, rec->errors, 0, rec->errors_read, 0,
-                                              rec->errors_size);
+  if (s + 1 == rec->stage_count && rec->results) copy_results(d, rec, enc);
   *out = api->wgpuCommandEncoderFinish(enc, NULL);
   api->wgpuCommandEncoderRelease(enc);
   if (!*out) return poot_status_make(POOT_DEVICE_LOST, "wgpu: finishing stage %u's commands", s);
@@ -488,14 +516,13 @@ poot_status poot__wg_replay(poot_device *device, poot_device_recording *recordin
     poot_free(state);
     return st;
   }
-  /* Completion: the map of the error words (which waits for the commands
-   * that wrote them), else the queue's own answer. */
-  if (rec->errors) {
+  /* Completion: the map of the results (which waits for the commands that
+   * wrote them), else the queue's own answer. */
+  if (rec->results) {
     poot_wg_map_cb_info cb = {.mode = POOT_WG_CALLBACK_ALLOW_SPONTANEOUS,
                               .callback = poot__wg_on_map,
                               .userdata1 = state};
-    (void)api->wgpuBufferMapAsync(rec->errors_read, POOT_WG_MAP_READ, 0, (size_t)rec->errors_size,
-                                  cb);
+    (void)api->wgpuBufferMapAsync(rec->results, POOT_WG_MAP_READ, 0, (size_t)rec->results_size, cb);
     d->pending_mapped = true;
   } else {
     poot_wg_done_cb_info cb = {.mode = POOT_WG_CALLBACK_ALLOW_SPONTANEOUS,
@@ -528,13 +555,20 @@ poot_status poot__wg_synchronize(poot_device *device, uint64_t timeout_ns,
   if (status != POOT_WG_SUCCESS)
     return poot_status_make(POOT_DEVICE_LOST, "wgpu: the replay on '%s' ended with status %u",
                             device->caps.name, (unsigned)status);
-  if (!d->pending_mapped || !rec || !rec->errors_read) return NULL;
+  if (!d->pending_mapped || !rec || !rec->results) return NULL;
   d->pending_mapped = false;
   const uint8_t *words =
-      d->rt.api.wgpuBufferGetConstMappedRange(rec->errors_read, 0, (size_t)rec->errors_size);
+      d->rt.api.wgpuBufferGetConstMappedRange(rec->results, 0, (size_t)rec->results_size);
   if (!words) {
-    d->rt.api.wgpuBufferUnmap(rec->errors_read);
-    return poot_status_make(POOT_DEVICE_LOST, "wgpu: the error words have no mapped range");
+    d->rt.api.wgpuBufferUnmap(rec->results);
+    return poot_status_make(POOT_DEVICE_LOST, "wgpu: the replay's results have no mapped range");
+  }
+  /* The small outputs into their host copies, which downloads then read. */
+  for (uint32_t i = 0; i < rec->slot_output_count; i++) {
+    if (rec->output_offset[i] == UINT64_MAX) continue;
+    poot_wgpu_buffer *b = rec->slot_outputs[i];
+    memcpy(b->shadow, words + rec->output_offset[i], (size_t)b->alloc_size);
+    b->device_newer = false;
   }
   for (uint32_t i = 0; i < rec->checked_count && !st; i++) {
     uint32_t w;
@@ -549,6 +583,6 @@ poot_status poot__wg_synchronize(poot_device *device, uint64_t timeout_ns,
                           rec->checked_label[i] ? ", " : "",
                           rec->checked_label[i] ? rec->checked_label[i] : "", code, trap, w);
   }
-  d->rt.api.wgpuBufferUnmap(rec->errors_read);
+  d->rt.api.wgpuBufferUnmap(rec->results);
   return st;
 }
