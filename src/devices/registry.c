@@ -159,7 +159,9 @@ poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
   out[3].built = true;
   probe_wgpu(&out[3]);
 #else
-  probe_runtime(&out[3], wgpu);
+  (void)wgpu;
+  snprintf(out[3].reason, sizeof out[3].reason,
+           "not built into this binary (POOT_BACKEND_WGPU off)");
 #endif
   probe_runtime(&out[4], npu);
   return NULL;
