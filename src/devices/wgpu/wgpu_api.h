@@ -29,6 +29,7 @@ typedef struct poot_wg_bind_group_t *poot_wg_bind_group;
 typedef struct poot_wg_command_encoder_t *poot_wg_command_encoder;
 typedef struct poot_wg_compute_pass_t *poot_wg_compute_pass;
 typedef struct poot_wg_command_buffer_t *poot_wg_command_buffer;
+typedef struct poot_wg_query_set_t *poot_wg_query_set;
 
 /* Scalars. Enumerations are 32-bit values; flag sets are 64-bit. */
 typedef uint32_t poot_wg_bool;
@@ -77,6 +78,7 @@ typedef uint64_t poot_wg_flags;
 #define POOT_WG_FEATURE_SHADER_F16 0x0000000Bu
 #define POOT_WG_FEATURE_SUBGROUPS 0x00000012u
 #define POOT_WG_FEATURE_NATIVE_SUBGROUP 0x00030021u
+#define POOT_WG_FEATURE_NATIVE_TIMESTAMP_IN_ENCODERS 0x00030024u
 #define POOT_WG_FEATURE_NATIVE_SHADER_INT64 0x00030026u
 #define POOT_WG_FEATURE_NATIVE_SHADER_F32_ATOMIC 0x00030027u
 
@@ -89,6 +91,10 @@ typedef uint64_t poot_wg_flags;
 #define POOT_WG_USAGE_COPY_DST 0x0008u
 #define POOT_WG_USAGE_UNIFORM 0x0040u
 #define POOT_WG_USAGE_STORAGE 0x0080u
+#define POOT_WG_USAGE_QUERY_RESOLVE 0x0200u
+
+/* Query types. */
+#define POOT_WG_QUERY_TIMESTAMP 0x00000002u
 #define POOT_WG_STAGE_COMPUTE 0x0004u
 #define POOT_WG_MAP_READ 0x0001u
 
@@ -361,69 +367,83 @@ typedef struct poot_wg_bind_group_desc {
   const poot_wg_bind_group_entry *entries;
 } poot_wg_bind_group_desc;
 
+typedef struct poot_wg_query_set_desc {
+  poot_wg_chained *next;
+  poot_wg_string_view label;
+  poot_wg_enum type;
+  uint32_t count;
+} poot_wg_query_set_desc;
+
 /* The entry points the device resolves from the library, by name. */
-#define POOT_WG_FNS(X)                                                                           \
-  X(wgpuCreateInstance, poot_wg_instance, (const poot_wg_instance_desc *))                       \
-  X(wgpuInstanceRequestAdapter, poot_wg_future,                                                  \
-    (poot_wg_instance, const poot_wg_adapter_options *, poot_wg_adapter_cb_info))                \
-  X(wgpuInstanceProcessEvents, void, (poot_wg_instance))                                         \
-  X(wgpuInstanceRelease, void, (poot_wg_instance))                                               \
-  X(wgpuInstanceEnumerateAdapters, size_t,                                                       \
-    (poot_wg_instance, const poot_wg_enumerate_options *, poot_wg_adapter *))                    \
-  X(wgpuAdapterGetInfo, poot_wg_enum, (poot_wg_adapter, poot_wg_adapter_info *))                 \
-  X(wgpuAdapterInfoFreeMembers, void, (poot_wg_adapter_info))                                    \
-  X(wgpuAdapterGetLimits, poot_wg_enum, (poot_wg_adapter, poot_wg_limits *))                     \
-  X(wgpuAdapterHasFeature, poot_wg_bool, (poot_wg_adapter, poot_wg_enum))                        \
-  X(wgpuAdapterRequestDevice, poot_wg_future,                                                    \
-    (poot_wg_adapter, const poot_wg_device_desc *, poot_wg_device_cb_info))                      \
-  X(wgpuAdapterRelease, void, (poot_wg_adapter))                                                 \
-  X(wgpuDeviceGetQueue, poot_wg_queue, (poot_wg_device))                                         \
-  X(wgpuDeviceCreateBuffer, poot_wg_buffer, (poot_wg_device, const poot_wg_buffer_desc *))       \
-  X(wgpuDeviceCreateShaderModule, poot_wg_shader_module,                                         \
-    (poot_wg_device, const poot_wg_shader_module_desc *))                                        \
-  X(wgpuDeviceCreateBindGroupLayout, poot_wg_bind_group_layout,                                  \
-    (poot_wg_device, const poot_wg_bind_group_layout_desc *))                                    \
-  X(wgpuDeviceCreatePipelineLayout, poot_wg_pipeline_layout,                                     \
-    (poot_wg_device, const poot_wg_pipeline_layout_desc *))                                      \
-  X(wgpuDeviceCreateComputePipeline, poot_wg_compute_pipeline,                                   \
-    (poot_wg_device, const poot_wg_compute_pipeline_desc *))                                     \
-  X(wgpuDeviceCreateBindGroup, poot_wg_bind_group,                                               \
-    (poot_wg_device, const poot_wg_bind_group_desc *))                                           \
-  X(wgpuDeviceCreateCommandEncoder, poot_wg_command_encoder, (poot_wg_device, const void *))     \
-  X(wgpuDevicePushErrorScope, void, (poot_wg_device, poot_wg_enum))                              \
-  X(wgpuDevicePopErrorScope, poot_wg_future, (poot_wg_device, poot_wg_scope_cb_info))            \
-  X(wgpuDeviceDestroy, void, (poot_wg_device))                                                   \
-  X(wgpuDeviceRelease, void, (poot_wg_device))                                                   \
-  X(wgpuDevicePoll, poot_wg_bool, (poot_wg_device, poot_wg_bool, const uint64_t *))              \
-  X(wgpuQueueWriteBuffer, void, (poot_wg_queue, poot_wg_buffer, uint64_t, const void *, size_t)) \
-  X(wgpuQueueSubmit, void, (poot_wg_queue, size_t, const poot_wg_command_buffer *))              \
-  X(wgpuQueueOnSubmittedWorkDone, poot_wg_future, (poot_wg_queue, poot_wg_done_cb_info))         \
-  X(wgpuQueueRelease, void, (poot_wg_queue))                                                     \
-  X(wgpuCommandEncoderBeginComputePass, poot_wg_compute_pass,                                    \
-    (poot_wg_command_encoder, const void *))                                                     \
-  X(wgpuCommandEncoderCopyBufferToBuffer, void,                                                  \
-    (poot_wg_command_encoder, poot_wg_buffer, uint64_t, poot_wg_buffer, uint64_t, uint64_t))     \
-  X(wgpuCommandEncoderFinish, poot_wg_command_buffer, (poot_wg_command_encoder, const void *))   \
-  X(wgpuCommandEncoderRelease, void, (poot_wg_command_encoder))                                  \
-  X(wgpuComputePassEncoderSetPipeline, void, (poot_wg_compute_pass, poot_wg_compute_pipeline))   \
-  X(wgpuComputePassEncoderSetBindGroup, void,                                                    \
-    (poot_wg_compute_pass, uint32_t, poot_wg_bind_group, size_t, const uint32_t *))              \
-  X(wgpuComputePassEncoderDispatchWorkgroups, void,                                              \
-    (poot_wg_compute_pass, uint32_t, uint32_t, uint32_t))                                        \
-  X(wgpuComputePassEncoderEnd, void, (poot_wg_compute_pass))                                     \
-  X(wgpuComputePassEncoderRelease, void, (poot_wg_compute_pass))                                 \
-  X(wgpuCommandBufferRelease, void, (poot_wg_command_buffer))                                    \
-  X(wgpuBufferMapAsync, poot_wg_future,                                                          \
-    (poot_wg_buffer, poot_wg_flags, size_t, size_t, poot_wg_map_cb_info))                        \
-  X(wgpuBufferGetConstMappedRange, const void *, (poot_wg_buffer, size_t, size_t))               \
-  X(wgpuBufferUnmap, void, (poot_wg_buffer))                                                     \
-  X(wgpuBufferDestroy, void, (poot_wg_buffer))                                                   \
-  X(wgpuBufferRelease, void, (poot_wg_buffer))                                                   \
-  X(wgpuShaderModuleRelease, void, (poot_wg_shader_module))                                      \
-  X(wgpuBindGroupLayoutRelease, void, (poot_wg_bind_group_layout))                               \
-  X(wgpuPipelineLayoutRelease, void, (poot_wg_pipeline_layout))                                  \
-  X(wgpuComputePipelineRelease, void, (poot_wg_compute_pipeline))                                \
-  X(wgpuBindGroupRelease, void, (poot_wg_bind_group))
+#define POOT_WG_FNS(X)                                                                             \
+  X(wgpuCreateInstance, poot_wg_instance, (const poot_wg_instance_desc *))                         \
+  X(wgpuInstanceRequestAdapter, poot_wg_future,                                                    \
+    (poot_wg_instance, const poot_wg_adapter_options *, poot_wg_adapter_cb_info))                  \
+  X(wgpuInstanceProcessEvents, void, (poot_wg_instance))                                           \
+  X(wgpuInstanceRelease, void, (poot_wg_instance))                                                 \
+  X(wgpuInstanceEnumerateAdapters, size_t,                                                         \
+    (poot_wg_instance, const poot_wg_enumerate_options *, poot_wg_adapter *))                      \
+  X(wgpuAdapterGetInfo, poot_wg_enum, (poot_wg_adapter, poot_wg_adapter_info *))                   \
+  X(wgpuAdapterInfoFreeMembers, void, (poot_wg_adapter_info))                                      \
+  X(wgpuAdapterGetLimits, poot_wg_enum, (poot_wg_adapter, poot_wg_limits *))                       \
+  X(wgpuAdapterHasFeature, poot_wg_bool, (poot_wg_adapter, poot_wg_enum))                          \
+  X(wgpuAdapterRequestDevice, poot_wg_future,                                                      \
+    (poot_wg_adapter, const poot_wg_device_desc *, poot_wg_device_cb_info))                        \
+  X(wgpuAdapterRelease, void, (poot_wg_adapter))                                                   \
+  X(wgpuDeviceGetQueue, poot_wg_queue, (poot_wg_device))                                           \
+  X(wgpuDeviceCreateBuffer, poot_wg_buffer, (poot_wg_device, const poot_wg_buffer_desc *))         \
+  X(wgpuDeviceCreateShaderModule, poot_wg_shader_module,                                           \
+    (poot_wg_device, const poot_wg_shader_module_desc *))                                          \
+  X(wgpuDeviceCreateBindGroupLayout, poot_wg_bind_group_layout,                                    \
+    (poot_wg_device, const poot_wg_bind_group_layout_desc *))                                      \
+  X(wgpuDeviceCreatePipelineLayout, poot_wg_pipeline_layout,                                       \
+    (poot_wg_device, const poot_wg_pipeline_layout_desc *))                                        \
+  X(wgpuDeviceCreateComputePipeline, poot_wg_compute_pipeline,                                     \
+    (poot_wg_device, const poot_wg_compute_pipeline_desc *))                                       \
+  X(wgpuDeviceCreateBindGroup, poot_wg_bind_group,                                                 \
+    (poot_wg_device, const poot_wg_bind_group_desc *))                                             \
+  X(wgpuDeviceCreateCommandEncoder, poot_wg_command_encoder, (poot_wg_device, const void *))       \
+  X(wgpuDevicePushErrorScope, void, (poot_wg_device, poot_wg_enum))                                \
+  X(wgpuDevicePopErrorScope, poot_wg_future, (poot_wg_device, poot_wg_scope_cb_info))              \
+  X(wgpuDeviceDestroy, void, (poot_wg_device))                                                     \
+  X(wgpuDeviceRelease, void, (poot_wg_device))                                                     \
+  X(wgpuDevicePoll, poot_wg_bool, (poot_wg_device, poot_wg_bool, const uint64_t *))                \
+  X(wgpuQueueWriteBuffer, void, (poot_wg_queue, poot_wg_buffer, uint64_t, const void *, size_t))   \
+  X(wgpuQueueSubmit, void, (poot_wg_queue, size_t, const poot_wg_command_buffer *))                \
+  X(wgpuQueueOnSubmittedWorkDone, poot_wg_future, (poot_wg_queue, poot_wg_done_cb_info))           \
+  X(wgpuQueueRelease, void, (poot_wg_queue))                                                       \
+  X(wgpuCommandEncoderBeginComputePass, poot_wg_compute_pass,                                      \
+    (poot_wg_command_encoder, const void *))                                                       \
+  X(wgpuCommandEncoderCopyBufferToBuffer, void,                                                    \
+    (poot_wg_command_encoder, poot_wg_buffer, uint64_t, poot_wg_buffer, uint64_t, uint64_t))       \
+  X(wgpuCommandEncoderFinish, poot_wg_command_buffer, (poot_wg_command_encoder, const void *))     \
+  X(wgpuCommandEncoderRelease, void, (poot_wg_command_encoder))                                    \
+  X(wgpuComputePassEncoderSetPipeline, void, (poot_wg_compute_pass, poot_wg_compute_pipeline))     \
+  X(wgpuComputePassEncoderSetBindGroup, void,                                                      \
+    (poot_wg_compute_pass, uint32_t, poot_wg_bind_group, size_t, const uint32_t *))                \
+  X(wgpuComputePassEncoderDispatchWorkgroups, void,                                                \
+    (poot_wg_compute_pass, uint32_t, uint32_t, uint32_t))                                          \
+  X(wgpuComputePassEncoderEnd, void, (poot_wg_compute_pass))                                       \
+  X(wgpuComputePassEncoderRelease, void, (poot_wg_compute_pass))                                   \
+  X(wgpuCommandBufferRelease, void, (poot_wg_command_buffer))                                      \
+  X(wgpuBufferMapAsync, poot_wg_future,                                                            \
+    (poot_wg_buffer, poot_wg_flags, size_t, size_t, poot_wg_map_cb_info))                          \
+  X(wgpuBufferGetConstMappedRange, const void *, (poot_wg_buffer, size_t, size_t))                 \
+  X(wgpuBufferUnmap, void, (poot_wg_buffer))                                                       \
+  X(wgpuBufferDestroy, void, (poot_wg_buffer))                                                     \
+  X(wgpuBufferRelease, void, (poot_wg_buffer))                                                     \
+  X(wgpuShaderModuleRelease, void, (poot_wg_shader_module))                                        \
+  X(wgpuBindGroupLayoutRelease, void, (poot_wg_bind_group_layout))                                 \
+  X(wgpuPipelineLayoutRelease, void, (poot_wg_pipeline_layout))                                    \
+  X(wgpuComputePipelineRelease, void, (poot_wg_compute_pipeline))                                  \
+  X(wgpuBindGroupRelease, void, (poot_wg_bind_group))                                              \
+  X(wgpuDeviceCreateQuerySet, poot_wg_query_set, (poot_wg_device, const poot_wg_query_set_desc *)) \
+  X(wgpuQuerySetRelease, void, (poot_wg_query_set))                                                \
+  X(wgpuCommandEncoderWriteTimestamp, void,                                                        \
+    (poot_wg_command_encoder, poot_wg_query_set, uint32_t))                                        \
+  X(wgpuCommandEncoderResolveQuerySet, void,                                                       \
+    (poot_wg_command_encoder, poot_wg_query_set, uint32_t, uint32_t, poot_wg_buffer, uint64_t))    \
+  X(wgpuQueueGetTimestampPeriod, float, (poot_wg_queue))
 
 /* The loaded entry points. */
 #define POOT_WG_DECLARE_FN(name, ret, args) ret(*name) args;

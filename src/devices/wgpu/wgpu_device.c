@@ -620,7 +620,7 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
   if (rt->api.wgpuAdapterGetLimits(d->adapter, &d->limits) != POOT_WG_SUCCESS)
     return poot_status_make(POOT_DEVICE_LOST, "wgpu: wgpuAdapterGetLimits failed");
   d->limits.next = NULL;
-  poot_wg_enum features[8];
+  poot_wg_enum features[10];
   size_t nf = 0;
   /* Subgroups are the standard feature in newer libraries, wgpu-native's
    * own before that: either will do. */
@@ -633,6 +633,14 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
     if (has[i]) features[nf++] = wanted[i];
   }
   has[1] |= has[4];
+  /* Device time: timestamps written on the encoder, between passes. */
+  const bool can_time =
+      rt->api.wgpuAdapterHasFeature(d->adapter, POOT_WG_FEATURE_TIMESTAMP_QUERY) &&
+      rt->api.wgpuAdapterHasFeature(d->adapter, POOT_WG_FEATURE_NATIVE_TIMESTAMP_IN_ENCODERS);
+  if (can_time) {
+    features[nf++] = POOT_WG_FEATURE_TIMESTAMP_QUERY;
+    features[nf++] = POOT_WG_FEATURE_NATIVE_TIMESTAMP_IN_ENCODERS;
+  }
   device_answer *a = poot_calloc(1, sizeof *a);
   if (!a) return poot_status_make(POOT_OUT_OF_MEMORY, "wgpu: device request");
   poot_wg_device_desc desc = {.label = poot__wg_str("poot"),
@@ -704,7 +712,11 @@ static poot_status open_device(poot_wgpu_device *d, const poot_wgpu_options *o) 
   t->max_bindings = mb < 64 ? mb : 64;
   t->watchdog_ms = o->watchdog_ms;
   caps->watchdog_ms = o->watchdog_ms;
-  caps->can_time = false;
+  if (can_time) {
+    const float period = rt->api.wgpuQueueGetTimestampPeriod(d->queue);
+    d->timestamp_ns = period > 0 ? (double)period : 0;
+  }
+  caps->can_time = d->timestamp_ns > 0;
   poot_log(POOT_LOG_INFO,
            "wgpu: '%s' (%s): subgroups %s (sizes %u..%u; kernels built for %u), f16 %s, i64 %s, "
            "f32 atomics %s",

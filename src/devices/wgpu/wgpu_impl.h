@@ -52,6 +52,9 @@ typedef struct poot_wgpu_device {
   poot_wg_sink *sink;
   uint64_t storage_align; /* minStorageBufferOffsetAlignment */
   bool cpu;               /* a CPU adapter: waits sleep instead of spinning */
+  /* Nanoseconds per timestamp tick (0: the device cannot time: it lacks
+   * timestamp queries, or the native writes between passes). */
+  double timestamp_ns;
   poot_wgpu_fault inject;
   /* A MAP_READ buffer that downloads copy through, grown on demand. */
   poot_wg_buffer readback;
@@ -126,6 +129,12 @@ typedef struct poot_wgpu_recording {
    * words at 0, then the small outputs (NULL when there are neither). */
   poot_wg_buffer results;
   uint64_t results_size;
+  /* Device time: two timestamps written around the replay's commands,
+   * resolved into `resolve` and copied into `results` at timestamps_offset
+   * (timestamps NULL when the device cannot time). */
+  poot_wg_query_set timestamps;
+  poot_wg_buffer resolve;
+  uint64_t timestamps_offset;
   void *zeros; /* errors_size zero bytes, written before each replay */
   uint32_t checked_count;
   uint32_t *checked_dispatch; /* command index of each checked dispatch */

@@ -177,6 +177,13 @@ void poot__wg_recording_destroy(poot_device *device, poot_device_recording *reco
       api->wgpuBufferDestroy(rec->results);
       api->wgpuBufferRelease(rec->results);
     }
+    if (rec->resolve) {
+      api->wgpuBufferDestroy(rec->resolve);
+      api->wgpuBufferRelease(rec->resolve);
+    }
+    /* Release only: wgpu-native 0.32 panics when a destroyed query set is
+     * then released. */
+    if (rec->timestamps) api->wgpuQuerySetRelease(rec->timestamps);
   }
   for (uint32_t i = 0; i < rec->checked_count; i++) {
     if (rec->checked_kernel) poot_free(rec->checked_kernel[i]);
@@ -391,6 +398,19 @@ poot_status poot__wg_record(poot_device *device, const poot_device_cmd *cmds, ui
     rec->output_offset[i] = size <= POOT_WG_RESULT_MAX ? rec->results_size : UINT64_MAX;
     if (size <= POOT_WG_RESULT_MAX) rec->results_size += (size + 7) & ~(uint64_t)7;
   }
+  if (d->timestamp_ns > 0 && count > 0) {
+    poot_wg_query_set_desc qd = {
+        .label = poot__wg_str("replay timestamps"), .type = POOT_WG_QUERY_TIMESTAMP, .count = 2};
+    poot__wg_scope_push(d);
+    rec->timestamps = d->rt.api.wgpuDeviceCreateQuerySet(d->device, &qd);
+    st = poot__wg_scope_pop(d, "the replay's timestamp queries");
+    if (!st)
+      st = poot__wg_raw_buffer(d, 256, POOT_WG_USAGE_QUERY_RESOLVE | POOT_WG_USAGE_COPY_SRC,
+                               "timestamp resolve", &rec->resolve);
+    if (st) goto fail;
+    rec->timestamps_offset = (rec->results_size + 7) & ~(uint64_t)7;
+    rec->results_size = rec->timestamps_offset + 16;
+  }
   if (rec->results_size) {
     st = poot__wg_raw_buffer(d, rec->results_size, POOT_WG_USAGE_MAP_READ | POOT_WG_USAGE_COPY_DST,
                              "results readback", &rec->results);
@@ -411,6 +431,12 @@ fail:
 static void copy_results(poot_wgpu_device *d, poot_wgpu_recording *rec,
                          poot_wg_command_encoder enc) {
   const poot_wg_api *api = &d->rt.api;
+  if (rec->timestamps) {
+    api->wgpuCommandEncoderWriteTimestamp(enc, rec->timestamps, 1);
+    api->wgpuCommandEncoderResolveQuerySet(enc, rec->timestamps, 0, 2, rec->resolve, 0);
+    api->wgpuCommandEncoderCopyBufferToBuffer(enc, rec->resolve, 0, rec->results,
+                                              rec->timestamps_offset, 16);
+  }
   if (rec->errors)
     api->wgpuCommandEncoderCopyBufferToBuffer(enc, rec->errors, 0, rec->results, 0,
                                               rec->errors_size);
@@ -430,6 +456,7 @@ static poot_status encode_stage(poot_wgpu_device *d, poot_wgpu_recording *rec, u
   poot_wg_command_encoder enc = api->wgpuDeviceCreateCommandEncoder(d->device, NULL);
   if (!enc) return poot_status_make(POOT_DEVICE_LOST, "wgpu: no command encoder");
   poot_wg_compute_pass pass = NULL;
+  if (s == 0 && rec->timestamps) api->wgpuCommandEncoderWriteTimestamp(enc, rec->timestamps, 0);
   for (; *cursor < rec->cmd_count && rec->cmds[*cursor].stage == s; (*cursor)++) {
     const poot_wg_cmd *w = &rec->cmds[*cursor];
     if (w->copy) {
@@ -562,6 +589,11 @@ poot_status poot__wg_synchronize(poot_device *device, uint64_t timeout_ns,
   if (!words) {
     d->rt.api.wgpuBufferUnmap(rec->results);
     return poot_status_make(POOT_DEVICE_LOST, "wgpu: the replay's results have no mapped range");
+  }
+  if (rec->timestamps) {
+    uint64_t ts[2];
+    memcpy(ts, words + rec->timestamps_offset, sizeof ts);
+    if (ts[1] > ts[0]) *out_device_ns = (uint64_t)((double)(ts[1] - ts[0]) * d->timestamp_ns);
   }
   /* The small outputs into their host copies, which downloads then read. */
   for (uint32_t i = 0; i < rec->slot_output_count; i++) {

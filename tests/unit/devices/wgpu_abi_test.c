@@ -246,6 +246,11 @@ static void test_layouts(void **state) {
   FIELD(poot_wg_limits, max_compute_workgroups_per_dimension, WGPULimits,
         maxComputeWorkgroupsPerDimension);
   FIELD(poot_wg_limits, max_immediate_size, WGPULimits, maxImmediateSize);
+  SIZE(poot_wg_query_set_desc, WGPUQuerySetDescriptor);
+  FIELD(poot_wg_query_set_desc, next, WGPUQuerySetDescriptor, nextInChain);
+  FIELD(poot_wg_query_set_desc, label, WGPUQuerySetDescriptor, label);
+  FIELD(poot_wg_query_set_desc, type, WGPUQuerySetDescriptor, type);
+  FIELD(poot_wg_query_set_desc, count, WGPUQuerySetDescriptor, count);
   SIZE(poot_wg_bool, WGPUBool);
   SIZE(poot_wg_flags, WGPUFlags);
   SIZE(poot_wg_flags, WGPUBufferUsage);
@@ -298,6 +303,10 @@ static void test_values(void **state) {
   VALUE(POOT_WG_USAGE_UNIFORM, WGPUBufferUsage_Uniform);
   VALUE(POOT_WG_USAGE_STORAGE, WGPUBufferUsage_Storage);
   VALUE(POOT_WG_STAGE_COMPUTE, WGPUShaderStage_Compute);
+  VALUE(POOT_WG_USAGE_QUERY_RESOLVE, WGPUBufferUsage_QueryResolve);
+  VALUE(POOT_WG_QUERY_TIMESTAMP, WGPUQueryType_Timestamp);
+  VALUE(POOT_WG_FEATURE_NATIVE_TIMESTAMP_IN_ENCODERS,
+        WGPUNativeFeature_TimestampQueryInsideEncoders);
   VALUE(POOT_WG_MAP_READ, WGPUMapMode_Read);
   VALUE(POOT_WG_INSTANCE_BACKEND_VULKAN, WGPUInstanceBackend_Vulkan);
   VALUE(POOT_WG_INSTANCE_BACKEND_PRIMARY, WGPUInstanceBackend_Primary);

@@ -123,7 +123,9 @@ static void test_record_replay_slots(void **state) {
   for (uint32_t step = 0; step < 6; step++) {
     slot_words[1] = 1000 * step + 5;
     POOT_ASSERT_OK(poot_device_replay(rec));
-    POOT_ASSERT_OK(poot_device_synchronize(d, NULL));
+    uint64_t device_ns = 0;
+    POOT_ASSERT_OK(poot_device_synchronize(d, &device_ns));
+    if (poot_device_caps_get(d)->can_time) assert_true(device_ns > 0);
     /* The copy's destination, a slot buffer the commands write, is read
      * back from the device. */
     POOT_ASSERT_OK(poot_device_download(bcopy, 0, out, sizeof out));
@@ -413,8 +415,8 @@ int main(void) {
     poot_status_free(st);
     return 1;
   }
-  printf("device: %s (%s), subgroup %u\n", probe->caps.name, probe->caps.kind,
-         probe->caps.target.subgroup_size);
+  printf("device: %s (%s), subgroup %u, device time %s\n", probe->caps.name, probe->caps.kind,
+         probe->caps.target.subgroup_size, probe->caps.can_time ? "on" : "off");
   poot_device_destroy(probe);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_buffers),
