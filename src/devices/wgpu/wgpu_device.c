@@ -178,7 +178,9 @@ poot_status poot__wg_wait(poot_wgpu_device *d, const volatile bool *flag, uint64
                           const char *what) {
   const uint64_t t0 = poot_time_ns();
   /* A GPU is polled for its first 2 ms (its waits are short); a CPU adapter
-   * needs the cores, so it is polled with growing sleeps from the start. */
+   * needs the cores, so it is polled with growing sleeps from the start.
+   * Sleeps grow from 20 µs to at most 160 µs: the wait ends at most that
+   * late. */
   uint64_t nap = d->cpu ? 20000 : 0;
   for (;;) {
     (void)d->rt.api.wgpuDevicePoll(d->device, 0, NULL);
@@ -193,7 +195,7 @@ poot_status poot__wg_wait(poot_wgpu_device *d, const volatile bool *flag, uint64
     if (!d->cpu && spent < 2000000) continue;
     if (nap == 0) nap = 20000;
     sleep_ns(nap);
-    if (nap < 500000) nap *= 2;
+    if (nap < 100000) nap *= 2;
   }
 }
 
