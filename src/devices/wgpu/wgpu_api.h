@@ -36,6 +36,12 @@ typedef uint32_t poot_wg_bool;
 typedef uint32_t poot_wg_enum;
 typedef uint64_t poot_wg_flags;
 
+/* The wgpu-native release these declarations are those of (wgpuGetVersion:
+ * major << 24 | minor << 16 | patch << 8 | build; PyPI's wgpu 0.32.0 ships
+ * 29.0.1.1). A library of another major release is refused: its structs
+ * may differ. */
+#define POOT_WG_ABI_MAJOR 29u
+
 #define POOT_WG_STRLEN SIZE_MAX
 #define POOT_WG_WHOLE_SIZE UINT64_MAX
 
@@ -443,7 +449,8 @@ typedef struct poot_wg_query_set_desc {
     (poot_wg_command_encoder, poot_wg_query_set, uint32_t))                                        \
   X(wgpuCommandEncoderResolveQuerySet, void,                                                       \
     (poot_wg_command_encoder, poot_wg_query_set, uint32_t, uint32_t, poot_wg_buffer, uint64_t))    \
-  X(wgpuQueueGetTimestampPeriod, float, (poot_wg_queue))
+  X(wgpuQueueGetTimestampPeriod, float, (poot_wg_queue))                                           \
+  X(wgpuGetVersion, uint32_t, (void))
 
 /* The loaded entry points. */
 #define POOT_WG_DECLARE_FN(name, ret, args) ret(*name) args;

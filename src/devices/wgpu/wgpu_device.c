@@ -42,6 +42,17 @@ poot_status poot__wg_runtime_open(poot_wg_runtime *rt, const char *library) {
     poot__wg_runtime_close(rt);
     return no;
   }
+  const uint32_t v = rt->api.wgpuGetVersion();
+  if (v >> 24 != POOT_WG_ABI_MAJOR) {
+    poot_status no = poot_status_make(
+        POOT_NO_DEVICE,
+        "wgpu: %s is wgpu-native %u.%u.%u.%u; poot's declarations of its C API are those of "
+        "release %u (PyPI's wgpu 0.32.0), so it is not used",
+        poot_dylib_name(rt->lib), v >> 24, (v >> 16) & 255u, (v >> 8) & 255u, v & 255u,
+        POOT_WG_ABI_MAJOR);
+    poot__wg_runtime_close(rt);
+    return no;
+  }
   /* The primary backends only: OpenGL would list the same GPU twice. */
   poot_wg_instance_extras extras = {.chain = {.stype = POOT_WG_STYPE_INSTANCE_EXTRAS},
                                     .backends = POOT_WG_INSTANCE_BACKEND_PRIMARY};

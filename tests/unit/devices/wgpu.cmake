@@ -23,6 +23,8 @@ if(TARGET poot_devices)
         "POOT_WGPU_HEADER_DIR=\"${POOT_WGPU_WHEEL_DIR}\"")
       # The vendor header, from its own folder, as a system header.
       target_include_directories(devices_wgpu_abi SYSTEM PRIVATE ${POOT_WGPU_WHEEL_DIR})
+      target_link_libraries(devices_wgpu_abi PRIVATE ${CMAKE_DL_LIBS})
+      poot_wgpu_test(devices_wgpu_abi)
     endif()
   endif()
 endif()

@@ -6,7 +6,9 @@
  * test only where the wheel's headers are installed. */
 #include "poot_test.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "wgpu_api.h"
 #include <wgpu.h>
@@ -313,11 +315,32 @@ static void test_values(void **state) {
   assert_int_equal(g_mismatches, 0);
 }
 
+/* The library these headers came with (POOT_WGPU_LIBRARY, set by the build)
+ * is of the release the device accepts. */
+static void test_library_release(void **state) {
+  (void)state;
+  const char *path = getenv("POOT_WGPU_LIBRARY");
+  if (!path || !*path) {
+    printf("POOT_WGPU_LIBRARY unset: the library's release is not checked here\n");
+    return;
+  }
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(lib);
+  uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(lib, "wgpuGetVersion");
+  assert_non_null(version);
+  uint32_t v = version();
+  printf("%s: wgpu-native %u.%u.%u.%u; poot accepts release %u\n", path, v >> 24, (v >> 16) & 255u,
+         (v >> 8) & 255u, v & 255u, POOT_WG_ABI_MAJOR);
+  assert_int_equal(v >> 24, POOT_WG_ABI_MAJOR);
+  dlclose(lib);
+}
+
 int main(void) {
   printf("checked against %s/webgpu.h and wgpu.h\n", POOT_WGPU_HEADER_DIR);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_layouts),
       cmocka_unit_test(test_values),
+      cmocka_unit_test(test_library_release),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
