@@ -426,8 +426,8 @@ fail:
 
 /* ------------------------------------------------------ replay and sync ---- */
 
-/* Copies the error words and the small outputs into the results buffer (the
- * end of the last stage). */
+/* Writes the closing timestamp and copies it, the error words and the small
+ * outputs into the results buffer (the end of the last stage). */
 static void copy_results(poot_wgpu_device *d, poot_wgpu_recording *rec,
                          poot_wg_command_encoder enc) {
   const poot_wg_api *api = &d->rt.api;
@@ -448,8 +448,9 @@ static void copy_results(poot_wgpu_device *d, poot_wgpu_recording *rec,
   }
 }
 
-/* Encodes stage `s` of the cached list into one command buffer; the last
- * stage also copies the error words out. */
+/* Encodes stage `s` of the cached list into one command buffer; the first
+ * stage starts with a timestamp, the last ends with the other and copies the
+ * results out (copy_results). */
 static poot_status encode_stage(poot_wgpu_device *d, poot_wgpu_recording *rec, uint32_t s,
                                 uint32_t *cursor, poot_wg_command_buffer *out) {
   const poot_wg_api *api = &d->rt.api;
