@@ -34,6 +34,12 @@
 #            comes from POOT_VK_LOADER_DIR (put first on LD_LIBRARY_PATH); the
 #            NVIDIA ICD from POOT_VK_ICD (its json, exported as
 #            VK_DRIVER_FILES and VK_ICD_FILENAMES) (not by default)
+#   wgpu     wgpu-native (packed into .gpu/wgpu by scripts/gpu-pack.sh, or
+#            POOT_WGPU_LIBRARY) through the GPU's Vulkan driver (the loader and
+#            ICD as for vulkan): devices_wgpu, the conformance suite on wgpu,
+#            tier 3, `poot generate`, and `poot bench` of the Llama-3.2-1B shape
+#            (f16) on wgpu beside vulkan and ptx, with wgpu's host µs per step
+#            spent re-encoding its dispatch list (not by default)
 #   vktest   devices_vulkan, devices_vulkan_cache, the conformance suite and tier 3
 #            through the GPU's Vulkan driver (the loader as for vulkan) (not by default)
 #   vk8b     two layers of the Llama-3.1-8B shape (f16, q4_k_m) through Vulkan
@@ -203,6 +209,39 @@ if has vktest; then
   vk_env
   vk_tests
   vk_tests_summary
+fi
+
+if has wgpu; then
+  # The wgpu device through the GPU's Vulkan driver, beside Vulkan and PTX.
+  log wgpu
+  vk_env
+  export POOT_WGPU_LIBRARY=${POOT_WGPU_LIBRARY:-$PWD/.gpu/wgpu/libwgpu_native.so}
+  $P -v devices 2>&1 | grep -i -E "^wgpu|wgpu:" | head -4
+  t devices_wgpu .gpu/bin/devices_wgpu
+  t exec_conformance_wgpu .gpu/bin/exec_conformance_wgpu wgpu
+  t verify_device_wgpu python3 tests/unit/llm/verify_device.py --device wgpu
+  grep -E "^(ok|FAIL|note|SKIP|XFAIL|XPASS)" "$OUT/verify_device_wgpu.log"
+  grep -E "SKIP|FAIL|failed|PASSED|catalogue on|fault:" "$OUT/exec_conformance_wgpu.log" | head -20
+  grep -E "FAILED|PASSED|device loss|device:" "$OUT/devices_wgpu.log" | head -8
+  t generate_wgpu $P generate -m models/poot-demo.gguf -p "Once upon a time" -n 48 --temp 0 --device wgpu
+  echo "generate: $(head -c 400 "$OUT/generate_wgpu.log" | tr '\n' ' ')"
+  synth llama-3.2-1b "$WORK/l1b"
+  for d in wgpu vulkan ptx; do
+    timeout 300 $P bench -m "$WORK/l1b" -p 512 -n 64 --device $d --json >"$OUT/wgpu-l1b-$d.json" \
+      2>"$OUT/wgpu-l1b-$d.err"
+    echo "wgpu-l1b-$d: exit $? $(tail -1 "$OUT/wgpu-l1b-$d.err")"
+    python3 bench/gpu-summary.py "$OUT/wgpu-l1b-$d.json"
+  done
+  python3 - "$OUT/wgpu-l1b-wgpu.json" <<'EOF'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except Exception as e:
+    sys.exit("wgpu bench: no JSON (%s)" % e)
+print("wgpu 1B f16: decode %.1f tok/s, host %.1f us/step, of it encoding %.1f us/step, %.0f dispatches"
+      % (j["decode_tok_s"], j["host_us_per_step"], j.get("encode_us_per_step", 0),
+         j["dispatches_per_step"]))
+EOF
 fi
 
 if has vkab; then

@@ -58,6 +58,45 @@ function(poot_vulkan_leak_check name)
   endif()
 endfunction()
 
+# The wgpu tests need libwgpu_native.so. The library never asks Python where
+# it is; the build does, once, at configure time: PyPI's `wgpu` wheel
+# (installed by scripts/deps.sh) ships it with its headers. Empty when absent
+# (the tests then look for the standard names and skip without it).
+if(NOT DEFINED POOT_WGPU_WHEEL_DIR)
+  execute_process(
+    COMMAND python3 -c "import wgpu, os; print(os.path.join(os.path.dirname(wgpu.__file__), 'resources'))"
+    OUTPUT_VARIABLE poot_wgpu_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE poot_wgpu_rc
+    ERROR_QUIET)
+  if(NOT poot_wgpu_rc EQUAL 0 OR NOT EXISTS "${poot_wgpu_dir}")
+    set(poot_wgpu_dir "")
+  endif()
+  set(POOT_WGPU_WHEEL_DIR "${poot_wgpu_dir}" CACHE PATH
+      "Folder of the wgpu wheel's libwgpu_native and webgpu.h (tests only)")
+endif()
+set(POOT_WGPU_TEST_LIBRARY "")
+if(POOT_WGPU_WHEEL_DIR AND EXISTS "${POOT_WGPU_WHEEL_DIR}/libwgpu_native-release.so")
+  set(POOT_WGPU_TEST_LIBRARY "${POOT_WGPU_WHEEL_DIR}/libwgpu_native-release.so")
+endif()
+
+# poot_wgpu_test(NAME) — a test that drives wgpu-native: it gets the wheel's
+# library through POOT_WGPU_LIBRARY (unless the environment already names
+# one), and under the sanitizers the Vulkan tests' leak treatment with
+# wgpu-native's own module added (lsan_wgpu.supp).
+function(poot_wgpu_test name)
+  if(POOT_FUZZ OR NOT TEST ${name})
+    return()
+  endif()
+  if(POOT_WGPU_TEST_LIBRARY AND NOT DEFINED ENV{POOT_WGPU_LIBRARY})
+    set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+      "POOT_WGPU_LIBRARY=${POOT_WGPU_TEST_LIBRARY}")
+  endif()
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+    "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/unit/devices/lsan_wgpu.supp")
+  if(POOT_SANITIZE AND TARGET ${name})
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/devices/keep_loaded.c)
+  endif()
+endfunction()
+
 # poot_add_script_test(NAME COMMAND... [LABELS...]) — a test run as a command
 # (a Python reference script, a CLI round trip). Exit 77 means skipped.
 # Script tests carry the label "ref" unless LABELS says otherwise: they run in

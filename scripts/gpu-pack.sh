@@ -18,7 +18,7 @@ peers=${POOT_PEERS_DIR:-../shared/peers}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 tests="exec_conformance_ptx ptx_device kir_render_ptx_cuda llm_driver_sample_ptx llm_driver_suffix_ptx
   llm_driver_encode_ptx json_schema_mask_bench_test devices_vulkan devices_vulkan_cache
-  exec_conformance_vulkan"
+  exec_conformance_vulkan devices_wgpu exec_conformance_wgpu"
 cmake --build "$build" -j "$(nproc)" --target poot $tests
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
 cp "$build/tools/poot" .gpu/bin/
@@ -30,6 +30,13 @@ done
 # The Vulkan loader, for a GPU machine that has the driver's ICD but no loader.
 vk=$(ldconfig -p | awk '$1 == "libvulkan.so.1" && /x86-64/ {print $NF; exit}')
 if [ -n "$vk" ]; then mkdir -p .gpu/vk && cp -L "$vk" .gpu/vk/; fi
+# wgpu-native from PyPI's wgpu wheel (scripts/deps.sh installs it), for the
+# wgpu phase: the library, under its standard name.
+wg=$(python3 -c "import wgpu, os; print(os.path.join(os.path.dirname(wgpu.__file__), 'resources'))" \
+  2>/dev/null || true)
+if [ -n "$wg" ] && [ -f "$wg/libwgpu_native-release.so" ]; then
+  mkdir -p .gpu/wgpu && cp -L "$wg/libwgpu_native-release.so" .gpu/wgpu/libwgpu_native.so
+fi
 cp -r "$data/models/stories260K" .gpu/data/models/
 cp -r "$data/hf-tokenizers" "$data/chat-templates" .gpu/data/ 2>/dev/null || true
 if [ -f "$peers/llama-bench.sh" ]; then

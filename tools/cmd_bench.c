@@ -25,6 +25,7 @@
 typedef struct phase {
   uint64_t steps, host_ns, device_ns, dispatches;
   double wall_s;
+  uint64_t encode_ns; /* of host_ns: command buffers encoded in replay (wgpu) */
 } phase;
 
 static void snap(const poot_executor *ex, phase *p) {
@@ -34,11 +35,16 @@ static void snap(const poot_executor *ex, phase *p) {
   p->host_ns = s.host_ns_total;
   p->device_ns = s.device_ns_total;
   p->dispatches = s.dispatches;
+  p->encode_ns = s.encode_ns_total;
 }
 
 static phase diff(const phase *a, const phase *b, double wall_s) {
-  phase d = {b->steps - a->steps, b->host_ns - a->host_ns, b->device_ns - a->device_ns,
-             b->dispatches - a->dispatches, wall_s};
+  phase d = {b->steps - a->steps,
+             b->host_ns - a->host_ns,
+             b->device_ns - a->device_ns,
+             b->dispatches - a->dispatches,
+             wall_s,
+             b->encode_ns - a->encode_ns};
   return d;
 }
 
@@ -441,7 +447,7 @@ static poot_status measure_bandwidth(bench_run *r) {
 /* The figures derived from the measured ones. */
 typedef struct bench_figures {
   double step_bytes, kv_bytes, limit_tps, copy_limit_tps, stream_limit_tps, dec_tps, host_us,
-      dev_us, disp;
+      dev_us, disp, encode_us;
 } bench_figures;
 
 static bench_figures figures(const bench_run *r) {
@@ -460,6 +466,7 @@ static bench_figures figures(const bench_run *r) {
   g.dev_us =
       dec->steps && r->stats.device_timed ? (double)dec->device_ns * 1e-3 / (double)dec->steps : 0;
   g.disp = dec->steps ? (double)dec->dispatches / (double)dec->steps : 0;
+  g.encode_us = dec->steps ? (double)dec->encode_ns * 1e-3 / (double)dec->steps : 0;
   return g;
 }
 
@@ -551,6 +558,9 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
       r->bw.stream_bw * 1e-9, r->limit_of, g->limit_tps, g->copy_limit_tps, g->stream_limit_tps,
       g->limit_tps > 0 ? g->dec_tps / g->limit_tps : 0.0);
   print_json_probe(&r->bw);
+  /* Host µs per decode step spent encoding command buffers (a device that
+   * re-encodes each replay: wgpu; 0 elsewhere). */
+  printf(",\"encode_us_per_step\":%.2f", g->encode_us);
   printf(",\"kv_type\":\"%s\"", poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   if (f->sample) {
     const bench_sample *b = &r->sample;
@@ -600,6 +610,11 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
     printf(" (the device cannot time)");
   printf(", %.0f dispatches, %llu submission(s)\n", g->disp,
          (unsigned long long)s1->stages_per_step);
+  if (g->encode_us > 0)
+    printf(
+        "encode       %.1f µs/step of the host's: the dispatch list re-encoded into new command "
+        "buffers every step (not a replay)\n",
+        g->encode_us);
   if (f->eager_n > 0)
     printf(
         "replay/eager replay %.1f µs/step, eager %.1f µs/step (eager/replay %.2f×); ids "

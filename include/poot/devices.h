@@ -104,6 +104,53 @@ typedef struct poot_vulkan_pipeline_cache_info {
 void poot_vulkan_pipeline_cache_stats(const poot_device *device,
                                       poot_vulkan_pipeline_cache_info *out_info);
 
+/* ================================================================= wgpu */
+
+/* The WebGPU device over wgpu-native (libwgpu_native.so, loaded at run time;
+ * docs/backends.md "wgpu"). Kernels are poot's WGSL renderings; a recording
+ * is the list of compute pipelines and bind groups built once, and every
+ * replay encodes that list into a new command buffer (WebGPU command buffers
+ * cannot be submitted twice), so a replay costs host time the other backends
+ * do not spend: poot_wgpu_encode_stats. */
+typedef struct poot_wgpu_options {
+  /* Adapter index as wgpuInstanceEnumerateAdapters lists them (OpenGL
+   * excluded); -1 → the best: a discrete GPU, then an integrated one, then a
+   * CPU implementation. */
+  int32_t index;
+  uint64_t timeout_ns;  /* every wait; 0 → 600 s */
+  uint32_t watchdog_ms; /* budget per command buffer in ms; 0 → none */
+  /* The library to load first (a path or a name; POOT_WGPU_LIBRARY through
+   * poot_device_open and poot_devices_probe); then libwgpu_native.so and
+   * libwgpu_native-release.so by the dynamic loader's search. Borrowed; read
+   * only during create. */
+  const char *library;
+} poot_wgpu_options;
+
+void poot_wgpu_options_init(poot_wgpu_options *options);
+
+/* Creates a wgpu device. NO_DEVICE when the library or an adapter is absent
+ * (naming which); NOT_FOUND for an index past the list; DEVICE_LOST when the
+ * device request fails; TIMEOUT when the adapter or device request does not
+ * answer within the timeout. */
+POOT_MUST_USE poot_status poot_wgpu_device_create(const poot_wgpu_options *options,
+                                                  poot_device **out_device);
+
+/* Test hooks. */
+typedef enum poot_wgpu_fault {
+  POOT_WGPU_FAULT_NONE = 0,
+  /* The next replay submits nothing and reports the device lost. */
+  POOT_WGPU_FAULT_SUBMIT_DEVICE_LOST,
+  /* The next replay destroys the WebGPU device (wgpuDeviceDestroy) before it
+   * submits: the device-lost callback reports the loss as a real one. */
+  POOT_WGPU_FAULT_DESTROY_DEVICE,
+} poot_wgpu_fault;
+void poot_wgpu_device_inject(poot_device *device, poot_wgpu_fault fault);
+
+/* The host time spent encoding the cached dispatch lists into command
+ * buffers, over every replay so far (the part of a step the other backends
+ * replay instead). Zeroes for a device of another backend. */
+void poot_wgpu_encode_stats(const poot_device *device, uint64_t *out_ns, uint64_t *out_replays);
+
 /* =========================================================== catalogue */
 
 /* Watchdog budgets per submission, in ms (0 = none). Desktop drivers reset

@@ -180,6 +180,12 @@ struct poot_device {
   uint64_t bytes_uploaded;
   uint32_t kernels_created; /* kernel cache misses: kernels the backend compiled */
   uint64_t bytes_downloaded;
+  /* Host time the backend spent building command buffers in replay, and
+   * how many replays built them: a backend that cannot resubmit recorded
+   * command buffers (wgpu) encodes its cached list every replay; 0 for
+   * the others. */
+  uint64_t encode_ns;
+  uint64_t encodes;
 };
 
 /* Initializes the base (backends call it in their create). */
@@ -376,6 +382,10 @@ typedef struct poot_exec_stats {
   uint64_t weight_bytes;   /* bytes of loaded weights */
   uint64_t state_bytes;    /* bytes of the states every entry shares (the K/V cache) */
   uint64_t kernels;        /* distinct device kernels */
+  /* Of host_ns_total: the device's encoding of command buffers in replay
+   * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
+  uint64_t encode_ns_total;
+  double encode_us_per_step;
 } poot_exec_stats;
 
 typedef struct poot_executor poot_executor;

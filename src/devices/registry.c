@@ -46,6 +46,9 @@ static void vulkan_options_from_env(poot_vulkan_options *vo) {
 #ifdef POOT_HAVE_PTX
 #include "ptx/ptx_device.h"
 #endif
+#ifdef POOT_HAVE_WGPU
+#include "wgpu/wgpu_impl.h"
+#endif
 
 /* DESIGN order for "auto": the first present wins. */
 static const char *const backend_names[POOT_BACKEND_COUNT] = {"ptx", "rocm", "vulkan", "wgpu",
@@ -97,6 +100,38 @@ static void probe_vulkan(poot_backend_report *r) {
 }
 #endif
 
+#ifdef POOT_HAVE_WGPU
+/* The library to try first (docs/backends.md): only poot_device_open and the
+ * probe read it. */
+static const char *wgpu_library_from_env(void) {
+  const char *v = getenv("POOT_WGPU_LIBRARY");
+  return v && *v ? v : NULL;
+}
+
+static void probe_wgpu(poot_backend_report *r) {
+  poot_wg_runtime rt;
+  poot_status st = poot__wg_runtime_open(&rt, wgpu_library_from_env());
+  if (st) {
+    snprintf(r->reason, sizeof r->reason, "%s", poot_status_message(st));
+    poot_status_free(st);
+    return;
+  }
+  poot_wg_adapter adapters[8];
+  size_t n = poot__wg_adapters(&rt, adapters, 8);
+  for (size_t i = 0; i < n; i++) {
+    poot__wg_describe(&rt, adapters[i], (uint32_t)i, &r->devices[i]);
+    if (r->devices[i].usable) r->present = true;
+    rt.api.wgpuAdapterRelease(adapters[i]);
+  }
+  r->device_count = (uint32_t)n;
+  if (n == 0)
+    snprintf(r->reason, sizeof r->reason, "%s lists no adapter", poot_dylib_name(rt.lib));
+  else
+    snprintf(r->reason, sizeof r->reason, "%s", poot_dylib_name(rt.lib));
+  poot__wg_runtime_close(&rt);
+}
+#endif
+
 poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
   memset(out, 0, sizeof(poot_backend_report) * POOT_BACKEND_COUNT);
   for (int i = 0; i < POOT_BACKEND_COUNT; i++) out[i].backend = backend_names[i];
@@ -119,7 +154,15 @@ poot_status poot_devices_probe(poot_backend_report out[POOT_BACKEND_COUNT]) {
   snprintf(out[2].reason, sizeof out[2].reason,
            "not built into this binary (POOT_BACKEND_VULKAN off or no Vulkan headers)");
 #endif
-  probe_runtime(&out[3], wgpu);
+#ifdef POOT_HAVE_WGPU
+  (void)wgpu;
+  out[3].built = true;
+  probe_wgpu(&out[3]);
+#else
+  (void)wgpu;
+  snprintf(out[3].reason, sizeof out[3].reason,
+           "not built into this binary (POOT_BACKEND_WGPU off)");
+#endif
   probe_runtime(&out[4], npu);
   return NULL;
 }
@@ -148,11 +191,23 @@ static poot_status open_backend(const char *backend, int32_t index,
     vulkan_options_from_env(&vo);
     return poot_vulkan_device_create(&vo, out);
   }
-#else
+#endif
+#ifdef POOT_HAVE_WGPU
+  if (strcmp(backend, "wgpu") == 0) {
+    poot_wgpu_options wo;
+    poot_wgpu_options_init(&wo);
+    wo.index = index;
+    if (o) {
+      wo.timeout_ns = o->timeout_ns;
+      wo.watchdog_ms = o->watchdog_ms;
+    }
+    wo.library = wgpu_library_from_env();
+    return poot_wgpu_device_create(&wo, out);
+  }
+#endif
   (void)index;
   (void)o;
   (void)out;
-#endif
   poot_backend_report reports[POOT_BACKEND_COUNT];
   POOT_TRY(poot_devices_probe(reports));
   for (int i = 0; i < POOT_BACKEND_COUNT; i++)

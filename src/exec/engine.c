@@ -576,6 +576,7 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
                             "engine: the output takes %llu bytes; the caller gave %zu",
                             (unsigned long long)en->output_bytes, io->output_size);
   POOT_TRY(write_inputs(en, io));
+  const uint64_t encode0 = e->dev->encode_ns;
   uint64_t device_ns = 0;
   poot_status st = run_entry(e, en, io, &device_ns);
   if (st) {
@@ -595,6 +596,7 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
   e->stats.dispatches_per_step = en->plan->dispatch_count;
   e->stats.stages_per_step = io->eager ? en->plan->dispatch_count : en->rec->stage_count;
   e->stats.device_ns_total += device_ns;
+  e->stats.encode_ns_total += e->dev->encode_ns - encode0;
   e->stats.host_ns_total += poot_time_ns() - t0;
   return NULL;
 }
@@ -712,6 +714,8 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
     if (POOT_VEC_AT(&e->entries, engine_entry *, i)) out->entries++;
   out->host_us_per_step =
       e->stats.steps ? (double)e->stats.host_ns_total / 1e3 / e->stats.steps : 0;
+  out->encode_us_per_step =
+      e->stats.steps ? (double)e->stats.encode_ns_total / 1e3 / e->stats.steps : 0;
   out->device_timed = e->dev->caps.can_time;
   out->device_us_per_step = e->stats.steps && out->device_timed
                                 ? (double)e->stats.device_ns_total / 1e3 / e->stats.steps

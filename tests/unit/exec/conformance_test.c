@@ -17,7 +17,9 @@
  *    bit-identical (tier 1);
  *  - a token id at the vocabulary size: KERNEL_FAULT naming the gather kernel
  *    and the trap code, then NEEDS_RESET until reset_state, then correct
- *    results again.
+ *    results again;
+ *  - a device lost under a step (injected where the backend has a hook:
+ *    Vulkan, wgpu): DEVICE_LOST, then POISONED for every step and reset.
  * A case a backend cannot run is in skip_list with its reason and prints
  * "SKIP <case> on <backend>: <reason>". On Vulkan the Khronos validation layer
  * is on when installed and must stay silent. Exit 77 when the device is
@@ -401,6 +403,65 @@ static void test_replay_eager_and_fault(void **state) {
   poot_executor_destroy(ex);
   pt_inputs_free(&in);
   close_device(d);
+  poot_graph_destroy(g);
+}
+
+/* Makes the device's next submission report a lost device, where the
+ * backend has such a hook; false where it has none. */
+static bool inject_device_loss(poot_device *d) {
+#ifdef POOT_HAVE_VULKAN
+  if (strcmp(d->caps.backend, "vulkan") == 0) {
+    poot_vulkan_device_inject(d, POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST);
+    return true;
+  }
+#endif
+#ifdef POOT_HAVE_WGPU
+  if (strcmp(d->caps.backend, "wgpu") == 0) {
+    poot_wgpu_device_inject(d, POOT_WGPU_FAULT_SUBMIT_DEVICE_LOST);
+    return true;
+  }
+#endif
+  (void)d;
+  return false;
+}
+
+/* A device lost under a step: DEVICE_LOST, then every later step and reset
+ * refused as POISONED without touching the device (the executor never
+ * clears it). Backends without an injection hook say so and pass. */
+static void test_device_loss_poisons(void **state) {
+  (void)state;
+  poot_graph *g = trace_llama();
+  poot_device *d = open_device();
+  poot_executor *ex = NULL;
+  POOT_ASSERT_OK(poot_engine_create(d, &ex));
+  pt_inputs in;
+  POOT_ASSERT_OK(pt_inputs_make(g, 5, 50, 0, 0.3f, &in));
+  split sp;
+  split_inputs(g, &in, &sp);
+  POOT_ASSERT_OK(poot_exec_load_weights(ex, sp.nw, sp.w));
+  poot_exec_entry_key key = {"conformance", "decode", "", ""};
+  uint32_t entry;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key, g, &entry, NULL));
+  poot_exec_slot_value sv[16];
+  bind_inputs(ex, entry, sp.s, sp.ns, sv);
+  set_int(&in, "pos", 0);
+  set_int(&in, "token", 11);
+  float out[96];
+  poot_exec_step_io io = {
+      .input_count = sp.ns, .inputs = sv, .output = out, .output_size = sizeof out};
+  POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
+  if (inject_device_loss(d)) {
+    POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_DEVICE_LOST);
+    assert_true(poot_device_is_poisoned(d));
+    POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry, &io), POOT_POISONED, "lost");
+    POOT_ASSERT_STATUS(poot_exec_reset_state(ex), POOT_POISONED);
+    POOT_ASSERT_STATUS(poot_exec_step(ex, entry, &io), POOT_POISONED);
+  } else {
+    printf("device loss on %s: no injection hook; not exercised here\n", d->caps.backend);
+  }
+  poot_executor_destroy(ex);
+  pt_inputs_free(&in);
+  poot_device_destroy(d);
   poot_graph_destroy(g);
 }
 
@@ -831,7 +892,8 @@ static void run_case(poot_device *d, const tc_case *c, case_report *r) {
     const poot_node *n = leaf_named(g, in.names[i]);
     assert_non_null(n);
     if (n->storage == POOT_STORAGE_WEIGHT)
-      w[nw++] = (poot_exec_weight){.key = n->weight.key, .name = in.names[i], .tensor = &in.tensors[i]};
+      w[nw++] =
+          (poot_exec_weight){.key = n->weight.key, .name = in.names[i], .tensor = &in.tensors[i]};
     if (n->storage == POOT_STORAGE_SLOT || n->storage == POOT_STORAGE_PARAM)
       si[ns++] = (named_input){in.names[i], &in.tensors[i]};
     if (n->storage == POOT_STORAGE_SLOT && n->slot_kind == POOT_SLOT_POS) pos_name = in.names[i];
@@ -895,9 +957,10 @@ static void test_template_catalogue(void **state) {
       continue;
     }
     if (c->gpu_forms_only && d->caps.target.simd_cpu) {
-      printf("n/a  %s on %s: its form is for GPU targets; a simd_cpu device runs the other "
-             "attention cases' form\n",
-             c->name, d->caps.backend);
+      printf(
+          "n/a  %s on %s: its form is for GPU targets; a simd_cpu device runs the other "
+          "attention cases' form\n",
+          c->name, d->caps.backend);
       continue;
     }
     case_report r;
@@ -960,6 +1023,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_executor_arguments),
       cmocka_unit_test(test_unread_bindings),
       cmocka_unit_test(test_template_catalogue),
+      cmocka_unit_test(test_device_loss_poisons),
       /* last: on a device with a real trap (PTX) the fault poisons the
        * process's context, and nothing can run on it afterwards */
       cmocka_unit_test(test_replay_eager_and_fault),

@@ -13,6 +13,15 @@ if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm)
     poot_vulkan_leak_check(exec_conformance_vulkan)
     target_include_directories(exec_conformance_vulkan PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
   endif()
+  if(poot_devices_defs MATCHES "POOT_HAVE_WGPU")
+    poot_add_test(exec_conformance_wgpu
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/conformance_test.c
+      LIBS poot_compile_testutil poot_devices poot_exec poot_eval poot_llm
+      ARGS wgpu
+      TIMEOUT 900)
+    poot_wgpu_test(exec_conformance_wgpu)
+    target_include_directories(exec_conformance_wgpu PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit/compile)
+  endif()
 endif()
 # The engine benchmark (replay versus eager, one run); built, not run by ctest.
 if(TARGET poot_devices AND TARGET poot_compile_testutil AND TARGET poot_llm AND NOT POOT_FUZZ)
