@@ -25,10 +25,12 @@ cp "$build/tools/poot" .gpu/bin/
 for t in $tests; do cp "$build/tests/$t" .gpu/bin/; done
 strip .gpu/bin/* 2>/dev/null || true
 for lib in libpcre2-8.so.0 libcmocka.so.0; do
-  cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .gpu/lib/
+  cp -L "$(ldconfig -p | awk -v l="$lib" '!f && $1 == l && /x86-64/ {print $NF; f = 1}')" .gpu/lib/
 done
 # The Vulkan loader, for a GPU machine that has the driver's ICD but no loader.
-vk=$(ldconfig -p | awk '$1 == "libvulkan.so.1" && /x86-64/ {print $NF; exit}')
+# (awk reads to the end: an early exit would end ldconfig by SIGPIPE, which
+# pipefail turns into the script's failure.)
+vk=$(ldconfig -p | awk '!f && $1 == "libvulkan.so.1" && /x86-64/ {print $NF; f = 1}')
 if [ -n "$vk" ]; then mkdir -p .gpu/vk && cp -L "$vk" .gpu/vk/; fi
 # wgpu-native from PyPI's wgpu wheel (scripts/deps.sh installs it), for the
 # wgpu phase: the library, under its standard name.
