@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Vision reference vectors from Hugging Face transformers (LLaVA-style models).
+
+Usage:
+    hf_vision.py MODELDIR ... --images tests/data/vision/images --out tests/data/vision
+                 [--steps 12] [--device cpu|cuda]
+
+MODELDIR is a folder written by scripts/reference/make_vision_models.py.  Each
+model is loaded as LlavaForConditionalGeneration in f32 with eager attention
+(TF32 off).  For every model the script writes to OUT:
+
+  <name>.pixels.npy  f32 [images, 3, S, S]: the image processor's pixel_values
+                     for every image of cases.json "images" (the slow, PIL-based
+                     processor: use_fast=False), in that order;
+  <name>.rows.npy    f32 [images, rows, text_hidden]: the projector's output
+                     rows for those pixels (the vision_feature_layer's hidden
+                     state, selected by vision_feature_select_strategy, through
+                     multi_modal_projector);
+  <name>.json        the versions, the processor class, the tensor names that
+                     this transformers' save_pretrained writes, and per case:
+                     the image, the prompt text (chat cases rendered by the
+                     tokenizer's chat template with add_generation_prompt), the
+                     prompt ids with the image token expanded as LlavaProcessor
+                     expands it, `--steps` greedy ids (the whole sequence again
+                     each step, no KV cache, no stop at EOS) and the top1 - top2
+                     logit margin at every step.
+
+Needs torch, transformers and Pillow (no sentencepiece); exits 77 without them.
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sha256(path):
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def image_processor(d, transformers):
+    """The slow (PIL) processor the folder names; never the torchvision one."""
+    pc = load(os.path.join(d, "preprocessor_config.json"))
+    cls_name = pc["image_processor_type"]
+    try:
+        proc = transformers.AutoImageProcessor.from_pretrained(d, use_fast=False)
+    except Exception as e:  # noqa: BLE001
+        print(f"AutoImageProcessor(use_fast=False) failed ({e}); using {cls_name} directly", file=sys.stderr)
+        proc = getattr(transformers, cls_name).from_pretrained(d)
+    if type(proc).__name__.endswith("Fast"):
+        raise SystemExit(f"{d}: got the fast image processor {type(proc).__name__}; the references need PIL's")
+    return proc
+
+
+def expand_prompt(text, n_rows, image_token):
+    return text.replace(image_token, image_token * n_rows)
+
+
+def image_rows(model, pixels, config, torch):
+    """Projector rows exactly as LlavaModel.get_image_features computes them."""
+    tower = getattr(model, "vision_tower", None)
+    if tower is None:
+        tower = model.model.vision_tower
+    proj = getattr(model, "multi_modal_projector", None)
+    if proj is None:
+        proj = model.model.multi_modal_projector
+    out = tower(pixels, output_hidden_states=True)
+    feat = out.hidden_states[config["vision_feature_layer"]]
+    if config["vision_feature_select_strategy"] == "default":
+        feat = feat[:, 1:]
+    return proj(feat)
+
+
+def run_model(d, args, torch, transformers):
+    from PIL import Image
+
+    meta = load(os.path.join(d, "cases.json"))
+    config = load(os.path.join(d, "config.json"))
+    name = meta["name"]
+    device = args.device
+    model, info = transformers.LlavaForConditionalGeneration.from_pretrained(
+        d, dtype=torch.float32, attn_implementation="eager", output_loading_info=True)
+    bad = {"missing": sorted(info.get("missing_keys", [])),
+           "unexpected": sorted(info.get("unexpected_keys", [])),
+           "mismatched": list(info.get("mismatched_keys", []))}
+    bad = {k: v for k, v in bad.items() if v}
+    if bad:
+        raise SystemExit(f"{name}: loading problems: {bad}")
+    model = model.to(device).eval()
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save_pretrained(tmp, safe_serialization=True)
+        from safetensors import safe_open
+
+        saved = []
+        for f in sorted(os.listdir(tmp)):
+            if f.endswith(".safetensors"):
+                with safe_open(os.path.join(tmp, f), "np") as st:
+                    saved += list(st.keys())
+    tok = transformers.AutoTokenizer.from_pretrained(d)
+    proc = image_processor(d, transformers)
+    image_token = "<image>"
+    image_token_id = config.get("image_token_index", config.get("image_token_id"))
+    if tok.convert_tokens_to_ids(image_token) != image_token_id:
+        raise SystemExit(f"{name}: the tokenizer's {image_token} is not {image_token_id}")
+
+    pixels, rows = {}, {}
+    with torch.no_grad():
+        for im in meta["images"]:
+            img = Image.open(os.path.join(args.images, im))
+            pv = proc(images=img, return_tensors="pt")["pixel_values"]
+            pixels[im] = pv[0].numpy().astype(np.float32)
+            r = image_rows(model, pv.to(device), config, torch)
+            rows[im] = r[0].cpu().numpy().astype(np.float32)
+    n_rows = next(iter(rows.values())).shape[0]
+    if n_rows != meta["image_rows"]:
+        raise SystemExit(f"{name}: {n_rows} image rows, cases.json says {meta['image_rows']}")
+
+    # LlavaProcessor, where it loads, must expand the prompt as expand_prompt does.
+    llava_proc = None
+    try:
+        llava_proc = transformers.LlavaProcessor(
+            image_processor=proc, tokenizer=tok, patch_size=config["vision_config"]["patch_size"],
+            vision_feature_select_strategy=config["vision_feature_select_strategy"],
+            num_additional_image_tokens=1 if meta["tower"] == "clip" else 0,
+            image_token=image_token, chat_template=tok.chat_template)
+    except Exception as e:  # noqa: BLE001
+        print(f"{name}: LlavaProcessor not built ({e}); expanding the image token by hand", file=sys.stderr)
+
+    cases = []
+    for case in meta["cases"]:
+        img = Image.open(os.path.join(args.images, case["image"]))
+        if case["chat"]:
+            text = tok.apply_chat_template(case["messages"], tokenize=False, add_generation_prompt=True)
+            special = False  # the template writes BOS itself
+        else:
+            text = case["prompt"]
+            special = True
+        ids = list(tok(expand_prompt(text, n_rows, image_token), add_special_tokens=special)["input_ids"])
+        if llava_proc is not None:
+            try:
+                got = llava_proc(images=img, text=text, add_special_tokens=special, return_tensors="pt")
+                pids = got["input_ids"][0].tolist()
+                if pids != ids:
+                    raise SystemExit(f"{name}: LlavaProcessor ids differ from the expanded prompt's:\n"
+                                     f"  {pids}\n  {ids}")
+                if not np.array_equal(got["pixel_values"][0].numpy(), pixels[case["image"]]):
+                    raise SystemExit(f"{name}: LlavaProcessor pixel_values differ from the image processor's")
+            except SystemExit:
+                raise
+            except Exception as e:  # noqa: BLE001
+                print(f"{name}: LlavaProcessor call failed ({e}); kept the hand expansion", file=sys.stderr)
+        pv = torch.from_numpy(pixels[case["image"]])[None].to(device)
+        seq = list(ids)
+        greedy, margins = [], []
+        with torch.no_grad():
+            for _ in range(args.steps):
+                x = torch.tensor([seq], dtype=torch.long, device=device)
+                out = model(input_ids=x, pixel_values=pv, use_cache=False)
+                row = out.logits[0, -1].to(torch.float32)
+                top = torch.topk(row, 2)
+                nxt = int(torch.argmax(row))
+                margins.append(float(top.values[0] - top.values[1]))
+                greedy.append(nxt)
+                seq.append(nxt)
+        c = {"image": case["image"], "prompt": text, "chat": case["chat"]}
+        if case["chat"]:
+            c["messages"] = case["messages"]
+        c.update({"prompt_ids": ids, "greedy_ids": greedy, "margins": margins, "text": tok.decode(greedy)})
+        cases.append(c)
+        print(f"{name}: {case['image']}: {len(ids)} prompt ids, min margin {min(margins):.3f}, "
+              f"out {c['text'][:60]!r}")
+
+    doc = {
+        "name": name, "tower": meta["tower"], "config": config,
+        "transformers": transformers.__version__, "torch": torch.__version__,
+        "pillow": __import__("PIL").__version__,
+        "device": torch.cuda.get_device_name(0) if device.startswith("cuda") else "cpu",
+        "image_processor": type(proc).__name__, "llava_processor": llava_proc is not None,
+        "steps": args.steps, "images": meta["images"], "image_rows": n_rows,
+        "model_sha256": sha256(os.path.join(d, "model.safetensors")),
+        "saved_tensor_names": sorted(saved),
+        "cases": cases,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, name + ".json"), "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    np.save(os.path.join(args.out, name + ".pixels.npy"), np.stack([pixels[i] for i in meta["images"]]))
+    np.save(os.path.join(args.out, name + ".rows.npy"), np.stack([rows[i] for i in meta["images"]]))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("models", nargs="+", metavar="MODELDIR")
+    ap.add_argument("--images", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--device", default=None)
+    args = ap.parse_args(argv)
+    try:
+        import PIL  # noqa: F401
+        import torch
+        import transformers
+    except ImportError as e:
+        print(f"SKIP: hf_vision needs torch, transformers and Pillow ({e})")
+        return 77
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    failed = []
+    for d in args.models:
+        try:
+            run_model(d.rstrip("/"), args, torch, transformers)
+        except BaseException as e:  # report and go on with the other models
+            import traceback
+
+            traceback.print_exc()
+            failed.append(f"{d}: {type(e).__name__}: {e}")
+    for f in failed:
+        print("FAILED", f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
