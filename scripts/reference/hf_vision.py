@@ -23,7 +23,8 @@ model is loaded as LlavaForConditionalGeneration in f32 with eager attention
                      prompt ids with the image token expanded as LlavaProcessor
                      expands it, `--steps` greedy ids (the whole sequence again
                      each step, no KV cache, no stop at EOS) and the top1 - top2
-                     logit margin at every step.
+                     logit margin at every step, and the RMS of the first
+                     step's logits.
 
 Needs torch, transformers and Pillow (no sentencepiece); exits 77 without them.
 """
@@ -165,7 +166,7 @@ def run_model(d, args, torch, transformers):
                 print(f"{name}: LlavaProcessor call failed ({e}); kept the hand expansion", file=sys.stderr)
         pv = torch.from_numpy(pixels[case["image"]])[None].to(device)
         seq = list(ids)
-        greedy, margins = [], []
+        greedy, margins, rms = [], [], None
         with torch.no_grad():
             for _ in range(args.steps):
                 x = torch.tensor([seq], dtype=torch.long, device=device)
@@ -174,12 +175,15 @@ def run_model(d, args, torch, transformers):
                 top = torch.topk(row, 2)
                 nxt = int(torch.argmax(row))
                 margins.append(float(top.values[0] - top.values[1]))
+                if rms is None:
+                    rms = float(torch.sqrt(torch.mean(row.double() ** 2)))
                 greedy.append(nxt)
                 seq.append(nxt)
         c = {"image": case["image"], "prompt": text, "chat": case["chat"]}
         if case["chat"]:
             c["messages"] = case["messages"]
-        c.update({"prompt_ids": ids, "greedy_ids": greedy, "margins": margins, "text": tok.decode(greedy)})
+        c.update({"prompt_ids": ids, "greedy_ids": greedy, "margins": margins, "logits_rms": rms,
+                  "text": tok.decode(greedy)})
         cases.append(c)
         print(f"{name}: {case['image']}: {len(ids)} prompt ids, min margin {min(margins):.3f}, "
               f"out {c['text'][:60]!r}")
