@@ -16,6 +16,8 @@
 #include <string.h>
 /* jpeglib.h needs FILE and size_t first. */
 #include <jpeglib.h>
+/* jerror.h after jpeglib.h: the warning codes (JWRN_JPEG_EOF). */
+#include <jerror.h>
 #include <webp/decode.h>
 #include <webp/demux.h>
 
@@ -169,9 +171,10 @@ static void jpeg_exit_cb(j_common_ptr c) {
 }
 
 static void jpeg_quiet_cb(j_common_ptr c, int level) {
-  /* Warnings (a corrupt but decodable stream) are not fatal, as in Pillow. */
-  (void)c;
-  (void)level;
+  /* Warnings (a corrupt but decodable stream) are not fatal, as in Pillow,
+   * except running out of data: Pillow refuses a truncated image ("image
+   * file is truncated") where libjpeg would pad it with gray. */
+  if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF) c->err->error_exit(c);
 }
 
 typedef struct jpeg_job {
