@@ -49,7 +49,6 @@ poot_status poot_tool_vision_encode_prompt(poot_tool_vision *tv, const char *tex
   *out_count = 0;
   const poot_model *m = poot_runtime_model(tv->rt);
   const poot_tokenizer *tok = poot_model_get_tokenizer(m);
-  const poot_vision_config *c = poot_vision_get_config(tv->vision);
   /* The image token is an added token: matched in the text as Hugging
    * Face's tokenizers match every added token. */
   poot_tokenizer_encode_options eo = poot_tokenizer_encode_options_default();
@@ -58,10 +57,19 @@ poot_status poot_tool_vision_encode_prompt(poot_tool_vision *tv, const char *tex
   poot_token *ids = NULL;
   size_t n = 0;
   POOT_TRY(poot_tokenizer_encode(tok, text, strlen(text), &eo, &ids, &n));
+  poot_status st = poot_tool_vision_expand(tv, ids, n, n_images, out_ids, out_count);
+  poot_free(ids);
+  return st;
+}
+
+poot_status poot_tool_vision_expand(poot_tool_vision *tv, const poot_token *ids, size_t n,
+                                    size_t n_images, poot_token **out_ids, size_t *out_count) {
+  *out_ids = NULL;
+  *out_count = 0;
+  const poot_vision_config *c = poot_vision_get_config(tv->vision);
   size_t found = 0;
   for (size_t i = 0; i < n; i++) found += ids[i] == (poot_token)c->image_token_id;
   if (found != n_images) {
-    poot_free(ids);
     size_t len = 0;
     const char *it = poot_tool_vision_token_text(tv, &len);
     return poot_status_make(POOT_INVALID_ARGUMENT,
@@ -71,9 +79,7 @@ poot_status poot_tool_vision_encode_prompt(poot_tool_vision *tv, const char *tex
   poot_free(tv->first);
   tv->first = NULL;
   size_t images = 0;
-  poot_status st = poot_vision_expand_prompt(c, ids, n, out_ids, out_count, &tv->first, &images);
-  poot_free(ids);
-  return st;
+  return poot_vision_expand_prompt(c, ids, n, out_ids, out_count, &tv->first, &images);
 }
 
 poot_status poot_tool_vision_rows(poot_tool_vision *tv, const char *const *paths, size_t n_images,

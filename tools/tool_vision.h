@@ -28,6 +28,10 @@ const char *poot_tool_vision_token_text(const poot_tool_vision *tv, size_t *out_
 POOT_MUST_USE poot_status poot_tool_vision_encode_prompt(poot_tool_vision *tv, const char *text,
                                                          size_t n_images, bool add_special,
                                                          poot_token **out_ids, size_t *out_count);
+/* Expands the image tokens of ids[0..n) (as poot_tool_vision_encode_prompt). */
+POOT_MUST_USE poot_status poot_tool_vision_expand(poot_tool_vision *tv, const poot_token *ids,
+                                                  size_t n, size_t n_images, poot_token **out_ids,
+                                                  size_t *out_count);
 /* Loads, preprocesses and encodes the images (the device must be open)
  * into the "embeds" input of the last encoded prompt (rows borrowed from tv
  * until the next call). */

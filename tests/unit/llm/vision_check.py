@@ -334,6 +334,28 @@ def compare_ids(c, where, got, case, tol):
     c.ok(len(got) == len(want), f"{where}: {len(got)} ids, transformers {len(want)}")
 
 
+def check_chat(c, where, model_dir, image, case, tol, dev):
+    """poot chat --image (the /image path) renders the model's template with
+    the image placeholder: the same prompt length and reply as transformers'."""
+    text = case["messages"][0]["content"][1]["text"]
+    steps = len(case["greedy_ids"])
+    r = run([c.poot, "chat", "-m", model_dir, "--image", image, "-p", text, "-n", str(steps),
+             "--temp", "0", "--ignore-eos", "--json", "-q", "--device", dev], timeout=900)
+    if r.returncode != 0:
+        c.ok(False, f"{where}: poot chat --device {dev}: {r.stderr.strip()[-400:]}")
+        return
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    c.ok(got["n_prompt"] == len(case["prompt_ids"]),
+         f"{where} ({dev}): {got['n_prompt']} prompt ids, transformers {len(case['prompt_ids'])}")
+    if got["reply"].strip() == case["text"].strip():
+        c.ok(True, "")
+    elif min(case["margins"]) <= tol:
+        print(f"NOTE: {where} ({dev}): the reply differs where transformers' margin "
+              f"{min(case['margins']):.4g} <= {tol:.4g}: {got['reply']!r} vs {case['text']!r}")
+    else:
+        c.ok(False, f"{where} ({dev}): reply {got['reply']!r}, transformers {case['text']!r}")
+
+
 def check_captions(c, name, model_dir, cfg):
     ref_path = os.path.join(VECTORS, name + ".json")
     if not os.path.exists(ref_path):
@@ -351,10 +373,13 @@ def check_captions(c, name, model_dir, cfg):
             c.ok(False, f"{where}: oracle greedy: {r.stderr.strip()[-300:]}")
         else:
             compare_ids(c, where + " (oracle)", [int(x) for x in r.stdout.split()], case, tol)
-        if case["chat"] or not c.poot:
-            continue  # poot chat's /image: tests/unit/llm/vision_chat.py
+        if not c.poot:
+            continue
         for dev in DEVICES:
             if dev in c.absent:
+                continue
+            if case["chat"]:
+                check_chat(c, where, model_dir, image, case, tol, dev)
                 continue
             r = run([c.poot, "generate", "-m", model_dir, "--image", image, "-p", case["prompt"],
                      "-n", str(steps), "--temp", "0", "--ignore-eos", "--json", "-q",
