@@ -397,6 +397,52 @@ def check_captions(c, name, model_dir, cfg):
             compare_ids(c, f"{where} ({dev})", got["ids"], case, tol)
 
 
+def five(name):
+    """transformers 5's spelling of a 4.x LLaVA tensor name."""
+    if name.startswith("language_model.model."):
+        return "model.language_model." + name[len("language_model.model."):]
+    if name == "language_model.lm_head.weight":
+        return "lm_head.weight"
+    return "model." + name
+
+
+def check_naming(c, name, model_dir, models):
+    """The same model with its tensors named as transformers 5 writes them (or,
+    when the committed vectors record them, exactly as the reference machine's
+    save_pretrained wrote them) gives the same rows and ids."""
+    import make_models as mm
+
+    W = read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    ref_path = os.path.join(VECTORS, name + ".json")
+    saved = set(json.load(open(ref_path)).get("saved_tensor_names", [])) if os.path.exists(ref_path) else set()
+    renamed = {}
+    for n, t in W.items():
+        m = n if n in saved else five(n)
+        c.ok(not saved or m in saved, f"{name}: {n} is neither spelling save_pretrained wrote")
+        renamed[m] = t.astype(np.float32)
+    d = os.path.join(models, name + "-v5")
+    os.makedirs(d, exist_ok=True)
+    mm.write_safetensors(os.path.join(d, "model.safetensors"), renamed)
+    for f in os.listdir(model_dir):
+        if f != "model.safetensors":
+            with open(os.path.join(model_dir, f), "rb") as src, open(os.path.join(d, f), "wb") as dst:
+                dst.write(src.read())
+    image = os.path.join(IMAGES, "photo.jpg")
+    cfg = json.load(open(os.path.join(model_dir, "config.json")))
+    meta = json.load(open(os.path.join(model_dir, "cases.json")))
+    shape = (meta["image_rows"], cfg["text_config"]["hidden_size"])
+    a, msg_a = c.probe_f32(["rows", model_dir, image, "eval"], shape)
+    b, msg_b = c.probe_f32(["rows", d, image, "eval"], shape)
+    c.ok(a is not None and a is not False and b is not None and b is not False and np.array_equal(a, b),
+         f"{name}: rows of the 5.x-named folder differ ({msg_a} {msg_b})")
+    ids = ["1"] + ["32000"] * meta["image_rows"] + ["28705", "13", "22836"]
+    ra = run([c.probe, "greedy", model_dir, image, "4"] + ids)
+    rb = run([c.probe, "greedy", d, image, "4"] + ids)
+    c.ok(ra.returncode == 0 and ra.stdout == rb.stdout,
+         f"{name}: greedy ids of the 5.x-named folder differ: {ra.stdout.strip()} vs "
+         f"{rb.stdout.strip()} {rb.stderr.strip()[-200:]}")
+
+
 def main(argv):
     if len(argv) != 1:
         print(__doc__)
@@ -434,6 +480,7 @@ def main(argv):
             check_pixels(c, name, d, images)
             check_rows(c, name, d, images, cfg)
             check_captions(c, name, d, cfg)
+            check_naming(c, name, d, models)
         print(f"vision_check: {c.passed} passed, {len(c.failures)} failed, {c.skipped} skipped")
         for f in c.failures:
             print("  ", f)
