@@ -299,6 +299,11 @@ static int generate_main(int argc, char **argv) {
   poot_driver_input image = {0};
   poot_status st = poot_runtime_open(&ro, &rt);
   if (!st && g.image) st = poot_tool_vision_open(rt, g.model, &tv);
+  if (!st && tv) { /* a bad image is reported before anything compiles */
+    poot_image img;
+    st = poot_image_load(g.image, &img);
+    poot_image_deinit(&img);
+  }
   if (!st) st = open_model(rt, &g, &sp, tv, &pids, &np, &cap, &bad_params);
   const poot_model_config *c = st ? NULL : poot_model_get_config(poot_runtime_model(rt));
   if (!st && !g.quiet)
