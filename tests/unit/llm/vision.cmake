@@ -13,3 +13,6 @@ if(NOT POOT_FUZZ)
     COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/vision_check.py $<TARGET_FILE:vision_probe>
     TIMEOUT 900)
 endif()
+# The parts that need no model (decoding, Pillow's resize, the processor
+# configs, the prompt expansion), also under the sanitizers.
+poot_add_test(llm_vision_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/vision_test.c LIBS poot_llm)
