@@ -362,6 +362,13 @@ def check_captions(c, name, model_dir, cfg):
         c.skip(f"{name}: no committed transformers captions ({ref_path})")
         return
     ref = json.load(open(ref_path))
+    import hashlib
+
+    h = hashlib.sha256(open(os.path.join(model_dir, "model.safetensors"), "rb").read()).hexdigest()
+    if h != ref.get("model_sha256"):
+        c.ok(False, f"{name}: make_vision_models.py wrote another model.safetensors than the one "
+                    f"the committed vectors were made from ({h} vs {ref.get('model_sha256')})")
+        return
     for case in ref["cases"]:
         tol = flip_tol(cfg, case)
         image = os.path.join(IMAGES, case["image"])
