@@ -25,13 +25,17 @@
 
 #define FMT(...) poot_status_make(POOT_FORMAT, __VA_ARGS__)
 
-/* Pixel count bound: a 16k × 16k image; more is refused before allocating. */
-#define MAX_PIXELS ((uint64_t)16384 * 16384)
+/* Pillow refuses an image of more than twice Image.MAX_IMAGE_PIXELS
+ * (89,478,485) pixels as a decompression bomb; so does poot, before
+ * allocating. */
+#define MAX_PIXELS ((uint64_t)2 * 89478485)
 
 static poot_status alloc_rgb(poot_image *img, uint64_t w, uint64_t h, const char *name) {
   if (w < 1 || h < 1 || w > 65535 || h > 65535 || w * h > MAX_PIXELS)
-    return FMT("%s: image size %llux%llu is out of range (1..65535 a side, at most %llu pixels)",
-               name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)MAX_PIXELS);
+    return FMT(
+        "%s: image size %llux%llu is out of range (1..65535 a side, at most %llu pixels: "
+        "Pillow's decompression-bomb limit)",
+        name, (unsigned long long)w, (unsigned long long)h, (unsigned long long)MAX_PIXELS);
   img->rgb = poot_malloc((size_t)(w * h * 3));
   if (!img->rgb)
     return poot_status_make(POOT_OUT_OF_MEMORY, "%s: %llux%llu RGB pixels", name,
@@ -123,6 +127,13 @@ static poot_status decode_png(const uint8_t *data, size_t size, const char *name
   png_read_update_info(job->png, job->info);
   int channels = png_get_channels(job->png, job->info);
   size_t rowbytes = png_get_rowbytes(job->png, job->info);
+  /* Deflate expands at most 1032:1: a header claiming more pixel bytes than
+   * the file could hold is truncated (refused before allocating them). */
+  if ((uint64_t)rowbytes * h > (uint64_t)size * 1032 + 65536) {
+    st = FMT("%s: not a readable PNG: %ux%u pixels cannot come from %zu bytes (truncated)", name,
+             (unsigned)w, (unsigned)h, size);
+    goto done;
+  }
   if ((st = alloc_rgb(img, w, h, name))) goto done;
   job->pixels = poot_malloc(rowbytes * h);
   job->rows = poot_malloc(sizeof *job->rows * h);
@@ -258,6 +269,12 @@ done:
 
 static poot_status decode_webp(const uint8_t *data, size_t size, const char *name,
                                poot_image *img) {
+  int w0 = 0, h0 = 0;
+  if (!WebPGetInfo(data, size, &w0, &h0))
+    return FMT("%s: not a readable WebP (bad or truncated header)", name);
+  if ((uint64_t)w0 * (uint64_t)h0 > MAX_PIXELS)
+    return FMT("%s: image size %dx%d is more than %llu pixels (Pillow's decompression-bomb limit)",
+               name, w0, h0, (unsigned long long)MAX_PIXELS);
   WebPData wd = {.bytes = data, .size = size};
   WebPAnimDecoderOptions opt;
   if (!WebPAnimDecoderOptionsInit(&opt))
