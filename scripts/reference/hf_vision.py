@@ -63,8 +63,50 @@ def image_processor(d, transformers):
         print(f"AutoImageProcessor(use_fast=False) failed ({e}); using {cls_name} directly", file=sys.stderr)
         proc = getattr(transformers, cls_name).from_pretrained(d)
     if type(proc).__name__.endswith("Fast"):
-        raise SystemExit(f"{d}: got the fast image processor {type(proc).__name__}; the references need PIL's")
+        print(f"{d}: this transformers gives the fast image processor {type(proc).__name__} only; "
+              f"pixel_values come from the PIL steps of the slow processor re-implemented here",
+              file=sys.stderr)
+        return PilProcessor(pc, proc)
     return proc
+
+
+class PilProcessor:
+    """transformers 4.x's slow CLIP/SigLIP image processor, step by step (its
+    convert_rgb, PIL BICUBIC resize, center_crop, rescale and normalize), for a
+    transformers that no longer ships it.  The fast processor's pixels are
+    reported beside it (they differ: torchvision resizes differently)."""
+
+    def __init__(self, pc, fast):
+        self.pc, self.fast = pc, fast
+
+    def __call__(self, images, return_tensors="pt"):
+        import torch
+        from PIL import Image
+
+        pc, img = self.pc, images.convert("RGB")
+        w, h = img.size
+        size = pc["size"]
+        if "shortest_edge" in size:
+            s = size["shortest_edge"]
+            short, long_ = (w, h) if w <= h else (h, w)
+            nl = int(s * long_ / short)
+            nw, nh = (s, nl) if w <= h else (nl, s)
+        else:
+            nw, nh = size["width"], size["height"]
+        if (nw, nh) != (w, h):
+            img = img.resize((nw, nh), resample=Image.BICUBIC, reducing_gap=None)
+        a = np.array(img)
+        if pc.get("do_center_crop"):
+            ch, cw = pc["crop_size"]["height"], pc["crop_size"]["width"]
+            top, left = (a.shape[0] - ch) // 2, (a.shape[1] - cw) // 2
+            a = a[top:top + ch, left:left + cw]
+        x = (a.astype(np.float64) * pc["rescale_factor"]).astype(np.float32)
+        x = (x - np.array(pc["image_mean"], np.float32)) / np.array(pc["image_std"], np.float32)
+        pv = torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1)))[None]
+        fast = self.fast(images=images, return_tensors="pt")["pixel_values"]
+        print(f"  fast processor vs PIL steps: max |diff| {float((fast - pv).abs().max()):.4g}",
+              file=sys.stderr)
+        return {"pixel_values": pv}
 
 
 def expand_prompt(text, n_rows, image_token):
@@ -196,7 +238,9 @@ def run_model(d, args, torch, transformers):
         "transformers": transformers.__version__, "torch": torch.__version__,
         "pillow": __import__("PIL").__version__,
         "device": torch.cuda.get_device_name(0) if device.startswith("cuda") else "cpu",
-        "image_processor": type(proc).__name__, "llava_processor": llava_proc is not None,
+        "image_processor": type(proc).__name__ if not isinstance(proc, PilProcessor)
+        else "PIL steps of the slow processor (this transformers has only " + type(proc.fast).__name__ + ")",
+        "llava_processor": llava_proc is not None,
         "steps": args.steps, "images": meta["images"], "image_rows": n_rows,
         "model_sha256": sha256(os.path.join(d, "model.safetensors")),
         "saved_tensor_names": sorted(saved),
