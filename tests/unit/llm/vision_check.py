@@ -450,6 +450,59 @@ def check_naming(c, name, model_dir, models):
          f"{rb.stdout.strip()} {rb.stderr.strip()[-200:]}")
 
 
+def write_f16_tower(model_dir, dst):
+    """The folder with its tower and projector in f16 (as real LLaVA files)."""
+    W = read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    os.makedirs(dst, exist_ok=True)
+    header, off, blobs = {}, 0, []
+    for n in sorted(W):
+        vision = n.startswith("vision_tower.") or n.startswith("multi_modal_projector.")
+        t = W[n].astype(np.float16 if vision else np.float32)
+        b = t.tobytes()
+        header[n] = {"dtype": "F16" if vision else "F32", "shape": list(t.shape),
+                     "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        blobs.append(b)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(os.path.join(dst, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+    for f in os.listdir(model_dir):
+        if f != "model.safetensors":
+            with open(os.path.join(model_dir, f), "rb") as a, open(os.path.join(dst, f), "wb") as b:
+                b.write(a.read())
+
+
+def check_f16(c, name, model_dir, models):
+    """f16 tower weights (converted in the graph): the rows stay within f16's
+    rounding of the f32 model's (relative 5e-3), on the oracle and on each
+    device against the oracle (relative 1e-3)."""
+    d = os.path.join(models, name + "-f16")
+    write_f16_tower(model_dir, d)
+    cfg = json.load(open(os.path.join(model_dir, "config.json")))
+    meta = json.load(open(os.path.join(model_dir, "cases.json")))
+    shape = (meta["image_rows"], cfg["text_config"]["hidden_size"])
+    image = os.path.join(IMAGES, "photo.jpg")
+    f32, _ = c.probe_f32(["rows", model_dir, image, "eval"], shape)
+    f16, msg = c.probe_f32(["rows", d, image, "eval"], shape)
+    if f16 is None or f16 is False:
+        c.ok(False, f"{name} f16: oracle rows: {msg}")
+        return
+    e = rel_err(f16, f32.astype(np.float64))
+    c.ok(e <= 5e-3, f"{name} f16: oracle rows vs f32: relative {e:.3g} > 5e-3")
+    for dev in DEVICES:
+        if dev in c.absent:
+            continue
+        got, msg = c.probe_f32(["rows", d, image, dev], shape)
+        if got is None:
+            continue
+        ok = got is not False and rel_err(got, f16.astype(np.float64)) <= 1e-3
+        c.ok(ok, f"{name} f16: {dev} rows vs poot_eval: {msg or rel_err(got, f16.astype(np.float64))}")
+
+
 def main(argv):
     if len(argv) != 1:
         print(__doc__)
@@ -488,6 +541,7 @@ def main(argv):
             check_rows(c, name, d, images, cfg)
             check_captions(c, name, d, cfg)
             check_naming(c, name, d, models)
+            check_f16(c, name, d, models)
         print(f"vision_check: {c.passed} passed, {len(c.failures)} failed, {c.skipped} skipped")
         for f in c.failures:
             print("  ", f)
