@@ -148,7 +148,10 @@ def run_model(d, args, torch, transformers):
         raise SystemExit(f"{name}: loading problems: {bad}")
     model = model.to(device).eval()
     with tempfile.TemporaryDirectory() as tmp:
-        model.save_pretrained(tmp, safe_serialization=True)
+        try:
+            model.save_pretrained(tmp, safe_serialization=True)
+        except TypeError:  # a transformers that always writes safetensors
+            model.save_pretrained(tmp)
         from safetensors import safe_open
 
         saved = []
