@@ -83,7 +83,12 @@ class PilProcessor:
         import torch
         from PIL import Image
 
-        pc, img = self.pc, images.convert("RGB")
+        pc, img = self.pc, images
+        if img.mode != "RGB":  # transformers' convert_rgb
+            img = img.convert("RGBA")
+            white = Image.new("RGBA", img.size, "WHITE")
+            white.paste(img, (0, 0), img)
+            img = white.convert("RGB")
         w, h = img.size
         size = pc["size"]
         if "shortest_edge" in size:

@@ -3,7 +3,8 @@
  *
  * Three parts:
  *   1. images: PNG, JPEG and WebP files decoded by the packaged libraries
- *      into 8-bit RGB, converted as Pillow's convert("RGB") does;
+ *      into 8-bit RGB, converted as transformers' convert_rgb does (alpha
+ *      composited onto white as Pillow's paste does it);
  *   2. preprocessing exactly as the Hugging Face image processors
  *      (CLIPImageProcessor, SiglipImageProcessor) read from the model's
  *      preprocessor_config.json: Pillow's BICUBIC resize, bit for bit on the
@@ -38,12 +39,13 @@ typedef struct poot_image {
 } poot_image;
 
 /* Decodes a PNG, JPEG or WebP held in memory (borrowed during the call);
- * `name` (may be NULL) names it in messages. The result is what Pillow's
- * Image.open(f).convert("RGB") holds: alpha dropped, gray replicated, a
- * palette looked up, 16-bit samples to 8 as Pillow reduces them; a WebP's
- * first frame. FORMAT naming the image for an unknown signature or a
- * truncated or corrupt file; UNSUPPORTED for a CMYK JPEG; OUT_OF_MEMORY.
- * out_image is zeroed first and holds nothing on failure. */
+ * `name` (may be NULL) names it in messages. The result is what the
+ * processors' convert_rgb makes of Pillow's Image.open(f): an image with
+ * alpha (RGBA, LA, a palette or gray image with tRNS) composited onto white
+ * as Image.paste does it, gray replicated, a palette looked up, 16-bit
+ * samples to 8 as Pillow reduces them; a WebP's first frame. FORMAT naming the image for an unknown
+ * signature or a truncated or corrupt file; UNSUPPORTED for a CMYK JPEG; OUT_OF_MEMORY. out_image
+ * is zeroed first and holds nothing on failure. */
 POOT_MUST_USE poot_status poot_image_decode(const void *data, size_t size, const char *name,
                                             poot_image *out_image);
 /* Reads and decodes the file at `path`: NOT_FOUND/IO from reading, then

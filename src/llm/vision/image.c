@@ -1,14 +1,16 @@
-/* image.c — PNG, JPEG and WebP files → 8-bit RGB, as Pillow's
- * Image.open(...).convert("RGB") gives them (docs/vision.md "Decoding").
+/* image.c — PNG, JPEG and WebP files → 8-bit RGB, as the Hugging Face image
+ * processors see them: Pillow's decoding, then transformers' convert_rgb
+ * (docs/vision.md "Decoding").
  *
  * The decoders are the packaged libraries (libpng, libjpeg-turbo, libwebp's
- * demux API); what this file adds is Pillow's conversion to RGB: alpha is
- * dropped (never composited), gray is replicated, a palette is looked up
- * (its transparency ignored), 16-bit samples keep their high byte except
- * 16-bit gray, which Pillow reads as a 16-bit integer image and clips to 255
- * on conversion. A WebP is decoded through WebPAnimDecoder, which is what
- * Pillow runs for every WebP file (its first frame, blended onto a
- * transparent canvas). */
+ * demux API); what this file adds is the conversion to RGB that the Hugging
+ * Face processors apply (transformers' convert_rgb over Pillow's modes): an
+ * image with alpha (RGBA, LA, a palette or gray image with tRNS) is
+ * composited onto white exactly as Image.paste does it; gray is replicated;
+ * 16-bit samples keep their high byte except 16-bit gray, which Pillow reads
+ * as a 16-bit integer image and clips to 255 on conversion. A WebP is
+ * decoded through WebPAnimDecoder, which is what Pillow runs for every WebP
+ * file (its first frame, blended onto a transparent canvas). */
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -50,6 +52,15 @@ void poot_image_deinit(poot_image *img) {
   poot_free(img->rgb);
   img->rgb = NULL;
   img->width = img->height = 0;
+}
+
+/* transformers' convert_rgb: an image that is not RGB is converted to RGBA
+ * and pasted with its alpha as the mask onto white (Image.paste's
+ * paste_mask_RGBA: DIV255(out · (255 − a) + in · a) with out = 255), then
+ * the alpha is dropped. An opaque pixel keeps its value exactly. */
+static uint8_t on_white(uint8_t c, uint8_t a) {
+  unsigned v = 255u * (255u - a) + (unsigned)c * a + 128u;
+  return (uint8_t)(((v >> 8) + v) >> 8);
 }
 
 /* ------------------------------------------------------------------ PNG */
@@ -121,6 +132,12 @@ static poot_status decode_png(const uint8_t *data, size_t size, const char *name
   bool gray16 = depth == 16 && ctype == PNG_COLOR_TYPE_GRAY;
   if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(job->png);
   if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(job->png);
+  /* Pillow's RGBA conversion applies a gray image's tRNS color (a palette's
+   * comes with png_set_palette_to_rgb); an RGB image's is never applied
+   * (transformers leaves RGB images as they are). */
+  if (ctype == PNG_COLOR_TYPE_GRAY && depth <= 8 &&
+      png_get_valid(job->png, job->info, PNG_INFO_tRNS))
+    png_set_tRNS_to_alpha(job->png);
   if (depth == 16 && !gray16) png_set_strip_16(job->png);
   if (gray16) png_set_swap(job->png); /* host-order 16-bit samples (little endian) */
   png_set_interlace_handling(job->png);
@@ -151,9 +168,11 @@ static poot_status decode_png(const uint8_t *data, size_t size, const char *name
         unsigned v = (unsigned)r[2 * x] | ((unsigned)r[2 * x + 1] << 8);
         o[0] = o[1] = o[2] = (uint8_t)(v > 255 ? 255 : v);
       } else if (channels <= 2) {
-        o[0] = o[1] = o[2] = r[x * (size_t)channels];
+        const uint8_t *px = r + x * (size_t)channels;
+        o[0] = o[1] = o[2] = channels == 2 ? on_white(px[0], px[1]) : px[0];
       } else {
-        memcpy(o, r + x * (size_t)channels, 3);
+        const uint8_t *px = r + x * (size_t)channels;
+        for (int c = 0; c < 3; c++) o[c] = channels == 4 ? on_white(px[c], px[3]) : px[c];
       }
     }
   }
@@ -293,7 +312,9 @@ static poot_status decode_webp(const uint8_t *data, size_t size, const char *nam
     st = FMT("%s: not a readable WebP (the first frame does not decode)", name);
   } else if (!(st = alloc_rgb(img, info.canvas_width, info.canvas_height, name))) {
     size_t n = (size_t)info.canvas_width * info.canvas_height;
-    for (size_t i = 0; i < n; i++) memcpy(img->rgb + 3 * i, frame + 4 * i, 3);
+    for (size_t i = 0; i < n; i++)
+      for (int c = 0; c < 3; c++)
+        img->rgb[3 * i + c] = on_white(frame[4 * i + c], frame[4 * i + 3]);
   }
   WebPAnimDecoderDelete(dec);
   return st;

@@ -78,11 +78,16 @@ def read_safetensors(path):
 
 def pil_pixels(image_path, pc):
     """transformers' CLIPImageProcessor / SiglipImageProcessor (the slow, PIL
-    ones) step by step: convert("RGB"), Pillow BICUBIC resize, center crop,
+    ones) step by step: convert_rgb, Pillow BICUBIC resize, center crop,
     rescale in float64 then float32, normalize in float32."""
     from PIL import Image
 
-    img = Image.open(image_path).convert("RGB")
+    img = Image.open(image_path)
+    if img.mode != "RGB":  # transformers' convert_rgb: onto white through the alpha
+        img = img.convert("RGBA")
+        white = Image.new("RGBA", img.size, "WHITE")
+        white.paste(img, (0, 0), img)
+        img = white.convert("RGB")
     w, h = img.size
     size = pc["size"]
     if "shortest_edge" in size:
@@ -270,6 +275,54 @@ def check_pixels(c, name, model_dir, images):
             c.ok(d == 0, f"{name} {im}: {d} pixel values differ from transformers' "
                          f"(max {float(np.max(np.abs(got - ref[i]))):.3g})")
     return pixels
+
+
+def extra_images(tmp):
+    """More of Pillow's modes, written at test time (needs Pillow): LA, a
+    palette and a gray image with tRNS, 16-bit gray and RGB, an interlaced
+    PNG, a gray JPEG and a WebP with alpha."""
+    from PIL import Image
+
+    y, x = np.mgrid[0:27, 0:41]
+    g = ((x * 6 + y * 3) % 256).astype(np.uint8)
+    a = ((x * 13 + y * 29) % 256).astype(np.uint8)
+    rgb = np.stack([g, (x * 9 % 256).astype(np.uint8), (y * 11 % 256).astype(np.uint8)], -1)
+    out = {}
+
+    def save(name, im, **kw):
+        path = os.path.join(tmp, name)
+        im.save(path, **kw)
+        out[name] = path
+
+    save("la.png", Image.merge("LA", [Image.fromarray(g), Image.fromarray(a)]))
+    p = Image.fromarray((g // 16).astype(np.uint8), "L").convert("P")
+    p.putpalette([(i * 37) % 256 for i in range(768)])
+    p.info["transparency"] = bytes((i * 40) % 256 for i in range(16))
+    save("palette-trns.png", p, transparency=p.info["transparency"])
+    save("gray-trns.png", Image.fromarray(g // 32 * 32), transparency=64)
+    save("gray16.png", Image.fromarray((x * 97 + y * 13).astype(np.uint16)))
+    save("rgb-interlaced.png", Image.fromarray(rgb), interlace=1)
+    save("gray.jpg", Image.fromarray(g), quality=85)
+    save("alpha.webp", Image.fromarray(np.dstack([rgb, a]), "RGBA"), quality=80)
+    save("alpha-lossless.webp", Image.fromarray(np.dstack([rgb, a]), "RGBA"), lossless=True)
+    return out
+
+
+def check_extra_pixels(c, name, model_dir):
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        return
+    pc = json.load(open(os.path.join(model_dir, "preprocessor_config.json")))
+    S = json.load(open(os.path.join(model_dir, "config.json")))["vision_config"]["image_size"]
+    for im, path in extra_images(c.tmp).items():
+        got, msg = c.probe_f32(["pixels", model_dir, path], (3, S, S))
+        if got is None or got is False:
+            c.ok(False, f"{name} {im}: pixels: {msg}")
+            continue
+        want = pil_pixels(path, pc)
+        d = int(np.sum(got != want))
+        c.ok(d == 0, f"{name} {im}: {d} pixel values differ from Pillow's processor")
 
 
 def check_rows(c, name, model_dir, images, cfg):
@@ -538,6 +591,7 @@ def main(argv):
             if n == 0:
                 check_decoding(c, poot, d, text_model)
             check_pixels(c, name, d, images)
+            check_extra_pixels(c, name, d)
             check_rows(c, name, d, images, cfg)
             check_captions(c, name, d, cfg)
             check_naming(c, name, d, models)
