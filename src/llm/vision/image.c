@@ -251,6 +251,15 @@ static poot_status decode_jpeg(const uint8_t *data, size_t size, const char *nam
              job->cinfo.image_height);
     goto done;
   }
+  /* A JPEG spends at least a few bits on every 8 × 8 block (about 1:400 at
+   * most for 4:2:0): a header claiming far more pixels than the file could
+   * code is truncated, refused before allocating them. */
+  if ((uint64_t)job->cinfo.image_width * job->cinfo.image_height * 3 >
+      (uint64_t)size * 8192 + (1u << 24)) {
+    st = FMT("%s: not a readable JPEG: %ux%u pixels cannot come from %zu bytes (truncated)", name,
+             job->cinfo.image_width, job->cinfo.image_height, size);
+    goto done;
+  }
   jpeg_start_decompress(&job->cinfo);
   if ((st = alloc_rgb(img, job->cinfo.output_width, job->cinfo.output_height, name))) goto done;
   int nc = job->cinfo.output_components;
