@@ -130,7 +130,30 @@ def image_rows(model, pixels, config, torch):
     feat = out.hidden_states[config["vision_feature_layer"]]
     if config["vision_feature_select_strategy"] == "default":
         feat = feat[:, 1:]
-    return proj(feat)
+    manual = proj(feat)
+    # The model's own method where it has one and returns the rows as a
+    # tensor (its return type changed across versions); both must agree.
+    fn = getattr(model, "get_image_features", None)
+    try:
+        got = fn(pixel_values=pixels, vision_feature_layer=config["vision_feature_layer"],
+                 vision_feature_select_strategy=config["vision_feature_select_strategy"])
+    except Exception as e:  # noqa: BLE001
+        print(f"  get_image_features not used ({type(e).__name__}: {e})", file=sys.stderr)
+        return manual
+    if isinstance(got, (list, tuple)):
+        got = got[0] if len(got) == 1 and hasattr(got[0], "shape") else None
+    if hasattr(got, "pooler_output") and not hasattr(got, "shape"):
+        got = got.pooler_output
+    if got is not None and hasattr(got, "shape") and got.dim() == 2:
+        got = got[None]
+    if got is None or not hasattr(got, "shape") or tuple(got.shape) != tuple(manual.shape):
+        print(f"  get_image_features gave {type(got).__name__}; kept the manual rows", file=sys.stderr)
+        return manual
+    d = float((got - manual).abs().max())
+    print(f"  get_image_features vs manual rows: max |diff| {d:.3g}", file=sys.stderr)
+    if d > 1e-5:
+        raise SystemExit(f"get_image_features differs from the manual rows by {d}")
+    return got
 
 
 def run_model(d, args, torch, transformers):
