@@ -460,8 +460,10 @@ static poot_status chat_line(chat *c, const char *line, size_t len, bool *quit) 
     return NULL;
   }
   if (line[0] == '/' && !strchr(line, ' ')) {
-    fprintf(stderr, "poot %s: unknown command %s (/reset clears the history, /exit quits)\n", CMD,
-            line);
+    fprintf(stderr,
+            "poot %s: unknown command %s (/reset clears the history, /image FILE attaches an "
+            "image, /exit quits)\n",
+            CMD, line);
     return NULL;
   }
   poot_status st = chat_turn(c, line, len);
