@@ -19,7 +19,8 @@ static poot_status get_int(const poot_json *o, const char *k, int64_t dflt, int6
   const poot_json *v = o ? poot_json_get(o, k) : NULL;
   *out = dflt;
   if (!v || v->type == POOT_JSON_NULL) return NULL;
-  if (v->type != POOT_JSON_NUMBER || v->number != (double)(int64_t)v->number)
+  if (v->type != POOT_JSON_NUMBER || !(v->number >= -1e15 && v->number <= 1e15) ||
+      v->number != (double)(int64_t)v->number)
     return poot_status_make(POOT_FORMAT, "%s: '%s' is not an integer", where, k);
   *out = (int64_t)v->number;
   return NULL;
