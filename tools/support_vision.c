@@ -24,8 +24,16 @@ poot_status poot_tool_vision_open(poot_runtime *rt, const char *model_path,
   return NULL;
 }
 
+static void free_prev(poot_tool_vision *tv) {
+  for (size_t i = 0; i < tv->n_prev; i++) poot_free(tv->prev_paths[i]);
+  poot_free(tv->prev_paths);
+  tv->prev_paths = NULL;
+  tv->n_prev = 0;
+}
+
 void poot_tool_vision_destroy(poot_tool_vision *tv) {
   if (!tv) return;
+  free_prev(tv);
   poot_vision_runner_destroy(tv->runner);
   poot_executor_destroy(tv->ex);
   poot_vision_destroy(tv->vision);
@@ -96,12 +104,23 @@ poot_status poot_tool_vision_rows(poot_tool_vision *tv, const char *const *paths
   poot_driver_input_row *in = poot_malloc((n_images * (size_t)c->rows + 1) * sizeof *in);
   poot_status st = NULL;
   if (!rows || !pixels || !in) st = poot_status_make(POOT_OUT_OF_MEMORY, "image rows");
+  char **names = poot_calloc(n_images + 1, sizeof *names);
+  if (!st && !names) st = poot_status_make(POOT_OUT_OF_MEMORY, "image rows");
   for (size_t i = 0; i < n_images && !st; i++) {
-    poot_image img = {0};
-    st = poot_image_load(paths[i], &img);
-    if (!st) st = poot_vision_preprocess_image(&c->preprocess, &img, pixels);
-    poot_image_deinit(&img);
-    if (!st) st = poot_vision_runner_encode(tv->runner, pixels, rows + per * i);
+    /* An image of the last call (a chat's earlier turn) keeps its rows: the
+     * tower runs once per image of a conversation. */
+    size_t j = 0;
+    while (j < tv->n_prev && strcmp(tv->prev_paths[j], paths[i]) != 0) j++;
+    if (!(names[i] = poot_strdup(paths[i]))) st = poot_status_make(POOT_OUT_OF_MEMORY, "path");
+    if (!st && j < tv->n_prev) {
+      memcpy(rows + per * i, tv->rows + per * j, per * sizeof *rows);
+    } else if (!st) {
+      poot_image img = {0};
+      st = poot_image_load(paths[i], &img);
+      if (!st) st = poot_vision_preprocess_image(&c->preprocess, &img, pixels);
+      poot_image_deinit(&img);
+      if (!st) st = poot_vision_runner_encode(tv->runner, pixels, rows + per * i);
+    }
     for (int64_t r = 0; r < c->rows && !st; r++)
       in[i * (size_t)c->rows + (size_t)r] =
           (poot_driver_input_row){.index = (int64_t)tv->first[i] + r,
@@ -110,10 +129,15 @@ poot_status poot_tool_vision_rows(poot_tool_vision *tv, const char *const *paths
   }
   poot_free(pixels);
   if (st) {
+    for (size_t i = 0; names && i < n_images; i++) poot_free(names[i]);
+    poot_free(names);
     poot_free(rows);
     poot_free(in);
     return st;
   }
+  free_prev(tv);
+  tv->prev_paths = names;
+  tv->n_prev = n_images;
   poot_free(tv->rows);
   poot_free(tv->in_rows);
   tv->rows = rows;

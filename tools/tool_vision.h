@@ -12,8 +12,10 @@ typedef struct poot_tool_vision {
   poot_vision *vision;
   poot_executor *ex; /* the tower's own engine over the runtime's device */
   poot_vision_runner *runner;
-  size_t *first; /* each image's first row in the last encoded prompt */
-  float *rows;   /* the last images' rows */
+  size_t *first;     /* each image's first row in the last encoded prompt */
+  float *rows;       /* the last images' rows */
+  char **prev_paths; /* the last images' paths (their rows are reused) */
+  size_t n_prev;
   poot_driver_input_row *in_rows;
 } poot_tool_vision;
 
@@ -34,7 +36,8 @@ POOT_MUST_USE poot_status poot_tool_vision_expand(poot_tool_vision *tv, const po
                                                   size_t *out_count);
 /* Loads, preprocesses and encodes the images (the device must be open)
  * into the "embeds" input of the last encoded prompt (rows borrowed from tv
- * until the next call). */
+ * until the next call). An image path of the previous call reuses its rows
+ * (a conversation's earlier images are not encoded again). */
 POOT_MUST_USE poot_status poot_tool_vision_rows(poot_tool_vision *tv, const char *const *paths,
                                                 size_t n_images, poot_driver_input *out_input);
 
