@@ -1,5 +1,6 @@
 /* poot chat — talk to a model through its chat template (docs/chat.md):
- *   poot chat [-m MODEL] [--system TEXT] [-p TEXT] [-n N] [--cap N] [sampling flags]
+ *   poot chat [-m MODEL] [--system TEXT] [-p TEXT] [-n N] [--cap N] [--image FILE]
+ *             [sampling flags]
  * Each turn renders the whole conversation with the template, tokenizes it and
  * generates with reuse_cache, so only what follows the cached prefix is fed.
  * When the conversation outgrows the KV capacity the oldest exchanges are
@@ -20,6 +21,7 @@
 
 #include "poot/runtime.h"
 #include "tool.h"
+#include "tool_vision.h"
 
 #define CMD "chat"
 
@@ -42,7 +44,7 @@ static void install_sigint(bool restart) {
 }
 
 typedef struct chat_flags {
-  const char *model, *tokenizer, *device, *system, *prompt, *template_path, *kv_type;
+  const char *model, *tokenizer, *device, *system, *prompt, *template_path, *kv_type, *image;
   long long n, cap, chunk;
   poot_dtype kv;
   bool stats, json, quiet;
@@ -55,7 +57,8 @@ static const char synopsis[] =
     "Talks with a model through its chat template, streaming each reply. On a\n"
     "terminal it is interactive; otherwise each line of stdin is a user turn, and\n"
     "-p TEXT runs one turn and exits. Type /reset to clear the history (the system\n"
-    "prompt stays), /exit or Ctrl-D to quit; Ctrl-C stops a reply, and at the\n"
+    "prompt stays), /image FILE to attach an image to your next message (a LLaVA-\n"
+    "style model), /exit or Ctrl-D to quit; Ctrl-C stops a reply, and at the\n"
     "prompt quits. Sampling flags and defaults are llama.cpp's (--temp 0: greedy).\n\n";
 
 static const char epilog[] =
@@ -64,7 +67,7 @@ static const char epilog[] =
     "the conversation with room for a reply (N, or a quarter of the capacity) no\n"
     "longer fits the KV capacity, the oldest exchanges are dropped, with a notice.\n";
 
-enum { CHAT_OPTIONS = 13 };
+enum { CHAT_OPTIONS = 14 };
 
 static int parse_flags(int argc, char **argv, chat_flags *f) {
   *f = (chat_flags){.device = "auto", .n = -1};
@@ -101,6 +104,7 @@ static int parse_flags(int argc, char **argv, chat_flags *f) {
        "n_reply, reason, dropped, seed, probs",
        0, 0},
       {POOT_FLAG_QUIET, &f->quiet, NULL, 0, 0},
+      {POOT_FLAG_IMAGE, &f->image, "an image attached to the first user message (as /image)", 0, 0},
   };
   poot_tool_sampling_options(&f->sampling, options + CHAT_OPTIONS);
   const poot_tool_cli cli = {.cmd = CMD,
@@ -119,6 +123,7 @@ typedef struct chat_msg {
   const char *role; /* "system", "user", "assistant" (static) */
   char *content;    /* poot_malloc'ed, NUL-terminated */
   size_t len;
+  char *image; /* an attached image's path (poot_malloc'ed), or NULL */
 } chat_msg;
 
 typedef struct chat {
@@ -133,10 +138,17 @@ typedef struct chat {
   size_t n_msgs, msgs_cap;
   size_t turn;
   int64_t cap;
+  poot_tool_vision *tv; /* opened at the first image */
+  char *pending_image;  /* /image: for the next user message */
+  const char **paths;   /* the rendered conversation's images, in order */
+  size_t n_paths;
 } chat;
 
 static void chat_clear(chat *c, size_t keep) {
-  for (size_t i = keep; i < c->n_msgs; i++) poot_free(c->msgs[i].content);
+  for (size_t i = keep; i < c->n_msgs; i++) {
+    poot_free(c->msgs[i].content);
+    poot_free(c->msgs[i].image);
+  }
   c->n_msgs = keep < c->n_msgs ? keep : c->n_msgs;
 }
 
@@ -145,6 +157,9 @@ static void chat_deinit(chat *c) {
   poot_free(c->msgs);
   poot_chat_template_destroy(c->own_tpl);
   poot_grammar_destroy(c->grammar);
+  poot_free(c->pending_image);
+  poot_free(c->paths);
+  poot_tool_vision_destroy(c->tv);
   poot_runtime_destroy(c->rt);
 }
 
@@ -155,10 +170,17 @@ static poot_status chat_add(chat *c, const char *role, const char *text, size_t 
     if (!m) return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory for the chat history");
     c->msgs = m;
     c->msgs_cap = n;
+    const char **p = poot_realloc(c->paths, n * sizeof *p);
+    if (!p) return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory for the chat history");
+    c->paths = p;
   }
   char *s = poot_strndup(text, len);
   if (!s) return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory for a chat message");
   c->msgs[c->n_msgs++] = (chat_msg){.role = role, .content = s, .len = len};
+  if (strcmp(role, "user") == 0 && c->pending_image) {
+    c->msgs[c->n_msgs - 1].image = c->pending_image; /* the message owns it now */
+    c->pending_image = NULL;
+  }
   return NULL;
 }
 
@@ -173,7 +195,10 @@ static bool chat_drop_oldest(chat *c, size_t *out_dropped) {
   size_t first = chat_first(c), end = first + 1;
   while (end < c->n_msgs && strcmp(c->msgs[end].role, "user") != 0) end++;
   if (end >= c->n_msgs) return false;
-  for (size_t i = first; i < end; i++) poot_free(c->msgs[i].content);
+  for (size_t i = first; i < end; i++) {
+    poot_free(c->msgs[i].content);
+    poot_free(c->msgs[i].image);
+  }
   memmove(c->msgs + first, c->msgs + end, (c->n_msgs - end) * sizeof *c->msgs);
   c->n_msgs -= end - first;
   *out_dropped += end - first;
@@ -183,15 +208,22 @@ static bool chat_drop_oldest(chat *c, size_t *out_dropped) {
 /* The conversation rendered with the template (add_generation_prompt) and
  * tokenized as transformers' apply_chat_template does: special tokens parsed,
  * none added. */
-static poot_status chat_render(const chat *c, poot_token **out_ids, size_t *out_n) {
+static poot_status chat_render(chat *c, poot_token **out_ids, size_t *out_n) {
   poot_model *model = poot_runtime_model(c->rt);
   poot_strbuf sb;
   poot_strbuf_init(&sb);
   poot_strbuf_puts(&sb, "{\"messages\":[");
+  c->n_paths = 0;
   for (size_t i = 0; i < c->n_msgs; i++) {
     poot_strbuf_printf(&sb, "%s{\"role\":\"%s\",\"content\":", i ? "," : "", c->msgs[i].role);
+    /* A message with an image is a content list, as transformers' processors
+     * pass it: the template writes its image placeholder. */
+    if (c->msgs[i].image) {
+      poot_strbuf_puts(&sb, "[{\"type\":\"image\"},{\"type\":\"text\",\"text\":");
+      c->paths[c->n_paths++] = c->msgs[i].image;
+    }
     poot_json_write_string(&sb, c->msgs[i].content, c->msgs[i].len, false);
-    poot_strbuf_puts(&sb, "}");
+    poot_strbuf_puts(&sb, c->msgs[i].image ? "}]}" : "}");
   }
   poot_strbuf_puts(&sb, "],\"add_generation_prompt\":true}");
   poot_arena arena;
@@ -212,6 +244,14 @@ static poot_status chat_render(const chat *c, poot_token **out_ids, size_t *out_
     st = poot_tokenizer_encode(poot_model_get_tokenizer(model), text, len, &eo, out_ids, out_n);
   if (!st && *out_n == 0)
     st = poot_status_make(POOT_INVALID_ARGUMENT, "the chat template rendered an empty prompt");
+  if (!st && c->n_paths) {
+    poot_token *ids = *out_ids;
+    st = poot_tool_vision_expand(c->tv, ids, *out_n, c->n_paths, out_ids, out_n);
+    if (st)
+      *out_ids = ids;
+    else
+      poot_free(ids);
+  }
   poot_free(text);
   poot_arena_deinit(&arena);
   poot_strbuf_deinit(&sb);
@@ -326,7 +366,19 @@ static poot_status chat_turn(chat *c, const char *text, size_t len) {
   poot_driver_generate_result res;
   chat_interrupted = 0;
   install_sigint(true);
-  poot_status st = poot_driver_generate_ids(c->drv, ids, n, &go, on_token, &rc, &res);
+  poot_status st = NULL;
+  if (c->n_paths) {
+    /* Rows of every image in the conversation; such a turn starts over (the
+     * driver's rows entry point reuses no cache). */
+    poot_driver_input image;
+    st = poot_tool_vision_rows(c->tv, c->paths, c->n_paths, &image);
+    if (!st)
+      st = poot_driver_generate_with_inputs(c->drv, ids, n, &image, 1, &go, on_token, &rc, &res);
+    else
+      memset(&res, 0, sizeof res);
+  } else {
+    st = poot_driver_generate_ids(c->drv, ids, n, &go, on_token, &rc, &res);
+  }
   install_sigint(false);
   chat_interrupted = 0;
   poot_free(ids);
@@ -368,6 +420,31 @@ static bool read_line(char **line, size_t *size, size_t *len) {
   return true;
 }
 
+/* /image FILE: checks that the model sees images and that the file decodes,
+ * then keeps it for the next user message. A bad image is reported and the
+ * conversation goes on. */
+static poot_status chat_attach(chat *c, const char *path) {
+  while (*path == ' ') path++;
+  poot_status st = NULL;
+  if (!c->tv) st = poot_tool_vision_open(c->rt, c->f->model, &c->tv);
+  poot_image img = {0};
+  if (!st) st = poot_image_load(path, &img);
+  poot_image_deinit(&img);
+  if (!st) {
+    char *p = poot_strdup(path);
+    if (!p) return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory for an image path");
+    poot_free(c->pending_image);
+    c->pending_image = p;
+    if (!c->f->quiet) fprintf(stderr, "poot %s: %s is attached to your next message\n", CMD, path);
+    return NULL;
+  }
+  poot_status_code code = poot_status_code_of(st);
+  if (code == POOT_OUT_OF_MEMORY || code == POOT_DEVICE_LOST || code == POOT_POISONED) return st;
+  fprintf(stderr, "poot %s: %s\n", CMD, poot_status_message(st));
+  poot_status_free(st);
+  return NULL;
+}
+
 /* A line is a command (/reset, /exit) or a user turn. *quit at /exit. A
  * message that does not fit is reported and the loop goes on. */
 static poot_status chat_line(chat *c, const char *line, size_t len, bool *quit) {
@@ -376,14 +453,17 @@ static poot_status chat_line(chat *c, const char *line, size_t len, bool *quit) 
     *quit = true;
     return NULL;
   }
+  if (!strncmp(line, "/image ", 7)) return chat_attach(c, line + 7);
   if (!strcmp(line, "/reset")) {
     chat_clear(c, chat_first(c));
     if (!c->f->quiet) fprintf(stderr, "poot %s: the conversation is cleared\n", CMD);
     return NULL;
   }
   if (line[0] == '/' && !strchr(line, ' ')) {
-    fprintf(stderr, "poot %s: unknown command %s (/reset clears the history, /exit quits)\n", CMD,
-            line);
+    fprintf(stderr,
+            "poot %s: unknown command %s (/reset clears the history, /image FILE attaches an "
+            "image, /exit quits)\n",
+            CMD, line);
     return NULL;
   }
   poot_status st = chat_turn(c, line, len);
@@ -505,6 +585,11 @@ static int chat_main(int argc, char **argv) {
   }
   if (!st) st = poot_tool_sampling_seed(CMD, &c.sp, f.quiet);
   if (!st && f.system) st = chat_add(&c, "system", f.system, strlen(f.system));
+  if (!st && f.image) {
+    st = poot_tool_vision_open(c.rt, f.model, &c.tv);
+    if (!st) c.pending_image = poot_strdup(f.image);
+    if (!st && !c.pending_image) st = poot_status_make(POOT_OUT_OF_MEMORY, "image path");
+  }
   if (!st && f.prompt) {
     st = chat_turn(&c, f.prompt, strlen(f.prompt));
   } else if (!st) {

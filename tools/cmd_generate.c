@@ -1,6 +1,7 @@
 /* poot generate — greedy text generation on a device (DESIGN §11):
  *   poot generate [-m MODEL] [--tokenizer FILE] [-p PROMPT] [-n N] [--temp 0]
  *                 [--device D] [--ids] [--cap N] [--chunk T] [--ignore-eos]
+ *                 [--image FILE]
  * Without -m it uses the bundled demo model (models/poot-demo.gguf), looked
  * up next to the source tree this binary was built from, under an install
  * prefix (<bin>/../share/poot/models), then in the current directory.
@@ -12,11 +13,12 @@
 
 #include "poot/runtime.h"
 #include "tool.h"
+#include "tool_vision.h"
 
 #define CMD "generate"
 
 typedef struct generate_flags {
-  const char *model, *tokenizer, *prompt, *device, *kv_type;
+  const char *model, *tokenizer, *prompt, *device, *kv_type, *image;
   long long n, cap, chunk;
   poot_dtype kv;
   bool ids, json, quiet;
@@ -31,7 +33,7 @@ static const char synopsis[] =
     "llama.cpp's flags and defaults (temperature 0.8, top-k 40, top-p 0.95,\n"
     "min-p 0.05, a random seed); --temp 0 is greedy and deterministic.\n\n";
 
-enum { GENERATE_OPTIONS = 11 };
+enum { GENERATE_OPTIONS = 12 };
 
 static int parse_flags(int argc, char **argv, generate_flags *g) {
   *g = (generate_flags){.prompt = "", .device = "auto", .n = 128};
@@ -60,6 +62,10 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
       {POOT_FLAG_CHUNK, &g->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &g->kv_type, NULL, 0, 0},
       {POOT_FLAG_QUIET, &g->quiet, NULL, 0, 0},
+      {POOT_FLAG_IMAGE, &g->image,
+       "an image for a LLaVA-style model: the prompt's image token\n"
+       "(put before the prompt when it has none) becomes its rows",
+       0, 0},
   };
   poot_tool_sampling_options(&g->sampling, options + GENERATE_OPTIONS);
   const poot_tool_cli cli = {
@@ -102,6 +108,25 @@ static poot_status encode_prompt(const poot_model *model, const char *prompt, po
     return poot_status_make(POOT_INVALID_ARGUMENT,
                             "the prompt is empty and the tokenizer adds no BOS; give -p TEXT");
   return NULL;
+}
+
+/* An image prompt: the image token put before the text when the text has
+ * none (as LLaVA's "<image>\n" prefix), then expanded to the tower's rows. */
+static poot_status image_prompt(poot_tool_vision *tv, const char *prompt, poot_token **pids,
+                                size_t *np) {
+  size_t len = 0;
+  const char *it = poot_tool_vision_token_text(tv, &len);
+  if (!it) return poot_status_make(POOT_INVALID_ARGUMENT, "the model has no image token text");
+  char tag[128];
+  snprintf(tag, sizeof tag, "%.*s", (int)len, it);
+  if (strstr(prompt, tag)) return poot_tool_vision_encode_prompt(tv, prompt, 1, true, pids, np);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_strbuf_printf(&sb, "%s\n%s", tag, prompt);
+  poot_status st = poot_strbuf_status(&sb);
+  if (!st) st = poot_tool_vision_encode_prompt(tv, sb.data, 1, true, pids, np);
+  poot_strbuf_deinit(&sb);
+  return st;
 }
 
 /* The KV capacity: --cap, or the prompt and N rounded up to 64, at most the
@@ -186,7 +211,7 @@ static void print_summary(const poot_driver_generate_result *res, size_t np) {
 /* Generates from the prompt, streaming to stdout, then the summary line. */
 static poot_status stream(poot_runtime *rt, const generate_flags *g, const poot_token *pids,
                           size_t np, long long cap, const poot_sampling_params *sp,
-                          const poot_grammar *grammar) {
+                          const poot_grammar *grammar, const poot_driver_input *image) {
   poot_driver_generate_options go = poot_driver_generate_options_default();
   go.max_new_tokens = g->n;
   go.ignore_stop = sp->ignore_eos;
@@ -202,7 +227,9 @@ static poot_status stream(poot_runtime *rt, const generate_flags *g, const poot_
   /* Text mode echoes the prompt, as llama.cpp does. */
   if (!g->ids && !g->json && *g->prompt) fputs(g->prompt, stdout);
   poot_status st =
-      poot_driver_generate_ids(poot_runtime_driver(rt), pids, np, &go, on_token, &sc, &res);
+      image ? poot_driver_generate_with_inputs(poot_runtime_driver(rt), pids, np, image, 1, &go,
+                                               on_token, &sc, &res)
+            : poot_driver_generate_ids(poot_runtime_driver(rt), pids, np, &go, on_token, &sc, &res);
   if (g->json) {
     if (!st) st = print_json(&res, sp);
   } else {
@@ -231,15 +258,18 @@ static int sampling_setup(const generate_flags *g, poot_sampling_params *sp,
 /* The model open: parameters checked against its vocabulary (exit 2), the
  * prompt encoded and the capacity sized. */
 static poot_status open_model(poot_runtime *rt, const generate_flags *g,
-                              const poot_sampling_params *sp, poot_token **pids, size_t *np,
-                              long long *cap, bool *bad_params) {
+                              const poot_sampling_params *sp, poot_tool_vision *tv,
+                              poot_token **pids, size_t *np, long long *cap, bool *bad_params) {
   const poot_model_config *c = poot_model_get_config(poot_runtime_model(rt));
   poot_status st = poot_sampling_params_validate(sp, (uint32_t)c->vocab_size);
   if (st) {
     *bad_params = true;
     return st;
   }
-  POOT_TRY(encode_prompt(poot_runtime_model(rt), g->prompt, pids, np));
+  if (tv)
+    POOT_TRY(image_prompt(tv, g->prompt, pids, np));
+  else
+    POOT_TRY(encode_prompt(poot_runtime_model(rt), g->prompt, pids, np));
   return size_cap(c, *np, g, cap);
 }
 
@@ -265,16 +295,25 @@ static int generate_main(int argc, char **argv) {
   ro.model_path = g.model;
   ro.tokenizer_path = g.tokenizer;
   ro.device = g.device;
+  poot_tool_vision *tv = NULL;
+  poot_driver_input image = {0};
   poot_status st = poot_runtime_open(&ro, &rt);
-  if (!st) st = open_model(rt, &g, &sp, &pids, &np, &cap, &bad_params);
+  if (!st && g.image) st = poot_tool_vision_open(rt, g.model, &tv);
+  if (!st && tv) { /* a bad image is reported before anything compiles */
+    poot_image img;
+    st = poot_image_load(g.image, &img);
+    poot_image_deinit(&img);
+  }
+  if (!st) st = open_model(rt, &g, &sp, tv, &pids, &np, &cap, &bad_params);
   const poot_model_config *c = st ? NULL : poot_model_get_config(poot_runtime_model(rt));
   if (!st && !g.quiet)
     fprintf(stderr, "poot: loaded %s (%s, %lld layers, vocab %lld) in %.0f ms\n", g.model,
             poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
             (double)(poot_time_ns() - t0) * 1e-6);
   if (!st) st = start_driver(rt, &g, cap, np);
+  if (!st && tv) st = poot_tool_vision_rows(tv, &g.image, 1, &image);
   if (!st) st = poot_tool_sampling_seed(CMD, &sp, g.quiet);
-  if (!st) st = stream(rt, &g, pids, np, cap, &sp, grammar);
+  if (!st) st = stream(rt, &g, pids, np, cap, &sp, grammar, tv ? &image : NULL);
   if (bad_params) {
     rc = poot_tool_usage_error(CMD, "%s", poot_status_message(st));
     poot_status_free(st);
@@ -282,6 +321,7 @@ static int generate_main(int argc, char **argv) {
     rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
   }
   poot_free(pids);
+  poot_tool_vision_destroy(tv);
   poot_runtime_destroy(rt);
   poot_grammar_destroy(grammar);
   return rc;

@@ -94,6 +94,8 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_NAME] = {NULL, "--name", NULL, POOT_TOOL_ARG_STRING, "NAME", "general.name"},
     [POOT_FLAG_INPUT] = {"-i", "--input", NULL, POOT_TOOL_ARG_LIST, "NAME=FILE.npy",
                          "bind a leaf to an array"},
+    [POOT_FLAG_IMAGE] = {NULL, "--image", NULL, POOT_TOOL_ARG_STRING, "FILE",
+                         "a PNG, JPEG or WebP image for a vision model (LLaVA)"},
     [POOT_FLAG_OUT] = {"-o", "--out", NULL, POOT_TOOL_ARG_STRING, "DIR",
                        "write the results into DIR"},
     [POOT_FLAG_ZERO_STATES] = {NULL, "--zero-states", NULL, POOT_TOOL_ARG_BOOL, NULL,

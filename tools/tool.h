@@ -85,6 +85,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_TYPE,          /* --type TYPE (--outtype) */
   POOT_FLAG_NAME,          /* --name NAME */
   POOT_FLAG_INPUT,         /* -i, --input NAME=FILE.npy (repeated) */
+  POOT_FLAG_IMAGE,         /* --image FILE (a LLaVA-style model's picture) */
   POOT_FLAG_OUT,           /* -o, --out DIR */
   POOT_FLAG_ZERO_STATES,   /* --zero-states */
   POOT_FLAG_GRAPH,         /* -g FILE.pgraph */

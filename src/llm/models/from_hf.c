@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../vision/vision_impl.h"
 #include "models_impl.h"
 
 poot_status poot__hf_unsupported(const poot_hf_config *hf, const char *key, const char *why) {
@@ -227,7 +228,11 @@ static poot_status activation(const poot_hf_config *hf, poot_model_config *c) {
 
 poot_status poot_model_config_from_hf(const poot_hf_config *hf, poot_model_config *out) {
   poot_model_family fam;
-  POOT_TRY(poot_model_family_from_hf(hf->architecture, hf->model_type, &fam));
+  /* A LLaVA wrapper runs its text_config's model (docs/vision.md). */
+  if (poot__llava_architecture(hf->architecture, hf->model_type))
+    POOT_TRY(poot_model_family_from_hf(NULL, poot__llava_text_model_type(hf->text), &fam));
+  else
+    POOT_TRY(poot_model_family_from_hf(hf->architecture, hf->model_type, &fam));
   poot_model_config_init(out, fam);
   snprintf(out->architecture, sizeof out->architecture, "%s",
            hf->architecture ? hf->architecture : hf->model_type);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "../models/models_impl.h"
+#include "../vision/vision_impl.h"
 #include "poot/llm/model.h"
 
 struct poot_model {
@@ -131,6 +132,9 @@ static poot_status open_hf(poot_model *m, const char *path, const poot_model_ope
   poot_hf_config_destroy(hf);
   if (st) return poot_status_annotate(st, "%s", cpath);
   POOT_TRY(poot_model_weight_map_create(&m->config, POOT_WEIGHT_NAMING_HF, &m->map));
+  if (poot__llava_architecture(m->config.architecture, NULL) ||
+      strcmp(m->config.architecture, "llava") == 0)
+    POOT_TRY(poot__llava_bind_weights(m->map, m->store));
   if (!o->skip_tokenizer)
     POOT_TRY(poot_tokenizer_open_path(o->tokenizer_path ? o->tokenizer_path : folder, &m->tok));
   POOT_TRY(hf_template(m, folder));
