@@ -12,6 +12,7 @@ if(NOT POOT_FUZZ)
   poot_add_script_test(llm_vision
     COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/vision_check.py $<TARGET_FILE:vision_probe>
     TIMEOUT 900)
+  poot_wgpu_test(llm_vision)
 endif()
 # The parts that need no model (decoding, Pillow's resize, the processor
 # configs, the prompt expansion), also under the sanitizers.

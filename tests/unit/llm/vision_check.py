@@ -17,7 +17,7 @@ each test image of tests/data/vision/images:
   rows       the tower + projector on poot_eval against a float64 numpy
              implementation written from transformers' modeling code (relative
              1e-4), against transformers' rows (<model>.rows.npy, when present;
-             relative 1e-3), and on every present device (vulkan, ptx) against
+             relative 1e-3), and on every present device (vulkan, ptx, wgpu) against
              poot_eval (relative 1e-3; SKIP per absent device).
   captions   with the committed transformers ids (<model>.json, when present):
              greedy ids on the oracle from the committed prompt ids, and
@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "reference"))
 
 IMAGES = os.path.join(ROOT, "tests", "data", "vision", "images")
 VECTORS = os.path.join(ROOT, "tests", "data", "vision")
-DEVICES = ["vulkan", "ptx"]
+DEVICES = ["vulkan", "ptx", "wgpu"]
 
 
 def run(cmd, timeout=600):
