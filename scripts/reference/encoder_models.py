@@ -7,6 +7,12 @@ Usage:
     encoder_models.py pairs OUT.tsv           write the query<TAB>document pairs
     encoder_models.py cross-encoder OUTDIR --tokenizer TOKENIZER.json
                                               write the random cross-encoder folder
+    encoder_models.py minilm-shape OUTDIR --tokenizer TOKENIZER.json
+                                              a random model of all-MiniLM-L6-v2's
+                                              shape with its sentence-transformers
+                                              files (mean pooling, Normalize): the
+                                              benchmark's model where the real
+                                              weights cannot be carried
 
 The sentences and pairs are committed under tests/data/encoders/; this script
 is how they were made (a fixed generator, no RNG streams: every choice is a
@@ -200,9 +206,66 @@ def write_cross_encoder(outdir, tokenizer_json):
     return outdir
 
 
+def write_minilm_shape(outdir, tokenizer_json):
+    """A random BertModel of all-MiniLM-L6-v2's shape (hidden 384, 6 layers,
+    12 heads, 1536, 512 positions) with modules.json, 1_Pooling (mean) and
+    Normalize, as the real folder has them. Returns its path."""
+    with open(tokenizer_json, encoding="utf-8") as f:
+        tj = json.load(f)
+    vocab = len(tj["model"]["vocab"])
+    m, H, I, L, P = "minilm-shape", 384, 1536, 6, 512
+    w = {}
+
+    def lin(name, out_dim, in_dim):
+        w[name + ".weight"] = tensor(m, name + ".w", [out_dim, in_dim], 1.0 / in_dim ** 0.5)
+        w[name + ".bias"] = tensor(m, name + ".b", [out_dim], 0.05)
+
+    def ln(name):
+        w[name + ".weight"] = tensor(m, name + ".w", [H], 0.1, 1.0)
+        w[name + ".bias"] = tensor(m, name + ".b", [H], 0.05)
+
+    w["embeddings.word_embeddings.weight"] = tensor(m, "word", [vocab, H], 0.05)
+    w["embeddings.position_embeddings.weight"] = tensor(m, "pos", [P, H], 0.02)
+    w["embeddings.token_type_embeddings.weight"] = tensor(m, "type", [2, H], 0.02)
+    ln("embeddings.LayerNorm")
+    for i in range(L):
+        p = f"encoder.layer.{i}."
+        for n in ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "attention.output.dense"):
+            lin(p + n, H, H)
+        ln(p + "attention.output.LayerNorm")
+        lin(p + "intermediate.dense", I, H)
+        lin(p + "output.dense", H, I)
+        ln(p + "output.LayerNorm")
+    os.makedirs(os.path.join(outdir, "1_Pooling"), exist_ok=True)
+    write_safetensors(os.path.join(outdir, "model.safetensors"), w)
+    cfg = cross_encoder_config(vocab)
+    cfg.update({"architectures": ["BertModel"], "hidden_size": H, "intermediate_size": I,
+                "num_attention_heads": 12, "num_hidden_layers": L, "max_position_embeddings": P})
+    for k in ("id2label", "label2id"):
+        cfg.pop(k)
+    write_json(os.path.join(outdir, "config.json"), cfg)
+    with open(os.path.join(outdir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tj, f, ensure_ascii=False)
+    write_json(os.path.join(outdir, "tokenizer_config.json"),
+               {"do_lower_case": True, "tokenizer_class": "BertTokenizer", "model_max_length": P})
+    write_json(os.path.join(outdir, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    os.makedirs(os.path.join(outdir, "2_Normalize"), exist_ok=True)
+    write_json(os.path.join(outdir, "1_Pooling", "config.json"), {
+        "word_embedding_dimension": H, "pooling_mode_cls_token": False,
+        "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+        "pooling_mode_mean_sqrt_len_tokens": False})
+    write_json(os.path.join(outdir, "sentence_bert_config.json"),
+               {"max_seq_length": 256, "do_lower_case": False})
+    return outdir
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["sentences", "pairs", "cross-encoder"])
+    ap.add_argument("what", choices=["sentences", "pairs", "cross-encoder", "minilm-shape"])
     ap.add_argument("out")
     ap.add_argument("--tokenizer", help="a BERT tokenizer.json (cross-encoder)")
     a = ap.parse_args(argv)
@@ -214,8 +277,11 @@ def main(argv):
             f.writelines(q + "\t" + d + "\n" for q, d in pairs())
     else:
         if not a.tokenizer:
-            ap.error("cross-encoder needs --tokenizer TOKENIZER.json")
-        write_cross_encoder(a.out, a.tokenizer)
+            ap.error(f"{a.what} needs --tokenizer TOKENIZER.json")
+        if a.what == "cross-encoder":
+            write_cross_encoder(a.out, a.tokenizer)
+        else:
+            write_minilm_shape(a.out, a.tokenizer)
     return 0
 
 
