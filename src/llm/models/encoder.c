@@ -220,6 +220,24 @@ static poot_status attention_batched(enc *e, poot_value q, poot_value k, poot_va
   return poot_graph_reshape(e->g, o, &(poot_shape){.rank = 2, .dims = {e->N, e->Hq * e->D}}, out);
 }
 
+/* One poot.attention a sequence (B <= PER_SEQUENCE_MAX), joined by a
+ * concat: out [N, Hq * D]. */
+static poot_status attention_per_sequence(enc *e, poot_value q, poot_value k, poot_value v,
+                                          const poot_value *keys, double scale, poot_value *out) {
+  poot_value o[PER_SEQUENCE_MAX];
+  for (int64_t b = 0; b < e->B; b++) {
+    int64_t s0[3] = {b * e->T, 0, 0}, l0[3] = {(b + 1) * e->T, e->Hq, e->D};
+    poot_value qb, kb, vb;
+    POOT_TRY(poot_graph_slice(e->g, q, s0, l0, NULL, &qb));
+    POOT_TRY(poot_graph_slice(e->g, k, s0, l0, NULL, &kb));
+    POOT_TRY(poot_graph_slice(e->g, v, s0, l0, NULL, &vb));
+    POOT_TRY(poot_graph_attention(e->g, qb, kb, vb, keys[b], scale, &o[b]));
+  }
+  poot_value a = o[0];
+  if (e->B > 1) POOT_TRY(poot_graph_concat(e->g, (uint32_t)e->B, o, 0, &a));
+  return poot_graph_reshape(e->g, a, &(poot_shape){.rank = 2, .dims = {e->N, e->Hq * e->D}}, out);
+}
+
 static poot_status block(enc *e, int32_t L, poot_value x, const poot_value *keys, poot_value vis,
                          poot_value *out) {
   const int64_t H = e->H, QD = e->Hq * e->D;
@@ -232,45 +250,10 @@ static poot_status block(enc *e, int32_t L, poot_value x, const poot_value *keys
   POOT_TRY(poot_graph_reshape(e->g, k, &heads, &k));
   POOT_TRY(poot_graph_reshape(e->g, v, &heads, &v));
   double scale = 1.0 / sqrt((double)e->D);
-  if (e->B > PER_SEQUENCE_MAX) {
+  if (e->B > PER_SEQUENCE_MAX)
     POOT_TRY(attention_batched(e, q, k, v, vis, scale, &a));
-    goto project;
-  }
-  poot_value os[PER_SEQUENCE_MAX], *o = os;
-  poot_value *heap = NULL;
-  if (e->B > PER_SEQUENCE_MAX) {
-    heap = poot_malloc((size_t)e->B * sizeof *heap);
-    if (!heap) return poot_status_make(POOT_OUT_OF_MEMORY, "encoder trace: attention outputs");
-    o = heap;
-  }
-  poot_status st = NULL;
-  for (int64_t b = 0; b < e->B && !st; b++) {
-    int64_t s0[3] = {b * e->T, 0, 0}, l0[3] = {(b + 1) * e->T, e->Hq, e->D};
-    poot_value qb, kb, vb;
-    st = poot_graph_slice(e->g, q, s0, l0, NULL, &qb);
-    if (!st) st = poot_graph_slice(e->g, k, s0, l0, NULL, &kb);
-    if (!st) st = poot_graph_slice(e->g, v, s0, l0, NULL, &vb);
-    if (!st) st = poot_graph_attention(e->g, qb, kb, vb, keys[b], scale, &o[b]);
-  }
-  /* The outputs are joined 8 at a time, then the groups: a concat of 16 or
-   * more operands fused into the output projection's prologue fails to
-   * compile (docs/encoders.md, "Open"). */
-  size_t m = (size_t)e->B;
-  while (!st && m > 1) {
-    size_t k = 0;
-    for (size_t i = 0; i < m && !st; i += 8, k++) {
-      uint32_t c = (uint32_t)(m - i < 8 ? m - i : 8);
-      poot_value j = o[i];
-      if (c > 1) st = poot_graph_concat(e->g, c, o + i, 0, &j);
-      o[k] = j;
-    }
-    m = k;
-  }
-  if (!st) a = o[0];
-  poot_free(heap);
-  POOT_TRY(st);
-  POOT_TRY(poot_graph_reshape(e->g, a, &(poot_shape){.rank = 2, .dims = {e->N, QD}}, &a));
-project:
+  else
+    POOT_TRY(attention_per_sequence(e, q, k, v, keys, scale, &a));
   POOT_TRY(linear(e, a, POOT_WEIGHT_ATTN_OUTPUT, POOT_WEIGHT_ATTN_OUTPUT_BIAS, L, H, &a));
   POOT_TRY(bin(e, POOT_OP_ADD, x, a, &y));
   POOT_TRY(

@@ -9,6 +9,8 @@
 #  - llm_encoders_cli_<dev>: `poot embed` / `poot rerank` against an
 #    independent numpy BERT and the committed references, bad input. On
 #    lavapipe a spread of 24 of the 300 sentences (CI cost), on PTX all.
+# All are labelled `ref`: minutes of the oracle and of lavapipe each, so the
+# sanitizer pass (ctest -L unit) leaves them to the main pass.
 if(POOT_FUZZ)
   return()
 endif()
@@ -20,11 +22,12 @@ if(TARGET poot_devices AND TARGET poot_llm AND TARGET poot_eval)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/encoders_test.c
     LIBS poot_llm poot_eval poot_devices m
     ARGS oracle
+    LABELS ref
     TIMEOUT 900)
   set_tests_properties(llm_encoders_oracle PROPERTIES FIXTURES_REQUIRED poot_encoders)
   foreach(dev vulkan ptx)
     add_test(NAME llm_encoders_${dev} COMMAND llm_encoders_oracle ${dev})
-    set_tests_properties(llm_encoders_${dev} PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+    set_tests_properties(llm_encoders_${dev} PROPERTIES LABELS ref SKIP_RETURN_CODE 77
       TIMEOUT 900 FIXTURES_REQUIRED poot_encoders
       ENVIRONMENT "POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR}")
   endforeach()

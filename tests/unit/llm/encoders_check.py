@@ -13,6 +13,8 @@ Usage: encoders_check.py [POOT BUILD_DIR] --device D [--subset N] [--setup]
     * the committed reference (tests/data/encoders/minilm_embeddings.npy,
       made by scripts/reference/encoder_ref.py with transformers /
       sentence-transformers), when present.
+- GGUF: the folder written as llama.cpp's converter writes a `bert` file
+  (gguf-py) embeds the first 4 sentences as the folder does.
 - Batching: the same sentences one per step (--batch 1) and in padded
   batches (--batch 32) agree within 2e-6 per element (padding is masked).
 - The random-weight cross-encoder (scripts/reference/encoder_models.py,
@@ -136,6 +138,75 @@ class NumpyBert:
         return float((pooled @ w["classifier.weight"].T + w["classifier.bias"])[0])
 
 
+def write_bert_gguf(folder, out):
+    """A BERT folder as a GGUF `bert` file the way llama.cpp's convert_hf_to_gguf.py
+    writes one (gguf-py, f32): its keys, its tensor names and its WordPiece
+    vocabulary (words with a leading U+2581, "##" pieces without the "##")."""
+    import gguf
+    with open(os.path.join(folder, 'config.json')) as fc:
+        cfg = json.load(fc)
+    with open(os.path.join(folder, 'tokenizer.json'), encoding='utf-8') as ft:
+        tj = json.load(ft)
+    f = open(os.path.join(folder, 'model.safetensors'), 'rb')
+    n = struct.unpack('<Q', f.read(8))[0]
+    hdr = json.loads(f.read(n))
+    base = 8 + n
+
+    def t(name):
+        v = hdr[name]
+        a, b = v['data_offsets']
+        f.seek(base + a)
+        return np.frombuffer(f.read(b - a), dtype='<f4').reshape(v['shape']).copy()
+    w = gguf.GGUFWriter(out, 'bert')
+    w.add_context_length(cfg['max_position_embeddings'])
+    w.add_embedding_length(cfg['hidden_size'])
+    w.add_feed_forward_length(cfg['intermediate_size'])
+    w.add_block_count(cfg['num_hidden_layers'])
+    w.add_head_count(cfg['num_attention_heads'])
+    w.add_layer_norm_eps(cfg['layer_norm_eps'])
+    w.add_causal_attention(False)
+    w.add_pooling_type(gguf.PoolingType.MEAN)
+    vocab = sorted(tj['model']['vocab'].items(), key=lambda kv: kv[1])
+    special = {a['content'] for a in tj['added_tokens']}
+    def phantom(tok):
+        if tok in special or (tok.startswith('[') and tok.endswith(']')):
+            return tok
+        return tok[2:] if tok.startswith('##') else '\u2581' + tok
+    toks = [phantom(k) for k, _ in vocab]
+    types = [gguf.TokenType.CONTROL if k in special else gguf.TokenType.NORMAL for k, _ in vocab]
+    w.add_tokenizer_model('bert')
+    w.add_token_list(toks)
+    w.add_token_types(types)
+    w.add_token_type_count(cfg['type_vocab_size'])
+    ids = tj['model']['vocab']
+    w.add_bos_token_id(ids['[CLS]'])
+    w.add_sep_token_id(ids['[SEP]'])
+    w.add_unk_token_id(ids['[UNK]'])
+    w.add_pad_token_id(ids['[PAD]'])
+    w.add_mask_token_id(ids['[MASK]'])
+    w.add_add_bos_token(True)
+    w.add_add_sep_token(True)
+    names = {'embeddings.word_embeddings.weight': 'token_embd.weight',
+             'embeddings.position_embeddings.weight': 'position_embd.weight',
+             'embeddings.token_type_embeddings.weight': 'token_types.weight',
+             'embeddings.LayerNorm.weight': 'token_embd_norm.weight',
+             'embeddings.LayerNorm.bias': 'token_embd_norm.bias'}
+    per = {'attention.self.query': 'attn_q', 'attention.self.key': 'attn_k', 'attention.self.value': 'attn_v',
+           'attention.output.dense': 'attn_output', 'attention.output.LayerNorm': 'attn_output_norm',
+           'intermediate.dense': 'ffn_up', 'output.dense': 'ffn_down', 'output.LayerNorm': 'layer_output_norm'}
+    for i in range(cfg['num_hidden_layers']):
+        for hf, gg in per.items():
+            for s in ('weight', 'bias'):
+                names[f'encoder.layer.{i}.{hf}.{s}'] = f'blk.{i}.{gg}.{s}'
+    for hf, gg in names.items():
+        w.add_tensor(gg, t(hf))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    f.close()
+
+
 # ------------------------------------------------------------ helpers
 
 
@@ -235,6 +306,18 @@ def main(argv):
               f"embed vs reference: min cosine {min(cos_ref):.7f} (sentence {idx[worst]})")
     else:
         print(f"note  {ref_path} is absent: the transformers reference is not checked")
+
+    # The same model from a GGUF `bert` file (llama.cpp's layout).
+    try:
+        import gguf  # noqa: F401
+        gpath = os.path.join(a.build, "encoders", "all-MiniLM-L6-v2-f32.gguf")
+        if not os.path.exists(gpath):
+            write_bert_gguf(folder, gpath)
+        g4 = embed(a.poot, gpath, a.device, lines[:4])
+        worst = min(cosine(g4[k], got[k]) for k in range(len(g4)))
+        ck.ok(worst >= 0.9999, f"GGUF bert: min cosine {worst:.7f} with the safetensors folder's")
+    except ImportError:
+        print("note  the gguf package is absent: the GGUF route is not checked")
 
     # Batching invariance: alone vs in padded batches.
     few = lines[: min(len(lines), 12)]
