@@ -255,8 +255,8 @@ poot_status poot_tool_open_encoder(const char *model, const char *device, poot_r
 /* One sequence per text (with `pairs`, each text is the second of a pair
  * whose first is `query`), tokenized by poot_driver_encoder_tokenize. The
  * arrays are poot_malloc'ed; free with poot_tool_sequences_free. */
-poot_status poot_tool_sequences(const poot_model *model, const char *query, char **texts,
-                                size_t n, bool truncate, poot_driver_sequence **out_seqs);
+poot_status poot_tool_sequences(const poot_model *model, const char *query, char **texts, size_t n,
+                                bool truncate, poot_driver_sequence **out_seqs);
 void poot_tool_sequences_free(poot_driver_sequence *seqs, size_t n);
 
 #endif

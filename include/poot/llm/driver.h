@@ -328,10 +328,8 @@ typedef struct poot_driver_embed_options {
 } poot_driver_embed_options;
 
 static inline poot_driver_embed_options poot_driver_embed_options_default(void) {
-  poot_driver_embed_options o = {.scores = false,
-                                 .pooling = POOT_MODEL_POOLING_DEFAULT,
-                                 .normalize = 0,
-                                 .max_batch = 32};
+  poot_driver_embed_options o = {
+      .scores = false, .pooling = POOT_MODEL_POOLING_DEFAULT, .normalize = 0, .max_batch = 32};
   return o;
 }
 

@@ -175,11 +175,11 @@ typedef struct poot_model_config {
 
   /* Encoders (BERT; docs/encoders.md). context_length is
    * max_position_embeddings, the longest sequence. */
-  int64_t type_vocab_size;      /* token-type (segment) embedding rows */
-  int64_t n_labels;             /* classifier outputs (a cross-encoder: 1); 0: none */
-  poot_model_pooling pooling;   /* sentence-transformers' Pooling (MEAN without one) */
-  bool normalize;               /* a Normalize module: L2-normalize the pooled vector */
-  bool weights_prefixed;        /* HF tensors under "bert." (BertFor… classes) */
+  int64_t type_vocab_size;    /* token-type (segment) embedding rows */
+  int64_t n_labels;           /* classifier outputs (a cross-encoder: 1); 0: none */
+  poot_model_pooling pooling; /* sentence-transformers' Pooling (MEAN without one) */
+  bool normalize;             /* a Normalize module: L2-normalize the pooled vector */
+  bool weights_prefixed;      /* HF tensors under "bert." (BertFor… classes) */
 } poot_model_config;
 
 /* True for a family that encodes whole sequences (BERT): it traces

@@ -10,9 +10,9 @@
 #define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
 
 static const poot__family *const families[] = {
-    &poot__family_llama, &poot__family_mistral, &poot__family_qwen2,  &poot__family_qwen3,
-    &poot__family_gemma, &poot__family_gemma2,  &poot__family_gemma3, &poot__family_phi3,
-    &poot__family_bert,
+    &poot__family_llama,  &poot__family_mistral, &poot__family_qwen2,
+    &poot__family_qwen3,  &poot__family_gemma,   &poot__family_gemma2,
+    &poot__family_gemma3, &poot__family_phi3,    &poot__family_bert,
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
