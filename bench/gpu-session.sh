@@ -64,6 +64,13 @@
 #   pfab     prefill pp512/pp2048 at the 1B shape and pp512 at two layers of the
 #            8B shape (f16, q4_k_m), PTX then Vulkan, and the pp2048 profile
 #            (not by default)
+#   embed    BERT encoders: a random model of all-MiniLM-L6-v2's shape
+#            (scripts/reference/encoder_models.py minilm-shape, around the MiniLM
+#            tokenizer gpu-pack.sh carries; EMBED_MODEL: a real folder) with
+#            `poot embed --bench --device ptx` (128-token sentences at batch 64:
+#            sentences/s; one sentence: latency), llm_encoders_ptx (the device
+#            against the oracle), and sentence-transformers / transformers in f16
+#            beside it on the same folder (bench/hf_embed.py) (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -536,6 +543,35 @@ if has llama; then
     timeout 600 "$PEER" bench "${files[@]}" -- -p 512 -n 128 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-$shape.md" | grep -E "^\|"
     timeout 600 "$PEER" bench "${files[@]}" -- -p 0 -n 128 -d 4000 -fa 1 -r 2 -o md 2>&1 | tee "$OUT/llama-$shape-d4000.md" | grep -E "^\|"
   done
+fi
+
+if has embed; then
+  log "embed: poot embed --bench beside sentence-transformers"
+  # all-MiniLM-L6-v2's shape with random weights (the real weights are too big
+  # to carry), around its tokenizer (scripts/gpu-pack.sh); EMBED_MODEL names a
+  # real folder instead.
+  em=${EMBED_MODEL:-$WORK/minilm-shape}
+  if [ ! -f "$em/config.json" ] && [ -f "$POOT_DATA_DIR/encoders/tokenizer.json" ]; then
+    python3 scripts/reference/encoder_models.py minilm-shape "$em" \
+      --tokenizer "$POOT_DATA_DIR/encoders/tokenizer.json" >"$OUT/minilm-shape.log" 2>&1
+  fi
+  if [ ! -f "$em/config.json" ]; then
+    echo "embed: no model (.gpu/data/encoders/tokenizer.json is absent; set EMBED_MODEL)"
+  else
+    for i in 1 2; do
+      timeout 300 $P embed -m "$em" --device ptx --bench --batch 64 --json >"$OUT/embed-ptx-$i.json" \
+        2>"$OUT/embed-ptx-$i.err" && cat "$OUT/embed-ptx-$i.json" || tail -3 "$OUT/embed-ptx-$i.err"
+    done
+    timeout 300 $P embed -m "$em" --device ptx --bench --batch 1 --json >"$OUT/embed-ptx-b1.json" 2>&1 &&
+      cat "$OUT/embed-ptx-b1.json"
+    # The device against the oracle (random MiniLM shape and the cross-encoder).
+    mkdir -p "$WORK/encoders" && ln -sfn "$em" "$WORK/encoders/all-MiniLM-L6-v2"
+    python3 scripts/reference/encoder_models.py cross-encoder "$WORK/encoders/cross-encoder" \
+      --tokenizer "$em/tokenizer.json" >/dev/null 2>&1
+    [ -x .gpu/bin/llm_encoders_oracle ] && POOT_BINARY_DIR=$WORK t llm_encoders_ptx .gpu/bin/llm_encoders_oracle ptx
+    timeout 300 python3 bench/hf_embed.py "$em" --batch 64 >"$OUT/hf-embed.json" 2>"$OUT/hf-embed.err" &&
+      cat "$OUT/hf-embed.json" || { echo "hf embed failed"; tail -3 "$OUT/hf-embed.err"; }
+  fi
 fi
 
 if has hfvec; then

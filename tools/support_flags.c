@@ -146,6 +146,18 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_KV_TYPE] = {NULL, "--kv-type", NULL, POOT_TOOL_ARG_STRING, "TYPE",
                            "the KV cache's element type: f16 (default: half\nthe "
                            "bytes of f32) or f32 (see docs/driver.md)"},
+    [POOT_FLAG_POOLING] = {NULL, "--pooling", NULL, POOT_TOOL_ARG_STRING, "P",
+                           "mean, cls or last (default: the model's, from\n"
+                           "sentence-transformers' Pooling module)"},
+    [POOT_FLAG_NORMALIZE] = {NULL, "--normalize", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                             "L2-normalize each vector (default: as the model\nsays)"},
+    [POOT_FLAG_NO_NORMALIZE] = {NULL, "--no-normalize", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                                "do not normalize"},
+    [POOT_FLAG_TRUNCATE] = {NULL, "--truncate", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                            "cut a text longer than the model's positions\n(default: an error)"},
+    [POOT_FLAG_QUERY] = {"-q", "--query", NULL, POOT_TOOL_ARG_STRING, "TEXT", "the query"},
+    [POOT_FLAG_BENCH] = {NULL, "--bench", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                         "measure throughput and latency instead"},
 };
 
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out) {

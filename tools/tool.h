@@ -9,6 +9,7 @@
 
 #include "poot/base.h"
 #include "poot/llm/driver.h"
+#include "poot/runtime.h"
 
 enum { POOT_EXIT_OK = 0, POOT_EXIT_FAIL = 1, POOT_EXIT_USAGE = 2 };
 
@@ -109,6 +110,13 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_N_PROBS,           /* --n-probs N */
   POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
   POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32 */
+  /* Encoders (poot embed, poot rerank). */
+  POOT_FLAG_POOLING,      /* --pooling mean|cls|last */
+  POOT_FLAG_NORMALIZE,    /* --normalize */
+  POOT_FLAG_NO_NORMALIZE, /* --no-normalize */
+  POOT_FLAG_TRUNCATE,     /* --truncate */
+  POOT_FLAG_QUERY,        /* -q, --query TEXT (rerank) */
+  POOT_FLAG_BENCH,        /* --bench (embed: throughput and latency) */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 
@@ -232,5 +240,24 @@ void poot_tool_write_probs(poot_strbuf *sb, const poot_driver_generate_result *r
 
 /* Reads all of stdin into a heap buffer (poot_free). */
 poot_status poot_tool_read_stdin(char **out_data, size_t *out_size);
+
+/* ------------------------------------------------------------ encoders */
+
+/* The lines of standard input (support_encoder.c): each without its "\n"
+ * (or "\r\n"); a last line without a newline counts. INVALID_ARGUMENT
+ * naming the line for an empty one. *out_lines points into *out_text (both
+ * poot_free). */
+poot_status poot_tool_read_lines(char **out_text, char ***out_lines, size_t *out_count);
+
+/* The runtime of an encoder model on `device` with its driver: fails before
+ * opening a device (UNSUPPORTED) when the model is a decoder. */
+poot_status poot_tool_open_encoder(const char *model, const char *device, poot_runtime **out_rt);
+
+/* One sequence per text (with `pairs`, each text is the second of a pair
+ * whose first is `query`), tokenized by poot_driver_encoder_tokenize. The
+ * arrays are poot_malloc'ed; free with poot_tool_sequences_free. */
+poot_status poot_tool_sequences(const poot_model *model, const char *query, char **texts, size_t n,
+                                bool truncate, poot_driver_sequence **out_seqs);
+void poot_tool_sequences_free(poot_driver_sequence *seqs, size_t n);
 
 #endif

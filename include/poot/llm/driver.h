@@ -294,6 +294,76 @@ POOT_MUST_USE poot_status poot_driver_generate_with_inputs(
     size_t n_inputs, const poot_driver_generate_options *options, poot_driver_token_fn fn,
     void *fn_ctx, poot_driver_generate_result *out_result);
 
+/* ------------------------------------------------------------- Encoders
+ *
+ * Sentence embeddings and cross-encoder scores of an encoder model
+ * (poot_model_is_encoder: BERT; docs/encoders.md). A batch of sequences of
+ * different lengths runs in one step: each entry is traced for B sequences
+ * of T tokens (step shape "embed:B:T", sampling the output's form, e.g.
+ * "mean+norm" or "scores", bound inputs "token,seq_len,token_type"),
+ * compiled once; the sequences are right-padded to T, their lengths and
+ * token types bound as slots, so padding is masked in attention and never
+ * counted in pooling. B is the power of two at or above the batch (at most
+ * max_batch), T the multiple of 16 at or above the longest sequence (at
+ * most the model's positions), so a handful of entries serves any input. At
+ * most POOT_DRIVER_EMBED_ENTRIES are kept; adding one more removes the least
+ * recently used. */
+
+#define POOT_DRIVER_EMBED_ENTRIES 16 /* encoder entries kept at once */
+
+/* One sequence: ids[0..count) with the model's specials ([CLS] … [SEP], as
+ * poot_driver_encoder_tokenize makes them) and their token types (segment
+ * ids; NULL: all 0). Borrowed for the call. */
+typedef struct poot_driver_sequence {
+  const poot_token *ids;
+  const int32_t *types;
+  size_t count;
+} poot_driver_sequence;
+
+typedef struct poot_driver_embed_options {
+  bool scores;                /* the classifier's scores (rerank) instead of embeddings */
+  poot_model_pooling pooling; /* DEFAULT: the model's (sentence-transformers' Pooling) */
+  int normalize;              /* 0: as the model says (a Normalize module), 1: yes, -1: no */
+  size_t max_batch;           /* sequences a step at most (0: 32); a power of two */
+} poot_driver_embed_options;
+
+static inline poot_driver_embed_options poot_driver_embed_options_default(void) {
+  poot_driver_embed_options o = {
+      .scores = false, .pooling = POOT_MODEL_POOLING_DEFAULT, .normalize = 0, .max_batch = 32};
+  return o;
+}
+
+/* The width of one output row: hidden_size for embeddings, n_labels for
+ * scores (0 when the model is not an encoder or has no classifier). */
+size_t poot_driver_embed_width(const poot_driver *driver, const poot_driver_embed_options *options);
+
+/* Runs seqs[0..n) through the encoder in steps of at most max_batch
+ * sequences and writes one row per sequence into out (n × width floats,
+ * row-major, in input order). Does not touch the driver's decoder sequence.
+ * UNSUPPORTED when the model is a decoder, or for scores when it has no
+ * classifier; INVALID_ARGUMENT for an empty sequence, NULL ids or output, a
+ * max_batch that is not a power of two; CAPACITY naming the sequence for
+ * one longer than the model's positions (nothing runs); the executor's
+ * statuses (a token id past the vocabulary is the embedding gather's
+ * KERNEL_FAULT, as for decoders). */
+POOT_MUST_USE poot_status poot_driver_embed(poot_driver *driver, const poot_driver_sequence *seqs,
+                                            size_t n, const poot_driver_embed_options *options,
+                                            float *out);
+
+/* Tokenizes `text` (and `pair`, when not NULL: a cross-encoder's document)
+ * as the model's tokenizer does (no driver needed) with its specials: [CLS] text [SEP] (pair
+ * [SEP], type 1). With `truncate`, a sequence longer than the model's
+ * positions is cut to fit (the text's, then the pair's tail first: the
+ * longest-first rule of Hugging Face for the one that is longer), its
+ * closing [SEP] kept; without, it is CAPACITY naming the lengths. On
+ * success *out_ids and *out_types are poot_malloc'ed (free with poot_free).
+ * INVALID_ARGUMENT for an empty text; UNSUPPORTED for a model without a
+ * tokenizer or a [SEP]. */
+POOT_MUST_USE poot_status poot_driver_encoder_tokenize(const poot_model *model, const char *text,
+                                                       const char *pair, bool truncate,
+                                                       poot_token **out_ids, int32_t **out_types,
+                                                       size_t *out_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,11 +61,12 @@ typedef enum poot_model_family {
   POOT_MODEL_FAMILY_GEMMA2,  /* post-norms, soft-capping, alternating local/global */
   POOT_MODEL_FAMILY_GEMMA3,  /* post-norms, q/k norm, local/global rope theta */
   POOT_MODEL_FAMILY_PHI3,    /* fused qkv and gate/up, su/longrope */
+  POOT_MODEL_FAMILY_BERT,    /* BERT-style encoders: pooled embeddings, cross-encoders */
   POOT_MODEL_FAMILY_COUNT
 } poot_model_family;
 
-/* "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "phi3";
- * "?" for an invalid value. */
+/* "llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "phi3",
+ * "bert"; "?" for an invalid value. */
 const char *poot_model_family_name(poot_model_family family);
 
 /* The family of a GGUF `general.architecture` string. UNSUPPORTED naming the
@@ -97,7 +98,23 @@ typedef enum poot_model_rope_scaling {
 typedef enum poot_model_activation {
   POOT_MODEL_ACT_SILU = 0,  /* SwiGLU */
   POOT_MODEL_ACT_GELU_TANH, /* GeGLU with the tanh approximation */
+  POOT_MODEL_ACT_GELU,      /* encoders: the exact (erf) GELU, Hugging Face's "gelu" */
 } poot_model_activation;
+
+/* How an encoder turns its hidden states into one vector a sequence
+ * (sentence-transformers' Pooling module; GGUF `<arch>.pooling_type`). */
+typedef enum poot_model_pooling {
+  POOT_MODEL_POOLING_DEFAULT = 0, /* in a step: the model's own; in a config: mean */
+  POOT_MODEL_POOLING_MEAN,        /* the mean over the sequence's tokens (never padding) */
+  POOT_MODEL_POOLING_CLS,         /* the first token's state */
+  POOT_MODEL_POOLING_LAST,        /* the last real token's state */
+} poot_model_pooling;
+
+/* "mean", "cls", "last" ("default" for DEFAULT, "?" for an invalid value). */
+const char *poot_model_pooling_name(poot_model_pooling pooling);
+/* The pooling named "mean" / "cls" / "last"; INVALID_ARGUMENT otherwise. */
+POOT_MUST_USE poot_status poot_model_pooling_from_name(const char *name,
+                                                       poot_model_pooling *out_pooling);
 
 /* Everything a family needs to trace a graph. A plain value (copyable); no
  * pointers. Fields a family does not use are ignored. */
@@ -155,7 +172,19 @@ typedef struct poot_model_config {
   bool embed_scale;     /* Gemma: embeddings times sqrt(hidden) rounded to f32 */
   bool tied_output;     /* the classifier is the token embedding */
   double final_softcap; /* 0: none (Gemma 2: 30) */
+
+  /* Encoders (BERT; docs/encoders.md). context_length is
+   * max_position_embeddings, the longest sequence. */
+  int64_t type_vocab_size;    /* token-type (segment) embedding rows */
+  int64_t n_labels;           /* classifier outputs (a cross-encoder: 1); 0: none */
+  poot_model_pooling pooling; /* sentence-transformers' Pooling (MEAN without one) */
+  bool normalize;             /* a Normalize module: L2-normalize the pooled vector */
+  bool weights_prefixed;      /* HF tensors under "bert." (BertFor… classes) */
 } poot_model_config;
+
+/* True for a family that encodes whole sequences (BERT): it traces
+ * POOT_MODEL_OUTPUT_EMBEDDING / SCORES steps only, with no KV state. */
+bool poot_model_is_encoder(const poot_model_config *config);
 
 /* Fills `config` with the family's defaults (everything else zero). */
 void poot_model_config_init(poot_model_config *config, poot_model_family family);
@@ -188,6 +217,13 @@ POOT_MUST_USE poot_status poot_model_weight_map_create(const poot_model_config *
 typedef enum poot_model_output {
   POOT_MODEL_OUTPUT_LOGITS = 0, /* f32[B, vocab] of each sequence's last position */
   POOT_MODEL_OUTPUT_HIDDEN,     /* f32[B, T, hidden], final-normalized */
+  /* Encoders only (poot_model_is_encoder), B sequences of at most T tokens,
+   * right-padded: the slots are `token` i32[B, T], "seq_len" i32[B] (each
+   * sequence's real length, 1..T: attention never sees a key past it, pooling
+   * never counts one) and "token_type" i32[B, T] (segment ids; 0 for a single
+   * text). No KV state; `cap` is ignored. */
+  POOT_MODEL_OUTPUT_EMBEDDING, /* f32[B, hidden]: pooled (and normalized) per sequence */
+  POOT_MODEL_OUTPUT_SCORES,    /* f32[B, n_labels]: the classifier over the pooled [CLS] */
 } poot_model_output;
 
 typedef struct poot_model_step {
@@ -207,7 +243,15 @@ typedef struct poot_model_step {
    * there is taken as already scaled). Values are bound per step, never part
    * of the graph. */
   bool input_embeds;
+  /* EMBEDDING: the pooling (DEFAULT: the model's) and whether to normalize
+   * (0: as the model says, 1: yes, -1: no). */
+  poot_model_pooling pooling;
+  int normalize;
 } poot_model_step;
+
+/* The encoder slots' names (POOT_MODEL_OUTPUT_EMBEDDING / SCORES). */
+#define POOT_MODEL_SLOT_SEQ_LEN "seq_len"
+#define POOT_MODEL_SLOT_TOKEN_TYPE "token_type"
 
 /* The names of the input_embeds slots. */
 #define POOT_MODEL_SLOT_EMBEDS "embeds"

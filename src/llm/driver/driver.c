@@ -352,7 +352,11 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
     st = OOM("program name and history");
     goto fail;
   }
-  if ((st = trace_step(d, &d->decode, &g))) goto fail;
+  if (poot_model_is_encoder(c))
+    st = poot__driver_embed_weights_graph(d, &g);
+  else
+    st = trace_step(d, &d->decode, &g);
+  if (st) goto fail;
   if ((st = load_weights(d, g))) goto fail;
   poot_graph_destroy(g);
   *out_driver = d;
@@ -378,6 +382,7 @@ void poot_driver_destroy(poot_driver *d) {
   for (uint32_t i = 0; i < 2 + 2 * d->n_samplers; i++)
     if (more[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, more[i]->id));
   poot__driver_encode_release(d);
+  poot__driver_embed_release(d);
   poot_exec_unload(d->ex);
   poot_grammar_vocab_destroy(d->gvocab);
   poot_free(d->history);

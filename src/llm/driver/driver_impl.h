@@ -94,6 +94,8 @@ struct poot_driver {
   driver_worker *worker;      /* the mask thread of a grammar request (else NULL) */
   /* driver_encode.c: the encode and input-row entries (NULL until used). */
   struct poot__driver_encode *enc;
+  /* driver_embed.c: the encoder entries (NULL until used). */
+  struct poot__driver_embed *emb;
 };
 
 /* One request's sampler slot values (driver_step.c). */
@@ -197,5 +199,14 @@ POOT_MUST_USE poot_status poot__driver_feed_next(poot_driver *d, poot_token id,
 /* driver_encode.c: forgets the rows poot__driver_feed_inputs kept (a
  * generation's end). */
 void poot__driver_inputs_clear(poot_driver *d);
+
+/* driver_embed.c: removes the encoder entries and frees d->emb (destroy
+ * calls it before unloading). */
+void poot__driver_embed_release(poot_driver *d);
+
+/* driver_embed.c: the graph whose weights an encoder driver loads at
+ * creation (one sequence of one token; with the classifier when the model
+ * has one). */
+POOT_MUST_USE poot_status poot__driver_embed_weights_graph(poot_driver *d, poot_graph **out_graph);
 
 #endif /* POOT_LLM_DRIVER_IMPL_H */

@@ -10,8 +10,9 @@
 #define BAD(...) poot_status_make(POOT_INVALID_ARGUMENT, __VA_ARGS__)
 
 static const poot__family *const families[] = {
-    &poot__family_llama, &poot__family_mistral, &poot__family_qwen2,  &poot__family_qwen3,
-    &poot__family_gemma, &poot__family_gemma2,  &poot__family_gemma3, &poot__family_phi3,
+    &poot__family_llama,  &poot__family_mistral, &poot__family_qwen2,
+    &poot__family_qwen3,  &poot__family_gemma,   &poot__family_gemma2,
+    &poot__family_gemma3, &poot__family_phi3,    &poot__family_bert,
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -39,9 +40,42 @@ const char *poot_model_family_name(poot_model_family family) {
       return "gemma3";
     case POOT_MODEL_FAMILY_PHI3:
       return "phi3";
+    case POOT_MODEL_FAMILY_BERT:
+      return "bert";
     default:
       return "?";
   }
+}
+
+bool poot_model_is_encoder(const poot_model_config *c) {
+  return c && c->family == POOT_MODEL_FAMILY_BERT;
+}
+
+const char *poot_model_pooling_name(poot_model_pooling p) {
+  switch (p) {
+    case POOT_MODEL_POOLING_DEFAULT:
+      return "default";
+    case POOT_MODEL_POOLING_MEAN:
+      return "mean";
+    case POOT_MODEL_POOLING_CLS:
+      return "cls";
+    case POOT_MODEL_POOLING_LAST:
+      return "last";
+    default:
+      return "?";
+  }
+}
+
+poot_status poot_model_pooling_from_name(const char *name, poot_model_pooling *out) {
+  *out = POOT_MODEL_POOLING_DEFAULT;
+  static const poot_model_pooling all[] = {POOT_MODEL_POOLING_MEAN, POOT_MODEL_POOLING_CLS,
+                                           POOT_MODEL_POOLING_LAST};
+  for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+    if (strcmp(name, poot_model_pooling_name(all[i])) == 0) {
+      *out = all[i];
+      return NULL;
+    }
+  return BAD("pooling '%s' is not one of mean, cls, last", name ? name : "(null)");
 }
 
 static bool in_list(const char *const *list, const char *s) {
@@ -60,7 +94,7 @@ poot_status poot_model_family_from_gguf_arch(const char *arch, poot_model_family
     }
   return poot_status_make(POOT_UNSUPPORTED,
                           "GGUF architecture '%s' is not supported (llama, qwen2, qwen3, gemma, "
-                          "gemma2, gemma3, phi3 are)",
+                          "gemma2, gemma3, phi3, bert are)",
                           arch ? arch : "(none)");
 }
 
@@ -79,7 +113,7 @@ poot_status poot_model_family_from_hf(const char *architecture, const char *mode
     }
   return poot_status_make(POOT_UNSUPPORTED,
                           "Hugging Face architecture '%s' (model_type '%s') is not supported "
-                          "(Llama, Mistral, Qwen2, Qwen3, Gemma 1/2/3, Phi-3 are)",
+                          "(Llama, Mistral, Qwen2, Qwen3, Gemma 1/2/3, Phi-3, BERT are)",
                           architecture ? architecture : "(none)",
                           model_type ? model_type : "(none)");
 }
@@ -475,9 +509,10 @@ poot_status poot_model_weight_map_create(const poot_model_config *c, poot_weight
   POOT_TRY(poot_weight_map_create(&map));
   poot_status st = NULL;
   char name[256];
-  poot_weight_role globals[3] = {POOT_WEIGHT_TOKEN_EMBD, POOT_WEIGHT_OUTPUT_NORM,
-                                 POOT_WEIGHT_OUTPUT};
-  for (int i = 0; i < 3 && !st; i++) {
+  poot_weight_role globals[32] = {POOT_WEIGHT_TOKEN_EMBD, POOT_WEIGHT_OUTPUT_NORM,
+                                  POOT_WEIGHT_OUTPUT};
+  size_t ng = f->roles ? f->roles(c, false, globals) : 3;
+  for (size_t i = 0; i < ng && !st; i++) {
     poot_weight_ref ref = {.role = globals[i], .layer = -1};
     /* A tied classifier reads TOKEN_EMBD; OUTPUT stays unbound. */
     if (globals[i] == POOT_WEIGHT_OUTPUT && c->tied_output) continue;
@@ -490,7 +525,7 @@ poot_status poot_model_weight_map_create(const poot_model_config *c, poot_weight
     st = poot_weight_map_bind(map, &ref, name);
   }
   poot_weight_role roles[32];
-  size_t nr = config_roles(c, roles);
+  size_t nr = f->roles ? f->roles(c, true, roles) : config_roles(c, roles);
   for (int32_t L = 0; L < (int32_t)c->n_layers && !st; L++) {
     for (size_t i = 0; i < nr && !st; i++) {
       poot_weight_ref ref = {.role = roles[i], .layer = L};

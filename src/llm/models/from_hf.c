@@ -221,6 +221,11 @@ static poot_status activation(const poot_hf_config *hf, poot_model_config *c) {
     c->activation = POOT_MODEL_ACT_GELU_TANH;
     return NULL;
   }
+  /* Encoders: "gelu" is the exact (erf) GELU, as transformers runs it. */
+  if (c->family == POOT_MODEL_FAMILY_BERT && strcmp(a, "gelu") == 0) {
+    c->activation = POOT_MODEL_ACT_GELU;
+    return NULL;
+  }
   char why[96];
   snprintf(why, sizeof why, "is '%s' (silu and gelu_pytorch_tanh are supported)", a);
   return poot__hf_unsupported(hf, "hidden_act/hidden_activation", why);

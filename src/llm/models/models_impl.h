@@ -30,6 +30,10 @@ typedef struct poot__family {
   /* The tensor name of a role in a naming; false when the family has none. */
   bool (*weight_name)(const poot_model_config *c, poot_weight_naming naming,
                       const poot_weight_ref *ref, char *buf, size_t n);
+  /* (optional) The roles the family's graphs read, the global ones
+   * (per_layer false) or each layer's, into out (at most 32); NULL: the
+   * decoder's (token embedding, final norm, classifier; config_roles). */
+  size_t (*roles)(const poot_model_config *c, bool per_layer, poot_weight_role *out);
 } poot__family;
 
 extern const poot__family poot__family_llama;
@@ -40,6 +44,7 @@ extern const poot__family poot__family_gemma;
 extern const poot__family poot__family_gemma2;
 extern const poot__family poot__family_gemma3;
 extern const poot__family poot__family_phi3;
+extern const poot__family poot__family_bert;
 
 const poot__family *poot__family_of(poot_model_family family);
 
@@ -82,5 +87,18 @@ POOT_MUST_USE poot_status poot__trace_rope(poot_graph *g, const poot_model_confi
 POOT_MUST_USE poot_status poot__trace_attention_softcap(poot_graph *g, poot_value q, poot_value k,
                                                         poot_value v, poot_value mask, double scale,
                                                         double softcap, poot_value *out);
+
+/* BERT (bert.c): sentence-transformers' modules.json in `folder` (absent:
+ * nothing changes): the Pooling module's mode into c->pooling, a Normalize
+ * module into c->normalize. UNSUPPORTED naming a module or pooling mode poot
+ * does not implement; FORMAT/IO from the files. */
+POOT_MUST_USE poot_status poot__bert_read_sentence_transformers(const char *folder,
+                                                                poot_model_config *c);
+
+/* The encoder graph (encoder.c) of an encoder family's EMBEDDING or SCORES
+ * step; poot_model_trace calls it (after validating config and step). */
+POOT_MUST_USE poot_status poot__encoder_trace(const poot_model_config *c, const poot_model_step *s,
+                                              const poot_model_trace_options *o,
+                                              poot_graph **out_graph);
 
 #endif

@@ -504,6 +504,9 @@ poot_status poot_model_trace(const poot_model_config *config, const poot_model_s
   *out_graph = NULL;
   if (!config || !step) return BAD("poot_model_trace: NULL config or step");
   POOT_TRY(poot_model_config_validate(config));
+  if (poot_model_is_encoder(config) ||
+      (step->output == POOT_MODEL_OUTPUT_EMBEDDING || step->output == POOT_MODEL_OUTPUT_SCORES))
+    return poot__encoder_trace(config, step, options, out_graph);
   POOT_TRY(check_step(config, step));
   tracer t;
   memset(&t, 0, sizeof t);

@@ -131,6 +131,9 @@ static poot_status open_hf(poot_model *m, const char *path, const poot_model_ope
     st = add_stop(m, (poot_token)hf->eos_token_ids[i]);
   poot_hf_config_destroy(hf);
   if (st) return poot_status_annotate(st, "%s", cpath);
+  /* An encoder's pooling and normalization: sentence-transformers' files. */
+  if (m->config.family == POOT_MODEL_FAMILY_BERT)
+    POOT_TRY(poot__bert_read_sentence_transformers(folder, &m->config));
   POOT_TRY(poot_model_weight_map_create(&m->config, POOT_WEIGHT_NAMING_HF, &m->map));
   if (poot__llava_architecture(m->config.architecture, NULL) ||
       strcmp(m->config.architecture, "llava") == 0)

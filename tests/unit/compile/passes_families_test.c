@@ -131,6 +131,7 @@ static void test_families(void **state) {
   for (int f = POOT_MODEL_FAMILY_LLAMA; f < POOT_MODEL_FAMILY_COUNT; f++) {
     poot_model_config c;
     small_config((poot_model_family)f, &c);
+    if (poot_model_is_encoder(&c)) continue; /* no decoder steps: tests/unit/llm/encoders_test.c */
     const poot_model_step steps[3] = {
         {.batch = 2, .tokens = 1, .cap = 8},
         {.batch = 2, .tokens = 1, .cap = 8, .paged = true, .block_size = 4, .num_blocks = 6},
