@@ -180,7 +180,19 @@ typedef struct poot_model_config {
   poot_model_pooling pooling; /* sentence-transformers' Pooling (MEAN without one) */
   bool normalize;             /* a Normalize module: L2-normalize the pooled vector */
   bool weights_prefixed;      /* HF tensors under "bert." (BertFor… classes) */
+  /* sentence-transformers' max_seq_length (sentence_bert_config.json): the
+   * longest text it embeds, cut there when it truncates; 0: none, the limit
+   * is context_length (poot_model_encoder_max_tokens). */
+  int64_t max_seq_length;
 } poot_model_config;
+
+/* The most tokens an encoder's text may have: sentence-transformers'
+ * max_seq_length where the model has one below its positions, else
+ * context_length (max_position_embeddings). */
+static inline int64_t poot_model_encoder_max_tokens(const poot_model_config *c) {
+  return c->max_seq_length > 0 && c->max_seq_length < c->context_length ? c->max_seq_length
+                                                                         : c->context_length;
+}
 
 /* True for a family that encodes whole sequences (BERT): it traces
  * POOT_MODEL_OUTPUT_EMBEDDING / SCORES steps only, with no KV state. */

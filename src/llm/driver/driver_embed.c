@@ -273,16 +273,20 @@ poot_status poot_driver_encoder_tokenize(const poot_model *model, const char *te
   size_t tail = na > head && a[na - 1] == sep && sp.add_sep ? 1 : 0;
   size_t body_a = na - head - tail, body_b = nb;
   if (pair) tail = 1; /* the pair template: [CLS] A [SEP] B [SEP] */
-  const size_t P = (size_t)poot_model_get_config(model)->context_length;
+  const poot_model_config *mc = poot_model_get_config(model);
+  const size_t P = (size_t)poot_model_encoder_max_tokens(mc);
   size_t fixed = head + tail + (pair ? 1 : 0);
   if (body_a + body_b + fixed > P) {
     if (!truncate || fixed >= P) {
       poot_free(a);
       poot_free(b);
       return poot_status_make(POOT_CAPACITY,
-                              "driver: %zu tokens exceed the model's %zu positions "
-                              "(max_position_embeddings); shorten the text or truncate",
-                              body_a + body_b + fixed, P);
+                              "driver: %zu tokens exceed the model's %zu (%s); shorten the text "
+                              "or truncate",
+                              body_a + body_b + fixed, P,
+                              (int64_t)P < mc->context_length
+                                  ? "sentence-transformers' max_seq_length"
+                                  : "max_position_embeddings");
     }
     /* Longest first: drop a token from whichever part is longer. */
     while (body_a + body_b + fixed > P) {

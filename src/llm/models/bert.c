@@ -8,6 +8,7 @@
  * sentence-transformers' files beside it (modules.json, the Pooling module's
  * config.json, a Normalize module), or from GGUF metadata as llama.cpp's
  * converter writes the `bert` architecture (`bert.pooling_type`). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -255,7 +256,29 @@ static poot_status pooling_of(const char *path, poot_model_config *c) {
   return st;
 }
 
+/* sentence_bert_config.json's max_seq_length, where the file has one. */
+static poot_status max_seq_length_of(const char *folder, poot_model_config *c) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/sentence_bert_config.json", folder);
+  if (!file_exists(path)) return NULL;
+  poot_arena arena;
+  poot_arena_init(&arena, 0);
+  poot_json *cfg = NULL;
+  poot_status st = read_json(path, &arena, &cfg);
+  const poot_json *v = st ? NULL : poot__json_member(cfg, "max_seq_length");
+  if (v && v->type != POOT_JSON_NULL) {
+    if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || v->number < 1 ||
+        v->number > 1e9)
+      st = poot_status_make(POOT_FORMAT, "%s: max_seq_length must be a positive integer", path);
+    else
+      c->max_seq_length = (int64_t)v->number;
+  }
+  poot_arena_deinit(&arena);
+  return st;
+}
+
 poot_status poot__bert_read_sentence_transformers(const char *folder, poot_model_config *c) {
+  POOT_TRY(max_seq_length_of(folder, c));
   char path[4200];
   snprintf(path, sizeof path, "%s/modules.json", folder);
   if (!file_exists(path)) return NULL; /* a bare BertModel: mean pooling, no normalization */

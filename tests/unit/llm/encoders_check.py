@@ -375,9 +375,16 @@ def main(argv):
     ck.ok(rc == 1 and "empty" in err, f"empty line: exit {rc}: {err.strip()}")
     long = " ".join(["word"] * 600)
     rc, _, err = run(a.poot, ["embed", "-m", folder, "--device", a.device], long + "\n")
-    ck.ok(rc == 1 and "positions" in err, f"past the positions: exit {rc}: {err.strip()}")
-    rc, out, err = run(a.poot, ["embed", "-m", folder, "--device", a.device, "--truncate"], long + "\n")
-    ck.ok(rc == 0 and len(json.loads(out)) == 384, f"--truncate: exit {rc}")
+    # all-MiniLM-L6-v2's limit is sentence-transformers' max_seq_length (256), not
+    # its 512 positions; --truncate cuts there, as sentence-transformers does:
+    # the vector of the first 254 words ([CLS] and [SEP] make 256).
+    ck.ok(rc == 1 and "max_seq_length" in err, f"past max_seq_length: exit {rc}: {err.strip()}")
+    rc, out, err = run(a.poot, ["embed", "-m", folder, "--device", a.device, "--truncate"],
+                       long + "\n" + " ".join(["word"] * 254) + "\n")
+    rows = [json.loads(l) for l in out.splitlines()] if rc == 0 else []
+    ok = len(rows) == 2 and all(len(r) == 384 for r in rows)
+    cos = float(np.dot(rows[0], rows[1]) / np.linalg.norm(rows[0]) / np.linalg.norm(rows[1])) if ok else 0
+    ck.ok(ok and cos >= 0.9999999, f"--truncate: exit {rc}, cosine with the first 254 words {cos}")
     demo = os.path.join(ROOT, "models", "poot-demo.gguf")
     if os.path.exists(demo):
         rc, _, err = run(a.poot, ["embed", "-m", demo, "--device", a.device], "hello\n")
