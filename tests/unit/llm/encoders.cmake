@@ -25,15 +25,16 @@ if(TARGET poot_devices AND TARGET poot_llm AND TARGET poot_eval)
     LABELS ref
     TIMEOUT 900)
   set_tests_properties(llm_encoders_oracle PROPERTIES FIXTURES_REQUIRED poot_encoders)
-  foreach(dev vulkan ptx)
+  foreach(dev vulkan ptx wgpu)
     add_test(NAME llm_encoders_${dev} COMMAND llm_encoders_oracle ${dev})
     set_tests_properties(llm_encoders_${dev} PROPERTIES LABELS ref SKIP_RETURN_CODE 77
       TIMEOUT 900 FIXTURES_REQUIRED poot_encoders
       ENVIRONMENT "POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR}")
   endforeach()
+  poot_wgpu_test(llm_encoders_wgpu)
 endif()
 poot_add_script_test(llm_encoders_cli_vulkan
-  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/encoders_check.py --device vulkan --subset 24
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/encoders_check.py --device vulkan --subset 12
   TIMEOUT 1200)
 poot_add_script_test(llm_encoders_cli_ptx
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/encoders_check.py --device ptx TIMEOUT 1200)
