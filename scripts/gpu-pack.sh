@@ -7,6 +7,8 @@
 # machine, from the checkout: bench/gpu-session.sh [tests] [bench] [peers].
 #
 # Usage: scripts/gpu-pack.sh [BUILD_DIR]   (default /tmp/poot-gpu-build)
+# It also writes .gpu.tar.xz (git-ignored; POOT_PACK_ARCHIVE=0: not), to
+# unpack on the GPU machine with `tar xJf .gpu.tar.xz`.
 # Environment: POOT_DATA_DIR (the test data; default ../shared/data), POOT_PEERS_DIR
 # (llama.cpp's source and its bench script, for the `llama` phase; default
 # ../shared/peers; packed when present).
@@ -51,3 +53,10 @@ if [ -f "$peers/llama-bench.sh" ]; then
   mkdir -p .gpu/peers && cp "$peers/llama-bench.sh" "$peers"/*.tar.xz .gpu/peers/
 fi
 du -sh .gpu
+# One archive to carry to the GPU machine: xz at its largest dictionary, so
+# the test binaries (8–9 MB each, mostly the same code) compress as one
+# (124 MB → 13 MB; the default dictionary gives 30 MB).
+if [ "${POOT_PACK_ARCHIVE:-1}" = 1 ]; then
+  XZ_OPT="-9 -T$(nproc)" tar cJf .gpu.tar.xz .gpu
+  ls -la .gpu.tar.xz
+fi
