@@ -135,15 +135,18 @@ static bool poot__name_ok(const char *s, size_t n) {
   return true;
 }
 
-/* {"name": "...", "arguments" (or "parameters"): {...}} → a found call. */
-static poot_status poot__call_object(poot__matcher *m, const poot_json *v, poot__call_found *out,
-                                     bool *ok) {
+/* {"name": "...", "arguments" (or "parameters"): {...}} → a found call.
+ * need_args: the object must have one of the two (LLAMA3's calls carry no
+ * marker, so a reply {"name": "Ada"} is content). */
+static poot_status poot__call_object(poot__matcher *m, const poot_json *v, bool need_args,
+                                     poot__call_found *out, bool *ok) {
   *ok = false;
   if (!v || v->type != POOT_JSON_OBJECT) return NULL;
   const poot_json *name = poot_json_get(v, "name");
   if (!name || name->type != POOT_JSON_STRING || !poot__name_ok(name->str, name->len)) return NULL;
   const poot_json *args = poot_json_get(v, "arguments");
   if (!args) args = poot_json_get(v, "parameters");
+  if (!args && need_args) return NULL;
   POOT_TRY(poot__arguments(m, args, out, ok));
   if (!*ok) return NULL;
   out->name = poot_arena_strndup(&m->arena, name->str, name->len);
@@ -164,7 +167,8 @@ static poot_status poot__parse(poot__matcher *m, const char *text, size_t begin,
 
 /* The calls of one JSON value: an object is one call; when `list` an array
  * of call objects is several (at least one). *ok false if any is not a call. */
-static poot_status poot__calls_of(poot__matcher *m, const poot_json *v, bool list, bool *ok) {
+static poot_status poot__calls_of(poot__matcher *m, const poot_json *v, bool list, bool need_args,
+                                  bool *ok) {
   *ok = false;
   if (!v) return NULL;
   bool is_list = list && v->type == POOT_JSON_ARRAY;
@@ -173,7 +177,7 @@ static poot_status poot__calls_of(poot__matcher *m, const poot_json *v, bool lis
   m->found = POOT_ARENA_NEW_ARRAY(&m->arena, poot__call_found, n);
   if (!m->found) return poot__oom();
   for (size_t i = 0; i < n; i++) {
-    POOT_TRY(poot__call_object(m, is_list ? v->items[i] : v, &m->found[i], ok));
+    POOT_TRY(poot__call_object(m, is_list ? v->items[i] : v, need_args, &m->found[i], ok));
     if (!*ok) return NULL;
   }
   m->found_count = n;
@@ -196,7 +200,7 @@ static poot_status poot__match_llama3(poot__matcher *m, const char *text, size_t
     poot_json *v = NULL;
     POOT_TRY(poot__parse(m, text, m->extent.begin, end, &v));
     bool ok = false;
-    POOT_TRY(poot__calls_of(m, v, false, &ok));
+    POOT_TRY(poot__calls_of(m, v, false, true, &ok));
     if (!ok) {
       *kind = POOT__MATCH_NO;
       return NULL;
@@ -220,7 +224,7 @@ static poot_status poot__match_hermes(poot__matcher *m, const char *text, size_t
     poot_json *v = NULL;
     POOT_TRY(poot__parse(m, text, m->extent.begin, end, &v));
     bool ok = false;
-    POOT_TRY(poot__calls_of(m, v, false, &ok));
+    POOT_TRY(poot__calls_of(m, v, false, false, &ok));
     if (!ok) {
       *kind = POOT__MATCH_NO;
       return NULL;
@@ -303,7 +307,7 @@ static poot_status poot__match_mistral(poot__matcher *m, const char *text, size_
       poot_json *v = NULL;
       POOT_TRY(poot__parse(m, text, m->extent.begin, end, &v));
       bool ok = false;
-      POOT_TRY(poot__calls_of(m, v, true, &ok));
+      POOT_TRY(poot__calls_of(m, v, true, false, &ok));
       *kind = POOT__MATCH_NO;
       if (!ok) return NULL;
       m->parsed = true;

@@ -349,10 +349,12 @@ static poot_status poot__run(poot_toolcall_stream *s, bool final) {
   }
   /* Drop what was resolved, so held text never grows past what is held. */
   size_t left = s->pend.len - s->pend_off;
-  memmove(s->pend.data, s->pend.data + s->pend_off, left);
-  s->pend.len = left;
-  s->pend.data[left] = '\0';
-  s->pend_off = 0;
+  if (s->pend_off > 0) {
+    memmove(s->pend.data, s->pend.data + s->pend_off, left);
+    s->pend.len = left;
+    s->pend.data[left] = '\0';
+    s->pend_off = 0;
+  }
   /* The matcher's offsets are relative to the held text's start, which a
    * call candidate never moves: it stays at offset 0 while it is held. */
   size_t held = left + s->ch[0].held_ws.len + s->ch[1].held_ws.len;

@@ -209,12 +209,14 @@ static void calls_text(const poot_toolcall_result *r, poot_strbuf *out) {
 }
 
 /* Streams text cut at the given offsets (ascending) and checks the joined
- * deltas against the whole-reply result. Returns false when the stream failed
- * with CAPACITY (the caller decides whether that is expected). */
+ * deltas against the whole-reply result. */
+static size_t streams_checked;
+
 static void stream_check(const poot_toolcall_params *p, const char *text, size_t len,
                          const size_t *cuts, size_t ncuts, const poot_toolcall_result *whole) {
   poot_toolcall_stream *s = NULL;
   POOT_ASSERT_OK(poot_toolcall_stream_create(p, &s));
+  streams_checked++;
   joined j;
   joined_init(&j);
   bool check_utf8 = utf8_valid(text, len);
@@ -292,6 +294,7 @@ static void test_cases(void **state) {
     poot_toolcall_result_deinit(&r);
     split_property(&p, c->text, strlen(c->text), i + 1);
   }
+  printf("%zu cases, %zu splits streamed\n", sizeof cases / sizeof cases[0], streams_checked);
 }
 
 /* Random replies built from the markers, JSON pieces, whitespace and UTF-8,
@@ -324,6 +327,7 @@ static void test_random_replies(void **state) {
     p.id_seed = (uint64_t)round;
     split_property(&p, text, len, (uint64_t)round + 100);
   }
+  printf("300 random replies, %zu splits streamed in all\n", streams_checked);
 }
 
 static void test_ids(void **state) {
@@ -645,6 +649,8 @@ static void test_render_templates(void **state) {
     poot_toolcall_params p;
     poot_toolcall_params_default(&p);
     poot_toolcall_params_detect(&p, src, len);
+    printf("%-52s %-8s %-8s shape %d\n", e->d_name, poot_toolcall_format_name(p.format),
+           poot_toolcall_reasoning_name(p.reasoning), shape);
     if (p.format != N) {
       /* The call the template rendered reads back through the parser. */
       const char *at = call_start(p.format, out);
