@@ -41,8 +41,8 @@ static void check_arguments(const poot_toolcall_result *r) {
     poot_arena arena;
     poot_arena_init(&arena, 0);
     poot_json *v = NULL;
-    poot_status st = poot_json_parse(&arena, r->calls[i].arguments, r->calls[i].arguments_len,
-                                     NULL, &v);
+    poot_status st =
+        poot_json_parse(&arena, r->calls[i].arguments, r->calls[i].arguments_len, NULL, &v);
     if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) __builtin_trap();
     if (!st) {
       if (v->type != POOT_JSON_OBJECT) __builtin_trap();
@@ -117,8 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (scode != POOT_OK && scode != POOT_CAPACITY && scode != POOT_OUT_OF_MEMORY) __builtin_trap();
 
-  bool oom = wcode == POOT_OUT_OF_MEMORY || scode == POOT_OUT_OF_MEMORY ||
-             j.content.failed || j.reasoning.failed || j.calls.failed;
+  bool oom = wcode == POOT_OUT_OF_MEMORY || scode == POOT_OUT_OF_MEMORY || j.content.failed ||
+             j.reasoning.failed || j.calls.failed;
   if (!oom) {
     /* A reply the whole parse refuses is refused streamed too; the stream
      * may also refuse one it had to hold back more of (max_held). */

@@ -93,13 +93,14 @@ bool poot_toolcall_prompt_opens_reasoning(const poot_toolcall_params *params, co
 const char *poot_toolcall_format_name(poot_toolcall_format format);
 POOT_MUST_USE poot_status poot_toolcall_format_from_name(const char *name,
                                                          poot_toolcall_format *out_format);
-const char *poot_toolcall_reasoning_name(poot_toolcall_reasoning reasoning); /* "none", "think", "mistral" */
+const char *poot_toolcall_reasoning_name(
+    poot_toolcall_reasoning reasoning); /* "none", "think", "mistral" */
 
 /* One parsed call. Strings are NUL-terminated and owned by the stream (or
  * result) that produced them. */
 typedef struct poot_toolcall {
-  const char *id;        /* "call_…" */
-  const char *name;      /* the function name */
+  const char *id;   /* "call_…" */
+  const char *name; /* the function name */
   size_t name_len;
   const char *arguments; /* compact JSON text of an object, re-serialized */
   size_t arguments_len;
@@ -131,10 +132,10 @@ typedef enum poot_toolcall_delta_kind {
 
 typedef struct poot_toolcall_delta {
   poot_toolcall_delta_kind kind;
-  const char *text;           /* CONTENT / REASONING: the piece (not NUL-terminated) */
+  const char *text; /* CONTENT / REASONING: the piece (not NUL-terminated) */
   size_t len;
-  uint32_t call_index;        /* CALL: the call's index in the reply (0, 1, …) */
-  const poot_toolcall *call;  /* CALL: the complete call (id, name, arguments) */
+  uint32_t call_index;       /* CALL: the call's index in the reply (0, 1, …) */
+  const poot_toolcall *call; /* CALL: the complete call (id, name, arguments) */
 } poot_toolcall_delta;
 
 /* Borrowed from the stream until its next feed, finish or destroy. */
@@ -159,9 +160,8 @@ void poot_toolcall_stream_destroy(poot_toolcall_stream *stream); /* NULL-safe */
  *  OUT_OF_MEMORY
  * After a failure the stream accepts nothing more (destroy it; what was
  * emitted before stays valid). *out is empty on failure. */
-POOT_MUST_USE poot_status poot_toolcall_stream_feed(poot_toolcall_stream *stream,
-                                                    const char *piece, size_t len,
-                                                    poot_toolcall_deltas *out);
+POOT_MUST_USE poot_status poot_toolcall_stream_feed(poot_toolcall_stream *stream, const char *piece,
+                                                    size_t len, poot_toolcall_deltas *out);
 /* The reply ended: resolves what was held back (an unfinished call or marker
  * becomes content) and emits it. The same statuses as feed. */
 POOT_MUST_USE poot_status poot_toolcall_stream_finish(poot_toolcall_stream *stream,

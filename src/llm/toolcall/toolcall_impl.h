@@ -10,8 +10,8 @@
 typedef struct poot__toolcall_format_row {
   poot_toolcall_format format;
   const char *name;
-  const char *open;    /* the marker that begins a call in content, or NULL */
-  uint32_t id_chars;   /* letters and digits after the prefix */
+  const char *open;  /* the marker that begins a call in content, or NULL */
+  uint32_t id_chars; /* letters and digits after the prefix */
   const char *id_prefix;
 } poot__toolcall_format_row;
 
@@ -59,8 +59,8 @@ typedef struct poot__matcher {
   poot__json_extent extent;
   poot_arena arena; /* the parsed JSON and the serialized arguments; reset per candidate */
   poot_strbuf text; /* serialization scratch */
-  bool parsed; /* the call's JSON was complete and valid: found is set */
-  size_t json_end; /* where that JSON ended */
+  bool parsed;      /* the call's JSON was complete and valid: found is set */
+  size_t json_end;  /* where that JSON ended */
   poot__call_found *found;
   size_t found_count;
 } poot__matcher;
@@ -77,7 +77,9 @@ void poot__matcher_init(poot__matcher *m);
 void poot__matcher_reset(poot__matcher *m);
 void poot__matcher_deinit(poot__matcher *m);
 
-static inline bool poot__is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline bool poot__is_ws(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 /* Length of the longest proper prefix of `marker` that `text` (len bytes)
  * ends with: the bytes to hold back. */

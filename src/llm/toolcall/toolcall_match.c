@@ -341,7 +341,9 @@ poot_status poot__toolcall_match(poot__matcher *m, poot_toolcall_format format, 
     case POOT_TOOLCALL_FORMAT_MISTRAL:
       st = poot__match_mistral(m, text, len, out_kind, out_consumed);
       break;
-    default: *out_kind = POOT__MATCH_NO; break;
+    default:
+      *out_kind = POOT__MATCH_NO;
+      break;
   }
   if (st) {
     *out_kind = POOT__MATCH_NO;

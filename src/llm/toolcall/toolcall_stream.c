@@ -80,10 +80,16 @@ poot_status poot_toolcall_stream_create(const poot_toolcall_params *params,
   if (params) p = *params;
   const poot__toolcall_format_row *fmt = poot__toolcall_format_row_of(p.format);
   const poot__toolcall_reasoning_row *rsn = poot__toolcall_reasoning_row_of(p.reasoning);
-  if (!fmt) return poot_status_make(POOT_INVALID_ARGUMENT, "tool-call format %d is not one of "
-                                    "poot_toolcall_format", (int)p.format);
-  if (!rsn) return poot_status_make(POOT_INVALID_ARGUMENT, "tool-call reasoning %d is not one of "
-                                    "poot_toolcall_reasoning", (int)p.reasoning);
+  if (!fmt)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "tool-call format %d is not one of "
+                            "poot_toolcall_format",
+                            (int)p.format);
+  if (!rsn)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "tool-call reasoning %d is not one of "
+                            "poot_toolcall_reasoning",
+                            (int)p.reasoning);
   if (p.max_held == 0) p.max_held = (size_t)1 << 20;
   if (p.max_calls == 0) p.max_calls = 128;
   poot_toolcall_stream *s = poot_calloc(1, sizeof *s);
@@ -210,7 +216,9 @@ static size_t poot__utf8_unfinished(const char *text, size_t n) {
   return 0;
 }
 
-static void poot__consume(poot_toolcall_stream *s, size_t n) { s->pend_off += n; }
+static void poot__consume(poot_toolcall_stream *s, size_t n) {
+  s->pend_off += n;
+}
 
 static void poot__enter_call(poot_toolcall_stream *s) {
   poot__matcher_reset(&s->matcher);
@@ -415,7 +423,7 @@ poot_status poot_toolcall_stream_feed(poot_toolcall_stream *s, const char *piece
   if (len > 0 && !piece)
     return poot_status_make(POOT_INVALID_ARGUMENT, "tool-call parser: NULL piece of %zu bytes",
                             len);
-  poot_strbuf_append(&s->pend, piece, len);
+  if (len > 0) poot_strbuf_append(&s->pend, piece, len);
   poot_status st = poot_strbuf_status(&s->pend);
   if (!st) st = poot__run(s, false);
   if (!st) st = poot__publish(s, out);

@@ -40,106 +40,290 @@ typedef struct tcase {
 
 static const tcase cases[] = {
     {"hermes plain", H, RN, false, "Hello there.\n", "Hello there.\n", "", {{0}}},
-    {"hermes one call", H, RN, false,
+    {"hermes one call",
+     H,
+     RN,
+     false,
      "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\", \"unit\": "
      "\"celsius\"}}\n</tool_call>",
-     "", "", {{"get_weather", WEATHER_ARGS}}},
-    {"hermes two calls", H, RN, false,
+     "",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"hermes two calls",
+     H,
+     RN,
+     false,
      "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</tool_call>\n<tool_call>\n"
      "{\"name\": \"b\", \"arguments\": {\"y\": [1, 2.50, true, null]}}\n</tool_call>\n",
-     "", "", {{"a", "{\"x\":1}"}, {"b", "{\"y\":[1,2.50,true,null]}"}}},
-    {"hermes content then call", H, RN, false,
+     "",
+     "",
+     {{"a", "{\"x\":1}"}, {"b", "{\"y\":[1,2.50,true,null]}"}}},
+    {"hermes content then call",
+     H,
+     RN,
+     false,
      "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": "
      "\"Zürich\", \"unit\": \"celsius\"}}\n</tool_call>",
-     "Let me check.", "", {{"get_weather", WEATHER_ARGS}}},
-    {"hermes call then content", H, RN, false,
-     "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>\n\nDone. ", "Done. ", "",
+     "Let me check.",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"hermes call then content",
+     H,
+     RN,
+     false,
+     "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>\n\nDone. ",
+     "Done. ",
+     "",
      {{"f", "{}"}}},
-    {"hermes malformed JSON", H, RN, false,
+    {"hermes malformed JSON",
+     H,
+     RN,
+     false,
      "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": }}\n</tool_call>",
-     "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": }}\n</tool_call>", "", {{0}}},
-    {"hermes no name", H, RN, false, "<tool_call>{\"arguments\": {}}</tool_call>",
-     "<tool_call>{\"arguments\": {}}</tool_call>", "", {{0}}},
-    {"hermes marker in prose", H, RN, false, "Wrap calls in <tool_call> tags, like <tool_call>x.",
-     "Wrap calls in <tool_call> tags, like <tool_call>x.", "", {{0}}},
-    {"hermes unclosed", H, RN, false, "<tool_call>{\"name\":\"f\",\"arguments\":{}}",
-     "<tool_call>{\"name\":\"f\",\"arguments\":{}}", "", {{0}}},
-    {"hermes marker in a string", H, RN, false,
-     "<tool_call>{\"name\":\"f\",\"arguments\":{\"s\":\"</tool_call> \\\" {\"}}</tool_call>", "", "",
+     "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": }}\n</tool_call>",
+     "",
+     {{0}}},
+    {"hermes no name",
+     H,
+     RN,
+     false,
+     "<tool_call>{\"arguments\": {}}</tool_call>",
+     "<tool_call>{\"arguments\": {}}</tool_call>",
+     "",
+     {{0}}},
+    {"hermes marker in prose",
+     H,
+     RN,
+     false,
+     "Wrap calls in <tool_call> tags, like <tool_call>x.",
+     "Wrap calls in <tool_call> tags, like <tool_call>x.",
+     "",
+     {{0}}},
+    {"hermes unclosed",
+     H,
+     RN,
+     false,
+     "<tool_call>{\"name\":\"f\",\"arguments\":{}}",
+     "<tool_call>{\"name\":\"f\",\"arguments\":{}}",
+     "",
+     {{0}}},
+    {"hermes marker in a string",
+     H,
+     RN,
+     false,
+     "<tool_call>{\"name\":\"f\",\"arguments\":{\"s\":\"</tool_call> \\\" {\"}}</tool_call>",
+     "",
+     "",
      {{"f", "{\"s\":\"</tool_call> \\\" {\"}"}}},
-    {"hermes string arguments", H, RN, false,
-     "<tool_call>{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1}\"}</tool_call>", "", "",
+    {"hermes string arguments",
+     H,
+     RN,
+     false,
+     "<tool_call>{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1}\"}</tool_call>",
+     "",
+     "",
      {{"f", "{\"a\":1}"}}},
-    {"hermes bad call between good", H, RN, false,
+    {"hermes bad call between good",
+     H,
+     RN,
+     false,
      "<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call><tool_call>{oops}</tool_call>"
      "<tool_call>{\"name\":\"b\",\"arguments\":{}}</tool_call>",
-     "<tool_call>{oops}</tool_call>", "", {{"a", "{}"}, {"b", "{}"}}},
-    {"qwen3 reasoning and call", H, RT, false,
+     "<tool_call>{oops}</tool_call>",
+     "",
+     {{"a", "{}"}, {"b", "{}"}}},
+    {"qwen3 reasoning and call",
+     H,
+     RT,
+     false,
      "<think>\nThe user wants the weather.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", "
      "\"arguments\": {\"city\": \"Zürich\", \"unit\": \"celsius\"}}\n</tool_call>",
-     "", "The user wants the weather.", {{"get_weather", WEATHER_ARGS}}},
-    {"qwen3 reasoning and answer", H, RT, false, "<think>\n\n</think>\n\nHi! How can I help?",
-     "Hi! How can I help?", "", {{0}}},
-    {"reasoning opened by the prompt", H, RT, true, "Two and two.\n</think>\n\nThe answer is 4.",
-     "The answer is 4.", "Two and two.", {{0}}},
-    {"reasoning never closed", N, RT, true, "Still thinking <tool_call> ", "",
-     "Still thinking <tool_call> ", {{0}}},
-    {"reasoning off", H, RN, false, "<think>x</think>y", "<think>x</think>y", "", {{0}}},
-    {"think later is content", N, RT, false, "Hi <think>x</think>", "Hi <think>x</think>", "",
+     "",
+     "The user wants the weather.",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"qwen3 reasoning and answer",
+     H,
+     RT,
+     false,
+     "<think>\n\n</think>\n\nHi! How can I help?",
+     "Hi! How can I help?",
+     "",
      {{0}}},
-    {"call inside reasoning is not one", H, RT, false,
+    {"reasoning opened by the prompt",
+     H,
+     RT,
+     true,
+     "Two and two.\n</think>\n\nThe answer is 4.",
+     "The answer is 4.",
+     "Two and two.",
+     {{0}}},
+    {"reasoning never closed",
+     N,
+     RT,
+     true,
+     "Still thinking <tool_call> ",
+     "",
+     "Still thinking <tool_call> ",
+     {{0}}},
+    {"reasoning off", H, RN, false, "<think>x</think>y", "<think>x</think>y", "", {{0}}},
+    {"think later is content",
+     N,
+     RT,
+     false,
+     "Hi <think>x</think>",
+     "Hi <think>x</think>",
+     "",
+     {{0}}},
+    {"call inside reasoning is not one",
+     H,
+     RT,
+     false,
      "<think><tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call></think>ok",
-     "ok", "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>", {{0}}},
-    {"llama one call", L, RN, false,
+     "ok",
+     "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>",
+     {{0}}},
+    {"llama one call",
+     L,
+     RN,
+     false,
      "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", \"unit\": \"celsius\"}}",
-     "", "", {{"get_weather", WEATHER_ARGS}}},
-    {"llama python tag", L, RN, false,
+     "",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"llama python tag",
+     L,
+     RN,
+     false,
      "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Zürich\", "
      "\"unit\": \"celsius\"}}",
-     "", "", {{"get_weather", WEATHER_ARGS}}},
-    {"llama two calls", L, RN, false,
+     "",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"llama two calls",
+     L,
+     RN,
+     false,
      "\n{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"arguments\": {\"q\": \"x;y\"}}",
-     "", "", {{"a", "{}"}, {"b", "{\"q\":\"x;y\"}"}}},
+     "",
+     "",
+     {{"a", "{}"}, {"b", "{\"q\":\"x;y\"}"}}},
     {"llama plain", L, RN, false, "The weather is fine.", "The weather is fine.", "", {{0}}},
-    {"llama JSON that is no call", L, RN, false, "{\"name\": \"Ada\", \"age\": 36}",
-     "{\"name\": \"Ada\", \"age\": 36}", "", {{0}}},
-    {"llama malformed", L, RN, false, " {\"name\": \"f\", \"parameters\": {\"a\": 1}",
-     " {\"name\": \"f\", \"parameters\": {\"a\": 1}", "", {{0}}},
-    {"llama call after content", L, RN, false,
-     "Sure: {\"name\": \"f\", \"parameters\": {}}", "Sure: {\"name\": \"f\", \"parameters\": {}}",
-     "", {{0}}},
-    {"llama builtin call", L, RN, false, "<|python_tag|>brave_search.call(query=\"x\")",
-     "<|python_tag|>brave_search.call(query=\"x\")", "", {{0}}},
-    {"llama call then text", L, RN, false,
-     "{\"name\": \"f\", \"parameters\": {}}\n\nI called f.", "I called f.", "", {{"f", "{}"}}},
-    {"mistral array", M, RN, false,
+    {"llama JSON that is no call",
+     L,
+     RN,
+     false,
+     "{\"name\": \"Ada\", \"age\": 36}",
+     "{\"name\": \"Ada\", \"age\": 36}",
+     "",
+     {{0}}},
+    {"llama malformed",
+     L,
+     RN,
+     false,
+     " {\"name\": \"f\", \"parameters\": {\"a\": 1}",
+     " {\"name\": \"f\", \"parameters\": {\"a\": 1}",
+     "",
+     {{0}}},
+    {"llama call after content",
+     L,
+     RN,
+     false,
+     "Sure: {\"name\": \"f\", \"parameters\": {}}",
+     "Sure: {\"name\": \"f\", \"parameters\": {}}",
+     "",
+     {{0}}},
+    {"llama builtin call",
+     L,
+     RN,
+     false,
+     "<|python_tag|>brave_search.call(query=\"x\")",
+     "<|python_tag|>brave_search.call(query=\"x\")",
+     "",
+     {{0}}},
+    {"llama call then text",
+     L,
+     RN,
+     false,
+     "{\"name\": \"f\", \"parameters\": {}}\n\nI called f.",
+     "I called f.",
+     "",
+     {{"f", "{}"}}},
+    {"mistral array",
+     M,
+     RN,
+     false,
      "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\", \"unit\": "
      "\"celsius\"}, \"id\": \"abcdefghi\"}]",
-     "", "", {{"get_weather", WEATHER_ARGS}}},
-    {"mistral array of two", M, RN, false,
+     "",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"mistral array of two",
+     M,
+     RN,
+     false,
      "[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": "
      "{\"k\": \"v\"}}]</s>",
-     "</s>", "", {{"a", "{}"}, {"b", "{\"k\":\"v\"}"}}},
-    {"mistral named", M, RN, false,
-     "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Zürich\", \"unit\": \"celsius\"}", "", "",
+     "</s>",
+     "",
+     {{"a", "{}"}, {"b", "{\"k\":\"v\"}"}}},
+    {"mistral named",
+     M,
+     RN,
+     false,
+     "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Zürich\", \"unit\": \"celsius\"}",
+     "",
+     "",
      {{"get_weather", WEATHER_ARGS}}},
-    {"mistral named two", M, RN, false,
-     "[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS]b.c-d[CALL_ID]x1y2z3w4v[ARGS]{\"n\": -1.5e3}", "", "",
+    {"mistral named two",
+     M,
+     RN,
+     false,
+     "[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS]b.c-d[CALL_ID]x1y2z3w4v[ARGS]{\"n\": -1.5e3}",
+     "",
+     "",
      {{"a", "{}"}, {"b.c-d", "{\"n\":-1.5e3}"}}},
-    {"mistral content then call", M, RN, false,
+    {"mistral content then call",
+     M,
+     RN,
+     false,
      "Checking. [TOOL_CALLS]get_weather[ARGS]{\"city\": \"Zürich\", \"unit\": \"celsius\"}",
-     "Checking.", "", {{"get_weather", WEATHER_ARGS}}},
-    {"mistral malformed", M, RN, false, "[TOOL_CALLS]get_weather[ARGS]{\"city\": Paris}",
-     "[TOOL_CALLS]get_weather[ARGS]{\"city\": Paris}", "", {{0}}},
+     "Checking.",
+     "",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"mistral malformed",
+     M,
+     RN,
+     false,
+     "[TOOL_CALLS]get_weather[ARGS]{\"city\": Paris}",
+     "[TOOL_CALLS]get_weather[ARGS]{\"city\": Paris}",
+     "",
+     {{0}}},
     {"mistral empty array", M, RN, false, "[TOOL_CALLS][]", "[TOOL_CALLS][]", "", {{0}}},
-    {"mistral marker in prose", M, RN, false, "The token [TOOL_CALLS] starts a call.",
-     "The token [TOOL_CALLS] starts a call.", "", {{0}}},
-    {"mistral think and call", M, RM, false,
+    {"mistral marker in prose",
+     M,
+     RN,
+     false,
+     "The token [TOOL_CALLS] starts a call.",
+     "The token [TOOL_CALLS] starts a call.",
+     "",
+     {{0}}},
+    {"mistral think and call",
+     M,
+     RM,
+     false,
      "[THINK]Need the weather.[/THINK][TOOL_CALLS]get_weather[ARGS]{\"city\": \"Zürich\", "
      "\"unit\": \"celsius\"}",
-     "", "Need the weather.", {{"get_weather", WEATHER_ARGS}}},
-    {"none format", N, RN, false, "<tool_call>{\"name\":\"f\"}</tool_call>",
-     "<tool_call>{\"name\":\"f\"}</tool_call>", "", {{0}}},
+     "",
+     "Need the weather.",
+     {{"get_weather", WEATHER_ARGS}}},
+    {"none format",
+     N,
+     RN,
+     false,
+     "<tool_call>{\"name\":\"f\"}</tool_call>",
+     "<tool_call>{\"name\":\"f\"}</tool_call>",
+     "",
+     {{0}}},
     {"empty reply", H, RT, false, "", "", "", {{0}}},
     {"whitespace reply", H, RT, false, " \n ", " \n ", "", {{0}}},
     {"partial marker at end", H, RT, false, "<thi", "<thi", "", {{0}}},
@@ -176,8 +360,11 @@ static void joined_deinit(joined *j) {
 static bool utf8_valid(const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {
-    size_t k = u[i] < 0x80 ? 1 : (u[i] & 0xe0) == 0xc0 ? 2 : (u[i] & 0xf0) == 0xe0 ? 3
-                                 : (u[i] & 0xf8) == 0xf0 ? 4 : 0;
+    size_t k = u[i] < 0x80             ? 1
+               : (u[i] & 0xe0) == 0xc0 ? 2
+               : (u[i] & 0xf0) == 0xe0 ? 3
+               : (u[i] & 0xf8) == 0xf0 ? 4
+                                       : 0;
     if (!k || i + k > n) return false;
     for (size_t t = 1; t < k; t++)
       if ((u[i + t] & 0xc0) != 0x80) return false;
@@ -204,8 +391,7 @@ static void add_deltas(joined *j, const poot_toolcall_deltas *d, bool check_utf8
 
 static void calls_text(const poot_toolcall_result *r, poot_strbuf *out) {
   for (size_t i = 0; i < r->call_count; i++)
-    poot_strbuf_printf(out, "%s %s %s\n", r->calls[i].id, r->calls[i].name,
-                       r->calls[i].arguments);
+    poot_strbuf_printf(out, "%s %s %s\n", r->calls[i].id, r->calls[i].name, r->calls[i].arguments);
 }
 
 /* Streams text cut at the given offsets (ascending) and checks the joined
@@ -302,10 +488,33 @@ static void test_cases(void **state) {
 static void test_random_replies(void **state) {
   (void)state;
   static const char *parts[] = {
-      "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "<|python_tag|>",
-      "<think>", "</think>", "[THINK]", "[/THINK]", "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
-      "{\"name\": \"g\", \"parameters\": {}}", "[{\"name\":\"h\",\"arguments\":{}}]", "{", "}",
-      "\"", "\\", ";", "get", "\n", " ", "Zür", "日本", "x", "<", "[", "{\"a\": \"}\"}",
+      "<tool_call>",
+      "</tool_call>",
+      "[TOOL_CALLS]",
+      "[ARGS]",
+      "[CALL_ID]",
+      "<|python_tag|>",
+      "<think>",
+      "</think>",
+      "[THINK]",
+      "[/THINK]",
+      "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+      "{\"name\": \"g\", \"parameters\": {}}",
+      "[{\"name\":\"h\",\"arguments\":{}}]",
+      "{",
+      "}",
+      "\"",
+      "\\",
+      ";",
+      "get",
+      "\n",
+      " ",
+      "Zür",
+      "日本",
+      "x",
+      "<",
+      "[",
+      "{\"a\": \"}\"}",
   };
   uint64_t st = 7;
   char text[512];
@@ -332,8 +541,9 @@ static void test_random_replies(void **state) {
 
 static void test_ids(void **state) {
   (void)state;
-  const char *text = "<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>"
-                     "<tool_call>{\"name\":\"b\",\"arguments\":{}}</tool_call>";
+  const char *text =
+      "<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>"
+      "<tool_call>{\"name\":\"b\",\"arguments\":{}}</tool_call>";
   poot_toolcall_params p;
   poot_toolcall_params_default(&p);
   p.format = POOT_TOOLCALL_FORMAT_HERMES;
@@ -349,7 +559,7 @@ static void test_ids(void **state) {
     assert_int_equal(strlen(id), 5 + 24);
     assert_memory_equal(id, "call_", 5);
     for (size_t k = 5; id[k]; k++) assert_true(isalnum((unsigned char)id[k]));
-    assert_string_equal(id, r2.calls[i].id);   /* deterministic */
+    assert_string_equal(id, r2.calls[i].id);     /* deterministic */
     assert_string_not_equal(id, r3.calls[i].id); /* per seed */
   }
   assert_string_not_equal(r1.calls[0].id, r1.calls[1].id);
@@ -371,8 +581,9 @@ static void test_limits_and_errors(void **state) {
   poot_toolcall_params_default(&p);
   p.format = POOT_TOOLCALL_FORMAT_HERMES;
   p.max_calls = 2;
-  const char *three = "<tool_call>{\"name\":\"a\"}</tool_call><tool_call>{\"name\":\"b\"}</tool_call>"
-                      "<tool_call>{\"name\":\"c\"}</tool_call>";
+  const char *three =
+      "<tool_call>{\"name\":\"a\"}</tool_call><tool_call>{\"name\":\"b\"}</tool_call>"
+      "<tool_call>{\"name\":\"c\"}</tool_call>";
   poot_toolcall_result r;
   POOT_ASSERT_STATUS_MSG(poot_toolcall_parse(&p, three, strlen(three), &r), POOT_CAPACITY,
                          "max_calls");
@@ -386,9 +597,9 @@ static void test_limits_and_errors(void **state) {
   poot_toolcall_stream *s = NULL;
   POOT_ASSERT_OK(poot_toolcall_stream_create(&p, &s));
   poot_toolcall_deltas d;
-  POOT_ASSERT_OK(poot_toolcall_stream_feed(s, "hi <tool_call>{\"name\": \"f\", \"arguments\": {",
-                                           strlen("hi <tool_call>{\"name\": \"f\", \"arguments\": {"),
-                                           &d));
+  POOT_ASSERT_OK(
+      poot_toolcall_stream_feed(s, "hi <tool_call>{\"name\": \"f\", \"arguments\": {",
+                                strlen("hi <tool_call>{\"name\": \"f\", \"arguments\": {"), &d));
   assert_int_equal(d.count, 1);
   assert_int_equal(d.items[0].kind, POOT_TOOLCALL_DELTA_CONTENT);
   assert_int_equal(d.items[0].len, 2); /* "hi": the space may touch a call */
@@ -589,8 +800,9 @@ static const char *render_exception(const char *file) {
 
 /* Where the rendered call starts, for the formats this parser reads. */
 static const char *call_start(poot_toolcall_format format, const char *text) {
-  const char *needle = format == H ? "<tool_call>" : format == M ? "[TOOL_CALLS]"
-                                                                 : "{\"name\": \"get_weather\"";
+  const char *needle = format == H   ? "<tool_call>"
+                       : format == M ? "[TOOL_CALLS]"
+                                     : "{\"name\": \"get_weather\"";
   const char *last = NULL;
   for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) last = p;
   return last;
@@ -627,15 +839,17 @@ static void test_render_templates(void **state) {
     char *out = render_call(tpl, &arena, &shape, &errors);
     const char *why = render_exception(e->d_name);
     if (why) {
-      if (out) poot_strbuf_printf(&failures, "%s renders now: drop it from the exceptions\n",
-                                  e->d_name);
+      if (out)
+        poot_strbuf_printf(&failures, "%s renders now: drop it from the exceptions\n", e->d_name);
       printf("%s: not rendered: %s\n", e->d_name, why);
       poot_free(out);
       out = NULL;
     }
     if (!out && !why) {
-      poot_strbuf_printf(&failures, "%s: no conversation shape renders the tool, the call's "
-                         "argument and the tool result:\n%s", e->d_name, errors.data);
+      poot_strbuf_printf(&failures,
+                         "%s: no conversation shape renders the tool, the call's "
+                         "argument and the tool result:\n%s",
+                         e->d_name, errors.data);
     }
     if (!out) {
       poot_strbuf_deinit(&errors);
@@ -654,8 +868,8 @@ static void test_render_templates(void **state) {
     if (p.format != N) {
       /* The call the template rendered reads back through the parser. */
       const char *at = call_start(p.format, out);
-      if (!at) fail_msg("%s: no %s call in:\n%s", e->d_name, poot_toolcall_format_name(p.format),
-                        out);
+      if (!at)
+        fail_msg("%s: no %s call in:\n%s", e->d_name, poot_toolcall_format_name(p.format), out);
       p.reasoning = RN;
       poot_toolcall_result r;
       POOT_ASSERT_OK(poot_toolcall_parse(&p, at, strlen(at), &r));
@@ -673,18 +887,22 @@ static void test_render_templates(void **state) {
   poot_arena_deinit(&arena);
   if (failures.len) fail_msg("%s", failures.data);
   poot_strbuf_deinit(&failures);
-  printf("rendered %zu templates with tools (arguments as an object: %zu with content \"\", "
-         "%zu with null; as a string: %zu, %zu); %zu calls read back\n",
-         rendered, by_shape[0], by_shape[1], by_shape[2], by_shape[3], read_back);
+  printf(
+      "rendered %zu templates with tools (arguments as an object: %zu with content \"\", "
+      "%zu with null; as a string: %zu, %zu); %zu calls read back\n",
+      rendered, by_shape[0], by_shape[1], by_shape[2], by_shape[3], read_back);
   assert_true(rendered >= 40);
   assert_true(read_back >= 14);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cases),         cmocka_unit_test(test_random_replies),
-      cmocka_unit_test(test_ids),           cmocka_unit_test(test_limits_and_errors),
-      cmocka_unit_test(test_out_of_memory), cmocka_unit_test(test_detect),
+      cmocka_unit_test(test_cases),
+      cmocka_unit_test(test_random_replies),
+      cmocka_unit_test(test_ids),
+      cmocka_unit_test(test_limits_and_errors),
+      cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_detect),
       cmocka_unit_test(test_render_templates),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
