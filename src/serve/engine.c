@@ -217,6 +217,8 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
     if (faults >= 2) {
       poot__serve_metrics_recovery(e->metrics, false, true);
       st = poot_status_annotate(st, "the device faulted twice in this request");
+      /* the request fails alone: the next one starts on a sound device */
+      poot_status_free(recover(e, code));
       break;
     }
     poot_status_free(st);
@@ -325,8 +327,25 @@ poot_status poot__serve_engine_create(poot_runtime *runtime, poot__serve_metrics
   return NULL;
 }
 
+/* Takes the cancelled jobs out of a full queue (a client that went away
+ * while waiting frees its place); they are moved to out[0..*n_out). */
+static void purge_cancelled(poot__serve_engine *e, poot__serve_job **out, size_t *n_out) {
+  size_t kept = 0;
+  for (size_t i = 0; i < e->len; i++) {
+    poot__serve_job *j = e->queue[(e->head + i) % e->o.max_queue];
+    if (atomic_load(&j->cancelled))
+      out[(*n_out)++] = j;
+    else
+      e->queue[(e->head + kept++) % e->o.max_queue] = j;
+  }
+  e->len = kept;
+}
+
 poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *job) {
+  poot__serve_job *gone[64];
+  size_t n_gone = 0;
   pthread_mutex_lock(&e->mu);
+  if (e->len == e->o.max_queue && e->len <= 64) purge_cancelled(e, gone, &n_gone);
   poot_status st = NULL;
   if (e->stopping) {
     st = poot_status_make(POOT_CANCELLED, "serve: the server is stopping");
@@ -340,7 +359,11 @@ poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *jo
     atomic_store(&e->metrics->queue_depth, e->len);
     pthread_cond_signal(&e->cv);
   }
+  atomic_store(&e->metrics->queue_depth, e->len);
   pthread_mutex_unlock(&e->mu);
+  for (size_t i = 0; i < n_gone; i++)
+    gone[i]->sink.on_job_end(gone[i]->sink_ctx,
+                             poot_status_make(POOT_CANCELLED, "serve: the client went away"));
   return st;
 }
 

@@ -408,6 +408,7 @@ static poot_status make_grammar(const poot__serve_request *r, call *c) {
   size_t len = 0;
   poot_json_schema_options so = poot_json_schema_options_default();
   so.ignore_unknown_formats = true;
+  so.compact = true; /* no white space between tokens: a small model fills it otherwise */
   POOT_TRY(poot_json_response_format_to_gbnf(r->response_format, r->response_format_len, &so,
                                              &gbnf, &len));
   poot_status st = NULL;
