@@ -43,6 +43,9 @@ typedef struct choice_run {
   size_t sent_bytes;      /* bytes of text sent to the sink */
   size_t attempt_tokens;  /* ids reported in this attempt */
   bool inject_kernel;     /* the callback stopped to inject a kernel fault */
+  /* The attempt's result: the driver fills its ids and logprobs as it goes,
+   * so the callback reads the step's logprobs there (probs[n_ids - 1]). */
+  const poot_driver_generate_result *res;
   bool oom;
 } choice_run;
 
@@ -97,6 +100,10 @@ static bool on_token(void *ctx, poot_token id, const char *text, size_t len) {
       }
       job->last_token_ns = now;
       job->generated_tokens++;
+      const poot_driver_generate_result *r = cr->res;
+      const poot_sampling_result *probs =
+          r && r->probs && r->n_ids && r->ids[r->n_ids - 1] == id ? &r->probs[r->n_ids - 1] : NULL;
+      job->sink.on_token(job->sink_ctx, cr->index, id, probs);
     }
   }
   if (cr->skip_bytes) {
@@ -186,6 +193,7 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
       res.reason = POOT_DRIVER_STOP_LENGTH;
       break;
     }
+    cr.res = &res;
     st = poot_driver_generate_ids(poot_runtime_driver(e->rt), history, n + cont, &go, on_token,
                                   &cr, &res);
     if (cr.inject_kernel && poot_status_code_of(st) == POOT_CANCELLED &&
@@ -342,10 +350,11 @@ static void purge_cancelled(poot__serve_engine *e, poot__serve_job **out, size_t
 }
 
 poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *job) {
-  poot__serve_job *gone[64];
+  poot__serve_job **gone = NULL;
   size_t n_gone = 0;
   pthread_mutex_lock(&e->mu);
-  if (e->len == e->o.max_queue && e->len <= 64) purge_cancelled(e, gone, &n_gone);
+  if (e->len == e->o.max_queue && (gone = poot_malloc(e->len * sizeof *gone)))
+    purge_cancelled(e, gone, &n_gone);
   poot_status st = NULL;
   if (e->stopping) {
     st = poot_status_make(POOT_CANCELLED, "serve: the server is stopping");
@@ -364,6 +373,7 @@ poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *jo
   for (size_t i = 0; i < n_gone; i++)
     gone[i]->sink.on_job_end(gone[i]->sink_ctx,
                              poot_status_make(POOT_CANCELLED, "serve: the client went away"));
+  poot_free(gone);
   return st;
 }
 

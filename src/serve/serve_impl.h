@@ -195,6 +195,9 @@ typedef struct poot__serve_choice_end {
 /* What the engine calls while it runs a job (on the engine thread). The
  * server formats; the engine never writes JSON. */
 typedef struct poot__serve_sink {
+  /* A generated id of choice `index`, with its logprobs when the request
+   * asked for them (else NULL; borrowed for the call). Before its text. */
+  void (*on_token)(void *ctx, uint32_t index, poot_token id, const poot_sampling_result *probs);
   void (*on_text)(void *ctx, uint32_t index, const char *text, size_t len);
   void (*on_choice_end)(void *ctx, const poot__serve_choice_end *end);
   void (*on_job_end)(void *ctx, poot_status status); /* consumes status; NULL = OK */

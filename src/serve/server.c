@@ -45,6 +45,9 @@ typedef struct call {
   poot_strbuf *lps;    /* per choice: logprobs JSON or empty */
   const char **finish; /* per choice */
   bool *started;       /* per choice: the role chunk was sent (streamed) */
+  /* streamed logprobs: per choice, the ids (and their logprobs) whose text
+   * has not gone out yet; they ride on the next chunk */
+  poot_vec *pend_ids, *pend_probs;
   poot_strbuf sse;     /* events not yet read */
   size_t sse_sent;
   poot_grammar *grammar;
@@ -62,6 +65,12 @@ static void call_free(call *c) {
   poot_free(c->lps);
   poot_free(c->finish);
   poot_free(c->started);
+  for (size_t i = 0; i < c->n_choices && c->pend_ids && c->pend_probs; i++) {
+    poot_vec_deinit(&c->pend_ids[i]);
+    poot_vec_deinit(&c->pend_probs[i]);
+  }
+  poot_free(c->pend_ids);
+  poot_free(c->pend_probs);
   poot_strbuf_deinit(&c->sse);
   poot_grammar_destroy(c->grammar);
   for (size_t i = 0; i < c->job.n_prompts; i++) poot_free(c->prompts[i]);
@@ -94,6 +103,16 @@ static void chunk_tail(call *c, poot_strbuf *sb) {
 
 /* One streamed chunk of choice `index`: text, and the finish reason with the
  * logprobs at its end. */
+/* The pending logprobs of choice `index` as JSON into lp (emptied). */
+static void take_pending(call *c, uint32_t index, poot_strbuf *lp) {
+  poot_vec *ids = &c->pend_ids[index], *probs = &c->pend_probs[index];
+  if (!ids->len) return;
+  poot__serve_write_logprobs(lp, poot_model_get_tokenizer(poot_runtime_model(c->srv->rt)), c->kind,
+                             ids->data, probs->data, ids->len, c->top);
+  poot_vec_clear(ids);
+  poot_vec_clear(probs);
+}
+
 static void chunk(call *c, uint32_t index, const char *text, size_t len, const char *finish,
                   const poot_strbuf *lp) {
   poot_strbuf *sb = &c->sse;
@@ -140,12 +159,29 @@ static void write_usage(call *c, poot_strbuf *sb) {
                      c->job.prompt_tokens + c->job.generated_tokens);
 }
 
+static void on_token(void *ctx, uint32_t index, poot_token id, const poot_sampling_result *probs) {
+  call *c = ctx;
+  if (!c->stream || !c->logprobs || !probs) return;
+  pthread_mutex_lock(&c->mu);
+  poot_status st = poot_vec_push(&c->pend_ids[index], &id);
+  if (!st) st = poot_vec_push(&c->pend_probs[index], probs);
+  if (st) { /* out of memory: this token's logprobs are left out */
+    poot_status_free(st);
+    c->pend_ids[index].len = c->pend_probs[index].len;
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
 static void on_text(void *ctx, uint32_t index, const char *text, size_t len) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
-  if (c->stream)
-    chunk(c, index, text, len, NULL, NULL);
-  else
+  if (c->stream) {
+    poot_strbuf lp;
+    poot_strbuf_init(&lp);
+    if (c->logprobs) take_pending(c, index, &lp);
+    chunk(c, index, text, len, NULL, &lp);
+    poot_strbuf_deinit(&lp);
+  } else
     poot_strbuf_append(&c->texts[index], text, len);
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
@@ -155,7 +191,9 @@ static void on_choice_end(void *ctx, const poot__serve_choice_end *end) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
   c->finish[end->index] = end->finish_reason;
-  if (c->logprobs)
+  if (c->logprobs && c->stream)
+    take_pending(c, end->index, &c->lps[end->index]); /* what no chunk carried yet */
+  else if (c->logprobs)
     poot__serve_write_logprobs(&c->lps[end->index],
                                poot_model_get_tokenizer(poot_runtime_model(c->srv->rt)), c->kind,
                                end->ids, end->probs, end->n_generated, c->top);
@@ -442,18 +480,22 @@ static call *call_new(poot_server *srv, const poot__serve_request *r) {
   c->lps = poot_calloc(n, sizeof *c->lps);
   c->finish = poot_calloc(n, sizeof *c->finish);
   c->started = poot_calloc(n, sizeof *c->started);
-  if (!c->texts || !c->lps || !c->finish || !c->started) {
+  c->pend_ids = poot_calloc(n, sizeof *c->pend_ids);
+  c->pend_probs = poot_calloc(n, sizeof *c->pend_probs);
+  if (!c->texts || !c->lps || !c->finish || !c->started || !c->pend_ids || !c->pend_probs) {
     call_free(c);
     return NULL;
   }
   for (size_t i = 0; i < n; i++) {
     poot_strbuf_init(&c->texts[i]);
     poot_strbuf_init(&c->lps[i]);
+    poot_vec_init(&c->pend_ids[i], sizeof(poot_token));
+    poot_vec_init(&c->pend_probs[i], sizeof(poot_sampling_result));
   }
   c->job.n = r->n;
   c->job.max_tokens = r->max_tokens;
   c->job.sampling = r->sampling;
-  c->job.sink = (poot__serve_sink){on_text, on_choice_end, on_job_end};
+  c->job.sink = (poot__serve_sink){on_token, on_text, on_choice_end, on_job_end};
   c->job.sink_ctx = c;
   atomic_init(&c->job.cancelled, false);
   return c;

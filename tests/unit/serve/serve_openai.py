@@ -181,6 +181,15 @@ def main_checks(poot, model, openai):
                   t.top_logprobs[0].logprob >= t.top_logprobs[1].logprob for t in content),
               "greedy picks the top logprob", content)
         check("".join(t.token for t in content) == r.choices[0].message.content, "tokens", r)
+        chunks = list(c.chat.completions.create(model="demo", messages=msgs, temperature=0,
+                                                max_tokens=5, logprobs=True, top_logprobs=2,
+                                                stream=True))
+        streamed = [t for ch in chunks if ch.choices and ch.choices[0].logprobs
+                    for t in ch.choices[0].logprobs.content]
+        check([(t.token, t.top_logprobs[1].token) for t in streamed] ==
+              [(t.token, t.top_logprobs[1].token) for t in content] and
+              sum(1 for ch in chunks if ch.choices and ch.choices[0].logprobs) >= 4,
+              "streamed logprobs ride on their chunks", chunks)
         schema = {"type": "object", "properties": {"answer": {"type": "string",
                                                               "enum": ["yes", "no"]}},
                   "required": ["answer"], "additionalProperties": False}
