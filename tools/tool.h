@@ -117,6 +117,20 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_TRUNCATE,     /* --truncate */
   POOT_FLAG_QUERY,        /* -q, --query TEXT (rerank) */
   POOT_FLAG_BENCH,        /* --bench (embed: throughput and latency) */
+  /* The server (poot serve): llama-server's and vLLM's spellings. */
+  POOT_FLAG_HOST,          /* --host ADDR */
+  POOT_FLAG_PORT,          /* --port N */
+  POOT_FLAG_API_KEY,       /* --api-key KEY */
+  POOT_FLAG_CTX_SIZE,      /* -c, --ctx-size N (--ctx) */
+  POOT_FLAG_MAX_SEQS,      /* --max-seqs N (--max-num-seqs) */
+  POOT_FLAG_MAX_QUEUE,     /* --max-queue N */
+  POOT_FLAG_ALIAS,         /* -a, --alias NAME (--served-model-name) */
+  POOT_FLAG_CHAT_TEMPLATE, /* --chat-template FILE (--chat-template-file) */
+  POOT_FLAG_TIMEOUT,       /* -to, --timeout S */
+  POOT_FLAG_MAX_BODY,      /* --max-body-bytes N */
+  POOT_FLAG_MAX_TOKENS,    /* --max-tokens N */
+  POOT_FLAG_MAX_N,         /* --max-n N */
+  POOT_FLAG_MAX_MESSAGES,  /* --max-messages N */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 

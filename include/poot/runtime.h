@@ -89,6 +89,15 @@ POOT_MUST_USE poot_status poot_runtime_create_driver(poot_runtime *runtime,
 POOT_MUST_USE poot_status poot_runtime_create(const poot_runtime_options *options,
                                               poot_runtime **out_runtime);
 
+/* After a fault that poisoned the device (POISONED, DEVICE_LOST, TIMEOUT):
+ * releases the driver, the engine and the device, opens the device again (a
+ * new device context) and, when there was a driver, creates it again with
+ * the options it was made with. The model stays open. Borrowed pointers to
+ * the old parts are invalid afterwards. The statuses of
+ * poot_runtime_open_device and poot_driver_create; on failure the stages
+ * not remade are NULL (a later call may try again). */
+POOT_MUST_USE poot_status poot_runtime_reopen_device(poot_runtime *runtime);
+
 /* Releases the driver, the engine, the device and the model. NULL-safe. */
 void poot_runtime_destroy(poot_runtime *runtime);
 

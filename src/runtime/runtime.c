@@ -9,6 +9,7 @@ struct poot_runtime {
   poot_device *device;
   poot_executor *executor;
   poot_driver *driver;
+  poot_driver_options driver_options; /* the driver's, for poot_runtime_reopen_device */
 };
 
 poot_status poot_runtime_open(const poot_runtime_options *options, poot_runtime **out_runtime) {
@@ -48,6 +49,21 @@ poot_status poot_runtime_create_driver(poot_runtime *runtime, const poot_driver_
   if (!runtime->device) POOT_TRY(poot_runtime_open_device(runtime));
   poot_driver_options o = options ? *options : runtime->options.driver;
   if (!o.program) o.program = runtime->options.model_path;
+  runtime->driver_options = o;
+  return poot_driver_create(runtime->executor, runtime->model, &o, &runtime->driver);
+}
+
+poot_status poot_runtime_reopen_device(poot_runtime *runtime) {
+  bool had_driver = runtime->driver != NULL;
+  poot_driver_destroy(runtime->driver);
+  runtime->driver = NULL;
+  poot_executor_destroy(runtime->executor);
+  runtime->executor = NULL;
+  poot_device_destroy(runtime->device);
+  runtime->device = NULL;
+  POOT_TRY(poot_runtime_open_device(runtime));
+  if (!had_driver) return NULL;
+  poot_driver_options o = runtime->driver_options;
   return poot_driver_create(runtime->executor, runtime->model, &o, &runtime->driver);
 }
 

@@ -2,7 +2,8 @@
  * errors, a missing model, an unknown backend and, on a present device,
  * the stages in order (model, device and engine, driver) with the driver's
  * program defaulting to the model path and greedy ids from the demo model;
- * the one-call create. SKIPs the device part when no device is present. */
+ * the one-call create; a new device context (reopen_device) gives the same
+ * ids. SKIPs the device part when no device is present. */
 #include <string.h>
 
 #include "poot_test.h"
@@ -95,6 +96,19 @@ static void test_stages(void **state) {
   /* The one call gives the same ids. */
   o.driver.cap = 32;
   POOT_ASSERT_OK(poot_runtime_create(&o, &rt));
+  POOT_ASSERT_OK(poot_driver_generate_ids(poot_runtime_driver(rt), prompt, 2, &go, NULL, NULL, &b));
+  assert_int_equal(a.n_ids, b.n_ids);
+  assert_memory_equal(a.ids, b.ids, a.n_ids * sizeof a.ids[0]);
+  poot_driver_generate_result_deinit(&b);
+  memset(&b, 0, sizeof b);
+
+  /* A new device context (the server's recovery after a lost device): a
+   * new device, engine and driver with the driver's options, and the same
+   * ids. */
+  POOT_ASSERT_OK(poot_runtime_reopen_device(rt));
+  assert_non_null(poot_runtime_device(rt));
+  assert_non_null(poot_runtime_executor(rt));
+  assert_int_equal(poot_driver_cap(poot_runtime_driver(rt)), 32);
   POOT_ASSERT_OK(poot_driver_generate_ids(poot_runtime_driver(rt), prompt, 2, &go, NULL, NULL, &b));
   assert_int_equal(a.n_ids, b.n_ids);
   assert_memory_equal(a.ids, b.ids, a.n_ids * sizeof a.ids[0]);

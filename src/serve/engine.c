@@ -1,0 +1,400 @@
+/* The engine (serve_impl.h "The engine"): one thread owns the runtime's
+ * device, engine and driver and runs the queued jobs one sequence at a time
+ * (docs/serve.md "The engine"). A device fault is recovered once per
+ * choice: KERNEL_FAULT / NEEDS_RESET reset the driver; POISONED,
+ * DEVICE_LOST and TIMEOUT make a new device context. Then the sequence is
+ * prefilled again from the token history kept here (prompt + the ids
+ * generated so far) and generation goes on; a choice with a grammar is run
+ * again from its prompt with the same seed instead (the driver's grammar
+ * state starts at the prompt), and the text already sent is not sent twice.
+ * A second fault in one choice fails its request alone. */
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/devices.h"
+#include "serve_impl.h"
+
+struct poot__serve_engine {
+  poot_runtime *rt;
+  poot__serve_metrics *metrics;
+  poot__serve_engine_options o;
+  int64_t cap;
+  pthread_t thread;
+  bool started;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  poot__serve_job **queue; /* a ring of o.max_queue */
+  size_t head, len;
+  bool stopping;
+  poot__serve_job *running;
+  int64_t injected; /* faults injected so far (test only) */
+};
+
+/* One choice being generated: what the token callback needs. */
+typedef struct choice_run {
+  poot__serve_engine *e;
+  poot__serve_job *job;
+  uint32_t index;
+  poot_token *gen; /* ids generated and reported so far */
+  size_t n_gen, cap_gen;
+  /* A replay (a grammar choice run again after a fault): the first
+   * skip_ids ids and skip_bytes bytes were sent before and are dropped. */
+  size_t skip_ids, skip_bytes;
+  size_t sent_bytes;      /* bytes of text sent to the sink */
+  size_t attempt_tokens;  /* ids reported in this attempt */
+  bool inject_kernel;     /* the callback stopped to inject a kernel fault */
+  /* The attempt's result: the driver fills its ids and logprobs as it goes,
+   * so the callback reads the step's logprobs there (probs[n_ids - 1]). */
+  const poot_driver_generate_result *res;
+  bool oom;
+} choice_run;
+
+static bool is_device_fault(poot_status_code c) {
+  return c == POOT_KERNEL_FAULT || c == POOT_NEEDS_RESET || c == POOT_POISONED ||
+         c == POOT_DEVICE_LOST || c == POOT_TIMEOUT;
+}
+
+/* Test only: fault the step after the inject_step-th id of an attempt. */
+static bool maybe_inject(choice_run *cr) {
+  poot__serve_engine *e = cr->e;
+  if (!e->o.inject_fault || cr->attempt_tokens != (size_t)e->o.inject_step ||
+      e->injected >= e->o.inject_count)
+    return false;
+  e->injected++;
+  if (strcmp(e->o.inject_fault, "device_lost") == 0) {
+    poot_vulkan_device_inject(poot_runtime_device(e->rt), POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST);
+    return false;
+  }
+  cr->inject_kernel = true; /* stop here; run_choice makes the device trap */
+  return true;
+}
+
+static bool on_token(void *ctx, poot_token id, const char *text, size_t len) {
+  choice_run *cr = ctx;
+  poot__serve_job *job = cr->job;
+  if (atomic_load(&job->cancelled)) return false;
+  if (id >= 0) {
+    cr->attempt_tokens++;
+    if (cr->skip_ids) {
+      cr->skip_ids--;
+    } else {
+      if (cr->n_gen == cr->cap_gen) {
+        size_t n = cr->cap_gen ? 2 * cr->cap_gen : 64;
+        poot_token *g = poot_realloc(cr->gen, n * sizeof *g);
+        if (!g) {
+          cr->oom = true;
+          return false;
+        }
+        cr->gen = g;
+        cr->cap_gen = n;
+      }
+      cr->gen[cr->n_gen++] = id;
+      uint64_t now = poot_time_ns();
+      if (!job->first_token_ns) {
+        job->first_token_ns = now;
+        poot__serve_metrics_observe(cr->e->metrics, &cr->e->metrics->ttft,
+                                    (double)(now - job->enqueued_ns) * 1e-9);
+      } else {
+        poot__serve_metrics_observe(cr->e->metrics, &cr->e->metrics->itl,
+                                    (double)(now - job->last_token_ns) * 1e-9);
+      }
+      job->last_token_ns = now;
+      job->generated_tokens++;
+      const poot_driver_generate_result *r = cr->res;
+      const poot_sampling_result *probs =
+          r && r->probs && r->n_ids && r->ids[r->n_ids - 1] == id ? &r->probs[r->n_ids - 1] : NULL;
+      job->sink.on_token(job->sink_ctx, cr->index, id, probs);
+    }
+  }
+  if (cr->skip_bytes) {
+    size_t k = len < cr->skip_bytes ? len : cr->skip_bytes;
+    text += k;
+    len -= k;
+    cr->skip_bytes -= k;
+  }
+  if (len) {
+    job->sink.on_text(job->sink_ctx, cr->index, text, len);
+    cr->sent_bytes += len;
+  }
+  if (id >= 0 && maybe_inject(cr)) return false;
+  return true;
+}
+
+/* After a fault: reset the driver, or make a new device context. */
+static poot_status recover(poot__serve_engine *e, poot_status_code code) {
+  bool rebuild = !(code == POOT_KERNEL_FAULT || code == POOT_NEEDS_RESET);
+  poot_status st = NULL;
+  if (!rebuild) {
+    st = poot_driver_reset(poot_runtime_driver(e->rt));
+    if (st && is_device_fault(poot_status_code_of(st))) {
+      poot_status_free(st);
+      st = NULL;
+      rebuild = true;
+    }
+  }
+  if (!st && rebuild) st = poot_runtime_reopen_device(e->rt);
+  poot_log(POOT_LOG_WARN, "serve: recovered from %s by %s%s%s", poot_status_code_name(code),
+           rebuild ? "a new device context" : "a driver reset", st ? ": failed: " : "",
+           st ? poot_status_message(st) : "");
+  if (!st) poot__serve_metrics_recovery(e->metrics, rebuild, false);
+  return st;
+}
+
+static const char *finish_reason(const poot_driver_generate_result *r) {
+  return r->reason == POOT_DRIVER_STOP_LENGTH || r->reason == POOT_DRIVER_STOP_CAPACITY
+             ? "length"
+             : "stop";
+}
+
+/* Generates choice `index` from prompt[0..n), recovering one device fault. */
+static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const poot_token *prompt,
+                              size_t n, uint32_t index, bool reuse) {
+  choice_run cr = {.e = e, .job = job, .index = index};
+  poot_sampling_params sp = job->sampling;
+  uint64_t seed = 0;
+  POOT_TRY(poot_sampling_seed_resolve(&sp, &seed));
+  /* n choices of one seeded request differ, and repeat */
+  sp.seed = (seed + index) & 0x7fffffffffffffffull;
+  int64_t room = e->cap - (int64_t)n;
+  int64_t want = job->max_tokens >= 0 && job->max_tokens < room ? job->max_tokens : room;
+  poot_token *history = NULL;
+  poot_driver_generate_result res;
+  memset(&res, 0, sizeof res);
+  poot_sampling_result *probs = NULL;
+  size_t n_probs = 0;
+  int faults = 0;
+  poot_status st = NULL;
+  for (;;) {
+    /* the prompt, then the ids already generated (none on the first try,
+     * and none when a grammar choice runs again from its prompt) */
+    bool replay = job->grammar != NULL && cr.n_gen > 0;
+    size_t cont = replay ? 0 : cr.n_gen;
+    poot_token *h = poot_realloc(history, (n + cont) * sizeof *h);
+    if (!h) {
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the token history");
+      break;
+    }
+    history = h;
+    memcpy(history, prompt, n * sizeof *prompt);
+    if (cont) memcpy(history + n, cr.gen, cont * sizeof *cr.gen);
+    cr.skip_ids = replay ? cr.n_gen : 0;
+    cr.skip_bytes = replay ? cr.sent_bytes : 0;
+    cr.attempt_tokens = 0;
+    cr.inject_kernel = false;
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = want - (int64_t)cont;
+    go.sampling = &sp;
+    go.grammar = job->grammar;
+    go.reuse_cache = reuse && faults == 0;
+    go.ignore_stop = sp.ignore_eos;
+    poot_driver_generate_result_deinit(&res);
+    memset(&res, 0, sizeof res);
+    if (go.max_new_tokens <= 0) {
+      res.reason = POOT_DRIVER_STOP_LENGTH;
+      break;
+    }
+    cr.res = &res;
+    st = poot_driver_generate_ids(poot_runtime_driver(e->rt), history, n + cont, &go, on_token,
+                                  &cr, &res);
+    if (cr.inject_kernel && poot_status_code_of(st) == POOT_CANCELLED &&
+        !atomic_load(&job->cancelled)) {
+      /* Test only: a token id past the vocabulary makes the device's gather
+       * trap, the driver's documented kernel fault. */
+      poot_status_free(st);
+      poot_token bad = (poot_token)poot_model_get_config(poot_runtime_model(e->rt))->vocab_size;
+      poot_token next;
+      st = poot_driver_feed(poot_runtime_driver(e->rt), &bad, 1, &next, NULL);
+      if (!st)
+        st = poot_status_make(POOT_INTERNAL, "serve: the injected kernel fault did not fault");
+    }
+    if (cr.oom && !st) st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the generated ids");
+    /* keep the logprobs of the ids this attempt added (a replay's are the
+     * whole run's: taken once it succeeds, below) */
+    if (res.probs && !replay && res.n_ids) {
+      poot_sampling_result *p = poot_realloc(probs, (n_probs + res.n_ids) * sizeof *p);
+      if (p) {
+        probs = p;
+        memcpy(probs + n_probs, res.probs, res.n_ids * sizeof *p);
+        n_probs += res.n_ids;
+      }
+    }
+    if (!st) break;
+    poot_status_code code = poot_status_code_of(st);
+    if (!is_device_fault(code)) break;
+    faults++;
+    if (faults >= 2) {
+      poot__serve_metrics_recovery(e->metrics, false, true);
+      st = poot_status_annotate(st, "the device faulted twice in this request");
+      /* the request fails alone: the next one starts on a sound device */
+      poot_status_free(recover(e, code));
+      break;
+    }
+    poot_status_free(st);
+    st = recover(e, code);
+    if (st) break;
+  }
+  if (!st) {
+    /* a replayed grammar choice: its logprobs are the whole run's */
+    if (job->grammar && faults && res.probs && res.n_ids >= cr.n_gen) {
+      poot_sampling_result *p = poot_realloc(probs, (cr.n_gen + 1) * sizeof *p);
+      if (p) {
+        probs = p;
+        memcpy(probs, res.probs, cr.n_gen * sizeof *p);
+        n_probs = cr.n_gen;
+      }
+    }
+    poot__serve_choice_end end = {.index = index,
+                                  .finish_reason = finish_reason(&res),
+                                  .n_generated = cr.n_gen,
+                                  .probs = n_probs >= cr.n_gen ? probs : NULL,
+                                  .ids = cr.gen};
+    job->sink.on_choice_end(job->sink_ctx, &end);
+  }
+  poot_driver_generate_result_deinit(&res);
+  poot_free(history);
+  poot_free(probs);
+  poot_free(cr.gen);
+  return st;
+}
+
+static void run_job(poot__serve_engine *e, poot__serve_job *job) {
+  poot_status st = NULL;
+  for (size_t p = 0; p < job->n_prompts && !st; p++) {
+    job->prompt_tokens += job->prompt_lens[p];
+    for (uint32_t c = 0; c < job->n && !st; c++) {
+      if (atomic_load(&job->cancelled)) {
+        st = poot_status_make(POOT_CANCELLED, "serve: the client went away");
+        break;
+      }
+      /* the n choices of one prompt share its cached prefix */
+      st = run_choice(e, job, job->prompts[p], job->prompt_lens[p], (uint32_t)(p * job->n + c),
+                      c > 0);
+    }
+  }
+  poot__serve_metrics_tokens(e->metrics, job->prompt_tokens, job->generated_tokens);
+  job->sink.on_job_end(job->sink_ctx, st);
+}
+
+static void *engine_main(void *arg) {
+  poot__serve_engine *e = arg;
+  pthread_mutex_lock(&e->mu);
+  for (;;) {
+    while (!e->len && !e->stopping) pthread_cond_wait(&e->cv, &e->mu);
+    if (e->stopping) break;
+    poot__serve_job *job = e->queue[e->head];
+    e->head = (e->head + 1) % e->o.max_queue;
+    e->len--;
+    e->running = job;
+    atomic_store(&e->metrics->queue_depth, e->len);
+    atomic_store(&e->metrics->running, 1);
+    pthread_mutex_unlock(&e->mu);
+    run_job(e, job);
+    pthread_mutex_lock(&e->mu);
+    e->running = NULL;
+    atomic_store(&e->metrics->running, 0);
+  }
+  /* stopping: the queued jobs end without running */
+  while (e->len) {
+    poot__serve_job *job = e->queue[e->head];
+    e->head = (e->head + 1) % e->o.max_queue;
+    e->len--;
+    job->sink.on_job_end(job->sink_ctx,
+                         poot_status_make(POOT_CANCELLED, "serve: the server is stopping"));
+  }
+  atomic_store(&e->metrics->queue_depth, 0);
+  pthread_mutex_unlock(&e->mu);
+  return NULL;
+}
+
+poot_status poot__serve_engine_create(poot_runtime *runtime, poot__serve_metrics *metrics,
+                                      const poot__serve_engine_options *options,
+                                      poot__serve_engine **out_engine) {
+  *out_engine = NULL;
+  poot_driver *drv = poot_runtime_driver(runtime);
+  if (!drv) return poot_status_make(POOT_INVALID_ARGUMENT, "serve: the runtime has no driver");
+  poot__serve_engine *e = poot_calloc(1, sizeof *e);
+  if (!e) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine");
+  e->rt = runtime;
+  e->metrics = metrics;
+  e->o = *options;
+  if (!e->o.max_queue) e->o.max_queue = 64;
+  e->cap = poot_driver_cap(drv);
+  e->queue = poot_calloc(e->o.max_queue, sizeof *e->queue);
+  if (!e->queue) {
+    poot_free(e);
+    return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine's queue");
+  }
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_cond_init(&e->cv, NULL);
+  if (pthread_create(&e->thread, NULL, engine_main, e) != 0) {
+    poot__serve_engine_destroy(e);
+    return poot_status_make(POOT_INTERNAL, "serve: cannot start the engine thread");
+  }
+  e->started = true;
+  *out_engine = e;
+  return NULL;
+}
+
+/* Takes the cancelled jobs out of a full queue (a client that went away
+ * while waiting frees its place); they are moved to out[0..*n_out). */
+static void purge_cancelled(poot__serve_engine *e, poot__serve_job **out, size_t *n_out) {
+  size_t kept = 0;
+  for (size_t i = 0; i < e->len; i++) {
+    poot__serve_job *j = e->queue[(e->head + i) % e->o.max_queue];
+    if (atomic_load(&j->cancelled))
+      out[(*n_out)++] = j;
+    else
+      e->queue[(e->head + kept++) % e->o.max_queue] = j;
+  }
+  e->len = kept;
+}
+
+poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *job) {
+  poot__serve_job **gone = NULL;
+  size_t n_gone = 0;
+  pthread_mutex_lock(&e->mu);
+  if (e->len == e->o.max_queue && (gone = poot_malloc(e->len * sizeof *gone)))
+    purge_cancelled(e, gone, &n_gone);
+  poot_status st = NULL;
+  if (e->stopping) {
+    st = poot_status_make(POOT_CANCELLED, "serve: the server is stopping");
+  } else if (e->len == e->o.max_queue) {
+    st = poot_status_make(POOT_CAPACITY, "the queue is full (%u requests wait); retry later",
+                          e->o.max_queue);
+  } else {
+    job->enqueued_ns = poot_time_ns();
+    e->queue[(e->head + e->len) % e->o.max_queue] = job;
+    e->len++;
+    atomic_store(&e->metrics->queue_depth, e->len);
+    pthread_cond_signal(&e->cv);
+  }
+  atomic_store(&e->metrics->queue_depth, e->len);
+  pthread_mutex_unlock(&e->mu);
+  for (size_t i = 0; i < n_gone; i++)
+    gone[i]->sink.on_job_end(gone[i]->sink_ctx,
+                             poot_status_make(POOT_CANCELLED, "serve: the client went away"));
+  poot_free(gone);
+  return st;
+}
+
+int64_t poot__serve_engine_capacity(const poot__serve_engine *e) { return e->cap; }
+
+void poot__serve_engine_stop(poot__serve_engine *e) {
+  if (!e || !e->started) return;
+  pthread_mutex_lock(&e->mu);
+  e->stopping = true;
+  if (e->running) atomic_store(&e->running->cancelled, true);
+  pthread_cond_signal(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+  pthread_join(e->thread, NULL);
+  e->started = false;
+}
+
+void poot__serve_engine_destroy(poot__serve_engine *e) {
+  if (!e) return;
+  poot__serve_engine_stop(e);
+  pthread_mutex_destroy(&e->mu);
+  pthread_cond_destroy(&e->cv);
+  poot_free(e->queue);
+  poot_free(e);
+}

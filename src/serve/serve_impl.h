@@ -1,0 +1,272 @@
+/* src/serve/serve_impl.h — the server's parts (never leaves src/serve/ and
+ * its tests). One file per part:
+ *
+ *   http.c      the thin wrapper over libmicrohttpd
+ *   request.c   the request parser: JSON body → poot__serve_request
+ *   job.c       one request's shared state between its HTTP thread and the engine
+ *   engine.c    the engine thread, its bounded queue and fault recovery
+ *   response.c  the JSON of responses, chunks and errors
+ *   metrics.c   counters and histograms, Prometheus text
+ *   server.c    routing, the API key, limits: glue of the above */
+#ifndef POOT_SERVE_IMPL_H
+#define POOT_SERVE_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poot/base.h"
+#include "poot/llm/driver.h"
+#include "poot/llm/grammar.h"
+#include "poot/llm/sampling.h"
+#include "poot/runtime.h"
+#include "poot/serve.h"
+
+/* ------------------------------------------------------------------ http */
+
+typedef struct poot__http_server poot__http_server;
+
+typedef struct poot__http_request {
+  const char *method; /* "GET", "POST", ... */
+  const char *url;    /* the path, without the query */
+  const char *authorization; /* the Authorization header or NULL */
+  const char *body;          /* NUL-terminated copy; "" when none */
+  size_t body_len;
+  bool body_too_large; /* the body passed max_body_bytes (it was not kept) */
+  int fd;              /* the client's socket, to notice a hang-up */
+} poot__http_request;
+
+/* A streamed body: `read` fills buf with up to cap bytes; returns the count,
+ * 0 when nothing is ready yet (called again), -1 at the end, -2 to abort.
+ * `done` is called once when the response is finished or the client went
+ * away (on the connection's thread). */
+typedef struct poot__http_stream {
+  long (*read)(void *ctx, char *buf, size_t cap);
+  void (*done)(void *ctx);
+  void *ctx;
+} poot__http_stream;
+
+typedef struct poot__http_response {
+  unsigned status;
+  const char *content_type; /* static */
+  char *body;               /* poot_malloc'ed; the wrapper frees it */
+  size_t body_len;
+  poot__http_stream stream; /* read != NULL: a streamed body instead */
+  const char *header_name, *header_value; /* one more header (static), or NULL */
+} poot__http_response;
+
+/* Called on the connection's thread once the whole body is in; fills out. */
+typedef void (*poot__http_handler)(void *ctx, const poot__http_request *req,
+                                   poot__http_response *out);
+
+typedef struct poot__http_options {
+  const char *host; /* IPv4 */
+  uint16_t port;
+  size_t max_body_bytes;
+  uint32_t max_connections;
+  uint32_t timeout_s;
+} poot__http_options;
+
+POOT_MUST_USE poot_status poot__http_start(const poot__http_options *options,
+                                           poot__http_handler handler, void *ctx,
+                                           poot__http_server **out_server);
+uint16_t poot__http_port(const poot__http_server *server);
+void poot__http_stop(poot__http_server *server); /* NULL-safe */
+/* True when the peer of fd closed its end (a hang-up seen without reading). */
+bool poot__http_peer_gone(int fd);
+
+/* --------------------------------------------------------------- request */
+
+typedef enum poot__serve_kind {
+  POOT_SERVE_CHAT = 0,   /* /v1/chat/completions */
+  POOT_SERVE_COMPLETION, /* /v1/completions */
+} poot__serve_kind;
+
+typedef struct poot__serve_limits {
+  size_t max_messages;
+  int64_t max_tokens; /* largest max_tokens accepted */
+  uint32_t max_n;
+  size_t max_prompts; /* prompts of one /v1/completions request */
+} poot__serve_limits;
+
+/* One prompt of /v1/completions: text, or token ids. */
+typedef struct poot__serve_prompt {
+  const char *text; /* NULL when ids */
+  size_t len;
+  const poot_token *ids;
+  size_t n_ids;
+} poot__serve_prompt;
+
+/* A parsed request; everything lives in the parse's arena. */
+typedef struct poot__serve_request {
+  poot__serve_kind kind;
+  const char *model; /* NULL when absent */
+  /* chat: the messages with each content made a string (content parts
+   * joined), ready for the template; tools as given (or NULL). */
+  poot_json *messages;
+  const poot_json *tools;
+  /* completions */
+  poot__serve_prompt *prompts;
+  size_t n_prompts;
+  int64_t max_tokens; /* -1: not given */
+  uint32_t n;
+  bool stream, include_usage;
+  bool logprobs;        /* chat: logprobs; completions: logprobs given */
+  int32_t top_logprobs; /* alternatives per token */
+  bool echo;            /* completions: the prompt before the text (refused today) */
+  /* response_format as compact JSON text (NULL: none or "text"). */
+  const char *response_format;
+  size_t response_format_len;
+  bool seed_given;
+  poot_sampling_params sampling; /* OpenAI's defaults where not given */
+} poot__serve_request;
+
+/* Parses a request body. INVALID_ARGUMENT with a message naming the field
+ * and *out_param the field's name (a static string or in the arena; NULL
+ * when the body as a whole is wrong); OUT_OF_MEMORY. Unknown fields are
+ * ignored. */
+POOT_MUST_USE poot_status poot__serve_request_parse(poot_arena *arena, const char *body,
+                                                    size_t len, poot__serve_kind kind,
+                                                    const poot__serve_limits *limits,
+                                                    poot__serve_request *out_request,
+                                                    const char **out_param);
+
+/* ---------------------------------------------------------------- metrics */
+
+typedef enum poot__serve_outcome {
+  POOT_OUTCOME_OK = 0,
+  POOT_OUTCOME_CANCELLED,    /* the client went away */
+  POOT_OUTCOME_CLIENT_ERROR, /* 4xx but 429 */
+  POOT_OUTCOME_REJECTED,     /* 429: the queue was full */
+  POOT_OUTCOME_ERROR,        /* 5xx */
+  POOT_OUTCOME_COUNT
+} poot__serve_outcome;
+
+typedef enum poot__serve_endpoint {
+  POOT_ENDPOINT_CHAT = 0,
+  POOT_ENDPOINT_COMPLETIONS,
+  POOT_ENDPOINT_MODELS,
+  POOT_ENDPOINT_HEALTH,
+  POOT_ENDPOINT_METRICS,
+  POOT_ENDPOINT_OTHER,
+  POOT_ENDPOINT_COUNT
+} poot__serve_endpoint;
+
+enum { POOT_HIST_BUCKETS = 14 };
+
+typedef struct poot__serve_hist {
+  uint64_t counts[POOT_HIST_BUCKETS + 1]; /* the last: +Inf */
+  double sum;
+  uint64_t count;
+} poot__serve_hist;
+
+typedef struct poot__serve_metrics {
+  pthread_mutex_t mu;
+  uint64_t requests[POOT_ENDPOINT_COUNT][POOT_OUTCOME_COUNT];
+  uint64_t prompt_tokens, generation_tokens;
+  uint64_t recoveries_reset, recoveries_rebuild, faults_failed;
+  poot__serve_hist ttft, itl, latency;
+  atomic_uint_fast64_t queue_depth, running;
+} poot__serve_metrics;
+
+void poot__serve_metrics_init(poot__serve_metrics *m);
+void poot__serve_metrics_deinit(poot__serve_metrics *m);
+void poot__serve_metrics_request(poot__serve_metrics *m, poot__serve_endpoint e,
+                                 poot__serve_outcome o);
+void poot__serve_metrics_tokens(poot__serve_metrics *m, uint64_t prompt, uint64_t generated);
+void poot__serve_metrics_observe(poot__serve_metrics *m, poot__serve_hist *h, double seconds);
+void poot__serve_metrics_recovery(poot__serve_metrics *m, bool rebuild, bool failed);
+/* Appends the Prometheus text exposition. */
+void poot__serve_metrics_write(poot__serve_metrics *m, poot_strbuf *sb);
+
+/* -------------------------------------------------------------------- job */
+
+/* One generated choice, as the engine reports it when it ends. */
+typedef struct poot__serve_choice_end {
+  uint32_t index;
+  const char *finish_reason; /* "stop", "length" */
+  size_t n_generated;
+  const poot_sampling_result *probs; /* n_generated entries, or NULL */
+  const poot_token *ids;             /* n_generated */
+} poot__serve_choice_end;
+
+/* What the engine calls while it runs a job (on the engine thread). The
+ * server formats; the engine never writes JSON. */
+typedef struct poot__serve_sink {
+  /* A generated id of choice `index`, with its logprobs when the request
+   * asked for them (else NULL; borrowed for the call). Before its text. */
+  void (*on_token)(void *ctx, uint32_t index, poot_token id, const poot_sampling_result *probs);
+  void (*on_text)(void *ctx, uint32_t index, const char *text, size_t len);
+  void (*on_choice_end)(void *ctx, const poot__serve_choice_end *end);
+  void (*on_job_end)(void *ctx, poot_status status); /* consumes status; NULL = OK */
+} poot__serve_sink;
+
+/* A request as the engine sees it: prompts as ids, n choices each. The
+ * HTTP side fills it, submits it and waits; the engine reads the inputs,
+ * calls the sink and sets nothing else. `cancelled` may be set at any time
+ * from any thread. */
+typedef struct poot__serve_job {
+  poot_token **prompts; /* n_prompts arrays (poot_malloc'ed by the server) */
+  size_t *prompt_lens;
+  size_t n_prompts;
+  uint32_t n;
+  int64_t max_tokens;
+  poot_sampling_params sampling; /* seed resolved */
+  bool sampled;                  /* else greedy through the greedy entries */
+  const poot_grammar *grammar;   /* borrowed, or NULL */
+  poot__serve_sink sink;
+  void *sink_ctx;
+  atomic_bool cancelled;
+  uint64_t enqueued_ns;
+  uint64_t first_token_ns; /* set by the engine */
+  uint64_t last_token_ns;
+  size_t prompt_tokens, generated_tokens; /* set by the engine */
+} poot__serve_job;
+
+/* ----------------------------------------------------------------- engine
+ *
+ * The engine: the one object that runs jobs on the device. Today a single
+ * thread over the runtime's driver, one sequence at a time; the batched
+ * scheduler will implement these five calls and nothing above changes. */
+
+typedef struct poot__serve_engine poot__serve_engine;
+
+typedef struct poot__serve_engine_options {
+  uint32_t max_queue;
+  const char *inject_fault; /* see poot_server_options */
+  int64_t inject_step, inject_count;
+} poot__serve_engine_options;
+
+POOT_MUST_USE poot_status poot__serve_engine_create(poot_runtime *runtime,
+                                                    poot__serve_metrics *metrics,
+                                                    const poot__serve_engine_options *options,
+                                                    poot__serve_engine **out_engine);
+/* Queues a job (borrowed until its sink's on_job_end). CAPACITY when the
+ * queue is full (answer 429); CANCELLED after stop. */
+POOT_MUST_USE poot_status poot__serve_engine_submit(poot__serve_engine *engine,
+                                                    poot__serve_job *job);
+/* The KV capacity a sequence has (prompt + generated). */
+int64_t poot__serve_engine_capacity(const poot__serve_engine *engine);
+/* Ends the thread: queued jobs end CANCELLED, the running one is cancelled. */
+void poot__serve_engine_stop(poot__serve_engine *engine);
+void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops */
+
+/* --------------------------------------------------------------- response */
+
+/* OpenAI's error object. type: "invalid_request_error", "authentication_error",
+ * "rate_limit_error", "server_error"... param and code may be NULL. */
+void poot__serve_write_error(poot_strbuf *sb, const char *message, const char *type,
+                             const char *param, const char *code);
+/* The assistant message's fields after "role" (",\"content\":…"): the one
+ * place where model output becomes the message. The tool-call parsers
+ * (include/poot/llm/toolcall.h) plug in here: they will split the text into
+ * "content", "tool_calls" and "reasoning_content". Today: content only. */
+void poot__serve_write_message_fields(poot_strbuf *sb, const char *text, size_t len);
+/* Logprobs of generated ids: chat's {"content":[…]} or completions' object. */
+void poot__serve_write_logprobs(poot_strbuf *sb, const poot_tokenizer *tok, poot__serve_kind kind,
+                                const poot_token *ids, const poot_sampling_result *probs,
+                                size_t n, int32_t top);
+
+#endif /* POOT_SERVE_IMPL_H */

@@ -1,0 +1,247 @@
+/* The server's request parser (src/serve/request.c): every field read with
+ * its value, OpenAI's defaults, content parts joined, each wrong type or
+ * value refused naming its field, unknown fields ignored, and exhausted
+ * memory reported as OUT_OF_MEMORY. */
+#include <math.h>
+#include <string.h>
+
+#include "poot_test.h"
+#include "serve_impl.h"
+
+static const poot__serve_limits limits = {
+    .max_messages = 4, .max_tokens = 100, .max_n = 4, .max_prompts = 3};
+
+static poot_status parse_kind(poot_arena *a, const char *body, poot__serve_kind kind,
+                              poot__serve_request *r, const char **param) {
+  return poot__serve_request_parse(a, body, strlen(body), kind, &limits, r, param);
+}
+
+static void test_chat_defaults(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = "x";
+  POOT_ASSERT_OK(parse_kind(&a,
+                            "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"S\"},"
+                            "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+                            "{\"type\":\"text\",\"text\":\"bc\"}],\"name\":\"u\"}],"
+                            "\"unknown_field\":{\"x\":[1,2]}}",
+                            POOT_SERVE_CHAT, &r, &param));
+  assert_null(param);
+  assert_string_equal(r.model, "m");
+  assert_int_equal(r.messages->len, 2);
+  const poot_json *m1 = r.messages->items[1];
+  const poot_json *content = poot_json_get(m1, "content");
+  assert_int_equal(content->type, POOT_JSON_STRING);
+  assert_int_equal(content->len, 3);
+  assert_memory_equal(content->str, "abc", 3);
+  assert_string_equal(poot_json_get(m1, "name")->str, "u"); /* kept for the template */
+  assert_int_equal(r.max_tokens, -1);
+  assert_int_equal(r.n, 1);
+  assert_false(r.stream);
+  assert_false(r.logprobs);
+  assert_null(r.response_format);
+  assert_false(r.seed_given);
+  /* OpenAI's defaults, not llama.cpp's */
+  assert_true(r.sampling.temperature == 1.0f);
+  assert_true(r.sampling.top_p == 1.0f);
+  assert_int_equal(r.sampling.top_k, 0);
+  assert_true(r.sampling.min_p == 0.0f);
+  assert_true(r.sampling.seed == POOT_SAMPLING_SEED_RANDOM);
+  assert_int_equal(r.sampling.n_probs, 0);
+  poot_arena_deinit(&a);
+}
+
+static void test_every_field(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":50,"
+      "\"temperature\":0.5,\"top_p\":0.9,\"top_k\":5,\"min_p\":0.1,\"presence_penalty\":-1,"
+      "\"frequency_penalty\":1.5,\"repetition_penalty\":1.1,\"seed\":-1,\"stop\":[\"a\",\"bb\"],"
+      "\"logit_bias\":{\"5\":-100,\"7\":2.5},\"n\":3,\"logprobs\":true,\"top_logprobs\":2,"
+      "\"response_format\":{\"type\":\"json_object\"},\"stream\":true,"
+      "\"stream_options\":{\"include_usage\":true},\"tools\":[]}",
+      POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.max_tokens, 50);
+  assert_true(r.sampling.temperature == 0.5f);
+  assert_true(r.sampling.top_p == 0.9f);
+  assert_int_equal(r.sampling.top_k, 5);
+  assert_true(r.sampling.min_p == 0.1f);
+  assert_true(r.sampling.presence_penalty == -1.0f);
+  assert_true(r.sampling.frequency_penalty == 1.5f);
+  assert_true(r.sampling.repeat_penalty == 1.1f);
+  assert_true(r.seed_given);
+  assert_true(r.sampling.seed == 0x7fffffffffffffffull); /* -1 masked to 63 bits */
+  assert_int_equal(r.sampling.n_stops, 2);
+  assert_string_equal(r.sampling.stops[1].text, "bb");
+  assert_int_equal(r.sampling.n_bias, 2);
+  assert_int_equal(r.sampling.bias[0].token, 5);
+  assert_true(isinf(r.sampling.bias[0].bias) && r.sampling.bias[0].bias < 0);
+  assert_true(r.sampling.bias[1].bias == 2.5f);
+  assert_int_equal(r.n, 3);
+  assert_true(r.logprobs);
+  assert_int_equal(r.top_logprobs, 2);
+  assert_int_equal(r.sampling.n_probs, 2);
+  assert_string_equal(r.response_format, "{\"type\":\"json_object\"}");
+  assert_true(r.stream && r.include_usage);
+  assert_non_null(r.tools);
+  /* logprobs without alternatives still asks the device for the chosen one */
+  POOT_ASSERT_OK(parse_kind(&a, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                                "\"logprobs\":true,\"max_tokens\":null,\"stop\":\"z\"}",
+                            POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.sampling.n_probs, 1);
+  assert_int_equal(r.top_logprobs, 0);
+  assert_int_equal(r.max_tokens, -1);
+  assert_int_equal(r.sampling.n_stops, 1);
+  poot_arena_deinit(&a);
+}
+
+static void test_prompts(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(&a, "{\"prompt\":\"Once\",\"logprobs\":3}", POOT_SERVE_COMPLETION, &r,
+                            &param));
+  assert_int_equal(r.n_prompts, 1);
+  assert_string_equal(r.prompts[0].text, "Once");
+  assert_true(r.logprobs);
+  assert_int_equal(r.top_logprobs, 3);
+  POOT_ASSERT_OK(parse_kind(&a, "{\"prompt\":[1,2,3]}", POOT_SERVE_COMPLETION, &r, &param));
+  assert_int_equal(r.n_prompts, 1);
+  assert_null(r.prompts[0].text);
+  assert_int_equal(r.prompts[0].n_ids, 3);
+  assert_int_equal(r.prompts[0].ids[2], 3);
+  POOT_ASSERT_OK(
+      parse_kind(&a, "{\"prompt\":[\"a\",[7,8]]}", POOT_SERVE_COMPLETION, &r, &param));
+  assert_int_equal(r.n_prompts, 2);
+  assert_string_equal(r.prompts[0].text, "a");
+  assert_int_equal(r.prompts[1].n_ids, 2);
+  assert_int_equal(r.prompts[1].ids[0], 7);
+  poot_arena_deinit(&a);
+}
+
+typedef struct bad_case {
+  poot__serve_kind kind;
+  const char *body, *param, *needle;
+} bad_case;
+
+static void test_errors(void **state) {
+  (void)state;
+#define MSG "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+  static const bad_case cases[] = {
+      {POOT_SERVE_CHAT, "{\"messages\":[", NULL, "not valid JSON"},
+      {POOT_SERVE_CHAT, "[1]", NULL, "JSON object"},
+      {POOT_SERVE_CHAT, "{}", "messages", "required"},
+      {POOT_SERVE_CHAT, "{\"messages\":\"hi\"}", "messages", "list"},
+      {POOT_SERVE_CHAT, "{\"messages\":[]}", "messages", "empty"},
+      {POOT_SERVE_CHAT, "{\"messages\":[1,1,1,1,1]}", "messages", "at most 4"},
+      {POOT_SERVE_CHAT, "{\"messages\":[{\"content\":\"x\"}]}", "messages", "role"},
+      {POOT_SERVE_CHAT, "{\"messages\":[{\"role\":\"wizard\",\"content\":\"x\"}]}", "messages",
+       "wizard"},
+      {POOT_SERVE_CHAT, "{\"messages\":[{\"role\":\"user\"}]}", "messages", "no 'content'"},
+      {POOT_SERVE_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":5}]}", "messages",
+       "string or a list"},
+      {POOT_SERVE_CHAT,
+       "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", "messages",
+       "image_url"},
+      {POOT_SERVE_CHAT, MSG "\"model\":3}", "model", "string"},
+      {POOT_SERVE_CHAT, MSG "\"temperature\":\"hot\"}", "temperature", "number"},
+      {POOT_SERVE_CHAT, MSG "\"temperature\":2.5}", "temperature", "2.5"},
+      {POOT_SERVE_CHAT, MSG "\"top_p\":0}", "top_p", "range"},
+      {POOT_SERVE_CHAT, MSG "\"top_k\":1.5}", "top_k", "integer"},
+      {POOT_SERVE_CHAT, MSG "\"min_p\":-0.1}", "min_p", "range"},
+      {POOT_SERVE_CHAT, MSG "\"presence_penalty\":3}", "presence_penalty", "range"},
+      {POOT_SERVE_CHAT, MSG "\"frequency_penalty\":true}", "frequency_penalty", "number"},
+      {POOT_SERVE_CHAT, MSG "\"repetition_penalty\":0}", "repetition_penalty", "range"},
+      {POOT_SERVE_CHAT, MSG "\"seed\":\"1\"}", "seed", "integer"},
+      {POOT_SERVE_CHAT, MSG "\"max_tokens\":0}", "max_tokens", "range"},
+      {POOT_SERVE_CHAT, MSG "\"max_tokens\":101}", "max_tokens", "allows (100)"},
+      {POOT_SERVE_CHAT, MSG "\"max_completion_tokens\":-3}", "max_completion_tokens", "range"},
+      {POOT_SERVE_CHAT, MSG "\"n\":0}", "n", "range"},
+      {POOT_SERVE_CHAT, MSG "\"n\":5}", "n", "range"},
+      {POOT_SERVE_CHAT, MSG "\"stream\":1}", "stream", "true or false"},
+      {POOT_SERVE_CHAT, MSG "\"stream_options\":[]}", "stream_options", "object"},
+      {POOT_SERVE_CHAT, MSG "\"stop\":[\"\"]}", "stop", "1 to 127"},
+      {POOT_SERVE_CHAT, MSG "\"stop\":[1]}", "stop", "string"},
+      {POOT_SERVE_CHAT,
+       MSG "\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\","
+           "\"m\",\"n\",\"o\",\"p\",\"q\"]}",
+       "stop", "at most 16"},
+      {POOT_SERVE_CHAT, MSG "\"logit_bias\":[1]}", "logit_bias", "object"},
+      {POOT_SERVE_CHAT, MSG "\"logit_bias\":{\"x\":1}}", "logit_bias", "token id"},
+      {POOT_SERVE_CHAT, MSG "\"logit_bias\":{\"1\":101}}", "logit_bias", "-100, 100"},
+      {POOT_SERVE_CHAT, MSG "\"logprobs\":1}", "logprobs", "true or false"},
+      {POOT_SERVE_CHAT, MSG "\"top_logprobs\":2}", "top_logprobs", "needs"},
+      {POOT_SERVE_CHAT, MSG "\"logprobs\":true,\"top_logprobs\":21}", "top_logprobs", "range"},
+      {POOT_SERVE_CHAT, MSG "\"response_format\":\"json\"}", "response_format", "object"},
+      {POOT_SERVE_CHAT, MSG "\"response_format\":{\"type\":\"xml\"}}", "response_format", "xml"},
+      {POOT_SERVE_CHAT, MSG "\"response_format\":{\"type\":\"json_schema\"}}", "response_format",
+       "schema"},
+      {POOT_SERVE_CHAT, MSG "\"tools\":{}}", "tools", "list"},
+      {POOT_SERVE_COMPLETION, "{}", "prompt", "required"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":5}", "prompt", "a string"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":[]}", "prompt", "a string"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":[1,-2]}", "prompt", "token ids"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":[[]]}", "prompt", "empty list"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":[\"a\",\"b\",\"c\",\"d\"]}", "prompt", "at most 3"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":[\"a\",{}]}", "prompt", "prompt 1"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":\"a\",\"logprobs\":true}", "logprobs", "integer"},
+      {POOT_SERVE_COMPLETION, "{\"prompt\":\"a\",\"echo\":true}", "echo", "not supported"},
+  };
+#undef MSG
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    poot__serve_request r;
+    const char *param = "unset";
+    poot_status st = parse_kind(&a, cases[i].body, cases[i].kind, &r, &param);
+    if (poot_status_code_of(st) != POOT_INVALID_ARGUMENT)
+      fail_msg("%s: %s, not INVALID_ARGUMENT", cases[i].body,
+               poot_status_code_name(poot_status_code_of(st)));
+    if (!strstr(poot_status_message(st), cases[i].needle))
+      fail_msg("%s: '%s' does not mention '%s'", cases[i].body, poot_status_message(st),
+               cases[i].needle);
+    if (cases[i].param ? !param || strcmp(param, cases[i].param) != 0 : param != NULL)
+      fail_msg("%s: param %s, not %s", cases[i].body, param ? param : "NULL",
+               cases[i].param ? cases[i].param : "NULL");
+    poot_status_free(st);
+  }
+  poot_arena_deinit(&a);
+}
+
+static poot_status oom_attempt(void *ctx) {
+  (void)ctx;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  poot_status st = parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"}]}],"
+      "\"stop\":[\"x\"],\"logit_bias\":{\"3\":1},\"response_format\":{\"type\":\"json_object\"}}",
+      POOT_SERVE_CHAT, &r, &param);
+  poot_arena_deinit(&a);
+  return st;
+}
+
+static void test_oom(void **state) {
+  (void)state;
+  assert_true(poot_test_oom_sweep("serve request", oom_attempt, NULL, 10000) > 3);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_chat_defaults), cmocka_unit_test(test_every_field),
+      cmocka_unit_test(test_prompts),       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_oom),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
