@@ -338,8 +338,10 @@ static inline poot_driver_embed_options poot_driver_embed_options_default(void) 
 size_t poot_driver_embed_width(const poot_driver *driver, const poot_driver_embed_options *options);
 
 /* Runs seqs[0..n) through the encoder in steps of at most max_batch
- * sequences and writes one row per sequence into out (n × width floats,
- * row-major, in input order). Does not touch the driver's decoder sequence.
+ * sequences — longest first when there is more than one step, as
+ * sentence-transformers batches, so each step pads only to its own longest —
+ * and writes one row per sequence into out (n × width floats, row-major, in
+ * input order). Does not touch the driver's decoder sequence.
  * UNSUPPORTED when the model is a decoder, or for scores when it has no
  * classifier; INVALID_ARGUMENT for an empty sequence, NULL ids or output, a
  * max_batch that is not a power of two; CAPACITY naming the sequence for

@@ -4,6 +4,7 @@
  * types bound as slots. The entries have no state, so they never touch the
  * decoder sequence of the driver. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "poot/llm/driver.h"
@@ -140,6 +141,17 @@ size_t poot_driver_embed_width(const poot_driver *d, const poot_driver_embed_opt
   return (size_t)c->hidden_size;
 }
 
+/* A sequence's place in the length order: longer first, then input order. */
+typedef struct by_length {
+  size_t count, index;
+} by_length;
+
+static int by_length_desc(const void *a, const void *b) {
+  const by_length *x = a, *y = b;
+  if (x->count != y->count) return x->count > y->count ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
 static int64_t pow2_at_least(int64_t n) {
   int64_t p = 1;
   while (p < n) p *= 2;
@@ -232,11 +244,34 @@ poot_status poot_driver_embed(poot_driver *d, const poot_driver_sequence *seqs, 
                               i, seqs[i].count, (long long)c->context_length);
   }
   const size_t width = poot_driver_embed_width(d, o);
-  for (size_t i = 0; i < n; i += max_batch) {
-    size_t k = n - i < max_batch ? n - i : max_batch;
-    POOT_TRY(run_chunk(d, seqs + i, k, o, max_batch, width, out + i * width));
+  if (n <= max_batch) return run_chunk(d, seqs, n, o, max_batch, width, out);
+  /* More than one step: longest first (as sentence-transformers batches), so
+   * each step pads to its own longest sequence, not the input's. A row does
+   * not depend on its neighbours (docs/encoders.md), so the order changes
+   * only the padding done, and the rows go back in input order. */
+  by_length *order = poot_malloc(n * sizeof *order);
+  poot_driver_sequence *chunk = poot_malloc(max_batch * sizeof *chunk);
+  float *rows = poot_malloc(max_batch * width * sizeof *rows);
+  if (!order || !chunk || !rows) {
+    poot_free(order);
+    poot_free(chunk);
+    poot_free(rows);
+    return OOM("encoder batch order");
   }
-  return NULL;
+  for (size_t i = 0; i < n; i++) order[i] = (by_length){seqs[i].count, i};
+  qsort(order, n, sizeof *order, by_length_desc);
+  poot_status st = NULL;
+  for (size_t i = 0; i < n && !st; i += max_batch) {
+    size_t k = n - i < max_batch ? n - i : max_batch;
+    for (size_t j = 0; j < k; j++) chunk[j] = seqs[order[i + j].index];
+    st = run_chunk(d, chunk, k, o, max_batch, width, rows);
+    for (size_t j = 0; j < k && !st; j++)
+      memcpy(out + order[i + j].index * width, rows + j * width, width * sizeof *out);
+  }
+  poot_free(order);
+  poot_free(chunk);
+  poot_free(rows);
+  return st;
 }
 
 /* ------------------------------------------------------------ tokenizing */
