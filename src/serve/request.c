@@ -122,6 +122,114 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
   return NULL;
 }
 
+/* A shallow copy of an object with member `key` replaced by `value`. */
+static poot_json *with_member(parse *p, const poot_json *obj, const char *key, poot_json *value) {
+  poot_json *copy = POOT_ARENA_NEW(p->arena, poot_json);
+  poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, obj->len ? obj->len : 1);
+  if (!copy || !items) return NULL;
+  *copy = *obj;
+  for (size_t k = 0; k < obj->len; k++)
+    items[k] = strcmp(obj->keys[k], key) == 0 ? value : obj->items[k];
+  copy->items = items;
+  return copy;
+}
+
+/* tool_calls[j].function.arguments given as a JSON string holding an object,
+ * parsed into the object; NULL when it is not such a string. */
+static poot_json *call_with_object_arguments(parse *p, const poot_json *call) {
+  const poot_json *fn = poot_json_get(call, "function");
+  const poot_json *args = fn && fn->type == POOT_JSON_OBJECT ? poot_json_get(fn, "arguments") : NULL;
+  if (!args || args->type != POOT_JSON_STRING) return NULL;
+  poot_json *obj = NULL;
+  poot_json_parse_options jo = {.max_depth = 64};
+  poot_status st = poot_json_parse(p->arena, args->str, args->len, &jo, &obj);
+  if (st || obj->type != POOT_JSON_OBJECT) {
+    poot_status_free(st);
+    return NULL; /* not an object: the template gets the string */
+  }
+  poot_json *new_fn = with_member(p, fn, "arguments", obj);
+  return new_fn ? with_member(p, call, "function", new_fn) : NULL;
+}
+
+/* r->messages with each assistant call's string arguments parsed into an
+ * object (transformers' convention; r->messages_raw keeps the strings). */
+static poot_status parse_call_arguments(parse *p, poot_json *msgs) {
+  poot_json *out = NULL;
+  for (size_t i = 0; i < msgs->len; i++) {
+    const poot_json *m = msgs->items[i];
+    const poot_json *calls = poot_json_get(m, "tool_calls");
+    if (!calls || calls->type != POOT_JSON_ARRAY) continue;
+    poot_json *new_calls = NULL;
+    for (size_t j = 0; j < calls->len; j++) {
+      poot_json *call = call_with_object_arguments(p, calls->items[j]);
+      if (!call) continue;
+      if (!new_calls) {
+        new_calls = POOT_ARENA_NEW(p->arena, poot_json);
+        poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, calls->len);
+        if (!new_calls || !items) return oom();
+        *new_calls = *calls;
+        memcpy(items, calls->items, calls->len * sizeof *items);
+        new_calls->items = items;
+      }
+      new_calls->items[j] = call;
+    }
+    if (!new_calls) continue;
+    if (!out) {
+      out = POOT_ARENA_NEW(p->arena, poot_json);
+      poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, msgs->len);
+      if (!out || !items) return oom();
+      *out = *msgs;
+      memcpy(items, msgs->items, msgs->len * sizeof *items);
+      out->items = items;
+    }
+    out->items[i] = with_member(p, m, "tool_calls", new_calls);
+    if (!out->items[i]) return oom();
+  }
+  if (out) p->r->messages = out;
+  return NULL;
+}
+
+/* tools, tool_choice, parallel_tool_calls. */
+static poot_status parse_tools(parse *p, const poot_json *body) {
+  poot__serve_request *r = p->r;
+  r->parallel_tool_calls = true;
+  POOT_TRY(get_bool(p, body, "parallel_tool_calls", &r->parallel_tool_calls));
+  const poot_json *tools = poot_json_get(body, "tools");
+  if (!is_null(tools)) {
+    poot_status st = poot_toolcall_tools_check(tools);
+    if (st) {
+      poot_status out = bad(p, "tools", "%s", poot_status_message(st));
+      poot_status_free(st);
+      return out;
+    }
+    if (tools->len) r->tools = tools;
+  }
+  const poot_json *tc = poot_json_get(body, "tool_choice");
+  if (is_null(tc)) return NULL;
+  if (tc->type == POOT_JSON_STRING) {
+    if (strcmp(tc->str, "auto") == 0) r->tool_choice = POOT_TOOL_CHOICE_AUTO;
+    else if (strcmp(tc->str, "none") == 0) r->tool_choice = POOT_TOOL_CHOICE_NONE;
+    else if (strcmp(tc->str, "required") == 0) r->tool_choice = POOT_TOOL_CHOICE_REQUIRED;
+    else
+      return bad(p, "tool_choice", "tool_choice '%s' is not one of none, auto, required",
+                 tc->str);
+  } else {
+    const poot_json *fn = poot_json_get(tc, "function");
+    const poot_json *name = fn && fn->type == POOT_JSON_OBJECT ? poot_json_get(fn, "name") : NULL;
+    if (tc->type != POOT_JSON_OBJECT || !name || name->type != POOT_JSON_STRING)
+      return bad(p, "tool_choice",
+                 "'tool_choice' must be none, auto, required or {\"type\": \"function\", "
+                 "\"function\": {\"name\": …}}");
+    r->tool_choice = POOT_TOOL_CHOICE_FUNCTION;
+    r->tool_choice_name = name->str;
+  }
+  if ((r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION) &&
+      !r->tools)
+    return bad(p, "tool_choice", "tool_choice %s needs 'tools'",
+               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
+  return NULL;
+}
+
 /* Each message copied with its content made a string; other members (name,
  * tool_calls, tool_call_id) are kept for the template. */
 static poot_status parse_messages(parse *p, const poot_json *body) {
@@ -169,13 +277,10 @@ static poot_status parse_messages(parse *p, const poot_json *body) {
       return bad(p, "messages", "messages[%zu] has no 'content'", i);
     out->items[i] = copy;
   }
+  p->r->messages_raw = out;
   p->r->messages = out;
-  const poot_json *tools = poot_json_get(body, "tools");
-  if (!is_null(tools)) {
-    if (tools->type != POOT_JSON_ARRAY) return bad(p, "tools", "'tools' must be a list");
-    p->r->tools = tools;
-  }
-  return NULL;
+  POOT_TRY(parse_call_arguments(p, out));
+  return parse_tools(p, body);
 }
 
 /* -------------------------------------------------------------- prompts */
@@ -415,6 +520,11 @@ static poot_status parse_body(parse *p, const poot_json *body) {
   POOT_TRY(parse_sampling(p, body));
   POOT_TRY(parse_logprobs(p, body));
   POOT_TRY(parse_response_format(p, body));
+  if (r->response_format &&
+      (r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION))
+    return bad(p, "tool_choice",
+               "tool_choice %s and 'response_format' each constrain the reply; give one",
+               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
   poot_status st = poot_sampling_params_validate(&r->sampling, 0);
   if (st) {
     poot_status out = bad(p, NULL, "%s", poot_status_message(st));

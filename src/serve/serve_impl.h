@@ -21,6 +21,7 @@
 #include "poot/llm/driver.h"
 #include "poot/llm/grammar.h"
 #include "poot/llm/sampling.h"
+#include "poot/llm/toolcall.h"
 #include "poot/runtime.h"
 #include "poot/serve.h"
 
@@ -91,6 +92,14 @@ typedef struct poot__serve_limits {
   size_t max_prompts; /* prompts of one /v1/completions request */
 } poot__serve_limits;
 
+/* tool_choice: "auto" (the default), "none", "required", or a named function. */
+typedef enum poot__serve_tool_choice {
+  POOT_TOOL_CHOICE_AUTO = 0,
+  POOT_TOOL_CHOICE_NONE,
+  POOT_TOOL_CHOICE_REQUIRED,
+  POOT_TOOL_CHOICE_FUNCTION,
+} poot__serve_tool_choice;
+
 /* One prompt of /v1/completions: text, or token ids. */
 typedef struct poot__serve_prompt {
   const char *text; /* NULL when ids */
@@ -106,7 +115,15 @@ typedef struct poot__serve_request {
   /* chat: the messages with each content made a string (content parts
    * joined), ready for the template; tools as given (or NULL). */
   poot_json *messages;
-  const poot_json *tools;
+  /* the same with each assistant tool call's "arguments" as the client sent
+   * it (a JSON string); == messages when no call had string arguments. The
+   * template gets `messages` (arguments as objects, as transformers does)
+   * and this when that form fails to render. */
+  poot_json *messages_raw;
+  const poot_json *tools; /* checked: poot_toolcall_tools_check */
+  poot__serve_tool_choice tool_choice; /* AUTO when absent */
+  const char *tool_choice_name;        /* FUNCTION: the function's name */
+  bool parallel_tool_calls;            /* default true */
   /* completions */
   poot__serve_prompt *prompts;
   size_t n_prompts;
@@ -260,10 +277,16 @@ void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops
 void poot__serve_write_error(poot_strbuf *sb, const char *message, const char *type,
                              const char *param, const char *code);
 /* The assistant message's fields after "role" (",\"content\":…"): the one
- * place where model output becomes the message. The tool-call parsers
- * (include/poot/llm/toolcall.h) plug in here: they will split the text into
- * "content", "tool_calls" and "reasoning_content". Today: content only. */
-void poot__serve_write_message_fields(poot_strbuf *sb, const char *text, size_t len);
+ * place where a whole reply becomes the message. With `params` (NULL: the
+ * text is the content) the tool-call and reasoning parser splits it into
+ * "content" (null when empty and there are calls), "reasoning_content" (when
+ * any) and "tool_calls"; *out_calls says whether there were calls. A parse
+ * that fails (a bound passed) leaves the whole text as the content. */
+void poot__serve_write_message_fields(poot_strbuf *sb, const poot_toolcall_params *params,
+                                      const char *text, size_t len, bool *out_calls);
+/* One tool call as OpenAI writes it: {"index":i,"id":…,"type":"function",
+ * "function":{"name":…,"arguments":"…"}} ("index" only when index ≥ 0). */
+void poot__serve_write_tool_call(poot_strbuf *sb, const poot_toolcall *call, long index);
 /* Logprobs of generated ids: chat's {"content":[…]} or completions' object. */
 void poot__serve_write_logprobs(poot_strbuf *sb, const poot_tokenizer *tok, poot__serve_kind kind,
                                 const poot_token *ids, const poot_sampling_result *probs,

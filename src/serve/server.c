@@ -23,6 +23,11 @@ struct poot_server {
   poot__http_server *http;
   atomic_uint_fast64_t next_id;
   uint64_t created;
+  /* the template's call format and reasoning markers (docs/toolcalls.md),
+   * and the format a forced call is written in (the template's when the
+   * tokenizer writes its marker as text, else LLAMA3's JSON shape) */
+  poot_toolcall_params tc;
+  poot_toolcall_format forced_format;
 };
 
 /* ------------------------------------------------------------------ a call */
@@ -51,6 +56,11 @@ typedef struct call {
   poot_strbuf sse;     /* events not yet read */
   size_t sse_sent;
   poot_grammar *grammar;
+  /* chat with tools or a reasoning template: the reply goes through the
+   * tool-call parser (tp); streamed, one parser per choice */
+  bool parse;
+  poot_toolcall_params tp;
+  poot_toolcall_stream **tcs;
   poot_token **prompts;
   size_t *lens;
   int fd;
@@ -65,6 +75,8 @@ static void call_free(call *c) {
   poot_free(c->lps);
   poot_free(c->finish);
   poot_free(c->started);
+  for (size_t i = 0; c->tcs && i < c->n_choices; i++) poot_toolcall_stream_destroy(c->tcs[i]);
+  poot_free(c->tcs);
   for (size_t i = 0; i < c->n_choices && c->pend_ids && c->pend_probs; i++) {
     poot_vec_deinit(&c->pend_ids[i]);
     poot_vec_deinit(&c->pend_probs[i]);
@@ -113,8 +125,11 @@ static void take_pending(call *c, uint32_t index, poot_strbuf *lp) {
   poot_vec_clear(probs);
 }
 
-static void chunk(call *c, uint32_t index, const char *text, size_t len, const char *finish,
-                  const poot_strbuf *lp) {
+/* One streamed chunk of choice `index`: a delta (chat: `field` ("content" or
+ * "reasoning_content") with text, or one tool call; completions: text), and
+ * the finish reason with the logprobs at its end. */
+static void chunk(call *c, uint32_t index, const char *field, const char *text, size_t len,
+                  const poot_toolcall_delta *tool, const char *finish, const poot_strbuf *lp) {
   poot_strbuf *sb = &c->sse;
   chunk_head(c, sb);
   poot_strbuf_printf(sb, ",\"choices\":[{\"index\":%u,", index);
@@ -128,8 +143,13 @@ static void chunk(call *c, uint32_t index, const char *text, size_t len, const c
     }
     if (text) {
       if (comma) poot_strbuf_putc(sb, ',');
-      poot_strbuf_puts(sb, "\"content\":");
+      poot_strbuf_printf(sb, "\"%s\":", field);
       poot_json_write_string(sb, text, len, false);
+    } else if (tool) {
+      if (comma) poot_strbuf_putc(sb, ',');
+      poot_strbuf_puts(sb, "\"tool_calls\":[");
+      poot__serve_write_tool_call(sb, tool->call, (long)tool->call_index);
+      poot_strbuf_putc(sb, ']');
     }
     poot_strbuf_puts(sb, "},");
   } else {
@@ -149,6 +169,48 @@ static void chunk(call *c, uint32_t index, const char *text, size_t len, const c
     poot_strbuf_puts(sb, "null");
   poot_strbuf_puts(sb, "}]");
   chunk_tail(c, sb);
+}
+
+/* The parser's deltas as chunks; the pending logprobs ride on the first. */
+static void chunk_deltas(call *c, uint32_t index, const poot_toolcall_deltas *d) {
+  for (size_t i = 0; i < d->count; i++) {
+    const poot_toolcall_delta *x = &d->items[i];
+    poot_strbuf lp;
+    poot_strbuf_init(&lp);
+    if (c->logprobs && i == 0) take_pending(c, index, &lp);
+    if (x->kind == POOT_TOOLCALL_DELTA_CALL)
+      chunk(c, index, NULL, NULL, 0, x, NULL, &lp);
+    else
+      chunk(c, index, x->kind == POOT_TOOLCALL_DELTA_REASONING ? "reasoning_content" : "content",
+            x->text, x->len, NULL, NULL, &lp);
+    poot_strbuf_deinit(&lp);
+  }
+}
+
+/* Feeds a streamed choice's text to its parser (made on first use). A
+ * parser that fails (a bound passed) is dropped: the rest of the reply goes
+ * out as content. */
+static void parse_text(call *c, uint32_t index, const char *text, size_t len, bool finish) {
+  poot_status st = NULL;
+  if (!c->tcs[index] && !finish) st = poot_toolcall_stream_create(&c->tp, &c->tcs[index]);
+  poot_toolcall_deltas d = {0};
+  if (!st && c->tcs[index])
+    st = finish ? poot_toolcall_stream_finish(c->tcs[index], &d)
+                : poot_toolcall_stream_feed(c->tcs[index], text, len, &d);
+  if (st) {
+    poot_log(POOT_LOG_WARN, "serve: the tool-call parser stopped: %s", poot_status_message(st));
+    poot_status_free(st);
+    poot_toolcall_stream_destroy(c->tcs[index]);
+    c->tcs[index] = NULL;
+    c->parse = false;
+    if (len) {
+      poot_toolcall_delta x = {.kind = POOT_TOOLCALL_DELTA_CONTENT, .text = text, .len = len};
+      d = (poot_toolcall_deltas){.items = &x, .count = 1};
+      chunk_deltas(c, index, &d);
+    }
+    return;
+  }
+  chunk_deltas(c, index, &d);
 }
 
 static void write_usage(call *c, poot_strbuf *sb) {
@@ -175,11 +237,13 @@ static void on_token(void *ctx, uint32_t index, poot_token id, const poot_sampli
 static void on_text(void *ctx, uint32_t index, const char *text, size_t len) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
-  if (c->stream) {
+  if (c->stream && c->parse) {
+    parse_text(c, index, text, len, false);
+  } else if (c->stream) {
     poot_strbuf lp;
     poot_strbuf_init(&lp);
     if (c->logprobs) take_pending(c, index, &lp);
-    chunk(c, index, text, len, NULL, &lp);
+    chunk(c, index, "content", text, len, NULL, NULL, &lp);
     poot_strbuf_deinit(&lp);
   } else
     poot_strbuf_append(&c->texts[index], text, len);
@@ -191,13 +255,23 @@ static void on_choice_end(void *ctx, const poot__serve_choice_end *end) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
   c->finish[end->index] = end->finish_reason;
+  if (c->stream && c->parse && c->tcs[end->index]) {
+    parse_text(c, end->index, NULL, 0, true);
+    poot_toolcall_result tr;
+    if (c->tcs[end->index]) {
+      poot_toolcall_stream_result(c->tcs[end->index], &tr);
+      if (tr.call_count && strcmp(end->finish_reason, "stop") == 0)
+        c->finish[end->index] = "tool_calls";
+    }
+  }
   if (c->logprobs && c->stream)
     take_pending(c, end->index, &c->lps[end->index]); /* what no chunk carried yet */
   else if (c->logprobs)
     poot__serve_write_logprobs(&c->lps[end->index],
                                poot_model_get_tokenizer(poot_runtime_model(c->srv->rt)), c->kind,
                                end->ids, end->probs, end->n_generated, c->top);
-  if (c->stream) chunk(c, end->index, NULL, 0, end->finish_reason, &c->lps[end->index]);
+  if (c->stream)
+    chunk(c, end->index, NULL, NULL, 0, NULL, c->finish[end->index], &c->lps[end->index]);
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
 }
@@ -289,7 +363,10 @@ static void respond_call(call *c, poot__http_response *out) {
     poot_strbuf_printf(&sb, "%s{\"index\":%zu,", i ? "," : "", i);
     if (chat) {
       poot_strbuf_puts(&sb, "\"message\":{\"role\":\"assistant\"");
-      poot__serve_write_message_fields(&sb, c->texts[i].data, c->texts[i].len);
+      bool calls = false;
+      poot__serve_write_message_fields(&sb, c->parse ? &c->tp : NULL, c->texts[i].data,
+                                       c->texts[i].len, &calls);
+      if (calls && c->finish[i] && strcmp(c->finish[i], "stop") == 0) c->finish[i] = "tool_calls";
       poot_strbuf_puts(&sb, "},");
     } else {
       poot_strbuf_puts(&sb, "\"text\":");
@@ -355,7 +432,7 @@ static void stream_done(void *ctx) {
  * transformers' apply_chat_template does (special tokens parsed, none
  * added). */
 static poot_status render_chat(poot_server *srv, poot_arena *arena, const poot__serve_request *r,
-                               poot_token **out_ids, size_t *out_n) {
+                               call *c, poot_token **out_ids, size_t *out_n) {
   poot_model *model = poot_runtime_model(srv->rt);
   poot_json *vars = POOT_ARENA_NEW(arena, poot_json);
   poot_json *yes = POOT_ARENA_NEW(arena, poot_json);
@@ -381,7 +458,15 @@ static poot_status render_chat(poot_server *srv, poot_arena *arena, const poot__
   p.add_generation_prompt = 1;
   char *text = NULL;
   size_t len = 0;
-  POOT_TRY(poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL));
+  poot_status rs = poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL);
+  if (rs && r->messages_raw != r->messages && poot_status_code_of(rs) != POOT_OUT_OF_MEMORY) {
+    /* a template that wants the arguments as the client's JSON string */
+    poot_status_free(rs);
+    items[0] = r->messages_raw;
+    rs = poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL);
+  }
+  POOT_TRY(rs);
+  c->tp.starts_in_reasoning = poot_toolcall_prompt_opens_reasoning(&c->tp, text, len);
   poot_tokenizer_encode_options eo = {.add_special = false, .parse_special = true};
   poot_status st =
       poot_tokenizer_encode(poot_model_get_tokenizer(model), text, len, &eo, out_ids, out_n);
@@ -403,7 +488,7 @@ static poot_status make_prompts(poot_server *srv, poot_arena *arena, const poot_
   *param = r->kind == POOT_SERVE_CHAT ? "messages" : "prompt";
   for (size_t i = 0; i < n; i++) {
     if (r->kind == POOT_SERVE_CHAT) {
-      poot_status st = render_chat(srv, arena, r, &c->prompts[i], &c->lens[i]);
+      poot_status st = render_chat(srv, arena, r, c, &c->prompts[i], &c->lens[i]);
       if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) {
         poot_status bad = poot_status_make(
             POOT_INVALID_ARGUMENT, "the chat template cannot render these messages: %s",
@@ -440,7 +525,41 @@ static poot_status make_prompts(poot_server *srv, poot_arena *arena, const poot_
   return NULL;
 }
 
-static poot_status make_grammar(const poot__serve_request *r, call *c) {
+static bool forced(const poot__serve_request *r) {
+  return r->kind == POOT_SERVE_CHAT && r->tools &&
+         (r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION);
+}
+
+/* The reply's parser: the template's call format when the request offers
+ * tools (none with tool_choice "none"; the forced format when the grammar
+ * writes the calls), its reasoning markers always. */
+static void setup_toolcalls(poot_server *srv, const poot__serve_request *r, call *c) {
+  if (r->kind != POOT_SERVE_CHAT) return;
+  c->tp = srv->tc;
+  if (!r->tools || r->tool_choice == POOT_TOOL_CHOICE_NONE)
+    c->tp.format = POOT_TOOLCALL_FORMAT_NONE;
+  else if (forced(r))
+    c->tp.format = srv->forced_format;
+  c->tp.id_seed = r->seed_given ? r->sampling.seed : atomic_fetch_add(&srv->next_id, 1);
+  c->parse = c->tp.format != POOT_TOOLCALL_FORMAT_NONE ||
+             c->tp.reasoning != POOT_TOOLCALL_REASONING_NONE;
+}
+
+/* The grammar of a forced call (the tools' schemas in the call format). */
+static poot_status make_tool_grammar(poot_server *srv, const poot__serve_request *r, call *c) {
+  poot_toolcall_grammar_options o = {
+      .function = r->tool_choice == POOT_TOOL_CHOICE_FUNCTION ? r->tool_choice_name : NULL,
+      .max_calls = r->parallel_tool_calls ? 0 : 1};
+  char *gbnf = NULL;
+  size_t len = 0;
+  POOT_TRY(poot_toolcall_grammar(srv->forced_format, r->tools, &o, &gbnf, &len));
+  poot_status st = poot_grammar_compile(gbnf, len, NULL, &c->grammar);
+  poot_free(gbnf);
+  return st;
+}
+
+static poot_status make_grammar(poot_server *srv, const poot__serve_request *r, call *c) {
+  if (forced(r)) return make_tool_grammar(srv, r, c);
   if (!r->response_format) return NULL;
   char *gbnf = NULL;
   size_t len = 0;
@@ -482,7 +601,8 @@ static call *call_new(poot_server *srv, const poot__serve_request *r) {
   c->started = poot_calloc(n, sizeof *c->started);
   c->pend_ids = poot_calloc(n, sizeof *c->pend_ids);
   c->pend_probs = poot_calloc(n, sizeof *c->pend_probs);
-  if (!c->texts || !c->lps || !c->finish || !c->started || !c->pend_ids || !c->pend_probs) {
+  c->tcs = poot_calloc(n, sizeof *c->tcs);
+  if (!c->tcs || !c->texts || !c->lps || !c->finish || !c->started || !c->pend_ids || !c->pend_probs) {
     call_free(c);
     return NULL;
   }
@@ -540,10 +660,12 @@ static void generate(poot_server *srv, const poot__http_request *req, poot__serv
   }
   if (!st && !(c = call_new(srv, &r)))
     st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the request");
+  if (!st) setup_toolcalls(srv, &r, c);
   if (!st) st = make_prompts(srv, &arena, &r, c, &param, &code);
+  if (!st && c->parse && forced(&r)) c->tp.starts_in_reasoning = false; /* the grammar writes calls */
   if (!st) {
-    st = make_grammar(&r, c);
-    if (st) param = "response_format";
+    st = make_grammar(srv, &r, c);
+    if (st) param = forced(&r) ? "tools" : "response_format";
   }
   if (st) {
     poot_status_code sc = poot_status_code_of(st);
@@ -681,6 +803,34 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   poot__serve_metrics_request(&srv->metrics, ep, POOT_OUTCOME_OK);
 }
 
+/* True when the tokenizer writes `marker` as text (not one control token,
+ * which a grammar cannot match: docs/grammar.md). */
+static bool marker_is_text(const poot_tokenizer *tok, const char *marker) {
+  poot_tokenizer_encode_options eo = {.add_special = false, .parse_special = true};
+  poot_token *ids = NULL;
+  size_t n = 0;
+  poot_status st = poot_tokenizer_encode(tok, marker, strlen(marker), &eo, &ids, &n);
+  bool text = !st;
+  for (size_t i = 0; text && i < n; i++)
+    text = !(poot_tokenizer_token_attr(tok, ids[i]) & POOT_TOKEN_ATTR_CONTROL);
+  poot_status_free(st);
+  poot_free(ids);
+  return text;
+}
+
+/* The template's call format and reasoning markers. */
+static void detect_toolcalls(poot_server *srv, const poot_tokenizer *tok) {
+  poot_toolcall_params_default(&srv->tc);
+  srv->forced_format = POOT_TOOLCALL_FORMAT_LLAMA3;
+  if (!srv->tpl) return;
+  size_t len = 0;
+  const char *text = poot_chat_template_source(srv->tpl, &len);
+  poot_toolcall_params_detect(&srv->tc, text, len);
+  if ((srv->tc.format == POOT_TOOLCALL_FORMAT_HERMES && marker_is_text(tok, "<tool_call>")) ||
+      (srv->tc.format == POOT_TOOLCALL_FORMAT_MISTRAL && marker_is_text(tok, "[TOOL_CALLS]")))
+    srv->forced_format = srv->tc.format;
+}
+
 /* -------------------------------------------------------------- public */
 
 poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *tpl,
@@ -719,6 +869,7 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
   srv->created = (uint64_t)time(NULL);
   atomic_init(&srv->next_id, 0);
   srv->model_name = o.model_name ? o.model_name : "model";
+  detect_toolcalls(srv, poot_model_get_tokenizer(model));
   srv->limits = (poot__serve_limits){.max_messages = o.max_messages,
                                      .max_tokens = o.max_tokens,
                                      .max_n = o.max_n,

@@ -90,7 +90,7 @@ static void test_every_field(void **state) {
   assert_int_equal(r.sampling.n_probs, 2);
   assert_string_equal(r.response_format, "{\"type\":\"json_object\"}");
   assert_true(r.stream && r.include_usage);
-  assert_non_null(r.tools);
+  assert_null(r.tools); /* an empty list is no tools */
   /* logprobs without alternatives still asks the device for the chosen one */
   POOT_ASSERT_OK(parse_kind(&a, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
                                 "\"logprobs\":true,\"max_tokens\":null,\"stop\":\"z\"}",
@@ -99,6 +99,53 @@ static void test_every_field(void **state) {
   assert_int_equal(r.top_logprobs, 0);
   assert_int_equal(r.max_tokens, -1);
   assert_int_equal(r.sampling.n_stops, 1);
+  poot_arena_deinit(&a);
+}
+
+/* tools and tool_choice; an assistant call's string arguments reach the
+ * template as an object (messages), and as given (messages_raw). */
+static void test_tools(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\","
+      "\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":"
+      "{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": [1]}\"}},{\"id\":\"c2\",\"function\":"
+      "{\"name\":\"g\",\"arguments\":\"not json\"}}]},{\"role\":\"tool\",\"tool_call_id\":"
+      "\"c1\",\"content\":\"42\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":"
+      "\"f\"}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"f\"}},"
+      "\"parallel_tool_calls\":false}",
+      POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.tool_choice, POOT_TOOL_CHOICE_FUNCTION);
+  assert_string_equal(r.tool_choice_name, "f");
+  assert_false(r.parallel_tool_calls);
+  assert_int_equal(r.tools->len, 1);
+  assert_ptr_not_equal(r.messages, r.messages_raw);
+  const poot_json *calls = poot_json_get(r.messages->items[1], "tool_calls");
+  const poot_json *args = poot_json_get(poot_json_get(calls->items[0], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_OBJECT);
+  assert_int_equal(poot_json_get(args, "a")->type, POOT_JSON_ARRAY);
+  /* not JSON: the string stays */
+  args = poot_json_get(poot_json_get(calls->items[1], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_STRING);
+  assert_string_equal(poot_json_get(calls->items[1], "id")->str, "c2");
+  /* the raw form keeps the client's string */
+  calls = poot_json_get(r.messages_raw->items[1], "tool_calls");
+  args = poot_json_get(poot_json_get(calls->items[0], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_STRING);
+  assert_string_equal(poot_json_get(r.messages->items[2], "content")->str, "42");
+  /* no string arguments: one message list; tool_choice defaults to auto */
+  POOT_ASSERT_OK(parse_kind(&a, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                                "\"tools\":[],\"tool_choice\":\"none\"}",
+                            POOT_SERVE_CHAT, &r, &param));
+  assert_ptr_equal(r.messages, r.messages_raw);
+  assert_null(r.tools);
+  assert_int_equal(r.tool_choice, POOT_TOOL_CHOICE_NONE);
+  assert_true(r.parallel_tool_calls);
   poot_arena_deinit(&a);
 }
 
@@ -153,6 +200,17 @@ static void test_errors(void **state) {
        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", "messages",
        "image_url"},
       {POOT_SERVE_CHAT, MSG "\"model\":3}", "model", "string"},
+      {POOT_SERVE_CHAT, MSG "\"tools\":{}}", "tools", "list"},
+      {POOT_SERVE_CHAT, MSG "\"tools\":[{\"type\":\"function\"}]}", "tools", "tools[0]"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":\"always\"}", "tool_choice", "always"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":\"required\"}", "tool_choice", "needs 'tools'"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":{\"type\":\"function\"}}", "tool_choice",
+       "name"},
+      {POOT_SERVE_CHAT,
+       MSG "\"tools\":[{\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"required\","
+           "\"response_format\":{\"type\":\"json_object\"}}",
+       "tool_choice", "give one"},
+      {POOT_SERVE_CHAT, MSG "\"parallel_tool_calls\":1}", "parallel_tool_calls", "true or false"},
       {POOT_SERVE_CHAT, MSG "\"temperature\":\"hot\"}", "temperature", "number"},
       {POOT_SERVE_CHAT, MSG "\"temperature\":2.5}", "temperature", "2.5"},
       {POOT_SERVE_CHAT, MSG "\"top_p\":0}", "top_p", "range"},
@@ -241,7 +299,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chat_defaults), cmocka_unit_test(test_every_field),
       cmocka_unit_test(test_prompts),       cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_oom),
+      cmocka_unit_test(test_oom),           cmocka_unit_test(test_tools),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
