@@ -130,7 +130,12 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     poot_free(text);
     if (st) st = poot_status_annotate(st, "%s", f->template_path);
   }
-  if (!st) {
+  bool encoder = !st && poot_model_is_encoder(poot_model_get_config(poot_runtime_model(rt)));
+  if (encoder) {
+    /* /v1/embeddings and /v1/rerank: the encoder's entries compile on first use */
+    if (!f->quiet) fprintf(stderr, "poot serve: %s is an encoder\n", model_path);
+    st = poot_runtime_create_driver(rt, NULL);
+  } else if (!st) {
     const poot_model_config *c = poot_model_get_config(poot_runtime_model(rt));
     poot_driver_options dopt = poot_driver_options_default();
     dopt.cap = f->ctx ? f->ctx : c->context_length > 0 && c->context_length < 512 ? c->context_length : 512;
@@ -165,7 +170,8 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     const poot_device_caps *caps = poot_runtime_device_caps(rt);
     printf("poot serve: listening on http://%s:%u (model %s, device %s, context %lld)\n", so.host,
            (unsigned)poot_server_port(srv), so.model_name, caps ? caps->name : "?",
-           (long long)poot_driver_cap(poot_runtime_driver(rt)));
+           (long long)(encoder ? poot_model_get_config(poot_runtime_model(rt))->context_length
+                               : poot_driver_cap(poot_runtime_driver(rt))));
     fflush(stdout);
     int sig = 0;
     sigwait(signals, &sig);
@@ -197,4 +203,5 @@ static int serve_main(int argc, char **argv) {
 }
 
 const poot_tool_command poot_tool_cmd_serve = {
-    "serve", "an OpenAI-compatible HTTP server (chat, completions, metrics)", serve_main};
+    "serve", "an OpenAI-compatible HTTP server (chat, completions, embeddings, rerank)",
+    serve_main};

@@ -3,6 +3,8 @@
  *
  *   http.c      the thin wrapper over libmicrohttpd
  *   request.c   the request parser: JSON body → poot__serve_request
+ *   encoder.c   /v1/embeddings and /v1/rerank: their parser and the encoder runs
+ *   page.c      the chat page's static files
  *   job.c       one request's shared state between its HTTP thread and the engine
  *   engine.c    the engine thread, its bounded queue and fault recovery
  *   response.c  the JSON of responses, chunks and errors
@@ -150,6 +152,44 @@ POOT_MUST_USE poot_status poot__serve_request_parse(poot_arena *arena, const cha
                                                     poot__serve_request *out_request,
                                                     const char **out_param);
 
+/* ---------------------------------------------------------------- encoder */
+
+typedef enum poot__serve_encode_kind {
+  POOT_SERVE_EMBED = 0, /* /v1/embeddings */
+  POOT_SERVE_RERANK,    /* /v1/rerank */
+} poot__serve_encode_kind;
+
+/* A parsed /v1/embeddings or /v1/rerank request (everything in the arena). */
+typedef struct poot__serve_encode_request {
+  poot__serve_encode_kind kind;
+  const char *model;           /* NULL when absent */
+  poot__serve_prompt *inputs;  /* embeddings: texts or token ids; rerank: the documents */
+  size_t n_inputs;
+  bool base64;                 /* encoding_format "base64" */
+  int64_t dimensions;          /* -1: not given */
+  bool truncate;               /* cut a text past the model's positions instead of 400 */
+  const char *query;           /* rerank */
+  size_t query_len;
+  int64_t top_n;               /* rerank: -1 all */
+  bool return_documents;       /* rerank */
+} poot__serve_encode_request;
+
+/* Parses the body; errors as poot__serve_request_parse. At most max_inputs
+ * inputs (documents). */
+POOT_MUST_USE poot_status poot__serve_encode_request_parse(poot_arena *arena, const char *body,
+                                                           size_t len, poot__serve_encode_kind kind,
+                                                           size_t max_inputs,
+                                                           poot__serve_encode_request *out,
+                                                           const char **out_param);
+
+/* Runs the request on the runtime's encoder (the caller holds the device)
+ * and writes the whole response into sb. INVALID_ARGUMENT (param set) for
+ * what the model cannot do (no classifier, dimensions, an id past the
+ * vocabulary, a text past its positions); the driver's statuses. */
+POOT_MUST_USE poot_status poot__serve_encode_run(poot_runtime *rt, const char *model_name,
+                                                 const poot__serve_encode_request *r,
+                                                 poot_strbuf *sb, const char **out_param);
+
 /* ---------------------------------------------------------------- metrics */
 
 typedef enum poot__serve_outcome {
@@ -167,6 +207,9 @@ typedef enum poot__serve_endpoint {
   POOT_ENDPOINT_MODELS,
   POOT_ENDPOINT_HEALTH,
   POOT_ENDPOINT_METRICS,
+  POOT_ENDPOINT_EMBEDDINGS,
+  POOT_ENDPOINT_RERANK,
+  POOT_ENDPOINT_PAGE, /* the chat page's static files (GET /, /chat/…) */
   POOT_ENDPOINT_OTHER,
   POOT_ENDPOINT_COUNT
 } poot__serve_endpoint;

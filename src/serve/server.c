@@ -28,6 +28,10 @@ struct poot_server {
    * tokenizer writes its marker as text, else LLAMA3's JSON shape) */
   poot_toolcall_params tc;
   poot_toolcall_format forced_format;
+  /* an encoder model: /v1/embeddings and /v1/rerank run on the connection's
+   * thread, one at a time (there is no engine) */
+  bool encoder;
+  pthread_mutex_t encode_mu;
 };
 
 /* ------------------------------------------------------------------ a call */
@@ -733,6 +737,62 @@ static bool authorized(const poot_server *srv, const char *header) {
   return diff == 0;
 }
 
+/* /v1/embeddings, /v1/rerank: an encoder model runs them; a decoder says so. */
+static void encode(poot_server *srv, const poot__http_request *req, poot__serve_encode_kind kind,
+                   poot__http_response *out) {
+  poot__serve_endpoint ep = kind == POOT_SERVE_EMBED ? POOT_ENDPOINT_EMBEDDINGS : POOT_ENDPOINT_RERANK;
+  if (!srv->encoder) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "this server runs a decoder ('%.100s'): %s needs an encoder model (poot serve -m a "
+             "sentence-transformers folder or a GGUF bert file)",
+             srv->model_name, kind == POOT_SERVE_EMBED ? "/v1/embeddings" : "/v1/rerank");
+    respond_error(srv, ep, out, 400, msg, "invalid_request_error", "model", "model_not_supported");
+    return;
+  }
+  poot_arena arena;
+  poot_arena_init(&arena, 0);
+  poot__serve_encode_request r;
+  const char *param = NULL;
+  poot_status st = poot__serve_encode_request_parse(&arena, req->body, req->body_len, kind, 2048,
+                                                    &r, &param);
+  if (!st && r.model && strcmp(r.model, srv->model_name) != 0) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "the model '%.200s' does not exist here; this server runs '%.200s'",
+             r.model, srv->model_name);
+    respond_error(srv, ep, out, 404, msg, "invalid_request_error", "model", "model_not_found");
+    poot_arena_deinit(&arena);
+    return;
+  }
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (!st) {
+    pthread_mutex_lock(&srv->encode_mu);
+    st = poot__serve_encode_run(srv->rt, srv->model_name, &r, &sb, &param);
+    pthread_mutex_unlock(&srv->encode_mu);
+  }
+  if (!st) st = poot_strbuf_status(&sb);
+  if (!st) {
+    respond(out, 200, &sb);
+    poot__serve_metrics_request(&srv->metrics, ep, POOT_OUTCOME_OK);
+  } else {
+    poot_status_code sc = poot_status_code_of(st);
+    bool client = sc == POOT_INVALID_ARGUMENT || sc == POOT_UNSUPPORTED || sc == POOT_CAPACITY;
+    respond_error(srv, ep, out, client ? 400 : 500, poot_status_message(st),
+                  client ? "invalid_request_error" : "server_error", client ? param : NULL,
+                  client ? NULL : poot_status_code_name(sc));
+    poot_status_free(st);
+  }
+  poot_strbuf_deinit(&sb);
+  poot_arena_deinit(&arena);
+}
+
+/* The context a request may fill: the driver's, or an encoder's positions. */
+static int64_t capacity(const poot_server *srv) {
+  if (srv->encoder) return poot_model_get_config(poot_runtime_model(srv->rt))->context_length;
+  return poot__serve_engine_capacity(srv->engine);
+}
+
 static void models(poot_server *srv, poot__http_response *out) {
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -742,7 +802,7 @@ static void models(poot_server *srv, poot__http_response *out) {
                      ",\"object\":\"model\",\"created\":%llu,\"owned_by\":\"poot\","
                      "\"max_model_len\":%lld}]}",
                      (unsigned long long)srv->created,
-                     (long long)poot__serve_engine_capacity(srv->engine));
+                     (long long)capacity(srv));
   respond(out, 200, &sb);
 }
 
@@ -756,6 +816,10 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   else if (strcmp(url, "/v1/models") == 0) ep = POOT_ENDPOINT_MODELS;
   else if (strcmp(url, "/health") == 0) ep = POOT_ENDPOINT_HEALTH;
   else if (strcmp(url, "/metrics") == 0) ep = POOT_ENDPOINT_METRICS;
+  else if (strcmp(url, "/v1/embeddings") == 0 || strcmp(url, "/embeddings") == 0)
+    ep = POOT_ENDPOINT_EMBEDDINGS;
+  else if (strcmp(url, "/v1/rerank") == 0 || strcmp(url, "/rerank") == 0)
+    ep = POOT_ENDPOINT_RERANK;
   if (req->body_too_large) {
     char msg[160];
     snprintf(msg, sizeof msg, "the request body is larger than this server accepts (%zu bytes)",
@@ -769,7 +833,8 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
     out->header_name = "WWW-Authenticate", out->header_value = "Bearer";
     return;
   }
-  bool want_post = ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS;
+  bool want_post = ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS ||
+                   ep == POOT_ENDPOINT_EMBEDDINGS || ep == POOT_ENDPOINT_RERANK;
   if (ep == POOT_ENDPOINT_OTHER) {
     respond_error(srv, ep, out, 404, "no such endpoint", "invalid_request_error", NULL,
                   "not_found");
@@ -783,7 +848,19 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   }
   poot_strbuf sb;
   poot_strbuf_init(&sb);
+  if (srv->encoder && (ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS)) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "this server runs an encoder ('%.100s'): it answers /v1/embeddings and /v1/rerank, "
+             "not %s",
+             srv->model_name, url);
+    respond_error(srv, ep, out, 400, msg, "invalid_request_error", "model", "model_not_supported");
+    poot_strbuf_deinit(&sb);
+    return;
+  }
   switch (ep) {
+    case POOT_ENDPOINT_EMBEDDINGS: encode(srv, req, POOT_SERVE_EMBED, out); return;
+    case POOT_ENDPOINT_RERANK: encode(srv, req, POOT_SERVE_RERANK, out); return;
     case POOT_ENDPOINT_CHAT: generate(srv, req, POOT_SERVE_CHAT, out); return;
     case POOT_ENDPOINT_COMPLETIONS: generate(srv, req, POOT_SERVE_COMPLETION, out); return;
     case POOT_ENDPOINT_MODELS: models(srv, out); break;
@@ -864,6 +941,8 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
   poot_server *srv = poot_calloc(1, sizeof *srv);
   if (!srv) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the server");
   srv->rt = runtime;
+  srv->encoder = poot_model_is_encoder(poot_model_get_config(model));
+  pthread_mutex_init(&srv->encode_mu, NULL);
   srv->tpl = tpl ? tpl : poot_model_get_chat_template(model);
   srv->o = o;
   srv->created = (uint64_t)time(NULL);
@@ -884,7 +963,8 @@ poot_status poot_server_start(poot_server *srv) {
                                    .inject_fault = srv->o.inject_fault,
                                    .inject_step = srv->o.inject_step,
                                    .inject_count = srv->o.inject_count};
-  POOT_TRY(poot__serve_engine_create(srv->rt, &srv->metrics, &eo, &srv->engine));
+  if (!srv->encoder)
+    POOT_TRY(poot__serve_engine_create(srv->rt, &srv->metrics, &eo, &srv->engine));
   poot__http_options ho = {.host = srv->o.host,
                            .port = srv->o.port,
                            .max_body_bytes = srv->o.max_body_bytes,
@@ -916,5 +996,6 @@ void poot_server_destroy(poot_server *srv) {
   if (!srv) return;
   poot_server_stop(srv);
   poot__serve_metrics_deinit(&srv->metrics);
+  pthread_mutex_destroy(&srv->encode_mu);
   poot_free(srv);
 }

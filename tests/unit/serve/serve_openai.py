@@ -252,6 +252,9 @@ def main_checks(poot, model, openai):
                         b'{"messages": [{"role": "user", "content": "x"}], "n": 0}')[::2], 400, "n")
         error_of(*s.raw("POST", "/v1/completions", b'{"prompt": "' + b"a" * 70000 + b'"}')[::2],
                  413)
+        # a decoder does not embed
+        error_of(*s.raw("POST", "/v1/embeddings", b'{"input": "x"}')[::2], 400, "model",
+                 "model_not_supported")
         try:
             c.completions.create(model="demo", prompt="word " * 300, max_tokens=4)
             fail("a prompt past the context was accepted")
