@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "poot/llm/vision.h"
 #include "poot/serve.h"
 #include "tool.h"
 
@@ -118,6 +119,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
   poot_runtime *rt = NULL;
   poot_chat_template *tpl = NULL;
   poot_server *srv = NULL;
+  poot_vision *vision = NULL;
   poot_status st = poot_runtime_open(&ro, &rt);
   if (!st && !poot_model_get_tokenizer(poot_runtime_model(rt)))
     st = poot_status_make(POOT_INVALID_ARGUMENT, "%s has no tokenizer; give --tokenizer FILE",
@@ -145,6 +147,17 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     st = poot_runtime_create_driver(rt, &dopt);
     if (!st) st = poot_driver_prepare(poot_runtime_driver(rt));
   }
+  if (!st && !encoder) {
+    /* a LLaVA-style model's tower: chat messages may then carry images */
+    st = poot_vision_open(poot_runtime_model(rt), model_path, &vision);
+    if (poot_status_code_of(st) == POOT_UNSUPPORTED) {
+      poot_status_free(st);
+      st = NULL;
+      vision = NULL;
+    } else if (!st && !f->quiet) {
+      fprintf(stderr, "poot serve: the model has a vision tower: chat messages may carry images\n");
+    }
+  }
   char inject[64];
   poot_server_options so = poot_server_options_default();
   if (!st && !parse_inject(&so, inject, sizeof inject))
@@ -155,6 +168,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     so.host = f->host;
     so.port = (uint16_t)f->port;
     so.api_key = f->api_key;
+    so.vision = vision;
     so.model_name = f->alias ? f->alias : slash ? slash + 1 : model_path;
     so.max_queue = (uint32_t)f->max_queue;
     so.max_seqs = (uint32_t)f->max_seqs;
@@ -178,6 +192,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     if (!f->quiet) fprintf(stderr, "poot serve: stopping (signal %d)\n", sig);
   }
   poot_server_destroy(srv);
+  poot_vision_destroy(vision);
   poot_chat_template_destroy(tpl);
   poot_runtime_destroy(rt);
   return st;

@@ -75,8 +75,72 @@ static poot_status get_bool(parse *p, const poot_json *obj, const char *key, boo
 static const char *const roles[] = {"system", "user", "assistant", "tool", "developer",
                                     "function"};
 
-/* The content as one string: a string as it is, null as "", a list of
- * parts as its text parts joined. */
+/* Base64 (RFC 4648, padding optional, no white space) into the arena.
+ * False for any other character or a bad length. */
+static bool base64_decode(poot_arena *arena, const char *s, size_t n, uint8_t **out,
+                          size_t *out_len) {
+  while (n && s[n - 1] == '=') n--;
+  if (n % 4 == 1) return false;
+  uint8_t *buf = poot_arena_alloc(arena, n / 4 * 3 + 3, 1);
+  if (!buf) return false;
+  size_t k = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    int v = c >= 'A' && c <= 'Z'   ? c - 'A'
+            : c >= 'a' && c <= 'z' ? c - 'a' + 26
+            : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' || c == '-' ? 62
+            : c == '/' || c == '_' ? 63
+                                   : -1;
+    if (v < 0) return false;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      buf[k++] = (uint8_t)(acc >> bits);
+    }
+  }
+  *out = buf;
+  *out_len = k;
+  return true;
+}
+
+/* An image_url part: a data: URL holding base64 image bytes (the server
+ * fetches nothing), appended to r->images. */
+static poot_status image_part(parse *p, const poot_json *part, size_t index, size_t k) {
+  const poot_json *iu = poot_json_get(part, "image_url");
+  const poot_json *url = iu && iu->type == POOT_JSON_OBJECT ? poot_json_get(iu, "url") : iu;
+  if (!url || url->type != POOT_JSON_STRING)
+    return bad(p, "messages", "messages[%zu].content[%zu].image_url.url must be a string", index,
+               k);
+  const char *u = url->str;
+  if (strncmp(u, "data:", 5) != 0)
+    return bad(p, "messages",
+               "messages[%zu].content[%zu]: the server fetches nothing; send the image inline as "
+               "a data: URL (data:image/png;base64,…)",
+               index, k);
+  const char *comma = memchr(u, ',', url->len);
+  const char *b64 = comma ? strstr(u, ";base64") : NULL;
+  if (!comma || !b64 || b64 > comma)
+    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL must be base64 (;base64,)",
+               index, k);
+  poot__serve_image img = {0};
+  size_t n = url->len - (size_t)(comma + 1 - u);
+  if (!base64_decode(p->arena, comma + 1, n, &img.data, &img.len) || img.len == 0)
+    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL's base64 is not valid",
+               index, k);
+  if (p->r->n_images == POOT_SERVE_MAX_IMAGES)
+    return bad(p, "messages", "at most %d images are accepted in one request",
+               POOT_SERVE_MAX_IMAGES);
+  p->r->images[p->r->n_images++] = img;
+  return NULL;
+}
+
+/* The content for the template: a string as it is, null as "", a list of
+ * text parts joined; with image parts, the list of parts as transformers'
+ * processors give it ({"type":"text","text":…} and {"type":"image"}). */
 static poot_status content_text(parse *p, const poot_json *content, size_t index,
                                 poot_json **out) {
   poot_json *s = POOT_ARENA_NEW(p->arena, poot_json);
@@ -92,22 +156,53 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
   }
   if (content->type != POOT_JSON_ARRAY)
     return bad(p, "messages", "messages[%zu].content must be a string or a list of parts", index);
-  size_t total = 0;
+  size_t total = 0, images = 0;
   for (size_t i = 0; i < content->len; i++) {
     const poot_json *part = content->items[i];
     const poot_json *type = poot_json_get(part, "type");
     if (!part || part->type != POOT_JSON_OBJECT || !type || type->type != POOT_JSON_STRING)
       return bad(p, "messages", "messages[%zu].content[%zu] must be an object with a 'type'",
                  index, i);
+    if (strcmp(type->str, "image_url") == 0) {
+      POOT_TRY(image_part(p, part, index, i));
+      images++;
+      continue;
+    }
     if (strcmp(type->str, "text") != 0)
       return bad(p, "messages",
                  "messages[%zu].content[%zu]: content parts of type '%s' are not supported "
-                 "(text only)",
+                 "(text and image_url)",
                  index, i, type->str);
     const poot_json *text = poot_json_get(part, "text");
     if (!text || text->type != POOT_JSON_STRING)
       return bad(p, "messages", "messages[%zu].content[%zu].text must be a string", index, i);
     total += text->len;
+  }
+  if (images) { /* the parts, images as {"type":"image"} */
+    static const poot_json image_type = {.type = POOT_JSON_STRING, .str = "image", .len = 5};
+    poot_json *list = POOT_ARENA_NEW(p->arena, poot_json);
+    if (!list) return oom();
+    *list = *content;
+    list->items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, content->len);
+    if (!list->items) return oom();
+    for (size_t i = 0; i < content->len; i++) {
+      poot_json *part = content->items[i];
+      const poot_json *type = poot_json_get(part, "type");
+      if (strcmp(type->str, "image_url") == 0) {
+        poot_json *img = POOT_ARENA_NEW(p->arena, poot_json);
+        poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, 1);
+        const char **keys = POOT_ARENA_NEW_ARRAY(p->arena, const char *, 1);
+        size_t *lens = POOT_ARENA_NEW_ARRAY(p->arena, size_t, 1);
+        if (!img || !items || !keys || !lens) return oom();
+        items[0] = (poot_json *)&image_type, keys[0] = "type", lens[0] = 4;
+        *img = (poot_json){.type = POOT_JSON_OBJECT, .items = items, .keys = keys,
+                           .key_lens = lens, .len = 1};
+        part = img;
+      }
+      list->items[i] = part;
+    }
+    *out = list;
+    return NULL;
   }
   char *buf = poot_arena_alloc(p->arena, total + 1, 1);
   if (!buf) return oom();

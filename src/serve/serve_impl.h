@@ -102,6 +102,15 @@ typedef enum poot__serve_tool_choice {
   POOT_TOOL_CHOICE_FUNCTION,
 } poot__serve_tool_choice;
 
+/* An image of a chat request: its encoded bytes (PNG, JPEG, WebP) from a
+ * data: URL, in the order the messages give them. */
+typedef struct poot__serve_image {
+  uint8_t *data;
+  size_t len;
+} poot__serve_image;
+
+#define POOT_SERVE_MAX_IMAGES 16
+
 /* One prompt of /v1/completions: text, or token ids. */
 typedef struct poot__serve_prompt {
   const char *text; /* NULL when ids */
@@ -123,6 +132,8 @@ typedef struct poot__serve_request {
    * and this when that form fails to render. */
   poot_json *messages_raw;
   const poot_json *tools; /* checked: poot_toolcall_tools_check */
+  poot__serve_image images[POOT_SERVE_MAX_IMAGES]; /* image_url parts, in order */
+  size_t n_images;
   poot__serve_tool_choice tool_choice; /* AUTO when absent */
   const char *tool_choice_name;        /* FUNCTION: the function's name */
   bool parallel_tool_calls;            /* default true */
@@ -267,7 +278,8 @@ typedef struct poot__serve_sink {
  * HTTP side fills it, submits it and waits; the engine reads the inputs,
  * calls the sink and sets nothing else. `cancelled` may be set at any time
  * from any thread. */
-typedef struct poot__serve_job {
+typedef struct poot__serve_job poot__serve_job;
+struct poot__serve_job {
   poot_token **prompts; /* n_prompts arrays (poot_malloc'ed by the server) */
   size_t *prompt_lens;
   size_t n_prompts;
@@ -276,6 +288,13 @@ typedef struct poot__serve_job {
   poot_sampling_params sampling; /* seed resolved */
   bool sampled;                  /* else greedy through the greedy entries */
   const poot_grammar *grammar;   /* borrowed, or NULL */
+  /* Optional, called once on the engine thread (which owns the device)
+   * before the first choice: it may set `inputs` (an image's rows bound as
+   * the prompt's "embeds", poot_driver_generate_with_inputs). A failure ends
+   * the job with it. */
+  poot_status (*prepare)(poot__serve_job *job);
+  const poot_driver_input *inputs;
+  size_t n_inputs;
   poot__serve_sink sink;
   void *sink_ctx;
   atomic_bool cancelled;
@@ -283,7 +302,7 @@ typedef struct poot__serve_job {
   uint64_t first_token_ns; /* set by the engine */
   uint64_t last_token_ns;
   size_t prompt_tokens, generated_tokens; /* set by the engine */
-} poot__serve_job;
+};
 
 /* ----------------------------------------------------------------- engine
  *

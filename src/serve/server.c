@@ -10,6 +10,7 @@
 #include "poot/llm/chat_template.h"
 #include "poot/llm/model.h"
 #include "poot/llm/tokenizer.h"
+#include "poot/llm/vision.h"
 #include "serve_impl.h"
 
 struct poot_server {
@@ -32,6 +33,12 @@ struct poot_server {
    * thread, one at a time (there is no engine) */
   bool encoder;
   pthread_mutex_t encode_mu;
+  /* the vision tower (borrowed) and, made on the engine thread on first
+   * use, its executor over the device it was made for */
+  poot_vision *vision;
+  poot_executor *vision_ex;
+  poot_vision_runner *vision_runner;
+  poot_device *vision_dev;
 };
 
 /* ------------------------------------------------------------------ a call */
@@ -68,6 +75,15 @@ typedef struct call {
   poot_token **prompts;
   size_t *lens;
   int fd;
+  /* images: their pixels (preprocessed on the connection's thread), their
+   * first rows in the expanded prompt, and (on the engine thread) the
+   * tower's rows bound as "embeds" */
+  size_t n_images;
+  float *pixels;
+  size_t *first;
+  float *rows;
+  poot_driver_input_row *in_rows;
+  poot_driver_input input;
 } call;
 
 static void call_free(call *c) {
@@ -92,6 +108,10 @@ static void call_free(call *c) {
   for (size_t i = 0; i < c->job.n_prompts; i++) poot_free(c->prompts[i]);
   poot_free(c->prompts);
   poot_free(c->lens);
+  poot_free(c->pixels);
+  poot_free(c->first);
+  poot_free(c->rows);
+  poot_free(c->in_rows);
   poot_status_free(c->status);
   pthread_mutex_destroy(&c->mu);
   pthread_cond_destroy(&c->cv);
@@ -432,6 +452,86 @@ static void stream_done(void *ctx) {
 
 /* ------------------------------------------------------------- prompts */
 
+/* The image tokens of the rendered prompt expanded to the tower's rows
+ * (LLaVA's processor); one token per image. */
+static poot_status expand_images(poot_server *srv, call *c, poot_token **ids, size_t *n) {
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  size_t found = 0;
+  for (size_t i = 0; i < *n; i++) found += (*ids)[i] == (poot_token)vc->image_token_id;
+  if (found != c->n_images)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "the rendered prompt has %zu image token(s) for %zu image(s): the "
+                            "chat template places one per {\"type\": \"image\"} part",
+                            found, c->n_images);
+  poot_token *out = NULL;
+  size_t count = 0, images = 0;
+  POOT_TRY(poot_vision_expand_prompt(vc, *ids, *n, &out, &count, &c->first, &images));
+  poot_free(*ids);
+  *ids = out;
+  *n = count;
+  return NULL;
+}
+
+/* The request's images decoded and preprocessed (no device needed). */
+static poot_status decode_images(poot_server *srv, const poot__serve_request *r, call *c) {
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  size_t per = (size_t)(3 * vc->image_size * vc->image_size);
+  c->pixels = poot_malloc(r->n_images * per * sizeof *c->pixels);
+  if (!c->pixels) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the images");
+  c->n_images = r->n_images;
+  for (size_t i = 0; i < r->n_images; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "image %zu", i);
+    poot_image img = {0};
+    poot_status st = poot_image_decode(r->images[i].data, r->images[i].len, name, &img);
+    if (!st) st = poot_vision_preprocess_image(&vc->preprocess, &img, c->pixels + per * i);
+    poot_image_deinit(&img);
+    if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) {
+      poot_status bad = poot_status_make(POOT_INVALID_ARGUMENT, "%s", poot_status_message(st));
+      poot_status_free(st);
+      return bad;
+    }
+    POOT_TRY(st);
+  }
+  return NULL;
+}
+
+/* The job's prepare hook (engine thread): the tower's rows of each image,
+ * bound to the expanded prompt's image rows. */
+static poot_status vision_prepare(poot__serve_job *job) {
+  call *c = (call *)job;
+  poot_server *srv = c->srv;
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  poot_device *dev = poot_runtime_device(srv->rt);
+  if (srv->vision_dev != dev) { /* first use, or a new device context after a fault */
+    poot_vision_runner_destroy(srv->vision_runner);
+    poot_executor_destroy(srv->vision_ex);
+    srv->vision_runner = NULL;
+    srv->vision_ex = NULL;
+    srv->vision_dev = NULL;
+    POOT_TRY(poot_engine_create(dev, &srv->vision_ex));
+    POOT_TRY(poot_vision_runner_create(srv->vision, srv->vision_ex, &srv->vision_runner));
+    srv->vision_dev = dev;
+  }
+  size_t per_px = (size_t)(3 * vc->image_size * vc->image_size);
+  size_t rows = (size_t)vc->rows, width = (size_t)vc->text_hidden;
+  c->rows = poot_malloc(c->n_images * rows * width * sizeof *c->rows);
+  c->in_rows = poot_malloc(c->n_images * rows * sizeof *c->in_rows);
+  if (!c->rows || !c->in_rows) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: image rows");
+  for (size_t i = 0; i < c->n_images; i++) {
+    float *out = c->rows + i * rows * width;
+    POOT_TRY(poot_vision_runner_encode(srv->vision_runner, c->pixels + per_px * i, out));
+    for (size_t k = 0; k < rows; k++)
+      c->in_rows[i * rows + k] = (poot_driver_input_row){
+          .index = (int64_t)(c->first[i] + k), .values = out + k * width, .n_values = width};
+  }
+  c->input = (poot_driver_input){
+      .name = POOT_MODEL_SLOT_EMBEDS, .rows = c->in_rows, .n_rows = c->n_images * rows};
+  job->inputs = &c->input;
+  job->n_inputs = 1;
+  return NULL;
+}
+
 /* The chat template over the request's messages, tokenized as
  * transformers' apply_chat_template does (special tokens parsed, none
  * added). */
@@ -475,6 +575,7 @@ static poot_status render_chat(poot_server *srv, poot_arena *arena, const poot__
   poot_status st =
       poot_tokenizer_encode(poot_model_get_tokenizer(model), text, len, &eo, out_ids, out_n);
   poot_free(text);
+  if (!st && c->n_images) st = expand_images(srv, c, out_ids, out_n);
   return st;
 }
 
@@ -664,6 +765,15 @@ static void generate(poot_server *srv, const poot__http_request *req, poot__serv
   }
   if (!st && !(c = call_new(srv, &r)))
     st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the request");
+  if (!st && r.n_images) {
+    param = "messages";
+    st = srv->vision ? decode_images(srv, &r, c)
+                     : poot_status_make(POOT_INVALID_ARGUMENT,
+                                        "the model '%s' has no vision tower: image_url parts need "
+                                        "a vision model (LLaVA-style)",
+                                        srv->model_name);
+    if (!st) c->job.prepare = vision_prepare;
+  }
   if (!st) setup_toolcalls(srv, &r, c);
   if (!st) st = make_prompts(srv, &arena, &r, c, &param, &code);
   if (!st && c->parse && forced(&r)) c->tp.starts_in_reasoning = false; /* the grammar writes calls */
@@ -941,6 +1051,7 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
   poot_server *srv = poot_calloc(1, sizeof *srv);
   if (!srv) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the server");
   srv->rt = runtime;
+  srv->vision = o.vision;
   srv->encoder = poot_model_is_encoder(poot_model_get_config(model));
   pthread_mutex_init(&srv->encode_mu, NULL);
   srv->tpl = tpl ? tpl : poot_model_get_chat_template(model);
@@ -990,6 +1101,12 @@ void poot_server_stop(poot_server *srv) {
   srv->http = NULL;
   poot__serve_engine_destroy(srv->engine);
   srv->engine = NULL;
+  /* the engine thread is joined: the tower's executor can go */
+  poot_vision_runner_destroy(srv->vision_runner);
+  poot_executor_destroy(srv->vision_ex);
+  srv->vision_runner = NULL;
+  srv->vision_ex = NULL;
+  srv->vision_dev = NULL;
 }
 
 void poot_server_destroy(poot_server *srv) {

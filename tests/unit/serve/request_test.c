@@ -149,6 +149,46 @@ static void test_tools(void **state) {
   poot_arena_deinit(&a);
 }
 
+/* image_url parts: a base64 data: URL decoded into the request's images; the
+ * content the template sees is the list of parts with {"type":"image"}. */
+static void test_images(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"A\"},"
+      "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,aGVsbG8=\"}},"
+      "{\"type\":\"image_url\",\"image_url\":\"data:image/jpeg;base64,AAEC\"}]}]}",
+      POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.n_images, 2);
+  assert_int_equal(r.images[0].len, 5);
+  assert_memory_equal(r.images[0].data, "hello", 5);
+  assert_int_equal(r.images[1].len, 3);
+  assert_int_equal(r.images[1].data[2], 2);
+  const poot_json *content = poot_json_get(r.messages->items[0], "content");
+  assert_int_equal(content->type, POOT_JSON_ARRAY);
+  assert_int_equal(content->len, 3);
+  assert_string_equal(poot_json_get(content->items[0], "text")->str, "A");
+  assert_string_equal(poot_json_get(content->items[1], "type")->str, "image");
+  assert_null(poot_json_get(content->items[1], "image_url"));
+  static const char *const bad[] = {
+      "\"https://x/y.png\"", "\"data:image/png,abc\"", "\"data:image/png;base64,a\"",
+      "\"data:image/png;base64,ab$d\"", "\"data:image/png;base64,\"", "3"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\","
+             "\"image_url\":{\"url\":%s}}]}]}",
+             bad[i]);
+    POOT_ASSERT_STATUS(parse_kind(&a, body, POOT_SERVE_CHAT, &r, &param), POOT_INVALID_ARGUMENT);
+    assert_string_equal(param, "messages");
+  }
+  poot_arena_deinit(&a);
+}
+
 static void test_prompts(void **state) {
   (void)state;
   poot_arena a;
@@ -300,6 +340,7 @@ int main(void) {
       cmocka_unit_test(test_chat_defaults), cmocka_unit_test(test_every_field),
       cmocka_unit_test(test_prompts),       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_oom),           cmocka_unit_test(test_tools),
+      cmocka_unit_test(test_images),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

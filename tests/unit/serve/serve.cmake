@@ -13,3 +13,6 @@ poot_add_script_test(serve_openai
 poot_add_script_test(serve_encoders
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_encoders.py TIMEOUT 300)
 set_tests_properties(serve_encoders PROPERTIES FIXTURES_REQUIRED poot_encoders)
+# Images in chat completions on the seeded LLaVA test model.
+poot_add_script_test(serve_vision
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_vision.py TIMEOUT 300)

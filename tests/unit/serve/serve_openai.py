@@ -252,6 +252,11 @@ def main_checks(poot, model, openai):
                         b'{"messages": [{"role": "user", "content": "x"}], "n": 0}')[::2], 400, "n")
         error_of(*s.raw("POST", "/v1/completions", b'{"prompt": "' + b"a" * 70000 + b'"}')[::2],
                  413)
+        # a text model has no vision tower
+        error_of(*s.raw("POST", "/v1/chat/completions", json.dumps({"messages": [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {
+                "url": "data:image/png;base64,iVBORw0KGgo="}}]}]}).encode())[::2], 400,
+            "messages")
         # a decoder does not embed
         error_of(*s.raw("POST", "/v1/embeddings", b'{"input": "x"}')[::2], 400, "model",
                  "model_not_supported")
