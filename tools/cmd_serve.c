@@ -19,6 +19,8 @@
 
 typedef struct serve_flags {
   const char *model, *tokenizer, *device, *host, *api_key, *alias, *template_path, *kv_type;
+  const char *page_path;
+  bool no_webui;
   long long port, ctx, max_seqs, max_queue, timeout, max_body, max_tokens, max_n, max_messages,
       chunk;
   poot_dtype kv;
@@ -39,7 +41,7 @@ static const char epilog[] =
     "with Retry-After). A client that disconnects cancels its request. docs/serve.md\n"
     "lists every field and metric.\n";
 
-enum { SERVE_OPTIONS = 19 };
+enum { SERVE_OPTIONS = 21 };
 
 static int parse_flags(int argc, char **argv, serve_flags *f) {
   *f = (serve_flags){.device = "auto",
@@ -84,6 +86,8 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
       {POOT_FLAG_CHUNK, &f->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_QUIET, &f->quiet, "no progress lines on stderr", 0, 0},
+      {POOT_FLAG_PAGE_PATH, &f->page_path, NULL, 0, 0},
+      {POOT_FLAG_NO_WEBUI, &f->no_webui, NULL, 0, 0},
   };
   const poot_tool_cli cli = {.cmd = CMD,
                              .synopsis = synopsis,
@@ -158,6 +162,16 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
       fprintf(stderr, "poot serve: the model has a vision tower: chat messages may carry images\n");
     }
   }
+  /* the chat page's folder: --path, else the one next to the tree or installed */
+  char page_buf[4096];
+  const char *page_dir = NULL;
+  if (!f->no_webui) {
+    page_dir = f->page_path;
+    if (!page_dir && poot_tool_find_data(POOT_TOOL_CHAT_PAGE, page_buf, sizeof page_buf))
+      page_dir = page_buf;
+    if (!page_dir && !f->quiet)
+      fprintf(stderr, "poot serve: the chat page (" POOT_TOOL_CHAT_PAGE ") was not found: / is 404\n");
+  }
   char inject[64];
   poot_server_options so = poot_server_options_default();
   if (!st && !parse_inject(&so, inject, sizeof inject))
@@ -169,6 +183,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     so.port = (uint16_t)f->port;
     so.api_key = f->api_key;
     so.vision = vision;
+    so.page_dir = page_dir;
     so.model_name = f->alias ? f->alias : slash ? slash + 1 : model_path;
     so.max_queue = (uint32_t)f->max_queue;
     so.max_seqs = (uint32_t)f->max_seqs;

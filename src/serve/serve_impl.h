@@ -201,6 +201,14 @@ POOT_MUST_USE poot_status poot__serve_encode_run(poot_runtime *rt, const char *m
                                                  const poot__serve_encode_request *r,
                                                  poot_strbuf *sb, const char **out_param);
 
+/* ------------------------------------------------------------------- page */
+
+/* True for a URL the page may serve: "/" or "/NAME.EXT" of a known type. */
+bool poot__serve_page_path(const char *url);
+/* Fills out with the file of `dir` the URL names ("/": index.html);
+ * returns 200, or 404 when there is no such file (out untouched). */
+unsigned poot__serve_page(const char *dir, const char *url, poot__http_response *out);
+
 /* ---------------------------------------------------------------- metrics */
 
 typedef enum poot__serve_outcome {

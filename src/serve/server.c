@@ -937,6 +937,19 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
     respond_error(srv, ep, out, 413, msg, "invalid_request_error", NULL, "body_too_large");
     return;
   }
+  /* the chat page: public (a browser cannot send the key with a page load;
+   * the page asks for it and sends it with its API calls) */
+  if (ep == POOT_ENDPOINT_OTHER && get && poot__serve_page_path(url)) {
+    unsigned status = poot__serve_page(srv->o.page_dir, url, out);
+    if (status == 200)
+      poot__serve_metrics_request(&srv->metrics, POOT_ENDPOINT_PAGE, POOT_OUTCOME_OK);
+    else
+      respond_error(srv, POOT_ENDPOINT_PAGE, out, 404,
+                    srv->o.page_dir ? "no such file" : "this server has no chat page (--no-webui, "
+                                                       "or its folder was not found)",
+                    "invalid_request_error", NULL, "not_found");
+    return;
+  }
   if (ep != POOT_ENDPOINT_HEALTH && !authorized(srv, req->authorization)) {
     respond_error(srv, ep, out, 401, "a valid API key is needed: Authorization: Bearer KEY",
                   "authentication_error", NULL, "invalid_api_key");

@@ -16,3 +16,6 @@ set_tests_properties(serve_encoders PROPERTIES FIXTURES_REQUIRED poot_encoders)
 # Images in chat completions on the seeded LLaVA test model.
 poot_add_script_test(serve_vision
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_vision.py TIMEOUT 300)
+# The chat page in headless Chromium (selenium).
+poot_add_script_test(serve_page
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_page.py TIMEOUT 300)
