@@ -189,6 +189,68 @@ static void test_images(void **state) {
   poot_arena_deinit(&a);
 }
 
+/* /v1/embeddings and /v1/rerank bodies (src/serve/encoder.c). */
+static void test_encode(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_encode_request r;
+  const char *param = NULL;
+  const char *b = "{\"input\":[\"ab\",[1,2,3]],\"encoding_format\":\"base64\",\"dimensions\":384,"
+                  "\"model\":\"m\"}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_EMBED, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 2);
+  assert_int_equal(r.inputs[0].len, 2);
+  assert_int_equal(r.inputs[1].n_ids, 3);
+  assert_int_equal(r.inputs[1].ids[2], 3);
+  assert_true(r.base64);
+  assert_int_equal(r.dimensions, 384);
+  assert_string_equal(r.model, "m");
+  b = "{\"input\":[5,6]}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_EMBED, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 1);
+  assert_int_equal(r.inputs[0].n_ids, 2);
+  assert_int_equal(r.dimensions, -1);
+  b = "{\"query\":\"q\",\"documents\":[\"x\",{\"text\":\"yz\"}],\"top_n\":5,"
+      "\"return_documents\":true}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_RERANK, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 2);
+  assert_int_equal(r.inputs[1].len, 2);
+  assert_int_equal(r.top_n, 2); /* at most the documents */
+  assert_true(r.return_documents);
+  static const struct {
+    poot__serve_encode_kind kind;
+    const char *body, *param;
+  } bad[] = {
+      {POOT_SERVE_EMBED, "{}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":\"\"}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[[1,-2]]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":3}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"encoding_format\":\"int8\"}", "encoding_format"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"dimensions\":0}", "dimensions"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"model\":1}", "model"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"truncate\":1}", "truncate"},
+      {POOT_SERVE_RERANK, "{\"documents\":[\"a\"]}", "query"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\"}", "documents"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[1]}", "documents"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[\"a\"],\"top_n\":0}", "top_n"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[\"a\"],\"return_documents\":1}",
+       "return_documents"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    POOT_ASSERT_STATUS(poot__serve_encode_request_parse(&a, bad[i].body, strlen(bad[i].body),
+                                                        bad[i].kind, 4, &r, &param),
+                       POOT_INVALID_ARGUMENT);
+    if (!param || strcmp(param, bad[i].param) != 0)
+      fail_msg("case %zu: param %s, wanted %s", i, param ? param : "(null)", bad[i].param);
+  }
+  POOT_ASSERT_STATUS(poot__serve_encode_request_parse(&a, "[", 1, POOT_SERVE_EMBED, 4, &r, &param),
+                     POOT_INVALID_ARGUMENT);
+  poot_arena_deinit(&a);
+}
+
 static void test_prompts(void **state) {
   (void)state;
   poot_arena a;
@@ -340,7 +402,7 @@ int main(void) {
       cmocka_unit_test(test_chat_defaults), cmocka_unit_test(test_every_field),
       cmocka_unit_test(test_prompts),       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_oom),           cmocka_unit_test(test_tools),
-      cmocka_unit_test(test_images),
+      cmocka_unit_test(test_images),        cmocka_unit_test(test_encode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
