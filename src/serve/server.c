@@ -66,6 +66,7 @@ typedef struct call {
   poot_vec *pend_ids, *pend_probs;
   poot_strbuf sse;     /* events not yet read */
   size_t sse_sent;
+  uint64_t sse_last_ns; /* when the stream last sent bytes (keep-alive comments) */
   poot_grammar *grammar;
   /* chat with tools or a reasoning template: the reply goes through the
    * tool-call parser (tp); streamed, one parser per choice */
@@ -426,7 +427,15 @@ static long stream_read(void *ctx, char *buf, size_t cap) {
     if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
     pthread_cond_timedwait(&c->cv, &c->mu, &ts);
   }
+  /* A stream waiting in the queue sends an SSE comment now and then, so that
+   * libmicrohttpd's idle timeout (--timeout) does not close it before its
+   * turn; clients skip comment lines. */
+  uint64_t now = poot_time_ns();
+  if (!c->sse_last_ns) c->sse_last_ns = now;
+  if (c->sse_sent == c->sse.len && !c->done && now - c->sse_last_ns > 5000000000ull)
+    poot_strbuf_puts(&c->sse, ": keep-alive\n\n");
   if (c->sse_sent < c->sse.len) {
+    c->sse_last_ns = now;
     size_t k = c->sse.len - c->sse_sent;
     if (k > cap) k = cap;
     memcpy(buf, c->sse.data + c->sse_sent, k);
