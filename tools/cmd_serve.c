@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "poot/llm/vision.h"
 #include "poot/serve.h"
 #include "tool.h"
 
@@ -18,6 +19,8 @@
 
 typedef struct serve_flags {
   const char *model, *tokenizer, *device, *host, *api_key, *alias, *template_path, *kv_type;
+  const char *page_path;
+  bool no_webui;
   long long port, ctx, max_seqs, max_queue, timeout, max_body, max_tokens, max_n, max_messages,
       chunk;
   poot_dtype kv;
@@ -38,7 +41,7 @@ static const char epilog[] =
     "with Retry-After). A client that disconnects cancels its request. docs/serve.md\n"
     "lists every field and metric.\n";
 
-enum { SERVE_OPTIONS = 19 };
+enum { SERVE_OPTIONS = 21 };
 
 static int parse_flags(int argc, char **argv, serve_flags *f) {
   *f = (serve_flags){.device = "auto",
@@ -83,6 +86,8 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
       {POOT_FLAG_CHUNK, &f->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_QUIET, &f->quiet, "no progress lines on stderr", 0, 0},
+      {POOT_FLAG_PAGE_PATH, &f->page_path, NULL, 0, 0},
+      {POOT_FLAG_NO_WEBUI, &f->no_webui, NULL, 0, 0},
   };
   const poot_tool_cli cli = {.cmd = CMD,
                              .synopsis = synopsis,
@@ -118,6 +123,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
   poot_runtime *rt = NULL;
   poot_chat_template *tpl = NULL;
   poot_server *srv = NULL;
+  poot_vision *vision = NULL;
   poot_status st = poot_runtime_open(&ro, &rt);
   if (!st && !poot_model_get_tokenizer(poot_runtime_model(rt)))
     st = poot_status_make(POOT_INVALID_ARGUMENT, "%s has no tokenizer; give --tokenizer FILE",
@@ -130,7 +136,12 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     poot_free(text);
     if (st) st = poot_status_annotate(st, "%s", f->template_path);
   }
-  if (!st) {
+  bool encoder = !st && poot_model_is_encoder(poot_model_get_config(poot_runtime_model(rt)));
+  if (encoder) {
+    /* /v1/embeddings and /v1/rerank: the encoder's entries compile on first use */
+    if (!f->quiet) fprintf(stderr, "poot serve: %s is an encoder\n", model_path);
+    st = poot_runtime_create_driver(rt, NULL);
+  } else if (!st) {
     const poot_model_config *c = poot_model_get_config(poot_runtime_model(rt));
     poot_driver_options dopt = poot_driver_options_default();
     dopt.cap = f->ctx ? f->ctx : c->context_length > 0 && c->context_length < 512 ? c->context_length : 512;
@@ -139,6 +150,27 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     if (!f->quiet) fprintf(stderr, "poot serve: compiling %s…\n", model_path);
     st = poot_runtime_create_driver(rt, &dopt);
     if (!st) st = poot_driver_prepare(poot_runtime_driver(rt));
+  }
+  if (!st && !encoder) {
+    /* a LLaVA-style model's tower: chat messages may then carry images */
+    st = poot_vision_open(poot_runtime_model(rt), model_path, &vision);
+    if (poot_status_code_of(st) == POOT_UNSUPPORTED) {
+      poot_status_free(st);
+      st = NULL;
+      vision = NULL;
+    } else if (!st && !f->quiet) {
+      fprintf(stderr, "poot serve: the model has a vision tower: chat messages may carry images\n");
+    }
+  }
+  /* the chat page's folder: --path, else the one next to the tree or installed */
+  char page_buf[4096];
+  const char *page_dir = NULL;
+  if (!f->no_webui) {
+    page_dir = f->page_path;
+    if (!page_dir && poot_tool_find_data(POOT_TOOL_CHAT_PAGE, page_buf, sizeof page_buf))
+      page_dir = page_buf;
+    if (!page_dir && !f->quiet)
+      fprintf(stderr, "poot serve: the chat page (" POOT_TOOL_CHAT_PAGE ") was not found: / is 404\n");
   }
   char inject[64];
   poot_server_options so = poot_server_options_default();
@@ -150,6 +182,8 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     so.host = f->host;
     so.port = (uint16_t)f->port;
     so.api_key = f->api_key;
+    so.vision = vision;
+    so.page_dir = page_dir;
     so.model_name = f->alias ? f->alias : slash ? slash + 1 : model_path;
     so.max_queue = (uint32_t)f->max_queue;
     so.max_seqs = (uint32_t)f->max_seqs;
@@ -165,13 +199,15 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     const poot_device_caps *caps = poot_runtime_device_caps(rt);
     printf("poot serve: listening on http://%s:%u (model %s, device %s, context %lld)\n", so.host,
            (unsigned)poot_server_port(srv), so.model_name, caps ? caps->name : "?",
-           (long long)poot_driver_cap(poot_runtime_driver(rt)));
+           (long long)(encoder ? poot_model_get_config(poot_runtime_model(rt))->context_length
+                               : poot_driver_cap(poot_runtime_driver(rt))));
     fflush(stdout);
     int sig = 0;
     sigwait(signals, &sig);
     if (!f->quiet) fprintf(stderr, "poot serve: stopping (signal %d)\n", sig);
   }
   poot_server_destroy(srv);
+  poot_vision_destroy(vision);
   poot_chat_template_destroy(tpl);
   poot_runtime_destroy(rt);
   return st;
@@ -197,4 +233,5 @@ static int serve_main(int argc, char **argv) {
 }
 
 const poot_tool_command poot_tool_cmd_serve = {
-    "serve", "an OpenAI-compatible HTTP server (chat, completions, metrics)", serve_main};
+    "serve", "an OpenAI-compatible HTTP server (chat, completions, embeddings, rerank)",
+    serve_main};

@@ -1,4 +1,5 @@
-/* The bundled demo model's path (tool.h), for the commands that default to it. */
+/* Runtime data next to the tree or under an install prefix (tool.h): the
+ * bundled demo model, the chat page. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,12 +11,12 @@ static bool exists(const char *path) {
   return access(path, R_OK) == 0;
 }
 
-bool poot_tool_find_demo(char *buf, size_t size) {
+bool poot_tool_find_data(const char *rel, char *buf, size_t size) {
   const char *src = __FILE__; /* …/tools/support_demo.c */
   const char *slash = strrchr(src, '/');
   if (slash && slash != src) {
     size_t n = (size_t)(slash - src);
-    snprintf(buf, size, "%.*s/../" POOT_TOOL_DEMO_MODEL, (int)n, src);
+    snprintf(buf, size, "%.*s/../%s", (int)n, src, rel);
     if (exists(buf)) return true;
   }
   char exe[PATH_MAX];
@@ -25,17 +26,19 @@ bool poot_tool_find_demo(char *buf, size_t size) {
     char *s = strrchr(exe, '/');
     if (s) {
       *s = 0;
-      static const char *const rel[] = {"/../share/poot/" POOT_TOOL_DEMO_MODEL,
-                                        "/../" POOT_TOOL_DEMO_MODEL,
-                                        "/../../" POOT_TOOL_DEMO_MODEL};
-      for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(buf, size, "%s%s", exe, rel[i]);
+      static const char *const up[] = {"/../share/poot/", "/../", "/../../"};
+      for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
+        snprintf(buf, size, "%s%s%s", exe, up[i], rel);
         if (exists(buf)) return true;
       }
     }
   }
-  snprintf(buf, size, "%s", POOT_TOOL_DEMO_MODEL);
+  snprintf(buf, size, "%s", rel);
   return exists(buf);
+}
+
+bool poot_tool_find_demo(char *buf, size_t size) {
+  return poot_tool_find_data(POOT_TOOL_DEMO_MODEL, buf, size);
 }
 
 const char *poot_tool_default_model(const char *cmd, const char *model, char *buf, size_t size) {

@@ -185,6 +185,10 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                          "the most choices (n) of one request"},
     [POOT_FLAG_MAX_MESSAGES] = {NULL, "--max-messages", NULL, POOT_TOOL_ARG_INT, "N",
                                 "the most messages of one chat request"},
+    [POOT_FLAG_PAGE_PATH] = {NULL, "--path", NULL, POOT_TOOL_ARG_STRING, "DIR",
+                             "the chat page's files (default: " POOT_TOOL_CHAT_PAGE ")"},
+    [POOT_FLAG_NO_WEBUI] = {NULL, "--no-webui", NULL, POOT_TOOL_ARG_BOOL, NULL,
+                            "no chat page at /"},
 };
 
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out) {

@@ -131,6 +131,8 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_MAX_TOKENS,    /* --max-tokens N */
   POOT_FLAG_MAX_N,         /* --max-n N */
   POOT_FLAG_MAX_MESSAGES,  /* --max-messages N */
+  POOT_FLAG_PAGE_PATH,     /* --path DIR (the chat page's files) */
+  POOT_FLAG_NO_WEBUI,      /* --no-webui */
   POOT_FLAG_COUNT
 } poot_tool_flag_id;
 
@@ -238,10 +240,14 @@ poot_status poot_tool_sampling_seed(const char *cmd, poot_sampling_params *p, bo
 /* ------------------------------------------------------------ models and results */
 
 #define POOT_TOOL_DEMO_MODEL "models/poot-demo.gguf"
+#define POOT_TOOL_CHAT_PAGE "web/chat" /* poot serve's chat page (a folder) */
 
-/* Finds the bundled demo model (support_demo.c): next to the source tree this
- * binary was built from, under an install prefix (<bin>/../share/poot/models,
- * <bin>/../models, <bin>/../../models), then in the current directory. */
+/* Finds the runtime data file or folder `rel` (support_demo.c): next to the
+ * source tree this binary was built from, under an install prefix
+ * (<bin>/../share/poot/REL, <bin>/../REL, <bin>/../../REL), then in the
+ * current directory. */
+bool poot_tool_find_data(const char *rel, char *buf, size_t size);
+/* The bundled demo model (poot_tool_find_data of POOT_TOOL_DEMO_MODEL). */
 bool poot_tool_find_demo(char *buf, size_t size);
 /* `model` when given, else the demo model's path in buf; NULL (after a
  * one-line message) when it is not found. */

@@ -35,6 +35,14 @@ typedef struct poot_server_options {
   uint16_t port;             /* 0 → a free port (poot_server_port tells which) */
   const char *api_key;       /* NULL: no key; else "Authorization: Bearer KEY" (borrowed) */
   const char *model_name;    /* the id /v1/models lists (borrowed); NULL → "model" */
+  /* The model's vision tower (poot_vision_open; borrowed, it must outlive
+   * the server), or NULL: chat messages with image_url parts then answer
+   * 400. The tower runs on the engine's thread over the runtime's device. */
+  struct poot_vision *vision;
+  /* The chat page's folder (borrowed): GET / serves its index.html and GET
+   * /NAME its other files (names of letters, digits, '-', '_' and one '.';
+   * nothing else is reachable). NULL: no page (404). */
+  const char *page_dir;
   uint32_t max_queue;        /* requests waiting for the engine; 0 → 64 */
   uint32_t max_seqs;         /* sequences run at once: 1 today (more is INVALID_ARGUMENT) */
   size_t max_body_bytes;     /* larger bodies are 413; 0 → 4 MiB */
@@ -58,6 +66,8 @@ static inline poot_server_options poot_server_options_default(void) {
                            .port = 8080,
                            .api_key = NULL,
                            .model_name = NULL,
+                           .vision = NULL,
+                           .page_dir = NULL,
                            .max_queue = 0,
                            .max_seqs = 1,
                            .max_body_bytes = 0,

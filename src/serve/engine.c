@@ -194,8 +194,11 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
       break;
     }
     cr.res = &res;
-    st = poot_driver_generate_ids(poot_runtime_driver(e->rt), history, n + cont, &go, on_token,
-                                  &cr, &res);
+    st = job->n_inputs ? poot_driver_generate_with_inputs(poot_runtime_driver(e->rt), history,
+                                                          n + cont, job->inputs, job->n_inputs,
+                                                          &go, on_token, &cr, &res)
+                       : poot_driver_generate_ids(poot_runtime_driver(e->rt), history, n + cont,
+                                                  &go, on_token, &cr, &res);
     if (cr.inject_kernel && poot_status_code_of(st) == POOT_CANCELLED &&
         !atomic_load(&job->cancelled)) {
       /* Test only: a token id past the vocabulary makes the device's gather
@@ -258,7 +261,7 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
 }
 
 static void run_job(poot__serve_engine *e, poot__serve_job *job) {
-  poot_status st = NULL;
+  poot_status st = job->prepare ? job->prepare(job) : NULL;
   for (size_t p = 0; p < job->n_prompts && !st; p++) {
     job->prompt_tokens += job->prompt_lens[p];
     for (uint32_t c = 0; c < job->n && !st; c++) {

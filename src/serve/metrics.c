@@ -12,7 +12,8 @@ static const double bounds[POOT_HIST_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 
                                                  1,     2.5,  5,     10,   30,  60,   300};
 
 static const char *const endpoint_names[POOT_ENDPOINT_COUNT] = {
-    "chat_completions", "completions", "models", "health", "metrics", "other"};
+    "chat_completions", "completions", "models", "health", "metrics", "embeddings", "rerank",
+    "page", "other"};
 static const char *const outcome_names[POOT_OUTCOME_COUNT] = {"ok", "cancelled", "client_error",
                                                               "rejected", "error"};
 

@@ -75,8 +75,72 @@ static poot_status get_bool(parse *p, const poot_json *obj, const char *key, boo
 static const char *const roles[] = {"system", "user", "assistant", "tool", "developer",
                                     "function"};
 
-/* The content as one string: a string as it is, null as "", a list of
- * parts as its text parts joined. */
+/* Base64 (RFC 4648, padding optional, no white space) into the arena.
+ * False for any other character or a bad length. */
+static bool base64_decode(poot_arena *arena, const char *s, size_t n, uint8_t **out,
+                          size_t *out_len) {
+  while (n && s[n - 1] == '=') n--;
+  if (n % 4 == 1) return false;
+  uint8_t *buf = poot_arena_alloc(arena, n / 4 * 3 + 3, 1);
+  if (!buf) return false;
+  size_t k = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    int v = c >= 'A' && c <= 'Z'   ? c - 'A'
+            : c >= 'a' && c <= 'z' ? c - 'a' + 26
+            : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' || c == '-' ? 62
+            : c == '/' || c == '_' ? 63
+                                   : -1;
+    if (v < 0) return false;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      buf[k++] = (uint8_t)(acc >> bits);
+    }
+  }
+  *out = buf;
+  *out_len = k;
+  return true;
+}
+
+/* An image_url part: a data: URL holding base64 image bytes (the server
+ * fetches nothing), appended to r->images. */
+static poot_status image_part(parse *p, const poot_json *part, size_t index, size_t k) {
+  const poot_json *iu = poot_json_get(part, "image_url");
+  const poot_json *url = iu && iu->type == POOT_JSON_OBJECT ? poot_json_get(iu, "url") : iu;
+  if (!url || url->type != POOT_JSON_STRING)
+    return bad(p, "messages", "messages[%zu].content[%zu].image_url.url must be a string", index,
+               k);
+  const char *u = url->str;
+  if (strncmp(u, "data:", 5) != 0)
+    return bad(p, "messages",
+               "messages[%zu].content[%zu]: the server fetches nothing; send the image inline as "
+               "a data: URL (data:image/png;base64,…)",
+               index, k);
+  const char *comma = memchr(u, ',', url->len);
+  const char *b64 = comma ? strstr(u, ";base64") : NULL;
+  if (!comma || !b64 || b64 > comma)
+    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL must be base64 (;base64,)",
+               index, k);
+  poot__serve_image img = {0};
+  size_t n = url->len - (size_t)(comma + 1 - u);
+  if (!base64_decode(p->arena, comma + 1, n, &img.data, &img.len) || img.len == 0)
+    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL's base64 is not valid",
+               index, k);
+  if (p->r->n_images == POOT_SERVE_MAX_IMAGES)
+    return bad(p, "messages", "at most %d images are accepted in one request",
+               POOT_SERVE_MAX_IMAGES);
+  p->r->images[p->r->n_images++] = img;
+  return NULL;
+}
+
+/* The content for the template: a string as it is, null as "", a list of
+ * text parts joined; with image parts, the list of parts as transformers'
+ * processors give it ({"type":"text","text":…} and {"type":"image"}). */
 static poot_status content_text(parse *p, const poot_json *content, size_t index,
                                 poot_json **out) {
   poot_json *s = POOT_ARENA_NEW(p->arena, poot_json);
@@ -92,22 +156,53 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
   }
   if (content->type != POOT_JSON_ARRAY)
     return bad(p, "messages", "messages[%zu].content must be a string or a list of parts", index);
-  size_t total = 0;
+  size_t total = 0, images = 0;
   for (size_t i = 0; i < content->len; i++) {
     const poot_json *part = content->items[i];
     const poot_json *type = poot_json_get(part, "type");
     if (!part || part->type != POOT_JSON_OBJECT || !type || type->type != POOT_JSON_STRING)
       return bad(p, "messages", "messages[%zu].content[%zu] must be an object with a 'type'",
                  index, i);
+    if (strcmp(type->str, "image_url") == 0) {
+      POOT_TRY(image_part(p, part, index, i));
+      images++;
+      continue;
+    }
     if (strcmp(type->str, "text") != 0)
       return bad(p, "messages",
                  "messages[%zu].content[%zu]: content parts of type '%s' are not supported "
-                 "(text only)",
+                 "(text and image_url)",
                  index, i, type->str);
     const poot_json *text = poot_json_get(part, "text");
     if (!text || text->type != POOT_JSON_STRING)
       return bad(p, "messages", "messages[%zu].content[%zu].text must be a string", index, i);
     total += text->len;
+  }
+  if (images) { /* the parts, images as {"type":"image"} */
+    static const poot_json image_type = {.type = POOT_JSON_STRING, .str = "image", .len = 5};
+    poot_json *list = POOT_ARENA_NEW(p->arena, poot_json);
+    if (!list) return oom();
+    *list = *content;
+    list->items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, content->len);
+    if (!list->items) return oom();
+    for (size_t i = 0; i < content->len; i++) {
+      poot_json *part = content->items[i];
+      const poot_json *type = poot_json_get(part, "type");
+      if (strcmp(type->str, "image_url") == 0) {
+        poot_json *img = POOT_ARENA_NEW(p->arena, poot_json);
+        poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, 1);
+        const char **keys = POOT_ARENA_NEW_ARRAY(p->arena, const char *, 1);
+        size_t *lens = POOT_ARENA_NEW_ARRAY(p->arena, size_t, 1);
+        if (!img || !items || !keys || !lens) return oom();
+        items[0] = (poot_json *)&image_type, keys[0] = "type", lens[0] = 4;
+        *img = (poot_json){.type = POOT_JSON_OBJECT, .items = items, .keys = keys,
+                           .key_lens = lens, .len = 1};
+        part = img;
+      }
+      list->items[i] = part;
+    }
+    *out = list;
+    return NULL;
   }
   char *buf = poot_arena_alloc(p->arena, total + 1, 1);
   if (!buf) return oom();
@@ -119,6 +214,114 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
   }
   s->str = buf;
   s->len = total;
+  return NULL;
+}
+
+/* A shallow copy of an object with member `key` replaced by `value`. */
+static poot_json *with_member(parse *p, const poot_json *obj, const char *key, poot_json *value) {
+  poot_json *copy = POOT_ARENA_NEW(p->arena, poot_json);
+  poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, obj->len ? obj->len : 1);
+  if (!copy || !items) return NULL;
+  *copy = *obj;
+  for (size_t k = 0; k < obj->len; k++)
+    items[k] = strcmp(obj->keys[k], key) == 0 ? value : obj->items[k];
+  copy->items = items;
+  return copy;
+}
+
+/* tool_calls[j].function.arguments given as a JSON string holding an object,
+ * parsed into the object; NULL when it is not such a string. */
+static poot_json *call_with_object_arguments(parse *p, const poot_json *call) {
+  const poot_json *fn = poot_json_get(call, "function");
+  const poot_json *args = fn && fn->type == POOT_JSON_OBJECT ? poot_json_get(fn, "arguments") : NULL;
+  if (!args || args->type != POOT_JSON_STRING) return NULL;
+  poot_json *obj = NULL;
+  poot_json_parse_options jo = {.max_depth = 64};
+  poot_status st = poot_json_parse(p->arena, args->str, args->len, &jo, &obj);
+  if (st || obj->type != POOT_JSON_OBJECT) {
+    poot_status_free(st);
+    return NULL; /* not an object: the template gets the string */
+  }
+  poot_json *new_fn = with_member(p, fn, "arguments", obj);
+  return new_fn ? with_member(p, call, "function", new_fn) : NULL;
+}
+
+/* r->messages with each assistant call's string arguments parsed into an
+ * object (transformers' convention; r->messages_raw keeps the strings). */
+static poot_status parse_call_arguments(parse *p, poot_json *msgs) {
+  poot_json *out = NULL;
+  for (size_t i = 0; i < msgs->len; i++) {
+    const poot_json *m = msgs->items[i];
+    const poot_json *calls = poot_json_get(m, "tool_calls");
+    if (!calls || calls->type != POOT_JSON_ARRAY) continue;
+    poot_json *new_calls = NULL;
+    for (size_t j = 0; j < calls->len; j++) {
+      poot_json *call = call_with_object_arguments(p, calls->items[j]);
+      if (!call) continue;
+      if (!new_calls) {
+        new_calls = POOT_ARENA_NEW(p->arena, poot_json);
+        poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, calls->len);
+        if (!new_calls || !items) return oom();
+        *new_calls = *calls;
+        memcpy(items, calls->items, calls->len * sizeof *items);
+        new_calls->items = items;
+      }
+      new_calls->items[j] = call;
+    }
+    if (!new_calls) continue;
+    if (!out) {
+      out = POOT_ARENA_NEW(p->arena, poot_json);
+      poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, msgs->len);
+      if (!out || !items) return oom();
+      *out = *msgs;
+      memcpy(items, msgs->items, msgs->len * sizeof *items);
+      out->items = items;
+    }
+    out->items[i] = with_member(p, m, "tool_calls", new_calls);
+    if (!out->items[i]) return oom();
+  }
+  if (out) p->r->messages = out;
+  return NULL;
+}
+
+/* tools, tool_choice, parallel_tool_calls. */
+static poot_status parse_tools(parse *p, const poot_json *body) {
+  poot__serve_request *r = p->r;
+  r->parallel_tool_calls = true;
+  POOT_TRY(get_bool(p, body, "parallel_tool_calls", &r->parallel_tool_calls));
+  const poot_json *tools = poot_json_get(body, "tools");
+  if (!is_null(tools)) {
+    poot_status st = poot_toolcall_tools_check(tools);
+    if (st) {
+      poot_status out = bad(p, "tools", "%s", poot_status_message(st));
+      poot_status_free(st);
+      return out;
+    }
+    if (tools->len) r->tools = tools;
+  }
+  const poot_json *tc = poot_json_get(body, "tool_choice");
+  if (is_null(tc)) return NULL;
+  if (tc->type == POOT_JSON_STRING) {
+    if (strcmp(tc->str, "auto") == 0) r->tool_choice = POOT_TOOL_CHOICE_AUTO;
+    else if (strcmp(tc->str, "none") == 0) r->tool_choice = POOT_TOOL_CHOICE_NONE;
+    else if (strcmp(tc->str, "required") == 0) r->tool_choice = POOT_TOOL_CHOICE_REQUIRED;
+    else
+      return bad(p, "tool_choice", "tool_choice '%s' is not one of none, auto, required",
+                 tc->str);
+  } else {
+    const poot_json *fn = poot_json_get(tc, "function");
+    const poot_json *name = fn && fn->type == POOT_JSON_OBJECT ? poot_json_get(fn, "name") : NULL;
+    if (tc->type != POOT_JSON_OBJECT || !name || name->type != POOT_JSON_STRING)
+      return bad(p, "tool_choice",
+                 "'tool_choice' must be none, auto, required or {\"type\": \"function\", "
+                 "\"function\": {\"name\": …}}");
+    r->tool_choice = POOT_TOOL_CHOICE_FUNCTION;
+    r->tool_choice_name = name->str;
+  }
+  if ((r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION) &&
+      !r->tools)
+    return bad(p, "tool_choice", "tool_choice %s needs 'tools'",
+               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
   return NULL;
 }
 
@@ -169,13 +372,10 @@ static poot_status parse_messages(parse *p, const poot_json *body) {
       return bad(p, "messages", "messages[%zu] has no 'content'", i);
     out->items[i] = copy;
   }
+  p->r->messages_raw = out;
   p->r->messages = out;
-  const poot_json *tools = poot_json_get(body, "tools");
-  if (!is_null(tools)) {
-    if (tools->type != POOT_JSON_ARRAY) return bad(p, "tools", "'tools' must be a list");
-    p->r->tools = tools;
-  }
-  return NULL;
+  POOT_TRY(parse_call_arguments(p, out));
+  return parse_tools(p, body);
 }
 
 /* -------------------------------------------------------------- prompts */
@@ -415,6 +615,11 @@ static poot_status parse_body(parse *p, const poot_json *body) {
   POOT_TRY(parse_sampling(p, body));
   POOT_TRY(parse_logprobs(p, body));
   POOT_TRY(parse_response_format(p, body));
+  if (r->response_format &&
+      (r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION))
+    return bad(p, "tool_choice",
+               "tool_choice %s and 'response_format' each constrain the reply; give one",
+               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
   poot_status st = poot_sampling_params_validate(&r->sampling, 0);
   if (st) {
     poot_status out = bad(p, NULL, "%s", poot_status_message(st));

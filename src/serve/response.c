@@ -26,12 +26,48 @@ void poot__serve_write_error(poot_strbuf *sb, const char *message, const char *t
   poot_strbuf_puts(sb, "}}");
 }
 
-void poot__serve_write_message_fields(poot_strbuf *sb, const char *text, size_t len) {
-  /* The tool-call parsers (include/poot/llm/toolcall.h, src/llm/toolcall/)
-   * plug in here: they turn `text` into "content", "tool_calls" and
-   * "reasoning_content". Until they land the whole text is the content. */
+void poot__serve_write_tool_call(poot_strbuf *sb, const poot_toolcall *call, long index) {
+  poot_strbuf_putc(sb, '{');
+  if (index >= 0) poot_strbuf_printf(sb, "\"index\":%ld,", index);
+  poot_strbuf_puts(sb, "\"id\":");
+  put_str(sb, call->id);
+  poot_strbuf_puts(sb, ",\"type\":\"function\",\"function\":{\"name\":");
+  poot_json_write_string(sb, call->name, call->name_len, false);
+  poot_strbuf_puts(sb, ",\"arguments\":");
+  poot_json_write_string(sb, call->arguments, call->arguments_len, false);
+  poot_strbuf_puts(sb, "}}");
+}
+
+void poot__serve_write_message_fields(poot_strbuf *sb, const poot_toolcall_params *params,
+                                      const char *text, size_t len, bool *out_calls) {
+  *out_calls = false;
+  poot_toolcall_result r;
+  poot_status st = params ? poot_toolcall_parse(params, text, len, &r) : NULL;
+  if (!params || st) {
+    poot_status_free(st); /* a bound passed: the reply stays whole as the content */
+    poot_strbuf_puts(sb, ",\"content\":");
+    poot_json_write_string(sb, text, len, false);
+    return;
+  }
   poot_strbuf_puts(sb, ",\"content\":");
-  poot_json_write_string(sb, text, len, false);
+  if (r.call_count && !r.content_len)
+    poot_strbuf_puts(sb, "null");
+  else
+    poot_json_write_string(sb, r.content, r.content_len, false);
+  if (r.reasoning_len) {
+    poot_strbuf_puts(sb, ",\"reasoning_content\":");
+    poot_json_write_string(sb, r.reasoning, r.reasoning_len, false);
+  }
+  if (r.call_count) {
+    *out_calls = true;
+    poot_strbuf_puts(sb, ",\"tool_calls\":[");
+    for (size_t i = 0; i < r.call_count; i++) {
+      if (i) poot_strbuf_putc(sb, ',');
+      poot__serve_write_tool_call(sb, &r.calls[i], -1);
+    }
+    poot_strbuf_putc(sb, ']');
+  }
+  poot_toolcall_result_deinit(&r);
 }
 
 static void put_logprob(poot_strbuf *sb, float lp) {

@@ -3,6 +3,8 @@
  *
  *   http.c      the thin wrapper over libmicrohttpd
  *   request.c   the request parser: JSON body → poot__serve_request
+ *   encoder.c   /v1/embeddings and /v1/rerank: their parser and the encoder runs
+ *   page.c      the chat page's static files
  *   job.c       one request's shared state between its HTTP thread and the engine
  *   engine.c    the engine thread, its bounded queue and fault recovery
  *   response.c  the JSON of responses, chunks and errors
@@ -21,6 +23,7 @@
 #include "poot/llm/driver.h"
 #include "poot/llm/grammar.h"
 #include "poot/llm/sampling.h"
+#include "poot/llm/toolcall.h"
 #include "poot/runtime.h"
 #include "poot/serve.h"
 
@@ -91,6 +94,23 @@ typedef struct poot__serve_limits {
   size_t max_prompts; /* prompts of one /v1/completions request */
 } poot__serve_limits;
 
+/* tool_choice: "auto" (the default), "none", "required", or a named function. */
+typedef enum poot__serve_tool_choice {
+  POOT_TOOL_CHOICE_AUTO = 0,
+  POOT_TOOL_CHOICE_NONE,
+  POOT_TOOL_CHOICE_REQUIRED,
+  POOT_TOOL_CHOICE_FUNCTION,
+} poot__serve_tool_choice;
+
+/* An image of a chat request: its encoded bytes (PNG, JPEG, WebP) from a
+ * data: URL, in the order the messages give them. */
+typedef struct poot__serve_image {
+  uint8_t *data;
+  size_t len;
+} poot__serve_image;
+
+#define POOT_SERVE_MAX_IMAGES 16
+
 /* One prompt of /v1/completions: text, or token ids. */
 typedef struct poot__serve_prompt {
   const char *text; /* NULL when ids */
@@ -106,7 +126,17 @@ typedef struct poot__serve_request {
   /* chat: the messages with each content made a string (content parts
    * joined), ready for the template; tools as given (or NULL). */
   poot_json *messages;
-  const poot_json *tools;
+  /* the same with each assistant tool call's "arguments" as the client sent
+   * it (a JSON string); == messages when no call had string arguments. The
+   * template gets `messages` (arguments as objects, as transformers does)
+   * and this when that form fails to render. */
+  poot_json *messages_raw;
+  const poot_json *tools; /* checked: poot_toolcall_tools_check */
+  poot__serve_image images[POOT_SERVE_MAX_IMAGES]; /* image_url parts, in order */
+  size_t n_images;
+  poot__serve_tool_choice tool_choice; /* AUTO when absent */
+  const char *tool_choice_name;        /* FUNCTION: the function's name */
+  bool parallel_tool_calls;            /* default true */
   /* completions */
   poot__serve_prompt *prompts;
   size_t n_prompts;
@@ -133,6 +163,52 @@ POOT_MUST_USE poot_status poot__serve_request_parse(poot_arena *arena, const cha
                                                     poot__serve_request *out_request,
                                                     const char **out_param);
 
+/* ---------------------------------------------------------------- encoder */
+
+typedef enum poot__serve_encode_kind {
+  POOT_SERVE_EMBED = 0, /* /v1/embeddings */
+  POOT_SERVE_RERANK,    /* /v1/rerank */
+} poot__serve_encode_kind;
+
+/* A parsed /v1/embeddings or /v1/rerank request (everything in the arena). */
+typedef struct poot__serve_encode_request {
+  poot__serve_encode_kind kind;
+  const char *model;           /* NULL when absent */
+  poot__serve_prompt *inputs;  /* embeddings: texts or token ids; rerank: the documents */
+  size_t n_inputs;
+  bool base64;                 /* encoding_format "base64" */
+  int64_t dimensions;          /* -1: not given */
+  bool truncate;               /* cut a text past the model's positions instead of 400 */
+  const char *query;           /* rerank */
+  size_t query_len;
+  int64_t top_n;               /* rerank: -1 all */
+  bool return_documents;       /* rerank */
+} poot__serve_encode_request;
+
+/* Parses the body; errors as poot__serve_request_parse. At most max_inputs
+ * inputs (documents). */
+POOT_MUST_USE poot_status poot__serve_encode_request_parse(poot_arena *arena, const char *body,
+                                                           size_t len, poot__serve_encode_kind kind,
+                                                           size_t max_inputs,
+                                                           poot__serve_encode_request *out,
+                                                           const char **out_param);
+
+/* Runs the request on the runtime's encoder (the caller holds the device)
+ * and writes the whole response into sb. INVALID_ARGUMENT (param set) for
+ * what the model cannot do (no classifier, dimensions, an id past the
+ * vocabulary, a text past its positions); the driver's statuses. */
+POOT_MUST_USE poot_status poot__serve_encode_run(poot_runtime *rt, const char *model_name,
+                                                 const poot__serve_encode_request *r,
+                                                 poot_strbuf *sb, const char **out_param);
+
+/* ------------------------------------------------------------------- page */
+
+/* True for a URL the page may serve: "/" or "/NAME.EXT" of a known type. */
+bool poot__serve_page_path(const char *url);
+/* Fills out with the file of `dir` the URL names ("/": index.html);
+ * returns 200, or 404 when there is no such file (out untouched). */
+unsigned poot__serve_page(const char *dir, const char *url, poot__http_response *out);
+
 /* ---------------------------------------------------------------- metrics */
 
 typedef enum poot__serve_outcome {
@@ -150,6 +226,9 @@ typedef enum poot__serve_endpoint {
   POOT_ENDPOINT_MODELS,
   POOT_ENDPOINT_HEALTH,
   POOT_ENDPOINT_METRICS,
+  POOT_ENDPOINT_EMBEDDINGS,
+  POOT_ENDPOINT_RERANK,
+  POOT_ENDPOINT_PAGE, /* the chat page's static files (GET /, /chat/…) */
   POOT_ENDPOINT_OTHER,
   POOT_ENDPOINT_COUNT
 } poot__serve_endpoint;
@@ -207,7 +286,8 @@ typedef struct poot__serve_sink {
  * HTTP side fills it, submits it and waits; the engine reads the inputs,
  * calls the sink and sets nothing else. `cancelled` may be set at any time
  * from any thread. */
-typedef struct poot__serve_job {
+typedef struct poot__serve_job poot__serve_job;
+struct poot__serve_job {
   poot_token **prompts; /* n_prompts arrays (poot_malloc'ed by the server) */
   size_t *prompt_lens;
   size_t n_prompts;
@@ -216,6 +296,13 @@ typedef struct poot__serve_job {
   poot_sampling_params sampling; /* seed resolved */
   bool sampled;                  /* else greedy through the greedy entries */
   const poot_grammar *grammar;   /* borrowed, or NULL */
+  /* Optional, called once on the engine thread (which owns the device)
+   * before the first choice: it may set `inputs` (an image's rows bound as
+   * the prompt's "embeds", poot_driver_generate_with_inputs). A failure ends
+   * the job with it. */
+  poot_status (*prepare)(poot__serve_job *job);
+  const poot_driver_input *inputs;
+  size_t n_inputs;
   poot__serve_sink sink;
   void *sink_ctx;
   atomic_bool cancelled;
@@ -223,7 +310,7 @@ typedef struct poot__serve_job {
   uint64_t first_token_ns; /* set by the engine */
   uint64_t last_token_ns;
   size_t prompt_tokens, generated_tokens; /* set by the engine */
-} poot__serve_job;
+};
 
 /* ----------------------------------------------------------------- engine
  *
@@ -260,10 +347,16 @@ void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops
 void poot__serve_write_error(poot_strbuf *sb, const char *message, const char *type,
                              const char *param, const char *code);
 /* The assistant message's fields after "role" (",\"content\":…"): the one
- * place where model output becomes the message. The tool-call parsers
- * (include/poot/llm/toolcall.h) plug in here: they will split the text into
- * "content", "tool_calls" and "reasoning_content". Today: content only. */
-void poot__serve_write_message_fields(poot_strbuf *sb, const char *text, size_t len);
+ * place where a whole reply becomes the message. With `params` (NULL: the
+ * text is the content) the tool-call and reasoning parser splits it into
+ * "content" (null when empty and there are calls), "reasoning_content" (when
+ * any) and "tool_calls"; *out_calls says whether there were calls. A parse
+ * that fails (a bound passed) leaves the whole text as the content. */
+void poot__serve_write_message_fields(poot_strbuf *sb, const poot_toolcall_params *params,
+                                      const char *text, size_t len, bool *out_calls);
+/* One tool call as OpenAI writes it: {"index":i,"id":…,"type":"function",
+ * "function":{"name":…,"arguments":"…"}} ("index" only when index ≥ 0). */
+void poot__serve_write_tool_call(poot_strbuf *sb, const poot_toolcall *call, long index);
 /* Logprobs of generated ids: chat's {"content":[…]} or completions' object. */
 void poot__serve_write_logprobs(poot_strbuf *sb, const poot_tokenizer *tok, poot__serve_kind kind,
                                 const poot_token *ids, const poot_sampling_result *probs,

@@ -10,6 +10,7 @@
 #include "poot/llm/chat_template.h"
 #include "poot/llm/model.h"
 #include "poot/llm/tokenizer.h"
+#include "poot/llm/vision.h"
 #include "serve_impl.h"
 
 struct poot_server {
@@ -23,6 +24,21 @@ struct poot_server {
   poot__http_server *http;
   atomic_uint_fast64_t next_id;
   uint64_t created;
+  /* the template's call format and reasoning markers (docs/toolcalls.md),
+   * and the format a forced call is written in (the template's when the
+   * tokenizer writes its marker as text, else LLAMA3's JSON shape) */
+  poot_toolcall_params tc;
+  poot_toolcall_format forced_format;
+  /* an encoder model: /v1/embeddings and /v1/rerank run on the connection's
+   * thread, one at a time (there is no engine) */
+  bool encoder;
+  pthread_mutex_t encode_mu;
+  /* the vision tower (borrowed) and, made on the engine thread on first
+   * use, its executor over the device it was made for */
+  poot_vision *vision;
+  poot_executor *vision_ex;
+  poot_vision_runner *vision_runner;
+  poot_device *vision_dev;
 };
 
 /* ------------------------------------------------------------------ a call */
@@ -50,10 +66,25 @@ typedef struct call {
   poot_vec *pend_ids, *pend_probs;
   poot_strbuf sse;     /* events not yet read */
   size_t sse_sent;
+  uint64_t sse_last_ns; /* when the stream last sent bytes (keep-alive comments) */
   poot_grammar *grammar;
+  /* chat with tools or a reasoning template: the reply goes through the
+   * tool-call parser (tp); streamed, one parser per choice */
+  bool parse;
+  poot_toolcall_params tp;
+  poot_toolcall_stream **tcs;
   poot_token **prompts;
   size_t *lens;
   int fd;
+  /* images: their pixels (preprocessed on the connection's thread), their
+   * first rows in the expanded prompt, and (on the engine thread) the
+   * tower's rows bound as "embeds" */
+  size_t n_images;
+  float *pixels;
+  size_t *first;
+  float *rows;
+  poot_driver_input_row *in_rows;
+  poot_driver_input input;
 } call;
 
 static void call_free(call *c) {
@@ -65,6 +96,8 @@ static void call_free(call *c) {
   poot_free(c->lps);
   poot_free(c->finish);
   poot_free(c->started);
+  for (size_t i = 0; c->tcs && i < c->n_choices; i++) poot_toolcall_stream_destroy(c->tcs[i]);
+  poot_free(c->tcs);
   for (size_t i = 0; i < c->n_choices && c->pend_ids && c->pend_probs; i++) {
     poot_vec_deinit(&c->pend_ids[i]);
     poot_vec_deinit(&c->pend_probs[i]);
@@ -76,6 +109,10 @@ static void call_free(call *c) {
   for (size_t i = 0; i < c->job.n_prompts; i++) poot_free(c->prompts[i]);
   poot_free(c->prompts);
   poot_free(c->lens);
+  poot_free(c->pixels);
+  poot_free(c->first);
+  poot_free(c->rows);
+  poot_free(c->in_rows);
   poot_status_free(c->status);
   pthread_mutex_destroy(&c->mu);
   pthread_cond_destroy(&c->cv);
@@ -113,8 +150,11 @@ static void take_pending(call *c, uint32_t index, poot_strbuf *lp) {
   poot_vec_clear(probs);
 }
 
-static void chunk(call *c, uint32_t index, const char *text, size_t len, const char *finish,
-                  const poot_strbuf *lp) {
+/* One streamed chunk of choice `index`: a delta (chat: `field` ("content" or
+ * "reasoning_content") with text, or one tool call; completions: text), and
+ * the finish reason with the logprobs at its end. */
+static void chunk(call *c, uint32_t index, const char *field, const char *text, size_t len,
+                  const poot_toolcall_delta *tool, const char *finish, const poot_strbuf *lp) {
   poot_strbuf *sb = &c->sse;
   chunk_head(c, sb);
   poot_strbuf_printf(sb, ",\"choices\":[{\"index\":%u,", index);
@@ -128,8 +168,13 @@ static void chunk(call *c, uint32_t index, const char *text, size_t len, const c
     }
     if (text) {
       if (comma) poot_strbuf_putc(sb, ',');
-      poot_strbuf_puts(sb, "\"content\":");
+      poot_strbuf_printf(sb, "\"%s\":", field);
       poot_json_write_string(sb, text, len, false);
+    } else if (tool) {
+      if (comma) poot_strbuf_putc(sb, ',');
+      poot_strbuf_puts(sb, "\"tool_calls\":[");
+      poot__serve_write_tool_call(sb, tool->call, (long)tool->call_index);
+      poot_strbuf_putc(sb, ']');
     }
     poot_strbuf_puts(sb, "},");
   } else {
@@ -149,6 +194,48 @@ static void chunk(call *c, uint32_t index, const char *text, size_t len, const c
     poot_strbuf_puts(sb, "null");
   poot_strbuf_puts(sb, "}]");
   chunk_tail(c, sb);
+}
+
+/* The parser's deltas as chunks; the pending logprobs ride on the first. */
+static void chunk_deltas(call *c, uint32_t index, const poot_toolcall_deltas *d) {
+  for (size_t i = 0; i < d->count; i++) {
+    const poot_toolcall_delta *x = &d->items[i];
+    poot_strbuf lp;
+    poot_strbuf_init(&lp);
+    if (c->logprobs && i == 0) take_pending(c, index, &lp);
+    if (x->kind == POOT_TOOLCALL_DELTA_CALL)
+      chunk(c, index, NULL, NULL, 0, x, NULL, &lp);
+    else
+      chunk(c, index, x->kind == POOT_TOOLCALL_DELTA_REASONING ? "reasoning_content" : "content",
+            x->text, x->len, NULL, NULL, &lp);
+    poot_strbuf_deinit(&lp);
+  }
+}
+
+/* Feeds a streamed choice's text to its parser (made on first use). A
+ * parser that fails (a bound passed) is dropped: the rest of the reply goes
+ * out as content. */
+static void parse_text(call *c, uint32_t index, const char *text, size_t len, bool finish) {
+  poot_status st = NULL;
+  if (!c->tcs[index] && !finish) st = poot_toolcall_stream_create(&c->tp, &c->tcs[index]);
+  poot_toolcall_deltas d = {0};
+  if (!st && c->tcs[index])
+    st = finish ? poot_toolcall_stream_finish(c->tcs[index], &d)
+                : poot_toolcall_stream_feed(c->tcs[index], text, len, &d);
+  if (st) {
+    poot_log(POOT_LOG_WARN, "serve: the tool-call parser stopped: %s", poot_status_message(st));
+    poot_status_free(st);
+    poot_toolcall_stream_destroy(c->tcs[index]);
+    c->tcs[index] = NULL;
+    c->parse = false;
+    if (len) {
+      poot_toolcall_delta x = {.kind = POOT_TOOLCALL_DELTA_CONTENT, .text = text, .len = len};
+      d = (poot_toolcall_deltas){.items = &x, .count = 1};
+      chunk_deltas(c, index, &d);
+    }
+    return;
+  }
+  chunk_deltas(c, index, &d);
 }
 
 static void write_usage(call *c, poot_strbuf *sb) {
@@ -175,11 +262,13 @@ static void on_token(void *ctx, uint32_t index, poot_token id, const poot_sampli
 static void on_text(void *ctx, uint32_t index, const char *text, size_t len) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
-  if (c->stream) {
+  if (c->stream && c->parse) {
+    parse_text(c, index, text, len, false);
+  } else if (c->stream) {
     poot_strbuf lp;
     poot_strbuf_init(&lp);
     if (c->logprobs) take_pending(c, index, &lp);
-    chunk(c, index, text, len, NULL, &lp);
+    chunk(c, index, "content", text, len, NULL, NULL, &lp);
     poot_strbuf_deinit(&lp);
   } else
     poot_strbuf_append(&c->texts[index], text, len);
@@ -191,13 +280,23 @@ static void on_choice_end(void *ctx, const poot__serve_choice_end *end) {
   call *c = ctx;
   pthread_mutex_lock(&c->mu);
   c->finish[end->index] = end->finish_reason;
+  if (c->stream && c->parse && c->tcs[end->index]) {
+    parse_text(c, end->index, NULL, 0, true);
+    poot_toolcall_result tr;
+    if (c->tcs[end->index]) {
+      poot_toolcall_stream_result(c->tcs[end->index], &tr);
+      if (tr.call_count && strcmp(end->finish_reason, "stop") == 0)
+        c->finish[end->index] = "tool_calls";
+    }
+  }
   if (c->logprobs && c->stream)
     take_pending(c, end->index, &c->lps[end->index]); /* what no chunk carried yet */
   else if (c->logprobs)
     poot__serve_write_logprobs(&c->lps[end->index],
                                poot_model_get_tokenizer(poot_runtime_model(c->srv->rt)), c->kind,
                                end->ids, end->probs, end->n_generated, c->top);
-  if (c->stream) chunk(c, end->index, NULL, 0, end->finish_reason, &c->lps[end->index]);
+  if (c->stream)
+    chunk(c, end->index, NULL, NULL, 0, NULL, c->finish[end->index], &c->lps[end->index]);
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
 }
@@ -289,7 +388,10 @@ static void respond_call(call *c, poot__http_response *out) {
     poot_strbuf_printf(&sb, "%s{\"index\":%zu,", i ? "," : "", i);
     if (chat) {
       poot_strbuf_puts(&sb, "\"message\":{\"role\":\"assistant\"");
-      poot__serve_write_message_fields(&sb, c->texts[i].data, c->texts[i].len);
+      bool calls = false;
+      poot__serve_write_message_fields(&sb, c->parse ? &c->tp : NULL, c->texts[i].data,
+                                       c->texts[i].len, &calls);
+      if (calls && c->finish[i] && strcmp(c->finish[i], "stop") == 0) c->finish[i] = "tool_calls";
       poot_strbuf_puts(&sb, "},");
     } else {
       poot_strbuf_puts(&sb, "\"text\":");
@@ -325,7 +427,15 @@ static long stream_read(void *ctx, char *buf, size_t cap) {
     if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
     pthread_cond_timedwait(&c->cv, &c->mu, &ts);
   }
+  /* A stream waiting in the queue sends an SSE comment now and then, so that
+   * libmicrohttpd's idle timeout (--timeout) does not close it before its
+   * turn; clients skip comment lines. */
+  uint64_t now = poot_time_ns();
+  if (!c->sse_last_ns) c->sse_last_ns = now;
+  if (c->sse_sent == c->sse.len && !c->done && now - c->sse_last_ns > 5000000000ull)
+    poot_strbuf_puts(&c->sse, ": keep-alive\n\n");
   if (c->sse_sent < c->sse.len) {
+    c->sse_last_ns = now;
     size_t k = c->sse.len - c->sse_sent;
     if (k > cap) k = cap;
     memcpy(buf, c->sse.data + c->sse_sent, k);
@@ -351,11 +461,91 @@ static void stream_done(void *ctx) {
 
 /* ------------------------------------------------------------- prompts */
 
+/* The image tokens of the rendered prompt expanded to the tower's rows
+ * (LLaVA's processor); one token per image. */
+static poot_status expand_images(poot_server *srv, call *c, poot_token **ids, size_t *n) {
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  size_t found = 0;
+  for (size_t i = 0; i < *n; i++) found += (*ids)[i] == (poot_token)vc->image_token_id;
+  if (found != c->n_images)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "the rendered prompt has %zu image token(s) for %zu image(s): the "
+                            "chat template places one per {\"type\": \"image\"} part",
+                            found, c->n_images);
+  poot_token *out = NULL;
+  size_t count = 0, images = 0;
+  POOT_TRY(poot_vision_expand_prompt(vc, *ids, *n, &out, &count, &c->first, &images));
+  poot_free(*ids);
+  *ids = out;
+  *n = count;
+  return NULL;
+}
+
+/* The request's images decoded and preprocessed (no device needed). */
+static poot_status decode_images(poot_server *srv, const poot__serve_request *r, call *c) {
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  size_t per = (size_t)(3 * vc->image_size * vc->image_size);
+  c->pixels = poot_malloc(r->n_images * per * sizeof *c->pixels);
+  if (!c->pixels) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the images");
+  c->n_images = r->n_images;
+  for (size_t i = 0; i < r->n_images; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "image %zu", i);
+    poot_image img = {0};
+    poot_status st = poot_image_decode(r->images[i].data, r->images[i].len, name, &img);
+    if (!st) st = poot_vision_preprocess_image(&vc->preprocess, &img, c->pixels + per * i);
+    poot_image_deinit(&img);
+    if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) {
+      poot_status bad = poot_status_make(POOT_INVALID_ARGUMENT, "%s", poot_status_message(st));
+      poot_status_free(st);
+      return bad;
+    }
+    POOT_TRY(st);
+  }
+  return NULL;
+}
+
+/* The job's prepare hook (engine thread): the tower's rows of each image,
+ * bound to the expanded prompt's image rows. */
+static poot_status vision_prepare(poot__serve_job *job) {
+  call *c = (call *)job;
+  poot_server *srv = c->srv;
+  const poot_vision_config *vc = poot_vision_get_config(srv->vision);
+  poot_device *dev = poot_runtime_device(srv->rt);
+  if (srv->vision_dev != dev) { /* first use, or a new device context after a fault */
+    poot_vision_runner_destroy(srv->vision_runner);
+    poot_executor_destroy(srv->vision_ex);
+    srv->vision_runner = NULL;
+    srv->vision_ex = NULL;
+    srv->vision_dev = NULL;
+    POOT_TRY(poot_engine_create(dev, &srv->vision_ex));
+    POOT_TRY(poot_vision_runner_create(srv->vision, srv->vision_ex, &srv->vision_runner));
+    srv->vision_dev = dev;
+  }
+  size_t per_px = (size_t)(3 * vc->image_size * vc->image_size);
+  size_t rows = (size_t)vc->rows, width = (size_t)vc->text_hidden;
+  c->rows = poot_malloc(c->n_images * rows * width * sizeof *c->rows);
+  c->in_rows = poot_malloc(c->n_images * rows * sizeof *c->in_rows);
+  if (!c->rows || !c->in_rows) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: image rows");
+  for (size_t i = 0; i < c->n_images; i++) {
+    float *out = c->rows + i * rows * width;
+    POOT_TRY(poot_vision_runner_encode(srv->vision_runner, c->pixels + per_px * i, out));
+    for (size_t k = 0; k < rows; k++)
+      c->in_rows[i * rows + k] = (poot_driver_input_row){
+          .index = (int64_t)(c->first[i] + k), .values = out + k * width, .n_values = width};
+  }
+  c->input = (poot_driver_input){
+      .name = POOT_MODEL_SLOT_EMBEDS, .rows = c->in_rows, .n_rows = c->n_images * rows};
+  job->inputs = &c->input;
+  job->n_inputs = 1;
+  return NULL;
+}
+
 /* The chat template over the request's messages, tokenized as
  * transformers' apply_chat_template does (special tokens parsed, none
  * added). */
 static poot_status render_chat(poot_server *srv, poot_arena *arena, const poot__serve_request *r,
-                               poot_token **out_ids, size_t *out_n) {
+                               call *c, poot_token **out_ids, size_t *out_n) {
   poot_model *model = poot_runtime_model(srv->rt);
   poot_json *vars = POOT_ARENA_NEW(arena, poot_json);
   poot_json *yes = POOT_ARENA_NEW(arena, poot_json);
@@ -381,11 +571,20 @@ static poot_status render_chat(poot_server *srv, poot_arena *arena, const poot__
   p.add_generation_prompt = 1;
   char *text = NULL;
   size_t len = 0;
-  POOT_TRY(poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL));
+  poot_status rs = poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL);
+  if (rs && r->messages_raw != r->messages && poot_status_code_of(rs) != POOT_OUT_OF_MEMORY) {
+    /* a template that wants the arguments as the client's JSON string */
+    poot_status_free(rs);
+    items[0] = r->messages_raw;
+    rs = poot_chat_template_render(srv->tpl, vars, &p, &text, &len, NULL);
+  }
+  POOT_TRY(rs);
+  c->tp.starts_in_reasoning = poot_toolcall_prompt_opens_reasoning(&c->tp, text, len);
   poot_tokenizer_encode_options eo = {.add_special = false, .parse_special = true};
   poot_status st =
       poot_tokenizer_encode(poot_model_get_tokenizer(model), text, len, &eo, out_ids, out_n);
   poot_free(text);
+  if (!st && c->n_images) st = expand_images(srv, c, out_ids, out_n);
   return st;
 }
 
@@ -403,7 +602,7 @@ static poot_status make_prompts(poot_server *srv, poot_arena *arena, const poot_
   *param = r->kind == POOT_SERVE_CHAT ? "messages" : "prompt";
   for (size_t i = 0; i < n; i++) {
     if (r->kind == POOT_SERVE_CHAT) {
-      poot_status st = render_chat(srv, arena, r, &c->prompts[i], &c->lens[i]);
+      poot_status st = render_chat(srv, arena, r, c, &c->prompts[i], &c->lens[i]);
       if (st && poot_status_code_of(st) != POOT_OUT_OF_MEMORY) {
         poot_status bad = poot_status_make(
             POOT_INVALID_ARGUMENT, "the chat template cannot render these messages: %s",
@@ -440,7 +639,41 @@ static poot_status make_prompts(poot_server *srv, poot_arena *arena, const poot_
   return NULL;
 }
 
-static poot_status make_grammar(const poot__serve_request *r, call *c) {
+static bool forced(const poot__serve_request *r) {
+  return r->kind == POOT_SERVE_CHAT && r->tools &&
+         (r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION);
+}
+
+/* The reply's parser: the template's call format when the request offers
+ * tools (none with tool_choice "none"; the forced format when the grammar
+ * writes the calls), its reasoning markers always. */
+static void setup_toolcalls(poot_server *srv, const poot__serve_request *r, call *c) {
+  if (r->kind != POOT_SERVE_CHAT) return;
+  c->tp = srv->tc;
+  if (!r->tools || r->tool_choice == POOT_TOOL_CHOICE_NONE)
+    c->tp.format = POOT_TOOLCALL_FORMAT_NONE;
+  else if (forced(r))
+    c->tp.format = srv->forced_format;
+  c->tp.id_seed = r->seed_given ? r->sampling.seed : atomic_fetch_add(&srv->next_id, 1);
+  c->parse = c->tp.format != POOT_TOOLCALL_FORMAT_NONE ||
+             c->tp.reasoning != POOT_TOOLCALL_REASONING_NONE;
+}
+
+/* The grammar of a forced call (the tools' schemas in the call format). */
+static poot_status make_tool_grammar(poot_server *srv, const poot__serve_request *r, call *c) {
+  poot_toolcall_grammar_options o = {
+      .function = r->tool_choice == POOT_TOOL_CHOICE_FUNCTION ? r->tool_choice_name : NULL,
+      .max_calls = r->parallel_tool_calls ? 0 : 1};
+  char *gbnf = NULL;
+  size_t len = 0;
+  POOT_TRY(poot_toolcall_grammar(srv->forced_format, r->tools, &o, &gbnf, &len));
+  poot_status st = poot_grammar_compile(gbnf, len, NULL, &c->grammar);
+  poot_free(gbnf);
+  return st;
+}
+
+static poot_status make_grammar(poot_server *srv, const poot__serve_request *r, call *c) {
+  if (forced(r)) return make_tool_grammar(srv, r, c);
   if (!r->response_format) return NULL;
   char *gbnf = NULL;
   size_t len = 0;
@@ -482,7 +715,8 @@ static call *call_new(poot_server *srv, const poot__serve_request *r) {
   c->started = poot_calloc(n, sizeof *c->started);
   c->pend_ids = poot_calloc(n, sizeof *c->pend_ids);
   c->pend_probs = poot_calloc(n, sizeof *c->pend_probs);
-  if (!c->texts || !c->lps || !c->finish || !c->started || !c->pend_ids || !c->pend_probs) {
+  c->tcs = poot_calloc(n, sizeof *c->tcs);
+  if (!c->tcs || !c->texts || !c->lps || !c->finish || !c->started || !c->pend_ids || !c->pend_probs) {
     call_free(c);
     return NULL;
   }
@@ -540,10 +774,21 @@ static void generate(poot_server *srv, const poot__http_request *req, poot__serv
   }
   if (!st && !(c = call_new(srv, &r)))
     st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the request");
+  if (!st && r.n_images) {
+    param = "messages";
+    st = srv->vision ? decode_images(srv, &r, c)
+                     : poot_status_make(POOT_INVALID_ARGUMENT,
+                                        "the model '%s' has no vision tower: image_url parts need "
+                                        "a vision model (LLaVA-style)",
+                                        srv->model_name);
+    if (!st) c->job.prepare = vision_prepare;
+  }
+  if (!st) setup_toolcalls(srv, &r, c);
   if (!st) st = make_prompts(srv, &arena, &r, c, &param, &code);
+  if (!st && c->parse && forced(&r)) c->tp.starts_in_reasoning = false; /* the grammar writes calls */
   if (!st) {
-    st = make_grammar(&r, c);
-    if (st) param = "response_format";
+    st = make_grammar(srv, &r, c);
+    if (st) param = forced(&r) ? "tools" : "response_format";
   }
   if (st) {
     poot_status_code sc = poot_status_code_of(st);
@@ -611,6 +856,62 @@ static bool authorized(const poot_server *srv, const char *header) {
   return diff == 0;
 }
 
+/* /v1/embeddings, /v1/rerank: an encoder model runs them; a decoder says so. */
+static void encode(poot_server *srv, const poot__http_request *req, poot__serve_encode_kind kind,
+                   poot__http_response *out) {
+  poot__serve_endpoint ep = kind == POOT_SERVE_EMBED ? POOT_ENDPOINT_EMBEDDINGS : POOT_ENDPOINT_RERANK;
+  if (!srv->encoder) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "this server runs a decoder ('%.100s'): %s needs an encoder model (poot serve -m a "
+             "sentence-transformers folder or a GGUF bert file)",
+             srv->model_name, kind == POOT_SERVE_EMBED ? "/v1/embeddings" : "/v1/rerank");
+    respond_error(srv, ep, out, 400, msg, "invalid_request_error", "model", "model_not_supported");
+    return;
+  }
+  poot_arena arena;
+  poot_arena_init(&arena, 0);
+  poot__serve_encode_request r;
+  const char *param = NULL;
+  poot_status st = poot__serve_encode_request_parse(&arena, req->body, req->body_len, kind, 2048,
+                                                    &r, &param);
+  if (!st && r.model && strcmp(r.model, srv->model_name) != 0) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "the model '%.200s' does not exist here; this server runs '%.200s'",
+             r.model, srv->model_name);
+    respond_error(srv, ep, out, 404, msg, "invalid_request_error", "model", "model_not_found");
+    poot_arena_deinit(&arena);
+    return;
+  }
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  if (!st) {
+    pthread_mutex_lock(&srv->encode_mu);
+    st = poot__serve_encode_run(srv->rt, srv->model_name, &r, &sb, &param);
+    pthread_mutex_unlock(&srv->encode_mu);
+  }
+  if (!st) st = poot_strbuf_status(&sb);
+  if (!st) {
+    respond(out, 200, &sb);
+    poot__serve_metrics_request(&srv->metrics, ep, POOT_OUTCOME_OK);
+  } else {
+    poot_status_code sc = poot_status_code_of(st);
+    bool client = sc == POOT_INVALID_ARGUMENT || sc == POOT_UNSUPPORTED || sc == POOT_CAPACITY;
+    respond_error(srv, ep, out, client ? 400 : 500, poot_status_message(st),
+                  client ? "invalid_request_error" : "server_error", client ? param : NULL,
+                  client ? NULL : poot_status_code_name(sc));
+    poot_status_free(st);
+  }
+  poot_strbuf_deinit(&sb);
+  poot_arena_deinit(&arena);
+}
+
+/* The context a request may fill: the driver's, or an encoder's positions. */
+static int64_t capacity(const poot_server *srv) {
+  if (srv->encoder) return poot_model_get_config(poot_runtime_model(srv->rt))->context_length;
+  return poot__serve_engine_capacity(srv->engine);
+}
+
 static void models(poot_server *srv, poot__http_response *out) {
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -620,7 +921,7 @@ static void models(poot_server *srv, poot__http_response *out) {
                      ",\"object\":\"model\",\"created\":%llu,\"owned_by\":\"poot\","
                      "\"max_model_len\":%lld}]}",
                      (unsigned long long)srv->created,
-                     (long long)poot__serve_engine_capacity(srv->engine));
+                     (long long)capacity(srv));
   respond(out, 200, &sb);
 }
 
@@ -634,11 +935,28 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   else if (strcmp(url, "/v1/models") == 0) ep = POOT_ENDPOINT_MODELS;
   else if (strcmp(url, "/health") == 0) ep = POOT_ENDPOINT_HEALTH;
   else if (strcmp(url, "/metrics") == 0) ep = POOT_ENDPOINT_METRICS;
+  else if (strcmp(url, "/v1/embeddings") == 0 || strcmp(url, "/embeddings") == 0)
+    ep = POOT_ENDPOINT_EMBEDDINGS;
+  else if (strcmp(url, "/v1/rerank") == 0 || strcmp(url, "/rerank") == 0)
+    ep = POOT_ENDPOINT_RERANK;
   if (req->body_too_large) {
     char msg[160];
     snprintf(msg, sizeof msg, "the request body is larger than this server accepts (%zu bytes)",
              srv->o.max_body_bytes);
     respond_error(srv, ep, out, 413, msg, "invalid_request_error", NULL, "body_too_large");
+    return;
+  }
+  /* the chat page: public (a browser cannot send the key with a page load;
+   * the page asks for it and sends it with its API calls) */
+  if (ep == POOT_ENDPOINT_OTHER && get && poot__serve_page_path(url)) {
+    unsigned status = poot__serve_page(srv->o.page_dir, url, out);
+    if (status == 200)
+      poot__serve_metrics_request(&srv->metrics, POOT_ENDPOINT_PAGE, POOT_OUTCOME_OK);
+    else
+      respond_error(srv, POOT_ENDPOINT_PAGE, out, 404,
+                    srv->o.page_dir ? "no such file" : "this server has no chat page (--no-webui, "
+                                                       "or its folder was not found)",
+                    "invalid_request_error", NULL, "not_found");
     return;
   }
   if (ep != POOT_ENDPOINT_HEALTH && !authorized(srv, req->authorization)) {
@@ -647,7 +965,8 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
     out->header_name = "WWW-Authenticate", out->header_value = "Bearer";
     return;
   }
-  bool want_post = ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS;
+  bool want_post = ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS ||
+                   ep == POOT_ENDPOINT_EMBEDDINGS || ep == POOT_ENDPOINT_RERANK;
   if (ep == POOT_ENDPOINT_OTHER) {
     respond_error(srv, ep, out, 404, "no such endpoint", "invalid_request_error", NULL,
                   "not_found");
@@ -661,7 +980,19 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   }
   poot_strbuf sb;
   poot_strbuf_init(&sb);
+  if (srv->encoder && (ep == POOT_ENDPOINT_CHAT || ep == POOT_ENDPOINT_COMPLETIONS)) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "this server runs an encoder ('%.100s'): it answers /v1/embeddings and /v1/rerank, "
+             "not %s",
+             srv->model_name, url);
+    respond_error(srv, ep, out, 400, msg, "invalid_request_error", "model", "model_not_supported");
+    poot_strbuf_deinit(&sb);
+    return;
+  }
   switch (ep) {
+    case POOT_ENDPOINT_EMBEDDINGS: encode(srv, req, POOT_SERVE_EMBED, out); return;
+    case POOT_ENDPOINT_RERANK: encode(srv, req, POOT_SERVE_RERANK, out); return;
     case POOT_ENDPOINT_CHAT: generate(srv, req, POOT_SERVE_CHAT, out); return;
     case POOT_ENDPOINT_COMPLETIONS: generate(srv, req, POOT_SERVE_COMPLETION, out); return;
     case POOT_ENDPOINT_MODELS: models(srv, out); break;
@@ -679,6 +1010,34 @@ static void handle(void *ctx, const poot__http_request *req, poot__http_response
   }
   poot_strbuf_deinit(&sb);
   poot__serve_metrics_request(&srv->metrics, ep, POOT_OUTCOME_OK);
+}
+
+/* True when the tokenizer writes `marker` as text (not one control token,
+ * which a grammar cannot match: docs/grammar.md). */
+static bool marker_is_text(const poot_tokenizer *tok, const char *marker) {
+  poot_tokenizer_encode_options eo = {.add_special = false, .parse_special = true};
+  poot_token *ids = NULL;
+  size_t n = 0;
+  poot_status st = poot_tokenizer_encode(tok, marker, strlen(marker), &eo, &ids, &n);
+  bool text = !st;
+  for (size_t i = 0; text && i < n; i++)
+    text = !(poot_tokenizer_token_attr(tok, ids[i]) & POOT_TOKEN_ATTR_CONTROL);
+  poot_status_free(st);
+  poot_free(ids);
+  return text;
+}
+
+/* The template's call format and reasoning markers. */
+static void detect_toolcalls(poot_server *srv, const poot_tokenizer *tok) {
+  poot_toolcall_params_default(&srv->tc);
+  srv->forced_format = POOT_TOOLCALL_FORMAT_LLAMA3;
+  if (!srv->tpl) return;
+  size_t len = 0;
+  const char *text = poot_chat_template_source(srv->tpl, &len);
+  poot_toolcall_params_detect(&srv->tc, text, len);
+  if ((srv->tc.format == POOT_TOOLCALL_FORMAT_HERMES && marker_is_text(tok, "<tool_call>")) ||
+      (srv->tc.format == POOT_TOOLCALL_FORMAT_MISTRAL && marker_is_text(tok, "[TOOL_CALLS]")))
+    srv->forced_format = srv->tc.format;
 }
 
 /* -------------------------------------------------------------- public */
@@ -714,11 +1073,15 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
   poot_server *srv = poot_calloc(1, sizeof *srv);
   if (!srv) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the server");
   srv->rt = runtime;
+  srv->vision = o.vision;
+  srv->encoder = poot_model_is_encoder(poot_model_get_config(model));
+  pthread_mutex_init(&srv->encode_mu, NULL);
   srv->tpl = tpl ? tpl : poot_model_get_chat_template(model);
   srv->o = o;
   srv->created = (uint64_t)time(NULL);
   atomic_init(&srv->next_id, 0);
   srv->model_name = o.model_name ? o.model_name : "model";
+  detect_toolcalls(srv, poot_model_get_tokenizer(model));
   srv->limits = (poot__serve_limits){.max_messages = o.max_messages,
                                      .max_tokens = o.max_tokens,
                                      .max_n = o.max_n,
@@ -733,7 +1096,8 @@ poot_status poot_server_start(poot_server *srv) {
                                    .inject_fault = srv->o.inject_fault,
                                    .inject_step = srv->o.inject_step,
                                    .inject_count = srv->o.inject_count};
-  POOT_TRY(poot__serve_engine_create(srv->rt, &srv->metrics, &eo, &srv->engine));
+  if (!srv->encoder)
+    POOT_TRY(poot__serve_engine_create(srv->rt, &srv->metrics, &eo, &srv->engine));
   poot__http_options ho = {.host = srv->o.host,
                            .port = srv->o.port,
                            .max_body_bytes = srv->o.max_body_bytes,
@@ -759,11 +1123,18 @@ void poot_server_stop(poot_server *srv) {
   srv->http = NULL;
   poot__serve_engine_destroy(srv->engine);
   srv->engine = NULL;
+  /* the engine thread is joined: the tower's executor can go */
+  poot_vision_runner_destroy(srv->vision_runner);
+  poot_executor_destroy(srv->vision_ex);
+  srv->vision_runner = NULL;
+  srv->vision_ex = NULL;
+  srv->vision_dev = NULL;
 }
 
 void poot_server_destroy(poot_server *srv) {
   if (!srv) return;
   poot_server_stop(srv);
   poot__serve_metrics_deinit(&srv->metrics);
+  pthread_mutex_destroy(&srv->encode_mu);
   poot_free(srv);
 }

@@ -35,6 +35,9 @@ typedef struct poot_chat_template poot_chat_template;
 POOT_MUST_USE poot_status poot_chat_template_create(const char *source, size_t len,
                                                     poot_chat_template **out_template);
 void poot_chat_template_destroy(poot_chat_template *tpl); /* NULL-safe */
+/* The text the template was made from (NUL-terminated, *out_len bytes; owned by
+ * the template): what poot_toolcall_params_detect reads. */
+const char *poot_chat_template_source(const poot_chat_template *tpl, size_t *out_len);
 
 /* Render parameters. Initialize with poot_chat_template_render_params_default(). */
 typedef struct poot_chat_template_render_params {

@@ -143,6 +143,25 @@ static inline poot_json_schema_options poot_json_schema_options_default(void) {
 POOT_MUST_USE poot_status poot_json_schema_to_gbnf(const char *schema_json, size_t len,
                                                    const poot_json_schema_options *opts,
                                                    char **out_gbnf, size_t *out_len);
+/* Several schemas in one grammar: rules[i].schema (len bytes; its own document, so its
+ * $refs resolve inside it) becomes the rule rules[i].name, and the grammar's start is
+ * "root ::= <root_body>", GBNF written by the caller over those names (its literals made with
+ * poot_gbnf_literal). Rules the schemas share are written once; generated names never take a
+ * caller's. Names are [a-z0-9-]+, distinct, and not a primitive's ("ws", "json-…", "fmt-…",
+ * "root"): INVALID_ARGUMENT otherwise. Errors as poot_json_schema_to_gbnf, naming the schema
+ * (its index and name); a root_body that does not compile is CAPACITY naming the GBNF error. */
+typedef struct poot_json_schema_rule {
+  const char *name;   /* NUL-terminated */
+  const char *schema; /* len bytes of JSON Schema text */
+  size_t len;
+} poot_json_schema_rule;
+POOT_MUST_USE poot_status poot_json_schemas_to_gbnf(const poot_json_schema_rule *rules, size_t n,
+                                                    const char *root_body,
+                                                    const poot_json_schema_options *opts,
+                                                    char **out_gbnf, size_t *out_len);
+/* Appends s[0..n) as a GBNF string literal ("…" with \\ \" \n \r \t \xHH escapes).
+ * INVALID_ARGUMENT when s is not valid UTF-8. */
+POOT_MUST_USE poot_status poot_gbnf_literal(poot_strbuf *sb, const char *s, size_t n);
 /* GBNF for any JSON value (bounded white space). OUT_OF_MEMORY. */
 POOT_MUST_USE poot_status poot_json_grammar_any(char **out_gbnf, size_t *out_len);
 /* An OpenAI response_format object: {"type":"text"} → no grammar (*out_gbnf NULL, OK);

@@ -179,6 +179,34 @@ POOT_MUST_USE poot_status poot_toolcall_parse(const poot_toolcall_params *params
                                               size_t len, poot_toolcall_result *out);
 void poot_toolcall_result_deinit(poot_toolcall_result *result); /* NULL-safe, idempotent */
 
+/* ------------------------------------------------------------ forced calls */
+
+/* Checks an OpenAI `tools` list: each item {"type":"function","function":
+ * {"name": non-empty string, "parameters": object or absent}}.
+ * INVALID_ARGUMENT naming the item. */
+POOT_MUST_USE poot_status poot_toolcall_tools_check(const poot_json *tools);
+
+typedef struct poot_toolcall_grammar_options {
+  const char *function; /* NULL: calls of any tool; else exactly one call of this function */
+  uint32_t max_calls;   /* calls at most when function is NULL; 0 → 8 (at most 128) */
+  bool strict;          /* the schemas' strict_properties (OpenAI's strict mode) */
+} poot_toolcall_grammar_options;
+
+/* The GBNF that makes a model write tool calls — what tool_choice
+ * "required" or a named function needs (docs/toolcalls.md "Forced calls"):
+ * one call or more in `format`'s syntax, compact, whose arguments validate
+ * against the function's "parameters" schema (absent: any object):
+ *   HERMES   <tool_call>\n{"name":…,"arguments":…}\n</tool_call>, "\n" between
+ *   MISTRAL  [TOOL_CALLS][{"name":…,"arguments":…},…]
+ *   LLAMA3, NONE  {"name":…,"parameters":…}, ";" between (parse NONE's
+ *            output as LLAMA3)
+ * *out_gbnf is poot_malloc'ed (free with poot_free). INVALID_ARGUMENT for a
+ * bad tools list or a function it does not have; the JSON-schema compiler's
+ * errors (UNSUPPORTED naming the keyword) annotated; OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot_toolcall_grammar(poot_toolcall_format format, const poot_json *tools,
+                                                const poot_toolcall_grammar_options *options,
+                                                char **out_gbnf, size_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

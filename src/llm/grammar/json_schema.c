@@ -1147,6 +1147,87 @@ poot_status poot_json_schema_to_gbnf(const char *schema_json, size_t len,
   return st;
 }
 
+/* A rule name the caller may give: [a-z0-9-]+, not a primitive's. */
+static bool caller_name_ok(const char *name) {
+  if (!name || !*name) return false;
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) return false;
+  for (size_t i = 0; PRIM_NAMES[i]; i++)
+    if (strcmp(PRIM_NAMES[i], name) == 0) return false;
+  return true;
+}
+
+/* Each schema compiled in one context (shared rules deduplicated), its $refs resolved in its
+ * own document; then "root ::= <root_body>" and "name_i ::= value_i". */
+static poot_status compile_many(js_ctx *c, poot_arena *arena, const poot_json_schema_rule *rules,
+                                size_t n, const char *root_body, char **out, size_t *out_len) {
+  const char **values = POOT_ARENA_NEW_ARRAY(arena, const char *, n ? n : 1);
+  if (!values) return poot__js_oom();
+  const char *ws = NULL;
+  POOT_TRY(poot__js_prim(c, "ws", &ws));
+  for (size_t i = 0; i < n; i++) {
+    poot_json *doc = NULL;
+    POOT_TRY(parse_doc(arena, rules[i].schema, rules[i].len, "json schema", &doc));
+    poot_map_deinit(&c->refs); /* "#/…" means this document now */
+    poot_map_init(&c->refs);
+    poot_strbuf_clear(&c->path);
+    c->root = doc;
+    poot_status st = visit(c, doc, "value", &values[i]);
+    if (!st && !values[i]) st = nothing(c);
+    if (st) return poot_status_annotate(st, "schema %zu ('%s')", i, rules[i].name);
+  }
+  if (c->path.failed) return poot__js_oom();
+  /* emit() writes "root ::= value" first; here root is the caller's body */
+  char *text = NULL;
+  size_t len = 0;
+  POOT_TRY(emit(c, root_body, &text, &len));
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  poot_strbuf_append(&sb, text, len);
+  poot_free(text);
+  for (size_t i = 0; i < n; i++) poot_strbuf_printf(&sb, "%s ::= %s\n", rules[i].name, values[i]);
+  if (sb.failed) {
+    poot_strbuf_deinit(&sb);
+    return poot__js_oom();
+  }
+  *out_len = sb.len;
+  *out = poot_strbuf_take(&sb);
+  return *out ? POOT_OK_STATUS : poot__js_oom();
+}
+
+poot_status poot_json_schemas_to_gbnf(const poot_json_schema_rule *rules, size_t n,
+                                      const char *root_body, const poot_json_schema_options *opts,
+                                      char **out_gbnf, size_t *out_len) {
+  if (!out_gbnf || !out_len)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "json schema: out_gbnf and out_len are NULL");
+  *out_gbnf = NULL;
+  *out_len = 0;
+  if (!root_body || (n && !rules))
+    return poot_status_make(POOT_INVALID_ARGUMENT, "json schema: no root body or no rules");
+  js_ctx c;
+  poot_status st = ctx_init(&c, opts);
+  /* the caller's names are taken before any generated rule could take them */
+  for (size_t i = 0; i < n && !st; i++) {
+    if (!caller_name_ok(rules[i].name))
+      st = poot_status_make(POOT_INVALID_ARGUMENT,
+                            "json schema: rule name '%.64s' must be [a-z0-9-]+ and not a "
+                            "primitive's",
+                            rules[i].name ? rules[i].name : "(null)");
+    uint64_t seen = 0;
+    if (!st && poot_map_get_str(&c.by_name, rules[i].name, &seen))
+      st = poot_status_make(POOT_INVALID_ARGUMENT, "json schema: rule name '%.64s' given twice",
+                            rules[i].name);
+    if (!st) st = poot_map_put_str(&c.by_name, rules[i].name, UINT64_MAX);
+  }
+  poot_arena arena;
+  poot_arena_init(&arena, 0);
+  if (!st) st = compile_many(&c, &arena, rules, n, root_body, out_gbnf, out_len);
+  poot_arena_deinit(&arena);
+  ctx_deinit(&c);
+  if (!st) st = check_compiles(out_gbnf, *out_len);
+  return st;
+}
+
 poot_status poot_json_grammar_any(char **out_gbnf, size_t *out_len) {
   return poot_json_schema_to_gbnf("true", 4, NULL, out_gbnf, out_len);
 }

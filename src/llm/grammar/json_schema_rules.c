@@ -284,10 +284,9 @@ bool poot__js_utf8_valid(const char *s, size_t n) {
   return true;
 }
 
-poot_status poot__js_literal(js_ctx *c, poot_strbuf *sb, const char *s, size_t n) {
+poot_status poot_gbnf_literal(poot_strbuf *sb, const char *s, size_t n) {
   if (!poot__js_utf8_valid(s, n))
-    return poot__js_err(c, POOT_INVALID_ARGUMENT,
-                        "a string is not valid UTF-8 (a lone surrogate escape?)");
+    return poot_status_make(POOT_INVALID_ARGUMENT, "gbnf: a literal is not valid UTF-8");
   poot_strbuf_putc(sb, '"');
   for (size_t i = 0; i < n; i++) {
     unsigned char b = (unsigned char)s[i];
@@ -308,6 +307,13 @@ poot_status poot__js_literal(js_ctx *c, poot_strbuf *sb, const char *s, size_t n
   }
   poot_strbuf_putc(sb, '"');
   return POOT_OK_STATUS;
+}
+
+poot_status poot__js_literal(js_ctx *c, poot_strbuf *sb, const char *s, size_t n) {
+  if (!poot__js_utf8_valid(s, n))
+    return poot__js_err(c, POOT_INVALID_ARGUMENT,
+                        "a string is not valid UTF-8 (a lone surrogate escape?)");
+  return poot_gbnf_literal(sb, s, n);
 }
 
 /* Scalars as their compact text; arrays and objects token by token with white space between

@@ -14,7 +14,15 @@ poot_status poot_chat_template_create(const char *source, size_t len,
   poot_arena_init(&tpl->arena, 0);
   tpl_token *tokens = NULL;
   size_t count = 0;
-  poot_status st = poot__tpl_lex(&tpl->arena, source ? source : "", len, &tokens, &count);
+  char *copy = poot_arena_alloc(&tpl->arena, len + 1, 1);
+  poot_status st = copy ? NULL : poot__tpl_oom();
+  if (copy) {
+    if (len) memcpy(copy, source, len);
+    copy[len] = 0;
+    tpl->source = copy;
+    tpl->source_len = len;
+  }
+  if (!st) st = poot__tpl_lex(&tpl->arena, source ? source : "", len, &tokens, &count);
   if (!st) st = poot__tpl_parse(&tpl->arena, tokens, count, &tpl->root);
   if (st) {
     poot_chat_template_destroy(tpl);
@@ -22,6 +30,11 @@ poot_status poot_chat_template_create(const char *source, size_t len,
   }
   *out_template = tpl;
   return NULL;
+}
+
+const char *poot_chat_template_source(const poot_chat_template *tpl, size_t *out_len) {
+  *out_len = tpl->source_len;
+  return tpl->source;
 }
 
 void poot_chat_template_destroy(poot_chat_template *tpl) {

@@ -189,6 +189,8 @@ POOT_MUST_USE poot_status poot__tpl_parse(poot_arena *arena, const tpl_token *to
 struct poot_chat_template {
   poot_arena arena; /* tokens and tree */
   tpl_node *root;
+  const char *source; /* a copy of the text, NUL-terminated (arena) */
+  size_t source_len;
 };
 
 /* ------------------------------------------------------------- interpreter */

@@ -90,7 +90,7 @@ static void test_every_field(void **state) {
   assert_int_equal(r.sampling.n_probs, 2);
   assert_string_equal(r.response_format, "{\"type\":\"json_object\"}");
   assert_true(r.stream && r.include_usage);
-  assert_non_null(r.tools);
+  assert_null(r.tools); /* an empty list is no tools */
   /* logprobs without alternatives still asks the device for the chosen one */
   POOT_ASSERT_OK(parse_kind(&a, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
                                 "\"logprobs\":true,\"max_tokens\":null,\"stop\":\"z\"}",
@@ -99,6 +99,155 @@ static void test_every_field(void **state) {
   assert_int_equal(r.top_logprobs, 0);
   assert_int_equal(r.max_tokens, -1);
   assert_int_equal(r.sampling.n_stops, 1);
+  poot_arena_deinit(&a);
+}
+
+/* tools and tool_choice; an assistant call's string arguments reach the
+ * template as an object (messages), and as given (messages_raw). */
+static void test_tools(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\","
+      "\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":"
+      "{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": [1]}\"}},{\"id\":\"c2\",\"function\":"
+      "{\"name\":\"g\",\"arguments\":\"not json\"}}]},{\"role\":\"tool\",\"tool_call_id\":"
+      "\"c1\",\"content\":\"42\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":"
+      "\"f\"}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"f\"}},"
+      "\"parallel_tool_calls\":false}",
+      POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.tool_choice, POOT_TOOL_CHOICE_FUNCTION);
+  assert_string_equal(r.tool_choice_name, "f");
+  assert_false(r.parallel_tool_calls);
+  assert_int_equal(r.tools->len, 1);
+  assert_ptr_not_equal(r.messages, r.messages_raw);
+  const poot_json *calls = poot_json_get(r.messages->items[1], "tool_calls");
+  const poot_json *args = poot_json_get(poot_json_get(calls->items[0], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_OBJECT);
+  assert_int_equal(poot_json_get(args, "a")->type, POOT_JSON_ARRAY);
+  /* not JSON: the string stays */
+  args = poot_json_get(poot_json_get(calls->items[1], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_STRING);
+  assert_string_equal(poot_json_get(calls->items[1], "id")->str, "c2");
+  /* the raw form keeps the client's string */
+  calls = poot_json_get(r.messages_raw->items[1], "tool_calls");
+  args = poot_json_get(poot_json_get(calls->items[0], "function"), "arguments");
+  assert_int_equal(args->type, POOT_JSON_STRING);
+  assert_string_equal(poot_json_get(r.messages->items[2], "content")->str, "42");
+  /* no string arguments: one message list; tool_choice defaults to auto */
+  POOT_ASSERT_OK(parse_kind(&a, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                                "\"tools\":[],\"tool_choice\":\"none\"}",
+                            POOT_SERVE_CHAT, &r, &param));
+  assert_ptr_equal(r.messages, r.messages_raw);
+  assert_null(r.tools);
+  assert_int_equal(r.tool_choice, POOT_TOOL_CHOICE_NONE);
+  assert_true(r.parallel_tool_calls);
+  poot_arena_deinit(&a);
+}
+
+/* image_url parts: a base64 data: URL decoded into the request's images; the
+ * content the template sees is the list of parts with {"type":"image"}. */
+static void test_images(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_request r;
+  const char *param = NULL;
+  POOT_ASSERT_OK(parse_kind(
+      &a,
+      "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"A\"},"
+      "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,aGVsbG8=\"}},"
+      "{\"type\":\"image_url\",\"image_url\":\"data:image/jpeg;base64,AAEC\"}]}]}",
+      POOT_SERVE_CHAT, &r, &param));
+  assert_int_equal(r.n_images, 2);
+  assert_int_equal(r.images[0].len, 5);
+  assert_memory_equal(r.images[0].data, "hello", 5);
+  assert_int_equal(r.images[1].len, 3);
+  assert_int_equal(r.images[1].data[2], 2);
+  const poot_json *content = poot_json_get(r.messages->items[0], "content");
+  assert_int_equal(content->type, POOT_JSON_ARRAY);
+  assert_int_equal(content->len, 3);
+  assert_string_equal(poot_json_get(content->items[0], "text")->str, "A");
+  assert_string_equal(poot_json_get(content->items[1], "type")->str, "image");
+  assert_null(poot_json_get(content->items[1], "image_url"));
+  static const char *const bad[] = {
+      "\"https://x/y.png\"", "\"data:image/png,abc\"", "\"data:image/png;base64,a\"",
+      "\"data:image/png;base64,ab$d\"", "\"data:image/png;base64,\"", "3"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\","
+             "\"image_url\":{\"url\":%s}}]}]}",
+             bad[i]);
+    POOT_ASSERT_STATUS(parse_kind(&a, body, POOT_SERVE_CHAT, &r, &param), POOT_INVALID_ARGUMENT);
+    assert_string_equal(param, "messages");
+  }
+  poot_arena_deinit(&a);
+}
+
+/* /v1/embeddings and /v1/rerank bodies (src/serve/encoder.c). */
+static void test_encode(void **state) {
+  (void)state;
+  poot_arena a;
+  poot_arena_init(&a, 0);
+  poot__serve_encode_request r;
+  const char *param = NULL;
+  const char *b = "{\"input\":[\"ab\",[1,2,3]],\"encoding_format\":\"base64\",\"dimensions\":384,"
+                  "\"model\":\"m\"}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_EMBED, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 2);
+  assert_int_equal(r.inputs[0].len, 2);
+  assert_int_equal(r.inputs[1].n_ids, 3);
+  assert_int_equal(r.inputs[1].ids[2], 3);
+  assert_true(r.base64);
+  assert_int_equal(r.dimensions, 384);
+  assert_string_equal(r.model, "m");
+  b = "{\"input\":[5,6]}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_EMBED, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 1);
+  assert_int_equal(r.inputs[0].n_ids, 2);
+  assert_int_equal(r.dimensions, -1);
+  b = "{\"query\":\"q\",\"documents\":[\"x\",{\"text\":\"yz\"}],\"top_n\":5,"
+      "\"return_documents\":true}";
+  POOT_ASSERT_OK(poot__serve_encode_request_parse(&a, b, strlen(b), POOT_SERVE_RERANK, 4, &r, &param));
+  assert_int_equal(r.n_inputs, 2);
+  assert_int_equal(r.inputs[1].len, 2);
+  assert_int_equal(r.top_n, 2); /* at most the documents */
+  assert_true(r.return_documents);
+  static const struct {
+    poot__serve_encode_kind kind;
+    const char *body, *param;
+  } bad[] = {
+      {POOT_SERVE_EMBED, "{}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":\"\"}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":[[1,-2]]}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":3}", "input"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"encoding_format\":\"int8\"}", "encoding_format"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"dimensions\":0}", "dimensions"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"model\":1}", "model"},
+      {POOT_SERVE_EMBED, "{\"input\":\"a\",\"truncate\":1}", "truncate"},
+      {POOT_SERVE_RERANK, "{\"documents\":[\"a\"]}", "query"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\"}", "documents"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[1]}", "documents"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[\"a\"],\"top_n\":0}", "top_n"},
+      {POOT_SERVE_RERANK, "{\"query\":\"q\",\"documents\":[\"a\"],\"return_documents\":1}",
+       "return_documents"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    POOT_ASSERT_STATUS(poot__serve_encode_request_parse(&a, bad[i].body, strlen(bad[i].body),
+                                                        bad[i].kind, 4, &r, &param),
+                       POOT_INVALID_ARGUMENT);
+    if (!param || strcmp(param, bad[i].param) != 0)
+      fail_msg("case %zu: param %s, wanted %s", i, param ? param : "(null)", bad[i].param);
+  }
+  POOT_ASSERT_STATUS(poot__serve_encode_request_parse(&a, "[", 1, POOT_SERVE_EMBED, 4, &r, &param),
+                     POOT_INVALID_ARGUMENT);
   poot_arena_deinit(&a);
 }
 
@@ -153,6 +302,17 @@ static void test_errors(void **state) {
        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", "messages",
        "image_url"},
       {POOT_SERVE_CHAT, MSG "\"model\":3}", "model", "string"},
+      {POOT_SERVE_CHAT, MSG "\"tools\":{}}", "tools", "list"},
+      {POOT_SERVE_CHAT, MSG "\"tools\":[{\"type\":\"function\"}]}", "tools", "tools[0]"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":\"always\"}", "tool_choice", "always"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":\"required\"}", "tool_choice", "needs 'tools'"},
+      {POOT_SERVE_CHAT, MSG "\"tool_choice\":{\"type\":\"function\"}}", "tool_choice",
+       "name"},
+      {POOT_SERVE_CHAT,
+       MSG "\"tools\":[{\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"required\","
+           "\"response_format\":{\"type\":\"json_object\"}}",
+       "tool_choice", "give one"},
+      {POOT_SERVE_CHAT, MSG "\"parallel_tool_calls\":1}", "parallel_tool_calls", "true or false"},
       {POOT_SERVE_CHAT, MSG "\"temperature\":\"hot\"}", "temperature", "number"},
       {POOT_SERVE_CHAT, MSG "\"temperature\":2.5}", "temperature", "2.5"},
       {POOT_SERVE_CHAT, MSG "\"top_p\":0}", "top_p", "range"},
@@ -241,7 +401,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chat_defaults), cmocka_unit_test(test_every_field),
       cmocka_unit_test(test_prompts),       cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_oom),
+      cmocka_unit_test(test_oom),           cmocka_unit_test(test_tools),
+      cmocka_unit_test(test_images),        cmocka_unit_test(test_encode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

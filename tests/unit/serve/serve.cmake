@@ -8,3 +8,14 @@ if(TARGET serve_request_test)
 endif()
 poot_add_script_test(serve_openai
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_openai.py TIMEOUT 300)
+# /v1/embeddings and /v1/rerank on MiniLM and the random cross-encoder (the
+# llm_encoders_setup fixture puts them in the build tree).
+poot_add_script_test(serve_encoders
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_encoders.py TIMEOUT 300)
+set_tests_properties(serve_encoders PROPERTIES FIXTURES_REQUIRED poot_encoders)
+# Images in chat completions on the seeded LLaVA test model.
+poot_add_script_test(serve_vision
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_vision.py TIMEOUT 300)
+# The chat page in headless Chromium (selenium).
+poot_add_script_test(serve_page
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_page.py TIMEOUT 300)

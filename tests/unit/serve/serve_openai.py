@@ -15,6 +15,13 @@ demo model or the client), on the demo model at a context of 128:
   naming its field (400), a body past --max-body-bytes (413), a prompt past the context
   (400, context_length_exceeded), a full queue (429 with Retry-After);
 - /metrics counters move;
+- tools (a test template in the hermes format, which opens a <think> block when no tools
+  are given): tool_choice "required" and a named function make a call parsed into
+  `tool_calls` whose arguments validate against the tool's schema, streamed (a tool_calls
+  delta with its index) and not, finish_reason "tool_calls"; the second turn with the
+  call (arguments as a JSON string) and the tool's result renders and answers;
+  tool_choice "none" gives content; the reasoning block comes back as reasoning_content,
+  streamed as delta.reasoning_content;
 - injected device faults (POOT_SERVE_INJECT_FAULT): a lost device and a kernel fault are
   recovered with the unfaulted text; a request that faults twice fails alone (500 naming
   the status) and the next one is answered."""
@@ -24,6 +31,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -44,11 +52,11 @@ def check(cond, *msg):
 
 
 class Server:
-    def __init__(self, poot, model, *args, env=None):
+    def __init__(self, poot, model, *args, env=None, ctx=CTX):
         e = dict(os.environ)
         e.update(env or {})
         self.p = subprocess.Popen([poot, "serve", "-m", model, "--device", "vulkan", "--port", "0",
-                                   "--ctx", str(CTX), "-q", *args],
+                                   "--ctx", str(ctx), "-q", *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
         line = self.p.stdout.readline()
         m = re.search(r"listening on http://127\.0\.0\.1:(\d+) ", line)
@@ -244,6 +252,14 @@ def main_checks(poot, model, openai):
                         b'{"messages": [{"role": "user", "content": "x"}], "n": 0}')[::2], 400, "n")
         error_of(*s.raw("POST", "/v1/completions", b'{"prompt": "' + b"a" * 70000 + b'"}')[::2],
                  413)
+        # a text model has no vision tower
+        error_of(*s.raw("POST", "/v1/chat/completions", json.dumps({"messages": [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {
+                "url": "data:image/png;base64,iVBORw0KGgo="}}]}]}).encode())[::2], 400,
+            "messages")
+        # a decoder does not embed
+        error_of(*s.raw("POST", "/v1/embeddings", b'{"input": "x"}')[::2], 400, "model",
+                 "model_not_supported")
         try:
             c.completions.create(model="demo", prompt="word " * 300, max_tokens=4)
             fail("a prompt past the context was accepted")
@@ -291,6 +307,100 @@ def main_checks(poot, model, openai):
     finally:
         s.stop()
     return want
+
+
+# A hermes-format template for the demo model (poot_toolcall_params_detect reads the
+# <tool_call> marker with an "arguments" key); without tools the reply starts in a <think>
+# block, so the reasoning split is testable with a model that never writes one.
+TOOL_TEMPLATE = """{{ bos_token }}{% if tools %}<|system|>
+Tools: {% for t in tools %}{{ t.function.name }} {% endfor %}<|end|>
+{% endif %}{% for m in messages %}{% if m.role == 'assistant' and m.tool_calls %}<|assistant|>
+{% for tc in m.tool_calls %}<tool_call>
+{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}}
+</tool_call>{% endfor %}<|end|>
+{% elif m.role == 'tool' %}<|user|>
+<tool_response>{{ m.content }}</tool_response><|end|>
+{% else %}{{ '<|' + m.role + '|>\n' + m.content + '<|end|>\n' }}{% endif %}{% endfor %}\
+{% if add_generation_prompt %}<|assistant|>
+{% if not tools %}<think>
+{% endif %}{% endif %}"""
+
+WEATHER = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 10},
+                                            "unit": {"enum": ["celsius", "fahrenheit"]}},
+           "required": ["city", "unit"], "additionalProperties": False}
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}},
+         {"type": "function", "function": {"name": "add", "parameters": {
+             "type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
+                                   "b": {"type": "integer", "minimum": 0, "maximum": 99}},
+             "required": ["a", "b"], "additionalProperties": False}}}]
+
+
+def tool_checks(poot, model, openai, tmp):
+    import jsonschema
+    path = os.path.join(tmp, "tools.jinja")
+    with open(path, "w") as f:
+        f.write(TOOL_TEMPLATE)
+    s = Server(poot, model, "--chat-template", path, "--alias", "demo", ctx=256)
+    try:
+        c = openai.OpenAI(base_url=s.base + "/v1", api_key="none", max_retries=0)
+        msgs = [{"role": "user", "content": "What is the weather in Paris?"}]
+        named = {"type": "function", "function": {"name": "get_weather"}}
+        r = c.chat.completions.create(model="demo", messages=msgs, tools=TOOLS, tool_choice=named,
+                                      temperature=0, max_tokens=120)
+        ch = r.choices[0]
+        check(ch.finish_reason == "tool_calls" and len(ch.message.tool_calls) == 1 and
+              not ch.message.content, "a named function call", ch)
+        call = ch.message.tool_calls[0]
+        check(call.type == "function" and call.function.name == "get_weather" and
+              re.fullmatch(r"call_[A-Za-z0-9]{24}", call.id), "the call", call)
+        args = json.loads(call.function.arguments)
+        jsonschema.validate(args, WEATHER)
+        chunks = list(c.chat.completions.create(model="demo", messages=msgs, tools=TOOLS,
+                                                tool_choice="required", temperature=0,
+                                                max_tokens=120, stream=True,
+                                                parallel_tool_calls=False))
+        deltas = [tc for k in chunks if k.choices for tc in (k.choices[0].delta.tool_calls or [])]
+        check(len(deltas) == 1 and deltas[0].index == 0 and deltas[0].id.startswith("call_"),
+              "streamed tool_calls delta", chunks)
+        check(chunks[-1].choices[0].finish_reason == "tool_calls", "streamed finish", chunks[-1])
+        check(not "".join(k.choices[0].delta.content or "" for k in chunks), "no content", chunks)
+        sargs = json.loads(deltas[0].function.arguments)
+        schema = WEATHER if deltas[0].function.name == "get_weather" else \
+            TOOLS[1]["function"]["parameters"]
+        jsonschema.validate(sargs, schema)
+        # the second turn: the call (arguments as the client sends them, a JSON string) and
+        # the tool's result render, and the model answers in text
+        turn2 = msgs + [{"role": "assistant", "content": None, "tool_calls": [
+            {"id": call.id, "type": "function", "function": {
+                "name": "get_weather", "arguments": call.function.arguments}}]},
+            {"role": "tool", "tool_call_id": call.id, "content": "22 degrees and sunny"}]
+        r2 = c.chat.completions.create(model="demo", messages=turn2, tools=TOOLS, temperature=0,
+                                       max_tokens=30)
+        check(r2.choices[0].message.content and not r2.choices[0].message.tool_calls and
+              r2.usage.prompt_tokens > r.usage.prompt_tokens + 20, "the second turn", r2)
+        r3 = c.chat.completions.create(model="demo", messages=msgs, tools=TOOLS,
+                                       tool_choice="none", temperature=0, max_tokens=12)
+        check(r3.choices[0].message.content and not r3.choices[0].message.tool_calls,
+              "tool_choice none", r3)
+        # reasoning: the template opened <think>, so the whole reply is reasoning
+        hello = [{"role": "user", "content": "Hello!"}]
+        r4 = c.chat.completions.create(model="demo", messages=hello, temperature=0, max_tokens=16)
+        reasoning = r4.choices[0].message.model_extra.get("reasoning_content")
+        check(reasoning and not r4.choices[0].message.content, "reasoning_content", r4)
+        chunks = list(c.chat.completions.create(model="demo", messages=hello, temperature=0,
+                                                max_tokens=16, stream=True))
+        streamed = "".join((k.choices[0].delta.model_extra or {}).get("reasoning_content") or ""
+                           for k in chunks if k.choices)
+        check(streamed == reasoning, "streamed reasoning", repr(streamed), repr(reasoning))
+        error_of(*s.raw("POST", "/v1/chat/completions", json.dumps(
+            {"messages": msgs, "tools": TOOLS, "tool_choice": {"type": "function", "function": {
+                "name": "nope"}}}).encode())[::2], 400, "tools")
+        error_of(*s.raw("POST", "/v1/chat/completions", json.dumps(
+            {"messages": msgs, "tool_choice": "required"}).encode())[::2], 400, "tool_choice")
+        error_of(*s.raw("POST", "/v1/chat/completions", json.dumps(
+            {"messages": msgs, "tools": [{"type": "function"}]}).encode())[::2], 400, "tools")
+    finally:
+        s.stop()
 
 
 def fault_checks(poot, model, openai, want):
@@ -345,6 +455,10 @@ def main():
     t0 = time.time()
     want = main_checks(poot, model, openai)
     fault_checks(poot, model, openai, want)
+    t1 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        tool_checks(poot, model, openai, tmp)
+    print(f"tools and reasoning: {time.time() - t1:.1f} s")
     print(f"PASS ({time.time() - t0:.1f} s)")
     return 0
 
