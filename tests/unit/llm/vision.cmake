@@ -13,6 +13,8 @@ if(NOT POOT_FUZZ)
     COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/vision_check.py $<TARGET_FILE:vision_probe>
     TIMEOUT 900)
   poot_wgpu_test(llm_vision)
+  # serve_vision writes the same models into the build tree when they are missing.
+  set_tests_properties(llm_vision PROPERTIES RESOURCE_LOCK poot_vision_models)
 endif()
 # The parts that need no model (decoding, Pillow's resize, the processor
 # configs, the prompt expansion), also under the sanitizers.
