@@ -382,6 +382,10 @@ typedef struct poot_exec_stats {
   uint64_t weight_bytes;   /* bytes of loaded weights */
   uint64_t state_bytes;    /* bytes of the states every entry shares (the K/V cache) */
   uint64_t kernels;        /* distinct device kernels */
+  /* The device's local memory (poot_device_caps.local_bytes; 0 when the
+   * executor cannot say): with weight_bytes and state_bytes, what a caller
+   * sizing a KV pool has left. */
+  uint64_t memory_bytes;
   /* Of host_ns_total: the device's encoding of command buffers in replay
    * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
   uint64_t encode_ns_total;

@@ -726,6 +726,7 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
   for (size_t i = 0; i < e->states.len; i++)
     out->state_bytes += POOT_VEC_AT(&e->states, engine_state, i).size;
   out->kernels = e->dev->kernel_cache.len;
+  out->memory_bytes = e->dev->caps.local_bytes;
 }
 
 static void engine_destroy(poot_executor *ex) {

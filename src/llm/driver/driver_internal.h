@@ -4,9 +4,11 @@
 
 #include "poot/graph.h"
 
-/* Replaces the output of `graph` (f32[1, V]) with the greedy suffix:
- * i32[2] = {argmax (the first NaN wins), 1 when every value is finite else
- * 0}; verifies the graph. INTERNAL when the output is not f32[1, V]. */
+/* Replaces the output of `graph` (f32[B, V]) with the greedy suffix:
+ * {argmax (the first NaN wins), 1 when every value is finite else 0} of each
+ * row, i32[2] when B = 1 and i32[B, 2] otherwise (each row's pair depends on
+ * that row alone); verifies the graph. INTERNAL when the output is not
+ * f32[B, V]. */
 POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
 
 #endif /* POOT_LLM_DRIVER_INTERNAL_H */
