@@ -60,7 +60,7 @@ typedef struct pc_value {
   uint32_t cost;
   bool expensive;
   bool reachable;
-  bool inplace; /* a dynamic_update_slice written into its State */
+  bool inplace; /* a dynamic_update_slice or scatter_update written into its State */
   bool result;  /* read by a result copy (output, environment, state) */
 } pc_value;
 

@@ -27,6 +27,7 @@
 /* One paged entry: B sequences of T tokens. */
 typedef struct batch_entry {
   int64_t batch, tokens;
+  bool logits; /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
   bool added;
   uint32_t id;
   poot_exec_slot token, pos, table, write;
@@ -45,6 +46,9 @@ struct poot_batch {
   int32_t sizes[POOT_BATCH_MAX_SIZES];
   batch_entry decode[POOT_BATCH_MAX_SIZES]; /* decode[i]: B = sizes[i], T = 1 */
   batch_entry prefill[2];                   /* B = 1: [0] T = chunk, [1] T = tail */
+  /* poot__batch_set_decode_logits: decode through the logits variants. */
+  batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
+  float *logits_out;
   poot_kv_pool *pool;
   poot_scheduler *sched;
   /* Host copies of one step's slots, sized for the largest entry. */
@@ -81,14 +85,14 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
 static poot_status ensure_entry(poot_batch *b, batch_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
-  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, true, &g));
+  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, !e->logits, &g));
   char shape[128];
   snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d",
            (long long)e->batch, (long long)e->tokens, (long long)b->cap, b->bs,
            b->num_blocks + 1);
   poot_exec_entry_key key = {.program = b->program,
                              .step_shape = shape,
-                             .sampling = "greedy",
+                             .sampling = e->logits ? "" : "greedy",
                              .bound_inputs = "token,pos,slot_map,write_map"};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
@@ -108,8 +112,8 @@ static poot_status ensure_entry(poot_batch *b, batch_entry *e) {
 }
 
 /* One replay of `e` with the host slot copies (rows [0, B) filled) and the
- * output read into b->out (B pairs). */
-static poot_status replay(poot_batch *b, batch_entry *e) {
+ * output read into `out` (B pairs, or B rows of logits). */
+static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_size) {
   POOT_TRY(ensure_entry(b, e));
   const int64_t B = e->batch, T = e->tokens, N = B * T;
   int64_t td[2] = {B, T}, tb[2] = {B, b->width};
@@ -122,8 +126,7 @@ static poot_status replay(poot_batch *b, batch_entry *e) {
   poot_tensor wt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write,
                     .size = (size_t)N * 4};
   poot_exec_slot_value in[4] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
-  poot_exec_step_io io = {
-      .input_count = 4, .inputs = in, .output = b->out, .output_size = (size_t)B * 2 * 4};
+  poot_exec_step_io io = {.input_count = 4, .inputs = in, .output = out, .output_size = out_size};
   POOT_TRY(poot_exec_step(b->ex, e->id, &io));
   b->stats.replays++;
   return NULL;
@@ -143,6 +146,37 @@ static poot_status write_row(const poot_batch *b, int32_t seq, int64_t p, int32_
     return poot_status_make(POOT_INTERNAL, "batch: sequence %d has no row at position %lld", seq,
                             (long long)p);
   *out = (int32_t)r;
+  return NULL;
+}
+
+/* The logits variant of decode entry k (the slots filled): rows [0, n) of
+ * its logits to b->logits_out, each row's first maximum (the first NaN) and
+ * finite flag as the greedy suffix gives them. */
+static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *ids,
+                                 bool *nonfinite) {
+  batch_entry *e = &b->decode_logits[k];
+  e->batch = b->sizes[k];
+  e->tokens = 1;
+  e->logits = true;
+  const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  float *rows = poot_malloc((size_t)(e->batch * V) * sizeof *rows);
+  if (!rows) return OOM("logits rows");
+  poot_status st = replay(b, e, rows, (size_t)(e->batch * V) * sizeof *rows);
+  if (!st) memcpy(b->logits_out, rows, (size_t)(n * V) * sizeof *rows);
+  poot_free(rows);
+  POOT_TRY(st);
+  for (int32_t i = 0; i < n; i++) {
+    const float *x = b->logits_out + i * V;
+    int64_t best = 0;
+    bool fin = true;
+    for (int64_t j = 0; j < V; j++) {
+      fin = fin && x[j] - x[j] == 0.0f;
+      if (x[best] != x[best]) continue;
+      if (x[j] != x[j] || x[j] > x[best]) best = j;
+    }
+    ids[i] = (int32_t)best;
+    nonfinite[i] = !fin;
+  }
   return NULL;
 }
 
@@ -169,10 +203,14 @@ static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, in
       b->write[i] = b->scratch * b->bs;
     }
   }
-  POOT_TRY(replay(b, e));
-  for (int32_t i = 0; i < n; i++) {
-    ids[i] = b->out[2 * i];
-    nonfinite[i] = b->out[2 * i + 1] == 0;
+  if (b->logits_out) {
+    POOT_TRY(decode_logits(b, k, n, ids, nonfinite));
+  } else {
+    POOT_TRY(replay(b, e, b->out, (size_t)B * 2 * 4));
+    for (int32_t i = 0; i < n; i++) {
+      ids[i] = b->out[2 * i];
+      nonfinite[i] = b->out[2 * i + 1] == 0;
+    }
   }
   b->stats.decode_replays++;
   b->stats.per_size[k]++;
@@ -197,7 +235,7 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int32_t
     }
     b->pos[0] = (int32_t)(w->pos + i);
     fill_table(b, 0, w->blocks, w->n_blocks);
-    POOT_TRY(replay(b, e));
+    POOT_TRY(replay(b, e, b->out, 2 * 4));
     (*replays)++;
     i += T;
   }
@@ -381,8 +419,11 @@ fail:
 
 void poot_batch_destroy(poot_batch *b) {
   if (!b) return;
-  for (int32_t i = 0; i < b->n_sizes; i++)
+  for (int32_t i = 0; i < b->n_sizes; i++) {
     if (b->decode[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->decode[i].id));
+    if (b->decode_logits[i].added)
+      poot_status_free(poot_exec_remove_entry(b->ex, b->decode_logits[i].id));
+  }
   for (int i = 0; i < 2; i++)
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
   poot_exec_unload(b->ex);
@@ -421,6 +462,10 @@ void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
   out->kv_bytes = b->kv_bytes;
   out->n_sizes = b->n_sizes;
   memcpy(out->sizes, b->sizes, sizeof out->sizes);
+}
+
+void poot__batch_set_decode_logits(poot_batch *b, float *out) {
+  b->logits_out = out;
 }
 
 const poot_model *poot__batch_model(const poot_batch *b) {

@@ -11,4 +11,12 @@
  * f32[B, V]. */
 POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
 
+/* The batched runner's decode steps run through entries without the greedy
+ * suffix while `out` is not NULL (added on first use), and write the
+ * logits of each decode item, f32[n_decode, vocab] in the plan's order, to
+ * `out` (borrowed; room for max_batch rows); the ids are then each row's
+ * first maximum computed on the host. Verification only (tests). */
+struct poot_batch;
+void poot__batch_set_decode_logits(struct poot_batch *batch, float *out);
+
 #endif /* POOT_LLM_DRIVER_INTERNAL_H */
