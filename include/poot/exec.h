@@ -294,6 +294,12 @@ typedef struct poot_exec_target {
   uint32_t workgroup_size; /* 0 → the compiler's default */
   uint32_t coop_min;       /* 0 → the compiler's default */
   double stage_budget_us;  /* 0 → the device's watchdog budget */
+  /* Compile each row of a batched step as it is compiled alone where the
+   * compiler can: the small reductions (RMSNorm statistics) are dispatched
+   * on their own, one order per row whatever the row count, instead of
+   * recomputed in every workgroup that reads them (whose order changes past
+   * 4 rows). Costs those dispatches. docs/batching.md "Batch invariance". */
+  bool batch_invariant;
 } poot_exec_target;
 
 /* One dispatch of an eager step, as the profile callback sees it. The byte

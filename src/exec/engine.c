@@ -389,6 +389,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   co.workgroup_size = e->opts.workgroup_size;
   co.coop_min = e->opts.coop_min;
   co.stage_budget_us = e->opts.stage_budget_us;
+  co.no_local_reductions = e->opts.batch_invariant;
   uint64_t t_begin = poot_time_ns();
   poot_status st = poot_plan_create(graph, &co, &en->plan);
   if (!st) {

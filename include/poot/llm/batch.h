@@ -92,6 +92,11 @@ typedef struct poot_batch_options {
   poot_dtype kv_dtype;
   /* Do not publish or match blocks (prefix reuse off). */
   bool no_prefix_cache;
+  /* Leave the executor's compile target as it is. By default the runner
+   * sets poot_exec_target.batch_invariant (and nothing else) so a row's
+   * numerics do not depend on the rows beside it where the compiler can
+   * promise it (docs/batching.md "Batch invariance"). */
+  bool keep_target;
 } poot_batch_options;
 
 static inline poot_batch_options poot_batch_options_default(void) {

@@ -350,6 +350,9 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
     st = OOM("program name");
     goto fail;
   }
+  if (!o->keep_target &&
+      (st = poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true})))
+    goto fail;
   /* The weights do not depend on the pool's size: one block will do. */
   if ((st = trace_entry(b, 1, 1, 1, false, &g))) goto fail;
   if ((st = poot__driver_load_weights(b->ex, b->model, g))) goto fail;

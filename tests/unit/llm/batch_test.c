@@ -9,15 +9,19 @@
  *    docs/verification.md, each prefill item's id the oracle's;
  *  - batch invariance: 24 stories260K prompts (6 of the demo model), each
  *    generated alone and all together at max_batch 8 (decode entries of 1,
- *    2, 4, 8, with dummy rows; every size runs) and, on stories260K, 3
- *    (1, 2, 3): identical ids; the alone ids equal the contiguous driver's
- *    (f32 K/V) for four; every entry captured once;
+ *    2, 4, 8, with dummy rows) and, on stories260K, 3 (1, 2, 3): identical
+ *    ids on a SIMD CPU target (lavapipe); elsewhere max_batch 4 must be
+ *    identical and 8 is reported (the GEMM from 5 rows, docs/batching.md);
+ *    the alone ids equal the contiguous driver's (f32 K/V) for four; every
+ *    entry captured once, none added by a step;
  *  - prefix reuse: a prompt sharing 32 ids with an earlier one computes only
  *    the rest (counted) and gives the ids of a runner without reuse;
  *  - preemption: a pool too small for the load: every request finishes
  *    (LENGTH, or CAPACITY) with its alone ids where it finished by length,
  *    preemptions happened, and the pool's blocks are all free at the end;
- *  - option errors. */
+ *  - option errors, and sizing from the device's memory.
+ * On wgpu only the tier-2 case and the errors run (each entry compiles for
+ * seconds there; the rest does not depend on the device). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,9 @@
 #include "../../../src/llm/driver/driver_internal.h"
 
 static const char *g_spec = "vulkan";
+/* The device's target is a SIMD CPU (lavapipe): every decode size is
+ * batch invariant there; elsewhere up to 4 rows (docs/batching.md). */
+static bool g_simd_cpu;
 
 typedef struct rig {
   poot_model *model;
@@ -413,14 +420,22 @@ static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3)
          (unsigned long long)st.per_size[0], (unsigned long long)st.per_size[1],
          (unsigned long long)st.per_size[2], (unsigned long long)st.per_size[3]);
   rig_close(&r);
-  expect_same(alone, b8, n, "max_batch 8");
+  if (g_simd_cpu) {
+    expect_same(alone, b8, n, "max_batch 8");
+  } else { /* the GEMM from 5 rows: reported, not required */
+    int differ = 0;
+    for (int i = 0; i < n; i++)
+      differ += alone[i].n != b8[i].n || memcmp(alone[i].ids, b8[i].ids, (size_t)alone[i].n * 4);
+    printf("invariance at max_batch 8 on %s: %d of %d requests differ from alone\n", g_spec,
+           differ, n);
+  }
 
   if (with_b3) {
-    bo.max_batch = 3;
+    bo.max_batch = g_simd_cpu ? 3 : 4; /* elsewhere invariant up to 4 rows */
     rig_open(&r, m, &bo);
     POOT_ASSERT_OK(poot_batch_generate(r.b, s.p, (size_t)n, NULL, b3));
     rig_close(&r);
-    expect_same(alone, b3, n, "max_batch 3");
+    expect_same(alone, b3, n, g_simd_cpu ? "max_batch 3" : "max_batch 4");
   }
   for (int i = 0; i < n; i++) assert_int_equal(alone[i].n, s.p[i].max_new_tokens);
 
@@ -604,11 +619,22 @@ static void test_errors(void **state) {
   bo = poot_batch_options_default();
   bo.max_seq_len = 64;
   bo.max_batch = 2;
+  poot_exec_stats es;
+  poot_exec_stats_get(ex, &es);
+  if (es.memory_bytes == 0) { /* wgpu: the device does not say */
+    POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT,
+                           "kv_budget_bytes");
+    bo.kv_budget_bytes = 1 << 20;
+  }
   POOT_ASSERT_OK(poot_batch_create(ex, m, &bo, &b));
   poot_batch_info info;
   poot_batch_get_info(b, &info);
-  assert_true(info.num_blocks >= 1);
-  assert_true(info.num_blocks <= 4 * 2 * 64 / 16 - 1);
+  if (es.memory_bytes) { /* at most 4 · max_batch sequences, less the scratch block */
+    assert_true(info.num_blocks >= 1);
+    assert_true(info.num_blocks <= 4 * 2 * 64 / 16 - 1);
+  } else { /* 1 MiB of blocks of 16 tokens of 2 · 5 layers · 4 heads · 8 · 4 bytes */
+    assert_int_equal(info.num_blocks, (1 << 20) / (16 * 2 * 5 * 4 * 8 * 4) - 1);
+  }
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
@@ -630,11 +656,16 @@ int main(int argc, char **argv) {
     poot_status_free(st);
     return rc;
   }
+  g_simd_cpu = d->caps.target.simd_cpu;
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vs_oracle),          cmocka_unit_test(test_invariance_stories),
-      cmocka_unit_test(test_invariance_demo),    cmocka_unit_test(test_prefix_reuse),
-      cmocka_unit_test(test_preemption),         cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_vs_oracle),          cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_invariance_stories), cmocka_unit_test(test_invariance_demo),
+      cmocka_unit_test(test_prefix_reuse),       cmocka_unit_test(test_preemption),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  /* wgpu compiles each entry through naga (seconds each on lavapipe): the
+   * tier-2 comparison and the errors only (CI time); the rest is the
+   * device-independent runner, checked on Vulkan. */
+  const size_t n = strcmp(g_spec, "wgpu") == 0 ? 2 : sizeof tests / sizeof tests[0];
+  return poot_test_finish(_cmocka_run_group_tests("tests", tests, n, NULL, NULL));
 }
