@@ -174,8 +174,9 @@ typedef bool (*poot_batch_token_fn)(void *ctx, uint64_t caller_id, int32_t token
 typedef struct poot_batch_step_info {
   bool idle;          /* nothing was runnable: no device step ran */
   int32_t n_work;     /* the plan's items */
-  int32_t n_decode;   /* decode items (one batched replay) */
-  int32_t decode_batch; /* the decode entry's size (≥ n_decode; 0: none) */
+  int32_t n_decode;   /* decode items (a generated id fed back) */
+  int32_t n_rows;     /* one-token items (decode, and prefill of one token): one batched replay */
+  int32_t decode_batch; /* that replay's decode entry size (≥ n_rows; 0: none) */
   int32_t n_tokens;   /* tokens fed */
   int32_t n_emitted;  /* new ids */
   int32_t replays;    /* device steps run */
@@ -190,9 +191,10 @@ typedef struct poot_batch_step_info {
 POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn fn, void *ctx,
                                           poot_batch_step_info *out);
 
-/* Runs `plan` (the scheduler's, in flight) on the device: its decode items
- * as one replay of the smallest decode entry that holds them, each prefill
- * item as its chunk steps; writes out_ids[i] / out_nonfinite[i] for each
+/* Runs `plan` (the scheduler's, in flight) on the device: its one-token
+ * items (every decode item, and a prefill item of one token) as one replay
+ * of the smallest decode entry that holds them, each longer item as its
+ * chunk steps; writes out_ids[i] / out_nonfinite[i] for each
  * emitting item i (−1 / false for the others; arrays of plan->n_work). Does
  * not report the plan. out_replays (may be NULL) gets the device steps run.
  * The executor's errors. */
@@ -240,9 +242,9 @@ typedef struct poot_batch_stats {
   uint64_t steps;           /* poot_batch_step calls that ran */
   uint64_t replays;         /* device steps */
   uint64_t decode_replays;  /* of replays: batched decode steps */
-  uint64_t decode_rows;     /* decode items run (padding excluded) */
+  uint64_t decode_rows;     /* one-token items run in batched steps (padding excluded) */
   uint64_t padded_rows;     /* dummy rows run */
-  uint64_t prefill_tokens;  /* tokens fed by prefill items */
+  uint64_t prefill_tokens;  /* tokens fed by items of two or more tokens */
   uint64_t per_size[POOT_BATCH_MAX_SIZES]; /* decode replays per entry size (info.sizes) */
 } poot_batch_stats;
 

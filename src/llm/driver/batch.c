@@ -53,9 +53,10 @@ struct poot_batch {
   poot_scheduler *sched;
   /* Host copies of one step's slots, sized for the largest entry. */
   int32_t *tok, *pos, *table, *write, *out;
-  /* Per plan item (at most max_batch): the ids, flags and results. */
-  int32_t *ids;
-  bool *nonfinite;
+  /* Per plan item (at most max_batch): the ids, flags and results; the
+   * one-token items' indices and their rows' ids and flags. */
+  int32_t *ids, *rows, *ids_tmp;
+  bool *nonfinite, *nonfinite_tmp;
   poot_scheduler_result *results;
   poot_batch_stats stats;
 };
@@ -180,17 +181,18 @@ static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *i
   return NULL;
 }
 
-/* The decode items plan->work[0 .. n) as one replay of the smallest decode
- * entry holding n rows; the rest of its rows are dummies. */
-static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, int32_t n,
-                              int32_t *ids, bool *nonfinite) {
+/* The one-token items plan->work[rows[0 .. n)] (decode items, and prefill
+ * items of one token) as one replay of the smallest decode entry holding n
+ * rows; the rest of its rows are dummies. */
+static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, const int32_t *rows,
+                              int32_t n, int32_t *ids, bool *nonfinite) {
   int32_t k = 0;
   while (k < b->n_sizes - 1 && b->sizes[k] < n) k++;
   batch_entry *e = &b->decode[k];
   const int32_t B = b->sizes[k];
   for (int32_t i = 0; i < B; i++) {
     if (i < n) {
-      const poot_scheduler_work *w = &plan->work[i];
+      const poot_scheduler_work *w = &plan->work[rows[i]];
       b->tok[i] = w->tokens[0];
       b->pos[i] = (int32_t)w->pos;
       fill_table(b, i, w->blocks, w->n_blocks);
@@ -204,13 +206,17 @@ static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, in
     }
   }
   if (b->logits_out) {
-    POOT_TRY(decode_logits(b, k, n, ids, nonfinite));
+    POOT_TRY(decode_logits(b, k, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
     POOT_TRY(replay(b, e, b->out, (size_t)B * 2 * 4));
     for (int32_t i = 0; i < n; i++) {
-      ids[i] = b->out[2 * i];
-      nonfinite[i] = b->out[2 * i + 1] == 0;
+      b->ids_tmp[i] = b->out[2 * i];
+      b->nonfinite_tmp[i] = b->out[2 * i + 1] == 0;
     }
+  }
+  for (int32_t i = 0; i < n; i++) {
+    ids[rows[i]] = b->ids_tmp[i];
+    nonfinite[rows[i]] = b->nonfinite_tmp[i];
   }
   b->stats.decode_replays++;
   b->stats.per_size[k]++;
@@ -392,10 +398,13 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->out = poot_calloc((size_t)b->max_batch * 2, sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
+  b->rows = poot_calloc((size_t)b->max_batch, sizeof *b->rows);
+  b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
+  b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
   b->results = poot_calloc((size_t)b->max_batch, sizeof *b->results);
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results) {
+      !b->results || !b->rows || !b->ids_tmp || !b->nonfinite_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
@@ -413,6 +422,9 @@ fail:
   poot_free(b->out);
   poot_free(b->table);
   poot_free(b->ids);
+  poot_free(b->rows);
+  poot_free(b->ids_tmp);
+  poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
   poot_free(b->program);
@@ -438,6 +450,9 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->out);
   poot_free(b->table);
   poot_free(b->ids);
+  poot_free(b->rows);
+  poot_free(b->ids_tmp);
+  poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
   poot_free(b->program);
@@ -522,15 +537,17 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     ids[i] = -1;
     nonfinite[i] = false;
   }
-  /* The plan lists its decode items first. */
-  int32_t n_dec = 0, replays = 0;
-  while (n_dec < plan->n_work && !plan->work[n_dec].prefill && plan->work[n_dec].n_tokens == 1)
-    n_dec++;
-  if (n_dec > 0) {
-    POOT_TRY(run_decode(b, plan, n_dec, ids, nonfinite));
+  /* Every one-token item is a row of one batched step; longer items run
+   * their chunk ladders. */
+  int32_t n_rows = 0, replays = 0;
+  for (int32_t i = 0; i < plan->n_work; i++)
+    if (plan->work[i].n_tokens == 1) b->rows[n_rows++] = i;
+  if (n_rows > 0) {
+    POOT_TRY(run_decode(b, plan, b->rows, n_rows, ids, nonfinite));
     replays++;
   }
-  for (int32_t i = n_dec; i < plan->n_work; i++) {
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    if (plan->work[i].n_tokens == 1) continue;
     poot_status st = run_item(b, &plan->work[i], &ids[i], &nonfinite[i], &replays);
     if (st) {
       if (out_replays) *out_replays = replays;
@@ -557,12 +574,13 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
   info.n_work = plan->n_work;
   info.n_tokens = plan->n_tokens;
   info.n_preempted = plan->n_preempted;
-  while (info.n_decode < plan->n_work && !plan->work[info.n_decode].prefill &&
-         plan->work[info.n_decode].n_tokens == 1)
-    info.n_decode++;
-  if (info.n_decode > 0) {
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    info.n_rows += plan->work[i].n_tokens == 1;
+    info.n_decode += plan->work[i].n_tokens == 1 && !plan->work[i].prefill;
+  }
+  if (info.n_rows > 0) {
     int32_t k = 0;
-    while (k < b->n_sizes - 1 && b->sizes[k] < info.n_decode) k++;
+    while (k < b->n_sizes - 1 && b->sizes[k] < info.n_rows) k++;
     info.decode_batch = b->sizes[k];
   }
   poot_status st = poot_batch_run_plan(b, plan, b->ids, b->nonfinite, &info.replays);

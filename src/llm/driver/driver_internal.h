@@ -13,7 +13,8 @@ POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
 
 /* The batched runner's decode steps run through entries without the greedy
  * suffix while `out` is not NULL (added on first use), and write the
- * logits of each decode item, f32[n_decode, vocab] in the plan's order, to
+ * logits of each one-token item (the batched step's rows), f32[rows,
+ * vocab] in the plan's order, to
  * `out` (borrowed; room for max_batch rows); the ids are then each row's
  * first maximum computed on the host. Verification only (tests). */
 struct poot_batch;
