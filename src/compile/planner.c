@@ -407,11 +407,12 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
     if (pl->v[s].users != 1 || (eb != 2 && eb != 4 && eb != 8)) continue;
     /* A scatter_update of the state (a paged K/V write through the write
      * map) whose old value nothing else reads: the updates are stored into
-     * the state's buffer, never a copy of the whole pool. 32- and 64-bit
-     * elements only: the scatter template stores one element a thread. */
+     * the state's buffer, never a copy of the whole pool. 16-bit elements
+     * when the template writes them in word pairs (whole even rows). */
     const pc_value *pv = &pl->v[nvv];
     if (pv->node && pv->node->op == POOT_OP_SCATTER_UPDATE && pv->hold == PC_INLINE &&
-        pl->alias[pv->node->operands[0]] == s && eb != 2) {
+        pl->alias[pv->node->operands[0]] == s &&
+        (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node))) {
       pc_value *pn = &pl->v[nvv];
       pn->hold = PC_DENSE;
       pn->buffer = pl->v[s].buffer;

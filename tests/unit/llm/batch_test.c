@@ -206,8 +206,7 @@ static int64_t argmax(const float *x, int64_t n, float *out_margin) {
 
 /* ------------------------------------------------------------ tier 2 */
 
-static void test_vs_oracle(void **state) {
-  (void)state;
+static void vs_oracle(poot_dtype kv) {
   poot_model *m;
   if (!open_model(false, &m)) {
     printf("SKIP vs oracle: stories260K is absent\n");
@@ -223,10 +222,14 @@ static void test_vs_oracle(void **state) {
   bo.prefill_chunk = 4;
   bo.token_budget = 8; /* prefill cut by the budget too: items of 1..4 tokens */
   bo.no_prefix_cache = true;
+  bo.kv_dtype = kv;
   rig r;
   rig_open(&r, m, &bo);
-  oracle o = {.m = m};
+  oracle o = {.m = m}, o32 = {.m = m}; /* o32: an f32 cache fed the same ids */
   poot_batch_get_info(r.b, &o.info);
+  assert_int_equal(o.info.kv_dtype, kv);
+  o32.info = o.info;
+  o32.info.kv_dtype = POOT_DTYPE_F32;
   assert_int_equal(o.info.num_blocks, 40);
   const int64_t W = o.info.max_seq_len / o.info.block_size;
   float *dev_logits = calloc((size_t)(4 * V), sizeof *dev_logits);
@@ -274,9 +277,13 @@ static void test_vs_oracle(void **state) {
         if (i > 0 && pos[i] != pos[0]) ragged_steps++;
       }
       float *ref = oracle_step(&o, n_rows, 1, tok, pos, table, write);
+      float *ref32 = oracle_step(&o32, n_rows, 1, tok, pos, table, write);
       for (int32_t i = 0; i < n_rows; i++) {
         const float *x = ref + i * V, *y = dev_logits + i * V;
-        double tol = poot_verify_tolerance(c, o.info.max_seq_len, x, V, true);
+        /* With an f16 cache, the tolerance term of docs/verification.md "The
+         * f16 cache" (0 for f32: both oracles agree). */
+        double tol = poot_verify_tolerance(c, o.info.max_seq_len, x, V, true) +
+                     poot_verify_kv16_term(x, ref32 + i * V, (size_t)V);
         double d = 0;
         for (int64_t j = 0; j < V; j++) d = fmax(d, fabs((double)x[j] - y[j]));
         worst = fmax(worst, d);
@@ -287,6 +294,7 @@ static void test_vs_oracle(void **state) {
         decode_rows++;
       }
       free(ref);
+      free(ref32);
     }
     for (int32_t i = 0; i < plan->n_work; i++) {
       const poot_scheduler_work *w = &plan->work[i];
@@ -299,23 +307,27 @@ static void test_vs_oracle(void **state) {
       for (int64_t j = 0; j < W; j++)
         table[j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
       float *ref = oracle_step(&o, 1, w->n_tokens, tok, pos, table, write);
+      float *ref32 = oracle_step(&o32, 1, w->n_tokens, tok, pos, table, write);
       float margin;
       int32_t want = (int32_t)argmax(ref, V, &margin);
       res[i] = (poot_scheduler_result){.token = want};
       if (w->emits) {
-        double tol = poot_verify_tolerance(c, o.info.max_seq_len, ref, V, true);
+        double tol = poot_verify_tolerance(c, o.info.max_seq_len, ref, V, true) +
+                     poot_verify_kv16_term(ref, ref32, (size_t)V);
         if (ids[i] != want && margin > 2 * tol)
           fail_msg("prefill item %d: device id %d, oracle %d (margin %.3g)", i, ids[i], want,
                    margin);
         prefill_ids++;
       }
       free(ref);
+      free(ref32);
     }
     POOT_ASSERT_OK(poot_scheduler_step_done(sched, res, plan->n_work));
   }
-  printf("tier 2: %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
+  printf("tier 2 (%s K/V): %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
          "steps, %d table gaps, %d prefill ids\n",
-         decode_rows, worst, worst_ratio, ragged_steps, gapped_tables, prefill_ids);
+         poot_dtype_name(kv), decode_rows, worst, worst_ratio, ragged_steps, gapped_tables,
+         prefill_ids);
   assert_true(decode_rows >= 15);
   assert_true(ragged_steps > 0);
   assert_true(gapped_tables > 0);
@@ -330,8 +342,20 @@ static void test_vs_oracle(void **state) {
   poot__batch_set_decode_logits(r.b, NULL);
   free(dev_logits);
   oracle_deinit(&o);
+  oracle_deinit(&o32);
   rig_close(&r);
   poot_model_destroy(m);
+}
+
+static void test_vs_oracle(void **state) {
+  (void)state;
+  vs_oracle(POOT_DTYPE_F32);
+}
+
+/* The default paged K/V: f16 rows, scattered as 32-bit words of two halves. */
+static void test_vs_oracle_f16(void **state) {
+  (void)state;
+  vs_oracle(POOT_DTYPE_F16);
 }
 
 /* ------------------------------------------------------------ invariance */
@@ -441,7 +465,8 @@ static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3)
   }
   for (int i = 0; i < n; i++) assert_int_equal(alone[i].n, s.p[i].max_new_tokens);
 
-  /* The contiguous driver (f32 K/V) on the first prompts gives the same. */
+  /* The contiguous driver (the same K/V type, f16) on the first prompts
+   * gives the same. */
   poot_device *dev;
   poot_executor *ex;
   POOT_ASSERT_OK(poot_device_open(g_spec, NULL, &dev));
@@ -449,7 +474,7 @@ static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3)
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = 64;
   dopt.prefill_chunk = 16;
-  dopt.kv_dtype = POOT_DTYPE_F32;
+  dopt.kv_dtype = info.kv_dtype;
   poot_driver *d;
   POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
   for (int i = 0; i < 4 && i < n; i++) {
@@ -661,13 +686,14 @@ int main(int argc, char **argv) {
   g_simd_cpu = d->caps.target.simd_cpu;
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vs_oracle),          cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_vs_oracle),          cmocka_unit_test(test_vs_oracle_f16),
+      cmocka_unit_test(test_errors),
       cmocka_unit_test(test_invariance_stories), cmocka_unit_test(test_invariance_demo),
       cmocka_unit_test(test_prefix_reuse),       cmocka_unit_test(test_preemption),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the
    * device-independent runner, checked on Vulkan. */
-  const size_t n = strcmp(g_spec, "wgpu") == 0 ? 2 : sizeof tests / sizeof tests[0];
+  const size_t n = strcmp(g_spec, "wgpu") == 0 ? 3 : sizeof tests / sizeof tests[0];
   return poot_test_finish(_cmocka_run_group_tests("tests", tests, n, NULL, NULL));
 }
