@@ -112,6 +112,8 @@ static poot_status ensure_entry(poot_batch *b, batch_entry *e) {
   return NULL;
 }
 
+#include <stdlib.h>
+static void hack_prof(void *ctx, const poot_exec_dispatch_info *i) { (void)ctx; uint64_t t = poot_time_ns(); static uint64_t last; fprintf(stderr, "  %3u %8.3f ms %.200s\n", i->index, last ? (t - last) / 1e6 : 0.0, i->label ? i->label : "?"); last = t; }
 /* One replay of `e` with the host slot copies (rows [0, B) filled) and the
  * output read into `out` (B pairs, or B rows of logits). */
 static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_size) {
@@ -128,6 +130,7 @@ static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_s
                     .size = (size_t)N * 4};
   poot_exec_slot_value in[4] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
   poot_exec_step_io io = {.input_count = 4, .inputs = in, .output = out, .output_size = out_size};
+  if (getenv("HACK_PROF") && B == 8) { io.eager = true; io.on_dispatch = hack_prof; }
   POOT_TRY(poot_exec_step(b->ex, e->id, &io));
   b->stats.replays++;
   return NULL;
