@@ -8,6 +8,7 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm AND TARGET poot_
     LIBS poot_llm poot_eval poot_devices
     ARGS vulkan
     TIMEOUT 300)
+  poot_vulkan_leak_check(llm_batch_vulkan)
   foreach(dev wgpu ptx)
     add_test(NAME llm_batch_${dev} COMMAND llm_batch_vulkan ${dev})
     set_tests_properties(llm_batch_${dev} PROPERTIES LABELS unit SKIP_RETURN_CODE 77
