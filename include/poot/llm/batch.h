@@ -46,6 +46,7 @@
 #include "poot/exec.h"
 #include "poot/llm/kv_pool.h"
 #include "poot/llm/model.h"
+#include "poot/llm/sampling.h"
 #include "poot/llm/scheduler.h"
 
 #ifdef __cplusplus
@@ -152,9 +153,19 @@ typedef struct poot_batch_request {
   int64_t n_prompt;       /* ≥ 1 */
   int64_t max_new_tokens; /* ≥ 1 */
   uint64_t caller_id;     /* unique among the caller's live requests */
+  /* NULL: greedy. Else the request's sampler (borrowed for the call; its
+   * values are copied): temperature, top-k, top-p, min-p, typical-p, the
+   * logit bias and the seed, drawn on the device per row with the Philox
+   * counter {ids generated so far, 0}, so a request draws the same numbers
+   * alone, batched or after a preemption, and as the driver does with the
+   * same seed. Stops, stop strings and max_tokens are the caller's (its
+   * token callback). Penalties, logprobs and ignore_eos are UNSUPPORTED in
+   * batched steps yet. */
+  const poot_sampling_params *sampling;
 } poot_batch_request;
 
-/* poot_scheduler_submit's statuses. */
+/* Checks the sampler (INVALID_ARGUMENT naming the field, UNSUPPORTED as
+ * above), then poot_scheduler_submit's statuses. */
 POOT_MUST_USE poot_status poot_batch_submit(poot_batch *batch, const poot_batch_request *request);
 /* poot_scheduler_cancel's statuses. */
 POOT_MUST_USE poot_status poot_batch_cancel(poot_batch *batch, uint64_t caller_id);
@@ -208,6 +219,7 @@ typedef struct poot_batch_prompt {
   const int32_t *ids; /* borrowed for the call */
   int64_t n;
   int64_t max_new_tokens;
+  const poot_sampling_params *sampling; /* NULL: greedy (poot_batch_request.sampling) */
 } poot_batch_prompt;
 
 typedef struct poot_batch_output {

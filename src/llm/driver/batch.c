@@ -13,58 +13,15 @@
 
 #include "poot/llm/batch.h"
 
-#include "driver_impl.h"
+#include "batch_impl.h"
 #include "driver_internal.h"
-
-#define BATCH_DEFAULT_MAX 8
-#define BATCH_DEFAULT_BS 16
-#define BATCH_DEFAULT_CAP_MAX 512
-#define BATCH_DEFAULT_REQUESTS 1024
-/* The device budget's share of the memory left after the weights, and the
- * most it takes: this many full sequences per decode row. */
-#define BATCH_BUDGET_SEQS_PER_ROW 4
-
-/* One paged entry: B sequences of T tokens. */
-typedef struct batch_entry {
-  int64_t batch, tokens;
-  bool logits; /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
-  bool added;
-  uint32_t id;
-  poot_exec_slot token, pos, table, write;
-} batch_entry;
-
-struct poot_batch {
-  poot_executor *ex;
-  poot_model *model;
-  char *program;
-  int32_t max_batch, bs, num_blocks, token_budget, max_requests;
-  int32_t scratch; /* the block dummy rows write: num_blocks (the pool never hands it out) */
-  int64_t cap, width, chunk, tail; /* width: blocks per table (cap / bs) */
-  poot_dtype kv;
-  uint64_t kv_bytes;
-  int32_t n_sizes;
-  int32_t sizes[POOT_BATCH_MAX_SIZES];
-  batch_entry decode[POOT_BATCH_MAX_SIZES]; /* decode[i]: B = sizes[i], T = 1 */
-  batch_entry prefill[2];                   /* B = 1: [0] T = chunk, [1] T = tail */
-  /* poot__batch_set_decode_logits: decode through the logits variants. */
-  batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
-  float *logits_out;
-  poot_kv_pool *pool;
-  poot_scheduler *sched;
-  /* Host copies of one step's slots, sized for the largest entry. */
-  int32_t *tok, *pos, *table, *write, *out;
-  /* Per plan item (at most max_batch): the ids, flags and results; the
-   * one-token items' indices and their rows' ids and flags. */
-  int32_t *ids, *rows, *ids_tmp;
-  bool *nonfinite, *nonfinite_tmp;
-  poot_scheduler_result *results;
-  poot_batch_stats stats;
-};
 
 /* ------------------------------------------------------------ entries */
 
+/* A paged step of B rows of T tokens; suffix: 0 none (logits), 1 greedy, 2
+ * the row sampler of `kind`. */
 static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_t blocks,
-                               bool greedy, poot_graph **out) {
+                               int suffix, uint32_t kind, poot_graph **out) {
   poot_model_step step = {.batch = B,
                           .tokens = T,
                           .cap = b->cap,
@@ -74,8 +31,9 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
   poot_model_trace_options to = poot_model_trace_options_for(b->model);
   to.kv_dtype = b->kv;
   POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
-  if (!greedy) return NULL;
-  poot_status st = poot__driver_append_greedy(*out);
+  if (suffix == 0) return NULL;
+  poot_status st = suffix == 1 ? poot__driver_append_greedy(*out)
+                               : poot__driver_append_sampler_rows(*out, kind);
   if (st) {
     poot_graph_destroy(*out);
     *out = NULL;
@@ -83,41 +41,58 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
   return st;
 }
 
-static poot_status ensure_entry(poot_batch *b, batch_entry *e) {
+/* The handles of a sampled entry's parameter slots. */
+static poot_status bind_sampler(poot_batch *b, batch_entry *e) {
+  POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.f", &e->s_f));
+  POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.i", &e->s_i));
+  if (e->kind & POOT_SAMPLER_DRAW) {
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.seed", &e->s_seed));
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.ctr", &e->s_ctr));
+  }
+  if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias_id", &e->s_bias_id));
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias", &e->s_bias));
+  }
+  return NULL;
+}
+
+poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
-  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, !e->logits, &g));
-  char shape[128];
+  const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
+  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
+  char shape[128], sampling[32];
   snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d",
            (long long)e->batch, (long long)e->tokens, (long long)b->cap, b->bs,
            b->num_blocks + 1);
+  snprintf(sampling, sizeof sampling, "%s", e->logits ? "" : "greedy");
+  if (suffix == 2) snprintf(sampling, sizeof sampling, "rows:%#x", e->kind);
   poot_exec_entry_key key = {.program = b->program,
                              .step_shape = shape,
-                             .sampling = e->logits ? "" : "greedy",
-                             .bound_inputs = "token,pos,slot_map,write_map"};
+                             .sampling = sampling,
+                             .bound_inputs = suffix == 2 ? "token,pos,slot_map,write_map,sampler"
+                                                         : "token,pos,slot_map,write_map"};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
   if (st) return st;
+  e->id = id;
   st = poot_exec_entry_slot(b->ex, id, "token", &e->token);
   if (!st) st = poot_exec_entry_slot(b->ex, id, "pos", &e->pos);
   if (!st) st = poot_exec_entry_slot(b->ex, id, "slot_map", &e->table);
   if (!st) st = poot_exec_entry_slot(b->ex, id, "write_map", &e->write);
+  if (!st && suffix == 2) st = bind_sampler(b, e);
   if (st) {
     poot_status_free(poot_exec_remove_entry(b->ex, id));
     return st;
   }
-  e->id = id;
   e->added = true;
   return NULL;
 }
 
-#include <stdlib.h>
-static void hack_prof(void *ctx, const poot_exec_dispatch_info *i) { (void)ctx; uint64_t t = poot_time_ns(); static uint64_t last; fprintf(stderr, "  %3u %8.3f ms %.200s\n", i->index, last ? (t - last) / 1e6 : 0.0, i->label ? i->label : "?"); last = t; }
-/* One replay of `e` with the host slot copies (rows [0, B) filled) and the
- * output read into `out` (B pairs, or B rows of logits). */
-static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_size) {
-  POOT_TRY(ensure_entry(b, e));
+poot_status poot__batch_replay(poot_batch *b, batch_entry *e, const poot_exec_slot_value *extra,
+                               size_t n_extra, void *out, size_t out_size) {
+  POOT_TRY(poot__batch_ensure_entry(b, e));
   const int64_t B = e->batch, T = e->tokens, N = B * T;
   int64_t td[2] = {B, T}, tb[2] = {B, b->width};
   poot_tensor tt = {.type = poot_type_make(POOT_DTYPE_I32, 2, td), .data = b->tok,
@@ -128,12 +103,19 @@ static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_s
                     .size = (size_t)(B * b->width) * 4};
   poot_tensor wt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write,
                     .size = (size_t)N * 4};
-  poot_exec_slot_value in[4] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
-  poot_exec_step_io io = {.input_count = 4, .inputs = in, .output = out, .output_size = out_size};
-  if (getenv("HACK_PROF") && B == 8) { io.eager = true; io.on_dispatch = hack_prof; }
+  poot_exec_slot_value in[12] = {
+      {e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
+  size_t n_in = 4;
+  for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
+  poot_exec_step_io io = {
+      .input_count = n_in, .inputs = in, .output = out, .output_size = out_size};
   POOT_TRY(poot_exec_step(b->ex, e->id, &io));
   b->stats.replays++;
   return NULL;
+}
+
+static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_size) {
+  return poot__batch_replay(b, e, NULL, 0, out, out_size);
 }
 
 /* Row r of the table: the item's blocks, then the scratch block (a valid id
@@ -184,22 +166,22 @@ static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *i
   return NULL;
 }
 
-/* The one-token items plan->work[rows[0 .. n)] (decode items, and prefill
- * items of one token) as one replay of the smallest decode entry holding n
- * rows; the rest of its rows are dummies. */
-static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, const int32_t *rows,
-                              int32_t n, int32_t *ids, bool *nonfinite) {
+/* The rows rows[0 .. n) of one kind (0: greedy) as one replay of the
+ * smallest decode entry of that kind holding n rows; the rest of its rows
+ * are dummies. Each row's id and flag go to its item's ids / nonfinite. */
+static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, const batch_row *rows,
+                            int32_t n, int32_t *ids, bool *nonfinite) {
   int32_t k = 0;
   while (k < b->n_sizes - 1 && b->sizes[k] < n) k++;
-  batch_entry *e = &b->decode[k];
   const int32_t B = b->sizes[k];
   for (int32_t i = 0; i < B; i++) {
     if (i < n) {
-      const poot_scheduler_work *w = &plan->work[rows[i]];
-      b->tok[i] = w->tokens[0];
-      b->pos[i] = (int32_t)w->pos;
+      const poot_scheduler_work *w = &plan->work[rows[i].item];
+      const int64_t p = w->pos + rows[i].off;
+      b->tok[i] = w->tokens[rows[i].off];
+      b->pos[i] = (int32_t)p;
       fill_table(b, i, w->blocks, w->n_blocks);
-      POOT_TRY(write_row(b, w->seq, w->pos, &b->write[i]));
+      POOT_TRY(write_row(b, w->seq, p, &b->write[i]));
     } else {
       /* A dummy row: token 0 at position 0 of the scratch block. */
       b->tok[i] = 0;
@@ -208,18 +190,20 @@ static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, co
       b->write[i] = b->scratch * b->bs;
     }
   }
-  if (b->logits_out) {
+  if (rows[0].kind) {
+    POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
+  } else if (b->logits_out) {
     POOT_TRY(decode_logits(b, k, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
-    POOT_TRY(replay(b, e, b->out, (size_t)B * 2 * 4));
+    POOT_TRY(replay(b, &b->decode[k], b->out, (size_t)B * 2 * 4));
     for (int32_t i = 0; i < n; i++) {
       b->ids_tmp[i] = b->out[2 * i];
       b->nonfinite_tmp[i] = b->out[2 * i + 1] == 0;
     }
   }
   for (int32_t i = 0; i < n; i++) {
-    ids[rows[i]] = b->ids_tmp[i];
-    nonfinite[rows[i]] = b->nonfinite_tmp[i];
+    ids[rows[i].item] = b->ids_tmp[i];
+    nonfinite[rows[i].item] = b->nonfinite_tmp[i];
   }
   b->stats.decode_replays++;
   b->stats.per_size[k]++;
@@ -228,12 +212,13 @@ static poot_status run_decode(poot_batch *b, const poot_scheduler_plan *plan, co
   return NULL;
 }
 
-/* One item through the chunk ladder at B = 1: whole chunks, tail chunks,
- * then single steps; the last step's pair is the item's. */
-static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int32_t *id,
+/* The first n tokens of an item through the chunk ladder at B = 1: whole
+ * chunks, tail chunks, then single steps; the last step's pair is the
+ * item's. */
+static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t n, int32_t *id,
                             bool *nonfinite, int32_t *replays) {
-  for (int64_t i = 0; i < w->n_tokens;) {
-    const int64_t left = w->n_tokens - i;
+  for (int64_t i = 0; i < n;) {
+    const int64_t left = n - i;
     batch_entry *e = b->chunk > 1 && left >= b->chunk  ? &b->prefill[0]
                      : b->tail > 1 && left >= b->tail ? &b->prefill[1]
                                                        : &b->decode[0];
@@ -250,7 +235,7 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int32_t
   }
   *id = b->out[0];
   *nonfinite = b->out[1] == 0;
-  b->stats.prefill_tokens += (uint64_t)w->n_tokens;
+  b->stats.prefill_tokens += (uint64_t)n;
   return NULL;
 }
 
@@ -363,7 +348,7 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
       (st = poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true})))
     goto fail;
   /* The weights do not depend on the pool's size: one block will do. */
-  if ((st = trace_entry(b, 1, 1, 1, false, &g))) goto fail;
+  if ((st = trace_entry(b, 1, 1, 1, 0, 0, &g))) goto fail;
   if ((st = poot__driver_load_weights(b->ex, b->model, g))) goto fail;
   poot_graph_destroy(g);
   g = NULL;
@@ -398,24 +383,27 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
   b->pos = poot_calloc((size_t)b->max_batch, sizeof *b->pos);
-  b->out = poot_calloc((size_t)b->max_batch * 2, sizeof *b->out);
+  b->out = poot_calloc((size_t)b->max_batch * DRIVER_SAMPLE_HEAD, sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
-  b->rows = poot_calloc((size_t)b->max_batch, sizeof *b->rows);
+  b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
+  b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
   b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
   b->results = poot_calloc((size_t)b->max_batch, sizeof *b->results);
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results || !b->rows || !b->ids_tmp || !b->nonfinite_tmp) {
+      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
+  if ((st = poot__batch_sample_init(b))) goto unload;
   *out_batch = b;
   return NULL;
 unload:
   poot_exec_unload(b->ex);
 fail:
+  poot__batch_sample_deinit(b);
   poot_graph_destroy(g);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
@@ -425,7 +413,8 @@ fail:
   poot_free(b->out);
   poot_free(b->table);
   poot_free(b->ids);
-  poot_free(b->rows);
+  poot_free(b->brows);
+  poot_free(b->grows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -444,6 +433,7 @@ void poot_batch_destroy(poot_batch *b) {
   }
   for (int i = 0; i < 2; i++)
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
+  poot__batch_sample_deinit(b);
   poot_exec_unload(b->ex);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
@@ -453,7 +443,8 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->out);
   poot_free(b->table);
   poot_free(b->ids);
-  poot_free(b->rows);
+  poot_free(b->brows);
+  poot_free(b->grows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -463,9 +454,9 @@ void poot_batch_destroy(poot_batch *b) {
 }
 
 poot_status poot_batch_prepare(poot_batch *b) {
-  for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(ensure_entry(b, &b->decode[i]));
-  if (b->chunk > 1) POOT_TRY(ensure_entry(b, &b->prefill[0]));
-  if (b->tail > 1) POOT_TRY(ensure_entry(b, &b->prefill[1]));
+  for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(poot__batch_ensure_entry(b, &b->decode[i]));
+  if (b->chunk > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[0]));
+  if (b->tail > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[1]));
   return NULL;
 }
 
@@ -508,11 +499,18 @@ void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
 
 poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
   if (!r) return BAD("batch: NULL request");
+  batch_req rec;
+  POOT_TRY(poot__batch_sample_make(b, r->sampling, &rec));
   poot_scheduler_request sr = {.prompt = r->prompt,
                                .n_prompt = r->n_prompt,
                                .max_new_tokens = r->max_new_tokens,
                                .caller_id = r->caller_id};
-  return poot_scheduler_submit(b->sched, &sr);
+  POOT_TRY(poot_scheduler_submit(b->sched, &sr));
+  if (rec.r.kind == 0) return NULL;
+  poot_status st = poot__batch_sample_put(b, r->caller_id, &rec);
+  if (st) /* the request then finishes cancelled; the caller takes it */
+    poot_status_free(poot_scheduler_cancel(b->sched, r->caller_id));
+  return st;
 }
 
 poot_status poot_batch_cancel(poot_batch *b, uint64_t caller_id) {
@@ -520,7 +518,9 @@ poot_status poot_batch_cancel(poot_batch *b, uint64_t caller_id) {
 }
 
 bool poot_batch_take_finished(poot_batch *b, poot_scheduler_request_info *out) {
-  return poot_scheduler_take_finished(b->sched, out);
+  if (!poot_scheduler_take_finished(b->sched, out)) return false;
+  poot__batch_sample_drop(b, out->caller_id);
+  return true;
 }
 
 bool poot_batch_busy(const poot_batch *b) {
@@ -540,22 +540,42 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     ids[i] = -1;
     nonfinite[i] = false;
   }
-  /* Every one-token item is a row of one batched step; longer items run
-   * their chunk ladders. */
+  /* Longer items run their chunk ladders first; then every one-token item,
+   * and the last token of an emitting item that samples (so it is drawn by
+   * the row sampler, as the driver feeds a prompt's last id through its
+   * sample entry), is a row of one batched replay per sampling kind. */
   int32_t n_rows = 0, replays = 0;
-  for (int32_t i = 0; i < plan->n_work; i++)
-    if (plan->work[i].n_tokens == 1) b->rows[n_rows++] = i;
-  if (n_rows > 0) {
-    POOT_TRY(run_decode(b, plan, b->rows, n_rows, ids, nonfinite));
-    replays++;
-  }
   for (int32_t i = 0; i < plan->n_work; i++) {
-    if (plan->work[i].n_tokens == 1) continue;
-    poot_status st = run_item(b, &plan->work[i], &ids[i], &nonfinite[i], &replays);
+    const poot_scheduler_work *w = &plan->work[i];
+    const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
+    const int32_t last = w->n_tokens - 1;
+    if (w->n_tokens > 1 && (!rq || last > 0)) {
+      poot_status st = run_item(b, w, rq ? last : w->n_tokens, &ids[i], &nonfinite[i], &replays);
+      if (st) {
+        if (out_replays) *out_replays = replays;
+        return st;
+      }
+      if (!rq) continue;
+    }
+    b->brows[n_rows++] = (batch_row){
+        .item = i, .off = w->n_tokens > 1 ? last : 0, .kind = rq ? rq->r.kind : 0, .req = rq};
+  }
+  /* One replay per kind, in the order kinds first appear. */
+  for (int32_t first = 0; first < n_rows; first++) {
+    if (b->brows[first].item < 0) continue;
+    const uint32_t kind = b->brows[first].kind;
+    int32_t ng = 0;
+    for (int32_t j = first; j < n_rows; j++)
+      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
+        b->grows[ng++] = b->brows[j];
+        b->brows[j].item = -1;
+      }
+    poot_status st = run_rows(b, plan, b->grows, ng, ids, nonfinite);
     if (st) {
       if (out_replays) *out_replays = replays;
       return st;
     }
+    replays++;
   }
   for (int32_t i = 0; i < plan->n_work; i++)
     if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false;

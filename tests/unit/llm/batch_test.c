@@ -240,7 +240,7 @@ static void vs_oracle(poot_dtype kv) {
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
     POOT_ASSERT_OK(poot_batch_submit(
-        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i}));
+        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -371,7 +371,7 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4}; /* ragged ends */
+    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL}; /* ragged ends */
   }
 }
 
@@ -521,7 +521,7 @@ static void test_prefix_reuse(void **state) {
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
-  poot_batch_prompt pa = {a, 40, 6}, pb = {b2, 40, 6};
+  poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
   poot_batch_options bo = poot_batch_options_default();
   bo.max_batch = 4;
   bo.max_seq_len = 64;
@@ -611,6 +611,94 @@ static void test_preemption(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ sampling */
+
+/* Sampled requests (llama.cpp's chain at two seeds, a temperature-only draw
+ * over the whole vocabulary, a greedy one with a logit bias) beside greedy
+ * ones: each gives the same ids alone and batched at max_batch 4, and the
+ * ids of the contiguous driver sampling with the same parameters and seed
+ * (the driver's state counter and the runner's {generated, 0} agree). */
+static void test_sampling(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP sampling: stories260K is absent\n");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { N = 6, NEW = 12 };
+  poot_sampling_params sp[4];
+  for (int i = 0; i < 4; i++) poot_sampling_params_init(&sp[i]);
+  sp[0].seed = 42;                     /* temp 0.8, top-k 40, top-p 0.95, min-p 0.05 */
+  sp[1].seed = 7;
+  sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f, sp[2].seed = 3; /* the whole vocabulary */
+  sp[2].temperature = 1.0f;
+  sp[3].temperature = 0.0f, sp[3].n_bias = 1; /* greedy with a bias: a sampled kind */
+  sp[3].bias[0] = (poot_sampling_bias){.token = 261, .bias = 2.0f};
+  static int32_t ids[N][32];
+  poot_batch_prompt p[N];
+  for (int i = 0; i < N; i++) {
+    int64_t len = 3 + (i * 5) % 17;
+    make_prompt((uint32_t)(500 + i), V, ids[i], len);
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
+  }
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_seq_len = 64;
+  bo.block_size = 16;
+  bo.prefill_chunk = 16;
+  bo.num_blocks = 32;
+  bo.no_prefix_cache = true;
+  poot_batch_output alone[N], together[N];
+  rig r;
+  bo.max_batch = 1;
+  rig_open(&r, m, &bo);
+  for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
+  rig_close(&r);
+  bo.max_batch = 4;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  rig_close(&r);
+  expect_same(alone, together, N, "sampled, max_batch 4");
+  /* The sampled runs differ from greedy and between seeds. */
+  assert_true(memcmp(alone[0].ids, alone[1].ids, NEW * 4) != 0);
+  /* The driver, same K/V type, same parameters. */
+  poot_device *dev;
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_device_open(g_spec, NULL, &dev));
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < 4; i++) {
+    poot_token pt[32];
+    for (int64_t j = 0; j < p[i].n; j++) pt[j] = ids[i][j];
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = NEW;
+    go.ignore_stop = true;
+    go.no_text = true;
+    go.sampling = &sp[i];
+    poot_driver_generate_result res;
+    POOT_ASSERT_OK(poot_driver_generate_ids(d, pt, (size_t)p[i].n, &go, NULL, NULL, &res));
+    assert_int_equal(res.n_ids, NEW);
+    for (int j = 0; j < NEW; j++)
+      if (res.ids[j] != alone[i].ids[j])
+        fail_msg("sampler %d: id %d: driver %d, runner %d", i, j, res.ids[j], alone[i].ids[j]);
+    poot_driver_generate_result_deinit(&res);
+  }
+  printf("sampling: 4 sampled and 2 greedy requests alone = batched = the driver's ids\n");
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_device_destroy(dev);
+  poot_batch_outputs_free(alone, N);
+  poot_batch_outputs_free(together, N);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_errors(void **state) {
@@ -665,7 +753,7 @@ static void test_errors(void **state) {
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
-  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1}),
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL}),
                      POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
   poot_batch_destroy(b);
@@ -690,6 +778,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_invariance_stories), cmocka_unit_test(test_invariance_demo),
       cmocka_unit_test(test_prefix_reuse),       cmocka_unit_test(test_preemption),
+      cmocka_unit_test(test_sampling),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the
