@@ -16,8 +16,10 @@
  *     driver's ladder does.
  * Each step writes the block tables into `slot_map` and the pool row of
  * every new token into `write_map` (poot/llm/model.h): no table, position or
- * prompt length ever adds an entry. The greedy suffix runs on the device:
- * each row's argmax and a non-finite flag are read back, never the logits.
+ * prompt length ever adds an entry. The choice is made on the device: each
+ * row's argmax, or its request's sampler (poot_batch_request.sampling; one
+ * entry set per sampling kind), and a non-finite flag are read back, never
+ * the logits.
  *
  * A server loop:
  *   poot_batch_submit(b, &(poot_batch_request){ids, n, max_new, caller_id});
