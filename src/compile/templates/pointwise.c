@@ -501,9 +501,11 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   ps.dims[ax] = 1;
   int64_t np = poot__cc_elems(&ps), ni = poot__cc_elems(is);
   bool empty = np == 0; /* no position: only the indices' checks run */
-  /* 16-bit rows: a thread per word (two elements), so no two threads write
-   * halves of one word. */
-  const bool pairs = !empty && poot__cc_scatter_word_pairs(pl, n);
+  /* 16-bit rows of a dense buffer (a state, a result): a thread per word
+   * (two elements), so no two threads write halves of one word. A
+   * temporary holds an element per word and keeps the element form. */
+  const bool pairs = !empty && poot__cc_scatter_word_pairs(pl, n) &&
+                     pl->v[g->out].hold == PC_DENSE && pl->v[g->out].buffer != UINT32_MAX;
   if (!pairs && np == 1 && ni > 1 && ni <= SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
   if (empty) np = 1;
   poot_shape pw = ps; /* pairs: the positions' shape with the last dim halved */

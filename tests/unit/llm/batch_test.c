@@ -747,8 +747,8 @@ static void test_errors(void **state) {
   if (es.memory_bytes) { /* at most 4 · max_batch sequences, less the scratch block */
     assert_true(info.num_blocks >= 1);
     assert_true(info.num_blocks <= 4 * 2 * 64 / 16 - 1);
-  } else { /* 1 MiB of blocks of 16 tokens of 2 · 5 layers · 4 heads · 8 · 4 bytes */
-    assert_int_equal(info.num_blocks, (1 << 20) / (16 * 2 * 5 * 4 * 8 * 4) - 1);
+  } else { /* 1 MiB of blocks of 16 tokens of 2 · 5 layers · 4 heads · 8 · 2 bytes (f16) */
+    assert_int_equal(info.num_blocks, (1 << 20) / (16 * 2 * 5 * 4 * 8 * 2) - 1);
   }
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
