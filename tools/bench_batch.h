@@ -9,15 +9,15 @@
 #include "poot/llm/model.h"
 
 typedef struct bench_batch {
-  int32_t batch;         /* B sequences */
-  int32_t decode_batch;  /* the decode entry that ran them (≥ B) */
-  long long n_prompt;    /* prompt ids per sequence */
-  long long steps;       /* timed decode steps (every sequence decoding) */
-  double capture_s;      /* the runner's entries compiled and captured */
-  double prefill_s;      /* the B prompts until each had its first id */
-  double step_ms;        /* wall time per timed decode step */
-  double tok_s;          /* B · steps / their wall time */
-  double device_ms;      /* device time per timed step (0: the device cannot time) */
+  int32_t batch;        /* B sequences */
+  int32_t decode_batch; /* the decode entry that ran them (≥ B) */
+  long long n_prompt;   /* prompt ids per sequence */
+  long long steps;      /* timed decode steps (every sequence decoding) */
+  double capture_s;     /* the runner's entries compiled and captured */
+  double prefill_s;     /* the B prompts until each had its first id */
+  double step_ms;       /* wall time per timed decode step */
+  double tok_s;         /* B · steps / their wall time */
+  double device_ms;     /* device time per timed step (0: the device cannot time) */
   int32_t num_blocks, block_size;
   uint64_t kv_bytes;
   poot_dtype kv_dtype;

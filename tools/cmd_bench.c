@@ -662,29 +662,30 @@ static int bench_batch_main(const bench_flags *f) {
   if (!st) st = poot_runtime_open_device(r.rt);
   if (!st) {
     long long np = f->np > 0 ? f->np : 1;
-    st = poot_bench_batch(poot_runtime_executor(r.rt), poot_runtime_model(r.rt),
-                          (int32_t)f->batch, r.prompt, np, f->nd, f->kv, &bb);
+    st = poot_bench_batch(poot_runtime_executor(r.rt), poot_runtime_model(r.rt), (int32_t)f->batch,
+                          r.prompt, np, f->nd, f->kv, &bb);
   }
   if (!st) {
     const poot_device_caps *caps = poot_runtime_device_caps(r.rt);
     if (f->json) {
-      printf("{\"device\":\"%s\",\"backend\":\"%s\",\"batch\":%d,\"decode_batch\":%d,"
-             "\"n_prompt\":%lld,\"steps\":%lld,\"tok_s\":%.3f,\"ms_per_step\":%.4f,"
-             "\"device_ms_per_step\":%.4f,\"capture_s\":%.3f,\"prefill_s\":%.3f,"
-             "\"kv_type\":\"%s\",\"kv_bytes\":%llu,\"num_blocks\":%d,\"block_size\":%d}\n",
-             caps->name, caps->backend, bb.batch, bb.decode_batch, bb.n_prompt, bb.steps,
-             bb.tok_s, bb.step_ms, bb.device_ms, bb.capture_s, bb.prefill_s,
-             poot_dtype_name(bb.kv_dtype), (unsigned long long)bb.kv_bytes, bb.num_blocks,
-             bb.block_size);
+      printf(
+          "{\"device\":\"%s\",\"backend\":\"%s\",\"batch\":%d,\"decode_batch\":%d,"
+          "\"n_prompt\":%lld,\"steps\":%lld,\"tok_s\":%.3f,\"ms_per_step\":%.4f,"
+          "\"device_ms_per_step\":%.4f,\"capture_s\":%.3f,\"prefill_s\":%.3f,"
+          "\"kv_type\":\"%s\",\"kv_bytes\":%llu,\"num_blocks\":%d,\"block_size\":%d}\n",
+          caps->name, caps->backend, bb.batch, bb.decode_batch, bb.n_prompt, bb.steps, bb.tok_s,
+          bb.step_ms, bb.device_ms, bb.capture_s, bb.prefill_s, poot_dtype_name(bb.kv_dtype),
+          (unsigned long long)bb.kv_bytes, bb.num_blocks, bb.block_size);
     } else {
       printf("device: %s (%s)\n", caps->name, caps->backend);
-      printf("batch %d (decode entry %d), prompt %lld ids each, K/V %s paged: %d blocks of %d "
-             "(%.1f MiB)\n",
-             bb.batch, bb.decode_batch, bb.n_prompt, poot_dtype_name(bb.kv_dtype), bb.num_blocks,
-             bb.block_size, (double)bb.kv_bytes / (1024.0 * 1024.0));
+      printf(
+          "batch %d (decode entry %d), prompt %lld ids each, K/V %s paged: %d blocks of %d "
+          "(%.1f MiB)\n",
+          bb.batch, bb.decode_batch, bb.n_prompt, poot_dtype_name(bb.kv_dtype), bb.num_blocks,
+          bb.block_size, (double)bb.kv_bytes / (1024.0 * 1024.0));
       printf("compile + capture %.2f s, prompts %.3f s\n", bb.capture_s, bb.prefill_s);
-      printf("decode: %.2f tok/s (%lld steps of %d sequences, %.3f ms per step", bb.tok_s,
-             bb.steps, bb.batch, bb.step_ms);
+      printf("decode: %.2f tok/s (%lld steps of %d sequences, %.3f ms per step", bb.tok_s, bb.steps,
+             bb.batch, bb.step_ms);
       if (bb.device_ms > 0) printf(", device %.3f ms", bb.device_ms);
       printf(")\n");
     }

@@ -5,8 +5,8 @@
 #include "bench_batch.h"
 
 poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch,
-                             const int32_t *prompt, long long n, long long nd,
-                             poot_dtype kv_dtype, bench_batch *out) {
+                             const int32_t *prompt, long long n, long long nd, poot_dtype kv_dtype,
+                             bench_batch *out) {
   memset(out, 0, sizeof *out);
   if (batch < 1 || batch > POOT_BATCH_MAX_BATCH)
     return poot_status_make(POOT_INVALID_ARGUMENT, "bench: --batch %d is outside [1, %d]", batch,
@@ -17,9 +17,10 @@ poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch
   o.max_batch = batch;
   o.max_seq_len = (n + nd + 1 + 15) / 16 * 16;
   if (c->context_length > 0 && o.max_seq_len > c->context_length)
-    return poot_status_make(POOT_CAPACITY, "bench: -p %lld and -n %lld need %lld positions; the "
-                            "model has %lld", n, nd, (long long)o.max_seq_len,
-                            (long long)c->context_length);
+    return poot_status_make(POOT_CAPACITY,
+                            "bench: -p %lld and -n %lld need %lld positions; the "
+                            "model has %lld",
+                            n, nd, (long long)o.max_seq_len, (long long)c->context_length);
   o.prefill_chunk = n >= 16 ? 16 : 1;
   if (n >= 512 && o.max_seq_len >= 512) o.prefill_chunk = 512;
   o.kv_dtype = kv_dtype;
@@ -41,8 +42,8 @@ poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch
   for (int32_t i = 0; i < batch; i++) {
     memcpy(ids, prompt, (size_t)n * sizeof *ids);
     ids[0] = (int32_t)((ids[0] + i) % c->vocab_size);
-    poot_batch_request r = {.prompt = ids, .n_prompt = n, .max_new_tokens = nd + 1,
-                            .caller_id = (uint64_t)i};
+    poot_batch_request r = {
+        .prompt = ids, .n_prompt = n, .max_new_tokens = nd + 1, .caller_id = (uint64_t)i};
     if ((st = poot_batch_submit(b, &r))) goto done;
   }
   /* The prompts: until every sequence decodes. */

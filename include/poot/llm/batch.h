@@ -129,14 +129,14 @@ typedef struct poot_batch_info {
   int32_t max_batch;
   int64_t max_seq_len;
   int32_t block_size;
-  int32_t num_blocks;   /* the pool's (the scratch block not counted) */
+  int32_t num_blocks; /* the pool's (the scratch block not counted) */
   int64_t prefill_chunk;
-  int64_t tail_chunk;   /* 0: none */
+  int64_t tail_chunk; /* 0: none */
   int32_t token_budget;
   int32_t max_requests;
   poot_dtype kv_dtype;
-  uint64_t kv_bytes;    /* the K/V states on the device, scratch block included */
-  int32_t n_sizes;      /* decode entries */
+  uint64_t kv_bytes;                   /* the K/V states on the device, scratch block included */
+  int32_t n_sizes;                     /* decode entries */
   int32_t sizes[POOT_BATCH_MAX_SIZES]; /* their batch sizes, increasing */
 } poot_batch_info;
 
@@ -185,14 +185,14 @@ bool poot_batch_busy(const poot_batch *batch);
 typedef bool (*poot_batch_token_fn)(void *ctx, uint64_t caller_id, int32_t token, bool nonfinite);
 
 typedef struct poot_batch_step_info {
-  bool idle;          /* nothing was runnable: no device step ran */
-  int32_t n_work;     /* the plan's items */
-  int32_t n_decode;   /* decode items (a generated id fed back) */
-  int32_t n_rows;     /* one-token items (decode, and prefill of one token): one batched replay */
+  bool idle;            /* nothing was runnable: no device step ran */
+  int32_t n_work;       /* the plan's items */
+  int32_t n_decode;     /* decode items (a generated id fed back) */
+  int32_t n_rows;       /* one-token items (decode, and prefill of one token): one batched replay */
   int32_t decode_batch; /* that replay's decode entry size (≥ n_rows; 0: none) */
-  int32_t n_tokens;   /* tokens fed */
-  int32_t n_emitted;  /* new ids */
-  int32_t replays;    /* device steps run */
+  int32_t n_tokens;     /* tokens fed */
+  int32_t n_emitted;    /* new ids */
+  int32_t replays;      /* device steps run */
   int32_t n_preempted;
 } poot_batch_step_info;
 
@@ -231,7 +231,7 @@ typedef struct poot_batch_output {
   int64_t reused_tokens;  /* prompt tokens matched in the pool */
   int64_t prefill_tokens; /* prompt tokens computed */
   int32_t preemptions;
-  int32_t nonfinite;      /* steps whose logits were not all finite */
+  int32_t nonfinite; /* steps whose logits were not all finite */
 } poot_batch_output;
 
 typedef struct poot_batch_generate_options {
@@ -245,20 +245,19 @@ typedef struct poot_batch_generate_options {
  * options may be NULL (stop_at_eos off). INVALID_ARGUMENT (a live request,
  * a bad prompt); the errors of submit and step (the outputs are freed then). */
 POOT_MUST_USE poot_status poot_batch_generate(poot_batch *batch, const poot_batch_prompt *prompts,
-                                              size_t n,
-                                              const poot_batch_generate_options *options,
+                                              size_t n, const poot_batch_generate_options *options,
                                               poot_batch_output *outs);
 void poot_batch_outputs_free(poot_batch_output *outs, size_t n); /* NULL-safe */
 
 /* ----------------------------------------------------------------- stats */
 
 typedef struct poot_batch_stats {
-  uint64_t steps;           /* poot_batch_step calls that ran */
-  uint64_t replays;         /* device steps */
-  uint64_t decode_replays;  /* of replays: batched decode steps */
-  uint64_t decode_rows;     /* one-token items run in batched steps (padding excluded) */
-  uint64_t padded_rows;     /* dummy rows run */
-  uint64_t prefill_tokens;  /* tokens fed by items of two or more tokens */
+  uint64_t steps;          /* poot_batch_step calls that ran */
+  uint64_t replays;        /* device steps */
+  uint64_t decode_replays; /* of replays: batched decode steps */
+  uint64_t decode_rows;    /* one-token items run in batched steps (padding excluded) */
+  uint64_t padded_rows;    /* dummy rows run */
+  uint64_t prefill_tokens; /* tokens fed by items of two or more tokens */
   uint64_t per_size[POOT_BATCH_MAX_SIZES]; /* decode replays per entry size (info.sizes) */
 } poot_batch_stats;
 

@@ -32,8 +32,8 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
   to.kv_dtype = b->kv;
   POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
   if (suffix == 0) return NULL;
-  poot_status st = suffix == 1 ? poot__driver_append_greedy(*out)
-                               : poot__driver_append_sampler_rows(*out, kind);
+  poot_status st =
+      suffix == 1 ? poot__driver_append_greedy(*out) : poot__driver_append_sampler_rows(*out, kind);
   if (st) {
     poot_graph_destroy(*out);
     *out = NULL;
@@ -62,9 +62,8 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
   POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
   char shape[128], sampling[32];
-  snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d",
-           (long long)e->batch, (long long)e->tokens, (long long)b->cap, b->bs,
-           b->num_blocks + 1);
+  snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d", (long long)e->batch,
+           (long long)e->tokens, (long long)b->cap, b->bs, b->num_blocks + 1);
   snprintf(sampling, sizeof sampling, "%s", e->logits ? "" : "greedy");
   if (suffix == 2) snprintf(sampling, sizeof sampling, "rows:%#x", e->kind);
   poot_exec_entry_key key = {.program = b->program,
@@ -95,16 +94,16 @@ poot_status poot__batch_replay(poot_batch *b, batch_entry *e, const poot_exec_sl
   POOT_TRY(poot__batch_ensure_entry(b, e));
   const int64_t B = e->batch, T = e->tokens, N = B * T;
   int64_t td[2] = {B, T}, tb[2] = {B, b->width};
-  poot_tensor tt = {.type = poot_type_make(POOT_DTYPE_I32, 2, td), .data = b->tok,
-                    .size = (size_t)N * 4};
-  poot_tensor pt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &B), .data = b->pos,
-                    .size = (size_t)B * 4};
-  poot_tensor st = {.type = poot_type_make(POOT_DTYPE_I32, 2, tb), .data = b->table,
+  poot_tensor tt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 2, td), .data = b->tok, .size = (size_t)N * 4};
+  poot_tensor pt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 1, &B), .data = b->pos, .size = (size_t)B * 4};
+  poot_tensor st = {.type = poot_type_make(POOT_DTYPE_I32, 2, tb),
+                    .data = b->table,
                     .size = (size_t)(B * b->width) * 4};
-  poot_tensor wt = {.type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write,
-                    .size = (size_t)N * 4};
-  poot_exec_slot_value in[12] = {
-      {e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
+  poot_tensor wt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write, .size = (size_t)N * 4};
+  poot_exec_slot_value in[12] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
   size_t n_in = 4;
   for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
   poot_exec_step_io io = {
@@ -219,9 +218,9 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t
                             bool *nonfinite, int32_t *replays) {
   for (int64_t i = 0; i < n;) {
     const int64_t left = n - i;
-    batch_entry *e = b->chunk > 1 && left >= b->chunk  ? &b->prefill[0]
+    batch_entry *e = b->chunk > 1 && left >= b->chunk ? &b->prefill[0]
                      : b->tail > 1 && left >= b->tail ? &b->prefill[1]
-                                                       : &b->decode[0];
+                                                      : &b->decode[0];
     const int64_t T = e->tokens;
     for (int64_t j = 0; j < T; j++) {
       b->tok[j] = w->tokens[i + j];
@@ -241,8 +240,8 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t
 
 /* ------------------------------------------------------------ creation */
 
-static poot_status size_pool(poot_batch *b, const poot_batch_options *o,
-                             const poot_model_config *c, int32_t *out_blocks) {
+static poot_status size_pool(poot_batch *b, const poot_batch_options *o, const poot_model_config *c,
+                             int32_t *out_blocks) {
   if (o->num_blocks < 0) return BAD("batch: num_blocks %d < 0", o->num_blocks);
   if (o->num_blocks > 0) {
     *out_blocks = o->num_blocks;
@@ -258,15 +257,16 @@ static poot_status size_pool(poot_batch *b, const poot_batch_options *o,
     poot_exec_stats s;
     poot_exec_stats_get(b->ex, &s);
     if (s.memory_bytes == 0)
-      return BAD("batch: the executor reports no device memory; give num_blocks or "
-                 "kv_budget_bytes");
+      return BAD(
+          "batch: the executor reports no device memory; give num_blocks or "
+          "kv_budget_bytes");
     uint64_t used = s.weight_bytes + s.state_bytes;
     uint64_t left = s.memory_bytes > used ? s.memory_bytes - used : 0;
     poot_kv_pool_fit one;
     fp.budget_bytes = UINT64_MAX / 2;
     POOT_TRY(poot_kv_pool_fit_budget(&fp, &one));
-    uint64_t most = one.bytes_per_token * (uint64_t)b->cap * BATCH_BUDGET_SEQS_PER_ROW *
-                    (uint64_t)b->max_batch;
+    uint64_t most =
+        one.bytes_per_token * (uint64_t)b->cap * BATCH_BUDGET_SEQS_PER_ROW * (uint64_t)b->max_batch;
     fp.budget_bytes = left / 2 < most ? left / 2 : most;
   }
   poot_kv_pool_fit fit;
@@ -294,9 +294,10 @@ static poot_status check_options(const poot_batch_options *o, const poot_model_c
   if (cap == 0) cap = ctx > 0 && ctx < BATCH_DEFAULT_CAP_MAX ? ctx : BATCH_DEFAULT_CAP_MAX;
   cap = (cap + b->bs - 1) / b->bs * b->bs;
   if (ctx > 0 && cap > ctx && o->max_seq_len > 0)
-    return BAD("batch: max_seq_len %lld (rounded to blocks of %d: %lld) exceeds the model's "
-               "context length %lld",
-               (long long)o->max_seq_len, b->bs, (long long)cap, (long long)ctx);
+    return BAD(
+        "batch: max_seq_len %lld (rounded to blocks of %d: %lld) exceeds the model's "
+        "context length %lld",
+        (long long)o->max_seq_len, b->bs, (long long)cap, (long long)ctx);
   if (cap > (1 << 24)) return BAD("batch: max_seq_len %lld is too large", (long long)cap);
   b->cap = cap;
   b->width = cap / b->bs;
@@ -353,8 +354,7 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   poot_graph_destroy(g);
   g = NULL;
   if ((st = size_pool(b, o, c, &b->num_blocks))) goto unload;
-  if (b->num_blocks > INT32_MAX - 1 ||
-      (int64_t)(b->num_blocks + 1) * b->bs > (int64_t)INT32_MAX) {
+  if (b->num_blocks > INT32_MAX - 1 || (int64_t)(b->num_blocks + 1) * b->bs > (int64_t)INT32_MAX) {
     st = BAD("batch: %d blocks of %d rows exceed 32-bit row ids", b->num_blocks, b->bs);
     goto unload;
   }
@@ -376,7 +376,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->max_requests = o->max_requests ? o->max_requests : BATCH_DEFAULT_REQUESTS;
   so.max_requests = b->max_requests;
   if ((st = poot_scheduler_create(b->pool, &so, &b->sched))) goto unload;
-  for (int32_t i = 0; i < b->n_sizes; i++) b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
+  for (int32_t i = 0; i < b->n_sizes; i++)
+    b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
   b->prefill[0] = (batch_entry){.batch = 1, .tokens = b->chunk};
   b->prefill[1] = (batch_entry){.batch = 1, .tokens = b->tail};
   const int64_t rows = b->max_batch > b->chunk ? b->max_batch : b->chunk;
@@ -534,7 +535,8 @@ bool poot_batch_busy(const poot_batch *b) {
 poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, int32_t *ids,
                                 bool *nonfinite, int32_t *out_replays) {
   if (out_replays) *out_replays = 0;
-  if (!plan || plan->n_work < 0 || plan->n_work > b->max_batch || (plan->n_work && (!ids || !nonfinite)))
+  if (!plan || plan->n_work < 0 || plan->n_work > b->max_batch ||
+      (plan->n_work && (!ids || !nonfinite)))
     return BAD("batch: run_plan needs a plan of at most %d items and output arrays", b->max_batch);
   for (int32_t i = 0; i < plan->n_work; i++) {
     ids[i] = -1;

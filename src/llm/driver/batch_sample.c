@@ -128,7 +128,8 @@ static poot_status kind_set(poot_batch *b, uint32_t kind, batch_kind **out) {
 
 static poot_tensor mat(poot_dtype dt, int64_t rows, int64_t cols, void *data) {
   int64_t d[2] = {rows, cols};
-  poot_tensor t = {.type = poot_type_make(dt, 2, d), .data = data, .size = (size_t)(rows * cols) * 4};
+  poot_tensor t = {
+      .type = poot_type_make(dt, 2, d), .data = data, .size = (size_t)(rows * cols) * 4};
   return t;
 }
 

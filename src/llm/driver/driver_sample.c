@@ -668,8 +668,8 @@ poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
     poot_value x, w;
     int64_t st0[2] = {b, 0}, lim[2] = {b + 1, V};
     st = poot_graph_slice(g, logits, st0, lim, NULL, &x);
-    poot_value ip = st ? POOT_VALUE_NONE : slot(&s, "sampler.i", POOT_DTYPE_I32,
-                                                DRIVER_SAMPLER_IPARAMS);
+    poot_value ip =
+        st ? POOT_VALUE_NONE : slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
     if (!st && s.st) st = s.st, s.st = NULL;
     if (!st) st = sample_words(&s, x, kind, ip, POOT_VALUE_NONE, &w);
     if (!st) {

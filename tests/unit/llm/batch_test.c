@@ -239,8 +239,8 @@ static void vs_oracle(poot_dtype kv) {
   int32_t prompts[NREQ][16];
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
-    POOT_ASSERT_OK(poot_batch_submit(
-        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
+    POOT_ASSERT_OK(
+        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -304,8 +304,7 @@ static void vs_oracle(poot_dtype kv) {
         write[j] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos + j);
       }
       pos[0] = (int32_t)w->pos;
-      for (int64_t j = 0; j < W; j++)
-        table[j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
+      for (int64_t j = 0; j < W; j++) table[j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
       float *ref = oracle_step(&o, 1, w->n_tokens, tok, pos, table, write);
       float *ref32 = oracle_step(&o32, 1, w->n_tokens, tok, pos, table, write);
       float margin;
@@ -324,10 +323,11 @@ static void vs_oracle(poot_dtype kv) {
     }
     POOT_ASSERT_OK(poot_scheduler_step_done(sched, res, plan->n_work));
   }
-  printf("tier 2 (%s K/V): %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
-         "steps, %d table gaps, %d prefill ids\n",
-         poot_dtype_name(kv), decode_rows, worst, worst_ratio, ragged_steps, gapped_tables,
-         prefill_ids);
+  printf(
+      "tier 2 (%s K/V): %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
+      "steps, %d table gaps, %d prefill ids\n",
+      poot_dtype_name(kv), decode_rows, worst, worst_ratio, ragged_steps, gapped_tables,
+      prefill_ids);
   assert_true(decode_rows >= 15);
   assert_true(ragged_steps > 0);
   assert_true(gapped_tables > 0);
@@ -378,7 +378,8 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
 /* Generates every prompt alone on one runner (fresh pool contents per
  * request do not matter: no prefix cache). */
 static void generate_alone(rig *r, const prompt_set *s, poot_batch_output *outs) {
-  for (int i = 0; i < s->n; i++) POOT_ASSERT_OK(poot_batch_generate(r->b, &s->p[i], 1, NULL, &outs[i]));
+  for (int i = 0; i < s->n; i++)
+    POOT_ASSERT_OK(poot_batch_generate(r->b, &s->p[i], 1, NULL, &outs[i]));
 }
 
 static void expect_same(const poot_batch_output *a, const poot_batch_output *b, int n,
@@ -438,13 +439,14 @@ static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3)
   assert_true(st.padded_rows > 0);
   poot_exec_stats_get(r.ex, &es);
   assert_int_equal(captures, (uint64_t)info.n_sizes + 1); /* 4 decode sizes, the chunk */
-  assert_int_equal(es.captures, captures);                 /* none added by any step */
-  printf("invariance (%s): %d prompts alone %.2f s, at max_batch 8 %.2f s (%llu decode replays, "
-         "%llu rows, %llu padded; replays at B = 1, 2, 4, 8: %llu %llu %llu %llu)\n",
-         demo ? "demo" : "stories260K", n, t_alone, t8, (unsigned long long)st.decode_replays,
-         (unsigned long long)st.decode_rows, (unsigned long long)st.padded_rows,
-         (unsigned long long)st.per_size[0], (unsigned long long)st.per_size[1],
-         (unsigned long long)st.per_size[2], (unsigned long long)st.per_size[3]);
+  assert_int_equal(es.captures, captures);                /* none added by any step */
+  printf(
+      "invariance (%s): %d prompts alone %.2f s, at max_batch 8 %.2f s (%llu decode replays, "
+      "%llu rows, %llu padded; replays at B = 1, 2, 4, 8: %llu %llu %llu %llu)\n",
+      demo ? "demo" : "stories260K", n, t_alone, t8, (unsigned long long)st.decode_replays,
+      (unsigned long long)st.decode_rows, (unsigned long long)st.padded_rows,
+      (unsigned long long)st.per_size[0], (unsigned long long)st.per_size[1],
+      (unsigned long long)st.per_size[2], (unsigned long long)st.per_size[3]);
   rig_close(&r);
   if (g_simd_cpu) {
     expect_same(alone, b8, n, "max_batch 8");
@@ -452,8 +454,8 @@ static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3)
     int differ = 0;
     for (int i = 0; i < n; i++)
       differ += alone[i].n != b8[i].n || memcmp(alone[i].ids, b8[i].ids, (size_t)alone[i].n * 4);
-    printf("invariance at max_batch 8 on %s: %d of %d requests differ from alone\n", g_spec,
-           differ, n);
+    printf("invariance at max_batch 8 on %s: %d of %d requests differ from alone\n", g_spec, differ,
+           n);
   }
 
   if (with_b3) {
@@ -629,9 +631,10 @@ static void test_sampling(void **state) {
   enum { N = 6, NEW = 12 };
   poot_sampling_params sp[4];
   for (int i = 0; i < 4; i++) poot_sampling_params_init(&sp[i]);
-  sp[0].seed = 42;                     /* temp 0.8, top-k 40, top-p 0.95, min-p 0.05 */
+  sp[0].seed = 42; /* temp 0.8, top-k 40, top-p 0.95, min-p 0.05 */
   sp[1].seed = 7;
-  sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f, sp[2].seed = 3; /* the whole vocabulary */
+  sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f,
+  sp[2].seed = 3; /* the whole vocabulary */
   sp[2].temperature = 1.0f;
   sp[3].temperature = 0.0f, sp[3].n_bias = 1; /* greedy with a bias: a sampled kind */
   sp[3].bias[0] = (poot_sampling_bias){.token = 261, .bias = 2.0f};
@@ -722,8 +725,7 @@ static void test_errors(void **state) {
   bo = poot_batch_options_default();
   bo.max_batch = 8;
   bo.token_budget = 4;
-  POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT,
-                         "token_budget");
+  POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT, "token_budget");
   bo = poot_batch_options_default();
   bo.max_seq_len = 64;
   bo.kv_budget_bytes = 100; /* not one block */
@@ -774,11 +776,10 @@ int main(int argc, char **argv) {
   g_simd_cpu = d->caps.target.simd_cpu;
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vs_oracle),          cmocka_unit_test(test_vs_oracle_f16),
-      cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_invariance_stories), cmocka_unit_test(test_invariance_demo),
-      cmocka_unit_test(test_prefix_reuse),       cmocka_unit_test(test_preemption),
-      cmocka_unit_test(test_sampling),
+      cmocka_unit_test(test_vs_oracle),       cmocka_unit_test(test_vs_oracle_f16),
+      cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
+      cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
+      cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the
