@@ -216,7 +216,7 @@ def bench_batch(poot, demo):
     b = json.loads(j.stdout)
     want = 3 * 1e3 / b["ms_per_step"] if b["ms_per_step"] > 0 else 0
     if not (b["batch"] == 3 and b["decode_batch"] == 3 and b["steps"] == 3 and b["tok_s"] > 0 and
-            abs(b["tok_s"] - want) <= 0.01 * want and b["kv_type"] == "f32" and
+            abs(b["tok_s"] - want) <= 0.01 * want and b["kv_type"] == "f16" and
             b["num_blocks"] >= 3 and b["capture_s"] > 0):
         print("bench --batch: figures wrong:", j.stdout)
         return 1
