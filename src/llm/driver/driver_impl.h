@@ -164,14 +164,6 @@ POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, 
 /* Appends the suffix of `sh` to a traced step (driver_sample.c) and
  * verifies the graph. */
 POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh);
-/* The sampling suffix of `kind` on each row of a traced step's logits
- * f32[B, V] (driver_sample.c, row mode): output i32[B, words] (each row's
- * {id, finite, any survivor, 0}); per-row parameter slots sampler.f [B, 8],
- * sampler.i [B, 4], sampler.seed [B, 2], sampler.ctr [B, 2] (the Philox
- * counter {draws so far, 0}, written by the host) and, with a logit bias,
- * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties, a
- * mask or logprobs (per-sequence device state and output not done). */
-POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind);
 /* The PICK entry's graph before its suffix: the state sampler.logits
  * f32[vocab] as the output f32[1, vocab]. */
 POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);

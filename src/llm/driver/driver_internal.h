@@ -11,6 +11,15 @@
  * f32[B, V]. */
 POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
 
+/* The sampling suffix of `kind` on each row of a traced step's logits
+ * f32[B, V] (driver_sample.c, row mode): output i32[B, words] (each row's
+ * {id, finite, any survivor, 0}); per-row parameter slots sampler.f [B, 8],
+ * sampler.i [B, 4], sampler.seed [B, 2], sampler.ctr [B, 2] (the Philox
+ * counter {draws so far, 0}, written by the host) and, with a logit bias,
+ * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties, a
+ * mask or logprobs (per-sequence device state and output not done). */
+POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind);
+
 /* The batched runner's decode steps run through entries without the greedy
  * suffix while `out` is not NULL (added on first use), and write the
  * logits of each one-token item (the batched step's rows), f32[rows,

@@ -26,7 +26,9 @@
 #include "plan_util.h"
 #include "poot/devices.h"
 #include "poot/llm/model.h"
+#include "poot/llm/sampling.h"
 #include "poot_test.h"
+#include "../../../src/llm/driver/driver_internal.h"
 
 enum { CAP = 32, BS = 4, NB = 17, W = CAP / BS, MAXB = 5 };
 
@@ -437,13 +439,87 @@ static void test_gemv_rows(void **state) {
   }
 }
 
+/* The batched runner's sampled decode entry (the row sampler on B = 4 rows
+ * of an f16 paged step: llama.cpp's chain and a logit bias) plans and
+ * renders for sm_90, webgpu and lavapipe, and on the interpreter draws an id
+ * in the vocabulary for every row, flagged finite: the PTX path the CPU
+ * machines cannot run is at least compiled. */
+static void test_sampler_rows(void **state) {
+  (void)state;
+  g_kv = POOT_DTYPE_F16;
+  g_wtype = POOT_DTYPE_F32;
+  const uint32_t kind = POOT_SAMPLER_DRAW | POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P |
+                        POOT_SAMPLER_MIN_P | POOT_SAMPLER_LOGIT_BIAS;
+  const char *targets[] = {"sm_90", "webgpu", "lavapipe"};
+  for (int ti = 0; ti < 3; ti++) {
+    poot_graph *g = trace(4);
+    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind));
+    poot_kir_target t;
+    POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
+    poot_plan *plan = plan_of(g, &t);
+    for (uint32_t i = 0; i < plan->kernel_count; i++) {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      POOT_ASSERT_OK(poot_plan_render_kernel(plan, i, &t, &sb));
+      poot_strbuf_deinit(&sb);
+    }
+    if (ti == 0) { /* sm_90 on the interpreter: every row draws */
+      pt_inputs in;
+      POOT_ASSERT_OK(pt_inputs_make(g, 11, 95, 0, 0.3f, &in));
+      for (size_t i = 0; i < in.count; i++) {
+        const char *nm = in.names[i];
+        if (!strcmp(nm, "sampler.f")) {
+          float *f = in.tensors[i].data;
+          for (int r = 0; r < 4; r++) {
+            const float row[8] = {0.8f, 0.95f, logf(0.05f), 1.0f, 1.0f, 0, 0, 0};
+            memcpy(f + 8 * r, row, sizeof row);
+          }
+        } else if (!strcmp(nm, "sampler.i")) {
+          int32_t *v = in.tensors[i].data;
+          for (int r = 0; r < 4; r++) v[4 * r] = 40, v[4 * r + 1] = v[4 * r + 2] = v[4 * r + 3] = 0;
+        } else if (!strcmp(nm, "sampler.bias_id")) {
+          int32_t *v = in.tensors[i].data;
+          for (size_t j = 0; j < in.tensors[i].size / 4; j++) v[j] = -1;
+        } else if (!strcmp(nm, "slot_map")) {
+          int32_t *v = in.tensors[i].data;
+          for (size_t j = 0; j < in.tensors[i].size / 4; j++) v[j] = (int32_t)(j % (NB - 1));
+        } else if (!strcmp(nm, "write_map") || !strcmp(nm, "pos")) {
+          int32_t *v = in.tensors[i].data;
+          for (size_t j = 0; j < in.tensors[i].size / 4; j++) v[j] = (int32_t)j;
+        }
+      }
+      poot_plan_run *r;
+      POOT_ASSERT_OK(poot_plan_run_create(plan, &r));
+      poot_plan_input *pi = calloc(in.count, sizeof *pi);
+      for (size_t i = 0; i < in.count; i++) pi[i] = (poot_plan_input){in.names[i], &in.tensors[i]};
+      POOT_ASSERT_OK(poot_plan_run_bind(r, in.count, pi));
+      poot_plan_run_options ro = {t.subgroup_size, false};
+      POOT_ASSERT_OK(poot_plan_run_step(r, &ro));
+      poot_tensor out;
+      POOT_ASSERT_OK(poot_plan_run_output(r, &out));
+      assert_int_equal(out.size, 4 * 4 * 4); /* 4 rows of {id, finite, any, 0} */
+      const int32_t *w = out.data;
+      for (int row = 0; row < 4; row++) {
+        assert_true(w[4 * row] >= 0 && w[4 * row] < 96);
+        assert_int_equal(w[4 * row + 1], 1);
+        assert_int_equal(w[4 * row + 2], 1);
+      }
+      free(pi);
+      poot_plan_run_destroy(r);
+      pt_inputs_free(&in);
+    }
+    poot_plan_destroy(plan);
+    poot_graph_destroy(g);
+  }
+  g_kv = POOT_DTYPE_F32;
+}
+
 int main(void) {
   make_rows();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lavapipe),
-      cmocka_unit_test(test_gpu_targets),
-      cmocka_unit_test(test_f16_pool),
-      cmocka_unit_test(test_gemv_rows),
+      cmocka_unit_test(test_lavapipe),     cmocka_unit_test(test_gpu_targets),
+      cmocka_unit_test(test_f16_pool),     cmocka_unit_test(test_gemv_rows),
+      cmocka_unit_test(test_sampler_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
