@@ -7,7 +7,7 @@
  *    on the device and on poot_eval over the same paged graph, slots and
  *    pool rows: each decode row's logits within the tolerance of
  *    docs/verification.md, each prefill item's id the oracle's;
- *  - batch invariance: 24 stories260K prompts (6 of the demo model), each
+ *  - batch invariance: 16 stories260K prompts (6 of the demo model), each
  *    generated alone and all together at max_batch 8 (decode entries of 1,
  *    2, 4, 8, with dummy rows) and, on stories260K, 3 (1, 2, 3): identical
  *    ids on a SIMD CPU target (lavapipe); elsewhere max_batch 4 must be
