@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "poot/runtime.h"
+#include "bench_batch.h"
 #include "bench_bw.h"
 #include "bench_sample.h"
 #include "tool.h"
@@ -207,7 +208,7 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 
 typedef struct bench_flags {
   const char *model, *tokenizer, *device, *kv_type;
-  long long np, nd, eager_n, copy_mib, probe_limit_mib, prof_n, ctx_n;
+  long long np, nd, eager_n, copy_mib, probe_limit_mib, prof_n, ctx_n, batch;
   bool json, sample;
   poot_dtype kv;
 } bench_flags;
@@ -251,14 +252,21 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
       {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
+      {POOT_FLAG_SEQUENCES, &f->batch,
+       "B sequences decoding together through the batched runner\n"
+       "(paged KV): tokens per second and ms per step of the\n"
+       "decode steps where all B step at once (default 0: the\n"
+       "batch-1 driver's figures above)",
+       0, 4096},
   };
   const poot_tool_cli cli = {
       .cmd = CMD,
       .synopsis =
           "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
           "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-          "                  [--probe-limit-mib M] [--kv-type f16|f32] [--json]\n\n"
-          "Measures generation on a device (greedy, batch 1).\n\n",
+          "                  [--probe-limit-mib M] [--kv-type f16|f32] [--batch B] [--json]\n\n"
+          "Measures generation on a device (greedy, batch 1; --batch B: B sequences\n"
+          "together).\n\n",
       .options = options,
       .n_options = sizeof options / sizeof options[0]};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
@@ -635,10 +643,66 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   if (r->prof_dec) print_profiles(r, false);
 }
 
+/* --batch B: the batched runner's decode throughput (support_bench_batch.c). */
+static int bench_batch_main(const bench_flags *f) {
+  bench_run r;
+  memset(&r, 0, sizeof r);
+  r.f = f;
+  poot_runtime_options ro = poot_runtime_options_default();
+  ro.model_path = f->model;
+  ro.tokenizer_path = f->tokenizer;
+  ro.skip_tokenizer = f->tokenizer == NULL;
+  ro.device = f->device;
+  bench_batch bb;
+  poot_status st = poot_runtime_open(&ro, &r.rt);
+  if (!st) {
+    r.config = poot_model_get_config(poot_runtime_model(r.rt));
+    st = size_run(&r);
+  }
+  if (!st) st = poot_runtime_open_device(r.rt);
+  if (!st) {
+    long long np = f->np > 0 ? f->np : 1;
+    st = poot_bench_batch(poot_runtime_executor(r.rt), poot_runtime_model(r.rt), (int32_t)f->batch,
+                          r.prompt, np, f->nd, f->kv, &bb);
+  }
+  if (!st) {
+    const poot_device_caps *caps = poot_runtime_device_caps(r.rt);
+    if (f->json) {
+      printf(
+          "{\"device\":\"%s\",\"backend\":\"%s\",\"batch\":%d,\"decode_batch\":%d,"
+          "\"n_prompt\":%lld,\"steps\":%lld,\"tok_s\":%.3f,\"ms_per_step\":%.4f,"
+          "\"device_ms_per_step\":%.4f,\"capture_s\":%.3f,\"prefill_s\":%.3f,"
+          "\"kv_type\":\"%s\",\"kv_bytes\":%llu,\"num_blocks\":%d,\"block_size\":%d}\n",
+          caps->name, caps->backend, bb.batch, bb.decode_batch, bb.n_prompt, bb.steps, bb.tok_s,
+          bb.step_ms, bb.device_ms, bb.capture_s, bb.prefill_s, poot_dtype_name(bb.kv_dtype),
+          (unsigned long long)bb.kv_bytes, bb.num_blocks, bb.block_size);
+    } else {
+      printf("device: %s (%s)\n", caps->name, caps->backend);
+      printf(
+          "batch %d (decode entry %d), prompt %lld ids each, K/V %s paged: %d blocks of %d "
+          "(%.1f MiB)\n",
+          bb.batch, bb.decode_batch, bb.n_prompt, poot_dtype_name(bb.kv_dtype), bb.num_blocks,
+          bb.block_size, (double)bb.kv_bytes / (1024.0 * 1024.0));
+      printf("compile + capture %.2f s, prompts %.3f s\n", bb.capture_s, bb.prefill_s);
+      printf("decode: %.2f tok/s (%lld steps of %d sequences, %.3f ms per step", bb.tok_s, bb.steps,
+             bb.batch, bb.step_ms);
+      if (bb.device_ms > 0) printf(", device %.3f ms", bb.device_ms);
+      printf(")\n");
+    }
+  }
+  int rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;
+  poot_free(r.ids_replay);
+  poot_free(r.ids_eager);
+  poot_free(r.prompt);
+  poot_runtime_destroy(r.rt);
+  return rc;
+}
+
 static int bench_main(int argc, char **argv) {
   bench_flags f;
   int rc = parse_flags(argc, argv, &f);
   if (rc >= 0) return rc;
+  if (f.batch > 0) return bench_batch_main(&f);
   bench_run r;
   memset(&r, 0, sizeof r);
   r.f = &f;

@@ -165,8 +165,8 @@ static void verify_cli_init(verify_cli *c, verify_flags *f) {
       {POOT_FLAG_IGNORE_EOS, &f->ignore_eos, "do not stop at the model's end-of-sequence ids", 0,
        0},
       {POOT_FLAG_KV_TYPE, &f->kv_type,
-       "the KV cache's element type on the oracle and the device:\nf16 (default; f32 "
-       "with --paged) or f32",
+       "the KV cache's element type on the oracle and the device:\nf16 (default, paged "
+       "too) or f32",
        0, 0},
   };
   memcpy(c->options, options, sizeof options);

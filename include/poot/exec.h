@@ -294,6 +294,12 @@ typedef struct poot_exec_target {
   uint32_t workgroup_size; /* 0 → the compiler's default */
   uint32_t coop_min;       /* 0 → the compiler's default */
   double stage_budget_us;  /* 0 → the device's watchdog budget */
+  /* Compile each row of a batched step as it is compiled alone where the
+   * compiler can: the small reductions (RMSNorm statistics) are dispatched
+   * on their own, one order per row whatever the row count, instead of
+   * recomputed in every workgroup that reads them (whose order changes past
+   * 4 rows). Costs those dispatches. docs/batching.md "Batch invariance". */
+  bool batch_invariant;
 } poot_exec_target;
 
 /* One dispatch of an eager step, as the profile callback sees it. The byte
@@ -382,6 +388,10 @@ typedef struct poot_exec_stats {
   uint64_t weight_bytes;   /* bytes of loaded weights */
   uint64_t state_bytes;    /* bytes of the states every entry shares (the K/V cache) */
   uint64_t kernels;        /* distinct device kernels */
+  /* The device's local memory (poot_device_caps.local_bytes; 0 when the
+   * executor cannot say): with weight_bytes and state_bytes, what a caller
+   * sizing a KV pool has left. */
+  uint64_t memory_bytes;
   /* Of host_ns_total: the device's encoding of command buffers in replay
    * (poot_device.encode_ns; 0 where recorded ones are resubmitted). */
   uint64_t encode_ns_total;

@@ -60,7 +60,7 @@ typedef struct pc_value {
   uint32_t cost;
   bool expensive;
   bool reachable;
-  bool inplace; /* a dynamic_update_slice written into its State */
+  bool inplace; /* a dynamic_update_slice or scatter_update written into its State */
   bool result;  /* read by a result copy (output, environment, state) */
 } pc_value;
 
@@ -252,6 +252,10 @@ POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32
  * by 32-bit words: its update covers whole rows (the last dimension) of an
  * even length. */
 bool poot__cc_dus_word_pairs(const pc_planner *pl, const poot_node *n);
+/* Whether a scatter_update's 16-bit target is written one 32-bit word (two
+ * elements of a row) per thread: its axis is not the last dimension and
+ * that dimension is even (a paged f16 K/V pool: rows of Hkv · D halves). */
+bool poot__cc_scatter_word_pairs(const pc_planner *pl, const poot_node *n);
 /* top_k (templates/select.c): the sorting pipeline, or the rank template
  * (pointwise.c) where the pipeline does not apply. */
 POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3],

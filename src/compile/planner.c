@@ -405,6 +405,20 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
     if (nvv == s) continue;
     size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
     if (pl->v[s].users != 1 || (eb != 2 && eb != 4 && eb != 8)) continue;
+    /* A scatter_update of the state (a paged K/V write through the write
+     * map) whose old value nothing else reads: the updates are stored into
+     * the state's buffer, never a copy of the whole pool. 16-bit elements
+     * when the template writes them in word pairs (whole even rows). */
+    const pc_value *pv = &pl->v[nvv];
+    if (pv->node && pv->node->op == POOT_OP_SCATTER_UPDATE && pv->hold == PC_INLINE &&
+        pl->alias[pv->node->operands[0]] == s &&
+        (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node))) {
+      pc_value *pn = &pl->v[nvv];
+      pn->hold = PC_DENSE;
+      pn->buffer = pl->v[s].buffer;
+      pn->inplace = true;
+      continue;
+    }
     /* A chain DUS(DUS(… DUS(S) …)) (one update per sequence of a batch),
      * every intermediate read only by the next: all written in place, in
      * order (the groups write one buffer, so they never share a level). */
@@ -484,7 +498,7 @@ static void materialize(pc_planner *pl) {
       pc_value *pv = &pl->v[v];
       if (!pv->reachable || pl->alias[v] != v) continue;
       if (is_root_op(n->op)) {
-        pv->hold = PC_TEMP;
+        if (!pv->inplace) pv->hold = PC_TEMP; /* an in-place scatter stays in its state */
         continue;
       }
       if (pv->hold != PC_INLINE) continue;
@@ -652,7 +666,10 @@ static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v)
     case POOT_OP_CUMSUM:
       return add_group(pl, PG_CUMSUM, v, v, UINT32_MAX);
     case POOT_OP_SCATTER_UPDATE:
-      POOT_TRY(add_group(pl, PG_POINTWISE, pl->alias[n->operands[0]], v, UINT32_MAX));
+      /* In place (place_states_in_place): the target is the state's buffer
+       * already; else the target is copied first. */
+      if (!pl->v[v].inplace)
+        POOT_TRY(add_group(pl, PG_POINTWISE, pl->alias[n->operands[0]], v, UINT32_MAX));
       return add_group(pl, PG_SCATTER, v, v, UINT32_MAX);
     case POOT_OP_DYNAMIC_UPDATE_SLICE:
       if (pl->v[v].inplace) return add_group(pl, PG_DUS, v, v, UINT32_MAX);

@@ -389,6 +389,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   co.workgroup_size = e->opts.workgroup_size;
   co.coop_min = e->opts.coop_min;
   co.stage_budget_us = e->opts.stage_budget_us;
+  co.no_local_reductions = e->opts.batch_invariant;
   uint64_t t_begin = poot_time_ns();
   poot_status st = poot_plan_create(graph, &co, &en->plan);
   if (!st) {
@@ -726,6 +727,7 @@ static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
   for (size_t i = 0; i < e->states.len; i++)
     out->state_bytes += POOT_VEC_AT(&e->states, engine_state, i).size;
   out->kernels = e->dev->kernel_cache.len;
+  out->memory_bytes = e->dev->caps.local_bytes;
 }
 
 static void engine_destroy(poot_executor *ex) {

@@ -281,16 +281,17 @@ typedef struct poot_model_trace_options {
   /* The K/V states' element type: POOT_DTYPE_F16 (as llama.cpp keeps its
    * cache: half the bytes) or POOT_DTYPE_F32; POOT_DTYPE_NONE takes
    * poot_model_kv_dtype_default. A step rounds its fresh K/V rows to it when
-   * writing and attention reads them back exactly. A paged step
-   * (poot_model_step.paged) does not take f16 yet. */
+   * writing and attention reads them back exactly, contiguous or paged. */
   poot_dtype kv_dtype;
 } poot_model_trace_options;
 
 /* The K/V cache's type when none is asked: f16 (docs/driver.md "The KV
- * cache's type"), f32 for a paged pool (whose scatter writes 32-bit rows
- * only). The one place this default lives (the trace and the driver ask). */
+ * cache's type"), contiguous or paged (a paged pool's rows are scattered as
+ * 32-bit words of two halves; docs/batching.md). The one place this default
+ * lives (the trace, the driver and the batched runner ask). */
 static inline poot_dtype poot_model_kv_dtype_default(bool paged) {
-  return paged ? POOT_DTYPE_F32 : POOT_DTYPE_F16;
+  (void)paged;
+  return POOT_DTYPE_F16;
 }
 
 /* Traces the graph of `step` for `config` and verifies it. `options` may be

@@ -599,7 +599,14 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     f.rs[i].woff = f.per;
     f.per += chunk_words(f.rs[i].wdt);
   }
-  f.tk = tile_len(pl, f.M, f.K, kq ? 256 : 64, sums);
+  /* Tiles of K a multiple of sg chunks, where that fits: chunk c is then
+   * lane c % sg's in every tile, as without tiles, so each row sums in one
+   * order whatever M is (the tile shrinks as M grows): a row of a batched
+   * decode step is computed as alone (docs/batching.md "Batch invariance"). */
+  const uint32_t align = kq ? 256 : 64, sgc = pl->t->subgroup_size * f.ce;
+  const uint32_t inv = sgc % align == 0 ? sgc : align % sgc == 0 ? align : align * sgc;
+  f.tk = tile_len(pl, f.M, f.K, inv, sums);
+  if (!f.tk) f.tk = tile_len(pl, f.M, f.K, align, sums);
   if (!f.tk || f.tk % f.ce != 0) return NULL;
   *out_done = true;
   *out_what = "gemv";

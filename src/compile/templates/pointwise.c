@@ -458,6 +458,36 @@ static poot_status scatter_parallel(pc_kctx *k, const pc_group *g, uint32_t grid
  * group ran first); one thread per (prefix, suffix) position applies the
  * updates in row-major order of the indices, so the last write wins. A
  * target that is only the axis takes scatter_parallel instead. */
+bool poot__cc_scatter_word_pairs(const pc_planner *pl, const poot_node *n) {
+  const poot_type *tt = poot__cc_type(pl, pl->alias[n->operands[0]]);
+  const uint32_t r = tt->shape.rank;
+  return poot_dtype_info_of(tt->dtype)->elem_bytes == 2 && r >= 2 &&
+         (uint32_t)n->attrs.axis < r - 1 && tt->shape.dims[r - 1] % 2 == 0;
+}
+
+/* The update's two elements at uidx and uidx + 1 (last dimension) packed
+ * into one 32-bit word (low half first) at target index tidx. */
+static poot_status scatter_pair(pc_kctx *k, const pc_group *g, poot_value upd, poot_kir_value *uidx,
+                                uint32_t urank, poot_kir_value *tidx, const poot_shape *ts,
+                                poot_dtype dt) {
+  poot_kir_value u1[PC_MAX_DIMS], v0, v1, b0, b1, w, lin;
+  memcpy(u1, uidx, sizeof(poot_kir_value) * urank);
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), uidx[urank - 1], 1, &u1[urank - 1]));
+  POOT_TRY(poot__cc_emit(k, upd, uidx, &v0));
+  POOT_TRY(poot__cc_emit(k, upd, u1, &v1));
+  POOT_TRY(poot__cc_to_bits(k, v0, dt, &b0));
+  POOT_TRY(poot__cc_to_bits(k, v1, dt, &b1));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), b0, 0xffff, &b0));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHL), b1, 16, &b1));
+  POOT_TRY(poot__cc_bin(k, OP(OR), b0, b1, &w));
+  POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), lin, 2, &lin));
+  uint32_t ref;
+  POOT_TRY(poot__cc_binding_of(k, k->pl->v[g->out].buffer, &ref));
+  poot__cc_note_buffer(k, ref, k->frac);
+  return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
+}
+
 poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
@@ -465,23 +495,35 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   const poot_shape *ts = &poot__cc_type(pl, g->out)->shape;
   const poot_shape *is = &poot__cc_type(pl, ind)->shape;
   const poot_shape *us = &poot__cc_type(pl, upd)->shape;
+  const poot_dtype dt = poot__cc_type(pl, g->out)->dtype;
   uint32_t ax = (uint32_t)n->attrs.axis;
   poot_shape ps = *ts; /* target with the axis dim set to 1 */
   ps.dims[ax] = 1;
   int64_t np = poot__cc_elems(&ps), ni = poot__cc_elems(is);
   bool empty = np == 0; /* no position: only the indices' checks run */
-  if (np == 1 && ni > 1 && ni <= SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
+  /* 16-bit rows of a dense buffer (a state, a result): a thread per word
+   * (two elements), so no two threads write halves of one word. A
+   * temporary holds an element per word and keeps the element form. */
+  const bool pairs = !empty && poot__cc_scatter_word_pairs(pl, n) &&
+                     pl->v[g->out].hold == PC_DENSE && pl->v[g->out].buffer != UINT32_MAX;
+  if (!pairs && np == 1 && ni > 1 && ni <= SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
   if (empty) np = 1;
+  poot_shape pw = ps; /* pairs: the positions' shape with the last dim halved */
+  if (pairs) pw.dims[pw.rank - 1] /= 2;
   poot_kir_value gid, valid;
-  POOT_TRY(thread_index(k, (uint64_t)np, grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)(pairs ? np / 2 : np), grid, &gid, &valid));
   if (ni == 0 || (empty && n->trap == POOT_TRAP_NONE)) return NULL;
   POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   poot_kir_value pidx[PC_MAX_DIMS], z, end, one, i;
-  if (empty)
+  if (empty) {
     for (uint32_t d = 0; d < ps.rank; d++) POOT_TRY(poot__cc_u32(k, 0, &pidx[d]));
-  else
+  } else if (pairs) {
+    POOT_TRY(poot__cc_delinearize(k, gid, &pw, pidx));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), pidx[pw.rank - 1], 2, &pidx[pw.rank - 1]));
+  } else {
     POOT_TRY(poot__cc_delinearize(k, gid, &ps, pidx));
+  }
   POOT_TRY(poot__cc_u32(k, 0, &z));
   POOT_TRY(poot__cc_u32(k, (uint32_t)ni, &end));
   POOT_TRY(poot__cc_u32(k, 1, &one));
@@ -505,9 +547,13 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   }
   POOT_TRY(poot_kir_if_begin(k->b, ok));
   poot__cc_scope_push(k);
-  POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
-  POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
-  POOT_TRY(poot__cc_store_value(k, g->out, lin, val));
+  if (pairs) {
+    POOT_TRY(scatter_pair(k, g, upd, uidx, us->rank, tidx, ts, dt));
+  } else {
+    POOT_TRY(poot__cc_emit(k, upd, uidx, &val));
+    POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
+    POOT_TRY(poot__cc_store_value(k, g->out, lin, val));
+  }
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
   poot__cc_scope_pop(k);

@@ -31,60 +31,94 @@ static int64_t greedy_chunk(int64_t vocab) {
   return c;
 }
 
-poot_status poot__driver_argmax(poot_graph *g, poot_value logits, int64_t vocab, poot_value *out) {
-  int64_t axis1 = 1, axis0 = 0;
-  if (vocab <= GREEDY_ONE)
-    return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
+/* The shape `dims` (rank n) with the row count B in front when `rows`. */
+static poot_shape lead(bool rows, int64_t B, uint32_t n, const int64_t *dims) {
+  poot_shape s = {.rank = n + (rows ? 1u : 0u)};
+  uint32_t k = 0;
+  if (rows) s.dims[k++] = B;
+  for (uint32_t i = 0; i < n; i++) s.dims[k++] = dims[i];
+  return s;
+}
+
+/* The argmax of each row of logits f32[B, V]: i32[1] when B = 1 (the
+ * driver's entries), i32[B, 1] for B rows (the batched runner's). Past
+ * GREEDY_ONE in two levels, the same per row whatever B is: row b's ids
+ * depend on row b's logits only. */
+static poot_status argmax_rows(poot_graph *g, poot_value logits, int64_t B, int64_t vocab,
+                               poot_value *out) {
+  const bool rows = B > 1;
+  int64_t axis1 = 1;
+  if (vocab <= GREEDY_ONE) {
+    if (!rows)
+      return poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, out);
+    poot_value am;
+    POOT_TRY(poot_graph_reduce(g, logits, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, &am));
+    poot_shape col = {.rank = 2, .dims = {B, 1}};
+    return poot_graph_reshape(g, am, &col, out);
+  }
   const int64_t chunk = greedy_chunk(vocab);
   int64_t chunks = (vocab + chunk - 1) / chunk;
+  const uint32_t p = rows ? 1u : 0u; /* the row axis, when there is one */
+  int64_t ax_in = p + 1, ax_top = p;
   poot_value ninf, padded = logits, grid, local, cmax, best, best1, base, kconst, kb, idx1;
   POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, -INFINITY, &ninf));
   if (chunks * chunk != vocab) {
     int64_t low[2] = {0, 0}, high[2] = {0, chunks * chunk - vocab};
     POOT_TRY(poot_graph_pad(g, logits, ninf, low, high, NULL, &padded));
   }
-  poot_shape cs = {.rank = 2, .dims = {chunks, chunk}};
+  poot_shape cs = lead(rows, B, 2, (int64_t[]){chunks, chunk});
   POOT_TRY(poot_graph_reshape(g, padded, &cs, &grid));
-  POOT_TRY(poot_graph_reduce(g, grid, POOT_REDUCE_ARGMAX, 1, &axis1, POOT_DTYPE_I32, &local));
+  POOT_TRY(poot_graph_reduce(g, grid, POOT_REDUCE_ARGMAX, 1, &ax_in, POOT_DTYPE_I32, &local));
   /* Each chunk's winning value, read at its argmax (not a max reduction,
    * whose NaN propagation a device's max instruction need not honour). */
-  poot_shape col = {.rank = 2, .dims = {chunks, 1}}, row = {.rank = 1, .dims = {chunks}};
+  poot_shape col = lead(rows, B, 2, (int64_t[]){chunks, 1});
+  poot_shape row = lead(rows, B, 1, (int64_t[]){chunks});
   poot_value local2, cval;
   POOT_TRY(poot_graph_reshape(g, local, &col, &local2));
-  POOT_TRY(poot_graph_gather(g, grid, local2, 1, 1, POOT_TRAP_NONE, &cval));
+  POOT_TRY(poot_graph_gather(g, grid, local2, 1 + p, 1 + p, POOT_TRAP_NONE, &cval));
   POOT_TRY(poot_graph_reshape(g, cval, &row, &cmax));
-  POOT_TRY(poot_graph_reduce(g, cmax, POOT_REDUCE_ARGMAX, 1, &axis0, POOT_DTYPE_I32, &best));
-  poot_shape one = {.rank = 1, .dims = {1}};
+  POOT_TRY(poot_graph_reduce(g, cmax, POOT_REDUCE_ARGMAX, 1, &ax_top, POOT_DTYPE_I32, &best));
+  poot_shape one = lead(rows, B, 1, (int64_t[]){1});
   POOT_TRY(poot_graph_reshape(g, best, &one, &best1));
-  POOT_TRY(poot_graph_gather(g, local, best1, 0, 0, POOT_TRAP_NONE, &idx1));
+  POOT_TRY(poot_graph_gather(g, local, best1, p, p, POOT_TRAP_NONE, &idx1));
   POOT_TRY(poot_graph_const_int(g, POOT_DTYPE_I32, chunk, &kconst));
   POOT_TRY(poot_graph_broadcast(g, kconst, &one, NULL, &kb));
   POOT_TRY(poot_graph_binary(g, POOT_OP_MUL, best1, kb, &base));
   return poot_graph_binary(g, POOT_OP_ADD, base, idx1, out);
 }
 
-/* Appends the greedy suffix: output = i32[2] {argmax of the last position's
- * logits, 1 when every logit is finite else 0}. */
+poot_status poot__driver_argmax(poot_graph *g, poot_value logits, int64_t vocab, poot_value *out) {
+  return argmax_rows(g, logits, 1, vocab, out);
+}
+
+/* Appends the greedy suffix: output = {argmax of each row of the logits, 1
+ * when every logit of the row is finite else 0}: i32[2] for one row,
+ * i32[B, 2] for B. */
 poot_status poot__driver_append_greedy(poot_graph *g) {
   poot_value logits = poot_graph_output(g);
   const poot_type *lt = poot_graph_value_type(g, logits);
-  if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
-    return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
+  if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] < 1)
+    return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[B, vocab]");
+  const int64_t B = lt->shape.dims[0];
   int64_t axis = 1;
   poot_value am, ab, mx, big, bigb, fin, fin32, out;
-  POOT_TRY(poot__driver_argmax(g, logits, lt->shape.dims[1], &am));
+  POOT_TRY(argmax_rows(g, logits, B, lt->shape.dims[1], &am));
   /* x - x is 0 for a finite x and NaN for NaN or an infinity; a sum carries
    * a NaN through on every device (a max need not), so the row is finite
    * exactly when the sum is 0. */
   POOT_TRY(poot_graph_binary(g, POOT_OP_SUB, logits, logits, &ab));
   POOT_TRY(poot_graph_reduce(g, ab, POOT_REDUCE_SUM, 1, &axis, POOT_DTYPE_F32, &mx));
   POOT_TRY(poot_graph_const_f32(g, POOT_DTYPE_F32, 0.0, &big));
-  poot_shape one = {.rank = 1, .dims = {1}};
+  poot_shape one = {.rank = 1, .dims = {B}};
   POOT_TRY(poot_graph_broadcast(g, big, &one, NULL, &bigb));
   POOT_TRY(poot_graph_binary(g, POOT_OP_EQ, mx, bigb, &fin));
   POOT_TRY(poot_graph_convert(g, fin, POOT_DTYPE_I32, &fin32));
+  if (B > 1) {
+    poot_shape col = {.rank = 2, .dims = {B, 1}};
+    POOT_TRY(poot_graph_reshape(g, fin32, &col, &fin32));
+  }
   poot_value parts[2] = {am, fin32};
-  POOT_TRY(poot_graph_concat(g, 2, parts, 0, &out));
+  POOT_TRY(poot_graph_concat(g, 2, parts, B > 1 ? 1 : 0, &out));
   POOT_TRY(poot_graph_set_output(g, out));
   return poot_graph_verify(g);
 }
@@ -116,9 +150,7 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
   return NULL;
 }
 
-/* Binds every Weight leaf of `g` to the model's tensor of its key and loads
- * them into the executor. */
-static poot_status load_weights(poot_driver *d, const poot_graph *g) {
+poot_status poot__driver_load_weights(poot_executor *ex, poot_model *model, const poot_graph *g) {
   const poot_region *root = poot_graph_root(g);
   size_t n = 0;
   for (uint32_t i = 0; i < root->num_nodes; i++) {
@@ -136,14 +168,14 @@ static poot_status load_weights(poot_driver *d, const poot_graph *g) {
   for (uint32_t i = 0; i < root->num_nodes && k < n; i++) {
     const poot_node *node = poot_graph_node(g, root->nodes[i]);
     if (node->op != POOT_OP_LEAF || node->storage != POOT_STORAGE_WEIGHT) continue;
-    if ((st = poot_model_weight_tensor(d->model, &node->weight,
+    if ((st = poot_model_weight_tensor(model, &node->weight,
                                        poot_graph_value_type(g, node->results[0]), &tensors[k])))
       goto done;
     items[k] = (poot_exec_weight){
         .key = node->weight.key, .name = node->weight.name, .tensor = &tensors[k]};
     k++;
   }
-  st = poot_exec_load_weights(d->ex, k, items);
+  st = poot_exec_load_weights(ex, k, items);
 done:
   poot_free(tensors);
   poot_free(items);
@@ -357,7 +389,7 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   else
     st = trace_step(d, &d->decode, &g);
   if (st) goto fail;
-  if ((st = load_weights(d, g))) goto fail;
+  if ((st = poot__driver_load_weights(d->ex, d->model, g))) goto fail;
   poot_graph_destroy(g);
   *out_driver = d;
   return NULL;

@@ -153,6 +153,11 @@ POOT_MUST_USE poot_status poot__driver_feed(poot_driver *d, const poot_token *id
                                             bool hist, const poot_tensor *hist_i,
                                             poot_token *out_next, bool *out_nonfinite);
 
+/* Binds every Weight leaf of `g` to the model's tensor of its key and loads
+ * them into `ex` once (the driver's and the batched runner's weights). */
+POOT_MUST_USE poot_status poot__driver_load_weights(poot_executor *ex, poot_model *model,
+                                                    const poot_graph *g);
+
 /* The argmax over logits f32[1, V] as i32[1] (two levels past 1,024). */
 POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, int64_t vocab,
                                               poot_value *out);
@@ -208,5 +213,9 @@ void poot__driver_embed_release(poot_driver *d);
  * creation (one sequence of one token; with the classifier when the model
  * has one). */
 POOT_MUST_USE poot_status poot__driver_embed_weights_graph(poot_driver *d, poot_graph **out_graph);
+
+/* batch.c: the runner's model (borrowed), for batch_generate.c. */
+struct poot_batch;
+const poot_model *poot__batch_model(const struct poot_batch *batch);
 
 #endif /* POOT_LLM_DRIVER_IMPL_H */

@@ -4,9 +4,29 @@
 
 #include "poot/graph.h"
 
-/* Replaces the output of `graph` (f32[1, V]) with the greedy suffix:
- * i32[2] = {argmax (the first NaN wins), 1 when every value is finite else
- * 0}; verifies the graph. INTERNAL when the output is not f32[1, V]. */
+/* Replaces the output of `graph` (f32[B, V]) with the greedy suffix:
+ * {argmax (the first NaN wins), 1 when every value is finite else 0} of each
+ * row, i32[2] when B = 1 and i32[B, 2] otherwise (each row's pair depends on
+ * that row alone); verifies the graph. INTERNAL when the output is not
+ * f32[B, V]. */
 POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
+
+/* The sampling suffix of `kind` on each row of a traced step's logits
+ * f32[B, V] (driver_sample.c, row mode): output i32[B, words] (each row's
+ * {id, finite, any survivor, 0}); per-row parameter slots sampler.f [B, 8],
+ * sampler.i [B, 4], sampler.seed [B, 2], sampler.ctr [B, 2] (the Philox
+ * counter {draws so far, 0}, written by the host) and, with a logit bias,
+ * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties, a
+ * mask or logprobs (per-sequence device state and output not done). */
+POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind);
+
+/* The batched runner's decode steps run through entries without the greedy
+ * suffix while `out` is not NULL (added on first use), and write the
+ * logits of each one-token item (the batched step's rows), f32[rows,
+ * vocab] in the plan's order, to
+ * `out` (borrowed; room for max_batch rows); the ids are then each row's
+ * first maximum computed on the host. Verification only (tests). */
+struct poot_batch;
+void poot__batch_set_decode_logits(struct poot_batch *batch, float *out);
 
 #endif /* POOT_LLM_DRIVER_INTERNAL_H */

@@ -18,6 +18,14 @@ typedef struct sb {
   poot_graph *g;
   poot_status st;
   int64_t V; /* vocabulary (logits per row) */
+  /* Row mode (poot__driver_append_sampler_rows): B > 0 rows, the suffix
+   * being built for row `row`; each named slot is one slot of [B, n] for
+   * every row (created by the first row that asks), and a row reads its own
+   * line of it. */
+  int64_t B, row;
+  const char *bnames[8];
+  poot_value bslots[8];
+  uint32_t nb;
 } sb;
 
 static poot_value fail_value(sb *s, poot_status st) {
@@ -121,9 +129,24 @@ static poot_value elem(sb *s, poot_value x, int64_t i) {
 }
 static poot_value slot(sb *s, const char *name, poot_dtype dt, int64_t n) {
   poot_value o;
-  poot_type t = poot_type_make(dt, 1, &n);
-  SB_CALL(s, poot_graph_add_slot(s->g, POOT_SLOT_NAMED, name, &t, &o));
-  return o;
+  if (s->B == 0) {
+    poot_type t = poot_type_make(dt, 1, &n);
+    SB_CALL(s, poot_graph_add_slot(s->g, POOT_SLOT_NAMED, name, &t, &o));
+    return o;
+  }
+  uint32_t i = 0;
+  while (i < s->nb && strcmp(s->bnames[i], name) != 0) i++;
+  if (i == s->nb) {
+    if (s->nb == 8) return fail_value(s, poot_status_make(POOT_INTERNAL, "sampler: slots"));
+    int64_t d[2] = {s->B, n};
+    poot_type t = poot_type_make(dt, 2, d);
+    SB_CALL(s, poot_graph_add_slot(s->g, POOT_SLOT_NAMED, name, &t, &o));
+    s->bnames[s->nb] = name;
+    s->bslots[s->nb++] = o;
+  }
+  int64_t st[2] = {s->row, 0}, lim[2] = {s->row + 1, n};
+  SB_CALL(s, poot_graph_slice(s->g, s->bslots[i], st, lim, NULL, &o));
+  return reshape(s, o, shape1(n));
 }
 static poot_value state(sb *s, const char *name, poot_dtype dt, int64_t n) {
   poot_value o;
@@ -480,19 +503,26 @@ static poot_value draw_vocab(sb *s, poot_value w, poot_value alive, poot_value u
 /* The drawn id (i32 scalar) from the adjusted logits y[V]. */
 static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_value ip) {
   const int64_t V = s->V;
-  poot_value seed = slot(s, "sampler.seed", POOT_DTYPE_U32, 2);
-  poot_value step = state(s, "sampler.step", POOT_DTYPE_U32, 2), r;
+  poot_value seed = slot(s, "sampler.seed", POOT_DTYPE_U32, 2), r;
+  /* The counter: a state the step advances (one sequence), or in row mode
+   * the slot sampler.ctr the host writes per row (the row's request draws
+   * so far, and 0: rows change sequences from step to step). */
+  poot_value step = s->B ? slot(s, "sampler.ctr", POOT_DTYPE_U32, 2)
+                         : state(s, "sampler.step", POOT_DTYPE_U32, 2);
   if (s->st) return POOT_VALUE_NONE;
   poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
   poot_status e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
-  uint32_t inc_words[2] = {1, 0};
-  int64_t two = 2;
-  poot_tensor inc_t = {
-      .type = poot_type_make(POOT_DTYPE_U32, 1, &two), .data = inc_words, .size = sizeof inc_words};
-  poot_value inc;
-  if (!e) e = poot_graph_add_const(s->g, &inc_t, &inc);
   if (e) return fail_value(s, e);
-  set_state(s, step, bin(s, POOT_OP_ADD, step, inc));
+  if (!s->B) {
+    uint32_t inc_words[2] = {1, 0};
+    int64_t two = 2;
+    poot_tensor inc_t = {.type = poot_type_make(POOT_DTYPE_U32, 1, &two),
+                         .data = inc_words,
+                         .size = sizeof inc_words};
+    poot_value inc;
+    if ((e = poot_graph_add_const(s->g, &inc_t, &inc))) return fail_value(s, e);
+    set_state(s, step, bin(s, POOT_OP_ADD, step, inc));
+  }
   poot_value u = reshape(s, r, (poot_shape){.rank = 0});
   const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
   if (!(kind & sorting)) {
@@ -560,10 +590,11 @@ uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab) {
   return DRIVER_SAMPLE_HEAD + ((kind & POOT_SAMPLER_LOGPROBS) ? (uint32_t)(2 * n) : 0);
 }
 
-/* The sample role: output i32[words] = {id, finite, any survivor, logprob
- * bits, top ids..., top logprob bits...}. */
-static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_value ip,
-                                 poot_value counts) {
+/* The sample role's words of one row of logits into *out: i32[words] =
+ * {id, finite, any survivor, logprob bits, top ids..., top logprob
+ * bits...}. */
+static poot_status sample_words(sb *s, poot_value logits, uint32_t kind, poot_value ip,
+                                poot_value counts, poot_value *out) {
   const int64_t V = s->V;
   poot_shape sv = shape1(V);
   poot_value x = reshape(s, logits, sv);
@@ -605,10 +636,53 @@ static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_v
     parts[3] = reshape(s, iconst(s, POOT_DTYPE_I32, 0), shape1(1));
   }
   if (s->st) return s->st;
+  return poot_graph_concat(s->g, np, parts, 0, out);
+}
+
+static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_value ip,
+                                 poot_value counts) {
   poot_value out;
-  POOT_TRY(poot_graph_concat(s->g, np, parts, 0, &out));
+  POOT_TRY(sample_words(s, logits, kind, ip, counts, &out));
   POOT_TRY(poot_graph_set_output(s->g, out));
   return poot_graph_verify(s->g);
+}
+
+poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
+  poot_value logits = poot_graph_output(g);
+  const poot_type *lt = poot_graph_value_type(g, logits);
+  if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2)
+    return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[B, vocab]");
+  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK | POOT_SAMPLER_LOGPROBS))
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "batch: sampling with penalties, a grammar or logprobs is not "
+                            "supported in batched steps yet (kind %#x)",
+                            kind);
+  const int64_t B = lt->shape.dims[0], V = lt->shape.dims[1];
+  poot_value *rows = poot_calloc((size_t)B, sizeof *rows);
+  if (!rows) return OOM("sampler rows");
+  sb s = {.g = g, .st = NULL, .V = V, .B = B};
+  poot_status st = NULL;
+  const uint32_t words = poot__driver_sample_words(kind, V);
+  for (int64_t b = 0; b < B && !st; b++) {
+    s.row = b;
+    poot_value x, w;
+    int64_t st0[2] = {b, 0}, lim[2] = {b + 1, V};
+    st = poot_graph_slice(g, logits, st0, lim, NULL, &x);
+    poot_value ip =
+        st ? POOT_VALUE_NONE : slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
+    if (!st && s.st) st = s.st, s.st = NULL;
+    if (!st) st = sample_words(&s, x, kind, ip, POOT_VALUE_NONE, &w);
+    if (!st) {
+      poot_shape r1 = shape2(1, words);
+      st = poot_graph_reshape(g, w, &r1, &rows[b]);
+    }
+  }
+  poot_value out;
+  if (!st) st = poot_graph_concat(g, (uint32_t)B, rows, 0, &out);
+  if (!st) st = poot_graph_set_output(g, out);
+  if (!st) st = poot_graph_verify(g);
+  poot_free(rows);
+  return st;
 }
 
 poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh) {

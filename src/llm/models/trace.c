@@ -491,10 +491,6 @@ static poot_status kv_dtype_of(const poot_model_trace_options *o, const poot_mod
   if (dt == POOT_DTYPE_NONE) dt = poot_model_kv_dtype_default(s->paged);
   if (dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_F32)
     return BAD("trace: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(dt));
-  if (dt == POOT_DTYPE_F16 && s->paged)
-    return poot_status_make(POOT_UNSUPPORTED,
-                            "trace: kv_dtype f16 with a paged KV pool is not supported yet "
-                            "(use f32)");
   *out = dt;
   return NULL;
 }

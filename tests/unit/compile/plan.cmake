@@ -33,3 +33,10 @@ endif()
 poot_add_script_test(compile_kernel_hashes
   COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/kernel_hashes.py --poot $<TARGET_FILE:poot>
     --data ${POOT_DATA_DIR} --check ${CMAKE_SOURCE_DIR}/tests/data/kernels/hashes.txt)
+# Batch invariance of the paged decode step on the interpreter, per target
+# (docs/batching.md "Batch invariance").
+if(TARGET poot_compile AND TARGET poot_llm)
+  poot_add_test(compile_batch_invariance
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/batch_invariance_test.c
+    LIBS poot_compile_testutil poot_devices poot_llm)
+endif()

@@ -180,8 +180,8 @@ static void kv_plan_check(poot_dtype kv, uint64_t *out_att_bytes) {
 }
 
 /* The KV cache's type: f16 by default (half the attention bytes), f32 on
- * request; any other type is INVALID_ARGUMENT naming kv_dtype, and a paged
- * step takes f32 only. */
+ * request; any other type is INVALID_ARGUMENT naming kv_dtype; a paged step
+ * is f16 by default too. */
 static void test_kv_dtype(void **state) {
   (void)state;
   uint64_t b16 = 0, b32 = 0;
@@ -200,10 +200,13 @@ static void test_kv_dtype(void **state) {
   assert_null(g);
   poot_model_step ps = {
       .batch = 1, .tokens = 1, .cap = 32, .paged = true, .block_size = 16, .num_blocks = 2};
-  o.kv_dtype = POOT_DTYPE_F16;
-  POOT_ASSERT_STATUS(poot_model_trace(&c, &ps, &o, &g), POOT_UNSUPPORTED);
-  o.kv_dtype = POOT_DTYPE_NONE; /* paged: f32 by default */
+  o.kv_dtype = POOT_DTYPE_NONE; /* paged: f16 by default too */
   POOT_ASSERT_OK(poot_model_trace(&c, &ps, &o, &g));
+  for (uint32_t i = 0; i < poot_graph_state_count(g); i++) {
+    poot_value sv, nv;
+    poot_graph_state_at(g, i, &sv, &nv);
+    assert_int_equal(poot_graph_value_type(g, sv)->dtype, POOT_DTYPE_F16);
+  }
   poot_graph_destroy(g);
 }
 

@@ -120,10 +120,10 @@ def main():
     if not b["eager_ids_equal"] or b["backend"] != "vulkan":
         print("bench: eager ids differ or wrong backend:", b)
         return 1
-    if bench_consistent(b) or bench_fallback(poot, demo):
+    if bench_consistent(b) or bench_fallback(poot, demo) or bench_batch(poot, demo):
         return 1
     print("generate and bench on Vulkan: stories260K text, demo ids = oracle, bench figures, "
-          "profile bytes and bandwidth, probe fallback")
+          "profile bytes and bandwidth, probe fallback, --batch")
     return 0
 
 
@@ -201,6 +201,24 @@ def bench_fallback(poot, demo):
             b["stream_mib"] == 4 and "16 MiB do not fit" in b["probe_note"] and
             "5 MiB" in b["probe_note"] and b["stream_bandwidth_gb_s"] > 0):
         print("bench: the probe fallback is not reported:", j.stdout)
+        return 1
+    return 0
+
+
+def bench_batch(poot, demo):
+    """`poot bench --batch 3`: three sequences decode together (the runner's decode entries
+    are 1, 2 and 3), and tok/s is 3 sequences times steps over their time: 1 when not."""
+    j = run([poot, "bench", "-m", demo, "-p", "5", "-n", "4", "--batch", "3", "--device", "vulkan",
+             "--json"])
+    if j.returncode != 0:
+        print("bench --batch failed:", j.stderr)
+        return 1
+    b = json.loads(j.stdout)
+    want = 3 * 1e3 / b["ms_per_step"] if b["ms_per_step"] > 0 else 0
+    if not (b["batch"] == 3 and b["decode_batch"] == 3 and b["steps"] == 3 and b["tok_s"] > 0 and
+            abs(b["tok_s"] - want) <= 0.01 * want and b["kv_type"] == "f16" and
+            b["num_blocks"] >= 3 and b["capture_s"] > 0):
+        print("bench --batch: figures wrong:", j.stdout)
         return 1
     return 0
 

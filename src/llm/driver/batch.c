@@ -1,0 +1,627 @@
+/* batch.c — the batched runner (poot/llm/batch.h): one model's weights on
+ * one executor, a paged KV pool and its scheduler, and the paged entries
+ * (decode at B = 1, 2, 4, …, max_batch; prefill chunks at B = 1) that run a
+ * scheduler plan as device steps.
+ *
+ * It lives beside the driver because it is the driver of many sequences:
+ * it loads weights and appends the greedy suffix through the driver's own
+ * helpers (driver_impl.h, driver_internal.h), and its chunk ladder is the
+ * driver's (whole chunks, tail chunks of TAIL_CHUNK, then single steps).
+ * Generating many prompts to completion is in batch_generate.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "poot/llm/batch.h"
+
+#include "batch_impl.h"
+#include "driver_internal.h"
+
+/* ------------------------------------------------------------ entries */
+
+/* A paged step of B rows of T tokens; suffix: 0 none (logits), 1 greedy, 2
+ * the row sampler of `kind`. */
+static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_t blocks,
+                               int suffix, uint32_t kind, poot_graph **out) {
+  poot_model_step step = {.batch = B,
+                          .tokens = T,
+                          .cap = b->cap,
+                          .paged = true,
+                          .block_size = b->bs,
+                          .num_blocks = blocks};
+  poot_model_trace_options to = poot_model_trace_options_for(b->model);
+  to.kv_dtype = b->kv;
+  POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
+  if (suffix == 0) return NULL;
+  poot_status st =
+      suffix == 1 ? poot__driver_append_greedy(*out) : poot__driver_append_sampler_rows(*out, kind);
+  if (st) {
+    poot_graph_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* The handles of a sampled entry's parameter slots. */
+static poot_status bind_sampler(poot_batch *b, batch_entry *e) {
+  POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.f", &e->s_f));
+  POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.i", &e->s_i));
+  if (e->kind & POOT_SAMPLER_DRAW) {
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.seed", &e->s_seed));
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.ctr", &e->s_ctr));
+  }
+  if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias_id", &e->s_bias_id));
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias", &e->s_bias));
+  }
+  return NULL;
+}
+
+poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
+  if (e->added) return NULL;
+  poot_graph *g = NULL;
+  const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
+  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
+  char shape[128], sampling[32];
+  snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d", (long long)e->batch,
+           (long long)e->tokens, (long long)b->cap, b->bs, b->num_blocks + 1);
+  snprintf(sampling, sizeof sampling, "%s", e->logits ? "" : "greedy");
+  if (suffix == 2) snprintf(sampling, sizeof sampling, "rows:%#x", e->kind);
+  poot_exec_entry_key key = {.program = b->program,
+                             .step_shape = shape,
+                             .sampling = sampling,
+                             .bound_inputs = suffix == 2 ? "token,pos,slot_map,write_map,sampler"
+                                                         : "token,pos,slot_map,write_map"};
+  uint32_t id = UINT32_MAX;
+  poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
+  poot_graph_destroy(g);
+  if (st) return st;
+  e->id = id;
+  st = poot_exec_entry_slot(b->ex, id, "token", &e->token);
+  if (!st) st = poot_exec_entry_slot(b->ex, id, "pos", &e->pos);
+  if (!st) st = poot_exec_entry_slot(b->ex, id, "slot_map", &e->table);
+  if (!st) st = poot_exec_entry_slot(b->ex, id, "write_map", &e->write);
+  if (!st && suffix == 2) st = bind_sampler(b, e);
+  if (st) {
+    poot_status_free(poot_exec_remove_entry(b->ex, id));
+    return st;
+  }
+  e->added = true;
+  return NULL;
+}
+
+poot_status poot__batch_replay(poot_batch *b, batch_entry *e, const poot_exec_slot_value *extra,
+                               size_t n_extra, void *out, size_t out_size) {
+  POOT_TRY(poot__batch_ensure_entry(b, e));
+  const int64_t B = e->batch, T = e->tokens, N = B * T;
+  int64_t td[2] = {B, T}, tb[2] = {B, b->width};
+  poot_tensor tt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 2, td), .data = b->tok, .size = (size_t)N * 4};
+  poot_tensor pt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 1, &B), .data = b->pos, .size = (size_t)B * 4};
+  poot_tensor st = {.type = poot_type_make(POOT_DTYPE_I32, 2, tb),
+                    .data = b->table,
+                    .size = (size_t)(B * b->width) * 4};
+  poot_tensor wt = {
+      .type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write, .size = (size_t)N * 4};
+  poot_exec_slot_value in[12] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
+  size_t n_in = 4;
+  for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
+  poot_exec_step_io io = {
+      .input_count = n_in, .inputs = in, .output = out, .output_size = out_size};
+  POOT_TRY(poot_exec_step(b->ex, e->id, &io));
+  b->stats.replays++;
+  return NULL;
+}
+
+static poot_status replay(poot_batch *b, batch_entry *e, void *out, size_t out_size) {
+  return poot__batch_replay(b, e, NULL, 0, out, out_size);
+}
+
+/* Row r of the table: the item's blocks, then the scratch block (a valid id
+ * the mask hides: attention reads no position past the row's own). */
+static void fill_table(poot_batch *b, int64_t r, const int32_t *blocks, int32_t n_blocks) {
+  int32_t *row = b->table + r * b->width;
+  for (int64_t j = 0; j < b->width; j++) row[j] = j < n_blocks ? blocks[j] : b->scratch;
+}
+
+/* The pool row of position p of sequence `seq` (reserved by the plan). */
+static poot_status write_row(const poot_batch *b, int32_t seq, int64_t p, int32_t *out) {
+  int64_t r = poot_kv_pool_seq_row(b->pool, seq, p);
+  if (r < 0)
+    return poot_status_make(POOT_INTERNAL, "batch: sequence %d has no row at position %lld", seq,
+                            (long long)p);
+  *out = (int32_t)r;
+  return NULL;
+}
+
+/* The logits variant of decode entry k (the slots filled): rows [0, n) of
+ * its logits to b->logits_out, each row's first maximum (the first NaN) and
+ * finite flag as the greedy suffix gives them. */
+static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *ids,
+                                 bool *nonfinite) {
+  batch_entry *e = &b->decode_logits[k];
+  e->batch = b->sizes[k];
+  e->tokens = 1;
+  e->logits = true;
+  const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  float *rows = poot_malloc((size_t)(e->batch * V) * sizeof *rows);
+  if (!rows) return OOM("logits rows");
+  poot_status st = replay(b, e, rows, (size_t)(e->batch * V) * sizeof *rows);
+  if (!st) memcpy(b->logits_out, rows, (size_t)(n * V) * sizeof *rows);
+  poot_free(rows);
+  POOT_TRY(st);
+  for (int32_t i = 0; i < n; i++) {
+    const float *x = b->logits_out + i * V;
+    int64_t best = 0;
+    bool fin = true;
+    for (int64_t j = 0; j < V; j++) {
+      fin = fin && x[j] - x[j] == 0.0f;
+      if (x[best] != x[best]) continue;
+      if (x[j] != x[j] || x[j] > x[best]) best = j;
+    }
+    ids[i] = (int32_t)best;
+    nonfinite[i] = !fin;
+  }
+  return NULL;
+}
+
+/* The rows rows[0 .. n) of one kind (0: greedy) as one replay of the
+ * smallest decode entry of that kind holding n rows; the rest of its rows
+ * are dummies. Each row's id and flag go to its item's ids / nonfinite. */
+static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, const batch_row *rows,
+                            int32_t n, int32_t *ids, bool *nonfinite) {
+  int32_t k = 0;
+  while (k < b->n_sizes - 1 && b->sizes[k] < n) k++;
+  const int32_t B = b->sizes[k];
+  for (int32_t i = 0; i < B; i++) {
+    if (i < n) {
+      const poot_scheduler_work *w = &plan->work[rows[i].item];
+      const int64_t p = w->pos + rows[i].off;
+      b->tok[i] = w->tokens[rows[i].off];
+      b->pos[i] = (int32_t)p;
+      fill_table(b, i, w->blocks, w->n_blocks);
+      POOT_TRY(write_row(b, w->seq, p, &b->write[i]));
+    } else {
+      /* A dummy row: token 0 at position 0 of the scratch block. */
+      b->tok[i] = 0;
+      b->pos[i] = 0;
+      fill_table(b, i, NULL, 0);
+      b->write[i] = b->scratch * b->bs;
+    }
+  }
+  if (rows[0].kind) {
+    POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
+  } else if (b->logits_out) {
+    POOT_TRY(decode_logits(b, k, n, b->ids_tmp, b->nonfinite_tmp));
+  } else {
+    POOT_TRY(replay(b, &b->decode[k], b->out, (size_t)B * 2 * 4));
+    for (int32_t i = 0; i < n; i++) {
+      b->ids_tmp[i] = b->out[2 * i];
+      b->nonfinite_tmp[i] = b->out[2 * i + 1] == 0;
+    }
+  }
+  for (int32_t i = 0; i < n; i++) {
+    ids[rows[i].item] = b->ids_tmp[i];
+    nonfinite[rows[i].item] = b->nonfinite_tmp[i];
+  }
+  b->stats.decode_replays++;
+  b->stats.per_size[k]++;
+  b->stats.decode_rows += (uint64_t)n;
+  b->stats.padded_rows += (uint64_t)(B - n);
+  return NULL;
+}
+
+/* The first n tokens of an item through the chunk ladder at B = 1: whole
+ * chunks, tail chunks, then single steps; the last step's pair is the
+ * item's. */
+static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t n, int32_t *id,
+                            bool *nonfinite, int32_t *replays) {
+  for (int64_t i = 0; i < n;) {
+    const int64_t left = n - i;
+    batch_entry *e = b->chunk > 1 && left >= b->chunk ? &b->prefill[0]
+                     : b->tail > 1 && left >= b->tail ? &b->prefill[1]
+                                                      : &b->decode[0];
+    const int64_t T = e->tokens;
+    for (int64_t j = 0; j < T; j++) {
+      b->tok[j] = w->tokens[i + j];
+      POOT_TRY(write_row(b, w->seq, w->pos + i + j, &b->write[j]));
+    }
+    b->pos[0] = (int32_t)(w->pos + i);
+    fill_table(b, 0, w->blocks, w->n_blocks);
+    POOT_TRY(replay(b, e, b->out, 2 * 4));
+    (*replays)++;
+    i += T;
+  }
+  *id = b->out[0];
+  *nonfinite = b->out[1] == 0;
+  b->stats.prefill_tokens += (uint64_t)n;
+  return NULL;
+}
+
+/* ------------------------------------------------------------ creation */
+
+static poot_status size_pool(poot_batch *b, const poot_batch_options *o, const poot_model_config *c,
+                             int32_t *out_blocks) {
+  if (o->num_blocks < 0) return BAD("batch: num_blocks %d < 0", o->num_blocks);
+  if (o->num_blocks > 0) {
+    *out_blocks = o->num_blocks;
+    return NULL;
+  }
+  poot_kv_pool_fit_params fp = {.layers = c->n_layers,
+                                .kv_heads = c->n_kv_heads,
+                                .head_dim = c->head_dim,
+                                .kv_dtype = b->kv,
+                                .block_size = b->bs,
+                                .budget_bytes = o->kv_budget_bytes};
+  if (fp.budget_bytes == 0) {
+    poot_exec_stats s;
+    poot_exec_stats_get(b->ex, &s);
+    if (s.memory_bytes == 0)
+      return BAD(
+          "batch: the executor reports no device memory; give num_blocks or "
+          "kv_budget_bytes");
+    uint64_t used = s.weight_bytes + s.state_bytes;
+    uint64_t left = s.memory_bytes > used ? s.memory_bytes - used : 0;
+    poot_kv_pool_fit one;
+    fp.budget_bytes = UINT64_MAX / 2;
+    POOT_TRY(poot_kv_pool_fit_budget(&fp, &one));
+    uint64_t most =
+        one.bytes_per_token * (uint64_t)b->cap * BATCH_BUDGET_SEQS_PER_ROW * (uint64_t)b->max_batch;
+    fp.budget_bytes = left / 2 < most ? left / 2 : most;
+  }
+  poot_kv_pool_fit fit;
+  POOT_TRY(poot_kv_pool_fit_budget(&fp, &fit));
+  if (fit.num_blocks < 2)
+    return poot_status_make(POOT_CAPACITY,
+                            "batch: a K/V budget of %llu bytes holds %d blocks of %llu bytes; "
+                            "the pool needs one block and the scratch block",
+                            (unsigned long long)fp.budget_bytes, fit.num_blocks,
+                            (unsigned long long)fit.bytes_per_block);
+  *out_blocks = fit.num_blocks - 1; /* one is the scratch block */
+  return NULL;
+}
+
+static poot_status check_options(const poot_batch_options *o, const poot_model_config *c,
+                                 poot_batch *b) {
+  b->max_batch = o->max_batch ? o->max_batch : BATCH_DEFAULT_MAX;
+  if (b->max_batch < 1 || b->max_batch > POOT_BATCH_MAX_BATCH)
+    return BAD("batch: max_batch %d is outside [1, %d]", b->max_batch, POOT_BATCH_MAX_BATCH);
+  b->bs = o->block_size ? o->block_size : BATCH_DEFAULT_BS;
+  if (b->bs < 1 || b->bs > 4096) return BAD("batch: block_size %d is outside [1, 4096]", b->bs);
+  const int64_t ctx = c->context_length;
+  int64_t cap = o->max_seq_len;
+  if (cap < 0) return BAD("batch: max_seq_len %lld < 0", (long long)cap);
+  if (cap == 0) cap = ctx > 0 && ctx < BATCH_DEFAULT_CAP_MAX ? ctx : BATCH_DEFAULT_CAP_MAX;
+  cap = (cap + b->bs - 1) / b->bs * b->bs;
+  if (ctx > 0 && cap > ctx && o->max_seq_len > 0)
+    return BAD(
+        "batch: max_seq_len %lld (rounded to blocks of %d: %lld) exceeds the model's "
+        "context length %lld",
+        (long long)o->max_seq_len, b->bs, (long long)cap, (long long)ctx);
+  if (cap > (1 << 24)) return BAD("batch: max_seq_len %lld is too large", (long long)cap);
+  b->cap = cap;
+  b->width = cap / b->bs;
+  int64_t chunk = o->prefill_chunk;
+  if (chunk == 0) chunk = cap >= DEFAULT_CHUNK ? DEFAULT_CHUNK : cap >= TAIL_CHUNK ? TAIL_CHUNK : 1;
+  if (chunk < 1 || chunk > cap)
+    return BAD("batch: prefill_chunk %lld is outside [1, max_seq_len %lld]", (long long)chunk,
+               (long long)cap);
+  b->chunk = chunk;
+  b->tail = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
+  int64_t budget = o->token_budget ? o->token_budget : (int64_t)b->max_batch * chunk;
+  if (budget > INT32_MAX / 2) budget = INT32_MAX / 2;
+  if (budget < b->max_batch)
+    return BAD("batch: token_budget %lld is below max_batch %d", (long long)budget, b->max_batch);
+  b->token_budget = (int32_t)budget;
+  b->kv = o->kv_dtype ? o->kv_dtype : poot_model_kv_dtype_default(true);
+  if (b->kv != POOT_DTYPE_F32 && b->kv != POOT_DTYPE_F16)
+    return BAD("batch: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(b->kv));
+  if (o->max_requests < 0) return BAD("batch: max_requests %d < 0", o->max_requests);
+  /* Decode sizes: powers of two below max_batch, then max_batch. */
+  b->n_sizes = 0;
+  for (int32_t s = 1; s < b->max_batch; s *= 2) b->sizes[b->n_sizes++] = s;
+  b->sizes[b->n_sizes++] = b->max_batch;
+  return NULL;
+}
+
+poot_status poot_batch_create(poot_executor *executor, poot_model *model,
+                              const poot_batch_options *options, poot_batch **out_batch) {
+  *out_batch = NULL;
+  if (!executor || !model) return BAD("poot_batch_create: NULL executor or model");
+  poot_batch_options dflt = poot_batch_options_default();
+  const poot_batch_options *o = options ? options : &dflt;
+  const poot_model_config *c = poot_model_get_config(model);
+  if (poot_model_is_encoder(c))
+    return BAD("batch: %s is an encoder; the batched runner generates", c->architecture);
+  poot_batch *b = poot_calloc(1, sizeof *b);
+  if (!b) return OOM("batch runner");
+  b->ex = executor;
+  b->model = model;
+  poot_graph *g = NULL;
+  poot_status st = check_options(o, c, b);
+  if (st) goto fail;
+  b->program = poot_strdup(o->program ? o->program : "model");
+  if (!b->program) {
+    st = OOM("program name");
+    goto fail;
+  }
+  if (!o->keep_target &&
+      (st = poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true})))
+    goto fail;
+  /* The weights do not depend on the pool's size: one block will do. */
+  if ((st = trace_entry(b, 1, 1, 1, 0, 0, &g))) goto fail;
+  if ((st = poot__driver_load_weights(b->ex, b->model, g))) goto fail;
+  poot_graph_destroy(g);
+  g = NULL;
+  if ((st = size_pool(b, o, c, &b->num_blocks))) goto unload;
+  if (b->num_blocks > INT32_MAX - 1 || (int64_t)(b->num_blocks + 1) * b->bs > (int64_t)INT32_MAX) {
+    st = BAD("batch: %d blocks of %d rows exceed 32-bit row ids", b->num_blocks, b->bs);
+    goto unload;
+  }
+  b->scratch = b->num_blocks;
+  b->kv_bytes = 2 * (uint64_t)c->n_layers * (uint64_t)c->n_kv_heads * (uint64_t)c->head_dim *
+                poot_dtype_info_of(b->kv)->elem_bytes * (uint64_t)(b->num_blocks + 1) *
+                (uint64_t)b->bs;
+  poot_kv_pool_options po = poot_kv_pool_options_default();
+  po.num_blocks = b->num_blocks;
+  po.block_size = b->bs;
+  po.max_seqs = b->max_batch;
+  po.max_seq_len = b->cap;
+  po.prefix_cache = !o->no_prefix_cache;
+  if ((st = poot_kv_pool_create(&po, &b->pool))) goto unload;
+  poot_scheduler_options so = poot_scheduler_options_default();
+  so.max_batch = b->max_batch;
+  so.token_budget = b->token_budget;
+  so.prefill_chunk = (int32_t)b->chunk;
+  b->max_requests = o->max_requests ? o->max_requests : BATCH_DEFAULT_REQUESTS;
+  so.max_requests = b->max_requests;
+  if ((st = poot_scheduler_create(b->pool, &so, &b->sched))) goto unload;
+  for (int32_t i = 0; i < b->n_sizes; i++)
+    b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
+  b->prefill[0] = (batch_entry){.batch = 1, .tokens = b->chunk};
+  b->prefill[1] = (batch_entry){.batch = 1, .tokens = b->tail};
+  const int64_t rows = b->max_batch > b->chunk ? b->max_batch : b->chunk;
+  b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
+  b->write = poot_calloc((size_t)rows, sizeof *b->write);
+  b->pos = poot_calloc((size_t)b->max_batch, sizeof *b->pos);
+  b->out = poot_calloc((size_t)b->max_batch * DRIVER_SAMPLE_HEAD, sizeof *b->out);
+  b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
+  b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
+  b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
+  b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
+  b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
+  b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
+  b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
+  b->results = poot_calloc((size_t)b->max_batch, sizeof *b->results);
+  if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
+      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp) {
+    st = OOM("step buffers");
+    goto unload;
+  }
+  if ((st = poot__batch_sample_init(b))) goto unload;
+  *out_batch = b;
+  return NULL;
+unload:
+  poot_exec_unload(b->ex);
+fail:
+  poot__batch_sample_deinit(b);
+  poot_graph_destroy(g);
+  poot_scheduler_destroy(b->sched);
+  poot_kv_pool_destroy(b->pool);
+  poot_free(b->tok);
+  poot_free(b->write);
+  poot_free(b->pos);
+  poot_free(b->out);
+  poot_free(b->table);
+  poot_free(b->ids);
+  poot_free(b->brows);
+  poot_free(b->grows);
+  poot_free(b->ids_tmp);
+  poot_free(b->nonfinite_tmp);
+  poot_free(b->nonfinite);
+  poot_free(b->results);
+  poot_free(b->program);
+  poot_free(b);
+  return st;
+}
+
+void poot_batch_destroy(poot_batch *b) {
+  if (!b) return;
+  for (int32_t i = 0; i < b->n_sizes; i++) {
+    if (b->decode[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->decode[i].id));
+    if (b->decode_logits[i].added)
+      poot_status_free(poot_exec_remove_entry(b->ex, b->decode_logits[i].id));
+  }
+  for (int i = 0; i < 2; i++)
+    if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
+  poot__batch_sample_deinit(b);
+  poot_exec_unload(b->ex);
+  poot_scheduler_destroy(b->sched);
+  poot_kv_pool_destroy(b->pool);
+  poot_free(b->tok);
+  poot_free(b->write);
+  poot_free(b->pos);
+  poot_free(b->out);
+  poot_free(b->table);
+  poot_free(b->ids);
+  poot_free(b->brows);
+  poot_free(b->grows);
+  poot_free(b->ids_tmp);
+  poot_free(b->nonfinite_tmp);
+  poot_free(b->nonfinite);
+  poot_free(b->results);
+  poot_free(b->program);
+  poot_free(b);
+}
+
+poot_status poot_batch_prepare(poot_batch *b) {
+  for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(poot__batch_ensure_entry(b, &b->decode[i]));
+  if (b->chunk > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[0]));
+  if (b->tail > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[1]));
+  return NULL;
+}
+
+void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
+  memset(out, 0, sizeof *out);
+  out->max_batch = b->max_batch;
+  out->max_seq_len = b->cap;
+  out->block_size = b->bs;
+  out->num_blocks = b->num_blocks;
+  out->prefill_chunk = b->chunk;
+  out->tail_chunk = b->tail;
+  out->token_budget = b->token_budget;
+  out->max_requests = b->max_requests;
+  out->kv_dtype = b->kv;
+  out->kv_bytes = b->kv_bytes;
+  out->n_sizes = b->n_sizes;
+  memcpy(out->sizes, b->sizes, sizeof out->sizes);
+}
+
+void poot__batch_set_decode_logits(poot_batch *b, float *out) {
+  b->logits_out = out;
+}
+
+const poot_model *poot__batch_model(const poot_batch *b) {
+  return b->model;
+}
+
+poot_scheduler *poot_batch_scheduler(poot_batch *b) {
+  return b->sched;
+}
+const poot_kv_pool *poot_batch_pool(const poot_batch *b) {
+  return b->pool;
+}
+
+void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
+  *out = b->stats;
+}
+
+/* ------------------------------------------------------------ requests */
+
+poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
+  if (!r) return BAD("batch: NULL request");
+  batch_req rec;
+  POOT_TRY(poot__batch_sample_make(b, r->sampling, &rec));
+  poot_scheduler_request sr = {.prompt = r->prompt,
+                               .n_prompt = r->n_prompt,
+                               .max_new_tokens = r->max_new_tokens,
+                               .caller_id = r->caller_id};
+  POOT_TRY(poot_scheduler_submit(b->sched, &sr));
+  if (rec.r.kind == 0) return NULL;
+  poot_status st = poot__batch_sample_put(b, r->caller_id, &rec);
+  if (st) /* the request then finishes cancelled; the caller takes it */
+    poot_status_free(poot_scheduler_cancel(b->sched, r->caller_id));
+  return st;
+}
+
+poot_status poot_batch_cancel(poot_batch *b, uint64_t caller_id) {
+  return poot_scheduler_cancel(b->sched, caller_id);
+}
+
+bool poot_batch_take_finished(poot_batch *b, poot_scheduler_request_info *out) {
+  if (!poot_scheduler_take_finished(b->sched, out)) return false;
+  poot__batch_sample_drop(b, out->caller_id);
+  return true;
+}
+
+bool poot_batch_busy(const poot_batch *b) {
+  poot_scheduler_stats s;
+  poot_scheduler_get_stats(b->sched, &s);
+  return s.queued > 0 || s.running > 0;
+}
+
+/* ------------------------------------------------------------ steps */
+
+poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, int32_t *ids,
+                                bool *nonfinite, int32_t *out_replays) {
+  if (out_replays) *out_replays = 0;
+  if (!plan || plan->n_work < 0 || plan->n_work > b->max_batch ||
+      (plan->n_work && (!ids || !nonfinite)))
+    return BAD("batch: run_plan needs a plan of at most %d items and output arrays", b->max_batch);
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    ids[i] = -1;
+    nonfinite[i] = false;
+  }
+  /* Longer items run their chunk ladders first; then every one-token item,
+   * and the last token of an emitting item that samples (so it is drawn by
+   * the row sampler, as the driver feeds a prompt's last id through its
+   * sample entry), is a row of one batched replay per sampling kind. */
+  int32_t n_rows = 0, replays = 0;
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    const poot_scheduler_work *w = &plan->work[i];
+    const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
+    const int32_t last = w->n_tokens - 1;
+    if (w->n_tokens > 1 && (!rq || last > 0)) {
+      poot_status st = run_item(b, w, rq ? last : w->n_tokens, &ids[i], &nonfinite[i], &replays);
+      if (st) {
+        if (out_replays) *out_replays = replays;
+        return st;
+      }
+      if (!rq) continue;
+    }
+    b->brows[n_rows++] = (batch_row){
+        .item = i, .off = w->n_tokens > 1 ? last : 0, .kind = rq ? rq->r.kind : 0, .req = rq};
+  }
+  /* One replay per kind, in the order kinds first appear. */
+  for (int32_t first = 0; first < n_rows; first++) {
+    if (b->brows[first].item < 0) continue;
+    const uint32_t kind = b->brows[first].kind;
+    int32_t ng = 0;
+    for (int32_t j = first; j < n_rows; j++)
+      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
+        b->grows[ng++] = b->brows[j];
+        b->brows[j].item = -1;
+      }
+    poot_status st = run_rows(b, plan, b->grows, ng, ids, nonfinite);
+    if (st) {
+      if (out_replays) *out_replays = replays;
+      return st;
+    }
+    replays++;
+  }
+  for (int32_t i = 0; i < plan->n_work; i++)
+    if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false;
+  if (out_replays) *out_replays = replays;
+  return NULL;
+}
+
+poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
+                            poot_batch_step_info *out) {
+  poot_batch_step_info info = {0};
+  if (out) *out = info;
+  const poot_scheduler_plan *plan = NULL;
+  POOT_TRY(poot_scheduler_step_plan(b->sched, &plan));
+  if (plan->n_work == 0) {
+    info.idle = true;
+    if (out) *out = info;
+    return NULL;
+  }
+  info.n_work = plan->n_work;
+  info.n_tokens = plan->n_tokens;
+  info.n_preempted = plan->n_preempted;
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    info.n_rows += plan->work[i].n_tokens == 1;
+    info.n_decode += plan->work[i].n_tokens == 1 && !plan->work[i].prefill;
+  }
+  if (info.n_rows > 0) {
+    int32_t k = 0;
+    while (k < b->n_sizes - 1 && b->sizes[k] < info.n_rows) k++;
+    info.decode_batch = b->sizes[k];
+  }
+  poot_status st = poot_batch_run_plan(b, plan, b->ids, b->nonfinite, &info.replays);
+  if (st) {
+    poot_status_free(poot_scheduler_step_abort(b->sched));
+    return st;
+  }
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    const poot_scheduler_work *w = &plan->work[i];
+    b->results[i] = (poot_scheduler_result){.token = b->ids[i], .stop = false};
+    if (!w->emits) continue;
+    info.n_emitted++;
+    if (fn) b->results[i].stop = fn(ctx, w->caller_id, b->ids[i], b->nonfinite[i]);
+  }
+  POOT_TRY(poot_scheduler_step_done(b->sched, b->results, plan->n_work));
+  b->stats.steps++;
+  if (out) *out = info;
+  return NULL;
+}

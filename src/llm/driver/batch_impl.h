@@ -1,0 +1,131 @@
+/* batch_impl.h — private to src/llm/driver: the batched runner's object
+ * (batch.c: creation, entries, running a plan; batch_sample.c: per-request
+ * sampling rows; batch_generate.c: many prompts to completion). */
+#ifndef POOT_LLM_BATCH_IMPL_H
+#define POOT_LLM_BATCH_IMPL_H
+
+#include "poot/llm/batch.h"
+
+#include "driver_impl.h"
+
+#define BATCH_DEFAULT_MAX 8
+#define BATCH_DEFAULT_BS 16
+#define BATCH_DEFAULT_CAP_MAX 512
+#define BATCH_DEFAULT_REQUESTS 1024
+/* The device budget's share of the memory left after the weights, and the
+ * most it takes: this many full sequences per decode row. */
+#define BATCH_BUDGET_SEQS_PER_ROW 4
+
+/* Sampling kinds with decode entries at once (the least recently used is
+ * removed for a new one). */
+#define BATCH_MAX_KINDS 4
+
+/* One paged entry: B sequences of T tokens. */
+typedef struct batch_entry {
+  int64_t batch, tokens;
+  bool logits;   /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
+  uint32_t kind; /* 0: the greedy suffix; else the row sampler of this kind */
+  bool added;
+  uint32_t id;
+  poot_exec_slot token, pos, table, write;
+  poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */
+} batch_entry;
+
+/* The decode entries of one sampling kind (created on first use). */
+typedef struct batch_kind {
+  uint32_t kind;
+  uint64_t used; /* the replay count when it last ran (LRU) */
+  batch_entry decode[POOT_BATCH_MAX_SIZES];
+} batch_kind;
+
+/* A sampled request's slot values (as poot__driver_request_init fills them). */
+typedef struct batch_req {
+  bool used;
+  uint64_t caller_id;
+  driver_request r;
+} batch_req;
+
+/* One row of a batched step: plan item `item`, its token at offset `off`. */
+typedef struct batch_row {
+  int32_t item;
+  int32_t off;
+  uint32_t kind;        /* 0: greedy */
+  const batch_req *req; /* kind != 0 */
+} batch_row;
+
+struct poot_batch {
+  poot_executor *ex;
+  poot_model *model;
+  char *program;
+  int32_t max_batch, bs, num_blocks, token_budget, max_requests;
+  int32_t scratch; /* the block dummy rows write: num_blocks (the pool never hands it out) */
+  int64_t cap, width, chunk, tail; /* width: blocks per table (cap / bs) */
+  poot_dtype kv;
+  uint64_t kv_bytes;
+  int32_t n_sizes;
+  int32_t sizes[POOT_BATCH_MAX_SIZES];
+  batch_entry decode[POOT_BATCH_MAX_SIZES]; /* decode[i]: B = sizes[i], T = 1 */
+  batch_entry prefill[2];                   /* B = 1: [0] T = chunk, [1] T = tail */
+  /* poot__batch_set_decode_logits: decode through the logits variants. */
+  batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
+  float *logits_out;
+  poot_kv_pool *pool;
+  poot_scheduler *sched;
+  /* Host copies of one step's slots, sized for the largest entry. */
+  int32_t *tok, *pos, *table, *write, *out;
+  /* Per plan item (at most max_batch): the ids, flags and results; a batched
+   * replay's rows' ids and flags. */
+  int32_t *ids, *ids_tmp;
+  bool *nonfinite, *nonfinite_tmp;
+  poot_scheduler_result *results;
+  poot_batch_stats stats;
+  /* Sampling (batch_sample.c): the kinds' entries, the sampled requests. */
+  batch_kind kinds[BATCH_MAX_KINDS];
+  uint32_t n_kinds;
+  batch_req *reqs;    /* max_requests records */
+  poot_map req_index; /* caller id → 1 + index in reqs */
+  batch_row *brows;   /* a step's rows (at most max_batch) */
+  batch_row *grows;   /* one kind's rows */
+  /* Host copies of the sampler slots, max_batch rows. */
+  float *sf, *sbias;
+  int32_t *si, *sbias_id;
+  uint32_t *sseed, *sctr;
+};
+
+/* batch.c: adds entry `e` (traced with the greedy suffix, the row sampler of
+ * e->kind, or none for logits; compiled; captured) unless it was added. */
+POOT_MUST_USE poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e);
+/* batch.c: one replay of `e` with the host slot copies (token, pos, tables,
+ * write rows) and `extra` slot values; the output into out. */
+POOT_MUST_USE poot_status poot__batch_replay(poot_batch *b, batch_entry *e,
+                                             const poot_exec_slot_value *extra, size_t n_extra,
+                                             void *out, size_t out_size);
+
+/* batch_sample.c: allocates the request records and slot copies (create). */
+POOT_MUST_USE poot_status poot__batch_sample_init(poot_batch *b);
+/* batch_sample.c: removes the kinds' entries and frees the records. */
+void poot__batch_sample_deinit(poot_batch *b);
+/* batch_sample.c: a request's record from its sampling parameters
+ * (validated against the vocabulary; the seed resolved); kind 0 (NULL
+ * parameters, or greedy without a bias) needs none. UNSUPPORTED for
+ * penalties, logprobs or ignore_eos; INVALID_ARGUMENT naming the field; IO
+ * when a random seed cannot be drawn. */
+POOT_MUST_USE poot_status poot__batch_sample_make(const poot_batch *b,
+                                                  const poot_sampling_params *p, batch_req *out);
+/* batch_sample.c: keeps the record for the request `caller_id` (submitted).
+ * OUT_OF_MEMORY from the index (the records themselves are preallocated). */
+POOT_MUST_USE poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_id,
+                                                 const batch_req *r);
+/* batch_sample.c: the request's record, or NULL (greedy). */
+const batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id);
+/* batch_sample.c: forgets the request's record (finished). */
+void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
+/* batch_sample.c: the rows of one sampled kind (the caller filled the host
+ * copies of token, pos, tables and write rows for rows[0..n) and dummies up
+ * to the entry size sizes[k]) as one replay of that kind's decode entry;
+ * each row's id and flag into ids_tmp / nonfinite_tmp [0..n). An id outside
+ * the vocabulary (every token banned) comes back as 0, flagged. */
+POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n,
+                                                  int32_t k);
+
+#endif /* POOT_LLM_BATCH_IMPL_H */

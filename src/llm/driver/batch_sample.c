@@ -1,0 +1,204 @@
+/* batch_sample.c — per-request sampling in the batched runner
+ * (poot/llm/batch.h, poot_batch_request.sampling): each sampled request's
+ * slot values, kept by caller id; the decode entries of each sampling kind
+ * (the driver's sampling suffix on every row, driver_sample.c row mode);
+ * and one replay of a kind's rows with their parameter slots written.
+ *
+ * A row's Philox counter is {ids the request has generated, 0}: a request
+ * draws the same numbers whatever rows it shares a step with, after a
+ * preemption (its generated ids are kept, not redrawn), and as the driver's
+ * state counter gives them from a reset. */
+#include <math.h>
+#include <string.h>
+
+#include "batch_impl.h"
+
+poot_status poot__batch_sample_init(poot_batch *b) {
+  const size_t R = (size_t)b->max_batch;
+  poot_map_init(&b->req_index);
+  b->reqs = poot_calloc((size_t)b->max_requests, sizeof *b->reqs);
+  b->sf = poot_calloc(R * DRIVER_SAMPLER_FPARAMS, sizeof *b->sf);
+  b->si = poot_calloc(R * DRIVER_SAMPLER_IPARAMS, sizeof *b->si);
+  b->sseed = poot_calloc(R * 2, sizeof *b->sseed);
+  b->sctr = poot_calloc(R * 2, sizeof *b->sctr);
+  b->sbias_id = poot_calloc(R * POOT_SAMPLING_MAX_BIAS, sizeof *b->sbias_id);
+  b->sbias = poot_calloc(R * POOT_SAMPLING_MAX_BIAS, sizeof *b->sbias);
+  if (!b->reqs || !b->sf || !b->si || !b->sseed || !b->sctr || !b->sbias_id || !b->sbias)
+    return OOM("sampler rows");
+  return NULL;
+}
+
+void poot__batch_sample_deinit(poot_batch *b) {
+  for (uint32_t k = 0; k < b->n_kinds; k++)
+    for (int32_t i = 0; i < b->n_sizes; i++)
+      if (b->kinds[k].decode[i].added)
+        poot_status_free(poot_exec_remove_entry(b->ex, b->kinds[k].decode[i].id));
+  b->n_kinds = 0;
+  if (b->reqs) poot_map_deinit(&b->req_index);
+  poot_free(b->reqs);
+  poot_free(b->sf);
+  poot_free(b->si);
+  poot_free(b->sseed);
+  poot_free(b->sctr);
+  poot_free(b->sbias_id);
+  poot_free(b->sbias);
+  b->reqs = NULL;
+  b->sf = b->sbias = NULL;
+  b->si = b->sbias_id = NULL;
+  b->sseed = b->sctr = NULL;
+}
+
+/* ------------------------------------------------------------ requests */
+
+poot_status poot__batch_sample_make(const poot_batch *b, const poot_sampling_params *p,
+                                    batch_req *out) {
+  memset(out, 0, sizeof *out);
+  if (!p) return NULL;
+  const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  POOT_TRY(poot_sampling_params_validate(p, (uint32_t)V));
+  const uint32_t kind = poot_sampling_params_kind(p);
+  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_LOGPROBS) || p->ignore_eos)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "batch: repetition penalties, logprobs (n_probs) and ignore_eos are "
+                            "not supported in batched steps yet");
+  if (kind == 0) return NULL; /* greedy: the greedy entries */
+  uint64_t seed = 0;
+  if (kind & POOT_SAMPLER_DRAW) POOT_TRY(poot_sampling_seed_resolve(p, &seed));
+  poot__driver_request_init(V, p, seed, &out->r);
+  out->r.kind = kind;
+  out->used = true;
+  return NULL;
+}
+
+poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_id, const batch_req *r) {
+  int32_t i = 0;
+  while (i < b->max_requests && b->reqs[i].used) i++;
+  if (i == b->max_requests) /* the scheduler holds at most max_requests */
+    return poot_status_make(POOT_INTERNAL, "batch: no free sampler record");
+  POOT_TRY(poot_map_put(&b->req_index, &caller_id, sizeof caller_id, (uint64_t)i + 1));
+  b->reqs[i] = *r;
+  b->reqs[i].used = true;
+  b->reqs[i].caller_id = caller_id;
+  return NULL;
+}
+
+const batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id) {
+  uint64_t v = 0;
+  if (!b->reqs || !poot_map_get(&b->req_index, &caller_id, sizeof caller_id, &v) || v == 0)
+    return NULL;
+  return &b->reqs[v - 1];
+}
+
+void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id) {
+  uint64_t v = 0;
+  if (!b->reqs || !poot_map_get(&b->req_index, &caller_id, sizeof caller_id, &v) || v == 0) return;
+  b->reqs[v - 1].used = false;
+  poot_map_remove(&b->req_index, &caller_id, sizeof caller_id);
+}
+
+/* ------------------------------------------------------------ steps */
+
+/* The kind's entry set: found, or made (replacing the least recently used
+ * kind's entries when all BATCH_MAX_KINDS are taken). */
+static poot_status kind_set(poot_batch *b, uint32_t kind, batch_kind **out) {
+  for (uint32_t k = 0; k < b->n_kinds; k++)
+    if (b->kinds[k].kind == kind) {
+      *out = &b->kinds[k];
+      return NULL;
+    }
+  uint32_t k = b->n_kinds;
+  if (k == BATCH_MAX_KINDS) {
+    k = 0;
+    for (uint32_t j = 1; j < b->n_kinds; j++)
+      if (b->kinds[j].used < b->kinds[k].used) k = j;
+    for (int32_t i = 0; i < b->n_sizes; i++)
+      if (b->kinds[k].decode[i].added)
+        POOT_TRY(poot_exec_remove_entry(b->ex, b->kinds[k].decode[i].id));
+  } else {
+    b->n_kinds++;
+  }
+  batch_kind *s = &b->kinds[k];
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  for (int32_t i = 0; i < b->n_sizes; i++)
+    s->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1, .kind = kind};
+  *out = s;
+  return NULL;
+}
+
+static poot_tensor mat(poot_dtype dt, int64_t rows, int64_t cols, void *data) {
+  int64_t d[2] = {rows, cols};
+  poot_tensor t = {
+      .type = poot_type_make(dt, 2, d), .data = data, .size = (size_t)(rows * cols) * 4};
+  return t;
+}
+
+/* Row r's parameter slot values: the request's, or a dummy row's (a greedy
+ * argmax of its ignored logits: temperature 1, nothing truncated, no bias). */
+static void fill_params(poot_batch *b, int32_t r, const batch_req *q, uint32_t ctr) {
+  float *f = b->sf + r * DRIVER_SAMPLER_FPARAMS;
+  int32_t *i = b->si + r * DRIVER_SAMPLER_IPARAMS;
+  int32_t *bid = b->sbias_id + r * POOT_SAMPLING_MAX_BIAS;
+  float *bv = b->sbias + r * POOT_SAMPLING_MAX_BIAS;
+  if (q) {
+    memcpy(f, q->r.f, sizeof q->r.f);
+    memcpy(i, q->r.i, sizeof q->r.i);
+    memcpy(b->sseed + 2 * r, q->r.seed, sizeof q->r.seed);
+    memcpy(bid, q->r.bias_id, sizeof q->r.bias_id);
+    memcpy(bv, q->r.bias, sizeof q->r.bias);
+  } else {
+    const int64_t V = poot_model_get_config(b->model)->vocab_size;
+    const float fd[DRIVER_SAMPLER_FPARAMS] = {1.0f, 1.0f, -INFINITY, 1.0f, 1.0f, 0, 0, 0};
+    memcpy(f, fd, sizeof fd);
+    memset(i, 0, DRIVER_SAMPLER_IPARAMS * sizeof *i);
+    i[0] = V < POOT_SAMPLING_MAX_TOP_K ? (int32_t)V : POOT_SAMPLING_MAX_TOP_K;
+    b->sseed[2 * r] = b->sseed[2 * r + 1] = 0;
+    for (int j = 0; j < POOT_SAMPLING_MAX_BIAS; j++) bid[j] = -1, bv[j] = 0.0f;
+  }
+  b->sctr[2 * r] = ctr;
+  b->sctr[2 * r + 1] = 0;
+}
+
+poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n, int32_t k) {
+  batch_kind *s = NULL;
+  POOT_TRY(kind_set(b, rows[0].kind, &s));
+  s->used = b->stats.replays + 1;
+  batch_entry *e = &s->decode[k];
+  const int32_t B = b->sizes[k];
+  for (int32_t r = 0; r < B; r++) {
+    const batch_req *q = r < n ? rows[r].req : NULL;
+    uint32_t ctr = 0;
+    if (q) {
+      poot_scheduler_request_info info;
+      POOT_TRY(poot_scheduler_request_get(b->sched, q->caller_id, &info));
+      ctr = (uint32_t)info.n_generated; /* the draw this row makes: the next id's */
+    }
+    fill_params(b, r, q, ctr);
+  }
+  POOT_TRY(poot__batch_ensure_entry(b, e));
+  poot_tensor tf = mat(POOT_DTYPE_F32, B, DRIVER_SAMPLER_FPARAMS, b->sf);
+  poot_tensor ti = mat(POOT_DTYPE_I32, B, DRIVER_SAMPLER_IPARAMS, b->si);
+  poot_tensor ts = mat(POOT_DTYPE_U32, B, 2, b->sseed);
+  poot_tensor tc = mat(POOT_DTYPE_U32, B, 2, b->sctr);
+  poot_tensor tbi = mat(POOT_DTYPE_I32, B, POOT_SAMPLING_MAX_BIAS, b->sbias_id);
+  poot_tensor tb = mat(POOT_DTYPE_F32, B, POOT_SAMPLING_MAX_BIAS, b->sbias);
+  poot_exec_slot_value in[6] = {{e->s_f, &tf}, {e->s_i, &ti}};
+  size_t n_in = 2;
+  if (e->kind & POOT_SAMPLER_DRAW) {
+    in[n_in++] = (poot_exec_slot_value){e->s_seed, &ts};
+    in[n_in++] = (poot_exec_slot_value){e->s_ctr, &tc};
+  }
+  if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
+    in[n_in++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
+    in[n_in++] = (poot_exec_slot_value){e->s_bias, &tb};
+  }
+  POOT_TRY(poot__batch_replay(b, e, in, n_in, b->out, (size_t)B * DRIVER_SAMPLE_HEAD * 4));
+  const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  for (int32_t r = 0; r < n; r++) {
+    const int32_t *w = b->out + r * DRIVER_SAMPLE_HEAD;
+    const bool ok = w[0] >= 0 && w[0] < V && w[2] != 0; /* drawn, not every token banned */
+    b->ids_tmp[r] = ok ? w[0] : 0;
+    b->nonfinite_tmp[r] = w[1] == 0 || !ok;
+  }
+  return NULL;
+}

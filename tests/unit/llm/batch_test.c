@@ -1,0 +1,789 @@
+/* The batched runner (poot/llm/batch.h, docs/batching.md) on the device the
+ * argument names ("vulkan" by default; SKIP when it is absent), with
+ * stories260K (the data folder) and the demo model (models/poot-demo.gguf);
+ * each case SKIPs when its model is absent:
+ *  - tier 2: every step of a scheduler run (three prompts of 5, 9 and 3 ids
+ *    with blocks of 4, so positions are ragged and block tables interleave)
+ *    on the device and on poot_eval over the same paged graph, slots and
+ *    pool rows: each decode row's logits within the tolerance of
+ *    docs/verification.md, each prefill item's id the oracle's;
+ *  - batch invariance: 16 stories260K prompts (6 of the demo model), each
+ *    generated alone and all together at max_batch 8 (decode entries of 1,
+ *    2, 4, 8, with dummy rows) and, on stories260K, 3 (1, 2, 3): identical
+ *    ids on a SIMD CPU target (lavapipe); elsewhere max_batch 4 must be
+ *    identical and 8 is reported (the GEMM from 5 rows, docs/batching.md);
+ *    the alone ids equal the contiguous driver's (f32 K/V) for four; every
+ *    entry captured once, none added by a step;
+ *  - prefix reuse: a prompt sharing 32 ids with an earlier one computes only
+ *    the rest (counted) and gives the ids of a runner without reuse;
+ *  - preemption: a pool too small for the load: every request finishes
+ *    (LENGTH, or CAPACITY) with its alone ids where it finished by length,
+ *    preemptions happened, and the pool's blocks are all free at the end;
+ *  - option errors, and sizing from the device's memory.
+ * On wgpu only the tier-2 case and the errors run (each entry compiles for
+ * seconds there; the rest does not depend on the device). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "poot/devices.h"
+#include "poot/eval.h"
+#include "poot/llm/batch.h"
+#include "poot/llm/driver.h"
+#include "poot/llm/verify.h"
+#include "poot_test.h"
+#include "../../../src/llm/driver/driver_internal.h"
+
+static const char *g_spec = "vulkan";
+/* The device's target is a SIMD CPU (lavapipe): every decode size is
+ * batch invariant there; elsewhere up to 4 rows (docs/batching.md). */
+static bool g_simd_cpu;
+/* One device for every case: its kernel cache serves every runner. */
+static poot_device *g_dev;
+
+typedef struct rig {
+  poot_model *model;
+  poot_device *dev;
+  poot_executor *ex;
+  poot_batch *b;
+} rig;
+
+static bool stories_paths(char *model, char *tok, size_t n) {
+  return poot_test_data_path("models/stories260K/stories260K.bin", model, n) &&
+         poot_test_data_path("models/stories260K/tok512.bin", tok, n);
+}
+
+/* Opens stories260K (or the demo model when `demo`); false when absent. */
+static bool open_model(bool demo, poot_model **out) {
+  char model[1024], tok[1024];
+  if (demo) {
+    snprintf(model, sizeof model, "%s/models/poot-demo.gguf", poot_test_source_dir());
+    FILE *f = fopen(model, "rb");
+    if (!f) return false;
+    fclose(f);
+    POOT_ASSERT_OK(poot_model_open(model, NULL, out));
+    return true;
+  }
+  if (!stories_paths(model, tok, sizeof model)) return false;
+  poot_model_open_options mo = {.tokenizer_path = tok};
+  POOT_ASSERT_OK(poot_model_open(model, &mo, out));
+  return true;
+}
+
+static void rig_open(rig *r, poot_model *m, const poot_batch_options *o) {
+  memset(r, 0, sizeof *r);
+  r->model = m;
+  r->dev = g_dev;
+  POOT_ASSERT_OK(poot_engine_create(r->dev, &r->ex));
+  POOT_ASSERT_OK(poot_batch_create(r->ex, m, o, &r->b));
+}
+
+static void rig_close(rig *r) {
+  poot_batch_destroy(r->b);
+  poot_executor_destroy(r->ex);
+}
+
+/* Deterministic prompts: BOS then ids from a seeded LCG. */
+static void make_prompt(uint32_t seed, int64_t vocab, int32_t *ids, int64_t n) {
+  uint32_t x = seed * 2654435761u + 12345u;
+  ids[0] = 1;
+  for (int64_t i = 1; i < n; i++) {
+    x = x * 1664525u + 1013904223u;
+    ids[i] = (int32_t)(3 + (x >> 8) % (uint32_t)(vocab - 3));
+  }
+}
+
+/* ------------------------------------------------------------ the oracle */
+
+/* The paged graph of one step shape on poot_eval, its weights bound by
+ * name; the pool's states are carried between steps by `pool`. */
+typedef struct oracle_graph {
+  int64_t B, T;
+  poot_graph *g;
+  poot_eval_input items[256];
+  poot_tensor tensors[256];
+  char names[256][64];
+  size_t n_weights, n;
+} oracle_graph;
+
+typedef struct oracle {
+  poot_model *m;
+  poot_batch_info info;
+  oracle_graph graphs[16];
+  int n_graphs;
+  poot_evaluation *pool; /* the states after the last step (NULL: zeros) */
+} oracle;
+
+static oracle_graph *oracle_get(oracle *o, int64_t B, int64_t T) {
+  for (int i = 0; i < o->n_graphs; i++)
+    if (o->graphs[i].B == B && o->graphs[i].T == T) return &o->graphs[i];
+  assert_true(o->n_graphs < 16);
+  oracle_graph *g = &o->graphs[o->n_graphs++];
+  memset(g, 0, sizeof *g);
+  g->B = B;
+  g->T = T;
+  poot_model_step step = {.batch = B,
+                          .tokens = T,
+                          .cap = o->info.max_seq_len,
+                          .paged = true,
+                          .block_size = o->info.block_size,
+                          .num_blocks = o->info.num_blocks + 1};
+  poot_model_trace_options to = poot_model_trace_options_for(o->m);
+  to.kv_dtype = o->info.kv_dtype;
+  POOT_ASSERT_OK(poot_model_trace(poot_model_get_config(o->m), &step, &to, &g->g));
+  const poot_region *root = poot_graph_root(g->g);
+  poot_strbuf sb;
+  poot_strbuf_init(&sb);
+  for (uint32_t i = 0; i < root->num_nodes; i++) {
+    const poot_node *nd = poot_graph_node(g->g, root->nodes[i]);
+    if (nd->op != POOT_OP_LEAF || nd->storage != POOT_STORAGE_WEIGHT) continue;
+    poot_strbuf_clear(&sb);
+    poot_graph_leaf_name(g->g, nd, &sb);
+    assert_true(g->n < 200);
+    snprintf(g->names[g->n], 64, "%s", sb.data);
+    POOT_ASSERT_OK(poot_model_weight_tensor(
+        o->m, &nd->weight, poot_graph_value_type(g->g, nd->results[0]), &g->tensors[g->n]));
+    g->items[g->n].name = g->names[g->n];
+    g->items[g->n].tensor = &g->tensors[g->n];
+    g->n++;
+  }
+  g->n_weights = g->n;
+  poot_strbuf_deinit(&sb);
+  return g;
+}
+
+static void oracle_add(oracle_graph *g, const char *name, poot_type type, const void *data,
+                       size_t size) {
+  size_t k = g->n++;
+  snprintf(g->names[k], 64, "%s", name);
+  g->tensors[k] = (poot_tensor){.type = type, .data = (void *)data, .size = size};
+  g->items[k].name = g->names[k];
+  g->items[k].tensor = &g->tensors[k];
+}
+
+/* One oracle step of B rows of T tokens; returns f32[B, V] (malloc'd). */
+static float *oracle_step(oracle *o, int64_t B, int64_t T, const int32_t *tok, const int32_t *pos,
+                          const int32_t *table, const int32_t *write) {
+  oracle_graph *g = oracle_get(o, B, T);
+  const int64_t W = o->info.max_seq_len / o->info.block_size, N = B * T;
+  int64_t td[2] = {B, T}, sd[2] = {B, W};
+  oracle_add(g, "token", poot_type_make(POOT_DTYPE_I32, 2, td), tok, (size_t)N * 4);
+  oracle_add(g, "pos", poot_type_make(POOT_DTYPE_I32, 1, &B), pos, (size_t)B * 4);
+  oracle_add(g, "slot_map", poot_type_make(POOT_DTYPE_I32, 2, sd), table, (size_t)(B * W) * 4);
+  oracle_add(g, "write_map", poot_type_make(POOT_DTYPE_I32, 1, &N), write, (size_t)N * 4);
+  if (o->pool)
+    for (uint32_t i = 0; i < o->pool->num_states; i++)
+      oracle_add(g, o->pool->states[i].name, o->pool->states[i].tensor.type,
+                 o->pool->states[i].tensor.data, o->pool->states[i].tensor.size);
+  poot_eval_inputs in = {.count = g->n, .items = g->items};
+  poot_eval_options eo;
+  poot_eval_options_init(&eo);
+  eo.zero_missing_states = o->pool == NULL;
+  poot_evaluation *e = NULL;
+  POOT_ASSERT_OK(poot_eval(g->g, &in, &eo, &e));
+  g->n = g->n_weights;
+  float *out = malloc(e->output.size);
+  memcpy(out, e->output.data, e->output.size);
+  poot_evaluation_destroy(o->pool);
+  o->pool = e;
+  return out;
+}
+
+static void oracle_deinit(oracle *o) {
+  for (int i = 0; i < o->n_graphs; i++) poot_graph_destroy(o->graphs[i].g);
+  poot_evaluation_destroy(o->pool);
+}
+
+static int64_t argmax(const float *x, int64_t n, float *out_margin) {
+  int64_t best = 0, second = -1;
+  for (int64_t i = 1; i < n; i++)
+    if (x[i] > x[best]) best = i;
+  for (int64_t i = 0; i < n; i++)
+    if (i != best && (second < 0 || x[i] > x[second])) second = i;
+  if (out_margin) *out_margin = second < 0 ? INFINITY : x[best] - x[second];
+  return best;
+}
+
+/* ------------------------------------------------------------ tier 2 */
+
+static void vs_oracle(poot_dtype kv) {
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP vs oracle: stories260K is absent\n");
+    skip();
+  }
+  const poot_model_config *c = poot_model_get_config(m);
+  const int64_t V = c->vocab_size;
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_batch = 4;
+  bo.max_seq_len = 32;
+  bo.block_size = 4;
+  bo.num_blocks = 40;
+  bo.prefill_chunk = 4;
+  bo.token_budget = 8; /* prefill cut by the budget too: items of 1..4 tokens */
+  bo.no_prefix_cache = true;
+  bo.kv_dtype = kv;
+  rig r;
+  rig_open(&r, m, &bo);
+  oracle o = {.m = m}, o32 = {.m = m}; /* o32: an f32 cache fed the same ids */
+  poot_batch_get_info(r.b, &o.info);
+  assert_int_equal(o.info.kv_dtype, kv);
+  o32.info = o.info;
+  o32.info.kv_dtype = POOT_DTYPE_F32;
+  assert_int_equal(o.info.num_blocks, 40);
+  const int64_t W = o.info.max_seq_len / o.info.block_size;
+  float *dev_logits = calloc((size_t)(4 * V), sizeof *dev_logits);
+  poot__batch_set_decode_logits(r.b, dev_logits);
+  enum { NREQ = 3 };
+  const int64_t lens[NREQ] = {5, 9, 3};
+  int32_t prompts[NREQ][16];
+  for (int i = 0; i < NREQ; i++) {
+    make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
+    POOT_ASSERT_OK(
+        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
+  }
+  poot_scheduler *sched = poot_batch_scheduler(r.b);
+  const poot_kv_pool *pool = poot_batch_pool(r.b);
+  int decode_rows = 0, ragged_steps = 0, gapped_tables = 0, prefill_ids = 0;
+  double worst = 0, worst_ratio = 0;
+  while (poot_batch_busy(r.b)) {
+    const poot_scheduler_plan *plan;
+    POOT_ASSERT_OK(poot_scheduler_step_plan(sched, &plan));
+    assert_true(plan->n_work > 0);
+    int32_t ids[4];
+    bool nf[4];
+    POOT_ASSERT_OK(poot_batch_run_plan(r.b, plan, ids, nf, NULL));
+    poot_scheduler_result res[4];
+    /* The oracle over the same slots: the one-token items as one B = n
+     * step (the runner's batched rows), each other item as one B = 1 step
+     * of its tokens. */
+    int32_t rows[4], n_rows = 0;
+    for (int32_t i = 0; i < plan->n_work; i++)
+      if (plan->work[i].n_tokens == 1) rows[n_rows++] = i;
+    int32_t tok[64], pos[4], table[4 * 8], write[64];
+    for (int32_t i = 0; i < plan->n_work; i++) {
+      const poot_scheduler_work *w = &plan->work[i];
+      for (int32_t j = 1; j < w->n_blocks; j++)
+        if (w->blocks[j] != w->blocks[j - 1] + 1) gapped_tables++;
+    }
+    if (n_rows > 0) {
+      for (int32_t i = 0; i < n_rows; i++) {
+        const poot_scheduler_work *w = &plan->work[rows[i]];
+        tok[i] = w->tokens[0];
+        pos[i] = (int32_t)w->pos;
+        for (int64_t j = 0; j < W; j++)
+          table[i * W + j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
+        write[i] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos);
+        if (i > 0 && pos[i] != pos[0]) ragged_steps++;
+      }
+      float *ref = oracle_step(&o, n_rows, 1, tok, pos, table, write);
+      float *ref32 = oracle_step(&o32, n_rows, 1, tok, pos, table, write);
+      for (int32_t i = 0; i < n_rows; i++) {
+        const float *x = ref + i * V, *y = dev_logits + i * V;
+        /* With an f16 cache, the tolerance term of docs/verification.md "The
+         * f16 cache" (0 for f32: both oracles agree). */
+        double tol = poot_verify_tolerance(c, o.info.max_seq_len, x, V, true) +
+                     poot_verify_kv16_term(x, ref32 + i * V, (size_t)V);
+        double d = 0;
+        for (int64_t j = 0; j < V; j++) d = fmax(d, fabs((double)x[j] - y[j]));
+        worst = fmax(worst, d);
+        worst_ratio = fmax(worst_ratio, d / tol);
+        if (d > tol) fail_msg("batched row %d: |device - oracle| %.3g > tol %.3g", i, d, tol);
+        res[rows[i]] = (poot_scheduler_result){.token = (int32_t)argmax(x, V, NULL)};
+        if (plan->work[rows[i]].emits) assert_int_equal(ids[rows[i]], res[rows[i]].token);
+        decode_rows++;
+      }
+      free(ref);
+      free(ref32);
+    }
+    for (int32_t i = 0; i < plan->n_work; i++) {
+      const poot_scheduler_work *w = &plan->work[i];
+      if (w->n_tokens == 1) continue;
+      for (int32_t j = 0; j < w->n_tokens; j++) {
+        tok[j] = w->tokens[j];
+        write[j] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos + j);
+      }
+      pos[0] = (int32_t)w->pos;
+      for (int64_t j = 0; j < W; j++) table[j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
+      float *ref = oracle_step(&o, 1, w->n_tokens, tok, pos, table, write);
+      float *ref32 = oracle_step(&o32, 1, w->n_tokens, tok, pos, table, write);
+      float margin;
+      int32_t want = (int32_t)argmax(ref, V, &margin);
+      res[i] = (poot_scheduler_result){.token = want};
+      if (w->emits) {
+        double tol = poot_verify_tolerance(c, o.info.max_seq_len, ref, V, true) +
+                     poot_verify_kv16_term(ref, ref32, (size_t)V);
+        if (ids[i] != want && margin > 2 * tol)
+          fail_msg("prefill item %d: device id %d, oracle %d (margin %.3g)", i, ids[i], want,
+                   margin);
+        prefill_ids++;
+      }
+      free(ref);
+      free(ref32);
+    }
+    POOT_ASSERT_OK(poot_scheduler_step_done(sched, res, plan->n_work));
+  }
+  printf(
+      "tier 2 (%s K/V): %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
+      "steps, %d table gaps, %d prefill ids\n",
+      poot_dtype_name(kv), decode_rows, worst, worst_ratio, ragged_steps, gapped_tables,
+      prefill_ids);
+  assert_true(decode_rows >= 15);
+  assert_true(ragged_steps > 0);
+  assert_true(gapped_tables > 0);
+  poot_scheduler_request_info info;
+  int done = 0;
+  while (poot_batch_take_finished(r.b, &info)) {
+    assert_int_equal(info.finish, POOT_SCHEDULER_FINISH_LENGTH);
+    assert_int_equal(info.n_generated, 8);
+    done++;
+  }
+  assert_int_equal(done, NREQ);
+  poot__batch_set_decode_logits(r.b, NULL);
+  free(dev_logits);
+  oracle_deinit(&o);
+  oracle_deinit(&o32);
+  rig_close(&r);
+  poot_model_destroy(m);
+}
+
+static void test_vs_oracle(void **state) {
+  (void)state;
+  vs_oracle(POOT_DTYPE_F32);
+}
+
+/* The default paged K/V: f16 rows, scattered as 32-bit words of two halves. */
+static void test_vs_oracle_f16(void **state) {
+  (void)state;
+  vs_oracle(POOT_DTYPE_F16);
+}
+
+/* ------------------------------------------------------------ invariance */
+
+typedef struct prompt_set {
+  int n;
+  int32_t ids[64][40];
+  poot_batch_prompt p[64];
+} prompt_set;
+
+static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int max_new) {
+  s->n = n;
+  for (int i = 0; i < n; i++) {
+    int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
+    make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
+    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL}; /* ragged ends */
+  }
+}
+
+/* Generates every prompt alone on one runner (fresh pool contents per
+ * request do not matter: no prefix cache). */
+static void generate_alone(rig *r, const prompt_set *s, poot_batch_output *outs) {
+  for (int i = 0; i < s->n; i++)
+    POOT_ASSERT_OK(poot_batch_generate(r->b, &s->p[i], 1, NULL, &outs[i]));
+}
+
+static void expect_same(const poot_batch_output *a, const poot_batch_output *b, int n,
+                        const char *what) {
+  for (int i = 0; i < n; i++) {
+    assert_int_equal(a[i].finish, b[i].finish);
+    if (a[i].n != b[i].n || memcmp(a[i].ids, b[i].ids, (size_t)a[i].n * 4) != 0) {
+      int j = 0;
+      while (j < a[i].n && j < b[i].n && a[i].ids[j] == b[i].ids[j]) j++;
+      fail_msg("%s: request %d differs at id %d", what, i, j);
+    }
+  }
+}
+
+static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3) {
+  poot_model *m;
+  if (!open_model(demo, &m)) {
+    printf("SKIP invariance: the %s model is absent\n", demo ? "demo" : "stories260K");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  static prompt_set s;
+  make_prompts(&s, n, V, max_len, max_new);
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_seq_len = 64;
+  bo.block_size = 16;
+  bo.prefill_chunk = 16;
+  bo.num_blocks = 64;
+  bo.no_prefix_cache = true;
+  static poot_batch_output alone[64], b8[64], b3[64];
+  rig r;
+  bo.max_batch = 1;
+  rig_open(&r, m, &bo);
+  uint64_t t0 = poot_time_ns();
+  generate_alone(&r, &s, alone);
+  double t_alone = (double)(poot_time_ns() - t0) / 1e9;
+  rig_close(&r);
+
+  bo.max_batch = 8;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_prepare(r.b));
+  poot_exec_stats es;
+  poot_exec_stats_get(r.ex, &es);
+  const uint64_t captures = es.captures;
+  t0 = poot_time_ns();
+  POOT_ASSERT_OK(poot_batch_generate(r.b, s.p, (size_t)n, NULL, b8));
+  double t8 = (double)(poot_time_ns() - t0) / 1e9;
+  poot_batch_stats st;
+  poot_batch_get_stats(r.b, &st);
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  assert_int_equal(info.n_sizes, 4);
+  int ran = 0; /* decode sizes that ran */
+  for (int k = 0; k < info.n_sizes; k++) ran += st.per_size[k] > 0;
+  assert_true(ran >= 2);
+  assert_true(st.per_size[info.n_sizes - 1] > 0);
+  assert_true(st.padded_rows > 0);
+  poot_exec_stats_get(r.ex, &es);
+  assert_int_equal(captures, (uint64_t)info.n_sizes + 1); /* 4 decode sizes, the chunk */
+  assert_int_equal(es.captures, captures);                /* none added by any step */
+  printf(
+      "invariance (%s): %d prompts alone %.2f s, at max_batch 8 %.2f s (%llu decode replays, "
+      "%llu rows, %llu padded; replays at B = 1, 2, 4, 8: %llu %llu %llu %llu)\n",
+      demo ? "demo" : "stories260K", n, t_alone, t8, (unsigned long long)st.decode_replays,
+      (unsigned long long)st.decode_rows, (unsigned long long)st.padded_rows,
+      (unsigned long long)st.per_size[0], (unsigned long long)st.per_size[1],
+      (unsigned long long)st.per_size[2], (unsigned long long)st.per_size[3]);
+  rig_close(&r);
+  if (g_simd_cpu) {
+    expect_same(alone, b8, n, "max_batch 8");
+  } else { /* the GEMM from 5 rows: reported, not required */
+    int differ = 0;
+    for (int i = 0; i < n; i++)
+      differ += alone[i].n != b8[i].n || memcmp(alone[i].ids, b8[i].ids, (size_t)alone[i].n * 4);
+    printf("invariance at max_batch 8 on %s: %d of %d requests differ from alone\n", g_spec, differ,
+           n);
+  }
+
+  if (with_b3) {
+    bo.max_batch = g_simd_cpu ? 3 : 4; /* elsewhere invariant up to 4 rows */
+    rig_open(&r, m, &bo);
+    POOT_ASSERT_OK(poot_batch_generate(r.b, s.p, (size_t)n, NULL, b3));
+    rig_close(&r);
+    expect_same(alone, b3, n, g_simd_cpu ? "max_batch 3" : "max_batch 4");
+  }
+  for (int i = 0; i < n; i++) assert_int_equal(alone[i].n, s.p[i].max_new_tokens);
+
+  /* The contiguous driver (the same K/V type, f16) on the first prompts
+   * gives the same. */
+  poot_device *dev;
+  poot_executor *ex;
+  dev = g_dev;
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < 4 && i < n; i++) {
+    POOT_ASSERT_OK(poot_driver_reset(d));
+    poot_token ids[40], next;
+    for (int64_t j = 0; j < s.p[i].n; j++) ids[j] = s.ids[i][j];
+    POOT_ASSERT_OK(poot_driver_feed(d, ids, (size_t)s.p[i].n, &next, NULL));
+    for (int64_t j = 0; j < alone[i].n; j++) {
+      assert_int_equal(next, alone[i].ids[j]);
+      poot_token t = next;
+      if (j + 1 < alone[i].n) POOT_ASSERT_OK(poot_driver_feed(d, &t, 1, &next, NULL));
+    }
+  }
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_batch_outputs_free(alone, (size_t)n);
+  poot_batch_outputs_free(b8, (size_t)n);
+  if (with_b3) poot_batch_outputs_free(b3, (size_t)n);
+  poot_model_destroy(m);
+}
+
+static void test_invariance_stories(void **state) {
+  (void)state;
+  invariance(false, 16, 40, 8, true);
+}
+
+static void test_invariance_demo(void **state) {
+  (void)state;
+  invariance(true, 6, 20, 5, false);
+}
+
+/* ------------------------------------------------------------ prefix reuse */
+
+static void test_prefix_reuse(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP prefix reuse: stories260K is absent\n");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  int32_t a[40], b2[40];
+  make_prompt(7, V, a, 40);
+  memcpy(b2, a, 32 * sizeof *a);
+  make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
+  poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_batch = 4;
+  bo.max_seq_len = 64;
+  bo.block_size = 16;
+  bo.prefill_chunk = 16;
+  bo.num_blocks = 16;
+  poot_batch_output ra, rb, na, nb;
+  rig r;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &pa, 1, NULL, &ra));
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &pb, 1, NULL, &rb));
+  assert_int_equal(ra.reused_tokens, 0);
+  assert_int_equal(ra.prefill_tokens, 40);
+  assert_int_equal(rb.reused_tokens, 32); /* two blocks of 16 */
+  assert_int_equal(rb.prefill_tokens, 8); /* only its own ids */
+  poot_batch_stats st;
+  poot_batch_get_stats(r.b, &st);
+  /* Prefill tokens fed to the device: 40 + 8 (+ the ids fed back). */
+  assert_int_equal(st.prefill_tokens, 48);
+  rig_close(&r);
+  bo.no_prefix_cache = true;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &pa, 1, NULL, &na));
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &pb, 1, NULL, &nb));
+  assert_int_equal(nb.reused_tokens, 0);
+  assert_int_equal(nb.prefill_tokens, 40);
+  rig_close(&r);
+  expect_same(&ra, &na, 1, "first prompt, reuse on and off");
+  expect_same(&rb, &nb, 1, "second prompt, reuse on and off");
+  poot_batch_outputs_free(&ra, 1);
+  poot_batch_outputs_free(&rb, 1);
+  poot_batch_outputs_free(&na, 1);
+  poot_batch_outputs_free(&nb, 1);
+  poot_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ preemption */
+
+static void test_preemption(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP preemption: stories260K is absent\n");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  static prompt_set s;
+  make_prompts(&s, 8, V, 12, 14);
+  s.p[7].n = 30; /* with 14 new ids: past the pool (24 tokens) → CAPACITY at submit */
+  make_prompt(77, V, s.ids[7], 30);
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_batch = 4;
+  bo.max_seq_len = 32;
+  bo.block_size = 4;
+  bo.prefill_chunk = 4;
+  bo.num_blocks = 6; /* 24 tokens for four sequences of up to 26 */
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_output outs[8];
+  POOT_ASSERT_OK(poot_batch_generate(r.b, s.p, 8, NULL, outs));
+  poot_scheduler_stats ss;
+  poot_scheduler_get_stats(poot_batch_scheduler(r.b), &ss);
+  printf("preemption: %llu preemptions, %llu steps\n", (unsigned long long)ss.preemptions,
+         (unsigned long long)ss.steps);
+  assert_true(ss.preemptions > 0);
+  int length = 0, capacity = 0;
+  for (int i = 0; i < 8; i++) {
+    if (outs[i].finish == POOT_SCHEDULER_FINISH_LENGTH) {
+      assert_int_equal(outs[i].n, s.p[i].max_new_tokens);
+      length++;
+    } else {
+      assert_int_equal(outs[i].finish, POOT_SCHEDULER_FINISH_CAPACITY);
+      capacity++;
+    }
+  }
+  assert_int_equal(outs[7].finish, POOT_SCHEDULER_FINISH_CAPACITY);
+  assert_int_equal(outs[7].n, 0);
+  assert_true(length >= 4);
+  poot_kv_pool_stats ps;
+  poot_kv_pool_get_stats(poot_batch_pool(r.b), &ps);
+  assert_int_equal(ps.blocks_free, 6);
+  assert_int_equal(ps.blocks_in_use, 0);
+  assert_int_equal(ps.seqs_open, 0);
+  assert_false(poot_batch_busy(r.b));
+  rig_close(&r);
+  poot_batch_outputs_free(outs, 8);
+  poot_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* Sampled requests (llama.cpp's chain at two seeds, a temperature-only draw
+ * over the whole vocabulary, a greedy one with a logit bias) beside greedy
+ * ones: each gives the same ids alone and batched at max_batch 4, and the
+ * ids of the contiguous driver sampling with the same parameters and seed
+ * (the driver's state counter and the runner's {generated, 0} agree). */
+static void test_sampling(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP sampling: stories260K is absent\n");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { N = 6, NEW = 8 };
+  poot_sampling_params sp[4];
+  for (int i = 0; i < 4; i++) poot_sampling_params_init(&sp[i]);
+  sp[0].seed = 42; /* temp 0.8, top-k 40, top-p 0.95, min-p 0.05 */
+  sp[1].seed = 7;
+  sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f,
+  sp[2].seed = 3; /* the whole vocabulary */
+  sp[2].temperature = 1.0f;
+  sp[3].temperature = 0.0f, sp[3].n_bias = 1; /* greedy with a bias: a sampled kind */
+  sp[3].bias[0] = (poot_sampling_bias){.token = 261, .bias = 2.0f};
+  static int32_t ids[N][32];
+  poot_batch_prompt p[N];
+  for (int i = 0; i < N; i++) {
+    int64_t len = 3 + (i * 5) % 17;
+    make_prompt((uint32_t)(500 + i), V, ids[i], len);
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
+  }
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_seq_len = 64;
+  bo.block_size = 16;
+  bo.prefill_chunk = 16;
+  bo.num_blocks = 32;
+  bo.no_prefix_cache = true;
+  poot_batch_output alone[N], together[N];
+  rig r;
+  bo.max_batch = 1;
+  rig_open(&r, m, &bo);
+  for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
+  rig_close(&r);
+  bo.max_batch = 4;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  rig_close(&r);
+  expect_same(alone, together, N, "sampled, max_batch 4");
+  /* The sampled runs differ from greedy and between seeds. */
+  assert_true(memcmp(alone[0].ids, alone[1].ids, NEW * 4) != 0);
+  /* The driver, same K/V type, same parameters. */
+  poot_device *dev;
+  poot_executor *ex;
+  dev = g_dev;
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < 4; i++) {
+    poot_token pt[32];
+    for (int64_t j = 0; j < p[i].n; j++) pt[j] = ids[i][j];
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = NEW;
+    go.ignore_stop = true;
+    go.no_text = true;
+    go.sampling = &sp[i];
+    poot_driver_generate_result res;
+    POOT_ASSERT_OK(poot_driver_generate_ids(d, pt, (size_t)p[i].n, &go, NULL, NULL, &res));
+    assert_int_equal(res.n_ids, NEW);
+    for (int j = 0; j < NEW; j++)
+      if (res.ids[j] != alone[i].ids[j])
+        fail_msg("sampler %d: id %d: driver %d, runner %d", i, j, res.ids[j], alone[i].ids[j]);
+    poot_driver_generate_result_deinit(&res);
+  }
+  printf("sampling: 4 sampled and 2 greedy requests alone = batched = the driver's ids\n");
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_batch_outputs_free(alone, N);
+  poot_batch_outputs_free(together, N);
+  poot_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void test_errors(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP errors: stories260K is absent\n");
+    skip();
+  }
+  poot_device *dev;
+  poot_executor *ex;
+  dev = g_dev;
+  POOT_ASSERT_OK(poot_engine_create(dev, &ex));
+  poot_batch *b = NULL;
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_batch = -1;
+  POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT, "max_batch");
+  bo = poot_batch_options_default();
+  bo.kv_dtype = POOT_DTYPE_Q8_0;
+  POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT, "kv_dtype");
+  bo = poot_batch_options_default();
+  bo.max_batch = 8;
+  bo.token_budget = 4;
+  POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT, "token_budget");
+  bo = poot_batch_options_default();
+  bo.max_seq_len = 64;
+  bo.kv_budget_bytes = 100; /* not one block */
+  POOT_ASSERT_STATUS(poot_batch_create(ex, m, &bo, &b), POOT_CAPACITY);
+  assert_null(b);
+  /* Sized from the device's memory: some blocks, at most 4 · max_batch
+   * sequences' worth (minus the scratch block). */
+  bo = poot_batch_options_default();
+  bo.max_seq_len = 64;
+  bo.max_batch = 2;
+  poot_exec_stats es;
+  poot_exec_stats_get(ex, &es);
+  if (es.memory_bytes == 0) { /* wgpu: the device does not say */
+    POOT_ASSERT_STATUS_MSG(poot_batch_create(ex, m, &bo, &b), POOT_INVALID_ARGUMENT,
+                           "kv_budget_bytes");
+    bo.kv_budget_bytes = 1 << 20;
+  }
+  POOT_ASSERT_OK(poot_batch_create(ex, m, &bo, &b));
+  poot_batch_info info;
+  poot_batch_get_info(b, &info);
+  if (es.memory_bytes) { /* at most 4 · max_batch sequences, less the scratch block */
+    assert_true(info.num_blocks >= 1);
+    assert_true(info.num_blocks <= 4 * 2 * 64 / 16 - 1);
+  } else { /* 1 MiB of blocks of 16 tokens of 2 · 5 layers · 4 heads · 8 · 2 bytes (f16) */
+    assert_int_equal(info.num_blocks, (1 << 20) / (16 * 2 * 5 * 4 * 8 * 2) - 1);
+  }
+  assert_int_equal(info.prefill_chunk, 16);
+  assert_int_equal(info.token_budget, 2 * 16);
+  int32_t ids[2] = {1, 5};
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL}),
+                     POOT_INVALID_ARGUMENT);
+  POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
+  poot_batch_destroy(b);
+  poot_executor_destroy(ex);
+  poot_model_destroy(m);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) g_spec = argv[1];
+  poot_device *d = NULL;
+  poot_status st = poot_device_open(g_spec, NULL, &d);
+  if (st) {
+    int rc = poot_test_skip("device '%s' absent: %s", g_spec, poot_status_message(st));
+    poot_status_free(st);
+    return rc;
+  }
+  g_simd_cpu = d->caps.target.simd_cpu;
+  g_dev = d;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_vs_oracle),       cmocka_unit_test(test_vs_oracle_f16),
+      cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
+      cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
+      cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
+  };
+  /* wgpu compiles each entry through naga (seconds each on lavapipe): the
+   * tier-2 comparison and the errors only (CI time); the rest is the
+   * device-independent runner, checked on Vulkan. */
+  const size_t n = strcmp(g_spec, "wgpu") == 0 ? 3 : sizeof tests / sizeof tests[0];
+  const int rc = poot_test_finish(_cmocka_run_group_tests("tests", tests, n, NULL, NULL));
+  poot_device_destroy(g_dev);
+  return rc;
+}
