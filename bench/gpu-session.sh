@@ -71,6 +71,10 @@
 #            sentences/s; one sentence: latency), llm_encoders_ptx (the device
 #            against the oracle), and sentence-transformers / transformers in f16
 #            beside it on the same folder (bench/hf_embed.py) (not by default)
+#   batch    llm_batch_ptx (the batched runner against the oracle, batch
+#            invariance, prefix reuse, preemption) and `poot bench --batch B`
+#            of the Llama-3.2-1B shape (f16; BATCH_SIZES, default 1 8 32 64)
+#            beside the batch-1 driver (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -572,6 +576,18 @@ if has embed; then
     timeout 300 python3 bench/hf_embed.py "$em" --batch 64 >"$OUT/hf-embed.json" 2>"$OUT/hf-embed.err" &&
       cat "$OUT/hf-embed.json" || { echo "hf embed failed"; tail -3 "$OUT/hf-embed.err"; }
   fi
+fi
+
+if has batch; then
+  log "batch: the batched runner (paged K/V) on PTX"
+  t llm_batch_ptx .gpu/bin/llm_batch_vulkan ptx
+  synth llama-3.2-1b "$WORK/l1b"
+  b batch-l1b-single -m "$WORK/l1b" -p 128 -n 64
+  for B in ${BATCH_SIZES:-1 8 32 64}; do
+    timeout 300 $P bench -m "$WORK/l1b" -p 128 -n 64 --batch "$B" --device ptx --json \
+      >"$OUT/batch-l1b-$B.json" 2>"$OUT/batch-l1b-$B.err"
+    echo "batch-l1b B=$B: exit $? $(tr -d '\n' <"$OUT/batch-l1b-$B.json" | head -c 600)"
+  done
 fi
 
 if has hfvec; then

@@ -19,7 +19,7 @@ data=${POOT_DATA_DIR:-../shared/data}
 peers=${POOT_PEERS_DIR:-../shared/peers}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 tests="exec_conformance_ptx ptx_device kir_render_ptx_cuda llm_driver_sample_ptx llm_driver_suffix_ptx
-  llm_driver_encode_ptx llm_encoders_oracle json_schema_mask_bench_test devices_vulkan
+  llm_driver_encode_ptx llm_encoders_oracle llm_batch_vulkan json_schema_mask_bench_test devices_vulkan
   devices_vulkan_cache exec_conformance_vulkan devices_wgpu exec_conformance_wgpu vision_probe"
 cmake --build "$build" -j "$(nproc)" --target poot $tests
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
