@@ -24,6 +24,10 @@
 #define CHAIN_CAP 32u /* counts of x{m,n} past this share a context key */
 #define UNC_DEEPER 1024u
 #define MAX_SENTINELS 256u
+/* m->chainy's flags: the position counts as another in a cut state (canon), and the position
+ * is inside a long count or run of copies (prepare leaves the states there alone). */
+#define CHAIN_MAPPED 1u
+#define CHAIN_INSIDE 2u
 
 static void ctx_drop(poot_grammar_matcher *m) {
   poot_grammar_matcher_destroy(m->ctx);
@@ -56,7 +60,7 @@ static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint
   while (n && !c->fail) {
     uint32_t pos = m->scratch[--n];
     if (m->canon) {
-      m->cut_chainy = m->cut_chainy || m->chainy[pos];
+      m->cut_chainy = m->cut_chainy || (m->chainy[pos] & CHAIN_MAPPED);
       pos = m->canon[pos];
     }
     y = poot__node(c, pos, y);
@@ -315,7 +319,8 @@ static bool same_gel(const gel *a, const gel *b) {
 
 /* Inline copies (x{1000} is 1,000 x in one alternative): a position with more than
  * CHAIN_CAP copies of its element left counts as the one with CHAIN_CAP left, as the counts
- * below do. Marks m->canon and m->chainy when `mark`; returns whether there are any. */
+ * below do. Marks m->canon and m->chainy when `mark` (every position after a copy inside
+ * the run CHAIN_INSIDE); returns whether there are any. */
 static bool copies_map(poot_grammar_matcher *m, bool mark) {
   const poot_grammar *g = m->g;
   bool any = false;
@@ -330,8 +335,9 @@ static bool copies_map(poot_grammar_matcher *m, bool mark) {
       any = true;
       for (uint32_t i = p; mark && i + CHAIN_CAP <= q; i++) {
         m->canon[i] = q - CHAIN_CAP;
-        m->chainy[i] = 1;
+        m->chainy[i] |= CHAIN_MAPPED;
       }
+      for (uint32_t i = p + 1; mark && i < q; i++) m->chainy[i] |= CHAIN_INSIDE;
     }
     p = q;
   }
@@ -389,8 +395,10 @@ static poot_status chains_find(poot_grammar_matcher *m) {
       (void)count_rule(g, c, &fc, &next);
       for (uint32_t i = 0; i < 2 && g->el[fr + i].type != GEL_END; i++) {
         m->canon[fr + i] = fc + i;
-        m->chainy[fr + i] = 1;
+        m->chainy[fr + i] |= CHAIN_MAPPED;
       }
+      for (c = r; c != NIL; c = next) /* the call of the next count, all the way down */
+        if (count_rule(g, c, &full, &next) && next != NIL) m->chainy[full + 1] |= CHAIN_INSIDE;
     }
   }
   poot_free(count);
@@ -588,12 +596,14 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
   for (uint32_t p = 0; p < g->n_el && !st; p++) {
     uint8_t type = g->el[p].type;
     uint32_t full = 0, next = NIL;
-    if ((type == GEL_RANGE || type == GEL_SET) && g->el[p + 1].type != GEL_END) {
-      if (state_at(t, p + 1)) st = prepare_state(m, t, v, need); /* right after the byte */
-    } else if (type == GEL_RULE && m->canon && count_rule(g, g->el[p].value, &full, &next) &&
-               m->chainy[full]) {
-      if (state_at(t, p)) st = prepare_state(m, t, v, need); /* a long count's first step */
-    }
+    /* Right after a byte element, or after a rule outside a long count or run of copies (a
+     * string's loop after its first characters, the next count of a short one). */
+    bool inside = type == GEL_RULE && m->chainy && (m->chainy[p + 1] & CHAIN_INSIDE);
+    if (type != GEL_END && g->el[p + 1].type != GEL_END && !inside && state_at(t, p + 1))
+      st = prepare_state(m, t, v, need);
+    if (!st && type == GEL_RULE && m->canon && count_rule(g, g->el[p].value, &full, &next) &&
+        (m->chainy[full] & CHAIN_MAPPED) && state_at(t, p))
+      st = prepare_state(m, t, v, need); /* a long count's first step */
   }
   poot_grammar_matcher_destroy(t);
   return st;
