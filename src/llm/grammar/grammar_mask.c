@@ -285,25 +285,25 @@ static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v
 /* Whether element `e` surely consumes a byte: a byte element, or a rule whose every
  * alternative starts with such an element (`depth` bounds the search; left recursion was
  * refused, so it ends anyway). */
-static bool consumes(const poot_grammar *g, const gel *e, int depth) {
+bool poot__consumes(const poot_grammar *g, const gel *e, int depth) {
   if (e->type == GEL_RANGE || e->type == GEL_SET) return true;
   if (e->type != GEL_RULE || depth == 0) return false;
   for (uint32_t a = g->rule_alt[e->value]; a < g->rule_alt[e->value + 1]; a++)
-    if (!consumes(g, &g->el[g->alt_start[a]], depth - 1)) return false;
+    if (!poot__consumes(g, &g->el[g->alt_start[a]], depth - 1)) return false;
   return true;
 }
 
 /* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε` (the
  * parser's x{m,n}) with x one element that consumes a byte: *full is the position of x,
  * *next the rule O' (NIL at the last count). */
-static bool count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
+bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
   uint32_t a = g->rule_alt[r];
   if (g->rule_alt[r + 1] - a != 2) return false;
   uint32_t s0 = g->alt_start[a], s1 = g->alt_start[a + 1];
   if (g->el[s0].type != GEL_END && g->el[s1].type != GEL_END) return false;
   uint32_t f = g->el[s0].type == GEL_END ? s1 : s0;
   const gel *e = &g->el[f], *e2 = &g->el[f + 1];
-  if (e->type == GEL_END || !consumes(g, e, 8)) return false;
+  if (e->type == GEL_END || !poot__consumes(g, e, 8)) return false;
   *full = f;
   if (e2->type == GEL_END) {
     *next = NIL;
@@ -313,7 +313,7 @@ static bool count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32
   return e2->type == GEL_RULE && g->el[f + 2].type == GEL_END;
 }
 
-static bool same_gel(const gel *a, const gel *b) {
+bool poot__same_gel(const gel *a, const gel *b) {
   return a->type == b->type && a->lo == b->lo && a->hi == b->hi && a->value == b->value;
 }
 
@@ -326,11 +326,11 @@ static bool copies_map(poot_grammar_matcher *m, bool mark) {
   bool any = false;
   for (uint32_t p = 0; p < g->n_el;) {
     uint32_t q = p + 1;
-    if (g->el[p].type == GEL_END || !consumes(g, &g->el[p], 8)) {
+    if (g->el[p].type == GEL_END || !poot__consumes(g, &g->el[p], 8)) {
       p = q;
       continue;
     }
-    while (q < g->n_el && same_gel(&g->el[p], &g->el[q])) q++;
+    while (q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
     if (q - p > CHAIN_CAP) {
       any = true;
       for (uint32_t i = p; mark && i + CHAIN_CAP <= q; i++) {
@@ -357,10 +357,11 @@ static poot_status chains_find(poot_grammar_matcher *m) {
   bool any = false;
   for (uint32_t r = 0; r < g->n_rules; r++) {
     uint32_t f0 = 0, x = NIL, k = 1;
-    if (!count_rule(g, r, &f0, &x)) continue;
+    if (!poot__count_rule(g, r, &f0, &x)) continue;
     while (x != NIL && k) { /* down the chain to its last count */
       uint32_t f = 0, nx = NIL;
-      bool same = k <= g->n_rules && count_rule(g, x, &f, &nx) && same_gel(&g->el[f0], &g->el[f]);
+      bool same = k <= g->n_rules && poot__count_rule(g, x, &f, &nx) &&
+                  poot__same_gel(&g->el[f0], &g->el[f]);
       k = same ? k + 1 : 0; /* not one x all the way down, or a cycle (x* written so) */
       x = nx;
     }
@@ -387,18 +388,19 @@ static poot_status chains_find(poot_grammar_matcher *m) {
       if (count[r] < CHAIN_CAP) continue;
       uint32_t full = 0, next = NIL, c = r;
       for (uint32_t k = count[r]; k > CHAIN_CAP; k--) { /* down to the count CHAIN_CAP */
-        (void)count_rule(g, c, &full, &next);
+        (void)poot__count_rule(g, c, &full, &next);
         c = next;
       }
       uint32_t fr = 0, fc = 0;
-      (void)count_rule(g, r, &fr, &next);
-      (void)count_rule(g, c, &fc, &next);
+      (void)poot__count_rule(g, r, &fr, &next);
+      (void)poot__count_rule(g, c, &fc, &next);
       for (uint32_t i = 0; i < 2 && g->el[fr + i].type != GEL_END; i++) {
         m->canon[fr + i] = fc + i;
         m->chainy[fr + i] |= CHAIN_MAPPED;
       }
       for (c = r; c != NIL; c = next) /* the call of the next count, all the way down */
-        if (count_rule(g, c, &full, &next) && next != NIL) m->chainy[full + 1] |= CHAIN_INSIDE;
+        if (poot__count_rule(g, c, &full, &next) && next != NIL)
+          m->chainy[full + 1] |= CHAIN_INSIDE;
     }
   }
   poot_free(count);
@@ -504,17 +506,9 @@ static poot_status prepare_mask(poot_grammar_matcher *m, const poot_grammar_voca
   return POOT_OK_STATUS;
 }
 
-poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
-                                           uint32_t *mask, size_t mask_words) {
-  if (!m || !v || !mask)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher, vocab or mask is NULL");
-  size_t need = poot_grammar_vocab_mask_words(v);
-  if (mask_words < need)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
-                            "%zu",
-                            mask_words, v->n_tokens, need);
-  POOT_TRY(prepare_mask(m, v, need));
+/* The mask of m's state (m->cur: the real state, or the one with its long counts shifted). */
+static poot_status fill_state(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t *mask,
+                              size_t need) {
   uint32_t root = 0;
   memcpy(m->tmp_b, m->cur, m->n_cur * sizeof *m->cur);
   POOT_TRY(poot__set_intern(m, m->tmp_b, m->n_cur, m->accept, false, &root));
@@ -544,6 +538,29 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
       mask[id >> 5] |= 1u << (id & 31);
     }
   return POOT_OK_STATUS;
+}
+
+poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                           uint32_t *mask, size_t mask_words) {
+  if (!m || !v || !mask)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher, vocab or mask is NULL");
+  size_t need = poot_grammar_vocab_mask_words(v);
+  if (mask_words < need)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
+                            "%zu",
+                            mask_words, v->n_tokens, need);
+  POOT_TRY(prepare_mask(m, v, need));
+  bool shifted = false;
+  POOT_TRY(poot__shift_state(m, v, &shifted));
+  if (!shifted) return fill_state(m, v, mask, need);
+  uint32_t *real = m->cur, n_real = m->n_cur; /* the shifted state stands in for the mask */
+  m->cur = m->sh_cur;
+  m->n_cur = m->n_sh;
+  poot_status st = fill_state(m, v, mask, need);
+  m->cur = real;
+  m->n_cur = n_real;
+  return st;
 }
 
 /* The state at position `p` (a byte element or a rule to expand), everything below cut by a
@@ -601,7 +618,7 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
     bool inside = type == GEL_RULE && m->chainy && (m->chainy[p + 1] & CHAIN_INSIDE);
     if (type != GEL_END && g->el[p + 1].type != GEL_END && !inside && state_at(t, p + 1))
       st = prepare_state(m, t, v, need);
-    if (!st && type == GEL_RULE && m->canon && count_rule(g, g->el[p].value, &full, &next) &&
+    if (!st && type == GEL_RULE && m->canon && poot__count_rule(g, g->el[p].value, &full, &next) &&
         (m->chainy[full] & CHAIN_MAPPED) && state_at(t, p))
       st = prepare_state(m, t, v, need); /* a long count's first step */
   }

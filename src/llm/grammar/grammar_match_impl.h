@@ -136,6 +136,12 @@ struct poot_grammar_matcher {
   uint8_t *chainy;
   bool chains_done, cut_chainy;
   size_t scratch_cap;
+  /* Long counts shifted in the real state (grammar_shift.c): for element p of a count or a
+   * run of copies with more than sh_min counts, sh_k[p] its count (0: none) and sh_fam[p]
+   * its chain; sh_pos[sh_off[f] + k] is the position of chain f's count k (its x). */
+  uint32_t *sh_k, *sh_fam, *sh_pos, *sh_off;
+  uint32_t sh_min; /* the smallest count a state is shifted to; 0 before the tables are made */
+  uint32_t *sh_cur, n_sh; /* the shifted state */
 };
 
 typedef struct ectx {
@@ -219,8 +225,25 @@ static inline bool poot__set_takes(const srec *r, uint8_t b) {
 
 /* ---- grammar_mask.c: the context keys */
 
+/* Whether element `e` surely consumes a byte (`depth` bounds the search). */
+bool poot__consumes(const poot_grammar *g, const gel *e, int depth);
+/* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε`, with x
+ * one element that surely consumes a byte: *full is the position of x, *next the rule O' (NIL
+ * at the last count). */
+bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next);
+bool poot__same_gel(const gel *a, const gel *b);
+
 /* Tokens tok_ids[lo .. hi) are accepted in the context walk. */
 void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lo,
                       uint32_t hi);
+
+/* ---- grammar_shift.c: long counts shifted */
+
+/* The real state with its long counts shifted down (m->sh_cur, m->n_sh), a state with the
+ * same mask over `v`; *out false when there is nothing to shift. */
+POOT_MUST_USE poot_status poot__shift_state(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                            bool *out);
+/* Frees the shift tables. */
+void poot__shift_free(poot_grammar_matcher *m);
 
 #endif /* POOT_LLM_GRAMMAR_MATCH_IMPL_H */
