@@ -303,14 +303,11 @@ bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_
   if (g->el[s0].type != GEL_END && g->el[s1].type != GEL_END) return false;
   uint32_t f = g->el[s0].type == GEL_END ? s1 : s0;
   const gel *e = &g->el[f], *e2 = &g->el[f + 1];
-  if (e->type == GEL_END || !poot__consumes(g, e, 8)) return false;
+  if (e->type == GEL_END) return false;
   *full = f;
-  if (e2->type == GEL_END) {
-    *next = NIL;
-    return true;
-  }
-  *next = e2->value;
-  return e2->type == GEL_RULE && g->el[f + 2].type == GEL_END;
+  *next = e2->type == GEL_END ? NIL : e2->value;
+  if (e2->type != GEL_END && (e2->type != GEL_RULE || g->el[f + 2].type != GEL_END)) return false;
+  return poot__consumes(g, e, 8); /* (last: it reads the rules below) */
 }
 
 bool poot__same_gel(const gel *a, const gel *b) {
@@ -326,12 +323,8 @@ static bool copies_map(poot_grammar_matcher *m, bool mark) {
   bool any = false;
   for (uint32_t p = 0; p < g->n_el;) {
     uint32_t q = p + 1;
-    if (g->el[p].type == GEL_END || !poot__consumes(g, &g->el[p], 8)) {
-      p = q;
-      continue;
-    }
-    while (q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
-    if (q - p > CHAIN_CAP) {
+    while (g->el[p].type != GEL_END && q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
+    if (q - p > CHAIN_CAP && poot__consumes(g, &g->el[p], 8)) { /* (asked of long runs only) */
       any = true;
       for (uint32_t i = p; mark && i + CHAIN_CAP <= q; i++) {
         m->canon[i] = q - CHAIN_CAP;
@@ -352,21 +345,13 @@ static bool copies_map(poot_grammar_matcher *m, bool mark) {
 static poot_status chains_find(poot_grammar_matcher *m) {
   const poot_grammar *g = m->g;
   m->chains_done = true;
-  uint32_t *count = poot_calloc(g->n_rules, sizeof *count); /* a count's k; 0: not a count */
+  uint32_t *count = poot_malloc(((size_t)g->n_rules * 2 + 1) * sizeof *count); /* a count's k */
   if (!count) return poot__fail_status(FAIL_OOM, "the grammar's repetition counts");
+  poot__count_lengths(g, count, count + g->n_rules);
   bool any = false;
   for (uint32_t r = 0; r < g->n_rules; r++) {
-    uint32_t f0 = 0, x = NIL, k = 1;
-    if (!poot__count_rule(g, r, &f0, &x)) continue;
-    while (x != NIL && k) { /* down the chain to its last count */
-      uint32_t f = 0, nx = NIL;
-      bool same = k <= g->n_rules && poot__count_rule(g, x, &f, &nx) &&
-                  poot__same_gel(&g->el[f0], &g->el[f]);
-      k = same ? k + 1 : 0; /* not one x all the way down, or a cycle (x* written so) */
-      x = nx;
-    }
-    count[r] = k;
-    any = any || k > CHAIN_CAP;
+    if (count[r] == POOT_NOT_COUNT) count[r] = 0;
+    any = any || count[r] > CHAIN_CAP;
   }
   any = any || copies_map(m, false);
   poot_status st = POOT_OK_STATUS;

@@ -243,6 +243,11 @@ void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint
  * same mask over `v`; *out false when there is nothing to shift. */
 POOT_MUST_USE poot_status poot__shift_state(poot_grammar_matcher *m, const poot_grammar_vocab *v,
                                             bool *out);
+/* len[r]: the k of count rule r (O_k, its chain one x all the way down to O_1; each rule
+ * looked at once), POOT_NOT_COUNT for any other rule (a loop, `x*` written so, included).
+ * `path` has room for every rule. */
+#define POOT_NOT_COUNT UINT32_MAX
+void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path);
 /* Frees the shift tables. */
 void poot__shift_free(poot_grammar_matcher *m);
 

@@ -18,7 +18,7 @@
 #include "grammar_match_impl.h"
 
 #define SHIFT_CHAINS 8u /* chains shifted in one state, at most (else none is) */
-#define NOT_COUNT UINT32_MAX
+#define NOT_COUNT POOT_NOT_COUNT
 #define IN_PROGRESS (UINT32_MAX - 1)
 
 void poot__shift_free(poot_grammar_matcher *m) {
@@ -31,9 +31,7 @@ void poot__shift_free(poot_grammar_matcher *m) {
   m->sh_min = 0;
 }
 
-/* len[r]: the k of count rule r (O_k, its chain one x all the way down to O_1), NOT_COUNT
- * for any other rule. `path` has room for every rule. */
-static void chain_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path) {
+void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path) {
   memset(len, 0, g->n_rules * sizeof *len);
   for (uint32_t r0 = 0; r0 < g->n_rules; r0++) {
     uint32_t n = 0, r = r0, full = 0, next = NIL;
@@ -83,7 +81,7 @@ static poot_status shift_build(poot_grammar_matcher *m, uint32_t min) {
   uint32_t *len = poot_malloc(((size_t)g->n_rules * 3 + 1) * sizeof *len);
   if (!len) return poot__fail_status(FAIL_OOM, "the grammar's repetition counts");
   uint32_t *path = len + g->n_rules, *parents = path + g->n_rules;
-  chain_lengths(g, len, path);
+  poot__count_lengths(g, len, path);
   memset(parents, 0, g->n_rules * sizeof *parents);
   for (uint32_t r = 0; r < g->n_rules; r++) {
     uint32_t full = 0, next = NIL;
@@ -118,9 +116,8 @@ static poot_status shift_build(poot_grammar_matcher *m, uint32_t min) {
   }
   for (uint32_t p = 0; p < g->n_el && !st;) { /* runs of copies */
     uint32_t q = p + 1;
-    if (g->el[p].type != GEL_END && poot__consumes(g, &g->el[p], 8))
-      while (q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
-    if (q - p <= min) {
+    while (g->el[p].type != GEL_END && q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
+    if (q - p <= min || !poot__consumes(g, &g->el[p], 8)) {
       p = q;
       continue;
     }
