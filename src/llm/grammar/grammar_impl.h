@@ -142,6 +142,7 @@ struct poot_grammar_vocab {
   int32_t *eog;
   size_t n_eog;
   uint32_t max_len;
+  uint32_t *all; /* the mask of every token in the trie (a clearing walk starts from it) */
 };
 
 /* The first token index past node i's subtree. */

@@ -21,6 +21,7 @@
 #define KEY_MAX 4096u
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
 #define WIDE_BYTES 80
+#define AHEAD_BYTES 8 /* prepare looks one byte past a state taking at most this many bytes */
 #define CHAIN_CAP 32u /* counts of x{m,n} past this share a context key */
 #define UNC_DEEPER 1024u
 #define MAX_SENTINELS 256u
@@ -491,6 +492,16 @@ static poot_status prepare_mask(poot_grammar_matcher *m, const poot_grammar_voca
   return POOT_OK_STATUS;
 }
 
+/* Whether the plain walk from set `root` should clear the refused tokens from a full mask
+ * rather than set the allowed ones in an empty one: when the set takes WIDE_BYTES bytes or
+ * more (inside a string, about 120,000 of Llama-3's 128,256 tokens pass). */
+static bool wide_root(const poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root) {
+  (void)v;
+  uint32_t n = 0;
+  for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(m->srecs[root].bytes[w]);
+  return n >= WIDE_BYTES;
+}
+
 /* The mask of m's state (m->cur: the real state, or the one with its long counts shifted). */
 static poot_status fill_state(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t *mask,
                               size_t need) {
@@ -505,7 +516,10 @@ static poot_status fill_state(poot_grammar_matcher *m, const poot_grammar_vocab 
   } else {
     bool done = false;
     POOT_TRY(key_mask(m, v, root, mask, need, &done));
-    if (!done) {
+    if (!done && wide_root(m, v, root)) { /* most tokens pass: clear those refused */
+      memcpy(mask, v->all, need * sizeof *mask);
+      POOT_TRY(poot__walk_clear(m, v, 0, root, mask));
+    } else if (!done) {
       memset(mask, 0, need * sizeof *mask);
       POOT_TRY(poot__walk(m, v, 0, root, mask));
     }
@@ -564,26 +578,43 @@ static bool state_at(poot_grammar_matcher *t, uint32_t p) {
   return true;
 }
 
-/* Whether the stacks of `t`'s state take at least WIDE_BYTES distinct bytes. */
-static bool state_is_wide(const poot_grammar_matcher *t) {
+/* How many distinct bytes the stacks of `t`'s state take, and which. */
+static uint32_t state_bytes(const poot_grammar_matcher *t, uint32_t bytes[8]) {
   const poot_grammar *g = t->g;
-  uint32_t bytes[8] = {0}, n = 0;
+  uint32_t n = 0;
+  memset(bytes, 0, 8 * sizeof *bytes);
   for (uint32_t i = 0; i < t->n_cur; i++) {
     const gel *e = &g->el[t->nodes[t->cur[i]].pos];
     for (unsigned b = 0; b < 256; b++)
       if (poot__gel_match(g, e, (uint8_t)b)) bytes[b >> 5] |= 1u << (b & 31);
   }
   for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(bytes[w]);
-  return n >= WIDE_BYTES;
+  return n;
 }
 
-/* The key of `t`'s state (made by state_at) when it is wide, cut with m's context. */
+/* The key of `t`'s state (made by state_at) when it is wide, cut with m's context; when it
+ * takes a few bytes only, the keys of the wide states one byte further (after `{`, the key
+ * position `{"`: the declared keys' literals beside the general key, a state that no single
+ * position gives). */
 static poot_status prepare_state(poot_grammar_matcher *m, poot_grammar_matcher *t,
-                                 const poot_grammar_vocab *v, size_t need) {
-  if (!state_is_wide(t)) return POOT_OK_STATUS;
+                                 const poot_grammar_vocab *v, size_t need, uint32_t *saved) {
+  uint32_t bytes[8], n = state_bytes(t, bytes), n_saved = t->n_cur;
   const mkey *k = NULL;
   uint32_t cut = 0;
-  return state_key(m, t, v, need, false, &k, &cut);
+  if (n >= WIDE_BYTES) return state_key(m, t, v, need, false, &k, &cut);
+  if (n > AHEAD_BYTES) return POOT_OK_STATUS;
+  memcpy(saved, t->cur, n_saved * sizeof *saved);
+  for (unsigned b = 0; b < 256; b++) {
+    if (!((bytes[b >> 5] >> (b & 31)) & 1)) continue;
+    ectx c = {.m = t, .out = t->cur};
+    poot__step(&c, saved, n_saved, (uint8_t)b);
+    if (c.fail || c.left || c.n_out == 0) continue; /* (left: a stack reached the sentinel) */
+    t->n_cur = c.n_out;
+    t->accept = c.accept;
+    uint32_t after[8];
+    if (state_bytes(t, after) >= WIDE_BYTES) POOT_TRY(state_key(m, t, v, need, false, &k, &cut));
+  }
+  return POOT_OK_STATUS;
 }
 
 poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_grammar_vocab *v) {
@@ -592,7 +623,12 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
   POOT_TRY(prepare_mask(m, v, need));
   POOT_TRY(ctx_ready(m));
   poot_grammar_matcher *t = poot__matcher_alloc(m->g);
-  if (!t) return poot__fail_status(FAIL_OOM, "preparing the mask");
+  uint32_t *saved = poot_malloc(m->g->max_stacks * sizeof *saved);
+  if (!t || !saved) {
+    poot_grammar_matcher_destroy(t);
+    poot_free(saved);
+    return poot__fail_status(FAIL_OOM, "preparing the mask");
+  }
   const poot_grammar *g = m->g;
   poot_status st = POOT_OK_STATUS;
   for (uint32_t p = 0; p < g->n_el && !st; p++) {
@@ -602,11 +638,12 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
      * string's loop after its first characters, the next count of a short one). */
     bool inside = type == GEL_RULE && m->chainy && (m->chainy[p + 1] & CHAIN_INSIDE);
     if (type != GEL_END && g->el[p + 1].type != GEL_END && !inside && state_at(t, p + 1))
-      st = prepare_state(m, t, v, need);
+      st = prepare_state(m, t, v, need, saved);
     if (!st && type == GEL_RULE && m->canon && poot__count_rule(g, g->el[p].value, &full, &next) &&
         (m->chainy[full] & CHAIN_MAPPED) && state_at(t, p))
-      st = prepare_state(m, t, v, need); /* a long count's first step */
+      st = prepare_state(m, t, v, need, saved); /* a long count's first step */
   }
   poot_grammar_matcher_destroy(t);
+  poot_free(saved);
   return st;
 }

@@ -218,6 +218,9 @@ void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
 /* The tokens below trie node `node` (its prefix leads to set `sid0`) allowed, into `mask`. */
 POOT_MUST_USE poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v,
                                      uint32_t node, uint32_t sid0, uint32_t *mask);
+/* The same where `mask` holds every token below `node`: those refused are cleared. */
+POOT_MUST_USE poot_status poot__walk_clear(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                           uint32_t node, uint32_t sid0, uint32_t *mask);
 
 static inline bool poot__set_takes(const srec *r, uint8_t b) {
   return (r->bytes[b >> 5] >> (b & 31)) & 1u;

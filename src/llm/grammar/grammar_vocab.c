@@ -169,6 +169,9 @@ poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *le
   if (eog_count) memcpy(v->eog, eog_ids, eog_count * sizeof *v->eog);
   v->n_eog = eog_count;
   build_trie(v, refs, n, path, ok);
+  v->all = poot_calloc(poot_grammar_vocab_mask_words(v) + 1, sizeof *v->all);
+  if (!v->all) goto oom;
+  for (uint32_t k = 0; k < n; k++) v->all[v->tok_ids[k] >> 5] |= 1u << (v->tok_ids[k] & 31);
   /* Shrink to the nodes used (shared prefixes make far fewer than the total bytes). */
   gtrie_node *shrunk = poot_realloc_array(v->nodes, v->n_nodes, sizeof *shrunk);
   if (shrunk) v->nodes = shrunk;
@@ -192,6 +195,7 @@ void poot_grammar_vocab_destroy(poot_grammar_vocab *v) {
   poot_free(v->nodes);
   poot_free(v->tok_ids);
   poot_free(v->eog);
+  poot_free(v->all);
   poot_free(v);
 }
 

@@ -780,12 +780,39 @@ static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_no
   return m->is_ctx || !r->taken_done || !(t->sig & r->chain_bad) || !(t->sig & r->taken_groups);
 }
 
+/* Tokens tok_ids[lo .. hi) refused (a clearing walk). */
+static void clear_range(const poot_grammar_vocab *v, uint32_t lo, uint32_t hi, uint32_t *mask) {
+  for (uint32_t k = lo; k < hi; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[k];
+    mask[id >> 5] &= ~(1u << (id & 31));
+  }
+}
+
+/* The tokens of node i's subtree more than `upto` bytes below i refused (all_loop's chain
+ * end, for a clearing walk: those up to it are accepted). */
+static void clear_beyond(const poot_grammar_vocab *v, uint32_t i, uint32_t upto, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  uint32_t end = tn[i].end, limit = tn[i].depth + upto;
+  for (uint32_t j = i; j < end;) {
+    if (tn[j].depth < limit) {
+      j++;
+      continue;
+    }
+    clear_range(v, tn[j].tok_off + tn[j].tok_n, poot__trie_tok_end(v, j), mask);
+    j = tn[j].end;
+  }
+}
+
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
  * are the caller's) depth first with the stack set of each prefix; a subtree is entered
  * only while some stack survives, so a refused prefix is refused once for all tokens.
- * Sets are interned and transitions cached, so a step seen before costs one lookup. */
-poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
-                       uint32_t sid0, uint32_t *mask) {
+ * Sets are interned and transitions cached, so a step seen before costs one lookup.
+ * `clear`: the mask holds every token of the subtree, and the walk clears those refused
+ * (where most are allowed, as inside a string, that is far fewer bit operations than
+ * setting those allowed, one per token); else it holds none and the walk sets those
+ * allowed. */
+static inline poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                               uint32_t sid0, uint32_t *mask, const bool clear) {
   const gtrie_node *tn = v->nodes;
   m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0, .end = tn[node].end};
   size_t d = 1;
@@ -795,27 +822,47 @@ poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
       d--;
       continue;
     }
-    uint32_t ch = f->child, sid = 0;
+    uint32_t ch = f->child, sid = SID_FAIL;
     f->child = tn[ch].end;
-    if (!poot__set_takes(&m->srecs[f->sid], tn[ch].byte)) continue;
-    POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
-    if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    if (poot__set_takes(&m->srecs[f->sid], tn[ch].byte))
+      POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
+    if (sid == SID_FAIL) { /* not taken, or past the bounds: these tokens are refused */
+      if (clear) clear_range(v, tn[ch].tok_off, poot__trie_tok_end(v, ch), mask);
+      continue;
+    }
     bool bulk = false;
     uint32_t upto = UINT32_MAX;
     if (m->srecs[sid].n && ch + 1 < tn[ch].end && loop_may_settle(m, &tn[ch], &m->srecs[sid]))
       POOT_TRY(poot__all_loop(m, &tn[ch], sid, &bulk, &upto));
     const srec *r = &m->srecs[sid];
     if (bulk) {
-      set_subtree(v, ch, mask);
+      if (!clear) set_subtree(v, ch, mask);
       continue;
     }
     if (upto != UINT32_MAX) {
-      poot__accept_upto(m, v, ch, upto, mask);
+      if (clear)
+        clear_beyond(v, ch, upto, mask);
+      else
+        poot__accept_upto(m, v, ch, upto, mask);
       continue;
     }
-    if (r->n || r->accept) poot__set_tokens(v, &tn[ch], mask);
+    if (!clear && (r->n || r->accept)) poot__set_tokens(v, &tn[ch], mask);
+    if (clear && !r->n && !r->accept)
+      clear_range(v, tn[ch].tok_off, tn[ch].tok_off + tn[ch].tok_n, mask);
     if (r->n && ch + 1 < tn[ch].end)
       m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
+    else if (clear && ch + 1 < tn[ch].end) /* no stack left: nothing below */
+      clear_range(v, tn[ch].tok_off + tn[ch].tok_n, poot__trie_tok_end(v, ch), mask);
   }
   return POOT_OK_STATUS;
+}
+
+poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                       uint32_t sid0, uint32_t *mask) {
+  return walk(m, v, node, sid0, mask, false);
+}
+
+poot_status poot__walk_clear(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                             uint32_t sid0, uint32_t *mask) {
+  return walk(m, v, node, sid0, mask, true);
 }
