@@ -294,10 +294,10 @@ bool poot__consumes(const poot_grammar *g, const gel *e, int depth) {
   return true;
 }
 
-/* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε` (the
- * parser's x{m,n}) with x one element that consumes a byte: *full is the position of x,
- * *next the rule O' (NIL at the last count). */
-bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
+/* Whether rule `r` has the shape of one count of a repetition, `O ::= x O' | ε` or
+ * `O ::= x | ε` (the parser's x{m,n}) with x one element: *full is the position of x, *next
+ * the rule O' (NIL at the last count). */
+bool poot__count_shape(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
   uint32_t a = g->rule_alt[r];
   if (g->rule_alt[r + 1] - a != 2) return false;
   uint32_t s0 = g->alt_start[a], s1 = g->alt_start[a + 1];
@@ -307,8 +307,7 @@ bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_
   if (e->type == GEL_END) return false;
   *full = f;
   *next = e2->type == GEL_END ? NIL : e2->value;
-  if (e2->type != GEL_END && (e2->type != GEL_RULE || g->el[f + 2].type != GEL_END)) return false;
-  return poot__consumes(g, e, 8); /* (last: it reads the rules below) */
+  return e2->type == GEL_END || (e2->type == GEL_RULE && g->el[f + 2].type == GEL_END);
 }
 
 bool poot__same_gel(const gel *a, const gel *b) {
@@ -374,18 +373,18 @@ static poot_status chains_find(poot_grammar_matcher *m) {
       if (count[r] < CHAIN_CAP) continue;
       uint32_t full = 0, next = NIL, c = r;
       for (uint32_t k = count[r]; k > CHAIN_CAP; k--) { /* down to the count CHAIN_CAP */
-        (void)poot__count_rule(g, c, &full, &next);
+        (void)poot__count_shape(g, c, &full, &next);
         c = next;
       }
       uint32_t fr = 0, fc = 0;
-      (void)poot__count_rule(g, r, &fr, &next);
-      (void)poot__count_rule(g, c, &fc, &next);
+      (void)poot__count_shape(g, r, &fr, &next);
+      (void)poot__count_shape(g, c, &fc, &next);
       for (uint32_t i = 0; i < 2 && g->el[fr + i].type != GEL_END; i++) {
         m->canon[fr + i] = fc + i;
         m->chainy[fr + i] |= CHAIN_MAPPED;
       }
       for (c = r; c != NIL; c = next) /* the call of the next count, all the way down */
-        if (poot__count_rule(g, c, &full, &next) && next != NIL)
+        if (poot__count_shape(g, c, &full, &next) && next != NIL)
           m->chainy[full + 1] |= CHAIN_INSIDE;
     }
   }
@@ -639,7 +638,7 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
     bool inside = type == GEL_RULE && m->chainy && (m->chainy[p + 1] & CHAIN_INSIDE);
     if (type != GEL_END && g->el[p + 1].type != GEL_END && !inside && state_at(t, p + 1))
       st = prepare_state(m, t, v, need, saved);
-    if (!st && type == GEL_RULE && m->canon && poot__count_rule(g, g->el[p].value, &full, &next) &&
+    if (!st && type == GEL_RULE && m->canon && poot__count_shape(g, g->el[p].value, &full, &next) &&
         (m->chainy[full] & CHAIN_MAPPED) && state_at(t, p))
       st = prepare_state(m, t, v, need, saved); /* a long count's first step */
   }

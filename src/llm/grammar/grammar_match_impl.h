@@ -230,10 +230,10 @@ static inline bool poot__set_takes(const srec *r, uint8_t b) {
 
 /* Whether element `e` surely consumes a byte (`depth` bounds the search). */
 bool poot__consumes(const poot_grammar *g, const gel *e, int depth);
-/* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε`, with x
- * one element that surely consumes a byte: *full is the position of x, *next the rule O' (NIL
- * at the last count). */
-bool poot__count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next);
+/* Whether rule `r` has the shape of one count of a repetition, `O ::= x O' | ε` or
+ * `O ::= x | ε`, with x one element: *full is the position of x, *next the rule O' (NIL at
+ * the last count). Whether x surely consumes a byte is poot__count_lengths's to ask. */
+bool poot__count_shape(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next);
 bool poot__same_gel(const gel *a, const gel *b);
 
 /* Tokens tok_ids[lo .. hi) are accepted in the context walk. */
@@ -246,8 +246,9 @@ void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint
  * same mask over `v`; *out false when there is nothing to shift. */
 POOT_MUST_USE poot_status poot__shift_state(poot_grammar_matcher *m, const poot_grammar_vocab *v,
                                             bool *out);
-/* len[r]: the k of count rule r (O_k, its chain one x all the way down to O_1; each rule
- * looked at once), POOT_NOT_COUNT for any other rule (a loop, `x*` written so, included).
+/* len[r]: the k of count rule r (O_k, its chain one x that surely consumes a byte all the
+ * way down to O_1; each rule looked at once), POOT_NOT_COUNT for any other rule (a loop,
+ * `x*` written so, included).
  * `path` has room for every rule. */
 #define POOT_NOT_COUNT UINT32_MAX
 void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path);

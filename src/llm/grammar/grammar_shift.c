@@ -18,6 +18,8 @@
 #include "grammar_match_impl.h"
 
 #define SHIFT_CHAINS 8u /* chains shifted in one state, at most (else none is) */
+#define SEEN_BITS 7
+#define SEEN_SLOTS (1u << SEEN_BITS) /* nodes remembered while finding the smallest counts */
 #define NOT_COUNT POOT_NOT_COUNT
 #define IN_PROGRESS (UINT32_MAX - 1)
 
@@ -33,10 +35,10 @@ void poot__shift_free(poot_grammar_matcher *m) {
 
 void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path) {
   memset(len, 0, g->n_rules * sizeof *len);
-  for (uint32_t r0 = 0; r0 < g->n_rules; r0++) {
+  for (uint32_t r0 = 0; r0 < g->n_rules; r0++) { /* the shapes (poot__count_shape) */
     uint32_t n = 0, r = r0, full = 0, next = NIL;
     while (r != NIL && len[r] == 0) { /* down to a rule already known, or the end */
-      if (!poot__count_rule(g, r, &full, &next)) {
+      if (!poot__count_shape(g, r, &full, &next)) {
         len[r] = NOT_COUNT;
         break;
       }
@@ -46,16 +48,33 @@ void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path) {
     }
     while (n) {
       uint32_t q = path[--n], nf = 0, nn = NIL;
-      (void)poot__count_rule(g, q, &full, &next);
+      (void)poot__count_shape(g, q, &full, &next);
       if (next == NIL) {
         len[q] = 1;
         continue;
       }
       uint32_t lb = len[next];
-      bool ok = lb != NOT_COUNT && lb != IN_PROGRESS && poot__count_rule(g, next, &nf, &nn) &&
+      bool ok = lb != NOT_COUNT && lb != IN_PROGRESS && poot__count_shape(g, next, &nf, &nn) &&
                 poot__same_gel(&g->el[full], &g->el[nf]);
       len[q] = ok ? lb + 1 : NOT_COUNT;
     }
+  }
+  /* Then whether each chain's x surely consumes a byte, asked once per rule x (it reads the
+   * rules below x: asked of every count, it was most of this pass). */
+  uint32_t *cons = path; /* per rule: 0 not asked, 1 consumes, 2 not */
+  memset(cons, 0, g->n_rules * sizeof *cons);
+  for (uint32_t r = 0; r < g->n_rules; r++) {
+    uint32_t full = 0, next = NIL;
+    if (len[r] == NOT_COUNT || !poot__count_shape(g, r, &full, &next)) continue;
+    const gel *x = &g->el[full];
+    bool ok;
+    if (x->type != GEL_RULE) {
+      ok = poot__consumes(g, x, 8);
+    } else {
+      if (!cons[x->value]) cons[x->value] = poot__consumes(g, x, 8) ? 1 : 2;
+      ok = cons[x->value] == 1;
+    }
+    if (!ok) len[r] = NOT_COUNT;
   }
 }
 
@@ -85,7 +104,7 @@ static poot_status shift_build(poot_grammar_matcher *m, uint32_t min) {
   memset(parents, 0, g->n_rules * sizeof *parents);
   for (uint32_t r = 0; r < g->n_rules; r++) {
     uint32_t full = 0, next = NIL;
-    if (len[r] != NOT_COUNT && len[r] > 1 && poot__count_rule(g, r, &full, &next)) parents[next]++;
+    if (len[r] != NOT_COUNT && len[r] > 1 && poot__count_shape(g, r, &full, &next)) parents[next]++;
   }
   poot_status st = POOT_OK_STATUS;
   size_t cap_off = 0, cap_pos = 0, n_pos = 0;
@@ -96,7 +115,7 @@ static poot_status shift_build(poot_grammar_matcher *m, uint32_t min) {
     uint32_t full = 0, next = NIL;
     for (uint32_t c = r; c != NIL && alone; c = next) {
       alone = c == r || parents[c] == 1;
-      (void)poot__count_rule(g, c, &full, &next);
+      (void)poot__count_shape(g, c, &full, &next);
     }
     if (!alone) continue;
     st = chain_room(m, n_fam, &cap_off, n_pos, &cap_pos, len[r]);
@@ -104,7 +123,7 @@ static poot_status shift_build(poot_grammar_matcher *m, uint32_t min) {
     m->sh_off[n_fam] = (uint32_t)n_pos;
     for (uint32_t c = r; c != NIL; c = next) {
       uint32_t k = len[c];
-      (void)poot__count_rule(g, c, &full, &next);
+      (void)poot__count_shape(g, c, &full, &next);
       m->sh_pos[n_pos + k] = full;
       for (uint32_t i = 0; i < 2 && (i == 0 || next != NIL); i++) { /* x, and the next count */
         m->sh_k[full + i] = k;
@@ -150,9 +169,17 @@ poot_status poot__shift_state(poot_grammar_matcher *m, const poot_grammar_vocab 
   uint32_t min = v->max_len + 2;
   if (m->sh_min != min) POOT_TRY(shift_build(m, min));
   if (!m->sh_k) return POOT_OK_STATUS;
-  uint32_t fam[SHIFT_CHAINS], delta[SHIFT_CHAINS], nf = 0;
+  uint32_t fam[SHIFT_CHAINS], delta[SHIFT_CHAINS], nf = 0, seen[SEEN_SLOTS], n_seen = 0;
+  memset(seen, 0xFF, sizeof seen);
   for (uint32_t i = 0; i < m->n_cur; i++) /* each chain's smallest count */
     for (uint32_t x = m->cur[i]; x != NIL; x = m->nodes[x].parent) {
+      if (n_seen < SEEN_SLOTS / 2) { /* stacks share their tails: each node once */
+        uint32_t h = (x * 0x9E3779B1u) >> (32 - SEEN_BITS);
+        while (seen[h] != NIL && seen[h] != x) h = (h + 1) & (SEEN_SLOTS - 1);
+        if (seen[h] == x) break;
+        seen[h] = x;
+        n_seen++;
+      }
       uint32_t pos = m->nodes[x].pos, k = m->sh_k[pos], j = 0;
       if (!k) continue;
       while (j < nf && fam[j] != m->sh_fam[pos]) j++;
