@@ -130,8 +130,7 @@ void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint
 static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
                             uint32_t horizon, uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
-  const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid, .end = tn[0].end};
+  m->frames[0] = (mframe){.node = 0, .child = v->kid_off[0], .sid = lsid, .end = v->kid_off[1]};
   size_t d = 1;
   *n_unc = 0;
   while (d) {
@@ -140,23 +139,23 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
       d--;
       continue;
     }
-    uint32_t ch = f->child, sid = 0;
-    f->child = tn[ch].end;
+    const gtrie_kid *k = &v->kids[f->child++];
+    uint32_t ch = k->node, sid = 0;
     if (d > horizon) { /* past the horizon the cut state may differ from the real one */
       POOT_TRY(poot__reserve_u32(&m->kunc, &m->cap_kunc, *n_unc + 1));
       m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (!poot__set_takes(&cm->srecs[f->sid], tn[ch].byte)) continue;
-    POOT_TRY(poot__transition(cm, f->sid, tn[ch].byte, &sid));
+    if (!poot__set_takes(&cm->srecs[f->sid], k->byte)) continue;
+    POOT_TRY(poot__transition(cm, f->sid, k->byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
     bool bulk = false;
     uint32_t upto = UINT32_MAX;
-    if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end &&
-        d + tn[ch].height <= horizon)
-      POOT_TRY(poot__all_loop(cm, &tn[ch], sid, &bulk, &upto));
+    if (!cm->srecs[sid].left && cm->srecs[sid].n && poot__kid_height(k) &&
+        d + poot__kid_height(k) <= horizon)
+      POOT_TRY(poot__all_loop(cm, k, sid, &bulk, &upto));
     if (bulk) {
-      poot__key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
+      poot__key_accept(m, v, k->tok_off, k->tok_end);
       continue;
     }
     if (upto != UINT32_MAX) {
@@ -169,9 +168,10 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
       m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (r->n || r->accept) poot__key_accept(m, v, tn[ch].tok_off, tn[ch].tok_off + tn[ch].tok_n);
-    if (r->n && ch + 1 < tn[ch].end)
-      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
+    if (r->n || r->accept) poot__key_accept(m, v, k->tok_off, k->tok_mid);
+    if (r->n && poot__kid_height(k))
+      m->frames[d++] =
+          (mframe){.node = ch, .child = k->first, .sid = sid, .end = k->first + k->n_less + 1u};
   }
   return POOT_OK_STATUS;
 }

@@ -21,9 +21,8 @@ typedef struct gnode {
   uint32_t depth;
 } gnode;
 
-/* A walk's frame: trie node `node` reached with set `sid`, its next child `child`, and
- * end = tn[node].end (kept here so that the walk's loop, a third of the mask's instructions,
- * does not load the node again for every child; guided_walk's path leaves it 0). */
+/* A walk's frame: trie node `node` reached with set `sid`; the walks read its children
+ * v->kids[child .. end) (guided_walk's path: `child` is the next child node, end unused). */
 typedef struct mframe {
   uint32_t node, child, sid, end;
 } mframe;
@@ -209,7 +208,7 @@ POOT_MUST_USE static inline poot_status poot__transition(poot_grammar_matcher *m
 void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask);
 /* Whether every token below trie node `t`, reached with live set `sid`, is accepted along the
  * set's chain (*out); else *upto, when not UINT32_MAX, the depth up to which they are. */
-POOT_MUST_USE poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid,
+POOT_MUST_USE poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_kid *t, uint32_t sid,
                                          bool *out, uint32_t *upto);
 /* Every token of node i's subtree at most `upto` bytes below i: into `mask`, or with
  * poot__key_accept when mask is NULL. */
