@@ -176,13 +176,21 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
   return POOT_OK_STATUS;
 }
 
+/* Tokens tok_ids[lo .. hi) allowed, into `mask`. */
+static void range_set(const poot_grammar_vocab *v, uint32_t lo, uint32_t hi, uint32_t *mask) {
+  for (uint32_t t = lo; t < hi; t++) {
+    uint32_t id = (uint32_t)v->tok_ids[t];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
+}
+
 /* The uncertain subtrees of `k`, walked in full from the real state `root`: a descent
  * from the trie's root to each (they are in preorder), then the subtree. */
 static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root,
                                const mkey *k, uint32_t *mask) {
   const gtrie_node *tn = v->nodes;
   mframe *path = m->frames + m->frames_cap / 2;
-  path[0] = (mframe){.node = 0, .child = 1, .sid = root};
+  path[0] = (mframe){.node = 0, .child = v->kid_off[0], .sid = root, .end = v->kid_off[1]};
   size_t d = 1;
   const uint32_t *unc = m->kdata + k->unc_off;
   for (uint32_t i = 0; i < k->n_unc; i++) {
@@ -191,21 +199,21 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
     for (;;) {
       mframe *f = &path[d - 1];
       if (f->sid == SID_FAIL) break; /* no stack continues this prefix */
-      uint32_t ch = f->child, sid = SID_FAIL;
-      while (tn[ch].end <= u) ch = tn[ch].end;
-      f->child = tn[ch].end;
-      if (poot__set_takes(&m->srecs[f->sid], tn[ch].byte))
-        POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
+      while (f->child + 1 < f->end && v->kids[f->child + 1].node <= u) f->child++;
+      const gtrie_kid *kd = &v->kids[f->child]; /* the child whose subtree holds u */
+      uint32_t ch = kd->node, sid = SID_FAIL;
+      if (poot__set_takes(&m->srecs[f->sid], kd->byte))
+        POOT_TRY(poot__transition(m, f->sid, kd->byte, &sid));
       if (ch == u) {
         if (sid == SID_FAIL) break;
         const srec *r = &m->srecs[sid];
-        bool more = r->n != 0;
-        if (r->n || r->accept) poot__set_tokens(v, &tn[u], mask);
-        if (more && u + 1 < tn[u].end) POOT_TRY(poot__walk(m, v, u, sid, mask));
+        if (r->n || r->accept) range_set(v, kd->tok_off, kd->tok_mid, mask);
+        if (r->n && poot__kid_height(kd)) POOT_TRY(poot__walk(m, v, u, sid, mask));
         break;
       }
       if (sid != SID_FAIL && m->srecs[sid].n == 0) sid = SID_FAIL;
-      path[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+      path[d++] =
+          (mframe){.node = ch, .child = kd->first, .sid = sid, .end = kd->first + kd->n_less + 1u};
     }
   }
   return POOT_OK_STATUS;
