@@ -590,12 +590,16 @@ static uint32_t state_bytes(const poot_grammar_matcher *t, uint32_t bytes[8]) {
   const poot_grammar *g = t->g;
   uint32_t n = 0;
   memset(bytes, 0, 8 * sizeof *bytes);
-  for (uint32_t i = 0; i < t->n_cur; i++) {
+  for (uint32_t i = 0; i < t->n_cur; i++) { /* tops are byte elements */
     const gel *e = &g->el[t->nodes[t->cur[i]].pos];
-    for (unsigned b = 0; b < 256; b++)
-      if (poot__gel_match(g, e, (uint8_t)b)) bytes[b >> 5] |= 1u << (b & 31);
+    if (e->type == GEL_SET) {
+      for (int w = 0; w < 8; w++) bytes[w] |= g->sets[e->value].bits[w];
+    } else {
+      for (unsigned b = e->lo; b <= e->hi; b++) bytes[b >> 5] |= 1u << (b & 31);
+    }
   }
-  for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(bytes[w]);
+  for (int w = 0; w < 8; w++) /* (__builtin_popcount is a libgcc call here) */
+    for (uint32_t x = bytes[w]; x; x &= x - 1) n++;
   return n;
 }
 
