@@ -133,15 +133,41 @@ typedef struct gtrie_node {
                       walk asks at every live child */
 } gtrie_node;
 
+/* A node's child as the mask walk reads it: the children of node i lie side by side, at
+ * kids[kid_off[i] .. kid_off[i + 1]) (the nodes themselves lie a subtree apart, and a walk
+ * that read each child's node for its byte, signature and tokens missed the cache at every
+ * child); each records where its own children are, so that a walk going down reads no
+ * other table. */
+typedef struct gtrie_kid {
+  uint32_t node;  /* its index */
+  uint32_t sig;   /* its gtrie_node's sig */
+  uint32_t first; /* its children: kids[first .. first + n_less + 1) when height > 0 */
+  uint32_t tok_off, tok_mid, tok_end; /* its tokens: tok_ids[tok_off .. tok_mid) end here,
+                                         [tok_mid .. tok_end) below */
+  uint16_t height;                    /* its gtrie_node's height, and bulk_ok (bit 15) */
+  uint8_t byte;
+  uint8_t n_less; /* its number of children less one */
+} gtrie_kid;
+
+static inline uint32_t poot__kid_height(const gtrie_kid *k) {
+  return k->height & 0x7FFFu;
+}
+static inline bool poot__kid_bulk_ok(const gtrie_kid *k) {
+  return k->height >> 15;
+}
+
 struct poot_grammar_vocab {
   int32_t n_tokens;
   gtrie_node *nodes;
   uint32_t n_nodes;
+  gtrie_kid *kids;
+  uint32_t *kid_off; /* n_nodes + 1 */
   int32_t *tok_ids;
   uint32_t n_trie_tokens; /* tokens in the trie (those with text, not end-of-generation) */
   int32_t *eog;
   size_t n_eog;
   uint32_t max_len;
+  uint32_t *all; /* the mask of every token in the trie (a clearing walk starts from it) */
 };
 
 /* The first token index past node i's subtree. */

@@ -21,9 +21,14 @@
 #define KEY_MAX 4096u
 #define KEY_DATA_MAX ((size_t)1 << 22) /* words: 16 MiB */
 #define WIDE_BYTES 80
+#define AHEAD_BYTES 8 /* prepare looks one byte past a state taking at most this many bytes */
 #define CHAIN_CAP 32u /* counts of x{m,n} past this share a context key */
 #define UNC_DEEPER 1024u
 #define MAX_SENTINELS 256u
+/* m->chainy's flags: the position counts as another in a cut state (canon), and the position
+ * is inside a long count or run of copies (prepare leaves the states there alone). */
+#define CHAIN_MAPPED 1u
+#define CHAIN_INSIDE 2u
 
 static void ctx_drop(poot_grammar_matcher *m) {
   poot_grammar_matcher_destroy(m->ctx);
@@ -56,7 +61,7 @@ static poot_status cut_stack(poot_grammar_matcher *m, ectx *c, uint32_t id, uint
   while (n && !c->fail) {
     uint32_t pos = m->scratch[--n];
     if (m->canon) {
-      m->cut_chainy = m->cut_chainy || m->chainy[pos];
+      m->cut_chainy = m->cut_chainy || (m->chainy[pos] & CHAIN_MAPPED);
       pos = m->canon[pos];
     }
     y = poot__node(c, pos, y);
@@ -125,8 +130,7 @@ void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint
 static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lsid,
                             uint32_t horizon, uint32_t *n_unc) {
   poot_grammar_matcher *cm = m->ctx;
-  const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = 0, .child = 1, .sid = lsid, .end = tn[0].end};
+  m->frames[0] = (mframe){.node = 0, .child = v->kid_off[0], .sid = lsid, .end = v->kid_off[1]};
   size_t d = 1;
   *n_unc = 0;
   while (d) {
@@ -135,23 +139,23 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
       d--;
       continue;
     }
-    uint32_t ch = f->child, sid = 0;
-    f->child = tn[ch].end;
+    const gtrie_kid *k = &v->kids[f->child++];
+    uint32_t ch = k->node, sid = 0;
     if (d > horizon) { /* past the horizon the cut state may differ from the real one */
       POOT_TRY(poot__reserve_u32(&m->kunc, &m->cap_kunc, *n_unc + 1));
       m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (!poot__set_takes(&cm->srecs[f->sid], tn[ch].byte)) continue;
-    POOT_TRY(poot__transition(cm, f->sid, tn[ch].byte, &sid));
+    if (!poot__set_takes(&cm->srecs[f->sid], k->byte)) continue;
+    POOT_TRY(poot__transition(cm, f->sid, k->byte, &sid));
     if (sid == SID_FAIL) continue; /* as in the real state: the same stacks fail */
     bool bulk = false;
     uint32_t upto = UINT32_MAX;
-    if (!cm->srecs[sid].left && cm->srecs[sid].n && ch + 1 < tn[ch].end &&
-        d + tn[ch].height <= horizon)
-      POOT_TRY(poot__all_loop(cm, &tn[ch], sid, &bulk, &upto));
+    if (!cm->srecs[sid].left && cm->srecs[sid].n && poot__kid_height(k) &&
+        d + poot__kid_height(k) <= horizon)
+      POOT_TRY(poot__all_loop(cm, k, sid, &bulk, &upto));
     if (bulk) {
-      poot__key_accept(m, v, tn[ch].tok_off, poot__trie_tok_end(v, ch));
+      poot__key_accept(m, v, k->tok_off, k->tok_end);
       continue;
     }
     if (upto != UINT32_MAX) {
@@ -164,11 +168,20 @@ static poot_status key_walk(poot_grammar_matcher *m, const poot_grammar_vocab *v
       m->kunc[(*n_unc)++] = ch;
       continue;
     }
-    if (r->n || r->accept) poot__key_accept(m, v, tn[ch].tok_off, tn[ch].tok_off + tn[ch].tok_n);
-    if (r->n && ch + 1 < tn[ch].end)
-      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
+    if (r->n || r->accept) poot__key_accept(m, v, k->tok_off, k->tok_mid);
+    if (r->n && poot__kid_height(k))
+      m->frames[d++] =
+          (mframe){.node = ch, .child = k->first, .sid = sid, .end = k->first + k->n_less + 1u};
   }
   return POOT_OK_STATUS;
+}
+
+/* Tokens tok_ids[lo .. hi) allowed, into `mask`. */
+static void range_set(const poot_grammar_vocab *v, uint32_t lo, uint32_t hi, uint32_t *mask) {
+  for (uint32_t t = lo; t < hi; t++) {
+    uint32_t id = (uint32_t)v->tok_ids[t];
+    mask[id >> 5] |= 1u << (id & 31);
+  }
 }
 
 /* The uncertain subtrees of `k`, walked in full from the real state `root`: a descent
@@ -177,7 +190,7 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
                                const mkey *k, uint32_t *mask) {
   const gtrie_node *tn = v->nodes;
   mframe *path = m->frames + m->frames_cap / 2;
-  path[0] = (mframe){.node = 0, .child = 1, .sid = root};
+  path[0] = (mframe){.node = 0, .child = v->kid_off[0], .sid = root, .end = v->kid_off[1]};
   size_t d = 1;
   const uint32_t *unc = m->kdata + k->unc_off;
   for (uint32_t i = 0; i < k->n_unc; i++) {
@@ -186,21 +199,21 @@ static poot_status guided_walk(poot_grammar_matcher *m, const poot_grammar_vocab
     for (;;) {
       mframe *f = &path[d - 1];
       if (f->sid == SID_FAIL) break; /* no stack continues this prefix */
-      uint32_t ch = f->child, sid = SID_FAIL;
-      while (tn[ch].end <= u) ch = tn[ch].end;
-      f->child = tn[ch].end;
-      if (poot__set_takes(&m->srecs[f->sid], tn[ch].byte))
-        POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
+      while (f->child + 1 < f->end && v->kids[f->child + 1].node <= u) f->child++;
+      const gtrie_kid *kd = &v->kids[f->child]; /* the child whose subtree holds u */
+      uint32_t ch = kd->node, sid = SID_FAIL;
+      if (poot__set_takes(&m->srecs[f->sid], kd->byte))
+        POOT_TRY(poot__transition(m, f->sid, kd->byte, &sid));
       if (ch == u) {
         if (sid == SID_FAIL) break;
         const srec *r = &m->srecs[sid];
-        bool more = r->n != 0;
-        if (r->n || r->accept) poot__set_tokens(v, &tn[u], mask);
-        if (more && u + 1 < tn[u].end) POOT_TRY(poot__walk(m, v, u, sid, mask));
+        if (r->n || r->accept) range_set(v, kd->tok_off, kd->tok_mid, mask);
+        if (r->n && poot__kid_height(kd)) POOT_TRY(poot__walk(m, v, u, sid, mask));
         break;
       }
       if (sid != SID_FAIL && m->srecs[sid].n == 0) sid = SID_FAIL;
-      path[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid};
+      path[d++] =
+          (mframe){.node = ch, .child = kd->first, .sid = sid, .end = kd->first + kd->n_less + 1u};
     }
   }
   return POOT_OK_STATUS;
@@ -281,57 +294,51 @@ static poot_status find_key(poot_grammar_matcher *m, const poot_grammar_vocab *v
 /* Whether element `e` surely consumes a byte: a byte element, or a rule whose every
  * alternative starts with such an element (`depth` bounds the search; left recursion was
  * refused, so it ends anyway). */
-static bool consumes(const poot_grammar *g, const gel *e, int depth) {
+bool poot__consumes(const poot_grammar *g, const gel *e, int depth) {
   if (e->type == GEL_RANGE || e->type == GEL_SET) return true;
   if (e->type != GEL_RULE || depth == 0) return false;
   for (uint32_t a = g->rule_alt[e->value]; a < g->rule_alt[e->value + 1]; a++)
-    if (!consumes(g, &g->el[g->alt_start[a]], depth - 1)) return false;
+    if (!poot__consumes(g, &g->el[g->alt_start[a]], depth - 1)) return false;
   return true;
 }
 
-/* Whether rule `r` is one count of a repetition, `O ::= x O' | ε` or `O ::= x | ε` (the
- * parser's x{m,n}) with x one element that consumes a byte: *full is the position of x,
- * *next the rule O' (NIL at the last count). */
-static bool count_rule(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
+/* Whether rule `r` has the shape of one count of a repetition, `O ::= x O' | ε` or
+ * `O ::= x | ε` (the parser's x{m,n}) with x one element: *full is the position of x, *next
+ * the rule O' (NIL at the last count). */
+bool poot__count_shape(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next) {
   uint32_t a = g->rule_alt[r];
   if (g->rule_alt[r + 1] - a != 2) return false;
   uint32_t s0 = g->alt_start[a], s1 = g->alt_start[a + 1];
   if (g->el[s0].type != GEL_END && g->el[s1].type != GEL_END) return false;
   uint32_t f = g->el[s0].type == GEL_END ? s1 : s0;
   const gel *e = &g->el[f], *e2 = &g->el[f + 1];
-  if (e->type == GEL_END || !consumes(g, e, 8)) return false;
+  if (e->type == GEL_END) return false;
   *full = f;
-  if (e2->type == GEL_END) {
-    *next = NIL;
-    return true;
-  }
-  *next = e2->value;
-  return e2->type == GEL_RULE && g->el[f + 2].type == GEL_END;
+  *next = e2->type == GEL_END ? NIL : e2->value;
+  return e2->type == GEL_END || (e2->type == GEL_RULE && g->el[f + 2].type == GEL_END);
 }
 
-static bool same_gel(const gel *a, const gel *b) {
+bool poot__same_gel(const gel *a, const gel *b) {
   return a->type == b->type && a->lo == b->lo && a->hi == b->hi && a->value == b->value;
 }
 
 /* Inline copies (x{1000} is 1,000 x in one alternative): a position with more than
  * CHAIN_CAP copies of its element left counts as the one with CHAIN_CAP left, as the counts
- * below do. Marks m->canon and m->chainy when `mark`; returns whether there are any. */
+ * below do. Marks m->canon and m->chainy when `mark` (every position after a copy inside
+ * the run CHAIN_INSIDE); returns whether there are any. */
 static bool copies_map(poot_grammar_matcher *m, bool mark) {
   const poot_grammar *g = m->g;
   bool any = false;
   for (uint32_t p = 0; p < g->n_el;) {
     uint32_t q = p + 1;
-    if (g->el[p].type == GEL_END || !consumes(g, &g->el[p], 8)) {
-      p = q;
-      continue;
-    }
-    while (q < g->n_el && same_gel(&g->el[p], &g->el[q])) q++;
-    if (q - p > CHAIN_CAP) {
+    while (g->el[p].type != GEL_END && q < g->n_el && poot__same_gel(&g->el[p], &g->el[q])) q++;
+    if (q - p > CHAIN_CAP && poot__consumes(g, &g->el[p], 8)) { /* (asked of long runs only) */
       any = true;
       for (uint32_t i = p; mark && i + CHAIN_CAP <= q; i++) {
         m->canon[i] = q - CHAIN_CAP;
-        m->chainy[i] = 1;
+        m->chainy[i] |= CHAIN_MAPPED;
       }
+      for (uint32_t i = p + 1; mark && i < q; i++) m->chainy[i] |= CHAIN_INSIDE;
     }
     p = q;
   }
@@ -346,20 +353,13 @@ static bool copies_map(poot_grammar_matcher *m, bool mark) {
 static poot_status chains_find(poot_grammar_matcher *m) {
   const poot_grammar *g = m->g;
   m->chains_done = true;
-  uint32_t *count = poot_calloc(g->n_rules, sizeof *count); /* a count's k; 0: not a count */
+  uint32_t *count = poot_malloc(((size_t)g->n_rules * 2 + 1) * sizeof *count); /* a count's k */
   if (!count) return poot__fail_status(FAIL_OOM, "the grammar's repetition counts");
+  poot__count_lengths(g, count, count + g->n_rules);
   bool any = false;
   for (uint32_t r = 0; r < g->n_rules; r++) {
-    uint32_t f0 = 0, x = NIL, k = 1;
-    if (!count_rule(g, r, &f0, &x)) continue;
-    while (x != NIL && k) { /* down the chain to its last count */
-      uint32_t f = 0, nx = NIL;
-      bool same = k <= g->n_rules && count_rule(g, x, &f, &nx) && same_gel(&g->el[f0], &g->el[f]);
-      k = same ? k + 1 : 0; /* not one x all the way down, or a cycle (x* written so) */
-      x = nx;
-    }
-    count[r] = k;
-    any = any || k > CHAIN_CAP;
+    if (count[r] == POOT_NOT_COUNT) count[r] = 0;
+    any = any || count[r] > CHAIN_CAP;
   }
   any = any || copies_map(m, false);
   poot_status st = POOT_OK_STATUS;
@@ -381,16 +381,19 @@ static poot_status chains_find(poot_grammar_matcher *m) {
       if (count[r] < CHAIN_CAP) continue;
       uint32_t full = 0, next = NIL, c = r;
       for (uint32_t k = count[r]; k > CHAIN_CAP; k--) { /* down to the count CHAIN_CAP */
-        (void)count_rule(g, c, &full, &next);
+        (void)poot__count_shape(g, c, &full, &next);
         c = next;
       }
       uint32_t fr = 0, fc = 0;
-      (void)count_rule(g, r, &fr, &next);
-      (void)count_rule(g, c, &fc, &next);
+      (void)poot__count_shape(g, r, &fr, &next);
+      (void)poot__count_shape(g, c, &fc, &next);
       for (uint32_t i = 0; i < 2 && g->el[fr + i].type != GEL_END; i++) {
         m->canon[fr + i] = fc + i;
-        m->chainy[fr + i] = 1;
+        m->chainy[fr + i] |= CHAIN_MAPPED;
       }
+      for (c = r; c != NIL; c = next) /* the call of the next count, all the way down */
+        if (poot__count_shape(g, c, &full, &next) && next != NIL)
+          m->chainy[full + 1] |= CHAIN_INSIDE;
     }
   }
   poot_free(count);
@@ -496,17 +499,19 @@ static poot_status prepare_mask(poot_grammar_matcher *m, const poot_grammar_voca
   return POOT_OK_STATUS;
 }
 
-poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
-                                           uint32_t *mask, size_t mask_words) {
-  if (!m || !v || !mask)
-    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher, vocab or mask is NULL");
-  size_t need = poot_grammar_vocab_mask_words(v);
-  if (mask_words < need)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
-                            "%zu",
-                            mask_words, v->n_tokens, need);
-  POOT_TRY(prepare_mask(m, v, need));
+/* Whether the plain walk from set `root` should clear the refused tokens from a full mask
+ * rather than set the allowed ones in an empty one: when the set takes WIDE_BYTES bytes or
+ * more (inside a string, about 120,000 of Llama-3's 128,256 tokens pass). */
+static bool wide_root(const poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t root) {
+  (void)v;
+  uint32_t n = 0;
+  for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(m->srecs[root].bytes[w]);
+  return n >= WIDE_BYTES;
+}
+
+/* The mask of m's state (m->cur: the real state, or the one with its long counts shifted). */
+static poot_status fill_state(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t *mask,
+                              size_t need) {
   uint32_t root = 0;
   memcpy(m->tmp_b, m->cur, m->n_cur * sizeof *m->cur);
   POOT_TRY(poot__set_intern(m, m->tmp_b, m->n_cur, m->accept, false, &root));
@@ -518,7 +523,10 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
   } else {
     bool done = false;
     POOT_TRY(key_mask(m, v, root, mask, need, &done));
-    if (!done) {
+    if (!done && wide_root(m, v, root)) { /* most tokens pass: clear those refused */
+      memcpy(mask, v->all, need * sizeof *mask);
+      POOT_TRY(poot__walk_clear(m, v, 0, root, mask));
+    } else if (!done) {
       memset(mask, 0, need * sizeof *mask);
       POOT_TRY(poot__walk(m, v, 0, root, mask));
     }
@@ -538,6 +546,29 @@ poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_g
   return POOT_OK_STATUS;
 }
 
+poot_status poot_grammar_matcher_fill_mask(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                           uint32_t *mask, size_t mask_words) {
+  if (!m || !v || !mask)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "grammar: matcher, vocab or mask is NULL");
+  size_t need = poot_grammar_vocab_mask_words(v);
+  if (mask_words < need)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "grammar: the mask has %zu words; the vocabulary of %d tokens needs "
+                            "%zu",
+                            mask_words, v->n_tokens, need);
+  POOT_TRY(prepare_mask(m, v, need));
+  bool shifted = false;
+  POOT_TRY(poot__shift_state(m, v, &shifted));
+  if (!shifted) return fill_state(m, v, mask, need);
+  uint32_t *real = m->cur, n_real = m->n_cur; /* the shifted state stands in for the mask */
+  m->cur = m->sh_cur;
+  m->n_cur = m->n_sh;
+  poot_status st = fill_state(m, v, mask, need);
+  m->cur = real;
+  m->n_cur = n_real;
+  return st;
+}
+
 /* The state at position `p` (a byte element or a rule to expand), everything below cut by a
  * sentinel, into `t`'s (emptied) pool as its state; false when it is empty or past the
  * bounds. */
@@ -554,26 +585,47 @@ static bool state_at(poot_grammar_matcher *t, uint32_t p) {
   return true;
 }
 
-/* Whether the stacks of `t`'s state take at least WIDE_BYTES distinct bytes. */
-static bool state_is_wide(const poot_grammar_matcher *t) {
+/* How many distinct bytes the stacks of `t`'s state take, and which. */
+static uint32_t state_bytes(const poot_grammar_matcher *t, uint32_t bytes[8]) {
   const poot_grammar *g = t->g;
-  uint32_t bytes[8] = {0}, n = 0;
-  for (uint32_t i = 0; i < t->n_cur; i++) {
+  uint32_t n = 0;
+  memset(bytes, 0, 8 * sizeof *bytes);
+  for (uint32_t i = 0; i < t->n_cur; i++) { /* tops are byte elements */
     const gel *e = &g->el[t->nodes[t->cur[i]].pos];
-    for (unsigned b = 0; b < 256; b++)
-      if (poot__gel_match(g, e, (uint8_t)b)) bytes[b >> 5] |= 1u << (b & 31);
+    if (e->type == GEL_SET) {
+      for (int w = 0; w < 8; w++) bytes[w] |= g->sets[e->value].bits[w];
+    } else {
+      for (unsigned b = e->lo; b <= e->hi; b++) bytes[b >> 5] |= 1u << (b & 31);
+    }
   }
-  for (int w = 0; w < 8; w++) n += (uint32_t)__builtin_popcount(bytes[w]);
-  return n >= WIDE_BYTES;
+  for (int w = 0; w < 8; w++) /* (__builtin_popcount is a libgcc call here) */
+    for (uint32_t x = bytes[w]; x; x &= x - 1) n++;
+  return n;
 }
 
-/* The key of `t`'s state (made by state_at) when it is wide, cut with m's context. */
+/* The key of `t`'s state (made by state_at) when it is wide, cut with m's context; when it
+ * takes a few bytes only, the keys of the wide states one byte further (after `{`, the key
+ * position `{"`: the declared keys' literals beside the general key, a state that no single
+ * position gives). */
 static poot_status prepare_state(poot_grammar_matcher *m, poot_grammar_matcher *t,
-                                 const poot_grammar_vocab *v, size_t need) {
-  if (!state_is_wide(t)) return POOT_OK_STATUS;
+                                 const poot_grammar_vocab *v, size_t need, uint32_t *saved) {
+  uint32_t bytes[8], n = state_bytes(t, bytes), n_saved = t->n_cur;
   const mkey *k = NULL;
   uint32_t cut = 0;
-  return state_key(m, t, v, need, false, &k, &cut);
+  if (n >= WIDE_BYTES) return state_key(m, t, v, need, false, &k, &cut);
+  if (n > AHEAD_BYTES) return POOT_OK_STATUS;
+  memcpy(saved, t->cur, n_saved * sizeof *saved);
+  for (unsigned b = 0; b < 256; b++) {
+    if (!((bytes[b >> 5] >> (b & 31)) & 1)) continue;
+    ectx c = {.m = t, .out = t->cur};
+    poot__step(&c, saved, n_saved, (uint8_t)b);
+    if (c.fail || c.left || c.n_out == 0) continue; /* (left: a stack reached the sentinel) */
+    t->n_cur = c.n_out;
+    t->accept = c.accept;
+    uint32_t after[8];
+    if (state_bytes(t, after) >= WIDE_BYTES) POOT_TRY(state_key(m, t, v, need, false, &k, &cut));
+  }
+  return POOT_OK_STATUS;
 }
 
 poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_grammar_vocab *v) {
@@ -582,19 +634,27 @@ poot_status poot_grammar_matcher_prepare(poot_grammar_matcher *m, const poot_gra
   POOT_TRY(prepare_mask(m, v, need));
   POOT_TRY(ctx_ready(m));
   poot_grammar_matcher *t = poot__matcher_alloc(m->g);
-  if (!t) return poot__fail_status(FAIL_OOM, "preparing the mask");
+  uint32_t *saved = poot_malloc(m->g->max_stacks * sizeof *saved);
+  if (!t || !saved) {
+    poot_grammar_matcher_destroy(t);
+    poot_free(saved);
+    return poot__fail_status(FAIL_OOM, "preparing the mask");
+  }
   const poot_grammar *g = m->g;
   poot_status st = POOT_OK_STATUS;
   for (uint32_t p = 0; p < g->n_el && !st; p++) {
     uint8_t type = g->el[p].type;
     uint32_t full = 0, next = NIL;
-    if ((type == GEL_RANGE || type == GEL_SET) && g->el[p + 1].type != GEL_END) {
-      if (state_at(t, p + 1)) st = prepare_state(m, t, v, need); /* right after the byte */
-    } else if (type == GEL_RULE && m->canon && count_rule(g, g->el[p].value, &full, &next) &&
-               m->chainy[full]) {
-      if (state_at(t, p)) st = prepare_state(m, t, v, need); /* a long count's first step */
-    }
+    /* Right after a byte element, or after a rule outside a long count or run of copies (a
+     * string's loop after its first characters, the next count of a short one). */
+    bool inside = type == GEL_RULE && m->chainy && (m->chainy[p + 1] & CHAIN_INSIDE);
+    if (type != GEL_END && g->el[p + 1].type != GEL_END && !inside && state_at(t, p + 1))
+      st = prepare_state(m, t, v, need, saved);
+    if (!st && type == GEL_RULE && m->canon && poot__count_shape(g, g->el[p].value, &full, &next) &&
+        (m->chainy[full] & CHAIN_MAPPED) && state_at(t, p))
+      st = prepare_state(m, t, v, need, saved); /* a long count's first step */
   }
   poot_grammar_matcher_destroy(t);
+  poot_free(saved);
   return st;
 }

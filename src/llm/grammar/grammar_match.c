@@ -297,6 +297,7 @@ void poot_grammar_matcher_destroy(poot_grammar_matcher *m) {
   poot_free(m->scratch);
   poot_free(m->canon);
   poot_free(m->chainy);
+  poot__shift_free(m);
   poot_free(m);
 }
 

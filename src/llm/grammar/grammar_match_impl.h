@@ -21,9 +21,8 @@ typedef struct gnode {
   uint32_t depth;
 } gnode;
 
-/* A walk's frame: trie node `node` reached with set `sid`, its next child `child`, and
- * end = tn[node].end (kept here so that the walk's loop, a third of the mask's instructions,
- * does not load the node again for every child; guided_walk's path leaves it 0). */
+/* A walk's frame: trie node `node` reached with set `sid`; the walks read its children
+ * v->kids[child .. end) (guided_walk's path: `child` is the next child node, end unused). */
 typedef struct mframe {
   uint32_t node, child, sid, end;
 } mframe;
@@ -136,6 +135,12 @@ struct poot_grammar_matcher {
   uint8_t *chainy;
   bool chains_done, cut_chainy;
   size_t scratch_cap;
+  /* Long counts shifted in the real state (grammar_shift.c): for element p of a count or a
+   * run of copies with more than sh_min counts, sh_k[p] its count (0: none) and sh_fam[p]
+   * its chain; sh_pos[sh_off[f] + k] is the position of chain f's count k (its x). */
+  uint32_t *sh_k, *sh_fam, *sh_pos, *sh_off;
+  uint32_t sh_min; /* the smallest count a state is shifted to; 0 before the tables are made */
+  uint32_t *sh_cur, n_sh; /* the shifted state */
 };
 
 typedef struct ectx {
@@ -203,7 +208,7 @@ POOT_MUST_USE static inline poot_status poot__transition(poot_grammar_matcher *m
 void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t *mask);
 /* Whether every token below trie node `t`, reached with live set `sid`, is accepted along the
  * set's chain (*out); else *upto, when not UINT32_MAX, the depth up to which they are. */
-POOT_MUST_USE poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid,
+POOT_MUST_USE poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_kid *t, uint32_t sid,
                                          bool *out, uint32_t *upto);
 /* Every token of node i's subtree at most `upto` bytes below i: into `mask`, or with
  * poot__key_accept when mask is NULL. */
@@ -212,6 +217,9 @@ void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
 /* The tokens below trie node `node` (its prefix leads to set `sid0`) allowed, into `mask`. */
 POOT_MUST_USE poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v,
                                      uint32_t node, uint32_t sid0, uint32_t *mask);
+/* The same where `mask` holds every token below `node`: those refused are cleared. */
+POOT_MUST_USE poot_status poot__walk_clear(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                           uint32_t node, uint32_t sid0, uint32_t *mask);
 
 static inline bool poot__set_takes(const srec *r, uint8_t b) {
   return (r->bytes[b >> 5] >> (b & 31)) & 1u;
@@ -219,8 +227,31 @@ static inline bool poot__set_takes(const srec *r, uint8_t b) {
 
 /* ---- grammar_mask.c: the context keys */
 
+/* Whether element `e` surely consumes a byte (`depth` bounds the search). */
+bool poot__consumes(const poot_grammar *g, const gel *e, int depth);
+/* Whether rule `r` has the shape of one count of a repetition, `O ::= x O' | ε` or
+ * `O ::= x | ε`, with x one element: *full is the position of x, *next the rule O' (NIL at
+ * the last count). Whether x surely consumes a byte is poot__count_lengths's to ask. */
+bool poot__count_shape(const poot_grammar *g, uint32_t r, uint32_t *full, uint32_t *next);
+bool poot__same_gel(const gel *a, const gel *b);
+
 /* Tokens tok_ids[lo .. hi) are accepted in the context walk. */
 void poot__key_accept(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t lo,
                       uint32_t hi);
+
+/* ---- grammar_shift.c: long counts shifted */
+
+/* The real state with its long counts shifted down (m->sh_cur, m->n_sh), a state with the
+ * same mask over `v`; *out false when there is nothing to shift. */
+POOT_MUST_USE poot_status poot__shift_state(poot_grammar_matcher *m, const poot_grammar_vocab *v,
+                                            bool *out);
+/* len[r]: the k of count rule r (O_k, its chain one x that surely consumes a byte all the
+ * way down to O_1; each rule looked at once), POOT_NOT_COUNT for any other rule (a loop,
+ * `x*` written so, included).
+ * `path` has room for every rule. */
+#define POOT_NOT_COUNT UINT32_MAX
+void poot__count_lengths(const poot_grammar *g, uint32_t *len, uint32_t *path);
+/* Frees the shift tables. */
+void poot__shift_free(poot_grammar_matcher *m);
 
 #endif /* POOT_LLM_GRAMMAR_MATCH_IMPL_H */

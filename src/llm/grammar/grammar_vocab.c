@@ -131,6 +131,29 @@ static void build_trie(poot_grammar_vocab *v, const tok_ref *refs, uint32_t n, u
   }
 }
 
+/* Every node's children side by side (gtrie_kid), in the order of the nodes. */
+static void kids_make(poot_grammar_vocab *v) {
+  const gtrie_node *t = v->nodes;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < v->n_nodes; i++) {
+    v->kid_off[i] = n;
+    for (uint32_t c = i + 1; c < t[i].end; c = t[c].end)
+      v->kids[n++] = (gtrie_kid){.node = c,
+                                 .sig = t[c].sig,
+                                 .tok_off = t[c].tok_off,
+                                 .tok_mid = t[c].tok_off + t[c].tok_n,
+                                 .tok_end = poot__trie_tok_end(v, c),
+                                 .height = (uint16_t)(t[c].height | (t[c].bulk_ok ? 0x8000u : 0)),
+                                 .byte = t[c].byte};
+  }
+  v->kid_off[v->n_nodes] = n;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t c = v->kids[k].node;
+    v->kids[k].first = v->kid_off[c];
+    v->kids[k].n_less = (uint8_t)(v->kid_off[c + 1] - v->kid_off[c] - 1); /* (unread when none) */
+  }
+}
+
 poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *lens, int32_t count,
                                       const int32_t *eog_ids, size_t eog_count,
                                       poot_grammar_vocab **out_vocab) {
@@ -169,6 +192,12 @@ poot_status poot_grammar_vocab_create(const char *const *texts, const size_t *le
   if (eog_count) memcpy(v->eog, eog_ids, eog_count * sizeof *v->eog);
   v->n_eog = eog_count;
   build_trie(v, refs, n, path, ok);
+  v->all = poot_calloc(poot_grammar_vocab_mask_words(v) + 1, sizeof *v->all);
+  v->kids = poot_malloc((size_t)v->n_nodes * sizeof *v->kids);
+  v->kid_off = poot_malloc(((size_t)v->n_nodes + 1) * sizeof *v->kid_off);
+  if (!v->all || !v->kids || !v->kid_off) goto oom;
+  kids_make(v);
+  for (uint32_t k = 0; k < n; k++) v->all[v->tok_ids[k] >> 5] |= 1u << (v->tok_ids[k] & 31);
   /* Shrink to the nodes used (shared prefixes make far fewer than the total bytes). */
   gtrie_node *shrunk = poot_realloc_array(v->nodes, v->n_nodes, sizeof *shrunk);
   if (shrunk) v->nodes = shrunk;
@@ -192,6 +221,9 @@ void poot_grammar_vocab_destroy(poot_grammar_vocab *v) {
   poot_free(v->nodes);
   poot_free(v->tok_ids);
   poot_free(v->eog);
+  poot_free(v->all);
+  poot_free(v->kids);
+  poot_free(v->kid_off);
   poot_free(v);
 }
 

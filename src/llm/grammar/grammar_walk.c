@@ -377,14 +377,6 @@ void poot__set_tokens(const poot_grammar_vocab *v, const gtrie_node *t, uint32_t
   }
 }
 
-/* Every token of node i's subtree, i's own included. */
-static void set_subtree(const poot_grammar_vocab *v, uint32_t i, uint32_t *mask) {
-  for (uint32_t k = v->nodes[i].tok_off, e = poot__trie_tok_end(v, i); k < e; k++) {
-    uint32_t id = (uint32_t)v->tok_ids[k];
-    mask[id >> 5] |= 1u << (id & 31);
-  }
-}
-
 static bool u8_live(const poot_grammar_matcher *m, uint32_t sid) {
   return sid != SID_FAIL && m->srecs[sid].n && !m->srecs[sid].left;
 }
@@ -719,14 +711,14 @@ static poot_status live_closure(poot_grammar_matcher *m, uint32_t sid, uint32_t 
  * every token may still stay live from the set it ends in, through sets that are not one
  * chain (an unanchored pattern's partial matches beside its loop, a key's literals beside
  * the general key): live_closure. */
-poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_t sid, bool *out,
+poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_kid *t, uint32_t sid, bool *out,
                            uint32_t *upto) {
   const uint32_t high = 1u << POOT_BYTE_HIGH_GROUP;
   *out = false;
   *upto = UINT32_MAX;
-  if (!t->bulk_ok) return POOT_OK_STATUS;
+  if (!poot__kid_bulk_ok(t)) return POOT_OK_STATUS;
   uint32_t x = sid;
-  for (uint32_t h = 0; h < t->height; h++) {
+  for (uint32_t h = 0; h < poot__kid_height(t); h++) {
     uint32_t groups = 0, next = SID_FAIL;
     bool u8 = true;
     POOT_TRY(chain_info(m, x, t->sig & ~high, &groups, &next));
@@ -745,7 +737,7 @@ poot_status poot__all_loop(poot_grammar_matcher *m, const gtrie_node *t, uint32_
        * there stops where a stack reaches a sentinel; the real state's sets are new with
        * every mask, and a search among them costs more than the walk it saves. */
       if (!m->is_ctx) return POOT_OK_STATUS;
-      return live_closure(m, x, t->sig, t->height - h, out);
+      return live_closure(m, x, t->sig, poot__kid_height(t) - h, out);
     }
     if (next == x) break; /* a loop: the rest stays here */
     x = next;
@@ -774,20 +766,51 @@ void poot__accept_upto(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
  * every step of a set whose chain ended, and the call cost more than the walk's own step):
  * a group below that the set is known not to chain over while some group below is taken
  * ends the chain there, and outside a context walk nothing else is tried. */
-static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_node *t,
+static inline bool loop_may_settle(const poot_grammar_matcher *m, const gtrie_kid *t,
                                    const srec *r) {
-  if (!t->bulk_ok) return false;
+  if (!poot__kid_bulk_ok(t)) return false;
   return m->is_ctx || !r->taken_done || !(t->sig & r->chain_bad) || !(t->sig & r->taken_groups);
+}
+
+/* Tokens tok_ids[lo .. hi) allowed (`set`), or refused (a clearing walk). */
+static inline void mask_range(const poot_grammar_vocab *v, uint32_t lo, uint32_t hi, uint32_t *mask,
+                              bool set) {
+  for (uint32_t k = lo; k < hi; k++) {
+    uint32_t id = (uint32_t)v->tok_ids[k];
+    if (set)
+      mask[id >> 5] |= 1u << (id & 31);
+    else
+      mask[id >> 5] &= ~(1u << (id & 31));
+  }
+}
+
+/* The tokens of node i's subtree more than `upto` bytes below i refused (all_loop's chain
+ * end, for a clearing walk: those up to it are accepted). */
+static void clear_beyond(const poot_grammar_vocab *v, uint32_t i, uint32_t upto, uint32_t *mask) {
+  const gtrie_node *tn = v->nodes;
+  uint32_t end = tn[i].end, limit = tn[i].depth + upto;
+  for (uint32_t j = i; j < end;) {
+    if (tn[j].depth < limit) {
+      j++;
+      continue;
+    }
+    mask_range(v, tn[j].tok_off + tn[j].tok_n, poot__trie_tok_end(v, j), mask, false);
+    j = tn[j].end;
+  }
 }
 
 /* Walks the subtree of trie node `node` (whose prefix leads to set `sid`; its own tokens
  * are the caller's) depth first with the stack set of each prefix; a subtree is entered
  * only while some stack survives, so a refused prefix is refused once for all tokens.
- * Sets are interned and transitions cached, so a step seen before costs one lookup. */
-poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
-                       uint32_t sid0, uint32_t *mask) {
-  const gtrie_node *tn = v->nodes;
-  m->frames[0] = (mframe){.node = node, .child = node + 1, .sid = sid0, .end = tn[node].end};
+ * Sets are interned and transitions cached, so a step seen before costs one lookup.
+ * `clear`: the mask holds every token of the subtree, and the walk clears those refused
+ * (where most are allowed, as inside a string, that is far fewer bit operations than
+ * setting those allowed, one per token); else it holds none and the walk sets those
+ * allowed. */
+static inline poot_status walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                               uint32_t sid0, uint32_t *mask, const bool clear) {
+  m->frames[0] =
+      (mframe){.node = node, .child = v->kid_off[node], .sid = sid0, .end = v->kid_off[node + 1]};
   size_t d = 1;
   while (d) {
     mframe *f = &m->frames[d - 1];
@@ -795,27 +818,47 @@ poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uin
       d--;
       continue;
     }
-    uint32_t ch = f->child, sid = 0;
-    f->child = tn[ch].end;
-    if (!poot__set_takes(&m->srecs[f->sid], tn[ch].byte)) continue;
-    POOT_TRY(poot__transition(m, f->sid, tn[ch].byte, &sid));
-    if (sid == SID_FAIL) continue; /* past the bounds: these tokens are refused */
+    const gtrie_kid *k = &v->kids[f->child++];
+    uint32_t sid = SID_FAIL;
+    if (poot__set_takes(&m->srecs[f->sid], k->byte))
+      POOT_TRY(poot__transition(m, f->sid, k->byte, &sid));
+    if (sid == SID_FAIL) { /* not taken, or past the bounds: these tokens are refused */
+      if (clear) mask_range(v, k->tok_off, k->tok_end, mask, false);
+      continue;
+    }
     bool bulk = false;
     uint32_t upto = UINT32_MAX;
-    if (m->srecs[sid].n && ch + 1 < tn[ch].end && loop_may_settle(m, &tn[ch], &m->srecs[sid]))
-      POOT_TRY(poot__all_loop(m, &tn[ch], sid, &bulk, &upto));
+    if (m->srecs[sid].n && poot__kid_height(k) && loop_may_settle(m, k, &m->srecs[sid]))
+      POOT_TRY(poot__all_loop(m, k, sid, &bulk, &upto));
     const srec *r = &m->srecs[sid];
     if (bulk) {
-      set_subtree(v, ch, mask);
+      if (!clear) mask_range(v, k->tok_off, k->tok_end, mask, true);
       continue;
     }
     if (upto != UINT32_MAX) {
-      poot__accept_upto(m, v, ch, upto, mask);
+      if (clear)
+        clear_beyond(v, k->node, upto, mask);
+      else
+        poot__accept_upto(m, v, k->node, upto, mask);
       continue;
     }
-    if (r->n || r->accept) poot__set_tokens(v, &tn[ch], mask);
-    if (r->n && ch + 1 < tn[ch].end)
-      m->frames[d++] = (mframe){.node = ch, .child = ch + 1, .sid = sid, .end = tn[ch].end};
+    if (!clear && (r->n || r->accept)) mask_range(v, k->tok_off, k->tok_mid, mask, true);
+    if (clear && !r->n && !r->accept) mask_range(v, k->tok_off, k->tok_mid, mask, false);
+    if (r->n && poot__kid_height(k))
+      m->frames[d++] = (mframe){
+          .node = k->node, .child = k->first, .sid = sid, .end = k->first + k->n_less + 1u};
+    else if (clear && poot__kid_height(k)) /* no stack left: nothing below */
+      mask_range(v, k->tok_mid, k->tok_end, mask, false);
   }
   return POOT_OK_STATUS;
+}
+
+poot_status poot__walk(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                       uint32_t sid0, uint32_t *mask) {
+  return walk(m, v, node, sid0, mask, false);
+}
+
+poot_status poot__walk_clear(poot_grammar_matcher *m, const poot_grammar_vocab *v, uint32_t node,
+                             uint32_t sid0, uint32_t *mask) {
+  return walk(m, v, node, sid0, mask, true);
 }

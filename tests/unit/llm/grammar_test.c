@@ -599,6 +599,66 @@ static void test_mask_short_counts(void **state) {
   doc_vocab_free(&dv);
 }
 
+/* Long counts and runs of copies (longer than the vocabulary's longest token, 6 bytes, plus
+ * 2), which fill_mask shifts down to a state with the same mask: a bounded string, copies
+ * followed by more, a count below the top of the stacks (each item two bytes or more), and
+ * an ambiguous count whose stacks sit at several counts of one chain at once (`"a" | "aa"`,
+ * with tight stack bounds: merging them would change which tokens pass the bound). At every
+ * byte, cold and prepared, the mask equals per-token accepts. */
+static void test_mask_long_counts(void **state) {
+  (void)state;
+  static const struct {
+    const char *gbnf, *doc;
+    uint32_t max_stacks;
+  } cases[] = {
+      {"root ::= \"\\\"\" [a-f]{0,16} \"\\\"\" (\",\" [12]{2})?", "\"abcdefabcdefab\",12", 0},
+      {"root ::= \"\\\"\" [a-f]{12} [a-c]{0,4} \"\\\"\"", "\"abcdefabcdefab\"", 0},
+      {"root ::= \"\\\"\" (\"a\" [0-9] | \"bc\" [12]){0,14} \"\\\"\"", "\"a1bc2a9a0bc1a1\"", 0},
+      {"root ::= [a-c]? [a-f]{0,14} \",\" [12]", "abcabcab,1", 0},
+      {"root ::= (\"a\" | \"aa\"){0,20} \",\"", "aaaaaaaaaaaaaaaa,", 6},
+      {"root ::= (\"a\" | \"aa\"){0,20} \",\"", "aaaaaaaaaaaaaaaa,", 13},
+  };
+  doc_vocab dv = {0};
+  alphabet_vocab_make(&dv);
+  size_t words = poot_grammar_vocab_mask_words(dv.v);
+  uint32_t *mask = calloc(words, sizeof *mask), *mask_p = calloc(words, sizeof *mask_p);
+  assert_true(mask && mask_p);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    poot_grammar_options o = poot_grammar_options_default();
+    o.max_stacks = cases[c].max_stacks;
+    poot_grammar *g = NULL;
+    POOT_ASSERT_OK(poot_grammar_compile(cases[c].gbnf, strlen(cases[c].gbnf), &o, &g));
+    poot_grammar_matcher *m = NULL, *mp = NULL;
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &m));
+    POOT_ASSERT_OK(poot_grammar_matcher_create(g, &mp));
+    POOT_ASSERT_OK(poot_grammar_matcher_prepare(mp, dv.v));
+    size_t len = strlen(cases[c].doc), i = 0;
+    for (; i <= len; i++) {
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(m, dv.v, mask, words));
+      expect_mask_is_accepts(m, &dv, mask, cases[c].gbnf, i);
+      POOT_ASSERT_OK(poot_grammar_matcher_fill_mask(mp, dv.v, mask_p, words));
+      assert_memory_equal(mask, mask_p, words * sizeof *mask);
+      if (i == len) break;
+      poot_status st = poot_grammar_matcher_accept(m, cases[c].doc + i, 1);
+      if (st && cases[c].max_stacks) { /* the bound is reached: the masks up to it are checked */
+        poot_status_free(st);
+        break;
+      }
+      POOT_ASSERT_OK(st);
+      POOT_ASSERT_OK(poot_grammar_matcher_accept(mp, cases[c].doc + i, 1));
+    }
+    if (!cases[c].max_stacks) assert_true(poot_grammar_matcher_can_end(m));
+    if (cases[c].max_stacks == 6) assert_true(i < len); /* the bound was met */
+    poot_grammar_matcher_destroy(m);
+    poot_grammar_matcher_destroy(mp);
+    poot_grammar_destroy(g);
+  }
+  free(mask);
+  free(mask_p);
+  free((char *)dv.texts[0]);
+  doc_vocab_free(&dv);
+}
+
 /* Two threads, two matchers of one grammar, one vocabulary: each fills the masks of a whole
  * document while the other does; the masks equal those of one thread alone. */
 typedef struct mask_job {
@@ -683,6 +743,7 @@ int main(void) {
       cmocka_unit_test(test_mask_schemas_every_step),
       cmocka_unit_test(test_mask_keys_on_recurrence),
       cmocka_unit_test(test_mask_short_counts),
+      cmocka_unit_test(test_mask_long_counts),
       cmocka_unit_test(test_mask_two_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,9 @@
  * printed, not asserted: the machine is shared. JSON_SCHEMA_BENCH_FILES=1 prints each
  * schema's figures, JSON_SCHEMA_BENCH_SLOW=<µs> each mask slower than that,
  * JSON_SCHEMA_BENCH_ONLY=<text> runs only the files whose names contain it,
- * JSON_SCHEMA_BENCH_STRIDE=<k> only every k-th file (a subset that callgrind runs in minutes). */
+ * JSON_SCHEMA_BENCH_STRIDE=<k> only every k-th file (a subset that callgrind runs in minutes),
+ * JSON_SCHEMA_BENCH_CHECK=<k> checks every k-th prepared mask against per-token accepts too
+ * (slow: for a few files). */
 #include "poot_test.h"
 
 #include <dirent.h>
@@ -31,6 +33,7 @@ typedef struct bench {
   uint64_t *hash;             /* the cold pass's mask at each step (a hash) */
   size_t *slowest, n_slowest; /* the cold pass's slowest step of each instance */
   size_t inst, checked;       /* instances run in this pass; masks checked per token */
+  size_t check_every;         /* JSON_SCHEMA_BENCH_CHECK: every k-th prepared mask per token */
 } bench;
 
 static uint64_t cpu_ns(void) {
@@ -74,7 +77,8 @@ static void check_step(bench *b, const poot_grammar_matcher *m, const char *name
   }
   if (b->n_slowest && b->hash[b->steps - 1] != h)
     fail_msg("%s: step %zu: the prepared mask differs from the cold one", name, s);
-  if (b->inst < b->n_slowest && b->inst % 8 == 0 && s == b->slowest[b->inst]) {
+  if ((b->inst < b->n_slowest && b->inst % 8 == 0 && s == b->slowest[b->inst]) ||
+      (b->check_every && s % b->check_every == 0)) {
     pt_grammar_check_mask(&b->v, m, mask, name, s);
     b->checked++;
   }
@@ -254,6 +258,8 @@ static void test_corpus_masks(void **state) {
   bench b = {0};
   const char *slow = getenv("JSON_SCHEMA_BENCH_SLOW"), *mode = getenv("JSON_SCHEMA_BENCH_MODE");
   b.slow_us = slow ? atof(slow) : 0;
+  const char *check = getenv("JSON_SCHEMA_BENCH_CHECK");
+  b.check_every = check && atoi(check) > 0 ? (size_t)atoi(check) : 0;
   pt_grammar_vocab_load(&b.v, dir);
   size_t words = poot_grammar_vocab_mask_words(b.v.vocab);
   uint32_t *mask = calloc(words, sizeof *mask);
