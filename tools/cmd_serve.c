@@ -1,6 +1,6 @@
 /* poot serve — the OpenAI-compatible HTTP server (docs/serve.md):
  *   poot serve [-m MODEL] [--host 127.0.0.1] [--port 8080] [--api-key K] [--device D]
- *              [--ctx-size N] [--max-seqs 1] [--max-queue N] [--alias NAME]
+ *              [--ctx-size N] [--max-seqs N] [--max-queue N] [--alias NAME]
  *              [--chat-template FILE] ...
  * Prints one line when it listens ("poot serve: listening on http://HOST:PORT …") and
  * runs until SIGINT or SIGTERM. */
@@ -29,7 +29,7 @@ typedef struct serve_flags {
 
 static const char synopsis[] =
     "usage: poot serve [-m MODEL] [--host ADDR] [--port N] [--api-key KEY] [--device D]\n"
-    "                  [--ctx-size N] [--max-seqs 1] [--max-queue N] [--alias NAME]\n"
+    "                  [--ctx-size N] [--max-seqs N] [--max-queue N] [--alias NAME]\n"
     "                  [--chat-template FILE] ...\n\n"
     "Serves the model over HTTP with OpenAI's API: /v1/chat/completions,\n"
     "/v1/completions, /v1/models, /health and /metrics (Prometheus). Prints one line\n"
@@ -67,9 +67,10 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
                                     "(default: the model's context length, at most 512)",
        1, LLONG_MAX},
       {POOT_FLAG_MAX_SEQS, &f->max_seqs,
-       "sequences run at once (default 1; only 1 today: the\n"
-       "engine runs one sequence at a time until batched steps land)",
-       1, 1},
+       "sequences run at once (default 1: the single engine;\n"
+       "more: the batched engine, which refuses logprobs, penalties,\n"
+       "grammars, forced tool calls and images for now)",
+       1, 4096},
       {POOT_FLAG_MAX_QUEUE, &f->max_queue, "requests that may wait (default 64); one more is 429",
        1, 1 << 20},
       {POOT_FLAG_ALIAS, &f->alias, "the model's id in the API (default: the file name)", 0, 0},

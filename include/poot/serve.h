@@ -44,7 +44,7 @@ typedef struct poot_server_options {
    * nothing else is reachable). NULL: no page (404). */
   const char *page_dir;
   uint32_t max_queue;        /* requests waiting for the engine; 0 → 64 */
-  uint32_t max_seqs;         /* sequences run at once: 1 today (more is INVALID_ARGUMENT) */
+  uint32_t max_seqs;         /* sequences run at once: > 1 runs the batched engine */
   size_t max_body_bytes;     /* larger bodies are 413; 0 → 4 MiB */
   uint32_t max_messages;     /* messages of one chat request; 0 → 1,024 */
   int64_t max_tokens;        /* the largest max_tokens a request may ask; 0 → the capacity */

@@ -27,6 +27,7 @@ struct poot__serve_engine {
   size_t head, len;
   bool stopping;
   poot__serve_job *running;
+  poot__serve_engine_batch *batch; /* --max-seqs > 1: every call forwards to it */
   int64_t injected; /* faults injected so far (test only) */
 };
 
@@ -313,6 +314,17 @@ poot_status poot__serve_engine_create(poot_runtime *runtime, poot__serve_metrics
                                       const poot__serve_engine_options *options,
                                       poot__serve_engine **out_engine) {
   *out_engine = NULL;
+  if (options->max_seqs > 1) {
+    poot__serve_engine *e = poot_calloc(1, sizeof *e);
+    if (!e) return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine");
+    poot_status st = poot__serve_engine_batch_create(runtime, metrics, options, &e->batch);
+    if (st) {
+      poot_free(e);
+      return st;
+    }
+    *out_engine = e;
+    return NULL;
+  }
   poot_driver *drv = poot_runtime_driver(runtime);
   if (!drv) return poot_status_make(POOT_INVALID_ARGUMENT, "serve: the runtime has no driver");
   poot__serve_engine *e = poot_calloc(1, sizeof *e);
@@ -353,6 +365,7 @@ static void purge_cancelled(poot__serve_engine *e, poot__serve_job **out, size_t
 }
 
 poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *job) {
+  if (e->batch) return poot__serve_engine_batch_submit(e->batch, job);
   poot__serve_job **gone = NULL;
   size_t n_gone = 0;
   pthread_mutex_lock(&e->mu);
@@ -380,9 +393,12 @@ poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *jo
   return st;
 }
 
-int64_t poot__serve_engine_capacity(const poot__serve_engine *e) { return e->cap; }
+int64_t poot__serve_engine_capacity(const poot__serve_engine *e) {
+  return e->batch ? poot__serve_engine_batch_capacity(e->batch) : e->cap;
+}
 
 void poot__serve_engine_stop(poot__serve_engine *e) {
+  if (e && e->batch) poot__serve_engine_batch_stop(e->batch);
   if (!e || !e->started) return;
   pthread_mutex_lock(&e->mu);
   e->stopping = true;
@@ -395,6 +411,11 @@ void poot__serve_engine_stop(poot__serve_engine *e) {
 
 void poot__serve_engine_destroy(poot__serve_engine *e) {
   if (!e) return;
+  if (e->batch) {
+    poot__serve_engine_batch_destroy(e->batch);
+    poot_free(e);
+    return;
+  }
   poot__serve_engine_stop(e);
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);

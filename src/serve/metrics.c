@@ -22,6 +22,8 @@ void poot__serve_metrics_init(poot__serve_metrics *m) {
   pthread_mutex_init(&m->mu, NULL);
   atomic_init(&m->queue_depth, 0);
   atomic_init(&m->running, 0);
+  atomic_init(&m->kv_blocks_used, 0);
+  atomic_init(&m->kv_blocks_free, 0);
 }
 
 void poot__serve_metrics_deinit(poot__serve_metrics *m) { pthread_mutex_destroy(&m->mu); }
@@ -106,11 +108,16 @@ void poot__serve_metrics_write(poot__serve_metrics *m, poot_strbuf *sb) {
                 "Requests failed because a device fault repeated.", m->faults_failed);
   write_gauge(sb, "poot_queue_depth", "Requests waiting for the engine.",
               (double)atomic_load(&m->queue_depth));
-  write_gauge(sb, "poot_running_sequences", "Sequences running on the device (at most 1 today).",
+  write_gauge(sb, "poot_running_sequences",
+              "Sequences running on the device (at most 1 with --max-seqs 1).",
               (double)atomic_load(&m->running));
-  /* Absent until the batched scheduler lands: the driver keeps one
-   * sequence's cache, so there is no pool to fill and no prefix to share. */
-  write_gauge(sb, "poot_kv_cache_usage_ratio", "KV pool in use (0 until batching lands).", 0);
+  /* The batched engine's KV pool; 0 with the single engine, whose driver
+   * keeps one sequence's contiguous cache. */
+  double used = (double)atomic_load(&m->kv_blocks_used), free_ = (double)atomic_load(&m->kv_blocks_free);
+  write_gauge(sb, "poot_kv_blocks_used", "KV pool blocks held by sequences (--max-seqs > 1).", used);
+  write_gauge(sb, "poot_kv_blocks_free", "KV pool blocks held by none (--max-seqs > 1).", free_);
+  write_gauge(sb, "poot_kv_cache_usage_ratio", "KV pool in use (0 with --max-seqs 1).",
+              used + free_ > 0 ? used / (used + free_) : 0);
   write_counter(sb, "poot_prefix_cache_hits_total", "Prefix blocks reused (0 until batching lands).",
                 0);
   write_hist(sb, "poot_time_to_first_token_seconds",

@@ -7,6 +7,7 @@
  *   page.c      the chat page's static files
  *   job.c       one request's shared state between its HTTP thread and the engine
  *   engine.c    the engine thread, its bounded queue and fault recovery
+ *   engine_batch.c  the batched engine (--max-seqs N > 1) over poot_batch
  *   response.c  the JSON of responses, chunks and errors
  *   metrics.c   counters and histograms, Prometheus text
  *   server.c    routing, the API key, limits: glue of the above */
@@ -248,6 +249,8 @@ typedef struct poot__serve_metrics {
   uint64_t recoveries_reset, recoveries_rebuild, faults_failed;
   poot__serve_hist ttft, itl, latency;
   atomic_uint_fast64_t queue_depth, running;
+  /* the batched engine's KV pool (both 0 with the single engine) */
+  atomic_uint_fast64_t kv_blocks_used, kv_blocks_free;
 } poot__serve_metrics;
 
 void poot__serve_metrics_init(poot__serve_metrics *m);
@@ -322,6 +325,8 @@ typedef struct poot__serve_engine poot__serve_engine;
 
 typedef struct poot__serve_engine_options {
   uint32_t max_queue;
+  uint32_t max_seqs;   /* > 1: the batched engine (engine_batch.c) */
+  int64_t max_seq_len; /* the batched engine's positions per sequence (0: its default) */
   const char *inject_fault; /* see poot_server_options */
   int64_t inject_step, inject_count;
 } poot__serve_engine_options;
@@ -339,6 +344,20 @@ int64_t poot__serve_engine_capacity(const poot__serve_engine *engine);
 /* Ends the thread: queued jobs end CANCELLED, the running one is cancelled. */
 void poot__serve_engine_stop(poot__serve_engine *engine);
 void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops */
+
+/* The batched engine behind the same five calls (engine.c forwards to it
+ * when max_seqs > 1). It runs what poot_batch runs: no logprobs, penalties,
+ * grammars or images (the server answers those 400 before they come). */
+typedef struct poot__serve_engine_batch poot__serve_engine_batch;
+POOT_MUST_USE poot_status poot__serve_engine_batch_create(poot_runtime *runtime,
+                                                          poot__serve_metrics *metrics,
+                                                          const poot__serve_engine_options *options,
+                                                          poot__serve_engine_batch **out_engine);
+POOT_MUST_USE poot_status poot__serve_engine_batch_submit(poot__serve_engine_batch *engine,
+                                                          poot__serve_job *job);
+int64_t poot__serve_engine_batch_capacity(const poot__serve_engine_batch *engine);
+void poot__serve_engine_batch_stop(poot__serve_engine_batch *engine);
+void poot__serve_engine_batch_destroy(poot__serve_engine_batch *engine); /* NULL-safe */
 
 /* --------------------------------------------------------------- response */
 

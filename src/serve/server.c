@@ -9,6 +9,7 @@
 
 #include "poot/llm/chat_template.h"
 #include "poot/llm/model.h"
+#include "poot/llm/batch.h"
 #include "poot/llm/tokenizer.h"
 #include "poot/llm/vision.h"
 #include "serve_impl.h"
@@ -749,6 +750,27 @@ static void wait_call(call *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* What the batched engine (--max-seqs > 1) cannot run yet: INVALID_ARGUMENT
+ * naming the field (docs/serve.md "The two engines"). */
+static poot_status batch_refuses(const poot__serve_request *r, const char **out_param) {
+  const poot_sampling_params *sp = &r->sampling;
+  const char *p = r->logprobs                         ? "logprobs"
+                  : r->response_format                ? "response_format"
+                  : forced(r)                         ? "tool_choice"
+                  : r->n_images                       ? "messages"
+                  : sp->presence_penalty != 0         ? "presence_penalty"
+                  : sp->frequency_penalty != 0        ? "frequency_penalty"
+                  : sp->repeat_penalty != 1 && sp->repeat_last_n != 0 ? "repetition_penalty"
+                                                      : NULL;
+  if (!p) return NULL;
+  *out_param = p;
+  return poot_status_make(POOT_INVALID_ARGUMENT,
+                          "'%s' needs a server started with --max-seqs 1 for now (the batched "
+                          "engine runs no logprobs, penalties, grammars, forced tool calls or "
+                          "images yet)",
+                          p);
+}
+
 static void generate(poot_server *srv, const poot__http_request *req, poot__serve_kind kind,
                      poot__http_response *out) {
   poot__serve_endpoint ep = kind == POOT_SERVE_CHAT ? POOT_ENDPOINT_CHAT : POOT_ENDPOINT_COMPLETIONS;
@@ -783,6 +805,7 @@ static void generate(poot_server *srv, const poot__http_request *req, poot__serv
                                         srv->model_name);
     if (!st) c->job.prepare = vision_prepare;
   }
+  if (!st && srv->o.max_seqs > 1) st = batch_refuses(&r, &param);
   if (!st) setup_toolcalls(srv, &r, c);
   if (!st) st = make_prompts(srv, &arena, &r, c, &param, &code);
   if (!st && c->parse && forced(&r)) c->tp.starts_in_reasoning = false; /* the grammar writes calls */
@@ -1051,11 +1074,9 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
   if (!model || !drv || !poot_model_get_tokenizer(model))
     return poot_status_make(POOT_INVALID_ARGUMENT,
                             "serve: the runtime needs a model with a tokenizer and a driver");
-  if (o.max_seqs > 1)
-    return poot_status_make(POOT_INVALID_ARGUMENT,
-                            "serve: max_seqs = %u: one sequence at a time is all the engine runs "
-                            "until batched steps land",
-                            o.max_seqs);
+  if (o.max_seqs > POOT_BATCH_MAX_BATCH)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "serve: max_seqs = %u: at most %d", o.max_seqs,
+                            POOT_BATCH_MAX_BATCH);
   if (o.inject_fault && strcmp(o.inject_fault, "kernel_fault") != 0 &&
       strcmp(o.inject_fault, "device_lost") != 0)
     return poot_status_make(POOT_INVALID_ARGUMENT,
@@ -1093,6 +1114,7 @@ poot_status poot_server_create(poot_runtime *runtime, const poot_chat_template *
 
 poot_status poot_server_start(poot_server *srv) {
   poot__serve_engine_options eo = {.max_queue = srv->o.max_queue,
+                                   .max_seqs = srv->o.max_seqs,
                                    .inject_fault = srv->o.inject_fault,
                                    .inject_step = srv->o.inject_step,
                                    .inject_count = srv->o.inject_count};

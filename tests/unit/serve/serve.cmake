@@ -19,3 +19,7 @@ poot_add_script_test(serve_vision
 # The chat page in headless Chromium (selenium).
 poot_add_script_test(serve_page
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_page.py TIMEOUT 300)
+# The batched engine (--max-seqs 4): concurrent requests equal one at a time,
+# cancellation frees the sequence, unsupported fields refused.
+poot_add_script_test(serve_batch
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/serve_batch.py TIMEOUT 300)
