@@ -8,7 +8,8 @@
 #    (embeddings and rerank scores), and its errors;
 #  - llm_encoders_cli_<dev>: `poot embed` / `poot rerank` against an
 #    independent numpy BERT and the committed references, bad input. On
-#    lavapipe a spread of 24 of the 300 sentences (CI cost), on PTX all.
+#    lavapipe (CI cost) a spread of 12 of the 300 sentences, 6 of them one per
+#    step, and 4 of the 10 rerank queries; on PTX all.
 # All are labelled `ref`: minutes of the oracle and of lavapipe each, so the
 # sanitizer pass (ctest -L unit) leaves them to the main pass.
 if(POOT_FUZZ)

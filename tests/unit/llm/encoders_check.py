@@ -322,7 +322,7 @@ def main(argv):
         print("note  the gguf package is absent: the GGUF route is not checked")
 
     # Batching invariance: alone vs in padded batches (those above).
-    few = lines[: min(len(lines), 12)]
+    few = lines[: min(len(lines), 6 if a.subset else 12)]
     alone = embed(a.poot, folder, a.device, few, ["--batch", "1"])
     d = float(np.abs(alone - got[: len(few)]).max())
     ck.ok(d <= 2e-6, f"batching: one per step vs padded batches of 4, max |diff| {d:.2e}")
@@ -343,7 +343,12 @@ def main(argv):
     ref_scores = np.load(ce_ref) if os.path.exists(ce_ref) else None
     worst_np = worst_ref = 0.0
     got_scores = {}
-    for q in sorted(set(p[0] for p in pairs)):  # one call per query, its documents batched
+    queries = sorted(set(p[0] for p in pairs))
+    if a.subset:  # lavapipe (CI cost): four of the queries, every document of each
+        queries = queries[:: max(1, len(queries) // 4)][:4]
+        pairs_run = [p for p in pairs if p[0] in queries]
+        print(f"note  rerank: {len(queries)} of the queries ({len(pairs_run)} pairs) with --subset")
+    for q in queries:  # one call per query, its documents batched
         ks = [k for k, p in enumerate(pairs) if p[0] == q]
         rc, out, err = run(a.poot, ["rerank", "-m", ce, "-q", q, "--device", a.device],
                            "".join(pairs[k][1] + "\n" for k in ks))
@@ -363,7 +368,8 @@ def main(argv):
         worst_np = max(worst_np, abs(s - want) / tol)
         if ref_scores is not None:
             worst_ref = max(worst_ref, abs(s - float(ref_scores[k])) / tol)
-    ck.ok(worst_np <= 1.0, f"rerank vs numpy: worst |diff| / tolerance {worst_np:.3f} over {len(pairs)} pairs")
+    ck.ok(len(got_scores) > 0 and worst_np <= 1.0,
+          f"rerank vs numpy: worst |diff| / tolerance {worst_np:.3f} over {len(got_scores)} pairs")
     if ref_scores is not None:
         ck.ok(worst_ref <= 1.0, f"rerank vs reference: worst |diff| / tolerance {worst_ref:.3f}")
     rc, out, err = run(a.poot, ["rerank", "-m", ce, "-q", pairs[0][0], "--device", a.device, "--json"],
