@@ -26,8 +26,13 @@ rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/data/models
 cp "$build/tools/poot" .gpu/bin/
 for t in $tests; do cp "$build/tests/$t" .gpu/bin/; done
 strip .gpu/bin/* 2>/dev/null || true
-for lib in libpcre2-8.so.0 libcmocka.so.0; do
-  cp -L "$(ldconfig -p | awk -v l="$lib" '!f && $1 == l && /x86-64/ {print $NF; f = 1}')" .gpu/lib/
+# Every shared library the binaries link, but the C runtime's own (a GPU
+# machine has glibc, and a second copy of it would not load beside its loader).
+for lib in $(ldd .gpu/bin/* | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*) ;;
+    *) cp -L "$lib" .gpu/lib/ ;;
+  esac
 done
 # The Vulkan loader, for a GPU machine that has the driver's ICD but no loader.
 # (awk reads to the end: an early exit would end ldconfig by SIGPIPE, which
