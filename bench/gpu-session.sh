@@ -75,6 +75,10 @@
 #            invariance, prefix reuse, preemption) and `poot bench --batch B`
 #            of the Llama-3.2-1B shape (f16; BATCH_SIZES, default 1 8 32 64)
 #            beside the batch-1 driver (not by default)
+#   bpeer    llama.cpp's llama-batched-bench (-npp 128 -ntg 64, -npl from
+#            BATCH_SIZES) on its own f16 GGUF of the folder the batch phase
+#            measures; built in the background on the upper half of the cores
+#            (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -107,6 +111,10 @@ if has llama; then
   export PEER_DIR=$WORK/peer-llama
   mkdir -p "$PEER_DIR"
   "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+elif has bpeer && [ -x "$PEER" ]; then # on the upper half of the cores: poot measures meanwhile
+  export PEER_DIR=$WORK/peer-llama
+  mkdir -p "$PEER_DIR"
+  taskset -c "$(($(nproc) / 2))-$(($(nproc) - 1))" nice -n 19 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
 fi
 
 log "$(date -u '+%Y-%m-%d %H:%M UTC') commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -588,6 +596,23 @@ if has batch; then
       >"$OUT/batch-l1b-$B.json" 2>"$OUT/batch-l1b-$B.err"
     echo "batch-l1b B=$B: exit $? $(tr -d '\n' <"$OUT/batch-l1b-$B.json" | head -c 600)"
   done
+fi
+
+if has bpeer; then
+  # llama.cpp's llama-batched-bench on its own f16 GGUF of the same folder the
+  # batch phase measured: -npp and -ntg as poot bench's -p and -n there
+  # (S_TG t/s is the decode throughput of all sequences together).
+  log "bpeer: llama-batched-bench beside poot bench --batch"
+  synth llama-3.2-1b "$WORK/l1b"
+  [ -f "$WORK/l1b-f16.gguf" ] || "$PEER" convert "$WORK/l1b" "$WORK/l1b-f16.gguf" >"$OUT/bpeer-convert.log" 2>&1
+  if "$PEER" wait; then
+    npl=$(echo ${BATCH_SIZES:-1 8 32 64} | tr ' ' ,)
+    timeout 400 "$PEER" batched "$WORK/l1b-f16.gguf" -c 16384 -npp 128 -ntg 64 -npl "$npl" -fa 1 \
+      >"$OUT/bpeer-l1b.log" 2>&1
+    grep -E "^\|" "$OUT/bpeer-l1b.log"
+  else
+    echo "llama.cpp build failed: $(tail -3 "$PEER_DIR/build.log" 2>/dev/null)"
+  fi
 fi
 
 if has hfvec; then
