@@ -19,6 +19,9 @@
  *  - preemption: a pool too small for the load: every request finishes
  *    (LENGTH, or CAPACITY) with its alone ids where it finished by length,
  *    preemptions happened, and the pool's blocks are all free at the end;
+ *  - recovery: a kernel fault in the middle of four requests (one sampled),
+ *    recovered by an executor reset and by a move to a new executor: every
+ *    request ends with its unfaulted ids, and no block stays published;
  *  - option errors, and sizing from the device's memory.
  * On wgpu only the tier-2 case and the errors run (each entry compiles for
  * seconds there; the rest does not depend on the device). */
@@ -701,6 +704,101 @@ static void test_sampling(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ recovery */
+
+/* Each caller id's ids, as the step callback reports them. */
+typedef struct recorded {
+  int32_t ids[4][16];
+  int n[4];
+} recorded;
+
+static bool record_id(void *ctx, uint64_t caller_id, int32_t token, bool nonfinite) {
+  (void)nonfinite;
+  recorded *rec = ctx;
+  assert_true(caller_id < 4 && rec->n[caller_id] < 16);
+  rec->ids[caller_id][rec->n[caller_id]++] = token;
+  return false;
+}
+
+/* Submits p[0..4) (caller ids 0..3), steps until request 0 has `faulted`
+ * ids, faults a step (the armed trap: KERNEL_FAULT; the next step is
+ * NEEDS_RESET), recovers (a reset, or a new executor) and steps to the end. */
+static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool new_executor,
+                        recorded *rec) {
+  memset(rec, 0, sizeof *rec);
+  for (uint64_t i = 0; i < 4; i++)
+    POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
+                                                                  p[i].max_new_tokens, i,
+                                                                  p[i].sampling}));
+  while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
+  poot_batch_arm_kernel_fault(r->b);
+  POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
+  POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_NEEDS_RESET);
+  if (new_executor) { /* as after a lost device: the old executor is never called again */
+    poot_batch_release_executor(r->b);
+    poot_executor_destroy(r->ex);
+    POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_DEVICE_LOST);
+    POOT_ASSERT_OK(poot_engine_create(r->dev, &r->ex));
+  }
+  POOT_ASSERT_OK(poot_batch_recover(r->b, new_executor ? r->ex : NULL));
+  poot_kv_pool_stats ps;
+  poot_kv_pool_get_stats(poot_batch_pool(r->b), &ps);
+  assert_int_equal(ps.blocks_cached, 0); /* nothing left to match */
+  assert_int_equal(ps.seqs_open, 0);
+  while (poot_batch_busy(r->b)) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
+  poot_scheduler_request_info info;
+  for (int i = 0; i < 4; i++) assert_true(poot_batch_take_finished(r->b, &info));
+}
+
+/* A fault in the middle of four requests (one sampled, prompts sharing a
+ * block with an earlier run's published ones): after a reset, and after a
+ * move to a new executor, every request ends with the ids it has without
+ * the fault. */
+static void test_recover(void **state) {
+  (void)state;
+  poot_model *m;
+  if (!open_model(false, &m)) {
+    printf("SKIP recover: stories260K is absent\n");
+    skip();
+  }
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NEW = 10 };
+  poot_sampling_params sp;
+  poot_sampling_params_init(&sp);
+  sp.seed = 42;
+  static int32_t ids[4][24];
+  poot_batch_prompt p[4];
+  for (int i = 0; i < 4; i++) {
+    make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
+    make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL};
+  }
+  poot_batch_options bo = poot_batch_options_default();
+  bo.max_batch = 4;
+  bo.max_seq_len = 64;
+  bo.block_size = 16;
+  bo.prefill_chunk = 16;
+  bo.num_blocks = 16;
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_output want[4];
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, 4, NULL, want));
+  recorded rec;
+  for (int k = 0; k < 2; k++) {
+    run_faulted(&r, p, 4, k == 1, &rec);
+    for (int i = 0; i < 4; i++) {
+      assert_int_equal(rec.n[i], NEW);
+      if (memcmp(rec.ids[i], want[i].ids, NEW * 4) != 0)
+        fail_msg("recovery by %s: request %d differs", k ? "a new executor" : "a reset", i);
+    }
+  }
+  printf("recover: four requests (one sampled) through a kernel fault = unfaulted, after a "
+         "reset and on a new executor\n");
+  rig_close(&r);
+  poot_batch_outputs_free(want, 4);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_errors(void **state) {
@@ -778,6 +876,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
       cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
+      cmocka_unit_test(test_recover),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the
