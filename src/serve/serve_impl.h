@@ -164,6 +164,15 @@ POOT_MUST_USE poot_status poot__serve_request_parse(poot_arena *arena, const cha
                                                     poot__serve_request *out_request,
                                                     const char **out_param);
 
+/* What the request parsers (request.c, encoder.c) share: a refusal is
+ * INVALID_ARGUMENT with the message, *out_param set to the field's name
+ * (param: static or in the arena); running out of memory while reading is
+ * OUT_OF_MEMORY; a member that is absent or null counts as not given. */
+POOT_MUST_USE poot_status poot__serve_bad(const char **out_param, const char *param,
+                                          const char *fmt, ...) POOT_PRINTF(3, 4);
+POOT_MUST_USE poot_status poot__serve_oom(void);
+bool poot__serve_is_null(const poot_json *v);
+
 /* ---------------------------------------------------------------- encoder */
 
 typedef enum poot__serve_encode_kind {
