@@ -14,24 +14,6 @@ typedef struct eparse {
   const char **param;
 } eparse;
 
-/* A list of token ids (integers in [0, 2^31)). */
-static poot_status ids_of(eparse *p, const poot_json *list, size_t index, poot__serve_prompt *out) {
-  if (list->len == 0)
-    return poot__serve_bad(p->param, "input", "input %zu is an empty list of token ids", index);
-  poot_token *ids = POOT_ARENA_NEW_ARRAY(p->arena, poot_token, list->len);
-  if (!ids) return poot__serve_oom();
-  for (size_t i = 0; i < list->len; i++) {
-    const poot_json *v = list->items[i];
-    if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || v->number < 0 ||
-        v->number > 2147483647.0)
-      return poot__serve_bad(p->param, "input",
-                             "input %zu: token ids must be integers in [0, 2^31)", index);
-    ids[i] = (poot_token)v->number;
-  }
-  *out = (poot__serve_prompt){.ids = ids, .n_ids = list->len};
-  return NULL;
-}
-
 static poot_status text_of(eparse *p, const char *field, const poot_json *v, size_t index,
                            poot__serve_prompt *out) {
   /* Jina and Cohere also send a document as {"text": …} */
@@ -70,7 +52,7 @@ static poot_status parse_input(eparse *p, const poot_json *in, size_t max,
   r->n_inputs = n;
   for (size_t i = 0; i < n; i++) {
     if (items[i]->type == POOT_JSON_ARRAY)
-      POOT_TRY(ids_of(p, items[i], i, &r->inputs[i]));
+      POOT_TRY(poot__serve_token_ids(p->arena, p->param, "input", items[i], i, &r->inputs[i]));
     else
       POOT_TRY(text_of(p, "input", items[i], i, &r->inputs[i]));
   }
@@ -125,19 +107,9 @@ poot_status poot__serve_encode_request_parse(poot_arena *arena, const char *body
   r->kind = kind;
   r->dimensions = -1;
   r->top_n = -1;
-  poot_json *root = NULL;
-  poot_json_parse_options jo = {.max_depth = 64};
-  poot_status st = poot_json_parse(arena, body, len, &jo, &root);
-  if (st) {
-    if (poot_status_code_of(st) == POOT_OUT_OF_MEMORY) return st;
-    poot_status out = poot_status_make(POOT_INVALID_ARGUMENT, "the body is not valid JSON (%s)",
-                                       poot_status_message(st));
-    poot_status_free(st);
-    return out;
-  }
+  const poot_json *root = NULL;
+  POOT_TRY(poot__serve_parse_object(arena, body, len, out_param, &root));
   eparse p = {.arena = arena, .param = out_param};
-  if (root->type != POOT_JSON_OBJECT)
-    return poot__serve_bad(out_param, NULL, "the request body must be a JSON object");
   const poot_json *model = poot_json_get(root, "model");
   if (!poot__serve_is_null(model)) {
     if (model->type != POOT_JSON_STRING)

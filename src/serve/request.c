@@ -395,22 +395,21 @@ static poot_status parse_messages(parse *p, const poot_json *body) {
 
 /* -------------------------------------------------------------- prompts */
 
-static poot_status prompt_ids(parse *p, const poot_json *list, size_t index,
-                              poot__serve_prompt *out) {
+poot_status poot__serve_token_ids(poot_arena *arena, const char **out_param, const char *field,
+                                  const poot_json *list, size_t index, poot__serve_prompt *out) {
   if (list->len == 0)
-    return poot__serve_bad(p->param, "prompt", "prompt %zu is an empty list of token ids", index);
-  poot_token *ids = POOT_ARENA_NEW_ARRAY(p->arena, poot_token, list->len);
+    return poot__serve_bad(out_param, field, "%s %zu is an empty list of token ids", field, index);
+  poot_token *ids = POOT_ARENA_NEW_ARRAY(arena, poot_token, list->len);
   if (!ids) return poot__serve_oom();
   for (size_t i = 0; i < list->len; i++) {
     const poot_json *v = list->items[i];
     if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || v->number < 0 ||
         v->number > 2147483647.0)
-      return poot__serve_bad(p->param, "prompt",
-                             "prompt %zu: token ids must be integers in [0, 2^31)", index);
+      return poot__serve_bad(out_param, field, "%s %zu: token ids must be integers in [0, 2^31)",
+                             field, index);
     ids[i] = (poot_token)v->number;
   }
-  out->ids = ids;
-  out->n_ids = list->len;
+  *out = (poot__serve_prompt){.ids = ids, .n_ids = list->len};
   return NULL;
 }
 
@@ -436,7 +435,7 @@ static poot_status parse_prompts(parse *p, const poot_json *body) {
     r->prompts = POOT_ARENA_NEW(p->arena, poot__serve_prompt);
     if (!r->prompts) return poot__serve_oom();
     r->n_prompts = 1;
-    return prompt_ids(p, prompt, 0, &r->prompts[0]);
+    return poot__serve_token_ids(p->arena, p->param, "prompt", prompt, 0, &r->prompts[0]);
   }
   if (prompt->len > p->limits->max_prompts)
     return poot__serve_bad(p->param, "prompt", "'prompt' has %zu prompts; at most %zu are accepted",
@@ -449,7 +448,7 @@ static poot_status parse_prompts(parse *p, const poot_json *body) {
     if (v->type == POOT_JSON_STRING)
       r->prompts[i] = (poot__serve_prompt){.text = v->str, .len = v->len};
     else if (v->type == POOT_JSON_ARRAY)
-      POOT_TRY(prompt_ids(p, v, i, &r->prompts[i]));
+      POOT_TRY(poot__serve_token_ids(p->arena, p->param, "prompt", v, i, &r->prompts[i]));
     else
       return poot__serve_bad(p->param, "prompt",
                              "prompt %zu must be a string or a list of token ids", i);
@@ -603,8 +602,6 @@ static poot_status parse_response_format(parse *p, const poot_json *body) {
 
 static poot_status parse_body(parse *p, const poot_json *body) {
   poot__serve_request *r = p->r;
-  if (body->type != POOT_JSON_OBJECT)
-    return poot__serve_bad(p->param, NULL, "the request body must be a JSON object");
   const poot_json *model = poot_json_get(body, "model");
   if (!poot__serve_is_null(model)) {
     if (model->type != POOT_JSON_STRING)
@@ -658,12 +655,9 @@ static poot_status parse_body(parse *p, const poot_json *body) {
   return NULL;
 }
 
-poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_t len,
-                                      poot__serve_kind kind, const poot__serve_limits *limits,
-                                      poot__serve_request *out_request, const char **out_param) {
-  memset(out_request, 0, sizeof *out_request);
-  *out_param = NULL;
-  out_request->kind = kind;
+poot_status poot__serve_parse_object(poot_arena *arena, const char *body, size_t len,
+                                     const char **out_param, const poot_json **out_root) {
+  *out_root = NULL;
   poot_json *root = NULL;
   poot_json_parse_options jo = {.max_depth = 64};
   poot_status st = poot_json_parse(arena, body, len, &jo, &root);
@@ -674,6 +668,20 @@ poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_
     poot_status_free(st);
     return out;
   }
+  if (root->type != POOT_JSON_OBJECT)
+    return poot__serve_bad(out_param, NULL, "the request body must be a JSON object");
+  *out_root = root;
+  return NULL;
+}
+
+poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_t len,
+                                      poot__serve_kind kind, const poot__serve_limits *limits,
+                                      poot__serve_request *out_request, const char **out_param) {
+  memset(out_request, 0, sizeof *out_request);
+  *out_param = NULL;
+  out_request->kind = kind;
+  const poot_json *root = NULL;
+  POOT_TRY(poot__serve_parse_object(arena, body, len, out_param, &root));
   parse p = {.arena = arena, .limits = limits, .r = out_request, .param = out_param};
   return parse_body(&p, root);
 }

@@ -172,6 +172,18 @@ POOT_MUST_USE poot_status poot__serve_bad(const char **out_param, const char *pa
                                           const char *fmt, ...) POOT_PRINTF(3, 4);
 POOT_MUST_USE poot_status poot__serve_oom(void);
 bool poot__serve_is_null(const poot_json *v);
+/* Parses a request body that must be a JSON object (depth at most 64):
+ * INVALID_ARGUMENT "the body is not valid JSON (…)" or "… must be a JSON
+ * object"; OUT_OF_MEMORY. The tree lives in the arena. */
+POOT_MUST_USE poot_status poot__serve_parse_object(poot_arena *arena, const char *body, size_t len,
+                                                   const char **out_param,
+                                                   const poot_json **out_root);
+/* A list of token ids (integers in [0, 2^31), at least one) into *out (ids
+ * in the arena); a refusal names `field` ("prompt", "input") and the list's
+ * index. */
+POOT_MUST_USE poot_status poot__serve_token_ids(poot_arena *arena, const char **out_param,
+                                                const char *field, const poot_json *list,
+                                                size_t index, poot__serve_prompt *out);
 
 /* ---------------------------------------------------------------- encoder */
 
