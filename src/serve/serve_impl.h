@@ -5,7 +5,7 @@
  *   request.c   the request parser: JSON body → poot__serve_request
  *   encoder.c   /v1/embeddings and /v1/rerank: their parser and the encoder runs
  *   page.c      the chat page's static files
- *   job.c       one request's shared state between its HTTP thread and the engine
+ *   job.c       what both engines do with jobs: the queue, a generated id, the end
  *   engine.c    the engine thread, its bounded queue and fault recovery
  *   engine_batch.c  the batched engine (--max-seqs N > 1) over poot_batch
  *   response.c  the JSON of responses, chunks and errors
@@ -393,9 +393,10 @@ bool poot__serve_is_device_fault(poot_status_code code);
 
 /* ----------------------------------------------------------------- engine
  *
- * The engine: the one object that runs jobs on the device. Today a single
- * thread over the runtime's driver, one sequence at a time; the batched
- * scheduler will implement these five calls and nothing above changes. */
+ * The engine: the one object that runs jobs on the device, behind five
+ * calls: a thread over the runtime's driver, one sequence at a time
+ * (engine.c), or over a batched runner at max_seqs > 1 (engine_batch.c).
+ * Both recover device faults (docs/serve.md "Faults"). */
 
 typedef struct poot__serve_engine poot__serve_engine;
 
