@@ -74,6 +74,29 @@ static bool open_model(bool demo, poot_model **out) {
   return true;
 }
 
+/* The model, or the case skips (naming it) when the model is absent. */
+static poot_model *model_or_skip(bool demo, const char *what) {
+  poot_model *m = NULL;
+  if (!open_model(demo, &m)) {
+    printf("SKIP %s: the %s model is absent\n", what, demo ? "demo" : "stories260K");
+    skip();
+  }
+  return m;
+}
+
+/* The runner's options of these cases: prefill chunks of one block. */
+static poot_batch_options small_options(int32_t max_batch, int64_t max_seq_len, int32_t block_size,
+                                        int32_t num_blocks, bool prefix_cache) {
+  poot_batch_options o = poot_batch_options_default();
+  o.max_batch = max_batch;
+  o.max_seq_len = max_seq_len;
+  o.block_size = block_size;
+  o.prefill_chunk = block_size;
+  o.num_blocks = num_blocks;
+  o.no_prefix_cache = !prefix_cache;
+  return o;
+}
+
 static void rig_open(rig *r, poot_model *m, const poot_batch_options *o) {
   memset(r, 0, sizeof *r);
   r->model = m;
@@ -211,21 +234,11 @@ static int64_t argmax(const float *x, int64_t n, float *out_margin) {
 /* ------------------------------------------------------------ tier 2 */
 
 static void vs_oracle(poot_dtype kv) {
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP vs oracle: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "vs oracle");
   const poot_model_config *c = poot_model_get_config(m);
   const int64_t V = c->vocab_size;
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 32;
-  bo.block_size = 4;
-  bo.num_blocks = 40;
-  bo.prefill_chunk = 4;
+  poot_batch_options bo = small_options(4, 32, 4, 40, false);
   bo.token_budget = 8; /* prefill cut by the budget too: items of 1..4 tokens */
-  bo.no_prefix_cache = true;
   bo.kv_dtype = kv;
   rig r;
   rig_open(&r, m, &bo);
@@ -399,23 +412,13 @@ static void expect_same(const poot_batch_output *a, const poot_batch_output *b, 
 }
 
 static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3) {
-  poot_model *m;
-  if (!open_model(demo, &m)) {
-    printf("SKIP invariance: the %s model is absent\n", demo ? "demo" : "stories260K");
-    skip();
-  }
+  poot_model *m = model_or_skip(demo, "invariance");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   static prompt_set s;
   make_prompts(&s, n, V, max_len, max_new);
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 64;
-  bo.no_prefix_cache = true;
+  poot_batch_options bo = small_options(1, 64, 16, 64, false);
   static poot_batch_output alone[64], b8[64], b3[64];
   rig r;
-  bo.max_batch = 1;
   rig_open(&r, m, &bo);
   uint64_t t0 = poot_time_ns();
   generate_alone(&r, &s, alone);
@@ -516,23 +519,14 @@ static void test_invariance_demo(void **state) {
 
 static void test_prefix_reuse(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP prefix reuse: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "prefix reuse");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   int32_t a[40], b2[40];
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
   poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 16;
+  poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
   rig_open(&r, m, &bo);
@@ -567,22 +561,14 @@ static void test_prefix_reuse(void **state) {
 
 static void test_preemption(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP preemption: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "preemption");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   static prompt_set s;
   make_prompts(&s, 8, V, 12, 14);
   s.p[7].n = 30; /* with 14 new ids: past the pool (24 tokens) → CAPACITY at submit */
   make_prompt(77, V, s.ids[7], 30);
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 32;
-  bo.block_size = 4;
-  bo.prefill_chunk = 4;
-  bo.num_blocks = 6; /* 24 tokens for four sequences of up to 26 */
+  /* 6 blocks of 4: 24 tokens for four sequences of up to 26 */
+  poot_batch_options bo = small_options(4, 32, 4, 6, true);
   rig r;
   rig_open(&r, m, &bo);
   poot_batch_output outs[8];
@@ -625,11 +611,7 @@ static void test_preemption(void **state) {
  * (the driver's state counter and the runner's {generated, 0} agree). */
 static void test_sampling(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP sampling: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "sampling");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { N = 6, NEW = 8 };
   poot_sampling_params sp[4];
@@ -648,15 +630,9 @@ static void test_sampling(void **state) {
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
     p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
   }
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 32;
-  bo.no_prefix_cache = true;
+  poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
   rig r;
-  bo.max_batch = 1;
   rig_open(&r, m, &bo);
   for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
   rig_close(&r);
@@ -756,11 +732,7 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
  * the fault. */
 static void test_recover(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP recover: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "recover");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { NEW = 10 };
   poot_sampling_params sp;
@@ -773,12 +745,7 @@ static void test_recover(void **state) {
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
     p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL};
   }
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 16;
+  poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
   rig_open(&r, m, &bo);
   poot_batch_output want[4];
@@ -803,11 +770,7 @@ static void test_recover(void **state) {
 
 static void test_errors(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP errors: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "errors");
   poot_device *dev;
   poot_executor *ex;
   dev = g_dev;
