@@ -2,13 +2,15 @@
 """`poot serve --max-seqs 4` (the batched engine, docs/serve.md "The two engines") end to end
 on the demo model on Vulkan (SKIP without a Vulkan device or the demo model):
 
-- three lost devices injected (POOT_SERVE_INJECT_FAULT=device_lost:3:3, docs/serve.md
-  "Faults"), each after a sequence's 3rd id since it started: a lone request that faults twice
-  fails alone (500 DEVICE_LOST, "twice"); then four concurrent greedy completions, two of them
-  streamed, go through the third (a new device context and executor, every sequence prefilled
-  again from its ids) and give exactly the texts the one-sequence engine (--max-seqs 1) gives
-  them (batch invariance and recovery through the server); three rebuilds and one failed
-  request are counted, and the running sequences and KV blocks in use return to 0;
+- five lost devices injected (POOT_SERVE_INJECT_FAULT=device_lost:3:5, docs/serve.md
+  "Faults"), each after a sequence's 3rd id since it started: a lone streamed request that
+  faults twice ends with an error event (DEVICE_LOST, "twice") instead of [DONE], a lone
+  request that faults twice fails with 500 DEVICE_LOST; then four concurrent greedy
+  completions, two of them streamed, go through the fifth (a new device context and executor,
+  every sequence prefilled again from its ids) and give exactly the texts the one-sequence
+  engine (--max-seqs 1) gives them (batch invariance and recovery through the server); five
+  rebuilds and two failed requests are counted, and the running sequences and KV blocks in use
+  return to 0;
 - a stream closed after a few chunks is cancelled: the running sequences and the KV blocks
   in use return to 0 (/metrics);
 - a request with what the batched engine lacks (logprobs) is a 400 naming the field.
@@ -115,8 +117,15 @@ def main():
         want = run_all(one)
     finally:
         one.stop()
-    s = Server(poot, model, 4, "device_lost:3:3")
+    s = Server(poot, model, 4, "device_lost:3:5")
     try:
+        events = [l.decode().strip() for l in s.post("/v1/completions", {
+            "prompt": PROMPTS[0], "max_tokens": 12, "temperature": 0, "stream": True})]
+        data = [json.loads(l[6:]) for l in events if l.startswith("data: {")]
+        err = data[-1].get("error", {}) if data else {}
+        check(len(data) > 1 and err.get("code") == "DEVICE_LOST" and "twice" in err.get("message", "")
+              and "data: [DONE]" not in events,
+              "a stream that faults twice ends with an error event", repr(events[-3:]))
         try:
             s.post("/v1/completions", {"prompt": PROMPTS[0], "max_tokens": 12, "temperature": 0})
             check(False, "a request that faults twice fails", "200")
@@ -129,9 +138,9 @@ def main():
         check(got == want, "then four concurrent requests (two streamed) at --max-seqs 4, through a "
               "lost device, = one at a time", f"{got!r} != {want!r}")
         m = wait_idle(s)
-        check(m.get('poot_device_recoveries_total{how="rebuild"}') == 3 and
-              m.get("poot_device_fault_failures_total") == 1,
-              "three new device contexts, one request failed", str(m))
+        check(m.get('poot_device_recoveries_total{how="rebuild"}') == 5 and
+              m.get("poot_device_fault_failures_total") == 2,
+              "five new device contexts, two requests failed", str(m))
         check(m.get("poot_running_sequences") == 0 and m.get("poot_kv_blocks_used") == 0,
               "after the recoveries: no sequence runs, no block is used", str(m))
         # Cancel: read a few chunks of a long stream, then close it.
