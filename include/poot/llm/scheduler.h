@@ -162,8 +162,8 @@ POOT_MUST_USE poot_status poot_scheduler_step_done(poot_scheduler *scheduler,
 /* The device step of the last plan did not run (a fault): its reserved rows
  * are dropped, so the next plan feeds the same tokens again. The sequences
  * keep what earlier steps committed (a caller whose device lost the cache
- * cancels or resubmits its requests). INVALID_ARGUMENT without a plan in
- * flight. */
+ * then calls poot_scheduler_requeue_running). INVALID_ARGUMENT without a
+ * plan in flight. */
 POOT_MUST_USE poot_status poot_scheduler_step_abort(poot_scheduler *scheduler);
 
 /* The device lost the K/V rows of every running sequence (a fault, a reset,
