@@ -3,7 +3,6 @@
  * response in OpenAI's shape (embeddings) and llama.cpp's / Jina's / Cohere's
  * (rerank). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,45 +14,14 @@ typedef struct eparse {
   const char **param;
 } eparse;
 
-static poot_status ebad(eparse *p, const char *param, const char *fmt, ...) POOT_PRINTF(3, 4);
-static poot_status ebad(eparse *p, const char *param, const char *fmt, ...) {
-  *p->param = param;
-  va_list ap;
-  va_start(ap, fmt);
-  poot_status st = poot_status_makev(POOT_INVALID_ARGUMENT, fmt, ap);
-  va_end(ap);
-  return st;
-}
-
-static poot_status eoom(void) {
-  return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory while reading the request");
-}
-
-static bool absent(const poot_json *v) { return !v || v->type == POOT_JSON_NULL; }
-
-/* A list of token ids (integers in [0, 2^31)). */
-static poot_status ids_of(eparse *p, const poot_json *list, size_t index, poot__serve_prompt *out) {
-  if (list->len == 0) return ebad(p, "input", "input %zu is an empty list of token ids", index);
-  poot_token *ids = POOT_ARENA_NEW_ARRAY(p->arena, poot_token, list->len);
-  if (!ids) return eoom();
-  for (size_t i = 0; i < list->len; i++) {
-    const poot_json *v = list->items[i];
-    if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || v->number < 0 ||
-        v->number > 2147483647.0)
-      return ebad(p, "input", "input %zu: token ids must be integers in [0, 2^31)", index);
-    ids[i] = (poot_token)v->number;
-  }
-  *out = (poot__serve_prompt){.ids = ids, .n_ids = list->len};
-  return NULL;
-}
-
 static poot_status text_of(eparse *p, const char *field, const poot_json *v, size_t index,
                            poot__serve_prompt *out) {
   /* Jina and Cohere also send a document as {"text": …} */
   if (v->type == POOT_JSON_OBJECT && poot_json_get(v, "text")) v = poot_json_get(v, "text");
   if (v->type != POOT_JSON_STRING)
-    return ebad(p, field, "%s[%zu] must be a string", field, index);
-  if (v->len == 0) return ebad(p, field, "%s[%zu] is an empty string", field, index);
+    return poot__serve_bad(p->param, field, "%s[%zu] must be a string", field, index);
+  if (v->len == 0)
+    return poot__serve_bad(p->param, field, "%s[%zu] is an empty string", field, index);
   *out = (poot__serve_prompt){.text = v->str, .len = v->len};
   return NULL;
 }
@@ -61,7 +29,7 @@ static poot_status text_of(eparse *p, const char *field, const poot_json *v, siz
 /* input: a string, a list of strings, a list of ids, or a list of such lists. */
 static poot_status parse_input(eparse *p, const poot_json *in, size_t max,
                                poot__serve_encode_request *r) {
-  if (absent(in)) return ebad(p, "input", "'input' is required");
+  if (poot__serve_is_null(in)) return poot__serve_bad(p->param, "input", "'input' is required");
   const poot_json *one[1] = {in};
   const poot_json *const *items = one;
   size_t n = 1;
@@ -70,18 +38,21 @@ static poot_status parse_input(eparse *p, const poot_json *in, size_t max,
     items = (const poot_json *const *)in->items;
     n = in->len;
   } else if (in->type != POOT_JSON_STRING && !ids_list) {
-    return ebad(p, "input",
-                "'input' must be a string, a list of strings, a list of token ids or a list of "
-                "such lists");
+    return poot__serve_bad(
+        p->param, "input",
+        "'input' must be a string, a list of strings, a list of token ids or a list of "
+        "such lists");
   }
-  if (n == 0) return ebad(p, "input", "'input' must not be empty");
-  if (n > max) return ebad(p, "input", "'input' has %zu items; at most %zu are accepted", n, max);
+  if (n == 0) return poot__serve_bad(p->param, "input", "'input' must not be empty");
+  if (n > max)
+    return poot__serve_bad(p->param, "input", "'input' has %zu items; at most %zu are accepted", n,
+                           max);
   r->inputs = POOT_ARENA_NEW_ARRAY(p->arena, poot__serve_prompt, n);
-  if (!r->inputs) return eoom();
+  if (!r->inputs) return poot__serve_oom();
   r->n_inputs = n;
   for (size_t i = 0; i < n; i++) {
     if (items[i]->type == POOT_JSON_ARRAY)
-      POOT_TRY(ids_of(p, items[i], i, &r->inputs[i]));
+      POOT_TRY(poot__serve_token_ids(p->arena, p->param, "input", items[i], i, &r->inputs[i]));
     else
       POOT_TRY(text_of(p, "input", items[i], i, &r->inputs[i]));
   }
@@ -91,34 +62,37 @@ static poot_status parse_input(eparse *p, const poot_json *in, size_t max,
 static poot_status parse_rerank(eparse *p, const poot_json *body, size_t max,
                                 poot__serve_encode_request *r) {
   const poot_json *q = poot_json_get(body, "query");
-  if (absent(q)) return ebad(p, "query", "'query' is required");
+  if (poot__serve_is_null(q)) return poot__serve_bad(p->param, "query", "'query' is required");
   if (q->type != POOT_JSON_STRING || q->len == 0)
-    return ebad(p, "query", "'query' must be a non-empty string");
+    return poot__serve_bad(p->param, "query", "'query' must be a non-empty string");
   r->query = q->str;
   r->query_len = q->len;
   const poot_json *docs = poot_json_get(body, "documents");
-  if (absent(docs)) docs = poot_json_get(body, "texts"); /* another spelling */
-  if (absent(docs)) return ebad(p, "documents", "'documents' is required");
+  if (poot__serve_is_null(docs)) docs = poot_json_get(body, "texts"); /* another spelling */
+  if (poot__serve_is_null(docs))
+    return poot__serve_bad(p->param, "documents", "'documents' is required");
   if (docs->type != POOT_JSON_ARRAY || docs->len == 0)
-    return ebad(p, "documents", "'documents' must be a non-empty list of strings");
+    return poot__serve_bad(p->param, "documents",
+                           "'documents' must be a non-empty list of strings");
   if (docs->len > max)
-    return ebad(p, "documents", "'documents' has %zu items; at most %zu are accepted", docs->len,
-                max);
+    return poot__serve_bad(p->param, "documents",
+                           "'documents' has %zu items; at most %zu are accepted", docs->len, max);
   r->inputs = POOT_ARENA_NEW_ARRAY(p->arena, poot__serve_prompt, docs->len);
-  if (!r->inputs) return eoom();
+  if (!r->inputs) return poot__serve_oom();
   r->n_inputs = docs->len;
   for (size_t i = 0; i < docs->len; i++)
     POOT_TRY(text_of(p, "documents", docs->items[i], i, &r->inputs[i]));
   const poot_json *top = poot_json_get(body, "top_n");
-  if (!absent(top)) {
+  if (!poot__serve_is_null(top)) {
     if (top->type != POOT_JSON_NUMBER || top->number != floor(top->number) || top->number < 1)
-      return ebad(p, "top_n", "'top_n' must be an integer ≥ 1");
+      return poot__serve_bad(p->param, "top_n", "'top_n' must be an integer ≥ 1");
     r->top_n = top->number > (double)docs->len ? (int64_t)docs->len : (int64_t)top->number;
   }
   const poot_json *rd = poot_json_get(body, "return_documents");
-  if (!absent(rd)) {
+  if (!poot__serve_is_null(rd)) {
     if (rd->type != POOT_JSON_BOOL)
-      return ebad(p, "return_documents", "'return_documents' must be true or false");
+      return poot__serve_bad(p->param, "return_documents",
+                             "'return_documents' must be true or false");
     r->return_documents = rd->boolean;
   }
   return NULL;
@@ -133,43 +107,36 @@ poot_status poot__serve_encode_request_parse(poot_arena *arena, const char *body
   r->kind = kind;
   r->dimensions = -1;
   r->top_n = -1;
-  poot_json *root = NULL;
-  poot_json_parse_options jo = {.max_depth = 64};
-  poot_status st = poot_json_parse(arena, body, len, &jo, &root);
-  if (st) {
-    if (poot_status_code_of(st) == POOT_OUT_OF_MEMORY) return st;
-    poot_status out = poot_status_make(POOT_INVALID_ARGUMENT, "the body is not valid JSON (%s)",
-                                       poot_status_message(st));
-    poot_status_free(st);
-    return out;
-  }
+  const poot_json *root = NULL;
+  POOT_TRY(poot__serve_parse_object(arena, body, len, out_param, &root));
   eparse p = {.arena = arena, .param = out_param};
-  if (root->type != POOT_JSON_OBJECT)
-    return ebad(&p, NULL, "the request body must be a JSON object");
   const poot_json *model = poot_json_get(root, "model");
-  if (!absent(model)) {
-    if (model->type != POOT_JSON_STRING) return ebad(&p, "model", "'model' must be a string");
+  if (!poot__serve_is_null(model)) {
+    if (model->type != POOT_JSON_STRING)
+      return poot__serve_bad(out_param, "model", "'model' must be a string");
     r->model = model->str;
   }
   const poot_json *tr = poot_json_get(root, "truncate");
-  if (!absent(tr)) {
-    if (tr->type != POOT_JSON_BOOL) return ebad(&p, "truncate", "'truncate' must be true or false");
+  if (!poot__serve_is_null(tr)) {
+    if (tr->type != POOT_JSON_BOOL)
+      return poot__serve_bad(out_param, "truncate", "'truncate' must be true or false");
     r->truncate = tr->boolean;
   }
   if (kind == POOT_SERVE_RERANK) return parse_rerank(&p, root, max_inputs, r);
   POOT_TRY(parse_input(&p, poot_json_get(root, "input"), max_inputs, r));
   const poot_json *ef = poot_json_get(root, "encoding_format");
-  if (!absent(ef)) {
+  if (!poot__serve_is_null(ef)) {
     if (ef->type != POOT_JSON_STRING ||
         (strcmp(ef->str, "float") != 0 && strcmp(ef->str, "base64") != 0))
-      return ebad(&p, "encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
+      return poot__serve_bad(out_param, "encoding_format",
+                             "'encoding_format' must be \"float\" or \"base64\"");
     r->base64 = strcmp(ef->str, "base64") == 0;
   }
   const poot_json *dim = poot_json_get(root, "dimensions");
-  if (!absent(dim)) {
+  if (!poot__serve_is_null(dim)) {
     if (dim->type != POOT_JSON_NUMBER || dim->number != floor(dim->number) || dim->number < 1 ||
         dim->number > 1e9)
-      return ebad(&p, "dimensions", "'dimensions' must be an integer ≥ 1");
+      return poot__serve_bad(out_param, "dimensions", "'dimensions' must be an integer ≥ 1");
     r->dimensions = (int64_t)dim->number;
   }
   return NULL;

@@ -23,8 +23,7 @@ struct poot__serve_engine {
   bool started;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  poot__serve_job **queue; /* a ring of o.max_queue */
-  size_t head, len;
+  poot__serve_queue queue;
   bool stopping;
   poot__serve_job *running;
   poot__serve_engine_batch *batch; /* --max-seqs > 1: every call forwards to it */
@@ -36,8 +35,7 @@ typedef struct choice_run {
   poot__serve_engine *e;
   poot__serve_job *job;
   uint32_t index;
-  poot_token *gen; /* ids generated and reported so far */
-  size_t n_gen, cap_gen;
+  poot__serve_ids gen; /* ids generated and reported so far */
   /* A replay (a grammar choice run again after a fault): the first
    * skip_ids ids and skip_bytes bytes were sent before and are dropped. */
   size_t skip_ids, skip_bytes;
@@ -49,11 +47,6 @@ typedef struct choice_run {
   const poot_driver_generate_result *res;
   bool oom;
 } choice_run;
-
-static bool is_device_fault(poot_status_code c) {
-  return c == POOT_KERNEL_FAULT || c == POOT_NEEDS_RESET || c == POOT_POISONED ||
-         c == POOT_DEVICE_LOST || c == POOT_TIMEOUT;
-}
 
 /* Test only: fault the step after the inject_step-th id of an attempt. */
 static bool maybe_inject(choice_run *cr) {
@@ -79,28 +72,10 @@ static bool on_token(void *ctx, poot_token id, const char *text, size_t len) {
     if (cr->skip_ids) {
       cr->skip_ids--;
     } else {
-      if (cr->n_gen == cr->cap_gen) {
-        size_t n = cr->cap_gen ? 2 * cr->cap_gen : 64;
-        poot_token *g = poot_realloc(cr->gen, n * sizeof *g);
-        if (!g) {
-          cr->oom = true;
-          return false;
-        }
-        cr->gen = g;
-        cr->cap_gen = n;
+      if (!poot__serve_job_token(cr->e->metrics, job, &cr->gen, id)) {
+        cr->oom = true;
+        return false;
       }
-      cr->gen[cr->n_gen++] = id;
-      uint64_t now = poot_time_ns();
-      if (!job->first_token_ns) {
-        job->first_token_ns = now;
-        poot__serve_metrics_observe(cr->e->metrics, &cr->e->metrics->ttft,
-                                    (double)(now - job->enqueued_ns) * 1e-9);
-      } else {
-        poot__serve_metrics_observe(cr->e->metrics, &cr->e->metrics->itl,
-                                    (double)(now - job->last_token_ns) * 1e-9);
-      }
-      job->last_token_ns = now;
-      job->generated_tokens++;
       const poot_driver_generate_result *r = cr->res;
       const poot_sampling_result *probs =
           r && r->probs && r->n_ids && r->ids[r->n_ids - 1] == id ? &r->probs[r->n_ids - 1] : NULL;
@@ -127,17 +102,14 @@ static poot_status recover(poot__serve_engine *e, poot_status_code code) {
   poot_status st = NULL;
   if (!rebuild) {
     st = poot_driver_reset(poot_runtime_driver(e->rt));
-    if (st && is_device_fault(poot_status_code_of(st))) {
+    if (st && poot__serve_is_device_fault(poot_status_code_of(st))) {
       poot_status_free(st);
       st = NULL;
       rebuild = true;
     }
   }
   if (!st && rebuild) st = poot_runtime_reopen_device(e->rt);
-  poot_log(POOT_LOG_WARN, "serve: recovered from %s by %s%s%s", poot_status_code_name(code),
-           rebuild ? "a new device context" : "a driver reset", st ? ": failed: " : "",
-           st ? poot_status_message(st) : "");
-  if (!st) poot__serve_metrics_recovery(e->metrics, rebuild, false);
+  poot__serve_recovered(e->metrics, code, rebuild, st);
   return st;
 }
 
@@ -151,11 +123,8 @@ static const char *finish_reason(const poot_driver_generate_result *r) {
 static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const poot_token *prompt,
                               size_t n, uint32_t index, bool reuse) {
   choice_run cr = {.e = e, .job = job, .index = index};
-  poot_sampling_params sp = job->sampling;
-  uint64_t seed = 0;
-  POOT_TRY(poot_sampling_seed_resolve(&sp, &seed));
-  /* n choices of one seeded request differ, and repeat */
-  sp.seed = (seed + index) & 0x7fffffffffffffffull;
+  poot_sampling_params sp;
+  POOT_TRY(poot__serve_choice_sampling(job, index, &sp));
   int64_t room = e->cap - (int64_t)n;
   int64_t want = job->max_tokens >= 0 && job->max_tokens < room ? job->max_tokens : room;
   poot_token *history = NULL;
@@ -168,8 +137,8 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
   for (;;) {
     /* the prompt, then the ids already generated (none on the first try,
      * and none when a grammar choice runs again from its prompt) */
-    bool replay = job->grammar != NULL && cr.n_gen > 0;
-    size_t cont = replay ? 0 : cr.n_gen;
+    bool replay = job->grammar != NULL && cr.gen.n > 0;
+    size_t cont = replay ? 0 : cr.gen.n;
     poot_token *h = poot_realloc(history, (n + cont) * sizeof *h);
     if (!h) {
       st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the token history");
@@ -177,8 +146,8 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
     }
     history = h;
     memcpy(history, prompt, n * sizeof *prompt);
-    if (cont) memcpy(history + n, cr.gen, cont * sizeof *cr.gen);
-    cr.skip_ids = replay ? cr.n_gen : 0;
+    if (cont) memcpy(history + n, cr.gen.ids, cont * sizeof *cr.gen.ids);
+    cr.skip_ids = replay ? cr.gen.n : 0;
     cr.skip_bytes = replay ? cr.sent_bytes : 0;
     cr.attempt_tokens = 0;
     cr.inject_kernel = false;
@@ -224,7 +193,7 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
     }
     if (!st) break;
     poot_status_code code = poot_status_code_of(st);
-    if (!is_device_fault(code)) break;
+    if (!poot__serve_is_device_fault(code)) break;
     faults++;
     if (faults >= 2) {
       poot__serve_metrics_recovery(e->metrics, false, true);
@@ -239,25 +208,25 @@ static poot_status run_choice(poot__serve_engine *e, poot__serve_job *job, const
   }
   if (!st) {
     /* a replayed grammar choice: its logprobs are the whole run's */
-    if (job->grammar && faults && res.probs && res.n_ids >= cr.n_gen) {
-      poot_sampling_result *p = poot_realloc(probs, (cr.n_gen + 1) * sizeof *p);
+    if (job->grammar && faults && res.probs && res.n_ids >= cr.gen.n) {
+      poot_sampling_result *p = poot_realloc(probs, (cr.gen.n + 1) * sizeof *p);
       if (p) {
         probs = p;
-        memcpy(probs, res.probs, cr.n_gen * sizeof *p);
-        n_probs = cr.n_gen;
+        memcpy(probs, res.probs, cr.gen.n * sizeof *p);
+        n_probs = cr.gen.n;
       }
     }
     poot__serve_choice_end end = {.index = index,
                                   .finish_reason = finish_reason(&res),
-                                  .n_generated = cr.n_gen,
-                                  .probs = n_probs >= cr.n_gen ? probs : NULL,
-                                  .ids = cr.gen};
+                                  .n_generated = cr.gen.n,
+                                  .probs = n_probs >= cr.gen.n ? probs : NULL,
+                                  .ids = cr.gen.ids};
     job->sink.on_choice_end(job->sink_ctx, &end);
   }
   poot_driver_generate_result_deinit(&res);
   poot_free(history);
   poot_free(probs);
-  poot_free(cr.gen);
+  poot_free(cr.gen.ids);
   return st;
 }
 
@@ -275,21 +244,17 @@ static void run_job(poot__serve_engine *e, poot__serve_job *job) {
                       c > 0);
     }
   }
-  poot__serve_metrics_tokens(e->metrics, job->prompt_tokens, job->generated_tokens);
-  job->sink.on_job_end(job->sink_ctx, st);
+  poot__serve_job_end(e->metrics, job, st);
 }
 
 static void *engine_main(void *arg) {
   poot__serve_engine *e = arg;
   pthread_mutex_lock(&e->mu);
   for (;;) {
-    while (!e->len && !e->stopping) pthread_cond_wait(&e->cv, &e->mu);
+    while (!e->queue.len && !e->stopping) pthread_cond_wait(&e->cv, &e->mu);
     if (e->stopping) break;
-    poot__serve_job *job = e->queue[e->head];
-    e->head = (e->head + 1) % e->o.max_queue;
-    e->len--;
+    poot__serve_job *job = poot__serve_queue_pop(&e->queue);
     e->running = job;
-    atomic_store(&e->metrics->queue_depth, e->len);
     atomic_store(&e->metrics->running, 1);
     pthread_mutex_unlock(&e->mu);
     run_job(e, job);
@@ -298,14 +263,7 @@ static void *engine_main(void *arg) {
     atomic_store(&e->metrics->running, 0);
   }
   /* stopping: the queued jobs end without running */
-  while (e->len) {
-    poot__serve_job *job = e->queue[e->head];
-    e->head = (e->head + 1) % e->o.max_queue;
-    e->len--;
-    job->sink.on_job_end(job->sink_ctx,
-                         poot_status_make(POOT_CANCELLED, "serve: the server is stopping"));
-  }
-  atomic_store(&e->metrics->queue_depth, 0);
+  poot__serve_queue_drain(&e->queue);
   pthread_mutex_unlock(&e->mu);
   return NULL;
 }
@@ -332,12 +290,11 @@ poot_status poot__serve_engine_create(poot_runtime *runtime, poot__serve_metrics
   e->rt = runtime;
   e->metrics = metrics;
   e->o = *options;
-  if (!e->o.max_queue) e->o.max_queue = 64;
   e->cap = poot_driver_cap(drv);
-  e->queue = poot_calloc(e->o.max_queue, sizeof *e->queue);
-  if (!e->queue) {
+  poot_status st = poot__serve_queue_init(&e->queue, e->o.max_queue, metrics);
+  if (st) {
     poot_free(e);
-    return poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine's queue");
+    return st;
   }
   pthread_mutex_init(&e->mu, NULL);
   pthread_cond_init(&e->cv, NULL);
@@ -350,41 +307,16 @@ poot_status poot__serve_engine_create(poot_runtime *runtime, poot__serve_metrics
   return NULL;
 }
 
-/* Takes the cancelled jobs out of a full queue (a client that went away
- * while waiting frees its place); they are moved to out[0..*n_out). */
-static void purge_cancelled(poot__serve_engine *e, poot__serve_job **out, size_t *n_out) {
-  size_t kept = 0;
-  for (size_t i = 0; i < e->len; i++) {
-    poot__serve_job *j = e->queue[(e->head + i) % e->o.max_queue];
-    if (atomic_load(&j->cancelled))
-      out[(*n_out)++] = j;
-    else
-      e->queue[(e->head + kept++) % e->o.max_queue] = j;
-  }
-  e->len = kept;
-}
-
 poot_status poot__serve_engine_submit(poot__serve_engine *e, poot__serve_job *job) {
   if (e->batch) return poot__serve_engine_batch_submit(e->batch, job);
   poot__serve_job **gone = NULL;
   size_t n_gone = 0;
   pthread_mutex_lock(&e->mu);
-  if (e->len == e->o.max_queue && (gone = poot_malloc(e->len * sizeof *gone)))
-    purge_cancelled(e, gone, &n_gone);
-  poot_status st = NULL;
-  if (e->stopping) {
-    st = poot_status_make(POOT_CANCELLED, "serve: the server is stopping");
-  } else if (e->len == e->o.max_queue) {
-    st = poot_status_make(POOT_CAPACITY, "the queue is full (%u requests wait); retry later",
-                          e->o.max_queue);
-  } else {
-    job->enqueued_ns = poot_time_ns();
-    e->queue[(e->head + e->len) % e->o.max_queue] = job;
-    e->len++;
-    atomic_store(&e->metrics->queue_depth, e->len);
-    pthread_cond_signal(&e->cv);
-  }
-  atomic_store(&e->metrics->queue_depth, e->len);
+  /* a full queue first drops the jobs whose clients went away */
+  if (e->queue.len == e->queue.cap && (gone = poot_malloc(e->queue.len * sizeof *gone)))
+    n_gone = poot__serve_queue_purge_cancelled(&e->queue, gone);
+  poot_status st = poot__serve_queue_push(&e->queue, job, e->stopping);
+  if (!st) pthread_cond_signal(&e->cv);
   pthread_mutex_unlock(&e->mu);
   for (size_t i = 0; i < n_gone; i++)
     gone[i]->sink.on_job_end(gone[i]->sink_ctx,
@@ -419,6 +351,6 @@ void poot__serve_engine_destroy(poot__serve_engine *e) {
   poot__serve_engine_stop(e);
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);
-  poot_free(e->queue);
+  poot__serve_queue_deinit(&e->queue);
   poot_free(e);
 }

@@ -6,11 +6,22 @@
  * request's ids and text to its sink through the tokenizer's streaming
  * decoder and the stop-string matcher (the ones the driver uses), cancels
  * the requests of a job whose client went away, and ends a job when its
- * last choice is taken finished. A step that fails (a device fault) fails
- * every job in flight with its status; nothing is recovered yet. */
+ * last choice is taken finished.
+ *
+ * A step that fails with a device fault is recovered as the single engine
+ * recovers (engine.c): KERNEL_FAULT / NEEDS_RESET reset the runner's
+ * executor; POISONED, DEVICE_LOST and TIMEOUT make a new device context
+ * (poot_runtime_reopen_device) and a new executor for the runner. Then
+ * poot_batch_recover forgets the pool's contents and requeues every running
+ * sequence, which the runner prefills again from its history (prompt and
+ * generated ids) before it goes on: the text continues where it was. Every
+ * sequence running in a faulted step counts a fault; a request with one
+ * that faulted twice fails alone (500), the others go on. Another error
+ * fails every job in flight with it. */
 #include <stdio.h>
 #include <string.h>
 
+#include "poot/devices.h"
 #include "poot/llm/batch.h"
 #include "poot/llm/tokenizer.h"
 #include "serve_impl.h"
@@ -33,9 +44,10 @@ typedef struct bseq {
   poot_tokenizer_decoder *dec;
   poot_stop_matcher *stops;
   bool stopped_string; /* a stop string ended it */
-  poot_token *gen;
-  size_t n_gen, cap_gen;
+  poot__serve_ids gen;
   poot_strbuf piece;
+  int faults;     /* faulted steps it ran in */
+  size_t attempt; /* ids since it last started (fault injection counts them) */
 } bseq;
 
 struct poot__serve_engine_batch {
@@ -50,15 +62,15 @@ struct poot__serve_engine_batch {
   bool started;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  poot__serve_job **queue; /* a ring of o.max_queue */
-  size_t head, len;
+  poot__serve_queue queue;
   bool stopping;
   bjob **jobs; /* in flight */
   size_t n_jobs, cap_jobs;
   bseq *seqs; /* max_seqs slots */
   size_t n_seqs, n_live;
   uint64_t next_id;
-  poot_status step_error; /* set by the token callback */
+  int64_t injected;    /* faults injected so far (test only) */
+  bool inject_pending; /* inject one before the next step */
 };
 
 static bseq *seq_of(poot__serve_engine_batch *e, uint64_t id) {
@@ -70,7 +82,7 @@ static bseq *seq_of(poot__serve_engine_batch *e, uint64_t id) {
 static void seq_free(poot__serve_engine_batch *e, bseq *s) {
   poot_tokenizer_decoder_destroy(s->dec);
   poot_stop_matcher_destroy(s->stops);
-  poot_free(s->gen);
+  poot_free(s->gen.ids);
   poot_strbuf_deinit(&s->piece);
   memset(s, 0, sizeof *s);
   e->n_live--;
@@ -107,29 +119,15 @@ static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinit
   bseq *s = seq_of(e, caller_id);
   if (!s) return true;
   poot__serve_job *job = s->bj->job;
-  if (s->n_gen == s->cap_gen) {
-    size_t n = s->cap_gen ? 2 * s->cap_gen : 64;
-    poot_token *g = poot_realloc(s->gen, n * sizeof *g);
-    if (!g) {
-      if (!s->bj->status)
-        s->bj->status = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the generated ids");
-      return true;
-    }
-    s->gen = g;
-    s->cap_gen = n;
+  if (!poot__serve_job_token(e->metrics, job, &s->gen, token)) {
+    if (!s->bj->status)
+      s->bj->status = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the generated ids");
+    return true;
   }
-  s->gen[s->n_gen++] = token;
-  uint64_t now = poot_time_ns();
-  if (!job->first_token_ns) {
-    job->first_token_ns = now;
-    poot__serve_metrics_observe(e->metrics, &e->metrics->ttft,
-                                (double)(now - job->enqueued_ns) * 1e-9);
-  } else {
-    poot__serve_metrics_observe(e->metrics, &e->metrics->itl,
-                                (double)(now - job->last_token_ns) * 1e-9);
-  }
-  job->last_token_ns = now;
-  job->generated_tokens++;
+  /* Test only: a fault before the step after the inject_step-th id. */
+  if (e->o.inject_fault && ++s->attempt == (size_t)e->o.inject_step &&
+      e->injected < e->o.inject_count)
+    e->inject_pending = true;
   job->sink.on_token(job->sink_ctx, s->index, token, NULL);
   /* a stop id is generated and has no text (as the driver does) */
   if (is_stop_id(e, &job->sampling, token)) return true;
@@ -145,8 +143,7 @@ static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinit
 }
 
 static void job_end(poot__serve_engine_batch *e, bjob *bj) {
-  poot__serve_metrics_tokens(e->metrics, bj->job->prompt_tokens, bj->job->generated_tokens);
-  bj->job->sink.on_job_end(bj->job->sink_ctx, bj->status);
+  poot__serve_job_end(e->metrics, bj->job, bj->status);
   for (size_t i = 0; i < e->n_jobs; i++)
     if (e->jobs[i] == bj) {
       e->jobs[i] = e->jobs[--e->n_jobs];
@@ -174,9 +171,9 @@ static void seq_finish(poot__serve_engine_batch *e, bseq *s, poot_scheduler_fini
     bool length = finish == POOT_SCHEDULER_FINISH_LENGTH || finish == POOT_SCHEDULER_FINISH_CAPACITY;
     poot__serve_choice_end end = {.index = s->index,
                                   .finish_reason = length ? "length" : "stop",
-                                  .n_generated = s->n_gen,
+                                  .n_generated = s->gen.n,
                                   .probs = NULL,
-                                  .ids = s->gen};
+                                  .ids = s->gen.ids};
     if (!bj->status) job->sink.on_choice_end(job->sink_ctx, &end);
   }
   seq_free(e, s);
@@ -223,10 +220,8 @@ static poot_status admit_choice_in(poot__serve_engine_batch *e, bjob *bj, const 
     seq_finish(e, s, POOT_SCHEDULER_FINISH_LENGTH);
     return NULL;
   }
-  poot_sampling_params sp = job->sampling;
-  uint64_t seed = 0;
-  POOT_TRY(poot_sampling_seed_resolve(&sp, &seed));
-  sp.seed = (seed + index) & 0x7fffffffffffffffull; /* as the single engine draws */
+  poot_sampling_params sp; /* as the single engine draws */
+  POOT_TRY(poot__serve_choice_sampling(job, index, &sp));
   poot_batch_request rq = {.prompt = prompt,
                            .n_prompt = (int64_t)n,
                            .max_new_tokens = want,
@@ -280,13 +275,86 @@ static void admit(poot__serve_engine_batch *e, poot__serve_job *job) {
   if (--bj->n_left == 0) job_end(e, bj);
 }
 
-/* A failed step: every job in flight fails with it. */
+/* A failed step that is not recovered: every job in flight fails with it. */
 static void fail_all(poot__serve_engine_batch *e, poot_status st) {
   poot_log(POOT_LOG_WARN, "serve: a batched step failed (%s); the %zu requests in flight fail",
            poot_status_message(st), e->n_jobs);
   poot__serve_metrics_recovery(e->metrics, false, true);
   for (size_t i = e->n_jobs; i-- > 0;)
     job_cancel(e, e->jobs[i], poot_status_make(poot_status_code_of(st), "%s", poot_status_message(st)));
+  poot_status_free(st);
+}
+
+/* Test only: the injected fault, before the step it faults. */
+static void inject(poot__serve_engine_batch *e) {
+  e->inject_pending = false;
+  e->injected++;
+  if (strcmp(e->o.inject_fault, "device_lost") == 0)
+    poot_vulkan_device_inject(poot_runtime_device(e->rt), POOT_VULKAN_FAULT_SUBMIT_DEVICE_LOST);
+  else
+    poot_batch_arm_kernel_fault(e->b);
+}
+
+/* Makes the runner usable after the fault `code`: a reset of its executor,
+ * or (a device fault there too, or a lost device) a new device context and
+ * a new executor; its running sequences are requeued either way. */
+static poot_status recover(poot__serve_engine_batch *e, poot_status_code code) {
+  bool rebuild = !(code == POOT_KERNEL_FAULT || code == POOT_NEEDS_RESET);
+  poot_status st = NULL;
+  if (!rebuild) {
+    st = poot_batch_recover(e->b, NULL);
+    if (st && poot__serve_is_device_fault(poot_status_code_of(st))) {
+      poot_status_free(st);
+      st = NULL;
+      rebuild = true;
+    }
+  }
+  if (!st && rebuild) {
+    /* the runner lets go first: its executor dies with the device */
+    poot_batch_release_executor(e->b);
+    poot_executor_destroy(e->ex);
+    e->ex = NULL;
+    st = poot_runtime_reopen_device(e->rt);
+    if (!st) st = poot_engine_create(poot_runtime_device(e->rt), &e->ex);
+    /* its entries are compiled and captured again on first use */
+    if (!st) st = poot_batch_recover(e->b, e->ex);
+  }
+  poot__serve_recovered(e->metrics, code, rebuild, st);
+  return st;
+}
+
+/* A step failed with st (consumed): a device fault is recovered and charged
+ * to the sequences that ran in it; a request with one at two faults fails
+ * alone. Anything else, or a recovery that fails, fails every job. */
+static void step_failed(poot__serve_engine_batch *e, poot_status st) {
+  const poot_status_code code = poot_status_code_of(st);
+  if (!poot__serve_is_device_fault(code)) {
+    fail_all(e, st);
+    return;
+  }
+  for (size_t i = 0; i < e->n_seqs; i++) {
+    bseq *s = &e->seqs[i];
+    if (!s->live || !s->submitted) continue;
+    poot_scheduler_request_info ri;
+    poot_status gst = poot_scheduler_request_get(poot_batch_scheduler(e->b), s->id, &ri);
+    if (!gst && ri.state == POOT_SCHEDULER_RUNNING) s->faults++;
+    poot_status_free(gst);
+    s->attempt = 0;
+  }
+  poot_status rst = recover(e, code);
+  if (rst) {
+    poot_status_free(st);
+    fail_all(e, poot_status_annotate(rst, "serve: recovering from a device fault"));
+    return;
+  }
+  for (size_t i = 0; i < e->n_seqs; i++) {
+    bseq *s = &e->seqs[i];
+    if (!s->live || s->faults < 2 || s->bj->cancelled) continue;
+    poot__serve_metrics_recovery(e->metrics, false, true);
+    job_cancel(e, s->bj,
+               poot_status_make(code, "the device faulted twice in this request: %s",
+                                poot_status_message(st)));
+  }
   poot_status_free(st);
 }
 
@@ -303,28 +371,25 @@ static void *engine_main(void *arg) {
   poot__serve_engine_batch *e = arg;
   pthread_mutex_lock(&e->mu);
   for (;;) {
-    while (!e->len && !e->n_jobs && !e->stopping) pthread_cond_wait(&e->cv, &e->mu);
+    while (!e->queue.len && !e->n_jobs && !e->stopping) pthread_cond_wait(&e->cv, &e->mu);
     if (e->stopping) break;
     poot__serve_job *admitted[64];
     size_t n_admitted = 0, taken = e->n_live;
     /* a job starts when all its choices fit in the free sequence slots */
-    while (e->len && n_admitted < 64 &&
-           taken + e->queue[e->head]->n_prompts * e->queue[e->head]->n <= e->n_seqs) {
-      poot__serve_job *job = e->queue[e->head];
-      e->head = (e->head + 1) % e->o.max_queue;
-      e->len--;
-      admitted[n_admitted++] = job;
+    for (poot__serve_job *job; n_admitted < 64 && (job = poot__serve_queue_peek(&e->queue)) &&
+                               taken + job->n_prompts * job->n <= e->n_seqs;) {
+      admitted[n_admitted++] = poot__serve_queue_pop(&e->queue);
       taken += job->n_prompts * job->n;
     }
-    atomic_store(&e->metrics->queue_depth, e->len);
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < n_admitted; i++) admit(e, admitted[i]);
     for (size_t i = 0; i < e->n_jobs; i++)
       if (!e->jobs[i]->cancelled && atomic_load(&e->jobs[i]->job->cancelled))
         job_cancel(e, e->jobs[i], poot_status_make(POOT_CANCELLED, "serve: the client went away"));
     if (poot_batch_busy(e->b)) {
+      if (e->inject_pending) inject(e);
       poot_status st = poot_batch_step(e->b, on_token, e, NULL);
-      if (st) fail_all(e, st);
+      if (st) step_failed(e, st);
     }
     take_finished(e);
     atomic_store(&e->metrics->running, e->n_live);
@@ -340,14 +405,7 @@ static void *engine_main(void *arg) {
     job_cancel(e, e->jobs[i], poot_status_make(POOT_CANCELLED, "serve: the server is stopping"));
   take_finished(e);
   pthread_mutex_lock(&e->mu);
-  while (e->len) {
-    poot__serve_job *job = e->queue[e->head];
-    e->head = (e->head + 1) % e->o.max_queue;
-    e->len--;
-    job->sink.on_job_end(job->sink_ctx,
-                         poot_status_make(POOT_CANCELLED, "serve: the server is stopping"));
-  }
-  atomic_store(&e->metrics->queue_depth, 0);
+  poot__serve_queue_drain(&e->queue);
   atomic_store(&e->metrics->running, 0);
   pthread_mutex_unlock(&e->mu);
   return NULL;
@@ -368,15 +426,13 @@ poot_status poot__serve_engine_batch_create(poot_runtime *rt, poot__serve_metric
   e->metrics = metrics;
   e->o = *options;
   e->tok = poot_model_get_tokenizer(model);
-  if (!e->o.max_queue) e->o.max_queue = 64;
   e->n_seqs = e->o.max_seqs;
-  e->queue = poot_calloc(e->o.max_queue, sizeof *e->queue);
   e->seqs = poot_calloc(e->n_seqs, sizeof *e->seqs);
   pthread_mutex_init(&e->mu, NULL);
   pthread_cond_init(&e->cv, NULL);
-  poot_status st = !e->queue || !e->seqs
-                       ? poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine's queue")
-                       : poot_engine_create(dev, &e->ex);
+  poot_status st = poot__serve_queue_init(&e->queue, e->o.max_queue, metrics);
+  if (!st && !e->seqs) st = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the engine's sequences");
+  if (!st) st = poot_engine_create(dev, &e->ex);
   if (!st) {
     poot_batch_options bo = poot_batch_options_default();
     bo.max_batch = (int32_t)e->o.max_seqs;
@@ -401,24 +457,13 @@ poot_status poot__serve_engine_batch_create(poot_runtime *rt, poot__serve_metric
 }
 
 poot_status poot__serve_engine_batch_submit(poot__serve_engine_batch *e, poot__serve_job *job) {
+  if (job->n_prompts * job->n > e->n_seqs)
+    return poot_status_make(POOT_CAPACITY,
+                            "the request has %zu choices; this server runs %zu sequences at once",
+                            job->n_prompts * job->n, e->n_seqs);
   pthread_mutex_lock(&e->mu);
-  poot_status st = NULL;
-  if (e->stopping) {
-    st = poot_status_make(POOT_CANCELLED, "serve: the server is stopping");
-  } else if (e->len == e->o.max_queue) {
-    st = poot_status_make(POOT_CAPACITY, "the queue is full (%u requests wait); retry later",
-                          e->o.max_queue);
-  } else if (job->n_prompts * job->n > e->n_seqs) {
-    st = poot_status_make(POOT_CAPACITY,
-                          "the request has %zu choices; this server runs %zu sequences at once",
-                          job->n_prompts * job->n, e->n_seqs);
-  } else {
-    job->enqueued_ns = poot_time_ns();
-    e->queue[(e->head + e->len) % e->o.max_queue] = job;
-    e->len++;
-    pthread_cond_signal(&e->cv);
-  }
-  atomic_store(&e->metrics->queue_depth, e->len);
+  poot_status st = poot__serve_queue_push(&e->queue, job, e->stopping);
+  if (!st) pthread_cond_signal(&e->cv);
   pthread_mutex_unlock(&e->mu);
   return st;
 }
@@ -444,7 +489,7 @@ void poot__serve_engine_batch_destroy(poot__serve_engine_batch *e) {
   poot_executor_destroy(e->ex);
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);
-  poot_free(e->queue);
+  poot__serve_queue_deinit(&e->queue);
   poot_free(e->seqs);
   poot_free(e->jobs);
   poot_free(e);

@@ -17,9 +17,8 @@ typedef struct parse {
   const char **param;
 } parse;
 
-static poot_status bad(parse *p, const char *param, const char *fmt, ...) POOT_PRINTF(3, 4);
-static poot_status bad(parse *p, const char *param, const char *fmt, ...) {
-  *p->param = param;
+poot_status poot__serve_bad(const char **out_param, const char *param, const char *fmt, ...) {
+  *out_param = param;
   va_list ap;
   va_start(ap, fmt);
   poot_status st = poot_status_makev(POOT_INVALID_ARGUMENT, fmt, ap);
@@ -27,22 +26,25 @@ static poot_status bad(parse *p, const char *param, const char *fmt, ...) {
   return st;
 }
 
-static poot_status oom(void) {
+poot_status poot__serve_oom(void) {
   return poot_status_make(POOT_OUT_OF_MEMORY, "out of memory while reading the request");
 }
 
-static bool is_null(const poot_json *v) { return !v || v->type == POOT_JSON_NULL; }
+bool poot__serve_is_null(const poot_json *v) {
+  return !v || v->type == POOT_JSON_NULL;
+}
 
 /* A number field in [lo, hi]; absent or null leaves *out. */
 static poot_status get_number(parse *p, const poot_json *obj, const char *key, double lo,
                               double hi, bool lo_open, float *out) {
   const poot_json *v = poot_json_get(obj, key);
-  if (is_null(v)) return NULL;
-  if (v->type != POOT_JSON_NUMBER) return bad(p, key, "'%s' must be a number", key);
+  if (poot__serve_is_null(v)) return NULL;
+  if (v->type != POOT_JSON_NUMBER)
+    return poot__serve_bad(p->param, key, "'%s' must be a number", key);
   double x = v->number;
   if (!isfinite(x) || x < lo || x > hi || (lo_open && x == lo))
-    return bad(p, key, "'%s' = %s is out of range: it must be in %c%g, %g]", key, v->str,
-               lo_open ? '(' : '[', lo, hi);
+    return poot__serve_bad(p->param, key, "'%s' = %s is out of range: it must be in %c%g, %g]", key,
+                           v->str, lo_open ? '(' : '[', lo, hi);
   *out = (float)x;
   return NULL;
 }
@@ -51,12 +53,12 @@ static poot_status get_number(parse *p, const poot_json *obj, const char *key, d
 static poot_status get_int(parse *p, const poot_json *obj, const char *key, int64_t lo,
                            int64_t hi, int64_t *out, bool *given) {
   const poot_json *v = poot_json_get(obj, key);
-  if (is_null(v)) return NULL;
+  if (poot__serve_is_null(v)) return NULL;
   if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || !isfinite(v->number))
-    return bad(p, key, "'%s' must be an integer", key);
+    return poot__serve_bad(p->param, key, "'%s' must be an integer", key);
   if (v->number < (double)lo || v->number > (double)hi)
-    return bad(p, key, "'%s' = %s is out of range: it must be in [%lld, %lld]", key, v->str,
-               (long long)lo, (long long)hi);
+    return poot__serve_bad(p->param, key, "'%s' = %s is out of range: it must be in [%lld, %lld]",
+                           key, v->str, (long long)lo, (long long)hi);
   *out = (int64_t)v->number;
   if (given) *given = true;
   return NULL;
@@ -64,8 +66,9 @@ static poot_status get_int(parse *p, const poot_json *obj, const char *key, int6
 
 static poot_status get_bool(parse *p, const poot_json *obj, const char *key, bool *out) {
   const poot_json *v = poot_json_get(obj, key);
-  if (is_null(v)) return NULL;
-  if (v->type != POOT_JSON_BOOL) return bad(p, key, "'%s' must be true or false", key);
+  if (poot__serve_is_null(v)) return NULL;
+  if (v->type != POOT_JSON_BOOL)
+    return poot__serve_bad(p->param, key, "'%s' must be true or false", key);
   *out = v->boolean;
   return NULL;
 }
@@ -113,27 +116,30 @@ static poot_status image_part(parse *p, const poot_json *part, size_t index, siz
   const poot_json *iu = poot_json_get(part, "image_url");
   const poot_json *url = iu && iu->type == POOT_JSON_OBJECT ? poot_json_get(iu, "url") : iu;
   if (!url || url->type != POOT_JSON_STRING)
-    return bad(p, "messages", "messages[%zu].content[%zu].image_url.url must be a string", index,
-               k);
+    return poot__serve_bad(p->param, "messages",
+                           "messages[%zu].content[%zu].image_url.url must be a string", index, k);
   const char *u = url->str;
   if (strncmp(u, "data:", 5) != 0)
-    return bad(p, "messages",
-               "messages[%zu].content[%zu]: the server fetches nothing; send the image inline as "
-               "a data: URL (data:image/png;base64,…)",
-               index, k);
+    return poot__serve_bad(
+        p->param, "messages",
+        "messages[%zu].content[%zu]: the server fetches nothing; send the image inline as "
+        "a data: URL (data:image/png;base64,…)",
+        index, k);
   const char *comma = memchr(u, ',', url->len);
   const char *b64 = comma ? strstr(u, ";base64") : NULL;
   if (!comma || !b64 || b64 > comma)
-    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL must be base64 (;base64,)",
-               index, k);
+    return poot__serve_bad(p->param, "messages",
+                           "messages[%zu].content[%zu]: the data: URL must be base64 (;base64,)",
+                           index, k);
   poot__serve_image img = {0};
   size_t n = url->len - (size_t)(comma + 1 - u);
   if (!base64_decode(p->arena, comma + 1, n, &img.data, &img.len) || img.len == 0)
-    return bad(p, "messages", "messages[%zu].content[%zu]: the data: URL's base64 is not valid",
-               index, k);
+    return poot__serve_bad(p->param, "messages",
+                           "messages[%zu].content[%zu]: the data: URL's base64 is not valid", index,
+                           k);
   if (p->r->n_images == POOT_SERVE_MAX_IMAGES)
-    return bad(p, "messages", "at most %d images are accepted in one request",
-               POOT_SERVE_MAX_IMAGES);
+    return poot__serve_bad(p->param, "messages", "at most %d images are accepted in one request",
+                           POOT_SERVE_MAX_IMAGES);
   p->r->images[p->r->n_images++] = img;
   return NULL;
 }
@@ -144,47 +150,51 @@ static poot_status image_part(parse *p, const poot_json *part, size_t index, siz
 static poot_status content_text(parse *p, const poot_json *content, size_t index,
                                 poot_json **out) {
   poot_json *s = POOT_ARENA_NEW(p->arena, poot_json);
-  if (!s) return oom();
+  if (!s) return poot__serve_oom();
   s->type = POOT_JSON_STRING;
   s->str = "";
   *out = s;
-  if (is_null(content)) return NULL;
+  if (poot__serve_is_null(content)) return NULL;
   if (content->type == POOT_JSON_STRING) {
     s->str = content->str;
     s->len = content->len;
     return NULL;
   }
   if (content->type != POOT_JSON_ARRAY)
-    return bad(p, "messages", "messages[%zu].content must be a string or a list of parts", index);
+    return poot__serve_bad(p->param, "messages",
+                           "messages[%zu].content must be a string or a list of parts", index);
   size_t total = 0, images = 0;
   for (size_t i = 0; i < content->len; i++) {
     const poot_json *part = content->items[i];
     const poot_json *type = poot_json_get(part, "type");
     if (!part || part->type != POOT_JSON_OBJECT || !type || type->type != POOT_JSON_STRING)
-      return bad(p, "messages", "messages[%zu].content[%zu] must be an object with a 'type'",
-                 index, i);
+      return poot__serve_bad(p->param, "messages",
+                             "messages[%zu].content[%zu] must be an object with a 'type'", index,
+                             i);
     if (strcmp(type->str, "image_url") == 0) {
       POOT_TRY(image_part(p, part, index, i));
       images++;
       continue;
     }
     if (strcmp(type->str, "text") != 0)
-      return bad(p, "messages",
-                 "messages[%zu].content[%zu]: content parts of type '%s' are not supported "
-                 "(text and image_url)",
-                 index, i, type->str);
+      return poot__serve_bad(
+          p->param, "messages",
+          "messages[%zu].content[%zu]: content parts of type '%s' are not supported "
+          "(text and image_url)",
+          index, i, type->str);
     const poot_json *text = poot_json_get(part, "text");
     if (!text || text->type != POOT_JSON_STRING)
-      return bad(p, "messages", "messages[%zu].content[%zu].text must be a string", index, i);
+      return poot__serve_bad(p->param, "messages",
+                             "messages[%zu].content[%zu].text must be a string", index, i);
     total += text->len;
   }
   if (images) { /* the parts, images as {"type":"image"} */
     static const poot_json image_type = {.type = POOT_JSON_STRING, .str = "image", .len = 5};
     poot_json *list = POOT_ARENA_NEW(p->arena, poot_json);
-    if (!list) return oom();
+    if (!list) return poot__serve_oom();
     *list = *content;
     list->items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, content->len);
-    if (!list->items) return oom();
+    if (!list->items) return poot__serve_oom();
     for (size_t i = 0; i < content->len; i++) {
       poot_json *part = content->items[i];
       const poot_json *type = poot_json_get(part, "type");
@@ -193,7 +203,7 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
         poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, 1);
         const char **keys = POOT_ARENA_NEW_ARRAY(p->arena, const char *, 1);
         size_t *lens = POOT_ARENA_NEW_ARRAY(p->arena, size_t, 1);
-        if (!img || !items || !keys || !lens) return oom();
+        if (!img || !items || !keys || !lens) return poot__serve_oom();
         items[0] = (poot_json *)&image_type, keys[0] = "type", lens[0] = 4;
         *img = (poot_json){.type = POOT_JSON_OBJECT, .items = items, .keys = keys,
                            .key_lens = lens, .len = 1};
@@ -205,7 +215,7 @@ static poot_status content_text(parse *p, const poot_json *content, size_t index
     return NULL;
   }
   char *buf = poot_arena_alloc(p->arena, total + 1, 1);
-  if (!buf) return oom();
+  if (!buf) return poot__serve_oom();
   size_t at = 0;
   for (size_t i = 0; i < content->len; i++) {
     const poot_json *text = poot_json_get(content->items[i], "text");
@@ -261,7 +271,7 @@ static poot_status parse_call_arguments(parse *p, poot_json *msgs) {
       if (!new_calls) {
         new_calls = POOT_ARENA_NEW(p->arena, poot_json);
         poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, calls->len);
-        if (!new_calls || !items) return oom();
+        if (!new_calls || !items) return poot__serve_oom();
         *new_calls = *calls;
         memcpy(items, calls->items, calls->len * sizeof *items);
         new_calls->items = items;
@@ -272,13 +282,13 @@ static poot_status parse_call_arguments(parse *p, poot_json *msgs) {
     if (!out) {
       out = POOT_ARENA_NEW(p->arena, poot_json);
       poot_json **items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, msgs->len);
-      if (!out || !items) return oom();
+      if (!out || !items) return poot__serve_oom();
       *out = *msgs;
       memcpy(items, msgs->items, msgs->len * sizeof *items);
       out->items = items;
     }
     out->items[i] = with_member(p, m, "tool_calls", new_calls);
-    if (!out->items[i]) return oom();
+    if (!out->items[i]) return poot__serve_oom();
   }
   if (out) p->r->messages = out;
   return NULL;
@@ -290,38 +300,40 @@ static poot_status parse_tools(parse *p, const poot_json *body) {
   r->parallel_tool_calls = true;
   POOT_TRY(get_bool(p, body, "parallel_tool_calls", &r->parallel_tool_calls));
   const poot_json *tools = poot_json_get(body, "tools");
-  if (!is_null(tools)) {
+  if (!poot__serve_is_null(tools)) {
     poot_status st = poot_toolcall_tools_check(tools);
     if (st) {
-      poot_status out = bad(p, "tools", "%s", poot_status_message(st));
+      poot_status out = poot__serve_bad(p->param, "tools", "%s", poot_status_message(st));
       poot_status_free(st);
       return out;
     }
     if (tools->len) r->tools = tools;
   }
   const poot_json *tc = poot_json_get(body, "tool_choice");
-  if (is_null(tc)) return NULL;
+  if (poot__serve_is_null(tc)) return NULL;
   if (tc->type == POOT_JSON_STRING) {
     if (strcmp(tc->str, "auto") == 0) r->tool_choice = POOT_TOOL_CHOICE_AUTO;
     else if (strcmp(tc->str, "none") == 0) r->tool_choice = POOT_TOOL_CHOICE_NONE;
     else if (strcmp(tc->str, "required") == 0) r->tool_choice = POOT_TOOL_CHOICE_REQUIRED;
     else
-      return bad(p, "tool_choice", "tool_choice '%s' is not one of none, auto, required",
-                 tc->str);
+      return poot__serve_bad(p->param, "tool_choice",
+                             "tool_choice '%s' is not one of none, auto, required", tc->str);
   } else {
     const poot_json *fn = poot_json_get(tc, "function");
     const poot_json *name = fn && fn->type == POOT_JSON_OBJECT ? poot_json_get(fn, "name") : NULL;
     if (tc->type != POOT_JSON_OBJECT || !name || name->type != POOT_JSON_STRING)
-      return bad(p, "tool_choice",
-                 "'tool_choice' must be none, auto, required or {\"type\": \"function\", "
-                 "\"function\": {\"name\": …}}");
+      return poot__serve_bad(
+          p->param, "tool_choice",
+          "'tool_choice' must be none, auto, required or {\"type\": \"function\", "
+          "\"function\": {\"name\": …}}");
     r->tool_choice = POOT_TOOL_CHOICE_FUNCTION;
     r->tool_choice_name = name->str;
   }
   if ((r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION) &&
       !r->tools)
-    return bad(p, "tool_choice", "tool_choice %s needs 'tools'",
-               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
+    return poot__serve_bad(
+        p->param, "tool_choice", "tool_choice %s needs 'tools'",
+        r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
   return NULL;
 }
 
@@ -329,37 +341,40 @@ static poot_status parse_tools(parse *p, const poot_json *body) {
  * tool_calls, tool_call_id) are kept for the template. */
 static poot_status parse_messages(parse *p, const poot_json *body) {
   const poot_json *msgs = poot_json_get(body, "messages");
-  if (is_null(msgs)) return bad(p, "messages", "'messages' is required");
-  if (msgs->type != POOT_JSON_ARRAY) return bad(p, "messages", "'messages' must be a list");
-  if (msgs->len == 0) return bad(p, "messages", "'messages' must not be empty");
+  if (poot__serve_is_null(msgs))
+    return poot__serve_bad(p->param, "messages", "'messages' is required");
+  if (msgs->type != POOT_JSON_ARRAY)
+    return poot__serve_bad(p->param, "messages", "'messages' must be a list");
+  if (msgs->len == 0) return poot__serve_bad(p->param, "messages", "'messages' must not be empty");
   if (msgs->len > p->limits->max_messages)
-    return bad(p, "messages", "'messages' has %zu messages; at most %zu are accepted", msgs->len,
-               p->limits->max_messages);
+    return poot__serve_bad(p->param, "messages",
+                           "'messages' has %zu messages; at most %zu are accepted", msgs->len,
+                           p->limits->max_messages);
   poot_json *out = POOT_ARENA_NEW(p->arena, poot_json);
-  if (!out) return oom();
+  if (!out) return poot__serve_oom();
   *out = *msgs;
   out->items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, msgs->len);
-  if (!out->items) return oom();
+  if (!out->items) return poot__serve_oom();
   for (size_t i = 0; i < msgs->len; i++) {
     const poot_json *m = msgs->items[i];
     if (m->type != POOT_JSON_OBJECT)
-      return bad(p, "messages", "messages[%zu] must be an object", i);
+      return poot__serve_bad(p->param, "messages", "messages[%zu] must be an object", i);
     const poot_json *role = poot_json_get(m, "role");
     if (!role || role->type != POOT_JSON_STRING)
-      return bad(p, "messages", "messages[%zu].role must be a string", i);
+      return poot__serve_bad(p->param, "messages", "messages[%zu].role must be a string", i);
     bool known = false;
     for (size_t k = 0; k < sizeof roles / sizeof *roles; k++)
       known = known || strcmp(role->str, roles[k]) == 0;
     if (!known)
-      return bad(p, "messages",
-                 "messages[%zu].role '%s' is not one of system, user, assistant, tool, "
-                 "developer",
-                 i, role->str);
+      return poot__serve_bad(p->param, "messages",
+                             "messages[%zu].role '%s' is not one of system, user, assistant, tool, "
+                             "developer",
+                             i, role->str);
     poot_json *copy = POOT_ARENA_NEW(p->arena, poot_json);
-    if (!copy) return oom();
+    if (!copy) return poot__serve_oom();
     *copy = *m;
     copy->items = POOT_ARENA_NEW_ARRAY(p->arena, poot_json *, m->len ? m->len : 1);
-    if (!copy->items) return oom();
+    if (!copy->items) return poot__serve_oom();
     bool has_content = false;
     for (size_t k = 0; k < m->len; k++) {
       copy->items[k] = m->items[k];
@@ -369,7 +384,7 @@ static poot_status parse_messages(parse *p, const poot_json *body) {
       }
     }
     if (!has_content && !poot_json_get(m, "tool_calls"))
-      return bad(p, "messages", "messages[%zu] has no 'content'", i);
+      return poot__serve_bad(p->param, "messages", "messages[%zu] has no 'content'", i);
     out->items[i] = copy;
   }
   p->r->messages_raw = out;
@@ -380,59 +395,63 @@ static poot_status parse_messages(parse *p, const poot_json *body) {
 
 /* -------------------------------------------------------------- prompts */
 
-static poot_status prompt_ids(parse *p, const poot_json *list, size_t index,
-                              poot__serve_prompt *out) {
-  if (list->len == 0) return bad(p, "prompt", "prompt %zu is an empty list of token ids", index);
-  poot_token *ids = POOT_ARENA_NEW_ARRAY(p->arena, poot_token, list->len);
-  if (!ids) return oom();
+poot_status poot__serve_token_ids(poot_arena *arena, const char **out_param, const char *field,
+                                  const poot_json *list, size_t index, poot__serve_prompt *out) {
+  if (list->len == 0)
+    return poot__serve_bad(out_param, field, "%s %zu is an empty list of token ids", field, index);
+  poot_token *ids = POOT_ARENA_NEW_ARRAY(arena, poot_token, list->len);
+  if (!ids) return poot__serve_oom();
   for (size_t i = 0; i < list->len; i++) {
     const poot_json *v = list->items[i];
     if (v->type != POOT_JSON_NUMBER || v->number != floor(v->number) || v->number < 0 ||
         v->number > 2147483647.0)
-      return bad(p, "prompt", "prompt %zu: token ids must be integers in [0, 2^31)", index);
+      return poot__serve_bad(out_param, field, "%s %zu: token ids must be integers in [0, 2^31)",
+                             field, index);
     ids[i] = (poot_token)v->number;
   }
-  out->ids = ids;
-  out->n_ids = list->len;
+  *out = (poot__serve_prompt){.ids = ids, .n_ids = list->len};
   return NULL;
 }
 
 static poot_status parse_prompts(parse *p, const poot_json *body) {
   const poot_json *prompt = poot_json_get(body, "prompt");
-  if (is_null(prompt)) return bad(p, "prompt", "'prompt' is required");
+  if (poot__serve_is_null(prompt))
+    return poot__serve_bad(p->param, "prompt", "'prompt' is required");
   poot__serve_request *r = p->r;
   if (prompt->type == POOT_JSON_STRING) {
     r->prompts = POOT_ARENA_NEW(p->arena, poot__serve_prompt);
-    if (!r->prompts) return oom();
+    if (!r->prompts) return poot__serve_oom();
     r->prompts[0] = (poot__serve_prompt){.text = prompt->str, .len = prompt->len};
     r->n_prompts = 1;
     return NULL;
   }
   if (prompt->type != POOT_JSON_ARRAY || prompt->len == 0)
-    return bad(p, "prompt",
-               "'prompt' must be a string, a list of strings, a list of token ids or a list of "
-               "such lists");
+    return poot__serve_bad(
+        p->param, "prompt",
+        "'prompt' must be a string, a list of strings, a list of token ids or a list of "
+        "such lists");
   /* A list of integers is one prompt of ids. */
   if (prompt->items[0]->type == POOT_JSON_NUMBER) {
     r->prompts = POOT_ARENA_NEW(p->arena, poot__serve_prompt);
-    if (!r->prompts) return oom();
+    if (!r->prompts) return poot__serve_oom();
     r->n_prompts = 1;
-    return prompt_ids(p, prompt, 0, &r->prompts[0]);
+    return poot__serve_token_ids(p->arena, p->param, "prompt", prompt, 0, &r->prompts[0]);
   }
   if (prompt->len > p->limits->max_prompts)
-    return bad(p, "prompt", "'prompt' has %zu prompts; at most %zu are accepted", prompt->len,
-               p->limits->max_prompts);
+    return poot__serve_bad(p->param, "prompt", "'prompt' has %zu prompts; at most %zu are accepted",
+                           prompt->len, p->limits->max_prompts);
   r->prompts = POOT_ARENA_NEW_ARRAY(p->arena, poot__serve_prompt, prompt->len);
-  if (!r->prompts) return oom();
+  if (!r->prompts) return poot__serve_oom();
   r->n_prompts = prompt->len;
   for (size_t i = 0; i < prompt->len; i++) {
     const poot_json *v = prompt->items[i];
     if (v->type == POOT_JSON_STRING)
       r->prompts[i] = (poot__serve_prompt){.text = v->str, .len = v->len};
     else if (v->type == POOT_JSON_ARRAY)
-      POOT_TRY(prompt_ids(p, v, i, &r->prompts[i]));
+      POOT_TRY(poot__serve_token_ids(p->arena, p->param, "prompt", v, i, &r->prompts[i]));
     else
-      return bad(p, "prompt", "prompt %zu must be a string or a list of token ids", i);
+      return poot__serve_bad(p->param, "prompt",
+                             "prompt %zu must be a string or a list of token ids", i);
   }
   return NULL;
 }
@@ -441,7 +460,7 @@ static poot_status parse_prompts(parse *p, const poot_json *body) {
 
 static poot_status parse_stop(parse *p, const poot_json *body) {
   const poot_json *stop = poot_json_get(body, "stop");
-  if (is_null(stop)) return NULL;
+  if (poot__serve_is_null(stop)) return NULL;
   const poot_json *one[1] = {stop};
   const poot_json *const *items = one;
   size_t n = 1;
@@ -450,19 +469,19 @@ static poot_status parse_stop(parse *p, const poot_json *body) {
     n = stop->len;
   }
   if (n > POOT_SAMPLING_MAX_STOPS)
-    return bad(p, "stop", "'stop' has %zu strings; at most %d are accepted", n,
-               POOT_SAMPLING_MAX_STOPS);
+    return poot__serve_bad(p->param, "stop", "'stop' has %zu strings; at most %d are accepted", n,
+                           POOT_SAMPLING_MAX_STOPS);
   for (size_t i = 0; i < n; i++) {
     const poot_json *s = items[i];
     if (s->type != POOT_JSON_STRING)
-      return bad(p, "stop", "'stop' must be a string or a list of strings");
+      return poot__serve_bad(p->param, "stop", "'stop' must be a string or a list of strings");
     if (s->len == 0 || s->len > POOT_SAMPLING_MAX_STOP_LEN || memchr(s->str, 0, s->len))
-      return bad(p, "stop", "stop string %zu must have 1 to %d bytes and no NUL", i,
-                 POOT_SAMPLING_MAX_STOP_LEN);
+      return poot__serve_bad(p->param, "stop", "stop string %zu must have 1 to %d bytes and no NUL",
+                             i, POOT_SAMPLING_MAX_STOP_LEN);
     poot_status st = poot_sampling_add_stop(&p->r->sampling, s->str, s->len);
     if (st) {
       poot_status_free(st);
-      return bad(p, "stop", "stop string %zu cannot be added", i);
+      return poot__serve_bad(p->param, "stop", "stop string %zu cannot be added", i);
     }
   }
   return NULL;
@@ -470,22 +489,25 @@ static poot_status parse_stop(parse *p, const poot_json *body) {
 
 static poot_status parse_logit_bias(parse *p, const poot_json *body) {
   const poot_json *lb = poot_json_get(body, "logit_bias");
-  if (is_null(lb)) return NULL;
+  if (poot__serve_is_null(lb)) return NULL;
   if (lb->type != POOT_JSON_OBJECT)
-    return bad(p, "logit_bias", "'logit_bias' must be an object of token id → bias");
+    return poot__serve_bad(p->param, "logit_bias",
+                           "'logit_bias' must be an object of token id → bias");
   if (lb->len > POOT_SAMPLING_MAX_BIAS)
-    return bad(p, "logit_bias", "'logit_bias' has %zu entries; at most %d are accepted", lb->len,
-               POOT_SAMPLING_MAX_BIAS);
+    return poot__serve_bad(p->param, "logit_bias",
+                           "'logit_bias' has %zu entries; at most %d are accepted", lb->len,
+                           POOT_SAMPLING_MAX_BIAS);
   poot_sampling_params *sp = &p->r->sampling;
   for (size_t i = 0; i < lb->len; i++) {
     const char *k = lb->keys[i];
     char *end = NULL;
     long id = strtol(k, &end, 10);
     if (!*k || *end || id < 0 || id > 2147483647L || lb->key_lens[i] != strlen(k))
-      return bad(p, "logit_bias", "logit_bias key '%s' is not a token id", k);
+      return poot__serve_bad(p->param, "logit_bias", "logit_bias key '%s' is not a token id", k);
     const poot_json *v = lb->items[i];
     if (v->type != POOT_JSON_NUMBER || !(v->number >= -100 && v->number <= 100))
-      return bad(p, "logit_bias", "logit_bias[%s] must be a number in [-100, 100]", k);
+      return poot__serve_bad(p->param, "logit_bias",
+                             "logit_bias[%s] must be a number in [-100, 100]", k);
     /* OpenAI: -100 bans the token in practice */
     sp->bias[sp->n_bias++] =
         (poot_sampling_bias){.token = (int32_t)id,
@@ -536,7 +558,7 @@ static poot_status parse_logprobs(parse *p, const poot_json *body) {
     bool given = false;
     POOT_TRY(get_int(p, body, "top_logprobs", 0, POOT_SAMPLING_MAX_PROBS, &top, &given));
     if (given && !r->logprobs)
-      return bad(p, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
+      return poot__serve_bad(p->param, "top_logprobs", "'top_logprobs' needs 'logprobs': true");
   } else {
     POOT_TRY(get_int(p, body, "logprobs", 0, POOT_SAMPLING_MAX_PROBS, &top, &r->logprobs));
   }
@@ -548,20 +570,22 @@ static poot_status parse_logprobs(parse *p, const poot_json *body) {
 
 static poot_status parse_response_format(parse *p, const poot_json *body) {
   const poot_json *rf = poot_json_get(body, "response_format");
-  if (is_null(rf)) return NULL;
+  if (poot__serve_is_null(rf)) return NULL;
   const poot_json *type = poot_json_get(rf, "type");
   if (rf->type != POOT_JSON_OBJECT || !type || type->type != POOT_JSON_STRING)
-    return bad(p, "response_format", "'response_format' must be an object with a 'type'");
+    return poot__serve_bad(p->param, "response_format",
+                           "'response_format' must be an object with a 'type'");
   if (strcmp(type->str, "text") == 0) return NULL;
   if (strcmp(type->str, "json_object") != 0 && strcmp(type->str, "json_schema") != 0)
-    return bad(p, "response_format",
-               "response_format type '%s' is not one of text, json_object, json_schema",
-               type->str);
+    return poot__serve_bad(p->param, "response_format",
+                           "response_format type '%s' is not one of text, json_object, json_schema",
+                           type->str);
   if (strcmp(type->str, "json_schema") == 0) {
     const poot_json *js = poot_json_get(rf, "json_schema");
     if (!js || js->type != POOT_JSON_OBJECT || !poot_json_get(js, "schema"))
-      return bad(p, "response_format",
-                 "response_format of type json_schema needs 'json_schema': {\"schema\": …}");
+      return poot__serve_bad(
+          p->param, "response_format",
+          "response_format of type json_schema needs 'json_schema': {\"schema\": …}");
   }
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -570,7 +594,7 @@ static poot_status parse_response_format(parse *p, const poot_json *body) {
   if (!st) {
     p->r->response_format = poot_arena_memdup(p->arena, sb.data, sb.len + 1, 1);
     p->r->response_format_len = sb.len;
-    if (!p->r->response_format) st = oom();
+    if (!p->r->response_format) st = poot__serve_oom();
   }
   poot_strbuf_deinit(&sb);
   return st;
@@ -578,10 +602,10 @@ static poot_status parse_response_format(parse *p, const poot_json *body) {
 
 static poot_status parse_body(parse *p, const poot_json *body) {
   poot__serve_request *r = p->r;
-  if (body->type != POOT_JSON_OBJECT) return bad(p, NULL, "the request body must be a JSON object");
   const poot_json *model = poot_json_get(body, "model");
-  if (!is_null(model)) {
-    if (model->type != POOT_JSON_STRING) return bad(p, "model", "'model' must be a string");
+  if (!poot__serve_is_null(model)) {
+    if (model->type != POOT_JSON_STRING)
+      return poot__serve_bad(p->param, "model", "'model' must be a string");
     r->model = model->str;
   }
   if (r->kind == POOT_SERVE_CHAT)
@@ -593,48 +617,47 @@ static poot_status parse_body(parse *p, const poot_json *body) {
   POOT_TRY(get_int(p, body, "max_tokens", 1, INT64_MAX, &r->max_tokens, NULL));
   POOT_TRY(get_int(p, body, "max_completion_tokens", 1, INT64_MAX, &r->max_tokens, NULL));
   if (r->max_tokens > limit)
-    return bad(p, "max_tokens", "'max_tokens' = %lld is more than this server allows (%lld)",
-               (long long)r->max_tokens, (long long)limit);
+    return poot__serve_bad(p->param, "max_tokens",
+                           "'max_tokens' = %lld is more than this server allows (%lld)",
+                           (long long)r->max_tokens, (long long)limit);
   int64_t n = 1;
   POOT_TRY(get_int(p, body, "n", 1, p->limits->max_n, &n, NULL));
   r->n = (uint32_t)n;
   if (r->n_prompts * r->n > 64)
-    return bad(p, "n", "%zu prompts × n = %u choices; at most 64 are accepted", r->n_prompts,
-               r->n);
+    return poot__serve_bad(p->param, "n", "%zu prompts × n = %u choices; at most 64 are accepted",
+                           r->n_prompts, r->n);
   POOT_TRY(get_bool(p, body, "stream", &r->stream));
   const poot_json *so = poot_json_get(body, "stream_options");
-  if (!is_null(so)) {
+  if (!poot__serve_is_null(so)) {
     if (so->type != POOT_JSON_OBJECT)
-      return bad(p, "stream_options", "'stream_options' must be an object");
+      return poot__serve_bad(p->param, "stream_options", "'stream_options' must be an object");
     POOT_TRY(get_bool(p, so, "include_usage", &r->include_usage));
   }
   if (r->kind == POOT_SERVE_COMPLETION) {
     POOT_TRY(get_bool(p, body, "echo", &r->echo));
-    if (r->echo) return bad(p, "echo", "'echo' is not supported yet");
+    if (r->echo) return poot__serve_bad(p->param, "echo", "'echo' is not supported yet");
   }
   POOT_TRY(parse_sampling(p, body));
   POOT_TRY(parse_logprobs(p, body));
   POOT_TRY(parse_response_format(p, body));
   if (r->response_format &&
       (r->tool_choice == POOT_TOOL_CHOICE_REQUIRED || r->tool_choice == POOT_TOOL_CHOICE_FUNCTION))
-    return bad(p, "tool_choice",
-               "tool_choice %s and 'response_format' each constrain the reply; give one",
-               r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
+    return poot__serve_bad(
+        p->param, "tool_choice",
+        "tool_choice %s and 'response_format' each constrain the reply; give one",
+        r->tool_choice == POOT_TOOL_CHOICE_REQUIRED ? "\"required\"" : "a function");
   poot_status st = poot_sampling_params_validate(&r->sampling, 0);
   if (st) {
-    poot_status out = bad(p, NULL, "%s", poot_status_message(st));
+    poot_status out = poot__serve_bad(p->param, NULL, "%s", poot_status_message(st));
     poot_status_free(st);
     return out;
   }
   return NULL;
 }
 
-poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_t len,
-                                      poot__serve_kind kind, const poot__serve_limits *limits,
-                                      poot__serve_request *out_request, const char **out_param) {
-  memset(out_request, 0, sizeof *out_request);
-  *out_param = NULL;
-  out_request->kind = kind;
+poot_status poot__serve_parse_object(poot_arena *arena, const char *body, size_t len,
+                                     const char **out_param, const poot_json **out_root) {
+  *out_root = NULL;
   poot_json *root = NULL;
   poot_json_parse_options jo = {.max_depth = 64};
   poot_status st = poot_json_parse(arena, body, len, &jo, &root);
@@ -645,6 +668,20 @@ poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_
     poot_status_free(st);
     return out;
   }
+  if (root->type != POOT_JSON_OBJECT)
+    return poot__serve_bad(out_param, NULL, "the request body must be a JSON object");
+  *out_root = root;
+  return NULL;
+}
+
+poot_status poot__serve_request_parse(poot_arena *arena, const char *body, size_t len,
+                                      poot__serve_kind kind, const poot__serve_limits *limits,
+                                      poot__serve_request *out_request, const char **out_param) {
+  memset(out_request, 0, sizeof *out_request);
+  *out_param = NULL;
+  out_request->kind = kind;
+  const poot_json *root = NULL;
+  POOT_TRY(poot__serve_parse_object(arena, body, len, out_param, &root));
   parse p = {.arena = arena, .limits = limits, .r = out_request, .param = out_param};
   return parse_body(&p, root);
 }

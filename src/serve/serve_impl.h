@@ -5,7 +5,7 @@
  *   request.c   the request parser: JSON body → poot__serve_request
  *   encoder.c   /v1/embeddings and /v1/rerank: their parser and the encoder runs
  *   page.c      the chat page's static files
- *   job.c       one request's shared state between its HTTP thread and the engine
+ *   job.c       what both engines do with jobs: the queue, a generated id, the end
  *   engine.c    the engine thread, its bounded queue and fault recovery
  *   engine_batch.c  the batched engine (--max-seqs N > 1) over poot_batch
  *   response.c  the JSON of responses, chunks and errors
@@ -164,6 +164,27 @@ POOT_MUST_USE poot_status poot__serve_request_parse(poot_arena *arena, const cha
                                                     poot__serve_request *out_request,
                                                     const char **out_param);
 
+/* What the request parsers (request.c, encoder.c) share: a refusal is
+ * INVALID_ARGUMENT with the message, *out_param set to the field's name
+ * (param: static or in the arena); running out of memory while reading is
+ * OUT_OF_MEMORY; a member that is absent or null counts as not given. */
+POOT_MUST_USE poot_status poot__serve_bad(const char **out_param, const char *param,
+                                          const char *fmt, ...) POOT_PRINTF(3, 4);
+POOT_MUST_USE poot_status poot__serve_oom(void);
+bool poot__serve_is_null(const poot_json *v);
+/* Parses a request body that must be a JSON object (depth at most 64):
+ * INVALID_ARGUMENT "the body is not valid JSON (…)" or "… must be a JSON
+ * object"; OUT_OF_MEMORY. The tree lives in the arena. */
+POOT_MUST_USE poot_status poot__serve_parse_object(poot_arena *arena, const char *body, size_t len,
+                                                   const char **out_param,
+                                                   const poot_json **out_root);
+/* A list of token ids (integers in [0, 2^31), at least one) into *out (ids
+ * in the arena); a refusal names `field` ("prompt", "input") and the list's
+ * index. */
+POOT_MUST_USE poot_status poot__serve_token_ids(poot_arena *arena, const char **out_param,
+                                                const char *field, const poot_json *list,
+                                                size_t index, poot__serve_prompt *out);
+
 /* ---------------------------------------------------------------- encoder */
 
 typedef enum poot__serve_encode_kind {
@@ -315,11 +336,67 @@ struct poot__serve_job {
   size_t prompt_tokens, generated_tokens; /* set by the engine */
 };
 
+/* Both engines' job bookkeeping (job.c). */
+
+/* The bounded queue jobs wait in (a ring; the caller holds its engine's
+ * lock). Every change publishes the depth to metrics->queue_depth. */
+typedef struct poot__serve_queue {
+  poot__serve_job **ring;
+  size_t cap, head, len;
+  poot__serve_metrics *metrics; /* borrowed */
+} poot__serve_queue;
+
+/* cap 0: 64. OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot__serve_queue_init(poot__serve_queue *q, size_t cap,
+                                                 poot__serve_metrics *metrics);
+void poot__serve_queue_deinit(poot__serve_queue *q);
+/* Appends the job and stamps its enqueued_ns. CANCELLED when `stopping`;
+ * CAPACITY when full (answer 429). */
+POOT_MUST_USE poot_status poot__serve_queue_push(poot__serve_queue *q, poot__serve_job *job,
+                                                 bool stopping);
+/* The oldest job (NULL when empty); pop also takes it out. */
+poot__serve_job *poot__serve_queue_peek(const poot__serve_queue *q);
+poot__serve_job *poot__serve_queue_pop(poot__serve_queue *q);
+/* Takes the cancelled jobs out (a client that went away while waiting frees
+ * its place) into out (room for q->len); returns their count. */
+size_t poot__serve_queue_purge_cancelled(poot__serve_queue *q, poot__serve_job **out);
+/* Ends every queued job CANCELLED ("the server is stopping"). */
+void poot__serve_queue_drain(poot__serve_queue *q);
+
+/* A choice's generated ids (poot_malloc'ed; the engine frees ids). */
+typedef struct poot__serve_ids {
+  poot_token *ids;
+  size_t n, cap;
+} poot__serve_ids;
+
+/* A generated id of `job`: appended to gen, the time to the first token or
+ * since the last one observed, generated_tokens counted. False (nothing
+ * done) when gen cannot grow. The caller then calls sink.on_token. */
+bool poot__serve_job_token(poot__serve_metrics *m, poot__serve_job *job, poot__serve_ids *gen,
+                           poot_token id);
+/* The end of a job: its token counts to the metrics, then sink.on_job_end
+ * (which consumes status; NULL = OK). */
+void poot__serve_job_end(poot__serve_metrics *m, poot__serve_job *job, poot_status status);
+/* The sampler of choice `index` of a job: its parameters with the seed
+ * resolved and offset by index (the n choices of a seeded request differ,
+ * and repeat). IO when a random seed cannot be drawn. */
+POOT_MUST_USE poot_status poot__serve_choice_sampling(const poot__serve_job *job, uint32_t index,
+                                                      poot_sampling_params *out);
+/* After a recovery from the fault `code` by a reset or a new device context
+ * (`rebuild`): a warning line, and the recovery counted unless it failed
+ * (st: its status, borrowed; NULL when it worked). */
+void poot__serve_recovered(poot__serve_metrics *m, poot_status_code code, bool rebuild,
+                           poot_status st);
+/* A status the engines recover from: KERNEL_FAULT, NEEDS_RESET (a reset);
+ * POISONED, DEVICE_LOST, TIMEOUT (a new device context). */
+bool poot__serve_is_device_fault(poot_status_code code);
+
 /* ----------------------------------------------------------------- engine
  *
- * The engine: the one object that runs jobs on the device. Today a single
- * thread over the runtime's driver, one sequence at a time; the batched
- * scheduler will implement these five calls and nothing above changes. */
+ * The engine: the one object that runs jobs on the device, behind five
+ * calls: a thread over the runtime's driver, one sequence at a time
+ * (engine.c), or over a batched runner at max_seqs > 1 (engine_batch.c).
+ * Both recover device faults (docs/serve.md "Faults"). */
 
 typedef struct poot__serve_engine poot__serve_engine;
 

@@ -35,8 +35,9 @@
  *
  * Faults come back as the executor's statuses (a failed step is rolled back
  * in the scheduler: the next step feeds the same tokens); KERNEL_FAULT
- * leaves the executor NEEDS_RESET, and nothing here rebuilds the pool's
- * contents yet (cancel and resubmit). Not thread safe. */
+ * leaves the executor NEEDS_RESET. poot_batch_recover (below, "Faults")
+ * resets the executor or moves the runner to a new one, and recomputes
+ * every running request from its history. Not thread safe. */
 #ifndef POOT_LLM_BATCH_H
 #define POOT_LLM_BATCH_H
 
@@ -214,6 +215,41 @@ POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn
 POOT_MUST_USE poot_status poot_batch_run_plan(poot_batch *batch, const poot_scheduler_plan *plan,
                                               int32_t *out_ids, bool *out_nonfinite,
                                               int32_t *out_replays);
+
+/* --------------------------------------------------------------- faults
+ *
+ * After a failed step (KERNEL_FAULT, NEEDS_RESET: reset; DEVICE_LOST,
+ * POISONED, TIMEOUT: a new device context):
+ *   reset:   poot_batch_recover(b, NULL);
+ *   rebuild: poot_batch_release_executor(b); destroy the executor; make a
+ *            new device and executor; poot_batch_recover(b, new_executor);
+ * then step on: every request keeps its caller id, its generated ids and
+ * its sampler's counter, so it continues with the ids it would have had. */
+
+/* Lets go of the executor whose device was lost, without calling it: the
+ * runner forgets its entries and weights there (the caller may then destroy
+ * the executor and its device). Until poot_batch_recover gives it another,
+ * steps and prepare fail with DEVICE_LOST and destroy touches no executor. */
+void poot_batch_release_executor(poot_batch *batch);
+
+/* Recovers from a device fault, keeping every request: each running one
+ * goes back to the front of the queue to be recomputed from its history
+ * (prompt and generated ids; poot_scheduler_requeue_running) and the pool
+ * forgets every block's contents (poot_kv_pool_forget: no later prompt
+ * matches rows that are gone). Then, with executor NULL (or the runner's
+ * own), the executor is reset (poot_exec_reset_state: its K/V states
+ * zeroed, NEEDS_RESET cleared); else the runner moves to `executor` (new,
+ * borrowed as at create: no weights loaded, used by nothing else), loading
+ * its weights there; the entries are added again on first use (or by
+ * poot_batch_prepare). INVALID_ARGUMENT while a step is in flight; the
+ * executor's statuses (a reset that fails with a device fault asks for a
+ * new executor); DEVICE_LOST with NULL after a release. */
+POOT_MUST_USE poot_status poot_batch_recover(poot_batch *batch, poot_executor *executor);
+
+/* Test hook: the next device step feeds its first row a token id past the
+ * vocabulary, so the device's gather traps (KERNEL_FAULT; the executor is
+ * then NEEDS_RESET). How the server's fault injection tests recovery. */
+void poot_batch_arm_kernel_fault(poot_batch *batch);
 
 /* ------------------------------------------------------- generate many */
 

@@ -183,6 +183,14 @@ POOT_MUST_USE poot_status poot_kv_pool_seq_get(const poot_kv_pool *pool, int32_t
  * [0, length). */
 int64_t poot_kv_pool_seq_row(const poot_kv_pool *pool, int32_t seq, int64_t pos);
 
+/* Forgets every block's contents (the device lost or zeroed the K/V rows:
+ * a fault, a reset, a new device context): the prefix table empties and no
+ * block is published until full blocks are committed again, so no later
+ * prompt matches rows that are gone. Every block stays free; the counters
+ * over the pool's life are kept. INVALID_ARGUMENT while a sequence is open
+ * (close them first: the scheduler's poot_scheduler_requeue_running). */
+POOT_MUST_USE poot_status poot_kv_pool_forget(poot_kv_pool *pool);
+
 /* ------------------------------------------------------------------ report */
 
 typedef struct poot_kv_pool_stats {

@@ -162,9 +162,19 @@ POOT_MUST_USE poot_status poot_scheduler_step_done(poot_scheduler *scheduler,
 /* The device step of the last plan did not run (a fault): its reserved rows
  * are dropped, so the next plan feeds the same tokens again. The sequences
  * keep what earlier steps committed (a caller whose device lost the cache
- * cancels or resubmits its requests). INVALID_ARGUMENT without a plan in
- * flight. */
+ * then calls poot_scheduler_requeue_running). INVALID_ARGUMENT without a
+ * plan in flight. */
 POOT_MUST_USE poot_status poot_scheduler_step_abort(poot_scheduler *scheduler);
+
+/* The device lost the K/V rows of every running sequence (a fault, a reset,
+ * a new device context): each running request goes back to the front of the
+ * queue, oldest first, with its history (prompt and generated ids) and its
+ * blocks released, as a preemption does (not counted as one); when admitted
+ * again its whole history is recomputed and it emits its next id. Queued
+ * requests stay behind them, so the order and the progress guarantee hold.
+ * The caller then forgets the pool's contents (poot_kv_pool_forget).
+ * INVALID_ARGUMENT while a plan is in flight (abort it first). */
+POOT_MUST_USE poot_status poot_scheduler_requeue_running(poot_scheduler *scheduler);
 
 /* ----------------------------------------------------------------- reports */
 

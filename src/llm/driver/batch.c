@@ -103,6 +103,11 @@ poot_status poot__batch_replay(poot_batch *b, batch_entry *e, const poot_exec_sl
                     .size = (size_t)(B * b->width) * 4};
   poot_tensor wt = {
       .type = poot_type_make(POOT_DTYPE_I32, 1, &N), .data = b->write, .size = (size_t)N * 4};
+  if (b->fault_armed) {
+    /* poot_batch_arm_kernel_fault: an id past the vocabulary traps the gather */
+    b->fault_armed = false;
+    b->tok[0] = (int32_t)poot_model_get_config(b->model)->vocab_size;
+  }
   poot_exec_slot_value in[12] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
   size_t n_in = 4;
   for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
@@ -281,6 +286,19 @@ static poot_status size_pool(poot_batch *b, const poot_batch_options *o, const p
   return NULL;
 }
 
+/* Sets the runner's compile target on its executor and loads the weights
+ * there (create, and recover onto a new executor). */
+static poot_status bind_executor(poot_batch *b) {
+  if (!b->keep_target)
+    POOT_TRY(poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true}));
+  /* The weights do not depend on the pool's size: one block will do. */
+  poot_graph *g = NULL;
+  POOT_TRY(trace_entry(b, 1, 1, 1, 0, 0, &g));
+  poot_status st = poot__driver_load_weights(b->ex, b->model, g);
+  poot_graph_destroy(g);
+  return st;
+}
+
 static poot_status check_options(const poot_batch_options *o, const poot_model_config *c,
                                  poot_batch *b) {
   b->max_batch = o->max_batch ? o->max_batch : BATCH_DEFAULT_MAX;
@@ -337,7 +355,6 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   if (!b) return OOM("batch runner");
   b->ex = executor;
   b->model = model;
-  poot_graph *g = NULL;
   poot_status st = check_options(o, c, b);
   if (st) goto fail;
   b->program = poot_strdup(o->program ? o->program : "model");
@@ -345,14 +362,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
     st = OOM("program name");
     goto fail;
   }
-  if (!o->keep_target &&
-      (st = poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true})))
-    goto fail;
-  /* The weights do not depend on the pool's size: one block will do. */
-  if ((st = trace_entry(b, 1, 1, 1, 0, 0, &g))) goto fail;
-  if ((st = poot__driver_load_weights(b->ex, b->model, g))) goto fail;
-  poot_graph_destroy(g);
-  g = NULL;
+  b->keep_target = o->keep_target;
+  if ((st = bind_executor(b))) goto unload;
   if ((st = size_pool(b, o, c, &b->num_blocks))) goto unload;
   if (b->num_blocks > INT32_MAX - 1 || (int64_t)(b->num_blocks + 1) * b->bs > (int64_t)INT32_MAX) {
     st = BAD("batch: %d blocks of %d rows exceed 32-bit row ids", b->num_blocks, b->bs);
@@ -405,7 +416,6 @@ unload:
   poot_exec_unload(b->ex);
 fail:
   poot__batch_sample_deinit(b);
-  poot_graph_destroy(g);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
   poot_free(b->tok);
@@ -427,6 +437,7 @@ fail:
 
 void poot_batch_destroy(poot_batch *b) {
   if (!b) return;
+  if (!b->ex) poot_batch_release_executor(b); /* nothing to remove */
   for (int32_t i = 0; i < b->n_sizes; i++) {
     if (b->decode[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->decode[i].id));
     if (b->decode_logits[i].added)
@@ -435,7 +446,7 @@ void poot_batch_destroy(poot_batch *b) {
   for (int i = 0; i < 2; i++)
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
   poot__batch_sample_deinit(b);
-  poot_exec_unload(b->ex);
+  if (b->ex) poot_exec_unload(b->ex);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
   poot_free(b->tok);
@@ -454,7 +465,16 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b);
 }
 
+/* DEVICE_LOST while the runner holds no executor. */
+static poot_status check_executor(const poot_batch *b) {
+  if (b->ex) return NULL;
+  return poot_status_make(POOT_DEVICE_LOST,
+                          "batch: the runner has no executor (its device was lost); "
+                          "poot_batch_recover gives it a new one");
+}
+
 poot_status poot_batch_prepare(poot_batch *b) {
+  POOT_TRY(check_executor(b));
   for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(poot__batch_ensure_entry(b, &b->decode[i]));
   if (b->chunk > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[0]));
   if (b->tail > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[1]));
@@ -535,6 +555,7 @@ bool poot_batch_busy(const poot_batch *b) {
 poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, int32_t *ids,
                                 bool *nonfinite, int32_t *out_replays) {
   if (out_replays) *out_replays = 0;
+  POOT_TRY(check_executor(b));
   if (!plan || plan->n_work < 0 || plan->n_work > b->max_batch ||
       (plan->n_work && (!ids || !nonfinite)))
     return BAD("batch: run_plan needs a plan of at most %d items and output arrays", b->max_batch);
@@ -590,6 +611,7 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
   poot_batch_step_info info = {0};
   if (out) *out = info;
   const poot_scheduler_plan *plan = NULL;
+  POOT_TRY(check_executor(b));
   POOT_TRY(poot_scheduler_step_plan(b->sched, &plan));
   if (plan->n_work == 0) {
     info.idle = true;
@@ -624,4 +646,32 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
   b->stats.steps++;
   if (out) *out = info;
   return NULL;
+}
+
+/* ------------------------------------------------------------ faults */
+
+void poot_batch_release_executor(poot_batch *b) {
+  for (int32_t i = 0; i < b->n_sizes; i++) b->decode[i].added = b->decode_logits[i].added = false;
+  for (int i = 0; i < 2; i++) b->prefill[i].added = false;
+  b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
+  b->ex = NULL;
+}
+
+poot_status poot_batch_recover(poot_batch *b, poot_executor *executor) {
+  /* The running requests first: nothing of the executor is touched when a
+   * plan is still in flight. */
+  POOT_TRY(poot_scheduler_requeue_running(b->sched));
+  POOT_TRY(poot_kv_pool_forget(b->pool));
+  b->fault_armed = false;
+  if (!executor || executor == b->ex) {
+    POOT_TRY(check_executor(b));
+    return poot_exec_reset_state(b->ex);
+  }
+  poot_batch_release_executor(b);
+  b->ex = executor;
+  return bind_executor(b);
+}
+
+void poot_batch_arm_kernel_fault(poot_batch *b) {
+  b->fault_armed = true;
 }

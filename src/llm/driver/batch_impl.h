@@ -54,9 +54,11 @@ typedef struct batch_row {
 } batch_row;
 
 struct poot_batch {
-  poot_executor *ex;
+  poot_executor *ex; /* NULL after poot_batch_release_executor */
   poot_model *model;
   char *program;
+  bool keep_target; /* poot_batch_options.keep_target */
+  bool fault_armed; /* poot_batch_arm_kernel_fault: the next replay traps */
   int32_t max_batch, bs, num_blocks, token_budget, max_requests;
   int32_t scratch; /* the block dummy rows write: num_blocks (the pool never hands it out) */
   int64_t cap, width, chunk, tail; /* width: blocks per table (cap / bs) */

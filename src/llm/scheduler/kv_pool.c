@@ -494,6 +494,23 @@ int64_t poot_kv_pool_seq_row(const poot_kv_pool *pool, int32_t seq, int64_t pos)
   return (int64_t)s->blocks[pos / bs] * bs + pos % bs;
 }
 
+poot_status poot_kv_pool_forget(poot_kv_pool *pool) {
+  const int32_t open = pool->opt.max_seqs - pool->n_free_seq;
+  if (open != 0)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "kv pool forget: %d sequences are open; close them first (their "
+                            "blocks would keep rows the device no longer holds)",
+                            open);
+  for (int32_t b = 0; b < pool->opt.num_blocks; b++) {
+    kv_block *blk = &pool->blocks[b];
+    blk->cached = blk->hashed = false;
+    blk->hash = blk->parent_hash = 0;
+  }
+  memset(pool->table, 0xff, ((size_t)pool->table_mask + 1) * sizeof(int32_t));
+  pool->cached = pool->cached_free = 0;
+  return POOT_OK_STATUS;
+}
+
 /* --------------------------------------------------------------- report */
 
 void poot_kv_pool_get_stats(const poot_kv_pool *pool, poot_kv_pool_stats *out) {

@@ -328,6 +328,26 @@ poot_status poot_scheduler_step_abort(poot_scheduler *s) {
   return POOT_OK_STATUS;
 }
 
+poot_status poot_scheduler_requeue_running(poot_scheduler *s) {
+  if (s->in_step)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "scheduler requeue_running: a plan is in flight (step %llu); report "
+                            "it with step_done or step_abort first",
+                            (unsigned long long)s->plan.step);
+  /* newest first, each to the front: the queue starts with the oldest */
+  while (s->n_running > 0) {
+    int32_t r = s->running[--s->n_running];
+    sched_req *q = &s->reqs[r];
+    poot_kv_pool_seq_close(s->pool, q->seq);
+    q->seq = -1;
+    q->computed = 0;
+    q->work = -1;
+    q->state = q->info.state = POOT_SCHEDULER_QUEUED;
+    poot__sched_list_push_front(s, &s->queue, r);
+  }
+  return POOT_OK_STATUS;
+}
+
 /* ---------------------------------------------------------------- reports */
 
 poot_status poot_scheduler_request_get(const poot_scheduler *s, uint64_t caller_id,

@@ -19,6 +19,9 @@
  *  - preemption: a pool too small for the load: every request finishes
  *    (LENGTH, or CAPACITY) with its alone ids where it finished by length,
  *    preemptions happened, and the pool's blocks are all free at the end;
+ *  - recovery: a kernel fault in the middle of four requests (one sampled),
+ *    recovered by an executor reset and by a move to a new executor: every
+ *    request ends with its unfaulted ids, and no block stays published;
  *  - option errors, and sizing from the device's memory.
  * On wgpu only the tier-2 case and the errors run (each entry compiles for
  * seconds there; the rest does not depend on the device). */
@@ -69,6 +72,29 @@ static bool open_model(bool demo, poot_model **out) {
   poot_model_open_options mo = {.tokenizer_path = tok};
   POOT_ASSERT_OK(poot_model_open(model, &mo, out));
   return true;
+}
+
+/* The model, or the case skips (naming it) when the model is absent. */
+static poot_model *model_or_skip(bool demo, const char *what) {
+  poot_model *m = NULL;
+  if (!open_model(demo, &m)) {
+    printf("SKIP %s: the %s model is absent\n", what, demo ? "demo" : "stories260K");
+    skip();
+  }
+  return m;
+}
+
+/* The runner's options of these cases: prefill chunks of one block. */
+static poot_batch_options small_options(int32_t max_batch, int64_t max_seq_len, int32_t block_size,
+                                        int32_t num_blocks, bool prefix_cache) {
+  poot_batch_options o = poot_batch_options_default();
+  o.max_batch = max_batch;
+  o.max_seq_len = max_seq_len;
+  o.block_size = block_size;
+  o.prefill_chunk = block_size;
+  o.num_blocks = num_blocks;
+  o.no_prefix_cache = !prefix_cache;
+  return o;
 }
 
 static void rig_open(rig *r, poot_model *m, const poot_batch_options *o) {
@@ -208,21 +234,11 @@ static int64_t argmax(const float *x, int64_t n, float *out_margin) {
 /* ------------------------------------------------------------ tier 2 */
 
 static void vs_oracle(poot_dtype kv) {
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP vs oracle: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "vs oracle");
   const poot_model_config *c = poot_model_get_config(m);
   const int64_t V = c->vocab_size;
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 32;
-  bo.block_size = 4;
-  bo.num_blocks = 40;
-  bo.prefill_chunk = 4;
+  poot_batch_options bo = small_options(4, 32, 4, 40, false);
   bo.token_budget = 8; /* prefill cut by the budget too: items of 1..4 tokens */
-  bo.no_prefix_cache = true;
   bo.kv_dtype = kv;
   rig r;
   rig_open(&r, m, &bo);
@@ -396,23 +412,13 @@ static void expect_same(const poot_batch_output *a, const poot_batch_output *b, 
 }
 
 static void invariance(bool demo, int n, int max_len, int max_new, bool with_b3) {
-  poot_model *m;
-  if (!open_model(demo, &m)) {
-    printf("SKIP invariance: the %s model is absent\n", demo ? "demo" : "stories260K");
-    skip();
-  }
+  poot_model *m = model_or_skip(demo, "invariance");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   static prompt_set s;
   make_prompts(&s, n, V, max_len, max_new);
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 64;
-  bo.no_prefix_cache = true;
+  poot_batch_options bo = small_options(1, 64, 16, 64, false);
   static poot_batch_output alone[64], b8[64], b3[64];
   rig r;
-  bo.max_batch = 1;
   rig_open(&r, m, &bo);
   uint64_t t0 = poot_time_ns();
   generate_alone(&r, &s, alone);
@@ -513,23 +519,14 @@ static void test_invariance_demo(void **state) {
 
 static void test_prefix_reuse(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP prefix reuse: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "prefix reuse");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   int32_t a[40], b2[40];
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
   poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 16;
+  poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
   rig_open(&r, m, &bo);
@@ -564,22 +561,14 @@ static void test_prefix_reuse(void **state) {
 
 static void test_preemption(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP preemption: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "preemption");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   static prompt_set s;
   make_prompts(&s, 8, V, 12, 14);
   s.p[7].n = 30; /* with 14 new ids: past the pool (24 tokens) → CAPACITY at submit */
   make_prompt(77, V, s.ids[7], 30);
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_batch = 4;
-  bo.max_seq_len = 32;
-  bo.block_size = 4;
-  bo.prefill_chunk = 4;
-  bo.num_blocks = 6; /* 24 tokens for four sequences of up to 26 */
+  /* 6 blocks of 4: 24 tokens for four sequences of up to 26 */
+  poot_batch_options bo = small_options(4, 32, 4, 6, true);
   rig r;
   rig_open(&r, m, &bo);
   poot_batch_output outs[8];
@@ -622,11 +611,7 @@ static void test_preemption(void **state) {
  * (the driver's state counter and the runner's {generated, 0} agree). */
 static void test_sampling(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP sampling: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "sampling");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { N = 6, NEW = 8 };
   poot_sampling_params sp[4];
@@ -645,15 +630,9 @@ static void test_sampling(void **state) {
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
     p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
   }
-  poot_batch_options bo = poot_batch_options_default();
-  bo.max_seq_len = 64;
-  bo.block_size = 16;
-  bo.prefill_chunk = 16;
-  bo.num_blocks = 32;
-  bo.no_prefix_cache = true;
+  poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
   rig r;
-  bo.max_batch = 1;
   rig_open(&r, m, &bo);
   for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
   rig_close(&r);
@@ -701,15 +680,97 @@ static void test_sampling(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ recovery */
+
+/* Each caller id's ids, as the step callback reports them. */
+typedef struct recorded {
+  int32_t ids[4][16];
+  int n[4];
+} recorded;
+
+static bool record_id(void *ctx, uint64_t caller_id, int32_t token, bool nonfinite) {
+  (void)nonfinite;
+  recorded *rec = ctx;
+  assert_true(caller_id < 4 && rec->n[caller_id] < 16);
+  rec->ids[caller_id][rec->n[caller_id]++] = token;
+  return false;
+}
+
+/* Submits p[0..4) (caller ids 0..3), steps until request 0 has `faulted`
+ * ids, faults a step (the armed trap: KERNEL_FAULT; the next step is
+ * NEEDS_RESET), recovers (a reset, or a new executor) and steps to the end. */
+static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool new_executor,
+                        recorded *rec) {
+  memset(rec, 0, sizeof *rec);
+  for (uint64_t i = 0; i < 4; i++)
+    POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
+                                                                  p[i].max_new_tokens, i,
+                                                                  p[i].sampling}));
+  while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
+  poot_batch_arm_kernel_fault(r->b);
+  POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
+  POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_NEEDS_RESET);
+  if (new_executor) { /* as after a lost device: the old executor is never called again */
+    poot_batch_release_executor(r->b);
+    poot_executor_destroy(r->ex);
+    POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_DEVICE_LOST);
+    POOT_ASSERT_OK(poot_engine_create(r->dev, &r->ex));
+  }
+  POOT_ASSERT_OK(poot_batch_recover(r->b, new_executor ? r->ex : NULL));
+  poot_kv_pool_stats ps;
+  poot_kv_pool_get_stats(poot_batch_pool(r->b), &ps);
+  assert_int_equal(ps.blocks_cached, 0); /* nothing left to match */
+  assert_int_equal(ps.seqs_open, 0);
+  while (poot_batch_busy(r->b)) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
+  poot_scheduler_request_info info;
+  for (int i = 0; i < 4; i++) assert_true(poot_batch_take_finished(r->b, &info));
+}
+
+/* A fault in the middle of four requests (one sampled, prompts sharing a
+ * block with an earlier run's published ones): after a reset, and after a
+ * move to a new executor, every request ends with the ids it has without
+ * the fault. */
+static void test_recover(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "recover");
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NEW = 10 };
+  poot_sampling_params sp;
+  poot_sampling_params_init(&sp);
+  sp.seed = 42;
+  static int32_t ids[4][24];
+  poot_batch_prompt p[4];
+  for (int i = 0; i < 4; i++) {
+    make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
+    make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL};
+  }
+  poot_batch_options bo = small_options(4, 64, 16, 16, true);
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_output want[4];
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, 4, NULL, want));
+  recorded rec;
+  for (int k = 0; k < 2; k++) {
+    run_faulted(&r, p, 4, k == 1, &rec);
+    for (int i = 0; i < 4; i++) {
+      assert_int_equal(rec.n[i], NEW);
+      if (memcmp(rec.ids[i], want[i].ids, NEW * 4) != 0)
+        fail_msg("recovery by %s: request %d differs", k ? "a new executor" : "a reset", i);
+    }
+  }
+  printf("recover: four requests (one sampled) through a kernel fault = unfaulted, after a "
+         "reset and on a new executor\n");
+  rig_close(&r);
+  poot_batch_outputs_free(want, 4);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_errors(void **state) {
   (void)state;
-  poot_model *m;
-  if (!open_model(false, &m)) {
-    printf("SKIP errors: stories260K is absent\n");
-    skip();
-  }
+  poot_model *m = model_or_skip(false, "errors");
   poot_device *dev;
   poot_executor *ex;
   dev = g_dev;
@@ -778,6 +839,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
       cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
+      cmocka_unit_test(test_recover),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the

@@ -587,6 +587,49 @@ static void test_step_protocol(void **state) {
   fake_deinit(&f);
 }
 
+/* The device loses every row (a fault) while three requests run and one
+ * waits: requeue_running and kv_pool_forget, and each request recomputes its
+ * history and ends with its own ids; no prompt matches a block of the lost
+ * rows (the fake device would read −1 there), and the order holds (the
+ * oldest is planned first). */
+static void test_requeue_after_fault(void **state) {
+  (void)state;
+  fake f;
+  fake_init(&f, 32, 4, 64, 3, 12, 4);
+  int32_t p[4][10];
+  for (int32_t i = 0; i < 4; i++)
+    for (int32_t j = 0; j < 10; j++) p[i][j] = j < 8 ? 100 + j : 200 + 10 * i + j;
+  submit(&f, 9, p[0], 10, 2); /* publishes the shared 8-token prefix */
+  run_until_idle(&f, 20);
+  assert_true(sched_stats(&f).kv.blocks_cached >= 2);
+  for (uint64_t i = 0; i < 4; i++) submit(&f, i, p[i], 10, 8);
+  for (int k = 0; k < 3; k++) fake_step(&f, NULL);
+  assert_int_equal(sched_stats(&f).running, 3);
+  const poot_scheduler_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_scheduler_step_plan(f.sched, &plan));
+  POOT_ASSERT_STATUS_MSG(poot_scheduler_requeue_running(f.sched), POOT_INVALID_ARGUMENT,
+                         "in flight");
+  POOT_ASSERT_OK(poot_scheduler_step_abort(f.sched)); /* the faulted step */
+  POOT_ASSERT_STATUS_MSG(poot_kv_pool_forget(f.pool), POOT_INVALID_ARGUMENT, "open");
+  for (int64_t r = 0; r < 32 * 4; r++) f.rows[r] = -1; /* every row is gone */
+  POOT_ASSERT_OK(poot_scheduler_requeue_running(f.sched));
+  POOT_ASSERT_OK(poot_kv_pool_forget(f.pool));
+  poot_scheduler_stats st = sched_stats(&f);
+  assert_int_equal(st.running, 0);
+  assert_int_equal(st.queued, 4);
+  assert_int_equal(st.kv.blocks_cached, 0);
+  assert_int_equal(st.kv.blocks_in_use, 0);
+  POOT_ASSERT_OK(poot__kv_pool_check(f.pool));
+  poot_scheduler_plan first;
+  fake_step(&f, &first);
+  assert_int_equal(first.work[0].caller_id, 0);
+  assert_int_equal(first.work[0].pos, 0); /* nothing reused: recomputed from 0 */
+  run_until_idle(&f, 60);
+  for (uint64_t i = 0; i < 4; i++) assert_generated(&f, i, p[i], 10, 8);
+  assert_int_equal(sched_stats(&f).preemptions, 0); /* a requeue is not a preemption */
+  fake_deinit(&f);
+}
+
 /* Every allocation of create and submit can fail: OUT_OF_MEMORY, nothing
  * leaked, nothing queued. Steps never allocate. */
 static poot_status oom_attempt(void *ctx) {
@@ -736,6 +779,7 @@ int main(void) {
       cmocka_unit_test(test_capacity_finish),
       cmocka_unit_test(test_cancel),
       cmocka_unit_test(test_step_protocol),
+      cmocka_unit_test(test_requeue_after_fault),
       cmocka_unit_test(test_budget_edge),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_stress),

@@ -2,11 +2,21 @@
 """`poot serve --max-seqs 4` (the batched engine, docs/serve.md "The two engines") end to end
 on the demo model on Vulkan (SKIP without a Vulkan device or the demo model):
 
-- four concurrent greedy completions, two of them streamed, give exactly the texts the
-  one-sequence engine (--max-seqs 1) gives them (batch invariance through the server);
+- five lost devices injected (POOT_SERVE_INJECT_FAULT=device_lost:3:5, docs/serve.md
+  "Faults"), each after a sequence's 3rd id since it started: a lone streamed request that
+  faults twice ends with an error event (DEVICE_LOST, "twice") instead of [DONE], a lone
+  request that faults twice fails with 500 DEVICE_LOST; then four concurrent greedy
+  completions, two of them streamed, go through the fifth (a new device context and executor,
+  every sequence prefilled again from its ids) and give exactly the texts the one-sequence
+  engine (--max-seqs 1) gives them (batch invariance and recovery through the server); five
+  rebuilds and two failed requests are counted, and the running sequences and KV blocks in use
+  return to 0;
 - a stream closed after a few chunks is cancelled: the running sequences and the KV blocks
   in use return to 0 (/metrics);
-- a request with what the batched engine lacks (logprobs) is a 400 naming the field."""
+- a request with what the batched engine lacks (logprobs) is a 400 naming the field.
+The fault checks share the batched server with the rest: a server's start (compiling its
+entries) costs more CPU time than the three recoveries (CI time). The executor reset
+(KERNEL_FAULT) is tested on the runner (llm_batch_vulkan test_recover)."""
 import json
 import os
 import subprocess
@@ -20,9 +30,11 @@ PROMPTS = ["Once upon a time", "The little dog", "In the morning, Lily", "Tom wa
 
 
 class Server:
-    def __init__(self, poot, model, seqs):
+    def __init__(self, poot, model, seqs, fault=None):
+        env = dict(os.environ, POOT_SERVE_INJECT_FAULT=fault) if fault else None
         self.p = subprocess.Popen([poot, "serve", "-m", model, "--device", "vulkan", "--port", "0",
-                                   "--max-seqs", str(seqs), "-q"], stdout=subprocess.PIPE, text=True)
+                                   "--max-seqs", str(seqs), "-q"], stdout=subprocess.PIPE, text=True,
+                                  env=env)
         line = self.p.stdout.readline()
         self.base = line[line.index("http://"):].split()[0].rstrip("/")
 
@@ -66,6 +78,16 @@ def run_all(s):
     return [out.get(i) for i in range(len(PROMPTS))]
 
 
+def wait_idle(s):
+    """The metrics once no sequence runs and no KV block is used (or after 30 s)."""
+    deadline = time.time() + 30
+    m = s.metrics()
+    while time.time() < deadline and (m.get("poot_running_sequences") or m.get("poot_kv_blocks_used")):
+        time.sleep(0.2)
+        m = s.metrics()
+    return m
+
+
 def main():
     poot = os.environ.get("POOT")
     if not poot or not os.path.exists(poot):
@@ -95,12 +117,32 @@ def main():
         want = run_all(one)
     finally:
         one.stop()
-    s = Server(poot, model, 4)
+    s = Server(poot, model, 4, "device_lost:3:5")
     try:
+        events = [l.decode().strip() for l in s.post("/v1/completions", {
+            "prompt": PROMPTS[0], "max_tokens": 12, "temperature": 0, "stream": True})]
+        data = [json.loads(l[6:]) for l in events if l.startswith("data: {")]
+        err = data[-1].get("error", {}) if data else {}
+        check(len(data) > 1 and err.get("code") == "DEVICE_LOST" and "twice" in err.get("message", "")
+              and "data: [DONE]" not in events,
+              "a stream that faults twice ends with an error event", repr(events[-3:]))
+        try:
+            s.post("/v1/completions", {"prompt": PROMPTS[0], "max_tokens": 12, "temperature": 0})
+            check(False, "a request that faults twice fails", "200")
+        except urllib.error.HTTPError as e:
+            err = json.loads(e.read().decode())["error"]
+            check(e.code == 500 and err["code"] == "DEVICE_LOST" and "twice" in err["message"],
+                  "a request that faults twice fails alone: 500 DEVICE_LOST", f"{e.code} {err}")
         got = run_all(s)
         check(all(w for w in want), "the one-sequence engine answered all four", repr(want))
-        check(got == want, "four concurrent requests (two streamed) at --max-seqs 4 = one at a time",
-              f"{got!r} != {want!r}")
+        check(got == want, "then four concurrent requests (two streamed) at --max-seqs 4, through a "
+              "lost device, = one at a time", f"{got!r} != {want!r}")
+        m = wait_idle(s)
+        check(m.get('poot_device_recoveries_total{how="rebuild"}') == 5 and
+              m.get("poot_device_fault_failures_total") == 2,
+              "five new device contexts, two requests failed", str(m))
+        check(m.get("poot_running_sequences") == 0 and m.get("poot_kv_blocks_used") == 0,
+              "after the recoveries: no sequence runs, no block is used", str(m))
         # Cancel: read a few chunks of a long stream, then close it.
         r = s.post("/v1/completions", {"prompt": PROMPTS[0], "max_tokens": 200, "temperature": 0,
                                        "stream": True})
@@ -108,11 +150,7 @@ def main():
             r.readline()
         busy = s.metrics().get("poot_running_sequences", -1)
         r.close()
-        deadline = time.time() + 30
-        m = s.metrics()
-        while time.time() < deadline and (m.get("poot_running_sequences") or m.get("poot_kv_blocks_used")):
-            time.sleep(0.2)
-            m = s.metrics()
+        m = wait_idle(s)
         check(busy == 1, "a stream in flight is one running sequence", str(busy))
         check(m.get("poot_running_sequences") == 0 and m.get("poot_kv_blocks_used") == 0,
               "a closed stream is cancelled: no sequence runs, no block is used", str(m))
