@@ -397,6 +397,9 @@ static void *engine_main(void *arg) {
     poot_kv_pool_get_stats(poot_batch_pool(e->b), &ps);
     atomic_store(&e->metrics->kv_blocks_used, (uint64_t)ps.blocks_in_use);
     atomic_store(&e->metrics->kv_blocks_free, (uint64_t)ps.blocks_free);
+    poot_scheduler_stats ss;
+    poot_scheduler_get_stats(poot_batch_scheduler(e->b), &ss);
+    atomic_store(&e->metrics->prefix_tokens_reused, (uint64_t)ss.reused_tokens);
     pthread_mutex_lock(&e->mu);
   }
   pthread_mutex_unlock(&e->mu);

@@ -24,6 +24,7 @@ void poot__serve_metrics_init(poot__serve_metrics *m) {
   atomic_init(&m->running, 0);
   atomic_init(&m->kv_blocks_used, 0);
   atomic_init(&m->kv_blocks_free, 0);
+  atomic_init(&m->prefix_tokens_reused, 0);
 }
 
 void poot__serve_metrics_deinit(poot__serve_metrics *m) { pthread_mutex_destroy(&m->mu); }
@@ -109,7 +110,7 @@ void poot__serve_metrics_write(poot__serve_metrics *m, poot_strbuf *sb) {
   write_gauge(sb, "poot_queue_depth", "Requests waiting for the engine.",
               (double)atomic_load(&m->queue_depth));
   write_gauge(sb, "poot_running_sequences",
-              "Sequences running on the device (at most 1 with --max-seqs 1).",
+              "Sequences running on the device (at most --max-seqs).",
               (double)atomic_load(&m->running));
   /* The batched engine's KV pool; 0 with the single engine, whose driver
    * keeps one sequence's contiguous cache. */
@@ -118,8 +119,9 @@ void poot__serve_metrics_write(poot__serve_metrics *m, poot_strbuf *sb) {
   write_gauge(sb, "poot_kv_blocks_free", "KV pool blocks held by none (--max-seqs > 1).", free_);
   write_gauge(sb, "poot_kv_cache_usage_ratio", "KV pool in use (0 with --max-seqs 1).",
               used + free_ > 0 ? used / (used + free_) : 0);
-  write_counter(sb, "poot_prefix_cache_hits_total", "Prefix blocks reused (0 until batching lands).",
-                0);
+  write_counter(sb, "poot_prefix_cache_hits_total",
+                "Prompt tokens matched in the KV pool instead of computed (--max-seqs > 1).",
+                (uint64_t)atomic_load(&m->prefix_tokens_reused));
   write_hist(sb, "poot_time_to_first_token_seconds",
              "From the request queued to its first generated token.", &m->ttft);
   write_hist(sb, "poot_inter_token_latency_seconds", "Between two generated tokens of a request.",

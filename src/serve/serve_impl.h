@@ -272,6 +272,7 @@ typedef struct poot__serve_metrics {
   atomic_uint_fast64_t queue_depth, running;
   /* the batched engine's KV pool (both 0 with the single engine) */
   atomic_uint_fast64_t kv_blocks_used, kv_blocks_free;
+  atomic_uint_fast64_t prefix_tokens_reused; /* prompt tokens matched in the KV pool */
 } poot__serve_metrics;
 
 void poot__serve_metrics_init(poot__serve_metrics *m);

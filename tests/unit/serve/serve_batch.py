@@ -154,6 +154,18 @@ def main():
         check(busy == 1, "a stream in flight is one running sequence", str(busy))
         check(m.get("poot_running_sequences") == 0 and m.get("poot_kv_blocks_used") == 0,
               "a closed stream is cancelled: no sequence runs, no block is used", str(m))
+        # Prefix reuse: a long prompt's full blocks, published by its first run, are
+        # matched by its second (the counter counts prompt tokens matched in the pool).
+        long_prompt = " ".join([PROMPTS[0]] * 8)
+        before = m.get("poot_prefix_cache_hits_total", -1)
+        texts = [json.loads(s.post("/v1/completions", {"prompt": long_prompt, "max_tokens": 2,
+                                                       "temperature": 0}).read())["choices"][0]["text"]
+                 for _ in range(2)]
+        m = wait_idle(s)
+        hits = m.get("poot_prefix_cache_hits_total", -1)
+        check(texts[0] == texts[1] and before >= 0 and hits >= before + 16,
+              "a repeated long prompt is matched in the pool (poot_prefix_cache_hits_total)",
+              f"{before} -> {hits}, {texts!r}")
         try:
             s.post("/v1/completions", {"prompt": "x", "max_tokens": 2, "logprobs": 2})
             check(False, "logprobs at --max-seqs 4 is refused", "200")
