@@ -386,6 +386,17 @@ typedef struct poot_exec_step_io {
   /* Eager steps only (may be NULL): a per-dispatch profile. */
   poot_exec_dispatch_fn on_dispatch;
   void *on_dispatch_ctx;
+  /* Replay and return without waiting (output must be NULL): the next step
+   * of another entry is queued behind this one on the device, with no host
+   * round trip between them where the device chains replays
+   * (caps.chains_replays; elsewhere it waits for this one first), and that
+   * step's wait covers both. A fault of this step is reported by the next
+   * call that waits for it (that step, or add_entry, remove_entry,
+   * reset_state, load_weights) and makes later steps NEEDS_RESET as usual.
+   * The slots and root inputs of this entry are not written again before it
+   * finishes (a step of the same entry, or one with root inputs, waits).
+   * Ignored by eager steps. */
+  bool queue;
 } poot_exec_step_io;
 
 typedef struct poot_exec_stats {

@@ -252,9 +252,9 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
 }
 
 /* One step of entry `e` on tokens[0..T) at the current position. */
-poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
-                                  const poot_exec_slot_value *extra, size_t n_extra, void *out,
-                                  size_t out_size) {
+static poot_status run_io(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                          const poot_exec_slot_value *extra, size_t n_extra, void *out,
+                          size_t out_size, bool queue) {
   POOT_TRY(poot__driver_ensure_entry(d, e));
   int32_t tok[STEP_TOKENS_INLINE];
   int64_t T = e->tokens;
@@ -278,7 +278,8 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
                           .output_size = out_size,
                           .eager = d->eager,
                           .on_dispatch = d->hook,
-                          .on_dispatch_ctx = d->hook_ctx};
+                          .on_dispatch_ctx = d->hook_ctx,
+                          .queue = queue};
   poot_status st = poot_exec_step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st && T > 0) {
@@ -286,6 +287,17 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
     d->pos += T;
   }
   return st;
+}
+
+poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                                  const poot_exec_slot_value *extra, size_t n_extra, void *out,
+                                  size_t out_size) {
+  return run_io(d, e, tokens, extra, n_extra, out, out_size, false);
+}
+
+poot_status poot__driver_queue_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                                    const poot_exec_slot_value *extra, size_t n_extra) {
+  return run_io(d, e, tokens, extra, n_extra, NULL, 0, true);
 }
 
 /* True when feeding `count` tokens takes a sequence computed at or below

@@ -148,6 +148,13 @@ POOT_MUST_USE poot_status poot__driver_run_step(poot_driver *d, driver_entry *e,
                                                 const poot_token *tokens,
                                                 const poot_exec_slot_value *extra, size_t n_extra,
                                                 void *out, size_t out_size);
+/* poot__driver_run_step that does not wait and reads nothing: the next step
+ * is queued behind it on the device (poot_exec_step_io.queue), and a fault
+ * of this one is reported by that step. */
+POOT_MUST_USE poot_status poot__driver_queue_step(poot_driver *d, driver_entry *e,
+                                                  const poot_token *tokens,
+                                                  const poot_exec_slot_value *extra,
+                                                  size_t n_extra);
 /* As poot_driver_feed; hist: through the history entries (penalties). */
 POOT_MUST_USE poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t count,
                                             bool hist, const poot_tensor *hist_i,

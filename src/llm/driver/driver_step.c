@@ -176,21 +176,22 @@ static poot_tensor vec(poot_dtype dt, int64_t *n, void *data, size_t elem) {
   return t;
 }
 
-/* The model step of a MASK kind (FORWARD on `last`) with the mask filled
- * meanwhile, on the worker when there is one. */
+/* The model step of a MASK kind (FORWARD on `last`), queued on the device
+ * (nothing of it is read: PICK is queued behind it, with no host round trip
+ * between the two replays), with the mask filled meanwhile on the worker
+ * when there is one. Returns once the mask is ready; FORWARD may still run. */
 static poot_status forward_with_mask(poot_driver *d, driver_entry *f, driver_request *r,
                                      poot_token last, driver_mask_fn fill, void *fill_ctx) {
   int64_t ni = DRIVER_SAMPLER_IPARAMS;
   poot_tensor ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);
   poot_exec_slot_value in[1] = {{f->s_i, &ti}};
   const size_t n = (r->kind & POOT_SAMPLER_PENALTIES) ? 1 : 0;
-  int32_t words[2];
   if (!d->worker) {
     POOT_TRY(fill(fill_ctx));
-    return poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+    return poot__driver_queue_step(d, f, &last, in, n);
   }
   poot__driver_worker_post(d->worker, fill, fill_ctx);
-  poot_status st = poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+  poot_status st = poot__driver_queue_step(d, f, &last, in, n);
   uint64_t t0 = poot_time_ns();
   poot_status ms = poot__driver_worker_wait(d->worker);
   r->wait_ns += poot_time_ns() - t0;
