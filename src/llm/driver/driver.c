@@ -140,8 +140,11 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
     st = poot__driver_append_greedy(g);
   else
     st = poot__driver_append_sampler(
-        g, &(driver_sample_shape){
-               .tokens = e->tokens, .cap = d->cap, .kind = e->kind, .role = e->role});
+        g, &(driver_sample_shape){.tokens = e->tokens,
+                                  .cap = d->cap,
+                                  .kind = e->kind,
+                                  .role = e->role,
+                                  .sort_k = e->sort_k});
   if (st) {
     poot_graph_destroy(g);
     return st;
@@ -206,7 +209,7 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
   POOT_TRY(trace_step(d, e, &g));
-  char shape[64], sampling[32];
+  char shape[64], sampling[48];
   if (e->whole) /* never the prefill entry's key, whatever its length */
     snprintf(shape, sizeof shape, "whole:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
   else if (e->tokens == 1)
@@ -215,7 +218,10 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
   static const char *const role_names[] = {"greedy", "greedy+history", "sample", "forward", "pick"};
   if (e->role == DRIVER_ROLE_PICK) snprintf(shape, sizeof shape, "pick:vocab");
-  if (e->role >= DRIVER_ROLE_SAMPLE)
+  if (e->role >= DRIVER_ROLE_SAMPLE && e->sort_k > 0)
+    snprintf(sampling, sizeof sampling, "%s:%#x:k%lld", role_names[e->role], e->kind,
+             (long long)e->sort_k);
+  else if (e->role >= DRIVER_ROLE_SAMPLE)
     snprintf(sampling, sizeof sampling, "%s:%#x", role_names[e->role], e->kind);
   else
     snprintf(sampling, sizeof sampling, "%s",

@@ -47,6 +47,9 @@ typedef struct driver_sample_shape {
   int64_t tokens, cap;
   uint32_t kind; /* poot_sampler_bits */
   driver_role role;
+  /* The candidates a sorting kind sorts (top_k of the adjusted logits):
+   * 0 for min(vocab, POOT_SAMPLING_MAX_TOP_K); see poot__driver_sort_width. */
+  int64_t sort_k;
 } driver_sample_shape;
 
 /* One entry: a step shape traced on first use. */
@@ -57,6 +60,7 @@ typedef struct driver_entry {
   bool added;
   driver_role role;
   uint32_t kind; /* SAMPLE / FEED: the sampler bits */
+  int64_t sort_k; /* SAMPLE / PICK / FORWARD: driver_sample_shape.sort_k */
   uint32_t id;
   poot_exec_slot token, pos; /* the entry's slots */
   /* the sampler's slots (SAMPLE; FEED has i) */
@@ -171,6 +175,11 @@ POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, 
 /* Appends the suffix of `sh` to a traced step (driver_sample.c) and
  * verifies the graph. */
 POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh);
+/* The candidates a request of `kind` with top_k `k` in force sorts: with
+ * top-k on, the power of two at or above k, at least 64, below
+ * min(vocab, POOT_SAMPLING_MAX_TOP_K); else 0 (that width). Part of the
+ * entry's key: values of k in one such bucket share an entry. */
+int64_t poot__driver_sort_width(uint32_t kind, int32_t k, int64_t vocab);
 /* The PICK entry's graph before its suffix: the state sampler.logits
  * f32[vocab] as the output f32[1, vocab]. */
 POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);

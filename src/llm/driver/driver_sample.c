@@ -18,6 +18,7 @@ typedef struct sb {
   poot_graph *g;
   poot_status st;
   int64_t V; /* vocabulary (logits per row) */
+  int64_t K; /* candidates a sorting kind sorts (0: min(V, 1,024)) */
   /* Row mode (poot__driver_append_sampler_rows): B > 0 rows, the suffix
    * being built for row `row`; each named slot is one slot of [B, n] for
    * every row (created by the first row that asks), and a row reads its own
@@ -530,7 +531,8 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
     if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V, POOT_VALUE_NONE);
     return draw_vocab(s, weights(s, y, alive, fp, V, POOT_VALUE_NONE), alive, u);
   }
-  const int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
+  int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
+  if (s->K > 0 && s->K < K) K = s->K;
   poot_value cv, ci;
   if (s->st) return POOT_VALUE_NONE;
   if ((e = poot_graph_top_k(s->g, y, K, &cv, &ci))) return fail_value(s, e);
@@ -583,6 +585,14 @@ static void logprobs(sb *s, poot_value x, poot_value id, poot_value out[3]) {
   out[0] = bits(s, bin(s, POOT_OP_SUB, xi, bcast(s, lse, shape1(1))), POOT_DTYPE_I32);
   out[1] = ti;
   out[2] = bits(s, bin(s, POOT_OP_SUB, tv, bcast(s, lse, shape1(n))), POOT_DTYPE_I32);
+}
+
+int64_t poot__driver_sort_width(uint32_t kind, int32_t k, int64_t vocab) {
+  if (!(kind & POOT_SAMPLER_DRAW) || !(kind & POOT_SAMPLER_TOP_K)) return 0;
+  const int64_t most = vocab < POOT_SAMPLING_MAX_TOP_K ? vocab : POOT_SAMPLING_MAX_TOP_K;
+  int64_t K = 64;
+  while (K < k) K *= 2;
+  return K < most ? K : 0;
 }
 
 uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab) {
@@ -690,7 +700,7 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
-  sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1]};
+  sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1], .K = sh->sort_k};
   const bool pen = (sh->kind & POOT_SAMPLER_PENALTIES) != 0;
   const bool forward = sh->role == DRIVER_ROLE_FEED || sh->role == DRIVER_ROLE_FORWARD;
   poot_value ip = POOT_VALUE_NONE, counts = POOT_VALUE_NONE;

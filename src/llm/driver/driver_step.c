@@ -8,12 +8,13 @@
 
 #include "driver_impl.h"
 
-/* The entry of `kind` (SAMPLE, or PICK with its FORWARD in *out_fwd for a
- * MASK kind): found, or added (replacing the oldest when full). */
-static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **out,
-                                 driver_entry **out_fwd) {
+/* The entry of `kind` sorting `sort_k` candidates (SAMPLE, or PICK with its
+ * FORWARD in *out_fwd for a MASK kind): found, or added (replacing the oldest
+ * when full). */
+static poot_status sampler_entry(poot_driver *d, uint32_t kind, int64_t sort_k,
+                                 driver_entry **out, driver_entry **out_fwd) {
   for (uint32_t i = 0; i < d->n_samplers; i++)
-    if (d->samplers[i].kind == kind) {
+    if (d->samplers[i].kind == kind && d->samplers[i].sort_k == sort_k) {
       *out = &d->samplers[i];
       *out_fwd = &d->fwd[i];
       return NULL;
@@ -31,11 +32,13 @@ static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **o
   memset(e, 0, sizeof *e);
   memset(f, 0, sizeof *f);
   e->kind = kind;
+  e->sort_k = sort_k;
   if (kind & POOT_SAMPLER_MASK) {
     e->role = DRIVER_ROLE_PICK; /* T = 0 */
     f->role = DRIVER_ROLE_FORWARD;
     f->tokens = 1;
     f->kind = kind;
+    f->sort_k = sort_k; /* its own key: entries of a pair are removed together */
     POOT_TRY(poot__driver_ensure_entry(d, f));
   } else {
     e->role = DRIVER_ROLE_SAMPLE;
@@ -206,8 +209,8 @@ poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_tok
                                      driver_mask_fn fill, void *fill_ctx, const uint32_t *mask,
                                      poot_sampling_result *out) {
   driver_entry *e, *f;
-  POOT_TRY(sampler_entry(d, r->kind, &e, &f));
   const int64_t V = poot_model_get_config(d->model)->vocab_size;
+  POOT_TRY(sampler_entry(d, r->kind, poot__driver_sort_width(r->kind, r->i[0], V), &e, &f));
   int64_t nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
   int64_t nb = POOT_SAMPLING_MAX_BIAS, nw = (V + 31) / 32;
   poot_tensor tf = vec(POOT_DTYPE_F32, &nf, r->f, 4), ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);

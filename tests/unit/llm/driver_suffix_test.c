@@ -34,7 +34,8 @@ typedef struct suffix {
   poot_exec_slot logits, f, i, seed, bias_id, bias;
 } suffix;
 
-static void suffix_open(suffix *s, int64_t V, uint32_t kind) {
+/* The suffix of `kind` sorting sort_k candidates (0: min(V, 1,024)). */
+static void suffix_open(suffix *s, int64_t V, uint32_t kind, int64_t sort_k) {
   memset(s, 0, sizeof *s);
   s->V = V;
   s->kind = kind;
@@ -48,10 +49,11 @@ static void suffix_open(suffix *s, int64_t V, uint32_t kind) {
   poot_value x;
   POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_NAMED, "logits", &lt, &x));
   POOT_ASSERT_OK(poot_graph_set_output(g, x));
-  driver_sample_shape sh = {.tokens = 1, .cap = 16, .kind = kind, .role = DRIVER_ROLE_SAMPLE};
+  driver_sample_shape sh = {
+      .tokens = 1, .cap = 16, .kind = kind, .role = DRIVER_ROLE_SAMPLE, .sort_k = sort_k};
   POOT_ASSERT_OK(poot__driver_append_sampler(g, &sh));
-  char sampling[32];
-  snprintf(sampling, sizeof sampling, "sample:%#x", kind);
+  char sampling[48];
+  snprintf(sampling, sizeof sampling, "sample:%#x:k%lld", kind, (long long)sort_k);
   poot_exec_entry_key key = {
       .program = "suffix", .step_shape = "row", .sampling = sampling, .bound_inputs = "logits"};
   POOT_ASSERT_OK(poot_exec_add_entry(s->ex, &key, g, &s->entry, NULL));
@@ -129,6 +131,7 @@ typedef struct kase {
   float temperature, top_p, min_p, typical_p;
   int32_t top_k;
   bool bias; /* a full list: 300 entries, duplicates, bans, -1 padding after merging */
+  bool wide; /* sort min(V, 1,024) candidates, not the driver's width for top_k */
 } kase;
 
 /* 300 bias entries over V: every tenth repeats an earlier token (the driver
@@ -148,13 +151,14 @@ static void test_long_vocab(void **state) {
   (void)state;
   const int64_t V = 5000;
   const kase cases[] = {
-      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0, false},
-      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40, false},
-      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0, false},
-      {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0, false},
-      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300, false},
-      {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40, false},
-      {"defaults + bias", 0.8f, 0.95f, 0.05f, 1.0f, 40, true},
+      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0, false, false},
+      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40, false, false},
+      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0, false, false},
+      {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0, false, false},
+      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300, false, false},
+      {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40, false, false},
+      {"defaults + bias", 0.8f, 0.95f, 0.05f, 1.0f, 40, true, false},
+      {"defaults, wide", 0.8f, 0.95f, 0.05f, 1.0f, 40, false, true},
   };
   float *x = malloc((size_t)V * sizeof *x);
   assert_non_null(x);
@@ -172,7 +176,12 @@ static void test_long_vocab(void **state) {
     driver_request r;
     poot__driver_request_init(V, &p, p.seed, &r);
     suffix s;
-    suffix_open(&s, V, poot_sampling_params_kind(&p));
+    const uint32_t kind = poot_sampling_params_kind(&p);
+    const int64_t sort_k = cases[c].wide ? 0 : poot__driver_sort_width(kind, r.i[0], V);
+    /* the driver's widths: 64 candidates for k 40, 512 for k 300 */
+    if (!cases[c].wide && (kind & POOT_SAMPLER_TOP_K))
+      assert_int_equal(sort_k, cases[c].top_k <= 64 ? 64 : 512);
+    suffix_open(&s, V, kind, sort_k);
     uint32_t rng = 7u + (uint32_t)c;
     int diff = 0;
     for (uint64_t step = 0; step < 80; step++) {
@@ -209,7 +218,7 @@ static void test_chi_square(void **state) {
   driver_request r;
   poot__driver_request_init(8, &p, p.seed, &r);
   suffix s;
-  suffix_open(&s, 8, poot_sampling_params_kind(&p));
+  suffix_open(&s, 8, poot_sampling_params_kind(&p), 0);
   const int N = 4000;
   int count[8] = {0};
   for (int i = 0; i < N; i++) count[suffix_draw(&s, &r, logits)]++;
