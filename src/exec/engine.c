@@ -624,8 +624,7 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
                             "engine: a queued step reads no output (pass output NULL)");
   /* A queued replay still reads its own slots, and root inputs are uploads:
    * both wait for it (so does an eager step). */
-  if (e->queued && (e->queued == en || io->eager || uploads_inputs(en, io)))
-    POOT_TRY(drain(e));
+  if (e->queued && (e->queued == en || io->eager || uploads_inputs(en, io))) POOT_TRY(drain(e));
   POOT_TRY(write_inputs(en, io));
   const uint64_t encode0 = e->dev->encode_ns;
   uint64_t device_ns = 0;

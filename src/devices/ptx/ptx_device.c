@@ -403,8 +403,7 @@ static poot_status name_fault(ptx_device *d, poot_status st) {
     }
     if (n > 4) poot_strbuf_printf(&sb, " and %" PRIu32 " more", n - 4);
     if (n && !sb.failed)
-      st = poot_status_annotate(st, "dispatch %s of %" PRIu32 "%s", sb.data,
-                                r->base.command_count,
+      st = poot_status_annotate(st, "dispatch %s of %" PRIu32 "%s", sb.data, r->base.command_count,
                                 recs[0] ? (k == 0 ? " (the first of two chained replays)"
                                                   : " (the second of two chained replays)")
                                         : "");

@@ -216,14 +216,43 @@ static poot_value history_update(sb *s, const driver_sample_shape *sh, poot_valu
   if (!e) e = poot_graph_gather(s->g, t1, ti, 0, 0, POOT_TRAP_NONE, &old_t);
   if (e) return fail_value(s, e);
   poot_value old = sel(s, in_step, old_t, old_h);
-  /* [T, V] one-hots summed over T */
-  poot_value vid = iota(s, POOT_DTYPE_I32, shape2(T, V), 1);
-  poot_value add = cvt(s, bin(s, POOT_OP_EQ, vid, cols_of(s, t1, T, V)), POOT_DTYPE_I32);
-  poot_value leave =
-      bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, vid, cols_of(s, old, T, V)), cols_of(s, valid, T, V));
-  poot_value delta = bin(s, POOT_OP_SUB, add, cvt(s, leave, POOT_DTYPE_I32));
-  poot_value dsum = reduce(s, delta, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
-  poot_value counts_new = bin(s, POOT_OP_ADD, counts, dsum);
+  poot_value counts_new;
+  if (T == 1) {
+    /* One token in, at most one out: counts[tok] += 1 and counts[old] -= 1
+     * (nothing when they are the same token) as a scatter of two elements,
+     * which the planner writes into the state in place (a read-modify-write:
+     * the gathers read only the elements the scatter writes), not a pass
+     * over the vocabulary and a copy of it back into the state. The
+     * leaving slot names token -1 (out of range: skipped) when none leaves. */
+    poot_value one = iconst(s, POOT_DTYPE_I32, 1);
+    poot_value same = bin(s, POOT_OP_AND, reshape(s, valid, (poot_shape){.rank = 0}),
+                          bin(s, POOT_OP_EQ, reshape(s, old, (poot_shape){.rank = 0}),
+                              reshape(s, t1, (poot_shape){.rank = 0})));
+    poot_value leaves = bin(s, POOT_OP_AND, valid, bin(s, POOT_OP_NE, old, t1));
+    poot_value out_id = sel(s, leaves, old, bcast(s, iconst(s, POOT_DTYPE_I32, -1), shape1(1)));
+    poot_value in_delta = bin(s, POOT_OP_SUB, one, cvt(s, same, POOT_DTYPE_I32));
+    poot_value pi[2] = {t1, out_id}, pd[2] = {reshape(s, in_delta, shape1(1)),
+                                              reshape(s, iconst(s, POOT_DTYPE_I32, -1), shape1(1))};
+    poot_value ids, delta, cur;
+    if (s->st) return POOT_VALUE_NONE;
+    e = poot_graph_concat(s->g, 2, pi, 0, &ids);
+    if (!e) e = poot_graph_concat(s->g, 2, pd, 0, &delta);
+    if (!e) e = poot_graph_gather(s->g, counts, ids, 0, 0, POOT_TRAP_NONE, &cur);
+    if (!e)
+      e = poot_graph_scatter_update(s->g, counts, ids, bin(s, POOT_OP_ADD, cur, delta), 0,
+                                    POOT_TRAP_NONE, &counts_new);
+    if (!e && s->st) return POOT_VALUE_NONE;
+    if (e) return fail_value(s, e);
+  } else {
+    /* [T, V] one-hots summed over T */
+    poot_value vid = iota(s, POOT_DTYPE_I32, shape2(T, V), 1);
+    poot_value add = cvt(s, bin(s, POOT_OP_EQ, vid, cols_of(s, t1, T, V)), POOT_DTYPE_I32);
+    poot_value leave = bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, vid, cols_of(s, old, T, V)),
+                           cols_of(s, valid, T, V));
+    poot_value delta = bin(s, POOT_OP_SUB, add, cvt(s, leave, POOT_DTYPE_I32));
+    poot_value dsum = reduce(s, delta, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+    counts_new = bin(s, POOT_OP_ADD, counts, dsum);
+  }
   set_state(s, counts, counts_new);
   poot_value nh;
   if (s->st) return POOT_VALUE_NONE;
@@ -254,7 +283,13 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
               bcast(s, iconst(s, POOT_DTYPE_U32, 1), sv));
     y = sel(s, bin(s, POOT_OP_NE, bit, bcast(s, iconst(s, POOT_DTYPE_U32, 0), sv)), y, ninf);
   }
-  if (kind & POOT_SAMPLER_LOGIT_BIAS) {
+  if ((kind & POOT_SAMPLER_LOGIT_BIAS) && s->B == 0) {
+    /* y + the dense bias (zero where the list names no token): the list is
+     * scattered into the state once per request by the BIAS entry, so a step
+     * runs no scatter (whose one thread per entry checks every later entry
+     * for a duplicate: 300 dependent loads) and no copy of y for it. */
+    y = bin(s, POOT_OP_ADD, y, state(s, "sampler.bias_dense", POOT_DTYPE_F32, V));
+  } else if (kind & POOT_SAMPLER_LOGIT_BIAS) {
     const int64_t NB = POOT_SAMPLING_MAX_BIAS;
     poot_value ids = slot(s, "sampler.bias_id", POOT_DTYPE_I32, NB);
     poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB);
@@ -731,6 +766,36 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
   if (s.st) return s.st;
   if (forward) return poot__driver_append_greedy(g);
   return sample_suffix(&s, logits, sh->kind, ip, counts);
+}
+
+poot_status poot__driver_bias_graph(int64_t vocab, poot_graph **out_graph) {
+  *out_graph = NULL;
+  poot_graph *g = NULL;
+  POOT_TRY(poot_graph_create(&g));
+  sb s = {.g = g, .st = NULL, .V = vocab};
+  const int64_t NB = POOT_SAMPLING_MAX_BIAS;
+  poot_value ids = slot(&s, "sampler.bias_id", POOT_DTYPE_I32, NB);
+  poot_value vals = slot(&s, "sampler.bias", POOT_DTYPE_F32, NB);
+  poot_value dense = state(&s, "sampler.bias_dense", POOT_DTYPE_F32, vocab);
+  poot_value zeros = bcast(&s, fconst(&s, 0.0), shape1(vocab)), nb;
+  /* ids are distinct (the driver sums duplicates); the padding's -1 is out
+   * of range, so its entry is skipped */
+  poot_status st = s.st;
+  if (!st) st = poot_graph_scatter_update(g, zeros, ids, vals, 0, POOT_TRAP_NONE, &nb);
+  if (!st) {
+    set_state(&s, dense, nb);
+    st = s.st;
+  }
+  poot_value out = st ? POOT_VALUE_NONE : reshape(&s, elem(&s, ids, 0), shape1(1));
+  if (!st) st = s.st;
+  if (!st) st = poot_graph_set_output(g, out);
+  if (!st) st = poot_graph_verify(g);
+  if (st) {
+    poot_graph_destroy(g);
+    return st;
+  }
+  *out_graph = g;
+  return NULL;
 }
 
 poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph) {

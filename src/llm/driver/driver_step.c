@@ -11,8 +11,8 @@
 /* The entry of `kind` sorting `sort_k` candidates (SAMPLE, or PICK with its
  * FORWARD in *out_fwd for a MASK kind): found, or added (replacing the oldest
  * when full). */
-static poot_status sampler_entry(poot_driver *d, uint32_t kind, int64_t sort_k,
-                                 driver_entry **out, driver_entry **out_fwd) {
+static poot_status sampler_entry(poot_driver *d, uint32_t kind, int64_t sort_k, driver_entry **out,
+                                 driver_entry **out_fwd) {
   for (uint32_t i = 0; i < d->n_samplers; i++)
     if (d->samplers[i].kind == kind && d->samplers[i].sort_k == sort_k) {
       *out = &d->samplers[i];
@@ -225,10 +225,19 @@ poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_tok
     in[n++] = (poot_exec_slot_value){e->s_f, &tf};
     in[n++] = (poot_exec_slot_value){e->s_i, &ti};
     if (r->kind & POOT_SAMPLER_DRAW) in[n++] = (poot_exec_slot_value){e->s_seed, &ts};
-    if (r->kind & POOT_SAMPLER_LOGIT_BIAS) {
-      in[n++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
-      in[n++] = (poot_exec_slot_value){e->s_bias, &tb};
+  }
+  /* The bias list goes into the dense state once per request (and again
+   * after a reset zeroed it). */
+  if ((r->kind & POOT_SAMPLER_LOGIT_BIAS) && d->bias_request != r->id) {
+    driver_entry *b = &d->bias;
+    if (!b->added) {
+      memset(b, 0, sizeof *b);
+      b->role = DRIVER_ROLE_BIAS; /* T = 0 */
+      POOT_TRY(poot__driver_ensure_entry(d, b));
     }
+    poot_exec_slot_value bin[2] = {{b->s_bias_id, &tbi}, {b->s_bias, &tb}};
+    POOT_TRY(poot__driver_run_step(d, b, NULL, bin, 2, NULL, 0));
+    d->bias_request = r->id;
   }
   if (r->kind & POOT_SAMPLER_MASK) {
     POOT_TRY(forward_with_mask(d, f, r, last, fill, fill_ctx));

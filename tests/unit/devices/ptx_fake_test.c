@@ -182,8 +182,10 @@ static int test_chain(void) {
   OK(poot_device_kernel_get(g_dev, kir, &k));
   uint32_t n = N;
   poot_device_buffer *args1[] = {a, o1, s1}, *args2[] = {o1, o2, s2};
-  poot_device_cmd c1 = {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args1, .push = &n};
-  poot_device_cmd c2 = {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args2, .push = &n};
+  poot_device_cmd c1 = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args1, .push = &n};
+  poot_device_cmd c2 = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args2, .push = &n};
   uint32_t *h1 = poot_device_buffer_host(s1), *h2 = poot_device_buffer_host(s2);
   poot_device_recording *r1 = NULL, *r2 = NULL;
   OK(poot_device_record(g_dev, &c1, 1, NULL, &r1));
@@ -323,7 +325,8 @@ int main(void) {
   failed += test_buffers_and_replay(true);
   failed += test_jit_error();
   failed += test_chain();
-  failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5", false);
+  failed +=
+      fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5", false);
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "dispatch #0 ('the faulting step'), #1",
                        "workgroup (1,0,0) thread 3", false);
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT,

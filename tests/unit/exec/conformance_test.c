@@ -369,10 +369,8 @@ static void test_replay_eager_and_fault(void **state) {
     POOT_ASSERT_OK(poot_exec_step(ex, entry, &qa));
     set_int(&in, "pos", 1);
     set_int(&in, "token", 12);
-    poot_exec_step_io qb = {.input_count = sp.ns,
-                            .inputs = same ? sv : sv2,
-                            .output = q,
-                            .output_size = sizeof q};
+    poot_exec_step_io qb = {
+        .input_count = sp.ns, .inputs = same ? sv : sv2, .output = q, .output_size = sizeof q};
     POOT_ASSERT_OK(poot_exec_step(ex, same ? entry : entry2, &qb));
     assert_memory_equal(q, a[1], sizeof q);
   }

@@ -28,7 +28,7 @@ static const char *g_spec = "vulkan";
 typedef struct suffix {
   poot_device *dev;
   poot_executor *ex;
-  uint32_t entry;
+  uint32_t entry, bias_entry; /* bias_entry: the dense bias's setter */
   int64_t V;
   uint32_t kind;
   poot_exec_slot logits, f, i, seed, bias_id, bias;
@@ -64,8 +64,14 @@ static void suffix_open(suffix *s, int64_t V, uint32_t kind, int64_t sort_k) {
   if (kind & POOT_SAMPLER_DRAW)
     POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.seed", &s->seed));
   if (kind & POOT_SAMPLER_LOGIT_BIAS) {
-    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.bias_id", &s->bias_id));
-    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.bias", &s->bias));
+    /* the list goes into the dense state through the driver's BIAS graph */
+    POOT_ASSERT_OK(poot__driver_bias_graph(V, &g));
+    poot_exec_entry_key bk = {
+        .program = "suffix", .step_shape = "bias", .sampling = "bias", .bound_inputs = "sampler"};
+    POOT_ASSERT_OK(poot_exec_add_entry(s->ex, &bk, g, &s->bias_entry, NULL));
+    poot_graph_destroy(g);
+    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->bias_entry, "sampler.bias_id", &s->bias_id));
+    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->bias_entry, "sampler.bias", &s->bias));
   }
 }
 
@@ -99,8 +105,9 @@ static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logi
   size_t n = 3;
   if (s->kind & POOT_SAMPLER_DRAW) in[n++] = (poot_exec_slot_value){s->seed, &ts};
   if (s->kind & POOT_SAMPLER_LOGIT_BIAS) {
-    in[n++] = (poot_exec_slot_value){s->bias_id, &tbi};
-    in[n++] = (poot_exec_slot_value){s->bias, &tb};
+    poot_exec_slot_value bin[2] = {{s->bias_id, &tbi}, {s->bias, &tb}};
+    poot_exec_step_io bio = {.input_count = 2, .inputs = bin};
+    POOT_ASSERT_OK(poot_exec_step(s->ex, s->bias_entry, &bio));
   }
   int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
   uint32_t nw = poot__driver_sample_words(s->kind, s->V);
