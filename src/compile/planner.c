@@ -440,8 +440,16 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
      * (whole even rows). */
     const pc_value *pv = &pl->v[nvv];
     const bool scatter = pv->node && pv->node->op == POOT_OP_SCATTER_UPDATE;
+    /* A read-modify-write only where each element is written by one thread
+     * (a target that is only the axis, one thread per index, duplicates left
+     * to the last): the template that walks the indices in one thread would
+     * read an earlier duplicate's update instead of the old value. */
+    const bool one_writer =
+        scatter && poot__cc_type(pl, s)->shape.rank == 1 &&
+        poot__cc_elems(&poot__cc_type(pl, pl->alias[pv->node->operands[1]])->shape) <=
+            PC_SCATTER_PAR_MAX;
     const uint32_t rmw =
-        scatter ? rmw_gathers(pl, s, pv->node, pl->alias[pv->node->operands[2]], 0) : 0;
+        one_writer ? rmw_gathers(pl, s, pv->node, pl->alias[pv->node->operands[2]], 0) : 0;
     if (pl->v[s].users != 1 + rmw) continue;
     if (scatter && pv->hold == PC_INLINE && pl->alias[pv->node->operands[0]] == s &&
         (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node))) {

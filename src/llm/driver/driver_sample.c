@@ -748,14 +748,25 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
     /* The kept logits are logits + 0 (−0 becomes +0, equal in every later
      * use): a state written with the head's dot itself makes the planner
      * recompute that dot inline in each of its readers instead of running the
-     * GEMV once (measured: 2 × 320 µs at Llama-3.2-1B on an H200). */
+     * GEMV once (measured: 2 × 320 µs at Llama-3.2-1B on an H200). Written as
+     * an update of the whole state at 0, which the planner stores into the
+     * state's buffer in place (no temporary and no copy back). */
     poot_value kept = bin(&s, POOT_OP_ADD, reshape(&s, logits, shape1(s.V)),
                           bcast(&s, fconst(&s, 0.0), shape1(s.V)));
-    set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V), kept);
+    poot_value kst = state(&s, "sampler.logits", POOT_DTYPE_F32, s.V),
+               at0 = iconst(&s, POOT_DTYPE_I32, 0), upd;
+    if (s.st) return s.st;
+    POOT_TRY(poot_graph_dynamic_update_slice(g, kst, kept, &at0, POOT_TRAP_NONE, &upd));
+    set_state(&s, kst, upd);
     /* The host reads nothing of FORWARD (PICK draws and checks the kept
-     * logits): its output is two words, not the greedy suffix's argmax and
-     * finiteness, two passes over the vocabulary. */
-    poot_value parts[2] = {bits(&s, reshape(&s, elem(&s, kept, 0), shape1(1)), POOT_DTYPE_I32),
+     * logits; the step is queued): its output is two words from the token
+     * slot, which the planner computes beside the first dispatch, not the
+     * greedy suffix's argmax and finiteness (two passes over the vocabulary)
+     * or a dispatch after the logits. */
+    poot_value tok = find_slot(g, POOT_SLOT_TOKEN);
+    if (tok == POOT_VALUE_NONE)
+      return poot_status_make(POOT_INTERNAL, "sampler: the step has no token slot");
+    poot_value parts[2] = {reshape(&s, tok, shape1(1)),
                            reshape(&s, iconst(&s, POOT_DTYPE_I32, 0), shape1(1))};
     poot_value out;
     if (s.st) return s.st;

@@ -534,6 +534,38 @@ static void test_state_rmw_in_place(void **state) {
   pt_inputs_free(&in);
   poot_plan_destroy(plan);
   poot_graph_destroy(g);
+
+  /* Rows of a rank-2 state are walked by one thread over the indices, which
+   * would read an earlier duplicate's update in place (1 + d0 + d2 for the
+   * repeated index 1): that form is not written in place and gives the
+   * oracle's d2. */
+  POOT_ASSERT_OK(poot_graph_create(&g));
+  poot_type st2 = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){8, 4});
+  poot_type ut2 = poot_type_make(POOT_DTYPE_I32, 2, (int64_t[]){3, 4});
+  poot_type it3 = poot_type_make(POOT_DTYPE_I32, 1, (int64_t[]){3});
+  POOT_ASSERT_OK(poot_graph_add_state(g, "rows", &st2, &s));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "ids", &it3, &ids));
+  POOT_ASSERT_OK(poot_graph_add_param(g, "dl", &ut2, &dl));
+  POOT_ASSERT_OK(poot_graph_gather(g, s, ids, 0, 0, POOT_TRAP_NONE, &cur));
+  POOT_ASSERT_OK(poot_graph_binary(g, POOT_OP_ADD, cur, dl, &upd));
+  POOT_ASSERT_OK(poot_graph_scatter_update(g, s, ids, upd, 0, POOT_TRAP_NONE, &ns));
+  POOT_ASSERT_OK(poot_graph_set_state_update(g, s, ns));
+  POOT_ASSERT_OK(poot_graph_set_output(g, ns));
+  POOT_ASSERT_OK(poot_graph_verify(g));
+  POOT_ASSERT_OK(pt_inputs_make(g, 9, 100, 0, 1.0f, &in));
+  for (size_t i = 0; i < in.count; i++)
+    if (!strcmp(in.names[i], "ids")) {
+      int32_t *p = in.tensors[i].data;
+      p[0] = 1, p[1] = 6, p[2] = 1;
+    } else if (!strcmp(in.names[i], "dl")) {
+      int32_t *p = in.tensors[i].data;
+      p[0] = 5; /* nonzero: the in-place walk would differ */
+    }
+  pt_result r;
+  POOT_ASSERT_OK(pt_check(g, &t, &in, 32, true, 0, &r));
+  if (!r.ok) fail_msg("rank-2 read-modify-write: %s", r.what);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
 }
 
 /* A real checkpoint (stories260K, llama2.c format, f32): two decode steps
