@@ -390,7 +390,6 @@ static poot_status scatter_index(pc_kctx *k, const poot_node *n, poot_kir_value 
   return poot_kir_check(k->b, *ok, (uint32_t)n->trap);
 }
 
-
 /* scatter_update into a target that is only the axis: one thread per index
  * i writes its update unless a later index j > i names the same element
  * (the last write wins, as in the serial order) or it is out of range, so
