@@ -546,19 +546,40 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   poot_value step = s->B ? slot(s, "sampler.ctr", POOT_DTYPE_U32, 2)
                          : state(s, "sampler.step", POOT_DTYPE_U32, 2);
   if (s->st) return POOT_VALUE_NONE;
-  poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
-  poot_status e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
-  if (e) return fail_value(s, e);
+  poot_status e = NULL;
   if (!s->B) {
-    uint32_t inc_words[2] = {1, 0};
-    int64_t two = 2;
-    poot_tensor inc_t = {.type = poot_type_make(POOT_DTYPE_U32, 1, &two),
-                         .data = inc_words,
-                         .size = sizeof inc_words};
-    poot_value inc;
-    if ((e = poot_graph_add_const(s->g, &inc_t, &inc))) return fail_value(s, e);
-    set_state(s, step, bin(s, POOT_OP_ADD, step, inc));
+    /* step[0] += 1 as a scatter of that element over its gather, which the
+     * planner writes into the state in place (a read-modify-write), and the
+     * draw reads the new value minus one: no copy of the counter back into
+     * its state after the draw, which would be a dispatch of its own at the
+     * end of the step. */
+    poot_value at, cur, nstep, counter;
+    int64_t one = 1, two = 2;
+    int32_t at_word = 0;
+    uint32_t dec_words[2] = {1, 0};
+    poot_tensor at_t = {
+        .type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &at_word, .size = sizeof at_word};
+    poot_tensor dec_t = {.type = poot_type_make(POOT_DTYPE_U32, 1, &two),
+                         .data = dec_words,
+                         .size = sizeof dec_words};
+    poot_value dec;
+    e = poot_graph_add_const(s->g, &at_t, &at);
+    if (!e) e = poot_graph_add_const(s->g, &dec_t, &dec);
+    if (!e) e = poot_graph_gather(s->g, step, at, 0, 0, POOT_TRAP_NONE, &cur);
+    poot_value upd =
+        e ? POOT_VALUE_NONE
+          : bin(s, POOT_OP_ADD, cur, reshape(s, iconst(s, POOT_DTYPE_U32, 1), shape1(1)));
+    if (!e && s->st) return POOT_VALUE_NONE;
+    if (!e) e = poot_graph_scatter_update(s->g, step, at, upd, 0, POOT_TRAP_NONE, &nstep);
+    if (e) return fail_value(s, e);
+    set_state(s, step, nstep);
+    counter = bin(s, POOT_OP_SUB, nstep, dec);
+    if (s->st) return POOT_VALUE_NONE;
+    step = counter;
   }
+  poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
+  e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
+  if (e) return fail_value(s, e);
   poot_value u = reshape(s, r, (poot_shape){.rank = 0});
   const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
   if (!(kind & sorting)) {
