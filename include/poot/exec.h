@@ -259,7 +259,9 @@ POOT_MUST_USE poot_status poot_device_replay(poot_device_recording *recording);
  * next synchronize waits for both; at most two replays are pending. On any
  * other device it synchronizes the pending replay first and submits nothing
  * when that fails (its status is returned). With nothing pending it is
- * poot_device_replay. DEVICE_LOST (poisons), POISONED, and what
+ * poot_device_replay. When the backend refuses the submission without
+ * poisoning, the pending replay is waited for before the error returns
+ * (nothing stays pending). DEVICE_LOST (poisons), POISONED, and what
  * poot_device_synchronize returns. */
 POOT_MUST_USE poot_status poot_device_replay_chained(poot_device_recording *recording);
 /* Waits for the pending replay (or chain), bounded by the device timeout. OK

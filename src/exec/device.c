@@ -346,10 +346,19 @@ poot_status poot_device_replay_chained(poot_device_recording *recording) {
   poot_device_recording *first = d->pending;
   d->pending_first = first;
   poot_status st = observe(d, d->vt->replay(d, recording));
-  if (!st)
+  if (!st) {
     d->pending = recording;
-  else if (!d->poisoned)
-    d->pending_first = NULL; /* `first` alone is still pending */
+  } else if (!d->poisoned) {
+    /* Refused without poisoning: `first` alone is pending; wait for it, so
+     * that nothing is left pending, and report its fault before this one
+     * (it happened first). */
+    d->pending_first = NULL;
+    poot_status w = poot_device_synchronize(d, NULL);
+    if (w) {
+      poot_status_free(st);
+      st = w;
+    }
+  }
   return st;
 }
 
