@@ -656,6 +656,29 @@ uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab) {
   return DRIVER_SAMPLE_HEAD + ((kind & POOT_SAMPLER_LOGPROBS) ? (uint32_t)(2 * n) : 0);
 }
 
+/* How many elements of the bool row b[V] are true, as an i32 scalar. A
+ * row longer than 4,096 is counted in chunks of 1,024 first: a reduction of
+ * one output is computed by the workgroup of the kernel that reads it (the
+ * sampler's output, one workgroup: 501 dependent loads a thread over
+ * 128,256 ids), while the chunks' counts spread over a workgroup each, beside
+ * the other work that follows the head. */
+static poot_value count_true(sb *s, poot_value b) {
+  const int64_t V = s->V, L = 1024;
+  poot_value n = cvt(s, b, POOT_DTYPE_I32);
+  if (V <= 4 * L) return reduce(s, n, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  const int64_t C = (V + L - 1) / L;
+  if (C * L != V) {
+    int64_t lo[1] = {0}, hi[1] = {C * L - V};
+    poot_value z = iconst(s, POOT_DTYPE_I32, 0), p;
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_pad(s->g, n, z, lo, hi, NULL, &p);
+    if (e) return fail_value(s, e);
+    n = p;
+  }
+  poot_value chunks = reduce(s, reshape(s, n, shape2(C, L)), POOT_REDUCE_SUM, 1, POOT_DTYPE_I32);
+  return reduce(s, chunks, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+}
+
 /* The sample role's words of one row of logits into *out: i32[words] =
  * {id, finite, any survivor, logprob bits, top ids..., top logprob
  * bits...}. */
@@ -669,7 +692,7 @@ static poot_status sample_words(sb *s, poot_value logits, uint32_t kind, poot_va
    * reference sampler takes it) */
   poot_value bad = bin(s, POOT_OP_OR, bin(s, POOT_OP_NE, x, x),
                        bin(s, POOT_OP_EQ, x, bcast(s, fconst(s, INFINITY), sv)));
-  poot_value nbad = reduce(s, cvt(s, bad, POOT_DTYPE_I32), POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  poot_value nbad = count_true(s, bad);
   poot_value finite =
       cvt(s, bin(s, POOT_OP_EQ, nbad, iconst(s, POOT_DTYPE_I32, 0)), POOT_DTYPE_I32);
   poot_value y = adjusted(s, x, kind, fp, counts);

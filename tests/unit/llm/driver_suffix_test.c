@@ -80,9 +80,10 @@ static void suffix_close(suffix *s) {
   poot_device_destroy(s->dev);
 }
 
-/* One replay: the draw for `logits` under request r (parameters written every
- * time: a test, not a decode loop). */
-static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logits) {
+/* One replay: the head words {id, finite, any survivor, ...} for `logits`
+ * under request r (parameters written every time: a test, not a decode
+ * loop). */
+static void suffix_words(suffix *s, const driver_request *r, const float *logits, int32_t *words) {
   int64_t dims[2] = {1, s->V}, nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
   int64_t nb = POOT_SAMPLING_MAX_BIAS;
   poot_tensor tl = {.type = poot_type_make(POOT_DTYPE_F32, 2, dims),
@@ -109,11 +110,16 @@ static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logi
     poot_exec_step_io bio = {.input_count = 2, .inputs = bin};
     POOT_ASSERT_OK(poot_exec_step(s->ex, s->bias_entry, &bio));
   }
-  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
   uint32_t nw = poot__driver_sample_words(s->kind, s->V);
   poot_exec_step_io io = {
       .input_count = n, .inputs = in, .output = words, .output_size = nw * sizeof *words};
   POOT_ASSERT_OK(poot_exec_step(s->ex, s->entry, &io));
+}
+
+/* The draw for `logits` (finite, with a survivor). */
+static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logits) {
+  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
+  suffix_words(s, r, logits, words);
   assert_int_equal(words[1], 1); /* finite */
   assert_int_equal(words[2], 1); /* a survivor */
   return words[0];
@@ -212,6 +218,42 @@ static void test_long_vocab(void **state) {
   assert_true(total <= 3);
 }
 
+/* The finite flag over 5,000 logits (counted in chunks of 1,024, the last
+ * padded): a NaN or a +inf anywhere, the last id included, clears it; −inf
+ * (a banned token) does not. */
+static void test_finite_flag(void **state) {
+  (void)state;
+  const int64_t V = 5000;
+  float *x = malloc((size_t)V * sizeof *x);
+  assert_non_null(x);
+  poot_sampling_params p;
+  poot_sampling_params_init(&p);
+  p.seed = 5;
+  driver_request r;
+  poot__driver_request_init(V, &p, p.seed, &r);
+  const uint32_t kind = poot_sampling_params_kind(&p);
+  suffix s;
+  suffix_open(&s, V, kind, poot__driver_sort_width(kind, r.i[0], V));
+  const int64_t at[4] = {0, 1023, 4096, V - 1};
+  const float bad[2] = {NAN, INFINITY};
+  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
+  uint32_t rng = 3;
+  for (int k = 0; k < 4; k++)
+    for (int b = 0; b < 2; b++) {
+      random_logits(x, V, &rng);
+      x[at[k]] = bad[b];
+      suffix_words(&s, &r, x, words);
+      if (words[1] != 0)
+        fail_msg("%s at %lld: finite flag %d", b ? "+inf" : "NaN", (long long)at[k], words[1]);
+    }
+  random_logits(x, V, &rng);
+  x[V - 1] = -INFINITY;
+  suffix_words(&s, &r, x, words);
+  assert_int_equal(words[1], 1);
+  suffix_close(&s);
+  free(x);
+}
+
 static void test_chi_square(void **state) {
   (void)state;
   const float logits[8] = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
@@ -253,6 +295,7 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_finite_flag),
       cmocka_unit_test(test_chi_square),
       cmocka_unit_test(test_long_vocab),
   };
