@@ -62,6 +62,9 @@ typedef struct poot_device_caps {
   uint64_t host_visible_bytes;
   uint32_t watchdog_ms; /* budget per submission; 0 = none */
   bool can_time;        /* replays report device time */
+  /* poot_device_replay_chained queues a replay behind the pending one (the
+   * device runs them in submission order) instead of waiting for it. */
+  bool chains_replays;
 } poot_device_caps;
 
 typedef enum poot_device_buffer_kind {
@@ -176,6 +179,9 @@ struct poot_device {
   bool poisoned;
   char poison_reason[512];
   poot_device_recording *pending; /* replayed, not yet synchronized */
+  /* With caps.chains_replays: replayed before `pending` (chained), not yet
+   * synchronized; NULL otherwise. */
+  poot_device_recording *pending_first;
   poot_map kernel_cache;          /* (key, probe) → poot_device_kernel* */
   uint64_t bytes_uploaded;
   uint32_t kernels_created; /* kernel cache misses: kernels the backend compiled */
@@ -247,10 +253,22 @@ void poot_device_recording_destroy(poot_device_recording *recording); /* NULL-sa
 /* Submits the recording verbatim (slot buffers are read as they are now).
  * One replay may be pending at a time. DEVICE_LOST (poisons), POISONED. */
 POOT_MUST_USE poot_status poot_device_replay(poot_device_recording *recording);
-/* Waits for the pending replay, bounded by the device timeout. OK when none
- * is pending. TIMEOUT and DEVICE_LOST poison the device; KERNEL_FAULT names
- * the dispatch, kernel and trap code. out_device_ns (may be NULL) receives
- * the device time of the replay when caps.can_time, else 0. */
+/* poot_device_replay that does not wait for a pending replay: on a device
+ * with caps.chains_replays the recording is queued behind it (the device runs
+ * them in submission order, with no host round trip between them) and the
+ * next synchronize waits for both; at most two replays are pending. On any
+ * other device it synchronizes the pending replay first and submits nothing
+ * when that fails (its status is returned). With nothing pending it is
+ * poot_device_replay. When the backend refuses the submission without
+ * poisoning, the pending replay is waited for before the error returns
+ * (nothing stays pending). DEVICE_LOST (poisons), POISONED, and what
+ * poot_device_synchronize returns. */
+POOT_MUST_USE poot_status poot_device_replay_chained(poot_device_recording *recording);
+/* Waits for the pending replay (or chain), bounded by the device timeout. OK
+ * when none is pending. TIMEOUT and DEVICE_LOST poison the device;
+ * KERNEL_FAULT names the dispatch, kernel and trap code. out_device_ns (may
+ * be NULL) receives the device time of the replay (of the whole chain) when
+ * caps.can_time, else 0. */
 POOT_MUST_USE poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns);
 /* Record + replay + synchronize + destroy of one command: eager submission,
  * the baseline replay is compared with. out_device_ns (may be NULL) receives
@@ -370,6 +388,17 @@ typedef struct poot_exec_step_io {
   /* Eager steps only (may be NULL): a per-dispatch profile. */
   poot_exec_dispatch_fn on_dispatch;
   void *on_dispatch_ctx;
+  /* Replay and return without waiting (output must be NULL): the next step
+   * of another entry is queued behind this one on the device, with no host
+   * round trip between them where the device chains replays
+   * (caps.chains_replays; elsewhere it waits for this one first), and that
+   * step's wait covers both. A fault of this step is reported by the next
+   * call that waits for it (that step, or add_entry, remove_entry,
+   * reset_state, load_weights) and makes later steps NEEDS_RESET as usual.
+   * The slots and root inputs of this entry are not written again before it
+   * finishes (a step of the same entry, or one with root inputs, waits).
+   * Ignored by eager steps. */
+  bool queue;
 } poot_exec_step_io;
 
 typedef struct poot_exec_stats {

@@ -256,6 +256,9 @@ bool poot__cc_dus_word_pairs(const pc_planner *pl, const poot_node *n);
  * elements of a row) per thread: its axis is not the last dimension and
  * that dimension is even (a paged f16 K/V pool: rows of Hkv · D halves). */
 bool poot__cc_scatter_word_pairs(const pc_planner *pl, const poot_node *n);
+/* Index lists up to this length scatter into a single position (the target
+ * has only the axis) one thread per index (templates/pointwise.c). */
+#define PC_SCATTER_PAR_MAX 4096
 /* top_k (templates/select.c): the sorting pipeline, or the rank template
  * (pointwise.c) where the pipeline does not apply. */
 POOT_MUST_USE poot_status poot__cc_tpl_topk(pc_kctx *k, const pc_group *g, uint32_t grid[3],

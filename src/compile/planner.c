@@ -394,6 +394,33 @@ static poot_status place_leaves(pc_planner *pl, const poot_graph *g) {
   return NULL;
 }
 
+/* How many gathers of state s at the scatter's own indices (axis and index
+ * value) feed the value v of its updates through elementwise values used
+ * once (a read-modify-write, counts[id] + 1): each is read only by the
+ * scatter thread that writes the same element (at the same update index), so
+ * the scatter may still write s in place. depth bounds the walk. */
+static uint32_t rmw_gathers(const pc_planner *pl, poot_value s, const poot_node *sc, poot_value v,
+                            int depth) {
+  const pc_value *pv = &pl->v[v];
+  if (depth > 8 || pv->users != 1 || !pv->node || pv->hold != PC_INLINE) return 0;
+  const poot_node *n = pv->node;
+  if (n->op == POOT_OP_GATHER)
+    return pl->alias[n->operands[0]] == s &&
+                   pl->alias[n->operands[1]] == pl->alias[sc->operands[1]] &&
+                   n->attrs.axis == sc->attrs.axis && n->attrs.batch_dims == 0
+               ? 1u
+               : 0u;
+  if (!is_elementwise(n->op)) return 0;
+  uint32_t found = 0;
+  for (uint32_t j = 0; j < n->num_operands; j++) {
+    bool dup = false;
+    for (uint32_t q = 0; q < j; q++)
+      if (pl->alias[n->operands[q]] == pl->alias[n->operands[j]]) dup = true;
+    if (!dup) found += rmw_gathers(pl, s, sc, pl->alias[n->operands[j]], depth + 1);
+  }
+  return found;
+}
+
 /* States written in place (before materialization, so that readers of the
  * updated state see a buffer, not an expression). */
 static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
@@ -404,14 +431,27 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
     size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
-    if (pl->v[s].users != 1 || (eb != 2 && eb != 4 && eb != 8)) continue;
+    if (eb != 2 && eb != 4 && eb != 8) continue;
     /* A scatter_update of the state (a paged K/V write through the write
-     * map) whose old value nothing else reads: the updates are stored into
-     * the state's buffer, never a copy of the whole pool. 16-bit elements
-     * when the template writes them in word pairs (whole even rows). */
+     * map, the penalty counts' two elements) whose old value nothing else
+     * reads, but the gathers of a read-modify-write at its own indices: the
+     * updates are stored into the state's buffer, never a copy of the whole
+     * state. 16-bit elements when the template writes them in word pairs
+     * (whole even rows). */
     const pc_value *pv = &pl->v[nvv];
-    if (pv->node && pv->node->op == POOT_OP_SCATTER_UPDATE && pv->hold == PC_INLINE &&
-        pl->alias[pv->node->operands[0]] == s &&
+    const bool scatter = pv->node && pv->node->op == POOT_OP_SCATTER_UPDATE;
+    /* A read-modify-write only where each element is written by one thread
+     * (a target that is only the axis, one thread per index, duplicates left
+     * to the last): the template that walks the indices in one thread would
+     * read an earlier duplicate's update instead of the old value. */
+    const bool one_writer =
+        scatter && poot__cc_type(pl, s)->shape.rank == 1 &&
+        poot__cc_elems(&poot__cc_type(pl, pl->alias[pv->node->operands[1]])->shape) <=
+            PC_SCATTER_PAR_MAX;
+    const uint32_t rmw =
+        one_writer ? rmw_gathers(pl, s, pv->node, pl->alias[pv->node->operands[2]], 0) : 0;
+    if (pl->v[s].users != 1 + rmw) continue;
+    if (scatter && pv->hold == PC_INLINE && pl->alias[pv->node->operands[0]] == s &&
         (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node))) {
       pc_value *pn = &pl->v[nvv];
       pn->hold = PC_DENSE;

@@ -13,6 +13,7 @@ poot_status poot_device_base_init(poot_device *device, const poot_device_vtable 
   device->poisoned = false;
   device->poison_reason[0] = '\0';
   device->pending = NULL;
+  device->pending_first = NULL;
   poot_map_init(&device->kernel_cache);
   return NULL;
 }
@@ -64,6 +65,7 @@ static poot_status observe(poot_device *device, poot_status st) {
   if (c == POOT_DEVICE_LOST || c == POOT_TIMEOUT) {
     poot_device_poison(device, poot_status_message(st));
     device->pending = NULL;
+    device->pending_first = NULL;
   }
   return st;
 }
@@ -318,6 +320,7 @@ void poot_device_recording_destroy(poot_device_recording *recording) {
    * backend sees `pending` and keeps the GPU objects. */
   d->vt->recording_destroy(d, recording);
   if (d->pending == recording) d->pending = NULL;
+  if (d->pending_first == recording) d->pending_first = NULL;
 }
 
 poot_status poot_device_replay(poot_device_recording *recording) {
@@ -331,6 +334,34 @@ poot_status poot_device_replay(poot_device_recording *recording) {
   return st;
 }
 
+poot_status poot_device_replay_chained(poot_device_recording *recording) {
+  poot_device *d = recording->device;
+  if (d->poisoned) return refuse_poisoned(d);
+  if (!d->pending) return poot_device_replay(recording);
+  if (!d->caps.chains_replays || d->pending_first) {
+    /* No queue here (or two already pending): wait for what is pending. */
+    POOT_TRY(poot_device_synchronize(d, NULL));
+    return poot_device_replay(recording);
+  }
+  poot_device_recording *first = d->pending;
+  d->pending_first = first;
+  poot_status st = observe(d, d->vt->replay(d, recording));
+  if (!st) {
+    d->pending = recording;
+  } else if (!d->poisoned) {
+    /* Refused without poisoning: `first` alone is pending; wait for it, so
+     * that nothing is left pending, and report its fault before this one
+     * (it happened first). */
+    d->pending_first = NULL;
+    poot_status w = poot_device_synchronize(d, NULL);
+    if (w) {
+      poot_status_free(st);
+      st = w;
+    }
+  }
+  return st;
+}
+
 poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns) {
   if (out_device_ns) *out_device_ns = 0;
   if (device->poisoned) return refuse_poisoned(device);
@@ -338,7 +369,7 @@ poot_status poot_device_synchronize(poot_device *device, uint64_t *out_device_ns
   uint64_t ns = 0;
   poot_status st = device->vt->synchronize(device, device->timeout_ns, &ns);
   poot_status_code c = poot_status_code_of(st);
-  if (c != POOT_TIMEOUT && c != POOT_DEVICE_LOST) device->pending = NULL;
+  if (c != POOT_TIMEOUT && c != POOT_DEVICE_LOST) device->pending = device->pending_first = NULL;
   st = observe(device, st);
   if (out_device_ns) *out_device_ns = ns;
   return st;

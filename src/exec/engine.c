@@ -61,6 +61,9 @@ typedef struct engine {
   poot_map entry_index;
   bool needs_reset;
   char reset_reason[512];
+  /* The entry of a step submitted with io.queue whose replay is pending (not
+   * yet waited for); NULL otherwise. */
+  engine_entry *queued;
   poot_exec_stats stats;
   uint64_t weight_bytes;
 } engine;
@@ -78,6 +81,28 @@ static poot_status refuse_if_poisoned(const engine *e) {
   if (!poot_device_is_poisoned(e->dev)) return NULL;
   return poot_status_make(POOT_POISONED, "engine: the %s device '%s' was poisoned (%s)",
                           e->dev->caps.backend, e->dev->caps.name, e->dev->poison_reason);
+}
+
+/* A step's fault (KERNEL_FAULT, TIMEOUT, DEVICE_LOST) makes every later step
+ * NEEDS_RESET until reset_state. */
+static poot_status note_fault(engine *e, poot_status st) {
+  poot_status_code c = poot_status_code_of(st);
+  if (c == POOT_KERNEL_FAULT || c == POOT_TIMEOUT || c == POOT_DEVICE_LOST) {
+    e->needs_reset = true;
+    snprintf(e->reset_reason, sizeof e->reset_reason, "%s", poot_status_message(st));
+  }
+  return st;
+}
+
+/* Waits for the replay of a queued step (nothing when none is pending): its
+ * fault is reported here, as that step's own would have been. */
+static poot_status drain(engine *e) {
+  if (!e->queued) return NULL;
+  e->queued = NULL;
+  uint64_t ns = 0;
+  poot_status st = poot_device_synchronize(e->dev, &ns);
+  e->stats.device_ns_total += ns;
+  return note_fault(e, st);
 }
 
 /* ------------------------------------------------------------ entries ---- */
@@ -368,6 +393,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   POOT_TRY(poot_downcast_check(e, "engine"));
   *out_entry = UINT32_MAX;
   POOT_TRY(refuse_if_poisoned(e));
+  POOT_TRY(drain(e));
   char *text = key_text(key);
   if (!text) return poot_status_make(POOT_OUT_OF_MEMORY, "engine: entry key");
   uint64_t id;
@@ -448,6 +474,7 @@ static poot_status engine_remove_entry(poot_executor *ex, uint32_t id) {
   POOT_TRY(poot_downcast_check(e, "engine"));
   engine_entry *en;
   POOT_TRY(find_entry(e, id, &en));
+  POOT_TRY(drain(e));
   poot_map_remove(&e->entry_index, en->key, strlen(en->key));
   POOT_VEC_AT(&e->entries, engine_entry *, id) = NULL;
   entry_destroy(en);
@@ -524,13 +551,29 @@ static poot_status write_inputs(engine_entry *en, const poot_exec_step_io *io) {
   return NULL;
 }
 
+/* True when the step uploads a root input (a copy the device refuses while a
+ * replay is pending). */
+static bool uploads_inputs(const engine_entry *en, const poot_exec_step_io *io) {
+  for (size_t i = 0; i < io->input_count; i++)
+    if (en->targets[io->inputs[i].slot.index].place == ENGINE_PLACE_INPUT) return true;
+  return false;
+}
+
 static poot_status run_entry(engine *e, engine_entry *en, const poot_exec_step_io *io,
                              uint64_t *device_ns) {
   *device_ns = 0;
   if (!io->eager) {
-    POOT_TRY(poot_device_replay(en->rec));
+    /* Behind a queued step's pending replay: chained, no wait between. */
+    poot_status st = e->queued ? poot_device_replay_chained(en->rec) : poot_device_replay(en->rec);
+    e->queued = NULL;
+    POOT_TRY(st);
+    if (io->queue) {
+      e->queued = en;
+      return NULL;
+    }
     return poot_device_synchronize(e->dev, device_ns);
   }
+  POOT_TRY(drain(e));
   for (uint32_t i = 0; i < en->plan->dispatch_count; i++) {
     uint64_t ns = 0;
     POOT_TRY(poot_device_submit_one(e->dev, &en->cmds[i], &ns));
@@ -576,18 +619,17 @@ static poot_status engine_step(poot_executor *ex, uint32_t id, const poot_exec_s
     return poot_status_make(POOT_INVALID_ARGUMENT,
                             "engine: the output takes %llu bytes; the caller gave %zu",
                             (unsigned long long)en->output_bytes, io->output_size);
+  if (io->queue && io->output)
+    return poot_status_make(POOT_INVALID_ARGUMENT,
+                            "engine: a queued step reads no output (pass output NULL)");
+  /* A queued replay still reads its own slots, and root inputs are uploads:
+   * both wait for it (so does an eager step). */
+  if (e->queued && (e->queued == en || io->eager || uploads_inputs(en, io))) POOT_TRY(drain(e));
   POOT_TRY(write_inputs(en, io));
   const uint64_t encode0 = e->dev->encode_ns;
   uint64_t device_ns = 0;
   poot_status st = run_entry(e, en, io, &device_ns);
-  if (st) {
-    poot_status_code c = poot_status_code_of(st);
-    if (c == POOT_KERNEL_FAULT || c == POOT_TIMEOUT || c == POOT_DEVICE_LOST) {
-      e->needs_reset = true;
-      snprintf(e->reset_reason, sizeof e->reset_reason, "%s", poot_status_message(st));
-    }
-    return st;
-  }
+  if (st) return note_fault(e, st);
   if (io->output && en->output_bytes) {
     st = poot_device_download(en->bufs[en->plan->output_buffer], 0, io->output, en->output_bytes);
     if (st) return st;
@@ -608,6 +650,9 @@ static poot_status engine_reset_state(poot_executor *ex) {
   engine *e = engine_cast(ex);
   POOT_TRY(poot_downcast_check(e, "engine"));
   POOT_TRY(refuse_if_poisoned(e));
+  /* a queued step's fault is superseded by the reset it asks for */
+  poot_status_free(drain(e));
+  POOT_TRY(refuse_if_poisoned(e));
   for (size_t i = 0; i < e->states.len; i++)
     POOT_TRY(upload_zeros(POOT_VEC_AT(&e->states, engine_state, i).buf));
   e->needs_reset = false;
@@ -618,6 +663,7 @@ static poot_status engine_reset_state(poot_executor *ex) {
 static void engine_unload(poot_executor *ex) {
   engine *e = engine_cast(ex);
   if (!e) return;
+  poot_status_free(drain(e)); /* nothing may run on what is released */
   for (size_t i = 0; i < e->entries.len; i++) {
     entry_destroy(POOT_VEC_AT(&e->entries, engine_entry *, i));
     POOT_VEC_AT(&e->entries, engine_entry *, i) = NULL;
@@ -673,6 +719,7 @@ static poot_status engine_load_weights(poot_executor *ex, size_t count,
   engine *e = engine_cast(ex);
   POOT_TRY(poot_downcast_check(e, "engine"));
   POOT_TRY(refuse_if_poisoned(e));
+  POOT_TRY(drain(e));
   if (e->weights.len)
     return poot_status_make(POOT_INVALID_ARGUMENT, "engine: weights are loaded (unload first)");
   poot_status st = NULL;

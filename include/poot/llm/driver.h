@@ -186,8 +186,9 @@ typedef struct poot_driver_generate_result {
   double prefill_s; /* wall time of the prompt (to the first token) */
   double decode_s;  /* wall time of the decode steps after it */
   /* With a grammar: host time filling masks (on the mask thread, overlapped
-   * with the model's step), and the part of it the step waited for after the
-   * device had finished (what the mask added to the critical path). */
+   * with the model's step), and the part of it the host waited for after it
+   * had queued the model's step (the device runs that step meanwhile, so the
+   * mask delays the step only by what it takes past the model's run). */
   double mask_s, mask_wait_s;
 } poot_driver_generate_result;
 

@@ -390,15 +390,11 @@ static poot_status scatter_index(pc_kctx *k, const poot_node *n, poot_kir_value 
   return poot_kir_check(k->b, *ok, (uint32_t)n->trap);
 }
 
-/* Index lists up to this length scatter into a single position (the target
- * has only the axis) one thread per index. */
-#define SCATTER_PAR_MAX 4096
-
 /* scatter_update into a target that is only the axis: one thread per index
  * i writes its update unless a later index j > i names the same element
  * (the last write wins, as in the serial order) or it is out of range, so
  * distinct indices write in parallel and duplicates in any number still
- * give the serial result. O(ni²) index reads in all, ni ≤ SCATTER_PAR_MAX. */
+ * give the serial result. O(ni²) index reads in all, ni ≤ PC_SCATTER_PAR_MAX. */
 static poot_status scatter_parallel(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
@@ -506,7 +502,7 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
    * temporary holds an element per word and keeps the element form. */
   const bool pairs = !empty && poot__cc_scatter_word_pairs(pl, n) &&
                      pl->v[g->out].hold == PC_DENSE && pl->v[g->out].buffer != UINT32_MAX;
-  if (!pairs && np == 1 && ni > 1 && ni <= SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
+  if (!pairs && np == 1 && ni > 1 && ni <= PC_SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
   if (empty) np = 1;
   poot_shape pw = ps; /* pairs: the positions' shape with the last dim halved */
   if (pairs) pw.dims[pw.rank - 1] /= 2;

@@ -76,6 +76,7 @@ static poot_status ptx_result(ptx_device *d, poot_status st) {
                                      ? poot_status_message(st)
                                      : d->ctx->poison_reason);
     d->base.pending = NULL;
+    d->base.pending_first = NULL;
   }
   return st;
 }
@@ -154,7 +155,8 @@ static void recording_free(ptx_device *d, ptx_recording *r) {
   if (r->graphs) {
     /* A recording that may still run (pending, or the device poisoned) keeps
      * its graphs: they are leaked rather than destroyed under the GPU. */
-    bool in_flight = d->base.pending == &r->base || d->base.poisoned;
+    bool in_flight =
+        d->base.pending == &r->base || d->base.pending_first == &r->base || d->base.poisoned;
     for (uint32_t s = 0; s < r->stage_count && !in_flight; s++)
       poot__ptx_graph_destroy(d->ctx, &r->graphs[s]);
     poot_free(r->graphs);
@@ -343,18 +345,29 @@ static poot_status ptx_replay(poot_device *device, poot_device_recording *record
   ptx_recording *r = (ptx_recording *)recording;
   poot__ptx_ctx *ctx = d->ctx;
   POOT_TRY(ptx_result(d, poot__ptx_enter(ctx)));
-  if (r->has_checks) poot__ptx_fault_clear(ctx);
-  ctx->fault_seen = false;
-  d->timing = false;
+  /* Chained behind a pending replay (poot_device_replay_chained): the same
+   * stream runs it after that one. The fault record is left alone (it is
+   * clear: a fault poisons the context, so none happened since the last
+   * synchronize cleared it or since that replay's own clear), and the timing
+   * events span the chain: the start event of the first replay stays. */
+  const bool chained = d->base.pending != NULL;
   poot_status st = NULL;
-  bool timed = d->ev_start && ctx->cu.EventRecord(d->ev_start, ctx->stream) == CUDA_SUCCESS;
+  bool timed = false;
+  if (!chained) {
+    if (r->has_checks) poot__ptx_fault_clear(ctx);
+    ctx->fault_seen = false;
+    d->timing = false;
+    timed = d->ev_start && ctx->cu.EventRecord(d->ev_start, ctx->stream) == CUDA_SUCCESS;
+  } else {
+    timed = d->timing;
+  }
   if (r->graphs) {
     for (uint32_t s = 0; s < r->stage_count && !st; s++)
       if (r->graphs[s].exec) st = poot__ptx_graph_launch(ctx, &r->graphs[s]);
   } else {
     st = poot__ptx_launch(ctx, r->cmds, r->count);
   }
-  if (!st && timed) d->timing = ctx->cu.EventRecord(d->ev_end, ctx->stream) == CUDA_SUCCESS;
+  d->timing = !st && timed && ctx->cu.EventRecord(d->ev_end, ctx->stream) == CUDA_SUCCESS;
   if (st && ctx->poison_code == POOT_OK) {
     /* A launch was refused without poisoning (bad arguments): let what was
      * issued finish so that the device stays consistent. */
@@ -367,26 +380,35 @@ static poot_status ptx_replay(poot_device *device, poot_device_recording *record
   return ptx_result(d, st);
 }
 
-/* Names the dispatches of the pending recording that run the faulting kernel. */
+/* Names the dispatches of the pending recordings (the chain's first, then
+ * the last) that run the faulting kernel. */
 static poot_status name_fault(ptx_device *d, poot_status st) {
-  const ptx_recording *r = (const ptx_recording *)d->base.pending;
-  if (!r || !d->ctx->fault_seen) return st;
-  poot_strbuf sb;
-  poot_strbuf_init(&sb);
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < r->count; i++) {
-    const poot__ptx_cmd *c = &r->cmds[i];
-    if (c->is_copy || c->kernel->hash != d->ctx->fault_hash) continue;
-    if (n < 4)
-      poot_strbuf_printf(&sb, "%s#%" PRIu32 "%s%s%s", n ? ", " : "", i - r->nhead,
-                         r->labels[i] ? " ('" : "", r->labels[i] ? r->labels[i] : "",
-                         r->labels[i] ? "')" : "");
-    n++;
+  const ptx_recording *recs[2] = {(const ptx_recording *)d->base.pending_first,
+                                  (const ptx_recording *)d->base.pending};
+  if (!d->ctx->fault_seen) return st;
+  for (int k = 0; k < 2; k++) {
+    const ptx_recording *r = recs[k];
+    if (!r) continue;
+    poot_strbuf sb;
+    poot_strbuf_init(&sb);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+      const poot__ptx_cmd *c = &r->cmds[i];
+      if (c->is_copy || c->kernel->hash != d->ctx->fault_hash) continue;
+      if (n < 4)
+        poot_strbuf_printf(&sb, "%s#%" PRIu32 "%s%s%s", n ? ", " : "", i - r->nhead,
+                           r->labels[i] ? " ('" : "", r->labels[i] ? r->labels[i] : "",
+                           r->labels[i] ? "')" : "");
+      n++;
+    }
+    if (n > 4) poot_strbuf_printf(&sb, " and %" PRIu32 " more", n - 4);
+    if (n && !sb.failed)
+      st = poot_status_annotate(st, "dispatch %s of %" PRIu32 "%s", sb.data, r->base.command_count,
+                                recs[0] ? (k == 0 ? " (the first of two chained replays)"
+                                                  : " (the second of two chained replays)")
+                                        : "");
+    poot_strbuf_deinit(&sb);
   }
-  if (n > 4) poot_strbuf_printf(&sb, " and %" PRIu32 " more", n - 4);
-  if (n && !sb.failed)
-    st = poot_status_annotate(st, "dispatch %s of %" PRIu32, sb.data, r->base.command_count);
-  poot_strbuf_deinit(&sb);
   return st;
 }
 
@@ -481,6 +503,7 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
     goto fail;
   }
   caps->can_time = ctx->cu.EventElapsedTime != NULL;
+  caps->chains_replays = true; /* one stream: replays run in submission order */
   *out_device = &d->base;
   return NULL;
 

@@ -129,6 +129,8 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
   poot_model_trace_options to = poot_model_trace_options_for(d->model);
   to.kv_dtype = d->kv_dtype;
   poot_graph *g = NULL;
+  if (e->role == DRIVER_ROLE_BIAS)
+    return poot__driver_bias_graph(poot_model_get_config(d->model)->vocab_size, out_graph);
   if (e->role == DRIVER_ROLE_PICK)
     POOT_TRY(poot__driver_pick_graph(poot_model_get_config(d->model)->vocab_size, &g));
   else
@@ -139,9 +141,11 @@ static poot_status trace_step(poot_driver *d, const driver_entry *e, poot_graph 
   else if (e->role == DRIVER_ROLE_GREEDY)
     st = poot__driver_append_greedy(g);
   else
-    st = poot__driver_append_sampler(
-        g, &(driver_sample_shape){
-               .tokens = e->tokens, .cap = d->cap, .kind = e->kind, .role = e->role});
+    st = poot__driver_append_sampler(g, &(driver_sample_shape){.tokens = e->tokens,
+                                                               .cap = d->cap,
+                                                               .kind = e->kind,
+                                                               .role = e->role,
+                                                               .sort_k = e->sort_k});
   if (st) {
     poot_graph_destroy(g);
     return st;
@@ -185,6 +189,10 @@ done:
 /* The handles of the sampler's slots the entry's kind declares. */
 static poot_status bind_sampler_slots(poot_driver *d, driver_entry *e) {
   if (e->role == DRIVER_ROLE_GREEDY) return NULL;
+  if (e->role == DRIVER_ROLE_BIAS) {
+    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.bias_id", &e->s_bias_id));
+    return poot_exec_entry_slot(d->ex, e->id, "sampler.bias", &e->s_bias);
+  }
   if (e->role == DRIVER_ROLE_FEED || e->role == DRIVER_ROLE_FORWARD)
     return (e->kind & POOT_SAMPLER_PENALTIES)
                ? poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i)
@@ -193,10 +201,6 @@ static poot_status bind_sampler_slots(poot_driver *d, driver_entry *e) {
   POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.i", &e->s_i));
   if (e->kind & POOT_SAMPLER_DRAW)
     POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.seed", &e->s_seed));
-  if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
-    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.bias_id", &e->s_bias_id));
-    POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.bias", &e->s_bias));
-  }
   if (e->kind & POOT_SAMPLER_MASK)
     POOT_TRY(poot_exec_entry_slot(d->ex, e->id, "sampler.mask", &e->s_mask));
   return NULL;
@@ -206,33 +210,41 @@ poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e) {
   if (e->added) return NULL;
   poot_graph *g = NULL;
   POOT_TRY(trace_step(d, e, &g));
-  char shape[64], sampling[32];
+  char shape[64], sampling[48];
   if (e->whole) /* never the prefill entry's key, whatever its length */
     snprintf(shape, sizeof shape, "whole:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
   else if (e->tokens == 1)
     snprintf(shape, sizeof shape, "decode:cap=%lld", (long long)d->cap);
   else
     snprintf(shape, sizeof shape, "prefill:%lld:cap=%lld", (long long)e->tokens, (long long)d->cap);
-  static const char *const role_names[] = {"greedy", "greedy+history", "sample", "forward", "pick"};
+  static const char *const role_names[] = {"greedy",  "greedy+history", "sample",
+                                           "forward", "pick",           "bias"};
   if (e->role == DRIVER_ROLE_PICK) snprintf(shape, sizeof shape, "pick:vocab");
-  if (e->role >= DRIVER_ROLE_SAMPLE)
+  if (e->role == DRIVER_ROLE_BIAS) snprintf(shape, sizeof shape, "bias:vocab");
+  if (e->role == DRIVER_ROLE_BIAS)
+    snprintf(sampling, sizeof sampling, "bias");
+  else if (e->role >= DRIVER_ROLE_SAMPLE && e->sort_k > 0)
+    snprintf(sampling, sizeof sampling, "%s:%#x:k%lld", role_names[e->role], e->kind,
+             (long long)e->sort_k);
+  else if (e->role >= DRIVER_ROLE_SAMPLE)
     snprintf(sampling, sizeof sampling, "%s:%#x", role_names[e->role], e->kind);
   else
     snprintf(sampling, sizeof sampling, "%s",
              e->logits                     ? ""
              : e->role == DRIVER_ROLE_FEED ? "greedy+history"
                                            : "greedy");
-  poot_exec_entry_key key = {
-      .program = d->program,
-      .step_shape = shape,
-      .sampling = sampling,
-      .bound_inputs = e->role == DRIVER_ROLE_GREEDY ? "token,pos" : "token,pos,sampler"};
+  poot_exec_entry_key key = {.program = d->program,
+                             .step_shape = shape,
+                             .sampling = sampling,
+                             .bound_inputs = e->role == DRIVER_ROLE_GREEDY ? "token,pos"
+                                             : e->role == DRIVER_ROLE_BIAS ? "sampler"
+                                                                           : "token,pos,sampler"};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(d->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
   if (st) return st;
   e->id = id;
-  if (e->role != DRIVER_ROLE_PICK) {
+  if (e->role != DRIVER_ROLE_PICK && e->role != DRIVER_ROLE_BIAS) {
     st = poot_exec_entry_slot(d->ex, id, "token", &e->token);
     if (!st) st = poot_exec_entry_slot(d->ex, id, "pos", &e->pos);
   }
@@ -252,9 +264,9 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const poot_token *t
 }
 
 /* One step of entry `e` on tokens[0..T) at the current position. */
-poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
-                                  const poot_exec_slot_value *extra, size_t n_extra, void *out,
-                                  size_t out_size) {
+static poot_status run_io(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                          const poot_exec_slot_value *extra, size_t n_extra, void *out,
+                          size_t out_size, bool queue) {
   POOT_TRY(poot__driver_ensure_entry(d, e));
   int32_t tok[STEP_TOKENS_INLINE];
   int64_t T = e->tokens;
@@ -278,7 +290,8 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
                           .output_size = out_size,
                           .eager = d->eager,
                           .on_dispatch = d->hook,
-                          .on_dispatch_ctx = d->hook_ctx};
+                          .on_dispatch_ctx = d->hook_ctx,
+                          .queue = queue};
   poot_status st = poot_exec_step(d->ex, e->id, &io);
   if (tp != tok) poot_free(tp);
   if (!st && T > 0) {
@@ -286,6 +299,17 @@ poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_to
     d->pos += T;
   }
   return st;
+}
+
+poot_status poot__driver_run_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                                  const poot_exec_slot_value *extra, size_t n_extra, void *out,
+                                  size_t out_size) {
+  return run_io(d, e, tokens, extra, n_extra, out, out_size, false);
+}
+
+poot_status poot__driver_queue_step(poot_driver *d, driver_entry *e, const poot_token *tokens,
+                                    const poot_exec_slot_value *extra, size_t n_extra) {
+  return run_io(d, e, tokens, extra, n_extra, NULL, 0, true);
 }
 
 /* True when feeding `count` tokens takes a sequence computed at or below
@@ -321,7 +345,7 @@ static poot_status restart_step(poot_driver *d, driver_entry *e, const poot_toke
   if (!seq) return OOM("restart tokens");
   memcpy(seq, d->history, (size_t)d->pos * sizeof *seq);
   memcpy(seq + d->pos, ids, count * sizeof *seq);
-  poot_status st = poot_exec_reset_state(d->ex);
+  poot_status st = poot__driver_reset_states(d);
   if (!st) {
     d->pos = 0;
     st = whole_pass_step(d, e, seq, (size_t)L, out, out_size);
@@ -463,8 +487,13 @@ int poot__driver_span(const poot_driver *d, size_t left) {
   return -1;
 }
 
+poot_status poot__driver_reset_states(poot_driver *d) {
+  d->bias_request = 0; /* the dense bias is zeroes now */
+  return poot_exec_reset_state(d->ex);
+}
+
 poot_status poot_driver_reset(poot_driver *d) {
-  POOT_TRY(poot_exec_reset_state(d->ex));
+  POOT_TRY(poot__driver_reset_states(d));
   d->pos = 0;
   d->counts_valid = true;
   return NULL;

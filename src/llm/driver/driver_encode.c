@@ -406,7 +406,7 @@ poot_status poot__driver_feed_next(poot_driver *d, poot_token id, poot_token *ou
   memcpy(seq, d->history, (size_t)d->pos * sizeof *seq);
   seq[L - 1] = id;
   int32_t words[2] = {-1, 1};
-  poot_status st = poot_exec_reset_state(d->ex);
+  poot_status st = poot__driver_reset_states(d);
   if (!st) {
     d->pos = 0;
     st = feed_span(d, &d->enc->whole, seq, L, words);

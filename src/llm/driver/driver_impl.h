@@ -30,6 +30,10 @@ typedef enum driver_role {
    * sampling suffix over that state, the mask a slot). */
   DRIVER_ROLE_FORWARD,
   DRIVER_ROLE_PICK,
+  /* No model, T = 0: the request's logit-bias list (slots) scattered into
+   * the dense state sampler.bias_dense (f32[vocab]) that SAMPLE and PICK add;
+   * run once per request and after every reset of the states. */
+  DRIVER_ROLE_BIAS,
 } driver_role;
 
 /* The sampler's parameter slots: sampler.f f32[8] = {temperature, top_p,
@@ -47,6 +51,9 @@ typedef struct driver_sample_shape {
   int64_t tokens, cap;
   uint32_t kind; /* poot_sampler_bits */
   driver_role role;
+  /* The candidates a sorting kind sorts (top_k of the adjusted logits):
+   * 0 for min(vocab, POOT_SAMPLING_MAX_TOP_K); see poot__driver_sort_width. */
+  int64_t sort_k;
 } driver_sample_shape;
 
 /* One entry: a step shape traced on first use. */
@@ -56,7 +63,8 @@ typedef struct driver_entry {
   bool whole;     /* the whole sequence in one pass (its key is "whole:T") */
   bool added;
   driver_role role;
-  uint32_t kind; /* SAMPLE / FEED: the sampler bits */
+  uint32_t kind;  /* SAMPLE / FEED: the sampler bits */
+  int64_t sort_k; /* SAMPLE / PICK / FORWARD: driver_sample_shape.sort_k */
   uint32_t id;
   poot_exec_slot token, pos; /* the entry's slots */
   /* the sampler's slots (SAMPLE; FEED has i) */
@@ -88,6 +96,8 @@ struct poot_driver {
   driver_entry samplers[DRIVER_MAX_SAMPLERS]; /* SAMPLE, or PICK with fwd[i] */
   driver_entry fwd[DRIVER_MAX_SAMPLERS];      /* FORWARD of a PICK kind */
   uint32_t n_samplers;
+  driver_entry bias;          /* DRIVER_ROLE_BIAS (added on first use) */
+  uint64_t bias_request;      /* the request whose bias the state holds (0: none) */
   bool counts_valid;          /* every cached token went through a history entry */
   uint64_t request;           /* generation requests so far */
   poot_grammar_vocab *gvocab; /* the tokenizer's pieces, built on first grammar use */
@@ -148,6 +158,13 @@ POOT_MUST_USE poot_status poot__driver_run_step(poot_driver *d, driver_entry *e,
                                                 const poot_token *tokens,
                                                 const poot_exec_slot_value *extra, size_t n_extra,
                                                 void *out, size_t out_size);
+/* poot__driver_run_step that does not wait and reads nothing: the next step
+ * is queued behind it on the device (poot_exec_step_io.queue), and a fault
+ * of this one is reported by that step. */
+POOT_MUST_USE poot_status poot__driver_queue_step(poot_driver *d, driver_entry *e,
+                                                  const poot_token *tokens,
+                                                  const poot_exec_slot_value *extra,
+                                                  size_t n_extra);
 /* As poot_driver_feed; hist: through the history entries (penalties). */
 POOT_MUST_USE poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t count,
                                             bool hist, const poot_tensor *hist_i,
@@ -164,6 +181,17 @@ POOT_MUST_USE poot_status poot__driver_argmax(poot_graph *g, poot_value logits, 
 /* Appends the suffix of `sh` to a traced step (driver_sample.c) and
  * verifies the graph. */
 POOT_MUST_USE poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape *sh);
+/* The candidates a request of `kind` with top_k `k` in force sorts: with
+ * top-k on, the power of two at or above k, at least 64, below
+ * min(vocab, POOT_SAMPLING_MAX_TOP_K); else 0 (that width). Part of the
+ * entry's key: values of k in one such bucket share an entry. */
+int64_t poot__driver_sort_width(uint32_t kind, int32_t k, int64_t vocab);
+/* The graph of the BIAS role: sampler.bias_dense = the list scattered into
+ * zeros. */
+POOT_MUST_USE poot_status poot__driver_bias_graph(int64_t vocab, poot_graph **out_graph);
+/* poot_exec_reset_state, and what the driver keeps of the states' contents
+ * forgotten (the dense bias). Every reset of the driver goes through it. */
+POOT_MUST_USE poot_status poot__driver_reset_states(poot_driver *d);
 /* The PICK entry's graph before its suffix: the state sampler.logits
  * f32[vocab] as the output f32[1, vocab]. */
 POOT_MUST_USE poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph);

@@ -18,6 +18,7 @@ typedef struct sb {
   poot_graph *g;
   poot_status st;
   int64_t V; /* vocabulary (logits per row) */
+  int64_t K; /* candidates a sorting kind sorts (0: min(V, 1,024)) */
   /* Row mode (poot__driver_append_sampler_rows): B > 0 rows, the suffix
    * being built for row `row`; each named slot is one slot of [B, n] for
    * every row (created by the first row that asks), and a row reads its own
@@ -215,14 +216,43 @@ static poot_value history_update(sb *s, const driver_sample_shape *sh, poot_valu
   if (!e) e = poot_graph_gather(s->g, t1, ti, 0, 0, POOT_TRAP_NONE, &old_t);
   if (e) return fail_value(s, e);
   poot_value old = sel(s, in_step, old_t, old_h);
-  /* [T, V] one-hots summed over T */
-  poot_value vid = iota(s, POOT_DTYPE_I32, shape2(T, V), 1);
-  poot_value add = cvt(s, bin(s, POOT_OP_EQ, vid, cols_of(s, t1, T, V)), POOT_DTYPE_I32);
-  poot_value leave =
-      bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, vid, cols_of(s, old, T, V)), cols_of(s, valid, T, V));
-  poot_value delta = bin(s, POOT_OP_SUB, add, cvt(s, leave, POOT_DTYPE_I32));
-  poot_value dsum = reduce(s, delta, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
-  poot_value counts_new = bin(s, POOT_OP_ADD, counts, dsum);
+  poot_value counts_new;
+  if (T == 1) {
+    /* One token in, at most one out: counts[tok] += 1 and counts[old] -= 1
+     * (nothing when they are the same token) as a scatter of two elements,
+     * which the planner writes into the state in place (a read-modify-write:
+     * the gathers read only the elements the scatter writes), not a pass
+     * over the vocabulary and a copy of it back into the state. The
+     * leaving slot names token -1 (out of range: skipped) when none leaves. */
+    poot_value one = iconst(s, POOT_DTYPE_I32, 1);
+    poot_value same = bin(s, POOT_OP_AND, reshape(s, valid, (poot_shape){.rank = 0}),
+                          bin(s, POOT_OP_EQ, reshape(s, old, (poot_shape){.rank = 0}),
+                              reshape(s, t1, (poot_shape){.rank = 0})));
+    poot_value leaves = bin(s, POOT_OP_AND, valid, bin(s, POOT_OP_NE, old, t1));
+    poot_value out_id = sel(s, leaves, old, bcast(s, iconst(s, POOT_DTYPE_I32, -1), shape1(1)));
+    poot_value in_delta = bin(s, POOT_OP_SUB, one, cvt(s, same, POOT_DTYPE_I32));
+    poot_value pi[2] = {t1, out_id}, pd[2] = {reshape(s, in_delta, shape1(1)),
+                                              reshape(s, iconst(s, POOT_DTYPE_I32, -1), shape1(1))};
+    poot_value ids, delta, cur;
+    if (s->st) return POOT_VALUE_NONE;
+    e = poot_graph_concat(s->g, 2, pi, 0, &ids);
+    if (!e) e = poot_graph_concat(s->g, 2, pd, 0, &delta);
+    if (!e) e = poot_graph_gather(s->g, counts, ids, 0, 0, POOT_TRAP_NONE, &cur);
+    if (!e)
+      e = poot_graph_scatter_update(s->g, counts, ids, bin(s, POOT_OP_ADD, cur, delta), 0,
+                                    POOT_TRAP_NONE, &counts_new);
+    if (!e && s->st) return POOT_VALUE_NONE;
+    if (e) return fail_value(s, e);
+  } else {
+    /* [T, V] one-hots summed over T */
+    poot_value vid = iota(s, POOT_DTYPE_I32, shape2(T, V), 1);
+    poot_value add = cvt(s, bin(s, POOT_OP_EQ, vid, cols_of(s, t1, T, V)), POOT_DTYPE_I32);
+    poot_value leave = bin(s, POOT_OP_AND, bin(s, POOT_OP_EQ, vid, cols_of(s, old, T, V)),
+                           cols_of(s, valid, T, V));
+    poot_value delta = bin(s, POOT_OP_SUB, add, cvt(s, leave, POOT_DTYPE_I32));
+    poot_value dsum = reduce(s, delta, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+    counts_new = bin(s, POOT_OP_ADD, counts, dsum);
+  }
   set_state(s, counts, counts_new);
   poot_value nh;
   if (s->st) return POOT_VALUE_NONE;
@@ -253,7 +283,13 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
               bcast(s, iconst(s, POOT_DTYPE_U32, 1), sv));
     y = sel(s, bin(s, POOT_OP_NE, bit, bcast(s, iconst(s, POOT_DTYPE_U32, 0), sv)), y, ninf);
   }
-  if (kind & POOT_SAMPLER_LOGIT_BIAS) {
+  if ((kind & POOT_SAMPLER_LOGIT_BIAS) && s->B == 0) {
+    /* y + the dense bias (zero where the list names no token): the list is
+     * scattered into the state once per request by the BIAS entry, so a step
+     * runs no scatter (whose one thread per entry checks every later entry
+     * for a duplicate: 300 dependent loads) and no copy of y for it. */
+    y = bin(s, POOT_OP_ADD, y, state(s, "sampler.bias_dense", POOT_DTYPE_F32, V));
+  } else if (kind & POOT_SAMPLER_LOGIT_BIAS) {
     const int64_t NB = POOT_SAMPLING_MAX_BIAS;
     poot_value ids = slot(s, "sampler.bias_id", POOT_DTYPE_I32, NB);
     poot_value vals = slot(s, "sampler.bias", POOT_DTYPE_F32, NB);
@@ -510,19 +546,40 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
   poot_value step = s->B ? slot(s, "sampler.ctr", POOT_DTYPE_U32, 2)
                          : state(s, "sampler.step", POOT_DTYPE_U32, 2);
   if (s->st) return POOT_VALUE_NONE;
-  poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
-  poot_status e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
-  if (e) return fail_value(s, e);
+  poot_status e = NULL;
   if (!s->B) {
-    uint32_t inc_words[2] = {1, 0};
-    int64_t two = 2;
-    poot_tensor inc_t = {.type = poot_type_make(POOT_DTYPE_U32, 1, &two),
-                         .data = inc_words,
-                         .size = sizeof inc_words};
-    poot_value inc;
-    if ((e = poot_graph_add_const(s->g, &inc_t, &inc))) return fail_value(s, e);
-    set_state(s, step, bin(s, POOT_OP_ADD, step, inc));
+    /* step[0] += 1 as a scatter of that element over its gather, which the
+     * planner writes into the state in place (a read-modify-write), and the
+     * draw reads the new value minus one: no copy of the counter back into
+     * its state after the draw, which would be a dispatch of its own at the
+     * end of the step. */
+    poot_value at, cur, nstep, counter;
+    int64_t one = 1, two = 2;
+    int32_t at_word = 0;
+    uint32_t dec_words[2] = {1, 0};
+    poot_tensor at_t = {
+        .type = poot_type_make(POOT_DTYPE_I32, 1, &one), .data = &at_word, .size = sizeof at_word};
+    poot_tensor dec_t = {.type = poot_type_make(POOT_DTYPE_U32, 1, &two),
+                         .data = dec_words,
+                         .size = sizeof dec_words};
+    poot_value dec;
+    e = poot_graph_add_const(s->g, &at_t, &at);
+    if (!e) e = poot_graph_add_const(s->g, &dec_t, &dec);
+    if (!e) e = poot_graph_gather(s->g, step, at, 0, 0, POOT_TRAP_NONE, &cur);
+    poot_value upd =
+        e ? POOT_VALUE_NONE
+          : bin(s, POOT_OP_ADD, cur, reshape(s, iconst(s, POOT_DTYPE_U32, 1), shape1(1)));
+    if (!e && s->st) return POOT_VALUE_NONE;
+    if (!e) e = poot_graph_scatter_update(s->g, step, at, upd, 0, POOT_TRAP_NONE, &nstep);
+    if (e) return fail_value(s, e);
+    set_state(s, step, nstep);
+    counter = bin(s, POOT_OP_SUB, nstep, dec);
+    if (s->st) return POOT_VALUE_NONE;
+    step = counter;
   }
+  poot_type ut = poot_type_make(POOT_DTYPE_F32, 1, (int64_t[]){1});
+  e = poot_graph_rng(s->g, seed, step, &ut, POOT_RNG_UNIFORM, &r);
+  if (e) return fail_value(s, e);
   poot_value u = reshape(s, r, (poot_shape){.rank = 0});
   const uint32_t sorting = POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P | POOT_SAMPLER_TYPICAL_P;
   if (!(kind & sorting)) {
@@ -530,7 +587,8 @@ static poot_value drawn(sb *s, poot_value y, uint32_t kind, poot_value fp, poot_
     if (kind & POOT_SAMPLER_MIN_P) alive = min_p(s, y, alive, fp, V, POOT_VALUE_NONE);
     return draw_vocab(s, weights(s, y, alive, fp, V, POOT_VALUE_NONE), alive, u);
   }
-  const int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
+  int64_t K = V < POOT_SAMPLING_MAX_TOP_K ? V : POOT_SAMPLING_MAX_TOP_K;
+  if (s->K > 0 && s->K < K) K = s->K;
   poot_value cv, ci;
   if (s->st) return POOT_VALUE_NONE;
   if ((e = poot_graph_top_k(s->g, y, K, &cv, &ci))) return fail_value(s, e);
@@ -585,9 +643,40 @@ static void logprobs(sb *s, poot_value x, poot_value id, poot_value out[3]) {
   out[2] = bits(s, bin(s, POOT_OP_SUB, tv, bcast(s, lse, shape1(n))), POOT_DTYPE_I32);
 }
 
+int64_t poot__driver_sort_width(uint32_t kind, int32_t k, int64_t vocab) {
+  if (!(kind & POOT_SAMPLER_DRAW) || !(kind & POOT_SAMPLER_TOP_K)) return 0;
+  const int64_t most = vocab < POOT_SAMPLING_MAX_TOP_K ? vocab : POOT_SAMPLING_MAX_TOP_K;
+  int64_t K = 64;
+  while (K < k) K *= 2;
+  return K < most ? K : 0;
+}
+
 uint32_t poot__driver_sample_words(uint32_t kind, int64_t vocab) {
   int64_t n = vocab < POOT_SAMPLING_MAX_PROBS ? vocab : POOT_SAMPLING_MAX_PROBS;
   return DRIVER_SAMPLE_HEAD + ((kind & POOT_SAMPLER_LOGPROBS) ? (uint32_t)(2 * n) : 0);
+}
+
+/* How many elements of the bool row b[V] are true, as an i32 scalar. A
+ * row longer than 4,096 is counted in chunks of 1,024 first: a reduction of
+ * one output is computed by the workgroup of the kernel that reads it (the
+ * sampler's output, one workgroup: 501 dependent loads a thread over
+ * 128,256 ids), while the chunks' counts spread over a workgroup each, beside
+ * the other work that follows the head. */
+static poot_value count_true(sb *s, poot_value b) {
+  const int64_t V = s->V, L = 1024;
+  poot_value n = cvt(s, b, POOT_DTYPE_I32);
+  if (V <= 4 * L) return reduce(s, n, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  const int64_t C = (V + L - 1) / L;
+  if (C * L != V) {
+    int64_t lo[1] = {0}, hi[1] = {C * L - V};
+    poot_value z = iconst(s, POOT_DTYPE_I32, 0), p;
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_pad(s->g, n, z, lo, hi, NULL, &p);
+    if (e) return fail_value(s, e);
+    n = p;
+  }
+  poot_value chunks = reduce(s, reshape(s, n, shape2(C, L)), POOT_REDUCE_SUM, 1, POOT_DTYPE_I32);
+  return reduce(s, chunks, POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
 }
 
 /* The sample role's words of one row of logits into *out: i32[words] =
@@ -603,7 +692,7 @@ static poot_status sample_words(sb *s, poot_value logits, uint32_t kind, poot_va
    * reference sampler takes it) */
   poot_value bad = bin(s, POOT_OP_OR, bin(s, POOT_OP_NE, x, x),
                        bin(s, POOT_OP_EQ, x, bcast(s, fconst(s, INFINITY), sv)));
-  poot_value nbad = reduce(s, cvt(s, bad, POOT_DTYPE_I32), POOT_REDUCE_SUM, 0, POOT_DTYPE_I32);
+  poot_value nbad = count_true(s, bad);
   poot_value finite =
       cvt(s, bin(s, POOT_OP_EQ, nbad, iconst(s, POOT_DTYPE_I32, 0)), POOT_DTYPE_I32);
   poot_value y = adjusted(s, x, kind, fp, counts);
@@ -690,7 +779,7 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2 || lt->shape.dims[0] != 1)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[1, vocab]");
-  sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1]};
+  sb s = {.g = g, .st = NULL, .V = lt->shape.dims[1], .K = sh->sort_k};
   const bool pen = (sh->kind & POOT_SAMPLER_PENALTIES) != 0;
   const bool forward = sh->role == DRIVER_ROLE_FEED || sh->role == DRIVER_ROLE_FORWARD;
   poot_value ip = POOT_VALUE_NONE, counts = POOT_VALUE_NONE;
@@ -703,14 +792,25 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
     /* The kept logits are logits + 0 (−0 becomes +0, equal in every later
      * use): a state written with the head's dot itself makes the planner
      * recompute that dot inline in each of its readers instead of running the
-     * GEMV once (measured: 2 × 320 µs at Llama-3.2-1B on an H200). */
+     * GEMV once (measured: 2 × 320 µs at Llama-3.2-1B on an H200). Written as
+     * an update of the whole state at 0, which the planner stores into the
+     * state's buffer in place (no temporary and no copy back). */
     poot_value kept = bin(&s, POOT_OP_ADD, reshape(&s, logits, shape1(s.V)),
                           bcast(&s, fconst(&s, 0.0), shape1(s.V)));
-    set_state(&s, state(&s, "sampler.logits", POOT_DTYPE_F32, s.V), kept);
+    poot_value kst = state(&s, "sampler.logits", POOT_DTYPE_F32, s.V),
+               at0 = iconst(&s, POOT_DTYPE_I32, 0), upd;
+    if (s.st) return s.st;
+    POOT_TRY(poot_graph_dynamic_update_slice(g, kst, kept, &at0, POOT_TRAP_NONE, &upd));
+    set_state(&s, kst, upd);
     /* The host reads nothing of FORWARD (PICK draws and checks the kept
-     * logits): its output is two words, not the greedy suffix's argmax and
-     * finiteness, two passes over the vocabulary. */
-    poot_value parts[2] = {bits(&s, reshape(&s, elem(&s, kept, 0), shape1(1)), POOT_DTYPE_I32),
+     * logits; the step is queued): its output is two words from the token
+     * slot, which the planner computes beside the first dispatch, not the
+     * greedy suffix's argmax and finiteness (two passes over the vocabulary)
+     * or a dispatch after the logits. */
+    poot_value tok = find_slot(g, POOT_SLOT_TOKEN);
+    if (tok == POOT_VALUE_NONE)
+      return poot_status_make(POOT_INTERNAL, "sampler: the step has no token slot");
+    poot_value parts[2] = {reshape(&s, tok, shape1(1)),
                            reshape(&s, iconst(&s, POOT_DTYPE_I32, 0), shape1(1))};
     poot_value out;
     if (s.st) return s.st;
@@ -721,6 +821,36 @@ poot_status poot__driver_append_sampler(poot_graph *g, const driver_sample_shape
   if (s.st) return s.st;
   if (forward) return poot__driver_append_greedy(g);
   return sample_suffix(&s, logits, sh->kind, ip, counts);
+}
+
+poot_status poot__driver_bias_graph(int64_t vocab, poot_graph **out_graph) {
+  *out_graph = NULL;
+  poot_graph *g = NULL;
+  POOT_TRY(poot_graph_create(&g));
+  sb s = {.g = g, .st = NULL, .V = vocab};
+  const int64_t NB = POOT_SAMPLING_MAX_BIAS;
+  poot_value ids = slot(&s, "sampler.bias_id", POOT_DTYPE_I32, NB);
+  poot_value vals = slot(&s, "sampler.bias", POOT_DTYPE_F32, NB);
+  poot_value dense = state(&s, "sampler.bias_dense", POOT_DTYPE_F32, vocab);
+  poot_value zeros = bcast(&s, fconst(&s, 0.0), shape1(vocab)), nb;
+  /* ids are distinct (the driver sums duplicates); the padding's -1 is out
+   * of range, so its entry is skipped */
+  poot_status st = s.st;
+  if (!st) st = poot_graph_scatter_update(g, zeros, ids, vals, 0, POOT_TRAP_NONE, &nb);
+  if (!st) {
+    set_state(&s, dense, nb);
+    st = s.st;
+  }
+  poot_value out = st ? POOT_VALUE_NONE : reshape(&s, elem(&s, ids, 0), shape1(1));
+  if (!st) st = s.st;
+  if (!st) st = poot_graph_set_output(g, out);
+  if (!st) st = poot_graph_verify(g);
+  if (st) {
+    poot_graph_destroy(g);
+    return st;
+  }
+  *out_graph = g;
+  return NULL;
 }
 
 poot_status poot__driver_pick_graph(int64_t vocab, poot_graph **out_graph) {

@@ -8,12 +8,13 @@
 
 #include "driver_impl.h"
 
-/* The entry of `kind` (SAMPLE, or PICK with its FORWARD in *out_fwd for a
- * MASK kind): found, or added (replacing the oldest when full). */
-static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **out,
+/* The entry of `kind` sorting `sort_k` candidates (SAMPLE, or PICK with its
+ * FORWARD in *out_fwd for a MASK kind): found, or added (replacing the oldest
+ * when full). */
+static poot_status sampler_entry(poot_driver *d, uint32_t kind, int64_t sort_k, driver_entry **out,
                                  driver_entry **out_fwd) {
   for (uint32_t i = 0; i < d->n_samplers; i++)
-    if (d->samplers[i].kind == kind) {
+    if (d->samplers[i].kind == kind && d->samplers[i].sort_k == sort_k) {
       *out = &d->samplers[i];
       *out_fwd = &d->fwd[i];
       return NULL;
@@ -31,11 +32,13 @@ static poot_status sampler_entry(poot_driver *d, uint32_t kind, driver_entry **o
   memset(e, 0, sizeof *e);
   memset(f, 0, sizeof *f);
   e->kind = kind;
+  e->sort_k = sort_k;
   if (kind & POOT_SAMPLER_MASK) {
     e->role = DRIVER_ROLE_PICK; /* T = 0 */
     f->role = DRIVER_ROLE_FORWARD;
     f->tokens = 1;
     f->kind = kind;
+    f->sort_k = sort_k; /* its own key: entries of a pair are removed together */
     POOT_TRY(poot__driver_ensure_entry(d, f));
   } else {
     e->role = DRIVER_ROLE_SAMPLE;
@@ -176,21 +179,22 @@ static poot_tensor vec(poot_dtype dt, int64_t *n, void *data, size_t elem) {
   return t;
 }
 
-/* The model step of a MASK kind (FORWARD on `last`) with the mask filled
- * meanwhile, on the worker when there is one. */
+/* The model step of a MASK kind (FORWARD on `last`), queued on the device
+ * (nothing of it is read: PICK is queued behind it, with no host round trip
+ * between the two replays), with the mask filled meanwhile on the worker
+ * when there is one. Returns once the mask is ready; FORWARD may still run. */
 static poot_status forward_with_mask(poot_driver *d, driver_entry *f, driver_request *r,
                                      poot_token last, driver_mask_fn fill, void *fill_ctx) {
   int64_t ni = DRIVER_SAMPLER_IPARAMS;
   poot_tensor ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);
   poot_exec_slot_value in[1] = {{f->s_i, &ti}};
   const size_t n = (r->kind & POOT_SAMPLER_PENALTIES) ? 1 : 0;
-  int32_t words[2];
   if (!d->worker) {
     POOT_TRY(fill(fill_ctx));
-    return poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+    return poot__driver_queue_step(d, f, &last, in, n);
   }
   poot__driver_worker_post(d->worker, fill, fill_ctx);
-  poot_status st = poot__driver_run_step(d, f, &last, in, n, words, sizeof words);
+  poot_status st = poot__driver_queue_step(d, f, &last, in, n);
   uint64_t t0 = poot_time_ns();
   poot_status ms = poot__driver_worker_wait(d->worker);
   r->wait_ns += poot_time_ns() - t0;
@@ -205,8 +209,8 @@ poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_tok
                                      driver_mask_fn fill, void *fill_ctx, const uint32_t *mask,
                                      poot_sampling_result *out) {
   driver_entry *e, *f;
-  POOT_TRY(sampler_entry(d, r->kind, &e, &f));
   const int64_t V = poot_model_get_config(d->model)->vocab_size;
+  POOT_TRY(sampler_entry(d, r->kind, poot__driver_sort_width(r->kind, r->i[0], V), &e, &f));
   int64_t nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
   int64_t nb = POOT_SAMPLING_MAX_BIAS, nw = (V + 31) / 32;
   poot_tensor tf = vec(POOT_DTYPE_F32, &nf, r->f, 4), ti = vec(POOT_DTYPE_I32, &ni, r->i, 4);
@@ -221,10 +225,19 @@ poot_status poot__driver_sample_step(poot_driver *d, driver_request *r, poot_tok
     in[n++] = (poot_exec_slot_value){e->s_f, &tf};
     in[n++] = (poot_exec_slot_value){e->s_i, &ti};
     if (r->kind & POOT_SAMPLER_DRAW) in[n++] = (poot_exec_slot_value){e->s_seed, &ts};
-    if (r->kind & POOT_SAMPLER_LOGIT_BIAS) {
-      in[n++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
-      in[n++] = (poot_exec_slot_value){e->s_bias, &tb};
+  }
+  /* The bias list goes into the dense state once per request (and again
+   * after a reset zeroed it). */
+  if ((r->kind & POOT_SAMPLER_LOGIT_BIAS) && d->bias_request != r->id) {
+    driver_entry *b = &d->bias;
+    if (!b->added) {
+      memset(b, 0, sizeof *b);
+      b->role = DRIVER_ROLE_BIAS; /* T = 0 */
+      POOT_TRY(poot__driver_ensure_entry(d, b));
     }
+    poot_exec_slot_value bin[2] = {{b->s_bias_id, &tbi}, {b->s_bias, &tb}};
+    POOT_TRY(poot__driver_run_step(d, b, NULL, bin, 2, NULL, 0));
+    d->bias_request = r->id;
   }
   if (r->kind & POOT_SAMPLER_MASK) {
     POOT_TRY(forward_with_mask(d, f, r, last, fill, fill_ctx));

@@ -535,6 +535,28 @@ static void build_state_updates(tc_builder *b, const tc_case *c) {
   output(b, cc);
 }
 
+/* A read-modify-write of a state at a few indices (the penalty counts'
+ * form: c[ids] += d), which the planner writes in place: the scatter of the
+ * state whose other reader is the gather at its own indices. Indices past
+ * the end are skipped (no trap) and may repeat (the last wins); the output
+ * reads the updated state. */
+static void build_state_rmw_scatter(tc_builder *b, const tc_case *c) {
+  (void)c;
+  poot_value s = POOT_VALUE_NONE, cur = POOT_VALUE_NONE, ns = POOT_VALUE_NONE;
+  poot_type st = poot_type_make(POOT_DTYPE_I32, 1, (int64_t[]){40});
+  ok(b, poot_graph_add_state(b->g, "counts", &st, &s));
+  poot_value ids = P(b, "ids", POOT_DTYPE_I32, 1, (int64_t[]){3});
+  poot_value dl = P(b, "dl", POOT_DTYPE_I32, 1, (int64_t[]){3});
+  ok(b, poot_graph_gather(b->g, s, ids, 0, 0, POOT_TRAP_NONE, &cur));
+  poot_value upd = POOT_VALUE_NONE;
+  ok(b, poot_graph_binary(b->g, POOT_OP_ADD, cur, dl, &upd));
+  ok(b, poot_graph_scatter_update(b->g, s, ids, upd, 0, POOT_TRAP_NONE, &ns));
+  ok(b, poot_graph_set_state_update(b->g, s, ns));
+  poot_value twice = POOT_VALUE_NONE;
+  ok(b, poot_graph_binary(b->g, POOT_OP_ADD, ns, ns, &twice));
+  output(b, twice);
+}
+
 static void build_topk_cumsum_scatter(tc_builder *b, const tc_case *c) {
   (void)c;
   poot_value x = P(b, "x", POOT_DTYPE_F32, 2, (int64_t[]){3, 37});
@@ -1046,6 +1068,7 @@ const tc_case tc_cases[] = {
     {TC_ALL("movement_narrow", "ops", build_movement_narrow, 0, 0, 0)},
     {TC_ALL("index_more", "ops", build_index_more, 0, 9, 0)},
     {TC_ALL("state_updates", "ops", build_state_updates, 0, 0, 0)},
+    {TC_ALL("state_rmw_scatter", "ops", build_state_rmw_scatter, 0, 45, 0)},
     {TC_ALL("reduce_types", "modes", build_reduce_types, 0, 1000, 0)},
     /* the f16 squares' sum is DEV_SUM(80) < DEV_SUMSQ_RSQRT(378) */
     {TC_ALL("reduce_3d_sum", "modes", build_reduce_3d_sum, INTERP_SUM(378), 0,

@@ -159,6 +159,69 @@ static int test_buffers_and_replay(bool mirror) {
   return 0;
 }
 
+/* Two recordings chained (poot_device_replay_chained): the second is
+ * submitted while the first is pending, its slot written in between, one
+ * synchronize waits for both and times the chain; a third chained replay
+ * while two are pending waits for them first; a chained replay with
+ * nothing pending is a plain one. */
+static int test_chain(void) {
+  EXPECT(poot_device_caps_get(g_dev)->chains_replays);
+  enum { N = 64 };
+  uint32_t src[N], got[N];
+  for (uint32_t i = 0; i < N; i++) src[i] = 3u * i + 1u;
+  poot_device_buffer *a = NULL, *o1 = NULL, *o2 = NULL, *s1 = NULL, *s2 = NULL;
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &a));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o1));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o2));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_SLOT, 16, &s1));
+  OK(poot_device_buffer_create(g_dev, POOT_DEVICE_BUFFER_SLOT, 16, &s2));
+  OK(poot_device_upload(a, 0, src, sizeof src));
+  poot_kir_kernel *kir = NULL;
+  OK(build("fk_add", 3, 1, false, &kir));
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  uint32_t n = N;
+  poot_device_buffer *args1[] = {a, o1, s1}, *args2[] = {o1, o2, s2};
+  poot_device_cmd c1 = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args1, .push = &n};
+  poot_device_cmd c2 = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args2, .push = &n};
+  uint32_t *h1 = poot_device_buffer_host(s1), *h2 = poot_device_buffer_host(s2);
+  poot_device_recording *r1 = NULL, *r2 = NULL;
+  OK(poot_device_record(g_dev, &c1, 1, NULL, &r1));
+  OK(poot_device_record(g_dev, &c2, 1, NULL, &r2));
+  for (uint32_t step = 1; step <= 3; step++) {
+    h1[0] = step;
+    h2[0] = 0xdead;
+    OK(poot_device_replay(r1));
+    h2[0] = 100u * step; /* while r1 is pending: r2 reads it */
+    OK(poot_device_replay_chained(r2));
+    EXPECT(g_dev->pending == r2 && g_dev->pending_first == r1);
+    EXPECT_CODE(poot_device_download(o2, 0, got, sizeof got), POOT_INVALID_ARGUMENT, "pending");
+    uint64_t ns = 0;
+    OK(poot_device_synchronize(g_dev, &ns));
+    EXPECT(ns == 4000 && !g_dev->pending && !g_dev->pending_first);
+    OK(poot_device_download(o2, 0, got, sizeof got));
+    for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == src[i] + 101u * step);
+  }
+  /* a third behind two: they are waited for, then it runs alone */
+  OK(poot_device_replay(r1));
+  OK(poot_device_replay_chained(r2));
+  OK(poot_device_replay_chained(r1));
+  EXPECT(g_dev->pending == r1 && !g_dev->pending_first);
+  OK(poot_device_synchronize(g_dev, NULL));
+  /* nothing pending: a plain replay */
+  OK(poot_device_replay_chained(r2));
+  EXPECT(g_dev->pending == r2 && !g_dev->pending_first);
+  OK(poot_device_synchronize(g_dev, NULL));
+  poot_device_recording_destroy(r1);
+  poot_device_recording_destroy(r2);
+  poot_device_buffer *all[] = {a, o1, o2, s1, s2};
+  for (int i = 0; i < 5; i++) poot_device_buffer_destroy(all[i]);
+  poot_kir_kernel_destroy(kir);
+  return 0;
+}
+
 static int test_jit_error(void) {
   poot_kir_kernel *kir = NULL;
   OK(build("fk_jit_error", 1, 0, false, &kir));
@@ -173,7 +236,7 @@ static int test_jit_error(void) {
  * then POISONED, then a new device refused until the fake "process" is
  * renewed. */
 static int fault_case(const char *name, bool checked, poot_status_code code, const char *needle,
-                      const char *needle2) {
+                      const char *needle2, bool chained) {
   poot_kir_kernel *kir = NULL;
   OK(build(name, 1, checked ? 1 : 0, checked, &kir));
   poot_device_kernel *k = NULL;
@@ -190,9 +253,28 @@ static int fault_case(const char *name, bool checked, poot_status_code code, con
        .label = "the faulting step"},
       {.kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .buffers = args, .push = &trap},
   };
-  poot_device_recording *rec = NULL;
+  poot_device_recording *rec = NULL, *after = NULL;
   OK(poot_device_record(g_dev, cmds, 2, NULL, &rec));
   OK(poot_device_replay(rec));
+  if (chained) {
+    /* a replay chained behind the faulting one: the fault names the first */
+    poot_kir_kernel *kadd = NULL;
+    OK(build("fk_add", 3, 1, false, &kadd));
+    poot_device_kernel *ka = NULL;
+    OK(poot_device_kernel_get(g_dev, kadd, &ka));
+    static uint32_t zero = 0;
+    static poot_device_buffer *args3[3];
+    args3[0] = args3[1] = args3[2] = buf;
+    poot_device_cmd c = {
+        .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = ka, .buffers = args3, .push = &zero};
+    poot_kir_kernel_destroy(kadd);
+    OK(poot_device_record(g_dev, &c, 1, NULL, &after));
+    poot_status cs = poot_device_replay_chained(after);
+    if (cs && poot_status_code_of(cs) != code) {
+      EXPECT_CODE(cs, code, needle);
+    }
+    poot_status_free(cs);
+  }
   poot_status st = poot_device_synchronize(g_dev, NULL);
   printf("%s: %s: %s\n", name, poot_status_code_name(poot_status_code_of(st)),
          poot_status_message(st));
@@ -206,6 +288,7 @@ static int fault_case(const char *name, bool checked, poot_status_code code, con
   uint32_t x;
   EXPECT_CODE(poot_device_download(buf, 0, &x, 4), POOT_POISONED, "poisoned");
   poot_device_recording_destroy(rec);
+  poot_device_recording_destroy(after);
   poot_device_buffer_destroy(buf);
   poot_kir_kernel_destroy(kir);
   poot_device_destroy(g_dev);
@@ -241,13 +324,18 @@ int main(void) {
   failed += test_buffers_and_replay(false);
   failed += test_buffers_and_replay(true);
   failed += test_jit_error();
-  failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5");
+  failed += test_chain();
+  failed +=
+      fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5", false);
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "dispatch #0 ('the faulting step'), #1",
-                       "workgroup (1,0,0) thread 3");
-  failed +=
-      fault_case("fk_lost", false, POOT_DEVICE_LOST, "CUDA_ERROR_ILLEGAL_ADDRESS", "cuStreamQuery");
-  failed +=
-      fault_case("fk_hang", false, POOT_TIMEOUT, "did not finish within 0.050 s", "did not finish");
+                       "workgroup (1,0,0) thread 3", false);
+  failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT,
+                       "dispatch #0 ('the faulting step'), #1 of 2 (the first of two chained",
+                       "trap code 5", true);
+  failed += fault_case("fk_lost", false, POOT_DEVICE_LOST, "CUDA_ERROR_ILLEGAL_ADDRESS",
+                       "cuStreamQuery", false);
+  failed += fault_case("fk_hang", false, POOT_TIMEOUT, "did not finish within 0.050 s",
+                       "did not finish", true);
   poot_device_destroy(g_dev);
   printf("ptx_device_fake: %s\n", failed ? "FAILED" : "all passed");
   dlclose(h);

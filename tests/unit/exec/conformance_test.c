@@ -350,6 +350,35 @@ static void test_replay_eager_and_fault(void **state) {
   }
   assert_memory_equal(a, b, sizeof a);
 
+  /* Queued steps (io.queue): a second entry of the same graph (the K/V
+   * states are shared by name) stepped behind a queued step of the first
+   * gives what two waited steps gave; the same entry twice waits in between;
+   * a queued step reads no output. On a device that chains replays the
+   * second runs behind the first with no wait between. */
+  poot_exec_entry_key key2 = {"conformance", "decode-queued", "", ""};
+  uint32_t entry2;
+  POOT_ASSERT_OK(poot_exec_add_entry(ex, &key2, g, &entry2, NULL));
+  poot_exec_slot_value sv2[16];
+  bind_inputs(ex, entry2, sp.s, sp.ns, sv2);
+  for (int same = 0; same < 2; same++) {
+    float q[96];
+    POOT_ASSERT_OK(poot_exec_reset_state(ex));
+    set_int(&in, "pos", 0);
+    set_int(&in, "token", 11);
+    poot_exec_step_io qa = {.input_count = sp.ns, .inputs = sv, .queue = true};
+    POOT_ASSERT_OK(poot_exec_step(ex, entry, &qa));
+    set_int(&in, "pos", 1);
+    set_int(&in, "token", 12);
+    poot_exec_step_io qb = {
+        .input_count = sp.ns, .inputs = same ? sv : sv2, .output = q, .output_size = sizeof q};
+    POOT_ASSERT_OK(poot_exec_step(ex, same ? entry : entry2, &qb));
+    assert_memory_equal(q, a[1], sizeof q);
+  }
+  float q0[96];
+  poot_exec_step_io qo = {
+      .input_count = sp.ns, .inputs = sv, .output = q0, .output_size = sizeof q0, .queue = true};
+  POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry, &qo), POOT_INVALID_ARGUMENT, "queued");
+
   /* A token id at the vocabulary size. */
   POOT_ASSERT_OK(poot_exec_reset_state(ex));
   set_int(&in, "pos", 0);
@@ -391,6 +420,21 @@ static void test_replay_eager_and_fault(void **state) {
   POOT_ASSERT_OK(poot_exec_reset_state(ex));
   POOT_ASSERT_OK(poot_exec_step(ex, entry, &io));
   assert_memory_equal(out, a[0], sizeof out); /* the same as before the fault */
+
+  /* A queued step's fault is the next waiting step's status, then
+   * NEEDS_RESET, and a reset clears it. */
+  POOT_ASSERT_OK(poot_exec_reset_state(ex));
+  set_int(&in, "token", 96);
+  poot_exec_step_io qf = {.input_count = sp.ns, .inputs = sv, .queue = true};
+  POOT_ASSERT_OK(poot_exec_step(ex, entry, &qf));
+  set_int(&in, "token", 11);
+  poot_exec_step_io after = {
+      .input_count = sp.ns, .inputs = sv2, .output = out, .output_size = sizeof out};
+  POOT_ASSERT_STATUS_MSG(poot_exec_step(ex, entry2, &after), POOT_KERNEL_FAULT, code);
+  POOT_ASSERT_STATUS(poot_exec_step(ex, entry2, &after), POOT_NEEDS_RESET);
+  POOT_ASSERT_OK(poot_exec_reset_state(ex));
+  POOT_ASSERT_OK(poot_exec_step(ex, entry2, &after));
+  assert_memory_equal(out, a[0], sizeof out);
 
   /* Entry bookkeeping. */
   POOT_ASSERT_STATUS(poot_exec_remove_entry(ex, entry + 7), POOT_NOT_FOUND);

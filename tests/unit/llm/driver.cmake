@@ -14,6 +14,11 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm)
 endif()
 poot_add_script_test(llm_driver_cli
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/driver_cli.py TIMEOUT 300)
+# The sampling suffix's sm_90 plan at the Llama-3.2-1B vocabulary: dispatches
+# per entry and states written in place (planning only, no device).
+poot_add_test(llm_driver_suffix_plan
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/driver_suffix_plan_test.c
+  LIBS poot_llm poot_devices)
 # The sampling suffix against the reference sampler (driver_sample_test.c: the
 # demo model; driver_suffix_test.c: fixed logits, V = 5,000, and a χ² test), on
 # Vulkan (lavapipe in CI) and on PTX where present; each SKIPs without its device.

@@ -28,13 +28,14 @@ static const char *g_spec = "vulkan";
 typedef struct suffix {
   poot_device *dev;
   poot_executor *ex;
-  uint32_t entry;
+  uint32_t entry, bias_entry; /* bias_entry: the dense bias's setter */
   int64_t V;
   uint32_t kind;
   poot_exec_slot logits, f, i, seed, bias_id, bias;
 } suffix;
 
-static void suffix_open(suffix *s, int64_t V, uint32_t kind) {
+/* The suffix of `kind` sorting sort_k candidates (0: min(V, 1,024)). */
+static void suffix_open(suffix *s, int64_t V, uint32_t kind, int64_t sort_k) {
   memset(s, 0, sizeof *s);
   s->V = V;
   s->kind = kind;
@@ -48,10 +49,11 @@ static void suffix_open(suffix *s, int64_t V, uint32_t kind) {
   poot_value x;
   POOT_ASSERT_OK(poot_graph_add_slot(g, POOT_SLOT_NAMED, "logits", &lt, &x));
   POOT_ASSERT_OK(poot_graph_set_output(g, x));
-  driver_sample_shape sh = {.tokens = 1, .cap = 16, .kind = kind, .role = DRIVER_ROLE_SAMPLE};
+  driver_sample_shape sh = {
+      .tokens = 1, .cap = 16, .kind = kind, .role = DRIVER_ROLE_SAMPLE, .sort_k = sort_k};
   POOT_ASSERT_OK(poot__driver_append_sampler(g, &sh));
-  char sampling[32];
-  snprintf(sampling, sizeof sampling, "sample:%#x", kind);
+  char sampling[48];
+  snprintf(sampling, sizeof sampling, "sample:%#x:k%lld", kind, (long long)sort_k);
   poot_exec_entry_key key = {
       .program = "suffix", .step_shape = "row", .sampling = sampling, .bound_inputs = "logits"};
   POOT_ASSERT_OK(poot_exec_add_entry(s->ex, &key, g, &s->entry, NULL));
@@ -62,8 +64,14 @@ static void suffix_open(suffix *s, int64_t V, uint32_t kind) {
   if (kind & POOT_SAMPLER_DRAW)
     POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.seed", &s->seed));
   if (kind & POOT_SAMPLER_LOGIT_BIAS) {
-    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.bias_id", &s->bias_id));
-    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->entry, "sampler.bias", &s->bias));
+    /* the list goes into the dense state through the driver's BIAS graph */
+    POOT_ASSERT_OK(poot__driver_bias_graph(V, &g));
+    poot_exec_entry_key bk = {
+        .program = "suffix", .step_shape = "bias", .sampling = "bias", .bound_inputs = "sampler"};
+    POOT_ASSERT_OK(poot_exec_add_entry(s->ex, &bk, g, &s->bias_entry, NULL));
+    poot_graph_destroy(g);
+    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->bias_entry, "sampler.bias_id", &s->bias_id));
+    POOT_ASSERT_OK(poot_exec_entry_slot(s->ex, s->bias_entry, "sampler.bias", &s->bias));
   }
 }
 
@@ -72,9 +80,10 @@ static void suffix_close(suffix *s) {
   poot_device_destroy(s->dev);
 }
 
-/* One replay: the draw for `logits` under request r (parameters written every
- * time: a test, not a decode loop). */
-static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logits) {
+/* One replay: the head words {id, finite, any survivor, ...} for `logits`
+ * under request r (parameters written every time: a test, not a decode
+ * loop). */
+static void suffix_words(suffix *s, const driver_request *r, const float *logits, int32_t *words) {
   int64_t dims[2] = {1, s->V}, nf = DRIVER_SAMPLER_FPARAMS, ni = DRIVER_SAMPLER_IPARAMS, n2 = 2;
   int64_t nb = POOT_SAMPLING_MAX_BIAS;
   poot_tensor tl = {.type = poot_type_make(POOT_DTYPE_F32, 2, dims),
@@ -97,14 +106,20 @@ static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logi
   size_t n = 3;
   if (s->kind & POOT_SAMPLER_DRAW) in[n++] = (poot_exec_slot_value){s->seed, &ts};
   if (s->kind & POOT_SAMPLER_LOGIT_BIAS) {
-    in[n++] = (poot_exec_slot_value){s->bias_id, &tbi};
-    in[n++] = (poot_exec_slot_value){s->bias, &tb};
+    poot_exec_slot_value bin[2] = {{s->bias_id, &tbi}, {s->bias, &tb}};
+    poot_exec_step_io bio = {.input_count = 2, .inputs = bin};
+    POOT_ASSERT_OK(poot_exec_step(s->ex, s->bias_entry, &bio));
   }
-  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
   uint32_t nw = poot__driver_sample_words(s->kind, s->V);
   poot_exec_step_io io = {
       .input_count = n, .inputs = in, .output = words, .output_size = nw * sizeof *words};
   POOT_ASSERT_OK(poot_exec_step(s->ex, s->entry, &io));
+}
+
+/* The draw for `logits` (finite, with a survivor). */
+static int32_t suffix_draw(suffix *s, const driver_request *r, const float *logits) {
+  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
+  suffix_words(s, r, logits, words);
   assert_int_equal(words[1], 1); /* finite */
   assert_int_equal(words[2], 1); /* a survivor */
   return words[0];
@@ -129,6 +144,7 @@ typedef struct kase {
   float temperature, top_p, min_p, typical_p;
   int32_t top_k;
   bool bias; /* a full list: 300 entries, duplicates, bans, -1 padding after merging */
+  bool wide; /* sort min(V, 1,024) candidates, not the driver's width for top_k */
 } kase;
 
 /* 300 bias entries over V: every tenth repeats an earlier token (the driver
@@ -148,13 +164,14 @@ static void test_long_vocab(void **state) {
   (void)state;
   const int64_t V = 5000;
   const kase cases[] = {
-      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0, false},
-      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40, false},
-      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0, false},
-      {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0, false},
-      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300, false},
-      {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40, false},
-      {"defaults + bias", 0.8f, 0.95f, 0.05f, 1.0f, 40, true},
+      {"temperature", 1.2f, 1.0f, 0.0f, 1.0f, 0, false, false},
+      {"top-k 40", 0.8f, 1.0f, 0.0f, 1.0f, 40, false, false},
+      {"top-p, k off", 1.0f, 0.9f, 0.0f, 1.0f, 0, false, false},
+      {"min-p", 1.0f, 1.0f, 0.08f, 1.0f, 0, false, false},
+      {"typical, k 300", 1.0f, 1.0f, 0.0f, 0.8f, 300, false, false},
+      {"defaults", 0.8f, 0.95f, 0.05f, 1.0f, 40, false, false},
+      {"defaults + bias", 0.8f, 0.95f, 0.05f, 1.0f, 40, true, false},
+      {"defaults, wide", 0.8f, 0.95f, 0.05f, 1.0f, 40, false, true},
   };
   float *x = malloc((size_t)V * sizeof *x);
   assert_non_null(x);
@@ -172,7 +189,12 @@ static void test_long_vocab(void **state) {
     driver_request r;
     poot__driver_request_init(V, &p, p.seed, &r);
     suffix s;
-    suffix_open(&s, V, poot_sampling_params_kind(&p));
+    const uint32_t kind = poot_sampling_params_kind(&p);
+    const int64_t sort_k = cases[c].wide ? 0 : poot__driver_sort_width(kind, r.i[0], V);
+    /* the driver's widths: 64 candidates for k 40, 512 for k 300 */
+    if (!cases[c].wide && (kind & POOT_SAMPLER_TOP_K))
+      assert_int_equal(sort_k, cases[c].top_k <= 64 ? 64 : 512);
+    suffix_open(&s, V, kind, sort_k);
     uint32_t rng = 7u + (uint32_t)c;
     int diff = 0;
     for (uint64_t step = 0; step < 80; step++) {
@@ -196,6 +218,42 @@ static void test_long_vocab(void **state) {
   assert_true(total <= 3);
 }
 
+/* The finite flag over 5,000 logits (counted in chunks of 1,024, the last
+ * padded): a NaN or a +inf anywhere, the last id included, clears it; −inf
+ * (a banned token) does not. */
+static void test_finite_flag(void **state) {
+  (void)state;
+  const int64_t V = 5000;
+  float *x = malloc((size_t)V * sizeof *x);
+  assert_non_null(x);
+  poot_sampling_params p;
+  poot_sampling_params_init(&p);
+  p.seed = 5;
+  driver_request r;
+  poot__driver_request_init(V, &p, p.seed, &r);
+  const uint32_t kind = poot_sampling_params_kind(&p);
+  suffix s;
+  suffix_open(&s, V, kind, poot__driver_sort_width(kind, r.i[0], V));
+  const int64_t at[4] = {0, 1023, 4096, V - 1};
+  const float bad[2] = {NAN, INFINITY};
+  int32_t words[DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS];
+  uint32_t rng = 3;
+  for (int k = 0; k < 4; k++)
+    for (int b = 0; b < 2; b++) {
+      random_logits(x, V, &rng);
+      x[at[k]] = bad[b];
+      suffix_words(&s, &r, x, words);
+      if (words[1] != 0)
+        fail_msg("%s at %lld: finite flag %d", b ? "+inf" : "NaN", (long long)at[k], words[1]);
+    }
+  random_logits(x, V, &rng);
+  x[V - 1] = -INFINITY;
+  suffix_words(&s, &r, x, words);
+  assert_int_equal(words[1], 1);
+  suffix_close(&s);
+  free(x);
+}
+
 static void test_chi_square(void **state) {
   (void)state;
   const float logits[8] = {2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f, -1.5f};
@@ -209,7 +267,7 @@ static void test_chi_square(void **state) {
   driver_request r;
   poot__driver_request_init(8, &p, p.seed, &r);
   suffix s;
-  suffix_open(&s, 8, poot_sampling_params_kind(&p));
+  suffix_open(&s, 8, poot_sampling_params_kind(&p), 0);
   const int N = 4000;
   int count[8] = {0};
   for (int i = 0; i < N; i++) count[suffix_draw(&s, &r, logits)]++;
@@ -237,6 +295,7 @@ int main(int argc, char **argv) {
   }
   poot_device_destroy(d);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_finite_flag),
       cmocka_unit_test(test_chi_square),
       cmocka_unit_test(test_long_vocab),
   };
