@@ -79,6 +79,9 @@
 #            BATCH_SIZES) on its own f16 GGUF of the folder the batch phase
 #            measures; built in the background on the upper half of the cores
 #            (not by default)
+#   sload    bench/serve_load.py against poot serve --max-seqs N on the
+#            Llama-3.2-1B shape (N = SLOAD_STREAMS, default 64, streams a round,
+#            about 128 prompt tokens and 64 generated each) (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -613,6 +616,19 @@ if has bpeer; then
   else
     echo "llama.cpp build failed: $(tail -3 "$PEER_DIR/build.log" 2>/dev/null)"
   fi
+fi
+
+if has sload; then
+  # poot serve's batched engine under load (bench/serve_load.py): SLOAD_STREAMS
+  # concurrent streamed completions a round (default 64) of about 128 prompt
+  # tokens and 64 generated, --max-seqs as many, on the folder the batch phase
+  # measures; compare its tok/s with `poot bench --batch` there.
+  log "sload: poot serve --max-seqs under load"
+  synth llama-3.2-1b "$WORK/l1b"
+  n=${SLOAD_STREAMS:-64}
+  timeout 400 python3 bench/serve_load.py --poot "$P" -m "$WORK/l1b" --device ptx -n "$n" \
+    --max-seqs "$n" --rounds 2 --prompt-words 120 --max-tokens 64 --ctx 512 2>&1 |
+    tee "$OUT/sload-l1b.log" | tail -6
 fi
 
 if has hfvec; then

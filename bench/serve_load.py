@@ -37,9 +37,20 @@ def rss_kib(pid):
     return -1
 
 
-def one_stream(base, i, max_tokens, out, k):
+WORDS = ("the", "little", "robot", "walked", "through", "a", "quiet", "garden", "and", "found",
+         "seven", "shining", "stones", "under", "an", "old", "tree", "near", "river")
+
+
+def prompt_of(i, words):
+    """Request i's prompt: its own opening (no prefix shared with the others), then
+    `words` words of a fixed filler, so a prompt's length can be set."""
+    filler = " ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(words))
+    return f"Story {i}. Once upon a time, {filler}".rstrip() + ":"
+
+
+def one_stream(base, i, max_tokens, out, k, words=0):
     """Stream request i (its prompt and seed) into out[k]."""
-    body = json.dumps({"prompt": f"Once upon a time, story {i}:", "max_tokens": max_tokens,
+    body = json.dumps({"prompt": prompt_of(i, words), "max_tokens": max_tokens,
                        "temperature": 0.8, "seed": i, "stream": True,
                        "stream_options": {"include_usage": True}}).encode()
     req = urllib.request.Request(base + "/v1/completions", data=body, method="POST",
@@ -81,9 +92,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=32)
     ap.add_argument("--ctx", type=int, default=256)
+    ap.add_argument("--max-seqs", type=int, default=1,
+                    help="poot serve --max-seqs: sequences decoding together (batched engine past 1)")
+    ap.add_argument("--prompt-words", type=int, default=0,
+                    help="filler words after each prompt's own opening (about a token each)")
     a = ap.parse_args()
     srv = subprocess.Popen([a.poot, "serve", "-m", a.model, "--device", a.device, "--port", "0",
-                            "--ctx", str(a.ctx), "--max-queue", str(a.streams), "-q"],
+                            "--ctx", str(a.ctx), "--max-queue", str(a.streams),
+                            "--max-seqs", str(a.max_seqs), "-q"],
                            stdout=subprocess.PIPE, text=True)
     try:
         m = re.search(r"http://([\d.]+:\d+)", srv.stdout.readline())
@@ -97,7 +113,8 @@ def main():
         for rnd in range(a.rounds):
             out = [None] * a.streams
             threads = [threading.Thread(target=one_stream,
-                                        args=(base, rnd * a.streams + k, a.max_tokens, out, k))
+                                        args=(base, rnd * a.streams + k, a.max_tokens, out, k,
+                                              a.prompt_words))
                        for k in range(a.streams)]
             t0 = time.perf_counter()
             for t in threads:
