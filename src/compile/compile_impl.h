@@ -47,7 +47,14 @@ typedef struct pc_group {
   uint32_t aux_in;                /* top_k merge round: the runs read */
   uint32_t nlocal;                /* PC_LOCAL reductions this group computes first */
   poot_value locals[4];
+  /* A part of a wide concat (pointwise; cat_hi > 0): operands [cat_lo,
+   * cat_hi) of the concat `out` written into its storage, so that no kernel
+   * reads more than PC_CONCAT_PART stored operands (push params, bindings). */
+  uint32_t cat_lo, cat_hi;
 } pc_group;
+
+/* Operands of a concat one kernel reads at most (the rest: more parts). */
+#define PC_CONCAT_PART 8
 
 typedef struct pc_value {
   pc_hold hold;
@@ -112,6 +119,10 @@ typedef struct pc_kctx {
   poot_value local_v[4];
   uint32_t local_sh[4];
   uint32_t wg_base; /* first workgroup of this group in a batched kernel */
+  /* While a concat part is emitted: that concat emits only operands
+   * [cat_lo, cat_hi) (cat_hi 0: every operand). */
+  poot_value cat_v;
+  uint32_t cat_lo, cat_hi;
   uint32_t tag;     /* group number inside the kernel (unique names) */
   /* Reads: temps read (for liveness) */
   uint32_t nreads;

@@ -168,6 +168,8 @@ typedef struct grec {
    * it is read at run time) and the window size; lets two updates of one
    * buffer share a level when their windows are provably disjoint */
   bool dead; /* a reduction made local: computed inside its readers */
+  bool catpart;   /* a part of the wide concat `cat` (parts write disjoint elements) */
+  poot_value cat;
   bool dus;
   uint32_t rank;
   int64_t start[POOT_MAX_RANK];
@@ -189,6 +191,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->k.memo = NULL;
   r->k.b = NULL;
   r->wbuf = g->dest_buffer;
+  r->catpart = g->cat_hi != 0;
+  r->cat = g->out;
   poot_value dests[2] = {g->dest, g->out2};
   if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK) && g->aux_temp != UINT32_MAX)
     r->wtemp[r->nwtemp++] = g->aux_temp;
@@ -198,8 +202,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
     if (pv->hold == PC_TEMP) r->wtemp[r->nwtemp++] = pv->temp;
     if (pv->hold == PC_DENSE && r->wbuf == UINT32_MAX) r->wbuf = pv->buffer;
   }
-  snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "",
-           mode);
+  snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out,
+           *mode || g->cat_hi ? " " : "", g->cat_hi ? "part" : mode);
   if (g->kind == PG_DUS) {
     const poot_node *n = pl->v[g->out].node;
     const poot_shape *us = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
@@ -252,6 +256,7 @@ static bool touches_temp(const grec *r, uint32_t t) {
 
 /* Must j run after i? (RAW, WAR and WAW on temps and dense buffers.) */
 static bool depends(const grec *i, const grec *j) {
+  if (i->catpart && j->catpart && i->cat == j->cat) return false; /* disjoint parts */
   for (uint32_t q = 0; q < i->nwtemp; q++)
     if (touches_temp(j, i->wtemp[q])) return true;
   for (uint32_t q = 0; q < j->nwtemp; q++)

@@ -449,6 +449,12 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
 
 /* Whether an inline value of node n is materialized into a temporary. */
 static bool should_materialize(pc_planner *pl, const poot_node *n, poot_value v, pc_value *pv) {
+  if (n->op == POOT_OP_CONCAT && n->num_operands > PC_CONCAT_PART) {
+    /* A wide concat (a batched step's B attention outputs) is stored, in
+     * parts (group_value): inlined, its reader would read every operand,
+     * past a target's push params or bindings. */
+    return true;
+  }
   if (n->trap != POOT_TRAP_NONE) {
     /* A checked op is computed whole (into a temporary): inlined, only the
      * elements its readers use would be checked, while the oracle checks
@@ -673,6 +679,18 @@ static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v)
       return add_group(pl, PG_SCATTER, v, v, UINT32_MAX);
     case POOT_OP_DYNAMIC_UPDATE_SLICE:
       if (pl->v[v].inplace) return add_group(pl, PG_DUS, v, v, UINT32_MAX);
+      return group_elementwise(pl, n, v);
+    case POOT_OP_CONCAT:
+      if (n->num_operands > PC_CONCAT_PART &&
+          poot_dtype_info_of(poot__cc_type(pl, v)->dtype)->elem_bytes == 4) {
+        for (uint32_t lo = 0; lo < n->num_operands; lo += PC_CONCAT_PART) {
+          POOT_TRY(add_group(pl, PG_POINTWISE, v, v, UINT32_MAX));
+          pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
+          gg->cat_lo = lo;
+          gg->cat_hi = lo + PC_CONCAT_PART < n->num_operands ? lo + PC_CONCAT_PART : n->num_operands;
+        }
+        return NULL;
+      }
       return group_elementwise(pl, n, v);
     default:
       return group_elementwise(pl, n, v);
