@@ -123,7 +123,7 @@ typedef struct pc_kctx {
    * [cat_lo, cat_hi) (cat_hi 0: every operand). */
   poot_value cat_v;
   uint32_t cat_lo, cat_hi;
-  uint32_t tag;     /* group number inside the kernel (unique names) */
+  uint32_t tag; /* group number inside the kernel (unique names) */
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];

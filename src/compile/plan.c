@@ -167,8 +167,8 @@ typedef struct grec {
   /* in-place dynamic_update_slice: per dim, the constant start (or -1 when
    * it is read at run time) and the window size; lets two updates of one
    * buffer share a level when their windows are provably disjoint */
-  bool dead; /* a reduction made local: computed inside its readers */
-  bool catpart;   /* a part of the wide concat `cat` (parts write disjoint elements) */
+  bool dead;    /* a reduction made local: computed inside its readers */
+  bool catpart; /* a part of the wide concat `cat` (parts write disjoint elements) */
   poot_value cat;
   bool dus;
   uint32_t rank;

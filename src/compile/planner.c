@@ -687,7 +687,8 @@ static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v)
           POOT_TRY(add_group(pl, PG_POINTWISE, v, v, UINT32_MAX));
           pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
           gg->cat_lo = lo;
-          gg->cat_hi = lo + PC_CONCAT_PART < n->num_operands ? lo + PC_CONCAT_PART : n->num_operands;
+          gg->cat_hi =
+              lo + PC_CONCAT_PART < n->num_operands ? lo + PC_CONCAT_PART : n->num_operands;
         }
         return NULL;
       }

@@ -1,5 +1,6 @@
 /* templates/gemm.c — the tiled matrix product of prefill steps:
- *   out[m, n] = Σ_c x[m, c] · W[n, c]     (M > 4 rows of x; the GEMV takes fewer)
+ *   out[m, n] = Σ_c x[m, c] · W[n, c]
+ * (M > 4 rows of x that the GEMV, which takes up to 8, does not take)
  * for dot_general roots with no batch dimension that contract the last
  * dimension of both rank-2 operands (a projection: x [M, K] times a weight
  * [N, K], read through whatever inline convert or dequantize it has).
@@ -37,7 +38,7 @@
 
 #define GEMM_STEP 16  /* contraction elements staged per step */
 #define GEMM_PITCH 17 /* shared row pitch (a pad word against bank conflicts) */
-#define GEMM_MIN_M 5  /* fewer rows: the GEMV */
+#define GEMM_MIN_M 5  /* fewer rows: the GEMV (and from 5 to GEMV_MAX_M rows where it declines) */
 
 bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w, int64_t *m,
                      int64_t *n, int64_t *k) {

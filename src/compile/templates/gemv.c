@@ -397,8 +397,12 @@ static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0
   return NULL;
 }
 
-/* One tile of K from tile0, its x staged: for (ch = lane; ch < chunks;
- * ch += sg * U), U chunks per lane with their loads first. */
+/* One tile of K from tile0, its x staged: for (ch = first; ch < chunks;
+ * ch += sg * U), U chunks per lane with their loads first. first is the
+ * lane, rotated by the tile's first chunk when that is not a multiple of
+ * sg: global chunk c is then lane c % sg's in every tile, as without
+ * tiles, and each lane adds its chunks in the same order, so a row of x
+ * sums in one order whatever M (and so the tile length) is. */
 static poot_status gemv_chunks(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
   uint32_t K = (uint32_t)f->K, tk = f->tk, ce = f->ce, sg = f->sg, R = f->R, nr = f->nr;
   uint32_t len = K - tile0 < tk ? K - tile0 : tk;
@@ -407,11 +411,15 @@ static poot_status gemv_chunks(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
   uint32_t unroll = iters >= f->umax ? f->umax : iters;
   bool ragged = chunks % (sg * unroll) != 0;
   bool pre = f->prefetched && tile0 == 0;
-  poot_kir_value end, stepv, ch0, last;
+  poot_kir_value end, stepv, ch0, last, first = f->lane;
   POOT_TRY(poot__cc_u32(k, chunks, &end));
   POOT_TRY(poot__cc_u32(k, sg * unroll, &stepv));
   POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
-  POOT_TRY(poot_kir_for_begin(k->b, f->lane, end, stepv, &ch0));
+  if (first_chunk % sg) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->lane, sg - first_chunk % sg, &first));
+    POOT_TRY(poot__cc_bin_c(k, OP(REM), first, sg, &first));
+  }
+  POOT_TRY(poot_kir_for_begin(k->b, first, end, stepv, &ch0));
   poot__cc_scope_push(k);
   poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][GQ_MAX_WORDS], inr[GEMV_UNROLL],
       chv[GEMV_UNROLL];

@@ -106,6 +106,20 @@ static void plan_target(const char *target, int64_t B, poot_graph *g) {
   if (st) fail_msg("%s B=%lld: %s", target, (long long)B, poot_status_message(st));
   if (g_print) {
     print_plan(p, target, B);
+    const char *dir = getenv("POOT_BATCH_PLANS_EMIT"); /* each kernel's source there */
+    for (uint32_t i = 0; dir && i < p->kernel_count; i++) {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      POOT_ASSERT_OK(poot_plan_render_kernel(p, i, &t, &sb));
+      char path[512];
+      snprintf(path, sizeof path, "%s/%s-B%lld-k%02u_%s.%s", dir, target, (long long)B, i,
+               p->kernels[i]->name, poot_kir_renderer_for(t.lang)->file_extension);
+      FILE *f = fopen(path, "wb");
+      assert_non_null(f);
+      assert_int_equal(fwrite(sb.data, 1, sb.len, f), sb.len);
+      fclose(f);
+      poot_strbuf_deinit(&sb);
+    }
   } else {
     for (uint32_t i = 0; i < p->kernel_count; i++) {
       poot_strbuf sb;
@@ -118,13 +132,13 @@ static void plan_target(const char *target, int64_t B, poot_graph *g) {
   poot_plan_destroy(p);
 }
 
-static const int64_t k_batches[] = {1, 4, 8, 16, 32, 64};
+static const int64_t k_batches[] = {8, 16, 32, 64};
 static const char *const k_targets[] = {"sm_80", "sm_90", "vulkan", "webgpu", "gfx942"};
 
 static void test_plans(void **state) {
   (void)state;
   for (size_t bi = 0; bi < sizeof k_batches / sizeof k_batches[0]; bi++) {
-    poot_graph *g = trace_decode(k_batches[bi], 2);
+    poot_graph *g = trace_decode(k_batches[bi], g_print ? 2 : 1);
     for (size_t ti = 0; ti < sizeof k_targets / sizeof k_targets[0]; ti++)
       if (!g_print || !strcmp(k_targets[ti], g_print_target))
         plan_target(k_targets[ti], k_batches[bi], g);
