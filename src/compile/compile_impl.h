@@ -27,6 +27,7 @@ typedef enum {
   PG_SCATTER,
   PG_ATTENTION,
   PG_ATTN_COMBINE,
+  PG_GEMM_COMBINE, /* the split-K GEMM's partials added, then its epilogue */
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -256,6 +257,15 @@ bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w,
                      int64_t *n, int64_t *k);
 /* The tiled GEMM of prefill (templates/gemm.c); *out_done false when g does
  * not have its shape (nothing emitted). */
+/* Split-K of a GEMM group (templates/gemm.c): the number of splits of K
+ * (1: none) when the GEMM takes group g with more rows than the GEMV takes
+ * and its tiles alone would be a small grid; the planner then gives the
+ * group a partials temp and a combine group (PG_GEMM_COMBINE). */
+uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g);
+/* Adds each output's split partials in split order and runs the group's
+ * epilogue (templates/gemm.c). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *g,
+                                                    uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);

@@ -722,6 +722,45 @@ static poot_status form_groups(pc_planner *pl, const poot_vec *copies) {
   return NULL;
 }
 
+/* Split-K: a GEMM group whose output tiles are a small grid (a batched
+ * decode's projections: M of 9 to 64 rows, N / 64 tiles) sums K in
+ * poot__cc_gemm_split parts, each split's raw sums into a partials temp
+ * [splits, roots, M, N] (f32), and a combine group right after it adds
+ * them in split order and runs the group's epilogue. */
+static poot_status split_gemms(pc_planner *pl) {
+  for (size_t i = 0; i < pl->groups.len; i++) {
+    pc_group *g = poot_vec_at(&pl->groups, i);
+    if (g->kind != PG_CONTRACT || g->aux_temp != UINT32_MAX) continue;
+    uint32_t S = poot__cc_gemm_split(pl, g);
+    if (S <= 1) continue;
+    const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+    int64_t words = (int64_t)S * g->nroots * poot__cc_elems(os);
+    poot_plan_temp t;
+    memset(&t, 0, sizeof t);
+    t.value = POOT_VALUE_NONE;
+    t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
+    t.size = (uint64_t)words * 4;
+    t.first = UINT32_MAX;
+    POOT_TRY(poot_vec_push(&pl->temps, &t));
+    pc_group c = *g;
+    c.kind = PG_GEMM_COMBINE;
+    c.split = S;
+    c.aux_temp = (uint32_t)pl->temps.len - 1;
+    c.nlocal = 0; /* the combine reads no x: its locals stay the GEMM's */
+    POOT_TRY(poot_vec_push(&pl->groups, &c));
+    g = poot_vec_at(&pl->groups, i);
+    pc_group *base = poot_vec_at(&pl->groups, 0);
+    memmove(base + i + 2, base + i + 1, (pl->groups.len - i - 2) * sizeof *base);
+    base[i + 1] = c;
+    g->split = S;
+    g->aux_temp = c.aux_temp;
+    g->dest = POOT_VALUE_NONE; /* the combine writes the result */
+    g->dest_buffer = UINT32_MAX;
+    i++;
+  }
+  return NULL;
+}
+
 /* A temporary for every value held as one. */
 static poot_status add_temps(pc_planner *pl) {
   for (uint32_t v = 0; v < pl->nvalues; v++) {
@@ -751,6 +790,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_vec_init(&copies, sizeof(uint32_t) * 2);
   poot_status st = place_results(pl, g, &copies);
   if (!st) st = form_groups(pl, &copies);
+  if (!st) st = split_gemms(pl);
   poot_vec_deinit(&copies);
   POOT_TRY(st);
   return add_temps(pl);

@@ -154,13 +154,40 @@ static void test_split(void **state) {
 }
 
 /* The FFN at K = 1024 both ways: SwiGLU's gate and up sharing x, then the
- * down projection with the residual, all on the matrix-fragment form. */
+ * down projection with the residual, all on the matrix-fragment form (and
+ * split over K: test_split_k). */
 static void test_ffn_mma(void **state) {
   (void)state;
   poot_graph *g;
   B(poot_graph_create(&g));
   B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_Q4_0));
   check(g, 1024, true, "ffn q4_0 m=20 h=ff=1024");
+  /* 20 rows, one tile of 64 x 64 per projection: split-K in 4 (the SwiGLU
+   * pair sharing x; the residual in the combine) */
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split"));
+  assert_true(pt_uses_template(g, &t, "gemm_combine"));
+  poot_graph_destroy(g);
+}
+
+/* Split-K (a batched decode's projections: more rows than the GEMV takes,
+ * a grid of few tiles): K summed in parts into a partials temp, then a
+ * combine dispatch adds them in split order and runs the epilogue. A
+ * 12-row projection at K = 512 (2 splits, the scalar form on every
+ * profile). */
+static void test_split_k(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, 12, 512);
+  poot_value w = pt_param(g, "w", POOT_DTYPE_Q8_0, 40, 512);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  check(g, 512, true, "split gemm q8_0 [12,512]x[40,512]");
+  poot_kir_target t;
+  profile(3, &t); /* no subgroups: the scalar form */
+  assert_true(pt_uses_template(g, &t, "gemm split"));
+  assert_true(pt_uses_template(g, &t, "gemm_combine"));
   poot_graph_destroy(g);
 }
 
@@ -171,6 +198,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tiled[] = {
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_ffn),
+      cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
       cmocka_unit_test(test_mma),
