@@ -2,16 +2,18 @@
  * GPU target at the batch sizes a server runs (docs/batching.md "GPU batch
  * sizes"): a Llama-3.2-1B-shaped paged decode step (hidden 2048, 32 heads
  * of 64 over 8 KV heads, FFN 8192, the real 128,256-id vocabulary with the
- * classifier tied to the f16 embedding; two layers, so it plans in
+ * classifier tied to the f16 embedding; one layer, so it plans in
  * seconds) with the greedy suffix, as poot_batch builds it, planned with
  * the runner's setting (no_local_reductions) for sm_80, sm_90, desktop
- * Vulkan, WebGPU and gfx942 at B = 1, 4, 8, 16, 32 and 64: the plan is made
- * (the KIR verifier passes every kernel) and every kernel renders. Each
- * projection's form is asserted per target and B (the GEMV up to
- * GEMV_MAX_M rows; past it the GEMM).
+ * Vulkan, WebGPU and gfx942 at B = 8, 16, 32 and 64: the plan is made (the
+ * KIR verifier passes every kernel) and every kernel renders. On the PTX
+ * targets the projections' form is asserted: the GEMV at B = 8, the GEMM
+ * split over K from 16 (the classifier's 2,004 tiles unsplit).
  *
- * With an argument ("print"), prints each plan's dispatches (form, grid,
- * bytes) instead: the figures of docs/batching.md. */
+ * With arguments "print [TARGET]" (sm_90 by default), prints the plans of
+ * two layers at B = 1, 4, 8, 16, 32, 64 instead (form, grid, bytes: the
+ * figures of docs/batching.md), and with POOT_BATCH_PLANS_EMIT=DIR writes
+ * every kernel's source into DIR (for ptxas -v). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,6 +87,14 @@ static void print_plan(const poot_plan *p, const char *target, int64_t B) {
   }
 }
 
+/* Dispatches whose description contains `what`. */
+static uint32_t count_what(const poot_plan *p, const char *what) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p->dispatch_count; i++)
+    n += p->dispatches[i].what && strstr(p->dispatches[i].what, what) != NULL;
+  return n;
+}
+
 static void plan_target(const char *target, int64_t B, poot_graph *g) {
   poot_kir_target t;
   POOT_ASSERT_OK(poot_device_target_by_name(target, &t));
@@ -121,6 +131,15 @@ static void plan_target(const char *target, int64_t B, poot_graph *g) {
       poot_strbuf_deinit(&sb);
     }
   } else {
+    if (t.lang == POOT_KIR_LANG_PTX) {
+      /* one layer: Q, K, V, O, gate + up, down and the classifier (K and V
+       * share a split dispatch) */
+      uint32_t gemv = count_what(p, " gemv"), split = count_what(p, "gemm_mma split");
+      if (B <= 8 && (gemv != 7 || count_what(p, "gemm") != 0))
+        fail_msg("%s B=%lld: %u GEMV dispatches of 7", target, (long long)B, gemv);
+      if (B > 8 && (gemv != 0 || split != 5 || count_what(p, "gemm_combine") == 0))
+        fail_msg("%s B=%lld: %u split GEMM dispatches of 5", target, (long long)B, split);
+    }
     for (uint32_t i = 0; i < p->kernel_count; i++) {
       poot_strbuf sb;
       poot_strbuf_init(&sb);
@@ -135,13 +154,16 @@ static void plan_target(const char *target, int64_t B, poot_graph *g) {
 static const int64_t k_batches[] = {8, 16, 32, 64};
 static const char *const k_targets[] = {"sm_80", "sm_90", "vulkan", "webgpu", "gfx942"};
 
+static const int64_t k_print_batches[] = {1, 4, 8, 16, 32, 64};
+
 static void test_plans(void **state) {
   (void)state;
-  for (size_t bi = 0; bi < sizeof k_batches / sizeof k_batches[0]; bi++) {
-    poot_graph *g = trace_decode(k_batches[bi], g_print ? 2 : 1);
+  const int64_t *bs = g_print ? k_print_batches : k_batches;
+  size_t nb = g_print ? 6 : sizeof k_batches / sizeof k_batches[0];
+  for (size_t bi = 0; bi < nb; bi++) {
+    poot_graph *g = trace_decode(bs[bi], g_print ? 2 : 1);
     for (size_t ti = 0; ti < sizeof k_targets / sizeof k_targets[0]; ti++)
-      if (!g_print || !strcmp(k_targets[ti], g_print_target))
-        plan_target(k_targets[ti], k_batches[bi], g);
+      if (!g_print || !strcmp(k_targets[ti], g_print_target)) plan_target(k_targets[ti], bs[bi], g);
     poot_graph_destroy(g);
   }
 }
