@@ -257,10 +257,12 @@ bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w,
                      int64_t *n, int64_t *k);
 /* The tiled GEMM of prefill (templates/gemm.c); *out_done false when g does
  * not have its shape (nothing emitted). */
+/* Whether the decode GEMV (templates/gemv.c) takes contraction group g. */
+bool poot__cc_gemv_takes(pc_planner *pl, const pc_group *g);
 /* Split-K of a GEMM group (templates/gemm.c): the number of splits of K
- * (1: none) when the GEMM takes group g with more rows than the GEMV takes
- * and its tiles alone would be a small grid; the planner then gives the
- * group a partials temp and a combine group (PG_GEMM_COMBINE). */
+ * (1: none) when the GEMM takes group g (the GEMV does not) and its tiles
+ * alone would be a small grid; the planner then gives the group a partials
+ * temp and a combine group (PG_GEMM_COMBINE). */
 uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g);
 /* Adds each output's split partials in split order and runs the group's
  * epilogue (templates/gemm.c). */

@@ -33,13 +33,12 @@
 #include <string.h>
 
 #include "gemm.h"
-#include "gemv_blocks.h"
 
 #define OP(x) POOT_KIR_OP_##x
 
 #define GEMM_STEP 16  /* contraction elements staged per step */
 #define GEMM_PITCH 17 /* shared row pitch (a pad word against bank conflicts) */
-#define GEMM_MIN_M 5  /* fewer rows: the GEMV (and from 5 to GEMV_MAX_M rows where it declines) */
+#define GEMM_MIN_M 5  /* fewer rows: the GEMV (up to 8 where it takes them) */
 /* Split-K: a grid of fewer tiles than this is split over K, each split at
  * least GEMM_SPLIT_MIN_K long and a whole number of 32-element steps (both
  * forms' steps). */
@@ -306,7 +305,8 @@ static poot_status gemm_epilogue(pc_kctx *k, const gemm_form *f) {
 uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g) {
   gemm_root rs[PG_MAX_ROOTS];
   int64_t M, N, K;
-  if (g->kind != PG_CONTRACT || !eligible(pl, g, rs, &M, &N, &K) || M <= GEMV_MAX_M) return 1;
+  if (g->kind != PG_CONTRACT || !eligible(pl, g, rs, &M, &N, &K) || poot__cc_gemv_takes(pl, g))
+    return 1; /* not the GEMM: the contract template tries the GEMV first */
   uint64_t tiles =
       (uint64_t)((M + GEMM_TILE - 1) / GEMM_TILE) * (uint64_t)((N + GEMM_TILE - 1) / GEMM_TILE);
   uint32_t s = 1;
