@@ -27,6 +27,7 @@ typedef enum {
   PG_SCATTER,
   PG_ATTENTION,
   PG_ATTN_COMBINE,
+  PG_GEMM_COMBINE, /* the split-K GEMM's partials added, then its epilogue */
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -47,7 +48,14 @@ typedef struct pc_group {
   uint32_t aux_in;                /* top_k merge round: the runs read */
   uint32_t nlocal;                /* PC_LOCAL reductions this group computes first */
   poot_value locals[4];
+  /* A part of a wide concat (pointwise; cat_hi > 0): operands [cat_lo,
+   * cat_hi) of the concat `out` written into its storage, so that no kernel
+   * reads more than PC_CONCAT_PART stored operands (push params, bindings). */
+  uint32_t cat_lo, cat_hi;
 } pc_group;
+
+/* Operands of a concat one kernel reads at most (the rest: more parts). */
+#define PC_CONCAT_PART 8
 
 typedef struct pc_value {
   pc_hold hold;
@@ -112,7 +120,11 @@ typedef struct pc_kctx {
   poot_value local_v[4];
   uint32_t local_sh[4];
   uint32_t wg_base; /* first workgroup of this group in a batched kernel */
-  uint32_t tag;     /* group number inside the kernel (unique names) */
+  /* While a concat part is emitted: that concat emits only operands
+   * [cat_lo, cat_hi) (cat_hi 0: every operand). */
+  poot_value cat_v;
+  uint32_t cat_lo, cat_hi;
+  uint32_t tag; /* group number inside the kernel (unique names) */
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];
@@ -245,6 +257,17 @@ bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w,
                      int64_t *n, int64_t *k);
 /* The tiled GEMM of prefill (templates/gemm.c); *out_done false when g does
  * not have its shape (nothing emitted). */
+/* Whether the decode GEMV (templates/gemv.c) takes contraction group g. */
+bool poot__cc_gemv_takes(pc_planner *pl, const pc_group *g);
+/* Split-K of a GEMM group (templates/gemm.c): the number of splits of K
+ * (1: none) when the GEMM takes group g (the GEMV does not) and its tiles
+ * alone would be a small grid; the planner then gives the group a partials
+ * temp and a combine group (PG_GEMM_COMBINE). */
+uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g);
+/* Adds each output's split partials in split order and runs the group's
+ * epilogue (templates/gemm.c). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *g,
+                                                    uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);

@@ -356,7 +356,7 @@ typedef struct inline_op {
   const poot_type *ty;
   const poot_attrs *at;
   uint32_t nops;
-  poot_value ops[8];
+  poot_value ops[8]; /* the first 8 operands (concat reads its own: any number) */
 } inline_op;
 
 static poot_status emit_iota(pc_kctx *k, const inline_op *o, const poot_kir_value *idx,
@@ -431,10 +431,19 @@ static poot_status emit_concat(pc_kctx *k, const inline_op *o, const poot_kir_va
   poot_kir_value sub[PC_MAX_DIMS];
   int64_t off = 0;
   poot_kir_value r = 0;
+  /* A concat has any number of operands (a batched step's B attention
+   * outputs), more than inline_op keeps: read them from the node. A part of
+   * a wide concat (pc_group.cat_lo/hi) emits only its own operands. */
+  const bool part = k->cat_hi && k->pl->alias[o->n->results[0]] == k->cat_v;
   for (uint32_t j = 0; j < o->nops; j++) {
-    const poot_shape *os = &poot__cc_type(k->pl, o->ops[j])->shape;
+    const poot_value opj = k->pl->alias[o->n->operands[j]];
+    const poot_shape *os = &poot__cc_type(k->pl, opj)->shape;
     int64_t sz = os->dims[at->axis];
     if (sz == 0) continue;
+    if (part && (j < k->cat_lo || j >= k->cat_hi)) {
+      off += sz;
+      continue;
+    }
     memcpy(sub, idx, o->ty->shape.rank * sizeof *idx);
     poot_kir_value x = idx[at->axis], lo, hi, ge, val;
     POOT_TRY(poot__cc_u32(k, (uint32_t)off, &lo));
@@ -442,7 +451,7 @@ static poot_status emit_concat(pc_kctx *k, const inline_op *o, const poot_kir_va
     POOT_TRY(poot__cc_bin(k, OP(SUB), x, lo, &x));
     POOT_TRY(poot__cc_u32(k, (uint32_t)(sz - 1), &hi));
     POOT_TRY(poot__cc_bin(k, OP(MIN), x, hi, &sub[at->axis]));
-    POOT_TRY(poot__cc_emit(k, o->ops[j], sub, &val));
+    POOT_TRY(poot__cc_emit(k, opj, sub, &val));
     if (!r) {
       r = val;
     } else {

@@ -13,8 +13,8 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract", "dus",       "topk",
-                                  "cumsum",    "scatter",  "attention", "attn_combine"};
+  static const char *const n[] = {"pointwise", "contract",  "dus",          "topk",        "cumsum",
+                                  "scatter",   "attention", "attn_combine", "gemm_combine"};
   return n[k];
 }
 
@@ -44,6 +44,8 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       return poot__cc_tpl_attention(k, g, grid);
     case PG_ATTN_COMBINE:
       return poot__cc_tpl_attn_combine(k, g, grid);
+    case PG_GEMM_COMBINE:
+      return poot__cc_tpl_gemm_combine(k, g, grid);
   }
   return poot_status_make(POOT_INTERNAL, "compile: group kind %d", (int)g->kind);
 }
@@ -167,7 +169,9 @@ typedef struct grec {
   /* in-place dynamic_update_slice: per dim, the constant start (or -1 when
    * it is read at run time) and the window size; lets two updates of one
    * buffer share a level when their windows are provably disjoint */
-  bool dead; /* a reduction made local: computed inside its readers */
+  bool dead;    /* a reduction made local: computed inside its readers */
+  bool catpart; /* a part of the wide concat `cat` (parts write disjoint elements) */
+  poot_value cat;
   bool dus;
   uint32_t rank;
   int64_t start[POOT_MAX_RANK];
@@ -189,8 +193,11 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->k.memo = NULL;
   r->k.b = NULL;
   r->wbuf = g->dest_buffer;
+  r->catpart = g->cat_hi != 0;
+  r->cat = g->out;
   poot_value dests[2] = {g->dest, g->out2};
-  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK) && g->aux_temp != UINT32_MAX)
+  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK || g->kind == PG_CONTRACT) &&
+      g->aux_temp != UINT32_MAX)
     r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {
     if (dests[q] == POOT_VALUE_NONE) continue;
@@ -198,8 +205,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
     if (pv->hold == PC_TEMP) r->wtemp[r->nwtemp++] = pv->temp;
     if (pv->hold == PC_DENSE && r->wbuf == UINT32_MAX) r->wbuf = pv->buffer;
   }
-  snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out, *mode ? " " : "",
-           mode);
+  snprintf(r->what, sizeof r->what, "%s %%%u%s%s", kind_name(g->kind), g->out,
+           *mode || g->cat_hi ? " " : "", g->cat_hi ? "part" : mode);
   if (g->kind == PG_DUS) {
     const poot_node *n = pl->v[g->out].node;
     const poot_shape *us = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
@@ -252,6 +259,7 @@ static bool touches_temp(const grec *r, uint32_t t) {
 
 /* Must j run after i? (RAW, WAR and WAW on temps and dense buffers.) */
 static bool depends(const grec *i, const grec *j) {
+  if (i->catpart && j->catpart && i->cat == j->cat) return false; /* disjoint parts */
   for (uint32_t q = 0; q < i->nwtemp; q++)
     if (touches_temp(j, i->wtemp[q])) return true;
   for (uint32_t q = 0; q < j->nwtemp; q++)

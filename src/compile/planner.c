@@ -489,6 +489,12 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
 
 /* Whether an inline value of node n is materialized into a temporary. */
 static bool should_materialize(pc_planner *pl, const poot_node *n, poot_value v, pc_value *pv) {
+  if (n->op == POOT_OP_CONCAT && n->num_operands > PC_CONCAT_PART) {
+    /* A wide concat (a batched step's B attention outputs) is stored, in
+     * parts (group_value): inlined, its reader would read every operand,
+     * past a target's push params or bindings. */
+    return true;
+  }
   if (n->trap != POOT_TRAP_NONE) {
     /* A checked op is computed whole (into a temporary): inlined, only the
      * elements its readers use would be checked, while the oracle checks
@@ -714,6 +720,19 @@ static poot_status group_value(pc_planner *pl, const poot_node *n, poot_value v)
     case POOT_OP_DYNAMIC_UPDATE_SLICE:
       if (pl->v[v].inplace) return add_group(pl, PG_DUS, v, v, UINT32_MAX);
       return group_elementwise(pl, n, v);
+    case POOT_OP_CONCAT:
+      if (n->num_operands > PC_CONCAT_PART &&
+          poot_dtype_info_of(poot__cc_type(pl, v)->dtype)->elem_bytes == 4) {
+        for (uint32_t lo = 0; lo < n->num_operands; lo += PC_CONCAT_PART) {
+          POOT_TRY(add_group(pl, PG_POINTWISE, v, v, UINT32_MAX));
+          pc_group *gg = poot_vec_at(&pl->groups, pl->groups.len - 1);
+          gg->cat_lo = lo;
+          gg->cat_hi =
+              lo + PC_CONCAT_PART < n->num_operands ? lo + PC_CONCAT_PART : n->num_operands;
+        }
+        return NULL;
+      }
+      return group_elementwise(pl, n, v);
     default:
       return group_elementwise(pl, n, v);
   }
@@ -740,6 +759,45 @@ static poot_status form_groups(pc_planner *pl, const poot_vec *copies) {
       bool leaf = pl->v[pair[0]].hold == PC_LEAFBUF || pl->v[pair[0]].hold == PC_SLOT;
       if (leaf == (pass == 0)) POOT_TRY(add_group(pl, PG_POINTWISE, pair[0], pair[0], pair[1]));
     }
+  return NULL;
+}
+
+/* Split-K: a GEMM group whose output tiles are a small grid (a batched
+ * decode's projections: M of 9 to 64 rows, N / 64 tiles) sums K in
+ * poot__cc_gemm_split parts, each split's raw sums into a partials temp
+ * [splits, roots, M, N] (f32), and a combine group right after it adds
+ * them in split order and runs the group's epilogue. */
+static poot_status split_gemms(pc_planner *pl) {
+  for (size_t i = 0; i < pl->groups.len; i++) {
+    pc_group *g = poot_vec_at(&pl->groups, i);
+    if (g->kind != PG_CONTRACT || g->aux_temp != UINT32_MAX) continue;
+    uint32_t S = poot__cc_gemm_split(pl, g);
+    if (S <= 1) continue;
+    const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+    int64_t words = (int64_t)S * g->nroots * poot__cc_elems(os);
+    poot_plan_temp t;
+    memset(&t, 0, sizeof t);
+    t.value = POOT_VALUE_NONE;
+    t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
+    t.size = (uint64_t)words * 4;
+    t.first = UINT32_MAX;
+    POOT_TRY(poot_vec_push(&pl->temps, &t));
+    pc_group c = *g;
+    c.kind = PG_GEMM_COMBINE;
+    c.split = S;
+    c.aux_temp = (uint32_t)pl->temps.len - 1;
+    c.nlocal = 0; /* the combine reads no x: its locals stay the GEMM's */
+    POOT_TRY(poot_vec_push(&pl->groups, &c));
+    g = poot_vec_at(&pl->groups, i);
+    pc_group *base = poot_vec_at(&pl->groups, 0);
+    memmove(base + i + 2, base + i + 1, (pl->groups.len - i - 2) * sizeof *base);
+    base[i + 1] = c;
+    g->split = S;
+    g->aux_temp = c.aux_temp;
+    g->dest = POOT_VALUE_NONE; /* the combine writes the result */
+    g->dest_buffer = UINT32_MAX;
+    i++;
+  }
   return NULL;
 }
 
@@ -772,6 +830,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_vec_init(&copies, sizeof(uint32_t) * 2);
   poot_status st = place_results(pl, g, &copies);
   if (!st) st = form_groups(pl, &copies);
+  if (!st) st = split_gemms(pl);
   poot_vec_deinit(&copies);
   POOT_TRY(st);
   return add_temps(pl);

@@ -1,5 +1,6 @@
 /* templates/gemm.c — the tiled matrix product of prefill steps:
- *   out[m, n] = Σ_c x[m, c] · W[n, c]     (M > 4 rows of x; the GEMV takes fewer)
+ *   out[m, n] = Σ_c x[m, c] · W[n, c]
+ * (M > 4 rows of x that the GEMV, which takes up to 8, does not take)
  * for dot_general roots with no batch dimension that contract the last
  * dimension of both rank-2 operands (a projection: x [M, K] times a weight
  * [N, K], read through whatever inline convert or dequantize it has).
@@ -37,7 +38,13 @@
 
 #define GEMM_STEP 16  /* contraction elements staged per step */
 #define GEMM_PITCH 17 /* shared row pitch (a pad word against bank conflicts) */
-#define GEMM_MIN_M 5  /* fewer rows: the GEMV */
+#define GEMM_MIN_M 5  /* fewer rows: the GEMV (up to 8 where it takes them) */
+/* Split-K: a grid of fewer tiles than this is split over K, each split at
+ * least GEMM_SPLIT_MIN_K long and a whole number of 32-element steps (both
+ * forms' steps). */
+#define GEMM_SPLIT_GRID 256
+#define GEMM_SPLIT_MIN_K 256
+#define GEMM_SPLIT_MAX 32
 
 bool poot__cc_dot_nt(pc_planner *pl, poot_value v, poot_value *x, poot_value *w, int64_t *m,
                      int64_t *n, int64_t *k) {
@@ -149,6 +156,12 @@ poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &f->lid));
   POOT_TRY(poot__cc_bin_c(k, OP(LT), w, (uint32_t)nwg, &f->valid));
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), w, (uint32_t)(nwg - 1), &wc));
+  if (f->split > 1) {
+    const uint32_t tiles = (uint32_t)(nwg / f->split);
+    POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, tiles, &f->sidx));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->sidx, f->ks, &f->kbase));
+    POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, tiles, &wc));
+  }
   POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &f->m0));
@@ -184,12 +197,14 @@ static poot_status gemm_steps(pc_kctx *k, const gemm_form *f) {
     POOT_TRY(poot__cc_bin_c(k, OP(MUL), r, GEMM_PITCH, &bcol[i]));
   }
   uint32_t steps = (uint32_t)((f->K + GEMM_STEP - 1) / GEMM_STEP);
+  if (f->split > 1) steps = f->ks / GEMM_STEP;
   poot_kir_value z, end, stepv, k0;
   POOT_TRY(poot__cc_u32(k, 0, &z));
   POOT_TRY(poot__cc_u32(k, steps * GEMM_STEP, &end));
   POOT_TRY(poot__cc_u32(k, GEMM_STEP, &stepv));
   POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
   poot__cc_scope_push(k);
+  if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), k0, f->kbase, &k0));
   POOT_TRY(stage(k, f->rs[0].x, f->M, f->K, f->m0, k0, f->lid, f->sa));
   for (uint32_t i = 0; i < nr; i++)
     POOT_TRY(stage(k, f->rs[i].w, f->N, f->K, f->n0, k0, f->lid, f->sb[i]));
@@ -240,6 +255,23 @@ poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, poot_kir_value
                                   const poot_kir_value idx[PC_MAX_DIMS],
                                   const poot_kir_value *acc) {
   poot_kir_value val;
+  if (f->split > 1) {
+    /* partial (split s, root r) of output lin at ((s · nr + r) · M · N + lin) */
+    poot_kir_value base, at, w;
+    uint32_t ref, mn = (uint32_t)(f->M * f->N);
+    POOT_TRY(poot__cc_temp_base(k, f->g->aux_temp, false, &base));
+    POOT_TRY(poot__cc_binding_of(k, 0, &ref));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), f->sidx, f->nr * mn, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, base, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, lin, &at));
+    for (uint32_t r = 0; r < f->nr; r++) {
+      poot_kir_value a = at;
+      if (r) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, r * mn, &a));
+      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_U32, 1), acc[r], &w));
+      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, a, w));
+    }
+    return poot_kir_end(k->b);
+  }
   for (uint32_t r = 0; r < f->nr; r++) POOT_TRY(poot__cc_memo_put(k, f->rs[r].v, idx, acc[r]));
   POOT_TRY(poot__cc_emit(k, f->g->out, idx, &val));
   POOT_TRY(poot__cc_store_value(k, f->g->dest, lin, val));
@@ -270,6 +302,63 @@ static poot_status gemm_epilogue(pc_kctx *k, const gemm_form *f) {
   return poot_kir_end(k->b);
 }
 
+uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g) {
+  gemm_root rs[PG_MAX_ROOTS];
+  int64_t M, N, K;
+  if (g->kind != PG_CONTRACT || !eligible(pl, g, rs, &M, &N, &K) || poot__cc_gemv_takes(pl, g))
+    return 1; /* not the GEMM: the contract template tries the GEMV first */
+  uint64_t tiles =
+      (uint64_t)((M + GEMM_TILE - 1) / GEMM_TILE) * (uint64_t)((N + GEMM_TILE - 1) / GEMM_TILE);
+  uint32_t s = 1;
+  while (tiles * s * 2 <= GEMM_SPLIT_GRID && s * 2 <= GEMM_SPLIT_MAX &&
+         K % ((int64_t)s * 2 * 32) == 0 && K / ((int64_t)s * 2) >= GEMM_SPLIT_MIN_K)
+    s *= 2;
+  return s;
+}
+
+poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  poot_value x, w;
+  int64_t M, N, K;
+  if (!poot__cc_dot_nt(pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm combine of %%%u", g->out);
+  const uint32_t mn = (uint32_t)(M * N), S = g->split, nr = g->nroots;
+  const poot_shape *os = &poot__cc_type(pl, g->roots[0])->shape;
+  poot__cc_grid_for(((uint64_t)mn + pl->wg - 1) / pl->wg, grid);
+  poot_kir_value wgi, l, gid, valid, base, idx[PC_MAX_DIMS], val, acc[PG_MAX_ROOTS];
+  POOT_TRY(poot__cc_linear_workgroup(k, &wgi));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), wgi, pl->wg, &gid));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), gid, l, &gid));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), gid, mn, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  uint32_t ref;
+  POOT_TRY(poot__cc_binding_of(k, 0, &ref));
+  POOT_TRY(poot__cc_temp_base(k, g->aux_temp, true, &base));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), base, gid, &base));
+  /* Each root's partials in split order: one order for every output. */
+  for (uint32_t r = 0; r < nr; r++) {
+    for (uint32_t s = 0; s < S; s++) {
+      poot_kir_value at, word, v;
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), base, (s * nr + r) * mn, &at));
+      POOT_TRY(poot__cc_load_word(k, ref, at, &word));
+      POOT_TRY(poot_kir_bitcast(k->b, poot_kir_type_make(POOT_KIR_F32, 1), word, &v));
+      if (s)
+        POOT_TRY(poot__cc_bin(k, OP(ADD), acc[r], v, &acc[r]));
+      else
+        acc[r] = v;
+    }
+  }
+  POOT_TRY(poot__cc_delinearize(k, gid, os, idx));
+  for (uint32_t r = 0; r < nr; r++) POOT_TRY(poot__cc_memo_put(k, g->roots[r], idx, acc[r]));
+  POOT_TRY(poot__cc_emit(k, g->out, idx, &val));
+  POOT_TRY(poot__cc_store_value(k, g->dest, gid, val));
+  poot__cc_scope_pop(k);
+  k->bytes += (uint64_t)mn * S * nr * 4;
+  return poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                               const char **out_what, bool *out_done) {
   gemm_form f;
@@ -283,11 +372,20 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   uint64_t nbm = ((uint64_t)f.M + GEMM_TILE - 1) / GEMM_TILE;
   uint64_t nbn = ((uint64_t)f.N + GEMM_TILE - 1) / GEMM_TILE;
   uint64_t nwg = nbm * nbn;
+  f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
+  if (f.split > 1) {
+    if (f.K % ((int64_t)f.split * 32) != 0)
+      return poot_status_make(POOT_INTERNAL, "compile: gemm split %u of K = %lld", f.split,
+                              (long long)f.K);
+    f.ks = (uint32_t)(f.K / f.split);
+    nwg *= f.split;
+  }
   poot__cc_grid_for(nwg, grid);
   if (poot__cc_gemm_mma_fits(k->pl, &f)) {
-    *out_what = "gemm_mma";
+    *out_what = f.split > 1 ? "gemm_mma split" : "gemm_mma";
     return poot__cc_gemm_mma(k, &f, nwg, nbm);
   }
+  if (f.split > 1) *out_what = "gemm split";
   POOT_TRY(gemm_arrays(k, &f));
   POOT_TRY(gemm_tile_origin(k, &f, nwg, nbm));
   POOT_TRY(poot__cc_local_prologue(k, g));

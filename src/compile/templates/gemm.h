@@ -24,13 +24,18 @@ typedef struct gemm_form {
   gemm_root rs[PG_MAX_ROOTS];
   int64_t M, N, K;
   uint32_t nr, pacc, sa, sb[PG_MAX_ROOTS];
+  /* Split-K (g->split > 1): the workgroup's split sidx sums contraction
+   * elements [kbase, kbase + ks) and stores the raw sums in g->aux_temp. */
+  uint32_t split, ks;
+  poot_kir_value kbase, sidx;
   poot_kir_value lid, valid, m0, n0, tx, ty;
 } gemm_form;
 
 /* The workgroup's output tile origin m0, n0 (row tiles fastest: neighbouring
  * workgroups read the same weight tile), lid, and valid (the workgroup is
  * one of the nwg real ones; the others compute a clamped copy and store
- * nothing). */
+ * nothing). With split-K, nwg counts tiles times splits (the split slowest)
+ * and the split's kbase and sidx are set. */
 POOT_MUST_USE poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg,
                                                uint64_t nbm);
 /* Output (m, n) (absolute u32 row and column): opens `if m < M && n < N`
@@ -40,7 +45,8 @@ POOT_MUST_USE poot_status poot__cc_gemm_out_begin(pc_kctx *k, const gemm_form *f
                                                   poot_kir_value idx[PC_MAX_DIMS]);
 /* Closes what poot__cc_gemm_out_begin opened: acc[r] (f32) is root r's sum
  * at idx; the group's expression (residual add, SwiGLU, bias, …) of them is
- * stored at lin. */
+ * stored at lin — or, split, each root's partial sum at its place in the
+ * split's partials (poot__cc_tpl_gemm_combine adds them). */
 POOT_MUST_USE poot_status poot__cc_gemm_out_end(pc_kctx *k, const gemm_form *f, poot_kir_value lin,
                                                 const poot_kir_value idx[PC_MAX_DIMS],
                                                 const poot_kir_value *acc);

@@ -259,10 +259,11 @@ static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
 static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   const gemm_form *f = s->f;
   uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
+  if (f->split > 1) steps = f->ks / MMA_STEP; /* from kbase */
   poot_kir_value z, end, stepv, k0, kn;
   POOT_TRY(poot__cc_u32(k, 0, &z));
   poot__cc_scope_push(k);
-  POOT_TRY(mma_fetch_all(k, s, z));
+  POOT_TRY(mma_fetch_all(k, s, f->split > 1 ? f->kbase : z));
   POOT_TRY(mma_put(k, s));
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_barrier(k->b));
@@ -272,6 +273,7 @@ static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   poot__cc_scope_push(k);
   POOT_TRY(poot__cc_bin_c(k, OP(ADD), k0, MMA_STEP, &kn));
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
+  if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
   POOT_TRY(mma_fetch_all(k, s, kn));
   poot_kir_value acc[PG_MAX_ROOTS * MMA_ACC];
   for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)

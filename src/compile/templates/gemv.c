@@ -397,8 +397,12 @@ static poot_status tile_loads(pc_kctx *k, const gemv_form *f, poot_kir_value ch0
   return NULL;
 }
 
-/* One tile of K from tile0, its x staged: for (ch = lane; ch < chunks;
- * ch += sg * U), U chunks per lane with their loads first. */
+/* One tile of K from tile0, its x staged: for (ch = first; ch < chunks;
+ * ch += sg * U), U chunks per lane with their loads first. first is the
+ * lane, rotated by the tile's first chunk when that is not a multiple of
+ * sg: global chunk c is then lane c % sg's in every tile, as without
+ * tiles, and each lane adds its chunks in the same order, so a row of x
+ * sums in one order whatever M (and so the tile length) is. */
 static poot_status gemv_chunks(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
   uint32_t K = (uint32_t)f->K, tk = f->tk, ce = f->ce, sg = f->sg, R = f->R, nr = f->nr;
   uint32_t len = K - tile0 < tk ? K - tile0 : tk;
@@ -407,11 +411,15 @@ static poot_status gemv_chunks(pc_kctx *k, const gemv_form *f, uint32_t tile0) {
   uint32_t unroll = iters >= f->umax ? f->umax : iters;
   bool ragged = chunks % (sg * unroll) != 0;
   bool pre = f->prefetched && tile0 == 0;
-  poot_kir_value end, stepv, ch0, last;
+  poot_kir_value end, stepv, ch0, last, first = f->lane;
   POOT_TRY(poot__cc_u32(k, chunks, &end));
   POOT_TRY(poot__cc_u32(k, sg * unroll, &stepv));
   POOT_TRY(poot__cc_u32(k, chunks - 1, &last));
-  POOT_TRY(poot_kir_for_begin(k->b, f->lane, end, stepv, &ch0));
+  if (first_chunk % sg) {
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->lane, sg - first_chunk % sg, &first));
+    POOT_TRY(poot__cc_bin_c(k, OP(REM), first, sg, &first));
+  }
+  POOT_TRY(poot_kir_for_begin(k->b, first, end, stepv, &ch0));
   poot__cc_scope_push(k);
   poot_kir_value wd[GEMV_UNROLL][2 * PG_MAX_ROOTS][GQ_MAX_WORDS], inr[GEMV_UNROLL],
       chv[GEMV_UNROLL];
@@ -579,35 +587,50 @@ static poot_status gemv_prefetch(pc_kctx *k, gemv_form *f) {
   return prefetch(k, f->rs, f->nr, f->R, f->K, f->rows, f->lane, lastc, unroll0, f->sg, f->ppre);
 }
 
-poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
-                              const char **out_what, bool *out_done) {
-  pc_planner *pl = k->pl;
-  gemv_form f;
-  memset(&f, 0, sizeof f);
-  f.g = g;
-  *out_done = false;
-  if (!eligible(pl, g, f.rs, &f.M, &f.N, &f.K)) return NULL;
+/* Whether the GEMV takes group g: f's roots, shape, chunking and tile of K
+ * filled (sums: a root's format has mins). */
+static bool gemv_takes(pc_planner *pl, const pc_group *g, gemv_form *f, bool *sums) {
+  memset(f, 0, sizeof *f);
+  f->g = g;
+  if (!eligible(pl, g, f->rs, &f->M, &f->N, &f->K)) return false;
   /* Roots of different formats share the loop when their chunks cover the
    * same elements (every block format: 64); tiles of K hold whole k-quant
    * blocks. */
-  bool kq = false, sums = false;
-  f.ce = chunk_elems(f.rs[0].wdt);
+  bool kq = false;
+  *sums = false;
+  f->ce = chunk_elems(f->rs[0].wdt);
   for (uint32_t i = 0; i < g->nroots; i++) {
-    if (chunk_elems(f.rs[i].wdt) != f.ce) return NULL;
-    kq = kq || poot__gq_is_k(f.rs[i].wdt);
-    sums = sums || poot__gq_has_mins(f.rs[i].wdt);
-    f.rs[i].woff = f.per;
-    f.per += chunk_words(f.rs[i].wdt);
+    if (chunk_elems(f->rs[i].wdt) != f->ce) return false;
+    kq = kq || poot__gq_is_k(f->rs[i].wdt);
+    *sums = *sums || poot__gq_has_mins(f->rs[i].wdt);
+    f->rs[i].woff = f->per;
+    f->per += chunk_words(f->rs[i].wdt);
   }
   /* Tiles of K a multiple of sg chunks, where that fits: chunk c is then
    * lane c % sg's in every tile, as without tiles, so each row sums in one
    * order whatever M is (the tile shrinks as M grows): a row of a batched
-   * decode step is computed as alone (docs/batching.md "Batch invariance"). */
-  const uint32_t align = kq ? 256 : 64, sgc = pl->t->subgroup_size * f.ce;
+   * decode step is computed as alone (docs/batching.md "Batch invariance").
+   * Where it does not fit, gemv_chunks rotates the lanes to the same end. */
+  const uint32_t align = kq ? 256 : 64, sgc = pl->t->subgroup_size * f->ce;
   const uint32_t inv = sgc % align == 0 ? sgc : align % sgc == 0 ? align : align * sgc;
-  f.tk = tile_len(pl, f.M, f.K, inv, sums);
-  if (!f.tk) f.tk = tile_len(pl, f.M, f.K, align, sums);
-  if (!f.tk || f.tk % f.ce != 0) return NULL;
+  f->tk = tile_len(pl, f->M, f->K, inv, *sums);
+  if (!f->tk) f->tk = tile_len(pl, f->M, f->K, align, *sums);
+  return f->tk && f->tk % f->ce == 0;
+}
+
+bool poot__cc_gemv_takes(pc_planner *pl, const pc_group *g) {
+  gemv_form f;
+  bool sums;
+  return gemv_takes(pl, g, &f, &sums);
+}
+
+poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                              const char **out_what, bool *out_done) {
+  pc_planner *pl = k->pl;
+  gemv_form f;
+  bool sums;
+  *out_done = false;
+  if (!gemv_takes(pl, g, &f, &sums)) return NULL;
   *out_done = true;
   *out_what = "gemv";
   f.nr = g->nroots;

@@ -11,7 +11,7 @@
 
 #include "../compile_impl.h"
 
-#define GEMV_MAX_M 4
+#define GEMV_MAX_M 8
 #define GQ_MAX_WORDS 20 /* weight words of one chunk, at most (q5_k, q6_k) */
 #define GQ_CHUNK 64     /* elements of one chunk */
 

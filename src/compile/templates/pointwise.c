@@ -73,8 +73,52 @@ static poot_status store_dense(pc_kctx *k, uint32_t buffer, poot_dtype dt, poot_
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
 }
 
+/* A part of a wide concat (pc_group.cat_lo/hi, 32-bit elements): one
+ * thread per element of operands [cat_lo, cat_hi), stored at its place in
+ * the concat's storage; the concat emits only those operands. */
+static poot_status concat_part(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  const poot_type *ty = poot__cc_type(pl, g->out);
+  const uint32_t axis = n->attrs.axis;
+  int64_t off = 0, len = 0;
+  for (uint32_t j = 0; j < g->cat_hi; j++) {
+    int64_t sz = poot__cc_type(pl, pl->alias[n->operands[j]])->shape.dims[axis];
+    if (j < g->cat_lo)
+      off += sz;
+    else
+      len += sz;
+  }
+  poot_shape sub = ty->shape;
+  sub.dims[axis] = len;
+  const int64_t units = poot__cc_elems(&sub);
+  poot_kir_value gid, valid, idx[PC_MAX_DIMS], o, lin, val;
+  POOT_TRY(thread_index(k, units < 1 ? 1 : (uint64_t)units, grid, &gid, &valid));
+  if (units == 0) return NULL;
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_delinearize(k, gid, &sub, idx));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)off, &o));
+  if (off) POOT_TRY(poot__cc_bin(k, OP(ADD), idx[axis], o, &idx[axis]));
+  POOT_TRY(poot__cc_linearize(k, idx, &ty->shape, &lin));
+  k->cat_v = g->out, k->cat_lo = g->cat_lo, k->cat_hi = g->cat_hi;
+  poot_status st = poot__cc_emit(k, g->out, idx, &val);
+  k->cat_hi = 0;
+  POOT_TRY(st);
+  uint32_t dest_buf = g->dest_buffer;
+  if (dest_buf == UINT32_MAX && pl->v[g->dest].hold == PC_DENSE) dest_buf = pl->v[g->dest].buffer;
+  if (dest_buf != UINT32_MAX)
+    POOT_TRY(store_dense(k, dest_buf, ty->dtype, lin, val));
+  else
+    POOT_TRY(poot__cc_store_value(k, g->dest, lin, val));
+  poot__cc_scope_pop(k);
+  k->bytes += (uint64_t)units * 8;
+  return poot_kir_end(k->b);
+}
+
 poot_status poot__cc_tpl_pointwise(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
+  if (g->cat_hi) return concat_part(k, g, grid);
   const poot_type *ty = poot__cc_type(pl, g->out);
   int64_t n = poot__cc_elems(&ty->shape);
   uint32_t dest_buf = g->dest_buffer;

@@ -78,13 +78,14 @@ static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
 
 static void test_formats(void **state) {
   (void)state;
-  one(POOT_DTYPE_F32, 5, 3, 40, true);    /* the fewest rows it takes; K not whole steps */
+  one(POOT_DTYPE_F32, 9, 3, 40, true);    /* past the GEMV's 8 rows; K not whole steps */
   one(POOT_DTYPE_F16, 70, 130, 96, true); /* 2 x 3 tiles, both ragged */
   one(POOT_DTYPE_BF16, 64, 64, 64, true); /* exactly one tile */
   one(POOT_DTYPE_Q8_0, 33, 65, 128, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 256, true);
-  one(POOT_DTYPE_Q4_K, 6, 5, 256, true); /* any format the emitter reads */
-  one(POOT_DTYPE_F16, 4, 5, 64, false);  /* four rows or fewer: the GEMV */
+  one(POOT_DTYPE_Q4_K, 10, 5, 256, true); /* any format the emitter reads */
+  one(POOT_DTYPE_F16, 4, 5, 64, false);   /* four rows or fewer: never (5 to 8: where the
+                                           * GEMV declines, as without subgroups) */
 }
 
 /* The matrix-fragment form (K ≥ 1024): ragged tiles each way and K not
@@ -97,10 +98,10 @@ static void test_mma(void **state) {
   (void)state;
   one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
   one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
-  one(POOT_DTYPE_BF16, 5, 9, 1055, true);   /* the fewest rows; K odd */
+  one(POOT_DTYPE_BF16, 9, 9, 1055, true);   /* the fewest rows past the GEMV's; K odd */
   one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
-  one(POOT_DTYPE_Q4_K, 6, 5, 1024, true);
+  one(POOT_DTYPE_Q4_K, 10, 5, 1024, true);
   one(POOT_DTYPE_F16, 70, 130, 1008, true); /* just short of the mma form: scalar */
 }
 
@@ -126,7 +127,7 @@ static void test_ffn(void **state) {
  * fail likewise. */
 static void test_split(void **state) {
   (void)state;
-  const int64_t m = 8, n = 16, k = 1024;
+  const int64_t m = 9, n = 16, k = 1024;
   poot_graph *g;
   B(poot_graph_create(&g));
   poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", POOT_DTYPE_F32, n, k);
@@ -153,13 +154,40 @@ static void test_split(void **state) {
 }
 
 /* The FFN at K = 1024 both ways: SwiGLU's gate and up sharing x, then the
- * down projection with the residual, all on the matrix-fragment form. */
+ * down projection with the residual, all on the matrix-fragment form (and
+ * split over K: test_split_k). */
 static void test_ffn_mma(void **state) {
   (void)state;
   poot_graph *g;
   B(poot_graph_create(&g));
   B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_Q4_0));
   check(g, 1024, true, "ffn q4_0 m=20 h=ff=1024");
+  /* 20 rows, one tile of 64 x 64 per projection: split-K in 4 (the SwiGLU
+   * pair sharing x; the residual in the combine) */
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split"));
+  assert_true(pt_uses_template(g, &t, "gemm_combine"));
+  poot_graph_destroy(g);
+}
+
+/* Split-K (a batched decode's projections: more rows than the GEMV takes,
+ * a grid of few tiles): K summed in parts into a partials temp, then a
+ * combine dispatch adds them in split order and runs the epilogue. A
+ * 12-row projection at K = 512 (2 splits, the scalar form on every
+ * profile). */
+static void test_split_k(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, 12, 512);
+  poot_value w = pt_param(g, "w", POOT_DTYPE_Q8_0, 40, 512);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  check(g, 512, true, "split gemm q8_0 [12,512]x[40,512]");
+  poot_kir_target t;
+  profile(3, &t); /* no subgroups: the scalar form */
+  assert_true(pt_uses_template(g, &t, "gemm split"));
+  assert_true(pt_uses_template(g, &t, "gemm_combine"));
   poot_graph_destroy(g);
 }
 
@@ -170,6 +198,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tiled[] = {
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_ffn),
+      cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
       cmocka_unit_test(test_mma),

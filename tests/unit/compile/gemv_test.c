@@ -88,16 +88,21 @@ static void test_formats(void **state) {
   /* x larger than shared memory: staged in tiles of K */
   one(POOT_DTYPE_Q8_0, 4, 3, 4096, true);
   one(POOT_DTYPE_F16, 2, 5, 8200, true);
+  /* the batched decode's rows: up to 8 (x in tiles from K = 2048 at 48 KiB) */
+  one(POOT_DTYPE_F16, 8, 5, 2048, true);
+  one(POOT_DTYPE_F16, 5, 4100, 136, true);
+  one(POOT_DTYPE_Q8_0, 8, 3, 2048, true);
+  one(POOT_DTYPE_Q4_K, 7, 2048, 256, true);
 }
 
 /* Shapes the template leaves to the generic contraction. */
 static void test_fallback(void **state) {
   (void)state;
-  one(POOT_DTYPE_F16, 5, 3, 64, false);   /* more rows of x than it takes */
+  one(POOT_DTYPE_F16, 9, 3, 64, false);   /* more rows of x than it takes */
   one(POOT_DTYPE_BF16, 1, 3, 70, false);  /* not a whole 8-element chunk */
   one(POOT_DTYPE_Q4_0, 1, 3, 96, false);  /* an odd number of blocks */
   one(POOT_DTYPE_Q5_1, 1, 3, 160, false); /* the same for q5_1 */
-  one(POOT_DTYPE_Q4_K, 5, 3, 256, false); /* more rows of x than it takes */
+  one(POOT_DTYPE_Q4_K, 9, 3, 256, false); /* more rows of x than it takes */
 }
 
 /* The k-quants and the other 32-element block formats at the row lengths

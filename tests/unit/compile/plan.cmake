@@ -40,3 +40,10 @@ if(TARGET poot_compile AND TARGET poot_llm)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/batch_invariance_test.c
     LIBS poot_compile_testutil poot_devices poot_llm)
 endif()
+# The batched runner's decode entries at B = 1 .. 64 plan and render for every
+# GPU target (a Llama-3.2-1B-shaped step of two layers; docs/batching.md).
+if(TARGET poot_compile AND TARGET poot_llm)
+  poot_add_test(compile_batch_plans
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/batch_plans_test.c
+    LIBS poot_compile_testutil poot_devices poot_llm)
+endif()

@@ -996,6 +996,13 @@ const tc_case tc_cases[] = {
      * sm_80+, the interpreter at subgroup 32); K not whole 32-steps */
     {TC_ALL("gemm_f16_70x130x1040", "gemv_gemm", build_dot, INTERP_DOT(1040), 0, DEV_DOT(1040)),
      .dtype = POOT_DTYPE_F16, .d = {70, 130, 1040}},
+    /* a batched decode's rows past the GEMV's 8 over one or two tiles:
+     * split over K (2 splits of the scalar form; 4 of the mma form on PTX),
+     * the partials added by a gemm_combine dispatch */
+    {TC_ALL("gemm_q8_0_12x40x512", "gemv_gemm", build_dot, INTERP_DOT(512), 0, DEV_DOT(512)),
+     .dtype = POOT_DTYPE_Q8_0, .d = {12, 40, 512}},
+    {TC_ALL("gemm_f16_16x96x1024", "gemv_gemm", build_dot, INTERP_DOT(1024), 0, DEV_DOT(1024)),
+     .dtype = POOT_DTYPE_F16, .d = {16, 96, 1024}},
     {TC_ALL("dot_f32_1x7x131", "gemv_gemm", build_dot, INTERP_DOT(131), 0, DEV_DOT(131)),
      .dtype = POOT_DTYPE_F32, .d = {1, 7, 131}},
     {TC_ALL("dot_f32_3x5x40", "gemv_gemm", build_dot, INTERP_DOT(40), 0, DEV_DOT(40)),
