@@ -304,7 +304,7 @@ static poot_status gemm_epilogue(pc_kctx *k, const gemm_form *f) {
 
 uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g) {
   gemm_root rs[PG_MAX_ROOTS];
-  int64_t M, N, K;
+  int64_t M = 0, N = 0, K = 0;
   if (g->kind != PG_CONTRACT || !eligible(pl, g, rs, &M, &N, &K) || poot__cc_gemv_takes(pl, g))
     return 1; /* not the GEMM: the contract template tries the GEMV first */
   uint64_t tiles =
@@ -319,7 +319,7 @@ uint32_t poot__cc_gemm_split(pc_planner *pl, const pc_group *g) {
 poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   poot_value x, w;
-  int64_t M, N, K;
+  int64_t M = 0, N = 0, K = 0;
   if (!poot__cc_dot_nt(pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX)
     return poot_status_make(POOT_INTERNAL, "compile: gemm combine of %%%u", g->out);
   const uint32_t mn = (uint32_t)(M * N), S = g->split, nr = g->nroots;
