@@ -77,8 +77,8 @@
 #            beside the batch-1 driver (not by default)
 #   bpeer    llama.cpp's llama-batched-bench (-npp 128 -ntg 64, -npl from
 #            BATCH_SIZES) on its own f16 GGUF of the folder the batch phase
-#            measures; built in the background on the upper half of the cores
-#            (not by default)
+#            measures; built in the background, niced (a caller may start the
+#            build first and touch PEER_DIR/build.started) (not by default)
 #   sload    bench/serve_load.py against poot serve --max-seqs N on the
 #            Llama-3.2-1B shape (N = SLOAD_STREAMS, default 64, streams a round,
 #            about 128 prompt tokens and 64 generated each) (not by default)
@@ -114,10 +114,14 @@ if has llama; then
   export PEER_DIR=$WORK/peer-llama
   mkdir -p "$PEER_DIR"
   "$PEER" build >"$OUT/peer-build.log" 2>&1 &
-elif has bpeer && [ -x "$PEER" ]; then # on the upper half of the cores: poot measures meanwhile
+elif has bpeer && [ -x "$PEER" ]; then # niced: poot measures meanwhile
   export PEER_DIR=$WORK/peer-llama
   mkdir -p "$PEER_DIR"
-  taskset -c "$(($(nproc) / 2))-$(($(nproc) - 1))" nice -n 19 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+  # one build: a caller may have started it already (PEER_DIR/build.started)
+  if [ ! -e "$PEER_DIR/build.started" ]; then
+    touch "$PEER_DIR/build.started"
+    nice -n 19 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+  fi
 fi
 
 log "$(date -u '+%Y-%m-%d %H:%M UTC') commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
