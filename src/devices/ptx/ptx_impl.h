@@ -214,7 +214,12 @@ void poot__ptx_kernel_destroy(poot__ptx_ctx *ctx, poot__ptx_kernel *kernel); /* 
 /* One command as kept by a recording: a dispatch (kernel, grid, buffer
  * addresses in kernel->bindings order, push values in PUSH order) or a copy
  * of `size` bytes between device addresses. */
-#define POOT__PTX_MAX_ARGS 64
+/* A launch passes each binding as a 64-bit address, each push word as 32
+ * bits and the fault word's address last; CUDA's parameter space holds 4,096
+ * bytes. The PTX target's own limits (64 bindings, 4,096 push bytes) bound
+ * the counts; the bytes are checked per kernel. */
+#define POOT__PTX_MAX_PARAM_BYTES 4096u
+#define POOT__PTX_MAX_ARGS (64 + 1024 + 1)
 typedef struct poot__ptx_cmd {
   bool is_copy;
   const poot__ptx_kernel *kernel;

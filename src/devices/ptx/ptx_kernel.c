@@ -21,11 +21,13 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
   uint32_t push = 0;
   for (uint32_t i = 0; i < kernel->param_count; i++)
     if (kernel->params[i].kind == POOT_KIR_PARAM_PUSH) push++;
-  if (kernel->binding_count + push + 1 > POOT__PTX_MAX_ARGS)
+  const uint64_t bytes = 8ull * kernel->binding_count + 4ull * push + 8;
+  if (kernel->binding_count + push + 1 > POOT__PTX_MAX_ARGS || bytes > POOT__PTX_MAX_PARAM_BYTES)
     return poot_status_make(POOT_UNSUPPORTED,
-                            "PTX device: kernel '%s' has %" PRIu32
-                            " arguments; at most %d are supported",
-                            kernel->name, kernel->binding_count + push + 1, POOT__PTX_MAX_ARGS);
+                            "PTX device: kernel '%s' has %" PRIu32 " bindings and %" PRIu32
+                            " push words (%" PRIu64 " bytes of parameters); CUDA takes at most %u",
+                            kernel->name, kernel->binding_count, push, bytes,
+                            POOT__PTX_MAX_PARAM_BYTES);
   poot_strbuf ptx;
   poot_strbuf_init(&ptx);
   poot_status st = poot_kir_render_ptx(kernel, &ctx->target, &ptx);

@@ -703,8 +703,9 @@ static bool record_id(void *ctx, uint64_t caller_id, int32_t token, bool nonfini
  * ids, faults a step (the armed trap: KERNEL_FAULT; the next step is
  * NEEDS_RESET), recovers (a reset, or a new executor) and steps to the end. */
 static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool new_executor,
-                        recorded *rec) {
+                        recorded *rec, bool *out_skipped) {
   memset(rec, 0, sizeof *rec);
+  *out_skipped = false;
   for (uint64_t i = 0; i < 4; i++)
     POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
                                                                   p[i].max_new_tokens, i,
@@ -724,7 +725,16 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
     if (poisoned) { /* the last test: the other tests are done with g_dev */
       poot_device_destroy(g_dev);
       g_dev = NULL;
-      POOT_ASSERT_OK(poot_device_open(g_spec, NULL, &g_dev));
+      poot_status st = poot_device_open(g_spec, NULL, &g_dev);
+      if (poot_status_code_of(st) == POOT_DEVICE_LOST) {
+        /* CUDA: a trap leaves the process's driver a sticky error; only a
+         * new process gets the GPU back (the server's supervisor restarts) */
+        printf("recover: %s\n", poot_status_message(st));
+        poot_status_free(st);
+        *out_skipped = true;
+        return;
+      }
+      POOT_ASSERT_OK(st);
       r->dev = g_dev;
     }
     POOT_ASSERT_OK(poot_engine_create(r->dev, &r->ex));
@@ -766,7 +776,14 @@ static void test_recover(void **state) {
   POOT_ASSERT_OK(poot_batch_generate(r.b, p, 4, NULL, want));
   recorded rec;
   for (int k = 0; k < 2; k++) {
-    run_faulted(&r, p, 4, k == 1, &rec);
+    bool skipped;
+    run_faulted(&r, p, 4, k == 1, &rec, &skipped);
+    if (skipped) {
+      poot_batch_destroy(r.b); /* its executor is gone with the device */
+      poot_batch_outputs_free(want, 4);
+      poot_model_destroy(m);
+      skip();
+    }
     for (int i = 0; i < 4; i++) {
       assert_int_equal(rec.n[i], NEW);
       if (memcmp(rec.ids[i], want[i].ids, NEW * 4) != 0)
