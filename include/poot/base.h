@@ -376,7 +376,8 @@ const poot_json *poot_json_get(const poot_json *obj, const char *key);
  * ", " and ": "; otherwise "," and ":"). Non-ASCII is escaped as \uXXXX when
  * ensure_ascii. Appends to sb. */
 void poot_json_write(poot_strbuf *sb, const poot_json *value, bool python_style, bool ensure_ascii);
-/* Appends a JSON string literal for bytes s[0..n). */
+/* Appends a JSON string literal for bytes s[0..n). JSON text is UTF-8: each
+ * ill-formed sequence (its maximal subpart) is written as U+FFFD. */
 void poot_json_write_string(poot_strbuf *sb, const char *s, size_t n, bool ensure_ascii);
 
 #ifdef __cplusplus

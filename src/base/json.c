@@ -381,6 +381,28 @@ static size_t poot_json_utf8_decode(const unsigned char *s, size_t n, uint32_t *
   return len;
 }
 
+/* The length of the ill-formed sequence at s (s does not start a valid
+ * sequence): its maximal subpart, as Unicode's "U+FFFD substitution of
+ * maximal subparts" (and Python's errors="replace") counts it, so that
+ * "\xe5\x8f " is one replacement and a space. */
+static size_t utf8_bad_len(const unsigned char *s, size_t n) {
+  const unsigned char c = s[0];
+  size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (!len) return 1;
+  size_t i = 1;
+  for (; i < len && i < n; i++) {
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (i == 1) { /* the second byte's range depends on the first */
+      if (c == 0xe0) lo = 0xa0;
+      else if (c == 0xed) hi = 0x9f;
+      else if (c == 0xf0) lo = 0x90;
+      else if (c == 0xf4) hi = 0x8f;
+    }
+    if (s[i] < lo || s[i] > hi) break;
+  }
+  return i;
+}
+
 void poot_json_write_string(poot_strbuf *sb, const char *s, size_t n, bool ensure_ascii) {
   poot_strbuf_putc(sb, '"');
   const unsigned char *u = (const unsigned char *)s;
@@ -401,16 +423,21 @@ void poot_json_write_string(poot_strbuf *sb, const char *s, size_t n, bool ensur
       i++;
       continue;
     }
-    if (c < 0x80 || !ensure_ascii) {
+    if (c < 0x80) {
       poot_strbuf_putc(sb, (char)c);
       i++;
       continue;
     }
     uint32_t cp;
     size_t len = poot_json_utf8_decode(u + i, n - i, &cp);
-    if (!len) {
-      poot_strbuf_puts(sb, "\\ufffd");
-      i++;
+    if (!len) { /* JSON text is UTF-8: an ill-formed sequence is U+FFFD */
+      poot_strbuf_puts(sb, ensure_ascii ? "\\ufffd" : "\xef\xbf\xbd");
+      i += utf8_bad_len(u + i, n - i);
+      continue;
+    }
+    if (!ensure_ascii) {
+      poot_strbuf_append(sb, s + i, len);
+      i += len;
       continue;
     }
     if (cp >= 0x10000) {

@@ -40,6 +40,16 @@ static void test_values(void **state) {
   poot_strbuf_clear(&sb);
   poot_json_write_string(&sb, "\xf5\xa8\xa8\xa8\xc0\xafok", 8, true);
   assert_string_equal(sb.data, "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffdok\"");
+  /* Unescaped output is UTF-8 too: each ill-formed sequence's maximal subpart is one U+FFFD
+   * (a lead byte and the continuations it accepts, as Python's errors="replace"), valid
+   * sequences are copied (the streamed text of a random-weight model held such bytes). */
+  poot_strbuf_clear(&sb);
+  poot_json_write_string(&sb, "\xd7_de\xe5\x8f T\xba\xc3\xa9\xed\xa0\x80\xf0\x9f\x98", 17, false);
+  assert_string_equal(sb.data, "\"\xef\xbf\xbd_de\xef\xbf\xbd T\xef\xbf\xbd\xc3\xa9"
+                               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+  poot_strbuf_clear(&sb);
+  poot_json_write_string(&sb, "\xe5\x8f T", 4, true);
+  assert_string_equal(sb.data, "\"\\ufffd T\"");
   poot_strbuf_deinit(&sb);
   poot_json *nul = parse(&a, "\"a\\u0000b\"");
   assert_int_equal(nul->len, 3);
