@@ -208,6 +208,8 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   for (int32_t i = 0; i < n; i++) {
     ids[rows[i].item] = b->ids_tmp[i];
     nonfinite[rows[i].item] = b->nonfinite_tmp[i];
+    b->has_probs[rows[i].item] = rows[0].kind && b->has_probs_tmp[i];
+    if (b->has_probs[rows[i].item]) b->probs[rows[i].item] = b->probs_tmp[i];
   }
   b->stats.decode_replays++;
   b->stats.per_size[k]++;
@@ -395,7 +397,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
   b->pos = poot_calloc((size_t)b->max_batch, sizeof *b->pos);
-  b->out = poot_calloc((size_t)b->max_batch * DRIVER_SAMPLE_HEAD, sizeof *b->out);
+  b->out = poot_calloc((size_t)b->max_batch * (DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS),
+                       sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
   b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
@@ -404,8 +407,14 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
   b->results = poot_calloc((size_t)b->max_batch, sizeof *b->results);
+  b->probs = poot_calloc((size_t)b->max_batch, sizeof *b->probs);
+  b->probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->probs_tmp);
+  b->has_probs = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs);
+  b->has_probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs_tmp);
+  b->cur_item = -1;
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp) {
+      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp || !b->probs ||
+      !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
@@ -430,6 +439,10 @@ fail:
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
+  poot_free(b->probs);
+  poot_free(b->probs_tmp);
+  poot_free(b->has_probs);
+  poot_free(b->has_probs_tmp);
   poot_free(b->program);
   poot_free(b);
   return st;
@@ -461,6 +474,10 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
+  poot_free(b->probs);
+  poot_free(b->probs_tmp);
+  poot_free(b->has_probs);
+  poot_free(b->has_probs_tmp);
   poot_free(b->program);
   poot_free(b);
 }
@@ -510,6 +527,12 @@ poot_scheduler *poot_batch_scheduler(poot_batch *b) {
 }
 const poot_kv_pool *poot_batch_pool(const poot_batch *b) {
   return b->pool;
+}
+
+const poot_sampling_result *poot_batch_logprobs(const poot_batch *b, int32_t item) {
+  if (item < 0) item = b->cur_item;
+  if (item < 0 || item >= b->max_batch || !b->has_probs[item]) return NULL;
+  return &b->probs[item];
 }
 
 void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
@@ -562,6 +585,7 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
   for (int32_t i = 0; i < plan->n_work; i++) {
     ids[i] = -1;
     nonfinite[i] = false;
+    b->has_probs[i] = false;
   }
   /* Longer items run their chunk ladders first; then every one-token item,
    * and the last token of an emitting item that samples (so it is drawn by
@@ -601,7 +625,7 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     replays++;
   }
   for (int32_t i = 0; i < plan->n_work; i++)
-    if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false;
+    if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
   if (out_replays) *out_replays = replays;
   return NULL;
 }
@@ -640,7 +664,9 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
     b->results[i] = (poot_scheduler_result){.token = b->ids[i], .stop = false};
     if (!w->emits) continue;
     info.n_emitted++;
+    b->cur_item = i;
     if (fn) b->results[i].stop = fn(ctx, w->caller_id, b->ids[i], b->nonfinite[i]);
+    b->cur_item = -1;
   }
   POOT_TRY(poot_scheduler_step_done(b->sched, b->results, plan->n_work));
   b->stats.steps++;

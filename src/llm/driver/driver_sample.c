@@ -741,10 +741,10 @@ poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[B, vocab]");
-  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK | POOT_SAMPLER_LOGPROBS))
+  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK))
     return poot_status_make(POOT_UNSUPPORTED,
-                            "batch: sampling with penalties, a grammar or logprobs is not "
-                            "supported in batched steps yet (kind %#x)",
+                            "batch: sampling with penalties or a grammar is not supported in "
+                            "batched steps yet (kind %#x)",
                             kind);
   const int64_t B = lt->shape.dims[0], V = lt->shape.dims[1];
   poot_value *rows = poot_calloc((size_t)B, sizeof *rows);
