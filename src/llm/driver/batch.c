@@ -58,6 +58,11 @@ static poot_status bind_sampler(poot_batch *b, batch_entry *e) {
 
 poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   if (e->added) return NULL;
+  if (e->unsupported)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "batch: the decode entry of %lld rows (sampling kind %#x) does not "
+                            "compile for this device",
+                            (long long)e->batch, e->kind);
   poot_graph *g = NULL;
   const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
   POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
@@ -74,6 +79,8 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
+  if (st && poot_status_code_of(st) == POOT_UNSUPPORTED && e->batch > 1 && e->tokens == 1)
+    e->unsupported = true;
   if (st) return st;
   e->id = id;
   st = poot_exec_entry_slot(b->ex, id, "token", &e->token);
@@ -216,6 +223,25 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   b->stats.decode_rows += (uint64_t)n;
   b->stats.padded_rows += (uint64_t)(B - n);
   return NULL;
+}
+
+/* run_rows; when the entry for n rows does not compile for the device
+ * (UNSUPPORTED: a kernel past its limits, e.g. push constants), the rows
+ * run as two halves through the smaller entries. Each replay run counts in
+ * *replays. */
+static poot_status run_rows_split(poot_batch *b, const poot_scheduler_plan *plan,
+                                  const batch_row *rows, int32_t n, int32_t *ids, bool *nonfinite,
+                                  int32_t *replays) {
+  poot_status st = run_rows(b, plan, rows, n, ids, nonfinite);
+  if (!st) {
+    (*replays)++;
+    return NULL;
+  }
+  if (poot_status_code_of(st) != POOT_UNSUPPORTED || n < 2) return st;
+  poot_status_free(st);
+  const int32_t h = n / 2;
+  POOT_TRY(run_rows_split(b, plan, rows, h, ids, nonfinite, replays));
+  return run_rows_split(b, plan, rows + h, n - h, ids, nonfinite, replays);
 }
 
 /* The first n tokens of an item through the chunk ladder at B = 1: whole
@@ -617,12 +643,11 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
         b->grows[ng++] = b->brows[j];
         b->brows[j].item = -1;
       }
-    poot_status st = run_rows(b, plan, b->grows, ng, ids, nonfinite);
+    poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
     if (st) {
       if (out_replays) *out_replays = replays;
       return st;
     }
-    replays++;
   }
   for (int32_t i = 0; i < plan->n_work; i++)
     if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
@@ -677,7 +702,10 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
 /* ------------------------------------------------------------ faults */
 
 void poot_batch_release_executor(poot_batch *b) {
-  for (int32_t i = 0; i < b->n_sizes; i++) b->decode[i].added = b->decode_logits[i].added = false;
+  for (int32_t i = 0; i < b->n_sizes; i++) {
+    b->decode[i].added = b->decode_logits[i].added = false;
+    b->decode[i].unsupported = b->decode_logits[i].unsupported = false; /* another device */
+  }
   for (int i = 0; i < 2; i++) b->prefill[i].added = false;
   b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
   b->ex = NULL;

@@ -26,6 +26,9 @@ typedef struct batch_entry {
   bool logits;   /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
   uint32_t kind; /* 0: the greedy suffix; else the row sampler of this kind */
   bool added;
+  /* Its compile said UNSUPPORTED (a limit of the device): not tried again;
+   * its rows run as two replays of the smaller entries instead. */
+  bool unsupported;
   uint32_t id;
   poot_exec_slot token, pos, table, write;
   poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */

@@ -724,7 +724,8 @@ static void test_logprobs(void **state) {
   poot_sampling_params sp[3];
   for (int i = 0; i < 3; i++) poot_sampling_params_init(&sp[i]);
   sp[0].temperature = 0.0f, sp[0].n_probs = 5;
-  sp[1].seed = 11, sp[1].n_probs = POOT_SAMPLING_MAX_PROBS;
+  sp[1].seed = 11, sp[1].n_probs = POOT_SAMPLING_MAX_PROBS, sp[1].n_bias = 1;
+  sp[1].bias[0] = (poot_sampling_bias){.token = 261, .bias = 2.0f};
   sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f, sp[2].temperature = 1.0f;
   sp[2].seed = 5, sp[2].n_probs = 1;
   static int32_t ids[N][32];
@@ -748,6 +749,28 @@ static void test_logprobs(void **state) {
   poot_batch_get_info(r.b, &info);
   rig_close(&r);
   expect_same(alone, together, N, "logprobs, max_batch 4");
+  /* Six copies of the biased one at max_batch 8: where the B = 8 entry of
+   * that kind does not compile (lavapipe: 33 push offsets of 32), the rows
+   * run as two halves through the B = 4 entry; the same ids and logprobs. */
+  enum { N8 = 6 };
+  poot_batch_prompt p8[N8];
+  poot_batch_output eight[N8];
+  for (int i = 0; i < N8; i++) p8[i] = p[1];
+  bo.max_batch = 8;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p8, N8, NULL, eight));
+  poot_batch_stats bs;
+  poot_batch_get_stats(r.b, &bs);
+  rig_close(&r);
+  for (int i = 0; i < N8; i++) {
+    expect_same(&alone[1], &eight[i], 1, "logprobs with a bias, max_batch 8");
+    if (memcmp(alone[1].probs, eight[i].probs, (size_t)alone[1].n * sizeof *alone[1].probs))
+      fail_msg("logprobs with a bias, max_batch 8, copy %d: alone and batched differ", i);
+  }
+  printf("logprobs: 6 rows of a biased kind at max_batch 8 = alone (%llu replays of 8 rows, "
+         "%llu of 4)\n",
+         (unsigned long long)bs.per_size[3], (unsigned long long)bs.per_size[2]);
+  poot_batch_outputs_free(eight, N8);
   assert_null(alone[3].probs);
   assert_null(together[3].probs);
   for (int i = 0; i < 3; i++) {
