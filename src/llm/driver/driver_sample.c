@@ -790,7 +790,8 @@ poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
                             "batched steps yet (kind %#x)",
                             kind);
   const int64_t B = lt->shape.dims[0], V = lt->shape.dims[1];
-  poot_value *rows = poot_calloc((size_t)B, sizeof *rows), *ids = poot_calloc((size_t)B, sizeof *ids);
+  poot_value *rows = poot_calloc((size_t)B, sizeof *rows),
+             *ids = poot_calloc((size_t)B, sizeof *ids);
   if (!rows || !ids) {
     poot_free(rows);
     poot_free(ids);

@@ -767,9 +767,10 @@ static void test_logprobs(void **state) {
     if (memcmp(alone[1].probs, eight[i].probs, (size_t)alone[1].n * sizeof *alone[1].probs))
       fail_msg("logprobs with a bias, max_batch 8, copy %d: alone and batched differ", i);
   }
-  printf("logprobs: 6 rows of a biased kind at max_batch 8 = alone (%llu replays of 8 rows, "
-         "%llu of 4)\n",
-         (unsigned long long)bs.per_size[3], (unsigned long long)bs.per_size[2]);
+  printf(
+      "logprobs: 6 rows of a biased kind at max_batch 8 = alone (%llu replays of 8 rows, "
+      "%llu of 4)\n",
+      (unsigned long long)bs.per_size[3], (unsigned long long)bs.per_size[2]);
   poot_batch_outputs_free(eight, N8);
   assert_null(alone[3].probs);
   assert_null(together[3].probs);
@@ -780,7 +781,8 @@ static void test_logprobs(void **state) {
       const poot_sampling_result *q = &together[i].probs[j];
       assert_int_equal(q->token, together[i].ids[j]);
       assert_true(q->logprob <= 0.0f && isfinite(q->logprob));
-      for (uint32_t t = 1; t < q->n_top; t++) assert_true(q->top[t].logprob <= q->top[t - 1].logprob);
+      for (uint32_t t = 1; t < q->n_top; t++)
+        assert_true(q->top[t].logprob <= q->top[t - 1].logprob);
       if (i == 0) /* greedy: the chosen id is the most likely */
         assert_true(q->top[0].token == q->token && q->top[0].logprob == q->logprob);
     }
@@ -796,8 +798,8 @@ static void test_logprobs(void **state) {
   dopt.kv_dtype = info.kv_dtype;
   poot_driver *d;
   POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
-  const double tol = 4 * poot_verify_tolerance(poot_model_get_config(m), info.max_seq_len, NULL, 0,
-                                                true);
+  const double tol =
+      4 * poot_verify_tolerance(poot_model_get_config(m), info.max_seq_len, NULL, 0, true);
   float worst = 0.0f;
   for (int i = 0; i < 3; i++) {
     poot_token pt[32];
@@ -815,9 +817,10 @@ static void test_logprobs(void **state) {
     worst = w > worst ? w : worst;
     poot_driver_generate_result_deinit(&res);
   }
-  printf("logprobs (f32 K/V): greedy and sampled rows alone = batched (bit for bit); the "
-         "driver's within 4·tau = %.3g (at most %.3g apart)\n",
-         tol, (double)worst);
+  printf(
+      "logprobs (f32 K/V): greedy and sampled rows alone = batched (bit for bit); the "
+      "driver's within 4·tau = %.3g (at most %.3g apart)\n",
+      tol, (double)worst);
   assert_true(worst <= tol);
   poot_driver_destroy(d);
   poot_executor_destroy(ex);
