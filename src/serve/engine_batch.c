@@ -3,8 +3,9 @@
  * executor over the runtime's device. Between steps it admits queued jobs
  * (each choice of each prompt one runner request; prefix reuse shares a
  * prompt's blocks among its choices), steps the runner, streams each
- * request's ids and text to its sink through the tokenizer's streaming
- * decoder and the stop-string matcher (the ones the driver uses), cancels
+ * request's ids (with their logprobs when asked: poot_batch_logprobs) and
+ * text to its sink through the tokenizer's streaming decoder and the
+ * stop-string matcher (the ones the driver uses), cancels
  * the requests of a job whose client went away, and ends a job when its
  * last choice is taken finished.
  *
@@ -45,6 +46,8 @@ typedef struct bseq {
   poot_stop_matcher *stops;
   bool stopped_string; /* a stop string ended it */
   poot__serve_ids gen;
+  poot_sampling_result *probs; /* with logprobs: one per id of gen */
+  size_t n_probs, cap_probs;
   poot_strbuf piece;
   int faults;     /* faulted steps it ran in */
   size_t attempt; /* ids since it last started (fault injection counts them) */
@@ -83,6 +86,7 @@ static void seq_free(poot__serve_engine_batch *e, bseq *s) {
   poot_tokenizer_decoder_destroy(s->dec);
   poot_stop_matcher_destroy(s->stops);
   poot_free(s->gen.ids);
+  poot_free(s->probs);
   poot_strbuf_deinit(&s->piece);
   memset(s, 0, sizeof *s);
   e->n_live--;
@@ -112,6 +116,19 @@ static bool is_stop_id(const poot__serve_engine_batch *e, const poot_sampling_pa
   return !sp->ignore_eos && poot_model_is_stop(poot_runtime_model(e->rt), id);
 }
 
+/* Keeps an id's logprobs (the runner's, valid during its callback). */
+static bool keep_probs(bseq *s, const poot_sampling_result *pr) {
+  if (s->n_probs == s->cap_probs) {
+    size_t n = s->cap_probs ? 2 * s->cap_probs : 16;
+    poot_sampling_result *p = poot_realloc(s->probs, n * sizeof *p);
+    if (!p) return false;
+    s->probs = p;
+    s->cap_probs = n;
+  }
+  s->probs[s->n_probs++] = *pr;
+  return true;
+}
+
 /* The runner's token callback: records, streams, says whether it stops. */
 static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinite) {
   (void)nonfinite;
@@ -119,7 +136,8 @@ static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinit
   bseq *s = seq_of(e, caller_id);
   if (!s) return true;
   poot__serve_job *job = s->bj->job;
-  if (!poot__serve_job_token(e->metrics, job, &s->gen, token)) {
+  const poot_sampling_result *pr = poot_batch_logprobs(e->b, -1);
+  if (!poot__serve_job_token(e->metrics, job, &s->gen, token) || (pr && !keep_probs(s, pr))) {
     if (!s->bj->status)
       s->bj->status = poot_status_make(POOT_OUT_OF_MEMORY, "serve: the generated ids");
     return true;
@@ -128,7 +146,7 @@ static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinit
   if (e->o.inject_fault && ++s->attempt == (size_t)e->o.inject_step &&
       e->injected < e->o.inject_count)
     e->inject_pending = true;
-  job->sink.on_token(job->sink_ctx, s->index, token, NULL);
+  job->sink.on_token(job->sink_ctx, s->index, token, pr);
   /* a stop id is generated and has no text (as the driver does) */
   if (is_stop_id(e, &job->sampling, token)) return true;
   poot_strbuf_clear(&s->piece);
@@ -172,7 +190,7 @@ static void seq_finish(poot__serve_engine_batch *e, bseq *s, poot_scheduler_fini
     poot__serve_choice_end end = {.index = s->index,
                                   .finish_reason = length ? "length" : "stop",
                                   .n_generated = s->gen.n,
-                                  .probs = NULL,
+                                  .probs = s->n_probs && s->n_probs == s->gen.n ? s->probs : NULL,
                                   .ids = s->gen.ids};
     if (!bj->status) job->sink.on_choice_end(job->sink_ctx, &end);
   }
@@ -226,7 +244,7 @@ static poot_status admit_choice_in(poot__serve_engine_batch *e, bjob *bj, const 
                            .n_prompt = (int64_t)n,
                            .max_new_tokens = want,
                            .caller_id = s->id,
-                           .sampling = job->sampled ? &sp : NULL};
+                           .sampling = &sp}; /* greedy without a bias or logprobs: kind 0 */
   POOT_TRY(poot_batch_submit(e->b, &rq));
   s->submitted = true;
   return NULL;
@@ -440,6 +458,9 @@ poot_status poot__serve_engine_batch_create(poot_runtime *rt, poot__serve_metric
     poot_batch_options bo = poot_batch_options_default();
     bo.max_batch = (int32_t)e->o.max_seqs;
     bo.max_seq_len = e->o.max_seq_len;
+    /* the single engine's K/V type (--kv-type): both engines compute alike */
+    const poot_driver *d = poot_runtime_driver(rt);
+    if (d) bo.kv_dtype = poot_driver_kv_dtype(d);
     st = poot_batch_create(e->ex, model, &bo, &e->b);
   }
   if (!st) st = poot_batch_prepare(e->b);

@@ -319,7 +319,6 @@ struct poot__serve_job {
   uint32_t n;
   int64_t max_tokens;
   poot_sampling_params sampling; /* seed resolved */
-  bool sampled;                  /* else greedy through the greedy entries */
   const poot_grammar *grammar;   /* borrowed, or NULL */
   /* Optional, called once on the engine thread (which owns the device)
    * before the first choice: it may set `inputs` (an image's rows bound as
@@ -424,8 +423,8 @@ void poot__serve_engine_stop(poot__serve_engine *engine);
 void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops */
 
 /* The batched engine behind the same five calls (engine.c forwards to it
- * when max_seqs > 1). It runs what poot_batch runs: no logprobs, penalties,
- * grammars or images (the server answers those 400 before they come). */
+ * when max_seqs > 1). It runs what poot_batch runs: no penalties, grammars
+ * or images (the server answers those 400 before they come). */
 typedef struct poot__serve_engine_batch poot__serve_engine_batch;
 POOT_MUST_USE poot_status poot__serve_engine_batch_create(poot_runtime *runtime,
                                                           poot__serve_metrics *metrics,

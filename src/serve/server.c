@@ -754,8 +754,7 @@ static void wait_call(call *c) {
  * naming the field (docs/serve.md "The two engines"). */
 static poot_status batch_refuses(const poot__serve_request *r, const char **out_param) {
   const poot_sampling_params *sp = &r->sampling;
-  const char *p = r->logprobs                         ? "logprobs"
-                  : r->response_format                ? "response_format"
+  const char *p = r->response_format                  ? "response_format"
                   : forced(r)                         ? "tool_choice"
                   : r->n_images                       ? "messages"
                   : sp->presence_penalty != 0         ? "presence_penalty"
@@ -766,8 +765,8 @@ static poot_status batch_refuses(const poot__serve_request *r, const char **out_
   *out_param = p;
   return poot_status_make(POOT_INVALID_ARGUMENT,
                           "'%s' needs a server started with --max-seqs 1 for now (the batched "
-                          "engine runs no logprobs, penalties, grammars, forced tool calls or "
-                          "images yet)",
+                          "engine runs no penalties, grammars, forced tool calls or images "
+                          "yet)",
                           p);
 }
 

@@ -18,8 +18,8 @@
  * every new token into `write_map` (poot/llm/model.h): no table, position or
  * prompt length ever adds an entry. The choice is made on the device: each
  * row's argmax, or its request's sampler (poot_batch_request.sampling; one
- * entry set per sampling kind), and a non-finite flag are read back, never
- * the logits.
+ * entry set per sampling kind), and a non-finite flag are read back (with
+ * logprobs, the row's top-n beside them), never the logits.
  *
  * A server loop:
  *   poot_batch_submit(b, &(poot_batch_request){ids, n, max_new, caller_id});
@@ -161,9 +161,11 @@ typedef struct poot_batch_request {
    * logit bias and the seed, drawn on the device per row with the Philox
    * counter {ids generated so far, 0}, so a request draws the same numbers
    * alone, batched or after a preemption, and as the driver does with the
-   * same seed. Stops, stop strings and max_tokens are the caller's (its
-   * token callback). Penalties, logprobs and ignore_eos are UNSUPPORTED in
-   * batched steps yet. */
+   * same seed. n_probs > 0 asks for each id's logprobs (poot_batch_logprobs):
+   * computed on the device beside the draw, over the raw logits, as the
+   * driver reports them. Stops, stop strings and max_tokens are the
+   * caller's (its token callback). Penalties and ignore_eos are UNSUPPORTED
+   * in batched steps yet. */
   const poot_sampling_params *sampling;
 } poot_batch_request;
 
@@ -184,6 +186,14 @@ bool poot_batch_busy(const poot_batch *batch);
  * first NaN). Returning true ends the request there (an end id, a stop
  * string: the caller's rule). */
 typedef bool (*poot_batch_token_fn)(void *ctx, uint64_t caller_id, int32_t token, bool nonfinite);
+
+/* The logprobs of a new id (its request's sampling->n_probs > 0; else NULL):
+ * the chosen id's log-softmax over the row's raw logits and the n_probs
+ * highest (n_top of POOT_SAMPLING_MAX_PROBS at most), as the driver's
+ * poot_driver_generate_result.probs. item < 0: the id the step's token
+ * callback is being called with (valid only inside it); item ≥ 0: plan
+ * item `item` of the last poot_batch_run_plan (valid until the next). */
+const poot_sampling_result *poot_batch_logprobs(const poot_batch *batch, int32_t item);
 
 typedef struct poot_batch_step_info {
   bool idle;            /* nothing was runnable: no device step ran */
@@ -268,6 +278,9 @@ typedef struct poot_batch_output {
   int64_t prefill_tokens; /* prompt tokens computed */
   int32_t preemptions;
   int32_t nonfinite; /* steps whose logits were not all finite */
+  /* With sampling->n_probs > 0: one entry per id (poot_batch_logprobs);
+   * else NULL. Freed with the ids. */
+  poot_sampling_result *probs;
 } poot_batch_output;
 
 typedef struct poot_batch_generate_options {

@@ -58,6 +58,11 @@ static poot_status bind_sampler(poot_batch *b, batch_entry *e) {
 
 poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   if (e->added) return NULL;
+  if (e->unsupported)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "batch: the decode entry of %lld rows (sampling kind %#x) does not "
+                            "compile for this device",
+                            (long long)e->batch, e->kind);
   poot_graph *g = NULL;
   const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
   POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
@@ -74,6 +79,8 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
+  if (st && poot_status_code_of(st) == POOT_UNSUPPORTED && e->batch > 1 && e->tokens == 1)
+    e->unsupported = true;
   if (st) return st;
   e->id = id;
   st = poot_exec_entry_slot(b->ex, id, "token", &e->token);
@@ -208,12 +215,33 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   for (int32_t i = 0; i < n; i++) {
     ids[rows[i].item] = b->ids_tmp[i];
     nonfinite[rows[i].item] = b->nonfinite_tmp[i];
+    b->has_probs[rows[i].item] = rows[0].kind && b->has_probs_tmp[i];
+    if (b->has_probs[rows[i].item]) b->probs[rows[i].item] = b->probs_tmp[i];
   }
   b->stats.decode_replays++;
   b->stats.per_size[k]++;
   b->stats.decode_rows += (uint64_t)n;
   b->stats.padded_rows += (uint64_t)(B - n);
   return NULL;
+}
+
+/* run_rows; when the entry for n rows does not compile for the device
+ * (UNSUPPORTED: a kernel past its limits, e.g. push constants), the rows
+ * run as two halves through the smaller entries. Each replay run counts in
+ * *replays. */
+static poot_status run_rows_split(poot_batch *b, const poot_scheduler_plan *plan,
+                                  const batch_row *rows, int32_t n, int32_t *ids, bool *nonfinite,
+                                  int32_t *replays) {
+  poot_status st = run_rows(b, plan, rows, n, ids, nonfinite);
+  if (!st) {
+    (*replays)++;
+    return NULL;
+  }
+  if (poot_status_code_of(st) != POOT_UNSUPPORTED || n < 2) return st;
+  poot_status_free(st);
+  const int32_t h = n / 2;
+  POOT_TRY(run_rows_split(b, plan, rows, h, ids, nonfinite, replays));
+  return run_rows_split(b, plan, rows + h, n - h, ids, nonfinite, replays);
 }
 
 /* The first n tokens of an item through the chunk ladder at B = 1: whole
@@ -395,7 +423,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
   b->pos = poot_calloc((size_t)b->max_batch, sizeof *b->pos);
-  b->out = poot_calloc((size_t)b->max_batch * DRIVER_SAMPLE_HEAD, sizeof *b->out);
+  b->out = poot_calloc((size_t)b->max_batch * (DRIVER_SAMPLE_HEAD + 2 * POOT_SAMPLING_MAX_PROBS),
+                       sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
   b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
@@ -404,8 +433,14 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
   b->results = poot_calloc((size_t)b->max_batch, sizeof *b->results);
+  b->probs = poot_calloc((size_t)b->max_batch, sizeof *b->probs);
+  b->probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->probs_tmp);
+  b->has_probs = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs);
+  b->has_probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs_tmp);
+  b->cur_item = -1;
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp) {
+      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp || !b->probs ||
+      !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
@@ -430,6 +465,10 @@ fail:
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
+  poot_free(b->probs);
+  poot_free(b->probs_tmp);
+  poot_free(b->has_probs);
+  poot_free(b->has_probs_tmp);
   poot_free(b->program);
   poot_free(b);
   return st;
@@ -461,6 +500,10 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
   poot_free(b->results);
+  poot_free(b->probs);
+  poot_free(b->probs_tmp);
+  poot_free(b->has_probs);
+  poot_free(b->has_probs_tmp);
   poot_free(b->program);
   poot_free(b);
 }
@@ -510,6 +553,12 @@ poot_scheduler *poot_batch_scheduler(poot_batch *b) {
 }
 const poot_kv_pool *poot_batch_pool(const poot_batch *b) {
   return b->pool;
+}
+
+const poot_sampling_result *poot_batch_logprobs(const poot_batch *b, int32_t item) {
+  if (item < 0) item = b->cur_item;
+  if (item < 0 || item >= b->max_batch || !b->has_probs[item]) return NULL;
+  return &b->probs[item];
 }
 
 void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
@@ -562,6 +611,7 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
   for (int32_t i = 0; i < plan->n_work; i++) {
     ids[i] = -1;
     nonfinite[i] = false;
+    b->has_probs[i] = false;
   }
   /* Longer items run their chunk ladders first; then every one-token item,
    * and the last token of an emitting item that samples (so it is drawn by
@@ -593,15 +643,14 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
         b->grows[ng++] = b->brows[j];
         b->brows[j].item = -1;
       }
-    poot_status st = run_rows(b, plan, b->grows, ng, ids, nonfinite);
+    poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
     if (st) {
       if (out_replays) *out_replays = replays;
       return st;
     }
-    replays++;
   }
   for (int32_t i = 0; i < plan->n_work; i++)
-    if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false;
+    if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
   if (out_replays) *out_replays = replays;
   return NULL;
 }
@@ -640,7 +689,9 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
     b->results[i] = (poot_scheduler_result){.token = b->ids[i], .stop = false};
     if (!w->emits) continue;
     info.n_emitted++;
+    b->cur_item = i;
     if (fn) b->results[i].stop = fn(ctx, w->caller_id, b->ids[i], b->nonfinite[i]);
+    b->cur_item = -1;
   }
   POOT_TRY(poot_scheduler_step_done(b->sched, b->results, plan->n_work));
   b->stats.steps++;
@@ -651,7 +702,10 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
 /* ------------------------------------------------------------ faults */
 
 void poot_batch_release_executor(poot_batch *b) {
-  for (int32_t i = 0; i < b->n_sizes; i++) b->decode[i].added = b->decode_logits[i].added = false;
+  for (int32_t i = 0; i < b->n_sizes; i++) {
+    b->decode[i].added = b->decode_logits[i].added = false;
+    b->decode[i].unsupported = b->decode_logits[i].unsupported = false; /* another device */
+  }
   for (int i = 0; i < 2; i++) b->prefill[i].added = false;
   b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
   b->ex = NULL;

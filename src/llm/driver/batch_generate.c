@@ -7,6 +7,7 @@
 #include "driver_impl.h"
 
 typedef struct gen_ctx {
+  const poot_batch *b;
   poot_batch_output *outs;
   size_t n;
   size_t *room; /* ids allocated per output */
@@ -19,16 +20,20 @@ static bool on_token(void *ctx, uint64_t caller_id, int32_t token, bool nonfinit
   gen_ctx *g = ctx;
   if (caller_id >= g->n || g->st) return false;
   poot_batch_output *o = &g->outs[caller_id];
+  const poot_sampling_result *pr = poot_batch_logprobs(g->b, -1);
   if ((size_t)o->n == g->room[caller_id]) {
     size_t room = g->room[caller_id] ? 2 * g->room[caller_id] : 16;
     int32_t *ids = poot_realloc(o->ids, room * sizeof *ids);
-    if (!ids) {
+    if (ids) o->ids = ids;
+    poot_sampling_result *probs = ids && pr ? poot_realloc(o->probs, room * sizeof *probs) : NULL;
+    if (probs) o->probs = probs;
+    if (!ids || (pr && !probs)) {
       g->st = OOM("generated ids");
       return true;
     }
-    o->ids = ids;
     g->room[caller_id] = room;
   }
+  if (pr && o->probs) o->probs[o->n] = *pr;
   o->ids[o->n++] = token;
   if (nonfinite) o->nonfinite++;
   return g->stop_at_eos && poot_model_is_stop(g->model, token);
@@ -50,7 +55,9 @@ void poot_batch_outputs_free(poot_batch_output *outs, size_t n) {
   if (!outs) return;
   for (size_t i = 0; i < n; i++) {
     poot_free(outs[i].ids);
+    poot_free(outs[i].probs);
     outs[i].ids = NULL;
+    outs[i].probs = NULL;
     outs[i].n = 0;
   }
 }
@@ -66,7 +73,8 @@ poot_status poot_batch_generate(poot_batch *b, const poot_batch_prompt *prompts,
       return BAD("batch: prompt %zu needs at least one id and max_new_tokens >= 1", i);
   size_t *room = poot_calloc(n + 1, sizeof *room);
   if (!room) return OOM("generate");
-  gen_ctx g = {.outs = outs,
+  gen_ctx g = {.b = b,
+               .outs = outs,
                .n = n,
                .room = room,
                .model = poot__batch_model(b),

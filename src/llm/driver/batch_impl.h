@@ -26,6 +26,9 @@ typedef struct batch_entry {
   bool logits;   /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
   uint32_t kind; /* 0: the greedy suffix; else the row sampler of this kind */
   bool added;
+  /* Its compile said UNSUPPORTED (a limit of the device): not tried again;
+   * its rows run as two replays of the smaller entries instead. */
+  bool unsupported;
   uint32_t id;
   poot_exec_slot token, pos, table, write;
   poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */
@@ -74,11 +77,18 @@ struct poot_batch {
   poot_kv_pool *pool;
   poot_scheduler *sched;
   /* Host copies of one step's slots, sized for the largest entry. */
-  int32_t *tok, *pos, *table, *write, *out;
+  int32_t *tok, *pos, *table, *write;
+  int32_t *out; /* a replay's output: max_batch rows of the widest sample words */
   /* Per plan item (at most max_batch): the ids, flags and results; a batched
    * replay's rows' ids and flags. */
   int32_t *ids, *ids_tmp;
   bool *nonfinite, *nonfinite_tmp;
+  /* Per plan item / per batched row: the logprobs of a request that asks
+   * for them (has_probs[i]; poot_batch_logprobs); cur_item: the item the
+   * step's token callback is called for (-1 outside it). */
+  poot_sampling_result *probs, *probs_tmp;
+  bool *has_probs, *has_probs_tmp;
+  int32_t cur_item;
   poot_scheduler_result *results;
   poot_batch_stats stats;
   /* Sampling (batch_sample.c): the kinds' entries, the sampled requests. */
@@ -109,8 +119,8 @@ POOT_MUST_USE poot_status poot__batch_sample_init(poot_batch *b);
 void poot__batch_sample_deinit(poot_batch *b);
 /* batch_sample.c: a request's record from its sampling parameters
  * (validated against the vocabulary; the seed resolved); kind 0 (NULL
- * parameters, or greedy without a bias) needs none. UNSUPPORTED for
- * penalties, logprobs or ignore_eos; INVALID_ARGUMENT naming the field; IO
+ * parameters, or greedy without a bias or logprobs) needs none.
+ * UNSUPPORTED for penalties or ignore_eos; INVALID_ARGUMENT naming the field; IO
  * when a random seed cannot be drawn. */
 POOT_MUST_USE poot_status poot__batch_sample_make(const poot_batch *b,
                                                   const poot_sampling_params *p, batch_req *out);
@@ -125,7 +135,8 @@ void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
 /* batch_sample.c: the rows of one sampled kind (the caller filled the host
  * copies of token, pos, tables and write rows for rows[0..n) and dummies up
  * to the entry size sizes[k]) as one replay of that kind's decode entry;
- * each row's id and flag into ids_tmp / nonfinite_tmp [0..n). An id outside
+ * each row's id and flag into ids_tmp / nonfinite_tmp [0..n), and with a
+ * LOGPROBS kind its logprobs into probs_tmp / has_probs_tmp. An id outside
  * the vocabulary (every token banned) comes back as 0, flagged. */
 POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n,
                                                   int32_t k);

@@ -2,7 +2,8 @@
  * (poot/llm/batch.h, poot_batch_request.sampling): each sampled request's
  * slot values, kept by caller id; the decode entries of each sampling kind
  * (the driver's sampling suffix on every row, driver_sample.c row mode);
- * and one replay of a kind's rows with their parameter slots written.
+ * and one replay of a kind's rows with their parameter slots written, read
+ * back as ids, flags and (a LOGPROBS kind) each row's logprobs.
  *
  * A row's Philox counter is {ids the request has generated, 0}: a request
  * draws the same numbers whatever rows it shares a step with, after a
@@ -57,15 +58,16 @@ poot_status poot__batch_sample_make(const poot_batch *b, const poot_sampling_par
   const int64_t V = poot_model_get_config(b->model)->vocab_size;
   POOT_TRY(poot_sampling_params_validate(p, (uint32_t)V));
   const uint32_t kind = poot_sampling_params_kind(p);
-  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_LOGPROBS) || p->ignore_eos)
+  if (kind & POOT_SAMPLER_PENALTIES || p->ignore_eos)
     return poot_status_make(POOT_UNSUPPORTED,
-                            "batch: repetition penalties, logprobs (n_probs) and ignore_eos are "
-                            "not supported in batched steps yet");
+                            "batch: repetition penalties and ignore_eos are not supported in "
+                            "batched steps yet");
   if (kind == 0) return NULL; /* greedy: the greedy entries */
   uint64_t seed = 0;
   if (kind & POOT_SAMPLER_DRAW) POOT_TRY(poot_sampling_seed_resolve(p, &seed));
   poot__driver_request_init(V, p, seed, &out->r);
   out->r.kind = kind;
+  out->r.n_probs = p->n_probs;
   out->used = true;
   return NULL;
 }
@@ -159,6 +161,23 @@ static void fill_params(poot_batch *b, int32_t r, const batch_req *q, uint32_t c
   b->sctr[2 * r + 1] = 0;
 }
 
+/* A row's logprobs from its sample words {id, finite, any, logprob bits,
+ * top ids[np], top logprob bits[np]}, as the driver reads its own
+ * (driver_step.c): the first n_probs of the top np. */
+static void read_probs(const int32_t *w, uint32_t words, int32_t n_probs,
+                       poot_sampling_result *out) {
+  memset(out, 0, sizeof *out);
+  out->token = w[0];
+  out->non_finite = w[1] == 0;
+  memcpy(&out->logprob, &w[3], sizeof out->logprob);
+  const uint32_t np = (words - DRIVER_SAMPLE_HEAD) / 2;
+  out->n_top = (uint32_t)n_probs < np ? (uint32_t)n_probs : np;
+  for (uint32_t i = 0; i < out->n_top; i++) {
+    out->top[i].token = w[DRIVER_SAMPLE_HEAD + i];
+    memcpy(&out->top[i].logprob, &w[DRIVER_SAMPLE_HEAD + np + i], sizeof(float));
+  }
+}
+
 poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n, int32_t k) {
   batch_kind *s = NULL;
   POOT_TRY(kind_set(b, rows[0].kind, &s));
@@ -192,13 +211,16 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
     in[n_in++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
     in[n_in++] = (poot_exec_slot_value){e->s_bias, &tb};
   }
-  POOT_TRY(poot__batch_replay(b, e, in, n_in, b->out, (size_t)B * DRIVER_SAMPLE_HEAD * 4));
   const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  const uint32_t words = poot__driver_sample_words(e->kind, V);
+  POOT_TRY(poot__batch_replay(b, e, in, n_in, b->out, (size_t)B * words * 4));
   for (int32_t r = 0; r < n; r++) {
-    const int32_t *w = b->out + r * DRIVER_SAMPLE_HEAD;
+    const int32_t *w = b->out + r * words;
     const bool ok = w[0] >= 0 && w[0] < V && w[2] != 0; /* drawn, not every token banned */
     b->ids_tmp[r] = ok ? w[0] : 0;
     b->nonfinite_tmp[r] = w[1] == 0 || !ok;
+    b->has_probs_tmp[r] = (e->kind & POOT_SAMPLER_LOGPROBS) && rows[r].req->r.n_probs > 0;
+    if (b->has_probs_tmp[r]) read_probs(w, words, rows[r].req->r.n_probs, &b->probs_tmp[r]);
   }
   return NULL;
 }

@@ -13,11 +13,13 @@ POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
 
 /* The sampling suffix of `kind` on each row of a traced step's logits
  * f32[B, V] (driver_sample.c, row mode): output i32[B, words] (each row's
- * {id, finite, any survivor, 0}); per-row parameter slots sampler.f [B, 8],
+ * {id, finite, any survivor, logprob bits} and, with LOGPROBS, its top-n
+ * ids and logprob bits over the raw logits, as the B = 1 suffix writes
+ * them: poot__driver_sample_words); per-row parameter slots sampler.f [B, 8],
  * sampler.i [B, 4], sampler.seed [B, 2], sampler.ctr [B, 2] (the Philox
  * counter {draws so far, 0}, written by the host) and, with a logit bias,
- * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties, a
- * mask or logprobs (per-sequence device state and output not done). */
+ * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties or
+ * a mask (per-sequence device state not done). */
 POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind);
 
 /* The batched runner's decode steps run through entries without the greedy

@@ -736,22 +736,73 @@ static poot_status sample_suffix(sb *s, poot_value logits, uint32_t kind, poot_v
   return poot_graph_verify(s->g);
 }
 
+/* Row mode's logprobs: each row's words as the B = 1 suffix writes them
+ * (logprobs() above: the chosen id's log-softmax over the raw logits, then
+ * the top n = min(V, 20) ids and logprobs), computed over the logits
+ * f32[B, V] at once from the chosen ids i32[B], written over the heads
+ * i32[B, 4] (each row's {id, finite, any, 0}) padded to *out = i32[B, 4 +
+ * 2n]. Per row, as the B = 1 suffix does, the output's kernel would read
+ * more than 64 temporaries at B = 8. The heads' kernel still reads a few
+ * per row and one more to write (33 offsets at B = 8 with a logit bias:
+ * past a device with 128 bytes of push constants, which then answers
+ * UNSUPPORTED for that entry; lavapipe and the catalogue's targets at B =
+ * 4 fit). */
+static poot_status rows_logprobs(sb *s, poot_value logits, poot_value heads, poot_value id,
+                                 poot_value *out) {
+  const int64_t B = s->B, V = s->V, n = V < POOT_SAMPLING_MAX_PROBS ? V : POOT_SAMPLING_MAX_PROBS;
+  const int64_t W = DRIVER_SAMPLE_HEAD + 2 * n;
+  poot_graph *g = s->g;
+  poot_value zero = iconst(s, POOT_DTYPE_I32, 0), three = iconst(s, POOT_DTYPE_I32, 3);
+  poot_value mx = reduce(s, logits, POOT_REDUCE_MAX, 1, POOT_DTYPE_F32);
+  poot_value z = reduce(s, un(s, POOT_OP_EXP, bin(s, POOT_OP_SUB, logits, cols_of(s, mx, B, V))),
+                        POOT_REDUCE_SUM, 1, POOT_DTYPE_F32);
+  poot_value lse = bin(s, POOT_OP_ADD, mx, un(s, POOT_OP_LOG, z)); /* [B] */
+  /* the chosen id's logit: flat[b·V + id_b], the id clamped as the B = 1
+   * suffix's dynamic slice clamps it */
+  poot_shape sb1 = shape1(B);
+  id = bin(s, POOT_OP_MAX, bcast(s, zero, sb1),
+           bin(s, POOT_OP_MIN, id, bcast(s, iconst(s, POOT_DTYPE_I32, V - 1), sb1)));
+  poot_value at = bin(s, POOT_OP_ADD, id,
+                      bin(s, POOT_OP_MUL, iota(s, POOT_DTYPE_I32, sb1, 0),
+                          bcast(s, iconst(s, POOT_DTYPE_I32, V), sb1)));
+  poot_value flat = reshape(s, logits, shape1(B * V)), xi, tv, ti, blk, o1;
+  if (s->st) return s->st;
+  POOT_TRY(poot_graph_gather(g, flat, at, 0, 0, POOT_TRAP_NONE, &xi));
+  POOT_TRY(poot_graph_top_k(g, logits, n, &tv, &ti));
+  poot_value lp = bits(s, reshape(s, bin(s, POOT_OP_SUB, xi, lse), shape2(B, 1)), POOT_DTYPE_I32);
+  poot_value tb = bits(s, bin(s, POOT_OP_SUB, tv, cols_of(s, lse, B, n)), POOT_DTYPE_I32);
+  if (s->st) return s->st;
+  poot_value parts[3] = {lp, ti, tb}, at3[2] = {zero, three};
+  POOT_TRY(poot_graph_concat(g, 3, parts, 1, &blk));
+  int64_t lo[2] = {0, 0}, hi[2] = {0, W - DRIVER_SAMPLE_HEAD};
+  POOT_TRY(poot_graph_pad(g, heads, zero, lo, hi, NULL, &o1));
+  return poot_graph_dynamic_update_slice(g, o1, blk, at3, POOT_TRAP_NONE, out);
+}
+
 poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
   poot_value logits = poot_graph_output(g);
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[B, vocab]");
-  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK | POOT_SAMPLER_LOGPROBS))
+  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK))
     return poot_status_make(POOT_UNSUPPORTED,
-                            "batch: sampling with penalties, a grammar or logprobs is not "
-                            "supported in batched steps yet (kind %#x)",
+                            "batch: sampling with penalties or a grammar is not supported in "
+                            "batched steps yet (kind %#x)",
                             kind);
   const int64_t B = lt->shape.dims[0], V = lt->shape.dims[1];
-  poot_value *rows = poot_calloc((size_t)B, sizeof *rows);
-  if (!rows) return OOM("sampler rows");
+  poot_value *rows = poot_calloc((size_t)B, sizeof *rows),
+             *ids = poot_calloc((size_t)B, sizeof *ids);
+  if (!rows || !ids) {
+    poot_free(rows);
+    poot_free(ids);
+    return OOM("sampler rows");
+  }
   sb s = {.g = g, .st = NULL, .V = V, .B = B};
   poot_status st = NULL;
-  const uint32_t words = poot__driver_sample_words(kind, V);
+  /* Each row its head; the logprobs of every row at once after them
+   * (rows_logprobs). */
+  const uint32_t row_kind = kind & ~(uint32_t)POOT_SAMPLER_LOGPROBS;
+  const uint32_t words = poot__driver_sample_words(row_kind, V);
   for (int64_t b = 0; b < B && !st; b++) {
     s.row = b;
     poot_value x, w;
@@ -760,17 +811,26 @@ poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
     poot_value ip =
         st ? POOT_VALUE_NONE : slot(&s, "sampler.i", POOT_DTYPE_I32, DRIVER_SAMPLER_IPARAMS);
     if (!st && s.st) st = s.st, s.st = NULL;
-    if (!st) st = sample_words(&s, x, kind, ip, POOT_VALUE_NONE, &w);
+    if (!st) st = sample_words(&s, x, row_kind, ip, POOT_VALUE_NONE, &w);
     if (!st) {
       poot_shape r1 = shape2(1, words);
       st = poot_graph_reshape(g, w, &r1, &rows[b]);
     }
+    if (!st) { /* the row's id, its first word */
+      int64_t i0[1] = {0}, i1[1] = {1};
+      st = poot_graph_slice(g, w, i0, i1, NULL, &ids[b]);
+    }
   }
-  poot_value out;
+  poot_value out, id;
   if (!st) st = poot_graph_concat(g, (uint32_t)B, rows, 0, &out);
+  if (!st && (kind & POOT_SAMPLER_LOGPROBS)) {
+    st = poot_graph_concat(g, (uint32_t)B, ids, 0, &id);
+    if (!st) st = rows_logprobs(&s, logits, out, id, &out);
+  }
   if (!st) st = poot_graph_set_output(g, out);
   if (!st) st = poot_graph_verify(g);
   poot_free(rows);
+  poot_free(ids);
   return st;
 }
 

@@ -440,16 +440,17 @@ static void test_gemv_rows(void **state) {
 }
 
 /* The batched runner's sampled decode entry (the row sampler on B = 4 rows
- * of an f16 paged step: llama.cpp's chain and a logit bias) plans and
- * renders for sm_90, webgpu and lavapipe, and on the interpreter draws an id
- * in the vocabulary for every row, flagged finite: the PTX path the CPU
- * machines cannot run is at least compiled. */
+ * of an f16 paged step: llama.cpp's chain, a logit bias and logprobs) plans
+ * and renders for sm_90, webgpu and lavapipe, and on the interpreter draws
+ * an id in the vocabulary for every row, flagged finite, with its logprob
+ * and the top 20 in order: the PTX path the CPU machines cannot run is at
+ * least compiled. */
 static void test_sampler_rows(void **state) {
   (void)state;
   g_kv = POOT_DTYPE_F16;
   g_wtype = POOT_DTYPE_F32;
   const uint32_t kind = POOT_SAMPLER_DRAW | POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P |
-                        POOT_SAMPLER_MIN_P | POOT_SAMPLER_LOGIT_BIAS;
+                        POOT_SAMPLER_MIN_P | POOT_SAMPLER_LOGIT_BIAS | POOT_SAMPLER_LOGPROBS;
   const char *targets[] = {"sm_90", "webgpu", "lavapipe"};
   for (int ti = 0; ti < 3; ti++) {
     poot_graph *g = trace(4);
@@ -497,12 +498,22 @@ static void test_sampler_rows(void **state) {
       POOT_ASSERT_OK(poot_plan_run_step(r, &ro));
       poot_tensor out;
       POOT_ASSERT_OK(poot_plan_run_output(r, &out));
-      assert_int_equal(out.size, 4 * 4 * 4); /* 4 rows of {id, finite, any, 0} */
+      /* 4 rows of {id, finite, any, logprob, top ids[20], top logprobs[20]} */
+      enum { W = 4 + 2 * 20 };
+      assert_int_equal(out.size, 4 * W * 4);
       const int32_t *w = out.data;
       for (int row = 0; row < 4; row++) {
-        assert_true(w[4 * row] >= 0 && w[4 * row] < 96);
-        assert_int_equal(w[4 * row + 1], 1);
-        assert_int_equal(w[4 * row + 2], 1);
+        const int32_t *x = w + W * row;
+        assert_true(x[0] >= 0 && x[0] < 96);
+        assert_int_equal(x[1], 1);
+        assert_int_equal(x[2], 1);
+        float lp, top[20];
+        memcpy(&lp, &x[3], sizeof lp);
+        memcpy(top, &x[24], sizeof top);
+        assert_true(lp <= top[0] && isfinite(lp)); /* the draw may lie past the top 20 */
+        for (int j = 0; j < 20; j++) assert_true(x[4 + j] >= 0 && x[4 + j] < 96);
+        for (int j = 1; j < 20; j++) assert_true(top[j] <= top[j - 1]);
+        assert_true(top[0] <= 0.0f);
       }
       free(pi);
       poot_plan_run_destroy(r);
@@ -511,6 +522,15 @@ static void test_sampler_rows(void **state) {
     poot_plan_destroy(plan);
     poot_graph_destroy(g);
   }
+  /* The runner's default max_batch, 8 rows, with logprobs (no bias) plans
+   * for lavapipe's 128 bytes of push constants too. */
+  poot_graph *g = trace(8);
+  POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind & ~(uint32_t)POOT_SAMPLER_LOGIT_BIAS));
+  poot_kir_target t;
+  POOT_ASSERT_OK(poot_device_target_by_name("lavapipe", &t));
+  poot_plan *plan = plan_of(g, &t);
+  poot_plan_destroy(plan);
+  poot_graph_destroy(g);
   g_kv = POOT_DTYPE_F32;
 }
 

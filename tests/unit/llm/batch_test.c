@@ -683,6 +683,155 @@ static void test_sampling(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ logprobs */
+
+/* The largest |a − b| over two runs' logprobs (the chosen id's and the
+ * top-n), failing when the ids, counts or top-n ids differ. */
+static float probs_diff(const poot_sampling_result *a, const poot_sampling_result *b, int64_t n,
+                        const char *what) {
+  float worst = 0.0f;
+  for (int64_t j = 0; j < n; j++) {
+    if (a[j].token != b[j].token || a[j].n_top != b[j].n_top)
+      fail_msg("%s: id %lld: token %d / %d, n_top %u / %u", what, (long long)j, a[j].token,
+               b[j].token, a[j].n_top, b[j].n_top);
+    float d = fabsf(a[j].logprob - b[j].logprob);
+    worst = d > worst ? d : worst;
+    for (uint32_t t = 0; t < a[j].n_top; t++) {
+      if (a[j].top[t].token != b[j].top[t].token)
+        fail_msg("%s: id %lld: top %u is %d / %d", what, (long long)j, t, a[j].top[t].token,
+                 b[j].top[t].token);
+      d = fabsf(a[j].top[t].logprob - b[j].top[t].logprob);
+      worst = d > worst ? d : worst;
+    }
+  }
+  return worst;
+}
+
+/* Logprobs of a greedy row (top 5), a sampled row (llama.cpp's chain, top
+ * 20) and a temperature-only row (top 1) beside a greedy row without them,
+ * with f32 K/V: alone (max_batch 1) and batched (max_batch 4) they are
+ * bit-identical (the batch-invariant target); against the B = 1 driver
+ * (contiguous K/V where the runner's are paged: the same math through other
+ * kernels) the ids and top-n ids are equal and the values within 4·τ, τ the
+ * tier-2 tolerance of a logit (docs/verification.md; poot_verify_tolerance
+ * with rms taken as 1, which only makes it smaller): each run's logits are
+ * within τ of the oracle's, so 2·τ of each other, and a logprob x_i − lse(x)
+ * moves by at most |Δx_i| + max|Δx|. (With the default f16 K/V the rounding
+ * of a K/V row to f16 can differ between the two by an f16 ulp: 8.3e-4 apart
+ * on lavapipe, the f16 cache term of docs/verification.md, not checked here.) */
+static void test_logprobs(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "logprobs");
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { N = 4, NEW = 8 };
+  poot_sampling_params sp[3];
+  for (int i = 0; i < 3; i++) poot_sampling_params_init(&sp[i]);
+  sp[0].temperature = 0.0f, sp[0].n_probs = 5;
+  sp[1].seed = 11, sp[1].n_probs = POOT_SAMPLING_MAX_PROBS, sp[1].n_bias = 1;
+  sp[1].bias[0] = (poot_sampling_bias){.token = 261, .bias = 2.0f};
+  sp[2].top_k = 0, sp[2].top_p = 1.0f, sp[2].min_p = 0.0f, sp[2].temperature = 1.0f;
+  sp[2].seed = 5, sp[2].n_probs = 1;
+  static int32_t ids[N][32];
+  poot_batch_prompt p[N];
+  for (int i = 0; i < N; i++) {
+    int64_t len = 2 + (i * 7) % 19;
+    make_prompt((uint32_t)(900 + i), V, ids[i], len);
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL};
+  }
+  poot_batch_options bo = small_options(1, 64, 16, 32, false);
+  bo.kv_dtype = POOT_DTYPE_F32;
+  poot_batch_output alone[N], together[N];
+  rig r;
+  rig_open(&r, m, &bo);
+  for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
+  rig_close(&r);
+  bo.max_batch = 4;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  rig_close(&r);
+  expect_same(alone, together, N, "logprobs, max_batch 4");
+  /* Six copies of the biased one at max_batch 8: where the B = 8 entry of
+   * that kind does not compile (lavapipe: 33 push offsets of 32), the rows
+   * run as two halves through the B = 4 entry; the same ids and logprobs. */
+  enum { N8 = 6 };
+  poot_batch_prompt p8[N8];
+  poot_batch_output eight[N8];
+  for (int i = 0; i < N8; i++) p8[i] = p[1];
+  bo.max_batch = 8;
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p8, N8, NULL, eight));
+  poot_batch_stats bs;
+  poot_batch_get_stats(r.b, &bs);
+  rig_close(&r);
+  for (int i = 0; i < N8; i++) {
+    expect_same(&alone[1], &eight[i], 1, "logprobs with a bias, max_batch 8");
+    if (memcmp(alone[1].probs, eight[i].probs, (size_t)alone[1].n * sizeof *alone[1].probs))
+      fail_msg("logprobs with a bias, max_batch 8, copy %d: alone and batched differ", i);
+  }
+  printf(
+      "logprobs: 6 rows of a biased kind at max_batch 8 = alone (%llu replays of 8 rows, "
+      "%llu of 4)\n",
+      (unsigned long long)bs.per_size[3], (unsigned long long)bs.per_size[2]);
+  poot_batch_outputs_free(eight, N8);
+  assert_null(alone[3].probs);
+  assert_null(together[3].probs);
+  for (int i = 0; i < 3; i++) {
+    assert_non_null(together[i].probs);
+    assert_int_equal(together[i].probs[0].n_top, (uint32_t)sp[i].n_probs);
+    for (int64_t j = 0; j < together[i].n; j++) {
+      const poot_sampling_result *q = &together[i].probs[j];
+      assert_int_equal(q->token, together[i].ids[j]);
+      assert_true(q->logprob <= 0.0f && isfinite(q->logprob));
+      for (uint32_t t = 1; t < q->n_top; t++)
+        assert_true(q->top[t].logprob <= q->top[t - 1].logprob);
+      if (i == 0) /* greedy: the chosen id is the most likely */
+        assert_true(q->top[0].token == q->token && q->top[0].logprob == q->logprob);
+    }
+    if (memcmp(alone[i].probs, together[i].probs, (size_t)alone[i].n * sizeof *alone[i].probs))
+      fail_msg("logprobs %d: alone and batched differ", i);
+  }
+  /* The driver, same K/V type, same parameters. */
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  const double tol =
+      4 * poot_verify_tolerance(poot_model_get_config(m), info.max_seq_len, NULL, 0, true);
+  float worst = 0.0f;
+  for (int i = 0; i < 3; i++) {
+    poot_token pt[32];
+    for (int64_t j = 0; j < p[i].n; j++) pt[j] = ids[i][j];
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = NEW;
+    go.ignore_stop = true;
+    go.no_text = true;
+    go.sampling = &sp[i];
+    poot_driver_generate_result res;
+    POOT_ASSERT_OK(poot_driver_generate_ids(d, pt, (size_t)p[i].n, &go, NULL, NULL, &res));
+    assert_int_equal(res.n_ids, together[i].n);
+    assert_non_null(res.probs);
+    float w = probs_diff(res.probs, together[i].probs, together[i].n, "driver vs batched");
+    worst = w > worst ? w : worst;
+    poot_driver_generate_result_deinit(&res);
+  }
+  printf(
+      "logprobs (f32 K/V): greedy and sampled rows alone = batched (bit for bit); the "
+      "driver's within 4·tau = %.3g (at most %.3g apart)\n",
+      tol, (double)worst);
+  assert_true(worst <= tol);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_batch_outputs_free(alone, N);
+  poot_batch_outputs_free(together, N);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ recovery */
 
 /* Each caller id's ids, as the step callback reports them. */
@@ -871,7 +1020,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
       cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
-      cmocka_unit_test(test_recover),
+      cmocka_unit_test(test_recover),         cmocka_unit_test(test_logprobs),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the

@@ -13,7 +13,12 @@ on the demo model on Vulkan (SKIP without a Vulkan device or the demo model):
   return to 0;
 - a stream closed after a few chunks is cancelled: the running sequences and the KV blocks
   in use return to 0 (/metrics);
-- a request with what the batched engine lacks (logprobs) is a 400 naming the field.
+- logprobs: a greedy completion (logprobs 3), a seeded sampled one streamed (logprobs 2) and a
+  greedy chat (logprobs, top_logprobs 2) give the same tokens and alternatives at --max-seqs 4
+  as at --max-seqs 1 (the seeded draw too), and logprobs within LP_TOL (the runner's paged K/V
+  against the driver's contiguous ones: the same math through other kernels; see LP_TOL and
+  llm_batch_vulkan test_logprobs);
+- a request with what the batched engine lacks (a penalty) is a 400 naming the field.
 The fault checks share the batched server with the rest: a server's start (compiling its
 entries) costs more CPU time than the three recoveries (CI time). The executor reset
 (KERNEL_FAULT) is tested on the runner (llm_batch_vulkan test_recover)."""
@@ -27,6 +32,54 @@ import urllib.error
 import urllib.request
 
 PROMPTS = ["Once upon a time", "The little dog", "In the morning, Lily", "Tom wanted to"]
+# 4·τ: τ the tier-2 tolerance of a logit (docs/verification.md, poot_verify_tolerance:
+# κ·λ·u·√(2S), κ = 8, λ = 6, u = 2^-24, rms taken as 1) of the demo model (6 layers, hidden
+# 256, head_dim 32, 8 heads, ffn 512) at a capacity of 512; each engine's logits are within τ
+# of the oracle's, so 2·τ of each other, and a logprob x_i − lse(x) moves by at most twice
+# that (2.1e-3). Both engines keep f16 K/V here (the default; the f16 rounding of a row can
+# differ by an ulp): measured 2.5e-4 apart on lavapipe.
+LP_TOL = 4 * 8 * 6 * 2**-24 * (2 * (6 * (4 * 256 + 32 + 2 * 512 + 8 * 32 + 512) + 2 * 256)) ** 0.5
+LP_REQS = [
+    ("/v1/completions", {"prompt": PROMPTS[1], "max_tokens": 8, "temperature": 0, "logprobs": 3}),
+    ("/v1/completions", {"prompt": PROMPTS[2], "max_tokens": 8, "temperature": 1, "seed": 7,
+                         "logprobs": 2, "stream": True}),
+    ("/v1/chat/completions", {"messages": [{"role": "user", "content": PROMPTS[3]}],
+                              "max_tokens": 6, "temperature": 0, "logprobs": True,
+                              "top_logprobs": 2}),
+]
+
+
+def logprobs_of(s, path, body):
+    """[(token, logprob, [(alternative, logprob)…])…] of one request, whole or streamed."""
+    if body.get("stream"):
+        parts = []
+        for line in s.post(path, body):
+            line = line.decode().strip()
+            if line.startswith("data: {"):
+                parts += [c["logprobs"] for c in json.loads(line[6:])["choices"] if c.get("logprobs")]
+    else:
+        parts = [json.load(s.post(path, body))["choices"][0]["logprobs"]]
+    out = []
+    for lp in parts:
+        if "content" in lp:  # chat
+            out += [(t["token"], t["logprob"], [(a["token"], a["logprob"]) for a in t["top_logprobs"]])
+                    for t in lp["content"]]
+        else:
+            out += [(t, l, list(a.items())) for t, l, a in
+                    zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"])]
+    return out
+
+
+def same_logprobs(a, b):
+    """The same tokens and alternatives, the logprobs within LP_TOL; the largest difference."""
+    if len(a) != len(b) or not a:
+        return False, None
+    worst = 0.0
+    for (ta, la, aa), (tb, lb, ab) in zip(a, b):
+        if ta != tb or [t for t, _ in aa] != [t for t, _ in ab]:
+            return False, None
+        worst = max([worst, abs(la - lb)] + [abs(x - y) for (_, x), (_, y) in zip(aa, ab)])
+    return worst <= LP_TOL, worst
 
 
 class Server:
@@ -115,6 +168,7 @@ def main():
     one = Server(poot, model, 1)
     try:
         want = run_all(one)
+        want_lp = [logprobs_of(one, path, body) for path, body in LP_REQS]
     finally:
         one.stop()
     s = Server(poot, model, 4, "device_lost:3:5")
@@ -166,13 +220,19 @@ def main():
         check(texts[0] == texts[1] and before >= 0 and hits >= before + 16,
               "a repeated long prompt is matched in the pool (poot_prefix_cache_hits_total)",
               f"{before} -> {hits}, {texts!r}")
+        got_lp = [logprobs_of(s, path, body) for path, body in LP_REQS]
+        for (path, body), w, g in zip(LP_REQS, want_lp, got_lp):
+            ok, worst = same_logprobs(w, g)
+            check(ok, f"{path} logprobs{' streamed' if body.get('stream') else ''} at --max-seqs 4 "
+                  f"= --max-seqs 1 (at most {worst:.3g} apart, tolerance {LP_TOL:.3g})",
+                  f"{g!r} != {w!r}")
         try:
-            s.post("/v1/completions", {"prompt": "x", "max_tokens": 2, "logprobs": 2})
-            check(False, "logprobs at --max-seqs 4 is refused", "200")
+            s.post("/v1/completions", {"prompt": "x", "max_tokens": 2, "presence_penalty": 0.5})
+            check(False, "a penalty at --max-seqs 4 is refused", "200")
         except urllib.error.HTTPError as e:
             err = json.loads(e.read().decode())["error"]
-            check(e.code == 400 and err["param"] == "logprobs", "logprobs at --max-seqs 4: 400 naming it",
-                  f"{e.code} {err}")
+            check(e.code == 400 and err["param"] == "presence_penalty",
+                  "presence_penalty at --max-seqs 4: 400 naming it", f"{e.code} {err}")
     finally:
         rc = s.stop()
     check(rc == 0, "the batched server stops cleanly", str(rc))
