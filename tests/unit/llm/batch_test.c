@@ -1020,7 +1020,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
       cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
-      cmocka_unit_test(test_recover),         cmocka_unit_test(test_logprobs),
+      cmocka_unit_test(test_logprobs),
+      /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
+      cmocka_unit_test(test_recover),
   };
   /* wgpu compiles each entry through naga (seconds each on lavapipe): the
    * tier-2 comparison and the errors only (CI time); the rest is the
