@@ -25,7 +25,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from serve_openai import Server, check, error_of  # noqa: E402
+from serve_openai import Server, check, error_of, skip_reason  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 DATA = os.path.join(ROOT, "tests", "data", "encoders")
@@ -141,20 +141,11 @@ def rerank_checks(poot, cross, openai):
 def main():
     poot = os.environ.get("POOT")
     build = os.environ.get("POOT_BINARY_DIR")
-    if not poot or not os.path.exists(poot) or not build:
-        print("SKIP: the poot binary is not built")
+    why = skip_reason(poot, build, need_build=True)
+    if why:
+        print("SKIP:", why)
         return 77
-    try:
-        import openai
-    except ImportError:
-        print("SKIP: the openai client is not installed (scripts/deps.sh)")
-        return 77
-    devs = json.loads(subprocess.run([poot, "devices", "--json"], capture_output=True,
-                                     text=True).stdout)
-    vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
-    if not vk or not vk[0]["present"]:
-        print("SKIP: no Vulkan device:", vk[0]["reason"] if vk else "not built")
-        return 77
+    import openai
     minilm = os.path.join(build, "encoders", "all-MiniLM-L6-v2")
     cross = os.path.join(build, "encoders", "cross-encoder")
     if not os.path.exists(os.path.join(minilm, "model.safetensors")) or not os.path.exists(cross):

@@ -430,22 +430,31 @@ def fault_checks(poot, model, openai, want):
         s.stop()
 
 
-def main():
-    poot = os.environ.get("POOT")
-    if not poot or not os.path.exists(poot):
-        print("SKIP: the poot binary is not built")
-        return 77
-    try:
-        import openai
-    except ImportError:
-        print("SKIP: the openai client is not installed (scripts/deps.sh)")
-        return 77
+def skip_reason(poot, build=None, need_build=False, need_openai=True):
+    """Why a serve test cannot run here (printed as its SKIP line), or None: the
+    poot binary (and the build folder), the openai client, a Vulkan device."""
+    if not poot or not os.path.exists(poot) or (need_build and not build):
+        return "the poot binary is not built"
+    if need_openai:
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            return "the openai client is not installed (scripts/deps.sh)"
     devs = json.loads(subprocess.run([poot, "devices", "--json"], capture_output=True,
                                      text=True).stdout)
     vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
     if not vk or not vk[0]["present"]:
-        print("SKIP: no Vulkan device:", vk[0]["reason"] if vk else "not built")
+        return "no Vulkan device: " + (vk[0]["reason"] if vk else "not built")
+    return None
+
+
+def main():
+    poot = os.environ.get("POOT")
+    why = skip_reason(poot)
+    if why:
+        print("SKIP:", why)
         return 77
+    import openai
     src = os.environ.get("POOT_SOURCE_DIR") or os.path.dirname(os.path.dirname(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     model = os.path.join(src, "models", "poot-demo.gguf")

@@ -15,13 +15,12 @@ selenium, chromium or chromedriver (scripts/deps: apt-serve.txt, pip-serve.txt).
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from serve_openai import KEY, Server, check  # noqa: E402
+from serve_openai import KEY, Server, check, skip_reason  # noqa: E402
 
 HELLO = "Hello! I am Poot. Would you like to hear a story?"
 
@@ -38,8 +37,9 @@ def wait(cond, what, timeout=60):
 
 def main():
     poot = os.environ.get("POOT")
-    if not poot or not os.path.exists(poot):
-        print("SKIP: the poot binary is not built")
+    why = skip_reason(poot, need_openai=False)
+    if why:
+        print("SKIP:", why)
         return 77
     try:
         from selenium import webdriver
@@ -52,12 +52,6 @@ def main():
     driver_bin = shutil.which("chromedriver")
     if not chromium or not driver_bin:
         print("SKIP: chromium and chromedriver are not installed (scripts/deps/apt-serve.txt)")
-        return 77
-    devs = json.loads(subprocess.run([poot, "devices", "--json"], capture_output=True,
-                                     text=True).stdout)
-    vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
-    if not vk or not vk[0]["present"]:
-        print("SKIP: no Vulkan device:", vk[0]["reason"] if vk else "not built")
         return 77
     src = os.environ.get("POOT_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
     model = os.path.join(src, "models", "poot-demo.gguf")

@@ -19,7 +19,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from serve_openai import Server, check, error_of  # noqa: E402
+from serve_openai import Server, check, error_of, skip_reason  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 IMAGES = os.path.join(ROOT, "tests", "data", "vision", "images")
@@ -48,20 +48,11 @@ def generate(poot, model, image):
 def main():
     poot = os.environ.get("POOT")
     build = os.environ.get("POOT_BINARY_DIR")
-    if not poot or not os.path.exists(poot) or not build:
-        print("SKIP: the poot binary is not built")
+    why = skip_reason(poot, build, need_build=True)
+    if why:
+        print("SKIP:", why)
         return 77
-    try:
-        import openai
-    except ImportError:
-        print("SKIP: the openai client is not installed (scripts/deps.sh)")
-        return 77
-    devs = json.loads(subprocess.run([poot, "devices", "--json"], capture_output=True,
-                                     text=True).stdout)
-    vk = [b for b in devs["backends"] if b["name"] == "vulkan"]
-    if not vk or not vk[0]["present"]:
-        print("SKIP: no Vulkan device:", vk[0]["reason"] if vk else "not built")
-        return 77
+    import openai
     sys.path.insert(0, os.path.join(ROOT, "scripts", "reference"))
     import make_vision_models as mvm
     data = mvm.mm.default_data_dir()
