@@ -82,6 +82,13 @@
 #   sload    bench/serve_load.py against poot serve --max-seqs N on the
 #            Llama-3.2-1B shape (N = SLOAD_STREAMS, default 64, streams a round,
 #            about 128 prompt tokens and 64 generated each) (not by default)
+#   gab      builds and settings side by side in one call (PTX): for each word
+#            LABEL=BINARY[,ARG...] of GAB_VARIANTS (default new=$POOT), prefill
+#            at the 1B shape (pp512, pp2048) and two layers of the 8B shape
+#            (pp512, f16 and q4_k_m), and `poot bench --batch B` of the 1B
+#            shape for B in GAB_BATCH (default 1 8 16 64; -p 128 -n 64, and
+#            -p GAB_LONG (default 1024) at the largest B); the ARGs go to every
+#            bench (e.g. --matmul-precision,medium) (not by default)
 #   ab       the 1B f16 decode under each environment setting of AB_VARIANTS
 #            (words VAR=VALUE; default: programmatic dependent launch on, then
 #            off), twice each, interleaved; AB_ARGS replaces the bench
@@ -414,6 +421,36 @@ if has pfab; then
   timeout 300 $P bench -m "$WORK/l1b" -p 2048 -n 1 --eager-steps 1 --profile 1 --copy-mib 0 \
     --device ptx >"$OUT/pfab-profile-l1b-pp2048.txt" 2>&1
   grep -E "attention|gemm|contract|total" "$OUT/pfab-profile-l1b-pp2048.txt" | head -12
+fi
+
+if has gab; then
+  log "gab: ${GAB_VARIANTS:-new=$P}"
+  synth llama-3.2-1b "$WORK/l1b"
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  for v in ${GAB_VARIANTS:-"new=$P"}; do
+    label=${v%%=*}
+    rest=${v#*=}
+    bin=${rest%%,*}
+    args=
+    [ "$rest" != "$bin" ] && args=$(echo "${rest#*,}" | tr ',' ' ')
+    for c in "l1b f16 512" "l1b f16 2048" "l8b2 f16 512" "l8b2 q4_k_m 512"; do
+      set -- $c
+      m=$(quant "$WORK/$1" $2)
+      n=gab-$label-$1-$2-pp$3
+      timeout 300 "$bin" bench -m "$m" -p "$3" -n 16 --device ptx --copy-mib 0 --json $args \
+        >"$OUT/$n.json" 2>"$OUT/$n.err"
+      python3 bench/gpu-summary.py "$OUT/$n.json"
+    done
+    bs=(${GAB_BATCH:-1 8 16 64})
+    for B in "${bs[@]}" "long${bs[-1]}"; do
+      p=128
+      case $B in long*) B=${B#long} p=${GAB_LONG:-1024} ;; esac
+      n=gab-$label-batch$B-p$p
+      timeout 300 "$bin" bench -m "$WORK/l1b" -p $p -n 64 --batch "$B" --device ptx --copy-mib 0 \
+        --json $args >"$OUT/$n.json" 2>"$OUT/$n.err"
+      echo "$n: exit $? $(python3 -c 'import json,sys; j=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print("%.1f tok/s %.3f ms/step" % (j["tok_s"], j["ms_per_step"]))' "$OUT/$n.json" 2>/dev/null || tail -2 "$OUT/$n.err")"
+    done
+  done
 fi
 
 if has kq; then
