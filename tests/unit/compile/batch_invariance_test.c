@@ -454,7 +454,7 @@ static void test_sampler_rows(void **state) {
   const char *targets[] = {"sm_90", "webgpu", "lavapipe"};
   for (int ti = 0; ti < 3; ti++) {
     poot_graph *g = trace(4);
-    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind));
+    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind, 0));
     poot_kir_target t;
     POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
     poot_plan *plan = plan_of(g, &t);
@@ -525,7 +525,7 @@ static void test_sampler_rows(void **state) {
   /* The runner's default max_batch, 8 rows, with logprobs (no bias) plans
    * for lavapipe's 128 bytes of push constants too. */
   poot_graph *g = trace(8);
-  POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind & ~(uint32_t)POOT_SAMPLER_LOGIT_BIAS));
+  POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind & ~(uint32_t)POOT_SAMPLER_LOGIT_BIAS, 0));
   poot_kir_target t;
   POOT_ASSERT_OK(poot_device_target_by_name("lavapipe", &t));
   poot_plan *plan = plan_of(g, &t);

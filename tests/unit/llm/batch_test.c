@@ -260,7 +260,7 @@ static void vs_oracle(poot_dtype kv) {
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
     POOT_ASSERT_OK(
-        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
+        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -391,7 +391,7 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL}; /* ragged ends */
+    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL}; /* ragged ends */
   }
 }
 
@@ -528,7 +528,7 @@ static void test_prefix_reuse(void **state) {
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
-  poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
+  poot_batch_prompt pa = {a, 40, 6, NULL, NULL}, pb = {b2, 40, 6, NULL, NULL};
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
@@ -631,7 +631,7 @@ static void test_sampling(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 3 + (i * 5) % 17;
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
@@ -736,7 +736,7 @@ static void test_logprobs(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 2 + (i * 7) % 19;
     make_prompt((uint32_t)(900 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   bo.kv_dtype = POOT_DTYPE_F32;
@@ -858,7 +858,7 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   for (uint64_t i = 0; i < 4; i++)
     POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
                                                                   p[i].max_new_tokens, i,
-                                                                  p[i].sampling}));
+                                                                  p[i].sampling, p[i].grammar}));
   while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
   poot_batch_arm_kernel_fault(r->b);
   POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
@@ -916,7 +916,7 @@ static void test_recover(void **state) {
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL};
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL, NULL};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
@@ -995,7 +995,7 @@ static void test_errors(void **state) {
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
-  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL}),
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL}),
                      POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
   poot_batch_destroy(b);
