@@ -683,6 +683,111 @@ static void test_sampling(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ penalties, grammars */
+
+/* Penalized and grammar-constrained requests (greedy with llama.cpp's
+ * three penalties over a window of 6, the presence one a reward; the llama.cpp chain with penalties
+ * over the whole history; a grammar alone, greedy; a grammar that ends
+ * early with the chain and penalties) beside two greedy ones: each gives
+ * the same ids alone, batched at max_batch 4 in a pool small enough to
+ * preempt (the penalty windows come from the histories and the matchers
+ * keep their state, so a recomputed request goes on as it was), and the
+ * contiguous driver's ids (its counts state, its grammar path) with the
+ * same parameters, grammar and seed, stopping where it stops. */
+static void test_penalties_grammar(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "penalties and grammars");
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { N = 6, NEW = 10 };
+  poot_sampling_params sp[4];
+  for (int i = 0; i < 4; i++) poot_sampling_params_init(&sp[i]);
+  /* a negative presence penalty (a reward; stories260K's logits are far
+   * apart, -3 changes nothing) makes the window's ids win, so which ids are
+   * in it and how often (the window of 6 moving) decides the output */
+  sp[0].temperature = 0.0f, sp[0].repeat_penalty = 1.5f, sp[0].presence_penalty = -30.0f,
+  sp[0].frequency_penalty = 0.5f, sp[0].repeat_last_n = 6;
+  sp[1].seed = 11, sp[1].repeat_penalty = 1.2f, sp[1].frequency_penalty = 0.5f,
+  sp[1].repeat_last_n = -1;
+  sp[3].seed = 5, sp[3].presence_penalty = 0.7f, sp[3].repeat_last_n = 8;
+  static const char g_long[] = "root ::= [ a-z]{4,60}\n", g_short[] = "root ::= [ a-z]{2,12}\n";
+  poot_grammar *gl = NULL, *gs = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(g_long, sizeof g_long - 1, NULL, &gl));
+  POOT_ASSERT_OK(poot_grammar_compile(g_short, sizeof g_short - 1, NULL, &gs));
+  static int32_t ids[N][32];
+  poot_batch_prompt p[N];
+  for (int i = 0; i < N; i++) {
+    int64_t len = 4 + (i * 7) % 19;
+    make_prompt((uint32_t)(700 + i), V, ids[i], len);
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 2 ? &sp[i] : i == 3 ? &sp[3] : NULL,
+                               i == 2 ? gl : i == 3 ? gs : NULL};
+  }
+  poot_batch_output alone[N], together[N];
+  rig r;
+  poot_batch_options bo = small_options(1, 64, 4, 64, false);
+  rig_open(&r, m, &bo);
+  for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
+  rig_close(&r);
+  bo = small_options(4, 64, 4, 14, false); /* 56 rows for four sequences of up to 32 */
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
+  poot_scheduler_stats ss;
+  poot_scheduler_get_stats(poot_batch_scheduler(r.b), &ss);
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  rig_close(&r);
+  assert_true(ss.preemptions > 0);
+  expect_same(alone, together, N, "penalties and grammars, max_batch 4, preempted");
+  /* The penalties change the greedy ids; the short grammar ends early. */
+  assert_true(alone[3].n < NEW);
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 4;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < 4; i++) {
+    poot_token pt[32];
+    for (int64_t j = 0; j < p[i].n; j++) pt[j] = ids[i][j];
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = NEW;
+    go.ignore_stop = true;
+    go.no_text = true;
+    go.sampling = p[i].sampling;
+    go.grammar = p[i].grammar;
+    poot_driver_generate_result res;
+    POOT_ASSERT_OK(poot_driver_generate_ids(d, pt, (size_t)p[i].n, &go, NULL, NULL, &res));
+    if ((int64_t)res.n_ids != alone[i].n)
+      fail_msg("request %d: the driver gave %zu ids, the runner %lld", i, res.n_ids,
+               (long long)alone[i].n);
+    for (int64_t j = 0; j < alone[i].n; j++)
+      if (res.ids[j] != alone[i].ids[j])
+        fail_msg("request %d: id %lld: driver %d, runner %d", i, (long long)j, res.ids[j],
+                 alone[i].ids[j]);
+    poot_driver_generate_result_deinit(&res);
+  }
+  /* Without its penalties request 0 is request 0 greedy: other ids. */
+  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL};
+  poot_batch_output plain;
+  bo = small_options(1, 64, 4, 64, false);
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &g0, 1, NULL, &plain));
+  rig_close(&r);
+  assert_true(memcmp(plain.ids, alone[0].ids, NEW * 4) != 0);
+  printf("penalties and grammars: 2 penalized, 2 grammar (one ending after %lld ids) and 2 "
+         "greedy requests alone = batched with %llu preemptions = the driver's ids\n",
+         (long long)alone[3].n, (unsigned long long)ss.preemptions);
+  poot_batch_outputs_free(&plain, 1);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_batch_outputs_free(alone, N);
+  poot_batch_outputs_free(together, N);
+  poot_grammar_destroy(gl);
+  poot_grammar_destroy(gs);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ logprobs */
 
 /* The largest |a − b| over two runs' logprobs (the chosen id's and the
@@ -1020,7 +1125,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
       cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
-      cmocka_unit_test(test_logprobs),
+      cmocka_unit_test(test_logprobs),        cmocka_unit_test(test_penalties_grammar),
       /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
       cmocka_unit_test(test_recover),
   };
