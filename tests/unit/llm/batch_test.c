@@ -1004,8 +1004,9 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   for (int i = 0; i < 4; i++) assert_true(poot_batch_take_finished(r->b, &info));
 }
 
-/* A fault in the middle of four requests (one sampled, prompts sharing a
- * block with an earlier run's published ones): after a reset, and after a
+/* A fault in the middle of four requests (one sampled, one penalized, one
+ * with a grammar; prompts sharing a block with an earlier run's published
+ * ones): after a reset, and after a
  * move to a new executor, every request ends with the ids it has without
  * the fault. */
 static void test_recover(void **state) {
@@ -1013,15 +1014,22 @@ static void test_recover(void **state) {
   poot_model *m = model_or_skip(false, "recover");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { NEW = 10 };
-  poot_sampling_params sp;
+  poot_sampling_params sp, pen;
   poot_sampling_params_init(&sp);
   sp.seed = 42;
+  poot_sampling_params_init(&pen); /* greedy, penalized (test_penalties_grammar) */
+  pen.temperature = 0.0f, pen.repeat_penalty = 1.5f, pen.presence_penalty = -30.0f,
+  pen.frequency_penalty = 0.5f, pen.repeat_last_n = 6;
+  static const char gtext[] = "root ::= [ a-z]{4,60}\n";
+  poot_grammar *gr = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(gtext, sizeof gtext - 1, NULL, &gr));
   static int32_t ids[4][24];
   poot_batch_prompt p[4];
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL, NULL};
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : i == 2 ? &pen : NULL,
+                               i == 3 ? gr : NULL};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
@@ -1035,19 +1043,22 @@ static void test_recover(void **state) {
     if (skipped) {
       poot_batch_destroy(r.b); /* its executor is gone with the device */
       poot_batch_outputs_free(want, 4);
+      poot_grammar_destroy(gr);
       poot_model_destroy(m);
       skip();
     }
     for (int i = 0; i < 4; i++) {
-      assert_int_equal(rec.n[i], NEW);
-      if (memcmp(rec.ids[i], want[i].ids, NEW * 4) != 0)
+      assert_int_equal(rec.n[i], want[i].n);
+      if (memcmp(rec.ids[i], want[i].ids, (size_t)want[i].n * 4) != 0)
         fail_msg("recovery by %s: request %d differs", k ? "a new executor" : "a reset", i);
     }
   }
-  printf("recover: four requests (one sampled) through a kernel fault = unfaulted, after a "
-         "reset (a new device where the fault poisons the context) and on a new executor\n");
+  printf("recover: four requests (one sampled, one penalized, one with a grammar) through a "
+         "kernel fault = unfaulted, after a reset (a new device where the fault poisons the "
+         "context) and on a new executor\n");
   rig_close(&r);
   poot_batch_outputs_free(want, 4);
+  poot_grammar_destroy(gr);
   poot_model_destroy(m);
 }
 
