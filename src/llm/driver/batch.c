@@ -32,8 +32,8 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
   to.kv_dtype = b->kv;
   POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
   if (suffix == 0) return NULL;
-  poot_status st =
-      suffix == 1 ? poot__driver_append_greedy(*out) : poot__driver_append_sampler_rows(*out, kind, b->pen_w);
+  poot_status st = suffix == 1 ? poot__driver_append_greedy(*out)
+                               : poot__driver_append_sampler_rows(*out, kind, b->pen_w);
   if (st) {
     poot_graph_destroy(*out);
     *out = NULL;

@@ -32,8 +32,8 @@ typedef struct batch_entry {
   uint32_t id;
   poot_exec_slot token, pos, table, write;
   poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */
-  poot_exec_slot s_mask;            /* a MASK kind */
-  poot_exec_slot s_pen_id, s_pen_n; /* a PENALTIES kind */
+  poot_exec_slot s_mask;                                     /* a MASK kind */
+  poot_exec_slot s_pen_id, s_pen_n;                          /* a PENALTIES kind */
 } batch_entry;
 
 /* The decode entries of one sampling kind (created on first use). */

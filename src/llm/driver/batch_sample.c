@@ -273,8 +273,7 @@ static poot_status fill_window(poot_batch *b, int32_t r, const batch_req *q, int
  * token allowed (a dummy row). */
 static poot_status fill_mask(poot_batch *b, int32_t r, const batch_req *q) {
   uint32_t *m = b->smask + r * b->mask_words;
-  if (q && q->gm)
-    return poot_grammar_matcher_fill_mask(q->gm, b->gvocab, m, (size_t)b->mask_words);
+  if (q && q->gm) return poot_grammar_matcher_fill_mask(q->gm, b->gvocab, m, (size_t)b->mask_words);
   memset(m, 0xff, (size_t)b->mask_words * sizeof *m);
   return NULL;
 }

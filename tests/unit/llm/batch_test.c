@@ -259,8 +259,8 @@ static void vs_oracle(poot_dtype kv) {
   int32_t prompts[NREQ][16];
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
-    POOT_ASSERT_OK(
-        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
+    POOT_ASSERT_OK(poot_batch_submit(
+        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -718,8 +718,13 @@ static void test_penalties_grammar(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 4 + (i * 7) % 19;
     make_prompt((uint32_t)(700 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 2 ? &sp[i] : i == 3 ? &sp[3] : NULL,
-                               i == 2 ? gl : i == 3 ? gs : NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW,
+                               i < 2    ? &sp[i]
+                               : i == 3 ? &sp[3]
+                                        : NULL,
+                               i == 2   ? gl
+                               : i == 3 ? gs
+                                        : NULL};
   }
   poot_batch_output alone[N], together[N];
   rig r;
@@ -775,9 +780,10 @@ static void test_penalties_grammar(void **state) {
   POOT_ASSERT_OK(poot_batch_generate(r.b, &g0, 1, NULL, &plain));
   rig_close(&r);
   assert_true(memcmp(plain.ids, alone[0].ids, NEW * 4) != 0);
-  printf("penalties and grammars: 2 penalized, 2 grammar (one ending after %lld ids) and 2 "
-         "greedy requests alone = batched with %llu preemptions = the driver's ids\n",
-         (long long)alone[3].n, (unsigned long long)ss.preemptions);
+  printf(
+      "penalties and grammars: 2 penalized, 2 grammar (one ending after %lld ids) and 2 "
+      "greedy requests alone = batched with %llu preemptions = the driver's ids\n",
+      (long long)alone[3].n, (unsigned long long)ss.preemptions);
   poot_batch_outputs_free(&plain, 1);
   poot_driver_destroy(d);
   poot_executor_destroy(ex);
@@ -961,9 +967,9 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   memset(rec, 0, sizeof *rec);
   *out_skipped = false;
   for (uint64_t i = 0; i < 4; i++)
-    POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
-                                                                  p[i].max_new_tokens, i,
-                                                                  p[i].sampling, p[i].grammar}));
+    POOT_ASSERT_OK(
+        poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n, p[i].max_new_tokens, i,
+                                                      p[i].sampling, p[i].grammar}));
   while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
   poot_batch_arm_kernel_fault(r->b);
   POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
@@ -1028,7 +1034,10 @@ static void test_recover(void **state) {
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : i == 2 ? &pen : NULL,
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW,
+                               i == 1   ? &sp
+                               : i == 2 ? &pen
+                                        : NULL,
                                i == 3 ? gr : NULL};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
@@ -1053,9 +1062,10 @@ static void test_recover(void **state) {
         fail_msg("recovery by %s: request %d differs", k ? "a new executor" : "a reset", i);
     }
   }
-  printf("recover: four requests (one sampled, one penalized, one with a grammar) through a "
-         "kernel fault = unfaulted, after a reset (a new device where the fault poisons the "
-         "context) and on a new executor\n");
+  printf(
+      "recover: four requests (one sampled, one penalized, one with a grammar) through a "
+      "kernel fault = unfaulted, after a reset (a new device where the fault poisons the "
+      "context) and on a new executor\n");
   rig_close(&r);
   poot_batch_outputs_free(want, 4);
   poot_grammar_destroy(gr);
@@ -1132,11 +1142,16 @@ int main(int argc, char **argv) {
   g_rows8 = d->caps.target.subgroup_ops;
   g_dev = d;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vs_oracle),       cmocka_unit_test(test_vs_oracle_f16),
-      cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
-      cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
-      cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
-      cmocka_unit_test(test_logprobs),        cmocka_unit_test(test_penalties_grammar),
+      cmocka_unit_test(test_vs_oracle),
+      cmocka_unit_test(test_vs_oracle_f16),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_invariance_stories),
+      cmocka_unit_test(test_invariance_demo),
+      cmocka_unit_test(test_prefix_reuse),
+      cmocka_unit_test(test_preemption),
+      cmocka_unit_test(test_sampling),
+      cmocka_unit_test(test_logprobs),
+      cmocka_unit_test(test_penalties_grammar),
       /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
       cmocka_unit_test(test_recover),
   };
