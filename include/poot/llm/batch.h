@@ -230,7 +230,8 @@ POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn
  * of the smallest decode entry that holds them, each longer item as its
  * chunk steps; writes out_ids[i] / out_nonfinite[i] for each
  * emitting item i (−1 / false for the others; arrays of plan->n_work). Does
- * not report the plan. out_replays (may be NULL) gets the device steps run.
+ * not report the plan, nor have a grammar accept its ids (poot_batch_step
+ * does both). out_replays (may be NULL) gets the device steps run.
  * The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_run_plan(poot_batch *batch, const poot_scheduler_plan *plan,
                                               int32_t *out_ids, bool *out_nonfinite,
