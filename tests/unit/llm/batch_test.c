@@ -686,9 +686,10 @@ static void test_sampling(void **state) {
 /* ------------------------------------------------------------ penalties, grammars */
 
 /* Penalized and grammar-constrained requests (greedy with llama.cpp's
- * three penalties over a window of 6, the presence one a reward; the llama.cpp chain with penalties
- * over the whole history; a grammar alone, greedy; a grammar that ends
- * early with the chain and penalties) beside two greedy ones: each gives
+ * three penalties over a window of 6, the presence one a reward; the
+ * llama.cpp chain with penalties over the whole history and ignore_eos; a
+ * grammar alone, greedy; a grammar that ends early with the chain and
+ * penalties) beside two greedy ones: each gives
  * the same ids alone, batched at max_batch 4 in a pool small enough to
  * preempt (the penalty windows come from the histories and the matchers
  * keep their state, so a recomputed request goes on as it was), and the
@@ -707,7 +708,7 @@ static void test_penalties_grammar(void **state) {
   sp[0].temperature = 0.0f, sp[0].repeat_penalty = 1.5f, sp[0].presence_penalty = -30.0f,
   sp[0].frequency_penalty = 0.5f, sp[0].repeat_last_n = 6;
   sp[1].seed = 11, sp[1].repeat_penalty = 1.2f, sp[1].frequency_penalty = 0.5f,
-  sp[1].repeat_last_n = -1;
+  sp[1].repeat_last_n = -1, sp[1].ignore_eos = true; /* the end ids banned, as the driver does */
   sp[3].seed = 5, sp[3].presence_penalty = 0.7f, sp[3].repeat_last_n = 8;
   static const char g_long[] = "root ::= [ a-z]{4,60}\n", g_short[] = "root ::= [ a-z]{2,12}\n";
   poot_grammar *gl = NULL, *gs = NULL;
