@@ -690,7 +690,8 @@ static void test_sampling(void **state) {
  * llama.cpp chain with penalties over the whole history and ignore_eos; a
  * grammar alone, greedy; a grammar that ends early with the chain and
  * penalties) beside two greedy ones: each gives
- * the same ids alone, batched at max_batch 4 in a pool small enough to
+ * the same ids alone (the whole-history one reusing a prompt block it
+ * never fed), batched at max_batch 4 in a pool small enough to
  * preempt (the penalty windows come from the histories and the matchers
  * keep their state, so a recomputed request goes on as it was), and the
  * contiguous driver's ids (its counts state, its grammar path) with the
@@ -727,13 +728,17 @@ static void test_penalties_grammar(void **state) {
                                : i == 3 ? gs
                                         : NULL};
   }
+  /* request 1 (penalties over the whole history) starts with request 0's
+   * prompt, a block it reuses alone: ids it never fed count in its window */
+  memcpy(ids[1], ids[0], 4 * sizeof ids[0][0]);
   poot_batch_output alone[N], together[N];
   rig r;
-  poot_batch_options bo = small_options(1, 64, 4, 64, false);
+  poot_batch_options bo = small_options(1, 64, 4, 64, true);
   rig_open(&r, m, &bo);
   for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
   rig_close(&r);
-  bo = small_options(4, 64, 4, 14, false); /* 56 rows for four sequences of up to 32 */
+  assert_int_equal(alone[1].reused_tokens, 4);
+  bo = small_options(4, 64, 4, 14, true); /* 56 rows for four sequences of up to 32 */
   rig_open(&r, m, &bo);
   POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
   poot_scheduler_stats ss;
