@@ -240,11 +240,13 @@ static poot_status admit_choice_in(poot__serve_engine_batch *e, bjob *bj, const 
   }
   poot_sampling_params sp; /* as the single engine draws */
   POOT_TRY(poot__serve_choice_sampling(job, index, &sp));
-  poot_batch_request rq = {.prompt = prompt,
-                           .n_prompt = (int64_t)n,
-                           .max_new_tokens = want,
-                           .caller_id = s->id,
-                           .sampling = &sp}; /* greedy without a bias or logprobs: kind 0 */
+  poot_batch_request rq = {
+      .prompt = prompt,
+      .n_prompt = (int64_t)n,
+      .max_new_tokens = want,
+      .caller_id = s->id,
+      .sampling = &sp,          /* greedy without a bias, penalties or logprobs: kind 0 */
+      .grammar = job->grammar}; /* response_format, a forced tool call */
   POOT_TRY(poot_batch_submit(e->b, &rq));
   s->submitted = true;
   return NULL;
@@ -280,10 +282,11 @@ static void admit(poot__serve_engine_batch *e, poot__serve_job *job) {
   bj->job = job;
   e->jobs[e->n_jobs++] = bj;
   bj->n_left = 1; /* held while admitting */
-  poot_status st = job->prepare || job->grammar
-                       ? poot_status_make(POOT_UNSUPPORTED,
-                                          "serve: images and grammars need --max-seqs 1 for now")
-                       : NULL;
+  /* the server refuses images here (batch_refuses): their encoder runs
+   * through the single engine's driver */
+  poot_status st =
+      job->prepare ? poot_status_make(POOT_UNSUPPORTED, "serve: images need --max-seqs 1 for now")
+                   : NULL;
   for (size_t p = 0; p < job->n_prompts && !st; p++) {
     job->prompt_tokens += job->prompt_lens[p];
     for (uint32_t c = 0; c < job->n && !st; c++)

@@ -423,8 +423,9 @@ void poot__serve_engine_stop(poot__serve_engine *engine);
 void poot__serve_engine_destroy(poot__serve_engine *engine); /* NULL-safe; stops */
 
 /* The batched engine behind the same five calls (engine.c forwards to it
- * when max_seqs > 1). It runs what poot_batch runs: no penalties, grammars
- * or images (the server answers those 400 before they come). */
+ * when max_seqs > 1). It runs what poot_batch runs: every sampling field,
+ * penalties and grammars (response_format, forced tool calls) included, but
+ * no images (the server answers those 400 before they come). */
 typedef struct poot__serve_engine_batch poot__serve_engine_batch;
 POOT_MUST_USE poot_status poot__serve_engine_batch_create(poot_runtime *runtime,
                                                           poot__serve_metrics *metrics,

@@ -751,23 +751,14 @@ static void wait_call(call *c) {
 }
 
 /* What the batched engine (--max-seqs > 1) cannot run yet: INVALID_ARGUMENT
- * naming the field (docs/serve.md "The two engines"). */
+ * naming the field (docs/serve.md "The two engines"). Penalties,
+ * response_format and forced tool calls (a grammar) run there. */
 static poot_status batch_refuses(const poot__serve_request *r, const char **out_param) {
-  const poot_sampling_params *sp = &r->sampling;
-  const char *p = r->response_format                  ? "response_format"
-                  : forced(r)                         ? "tool_choice"
-                  : r->n_images                       ? "messages"
-                  : sp->presence_penalty != 0         ? "presence_penalty"
-                  : sp->frequency_penalty != 0        ? "frequency_penalty"
-                  : sp->repeat_penalty != 1 && sp->repeat_last_n != 0 ? "repetition_penalty"
-                                                      : NULL;
-  if (!p) return NULL;
-  *out_param = p;
+  if (!r->n_images) return NULL;
+  *out_param = "messages";
   return poot_status_make(POOT_INVALID_ARGUMENT,
-                          "'%s' needs a server started with --max-seqs 1 for now (the batched "
-                          "engine runs no penalties, grammars, forced tool calls or images "
-                          "yet)",
-                          p);
+                          "images in 'messages' need a server started with --max-seqs 1 for now "
+                          "(the batched engine runs no vision encoder yet)");
 }
 
 static void generate(poot_server *srv, const poot__http_request *req, poot__serve_kind kind,

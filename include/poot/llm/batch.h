@@ -47,6 +47,7 @@
 
 #include "poot/base.h"
 #include "poot/exec.h"
+#include "poot/llm/grammar.h"
 #include "poot/llm/kv_pool.h"
 #include "poot/llm/model.h"
 #include "poot/llm/sampling.h"
@@ -163,14 +164,23 @@ typedef struct poot_batch_request {
    * alone, batched or after a preemption, and as the driver does with the
    * same seed. n_probs > 0 asks for each id's logprobs (poot_batch_logprobs):
    * computed on the device beside the draw, over the raw logits, as the
-   * driver reports them. Stops, stop strings and max_tokens are the
-   * caller's (its token callback). Penalties and ignore_eos are UNSUPPORTED
-   * in batched steps yet. */
+   * driver reports them. Repetition, presence and frequency penalties over
+   * the last repeat_last_n ids of the request's history (prompt included),
+   * as the driver counts them; ignore_eos bans the model's end ids, as the
+   * driver does. Stops, stop strings and max_tokens are the caller's (its
+   * token callback). */
   const poot_sampling_params *sampling;
+  /* NULL: none. Else a grammar the output follows (borrowed until the
+   * request is taken finished): each step's row is masked by the request's
+   * matcher, which accepts each new id; the request stops when the grammar
+   * is complete and cannot grow, or at an id with no text where it may end
+   * (the driver's POOT_DRIVER_STOP_GRAMMAR). With sampling NULL it runs
+   * greedy. Needs the model's tokenizer. */
+  const poot_grammar *grammar;
 } poot_batch_request;
 
-/* Checks the sampler (INVALID_ARGUMENT naming the field, UNSUPPORTED as
- * above), then poot_scheduler_submit's statuses. */
+/* Checks the sampler (INVALID_ARGUMENT naming the field; a grammar without
+ * a tokenizer), then poot_scheduler_submit's statuses. */
 POOT_MUST_USE poot_status poot_batch_submit(poot_batch *batch, const poot_batch_request *request);
 /* poot_scheduler_cancel's statuses. */
 POOT_MUST_USE poot_status poot_batch_cancel(poot_batch *batch, uint64_t caller_id);
@@ -220,7 +230,8 @@ POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn
  * of the smallest decode entry that holds them, each longer item as its
  * chunk steps; writes out_ids[i] / out_nonfinite[i] for each
  * emitting item i (−1 / false for the others; arrays of plan->n_work). Does
- * not report the plan. out_replays (may be NULL) gets the device steps run.
+ * not report the plan, nor have a grammar accept its ids (poot_batch_step
+ * does both). out_replays (may be NULL) gets the device steps run.
  * The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_run_plan(poot_batch *batch, const poot_scheduler_plan *plan,
                                               int32_t *out_ids, bool *out_nonfinite,
@@ -268,6 +279,7 @@ typedef struct poot_batch_prompt {
   int64_t n;
   int64_t max_new_tokens;
   const poot_sampling_params *sampling; /* NULL: greedy (poot_batch_request.sampling) */
+  const poot_grammar *grammar;          /* NULL: none (poot_batch_request.grammar) */
 } poot_batch_prompt;
 
 typedef struct poot_batch_output {

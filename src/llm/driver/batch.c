@@ -32,8 +32,8 @@ static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_
   to.kv_dtype = b->kv;
   POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
   if (suffix == 0) return NULL;
-  poot_status st =
-      suffix == 1 ? poot__driver_append_greedy(*out) : poot__driver_append_sampler_rows(*out, kind);
+  poot_status st = suffix == 1 ? poot__driver_append_greedy(*out)
+                               : poot__driver_append_sampler_rows(*out, kind, b->pen_w);
   if (st) {
     poot_graph_destroy(*out);
     *out = NULL;
@@ -52,6 +52,12 @@ static poot_status bind_sampler(poot_batch *b, batch_entry *e) {
   if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
     POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias_id", &e->s_bias_id));
     POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.bias", &e->s_bias));
+  }
+  if (e->kind & POOT_SAMPLER_MASK)
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.mask", &e->s_mask));
+  if (e->kind & POOT_SAMPLER_PENALTIES) {
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.pen_id", &e->s_pen_id));
+    POOT_TRY(poot_exec_entry_slot(b->ex, e->id, "sampler.pen_n", &e->s_pen_n));
   }
   return NULL;
 }
@@ -115,7 +121,7 @@ poot_status poot__batch_replay(poot_batch *b, batch_entry *e, const poot_exec_sl
     b->fault_armed = false;
     b->tok[0] = (int32_t)poot_model_get_config(b->model)->vocab_size;
   }
-  poot_exec_slot_value in[12] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
+  poot_exec_slot_value in[16] = {{e->token, &tt}, {e->pos, &pt}, {e->table, &st}, {e->write, &wt}};
   size_t n_in = 4;
   for (size_t i = 0; i < n_extra && n_in < sizeof in / sizeof in[0]; i++) in[n_in++] = extra[i];
   poot_exec_step_io io = {
@@ -570,16 +576,21 @@ void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
 poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
   if (!r) return BAD("batch: NULL request");
   batch_req rec;
-  POOT_TRY(poot__batch_sample_make(b, r->sampling, &rec));
+  POOT_TRY(poot__batch_sample_make(b, r->sampling, r->grammar, &rec));
   poot_scheduler_request sr = {.prompt = r->prompt,
                                .n_prompt = r->n_prompt,
                                .max_new_tokens = r->max_new_tokens,
                                .caller_id = r->caller_id};
-  POOT_TRY(poot_scheduler_submit(b->sched, &sr));
-  if (rec.r.kind == 0) return NULL;
-  poot_status st = poot__batch_sample_put(b, r->caller_id, &rec);
-  if (st) /* the request then finishes cancelled; the caller takes it */
+  poot_status st = poot_scheduler_submit(b->sched, &sr);
+  if (st || rec.r.kind == 0) {
+    poot__batch_sample_free(&rec);
+    return st;
+  }
+  st = poot__batch_sample_put(b, r->caller_id, &rec);
+  if (st) { /* the request then finishes cancelled; the caller takes it */
+    poot__batch_sample_free(&rec);
     poot_status_free(poot_scheduler_cancel(b->sched, r->caller_id));
+  }
   return st;
 }
 
@@ -689,8 +700,11 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
     b->results[i] = (poot_scheduler_result){.token = b->ids[i], .stop = false};
     if (!w->emits) continue;
     info.n_emitted++;
+    bool grammar_end = false;
+    poot__batch_sample_accept(b, w->caller_id, b->ids[i], &grammar_end);
     b->cur_item = i;
     if (fn) b->results[i].stop = fn(ctx, w->caller_id, b->ids[i], b->nonfinite[i]);
+    b->results[i].stop = b->results[i].stop || grammar_end;
     b->cur_item = -1;
   }
   POOT_TRY(poot_scheduler_step_done(b->sched, b->results, plan->n_work));

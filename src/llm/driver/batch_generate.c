@@ -96,7 +96,8 @@ poot_status poot_batch_generate(poot_batch *b, const poot_batch_prompt *prompts,
                               .n_prompt = prompts[next].n,
                               .max_new_tokens = prompts[next].max_new_tokens,
                               .caller_id = next,
-                              .sampling = prompts[next].sampling};
+                              .sampling = prompts[next].sampling,
+                              .grammar = prompts[next].grammar};
       st = poot_batch_submit(b, &r);
       if (st && poot_status_code_of(st) == POOT_CAPACITY) {
         poot_status_free(st);

@@ -32,6 +32,8 @@ typedef struct batch_entry {
   uint32_t id;
   poot_exec_slot token, pos, table, write;
   poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */
+  poot_exec_slot s_mask;                                     /* a MASK kind */
+  poot_exec_slot s_pen_id, s_pen_n;                          /* a PENALTIES kind */
 } batch_entry;
 
 /* The decode entries of one sampling kind (created on first use). */
@@ -41,11 +43,14 @@ typedef struct batch_kind {
   batch_entry decode[POOT_BATCH_MAX_SIZES];
 } batch_kind;
 
-/* A sampled request's slot values (as poot__driver_request_init fills them). */
+/* A sampled request's slot values (as poot__driver_request_init fills
+ * them; r.i[1] is the penalty window's lag, 0 = the whole history) and its
+ * grammar's matcher (owned; NULL without a grammar). */
 typedef struct batch_req {
   bool used;
   uint64_t caller_id;
   driver_request r;
+  poot_grammar_matcher *gm;
 } batch_req;
 
 /* One row of a batched step: plan item `item`, its token at offset `off`. */
@@ -102,6 +107,17 @@ struct poot_batch {
   float *sf, *sbias;
   int32_t *si, *sbias_id;
   uint32_t *sseed, *sctr;
+  /* Grammars: the model's vocabulary for masks (built on the first grammar
+   * request), mask words per row and the rows' masks (max_batch rows). */
+  poot_grammar_vocab *gvocab;
+  int64_t mask_words;
+  uint32_t *smask;
+  /* Penalties: the window lists' width (min(max_seq_len, vocab): a window
+   * holds at most that many distinct ids), the rows' lists, a window's ids
+   * sorted (max_seq_len). */
+  int64_t pen_w;
+  int32_t *spen_id, *spen_n, *pen_tmp;
+  poot_strbuf piece; /* a generated id's text for its grammar */
 };
 
 /* batch.c: adds entry `e` (traced with the greedy suffix, the row sampler of
@@ -118,18 +134,30 @@ POOT_MUST_USE poot_status poot__batch_sample_init(poot_batch *b);
 /* batch_sample.c: removes the kinds' entries and frees the records. */
 void poot__batch_sample_deinit(poot_batch *b);
 /* batch_sample.c: a request's record from its sampling parameters
- * (validated against the vocabulary; the seed resolved); kind 0 (NULL
- * parameters, or greedy without a bias or logprobs) needs none.
- * UNSUPPORTED for penalties or ignore_eos; INVALID_ARGUMENT naming the field; IO
- * when a random seed cannot be drawn. */
-POOT_MUST_USE poot_status poot__batch_sample_make(const poot_batch *b,
-                                                  const poot_sampling_params *p, batch_req *out);
+ * (validated against the vocabulary; the seed resolved; with ignore_eos the
+ * model's end ids banned, as the driver does) and its grammar (NULL: none;
+ * with NULL parameters it runs greedy, as the driver's); kind 0 (greedy
+ * without a bias, penalties, logprobs or a grammar) needs none.
+ * INVALID_ARGUMENT naming the field, or a grammar without a tokenizer; IO
+ * when a random seed cannot be drawn; OUT_OF_MEMORY. A record made is
+ * handed to poot__batch_sample_put or freed by poot__batch_sample_free. */
+POOT_MUST_USE poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p,
+                                                  const poot_grammar *grammar, batch_req *out);
+/* batch_sample.c: frees what a record owns (its matcher). */
+void poot__batch_sample_free(batch_req *r);
+/* batch_sample.c: after a step, the new id `token` of a request with a
+ * grammar is accepted by its matcher; *out_end when the grammar is complete
+ * and cannot grow, or the id has no text and the grammar may end (the
+ * driver's POOT_DRIVER_STOP_GRAMMAR), or the matcher refuses the id (only a
+ * row whose every token was banned can draw one: it is flagged
+ * non-finite). Nothing for a request without one. */
+void poot__batch_sample_accept(poot_batch *b, uint64_t caller_id, int32_t token, bool *out_end);
 /* batch_sample.c: keeps the record for the request `caller_id` (submitted).
  * OUT_OF_MEMORY from the index (the records themselves are preallocated). */
 POOT_MUST_USE poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_id,
                                                  const batch_req *r);
 /* batch_sample.c: the request's record, or NULL (greedy). */
-const batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id);
+batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id);
 /* batch_sample.c: forgets the request's record (finished). */
 void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
 /* batch_sample.c: the rows of one sampled kind (the caller filled the host

@@ -8,8 +8,18 @@
  * A row's Philox counter is {ids the request has generated, 0}: a request
  * draws the same numbers whatever rows it shares a step with, after a
  * preemption (its generated ids are kept, not redrawn), and as the driver's
- * state counter gives them from a reset. */
+ * state counter gives them from a reset.
+ *
+ * Penalties and grammars keep nothing on the device either: before each
+ * replay the host writes a penalized row's window (the distinct ids of the
+ * last repeat_last_n of the request's history and their counts, from the
+ * scheduler's history: what the driver's counts state holds after the same
+ * token) and a grammar row's mask (its matcher's, which accepts each new id
+ * after the step). A row holds another sequence at every step; a request
+ * preempted or recomputed after a fault keeps its history and its matcher,
+ * so both are right whatever happened to its K/V rows. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch_impl.h"
@@ -24,7 +34,16 @@ poot_status poot__batch_sample_init(poot_batch *b) {
   b->sctr = poot_calloc(R * 2, sizeof *b->sctr);
   b->sbias_id = poot_calloc(R * POOT_SAMPLING_MAX_BIAS, sizeof *b->sbias_id);
   b->sbias = poot_calloc(R * POOT_SAMPLING_MAX_BIAS, sizeof *b->sbias);
-  if (!b->reqs || !b->sf || !b->si || !b->sseed || !b->sctr || !b->sbias_id || !b->sbias)
+  const int64_t V = poot_model_get_config(b->model)->vocab_size;
+  b->mask_words = (V + 31) / 32;
+  b->pen_w = b->cap < V ? b->cap : V;
+  b->smask = poot_calloc(R * (size_t)b->mask_words, sizeof *b->smask);
+  b->spen_id = poot_calloc(R * (size_t)b->pen_w, sizeof *b->spen_id);
+  b->spen_n = poot_calloc(R * (size_t)b->pen_w, sizeof *b->spen_n);
+  b->pen_tmp = poot_calloc((size_t)b->cap, sizeof *b->pen_tmp);
+  poot_strbuf_init(&b->piece);
+  if (!b->reqs || !b->sf || !b->si || !b->sseed || !b->sctr || !b->sbias_id || !b->sbias ||
+      !b->smask || !b->spen_id || !b->spen_n || !b->pen_tmp)
     return OOM("sampler rows");
   return NULL;
 }
@@ -35,7 +54,18 @@ void poot__batch_sample_deinit(poot_batch *b) {
       if (b->kinds[k].decode[i].added)
         poot_status_free(poot_exec_remove_entry(b->ex, b->kinds[k].decode[i].id));
   b->n_kinds = 0;
+  for (int32_t i = 0; b->reqs && i < b->max_requests; i++)
+    if (b->reqs[i].used) poot__batch_sample_free(&b->reqs[i]);
   if (b->reqs) poot_map_deinit(&b->req_index);
+  poot_grammar_vocab_destroy(b->gvocab);
+  b->gvocab = NULL;
+  poot_free(b->smask);
+  poot_free(b->spen_id);
+  poot_free(b->spen_n);
+  poot_free(b->pen_tmp);
+  b->smask = NULL;
+  b->spen_id = b->spen_n = b->pen_tmp = NULL;
+  poot_strbuf_deinit(&b->piece);
   poot_free(b->reqs);
   poot_free(b->sf);
   poot_free(b->si);
@@ -51,25 +81,65 @@ void poot__batch_sample_deinit(poot_batch *b) {
 
 /* ------------------------------------------------------------ requests */
 
-poot_status poot__batch_sample_make(const poot_batch *b, const poot_sampling_params *p,
-                                    batch_req *out) {
+poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p,
+                                    const poot_grammar *grammar, batch_req *out) {
   memset(out, 0, sizeof *out);
-  if (!p) return NULL;
+  if (!p && !grammar) return NULL;
   const int64_t V = poot_model_get_config(b->model)->vocab_size;
-  POOT_TRY(poot_sampling_params_validate(p, (uint32_t)V));
-  const uint32_t kind = poot_sampling_params_kind(p);
-  if (kind & POOT_SAMPLER_PENALTIES || p->ignore_eos)
-    return poot_status_make(POOT_UNSUPPORTED,
-                            "batch: repetition penalties and ignore_eos are not supported in "
-                            "batched steps yet");
-  if (kind == 0) return NULL; /* greedy: the greedy entries */
+  poot_sampling_params *q = poot_malloc(sizeof *q); /* the copy the bans go to */
+  if (!q) return OOM("sampling parameters");
+  if (p) {
+    *q = *p;
+  } else { /* a grammar alone runs greedy, as the driver's */
+    poot_sampling_params_init(q);
+    q->temperature = 0.0f;
+  }
+  poot_status st = poot_sampling_params_validate(q, (uint32_t)V);
+  /* ignore_eos: the end ids banned (llama.cpp's "--logit-bias EOS-inf"), as
+   * the driver bans them */
+  for (int32_t i = 0; !st && q->ignore_eos && i < V; i++)
+    if (poot_model_is_stop(b->model, i)) st = poot_sampling_params_ban_ids(q, &i, 1);
+  const uint32_t kind = poot_sampling_params_kind(q) | (grammar ? POOT_SAMPLER_MASK : 0u);
   uint64_t seed = 0;
-  if (kind & POOT_SAMPLER_DRAW) POOT_TRY(poot_sampling_seed_resolve(p, &seed));
-  poot__driver_request_init(V, p, seed, &out->r);
-  out->r.kind = kind;
-  out->r.n_probs = p->n_probs;
+  if (!st && (kind & POOT_SAMPLER_DRAW)) st = poot_sampling_seed_resolve(q, &seed);
+  if (!st && kind) {
+    poot__driver_request_init(V, q, seed, &out->r);
+    out->r.kind = kind;
+    out->r.n_probs = q->n_probs;
+  }
+  poot_free(q);
+  POOT_TRY(st);
+  if (kind == 0) return NULL; /* greedy: the greedy entries */
+  if (grammar) {
+    if (!b->gvocab) POOT_TRY(poot__driver_grammar_vocab(b->model, &b->gvocab));
+    POOT_TRY(poot_grammar_matcher_create(grammar, &out->gm));
+  }
   out->used = true;
   return NULL;
+}
+
+void poot__batch_sample_free(batch_req *r) {
+  poot_grammar_matcher_destroy(r->gm);
+  r->gm = NULL;
+}
+
+void poot__batch_sample_accept(poot_batch *b, uint64_t caller_id, int32_t token, bool *out_end) {
+  *out_end = false;
+  batch_req *q = poot__batch_sample_get(b, caller_id);
+  if (!q || !q->gm) return;
+  const poot_tokenizer *tok = poot_model_get_tokenizer(b->model);
+  poot_strbuf_clear(&b->piece);
+  poot_status st = poot_tokenizer_token_to_piece(tok, token, false, &b->piece);
+  if (!st && b->piece.len) st = poot_grammar_matcher_accept(q->gm, b->piece.data, b->piece.len);
+  if (st) {
+    poot_log(POOT_LOG_WARN, "batch: request %llu: its grammar refuses id %d (%s); it ends there",
+             (unsigned long long)caller_id, token, poot_status_message(st));
+    poot_status_free(st);
+    *out_end = true;
+    return;
+  }
+  *out_end = poot_grammar_matcher_is_finished(q->gm) ||
+             (b->piece.len == 0 && poot_grammar_matcher_can_end(q->gm));
 }
 
 poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_id, const batch_req *r) {
@@ -84,7 +154,7 @@ poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_id, const batc
   return NULL;
 }
 
-const batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id) {
+batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id) {
   uint64_t v = 0;
   if (!b->reqs || !poot_map_get(&b->req_index, &caller_id, sizeof caller_id, &v) || v == 0)
     return NULL;
@@ -94,6 +164,7 @@ const batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id)
 void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id) {
   uint64_t v = 0;
   if (!b->reqs || !poot_map_get(&b->req_index, &caller_id, sizeof caller_id, &v) || v == 0) return;
+  poot__batch_sample_free(&b->reqs[v - 1]);
   b->reqs[v - 1].used = false;
   poot_map_remove(&b->req_index, &caller_id, sizeof caller_id);
 }
@@ -161,6 +232,52 @@ static void fill_params(poot_batch *b, int32_t r, const batch_req *q, uint32_t c
   b->sctr[2 * r + 1] = 0;
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Row r's penalty window: the distinct ids of the last lag (0: all) of the
+ * first n ids of the request's history (the ids up to and including the
+ * one this row feeds, as the driver's counts hold them after its step) and
+ * their counts, padded with token -1; NULL q: an empty window. */
+static poot_status fill_window(poot_batch *b, int32_t r, const batch_req *q, int64_t n) {
+  int32_t *id = b->spen_id + r * b->pen_w, *cnt = b->spen_n + r * b->pen_w;
+  int64_t m = 0;
+  if (q) {
+    const int32_t *h = NULL;
+    int64_t nh = 0;
+    POOT_TRY(poot_scheduler_request_tokens(b->sched, q->caller_id, &h, &nh));
+    if (n > nh || n > b->cap)
+      return poot_status_make(POOT_INTERNAL, "batch: a row at position %lld of a history of %lld",
+                              (long long)(n - 1), (long long)nh);
+    const int64_t lag = q->r.i[1], from = lag > 0 && n > lag ? n - lag : 0;
+    memcpy(b->pen_tmp, h + from, (size_t)(n - from) * sizeof *h);
+    qsort(b->pen_tmp, (size_t)(n - from), sizeof *b->pen_tmp, cmp_i32);
+    for (int64_t i = 0; i < n - from; i++) {
+      if (m > 0 && id[m - 1] == b->pen_tmp[i]) {
+        cnt[m - 1]++;
+        continue;
+      }
+      if (m == b->pen_w) /* more distinct ids than the vocabulary or the context */
+        return poot_status_make(POOT_INTERNAL, "batch: a penalty window past its width");
+      id[m] = b->pen_tmp[i];
+      cnt[m++] = 1;
+    }
+  }
+  for (; m < b->pen_w; m++) id[m] = -1, cnt[m] = 0;
+  return NULL;
+}
+
+/* Row r's grammar mask: its matcher's (the previous ids accepted), or every
+ * token allowed (a dummy row). */
+static poot_status fill_mask(poot_batch *b, int32_t r, const batch_req *q) {
+  uint32_t *m = b->smask + r * b->mask_words;
+  if (q && q->gm) return poot_grammar_matcher_fill_mask(q->gm, b->gvocab, m, (size_t)b->mask_words);
+  memset(m, 0xff, (size_t)b->mask_words * sizeof *m);
+  return NULL;
+}
+
 /* A row's logprobs from its sample words {id, finite, any, logprob bits,
  * top ids[np], top logprob bits[np]}, as the driver reads its own
  * (driver_step.c): the first n_probs of the top np. */
@@ -193,6 +310,8 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
       ctr = (uint32_t)info.n_generated; /* the draw this row makes: the next id's */
     }
     fill_params(b, r, q, ctr);
+    if (e->kind & POOT_SAMPLER_PENALTIES) POOT_TRY(fill_window(b, r, q, (int64_t)b->pos[r] + 1));
+    if (e->kind & POOT_SAMPLER_MASK) POOT_TRY(fill_mask(b, r, q));
   }
   POOT_TRY(poot__batch_ensure_entry(b, e));
   poot_tensor tf = mat(POOT_DTYPE_F32, B, DRIVER_SAMPLER_FPARAMS, b->sf);
@@ -201,7 +320,10 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
   poot_tensor tc = mat(POOT_DTYPE_U32, B, 2, b->sctr);
   poot_tensor tbi = mat(POOT_DTYPE_I32, B, POOT_SAMPLING_MAX_BIAS, b->sbias_id);
   poot_tensor tb = mat(POOT_DTYPE_F32, B, POOT_SAMPLING_MAX_BIAS, b->sbias);
-  poot_exec_slot_value in[6] = {{e->s_f, &tf}, {e->s_i, &ti}};
+  poot_tensor tm = mat(POOT_DTYPE_U32, B, b->mask_words, b->smask);
+  poot_tensor tpi = mat(POOT_DTYPE_I32, B, b->pen_w, b->spen_id);
+  poot_tensor tpn = mat(POOT_DTYPE_I32, B, b->pen_w, b->spen_n);
+  poot_exec_slot_value in[9] = {{e->s_f, &tf}, {e->s_i, &ti}};
   size_t n_in = 2;
   if (e->kind & POOT_SAMPLER_DRAW) {
     in[n_in++] = (poot_exec_slot_value){e->s_seed, &ts};
@@ -210,6 +332,11 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
   if (e->kind & POOT_SAMPLER_LOGIT_BIAS) {
     in[n_in++] = (poot_exec_slot_value){e->s_bias_id, &tbi};
     in[n_in++] = (poot_exec_slot_value){e->s_bias, &tb};
+  }
+  if (e->kind & POOT_SAMPLER_MASK) in[n_in++] = (poot_exec_slot_value){e->s_mask, &tm};
+  if (e->kind & POOT_SAMPLER_PENALTIES) {
+    in[n_in++] = (poot_exec_slot_value){e->s_pen_id, &tpi};
+    in[n_in++] = (poot_exec_slot_value){e->s_pen_n, &tpn};
   }
   const int64_t V = poot_model_get_config(b->model)->vocab_size;
   const uint32_t words = poot__driver_sample_words(e->kind, V);

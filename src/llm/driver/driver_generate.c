@@ -67,10 +67,12 @@ static void gen_deinit(gen *g) {
   poot_strbuf_deinit(&g->text);
 }
 
-/* The grammar's vocabulary: the tokenizer's pieces, built once. */
-static poot_status grammar_vocab(poot_driver *d) {
-  if (d->gvocab) return NULL;
-  const poot_tokenizer *tok = poot_model_get_tokenizer(d->model);
+/* The grammar's vocabulary of a model: its tokenizer's pieces (a control
+ * token's text is not output a grammar can match), its end-of-generation
+ * ids. The driver and the batched runner build it once each. */
+poot_status poot__driver_grammar_vocab(const poot_model *model, poot_grammar_vocab **out) {
+  *out = NULL;
+  const poot_tokenizer *tok = poot_model_get_tokenizer(model);
   if (!tok) return BAD("driver: a grammar needs the model's tokenizer");
   const int32_t n = poot_tokenizer_vocab_size(tok);
   char **texts = poot_calloc((size_t)n + 1, sizeof *texts);
@@ -89,13 +91,18 @@ static poot_status grammar_vocab(poot_driver *d) {
     /* a special token's text is not output the grammar can match */
     if (poot_tokenizer_token_attr(tok, i) & POOT_TOKEN_ATTR_CONTROL) lens[i] = 0;
   }
-  if (!st)
-    st = poot_grammar_vocab_create((const char *const *)texts, lens, n, eog, n_eog, &d->gvocab);
+  if (!st) st = poot_grammar_vocab_create((const char *const *)texts, lens, n, eog, n_eog, out);
   for (int32_t i = 0; texts && i < n; i++) poot_free(texts[i]);
   poot_free(texts);
   poot_free(lens);
   poot_free(eog);
   return st;
+}
+
+/* The driver's grammar vocabulary, built once. */
+static poot_status grammar_vocab(poot_driver *d) {
+  if (d->gvocab) return NULL;
+  return poot__driver_grammar_vocab(d->model, &d->gvocab);
 }
 
 /* The grammar's wide contexts walked ahead of the first mask (on the worker,

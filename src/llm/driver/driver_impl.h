@@ -121,6 +121,12 @@ typedef struct driver_request {
   uint64_t wait_ns; /* time waited for masks after the model's step returned */
 } driver_request;
 
+/* driver_generate.c: the grammar vocabulary of `model` (its tokenizer's
+ * pieces and end-of-generation ids). INVALID_ARGUMENT without a tokenizer;
+ * OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot__driver_grammar_vocab(const poot_model *model,
+                                                     poot_grammar_vocab **out);
+
 /* The slot values of parameters `p` (validated) for a vocabulary of V and a
  * resolved seed; kind and id are left for the caller. */
 void poot__driver_request_init(int64_t V, const poot_sampling_params *p, uint64_t seed,

@@ -18,9 +18,13 @@ POOT_MUST_USE poot_status poot__driver_append_greedy(poot_graph *graph);
  * them: poot__driver_sample_words); per-row parameter slots sampler.f [B, 8],
  * sampler.i [B, 4], sampler.seed [B, 2], sampler.ctr [B, 2] (the Philox
  * counter {draws so far, 0}, written by the host) and, with a logit bias,
- * sampler.bias_id / sampler.bias [B, MAX_BIAS]. UNSUPPORTED for penalties or
- * a mask (per-sequence device state not done). */
-POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind);
+ * sampler.bias_id / sampler.bias [B, MAX_BIAS]; with a grammar (MASK),
+ * sampler.mask u32[B, ⌈V/32⌉]; with penalties, sampler.pen_id /
+ * sampler.pen_n i32[B, pen_width]: each row's distinct ids of its penalty
+ * window and their counts (padding: token −1), which the host writes from
+ * the request's history (pen_width ignored without PENALTIES). */
+POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind,
+                                                           int64_t pen_width);
 
 /* The batched runner's decode steps run through entries without the greedy
  * suffix while `out` is not NULL (added on first use), and write the

@@ -24,9 +24,12 @@ typedef struct sb {
    * every row (created by the first row that asks), and a row reads its own
    * line of it. */
   int64_t B, row;
-  const char *bnames[8];
-  poot_value bslots[8];
+  const char *bnames[12];
+  poot_value bslots[12];
   uint32_t nb;
+  /* Row mode with penalties: entries of each row's window list (the
+   * sampler.pen_id / sampler.pen_n slots, poot__driver_append_sampler_rows). */
+  int64_t P;
 } sb;
 
 static poot_value fail_value(sb *s, poot_status st) {
@@ -138,7 +141,8 @@ static poot_value slot(sb *s, const char *name, poot_dtype dt, int64_t n) {
   uint32_t i = 0;
   while (i < s->nb && strcmp(s->bnames[i], name) != 0) i++;
   if (i == s->nb) {
-    if (s->nb == 8) return fail_value(s, poot_status_make(POOT_INTERNAL, "sampler: slots"));
+    if (s->nb == sizeof s->bnames / sizeof s->bnames[0])
+      return fail_value(s, poot_status_make(POOT_INTERNAL, "sampler: slots"));
     int64_t d[2] = {s->B, n};
     poot_type t = poot_type_make(dt, 2, d);
     SB_CALL(s, poot_graph_add_slot(s->g, POOT_SLOT_NAMED, name, &t, &o));
@@ -306,7 +310,30 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
       return fail_value(s, e);
     y = o;
   }
-  if (kind & POOT_SAMPLER_PENALTIES) {
+  if ((kind & POOT_SAMPLER_PENALTIES) && s->B > 0) {
+    /* Row mode: the row's window as a list of distinct ids and their counts
+     * (the host's, from the request's history; padding names token -1),
+     * penalized as the dense form below does each seen token (the same f32
+     * operations), written back by a scatter of P elements: a row holds
+     * another sequence at every step, so no per-sequence state is kept. */
+    const poot_shape sp = shape1(s->P);
+    poot_value ids = slot(s, "sampler.pen_id", POOT_DTYPE_I32, s->P);
+    poot_value cnt = slot(s, "sampler.pen_n", POOT_DTYPE_I32, s->P), cur, o;
+    if (s->st) return POOT_VALUE_NONE;
+    poot_status e = poot_graph_gather(s->g, y, ids, 0, 0, POOT_TRAP_NONE, &cur);
+    if (e) return fail_value(s, e);
+    poot_value rp = param_f(s, fp, 4, sp), pres = param_f(s, fp, 5, sp);
+    poot_value freq = param_f(s, fp, 6, sp);
+    poot_value neg = bin(s, POOT_OP_LE, cur, bcast(s, fconst(s, 0.0), sp));
+    poot_value l = sel(s, neg, bin(s, POOT_OP_MUL, cur, rp), bin(s, POOT_OP_DIV, cur, rp));
+    poot_value sub =
+        bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, cvt(s, cnt, POOT_DTYPE_F32), freq), pres);
+    poot_value upd = bin(s, POOT_OP_SUB, l, sub);
+    if (s->st) return POOT_VALUE_NONE;
+    if ((e = poot_graph_scatter_update(s->g, y, ids, upd, 0, POOT_TRAP_NONE, &o)))
+      return fail_value(s, e);
+    y = o;
+  } else if (kind & POOT_SAMPLER_PENALTIES) {
     poot_value seen = bin(s, POOT_OP_GT, counts, bcast(s, iconst(s, POOT_DTYPE_I32, 0), sv));
     poot_value rp = param_f(s, fp, 4, sv), pres = param_f(s, fp, 5, sv);
     poot_value freq = param_f(s, fp, 6, sv);
@@ -779,16 +806,13 @@ static poot_status rows_logprobs(sb *s, poot_value logits, poot_value heads, poo
   return poot_graph_dynamic_update_slice(g, o1, blk, at3, POOT_TRAP_NONE, out);
 }
 
-poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
+poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind, int64_t pen_width) {
   poot_value logits = poot_graph_output(g);
   const poot_type *lt = poot_graph_value_type(g, logits);
   if (!lt || lt->dtype != POOT_DTYPE_F32 || lt->shape.rank != 2)
     return poot_status_make(POOT_INTERNAL, "driver: the traced output is not f32[B, vocab]");
-  if (kind & (POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK))
-    return poot_status_make(POOT_UNSUPPORTED,
-                            "batch: sampling with penalties or a grammar is not supported in "
-                            "batched steps yet (kind %#x)",
-                            kind);
+  if ((kind & POOT_SAMPLER_PENALTIES) && pen_width < 1)
+    return poot_status_make(POOT_INTERNAL, "driver: a penalized row kind needs a window width");
   const int64_t B = lt->shape.dims[0], V = lt->shape.dims[1];
   poot_value *rows = poot_calloc((size_t)B, sizeof *rows),
              *ids = poot_calloc((size_t)B, sizeof *ids);
@@ -797,7 +821,7 @@ poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32_t kind) {
     poot_free(ids);
     return OOM("sampler rows");
   }
-  sb s = {.g = g, .st = NULL, .V = V, .B = B};
+  sb s = {.g = g, .st = NULL, .V = V, .B = B, .P = pen_width};
   poot_status st = NULL;
   /* Each row its head; the logprobs of every row at once after them
    * (rows_logprobs). */

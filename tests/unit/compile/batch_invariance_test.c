@@ -444,7 +444,7 @@ static void test_gemv_rows(void **state) {
  * and renders for sm_90, webgpu and lavapipe, and on the interpreter draws
  * an id in the vocabulary for every row, flagged finite, with its logprob
  * and the top 20 in order: the PTX path the CPU machines cannot run is at
- * least compiled. */
+ * least compiled; and so do the rows of a kind with penalties and a grammar. */
 static void test_sampler_rows(void **state) {
   (void)state;
   g_kv = POOT_DTYPE_F16;
@@ -454,7 +454,7 @@ static void test_sampler_rows(void **state) {
   const char *targets[] = {"sm_90", "webgpu", "lavapipe"};
   for (int ti = 0; ti < 3; ti++) {
     poot_graph *g = trace(4);
-    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind));
+    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind, 0));
     poot_kir_target t;
     POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
     poot_plan *plan = plan_of(g, &t);
@@ -525,12 +525,30 @@ static void test_sampler_rows(void **state) {
   /* The runner's default max_batch, 8 rows, with logprobs (no bias) plans
    * for lavapipe's 128 bytes of push constants too. */
   poot_graph *g = trace(8);
-  POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind & ~(uint32_t)POOT_SAMPLER_LOGIT_BIAS));
+  POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, kind & ~(uint32_t)POOT_SAMPLER_LOGIT_BIAS, 0));
   poot_kir_target t;
   POOT_ASSERT_OK(poot_device_target_by_name("lavapipe", &t));
   poot_plan *plan = plan_of(g, &t);
   poot_plan_destroy(plan);
   poot_graph_destroy(g);
+  /* Penalties (each row's window list, 16 wide) and a grammar's mask on the
+   * chain's rows plan and render for every target too. */
+  const uint32_t pk = POOT_SAMPLER_DRAW | POOT_SAMPLER_TOP_K | POOT_SAMPLER_TOP_P |
+                      POOT_SAMPLER_MIN_P | POOT_SAMPLER_PENALTIES | POOT_SAMPLER_MASK;
+  for (int ti = 0; ti < 3; ti++) {
+    g = trace(4);
+    POOT_ASSERT_OK(poot__driver_append_sampler_rows(g, pk, 16));
+    POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
+    plan = plan_of(g, &t);
+    for (uint32_t i = 0; i < plan->kernel_count; i++) {
+      poot_strbuf sb;
+      poot_strbuf_init(&sb);
+      POOT_ASSERT_OK(poot_plan_render_kernel(plan, i, &t, &sb));
+      poot_strbuf_deinit(&sb);
+    }
+    poot_plan_destroy(plan);
+    poot_graph_destroy(g);
+  }
   g_kv = POOT_DTYPE_F32;
 }
 

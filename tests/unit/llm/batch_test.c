@@ -259,8 +259,8 @@ static void vs_oracle(poot_dtype kv) {
   int32_t prompts[NREQ][16];
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
-    POOT_ASSERT_OK(
-        poot_batch_submit(r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL}));
+    POOT_ASSERT_OK(poot_batch_submit(
+        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -391,7 +391,7 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL}; /* ragged ends */
+    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL}; /* ragged ends */
   }
 }
 
@@ -528,7 +528,7 @@ static void test_prefix_reuse(void **state) {
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
-  poot_batch_prompt pa = {a, 40, 6, NULL}, pb = {b2, 40, 6, NULL};
+  poot_batch_prompt pa = {a, 40, 6, NULL, NULL}, pb = {b2, 40, 6, NULL, NULL};
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
@@ -631,7 +631,7 @@ static void test_sampling(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 3 + (i * 5) % 17;
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
@@ -680,6 +680,123 @@ static void test_sampling(void **state) {
   poot_executor_destroy(ex);
   poot_batch_outputs_free(alone, N);
   poot_batch_outputs_free(together, N);
+  poot_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ penalties, grammars */
+
+/* Penalized and grammar-constrained requests (greedy with llama.cpp's
+ * three penalties over a window of 6, the presence one a reward; the
+ * llama.cpp chain with penalties over the whole history and ignore_eos; a
+ * grammar alone, greedy; a grammar that ends early with the chain and
+ * penalties) beside two greedy ones: each gives
+ * the same ids alone (the whole-history one reusing a prompt block it
+ * never fed), batched at max_batch 4 in a pool small enough to
+ * preempt (the penalty windows come from the histories and the matchers
+ * keep their state, so a recomputed request goes on as it was), and the
+ * contiguous driver's ids (its counts state, its grammar path) with the
+ * same parameters, grammar and seed, stopping where it stops. */
+static void test_penalties_grammar(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "penalties and grammars");
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { N = 6, NEW = 10 };
+  poot_sampling_params sp[4];
+  for (int i = 0; i < 4; i++) poot_sampling_params_init(&sp[i]);
+  /* a negative presence penalty (a reward; stories260K's logits are far
+   * apart, -3 changes nothing) makes the window's ids win, so which ids are
+   * in it and how often (the window of 6 moving) decides the output */
+  sp[0].temperature = 0.0f, sp[0].repeat_penalty = 1.5f, sp[0].presence_penalty = -30.0f,
+  sp[0].frequency_penalty = 0.5f, sp[0].repeat_last_n = 6;
+  sp[1].seed = 11, sp[1].repeat_penalty = 1.2f, sp[1].frequency_penalty = 0.5f,
+  sp[1].repeat_last_n = -1, sp[1].ignore_eos = true; /* the end ids banned, as the driver does */
+  sp[3].seed = 5, sp[3].presence_penalty = 0.7f, sp[3].repeat_last_n = 8;
+  static const char g_long[] = "root ::= [ a-z]{4,60}\n", g_short[] = "root ::= [ a-z]{2,12}\n";
+  poot_grammar *gl = NULL, *gs = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(g_long, sizeof g_long - 1, NULL, &gl));
+  POOT_ASSERT_OK(poot_grammar_compile(g_short, sizeof g_short - 1, NULL, &gs));
+  static int32_t ids[N][32];
+  poot_batch_prompt p[N];
+  for (int i = 0; i < N; i++) {
+    int64_t len = 4 + (i * 7) % 19;
+    make_prompt((uint32_t)(700 + i), V, ids[i], len);
+    p[i] = (poot_batch_prompt){ids[i], len, NEW,
+                               i < 2    ? &sp[i]
+                               : i == 3 ? &sp[3]
+                                        : NULL,
+                               i == 2   ? gl
+                               : i == 3 ? gs
+                                        : NULL};
+  }
+  /* request 1 (penalties over the whole history) starts with request 0's
+   * prompt, a block it reuses alone: ids it never fed count in its window */
+  memcpy(ids[1], ids[0], 4 * sizeof ids[0][0]);
+  poot_batch_output alone[N], together[N];
+  rig r;
+  poot_batch_options bo = small_options(1, 64, 4, 64, true);
+  rig_open(&r, m, &bo);
+  for (int i = 0; i < N; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &p[i], 1, NULL, &alone[i]));
+  rig_close(&r);
+  assert_int_equal(alone[1].reused_tokens, 4);
+  bo = small_options(4, 64, 4, 14, true); /* 56 rows for four sequences of up to 32 */
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
+  poot_scheduler_stats ss;
+  poot_scheduler_get_stats(poot_batch_scheduler(r.b), &ss);
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  rig_close(&r);
+  assert_true(ss.preemptions > 0);
+  expect_same(alone, together, N, "penalties and grammars, max_batch 4, preempted");
+  /* The penalties change the greedy ids; the short grammar ends early. */
+  assert_true(alone[3].n < NEW);
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 4;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < 4; i++) {
+    poot_token pt[32];
+    for (int64_t j = 0; j < p[i].n; j++) pt[j] = ids[i][j];
+    poot_driver_generate_options go = poot_driver_generate_options_default();
+    go.max_new_tokens = NEW;
+    go.ignore_stop = true;
+    go.no_text = true;
+    go.sampling = p[i].sampling;
+    go.grammar = p[i].grammar;
+    poot_driver_generate_result res;
+    POOT_ASSERT_OK(poot_driver_generate_ids(d, pt, (size_t)p[i].n, &go, NULL, NULL, &res));
+    if ((int64_t)res.n_ids != alone[i].n)
+      fail_msg("request %d: the driver gave %zu ids, the runner %lld", i, res.n_ids,
+               (long long)alone[i].n);
+    for (int64_t j = 0; j < alone[i].n; j++)
+      if (res.ids[j] != alone[i].ids[j])
+        fail_msg("request %d: id %lld: driver %d, runner %d", i, (long long)j, res.ids[j],
+                 alone[i].ids[j]);
+    poot_driver_generate_result_deinit(&res);
+  }
+  /* Without its penalties request 0 is request 0 greedy: other ids. */
+  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL};
+  poot_batch_output plain;
+  bo = small_options(1, 64, 4, 64, false);
+  rig_open(&r, m, &bo);
+  POOT_ASSERT_OK(poot_batch_generate(r.b, &g0, 1, NULL, &plain));
+  rig_close(&r);
+  assert_true(memcmp(plain.ids, alone[0].ids, NEW * 4) != 0);
+  printf(
+      "penalties and grammars: 2 penalized, 2 grammar (one ending after %lld ids) and 2 "
+      "greedy requests alone = batched with %llu preemptions = the driver's ids\n",
+      (long long)alone[3].n, (unsigned long long)ss.preemptions);
+  poot_batch_outputs_free(&plain, 1);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_batch_outputs_free(alone, N);
+  poot_batch_outputs_free(together, N);
+  poot_grammar_destroy(gl);
+  poot_grammar_destroy(gs);
   poot_model_destroy(m);
 }
 
@@ -736,7 +853,7 @@ static void test_logprobs(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 2 + (i * 7) % 19;
     make_prompt((uint32_t)(900 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   bo.kv_dtype = POOT_DTYPE_F32;
@@ -856,9 +973,9 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   memset(rec, 0, sizeof *rec);
   *out_skipped = false;
   for (uint64_t i = 0; i < 4; i++)
-    POOT_ASSERT_OK(poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n,
-                                                                  p[i].max_new_tokens, i,
-                                                                  p[i].sampling}));
+    POOT_ASSERT_OK(
+        poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n, p[i].max_new_tokens, i,
+                                                      p[i].sampling, p[i].grammar}));
   while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
   poot_batch_arm_kernel_fault(r->b);
   POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
@@ -899,8 +1016,9 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   for (int i = 0; i < 4; i++) assert_true(poot_batch_take_finished(r->b, &info));
 }
 
-/* A fault in the middle of four requests (one sampled, prompts sharing a
- * block with an earlier run's published ones): after a reset, and after a
+/* A fault in the middle of four requests (one sampled, one penalized, one
+ * with a grammar; prompts sharing a block with an earlier run's published
+ * ones): after a reset, and after a
  * move to a new executor, every request ends with the ids it has without
  * the fault. */
 static void test_recover(void **state) {
@@ -908,15 +1026,25 @@ static void test_recover(void **state) {
   poot_model *m = model_or_skip(false, "recover");
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { NEW = 10 };
-  poot_sampling_params sp;
+  poot_sampling_params sp, pen;
   poot_sampling_params_init(&sp);
   sp.seed = 42;
+  poot_sampling_params_init(&pen); /* greedy, penalized (test_penalties_grammar) */
+  pen.temperature = 0.0f, pen.repeat_penalty = 1.5f, pen.presence_penalty = -30.0f,
+  pen.frequency_penalty = 0.5f, pen.repeat_last_n = 6;
+  static const char gtext[] = "root ::= [ a-z]{4,60}\n";
+  poot_grammar *gr = NULL;
+  POOT_ASSERT_OK(poot_grammar_compile(gtext, sizeof gtext - 1, NULL, &gr));
   static int32_t ids[4][24];
   poot_batch_prompt p[4];
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW, i == 1 ? &sp : NULL};
+    p[i] = (poot_batch_prompt){ids[i], 20, NEW,
+                               i == 1   ? &sp
+                               : i == 2 ? &pen
+                                        : NULL,
+                               i == 3 ? gr : NULL};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
@@ -930,19 +1058,23 @@ static void test_recover(void **state) {
     if (skipped) {
       poot_batch_destroy(r.b); /* its executor is gone with the device */
       poot_batch_outputs_free(want, 4);
+      poot_grammar_destroy(gr);
       poot_model_destroy(m);
       skip();
     }
     for (int i = 0; i < 4; i++) {
-      assert_int_equal(rec.n[i], NEW);
-      if (memcmp(rec.ids[i], want[i].ids, NEW * 4) != 0)
+      assert_int_equal(rec.n[i], want[i].n);
+      if (memcmp(rec.ids[i], want[i].ids, (size_t)want[i].n * 4) != 0)
         fail_msg("recovery by %s: request %d differs", k ? "a new executor" : "a reset", i);
     }
   }
-  printf("recover: four requests (one sampled) through a kernel fault = unfaulted, after a "
-         "reset (a new device where the fault poisons the context) and on a new executor\n");
+  printf(
+      "recover: four requests (one sampled, one penalized, one with a grammar) through a "
+      "kernel fault = unfaulted, after a reset (a new device where the fault poisons the "
+      "context) and on a new executor\n");
   rig_close(&r);
   poot_batch_outputs_free(want, 4);
+  poot_grammar_destroy(gr);
   poot_model_destroy(m);
 }
 
@@ -995,7 +1127,7 @@ static void test_errors(void **state) {
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
-  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL}),
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL}),
                      POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
   poot_batch_destroy(b);
@@ -1016,11 +1148,16 @@ int main(int argc, char **argv) {
   g_rows8 = d->caps.target.subgroup_ops;
   g_dev = d;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vs_oracle),       cmocka_unit_test(test_vs_oracle_f16),
-      cmocka_unit_test(test_errors),          cmocka_unit_test(test_invariance_stories),
-      cmocka_unit_test(test_invariance_demo), cmocka_unit_test(test_prefix_reuse),
-      cmocka_unit_test(test_preemption),      cmocka_unit_test(test_sampling),
+      cmocka_unit_test(test_vs_oracle),
+      cmocka_unit_test(test_vs_oracle_f16),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_invariance_stories),
+      cmocka_unit_test(test_invariance_demo),
+      cmocka_unit_test(test_prefix_reuse),
+      cmocka_unit_test(test_preemption),
+      cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
+      cmocka_unit_test(test_penalties_grammar),
       /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
       cmocka_unit_test(test_recover),
   };

@@ -18,7 +18,11 @@ on the demo model on Vulkan (SKIP without a Vulkan device or the demo model):
   as at --max-seqs 1 (the seeded draw too), and logprobs within LP_TOL (the runner's paged K/V
   against the driver's contiguous ones: the same math through other kernels; see LP_TOL and
   llm_batch_vulkan test_logprobs);
-- a request with what the batched engine lacks (a penalty) is a 400 naming the field.
+- penalties and grammars: a json_schema completion (response_format), a chat with a forced
+  tool call (tool_choice required) and a penalized completion (presence, frequency and
+  repetition penalties), sent together with a greedy one, give the --max-seqs 1 texts, tool
+  calls and finish reasons at --max-seqs 4;
+- a request with what the batched engine lacks (an image) is a 400 naming the field.
 The fault checks share the batched server with the rest: a server's start (compiling its
 entries) costs more CPU time than the three recoveries (CI time). The executor reset
 (KERNEL_FAULT) is tested on the runner (llm_batch_vulkan test_recover)."""
@@ -47,6 +51,51 @@ LP_REQS = [
                               "max_tokens": 6, "temperature": 0, "logprobs": True,
                               "top_logprobs": 2}),
 ]
+
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 12},
+                                         "age": {"type": "integer", "minimum": 0,
+                                                 "maximum": 99}},
+          "required": ["name", "age"], "additionalProperties": False}
+TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string", "maxLength": 10}},
+    "required": ["city"], "additionalProperties": False}}}
+# Penalties and grammars, run together at --max-seqs 4 beside a greedy request.
+CONSTRAINED = [
+    ("/v1/completions", {"prompt": PROMPTS[0], "max_tokens": 40, "temperature": 0,
+                         "response_format": {"type": "json_schema",
+                                             "json_schema": {"name": "p", "schema": SCHEMA}}}),
+    ("/v1/chat/completions", {"messages": [{"role": "user", "content": PROMPTS[2]}],
+                              "max_tokens": 48, "temperature": 0, "tools": [TOOL],
+                              "tool_choice": "required"}),
+    ("/v1/completions", {"prompt": PROMPTS[3], "max_tokens": 16, "temperature": 0,
+                         "presence_penalty": 2, "frequency_penalty": 2,
+                         "repetition_penalty": 8}),
+    ("/v1/completions", {"prompt": PROMPTS[3], "max_tokens": 16, "temperature": 0}),
+]
+
+
+def answer_of(s, path, body):
+    """A request's text (completions) or message (chat: content and tool calls, ids dropped)."""
+    ch = json.load(s.post(path, body))["choices"][0]
+    if "text" in ch:
+        return ch["text"], ch["finish_reason"]
+    msg = ch["message"]
+    calls = [(c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or []]
+    return msg.get("content"), calls, ch["finish_reason"]
+
+
+def answer_all(s, reqs):
+    out = {}
+
+    def one(i):
+        out[i] = answer_of(s, *reqs[i])
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(len(reqs))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return [out.get(i) for i in range(len(reqs))]
 
 
 def logprobs_of(s, path, body):
@@ -169,6 +218,7 @@ def main():
     try:
         want = run_all(one)
         want_lp = [logprobs_of(one, path, body) for path, body in LP_REQS]
+        want_c = [answer_of(one, path, body) for path, body in CONSTRAINED]
     finally:
         one.stop()
     s = Server(poot, model, 4, "device_lost:3:5")
@@ -226,13 +276,28 @@ def main():
             check(ok, f"{path} logprobs{' streamed' if body.get('stream') else ''} at --max-seqs 4 "
                   f"= --max-seqs 1 (at most {worst:.3g} apart, tolerance {LP_TOL:.3g})",
                   f"{g!r} != {w!r}")
+        t0 = time.time()
+        got_c = answer_all(s, CONSTRAINED)
+        print(f"(penalties and grammars at --max-seqs 4: {time.time() - t0:.1f} s)")
+        names = ["json_schema completion", "forced tool call", "penalized completion",
+                 "greedy beside them"]
+        for name, w, g in zip(names, want_c, got_c):
+            check(g == w, f"{name} at --max-seqs 4 = --max-seqs 1", f"{g!r} != {w!r}")
+        check(want_c[0][0].startswith("{") and json.loads(want_c[0][0]).keys() == {"name", "age"},
+              "the json_schema completion is the schema's JSON", repr(want_c[0]))
+        check(want_c[1][1] and want_c[1][1][0][0] == "get_weather",
+              "the forced tool call calls the tool", repr(want_c[1]))
+        check(want_c[2][0] != want_c[3][0], "the penalties change the greedy text",
+              repr(want_c[2:]))
+        image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
         try:
-            s.post("/v1/completions", {"prompt": "x", "max_tokens": 2, "presence_penalty": 0.5})
-            check(False, "a penalty at --max-seqs 4 is refused", "200")
+            s.post("/v1/chat/completions", {"max_tokens": 2, "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "x"}, image]}]})
+            check(False, "an image at --max-seqs 4 is refused", "200")
         except urllib.error.HTTPError as e:
             err = json.loads(e.read().decode())["error"]
-            check(e.code == 400 and err["param"] == "presence_penalty",
-                  "presence_penalty at --max-seqs 4: 400 naming it", f"{e.code} {err}")
+            check(e.code == 400 and err["param"] == "messages",
+                  "an image at --max-seqs 4: 400 naming messages", f"{e.code} {err}")
     finally:
         rc = s.stop()
     check(rc == 0, "the batched server stops cleanly", str(rc))
