@@ -107,7 +107,8 @@ typedef struct pc_kctx {
   poot_kir_builder *b;
   const poot_kir_target *t;
   uint32_t nbind;
-  uint32_t bind_buf[POOT_PLAN_MAX_BINDINGS]; /* plan buffer per binding */
+  uint32_t bind_buf[POOT_PLAN_MAX_BINDINGS];         /* plan buffer per binding */
+  poot_kir_scalar bind_elem[POOT_PLAN_MAX_BINDINGS]; /* its element type (u32 but for raw reads) */
   uint32_t npush;
   uint32_t push_temp[POOT_PLAN_MAX_PUSH]; /* temp index per push param */
   poot_kir_value push_val[POOT_PLAN_MAX_PUSH];
@@ -178,6 +179,10 @@ POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *i
 /* The kernel's binding of plan buffer `buffer` (added on first use;
  * weights and constants read-only and invariant). */
 POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
+/* The same with elements of type `elem` (16-byte copies of raw 16-bit
+ * weights): a binding of its own when the buffer is also read as words. */
+POOT_MUST_USE poot_status poot__cc_binding_typed(pc_kctx *k, uint32_t buffer, poot_kir_scalar elem,
+                                                 uint32_t *out_ref);
 void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
 /* Word offset of temp `ti` in the arena (a push constant); records a read. */
 POOT_MUST_USE poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read,

@@ -381,10 +381,7 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     nwg *= f.split;
   }
   poot__cc_grid_for(nwg, grid);
-  if (poot__cc_gemm_mma_fits(k->pl, &f)) {
-    *out_what = f.split > 1 ? "gemm_mma split" : "gemm_mma";
-    return poot__cc_gemm_mma(k, &f, nwg, nbm);
-  }
+  if (poot__cc_gemm_mma_fits(k->pl, &f)) return poot__cc_gemm_mma(k, &f, nwg, nbm, out_what);
   if (f.split > 1) *out_what = "gemm split";
   POOT_TRY(gemm_arrays(k, &f));
   POOT_TRY(gemm_tile_origin(k, &f, nwg, nbm));

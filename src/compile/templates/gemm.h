@@ -62,8 +62,11 @@ POOT_MUST_USE poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t
                                                poot_kir_value *out_c, poot_kir_value *out_val);
 
 /* gemm_mma.c: whether the matrix-fragment form takes this group on this
- * target, and the form itself (f's shape filled; emits the whole body). */
+ * target, and the form itself (f's shape filled; emits the whole body).
+ * *out_what: "gemm_mma", then " split" (split-K), " raw" (raw 16-bit
+ * weights copied asynchronously), " medium" (MEDIUM precision). */
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);
-POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm);
+POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
+                                            const char **out_what);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "plan_util.h"
 #include "poot/devices.h"
+#include "poot/quant.h"
 #include "poot_test.h"
 
 #define B(x) POOT_ASSERT_OK(x)
@@ -73,6 +74,14 @@ static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   snprintf(what, sizeof what, "gemm %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt), (long long)m,
            (long long)k, (long long)n, (long long)k);
   check(g, k, want, what);
+  /* f16 and bf16 weights with rows of whole 16-byte copies: the raw path */
+  bool raw = want && k >= 1024 && k % 8 == 0 && (wt == POOT_DTYPE_F16 || wt == POOT_DTYPE_BF16);
+  for (int i = 0; i < 2; i++) {
+    poot_kir_target t;
+    B(poot_device_target_by_name(ptx_targets[i], &t));
+    if (pt_uses_template(g, &t, "raw") != raw)
+      fail_msg("%s %s: the raw path %s", what, ptx_targets[i], raw ? "not used" : "used");
+  }
   poot_graph_destroy(g);
 }
 
@@ -99,6 +108,7 @@ static void test_mma(void **state) {
   one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
   one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
   one(POOT_DTYPE_BF16, 9, 9, 1055, true);   /* the fewest rows past the GEMV's; K odd */
+  one(POOT_DTYPE_BF16, 70, 130, 1064, true); /* raw, K % 32 = 8: a step of one live copy */
   one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
   one(POOT_DTYPE_Q4_K, 10, 5, 1024, true);
@@ -169,6 +179,103 @@ static void test_ffn_mma(void **state) {
   assert_true(pt_uses_template(g, &t, "gemm_mma split"));
   assert_true(pt_uses_template(g, &t, "gemm_combine"));
   poot_graph_destroy(g);
+  /* f16 weights: the raw path, the SwiGLU pair's two rings, split-K */
+  B(poot_graph_create(&g));
+  B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_F16));
+  B(poot_graph_verify(g));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split raw"));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  char why[512];
+  if (!pt_check_projection(g, &in, &t, 32, 1024, "gemm", true, "ffn f16 m=20 h=ff=1024", why,
+                           sizeof why))
+    fail_msg("%s", why);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* MEDIUM precision (docs/compiler.md, "Numerics"): x rounded once to the
+ * weight's 16-bit type (f16 for dequantized weights, which are rounded to
+ * f16 too), one mma per fragment pair. Per output the bound is
+ *   Σ_c ((u_x·|x_c| + η)·(1 + u_w) + u_w·|x_c|)·|w_c|
+ *   + ((K/16)·(1 + u_x)(1 + u_w)·(1 + 17·2^-29) + K)·2^-24·Σ_c |x_c·w_c|
+ * (u_x = 2^-11 for f16, 2^-8 for bf16; η = 2^-25 where x is f16 (its
+ * subnormals' half step), u_w = 2^-11 for a dequantized weight, else 0; the
+ * K/16 mma roundings against the oracle's K sequential ones, the
+ * interpreter's double sum of 17 terms), evaluated from the inputs; the
+ * test allows its largest value (pt_check's tolerance is relative to the
+ * largest output: divided by a lower bound of the oracle's). */
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, const char *form) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  const float *xd = NULL;
+  float *wd = poot_calloc((size_t)(n * k), sizeof *wd);
+  assert_non_null(wd);
+  for (size_t i = 0; i < in.count; i++) {
+    const void *d = in.tensors[i].data;
+    if (strcmp(in.names[i], "x") == 0) {
+      xd = d;
+    } else if (wt == POOT_DTYPE_Q8_0) {
+      poot_quant_dequantize_q8_0(d, wd, (size_t)(n * k / 32));
+    } else {
+      const uint16_t *h = d;
+      for (int64_t e = 0; e < n * k; e++)
+        wd[e] = wt == POOT_DTYPE_BF16 ? poot_bf16_to_f32(h[e]) : poot_f16_to_f32(h[e]);
+    }
+  }
+  assert_non_null(xd);
+  const bool bf = wt == POOT_DTYPE_BF16;
+  const double ux = bf ? 0x1p-8 : 0x1p-11, eta = bf ? 0 : 0x1p-25;
+  const double uw = wt == POOT_DTYPE_Q8_0 ? 0x1p-11 : 0;
+  const double acc = ((double)k / 16 * (1 + ux) * (1 + uw) * (1 + 17 * 0x1p-29) + (double)k) *
+                     0x1p-24;
+  double tol = 0, outmax = 0, summax = 0;
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t c = 0; c < n; c++) {
+      double out = 0, sum = 0, rnd = 0;
+      for (int64_t e = 0; e < k; e++) {
+        double a = fabs((double)xd[r * k + e]), b = fabs((double)wd[c * k + e]);
+        out += (double)xd[r * k + e] * (double)wd[c * k + e];
+        sum += a * b;
+        rnd += ((ux * a + eta) * (1 + uw) + uw * a) * b;
+      }
+      tol = fmax(tol, rnd + acc * sum);
+      outmax = fmax(outmax, fabs(out));
+      summax = fmax(summax, sum);
+    }
+  /* the oracle's largest output is at least outmax less its own rounding */
+  const double tol_rel = tol / (outmax - (double)k * 0x1p-24 * summax);
+  for (int i = 1; i < 2; i++) { /* sm_90 (sm_80: the render test and ptxas) */
+    poot_kir_target t;
+    B(poot_device_target_by_name(ptx_targets[i], &t));
+    poot_compile_options o;
+    poot_compile_options_init(&o);
+    o.target = &t;
+    o.matmul_precision = POOT_MATMUL_MEDIUM;
+    if (!pt_uses_template_opt(g, &o, form))
+      fail_msg("medium %s [%lld]: %s not used", poot_dtype_name(wt), (long long)k, form);
+    pt_result r;
+    B(pt_check_opt(g, &o, &in, 32, false, tol_rel, &r));
+    if (!r.ok) fail_msg("medium %s %s: %s", poot_dtype_name(wt), ptx_targets[i], r.what);
+    printf("medium %s [%lld,%lld]x[%lld,%lld] %s: max error %.3g (allowed %.3g)\n",
+           poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k,
+           ptx_targets[i], r.max_err, r.max_allowed);
+  }
+  poot_free(wd);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_medium(void **state) {
+  (void)state;
+  medium_one(POOT_DTYPE_F16, 70, 130, 1040, "gemm_mma raw medium");
+  medium_one(POOT_DTYPE_BF16, 70, 130, 1064, "gemm_mma raw medium");
+  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, "gemm_mma split medium"); /* 2 tiles: split-K */
 }
 
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
@@ -204,6 +311,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_mma),
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_ffn_mma),
+      cmocka_unit_test(test_medium),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);
