@@ -39,6 +39,16 @@
  * contractions of at least GEMM_MMA_MIN_K = 1024 and leaves shorter ones
  * to the scalar form, so no tolerance changes.
  *
+ * The raw path (raw_*, below): where every root's weight is an f16 or bf16
+ * leaf read through a plain convert, its tiles are copied as stored with
+ * ASYNC_COPY into a ring of 2 to 4 tiles (one barrier a step; x staged as
+ * above into two buffers); bf16 weights are their own hi half, f16 ones are
+ * split in registers after ldmatrix (the same hi and lo values).
+ *
+ * MEDIUM precision (poot_compile_options.matmul_precision): every operand
+ * rounded once to one 16-bit type and one mma per fragment pair; its bound
+ * (and f16's range) is docs/compiler.md's, tested by compile_gemm.
+ *
  * The kernel's subgroups must be 32 lanes (the fragments' layout); a target
  * without matrix fragments, with other subgroups or too little shared
  * memory keeps the scalar form (poot__cc_gemm_mma_fits). */
