@@ -576,6 +576,7 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
    * re-encodes each replay: wgpu; 0 elsewhere). */
   printf(",\"encode_us_per_step\":%.2f", g->encode_us);
   printf(",\"kv_type\":\"%s\"", poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
+  printf(",\"matmul_precision\":\"%s\"", poot_matmul_precision_name(f->mp));
   if (f->sample) {
     const bench_sample *b = &r->sample;
     printf(
@@ -604,7 +605,8 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld (%s)\n", f->model,
          poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
          r->cap, poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
-  printf("device       %s: %s\n", caps->backend, caps->name);
+  printf("device       %s: %s (matmul precision %s)\n", caps->backend, caps->name,
+         poot_matmul_precision_name(f->mp));
   printf("load         %.1f ms (weights %.2f MB)\n", r->load_s * 1e3,
          (double)s1->weight_bytes * 1e-6);
   printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", r->capture_s * 1e3,
