@@ -179,19 +179,26 @@ static void test_ffn_mma(void **state) {
   assert_true(pt_uses_template(g, &t, "gemm_mma split"));
   assert_true(pt_uses_template(g, &t, "gemm_combine"));
   poot_graph_destroy(g);
-  /* f16 weights: the raw path, the SwiGLU pair's two rings, split-K */
-  B(poot_graph_create(&g));
-  B(pt_ffn_graph(g, 20, 1024, 1024, POOT_DTYPE_F16));
-  B(poot_graph_verify(g));
-  assert_true(pt_uses_template(g, &t, "gemm_mma split raw"));
-  pt_inputs in;
-  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
-  char why[512];
-  if (!pt_check_projection(g, &in, &t, 32, 1024, "gemm", true, "ffn f16 m=20 h=ff=1024", why,
-                           sizeof why))
-    fail_msg("%s", why);
-  pt_inputs_free(&in);
-  poot_graph_destroy(g);
+  /* f16 weights: the raw path, the SwiGLU pair's two rings, split-K; bf16
+   * at h = 1040: the pair unsplit (K % 64 != 0) with a ragged last step,
+   * the down projection split */
+  for (int b = 0; b < 2; b++) {
+    const int64_t h = b ? 1040 : 1024;
+    B(poot_graph_create(&g));
+    B(pt_ffn_graph(g, 20, h, 1024, b ? POOT_DTYPE_BF16 : POOT_DTYPE_F16));
+    B(poot_graph_verify(g));
+    assert_true(pt_uses_template(g, &t, "gemm_mma split raw"));
+    if (b) assert_true(pt_uses_template(g, &t, "gemm_mma raw"));
+    pt_inputs in;
+    B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+    char why[512];
+    if (!pt_check_projection(g, &in, &t, 32, h, "gemm", true,
+                             b ? "ffn bf16 m=20 h=1040 ff=1024" : "ffn f16 m=20 h=ff=1024", why,
+                             sizeof why))
+      fail_msg("%s", why);
+    pt_inputs_free(&in);
+    poot_graph_destroy(g);
+  }
 }
 
 /* MEDIUM precision (docs/compiler.md, "Numerics"): x rounded once to the
@@ -273,8 +280,8 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, const cha
 
 static void test_medium(void **state) {
   (void)state;
-  medium_one(POOT_DTYPE_F16, 70, 130, 1040, "gemm_mma raw medium");
-  medium_one(POOT_DTYPE_BF16, 70, 130, 1064, "gemm_mma raw medium");
+  medium_one(POOT_DTYPE_F16, 20, 72, 1040, "gemm_mma raw medium"); /* 2 tiles, unsplit */
+  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, "gemm_mma raw medium");
   medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, "gemm_mma split medium"); /* 2 tiles: split-K */
 }
 
