@@ -104,6 +104,11 @@ typedef struct poot_compile_options {
    * "Numerics" of "The prefill GEMM on matrix fragments"); the decode GEMV
    * and targets without matrix fragments are not affected. */
   poot_matmul_precision matmul_precision;
+  /* The prefill GEMM on matrix fragments takes tiles of 64 × 128 (one root
+   * with raw f16/bf16 weights, not split, M ≥ 128) where they number at
+   * least this many workgroups; 0 → 256 (a wave of every SM at two
+   * workgroups each, about); UINT32_MAX → never (docs/compiler.md). */
+  uint32_t gemm_wide_min_grid;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

@@ -108,7 +108,7 @@ static void test_mma(void **state) {
   one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
   one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
   one(POOT_DTYPE_BF16, 9, 9, 1055, true);   /* the fewest rows past the GEMV's; K odd */
-  one(POOT_DTYPE_BF16, 70, 130, 1064, true); /* raw, K % 32 = 8: a step of one live copy */
+  one(POOT_DTYPE_BF16, 20, 72, 1064, true); /* raw, K % 32 = 8: a step of one live copy */
   one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
   one(POOT_DTYPE_Q4_K, 10, 5, 1024, true);
@@ -212,7 +212,8 @@ static void test_ffn_mma(void **state) {
  * interpreter's double sum of 17 terms), evaluated from the inputs; the
  * test allows its largest value (pt_check's tolerance is relative to the
  * largest output: divided by a lower bound of the oracle's). */
-static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, const char *form) {
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool wide,
+                       const char *form) {
   poot_graph *g;
   B(poot_graph_create(&g));
   poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
@@ -264,6 +265,7 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, const cha
     poot_compile_options_init(&o);
     o.target = &t;
     o.matmul_precision = POOT_MATMUL_MEDIUM;
+    if (wide) o.gemm_wide_min_grid = 1;
     if (!pt_uses_template_opt(g, &o, form))
       fail_msg("medium %s [%lld]: %s not used", poot_dtype_name(wt), (long long)k, form);
     pt_result r;
@@ -280,9 +282,41 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, const cha
 
 static void test_medium(void **state) {
   (void)state;
-  medium_one(POOT_DTYPE_F16, 20, 72, 1040, "gemm_mma raw medium"); /* 2 tiles, unsplit */
-  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, "gemm_mma raw medium");
-  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, "gemm_mma split medium"); /* 2 tiles: split-K */
+  medium_one(POOT_DTYPE_F16, 20, 72, 1040, false, "gemm_mma raw medium"); /* 2 tiles, unsplit */
+  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, false, "gemm_mma raw medium");
+  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, false, "gemm_mma split medium"); /* split-K */
+  medium_one(POOT_DTYPE_BF16, 128, 72, 1064, true, "gemm_mma raw wide medium");
+}
+
+/* The wide tile (64 × 128, one root, raw weights, M >= 128) where the
+ * grid threshold lets it (gemm_wide_min_grid = 1 here; the default asks
+ * for 256 workgroups): ragged M, N (two wide tiles, the second 8 columns)
+ * and K, against poot_eval with the GEMM tests' bound, on sm_90. */
+static void test_wide(void **state) {
+  (void)state;
+  const int64_t m = 130, n = 136, k = 1032;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", POOT_DTYPE_F16, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  assert_false(pt_uses_template_opt(g, &o, "wide")); /* 6 wide tiles < 256 */
+  o.gemm_wide_min_grid = 1;
+  assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw wide"));
+  pt_result r;
+  B(pt_check_opt(g, &o, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
+  if (!r.ok) fail_msg("wide: %s", r.what);
+  printf("wide f16 [%lld,%lld]x[%lld,%lld]: max error %.3g (allowed %.3g)\n", (long long)m,
+         (long long)k, (long long)n, (long long)k, r.max_err, r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
 }
 
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
@@ -319,6 +353,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_ffn_mma),
       cmocka_unit_test(test_medium),
+      cmocka_unit_test(test_wide),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);
