@@ -113,12 +113,11 @@ static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
   char nm[32], base[16];
   for (uint32_t o = 0; o <= s->f->nr; o++) {
     snprintf(base, sizeof base, "mh%u", o);
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm),
-                                 s->one ? s->oty : POOT_KIR_BF16, GEMM_TILE * MMA_PITCH, &s->hi[o]));
+    POOT_TRY(poot__cc_shared(k, base, s->one ? s->oty : POOT_KIR_BF16, GEMM_TILE * MMA_PITCH,
+                             &s->hi[o]));
     if (s->one) continue;
     snprintf(base, sizeof base, "ml%u", o);
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
-                                 GEMM_TILE * MMA_PITCH, &s->lo[o]));
+    POOT_TRY(poot__cc_shared(k, base, POOT_KIR_BF16, GEMM_TILE * MMA_PITCH, &s->lo[o]));
   }
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
                                 poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * MMA_PAIRS * 2,
@@ -431,15 +430,11 @@ uint32_t poot__cc_gemm_mma_tile_n(const pc_planner *pl, gemm_form *f) {
 static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
   char nm[32], base[16];
   const uint32_t tile = GEMM_TILE * MMA_PITCH;
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "mh0", nm, sizeof nm),
-                               s->one ? s->oty : POOT_KIR_BF16, 2 * tile, &s->hi[0]));
-  if (!s->one)
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "ml0", nm, sizeof nm), POOT_KIR_BF16,
-                                 2 * tile, &s->lo[0]));
+  POOT_TRY(poot__cc_shared(k, "mh0", s->one ? s->oty : POOT_KIR_BF16, 2 * tile, &s->hi[0]));
+  if (!s->one) POOT_TRY(poot__cc_shared(k, "ml0", POOT_KIR_BF16, 2 * tile, &s->lo[0]));
   for (uint32_t r = 0; r < s->f->nr; r++) {
     snprintf(base, sizeof base, "mw%u", r);
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), s->wty,
-                                 s->stages * s->tn * MMA_PITCH, &s->ring[r]));
+    POOT_TRY(poot__cc_shared(k, base, s->wty, s->stages * s->tn * MMA_PITCH, &s->ring[r]));
     POOT_TRY(poot__cc_binding_typed(k, k->pl->v[s->wleaf[r]].buffer, s->wty, &s->wref[r]));
     poot__cc_note_buffer(k, s->wref[r], k->frac);
   }

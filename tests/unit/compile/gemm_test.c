@@ -288,6 +288,34 @@ static void test_medium(void **state) {
   medium_one(POOT_DTYPE_BF16, 128, 72, 1064, true, "gemm_mma raw wide medium");
 }
 
+/* Two projections of one x at one level (a layer's K and V): one batched
+ * kernel, the second group reusing the first's shared arrays (their
+ * workgroups are disjoint), split over K; their outputs concatenated. */
+static void test_batched(void **state) {
+  (void)state;
+  const int64_t m = 20, k = 1024;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k);
+  poot_value wk = pt_param(g, "wk", POOT_DTYPE_F16, 72, k);
+  poot_value wv = pt_param(g, "wv", POOT_DTYPE_F16, 40, k);
+  poot_value two[2] = {pt_dot_nt(g, x, wk), pt_dot_nt(g, x, wv)}, c;
+  B(poot_graph_concat(g, 2, two, 1, &c));
+  B(poot_graph_set_output(g, c));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split raw + contract"));
+  pt_result r;
+  B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
+  if (!r.ok) fail_msg("batched: %s", r.what);
+  printf("batched K and V: max error %.3g (allowed %.3g)\n", r.max_err, r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
 /* The wide tile (64 × 128, one root, raw weights, M >= 128) where the
  * grid threshold lets it (gemm_wide_min_grid = 1 here; the default asks
  * for 256 workgroups): ragged M, N (two wide tiles, the second 8 columns)
@@ -354,6 +382,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_ffn_mma),
       cmocka_unit_test(test_medium),
       cmocka_unit_test(test_wide),
+      cmocka_unit_test(test_batched),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);
