@@ -26,9 +26,10 @@ static const char synopsis[] =
     "beside it, .wgsl, .ll).\n\n";
 
 typedef struct compile_flags {
-  const char *model, *gfile, *step, *target, *emit;
+  const char *model, *gfile, *step, *target, *emit, *matmul_precision;
   long long batch, cap;
   bool no_passes;
+  poot_matmul_precision mp;
 } compile_flags;
 
 static int parse_flags(int argc, char **argv, compile_flags *f) {
@@ -47,12 +48,16 @@ static int parse_flags(int argc, char **argv, compile_flags *f) {
        0, 0},
       {POOT_FLAG_EMIT, &f->emit, NULL, 0, 0},
       {POOT_FLAG_NO_PASSES, &f->no_passes, NULL, 0, 0},
+      {POOT_FLAG_MATMUL_PRECISION, &f->matmul_precision, NULL, 0, 0},
   };
   const poot_tool_cli cli = {.cmd = CMD,
                              .synopsis = synopsis,
                              .options = options,
                              .n_options = sizeof options / sizeof options[0]};
-  return poot_tool_parse(&cli, 1, argc, argv);
+  int rc = poot_tool_parse(&cli, 1, argc, argv);
+  if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, f->matmul_precision, &f->mp))
+    rc = POOT_EXIT_USAGE;
+  return rc;
 }
 
 /* --target's names: a catalogue target (poot/devices.h) and its subgroup size
@@ -139,6 +144,7 @@ static int compile_main(int argc, char **argv) {
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
+  o.matmul_precision = f.mp;
   if (!st) st = poot_plan_create(g, &o, &plan);
   uint64_t t1 = poot_time_ns();
   poot_strbuf sb;

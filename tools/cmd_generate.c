@@ -18,9 +18,10 @@
 #define CMD "generate"
 
 typedef struct generate_flags {
-  const char *model, *tokenizer, *prompt, *device, *kv_type, *image;
+  const char *model, *tokenizer, *prompt, *device, *kv_type, *image, *matmul_precision;
   long long n, cap, chunk;
   poot_dtype kv;
+  poot_matmul_precision mp;
   bool ids, json, quiet;
   poot_tool_sampling sampling;
 } generate_flags;
@@ -28,12 +29,13 @@ typedef struct generate_flags {
 static const char synopsis[] =
     "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--device D] [--ids] [--json]\n"
     "                     [--cap N] [--chunk T] [--kv-type f16|f32] [--tokenizer FILE]\n"
+    "                     [--matmul-precision high|medium]\n"
     "                     [--temp T] [--top-k N] [--top-p P] [--min-p P] [--seed S] ...\n\n"
     "Generates text on a device, streaming tokens to stdout. Sampling follows\n"
     "llama.cpp's flags and defaults (temperature 0.8, top-k 40, top-p 0.95,\n"
     "min-p 0.05, a random seed); --temp 0 is greedy and deterministic.\n\n";
 
-enum { GENERATE_OPTIONS = 12 };
+enum { GENERATE_OPTIONS = 13 };
 
 static int parse_flags(int argc, char **argv, generate_flags *g) {
   *g = (generate_flags){.prompt = "", .device = "auto", .n = 128};
@@ -61,6 +63,7 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
        1, LLONG_MAX},
       {POOT_FLAG_CHUNK, &g->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &g->kv_type, NULL, 0, 0},
+      {POOT_FLAG_MATMUL_PRECISION, &g->matmul_precision, NULL, 0, 0},
       {POOT_FLAG_QUIET, &g->quiet, NULL, 0, 0},
       {POOT_FLAG_IMAGE, &g->image,
        "an image for a LLaVA-style model: the prompt's image token\n"
@@ -78,6 +81,8 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
           "summary line.\n"};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && !poot_tool_parse_kv_type(CMD, g->kv_type, &g->kv)) rc = POOT_EXIT_USAGE;
+  if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, g->matmul_precision, &g->mp))
+    rc = POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -295,6 +300,7 @@ static int generate_main(int argc, char **argv) {
   ro.model_path = g.model;
   ro.tokenizer_path = g.tokenizer;
   ro.device = g.device;
+  ro.matmul_precision = g.mp;
   poot_tool_vision *tv = NULL;
   poot_driver_input image = {0};
   poot_status st = poot_runtime_open(&ro, &rt);

@@ -19,11 +19,13 @@
 
 typedef struct serve_flags {
   const char *model, *tokenizer, *device, *host, *api_key, *alias, *template_path, *kv_type;
+  const char *matmul_precision;
   const char *page_path;
   bool no_webui;
   long long port, ctx, max_seqs, max_queue, timeout, max_body, max_tokens, max_n, max_messages,
       chunk;
   poot_dtype kv;
+  poot_matmul_precision mp;
   bool quiet;
 } serve_flags;
 
@@ -41,7 +43,7 @@ static const char epilog[] =
     "with Retry-After). A client that disconnects cancels its request. docs/serve.md\n"
     "lists every field and metric.\n";
 
-enum { SERVE_OPTIONS = 21 };
+enum { SERVE_OPTIONS = 22 };
 
 static int parse_flags(int argc, char **argv, serve_flags *f) {
   *f = (serve_flags){.device = "auto",
@@ -85,6 +87,7 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
        "the most messages of one chat request (default 1024)", 1, 1 << 20},
       {POOT_FLAG_CHUNK, &f->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
+      {POOT_FLAG_MATMUL_PRECISION, &f->matmul_precision, NULL, 0, 0},
       {POOT_FLAG_QUIET, &f->quiet, "no progress lines on stderr", 0, 0},
       {POOT_FLAG_PAGE_PATH, &f->page_path, NULL, 0, 0},
       {POOT_FLAG_NO_WEBUI, &f->no_webui, NULL, 0, 0},
@@ -96,6 +99,8 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
                              .epilog = epilog};
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && !poot_tool_parse_kv_type(CMD, f->kv_type, &f->kv)) rc = POOT_EXIT_USAGE;
+  if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, f->matmul_precision, &f->mp))
+    rc = POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -120,6 +125,7 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
   ro.model_path = model_path;
   ro.tokenizer_path = f->tokenizer;
   ro.device = f->device;
+  ro.matmul_precision = f->mp;
   poot_runtime *rt = NULL;
   poot_chat_template *tpl = NULL;
   poot_server *srv = NULL;

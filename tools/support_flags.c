@@ -146,6 +146,10 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_KV_TYPE] = {NULL, "--kv-type", NULL, POOT_TOOL_ARG_STRING, "TYPE",
                            "the KV cache's element type: f16 (default: half\nthe "
                            "bytes of f32) or f32 (see docs/driver.md)"},
+    [POOT_FLAG_MATMUL_PRECISION] = {NULL, "--matmul-precision", NULL, POOT_TOOL_ARG_STRING, "P",
+                                    "the prefill GEMM's products on matrix fragments:\n"
+                                    "high (default: f32-like) or medium (one 16-bit\n"
+                                    "rounding; see docs/compiler.md)"},
     [POOT_FLAG_POOLING] = {NULL, "--pooling", NULL, POOT_TOOL_ARG_STRING, "P",
                            "mean, cls or last (default: the model's, from\n"
                            "sentence-transformers' Pooling module)"},
@@ -203,6 +207,17 @@ bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out)
     return true;
   }
   (void)poot_tool_usage_error(cmd, "--kv-type takes f16 or f32, not '%s'", text);
+  return false;
+}
+
+bool poot_tool_parse_matmul_precision(const char *cmd, const char *text,
+                                      poot_matmul_precision *out) {
+  *out = POOT_MATMUL_HIGH;
+  if (!text) return true;
+  poot_status st = poot_matmul_precision_parse(text, out);
+  if (!st) return true;
+  (void)poot_tool_usage_error(cmd, "--matmul-precision: %s", poot_status_message(st));
+  poot_status_free(st);
   return false;
 }
 

@@ -36,6 +36,10 @@ bool poot_tool_parse_f64(const char *cmd, const char *flag, const char *text, do
  * POOT_DTYPE_NONE, the default); false (after a usage error) for anything
  * but f16 or f32. */
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out);
+/* --matmul-precision's value (NULL, the flag absent: POOT_MATMUL_HIGH);
+ * false (after a usage error) for anything but high or medium. */
+bool poot_tool_parse_matmul_precision(const char *cmd, const char *text,
+                                      poot_matmul_precision *out);
 /* ------------------------------------------------------------ flags */
 
 /* Every flag a command may take, defined once in support_flags.c (its
@@ -110,6 +114,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_N_PROBS,           /* --n-probs N */
   POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
   POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32 */
+  POOT_FLAG_MATMUL_PRECISION,  /* --matmul-precision high|medium */
   /* Encoders (poot embed, poot rerank). */
   POOT_FLAG_POOLING,      /* --pooling mean|cls|last */
   POOT_FLAG_NORMALIZE,    /* --normalize */

@@ -58,6 +58,21 @@ extern "C" {
 
 /* ======================================================== options, plan */
 
+/* How the prefill GEMM's products are formed on matrix fragments (the
+ * precedent: PyTorch's float32 matmul precision "highest"/"high"/"medium").
+ * HIGH (the default): operands split into bf16 hi + lo halves, three mma per
+ * fragment pair, within 3·2^-16 relative of each f32 product. MEDIUM:
+ * operands rounded once to the weight's 16-bit type (f16 for f16 and
+ * dequantized weights, bf16 for bf16; f32 weights stay HIGH), one mma per
+ * fragment pair; x rounded to f16 overflows to ±inf past 65504. */
+typedef enum poot_matmul_precision {
+  POOT_MATMUL_HIGH = 0,
+  POOT_MATMUL_MEDIUM = 1,
+} poot_matmul_precision;
+/* "high", "medium"; and back (POOT_INVALID_ARGUMENT naming the choices). */
+const char *poot_matmul_precision_name(poot_matmul_precision p);
+POOT_MUST_USE poot_status poot_matmul_precision_parse(const char *s, poot_matmul_precision *out);
+
 typedef struct poot_compile_options {
   /* Borrowed; the target every kernel is built for (required). */
   const poot_kir_target *target;
@@ -85,6 +100,15 @@ typedef struct poot_compile_options {
   /* Keep small reductions (RMSNorm statistics) as dispatches of their own
    * instead of recomputing them in every workgroup that reads them. */
   bool no_local_reductions;
+  /* The prefill GEMM's precision on matrix fragments (docs/compiler.md,
+   * "Numerics" of "The prefill GEMM on matrix fragments"); the decode GEMV
+   * and targets without matrix fragments are not affected. */
+  poot_matmul_precision matmul_precision;
+  /* The prefill GEMM on matrix fragments takes tiles of 64 × 128 (one root
+   * with raw f16/bf16 weights, not split, M ≥ 128) where they number at
+   * least this many workgroups; 0 → 256 (a wave of every SM at two
+   * workgroups each, about); UINT32_MAX → never (docs/compiler.md). */
+  uint32_t gemm_wide_min_grid;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

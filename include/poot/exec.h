@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "poot/base.h"
+#include "poot/compile.h"
 #include "poot/graph.h"
 #include "poot/kir.h"
 
@@ -318,6 +319,12 @@ typedef struct poot_exec_target {
    * recomputed in every workgroup that reads them (whose order changes past
    * 4 rows). Costs those dispatches. docs/batching.md "Batch invariance". */
   bool batch_invariant;
+  /* How the prefill GEMM forms its products on matrix fragments:
+   * POOT_MATMUL_HIGH (the default: the 3 × bf16 split) or
+   * POOT_MATMUL_MEDIUM (operands rounded once to 16 bits, one mma per
+   * fragment pair; its bound and f16's range: docs/compiler.md "Numerics").
+   * Targets without matrix fragments and the decode GEMV ignore it. */
+  poot_matmul_precision matmul_precision;
 } poot_exec_target;
 
 /* One dispatch of an eager step, as the profile callback sees it. The byte
@@ -448,6 +455,9 @@ typedef struct poot_executor_vtable {
   poot_status (*remove_entry)(poot_executor *executor, uint32_t entry);
   void (*stats)(const poot_executor *executor, poot_exec_stats *out_stats);
   void (*unload)(poot_executor *executor);
+  /* The settings target_set left (target: NULL, the device's own or the
+   * one it was given, which the executor keeps). */
+  void (*target_get)(const poot_executor *executor, poot_exec_target *out_target);
 } poot_executor_vtable;
 
 struct poot_executor {
@@ -458,6 +468,10 @@ struct poot_executor {
  * already added keep theirs). INVALID_ARGUMENT, UNSUPPORTED, POISONED. */
 POOT_MUST_USE poot_status poot_exec_target_set(poot_executor *executor,
                                                const poot_exec_target *target);
+/* The compile settings of later add_entry calls, as target_set left them
+ * (every field but `target`, which reads NULL; all defaults before any
+ * target_set). */
+void poot_exec_target_get(const poot_executor *executor, poot_exec_target *out_target);
 /* Uploads the weights (host tensors by weight key) once; entries bind them
  * by key. A graph weight whose key the call does not give stays unbound and
  * add_entry refuses the graph (NOT_FOUND). Replaces the weights of an

@@ -52,6 +52,9 @@ typedef struct poot_runtime_options {
   const poot_device_open_options *device_options;
   /* Options of poot_driver_create; a NULL program becomes model_path. */
   poot_driver_options driver;
+  /* The engine's poot_exec_target.matmul_precision (POOT_MATMUL_HIGH, the
+   * default, or POOT_MATMUL_MEDIUM: docs/compiler.md "Numerics"). */
+  poot_matmul_precision matmul_precision;
 } poot_runtime_options;
 
 static inline poot_runtime_options poot_runtime_options_default(void) {
@@ -60,7 +63,8 @@ static inline poot_runtime_options poot_runtime_options_default(void) {
                             .skip_tokenizer = false,
                             .device = "auto",
                             .device_options = NULL,
-                            .driver = poot_driver_options_default()};
+                            .driver = poot_driver_options_default(),
+                            .matmul_precision = POOT_MATMUL_HIGH};
   return o;
 }
 

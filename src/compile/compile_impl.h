@@ -102,12 +102,20 @@ typedef struct pc_memo {
   uint32_t depth;
 } pc_memo;
 
+/* A shared array a group declared (poot__cc_shared), for reuse by later
+ * groups of a batched kernel; tag: the group that last took it. */
+typedef struct pc_shared {
+  uint32_t ref, count, tag;
+  poot_kir_scalar elem;
+} pc_shared;
+
 typedef struct pc_kctx {
   pc_planner *pl;
   poot_kir_builder *b;
   const poot_kir_target *t;
   uint32_t nbind;
-  uint32_t bind_buf[POOT_PLAN_MAX_BINDINGS]; /* plan buffer per binding */
+  uint32_t bind_buf[POOT_PLAN_MAX_BINDINGS];         /* plan buffer per binding */
+  poot_kir_scalar bind_elem[POOT_PLAN_MAX_BINDINGS]; /* its element type (u32 but for raw reads) */
   uint32_t npush;
   uint32_t push_temp[POOT_PLAN_MAX_PUSH]; /* temp index per push param */
   poot_kir_value push_val[POOT_PLAN_MAX_PUSH];
@@ -125,6 +133,10 @@ typedef struct pc_kctx {
   poot_value cat_v;
   uint32_t cat_lo, cat_hi;
   uint32_t tag; /* group number inside the kernel (unique names) */
+  /* Shared arrays declared through poot__cc_shared: a later group of a
+   * batched kernel (its own workgroups) reuses them. */
+  uint32_t nshared;
+  pc_shared shared_tab[16];
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];
@@ -175,9 +187,20 @@ POOT_MUST_USE poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin,
                                                const poot_shape *shape, poot_kir_value *idx);
 POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx,
                                              const poot_shape *shape, poot_kir_value *out);
+/* A shared array of `count` elements of `elem` (name from `base`, made
+ * unique): in a batched kernel, one an earlier group declared through this
+ * call with the same type and at least as many elements when there is one
+ * (the groups run in disjoint workgroups; a batch's shared memory is then
+ * its largest group's, not their sum), else a new one. */
+POOT_MUST_USE poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem,
+                                          uint32_t count, uint32_t *out_ref);
 /* The kernel's binding of plan buffer `buffer` (added on first use;
  * weights and constants read-only and invariant). */
 POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
+/* The same with elements of type `elem` (16-byte copies of raw 16-bit
+ * weights): a binding of its own when the buffer is also read as words. */
+POOT_MUST_USE poot_status poot__cc_binding_typed(pc_kctx *k, uint32_t buffer, poot_kir_scalar elem,
+                                                 uint32_t *out_ref);
 void poot__cc_note_buffer(pc_kctx *k, uint32_t ref, double frac);
 /* Word offset of temp `ti` in the arena (a push constant); records a read. */
 POOT_MUST_USE poot_status poot__cc_temp_base(pc_kctx *k, uint32_t ti, bool read,

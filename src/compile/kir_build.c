@@ -174,9 +174,30 @@ poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx, const poot
 
 /* --------------------------------------------------------- bindings */
 
+poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem, uint32_t count,
+                            uint32_t *out_ref) {
+  for (uint32_t i = 0; i < k->nshared; i++)
+    if (k->shared_tab[i].tag != k->tag && k->shared_tab[i].elem == elem &&
+        k->shared_tab[i].count >= count) {
+      k->shared_tab[i].tag = k->tag; /* once per group */
+      *out_ref = k->shared_tab[i].ref;
+      return NULL;
+    }
+  char nm[32];
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), elem, count, out_ref));
+  if (k->nshared < sizeof k->shared_tab / sizeof k->shared_tab[0])
+    k->shared_tab[k->nshared++] = (pc_shared){*out_ref, count, k->tag, elem};
+  return NULL;
+}
+
 poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) {
+  return poot__cc_binding_typed(k, buffer, S(U32), out_ref);
+}
+
+poot_status poot__cc_binding_typed(pc_kctx *k, uint32_t buffer, poot_kir_scalar elem,
+                                   uint32_t *out_ref) {
   for (uint32_t i = 0; i < k->nbind; i++)
-    if (k->bind_buf[i] == buffer) {
+    if (k->bind_buf[i] == buffer && k->bind_elem[i] == elem) {
       *out_ref = i;
       return NULL;
     }
@@ -192,9 +213,10 @@ poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref) 
    * a kernel: they may be read before the wait for the previous kernel. */
   bool inv = pb->cls == POOT_PLAN_BUFFER_WEIGHT || pb->cls == POOT_PLAN_BUFFER_CONST;
   poot_kir_binding bd = {
-      name, k->nbind, S(U32), ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE, 16, inv};
+      name, k->nbind, elem, ro ? POOT_KIR_ACCESS_READ : POOT_KIR_ACCESS_READ_WRITE, 16, inv};
   uint32_t ref = 0;
   POOT_TRY(poot_kir_add_binding(k->b, &bd, &ref));
+  k->bind_elem[k->nbind] = elem;
   k->bind_buf[k->nbind++] = buffer;
   *out_ref = ref;
   return NULL;

@@ -14,6 +14,23 @@ void poot_compile_options_init(poot_compile_options *o) {
   memset(o, 0, sizeof *o);
 }
 
+const char *poot_matmul_precision_name(poot_matmul_precision p) {
+  return p == POOT_MATMUL_MEDIUM ? "medium" : (p == POOT_MATMUL_HIGH ? "high" : "?");
+}
+
+poot_status poot_matmul_precision_parse(const char *s, poot_matmul_precision *out) {
+  if (s && strcmp(s, "high") == 0) {
+    *out = POOT_MATMUL_HIGH;
+    return NULL;
+  }
+  if (s && strcmp(s, "medium") == 0) {
+    *out = POOT_MATMUL_MEDIUM;
+    return NULL;
+  }
+  return poot_status_make(POOT_INVALID_ARGUMENT,
+                          "matmul precision '%s': expected high or medium", s ? s : "");
+}
+
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
   static const char *const names[] = {"temp",  "slot",  "weight", "state",
                                       "const", "input", "output"};

@@ -416,6 +416,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   co.coop_min = e->opts.coop_min;
   co.stage_budget_us = e->opts.stage_budget_us;
   co.no_local_reductions = e->opts.batch_invariant;
+  co.matmul_precision = e->opts.matmul_precision;
   uint64_t t_begin = poot_time_ns();
   poot_status st = poot_plan_create(graph, &co, &en->plan);
   if (!st) {
@@ -754,6 +755,11 @@ static poot_status engine_target_set(poot_executor *ex, const poot_exec_target *
   return NULL;
 }
 
+static void engine_target_get(const poot_executor *ex, poot_exec_target *out) {
+  *out = ((const engine *)ex)->opts;
+  out->target = NULL;
+}
+
 static void engine_stats(const poot_executor *ex, poot_exec_stats *out) {
   const engine *e = (const engine *)ex;
   *out = e->stats;
@@ -793,6 +799,7 @@ static void engine_destroy(poot_executor *ex) {
 static const poot_executor_vtable engine_vtable = {
     .destroy = engine_destroy,
     .target_set = engine_target_set,
+    .target_get = engine_target_get,
     .load_weights = engine_load_weights,
     .add_entry = engine_add_entry,
     .bindings = engine_bindings,

@@ -8,6 +8,10 @@ poot_status poot_exec_target_set(poot_executor *executor, const poot_exec_target
   return executor->vt->target_set(executor, target);
 }
 
+void poot_exec_target_get(const poot_executor *executor, poot_exec_target *out_target) {
+  executor->vt->target_get(executor, out_target);
+}
+
 poot_status poot_exec_load_weights(poot_executor *executor, size_t count,
                                    const poot_exec_weight *weights) {
   if (count && !weights)

@@ -36,6 +36,14 @@ poot_status poot_runtime_open_device(poot_runtime *runtime) {
   const char *spec = runtime->options.device ? runtime->options.device : "auto";
   POOT_TRY(poot_device_open(spec, runtime->options.device_options, &runtime->device));
   poot_status st = poot_engine_create(runtime->device, &runtime->executor);
+  if (!st && runtime->options.matmul_precision != POOT_MATMUL_HIGH) {
+    poot_exec_target t = {.matmul_precision = runtime->options.matmul_precision};
+    st = poot_exec_target_set(runtime->executor, &t);
+    if (st) {
+      poot_executor_destroy(runtime->executor);
+      runtime->executor = NULL;
+    }
+  }
   if (st) {
     poot_device_destroy(runtime->device);
     runtime->device = NULL;

@@ -165,7 +165,7 @@ poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_
   POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &f->m0));
-  return poot__cc_bin_c(k, OP(MUL), bn, GEMM_TILE, &f->n0);
+  return poot__cc_bin_c(k, OP(MUL), bn, f->tn, &f->n0);
 }
 
 /* The workgroup's output tile, the thread's 4 x 4 block in it, and the
@@ -369,10 +369,13 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   *out_done = true;
   *out_what = "gemm";
   f.nr = g->nroots;
-  uint64_t nbm = ((uint64_t)f.M + GEMM_TILE - 1) / GEMM_TILE;
-  uint64_t nbn = ((uint64_t)f.N + GEMM_TILE - 1) / GEMM_TILE;
-  uint64_t nwg = nbm * nbn;
+  f.tn = GEMM_TILE;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
+  const bool mma = poot__cc_gemm_mma_fits(k->pl, &f);
+  if (mma) f.tn = poot__cc_gemm_mma_tile_n(k->pl, &f);
+  uint64_t nbm = ((uint64_t)f.M + GEMM_TILE - 1) / GEMM_TILE;
+  uint64_t nbn = ((uint64_t)f.N + f.tn - 1) / f.tn;
+  uint64_t nwg = nbm * nbn;
   if (f.split > 1) {
     if (f.K % ((int64_t)f.split * 32) != 0)
       return poot_status_make(POOT_INTERNAL, "compile: gemm split %u of K = %lld", f.split,
@@ -381,10 +384,7 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     nwg *= f.split;
   }
   poot__cc_grid_for(nwg, grid);
-  if (poot__cc_gemm_mma_fits(k->pl, &f)) {
-    *out_what = f.split > 1 ? "gemm_mma split" : "gemm_mma";
-    return poot__cc_gemm_mma(k, &f, nwg, nbm);
-  }
+  if (mma) return poot__cc_gemm_mma(k, &f, nwg, nbm, out_what);
   if (f.split > 1) *out_what = "gemm split";
   POOT_TRY(gemm_arrays(k, &f));
   POOT_TRY(gemm_tile_origin(k, &f, nwg, nbm));

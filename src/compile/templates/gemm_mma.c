@@ -39,6 +39,16 @@
  * contractions of at least GEMM_MMA_MIN_K = 1024 and leaves shorter ones
  * to the scalar form, so no tolerance changes.
  *
+ * The raw path (raw_*, below): where every root's weight is an f16 or bf16
+ * leaf read through a plain convert, its tiles are copied as stored with
+ * ASYNC_COPY into a ring of 2 to 4 tiles (one barrier a step; x staged as
+ * above into two buffers); bf16 weights are their own hi half, f16 ones are
+ * split in registers after ldmatrix (the same hi and lo values).
+ *
+ * MEDIUM precision (poot_compile_options.matmul_precision): every operand
+ * rounded once to one 16-bit type and one mma per fragment pair; its bound
+ * (and f16's range) is docs/compiler.md's, tested by compile_gemm.
+ *
  * The kernel's subgroups must be 32 lanes (the fragments' layout); a target
  * without matrix fragments, with other subgroups or too little shared
  * memory keeps the scalar form (poot__cc_gemm_mma_fits). */
@@ -53,8 +63,12 @@
 #define MMA_PITCH 40  /* shared row pitch in bf16 elements (80 bytes) */
 #define MMA_WARPS_N 4 /* warps across the tile's columns (2 down its rows) */
 #define MMA_FM 2      /* 16-row fragments per warp */
-#define MMA_FN 2      /* 8-column fragments per warp */
-#define MMA_ACC (MMA_FM * MMA_FN)
+#define MMA_FN 2      /* 8-column fragments per warp (the wide tile: 4) */
+#define MMA_FN_MAX 4
+#define MMA_WIDE 128    /* the wide tile's columns (raw path, one root, M >= MMA_WIDE_M) */
+#define MMA_WIDE_M 128
+/* Accumulator (root r, fragment fm, fn) in the private array (s->fn per row). */
+#define ACC(form, r, m, n) (((r) * MMA_FM + (m)) * (form)->fn + (n))
 #define MMA_PAIRS (GEMM_TILE * MMA_STEP / GEMM_THREADS / 2) /* element pairs a thread stages */
 #define GEMM_MMA_MIN_K 1024 /* shorter contractions: the scalar form (see the top) */
 
@@ -76,28 +90,41 @@ bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f) {
 typedef struct mma_form {
   gemm_form *f;
   uint32_t hi[1 + PG_MAX_ROOTS], lo[1 + PG_MAX_ROOTS];
-  uint32_t pacc; /* f32x4 [nr][MMA_FM][MMA_FN] */
+  uint32_t pacc; /* f32x4 [nr][MMA_FM][fn] */
+  uint32_t tn, fn; /* the tile's columns (64, or MMA_WIDE) and n8 fragments per warp */
   uint32_t ppre; /* f32 [1 + nr][MMA_PAIRS][2]: the next step's staged values */
   poot_kir_value wm, wn, lane;
   poot_kir_value arow[MMA_FM]; /* this lane's A row (ldmatrix) per fragment, as an element */
   poot_kir_value brow;         /* this lane's B row (ldmatrix x4: two n8 fragments) */
+  /* MEDIUM (one): every operand rounded once to oty, one mma per pair. */
+  bool one;
+  poot_kir_scalar oty;
+  /* The raw path (raw): every root's weight a plain f16 or bf16 leaf (wty)
+   * copied as it is stored into a ring of `stages` tiles (ring[r], binding
+   * wref[r]); x double-buffered in hi[0] (and lo[0]). */
+  bool raw;
+  poot_kir_scalar wty;
+  uint32_t stages;
+  uint32_t ring[PG_MAX_ROOTS], wref[PG_MAX_ROOTS];
+  poot_value wleaf[PG_MAX_ROOTS];
 } mma_form;
 
 static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
   char nm[32], base[16];
   for (uint32_t o = 0; o <= s->f->nr; o++) {
     snprintf(base, sizeof base, "mh%u", o);
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
-                                 GEMM_TILE * MMA_PITCH, &s->hi[o]));
+    POOT_TRY(poot__cc_shared(k, base, s->one ? s->oty : POOT_KIR_BF16, GEMM_TILE * MMA_PITCH,
+                             &s->hi[o]));
+    if (s->one) continue;
     snprintf(base, sizeof base, "ml%u", o);
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), POOT_KIR_BF16,
-                                 GEMM_TILE * MMA_PITCH, &s->lo[o]));
+    POOT_TRY(poot__cc_shared(k, base, POOT_KIR_BF16, GEMM_TILE * MMA_PITCH, &s->lo[o]));
   }
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
                                 poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * MMA_PAIRS * 2,
                                 &s->ppre));
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
-                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_ACC, &s->pacc);
+                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_FM * s->fn,
+                              &s->pacc);
 }
 
 /* v = a · m + c (u32). */
@@ -134,7 +161,7 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
     POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->arow[fm]));
   }
   poot_kir_value c;
-  POOT_TRY(mad_c(k, s->wn, 16, 0, &r));
+  POOT_TRY(mad_c(k, s->wn, s->tn / MMA_WARPS_N, 0, &r));
   POOT_TRY(mad_c(k, hi1, 8, 0, &c));
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &r));
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, r8, &r));
@@ -143,7 +170,7 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->brow));
   POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   POOT_TRY(poot_kir_splat(k->b, 4, zero, &z4));
-  for (uint32_t i = 0; i < s->f->nr * MMA_ACC; i++)
+  for (uint32_t i = 0; i < s->f->nr * MMA_FM * s->fn; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, z4));
   return NULL;
 }
@@ -182,11 +209,12 @@ static poot_status mma_fetch_all(pc_kctx *k, const mma_form *s, poot_kir_value k
   return NULL;
 }
 
-/* Splits the prefetched values into bf16 hi and lo halves and stores them
- * into the shared tiles, a pair per 32-bit store: pass p's pair is tile row
- * (2·lid + 512·p) / 32, columns c and c + 1 (c even). */
-static poot_status mma_put(pc_kctx *k, const mma_form *s) {
-  for (uint32_t o = 0; o <= s->f->nr; o++)
+/* Splits the prefetched values of operands [0, nops) into bf16 hi and lo
+ * halves (MEDIUM: rounds them once to oty) and stores them into the shared
+ * tiles at element offset `off` (0: none), a pair per 32-bit store: pass
+ * p's pair is tile row (2·lid + 512·p) / 32, columns c and c + 1 (c even). */
+static poot_status mma_put(pc_kctx *k, const mma_form *s, uint32_t nops, poot_kir_value off) {
+  for (uint32_t o = 0; o < nops; o++)
     for (uint32_t p = 0; p < MMA_PAIRS; p++) {
       poot__cc_scope_push(k);
       poot_kir_value e, r, c, at, hi[2], lo[2], h2, l2;
@@ -195,18 +223,23 @@ static poot_status mma_put(pc_kctx *k, const mma_form *s) {
       POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c));
       POOT_TRY(mad_c(k, r, MMA_PITCH, 0, &at));
       POOT_TRY(poot__cc_bin(k, OP(ADD), at, c, &at));
+      if (off) POOT_TRY(poot__cc_bin(k, OP(ADD), at, off, &at));
       for (uint32_t j = 0; j < 2; j++) {
         poot_kir_value val, hif, rest;
         POOT_TRY(poot_kir_priv_load(k->b, s->ppre, (o * MMA_PAIRS + p) * 2 + j, &val));
+        if (s->one) {
+          POOT_TRY(poot_kir_convert(k->b, s->oty, val, &hi[j]));
+          continue;
+        }
         POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, val, &hi[j]));
         POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hif));
         POOT_TRY(poot_kir_binary(k->b, OP(SUB), val, hif, &rest));
         POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
       }
       POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
-      POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
+      if (!s->one) POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
       POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->hi[o], at, h2));
-      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->lo[o], at, l2));
+      if (!s->one) POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, s->lo[o], at, l2));
       poot__cc_scope_pop(k);
     }
   return NULL;
@@ -220,26 +253,45 @@ static poot_status b_frag(pc_kctx *k, poot_kir_value x4, uint32_t fn, poot_kir_v
   return poot_kir_vec(k->b, 2, w, out);
 }
 
+/* MEDIUM: root r's fragment pairs from A fragments a[] and the x4 load
+ * w4 (n8 fragments f0 and f0 + 1), one mma each (operands oty). */
+static poot_status mma_one(pc_kctx *k, const mma_form *s, uint32_t r, const poot_kir_value *a,
+                           poot_kir_value w4, uint32_t f0, poot_kir_value *acc) {
+  for (uint32_t fn = 0; fn < 2; fn++) {
+    poot_kir_value b;
+    POOT_TRY(b_frag(k, w4, fn, &b));
+    for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+      poot_kir_value *c = &acc[ACC(s, r, fm, f0 + fn)];
+      POOT_TRY(poot_kir_mma(k->b, s->oty, a[fm], b, *c, c));
+    }
+  }
+  return NULL;
+}
+
 /* One k16 half (elements [16·h, 16·h + 16) of the staged step): every
- * root's fragments, acc += xh·wh + xh·wl + xl·wh. */
+ * root's fragments, acc += xh·wh + xh·wl + xl·wh (MEDIUM: acc += x·w). */
 static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value *acc) {
   poot_kir_value ah[MMA_FM], al[MMA_FM], at;
   for (uint32_t fm = 0; fm < MMA_FM; fm++) {
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->arow[fm], 16 * h, &at));
     POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah[fm]));
-    POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al[fm]));
+    if (!s->one) POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al[fm]));
   }
   POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->brow, 16 * h, &at));
   for (uint32_t r = 0; r < s->f->nr; r++) {
     poot_kir_value bh4, bl4;
     POOT_TRY(poot_kir_mma_load(k->b, s->hi[1 + r], at, false, &bh4));
+    if (s->one) {
+      POOT_TRY(mma_one(k, s, r, ah, bh4, 0, acc));
+      continue;
+    }
     POOT_TRY(poot_kir_mma_load(k->b, s->lo[1 + r], at, false, &bl4));
     for (uint32_t fn = 0; fn < MMA_FN; fn++) {
       poot_kir_value bh, bl;
       POOT_TRY(b_frag(k, bh4, fn, &bh));
       POOT_TRY(b_frag(k, bl4, fn, &bl));
       for (uint32_t fm = 0; fm < MMA_FM; fm++) {
-        poot_kir_value *c = &acc[r * MMA_ACC + fm * MMA_FN + fn];
+        poot_kir_value *c = &acc[ACC(s, r, fm, fn)];
         POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al[fm], bh, *c, c));
         POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bl, *c, c));
         POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bh, *c, c));
@@ -264,7 +316,7 @@ static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   POOT_TRY(poot__cc_u32(k, 0, &z));
   poot__cc_scope_push(k);
   POOT_TRY(mma_fetch_all(k, s, f->split > 1 ? f->kbase : z));
-  POOT_TRY(mma_put(k, s));
+  POOT_TRY(mma_put(k, s, 1 + f->nr, 0));
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_barrier(k->b));
   POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
@@ -275,17 +327,290 @@ static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
   if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
   POOT_TRY(mma_fetch_all(k, s, kn));
-  poot_kir_value acc[PG_MAX_ROOTS * MMA_ACC];
-  for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
+  poot_kir_value acc[PG_MAX_ROOTS * MMA_FM * MMA_FN_MAX];
+  for (uint32_t i = 0; i < f->nr * MMA_FM * s->fn; i++)
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, i, &acc[i]));
   for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(mma_half(k, s, h, acc));
-  for (uint32_t i = 0; i < f->nr * MMA_ACC; i++)
+  for (uint32_t i = 0; i < f->nr * MMA_FM * s->fn; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, acc[i]));
   POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before they are overwritten */
-  POOT_TRY(mma_put(k, s));
+  POOT_TRY(mma_put(k, s, 1 + f->nr, 0));
   POOT_TRY(poot_kir_barrier(k->b)); /* the next step's tiles are complete */
   poot__cc_scope_pop(k);
   return poot_kir_end(k->b);
+}
+
+/* ----------------------------------------------------------- the raw path */
+
+/* The f16 or bf16 leaf under weight operand w when the form may copy it as
+ * stored: an inline convert of a weight leaf (a dense [N, K] buffer) whose
+ * rows start on 16 bytes (K % 8 == 0, a 16-byte aligned buffer). */
+static bool raw_leaf(const pc_planner *pl, poot_value w, int64_t K, poot_value *out) {
+  const pc_value *pw = &pl->v[w];
+  if (pw->hold != PC_INLINE || !pw->node || pw->node->op != POOT_OP_CONVERT || K % 8 != 0)
+    return false;
+  poot_value l = pl->alias[pw->node->operands[0]];
+  const pc_value *pv = &pl->v[l];
+  if (pv->hold != PC_LEAFBUF || !pv->node || pv->node->op != POOT_OP_LEAF) return false;
+  const poot_type *lt = poot__cc_type(pl, l);
+  if ((lt->dtype != POOT_DTYPE_F16 && lt->dtype != POOT_DTYPE_BF16) || lt->shape.rank != 2)
+    return false;
+  const poot_plan_buffer *pb = poot_vec_at(&pl->buffers, pv->buffer);
+  if (pb->align % 16 != 0) return false;
+  *out = l;
+  return true;
+}
+
+/* Shared bytes of the raw path: x's tiles twice (hi and lo, or one), and
+ * `stages` raw tiles per root. */
+static uint64_t raw_shared_bytes(const mma_form *s, uint32_t stages) {
+  uint64_t xtile = 2ull * GEMM_TILE * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
+  return 2 * (s->one ? 1 : 2) * xtile + (uint64_t)stages * s->f->nr * wtile;
+}
+
+/* How the form runs this group: MEDIUM where asked and every weight is
+ * 16-bit or dequantized (oty bf16 when all are bf16, else f16; f32 weights
+ * keep the split), and the raw path where every weight is a raw leaf of
+ * one type, with as many stages (4 down to 2) as shared memory holds. */
+static void mma_choose(const pc_planner *pl, mma_form *s) {
+  const gemm_form *f = s->f;
+  const poot_kir_target *t = pl->t;
+  bool all_bf16 = true, all_lowp = true, raw = true;
+  s->tn = GEMM_TILE;
+  s->fn = MMA_FN;
+  for (uint32_t r = 0; r < f->nr; r++) {
+    const pc_value *pw = &pl->v[f->rs[r].w];
+    poot_dtype dt = POOT_DTYPE_F32;
+    if (pw->hold == PC_INLINE && pw->node &&
+        (pw->node->op == POOT_OP_CONVERT || pw->node->op == POOT_OP_DEQUANTIZE))
+      dt = poot__cc_type(pl, pl->alias[pw->node->operands[0]])->dtype;
+    all_bf16 &= dt == POOT_DTYPE_BF16;
+    all_lowp &= dt != POOT_DTYPE_F32;
+    raw &= raw_leaf(pl, f->rs[r].w, f->K, &s->wleaf[r]);
+    if (raw && r && poot__cc_type(pl, s->wleaf[r])->dtype != poot__cc_type(pl, s->wleaf[0])->dtype)
+      raw = false;
+  }
+  s->oty = all_bf16 ? POOT_KIR_BF16 : POOT_KIR_F16;
+  s->one = pl->opt->matmul_precision == POOT_MATMUL_MEDIUM && all_lowp &&
+           poot_kir_target_has_storage(t, s->oty);
+  if (!raw) return;
+  s->wty = poot__cc_type(pl, s->wleaf[0])->dtype == POOT_DTYPE_BF16 ? POOT_KIR_BF16 : POOT_KIR_F16;
+  if (!poot_kir_target_has_storage(t, s->wty)) return;
+  /* One root over at least MMA_WIDE_M rows, unsplit, in enough wide tiles
+   * (half the workgroups: fewer would leave SMs idle): the wide tile (half
+   * the x staging per mma) where its ring of at least 2 fits. */
+  const uint64_t min_grid = pl->opt->gemm_wide_min_grid ? pl->opt->gemm_wide_min_grid : 256;
+  const uint64_t wide_grid = (uint64_t)((f->M + GEMM_TILE - 1) / GEMM_TILE) *
+                             (uint64_t)((f->N + MMA_WIDE - 1) / MMA_WIDE);
+  bool wide = f->nr == 1 && f->M >= MMA_WIDE_M && f->split <= 1 && wide_grid >= min_grid;
+  for (int w = wide ? 1 : 0; w >= 0; w--) {
+    s->tn = w ? MMA_WIDE : GEMM_TILE;
+    s->fn = w ? MMA_FN_MAX : MMA_FN;
+    for (uint32_t st = 4; st >= 2; st--)
+      if (raw_shared_bytes(s, st) + 4096 <= t->shared_memory_bytes) {
+        s->raw = true;
+        s->stages = st;
+        return;
+      }
+  }
+  s->tn = GEMM_TILE;
+  s->fn = MMA_FN;
+}
+
+uint32_t poot__cc_gemm_mma_tile_n(const pc_planner *pl, gemm_form *f) {
+  mma_form s;
+  memset(&s, 0, sizeof s);
+  s.f = f;
+  mma_choose(pl, &s);
+  return s.tn;
+}
+
+/* The raw path's arrays: x's tiles (two buffers each), the roots' rings,
+ * their typed bindings, x's prefetch registers and the accumulators. */
+static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
+  char nm[32], base[16];
+  const uint32_t tile = GEMM_TILE * MMA_PITCH;
+  POOT_TRY(poot__cc_shared(k, "mh0", s->one ? s->oty : POOT_KIR_BF16, 2 * tile, &s->hi[0]));
+  if (!s->one) POOT_TRY(poot__cc_shared(k, "ml0", POOT_KIR_BF16, 2 * tile, &s->lo[0]));
+  for (uint32_t r = 0; r < s->f->nr; r++) {
+    snprintf(base, sizeof base, "mw%u", r);
+    POOT_TRY(poot__cc_shared(k, base, s->wty, s->stages * s->tn * MMA_PITCH, &s->ring[r]));
+    POOT_TRY(poot__cc_binding_typed(k, k->pl->v[s->wleaf[r]].buffer, s->wty, &s->wref[r]));
+    poot__cc_note_buffer(k, s->wref[r], k->frac);
+  }
+  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
+                                poot_kir_type_make(POOT_KIR_F32, 1), MMA_PAIRS * 2, &s->ppre));
+  return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
+                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_FM * s->fn,
+                              &s->pacc);
+}
+
+/* Issues every root's copies of the step at contraction element k0 into
+ * the ring tile at element offset `off`, and commits them as one group:
+ * thread lid copies elements [8·(lid % 4), +8) of tile row lid / 4 (rows
+ * past N repeat the last one; elements at or past kend are zeros). */
+static poot_status raw_copy(pc_kctx *k, const mma_form *s, poot_kir_value k0, poot_kir_value kend,
+                            poot_kir_value off) {
+  const gemm_form *f = s->f;
+  poot__cc_scope_push(k);
+  poot_kir_value row0, ch, col, valid;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), f->lid, 2, &row0));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), f->lid, 3, &ch));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), ch, 8, &ch));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), k0, ch, &col));
+  if (kend)
+    POOT_TRY(poot__cc_bin(k, OP(LT), col, kend, &valid));
+  else
+    POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)f->K, &valid));
+  for (uint32_t q = 0; q < s->tn / (GEMM_THREADS / 4); q++) { /* 64 rows a pass */
+    poot_kir_value row = row0, n, src, dst;
+    if (q) POOT_TRY(poot__cc_bin_c(k, OP(ADD), row0, q * (GEMM_THREADS / 4), &row));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), f->n0, row, &n));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), n, (uint32_t)(f->N - 1), &n));
+    POOT_TRY(mad_c(k, n, (uint32_t)f->K, 0, &src));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), src, col, &src));
+    POOT_TRY(mad_c(k, row, MMA_PITCH, 0, &dst));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), dst, ch, &dst));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), dst, off, &dst));
+    for (uint32_t r = 0; r < f->nr; r++)
+      POOT_TRY(poot_kir_async_copy(k->b, s->ring[r], dst, s->wref[r], src, valid));
+  }
+  poot__cc_scope_pop(k);
+  return poot_kir_async_commit(k->b);
+}
+
+/* An f16 x4 load's words split into bf16 hi and lo words (the same
+ * elements in the same places): w = hi + lo exactly (11 significant bits
+ * into 8 + 8; f16's range is inside bf16's). */
+static poot_status raw_split(pc_kctx *k, poot_kir_value w4, poot_kir_value *hi4,
+                             poot_kir_value *lo4) {
+  poot_kir_value hw[4], lw[4];
+  const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
+  for (uint32_t i = 0; i < 4; i++) {
+    poot_kir_value word, v[2], h[2], l[2], h2, l2;
+    POOT_TRY(poot_kir_extract(k->b, w4, i, &word));
+    POOT_TRY(poot__cc_f16_pair(k, word, v));
+    for (uint32_t j = 0; j < 2; j++) {
+      poot_kir_value hf, rest;
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, v[j], &h[j]));
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, h[j], &hf));
+      POOT_TRY(poot_kir_binary(k->b, OP(SUB), v[j], hf, &rest));
+      POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &l[j]));
+    }
+    POOT_TRY(poot_kir_vec(k->b, 2, h, &h2));
+    POOT_TRY(poot_kir_vec(k->b, 2, l, &l2));
+    POOT_TRY(poot_kir_bitcast(k->b, u32, h2, &hw[i]));
+    POOT_TRY(poot_kir_bitcast(k->b, u32, l2, &lw[i]));
+  }
+  POOT_TRY(poot_kir_vec(k->b, 4, hw, hi4));
+  return poot_kir_vec(k->b, 4, lw, lo4);
+}
+
+/* One k16 half of the raw path: x's fragments from the x buffer at xoff,
+ * each root's from its ring tile at woff. bf16 weights are their own hi
+ * half (lo = 0: acc += xh·w + xl·w, the same sums as the split); f16
+ * weights are split in registers (acc += xh·wh + xh·wl + xl·wh); MEDIUM
+ * feeds the raw fragments to one mma. */
+static poot_status raw_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value xoff,
+                            poot_kir_value woff, poot_kir_value *acc) {
+  poot_kir_value ah[MMA_FM], al[MMA_FM], at;
+  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+    POOT_TRY(poot__cc_bin(k, OP(ADD), s->arow[fm], xoff, &at));
+    if (h) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, 16 * h, &at));
+    POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah[fm]));
+    if (!s->one) POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al[fm]));
+  }
+  poot_kir_value bat;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), s->brow, woff, &bat));
+  if (h) POOT_TRY(poot__cc_bin_c(k, OP(ADD), bat, 16 * h, &bat));
+  /* x4 load j holds n8 fragments 2j and 2j + 1 (rows 16·j further) */
+  for (uint32_t r = 0; r < s->f->nr; r++)
+    for (uint32_t j = 0; j < s->fn / 2; j++) {
+      poot_kir_value w4, bh4, bl4 = 0;
+      at = bat;
+      if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), bat, 16 * j * MMA_PITCH, &at));
+      POOT_TRY(poot_kir_mma_load(k->b, s->ring[r], at, false, &w4));
+      if (s->one) {
+        POOT_TRY(mma_one(k, s, r, ah, w4, 2 * j, acc));
+        continue;
+      }
+      bh4 = w4;
+      if (s->wty == POOT_KIR_F16) POOT_TRY(raw_split(k, w4, &bh4, &bl4));
+      for (uint32_t fn = 0; fn < 2; fn++) {
+        poot_kir_value bh, bl;
+        POOT_TRY(b_frag(k, bh4, fn, &bh));
+        if (bl4) POOT_TRY(b_frag(k, bl4, fn, &bl));
+        for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+          poot_kir_value *c = &acc[ACC(s, r, fm, 2 * j + fn)];
+          POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al[fm], bh, *c, c));
+          if (bl4) POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bl, *c, c));
+          POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bh, *c, c));
+        }
+      }
+    }
+  return NULL;
+}
+
+/* The raw path's loop over K: steps 0 … S − 2 of the weights are copied
+ * before it, and x's step 0 staged. Iteration i fetches x's step i + 1
+ * into registers (its global loads in flight), waits for its own copies of
+ * step i, and after one barrier (every thread's copies and x's tile of
+ * step i visible; every thread done with step i − 1's tiles) issues the
+ * copies of step i + S − 1 into the ring tile step i − 1 used, runs step
+ * i's fragments, and stores x's step i + 1 into the other x buffer. */
+static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
+  const gemm_form *f = s->f;
+  const uint32_t S = s->stages, tile = GEMM_TILE * MMA_PITCH, wtile = s->tn * MMA_PITCH;
+  uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
+  if (f->split > 1) steps = f->ks / MMA_STEP;
+  poot_kir_value z, kend = 0, end, stepv, k0, kn, kk, i, o;
+  POOT_TRY(poot__cc_u32(k, 0, &z));
+  poot_kir_value kstart = f->split > 1 ? f->kbase : z;
+  if (f->split > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->kbase, f->ks, &kend));
+  poot__cc_scope_push(k);
+  for (uint32_t j = 0; j + 1 < S; j++) {
+    poot_kir_value kj, off;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), kstart, j * MMA_STEP, &kj));
+    POOT_TRY(poot__cc_u32(k, j * wtile, &off));
+    POOT_TRY(raw_copy(k, s, kj, kend, off));
+  }
+  POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kstart));
+  POOT_TRY(mma_put(k, s, 1, 0));
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
+  POOT_TRY(poot__cc_u32(k, MMA_STEP, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), k0, MMA_STEP, &kn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
+  if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
+  POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kn));
+  POOT_TRY(poot_kir_async_wait(k->b, S - 2));
+  POOT_TRY(poot_kir_barrier(k->b));
+  /* step i + S − 1 into tile (i + S − 1) % S */
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), k0, 5, &i));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), k0, kstart, &kk));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), kk, (S - 1) * MMA_STEP, &kn));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), i, S - 1, &o));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), o, S, &o));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, wtile, &o));
+  POOT_TRY(raw_copy(k, s, kn, kend, o));
+  poot_kir_value woff, xoff, xnext;
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), i, S, &woff));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), woff, wtile, &woff));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), i, 1, &xoff));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), xoff, tile, &xoff));
+  POOT_TRY(poot__cc_bin_c(k, OP(XOR), xoff, tile, &xnext));
+  poot_kir_value acc[PG_MAX_ROOTS * MMA_FM * MMA_FN_MAX];
+  for (uint32_t a = 0; a < f->nr * MMA_FM * s->fn; a++)
+    POOT_TRY(poot_kir_priv_load(k->b, s->pacc, a, &acc[a]));
+  for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(raw_half(k, s, h, xoff, woff, acc));
+  for (uint32_t a = 0; a < f->nr * MMA_FM * s->fn; a++)
+    POOT_TRY(poot_kir_priv_store(k->b, s->pacc, a, acc[a]));
+  POOT_TRY(mma_put(k, s, 1, xnext));
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_async_wait(k->b, 0); /* no copy outlives the kernel */
 }
 
 /* The epilogue: lane element l of fragment (fm, fn) is row
@@ -299,16 +624,16 @@ static poot_status mma_epilogue(pc_kctx *k, const mma_form *s) {
   POOT_TRY(mad_c(k, s->wm, 32, 0, &mb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), mb, f->m0, &mb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), mb, g, &mb));
-  POOT_TRY(mad_c(k, s->wn, 16, 0, &nb));
+  POOT_TRY(mad_c(k, s->wn, s->tn / MMA_WARPS_N, 0, &nb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), nb, f->n0, &nb));
   POOT_TRY(mad_c(k, q, 2, 0, &q));
   POOT_TRY(poot__cc_bin(k, OP(ADD), nb, q, &nb));
   POOT_TRY(poot_kir_if_begin(k->b, f->valid));
   for (uint32_t fm = 0; fm < MMA_FM; fm++)
-    for (uint32_t fn = 0; fn < MMA_FN; fn++) {
+    for (uint32_t fn = 0; fn < s->fn; fn++) {
       poot_kir_value a4[PG_MAX_ROOTS];
       for (uint32_t r = 0; r < f->nr; r++)
-        POOT_TRY(poot_kir_priv_load(k->b, s->pacc, r * MMA_ACC + fm * MMA_FN + fn, &a4[r]));
+        POOT_TRY(poot_kir_priv_load(k->b, s->pacc, ACC(s, r, fm, fn), &a4[r]));
       for (uint32_t l = 0; l < 4; l++) {
         poot__cc_scope_push(k);
         poot_kir_value m, n, lin, idx[PC_MAX_DIMS], acc[PG_MAX_ROOTS];
@@ -324,14 +649,25 @@ static poot_status mma_epilogue(pc_kctx *k, const mma_form *s) {
   return poot_kir_end(k->b);
 }
 
-poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm) {
+poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
+                              const char **out_what) {
+  static const char *const names[8] = {
+      "gemm_mma",           "gemm_mma split",           "gemm_mma raw",
+      "gemm_mma split raw", "gemm_mma medium",          "gemm_mma split medium",
+      "gemm_mma raw medium", "gemm_mma split raw medium"};
   mma_form s;
   memset(&s, 0, sizeof s);
   s.f = f;
-  POOT_TRY(mma_arrays(k, &s));
+  mma_choose(k->pl, &s);
+  *out_what = names[(f->split > 1) + 2 * s.raw + 4 * s.one];
+  if (s.tn != GEMM_TILE) *out_what = s.one ? "gemm_mma raw wide medium" : "gemm_mma raw wide";
+  if (s.tn != f->tn)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm_mma tile of %u columns, grid of %u",
+                            s.tn, f->tn);
+  POOT_TRY(s.raw ? raw_arrays(k, &s) : mma_arrays(k, &s));
   POOT_TRY(poot__cc_gemm_origin(k, f, nwg, nbm));
   POOT_TRY(mma_lanes(k, &s));
   POOT_TRY(poot__cc_local_prologue(k, f->g));
-  POOT_TRY(mma_steps(k, &s));
+  POOT_TRY(s.raw ? raw_steps(k, &s) : mma_steps(k, &s));
   return mma_epilogue(k, &s);
 }

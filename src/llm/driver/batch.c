@@ -323,8 +323,12 @@ static poot_status size_pool(poot_batch *b, const poot_batch_options *o, const p
 /* Sets the runner's compile target on its executor and loads the weights
  * there (create, and recover onto a new executor). */
 static poot_status bind_executor(poot_batch *b) {
-  if (!b->keep_target)
-    POOT_TRY(poot_exec_target_set(b->ex, &(poot_exec_target){.batch_invariant = true}));
+  if (!b->keep_target) {
+    poot_exec_target t; /* the caller's settings (matmul precision, …) kept */
+    poot_exec_target_get(b->ex, &t);
+    t.batch_invariant = true;
+    POOT_TRY(poot_exec_target_set(b->ex, &t));
+  }
   /* The weights do not depend on the pool's size: one block will do. */
   poot_graph *g = NULL;
   POOT_TRY(trace_entry(b, 1, 1, 1, 0, 0, &g));

@@ -25,7 +25,7 @@ for t in ptx ptx90 glsl wgsl amdgpu; do
     continue
   fi
   n=$(grep -c '^dispatch ' "$d/plan.txt")
-  m=$(grep -c '^dispatch .* gemm_mma\( split\)\{0,1\}$' "$d/plan.txt")
+  m=$(grep -c '^dispatch .* gemm_mma\( split\)\{0,1\}\( raw\)\{0,1\}$' "$d/plan.txt")
   c=$(grep -c '^dispatch .* gemm_combine ' "$d/plan.txt")
   case $t in
     ptx|ptx90) [ "$m" -eq 4 ] && [ "$n" -eq $((m + c)) ] || { echo "FAIL: $t: $m of $n dispatches are gemm_mma ($c combines)"; fail=1; } ;;

@@ -17,6 +17,7 @@
 
 #include "plan_util.h"
 #include "poot/devices.h"
+#include "poot/quant.h"
 #include "poot_test.h"
 
 #define B(x) POOT_ASSERT_OK(x)
@@ -73,6 +74,14 @@ static void one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool want) {
   snprintf(what, sizeof what, "gemm %s [%lld,%lld]x[%lld,%lld]", poot_dtype_name(wt), (long long)m,
            (long long)k, (long long)n, (long long)k);
   check(g, k, want, what);
+  /* f16 and bf16 weights with rows of whole 16-byte copies: the raw path */
+  bool raw = want && k >= 1024 && k % 8 == 0 && (wt == POOT_DTYPE_F16 || wt == POOT_DTYPE_BF16);
+  for (int i = 0; i < 2; i++) {
+    poot_kir_target t;
+    B(poot_device_target_by_name(ptx_targets[i], &t));
+    if (pt_uses_template(g, &t, "raw") != raw)
+      fail_msg("%s %s: the raw path %s", what, ptx_targets[i], raw ? "not used" : "used");
+  }
   poot_graph_destroy(g);
 }
 
@@ -99,6 +108,7 @@ static void test_mma(void **state) {
   one(POOT_DTYPE_F16, 70, 130, 1040, true); /* 2 x 3 tiles, K % 32 = 16 */
   one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
   one(POOT_DTYPE_BF16, 9, 9, 1055, true);   /* the fewest rows past the GEMV's; K odd */
+  one(POOT_DTYPE_BF16, 20, 72, 1064, true); /* raw, K % 32 = 8: a step of one live copy */
   one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
   one(POOT_DTYPE_Q4_K, 10, 5, 1024, true);
@@ -169,6 +179,172 @@ static void test_ffn_mma(void **state) {
   assert_true(pt_uses_template(g, &t, "gemm_mma split"));
   assert_true(pt_uses_template(g, &t, "gemm_combine"));
   poot_graph_destroy(g);
+  /* f16 weights: the raw path, the SwiGLU pair's two rings, split-K; bf16
+   * at h = 1040: the pair unsplit (K % 64 != 0) with a ragged last step,
+   * the down projection split */
+  for (int b = 0; b < 2; b++) {
+    const int64_t h = b ? 1040 : 1024;
+    B(poot_graph_create(&g));
+    B(pt_ffn_graph(g, 20, h, 1024, b ? POOT_DTYPE_BF16 : POOT_DTYPE_F16));
+    B(poot_graph_verify(g));
+    assert_true(pt_uses_template(g, &t, "gemm_mma split raw"));
+    if (b) assert_true(pt_uses_template(g, &t, "gemm_mma raw"));
+    pt_inputs in;
+    B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+    char why[512];
+    if (!pt_check_projection(g, &in, &t, 32, h, "gemm", true,
+                             b ? "ffn bf16 m=20 h=1040 ff=1024" : "ffn f16 m=20 h=ff=1024", why,
+                             sizeof why))
+      fail_msg("%s", why);
+    pt_inputs_free(&in);
+    poot_graph_destroy(g);
+  }
+}
+
+/* MEDIUM precision (docs/compiler.md, "Numerics"): x rounded once to the
+ * weight's 16-bit type (f16 for dequantized weights, which are rounded to
+ * f16 too), one mma per fragment pair. Per output the bound is
+ *   Σ_c ((u_x·|x_c| + η)·(1 + u_w) + u_w·|x_c|)·|w_c|
+ *   + ((K/16)·(1 + u_x)(1 + u_w)·(1 + 17·2^-29) + K)·2^-24·Σ_c |x_c·w_c|
+ * (u_x = 2^-11 for f16, 2^-8 for bf16; η = 2^-25 where x is f16 (its
+ * subnormals' half step), u_w = 2^-11 for a dequantized weight, else 0; the
+ * K/16 mma roundings against the oracle's K sequential ones, the
+ * interpreter's double sum of 17 terms), evaluated from the inputs; the
+ * test allows its largest value (pt_check's tolerance is relative to the
+ * largest output: divided by a lower bound of the oracle's). */
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool wide,
+                       const char *form) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  const float *xd = NULL;
+  float *wd = poot_calloc((size_t)(n * k), sizeof *wd);
+  assert_non_null(wd);
+  for (size_t i = 0; i < in.count; i++) {
+    const void *d = in.tensors[i].data;
+    if (strcmp(in.names[i], "x") == 0) {
+      xd = d;
+    } else if (wt == POOT_DTYPE_Q8_0) {
+      poot_quant_dequantize_q8_0(d, wd, (size_t)(n * k / 32));
+    } else {
+      const uint16_t *h = d;
+      for (int64_t e = 0; e < n * k; e++)
+        wd[e] = wt == POOT_DTYPE_BF16 ? poot_bf16_to_f32(h[e]) : poot_f16_to_f32(h[e]);
+    }
+  }
+  assert_non_null(xd);
+  const bool bf = wt == POOT_DTYPE_BF16;
+  const double ux = bf ? 0x1p-8 : 0x1p-11, eta = bf ? 0 : 0x1p-25;
+  const double uw = wt == POOT_DTYPE_Q8_0 ? 0x1p-11 : 0;
+  const double acc = ((double)k / 16 * (1 + ux) * (1 + uw) * (1 + 17 * 0x1p-29) + (double)k) *
+                     0x1p-24;
+  double tol = 0, outmax = 0, summax = 0;
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t c = 0; c < n; c++) {
+      double out = 0, sum = 0, rnd = 0;
+      for (int64_t e = 0; e < k; e++) {
+        double a = fabs((double)xd[r * k + e]), b = fabs((double)wd[c * k + e]);
+        out += (double)xd[r * k + e] * (double)wd[c * k + e];
+        sum += a * b;
+        rnd += ((ux * a + eta) * (1 + uw) + uw * a) * b;
+      }
+      tol = fmax(tol, rnd + acc * sum);
+      outmax = fmax(outmax, fabs(out));
+      summax = fmax(summax, sum);
+    }
+  /* the oracle's largest output is at least outmax less its own rounding */
+  const double tol_rel = tol / (outmax - (double)k * 0x1p-24 * summax);
+  for (int i = 1; i < 2; i++) { /* sm_90 (sm_80: the render test and ptxas) */
+    poot_kir_target t;
+    B(poot_device_target_by_name(ptx_targets[i], &t));
+    poot_compile_options o;
+    poot_compile_options_init(&o);
+    o.target = &t;
+    o.matmul_precision = POOT_MATMUL_MEDIUM;
+    if (wide) o.gemm_wide_min_grid = 1;
+    if (!pt_uses_template_opt(g, &o, form))
+      fail_msg("medium %s [%lld]: %s not used", poot_dtype_name(wt), (long long)k, form);
+    pt_result r;
+    B(pt_check_opt(g, &o, &in, 32, false, tol_rel, &r));
+    if (!r.ok) fail_msg("medium %s %s: %s", poot_dtype_name(wt), ptx_targets[i], r.what);
+    printf("medium %s [%lld,%lld]x[%lld,%lld] %s: max error %.3g (allowed %.3g)\n",
+           poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k,
+           ptx_targets[i], r.max_err, r.max_allowed);
+  }
+  poot_free(wd);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_medium(void **state) {
+  (void)state;
+  medium_one(POOT_DTYPE_F16, 20, 72, 1040, false, "gemm_mma raw medium"); /* 2 tiles, unsplit */
+  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, false, "gemm_mma raw medium");
+  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, false, "gemm_mma split medium"); /* split-K */
+  medium_one(POOT_DTYPE_BF16, 128, 72, 1064, true, "gemm_mma raw wide medium");
+}
+
+/* Two projections of one x at one level (a layer's K and V): one batched
+ * kernel, the second group reusing the first's shared arrays (their
+ * workgroups are disjoint), split over K; their outputs concatenated. */
+static void test_batched(void **state) {
+  (void)state;
+  const int64_t m = 20, k = 1024;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k);
+  poot_value wk = pt_param(g, "wk", POOT_DTYPE_F16, 72, k);
+  poot_value wv = pt_param(g, "wv", POOT_DTYPE_F16, 40, k);
+  poot_value two[2] = {pt_dot_nt(g, x, wk), pt_dot_nt(g, x, wv)}, c;
+  B(poot_graph_concat(g, 2, two, 1, &c));
+  B(poot_graph_set_output(g, c));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split raw + contract"));
+  pt_result r;
+  B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
+  if (!r.ok) fail_msg("batched: %s", r.what);
+  printf("batched K and V: max error %.3g (allowed %.3g)\n", r.max_err, r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The wide tile (64 × 128, one root, raw weights, M >= 128) where the
+ * grid threshold lets it (gemm_wide_min_grid = 1 here; the default asks
+ * for 256 workgroups): ragged M, N (two wide tiles, the second 8 columns)
+ * and K, against poot_eval with the GEMM tests' bound, on sm_90. */
+static void test_wide(void **state) {
+  (void)state;
+  const int64_t m = 130, n = 136, k = 1032;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", POOT_DTYPE_F16, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  assert_false(pt_uses_template_opt(g, &o, "wide")); /* 6 wide tiles < 256 */
+  o.gemm_wide_min_grid = 1;
+  assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw wide"));
+  pt_result r;
+  B(pt_check_opt(g, &o, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
+  if (!r.ok) fail_msg("wide: %s", r.what);
+  printf("wide f16 [%lld,%lld]x[%lld,%lld]: max error %.3g (allowed %.3g)\n", (long long)m,
+         (long long)k, (long long)n, (long long)k, r.max_err, r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
 }
 
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
@@ -204,6 +380,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_mma),
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_ffn_mma),
+      cmocka_unit_test(test_medium),
+      cmocka_unit_test(test_wide),
+      cmocka_unit_test(test_batched),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);

@@ -262,13 +262,18 @@ static void compare(const char *what, const poot_tensor *dev, const poot_tensor 
 
 poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,
                      uint32_t sg, bool exact, double tol_rel, pt_result *res) {
-  memset(res, 0, sizeof *res);
-  res->ok = true;
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = target;
+  return pt_check_opt(g, &o, in, sg, exact, tol_rel, res);
+}
+
+poot_status pt_check_opt(const poot_graph *g, const poot_compile_options *o, const pt_inputs *in,
+                         uint32_t sg, bool exact, double tol_rel, pt_result *res) {
+  memset(res, 0, sizeof *res);
+  res->ok = true;
   poot_plan *plan = NULL;
-  POOT_TRY(poot_plan_create(g, &o, &plan));
+  POOT_TRY(poot_plan_create(g, o, &plan));
   poot_plan_run *run = NULL;
   poot_eval_input *ei = poot_calloc(in->count + 1, sizeof *ei);
   poot_plan_input *pi = poot_calloc(in->count + 1, sizeof *pi);
@@ -371,8 +376,12 @@ bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char 
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = t;
+  return pt_uses_template_opt(g, &o, what);
+}
+
+bool pt_uses_template_opt(const poot_graph *g, const poot_compile_options *o, const char *what) {
   poot_plan *plan = NULL;
-  poot_status st = poot_plan_create(g, &o, &plan);
+  poot_status st = poot_plan_create(g, o, &plan);
   if (st) {
     poot_status_free(st);
     return false;

@@ -36,6 +36,9 @@ typedef struct pt_result {
  * failing call (plan, run or eval). */
 poot_status pt_check(const poot_graph *g, const poot_kir_target *target, const pt_inputs *in,
                      uint32_t sg, bool exact, double tol_rel, pt_result *res);
+/* The same with compile options o (o->target the target). */
+poot_status pt_check_opt(const poot_graph *g, const poot_compile_options *o, const pt_inputs *in,
+                         uint32_t sg, bool exact, double tol_rel, pt_result *res);
 
 /* Graph pieces of the projection tests (gemv_test.c, gemm_test.c); they
  * return POOT_VALUE_NONE on a failed call (the graph's verify then fails). */
@@ -58,6 +61,7 @@ bool pt_check_projection(const poot_graph *g, const pt_inputs *in, const poot_ki
 /* Whether a dispatch of g's plan for target t ran template `what`
  * ("gemv", "gemm", …: the plan's dispatch names). */
 bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what);
+bool pt_uses_template_opt(const poot_graph *g, const poot_compile_options *o, const char *what);
 
 /* The plan's memory: no two temporaries with overlapping lifetimes overlap
  * in the arena, and every one fits. */

@@ -1003,6 +1003,10 @@ const tc_case tc_cases[] = {
      .dtype = POOT_DTYPE_Q8_0, .d = {12, 40, 512}},
     {TC_ALL("gemm_f16_16x96x1024", "gemv_gemm", build_dot, INTERP_DOT(1024), 0, DEV_DOT(1024)),
      .dtype = POOT_DTYPE_F16, .d = {16, 96, 1024}},
+    /* raw bf16 rows copied asynchronously on PTX (gemm_mma raw), the last
+     * 32-step one live 16-byte copy in four */
+    {TC_ALL("gemm_bf16_16x72x1064", "gemv_gemm", build_dot, INTERP_DOT(1064), 0, DEV_DOT(1064)),
+     .dtype = POOT_DTYPE_BF16, .d = {16, 72, 1064}},
     {TC_ALL("dot_f32_1x7x131", "gemv_gemm", build_dot, INTERP_DOT(131), 0, DEV_DOT(131)),
      .dtype = POOT_DTYPE_F32, .d = {1, 7, 131}},
     {TC_ALL("dot_f32_3x5x40", "gemv_gemm", build_dot, INTERP_DOT(40), 0, DEV_DOT(40)),

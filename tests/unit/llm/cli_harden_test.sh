@@ -41,6 +41,12 @@ out=$("$P" bench -m "$T/junk.bin" --copy-mib 100000000 2>&1); rc=$?
 check bench-range-rc 2 $rc
 has bench-range-msg "--copy-mib 100000000 is outside 0..1048576" "$out"
 "$P" bench -m "$T/junk.bin" -n -1 >/dev/null 2>&1; check bench-negative-rc 2 $?
+# --matmul-precision takes high or medium, one parser for every command.
+for c in bench generate serve; do
+  out=$("$P" $c -m "$T/junk.bin" --matmul-precision fast 2>&1); rc=$?
+  check $c-precision-rc 2 $rc
+  has $c-precision-msg "matmul precision 'fast': expected high or medium" "$out"
+done
 # A probe too large for the device falls back to the largest size that fits
 # and says so, never "0.00 GB/s" (--probe-limit-mib stands in for a small
 # device, so the fallback stays fast).

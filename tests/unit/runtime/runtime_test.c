@@ -109,6 +109,9 @@ static void test_stages(void **state) {
   assert_non_null(poot_runtime_device(rt));
   assert_non_null(poot_runtime_executor(rt));
   assert_int_equal(poot_driver_cap(poot_runtime_driver(rt)), 32);
+  poot_exec_target et;
+  poot_exec_target_get(poot_runtime_executor(rt), &et);
+  assert_int_equal(et.matmul_precision, POOT_MATMUL_HIGH);
   POOT_ASSERT_OK(poot_driver_generate_ids(poot_runtime_driver(rt), prompt, 2, &go, NULL, NULL, &b));
   assert_int_equal(a.n_ids, b.n_ids);
   assert_memory_equal(a.ids, b.ids, a.n_ids * sizeof a.ids[0]);
@@ -117,11 +120,49 @@ static void test_stages(void **state) {
   poot_runtime_destroy(rt);
 }
 
+/* The matmul precision of the options reaches the engine's compile
+ * settings, and a new device context keeps it. */
+static void test_matmul_precision(void **state) {
+  (void)state;
+  char model[1024];
+  if (!demo_path(model, sizeof model)) {
+    printf("SKIP: models/poot-demo.gguf is absent\n");
+    skip();
+  }
+  poot_runtime_options o = poot_runtime_options_default();
+  o.model_path = model;
+  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  poot_runtime *rt = NULL;
+  POOT_ASSERT_OK(poot_runtime_open(&o, &rt));
+  poot_status st = poot_runtime_open_device(rt);
+  if (st && poot_status_code_of(st) == POOT_NO_DEVICE) {
+    printf("SKIP: no device: %s\n", poot_status_message(st));
+    poot_status_free(st);
+    poot_runtime_destroy(rt);
+    skip();
+  }
+  POOT_ASSERT_OK(st);
+  poot_exec_target et;
+  poot_exec_target_get(poot_runtime_executor(rt), &et);
+  assert_int_equal(et.matmul_precision, POOT_MATMUL_MEDIUM);
+  assert_false(et.batch_invariant);
+  POOT_ASSERT_OK(poot_runtime_reopen_device(rt));
+  poot_exec_target_get(poot_runtime_executor(rt), &et);
+  assert_int_equal(et.matmul_precision, POOT_MATMUL_MEDIUM);
+  poot_runtime_destroy(rt);
+  poot_matmul_precision p;
+  POOT_ASSERT_OK(poot_matmul_precision_parse("medium", &p));
+  assert_int_equal(p, POOT_MATMUL_MEDIUM);
+  assert_string_equal(poot_matmul_precision_name(p), "medium");
+  POOT_ASSERT_STATUS(poot_matmul_precision_parse("highest", &p), POOT_INVALID_ARGUMENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_unknown_backend),
       cmocka_unit_test(test_stages),
+      cmocka_unit_test(test_matmul_precision),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
