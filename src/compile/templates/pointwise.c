@@ -38,6 +38,25 @@ const char *poot__cc_name(pc_kctx *k, const char *base, char *buf, size_t n) {
   return buf;
 }
 
+poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem, uint32_t count,
+                            uint32_t *out_ref) {
+  uint32_t best = UINT32_MAX;
+  for (uint32_t i = 0; i < k->nshared; i++)
+    if (k->shared[i].elem == elem && k->shared[i].count >= count && k->shared[i].tag != k->tag &&
+        (best == UINT32_MAX || k->shared[i].count < k->shared[best].count))
+      best = i;
+  if (best != UINT32_MAX) {
+    k->shared[best].tag = k->tag;
+    *out_ref = k->shared[best].ref;
+    return NULL;
+  }
+  char nm[48];
+  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), elem, count, out_ref));
+  if (k->nshared < sizeof k->shared / sizeof k->shared[0])
+    k->shared[k->nshared++] = (pc_shared_arr){*out_ref, count, k->tag, elem};
+  return NULL;
+}
+
 /* Global thread index over a grid of `units` threads; *out_valid is
  * gid < units. */
 static poot_status thread_index(pc_kctx *k, uint64_t units, uint32_t grid[3], poot_kir_value *gid,
