@@ -601,9 +601,31 @@ bool poot__cc_attn_kv_gather(const pc_planner *pl, poot_value v) {
   return h == PC_DENSE || h == PC_LEAFBUF || h == PC_TEMP;
 }
 
+/* Whether values a and b are the same: one value, or the same slice or
+ * reshape of the same value (the trace slices K's and V's row maps apart). */
+static bool same_value(const pc_planner *pl, poot_value a, poot_value b, int depth) {
+  a = pl->alias[a];
+  b = pl->alias[b];
+  if (a == b) return true;
+  const poot_node *na = pl->v[a].node, *nb = pl->v[b].node;
+  if (depth > 4 || !na || !nb || na->op != nb->op || pl->v[a].hold != PC_INLINE ||
+      pl->v[b].hold != PC_INLINE || !poot_type_equal(poot__cc_type(pl, a), poot__cc_type(pl, b)))
+    return false;
+  if (na->op == POOT_OP_SLICE) {
+    uint32_t r = poot__cc_type(pl, pl->alias[na->operands[0]])->shape.rank;
+    for (uint32_t i = 0; i < r; i++)
+      if (na->attrs.start[i] != nb->attrs.start[i] || na->attrs.limit[i] != nb->attrs.limit[i] ||
+          na->attrs.stride[i] != nb->attrs.stride[i])
+        return false;
+  } else if (na->op != POOT_OP_RESHAPE) {
+    return false;
+  }
+  return same_value(pl, na->operands[0], nb->operands[0], depth + 1);
+}
+
 /* Whether gathers a and b read the same rows and check them alike. */
 static bool same_rows(const pc_planner *pl, const poot_node *a, const poot_node *b) {
-  return pl->alias[a->operands[1]] == pl->alias[b->operands[1]] && a->trap == b->trap &&
+  return same_value(pl, a->operands[1], b->operands[1], 0) && a->trap == b->trap &&
          poot__cc_type(pl, pl->alias[a->operands[0]])->shape.dims[0] ==
              poot__cc_type(pl, pl->alias[b->operands[0]])->shape.dims[0];
 }
