@@ -70,6 +70,8 @@ typedef struct pc_value {
   bool reachable;
   bool inplace; /* a dynamic_update_slice or scatter_update written into its State */
   bool result;  /* read by a result copy (output, environment, state) */
+  /* Users that are attention templates reading it as their K or V. */
+  uint32_t attn_kv_users;
 } pc_value;
 
 typedef struct pc_planner {
@@ -102,12 +104,11 @@ typedef struct pc_memo {
   uint32_t depth;
 } pc_memo;
 
-/* A shared array a group declared (poot__cc_shared), for reuse by later
- * groups of a batched kernel; tag: the group that last took it. */
-typedef struct pc_shared {
+/* A shared array of a kernel (poot__cc_shared). */
+typedef struct pc_shared_arr {
   uint32_t ref, count, tag;
   poot_kir_scalar elem;
-} pc_shared;
+} pc_shared_arr;
 
 typedef struct pc_kctx {
   pc_planner *pl;
@@ -133,10 +134,10 @@ typedef struct pc_kctx {
   poot_value cat_v;
   uint32_t cat_lo, cat_hi;
   uint32_t tag; /* group number inside the kernel (unique names) */
-  /* Shared arrays declared through poot__cc_shared: a later group of a
-   * batched kernel (its own workgroups) reuses them. */
+  /* Shared arrays declared through poot__cc_shared: element type, count,
+   * and the last group (tag) using each. */
   uint32_t nshared;
-  pc_shared shared_tab[16];
+  pc_shared_arr shared[24];
   /* Reads: temps read (for liveness) */
   uint32_t nreads;
   uint32_t reads[256];
@@ -187,13 +188,6 @@ POOT_MUST_USE poot_status poot__cc_delinearize(pc_kctx *k, poot_kir_value lin,
                                                const poot_shape *shape, poot_kir_value *idx);
 POOT_MUST_USE poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx,
                                              const poot_shape *shape, poot_kir_value *out);
-/* A shared array of `count` elements of `elem` (name from `base`, made
- * unique): in a batched kernel, one an earlier group declared through this
- * call with the same type and at least as many elements when there is one
- * (the groups run in disjoint workgroups; a batch's shared memory is then
- * its largest group's, not their sum), else a new one. */
-POOT_MUST_USE poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem,
-                                          uint32_t count, uint32_t *out_ref);
 /* The kernel's binding of plan buffer `buffer` (added on first use;
  * weights and constants read-only and invariant). */
 POOT_MUST_USE poot_status poot__cc_binding_of(pc_kctx *k, uint32_t buffer, uint32_t *out_ref);
@@ -250,6 +244,15 @@ POOT_MUST_USE poot_status poot__cc_convert(pc_kctx *k, poot_kir_value x, poot_dt
 /* emit.c: the fusion emitter. */
 POOT_MUST_USE poot_status poot__cc_emit(pc_kctx *k, poot_value v, const poot_kir_value *idx,
                                         poot_kir_value *out);
+/* The table row a rank-1-index gather v reads at index position pos: the
+ * index read, checked with v's trap and clamped (u32). */
+POOT_MUST_USE poot_status poot__cc_emit_gather_row(pc_kctx *k, poot_value v, poot_kir_value pos,
+                                                   poot_kir_value *out);
+/* Every check of an inline gather v over its whole index tensor (what
+ * computing it whole would check, though its readers read some rows only):
+ * the first workgroup of the group strides the index elements. Nothing for
+ * a gather without a trap. */
+POOT_MUST_USE poot_status poot__cc_emit_gather_checks(pc_kctx *k, poot_value v);
 POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
 /* emit_packed.c: GGUF block decoding and the Philox generator. */
 POOT_MUST_USE poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n,
@@ -349,6 +352,13 @@ POOT_MUST_USE poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, 
 POOT_MUST_USE poot_status poot__cc_tpl_attn_combine(pc_kctx *k, const pc_group *g,
                                                     uint32_t grid[3]);
 double poot__cc_attention_scale(const poot_node *n);
+/* Whether gather v may be read in place by an attention template as its K
+ * or V (not materialized): rows (axis 0, a rank-1 index) of a stored
+ * [R, Hkv, D] table, a paged K/V pool through its row map (attention.c). */
+bool poot__cc_attn_kv_gather(const pc_planner *pl, poot_value v);
+/* The checks of attention operands kk and v that are inline gathers, over
+ * their whole index (attention.c). */
+POOT_MUST_USE poot_status poot__cc_attn_kv_checks(pc_kctx *k, poot_value kk, poot_value v);
 /* The last-visible-position operand of a recognizably causal mask, else
  * POOT_VALUE_NONE (attention.c). */
 poot_value poot__cc_attn_causal_bound(const pc_planner *pl, poot_value mask);
@@ -372,6 +382,14 @@ POOT_MUST_USE poot_status poot__cc_linear_workgroup(pc_kctx *k, poot_kir_value *
 void poot__cc_grid_for(uint64_t workgroups, uint32_t grid[3]);
 /* A declaration name unique in the kernel: "<base>_<tag>". */
 const char *poot__cc_name(pc_kctx *k, const char *base, char *buf, size_t n);
+/* A shared array of `count` elems for the group being built: one that an
+ * earlier group of the same batched kernel declared (the groups of a
+ * kernel run in different workgroups, so none sees another's shared
+ * memory) when one is large enough and this group uses it for nothing
+ * else, else a new one named "<base>_<tag>". The kernel's shared memory is
+ * then its largest group's, not their sum. */
+POOT_MUST_USE poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem,
+                                          uint32_t count, uint32_t *out_ref);
 
 POOT_MUST_USE poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g);
 

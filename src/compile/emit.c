@@ -558,18 +558,57 @@ static poot_status emit_dynamic_slice(pc_kctx *k, const inline_op *o, const poot
   return poot__cc_sel(k, inwin, upd, old, out);
 }
 
+/* The table position gather node n reads at index element iidx: the index
+ * read, checked with the node's trap (when it has one) and clamped (u32). */
+static poot_status gather_position(pc_kctx *k, const poot_node *n, const poot_kir_value *iidx,
+                                   poot_kir_value *out) {
+  const pc_planner *pl = k->pl;
+  const poot_shape *ts = &poot__cc_type(pl, pl->alias[n->operands[0]])->shape;
+  poot_kir_value ix, ok;
+  POOT_TRY(poot__cc_emit(k, pl->alias[n->operands[1]], iidx, &ix));
+  POOT_TRY(index_range(k, ix, ts->dims[n->attrs.axis] - 1, out, &ok));
+  return maybe_check(k, n, ok);
+}
+
+poot_status poot__cc_emit_gather_row(pc_kctx *k, poot_value v, poot_kir_value pos,
+                                     poot_kir_value *out) {
+  const poot_node *n = k->pl->v[k->pl->alias[v]].node;
+  return gather_position(k, n, &pos, out);
+}
+
+poot_status poot__cc_emit_gather_checks(pc_kctx *k, poot_value v) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[pl->alias[v]].node;
+  if (!n || n->op != POOT_OP_GATHER || n->trap == POOT_TRAP_NONE) return NULL;
+  const poot_shape *is = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
+  int64_t ne = poot__cc_elems(is);
+  if (ne == 0) return NULL;
+  poot_kir_value w, lid, first, end, step, i, iidx[PC_MAX_DIMS], c;
+  POOT_TRY(poot__cc_linear_workgroup(k, &w));
+  POOT_TRY(poot__cc_bin_c(k, OP(EQ), w, 0, &first));
+  POOT_TRY(poot_kir_if_begin(k->b, first));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  POOT_TRY(poot__cc_u32(k, (uint32_t)ne, &end));
+  POOT_TRY(poot__cc_u32(k, pl->wg, &step));
+  POOT_TRY(poot_kir_for_begin(k->b, lid, end, step, &i));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_delinearize(k, i, is, iidx));
+  POOT_TRY(gather_position(k, n, iidx, &c)); /* the index only: no table row is read */
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_end(k->b);
+}
+
 static poot_status emit_gather(pc_kctx *k, const inline_op *o, const poot_kir_value *idx,
                                poot_kir_value *out) {
   const poot_shape *ts = &poot__cc_type(k->pl, o->ops[0])->shape;
   const poot_shape *is = &poot__cc_type(k->pl, o->ops[1])->shape;
   uint32_t ax = (uint32_t)o->at->axis, bd = (uint32_t)o->at->batch_dims;
   uint32_t ni = is->rank - bd;
-  poot_kir_value sub[PC_MAX_DIMS], iidx[PC_MAX_DIMS], ix, c, ok;
+  poot_kir_value sub[PC_MAX_DIMS], iidx[PC_MAX_DIMS], c;
   for (uint32_t i = 0; i < bd; i++) iidx[i] = idx[i];
   for (uint32_t i = 0; i < ni; i++) iidx[bd + i] = idx[ax + i];
-  POOT_TRY(poot__cc_emit(k, o->ops[1], iidx, &ix));
-  POOT_TRY(index_range(k, ix, ts->dims[ax] - 1, &c, &ok));
-  POOT_TRY(maybe_check(k, o->n, ok));
+  POOT_TRY(gather_position(k, o->n, iidx, &c));
   for (uint32_t i = 0; i < ax; i++) sub[i] = idx[i];
   sub[ax] = c;
   for (uint32_t i = ax + 1; i < ts->rank; i++) sub[i] = idx[ni + i - 1];

@@ -174,19 +174,26 @@ poot_status poot__cc_linearize(pc_kctx *k, const poot_kir_value *idx, const poot
 
 /* --------------------------------------------------------- bindings */
 
+/* A shared array for the current group: a later group of a batched kernel
+ * runs in its own workgroups, so it reuses the smallest array an earlier
+ * group declared with the same element type and at least `count` elements
+ * (none the current group already took); else a new one. */
 poot_status poot__cc_shared(pc_kctx *k, const char *base, poot_kir_scalar elem, uint32_t count,
                             uint32_t *out_ref) {
+  uint32_t best = UINT32_MAX;
   for (uint32_t i = 0; i < k->nshared; i++)
-    if (k->shared_tab[i].tag != k->tag && k->shared_tab[i].elem == elem &&
-        k->shared_tab[i].count >= count) {
-      k->shared_tab[i].tag = k->tag; /* once per group */
-      *out_ref = k->shared_tab[i].ref;
-      return NULL;
-    }
-  char nm[32];
+    if (k->shared[i].elem == elem && k->shared[i].count >= count && k->shared[i].tag != k->tag &&
+        (best == UINT32_MAX || k->shared[i].count < k->shared[best].count))
+      best = i;
+  if (best != UINT32_MAX) {
+    k->shared[best].tag = k->tag;
+    *out_ref = k->shared[best].ref;
+    return NULL;
+  }
+  char nm[48];
   POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, base, nm, sizeof nm), elem, count, out_ref));
-  if (k->nshared < sizeof k->shared_tab / sizeof k->shared_tab[0])
-    k->shared_tab[k->nshared++] = (pc_shared){*out_ref, count, k->tag, elem};
+  if (k->nshared < sizeof k->shared / sizeof k->shared[0])
+    k->shared[k->nshared++] = (pc_shared_arr){*out_ref, count, k->tag, elem};
   return NULL;
 }
 

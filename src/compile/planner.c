@@ -316,6 +316,10 @@ static void count_users(pc_planner *pl) {
       for (uint32_t q = 0; q < j; q++)
         if (pl->alias[n->operands[q]] == o) dup = true;
       if (!dup) pl->v[o].users++;
+      /* K or V of an attention template (not also its q or mask). */
+      if (!dup && (j == 1 || j == 2) && poot__cc_lowered_composite(pl, n) &&
+          o != pl->alias[n->operands[0]] && o != pl->alias[n->operands[3]])
+        pl->v[o].attn_kv_users++;
     }
   }
 }
@@ -511,6 +515,15 @@ static bool should_materialize(pc_planner *pl, const poot_node *n, poot_value v,
      * parts (group_value): inlined, its reader would read every operand,
      * past a target's push params or bindings. */
     return true;
+  }
+  if (n->op == POOT_OP_GATHER && pv->users && pv->attn_kv_users == pv->users &&
+      poot__cc_attn_kv_gather(pl, v)) {
+    /* Rows of a pool read only as attention's K/V (a paged step's
+     * per-sequence view): the template reads each row in place through the
+     * row map, and checks the whole index itself (poot__cc_attn_kv_checks),
+     * so no [cap, Hkv, D] copy is made. */
+    pv->cost = 1;
+    return false;
   }
   if (n->trap != POOT_TRAP_NONE) {
     /* A checked op is computed whole (into a temporary): inlined, only the

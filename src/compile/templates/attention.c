@@ -246,6 +246,11 @@ typedef struct att_sg {
   bool wide;
   uint32_t lp, pp, kref, vref, kw0, vw0, hkv;
   poot_kir_value part, sub;
+  /* Wide through row maps (a paged pool): the gathers giving each
+   * position's table row (NONE: the position is the row); vsame when V's
+   * rows are K's. */
+  poot_value kmap, vmap;
+  bool vsame;
 } att_sg;
 
 /* The running (m, l, o) in private memory and the subgroups' (m, l, o) in
@@ -258,12 +263,9 @@ static poot_status sg_arrays(pc_kctx *k, att_sg *s) {
                                 poot_kir_type_make(POOT_KIR_F32, 1), 1, &s->pl_));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm),
                                 poot_kir_type_make(POOT_KIR_F32, 1), s->nd, &s->pacc));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, s->nst,
-                               &s->sm));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, s->nst,
-                               &s->sl));
-  return poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32,
-                             s->nst * s->D, &s->so);
+  POOT_TRY(poot__cc_shared(k, "sm", POOT_KIR_F32, s->nst, &s->sm));
+  POOT_TRY(poot__cc_shared(k, "sl", POOT_KIR_F32, s->nst, &s->sl));
+  return poot__cc_shared(k, "so", POOT_KIR_F32, s->nst * s->D, &s->so);
 }
 
 /* Wide: lane = sub · lp + part holds dims 8·part … 8·part + 7 of the sub-th
@@ -315,7 +317,7 @@ static poot_status sg_lane_setup(pc_kctx *k, att_sg *s) {
   return NULL;
 }
 
-/* The 8 f16 values of a K or V row (position cu, kv head hk) at this
+/* The 8 f16 values of a K or V row (table row cu, kv head hk) at this
  * lane's dims: one 16-byte load (4 words) from word w0 of binding ref,
  * decoded in registers. */
 static poot_status wide_row(pc_kctx *k, const att_sg *s, uint32_t ref, uint32_t w0,
@@ -348,8 +350,15 @@ static poot_status sg_score_wide(pc_kctx *k, const att_sg *s, poot_kir_value c, 
   POOT_TRY(poot__cc_bin(k, OP(ADD), cu, s->sub, &cu));
   POOT_TRY(poot__cc_bin(k, OP(LT), cu, end, &inr));
   POOT_TRY(poot__cc_bin(k, OP(MIN), cu, endm1, &cu));
-  POOT_TRY(wide_row(k, s, s->kref, s->kw0, cu, kv));
-  POOT_TRY(wide_row(k, s, s->vref, s->vw0, cu, vv));
+  /* The table rows: one row-map lookup a position serves its whole row. */
+  poot_kir_value rk = cu, rv = cu;
+  if (s->kmap != POOT_VALUE_NONE) POOT_TRY(poot__cc_emit_gather_row(k, s->kmap, cu, &rk));
+  if (s->vsame)
+    rv = rk;
+  else if (s->vmap != POOT_VALUE_NONE)
+    POOT_TRY(poot__cc_emit_gather_row(k, s->vmap, cu, &rv));
+  POOT_TRY(wide_row(k, s, s->kref, s->kw0, rk, kv));
+  POOT_TRY(wide_row(k, s, s->vref, s->vw0, rv, vv));
   for (uint32_t j = 0; j < 8; j++) {
     if (sc)
       POOT_TRY(poot_kir_fma(k->b, s->qv[j], kv[j], sc, &sc));
@@ -483,10 +492,8 @@ static poot_status sg_stash(pc_kctx *k, const att_sg *s) {
 /* Threads j < nsub: f_j = e^(m_j - M), M = max m_j, into shared sf (M at
  * nsub). */
 static poot_status sg_weights(pc_kctx *k, const att_sg *s, uint32_t *out_sf) {
-  char nm[32];
   uint32_t nsub = s->nst, sf;
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "sf", nm, sizeof nm), POOT_KIR_F32, nsub + 1,
-                               &sf));
+  POOT_TRY(poot__cc_shared(k, "sf", POOT_KIR_F32, nsub + 1, &sf));
   *out_sf = sf;
   poot_kir_value ltn;
   POOT_TRY(poot__cc_bin_c(k, OP(LT), s->lid, nsub, &ltn));
@@ -582,18 +589,100 @@ static bool kv_view(const pc_planner *pl, poot_value v, uint32_t *out_buf, int64
   return false;
 }
 
+bool poot__cc_attn_kv_gather(const pc_planner *pl, poot_value v) {
+  v = pl->alias[v];
+  const poot_node *n = pl->v[v].node;
+  if (!n || n->op != POOT_OP_GATHER || n->attrs.axis != 0 || n->attrs.batch_dims != 0) return false;
+  poot_value t = pl->alias[n->operands[0]];
+  const poot_type *tt = poot__cc_type(pl, t);
+  const poot_type *it = poot__cc_type(pl, pl->alias[n->operands[1]]);
+  if (it->shape.rank != 1 || tt->shape.rank != 3 || poot_dtype_is_packed(tt->dtype)) return false;
+  pc_hold h = pl->v[t].hold;
+  return h == PC_DENSE || h == PC_LEAFBUF || h == PC_TEMP;
+}
+
+/* Whether values a and b are the same: one value, or the same slice or
+ * reshape of the same value (the trace slices K's and V's row maps apart). */
+static bool same_value(const pc_planner *pl, poot_value a, poot_value b, int depth) {
+  a = pl->alias[a];
+  b = pl->alias[b];
+  if (a == b) return true;
+  const poot_node *na = pl->v[a].node, *nb = pl->v[b].node;
+  if (depth > 4 || !na || !nb || na->op != nb->op || pl->v[a].hold != PC_INLINE ||
+      pl->v[b].hold != PC_INLINE || !poot_type_equal(poot__cc_type(pl, a), poot__cc_type(pl, b)))
+    return false;
+  if (na->op == POOT_OP_SLICE) {
+    uint32_t r = poot__cc_type(pl, pl->alias[na->operands[0]])->shape.rank;
+    for (uint32_t i = 0; i < r; i++)
+      if (na->attrs.start[i] != nb->attrs.start[i] || na->attrs.limit[i] != nb->attrs.limit[i] ||
+          na->attrs.stride[i] != nb->attrs.stride[i])
+        return false;
+  } else if (na->op != POOT_OP_RESHAPE) {
+    return false;
+  }
+  return same_value(pl, na->operands[0], nb->operands[0], depth + 1);
+}
+
+/* Whether gathers a and b read the same rows and check them alike. */
+static bool same_rows(const pc_planner *pl, const poot_node *a, const poot_node *b) {
+  return same_value(pl, a->operands[1], b->operands[1], 0) && a->trap == b->trap &&
+         poot__cc_type(pl, pl->alias[a->operands[0]])->shape.dims[0] ==
+             poot__cc_type(pl, pl->alias[b->operands[0]])->shape.dims[0];
+}
+
+/* Operand v read in place through a row map: the gather, else NONE. */
+static poot_value kv_map(const pc_planner *pl, poot_value v) {
+  v = pl->alias[v];
+  return pl->v[v].hold == PC_INLINE && poot__cc_attn_kv_gather(pl, v) ? v : POOT_VALUE_NONE;
+}
+
+poot_status poot__cc_attn_kv_checks(pc_kctx *k, poot_value kk, poot_value v) {
+  const pc_planner *pl = k->pl;
+  poot_value mk = kv_map(pl, kk), mv = kv_map(pl, v);
+  if (mk != POOT_VALUE_NONE) POOT_TRY(poot__cc_emit_gather_checks(k, mk));
+  if (mv == POOT_VALUE_NONE ||
+      (mk != POOT_VALUE_NONE && same_rows(pl, pl->v[mk].node, pl->v[mv].node)))
+    return NULL;
+  return poot__cc_emit_gather_checks(k, mv);
+}
+
+/* kv_view of operand v, or of the table a row-map gather of v reads
+ * (*out_map: the gather; NONE for a plain view). */
+static bool kv_rows(const pc_planner *pl, poot_value v, uint32_t *out_buf, int64_t *out_off,
+                    poot_value *out_map) {
+  *out_map = kv_map(pl, v);
+  if (*out_map == POOT_VALUE_NONE) return kv_view(pl, v, out_buf, out_off);
+  return kv_view(pl, pl->v[*out_map].node->operands[0], out_buf, out_off);
+}
+
+/* The fraction of its table a row-map gather reads (its index's length
+ * over the table's rows); 1 without one. */
+static double map_frac(const pc_planner *pl, poot_value map) {
+  if (map == POOT_VALUE_NONE) return 1.0;
+  const poot_node *n = pl->v[map].node;
+  double rows = (double)poot__cc_type(pl, pl->alias[n->operands[0]])->shape.dims[0];
+  double len = (double)poot__cc_type(pl, pl->alias[n->operands[1]])->shape.dims[0];
+  return rows > 0 && len < rows ? len / rows : 1.0;
+}
+
 /* Sets up the wide form where it applies: K and V f16 rows of contiguous
- * views (kv_view) at 16-byte-aligned offsets, D a multiple of 8 with
- * lp = D / 8 a power of two within a subgroup. Unchanged otherwise. */
+ * views (kv_view) at 16-byte-aligned offsets, or rows of such a table
+ * through a row map (kv_rows), D a multiple of 8 with lp = D / 8 a power of
+ * two within a subgroup. Unchanged otherwise. */
 static poot_status att_wide_setup(pc_kctx *k, att_sg *s) {
   const pc_planner *pl = k->pl;
   const poot_type *kt = poot__cc_type(pl, s->kk), *vt = poot__cc_type(pl, s->v);
   uint32_t kb, vb, lp = s->D / 8;
   int64_t ko, vo;
+  poot_value km, vm;
   if (kt->dtype != POOT_DTYPE_F16 || vt->dtype != POOT_DTYPE_F16 || s->D % 8 || lp > s->sg ||
-      (lp & (lp - 1)) || !kv_view(pl, s->kk, &kb, &ko) || !kv_view(pl, s->v, &vb, &vo) || ko % 8 ||
-      vo % 8)
+      (lp & (lp - 1)) || !kv_rows(pl, s->kk, &kb, &ko, &km) || !kv_rows(pl, s->v, &vb, &vo, &vm) ||
+      ko % 8 || vo % 8)
     return NULL;
+  s->kmap = km;
+  s->vmap = vm;
+  s->vsame = km != POOT_VALUE_NONE && vm != POOT_VALUE_NONE &&
+             same_rows(pl, pl->v[km].node, pl->v[vm].node);
   s->wide = true;
   s->lp = lp;
   s->pp = s->sg / lp;
@@ -604,8 +693,8 @@ static poot_status att_wide_setup(pc_kctx *k, att_sg *s) {
   s->vw0 = (uint32_t)(vo / 2);
   POOT_TRY(poot__cc_binding_of(k, kb, &s->kref));
   POOT_TRY(poot__cc_binding_of(k, vb, &s->vref));
-  poot__cc_note_buffer(k, s->kref, k->frac);
-  poot__cc_note_buffer(k, s->vref, k->frac);
+  poot__cc_note_buffer(k, s->kref, k->frac * map_frac(pl, km));
+  poot__cc_note_buffer(k, s->vref, k->frac * map_frac(pl, vm));
   return NULL;
 }
 
@@ -772,19 +861,15 @@ static poot_status thr_combine_sg(pc_kctx *k, const pc_group *g, const att_thr *
                                   uint32_t sg, poot_kir_value m) {
   uint32_t D = s->D, nsub = s->wg / sg;
   poot_kir_value ninf = s->ar.ninf, zero = s->ar.zero, lid = s->lid;
-  char nm[32];
   uint32_t sm, sl, so;
   poot_kir_value M, f, isn, e, l;
   poot_kir_value sid, lane, first, mm;
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_ID, 0, &sid));
   POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_SUBGROUP_LANE, 0, &lane));
   POOT_TRY(poot__cc_bin_c(k, OP(EQ), lane, 0, &first));
-  POOT_TRY(
-      poot_kir_add_shared(k->b, poot__cc_name(k, "sm", nm, sizeof nm), POOT_KIR_F32, nsub, &sm));
-  POOT_TRY(
-      poot_kir_add_shared(k->b, poot__cc_name(k, "sl", nm, sizeof nm), POOT_KIR_F32, nsub, &sl));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "so", nm, sizeof nm), POOT_KIR_F32, nsub * D,
-                               &so));
+  POOT_TRY(poot__cc_shared(k, "sm", POOT_KIR_F32, nsub, &sm));
+  POOT_TRY(poot__cc_shared(k, "sl", POOT_KIR_F32, nsub, &sl));
+  POOT_TRY(poot__cc_shared(k, "so", POOT_KIR_F32, nsub * D, &so));
   POOT_TRY(poot_kir_subgroup_reduce(k->b, OP(SG_REDUCE_MAX), m, &mm));
   POOT_TRY(poot_kir_if_begin(k->b, first));
   POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, sm, sid, mm));
@@ -850,11 +935,9 @@ static poot_status thr_combine_tree(pc_kctx *k, const pc_group *g, const att_thr
                                     poot_kir_value m) {
   uint32_t D = s->D;
   poot_kir_value lid = s->lid;
-  char nm[32];
   poot_kir_value M, f, isn, e, l;
   uint32_t sh;
-  POOT_TRY(
-      poot_kir_add_shared(k->b, poot__cc_name(k, "red", nm, sizeof nm), POOT_KIR_F32, s->wg, &sh));
+  POOT_TRY(poot__cc_shared(k, "red", POOT_KIR_F32, s->wg, &sh));
   POOT_TRY(tree(k, sh, lid, m, true, &M));
   POOT_TRY(poot__cc_bin(k, OP(EQ), m, s->ar.ninf, &isn));
   POOT_TRY(poot__cc_bin(k, OP(SUB), m, M, &e));
@@ -882,6 +965,9 @@ static poot_status thr_combine_tree(pc_kctx *k, const pc_group *g, const att_thr
 }
 
 poot_status poot__cc_tpl_attention(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  const poot_node *an = k->pl->v[g->out].node;
+  POOT_TRY(
+      poot__cc_attn_kv_checks(k, k->pl->alias[an->operands[1]], k->pl->alias[an->operands[2]]));
   if (att_use_sg(k, g)) return attention_sg(k, g, grid);
   pc_planner *pl = k->pl;
   att_thr s;

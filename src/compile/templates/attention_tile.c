@@ -88,14 +88,10 @@ static poot_status tile_arrays(pc_kctx *k, att_tile *a) {
   char nm[32];
   uint32_t D = a->D, bc = a->s.bc, rows = a->s.rows;
   poot_kir_type f1 = poot_kir_type_make(POOT_KIR_F32, 1);
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tq", nm, sizeof nm), POOT_KIR_F32, rows * D,
-                               &a->sq));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tk", nm, sizeof nm), POOT_KIR_F32,
-                               bc * (D + 1), &a->sk));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "tv", nm, sizeof nm), POOT_KIR_F32, bc * D,
-                               &a->sv));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "ts", nm, sizeof nm), POOT_KIR_F32,
-                               rows * (bc + 1), &a->ss));
+  POOT_TRY(poot__cc_shared(k, "tq", POOT_KIR_F32, rows * D, &a->sq));
+  POOT_TRY(poot__cc_shared(k, "tk", POOT_KIR_F32, bc * (D + 1), &a->sk));
+  POOT_TRY(poot__cc_shared(k, "tv", POOT_KIR_F32, bc * D, &a->sv));
+  POOT_TRY(poot__cc_shared(k, "ts", POOT_KIR_F32, rows * (bc + 1), &a->ss));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "m", nm, sizeof nm), f1, 1, &a->pm));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "l", nm, sizeof nm), f1, 1, &a->pl_));
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "o", nm, sizeof nm), f1, a->s.nd, &a->pacc));
@@ -404,6 +400,7 @@ poot_status poot__cc_tpl_attn_tile(pc_kctx *k, const pc_group *g, uint32_t grid[
   a.wg = pl->wg;
   uint64_t ntiles = (a.T + a.s.tq - 1) / a.s.tq, nwg = ntiles * a.hkv;
   poot__cc_grid_for(nwg, grid);
+  POOT_TRY(poot__cc_attn_kv_checks(k, a.kk, a.v));
   POOT_TRY(tile_arrays(k, &a));
   POOT_TRY(tile_ids(k, &a, nwg));
   POOT_TRY(tile_stage_q(k, &a));

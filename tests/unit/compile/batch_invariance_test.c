@@ -6,7 +6,8 @@
  * setting (no_local_reductions: poot_exec_target.batch_invariant) and run
  * on the KIR interpreter at that target's subgroup size: every row's logits
  * and the K/V it writes are compared bit for bit with those of the row run
- * alone at B = 1 (docs/batching.md "Batch invariance").
+ * alone at B = 1 (docs/batching.md "Batch invariance"). The f16 pool and
+ * paged prefill tests check that attention reads the pool in place.
  *
  * lavapipe (a SIMD CPU: the generic contraction, one output per subgroup
  * whatever M is) must be invariant at 4 and 5; sm_90 and webgpu (the GEMV
@@ -59,15 +60,19 @@ static void tiny_config(poot_model_config *c) {
 
 static poot_dtype g_kv = POOT_DTYPE_F32;
 
-static poot_graph *trace(int64_t B) {
+static poot_graph *trace_tokens(int64_t B, int64_t T) {
   poot_model_config c;
   tiny_config(&c);
   poot_model_step s = {
-      .batch = B, .tokens = 1, .cap = CAP, .paged = true, .block_size = BS, .num_blocks = NB};
+      .batch = B, .tokens = T, .cap = CAP, .paged = true, .block_size = BS, .num_blocks = NB};
   poot_model_trace_options o = {.weight_type = wtype, .kv_dtype = g_kv};
   poot_graph *g = NULL;
   POOT_ASSERT_OK(poot_model_trace(&c, &s, &o, &g));
   return g;
+}
+
+static poot_graph *trace(int64_t B) {
+  return trace_tokens(B, 1);
 }
 
 /* The rows: token, position and block table of each; the K/V row written. */
@@ -257,18 +262,68 @@ static void test_gpu_targets(void **state) {
   }
 }
 
+/* No temporary holds a sequence's [cap, Hkv, D] view of the pool (nor, in
+ * decode (`sized`), anything as large): attention reads the pool in place. */
+static void assert_no_view_temp(const poot_plan *plan, const char *what, bool sized) {
+  const uint64_t view = (uint64_t)CAP * 2 * 16 * 4; /* 32-bit temp elements */
+  for (uint32_t i = 0; i < plan->temp_count; i++) {
+    const poot_type *ty = &plan->temps[i].type;
+    bool is_view = ty->shape.rank == 3 && ty->shape.dims[0] == CAP && ty->shape.dims[1] == 2 &&
+                   ty->shape.dims[2] == 16;
+    if (is_view || (sized && plan->temps[i].size >= view))
+      fail_msg("%s: temporary %u (%%%u, %llu bytes): a gathered K/V view", what, i,
+               plan->temps[i].value, (unsigned long long)plan->temps[i].size);
+  }
+}
+
+/* A table entry out of the pool in a block no row can see yet (row 0's
+ * last block): the plan faults with the oracle's trap, although attention
+ * reads only the visible rows (the row map is checked whole). */
+static void expect_table_fault(const poot_plan *plan, const poot_kir_target *t, poot_eval_input *ei,
+                               size_t n, poot_graph *g, int32_t (*table)[W]) {
+  int32_t saved = table[0][W - 1];
+  table[0][W - 1] = 1000;
+  poot_eval_fault f;
+  poot_eval_options eo;
+  poot_eval_options_init(&eo);
+  eo.out_fault = &f;
+  poot_evaluation *ev = NULL;
+  poot_eval_inputs eis = {.count = n, .items = ei};
+  POOT_ASSERT_STATUS_MSG(poot_eval(g, &eis, &eo, &ev), POOT_KERNEL_FAULT, "");
+  assert_int_equal(f.trap, POOT_TRAP_INDEX_OUT_OF_RANGE);
+  poot_plan_run *pr = NULL;
+  POOT_ASSERT_OK(poot_plan_run_create(plan, &pr));
+  poot_plan_input *pi = calloc(n, sizeof *pi);
+  for (size_t i = 0; i < n; i++) pi[i] = (poot_plan_input){ei[i].name, ei[i].tensor};
+  POOT_ASSERT_OK(poot_plan_run_bind(pr, n, pi));
+  poot_plan_run_options ro = {t->subgroup_size, false};
+  poot_status st = poot_plan_run_step(pr, &ro);
+  assert_int_equal(poot_status_code_of(st), POOT_KERNEL_FAULT);
+  char code[32];
+  snprintf(code, sizeof code, "trap code %d", (int)POOT_TRAP_INDEX_OUT_OF_RANGE);
+  if (!strstr(poot_status_message(st), code))
+    fail_msg("fault without the index trap: %s", poot_status_message(st));
+  poot_status_free(st);
+  free(pi);
+  poot_plan_run_destroy(pr);
+  table[0][W - 1] = saved;
+}
+
 /* f16 paged K/V (the default): the scatter writes each new row as 32-bit
- * words of two halves, in place (no temporary as large as a state), and the
- * plan at B = 4 matches poot_eval: logits within 1e-4 of the largest, every
- * pool row the step does not write bit for bit, the written rows within an
- * f16 ulp (the device rounds its own f32 values, within tier 2 of the
- * oracle's). */
+ * words of two halves, in place (no temporary as large as a state);
+ * attention reads each sequence's rows in place through its row map (no
+ * temporary as large as a sequence's [cap, Hkv, D] view); and the plan at
+ * B = 4 matches poot_eval: logits within 1e-4 of the largest, every pool
+ * row the step does not write bit for bit, the written rows within an f16
+ * ulp (the device rounds its own f32 values, within tier 2 of the
+ * oracle's). sm_90 (the wide form through the row map), lavapipe and
+ * webgpu (the per-thread form, the gather inlined in its loads). */
 static void test_f16_pool(void **state) {
   (void)state;
   g_kv = POOT_DTYPE_F16;
   g_wtype = POOT_DTYPE_Q8_0;
-  const char *targets[] = {"sm_90", "lavapipe"};
-  for (int ti = 0; ti < 2; ti++) {
+  const char *targets[] = {"sm_90", "lavapipe", "webgpu"};
+  for (int ti = 0; ti < 3; ti++) {
     poot_kir_target t;
     POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
     poot_graph *g = trace(4);
@@ -288,6 +343,7 @@ static void test_f16_pool(void **state) {
         largest_state = plan->buffers[i].size;
     for (uint32_t i = 0; i < plan->temp_count; i++)
       assert_true(plan->temps[i].size < largest_state); /* no copy of a state */
+    assert_no_view_temp(plan, targets[ti], true);
     /* Every kernel renders for the target (PTX, GLSL). */
     for (uint32_t i = 0; i < plan->kernel_count; i++) {
       poot_strbuf sb;
@@ -371,6 +427,7 @@ static void test_f16_pool(void **state) {
       }
     }
     assert_int_equal(written, 4 * 2 * 2 * 2 * 16); /* 4 rows of every K and V state */
+    expect_table_fault(plan, &t, ei, n, g, table);
     free(pi);
     free(ei);
     poot_plan_run_destroy(pr);
@@ -379,6 +436,92 @@ static void test_f16_pool(void **state) {
     pt_inputs_free(&base);
     poot_graph_destroy(g);
   }
+  g_kv = POOT_DTYPE_F32;
+}
+
+/* A paged prefill of 16 tokens (one sequence from position 4, f16 pool,
+ * blocks scattered) on sm_90: the tiled attention form reads the pool in
+ * place through the row map too (no [cap, Hkv, D] temporary), the logits
+ * are within 1e-4 of the largest of poot_eval's, and a bad entry in a
+ * block past the prompt faults as the oracle does. */
+static void test_paged_prefill(void **state) {
+  (void)state;
+  enum { T = 16, P0 = 4 };
+  g_kv = POOT_DTYPE_F16;
+  g_wtype = POOT_DTYPE_F32;
+  poot_kir_target t;
+  POOT_ASSERT_OK(poot_device_target_by_name("sm_90", &t));
+  poot_graph *g = trace_tokens(1, T);
+  pt_inputs base;
+  POOT_ASSERT_OK(pt_inputs_make(g, 11, 95, 0, 0.3f, &base));
+  for (size_t i = 0; i < base.count; i++)
+    if (strstr(base.names[i], ".k") || strstr(base.names[i], ".v")) {
+      uint16_t *h = base.tensors[i].data;
+      for (size_t j = 0; j < base.tensors[i].size / 2; j++)
+        h[j] = poot_f32_to_f16((float)((j * 7919) % 201) / 200.0f - 0.5f);
+    }
+  poot_plan *plan = plan_of(g, &t);
+  uint32_t tiled = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    tiled += plan->dispatches[i].what && strstr(plan->dispatches[i].what, "tiled") != NULL;
+  assert_true(tiled > 0);
+  assert_no_view_temp(plan, "sm_90 prefill", false);
+  int32_t tok[T], pos = P0, table[1][W], write[T];
+  const int32_t blocks[W] = {9, 2, 14, 5, 11, 0, 7, 16};
+  for (int j = 0; j < W; j++) table[0][j] = blocks[j];
+  for (int i = 0; i < T; i++) {
+    tok[i] = 1 + (i * 29) % 95;
+    write[i] = table[0][(P0 + i) / BS] * BS + (P0 + i) % BS;
+  }
+  int64_t one = 1, td[2] = {1, T}, sd[2] = {1, W}, wd = T;
+  poot_tensor tt = {poot_type_make(POOT_DTYPE_I32, 2, td), tok, sizeof tok};
+  poot_tensor pt = {poot_type_make(POOT_DTYPE_I32, 1, &one), &pos, 4};
+  poot_tensor st = {poot_type_make(POOT_DTYPE_I32, 2, sd), table, sizeof table};
+  poot_tensor wt = {poot_type_make(POOT_DTYPE_I32, 1, &wd), write, sizeof write};
+  poot_eval_input *ei = calloc(base.count + 4, sizeof *ei);
+  size_t n = 0;
+  for (size_t i = 0; i < base.count; i++) {
+    const char *nm = base.names[i];
+    if (!strcmp(nm, "token") || !strcmp(nm, "pos") || !strcmp(nm, "slot_map") ||
+        !strcmp(nm, "write_map"))
+      continue;
+    ei[n].name = nm;
+    ei[n].tensor = &base.tensors[i];
+    n++;
+  }
+  ei[n++] = (poot_eval_input){"token", &tt};
+  ei[n++] = (poot_eval_input){"pos", &pt};
+  ei[n++] = (poot_eval_input){"slot_map", &st};
+  ei[n++] = (poot_eval_input){"write_map", &wt};
+  poot_evaluation *ev = NULL;
+  poot_eval_inputs eis = {.count = n, .items = ei};
+  POOT_ASSERT_OK(poot_eval(g, &eis, NULL, &ev));
+  poot_plan_run *pr = NULL;
+  POOT_ASSERT_OK(poot_plan_run_create(plan, &pr));
+  poot_plan_input *pi = calloc(n, sizeof *pi);
+  for (size_t i = 0; i < n; i++) pi[i] = (poot_plan_input){ei[i].name, ei[i].tensor};
+  POOT_ASSERT_OK(poot_plan_run_bind(pr, n, pi));
+  poot_plan_run_options ro = {t.subgroup_size, false};
+  POOT_ASSERT_OK(poot_plan_run_step(pr, &ro));
+  poot_tensor out;
+  POOT_ASSERT_OK(poot_plan_run_output(pr, &out));
+  assert_int_equal(out.size, ev->output.size);
+  const float *ref = ev->output.data, *got = out.data;
+  double big = 0, err = 0;
+  for (size_t j = 0; j < out.size / 4; j++) {
+    big = fmax(big, fabs(ref[j]));
+    err = fmax(err, fabs((double)ref[j] - got[j]));
+  }
+  printf("paged prefill on sm_90 (tiled): logits max |plan - oracle| %.3g of %.3g\n", err, big);
+  assert_true(big > 0 && err <= 1e-4 * big);
+  expect_table_fault(plan, &t, ei, n, g, table); /* block 7: positions 28.. unseen */
+  free(pi);
+  free(ei);
+  poot_plan_run_destroy(pr);
+  poot_evaluation_destroy(ev);
+  poot_plan_destroy(plan);
+  pt_inputs_free(&base);
+  poot_graph_destroy(g);
   g_kv = POOT_DTYPE_F32;
 }
 
@@ -555,9 +698,9 @@ static void test_sampler_rows(void **state) {
 int main(void) {
   make_rows();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lavapipe),     cmocka_unit_test(test_gpu_targets),
-      cmocka_unit_test(test_f16_pool),     cmocka_unit_test(test_gemv_rows),
-      cmocka_unit_test(test_sampler_rows),
+      cmocka_unit_test(test_lavapipe),  cmocka_unit_test(test_gpu_targets),
+      cmocka_unit_test(test_f16_pool),  cmocka_unit_test(test_paged_prefill),
+      cmocka_unit_test(test_gemv_rows), cmocka_unit_test(test_sampler_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

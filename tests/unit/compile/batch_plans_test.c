@@ -10,10 +10,11 @@
  * targets the projections' form is asserted: the GEMV at B = 8, the GEMM
  * split over K from 16 (the classifier's 2,004 tiles unsplit).
  *
- * With arguments "print [TARGET]" (sm_90 by default), prints the plans of
- * two layers at B = 1, 4, 8, 16, 32, 64 instead (form, grid, bytes: the
- * figures of docs/batching.md), and with POOT_BATCH_PLANS_EMIT=DIR writes
- * every kernel's source into DIR (for ptxas -v). */
+ * With arguments "print [TARGET [CAP]]" (sm_90 and 64 by default), prints
+ * the plans of two layers at B = 1, 4, 8, 16, 32, 64 instead (form, grid,
+ * bytes: the figures of docs/batching.md; CAP the positions of a row, in
+ * blocks of 16), and with POOT_BATCH_PLANS_EMIT=DIR writes every kernel's
+ * source into DIR (for ptxas -v). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,7 @@
 
 static bool g_print = false;
 static const char *g_print_target = "sm_90";
+static int64_t g_cap = 64;
 
 static poot_status wtype(void *ctx, const poot_weight_ref *ref, const poot_type *expected,
                          poot_type *out) {
@@ -59,16 +61,17 @@ static void config_1b(poot_model_config *c, int64_t layers) {
 }
 
 /* The runner's decode entry of B rows (poot bench -p 32 -n 16: cap 64,
- * blocks of 16, 5 blocks a row plus the scratch block). */
+ * blocks of 16, 5 blocks a row plus the scratch block; g_cap / 16 + 1 blocks
+ * a row for another cap). */
 static poot_graph *trace_decode(int64_t B, int64_t layers) {
   poot_model_config c;
   config_1b(&c, layers);
   poot_model_step s = {.batch = B,
                        .tokens = 1,
-                       .cap = 64,
+                       .cap = g_cap,
                        .paged = true,
                        .block_size = 16,
-                       .num_blocks = (int32_t)(B * 5 + 1)};
+                       .num_blocks = (int32_t)(B * (g_cap / 16 + 1) + 1)};
   poot_model_trace_options o = {.weight_type = wtype, .kv_dtype = POOT_DTYPE_F16};
   poot_graph *g = NULL;
   POOT_ASSERT_OK(poot_model_trace(&c, &s, &o, &g));
@@ -229,6 +232,11 @@ static void test_wide_concat(void **state) {
 int main(int argc, char **argv) {
   g_print = argc > 1 && !strcmp(argv[1], "print");
   if (g_print && argc > 2) g_print_target = argv[2];
+  if (g_print && argc > 3) g_cap = atoll(argv[3]);
+  if (g_cap < 16 || g_cap % 16) {
+    fprintf(stderr, "CAP must be a positive multiple of 16\n");
+    return 2;
+  }
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_wide_concat),
                                      cmocka_unit_test(test_plans)};
   return cmocka_run_group_tests(tests, NULL, NULL);
