@@ -6,7 +6,8 @@
  * It lives beside the driver because it is the driver of many sequences:
  * it loads weights and appends the greedy suffix through the driver's own
  * helpers (driver_impl.h, driver_internal.h), and its chunk ladder is the
- * driver's (whole chunks, tail chunks of TAIL_CHUNK, then single steps).
+ * driver's (poot__driver_ladder_rung), but what it leaves for single steps
+ * runs as rows of the step's batched decode replay.
  * Generating many prompts to completion is in batch_generate.c. */
 #include <stdio.h>
 #include <string.h>
@@ -228,6 +229,8 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   b->stats.per_size[k]++;
   b->stats.decode_rows += (uint64_t)n;
   b->stats.padded_rows += (uint64_t)(B - n);
+  b->step_rows += n;
+  if (B > b->step_batch) b->step_batch = B;
   return NULL;
 }
 
@@ -250,16 +253,14 @@ static poot_status run_rows_split(poot_batch *b, const poot_scheduler_plan *plan
   return run_rows_split(b, plan, rows + h, n - h, ids, nonfinite, replays);
 }
 
-/* The first n tokens of an item through the chunk ladder at B = 1: whole
- * chunks, tail chunks, then single steps; the last step's pair is the
- * item's. */
-static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t n, int32_t *id,
-                            bool *nonfinite, int32_t *replays) {
-  for (int64_t i = 0; i < n;) {
-    const int64_t left = n - i;
-    batch_entry *e = b->chunk > 1 && left >= b->chunk ? &b->prefill[0]
-                     : b->tail > 1 && left >= b->tail ? &b->prefill[1]
-                                                      : &b->decode[0];
+/* Tokens [from, from + n) of an item through the chunk ladder at B = 1:
+ * the longest rung that fits, then single steps; the last step's pair is
+ * the item's. */
+static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t from, int64_t n,
+                            int32_t *id, bool *nonfinite, int32_t *replays) {
+  for (int64_t i = from; i < from + n;) {
+    const int s = poot__driver_ladder_rung(b->ladder, from + n - i);
+    batch_entry *e = s >= 0 ? &b->prefill[s] : &b->decode[0];
     const int64_t T = e->tokens;
     for (int64_t j = 0; j < T; j++) {
       b->tok[j] = w->tokens[i + j];
@@ -273,7 +274,6 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t
   }
   *id = b->out[0];
   *nonfinite = b->out[1] == 0;
-  b->stats.prefill_tokens += (uint64_t)n;
   return NULL;
 }
 
@@ -359,7 +359,7 @@ static poot_status check_options(const poot_batch_options *o, const poot_model_c
     return BAD("batch: prefill_chunk %lld is outside [1, max_seq_len %lld]", (long long)chunk,
                (long long)cap);
   b->chunk = chunk;
-  b->tail = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
+  poot__driver_ladder_make(chunk, b->ladder);
   int64_t budget = o->token_budget ? o->token_budget : (int64_t)b->max_batch * chunk;
   if (budget > INT32_MAX / 2) budget = INT32_MAX / 2;
   if (budget < b->max_batch)
@@ -423,8 +423,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   if ((st = poot_scheduler_create(b->pool, &so, &b->sched))) goto unload;
   for (int32_t i = 0; i < b->n_sizes; i++)
     b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
-  b->prefill[0] = (batch_entry){.batch = 1, .tokens = b->chunk};
-  b->prefill[1] = (batch_entry){.batch = 1, .tokens = b->tail};
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    b->prefill[i] = (batch_entry){.batch = 1, .tokens = b->ladder[i]};
   const int64_t rows = b->max_batch > b->chunk ? b->max_batch : b->chunk;
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
@@ -433,7 +433,7 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
                        sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
-  b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
+  b->brows = poot_calloc((size_t)(2 * b->max_batch), sizeof *b->brows);
   b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
   b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
@@ -488,7 +488,7 @@ void poot_batch_destroy(poot_batch *b) {
     if (b->decode_logits[i].added)
       poot_status_free(poot_exec_remove_entry(b->ex, b->decode_logits[i].id));
   }
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < LADDER_RUNGS; i++)
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
   poot__batch_sample_deinit(b);
   if (b->ex) poot_exec_unload(b->ex);
@@ -522,11 +522,13 @@ static poot_status check_executor(const poot_batch *b) {
                           "poot_batch_recover gives it a new one");
 }
 
+/* Every rung, the middle one included (as poot_driver_prepare: a prompt
+ * of MID_CHUNK tokens or more would otherwise pay its compile). */
 poot_status poot_batch_prepare(poot_batch *b) {
   POOT_TRY(check_executor(b));
   for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(poot__batch_ensure_entry(b, &b->decode[i]));
-  if (b->chunk > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[0]));
-  if (b->tail > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[1]));
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    if (b->ladder[i] > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[i]));
   return NULL;
 }
 
@@ -537,7 +539,8 @@ void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
   out->block_size = b->bs;
   out->num_blocks = b->num_blocks;
   out->prefill_chunk = b->chunk;
-  out->tail_chunk = b->tail;
+  out->mid_chunk = b->ladder[1];
+  out->tail_chunk = b->ladder[2];
   out->token_budget = b->token_budget;
   out->max_requests = b->max_requests;
   out->kv_dtype = b->kv;
@@ -624,42 +627,59 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     nonfinite[i] = false;
     b->has_probs[i] = false;
   }
-  /* Longer items run their chunk ladders first; then every one-token item,
-   * and the last token of an emitting item that samples (so it is drawn by
-   * the row sampler, as the driver feeds a prompt's last id through its
-   * sample entry), is a row of one batched replay per sampling kind. */
-  int32_t n_rows = 0, replays = 0;
+  /* Each item's rungs run first (B = 1); the tokens they leave (fewer than
+   * the shortest rung) are rows of the greedy replay, in position order,
+   * its last row the item's id; the last token of an emitting item that
+   * samples is a row of its kind's replay (drawn by the row sampler, as the
+   * driver feeds a prompt's last id through its sample entry). One-token
+   * greedy items hold their rows first; an item whose rows no longer fit
+   * the greedy replay's max_batch runs them as single steps. */
+  int32_t room = b->max_batch, n_rows = 0, replays = 0;
+  b->step_rows = b->step_batch = 0;
+  for (int32_t i = 0; i < plan->n_work; i++)
+    if (plan->work[i].n_tokens == 1 && !(plan->work[i].emits &&
+                                         poot__batch_sample_get(b, plan->work[i].caller_id)))
+      room--;
   for (int32_t i = 0; i < plan->n_work; i++) {
     const poot_scheduler_work *w = &plan->work[i];
     const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
-    const int32_t last = w->n_tokens - 1;
-    if (w->n_tokens > 1 && (!rq || last > 0)) {
-      poot_status st = run_item(b, w, rq ? last : w->n_tokens, &ids[i], &nonfinite[i], &replays);
+    const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
+    int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
+    if (w->n_tokens > 1 && rest > room) rest = 0; /* single steps */
+    if (w->n_tokens > 1) room -= (int32_t)rest;
+    if (fed > rest) {
+      poot_status st = run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], &replays);
       if (st) {
         if (out_replays) *out_replays = replays;
         return st;
       }
-      if (!rq) continue;
     }
-    b->brows[n_rows++] = (batch_row){
-        .item = i, .off = w->n_tokens > 1 ? last : 0, .kind = rq ? rq->r.kind : 0, .req = rq};
+    for (int64_t off = fed - rest; off < fed; off++)
+      b->brows[n_rows++] = (batch_row){.item = i, .off = (int32_t)off};
+    if (rq)
+      b->brows[n_rows++] =
+          (batch_row){.item = i, .off = w->n_tokens - 1, .kind = rq->r.kind, .req = rq};
+    if (w->n_tokens > 1) b->stats.prefill_tokens += (uint64_t)w->n_tokens;
   }
-  /* One replay per kind, in the order kinds first appear. */
-  for (int32_t first = 0; first < n_rows; first++) {
-    if (b->brows[first].item < 0) continue;
-    const uint32_t kind = b->brows[first].kind;
-    int32_t ng = 0;
-    for (int32_t j = first; j < n_rows; j++)
-      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
-        b->grows[ng++] = b->brows[j];
-        b->brows[j].item = -1;
+  /* One replay per kind: the greedy one first (an item's earlier rows are
+   * there: its sampled row must see them in the pool), then the others in
+   * the order they first appear. */
+  for (int pass = 0; pass < 2; pass++)
+    for (int32_t first = 0; first < n_rows; first++) {
+      if (b->brows[first].item < 0 || (b->brows[first].kind == 0) != (pass == 0)) continue;
+      const uint32_t kind = b->brows[first].kind;
+      int32_t ng = 0;
+      for (int32_t j = first; j < n_rows; j++)
+        if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
+          b->grows[ng++] = b->brows[j];
+          b->brows[j].item = -1;
+        }
+      poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
+      if (st) {
+        if (out_replays) *out_replays = replays;
+        return st;
       }
-    poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
-    if (st) {
-      if (out_replays) *out_replays = replays;
-      return st;
     }
-  }
   for (int32_t i = 0; i < plan->n_work; i++)
     if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
   if (out_replays) *out_replays = replays;
@@ -681,16 +701,11 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
   info.n_work = plan->n_work;
   info.n_tokens = plan->n_tokens;
   info.n_preempted = plan->n_preempted;
-  for (int32_t i = 0; i < plan->n_work; i++) {
-    info.n_rows += plan->work[i].n_tokens == 1;
+  for (int32_t i = 0; i < plan->n_work; i++)
     info.n_decode += plan->work[i].n_tokens == 1 && !plan->work[i].prefill;
-  }
-  if (info.n_rows > 0) {
-    int32_t k = 0;
-    while (k < b->n_sizes - 1 && b->sizes[k] < info.n_rows) k++;
-    info.decode_batch = b->sizes[k];
-  }
   poot_status st = poot_batch_run_plan(b, plan, b->ids, b->nonfinite, &info.replays);
+  info.n_rows = b->step_rows;
+  info.decode_batch = b->step_batch;
   if (st) {
     poot_status_free(poot_scheduler_step_abort(b->sched));
     return st;
@@ -720,7 +735,7 @@ void poot_batch_release_executor(poot_batch *b) {
     b->decode[i].added = b->decode_logits[i].added = false;
     b->decode[i].unsupported = b->decode_logits[i].unsupported = false; /* another device */
   }
-  for (int i = 0; i < 2; i++) b->prefill[i].added = false;
+  for (int i = 0; i < LADDER_RUNGS; i++) b->prefill[i].added = false;
   b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
   b->ex = NULL;
 }
