@@ -230,11 +230,10 @@ POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn
  * item's chunk steps (B = 1), then its last tokens fewer than the shortest
  * chunk and every one-token item (decode, and prefill of one token) as rows
  * of one replay per sampling kind, of the smallest decode entry that holds
- * them (an item's rows that no longer fit max_batch: single steps); writes out_ids[i] / out_nonfinite[i] for each
- * emitting item i (−1 / false for the others; arrays of plan->n_work). Does
- * not report the plan, nor have a grammar accept its ids (poot_batch_step
- * does both). out_replays (may be NULL) gets the device steps run.
- * The executor's errors. */
+ * them (an item's rows that no longer fit max_batch: single steps); writes out_ids[i] /
+ * out_nonfinite[i] for each emitting item i (−1 / false for the others; arrays of plan->n_work).
+ * Does not report the plan, nor have a grammar accept its ids (poot_batch_step does both).
+ * out_replays (may be NULL) gets the device steps run. The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_run_plan(poot_batch *batch, const poot_scheduler_plan *plan,
                                               int32_t *out_ids, bool *out_nonfinite,
                                               int32_t *out_replays);

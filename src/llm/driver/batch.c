@@ -154,10 +154,11 @@ static poot_status write_row(const poot_batch *b, int32_t seq, int64_t p, int32_
 }
 
 /* The logits variant of decode entry k (the slots filled): rows [0, n) of
- * its logits to b->logits_out, each row's first maximum (the first NaN) and
- * finite flag as the greedy suffix gives them. */
-static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *ids,
-                                 bool *nonfinite) {
+ * its logits to b->logits_out (and which plan rows they are to
+ * b->logits_rows), each row's first maximum (the first NaN) and finite flag
+ * as the greedy suffix gives them. */
+static poot_status decode_logits(poot_batch *b, int32_t k, const batch_row *plan_rows, int32_t n,
+                                 int32_t *ids, bool *nonfinite) {
   batch_entry *e = &b->decode_logits[k];
   e->batch = b->sizes[k];
   e->tokens = 1;
@@ -169,6 +170,8 @@ static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *i
   if (!st) memcpy(b->logits_out, rows, (size_t)(n * V) * sizeof *rows);
   poot_free(rows);
   POOT_TRY(st);
+  memcpy(b->logits_rows, plan_rows, (size_t)n * sizeof *plan_rows);
+  b->n_logits_rows = n;
   for (int32_t i = 0; i < n; i++) {
     const float *x = b->logits_out + i * V;
     int64_t best = 0;
@@ -211,7 +214,7 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   if (rows[0].kind) {
     POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
   } else if (b->logits_out) {
-    POOT_TRY(decode_logits(b, k, n, b->ids_tmp, b->nonfinite_tmp));
+    POOT_TRY(decode_logits(b, k, rows, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
     POOT_TRY(replay(b, &b->decode[k], b->out, (size_t)B * 2 * 4));
     for (int32_t i = 0; i < n; i++) {
@@ -435,6 +438,7 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
   b->brows = poot_calloc((size_t)(2 * b->max_batch), sizeof *b->brows);
   b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
+  b->logits_rows = poot_calloc((size_t)b->max_batch, sizeof *b->logits_rows);
   b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
@@ -445,8 +449,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->has_probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs_tmp);
   b->cur_item = -1;
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp || !b->probs ||
-      !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
+      !b->results || !b->brows || !b->grows || !b->logits_rows || !b->ids_tmp ||
+      !b->nonfinite_tmp || !b->probs || !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
@@ -467,6 +471,7 @@ fail:
   poot_free(b->ids);
   poot_free(b->brows);
   poot_free(b->grows);
+  poot_free(b->logits_rows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -502,6 +507,7 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->ids);
   poot_free(b->brows);
   poot_free(b->grows);
+  poot_free(b->logits_rows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -551,6 +557,15 @@ void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
 
 void poot__batch_set_decode_logits(poot_batch *b, float *out) {
   b->logits_out = out;
+  b->n_logits_rows = 0;
+}
+
+int32_t poot__batch_logits_rows(const poot_batch *b, int32_t *items, int32_t *offs) {
+  for (int32_t i = 0; i < b->n_logits_rows; i++) {
+    items[i] = b->logits_rows[i].item;
+    offs[i] = b->logits_rows[i].off;
+  }
+  return b->n_logits_rows;
 }
 
 const poot_model *poot__batch_model(const poot_batch *b) {
@@ -635,10 +650,10 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
    * greedy items hold their rows first; an item whose rows no longer fit
    * the greedy replay's max_batch runs them as single steps. */
   int32_t room = b->max_batch, n_rows = 0, replays = 0;
-  b->step_rows = b->step_batch = 0;
+  b->step_rows = b->step_batch = b->n_logits_rows = 0;
   for (int32_t i = 0; i < plan->n_work; i++)
-    if (plan->work[i].n_tokens == 1 && !(plan->work[i].emits &&
-                                         poot__batch_sample_get(b, plan->work[i].caller_id)))
+    if (plan->work[i].n_tokens == 1 &&
+        !(plan->work[i].emits && poot__batch_sample_get(b, plan->work[i].caller_id)))
       room--;
   for (int32_t i = 0; i < plan->n_work; i++) {
     const poot_scheduler_work *w = &plan->work[i];

@@ -69,7 +69,7 @@ struct poot_batch {
   bool fault_armed; /* poot_batch_arm_kernel_fault: the next replay traps */
   int32_t max_batch, bs, num_blocks, token_budget, max_requests;
   int32_t scratch; /* the block dummy rows write: num_blocks (the pool never hands it out) */
-  int64_t cap, width, chunk; /* width: blocks per table (cap / bs) */
+  int64_t cap, width, chunk;    /* width: blocks per table (cap / bs) */
   int64_t ladder[LADDER_RUNGS]; /* poot__driver_ladder_make of chunk */
   poot_dtype kv;
   uint64_t kv_bytes;
@@ -80,6 +80,8 @@ struct poot_batch {
   /* poot__batch_set_decode_logits: decode through the logits variants. */
   batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
   float *logits_out;
+  batch_row *logits_rows; /* the plan rows of the last logits replay (max_batch) */
+  int32_t n_logits_rows;
   poot_kv_pool *pool;
   poot_scheduler *sched;
   /* Host copies of one step's slots, sized for the largest entry. */
