@@ -1120,6 +1120,83 @@ static void test_recover(void **state) {
 
 /* ------------------------------------------------------------ errors */
 
+/* ------------------------------------------------------------ tail rows */
+
+/* One step (asserting its replays, rows and entry size), its ids recorded. */
+static void step_expect(poot_batch *b, recorded *rec, int32_t replays, int32_t rows,
+                        int32_t decode_batch) {
+  poot_batch_step_info info;
+  POOT_ASSERT_OK(poot_batch_step(b, record_id, rec, &info));
+  assert_int_equal(info.replays, replays);
+  assert_int_equal(info.n_rows, rows);
+  assert_int_equal(info.decode_batch, decode_batch);
+}
+
+/* A prompt's tail (fewer tokens than the chunk) runs as rows of the step's
+ * decode replay beside another sequence's decode row; a tail that no longer
+ * fits max_batch runs as single steps; the ids are the contiguous
+ * driver's either way. */
+static void test_tail_rows(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "tail rows");
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NP = 3, NEW = 8 };
+  const int64_t lens[NP] = {3, 19, 21};
+  int32_t prompts[NP][24];
+  for (int i = 0; i < NP; i++) make_prompt((uint32_t)(300 + i), V, prompts[i], lens[i]);
+  poot_batch_options bo = small_options(4, 64, 16, 32, false); /* chunk 16: no lower rung */
+  rig r;
+  rig_open(&r, m, &bo);
+  recorded rec = {0};
+  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 1, 3, 4); /* 3 tokens: one replay of 3 rows (was 3 replays) */
+  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 2, 1, 1); /* 1's chunk of 16 (the scheduler's cut), 0's decode row */
+  /* 1's tail of 3 beside 0's decode row: one replay (was 4) */
+  step_expect(r.b, &rec, 1, 4, 4);
+  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 2, 2, 2); /* 2's chunk, the decode rows of 0 and 1 */
+  /* 2's tail of 5 does not fit the 2 rows left: 5 single steps, then the
+   * decode rows */
+  step_expect(r.b, &rec, 6, 2, 2);
+  poot_batch_stats st;
+  poot_batch_get_stats(r.b, &st);
+  assert_int_equal(st.prefill_tokens, 3 + 19 + 21);
+  assert_int_equal(st.decode_rows, 3 + 1 + 4 + 2 + 2);
+  while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
+  rig_close(&r);
+
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = bo.kv_dtype ? bo.kv_dtype : poot_model_kv_dtype_default(true);
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < NP; i++) {
+    POOT_ASSERT_OK(poot_driver_reset(d));
+    poot_token ids[24], next;
+    for (int64_t j = 0; j < lens[i]; j++) ids[j] = prompts[i][j];
+    POOT_ASSERT_OK(poot_driver_feed(d, ids, (size_t)lens[i], &next, NULL));
+    assert_int_equal(rec.n[i], NEW);
+    for (int j = 0; j < NEW; j++) {
+      assert_int_equal(rec.ids[i][j], next);
+      poot_token t = next;
+      if (j + 1 < NEW) POOT_ASSERT_OK(poot_driver_feed(d, &t, 1, &next, NULL));
+    }
+  }
+  printf(
+      "tail rows: a tail of 3 beside a decode row in one replay, a tail of 5 past max_batch 4 "
+      "as single steps: the driver's ids\n");
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_model_destroy(m);
+}
+
 static void test_errors(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "errors");
@@ -1195,6 +1272,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_invariance_demo),
       cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),
+      cmocka_unit_test(test_tail_rows),
       cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
       cmocka_unit_test(test_penalties_grammar),
