@@ -10,10 +10,11 @@
  *     T = 1: every decoding sequence of a step in one replay, the step padded
  *     to the next size with dummy rows (their K/V written to a scratch block
  *     no sequence owns, their output ignored);
- *   - prefill at B = 1, T = prefill_chunk and, when the chunk is longer than
- *     16, T = 16 (the tail chunk): a prompt chunk runs as whole chunks, tail
- *     chunks, then single steps through the B = 1 decode entry, as the
- *     driver's ladder does.
+ *   - prefill at B = 1, T = prefill_chunk and, when the chunk is longer,
+ *     T = 128 (the middle chunk) and T = 16 (the tail chunk): a prompt chunk
+ *     runs down the driver's ladder, and its last tokens fewer than the
+ *     shortest chunk run as rows of the step's decode replay (when they fit
+ *     max_batch; else single steps through the B = 1 decode entry).
  * Each step writes the block tables into `slot_map` and the pool row of
  * every new token into `write_map` (poot/llm/model.h): no table, position or
  * prompt length ever adds an entry. The choice is made on the device: each
@@ -123,7 +124,7 @@ POOT_MUST_USE poot_status poot_batch_create(poot_executor *executor, poot_model 
 void poot_batch_destroy(poot_batch *batch);
 
 /* Adds every entry now (trace, compile, capture): the decode sizes and the
- * prefill chunks. The executor's errors. */
+ * prefill chunks (the middle one included). The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_prepare(poot_batch *batch);
 
 /* What the runner was made with (after defaults and rounding). */
