@@ -1139,6 +1139,7 @@ static void step_expect(poot_batch *b, recorded *rec, int32_t replays, int32_t r
 static void test_tail_rows(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "tail rows");
+  const double t0 = poot_time_s();
   const int64_t V = poot_model_get_config(m)->vocab_size;
   enum { NP = 3, NEW = 8 };
   const int64_t lens[NP] = {3, 19, 21};
@@ -1191,7 +1192,8 @@ static void test_tail_rows(void **state) {
   }
   printf(
       "tail rows: a tail of 3 beside a decode row in one replay, a tail of 5 past max_batch 4 "
-      "as single steps: the driver's ids\n");
+      "as single steps: the driver's ids (%.2f s)\n",
+      poot_time_s() - t0);
   poot_driver_destroy(d);
   poot_executor_destroy(ex);
   poot_model_destroy(m);
