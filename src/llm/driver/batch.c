@@ -17,6 +17,9 @@
 #include "batch_impl.h"
 #include "driver_internal.h"
 
+/* A step's rows: each item's tail and its sampled row. */
+_Static_assert(POOT__BATCH_STEP_ROWS(1) == BATCH_TAIL_ROWS + 1, "a step's rows");
+
 /* ------------------------------------------------------------ entries */
 
 /* A paged step of B rows of T tokens; suffix: 0 none (logits), 1 greedy, 2
@@ -154,9 +157,9 @@ static poot_status write_row(const poot_batch *b, int32_t seq, int64_t p, int32_
 }
 
 /* The logits variant of decode entry k (the slots filled): rows [0, n) of
- * its logits to b->logits_out (and which plan rows they are to
- * b->logits_rows), each row's first maximum (the first NaN) and finite flag
- * as the greedy suffix gives them. */
+ * its logits appended to the step's in b->logits_out (and which plan rows
+ * they are to b->logits_rows), each row's first maximum (the first NaN)
+ * and finite flag as the greedy suffix gives them. */
 static poot_status decode_logits(poot_batch *b, int32_t k, const batch_row *plan_rows, int32_t n,
                                  int32_t *ids, bool *nonfinite) {
   batch_entry *e = &b->decode_logits[k];
@@ -167,13 +170,14 @@ static poot_status decode_logits(poot_batch *b, int32_t k, const batch_row *plan
   float *rows = poot_malloc((size_t)(e->batch * V) * sizeof *rows);
   if (!rows) return OOM("logits rows");
   poot_status st = replay(b, e, rows, (size_t)(e->batch * V) * sizeof *rows);
-  if (!st) memcpy(b->logits_out, rows, (size_t)(n * V) * sizeof *rows);
+  float *dst = b->logits_out + (size_t)b->n_logits_rows * (size_t)V;
+  if (!st) memcpy(dst, rows, (size_t)(n * V) * sizeof *rows);
   poot_free(rows);
   POOT_TRY(st);
-  memcpy(b->logits_rows, plan_rows, (size_t)n * sizeof *plan_rows);
-  b->n_logits_rows = n;
+  memcpy(b->logits_rows + b->n_logits_rows, plan_rows, (size_t)n * sizeof *plan_rows);
+  b->n_logits_rows += n;
   for (int32_t i = 0; i < n; i++) {
-    const float *x = b->logits_out + i * V;
+    const float *x = dst + i * V;
     int64_t best = 0;
     bool fin = true;
     for (int64_t j = 0; j < V; j++) {
@@ -254,6 +258,32 @@ static poot_status run_rows_split(poot_batch *b, const poot_scheduler_plan *plan
   const int32_t h = n / 2;
   POOT_TRY(run_rows_split(b, plan, rows, h, ids, nonfinite, replays));
   return run_rows_split(b, plan, rows + h, n - h, ids, nonfinite, replays);
+}
+
+/* The greedy rows of b->brows[0 .. n) in replays of at most max_batch
+ * rows, in order: a new replay where the next item's rows would not fit
+ * (an item's rows are never split; the caller keeps each item's rows at
+ * most max_batch). Marks them run (item −1). */
+static poot_status run_greedy(poot_batch *b, const poot_scheduler_plan *plan, int32_t n,
+                              int32_t *ids, bool *nonfinite, int32_t *replays) {
+  int32_t ng = 0;
+  for (int32_t j = 0; j < n;) {
+    if (b->brows[j].kind != 0) {
+      j++;
+      continue;
+    }
+    int32_t k = j + 1; /* [j, k): this item's greedy rows */
+    while (k < n && b->brows[k].kind == 0 && b->brows[k].item == b->brows[j].item) k++;
+    if (ng > 0 && ng + (k - j) > b->max_batch) {
+      POOT_TRY(run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays));
+      ng = 0;
+    }
+    for (; j < k; j++) {
+      b->grows[ng++] = b->brows[j];
+      b->brows[j].item = -1;
+    }
+  }
+  return ng > 0 ? run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays) : NULL;
 }
 
 /* Tokens [from, from + n) of an item through the chunk ladder at B = 1:
@@ -436,9 +466,9 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
                        sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
-  b->brows = poot_calloc((size_t)(2 * b->max_batch), sizeof *b->brows);
+  b->brows = poot_calloc((size_t)POOT__BATCH_STEP_ROWS(b->max_batch), sizeof *b->brows);
   b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
-  b->logits_rows = poot_calloc((size_t)b->max_batch, sizeof *b->logits_rows);
+  b->logits_rows = poot_calloc((size_t)POOT__BATCH_STEP_ROWS(b->max_batch), sizeof *b->logits_rows);
   b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
@@ -643,25 +673,19 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     b->has_probs[i] = false;
   }
   /* Each item's rungs run first (B = 1); the tokens they leave (fewer than
-   * the shortest rung) are rows of the greedy replay, in position order,
-   * its last row the item's id; the last token of an emitting item that
-   * samples is a row of its kind's replay (drawn by the row sampler, as the
-   * driver feeds a prompt's last id through its sample entry). One-token
-   * greedy items hold their rows first; an item whose rows no longer fit
-   * the greedy replay's max_batch runs them as single steps. */
-  int32_t room = b->max_batch, n_rows = 0, replays = 0;
+   * the shortest rung) are greedy rows, in position order, its last row the
+   * item's id; the last token of an emitting item that samples is a row of
+   * its kind's replay (drawn by the row sampler, as the driver feeds a
+   * prompt's last id through its sample entry). A tail longer than
+   * max_batch or BATCH_TAIL_ROWS runs as single steps. */
+  int32_t n_rows = 0, replays = 0;
   b->step_rows = b->step_batch = b->n_logits_rows = 0;
-  for (int32_t i = 0; i < plan->n_work; i++)
-    if (plan->work[i].n_tokens == 1 &&
-        !(plan->work[i].emits && poot__batch_sample_get(b, plan->work[i].caller_id)))
-      room--;
   for (int32_t i = 0; i < plan->n_work; i++) {
     const poot_scheduler_work *w = &plan->work[i];
     const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
     const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
     int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
-    if (w->n_tokens > 1 && rest > room) rest = 0; /* single steps */
-    if (w->n_tokens > 1) room -= (int32_t)rest;
+    if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */
     if (fed > rest) {
       poot_status st = run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], &replays);
       if (st) {
@@ -676,25 +700,29 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
           (batch_row){.item = i, .off = w->n_tokens - 1, .kind = rq->r.kind, .req = rq};
     if (w->n_tokens > 1) b->stats.prefill_tokens += (uint64_t)w->n_tokens;
   }
-  /* One replay per kind: the greedy one first (an item's earlier rows are
-   * there: its sampled row must see them in the pool), then the others in
-   * the order they first appear. */
-  for (int pass = 0; pass < 2; pass++)
-    for (int32_t first = 0; first < n_rows; first++) {
-      if (b->brows[first].item < 0 || (b->brows[first].kind == 0) != (pass == 0)) continue;
-      const uint32_t kind = b->brows[first].kind;
-      int32_t ng = 0;
-      for (int32_t j = first; j < n_rows; j++)
-        if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
-          b->grows[ng++] = b->brows[j];
-          b->brows[j].item = -1;
-        }
-      poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
-      if (st) {
-        if (out_replays) *out_replays = replays;
-        return st;
+  /* The greedy rows first (a sampled row must see its item's earlier rows
+   * in the pool), then one replay per sampled kind, in the order kinds
+   * first appear. */
+  poot_status st = run_greedy(b, plan, n_rows, ids, nonfinite, &replays);
+  if (st) {
+    if (out_replays) *out_replays = replays;
+    return st;
+  }
+  for (int32_t first = 0; first < n_rows; first++) {
+    if (b->brows[first].item < 0) continue;
+    const uint32_t kind = b->brows[first].kind;
+    int32_t ng = 0;
+    for (int32_t j = first; j < n_rows; j++)
+      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
+        b->grows[ng++] = b->brows[j];
+        b->brows[j].item = -1;
       }
+    st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
+    if (st) {
+      if (out_replays) *out_replays = replays;
+      return st;
     }
+  }
   for (int32_t i = 0; i < plan->n_work; i++)
     if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
   if (out_replays) *out_replays = replays;

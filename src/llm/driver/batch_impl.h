@@ -16,6 +16,11 @@
  * most it takes: this many full sequences per decode row. */
 #define BATCH_BUDGET_SEQS_PER_ROW 4
 
+/* The most rows a prompt's tail takes in a step's greedy replays (one
+ * below the tail chunk: what the ladder leaves; a longer rest, from a
+ * chunk of one token, runs as single steps). */
+#define BATCH_TAIL_ROWS (TAIL_CHUNK - 1)
+
 /* Sampling kinds with decode entries at once (the least recently used is
  * removed for a new one). */
 #define BATCH_MAX_KINDS 4
@@ -80,7 +85,7 @@ struct poot_batch {
   /* poot__batch_set_decode_logits: decode through the logits variants. */
   batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
   float *logits_out;
-  batch_row *logits_rows; /* the plan rows of the last logits replay (max_batch) */
+  batch_row *logits_rows; /* the plan rows of the step's logits replays (as brows) */
   int32_t n_logits_rows;
   poot_kv_pool *pool;
   poot_scheduler *sched;
@@ -106,7 +111,7 @@ struct poot_batch {
   uint32_t n_kinds;
   batch_req *reqs;    /* max_requests records */
   poot_map req_index; /* caller id → 1 + index in reqs */
-  batch_row *brows;   /* a step's rows (at most 2 max_batch: greedy, sampled) */
+  batch_row *brows;   /* a step's rows (POOT__BATCH_STEP_ROWS) */
   batch_row *grows;   /* one kind's rows */
   /* Host copies of the sampler slots, max_batch rows. */
   float *sf, *sbias;

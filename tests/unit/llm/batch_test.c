@@ -139,7 +139,7 @@ typedef struct oracle_graph {
 typedef struct oracle {
   poot_model *m;
   poot_batch_info info;
-  oracle_graph graphs[16];
+  oracle_graph graphs[32];
   int n_graphs;
   poot_evaluation *pool;       /* the states after the last step (NULL: zeros) */
   const poot_kv_pool *pool_of; /* the runner's pool: the sequences' rows */
@@ -148,7 +148,7 @@ typedef struct oracle {
 static oracle_graph *oracle_get(oracle *o, int64_t B, int64_t T) {
   for (int i = 0; i < o->n_graphs; i++)
     if (o->graphs[i].B == B && o->graphs[i].T == T) return &o->graphs[i];
-  assert_true(o->n_graphs < 16);
+  assert_true(o->n_graphs < 32);
   oracle_graph *g = &o->graphs[o->n_graphs++];
   memset(g, 0, sizeof *g);
   g->B = B;
@@ -268,7 +268,7 @@ static void vs_oracle(poot_dtype kv) {
   o32.info.kv_dtype = POOT_DTYPE_F32;
   assert_int_equal(o.info.num_blocks, 40);
   const int64_t W = o.info.max_seq_len / o.info.block_size;
-  float *dev_logits = calloc((size_t)(4 * V), sizeof *dev_logits);
+  float *dev_logits = calloc((size_t)(POOT__BATCH_STEP_ROWS(4) * V), sizeof *dev_logits);
   poot__batch_set_decode_logits(r.b, dev_logits);
   enum { NREQ = 3 };
   const int64_t lens[NREQ] = {5, 9, 3};
@@ -298,10 +298,10 @@ static void vs_oracle(poot_dtype kv) {
      * order), then each longer item with rows again as one B = 1 step of
      * all its tokens (the causal prefill: the rows' K/V written again, the
      * same values, and its last token's logits for the tail's last row). */
-    int32_t items[4], offs[4], n_rows = poot__batch_logits_rows(r.b, items, offs);
+    int32_t items[64], offs[64], n_rows = poot__batch_logits_rows(r.b, items, offs);
     int32_t per_item[4] = {0};
     for (int32_t i = 0; i < n_rows; i++) per_item[items[i]]++;
-    int32_t tok[4], pos[4], table[4 * 8], write[4];
+    int32_t tok[64], pos[64], table[64 * 8], write[64];
     float *chunk_ref[4] = {0}, margins[4] = {0};
     for (int32_t i = 0; i < plan->n_work; i++) {
       const poot_scheduler_work *w = &plan->work[i];
@@ -1133,16 +1133,16 @@ static void step_expect(poot_batch *b, recorded *rec, int32_t replays, int32_t r
 }
 
 /* A prompt's tail (fewer tokens than the chunk) runs as rows of the step's
- * decode replay beside another sequence's decode row; a tail that no longer
- * fits max_batch runs as single steps; the ids are the contiguous
- * driver's either way. */
+ * decode replay beside another sequence's decode row; rows past max_batch
+ * go to a second replay (an item's rows together); a tail longer than
+ * max_batch runs as single steps; the ids are the contiguous driver's. */
 static void test_tail_rows(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "tail rows");
   const double t0 = poot_time_s();
   const int64_t V = poot_model_get_config(m)->vocab_size;
-  enum { NP = 3, NEW = 8 };
-  const int64_t lens[NP] = {3, 19, 21};
+  enum { NP = 4, NEW = 8 };
+  const int64_t lens[NP] = {3, 19, 21, 3};
   int32_t prompts[NP][24];
   for (int i = 0; i < NP; i++) make_prompt((uint32_t)(300 + i), V, prompts[i], lens[i]);
   poot_batch_options bo = small_options(4, 64, 16, 32, false); /* chunk 16: no lower rung */
@@ -1163,10 +1163,15 @@ static void test_tail_rows(void **state) {
   /* 2's tail of 5 does not fit the 2 rows left: 5 single steps, then the
    * decode rows */
   step_expect(r.b, &rec, 6, 2, 2);
+  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  /* 3 decode rows and 3's 3 rows: two replays of at most 4 rows, 3's rows
+   * together (was 4 replays) */
+  step_expect(r.b, &rec, 2, 6, 4);
   poot_batch_stats st;
   poot_batch_get_stats(r.b, &st);
-  assert_int_equal(st.prefill_tokens, 3 + 19 + 21);
-  assert_int_equal(st.decode_rows, 3 + 1 + 4 + 2 + 2);
+  assert_int_equal(st.prefill_tokens, 3 + 19 + 21 + 3);
+  assert_int_equal(st.decode_rows, 3 + 1 + 4 + 2 + 2 + 6);
   while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
   rig_close(&r);
 
@@ -1192,7 +1197,7 @@ static void test_tail_rows(void **state) {
   }
   printf(
       "tail rows: a tail of 3 beside a decode row in one replay, a tail of 5 past max_batch 4 "
-      "as single steps: the driver's ids (%.2f s)\n",
+      "as single steps, 6 rows as two replays of at most 4: the driver's ids (%.2f s)\n",
       poot_time_s() - t0);
   poot_driver_destroy(d);
   poot_executor_destroy(ex);
