@@ -1204,6 +1204,57 @@ static void test_tail_rows(void **state) {
   poot_model_destroy(m);
 }
 
+/* A chunk past 128 has a middle rung: a 131-token prompt at chunk 144 is
+ * one chunk of 128 and 3 rows (2 replays; 11 before), with the ids of the
+ * contiguous driver, whose ladder is the same. */
+static void test_middle_rung(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "middle rung");
+  const double t0 = poot_time_s();
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NPROMPT = 131, NEW = 4 };
+  int32_t prompt[NPROMPT];
+  make_prompt(400, V, prompt, NPROMPT);
+  poot_batch_options bo = small_options(4, 144, 16, 12, false);
+  bo.prefill_chunk = 144;
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  assert_int_equal(info.prefill_chunk, 144);
+  assert_int_equal(info.mid_chunk, 128);
+  assert_int_equal(info.tail_chunk, 16);
+  recorded rec = {0};
+  POOT_ASSERT_OK(
+      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL}));
+  step_expect(r.b, &rec, 2, 3, 4); /* 128, then 3 rows */
+  while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
+  rig_close(&r);
+  assert_int_equal(rec.n[0], NEW);
+
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 144;
+  dopt.prefill_chunk = 144;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  poot_token ids[NPROMPT], next;
+  for (int j = 0; j < NPROMPT; j++) ids[j] = prompt[j];
+  POOT_ASSERT_OK(poot_driver_feed(d, ids, NPROMPT, &next, NULL));
+  for (int j = 0; j < NEW; j++) {
+    assert_int_equal(rec.ids[0][j], next);
+    poot_token t = next;
+    if (j + 1 < NEW) POOT_ASSERT_OK(poot_driver_feed(d, &t, 1, &next, NULL));
+  }
+  printf("middle rung: 131 tokens as 128 + 3 rows (2 replays), the driver's ids (%.2f s)\n",
+         poot_time_s() - t0);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_model_destroy(m);
+}
+
 static void test_errors(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "errors");
@@ -1280,6 +1331,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),
       cmocka_unit_test(test_tail_rows),
+      cmocka_unit_test(test_middle_rung),
       cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
       cmocka_unit_test(test_penalties_grammar),
