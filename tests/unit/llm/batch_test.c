@@ -1206,7 +1206,8 @@ static void test_tail_rows(void **state) {
 
 /* A chunk past 128 has a middle rung: a 131-token prompt at chunk 144 is
  * one chunk of 128 and 3 rows (2 replays; 11 before), with the ids of the
- * contiguous driver, whose ladder is the same. */
+ * contiguous driver, whose ladder is the same (its middle chunk and 3
+ * single steps, the chunk of 144 never compiled). */
 static void test_middle_rung(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "middle rung");
@@ -1243,6 +1244,10 @@ static void test_middle_rung(void **state) {
   poot_token ids[NPROMPT], next;
   for (int j = 0; j < NPROMPT; j++) ids[j] = prompt[j];
   POOT_ASSERT_OK(poot_driver_feed(d, ids, NPROMPT, &next, NULL));
+  poot_exec_stats es;
+  poot_exec_stats_get(ex, &es);
+  assert_int_equal(es.entries, 2); /* the middle chunk and decode: never the chunk of 144 */
+  assert_int_equal(es.steps, 1 + 3);
   for (int j = 0; j < NEW; j++) {
     assert_int_equal(rec.ids[0][j], next);
     poot_token t = next;
