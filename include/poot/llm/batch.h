@@ -10,10 +10,11 @@
  *     T = 1: every decoding sequence of a step in one replay, the step padded
  *     to the next size with dummy rows (their K/V written to a scratch block
  *     no sequence owns, their output ignored);
- *   - prefill at B = 1, T = prefill_chunk and, when the chunk is longer than
- *     16, T = 16 (the tail chunk): a prompt chunk runs as whole chunks, tail
- *     chunks, then single steps through the B = 1 decode entry, as the
- *     driver's ladder does.
+ *   - prefill at B = 1, T = prefill_chunk and, when the chunk is longer,
+ *     T = 128 (the middle chunk) and T = 16 (the tail chunk): a prompt chunk
+ *     runs down the driver's ladder, and its last tokens fewer than the
+ *     shortest chunk run as rows of the step's decode replay (when they fit
+ *     max_batch; else single steps through the B = 1 decode entry).
  * Each step writes the block tables into `slot_map` and the pool row of
  * every new token into `write_map` (poot/llm/model.h): no table, position or
  * prompt length ever adds an entry. The choice is made on the device: each
@@ -123,7 +124,7 @@ POOT_MUST_USE poot_status poot_batch_create(poot_executor *executor, poot_model 
 void poot_batch_destroy(poot_batch *batch);
 
 /* Adds every entry now (trace, compile, capture): the decode sizes and the
- * prefill chunks. The executor's errors. */
+ * prefill chunks (the middle one included). The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_prepare(poot_batch *batch);
 
 /* What the runner was made with (after defaults and rounding). */
@@ -133,6 +134,7 @@ typedef struct poot_batch_info {
   int32_t block_size;
   int32_t num_blocks; /* the pool's (the scratch block not counted) */
   int64_t prefill_chunk;
+  int64_t mid_chunk;  /* the ladder's middle rung (0: none) */
   int64_t tail_chunk; /* 0: none */
   int32_t token_budget;
   int32_t max_requests;
@@ -209,8 +211,8 @@ typedef struct poot_batch_step_info {
   bool idle;            /* nothing was runnable: no device step ran */
   int32_t n_work;       /* the plan's items */
   int32_t n_decode;     /* decode items (a generated id fed back) */
-  int32_t n_rows;       /* one-token items (decode, and prefill of one token): one batched replay */
-  int32_t decode_batch; /* that replay's decode entry size (≥ n_rows; 0: none) */
+  int32_t n_rows;       /* rows of batched decode replays (one-token items, prompt tails) */
+  int32_t decode_batch; /* the largest decode entry they ran in (0: none) */
   int32_t n_tokens;     /* tokens fed */
   int32_t n_emitted;    /* new ids */
   int32_t replays;      /* device steps run */
@@ -225,14 +227,14 @@ typedef struct poot_batch_step_info {
 POOT_MUST_USE poot_status poot_batch_step(poot_batch *batch, poot_batch_token_fn fn, void *ctx,
                                           poot_batch_step_info *out);
 
-/* Runs `plan` (the scheduler's, in flight) on the device: its one-token
- * items (every decode item, and a prefill item of one token) as one replay
- * of the smallest decode entry that holds them, each longer item as its
- * chunk steps; writes out_ids[i] / out_nonfinite[i] for each
- * emitting item i (−1 / false for the others; arrays of plan->n_work). Does
- * not report the plan, nor have a grammar accept its ids (poot_batch_step
- * does both). out_replays (may be NULL) gets the device steps run.
- * The executor's errors. */
+/* Runs `plan` (the scheduler's, in flight) on the device: each longer
+ * item's chunk steps (B = 1), then its last tokens fewer than the shortest
+ * chunk and every one-token item (decode, and prefill of one token) as rows
+ * of one replay per sampling kind, of the smallest decode entry that holds
+ * them (an item's rows that no longer fit max_batch: single steps); writes out_ids[i] /
+ * out_nonfinite[i] for each emitting item i (−1 / false for the others; arrays of plan->n_work).
+ * Does not report the plan, nor have a grammar accept its ids (poot_batch_step does both).
+ * out_replays (may be NULL) gets the device steps run. The executor's errors. */
 POOT_MUST_USE poot_status poot_batch_run_plan(poot_batch *batch, const poot_scheduler_plan *plan,
                                               int32_t *out_ids, bool *out_nonfinite,
                                               int32_t *out_replays);
@@ -316,9 +318,10 @@ typedef struct poot_batch_stats {
   uint64_t steps;          /* poot_batch_step calls that ran */
   uint64_t replays;        /* device steps */
   uint64_t decode_replays; /* of replays: batched decode steps */
-  uint64_t decode_rows;    /* one-token items run in batched steps (padding excluded) */
+  uint64_t decode_rows;    /* rows run in batched steps: one-token items, prompt tails (padding
+                              excluded) */
   uint64_t padded_rows;    /* dummy rows run */
-  uint64_t prefill_tokens; /* tokens fed by items of two or more tokens */
+  uint64_t prefill_tokens; /* tokens fed by items of two or more tokens (chunks and rows) */
   uint64_t per_size[POOT_BATCH_MAX_SIZES]; /* decode replays per entry size (info.sizes) */
 } poot_batch_stats;
 

@@ -6,7 +6,8 @@
  * It lives beside the driver because it is the driver of many sequences:
  * it loads weights and appends the greedy suffix through the driver's own
  * helpers (driver_impl.h, driver_internal.h), and its chunk ladder is the
- * driver's (whole chunks, tail chunks of TAIL_CHUNK, then single steps).
+ * driver's (poot__driver_ladder_rung), but what it leaves for single steps
+ * runs as rows of the step's batched decode replay.
  * Generating many prompts to completion is in batch_generate.c. */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 
 #include "batch_impl.h"
 #include "driver_internal.h"
+
+/* A step's rows: each item's tail and its sampled row. */
+_Static_assert(POOT__BATCH_STEP_ROWS(1) == BATCH_TAIL_ROWS + 1, "a step's rows");
 
 /* ------------------------------------------------------------ entries */
 
@@ -153,10 +157,11 @@ static poot_status write_row(const poot_batch *b, int32_t seq, int64_t p, int32_
 }
 
 /* The logits variant of decode entry k (the slots filled): rows [0, n) of
- * its logits to b->logits_out, each row's first maximum (the first NaN) and
- * finite flag as the greedy suffix gives them. */
-static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *ids,
-                                 bool *nonfinite) {
+ * its logits appended to the step's in b->logits_out (and which plan rows
+ * they are to b->logits_rows), each row's first maximum (the first NaN)
+ * and finite flag as the greedy suffix gives them. */
+static poot_status decode_logits(poot_batch *b, int32_t k, const batch_row *plan_rows, int32_t n,
+                                 int32_t *ids, bool *nonfinite) {
   batch_entry *e = &b->decode_logits[k];
   e->batch = b->sizes[k];
   e->tokens = 1;
@@ -165,11 +170,14 @@ static poot_status decode_logits(poot_batch *b, int32_t k, int32_t n, int32_t *i
   float *rows = poot_malloc((size_t)(e->batch * V) * sizeof *rows);
   if (!rows) return OOM("logits rows");
   poot_status st = replay(b, e, rows, (size_t)(e->batch * V) * sizeof *rows);
-  if (!st) memcpy(b->logits_out, rows, (size_t)(n * V) * sizeof *rows);
+  float *dst = b->logits_out + (size_t)b->n_logits_rows * (size_t)V;
+  if (!st) memcpy(dst, rows, (size_t)(n * V) * sizeof *rows);
   poot_free(rows);
   POOT_TRY(st);
+  memcpy(b->logits_rows + b->n_logits_rows, plan_rows, (size_t)n * sizeof *plan_rows);
+  b->n_logits_rows += n;
   for (int32_t i = 0; i < n; i++) {
-    const float *x = b->logits_out + i * V;
+    const float *x = dst + i * V;
     int64_t best = 0;
     bool fin = true;
     for (int64_t j = 0; j < V; j++) {
@@ -210,7 +218,7 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   if (rows[0].kind) {
     POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
   } else if (b->logits_out) {
-    POOT_TRY(decode_logits(b, k, n, b->ids_tmp, b->nonfinite_tmp));
+    POOT_TRY(decode_logits(b, k, rows, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
     POOT_TRY(replay(b, &b->decode[k], b->out, (size_t)B * 2 * 4));
     for (int32_t i = 0; i < n; i++) {
@@ -228,6 +236,8 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
   b->stats.per_size[k]++;
   b->stats.decode_rows += (uint64_t)n;
   b->stats.padded_rows += (uint64_t)(B - n);
+  b->step_rows += n;
+  if (B > b->step_batch) b->step_batch = B;
   return NULL;
 }
 
@@ -250,16 +260,40 @@ static poot_status run_rows_split(poot_batch *b, const poot_scheduler_plan *plan
   return run_rows_split(b, plan, rows + h, n - h, ids, nonfinite, replays);
 }
 
-/* The first n tokens of an item through the chunk ladder at B = 1: whole
- * chunks, tail chunks, then single steps; the last step's pair is the
- * item's. */
-static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t n, int32_t *id,
-                            bool *nonfinite, int32_t *replays) {
-  for (int64_t i = 0; i < n;) {
-    const int64_t left = n - i;
-    batch_entry *e = b->chunk > 1 && left >= b->chunk ? &b->prefill[0]
-                     : b->tail > 1 && left >= b->tail ? &b->prefill[1]
-                                                      : &b->decode[0];
+/* The greedy rows of b->brows[0 .. n) in replays of at most max_batch
+ * rows, in order: a new replay where the next item's rows would not fit
+ * (an item's rows are never split; the caller keeps each item's rows at
+ * most max_batch). Marks them run (item −1). */
+static poot_status run_greedy(poot_batch *b, const poot_scheduler_plan *plan, int32_t n,
+                              int32_t *ids, bool *nonfinite, int32_t *replays) {
+  int32_t ng = 0;
+  for (int32_t j = 0; j < n;) {
+    if (b->brows[j].kind != 0) {
+      j++;
+      continue;
+    }
+    int32_t k = j + 1; /* [j, k): this item's greedy rows */
+    while (k < n && b->brows[k].kind == 0 && b->brows[k].item == b->brows[j].item) k++;
+    if (ng > 0 && ng + (k - j) > b->max_batch) {
+      POOT_TRY(run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays));
+      ng = 0;
+    }
+    for (; j < k; j++) {
+      b->grows[ng++] = b->brows[j];
+      b->brows[j].item = -1;
+    }
+  }
+  return ng > 0 ? run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays) : NULL;
+}
+
+/* Tokens [from, from + n) of an item through the chunk ladder at B = 1:
+ * the longest rung that fits, then single steps; the last step's pair is
+ * the item's. */
+static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t from, int64_t n,
+                            int32_t *id, bool *nonfinite, int32_t *replays) {
+  for (int64_t i = from; i < from + n;) {
+    const int s = poot__driver_ladder_rung(b->ladder, from + n - i);
+    batch_entry *e = s >= 0 ? &b->prefill[s] : &b->decode[0];
     const int64_t T = e->tokens;
     for (int64_t j = 0; j < T; j++) {
       b->tok[j] = w->tokens[i + j];
@@ -273,7 +307,6 @@ static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t
   }
   *id = b->out[0];
   *nonfinite = b->out[1] == 0;
-  b->stats.prefill_tokens += (uint64_t)n;
   return NULL;
 }
 
@@ -363,7 +396,7 @@ static poot_status check_options(const poot_batch_options *o, const poot_model_c
     return BAD("batch: prefill_chunk %lld is outside [1, max_seq_len %lld]", (long long)chunk,
                (long long)cap);
   b->chunk = chunk;
-  b->tail = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
+  poot__driver_ladder_make(chunk, b->ladder);
   int64_t budget = o->token_budget ? o->token_budget : (int64_t)b->max_batch * chunk;
   if (budget > INT32_MAX / 2) budget = INT32_MAX / 2;
   if (budget < b->max_batch)
@@ -427,8 +460,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   if ((st = poot_scheduler_create(b->pool, &so, &b->sched))) goto unload;
   for (int32_t i = 0; i < b->n_sizes; i++)
     b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
-  b->prefill[0] = (batch_entry){.batch = 1, .tokens = b->chunk};
-  b->prefill[1] = (batch_entry){.batch = 1, .tokens = b->tail};
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    b->prefill[i] = (batch_entry){.batch = 1, .tokens = b->ladder[i]};
   const int64_t rows = b->max_batch > b->chunk ? b->max_batch : b->chunk;
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
@@ -437,8 +470,9 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
                        sizeof *b->out);
   b->table = poot_calloc((size_t)(b->max_batch * b->width), sizeof *b->table);
   b->ids = poot_calloc((size_t)b->max_batch, sizeof *b->ids);
-  b->brows = poot_calloc((size_t)b->max_batch, sizeof *b->brows);
+  b->brows = poot_calloc((size_t)POOT__BATCH_STEP_ROWS(b->max_batch), sizeof *b->brows);
   b->grows = poot_calloc((size_t)b->max_batch, sizeof *b->grows);
+  b->logits_rows = poot_calloc((size_t)POOT__BATCH_STEP_ROWS(b->max_batch), sizeof *b->logits_rows);
   b->ids_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->ids_tmp);
   b->nonfinite_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite_tmp);
   b->nonfinite = poot_calloc((size_t)b->max_batch, sizeof *b->nonfinite);
@@ -449,8 +483,8 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   b->has_probs_tmp = poot_calloc((size_t)b->max_batch, sizeof *b->has_probs_tmp);
   b->cur_item = -1;
   if (!b->tok || !b->write || !b->pos || !b->out || !b->table || !b->ids || !b->nonfinite ||
-      !b->results || !b->brows || !b->grows || !b->ids_tmp || !b->nonfinite_tmp || !b->probs ||
-      !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
+      !b->results || !b->brows || !b->grows || !b->logits_rows || !b->ids_tmp ||
+      !b->nonfinite_tmp || !b->probs || !b->probs_tmp || !b->has_probs || !b->has_probs_tmp) {
     st = OOM("step buffers");
     goto unload;
   }
@@ -471,6 +505,7 @@ fail:
   poot_free(b->ids);
   poot_free(b->brows);
   poot_free(b->grows);
+  poot_free(b->logits_rows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -492,7 +527,7 @@ void poot_batch_destroy(poot_batch *b) {
     if (b->decode_logits[i].added)
       poot_status_free(poot_exec_remove_entry(b->ex, b->decode_logits[i].id));
   }
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < LADDER_RUNGS; i++)
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
   poot__batch_sample_deinit(b);
   if (b->ex) poot_exec_unload(b->ex);
@@ -506,6 +541,7 @@ void poot_batch_destroy(poot_batch *b) {
   poot_free(b->ids);
   poot_free(b->brows);
   poot_free(b->grows);
+  poot_free(b->logits_rows);
   poot_free(b->ids_tmp);
   poot_free(b->nonfinite_tmp);
   poot_free(b->nonfinite);
@@ -526,11 +562,13 @@ static poot_status check_executor(const poot_batch *b) {
                           "poot_batch_recover gives it a new one");
 }
 
+/* Every rung, the middle one included (as poot_driver_prepare: a prompt
+ * of MID_CHUNK tokens or more would otherwise pay its compile). */
 poot_status poot_batch_prepare(poot_batch *b) {
   POOT_TRY(check_executor(b));
   for (int32_t i = 0; i < b->n_sizes; i++) POOT_TRY(poot__batch_ensure_entry(b, &b->decode[i]));
-  if (b->chunk > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[0]));
-  if (b->tail > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[1]));
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    if (b->ladder[i] > 1) POOT_TRY(poot__batch_ensure_entry(b, &b->prefill[i]));
   return NULL;
 }
 
@@ -541,7 +579,8 @@ void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
   out->block_size = b->bs;
   out->num_blocks = b->num_blocks;
   out->prefill_chunk = b->chunk;
-  out->tail_chunk = b->tail;
+  out->mid_chunk = b->ladder[1];
+  out->tail_chunk = b->ladder[2];
   out->token_budget = b->token_budget;
   out->max_requests = b->max_requests;
   out->kv_dtype = b->kv;
@@ -552,6 +591,15 @@ void poot_batch_get_info(const poot_batch *b, poot_batch_info *out) {
 
 void poot__batch_set_decode_logits(poot_batch *b, float *out) {
   b->logits_out = out;
+  b->n_logits_rows = 0;
+}
+
+int32_t poot__batch_logits_rows(const poot_batch *b, int32_t *items, int32_t *offs) {
+  for (int32_t i = 0; i < b->n_logits_rows; i++) {
+    items[i] = b->logits_rows[i].item;
+    offs[i] = b->logits_rows[i].off;
+  }
+  return b->n_logits_rows;
 }
 
 const poot_model *poot__batch_model(const poot_batch *b) {
@@ -628,27 +676,42 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     nonfinite[i] = false;
     b->has_probs[i] = false;
   }
-  /* Longer items run their chunk ladders first; then every one-token item,
-   * and the last token of an emitting item that samples (so it is drawn by
-   * the row sampler, as the driver feeds a prompt's last id through its
-   * sample entry), is a row of one batched replay per sampling kind. */
+  /* Each item's rungs run first (B = 1); the tokens they leave (fewer than
+   * the shortest rung) are greedy rows, in position order, its last row the
+   * item's id; the last token of an emitting item that samples is a row of
+   * its kind's replay (drawn by the row sampler, as the driver feeds a
+   * prompt's last id through its sample entry). A tail longer than
+   * max_batch or BATCH_TAIL_ROWS runs as single steps. */
   int32_t n_rows = 0, replays = 0;
+  b->step_rows = b->step_batch = b->n_logits_rows = 0;
   for (int32_t i = 0; i < plan->n_work; i++) {
     const poot_scheduler_work *w = &plan->work[i];
     const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
-    const int32_t last = w->n_tokens - 1;
-    if (w->n_tokens > 1 && (!rq || last > 0)) {
-      poot_status st = run_item(b, w, rq ? last : w->n_tokens, &ids[i], &nonfinite[i], &replays);
+    const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
+    int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
+    if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */
+    if (fed > rest) {
+      poot_status st = run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], &replays);
       if (st) {
         if (out_replays) *out_replays = replays;
         return st;
       }
-      if (!rq) continue;
     }
-    b->brows[n_rows++] = (batch_row){
-        .item = i, .off = w->n_tokens > 1 ? last : 0, .kind = rq ? rq->r.kind : 0, .req = rq};
+    for (int64_t off = fed - rest; off < fed; off++)
+      b->brows[n_rows++] = (batch_row){.item = i, .off = (int32_t)off};
+    if (rq)
+      b->brows[n_rows++] =
+          (batch_row){.item = i, .off = w->n_tokens - 1, .kind = rq->r.kind, .req = rq};
+    if (w->n_tokens > 1) b->stats.prefill_tokens += (uint64_t)w->n_tokens;
   }
-  /* One replay per kind, in the order kinds first appear. */
+  /* The greedy rows first (a sampled row must see its item's earlier rows
+   * in the pool), then one replay per sampled kind, in the order kinds
+   * first appear. */
+  poot_status st = run_greedy(b, plan, n_rows, ids, nonfinite, &replays);
+  if (st) {
+    if (out_replays) *out_replays = replays;
+    return st;
+  }
   for (int32_t first = 0; first < n_rows; first++) {
     if (b->brows[first].item < 0) continue;
     const uint32_t kind = b->brows[first].kind;
@@ -658,7 +721,7 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
         b->grows[ng++] = b->brows[j];
         b->brows[j].item = -1;
       }
-    poot_status st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
+    st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
     if (st) {
       if (out_replays) *out_replays = replays;
       return st;
@@ -685,16 +748,11 @@ poot_status poot_batch_step(poot_batch *b, poot_batch_token_fn fn, void *ctx,
   info.n_work = plan->n_work;
   info.n_tokens = plan->n_tokens;
   info.n_preempted = plan->n_preempted;
-  for (int32_t i = 0; i < plan->n_work; i++) {
-    info.n_rows += plan->work[i].n_tokens == 1;
+  for (int32_t i = 0; i < plan->n_work; i++)
     info.n_decode += plan->work[i].n_tokens == 1 && !plan->work[i].prefill;
-  }
-  if (info.n_rows > 0) {
-    int32_t k = 0;
-    while (k < b->n_sizes - 1 && b->sizes[k] < info.n_rows) k++;
-    info.decode_batch = b->sizes[k];
-  }
   poot_status st = poot_batch_run_plan(b, plan, b->ids, b->nonfinite, &info.replays);
+  info.n_rows = b->step_rows;
+  info.decode_batch = b->step_batch;
   if (st) {
     poot_status_free(poot_scheduler_step_abort(b->sched));
     return st;
@@ -724,7 +782,7 @@ void poot_batch_release_executor(poot_batch *b) {
     b->decode[i].added = b->decode_logits[i].added = false;
     b->decode[i].unsupported = b->decode_logits[i].unsupported = false; /* another device */
   }
-  for (int i = 0; i < 2; i++) b->prefill[i].added = false;
+  for (int i = 0; i < LADDER_RUNGS; i++) b->prefill[i].added = false;
   b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
   b->ex = NULL;
 }

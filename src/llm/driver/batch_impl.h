@@ -16,6 +16,11 @@
  * most it takes: this many full sequences per decode row. */
 #define BATCH_BUDGET_SEQS_PER_ROW 4
 
+/* The most rows a prompt's tail takes in a step's greedy replays (one
+ * below the tail chunk: what the ladder leaves; a longer rest, from a
+ * chunk of one token, runs as single steps). */
+#define BATCH_TAIL_ROWS (TAIL_CHUNK - 1)
+
 /* Sampling kinds with decode entries at once (the least recently used is
  * removed for a new one). */
 #define BATCH_MAX_KINDS 4
@@ -69,16 +74,19 @@ struct poot_batch {
   bool fault_armed; /* poot_batch_arm_kernel_fault: the next replay traps */
   int32_t max_batch, bs, num_blocks, token_budget, max_requests;
   int32_t scratch; /* the block dummy rows write: num_blocks (the pool never hands it out) */
-  int64_t cap, width, chunk, tail; /* width: blocks per table (cap / bs) */
+  int64_t cap, width, chunk;    /* width: blocks per table (cap / bs) */
+  int64_t ladder[LADDER_RUNGS]; /* poot__driver_ladder_make of chunk */
   poot_dtype kv;
   uint64_t kv_bytes;
   int32_t n_sizes;
   int32_t sizes[POOT_BATCH_MAX_SIZES];
   batch_entry decode[POOT_BATCH_MAX_SIZES]; /* decode[i]: B = sizes[i], T = 1 */
-  batch_entry prefill[2];                   /* B = 1: [0] T = chunk, [1] T = tail */
+  batch_entry prefill[LADDER_RUNGS];        /* B = 1, T = ladder[i] */
   /* poot__batch_set_decode_logits: decode through the logits variants. */
   batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
   float *logits_out;
+  batch_row *logits_rows; /* the plan rows of the step's logits replays (as brows) */
+  int32_t n_logits_rows;
   poot_kv_pool *pool;
   poot_scheduler *sched;
   /* Host copies of one step's slots, sized for the largest entry. */
@@ -96,12 +104,14 @@ struct poot_batch {
   int32_t cur_item;
   poot_scheduler_result *results;
   poot_batch_stats stats;
+  /* The last run_plan's rows in batched replays, and its largest entry. */
+  int32_t step_rows, step_batch;
   /* Sampling (batch_sample.c): the kinds' entries, the sampled requests. */
   batch_kind kinds[BATCH_MAX_KINDS];
   uint32_t n_kinds;
   batch_req *reqs;    /* max_requests records */
   poot_map req_index; /* caller id → 1 + index in reqs */
-  batch_row *brows;   /* a step's rows (at most max_batch) */
+  batch_row *brows;   /* a step's rows (POOT__BATCH_STEP_ROWS) */
   batch_row *grows;   /* one kind's rows */
   /* Host copies of the sampler slots, max_batch rows. */
   float *sf, *sbias;

@@ -384,11 +384,11 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
   d->model = model;
   d->cap = cap;
   d->chunk = chunk;
-  d->tail = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
+  poot__driver_ladder_make(chunk, d->ladder);
   d->kv_dtype = kv;
   d->decode.tokens = d->decode_logits.tokens = d->feed_decode.tokens = 1;
-  for (int i = 0; i < 2; i++) {
-    const int64_t T = i == 0 ? chunk : d->tail;
+  for (int i = 0; i < LADDER_RUNGS; i++) {
+    const int64_t T = d->ladder[i];
     d->prefill[i].tokens = d->prefill_logits[i].tokens = d->feed_prefill[i].tokens = T;
     d->feed_prefill[i].role = DRIVER_ROLE_FEED;
     d->feed_prefill[i].kind = POOT_SAMPLER_PENALTIES;
@@ -427,16 +427,19 @@ fail:
 
 void poot_driver_destroy(poot_driver *d) {
   if (!d) return;
-  driver_entry *entries[] = {&d->decode,        &d->prefill[0],        &d->prefill[1],
-                             &d->decode_logits, &d->prefill_logits[0], &d->prefill_logits[1],
-                             &d->restart,       &d->restart_logits,    &d->feed_prefill[1]};
+  driver_entry *entries[] = {&d->decode, &d->decode_logits, &d->restart, &d->restart_logits,
+                             &d->feed_decode};
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (entries[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, entries[i]->id));
-  driver_entry *more[2 + 2 * DRIVER_MAX_SAMPLERS] = {&d->feed_prefill[0], &d->feed_decode};
-  for (uint32_t i = 0; i < d->n_samplers; i++)
-    more[2 + 2 * i] = &d->samplers[i], more[3 + 2 * i] = &d->fwd[i];
-  for (uint32_t i = 0; i < 2 + 2 * d->n_samplers; i++)
-    if (more[i]->added) poot_status_free(poot_exec_remove_entry(d->ex, more[i]->id));
+  for (int i = 0; i < LADDER_RUNGS; i++) {
+    driver_entry *rung[3] = {&d->prefill[i], &d->prefill_logits[i], &d->feed_prefill[i]};
+    for (int j = 0; j < 3; j++)
+      if (rung[j]->added) poot_status_free(poot_exec_remove_entry(d->ex, rung[j]->id));
+  }
+  for (uint32_t i = 0; i < d->n_samplers; i++) {
+    if (d->samplers[i].added) poot_status_free(poot_exec_remove_entry(d->ex, d->samplers[i].id));
+    if (d->fwd[i].added) poot_status_free(poot_exec_remove_entry(d->ex, d->fwd[i].id));
+  }
   poot__driver_encode_release(d);
   poot__driver_embed_release(d);
   poot_exec_unload(d->ex);
@@ -474,17 +477,32 @@ void poot_driver_set_dispatch_hook(poot_driver *d, poot_exec_dispatch_fn fn, voi
   d->hook_ctx = ctx;
 }
 
+/* Every rung of the ladder, the middle one included: a prompt of
+ * MID_CHUNK tokens or more (a chat's system prompt) needs it, and compiling
+ * it here keeps that compile out of the first such request's latency. */
 poot_status poot_driver_prepare(poot_driver *d) {
   POOT_TRY(poot__driver_ensure_entry(d, &d->decode));
-  if (d->chunk > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[0]));
-  if (d->tail > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[1]));
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    if (d->ladder[i] > 1) POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[i]));
   return NULL;
 }
 
-int poot__driver_span(const poot_driver *d, size_t left) {
-  if (d->chunk > 1 && left >= (size_t)d->chunk) return 0;
-  if (d->tail > 1 && left >= (size_t)d->tail) return 1;
+void poot__driver_ladder_make(int64_t chunk, int64_t out[LADDER_RUNGS]) {
+  out[0] = chunk > 1 ? chunk : 0;
+  out[1] = chunk > MID_CHUNK ? MID_CHUNK : 0;
+  out[2] = chunk > TAIL_CHUNK ? TAIL_CHUNK : 0;
+}
+
+int poot__driver_ladder_rung(const int64_t ladder[LADDER_RUNGS], int64_t left) {
+  for (int i = 0; i < LADDER_RUNGS; i++)
+    if (ladder[i] > 1 && left >= ladder[i]) return i;
   return -1;
+}
+
+int64_t poot__driver_ladder_rest(const int64_t ladder[LADDER_RUNGS], int64_t n) {
+  int s;
+  while ((s = poot__driver_ladder_rung(ladder, n)) >= 0) n -= ladder[s];
+  return n;
 }
 
 poot_status poot__driver_reset_states(poot_driver *d) {
@@ -532,7 +550,7 @@ poot_status poot__driver_feed(poot_driver *d, const poot_token *ids, size_t coun
   driver_entry *dec = hist ? &d->feed_decode : &d->decode;
   size_t nx = hist ? 1 : 0;
   while (i < count) {
-    const int s = poot__driver_span(d, count - i);
+    const int s = poot__driver_ladder_rung(d->ladder, (int64_t)(count - i));
     driver_entry *e = s < 0 ? dec : &pre[s];
     POOT_TRY(poot__driver_ensure_entry(d, e));
     poot_exec_slot_value x = {e->s_i, hist_i};
@@ -562,7 +580,7 @@ poot_status poot_driver_feed_logits(poot_driver *d, const poot_token *ids, size_
   if (needs_whole_pass(d, count))
     return whole_pass_step(d, &d->restart_logits, ids, count, out_logits, bytes);
   for (size_t i = 0; i < count;) {
-    const int s = poot__driver_span(d, count - i);
+    const int s = poot__driver_ladder_rung(d->ladder, (int64_t)(count - i));
     driver_entry *e = s < 0 ? &d->decode_logits : &d->prefill_logits[s];
     POOT_TRY(run_step(d, e, ids + i, out_logits, bytes));
     i += (size_t)e->tokens;

@@ -31,7 +31,7 @@ struct poot__driver_encode {
   encode_entry encode[POOT_DRIVER_ENCODE_ENTRIES];
   size_t n_encode;
   uint64_t clock;
-  rows_entry decode, prefill[2], whole; /* T = 1, the chunk and tail chunk, a whole prompt */
+  rows_entry decode, prefill[LADDER_RUNGS], whole; /* T = 1, the ladder's rungs, a whole prompt */
   /* The rows of the prompt being generated from: the row of each position
    * below row_at_len (-1: the token's own embedding) and their values. */
   int32_t *row_at;
@@ -49,8 +49,7 @@ static poot_status get_enc(poot_driver *d, struct poot__driver_encode **out) {
     d->enc = poot_calloc(1, sizeof *d->enc);
     if (!d->enc) return OOM("encode entries");
     d->enc->decode.e.tokens = 1;
-    d->enc->prefill[0].e.tokens = d->chunk;
-    d->enc->prefill[1].e.tokens = d->tail;
+    for (int i = 0; i < LADDER_RUNGS; i++) d->enc->prefill[i].e.tokens = d->ladder[i];
   }
   *out = d->enc;
   return NULL;
@@ -78,8 +77,7 @@ void poot__driver_encode_release(poot_driver *d) {
   if (!enc) return;
   for (size_t i = 0; i < enc->n_encode; i++) drop_entry(d, &enc->encode[i].e);
   drop_entry(d, &enc->decode.e);
-  drop_entry(d, &enc->prefill[0].e);
-  drop_entry(d, &enc->prefill[1].e);
+  for (int i = 0; i < LADDER_RUNGS; i++) drop_entry(d, &enc->prefill[i].e);
   drop_entry(d, &enc->whole.e);
   clear_rows(enc);
   poot_free(enc);
@@ -253,8 +251,8 @@ static poot_status run_step(poot_driver *d, driver_entry *e, const rows_entry *r
 }
 
 /* Feeds ids[0..T) at the current position: through row entry `r` when a
- * kept row falls among them, else through poot_driver_feed (T is 1, the
- * tail chunk or the chunk, so that is one decode or prefill step). */
+ * kept row falls among them, else through poot_driver_feed (T is 1 or
+ * a rung of the ladder, so that is one decode or prefill step). */
 static poot_status feed_span(poot_driver *d, rows_entry *r, const poot_token *ids, int64_t T,
                              int32_t words[2]) {
   const struct poot__driver_encode *enc = d->enc;
@@ -379,7 +377,7 @@ poot_status poot__driver_feed_inputs(poot_driver *d, const poot_token *prompt, s
     POOT_TRY(feed_span(d, &enc->whole, prompt, (int64_t)count, words));
   } else {
     for (size_t i = 0; i < count;) {
-      const int s = poot__driver_span(d, count - i);
+      const int s = poot__driver_ladder_rung(d->ladder, (int64_t)(count - i));
       rows_entry *r = s < 0 ? &enc->decode : &enc->prefill[s];
       POOT_TRY(feed_span(d, r, prompt + i, r->e.tokens, words));
       i += (size_t)r->e.tokens;

@@ -11,9 +11,13 @@
 
 /* The default prefill chunk: the longest of these that fits the capacity. */
 #define DEFAULT_CHUNK 512
-/* After the chunks, a prompt's tail runs in chunks of this many tokens (when
- * the chunk is longer), then one token a step: three step shapes in all. */
+/* After the chunks, a prompt's rest runs in middle chunks of MID_CHUNK
+ * tokens, then tail chunks of TAIL_CHUNK (each when the chunk is longer),
+ * then one token a step (the batched runner: rows of a decode replay). */
+#define MID_CHUNK 128
 #define TAIL_CHUNK 16
+/* The prefill ladder's rungs: the chunk, the middle chunk, the tail chunk. */
+#define LADDER_RUNGS 3
 /* Tokens of a step the driver copies without an allocation. */
 #define STEP_TOKENS_INLINE 256
 
@@ -81,18 +85,19 @@ struct poot_driver {
   bool eager;
   poot_exec_dispatch_fn hook;
   void *hook_ctx;
-  int64_t tail; /* the tail chunk's length (0: none, the chunk is short) */
-  /* Prefill entries come in pairs: [0] the chunk, [1] the tail chunk. */
-  driver_entry decode, prefill[2];
-  driver_entry decode_logits, prefill_logits[2]; /* added only by feed_logits */
+  /* The prefill ladder: rung lengths (0: none), and an entry per rung. */
+  int64_t ladder[LADDER_RUNGS];
+  driver_entry decode, prefill[LADDER_RUNGS];
+  driver_entry decode_logits, prefill_logits[LADDER_RUNGS]; /* added only by feed_logits */
   /* The whole sequence in one pass, once it grows past the model's restart
    * length (poot_model_rope_restart_length); T is that sequence's length. */
   driver_entry restart, restart_logits;
   int64_t restart_at;    /* 0: never */
   int64_t whole_pass_at; /* a feed past this length runs in one pass (0: never) */
   poot_token *history;   /* the tokens at positions [0, pos) */
-  /* Penalty history: feed entries (T = chunk, T = 1) and sample entries. */
-  driver_entry feed_prefill[2], feed_decode;
+  /* Penalty history: feed entries (the ladder's rungs, T = 1) and sample
+   * entries. */
+  driver_entry feed_prefill[LADDER_RUNGS], feed_decode;
   driver_entry samplers[DRIVER_MAX_SAMPLERS]; /* SAMPLE, or PICK with fwd[i] */
   driver_entry fwd[DRIVER_MAX_SAMPLERS];      /* FORWARD of a PICK kind */
   uint32_t n_samplers;
@@ -152,9 +157,17 @@ void poot__driver_worker_post(driver_worker *w, driver_mask_fn fn, void *ctx);
 /* Waits for the job and returns its status. */
 POOT_MUST_USE poot_status poot__driver_worker_wait(driver_worker *w);
 
-/* Which of a prefill pair takes the next step with `left` tokens to feed:
- * 0 (the chunk), 1 (the tail chunk) or -1 (a decode step). */
-int poot__driver_span(const poot_driver *d, size_t left);
+/* The prefill ladder of a chunk of `chunk` tokens (the driver's and the
+ * batched runner's): out[0] the chunk, out[1] MID_CHUNK, out[2] TAIL_CHUNK,
+ * each rung below the chunk only when the chunk is longer; 0 marks a rung
+ * that is absent (and out[0] is 0 for a chunk of one token). */
+void poot__driver_ladder_make(int64_t chunk, int64_t out[LADDER_RUNGS]);
+/* The rung that takes the next step with `left` tokens to feed (the
+ * longest that fits), or -1: a single token (a decode step). */
+int poot__driver_ladder_rung(const int64_t ladder[LADDER_RUNGS], int64_t left);
+/* Of n tokens, how many the rungs leave for single steps (fewer than the
+ * shortest rung; n when the ladder has none). */
+int64_t poot__driver_ladder_rest(const int64_t ladder[LADDER_RUNGS], int64_t n);
 
 /* Adds entry `e` (trace, compile, capture) unless it was added. */
 POOT_MUST_USE poot_status poot__driver_ensure_entry(poot_driver *d, driver_entry *e);

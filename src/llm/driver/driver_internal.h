@@ -28,11 +28,17 @@ POOT_MUST_USE poot_status poot__driver_append_sampler_rows(poot_graph *g, uint32
 
 /* The batched runner's decode steps run through entries without the greedy
  * suffix while `out` is not NULL (added on first use), and write the
- * logits of each one-token item (the batched step's rows), f32[rows,
- * vocab] in the plan's order, to
- * `out` (borrowed; room for max_batch rows); the ids are then each row's
+ * logits of each row of the step's batched replays (one-token items and
+ * prompt tails), f32[rows, vocab], to `out` (borrowed; room for
+ * POOT__BATCH_STEP_ROWS(max_batch) rows); the ids are then each row's
  * first maximum computed on the host. Verification only (tests). */
+#define POOT__BATCH_STEP_ROWS(max_batch) (16 * (max_batch))
 struct poot_batch;
 void poot__batch_set_decode_logits(struct poot_batch *batch, float *out);
+/* The rows of the last step's replays through those entries: each row's
+ * plan item and token offset in it (`items`, `offs`: room for
+ * POOT__BATCH_STEP_ROWS(max_batch)), in the order of the logits; returns
+ * their count. */
+int32_t poot__batch_logits_rows(const struct poot_batch *batch, int32_t *items, int32_t *offs);
 
 #endif /* POOT_LLM_DRIVER_INTERNAL_H */

@@ -139,15 +139,16 @@ typedef struct oracle_graph {
 typedef struct oracle {
   poot_model *m;
   poot_batch_info info;
-  oracle_graph graphs[16];
+  oracle_graph graphs[32];
   int n_graphs;
-  poot_evaluation *pool; /* the states after the last step (NULL: zeros) */
+  poot_evaluation *pool;       /* the states after the last step (NULL: zeros) */
+  const poot_kv_pool *pool_of; /* the runner's pool: the sequences' rows */
 } oracle;
 
 static oracle_graph *oracle_get(oracle *o, int64_t B, int64_t T) {
   for (int i = 0; i < o->n_graphs; i++)
     if (o->graphs[i].B == B && o->graphs[i].T == T) return &o->graphs[i];
-  assert_true(o->n_graphs < 16);
+  assert_true(o->n_graphs < 32);
   oracle_graph *g = &o->graphs[o->n_graphs++];
   memset(g, 0, sizeof *g);
   g->B = B;
@@ -236,6 +237,21 @@ static int64_t argmax(const float *x, int64_t n, float *out_margin) {
 
 /* ------------------------------------------------------------ tier 2 */
 
+/* The first n tokens of plan item w as one B = 1 step on both oracles
+ * (their K/V written); returns o's logits of its last token (malloc'd). */
+static float *oracle_item(oracle *o, oracle *o32, const poot_scheduler_work *w, int32_t n) {
+  const int64_t W = o->info.max_seq_len / o->info.block_size;
+  int32_t tok[64], pos = (int32_t)w->pos, table[64], write[64];
+  assert_true(n <= 64 && W <= 64);
+  for (int32_t j = 0; j < n; j++) {
+    tok[j] = w->tokens[j];
+    write[j] = (int32_t)poot_kv_pool_seq_row(o->pool_of, w->seq, w->pos + j);
+  }
+  for (int64_t j = 0; j < W; j++) table[j] = j < w->n_blocks ? w->blocks[j] : o->info.num_blocks;
+  free(oracle_step(o32, 1, n, tok, &pos, table, write));
+  return oracle_step(o, 1, n, tok, &pos, table, write);
+}
+
 static void vs_oracle(poot_dtype kv) {
   poot_model *m = model_or_skip(false, "vs oracle");
   const poot_model_config *c = poot_model_get_config(m);
@@ -252,7 +268,7 @@ static void vs_oracle(poot_dtype kv) {
   o32.info.kv_dtype = POOT_DTYPE_F32;
   assert_int_equal(o.info.num_blocks, 40);
   const int64_t W = o.info.max_seq_len / o.info.block_size;
-  float *dev_logits = calloc((size_t)(4 * V), sizeof *dev_logits);
+  float *dev_logits = calloc((size_t)(POOT__BATCH_STEP_ROWS(4) * V), sizeof *dev_logits);
   poot__batch_set_decode_logits(r.b, dev_logits);
   enum { NREQ = 3 };
   const int64_t lens[NREQ] = {5, 9, 3};
@@ -264,7 +280,9 @@ static void vs_oracle(poot_dtype kv) {
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
-  int decode_rows = 0, ragged_steps = 0, gapped_tables = 0, prefill_ids = 0;
+  o.pool_of = o32.pool_of = pool;
+  int decode_rows = 0, ragged_steps = 0, gapped_tables = 0, prefill_ids = 0, tail_rows = 0,
+      mixed_steps = 0, tails_checked = 0;
   double worst = 0, worst_ratio = 0;
   while (poot_batch_busy(r.b)) {
     const poot_scheduler_plan *plan;
@@ -274,81 +292,102 @@ static void vs_oracle(poot_dtype kv) {
     bool nf[4];
     POOT_ASSERT_OK(poot_batch_run_plan(r.b, plan, ids, nf, NULL));
     poot_scheduler_result res[4];
-    /* The oracle over the same slots: the one-token items as one B = n
-     * step (the runner's batched rows), each other item as one B = 1 step
-     * of its tokens. */
-    int32_t rows[4], n_rows = 0;
-    for (int32_t i = 0; i < plan->n_work; i++)
-      if (plan->work[i].n_tokens == 1) rows[n_rows++] = i;
-    int32_t tok[64], pos[4], table[4 * 8], write[64];
+    /* The oracle, over the same slots: each longer item's tokens before its
+     * rows as one B = 1 step, then the runner's rows as one B = n step
+     * (one-token items and the tails of longer items, in the runner's
+     * order), then each longer item with rows again as one B = 1 step of
+     * all its tokens (the causal prefill: the rows' K/V written again, the
+     * same values, and its last token's logits for the tail's last row). */
+    int32_t items[64], offs[64], n_rows = poot__batch_logits_rows(r.b, items, offs);
+    int32_t per_item[4] = {0};
+    for (int32_t i = 0; i < n_rows; i++) per_item[items[i]]++;
+    int32_t tok[64], pos[64], table[64 * 8], write[64];
+    float *chunk_ref[4] = {0}, margins[4] = {0};
     for (int32_t i = 0; i < plan->n_work; i++) {
       const poot_scheduler_work *w = &plan->work[i];
       for (int32_t j = 1; j < w->n_blocks; j++)
         if (w->blocks[j] != w->blocks[j - 1] + 1) gapped_tables++;
+      if (w->n_tokens == 1 || w->n_tokens == per_item[i]) continue;
+      chunk_ref[i] = oracle_item(&o, &o32, w, w->n_tokens - per_item[i]);
+      res[i] = (poot_scheduler_result){.token = (int32_t)argmax(chunk_ref[i], V, &margins[i])};
     }
+    bool row_last[4] = {false}; /* the item's last token ran as a row */
     if (n_rows > 0) {
       for (int32_t i = 0; i < n_rows; i++) {
-        const poot_scheduler_work *w = &plan->work[rows[i]];
-        tok[i] = w->tokens[0];
-        pos[i] = (int32_t)w->pos;
+        const poot_scheduler_work *w = &plan->work[items[i]];
+        tok[i] = w->tokens[offs[i]];
+        pos[i] = (int32_t)(w->pos + offs[i]);
         for (int64_t j = 0; j < W; j++)
           table[i * W + j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
-        write[i] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos);
+        write[i] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos + offs[i]);
         if (i > 0 && pos[i] != pos[0]) ragged_steps++;
       }
+      bool tail = false, other = false;
+      for (int32_t i = 0; i < plan->n_work; i++) {
+        tail = tail || per_item[i] > 1;
+        other = other || per_item[i] == 1;
+        tail_rows += per_item[i] > 1 ? per_item[i] : 0;
+      }
+      mixed_steps += tail && other;
       float *ref = oracle_step(&o, n_rows, 1, tok, pos, table, write);
       float *ref32 = oracle_step(&o32, n_rows, 1, tok, pos, table, write);
+      for (int32_t i = 0; i < plan->n_work; i++)
+        if (per_item[i] > 0 && plan->work[i].n_tokens > 1) {
+          free(chunk_ref[i]);
+          chunk_ref[i] = oracle_item(&o, &o32, &plan->work[i], plan->work[i].n_tokens);
+        }
       for (int32_t i = 0; i < n_rows; i++) {
+        const poot_scheduler_work *w = &plan->work[items[i]];
         const float *x = ref + i * V, *y = dev_logits + i * V;
         /* With an f16 cache, the tolerance term of docs/verification.md "The
          * f16 cache" (0 for f32: both oracles agree). */
         double tol = poot_verify_tolerance(c, o.info.max_seq_len, x, V, true) +
                      poot_verify_kv16_term(x, ref32 + i * V, (size_t)V);
-        double d = 0;
+        double d = 0, dc = 0;
         for (int64_t j = 0; j < V; j++) d = fmax(d, fabs((double)x[j] - y[j]));
         worst = fmax(worst, d);
         worst_ratio = fmax(worst_ratio, d / tol);
         if (d > tol) fail_msg("batched row %d: |device - oracle| %.3g > tol %.3g", i, d, tol);
-        res[rows[i]] = (poot_scheduler_result){.token = (int32_t)argmax(x, V, NULL)};
-        if (plan->work[rows[i]].emits) assert_int_equal(ids[rows[i]], res[rows[i]].token);
+        if (offs[i] != w->n_tokens - 1) continue;
+        row_last[items[i]] = true;
+        res[items[i]] = (poot_scheduler_result){.token = (int32_t)argmax(x, V, NULL)};
+        if (chunk_ref[items[i]]) { /* a tail's last row = the causal prefill, both sides */
+          for (int64_t j = 0; j < V; j++) {
+            dc = fmax(dc, fabs((double)chunk_ref[items[i]][j] - x[j]));
+            dc = fmax(dc, fabs((double)chunk_ref[items[i]][j] - y[j]));
+          }
+          if (dc > tol) fail_msg("tail row %d: |rows - prefill step| %.3g > tol %.3g", i, dc, tol);
+          tails_checked++;
+        }
+        if (w->emits) assert_int_equal(ids[items[i]], res[items[i]].token);
         decode_rows++;
       }
       free(ref);
       free(ref32);
     }
     for (int32_t i = 0; i < plan->n_work; i++) {
-      const poot_scheduler_work *w = &plan->work[i];
-      if (w->n_tokens == 1) continue;
-      for (int32_t j = 0; j < w->n_tokens; j++) {
-        tok[j] = w->tokens[j];
-        write[j] = (int32_t)poot_kv_pool_seq_row(pool, w->seq, w->pos + j);
-      }
-      pos[0] = (int32_t)w->pos;
-      for (int64_t j = 0; j < W; j++) table[j] = j < w->n_blocks ? w->blocks[j] : o.info.num_blocks;
-      float *ref = oracle_step(&o, 1, w->n_tokens, tok, pos, table, write);
-      float *ref32 = oracle_step(&o32, 1, w->n_tokens, tok, pos, table, write);
-      float margin;
-      int32_t want = (int32_t)argmax(ref, V, &margin);
-      res[i] = (poot_scheduler_result){.token = want};
-      if (w->emits) {
-        double tol = poot_verify_tolerance(c, o.info.max_seq_len, ref, V, true) +
-                     poot_verify_kv16_term(ref, ref32, (size_t)V);
-        if (ids[i] != want && margin > 2 * tol)
-          fail_msg("prefill item %d: device id %d, oracle %d (margin %.3g)", i, ids[i], want,
-                   margin);
+      if (!chunk_ref[i]) continue;
+      if (plan->work[i].emits && !row_last[i]) {
+        double tol = poot_verify_tolerance(c, o.info.max_seq_len, chunk_ref[i], V, true);
+        if (ids[i] != res[i].token && margins[i] > 2 * tol)
+          fail_msg("prefill item %d: device id %d, oracle %d (margin %.3g)", i, ids[i],
+                   res[i].token, margins[i]);
         prefill_ids++;
       }
-      free(ref);
-      free(ref32);
+      free(chunk_ref[i]);
     }
     POOT_ASSERT_OK(poot_scheduler_step_done(sched, res, plan->n_work));
   }
   printf(
       "tier 2 (%s K/V): %d decode rows, largest |device - oracle| %.3g (%.2f of tol), %d ragged "
-      "steps, %d table gaps, %d prefill ids\n",
+      "steps, %d table gaps, %d prefill ids; %d tail rows, %d steps with a tail beside another "
+      "sequence's row, %d tails' last rows = the prefill step\n",
       poot_dtype_name(kv), decode_rows, worst, worst_ratio, ragged_steps, gapped_tables,
-      prefill_ids);
+      prefill_ids, tail_rows, mixed_steps, tails_checked);
   assert_true(decode_rows >= 15);
+  assert_true(tail_rows >= 3);
+  assert_true(mixed_steps > 0);
+  assert_true(tails_checked > 0);
   assert_true(ragged_steps > 0);
   assert_true(gapped_tables > 0);
   poot_scheduler_request_info info;
@@ -984,7 +1023,8 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   const poot_status_code after = poot_status_consume(poot_batch_step(r->b, record_id, rec, NULL));
   const bool poisoned = after == POOT_POISONED;
   if (!poisoned) assert_int_equal(after, POOT_NEEDS_RESET);
-  if (new_executor || poisoned) { /* as after a lost device: the old executor is never called again */
+  if (new_executor ||
+      poisoned) { /* as after a lost device: the old executor is never called again */
     poot_batch_release_executor(r->b);
     poot_executor_destroy(r->ex);
     POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_DEVICE_LOST);
@@ -1080,6 +1120,146 @@ static void test_recover(void **state) {
 
 /* ------------------------------------------------------------ errors */
 
+/* ------------------------------------------------------------ tail rows */
+
+/* One step (asserting its replays, rows and entry size), its ids recorded. */
+static void step_expect(poot_batch *b, recorded *rec, int32_t replays, int32_t rows,
+                        int32_t decode_batch) {
+  poot_batch_step_info info;
+  POOT_ASSERT_OK(poot_batch_step(b, record_id, rec, &info));
+  assert_int_equal(info.replays, replays);
+  assert_int_equal(info.n_rows, rows);
+  assert_int_equal(info.decode_batch, decode_batch);
+}
+
+/* A prompt's tail (fewer tokens than the chunk) runs as rows of the step's
+ * decode replay beside another sequence's decode row; rows past max_batch
+ * go to a second replay (an item's rows together); a tail longer than
+ * max_batch runs as single steps; the ids are the contiguous driver's. */
+static void test_tail_rows(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "tail rows");
+  const double t0 = poot_time_s();
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NP = 4, NEW = 8 };
+  const int64_t lens[NP] = {3, 19, 21, 3};
+  int32_t prompts[NP][24];
+  for (int i = 0; i < NP; i++) make_prompt((uint32_t)(300 + i), V, prompts[i], lens[i]);
+  poot_batch_options bo = small_options(4, 64, 16, 32, false); /* chunk 16: no lower rung */
+  rig r;
+  rig_open(&r, m, &bo);
+  recorded rec = {0};
+  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 1, 3, 4); /* 3 tokens: one replay of 3 rows (was 3 replays) */
+  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 2, 1, 1); /* 1's chunk of 16 (the scheduler's cut), 0's decode row */
+  /* 1's tail of 3 beside 0's decode row: one replay (was 4) */
+  step_expect(r.b, &rec, 1, 4, 4);
+  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  step_expect(r.b, &rec, 2, 2, 2); /* 2's chunk, the decode rows of 0 and 1 */
+  /* 2's tail of 5 does not fit the 2 rows left: 5 single steps, then the
+   * decode rows */
+  step_expect(r.b, &rec, 6, 2, 2);
+  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL};
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  /* 3 decode rows and 3's 3 rows: two replays of at most 4 rows, 3's rows
+   * together (was 4 replays) */
+  step_expect(r.b, &rec, 2, 6, 4);
+  poot_batch_stats st;
+  poot_batch_get_stats(r.b, &st);
+  assert_int_equal(st.prefill_tokens, 3 + 19 + 21 + 3);
+  assert_int_equal(st.decode_rows, 3 + 1 + 4 + 2 + 2 + 6);
+  while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
+  rig_close(&r);
+
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 64;
+  dopt.prefill_chunk = 16;
+  dopt.kv_dtype = bo.kv_dtype ? bo.kv_dtype : poot_model_kv_dtype_default(true);
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  for (int i = 0; i < NP; i++) {
+    POOT_ASSERT_OK(poot_driver_reset(d));
+    poot_token ids[24], next;
+    for (int64_t j = 0; j < lens[i]; j++) ids[j] = prompts[i][j];
+    POOT_ASSERT_OK(poot_driver_feed(d, ids, (size_t)lens[i], &next, NULL));
+    assert_int_equal(rec.n[i], NEW);
+    for (int j = 0; j < NEW; j++) {
+      assert_int_equal(rec.ids[i][j], next);
+      poot_token t = next;
+      if (j + 1 < NEW) POOT_ASSERT_OK(poot_driver_feed(d, &t, 1, &next, NULL));
+    }
+  }
+  printf(
+      "tail rows: a tail of 3 beside a decode row in one replay, a tail of 5 past max_batch 4 "
+      "as single steps, 6 rows as two replays of at most 4: the driver's ids (%.2f s)\n",
+      poot_time_s() - t0);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_model_destroy(m);
+}
+
+/* A chunk past 128 has a middle rung: a 131-token prompt at chunk 144 is
+ * one chunk of 128 and 3 rows (2 replays; 11 before), with the ids of the
+ * contiguous driver, whose ladder is the same (its middle chunk and 3
+ * single steps, the chunk of 144 never compiled). */
+static void test_middle_rung(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "middle rung");
+  const double t0 = poot_time_s();
+  const int64_t V = poot_model_get_config(m)->vocab_size;
+  enum { NPROMPT = 131, NEW = 4 };
+  int32_t prompt[NPROMPT];
+  make_prompt(400, V, prompt, NPROMPT);
+  poot_batch_options bo = small_options(4, 144, 16, 12, false);
+  bo.prefill_chunk = 144;
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_info info;
+  poot_batch_get_info(r.b, &info);
+  assert_int_equal(info.prefill_chunk, 144);
+  assert_int_equal(info.mid_chunk, 128);
+  assert_int_equal(info.tail_chunk, 16);
+  recorded rec = {0};
+  POOT_ASSERT_OK(
+      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL}));
+  step_expect(r.b, &rec, 2, 3, 4); /* 128, then 3 rows */
+  while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
+  rig_close(&r);
+  assert_int_equal(rec.n[0], NEW);
+
+  poot_executor *ex;
+  POOT_ASSERT_OK(poot_engine_create(g_dev, &ex));
+  poot_driver_options dopt = poot_driver_options_default();
+  dopt.cap = 144;
+  dopt.prefill_chunk = 144;
+  dopt.kv_dtype = info.kv_dtype;
+  poot_driver *d;
+  POOT_ASSERT_OK(poot_driver_create(ex, m, &dopt, &d));
+  poot_token ids[NPROMPT], next;
+  for (int j = 0; j < NPROMPT; j++) ids[j] = prompt[j];
+  POOT_ASSERT_OK(poot_driver_feed(d, ids, NPROMPT, &next, NULL));
+  poot_exec_stats es;
+  poot_exec_stats_get(ex, &es);
+  assert_int_equal(es.entries, 2); /* the middle chunk and decode: never the chunk of 144 */
+  assert_int_equal(es.steps, 1 + 3);
+  for (int j = 0; j < NEW; j++) {
+    assert_int_equal(rec.ids[0][j], next);
+    poot_token t = next;
+    if (j + 1 < NEW) POOT_ASSERT_OK(poot_driver_feed(d, &t, 1, &next, NULL));
+  }
+  printf("middle rung: 131 tokens as 128 + 3 rows (2 replays), the driver's ids (%.2f s)\n",
+         poot_time_s() - t0);
+  poot_driver_destroy(d);
+  poot_executor_destroy(ex);
+  poot_model_destroy(m);
+}
+
 static void test_errors(void **state) {
   (void)state;
   poot_model *m = model_or_skip(false, "errors");
@@ -1155,6 +1335,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_invariance_demo),
       cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_preemption),
+      cmocka_unit_test(test_tail_rows),
+      cmocka_unit_test(test_middle_rung),
       cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
       cmocka_unit_test(test_penalties_grammar),
