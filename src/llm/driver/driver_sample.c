@@ -268,6 +268,19 @@ static poot_value history_update(sb *s, const driver_sample_shape *sh, poot_valu
 
 /* ------------------------------------------------------ the sampler */
 
+/* llama.cpp's penalties of logits v seen cnt times (f32[sh]; parameters 4,
+ * 5, 6 of fp: repetition, presence, frequency): v · r where v ≤ 0, else
+ * v / r, less cnt · frequency + presence. */
+static poot_value penalized(sb *s, poot_value v, poot_value cnt, poot_value fp, poot_shape sh) {
+  poot_value rp = param_f(s, fp, 4, sh), pres = param_f(s, fp, 5, sh);
+  poot_value freq = param_f(s, fp, 6, sh);
+  poot_value neg = bin(s, POOT_OP_LE, v, bcast(s, fconst(s, 0.0), sh));
+  poot_value l = sel(s, neg, bin(s, POOT_OP_MUL, v, rp), bin(s, POOT_OP_DIV, v, rp));
+  poot_value sub =
+      bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, cvt(s, cnt, POOT_DTYPE_F32), freq), pres);
+  return bin(s, POOT_OP_SUB, l, sub);
+}
+
 /* y = logits after the mask, the logit bias and the penalties (f32[V]);
  * counts: the history's counts after this step's tokens. */
 static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, poot_value counts) {
@@ -322,26 +335,14 @@ static poot_value adjusted(sb *s, poot_value x, uint32_t kind, poot_value fp, po
     if (s->st) return POOT_VALUE_NONE;
     poot_status e = poot_graph_gather(s->g, y, ids, 0, 0, POOT_TRAP_NONE, &cur);
     if (e) return fail_value(s, e);
-    poot_value rp = param_f(s, fp, 4, sp), pres = param_f(s, fp, 5, sp);
-    poot_value freq = param_f(s, fp, 6, sp);
-    poot_value neg = bin(s, POOT_OP_LE, cur, bcast(s, fconst(s, 0.0), sp));
-    poot_value l = sel(s, neg, bin(s, POOT_OP_MUL, cur, rp), bin(s, POOT_OP_DIV, cur, rp));
-    poot_value sub =
-        bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, cvt(s, cnt, POOT_DTYPE_F32), freq), pres);
-    poot_value upd = bin(s, POOT_OP_SUB, l, sub);
+    poot_value upd = penalized(s, cur, cnt, fp, sp);
     if (s->st) return POOT_VALUE_NONE;
     if ((e = poot_graph_scatter_update(s->g, y, ids, upd, 0, POOT_TRAP_NONE, &o)))
       return fail_value(s, e);
     y = o;
   } else if (kind & POOT_SAMPLER_PENALTIES) {
     poot_value seen = bin(s, POOT_OP_GT, counts, bcast(s, iconst(s, POOT_DTYPE_I32, 0), sv));
-    poot_value rp = param_f(s, fp, 4, sv), pres = param_f(s, fp, 5, sv);
-    poot_value freq = param_f(s, fp, 6, sv);
-    poot_value neg = bin(s, POOT_OP_LE, y, bcast(s, fconst(s, 0.0), sv));
-    poot_value l = sel(s, neg, bin(s, POOT_OP_MUL, y, rp), bin(s, POOT_OP_DIV, y, rp));
-    poot_value sub =
-        bin(s, POOT_OP_ADD, bin(s, POOT_OP_MUL, cvt(s, counts, POOT_DTYPE_F32), freq), pres);
-    y = sel(s, seen, bin(s, POOT_OP_SUB, l, sub), y);
+    y = sel(s, seen, penalized(s, y, counts, fp, sv), y);
   }
   return y;
 }
