@@ -198,6 +198,23 @@ struct poot_device {
 /* Initializes the base (backends call it in their create). */
 POOT_MUST_USE poot_status poot_device_base_init(poot_device *device, const poot_device_vtable *vt);
 
+/* For backends' kernels_create (src/exec/device_build.c): creates kirs[0..n)
+ * with `create` on up to `threads` host threads (1: one after another),
+ * with kernels_create's contract (all or nothing; the first failure in
+ * index order; vt->kernel_destroy undoes the made ones), saying every 5 s
+ * how far it is. `create` must be safe on several threads at once. */
+typedef poot_status (*poot_device_kernel_create_fn)(poot_device *device,
+                                                    const poot_kir_kernel *kir,
+                                                    poot_device_kernel **out_kernel);
+POOT_MUST_USE poot_status poot_device_kernels_build(poot_device *device,
+                                                    poot_device_kernel_create_fn create,
+                                                    const poot_kir_kernel *const *kirs,
+                                                    uint32_t n, poot_device_kernel **out,
+                                                    uint32_t threads);
+/* Threads for it: `asked` (at most 16), else one per online CPU, at most 16
+ * (a driver's compiler is CPU-bound; more threads than cores only contend). */
+uint32_t poot_device_build_threads(uint32_t asked);
+
 /* Destroys the device and everything it still holds (kernels in the cache;
  * the caller destroys its buffers and recordings first). NULL-safe. On a
  * poisoned device only host memory is released. */

@@ -175,6 +175,11 @@ static poot_status open_backend(const char *backend, int32_t index,
     poot_ptx_options_init(&po);
     po.index = index;
     if (o) po.timeout_ns = o->timeout_ns;
+    const char *threads = getenv("POOT_PTX_COMPILE_THREADS");
+    if (threads && *threads) {
+      unsigned long t = strtoul(threads, NULL, 10);
+      po.compile_threads = t > 16 ? 16 : (uint32_t)t;
+    }
     return poot_ptx_device_create(&po, out);
   }
 #endif

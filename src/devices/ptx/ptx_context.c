@@ -154,6 +154,10 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
   *out_ctx = NULL;
   poot__ptx_ctx *ctx = poot_calloc(1, sizeof *ctx);
   if (!ctx) return poot_status_make(POOT_OUT_OF_MEMORY, "PTX device: out of host memory");
+  if (pthread_mutex_init(&ctx->create_lock, NULL) != 0) {
+    poot_free(ctx);
+    return poot_status_make(POOT_INTERNAL, "PTX device: the kernel creation lock");
+  }
   poot_status st = poot__cuda_open(&ctx->cu);
   if (st) goto fail_free;
   ctx->index = options ? options->device_index : 0;
@@ -264,6 +268,7 @@ fail_ctx:
 fail_close:
   poot__cuda_close(&ctx->cu);
 fail_free:
+  pthread_mutex_destroy(&ctx->create_lock);
   poot_free(ctx);
   return st;
 }
@@ -275,6 +280,7 @@ void poot__ptx_ctx_destroy(poot__ptx_ctx *ctx) {
     /* A timed-out kernel may still be running and reading this memory: the
      * stream, the fault record and the context stay as they are; the driver
      * reclaims them when the process exits. */
+    pthread_mutex_destroy(&ctx->create_lock);
     poot_free(ctx);
     return;
   }
@@ -298,6 +304,7 @@ void poot__ptx_ctx_destroy(poot__ptx_ctx *ctx) {
     }
   }
   poot__cuda_close(&ctx->cu);
+  pthread_mutex_destroy(&ctx->create_lock);
   poot_free(ctx);
 }
 

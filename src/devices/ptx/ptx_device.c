@@ -31,6 +31,7 @@ typedef struct ptx_device {
   bool slot_mirror;
   CUevent ev_start, ev_end;
   bool timing; /* the pending replay recorded both events */
+  uint32_t compile_threads; /* kernels_create's threads (1: one by one) */
 } ptx_device;
 
 typedef struct ptx_buffer {
@@ -140,6 +141,29 @@ static poot_status ptx_kernel_create(poot_device *device, const poot_kir_kernel 
   POOT_TRY(ptx_result(d, poot__ptx_kernel_create(d->ctx, kir, &k)));
   *out_kernel = &k->base;
   return NULL;
+}
+
+/* One kernel on a worker thread of kernels_create: the poison rule
+ * (ptx_result) runs once on the calling thread afterwards. */
+static poot_status ptx_kernel_build(poot_device *device, const poot_kir_kernel *kir,
+                                    poot_device_kernel **out_kernel) {
+  *out_kernel = NULL;
+  poot__ptx_kernel *k = NULL;
+  POOT_TRY(poot__ptx_kernel_create(ptx_cast(device)->ctx, kir, &k));
+  *out_kernel = &k->base;
+  return NULL;
+}
+
+/* Several kernels at once (poot_device_kernels_build): each thread makes
+ * the context current and hands its PTX to the driver's JIT, which may run
+ * on several threads of one context; the context's kernel list and its
+ * poison state take the context's lock (ptx_kernel.c). */
+static poot_status ptx_kernels_create(poot_device *device, const poot_kir_kernel *const *kirs,
+                                      uint32_t n, poot_device_kernel **out) {
+  ptx_device *d = NULL;
+  POOT_TRY(ptx_of(device, &d));
+  return ptx_result(
+      d, poot_device_kernels_build(device, ptx_kernel_build, kirs, n, out, d->compile_threads));
 }
 
 static void ptx_kernel_destroy(poot_device *device, poot_device_kernel *kernel) {
@@ -455,6 +479,7 @@ static const poot_device_vtable ptx_vtable = {
     .download = ptx_download,
     .kernel_create = ptx_kernel_create,
     .kernel_destroy = ptx_kernel_destroy,
+    .kernels_create = ptx_kernels_create,
     .record = ptx_record,
     .recording_destroy = ptx_recording_destroy,
     .replay = ptx_replay,
@@ -479,6 +504,7 @@ poot_status poot_ptx_device_create(const poot_ptx_options *options, poot_device 
   poot_device_set_timeout(&d->base, options->timeout_ns);
   d->eager = options->eager;
   d->slot_mirror = options->slot_mirror;
+  d->compile_threads = poot_device_build_threads(options->compile_threads);
   poot__ptx_ctx *ctx = d->ctx;
   poot_device_caps *caps = &d->base.caps;
   caps->backend = "ptx";

@@ -28,6 +28,10 @@ typedef struct poot_ptx_options {
    * instead of host memory through the mapping. Off: kernels read the
    * pinned host memory in place (zero-copy). */
   bool slot_mirror;
+  /* Host threads that compile a plan's kernels at once (the driver's PTX
+   * JIT is most of a cold start): 0 → one per online CPU, at most 16; 1 →
+   * one after another (POOT_PTX_COMPILE_THREADS through the registry). */
+  uint32_t compile_threads;
 } poot_ptx_options;
 
 void poot_ptx_options_init(poot_ptx_options *options);

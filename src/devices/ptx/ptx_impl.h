@@ -30,6 +30,7 @@
 #define POOT_DEVICES_PTX_IMPL_H
 
 #include <cuda.h>
+#include <pthread.h>
 
 #include "poot/base.h"
 #include "poot/exec.h"
@@ -133,6 +134,10 @@ typedef struct poot__ptx_ctx {
   CUdeviceptr fault_dev;    /* its device address: every checked kernel's last argument */
   uint64_t timeout_ns;
   poot__ptx_kernel *kernels; /* every live kernel, for naming faults */
+  /* Kernels may be created on several threads at once (kernels_create):
+   * the kernel list and a creation's failure path (which may poison) take
+   * this lock. */
+  pthread_mutex_t create_lock;
   /* Poison: set once; every later entry returns POISONED with this reason. */
   poot_status_code poison_code; /* POOT_OK while healthy */
   char poison_reason[512];

@@ -41,15 +41,21 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
   if (k) k->base.name = poot_strdup(kernel->name);
   if (!k || !info || !error || !k->base.name) {
     st = poot_status_make(POOT_OUT_OF_MEMORY, "PTX device: out of host memory");
-    goto fail;
+    goto fail_early;
   }
   info[0] = error[0] = '\0';
   CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                          CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[] = {info, (void *)(uintptr_t)JIT_LOG_BYTES, error, (void *)(uintptr_t)JIT_LOG_BYTES};
+  /* The JIT runs outside the lock, so several threads compile at once. */
   CUresult r = ctx->cu.ModuleLoadDataEx(&k->module, ptx.data, 4, opts, vals);
-  if (r != CUDA_SUCCESS) {
+  const bool loaded = r == CUDA_SUCCESS;
+  if (!loaded)
     k->module = NULL;
+  else
+    r = ctx->cu.ModuleGetFunction(&k->fn, k->module, kernel->name);
+  pthread_mutex_lock(&ctx->create_lock);
+  if (!loaded) {
     info[JIT_LOG_BYTES - 1] = error[JIT_LOG_BYTES - 1] = '\0';
     st = poot__ptx_check(ctx, r, "cuModuleLoadDataEx");
     poot_status_code code = poot_status_code_of(st);
@@ -68,7 +74,6 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
     }
     goto fail;
   }
-  r = ctx->cu.ModuleGetFunction(&k->fn, k->module, kernel->name);
   if (r != CUDA_SUCCESS) {
     st = poot__ptx_check(ctx, r, "cuModuleGetFunction");
     goto fail;
@@ -83,6 +88,7 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
     if (kernel->bindings[i].access & POOT_KIR_ACCESS_WRITE) k->write_mask |= 1ull << i;
   k->next = ctx->kernels;
   ctx->kernels = k;
+  pthread_mutex_unlock(&ctx->create_lock);
   poot_free(info);
   poot_free(error);
   poot_strbuf_deinit(&ptx);
@@ -91,6 +97,8 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
 
 fail:
   if (k && k->module && ctx->poison_code == POOT_OK) ctx->cu.ModuleUnload(k->module);
+  pthread_mutex_unlock(&ctx->create_lock);
+fail_early:
   if (k) poot_free(k->base.name);
   poot_free(k);
   poot_free(info);
@@ -101,11 +109,13 @@ fail:
 
 void poot__ptx_kernel_destroy(poot__ptx_ctx *ctx, poot__ptx_kernel *kernel) {
   if (!ctx || !kernel) return;
+  pthread_mutex_lock(&ctx->create_lock);
   for (poot__ptx_kernel **p = &ctx->kernels; *p; p = &(*p)->next)
     if (*p == kernel) {
       *p = kernel->next;
       break;
     }
+  pthread_mutex_unlock(&ctx->create_lock);
   /* A poisoned context keeps its modules: after a timeout a kernel may still
    * run, after a sticky error the context reset unloads them. */
   if (ctx->poison_code == POOT_OK) {

@@ -503,14 +503,15 @@ static poot_status vk_download(poot_device *device, poot_device_buffer *buffer, 
   return staged_copy(d, b, offset, data, size, false);
 }
 
-/* Threads for kernels_create: the option, else one per online CPU, at most
- * 16 (a driver's compiler is CPU-bound; more threads than cores only
- * contend). */
-static uint32_t compile_threads(uint32_t asked) {
-  if (asked) return asked > 16 ? 16 : asked;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus < 1) return 1;
-  return cpus > 16 ? 16 : (uint32_t)cpus;
+/* Several kernels at once (poot_device_kernels_build); the diagnostic stays
+ * one kernel after another: its last line names the kernel a hung driver
+ * call is in, and its budget is a sum. */
+static poot_status vk_kernels_create(poot_device *device, const poot_kir_kernel *const *kirs,
+                                     uint32_t n, poot_device_kernel **out) {
+  poot_vk_device *d = NULL;
+  POOT_TRY(poot__vk_device_of(device, &d));
+  return poot_device_kernels_build(device, poot__vk_kernel_create, kirs, n, out,
+                                   d->diag ? 1 : d->compile_threads);
 }
 
 const poot_device_vtable poot__vk_vtable = {
@@ -521,7 +522,7 @@ const poot_device_vtable poot__vk_vtable = {
     .download = vk_download,
     .kernel_create = poot__vk_kernel_create,
     .kernel_destroy = poot__vk_kernel_destroy,
-    .kernels_create = poot__vk_kernels_create,
+    .kernels_create = vk_kernels_create,
     .record = poot__vk_record,
     .recording_destroy = poot__vk_recording_destroy,
     .replay = poot__vk_replay,
@@ -551,7 +552,7 @@ poot_status poot_vulkan_device_create(const poot_vulkan_options *options,
   d->diag = options->diag;
   d->diag_budget_ns =
       (uint64_t)((options->diag_budget_s > 0 ? options->diag_budget_s : 60.0) * 1e9);
-  d->compile_threads = compile_threads(options->compile_threads);
+  d->compile_threads = poot_device_build_threads(options->compile_threads);
   st = poot__vk_instance_create(&d->vi, options->validation);
   if (!st) st = pick_device(d, options->index);
   if (!st) st = create_logical(d, options);

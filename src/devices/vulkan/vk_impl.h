@@ -117,8 +117,13 @@ typedef struct poot_vk_device {
   uint64_t kernel_ns;
   bool diag;
   uint64_t diag_budget_ns;
-  /* Kernels may be created on several threads (vk_compile.c): the counters
-   * above and pipeline_cache_hits are updated under this lock. */
+  /* Kernels may be created on several threads (vk_device.c, kernels_create:
+   * glslang compiles in parallel, src/kir/spirv.c; vkCreateShaderModule,
+   * vkCreateDescriptorSetLayout, vkCreatePipelineLayout and
+   * vkCreateComputePipelines need no external synchronization of the device,
+   * and the VkPipelineCache is not created EXTERNALLY_SYNCHRONIZED, so the
+   * driver synchronizes it): the counters above and pipeline_cache_hits are
+   * updated under this lock. */
   pthread_mutex_t create_lock;
   uint32_t compile_threads; /* threads kernels_create uses (1: one by one) */
   /* The VkPipelineCache (vk_cache.c), VK_NULL_HANDLE when disabled. */
@@ -199,10 +204,6 @@ void poot__vk_describe(poot_vk_instance *vi, VkPhysicalDevice phys, uint32_t ind
 POOT_MUST_USE poot_status poot__vk_kernel_create(poot_device *device, const poot_kir_kernel *kir,
                                                  poot_device_kernel **out_kernel);
 void poot__vk_kernel_destroy(poot_device *device, poot_device_kernel *kernel);
-/* vk_compile.c: several kernels at once, on compile_threads threads. */
-POOT_MUST_USE poot_status poot__vk_kernels_create(poot_device *device,
-                                                  const poot_kir_kernel *const *kirs, uint32_t n,
-                                                  poot_device_kernel **out);
 POOT_MUST_USE poot_status poot__vk_record(poot_device *device, const poot_device_cmd *cmds,
                                           uint32_t count, const uint32_t *stage_of,
                                           uint32_t stage_count,

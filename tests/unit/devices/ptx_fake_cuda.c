@@ -18,6 +18,7 @@
  * fakecuda_reset() clears the sticky error and the hang (a "new process"). */
 #include <cuda.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,24 +72,35 @@ void fakecuda_reset(void) {
   g_hung = 0;
 }
 
+/* Modules may be loaded on several threads at once (the device's
+ * kernels_create), as the real driver allows: the allocation table is
+ * locked. */
+static pthread_mutex_t g_alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void *fk_alloc(size_t n) {
   void *p = calloc(1, n ? n : 1);
+  pthread_mutex_lock(&g_alloc_lock);
   for (int i = 0; p && i < FK_MAX_ALLOCS; i++)
     if (!g_allocs[i]) {
       g_allocs[i] = p;
+      pthread_mutex_unlock(&g_alloc_lock);
       return p;
     }
+  pthread_mutex_unlock(&g_alloc_lock);
   free(p);
   return NULL;
 }
 
 static CUresult fk_free(void *p) {
+  pthread_mutex_lock(&g_alloc_lock);
   for (int i = 0; i < FK_MAX_ALLOCS; i++)
     if (g_allocs[i] == p) {
       g_allocs[i] = NULL;
+      pthread_mutex_unlock(&g_alloc_lock);
       free(p);
       return CUDA_SUCCESS;
     }
+  pthread_mutex_unlock(&g_alloc_lock);
   return CUDA_ERROR_INVALID_VALUE;
 }
 

@@ -232,6 +232,47 @@ static int test_jit_error(void) {
   return 0;
 }
 
+/* kernels_prepare on four threads: the distinct kernels are compiled once
+ * (the duplicate shares its twin's), later gets are cache hits, and a
+ * batch with a kernel the JIT refuses keeps none of it: the status is the
+ * JIT's, the device stays usable and a later get compiles the good ones. */
+static int test_prepare_threads(void) {
+  poot_ptx_options o;
+  poot_ptx_options_init(&o);
+  o.timeout_ns = 50000000;
+  o.compile_threads = 4;
+  poot_device *d = NULL;
+  OK(poot_ptx_device_create(&o, &d));
+  enum { N = 6, M = 4 };
+  poot_kir_kernel *kir[N] = {0}, *bad[M] = {0};
+  const uint32_t binds[N] = {2, 3, 4, 2, 3, 2}, pushes[N] = {0, 1, 2, 1, 0, 0};
+  const bool checks[N] = {false, false, false, true, true, false};
+  for (int i = 0; i < N; i++) OK(build("fk_add", binds[i], pushes[i], checks[i], &kir[i]));
+  uint32_t before = d->kernels_created;
+  OK(poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)kir, N));
+  EXPECT(d->kernels_created - before == N - 1);
+  poot_device_kernel *k[N];
+  for (int i = 0; i < N; i++) OK(poot_device_kernel_get(d, kir[i], &k[i]));
+  EXPECT(d->kernels_created - before == N - 1);
+  EXPECT(k[0] == k[5]);
+  for (int i = 0; i < N - 1; i++)
+    for (int j = i + 1; j < N - 1; j++) EXPECT(k[i] != k[j]);
+  for (int i = 0; i < M - 1; i++) OK(build("fk_add", 4, (uint32_t)i % 2, i > 0, &bad[i]));
+  OK(build("fk_jit_error", 1, 0, false, &bad[M - 1]));
+  before = d->kernels_created;
+  EXPECT_CODE(poot_device_kernels_prepare(d, (const poot_kir_kernel *const *)bad, M), POOT_FORMAT,
+              "fake syntax error");
+  EXPECT(d->kernels_created == before);
+  EXPECT(!poot_device_is_poisoned(d));
+  poot_device_kernel *again = NULL;
+  OK(poot_device_kernel_get(d, bad[1], &again));
+  EXPECT(d->kernels_created == before + 1);
+  for (int i = 0; i < N; i++) poot_kir_kernel_destroy(kir[i]);
+  for (int i = 0; i < M; i++) poot_kir_kernel_destroy(bad[i]);
+  poot_device_destroy(d);
+  return 0;
+}
+
 /* A fault scenario: record `name`, replay, expect `code` naming `needle`,
  * then POISONED, then a new device refused until the fake "process" is
  * renewed. */
@@ -324,6 +365,7 @@ int main(void) {
   failed += test_buffers_and_replay(false);
   failed += test_buffers_and_replay(true);
   failed += test_jit_error();
+  failed += test_prepare_threads();
   failed += test_chain();
   failed +=
       fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5", false);
