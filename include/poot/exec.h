@@ -89,8 +89,8 @@ typedef struct poot_device_buffer {
  * poot_kir_cache_key and the KIR's printed form (compared on a hit); owned
  * by the device until it is destroyed. */
 typedef struct poot_device_kernel {
-  poot_hash128 key;       /* poot_kir_cache_key(kir, target); set by the generic layer */
-  char *kir_text;         /* the KIR's printed form (owned by the generic layer) */
+  poot_hash128 key; /* poot_kir_cache_key(kir, target); set by the generic layer */
+  char *kir_text;   /* the KIR's printed form (owned by the generic layer) */
   size_t kir_text_len;
   char *name;             /* kernel name (owned) */
   uint32_t binding_count; /* KIR bindings (the error word excluded) */
@@ -157,8 +157,8 @@ typedef struct poot_device_vtable {
    * failure every out[i] is NULL, nothing is kept, and the status is the
    * first failing kernel's in index order. NULL → kernel_create for one
    * kernel after another. */
-  poot_status (*kernels_create)(poot_device *device, const poot_kir_kernel *const *kirs,
-                                uint32_t n, poot_device_kernel **out);
+  poot_status (*kernels_create)(poot_device *device, const poot_kir_kernel *const *kirs, uint32_t n,
+                                poot_device_kernel **out);
   /* stage_of[i] is the stage of cmds[i] (non-decreasing, from 0 to
    * stage_count-1). */
   poot_status (*record)(poot_device *device, const poot_device_cmd *cmds, uint32_t count,
@@ -183,7 +183,7 @@ struct poot_device {
   /* With caps.chains_replays: replayed before `pending` (chained), not yet
    * synchronized; NULL otherwise. */
   poot_device_recording *pending_first;
-  poot_map kernel_cache;          /* (key, probe) → poot_device_kernel* */
+  poot_map kernel_cache; /* (key, probe) → poot_device_kernel* */
   uint64_t bytes_uploaded;
   uint32_t kernels_created; /* kernel cache misses: kernels the backend compiled */
   uint64_t bytes_downloaded;
@@ -203,14 +203,12 @@ POOT_MUST_USE poot_status poot_device_base_init(poot_device *device, const poot_
  * with kernels_create's contract (all or nothing; the first failure in
  * index order; vt->kernel_destroy undoes the made ones), saying every 5 s
  * how far it is. `create` must be safe on several threads at once. */
-typedef poot_status (*poot_device_kernel_create_fn)(poot_device *device,
-                                                    const poot_kir_kernel *kir,
+typedef poot_status (*poot_device_kernel_create_fn)(poot_device *device, const poot_kir_kernel *kir,
                                                     poot_device_kernel **out_kernel);
 POOT_MUST_USE poot_status poot_device_kernels_build(poot_device *device,
                                                     poot_device_kernel_create_fn create,
-                                                    const poot_kir_kernel *const *kirs,
-                                                    uint32_t n, poot_device_kernel **out,
-                                                    uint32_t threads);
+                                                    const poot_kir_kernel *const *kirs, uint32_t n,
+                                                    poot_device_kernel **out, uint32_t threads);
 /* Threads for it: `asked` (at most 16), else one per online CPU, at most 16
  * (a driver's compiler is CPU-bound; more threads than cores only contend). */
 uint32_t poot_device_build_threads(uint32_t asked);

@@ -67,7 +67,8 @@ static void build_wait(build_job *j, uint32_t threads) {
     (void)pthread_cond_timedwait(&j->done_cv, &j->lock, &ts);
     uint64_t spent = poot_time_ns() - t0;
     if (spent >= next_note && j->done < j->n) {
-      poot_log(POOT_LOG_WARN, "still compiling for %s: %u of %u kernels done in %.1f s (%u threads)",
+      poot_log(POOT_LOG_WARN,
+               "still compiling for %s: %u of %u kernels done in %.1f s (%u threads)",
                j->device->caps.name, j->done, j->n, (double)spent * 1e-9, threads);
       next_note = spent + BUILD_NOTE_NS;
     }
@@ -116,7 +117,8 @@ poot_status poot_device_kernels_build(poot_device *device, poot_device_kernel_cr
   if (threads <= 1) return build_serial(device, create, kirs, n, out);
   build_job j = {.device = device, .create = create, .kirs = kirs, .out = out, .n = n};
   j.status = poot_calloc(n, sizeof *j.status);
-  if (!j.status) return poot_status_make(POOT_OUT_OF_MEMORY, "%s: %u kernels", device->caps.name, n);
+  if (!j.status)
+    return poot_status_make(POOT_OUT_OF_MEMORY, "%s: %u kernels", device->caps.name, n);
   if (pthread_mutex_init(&j.lock, NULL) != 0) {
     poot_free(j.status);
     return poot_status_make(POOT_INTERNAL, "%s: compile lock: %s", device->caps.name,

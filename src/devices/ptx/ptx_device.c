@@ -30,7 +30,7 @@ typedef struct ptx_device {
   bool eager;
   bool slot_mirror;
   CUevent ev_start, ev_end;
-  bool timing; /* the pending replay recorded both events */
+  bool timing;              /* the pending replay recorded both events */
   uint32_t compile_threads; /* kernels_create's threads (1: one by one) */
 } ptx_device;
 
