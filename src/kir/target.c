@@ -57,6 +57,7 @@ static void ptx_defaults(poot_kir_target *t) {
   t->max_push_bytes = 4096;
   t->has_trap = true;
   t->ptx_version = 78;
+  t->dot4_native = true; /* dp4a: sm_61 and later */
 }
 
 /* GLSL for Vulkan 1.2: integer atomics only, no trap (the error word). */
@@ -145,6 +146,7 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   if (t->f16_widen_native) h = poot_hash64_mix(h, 0x663136771u); /* likewise */
   if (t->f16_narrow_native) h = poot_hash64_mix(h, 0x6631366eu);
   if (t->gemv_block_words) h = poot_hash64_mix(h, 0x67627700u + t->gemv_block_words);
+  if (t->dot4_native) h = poot_hash64_mix(h, 0x646f7434u); /* likewise */
   h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);

@@ -561,13 +561,124 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   return NULL;
 }
 
+/* ------------------------------------------- medium: 8-bit x, dot4_i8 */
+
+/* Word i of run r of chunk c as four signed bytes, each the code minus the
+ * bias: the field masked into each byte; with a bias of 2^(width - 1) (q4_0,
+ * q5_0, q6_k, q8_0) the code minus the bias is the field with its top bit
+ * flipped, read as a width-bit signed number, and the multiply by
+ * 2^(9 - width) - 2 copies that sign bit into bits width..7 of its byte
+ * without a carry between bytes. Unsigned codes (bias 0) are below 32. */
+static poot_status code_bytes(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t i,
+                              poot_kir_value *out) {
+  uint32_t w = c->width, rep = 0x01010101u, mask = ((1u << w) - 1u) * rep;
+  poot_kir_value t = c->w[r][i];
+  if (c->bit[r][i]) POOT_TRY(poot__cc_bin_c(k, OP(SHR), t, c->bit[r][i], &t));
+  if (w < 8) POOT_TRY(poot__cc_bin_c(k, OP(AND), t, mask, &t));
+  if (!c->bias) {
+    *out = t;
+    return NULL;
+  }
+  if (c->bias != 1u << (w - 1))
+    return poot_status_make(POOT_INTERNAL, "compile: gemv medium code bias %u of width %u",
+                            c->bias, w);
+  POOT_TRY(poot__cc_bin_c(k, OP(XOR), t, c->bias * rep, &t));
+  if (w == 8) {
+    *out = t;
+    return NULL;
+  }
+  poot_kir_value sgn;
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), t, c->bias * rep, &sgn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), sgn, (1u << (9 - w)) - 2u, &sgn));
+  return poot__cc_bin(k, OP(OR), t, sgn, out);
+}
+
+/* The n / 4 words of x̂ (four int8 codes each) of row m from element
+ * base + off (off a multiple of 16; a run never crosses 64 elements), as
+ * 16-byte loads, and the f32 scale d of its 32-element block. */
+static poot_status xq_run(pc_kctx *k, const gemv_xtile *xt, uint32_t m, poot_kir_value base,
+                          uint32_t off, uint32_t n, poot_kir_value *xw, poot_kir_value *d) {
+  poot_kir_value e, at, blk;
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), base, off, &e));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &blk));
+  if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), blk, m * xt->runs, &blk));
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->dsh, blk, 1, d));
+  /* word of element e: e / 4 + 4 (e / 64) */
+  poot_kir_value g;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 6, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), g, 4, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 2, &at));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), at, g, &at));
+  if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->qpitch, &at));
+  for (uint32_t i = 0; i < n / 4; i += 4) {
+    poot_kir_value a = at, v;
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, i, &a));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->qsh, a, 4, &v));
+    for (uint32_t l = 0; l < 4; l++) POOT_TRY(poot_kir_extract(k->b, v, l, &xw[i + l]));
+  }
+  return NULL;
+}
+
+/* The jobs of format dt, on x̂: per run, S = Σ q·q̂ in i32 (dot4_i8, exact),
+ * then acc += scale · (d · S) (+ min · Σ x̂ of the run, staged as d · Σ q̂). */
+static poot_status format_jobs_q8(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
+                                  poot_dtype dt, const gq_job *jobs, uint32_t nj,
+                                  poot_kir_value inr, uint32_t pacc) {
+  gq_chunk cs[2 * PG_MAX_ROOTS];
+  uint32_t idx[2 * PG_MAX_ROOTS], n = 0;
+  bool mins = false;
+  for (uint32_t i = 0; i < nj && n < 2 * PG_MAX_ROOTS; i++) {
+    if (jobs[i].dt != dt) continue;
+    POOT_TRY(decode(k, dt, jobs[i].wd, ch, &cs[n]));
+    mins = mins || cs[n].minv[0];
+    idx[n++] = i;
+  }
+  poot_kir_value base, zero;
+  POOT_TRY(chunk_base(k, dt, ch, &base));
+  POOT_TRY(poot__cc_i32(k, 0, &zero));
+  poot_kir_value sx[GQ_MAX_RUNS][GEMV_MAX_M];
+  if (mins) POOT_TRY(run_sums(k, xt, nm, base, &cs[0], sx));
+  for (uint32_t r = 0; r < cs[0].runs; r++) {
+    poot_kir_value qw[2 * PG_MAX_ROOTS][8];
+    for (uint32_t j = 0; j < n; j++)
+      for (uint32_t i = 0; i < cs[j].n / 4; i++) POOT_TRY(code_bytes(k, &cs[j], r, i, &qw[j][i]));
+    for (uint32_t m = 0; m < nm; m++) {
+      poot_kir_value xw[8], d;
+      POOT_TRY(xq_run(k, xt, m, base, cs[0].off[r], cs[0].n, xw, &d));
+      for (uint32_t j = 0; j < n; j++) {
+        poot_kir_value sum = zero, sf, a, p;
+        for (uint32_t i = 0; i < cs[j].n / 4; i++)
+          POOT_TRY(poot_kir_dot4_i8(k->b, qw[j][i], xw[i], sum, &sum));
+        POOT_TRY(poot__cc_cvt(k, S(F32), sum, &sf));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), d, sf, &p));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), cs[j].scale[r], p, &p));
+        if (cs[j].minv[r]) POOT_TRY(poot_kir_fma(k->b, cs[j].minv[r], sx[r][m], p, &p));
+        if (inr) {
+          poot_kir_value z;
+          POOT_TRY(poot__cc_cf32(k, 0.0f, &z));
+          POOT_TRY(poot__cc_sel(k, inr, p, z, &p));
+        }
+        uint32_t at = jobs[idx[j]].base + m;
+        POOT_TRY(poot_kir_priv_load(k->b, pacc, at, &a));
+        POOT_TRY(poot__cc_bin(k, OP(ADD), a, p, &a));
+        POOT_TRY(poot_kir_priv_store(k->b, pacc, at, a));
+      }
+    }
+  }
+  return NULL;
+}
+
 poot_status poot__gq_accumulate(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
                                 const gq_job *jobs, uint32_t nj, poot_kir_value inr,
                                 uint32_t pacc) {
   for (uint32_t i = 0; i < nj; i++) {
     bool seen = false;
     for (uint32_t p = 0; p < i; p++) seen = seen || jobs[p].dt == jobs[i].dt;
-    if (!seen) POOT_TRY(format_jobs(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
+    if (seen) continue;
+    if (xt->q8)
+      POOT_TRY(format_jobs_q8(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
+    else
+      POOT_TRY(format_jobs(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
   }
   return NULL;
 }

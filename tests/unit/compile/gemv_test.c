@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "plan_util.h"
+#include "poot/quant.h"
 #include "poot_test.h"
 
 #define B(x) POOT_ASSERT_OK(x)
@@ -225,11 +226,183 @@ static void test_row_loop(void **state) {
   row_loop_one(POOT_DTYPE_F16, 1, 1025, 64);   /* one row per subgroup */
 }
 
+/* MEDIUM precision (docs/compiler.md "The decode GEMV at medium"): x
+ * rounded per aligned 32 elements to int8 codes q̂ with d = max|x| / 127,
+ * the block products summed exactly in i32 (dot4_i8), scales and mins in
+ * f32. Per output the bound is
+ *   Σ_b e_b · Σ_{c in b} |w_c|  +  (K + K/16 + 16) · 2^-24 · Σ_c (|s_c| + |m_c|)·(|x_c| + e_c)
+ * with e_b = d_b · (1/2 + 2^-16) (the rounding of x · (1/d) and of 1/d),
+ * max|x_b| for a block below 2^-100 (zeros); s_c the weight without its
+ * min term, m_c the min (w_c = s_c + m_c): the f32 roundings of the run
+ * terms and their sums against the oracle's K sequential ones. The test
+ * allows its largest value over the outputs (pt_check's tolerance is
+ * relative to the largest output). The weights' min-free copy: the
+ * format's min scale (q4_1/q5_1 m, q4_k/q5_k dmin) set to zero. */
+static void dequant(poot_dtype wt, const uint8_t *src, float *dst, size_t nb, bool nomin) {
+  size_t bytes = 0, qk = 32;
+  void (*deq)(const void *, float *, size_t) = NULL;
+  size_t minat = 0;
+  switch (wt) {
+    case POOT_DTYPE_Q8_0: deq = poot_quant_dequantize_q8_0, bytes = 34; break;
+    case POOT_DTYPE_Q4_0: deq = poot_quant_dequantize_q4_0, bytes = 18; break;
+    case POOT_DTYPE_Q5_0: deq = poot_quant_dequantize_q5_0, bytes = 22; break;
+    case POOT_DTYPE_Q4_1: deq = poot_quant_dequantize_q4_1, bytes = 20, minat = 2; break;
+    case POOT_DTYPE_Q5_1: deq = poot_quant_dequantize_q5_1, bytes = 24, minat = 2; break;
+    case POOT_DTYPE_Q4_K: deq = poot_quant_dequantize_q4_k, bytes = 144, minat = 2, qk = 256; break;
+    case POOT_DTYPE_Q5_K: deq = poot_quant_dequantize_q5_k, bytes = 176, minat = 2, qk = 256; break;
+    case POOT_DTYPE_Q6_K: deq = poot_quant_dequantize_q6_k, bytes = 210, qk = 256; break;
+    default: fail_msg("medium: no dequantizer for %s", poot_dtype_name(wt));
+  }
+  uint8_t blk[256];
+  for (size_t b = 0; b < nb; b++) {
+    memcpy(blk, src + b * bytes, bytes);
+    if (nomin && minat) blk[minat] = blk[minat + 1] = 0;
+    deq(blk, dst + b * qk, 1);
+  }
+}
+
+/* Runs g (x [m, k] times weights of format wt, its output y) at medium on
+ * the interpreter against poot_eval with the bound above, its quantization
+ * term times `qscale`;
+ * returns whether it held (the template must be "gemv medium"). */
+static bool medium_run(poot_graph *g, const pt_inputs *in, poot_dtype wt, int64_t m, int64_t n,
+                       int64_t k, double qscale, double *out_err) {
+  const float *xd = NULL;
+  const uint8_t *wq = NULL;
+  for (size_t i = 0; i < in->count; i++) {
+    if (strcmp(in->names[i], "x") == 0) xd = in->tensors[i].data;
+    if (strcmp(in->names[i], "w") == 0) wq = in->tensors[i].data;
+  }
+  assert_non_null(xd);
+  assert_non_null(wq);
+  size_t qk = poot_dtype_is_packed(wt) && (wt == POOT_DTYPE_Q4_K || wt == POOT_DTYPE_Q5_K ||
+                                           wt == POOT_DTYPE_Q6_K) ? 256 : 32;
+  float *w = poot_calloc((size_t)(n * k), sizeof *w), *s = poot_calloc((size_t)(n * k), sizeof *s);
+  double *e = poot_calloc((size_t)(m * k), sizeof *e);
+  assert_true(w && s && e);
+  dequant(wt, wq, w, (size_t)(n * k) / qk, false);
+  dequant(wt, wq, s, (size_t)(n * k) / qk, true);
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t b = 0; b < k / 32; b++) {
+      float amax = 0;
+      for (int e2 = 0; e2 < 32; e2++) amax = fmaxf(amax, fabsf(xd[r * k + b * 32 + e2]));
+      float d = amax / 127.0f;
+      double eb = amax < 0x1p-100f ? amax : d * (0.5 + 0x1p-16);
+      for (int e2 = 0; e2 < 32; e2++) e[r * k + b * 32 + e2] = eb;
+    }
+  const double acc = ((double)k + (double)k / 16 + 16) * 0x1p-24;
+  double tol = 0, outmax = 0, summax = 0;
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t c = 0; c < n; c++) {
+      double out = 0, sum = 0, q = 0, rs = 0;
+      for (int64_t i = 0; i < k; i++) {
+        double x = xd[r * k + i], wv = w[c * k + i], sv = s[c * k + i];
+        out += x * wv;
+        sum += fabs(x * wv);
+        q += e[r * k + i] * fabs(wv);
+        rs += (fabs(sv) + fabs(wv - sv)) * (fabs(x) + e[r * k + i]);
+      }
+      tol = fmax(tol, qscale * q + acc * rs);
+      outmax = fmax(outmax, fabs(out));
+      summax = fmax(summax, sum);
+    }
+  const double tol_rel = tol / (outmax - (double)k * 0x1p-24 * summax);
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  t.shared_memory_bytes = 48 * 1024;
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  if (!pt_uses_template_opt(g, &o, "gemv medium"))
+    fail_msg("medium %s [%lld]: gemv medium not used", poot_dtype_name(wt), (long long)k);
+  pt_result res;
+  B(pt_check_opt(g, &o, in, 32, false, tol_rel, &res));
+  *out_err = res.max_err / res.max_allowed;
+  poot_free(w);
+  poot_free(s);
+  poot_free(e);
+  return res.ok;
+}
+
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  double r;
+  if (!medium_run(g, &in, wt, m, n, k, 1.0, &r))
+    fail_msg("medium %s [%lld,%lld]x[%lld,%lld]: outside the bound (%.3g of it)",
+             poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
+  printf("medium %s [%lld,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
+         (long long)m, (long long)k, (long long)n, (long long)k, r);
+
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The bound is tight: in each block of 32, x = 1 once and 0.49 d (d =
+ * 1/127) elsewhere, every one of which rounds to 0 (off by 0.49 d, the
+ * bound's d/2 less 2 %), and weights ≥ 0 (quantized from [0, 1)), so the
+ * errors add up without cancelling: the result uses most of the bound, and a
+ * quarter of it (or of its quantization term) fails. */
+static void medium_tight(poot_dtype wt, int64_t n, int64_t k) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, 1, k), w = pt_param(g, "w", wt, n, k);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  float *wf = poot_calloc((size_t)(n * k), sizeof *wf);
+  assert_non_null(wf);
+  for (int64_t i = 0; i < n * k; i++) wf[i] = (float)((i * 7919) % 1000) / 1000.0f;
+  for (size_t i = 0; i < in.count; i++) {
+    if (strcmp(in.names[i], "x") == 0) {
+      float *xd = in.tensors[i].data;
+      for (int64_t c = 0; c < k; c++) xd[c] = c % 32 == 5 ? 1.0f : 0.49f / 127.0f;
+    } else if (wt == POOT_DTYPE_Q8_0) {
+      poot_quant_quantize_q8_0(wf, in.tensors[i].data, (size_t)(n * k / 32));
+    } else {
+      poot_quant_quantize_q4_k(wf, in.tensors[i].data, (size_t)(n * k / 256));
+    }
+  }
+  double r, r4;
+  if (!medium_run(g, &in, wt, 1, n, k, 1.0, &r))
+    fail_msg("medium tight %s: outside the bound (%.3g of it)", poot_dtype_name(wt), r);
+  if (medium_run(g, &in, wt, 1, n, k, 0.25, &r4))
+    fail_msg("medium tight %s: within a quarter of the rounding term (%.3g)", poot_dtype_name(wt),
+             r4);
+  printf("medium tight %s [1,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
+         (long long)k, (long long)n, (long long)k, r);
+  poot_free(wf);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+static void test_medium(void **state) {
+  (void)state;
+  medium_one(POOT_DTYPE_Q4_K, 1, 5, 2048);
+  medium_one(POOT_DTYPE_Q6_K, 2, 3, 768); /* odd blocks on odd rows; ragged */
+  medium_one(POOT_DTYPE_Q8_0, 1, 7, 192);
+  medium_one(POOT_DTYPE_Q4_0, 3, 9, 128);
+  medium_one(POOT_DTYPE_Q5_K, 1, 3, 512);
+  medium_one(POOT_DTYPE_Q4_1, 1, 3, 192);
+  medium_one(POOT_DTYPE_Q5_0, 1, 3, 128);
+  medium_one(POOT_DTYPE_Q5_1, 2, 3, 192);
+  medium_tight(POOT_DTYPE_Q8_0, 3, 256);
+  medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_formats), cmocka_unit_test(test_fallback),
       cmocka_unit_test(test_blocks),  cmocka_unit_test(test_mixed),
       cmocka_unit_test(test_ffn),     cmocka_unit_test(test_row_loop),
+      cmocka_unit_test(test_medium),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
