@@ -690,7 +690,12 @@ static bool gemv_takes(pc_planner *pl, const pc_group *g, gemv_form *f, bool *su
   bool kq = false;
   *sums = false;
   f->ce = chunk_elems(f->rs[0].wdt);
-  f->q8 = pl->opt->matmul_precision == POOT_MATMUL_MEDIUM && f->ce == GQ_CHUNK;
+  /* Medium's int8 form where dot4_i8 is one instruction (and on the
+   * interpreter, which tests it): emulated, its shifts cost more than the
+   * float form's work, which then serves medium as it serves high. */
+  const poot_kir_target *t = pl->t;
+  f->q8 = pl->opt->matmul_precision == POOT_MATMUL_MEDIUM && f->ce == GQ_CHUNK &&
+          (t->dot4_native || t->lang == POOT_KIR_LANG_NONE);
   for (uint32_t i = 0; i < g->nroots; i++) {
     if (chunk_elems(f->rs[i].wdt) != f->ce) return false;
     kq = kq || poot__gq_is_k(f->rs[i].wdt);

@@ -261,22 +261,20 @@ static void dequant(poot_dtype wt, const uint8_t *src, float *dst, size_t nb, bo
   }
 }
 
-/* Runs g (x [m, k] times weights of format wt, its output y) at medium on
- * the interpreter against poot_eval with the bound above, its quantization
- * term times `qscale`;
- * returns whether it held (the template must be "gemv medium"). */
-static bool medium_run(poot_graph *g, const pt_inputs *in, poot_dtype wt, int64_t m, int64_t n,
-                       int64_t k, double qscale, double *out_err) {
-  const float *xd = NULL;
-  const uint8_t *wq = NULL;
-  for (size_t i = 0; i < in->count; i++) {
-    if (strcmp(in->names[i], "x") == 0) xd = in->tensors[i].data;
-    if (strcmp(in->names[i], "w") == 0) wq = in->tensors[i].data;
-  }
-  assert_non_null(xd);
-  assert_non_null(wq);
-  size_t qk = poot_dtype_is_packed(wt) && (wt == POOT_DTYPE_Q4_K || wt == POOT_DTYPE_Q5_K ||
-                                           wt == POOT_DTYPE_Q6_K) ? 256 : 32;
+static const void *input(const pt_inputs *in, const char *name) {
+  for (size_t i = 0; i < in->count; i++)
+    if (strcmp(in->names[i], name) == 0) return in->tensors[i].data;
+  fail_msg("medium: no input %s", name);
+  return NULL;
+}
+
+/* The bound above for y = x · w^T (x [m, k] f32, w [n, k] of format wt), per
+ * output, with its quantization term times qscale, into bd[m · n]; the
+ * exact products into y[m · n], and the oracle's own distance from them,
+ * k · 2^-24 · Σ|x w|, into od[m · n]. */
+static void medium_bound(poot_dtype wt, const float *xd, const uint8_t *wq, int64_t m, int64_t n,
+                         int64_t k, double qscale, double *bd, double *y, double *od) {
+  size_t qk = wt == POOT_DTYPE_Q4_K || wt == POOT_DTYPE_Q5_K || wt == POOT_DTYPE_Q6_K ? 256 : 32;
   float *w = poot_calloc((size_t)(n * k), sizeof *w), *s = poot_calloc((size_t)(n * k), sizeof *s);
   double *e = poot_calloc((size_t)(m * k), sizeof *e);
   assert_true(w && s && e);
@@ -291,10 +289,9 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, poot_dtype wt, int64_
       for (int e2 = 0; e2 < 32; e2++) e[r * k + b * 32 + e2] = eb;
     }
   const double acc = ((double)k + (double)k / 16 + 16) * 0x1p-24;
-  double tol = 0, outmax = 0, summax = 0;
   for (int64_t r = 0; r < m; r++)
     for (int64_t c = 0; c < n; c++) {
-      double out = 0, sum = 0, q = 0, rs = 0;
+      double out = 0, q = 0, rs = 0, sum = 0;
       for (int64_t i = 0; i < k; i++) {
         double x = xd[r * k + i], wv = w[c * k + i], sv = s[c * k + i];
         out += x * wv;
@@ -302,11 +299,59 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, poot_dtype wt, int64_
         q += e[r * k + i] * fabs(wv);
         rs += (fabs(sv) + fabs(wv - sv)) * (fabs(x) + e[r * k + i]);
       }
-      tol = fmax(tol, qscale * q + acc * rs);
-      outmax = fmax(outmax, fabs(out));
-      summax = fmax(summax, sum);
+      bd[r * n + c] = qscale * q + acc * rs;
+      y[r * n + c] = out;
+      od[r * n + c] = (double)k * 0x1p-24 * sum;
     }
-  const double tol_rel = tol / (outmax - (double)k * 0x1p-24 * summax);
+  poot_free(w);
+  poot_free(s);
+  poot_free(e);
+}
+
+/* The epilogues: none (y = x·w^T), the residual (y = res + x·w^T), and the
+ * SwiGLU pair (y = silu(x·w0^T) · x·w1^T). */
+enum { EPI_NONE, EPI_RESIDUAL, EPI_SWIGLU };
+
+/* Runs g at medium on the interpreter against poot_eval within the bound
+ * (its quantization term times qscale) carried through the epilogue:
+ * residual |Δ| ≤ B + 2^-23 (|res| + |y| + B); SwiGLU, with |silu'| ≤ 1.1 and
+ * B counted twice where an exact value stands for the oracle's,
+ * 2.2 B_g (|u| + 2 B_u) + (|silu(g)| + 2.2 B_g) · 2 B_u + 2^-18 |y| (the
+ * exponential's rounding). Returns whether it held; the template must be
+ * "gemv medium". */
+static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype wt, int64_t m,
+                       int64_t n, int64_t k, double qscale, double *out_err) {
+  const float *xd = input(in, "x");
+  size_t mn = (size_t)(m * n);
+  double *b0 = poot_calloc(mn, sizeof *b0), *y0 = poot_calloc(mn, sizeof *y0);
+  double *b1 = poot_calloc(mn, sizeof *b1), *y1 = poot_calloc(mn, sizeof *y1);
+  double *o0 = poot_calloc(mn, sizeof *o0), *o1 = poot_calloc(mn, sizeof *o1);
+  assert_true(b0 && y0 && b1 && y1 && o0 && o1);
+  medium_bound(wt, xd, input(in, epi == EPI_SWIGLU ? "w0" : "w"), m, n, k, qscale, b0, y0, o0);
+  if (epi == EPI_SWIGLU) medium_bound(wt, xd, input(in, "w1"), m, n, k, qscale, b1, y1, o1);
+  const float *res = epi == EPI_RESIDUAL ? input(in, "res") : NULL;
+  double tol = 0, outmax = 0, odmax = 0;
+  for (size_t i = 0; i < mn; i++) {
+    double y = y0[i], t = b0[i], od = o0[i];
+    if (epi == EPI_RESIDUAL) {
+      y = res[i] + y0[i];
+      t = b0[i] + 0x1p-23 * (fabs(res[i]) + fabs(y0[i]) + b0[i]);
+      od = o0[i] + 0x1p-23 * (fabs(res[i]) + fabs(y0[i]) + o0[i]);
+    } else if (epi == EPI_SWIGLU) {
+      double sg = y0[i] / (1 + exp(-y0[i]));
+      y = sg * y1[i];
+      t = 2.2 * b0[i] * (fabs(y1[i]) + 2 * b1[i]) + (fabs(sg) + 2.2 * b0[i]) * 2 * b1[i] +
+          0x1p-18 * fabs(y);
+      od = 1.1 * o0[i] * (fabs(y1[i]) + o1[i]) + (fabs(sg) + 1.1 * o0[i]) * o1[i] +
+           0x1p-18 * fabs(y);
+    }
+    tol = fmax(tol, t);
+    outmax = fmax(outmax, fabs(y));
+    odmax = fmax(odmax, od);
+  }
+  /* the oracle's largest output is at least the exact one's less its own
+   * rounding */
+  const double tol_rel = tol / (outmax - odmax);
   poot_kir_target t;
   poot_kir_target_init_interp(&t, 32);
   t.shared_memory_bytes = 48 * 1024;
@@ -316,13 +361,16 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, poot_dtype wt, int64_
   o.matmul_precision = POOT_MATMUL_MEDIUM;
   if (!pt_uses_template_opt(g, &o, "gemv medium"))
     fail_msg("medium %s [%lld]: gemv medium not used", poot_dtype_name(wt), (long long)k);
-  pt_result res;
-  B(pt_check_opt(g, &o, in, 32, false, tol_rel, &res));
-  *out_err = res.max_err / res.max_allowed;
-  poot_free(w);
-  poot_free(s);
-  poot_free(e);
-  return res.ok;
+  pt_result r;
+  B(pt_check_opt(g, &o, in, 32, false, tol_rel, &r));
+  *out_err = r.max_err / r.max_allowed;
+  poot_free(b0);
+  poot_free(y0);
+  poot_free(b1);
+  poot_free(y1);
+  poot_free(o0);
+  poot_free(o1);
+  return r.ok;
 }
 
 static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
@@ -334,7 +382,7 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   double r;
-  if (!medium_run(g, &in, wt, m, n, k, 1.0, &r))
+  if (!medium_run(g, &in, EPI_NONE, wt, m, n, k, 1.0, &r))
     fail_msg("medium %s [%lld,%lld]x[%lld,%lld]: outside the bound (%.3g of it)",
              poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
   printf("medium %s [%lld,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
@@ -371,14 +419,43 @@ static void medium_tight(poot_dtype wt, int64_t n, int64_t k) {
     }
   }
   double r, r4;
-  if (!medium_run(g, &in, wt, 1, n, k, 1.0, &r))
+  if (!medium_run(g, &in, EPI_NONE, wt, 1, n, k, 1.0, &r))
     fail_msg("medium tight %s: outside the bound (%.3g of it)", poot_dtype_name(wt), r);
-  if (medium_run(g, &in, wt, 1, n, k, 0.25, &r4))
+  if (medium_run(g, &in, EPI_NONE, wt, 1, n, k, 0.25, &r4))
     fail_msg("medium tight %s: within a quarter of the rounding term (%.3g)", poot_dtype_name(wt),
              r4);
   printf("medium tight %s [1,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
          (long long)k, (long long)n, (long long)k, r);
   poot_free(wf);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The epilogues at medium: the residual added to an odd number of rows, and
+ * the SwiGLU pair (two roots sharing x̂). */
+static void medium_epi(int epi, poot_dtype wt, int64_t m, int64_t n, int64_t k) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), y;
+  if (epi == EPI_SWIGLU) {
+    poot_value d0 = pt_dot_nt(g, x, pt_param(g, "w0", wt, n, k));
+    poot_value d1 = pt_dot_nt(g, x, pt_param(g, "w1", wt, n, k));
+    B(poot_graph_swiglu(g, d0, d1, &y));
+  } else {
+    poot_value d = pt_dot_nt(g, x, pt_param(g, "w", wt, n, k));
+    B(poot_graph_binary(g, POOT_OP_ADD, pt_param(g, "res", POOT_DTYPE_F32, m, n), d, &y));
+  }
+  B(poot_graph_set_output(g, y));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 11, 5, 0, 1.0f, &in));
+  double r;
+  const char *what = epi == EPI_SWIGLU ? "swiglu" : "residual";
+  if (!medium_run(g, &in, epi, wt, m, n, k, 1.0, &r))
+    fail_msg("medium %s %s [%lld,%lld]x[%lld,%lld]: outside the bound (%.3g of it)", what,
+             poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
+  printf("medium %s %s [%lld,%lld]x[%lld,%lld]: error %.3g of the bound\n", what,
+         poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
   pt_inputs_free(&in);
   poot_graph_destroy(g);
 }
@@ -393,6 +470,10 @@ static void test_medium(void **state) {
   medium_one(POOT_DTYPE_Q4_1, 1, 3, 192);
   medium_one(POOT_DTYPE_Q5_0, 1, 3, 128);
   medium_one(POOT_DTYPE_Q5_1, 2, 3, 192);
+  medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q4_K, 2, 7, 512); /* odd N */
+  medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256); /* two rows per subgroup */
+  medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);
+  medium_epi(EPI_SWIGLU, POOT_DTYPE_Q8_0, 3, 3, 192);
   medium_tight(POOT_DTYPE_Q8_0, 3, 256);
   medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
 }
