@@ -753,16 +753,20 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.xt = (xtile){0, xpos(f.tk), sums, 0, f.tk / 32, f.q8, 0, f.tk / 4 + f.tk / 16, 0};
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
                                 poot_kir_type_make(S(F32), 1), f.R * f.nr * f.nm, &f.pacc));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
-                               f.nm * f.xt.pitch, &f.xt.sh));
-  if (sums)
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gsx", nmb, sizeof nmb), S(F32),
-                                 f.nm * f.xt.runs, &f.xt.ssh));
   if (f.q8) {
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gxq", nmb, sizeof nmb), S(U32),
-                                 f.nm * f.xt.qpitch, &f.xt.qsh));
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gxd", nmb, sizeof nmb), S(F32),
-                                 f.nm * f.xt.runs, &f.xt.dsh));
+    /* Through poot__cc_shared: a batch of medium GEMVs (a layer's K and V)
+     * needs its largest group's tiles, not their sum, which at K = 4096
+     * would not fit in 48 KiB and split the batch. */
+    POOT_TRY(poot__cc_shared(k, "gx", S(F32), f.nm * f.xt.pitch, &f.xt.sh));
+    if (sums) POOT_TRY(poot__cc_shared(k, "gsx", S(F32), f.nm * f.xt.runs, &f.xt.ssh));
+    POOT_TRY(poot__cc_shared(k, "gxq", S(U32), f.nm * f.xt.qpitch, &f.xt.qsh));
+    POOT_TRY(poot__cc_shared(k, "gxd", S(F32), f.nm * f.xt.runs, &f.xt.dsh));
+  } else {
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
+                                 f.nm * f.xt.pitch, &f.xt.sh));
+    if (sums)
+      POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gsx", nmb, sizeof nmb), S(F32),
+                                   f.nm * f.xt.runs, &f.xt.ssh));
   }
   uint32_t rl = row_groups(&f, per);
   uint64_t wgs = ((uint64_t)f.N + (uint64_t)per * f.R * rl - 1) / ((uint64_t)per * f.R * rl);

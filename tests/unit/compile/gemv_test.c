@@ -460,6 +460,52 @@ static void medium_epi(int epi, poot_dtype wt, int64_t m, int64_t n, int64_t k) 
   poot_graph_destroy(g);
 }
 
+/* Two medium GEMVs of one x at one level (a layer's K and V: different N,
+ * so two groups) batched into one kernel, the second group reusing the
+ * first's shared tiles; their outputs concatenated. Bound: the largest of
+ * both projections' (the plain case's), relative to the larger output. */
+static void medium_batched(void) {
+  const int64_t m = 2, k = 512, n0 = 12, n1 = 4;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k);
+  poot_value two[2] = {pt_dot_nt(g, x, pt_param(g, "w0", POOT_DTYPE_Q4_K, n0, k)),
+                       pt_dot_nt(g, x, pt_param(g, "w1", POOT_DTYPE_Q4_K, n1, k))},
+             c;
+  B(poot_graph_concat(g, 2, two, 1, &c));
+  B(poot_graph_set_output(g, c));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  double tol = 0, outmax = 0, odmax = 0;
+  for (int i = 0; i < 2; i++) {
+    int64_t n = i ? n1 : n0;
+    double bd[2 * 12], y[2 * 12], od[2 * 12];
+    medium_bound(POOT_DTYPE_Q4_K, input(&in, "x"), input(&in, i ? "w1" : "w0"), m, n, k, 1.0, bd,
+                 y, od);
+    for (int64_t j = 0; j < m * n; j++) {
+      tol = fmax(tol, bd[j]);
+      outmax = fmax(outmax, fabs(y[j]));
+      odmax = fmax(odmax, od[j]);
+    }
+  }
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  t.shared_memory_bytes = 48 * 1024;
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  if (!pt_uses_template_opt(g, &o, "gemv medium + contract"))
+    fail_msg("medium batched: the two GEMVs are not one batched kernel");
+  pt_result r;
+  B(pt_check_opt(g, &o, &in, 32, false, tol / (outmax - odmax), &r));
+  if (!r.ok) fail_msg("medium batched: %s", r.what);
+  printf("medium batched K and V: error %.3g of the bound\n", r.max_err / r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
 static void test_medium(void **state) {
   (void)state;
   medium_one(POOT_DTYPE_Q4_K, 1, 5, 2048);
@@ -474,6 +520,7 @@ static void test_medium(void **state) {
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256); /* two rows per subgroup */
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q8_0, 3, 3, 192);
+  medium_batched();
   medium_tight(POOT_DTYPE_Q8_0, 3, 256);
   medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
 }
