@@ -516,6 +516,8 @@ static void test_medium(void **state) {
   medium_one(POOT_DTYPE_Q4_1, 1, 3, 192);
   medium_one(POOT_DTYPE_Q5_0, 1, 3, 128);
   medium_one(POOT_DTYPE_Q5_1, 2, 3, 192);
+  medium_one(POOT_DTYPE_Q4_K, 4, 2, 4096); /* x in three tiles of K */
+  medium_one(POOT_DTYPE_Q8_0, 8, 3, 2048); /* a batched decode's eight rows, tiles */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q4_K, 2, 7, 512); /* odd N */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256); /* two rows per subgroup */
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);
