@@ -320,7 +320,7 @@ enum { EPI_NONE, EPI_RESIDUAL, EPI_SWIGLU };
  * exponential's rounding). Returns whether it held; the template must be
  * "gemv medium". */
 static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype wt, int64_t m,
-                       int64_t n, int64_t k, double qscale, double *out_err) {
+                       int64_t n, int64_t k, double qscale, uint32_t max_wg, double *out_err) {
   const float *xd = input(in, "x");
   size_t mn = (size_t)(m * n);
   double *b0 = poot_calloc(mn, sizeof *b0), *y0 = poot_calloc(mn, sizeof *y0);
@@ -355,6 +355,7 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype w
   poot_kir_target t;
   poot_kir_target_init_interp(&t, 32);
   t.shared_memory_bytes = 48 * 1024;
+  if (max_wg) t.max_workgroup_size = max_wg;
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
@@ -373,7 +374,9 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype w
   return r.ok;
 }
 
-static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
+/* max_wg: the target's workgroup limit (0: the interpreter's); 32 makes a
+ * thousand rows take the row loop (row_loop_one). */
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t max_wg) {
   poot_graph *g;
   B(poot_graph_create(&g));
   poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
@@ -382,7 +385,7 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k) {
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   double r;
-  if (!medium_run(g, &in, EPI_NONE, wt, m, n, k, 1.0, &r))
+  if (!medium_run(g, &in, EPI_NONE, wt, m, n, k, 1.0, max_wg, &r))
     fail_msg("medium %s [%lld,%lld]x[%lld,%lld]: outside the bound (%.3g of it)",
              poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
   printf("medium %s [%lld,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
@@ -419,9 +422,9 @@ static void medium_tight(poot_dtype wt, int64_t n, int64_t k) {
     }
   }
   double r, r4;
-  if (!medium_run(g, &in, EPI_NONE, wt, 1, n, k, 1.0, &r))
+  if (!medium_run(g, &in, EPI_NONE, wt, 1, n, k, 1.0, 0, &r))
     fail_msg("medium tight %s: outside the bound (%.3g of it)", poot_dtype_name(wt), r);
-  if (medium_run(g, &in, EPI_NONE, wt, 1, n, k, 0.25, &r4))
+  if (medium_run(g, &in, EPI_NONE, wt, 1, n, k, 0.25, 0, &r4))
     fail_msg("medium tight %s: within a quarter of the rounding term (%.3g)", poot_dtype_name(wt),
              r4);
   printf("medium tight %s [1,%lld]x[%lld,%lld]: error %.3g of the bound\n", poot_dtype_name(wt),
@@ -451,7 +454,7 @@ static void medium_epi(int epi, poot_dtype wt, int64_t m, int64_t n, int64_t k) 
   B(pt_inputs_make(g, 11, 5, 0, 1.0f, &in));
   double r;
   const char *what = epi == EPI_SWIGLU ? "swiglu" : "residual";
-  if (!medium_run(g, &in, epi, wt, m, n, k, 1.0, &r))
+  if (!medium_run(g, &in, epi, wt, m, n, k, 1.0, 0, &r))
     fail_msg("medium %s %s [%lld,%lld]x[%lld,%lld]: outside the bound (%.3g of it)", what,
              poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r);
   printf("medium %s %s [%lld,%lld]x[%lld,%lld]: error %.3g of the bound\n", what,
@@ -508,16 +511,17 @@ static void medium_batched(void) {
 
 static void test_medium(void **state) {
   (void)state;
-  medium_one(POOT_DTYPE_Q4_K, 1, 5, 2048);
-  medium_one(POOT_DTYPE_Q6_K, 2, 3, 768); /* odd blocks on odd rows; ragged */
-  medium_one(POOT_DTYPE_Q8_0, 1, 7, 192);
-  medium_one(POOT_DTYPE_Q4_0, 3, 9, 128);
-  medium_one(POOT_DTYPE_Q5_K, 1, 3, 512);
-  medium_one(POOT_DTYPE_Q4_1, 1, 3, 192);
-  medium_one(POOT_DTYPE_Q5_0, 1, 3, 128);
-  medium_one(POOT_DTYPE_Q5_1, 2, 3, 192);
-  medium_one(POOT_DTYPE_Q4_K, 4, 2, 4096); /* x in three tiles of K */
-  medium_one(POOT_DTYPE_Q8_0, 8, 3, 2048); /* a batched decode's eight rows, tiles */
+  medium_one(POOT_DTYPE_Q4_K, 1, 5, 2048, 0);
+  medium_one(POOT_DTYPE_Q6_K, 2, 3, 768, 0); /* odd blocks on odd rows; ragged */
+  medium_one(POOT_DTYPE_Q8_0, 1, 7, 192, 0);
+  medium_one(POOT_DTYPE_Q4_0, 3, 9, 128, 0);
+  medium_one(POOT_DTYPE_Q5_K, 1, 3, 512, 0);
+  medium_one(POOT_DTYPE_Q4_1, 1, 3, 192, 0);
+  medium_one(POOT_DTYPE_Q5_0, 1, 3, 128, 0);
+  medium_one(POOT_DTYPE_Q5_1, 2, 3, 192, 0);
+  medium_one(POOT_DTYPE_Q4_K, 4, 2, 4096, 0); /* x in three tiles of K */
+  medium_one(POOT_DTYPE_Q8_0, 8, 3, 2048, 0); /* a batched decode's eight rows, tiles */
+  medium_one(POOT_DTYPE_Q6_K, 2, 2050, 256, 32); /* the row loop, a ragged last group */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q4_K, 2, 7, 512); /* odd N */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256); /* two rows per subgroup */
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);
