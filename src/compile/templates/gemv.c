@@ -309,7 +309,9 @@ static poot_status stage_sums(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t
  * row m, as llama.cpp's q8_1: d = max|x| / 127, q = x · (1 / d) rounded to
  * nearest even (adding 1.5 · 2^23 rounds it: |x / d| ≤ 127.5), four codes a
  * word; d, and the run sum d · Σ q where the tile has sums. A block whose
- * max|x| is below 2^-100 becomes zeros (d = 0: 1 / d would overflow).
+ * max|x| is below 2^-100 becomes zeros (d = 0: 1 / d would overflow); a
+ * block with a NaN (or an infinity) gets d = NaN, so its outputs are NaN
+ * as the oracle's are.
  * Then a barrier. docs/compiler.md "The decode GEMV at medium" bounds it. */
 static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t tk) {
   poot_kir_value lid, end, stepv, s, at, qat, t;
@@ -330,7 +332,7 @@ static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t t
   POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   POOT_TRY(poot__cc_cf32(k, 12582912.0f, &magic));
   for (uint32_t m = 0; m < nm; m++) {
-    poot_kir_value x[32], amax = 0, d, id, big, sq = 0, a;
+    poot_kir_value x[32], amax = 0, d, id, big, sq = 0, a, nan = zero;
     for (uint32_t q = 0; q < 8; q++) {
       poot_kir_value v;
       POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch + 4 * q, &a));
@@ -338,6 +340,7 @@ static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t t
       for (uint32_t l = 0; l < 4; l++) {
         poot_kir_value ax;
         POOT_TRY(poot_kir_extract(k->b, v, l, &x[4 * q + l]));
+        POOT_TRY(poot_kir_fma(k->b, x[4 * q + l], zero, nan, &nan));
         POOT_TRY(poot__cc_un(k, OP(ABS), x[4 * q + l], &ax));
         if (!amax)
           amax = ax;
@@ -351,6 +354,9 @@ static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t t
     POOT_TRY(poot__cc_bin(k, OP(DIV), one, id, &id));
     POOT_TRY(poot__cc_sel(k, big, d, zero, &d));
     POOT_TRY(poot__cc_sel(k, big, id, zero, &id));
+    /* max ignores a NaN: Σ x · 0 (0, or NaN where an x is NaN or infinite)
+     * added to d carries it into every product of the block. */
+    POOT_TRY(poot__cc_bin(k, OP(ADD), d, nan, &d));
     for (uint32_t w = 0; w < 8; w++) {
       poot_kir_value word = 0;
       for (uint32_t l = 0; l < 4; l++) {

@@ -509,6 +509,35 @@ static void medium_batched(void) {
   poot_graph_destroy(g);
 }
 
+/* A NaN in x stays a NaN at medium (max|x| ignores it; d carries it): the
+ * output is 1 where the dot is NaN, compared exactly with the oracle's. */
+static void medium_nan(void) {
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, 2, 256), y, c;
+  poot_value d = pt_dot_nt(g, x, pt_param(g, "w", POOT_DTYPE_Q4_K, 3, 256));
+  B(poot_graph_binary(g, POOT_OP_NE, d, d, &c));
+  B(poot_graph_convert(g, c, POOT_DTYPE_F32, &y));
+  B(poot_graph_set_output(g, y));
+  B(poot_graph_verify(g));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  for (size_t i = 0; i < in.count; i++)
+    if (strcmp(in.names[i], "x") == 0) ((float *)in.tensors[i].data)[256 + 37] = NAN;
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  if (!pt_uses_template_opt(g, &o, "gemv medium")) fail_msg("medium nan: gemv medium not used");
+  pt_result r;
+  B(pt_check_opt(g, &o, &in, 32, true, 0, &r));
+  if (!r.ok) fail_msg("medium nan: %s", r.what);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
 static void test_medium(void **state) {
   (void)state;
   medium_one(POOT_DTYPE_Q4_K, 1, 5, 2048, 0);
@@ -527,6 +556,7 @@ static void test_medium(void **state) {
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q8_0, 3, 3, 192);
   medium_batched();
+  medium_nan();
   medium_tight(POOT_DTYPE_Q8_0, 3, 256);
   medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
 }
