@@ -306,8 +306,8 @@ static poot_status stage_sums(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t
 }
 
 /* Medium: x̂ of the staged tile, one thread per aligned 32 elements s and
- * row m, as llama.cpp's q8_1: d = max|x| / 127, q = x · (1 / d) rounded to
- * nearest even (adding 1.5 · 2^23 rounds it: |x / d| ≤ 127.5), four codes a
+ * row m, as llama.cpp's q8_1: d = max|x| · fl(1/127), q = x · fl(127 / max|x|)
+ * rounded to nearest even (adding 1.5 · 2^23 rounds it: |x / d| < 127.5), four codes a
  * word; d, and the run sum d · Σ q where the tile has sums. A block whose
  * max|x| is below 2^-100 becomes zeros (d = 0: 1 / d would overflow); a
  * block with a NaN (or an infinity) gets d = NaN, so its outputs are NaN
@@ -325,8 +325,9 @@ static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t t
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), t, 4, &t));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, 8, &qat));
   POOT_TRY(poot__cc_bin(k, OP(ADD), qat, t, &qat));
-  poot_kir_value c127, tiny, one, zero, magic;
+  poot_kir_value c127, inv127, tiny, one, zero, magic;
   POOT_TRY(poot__cc_cf32(k, 127.0f, &c127));
+  POOT_TRY(poot__cc_cf32(k, 1.0f / 127.0f, &inv127));
   POOT_TRY(poot__cc_cf32(k, 0x1p-100f, &tiny));
   POOT_TRY(poot__cc_cf32(k, 1.0f, &one));
   POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
@@ -348,10 +349,11 @@ static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t t
           POOT_TRY(poot__cc_bin(k, OP(MAX), amax, ax, &amax));
       }
     }
+    /* d = max|x| · fl(1/127), 1/d as 127 / max|x|: one division */
     POOT_TRY(poot__cc_bin(k, OP(GE), amax, tiny, &big));
-    POOT_TRY(poot__cc_bin(k, OP(DIV), amax, c127, &d));
-    POOT_TRY(poot__cc_sel(k, big, d, one, &id));
-    POOT_TRY(poot__cc_bin(k, OP(DIV), one, id, &id));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), amax, inv127, &d));
+    POOT_TRY(poot__cc_sel(k, big, amax, one, &id));
+    POOT_TRY(poot__cc_bin(k, OP(DIV), c127, id, &id));
     POOT_TRY(poot__cc_sel(k, big, d, zero, &d));
     POOT_TRY(poot__cc_sel(k, big, id, zero, &id));
     /* max ignores a NaN: Σ x · 0 (0, or NaN where an x is NaN or infinite)

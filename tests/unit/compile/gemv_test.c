@@ -231,7 +231,8 @@ static void test_row_loop(void **state) {
  * the block products summed exactly in i32 (dot4_i8), scales and mins in
  * f32. Per output the bound is
  *   Σ_b e_b · Σ_{c in b} |w_c|  +  (K + K/16 + 16) · 2^-24 · Σ_c (|s_c| + |m_c|)·(|x_c| + e_c)
- * with e_b = d_b · (1/2 + 2^-16) (the rounding of x · (1/d) and of 1/d),
+ * with e_b = d_b · (1/2 + 2^-15) (the roundings of 1/127, of d, of 127 / max|x|
+ * and of x times it),
  * max|x_b| for a block below 2^-100 (zeros); s_c the weight without its
  * min term, m_c the min (w_c = s_c + m_c): the f32 roundings of the run
  * terms and their sums against the oracle's K sequential ones. The test
@@ -284,8 +285,8 @@ static void medium_bound(poot_dtype wt, const float *xd, const uint8_t *wq, int6
     for (int64_t b = 0; b < k / 32; b++) {
       float amax = 0;
       for (int e2 = 0; e2 < 32; e2++) amax = fmaxf(amax, fabsf(xd[r * k + b * 32 + e2]));
-      float d = amax / 127.0f;
-      double eb = amax < 0x1p-100f ? amax : d * (0.5 + 0x1p-16);
+      float d = amax * (1.0f / 127.0f);
+      double eb = amax < 0x1p-100f ? amax : d * (0.5 + 0x1p-15);
       for (int e2 = 0; e2 < 32; e2++) e[r * k + b * 32 + e2] = eb;
     }
   const double acc = ((double)k + (double)k / 16 + 16) * 0x1p-24;
