@@ -335,7 +335,7 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
   X(MMA, "mma", 3, MATRIX, ANY)                          \
   X(ASYNC_COPY, "async_copy", 3, ASYNC, ANY)             \
   X(ASYNC_COMMIT, "async_commit", 0, ASYNC, ANY)         \
-  X(ASYNC_WAIT, "async_wait", 0, ASYNC, ANY)           \
+  X(ASYNC_WAIT, "async_wait", 0, ASYNC, ANY)             \
   X(DOT4_I8, "dot4_i8", 3, DOT4, INDEX)
 
 typedef enum poot_kir_op {

@@ -28,8 +28,8 @@
  * a 16-element q6_k group) is summed as scale · Σ q·x + min · Σ x: the
  * scale and the min are applied once per run (min = m for q4_1/q5_1,
  * -dmin·m for the k-quants), and Σ x of every run is summed once per
- * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as poot/quant.h does
- * (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
+ * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as
+ * poot/quant.h does (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
  * differs from the oracle (docs/compiler.md, the dot cases' bound). */
 #include "gemv_blocks.h"
 
@@ -583,8 +583,8 @@ static poot_status code_bytes(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_
   if (w < 8) POOT_TRY(poot__cc_bin_c(k, OP(AND), t, mask, &t));
   if (c->bias && w == 8) POOT_TRY(poot__cc_bin_c(k, OP(XOR), t, c->bias * rep, &t));
   if (c->bias && w < 8 && c->bias >= 128)
-    return poot_status_make(POOT_INTERNAL, "compile: gemv medium code bias %u of width %u",
-                            c->bias, w);
+    return poot_status_make(POOT_INTERNAL, "compile: gemv medium code bias %u of width %u", c->bias,
+                            w);
   *out = t;
   return NULL;
 }

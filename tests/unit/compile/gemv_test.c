@@ -244,15 +244,32 @@ static void dequant(poot_dtype wt, const uint8_t *src, float *dst, size_t nb, bo
   void (*deq)(const void *, float *, size_t) = NULL;
   size_t minat = 0;
   switch (wt) {
-    case POOT_DTYPE_Q8_0: deq = poot_quant_dequantize_q8_0, bytes = 34; break;
-    case POOT_DTYPE_Q4_0: deq = poot_quant_dequantize_q4_0, bytes = 18; break;
-    case POOT_DTYPE_Q5_0: deq = poot_quant_dequantize_q5_0, bytes = 22; break;
-    case POOT_DTYPE_Q4_1: deq = poot_quant_dequantize_q4_1, bytes = 20, minat = 2; break;
-    case POOT_DTYPE_Q5_1: deq = poot_quant_dequantize_q5_1, bytes = 24, minat = 2; break;
-    case POOT_DTYPE_Q4_K: deq = poot_quant_dequantize_q4_k, bytes = 144, minat = 2, qk = 256; break;
-    case POOT_DTYPE_Q5_K: deq = poot_quant_dequantize_q5_k, bytes = 176, minat = 2, qk = 256; break;
-    case POOT_DTYPE_Q6_K: deq = poot_quant_dequantize_q6_k, bytes = 210, qk = 256; break;
-    default: fail_msg("medium: no dequantizer for %s", poot_dtype_name(wt));
+    case POOT_DTYPE_Q8_0:
+      deq = poot_quant_dequantize_q8_0, bytes = 34;
+      break;
+    case POOT_DTYPE_Q4_0:
+      deq = poot_quant_dequantize_q4_0, bytes = 18;
+      break;
+    case POOT_DTYPE_Q5_0:
+      deq = poot_quant_dequantize_q5_0, bytes = 22;
+      break;
+    case POOT_DTYPE_Q4_1:
+      deq = poot_quant_dequantize_q4_1, bytes = 20, minat = 2;
+      break;
+    case POOT_DTYPE_Q5_1:
+      deq = poot_quant_dequantize_q5_1, bytes = 24, minat = 2;
+      break;
+    case POOT_DTYPE_Q4_K:
+      deq = poot_quant_dequantize_q4_k, bytes = 144, minat = 2, qk = 256;
+      break;
+    case POOT_DTYPE_Q5_K:
+      deq = poot_quant_dequantize_q5_k, bytes = 176, minat = 2, qk = 256;
+      break;
+    case POOT_DTYPE_Q6_K:
+      deq = poot_quant_dequantize_q6_k, bytes = 210, qk = 256;
+      break;
+    default:
+      fail_msg("medium: no dequantizer for %s", poot_dtype_name(wt));
   }
   uint8_t blk[256];
   for (size_t b = 0; b < nb; b++) {
@@ -485,8 +502,8 @@ static void medium_batched(void) {
   for (int i = 0; i < 2; i++) {
     int64_t n = i ? n1 : n0;
     double bd[2 * 12], y[2 * 12], od[2 * 12];
-    medium_bound(POOT_DTYPE_Q4_K, input(&in, "x"), input(&in, i ? "w1" : "w0"), m, n, k, 1.0, bd,
-                 y, od);
+    medium_bound(POOT_DTYPE_Q4_K, input(&in, "x"), input(&in, i ? "w1" : "w0"), m, n, k, 1.0, bd, y,
+                 od);
     for (int64_t j = 0; j < m * n; j++) {
       tol = fmax(tol, bd[j]);
       outmax = fmax(outmax, fabs(y[j]));
@@ -549,9 +566,9 @@ static void test_medium(void **state) {
   medium_one(POOT_DTYPE_Q4_1, 1, 3, 192, 0);
   medium_one(POOT_DTYPE_Q5_0, 1, 3, 128, 0);
   medium_one(POOT_DTYPE_Q5_1, 2, 3, 192, 0);
-  medium_one(POOT_DTYPE_Q4_K, 4, 2, 4096, 0); /* x in three tiles of K */
-  medium_one(POOT_DTYPE_Q8_0, 8, 3, 2048, 0); /* a batched decode's eight rows, tiles */
-  medium_one(POOT_DTYPE_Q6_K, 2, 2050, 256, 32); /* the row loop, a ragged last group */
+  medium_one(POOT_DTYPE_Q4_K, 4, 2, 4096, 0);           /* x in three tiles of K */
+  medium_one(POOT_DTYPE_Q8_0, 8, 3, 2048, 0);           /* a batched decode's eight rows, tiles */
+  medium_one(POOT_DTYPE_Q6_K, 2, 2050, 256, 32);        /* the row loop, a ragged last group */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q4_K, 2, 7, 512); /* odd N */
   medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256); /* two rows per subgroup */
   medium_epi(EPI_SWIGLU, POOT_DTYPE_Q4_K, 1, 5, 256);

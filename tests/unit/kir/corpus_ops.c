@@ -676,7 +676,8 @@ static poot_status dot4_prepare(const poot_kir_corpus_case *c, const poot_kir_ke
                                 uint32_t size, uint64_t seed, poot_kir_corpus_run *r) {
   (void)c;
   POOT_TRY(kc_run_init(r, k, size));
-  uint32_t *a = kc_buf(r, 0, size * 4u), *b = kc_buf(r, 1, size * 4u), *cc = kc_buf(r, 2, size * 4u);
+  uint32_t *a = kc_buf(r, 0, size * 4u), *b = kc_buf(r, 1, size * 4u),
+           *cc = kc_buf(r, 2, size * 4u);
   if (!a || !b || !cc || !kc_buf(r, 3, size * 4u) || !kc_buf(r, 4, size * 4u)) return kc_oom(r);
   uint64_t st = seed;
   static const uint32_t edge[] = {0x80808080u, 0x7f7f7f7fu, 0xffffffffu, 0x01ff80u, 0};
