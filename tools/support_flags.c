@@ -147,9 +147,10 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                            "the KV cache's element type: f16 (default: half\nthe "
                            "bytes of f32) or f32 (see docs/driver.md)"},
     [POOT_FLAG_MATMUL_PRECISION] = {NULL, "--matmul-precision", NULL, POOT_TOOL_ARG_STRING, "P",
-                                    "the prefill GEMM's products on matrix fragments:\n"
-                                    "high (default: f32-like) or medium (one 16-bit\n"
-                                    "rounding; see docs/compiler.md)"},
+                                    "the prefill GEMM's products on matrix fragments\n"
+                                    "and the block-format decode GEMV: high (default:\n"
+                                    "f32-like) or medium (x rounded once to 16 bits,\n"
+                                    "or to int8 blocks for dp4a; see docs/compiler.md)"},
     [POOT_FLAG_POOLING] = {NULL, "--pooling", NULL, POOT_TOOL_ARG_STRING, "P",
                            "mean, cls or last (default: the model's, from\n"
                            "sentence-transformers' Pooling module)"},

@@ -64,7 +64,10 @@ extern "C" {
  * fragment pair, within 3·2^-16 relative of each f32 product. MEDIUM:
  * operands rounded once to the weight's 16-bit type (f16 for f16 and
  * dequantized weights, bf16 for bf16; f32 weights stay HIGH), one mma per
- * fragment pair; x rounded to f16 overflows to ±inf past 65504. */
+ * fragment pair; x rounded to f16 overflows to ±inf past 65504. MEDIUM also
+ * rounds x to int8 blocks of 32 (q8_1's d = max|x| / 127) for the decode
+ * GEMV of block-format weights where the target has dot4_i8 natively
+ * (docs/compiler.md "The decode GEMV at medium"). */
 typedef enum poot_matmul_precision {
   POOT_MATMUL_HIGH = 0,
   POOT_MATMUL_MEDIUM = 1,
@@ -101,8 +104,9 @@ typedef struct poot_compile_options {
    * instead of recomputing them in every workgroup that reads them. */
   bool no_local_reductions;
   /* The prefill GEMM's precision on matrix fragments (docs/compiler.md,
-   * "Numerics" of "The prefill GEMM on matrix fragments"); the decode GEMV
-   * and targets without matrix fragments are not affected. */
+   * "Numerics" of "The prefill GEMM on matrix fragments") and the block-
+   * format decode GEMV's ("The decode GEMV at medium": int8 x and dot4_i8,
+   * where the target has it natively); other GEMVs are not affected. */
   poot_matmul_precision matmul_precision;
   /* The prefill GEMM on matrix fragments takes tiles of 64 × 128 (one root
    * with raw f16/bf16 weights, not split, M ≥ 128) where they number at

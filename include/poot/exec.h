@@ -337,8 +337,10 @@ typedef struct poot_exec_target {
   /* How the prefill GEMM forms its products on matrix fragments:
    * POOT_MATMUL_HIGH (the default: the 3 × bf16 split) or
    * POOT_MATMUL_MEDIUM (operands rounded once to 16 bits, one mma per
-   * fragment pair; its bound and f16's range: docs/compiler.md "Numerics").
-   * Targets without matrix fragments and the decode GEMV ignore it. */
+   * fragment pair; its bound and f16's range: docs/compiler.md "Numerics"),
+   * and for the block-format decode GEMV x rounded to int8 blocks of 32
+   * summed with dot4_i8 where the target has it natively (docs/compiler.md
+   * "The decode GEMV at medium"). Other targets and GEMVs ignore it. */
   poot_matmul_precision matmul_precision;
 } poot_exec_target;
 

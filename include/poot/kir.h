@@ -335,7 +335,8 @@ bool poot_kir_scalar_from_name(const char *name, poot_kir_scalar *out);
   X(MMA, "mma", 3, MATRIX, ANY)                          \
   X(ASYNC_COPY, "async_copy", 3, ASYNC, ANY)             \
   X(ASYNC_COMMIT, "async_commit", 0, ASYNC, ANY)         \
-  X(ASYNC_WAIT, "async_wait", 0, ASYNC, ANY)
+  X(ASYNC_WAIT, "async_wait", 0, ASYNC, ANY)             \
+  X(DOT4_I8, "dot4_i8", 3, DOT4, INDEX)
 
 typedef enum poot_kir_op {
 #define POOT_KIR__OP_ENUM(name, str, nargs, cls, types) POOT_KIR_OP_##name,
@@ -370,6 +371,11 @@ typedef enum poot_kir_op_class {
   POOT_KIR_CLASS_FOR,
   POOT_KIR_CLASS_MATRIX, /* MMA_LOAD MMA: subgroup-wide matrix fragments */
   POOT_KIR_CLASS_ASYNC,  /* ASYNC_COPY ASYNC_COMMIT ASYNC_WAIT: per-thread copies */
+  /* DOT4_I8(a, b, c): i32 c + Σ_{i<4} sext(byte i of a) · sext(byte i of b),
+   * a and b u32 or i32 scalars (their bits), c an i32 scalar; wraps. PTX
+   * dp4a.s32.s32, AMDGPU sdot4 where the target has it; elsewhere shifts
+   * and multiplies (exact). poot_kir_target.dot4_native says which. */
+  POOT_KIR_CLASS_DOT4,
   POOT_KIR_CLASS_COUNT
 } poot_kir_op_class;
 
@@ -595,6 +601,10 @@ typedef struct poot_kir_target {
    * faster 1B Q4_K_M decode, where PTX runs 204 and 48 alike (GLSL's
    * default: 48; docs/PERFORMANCE.md). */
   uint32_t gemv_block_words;
+  /* DOT4_I8 is one instruction on this target (PTX dp4a, AMDGPU sdot4);
+   * false: the renderers emulate it exactly with shifts and multiplies, and
+   * templates may prefer a float form. */
+  bool dot4_native;
   uint32_t watchdog_ms; /* budget per submission; 0 = none */
   /* PTX sm_90+: every kernel waits for the kernel before it in the stream
    * (griddepcontrol.wait: that grid finished and its writes are visible)
@@ -701,6 +711,9 @@ POOT_MUST_USE poot_status poot_kir_binary(poot_kir_builder *b, poot_kir_op op, p
                                           poot_kir_value c, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_fma(poot_kir_builder *b, poot_kir_value a, poot_kir_value c,
                                        poot_kir_value d, poot_kir_value *out);
+/* i32 c + Σ of the four signed byte products of a and b (DOT4_I8). */
+POOT_MUST_USE poot_status poot_kir_dot4_i8(poot_kir_builder *b, poot_kir_value a, poot_kir_value c,
+                                           poot_kir_value acc, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_select(poot_kir_builder *b, poot_kir_value cond,
                                           poot_kir_value a, poot_kir_value c, poot_kir_value *out);
 POOT_MUST_USE poot_status poot_kir_convert(poot_kir_builder *b, poot_kir_scalar to,

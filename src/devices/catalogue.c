@@ -75,6 +75,7 @@ void poot_device_target_init(poot_device_target_id id, uint32_t subgroup_size,
       return;
     case POOT_DEVICE_TARGET_GFX90A:
       amdgpu_target(t, "gfx90a", 64);
+      t->dot4_native = true; /* v_dot4_i32_i8 (LLVM 14 selects none on gfx942, gfx1100) */
       return;
     case POOT_DEVICE_TARGET_GFX942:
       amdgpu_target(t, "gfx942", 64);

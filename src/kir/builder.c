@@ -390,6 +390,12 @@ poot_status poot_kir_fma(poot_kir_builder *b, poot_kir_value a, poot_kir_value c
   return emit(b, &in, NULL, out);
 }
 
+poot_status poot_kir_dot4_i8(poot_kir_builder *b, poot_kir_value a, poot_kir_value c,
+                             poot_kir_value acc, poot_kir_value *out) {
+  poot_kir_inst in = mk(POOT_KIR_OP_DOT4_I8, 3, a, c, acc);
+  return emit(b, &in, NULL, out);
+}
+
 poot_status poot_kir_select(poot_kir_builder *b, poot_kir_value cond, poot_kir_value a,
                             poot_kir_value c, poot_kir_value *out) {
   poot_kir_inst in = mk(POOT_KIR_OP_SELECT, 3, cond, a, c);

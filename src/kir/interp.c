@@ -347,6 +347,18 @@ static poot_status t_fma(run *r, const poot_kir_inst *in, uint32_t t) {
   return POOT_OK_STATUS;
 }
 
+/* DOT4_I8: exact, wrapping as i32 arithmetic does. */
+static poot_status t_dot4(run *r, const poot_kir_inst *in, uint32_t t) {
+  uint32_t a = (uint32_t)reg(r, in->args[0], t)[0], b = (uint32_t)reg(r, in->args[1], t)[0];
+  uint32_t sum = (uint32_t)reg(r, in->args[2], t)[0];
+  for (uint32_t i = 0; i < 4; i++) {
+    int32_t x = (int8_t)(uint8_t)(a >> (8 * i)), y = (int8_t)(uint8_t)(b >> (8 * i));
+    sum += (uint32_t)(x * y);
+  }
+  reg(r, in->result, t)[0] = poot__kir_from_int(POOT_KIR_I32, sum);
+  return POOT_OK_STATUS;
+}
+
 static poot_status t_convert(run *r, const poot_kir_inst *in, uint32_t t) {
   poot_kir_scalar s = (poot_kir_scalar)arg_type(r, in).scalar;
   const uint64_t *a = reg(r, in->args[0], t);
@@ -406,6 +418,7 @@ static const thread_fn THREAD_FN[POOT_KIR_CLASS_COUNT] = {
     [POOT_KIR_CLASS_LANES] = t_lanes,         [POOT_KIR_CLASS_LOAD] = do_load,
     [POOT_KIR_CLASS_PRIV_LOAD] = t_priv_load, [POOT_KIR_CLASS_ATOMIC] = do_atomic,
     [POOT_KIR_CLASS_STORE] = do_store,        [POOT_KIR_CLASS_ASYNC] = t_async,
+    [POOT_KIR_CLASS_DOT4] = t_dot4,
 };
 
 static poot_status subgroup_op(run *r, const poot_kir_inst *in, const uint8_t *mask) {

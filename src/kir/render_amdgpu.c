@@ -598,6 +598,37 @@ static void emit_fma(amd_ctx *c, const poot_kir_inst *in) {
   set_lanes(c, in->result, res);
 }
 
+/* DOT4_I8: llvm.amdgcn.sdot4 (v_dot4_i32_i8) where the target has it
+ * (dot4_native), else the four signed byte products by shifts (exact). */
+static void emit_dot4(amd_ctx *c, const poot_kir_inst *in) {
+  const char *a = lane(c, in->args[0], 0), *b = lane(c, in->args[1], 0);
+  const char *sum = lane(c, in->args[2], 0);
+  if (c->t->dot4_native) {
+    const char *r = tmp(c);
+    declare(c, "declare i32 @llvm.amdgcn.sdot4(i32, i32, i32, i1 immarg)");
+    EMIT("  %s = call i32 @llvm.amdgcn.sdot4(i32 %s, i32 %s, i32 %s, i1 false)\n", r, a, b, sum);
+    c->r.value_name[in->result] = r;
+    return;
+  }
+  for (uint32_t i = 0; i < 4; i++) {
+    const char *xs[2] = {a, b}, *ys[2];
+    for (uint32_t j = 0; j < 2; j++) {
+      const char *t = xs[j];
+      if (i < 3) {
+        t = tmp(c);
+        EMIT("  %s = shl i32 %s, %u\n", t, xs[j], 24 - 8 * i);
+      }
+      ys[j] = tmp(c);
+      EMIT("  %s = ashr i32 %s, 24\n", ys[j], t);
+    }
+    const char *p = tmp(c), *r = tmp(c);
+    EMIT("  %s = mul i32 %s, %s\n", p, ys[0], ys[1]);
+    EMIT("  %s = add i32 %s, %s\n", r, sum, p);
+    sum = r;
+  }
+  c->r.value_name[in->result] = sum;
+}
+
 static void emit_select(amd_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
   uint32_t n = lanes_of(in->type);
@@ -993,6 +1024,9 @@ static void emit_inst(amd_ctx *c, const poot_kir_inst *in) {
       break;
     case POOT_KIR_CLASS_FMA:
       emit_fma(c, in);
+      break;
+    case POOT_KIR_CLASS_DOT4:
+      emit_dot4(c, in);
       break;
     case POOT_KIR_CLASS_CONVERT:
       emit_convert(c, in);

@@ -712,6 +712,12 @@ static void emit_fma(ptx_ctx *c, const poot_kir_inst *in) {
   }
 }
 
+/* DOT4_I8: one dp4a (sm_61 and later; every PTX target is sm_80+). */
+static void emit_dot4(ptx_ctx *c, const poot_kir_inst *in) {
+  EMIT("\tdp4a.s32.s32 \t%s, %s, %s, %s;\n", vr(c, in->result, 0), vr(c, in->args[0], 0),
+       vr(c, in->args[1], 0), vr(c, in->args[2], 0));
+}
+
 static void emit_select(ptx_ctx *c, const poot_kir_inst *in) {
   poot_kir_scalar s = (poot_kir_scalar)in->type.scalar;
   uint32_t lanes = in->type.lanes ? in->type.lanes : 1u;
@@ -1141,6 +1147,9 @@ static void emit_inst(ptx_ctx *c, const poot_kir_inst *in) {
       break;
     case POOT_KIR_CLASS_FMA:
       emit_fma(c, in);
+      break;
+    case POOT_KIR_CLASS_DOT4:
+      emit_dot4(c, in);
       break;
     case POOT_KIR_CLASS_CONVERT:
       emit_convert(c, in);

@@ -532,6 +532,34 @@ static void emit_fma(poot__shader *c, const poot_kir_inst *in) {
          in->args[2], close);
 }
 
+/* DOT4_I8: neither Debian 12's glslang nor every WebGPU implementation has
+ * the packed integer dot product, so the four signed byte products are
+ * written out (exact: each byte sign-extended by a left and an arithmetic
+ * right shift of the i32 bits; the sum wraps as i32 arithmetic does). */
+static void signed_byte(poot__shader *c, poot_kir_value v, unsigned i) {
+  const poot__shader_lang *L = c->lang;
+  bool word_signed = vtype(c, v).scalar == POOT_KIR_I32;
+  put(c, "((");
+  if (word_signed)
+    putf(c, "v%u", v);
+  else
+    putf(c, "%sv%u)", L->int_of_bits, v);
+  if (i < 3) putf(c, " << %u%s", 24 - 8 * i, L->uint_suffix);
+  putf(c, ") >> 24%s)", L->uint_suffix);
+}
+
+static void emit_dot4(poot__shader *c, const poot_kir_inst *in) {
+  c->lang->def_begin(c, in);
+  putf(c, "v%u", in->args[2]);
+  for (unsigned i = 0; i < 4; i++) {
+    put(c, " + ");
+    signed_byte(c, in->args[0], i);
+    put(c, " * ");
+    signed_byte(c, in->args[1], i);
+  }
+  put(c, ";\n");
+}
+
 /* ------------------------------------------------------------------ values */
 
 static void emit_const(poot__shader *c, const poot_kir_inst *in) {
@@ -735,6 +763,7 @@ static const emit_fn k_emit[POOT_KIR_CLASS_COUNT] = {
     [POOT_KIR_CLASS_CHECK] = emit_check,
     [POOT_KIR_CLASS_IF] = emit_if,
     [POOT_KIR_CLASS_FOR] = emit_for,
+    [POOT_KIR_CLASS_DOT4] = emit_dot4,
 };
 
 static void emit_inst(poot__shader *c, const poot_kir_inst *in) {

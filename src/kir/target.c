@@ -57,6 +57,7 @@ static void ptx_defaults(poot_kir_target *t) {
   t->max_push_bytes = 4096;
   t->has_trap = true;
   t->ptx_version = 78;
+  t->dot4_native = true; /* dp4a: sm_61 and later */
 }
 
 /* GLSL for Vulkan 1.2: integer atomics only, no trap (the error word). */
@@ -145,6 +146,10 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   if (t->f16_widen_native) h = poot_hash64_mix(h, 0x663136771u); /* likewise */
   if (t->f16_narrow_native) h = poot_hash64_mix(h, 0x6631366eu);
   if (t->gemv_block_words) h = poot_hash64_mix(h, 0x67627700u + t->gemv_block_words);
+  /* dot4_native changes only the AMDGPU renderer's text (PTX renders dp4a
+   * whatever it says; templates that read it build different KIR, which
+   * the kernel hash already tells apart): mixed in there only. */
+  if (t->dot4_native && t->lang == POOT_KIR_LANG_AMDGPU) h = poot_hash64_mix(h, 0x646f7434u);
   h = poot_hash64_mix(h, t->grid_dependency);
   h = poot_hash64_mix(h, t->watchdog_ms);
   h = poot_hash64_mix(h, t->sm_version);

@@ -346,6 +346,18 @@ static bool infer_fma(infer_ctx *x) {
   return infer_unary(x);
 }
 
+/* DOT4_I8: two u32/i32 words of four signed bytes, an i32 accumulator. */
+static bool infer_dot4(infer_ctx *x) {
+  const poot_kir_type *at = x->at;
+  poot_kir_type i32 = poot_kir_type_make(POOT_KIR_I32, 1);
+  if (!poot__kir_type_rule_allows(rule_of(x), at[0]) ||
+      !poot__kir_type_rule_allows(rule_of(x), at[1]) || !poot_kir_type_eq(at[2], i32))
+    return fail(x->err, x->n, "dot4_i8 needs two u32/i32 words and an i32 sum, got %s, %s, %s",
+                T1(at[0]), T2(at[1]), T3(at[2]));
+  *x->out = i32;
+  return true;
+}
+
 static bool infer_convert(infer_ctx *x) {
   if (!valid_type(x->in->type) || x->in->type.lanes != x->t0.lanes)
     return fail(x->err, x->n, "convert to %s from %s: lanes must match", T1(x->in->type),
@@ -583,7 +595,7 @@ static bool (*const class_infer[POOT_KIR_CLASS_COUNT])(infer_ctx *) = {
     [POOT_KIR_CLASS_SUBGROUP] = infer_subgroup, [POOT_KIR_CLASS_BARRIER] = infer_barrier,
     [POOT_KIR_CLASS_CHECK] = infer_cond,        [POOT_KIR_CLASS_IF] = infer_cond,
     [POOT_KIR_CLASS_FOR] = infer_for,           [POOT_KIR_CLASS_MATRIX] = infer_matrix,
-    [POOT_KIR_CLASS_ASYNC] = infer_async,
+    [POOT_KIR_CLASS_ASYNC] = infer_async,       [POOT_KIR_CLASS_DOT4] = infer_dot4,
 };
 
 bool poot__kir_infer(const poot__kir_decls *d, const poot_kir_inst *in, poot_kir_type *out,

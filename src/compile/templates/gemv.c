@@ -305,6 +305,100 @@ static poot_status stage_sums(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t
   return poot_kir_barrier(k->b);
 }
 
+/* Medium: x̂ of the staged tile, one thread per aligned 32 elements s and
+ * row m, as llama.cpp's q8_1: d = max|x| · fl(1/127), q = x · fl(127 / max|x|)
+ * rounded to nearest even (adding 1.5 · 2^23 rounds it: |x / d| < 127.5), four codes a
+ * word; d, and the run sum d · Σ q where the tile has sums. A block whose
+ * max|x| is below 2^-100 becomes zeros (d = 0: 1 / d would overflow); a
+ * block with a NaN (or an infinity) gets d = NaN, so its outputs are NaN
+ * as the oracle's are.
+ * Then a barrier. docs/compiler.md "The decode GEMV at medium" bounds it. */
+static poot_status stage_q8(pc_kctx *k, const xtile *xt, uint32_t nm, uint32_t tk) {
+  poot_kir_value lid, end, stepv, s, at, qat, t;
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  POOT_TRY(poot__cc_u32(k, tk / 32, &end));
+  POOT_TRY(poot__cc_u32(k, k->pl->wg, &stepv));
+  POOT_TRY(poot_kir_for_begin(k->b, lid, end, stepv, &s));
+  poot__cc_scope_push(k);
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, 36, &at)); /* xpos(32 s) */
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), s, 1, &t));   /* the word of element 32 s */
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), t, 4, &t));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), s, 8, &qat));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), qat, t, &qat));
+  poot_kir_value c127, inv127, tiny, one, zero, magic;
+  POOT_TRY(poot__cc_cf32(k, 127.0f, &c127));
+  POOT_TRY(poot__cc_cf32(k, 1.0f / 127.0f, &inv127));
+  POOT_TRY(poot__cc_cf32(k, 0x1p-100f, &tiny));
+  POOT_TRY(poot__cc_cf32(k, 1.0f, &one));
+  POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
+  POOT_TRY(poot__cc_cf32(k, 12582912.0f, &magic));
+  for (uint32_t m = 0; m < nm; m++) {
+    poot_kir_value x[32], amax = 0, d, id, big, sq = 0, a, nan = zero;
+    for (uint32_t q = 0; q < 8; q++) {
+      poot_kir_value v;
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->pitch + 4 * q, &a));
+      POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->sh, a, 4, &v));
+      for (uint32_t l = 0; l < 4; l++) {
+        poot_kir_value ax;
+        POOT_TRY(poot_kir_extract(k->b, v, l, &x[4 * q + l]));
+        POOT_TRY(poot_kir_fma(k->b, x[4 * q + l], zero, nan, &nan));
+        POOT_TRY(poot__cc_un(k, OP(ABS), x[4 * q + l], &ax));
+        if (!amax)
+          amax = ax;
+        else
+          POOT_TRY(poot__cc_bin(k, OP(MAX), amax, ax, &amax));
+      }
+    }
+    /* d = max|x| · fl(1/127), 1/d as 127 / max|x|: one division */
+    POOT_TRY(poot__cc_bin(k, OP(GE), amax, tiny, &big));
+    POOT_TRY(poot__cc_bin(k, OP(MUL), amax, inv127, &d));
+    POOT_TRY(poot__cc_sel(k, big, amax, one, &id));
+    POOT_TRY(poot__cc_bin(k, OP(DIV), c127, id, &id));
+    POOT_TRY(poot__cc_sel(k, big, d, zero, &d));
+    POOT_TRY(poot__cc_sel(k, big, id, zero, &id));
+    /* max ignores a NaN: Σ x · 0 (0, or NaN where an x is NaN or infinite)
+     * added to d carries it into every product of the block. */
+    POOT_TRY(poot__cc_bin(k, OP(ADD), d, nan, &d));
+    for (uint32_t w = 0; w < 8; w++) {
+      poot_kir_value word = 0;
+      for (uint32_t l = 0; l < 4; l++) {
+        poot_kir_value v, q;
+        POOT_TRY(poot__cc_bin(k, OP(MUL), x[4 * w + l], id, &v));
+        POOT_TRY(poot__cc_bin(k, OP(ADD), v, magic, &v));
+        POOT_TRY(poot__cc_bcast(k, S(U32), v, &q));
+        POOT_TRY(poot__cc_bin_c(k, OP(SUB), q, 0x4B400000u, &q)); /* q, two's complement */
+        if (xt->sums) {
+          if (!sq)
+            sq = q;
+          else
+            POOT_TRY(poot__cc_bin(k, OP(ADD), sq, q, &sq));
+        }
+        POOT_TRY(poot__cc_bin_c(k, OP(AND), q, 0xffu, &q));
+        if (l) POOT_TRY(poot__cc_bin_c(k, OP(SHL), q, 8 * l, &q));
+        if (!word)
+          word = q;
+        else
+          POOT_TRY(poot__cc_bin(k, OP(OR), word, q, &word));
+      }
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), qat, m * xt->qpitch + w, &a));
+      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->qsh, a, word));
+    }
+    poot_kir_value ds = s;
+    if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), s, m * xt->runs, &ds));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->dsh, ds, d));
+    if (xt->sums) {
+      poot_kir_value sf;
+      POOT_TRY(poot__cc_bcast(k, S(I32), sq, &sq));
+      POOT_TRY(poot__cc_cvt(k, S(F32), sq, &sf));
+      POOT_TRY(poot__cc_bin(k, OP(MUL), d, sf, &sf));
+      POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_SHARED, xt->ssh, ds, sf));
+    }
+  }
+  poot__cc_scope_pop(k);
+  POOT_TRY(poot_kir_end(k->b));
+  return poot_kir_barrier(k->b);
+}
+
 /* Stages x[m, tile0 + c] for c in [0, tk) (the group's prologue applied)
  * into the tile, every thread of the workgroup striding c; then a barrier
  * (and the run sums when the tile has them). */
@@ -332,6 +426,7 @@ static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
   POOT_TRY(poot_kir_barrier(k->b));
+  if (xt->q8) return stage_q8(k, xt, nm, tk);
   return xt->sums ? stage_sums(k, xt, nm, tk) : NULL;
 }
 
@@ -339,10 +434,13 @@ static poot_status stage(pc_kctx *k, const gemv_root *r, const xtile *xt, uint32
  * left to this group, else the largest multiple of align (64, or 256 for
  * k-quant blocks) that does. 0 when not even align elements fit or more than GEMV_MAX_TILES tiles
  * would be needed. */
-static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K, uint32_t align, bool sums) {
+static uint32_t tile_len(const pc_planner *pl, int64_t M, int64_t K, uint32_t align, bool sums,
+                         bool q8) {
   uint32_t budget = pl->t->shared_memory_bytes > 8192 ? pl->t->shared_memory_bytes - 4096 : 0;
   uint64_t per_elem = 4ull * (uint64_t)M; /* plus a pad of 4 floats (and a sum) per 32 */
   uint64_t fit = budget / per_elem * 32 / (sums ? 37 : 36) / align * align;
+  /* medium: and x̂ (20 words per 64), a scale per 32: 37 (38) + 11 words per 32 */
+  if (q8) fit = budget / per_elem * 32 / (sums ? 48 : 47) / align * align;
   if (fit < align) return 0;
   uint64_t tk = (uint64_t)K <= fit ? (uint64_t)K : fit;
   if (((uint64_t)K + tk - 1) / tk > GEMV_MAX_TILES) return 0;
@@ -359,6 +457,7 @@ typedef struct gemv_form {
   uint32_t nr, nm, R, sg, tk, ce, per, umax; /* per: chunk words of all roots */
   uint32_t pacc, ppre;
   bool prefetched;
+  bool q8; /* medium: x̂ in int8 blocks, dot4_i8 (block formats only) */
   xtile xt;
   poot_kir_value rows[2], lane, valid, z;
 } gemv_form;
@@ -599,6 +698,12 @@ static bool gemv_takes(pc_planner *pl, const pc_group *g, gemv_form *f, bool *su
   bool kq = false;
   *sums = false;
   f->ce = chunk_elems(f->rs[0].wdt);
+  /* Medium's int8 form where dot4_i8 is one instruction (and on the
+   * interpreter, which tests it): emulated, its shifts cost more than the
+   * float form's work, which then serves medium as it serves high. */
+  const poot_kir_target *t = pl->t;
+  f->q8 = pl->opt->matmul_precision == POOT_MATMUL_MEDIUM && f->ce == GQ_CHUNK &&
+          (t->dot4_native || t->lang == POOT_KIR_LANG_NONE);
   for (uint32_t i = 0; i < g->nroots; i++) {
     if (chunk_elems(f->rs[i].wdt) != f->ce) return false;
     kq = kq || poot__gq_is_k(f->rs[i].wdt);
@@ -613,8 +718,8 @@ static bool gemv_takes(pc_planner *pl, const pc_group *g, gemv_form *f, bool *su
    * Where it does not fit, gemv_chunks rotates the lanes to the same end. */
   const uint32_t align = kq ? 256 : 64, sgc = pl->t->subgroup_size * f->ce;
   const uint32_t inv = sgc % align == 0 ? sgc : align % sgc == 0 ? align : align * sgc;
-  f->tk = tile_len(pl, f->M, f->K, inv, *sums);
-  if (!f->tk) f->tk = tile_len(pl, f->M, f->K, align, *sums);
+  f->tk = tile_len(pl, f->M, f->K, inv, *sums, f->q8);
+  if (!f->tk) f->tk = tile_len(pl, f->M, f->K, align, *sums, f->q8);
   return f->tk && f->tk % f->ce == 0;
 }
 
@@ -632,7 +737,7 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   *out_done = false;
   if (!gemv_takes(pl, g, &f, &sums)) return NULL;
   *out_done = true;
-  *out_what = "gemv";
+  *out_what = f.q8 ? "gemv medium" : "gemv";
   f.nr = g->nroots;
   f.nm = (uint32_t)f.M;
   f.sg = pl->t->subgroup_size;
@@ -653,14 +758,24 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     poot__cc_note_buffer(k, f.rs[i].ref, k->frac);
   }
   char nmb[32];
-  f.xt = (xtile){0, xpos(f.tk), sums, 0, f.tk / 32};
+  f.xt = (xtile){0, xpos(f.tk), sums, 0, f.tk / 32, f.q8, 0, f.tk / 4 + f.tk / 16, 0};
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "gacc", nmb, sizeof nmb),
                                 poot_kir_type_make(S(F32), 1), f.R * f.nr * f.nm, &f.pacc));
-  POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
-                               f.nm * f.xt.pitch, &f.xt.sh));
-  if (sums)
-    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gsx", nmb, sizeof nmb), S(F32),
-                                 f.nm * f.xt.runs, &f.xt.ssh));
+  if (f.q8) {
+    /* Through poot__cc_shared: a batch of medium GEMVs (a layer's K and V)
+     * needs its largest group's tiles, not their sum, which at K = 4096
+     * would not fit in 48 KiB and split the batch. */
+    POOT_TRY(poot__cc_shared(k, "gx", S(F32), f.nm * f.xt.pitch, &f.xt.sh));
+    if (sums) POOT_TRY(poot__cc_shared(k, "gsx", S(F32), f.nm * f.xt.runs, &f.xt.ssh));
+    POOT_TRY(poot__cc_shared(k, "gxq", S(U32), f.nm * f.xt.qpitch, &f.xt.qsh));
+    POOT_TRY(poot__cc_shared(k, "gxd", S(F32), f.nm * f.xt.runs, &f.xt.dsh));
+  } else {
+    POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gx", nmb, sizeof nmb), S(F32),
+                                 f.nm * f.xt.pitch, &f.xt.sh));
+    if (sums)
+      POOT_TRY(poot_kir_add_shared(k->b, poot__cc_name(k, "gsx", nmb, sizeof nmb), S(F32),
+                                   f.nm * f.xt.runs, &f.xt.ssh));
+  }
   uint32_t rl = row_groups(&f, per);
   uint64_t wgs = ((uint64_t)f.N + (uint64_t)per * f.R * rl - 1) / ((uint64_t)per * f.R * rl);
   poot__cc_grid_for(wgs, grid);

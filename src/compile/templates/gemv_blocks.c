@@ -28,8 +28,8 @@
  * a 16-element q6_k group) is summed as scale · Σ q·x + min · Σ x: the
  * scale and the min are applied once per run (min = m for q4_1/q5_1,
  * -dmin·m for the k-quants), and Σ x of every run is summed once per
- * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as poot/quant.h does
- * (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
+ * workgroup, when x is staged (gemv.c), for all its rows and roots. The scales are computed as
+ * poot/quant.h does (d * sc, dmin * m, d * (float)scales[i]); only the order of the f32 sums
  * differs from the oracle (docs/compiler.md, the dot cases' bound). */
 #include "gemv_blocks.h"
 
@@ -561,13 +561,159 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   return NULL;
 }
 
+/* ------------------------------------------- medium: 8-bit x, dot4_i8 */
+
+/* Whether chunk c's codes are summed unsigned and the bias taken off as
+ * bias · Σ q̂ of the run (q4_0, q5_0, q6_k: a dot4_i8 of x̂ with ones per
+ * word, once per run and row of x for all weight rows, where sign-extending
+ * the codes costs four operations a word and weight row). */
+static bool bias_by_sum(const gq_chunk *c) {
+  return c->bias && c->width < 8;
+}
+
+/* Word i of run r of chunk c as four bytes for dot4_i8: the field masked
+ * into each byte (unsigned codes, below 64: bias_by_sum subtracts the bias
+ * later); q8_0's codes (width 8, stored with 0x80 flipped for the float
+ * form) flipped back into signed bytes. */
+static poot_status code_bytes(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t i,
+                              poot_kir_value *out) {
+  uint32_t w = c->width, rep = 0x01010101u, mask = ((1u << w) - 1u) * rep;
+  poot_kir_value t = c->w[r][i];
+  if (c->bit[r][i]) POOT_TRY(poot__cc_bin_c(k, OP(SHR), t, c->bit[r][i], &t));
+  if (w < 8) POOT_TRY(poot__cc_bin_c(k, OP(AND), t, mask, &t));
+  if (c->bias && w == 8) POOT_TRY(poot__cc_bin_c(k, OP(XOR), t, c->bias * rep, &t));
+  if (c->bias && w < 8 && c->bias >= 128)
+    return poot_status_make(POOT_INTERNAL, "compile: gemv medium code bias %u of width %u", c->bias,
+                            w);
+  *out = t;
+  return NULL;
+}
+
+/* Where x̂ of a chunk starts: its block index (base / 32) and its word
+ * (base / 4 + 4 (base / 64)). When base is a multiple of 64 (every format
+ * but q6_k) a run's block and words are these plus constants. */
+typedef struct xq_at {
+  poot_kir_value blk, word;
+  bool aligned;
+} xq_at;
+
+static poot_status xq_base(pc_kctx *k, poot_dtype dt, poot_kir_value base, xq_at *at) {
+  at->aligned = dt != POOT_DTYPE_Q6_K;
+  poot_kir_value g;
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), base, 5, &at->blk));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), base, 6, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), g, 4, &g));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), base, 2, &at->word));
+  return poot__cc_bin(k, OP(ADD), at->word, g, &at->word);
+}
+
+/* The n / 4 words of x̂ (four int8 codes each) of row m from element
+ * base + off (off a multiple of 16; a run never crosses 64 elements), as
+ * 16-byte loads, and the f32 scale d of its 32-element block. */
+static poot_status xq_run(pc_kctx *k, const gemv_xtile *xt, uint32_t m, poot_kir_value base,
+                          const xq_at *xa, uint32_t off, uint32_t n, poot_kir_value *xw,
+                          poot_kir_value *d) {
+  poot_kir_value blk, at;
+  if (xa->aligned) {
+    uint32_t cb = off / 32 + m * xt->runs, cw = off / 4 + 4 * (off / 64) + m * xt->qpitch;
+    blk = xa->blk, at = xa->word;
+    if (cb) POOT_TRY(poot__cc_bin_c(k, OP(ADD), xa->blk, cb, &blk));
+    if (cw) POOT_TRY(poot__cc_bin_c(k, OP(ADD), xa->word, cw, &at));
+  } else {
+    poot_kir_value e, g;
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), base, off, &e));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &blk));
+    if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), blk, m * xt->runs, &blk));
+    /* word of element e: e / 4 + 4 (e / 64) */
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 6, &g));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), g, 4, &g));
+    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 2, &at));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), at, g, &at));
+    if (m) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, m * xt->qpitch, &at));
+  }
+  POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->dsh, blk, 1, d));
+  for (uint32_t i = 0; i < n / 4; i += 4) {
+    poot_kir_value a = at, v;
+    if (i) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, i, &a));
+    POOT_TRY(poot_kir_load(k->b, POOT_KIR_SPACE_SHARED, xt->qsh, a, 4, &v));
+    for (uint32_t l = 0; l < 4; l++) POOT_TRY(poot_kir_extract(k->b, v, l, &xw[i + l]));
+  }
+  return NULL;
+}
+
+/* The jobs of format dt, on x̂: per run, S = Σ q·q̂ in i32 (dot4_i8, exact;
+ * biased 4-6-bit codes as Σ code·q̂ − bias · Σ q̂),
+ * then acc += scale · (d · S) (+ min · Σ x̂ of the run, staged as d · Σ q̂). */
+static poot_status format_jobs_q8(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
+                                  poot_dtype dt, const gq_job *jobs, uint32_t nj,
+                                  poot_kir_value inr, uint32_t pacc) {
+  gq_chunk cs[2 * PG_MAX_ROOTS];
+  uint32_t idx[2 * PG_MAX_ROOTS], n = 0;
+  bool mins = false;
+  for (uint32_t i = 0; i < nj && n < 2 * PG_MAX_ROOTS; i++) {
+    if (jobs[i].dt != dt) continue;
+    POOT_TRY(decode(k, dt, jobs[i].wd, ch, &cs[n]));
+    mins = mins || cs[n].minv[0];
+    idx[n++] = i;
+  }
+  poot_kir_value base, zero;
+  xq_at xa;
+  POOT_TRY(chunk_base(k, dt, ch, &base));
+  POOT_TRY(xq_base(k, dt, base, &xa));
+  POOT_TRY(poot__cc_i32(k, 0, &zero));
+  poot_kir_value sx[GQ_MAX_RUNS][GEMV_MAX_M];
+  if (mins) POOT_TRY(run_sums(k, xt, nm, base, &cs[0], sx));
+  bool bsum = bias_by_sum(&cs[0]);
+  poot_kir_value ones = 0;
+  if (bsum) POOT_TRY(poot__cc_i32(k, 0x01010101, &ones));
+  for (uint32_t r = 0; r < cs[0].runs; r++) {
+    poot_kir_value qw[2 * PG_MAX_ROOTS][8];
+    for (uint32_t j = 0; j < n; j++)
+      for (uint32_t i = 0; i < cs[j].n / 4; i++) POOT_TRY(code_bytes(k, &cs[j], r, i, &qw[j][i]));
+    for (uint32_t m = 0; m < nm; m++) {
+      poot_kir_value xw[8], d, bq = 0;
+      POOT_TRY(xq_run(k, xt, m, base, &xa, cs[0].off[r], cs[0].n, xw, &d));
+      if (bsum) { /* bias · Σ q̂ over the run */
+        bq = zero;
+        for (uint32_t i = 0; i < cs[0].n / 4; i++)
+          POOT_TRY(poot_kir_dot4_i8(k->b, ones, xw[i], bq, &bq));
+        POOT_TRY(poot__cc_bin_c(k, OP(MUL), bq, cs[0].bias, &bq));
+      }
+      for (uint32_t j = 0; j < n; j++) {
+        poot_kir_value sum = zero, sf, a, p;
+        for (uint32_t i = 0; i < cs[j].n / 4; i++)
+          POOT_TRY(poot_kir_dot4_i8(k->b, qw[j][i], xw[i], sum, &sum));
+        if (bq) POOT_TRY(poot__cc_bin(k, OP(SUB), sum, bq, &sum));
+        POOT_TRY(poot__cc_cvt(k, S(F32), sum, &sf));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), d, sf, &p));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), cs[j].scale[r], p, &p));
+        if (cs[j].minv[r]) POOT_TRY(poot_kir_fma(k->b, cs[j].minv[r], sx[r][m], p, &p));
+        if (inr) {
+          poot_kir_value z;
+          POOT_TRY(poot__cc_cf32(k, 0.0f, &z));
+          POOT_TRY(poot__cc_sel(k, inr, p, z, &p));
+        }
+        uint32_t at = jobs[idx[j]].base + m;
+        POOT_TRY(poot_kir_priv_load(k->b, pacc, at, &a));
+        POOT_TRY(poot__cc_bin(k, OP(ADD), a, p, &a));
+        POOT_TRY(poot_kir_priv_store(k->b, pacc, at, a));
+      }
+    }
+  }
+  return NULL;
+}
+
 poot_status poot__gq_accumulate(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_kir_value ch,
                                 const gq_job *jobs, uint32_t nj, poot_kir_value inr,
                                 uint32_t pacc) {
   for (uint32_t i = 0; i < nj; i++) {
     bool seen = false;
     for (uint32_t p = 0; p < i; p++) seen = seen || jobs[p].dt == jobs[i].dt;
-    if (!seen) POOT_TRY(format_jobs(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
+    if (seen) continue;
+    if (xt->q8)
+      POOT_TRY(format_jobs_q8(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
+    else
+      POOT_TRY(format_jobs(k, xt, nm, ch, jobs[i].dt, jobs, nj, inr, pacc));
   }
   return NULL;
 }

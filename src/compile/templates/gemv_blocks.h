@@ -23,6 +23,13 @@ typedef struct gemv_xtile {
   bool sums;      /* run sums staged too: Σ x over each aligned 32 elements */
   uint32_t ssh;   /* their shared array: row m's run s at m * runs + s */
   uint32_t runs;  /* run sums per row of x */
+  /* Medium precision (docs/compiler.md "The decode GEMV at medium"): x̂, x
+   * rounded to int8 per aligned 32 elements, beside the f32 tile: row m's
+   * element c in byte c % 4 of word m * qpitch + c / 4 + 4 (c / 64); the
+   * block's scale d at dsh[m * runs + c / 32]; the run sums (ssh) are then
+   * d · Σ q̂, the sums of x̂. */
+  bool q8;
+  uint32_t qsh, qpitch, dsh;
 } gemv_xtile;
 
 /* x[m, c0 + first + e] for e in [0, count) (count ≤ 32, a multiple of 4; c0 a

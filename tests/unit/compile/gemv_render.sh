@@ -29,6 +29,23 @@ for t in ptx ptx90 glsl wgsl amdgpu; do
   [ "$n" -gt 0 ] && [ "$n" -eq "$g" ] || { echo "FAIL: $t: $g of $n dispatches are gemv"; fail=1; }
   validate_rendered "$t" "$d"
 done
+# Medium precision (x in int8 blocks, dot4_i8) where the target has the
+# instruction: dp4a on PTX sm_90. (Targets that would emulate it, GLSL, WGSL
+# and gfx942, keep the float form; the KIR corpus runs the emulation.)
+for t in ptx90; do
+  d="$tmp/$t-medium"
+  if ! "$POOT" compile -g "$here/gemv_blocks.pgraph" --target "$t" --matmul-precision medium \
+    --emit "$d" > "$d.log" 2>&1; then
+    echo "FAIL: poot compile $t medium: $(cat "$d.log")"
+    fail=1
+    continue
+  fi
+  n=$(grep -c '^dispatch ' "$d/plan.txt")
+  g=$(grep -c '^dispatch .* gemv medium$' "$d/plan.txt")
+  [ "$n" -gt 0 ] && [ "$n" -eq "$g" ] || { echo "FAIL: $t medium: $g of $n dispatches are gemv medium"; fail=1; }
+  grep -q 'dp4a' "$d"/k000* || { echo "FAIL: $t medium: no dp4a"; fail=1; }
+  validate_rendered "$t" "$d"
+done
 [ $fail -ne 0 ] && exit 1
 [ $ran -eq 0 ] && { echo "SKIP: no validation tool found"; exit 77; }
 echo "all renderings validated"

@@ -630,6 +630,75 @@ static poot_status bitcast_prepare(const poot_kir_corpus_case *c, const poot_kir
   return POOT_OK_STATUS;
 }
 
+/* --------------------------------------------------------------- dot4_i8 */
+
+/* out0 = dot4_i8(a (u32), b (i32), c), out1 = dot4_i8(b, a, out0): the four
+ * signed byte products, every byte pattern including -128 · -128, and
+ * accumulators near the i32 limits (the sum wraps). */
+static poot_status dot4_body(poot_kir_builder *b, const poot_kir_corpus_case *c,
+                             const poot_kir_target *t, uint32_t sg) {
+  (void)c, (void)t, (void)sg;
+  uint32_t ra, rb, rc, r0, r1;
+  poot_kir_value n, gid, a, bv, cv, o0, o1;
+  POOT_TRY(kc_binding(b, "a", 0, POOT_KIR_U32, POOT_KIR_ACCESS_READ, &ra));
+  POOT_TRY(kc_binding(b, "b", 1, POOT_KIR_I32, POOT_KIR_ACCESS_READ, &rb));
+  POOT_TRY(kc_binding(b, "c", 2, POOT_KIR_I32, POOT_KIR_ACCESS_READ, &rc));
+  POOT_TRY(kc_binding(b, "out0", 3, POOT_KIR_I32, POOT_KIR_ACCESS_WRITE, &r0));
+  POOT_TRY(kc_binding(b, "out1", 4, POOT_KIR_I32, POOT_KIR_ACCESS_WRITE, &r1));
+  POOT_TRY(kc_push(b, "n", POOT_KIR_U32, &n));
+  POOT_TRY(poot_kir_global_id(b, 0, &gid));
+  POOT_TRY(kc_guard(b, gid, n));
+  POOT_TRY(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, ra, gid, 1, &a));
+  POOT_TRY(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rb, gid, 1, &bv));
+  POOT_TRY(poot_kir_load(b, POOT_KIR_SPACE_GLOBAL, rc, gid, 1, &cv));
+  POOT_TRY(poot_kir_dot4_i8(b, a, bv, cv, &o0));
+  POOT_TRY(poot_kir_dot4_i8(b, bv, a, o0, &o1));
+  POOT_TRY(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, r0, gid, o0));
+  POOT_TRY(poot_kir_store(b, POOT_KIR_SPACE_GLOBAL, r1, gid, o1));
+  return poot_kir_end(b);
+}
+
+static poot_status dot4_build(const poot_kir_corpus_case *c, const poot_kir_target *t,
+                              poot_kir_kernel **out) {
+  return kc_make(c->name, 64, 1, 1, 0, dot4_body, c, t, out);
+}
+
+static uint32_t ref_dot4(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t s = c;
+  for (int i = 0; i < 4; i++) {
+    int32_t x = (int8_t)(a >> (8 * i)), y = (int8_t)(b >> (8 * i));
+    s += (uint32_t)(x * y);
+  }
+  return s;
+}
+
+static poot_status dot4_prepare(const poot_kir_corpus_case *c, const poot_kir_kernel *k,
+                                uint32_t size, uint64_t seed, poot_kir_corpus_run *r) {
+  (void)c;
+  POOT_TRY(kc_run_init(r, k, size));
+  uint32_t *a = kc_buf(r, 0, size * 4u), *b = kc_buf(r, 1, size * 4u),
+           *cc = kc_buf(r, 2, size * 4u);
+  if (!a || !b || !cc || !kc_buf(r, 3, size * 4u) || !kc_buf(r, 4, size * 4u)) return kc_oom(r);
+  uint64_t st = seed;
+  static const uint32_t edge[] = {0x80808080u, 0x7f7f7f7fu, 0xffffffffu, 0x01ff80u, 0};
+  for (uint32_t i = 0; i < size; i++) {
+    a[i] = i < 5 ? edge[i] : (uint32_t)kc_rand(&st);
+    b[i] = i < 5 ? edge[(i + 1) % 5] ^ (i == 0 ? 0 : 0x00800000u) : (uint32_t)kc_rand(&st);
+    if (i == 0) b[i] = 0x80808080u; /* -128 · -128 four times */
+    cc[i] = i % 3 == 0 ? 0x7fffff00u + (i & 0xff) : (uint32_t)kc_rand(&st);
+  }
+  uint32_t *e0 = kc_expect(r, 3, POOT_KIR_CORPUS_CMP_EXACT, 0, 0, true);
+  uint32_t *e1 = kc_expect(r, 4, POOT_KIR_CORPUS_CMP_EXACT, 0, 0, true);
+  if (!e0 || !e1) return kc_oom(r);
+  for (uint32_t i = 0; i < size; i++) {
+    e0[i] = ref_dot4(a[i], b[i], cc[i]);
+    e1[i] = ref_dot4(b[i], a[i], e0[i]);
+  }
+  r->params[0] = size;
+  r->grid[0] = div_up(size, 64);
+  return POOT_OK_STATUS;
+}
+
 /* ---------------------------------------------------------------- atomics */
 
 /* arg0: u32, i32 or f32. Integer types: max/min/add into acc[0..2],
@@ -1189,6 +1258,13 @@ static const poot_kir_corpus_case ops_cases[] = {
      0,
      bitcast_build,
      bitcast_prepare,
+     {1, 63, 300, 0}},
+    {"dot4_i8",
+     "4 x int8 dot-accumulate, u32 and i32 words, wrapping sums",
+     0,
+     0,
+     dot4_build,
+     dot4_prepare,
      {1, 63, 300, 0}},
     {"atomics_u32",
      "atomic max/min/add/xchg/cas on u32",
