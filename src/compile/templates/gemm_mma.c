@@ -41,9 +41,14 @@
  *
  * The raw path (raw_*, below): where every root's weight is an f16 or bf16
  * leaf read through a plain convert, its tiles are copied as stored with
- * ASYNC_COPY into a ring of 2 to 4 tiles (one barrier a step; x staged as
- * above into two buffers); bf16 weights are their own hi half, f16 ones are
- * split in registers after ldmatrix (the same hi and lo values).
+ * ASYNC_COPY into a ring of 2 to 6 tiles (one barrier a step; x staged as
+ * above into two buffers, or one and a second barrier where shared memory
+ * is short); bf16 weights are their own hi half, f16 ones are split in
+ * registers after ldmatrix (the same hi and lo values). Its tiles are
+ * chosen by rule (mma_choose): 128 × 128 or 64 × 128 for one root and
+ * 128 × 64 for the SwiGLU pair where M ≥ 128 and enough of them fill the
+ * GPU, 32 × 64 for M ≤ 32, else 64 × 64; the 8 warps are 2 × 4 on each, a
+ * warp holding fm × fn fragments of it.
  *
  * MEDIUM precision (poot_compile_options.matmul_precision): every operand
  * rounded once to one 16-bit type and one mma per fragment pair; its bound
