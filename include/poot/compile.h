@@ -108,10 +108,11 @@ typedef struct poot_compile_options {
    * format decode GEMV's ("The decode GEMV at medium": int8 x and dot4_i8,
    * where the target has it natively); other GEMVs are not affected. */
   poot_matmul_precision matmul_precision;
-  /* The prefill GEMM on matrix fragments takes tiles of 64 × 128 (one root
-   * with raw f16/bf16 weights, not split, M ≥ 128) where they number at
-   * least this many workgroups; 0 → 256 (a wave of every SM at two
-   * workgroups each, about); UINT32_MAX → never (docs/compiler.md). */
+  /* The prefill GEMM on matrix fragments takes its larger tiles (raw
+   * f16/bf16 weights, not split, M ≥ 128: 128 × 128 or 64 × 128 for one
+   * root, 128 × 64 for the SwiGLU pair) where they number at least this
+   * many workgroups; 0 → 256 (about a wave of every SM at two workgroups
+   * each, two waves at one); UINT32_MAX → never (docs/compiler.md). */
   uint32_t gemm_wide_min_grid;
 } poot_compile_options;
 

@@ -164,7 +164,7 @@ poot_status poot__cc_gemm_origin(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_
   }
   POOT_TRY(poot__cc_bin_c(k, OP(REM), wc, (uint32_t)nbm, &bm));
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), wc, (uint32_t)nbm, &bn));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, GEMM_TILE, &f->m0));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), bm, f->tm, &f->m0));
   return poot__cc_bin_c(k, OP(MUL), bn, f->tn, &f->n0);
 }
 
@@ -369,11 +369,11 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   *out_done = true;
   *out_what = "gemm";
   f.nr = g->nroots;
-  f.tn = GEMM_TILE;
+  f.tm = f.tn = GEMM_TILE;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
   const bool mma = poot__cc_gemm_mma_fits(k->pl, &f);
-  if (mma) f.tn = poot__cc_gemm_mma_tile_n(k->pl, &f);
-  uint64_t nbm = ((uint64_t)f.M + GEMM_TILE - 1) / GEMM_TILE;
+  if (mma) poot__cc_gemm_mma_tile(k->pl, &f);
+  uint64_t nbm = ((uint64_t)f.M + f.tm - 1) / f.tm;
   uint64_t nbn = ((uint64_t)f.N + f.tn - 1) / f.tn;
   uint64_t nwg = nbm * nbn;
   if (f.split > 1) {

@@ -24,7 +24,7 @@ typedef struct gemm_form {
   gemm_root rs[PG_MAX_ROOTS];
   int64_t M, N, K;
   uint32_t nr, pacc, sa, sb[PG_MAX_ROOTS];
-  uint32_t tn; /* the tile's columns: GEMM_TILE, or the mma form's wide tile */
+  uint32_t tm, tn; /* the tile's rows and columns: GEMM_TILE, or the mma form's (gemm_mma.c) */
   /* Split-K (g->split > 1): the workgroup's split sidx sums contraction
    * elements [kbase, kbase + ks) and stores the raw sums in g->aux_temp. */
   uint32_t split, ks;
@@ -65,11 +65,12 @@ POOT_MUST_USE poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t
 /* gemm_mma.c: whether the matrix-fragment form takes this group on this
  * target, and the form itself (f's shape filled; emits the whole body).
  * *out_what: "gemm_mma", then " split" (split-K), " raw" (raw 16-bit
- * weights copied asynchronously), " wide" (64 × 128 tiles), " medium"
+ * weights copied asynchronously), " wide" (64 × 128 tiles), " big" (128 ×
+ * 128), " tall" (128 × 64, the SwiGLU pair), " skinny" (32 × 64 with a deeper ring), " medium"
  * (MEDIUM precision). */
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);
-/* The tile's columns the form takes for f (shape and split set). */
-uint32_t poot__cc_gemm_mma_tile_n(const pc_planner *pl, gemm_form *f);
+/* The tile the form takes for f (shape and split set): f->tm and f->tn. */
+void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f);
 POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
                                             const char **out_what);
 

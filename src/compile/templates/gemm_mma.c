@@ -41,9 +41,14 @@
  *
  * The raw path (raw_*, below): where every root's weight is an f16 or bf16
  * leaf read through a plain convert, its tiles are copied as stored with
- * ASYNC_COPY into a ring of 2 to 4 tiles (one barrier a step; x staged as
- * above into two buffers); bf16 weights are their own hi half, f16 ones are
- * split in registers after ldmatrix (the same hi and lo values).
+ * ASYNC_COPY into a ring of 2 to 6 tiles (one barrier a step; x staged as
+ * above into two buffers, or one and a second barrier where shared memory
+ * is short); bf16 weights are their own hi half, f16 ones are split in
+ * registers after ldmatrix (the same hi and lo values). Its tiles are
+ * chosen by rule (mma_choose): 128 × 128 or 64 × 128 for one root and
+ * 128 × 64 for the SwiGLU pair where M ≥ 128 and enough of them fill the
+ * GPU, 32 × 64 for M ≤ 32, else 64 × 64; the 8 warps are 2 × 4 on each, a
+ * warp holding fm × fn fragments of it.
  *
  * MEDIUM precision (poot_compile_options.matmul_precision): every operand
  * rounded once to one 16-bit type and one mma per fragment pair; its bound
@@ -59,17 +64,19 @@
 
 #define OP(x) POOT_KIR_OP_##x
 
-#define MMA_STEP 32   /* contraction elements staged per step */
-#define MMA_PITCH 40  /* shared row pitch in bf16 elements (80 bytes) */
-#define MMA_WARPS_N 4 /* warps across the tile's columns (2 down its rows) */
-#define MMA_FM 2      /* 16-row fragments per warp */
-#define MMA_FN 2      /* 8-column fragments per warp (the wide tile: 4) */
-#define MMA_FN_MAX 4
-#define MMA_WIDE 128    /* the wide tile's columns (raw path, one root, M >= MMA_WIDE_M) */
+#define MMA_STEP 32      /* contraction elements staged per step */
+#define MMA_PITCH 40     /* shared row pitch in bf16 elements (80 bytes) */
+#define MMA_WARPS 8      /* GEMM_THREADS / 32 */
+#define MMA_FM_MAX 4     /* 16-row fragments per warp, at most (the big tile) */
+#define MMA_FRAGS_MAX 16 /* fragments per warp and root, at most (the big tile: 4 × 4) */
+#define MMA_WIDE 128     /* the wide tile's columns (raw path, one root, M >= MMA_WIDE_M) */
 #define MMA_WIDE_M 128
+#define MMA_BIG 128     /* the big tile's rows and columns (raw path, one root, M >= MMA_BIG) */
+#define MMA_SKINNY_M 32 /* the skinny tile's rows (raw path, M <= MMA_SKINNY_M) */
+#define MMA_STAGES 4    /* ring tiles at most (the skinny tile: MMA_STAGES_SKINNY) */
+#define MMA_STAGES_SKINNY 6
 /* Accumulator (root r, fragment fm, fn) in the private array (s->fn per row). */
-#define ACC(form, r, m, n) (((r) * MMA_FM + (m)) * (form)->fn + (n))
-#define MMA_PAIRS (GEMM_TILE * MMA_STEP / GEMM_THREADS / 2) /* element pairs a thread stages */
+#define ACC(form, r, m, n) (((r) * (form)->fm + (m)) * (form)->fn + (n))
 #define GEMM_MMA_MIN_K 1024 /* shorter contractions: the scalar form (see the top) */
 
 /* Shared bytes the form needs: hi and lo tiles of x and of each weight. */
@@ -90,21 +97,25 @@ bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f) {
 typedef struct mma_form {
   gemm_form *f;
   uint32_t hi[1 + PG_MAX_ROOTS], lo[1 + PG_MAX_ROOTS];
-  uint32_t pacc; /* f32x4 [nr][MMA_FM][fn] */
-  uint32_t tn, fn; /* the tile's columns (64, or MMA_WIDE) and n8 fragments per warp */
-  uint32_t ppre; /* f32 [1 + nr][MMA_PAIRS][2]: the next step's staged values */
+  uint32_t pacc; /* f32x4 [nr][fm][fn] */
+  /* The tile (tm × tn) and its warps: wmn down its rows, wnn = 8 / wmn
+   * across, each owning fm 16-row by fn 8-column fragments; pairs: the
+   * element pairs a thread stages of x per step (tm · 32 / 512). */
+  uint32_t tm, tn, wmn, wnn, fm, fn, pairs;
+  uint32_t ppre; /* f32 [1 + nr][pairs][2]: the next step's staged values */
   poot_kir_value wm, wn, lane;
-  poot_kir_value arow[MMA_FM]; /* this lane's A row (ldmatrix) per fragment, as an element */
-  poot_kir_value brow;         /* this lane's B row (ldmatrix x4: two n8 fragments) */
+  poot_kir_value arow[MMA_FM_MAX]; /* this lane's A row (ldmatrix) per fragment, as an element */
+  poot_kir_value brow;             /* this lane's B row (ldmatrix x4: two n8 fragments) */
   /* MEDIUM (one): every operand rounded once to oty, one mma per pair. */
   bool one;
   poot_kir_scalar oty;
   /* The raw path (raw): every root's weight a plain f16 or bf16 leaf (wty)
    * copied as it is stored into a ring of `stages` tiles (ring[r], binding
-   * wref[r]); x double-buffered in hi[0] (and lo[0]). */
+   * wref[r]); x in xbuf buffers of hi[0] (and lo[0]): 2, or 1 where shared
+   * memory is short (a second barrier a step). */
   bool raw;
   poot_kir_scalar wty;
-  uint32_t stages;
+  uint32_t stages, xbuf;
   uint32_t ring[PG_MAX_ROOTS], wref[PG_MAX_ROOTS];
   poot_value wleaf[PG_MAX_ROOTS];
 } mma_form;
@@ -120,10 +131,10 @@ static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
     POOT_TRY(poot__cc_shared(k, base, POOT_KIR_BF16, GEMM_TILE * MMA_PITCH, &s->lo[o]));
   }
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * MMA_PAIRS * 2,
+                                poot_kir_type_make(POOT_KIR_F32, 1), (1 + s->f->nr) * s->pairs * 2,
                                 &s->ppre));
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
-                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_FM * s->fn,
+                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * s->fm * s->fn,
                               &s->pacc);
 }
 
@@ -144,15 +155,15 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
   poot_kir_value w, mat, r8, lo1, hi1, r, zero, z4;
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->f->lid, 5, &w));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), s->f->lid, 31, &s->lane));
-  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, 2, &s->wm));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, MMA_WARPS_N - 1, &s->wn));
+  POOT_TRY(poot__cc_bin_c(k, OP(SHR), w, s->wnn == 8 ? 3 : 2, &s->wm));
+  POOT_TRY(poot__cc_bin_c(k, OP(AND), w, s->wnn - 1, &s->wn));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->lane, 3, &mat));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), s->lane, 7, &r8));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), mat, 1, &lo1));
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), mat, 1, &hi1));
-  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+  for (uint32_t fm = 0; fm < s->fm; fm++) {
     poot_kir_value c;
-    POOT_TRY(mad_c(k, s->wm, 32, 16 * fm, &r));
+    POOT_TRY(mad_c(k, s->wm, s->tm / s->wmn, 16 * fm, &r));
     POOT_TRY(mad_c(k, lo1, 8, 0, &c));
     POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &r));
     POOT_TRY(poot__cc_bin(k, OP(ADD), r, r8, &r));
@@ -161,7 +172,7 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
     POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->arow[fm]));
   }
   poot_kir_value c;
-  POOT_TRY(mad_c(k, s->wn, s->tn / MMA_WARPS_N, 0, &r));
+  POOT_TRY(mad_c(k, s->wn, s->tn / s->wnn, 0, &r));
   POOT_TRY(mad_c(k, hi1, 8, 0, &c));
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &r));
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, r8, &r));
@@ -170,30 +181,30 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
   POOT_TRY(poot__cc_bin(k, OP(ADD), r, c, &s->brow));
   POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   POOT_TRY(poot_kir_splat(k->b, 4, zero, &z4));
-  for (uint32_t i = 0; i < s->f->nr * MMA_FM * s->fn; i++)
+  for (uint32_t i = 0; i < s->f->nr * s->fm * s->fn; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, z4));
   return NULL;
 }
 
-/* Fetches rows [r0, r0 + 64) (clamped to `rows`) of operand o's value v,
- * contraction elements [k0, k0 + 32) (0 past K), into the private prefetch
- * registers: pairs of adjacent elements (two per thread and pass, a warp
- * per two rows, so a warp's loads of one pass cover 64 contiguous
- * elements), through the group's emitter. Nothing here reads shared
- * memory, so the loads are in flight while the previous step's fragments
- * run. */
+/* Fetches rows [r0, r0 + tm) (clamped to `rows`; tm is 64 but for x on
+ * the raw path's other tiles) of operand o's value v, contraction elements
+ * [k0, k0 + 32) (0 past K), into the private prefetch registers: pairs of
+ * adjacent elements (two per thread and pass, a warp per two rows, so a
+ * warp's loads of one pass cover 64 contiguous elements), through the
+ * group's emitter. Nothing here reads shared memory, so the loads are in
+ * flight while the previous step's fragments run. */
 static poot_status mma_fetch(pc_kctx *k, const mma_form *s, uint32_t o, poot_value v, int64_t rows,
                              poot_kir_value r0, poot_kir_value k0) {
   int64_t K = s->f->K;
   poot_kir_value zero = 0;
   if (K % MMA_STEP != 0) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
-  for (uint32_t p = 0; p < MMA_PAIRS; p++) {
+  for (uint32_t p = 0; p < s->pairs; p++) {
     for (uint32_t j = 0; j < 2; j++) {
       poot__cc_scope_push(k);
       poot_kir_value e, r, c, val;
       POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS + j, &e));
       POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 5, zero, &r, &c, &val));
-      POOT_TRY(poot_kir_priv_store(k->b, s->ppre, (o * MMA_PAIRS + p) * 2 + j, val));
+      POOT_TRY(poot_kir_priv_store(k->b, s->ppre, (o * s->pairs + p) * 2 + j, val));
       poot__cc_scope_pop(k);
     }
   }
@@ -215,7 +226,7 @@ static poot_status mma_fetch_all(pc_kctx *k, const mma_form *s, poot_kir_value k
  * p's pair is tile row (2·lid + 512·p) / 32, columns c and c + 1 (c even). */
 static poot_status mma_put(pc_kctx *k, const mma_form *s, uint32_t nops, poot_kir_value off) {
   for (uint32_t o = 0; o < nops; o++)
-    for (uint32_t p = 0; p < MMA_PAIRS; p++) {
+    for (uint32_t p = 0; p < s->pairs; p++) {
       poot__cc_scope_push(k);
       poot_kir_value e, r, c, at, hi[2], lo[2], h2, l2;
       POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS, &e));
@@ -226,7 +237,7 @@ static poot_status mma_put(pc_kctx *k, const mma_form *s, uint32_t nops, poot_ki
       if (off) POOT_TRY(poot__cc_bin(k, OP(ADD), at, off, &at));
       for (uint32_t j = 0; j < 2; j++) {
         poot_kir_value val, hif, rest;
-        POOT_TRY(poot_kir_priv_load(k->b, s->ppre, (o * MMA_PAIRS + p) * 2 + j, &val));
+        POOT_TRY(poot_kir_priv_load(k->b, s->ppre, (o * s->pairs + p) * 2 + j, &val));
         if (s->one) {
           POOT_TRY(poot_kir_convert(k->b, s->oty, val, &hi[j]));
           continue;
@@ -260,7 +271,7 @@ static poot_status mma_one(pc_kctx *k, const mma_form *s, uint32_t r, const poot
   for (uint32_t fn = 0; fn < 2; fn++) {
     poot_kir_value b;
     POOT_TRY(b_frag(k, w4, fn, &b));
-    for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+    for (uint32_t fm = 0; fm < s->fm; fm++) {
       poot_kir_value *c = &acc[ACC(s, r, fm, f0 + fn)];
       POOT_TRY(poot_kir_mma(k->b, s->oty, a[fm], b, *c, c));
     }
@@ -271,8 +282,8 @@ static poot_status mma_one(pc_kctx *k, const mma_form *s, uint32_t r, const poot
 /* One k16 half (elements [16·h, 16·h + 16) of the staged step): every
  * root's fragments, acc += xh·wh + xh·wl + xl·wh (MEDIUM: acc += x·w). */
 static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value *acc) {
-  poot_kir_value ah[MMA_FM], al[MMA_FM], at;
-  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+  poot_kir_value ah[MMA_FM_MAX], al[MMA_FM_MAX], at;
+  for (uint32_t fm = 0; fm < s->fm; fm++) {
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->arow[fm], 16 * h, &at));
     POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah[fm]));
     if (!s->one) POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al[fm]));
@@ -286,11 +297,11 @@ static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
       continue;
     }
     POOT_TRY(poot_kir_mma_load(k->b, s->lo[1 + r], at, false, &bl4));
-    for (uint32_t fn = 0; fn < MMA_FN; fn++) {
+    for (uint32_t fn = 0; fn < 2; fn++) {
       poot_kir_value bh, bl;
       POOT_TRY(b_frag(k, bh4, fn, &bh));
       POOT_TRY(b_frag(k, bl4, fn, &bl));
-      for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+      for (uint32_t fm = 0; fm < s->fm; fm++) {
         poot_kir_value *c = &acc[ACC(s, r, fm, fn)];
         POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al[fm], bh, *c, c));
         POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bl, *c, c));
@@ -327,11 +338,11 @@ static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
   if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
   POOT_TRY(mma_fetch_all(k, s, kn));
-  poot_kir_value acc[PG_MAX_ROOTS * MMA_FM * MMA_FN_MAX];
-  for (uint32_t i = 0; i < f->nr * MMA_FM * s->fn; i++)
+  poot_kir_value acc[PG_MAX_ROOTS * MMA_FRAGS_MAX];
+  for (uint32_t i = 0; i < f->nr * s->fm * s->fn; i++)
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, i, &acc[i]));
   for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(mma_half(k, s, h, acc));
-  for (uint32_t i = 0; i < f->nr * MMA_FM * s->fn; i++)
+  for (uint32_t i = 0; i < f->nr * s->fm * s->fn; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, acc[i]));
   POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before they are overwritten */
   POOT_TRY(mma_put(k, s, 1 + f->nr, 0));
@@ -361,11 +372,20 @@ static bool raw_leaf(const pc_planner *pl, poot_value w, int64_t K, poot_value *
   return true;
 }
 
-/* Shared bytes of the raw path: x's tiles twice (hi and lo, or one), and
- * `stages` raw tiles per root. */
-static uint64_t raw_shared_bytes(const mma_form *s, uint32_t stages) {
-  uint64_t xtile = 2ull * GEMM_TILE * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
-  return 2 * (s->one ? 1 : 2) * xtile + (uint64_t)stages * s->f->nr * wtile;
+/* Shared bytes of the raw path: x's tiles xbuf times (hi and lo, or one),
+ * and `stages` raw tiles per root. */
+static uint64_t raw_shared_bytes(const mma_form *s, uint32_t xbuf, uint32_t stages) {
+  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
+  return xbuf * (s->one ? 1 : 2) * xtile + (uint64_t)stages * s->f->nr * wtile;
+}
+
+/* The tile tm × tn with wmn warps down its rows (fragments per warp and
+ * the x staging's pairs follow). */
+static void mma_geometry(mma_form *s, uint32_t tm, uint32_t tn, uint32_t wmn) {
+  s->tm = tm, s->tn = tn, s->wmn = wmn, s->wnn = MMA_WARPS / wmn;
+  s->fm = tm / wmn / 16;
+  s->fn = tn / s->wnn / 8;
+  s->pairs = tm * MMA_STEP / GEMM_THREADS / 2;
 }
 
 /* How the form runs this group: MEDIUM where asked and every weight is
@@ -376,8 +396,7 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
   const gemm_form *f = s->f;
   const poot_kir_target *t = pl->t;
   bool all_bf16 = true, all_lowp = true, raw = true;
-  s->tn = GEMM_TILE;
-  s->fn = MMA_FN;
+  mma_geometry(s, GEMM_TILE, GEMM_TILE, 2);
   for (uint32_t r = 0; r < f->nr; r++) {
     const pc_value *pw = &pl->v[f->rs[r].w];
     poot_dtype dt = POOT_DTYPE_F32;
@@ -396,42 +415,75 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
   if (!raw) return;
   s->wty = poot__cc_type(pl, s->wleaf[0])->dtype == POOT_DTYPE_BF16 ? POOT_KIR_BF16 : POOT_KIR_F16;
   if (!poot_kir_target_has_storage(t, s->wty)) return;
-  /* One root over at least MMA_WIDE_M rows, unsplit, in enough wide tiles
-   * (half the workgroups: fewer would leave SMs idle): the wide tile (half
-   * the x staging per mma) where its ring of at least 2 fits. */
+  /* The raw path's tiles, best first (docs/compiler.md, "Tiles"), each
+   * where its rule holds and a ring of at least 2 fits with x double
+   * buffered, else with x single buffered:
+   *   big 128 × 128 (warps 2 × 4 of 64 × 32): one root over at least 128
+   *     rows, unsplit, at least min_grid big tiles (a workgroup an SM at
+   *     its registers: two waves of a 132-SM GPU at the default, so the
+   *     last wave's idle SMs cost little);
+   *   wide 64 × 128 (warps 2 × 4 of 32 × 32): one root over at least 128
+   *     rows, unsplit, at least min_grid wide tiles (two an SM);
+   *   tall 128 × 64 (warps 2 × 4 of 64 × 16): the SwiGLU pair (two roots:
+   *     as many accumulators as the big tile's one) over at least 128
+   *     rows, unsplit, at least min_grid tall tiles; each B fragment (and
+   *     an f16 weight's split) serves 4 A fragments instead of 2;
+   *   skinny 32 × 64 (warps 2 × 4 of 16 × 16): M <= 32 (batched decode;
+   *     the grid and the planner's split are those of 64 × 64, since one
+   *     row of tiles either way), a ring up to MMA_STAGES_SKINNY deep;
+   *   64 × 64 (warps 2 × 4 of 32 × 16): every other group.
+   * The split, when there is one, was chosen before (planner.c) from 64 ×
+   * 64 tiles, so the split choice never depends on a tile here. */
   const uint64_t min_grid = pl->opt->gemm_wide_min_grid ? pl->opt->gemm_wide_min_grid : 256;
-  const uint64_t wide_grid = (uint64_t)((f->M + GEMM_TILE - 1) / GEMM_TILE) *
-                             (uint64_t)((f->N + MMA_WIDE - 1) / MMA_WIDE);
-  bool wide = f->nr == 1 && f->M >= MMA_WIDE_M && f->split <= 1 && wide_grid >= min_grid;
-  for (int w = wide ? 1 : 0; w >= 0; w--) {
-    s->tn = w ? MMA_WIDE : GEMM_TILE;
-    s->fn = w ? MMA_FN_MAX : MMA_FN;
-    for (uint32_t st = 4; st >= 2; st--)
-      if (raw_shared_bytes(s, st) + 4096 <= t->shared_memory_bytes) {
-        s->raw = true;
-        s->stages = st;
-        return;
-      }
+  const uint64_t M = (uint64_t)f->M, N = (uint64_t)f->N;
+  const bool one_unsplit = f->nr == 1 && f->split <= 1;
+  const struct {
+    bool ok;
+    uint32_t tm, tn, stages;
+  } c[5] = {
+      {one_unsplit && M >= MMA_BIG &&
+           ((M + MMA_BIG - 1) / MMA_BIG) * ((N + MMA_BIG - 1) / MMA_BIG) >= min_grid,
+       MMA_BIG, MMA_BIG, MMA_STAGES},
+      {one_unsplit && M >= MMA_WIDE_M &&
+           ((M + GEMM_TILE - 1) / GEMM_TILE) * ((N + MMA_WIDE - 1) / MMA_WIDE) >= min_grid,
+       GEMM_TILE, MMA_WIDE, MMA_STAGES},
+      {f->nr == 2 && f->split <= 1 && M >= MMA_BIG &&
+           ((M + MMA_BIG - 1) / MMA_BIG) * ((N + GEMM_TILE - 1) / GEMM_TILE) >= min_grid,
+       MMA_BIG, GEMM_TILE, MMA_STAGES},
+      {M <= MMA_SKINNY_M, MMA_SKINNY_M, GEMM_TILE, MMA_STAGES_SKINNY},
+      {true, GEMM_TILE, GEMM_TILE, MMA_STAGES},
+  };
+  for (uint32_t i = 0; i < 5; i++) {
+    if (!c[i].ok) continue;
+    mma_geometry(s, c[i].tm, c[i].tn, 2);
+    for (uint32_t xb = 2; xb >= 1; xb--)
+      for (uint32_t st = c[i].stages; st >= 2; st--)
+        if (raw_shared_bytes(s, xb, st) + 4096 <= t->shared_memory_bytes) {
+          s->raw = true;
+          s->stages = st;
+          s->xbuf = xb;
+          return;
+        }
   }
-  s->tn = GEMM_TILE;
-  s->fn = MMA_FN;
+  mma_geometry(s, GEMM_TILE, GEMM_TILE, 2);
 }
 
-uint32_t poot__cc_gemm_mma_tile_n(const pc_planner *pl, gemm_form *f) {
+void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f) {
   mma_form s;
   memset(&s, 0, sizeof s);
   s.f = f;
   mma_choose(pl, &s);
-  return s.tn;
+  f->tm = s.tm;
+  f->tn = s.tn;
 }
 
-/* The raw path's arrays: x's tiles (two buffers each), the roots' rings,
+/* The raw path's arrays: x's tiles (xbuf buffers each), the roots' rings,
  * their typed bindings, x's prefetch registers and the accumulators. */
 static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
   char nm[32], base[16];
-  const uint32_t tile = GEMM_TILE * MMA_PITCH;
-  POOT_TRY(poot__cc_shared(k, "mh0", s->one ? s->oty : POOT_KIR_BF16, 2 * tile, &s->hi[0]));
-  if (!s->one) POOT_TRY(poot__cc_shared(k, "ml0", POOT_KIR_BF16, 2 * tile, &s->lo[0]));
+  const uint32_t tile = s->xbuf * s->tm * MMA_PITCH;
+  POOT_TRY(poot__cc_shared(k, "mh0", s->one ? s->oty : POOT_KIR_BF16, tile, &s->hi[0]));
+  if (!s->one) POOT_TRY(poot__cc_shared(k, "ml0", POOT_KIR_BF16, tile, &s->lo[0]));
   for (uint32_t r = 0; r < s->f->nr; r++) {
     snprintf(base, sizeof base, "mw%u", r);
     POOT_TRY(poot__cc_shared(k, base, s->wty, s->stages * s->tn * MMA_PITCH, &s->ring[r]));
@@ -439,9 +491,9 @@ static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
     poot__cc_note_buffer(k, s->wref[r], k->frac);
   }
   POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), MMA_PAIRS * 2, &s->ppre));
+                                poot_kir_type_make(POOT_KIR_F32, 1), s->pairs * 2, &s->ppre));
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
-                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * MMA_FM * s->fn,
+                              poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * s->fm * s->fn,
                               &s->pacc);
 }
 
@@ -513,8 +565,8 @@ static poot_status raw_split(pc_kctx *k, poot_kir_value w4, poot_kir_value *hi4,
  * feeds the raw fragments to one mma. */
 static poot_status raw_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value xoff,
                             poot_kir_value woff, poot_kir_value *acc) {
-  poot_kir_value ah[MMA_FM], al[MMA_FM], at;
-  for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+  poot_kir_value ah[MMA_FM_MAX], al[MMA_FM_MAX], at;
+  for (uint32_t fm = 0; fm < s->fm; fm++) {
     POOT_TRY(poot__cc_bin(k, OP(ADD), s->arow[fm], xoff, &at));
     if (h) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, 16 * h, &at));
     POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah[fm]));
@@ -540,7 +592,7 @@ static poot_status raw_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
         poot_kir_value bh, bl;
         POOT_TRY(b_frag(k, bh4, fn, &bh));
         if (bl4) POOT_TRY(b_frag(k, bl4, fn, &bl));
-        for (uint32_t fm = 0; fm < MMA_FM; fm++) {
+        for (uint32_t fm = 0; fm < s->fm; fm++) {
           poot_kir_value *c = &acc[ACC(s, r, fm, 2 * j + fn)];
           POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al[fm], bh, *c, c));
           if (bl4) POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah[fm], bl, *c, c));
@@ -551,16 +603,63 @@ static poot_status raw_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
   return NULL;
 }
 
+/* raw_half for the 128-row tiles (4 A fragments a warp): every root's B
+ * fragments first (and an f16 weight's split), then one A fragment row at
+ * a time, so only one row's A fragments are live beside the B ones (24
+ * registers fewer; ptxas sm_80 spilled the tall tile otherwise). Each
+ * accumulator gets the same mma in the same order as in raw_half. */
+static poot_status raw_half_rows(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_value xoff,
+                                 poot_kir_value woff, poot_kir_value *acc) {
+  poot_kir_value bh4[PG_MAX_ROOTS][2], bl4[PG_MAX_ROOTS][2], bat, at;
+  POOT_TRY(poot__cc_bin(k, OP(ADD), s->brow, woff, &bat));
+  if (h) POOT_TRY(poot__cc_bin_c(k, OP(ADD), bat, 16 * h, &bat));
+  for (uint32_t r = 0; r < s->f->nr; r++)
+    for (uint32_t j = 0; j < s->fn / 2; j++) {
+      at = bat;
+      if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), bat, 16 * j * MMA_PITCH, &at));
+      POOT_TRY(poot_kir_mma_load(k->b, s->ring[r], at, false, &bh4[r][j]));
+      bl4[r][j] = 0;
+      if (!s->one && s->wty == POOT_KIR_F16)
+        POOT_TRY(raw_split(k, bh4[r][j], &bh4[r][j], &bl4[r][j]));
+    }
+  for (uint32_t fm = 0; fm < s->fm; fm++) {
+    poot_kir_value ah, al = 0;
+    POOT_TRY(poot__cc_bin(k, OP(ADD), s->arow[fm], xoff, &at));
+    if (h) POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, 16 * h, &at));
+    POOT_TRY(poot_kir_mma_load(k->b, s->hi[0], at, false, &ah));
+    if (!s->one) POOT_TRY(poot_kir_mma_load(k->b, s->lo[0], at, false, &al));
+    for (uint32_t r = 0; r < s->f->nr; r++)
+      for (uint32_t j = 0; j < s->fn / 2; j++)
+        for (uint32_t fn = 0; fn < 2; fn++) {
+          poot_kir_value bh, bl, *c = &acc[ACC(s, r, fm, 2 * j + fn)];
+          POOT_TRY(b_frag(k, bh4[r][j], fn, &bh));
+          if (s->one) {
+            POOT_TRY(poot_kir_mma(k->b, s->oty, ah, bh, *c, c));
+            continue;
+          }
+          POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, al, bh, *c, c));
+          if (bl4[r][j]) {
+            POOT_TRY(b_frag(k, bl4[r][j], fn, &bl));
+            POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah, bl, *c, c));
+          }
+          POOT_TRY(poot_kir_mma(k->b, POOT_KIR_BF16, ah, bh, *c, c));
+        }
+  }
+  return NULL;
+}
+
 /* The raw path's loop over K: steps 0 … S − 2 of the weights are copied
  * before it, and x's step 0 staged. Iteration i fetches x's step i + 1
  * into registers (its global loads in flight), waits for its own copies of
  * step i, and after one barrier (every thread's copies and x's tile of
  * step i visible; every thread done with step i − 1's tiles) issues the
  * copies of step i + S − 1 into the ring tile step i − 1 used, runs step
- * i's fragments, and stores x's step i + 1 into the other x buffer. */
+ * i's fragments, and stores x's step i + 1 into the other x buffer — or,
+ * with one x buffer, into the same one after a second barrier (every
+ * thread done with step i's x). */
 static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   const gemm_form *f = s->f;
-  const uint32_t S = s->stages, tile = GEMM_TILE * MMA_PITCH, wtile = s->tn * MMA_PITCH;
+  const uint32_t S = s->stages, tile = s->tm * MMA_PITCH, wtile = s->tn * MMA_PITCH;
   uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
   if (f->split > 1) steps = f->ks / MMA_STEP;
   poot_kir_value z, kend = 0, end, stepv, k0, kn, kk, i, o;
@@ -598,15 +697,22 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   poot_kir_value woff, xoff, xnext;
   POOT_TRY(poot__cc_bin_c(k, OP(REM), i, S, &woff));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), woff, wtile, &woff));
-  POOT_TRY(poot__cc_bin_c(k, OP(AND), i, 1, &xoff));
-  POOT_TRY(poot__cc_bin_c(k, OP(MUL), xoff, tile, &xoff));
-  POOT_TRY(poot__cc_bin_c(k, OP(XOR), xoff, tile, &xnext));
-  poot_kir_value acc[PG_MAX_ROOTS * MMA_FM * MMA_FN_MAX];
-  for (uint32_t a = 0; a < f->nr * MMA_FM * s->fn; a++)
+  if (s->xbuf == 2) {
+    POOT_TRY(poot__cc_bin_c(k, OP(AND), i, 1, &xoff));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), xoff, tile, &xoff));
+    POOT_TRY(poot__cc_bin_c(k, OP(XOR), xoff, tile, &xnext));
+  } else {
+    xoff = xnext = z;
+  }
+  poot_kir_value acc[PG_MAX_ROOTS * MMA_FRAGS_MAX];
+  for (uint32_t a = 0; a < f->nr * s->fm * s->fn; a++)
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, a, &acc[a]));
-  for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(raw_half(k, s, h, xoff, woff, acc));
-  for (uint32_t a = 0; a < f->nr * MMA_FM * s->fn; a++)
+  for (uint32_t h = 0; h < MMA_STEP / 16; h++)
+    POOT_TRY(s->fm > 2 ? raw_half_rows(k, s, h, xoff, woff, acc)
+                       : raw_half(k, s, h, xoff, woff, acc));
+  for (uint32_t a = 0; a < f->nr * s->fm * s->fn; a++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, a, acc[a]));
+  if (s->xbuf == 1) POOT_TRY(poot_kir_barrier(k->b)); /* step i's x read before it is replaced */
   POOT_TRY(mma_put(k, s, 1, xnext));
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
@@ -621,15 +727,15 @@ static poot_status mma_epilogue(pc_kctx *k, const mma_form *s) {
   poot_kir_value g, q, mb, nb;
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), s->lane, 2, &g));
   POOT_TRY(poot__cc_bin_c(k, OP(AND), s->lane, 3, &q));
-  POOT_TRY(mad_c(k, s->wm, 32, 0, &mb));
+  POOT_TRY(mad_c(k, s->wm, s->tm / s->wmn, 0, &mb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), mb, f->m0, &mb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), mb, g, &mb));
-  POOT_TRY(mad_c(k, s->wn, s->tn / MMA_WARPS_N, 0, &nb));
+  POOT_TRY(mad_c(k, s->wn, s->tn / s->wnn, 0, &nb));
   POOT_TRY(poot__cc_bin(k, OP(ADD), nb, f->n0, &nb));
   POOT_TRY(mad_c(k, q, 2, 0, &q));
   POOT_TRY(poot__cc_bin(k, OP(ADD), nb, q, &nb));
   POOT_TRY(poot_kir_if_begin(k->b, f->valid));
-  for (uint32_t fm = 0; fm < MMA_FM; fm++)
+  for (uint32_t fm = 0; fm < s->fm; fm++)
     for (uint32_t fn = 0; fn < s->fn; fn++) {
       poot_kir_value a4[PG_MAX_ROOTS];
       for (uint32_t r = 0; r < f->nr; r++)
@@ -651,19 +757,33 @@ static poot_status mma_epilogue(pc_kctx *k, const mma_form *s) {
 
 poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
                               const char **out_what) {
-  static const char *const names[8] = {
-      "gemm_mma",           "gemm_mma split",           "gemm_mma raw",
-      "gemm_mma split raw", "gemm_mma medium",          "gemm_mma split medium",
-      "gemm_mma raw medium", "gemm_mma split raw medium"};
+  static const char *const names[8] = {"gemm_mma",
+                                       "gemm_mma split",
+                                       "gemm_mma raw",
+                                       "gemm_mma split raw",
+                                       "gemm_mma medium",
+                                       "gemm_mma split medium",
+                                       "gemm_mma raw medium",
+                                       "gemm_mma split raw medium"};
+  static const char *const skinny_names[4] = {"gemm_mma raw skinny", "gemm_mma split raw skinny",
+                                              "gemm_mma raw skinny medium",
+                                              "gemm_mma split raw skinny medium"};
   mma_form s;
   memset(&s, 0, sizeof s);
   s.f = f;
   mma_choose(k->pl, &s);
   *out_what = names[(f->split > 1) + 2 * s.raw + 4 * s.one];
-  if (s.tn != GEMM_TILE) *out_what = s.one ? "gemm_mma raw wide medium" : "gemm_mma raw wide";
-  if (s.tn != f->tn)
-    return poot_status_make(POOT_INTERNAL, "compile: gemm_mma tile of %u columns, grid of %u",
-                            s.tn, f->tn);
+  if (s.tm == MMA_BIG && s.tn == MMA_BIG)
+    *out_what = s.one ? "gemm_mma raw big medium" : "gemm_mma raw big";
+  else if (s.tm == MMA_BIG)
+    *out_what = s.one ? "gemm_mma raw tall medium" : "gemm_mma raw tall";
+  else if (s.tn != GEMM_TILE)
+    *out_what = s.one ? "gemm_mma raw wide medium" : "gemm_mma raw wide";
+  else if (s.tm != GEMM_TILE)
+    *out_what = skinny_names[(f->split > 1) + 2 * s.one];
+  if (s.tm != f->tm || s.tn != f->tn)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm_mma tile of %u x %u, grid of %u x %u",
+                            s.tm, s.tn, f->tm, f->tn);
   POOT_TRY(s.raw ? raw_arrays(k, &s) : mma_arrays(k, &s));
   POOT_TRY(poot__cc_gemm_origin(k, f, nwg, nbm));
   POOT_TRY(mma_lanes(k, &s));

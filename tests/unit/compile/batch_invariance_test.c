@@ -529,7 +529,8 @@ static void test_paged_prefill(void **state) {
  * M = 2, 4, 5 and 8 (the GEMV) sum as the row alone (M = 1), although x is
  * staged in tiles of K from M = 2 on (the tiles are whole multiples of sg
  * chunks, so each chunk stays its lane's); at M = 9 the GEMM takes the rows
- * and they differ (printed). f16 and q8_0 weights, sm_90. */
+ * and they differ (printed), but equal the rows at M = 20 and 40 (f16: the
+ * skinny tile and 64 × 64). f16 and q8_0 weights, sm_90. */
 static void gemv_rows(poot_dtype wt, int64_t M, float *out) {
   enum { K = 4096, N = 64 };
   poot_graph *g;
@@ -568,16 +569,21 @@ static void test_gemv_rows(void **state) {
   (void)state;
   const poot_dtype wts[] = {POOT_DTYPE_F16, POOT_DTYPE_Q8_0};
   for (int i = 0; i < 2; i++) {
-    float alone[64], rows[64];
+    float alone[64], rows[64], nine[64];
     gemv_rows(wts[i], 1, alone);
-    const int64_t ms[] = {2, 4, 5, 8, 9};
-    for (int k = 0; k < 5; k++) {
+    const int64_t ms[] = {2, 4, 5, 8, 9, 20, 40};
+    for (int k = 0; k < (i ? 5 : 7); k++) { /* q8_0: 64 × 64 at every M, no 20 and 40 */
       gemv_rows(wts[i], ms[k], rows);
       int differ = 0;
       for (int j = 0; j < 64; j++) differ += memcmp(&rows[j], &alone[j], 4) != 0;
       printf("projection %s K=4096 M=%lld: %d of 64 outputs of row 0 differ from M=1\n",
              poot_dtype_name(wts[i]), (long long)ms[k], differ);
       if (ms[k] <= 8) assert_int_equal(differ, 0);
+      if (ms[k] == 9) memcpy(nine, rows, sizeof nine);
+      /* the GEMM's rows from 9 on sum in one order whatever M is: the same
+       * split (one row of tiles), each row's mma in the same order on the
+       * 32 × 64 tile (f16, M <= 32) and the 64 × 64 one */
+      if (ms[k] > 9) assert_memory_equal(rows, nine, sizeof nine);
     }
   }
 }

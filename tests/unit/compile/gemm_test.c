@@ -109,6 +109,8 @@ static void test_mma(void **state) {
   one(POOT_DTYPE_F32, 64, 64, 1024, true);  /* exactly one tile */
   one(POOT_DTYPE_BF16, 9, 9, 1055, true);   /* the fewest rows past the GEMV's; K odd */
   one(POOT_DTYPE_BF16, 20, 72, 1064, true); /* raw, K % 32 = 8: a step of one live copy */
+  one(POOT_DTYPE_F16, 32, 130, 1040, true); /* the skinny tile's most rows, 3 tiles */
+  one(POOT_DTYPE_F16, 17, 64, 2048, true);  /* skinny, split over K in 8 */
   one(POOT_DTYPE_Q8_0, 33, 65, 1024, true);
   one(POOT_DTYPE_Q4_0, 9, 70, 1024, true);
   one(POOT_DTYPE_Q4_K, 10, 5, 1024, true);
@@ -212,7 +214,7 @@ static void test_ffn_mma(void **state) {
  * interpreter's double sum of 17 terms), evaluated from the inputs; the
  * test allows its largest value (pt_check's tolerance is relative to the
  * largest output: divided by a lower bound of the oracle's). */
-static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool wide,
+static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t min_grid,
                        const char *form) {
   poot_graph *g;
   B(poot_graph_create(&g));
@@ -265,7 +267,7 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool wide
     poot_compile_options_init(&o);
     o.target = &t;
     o.matmul_precision = POOT_MATMUL_MEDIUM;
-    if (wide) o.gemm_wide_min_grid = 1;
+    o.gemm_wide_min_grid = min_grid;
     if (!pt_uses_template_opt(g, &o, form))
       fail_msg("medium %s [%lld]: %s not used", poot_dtype_name(wt), (long long)k, form);
     pt_result r;
@@ -282,10 +284,14 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, bool wide
 
 static void test_medium(void **state) {
   (void)state;
-  medium_one(POOT_DTYPE_F16, 20, 72, 1040, false, "gemm_mma raw medium"); /* 2 tiles, unsplit */
-  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, false, "gemm_mma raw medium");
-  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, false, "gemm_mma split medium"); /* split-K */
-  medium_one(POOT_DTYPE_BF16, 128, 72, 1064, true, "gemm_mma raw wide medium");
+  /* 20 rows: the skinny tile (2 tiles, unsplit) */
+  medium_one(POOT_DTYPE_F16, 20, 72, 1040, 0, "gemm_mma raw skinny medium");
+  medium_one(POOT_DTYPE_BF16, 20, 72, 1064, 0, "gemm_mma raw skinny medium");
+  medium_one(POOT_DTYPE_F16, 12, 40, 2048, 0, "gemm_mma split raw skinny medium");
+  medium_one(POOT_DTYPE_Q8_0, 33, 65, 1024, 0, "gemm_mma split medium"); /* split-K */
+  /* 2 wide tiles against 1 big: the wide one at a threshold of 2 */
+  medium_one(POOT_DTYPE_BF16, 128, 72, 1064, 2, "gemm_mma raw wide medium");
+  medium_one(POOT_DTYPE_F16, 136, 72, 1040, 1, "gemm_mma raw big medium"); /* ragged M, N */
 }
 
 /* Two projections of one x at one level (a layer's K and V): one batched
@@ -307,7 +313,7 @@ static void test_batched(void **state) {
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   poot_kir_target t;
   B(poot_device_target_by_name("sm_90", &t));
-  assert_true(pt_uses_template(g, &t, "gemm_mma split raw + contract"));
+  assert_true(pt_uses_template(g, &t, "gemm_mma split raw skinny + contract"));
   pt_result r;
   B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
   if (!r.ok) fail_msg("batched: %s", r.what);
@@ -316,16 +322,14 @@ static void test_batched(void **state) {
   poot_graph_destroy(g);
 }
 
-/* The wide tile (64 × 128, one root, raw weights, M >= 128) where the
- * grid threshold lets it (gemm_wide_min_grid = 1 here; the default asks
- * for 256 workgroups): ragged M, N (two wide tiles, the second 8 columns)
- * and K, against poot_eval with the GEMM tests' bound, on sm_90. */
-static void test_wide(void **state) {
-  (void)state;
-  const int64_t m = 130, n = 136, k = 1032;
+/* One projection on a tile the grid threshold picks (gemm_wide_min_grid,
+ * whose default asks for 256 workgroups) against poot_eval with the GEMM
+ * tests' bound, on sm_90. */
+static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t min_grid,
+                     const char *form) {
   poot_graph *g;
   B(poot_graph_create(&g));
-  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", POOT_DTYPE_F16, n, k);
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
   B(poot_graph_set_output(g, pt_dot_nt(g, x, w)));
   B(poot_graph_verify(g));
   pt_inputs in;
@@ -335,14 +339,55 @@ static void test_wide(void **state) {
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
-  assert_false(pt_uses_template_opt(g, &o, "wide")); /* 6 wide tiles < 256 */
-  o.gemm_wide_min_grid = 1;
-  assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw wide"));
+  assert_false(pt_uses_template_opt(g, &o, form)); /* too few tiles for the default */
+  o.gemm_wide_min_grid = min_grid;
+  if (!pt_uses_template_opt(g, &o, form)) fail_msg("%s not used", form);
   pt_result r;
   B(pt_check_opt(g, &o, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
-  if (!r.ok) fail_msg("wide: %s", r.what);
-  printf("wide f16 [%lld,%lld]x[%lld,%lld]: max error %.3g (allowed %.3g)\n", (long long)m,
-         (long long)k, (long long)n, (long long)k, r.max_err, r.max_allowed);
+  if (!r.ok) fail_msg("%s: %s", form, r.what);
+  printf("%s %s [%lld,%lld]x[%lld,%lld]: max error %.3g (allowed %.3g)\n", form,
+         poot_dtype_name(wt), (long long)m, (long long)k, (long long)n, (long long)k, r.max_err,
+         r.max_allowed);
+  pt_inputs_free(&in);
+  poot_graph_destroy(g);
+}
+
+/* The wide tile (64 × 128) and the big one (128 × 128, x single
+ * buffered at high precision): ragged M, N (a second tile of 8 columns)
+ * and K. 130 × 136 is 6 wide tiles and 4 big ones: a threshold of 6 takes
+ * the wide tile, 1 the big one. */
+static void test_wide(void **state) {
+  (void)state;
+  tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, "gemm_mma raw wide");
+  tile_one(POOT_DTYPE_F16, 136, 136, 1032, 1, "gemm_mma raw big");
+  tile_one(POOT_DTYPE_BF16, 136, 72, 1064, 1, "gemm_mma raw big");
+}
+
+/* The tall tile (128 × 64) of the SwiGLU pair: an FFN over 130 positions
+ * at h = 1064 (ragged M; K ragged and not split, K % 64 != 0), ff = 136
+ * (ragged N; the down projection, K = 136, takes the scalar form) against
+ * poot_eval. */
+static void test_tall(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  B(pt_ffn_graph(g, 130, 1064, 136, POOT_DTYPE_F16));
+  B(poot_graph_verify(g));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  assert_false(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
+  o.gemm_wide_min_grid = 1;
+  assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  pt_result r;
+  B(pt_check_opt(g, &o, &in, 32, false, 1064 * 4.8e-7 + 1e-6, &r));
+  if (!r.ok) fail_msg("tall: %s", r.what);
+  printf("tall f16 SwiGLU pair m=130 h=1064 ff=136: max error %.3g (allowed %.3g)\n", r.max_err,
+         r.max_allowed);
   pt_inputs_free(&in);
   poot_graph_destroy(g);
 }
@@ -382,6 +427,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_ffn_mma),
       cmocka_unit_test(test_medium),
       cmocka_unit_test(test_wide),
+      cmocka_unit_test(test_tall),
       cmocka_unit_test(test_batched),
   };
   int rc = 0;
