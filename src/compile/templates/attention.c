@@ -596,7 +596,9 @@ bool poot__cc_attn_kv_gather(const pc_planner *pl, poot_value v) {
   poot_value t = pl->alias[n->operands[0]];
   const poot_type *tt = poot__cc_type(pl, t);
   const poot_type *it = poot__cc_type(pl, pl->alias[n->operands[1]]);
-  if (it->shape.rank != 1 || tt->shape.rank != 3 || poot_dtype_is_packed(tt->dtype)) return false;
+  if (it->shape.rank != 1 || tt->shape.rank != 3 ||
+      (poot_dtype_is_packed(tt->dtype) && tt->dtype != POOT_DTYPE_Q8_0))
+    return false;
   pc_hold h = pl->v[t].hold;
   return h == PC_DENSE || h == PC_LEAFBUF || h == PC_TEMP;
 }
