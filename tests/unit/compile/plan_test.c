@@ -224,8 +224,9 @@ static void test_kv_dtype(void **state) {
 }
 
 /* A q8_0 K/V cache (head_dim 32, two K/V heads: a token's row is one pair
- * of blocks): decode, prefill, batched prefill (B = 2) and split attention
- * over cap 1024, plan → interpreter against the oracle, which quantizes
+ * of blocks): decode, prefill, batched prefill (B = 2), split attention over
+ * cap 1024 and the tiled prefill form (T = 16), plan → interpreter against
+ * the oracle, which quantizes
  * identically (the states within one quantum). The decode plan's K/V
  * buffers hold q8_0 blocks (34 bytes per 32 elements), no temporary holds a
  * cache, and each layer's write is one in-place update. */
@@ -239,7 +240,22 @@ static void test_kv_q8_0(void **state) {
   run_case(3, POOT_DTYPE_F32, 2, 32);
   g_batch = 1;
   run_case_cap(1, POOT_DTYPE_F16, 700, 32, 1024);
-  poot_graph *g = trace(1, 1024, POOT_DTYPE_F16);
+  run_case(16, POOT_DTYPE_F32, 3, 32); /* the tiled prefill form */
+  poot_graph *g = trace(16, 24, POOT_DTYPE_F32);
+  poot_kir_target it;
+  poot_kir_target_init_interp(&it, 32);
+  poot_compile_options io;
+  poot_compile_options_init(&io);
+  io.target = &it;
+  poot_plan *tp = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &io, &tp));
+  uint32_t tiled = 0;
+  for (uint32_t i = 0; i < tp->dispatch_count; i++)
+    tiled += tp->dispatches[i].what && strstr(tp->dispatches[i].what, "tiled") != NULL;
+  assert_true(tiled > 0);
+  poot_plan_destroy(tp);
+  poot_graph_destroy(g);
+  g = trace(1, 1024, POOT_DTYPE_F16);
   poot_kir_target rt;
   POOT_ASSERT_OK(poot_device_target_by_name("sm_90", &rt));
   poot_compile_options co;

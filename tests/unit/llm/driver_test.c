@@ -10,8 +10,8 @@
  *    steps, with the oracle's logits; the default chunk by capacity;
  *  - the greedy suffix (argmax + non-finite flag) on the oracle and the
  *    device: finite rows, a NaN, an infinity;
- *  - the same with f32 K/V (the driver's and the oracle's kv_dtype), the KV
- *    type and size in use (f16 by default), and INVALID_ARGUMENT naming
+ *  - the same with f32 and with q8_0 K/V (the driver's and the oracle's
+ *    kv_dtype), the KV type and size in use (f16 by default), and INVALID_ARGUMENT naming
  *    kv_dtype for a type that is no KV cache type;
  *  - a token id at the vocabulary size → KERNEL_FAULT naming the kernel and
  *    trap token_out_of_range, then NEEDS_RESET until poot_driver_reset, then
@@ -277,8 +277,10 @@ static void test_chunk_ladder(void **state) {
   }
 }
 
-/* The same with f32 K/V (the option), then the KV type and its size in use
- * by default (f16), and a type that is no KV cache type. */
+/* The same with f32 K/V and with q8_0 K/V (the options; q8_0 within
+ * today's tolerance: the oracle quantizes identically), then the KV type
+ * and its size in use by default (f16) and in q8_0 (34 bytes per 32
+ * elements), and a type that is no KV cache type. */
 static void test_kv_types(void **state) {
   char path[1024];
   if (!demo_path(path, sizeof path)) {
@@ -286,6 +288,8 @@ static void test_kv_types(void **state) {
     skip();
   }
   g_kv = POOT_DTYPE_F32;
+  test_demo_vs_oracle(state);
+  g_kv = POOT_DTYPE_Q8_0;
   test_demo_vs_oracle(state);
   g_kv = POOT_DTYPE_NONE;
   rig r;
@@ -296,12 +300,18 @@ static void test_kv_types(void **state) {
   uint64_t want = 2 * (uint64_t)c->n_layers * 64 * (uint64_t)(c->n_kv_heads * c->head_dim) * 2;
   assert_int_equal(poot_driver_kv_bytes(r.drv), want);
   poot_driver_options dopt = poot_driver_options_default();
-  dopt.kv_dtype = POOT_DTYPE_Q8_0;
+  dopt.kv_dtype = POOT_DTYPE_BF16;
   poot_driver *bad = NULL;
   POOT_ASSERT_STATUS_MSG(poot_driver_create(r.ex, r.model, &dopt, &bad), POOT_INVALID_ARGUMENT,
-                         "kv_dtype q8_0");
+                         "kv_dtype bf16");
   assert_null(bad);
   rig_close(&r);
+  g_kv = POOT_DTYPE_Q8_0;
+  rig_open(&r, path, NULL, 64, 4);
+  assert_int_equal(poot_driver_kv_dtype(r.drv), POOT_DTYPE_Q8_0);
+  assert_int_equal(poot_driver_kv_bytes(r.drv), want / 2 / 32 * 34); /* 34 bytes per 32 */
+  rig_close(&r);
+  g_kv = POOT_DTYPE_NONE;
 }
 
 /* ------------------------------------------------------------------ fault */
