@@ -30,6 +30,9 @@
 static const char *g_spec = "vulkan";
 /* The KV cache's type of the driver and the oracle (NONE: the default, f32). */
 static poot_dtype g_kv = POOT_DTYPE_NONE;
+/* The first demo prompt test_demo_vs_oracle runs (the q8_0 run takes only
+ * the last, longest one: CI time). */
+static size_t g_first_prompt = 0;
 
 typedef struct rig {
   poot_model *model;
@@ -140,7 +143,7 @@ static void test_demo_vs_oracle(void **state) {
   rig_open(&r, path, NULL, cap, 4);
   const char *prompts[] = {"", "Once upon a time", "Tom and his dog went to the park to play."};
   size_t flips = 0;
-  for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+  for (size_t p = g_first_prompt; p < sizeof prompts / sizeof prompts[0]; p++) {
     poot_token *ids = NULL;
     size_t np = 0;
     POOT_ASSERT_OK(poot_verify_encode_text(r.model, prompts[p], strlen(prompts[p]), &ids, &np));
@@ -201,8 +204,10 @@ static void test_demo_vs_oracle(void **state) {
    * all prompts. */
   poot_exec_stats s;
   poot_exec_stats_get(r.ex, &s);
-  assert_int_equal(s.captures, 4);
-  assert_int_equal(s.entries, 4);
+  if (g_first_prompt == 0) { /* every prompt ran */
+    assert_int_equal(s.captures, 4);
+    assert_int_equal(s.entries, 4);
+  }
   rig_close(&r);
 }
 
@@ -290,7 +295,9 @@ static void test_kv_types(void **state) {
   g_kv = POOT_DTYPE_F32;
   test_demo_vs_oracle(state);
   g_kv = POOT_DTYPE_Q8_0;
+  g_first_prompt = 2; /* 12 ids: three prefill chunks of 4, then 20 decode steps */
   test_demo_vs_oracle(state);
+  g_first_prompt = 0;
   g_kv = POOT_DTYPE_NONE;
   rig r;
   rig_open(&r, path, NULL, 64, 4);
