@@ -263,6 +263,21 @@ static void test_kv_q8_0(void **state) {
   poot_plan *plan = NULL;
   POOT_ASSERT_OK(poot_plan_create(g, &co, &plan));
   uint32_t nstate = 0, ndus = 0;
+  uint64_t att_q8 = 0, att_16 = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (!strncmp(plan->dispatches[i].what, "attention ", 10)) att_q8 += plan->dispatches[i].bytes;
+  g_kv = POOT_DTYPE_F16; /* the same plan with f16 K/V: the attention's estimated bytes */
+  poot_graph *g16 = trace(1, 1024, POOT_DTYPE_F16);
+  poot_plan *p16 = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g16, &co, &p16));
+  for (uint32_t i = 0; i < p16->dispatch_count; i++)
+    if (!strncmp(p16->dispatches[i].what, "attention ", 10)) att_16 += p16->dispatches[i].bytes;
+  poot_plan_destroy(p16);
+  poot_graph_destroy(g16);
+  g_kv = POOT_DTYPE_Q8_0;
+  printf("attention bytes at cap 1024 (sm_90): q8_0 K/V %llu, f16 %llu\n",
+         (unsigned long long)att_q8, (unsigned long long)att_16);
+  assert_true(att_q8 * 10 < att_16 * 6);
   for (uint32_t i = 0; i < plan->buffer_count; i++) {
     const poot_plan_buffer *b = &plan->buffers[i];
     if (b->cls != POOT_PLAN_BUFFER_STATE) continue;
