@@ -574,8 +574,8 @@ POOT_MUST_USE poot_status poot_graph_dot_general(poot_graph *graph, poot_value l
                                                  poot_dtype acc, poot_value *out);
 POOT_MUST_USE poot_status poot_graph_dequantize(poot_graph *graph, poot_value w,
                                                 poot_dtype dtype, poot_value *out);
-POOT_MUST_USE poot_status poot_graph_quantize(poot_graph *graph, poot_value x,
-                                              poot_dtype dtype, poot_value *out);
+POOT_MUST_USE poot_status poot_graph_quantize(poot_graph *graph, poot_value x, poot_dtype dtype,
+                                              poot_value *out);
 POOT_MUST_USE poot_status poot_graph_rng(poot_graph *graph, poot_value key, poot_value counter,
                                          const poot_type *type, poot_rng_dist dist,
                                          poot_value *out);

@@ -667,8 +667,8 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
     case POOT_OP_QUANTIZE:
       /* Only the q8_0 K/V write computes it, from the f32 values. */
       if (k->prequant) return poot__cc_emit(k, o.ops[0], idx, out);
-      return poot_status_make(POOT_UNSUPPORTED,
-                              "compile: quantize (%%%u) is computed only by a K/V state's write", v);
+      return poot_status_make(
+          POOT_UNSUPPORTED, "compile: quantize (%%%u) is computed only by a K/V state's write", v);
     case POOT_OP_RNG:
       return poot__cc_emit_rng(k, n, idx, o.ty, out);
     case POOT_OP_LEAF:

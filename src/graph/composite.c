@@ -340,7 +340,8 @@ poot_status poot_graph_softmax(poot_graph *g, poot_value x, int64_t axis, poot_v
 
 /* A K or V operand in f32: converted, or dequantized from a q8_0 cache. */
 static poot_status kv_f32(poot_graph *g, poot_value x, poot_value *out) {
-  if (vtype(g, x)->dtype == POOT_DTYPE_Q8_0) return poot_graph_dequantize(g, x, POOT_DTYPE_F32, out);
+  if (vtype(g, x)->dtype == POOT_DTYPE_Q8_0)
+    return poot_graph_dequantize(g, x, POOT_DTYPE_F32, out);
   return conv(g, x, POOT_DTYPE_F32, out);
 }
 

@@ -391,9 +391,9 @@ static poot_status rule_reshape(op_query *q) {
   const poot_type *x = q->in[0];
   const poot_attrs *a = q->a;
   POOT_TRY(check_shape(&a->shape, "shape"));
-  POOT_TRY(need_whole_blocks(x, x->shape.rank > 0 && a->shape.rank > 0 &&
-                                    x->shape.dims[x->shape.rank - 1] ==
-                                        a->shape.dims[a->shape.rank - 1]));
+  POOT_TRY(need_whole_blocks(
+      x, x->shape.rank > 0 && a->shape.rank > 0 &&
+             x->shape.dims[x->shape.rank - 1] == a->shape.dims[a->shape.rank - 1]));
   int64_t n0 = 0, n1 = 0;
   POOT_TRY(poot_shape_elements(&x->shape, &n0));
   POOT_TRY(poot_shape_elements(&a->shape, &n1));

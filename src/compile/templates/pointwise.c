@@ -299,8 +299,8 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
     return poot__cc_q8_refuse(poot__cc_type(pl, g->out));
   int64_t nu = poot__cc_elems(us);
   poot_kir_value gid, valid;
-  POOT_TRY(thread_index(k, (uint64_t)(q8 ? nu / PC_Q8_PAIR : eb == 2 ? nu / 2 : nu), grid, &gid,
-                        &valid));
+  int64_t per = q8 ? PC_Q8_PAIR : eb == 2 ? 2 : 1; /* elements a thread writes */
+  POOT_TRY(thread_index(k, (uint64_t)(nu / per), grid, &gid, &valid));
   if (nu == 0) return NULL;
   POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);

@@ -761,10 +761,10 @@ static void test_sampler_rows(void **state) {
 int main(void) {
   make_rows();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lavapipe),  cmocka_unit_test(test_gpu_targets),
-      cmocka_unit_test(test_f16_pool),  cmocka_unit_test(test_q8_pool),
-      cmocka_unit_test(test_paged_prefill),
-      cmocka_unit_test(test_gemv_rows), cmocka_unit_test(test_sampler_rows),
+      cmocka_unit_test(test_lavapipe),      cmocka_unit_test(test_gpu_targets),
+      cmocka_unit_test(test_f16_pool),      cmocka_unit_test(test_q8_pool),
+      cmocka_unit_test(test_paged_prefill), cmocka_unit_test(test_gemv_rows),
+      cmocka_unit_test(test_sampler_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

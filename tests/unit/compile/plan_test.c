@@ -287,7 +287,8 @@ static void test_kv_q8_0(void **state) {
   }
   assert_int_equal(nstate, 4);
   for (uint32_t i = 0; i < plan->temp_count; i++) assert_true(plan->temps[i].size < 1024 * 2 * 34);
-  for (uint32_t i = 0; i < plan->dispatch_count; i++) ndus += strstr(plan->dispatches[i].what, "dus ") != NULL;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    ndus += strstr(plan->dispatches[i].what, "dus ") != NULL;
   assert_int_equal(ndus, 2);
   poot_plan_destroy(plan);
   poot_graph_destroy(g);

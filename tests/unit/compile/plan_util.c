@@ -240,8 +240,9 @@ static void compare_q8(const char *what, const poot_tensor *dev, const poot_tens
       double allow = atol + (rounded ? (dd > dr ? dd : dr) * 1.001 : 0.0);
       if (!isfinite(a[i]) || e > allow) {
         if (res->ok)
-          snprintf(res->what, sizeof res->what, "%s[%zu] (q8_0): device %.9g oracle %.9g (tol %.3g)",
-                   what, i, a[i], b[i], allow);
+          snprintf(res->what, sizeof res->what,
+                   "%s[%zu] (q8_0): device %.9g oracle %.9g (tol %.3g)", what, i, a[i], b[i],
+                   allow);
         res->ok = false;
       }
       if (e > res->max_err) {

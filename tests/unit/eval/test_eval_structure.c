@@ -429,7 +429,7 @@ static void test_quantize_kv(void **state) {
   for (int i = 0; i < 2 * 64; i++) x[i] = (float)((i * 37) % 101 - 50) * 0.013f;
   x[5] = 0.0f;
   for (int j = 96; j < 128; j++) x[j] = 0.0f; /* an all-zero block: d = 0 */
-  x[7] = -1.75f;                               /* the amax of block 0, negative */
+  x[7] = -1.75f;                              /* the amax of block 0, negative */
   uint8_t want[4 * 34];
   poot_quant_quantize_q8_0(x, want, 4);
   poot_graph *g = tg_new();
