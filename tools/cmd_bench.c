@@ -266,7 +266,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       .synopsis =
           "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
           "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
-          "                  [--probe-limit-mib M] [--kv-type f16|f32] [--batch B] [--json]\n"
+          "                  [--probe-limit-mib M] [--kv-type f16|f32|q8_0] [--batch B] [--json]\n"
           "                  [--matmul-precision high|medium]\n\n"
           "Measures generation on a device (greedy, batch 1; --batch B: B sequences\n"
           "together).\n\n",

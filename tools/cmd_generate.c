@@ -28,7 +28,7 @@ typedef struct generate_flags {
 
 static const char synopsis[] =
     "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--device D] [--ids] [--json]\n"
-    "                     [--cap N] [--chunk T] [--kv-type f16|f32] [--tokenizer FILE]\n"
+    "                     [--cap N] [--chunk T] [--kv-type f16|f32|q8_0] [--tokenizer FILE]\n"
     "                     [--matmul-precision high|medium]\n"
     "                     [--temp T] [--top-k N] [--top-p P] [--min-p P] [--seed S] ...\n\n"
     "Generates text on a device, streaming tokens to stdout. Sampling follows\n"

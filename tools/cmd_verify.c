@@ -120,7 +120,7 @@ static const char verify_synopsis[] =
     "usage: poot verify greedy -m MODEL [--tokenizer FILE]\n"
     "                          [-p PROMPT | --messages FILE.json | --prompt-ids IDS]\n"
     "                          -n N [--device eval] [--ids] [--paged] [--cap C] [--stats]\n"
-    "                          [--json [--logits K]] [--ignore-eos] [--kv-type f16|f32]\n\n"
+    "                          [--json [--logits K]] [--ignore-eos] [--kv-type f16|f32|q8_0]\n\n"
     "Runs the model's prefill and decode graphs on the CPU oracle (poot_eval), greedy,\n"
     "and prints the generated text. Generation stops after N tokens or at the model's\n"
     "end of sequence (a llama2.c checkpoint: at BOS, as llama2.c's runner does).\n\n";
@@ -253,14 +253,17 @@ static poot_status start_device(verify_run *r) {
   return poot_runtime_create_driver(r->rt, &dopt);
 }
 
-/* With an f16 cache, the oracle runs the same ids again with an f32 cache and
- * the difference of their logits widens the tolerance (poot_verify_kv16_term,
- * docs/verification.md "The f16 cache"). */
+/* With an f16 or q8_0 cache, the oracle runs the same ids again with an f32
+ * cache and the difference of their logits widens the tolerance
+ * (poot_verify_kv16_term, docs/verification.md "The f16 cache": a fresh
+ * element within tier-2 error of the oracle's that lands on the other f16
+ * neighbour or q8_0 quantum moves by at most one step, twice the rounding's
+ * own bound). */
 static poot_status kv16_term(verify_run *r, const poot_verify_greedy_options *go,
                              const poot_verify_evaluator *ev) {
   r->kv16 = 0;
   poot_dtype kv = r->f->kv ? r->f->kv : poot_model_kv_dtype_default(r->f->paged);
-  if (kv != POOT_DTYPE_F16 || r->oracle.n_logits == 0) return NULL;
+  if ((kv != POOT_DTYPE_F16 && kv != POOT_DTYPE_Q8_0) || r->oracle.n_logits == 0) return NULL;
   poot_verify_greedy_options g32 = *go;
   g32.kv_dtype = POOT_DTYPE_F32;
   g32.follow = r->oracle.ids;

@@ -145,7 +145,7 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                           "the system prompt"},
     [POOT_FLAG_KV_TYPE] = {NULL, "--kv-type", NULL, POOT_TOOL_ARG_STRING, "TYPE",
                            "the KV cache's element type: f16 (default: half\nthe "
-                           "bytes of f32) or f32 (see docs/driver.md)"},
+                           "bytes of f32), f32 or q8_0 (about a quarter;\nsee docs/driver.md)"},
     [POOT_FLAG_MATMUL_PRECISION] = {NULL, "--matmul-precision", NULL, POOT_TOOL_ARG_STRING, "P",
                                     "the prefill GEMM's products on matrix fragments\n"
                                     "and the block-format decode GEMV: high (default:\n"
@@ -207,7 +207,11 @@ bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out)
     *out = POOT_DTYPE_F32;
     return true;
   }
-  (void)poot_tool_usage_error(cmd, "--kv-type takes f16 or f32, not '%s'", text);
+  if (!strcmp(text, "q8_0")) {
+    *out = POOT_DTYPE_Q8_0;
+    return true;
+  }
+  (void)poot_tool_usage_error(cmd, "--kv-type takes f16, f32 or q8_0, not '%s'", text);
   return false;
 }
 

@@ -34,7 +34,7 @@ bool poot_tool_parse_i64(const char *cmd, const char *flag, const char *text, lo
 bool poot_tool_parse_f64(const char *cmd, const char *flag, const char *text, double *out);
 /* --kv-type's value as the driver's kv_dtype (NULL, the flag absent:
  * POOT_DTYPE_NONE, the default); false (after a usage error) for anything
- * but f16 or f32. */
+ * but f16, f32 or q8_0. */
 bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out);
 /* --matmul-precision's value (NULL, the flag absent: POOT_MATMUL_HIGH);
  * false (after a usage error) for anything but high or medium. */
@@ -113,7 +113,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_STOP,              /* --stop STRING[,STRING...] (repeated) */
   POOT_FLAG_N_PROBS,           /* --n-probs N */
   POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
-  POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32 */
+  POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32|q8_0 */
   POOT_FLAG_MATMUL_PRECISION,  /* --matmul-precision high|medium */
   /* Encoders (poot embed, poot rerank). */
   POOT_FLAG_POOLING,      /* --pooling mean|cls|last */

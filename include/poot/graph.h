@@ -57,7 +57,10 @@ typedef enum poot_dtype {
   POOT_DTYPE_I64,
   POOT_DTYPE_U32,
   POOT_DTYPE_BOOL,
-  /* Packed GGUF weight formats; only dequantize reads them. */
+  /* Packed GGUF formats: weights, and a q8_0 K/V cache. Only dequantize
+   * reads them, quantize (q8_0) writes them, and the movement ops that keep
+   * the last dim whole (reshape, slice, the dynamic slices, gather and
+   * scatter_update off the last axis) move them in whole blocks. */
   POOT_DTYPE_Q8_0,
   POOT_DTYPE_Q4_0,
   POOT_DTYPE_Q4_1,
@@ -296,6 +299,10 @@ bool poot_trap_from_name(const char *name, size_t len, poot_trap *out_trap);
  *   the product and the sum each rounded in the accumulation dtype (no FMA).
  * dequantize(w: packed) {dtype: f32|f16|bf16}: GGUF's dequantization
  *   (computed in f32, then rounded to `dtype`); same shape.
+ * quantize(x: f32) {dtype: q8_0}: GGUF's reference quantizer
+ *   (quantize_row_q8_0_ref: per block of 32 along the last dim, d = amax /
+ *   127 in f32, stored as f16; q = round(x · (1 / d)) half away from zero);
+ *   same shape, the last dim a multiple of 32.
  * rng(key: u32[2], counter: u32[2]) {dtype, shape, dist}: counter-based
  *   Philox4x32-10 (Salmon et al. 2011, Random123's philox4x32 with 10 rounds,
  *   multipliers 0xD2511F53 0xCD9E8D57, key increments 0x9E3779B9 0xBB67AE85).
@@ -364,7 +371,7 @@ typedef struct poot_dot_dims {
 
 /* Attributes of a core op. Each op reads only the fields listed here; the
  * others are zero. Lists indexed by operand dim have `operand rank` entries.
- *   convert bitcast dequantize: dtype (result)
+ *   convert bitcast dequantize quantize: dtype (result)
  *   iota: dtype, shape, axis          rng: dtype, shape, rng_dist
  *   broadcast: shape, dims[num_dims = operand rank]
  *   reshape: shape                     transpose: dims (permutation)
@@ -567,6 +574,8 @@ POOT_MUST_USE poot_status poot_graph_dot_general(poot_graph *graph, poot_value l
                                                  poot_dtype acc, poot_value *out);
 POOT_MUST_USE poot_status poot_graph_dequantize(poot_graph *graph, poot_value w,
                                                 poot_dtype dtype, poot_value *out);
+POOT_MUST_USE poot_status poot_graph_quantize(poot_graph *graph, poot_value x, poot_dtype dtype,
+                                              poot_value *out);
 POOT_MUST_USE poot_status poot_graph_rng(poot_graph *graph, poot_value key, poot_value counter,
                                          const poot_type *type, poot_rng_dist dist,
                                          poot_value *out);

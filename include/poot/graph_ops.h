@@ -44,7 +44,7 @@ typedef enum poot_op_class {
   POOT_OP_CLASS_UNARY,       /* elementwise, one operand, result of its type */
   POOT_OP_CLASS_COMPARE,     /* elementwise, two operands, bool result */
   POOT_OP_CLASS_SELECT,      /* elementwise choice by a bool predicate */
-  POOT_OP_CLASS_CAST,        /* elementwise change of dtype (convert, bitcast, dequantize) */
+  POOT_OP_CLASS_CAST,        /* elementwise change of dtype (convert, bitcast, (de)quantize) */
   POOT_OP_CLASS_GENERATOR,   /* no data operands: iota, rng */
   POOT_OP_CLASS_MOVEMENT,    /* moves elements without computing on them */
   POOT_OP_CLASS_REDUCTION,   /* combines elements along dims: reduce, cumsum, top_k */
@@ -113,6 +113,7 @@ typedef enum poot_op_class {
   X(REDUCE, reduce, 1, 1, REDUCTION, reduce, reduce, 0)                        \
   X(DOT_GENERAL, dot_general, 2, 2, CONTRACTION, dot_general, dot_general, 0)  \
   X(DEQUANTIZE, dequantize, 1, 1, CAST, dequantize, dequantize, 0)             \
+  X(QUANTIZE, quantize, 1, 1, CAST, quantize, quantize, 0)                     \
   X(RNG, rng, 2, 2, GENERATOR, rng, rng, 0)                                    \
   X(TOP_K, top_k, 1, 1, REDUCTION, top_k, top_k, 0)                            \
   X(CUMSUM, cumsum, 1, 1, REDUCTION, cumsum, cumsum, 0)

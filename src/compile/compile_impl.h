@@ -145,6 +145,9 @@ typedef struct pc_kctx {
   double frac;    /* fraction of a leaf buffer read under the current gather */
   double buf_frac[POOT_PLAN_MAX_BINDINGS];
   uint64_t flops;
+  /* While the q8_0 K/V write reads its update (poot__cc_q8_pair_values): a
+   * quantize node emits its f32 operand, which the template quantizes. */
+  bool prequant;
 } pc_kctx;
 
 /* kir_build.c: the KIR-building helpers every emitter and template shares. */
@@ -257,6 +260,10 @@ POOT_MUST_USE poot_status poot__cc_emit_start_checks(pc_kctx *k, poot_value v);
 /* emit_packed.c: GGUF block decoding and the Philox generator. */
 POOT_MUST_USE poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n,
                                                    const poot_kir_value *idx, poot_kir_value *out);
+/* Element idx of packed value w held in a buffer (a weight or a q8_0 K/V
+ * state), decoded to f32 (GGUF's dequantization). UNSUPPORTED elsewhere. */
+POOT_MUST_USE poot_status poot__cc_load_packed(pc_kctx *k, poot_value w, const poot_kir_value *idx,
+                                               poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_emit_rng(pc_kctx *k, const poot_node *n,
                                             const poot_kir_value *idx, const poot_type *ty,
                                             poot_kir_value *out);
@@ -296,6 +303,30 @@ POOT_MUST_USE poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *
                                                     uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
+/* templates/kv_quant.c: the q8_0 K/V write, one thread per pair of blocks
+ * (PC_Q8_PAIR elements, PC_Q8_PAIR_WORDS words). */
+#define PC_Q8_PAIR 64
+#define PC_Q8_PAIR_WORDS 17
+/* Whether `state` is q8_0 and the elements of its dims from `from` on (the
+ * contiguous run one write covers) are whole pairs of blocks; the error
+ * naming a state whose runs are not. */
+bool poot__cc_q8_run_ok(const poot_type *state, uint32_t from);
+POOT_MUST_USE poot_status poot__cc_q8_refuse(const poot_type *state);
+/* The f32 values (before quantize) of update `upd` (rank `rank`) in its two
+ * blocks: 32 elements along the last dim from uidx[0], then from uidx[1]. */
+POOT_MUST_USE poot_status poot__cc_q8_pair_values(pc_kctx *k, poot_value upd,
+                                                  const poot_kir_value *const uidx[2],
+                                                  uint32_t rank, poot_kir_value vals[PC_Q8_PAIR]);
+/* Quantizes vals and stores the two blocks as pair `pair` (element index /
+ * 64) of plan buffer `buffer`. */
+POOT_MUST_USE poot_status poot__cc_q8_pair_store(pc_kctx *k, uint32_t buffer, poot_kir_value pair,
+                                                 const poot_kir_value vals[PC_Q8_PAIR]);
+/* Whether dynamic_update_slice / scatter_update n of a q8_0 state can be
+ * written in place (whole rows of whole pairs of blocks). (pointwise.c) */
+bool poot__cc_q8_dus_ok(const pc_planner *pl, const poot_node *n);
+bool poot__cc_q8_scatter_ok(const pc_planner *pl, const poot_node *n);
+/* roundf of an f32 value (half away from zero), as the round op. (emit.c) */
+POOT_MUST_USE poot_status poot__cc_roundf(pc_kctx *k, poot_kir_value x, poot_kir_value *out);
 POOT_MUST_USE poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 /* Whether dynamic_update_slice n of a 16-bit state can be written in place
  * by 32-bit words: its update covers whole rows (the last dimension) of an

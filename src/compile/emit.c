@@ -169,6 +169,10 @@ static poot_status emit_round(pc_kctx *k, poot_dtype dt, const poot_kir_value *a
   return poot__cc_round(k, dt, r, out);
 }
 
+poot_status poot__cc_roundf(pc_kctx *k, poot_kir_value x, poot_kir_value *out) {
+  return emit_round(k, POOT_DTYPE_F32, &x, out);
+}
+
 /* Comparisons; bools are ordered as u32 0/1. */
 static poot_status emit_compare(pc_kctx *k, poot_op op, const poot_kir_value *a,
                                 poot_kir_value *out) {
@@ -328,6 +332,9 @@ static poot_status emit_stored(pc_kctx *k, poot_value v, const poot_kir_value *i
   const poot_type *ty = poot__cc_type(pl, v);
   *out_done = true;
   if (pv->hold == PC_CONSTLIT) return const_literal(k, pv->node->constant, out);
+  if (v != k->computing && poot_dtype_is_packed(ty->dtype) &&
+      (pv->hold == PC_LEAFBUF || pv->hold == PC_DENSE))
+    return poot__cc_load_packed(k, v, idx, out); /* a packed value reads as its f32 elements */
   if (v != k->computing && (pv->hold == PC_TEMP || pv->hold == PC_LEAFBUF || pv->hold == PC_SLOT ||
                             pv->hold == PC_DENSE)) {
     poot_kir_value lin;
@@ -657,6 +664,11 @@ static poot_status emit_node(pc_kctx *k, poot_value v, const poot_kir_value *idx
       return emit_gather(k, &o, idx, out);
     case POOT_OP_DEQUANTIZE:
       return poot__cc_emit_dequantize(k, n, idx, out);
+    case POOT_OP_QUANTIZE:
+      /* Only the q8_0 K/V write computes it, from the f32 values. */
+      if (k->prequant) return poot__cc_emit(k, o.ops[0], idx, out);
+      return poot_status_make(
+          POOT_UNSUPPORTED, "compile: quantize (%%%u) is computed only by a K/V state's write", v);
     case POOT_OP_RNG:
       return poot__cc_emit_rng(k, n, idx, o.ty, out);
     case POOT_OP_LEAF:

@@ -325,11 +325,24 @@ static poot_status deq_q6_k(pc_kctx *k, uint32_t ref, poot_kir_value bo, poot_ki
 poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n, const poot_kir_value *idx,
                                      poot_kir_value *out) {
   poot_value w = k->pl->alias[n->operands[0]];
+  poot_kir_value y;
+  if (k->pl->v[w].hold == PC_LEAFBUF)
+    POOT_TRY(poot__cc_load_packed(k, w, idx, &y));
+  else /* a view of a q8_0 K/V state: its elements, decoded where they are stored */
+    POOT_TRY(poot__cc_emit(k, w, idx, &y));
+  return poot__cc_round(k, n->attrs.dtype, y, out);
+}
+
+poot_status poot__cc_load_packed(pc_kctx *k, poot_value w, const poot_kir_value *idx,
+                                 poot_kir_value *out) {
   const poot_type *wt = poot__cc_type(k->pl, w);
   const poot_dtype_info *di = poot_dtype_info_of(wt->dtype);
   pc_value *pw = &k->pl->v[w];
-  if (pw->hold != PC_LEAFBUF)
-    return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of a non-leaf value");
+  if (pw->hold != PC_LEAFBUF && pw->hold != PC_DENSE)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "compile: %s value %%%u is not in a buffer (only weights and "
+                            "K/V states are read packed)",
+                            poot_dtype_name(wt->dtype), w);
   uint32_t ref;
   POOT_TRY(poot__cc_binding_of(k, pw->buffer, &ref));
   poot__cc_note_buffer(k, ref, k->frac);
@@ -376,7 +389,8 @@ poot_status poot__cc_emit_dequantize(pc_kctx *k, const poot_node *n, const poot_
       return poot_status_make(POOT_UNSUPPORTED, "compile: dequantize of %s has no template",
                               poot_dtype_name(wt->dtype));
   }
-  return poot__cc_round(k, n->attrs.dtype, y, out);
+  *out = y;
+  return NULL;
 }
 
 /* ------------------------------------------------------------ Philox */

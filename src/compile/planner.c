@@ -81,9 +81,10 @@ bool poot__cc_lowered_composite(const pc_planner *pl, const poot_node *n) {
   const poot_type *v = poot_graph_value_type(pl->g, n->operands[2]);
   const poot_type *m = poot_graph_value_type(pl->g, n->operands[3]);
   const poot_type *o = poot_graph_value_type(pl->g, n->results[0]);
-  /* f32 queries over f32 or f16 keys and values (an f16 KV cache: the
-   * template converts as it loads). */
-  bool kv_ok = k->dtype == v->dtype && (k->dtype == POOT_DTYPE_F32 || k->dtype == POOT_DTYPE_F16);
+  /* f32 queries over f32, f16 or q8_0 keys and values (an f16 or q8_0 KV
+   * cache: the template converts or decodes as it loads). */
+  bool kv_ok = k->dtype == v->dtype && (k->dtype == POOT_DTYPE_F32 || k->dtype == POOT_DTYPE_F16 ||
+                                        k->dtype == POOT_DTYPE_Q8_0);
   if (q->dtype != POOT_DTYPE_F32 || !kv_ok || o->dtype != POOT_DTYPE_F32 ||
       m->dtype != POOT_DTYPE_BOOL)
     return false;
@@ -452,7 +453,8 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
     nvv = pl->alias[nvv];
     if (nvv == s) continue;
     size_t eb = poot_dtype_info_of(poot__cc_type(pl, s)->dtype)->elem_bytes;
-    if (eb != 2 && eb != 4 && eb != 8) continue;
+    const bool q8 = poot__cc_type(pl, s)->dtype == POOT_DTYPE_Q8_0; /* a q8_0 K/V cache */
+    if (eb != 2 && eb != 4 && eb != 8 && !q8) continue;
     /* A scatter_update of the state (a paged K/V write through the write
      * map, the penalty counts' two elements) whose old value nothing else
      * reads, but the gathers of a read-modify-write at its own indices: the
@@ -473,7 +475,8 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
         one_writer ? rmw_gathers(pl, s, pv->node, pl->alias[pv->node->operands[2]], 0) : 0;
     if (pl->v[s].users != 1 + rmw) continue;
     if (scatter && pv->hold == PC_INLINE && pl->alias[pv->node->operands[0]] == s &&
-        (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node))) {
+        (eb != 2 || poot__cc_scatter_word_pairs(pl, pv->node)) &&
+        (!q8 || poot__cc_q8_scatter_ok(pl, pv->node))) {
       pc_value *pn = &pl->v[nvv];
       pn->hold = PC_DENSE;
       pn->buffer = pl->v[s].buffer;
@@ -492,6 +495,7 @@ static void place_states_in_place(pc_planner *pl, const poot_graph *g) {
       if (!pc->node || pc->node->op != POOT_OP_DYNAMIC_UPDATE_SLICE || pc->hold != PC_INLINE) break;
       if (cur != nvv && pc->users != 1) break;
       if (eb == 2 && !poot__cc_dus_word_pairs(pl, pc->node)) break;
+      if (q8 && !poot__cc_q8_dus_ok(pl, pc->node)) break;
       chain[nc++] = cur;
       cur = pl->alias[pc->node->operands[0]];
       if (cur == s) {
@@ -523,6 +527,12 @@ static bool should_materialize(pc_planner *pl, const poot_node *n, poot_value v,
      * row map, and checks the whole index itself (poot__cc_attn_kv_checks),
      * so no [cap, Hkv, D] copy is made. */
     pv->cost = 1;
+    return false;
+  }
+  if (poot_dtype_is_packed(poot__cc_type(pl, v)->dtype)) {
+    /* A packed value (a q8_0 K/V state's views, the quantized rows its
+     * write reads) is never a temporary: readers decode it where it is
+     * stored, and the in-place write quantizes its update itself. */
     return false;
   }
   if (n->trap != POOT_TRAP_NONE) {

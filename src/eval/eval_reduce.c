@@ -1,5 +1,5 @@
 /* Reductions and the other ops with an accumulation order: reduce,
- * dot_general, cumsum, top_k, plus dequantize and rng.
+ * dot_general, cumsum, top_k, plus (de)quantize and rng.
  *
  * Accumulation (docs/eval.md): each operand element is first converted to
  * the accumulation dtype with the rules of `convert`; a float accumulator is
@@ -365,6 +365,26 @@ poot_status poot__eval_dequantize(ev_ctx *ctx, const poot_node *node, ev_buf *co
     for (uint32_t j = 0; j < f->block_elems; j++)
       ev_store_float(out[0]->data, dst, (int64_t)(b * f->block_elems + j), row[j]);
   }
+  return POOT_OK_STATUS;
+}
+
+/* ---------------------------------------------------------------- quantize */
+
+/* GGUF's reference quantizer (poot/quant.h), block by block along the last
+ * dim: the one definition the device's K/V write matches. */
+poot_status poot__eval_quantize(ev_ctx *ctx, const poot_node *node, ev_buf *const *in,
+                                ev_buf *const *out) {
+  (void)ctx;
+  const poot_quant_format *f = poot_quant_format_of_dtype(out[0]->type.dtype);
+  if (!f || !f->quantize || in[0]->type.dtype != POOT_DTYPE_F32)
+    return poot_status_make(POOT_UNSUPPORTED, "eval: node %%%u (quantize) %s to %s", node->id,
+                            poot_dtype_name(in[0]->type.dtype),
+                            poot_dtype_name(out[0]->type.dtype));
+  const size_t n_blocks = out[0]->size / f->block_bytes;
+  if ((int64_t)(n_blocks * f->block_elems) != in[0]->count)
+    return poot_status_make(POOT_INVALID_ARGUMENT, "eval: node %%%u (quantize): sizes differ",
+                            node->id);
+  f->quantize((const float *)(const void *)in[0]->data, out[0]->data, n_blocks);
   return POOT_OK_STATUS;
 }
 

@@ -544,6 +544,11 @@ poot_status poot_graph_dequantize(poot_graph *g, poot_value w, poot_dtype dtype,
   return add1(g, POOT_OP_DEQUANTIZE, w, &a, out);
 }
 
+poot_status poot_graph_quantize(poot_graph *g, poot_value x, poot_dtype dtype, poot_value *out) {
+  poot_attrs a = {.dtype = dtype};
+  return add1(g, POOT_OP_QUANTIZE, x, &a, out);
+}
+
 poot_status poot_graph_rng(poot_graph *g, poot_value key, poot_value counter,
                            const poot_type *type, poot_rng_dist dist, poot_value *out) {
   *out = POOT_VALUE_NONE;

@@ -338,6 +338,13 @@ poot_status poot_graph_softmax(poot_graph *g, poot_value x, int64_t axis, poot_v
 
 /* ------------------------------------------------------------ attention */
 
+/* A K or V operand in f32: converted, or dequantized from a q8_0 cache. */
+static poot_status kv_f32(poot_graph *g, poot_value x, poot_value *out) {
+  if (vtype(g, x)->dtype == POOT_DTYPE_Q8_0)
+    return poot_graph_dequantize(g, x, POOT_DTYPE_F32, out);
+  return conv(g, x, POOT_DTYPE_F32, out);
+}
+
 static poot_status attention_body(poot_graph *g, const poot_value *p, double scale,
                                   poot_value *out) {
   const poot_type *qt = vtype(g, p[0]), *kt = vtype(g, p[1]);
@@ -346,8 +353,8 @@ static poot_status attention_body(poot_graph *g, const poot_value *p, double sca
   int64_t C = kt->shape.dims[0], Hkv = kt->shape.dims[1], G = Hq / Hkv;
   poot_value qf, kf, vf, q4, sc, scl, ss, mb, ninf, sm, pr, o, ot, of;
   POOT_TRY(conv(g, p[0], POOT_DTYPE_F32, &qf));
-  POOT_TRY(conv(g, p[1], POOT_DTYPE_F32, &kf));
-  POOT_TRY(conv(g, p[2], POOT_DTYPE_F32, &vf));
+  POOT_TRY(kv_f32(g, p[1], &kf));
+  POOT_TRY(kv_f32(g, p[2], &vf));
   poot_shape s4 = poot_shape_of(4, T, Hkv, G, D);
   POOT_TRY(poot_graph_reshape(g, qf, &s4, &q4));
   /* scores[h, t, j, c] = sum_d q[t, h, j, d] * k[c, h, d] */
@@ -395,8 +402,9 @@ poot_status poot_graph_attention(poot_graph *g, poot_value q, poot_value k, poot
   const poot_type *qt = vtype(g, q), *kt = vtype(g, k), *vt = vtype(g, v), *mt = vtype(g, mask);
   if (!poot_dtype_is_float(qt->dtype) || qt->shape.rank != 3)
     return BAD("%s: q must be a float tensor [T, Hq, D]", call);
-  if (!poot_dtype_is_float(kt->dtype) || kt->shape.rank != 3 || !poot_type_equal(kt, vt))
-    return BAD("%s: k and v must be float tensors [C, Hkv, D] of one type", call);
+  bool kq = kt->dtype == POOT_DTYPE_Q8_0;
+  if (!(poot_dtype_is_float(kt->dtype) || kq) || kt->shape.rank != 3 || !poot_type_equal(kt, vt))
+    return BAD("%s: k and v must be float or q8_0 tensors [C, Hkv, D] of one type", call);
   int64_t T = qt->shape.dims[0], Hq = qt->shape.dims[1], D = qt->shape.dims[2];
   int64_t C = kt->shape.dims[0], Hkv = kt->shape.dims[1];
   if (kt->shape.dims[2] != D || Hkv <= 0 || Hq % Hkv)

@@ -17,6 +17,14 @@ static bool is_num(poot_dtype dt) {
   return poot_dtype_is_float(dt) || poot_dtype_is_int(dt);
 }
 
+/* A packed operand moves in whole blocks: the op must keep its last dim
+ * whole (`whole`); a plain one always may. */
+static poot_status need_whole_blocks(const poot_type *x, bool whole) {
+  if (!poot_dtype_is_packed(x->dtype) || whole) return NULL;
+  return BAD("operand dtype: %s moves in whole blocks; the op must keep the last dim whole",
+             poot_dtype_name(x->dtype));
+}
+
 static void type_str(char *buf, size_t n, const poot_type *t) {
   poot_strbuf sb;
   poot_strbuf_init(&sb);
@@ -78,6 +86,7 @@ void poot__attrs_canonical(poot_op op, uint32_t rank, const poot_attrs *in, poot
     case POOT_OP_CONVERT:
     case POOT_OP_BITCAST:
     case POOT_OP_DEQUANTIZE:
+    case POOT_OP_QUANTIZE:
       out->dtype = in->dtype;
       break;
     case POOT_OP_IOTA:
@@ -152,6 +161,7 @@ void poot__attrs_from_result(poot_op op, const poot_type *r, poot_attrs *a) {
     case POOT_OP_CONVERT:
     case POOT_OP_BITCAST:
     case POOT_OP_DEQUANTIZE:
+    case POOT_OP_QUANTIZE:
     case POOT_OP_REDUCE:
     case POOT_OP_DOT_GENERAL:
     case POOT_OP_CUMSUM:
@@ -304,6 +314,21 @@ static poot_status rule_dequantize(op_query *q) {
   return NULL;
 }
 
+/* quantize(x: f32) {dtype: q8_0}: whole blocks along the last dim. */
+static poot_status rule_quantize(op_query *q) {
+  const poot_type *x = q->in[0];
+  POOT_TRY(need_dtype(x, x->dtype == POOT_DTYPE_F32, 0, "f32"));
+  if (q->a->dtype != POOT_DTYPE_Q8_0)
+    return BAD("bad attribute: quantize dtype %s must be q8_0", poot_dtype_name(q->a->dtype));
+  int64_t be = poot_dtype_info_of(q->a->dtype)->block_elems;
+  if (x->shape.rank == 0 || x->shape.dims[x->shape.rank - 1] % be)
+    return BAD("shape mismatch: quantize to %s needs a last dim that is a multiple of %lld",
+               poot_dtype_name(q->a->dtype), (long long)be);
+  q->out[0].dtype = q->a->dtype;
+  q->out[0].shape = x->shape;
+  return NULL;
+}
+
 static poot_status rule_iota(op_query *q) {
   const poot_attrs *a = q->a;
   if (!is_num(a->dtype))
@@ -365,8 +390,10 @@ static poot_status rule_broadcast(op_query *q) {
 static poot_status rule_reshape(op_query *q) {
   const poot_type *x = q->in[0];
   const poot_attrs *a = q->a;
-  POOT_TRY(need_dtype(x, is_plain(x->dtype), 0, "a non-packed dtype"));
   POOT_TRY(check_shape(&a->shape, "shape"));
+  POOT_TRY(need_whole_blocks(
+      x, x->shape.rank > 0 && a->shape.rank > 0 &&
+             x->shape.dims[x->shape.rank - 1] == a->shape.dims[a->shape.rank - 1]));
   int64_t n0 = 0, n1 = 0;
   POOT_TRY(poot_shape_elements(&x->shape, &n0));
   POOT_TRY(poot_shape_elements(&a->shape, &n1));
@@ -397,10 +424,12 @@ static poot_status rule_slice(op_query *q) {
   const poot_type *x = q->in[0];
   const poot_attrs *a = q->a;
   poot_type *out = q->out;
-  POOT_TRY(need_dtype(x, is_plain(x->dtype), 0, "a non-packed dtype"));
   if (a->num_dims != x->shape.rank)
     return BAD("bad attribute: start/limit/stride have %u entries, operand rank is %u", a->num_dims,
                x->shape.rank);
+  uint32_t lr = x->shape.rank - 1;
+  POOT_TRY(need_whole_blocks(x, x->shape.rank > 0 && a->start[lr] == 0 &&
+                                    a->limit[lr] == x->shape.dims[lr] && a->stride[lr] == 1));
   out->dtype = x->dtype;
   out->shape.rank = x->shape.rank;
   for (uint32_t i = 0; i < x->shape.rank; i++) {
@@ -422,7 +451,6 @@ static poot_status need_start_operands(op_query *q, uint32_t first) {
   const poot_type *x = q->in[0];
   const poot_type *const *in = q->in;
   uint32_t n = q->n;
-  POOT_TRY(need_dtype(x, is_plain(x->dtype), 0, "a non-packed dtype"));
   if (n != first + x->shape.rank)
     return BAD("arity: %s of a rank-%u operand takes %u operands, got %u", poot_op_name(q->op),
                x->shape.rank, first + x->shape.rank, n);
@@ -450,7 +478,8 @@ static poot_status rule_dynamic_slice(op_query *q) {
                  (long long)x->shape.dims[i]);
     q->out[0].shape.dims[i] = a->dims[i];
   }
-  return NULL;
+  uint32_t lr = x->shape.rank - 1;
+  return need_whole_blocks(x, x->shape.rank > 0 && a->dims[lr] == x->shape.dims[lr]);
 }
 
 static poot_status rule_dynamic_update_slice(op_query *q) {
@@ -462,7 +491,8 @@ static poot_status rule_dynamic_update_slice(op_query *q) {
     if (u->shape.dims[i] > x->shape.dims[i])
       return BAD("shape mismatch: update dim %u (%lld) exceeds operand dim (%lld)", i,
                  (long long)u->shape.dims[i], (long long)x->shape.dims[i]);
-  return NULL;
+  uint32_t lr = x->shape.rank - 1;
+  return need_whole_blocks(x, x->shape.rank > 0 && u->shape.dims[lr] == x->shape.dims[lr]);
 }
 
 static poot_status rule_concat(op_query *q) {
@@ -516,9 +546,9 @@ static poot_status rule_gather(op_query *q) {
   const poot_type *t = q->in[0], *idx = q->in[1];
   const poot_attrs *a = q->a;
   poot_type *out = q->out;
-  POOT_TRY(need_dtype(t, is_plain(t->dtype), 0, "a non-packed dtype"));
   POOT_TRY(need_dtype(idx, poot_dtype_is_int(idx->dtype), 1, "an integer dtype"));
   int64_t b = a->batch_dims, ax = a->axis;
+  POOT_TRY(need_whole_blocks(t, ax + 1 < (int64_t)t->shape.rank));
   if (t->shape.rank == 0) return BAD("operand rank: gather needs a table of rank >= 1");
   if (b < 0 || b > ax || ax >= (int64_t)t->shape.rank || b > (int64_t)idx->shape.rank)
     return BAD(
@@ -544,10 +574,10 @@ static poot_status rule_gather(op_query *q) {
 
 static poot_status rule_scatter_update(op_query *q) {
   const poot_type *t = q->in[0], *idx = q->in[1], *u = q->in[2];
-  POOT_TRY(need_dtype(t, is_plain(t->dtype), 0, "a non-packed dtype"));
   POOT_TRY(need_dtype(idx, poot_dtype_is_int(idx->dtype), 1, "an integer dtype"));
   if (t->shape.rank == 0) return BAD("operand rank: scatter_update needs a target of rank >= 1");
   int64_t ax = q->a->axis;
+  POOT_TRY(need_whole_blocks(t, ax + 1 < (int64_t)t->shape.rank));
   if (ax < 0 || ax >= (int64_t)t->shape.rank)
     return BAD("bad attribute: axis %lld is outside [0, %u)", (long long)ax, t->shape.rank);
   poot_shape want;

@@ -77,7 +77,9 @@ poot_status poot__check_leaf(const poot_graph *g, const poot_node *n, const poot
     break;
   case POOT_STORAGE_STATE:
     if (!n->name || !*n->name) return BAD("state leaf: needs a name");
-    if (poot_dtype_is_packed(type->dtype)) return BAD("state leaf: a state cannot be packed");
+    if (poot_dtype_is_packed(type->dtype) && type->dtype != POOT_DTYPE_Q8_0)
+      return BAD("state leaf: a packed state must be q8_0 (a K/V cache), not %s",
+                 poot_dtype_name(type->dtype));
     break;
   case POOT_STORAGE_SLOT:
     if (n->slot_kind == POOT_SLOT_NAMED) {

@@ -279,9 +279,12 @@ typedef struct poot_model_trace_options {
   poot_model_weight_type_fn weight_type; /* optional */
   void *weight_type_ctx;
   /* The K/V states' element type: POOT_DTYPE_F16 (as llama.cpp keeps its
-   * cache: half the bytes) or POOT_DTYPE_F32; POOT_DTYPE_NONE takes
-   * poot_model_kv_dtype_default. A step rounds its fresh K/V rows to it when
-   * writing and attention reads them back exactly, contiguous or paged. */
+   * cache: half the bytes), POOT_DTYPE_F32, or POOT_DTYPE_Q8_0 (GGUF's
+   * blocks of 32 along head_dim, which must be a multiple of 32: about a
+   * quarter of f32's bytes); POOT_DTYPE_NONE takes
+   * poot_model_kv_dtype_default. A step rounds (f16) or quantizes (q8_0) its
+   * fresh K/V rows when writing and attention reads them back exactly,
+   * contiguous or paged. */
   poot_dtype kv_dtype;
 } poot_model_trace_options;
 
@@ -292,6 +295,12 @@ typedef struct poot_model_trace_options {
 static inline poot_dtype poot_model_kv_dtype_default(bool paged) {
   (void)paged;
   return POOT_DTYPE_F16;
+}
+
+/* Whether `dtype` is a K/V cache type (f32, f16 or q8_0; the trace also
+ * needs head_dim a multiple of 32 for q8_0). The one list of them. */
+static inline bool poot_model_kv_dtype_ok(poot_dtype dtype) {
+  return dtype == POOT_DTYPE_F32 || dtype == POOT_DTYPE_F16 || dtype == POOT_DTYPE_Q8_0;
 }
 
 /* Traces the graph of `step` for `config` and verifies it. `options` may be

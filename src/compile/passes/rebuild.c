@@ -318,6 +318,7 @@ bool poot__pass_may_snan(const poot_graph *g, poot_value v, int depth) {
     case POOT_OP_BITCAST:
     case POOT_OP_COMPOSITE:
     case POOT_OP_DEQUANTIZE:
+    case POOT_OP_QUANTIZE:
       return true;
     default:
       break;

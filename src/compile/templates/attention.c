@@ -7,9 +7,10 @@
  * (T = 1) and prefill (T > 1, the causal mask is the graph's) use the same
  * template. Scores are computed as the decomposition does (q·k in index
  * order, times the f32 scale, masked to -inf); the softmax is reassociated
- * (tier 2). K and V are f32 or f16 (an f16 KV cache), converted as they are
- * loaded; f16 rows of a state are read 8 halves per lane per 16-byte load
- * where the subgroups allow it (the wide form, att_wide_setup). */
+ * (tier 2). K and V are f32, f16 or q8_0 (the KV cache's types), converted
+ * or decoded (poot__cc_load_packed) as they are loaded; f16 rows of a state
+ * are read 8 halves per lane per 16-byte load where the subgroups allow it
+ * (the wide form, att_wide_setup; q8_0 takes the subgroup form). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -596,7 +597,9 @@ bool poot__cc_attn_kv_gather(const pc_planner *pl, poot_value v) {
   poot_value t = pl->alias[n->operands[0]];
   const poot_type *tt = poot__cc_type(pl, t);
   const poot_type *it = poot__cc_type(pl, pl->alias[n->operands[1]]);
-  if (it->shape.rank != 1 || tt->shape.rank != 3 || poot_dtype_is_packed(tt->dtype)) return false;
+  if (it->shape.rank != 1 || tt->shape.rank != 3 ||
+      (poot_dtype_is_packed(tt->dtype) && tt->dtype != POOT_DTYPE_Q8_0))
+    return false;
   pc_hold h = pl->v[t].hold;
   return h == PC_DENSE || h == PC_LEAFBUF || h == PC_TEMP;
 }

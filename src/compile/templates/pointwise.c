@@ -249,9 +249,41 @@ static poot_status dus_pairs(pc_kctx *k, const pc_group *g, poot_kir_value gid,
   return poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, lin, w);
 }
 
+/* A q8_0 state (poot__cc_q8_dus_ok): one thread per pair of blocks of the
+ * update (64 elements of a row), quantized and written as 17 words. */
+static poot_status dus_q8(pc_kctx *k, const pc_group *g, poot_kir_value gid, const poot_shape *xs,
+                          const poot_shape *us) {
+  pc_planner *pl = k->pl;
+  const poot_node *n = pl->v[g->out].node;
+  poot_value upd = pl->alias[n->operands[1]];
+  poot_kir_value e0, e1, uidx[PC_MAX_DIMS], u1[PC_MAX_DIMS], didx[PC_MAX_DIMS], vals[PC_Q8_PAIR],
+      lin;
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), gid, PC_Q8_PAIR, &e0));
+  POOT_TRY(poot__cc_bin_c(k, OP(ADD), e0, PC_Q8_PAIR / 2, &e1));
+  POOT_TRY(poot__cc_delinearize(k, e0, us, uidx));
+  POOT_TRY(poot__cc_delinearize(k, e1, us, u1));
+  POOT_TRY(dus_dest_index(k, n, xs, us, uidx, didx));
+  const poot_kir_value *blocks[2] = {uidx, u1};
+  POOT_TRY(poot__cc_q8_pair_values(k, upd, blocks, us->rank, vals));
+  POOT_TRY(poot__cc_linearize(k, didx, xs, &lin));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), lin, PC_Q8_PAIR, &lin));
+  return poot__cc_q8_pair_store(k, pl->v[g->out].buffer, lin, vals);
+}
+
+/* The update's runs: its trailing dims that are whole dims of the state
+ * (each pair of blocks of the update then lies in one run of the state). */
+bool poot__cc_q8_dus_ok(const pc_planner *pl, const poot_node *n) {
+  const poot_type *xt = poot__cc_type(pl, pl->alias[n->operands[0]]);
+  const poot_shape *us = &poot__cc_type(pl, pl->alias[n->operands[1]])->shape;
+  uint32_t r = xt->shape.rank, from = r;
+  if (us->rank != r) return false;
+  while (from > 0 && us->dims[from - 1] == xt->shape.dims[from - 1]) from--;
+  return poot__cc_q8_run_ok(xt, from);
+}
+
 /* dynamic_update_slice of a State in place: threads over the update's
- * elements (a 16-bit state: over its words); the starts are read (from the
- * slot buffer) at run time. */
+ * elements (a 16-bit state: over its words; a q8_0 state: over its pairs
+ * of blocks); the starts are read (from the slot buffer) at run time. */
 poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   pc_planner *pl = k->pl;
   const poot_node *n = pl->v[g->out].node;
@@ -260,18 +292,24 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   const poot_shape *us = &poot__cc_type(pl, upd)->shape;
   poot_dtype dt = poot__cc_type(pl, g->out)->dtype;
   size_t eb = poot_dtype_info_of(dt)->elem_bytes;
+  const bool q8 = dt == POOT_DTYPE_Q8_0;
   if (eb == 2 && !poot__cc_dus_word_pairs(pl, n))
     return poot_status_make(POOT_INTERNAL, "compile: 16-bit in-place update of odd rows");
+  if (q8 && (!poot__cc_q8_dus_ok(pl, n) || !pl->v[g->out].inplace))
+    return poot__cc_q8_refuse(poot__cc_type(pl, g->out));
   int64_t nu = poot__cc_elems(us);
   poot_kir_value gid, valid;
-  POOT_TRY(thread_index(k, (uint64_t)(eb == 2 ? nu / 2 : nu), grid, &gid, &valid));
+  int64_t per = q8 ? PC_Q8_PAIR : eb == 2 ? 2 : 1; /* elements a thread writes */
+  POOT_TRY(thread_index(k, (uint64_t)(nu / per), grid, &gid, &valid));
   if (nu == 0) return NULL;
   POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
   double saved = k->frac;
   k->frac = (double)nu / (double)poot__cc_elems(xs);
   poot_status sst = NULL;
-  if (eb == 2) {
+  if (q8) {
+    sst = dus_q8(k, g, gid, xs, us);
+  } else if (eb == 2) {
     sst = dus_pairs(k, g, gid, xs, us, dt);
   } else {
     poot_kir_value uidx[PC_MAX_DIMS], didx[PC_MAX_DIMS], val, lin;
@@ -284,7 +322,7 @@ poot_status poot__cc_tpl_dus(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
   k->frac = saved;
   POOT_TRY(sst);
   poot__cc_scope_pop(k);
-  k->bytes += (uint64_t)nu * 2 * eb;
+  k->bytes += (uint64_t)nu * 2 * (q8 ? 1 : eb);
   return poot_kir_end(k->b);
 }
 
@@ -498,6 +536,12 @@ static poot_status scatter_parallel(pc_kctx *k, const pc_group *g, uint32_t grid
  * group ran first); one thread per (prefix, suffix) position applies the
  * updates in row-major order of the indices, so the last write wins. A
  * target that is only the axis takes scatter_parallel instead. */
+/* The runs: the target's dims after the axis (a pool row: Hkv x head_dim). */
+bool poot__cc_q8_scatter_ok(const pc_planner *pl, const poot_node *n) {
+  const poot_type *tt = poot__cc_type(pl, pl->alias[n->operands[0]]);
+  return poot__cc_q8_run_ok(tt, (uint32_t)n->attrs.axis + 1);
+}
+
 bool poot__cc_scatter_word_pairs(const pc_planner *pl, const poot_node *n) {
   const poot_type *tt = poot__cc_type(pl, pl->alias[n->operands[0]]);
   const uint32_t r = tt->shape.rank;
@@ -546,21 +590,34 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
    * temporary holds an element per word and keeps the element form. */
   const bool pairs = !empty && poot__cc_scatter_word_pairs(pl, n) &&
                      pl->v[g->out].hold == PC_DENSE && pl->v[g->out].buffer != UINT32_MAX;
-  if (!pairs && np == 1 && ni > 1 && ni <= PC_SCATTER_PAR_MAX) return scatter_parallel(k, g, grid);
+  /* A q8_0 state (a paged K/V pool): in place only, a thread per pair of
+   * blocks of a row (kv_quant.c). */
+  const bool q8 = dt == POOT_DTYPE_Q8_0;
+  if (q8 && (!poot__cc_q8_scatter_ok(pl, n) || !pl->v[g->out].inplace))
+    return poot__cc_q8_refuse(poot__cc_type(pl, g->out));
+  const uint32_t per = q8 ? PC_Q8_PAIR : pairs ? 2 : 1; /* elements a thread */
+  if (!pairs && !q8 && np == 1 && ni > 1 && ni <= PC_SCATTER_PAR_MAX)
+    return scatter_parallel(k, g, grid);
   if (empty) np = 1;
   poot_shape pw = ps; /* pairs: the positions' shape with the last dim halved */
-  if (pairs) pw.dims[pw.rank - 1] /= 2;
+  if (pairs) pw.dims[pw.rank - 1] /= per;
   poot_kir_value gid, valid;
-  POOT_TRY(thread_index(k, (uint64_t)(pairs ? np / 2 : np), grid, &gid, &valid));
+  POOT_TRY(thread_index(k, (uint64_t)(np / per), grid, &gid, &valid));
   if (ni == 0 || (empty && n->trap == POOT_TRAP_NONE)) return NULL;
   POOT_TRY(poot_kir_if_begin(k->b, valid));
   poot__cc_scope_push(k);
-  poot_kir_value pidx[PC_MAX_DIMS], z, end, one, i;
+  poot_kir_value pidx[PC_MAX_DIMS], p1[PC_MAX_DIMS], z, end, one, i;
   if (empty) {
     for (uint32_t d = 0; d < ps.rank; d++) POOT_TRY(poot__cc_u32(k, 0, &pidx[d]));
+  } else if (q8) {
+    poot_kir_value e0, e1;
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), gid, PC_Q8_PAIR, &e0));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), e0, PC_Q8_PAIR / 2, &e1));
+    POOT_TRY(poot__cc_delinearize(k, e0, &ps, pidx));
+    POOT_TRY(poot__cc_delinearize(k, e1, &ps, p1));
   } else if (pairs) {
     POOT_TRY(poot__cc_delinearize(k, gid, &pw, pidx));
-    POOT_TRY(poot__cc_bin_c(k, OP(MUL), pidx[pw.rank - 1], 2, &pidx[pw.rank - 1]));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), pidx[pw.rank - 1], per, &pidx[pw.rank - 1]));
   } else {
     POOT_TRY(poot__cc_delinearize(k, gid, &ps, pidx));
   }
@@ -587,7 +644,17 @@ poot_status poot__cc_tpl_scatter(pc_kctx *k, const pc_group *g, uint32_t grid[3]
   }
   POOT_TRY(poot_kir_if_begin(k->b, ok));
   poot__cc_scope_push(k);
-  if (pairs) {
+  if (q8) {
+    poot_kir_value vals[PC_Q8_PAIR], u1[PC_MAX_DIMS];
+    memcpy(u1, uidx, sizeof u1);
+    for (uint32_t d = 0; d < ax; d++) u1[d] = p1[d];
+    for (uint32_t d = ax + 1; d < ts->rank; d++) u1[is->rank + d - 1] = p1[d];
+    const poot_kir_value *blocks[2] = {uidx, u1};
+    POOT_TRY(poot__cc_q8_pair_values(k, upd, blocks, us->rank, vals));
+    POOT_TRY(poot__cc_linearize(k, tidx, ts, &lin));
+    POOT_TRY(poot__cc_bin_c(k, OP(DIV), lin, PC_Q8_PAIR, &lin));
+    POOT_TRY(poot__cc_q8_pair_store(k, pl->v[g->out].buffer, lin, vals));
+  } else if (pairs) {
     POOT_TRY(scatter_pair(k, g, upd, uidx, us->rank, tidx, ts, dt));
   } else {
     POOT_TRY(poot__cc_emit(k, upd, uidx, &val));

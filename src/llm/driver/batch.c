@@ -403,8 +403,9 @@ static poot_status check_options(const poot_batch_options *o, const poot_model_c
     return BAD("batch: token_budget %lld is below max_batch %d", (long long)budget, b->max_batch);
   b->token_budget = (int32_t)budget;
   b->kv = o->kv_dtype ? o->kv_dtype : poot_model_kv_dtype_default(true);
-  if (b->kv != POOT_DTYPE_F32 && b->kv != POOT_DTYPE_F16)
-    return BAD("batch: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(b->kv));
+  if (!poot_model_kv_dtype_ok(b->kv))
+    return BAD("batch: kv_dtype %s is not a KV cache type (f32, f16 or q8_0)",
+               poot_dtype_name(b->kv));
   if (o->max_requests < 0) return BAD("batch: max_requests %d < 0", o->max_requests);
   /* Decode sizes: powers of two below max_batch, then max_batch. */
   b->n_sizes = 0;

@@ -371,8 +371,9 @@ poot_status poot_driver_create(poot_executor *executor, poot_model *model,
     return BAD("driver: capacity %lld exceeds the model's context length %lld", (long long)cap,
                (long long)ctx);
   poot_dtype kv = o->kv_dtype ? o->kv_dtype : poot_model_kv_dtype_default(false);
-  if (kv != POOT_DTYPE_F16 && kv != POOT_DTYPE_F32)
-    return BAD("driver: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(kv));
+  if (!poot_model_kv_dtype_ok(kv))
+    return BAD("driver: kv_dtype %s is not a KV cache type (f32, f16 or q8_0)",
+               poot_dtype_name(kv));
   int64_t chunk = o->prefill_chunk;
   if (chunk == 0) chunk = cap >= DEFAULT_CHUNK ? DEFAULT_CHUNK : cap >= TAIL_CHUNK ? TAIL_CHUNK : 1;
   if (chunk < 1 || chunk > cap)
@@ -460,8 +461,15 @@ poot_dtype poot_driver_kv_dtype(const poot_driver *d) {
 }
 uint64_t poot_driver_kv_bytes(const poot_driver *d) {
   const poot_model_config *c = poot_model_get_config(d->model);
-  uint64_t per_pos = 2 * (uint64_t)c->n_layers * (uint64_t)c->n_kv_heads * (uint64_t)c->head_dim *
-                     (uint64_t)poot_dtype_info_of(d->kv_dtype)->elem_bytes;
+  /* A head's row of head_dim elements (q8_0: head_dim / 32 blocks of 34 bytes). */
+  poot_shape row = poot_shape_of(1, c->head_dim);
+  size_t row_bytes = 0;
+  poot_status st = poot_type_byte_size(d->kv_dtype, &row, &row_bytes);
+  if (st) { /* not whole blocks: the trace refuses such a cache */
+    poot_status_free(st);
+    return 0;
+  }
+  uint64_t per_pos = 2 * (uint64_t)c->n_layers * (uint64_t)c->n_kv_heads * (uint64_t)row_bytes;
   return per_pos * (uint64_t)d->cap;
 }
 int64_t poot_driver_pos(const poot_driver *d) {

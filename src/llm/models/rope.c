@@ -343,7 +343,10 @@ static poot_status softcap_body(poot_graph *g, const poot_value *p, double scale
   poot_value qf = p[0], kf = p[1], vf = p[2], q4, sc, scl, ss, capv, d, th, mb, ninf, sm, pr, o, ot,
              of;
   if (dt != POOT_DTYPE_F32) POOT_TRY(poot_graph_convert(g, p[0], POOT_DTYPE_F32, &qf));
-  if (kt->dtype != POOT_DTYPE_F32) {
+  if (kt->dtype == POOT_DTYPE_Q8_0) { /* a q8_0 K/V cache */
+    POOT_TRY(poot_graph_dequantize(g, p[1], POOT_DTYPE_F32, &kf));
+    POOT_TRY(poot_graph_dequantize(g, p[2], POOT_DTYPE_F32, &vf));
+  } else if (kt->dtype != POOT_DTYPE_F32) {
     POOT_TRY(poot_graph_convert(g, p[1], POOT_DTYPE_F32, &kf));
     POOT_TRY(poot_graph_convert(g, p[2], POOT_DTYPE_F32, &vf));
   }

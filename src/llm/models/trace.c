@@ -234,7 +234,8 @@ static poot_status trace_rows(tracer *t, poot_value table) {
   return NULL;
 }
 
-/* Writes this step's K or V ([N, Hkv, D] f32, rounded to the state's dtype)
+/* Writes this step's K or V ([N, Hkv, D] f32, rounded or quantized to the
+ * state's dtype)
  * into its state and returns, per sequence, the [cap, Hkv, D] view attention
  * reads (in the state's dtype: attention converts as it loads). */
 static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fresh,
@@ -242,7 +243,10 @@ static poot_status kv_update(tracer *t, int32_t layer, bool value, poot_value fr
   char name[64];
   poot_model_kv_state_name(layer, value, name, sizeof name);
   poot_value st, nv;
-  if (t->kv != POOT_DTYPE_F32) POOT_TRY(poot_graph_convert(t->g, fresh, t->kv, &fresh));
+  if (t->kv == POOT_DTYPE_Q8_0)
+    POOT_TRY(poot_graph_quantize(t->g, fresh, t->kv, &fresh));
+  else if (t->kv != POOT_DTYPE_F32)
+    POOT_TRY(poot_graph_convert(t->g, fresh, t->kv, &fresh));
   if (!t->s->paged) {
     poot_type ty = poot_type_make(t->kv, 4, (int64_t[]){t->B, t->cap, t->Hkv, t->D});
     POOT_TRY(poot_graph_add_state(t->g, name, &ty, &st));
@@ -485,12 +489,15 @@ static poot_status check_step(const poot_model_config *c, const poot_model_step 
 }
 
 /* The K/V states' dtype of `o` for `s` (NONE: poot_model_kv_dtype_default). */
-static poot_status kv_dtype_of(const poot_model_trace_options *o, const poot_model_step *s,
-                               poot_dtype *out) {
+static poot_status kv_dtype_of(const poot_model_trace_options *o, const poot_model_config *c,
+                               const poot_model_step *s, poot_dtype *out) {
   poot_dtype dt = o ? o->kv_dtype : POOT_DTYPE_NONE;
   if (dt == POOT_DTYPE_NONE) dt = poot_model_kv_dtype_default(s->paged);
-  if (dt != POOT_DTYPE_F16 && dt != POOT_DTYPE_F32)
-    return BAD("trace: kv_dtype %s is not a KV cache type (f16 or f32)", poot_dtype_name(dt));
+  if (!poot_model_kv_dtype_ok(dt))
+    return BAD("trace: kv_dtype %s is not a KV cache type (f32, f16 or q8_0)", poot_dtype_name(dt));
+  if (dt == POOT_DTYPE_Q8_0 && c->head_dim % 32)
+    return BAD("trace: kv_dtype q8_0 needs a head_dim that is a multiple of 32, not %lld",
+               (long long)c->head_dim);
   *out = dt;
   return NULL;
 }
@@ -506,7 +513,7 @@ poot_status poot_model_trace(const poot_model_config *config, const poot_model_s
   POOT_TRY(check_step(config, step));
   tracer t;
   memset(&t, 0, sizeof t);
-  POOT_TRY(kv_dtype_of(options, step, &t.kv));
+  POOT_TRY(kv_dtype_of(options, config, step, &t.kv));
   t.c = config;
   t.s = step;
   t.o = options;

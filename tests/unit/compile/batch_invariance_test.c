@@ -27,6 +27,7 @@
 #include "poot/devices.h"
 #include "poot/llm/model.h"
 #include "poot/llm/sampling.h"
+#include "poot/quant.h"
 #include "poot_test.h"
 #include "../../../src/llm/driver/driver_internal.h"
 
@@ -43,6 +44,8 @@ static poot_status wtype(void *ctx, const poot_weight_ref *ref, const poot_type 
   return NULL;
 }
 
+static int64_t g_hd = 16; /* head_dim: 32 for a q8_0 pool (whole blocks) */
+
 static void tiny_config(poot_model_config *c) {
   poot_model_config_init(c, POOT_MODEL_FAMILY_LLAMA);
   c->vocab_size = 96;
@@ -51,9 +54,9 @@ static void tiny_config(poot_model_config *c) {
   c->n_layers = 2;
   c->n_heads = 4;
   c->n_kv_heads = 2;
-  c->head_dim = 16;
+  c->head_dim = g_hd;
   c->norm_eps = 1e-5;
-  c->rope_dims = 16;
+  c->rope_dims = g_hd;
   c->rope_theta = 10000;
   c->rope_mode = POOT_ROPE_NEOX;
 }
@@ -100,8 +103,8 @@ static void make_rows(void) {
 }
 
 /* Runs rows[first .. first + B) as one step of the B-row plan; returns the
- * logits (B rows, malloc'd) and each row's written K/V element sums in kv
- * (per row: the written row of every state, concatenated). */
+ * logits (B rows) and the K/V rows each row wrote in kv (per row: the
+ * written pool row of every state, its bytes, concatenated). */
 static poot_plan *plan_of(const poot_graph *g, const poot_kir_target *t) {
   poot_compile_options o;
   poot_compile_options_init(&o);
@@ -114,7 +117,7 @@ static poot_plan *plan_of(const poot_graph *g, const poot_kir_target *t) {
 }
 
 static void run(const poot_plan *plan, const poot_kir_target *t, const pt_inputs *base, int64_t B,
-                const int32_t *rows, float *logits, float *kv, size_t kv_per_row) {
+                const int32_t *rows, float *logits, uint8_t *kv, size_t kv_per_row) {
   poot_plan_run *pr = NULL;
   POOT_ASSERT_OK(poot_plan_run_create(plan, &pr));
   poot_plan_input *in = calloc(base->count + 4, sizeof *in);
@@ -153,7 +156,6 @@ static void run(const poot_plan *plan, const poot_kir_target *t, const pt_inputs
   /* The K/V rows each row wrote, every layer. */
   poot_model_config c;
   tiny_config(&c);
-  const size_t rowf = (size_t)(c.n_kv_heads * c.head_dim);
   for (int64_t b = 0; b < B; b++) {
     size_t k = 0;
     for (int64_t L = 0; L < c.n_layers; L++)
@@ -162,13 +164,37 @@ static void run(const poot_plan *plan, const poot_kir_target *t, const pt_inputs
         poot_model_kv_state_name(L, v == 1, name, sizeof name);
         poot_tensor s;
         POOT_ASSERT_OK(poot_plan_run_state(pr, name, &s));
-        memcpy(kv + (size_t)b * kv_per_row + k, (const float *)s.data + (size_t)write[b] * rowf,
-               rowf * 4);
-        k += rowf;
+        const size_t rb = s.size / (NB * BS); /* a pool row's bytes (f32 or q8_0) */
+        memcpy(kv + (size_t)b * kv_per_row + k, (const uint8_t *)s.data + (size_t)write[b] * rb,
+               rb);
+        k += rb;
       }
   }
   free(in);
   poot_plan_run_destroy(pr);
+}
+
+/* A pool's history: every K/V element non-zero (f32, f16, or q8_0 codes). */
+static void history(poot_tensor *t) {
+  size_t n = 1;
+  for (uint32_t d = 0; d < t->type.shape.rank; d++) n *= (size_t)t->type.shape.dims[d];
+  float *x = malloc(n * sizeof(float));
+  assert_non_null(x);
+  for (size_t j = 0; j < n; j++) x[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
+  if (t->type.dtype == POOT_DTYPE_Q8_0) {
+    poot_quant_quantize_q8_0(x, t->data, n / 32);
+  } else if (t->type.dtype == POOT_DTYPE_F16) {
+    for (size_t j = 0; j < n; j++) ((uint16_t *)t->data)[j] = poot_f32_to_f16(x[j]);
+  } else {
+    memcpy(t->data, x, n * sizeof(float));
+  }
+  free(x);
+}
+
+/* A pool row's bytes (Hkv · head_dim elements of g_kv). */
+static size_t pool_row_bytes(const poot_model_config *c) {
+  size_t e = (size_t)(c->n_kv_heads * c->head_dim);
+  return g_kv == POOT_DTYPE_Q8_0 ? e / 32 * 34 : g_kv == POOT_DTYPE_F16 ? e * 2 : e * 4;
 }
 
 /* Whether every row of every batch size equals the row alone; prints the
@@ -183,16 +209,13 @@ static bool invariant(const char *target, poot_dtype wt, const int64_t *sizes, i
   POOT_ASSERT_OK(pt_inputs_make(g8, 99, 95, 0, 0.3f, &base));
   /* A history in the pool: every K/V element non-zero. */
   for (size_t i = 0; i < base.count; i++)
-    if (strstr(base.names[i], ".k") || strstr(base.names[i], ".v")) {
-      float *f = base.tensors[i].data;
-      for (size_t j = 0; j < base.tensors[i].size / 4; j++)
-        f[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
-    }
+    if (strstr(base.names[i], ".k") || strstr(base.names[i], ".v")) history(&base.tensors[i]);
   poot_model_config c;
   tiny_config(&c);
   const int64_t V = c.vocab_size;
-  const size_t kvr = (size_t)(2 * c.n_layers * c.n_kv_heads * c.head_dim);
-  static float alone[MAXB][96], alone_kv[MAXB][2 * 2 * 2 * 16];
+  const size_t kvr = (size_t)(2 * c.n_layers) * pool_row_bytes(&c); /* bytes */
+  static float alone[MAXB][96];
+  static uint8_t alone_kv[MAXB][2 * 2 * 2 * 32 * 4];
   poot_graph *g1 = trace(1);
   poot_plan *p1 = plan_of(g1, &t);
   for (int32_t r = 0; r < MAXB; r++) run(p1, &t, &base, 1, &r, alone[r], alone_kv[r], kvr);
@@ -204,7 +227,8 @@ static bool invariant(const char *target, poot_dtype wt, const int64_t *sizes, i
     poot_graph *g = B == MAXB ? g8 : trace(B);
     int32_t rows[MAXB];
     for (int64_t b = 0; b < B; b++) rows[b] = (int32_t)((b * 3 + k) % MAXB);
-    static float lg[MAXB * 96], kv[MAXB * 2 * 2 * 2 * 16];
+    static float lg[MAXB * 96];
+    static uint8_t kv[MAXB * 2 * 2 * 2 * 32 * 4];
     poot_plan *p = plan_of(g, &t);
     run(p, &t, &base, B, rows, lg, kv, kvr);
     poot_plan_destroy(p);
@@ -219,8 +243,8 @@ static bool invariant(const char *target, poot_dtype wt, const int64_t *sizes, i
           break;
         }
       for (size_t j = 0; j < kvr && per_size[k]; j++)
-        if (memcmp(&kv[(size_t)b * kvr + j], &alone_kv[rows[b]][j], 4) != 0) {
-          printf("  %s %s B=%lld: row %lld K/V element %zu differs\n", target, poot_dtype_name(wt),
+        if (kv[(size_t)b * kvr + j] != alone_kv[rows[b]][j]) {
+          printf("  %s %s B=%lld: row %lld K/V byte %zu differs\n", target, poot_dtype_name(wt),
                  (long long)B, (long long)b, j);
           per_size[k] = false;
         }
@@ -228,7 +252,7 @@ static bool invariant(const char *target, poot_dtype wt, const int64_t *sizes, i
     all = all && per_size[k];
     if (g != g8) poot_graph_destroy(g);
   }
-  printf("%s %s:", target, poot_dtype_name(wt));
+  printf("%s %s (%s K/V):", target, poot_dtype_name(wt), poot_dtype_name(g_kv));
   for (int k = 0; k < n_sizes; k++)
     printf(" B=%lld %s", (long long)sizes[k], per_size[k] ? "same" : "DIFFERS");
   printf("\n");
@@ -246,6 +270,13 @@ static void test_lavapipe(void **state) {
   bool ok[2];
   assert_true(invariant("lavapipe", POOT_DTYPE_F32, k_sizes, 2, ok));
   assert_true(invariant("lavapipe", POOT_DTYPE_Q8_0, k_sizes, 2, ok));
+  /* A q8_0 pool (head_dim 32: whole blocks): the quantizing write and the
+   * decoding reads are per row too. */
+  g_hd = 32;
+  g_kv = POOT_DTYPE_Q8_0;
+  assert_true(invariant("lavapipe", POOT_DTYPE_F32, k_sizes, 2, ok));
+  g_hd = 16;
+  g_kv = POOT_DTYPE_F32;
 }
 
 /* GPU targets: invariant up to 8 rows (the GEMV treats each row alike);
@@ -265,11 +296,11 @@ static void test_gpu_targets(void **state) {
 /* No temporary holds a sequence's [cap, Hkv, D] view of the pool (nor, in
  * decode (`sized`), anything as large): attention reads the pool in place. */
 static void assert_no_view_temp(const poot_plan *plan, const char *what, bool sized) {
-  const uint64_t view = (uint64_t)CAP * 2 * 16 * 4; /* 32-bit temp elements */
+  const uint64_t view = (uint64_t)CAP * 2 * (uint64_t)g_hd * 4; /* 32-bit temp elements */
   for (uint32_t i = 0; i < plan->temp_count; i++) {
     const poot_type *ty = &plan->temps[i].type;
     bool is_view = ty->shape.rank == 3 && ty->shape.dims[0] == CAP && ty->shape.dims[1] == 2 &&
-                   ty->shape.dims[2] == 16;
+                   ty->shape.dims[2] == g_hd;
     if (is_view || (sized && plan->temps[i].size >= view))
       fail_msg("%s: temporary %u (%%%u, %llu bytes): a gathered K/V view", what, i,
                plan->temps[i].value, (unsigned long long)plan->temps[i].size);
@@ -318,12 +349,10 @@ static void expect_table_fault(const poot_plan *plan, const poot_kir_target *t, 
  * ulp (the device rounds its own f32 values, within tier 2 of the
  * oracle's). sm_90 (the wide form through the row map), lavapipe and
  * webgpu (the per-thread form, the gather inlined in its loads). */
-static void test_f16_pool(void **state) {
-  (void)state;
-  g_kv = POOT_DTYPE_F16;
+static void pool_vs_oracle(poot_dtype kv, const char *const *targets, int n_targets) {
+  g_kv = kv;
   g_wtype = POOT_DTYPE_Q8_0;
-  const char *targets[] = {"sm_90", "lavapipe", "webgpu"};
-  for (int ti = 0; ti < 3; ti++) {
+  for (int ti = 0; ti < n_targets; ti++) {
     poot_kir_target t;
     POOT_ASSERT_OK(poot_device_target_by_name(targets[ti], &t));
     poot_graph *g = trace(4);
@@ -331,10 +360,8 @@ static void test_f16_pool(void **state) {
     POOT_ASSERT_OK(pt_inputs_make(g, 7, 95, 0, 0.3f, &base));
     for (size_t i = 0; i < base.count; i++)
       if (strstr(base.names[i], ".k") || strstr(base.names[i], ".v")) {
-        assert_int_equal(base.tensors[i].type.dtype, POOT_DTYPE_F16);
-        uint16_t *h = base.tensors[i].data;
-        for (size_t j = 0; j < base.tensors[i].size / 2; j++)
-          h[j] = poot_f32_to_f16((float)((j * 7919) % 201) / 200.0f - 0.5f);
+        assert_int_equal(base.tensors[i].type.dtype, kv);
+        history(&base.tensors[i]);
       }
     poot_plan *plan = plan_of(g, &t);
     uint64_t largest_state = 0;
@@ -401,32 +428,49 @@ static void test_f16_pool(void **state) {
       big = fmax(big, fabs(ref[j]));
       err = fmax(err, fabs((double)ref[j] - lg[j]));
     }
-    printf("f16 pool on %s: logits max |plan - oracle| %.3g of %.3g\n", targets[ti], err, big);
+    printf("%s pool on %s: logits max |plan - oracle| %.3g of %.3g\n", poot_dtype_name(kv),
+           targets[ti], err, big);
     assert_true(err <= 1e-4 * big);
     int written = 0;
+    poot_model_config c;
+    tiny_config(&c);
+    const size_t rb = pool_row_bytes(&c), rowe = (size_t)(c.n_kv_heads * c.head_dim);
     for (uint32_t si = 0; si < ev->num_states; si++) {
       poot_tensor s;
       POOT_ASSERT_OK(poot_plan_run_state(pr, ev->states[si].name, &s));
-      const uint16_t *a = s.data, *e = ev->states[si].tensor.data;
-      const size_t rowh = 2 * 16; /* Hkv · D halves */
-      for (size_t r = 0; r < s.size / 2 / rowh; r++) {
+      const uint8_t *a = s.data, *e = ev->states[si].tensor.data;
+      for (size_t r = 0; r < s.size / rb; r++) {
         bool w = false;
         for (int b = 0; b < 4; b++) w = w || write[b] == (int32_t)r;
-        for (size_t j = 0; j < rowh; j++) {
-          uint16_t x = a[r * rowh + j], y = e[r * rowh + j];
-          if (!w) {
-            if (x != y) fail_msg("%s: row %zu (not written) changed", ev->states[si].name, r);
-          } else {
-            float fx = poot_f16_to_f32(x), fy = poot_f16_to_f32(y);
-            if (fabsf(fx - fy) > fabsf(fy) * 0x1p-10f + 0x1p-24f)
-              fail_msg("%s: written row %zu element %zu: %g vs %g", ev->states[si].name, r, j, fx,
-                       fy);
-            written++;
+        if (!w) {
+          if (memcmp(a + r * rb, e + r * rb, rb) != 0)
+            fail_msg("%s: row %zu (not written) changed", ev->states[si].name, r);
+          continue;
+        }
+        for (size_t j = 0; j < rowe; j++, written++) {
+          float fx, fy, allow;
+          if (kv == POOT_DTYPE_Q8_0) { /* within one quantum of the block (the larger scale) */
+            const uint8_t *bx = a + r * rb + j / 32 * 34, *by = e + r * rb + j / 32 * 34;
+            float dx = poot_f16_to_f32((uint16_t)(bx[0] | bx[1] << 8));
+            float dy = poot_f16_to_f32((uint16_t)(by[0] | by[1] << 8));
+            fx = dx * (float)(int8_t)bx[2 + j % 32];
+            fy = dy * (float)(int8_t)by[2 + j % 32];
+            allow = fmaxf(dx, dy) * 1.001f + 1e-6f;
+          } else { /* within an f16 ulp */
+            uint16_t x, y;
+            memcpy(&x, a + r * rb + 2 * j, 2);
+            memcpy(&y, e + r * rb + 2 * j, 2);
+            fx = poot_f16_to_f32(x);
+            fy = poot_f16_to_f32(y);
+            allow = fabsf(fy) * 0x1p-10f + 0x1p-24f;
           }
+          if (fabsf(fx - fy) > allow)
+            fail_msg("%s: written row %zu element %zu: %g vs %g", ev->states[si].name, r, j, fx,
+                     fy);
         }
       }
     }
-    assert_int_equal(written, 4 * 2 * 2 * 2 * 16); /* 4 rows of every K and V state */
+    assert_int_equal(written, 4 * 2 * 2 * (int)rowe); /* 4 rows of every K and V state */
     expect_table_fault(plan, &t, ei, n, g, table);
     free(pi);
     free(ei);
@@ -437,6 +481,25 @@ static void test_f16_pool(void **state) {
     poot_graph_destroy(g);
   }
   g_kv = POOT_DTYPE_F32;
+}
+
+static void test_f16_pool(void **state) {
+  (void)state;
+  static const char *const targets[] = {"sm_90", "lavapipe", "webgpu"};
+  pool_vs_oracle(POOT_DTYPE_F16, targets, 3);
+}
+
+/* The same with a q8_0 pool (head_dim 32): the write quantizes each new
+ * row in place (a thread per pair of blocks), attention decodes the rows in
+ * place through the row map (sm_90: the subgroup form, the wide form being
+ * f16's; webgpu: the per-thread form, lavapipe's too), and the written rows
+ * are within one quantum of the oracle's (which quantizes identically). */
+static void test_q8_pool(void **state) {
+  (void)state;
+  g_hd = 32;
+  static const char *const targets[] = {"sm_90", "webgpu"};
+  pool_vs_oracle(POOT_DTYPE_Q8_0, targets, 2);
+  g_hd = 16;
 }
 
 /* A paged prefill of 16 tokens (one sequence from position 4, f16 pool,
@@ -704,9 +767,10 @@ static void test_sampler_rows(void **state) {
 int main(void) {
   make_rows();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lavapipe),  cmocka_unit_test(test_gpu_targets),
-      cmocka_unit_test(test_f16_pool),  cmocka_unit_test(test_paged_prefill),
-      cmocka_unit_test(test_gemv_rows), cmocka_unit_test(test_sampler_rows),
+      cmocka_unit_test(test_lavapipe),      cmocka_unit_test(test_gpu_targets),
+      cmocka_unit_test(test_f16_pool),      cmocka_unit_test(test_q8_pool),
+      cmocka_unit_test(test_paged_prefill), cmocka_unit_test(test_gemv_rows),
+      cmocka_unit_test(test_sampler_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "poot/compile_passes.h"
 #include "poot/devices.h"
 #include "poot/llm/model.h"
+#include "poot/quant.h"
 #include "poot_test.h"
 
 static poot_dtype g_wtype = POOT_DTYPE_F32;
@@ -32,6 +33,9 @@ static poot_status wtype(void *ctx, const poot_weight_ref *ref, const poot_type 
   return NULL;
 }
 
+static int64_t g_head_dim = 16;           /* 32: the q8_0 K/V cases */
+static poot_dtype g_kv = POOT_DTYPE_NONE; /* the K/V states' type */
+
 static void tiny_config(poot_model_config *c) {
   poot_model_config_init(c, POOT_MODEL_FAMILY_LLAMA);
   c->vocab_size = 96;
@@ -40,9 +44,9 @@ static void tiny_config(poot_model_config *c) {
   c->n_layers = 2;
   c->n_heads = 4;
   c->n_kv_heads = 2;
-  c->head_dim = 16;
+  c->head_dim = g_head_dim;
   c->norm_eps = 1e-5;
-  c->rope_dims = 16;
+  c->rope_dims = g_head_dim;
   c->rope_theta = 10000;
   c->rope_mode = POOT_ROPE_NEOX;
 }
@@ -58,7 +62,7 @@ static poot_graph *trace(int64_t tokens, int64_t cap, poot_dtype wt) {
   s.tokens = tokens;
   s.cap = cap;
   g_wtype = wt;
-  poot_model_trace_options o = {.weight_type = wtype, .weight_type_ctx = NULL};
+  poot_model_trace_options o = {.weight_type = wtype, .weight_type_ctx = NULL, .kv_dtype = g_kv};
   poot_graph *g = NULL;
   POOT_ASSERT_OK(poot_model_trace(&c, &s, &o, &g));
   return g;
@@ -71,6 +75,15 @@ static void run_case_cap(int64_t tokens, poot_dtype wt, int64_t pos, uint32_t sg
   /* states start non-zero so attention reads real history */
   for (size_t i = 0; i < in.count; i++)
     if (strstr(in.names[i], ".k") || strstr(in.names[i], ".v")) {
+      if (in.tensors[i].type.dtype == POOT_DTYPE_Q8_0) { /* a q8_0 cache: quantized history */
+        size_t nb = in.tensors[i].size / POOT_QUANT_Q8_0_BYTES;
+        float *x = poot_malloc(nb * 32 * sizeof(float));
+        assert_non_null(x);
+        for (size_t j = 0; j < nb * 32; j++) x[j] = (float)((j * 7919) % 201) / 200.0f - 0.5f;
+        poot_quant_quantize_q8_0(x, in.tensors[i].data, nb);
+        poot_free(x);
+        continue;
+      }
       bool half = in.tensors[i].type.dtype == POOT_DTYPE_F16; /* the default KV type */
       float *f = in.tensors[i].data;
       uint16_t *h = in.tensors[i].data;
@@ -208,6 +221,86 @@ static void test_kv_dtype(void **state) {
     assert_int_equal(poot_graph_value_type(g, sv)->dtype, POOT_DTYPE_F16);
   }
   poot_graph_destroy(g);
+}
+
+/* A q8_0 K/V cache (head_dim 32, two K/V heads: a token's row is one pair
+ * of blocks): decode, batched decode (B = 2, subgroups of 8), split
+ * attention over cap 512 and prefill in the tiled form (T = 16), plan →
+ * interpreter against the oracle, which quantizes
+ * identically (the states within one quantum). The decode plan's K/V
+ * buffers hold q8_0 blocks (34 bytes per 32 elements), no temporary holds a
+ * cache, and each layer's write is one in-place update. */
+static void test_kv_q8_0(void **state) {
+  (void)state;
+  g_head_dim = 32;
+  g_kv = POOT_DTYPE_Q8_0;
+  run_case(1, POOT_DTYPE_F32, 5, 32);
+  g_batch = 2;
+  run_case(1, POOT_DTYPE_Q8_0, 2, 8);
+  g_batch = 1;
+  run_case_cap(1, POOT_DTYPE_F16, 400, 32, 512);
+  run_case(16, POOT_DTYPE_F32, 3, 32); /* the tiled prefill form */
+  poot_graph *g = trace(16, 24, POOT_DTYPE_F32);
+  poot_kir_target it;
+  poot_kir_target_init_interp(&it, 32);
+  poot_compile_options io;
+  poot_compile_options_init(&io);
+  io.target = &it;
+  poot_plan *tp = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &io, &tp));
+  uint32_t tiled = 0;
+  for (uint32_t i = 0; i < tp->dispatch_count; i++)
+    tiled += tp->dispatches[i].what && strstr(tp->dispatches[i].what, "tiled") != NULL;
+  assert_true(tiled > 0);
+  poot_plan_destroy(tp);
+  poot_graph_destroy(g);
+  g = trace(1, 1024, POOT_DTYPE_F16);
+  poot_kir_target rt;
+  POOT_ASSERT_OK(poot_device_target_by_name("sm_90", &rt));
+  poot_compile_options co;
+  poot_compile_options_init(&co);
+  co.target = &rt;
+  poot_plan *plan = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g, &co, &plan));
+  uint32_t nstate = 0, ndus = 0;
+  uint64_t att_q8 = 0, att_16 = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (!strncmp(plan->dispatches[i].what, "attention ", 10)) att_q8 += plan->dispatches[i].bytes;
+  g_kv = POOT_DTYPE_F16; /* the same plan with f16 K/V: the attention's estimated bytes */
+  poot_graph *g16 = trace(1, 1024, POOT_DTYPE_F16);
+  poot_plan *p16 = NULL;
+  POOT_ASSERT_OK(poot_plan_create(g16, &co, &p16));
+  for (uint32_t i = 0; i < p16->dispatch_count; i++)
+    if (!strncmp(p16->dispatches[i].what, "attention ", 10)) att_16 += p16->dispatches[i].bytes;
+  poot_plan_destroy(p16);
+  poot_graph_destroy(g16);
+  g_kv = POOT_DTYPE_Q8_0;
+  printf("attention bytes at cap 1024 (sm_90): q8_0 K/V %llu, f16 %llu\n",
+         (unsigned long long)att_q8, (unsigned long long)att_16);
+  assert_true(att_q8 * 10 < att_16 * 6);
+  for (uint32_t i = 0; i < plan->buffer_count; i++) {
+    const poot_plan_buffer *b = &plan->buffers[i];
+    if (b->cls != POOT_PLAN_BUFFER_STATE) continue;
+    nstate++;
+    assert_int_equal(b->type.dtype, POOT_DTYPE_Q8_0);
+    assert_int_equal(b->size, 1024 * 2 * 32 / 32 * 34);
+  }
+  assert_int_equal(nstate, 4);
+  for (uint32_t i = 0; i < plan->temp_count; i++) assert_true(plan->temps[i].size < 1024 * 2 * 34);
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    ndus += strstr(plan->dispatches[i].what, "dus ") != NULL;
+  assert_int_equal(ndus, 2);
+  poot_plan_destroy(plan);
+  poot_graph_destroy(g);
+  /* head_dim 16 is no whole q8_0 block: the trace refuses it, naming it */
+  g_head_dim = 16;
+  poot_model_config c;
+  tiny_config(&c);
+  poot_model_step s = {.batch = 1, .tokens = 1, .cap = 32};
+  poot_model_trace_options o = {.kv_dtype = POOT_DTYPE_Q8_0};
+  g = NULL;
+  POOT_ASSERT_STATUS_MSG(poot_model_trace(&c, &s, &o, &g), POOT_INVALID_ARGUMENT, "multiple of 32");
+  g_kv = POOT_DTYPE_NONE;
 }
 
 /* Batched decode and prefill (B = 2): per-sequence K/V updates. */
@@ -673,6 +766,7 @@ int main(void) {
       cmocka_unit_test(test_decode_q4_0),
       cmocka_unit_test(test_decode_f16),
       cmocka_unit_test(test_kv_dtype),
+      cmocka_unit_test(test_kv_q8_0),
       cmocka_unit_test(test_prefill),
       cmocka_unit_test(test_checks),
       cmocka_unit_test(test_two_steps_one_plan),

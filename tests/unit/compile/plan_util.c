@@ -213,6 +213,48 @@ static double ulp16(poot_dtype dt, double x) {
   return ldexp(1.0, e - 1 - 7);
 }
 
+/* A q8_0 state (a K/V cache): both decoded; each element within the
+ * tolerance, plus (`rounded`, a state the step quantizes) one quantum of its
+ * block: a fresh element the device computes within tolerance of the
+ * oracle's may land on the neighbouring code. */
+static void compare_q8(const char *what, const poot_tensor *dev, const poot_tensor *ref,
+                       double tol_rel, bool rounded, pt_result *res) {
+  size_t nb = ref->size / POOT_QUANT_Q8_0_BYTES;
+  float *a = poot_malloc(nb * 32 * sizeof(float)), *b = poot_malloc(nb * 32 * sizeof(float));
+  if (!a || !b) {
+    res->ok = false;
+    snprintf(res->what, sizeof res->what, "%s: out of memory", what);
+  } else {
+    poot_quant_dequantize_q8_0(dev->data, a, nb);
+    poot_quant_dequantize_q8_0(ref->data, b, nb);
+    double mx = 0;
+    for (size_t i = 0; i < nb * 32; i++)
+      if (fabs(b[i]) > mx) mx = fabs(b[i]);
+    double atol = tol_rel * (mx > 0 ? mx : 1.0);
+    for (size_t i = 0; i < nb * 32; i++) {
+      const uint8_t *bd = (const uint8_t *)dev->data + (i / 32) * POOT_QUANT_Q8_0_BYTES;
+      const uint8_t *br = (const uint8_t *)ref->data + (i / 32) * POOT_QUANT_Q8_0_BYTES;
+      double dd = poot_f16_to_f32((uint16_t)(bd[0] | bd[1] << 8));
+      double dr = poot_f16_to_f32((uint16_t)(br[0] | br[1] << 8));
+      double e = fabs((double)a[i] - (double)b[i]);
+      double allow = atol + (rounded ? (dd > dr ? dd : dr) * 1.001 : 0.0);
+      if (!isfinite(a[i]) || e > allow) {
+        if (res->ok)
+          snprintf(res->what, sizeof res->what,
+                   "%s[%zu] (q8_0): device %.9g oracle %.9g (tol %.3g)", what, i, a[i], b[i],
+                   allow);
+        res->ok = false;
+      }
+      if (e > res->max_err) {
+        res->max_err = e;
+        res->max_allowed = allow;
+      }
+    }
+  }
+  poot_free(a);
+  poot_free(b);
+}
+
 /* `rounded`: the tensor is a State of a 16-bit float dtype that a step writes
  * by rounding f32 values (a KV cache in f16): the device's f32 value, within
  * the tolerance of the oracle's, may round to the neighbouring 16-bit value,
@@ -222,6 +264,10 @@ static void compare(const char *what, const poot_tensor *dev, const poot_tensor 
   if (!poot_type_equal(&dev->type, &ref->type)) {
     res->ok = false;
     snprintf(res->what, sizeof res->what, "%s: type differs", what);
+    return;
+  }
+  if (!exact && ref->type.dtype == POOT_DTYPE_Q8_0) {
+    compare_q8(what, dev, ref, tol_rel, rounded, res);
     return;
   }
   if (exact || !poot_dtype_is_float(ref->type.dtype)) {

@@ -1,5 +1,7 @@
 /* poot_eval: movement ops, reductions, dot_general, cumsum, top_k,
- * dequantize, rng, checks (typed faults), input binding, states and env. */
+ * (de)quantize, rng, checks (typed faults), input binding, states and env. */
+#include <math.h>
+
 #include "eval_test_util.h"
 
 #include "poot/quant.h"
@@ -418,6 +420,65 @@ static void test_top_k(void **state) {
   poot_graph_destroy(g);
 }
 
+/* quantize (a q8_0 K/V cache's write): GGUF's reference quantizer, bit for
+ * bit; the packed rows then scattered, gathered and sliced in whole blocks,
+ * and read back within half a quantum. */
+static void test_quantize_kv(void **state) {
+  (void)state;
+  float x[2 * 64];
+  for (int i = 0; i < 2 * 64; i++) x[i] = (float)((i * 37) % 101 - 50) * 0.013f;
+  x[5] = 0.0f;
+  for (int j = 96; j < 128; j++) x[j] = 0.0f; /* an all-zero block: d = 0 */
+  x[7] = -1.75f;                              /* the amax of block 0, negative */
+  uint8_t want[4 * 34];
+  poot_quant_quantize_q8_0(x, want, 4);
+  poot_graph *g = tg_new();
+  poot_value xv = tg_const(g, POOT_DTYPE_F32, 2, DIMS(2, 64), x), q, pool, nv, rows, back, sl;
+  POOT_ASSERT_OK(poot_graph_quantize(g, xv, POOT_DTYPE_Q8_0, &q));
+  uint8_t zero[3 * 2 * 34] = {0};
+  pool = tg_const(g, POOT_DTYPE_Q8_0, 2, DIMS(3, 64), zero);
+  const int32_t at[] = {2, 0}, rd[] = {0, 2};
+  POOT_ASSERT_OK(poot_graph_scatter_update(g, pool, tg_i32(g, 2, at), q, 0,
+                                           POOT_TRAP_WRITE_MAP_OUT_OF_RANGE, &nv));
+  POOT_ASSERT_OK(
+      poot_graph_gather(g, nv, tg_i32(g, 2, rd), 0, 0, POOT_TRAP_INDEX_OUT_OF_RANGE, &rows));
+  POOT_ASSERT_OK(poot_graph_slice(g, rows, DIMS(1, 0), DIMS(2, 64), NULL, &sl));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "q", q));
+  POOT_ASSERT_OK(poot_graph_add_env(g, "row0", sl));
+  POOT_ASSERT_OK(poot_graph_dequantize(g, rows, POOT_DTYPE_F32, &back));
+  poot_evaluation *ev = tg_run(g, back);
+  assert_memory_equal(poot_evaluation_env(ev, "q")->data, want, sizeof want);
+  assert_memory_equal(poot_evaluation_env(ev, "row0")->data, want, 2 * 34);
+  const float *f = ev->output.data; /* rows: x's row 1 (pool row 0), then row 0 */
+  for (int i = 0; i < 128; i++) {
+    float xi = x[(i < 64 ? 64 : -64) + i], amax = 0;
+    int b0 = (i < 64 ? 64 : -64) + i - (i % 32);
+    for (int j = 0; j < 32; j++) amax = fabsf(x[b0 + j]) > amax ? fabsf(x[b0 + j]) : amax;
+    assert_true(fabsf(f[i] - xi) <= amax / 127.0f * 0.5f * 1.01f);
+  }
+  assert_true(fabsf(f[64 + 7] + 1.75f) < 1e-3f); /* the amax code is ±127 */
+  poot_evaluation_destroy(ev);
+
+  /* Packed values move in whole blocks only: a slice into a block, a gather
+   * along the last axis and a reshape of the last dim are refused. */
+  poot_value bad;
+  poot_status st = poot_graph_slice(g, q, DIMS(0, 16), DIMS(2, 48), NULL, &bad);
+  assert_non_null(st);
+  assert_int_equal(poot_status_code_of(st), POOT_INVALID_ARGUMENT);
+  poot_status_free(st);
+  st = poot_graph_gather(g, q, tg_i32(g, 2, rd), 1, 0, POOT_TRAP_NONE, &bad);
+  assert_non_null(st);
+  poot_status_free(st);
+  poot_shape flat = poot_shape_of(1, 128);
+  st = poot_graph_reshape(g, q, &flat, &bad);
+  assert_non_null(st);
+  poot_status_free(st);
+  st = poot_graph_quantize(g, xv, POOT_DTYPE_Q4_0, &bad); /* only q8_0 */
+  assert_non_null(st);
+  poot_status_free(st);
+  poot_graph_destroy(g);
+}
+
 static void test_dequantize_rng(void **state) {
   (void)state;
   /* Two q8_0 blocks: d = 0.5 and d = 2, codes j - 16. */
@@ -667,6 +728,7 @@ int main(void) {
       cmocka_unit_test(test_dot_cumsum),
       cmocka_unit_test(test_top_k),
       cmocka_unit_test(test_dequantize_rng),
+      cmocka_unit_test(test_quantize_kv),
       cmocka_unit_test(test_more_edges),
       cmocka_unit_test(test_bindings_states_env),
       cmocka_unit_test(test_out_of_memory),

@@ -160,8 +160,8 @@ static poot_status fx_reduce(fx *f) {
   return NULL;
 }
 
-/* A quantized projection: dot_general(h, dequantize(w)), and a custom
- * weight. */
+/* A quantized projection: dot_general(h, dequantize(w)), a quantize, and a
+ * custom weight. */
 static poot_status fx_projection(fx *f) {
   poot_graph *g = f->g;
   poot_value wq, v;
@@ -170,6 +170,9 @@ static poot_status fx_projection(fx *f) {
   POOT_TRY(poot_graph_add_weight(g, &qr, &wqt, &wq));
   poot_value wdq, hp;
   POOT_TRY(poot_graph_dequantize(g, wq, POOT_DTYPE_F32, &wdq));
+  poot_value q8; /* a q8_0 K/V cache's write: quantize (and read back) */
+  POOT_TRY(poot_graph_quantize(g, wdq, POOT_DTYPE_Q8_0, &q8));
+  POOT_TRY(poot_graph_dequantize(g, q8, POOT_DTYPE_F32, &q8));
   poot_weight_id cr = poot_weight_id_named("blk.2.vision.patch \"embd\"");
   poot_type ct = ty(POOT_DTYPE_F16, 2, 4, 32, 0);
   POOT_TRY(poot_graph_add_weight(g, &cr, &ct, &v));

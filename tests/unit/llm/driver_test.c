@@ -10,8 +10,8 @@
  *    steps, with the oracle's logits; the default chunk by capacity;
  *  - the greedy suffix (argmax + non-finite flag) on the oracle and the
  *    device: finite rows, a NaN, an infinity;
- *  - the same with f32 K/V (the driver's and the oracle's kv_dtype), the KV
- *    type and size in use (f16 by default), and INVALID_ARGUMENT naming
+ *  - the same with f32 and with q8_0 K/V (the driver's and the oracle's
+ *    kv_dtype), the KV type and size in use (f16 by default), and INVALID_ARGUMENT naming
  *    kv_dtype for a type that is no KV cache type;
  *  - a token id at the vocabulary size → KERNEL_FAULT naming the kernel and
  *    trap token_out_of_range, then NEEDS_RESET until poot_driver_reset, then
@@ -30,6 +30,9 @@
 static const char *g_spec = "vulkan";
 /* The KV cache's type of the driver and the oracle (NONE: the default, f32). */
 static poot_dtype g_kv = POOT_DTYPE_NONE;
+/* The first demo prompt test_demo_vs_oracle runs (the q8_0 run takes only
+ * the last, longest one: CI time). */
+static size_t g_first_prompt = 0;
 
 typedef struct rig {
   poot_model *model;
@@ -140,7 +143,7 @@ static void test_demo_vs_oracle(void **state) {
   rig_open(&r, path, NULL, cap, 4);
   const char *prompts[] = {"", "Once upon a time", "Tom and his dog went to the park to play."};
   size_t flips = 0;
-  for (size_t p = 0; p < sizeof prompts / sizeof prompts[0]; p++) {
+  for (size_t p = g_first_prompt; p < sizeof prompts / sizeof prompts[0]; p++) {
     poot_token *ids = NULL;
     size_t np = 0;
     POOT_ASSERT_OK(poot_verify_encode_text(r.model, prompts[p], strlen(prompts[p]), &ids, &np));
@@ -201,8 +204,10 @@ static void test_demo_vs_oracle(void **state) {
    * all prompts. */
   poot_exec_stats s;
   poot_exec_stats_get(r.ex, &s);
-  assert_int_equal(s.captures, 4);
-  assert_int_equal(s.entries, 4);
+  if (g_first_prompt == 0) { /* every prompt ran */
+    assert_int_equal(s.captures, 4);
+    assert_int_equal(s.entries, 4);
+  }
   rig_close(&r);
 }
 
@@ -277,8 +282,10 @@ static void test_chunk_ladder(void **state) {
   }
 }
 
-/* The same with f32 K/V (the option), then the KV type and its size in use
- * by default (f16), and a type that is no KV cache type. */
+/* The same with f32 K/V and with q8_0 K/V (the options; q8_0 within
+ * today's tolerance: the oracle quantizes identically), then the KV type
+ * and its size in use by default (f16) and in q8_0 (34 bytes per 32
+ * elements), and a type that is no KV cache type. */
 static void test_kv_types(void **state) {
   char path[1024];
   if (!demo_path(path, sizeof path)) {
@@ -287,6 +294,10 @@ static void test_kv_types(void **state) {
   }
   g_kv = POOT_DTYPE_F32;
   test_demo_vs_oracle(state);
+  g_kv = POOT_DTYPE_Q8_0;
+  g_first_prompt = 2; /* 12 ids: three prefill chunks of 4, then 20 decode steps */
+  test_demo_vs_oracle(state);
+  g_first_prompt = 0;
   g_kv = POOT_DTYPE_NONE;
   rig r;
   rig_open(&r, path, NULL, 64, 4);
@@ -296,12 +307,18 @@ static void test_kv_types(void **state) {
   uint64_t want = 2 * (uint64_t)c->n_layers * 64 * (uint64_t)(c->n_kv_heads * c->head_dim) * 2;
   assert_int_equal(poot_driver_kv_bytes(r.drv), want);
   poot_driver_options dopt = poot_driver_options_default();
-  dopt.kv_dtype = POOT_DTYPE_Q8_0;
+  dopt.kv_dtype = POOT_DTYPE_BF16;
   poot_driver *bad = NULL;
   POOT_ASSERT_STATUS_MSG(poot_driver_create(r.ex, r.model, &dopt, &bad), POOT_INVALID_ARGUMENT,
-                         "kv_dtype q8_0");
+                         "kv_dtype bf16");
   assert_null(bad);
   rig_close(&r);
+  g_kv = POOT_DTYPE_Q8_0;
+  rig_open(&r, path, NULL, 64, 4);
+  assert_int_equal(poot_driver_kv_dtype(r.drv), POOT_DTYPE_Q8_0);
+  assert_int_equal(poot_driver_kv_bytes(r.drv), want / 2 / 32 * 34); /* 34 bytes per 32 */
+  rig_close(&r);
+  g_kv = POOT_DTYPE_NONE;
 }
 
 /* ------------------------------------------------------------------ fault */
