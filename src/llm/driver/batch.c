@@ -686,7 +686,7 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
   b->step_rows = b->step_batch = b->n_logits_rows = 0;
   for (int32_t i = 0; i < plan->n_work; i++) {
     const poot_scheduler_work *w = &plan->work[i];
-    const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
+    batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
     const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
     int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
     if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */

@@ -7,6 +7,7 @@
 #include "poot/llm/batch.h"
 
 #include "driver_impl.h"
+#include "pen_window.h"
 
 #define BATCH_DEFAULT_MAX 8
 #define BATCH_DEFAULT_BS 16
@@ -49,21 +50,23 @@ typedef struct batch_kind {
 } batch_kind;
 
 /* A sampled request's slot values (as poot__driver_request_init fills
- * them; r.i[1] is the penalty window's lag, 0 = the whole history) and its
- * grammar's matcher (owned; NULL without a grammar). */
+ * them; r.i[1] is the penalty window's lag, 0 = the whole history), its
+ * grammar's matcher (owned; NULL without a grammar) and, with penalties, its
+ * window (owned; kept one id a step from the scheduler's history). */
 typedef struct batch_req {
   bool used;
   uint64_t caller_id;
   driver_request r;
   poot_grammar_matcher *gm;
+  pen_window pw; /* zeroed without penalties */
 } batch_req;
 
 /* One row of a batched step: plan item `item`, its token at offset `off`. */
 typedef struct batch_row {
   int32_t item;
   int32_t off;
-  uint32_t kind;        /* 0: greedy */
-  const batch_req *req; /* kind != 0 */
+  uint32_t kind;  /* 0: greedy */
+  batch_req *req; /* kind != 0 (its penalty window moves on) */
 } batch_row;
 
 struct poot_batch {
@@ -123,10 +126,13 @@ struct poot_batch {
   int64_t mask_words;
   uint32_t *smask;
   /* Penalties: the window lists' width (min(max_seq_len, vocab): a window
-   * holds at most that many distinct ids), the rows' lists, a window's ids
-   * sorted (max_seq_len). */
+   * holds at most that many distinct ids), the rows' lists, what each row's
+   * lists hold (max_batch; poot__pen_window_write rewrites only what
+   * changed) and the last write's stamp. */
   int64_t pen_w;
-  int32_t *spen_id, *spen_n, *pen_tmp;
+  int32_t *spen_id, *spen_n;
+  pen_row *pen_rows;
+  uint64_t pen_stamp;
   poot_strbuf piece; /* a generated id's text for its grammar */
 };
 
