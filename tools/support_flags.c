@@ -28,7 +28,7 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_CAP] = {NULL, "--cap", NULL, POOT_TOOL_ARG_INT, "N", "KV capacity"},
     [POOT_FLAG_CHUNK] =
         {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
-         "prefill chunk in tokens (default 512 for a prompt that long, else 16; 1: none)"},
+         "prefill chunk in tokens (default 512, the capacity below 512; then 128s, 16s; 1: none)"},
     [POOT_FLAG_CONTEXT] = {NULL, "--context", NULL, POOT_TOOL_ARG_INT, "C",
                            "tokens of context before the measured steps"},
     [POOT_FLAG_EAGER_STEPS] = {NULL, "--eager-steps", NULL, POOT_TOOL_ARG_INT, "K",
