@@ -22,6 +22,12 @@
  * chunk of one token, runs as single steps). */
 #define BATCH_TAIL_ROWS (TAIL_CHUNK - 1)
 
+/* Mask worker threads at most (batch_masks.c; the machine's cores less
+ * one, the runner's thread joining them). */
+#define BATCH_MASK_WORKERS 4
+
+typedef struct batch_masks batch_masks;
+
 /* Sampling kinds with decode entries at once (the least recently used is
  * removed for a new one). */
 #define BATCH_MAX_KINDS 4
@@ -58,6 +64,11 @@ typedef struct batch_req {
   uint64_t caller_id;
   driver_request r;
   poot_grammar_matcher *gm;
+  /* With a grammar: its next mask (owned, mask_words), filled by a mask
+   * worker at the start of a step (mask_ready) and cleared when the
+   * matcher accepts the step's id. */
+  uint32_t *mask;
+  bool mask_ready;
   pen_window pw; /* zeroed without penalties */
 } batch_req;
 
@@ -125,6 +136,7 @@ struct poot_batch {
   poot_grammar_vocab *gvocab;
   int64_t mask_words;
   uint32_t *smask;
+  batch_masks *masks; /* the mask workers (started with the first grammar) */
   /* Penalties: the window lists' width (min(max_seq_len, vocab): a window
    * holds at most that many distinct ids), the rows' lists, what each row's
    * lists hold (max_batch; poot__pen_window_write rewrites only what
@@ -184,5 +196,18 @@ void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
  * the vocabulary (every token banned) comes back as 0, flagged. */
 POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n,
                                                   int32_t k);
+
+/* batch_masks.c: starts the mask workers (rows: the most masks a step
+ * fills, max_batch). OUT_OF_MEMORY when a thread cannot start. */
+POOT_MUST_USE poot_status poot__batch_masks_create(int32_t max_rows, batch_masks **out);
+void poot__batch_masks_destroy(batch_masks *m); /* NULL-safe; idle workers */
+/* batch_masks.c: hands the masks of the plan's emitting grammar requests
+ * (those not ready) to the workers; nothing without workers. Every post is
+ * followed by poot__batch_masks_wait before the plan's requests change. */
+void poot__batch_masks_post(poot_batch *b, const poot_scheduler_plan *plan);
+/* batch_masks.c: fills what the workers have not taken on this thread, then
+ * waits for them; the first failure of a fill (the others are still
+ * filled). Nothing when nothing was posted. */
+POOT_MUST_USE poot_status poot__batch_masks_wait(poot_batch *b);
 
 #endif /* POOT_LLM_BATCH_IMPL_H */

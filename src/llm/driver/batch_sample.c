@@ -59,6 +59,8 @@ void poot__batch_sample_deinit(poot_batch *b) {
   for (int32_t i = 0; b->reqs && i < b->max_requests; i++)
     if (b->reqs[i].used) poot__batch_sample_free(&b->reqs[i]);
   if (b->reqs) poot_map_deinit(&b->req_index);
+  poot__batch_masks_destroy(b->masks);
+  b->masks = NULL;
   poot_grammar_vocab_destroy(b->gvocab);
   b->gvocab = NULL;
   poot_free(b->smask);
@@ -117,7 +119,12 @@ poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p
     POOT_TRY(poot__pen_window_init(&out->pw, out->r.i[1], b->cap, V));
   if (grammar) {
     if (!b->gvocab) st = poot__driver_grammar_vocab(b->model, &b->gvocab);
+    if (!st && !b->masks) st = poot__batch_masks_create(b->max_batch, &b->masks);
     if (!st) st = poot_grammar_matcher_create(grammar, &out->gm);
+    if (!st) {
+      out->mask = poot_malloc((size_t)b->mask_words * sizeof *out->mask);
+      if (!out->mask) st = OOM("a grammar request's mask");
+    }
     if (st) {
       poot__batch_sample_free(out);
       return st;
@@ -130,6 +137,9 @@ poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p
 void poot__batch_sample_free(batch_req *r) {
   poot_grammar_matcher_destroy(r->gm);
   r->gm = NULL;
+  poot_free(r->mask);
+  r->mask = NULL;
+  r->mask_ready = false;
   poot__pen_window_deinit(&r->pw);
 }
 
@@ -137,6 +147,7 @@ void poot__batch_sample_accept(poot_batch *b, uint64_t caller_id, int32_t token,
   *out_end = false;
   batch_req *q = poot__batch_sample_get(b, caller_id);
   if (!q || !q->gm) return;
+  q->mask_ready = false; /* the matcher moves on (or the request ends) */
   const poot_tokenizer *tok = poot_model_get_tokenizer(b->model);
   poot_strbuf_clear(&b->piece);
   poot_status st = poot_tokenizer_token_to_piece(tok, token, false, &b->piece);
@@ -269,11 +280,19 @@ static poot_status fill_window(poot_batch *b, int32_t r, batch_req *q, int64_t n
   return NULL;
 }
 
-/* Row r's grammar mask: its matcher's (the previous ids accepted), or every
+/* Row r's grammar mask: its matcher's (the previous ids accepted; filled by
+ * a mask worker at the start of the step, here when none did), or every
  * token allowed (a dummy row). */
-static poot_status fill_mask(poot_batch *b, int32_t r, const batch_req *q) {
+static poot_status fill_mask(poot_batch *b, int32_t r, batch_req *q) {
   uint32_t *m = b->smask + r * b->mask_words;
-  if (q && q->gm) return poot_grammar_matcher_fill_mask(q->gm, b->gvocab, m, (size_t)b->mask_words);
+  if (q && q->gm) {
+    if (!q->mask_ready) {
+      POOT_TRY(poot_grammar_matcher_fill_mask(q->gm, b->gvocab, q->mask, (size_t)b->mask_words));
+      q->mask_ready = true;
+    }
+    memcpy(m, q->mask, (size_t)b->mask_words * sizeof *m);
+    return NULL;
+  }
   memset(m, 0xff, (size_t)b->mask_words * sizeof *m);
   return NULL;
 }
@@ -301,6 +320,7 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
   s->used = b->stats.replays + 1;
   batch_entry *e = &s->decode[k];
   const int32_t B = b->sizes[k];
+  const uint64_t t0 = poot_time_ns();
   for (int32_t r = 0; r < B; r++) {
     batch_req *q = r < n ? rows[r].req : NULL;
     uint32_t ctr = 0;
@@ -313,6 +333,7 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
     if (e->kind & POOT_SAMPLER_PENALTIES) POOT_TRY(fill_window(b, r, q, (int64_t)b->pos[r] + 1));
     if (e->kind & POOT_SAMPLER_MASK) POOT_TRY(fill_mask(b, r, q));
   }
+  b->stats.sample_host_ns += poot_time_ns() - t0;
   POOT_TRY(poot__batch_ensure_entry(b, e));
   poot_tensor tf = mat(POOT_DTYPE_F32, B, DRIVER_SAMPLER_FPARAMS, b->sf);
   poot_tensor ti = mat(POOT_DTYPE_I32, B, DRIVER_SAMPLER_IPARAMS, b->si);
