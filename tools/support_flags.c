@@ -113,7 +113,9 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                              "plan the graph as traced, without the graph passes"},
     [POOT_FLAG_SAMPLE] = {NULL, "--sample", NULL, POOT_TOOL_ARG_BOOL, NULL,
                           "also decode with llama.cpp's default sampling plus penalties, then "
-                          "with a JSON grammar's mask too, and report the cost over greedy"},
+                          "with a JSON grammar's mask too, and report the cost over greedy "
+                          "(--batch B: every sequence sampled, penalties over its whole "
+                          "history; the sampled rows' host time)"},
     [POOT_FLAG_TYPICAL] = {NULL, "--typical", NULL, POOT_TOOL_ARG_FLOAT, "P",
                            "locally typical sampling (default 1: off)"},
     [POOT_FLAG_REPEAT_LAST_N] = {NULL, "--repeat-last-n", NULL, POOT_TOOL_ARG_INT, "N",

@@ -216,7 +216,7 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
     }
   }
   if (rows[0].kind) {
-    POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
+    POOT_TRY(poot__batch_sample_rows(b, plan, rows, n, k));
   } else if (b->logits_out) {
     POOT_TRY(decode_logits(b, k, rows, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
@@ -638,6 +638,7 @@ poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
     poot__batch_sample_free(&rec);
     return st;
   }
+  rec.n_prompt = r->n_prompt;
   st = poot__batch_sample_put(b, r->caller_id, &rec);
   if (st) { /* the request then finishes cancelled; the caller takes it */
     poot__batch_sample_free(&rec);

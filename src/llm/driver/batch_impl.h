@@ -62,6 +62,7 @@ typedef struct batch_kind {
 typedef struct batch_req {
   bool used;
   uint64_t caller_id;
+  int64_t n_prompt; /* a row's Philox counter: its history's length less this */
   driver_request r;
   poot_grammar_matcher *gm;
   /* With a grammar: its next mask (owned, mask_words), filled by a mask
@@ -188,14 +189,14 @@ POOT_MUST_USE poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_
 batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id);
 /* batch_sample.c: forgets the request's record (finished). */
 void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
-/* batch_sample.c: the rows of one sampled kind (the caller filled the host
+/* batch_sample.c: the rows of one sampled kind of the plan (the caller filled the host
  * copies of token, pos, tables and write rows for rows[0..n) and dummies up
  * to the entry size sizes[k]) as one replay of that kind's decode entry;
  * each row's id and flag into ids_tmp / nonfinite_tmp [0..n), and with a
  * LOGPROBS kind its logprobs into probs_tmp / has_probs_tmp. An id outside
  * the vocabulary (every token banned) comes back as 0, flagged. */
-POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n,
-                                                  int32_t k);
+POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const poot_scheduler_plan *plan,
+                                                  const batch_row *rows, int32_t n, int32_t k);
 
 /* batch_masks.c: starts the mask workers (rows: the most masks a step
  * fills, max_batch). OUT_OF_MEMORY when a thread cannot start. */

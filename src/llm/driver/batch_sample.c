@@ -263,12 +263,10 @@ static void fill_params(poot_batch *b, int32_t r, const batch_req *q, uint32_t c
  * and one that went back is rebuilt from the history. The order of the ids
  * does not matter: the suffix gathers each listed logit, penalizes it alone
  * and scatters it back to its own (distinct) index. */
-static poot_status fill_window(poot_batch *b, int32_t r, batch_req *q, int64_t n) {
+static poot_status fill_window(poot_batch *b, int32_t r, batch_req *q, const int32_t *h, int64_t nh,
+                               int64_t n) {
   int32_t *id = b->spen_id + r * b->pen_w, *cnt = b->spen_n + r * b->pen_w;
   if (q) {
-    const int32_t *h = NULL;
-    int64_t nh = 0;
-    POOT_TRY(poot_scheduler_request_tokens(b->sched, q->caller_id, &h, &nh));
     if (n > nh || n > b->cap)
       return poot_status_make(POOT_INTERNAL, "batch: a row at position %lld of a history of %lld",
                               (long long)(n - 1), (long long)nh);
@@ -314,7 +312,8 @@ static void read_probs(const int32_t *w, uint32_t words, int32_t n_probs,
   }
 }
 
-poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n, int32_t k) {
+poot_status poot__batch_sample_rows(poot_batch *b, const poot_scheduler_plan *plan,
+                                    const batch_row *rows, int32_t n, int32_t k) {
   batch_kind *s = NULL;
   POOT_TRY(kind_set(b, rows[0].kind, &s));
   s->used = b->stats.replays + 1;
@@ -324,13 +323,21 @@ poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_
   for (int32_t r = 0; r < B; r++) {
     batch_req *q = r < n ? rows[r].req : NULL;
     uint32_t ctr = 0;
+    const int32_t *h = NULL;
+    int64_t nh = 0;
     if (q) {
-      poot_scheduler_request_info info;
-      POOT_TRY(poot_scheduler_request_get(b->sched, q->caller_id, &info));
-      ctr = (uint32_t)info.n_generated; /* the draw this row makes: the next id's */
+      /* The item's tokens are its history from pos on, which the emitting
+       * row ends: the history and its length without asking the scheduler
+       * (a lookup by caller id per row was most of a 64-row step's host
+       * time). */
+      const poot_scheduler_work *w = &plan->work[rows[r].item];
+      h = w->tokens - w->pos;
+      nh = w->pos + w->n_tokens;
+      ctr = (uint32_t)(nh - q->n_prompt); /* the draw this row makes: the next id's */
     }
     fill_params(b, r, q, ctr);
-    if (e->kind & POOT_SAMPLER_PENALTIES) POOT_TRY(fill_window(b, r, q, (int64_t)b->pos[r] + 1));
+    if (e->kind & POOT_SAMPLER_PENALTIES)
+      POOT_TRY(fill_window(b, r, q, h, nh, (int64_t)b->pos[r] + 1));
     if (e->kind & POOT_SAMPLER_MASK) POOT_TRY(fill_mask(b, r, q));
   }
   b->stats.sample_host_ns += poot_time_ns() - t0;
