@@ -672,7 +672,7 @@ static int bench_batch_main(const bench_flags *f) {
   if (!st) {
     long long np = f->np > 0 ? f->np : 1;
     st = poot_bench_batch(poot_runtime_executor(r.rt), poot_runtime_model(r.rt), (int32_t)f->batch,
-                          r.prompt, np, f->nd, f->kv, &bb);
+                          r.prompt, np, f->nd, f->kv, f->sample, &bb);
   }
   if (!st) {
     const poot_device_caps *caps = poot_runtime_device_caps(r.rt);
@@ -681,10 +681,12 @@ static int bench_batch_main(const bench_flags *f) {
           "{\"device\":\"%s\",\"backend\":\"%s\",\"batch\":%d,\"decode_batch\":%d,"
           "\"n_prompt\":%lld,\"steps\":%lld,\"tok_s\":%.3f,\"ms_per_step\":%.4f,"
           "\"device_ms_per_step\":%.4f,\"capture_s\":%.3f,\"prefill_s\":%.3f,"
-          "\"kv_type\":\"%s\",\"kv_bytes\":%llu,\"num_blocks\":%d,\"block_size\":%d}\n",
+          "\"kv_type\":\"%s\",\"kv_bytes\":%llu,\"num_blocks\":%d,\"block_size\":%d,"
+          "\"sampled\":%s,\"sample_host_us_per_step\":%.2f}\n",
           caps->name, caps->backend, bb.batch, bb.decode_batch, bb.n_prompt, bb.steps, bb.tok_s,
           bb.step_ms, bb.device_ms, bb.capture_s, bb.prefill_s, poot_dtype_name(bb.kv_dtype),
-          (unsigned long long)bb.kv_bytes, bb.num_blocks, bb.block_size);
+          (unsigned long long)bb.kv_bytes, bb.num_blocks, bb.block_size,
+          bb.sampled ? "true" : "false", bb.sample_host_us);
     } else {
       printf("device: %s (%s)\n", caps->name, caps->backend);
       printf(
@@ -697,6 +699,10 @@ static int bench_batch_main(const bench_flags *f) {
              bb.batch, bb.step_ms);
       if (bb.device_ms > 0) printf(", device %.3f ms", bb.device_ms);
       printf(")\n");
+      if (bb.sampled)
+        printf("sampled (llama.cpp's defaults, penalties over the whole history): host %.1f µs "
+               "per step for the sampled rows\n",
+               bb.sample_host_us);
     }
   }
   int rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;

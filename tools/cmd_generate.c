@@ -155,10 +155,12 @@ static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long 
                                 size_t n_prompt) {
   poot_driver_options dopt = poot_driver_options_default();
   dopt.cap = cap;
-  /* The driver's default chunk (512, with a tail chunk of 16) when the
-   * prompt fills one; 16 otherwise, so a short prompt compiles no shape it
-   * would not use. */
-  dopt.prefill_chunk = g->chunk ? g->chunk : n_prompt >= 512 && cap >= 512 ? 0 : cap < 16 ? 1 : 16;
+  /* The batched runner's ladder (512, 128, 16; a chunk of the capacity
+   * below 512, so a prompt of 128 tokens or more still takes the middle
+   * rung): only the rungs this prompt walks are compiled now (a prompt of
+   * 40 tokens compiles the 16-token entry, not the 512 one); any other
+   * shape is compiled on its first use. */
+  dopt.prefill_chunk = g->chunk ? g->chunk : cap >= 512 ? 512 : cap >= 16 ? cap : 1;
   dopt.kv_dtype = g->kv;
   POOT_TRY(poot_runtime_create_driver(rt, &dopt));
   const poot_device_caps *caps = poot_runtime_device_caps(rt);
@@ -170,7 +172,7 @@ static poot_status start_driver(poot_runtime *rt, const generate_flags *g, long 
     fflush(stderr);
   }
   uint64_t t0 = poot_time_ns();
-  POOT_TRY(poot_driver_prepare(poot_runtime_driver(rt)));
+  POOT_TRY(poot_driver_prepare_prompt(poot_runtime_driver(rt), n_prompt));
   if (!g->quiet) fprintf(stderr, " done in %.0f ms\n", (double)(poot_time_ns() - t0) * 1e-6);
   return NULL;
 }

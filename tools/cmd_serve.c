@@ -151,11 +151,17 @@ static poot_status serve(const serve_flags *f, const char *model_path, const sig
     const poot_model_config *c = poot_model_get_config(poot_runtime_model(rt));
     poot_driver_options dopt = poot_driver_options_default();
     dopt.cap = f->ctx ? f->ctx : c->context_length > 0 && c->context_length < 512 ? c->context_length : 512;
-    dopt.prefill_chunk = f->chunk ? f->chunk : dopt.cap < 16 ? 1 : 16;
+    /* The batched engine's ladder (512, 128, 16; a chunk of the capacity
+     * below 512, so a prompt of 128 tokens or more takes the middle rung).
+     * Compiled now: the decode entry and the shortest rung (what a prompt
+     * of 16 tokens walks; every request needs them, and they are what this
+     * engine compiled before); the middle and the chunk on first use, by
+     * the first request whose prompt reaches them. */
+    dopt.prefill_chunk = f->chunk ? f->chunk : dopt.cap >= 512 ? 512 : dopt.cap >= 16 ? dopt.cap : 1;
     dopt.kv_dtype = f->kv;
     if (!f->quiet) fprintf(stderr, "poot serve: compiling %s…\n", model_path);
     st = poot_runtime_create_driver(rt, &dopt);
-    if (!st) st = poot_driver_prepare(poot_runtime_driver(rt));
+    if (!st) st = poot_driver_prepare_prompt(poot_runtime_driver(rt), 16);
   }
   if (!st && !encoder) {
     /* a LLaVA-style model's tower: chat messages may then carry images */

@@ -6,7 +6,7 @@
 
 poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch,
                              const int32_t *prompt, long long n, long long nd, poot_dtype kv_dtype,
-                             bench_batch *out) {
+                             bool sample, bench_batch *out) {
   memset(out, 0, sizeof *out);
   if (batch < 1 || batch > POOT_BATCH_MAX_BATCH)
     return poot_status_make(POOT_INVALID_ARGUMENT, "bench: --batch %d is outside [1, %d]", batch,
@@ -42,8 +42,19 @@ poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch
   for (int32_t i = 0; i < batch; i++) {
     memcpy(ids, prompt, (size_t)n * sizeof *ids);
     ids[0] = (int32_t)((ids[0] + i) % c->vocab_size);
-    poot_batch_request r = {
-        .prompt = ids, .n_prompt = n, .max_new_tokens = nd + 1, .caller_id = (uint64_t)i};
+    poot_sampling_params sp;
+    poot_sampling_params_init(&sp);
+    sp.seed = 1 + (uint64_t)i;
+    sp.repeat_penalty = 1.1f;
+    sp.presence_penalty = 0.1f;
+    sp.frequency_penalty = 0.1f;
+    sp.repeat_last_n = -1; /* the whole history: the widest window */
+    sp.ignore_eos = true;  /* every sequence decodes every timed step */
+    poot_batch_request r = {.prompt = ids,
+                            .n_prompt = n,
+                            .max_new_tokens = nd + 1,
+                            .caller_id = (uint64_t)i,
+                            .sampling = sample ? &sp : NULL};
     if ((st = poot_batch_submit(b, &r))) goto done;
   }
   /* The prompts: until every sequence decodes. */
@@ -56,6 +67,8 @@ poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch
   out->decode_batch = info.decode_batch;
   poot_exec_stats s0, s1;
   poot_exec_stats_get(ex, &s0);
+  poot_batch_stats b0, b1;
+  poot_batch_get_stats(b, &b0);
   t0 = poot_time_ns();
   long long steps = 0;
   while (steps < nd - 1 && poot_batch_busy(b)) {
@@ -65,6 +78,10 @@ poot_status poot_bench_batch(poot_executor *ex, poot_model *model, int32_t batch
   }
   const double wall = (double)(poot_time_ns() - t0) * 1e-9;
   poot_exec_stats_get(ex, &s1);
+  poot_batch_get_stats(b, &b1);
+  out->sampled = sample;
+  out->sample_host_us =
+      steps ? (double)(b1.sample_host_ns - b0.sample_host_ns) / 1e3 / (double)steps : 0;
   out->batch = batch;
   out->n_prompt = n;
   out->steps = steps;

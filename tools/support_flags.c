@@ -28,7 +28,7 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
     [POOT_FLAG_CAP] = {NULL, "--cap", NULL, POOT_TOOL_ARG_INT, "N", "KV capacity"},
     [POOT_FLAG_CHUNK] =
         {NULL, "--chunk", NULL, POOT_TOOL_ARG_INT, "T",
-         "prefill chunk in tokens (default 512 for a prompt that long, else 16; 1: none)"},
+         "prefill chunk in tokens (default 512, the capacity below 512; then 128s, 16s; 1: none)"},
     [POOT_FLAG_CONTEXT] = {NULL, "--context", NULL, POOT_TOOL_ARG_INT, "C",
                            "tokens of context before the measured steps"},
     [POOT_FLAG_EAGER_STEPS] = {NULL, "--eager-steps", NULL, POOT_TOOL_ARG_INT, "K",
@@ -113,7 +113,9 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                              "plan the graph as traced, without the graph passes"},
     [POOT_FLAG_SAMPLE] = {NULL, "--sample", NULL, POOT_TOOL_ARG_BOOL, NULL,
                           "also decode with llama.cpp's default sampling plus penalties, then "
-                          "with a JSON grammar's mask too, and report the cost over greedy"},
+                          "with a JSON grammar's mask too, and report the cost over greedy "
+                          "(--batch B: every sequence sampled, penalties over its whole "
+                          "history; the sampled rows' host time)"},
     [POOT_FLAG_TYPICAL] = {NULL, "--typical", NULL, POOT_TOOL_ARG_FLOAT, "P",
                            "locally typical sampling (default 1: off)"},
     [POOT_FLAG_REPEAT_LAST_N] = {NULL, "--repeat-last-n", NULL, POOT_TOOL_ARG_INT, "N",

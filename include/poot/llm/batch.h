@@ -323,6 +323,12 @@ typedef struct poot_batch_stats {
   uint64_t padded_rows;    /* dummy rows run */
   uint64_t prefill_tokens; /* tokens fed by items of two or more tokens (chunks and rows) */
   uint64_t per_size[POOT_BATCH_MAX_SIZES]; /* decode replays per entry size (info.sizes) */
+  /* Grammar masks filled on the mask workers (one per grammar row of a
+   * step), and the most one step filled at once. */
+  uint64_t grammar_masks, grammar_masks_max;
+  /* Host time of the sampled rows: their slot values (parameters, penalty
+   * windows, masks copied) and the wait for the mask workers, in ns. */
+  uint64_t sample_host_ns;
 } poot_batch_stats;
 
 void poot_batch_get_stats(const poot_batch *batch, poot_batch_stats *out);

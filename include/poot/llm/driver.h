@@ -94,6 +94,12 @@ int64_t poot_driver_pos(const poot_driver *driver);
 /* Adds the decode and (when chunk > 1) prefill entries now instead of on
  * first use (compilation and capture), so that later steps only run. */
 POOT_MUST_USE poot_status poot_driver_prepare(poot_driver *driver);
+/* Adds the decode entry and the prefill rungs a prompt of n_prompt tokens
+ * runs through (down the ladder: chunk, middle, tail), no others: a prompt
+ * of 40 tokens at chunk 512 compiles the decode and the 16-token entries,
+ * not the 512 or 128 ones (those are added on first use, as every entry
+ * is). The executor's statuses. */
+POOT_MUST_USE poot_status poot_driver_prepare_prompt(poot_driver *driver, size_t n_prompt);
 
 /* Eager mode (for benchmarks and tests): later steps submit their
  * dispatches one by one (poot_exec_step_io.eager) instead of replaying the

@@ -216,7 +216,7 @@ static poot_status run_rows(poot_batch *b, const poot_scheduler_plan *plan, cons
     }
   }
   if (rows[0].kind) {
-    POOT_TRY(poot__batch_sample_rows(b, rows, n, k));
+    POOT_TRY(poot__batch_sample_rows(b, plan, rows, n, k));
   } else if (b->logits_out) {
     POOT_TRY(decode_logits(b, k, rows, n, b->ids_tmp, b->nonfinite_tmp));
   } else {
@@ -639,6 +639,7 @@ poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
     poot__batch_sample_free(&rec);
     return st;
   }
+  rec.n_prompt = r->n_prompt;
   st = poot__batch_sample_put(b, r->caller_id, &rec);
   if (st) { /* the request then finishes cancelled; the caller takes it */
     poot__batch_sample_free(&rec);
@@ -665,6 +666,50 @@ bool poot_batch_busy(const poot_batch *b) {
 
 /* ------------------------------------------------------------ steps */
 
+/* The plan's rows (poot_batch_run_plan, after the checks and with the
+ * grammar masks posted to the workers). Each replay run counts in *replays. */
+static poot_status run_plan_rows(poot_batch *b, const poot_scheduler_plan *plan, int32_t *ids,
+                                 bool *nonfinite, int32_t *replays) {
+  /* Each item's rungs run first (B = 1); the tokens they leave (fewer than
+   * the shortest rung) are greedy rows, in position order, its last row the
+   * item's id; the last token of an emitting item that samples is a row of
+   * its kind's replay (drawn by the row sampler, as the driver feeds a
+   * prompt's last id through its sample entry). A tail longer than
+   * max_batch or BATCH_TAIL_ROWS runs as single steps. */
+  int32_t n_rows = 0;
+  for (int32_t i = 0; i < plan->n_work; i++) {
+    const poot_scheduler_work *w = &plan->work[i];
+    batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
+    const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
+    int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
+    if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */
+    if (fed > rest) POOT_TRY(run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], replays));
+    for (int64_t off = fed - rest; off < fed; off++)
+      b->brows[n_rows++] = (batch_row){.item = i, .off = (int32_t)off};
+    if (rq)
+      b->brows[n_rows++] =
+          (batch_row){.item = i, .off = w->n_tokens - 1, .kind = rq->r.kind, .req = rq};
+    if (w->n_tokens > 1) b->stats.prefill_tokens += (uint64_t)w->n_tokens;
+  }
+  /* The greedy rows first (a sampled row must see its item's earlier rows
+   * in the pool), then one replay per sampled kind, in the order kinds
+   * first appear; the masks are all filled before the first of them. */
+  POOT_TRY(run_greedy(b, plan, n_rows, ids, nonfinite, replays));
+  POOT_TRY(poot__batch_masks_wait(b));
+  for (int32_t first = 0; first < n_rows; first++) {
+    if (b->brows[first].item < 0) continue;
+    const uint32_t kind = b->brows[first].kind;
+    int32_t ng = 0;
+    for (int32_t j = first; j < n_rows; j++)
+      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
+        b->grows[ng++] = b->brows[j];
+        b->brows[j].item = -1;
+      }
+    POOT_TRY(run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays));
+  }
+  return NULL;
+}
+
 poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, int32_t *ids,
                                 bool *nonfinite, int32_t *out_replays) {
   if (out_replays) *out_replays = 0;
@@ -677,60 +722,22 @@ poot_status poot_batch_run_plan(poot_batch *b, const poot_scheduler_plan *plan, 
     nonfinite[i] = false;
     b->has_probs[i] = false;
   }
-  /* Each item's rungs run first (B = 1); the tokens they leave (fewer than
-   * the shortest rung) are greedy rows, in position order, its last row the
-   * item's id; the last token of an emitting item that samples is a row of
-   * its kind's replay (drawn by the row sampler, as the driver feeds a
-   * prompt's last id through its sample entry). A tail longer than
-   * max_batch or BATCH_TAIL_ROWS runs as single steps. */
-  int32_t n_rows = 0, replays = 0;
   b->step_rows = b->step_batch = b->n_logits_rows = 0;
-  for (int32_t i = 0; i < plan->n_work; i++) {
-    const poot_scheduler_work *w = &plan->work[i];
-    const batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
-    const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
-    int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
-    if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */
-    if (fed > rest) {
-      poot_status st = run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], &replays);
-      if (st) {
-        if (out_replays) *out_replays = replays;
-        return st;
-      }
-    }
-    for (int64_t off = fed - rest; off < fed; off++)
-      b->brows[n_rows++] = (batch_row){.item = i, .off = (int32_t)off};
-    if (rq)
-      b->brows[n_rows++] =
-          (batch_row){.item = i, .off = w->n_tokens - 1, .kind = rq->r.kind, .req = rq};
-    if (w->n_tokens > 1) b->stats.prefill_tokens += (uint64_t)w->n_tokens;
+  /* The grammar rows' masks are filled on the mask workers while the
+   * rungs and the greedy rows replay (batch_masks.c). */
+  poot__batch_masks_post(b, plan);
+  int32_t replays = 0;
+  poot_status st = run_plan_rows(b, plan, ids, nonfinite, &replays);
+  poot_status sw = poot__batch_masks_wait(b); /* the workers are idle after a failure too */
+  if (!st) {
+    st = sw;
+  } else {
+    poot_status_free(sw);
   }
-  /* The greedy rows first (a sampled row must see its item's earlier rows
-   * in the pool), then one replay per sampled kind, in the order kinds
-   * first appear. */
-  poot_status st = run_greedy(b, plan, n_rows, ids, nonfinite, &replays);
-  if (st) {
-    if (out_replays) *out_replays = replays;
-    return st;
-  }
-  for (int32_t first = 0; first < n_rows; first++) {
-    if (b->brows[first].item < 0) continue;
-    const uint32_t kind = b->brows[first].kind;
-    int32_t ng = 0;
-    for (int32_t j = first; j < n_rows; j++)
-      if (b->brows[j].item >= 0 && b->brows[j].kind == kind) {
-        b->grows[ng++] = b->brows[j];
-        b->brows[j].item = -1;
-      }
-    st = run_rows_split(b, plan, b->grows, ng, ids, nonfinite, &replays);
-    if (st) {
-      if (out_replays) *out_replays = replays;
-      return st;
-    }
-  }
+  if (out_replays) *out_replays = replays;
+  if (st) return st;
   for (int32_t i = 0; i < plan->n_work; i++)
     if (!plan->work[i].emits) ids[i] = -1, nonfinite[i] = false, b->has_probs[i] = false;
-  if (out_replays) *out_replays = replays;
   return NULL;
 }
 

@@ -7,6 +7,7 @@
 #include "poot/llm/batch.h"
 
 #include "driver_impl.h"
+#include "pen_window.h"
 
 #define BATCH_DEFAULT_MAX 8
 #define BATCH_DEFAULT_BS 16
@@ -20,6 +21,12 @@
  * below the tail chunk: what the ladder leaves; a longer rest, from a
  * chunk of one token, runs as single steps). */
 #define BATCH_TAIL_ROWS (TAIL_CHUNK - 1)
+
+/* Mask worker threads at most (batch_masks.c; the machine's cores less
+ * one, the runner's thread joining them). */
+#define BATCH_MASK_WORKERS 4
+
+typedef struct batch_masks batch_masks;
 
 /* Sampling kinds with decode entries at once (the least recently used is
  * removed for a new one). */
@@ -49,21 +56,29 @@ typedef struct batch_kind {
 } batch_kind;
 
 /* A sampled request's slot values (as poot__driver_request_init fills
- * them; r.i[1] is the penalty window's lag, 0 = the whole history) and its
- * grammar's matcher (owned; NULL without a grammar). */
+ * them; r.i[1] is the penalty window's lag, 0 = the whole history), its
+ * grammar's matcher (owned; NULL without a grammar) and, with penalties, its
+ * window (owned; kept one id a step from the scheduler's history). */
 typedef struct batch_req {
   bool used;
   uint64_t caller_id;
+  int64_t n_prompt; /* a row's Philox counter: its history's length less this */
   driver_request r;
   poot_grammar_matcher *gm;
+  /* With a grammar: its next mask (owned, mask_words), filled by a mask
+   * worker at the start of a step (mask_ready) and cleared when the
+   * matcher accepts the step's id. */
+  uint32_t *mask;
+  bool mask_ready;
+  pen_window pw; /* zeroed without penalties */
 } batch_req;
 
 /* One row of a batched step: plan item `item`, its token at offset `off`. */
 typedef struct batch_row {
   int32_t item;
   int32_t off;
-  uint32_t kind;        /* 0: greedy */
-  const batch_req *req; /* kind != 0 */
+  uint32_t kind;  /* 0: greedy */
+  batch_req *req; /* kind != 0 (its penalty window moves on) */
 } batch_row;
 
 struct poot_batch {
@@ -122,11 +137,15 @@ struct poot_batch {
   poot_grammar_vocab *gvocab;
   int64_t mask_words;
   uint32_t *smask;
+  batch_masks *masks; /* the mask workers (started with the first grammar) */
   /* Penalties: the window lists' width (min(max_seq_len, vocab): a window
-   * holds at most that many distinct ids), the rows' lists, a window's ids
-   * sorted (max_seq_len). */
+   * holds at most that many distinct ids), the rows' lists, what each row's
+   * lists hold (max_batch; poot__pen_window_write rewrites only what
+   * changed) and the last write's stamp. */
   int64_t pen_w;
-  int32_t *spen_id, *spen_n, *pen_tmp;
+  int32_t *spen_id, *spen_n;
+  pen_row *pen_rows;
+  uint64_t pen_stamp;
   poot_strbuf piece; /* a generated id's text for its grammar */
 };
 
@@ -170,13 +189,26 @@ POOT_MUST_USE poot_status poot__batch_sample_put(poot_batch *b, uint64_t caller_
 batch_req *poot__batch_sample_get(const poot_batch *b, uint64_t caller_id);
 /* batch_sample.c: forgets the request's record (finished). */
 void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
-/* batch_sample.c: the rows of one sampled kind (the caller filled the host
+/* batch_sample.c: the rows of one sampled kind of the plan (the caller filled the host
  * copies of token, pos, tables and write rows for rows[0..n) and dummies up
  * to the entry size sizes[k]) as one replay of that kind's decode entry;
  * each row's id and flag into ids_tmp / nonfinite_tmp [0..n), and with a
  * LOGPROBS kind its logprobs into probs_tmp / has_probs_tmp. An id outside
  * the vocabulary (every token banned) comes back as 0, flagged. */
-POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n,
-                                                  int32_t k);
+POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const poot_scheduler_plan *plan,
+                                                  const batch_row *rows, int32_t n, int32_t k);
+
+/* batch_masks.c: starts the mask workers (rows: the most masks a step
+ * fills, max_batch). OUT_OF_MEMORY when a thread cannot start. */
+POOT_MUST_USE poot_status poot__batch_masks_create(int32_t max_rows, batch_masks **out);
+void poot__batch_masks_destroy(batch_masks *m); /* NULL-safe; idle workers */
+/* batch_masks.c: hands the masks of the plan's emitting grammar requests
+ * (those not ready) to the workers; nothing without workers. Every post is
+ * followed by poot__batch_masks_wait before the plan's requests change. */
+void poot__batch_masks_post(poot_batch *b, const poot_scheduler_plan *plan);
+/* batch_masks.c: fills what the workers have not taken on this thread, then
+ * waits for them; the first failure of a fill (the others are still
+ * filled). Nothing when nothing was posted. */
+POOT_MUST_USE poot_status poot__batch_masks_wait(poot_batch *b);
 
 #endif /* POOT_LLM_BATCH_IMPL_H */

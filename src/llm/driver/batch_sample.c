@@ -40,11 +40,13 @@ poot_status poot__batch_sample_init(poot_batch *b) {
   b->smask = poot_calloc(R * (size_t)b->mask_words, sizeof *b->smask);
   b->spen_id = poot_calloc(R * (size_t)b->pen_w, sizeof *b->spen_id);
   b->spen_n = poot_calloc(R * (size_t)b->pen_w, sizeof *b->spen_n);
-  b->pen_tmp = poot_calloc((size_t)b->cap, sizeof *b->pen_tmp);
+  b->pen_rows = poot_malloc(R * sizeof *b->pen_rows);
   poot_strbuf_init(&b->piece);
   if (!b->reqs || !b->sf || !b->si || !b->sseed || !b->sctr || !b->sbias_id || !b->sbias ||
-      !b->smask || !b->spen_id || !b->spen_n || !b->pen_tmp)
+      !b->smask || !b->spen_id || !b->spen_n || !b->pen_rows)
     return OOM("sampler rows");
+  for (size_t r = 0; r < R; r++) /* all of it padded on first use */
+    b->pen_rows[r] = (pen_row){.stamp = 0, .m = b->pen_w};
   return NULL;
 }
 
@@ -57,14 +59,17 @@ void poot__batch_sample_deinit(poot_batch *b) {
   for (int32_t i = 0; b->reqs && i < b->max_requests; i++)
     if (b->reqs[i].used) poot__batch_sample_free(&b->reqs[i]);
   if (b->reqs) poot_map_deinit(&b->req_index);
+  poot__batch_masks_destroy(b->masks);
+  b->masks = NULL;
   poot_grammar_vocab_destroy(b->gvocab);
   b->gvocab = NULL;
   poot_free(b->smask);
   poot_free(b->spen_id);
   poot_free(b->spen_n);
-  poot_free(b->pen_tmp);
+  poot_free(b->pen_rows);
   b->smask = NULL;
-  b->spen_id = b->spen_n = b->pen_tmp = NULL;
+  b->spen_id = b->spen_n = NULL;
+  b->pen_rows = NULL;
   poot_strbuf_deinit(&b->piece);
   poot_free(b->reqs);
   poot_free(b->sf);
@@ -110,9 +115,20 @@ poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p
   poot_free(q);
   POOT_TRY(st);
   if (kind == 0) return NULL; /* greedy: the greedy entries */
+  if (kind & POOT_SAMPLER_PENALTIES)
+    POOT_TRY(poot__pen_window_init(&out->pw, out->r.i[1], b->cap, V));
   if (grammar) {
-    if (!b->gvocab) POOT_TRY(poot__driver_grammar_vocab(b->model, &b->gvocab));
-    POOT_TRY(poot_grammar_matcher_create(grammar, &out->gm));
+    if (!b->gvocab) st = poot__driver_grammar_vocab(b->model, &b->gvocab);
+    if (!st && !b->masks) st = poot__batch_masks_create(b->max_batch, &b->masks);
+    if (!st) st = poot_grammar_matcher_create(grammar, &out->gm);
+    if (!st) {
+      out->mask = poot_malloc((size_t)b->mask_words * sizeof *out->mask);
+      if (!out->mask) st = OOM("a grammar request's mask");
+    }
+    if (st) {
+      poot__batch_sample_free(out);
+      return st;
+    }
   }
   out->used = true;
   return NULL;
@@ -121,12 +137,17 @@ poot_status poot__batch_sample_make(poot_batch *b, const poot_sampling_params *p
 void poot__batch_sample_free(batch_req *r) {
   poot_grammar_matcher_destroy(r->gm);
   r->gm = NULL;
+  poot_free(r->mask);
+  r->mask = NULL;
+  r->mask_ready = false;
+  poot__pen_window_deinit(&r->pw);
 }
 
 void poot__batch_sample_accept(poot_batch *b, uint64_t caller_id, int32_t token, bool *out_end) {
   *out_end = false;
   batch_req *q = poot__batch_sample_get(b, caller_id);
   if (!q || !q->gm) return;
+  q->mask_ready = false; /* the matcher moves on (or the request ends) */
   const poot_tokenizer *tok = poot_model_get_tokenizer(b->model);
   poot_strbuf_clear(&b->piece);
   poot_status st = poot_tokenizer_token_to_piece(tok, token, false, &b->piece);
@@ -232,48 +253,44 @@ static void fill_params(poot_batch *b, int32_t r, const batch_req *q, uint32_t c
   b->sctr[2 * r + 1] = 0;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Row r's penalty window: the distinct ids of the last lag (0: all) of the
  * first n ids of the request's history (the ids up to and including the
  * one this row feeds, as the driver's counts hold them after its step) and
- * their counts, padded with token -1; NULL q: an empty window. */
-static poot_status fill_window(poot_batch *b, int32_t r, const batch_req *q, int64_t n) {
+ * their counts, padded with token -1; NULL q: an empty window. The request's
+ * window moves on by the ids fed since its last row (one, decoding); the
+ * history only grows (a preempted or recovered request keeps its ids), so a
+ * window built at its first row stays right across preemptions and faults,
+ * and one that went back is rebuilt from the history. The order of the ids
+ * does not matter: the suffix gathers each listed logit, penalizes it alone
+ * and scatters it back to its own (distinct) index. */
+static poot_status fill_window(poot_batch *b, int32_t r, batch_req *q, const int32_t *h, int64_t nh,
+                               int64_t n) {
   int32_t *id = b->spen_id + r * b->pen_w, *cnt = b->spen_n + r * b->pen_w;
-  int64_t m = 0;
   if (q) {
-    const int32_t *h = NULL;
-    int64_t nh = 0;
-    POOT_TRY(poot_scheduler_request_tokens(b->sched, q->caller_id, &h, &nh));
     if (n > nh || n > b->cap)
       return poot_status_make(POOT_INTERNAL, "batch: a row at position %lld of a history of %lld",
                               (long long)(n - 1), (long long)nh);
-    const int64_t lag = q->r.i[1], from = lag > 0 && n > lag ? n - lag : 0;
-    memcpy(b->pen_tmp, h + from, (size_t)(n - from) * sizeof *h);
-    qsort(b->pen_tmp, (size_t)(n - from), sizeof *b->pen_tmp, cmp_i32);
-    for (int64_t i = 0; i < n - from; i++) {
-      if (m > 0 && id[m - 1] == b->pen_tmp[i]) {
-        cnt[m - 1]++;
-        continue;
-      }
-      if (m == b->pen_w) /* more distinct ids than the vocabulary or the context */
-        return poot_status_make(POOT_INTERNAL, "batch: a penalty window past its width");
-      id[m] = b->pen_tmp[i];
-      cnt[m++] = 1;
-    }
+    POOT_TRY(poot__pen_window_advance(&q->pw, h, n));
+    if (q->pw.m > b->pen_w) /* more distinct ids than the vocabulary or the context */
+      return poot_status_make(POOT_INTERNAL, "batch: a penalty window past its width");
   }
-  for (; m < b->pen_w; m++) id[m] = -1, cnt[m] = 0;
+  poot__pen_window_write(q ? &q->pw : NULL, id, cnt, b->pen_w, &b->pen_rows[r], ++b->pen_stamp);
   return NULL;
 }
 
-/* Row r's grammar mask: its matcher's (the previous ids accepted), or every
+/* Row r's grammar mask: its matcher's (the previous ids accepted; filled by
+ * a mask worker at the start of the step, here when none did), or every
  * token allowed (a dummy row). */
-static poot_status fill_mask(poot_batch *b, int32_t r, const batch_req *q) {
+static poot_status fill_mask(poot_batch *b, int32_t r, batch_req *q) {
   uint32_t *m = b->smask + r * b->mask_words;
-  if (q && q->gm) return poot_grammar_matcher_fill_mask(q->gm, b->gvocab, m, (size_t)b->mask_words);
+  if (q && q->gm) {
+    if (!q->mask_ready) {
+      POOT_TRY(poot_grammar_matcher_fill_mask(q->gm, b->gvocab, q->mask, (size_t)b->mask_words));
+      q->mask_ready = true;
+    }
+    memcpy(m, q->mask, (size_t)b->mask_words * sizeof *m);
+    return NULL;
+  }
   memset(m, 0xff, (size_t)b->mask_words * sizeof *m);
   return NULL;
 }
@@ -295,24 +312,35 @@ static void read_probs(const int32_t *w, uint32_t words, int32_t n_probs,
   }
 }
 
-poot_status poot__batch_sample_rows(poot_batch *b, const batch_row *rows, int32_t n, int32_t k) {
+poot_status poot__batch_sample_rows(poot_batch *b, const poot_scheduler_plan *plan,
+                                    const batch_row *rows, int32_t n, int32_t k) {
   batch_kind *s = NULL;
   POOT_TRY(kind_set(b, rows[0].kind, &s));
   s->used = b->stats.replays + 1;
   batch_entry *e = &s->decode[k];
   const int32_t B = b->sizes[k];
+  const uint64_t t0 = poot_time_ns();
   for (int32_t r = 0; r < B; r++) {
-    const batch_req *q = r < n ? rows[r].req : NULL;
+    batch_req *q = r < n ? rows[r].req : NULL;
     uint32_t ctr = 0;
+    const int32_t *h = NULL;
+    int64_t nh = 0;
     if (q) {
-      poot_scheduler_request_info info;
-      POOT_TRY(poot_scheduler_request_get(b->sched, q->caller_id, &info));
-      ctr = (uint32_t)info.n_generated; /* the draw this row makes: the next id's */
+      /* The item's tokens are its history from pos on, which the emitting
+       * row ends: the history and its length without asking the scheduler
+       * (a lookup by caller id per row was most of a 64-row step's host
+       * time). */
+      const poot_scheduler_work *w = &plan->work[rows[r].item];
+      h = w->tokens - w->pos;
+      nh = w->pos + w->n_tokens;
+      ctr = (uint32_t)(nh - q->n_prompt); /* the draw this row makes: the next id's */
     }
     fill_params(b, r, q, ctr);
-    if (e->kind & POOT_SAMPLER_PENALTIES) POOT_TRY(fill_window(b, r, q, (int64_t)b->pos[r] + 1));
+    if (e->kind & POOT_SAMPLER_PENALTIES)
+      POOT_TRY(fill_window(b, r, q, h, nh, (int64_t)b->pos[r] + 1));
     if (e->kind & POOT_SAMPLER_MASK) POOT_TRY(fill_mask(b, r, q));
   }
+  b->stats.sample_host_ns += poot_time_ns() - t0;
   POOT_TRY(poot__batch_ensure_entry(b, e));
   poot_tensor tf = mat(POOT_DTYPE_F32, B, DRIVER_SAMPLER_FPARAMS, b->sf);
   poot_tensor ti = mat(POOT_DTYPE_I32, B, DRIVER_SAMPLER_IPARAMS, b->si);

@@ -495,6 +495,18 @@ poot_status poot_driver_prepare(poot_driver *d) {
   return NULL;
 }
 
+/* The rungs the prompt walks down, each once (the same walk as the feeds). */
+poot_status poot_driver_prepare_prompt(poot_driver *d, size_t n_prompt) {
+  POOT_TRY(poot__driver_ensure_entry(d, &d->decode));
+  int64_t left = (int64_t)n_prompt;
+  int s;
+  while ((s = poot__driver_ladder_rung(d->ladder, left)) >= 0) {
+    POOT_TRY(poot__driver_ensure_entry(d, &d->prefill[s]));
+    left -= d->ladder[s];
+  }
+  return NULL;
+}
+
 void poot__driver_ladder_make(int64_t chunk, int64_t out[LADDER_RUNGS]) {
   out[0] = chunk > 1 ? chunk : 0;
   out[1] = chunk > MID_CHUNK ? MID_CHUNK : 0;

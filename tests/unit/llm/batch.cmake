@@ -17,3 +17,8 @@ if(TARGET poot_devices AND TARGET poot_exec AND TARGET poot_llm AND TARGET poot_
   endforeach()
   poot_wgpu_test(llm_batch_wgpu)
 endif()
+# The runner's penalty window kept one id a step against the sorting
+# reference it replaced, and the host time of both at 64 rows (printed).
+poot_add_test(llm_pen_window_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/pen_window_test.c
+  LIBS poot_llm)

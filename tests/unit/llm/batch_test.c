@@ -759,10 +759,12 @@ static void test_penalties_grammar(void **state) {
   sp[1].seed = 11, sp[1].repeat_penalty = 1.2f, sp[1].frequency_penalty = 0.5f,
   sp[1].repeat_last_n = -1, sp[1].ignore_eos = true; /* the end ids banned, as the driver does */
   sp[3].seed = 5, sp[3].presence_penalty = 0.7f, sp[3].repeat_last_n = 8;
-  static const char g_long[] = "root ::= [ a-z]{4,60}\n", g_short[] = "root ::= [ a-z]{2,12}\n";
-  poot_grammar *gl = NULL, *gs = NULL;
+  static const char g_long[] = "root ::= [ a-z]{4,60}\n", g_short[] = "root ::= [ a-z]{2,12}\n",
+                    g_word[] = "root ::= [a-m]+ \" \" [n-z ]{1,40}\n";
+  poot_grammar *gl = NULL, *gs = NULL, *gw = NULL;
   POOT_ASSERT_OK(poot_grammar_compile(g_long, sizeof g_long - 1, NULL, &gl));
   POOT_ASSERT_OK(poot_grammar_compile(g_short, sizeof g_short - 1, NULL, &gs));
+  POOT_ASSERT_OK(poot_grammar_compile(g_word, sizeof g_word - 1, NULL, &gw));
   static int32_t ids[N][32];
   poot_batch_prompt p[N];
   for (int i = 0; i < N; i++) {
@@ -774,6 +776,7 @@ static void test_penalties_grammar(void **state) {
                                         : NULL,
                                i == 2   ? gl
                                : i == 3 ? gs
+                               : i == 5 ? gw /* a third grammar row beside 2 and 3 */
                                         : NULL};
   }
   /* request 1 (penalties over the whole history) starts with request 0's
@@ -791,6 +794,11 @@ static void test_penalties_grammar(void **state) {
   POOT_ASSERT_OK(poot_batch_generate(r.b, p, N, NULL, together));
   poot_scheduler_stats ss;
   poot_scheduler_get_stats(poot_batch_scheduler(r.b), &ss);
+  poot_batch_stats bs;
+  poot_batch_get_stats(r.b, &bs);
+  /* the grammar rows' masks filled on the mask workers, several in a step */
+  assert_true(bs.grammar_masks_max >= 2);
+  assert_true(bs.grammar_masks >= (uint64_t)(alone[2].n + alone[3].n + alone[5].n));
   poot_batch_info info;
   poot_batch_get_info(r.b, &info);
   rig_close(&r);
@@ -835,9 +843,12 @@ static void test_penalties_grammar(void **state) {
   rig_close(&r);
   assert_true(memcmp(plain.ids, alone[0].ids, NEW * 4) != 0);
   printf(
-      "penalties and grammars: 2 penalized, 2 grammar (one ending after %lld ids) and 2 "
-      "greedy requests alone = batched with %llu preemptions = the driver's ids\n",
-      (long long)alone[3].n, (unsigned long long)ss.preemptions);
+      "penalties and grammars: 2 penalized, 3 grammar (one ending after %lld ids) and 1 "
+      "greedy requests alone = batched with %llu preemptions (%llu masks on the workers, up to "
+      "%llu in a step; %.1f us of sampled-row host work a step) = the driver's ids\n",
+      (long long)alone[3].n, (unsigned long long)ss.preemptions,
+      (unsigned long long)bs.grammar_masks, (unsigned long long)bs.grammar_masks_max,
+      bs.steps ? (double)bs.sample_host_ns / 1e3 / (double)bs.steps : 0.0);
   poot_batch_outputs_free(&plain, 1);
   poot_driver_destroy(d);
   poot_executor_destroy(ex);
@@ -845,6 +856,7 @@ static void test_penalties_grammar(void **state) {
   poot_batch_outputs_free(together, N);
   poot_grammar_destroy(gl);
   poot_grammar_destroy(gs);
+  poot_grammar_destroy(gw);
   poot_model_destroy(m);
 }
 

@@ -211,6 +211,36 @@ static void test_demo_vs_oracle(void **state) {
   rig_close(&r);
 }
 
+/* The ladder 512 / 128 / 16 (the front ends' and the batched runner's) and
+ * poot_driver_prepare_prompt: a prompt of 40 tokens compiles the decode and
+ * the 16-token entries only; one of 300 adds the middle rung, not the
+ * chunk; a prompt of 150 tokens (53 ids repeated) then runs one middle
+ * chunk, one tail chunk and 6 single steps, compiling nothing more. */
+static void prepare_prompt_rungs(rig *r, const poot_token *ids, int64_t n_ids) {
+  poot_exec_stats s0, s;
+  poot_exec_stats_get(r->ex, &s0);
+  const uint64_t t0 = poot_time_ns();
+  POOT_ASSERT_OK(poot_driver_prepare_prompt(r->drv, 40));
+  poot_exec_stats_get(r->ex, &s);
+  assert_int_equal(s.entries - s0.entries, 2);
+  POOT_ASSERT_OK(poot_driver_prepare_prompt(r->drv, 40)); /* nothing new */
+  POOT_ASSERT_OK(poot_driver_prepare_prompt(r->drv, 300));
+  poot_exec_stats_get(r->ex, &s);
+  assert_int_equal(s.entries - s0.entries, 3);
+  poot_token prompt[150];
+  for (int i = 0; i < 150; i++) prompt[i] = ids[i % n_ids];
+  poot_token next = -1;
+  bool nf = true;
+  POOT_ASSERT_OK(poot_driver_feed(r->drv, prompt, 150, &next, &nf));
+  assert_false(nf);
+  poot_exec_stats_get(r->ex, &s);
+  assert_int_equal(s.entries - s0.entries, 3);
+  assert_int_equal(s.steps - s0.steps, 1 + 1 + 6);
+  printf("150 tokens at the ladder 512/128/16: %llu replays, %llu entries (no 512), %.2f s\n",
+         (unsigned long long)(s.steps - s0.steps), (unsigned long long)(s.entries - s0.entries),
+         (double)(poot_time_ns() - t0) * 1e-9);
+}
+
 /* A prompt longer than the chunk runs in chunks, then tail chunks of 16,
  * then one token a step: 53 tokens at chunk 32 are a chunk, a tail chunk and
  * five decode steps, three entries, and the prompt's last logits equal the
@@ -278,6 +308,7 @@ static void test_chunk_ladder(void **state) {
   for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
     rig_open(&r, path, NULL, caps[i][0], 0);
     assert_int_equal(poot_driver_prefill_chunk(r.drv), caps[i][1]);
+    if (i == 0) prepare_prompt_rungs(&r, ids, np);
     rig_close(&r);
   }
 }
