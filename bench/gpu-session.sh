@@ -5,6 +5,8 @@
 #
 #   bench/gpu-session.sh [tests] [profile] [bench] [big] [peers]   (default: all)
 #
+#   quick    the KIR corpus, the conformance suite, llm_batch_ptx and the sampling
+#            suffix on the GPU, the demo's q4_k_m against the oracle (not by default)
 #   tests    ptx_device (basic, fault, timeout), the KIR corpus on the GPU, the
 #            engine's conformance suite on PTX, tier 3 (stories260K, the demo
 #            model, every family's reference model) with `poot verify greedy`
@@ -147,6 +149,23 @@ t() { # name, command...: runs a check, keeps its log, prints its verdict
   [ $rc -ne 0 ] && [ $rc -ne 77 ] && v="FAIL($rc)"
   printf '%-28s %-8s %4ss  %s\n' "$name" "$v" $((SECONDS - t0)) "$(tail -1 "$OUT/$name.log")"
 }
+
+if has quick; then
+  # The kernel checks without tier 3: the KIR corpus, the conformance suite,
+  # the batched runner and the sampling suffix on the GPU, the demo model's
+  # q4_k_m conversion against the oracle at both matmul precisions.
+  log quick
+  t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
+  t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
+  t llm_batch_ptx .gpu/bin/llm_batch_vulkan ptx
+  t llm_driver_sample_ptx .gpu/bin/llm_driver_sample_ptx ptx
+  $P convert models/poot-demo.gguf "$WORK/demo-q4_k_m.gguf" --type q4_k_m >"$OUT/convert-q4km.log" 2>&1
+  t verify_demo_q4_k_m_ptx $P verify greedy -m "$WORK/demo-q4_k_m.gguf" -p "Once upon a time" -n 32 --device ptx
+  t generate_demo_q4_k_m_med_ptx $P generate -m "$WORK/demo-q4_k_m.gguf" -p "Once upon a time" -n 48 \
+    --temp 0 --device ptx --matmul-precision medium
+  echo "generate (medium): $(head -c 300 "$OUT/generate_demo_q4_k_m_med_ptx.log" | tr '\n' ' ')"
+  grep -E "SKIP|FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -20
+fi
 
 if has tests; then
   log tests
