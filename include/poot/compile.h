@@ -114,6 +114,12 @@ typedef struct poot_compile_options {
    * many workgroups; 0 → 256 (about a wave of every SM at two workgroups
    * each, two waves at one); UINT32_MAX → never (docs/compiler.md). */
   uint32_t gemm_wide_min_grid;
+  /* The 128-row tiles of the GEMM on matrix fragments (128 × 128 for one
+   * root, 128 × 64 for the SwiGLU pair). Off by default: on an H100 they
+   * made prefill slower (1B shape pp512 17,745 → 14,814 tok/s, pp2048
+   * 18,865 → 14,428, the 8B shape's layers 47,445 → 32,797 at high; one
+   * workgroup an SM at their 130–209 registers, docs/PERFORMANCE.md). */
+  bool gemm_big_tiles;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);

@@ -437,17 +437,18 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
   const uint64_t min_grid = pl->opt->gemm_wide_min_grid ? pl->opt->gemm_wide_min_grid : 256;
   const uint64_t M = (uint64_t)f->M, N = (uint64_t)f->N;
   const bool one_unsplit = f->nr == 1 && f->split <= 1;
+  const bool big = pl->opt->gemm_big_tiles; /* off by default: measured slower (compile.h) */
   const struct {
     bool ok;
     uint32_t tm, tn, stages;
   } c[5] = {
-      {one_unsplit && M >= MMA_BIG &&
+      {big && one_unsplit && M >= MMA_BIG &&
            ((M + MMA_BIG - 1) / MMA_BIG) * ((N + MMA_BIG - 1) / MMA_BIG) >= min_grid,
        MMA_BIG, MMA_BIG, MMA_STAGES},
       {one_unsplit && M >= MMA_WIDE_M &&
            ((M + GEMM_TILE - 1) / GEMM_TILE) * ((N + MMA_WIDE - 1) / MMA_WIDE) >= min_grid,
        GEMM_TILE, MMA_WIDE, MMA_STAGES},
-      {f->nr == 2 && f->split <= 1 && M >= MMA_BIG &&
+      {big && f->nr == 2 && f->split <= 1 && M >= MMA_BIG &&
            ((M + MMA_BIG - 1) / MMA_BIG) * ((N + GEMM_TILE - 1) / GEMM_TILE) >= min_grid,
        MMA_BIG, GEMM_TILE, MMA_STAGES},
       {M <= MMA_SKINNY_M, MMA_SKINNY_M, GEMM_TILE, MMA_STAGES_SKINNY},

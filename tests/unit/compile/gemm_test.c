@@ -242,8 +242,8 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t 
   const bool bf = wt == POOT_DTYPE_BF16;
   const double ux = bf ? 0x1p-8 : 0x1p-11, eta = bf ? 0 : 0x1p-25;
   const double uw = wt == POOT_DTYPE_Q8_0 ? 0x1p-11 : 0;
-  const double acc = ((double)k / 16 * (1 + ux) * (1 + uw) * (1 + 17 * 0x1p-29) + (double)k) *
-                     0x1p-24;
+  const double acc =
+      ((double)k / 16 * (1 + ux) * (1 + uw) * (1 + 17 * 0x1p-29) + (double)k) * 0x1p-24;
   double tol = 0, outmax = 0, summax = 0;
   for (int64_t r = 0; r < m; r++)
     for (int64_t c = 0; c < n; c++) {
@@ -268,6 +268,7 @@ static void medium_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t 
     o.target = &t;
     o.matmul_precision = POOT_MATMUL_MEDIUM;
     o.gemm_wide_min_grid = min_grid;
+    o.gemm_big_tiles = true;
     if (!pt_uses_template_opt(g, &o, form))
       fail_msg("medium %s [%lld]: %s not used", poot_dtype_name(wt), (long long)k, form);
     pt_result r;
@@ -341,6 +342,7 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
   o.target = &t;
   assert_false(pt_uses_template_opt(g, &o, form)); /* too few tiles for the default */
   o.gemm_wide_min_grid = min_grid;
+  o.gemm_big_tiles = true;
   if (!pt_uses_template_opt(g, &o, form)) fail_msg("%s not used", form);
   pt_result r;
   B(pt_check_opt(g, &o, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
@@ -380,6 +382,7 @@ static void test_tall(void **state) {
   o.target = &t;
   assert_false(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   o.gemm_wide_min_grid = 1;
+  o.gemm_big_tiles = true;
   assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
@@ -422,12 +425,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
-      cmocka_unit_test(test_mma),
-      cmocka_unit_test(test_split),
-      cmocka_unit_test(test_ffn_mma),
-      cmocka_unit_test(test_medium),
-      cmocka_unit_test(test_wide),
-      cmocka_unit_test(test_tall),
+      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split), cmocka_unit_test(test_ffn_mma),
+      cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),  cmocka_unit_test(test_tall),
       cmocka_unit_test(test_batched),
   };
   int rc = 0;
