@@ -526,6 +526,19 @@ static poot_status run_sums(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, poot_
   return NULL;
 }
 
+/* Decodes chunk ch of every job of format dt (at most 2 · PG_MAX_ROOTS):
+ * cs[0..*n) with their job indices idx; *mins when any has a min term. */
+static poot_status decode_jobs(pc_kctx *k, poot_dtype dt, poot_kir_value ch, const gq_job *jobs,
+                               uint32_t nj, gq_chunk *cs, uint32_t *idx, uint32_t *n, bool *mins) {
+  for (uint32_t i = 0; i < nj && *n < 2 * PG_MAX_ROOTS; i++) {
+    if (jobs[i].dt != dt) continue;
+    POOT_TRY(decode(k, dt, jobs[i].wd, ch, &cs[*n]));
+    *mins = *mins || cs[*n].minv[0];
+    idx[(*n)++] = i;
+  }
+  return NULL;
+}
+
 /* The jobs of format dt among jobs[0 .. nj): decoded, then word by word
  * (word i of every run, each run's four x values loaded once; Σ x, where
  * the format has mins, staged with the tile) into every job's run sums, so that a
@@ -537,12 +550,7 @@ static poot_status format_jobs(pc_kctx *k, const gemv_xtile *xt, uint32_t nm, po
   gq_chunk cs[2 * PG_MAX_ROOTS];
   uint32_t idx[2 * PG_MAX_ROOTS], n = 0;
   bool mins = false;
-  for (uint32_t i = 0; i < nj && n < 2 * PG_MAX_ROOTS; i++) {
-    if (jobs[i].dt != dt) continue;
-    POOT_TRY(decode(k, dt, jobs[i].wd, ch, &cs[n]));
-    mins = mins || cs[n].minv[0];
-    idx[n++] = i;
-  }
+  POOT_TRY(decode_jobs(k, dt, ch, jobs, nj, cs, idx, &n, &mins));
   poot_kir_value base;
   POOT_TRY(chunk_base(k, dt, ch, &base));
   poot_kir_value part[2 * PG_MAX_ROOTS][GQ_MAX_RUNS][GEMV_MAX_M], sx[GQ_MAX_RUNS][GEMV_MAX_M];
@@ -650,12 +658,7 @@ static poot_status format_jobs_q8(pc_kctx *k, const gemv_xtile *xt, uint32_t nm,
   gq_chunk cs[2 * PG_MAX_ROOTS];
   uint32_t idx[2 * PG_MAX_ROOTS], n = 0;
   bool mins = false;
-  for (uint32_t i = 0; i < nj && n < 2 * PG_MAX_ROOTS; i++) {
-    if (jobs[i].dt != dt) continue;
-    POOT_TRY(decode(k, dt, jobs[i].wd, ch, &cs[n]));
-    mins = mins || cs[n].minv[0];
-    idx[n++] = i;
-  }
+  POOT_TRY(decode_jobs(k, dt, ch, jobs, nj, cs, idx, &n, &mins));
   poot_kir_value base, zero;
   xq_at xa;
   POOT_TRY(chunk_base(k, dt, ch, &base));
