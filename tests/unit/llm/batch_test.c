@@ -276,7 +276,7 @@ static void vs_oracle(poot_dtype kv, bool demo) {
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
     POOT_ASSERT_OK(poot_batch_submit(
-        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
+        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL, NULL, 0}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -439,7 +439,7 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL}; /* ragged ends */
+    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL, NULL, 0}; /* ragged ends */
   }
 }
 
@@ -576,7 +576,7 @@ static void test_prefix_reuse(void **state) {
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
-  poot_batch_prompt pa = {a, 40, 6, NULL, NULL}, pb = {b2, 40, 6, NULL, NULL};
+  poot_batch_prompt pa = {a, 40, 6, NULL, NULL, NULL, 0}, pb = {b2, 40, 6, NULL, NULL, NULL, 0};
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
@@ -679,7 +679,7 @@ static void test_sampling(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 3 + (i * 5) % 17;
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
@@ -777,7 +777,8 @@ static void test_penalties_grammar(void **state) {
                                i == 2   ? gl
                                : i == 3 ? gs
                                : i == 5 ? gw /* a third grammar row beside 2 and 3 */
-                                        : NULL};
+                                        : NULL,
+                               NULL, 0};
   }
   /* request 1 (penalties over the whole history) starts with request 0's
    * prompt, a block it reuses alone: ids it never fed count in its window */
@@ -835,7 +836,7 @@ static void test_penalties_grammar(void **state) {
     poot_driver_generate_result_deinit(&res);
   }
   /* Without its penalties request 0 is request 0 greedy: other ids. */
-  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL};
+  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL, NULL, 0};
   poot_batch_output plain;
   bo = small_options(1, 64, 4, 64, false);
   rig_open(&r, m, &bo);
@@ -913,7 +914,7 @@ static void test_logprobs(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 2 + (i * 7) % 19;
     make_prompt((uint32_t)(900 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   bo.kv_dtype = POOT_DTYPE_F32;
@@ -1035,7 +1036,7 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   for (uint64_t i = 0; i < 4; i++)
     POOT_ASSERT_OK(
         poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n, p[i].max_new_tokens, i,
-                                                      p[i].sampling, p[i].grammar}));
+                                                      p[i].sampling, p[i].grammar, NULL, 0}));
   while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
   poot_batch_arm_kernel_fault(r->b);
   POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
@@ -1105,7 +1106,7 @@ static void test_recover(void **state) {
                                i == 1   ? &sp
                                : i == 2 ? &pen
                                         : NULL,
-                               i == 3 ? gr : NULL};
+                               i == 3 ? gr : NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
@@ -1170,21 +1171,21 @@ static void test_tail_rows(void **state) {
   rig r;
   rig_open(&r, m, &bo);
   recorded rec = {0};
-  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL};
+  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 1, 3, 4); /* 3 tokens: one replay of 3 rows (was 3 replays) */
-  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL};
+  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 2, 1, 1); /* 1's chunk of 16 (the scheduler's cut), 0's decode row */
   /* 1's tail of 3 beside 0's decode row: one replay (was 4) */
   step_expect(r.b, &rec, 1, 4, 4);
-  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL};
+  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 2, 2, 2); /* 2's chunk, the decode rows of 0 and 1 */
   /* 2's tail of 5 does not fit the 2 rows left: 5 single steps, then the
    * decode rows */
   step_expect(r.b, &rec, 6, 2, 2);
-  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL};
+  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   /* 3 decode rows and 3's 3 rows: two replays of at most 4 rows, 3's rows
    * together (was 4 replays) */
@@ -1248,7 +1249,7 @@ static void test_middle_rung(void **state) {
   assert_int_equal(info.tail_chunk, 16);
   recorded rec = {0};
   POOT_ASSERT_OK(
-      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL}));
+      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL, NULL, 0}));
   step_expect(r.b, &rec, 2, 3, 4); /* 128, then 3 rows */
   while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
   rig_close(&r);
@@ -1328,7 +1329,7 @@ static void test_errors(void **state) {
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
-  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL}),
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL, NULL, 0}),
                      POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
   poot_batch_destroy(b);
