@@ -323,24 +323,23 @@ static bool same(const int32_t *a, const int32_t *b, int64_t n) {
 static int cmd_batch(const char *dir, const char *img_a, const char *img_b, const char *device,
                      int steps, int argc, char **argv) {
   bctx c = {.steps = steps}, *ctx = &c;
-  opened oa, ob;
-  poot_status st = open_all(dir, img_a, &oa);
-  if (!st) st = open_all(dir, img_b, &ob);
-  if (st) return fail(st);
-  c.model = oa.model;
-  c.vc = poot_vision_get_config(oa.vision);
-  const int64_t H = poot_model_get_config(c.model)->hidden_size, R = c.vc->rows;
   poot_device *dev = NULL;
   poot_executor *ex_v = NULL;
   poot_vision_runner *vr = NULL;
-  st = poot_device_open(device, NULL, &dev);
-  if (st && poot_status_code_of(st) == POOT_NO_DEVICE) {
+  poot_status st = poot_device_open(device, NULL, &dev);
+  if (st) {
+    if (poot_status_code_of(st) != POOT_NO_DEVICE) return fail(st);
     printf("SKIP: no %s device: %s\n", device, poot_status_message(st));
     poot_status_free(st);
-    close_all(&oa);
-    close_all(&ob);
     return 77;
   }
+  opened oa, ob;
+  st = open_all(dir, img_a, &oa);
+  if (!st) st = open_all(dir, img_b, &ob);
+  if (st) return poot_device_destroy(dev), fail(st);
+  c.model = oa.model;
+  c.vc = poot_vision_get_config(oa.vision);
+  const int64_t H = poot_model_get_config(c.model)->hidden_size, R = c.vc->rows;
   int32_t *ids = calloc((size_t)argc, sizeof *ids);
   for (int i = 0; i < argc; i++) ids[i] = atoi(argv[i]);
   c.ids = ids;
