@@ -25,11 +25,12 @@ each test image of tests/data/vision/images:
              text, equal to transformers' (a flip only where transformers'
              margin is inside the tier-2 flip tolerance, docs/verification.md).
   batch      llava-clip's chat prompt with two images (photo.jpg, lossy.webp) through
-             the batched runner with image rows on each present device
+             the batched runner with image rows on Vulkan and PTX when present
              (`vision_probe batch`: alone, beside a text request and each other,
-             preempted, after a kernel fault) equal to the single driver's greedy
-             ids, which equal the oracle's for photo.jpg; different images at
-             the same placeholder ids share no block.
+             preempted, through the row sampler, after a kernel fault) equal to the
+             single driver's ids, whose greedy ids equal the oracle's for
+             photo.jpg; different images at the same placeholder ids share no
+             block.
 
 Exit 0 when everything that could run passed, 77 when nothing could run, 1 on
 a failure.  Needs numpy.
@@ -474,7 +475,9 @@ def check_batch(c, name, model_dir):
     r = run([c.probe, "greedy", model_dir, images[0], "8"] + ids)
     oracle = r.stdout.split() if r.returncode == 0 else None
     c.ok(oracle is not None, f"{name}: batch: oracle greedy: {r.stderr.strip()[-300:]}")
-    for dev in DEVICES:
+    # Not on wgpu: its entries compile for seconds each there (4.3 s against lavapipe's 3.6 s
+    # on the development machine, for the same check: CI time).
+    for dev in [d for d in DEVICES if d != "wgpu"]:
         if dev in c.absent:
             continue
         r = run([c.probe, "batch", model_dir, images[0], images[1], dev, "8"] + ids)

@@ -19,6 +19,7 @@
  *                                                   PASS or the failures
  *
  * Exit 77 when the device is absent. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,11 +253,13 @@ static void print_ids(const char *what, const int32_t *ids, int64_t n) {
 }
 
 /* Greedy ids of the single driver (inputs NULL: the ids alone). */
-static poot_status driver_ids(bctx *ctx, const poot_driver_input *in, int32_t *out) {
+static poot_status driver_ids(bctx *ctx, const poot_driver_input *in,
+                              const poot_sampling_params *sp, int32_t *out) {
   poot_driver_generate_options go = poot_driver_generate_options_default();
   go.max_new_tokens = ctx->steps;
   go.ignore_stop = true;
   go.no_text = true;
+  go.sampling = sp;
   poot_driver_generate_result res = {0};
   poot_status st = in ? poot_driver_generate_with_inputs(ctx->d, ctx->ids, (size_t)ctx->n, in, 1,
                                                          &go, NULL, NULL, &res)
@@ -280,14 +283,16 @@ static poot_status runner(bctx *ctx, int32_t blocks, bool prefix, poot_batch **o
   return poot_batch_create(ctx->ex_b, ctx->model, &bo, out);
 }
 
-/* prompts[i] with image which[i] (0: A, 1: B, −1: none). */
+/* prompts[i] with image which[i] (0: A, 1: B, −1: none), sampled by sp[i]
+ * (sp NULL or sp[i] NULL: greedy). */
 static poot_status batch_run(bctx *ctx, poot_batch *b, const int *which, size_t n,
-                             poot_batch_output *outs) {
+                             const poot_sampling_params *const *sp, poot_batch_output *outs) {
   poot_batch_prompt p[4];
   for (size_t i = 0; i < n; i++)
     p[i] = (poot_batch_prompt){.ids = ctx->ids,
                                .n = ctx->n,
                                .max_new_tokens = ctx->steps,
+                               .sampling = sp ? sp[i] : NULL,
                                .inputs = which[i] >= 0 ? &ctx->in[which[i]] : NULL,
                                .n_inputs = which[i] >= 0 ? 1 : 0};
   return poot_batch_generate(b, p, n, NULL, outs);
@@ -318,8 +323,10 @@ static bool same(const int32_t *a, const int32_t *b, int64_t n) {
  *      blocks); A again reuses its own; each its ids;
  *   2. A, B and the text together: each its ids;
  *   3. A, B, B, A: preempted requests prefill again with their rows;
- *   4. a kernel fault after two ids, recovered (poot_batch_recover): the ids;
- *   5. bad inputs: a row at the last prompt index, a row of another width. */
+ *   4. B through the row sampler (a logit bias) beside A greedy: the
+ *      driver's ids with the same bias;
+ *   5. a kernel fault after two ids, recovered (poot_batch_recover): the ids;
+ *   6. bad inputs: a row at the last prompt index, a row of another width. */
 static int cmd_batch(const char *dir, const char *img_a, const char *img_b, const char *device,
                      int steps, int argc, char **argv) {
   bctx c = {.steps = steps}, *ctx = &c;
@@ -366,9 +373,20 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
   if (!st) st = poot_driver_create(c.ex_d, c.model, &dopt, &c.d);
   if (!st) st = poot_engine_create(dev, &c.ex_b);
   int32_t *want[3] = {calloc((size_t)steps, 4), calloc((size_t)steps, 4), calloc((size_t)steps, 4)};
-  if (!st) st = driver_ids(ctx, &c.in[0], want[0]);
-  if (!st) st = driver_ids(ctx, &c.in[1], want[1]);
-  if (!st) st = driver_ids(ctx, NULL, want[2]);
+  if (!st) st = driver_ids(ctx, &c.in[0], NULL, want[0]);
+  if (!st) st = driver_ids(ctx, &c.in[1], NULL, want[1]);
+  if (!st) st = driver_ids(ctx, NULL, NULL, want[2]);
+  /* B through the row sampler: greedy with a logit bias that bans B's
+   * third greedy id (a kind of its own, the cheapest to compile) */
+  poot_sampling_params sp;
+  poot_sampling_params_init(&sp);
+  sp.temperature = 0;
+  sp.seed = 42;
+  sp.ignore_eos = true;
+  sp.n_bias = 1;
+  sp.bias[0] = (poot_sampling_bias){.token = want[1][2], .bias = -INFINITY};
+  int32_t *want_s = calloc((size_t)steps, 4);
+  if (!st) st = driver_ids(ctx, &c.in[1], &sp, want_s);
   if (!st) {
     print_ids("driver A", want[0], steps);
     print_ids("driver B", want[1], steps);
@@ -384,7 +402,7 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
   /* 1. A, then B, then A: the salt */
   const int order[3] = {0, 1, 0};
   for (int i = 0; i < 3 && !st; i++) {
-    st = batch_run(ctx, b, &order[i], 1, outs);
+    st = batch_run(ctx, b, &order[i], 1, NULL, outs);
     if (st) break;
     printf("alone %c: reused %lld of %lld\n", "AB"[order[i]], (long long)outs[0].reused_tokens,
            (long long)c.n);
@@ -401,7 +419,7 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
   const int which[2][4] = {{0, 1, -1}, {0, 1, 1, 0}};
   for (int t = 0; t < 2 && !st; t++) {
     const size_t n = t ? 4 : 3;
-    st = batch_run(ctx, b, which[t], n, outs);
+    st = batch_run(ctx, b, which[t], n, NULL, outs);
     int32_t pre = 0;
     for (size_t i = 0; i < n && !st; i++) {
       const int w = which[t][i] < 0 ? 2 : which[t][i];
@@ -413,7 +431,24 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
     if (t) BCHECK(st || pre > 0, "no request was preempted: the test is blind");
     poot_batch_outputs_free(outs, n);
   }
-  /* 4. a kernel fault after two ids of each, recovered */
+  /* 4. B sampled (biased) beside A greedy: the sampled row is the prompt's
+   * last id (no row), after its image's chunks at B = 1 */
+  if (!st) {
+    const int which[2] = {1, 0};
+    const poot_sampling_params *sps[2] = {&sp, NULL};
+    st = batch_run(ctx, b, which, 2, sps, outs);
+    if (!st) {
+      print_ids("driver B sampled", want_s, steps);
+      print_ids("batch B sampled", outs[0].ids, outs[0].n);
+      BCHECK(outs[0].n == steps && same(outs[0].ids, want_s, steps),
+             "sampled: B's ids differ from the driver's with the same seed");
+      BCHECK(outs[1].n == steps && same(outs[1].ids, want[0], steps),
+             "sampled: A beside it differs from the driver's");
+      BCHECK(!same(want_s, want[1], steps), "B sampled gives B's greedy ids: the test is blind");
+    }
+    poot_batch_outputs_free(outs, 2);
+  }
+  /* 5. a kernel fault after two ids of each, recovered */
   if (!st) {
     for (int i = 0; i < 2 && !st; i++)
       st = poot_batch_submit(b, &(poot_batch_request){.prompt = ids,
@@ -445,7 +480,7 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
       BCHECK(ng[i] == steps && same(got[i], want[i], steps), "after the fault: request %d's ids differ", i);
     BCHECK(st || faulted, "no fault was injected");
   }
-  /* 5. bad inputs */
+  /* 6. bad inputs */
   if (!st) {
     poot_driver_input_row last = {.index = c.n - 1, .values = oa.rows, .n_values = (size_t)H};
     poot_driver_input bad = {.name = POOT_MODEL_SLOT_EMBEDS, .rows = &last, .n_rows = 1};
@@ -463,6 +498,7 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
   }
   poot_batch_destroy(b);
   for (int i = 0; i < 3; i++) free(want[i]);
+  free(want_s);
   free(c.rows[0]);
   free(c.rows[1]);
   free(ids);
