@@ -250,7 +250,7 @@ static poot_status admit_choice_in(poot__serve_engine_batch *e, bjob *bj, const 
       .n_prompt = (int64_t)n,
       .max_new_tokens = want,
       .caller_id = s->id,
-      .sampling = &sp,          /* greedy without a bias, penalties or logprobs: kind 0 */
+      .sampling = &sp,         /* greedy without a bias, penalties or logprobs: kind 0 */
       .grammar = job->grammar, /* response_format, a forced tool call */
       .inputs = job->inputs,   /* an image's rows (job->prepare) */
       .n_inputs = job->n_inputs};

@@ -22,6 +22,11 @@ _Static_assert(POOT__BATCH_STEP_ROWS(1) == BATCH_TAIL_ROWS + 1, "a step's rows")
 
 /* ------------------------------------------------------------ entries */
 
+/* An entry's bound inputs: the paged slots, then the sampler's or the
+ * input rows' (poot_batch_request.inputs). */
+#define PAGED_BOUND "token,pos,slot_map,write_map"
+#define ROWS_BOUND POOT_MODEL_SLOT_EMBEDS "," POOT_MODEL_SLOT_EMBEDS_ON
+
 /* A paged step of B rows of T tokens; suffix: 0 none (logits), 1 greedy, 2
  * the row sampler of `kind`. */
 static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_t blocks,
@@ -76,8 +81,7 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
                             (long long)e->batch, e->kind);
   poot_graph *g = NULL;
   const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
-  POOT_TRY(
-      trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, e->rows, &g));
+  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, e->rows, &g));
   char shape[128], sampling[32];
   snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d", (long long)e->batch,
            (long long)e->tokens, (long long)b->cap, b->bs, b->num_blocks + 1);
@@ -86,11 +90,9 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   poot_exec_entry_key key = {.program = b->program,
                              .step_shape = shape,
                              .sampling = sampling,
-                             .bound_inputs = suffix == 2 ? "token,pos,slot_map,write_map,sampler"
-                                             : e->rows ? "token,pos,slot_map,write_map,"
-                                                         POOT_MODEL_SLOT_EMBEDS
-                                                         "," POOT_MODEL_SLOT_EMBEDS_ON
-                                                       : "token,pos,slot_map,write_map"};
+                             .bound_inputs = suffix == 2 ? PAGED_BOUND ",sampler"
+                                             : e->rows   ? PAGED_BOUND "," ROWS_BOUND
+                                                         : PAGED_BOUND};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);

@@ -30,12 +30,13 @@ static poot_status check_input(const poot_driver_input *in, size_t k, const poot
   for (size_t i = 0; i < in->n_rows; i++) {
     const poot_driver_input_row *r = &in->rows[i];
     if (r->index < 0 || r->index >= n - 1)
-      return BAD("batch: input '%s' row %zu is at prompt index %lld; rows go at [0, %lld) (the "
-                 "prompt's last id cannot have one: its step samples the first new id)",
-                 in->name, i, (long long)r->index, (long long)(n - 1));
+      return BAD(
+          "batch: input '%s' row %zu is at prompt index %lld; rows go at [0, %lld) (the "
+          "prompt's last id cannot have one: its step samples the first new id)",
+          in->name, i, (long long)r->index, (long long)(n - 1));
     if (!r->values || (int64_t)r->n_values != H)
-      return BAD("batch: input '%s' row %zu has %zu values%s; the model's rows have %lld",
-                 in->name, i, r->n_values, r->values ? "" : " (NULL)", (long long)H);
+      return BAD("batch: input '%s' row %zu has %zu values%s; the model's rows have %lld", in->name,
+                 i, r->n_values, r->values ? "" : " (NULL)", (long long)H);
   }
   return NULL;
 }

@@ -439,7 +439,8 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL, NULL, 0}; /* ragged ends */
+    s->p[i] =
+        (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL, NULL, 0}; /* ragged ends */
   }
 }
 
@@ -770,7 +771,9 @@ static void test_penalties_grammar(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 4 + (i * 7) % 19;
     make_prompt((uint32_t)(700 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW,
+    p[i] = (poot_batch_prompt){ids[i],
+                               len,
+                               NEW,
                                i < 2    ? &sp[i]
                                : i == 3 ? &sp[3]
                                         : NULL,
@@ -778,7 +781,8 @@ static void test_penalties_grammar(void **state) {
                                : i == 3 ? gs
                                : i == 5 ? gw /* a third grammar row beside 2 and 3 */
                                         : NULL,
-                               NULL, 0};
+                               NULL,
+                               0};
   }
   /* request 1 (penalties over the whole history) starts with request 0's
    * prompt, a block it reuses alone: ids it never fed count in its window */
@@ -1102,11 +1106,8 @@ static void test_recover(void **state) {
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW,
-                               i == 1   ? &sp
-                               : i == 2 ? &pen
-                                        : NULL,
-                               i == 3 ? gr : NULL, NULL, 0};
+    p[i] = (poot_batch_prompt){
+        ids[i], 20, NEW, i == 1 ? &sp : i == 2 ? &pen : NULL, i == 3 ? gr : NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;

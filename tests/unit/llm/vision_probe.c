@@ -237,13 +237,13 @@ typedef struct bctx {
   poot_driver_input in[2];
 } bctx;
 
-#define BCHECK(x, ...)                                                                             \
-  do {                                                                                             \
-    if (!(x)) {                                                                                    \
-      printf("FAIL: " __VA_ARGS__);                                                                \
-      printf("\n");                                                                                \
-      ctx->failures++;                                                                             \
-    }                                                                                              \
+#define BCHECK(x, ...)              \
+  do {                              \
+    if (!(x)) {                     \
+      printf("FAIL: " __VA_ARGS__); \
+      printf("\n");                 \
+      ctx->failures++;              \
+    }                               \
   } while (0)
 
 static void print_ids(const char *what, const int32_t *ids, int64_t n) {
@@ -261,10 +261,10 @@ static poot_status driver_ids(bctx *ctx, const poot_driver_input *in,
   go.no_text = true;
   go.sampling = sp;
   poot_driver_generate_result res = {0};
-  poot_status st = in ? poot_driver_generate_with_inputs(ctx->d, ctx->ids, (size_t)ctx->n, in, 1,
-                                                         &go, NULL, NULL, &res)
-                      : poot_driver_generate_ids(ctx->d, ctx->ids, (size_t)ctx->n, &go, NULL,
-                                                 NULL, &res);
+  poot_status st =
+      in ? poot_driver_generate_with_inputs(ctx->d, ctx->ids, (size_t)ctx->n, in, 1, &go, NULL,
+                                            NULL, &res)
+         : poot_driver_generate_ids(ctx->d, ctx->ids, (size_t)ctx->n, &go, NULL, NULL, &res);
   if (!st && res.n_ids != (size_t)ctx->steps)
     st = poot_status_make(POOT_INTERNAL, "the driver gave %zu ids", res.n_ids);
   for (size_t i = 0; !st && i < res.n_ids; i++) out[i] = res.ids[i];
@@ -361,11 +361,15 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
     int64_t r = 0;
     for (int64_t i = 0; i < c.n && r < R; i++)
       if (ids[i] == (int32_t)c.vc->image_token_id)
-        c.rows[k][r] = (poot_driver_input_row){
-            .index = i, .values = (k ? ob.rows : oa.rows) + r * H, .n_values = (size_t)H},
+        c.rows[k][r] =
+            (poot_driver_input_row){
+                .index = i, .values = (k ? ob.rows : oa.rows) + r * H, .n_values = (size_t)H},
         r++;
-    if (r != R) st = poot_status_make(POOT_INVALID_ARGUMENT, "the prompt has %lld image tokens, not %lld", (long long)r, (long long)R);
-    c.in[k] = (poot_driver_input){.name = POOT_MODEL_SLOT_EMBEDS, .rows = c.rows[k], .n_rows = (size_t)R};
+    if (r != R)
+      st = poot_status_make(POOT_INVALID_ARGUMENT, "the prompt has %lld image tokens, not %lld",
+                            (long long)r, (long long)R);
+    c.in[k] =
+        (poot_driver_input){.name = POOT_MODEL_SLOT_EMBEDS, .rows = c.rows[k], .n_rows = (size_t)R};
   }
   poot_driver_options dopt = poot_driver_options_default();
   dopt.kv_dtype = POOT_DTYPE_F32;
@@ -475,17 +479,22 @@ static int cmd_batch(const char *dir, const char *img_a, const char *img_b, cons
       }
     }
     int64_t *ng = rec.n;
-    int32_t (*got)[64] = rec.ids;
+    int32_t(*got)[64] = rec.ids;
     for (int i = 0; i < 2 && !st; i++)
-      BCHECK(ng[i] == steps && same(got[i], want[i], steps), "after the fault: request %d's ids differ", i);
+      BCHECK(ng[i] == steps && same(got[i], want[i], steps),
+             "after the fault: request %d's ids differ", i);
     BCHECK(st || faulted, "no fault was injected");
   }
   /* 6. bad inputs */
   if (!st) {
     poot_driver_input_row last = {.index = c.n - 1, .values = oa.rows, .n_values = (size_t)H};
     poot_driver_input bad = {.name = POOT_MODEL_SLOT_EMBEDS, .rows = &last, .n_rows = 1};
-    poot_batch_request rq = {.prompt = ids, .n_prompt = c.n, .max_new_tokens = 1, .caller_id = 9,
-                             .inputs = &bad, .n_inputs = 1};
+    poot_batch_request rq = {.prompt = ids,
+                             .n_prompt = c.n,
+                             .max_new_tokens = 1,
+                             .caller_id = 9,
+                             .inputs = &bad,
+                             .n_inputs = 1};
     poot_status e = poot_batch_submit(b, &rq);
     BCHECK(poot_status_code_of(e) == POOT_INVALID_ARGUMENT, "a row at the last prompt index");
     poot_status_free(e);
@@ -537,8 +546,8 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "decode") == 0) return cmd_decode(argv[2]);
   if (argc >= 8 && strcmp(argv[1], "batch") == 0)
     return cmd_batch(argv[2], argv[3], argv[4], argv[5], atoi(argv[6]), argc - 7, argv + 7);
-  fprintf(
-      stderr,
-      "usage: vision_probe pixels|rows|greedy|decode|batch ... (see tests/unit/llm/vision_probe.c)\n");
+  fprintf(stderr,
+          "usage: vision_probe pixels|rows|greedy|decode|batch ... (see "
+          "tests/unit/llm/vision_probe.c)\n");
   return 2;
 }
