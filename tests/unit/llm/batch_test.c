@@ -24,6 +24,9 @@
  *  - recovery: a kernel fault in the middle of four requests (one sampled),
  *    recovered by an executor reset and by a move to a new executor: every
  *    request ends with its unfaulted ids, and no block stays published;
+ *  - input rows (poot_batch_request.inputs): embedding-table rows in place
+ *    of prompt ids give those ids' output; other rows at the same ids share
+ *    no block; bad rows are refused;
  *  - option errors, and sizing from the device's memory.
  * On wgpu only the tier-2 case and the errors run (each entry compiles for
  * seconds there; the rest does not depend on the device). */
@@ -1014,6 +1017,98 @@ static void test_logprobs(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ input rows */
+
+/* Rows of the token embedding table (stories260K's is f32) at positions
+ * [5, 13) of a prompt whose ids there are 0 give the ids of the prompt with
+ * those tokens (the rows equal their gathers); two such requests with
+ * other rows at the same placeholder ids share no block (salted); a row at
+ * the last index, of another width or twice at one index is refused; a
+ * request with rows cancelled before it runs frees them. */
+static void test_input_rows(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "input rows");
+  const poot_model_config *c = poot_model_get_config(m);
+  const int64_t V = c->vocab_size, H = c->hidden_size, N = 30, NEW = 6;
+  poot_model_step step = {.batch = 1, .tokens = 1, .cap = 4};
+  poot_model_trace_options to = poot_model_trace_options_for(m);
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_model_trace(c, &step, &to, &g));
+  const poot_region *root = poot_graph_root(g);
+  poot_tensor table = {0};
+  for (uint32_t i = 0; i < root->num_nodes && !table.data; i++) {
+    const poot_node *nd = poot_graph_node(g, root->nodes[i]);
+    poot_weight_ref ref;
+    if (nd->op != POOT_OP_LEAF || nd->storage != POOT_STORAGE_WEIGHT) continue;
+    POOT_ASSERT_OK(poot_weight_map_find(poot_model_get_weight_map(m), nd->weight.key,
+                                        nd->weight.name, &ref));
+    if (ref.role != POOT_WEIGHT_TOKEN_EMBD) continue;
+    assert_int_equal(poot_graph_value_type(g, nd->results[0])->dtype, POOT_DTYPE_F32);
+    POOT_ASSERT_OK(poot_model_weight_tensor(m, &nd->weight, poot_graph_value_type(g, nd->results[0]),
+                                            &table));
+  }
+  poot_graph_destroy(g);
+  assert_non_null(table.data);
+  int32_t p[2][30], q[30];
+  make_prompt(21, V, p[0], N);
+  make_prompt(22, V, p[1], N);
+  memcpy(p[1], p[0], 5 * sizeof *q); /* the same ids but at the rows' places */
+  memcpy(p[1] + 13, p[0] + 13, (size_t)(N - 13) * sizeof *q);
+  memcpy(q, p[0], sizeof q);
+  poot_driver_input_row rows[2][8];
+  poot_driver_input in[2];
+  for (int k = 0; k < 2; k++) {
+    for (int64_t i = 0; i < 8; i++)
+      rows[k][i] = (poot_driver_input_row){
+          .index = 5 + i, .values = (const float *)table.data + p[k][5 + i] * H, .n_values = (size_t)H};
+    in[k] = (poot_driver_input){.name = POOT_MODEL_SLOT_EMBEDS, .rows = rows[k], .n_rows = 8};
+  }
+  for (int64_t i = 5; i < 13; i++) q[i] = 0;
+  poot_batch_options bo = small_options(4, 64, 4, 32, true);
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_prompt plain[2] = {{p[0], N, NEW, NULL, NULL, NULL, 0},
+                                {p[1], N, NEW, NULL, NULL, NULL, 0}};
+  poot_batch_prompt with[3] = {{q, N, NEW, NULL, NULL, &in[0], 1},
+                               {q, N, NEW, NULL, NULL, &in[1], 1},
+                               {q, N, NEW, NULL, NULL, &in[0], 1}};
+  poot_batch_output want[2], got[3];
+  POOT_ASSERT_OK(poot_batch_generate(r.b, plain, 2, NULL, want));
+  rig_close(&r);
+  rig_open(&r, m, &bo); /* a fresh pool: the plain prompts' blocks gone */
+  for (int i = 0; i < 3; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &with[i], 1, NULL, &got[i]));
+  expect_same(&got[0], &want[0], 1, "rows of the first prompt's tokens");
+  expect_same(&got[1], &want[1], 1, "rows of the second prompt's tokens");
+  expect_same(&got[2], &want[0], 1, "the first rows again");
+  assert_int_equal(got[1].reused_tokens, 0); /* salted: none of the first rows' blocks */
+  assert_int_equal(got[2].reused_tokens, 28); /* its own 7 blocks of 4 */
+  poot_batch_outputs_free(want, 2);
+  poot_batch_outputs_free(got, 3);
+  /* refusals, and rows freed by a cancel */
+  poot_batch_request rq = {.prompt = q, .n_prompt = N, .max_new_tokens = 2, .caller_id = 5,
+                           .inputs = &in[0], .n_inputs = 1};
+  rows[0][7].index = N - 1;
+  POOT_ASSERT_STATUS_MSG(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT, "last id");
+  rows[0][7].index = 5;
+  POOT_ASSERT_STATUS_MSG(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT, "two rows");
+  rows[0][7].index = 12;
+  rows[0][0].n_values = (size_t)H - 1;
+  POOT_ASSERT_STATUS(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT);
+  rows[0][0].n_values = (size_t)H;
+  in[0].name = "pixels";
+  POOT_ASSERT_STATUS(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT);
+  in[0].name = POOT_MODEL_SLOT_EMBEDS;
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  POOT_ASSERT_OK(poot_batch_cancel(r.b, 5));
+  poot_scheduler_request_info info;
+  assert_true(poot_batch_take_finished(r.b, &info));
+  assert_int_equal(info.finish, POOT_SCHEDULER_FINISH_CANCELLED);
+  rq.caller_id = 6; /* held when the runner is destroyed: freed then */
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  rig_close(&r);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ recovery */
 
 /* Each caller id's ids, as the step callback reports them. */
@@ -1364,6 +1459,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
       cmocka_unit_test(test_penalties_grammar),
+      cmocka_unit_test(test_input_rows),
       /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
       cmocka_unit_test(test_recover),
   };
