@@ -1040,12 +1040,12 @@ static void test_input_rows(void **state) {
     const poot_node *nd = poot_graph_node(g, root->nodes[i]);
     poot_weight_ref ref;
     if (nd->op != POOT_OP_LEAF || nd->storage != POOT_STORAGE_WEIGHT) continue;
-    POOT_ASSERT_OK(poot_weight_map_find(poot_model_get_weight_map(m), nd->weight.key,
-                                        nd->weight.name, &ref));
+    POOT_ASSERT_OK(
+        poot_weight_map_find(poot_model_get_weight_map(m), nd->weight.key, nd->weight.name, &ref));
     if (ref.role != POOT_WEIGHT_TOKEN_EMBD) continue;
     assert_int_equal(poot_graph_value_type(g, nd->results[0])->dtype, POOT_DTYPE_F32);
-    POOT_ASSERT_OK(poot_model_weight_tensor(m, &nd->weight, poot_graph_value_type(g, nd->results[0]),
-                                            &table));
+    POOT_ASSERT_OK(
+        poot_model_weight_tensor(m, &nd->weight, poot_graph_value_type(g, nd->results[0]), &table));
   }
   poot_graph_destroy(g);
   assert_non_null(table.data);
@@ -1059,8 +1059,9 @@ static void test_input_rows(void **state) {
   poot_driver_input in[2];
   for (int k = 0; k < 2; k++) {
     for (int64_t i = 0; i < 8; i++)
-      rows[k][i] = (poot_driver_input_row){
-          .index = 5 + i, .values = (const float *)table.data + p[k][5 + i] * H, .n_values = (size_t)H};
+      rows[k][i] = (poot_driver_input_row){.index = 5 + i,
+                                           .values = (const float *)table.data + p[k][5 + i] * H,
+                                           .n_values = (size_t)H};
     in[k] = (poot_driver_input){.name = POOT_MODEL_SLOT_EMBEDS, .rows = rows[k], .n_rows = 8};
   }
   for (int64_t i = 5; i < 13; i++) q[i] = 0;
@@ -1080,13 +1081,17 @@ static void test_input_rows(void **state) {
   expect_same(&got[0], &want[0], 1, "rows of the first prompt's tokens");
   expect_same(&got[1], &want[1], 1, "rows of the second prompt's tokens");
   expect_same(&got[2], &want[0], 1, "the first rows again");
-  assert_int_equal(got[1].reused_tokens, 0); /* salted: none of the first rows' blocks */
+  assert_int_equal(got[1].reused_tokens, 0);  /* salted: none of the first rows' blocks */
   assert_int_equal(got[2].reused_tokens, 28); /* its own 7 blocks of 4 */
   poot_batch_outputs_free(want, 2);
   poot_batch_outputs_free(got, 3);
   /* refusals, and rows freed by a cancel */
-  poot_batch_request rq = {.prompt = q, .n_prompt = N, .max_new_tokens = 2, .caller_id = 5,
-                           .inputs = &in[0], .n_inputs = 1};
+  poot_batch_request rq = {.prompt = q,
+                           .n_prompt = N,
+                           .max_new_tokens = 2,
+                           .caller_id = 5,
+                           .inputs = &in[0],
+                           .n_inputs = 1};
   rows[0][7].index = N - 1;
   POOT_ASSERT_STATUS_MSG(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT, "last id");
   rows[0][7].index = 5;
