@@ -70,7 +70,7 @@ static int parse_flags(int argc, char **argv, serve_flags *f) {
        1, LLONG_MAX},
       {POOT_FLAG_MAX_SEQS, &f->max_seqs,
        "sequences run at once (default 1: the single engine;\n"
-       "more: the batched engine, which refuses images for now)",
+       "more: the batched engine over a paged KV pool)",
        1, 4096},
       {POOT_FLAG_MAX_QUEUE, &f->max_queue, "requests that may wait (default 64); one more is 429",
        1, 1 << 20},

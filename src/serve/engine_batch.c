@@ -9,6 +9,11 @@
  * the requests of a job whose client went away, and ends a job when its
  * last choice is taken finished.
  *
+ * A job with images runs the vision tower first (its prepare hook, as the
+ * single engine does); the rows go with each of its requests
+ * (poot_batch_request.inputs), which the runner keeps until the request
+ * ends.
+ *
  * A step that fails with a device fault is recovered as the single engine
  * recovers (engine.c): KERNEL_FAULT / NEEDS_RESET reset the runner's
  * executor; POISONED, DEVICE_LOST and TIMEOUT make a new device context
@@ -245,8 +250,10 @@ static poot_status admit_choice_in(poot__serve_engine_batch *e, bjob *bj, const 
       .n_prompt = (int64_t)n,
       .max_new_tokens = want,
       .caller_id = s->id,
-      .sampling = &sp,          /* greedy without a bias, penalties or logprobs: kind 0 */
-      .grammar = job->grammar}; /* response_format, a forced tool call */
+      .sampling = &sp,         /* greedy without a bias, penalties or logprobs: kind 0 */
+      .grammar = job->grammar, /* response_format, a forced tool call */
+      .inputs = job->inputs,   /* an image's rows (job->prepare) */
+      .n_inputs = job->n_inputs};
   POOT_TRY(poot_batch_submit(e->b, &rq));
   s->submitted = true;
   return NULL;
@@ -282,11 +289,10 @@ static void admit(poot__serve_engine_batch *e, poot__serve_job *job) {
   bj->job = job;
   e->jobs[e->n_jobs++] = bj;
   bj->n_left = 1; /* held while admitting */
-  /* the server refuses images here (batch_refuses): their encoder runs
-   * through the single engine's driver */
-  poot_status st =
-      job->prepare ? poot_status_make(POOT_UNSUPPORTED, "serve: images need --max-seqs 1 for now")
-                   : NULL;
+  /* the vision tower's rows of the job's images (bound as the prompt's
+   * "embeds"), on this thread over the runtime's device, once for all its
+   * choices; each runner request keeps a copy until it ends */
+  poot_status st = job->prepare ? job->prepare(job) : NULL;
   for (size_t p = 0; p < job->n_prompts && !st; p++) {
     job->prompt_tokens += job->prompt_lens[p];
     for (uint32_t c = 0; c < job->n && !st; c++)

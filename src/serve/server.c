@@ -750,17 +750,6 @@ static void wait_call(call *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
-/* What the batched engine (--max-seqs > 1) cannot run yet: INVALID_ARGUMENT
- * naming the field (docs/serve.md "The two engines"). Penalties,
- * response_format and forced tool calls (a grammar) run there. */
-static poot_status batch_refuses(const poot__serve_request *r, const char **out_param) {
-  if (!r->n_images) return NULL;
-  *out_param = "messages";
-  return poot_status_make(POOT_INVALID_ARGUMENT,
-                          "images in 'messages' need a server started with --max-seqs 1 for now "
-                          "(the batched engine runs no vision encoder yet)");
-}
-
 static void generate(poot_server *srv, const poot__http_request *req, poot__serve_kind kind,
                      poot__http_response *out) {
   poot__serve_endpoint ep = kind == POOT_SERVE_CHAT ? POOT_ENDPOINT_CHAT : POOT_ENDPOINT_COMPLETIONS;
@@ -795,7 +784,6 @@ static void generate(poot_server *srv, const poot__http_request *req, poot__serv
                                         srv->model_name);
     if (!st) c->job.prepare = vision_prepare;
   }
-  if (!st && srv->o.max_seqs > 1) st = batch_refuses(&r, &param);
   if (!st) setup_toolcalls(srv, &r, c);
   if (!st) st = make_prompts(srv, &arena, &r, c, &param, &code);
   if (!st && c->parse && forced(&r)) c->tp.starts_in_reasoning = false; /* the grammar writes calls */

@@ -48,6 +48,7 @@
 
 #include "poot/base.h"
 #include "poot/exec.h"
+#include "poot/llm/driver.h"
 #include "poot/llm/grammar.h"
 #include "poot/llm/kv_pool.h"
 #include "poot/llm/model.h"
@@ -179,10 +180,27 @@ typedef struct poot_batch_request {
    * (the driver's POOT_DRIVER_STOP_GRAMMAR). With sampling NULL it runs
    * greedy. Needs the model's tokenizer. */
   const poot_grammar *grammar;
+  /* Input rows (n_inputs 0: none): as poot_driver_generate_with_inputs's,
+   * the one input a decoder declares, "embeds" (an image's rows from the
+   * vision tower, docs/vision.md), each row replacing the embedding of the
+   * prompt id at its index. Borrowed for the call: the rows are copied and
+   * kept with the request until it is taken finished, so a preempted or
+   * recovered request is prefilled again with them. A prompt chunk that
+   * holds a row runs through the B = 1 prefill entries traced with the
+   * embeds slots (its tail included: never a row of the greedy decode
+   * replays); the request's blocks are salted with a hash of the rows
+   * (poot_scheduler_request.prefix_salt), so its prompt never matches
+   * blocks computed from other rows at the same placeholder ids. The last
+   * prompt id cannot have a row (its step samples the first new id). */
+  const poot_driver_input *inputs;
+  size_t n_inputs;
 } poot_batch_request;
 
 /* Checks the sampler (INVALID_ARGUMENT naming the field; a grammar without
- * a tokenizer), then poot_scheduler_submit's statuses. */
+ * a tokenizer) and the input rows (INVALID_ARGUMENT naming the input: an
+ * unknown or repeated name, a row index outside the prompt, repeated or
+ * the last, a row of another width than hidden_size, NULL values), then
+ * poot_scheduler_submit's statuses; OUT_OF_MEMORY. */
 POOT_MUST_USE poot_status poot_batch_submit(poot_batch *batch, const poot_batch_request *request);
 /* poot_scheduler_cancel's statuses. */
 POOT_MUST_USE poot_status poot_batch_cancel(poot_batch *batch, uint64_t caller_id);
@@ -282,6 +300,8 @@ typedef struct poot_batch_prompt {
   int64_t max_new_tokens;
   const poot_sampling_params *sampling; /* NULL: greedy (poot_batch_request.sampling) */
   const poot_grammar *grammar;          /* NULL: none (poot_batch_request.grammar) */
+  const poot_driver_input *inputs;      /* n_inputs: poot_batch_request.inputs */
+  size_t n_inputs;
 } poot_batch_prompt;
 
 typedef struct poot_batch_output {

@@ -134,6 +134,20 @@ void poot_kv_pool_get_options(const poot_kv_pool *pool, poot_kv_pool_options *ou
 POOT_MUST_USE poot_status poot_kv_pool_seq_open(poot_kv_pool *pool, const int32_t *tokens,
                                                 int64_t n, int32_t *out_seq, int64_t *out_reused);
 
+/* As poot_kv_pool_seq_open, with the sequence's chain hashes seeded by
+ * `salt` (0: unsalted, as seq_open): the first block's parent hash is
+ * poot_kv_pool_root_hash(salt), so its blocks match only blocks published
+ * by a sequence of the same salt. How rows that are not the token ids'
+ * (input embeddings: an image's rows at its placeholder ids) keep a prompt
+ * from matching blocks computed from other rows: the salt is a hash of
+ * those rows. */
+POOT_MUST_USE poot_status poot_kv_pool_seq_open_salted(poot_kv_pool *pool, const int32_t *tokens,
+                                                       int64_t n, uint64_t salt, int32_t *out_seq,
+                                                       int64_t *out_reused);
+/* The first block's parent hash of a sequence opened with `salt`:
+ * POOT_KV_POOL_ROOT_HASH for 0, else poot_hash64(salt, seed = the root). */
+uint64_t poot_kv_pool_root_hash(uint64_t salt);
+
 /* Releases the sequence's blocks (last to first; see Eviction) and closes
  * it. The handle may be reused by a later seq_open. An invalid or closed
  * handle is ignored. */

@@ -96,6 +96,10 @@ typedef struct poot_scheduler_request {
   int64_t n_prompt;       /* ≥ 1 */
   int64_t max_new_tokens; /* ≥ 1 */
   uint64_t caller_id;     /* the caller's name for it; unique among its requests */
+  /* 0: none. Else its blocks' chain hashes are salted with it
+   * (poot_kv_pool_seq_open_salted): its prompt matches only blocks of
+   * requests with the same salt (rows other than the ids' embeddings). */
+  uint64_t prefix_salt;
 } poot_scheduler_request;
 
 /* Queues a request (at the back). INVALID_ARGUMENT for n_prompt or

@@ -22,16 +22,22 @@ _Static_assert(POOT__BATCH_STEP_ROWS(1) == BATCH_TAIL_ROWS + 1, "a step's rows")
 
 /* ------------------------------------------------------------ entries */
 
+/* An entry's bound inputs: the paged slots, then the sampler's or the
+ * input rows' (poot_batch_request.inputs). */
+#define PAGED_BOUND "token,pos,slot_map,write_map"
+#define ROWS_BOUND POOT_MODEL_SLOT_EMBEDS "," POOT_MODEL_SLOT_EMBEDS_ON
+
 /* A paged step of B rows of T tokens; suffix: 0 none (logits), 1 greedy, 2
  * the row sampler of `kind`. */
 static poot_status trace_entry(const poot_batch *b, int64_t B, int64_t T, int32_t blocks,
-                               int suffix, uint32_t kind, poot_graph **out) {
+                               int suffix, uint32_t kind, bool rows, poot_graph **out) {
   poot_model_step step = {.batch = B,
                           .tokens = T,
                           .cap = b->cap,
                           .paged = true,
                           .block_size = b->bs,
-                          .num_blocks = blocks};
+                          .num_blocks = blocks,
+                          .input_embeds = rows};
   poot_model_trace_options to = poot_model_trace_options_for(b->model);
   to.kv_dtype = b->kv;
   POOT_TRY(poot_model_trace(poot_model_get_config(b->model), &step, &to, out));
@@ -75,7 +81,7 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
                             (long long)e->batch, e->kind);
   poot_graph *g = NULL;
   const int suffix = e->logits ? 0 : e->kind ? 2 : 1;
-  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, &g));
+  POOT_TRY(trace_entry(b, e->batch, e->tokens, b->num_blocks + 1, suffix, e->kind, e->rows, &g));
   char shape[128], sampling[32];
   snprintf(shape, sizeof shape, "paged:B=%lld:T=%lld:cap=%lld:bs=%d:blocks=%d", (long long)e->batch,
            (long long)e->tokens, (long long)b->cap, b->bs, b->num_blocks + 1);
@@ -84,8 +90,9 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   poot_exec_entry_key key = {.program = b->program,
                              .step_shape = shape,
                              .sampling = sampling,
-                             .bound_inputs = suffix == 2 ? "token,pos,slot_map,write_map,sampler"
-                                                         : "token,pos,slot_map,write_map"};
+                             .bound_inputs = suffix == 2 ? PAGED_BOUND ",sampler"
+                                             : e->rows   ? PAGED_BOUND "," ROWS_BOUND
+                                                         : PAGED_BOUND};
   uint32_t id = UINT32_MAX;
   poot_status st = poot_exec_add_entry(b->ex, &key, g, &id, NULL);
   poot_graph_destroy(g);
@@ -98,6 +105,9 @@ poot_status poot__batch_ensure_entry(poot_batch *b, batch_entry *e) {
   if (!st) st = poot_exec_entry_slot(b->ex, id, "slot_map", &e->table);
   if (!st) st = poot_exec_entry_slot(b->ex, id, "write_map", &e->write);
   if (!st && suffix == 2) st = bind_sampler(b, e);
+  if (!st && e->rows) st = poot_exec_entry_slot(b->ex, id, POOT_MODEL_SLOT_EMBEDS, &e->s_embeds);
+  if (!st && e->rows)
+    st = poot_exec_entry_slot(b->ex, id, POOT_MODEL_SLOT_EMBEDS_ON, &e->s_embeds_on);
   if (st) {
     poot_status_free(poot_exec_remove_entry(b->ex, id));
     return st;
@@ -286,22 +296,43 @@ static poot_status run_greedy(poot_batch *b, const poot_scheduler_plan *plan, in
   return ng > 0 ? run_rows_split(b, plan, b->grows, ng, ids, nonfinite, replays) : NULL;
 }
 
+/* One replay of rows entry `e` (B = 1; the token, pos, table and write
+ * copies filled) with im's rows of positions [pos, pos + T) bound. */
+static poot_status replay_rows(poot_batch *b, batch_entry *e, const batch_img *im, int64_t pos) {
+  POOT_TRY(poot__batch_ensure_entry(b, e)); /* its slot handles */
+  const int64_t T = e->tokens, H = poot_model_get_config(b->model)->hidden_size;
+  poot__batch_inputs_fill(b, im, pos, T);
+  int64_t ed[3] = {1, T, H}, od[2] = {1, T};
+  poot_tensor et = {.type = poot_type_make(POOT_DTYPE_F32, 3, ed),
+                    .data = b->emb,
+                    .size = (size_t)(T * H) * sizeof *b->emb};
+  poot_tensor ot = {.type = poot_type_make(POOT_DTYPE_I32, 2, od),
+                    .data = b->emb_on,
+                    .size = (size_t)T * sizeof *b->emb_on};
+  const poot_exec_slot_value extra[2] = {{e->s_embeds, &et}, {e->s_embeds_on, &ot}};
+  return poot__batch_replay(b, e, extra, 2, b->out, 2 * 4);
+}
+
 /* Tokens [from, from + n) of an item through the chunk ladder at B = 1:
  * the longest rung that fits, then single steps; the last step's pair is
- * the item's. */
-static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, int64_t from, int64_t n,
-                            int32_t *id, bool *nonfinite, int32_t *replays) {
+ * the item's. A step that holds a position with an input row of `im`
+ * (NULL: none) runs through the rows entry of its size, the rows bound. */
+static poot_status run_item(poot_batch *b, const poot_scheduler_work *w, const batch_img *im,
+                            int64_t from, int64_t n, int32_t *id, bool *nonfinite,
+                            int32_t *replays) {
   for (int64_t i = from; i < from + n;) {
     const int s = poot__driver_ladder_rung(b->ladder, from + n - i);
     batch_entry *e = s >= 0 ? &b->prefill[s] : &b->decode[0];
     const int64_t T = e->tokens;
+    const bool rows = poot__batch_inputs_any(im, w->pos + i, T);
+    if (rows) e = s >= 0 ? &b->prefill_rows[s] : &b->decode_rows;
     for (int64_t j = 0; j < T; j++) {
       b->tok[j] = w->tokens[i + j];
       POOT_TRY(write_row(b, w->seq, w->pos + i + j, &b->write[j]));
     }
     b->pos[0] = (int32_t)(w->pos + i);
     fill_table(b, 0, w->blocks, w->n_blocks);
-    POOT_TRY(replay(b, e, b->out, 2 * 4));
+    POOT_TRY(rows ? replay_rows(b, e, im, w->pos + i) : replay(b, e, b->out, 2 * 4));
     (*replays)++;
     i += T;
   }
@@ -364,7 +395,7 @@ static poot_status bind_executor(poot_batch *b) {
   }
   /* The weights do not depend on the pool's size: one block will do. */
   poot_graph *g = NULL;
-  POOT_TRY(trace_entry(b, 1, 1, 1, 0, 0, &g));
+  POOT_TRY(trace_entry(b, 1, 1, 1, 0, 0, false, &g));
   poot_status st = poot__driver_load_weights(b->ex, b->model, g);
   poot_graph_destroy(g);
   return st;
@@ -427,6 +458,7 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   if (!b) return OOM("batch runner");
   b->ex = executor;
   b->model = model;
+  poot_map_init(&b->img_index);
   poot_status st = check_options(o, c, b);
   if (st) goto fail;
   b->program = poot_strdup(o->program ? o->program : "model");
@@ -461,8 +493,11 @@ poot_status poot_batch_create(poot_executor *executor, poot_model *model,
   if ((st = poot_scheduler_create(b->pool, &so, &b->sched))) goto unload;
   for (int32_t i = 0; i < b->n_sizes; i++)
     b->decode[i] = (batch_entry){.batch = b->sizes[i], .tokens = 1};
-  for (int i = 0; i < LADDER_RUNGS; i++)
+  for (int i = 0; i < LADDER_RUNGS; i++) {
     b->prefill[i] = (batch_entry){.batch = 1, .tokens = b->ladder[i]};
+    b->prefill_rows[i] = (batch_entry){.batch = 1, .tokens = b->ladder[i], .rows = true};
+  }
+  b->decode_rows = (batch_entry){.batch = 1, .tokens = 1, .rows = true};
   const int64_t rows = b->max_batch > b->chunk ? b->max_batch : b->chunk;
   b->tok = poot_calloc((size_t)rows, sizeof *b->tok);
   b->write = poot_calloc((size_t)rows, sizeof *b->write);
@@ -496,6 +531,7 @@ unload:
   poot_exec_unload(b->ex);
 fail:
   poot__batch_sample_deinit(b);
+  poot__batch_inputs_deinit(b);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
   poot_free(b->tok);
@@ -528,9 +564,14 @@ void poot_batch_destroy(poot_batch *b) {
     if (b->decode_logits[i].added)
       poot_status_free(poot_exec_remove_entry(b->ex, b->decode_logits[i].id));
   }
-  for (int i = 0; i < LADDER_RUNGS; i++)
+  for (int i = 0; i < LADDER_RUNGS; i++) {
     if (b->prefill[i].added) poot_status_free(poot_exec_remove_entry(b->ex, b->prefill[i].id));
+    if (b->prefill_rows[i].added)
+      poot_status_free(poot_exec_remove_entry(b->ex, b->prefill_rows[i].id));
+  }
+  if (b->decode_rows.added) poot_status_free(poot_exec_remove_entry(b->ex, b->decode_rows.id));
   poot__batch_sample_deinit(b);
+  poot__batch_inputs_deinit(b);
   if (b->ex) poot_exec_unload(b->ex);
   poot_scheduler_destroy(b->sched);
   poot_kv_pool_destroy(b->pool);
@@ -628,19 +669,34 @@ void poot_batch_get_stats(const poot_batch *b, poot_batch_stats *out) {
 
 poot_status poot_batch_submit(poot_batch *b, const poot_batch_request *r) {
   if (!r) return BAD("batch: NULL request");
+  batch_img *im = NULL;
+  POOT_TRY(poot__batch_inputs_make(b, r, &im));
   batch_req rec;
-  POOT_TRY(poot__batch_sample_make(b, r->sampling, r->grammar, &rec));
+  poot_status st = poot__batch_sample_make(b, r->sampling, r->grammar, &rec);
+  if (st) {
+    poot__batch_inputs_free(im);
+    return st;
+  }
   poot_scheduler_request sr = {.prompt = r->prompt,
                                .n_prompt = r->n_prompt,
                                .max_new_tokens = r->max_new_tokens,
-                               .caller_id = r->caller_id};
-  poot_status st = poot_scheduler_submit(b->sched, &sr);
-  if (st || rec.r.kind == 0) {
+                               .caller_id = r->caller_id,
+                               .prefix_salt = im ? im->salt : 0};
+  st = poot_scheduler_submit(b->sched, &sr);
+  if (st) {
     poot__batch_sample_free(&rec);
+    poot__batch_inputs_free(im);
     return st;
   }
-  rec.n_prompt = r->n_prompt;
-  st = poot__batch_sample_put(b, r->caller_id, &rec);
+  if (im && (st = poot__batch_inputs_put(b, r->caller_id, im))) {
+    poot__batch_inputs_free(im);
+  } else if (rec.r.kind == 0) {
+    poot__batch_sample_free(&rec);
+    return NULL;
+  } else {
+    rec.n_prompt = r->n_prompt;
+    st = poot__batch_sample_put(b, r->caller_id, &rec);
+  }
   if (st) { /* the request then finishes cancelled; the caller takes it */
     poot__batch_sample_free(&rec);
     poot_status_free(poot_scheduler_cancel(b->sched, r->caller_id));
@@ -655,6 +711,7 @@ poot_status poot_batch_cancel(poot_batch *b, uint64_t caller_id) {
 bool poot_batch_take_finished(poot_batch *b, poot_scheduler_request_info *out) {
   if (!poot_scheduler_take_finished(b->sched, out)) return false;
   poot__batch_sample_drop(b, out->caller_id);
+  poot__batch_inputs_drop(b, out->caller_id);
   return true;
 }
 
@@ -681,9 +738,13 @@ static poot_status run_plan_rows(poot_batch *b, const poot_scheduler_plan *plan,
     const poot_scheduler_work *w = &plan->work[i];
     batch_req *rq = w->emits ? poot__batch_sample_get(b, w->caller_id) : NULL;
     const int64_t fed = w->n_tokens - (rq ? 1 : 0); /* not the sampled row */
+    const batch_img *im = poot__batch_inputs_get(b, w->caller_id);
     int64_t rest = poot__driver_ladder_rest(b->ladder, fed);
     if (rest > b->max_batch || rest > BATCH_TAIL_ROWS) rest = 0; /* single steps */
-    if (fed > rest) POOT_TRY(run_item(b, w, 0, fed - rest, &ids[i], &nonfinite[i], replays));
+    /* an item with input rows runs all at B = 1: its rows stay out of the
+     * decode replays, whose entries have no embeds slots */
+    if (poot__batch_inputs_any(im, w->pos, fed)) rest = 0;
+    if (fed > rest) POOT_TRY(run_item(b, w, im, 0, fed - rest, &ids[i], &nonfinite[i], replays));
     for (int64_t off = fed - rest; off < fed; off++)
       b->brows[n_rows++] = (batch_row){.item = i, .off = (int32_t)off};
     if (rq)
@@ -790,7 +851,8 @@ void poot_batch_release_executor(poot_batch *b) {
     b->decode[i].added = b->decode_logits[i].added = false;
     b->decode[i].unsupported = b->decode_logits[i].unsupported = false; /* another device */
   }
-  for (int i = 0; i < LADDER_RUNGS; i++) b->prefill[i].added = false;
+  for (int i = 0; i < LADDER_RUNGS; i++) b->prefill[i].added = b->prefill_rows[i].added = false;
+  b->decode_rows.added = false;
   b->n_kinds = 0; /* the sampling kinds' entries: made again on first use */
   b->ex = NULL;
 }

@@ -97,7 +97,9 @@ poot_status poot_batch_generate(poot_batch *b, const poot_batch_prompt *prompts,
                               .max_new_tokens = prompts[next].max_new_tokens,
                               .caller_id = next,
                               .sampling = prompts[next].sampling,
-                              .grammar = prompts[next].grammar};
+                              .grammar = prompts[next].grammar,
+                              .inputs = prompts[next].inputs,
+                              .n_inputs = prompts[next].n_inputs};
       st = poot_batch_submit(b, &r);
       if (st && poot_status_code_of(st) == POOT_CAPACITY) {
         poot_status_free(st);

@@ -36,6 +36,7 @@ typedef struct batch_masks batch_masks;
 typedef struct batch_entry {
   int64_t batch, tokens;
   bool logits;   /* no greedy suffix: the step reads back f32[B, vocab] (tests) */
+  bool rows;     /* traced with the embeds / embeds_on slots (input rows) */
   uint32_t kind; /* 0: the greedy suffix; else the row sampler of this kind */
   bool added;
   /* Its compile said UNSUPPORTED (a limit of the device): not tried again;
@@ -46,7 +47,19 @@ typedef struct batch_entry {
   poot_exec_slot s_f, s_i, s_seed, s_ctr, s_bias_id, s_bias; /* kind != 0 */
   poot_exec_slot s_mask;                                     /* a MASK kind */
   poot_exec_slot s_pen_id, s_pen_n;                          /* a PENALTIES kind */
+  poot_exec_slot s_embeds, s_embeds_on;                      /* rows */
 } batch_entry;
+
+/* A request's input rows (poot_batch_request.inputs; batch_inputs.c):
+ * the row of each prompt position (−1: the id's own embedding) and their
+ * values, owned, kept until the request is taken finished. */
+typedef struct batch_img {
+  int64_t n_prompt;
+  int32_t *row_at; /* n_prompt */
+  float *rows;     /* n_rows × hidden */
+  size_t n_rows;
+  uint64_t salt; /* a hash of the rows and their positions (never 0) */
+} batch_img;
 
 /* The decode entries of one sampling kind (created on first use). */
 typedef struct batch_kind {
@@ -97,6 +110,13 @@ struct poot_batch {
   int32_t sizes[POOT_BATCH_MAX_SIZES];
   batch_entry decode[POOT_BATCH_MAX_SIZES]; /* decode[i]: B = sizes[i], T = 1 */
   batch_entry prefill[LADDER_RUNGS];        /* B = 1, T = ladder[i] */
+  /* With input rows (batch_inputs.c): the B = 1 entries of the chunks that
+   * hold one, their requests' rows (caller id → batch_img *) and a step's
+   * embeds / embeds_on values (made with the first request that has rows). */
+  batch_entry prefill_rows[LADDER_RUNGS], decode_rows;
+  poot_map img_index;
+  float *emb;
+  int32_t *emb_on;
   /* poot__batch_set_decode_logits: decode through the logits variants. */
   batch_entry decode_logits[POOT_BATCH_MAX_SIZES];
   float *logits_out;
@@ -197,6 +217,26 @@ void poot__batch_sample_drop(poot_batch *b, uint64_t caller_id);
  * the vocabulary (every token banned) comes back as 0, flagged. */
 POOT_MUST_USE poot_status poot__batch_sample_rows(poot_batch *b, const poot_scheduler_plan *plan,
                                                   const batch_row *rows, int32_t n, int32_t k);
+
+/* batch_inputs.c: a request's rows from its inputs (checked against the
+ * model's hidden size and the prompt: INVALID_ARGUMENT naming the input),
+ * owned by *out (NULL when there are none). OUT_OF_MEMORY. */
+POOT_MUST_USE poot_status poot__batch_inputs_make(poot_batch *b, const poot_batch_request *r,
+                                                  batch_img **out);
+void poot__batch_inputs_free(batch_img *im); /* NULL-safe */
+/* batch_inputs.c: keeps `im` (owned from then on) for the request. */
+POOT_MUST_USE poot_status poot__batch_inputs_put(poot_batch *b, uint64_t caller_id, batch_img *im);
+/* batch_inputs.c: the request's rows, or NULL. */
+const batch_img *poot__batch_inputs_get(const poot_batch *b, uint64_t caller_id);
+/* batch_inputs.c: frees the request's rows (taken finished). */
+void poot__batch_inputs_drop(poot_batch *b, uint64_t caller_id);
+/* batch_inputs.c: frees every request's rows and the step buffers. */
+void poot__batch_inputs_deinit(poot_batch *b);
+/* batch_inputs.c: whether a position in [pos, pos + n) has a row. */
+bool poot__batch_inputs_any(const batch_img *im, int64_t pos, int64_t n);
+/* batch_inputs.c: the embeds / embeds_on values of positions [pos, pos +
+ * T) into b->emb / b->emb_on (zeros, 0 where there is no row). */
+void poot__batch_inputs_fill(poot_batch *b, const batch_img *im, int64_t pos, int64_t T);
 
 /* batch_masks.c: starts the mask workers (rows: the most masks a step
  * fills, max_batch). OUT_OF_MEMORY when a thread cannot start. */

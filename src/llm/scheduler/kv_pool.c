@@ -21,6 +21,7 @@ typedef struct kv_seq {
   int32_t n_blocks;
   int32_t n_hashed; /* leading blocks whose chain hash is set */
   int32_t *blocks;  /* max_blocks_per_seq ids (a slice of pool->tables) */
+  uint64_t root;    /* its first block's parent hash (the root, or salted) */
 } kv_seq;
 
 struct poot_kv_pool {
@@ -320,9 +321,9 @@ static poot_status bad_seq(const char *what, int32_t seq) {
 
 /* The number of leading blocks of tokens[0, n) that are published, at most
  * `limit`; their ids go to out_blocks. */
-static int32_t match_prefix(const poot_kv_pool *pool, const int32_t *tokens, int32_t limit,
-                            int32_t *out_blocks) {
-  uint64_t parent = POOT_KV_POOL_ROOT_HASH;
+static int32_t match_prefix(const poot_kv_pool *pool, uint64_t root, const int32_t *tokens,
+                            int32_t limit, int32_t *out_blocks) {
+  uint64_t parent = root;
   int32_t bs = pool->opt.block_size;
   int32_t n = 0;
   while (n < limit) {
@@ -338,6 +339,15 @@ static int32_t match_prefix(const poot_kv_pool *pool, const int32_t *tokens, int
 
 poot_status poot_kv_pool_seq_open(poot_kv_pool *pool, const int32_t *tokens, int64_t n,
                                   int32_t *out_seq, int64_t *out_reused) {
+  return poot_kv_pool_seq_open_salted(pool, tokens, n, 0, out_seq, out_reused);
+}
+
+uint64_t poot_kv_pool_root_hash(uint64_t salt) {
+  return salt ? poot_hash64(&salt, sizeof salt, POOT_KV_POOL_ROOT_HASH) : POOT_KV_POOL_ROOT_HASH;
+}
+
+poot_status poot_kv_pool_seq_open_salted(poot_kv_pool *pool, const int32_t *tokens, int64_t n,
+                                         uint64_t salt, int32_t *out_seq, int64_t *out_reused) {
   *out_seq = -1;
   *out_reused = 0;
   if (n < 0 || (n > 0 && !tokens))
@@ -352,11 +362,11 @@ poot_status poot_kv_pool_seq_open(poot_kv_pool *pool, const int32_t *tokens, int
                             pool->opt.max_seqs);
   int32_t id = pool->free_seq[--pool->n_free_seq];
   kv_seq *s = &pool->seqs[id];
-  *s = (kv_seq){.open = true, .blocks = s->blocks};
+  *s = (kv_seq){.open = true, .blocks = s->blocks, .root = poot_kv_pool_root_hash(salt)};
   int64_t limit = n > 0 ? (n - 1) / pool->opt.block_size : 0;
   if (limit > pool->max_blocks_per_seq) limit = pool->max_blocks_per_seq;
   int32_t matched =
-      pool->opt.prefix_cache ? match_prefix(pool, tokens, (int32_t)limit, s->blocks) : 0;
+      pool->opt.prefix_cache ? match_prefix(pool, s->root, tokens, (int32_t)limit, s->blocks) : 0;
   for (int32_t i = 0; i < matched; i++) block_retain(pool, s->blocks[i]);
   s->n_blocks = s->n_hashed = matched;
   s->length = s->committed = (int64_t)matched * pool->opt.block_size;
@@ -447,7 +457,7 @@ static void seq_hash_full_blocks(poot_kv_pool *pool, kv_seq *s) {
     int32_t i = s->n_hashed;
     int32_t b = s->blocks[i];
     kv_block *blk = &pool->blocks[b];
-    uint64_t parent = i > 0 ? pool->blocks[s->blocks[i - 1]].hash : POOT_KV_POOL_ROOT_HASH;
+    uint64_t parent = i > 0 ? pool->blocks[s->blocks[i - 1]].hash : s->root;
     const int32_t *t = block_tokens(pool, b);
     blk->parent_hash = parent;
     blk->hash = chain_hash(pool, parent, t);

@@ -199,6 +199,7 @@ poot_status poot_scheduler_submit(poot_scheduler *s, const poot_scheduler_reques
                    .cap_history = cap,
                    .n_prompt = rq->n_prompt,
                    .max_new = rq->max_new_tokens,
+                   .prefix_salt = rq->prefix_salt,
                    .seq = -1,
                    .work = -1};
   memcpy(history, rq->prompt, (size_t)rq->n_prompt * sizeof *history);

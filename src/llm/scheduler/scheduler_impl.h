@@ -19,6 +19,7 @@ typedef struct sched_req {
   int32_t *history; /* prompt, then the generated ids; cap_history ids */
   int64_t n_history, cap_history;
   int64_t n_prompt, max_new;
+  uint64_t prefix_salt; /* poot_scheduler_request.prefix_salt */
   int64_t computed; /* history ids whose K/V rows are committed */
   int32_t seq;      /* the pool sequence while running, else −1 */
   int32_t prev, next;

@@ -145,7 +145,8 @@ static poot_status admit_one(poot_scheduler *s, bool *out_admitted) {
   int32_t r = s->queue.head;
   sched_req *q = &s->reqs[r];
   int64_t reused = 0;
-  POOT_TRY(poot_kv_pool_seq_open(s->pool, q->history, q->n_history, &q->seq, &reused));
+  POOT_TRY(poot_kv_pool_seq_open_salted(s->pool, q->history, q->n_history, q->prefix_salt, &q->seq,
+                                        &reused));
   q->computed = reused;
   int64_t want = min64(min64(remaining(q), s->opt.prefill_chunk), s->budget_left);
   int64_t n = min64(want, rows_that_fit(s, q));

@@ -24,6 +24,9 @@
  *  - recovery: a kernel fault in the middle of four requests (one sampled),
  *    recovered by an executor reset and by a move to a new executor: every
  *    request ends with its unfaulted ids, and no block stays published;
+ *  - input rows (poot_batch_request.inputs): embedding-table rows in place
+ *    of prompt ids give those ids' output; other rows at the same ids share
+ *    no block; bad rows are refused;
  *  - option errors, and sizing from the device's memory.
  * On wgpu only the tier-2 case and the errors run (each entry compiles for
  * seconds there; the rest does not depend on the device). */
@@ -276,7 +279,7 @@ static void vs_oracle(poot_dtype kv, bool demo) {
   for (int i = 0; i < NREQ; i++) {
     make_prompt((uint32_t)(100 + i), V, prompts[i], lens[i]);
     POOT_ASSERT_OK(poot_batch_submit(
-        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL}));
+        r.b, &(poot_batch_request){prompts[i], lens[i], 8, (uint64_t)i, NULL, NULL, NULL, 0}));
   }
   poot_scheduler *sched = poot_batch_scheduler(r.b);
   const poot_kv_pool *pool = poot_batch_pool(r.b);
@@ -439,7 +442,8 @@ static void make_prompts(prompt_set *s, int n, int64_t vocab, int max_len, int m
   for (int i = 0; i < n; i++) {
     int64_t len = 1 + (int64_t)((i * 7 + 3) % max_len);
     make_prompt((uint32_t)(1000 + i), vocab, s->ids[i], len);
-    s->p[i] = (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL}; /* ragged ends */
+    s->p[i] =
+        (poot_batch_prompt){s->ids[i], len, max_new - i % 4, NULL, NULL, NULL, 0}; /* ragged ends */
   }
 }
 
@@ -576,7 +580,7 @@ static void test_prefix_reuse(void **state) {
   make_prompt(7, V, a, 40);
   memcpy(b2, a, 32 * sizeof *a);
   make_prompt(8, V, b2 + 32, 8); /* its own last 8 ids (the first is BOS) */
-  poot_batch_prompt pa = {a, 40, 6, NULL, NULL}, pb = {b2, 40, 6, NULL, NULL};
+  poot_batch_prompt pa = {a, 40, 6, NULL, NULL, NULL, 0}, pb = {b2, 40, 6, NULL, NULL, NULL, 0};
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   poot_batch_output ra, rb, na, nb;
   rig r;
@@ -679,7 +683,7 @@ static void test_sampling(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 3 + (i * 5) % 17;
     make_prompt((uint32_t)(500 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 4 ? &sp[i] : NULL, NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   poot_batch_output alone[N], together[N];
@@ -770,14 +774,18 @@ static void test_penalties_grammar(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 4 + (i * 7) % 19;
     make_prompt((uint32_t)(700 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW,
+    p[i] = (poot_batch_prompt){ids[i],
+                               len,
+                               NEW,
                                i < 2    ? &sp[i]
                                : i == 3 ? &sp[3]
                                         : NULL,
                                i == 2   ? gl
                                : i == 3 ? gs
                                : i == 5 ? gw /* a third grammar row beside 2 and 3 */
-                                        : NULL};
+                                        : NULL,
+                               NULL,
+                               0};
   }
   /* request 1 (penalties over the whole history) starts with request 0's
    * prompt, a block it reuses alone: ids it never fed count in its window */
@@ -835,7 +843,7 @@ static void test_penalties_grammar(void **state) {
     poot_driver_generate_result_deinit(&res);
   }
   /* Without its penalties request 0 is request 0 greedy: other ids. */
-  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL};
+  poot_batch_prompt g0 = {ids[0], p[0].n, NEW, NULL, NULL, NULL, 0};
   poot_batch_output plain;
   bo = small_options(1, 64, 4, 64, false);
   rig_open(&r, m, &bo);
@@ -913,7 +921,7 @@ static void test_logprobs(void **state) {
   for (int i = 0; i < N; i++) {
     int64_t len = 2 + (i * 7) % 19;
     make_prompt((uint32_t)(900 + i), V, ids[i], len);
-    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL};
+    p[i] = (poot_batch_prompt){ids[i], len, NEW, i < 3 ? &sp[i] : NULL, NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(1, 64, 16, 32, false);
   bo.kv_dtype = POOT_DTYPE_F32;
@@ -1009,6 +1017,103 @@ static void test_logprobs(void **state) {
   poot_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ input rows */
+
+/* Rows of the token embedding table (stories260K's is f32) at positions
+ * [5, 13) of a prompt whose ids there are 0 give the ids of the prompt with
+ * those tokens (the rows equal their gathers); two such requests with
+ * other rows at the same placeholder ids share no block (salted); a row at
+ * the last index, of another width or twice at one index is refused; a
+ * request with rows cancelled before it runs frees them. */
+static void test_input_rows(void **state) {
+  (void)state;
+  poot_model *m = model_or_skip(false, "input rows");
+  const poot_model_config *c = poot_model_get_config(m);
+  const int64_t V = c->vocab_size, H = c->hidden_size, N = 30, NEW = 6;
+  poot_model_step step = {.batch = 1, .tokens = 1, .cap = 4};
+  poot_model_trace_options to = poot_model_trace_options_for(m);
+  poot_graph *g = NULL;
+  POOT_ASSERT_OK(poot_model_trace(c, &step, &to, &g));
+  const poot_region *root = poot_graph_root(g);
+  poot_tensor table = {0};
+  for (uint32_t i = 0; i < root->num_nodes && !table.data; i++) {
+    const poot_node *nd = poot_graph_node(g, root->nodes[i]);
+    poot_weight_ref ref;
+    if (nd->op != POOT_OP_LEAF || nd->storage != POOT_STORAGE_WEIGHT) continue;
+    POOT_ASSERT_OK(
+        poot_weight_map_find(poot_model_get_weight_map(m), nd->weight.key, nd->weight.name, &ref));
+    if (ref.role != POOT_WEIGHT_TOKEN_EMBD) continue;
+    assert_int_equal(poot_graph_value_type(g, nd->results[0])->dtype, POOT_DTYPE_F32);
+    POOT_ASSERT_OK(
+        poot_model_weight_tensor(m, &nd->weight, poot_graph_value_type(g, nd->results[0]), &table));
+  }
+  poot_graph_destroy(g);
+  assert_non_null(table.data);
+  int32_t p[2][30], q[30];
+  make_prompt(21, V, p[0], N);
+  make_prompt(22, V, p[1], N);
+  memcpy(p[1], p[0], 5 * sizeof *q); /* the same ids but at the rows' places */
+  memcpy(p[1] + 13, p[0] + 13, (size_t)(N - 13) * sizeof *q);
+  memcpy(q, p[0], sizeof q);
+  poot_driver_input_row rows[2][8];
+  poot_driver_input in[2];
+  for (int k = 0; k < 2; k++) {
+    for (int64_t i = 0; i < 8; i++)
+      rows[k][i] = (poot_driver_input_row){.index = 5 + i,
+                                           .values = (const float *)table.data + p[k][5 + i] * H,
+                                           .n_values = (size_t)H};
+    in[k] = (poot_driver_input){.name = POOT_MODEL_SLOT_EMBEDS, .rows = rows[k], .n_rows = 8};
+  }
+  for (int64_t i = 5; i < 13; i++) q[i] = 0;
+  poot_batch_options bo = small_options(4, 64, 4, 32, true);
+  rig r;
+  rig_open(&r, m, &bo);
+  poot_batch_prompt plain[2] = {{p[0], N, NEW, NULL, NULL, NULL, 0},
+                                {p[1], N, NEW, NULL, NULL, NULL, 0}};
+  poot_batch_prompt with[3] = {{q, N, NEW, NULL, NULL, &in[0], 1},
+                               {q, N, NEW, NULL, NULL, &in[1], 1},
+                               {q, N, NEW, NULL, NULL, &in[0], 1}};
+  poot_batch_output want[2], got[3];
+  POOT_ASSERT_OK(poot_batch_generate(r.b, plain, 2, NULL, want));
+  rig_close(&r);
+  rig_open(&r, m, &bo); /* a fresh pool: the plain prompts' blocks gone */
+  for (int i = 0; i < 3; i++) POOT_ASSERT_OK(poot_batch_generate(r.b, &with[i], 1, NULL, &got[i]));
+  expect_same(&got[0], &want[0], 1, "rows of the first prompt's tokens");
+  expect_same(&got[1], &want[1], 1, "rows of the second prompt's tokens");
+  expect_same(&got[2], &want[0], 1, "the first rows again");
+  assert_int_equal(got[1].reused_tokens, 0);  /* salted: none of the first rows' blocks */
+  assert_int_equal(got[2].reused_tokens, 28); /* its own 7 blocks of 4 */
+  poot_batch_outputs_free(want, 2);
+  poot_batch_outputs_free(got, 3);
+  /* refusals, and rows freed by a cancel */
+  poot_batch_request rq = {.prompt = q,
+                           .n_prompt = N,
+                           .max_new_tokens = 2,
+                           .caller_id = 5,
+                           .inputs = &in[0],
+                           .n_inputs = 1};
+  rows[0][7].index = N - 1;
+  POOT_ASSERT_STATUS_MSG(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT, "last id");
+  rows[0][7].index = 5;
+  POOT_ASSERT_STATUS_MSG(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT, "two rows");
+  rows[0][7].index = 12;
+  rows[0][0].n_values = (size_t)H - 1;
+  POOT_ASSERT_STATUS(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT);
+  rows[0][0].n_values = (size_t)H;
+  in[0].name = "pixels";
+  POOT_ASSERT_STATUS(poot_batch_submit(r.b, &rq), POOT_INVALID_ARGUMENT);
+  in[0].name = POOT_MODEL_SLOT_EMBEDS;
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  POOT_ASSERT_OK(poot_batch_cancel(r.b, 5));
+  poot_scheduler_request_info info;
+  assert_true(poot_batch_take_finished(r.b, &info));
+  assert_int_equal(info.finish, POOT_SCHEDULER_FINISH_CANCELLED);
+  rq.caller_id = 6; /* held when the runner is destroyed: freed then */
+  POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
+  rig_close(&r);
+  poot_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ recovery */
 
 /* Each caller id's ids, as the step callback reports them. */
@@ -1035,7 +1140,7 @@ static void run_faulted(rig *r, const poot_batch_prompt *p, int faulted, bool ne
   for (uint64_t i = 0; i < 4; i++)
     POOT_ASSERT_OK(
         poot_batch_submit(r->b, &(poot_batch_request){p[i].ids, p[i].n, p[i].max_new_tokens, i,
-                                                      p[i].sampling, p[i].grammar}));
+                                                      p[i].sampling, p[i].grammar, NULL, 0}));
   while (rec->n[0] < faulted) POOT_ASSERT_OK(poot_batch_step(r->b, record_id, rec, NULL));
   poot_batch_arm_kernel_fault(r->b);
   POOT_ASSERT_STATUS(poot_batch_step(r->b, record_id, rec, NULL), POOT_KERNEL_FAULT);
@@ -1101,11 +1206,8 @@ static void test_recover(void **state) {
   for (int i = 0; i < 4; i++) {
     make_prompt(900, V, ids[i], 20); /* the first block of 16 is shared */
     make_prompt((uint32_t)(901 + i), V, ids[i] + 16, 4);
-    p[i] = (poot_batch_prompt){ids[i], 20, NEW,
-                               i == 1   ? &sp
-                               : i == 2 ? &pen
-                                        : NULL,
-                               i == 3 ? gr : NULL};
+    p[i] = (poot_batch_prompt){
+        ids[i], 20, NEW, i == 1 ? &sp : i == 2 ? &pen : NULL, i == 3 ? gr : NULL, NULL, 0};
   }
   poot_batch_options bo = small_options(4, 64, 16, 16, true);
   rig r;
@@ -1170,21 +1272,21 @@ static void test_tail_rows(void **state) {
   rig r;
   rig_open(&r, m, &bo);
   recorded rec = {0};
-  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL};
+  poot_batch_request rq = {prompts[0], lens[0], NEW, 0, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 1, 3, 4); /* 3 tokens: one replay of 3 rows (was 3 replays) */
-  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL};
+  rq = (poot_batch_request){prompts[1], lens[1], NEW, 1, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 2, 1, 1); /* 1's chunk of 16 (the scheduler's cut), 0's decode row */
   /* 1's tail of 3 beside 0's decode row: one replay (was 4) */
   step_expect(r.b, &rec, 1, 4, 4);
-  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL};
+  rq = (poot_batch_request){prompts[2], lens[2], NEW, 2, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   step_expect(r.b, &rec, 2, 2, 2); /* 2's chunk, the decode rows of 0 and 1 */
   /* 2's tail of 5 does not fit the 2 rows left: 5 single steps, then the
    * decode rows */
   step_expect(r.b, &rec, 6, 2, 2);
-  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL};
+  rq = (poot_batch_request){prompts[3], lens[3], NEW, 3, NULL, NULL, NULL, 0};
   POOT_ASSERT_OK(poot_batch_submit(r.b, &rq));
   /* 3 decode rows and 3's 3 rows: two replays of at most 4 rows, 3's rows
    * together (was 4 replays) */
@@ -1248,7 +1350,7 @@ static void test_middle_rung(void **state) {
   assert_int_equal(info.tail_chunk, 16);
   recorded rec = {0};
   POOT_ASSERT_OK(
-      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL}));
+      poot_batch_submit(r.b, &(poot_batch_request){prompt, NPROMPT, NEW, 0, NULL, NULL, NULL, 0}));
   step_expect(r.b, &rec, 2, 3, 4); /* 128, then 3 rows */
   while (poot_batch_busy(r.b)) POOT_ASSERT_OK(poot_batch_step(r.b, record_id, &rec, NULL));
   rig_close(&r);
@@ -1328,7 +1430,7 @@ static void test_errors(void **state) {
   assert_int_equal(info.prefill_chunk, 16);
   assert_int_equal(info.token_budget, 2 * 16);
   int32_t ids[2] = {1, 5};
-  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL}),
+  POOT_ASSERT_STATUS(poot_batch_submit(b, &(poot_batch_request){ids, 0, 4, 1, NULL, NULL, NULL, 0}),
                      POOT_INVALID_ARGUMENT);
   POOT_ASSERT_STATUS(poot_batch_cancel(b, 99), POOT_NOT_FOUND);
   poot_batch_destroy(b);
@@ -1362,6 +1464,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_sampling),
       cmocka_unit_test(test_logprobs),
       cmocka_unit_test(test_penalties_grammar),
+      cmocka_unit_test(test_input_rows),
       /* last: on PTX its trapped kernel leaves the process's CUDA driver unusable */
       cmocka_unit_test(test_recover),
   };

@@ -253,6 +253,44 @@ static void test_prefix_reuse(void **state) {
   poot_kv_pool_destroy(pool); /* with sequences open */
 }
 
+/* Salted sequences (poot_kv_pool_seq_open_salted: rows that are not the
+ * ids' embeddings) match only blocks of the same salt; salt 0 is unsalted. */
+static void test_salted(void **state) {
+  (void)state;
+  poot_kv_pool *pool = make_pool(16, 4, 4, 64);
+  int32_t p[13];
+  for (int32_t i = 0; i < 13; i++) p[i] = i % 3 ? 32000 : i; /* placeholder ids */
+  assert_true(poot_kv_pool_root_hash(0) == POOT_KV_POOL_ROOT_HASH);
+  assert_true(poot_kv_pool_root_hash(5) != POOT_KV_POOL_ROOT_HASH);
+  assert_true(poot_kv_pool_root_hash(5) != poot_kv_pool_root_hash(6));
+  int32_t a = -1, b = -1;
+  int64_t reused = -1;
+  POOT_ASSERT_OK(poot_kv_pool_seq_open_salted(pool, p, 13, 5, &a, &reused));
+  assert_int_equal(reused, 0);
+  feed(pool, a, p, 0, 13);
+  assert_int_equal(stats_of(pool).blocks_cached, 3);
+  /* the same ids unsalted, or with another salt: nothing matches */
+  b = open_seq(pool, p, 13, 0);
+  poot_kv_pool_seq_close(pool, b);
+  POOT_ASSERT_OK(poot_kv_pool_seq_open_salted(pool, p, 13, 6, &b, &reused));
+  assert_int_equal(reused, 0);
+  poot_kv_pool_seq_close(pool, b);
+  /* the same salt: the three full blocks */
+  POOT_ASSERT_OK(poot_kv_pool_seq_open_salted(pool, p, 13, 5, &b, &reused));
+  assert_int_equal(reused, 12);
+  assert_table(pool, b, (int32_t[]){0, 1, 2}, 3);
+  poot_kv_pool_seq_close(pool, b);
+  /* salt 0 is seq_open: an unsalted sequence's blocks match it */
+  poot_kv_pool_seq_close(pool, a);
+  int32_t q[13];
+  for (int32_t i = 0; i < 13; i++) q[i] = 100 + i;
+  a = open_seq(pool, q, 13, 0);
+  feed(pool, a, q, 0, 13);
+  POOT_ASSERT_OK(poot_kv_pool_seq_open_salted(pool, q, 13, 0, &b, &reused));
+  assert_int_equal(reused, 12);
+  poot_kv_pool_destroy(pool);
+}
+
 /* Two sequences computing the same blocks at once: the first to commit
  * publishes, the second keeps private copies; both release cleanly. */
 static void test_duplicate_blocks(void **state) {
@@ -445,7 +483,7 @@ int main(void) {
       cmocka_unit_test(test_fit_budget),       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_block_tables),     cmocka_unit_test(test_prefix_reuse),
       cmocka_unit_test(test_duplicate_blocks), cmocka_unit_test(test_lru_eviction),
-      cmocka_unit_test(test_random_ops),
+      cmocka_unit_test(test_random_ops),       cmocka_unit_test(test_salted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -386,6 +386,33 @@ static void test_prefix_reuse(void **state) {
   fake_deinit(&f);
 }
 
+/* prefix_salt: a salted prompt (its rows are not its ids' embeddings: an
+ * image's) matches only blocks of its salt; an unsalted one only unsalted
+ * blocks. */
+static void test_prefix_salt(void **state) {
+  (void)state;
+  fake f;
+  fake_init(&f, 64, 16, 1024, 4, 64, 0);
+  int32_t pa[40];
+  for (int32_t i = 0; i < 40; i++) pa[i] = 1000 + i;
+  const uint64_t salts[5] = {7, 8, 0, 7, 0};
+  const int64_t reused[5] = {0, 0, 0, 32, 32};
+  for (uint64_t id = 1; id <= 5; id++) {
+    poot_scheduler_request rq = {.prompt = pa,
+                                 .n_prompt = 40,
+                                 .max_new_tokens = 2,
+                                 .caller_id = id,
+                                 .prefix_salt = salts[id - 1]};
+    POOT_ASSERT_OK(poot_scheduler_submit(f.sched, &rq));
+    run_until_idle(&f, 20);
+    assert_generated(&f, id, pa, 40, 2);
+    poot_scheduler_request_info info;
+    POOT_ASSERT_OK(poot_scheduler_request_get(f.sched, id, &info));
+    assert_int_equal(info.reused_tokens, reused[id - 1]);
+  }
+  fake_deinit(&f);
+}
+
 /* The id of the oldest request not finished, from the test's own list. */
 static int64_t oldest_live(fake *f, const uint64_t *ids, int32_t n) {
   for (int32_t i = 0; i < n; i++) {
@@ -783,6 +810,7 @@ int main(void) {
       cmocka_unit_test(test_budget_edge),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_stress),
+      cmocka_unit_test(test_prefix_salt),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,8 @@ on the demo model on Vulkan (SKIP without a Vulkan device or the demo model):
   tool call (tool_choice required) and a penalized completion (presence, frequency and
   repetition penalties), sent together with a greedy one, give the --max-seqs 1 texts, tool
   calls and finish reasons at --max-seqs 4;
-- a request with what the batched engine lacks (an image) is a 400 naming the field.
+- an image to this text model is a 400 naming the field (images at --max-seqs 4 on a vision
+  model: serve_vision).
 The fault checks share the batched server with the rest: a server's start (compiling its
 entries) costs more CPU time than the three recoveries (CI time). The executor reset
 (KERNEL_FAULT) is tested on the runner (llm_batch_vulkan test_recover)."""
@@ -293,11 +294,12 @@ def main():
         try:
             s.post("/v1/chat/completions", {"max_tokens": 2, "messages": [
                 {"role": "user", "content": [{"type": "text", "text": "x"}, image]}]})
-            check(False, "an image at --max-seqs 4 is refused", "200")
+            check(False, "an image to a text model at --max-seqs 4 is refused", "200")
         except urllib.error.HTTPError as e:
             err = json.loads(e.read().decode())["error"]
             check(e.code == 400 and err["param"] == "messages",
-                  "an image at --max-seqs 4: 400 naming messages", f"{e.code} {err}")
+                  "an image to a text model at --max-seqs 4: 400 naming messages",
+                  f"{e.code} {err}")
     finally:
         rc = s.stop()
     check(rc == 0, "the batched server stops cleanly", str(rc))

@@ -9,12 +9,16 @@ shared data's hf-tokenizers, the device or the openai client):
   --image` on the prompt the model's chat template renders ("USER: <image>\\n… ASSISTANT:");
 - streamed, the same text;
 - an http URL is 400 (the server fetches nothing), bad base64 and bytes that are no image are
-  400 naming the part."""
+  400 naming the part;
+- at --max-seqs 4 (the batched engine, docs/serve.md "The two engines"): two image requests
+  (photo.jpg and lossy.webp: the same placeholder ids, other rows) sent together with two
+  text chats give the texts the --max-seqs 1 server gave."""
 import base64
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,6 +38,34 @@ def data_url(name, mime):
 def message(url):
     return [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}},
                                          {"type": "text", "text": TEXT}]}]
+
+
+TEXTS = ["Say something.", "Name a color."]
+
+
+def text_message(text):
+    return [{"role": "user", "content": text}]
+
+
+def answer(c, messages):
+    r = c.chat.completions.create(model="llava", messages=messages, temperature=0, max_tokens=8)
+    return r.choices[0].message.content
+
+
+def together(c, messages):
+    out = [None] * len(messages)
+
+    def one(i):
+        try:
+            out[i] = answer(c, messages[i])
+        except Exception as e:  # noqa: BLE001 (reported as the reply)
+            out[i] = f"error: {e}"
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(len(messages))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return out
 
 
 def generate(poot, model, image):
@@ -88,8 +120,22 @@ def main():
             err = error_of(*s.raw("POST", "/v1/chat/completions", json.dumps(
                 {"messages": message(url)}).encode())[::2], 400, "messages")
             check(what in err["message"], "error message", err, what)
+        want_text = [answer(c, text_message(t)) for t in TEXTS]
     finally:
         s.stop()
+    t1 = time.time()
+    s = Server(poot, model, "--alias", "llava", "--max-seqs", "4")
+    try:
+        c = openai.OpenAI(base_url=s.base + "/v1", api_key="none", max_retries=0)
+        msgs = [message(data_url("photo.jpg", "image/jpeg")), text_message(TEXTS[0]),
+                message(data_url("lossy.webp", "image/webp")), text_message(TEXTS[1])]
+        got = together(c, msgs)
+        wants = [want["photo.jpg"], want_text[0], want["lossy.webp"], want_text[1]]
+        check(got == wants, "--max-seqs 4: images beside text give the --max-seqs 1 texts",
+              repr(got), repr(wants))
+    finally:
+        s.stop()
+    print(f"(--max-seqs 4: {time.time() - t1:.1f} s)")
     print(f"PASS ({time.time() - t0:.1f} s)")
     return 0
 
