@@ -114,6 +114,11 @@ typedef struct poot_compile_options {
    * many workgroups; 0 → 256 (about a wave of every SM at two workgroups
    * each, two waves at one); UINT32_MAX → never (docs/compiler.md). */
   uint32_t gemm_wide_min_grid;
+  /* The prefill GEMM on matrix fragments computes x through the group's
+   * emitter in every column tile (the form before x was staged once per
+   * projection into a 16-bit temp and copied like the weights; for
+   * comparisons: both give the same bits). */
+  bool gemm_x_emitter;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);
