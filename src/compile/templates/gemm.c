@@ -403,6 +403,11 @@ bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
       !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) ||
       poot__cc_gemv_takes(pl, g))
     return false;
+  /* One row of 64-row tiles or fewer (a batched decode step, B ≤ 64): x
+   * stays with the emitter. Its staging there is a small part of a step
+   * that streams the weights, and a dispatch more per projection would
+   * cost more. */
+  if (f.M <= GEMM_TILE) return false;
   f.nr = g->nroots;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
   f.xs = true;

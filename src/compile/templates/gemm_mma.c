@@ -751,10 +751,10 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   if (f->split > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->kbase, f->ks, &kend));
   poot__cc_scope_push(k);
   for (uint32_t j = 0; j + 1 < S; j++) {
-    poot_kir_value kj, off, xo;
+    poot_kir_value kj, off, xo = 0;
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), kstart, j * MMA_STEP, &kj));
     POOT_TRY(poot__cc_u32(k, j * wtile, &off));
-    POOT_TRY(poot__cc_u32(k, j * tile, &xo));
+    if (s->xraw) POOT_TRY(poot__cc_u32(k, j * tile, &xo));
     POOT_TRY(raw_copy(k, s, kj, kend, off, xo));
   }
   if (!s->xraw) {

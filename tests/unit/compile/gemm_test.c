@@ -313,8 +313,8 @@ static void test_batched(void **state) {
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
   poot_kir_target t;
   B(poot_device_target_by_name("sm_90", &t));
-  assert_true(pt_uses_template(g, &t, "gemm_mma split raw skinny xs + contract"));
-  assert_true(pt_uses_template(g, &t, "gemm_x")); /* one staged x for both */
+  assert_true(pt_uses_template(g, &t, "gemm_mma split raw skinny + contract"));
+  assert_false(pt_uses_template(g, &t, "gemm_x")); /* 20 rows: x with the emitter */
   pt_result r;
   B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
   if (!r.ok) fail_msg("batched: %s", r.what);
@@ -400,19 +400,22 @@ static void test_tall(void **state) {
 
 /* x staged once (PG_GEMM_X, then copied into the ring like the weights)
  * against x through the emitter in every tile (gemm_x_emitter): the same
- * bits at both precisions, on sm_90 and sm_80 — the same f32 values
+ * bits at both precisions, on sm_90 (and sm_80 for the first case) — the same f32 values
  * rounded the same way, the same mma in the same order. Ragged M, N and
- * K; the skinny tile; split-K; the RMSNorm'd x of the SwiGLU pair (one
- * staged x for both roots) and the SwiGLU output as the down projection's
- * x; the wide and big tiles (big at medium on both sides; at high the
- * emitter's big against the staged wide); the tall pair at medium. */
+ * K; split-K; the RMSNorm'd x of the SwiGLU pair (one staged x for both
+ * roots) and the SwiGLU output as the down projection's x; the wide and
+ * big tiles (big at medium on both sides; at high the emitter's big
+ * against the staged wide); the tall pair at medium (the FFNs at one
+ * precision each: they are most of the test's time). At 64 rows or fewer
+ * (the skinny tile, batched decode) x stays with the emitter
+ * (test_batched). */
 typedef struct xs_case {
   const char *what;
   poot_dtype wt;
-  int64_t m, n, k; /* n = 0: the FFN at h = k, ff = 1024 (or 136 when m > 64) */
+  int64_t m, n, k; /* n = 0: the FFN at h = k, ff = 1024 (or 136 when m > 128) */
   uint32_t min_grid;
   const char *form; /* a dispatch name with x staged, at high and medium */
-  const char *form_medium;
+  const char *form_medium; /* NULL: high only (CI time); form NULL: medium only */
 } xs_case;
 
 static void test_xstage(void **state) {
@@ -420,18 +423,14 @@ static void test_xstage(void **state) {
   static const xs_case cs[] = {
       {"f16 ragged", POOT_DTYPE_F16, 70, 130, 1040, 0, "gemm_mma raw xs",
        "gemm_mma raw medium xs"},
-      {"bf16 skinny", POOT_DTYPE_BF16, 20, 72, 1064, 0, "gemm_mma raw skinny xs",
-       "gemm_mma raw skinny medium xs"},
-      {"f16 split", POOT_DTYPE_F16, 17, 64, 2048, 0, "gemm_mma split raw skinny xs",
-       "gemm_mma split raw skinny medium xs"},
-      {"ffn f16", POOT_DTYPE_F16, 20, 0, 1024, 0, "gemm_mma split raw skinny xs",
-       "gemm_mma split raw skinny medium xs"},
-      {"ffn bf16", POOT_DTYPE_BF16, 20, 0, 1040, 0, "gemm_mma raw skinny xs",
-       "gemm_mma raw skinny medium xs"},
+      {"bf16 ragged", POOT_DTYPE_BF16, 72, 72, 1064, 0, "gemm_mma raw xs",
+       "gemm_mma raw medium xs"},
+      {"f16 split", POOT_DTYPE_F16, 70, 64, 2048, 0, "gemm_mma split raw xs",
+       "gemm_mma split raw medium xs"},
+      {"ffn f16", POOT_DTYPE_F16, 65, 0, 1024, 0, "gemm_mma split raw xs", NULL},
       {"big f16", POOT_DTYPE_F16, 136, 136, 1032, 1, "gemm_mma raw wide xs",
        "gemm_mma raw big medium xs"},
-      {"tall ffn f16", POOT_DTYPE_F16, 130, 0, 1064, 1, "gemm_mma raw xs",
-       "gemm_mma raw tall medium xs"},
+      {"tall ffn f16", POOT_DTYPE_F16, 130, 0, 1064, 1, NULL, "gemm_mma raw tall medium xs"},
   };
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
     const xs_case *x = &cs[c];
@@ -442,12 +441,13 @@ static void test_xstage(void **state) {
       poot_value w = pt_param(g, "w", x->wt, x->n, x->k);
       B(poot_graph_set_output(g, pt_dot_nt(g, xv, w)));
     } else {
-      B(pt_ffn_graph(g, x->m, x->k, x->m > 64 ? 136 : 1024, x->wt));
+      B(pt_ffn_graph(g, x->m, x->k, x->m > 128 ? 136 : 1024, x->wt));
     }
     B(poot_graph_verify(g));
     pt_inputs in;
     B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
     for (int i = 0; i < 4; i++) {
+      if ((i & 1) == 0 && c > 0) continue; /* sm_80: the first case (same plans; CI time) */
       poot_kir_target t;
       B(poot_device_target_by_name(ptx_targets[i & 1], &t));
       poot_compile_options a, b;
@@ -458,6 +458,7 @@ static void test_xstage(void **state) {
       b = a;
       b.gemm_x_emitter = true;
       const char *form = i >= 2 ? x->form_medium : x->form;
+      if (!form) continue;
       if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_x") ||
           pt_uses_template_opt(g, &b, " xs") || pt_uses_template_opt(g, &b, "gemm_x"))
         fail_msg("xstage %s %s: %s not used (or x staged under gemm_x_emitter)", x->what,
@@ -469,7 +470,8 @@ static void test_xstage(void **state) {
         fail_msg("xstage %s %s %s: %s", x->what, ptx_targets[i & 1], i >= 2 ? "medium" : "high",
                  why);
     }
-    printf("xstage %s: the same bits at high and medium, sm_90 and sm_80\n", x->what);
+    printf("xstage %s: the same bits at %s\n", x->what,
+           x->form ? (x->form_medium ? "high and medium" : "high") : "medium");
     pt_inputs_free(&in);
     poot_graph_destroy(g);
   }
