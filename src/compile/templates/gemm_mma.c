@@ -50,6 +50,13 @@
  * GPU, 32 × 64 for M ≤ 32, else 64 × 64; the 8 warps are 2 × 4 on each, a
  * warp holding fm × fn fragments of it.
  *
+ * x staged (xraw, the group's x_temp1; M > 64): a PG_GEMM_X group wrote
+ * x's 16-bit form (bf16 hi and lo, or MEDIUM's one array: the values the
+ * emitter's staging stores) into a temp, and the raw path copies x's
+ * tiles from it with ASYNC_COPY into a ring beside the weights' (same
+ * stages, same commit groups); tiles whose ring cannot hold x too give
+ * way to the next (docs/compiler.md, "x staged once"). Same bits.
+ *
  * MEDIUM precision (poot_compile_options.matmul_precision): every operand
  * rounded once to one 16-bit type and one mma per fragment pair; its bound
  * (and f16's range) is docs/compiler.md's, tested by compile_gemm.
