@@ -13,9 +13,9 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract",  "dus",          "topk",        "cumsum",
-                                  "scatter",   "attention", "attn_combine", "gemm_combine",
-                                  "gemm_x"};
+  static const char *const n[] = {"pointwise",    "contract", "dus",       "topk",
+                                  "cumsum",       "scatter",  "attention", "attn_combine",
+                                  "gemm_combine", "gemm_x"};
   return n[k];
 }
 

@@ -859,8 +859,7 @@ static poot_status stage_gemm_xs(pc_planner *pl) {
     uint32_t ti = UINT32_MAX;
     for (size_t j = 0; j < i; j++) {
       const pc_group *o = poot_vec_at(&pl->groups, j);
-      if (o->kind == PG_GEMM_X && o->out == x && o->xone == one && o->xty == ty)
-        ti = o->aux_temp;
+      if (o->kind == PG_GEMM_X && o->out == x && o->xone == one && o->xty == ty) ti = o->aux_temp;
     }
     if (ti != UINT32_MAX) {
       g->x_temp1 = ti + 1;

@@ -400,8 +400,7 @@ bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
   memset(&f, 0, sizeof f);
   f.g = g;
   if (pl->opt->gemm_x_emitter || g->kind != PG_CONTRACT ||
-      !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) ||
-      poot__cc_gemv_takes(pl, g))
+      !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) || poot__cc_gemv_takes(pl, g))
     return false;
   /* One row of 64-row tiles or fewer (a batched decode step, B ≤ 64): x
    * stays with the emitter. Its staging there is a small part of a step

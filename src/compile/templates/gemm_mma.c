@@ -558,9 +558,8 @@ static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
  * ring tiles at element offset xoff: tile row r holds x row m0 + r (rows
  * past M repeat the last one), as the emitter's staging clamped them. The
  * skinny tile's 32 rows take half the threads. */
-static poot_status raw_copy_x(pc_kctx *k, const mma_form *s, poot_kir_value row0,
-                              poot_kir_value ch, poot_kir_value col, poot_kir_value valid,
-                              poot_kir_value xoff) {
+static poot_status raw_copy_x(pc_kctx *k, const mma_form *s, poot_kir_value row0, poot_kir_value ch,
+                              poot_kir_value col, poot_kir_value valid, poot_kir_value xoff) {
   const gemm_form *f = s->f;
   const uint32_t rows = GEMM_THREADS / 4, passes = s->tm >= rows ? s->tm / rows : 1;
   if (s->tm < rows) {

@@ -414,15 +414,14 @@ typedef struct xs_case {
   poot_dtype wt;
   int64_t m, n, k; /* n = 0: the FFN at h = k, ff = 1024 (or 136 when m > 128) */
   uint32_t min_grid;
-  const char *form; /* a dispatch name with x staged, at high and medium */
+  const char *form;        /* a dispatch name with x staged, at high and medium */
   const char *form_medium; /* NULL: high only (CI time); form NULL: medium only */
 } xs_case;
 
 static void test_xstage(void **state) {
   (void)state;
   static const xs_case cs[] = {
-      {"f16 ragged", POOT_DTYPE_F16, 70, 130, 1040, 0, "gemm_mma raw xs",
-       "gemm_mma raw medium xs"},
+      {"f16 ragged", POOT_DTYPE_F16, 70, 130, 1040, 0, "gemm_mma raw xs", "gemm_mma raw medium xs"},
       {"bf16 ragged", POOT_DTYPE_BF16, 72, 72, 1064, 0, "gemm_mma raw xs",
        "gemm_mma raw medium xs"},
       {"f16 split", POOT_DTYPE_F16, 70, 64, 2048, 0, "gemm_mma split raw xs",
@@ -507,14 +506,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
-      cmocka_unit_test(test_mma),
-      cmocka_unit_test(test_split),
-      cmocka_unit_test(test_ffn_mma),
-      cmocka_unit_test(test_medium),
-      cmocka_unit_test(test_wide),
-      cmocka_unit_test(test_tall),
-      cmocka_unit_test(test_batched),
-      cmocka_unit_test(test_xstage),
+      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split),  cmocka_unit_test(test_ffn_mma),
+      cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),   cmocka_unit_test(test_tall),
+      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);

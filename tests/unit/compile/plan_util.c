@@ -387,8 +387,10 @@ static poot_status plan_output(const poot_graph *g, const poot_compile_options *
   if (!st) {
     *out = t;
     out->data = poot_malloc(t.size ? t.size : 1);
-    if (!out->data) st = poot_status_make(POOT_OUT_OF_MEMORY, "oom");
-    else memcpy(out->data, t.data, t.size);
+    if (!out->data)
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+    else
+      memcpy(out->data, t.data, t.size);
   }
   poot_plan_run_destroy(run);
   poot_plan_destroy(plan);
@@ -410,10 +412,11 @@ poot_status pt_same_bits(const poot_graph *g, const poot_compile_options *a,
   *out_same = ta.size == tb.size && memcmp(ta.data, tb.data, ta.size) == 0;
   if (!*out_same) {
     size_t i = 0;
-    while (i + 4 <= ta.size && i + 4 <= tb.size && memcmp((char *)ta.data + i, (char *)tb.data + i, 4) == 0)
+    while (i + 4 <= ta.size && i + 4 <= tb.size &&
+           memcmp((char *)ta.data + i, (char *)tb.data + i, 4) == 0)
       i += 4;
-    snprintf(why, why_size, "outputs of %zu and %zu bytes differ from byte %zu", ta.size,
-             tb.size, i);
+    snprintf(why, why_size, "outputs of %zu and %zu bytes differ from byte %zu", ta.size, tb.size,
+             i);
   }
   poot_free(ta.data);
   poot_free(tb.data);
