@@ -7,7 +7,8 @@ targets, so a refactoring can show that the same kernels come out.
 Models: the bundled demo model (f16, and converted to q8_0 and q4_0),
 stories260K (llama2.c) and a Llama-3.2-1B-shaped f16 safetensors folder whose
 weights are a sparse file of zeros (planning reads shapes and dtypes only).
-Steps: decode, decode at batch 4, prefill:64. Targets: every target
+Steps: decode, decode at batch 4, prefill:64 (and the 1B shape's
+prefill:128). Targets: every target
 `poot compile` knows. Each line of the manifest is
 `model step target file sha256`; plan.txt is hashed with the kernels.
 Exits 1 and lists the differing lines when --check finds a difference.
@@ -24,6 +25,9 @@ import tempfile
 
 TARGETS = ("ptx", "ptx90", "glsl", "wgsl", "amdgpu")
 STEPS = (("decode", 1), ("decode", 4), ("prefill:64", 1))
+# Steps for one model only: the 1B shape's prefill past 64 rows, where the
+# GEMM on matrix fragments stages x once (gemm_x; docs/compiler.md).
+MODEL_STEPS = {"llama-3.2-1b": (("prefill:128", 1),)}
 
 
 def sparse_llama_1b(out):
@@ -100,7 +104,7 @@ def main():
     for mname, path in models.items():
         if mname.startswith("demo-q"):
             run([a.poot, "convert", a.demo, path, "--type", mname[5:]])
-        for step, batch in STEPS:
+        for step, batch in STEPS + MODEL_STEPS.get(mname, ()):
             for t in TARGETS:
                 d = os.path.join(tmp, "emit", f"{mname}-{step}-{batch}-{t}".replace(":", "_"))
                 run([a.poot, "compile", "-m", path, "--step", step, "--batch", str(batch),

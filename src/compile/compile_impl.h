@@ -28,6 +28,7 @@ typedef enum {
   PG_ATTENTION,
   PG_ATTN_COMBINE,
   PG_GEMM_COMBINE, /* the split-K GEMM's partials added, then its epilogue */
+  PG_GEMM_X,       /* a GEMM's x in the 16-bit form its mma wants (aux_temp) */
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -52,6 +53,13 @@ typedef struct pc_group {
    * cat_hi) of the concat `out` written into its storage, so that no kernel
    * reads more than PC_CONCAT_PART stored operands (push params, bindings). */
   uint32_t cat_lo, cat_hi;
+  /* The mma GEMM's x staged once (PG_GEMM_X writes it, the GEMM copies
+   * it): the temp's index + 1 on the GEMM group (0: x through the
+   * emitter); on the PG_GEMM_X group, xone: one 16-bit array of xty (MEDIUM)
+   * rather than bf16 hi and lo arrays. */
+  uint32_t x_temp1;
+  bool xone;
+  poot_kir_scalar xty;
 } pc_group;
 
 /* Operands of a concat one kernel reads at most (the rest: more parts). */
@@ -303,6 +311,15 @@ POOT_MUST_USE poot_status poot__cc_tpl_gemm_combine(pc_kctx *k, const pc_group *
                                                     uint32_t grid[3]);
 POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
                                             const char **out_what, bool *out_done);
+/* Whether the mma GEMM of group g (split already chosen) would copy x from
+ * a staged 16-bit temp (the raw path with x in its ring): *out_one and
+ * *out_ty give the temp's form (MEDIUM: one array of that type; else bf16
+ * hi and lo), *out_bytes its size. (templates/gemm.c) */
+bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
+                            poot_kir_scalar *out_ty, uint64_t *out_bytes);
+/* The PG_GEMM_X group: x of g->roots[0] at every [m, c], rounded as the mma
+ * GEMM's staging rounds it, into g->aux_temp (templates/gemm.c). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 /* templates/kv_quant.c: the q8_0 K/V write, one thread per pair of blocks
  * (PC_Q8_PAIR elements, PC_Q8_PAIR_WORDS words). */
 #define PC_Q8_PAIR 64

@@ -13,8 +13,9 @@ typedef struct plan_impl {
 } plan_impl;
 
 static const char *kind_name(pg_kind k) {
-  static const char *const n[] = {"pointwise", "contract",  "dus",          "topk",        "cumsum",
-                                  "scatter",   "attention", "attn_combine", "gemm_combine"};
+  static const char *const n[] = {"pointwise",    "contract", "dus",       "topk",
+                                  "cumsum",       "scatter",  "attention", "attn_combine",
+                                  "gemm_combine", "gemm_x"};
   return n[k];
 }
 
@@ -46,6 +47,9 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       return poot__cc_tpl_attn_combine(k, g, grid);
     case PG_GEMM_COMBINE:
       return poot__cc_tpl_gemm_combine(k, g, grid);
+    case PG_GEMM_X:
+      *mode = g->xone ? "medium" : "high";
+      return poot__cc_tpl_gemm_x(k, g, grid);
   }
   return poot_status_make(POOT_INTERNAL, "compile: group kind %d", (int)g->kind);
 }
@@ -196,7 +200,8 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->catpart = g->cat_hi != 0;
   r->cat = g->out;
   poot_value dests[2] = {g->dest, g->out2};
-  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK || g->kind == PG_CONTRACT) &&
+  if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK || g->kind == PG_CONTRACT ||
+       g->kind == PG_GEMM_X) &&
       g->aux_temp != UINT32_MAX)
     r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {

@@ -841,6 +841,62 @@ static poot_status split_gemms(pc_planner *pl) {
   return NULL;
 }
 
+/* The mma GEMM's x staged once: before every GEMM group whose raw path
+ * copies x (poot__cc_gemm_x_staged), a PG_GEMM_X group writes x in the
+ * 16-bit form the mma reads into a temp (M · K · 4 bytes at `high`: bf16 hi
+ * and lo; M · K · 2 at `medium`), and the GEMM copies its tiles from there
+ * like the weights' instead of computing every element of x through the
+ * emitter once per column tile. GEMMs of one x in one form (the Q, K and V
+ * projections) share the first one's temp. */
+static poot_status stage_gemm_xs(pc_planner *pl) {
+  for (size_t i = 0; i < pl->groups.len; i++) {
+    pc_group *g = poot_vec_at(&pl->groups, i);
+    bool one = false;
+    poot_kir_scalar ty = POOT_KIR_BF16;
+    uint64_t bytes = 0;
+    if (!poot__cc_gemm_x_staged(pl, g, &one, &ty, &bytes)) continue;
+    const poot_value x = pl->alias[pl->v[g->roots[0]].node->operands[0]];
+    uint32_t ti = UINT32_MAX;
+    for (size_t j = 0; j < i; j++) {
+      const pc_group *o = poot_vec_at(&pl->groups, j);
+      if (o->kind == PG_GEMM_X && o->out == x && o->xone == one && o->xty == ty) ti = o->aux_temp;
+    }
+    if (ti != UINT32_MAX) {
+      g->x_temp1 = ti + 1;
+      continue;
+    }
+    poot_plan_temp t;
+    memset(&t, 0, sizeof t);
+    t.value = POOT_VALUE_NONE;
+    int64_t words = (int64_t)(bytes / 4);
+    t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
+    t.size = bytes;
+    t.first = UINT32_MAX;
+    POOT_TRY(poot_vec_push(&pl->temps, &t));
+    ti = (uint32_t)pl->temps.len - 1;
+    g->x_temp1 = ti + 1;
+    pc_group c;
+    memset(&c, 0, sizeof c);
+    c.kind = PG_GEMM_X;
+    c.out = x;
+    c.dest = POOT_VALUE_NONE;
+    c.dest_buffer = UINT32_MAX;
+    c.out2 = POOT_VALUE_NONE;
+    c.nroots = 1;
+    c.roots[0] = g->roots[0];
+    c.split = 1;
+    c.aux_temp = ti;
+    c.xone = one;
+    c.xty = ty;
+    POOT_TRY(poot_vec_push(&pl->groups, &c));
+    pc_group *base = poot_vec_at(&pl->groups, 0);
+    memmove(base + i + 1, base + i, (pl->groups.len - i - 1) * sizeof *base);
+    base[i] = c;
+    i++;
+  }
+  return NULL;
+}
+
 /* A temporary for every value held as one. */
 static poot_status add_temps(pc_planner *pl) {
   for (uint32_t v = 0; v < pl->nvalues; v++) {
@@ -871,6 +927,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_status st = place_results(pl, g, &copies);
   if (!st) st = form_groups(pl, &copies);
   if (!st) st = split_gemms(pl);
+  if (!st) st = stage_gemm_xs(pl);
   poot_vec_deinit(&copies);
   POOT_TRY(st);
   return add_temps(pl);

@@ -371,6 +371,7 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.nr = g->nroots;
   f.tm = f.tn = GEMM_TILE;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
+  f.xs = g->x_temp1 != 0;
   const bool mma = poot__cc_gemm_mma_fits(k->pl, &f);
   if (mma) poot__cc_gemm_mma_tile(k->pl, &f);
   uint64_t nbm = ((uint64_t)f.M + f.tm - 1) / f.tm;
@@ -391,4 +392,85 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   POOT_TRY(poot__cc_local_prologue(k, g));
   POOT_TRY(gemm_steps(k, &f));
   return gemm_epilogue(k, &f);
+}
+
+bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
+                            poot_kir_scalar *out_ty, uint64_t *out_bytes) {
+  gemm_form f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  if (pl->opt->gemm_x_emitter || g->kind != PG_CONTRACT ||
+      !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) || poot__cc_gemv_takes(pl, g))
+    return false;
+  /* One row of 64-row tiles or fewer (a batched decode step, B ≤ 64): x
+   * stays with the emitter. Its staging there is a small part of a step
+   * that streams the weights, and a dispatch more per projection would
+   * cost more. */
+  if (f.M <= GEMM_TILE) return false;
+  f.nr = g->nroots;
+  f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
+  f.xs = true;
+  if (!poot__cc_gemm_mma_fits(pl, &f) || !poot__cc_gemm_mma_xstaged(pl, &f, out_one, out_ty))
+    return false;
+  *out_bytes = (uint64_t)f.M * (uint64_t)f.K * (*out_one ? 2 : 4);
+  return true;
+}
+
+/* The PG_GEMM_X group: one thread per pair of adjacent elements of a row
+ * of x (K is a multiple of 8 on the raw path), each computed through the
+ * emitter exactly as the mma form's staging computed it (the prologue in
+ * f32), then rounded as that staging rounded it: MEDIUM to xty, else
+ * hi = bf16(v) and lo = bf16(v − hi) (v − hi exact). A pair is one 32-bit
+ * word of each array: hi at the temp's first word, lo M · K / 2 words on. */
+poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  pc_planner *pl = k->pl;
+  poot_value x, w;
+  int64_t M = 0, N = 0, K = 0;
+  if (!poot__cc_dot_nt(pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX ||
+      K % 2 != 0)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm x of %%%u", g->out);
+  const uint32_t pairs = (uint32_t)(M * K / 2), half = (uint32_t)(K / 2);
+  poot__cc_grid_for(((uint64_t)pairs + pl->wg - 1) / pl->wg, grid);
+  poot_kir_value wgi, l, p, valid, base, m, c, at;
+  POOT_TRY(poot__cc_linear_workgroup(k, &wgi));
+  POOT_TRY(poot_kir_builtin_get(k->b, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &l));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), wgi, pl->wg, &p));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), p, l, &p));
+  POOT_TRY(poot__cc_bin_c(k, OP(LT), p, pairs, &valid));
+  POOT_TRY(poot_kir_if_begin(k->b, valid));
+  poot__cc_scope_push(k);
+  uint32_t ref;
+  POOT_TRY(poot__cc_binding_of(k, 0, &ref));
+  POOT_TRY(poot__cc_temp_base(k, g->aux_temp, false, &base));
+  POOT_TRY(poot__cc_bin_c(k, OP(DIV), p, half, &m));
+  POOT_TRY(poot__cc_bin_c(k, OP(REM), p, half, &c));
+  POOT_TRY(poot__cc_bin_c(k, OP(MUL), c, 2, &c));
+  poot_kir_value hi[2], lo[2], h2, l2, hw, lw;
+  for (uint32_t j = 0; j < 2; j++) {
+    poot_kir_value idx[2] = {m, c}, v, hf, rest;
+    if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, 1, &idx[1]));
+    POOT_TRY(poot__cc_emit(k, x, idx, &v));
+    if (g->xone) {
+      POOT_TRY(poot_kir_convert(k->b, g->xty, v, &hi[j]));
+      continue;
+    }
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, v, &hi[j]));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hf));
+    POOT_TRY(poot_kir_binary(k->b, OP(SUB), v, hf, &rest));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
+  }
+  const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
+  POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
+  POOT_TRY(poot_kir_bitcast(k->b, u32, h2, &hw));
+  POOT_TRY(poot__cc_bin(k, OP(ADD), base, p, &at));
+  POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, hw));
+  if (!g->xone) {
+    POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
+    POOT_TRY(poot_kir_bitcast(k->b, u32, l2, &lw));
+    POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, pairs, &at));
+    POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, lw));
+  }
+  poot__cc_scope_pop(k);
+  k->bytes += (uint64_t)M * (uint64_t)K * (g->xone ? 2 : 4);
+  return poot_kir_end(k->b);
 }

@@ -28,6 +28,9 @@ typedef struct gemm_form {
   /* Split-K (g->split > 1): the workgroup's split sidx sums contraction
    * elements [kbase, kbase + ks) and stores the raw sums in g->aux_temp. */
   uint32_t split, ks;
+  /* x may be copied from a staged 16-bit temp (the group's x_temp1, or the
+   * planner asking; gemm_mma.c's raw path with x in its ring). */
+  bool xs;
   poot_kir_value kbase, sidx;
   poot_kir_value lid, valid, m0, n0, tx, ty;
 } gemm_form;
@@ -71,6 +74,10 @@ POOT_MUST_USE poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);
 /* The tile the form takes for f (shape and split set): f->tm and f->tn. */
 void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f);
+/* Whether the form (f->xs set) copies x from a staged temp, and its form:
+ * *out_one (MEDIUM: one array of *out_ty) or bf16 hi and lo. */
+bool poot__cc_gemm_mma_xstaged(const pc_planner *pl, gemm_form *f, bool *out_one,
+                               poot_kir_scalar *out_ty);
 POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
                                             const char **out_what);
 

@@ -50,6 +50,13 @@
  * GPU, 32 × 64 for M ≤ 32, else 64 × 64; the 8 warps are 2 × 4 on each, a
  * warp holding fm × fn fragments of it.
  *
+ * x staged (xraw, the group's x_temp1; M > 64): a PG_GEMM_X group wrote
+ * x's 16-bit form (bf16 hi and lo, or MEDIUM's one array: the values the
+ * emitter's staging stores) into a temp, and the raw path copies x's
+ * tiles from it with ASYNC_COPY into a ring beside the weights' (same
+ * stages, same commit groups); tiles whose ring cannot hold x too give
+ * way to the next (docs/compiler.md, "x staged once"). Same bits.
+ *
  * MEDIUM precision (poot_compile_options.matmul_precision): every operand
  * rounded once to one 16-bit type and one mma per fragment pair; its bound
  * (and f16's range) is docs/compiler.md's, tested by compile_gemm.
@@ -118,6 +125,12 @@ typedef struct mma_form {
   uint32_t stages, xbuf;
   uint32_t ring[PG_MAX_ROOTS], wref[PG_MAX_ROOTS];
   poot_value wleaf[PG_MAX_ROOTS];
+  /* x staged (xraw): x's 16-bit form in a temp (PG_GEMM_X wrote it),
+   * copied like the weights into rings hi[0] (and lo[0]) of `stages`
+   * tiles, from binding xref at elements xsrc[0] (hi) and xsrc[1] (lo). */
+  bool xraw;
+  uint32_t xref;
+  poot_kir_value xsrc[2];
 } mma_form;
 
 static poot_status mma_arrays(pc_kctx *k, mma_form *s) {
@@ -379,6 +392,13 @@ static uint64_t raw_shared_bytes(const mma_form *s, uint32_t xbuf, uint32_t stag
   return xbuf * (s->one ? 1 : 2) * xtile + (uint64_t)stages * s->f->nr * wtile;
 }
 
+/* Shared bytes of the raw path with x staged: `stages` tiles of x (hi and
+ * lo, or one) and of each root. */
+static uint64_t xraw_shared_bytes(const mma_form *s, uint32_t stages) {
+  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
+  return (uint64_t)stages * ((s->one ? 1 : 2) * xtile + s->f->nr * wtile);
+}
+
 /* The tile tm × tn with wmn warps down its rows (fragments per warp and
  * the x staging's pairs follow). */
 static void mma_geometry(mma_form *s, uint32_t tm, uint32_t tn, uint32_t wmn) {
@@ -454,6 +474,20 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
       {M <= MMA_SKINNY_M, MMA_SKINNY_M, GEMM_TILE, MMA_STAGES_SKINNY},
       {true, GEMM_TILE, GEMM_TILE, MMA_STAGES},
   };
+  /* With x staged (f->xs), first the tiles whose ring holds x's tiles too
+   * (at `high` the big and tall tiles' do not: 30 KiB a stage); then, as
+   * without, x through the emitter. */
+  for (uint32_t i = 0; i < 5 && f->xs; i++) {
+    if (!c[i].ok) continue;
+    mma_geometry(s, c[i].tm, c[i].tn, 2);
+    for (uint32_t st = c[i].stages; st >= 2; st--)
+      if (xraw_shared_bytes(s, st) + 4096 <= t->shared_memory_bytes) {
+        s->raw = s->xraw = true;
+        s->stages = st;
+        s->xbuf = 0;
+        return;
+      }
+  }
   for (uint32_t i = 0; i < 5; i++) {
     if (!c[i].ok) continue;
     mma_geometry(s, c[i].tm, c[i].tn, 2);
@@ -478,11 +512,22 @@ void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f) {
   f->tn = s.tn;
 }
 
+bool poot__cc_gemm_mma_xstaged(const pc_planner *pl, gemm_form *f, bool *out_one,
+                               poot_kir_scalar *out_ty) {
+  mma_form s;
+  memset(&s, 0, sizeof s);
+  s.f = f;
+  mma_choose(pl, &s);
+  *out_one = s.one;
+  *out_ty = s.one ? s.oty : POOT_KIR_BF16;
+  return s.xraw;
+}
+
 /* The raw path's arrays: x's tiles (xbuf buffers each), the roots' rings,
  * their typed bindings, x's prefetch registers and the accumulators. */
 static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
   char nm[32], base[16];
-  const uint32_t tile = s->xbuf * s->tm * MMA_PITCH;
+  const uint32_t tile = (s->xraw ? s->stages : s->xbuf) * s->tm * MMA_PITCH;
   POOT_TRY(poot__cc_shared(k, "mh0", s->one ? s->oty : POOT_KIR_BF16, tile, &s->hi[0]));
   if (!s->one) POOT_TRY(poot__cc_shared(k, "ml0", POOT_KIR_BF16, tile, &s->lo[0]));
   for (uint32_t r = 0; r < s->f->nr; r++) {
@@ -491,11 +536,54 @@ static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
     POOT_TRY(poot__cc_binding_typed(k, k->pl->v[s->wleaf[r]].buffer, s->wty, &s->wref[r]));
     poot__cc_note_buffer(k, s->wref[r], k->frac);
   }
-  POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
-                                poot_kir_type_make(POOT_KIR_F32, 1), s->pairs * 2, &s->ppre));
+  if (s->xraw) {
+    /* x's temp: hi at its first element, lo M · K elements on */
+    const gemm_form *f = s->f;
+    poot_kir_value base;
+    POOT_TRY(poot__cc_binding_typed(k, 0, s->one ? s->oty : POOT_KIR_BF16, &s->xref));
+    POOT_TRY(poot__cc_temp_base(k, f->g->x_temp1 - 1, true, &base));
+    POOT_TRY(poot__cc_bin_c(k, OP(MUL), base, 2, &s->xsrc[0]));
+    if (!s->one)
+      POOT_TRY(poot__cc_bin_c(k, OP(ADD), s->xsrc[0], (uint32_t)(f->M * f->K), &s->xsrc[1]));
+    k->bytes += (uint64_t)f->M * (uint64_t)f->K * (s->one ? 2 : 4);
+  } else {
+    POOT_TRY(poot_kir_add_private(k->b, poot__cc_name(k, "mpre", nm, sizeof nm),
+                                  poot_kir_type_make(POOT_KIR_F32, 1), s->pairs * 2, &s->ppre));
+  }
   return poot_kir_add_private(k->b, poot__cc_name(k, "macc", nm, sizeof nm),
                               poot_kir_type_make(POOT_KIR_F32, 4), s->f->nr * s->fm * s->fn,
                               &s->pacc);
+}
+
+/* x's copies of a step (raw_copy's row0, ch, col and valid) into the x
+ * ring tiles at element offset xoff: tile row r holds x row m0 + r (rows
+ * past M repeat the last one), as the emitter's staging clamped them. The
+ * skinny tile's 32 rows take half the threads. */
+static poot_status raw_copy_x(pc_kctx *k, const mma_form *s, poot_kir_value row0, poot_kir_value ch,
+                              poot_kir_value col, poot_kir_value valid, poot_kir_value xoff) {
+  const gemm_form *f = s->f;
+  const uint32_t rows = GEMM_THREADS / 4, passes = s->tm >= rows ? s->tm / rows : 1;
+  if (s->tm < rows) {
+    poot_kir_value in;
+    POOT_TRY(poot__cc_bin_c(k, OP(LT), row0, s->tm, &in));
+    POOT_TRY(poot_kir_if_begin(k->b, in));
+  }
+  for (uint32_t q = 0; q < passes; q++) {
+    poot_kir_value row = row0, m, src, dst, at;
+    if (q) POOT_TRY(poot__cc_bin_c(k, OP(ADD), row0, q * rows, &row));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), f->m0, row, &m));
+    POOT_TRY(poot__cc_bin_c(k, OP(MIN), m, (uint32_t)(f->M - 1), &m));
+    POOT_TRY(mad_c(k, m, (uint32_t)f->K, 0, &src));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), src, col, &src));
+    POOT_TRY(mad_c(k, row, MMA_PITCH, 0, &dst));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), dst, ch, &dst));
+    POOT_TRY(poot__cc_bin(k, OP(ADD), dst, xoff, &dst));
+    for (uint32_t h = 0; h < (s->one ? 1u : 2u); h++) {
+      POOT_TRY(poot__cc_bin(k, OP(ADD), src, s->xsrc[h], &at));
+      POOT_TRY(poot_kir_async_copy(k->b, h ? s->lo[0] : s->hi[0], dst, s->xref, at, valid));
+    }
+  }
+  return s->tm < rows ? poot_kir_end(k->b) : NULL;
 }
 
 /* Issues every root's copies of the step at contraction element k0 into
@@ -503,7 +591,7 @@ static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
  * thread lid copies elements [8·(lid % 4), +8) of tile row lid / 4 (rows
  * past N repeat the last one; elements at or past kend are zeros). */
 static poot_status raw_copy(pc_kctx *k, const mma_form *s, poot_kir_value k0, poot_kir_value kend,
-                            poot_kir_value off) {
+                            poot_kir_value off, poot_kir_value xoff) {
   const gemm_form *f = s->f;
   poot__cc_scope_push(k);
   poot_kir_value row0, ch, col, valid;
@@ -528,6 +616,7 @@ static poot_status raw_copy(pc_kctx *k, const mma_form *s, poot_kir_value k0, po
     for (uint32_t r = 0; r < f->nr; r++)
       POOT_TRY(poot_kir_async_copy(k->b, s->ring[r], dst, s->wref[r], src, valid));
   }
+  if (s->xraw) POOT_TRY(raw_copy_x(k, s, row0, ch, col, valid, xoff));
   poot__cc_scope_pop(k);
   return poot_kir_async_commit(k->b);
 }
@@ -669,13 +758,16 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   if (f->split > 1) POOT_TRY(poot__cc_bin_c(k, OP(ADD), f->kbase, f->ks, &kend));
   poot__cc_scope_push(k);
   for (uint32_t j = 0; j + 1 < S; j++) {
-    poot_kir_value kj, off;
+    poot_kir_value kj, off, xo = 0;
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), kstart, j * MMA_STEP, &kj));
     POOT_TRY(poot__cc_u32(k, j * wtile, &off));
-    POOT_TRY(raw_copy(k, s, kj, kend, off));
+    if (s->xraw) POOT_TRY(poot__cc_u32(k, j * tile, &xo));
+    POOT_TRY(raw_copy(k, s, kj, kend, off, xo));
   }
-  POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kstart));
-  POOT_TRY(mma_put(k, s, 1, 0));
+  if (!s->xraw) {
+    POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kstart));
+    POOT_TRY(mma_put(k, s, 1, 0));
+  }
   poot__cc_scope_pop(k);
   POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
   POOT_TRY(poot__cc_u32(k, MMA_STEP, &stepv));
@@ -684,7 +776,7 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   POOT_TRY(poot__cc_bin_c(k, OP(ADD), k0, MMA_STEP, &kn));
   POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
   if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
-  POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kn));
+  if (!s->xraw) POOT_TRY(mma_fetch(k, s, 0, f->rs[0].x, f->M, f->m0, kn));
   POOT_TRY(poot_kir_async_wait(k->b, S - 2));
   POOT_TRY(poot_kir_barrier(k->b));
   /* step i + S − 1 into tile (i + S − 1) % S */
@@ -693,12 +785,17 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
   POOT_TRY(poot__cc_bin_c(k, OP(ADD), kk, (S - 1) * MMA_STEP, &kn));
   POOT_TRY(poot__cc_bin_c(k, OP(ADD), i, S - 1, &o));
   POOT_TRY(poot__cc_bin_c(k, OP(REM), o, S, &o));
+  poot_kir_value xo = 0;
+  if (s->xraw) POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, tile, &xo));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), o, wtile, &o));
-  POOT_TRY(raw_copy(k, s, kn, kend, o));
-  poot_kir_value woff, xoff, xnext;
+  POOT_TRY(raw_copy(k, s, kn, kend, o, xo));
+  poot_kir_value woff, xoff, xnext = 0;
   POOT_TRY(poot__cc_bin_c(k, OP(REM), i, S, &woff));
+  if (s->xraw) POOT_TRY(poot__cc_bin_c(k, OP(MUL), woff, tile, &xoff));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), woff, wtile, &woff));
-  if (s->xbuf == 2) {
+  if (s->xraw) {
+    /* x's tile of step i is in the ring beside the weights' */
+  } else if (s->xbuf == 2) {
     POOT_TRY(poot__cc_bin_c(k, OP(AND), i, 1, &xoff));
     POOT_TRY(poot__cc_bin_c(k, OP(MUL), xoff, tile, &xoff));
     POOT_TRY(poot__cc_bin_c(k, OP(XOR), xoff, tile, &xnext));
@@ -713,8 +810,10 @@ static poot_status raw_steps(pc_kctx *k, const mma_form *s) {
                        : raw_half(k, s, h, xoff, woff, acc));
   for (uint32_t a = 0; a < f->nr * s->fm * s->fn; a++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, a, acc[a]));
-  if (s->xbuf == 1) POOT_TRY(poot_kir_barrier(k->b)); /* step i's x read before it is replaced */
-  POOT_TRY(mma_put(k, s, 1, xnext));
+  if (!s->xraw) {
+    if (s->xbuf == 1) POOT_TRY(poot_kir_barrier(k->b)); /* step i's x read before it is replaced */
+    POOT_TRY(mma_put(k, s, 1, xnext));
+  }
   poot__cc_scope_pop(k);
   POOT_TRY(poot_kir_end(k->b));
   return poot_kir_async_wait(k->b, 0); /* no copy outlives the kernel */
@@ -782,6 +881,12 @@ poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t n
     *out_what = s.one ? "gemm_mma raw wide medium" : "gemm_mma raw wide";
   else if (s.tm != GEMM_TILE)
     *out_what = skinny_names[(f->split > 1) + 2 * s.one];
+  if (s.xraw) {
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s xs", *out_what);
+    *out_what = poot_arena_strdup(&k->pl->arena, nm);
+    if (!*out_what) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
+  }
   if (s.tm != f->tm || s.tn != f->tn)
     return poot_status_make(POOT_INTERNAL, "compile: gemm_mma tile of %u x %u, grid of %u x %u",
                             s.tm, s.tn, f->tm, f->tn);

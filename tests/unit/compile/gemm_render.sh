@@ -7,7 +7,8 @@
 # sm_90, spirv-val, the wgpu wheel (tests/ref/wgsl_validate.py), llc-19 +
 # ld.lld-19. On PTX every projection must be the gemm_mma form (split over K
 # where its tiles are few: 70 rows; the rest of the dispatches are the
-# splits' combines), on the other targets none. A missing tool is a SKIP for that target; all missing →
+# splits' combines and the raw path's staged x, gemm_x), on the other
+# targets none. A missing tool is a SKIP for that target; all missing →
 # exit 77.
 set -u
 here=$(dirname "$0")
@@ -25,8 +26,8 @@ for t in ptx ptx90 glsl wgsl amdgpu; do
     continue
   fi
   n=$(grep -c '^dispatch ' "$d/plan.txt")
-  m=$(grep -c '^dispatch .* gemm_mma\( split\)\{0,1\}\( raw\)\{0,1\}$' "$d/plan.txt")
-  c=$(grep -c '^dispatch .* gemm_combine ' "$d/plan.txt")
+  m=$(grep -c '^dispatch .* gemm_mma\( split\)\{0,1\}\( raw\)\{0,1\}\( xs\)\{0,1\}$' "$d/plan.txt")
+  c=$(grep -c '^dispatch .* \(gemm_combine\|gemm_x\) ' "$d/plan.txt")
   case $t in
     ptx|ptx90) [ "$m" -eq 4 ] && [ "$n" -eq $((m + c)) ] || { echo "FAIL: $t: $m of $n dispatches are gemm_mma ($c combines)"; fail=1; } ;;
     *) [ "$m" -eq 0 ] || { echo "FAIL: $t: $m dispatches are gemm_mma"; fail=1; } ;;

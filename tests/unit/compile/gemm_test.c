@@ -315,6 +315,7 @@ static void test_batched(void **state) {
   poot_kir_target t;
   B(poot_device_target_by_name("sm_90", &t));
   assert_true(pt_uses_template(g, &t, "gemm_mma split raw skinny + contract"));
+  assert_false(pt_uses_template(g, &t, "gemm_x")); /* 20 rows: x with the emitter */
   pt_result r;
   B(pt_check(g, &t, &in, 32, false, (double)k * 4.8e-7 + 1e-6, &r));
   if (!r.ok) fail_msg("batched: %s", r.what);
@@ -327,7 +328,7 @@ static void test_batched(void **state) {
  * whose default asks for 256 workgroups) against poot_eval with the GEMM
  * tests' bound, on sm_90. */
 static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t min_grid,
-                     const char *form) {
+                     bool emitter, const char *form) {
   poot_graph *g;
   B(poot_graph_create(&g));
   poot_value x = pt_param(g, "x", POOT_DTYPE_F32, m, k), w = pt_param(g, "w", wt, n, k);
@@ -340,6 +341,7 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
+  o.gemm_x_emitter = emitter;
   assert_false(pt_uses_template_opt(g, &o, form)); /* too few tiles for the default */
   o.gemm_wide_min_grid = min_grid;
   o.gemm_big_tiles = true;
@@ -357,12 +359,15 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
 /* The wide tile (64 × 128) and the big one (128 × 128, x single
  * buffered at high precision): ragged M, N (a second tile of 8 columns)
  * and K. 130 × 136 is 6 wide tiles and 4 big ones: a threshold of 6 takes
- * the wide tile, 1 the big one. */
+ * the wide tile, 1 the big one. At high precision the big tile's ring has
+ * no room for x's staged tiles: it is taken with x through the emitter
+ * (gemm_x_emitter), and with x staged the wide tile is. */
 static void test_wide(void **state) {
   (void)state;
-  tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, "gemm_mma raw wide");
-  tile_one(POOT_DTYPE_F16, 136, 136, 1032, 1, "gemm_mma raw big");
-  tile_one(POOT_DTYPE_BF16, 136, 72, 1064, 1, "gemm_mma raw big");
+  tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, false, "gemm_mma raw wide xs");
+  tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, true, "gemm_mma raw wide");
+  tile_one(POOT_DTYPE_F16, 136, 136, 1032, 1, true, "gemm_mma raw big");
+  tile_one(POOT_DTYPE_BF16, 136, 72, 1064, 1, true, "gemm_mma raw big");
 }
 
 /* The tall tile (128 × 64) of the SwiGLU pair: an FFN over 130 positions
@@ -380,6 +385,7 @@ static void test_tall(void **state) {
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
+  o.gemm_x_emitter = true; /* at high, the tall ring has no room for x's staged tiles */
   assert_false(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   o.gemm_wide_min_grid = 1;
   o.gemm_big_tiles = true;
@@ -393,6 +399,85 @@ static void test_tall(void **state) {
          r.max_allowed);
   pt_inputs_free(&in);
   poot_graph_destroy(g);
+}
+
+/* x staged once (PG_GEMM_X, then copied into the ring like the weights)
+ * against x through the emitter in every tile (gemm_x_emitter): the same
+ * bits at both precisions, on sm_90 (and sm_80 for the first case) — the same f32 values
+ * rounded the same way, the same mma in the same order. Ragged M, N and
+ * K; split-K; the RMSNorm'd x of the SwiGLU pair (one staged x for both
+ * roots) and the SwiGLU output as the down projection's x; the wide and
+ * big tiles (big at medium on both sides; at high the emitter's big
+ * against the staged wide); the tall pair at medium (the FFNs at one
+ * precision each: they are most of the test's time). At 64 rows or fewer
+ * (the skinny tile, batched decode) x stays with the emitter
+ * (test_batched). */
+typedef struct xs_case {
+  const char *what;
+  poot_dtype wt;
+  int64_t m, n, k; /* n = 0: the FFN at h = k, ff = 1024 (or 136 when m > 128) */
+  uint32_t min_grid;
+  const char *form;        /* a dispatch name with x staged, at high and medium */
+  const char *form_medium; /* NULL: high only (CI time); form NULL: medium only */
+} xs_case;
+
+static void test_xstage(void **state) {
+  (void)state;
+  static const xs_case cs[] = {
+      {"f16 ragged", POOT_DTYPE_F16, 70, 130, 1040, 0, "gemm_mma raw xs", "gemm_mma raw medium xs"},
+      {"bf16 ragged", POOT_DTYPE_BF16, 72, 72, 1064, 0, "gemm_mma raw xs",
+       "gemm_mma raw medium xs"},
+      {"f16 split", POOT_DTYPE_F16, 70, 64, 2048, 0, "gemm_mma split raw xs",
+       "gemm_mma split raw medium xs"},
+      {"ffn f16", POOT_DTYPE_F16, 65, 0, 1024, 0, "gemm_mma split raw xs", NULL},
+      {"big f16", POOT_DTYPE_F16, 136, 136, 1032, 1, "gemm_mma raw wide xs",
+       "gemm_mma raw big medium xs"},
+      {"tall ffn f16", POOT_DTYPE_F16, 130, 0, 1064, 1, NULL, "gemm_mma raw tall medium xs"},
+  };
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    const xs_case *x = &cs[c];
+    poot_graph *g;
+    B(poot_graph_create(&g));
+    if (x->n) {
+      poot_value xv = pt_param(g, "x", POOT_DTYPE_F32, x->m, x->k);
+      poot_value w = pt_param(g, "w", x->wt, x->n, x->k);
+      B(poot_graph_set_output(g, pt_dot_nt(g, xv, w)));
+    } else {
+      B(pt_ffn_graph(g, x->m, x->k, x->m > 128 ? 136 : 1024, x->wt));
+    }
+    B(poot_graph_verify(g));
+    pt_inputs in;
+    B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+    for (int i = 0; i < 4; i++) {
+      if ((i & 1) == 0 && c > 0) continue; /* sm_80: the first case (same plans; CI time) */
+      poot_kir_target t;
+      B(poot_device_target_by_name(ptx_targets[i & 1], &t));
+      poot_compile_options a, b;
+      poot_compile_options_init(&a);
+      a.target = &t;
+      a.matmul_precision = i >= 2 ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
+      a.gemm_wide_min_grid = x->min_grid;
+      a.gemm_big_tiles = true; /* the big and tall cases (off by default) */
+      b = a;
+      b.gemm_x_emitter = true;
+      const char *form = i >= 2 ? x->form_medium : x->form;
+      if (!form) continue;
+      if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_x") ||
+          pt_uses_template_opt(g, &b, " xs") || pt_uses_template_opt(g, &b, "gemm_x"))
+        fail_msg("xstage %s %s: %s not used (or x staged under gemm_x_emitter)", x->what,
+                 ptx_targets[i & 1], form);
+      bool same = false;
+      char why[256];
+      B(pt_same_bits(g, &a, &b, &in, 32, &same, why, sizeof why));
+      if (!same)
+        fail_msg("xstage %s %s %s: %s", x->what, ptx_targets[i & 1], i >= 2 ? "medium" : "high",
+                 why);
+    }
+    printf("xstage %s: the same bits at %s\n", x->what,
+           x->form ? (x->form_medium ? "high and medium" : "high") : "medium");
+    pt_inputs_free(&in);
+    poot_graph_destroy(g);
+  }
 }
 
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
@@ -425,9 +510,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
-      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split), cmocka_unit_test(test_ffn_mma),
-      cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),  cmocka_unit_test(test_tall),
-      cmocka_unit_test(test_batched),
+      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split),  cmocka_unit_test(test_ffn_mma),
+      cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),   cmocka_unit_test(test_tall),
+      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);

@@ -365,6 +365,64 @@ poot_status pt_check_opt(const poot_graph *g, const poot_compile_options *o, con
   return st;
 }
 
+/* The primary output of g's plan under o, copied into *out (poot_free). */
+static poot_status plan_output(const poot_graph *g, const poot_compile_options *o,
+                               const pt_inputs *in, uint32_t sg, poot_tensor *out) {
+  memset(out, 0, sizeof *out);
+  poot_plan *plan = NULL;
+  POOT_TRY(poot_plan_create(g, o, &plan));
+  poot_plan_run *run = NULL;
+  poot_plan_input *pi = poot_calloc(in->count + 1, sizeof *pi);
+  poot_status st = pi ? NULL : poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+  for (size_t i = 0; !st && i < in->count; i++) {
+    pi[i].name = in->names[i];
+    pi[i].tensor = &in->tensors[i];
+  }
+  if (!st) st = poot_plan_run_create(plan, &run);
+  if (!st) st = poot_plan_run_bind(run, in->count, pi);
+  poot_plan_run_options ro = {sg, false};
+  if (!st) st = poot_plan_run_step(run, &ro);
+  poot_tensor t;
+  if (!st) st = poot_plan_run_output(run, &t);
+  if (!st) {
+    *out = t;
+    out->data = poot_malloc(t.size ? t.size : 1);
+    if (!out->data)
+      st = poot_status_make(POOT_OUT_OF_MEMORY, "oom");
+    else
+      memcpy(out->data, t.data, t.size);
+  }
+  poot_plan_run_destroy(run);
+  poot_plan_destroy(plan);
+  poot_free(pi);
+  return st;
+}
+
+poot_status pt_same_bits(const poot_graph *g, const poot_compile_options *a,
+                         const poot_compile_options *b, const pt_inputs *in, uint32_t sg,
+                         bool *out_same, char *why, size_t why_size) {
+  *out_same = false;
+  poot_tensor ta, tb;
+  POOT_TRY(plan_output(g, a, in, sg, &ta));
+  poot_status st = plan_output(g, b, in, sg, &tb);
+  if (st) {
+    poot_free(ta.data);
+    return st;
+  }
+  *out_same = ta.size == tb.size && memcmp(ta.data, tb.data, ta.size) == 0;
+  if (!*out_same) {
+    size_t i = 0;
+    while (i + 4 <= ta.size && i + 4 <= tb.size &&
+           memcmp((char *)ta.data + i, (char *)tb.data + i, 4) == 0)
+      i += 4;
+    snprintf(why, why_size, "outputs of %zu and %zu bytes differ from byte %zu", ta.size, tb.size,
+             i);
+  }
+  poot_free(ta.data);
+  poot_free(tb.data);
+  return NULL;
+}
+
 bool pt_memory_ok(const poot_plan *p, char *why, size_t n) {
   for (uint32_t i = 0; i < p->temp_count; i++) {
     const poot_plan_temp *a = &p->temps[i];

@@ -63,6 +63,13 @@ bool pt_check_projection(const poot_graph *g, const pt_inputs *in, const poot_ki
 bool pt_uses_template(const poot_graph *g, const poot_kir_target *t, const char *what);
 bool pt_uses_template_opt(const poot_graph *g, const poot_compile_options *o, const char *what);
 
+/* Runs g's plans under options a and b (one step each on the interpreter,
+ * subgroup size sg) and compares their primary outputs byte for byte:
+ * *out_same, and in why the first differing element when not. */
+poot_status pt_same_bits(const poot_graph *g, const poot_compile_options *a,
+                         const poot_compile_options *b, const pt_inputs *in, uint32_t sg,
+                         bool *out_same, char *why, size_t why_size);
+
 /* The plan's memory: no two temporaries with overlapping lifetimes overlap
  * in the arena, and every one fits. */
 bool pt_memory_ok(const poot_plan *plan, char *why, size_t why_size);
