@@ -120,11 +120,13 @@ typedef struct poot_compile_options {
    * 18,865 → 14,428, the 8B shape's layers 47,445 → 32,797 at high; one
    * workgroup an SM at their 130–209 registers, docs/PERFORMANCE.md). */
   bool gemm_big_tiles;
-  /* The prefill GEMM on matrix fragments computes x through the group's
-   * emitter in every column tile (the form before x was staged once per
-   * projection into a 16-bit temp and copied like the weights; for
-   * comparisons: both give the same bits). */
-  bool gemm_x_emitter;
+  /* The prefill GEMM on matrix fragments takes x staged once per
+   * projection into a 16-bit temp (a gemm_x dispatch) and copied like the
+   * weights, instead of computing it through the group's emitter in every
+   * column tile (both give the same bits; docs/compiler.md "x staged once").
+   * Off by default until it has run on a GPU: it is checked on the
+   * interpreter only. */
+  bool gemm_x_staged;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);
