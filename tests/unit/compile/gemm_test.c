@@ -405,10 +405,10 @@ static void test_tall(void **state) {
  * bits at both precisions, on sm_90 (and sm_80 for the first case) — the same f32 values
  * rounded the same way, the same mma in the same order. Ragged M, N and
  * K; split-K; the RMSNorm'd x of the SwiGLU pair (one staged x for both
- * roots) and the SwiGLU output as the down projection's x; the wide and
- * big tiles (big at medium on both sides; at high the emitter's big
- * against the staged wide); the tall pair at medium (the FFNs at one
- * precision each: they are most of the test's time). At 64 rows or fewer
+ * roots) and the SwiGLU output as the down projection's x; the wide tile
+ * and the big one at medium (the tall pair, like big a tile off by
+ * default, is left out: the 130-row FFN and the FFNs' second precision
+ * were most of the test's time, and CI's 30 minutes are spent). At 64 rows or fewer
  * (the skinny tile, batched decode) x stays with the emitter
  * (test_batched). */
 typedef struct xs_case {
@@ -429,9 +429,7 @@ static void test_xstage(void **state) {
       {"f16 split", POOT_DTYPE_F16, 70, 64, 2048, 0, "gemm_mma split raw xs",
        "gemm_mma split raw medium xs"},
       {"ffn f16", POOT_DTYPE_F16, 65, 0, 1024, 0, "gemm_mma split raw xs", NULL},
-      {"big f16", POOT_DTYPE_F16, 136, 136, 1032, 1, "gemm_mma raw wide xs",
-       "gemm_mma raw big medium xs"},
-      {"tall ffn f16", POOT_DTYPE_F16, 130, 0, 1064, 1, NULL, "gemm_mma raw tall medium xs"},
+      {"big f16", POOT_DTYPE_F16, 136, 136, 1032, 1, NULL, "gemm_mma raw big medium xs"},
   };
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
     const xs_case *x = &cs[c];

@@ -5,7 +5,9 @@
 #  - llm_encoders_oracle: poot_eval, batching invariance, the transformers
 #    reference (tests/data/encoders/minilm_embeddings.npy) when present;
 #  - llm_encoders_<dev>: poot_driver_embed on the device against the oracle
-#    (embeddings and rerank scores), and its errors;
+#    (embeddings and rerank scores; MiniLM's oracle rows are those the oracle
+#    test wrote, its fixture), and its errors; MiniLM's step of 16 runs on PTX
+#    only, the cross-encoder's everywhere (CI cost);
 #  - llm_encoders_cli_<dev>: `poot embed` / `poot rerank` against an
 #    independent numpy BERT and the committed references, bad input. On
 #    lavapipe (CI cost) a spread of 12 of the 300 sentences, 6 of them one per
@@ -25,11 +27,12 @@ if(TARGET poot_devices AND TARGET poot_llm AND TARGET poot_eval)
     ARGS oracle
     LABELS ref
     TIMEOUT 900)
-  set_tests_properties(llm_encoders_oracle PROPERTIES FIXTURES_REQUIRED poot_encoders)
+  set_tests_properties(llm_encoders_oracle PROPERTIES FIXTURES_REQUIRED poot_encoders
+    FIXTURES_SETUP poot_encoders_oracle)
   foreach(dev vulkan ptx wgpu)
     add_test(NAME llm_encoders_${dev} COMMAND llm_encoders_oracle ${dev})
     set_tests_properties(llm_encoders_${dev} PROPERTIES LABELS ref SKIP_RETURN_CODE 77
-      TIMEOUT 900 FIXTURES_REQUIRED poot_encoders
+      TIMEOUT 900 FIXTURES_REQUIRED "poot_encoders;poot_encoders_oracle"
       ENVIRONMENT "POOT_SOURCE_DIR=${CMAKE_SOURCE_DIR};POOT_BINARY_DIR=${CMAKE_BINARY_DIR}")
   endforeach()
   poot_wgpu_test(llm_encoders_wgpu)
