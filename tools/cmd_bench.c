@@ -207,11 +207,12 @@ static poot_status decode_steps(poot_driver *drv, poot_token tok, int64_t n, poo
 /* ------------------------------------------------------------ flags */
 
 typedef struct bench_flags {
-  const char *model, *tokenizer, *device, *kv_type, *matmul_precision;
+  const char *model, *tokenizer, *device, *kv_type, *matmul_precision, *forms_text;
   long long np, nd, eager_n, copy_mib, probe_limit_mib, prof_n, ctx_n, batch;
   bool json, sample;
   poot_dtype kv;
   poot_matmul_precision mp;
+  uint32_t forms;
 } bench_flags;
 
 /* The counting flags' upper bounds: larger values are typing mistakes (and
@@ -253,6 +254,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
       {POOT_FLAG_SAMPLE, &f->sample, NULL, 0, 0},
       {POOT_FLAG_KV_TYPE, &f->kv_type, NULL, 0, 0},
       {POOT_FLAG_MATMUL_PRECISION, &f->matmul_precision, NULL, 0, 0},
+      {POOT_FLAG_FORMS, &f->forms_text, NULL, 0, 0},
       {POOT_FLAG_BATCH, NULL, NULL, 0, 0},
       {POOT_FLAG_SEQUENCES, &f->batch,
        "B sequences decoding together through the batched runner\n"
@@ -267,7 +269,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
           "usage: poot bench -m MODEL [--tokenizer FILE] [--device D] [-p N] [-n N]\n"
           "                  [--context C] [--eager-steps K] [--copy-mib M] [--profile K]\n"
           "                  [--probe-limit-mib M] [--kv-type f16|f32|q8_0] [--batch B] [--json]\n"
-          "                  [--matmul-precision high|medium]\n\n"
+          "                  [--matmul-precision high|medium] [--forms LIST]\n\n"
           "Measures generation on a device (greedy, batch 1; --batch B: B sequences\n"
           "together).\n\n",
       .options = options,
@@ -277,6 +279,7 @@ static int parse_flags(int argc, char **argv, bench_flags *f) {
   if (rc < 0 && !poot_tool_parse_kv_type(CMD, f->kv_type, &f->kv)) return POOT_EXIT_USAGE;
   if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, f->matmul_precision, &f->mp))
     return POOT_EXIT_USAGE;
+  if (rc < 0 && !poot_tool_parse_forms(CMD, f->forms_text, &f->forms)) return POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -336,6 +339,7 @@ static poot_status start(bench_run *r) {
   ro.skip_tokenizer = f->tokenizer == NULL && !f->sample; /* a grammar needs it */
   ro.device = f->device;
   ro.matmul_precision = f->mp;
+  ro.forms = f->forms;
   POOT_TRY(poot_runtime_open(&ro, &r->rt));
   r->config = poot_model_get_config(poot_runtime_model(r->rt));
   POOT_TRY(size_run(r));
@@ -577,6 +581,8 @@ static void print_json_report(const bench_run *r, const bench_figures *g) {
   printf(",\"encode_us_per_step\":%.2f", g->encode_us);
   printf(",\"kv_type\":\"%s\"", poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
   printf(",\"matmul_precision\":\"%s\"", poot_matmul_precision_name(f->mp));
+  char fb[64];
+  printf(",\"forms\":\"%s\"", poot_compile_forms_name(f->forms, fb, sizeof fb));
   if (f->sample) {
     const bench_sample *b = &r->sample;
     printf(
@@ -605,8 +611,9 @@ static void print_text_report(const bench_run *r, const bench_figures *g) {
   printf("model        %s (%s, %lld layers, vocab %lld), KV capacity %lld (%s)\n", f->model,
          poot_model_family_name(c->family), (long long)c->n_layers, (long long)c->vocab_size,
          r->cap, poot_dtype_name(poot_driver_kv_dtype(poot_runtime_driver(r->rt))));
-  printf("device       %s: %s (matmul precision %s)\n", caps->backend, caps->name,
-         poot_matmul_precision_name(f->mp));
+  char fb[64];
+  printf("device       %s: %s (matmul precision %s, forms %s)\n", caps->backend, caps->name,
+         poot_matmul_precision_name(f->mp), poot_compile_forms_name(f->forms, fb, sizeof fb));
   printf("load         %.1f ms (weights %.2f MB)\n", r->load_s * 1e3,
          (double)s1->weight_bytes * 1e-6);
   printf("compile+capture %.1f ms (2 entries, %llu kernels)\n", r->capture_s * 1e3,
@@ -662,6 +669,7 @@ static int bench_batch_main(const bench_flags *f) {
   ro.skip_tokenizer = f->tokenizer == NULL;
   ro.device = f->device;
   ro.matmul_precision = f->mp;
+  ro.forms = f->forms;
   bench_batch bb;
   poot_status st = poot_runtime_open(&ro, &r.rt);
   if (!st) {
@@ -700,9 +708,10 @@ static int bench_batch_main(const bench_flags *f) {
       if (bb.device_ms > 0) printf(", device %.3f ms", bb.device_ms);
       printf(")\n");
       if (bb.sampled)
-        printf("sampled (llama.cpp's defaults, penalties over the whole history): host %.1f µs "
-               "per step for the sampled rows\n",
-               bb.sample_host_us);
+        printf(
+            "sampled (llama.cpp's defaults, penalties over the whole history): host %.1f µs "
+            "per step for the sampled rows\n",
+            bb.sample_host_us);
     }
   }
   int rc = st ? poot_tool_fail(CMD, st) : POOT_EXIT_OK;

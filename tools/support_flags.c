@@ -153,6 +153,10 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                                     "and the block-format decode GEMV: high (default:\n"
                                     "f32-like) or medium (x rounded once to 16 bits,\n"
                                     "or to int8 blocks for dp4a; see docs/compiler.md)"},
+    [POOT_FLAG_FORMS] = {NULL, "--forms", NULL, POOT_TOOL_ARG_STRING, "LIST",
+                         "opt-in compiler forms to measure, comma-separated:\n"
+                         "big-tiles, x-staged, gemv-one-row (default: none;\n"
+                         "see docs/compiler.md)"},
     [POOT_FLAG_POOLING] = {NULL, "--pooling", NULL, POOT_TOOL_ARG_STRING, "P",
                            "mean, cls or last (default: the model's, from\n"
                            "sentence-transformers' Pooling module)"},
@@ -224,6 +228,14 @@ bool poot_tool_parse_matmul_precision(const char *cmd, const char *text,
   poot_status st = poot_matmul_precision_parse(text, out);
   if (!st) return true;
   (void)poot_tool_usage_error(cmd, "--matmul-precision: %s", poot_status_message(st));
+  poot_status_free(st);
+  return false;
+}
+
+bool poot_tool_parse_forms(const char *cmd, const char *text, uint32_t *out) {
+  poot_status st = poot_compile_forms_parse(text, out);
+  if (!st) return true;
+  (void)poot_tool_usage_error(cmd, "--forms: %s", poot_status_message(st));
   poot_status_free(st);
   return false;
 }

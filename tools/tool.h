@@ -40,6 +40,9 @@ bool poot_tool_parse_kv_type(const char *cmd, const char *text, poot_dtype *out)
  * false (after a usage error) for anything but high or medium. */
 bool poot_tool_parse_matmul_precision(const char *cmd, const char *text,
                                       poot_matmul_precision *out);
+/* --forms' value (NULL: 0, the compiler's defaults); false (after a usage
+ * error) for a name poot_compile_forms_parse does not know. */
+bool poot_tool_parse_forms(const char *cmd, const char *text, uint32_t *out);
 /* ------------------------------------------------------------ flags */
 
 /* Every flag a command may take, defined once in support_flags.c (its
@@ -115,6 +118,7 @@ typedef enum poot_tool_flag_id {
   POOT_FLAG_SYSTEM,            /* -sys, --system TEXT (chat) */
   POOT_FLAG_KV_TYPE,           /* --kv-type f16|f32|q8_0 */
   POOT_FLAG_MATMUL_PRECISION,  /* --matmul-precision high|medium */
+  POOT_FLAG_FORMS,             /* --forms LIST (opt-in compiler forms) */
   /* Encoders (poot embed, poot rerank). */
   POOT_FLAG_POOLING,      /* --pooling mean|cls|last */
   POOT_FLAG_NORMALIZE,    /* --normalize */

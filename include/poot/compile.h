@@ -127,9 +127,29 @@ typedef struct poot_compile_options {
    * Off by default until it has run on a GPU: it is checked on the
    * interpreter only. */
   bool gemm_x_staged;
+  /* The block-format decode GEMV takes one row per subgroup at every N
+   * (default: two from N = 2048, docs/compiler.md "The decode GEMV"):
+   * twice the workgroups for the short projections, which run at a
+   * quarter of the SMs' warps on an H100. Off until measured. */
+  bool gemv_one_row;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);
+
+/* The opt-in forms above by name, so that a device run can measure them
+ * beside the defaults (`poot bench --forms big-tiles,x-staged`): each bit
+ * turns one switch of poot_compile_options on. */
+typedef enum poot_compile_form {
+  POOT_FORM_GEMM_BIG_TILES = 1u << 0, /* "big-tiles": gemm_big_tiles */
+  POOT_FORM_GEMM_X_STAGED = 1u << 1,  /* "x-staged": gemm_x_staged */
+  POOT_FORM_GEMV_ONE_ROW = 1u << 2,   /* "gemv-one-row": gemv_one_row */
+} poot_compile_form;
+
+/* A comma-separated list of the names above ("" or "none": no form). */
+POOT_MUST_USE poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms);
+/* The names of `forms`, comma-separated ("none" for 0), into buf. */
+const char *poot_compile_forms_name(uint32_t forms, char *buf, size_t size);
+void poot_compile_options_set_forms(poot_compile_options *options, uint32_t forms);
 
 typedef enum poot_plan_buffer_class {
   POOT_PLAN_BUFFER_TEMP = 0, /* the arena of temporaries (one buffer) */

@@ -342,6 +342,8 @@ typedef struct poot_exec_target {
    * summed with dot4_i8 where the target has it natively (docs/compiler.md
    * "The decode GEMV at medium"). Other targets and GEMVs ignore it. */
   poot_matmul_precision matmul_precision;
+  /* Opt-in compiler forms (poot_compile_form bits; 0: the defaults). */
+  uint32_t forms;
 } poot_exec_target;
 
 /* One dispatch of an eager step, as the profile callback sees it. The byte

@@ -55,6 +55,8 @@ typedef struct poot_runtime_options {
   /* The engine's poot_exec_target.matmul_precision (POOT_MATMUL_HIGH, the
    * default, or POOT_MATMUL_MEDIUM: docs/compiler.md "Numerics"). */
   poot_matmul_precision matmul_precision;
+  /* The engine's poot_exec_target.forms (0: the compiler's defaults). */
+  uint32_t forms;
 } poot_runtime_options;
 
 static inline poot_runtime_options poot_runtime_options_default(void) {
@@ -64,7 +66,8 @@ static inline poot_runtime_options poot_runtime_options_default(void) {
                             .device = "auto",
                             .device_options = NULL,
                             .driver = poot_driver_options_default(),
-                            .matmul_precision = POOT_MATMUL_HIGH};
+                            .matmul_precision = POOT_MATMUL_HIGH,
+                            .forms = 0};
   return o;
 }
 

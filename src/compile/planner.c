@@ -27,8 +27,51 @@ poot_status poot_matmul_precision_parse(const char *s, poot_matmul_precision *ou
     *out = POOT_MATMUL_MEDIUM;
     return NULL;
   }
-  return poot_status_make(POOT_INVALID_ARGUMENT,
-                          "matmul precision '%s': expected high or medium", s ? s : "");
+  return poot_status_make(POOT_INVALID_ARGUMENT, "matmul precision '%s': expected high or medium",
+                          s ? s : "");
+}
+
+static const struct {
+  const char *name;
+  uint32_t bit;
+} g_forms[] = {{"big-tiles", POOT_FORM_GEMM_BIG_TILES},
+               {"x-staged", POOT_FORM_GEMM_X_STAGED},
+               {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW}};
+
+poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
+  *out_forms = 0;
+  if (!list || !*list || strcmp(list, "none") == 0) return NULL;
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ",");
+    uint32_t bit = 0;
+    for (size_t i = 0; i < sizeof g_forms / sizeof *g_forms && !bit; i++)
+      if (strlen(g_forms[i].name) == n && strncmp(p, g_forms[i].name, n) == 0) bit = g_forms[i].bit;
+    if (!bit)
+      return poot_status_make(POOT_INVALID_ARGUMENT,
+                              "compile form '%.*s': expected a comma-separated list of "
+                              "big-tiles, x-staged, gemv-one-row (or none)",
+                              (int)n, p);
+    *out_forms |= bit;
+    p += n;
+    if (*p == ',') p++;
+  }
+  return NULL;
+}
+
+const char *poot_compile_forms_name(uint32_t forms, char *buf, size_t size) {
+  size_t at = 0;
+  if (size) buf[0] = '\0';
+  for (size_t i = 0; i < sizeof g_forms / sizeof *g_forms; i++)
+    if ((forms & g_forms[i].bit) && at < size)
+      at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? "," : "", g_forms[i].name);
+  if (!at && size) snprintf(buf, size, "none");
+  return buf;
+}
+
+void poot_compile_options_set_forms(poot_compile_options *o, uint32_t forms) {
+  o->gemm_big_tiles = forms & POOT_FORM_GEMM_BIG_TILES;
+  o->gemm_x_staged = forms & POOT_FORM_GEMM_X_STAGED;
+  o->gemv_one_row = forms & POOT_FORM_GEMV_ONE_ROW;
 }
 
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
@@ -161,8 +204,9 @@ static poot_status mark_reach(pc_planner *pl, poot_value v) {
   return s;
 }
 
-static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_value dest,
-                             uint32_t dest_buffer) {
+/* A group of `kind` computing `out` into `dest` (dest_buffer) and nothing
+ * else yet: no second output, no split, no auxiliary temp or input. */
+static pc_group group_make(pg_kind kind, poot_value out, poot_value dest, uint32_t dest_buffer) {
   pc_group g;
   memset(&g, 0, sizeof g);
   g.kind = kind;
@@ -173,6 +217,12 @@ static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_
   g.split = 1;
   g.aux_temp = UINT32_MAX;
   g.aux_in = UINT32_MAX;
+  return g;
+}
+
+static poot_status add_group(pc_planner *pl, pg_kind kind, poot_value out, poot_value dest,
+                             uint32_t dest_buffer) {
+  pc_group g = group_make(kind, out, dest, dest_buffer);
   return poot_vec_push(&pl->groups, &g);
 }
 
@@ -875,16 +925,9 @@ static poot_status stage_gemm_xs(pc_planner *pl) {
     POOT_TRY(poot_vec_push(&pl->temps, &t));
     ti = (uint32_t)pl->temps.len - 1;
     g->x_temp1 = ti + 1;
-    pc_group c;
-    memset(&c, 0, sizeof c);
-    c.kind = PG_GEMM_X;
-    c.out = x;
-    c.dest = POOT_VALUE_NONE;
-    c.dest_buffer = UINT32_MAX;
-    c.out2 = POOT_VALUE_NONE;
+    pc_group c = group_make(PG_GEMM_X, x, POOT_VALUE_NONE, UINT32_MAX);
     c.nroots = 1;
     c.roots[0] = g->roots[0];
-    c.split = 1;
     c.aux_temp = ti;
     c.xone = one;
     c.xty = ty;

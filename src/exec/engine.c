@@ -417,6 +417,7 @@ static poot_status engine_add_entry(poot_executor *ex, const poot_exec_entry_key
   co.stage_budget_us = e->opts.stage_budget_us;
   co.no_local_reductions = e->opts.batch_invariant;
   co.matmul_precision = e->opts.matmul_precision;
+  poot_compile_options_set_forms(&co, e->opts.forms);
   uint64_t t_begin = poot_time_ns();
   poot_status st = poot_plan_create(graph, &co, &en->plan);
   if (!st) {

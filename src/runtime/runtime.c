@@ -36,8 +36,9 @@ poot_status poot_runtime_open_device(poot_runtime *runtime) {
   const char *spec = runtime->options.device ? runtime->options.device : "auto";
   POOT_TRY(poot_device_open(spec, runtime->options.device_options, &runtime->device));
   poot_status st = poot_engine_create(runtime->device, &runtime->executor);
-  if (!st && runtime->options.matmul_precision != POOT_MATMUL_HIGH) {
-    poot_exec_target t = {.matmul_precision = runtime->options.matmul_precision};
+  if (!st && (runtime->options.matmul_precision != POOT_MATMUL_HIGH || runtime->options.forms)) {
+    poot_exec_target t = {.matmul_precision = runtime->options.matmul_precision,
+                          .forms = runtime->options.forms};
     st = poot_exec_target_set(runtime->executor, &t);
     if (st) {
       poot_executor_destroy(runtime->executor);

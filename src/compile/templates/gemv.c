@@ -751,7 +751,10 @@ poot_status poot__cc_tpl_gemv(pc_kctx *k, const pc_group *g, uint32_t grid[3],
    * and at K = 2048 a workgroup's 8 KiB of staged x is as much as its eight
    * rows of weights: block formats take two rows from N = 2048 (still 128
    * workgroups, one per SM). */
-  f.R = f.N % 2 == 0 && f.N >= (f.ce == GQ_CHUNK ? GEMV_BLOCK_R2_MIN_N : 4096) ? 2 : 1;
+  f.R = !pl->opt->gemv_one_row && f.N % 2 == 0 &&
+                f.N >= (f.ce == GQ_CHUNK ? GEMV_BLOCK_R2_MIN_N : 4096)
+            ? 2
+            : 1;
   for (uint32_t i = 0; i < f.nr; i++) {
     const pc_value *pw = &pl->v[f.rs[i].w];
     POOT_TRY(poot__cc_binding_of(k, pw->buffer, &f.rs[i].ref));

@@ -337,6 +337,9 @@ enum { EPI_NONE, EPI_RESIDUAL, EPI_SWIGLU };
  * 2.2 B_g (|u| + 2 B_u) + (|silu(g)| + 2.2 B_g) · 2 B_u + 2^-18 |y| (the
  * exponential's rounding). Returns whether it held; the template must be
  * "gemv medium". */
+/* The opt-in forms medium_run compiles with (test_one_row). */
+static uint32_t g_forms;
+
 static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype wt, int64_t m,
                        int64_t n, int64_t k, double qscale, uint32_t max_wg, double *out_err) {
   const float *xd = input(in, "x");
@@ -378,6 +381,7 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype w
   poot_compile_options_init(&o);
   o.target = &t;
   o.matmul_precision = POOT_MATMUL_MEDIUM;
+  poot_compile_options_set_forms(&o, g_forms);
   if (!pt_uses_template_opt(g, &o, "gemv medium"))
     fail_msg("medium %s [%lld]: gemv medium not used", poot_dtype_name(wt), (long long)k);
   pt_result r;
@@ -579,12 +583,69 @@ static void test_medium(void **state) {
   medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
 }
 
+/* The workgroups of the plan's GEMV dispatch (subgroups of 32, 48 KiB). */
+static uint64_t gemv_groups(const poot_graph *g, poot_matmul_precision p, uint32_t forms) {
+  poot_kir_target t;
+  poot_kir_target_init_interp(&t, 32);
+  t.shared_memory_bytes = 48 * 1024;
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  o.matmul_precision = p;
+  poot_compile_options_set_forms(&o, forms);
+  poot_plan *plan = NULL;
+  B(poot_plan_create(g, &o, &plan));
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (strstr(plan->dispatches[i].what, "gemv")) {
+      const uint32_t *gr = plan->dispatches[i].grid;
+      n += (uint64_t)gr[0] * gr[1] * gr[2];
+    }
+  poot_plan_destroy(plan);
+  return n;
+}
+
+/* The opt-in form gemv-one-row (poot_compile_options.gemv_one_row): one row
+ * per subgroup where the block GEMV takes two (N >= 2048), so twice the
+ * workgroups at both precisions, and medium's results still inside its
+ * bound; and the forms' names. */
+static void test_one_row(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value x = pt_param(g, "x", POOT_DTYPE_F32, 1, 4096);
+  B(poot_graph_set_output(g, pt_dot_nt(g, x, pt_param(g, "w", POOT_DTYPE_Q4_K, 4096, 4096))));
+  B(poot_graph_verify(g));
+  for (int p = 0; p < 2; p++) {
+    poot_matmul_precision mp = p ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
+    uint64_t two = gemv_groups(g, mp, 0), one = gemv_groups(g, mp, POOT_FORM_GEMV_ONE_ROW);
+    printf("q4_k [1,4096]x[4096,4096] %s: %llu workgroups, %llu with one row a subgroup\n",
+           poot_matmul_precision_name(mp), (unsigned long long)two, (unsigned long long)one);
+    assert_true(two > 0);
+    assert_int_equal(one, 2 * two);
+  }
+  poot_graph_destroy(g);
+  g_forms = POOT_FORM_GEMV_ONE_ROW;
+  medium_epi(EPI_RESIDUAL, POOT_DTYPE_Q6_K, 1, 4098, 256);
+  g_forms = 0;
+  uint32_t f = 0;
+  char buf[64];
+  B(poot_compile_forms_parse("x-staged,gemv-one-row", &f));
+  assert_int_equal(f, POOT_FORM_GEMM_X_STAGED | POOT_FORM_GEMV_ONE_ROW);
+  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "x-staged,gemv-one-row");
+  B(poot_compile_forms_parse("none", &f));
+  assert_int_equal(f, 0);
+  assert_string_equal(poot_compile_forms_name(0, buf, sizeof buf), "none");
+  POOT_ASSERT_STATUS_MSG(poot_compile_forms_parse("big-tiles,wide", &f), POOT_INVALID_ARGUMENT,
+                         "compile form 'wide'");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_formats), cmocka_unit_test(test_fallback),
       cmocka_unit_test(test_blocks),  cmocka_unit_test(test_mixed),
       cmocka_unit_test(test_ffn),     cmocka_unit_test(test_row_loop),
-      cmocka_unit_test(test_medium),
+      cmocka_unit_test(test_medium),  cmocka_unit_test(test_one_row),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
