@@ -56,6 +56,10 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
+#   dec8b    the full 8B shape's q4_k_m (poot's convert) at each of DEC8B_VARIANTS (default:
+#            high, medium, medium with gemv-one-row) and llama.cpp on the same file; first
+#            the 1B shape's pp512 at each of PF_VARIANTS (default: high and medium, each
+#            with and without --forms x-staged) (not by default)
 #   pf8b     prefill and decode at the real shapes: the Llama-3.2-1B f16 folder at
 #            pp512 and pp2048, the full 8B f16 folder at pp512, poot's q4_k_m of it
 #            (pp512, tg64); llama.cpp builds meanwhile (pinned to the upper half of
@@ -518,6 +522,40 @@ if has q8b; then
     done
   done
   timeout 600 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-q8b.md" |
+    grep -E "^\|"
+fi
+
+if has dec8b; then
+  # The full 8B shape by poot's convert --type q4_k_m at each of DEC8B_VARIANTS (words of
+  # bench flags, commas for spaces), and llama.cpp on the same file; first the 1B shape's
+  # pp512 at each of PF_VARIANTS (the opt-in forms beside the defaults). llama.cpp builds
+  # on cores 2.. meanwhile; poot runs on cores 0-1 (its device time does not need more).
+  log dec8b
+  export PEER_DIR=$WORK/peer-llama
+  mkdir -p "$PEER_DIR"
+  taskset -c "2-$(($(nproc) - 1))" nice -n 10 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
+  pin=(taskset -c 0-1)
+  synth llama-3.2-1b "$WORK/l1b"
+  for v in ${PF_VARIANTS:-"--matmul-precision,high" "--matmul-precision,high,--forms,x-staged" \
+    "--matmul-precision,medium" "--matmul-precision,medium,--forms,x-staged"}; do
+    n=$(echo "$v" | tr -cd 'a-z0-9-' | sed 's/--matmul-precision//; s/--forms//' | head -c 40)
+    "${pin[@]}" timeout 120 $P bench -m "$WORK/l1b" -p 512 -n 16 --eager-steps 0 --copy-mib 0 \
+      ${v//,/ } --device ptx >"$OUT/pf-l1b-$n.txt" 2>&1
+    echo "-- l1b pp512 $v: exit $?"; grep -E "prefill |compile" "$OUT/pf-l1b-$n.txt"
+  done
+  synth llama-3.1-8b "$WORK/l8b"
+  t0=$(date +%s)
+  m=$(quant "$WORK/l8b" q4_k_m)
+  echo "-- convert --type q4_k_m of the 8B shape: $(($(date +%s) - t0)) s, $(du -h "$m" | cut -f1)"
+  for v in ${DEC8B_VARIANTS:-"--matmul-precision,high" "--matmul-precision,medium" \
+    "--matmul-precision,medium,--forms,gemv-one-row"}; do
+    n=$(echo "$v" | tr -cd 'a-z0-9-' | sed 's/--matmul-precision//; s/--forms//' | head -c 40)
+    "${pin[@]}" timeout 150 $P bench -m "$m" -p 512 -n 64 --eager-steps 0 --copy-mib 0 \
+      ${v//,/ } --device ptx >"$OUT/dec8b-$n.txt" 2>&1
+    echo "-- l8b q4_k_m $v: exit $?"; grep -E "prefill |decode |per step|compile" "$OUT/dec8b-$n.txt"
+  done
+  "$PEER" wait || echo "llama.cpp build failed: $(tail -3 "$OUT/peer-build.log")"
+  timeout 200 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-dec8b.md" |
     grep -E "^\|"
 fi
 
