@@ -4,6 +4,7 @@ host time per entry, and the CUDA driver's JIT (ptxas) time per kernel.
 
     ptx_compile_time.py --poot build/tools/poot --fake build/fakecuda -m MODEL
                         [--ptxas ptxas] [--bench-args "-p 512 -n 64"] [--out DIR]
+                        [--json FILE]
 
 Runs `poot bench --device ptx` against the test suite's fake libcuda.so.1
 (tests/unit/devices/ptx_fake_cuda.c), which writes every module the device
@@ -18,6 +19,7 @@ header comment (name and hash) is dropped.
 """
 import argparse
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -61,6 +63,7 @@ def main():
     ap.add_argument("--bench-args", default="-p 512 -n 64")
     ap.add_argument("--out", help="keep the modules here (default: a temporary folder)")
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--json", help="also write every module's figures here")
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix="poot-ptx-")
     os.makedirs(out, exist_ok=True)
@@ -131,6 +134,9 @@ def main():
     for v in dup:
         print("  " + " ".join(v))
     print(f"\nmodules in {out}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":
