@@ -205,38 +205,21 @@ static poot_status mma_lanes(pc_kctx *k, mma_form *s) {
  * adjacent elements (two per thread and pass, a warp per two rows, so a
  * warp's loads of one pass cover 64 contiguous elements), through the
  * group's emitter. Nothing here reads shared memory, so the loads are in
- * flight while the previous step's fragments run. A pair's two elements
- * share one row value (as poot__cc_gemm_staged computes it), so what the
- * emitter computes per row (an RMSNorm's scale of x: a load, a square
- * root and two divisions) is emitted once a pair, not once an element:
- * the same values, less code for the driver's JIT. */
+ * flight while the previous step's fragments run. */
 static poot_status mma_fetch(pc_kctx *k, const mma_form *s, uint32_t o, poot_value v, int64_t rows,
                              poot_kir_value r0, poot_kir_value k0) {
   int64_t K = s->f->K;
   poot_kir_value zero = 0;
   if (K % MMA_STEP != 0) POOT_TRY(poot__cc_cf32(k, 0.0f, &zero));
   for (uint32_t p = 0; p < s->pairs; p++) {
-    poot__cc_scope_push(k);
-    poot_kir_value e, r, c0, row;
-    POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS, &e));
-    POOT_TRY(poot__cc_bin_c(k, OP(SHR), e, 5, &r));
-    POOT_TRY(poot__cc_bin_c(k, OP(AND), e, MMA_STEP - 1, &c0));
-    POOT_TRY(poot__cc_bin(k, OP(ADD), r0, r, &row));
-    POOT_TRY(poot__cc_bin_c(k, OP(MIN), row, (uint32_t)(rows - 1), &row));
     for (uint32_t j = 0; j < 2; j++) {
-      poot_kir_value c = c0, col, inr = 0, val;
-      if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c0, j, &c)); /* c0 is even: the same row */
-      POOT_TRY(poot__cc_bin(k, OP(ADD), k0, c, &col));
-      if (zero) {
-        POOT_TRY(poot__cc_bin_c(k, OP(LT), col, (uint32_t)K, &inr));
-        POOT_TRY(poot__cc_bin_c(k, OP(MIN), col, (uint32_t)(K - 1), &col));
-      }
-      poot_kir_value idx[2] = {row, col};
-      POOT_TRY(poot__cc_emit(k, v, idx, &val));
-      if (inr) POOT_TRY(poot__cc_sel(k, inr, val, zero, &val));
+      poot__cc_scope_push(k);
+      poot_kir_value e, r, c, val;
+      POOT_TRY(mad_c(k, s->f->lid, 2, 2 * p * GEMM_THREADS + j, &e));
+      POOT_TRY(poot__cc_gemm_staged(k, v, rows, K, r0, k0, e, 5, zero, &r, &c, &val));
       POOT_TRY(poot_kir_priv_store(k->b, s->ppre, (o * s->pairs + p) * 2 + j, val));
+      poot__cc_scope_pop(k);
     }
-    poot__cc_scope_pop(k);
   }
   return NULL;
 }
