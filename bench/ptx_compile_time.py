@@ -8,14 +8,16 @@ host time per entry, and the CUDA driver's JIT (ptxas) time per kernel.
 
 Runs `poot bench --device ptx` against the test suite's fake libcuda.so.1
 (tests/unit/devices/ptx_fake_cuda.c), which writes every module the device
-loads to a folder (POOT_FAKECUDA_PTX_DIR), so the kernels are exactly those
-the driver JITs for its entries (decode and the prefill ladder). The engine's
-INFO lines give each entry's host time (plan and buffers, kernels) and how
-many of its kernels were new to the device. Then each module is assembled with
-`ptxas -arch=sm_90 -O3` (what the driver's JIT runs), one at a time, and its
-CPU time (user + system of the child) is taken. Prints a Markdown table per
-entry, the slowest kernels, the sum, and modules whose text repeats once the
-header comment (name and hash) is dropped.
+loads to a folder (POOT_FAKECUDA_PTX_DIR): the kernels the driver JITs for the
+entries (decode and the prefill ladder), except that the fake has no
+cuLaunchKernelEx, so each lacks the one griddepcontrol.wait a CUDA 12.3+
+driver's modules have. The engine's INFO lines give each entry's host time
+(plan and buffers, kernels) and how many of its kernels were new to the
+device. Then each module is assembled with `ptxas -arch=sm_90 -O3` (what the
+driver's JIT runs), one at a time, and its CPU time (user + system of the
+child) is taken. Prints a Markdown table per entry, the slowest kernels, the
+sum, and modules whose text repeats once the header comment (name and hash)
+is dropped; --json writes every module's figures.
 """
 import argparse
 import hashlib
