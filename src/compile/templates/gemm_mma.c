@@ -329,13 +329,13 @@ static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
  * registers, with one copy of the staging: iteration i (0 .. steps)
  * fetches step i (its global loads issued first; clamped to the last step,
  * so no load past the operands), runs step i − 1's fragments from shared
- * memory when i > 0, and after a barrier splits and stores the fetched step
- * over the tiles. Iteration 0 is the prologue (step 0 staged, nothing run);
- * the last one's store is never read. The staging is most of the kernel's
- * code (a dequantizing emitter's especially), and the driver's JIT time
- * grows with the code: one copy instead of a prologue's second one roughly
- * halves it (docs/PERFORMANCE.md, "Compile time offline"). Same arithmetic
- * in the same order as a peeled prologue: the same bits. */
+ * memory when i > 0, and after a barrier splits and stores the fetched
+ * step over the tiles. Iteration 0 is the prologue (step 0 staged, nothing
+ * run); the last one's store is never read. The staging is most of the
+ * kernel's code (a dequantizing emitter's especially), and the driver's
+ * JIT time grows with the code: one copy instead of a prologue's second
+ * one cuts it by about 45 % (docs/PERFORMANCE.md, "Compile time offline").
+ * Same arithmetic in the same order as a peeled prologue: the same bits. */
 static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   const gemm_form *f = s->f;
   uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
