@@ -5,6 +5,18 @@
 
 static const char dims[3] = {'x', 'y', 'z'};
 
+/* "v<id>", the most printed piece of a kernel's text, without a printf:
+ * planning prints every kernel it builds. */
+static void value(poot_strbuf *o, uint32_t id) {
+  char buf[16], *p = buf + sizeof buf;
+  do {
+    *--p = (char)('0' + id % 10);
+    id /= 10;
+  } while (id);
+  *--p = 'v';
+  poot_strbuf_append(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 static void indent(poot_strbuf *o, int depth) {
   for (int i = 0; i < depth; i++) poot_strbuf_puts(o, "  ");
 }
@@ -23,17 +35,23 @@ static const char *access_name(poot_kir_access a) {
 
 static void mem(const poot_kir_kernel *k, const poot_kir_inst *in, poot_strbuf *o) {
   if (in->space == POOT_KIR_SPACE_GLOBAL) {
-    poot_strbuf_printf(o, "global %s",
-                       in->ref < k->binding_count ? k->bindings[in->ref].name : "?");
+    poot_strbuf_puts(o, "global ");
+    poot_strbuf_puts(o, in->ref < k->binding_count ? k->bindings[in->ref].name : "?");
   } else {
-    poot_strbuf_printf(o, "shared %s", in->ref < k->shared_count ? k->shared[in->ref].name : "?");
+    poot_strbuf_puts(o, "shared ");
+    poot_strbuf_puts(o, in->ref < k->shared_count ? k->shared[in->ref].name : "?");
   }
-  poot_strbuf_printf(o, "[v%u]", in->args[0]);
+  poot_strbuf_putc(o, '[');
+  value(o, in->args[0]);
+  poot_strbuf_putc(o, ']');
 }
 
 void poot_kir_print_inst(const poot_kir_kernel *k, const poot_kir_inst *in, poot_strbuf *o) {
   if (in->result && in->op != POOT_KIR_OP_FOR) {
-    poot_strbuf_printf(o, "v%u = %s ", in->result, poot_kir_op_name(in->op));
+    value(o, in->result);
+    poot_strbuf_puts(o, " = ");
+    poot_strbuf_puts(o, poot_kir_op_name(in->op));
+    poot_strbuf_putc(o, ' ');
     poot__kir_type_print(in->type, o);
   } else {
     poot_strbuf_puts(o, poot_kir_op_name(in->op));
@@ -60,7 +78,8 @@ void poot_kir_print_inst(const poot_kir_kernel *k, const poot_kir_inst *in, poot
     case POOT_KIR_OP_STORE:
       poot_strbuf_putc(o, ' ');
       mem(k, in, o);
-      poot_strbuf_printf(o, ", v%u", in->args[1]);
+      poot_strbuf_puts(o, ", ");
+      value(o, in->args[1]);
       return;
     case POOT_KIR_OP_ATOMIC_ADD:
     case POOT_KIR_OP_ATOMIC_MAX:
@@ -112,8 +131,10 @@ void poot_kir_print_inst(const poot_kir_kernel *k, const poot_kir_inst *in, poot
     default:
       break;
   }
-  for (uint32_t i = 0; i < in->arg_count && i < POOT_KIR_MAX_ARGS; i++)
-    poot_strbuf_printf(o, "%sv%u", i ? ", " : " ", in->args[i]);
+  for (uint32_t i = 0; i < in->arg_count && i < POOT_KIR_MAX_ARGS; i++) {
+    poot_strbuf_puts(o, i ? ", " : " ");
+    value(o, in->args[i]);
+  }
 }
 
 static void block(const poot_kir_kernel *k, const poot_kir_block *b, int depth, poot_strbuf *o) {

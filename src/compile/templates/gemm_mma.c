@@ -326,37 +326,38 @@ static poot_status mma_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
 }
 
 /* The loop over K in steps of MMA_STEP, software-pipelined through
- * registers: step 0 is fetched and stored before the loop; each iteration
- * fetches the next step (its global loads issued first), runs the current
- * step's fragments from shared memory, and after a barrier splits and
- * stores the fetched step over the tiles. The last iteration fetches its
- * own step again (kn is clamped: no load past the operands) and its store
- * is never read. */
+ * registers, with one copy of the staging: iteration i (0 .. steps)
+ * fetches step i (its global loads issued first; clamped to the last step,
+ * so no load past the operands), runs step i − 1's fragments from shared
+ * memory when i > 0, and after a barrier splits and stores the fetched
+ * step over the tiles. Iteration 0 is the prologue (step 0 staged, nothing
+ * run); the last one's store is never read. The staging is most of the
+ * kernel's code (a dequantizing emitter's especially), and the driver's
+ * JIT time grows with the code: one copy instead of a prologue's second
+ * one cuts it by about 45 % (docs/PERFORMANCE.md, "Compile time offline").
+ * Same arithmetic in the same order as a peeled prologue: the same bits. */
 static poot_status mma_steps(pc_kctx *k, const mma_form *s) {
   const gemm_form *f = s->f;
   uint32_t steps = (uint32_t)((f->K + MMA_STEP - 1) / MMA_STEP);
   if (f->split > 1) steps = f->ks / MMA_STEP; /* from kbase */
-  poot_kir_value z, end, stepv, k0, kn;
+  poot_kir_value z, end, stepv, k0, kf, run;
   POOT_TRY(poot__cc_u32(k, 0, &z));
-  poot__cc_scope_push(k);
-  POOT_TRY(mma_fetch_all(k, s, f->split > 1 ? f->kbase : z));
-  POOT_TRY(mma_put(k, s, 1 + f->nr, 0));
-  poot__cc_scope_pop(k);
-  POOT_TRY(poot_kir_barrier(k->b));
-  POOT_TRY(poot__cc_u32(k, steps * MMA_STEP, &end));
+  POOT_TRY(poot__cc_u32(k, (steps + 1) * MMA_STEP, &end));
   POOT_TRY(poot__cc_u32(k, MMA_STEP, &stepv));
   POOT_TRY(poot_kir_for_begin(k->b, z, end, stepv, &k0));
   poot__cc_scope_push(k);
-  POOT_TRY(poot__cc_bin_c(k, OP(ADD), k0, MMA_STEP, &kn));
-  POOT_TRY(poot__cc_bin_c(k, OP(MIN), kn, (steps - 1) * MMA_STEP, &kn));
-  if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kn, f->kbase, &kn));
-  POOT_TRY(mma_fetch_all(k, s, kn));
+  POOT_TRY(poot__cc_bin_c(k, OP(MIN), k0, (steps - 1) * MMA_STEP, &kf));
+  if (f->split > 1) POOT_TRY(poot__cc_bin(k, OP(ADD), kf, f->kbase, &kf));
+  POOT_TRY(mma_fetch_all(k, s, kf));
+  POOT_TRY(poot__cc_bin_c(k, OP(GE), k0, MMA_STEP, &run));
+  POOT_TRY(poot_kir_if_begin(k->b, run)); /* uniform: every thread's k0 */
   poot_kir_value acc[PG_MAX_ROOTS * MMA_FRAGS_MAX];
   for (uint32_t i = 0; i < f->nr * s->fm * s->fn; i++)
     POOT_TRY(poot_kir_priv_load(k->b, s->pacc, i, &acc[i]));
   for (uint32_t h = 0; h < MMA_STEP / 16; h++) POOT_TRY(mma_half(k, s, h, acc));
   for (uint32_t i = 0; i < f->nr * s->fm * s->fn; i++)
     POOT_TRY(poot_kir_priv_store(k->b, s->pacc, i, acc[i]));
+  POOT_TRY(poot_kir_end(k->b));
   POOT_TRY(poot_kir_barrier(k->b)); /* the tiles are read before they are overwritten */
   POOT_TRY(mma_put(k, s, 1 + f->nr, 0));
   POOT_TRY(poot_kir_barrier(k->b)); /* the next step's tiles are complete */

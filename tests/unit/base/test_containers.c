@@ -58,6 +58,21 @@ static void test_strbuf(void **state) {
   poot_free(taken);
   assert_int_equal(sb.len, 0);
   poot_strbuf_deinit(&sb);
+  /* printf into the free capacity: a piece that fits, one that fills it to
+   * the last byte but the NUL, and one that does not fit (written again
+   * into the grown buffer, nothing of the truncated attempt left). */
+  poot_strbuf_init(&sb);
+  poot_strbuf_puts(&sb, "0123456789"); /* cap 64 */
+  assert_int_equal(sb.cap, 64);
+  poot_strbuf_printf(&sb, "[%u]", 7u);
+  poot_strbuf_printf(&sb, "%050d", 5); /* 63 bytes: the NUL in the last */
+  assert_int_equal(sb.len, 63);
+  assert_int_equal(sb.cap, 64);
+  poot_strbuf_printf(&sb, "v%u", 12345u);
+  assert_int_equal(sb.len, 69);
+  assert_string_equal(sb.data + 60, "005v12345");
+  assert_int_equal(sb.data[sb.len], 0);
+  poot_strbuf_deinit(&sb);
 }
 
 static void test_map(void **state) {

@@ -15,7 +15,12 @@
  * A module whose entry is fk_jit_error fails to load with a JIT error log.
  * Work runs when it is issued (eagerly, or at cuGraphLaunch for a captured
  * graph); errors surface at the next cuStreamQuery, as on a GPU.
- * fakecuda_reset() clears the sticky error and the hang (a "new process"). */
+ * fakecuda_reset() clears the sticky error and the hang (a "new process").
+ * With POOT_FAKECUDA_PTX_DIR set, every module's PTX is also written there
+ * (NNNN_ENTRY.ptx, numbered in load order): a program such as `poot bench
+ * --device ptx` (whose kernels load but do nothing here) then shows which
+ * kernels the driver would JIT, for timing them with ptxas offline
+ * (bench/ptx_compile_time.py, docs/PERFORMANCE.md). */
 #include <cuda.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -25,6 +30,7 @@
 
 #define FK_MAX_OPS 4096
 #define FK_MAX_ALLOCS 4096
+#define FK_NAME_MAX 256 /* a kernel name, with its NUL */
 
 typedef struct fk_op {
   int kind; /* 0 kernel, 1 copy */
@@ -35,7 +41,7 @@ typedef struct fk_op {
 } fk_op;
 
 struct CUfunc_st {
-  char name[64];
+  char name[FK_NAME_MAX];
   uint64_t hash;
 };
 struct CUmod_st {
@@ -313,6 +319,23 @@ CUresult CUDAAPI cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
 
 /* ---------------------------------------------------------------- modules */
 
+/* The module's text under POOT_FAKECUDA_PTX_DIR, numbered in load order. */
+static void fk_dump(const char *text, const char *entry, size_t len) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static unsigned count;
+  const char *dir = getenv("POOT_FAKECUDA_PTX_DIR");
+  if (!dir) return;
+  pthread_mutex_lock(&lock);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%04u_%.*s.ptx", dir, count++, (int)len, entry);
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n,
                                     CUjit_option *opts, void **vals) {
   const char *text = image;
@@ -322,7 +345,8 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int
     return CUDA_ERROR_INVALID_PTX;
   entry += strlen(".visible .entry ");
   size_t len = strcspn(entry, "(");
-  if (len >= 64) return CUDA_ERROR_INVALID_PTX;
+  fk_dump(text, entry, len);
+  if (len >= FK_NAME_MAX) return CUDA_ERROR_INVALID_PTX;
   if (strncmp(entry, "fk_jit_error", len) == 0) {
     char *log = NULL;
     size_t size = 0;
