@@ -56,6 +56,10 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
+#   xab      x staged once against the emitter's form: the same greedy ids of a long
+#            prompt on the GPU at both precisions; compile + capture (JIT cache off),
+#            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
+#            XAB_BINS (LABEL=BINARY words); the 1B shape's pp512 and pp2048 (not by default)
 #   dec8b    the full 8B shape's q4_k_m (poot's convert) at each of DEC8B_VARIANTS (default:
 #            high, medium, medium with gemv-one-row) and llama.cpp on the same file; first
 #            the 1B shape's pp512 at each of PF_VARIANTS (default: high and medium, each
@@ -523,6 +527,48 @@ if has q8b; then
   done
   timeout 600 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-q8b.md" |
     grep -E "^\|"
+fi
+
+if has xab; then
+  # x staged once (the default) against the emitter's form (--forms x-emitter) on the GPU:
+  # greedy ids of a 180-token prompt must be the same (the two forms give the same bits);
+  # then compile + capture with the driver's JIT cache off, prefill and decode of the 8B
+  # shape's two q4_k_m layers for each binary of XAB_BINS (words LABEL=BINARY), and the
+  # 1B shape's pp512 and pp2048 at both precisions.
+  log xab
+  synth llama-3.2-1b "$WORK/l1b"
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
+  for mp in high medium; do
+    for f in none x-emitter; do
+      timeout 120 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
+        --matmul-precision $mp --device ptx >"$OUT/xab-gen-$f-$mp.txt" 2>"$OUT/xab-gen-$f-$mp.err"
+    done
+    if cmp -s "$OUT/xab-gen-none-$mp.txt" "$OUT/xab-gen-x-emitter-$mp.txt"; then
+      echo "xab $mp: the same ids ($(wc -w <"$OUT/xab-gen-none-$mp.txt") ids)"
+    else
+      echo "xab $mp: IDS DIFFER: $(head -c 200 "$OUT/xab-gen-none-$mp.txt") | $(head -c 200 \
+        "$OUT/xab-gen-x-emitter-$mp.txt") $(tail -2 "$OUT/xab-gen-none-$mp.err")"
+    fi
+  done
+  m=$(quant "$WORK/l8b2" q4_k_m)
+  for v in ${XAB_BINS:-"new=$P"}; do
+    label=${v%%=*}
+    bin=${v#*=}
+    for mp in high medium; do
+      CUDA_CACHE_DISABLE=1 timeout 200 "$bin" bench -m "$m" -p 512 -n 64 --device ptx \
+        --copy-mib 0 --matmul-precision $mp >"$OUT/xab-$label-$mp.txt" 2>&1
+      echo "-- $label l8b2 q4_k_m $mp (JIT cache off): exit $?"
+      grep -E "compile|prefill |decode " "$OUT/xab-$label-$mp.txt"
+    done
+  done
+  for p in 512 2048; do
+    for mp in high medium; do
+      timeout 120 $P bench -m "$WORK/l1b" -p $p -n 16 --eager-steps 0 --copy-mib 0 \
+        --matmul-precision $mp --device ptx >"$OUT/xab-l1b-$p-$mp.txt" 2>&1
+      echo "-- l1b pp$p $mp: $(grep -E "^prefill " "$OUT/xab-l1b-$p-$mp.txt")"
+    done
+  done
 fi
 
 if has dec8b; then

@@ -19,9 +19,11 @@
 
 typedef struct generate_flags {
   const char *model, *tokenizer, *prompt, *device, *kv_type, *image, *matmul_precision;
+  const char *forms_text;
   long long n, cap, chunk;
   poot_dtype kv;
   poot_matmul_precision mp;
+  uint32_t forms;
   bool ids, json, quiet;
   poot_tool_sampling sampling;
 } generate_flags;
@@ -29,13 +31,13 @@ typedef struct generate_flags {
 static const char synopsis[] =
     "usage: poot generate [-m MODEL] [-p PROMPT] [-n N] [--device D] [--ids] [--json]\n"
     "                     [--cap N] [--chunk T] [--kv-type f16|f32|q8_0] [--tokenizer FILE]\n"
-    "                     [--matmul-precision high|medium]\n"
+    "                     [--matmul-precision high|medium] [--forms LIST]\n"
     "                     [--temp T] [--top-k N] [--top-p P] [--min-p P] [--seed S] ...\n\n"
     "Generates text on a device, streaming tokens to stdout. Sampling follows\n"
     "llama.cpp's flags and defaults (temperature 0.8, top-k 40, top-p 0.95,\n"
     "min-p 0.05, a random seed); --temp 0 is greedy and deterministic.\n\n";
 
-enum { GENERATE_OPTIONS = 13 };
+enum { GENERATE_OPTIONS = 14 };
 
 static int parse_flags(int argc, char **argv, generate_flags *g) {
   *g = (generate_flags){.prompt = "", .device = "auto", .n = 128};
@@ -64,6 +66,7 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
       {POOT_FLAG_CHUNK, &g->chunk, NULL, 1, LLONG_MAX},
       {POOT_FLAG_KV_TYPE, &g->kv_type, NULL, 0, 0},
       {POOT_FLAG_MATMUL_PRECISION, &g->matmul_precision, NULL, 0, 0},
+      {POOT_FLAG_FORMS, &g->forms_text, NULL, 0, 0},
       {POOT_FLAG_QUIET, &g->quiet, NULL, 0, 0},
       {POOT_FLAG_IMAGE, &g->image,
        "an image for a LLaVA-style model: the prompt's image token\n"
@@ -83,6 +86,7 @@ static int parse_flags(int argc, char **argv, generate_flags *g) {
   if (rc < 0 && !poot_tool_parse_kv_type(CMD, g->kv_type, &g->kv)) rc = POOT_EXIT_USAGE;
   if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, g->matmul_precision, &g->mp))
     rc = POOT_EXIT_USAGE;
+  if (rc < 0 && !poot_tool_parse_forms(CMD, g->forms_text, &g->forms)) rc = POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -303,6 +307,7 @@ static int generate_main(int argc, char **argv) {
   ro.tokenizer_path = g.tokenizer;
   ro.device = g.device;
   ro.matmul_precision = g.mp;
+  ro.forms = g.forms;
   poot_tool_vision *tv = NULL;
   poot_driver_input image = {0};
   poot_status st = poot_runtime_open(&ro, &rt);
