@@ -562,6 +562,11 @@ if has xab; then
       grep -E "compile|prefill |decode " "$OUT/xab-$label-$mp.txt"
     done
   done
+  # One JIT thread against the default (are the driver's JITs concurrent at all?).
+  CUDA_CACHE_DISABLE=1 POOT_PTX_COMPILE_THREADS=1 timeout 200 $P bench -m "$m" -p 512 -n 64 \
+    --device ptx --copy-mib 0 >"$OUT/xab-threads1.txt" 2>&1
+  echo "-- new l8b2 q4_k_m high, one compile thread (JIT cache off): exit $?"
+  grep -E "compile" "$OUT/xab-threads1.txt"
   for p in 512 2048; do
     for mp in high medium; do
       timeout 120 $P bench -m "$WORK/l1b" -p $p -n 16 --eager-steps 0 --copy-mib 0 \
