@@ -56,6 +56,8 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
+#   xcheck   xab's ids check, the KIR corpus, conformance, and the 8B shape's two q4_k_m
+#            layers at pp512 for each binary of XAB_BINS (not by default)
 #   xab      x staged once against the emitter's form: the same greedy ids of a long
 #            prompt on the GPU at both precisions; compile + capture (JIT cache off),
 #            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
@@ -527,6 +529,38 @@ if has q8b; then
   done
   timeout 600 "$PEER" bench "$m" -- -p 512 -n 64 -fa 1 -r 3 -o md 2>&1 | tee "$OUT/llama-q8b.md" |
     grep -E "^\|"
+fi
+
+if has xcheck; then
+  # The short form of xab for a call with little device time: the ids check, the KIR corpus
+  # and the conformance suite, and the 8B shape's two q4_k_m layers (pp512, high) for each
+  # binary of XAB_BINS.
+  log xcheck
+  synth llama-3.2-1b "$WORK/l1b"
+  prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
+  for mp in high medium; do
+    for f in none x-emitter; do
+      timeout 60 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
+        --matmul-precision $mp --device ptx >"$OUT/xc-gen-$f-$mp.txt" 2>"$OUT/xc-gen-$f-$mp.err"
+    done
+    if cmp -s "$OUT/xc-gen-none-$mp.txt" "$OUT/xc-gen-x-emitter-$mp.txt" &&
+      [ -s "$OUT/xc-gen-none-$mp.txt" ]; then
+      echo "xcheck $mp: the same ids ($(wc -w <"$OUT/xc-gen-none-$mp.txt") ids)"
+    else
+      echo "xcheck $mp: IDS DIFFER: $(head -c 120 "$OUT/xc-gen-none-$mp.txt") | $(head -c 120 \
+        "$OUT/xc-gen-x-emitter-$mp.txt") $(tail -1 "$OUT/xc-gen-none-$mp.err")"
+    fi
+  done
+  t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
+  grep -E "FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -5
+  t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  m=$(quant "$WORK/l8b2" q4_k_m)
+  for v in ${XAB_BINS:-"new=$P"}; do
+    timeout 60 "${v#*=}" bench -m "$m" -p 512 -n 32 --eager-steps 0 --device ptx --copy-mib 0 \
+      >"$OUT/xc-${v%%=*}.txt" 2>&1
+    echo "-- ${v%%=*} l8b2 q4_k_m high: exit $?"; grep -E "compile|prefill |decode " "$OUT/xc-${v%%=*}.txt"
+  done
 fi
 
 if has xab; then
