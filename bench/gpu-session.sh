@@ -65,7 +65,7 @@
 #   dec8b    the full 8B shape's q4_k_m (poot's convert) at each of DEC8B_VARIANTS (default:
 #            high, medium, medium with gemv-one-row) and llama.cpp on the same file; first
 #            the 1B shape's pp512 at each of PF_VARIANTS (default: high and medium, each
-#            with and without --forms x-emitter) (not by default)
+#            with and without --forms x-staged) (not by default)
 #   pf8b     prefill and decode at the real shapes: the Llama-3.2-1B f16 folder at
 #            pp512 and pp2048, the full 8B f16 folder at pp512, poot's q4_k_m of it
 #            (pp512, tg64); llama.cpp builds meanwhile (pinned to the upper half of
@@ -621,8 +621,8 @@ if has dec8b; then
   taskset -c "2-$(($(nproc) - 1))" nice -n 10 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
   pin=(taskset -c 0-1)
   synth llama-3.2-1b "$WORK/l1b"
-  for v in ${PF_VARIANTS:-"--matmul-precision,high" "--matmul-precision,high,--forms,x-emitter" \
-    "--matmul-precision,medium" "--matmul-precision,medium,--forms,x-emitter"}; do
+  for v in ${PF_VARIANTS:-"--matmul-precision,high" "--matmul-precision,high,--forms,x-staged" \
+    "--matmul-precision,medium" "--matmul-precision,medium,--forms,x-staged"}; do
     n=$(echo "$v" | tr -cd 'a-z0-9-' | sed 's/--matmul-precision//; s/--forms//' | head -c 40)
     "${pin[@]}" timeout 120 $P bench -m "$WORK/l1b" -p 512 -n 16 --eager-steps 0 --copy-mib 0 \
       ${v//,/ } --device ptx >"$OUT/pf-l1b-$n.txt" 2>&1

@@ -120,13 +120,13 @@ typedef struct poot_compile_options {
    * 18,865 → 14,428, the 8B shape's layers 47,445 → 32,797 at high; one
    * workgroup an SM at their 130–209 registers, docs/PERFORMANCE.md). */
   bool gemm_big_tiles;
-  /* The prefill GEMM on matrix fragments computes x through the group's
-   * emitter in every column tile instead of staging it once per projection
-   * into a 16-bit temp (a gemm_x dispatch) copied like the weights (both
-   * give the same bits; docs/compiler.md "x staged once"). Staged is the
-   * default: on an H100 it took the 1B shape's pp512 from 17,402 to 28,654
-   * tok/s at high and 27,515 to 46,960 at medium (docs/PERFORMANCE.md). */
-  bool gemm_x_emitter;
+  /* The prefill GEMM on matrix fragments takes x staged once per
+   * projection into a 16-bit temp (a gemm_x dispatch) and copied like the
+   * weights, instead of computing it through the group's emitter in every
+   * column tile (both give the same bits; docs/compiler.md "x staged once").
+   * Off by default until it has run on a GPU: it is checked on the
+   * interpreter only. */
+  bool gemm_x_staged;
   /* The block-format decode GEMV takes one row per subgroup at every N
    * (default: two from N = 2048, docs/compiler.md "The decode GEMV"):
    * twice the workgroups for the short projections, which run at a
@@ -136,12 +136,12 @@ typedef struct poot_compile_options {
 
 void poot_compile_options_init(poot_compile_options *options);
 
-/* The forms above that are not the default, by name, so that a device run
- * can measure them beside the defaults (`poot bench --forms big-tiles`):
- * each bit turns one switch of poot_compile_options on. */
+/* The opt-in forms above by name, so that a device run can measure them
+ * beside the defaults (`poot bench --forms big-tiles,x-staged`): each bit
+ * turns one switch of poot_compile_options on. */
 typedef enum poot_compile_form {
   POOT_FORM_GEMM_BIG_TILES = 1u << 0, /* "big-tiles": gemm_big_tiles */
-  POOT_FORM_GEMM_X_EMITTER = 1u << 1, /* "x-emitter": gemm_x_emitter */
+  POOT_FORM_GEMM_X_STAGED = 1u << 1,  /* "x-staged": gemm_x_staged */
   POOT_FORM_GEMV_ONE_ROW = 1u << 2,   /* "gemv-one-row": gemv_one_row */
 } poot_compile_form;
 

@@ -35,7 +35,7 @@ static const struct {
   const char *name;
   uint32_t bit;
 } g_forms[] = {{"big-tiles", POOT_FORM_GEMM_BIG_TILES},
-               {"x-emitter", POOT_FORM_GEMM_X_EMITTER},
+               {"x-staged", POOT_FORM_GEMM_X_STAGED},
                {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW}};
 
 poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
@@ -49,7 +49,7 @@ poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
     if (!bit)
       return poot_status_make(POOT_INVALID_ARGUMENT,
                               "compile form '%.*s': expected a comma-separated list of "
-                              "big-tiles, x-emitter, gemv-one-row (or none)",
+                              "big-tiles, x-staged, gemv-one-row (or none)",
                               (int)n, p);
     *out_forms |= bit;
     p += n;
@@ -70,7 +70,7 @@ const char *poot_compile_forms_name(uint32_t forms, char *buf, size_t size) {
 
 void poot_compile_options_set_forms(poot_compile_options *o, uint32_t forms) {
   o->gemm_big_tiles = forms & POOT_FORM_GEMM_BIG_TILES;
-  o->gemm_x_emitter = forms & POOT_FORM_GEMM_X_EMITTER;
+  o->gemm_x_staged = forms & POOT_FORM_GEMM_X_STAGED;
   o->gemv_one_row = forms & POOT_FORM_GEMV_ONE_ROW;
 }
 

@@ -341,7 +341,7 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
-  o.gemm_x_emitter = emitter;
+  o.gemm_x_staged = !emitter;
   assert_false(pt_uses_template_opt(g, &o, form)); /* too few tiles for the default */
   o.gemm_wide_min_grid = min_grid;
   o.gemm_big_tiles = true;
@@ -361,7 +361,7 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
  * and K. 130 × 136 is 6 wide tiles and 4 big ones: a threshold of 6 takes
  * the wide tile, 1 the big one. At high precision the big tile's ring has
  * no room for x's staged tiles: it is taken with x through the emitter
- * (gemm_x_emitter), and with x staged the wide tile is. */
+ * (without gemm_x_staged), and with x staged the wide tile is. */
 static void test_wide(void **state) {
   (void)state;
   tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, false, "gemm_mma raw wide xs");
@@ -388,7 +388,6 @@ static void test_tall(void **state) {
   assert_false(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   o.gemm_wide_min_grid = 1;
   o.gemm_big_tiles = true;
-  o.gemm_x_emitter = true; /* at high, x staged leaves the tall ring no room (test_wide) */
   assert_true(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   pt_inputs in;
   B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
@@ -402,7 +401,7 @@ static void test_tall(void **state) {
 }
 
 /* x staged once (PG_GEMM_X, then copied into the ring like the weights)
- * against x through the emitter in every tile (gemm_x_emitter): the same
+ * against x through the emitter in every tile (gemm_x_staged off): the same
  * bits at both precisions, on sm_90 (and sm_80 for the first case) — the same f32 values
  * rounded the same way, the same mma in the same order. Ragged M, N and
  * K; split-K; the RMSNorm'd x of the SwiGLU pair (one staged x for both
@@ -456,14 +455,14 @@ static void test_xstage(void **state) {
       a.matmul_precision = i >= 2 ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
       a.gemm_wide_min_grid = x->min_grid;
       a.gemm_big_tiles = true; /* the big and tall cases (off by default) */
-      a.gemm_x_emitter = false;
+      a.gemm_x_staged = true;
       b = a;
-      b.gemm_x_emitter = true;
+      b.gemm_x_staged = false;
       const char *form = i >= 2 ? x->form_medium : x->form;
       if (!form) continue;
       if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_x") ||
           pt_uses_template_opt(g, &b, " xs") || pt_uses_template_opt(g, &b, "gemm_x"))
-        fail_msg("xstage %s %s: %s not used (or x staged with gemm_x_emitter)", x->what,
+        fail_msg("xstage %s %s: %s not used (or x staged without gemm_x_staged)", x->what,
                  ptx_targets[i & 1], form);
       bool same = false;
       char why[256];

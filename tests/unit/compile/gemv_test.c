@@ -630,9 +630,9 @@ static void test_one_row(void **state) {
   g_forms = 0;
   uint32_t f = 0;
   char buf[64];
-  B(poot_compile_forms_parse("x-emitter,gemv-one-row", &f));
-  assert_int_equal(f, POOT_FORM_GEMM_X_EMITTER | POOT_FORM_GEMV_ONE_ROW);
-  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "x-emitter,gemv-one-row");
+  B(poot_compile_forms_parse("x-staged,gemv-one-row", &f));
+  assert_int_equal(f, POOT_FORM_GEMM_X_STAGED | POOT_FORM_GEMV_ONE_ROW);
+  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "x-staged,gemv-one-row");
   B(poot_compile_forms_parse("none", &f));
   assert_int_equal(f, 0);
   assert_string_equal(poot_compile_forms_name(0, buf, sizeof buf), "none");
