@@ -58,7 +58,7 @@
 #            (not by default)
 #   xcheck   xab's ids check, the KIR corpus, conformance, and the 8B shape's two q4_k_m
 #            layers at pp512 for each binary of XAB_BINS (not by default)
-#   xab      x staged once against the emitter's form: the same greedy ids of a long
+#   xab      x staged once (--forms x-staged) against the emitter's form: the same greedy ids of a long
 #            prompt on the GPU at both precisions; compile + capture (JIT cache off),
 #            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
 #            XAB_BINS (LABEL=BINARY words); the 1B shape's pp512 and pp2048 (not by default)
@@ -539,16 +539,16 @@ if has xcheck; then
   synth llama-3.2-1b "$WORK/l1b"
   prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
   for mp in high medium; do
-    for f in none x-emitter; do
+    for f in none x-staged; do
       timeout 60 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
         --matmul-precision $mp --device ptx >"$OUT/xc-gen-$f-$mp.txt" 2>"$OUT/xc-gen-$f-$mp.err"
     done
-    if cmp -s "$OUT/xc-gen-none-$mp.txt" "$OUT/xc-gen-x-emitter-$mp.txt" &&
+    if cmp -s "$OUT/xc-gen-none-$mp.txt" "$OUT/xc-gen-x-staged-$mp.txt" &&
       [ -s "$OUT/xc-gen-none-$mp.txt" ]; then
       echo "xcheck $mp: the same ids ($(wc -w <"$OUT/xc-gen-none-$mp.txt") ids)"
     else
       echo "xcheck $mp: IDS DIFFER: $(head -c 120 "$OUT/xc-gen-none-$mp.txt") | $(head -c 120 \
-        "$OUT/xc-gen-x-emitter-$mp.txt") $(tail -1 "$OUT/xc-gen-none-$mp.err")"
+        "$OUT/xc-gen-x-staged-$mp.txt") $(tail -1 "$OUT/xc-gen-none-$mp.err")"
     fi
   done
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
@@ -564,7 +564,7 @@ if has xcheck; then
 fi
 
 if has xab; then
-  # x staged once (the default) against the emitter's form (--forms x-emitter) on the GPU:
+  # x staged once (--forms x-staged) against the emitter's form (the default) on the GPU:
   # greedy ids of a 180-token prompt must be the same (the two forms give the same bits);
   # then compile + capture with the driver's JIT cache off, prefill and decode of the 8B
   # shape's two q4_k_m layers for each binary of XAB_BINS (words LABEL=BINARY), and the
@@ -574,15 +574,15 @@ if has xab; then
   synth llama-3.1-8b "$WORK/l8b2" 2
   prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
   for mp in high medium; do
-    for f in none x-emitter; do
+    for f in none x-staged; do
       timeout 120 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
         --matmul-precision $mp --device ptx >"$OUT/xab-gen-$f-$mp.txt" 2>"$OUT/xab-gen-$f-$mp.err"
     done
-    if cmp -s "$OUT/xab-gen-none-$mp.txt" "$OUT/xab-gen-x-emitter-$mp.txt"; then
+    if cmp -s "$OUT/xab-gen-none-$mp.txt" "$OUT/xab-gen-x-staged-$mp.txt"; then
       echo "xab $mp: the same ids ($(wc -w <"$OUT/xab-gen-none-$mp.txt") ids)"
     else
       echo "xab $mp: IDS DIFFER: $(head -c 200 "$OUT/xab-gen-none-$mp.txt") | $(head -c 200 \
-        "$OUT/xab-gen-x-emitter-$mp.txt") $(tail -2 "$OUT/xab-gen-none-$mp.err")"
+        "$OUT/xab-gen-x-staged-$mp.txt") $(tail -2 "$OUT/xab-gen-none-$mp.err")"
     fi
   done
   m=$(quant "$WORK/l8b2" q4_k_m)
