@@ -210,6 +210,23 @@ quant() { # dir type → path of the GGUF (the folder itself for f16)
   [ -f "$g" ] || timeout 400 $P convert "$1" "$g" --type "$2" >/dev/null 2>&1
   echo "$g"
 }
+xs_ids() { # prefix: greedy ids of a 180-token prompt (the 1B shape) with x staged and without
+  local prompt mp f a
+  prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
+  for mp in high medium; do
+    for f in none x-staged; do
+      timeout 120 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
+        --matmul-precision $mp --device ptx >"$OUT/$1-gen-$f-$mp.txt" 2>"$OUT/$1-gen-$f-$mp.err"
+    done
+    a=$OUT/$1-gen-none-$mp.txt
+    if [ -s "$a" ] && cmp -s "$a" "$OUT/$1-gen-x-staged-$mp.txt"; then
+      echo "$1 $mp: the same ids ($(wc -w <"$a") ids)"
+    else
+      echo "$1 $mp: IDS DIFFER: $(head -c 120 "$a") | $(head -c 120 \
+        "$OUT/$1-gen-x-staged-$mp.txt") $(tail -1 "$OUT/$1-gen-none-$mp.err")"
+    fi
+  done
+}
 b() { # name, bench args...
   local name=$1
   shift
@@ -537,20 +554,7 @@ if has xcheck; then
   # binary of XAB_BINS.
   log xcheck
   synth llama-3.2-1b "$WORK/l1b"
-  prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
-  for mp in high medium; do
-    for f in none x-staged; do
-      timeout 60 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
-        --matmul-precision $mp --device ptx >"$OUT/xc-gen-$f-$mp.txt" 2>"$OUT/xc-gen-$f-$mp.err"
-    done
-    if cmp -s "$OUT/xc-gen-none-$mp.txt" "$OUT/xc-gen-x-staged-$mp.txt" &&
-      [ -s "$OUT/xc-gen-none-$mp.txt" ]; then
-      echo "xcheck $mp: the same ids ($(wc -w <"$OUT/xc-gen-none-$mp.txt") ids)"
-    else
-      echo "xcheck $mp: IDS DIFFER: $(head -c 120 "$OUT/xc-gen-none-$mp.txt") | $(head -c 120 \
-        "$OUT/xc-gen-x-staged-$mp.txt") $(tail -1 "$OUT/xc-gen-none-$mp.err")"
-    fi
-  done
+  xs_ids xc
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   grep -E "FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -5
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
@@ -572,19 +576,7 @@ if has xab; then
   log xab
   synth llama-3.2-1b "$WORK/l1b"
   synth llama-3.1-8b "$WORK/l8b2" 2
-  prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
-  for mp in high medium; do
-    for f in none x-staged; do
-      timeout 120 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
-        --matmul-precision $mp --device ptx >"$OUT/xab-gen-$f-$mp.txt" 2>"$OUT/xab-gen-$f-$mp.err"
-    done
-    if cmp -s "$OUT/xab-gen-none-$mp.txt" "$OUT/xab-gen-x-staged-$mp.txt"; then
-      echo "xab $mp: the same ids ($(wc -w <"$OUT/xab-gen-none-$mp.txt") ids)"
-    else
-      echo "xab $mp: IDS DIFFER: $(head -c 200 "$OUT/xab-gen-none-$mp.txt") | $(head -c 200 \
-        "$OUT/xab-gen-x-staged-$mp.txt") $(tail -2 "$OUT/xab-gen-none-$mp.err")"
-    fi
-  done
+  xs_ids xab
   m=$(quant "$WORK/l8b2" q4_k_m)
   for v in ${XAB_BINS:-"new=$P"}; do
     label=${v%%=*}
