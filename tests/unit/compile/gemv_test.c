@@ -337,6 +337,16 @@ enum { EPI_NONE, EPI_RESIDUAL, EPI_SWIGLU };
  * 2.2 B_g (|u| + 2 B_u) + (|silu(g)| + 2.2 B_g) · 2 B_u + 2^-18 |y| (the
  * exponential's rounding). Returns whether it held; the template must be
  * "gemv medium". */
+/* The medium tests' target (the interpreter, subgroups of 32, 48 KiB of
+ * shared memory, like the PTX device) and options at precision p. */
+static void interp_options(poot_kir_target *t, poot_compile_options *o, poot_matmul_precision p) {
+  poot_kir_target_init_interp(t, 32);
+  t->shared_memory_bytes = 48 * 1024;
+  poot_compile_options_init(o);
+  o->target = t;
+  o->matmul_precision = p;
+}
+
 /* The opt-in forms medium_run compiles with (test_one_row). */
 static uint32_t g_forms;
 
@@ -374,13 +384,9 @@ static bool medium_run(poot_graph *g, const pt_inputs *in, int epi, poot_dtype w
    * rounding */
   const double tol_rel = tol / (outmax - odmax);
   poot_kir_target t;
-  poot_kir_target_init_interp(&t, 32);
-  t.shared_memory_bytes = 48 * 1024;
-  if (max_wg) t.max_workgroup_size = max_wg;
   poot_compile_options o;
-  poot_compile_options_init(&o);
-  o.target = &t;
-  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  interp_options(&t, &o, POOT_MATMUL_MEDIUM);
+  if (max_wg) t.max_workgroup_size = max_wg;
   poot_compile_options_set_forms(&o, g_forms);
   if (!pt_uses_template_opt(g, &o, "gemv medium"))
     fail_msg("medium %s [%lld]: gemv medium not used", poot_dtype_name(wt), (long long)k);
@@ -515,12 +521,8 @@ static void medium_batched(void) {
     }
   }
   poot_kir_target t;
-  poot_kir_target_init_interp(&t, 32);
-  t.shared_memory_bytes = 48 * 1024;
   poot_compile_options o;
-  poot_compile_options_init(&o);
-  o.target = &t;
-  o.matmul_precision = POOT_MATMUL_MEDIUM;
+  interp_options(&t, &o, POOT_MATMUL_MEDIUM);
   if (!pt_uses_template_opt(g, &o, "gemv medium + contract"))
     fail_msg("medium batched: the two GEMVs are not one batched kernel");
   pt_result r;
@@ -583,15 +585,11 @@ static void test_medium(void **state) {
   medium_tight(POOT_DTYPE_Q4_K, 3, 2048);
 }
 
-/* The workgroups of the plan's GEMV dispatch (subgroups of 32, 48 KiB). */
+/* The workgroups of the plan's GEMV dispatch (interp_options' target). */
 static uint64_t gemv_groups(const poot_graph *g, poot_matmul_precision p, uint32_t forms) {
   poot_kir_target t;
-  poot_kir_target_init_interp(&t, 32);
-  t.shared_memory_bytes = 48 * 1024;
   poot_compile_options o;
-  poot_compile_options_init(&o);
-  o.target = &t;
-  o.matmul_precision = p;
+  interp_options(&t, &o, p);
   poot_compile_options_set_forms(&o, forms);
   poot_plan *plan = NULL;
   B(poot_plan_create(g, &o, &plan));
