@@ -1,7 +1,7 @@
 /* poot compile — plan a model's step (or a .pgraph) for a target and write
  * the plan and every kernel's source:
  *   poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]
- *                [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR] */
+ *                [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR] [--forms LIST] */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,17 +19,18 @@ static const char *const CMD = "compile";
 
 static const char synopsis[] =
     "usage: poot compile (-m MODEL | -g FILE.pgraph) [--step decode|prefill:T] [--batch B]\n"
-    "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR]\n\n"
+    "                    [--cap N] --target ptx|glsl|wgsl|amdgpu [--emit DIR] [--forms LIST]\n\n"
     "Plans one step of a model (or a graph in the text form) for a target and prints\n"
     "the number of dispatches and the bytes one step reads and writes. With --emit,\n"
     "writes DIR/plan.txt and one source file per kernel (.ptx, .comp with the .spv\n"
     "beside it, .wgsl, .ll).\n\n";
 
 typedef struct compile_flags {
-  const char *model, *gfile, *step, *target, *emit, *matmul_precision;
+  const char *model, *gfile, *step, *target, *emit, *matmul_precision, *forms_text;
   long long batch, cap;
   bool no_passes;
   poot_matmul_precision mp;
+  uint32_t forms;
 } compile_flags;
 
 static int parse_flags(int argc, char **argv, compile_flags *f) {
@@ -49,6 +50,7 @@ static int parse_flags(int argc, char **argv, compile_flags *f) {
       {POOT_FLAG_EMIT, &f->emit, NULL, 0, 0},
       {POOT_FLAG_NO_PASSES, &f->no_passes, NULL, 0, 0},
       {POOT_FLAG_MATMUL_PRECISION, &f->matmul_precision, NULL, 0, 0},
+      {POOT_FLAG_FORMS, &f->forms_text, NULL, 0, 0},
   };
   const poot_tool_cli cli = {.cmd = CMD,
                              .synopsis = synopsis,
@@ -57,6 +59,7 @@ static int parse_flags(int argc, char **argv, compile_flags *f) {
   int rc = poot_tool_parse(&cli, 1, argc, argv);
   if (rc < 0 && !poot_tool_parse_matmul_precision(CMD, f->matmul_precision, &f->mp))
     rc = POOT_EXIT_USAGE;
+  if (rc < 0 && !poot_tool_parse_forms(CMD, f->forms_text, &f->forms)) rc = POOT_EXIT_USAGE;
   return rc;
 }
 
@@ -145,6 +148,7 @@ static int compile_main(int argc, char **argv) {
   poot_compile_options_init(&o);
   o.target = &t;
   o.matmul_precision = f.mp;
+  poot_compile_options_set_forms(&o, f.forms);
   if (!st) st = poot_plan_create(g, &o, &plan);
   uint64_t t1 = poot_time_ns();
   poot_strbuf sb;

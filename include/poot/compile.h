@@ -127,6 +127,13 @@ typedef struct poot_compile_options {
    * Off by default until it has run on a GPU: it is checked on the
    * interpreter only. */
   bool gemm_x_staged;
+  /* The prefill GEMM on matrix fragments takes each weight that is not an
+   * f16 or bf16 leaf (a K-quant, q8_0, f32 …) staged once per step into a
+   * 16-bit temp (a gemm_w dispatch: the dequantization done once, not once
+   * per row tile) and copied like a 16-bit leaf (the same bits as the
+   * emitter's staging; docs/compiler.md "Weights staged once"). Off by
+   * default until it has run on a GPU: it is checked on the interpreter. */
+  bool gemm_w_staged;
   /* The block-format decode GEMV takes one row per subgroup at every N
    * (default: two from N = 2048, docs/compiler.md "The decode GEMV"):
    * twice the workgroups for the short projections, which run at a
@@ -143,6 +150,7 @@ typedef enum poot_compile_form {
   POOT_FORM_GEMM_BIG_TILES = 1u << 0, /* "big-tiles": gemm_big_tiles */
   POOT_FORM_GEMM_X_STAGED = 1u << 1,  /* "x-staged": gemm_x_staged */
   POOT_FORM_GEMV_ONE_ROW = 1u << 2,   /* "gemv-one-row": gemv_one_row */
+  POOT_FORM_GEMM_W_STAGED = 1u << 3,  /* "w-staged": gemm_w_staged */
 } poot_compile_form;
 
 /* A comma-separated list of the names above ("" or "none": no form). */

@@ -29,6 +29,7 @@ typedef enum {
   PG_ATTN_COMBINE,
   PG_GEMM_COMBINE, /* the split-K GEMM's partials added, then its epilogue */
   PG_GEMM_X,       /* a GEMM's x in the 16-bit form its mma wants (aux_temp) */
+  PG_GEMM_W,       /* a GEMM root's weight in the 16-bit form its mma wants (aux_temp) */
 } pg_kind;
 
 #define PG_MAX_ROOTS 4
@@ -60,6 +61,11 @@ typedef struct pc_group {
   uint32_t x_temp1;
   bool xone;
   poot_kir_scalar xty;
+  /* The mma GEMM's weights staged once (a PG_GEMM_W group per root writes
+   * one, roots[0] its dot; the GEMM copies them): root r's temp index + 1
+   * on the GEMM group (0: the weights as the form reads them otherwise);
+   * the PG_GEMM_W group's form is xone and xty, as PG_GEMM_X's. */
+  uint32_t w_temp1[PG_MAX_ROOTS];
 } pc_group;
 
 /* Operands of a concat one kernel reads at most (the rest: more parts). */
@@ -320,6 +326,15 @@ bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
 /* The PG_GEMM_X group: x of g->roots[0] at every [m, c], rounded as the mma
  * GEMM's staging rounds it, into g->aux_temp (templates/gemm.c). */
 POOT_MUST_USE poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+/* Whether the mma GEMM of group g (split chosen) would copy its weights
+ * from staged 16-bit temps, one a root (a weight that is not a 16-bit leaf
+ * the raw path copies as stored): the temps' form as for x, *out_bytes
+ * each one's size. (templates/gemm.c) */
+bool poot__cc_gemm_w_staged(pc_planner *pl, const pc_group *g, bool *out_one,
+                            poot_kir_scalar *out_ty, uint64_t *out_bytes);
+/* The PG_GEMM_W group: the weight of g->roots[0] at every [n, c], rounded
+ * as the mma GEMM's staging rounds it, into g->aux_temp (templates/gemm.c). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm_w(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 /* templates/kv_quant.c: the q8_0 K/V write, one thread per pair of blocks
  * (PC_Q8_PAIR elements, PC_Q8_PAIR_WORDS words). */
 #define PC_Q8_PAIR 64

@@ -15,7 +15,7 @@ typedef struct plan_impl {
 static const char *kind_name(pg_kind k) {
   static const char *const n[] = {"pointwise",    "contract", "dus",       "topk",
                                   "cumsum",       "scatter",  "attention", "attn_combine",
-                                  "gemm_combine", "gemm_x"};
+                                  "gemm_combine", "gemm_x",   "gemm_w"};
   return n[k];
 }
 
@@ -50,6 +50,9 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
     case PG_GEMM_X:
       *mode = g->xone ? "medium" : "high";
       return poot__cc_tpl_gemm_x(k, g, grid);
+    case PG_GEMM_W:
+      *mode = g->xone ? "medium" : "high";
+      return poot__cc_tpl_gemm_w(k, g, grid);
   }
   return poot_status_make(POOT_INTERNAL, "compile: group kind %d", (int)g->kind);
 }
@@ -201,7 +204,7 @@ static void rec_fill(pc_planner *pl, const pc_group *g, const pc_kctx *k, grec *
   r->cat = g->out;
   poot_value dests[2] = {g->dest, g->out2};
   if ((g->kind == PG_ATTENTION || g->kind == PG_TOPK || g->kind == PG_CONTRACT ||
-       g->kind == PG_GEMM_X) &&
+       g->kind == PG_GEMM_X || g->kind == PG_GEMM_W) &&
       g->aux_temp != UINT32_MAX)
     r->wtemp[r->nwtemp++] = g->aux_temp;
   for (int q = 0; q < 2; q++) {

@@ -36,7 +36,8 @@ static const struct {
   uint32_t bit;
 } g_forms[] = {{"big-tiles", POOT_FORM_GEMM_BIG_TILES},
                {"x-staged", POOT_FORM_GEMM_X_STAGED},
-               {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW}};
+               {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW},
+               {"w-staged", POOT_FORM_GEMM_W_STAGED}};
 
 poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
   *out_forms = 0;
@@ -49,7 +50,7 @@ poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
     if (!bit)
       return poot_status_make(POOT_INVALID_ARGUMENT,
                               "compile form '%.*s': expected a comma-separated list of "
-                              "big-tiles, x-staged, gemv-one-row (or none)",
+                              "big-tiles, x-staged, gemv-one-row, w-staged (or none)",
                               (int)n, p);
     *out_forms |= bit;
     p += n;
@@ -72,6 +73,7 @@ void poot_compile_options_set_forms(poot_compile_options *o, uint32_t forms) {
   o->gemm_big_tiles = forms & POOT_FORM_GEMM_BIG_TILES;
   o->gemm_x_staged = forms & POOT_FORM_GEMM_X_STAGED;
   o->gemv_one_row = forms & POOT_FORM_GEMV_ONE_ROW;
+  o->gemm_w_staged = forms & POOT_FORM_GEMM_W_STAGED;
 }
 
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {
@@ -940,6 +942,49 @@ static poot_status stage_gemm_xs(pc_planner *pl) {
   return NULL;
 }
 
+/* The mma GEMM's weights staged once: before every GEMM group whose raw
+ * path would copy its weights from temps (poot__cc_gemm_w_staged: some
+ * weight is not a 16-bit leaf), a PG_GEMM_W group per root writes that
+ * root's weight in the 16-bit form the mma reads (N · K · 4 bytes at
+ * `high`: bf16 hi and lo; N · K · 2 at `medium`) into a temp of its own,
+ * and the GEMM copies its tiles from there instead of dequantizing every
+ * element once per row tile. The temps live from their group to the GEMM
+ * (the arena reuses them layer after layer). */
+static poot_status stage_gemm_ws(pc_planner *pl) {
+  for (size_t i = 0; i < pl->groups.len; i++) {
+    pc_group *g = poot_vec_at(&pl->groups, i);
+    bool one = false;
+    poot_kir_scalar ty = POOT_KIR_BF16;
+    uint64_t bytes = 0;
+    if (!poot__cc_gemm_w_staged(pl, g, &one, &ty, &bytes)) continue;
+    const uint32_t nr = g->nroots;
+    for (uint32_t r = 0; r < nr; r++) {
+      poot_plan_temp t;
+      memset(&t, 0, sizeof t);
+      t.value = POOT_VALUE_NONE;
+      int64_t words = (int64_t)(bytes / 4);
+      t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
+      t.size = bytes;
+      t.first = UINT32_MAX;
+      POOT_TRY(poot_vec_push(&pl->temps, &t));
+      g = poot_vec_at(&pl->groups, i);
+      g->w_temp1[r] = (uint32_t)pl->temps.len;
+      pc_group c = group_make(PG_GEMM_W, g->roots[r], POOT_VALUE_NONE, UINT32_MAX);
+      c.nroots = 1;
+      c.roots[0] = g->roots[r];
+      c.aux_temp = (uint32_t)pl->temps.len - 1;
+      c.xone = one;
+      c.xty = ty;
+      POOT_TRY(poot_vec_push(&pl->groups, &c));
+      pc_group *base = poot_vec_at(&pl->groups, 0);
+      memmove(base + i + 1, base + i, (pl->groups.len - i - 1) * sizeof *base);
+      base[i] = c;
+      i++;
+    }
+  }
+  return NULL;
+}
+
 /* A temporary for every value held as one. */
 static poot_status add_temps(pc_planner *pl) {
   for (uint32_t v = 0; v < pl->nvalues; v++) {
@@ -970,6 +1015,7 @@ poot_status poot__cc_plan_build(pc_planner *pl, const poot_graph *g) {
   poot_status st = place_results(pl, g, &copies);
   if (!st) st = form_groups(pl, &copies);
   if (!st) st = split_gemms(pl);
+  if (!st) st = stage_gemm_ws(pl);
   if (!st) st = stage_gemm_xs(pl);
   poot_vec_deinit(&copies);
   POOT_TRY(st);

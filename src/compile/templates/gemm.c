@@ -372,6 +372,7 @@ poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint32_t grid[3],
   f.tm = f.tn = GEMM_TILE;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
   f.xs = g->x_temp1 != 0;
+  f.ws = g->w_temp1[0] != 0;
   const bool mma = poot__cc_gemm_mma_fits(k->pl, &f);
   if (mma) poot__cc_gemm_mma_tile(k->pl, &f);
   uint64_t nbm = ((uint64_t)f.M + f.tm - 1) / f.tm;
@@ -410,26 +411,45 @@ bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
   f.nr = g->nroots;
   f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
   f.xs = true;
+  f.ws = g->w_temp1[0] != 0;
   if (!poot__cc_gemm_mma_fits(pl, &f) || !poot__cc_gemm_mma_xstaged(pl, &f, out_one, out_ty))
     return false;
   *out_bytes = (uint64_t)f.M * (uint64_t)f.K * (*out_one ? 2 : 4);
   return true;
 }
 
-/* The PG_GEMM_X group: one thread per pair of adjacent elements of a row
- * of x (K is a multiple of 8 on the raw path), each computed through the
- * emitter exactly as the mma form's staging computed it (the prologue in
- * f32), then rounded as that staging rounded it: MEDIUM to xty, else
- * hi = bf16(v) and lo = bf16(v − hi) (v − hi exact). A pair is one 32-bit
- * word of each array: hi at the temp's first word, lo M · K / 2 words on. */
-poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+bool poot__cc_gemm_w_staged(pc_planner *pl, const pc_group *g, bool *out_one,
+                            poot_kir_scalar *out_ty, uint64_t *out_bytes) {
+  gemm_form f;
+  memset(&f, 0, sizeof f);
+  f.g = g;
+  if (!pl->opt->gemm_w_staged || g->kind != PG_CONTRACT ||
+      !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) || poot__cc_gemv_takes(pl, g))
+    return false;
+  /* As for x: a batched decode step (one row of 64-row tiles or fewer)
+   * streams its weights once through the emitter; staging them would
+   * write and read them again. The temp's rows start on 16 bytes (K % 8). */
+  if (f.M <= GEMM_TILE || f.K % 8 != 0) return false;
+  f.nr = g->nroots;
+  f.split = g->split > 1 && g->aux_temp != UINT32_MAX ? g->split : 1;
+  f.ws = true;
+  if (!poot__cc_gemm_mma_fits(pl, &f) || !poot__cc_gemm_mma_wstaged(pl, &f, out_one, out_ty))
+    return false;
+  *out_bytes = (uint64_t)f.N * (uint64_t)f.K * (*out_one ? 2 : 4);
+  return true;
+}
+
+/* The staging groups (PG_GEMM_X, PG_GEMM_W): one thread per pair of
+ * adjacent elements of a row of v ([rows, K], K even), each computed
+ * through the emitter exactly as the mma form's staging computed it (a
+ * prologue or a dequantization in f32), then rounded as that staging
+ * rounded it: MEDIUM to xty, else hi = bf16(v) and lo = bf16(v − hi) (v − hi
+ * exact). A pair is one 32-bit word of each array: hi at the temp's first
+ * word, lo rows · K / 2 words on. */
+static poot_status stage16(pc_kctx *k, const pc_group *g, poot_value v, int64_t rows, int64_t K,
+                           uint32_t grid[3]) {
   pc_planner *pl = k->pl;
-  poot_value x, w;
-  int64_t M = 0, N = 0, K = 0;
-  if (!poot__cc_dot_nt(pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX ||
-      K % 2 != 0)
-    return poot_status_make(POOT_INTERNAL, "compile: gemm x of %%%u", g->out);
-  const uint32_t pairs = (uint32_t)(M * K / 2), half = (uint32_t)(K / 2);
+  const uint32_t pairs = (uint32_t)(rows * K / 2), half = (uint32_t)(K / 2);
   poot__cc_grid_for(((uint64_t)pairs + pl->wg - 1) / pl->wg, grid);
   poot_kir_value wgi, l, p, valid, base, m, c, at;
   POOT_TRY(poot__cc_linear_workgroup(k, &wgi));
@@ -447,16 +467,16 @@ poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3])
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), c, 2, &c));
   poot_kir_value hi[2], lo[2], h2, l2, hw, lw;
   for (uint32_t j = 0; j < 2; j++) {
-    poot_kir_value idx[2] = {m, c}, v, hf, rest;
+    poot_kir_value idx[2] = {m, c}, e, hf, rest;
     if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, 1, &idx[1]));
-    POOT_TRY(poot__cc_emit(k, x, idx, &v));
+    POOT_TRY(poot__cc_emit(k, v, idx, &e));
     if (g->xone) {
-      POOT_TRY(poot_kir_convert(k->b, g->xty, v, &hi[j]));
+      POOT_TRY(poot_kir_convert(k->b, g->xty, e, &hi[j]));
       continue;
     }
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, v, &hi[j]));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, e, &hi[j]));
     POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hf));
-    POOT_TRY(poot_kir_binary(k->b, OP(SUB), v, hf, &rest));
+    POOT_TRY(poot_kir_binary(k->b, OP(SUB), e, hf, &rest));
     POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
   }
   const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
@@ -471,6 +491,24 @@ poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3])
     POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, lw));
   }
   poot__cc_scope_pop(k);
-  k->bytes += (uint64_t)M * (uint64_t)K * (g->xone ? 2 : 4);
+  k->bytes += (uint64_t)rows * (uint64_t)K * (g->xone ? 2 : 4);
   return poot_kir_end(k->b);
+}
+
+poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  poot_value x, w;
+  int64_t M = 0, N = 0, K = 0;
+  if (!poot__cc_dot_nt(k->pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX ||
+      K % 2 != 0)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm x of %%%u", g->out);
+  return stage16(k, g, x, M, K, grid);
+}
+
+poot_status poot__cc_tpl_gemm_w(pc_kctx *k, const pc_group *g, uint32_t grid[3]) {
+  poot_value x, w;
+  int64_t M = 0, N = 0, K = 0;
+  if (!poot__cc_dot_nt(k->pl, g->roots[0], &x, &w, &M, &N, &K) || g->aux_temp == UINT32_MAX ||
+      K % 2 != 0)
+    return poot_status_make(POOT_INTERNAL, "compile: gemm w of %%%u", g->out);
+  return stage16(k, g, w, N, K, grid);
 }

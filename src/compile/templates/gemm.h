@@ -31,6 +31,9 @@ typedef struct gemm_form {
   /* x may be copied from a staged 16-bit temp (the group's x_temp1, or the
    * planner asking; gemm_mma.c's raw path with x in its ring). */
   bool xs;
+  /* The weights may be copied from staged 16-bit temps (the group's
+   * w_temp1, or the planner asking; gemm_mma.c's raw path). */
+  bool ws;
   poot_kir_value kbase, sidx;
   poot_kir_value lid, valid, m0, n0, tx, ty;
 } gemm_form;
@@ -77,6 +80,10 @@ void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f);
 /* Whether the form (f->xs set) copies x from a staged temp, and its form:
  * *out_one (MEDIUM: one array of *out_ty) or bf16 hi and lo. */
 bool poot__cc_gemm_mma_xstaged(const pc_planner *pl, gemm_form *f, bool *out_one,
+                               poot_kir_scalar *out_ty);
+/* Whether the form (f->ws set) copies the weights from staged temps, and
+ * their form (as for x). */
+bool poot__cc_gemm_mma_wstaged(const pc_planner *pl, gemm_form *f, bool *out_one,
                                poot_kir_scalar *out_ty);
 POOT_MUST_USE poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t nbm,
                                             const char **out_what);

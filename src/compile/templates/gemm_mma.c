@@ -57,6 +57,16 @@
  * stages, same commit groups); tiles whose ring cannot hold x too give
  * way to the next (docs/compiler.md, "x staged once"). Same bits.
  *
+ * Weights staged (wtemp, the group's w_temp1; M > 64): where a weight is
+ * not a 16-bit leaf (a K-quant, q8_0, an f32 weight …), a PG_GEMM_W group
+ * per root wrote its 16-bit form into a temp as the emitter's staging
+ * stores it (bf16 hi and lo, or MEDIUM's one array), and the raw path
+ * copies its tiles from there as it copies a leaf's: the dequantization
+ * runs once per weight element, not once per row tile. At `high` each
+ * root has a second ring, of its lo halves (acc += xh·wh + xh·wl + xl·wh,
+ * as the emitter's form). Same bits (docs/compiler.md, "Weights staged
+ * once").
+ *
  * MEDIUM precision (poot_compile_options.matmul_precision): every operand
  * rounded once to one 16-bit type and one mma per fragment pair; its bound
  * (and f16's range) is docs/compiler.md's, tested by compile_gemm.
@@ -125,6 +135,12 @@ typedef struct mma_form {
   uint32_t stages, xbuf;
   uint32_t ring[PG_MAX_ROOTS], wref[PG_MAX_ROOTS];
   poot_value wleaf[PG_MAX_ROOTS];
+  /* Weights staged (wtemp): each root's 16-bit form in a temp from
+   * element wsrc[r][0] (hi, or MEDIUM's one array); at `high` (wlo) its lo
+   * halves from wsrc[r][1] into a second ring, ringlo[r]. */
+  bool wtemp, wlo;
+  uint32_t ringlo[PG_MAX_ROOTS];
+  poot_kir_value wsrc[PG_MAX_ROOTS][2];
   /* x staged (xraw): x's 16-bit form in a temp (PG_GEMM_X wrote it),
    * copied like the weights into rings hi[0] (and lo[0]) of `stages`
    * tiles, from binding xref at elements xsrc[0] (hi) and xsrc[1] (lo). */
@@ -389,14 +405,14 @@ static bool raw_leaf(const pc_planner *pl, poot_value w, int64_t K, poot_value *
 /* Shared bytes of the raw path: x's tiles xbuf times (hi and lo, or one),
  * and `stages` raw tiles per root. */
 static uint64_t raw_shared_bytes(const mma_form *s, uint32_t xbuf, uint32_t stages) {
-  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
+  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = (s->wlo ? 4ull : 2ull) * s->tn * MMA_PITCH;
   return xbuf * (s->one ? 1 : 2) * xtile + (uint64_t)stages * s->f->nr * wtile;
 }
 
 /* Shared bytes of the raw path with x staged: `stages` tiles of x (hi and
  * lo, or one) and of each root. */
 static uint64_t xraw_shared_bytes(const mma_form *s, uint32_t stages) {
-  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = 2ull * s->tn * MMA_PITCH;
+  uint64_t xtile = 2ull * s->tm * MMA_PITCH, wtile = (s->wlo ? 4ull : 2ull) * s->tn * MMA_PITCH;
   return (uint64_t)stages * ((s->one ? 1 : 2) * xtile + s->f->nr * wtile);
 }
 
@@ -412,7 +428,9 @@ static void mma_geometry(mma_form *s, uint32_t tm, uint32_t tn, uint32_t wmn) {
 /* How the form runs this group: MEDIUM where asked and every weight is
  * 16-bit or dequantized (oty bf16 when all are bf16, else f16; f32 weights
  * keep the split), and the raw path where every weight is a raw leaf of
- * one type, with as many stages (4 down to 2) as shared memory holds. */
+ * one type or the weights are staged (f->ws: copied from temps in the
+ * form the emitter's staging stores), with as many stages (4 down to 2) as
+ * shared memory holds. */
 static void mma_choose(const pc_planner *pl, mma_form *s) {
   const gemm_form *f = s->f;
   const poot_kir_target *t = pl->t;
@@ -433,9 +451,18 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
   s->oty = all_bf16 ? POOT_KIR_BF16 : POOT_KIR_F16;
   s->one = pl->opt->matmul_precision == POOT_MATMUL_MEDIUM && all_lowp &&
            poot_kir_target_has_storage(t, s->oty);
-  if (!raw) return;
-  s->wty = poot__cc_type(pl, s->wleaf[0])->dtype == POOT_DTYPE_BF16 ? POOT_KIR_BF16 : POOT_KIR_F16;
-  if (!poot_kir_target_has_storage(t, s->wty)) return;
+  if (f->ws && !raw && f->K % 8 == 0) {
+    raw = s->wtemp = true;
+    s->wlo = !s->one;
+    s->wty = s->one ? s->oty : POOT_KIR_BF16;
+  } else if (raw) {
+    s->wty =
+        poot__cc_type(pl, s->wleaf[0])->dtype == POOT_DTYPE_BF16 ? POOT_KIR_BF16 : POOT_KIR_F16;
+  }
+  if (!raw || !poot_kir_target_has_storage(t, s->wty)) {
+    s->wtemp = s->wlo = false;
+    return;
+  }
   /* The raw path's tiles, best first (docs/compiler.md, "Tiles"), each
    * where its rule holds and a ring of at least 2 fits with x double
    * buffered, else with x single buffered:
@@ -501,6 +528,7 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
           return;
         }
   }
+  s->wtemp = s->wlo = false;
   mma_geometry(s, GEMM_TILE, GEMM_TILE, 2);
 }
 
@@ -524,6 +552,17 @@ bool poot__cc_gemm_mma_xstaged(const pc_planner *pl, gemm_form *f, bool *out_one
   return s.xraw;
 }
 
+bool poot__cc_gemm_mma_wstaged(const pc_planner *pl, gemm_form *f, bool *out_one,
+                               poot_kir_scalar *out_ty) {
+  mma_form s;
+  memset(&s, 0, sizeof s);
+  s.f = f;
+  mma_choose(pl, &s);
+  *out_one = s.one;
+  *out_ty = s.wty;
+  return s.wtemp;
+}
+
 /* The raw path's arrays: x's tiles (xbuf buffers each), the roots' rings,
  * their typed bindings, x's prefetch registers and the accumulators. */
 static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
@@ -534,6 +573,24 @@ static poot_status raw_arrays(pc_kctx *k, mma_form *s) {
   for (uint32_t r = 0; r < s->f->nr; r++) {
     snprintf(base, sizeof base, "mw%u", r);
     POOT_TRY(poot__cc_shared(k, base, s->wty, s->stages * s->tn * MMA_PITCH, &s->ring[r]));
+    if (s->wlo) {
+      snprintf(base, sizeof base, "mv%u", r);
+      POOT_TRY(
+          poot__cc_shared(k, base, POOT_KIR_BF16, s->stages * s->tn * MMA_PITCH, &s->ringlo[r]));
+    }
+    if (s->wtemp) {
+      /* root r's temp: hi at its first element, lo N · K elements on */
+      const gemm_form *f = s->f;
+      poot_kir_value b;
+      POOT_TRY(poot__cc_binding_typed(k, 0, s->wty, &s->wref[r]));
+      POOT_TRY(poot__cc_temp_base(k, f->g->w_temp1[r] - 1, true, &b));
+      POOT_TRY(poot__cc_bin_c(k, OP(MUL), b, 2, &s->wsrc[r][0]));
+      if (s->wlo)
+        POOT_TRY(
+            poot__cc_bin_c(k, OP(ADD), s->wsrc[r][0], (uint32_t)(f->N * f->K), &s->wsrc[r][1]));
+      k->bytes += (uint64_t)f->N * (uint64_t)f->K * (s->wlo ? 4 : 2);
+      continue;
+    }
     POOT_TRY(poot__cc_binding_typed(k, k->pl->v[s->wleaf[r]].buffer, s->wty, &s->wref[r]));
     poot__cc_note_buffer(k, s->wref[r], k->frac);
   }
@@ -614,8 +671,18 @@ static poot_status raw_copy(pc_kctx *k, const mma_form *s, poot_kir_value k0, po
     POOT_TRY(mad_c(k, row, MMA_PITCH, 0, &dst));
     POOT_TRY(poot__cc_bin(k, OP(ADD), dst, ch, &dst));
     POOT_TRY(poot__cc_bin(k, OP(ADD), dst, off, &dst));
-    for (uint32_t r = 0; r < f->nr; r++)
-      POOT_TRY(poot_kir_async_copy(k->b, s->ring[r], dst, s->wref[r], src, valid));
+    for (uint32_t r = 0; r < f->nr; r++) {
+      if (!s->wtemp) {
+        POOT_TRY(poot_kir_async_copy(k->b, s->ring[r], dst, s->wref[r], src, valid));
+        continue;
+      }
+      for (uint32_t h = 0; h < (s->wlo ? 2u : 1u); h++) {
+        poot_kir_value at;
+        POOT_TRY(poot__cc_bin(k, OP(ADD), src, s->wsrc[r][h], &at));
+        POOT_TRY(
+            poot_kir_async_copy(k->b, h ? s->ringlo[r] : s->ring[r], dst, s->wref[r], at, valid));
+      }
+    }
   }
   if (s->xraw) POOT_TRY(raw_copy_x(k, s, row0, ch, col, valid, xoff));
   poot__cc_scope_pop(k);
@@ -678,7 +745,10 @@ static poot_status raw_half(pc_kctx *k, const mma_form *s, uint32_t h, poot_kir_
         continue;
       }
       bh4 = w4;
-      if (s->wty == POOT_KIR_F16) POOT_TRY(raw_split(k, w4, &bh4, &bl4));
+      if (s->wlo)
+        POOT_TRY(poot_kir_mma_load(k->b, s->ringlo[r], at, false, &bl4));
+      else if (s->wty == POOT_KIR_F16)
+        POOT_TRY(raw_split(k, w4, &bh4, &bl4));
       for (uint32_t fn = 0; fn < 2; fn++) {
         poot_kir_value bh, bl;
         POOT_TRY(b_frag(k, bh4, fn, &bh));
@@ -710,7 +780,9 @@ static poot_status raw_half_rows(pc_kctx *k, const mma_form *s, uint32_t h, poot
       if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), bat, 16 * j * MMA_PITCH, &at));
       POOT_TRY(poot_kir_mma_load(k->b, s->ring[r], at, false, &bh4[r][j]));
       bl4[r][j] = 0;
-      if (!s->one && s->wty == POOT_KIR_F16)
+      if (s->wlo)
+        POOT_TRY(poot_kir_mma_load(k->b, s->ringlo[r], at, false, &bl4[r][j]));
+      else if (!s->one && s->wty == POOT_KIR_F16)
         POOT_TRY(raw_split(k, bh4[r][j], &bh4[r][j], &bl4[r][j]));
     }
   for (uint32_t fm = 0; fm < s->fm; fm++) {
@@ -882,9 +954,9 @@ poot_status poot__cc_gemm_mma(pc_kctx *k, gemm_form *f, uint64_t nwg, uint64_t n
     *out_what = s.one ? "gemm_mma raw wide medium" : "gemm_mma raw wide";
   else if (s.tm != GEMM_TILE)
     *out_what = skinny_names[(f->split > 1) + 2 * s.one];
-  if (s.xraw) {
+  if (s.xraw || s.wtemp) {
     char nm[64];
-    snprintf(nm, sizeof nm, "%s xs", *out_what);
+    snprintf(nm, sizeof nm, "%s%s%s", *out_what, s.xraw ? " xs" : "", s.wtemp ? " ws" : "");
     *out_what = poot_arena_strdup(&k->pl->arena, nm);
     if (!*out_what) return poot_status_make(POOT_OUT_OF_MEMORY, "compile: out of memory");
   }

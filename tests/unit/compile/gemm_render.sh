@@ -34,6 +34,19 @@ for t in ptx ptx90 glsl wgsl amdgpu; do
   esac
   validate_rendered "$t" "$d"
 done
+# The opt-in staged forms (x and the weights staged once: gemm_x, gemm_w and
+# the raw path's " xs ws" dispatches) at both precisions, for sm_90's ptxas.
+for mp in high medium; do
+  d="$tmp/ptx90-staged-$mp"
+  if ! "$POOT" compile -g "$here/gemm_mma.pgraph" --target ptx90 --matmul-precision $mp \
+    --forms x-staged,w-staged --emit "$d" > "$d.log" 2>&1; then
+    echo "FAIL: poot compile ptx90 staged $mp: $(cat "$d.log")"
+    fail=1
+    continue
+  fi
+  grep -q ' ws$' "$d/plan.txt" && grep -q ' gemm_w ' "$d/plan.txt" || { echo "FAIL: ptx90 staged $mp: no weights staged"; fail=1; }
+  validate_rendered ptx90 "$d"
+done
 [ $fail -ne 0 ] && exit 1
 [ $ran -eq 0 ] && { echo "SKIP: no validation tool found"; exit 77; }
 echo "all renderings validated"

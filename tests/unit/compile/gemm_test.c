@@ -478,6 +478,84 @@ static void test_xstage(void **state) {
   }
 }
 
+/* Weights staged once (PG_GEMM_W, then copied into the ring like a 16-bit
+ * leaf's) against the emitter's staging of them (gemm_w_staged off): the
+ * same bits, on sm_90 — the same f32 values rounded the same way, the same
+ * mma in the same order. A K-quant with mins (q4_k) at both precisions and
+ * with x staged too; q6_k's SwiGLU pair and down projection at medium; q8_0
+ * split over K; an f32 weight (its hi and lo at medium too). At 64 rows or
+ * fewer the weights stay with the emitter. */
+typedef struct ws_case {
+  const char *what;
+  poot_dtype wt;
+  int64_t m, n, k;                /* n = 0: the FFN at h = k, ff = 1024 */
+  bool xs;                        /* x staged too (in both plans) */
+  const char *form, *form_medium; /* NULL: that precision is not run (CI time) */
+} ws_case;
+
+static void test_wstage(void **state) {
+  (void)state;
+  static const ws_case cs[] = {
+      {"q4_k", POOT_DTYPE_Q4_K, 70, 72, 1024, false, "raw ws", "raw medium ws"},
+      {"q4_k x staged", POOT_DTYPE_Q4_K, 70, 72, 1024, true, "raw xs ws", NULL},
+      {"q6_k ffn", POOT_DTYPE_Q6_K, 66, 0, 1024, false, NULL, "raw medium ws"},
+      {"q8_0 split", POOT_DTYPE_Q8_0, 68, 64, 2048, false, "split raw ws", NULL},
+      {"f32", POOT_DTYPE_F32, 67, 40, 1032, false, NULL, "raw ws"},
+  };
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    const ws_case *x = &cs[c];
+    poot_graph *g;
+    B(poot_graph_create(&g));
+    if (x->n) {
+      poot_value xv = pt_param(g, "x", POOT_DTYPE_F32, x->m, x->k);
+      poot_value w = pt_param(g, "w", x->wt, x->n, x->k);
+      B(poot_graph_set_output(g, pt_dot_nt(g, xv, w)));
+    } else {
+      B(pt_ffn_graph(g, x->m, x->k, 1024, x->wt));
+    }
+    B(poot_graph_verify(g));
+    pt_inputs in;
+    B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+    poot_kir_target t;
+    B(poot_device_target_by_name("sm_90", &t));
+    for (int i = 0; i < 2; i++) {
+      const char *form = i ? x->form_medium : x->form;
+      if (!form) continue;
+      poot_compile_options a, b;
+      poot_compile_options_init(&a);
+      a.target = &t;
+      a.matmul_precision = i ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
+      a.gemm_x_staged = x->xs;
+      b = a;
+      a.gemm_w_staged = true;
+      if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_w") ||
+          pt_uses_template_opt(g, &b, " ws") || pt_uses_template_opt(g, &b, "gemm_w"))
+        fail_msg("wstage %s: %s not used (or weights staged without gemm_w_staged)", x->what, form);
+      bool same = false;
+      char why[256];
+      B(pt_same_bits(g, &a, &b, &in, 32, &same, why, sizeof why));
+      if (!same) fail_msg("wstage %s %s: %s", x->what, i ? "medium" : "high", why);
+      printf("wstage %s: the same bits at %s\n", x->what, i ? "medium" : "high");
+    }
+    pt_inputs_free(&in);
+    poot_graph_destroy(g);
+  }
+  /* 64 rows: a batched decode step keeps its weights with the emitter */
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  poot_value xv = pt_param(g, "x", POOT_DTYPE_F32, 64, 1024);
+  B(poot_graph_set_output(g, pt_dot_nt(g, xv, pt_param(g, "w", POOT_DTYPE_Q4_K, 72, 1024))));
+  B(poot_graph_verify(g));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options o;
+  poot_compile_options_init(&o);
+  o.target = &t;
+  o.gemm_w_staged = true;
+  assert_false(pt_uses_template_opt(g, &o, "gemm_w"));
+  poot_graph_destroy(g);
+}
+
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
  * a grid of few tiles): K summed in parts into a partials temp, then a
  * combine dispatch adds them in split order and runs the epilogue. A
@@ -510,7 +588,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest mma[] = {
       cmocka_unit_test(test_mma),     cmocka_unit_test(test_split),  cmocka_unit_test(test_ffn_mma),
       cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),   cmocka_unit_test(test_tall),
-      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage),
+      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage), cmocka_unit_test(test_wstage),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);
