@@ -56,8 +56,9 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
-#   xcheck   xab's ids check, the KIR corpus, conformance, and the 8B shape's two q4_k_m
-#            layers at pp512 for each binary of XAB_BINS (not by default)
+#   xcheck   the staged forms' ids checks (x-staged on f16, w-staged on q4_k_m), the KIR
+#            corpus, conformance, and the 8B shape's two q4_k_m layers at pp512 under each
+#            form of XC_FORMS at both precisions (not by default)
 #   xab      x staged once (--forms x-staged) against the emitter's form: the same greedy ids of a long
 #            prompt on the GPU at both precisions; compile + capture (JIT cache off),
 #            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
@@ -210,21 +211,25 @@ quant() { # dir type → path of the GGUF (the folder itself for f16)
   [ -f "$g" ] || timeout 400 $P convert "$1" "$g" --type "$2" >/dev/null 2>&1
   echo "$g"
 }
-xs_ids() { # prefix: greedy ids of a 180-token prompt (the 1B shape) with x staged and without
-  local prompt mp f a
+xs_ids() { # prefix model forms...: greedy ids of a 180-token prompt under each opt-in form
+  # (a comma list) must be those without (the staged forms give the same bits)
+  local pre=$1 model=$2 prompt mp f a
+  shift 2
   prompt=$(python3 -c 'print(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))')
   for mp in high medium; do
-    for f in none x-staged; do
-      timeout 120 $P generate -m "$WORK/l1b" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
-        --matmul-precision $mp --device ptx >"$OUT/$1-gen-$f-$mp.txt" 2>"$OUT/$1-gen-$f-$mp.err"
+    for f in none "$@"; do
+      timeout 120 $P generate -m "$model" -p "$prompt" -n 24 --temp 0 --ids --forms $f \
+        --matmul-precision $mp --device ptx >"$OUT/$pre-gen-$f-$mp.txt" 2>"$OUT/$pre-gen-$f-$mp.err"
     done
-    a=$OUT/$1-gen-none-$mp.txt
-    if [ -s "$a" ] && cmp -s "$a" "$OUT/$1-gen-x-staged-$mp.txt"; then
-      echo "$1 $mp: the same ids ($(wc -w <"$a") ids)"
-    else
-      echo "$1 $mp: IDS DIFFER: $(head -c 120 "$a") | $(head -c 120 \
-        "$OUT/$1-gen-x-staged-$mp.txt") $(tail -1 "$OUT/$1-gen-none-$mp.err")"
-    fi
+    a=$OUT/$pre-gen-none-$mp.txt
+    for f in "$@"; do
+      if [ -s "$a" ] && cmp -s "$a" "$OUT/$pre-gen-$f-$mp.txt"; then
+        echo "$pre $f $mp: the same ids ($(wc -w <"$a") ids)"
+      else
+        echo "$pre $f $mp: IDS DIFFER: $(head -c 120 "$a") | $(head -c 120 \
+          "$OUT/$pre-gen-$f-$mp.txt") $(tail -1 "$OUT/$pre-gen-$f-$mp.err")"
+      fi
+    done
   done
 }
 b() { # name, bench args...
@@ -549,21 +554,26 @@ if has q8b; then
 fi
 
 if has xcheck; then
-  # The short form of xab for a call with little device time: the ids check, the KIR corpus
-  # and the conformance suite, and the 8B shape's two q4_k_m layers (pp512, high) for each
-  # binary of XAB_BINS.
+  # The staged forms' check for a call with little device time: the ids checks (x staged
+  # on the 1B shape's f16 folder, the weights staged on its q4_k_m file), the KIR corpus and
+  # the conformance suite, and the 8B shape's two q4_k_m layers at pp512 under each form
+  # of XC_FORMS at both precisions.
   log xcheck
   synth llama-3.2-1b "$WORK/l1b"
-  xs_ids xc
+  xs_ids xc "$WORK/l1b" x-staged
+  xs_ids xq "$(quant "$WORK/l1b" q4_k_m)" w-staged x-staged,w-staged
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   grep -E "FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -5
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
   synth llama-3.1-8b "$WORK/l8b2" 2
   m=$(quant "$WORK/l8b2" q4_k_m)
-  for v in ${XAB_BINS:-"new=$P"}; do
-    timeout 60 "${v#*=}" bench -m "$m" -p 512 -n 32 --eager-steps 0 --device ptx --copy-mib 0 \
-      >"$OUT/xc-${v%%=*}.txt" 2>&1
-    echo "-- ${v%%=*} l8b2 q4_k_m high: exit $?"; grep -E "compile|prefill |decode " "$OUT/xc-${v%%=*}.txt"
+  for f in ${XC_FORMS:-none w-staged x-staged,w-staged}; do
+    for mp in high medium; do
+      timeout 90 $P bench -m "$m" -p 512 -n 32 --eager-steps 0 --device ptx --copy-mib 0 \
+        --forms $f --matmul-precision $mp >"$OUT/xc-$f-$mp.txt" 2>&1
+      echo "-- l8b2 q4_k_m pp512 $f $mp: exit $?"
+      grep -E "compile|prefill |decode " "$OUT/xc-$f-$mp.txt"
+    done
   done
 fi
 
@@ -576,7 +586,7 @@ if has xab; then
   log xab
   synth llama-3.2-1b "$WORK/l1b"
   synth llama-3.1-8b "$WORK/l8b2" 2
-  xs_ids xab
+  xs_ids xab "$WORK/l1b" x-staged
   m=$(quant "$WORK/l8b2" q4_k_m)
   for v in ${XAB_BINS:-"new=$P"}; do
     label=${v%%=*}
