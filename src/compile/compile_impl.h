@@ -324,7 +324,7 @@ POOT_MUST_USE poot_status poot__cc_tpl_gemm(pc_kctx *k, const pc_group *g, uint3
 bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
                             poot_kir_scalar *out_ty, uint64_t *out_bytes);
 /* The PG_GEMM_X group: x of g->roots[0] at every [m, c], rounded as the mma
- * GEMM's staging rounds it, into g->aux_temp (templates/gemm.c). */
+ * GEMM's staging rounds it, into g->aux_temp (templates/gemm_stage.c). */
 POOT_MUST_USE poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
 /* Whether the mma GEMM of group g (split chosen) would copy its weights
  * from staged 16-bit temps, one a root (a weight that is not a 16-bit leaf
@@ -333,8 +333,11 @@ POOT_MUST_USE poot_status poot__cc_tpl_gemm_x(pc_kctx *k, const pc_group *g, uin
 bool poot__cc_gemm_w_staged(pc_planner *pl, const pc_group *g, bool *out_one,
                             poot_kir_scalar *out_ty, uint64_t *out_bytes);
 /* The PG_GEMM_W group: the weight of g->roots[0] at every [n, c], rounded
- * as the mma GEMM's staging rounds it, into g->aux_temp (templates/gemm.c). */
-POOT_MUST_USE poot_status poot__cc_tpl_gemm_w(pc_kctx *k, const pc_group *g, uint32_t grid[3]);
+ * as the mma GEMM's staging rounds it, into g->aux_temp; *mode "high" or
+ * "medium", then " blocks" where block-format chunks are decoded
+ * (templates/gemm_stage.c). */
+POOT_MUST_USE poot_status poot__cc_tpl_gemm_w(pc_kctx *k, const pc_group *g, uint32_t grid[3],
+                                              const char **mode);
 /* templates/kv_quant.c: the q8_0 K/V write, one thread per pair of blocks
  * (PC_Q8_PAIR elements, PC_Q8_PAIR_WORDS words). */
 #define PC_Q8_PAIR 64

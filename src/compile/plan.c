@@ -51,8 +51,7 @@ static poot_status run_template(pc_kctx *k, const pc_group *g, uint32_t grid[3],
       *mode = g->xone ? "medium" : "high";
       return poot__cc_tpl_gemm_x(k, g, grid);
     case PG_GEMM_W:
-      *mode = g->xone ? "medium" : "high";
-      return poot__cc_tpl_gemm_w(k, g, grid);
+      return poot__cc_tpl_gemm_w(k, g, grid, mode);
   }
   return poot_status_make(POOT_INTERNAL, "compile: group kind %d", (int)g->kind);
 }

@@ -469,6 +469,27 @@ static poot_status chunk_base(pc_kctx *k, poot_dtype dt, poot_kir_value ch, poot
   return poot__cc_bin(k, OP(ADD), b, l, out);
 }
 
+poot_status poot__gq_values(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd, poot_kir_value ch,
+                            gq_values *out) {
+  gq_chunk c;
+  POOT_TRY(decode(k, dt, wd, ch, &c));
+  POOT_TRY(chunk_base(k, dt, ch, &out->base));
+  out->runs = c.runs, out->n = c.n;
+  for (uint32_t r = 0; r < c.runs; r++) {
+    out->off[r] = c.off[r];
+    for (uint32_t i = 0; i < c.n / 4; i++) {
+      poot_kir_value hi = 0;
+      for (uint32_t f = 0; f < 4; f++) {
+        poot_kir_value q, *v = &out->v[r * c.n + 4 * i + f];
+        POOT_TRY(field(k, c.w[r][i], &hi, c.bit[r][i] + 8 * f, c.width, c.bias, &q));
+        POOT_TRY(poot__cc_bin(k, OP(MUL), c.scale[r], q, v));
+        if (c.minv[r]) POOT_TRY(poot__cc_bin(k, OP(ADD), *v, c.minv[r], v));
+      }
+    }
+  }
+  return NULL;
+}
+
 /* part[m] += Σ_f q_f · x[m, f] over the four codes of word i of run r of
  * chunk c (part[m] 0: starts the sum). */
 static poot_status word_add(pc_kctx *k, const gq_chunk *c, uint32_t r, uint32_t i, uint32_t nm,

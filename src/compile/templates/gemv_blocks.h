@@ -54,6 +54,21 @@ bool poot__gq_is_k(poot_dtype dt);
 POOT_MUST_USE poot_status poot__gq_load(pc_kctx *k, poot_dtype dt, uint32_t ref, int64_t kk,
                                         poot_kir_value row, poot_kir_value ch, poot_kir_value *wd);
 
+/* The 64 values of one decoded chunk, as the emitter's dequantization
+ * computes them (scale · q, plus the run's min term: the product is exact,
+ * so one rounding, the emitter's): run r's element e is v[r · n + e], at
+ * element base + off[r] + e of the weight row. */
+typedef struct gq_values {
+  poot_kir_value base;
+  uint32_t runs, n, off[4];
+  poot_kir_value v[GQ_CHUNK];
+} gq_values;
+
+/* Decodes chunk ch (wd as poot__gq_load loaded it) of format dt into its
+ * values. */
+POOT_MUST_USE poot_status poot__gq_values(pc_kctx *k, poot_dtype dt, const poot_kir_value *wd,
+                                          poot_kir_value ch, gq_values *out);
+
 /* One chunk to accumulate: its format, its loaded words, and the private
  * accumulators acc[base .. base + nm) it adds to. */
 typedef struct gq_job {

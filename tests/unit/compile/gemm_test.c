@@ -481,10 +481,11 @@ static void test_xstage(void **state) {
 /* Weights staged once (PG_GEMM_W, then copied into the ring like a 16-bit
  * leaf's) against the emitter's staging of them (gemm_w_staged off): the
  * same bits, on sm_90 — the same f32 values rounded the same way, the same
- * mma in the same order. A K-quant with mins (q4_k) at both precisions and
- * with x staged too; q6_k's SwiGLU pair and down projection at medium; q8_0
- * split over K; an f32 weight (its hi and lo at medium too). At 64 rows or
- * fewer the weights stay with the emitter. */
+ * mma in the same order (the block formats' chunks decoded by the GEMV's
+ * decoders, gemm_stage.c; the f32 weight through the emitter). A K-quant with mins (q4_k) at both
+ * precisions and with x staged too; q6_k's SwiGLU pair and down projection at medium; q8_0 split
+ * over K; an f32 weight (its hi and lo at medium too). At 64 rows or fewer the weights stay with
+ * the emitter. */
 typedef struct ws_case {
   const char *what;
   poot_dtype wt;
@@ -528,7 +529,8 @@ static void test_wstage(void **state) {
       a.gemm_x_staged = x->xs;
       b = a;
       a.gemm_w_staged = true;
-      if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_w") ||
+      const char *staging = x->wt == POOT_DTYPE_F32 ? "gemm_w" : " blocks";
+      if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, staging) ||
           pt_uses_template_opt(g, &b, " ws") || pt_uses_template_opt(g, &b, "gemm_w"))
         fail_msg("wstage %s: %s not used (or weights staged without gemm_w_staged)", x->what, form);
       bool same = false;
