@@ -577,8 +577,8 @@ typedef struct poot_kir_target {
    * to it, and the planner budgets with it only under
    * poot_compile_options.shared_memory_optin (the form "big-shared"). */
   uint32_t shared_memory_optin_bytes;
-  uint32_t storage_types;       /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
-  uint32_t arith_types;         /* bit set: arithmetic, compare, math */
+  uint32_t storage_types; /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
+  uint32_t arith_types;   /* bit set: arithmetic, compare, math */
   uint32_t atomic_types[POOT_KIR_ATOMIC_COUNT]; /* bit set of scalar types per atomic */
   uint32_t max_vector_lanes;                    /* 4 */
   uint32_t max_bindings;                        /* storage bindings, error word included */

@@ -154,9 +154,9 @@ static void test_verify(void **state) {
   POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &t), POOT_UNSUPPORTED,
                          "shared memory of 65548 bytes exceeds the target's 49152");
   t.shared_memory_optin_bytes = 65551;
-  POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &t), POOT_UNSUPPORTED, "65552 bytes exceeds the "
-                                                                   "target's 65551 bytes per "
-                                                                   "workgroup, opt-in included");
+  POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &t), POOT_UNSUPPORTED,
+                         "65552 bytes exceeds the target's 65551 bytes per workgroup, opt-in "
+                         "included");
   t.shared_memory_optin_bytes = 65552;
   POOT_ASSERT_OK(poot_kir_verify(k, &t));
   static const struct {
@@ -229,8 +229,8 @@ static void test_ptxas(void **state) {
       snprintf(name, sizeof name, "big_shared_%u.%s.ptx", sizes[z], sms[s]);
       assert_true(render_write_file(dir, name, text, strlen(text)));
       poot_free(text);
-      int rc = poot_test_system("'%s' -arch=%s '%s/%s' -o '%s/%s.cubin'", ptxas, sms[s], dir,
-                                name, dir, name);
+      int rc = poot_test_system("'%s' -arch=%s '%s/%s' -o '%s/%s.cubin'", ptxas, sms[s], dir, name,
+                                dir, name);
       if (rc != 0) fail_msg("ptxas -arch=%s rejected %s/%s", sms[s], dir, name);
     }
 }
