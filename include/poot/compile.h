@@ -139,6 +139,15 @@ typedef struct poot_compile_options {
    * twice the workgroups for the short projections, which run at a
    * quarter of the SMs' warps on an H100. Off until measured. */
   bool gemv_one_row;
+  /* The planner budgets every template with the target's opt-in shared
+   * memory (poot_kir_target.shared_memory_optin_bytes: up to 227 KiB a
+   * workgroup on sm_90 through PTX's dynamic shared memory) instead of
+   * shared_memory_bytes (48 KiB of static .shared), so the GEMM on matrix
+   * fragments may take deeper rings, bigger tiles and the SwiGLU pair with
+   * staged weights at high (docs/compiler.md "Big shared memory"). No
+   * effect where the target has no opt-in amount. Off by default until it
+   * has run on a GPU. */
+  bool shared_memory_optin;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);
@@ -151,6 +160,7 @@ typedef enum poot_compile_form {
   POOT_FORM_GEMM_X_STAGED = 1u << 1,  /* "x-staged": gemm_x_staged */
   POOT_FORM_GEMV_ONE_ROW = 1u << 2,   /* "gemv-one-row": gemv_one_row */
   POOT_FORM_GEMM_W_STAGED = 1u << 3,  /* "w-staged": gemm_w_staged */
+  POOT_FORM_BIG_SHARED = 1u << 4,     /* "big-shared": shared_memory_optin */
 } poot_compile_form;
 
 /* A comma-separated list of the names above ("" or "none": no form). */

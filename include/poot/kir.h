@@ -530,6 +530,10 @@ void poot_kir_kernel_destroy(poot_kir_kernel *kernel); /* NULL-safe */
 uint32_t poot_kir_kernel_threads(const poot_kir_kernel *kernel);
 /* Total shared memory in bytes. */
 uint64_t poot_kir_kernel_shared_bytes(const poot_kir_kernel *kernel);
+/* The byte offset of shared array `index` in the kernel's shared window:
+ * the arrays in order, each at a 16-byte aligned offset; index
+ * shared_count gives the window's size. */
+uint64_t poot_kir_kernel_shared_offset(const poot_kir_kernel *kernel, uint32_t index);
 /* The binding position whose number is `binding`, or -1. */
 int poot_kir_kernel_find_binding(const poot_kir_kernel *kernel, uint32_t binding);
 /* The CONST statement's bits when v is defined by CONST; false otherwise. */
@@ -565,8 +569,16 @@ typedef struct poot_kir_target {
   uint32_t max_workgroup_size; /* threads per workgroup */
   uint32_t max_workgroup_dims[3];
   uint32_t shared_memory_bytes; /* per workgroup */
-  uint32_t storage_types;       /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
-  uint32_t arith_types;         /* bit set: arithmetic, compare, math */
+  /* The most shared memory a workgroup may use when its kernel opts in
+   * (PTX: a dynamic shared window past the 48 KiB of static .shared, which
+   * the device allows kernel by kernel, cuFuncSetAttribute); 0: none, the
+   * limit is shared_memory_bytes. Only a language whose renderer and device
+   * opt in sets it (PTX); the verifier accepts a kernel's shared window up
+   * to it, and the planner budgets with it only under
+   * poot_compile_options.shared_memory_optin (the form "big-shared"). */
+  uint32_t shared_memory_optin_bytes;
+  uint32_t storage_types; /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
+  uint32_t arith_types;   /* bit set: arithmetic, compare, math */
   uint32_t atomic_types[POOT_KIR_ATOMIC_COUNT]; /* bit set of scalar types per atomic */
   uint32_t max_vector_lanes;                    /* 4 */
   uint32_t max_bindings;                        /* storage bindings, error word included */
@@ -876,9 +888,20 @@ POOT_MUST_USE poot_status poot_kir_render(const poot_kir_kernel *kernel,
                                           const poot_kir_target *target, poot_strbuf *out);
 
 /* PTX text for target->sm_version (80, 90) and ptx_version; entry
- * `.visible .entry <kernel->name>`. */
+ * `.visible .entry <kernel->name>`. A kernel whose shared window
+ * (poot_kir_kernel_shared_offset) is over POOT_KIR_PTX_STATIC_SHARED_MAX
+ * declares one `.extern .shared` array and addresses each of its arrays at
+ * its offset in it; its launches pass poot_kir_ptx_dynamic_shared_bytes. */
 POOT_MUST_USE poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel,
                                               const poot_kir_target *target, poot_strbuf *out);
+/* PTX: the most shared memory a kernel declares statically (48 KiB). */
+#define POOT_KIR_PTX_STATIC_SHARED_MAX 49152u
+/* PTX: the bytes of dynamic shared memory every launch of `kernel` passes
+ * (and the device allows the kernel, cuFuncSetAttribute): its shared window
+ * when that is over POOT_KIR_PTX_STATIC_SHARED_MAX, else 0 (its arrays are
+ * static .shared, rendered as they always were). The one place this fact
+ * lives: the renderer and the PTX device both ask it. */
+uint64_t poot_kir_ptx_dynamic_shared_bytes(const poot_kir_kernel *kernel);
 /* GLSL 4.50 compute text (#version 450 + extensions the target allows). */
 POOT_MUST_USE poot_status poot_kir_render_glsl(const poot_kir_kernel *kernel,
                                                const poot_kir_target *target, poot_strbuf *out);

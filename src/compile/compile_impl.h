@@ -91,7 +91,11 @@ typedef struct pc_value {
 typedef struct pc_planner {
   const poot_graph *g;
   const poot_compile_options *opt;
+  /* The target the templates budget for and the planner verifies with
+   * (&own): opt->target without its opt-in amount, or, under
+   * opt->shared_memory_optin, with shared_memory_bytes raised to it. */
   const poot_kir_target *t;
+  poot_kir_target own;
   uint32_t wg; /* workgroup size */
   uint32_t nvalues;
   poot_value *alias; /* resolution of params / composite results */

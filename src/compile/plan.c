@@ -468,7 +468,16 @@ static void planner_init(pc_planner *pl, const poot_graph *graph, const poot_com
   memset(pl, 0, sizeof *pl);
   pl->g = graph;
   pl->opt = opt;
-  pl->t = t;
+  /* One shared memory budget, shared_memory_bytes: the static amount by
+   * default (the verifier, which takes a window up to the opt-in amount,
+   * must not let a batch of kernels past it), the opt-in amount under
+   * big-shared. The plan keeps opt->target, whose opt-in amount lets the
+   * verifier and the renderers take such kernels. */
+  pl->own = *t;
+  pl->own.shared_memory_optin_bytes = 0;
+  if (opt->shared_memory_optin && t->shared_memory_optin_bytes > t->shared_memory_bytes)
+    pl->own.shared_memory_bytes = t->shared_memory_optin_bytes;
+  pl->t = &pl->own;
   uint32_t wg = opt->workgroup_size ? opt->workgroup_size : 256;
   if (wg > t->max_workgroup_size) wg = t->max_workgroup_size;
   if (wg > t->max_workgroup_dims[0]) wg = t->max_workgroup_dims[0];

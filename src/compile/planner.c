@@ -37,7 +37,8 @@ static const struct {
 } g_forms[] = {{"big-tiles", POOT_FORM_GEMM_BIG_TILES},
                {"x-staged", POOT_FORM_GEMM_X_STAGED},
                {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW},
-               {"w-staged", POOT_FORM_GEMM_W_STAGED}};
+               {"w-staged", POOT_FORM_GEMM_W_STAGED},
+               {"big-shared", POOT_FORM_BIG_SHARED}};
 
 poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
   *out_forms = 0;
@@ -50,7 +51,7 @@ poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
     if (!bit)
       return poot_status_make(POOT_INVALID_ARGUMENT,
                               "compile form '%.*s': expected a comma-separated list of "
-                              "big-tiles, x-staged, gemv-one-row, w-staged (or none)",
+                              "big-tiles, x-staged, gemv-one-row, w-staged, big-shared (or none)",
                               (int)n, p);
     *out_forms |= bit;
     p += n;
@@ -74,6 +75,7 @@ void poot_compile_options_set_forms(poot_compile_options *o, uint32_t forms) {
   o->gemm_x_staged = forms & POOT_FORM_GEMM_X_STAGED;
   o->gemv_one_row = forms & POOT_FORM_GEMV_ONE_ROW;
   o->gemm_w_staged = forms & POOT_FORM_GEMM_W_STAGED;
+  o->shared_memory_optin = forms & POOT_FORM_BIG_SHARED;
 }
 
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {

@@ -741,6 +741,7 @@ static poot_status engine_target_set(poot_executor *ex, const poot_exec_target *
     if (opts.target->lang != dt->lang || opts.target->has_trap != dt->has_trap ||
         opts.target->max_workgroup_size > dt->max_workgroup_size ||
         opts.target->shared_memory_bytes > dt->shared_memory_bytes ||
+        opts.target->shared_memory_optin_bytes > dt->shared_memory_optin_bytes ||
         (opts.target->storage_types & ~dt->storage_types) ||
         (opts.target->subgroup_ops &&
          (!dt->subgroup_ops || opts.target->subgroup_size != dt->subgroup_size)))

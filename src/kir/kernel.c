@@ -20,6 +20,15 @@ uint64_t poot_kir_kernel_shared_bytes(const poot_kir_kernel *k) {
   return total;
 }
 
+uint64_t poot_kir_kernel_shared_offset(const poot_kir_kernel *k, uint32_t index) {
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < k->shared_count && i < index; i++) {
+    at = (at + 15) & ~(uint64_t)15;
+    at += (uint64_t)k->shared[i].count * poot_kir_scalar_size(k->shared[i].elem);
+  }
+  return index < k->shared_count ? (at + 15) & ~(uint64_t)15 : at;
+}
+
 int poot_kir_kernel_find_binding(const poot_kir_kernel *k, uint32_t binding) {
   for (uint32_t i = 0; i < k->binding_count; i++)
     if (k->bindings[i].binding == binding) return (int)i;

@@ -66,6 +66,9 @@ typedef struct ptx_ctx {
   uint32_t fault_code_reg; /* b32 register holding the failed trap code */
   bool fault_used;
   uint32_t sg; /* subgroup size */
+  /* Bytes of the dynamic shared window (poot_kir_ptx_dynamic_shared_bytes);
+   * 0: each shared array is its own static .shared variable. */
+  uint64_t dyn_shared;
 } ptx_ctx;
 
 static uint32_t new_reg(ptx_ctx *c, rclass rc, uint32_t count) {
@@ -330,7 +333,13 @@ static const char *address(ptx_ctx *c, poot_kir_space space, uint32_t ref, poot_
     return a;
   }
   const char *base = rtmp(c), *a = rtmp(c);
-  EMIT("\tmov.u32 \t%s, s%" PRIu32 "_%s;\n", base, ref, c->k->shared[ref].name);
+  if (c->dyn_shared) {
+    EMIT("\tmov.u32 \t%s, dshared;\n", base);
+    uint64_t off = poot_kir_kernel_shared_offset(c->k, ref);
+    if (off) EMIT("\tadd.u32 \t%s, %s, %" PRIu64 ";\n", base, base, off);
+  } else {
+    EMIT("\tmov.u32 \t%s, s%" PRIu32 "_%s;\n", base, ref, c->k->shared[ref].name);
+  }
   EMIT("\tmad.lo.s32 \t%s, %s, %" PRIu32 ", %s;\n", a, vr(c, index, 0), es, base);
   return a;
 }
@@ -1347,6 +1356,15 @@ static void print_kernel(ptx_ctx *c, const poot_strbuf *body, poot_strbuf *out) 
   poot_strbuf_printf(
       out, ".version %" PRIu32 ".%" PRIu32 "\n.target sm_%" PRIu32 "\n.address_size 64\n\n",
       pv / 10, pv % 10, target->sm_version ? target->sm_version : 80u);
+  /* Past 48 KiB: one dynamic window (module scope), each array at its
+   * offset in it (every launch passes the window's size). */
+  if (c->dyn_shared) {
+    for (uint32_t i = 0; i < kernel->shared_count; i++)
+      poot_strbuf_printf(out, "// dshared+%" PRIu64 ": s%" PRIu32 "_%s[%" PRIu64 "]\n",
+                         poot_kir_kernel_shared_offset(kernel, i), i, kernel->shared[i].name,
+                         (uint64_t)kernel->shared[i].count * elem_size(kernel->shared[i].elem));
+    poot_strbuf_puts(out, ".extern .shared .align 16 .b8 dshared[];\n\n");
+  }
   poot_strbuf_printf(out, ".visible .entry %s(\n", kernel->name);
   print_params(kernel, out);
   poot_strbuf_printf(out, "\n)\n.reqntid %" PRIu32 ", %" PRIu32 ", %" PRIu32 "\n{\n",
@@ -1357,7 +1375,7 @@ static void print_kernel(ptx_ctx *c, const poot_strbuf *body, poot_strbuf *out) 
     if (c->r.used[rc])
       poot_strbuf_printf(out, "\t.reg %s \t%s<%" PRIu32 ">;\n", rc_decl[rc], rc_prefix[rc],
                          c->r.used[rc]);
-  for (uint32_t i = 0; i < kernel->shared_count; i++) {
+  for (uint32_t i = 0; i < kernel->shared_count && !c->dyn_shared; i++) {
     const poot_kir_shared *s = &kernel->shared[i];
     poot_strbuf_printf(out, "\t.shared .align 16 .b8 \ts%" PRIu32 "_%s[%" PRIu64 "];\n", i, s->name,
                        (uint64_t)s->count * elem_size(s->elem));
@@ -1365,6 +1383,11 @@ static void print_kernel(ptx_ctx *c, const poot_strbuf *body, poot_strbuf *out) 
   poot_strbuf_puts(out, "\n");
   poot_strbuf_append(out, body->data, body->len);
   poot_strbuf_puts(out, "}\n");
+}
+
+uint64_t poot_kir_ptx_dynamic_shared_bytes(const poot_kir_kernel *kernel) {
+  uint64_t window = poot_kir_kernel_shared_offset(kernel, kernel->shared_count);
+  return window > POOT_KIR_PTX_STATIC_SHARED_MAX ? window : 0;
 }
 
 poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_target *target,
@@ -1377,6 +1400,7 @@ poot_status poot_kir_render_ptx(const poot_kir_kernel *kernel, const poot_kir_ta
   c->k = kernel;
   c->t = target;
   c->sg = target->subgroup_size ? target->subgroup_size : 32u;
+  c->dyn_shared = poot_kir_ptx_dynamic_shared_bytes(kernel);
   poot_strbuf body;
   poot_strbuf_init(&body);
   c->o = &body;

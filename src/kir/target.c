@@ -134,6 +134,9 @@ uint64_t poot_kir_target_hash(const poot_kir_target *t) {
   h = poot_hash64_mix(h, t->max_workgroup_size);
   for (int i = 0; i < 3; i++) h = poot_hash64_mix(h, t->max_workgroup_dims[i]);
   h = poot_hash64_mix(h, t->shared_memory_bytes);
+  /* shared_memory_optin_bytes is left out: no renderer's text depends on
+   * it (a kernel's own shared window decides PTX's static or dynamic
+   * form), only what the verifier accepts. */
   h = poot_hash64_mix(h, t->storage_types);
   h = poot_hash64_mix(h, t->arith_types);
   for (int i = 0; i < POOT_KIR_ATOMIC_COUNT; i++) h = poot_hash64_mix(h, t->atomic_types[i]);

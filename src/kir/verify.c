@@ -256,11 +256,20 @@ static poot_status check_kernel_target(vctx *c) {
     if (k->workgroup_size[i] > t->max_workgroup_dims[i])
       return vfail(c, NULL, POOT_UNSUPPORTED, "workgroup size %u in dimension %d exceeds %u",
                    k->workgroup_size[i], i, t->max_workgroup_dims[i]);
+  /* Past shared_memory_bytes, a target with an opt-in amount takes the
+   * kernel's whole window (its arrays at aligned offsets) up to it. */
   uint64_t shared = poot_kir_kernel_shared_bytes(k);
-  if (shared > t->shared_memory_bytes)
-    return vfail(c, NULL, POOT_UNSUPPORTED,
-                 "shared memory of %llu bytes exceeds the target's %u bytes per workgroup",
-                 (unsigned long long)shared, t->shared_memory_bytes);
+  uint64_t window = poot_kir_kernel_shared_offset(k, k->shared_count);
+  if (shared > t->shared_memory_bytes &&
+      (window > t->shared_memory_optin_bytes || !t->shared_memory_optin_bytes))
+    return t->shared_memory_optin_bytes
+               ? vfail(c, NULL, POOT_UNSUPPORTED,
+                       "shared memory of %llu bytes exceeds the target's %u bytes per "
+                       "workgroup, opt-in included",
+                       (unsigned long long)window, t->shared_memory_optin_bytes)
+               : vfail(c, NULL, POOT_UNSUPPORTED,
+                       "shared memory of %llu bytes exceeds the target's %u bytes per workgroup",
+                       (unsigned long long)shared, t->shared_memory_bytes);
   uint32_t nb = k->binding_count + (k->has_checks && !t->has_trap ? 1u : 0u);
   if (nb > t->max_bindings)
     return vfail(c, NULL, POOT_UNSUPPORTED, "%u storage bindings exceed the target's %u", nb,

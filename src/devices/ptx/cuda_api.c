@@ -77,6 +77,7 @@ static poot_status cuda_load(poot__cuda *out_api) {
       {"cuModuleLoadDataEx", (void **)&a->ModuleLoadDataEx, false},
       {"cuModuleUnload", (void **)&a->ModuleUnload, false},
       {"cuModuleGetFunction", (void **)&a->ModuleGetFunction, false},
+      {"cuFuncSetAttribute", (void **)&a->FuncSetAttribute, true},
       {"cuLaunchKernel", (void **)&a->LaunchKernel, false},
       {"cuLaunchKernelEx", (void **)&a->LaunchKernelEx, true},
       {"cuMemAlloc_v2", (void **)&a->MemAlloc, false},

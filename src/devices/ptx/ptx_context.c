@@ -227,6 +227,14 @@ poot_status poot__ptx_ctx_create(const poot__ptx_ctx_options *options, poot__ptx
                           ctx->name, ctx->cc_major, ctx->cc_minor);
     goto fail_close;
   }
+  /* Dynamic shared memory a block may opt in to (over the 48 KiB of static
+   * .shared: 227 KiB on an H100); a driver that cannot say gives none. */
+  int optin = 0;
+  if (ctx->cu.DeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                 ctx->dev) != CUDA_SUCCESS ||
+      optin < 0 || !ctx->cu.FuncSetAttribute)
+    optin = 0;
+  ctx->target.shared_memory_optin_bytes = (uint32_t)optin;
   r = ctx->cu.DevicePrimaryCtxRetain(&ctx->ctx, ctx->dev);
   if (r != CUDA_SUCCESS && poot__cuda_error_is_sticky(r)) {
     /* Measured on an H200 (driver 580): after a trap, even a reset primary

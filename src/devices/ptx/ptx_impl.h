@@ -72,6 +72,9 @@ typedef struct poot__cuda {
                                       void **);
   CUresult(CUDAAPI *ModuleUnload)(CUmodule);
   CUresult(CUDAAPI *ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  /* Optional: a kernel's dynamic shared memory past 48 KiB (the launch
+   * fails without it: poot__ptx_kernel_create says so). */
+  CUresult(CUDAAPI *FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
   CUresult(CUDAAPI *LaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
                                   unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
                                   void **, void **);
@@ -205,13 +208,19 @@ struct poot__ptx_kernel {
   CUmodule module;
   CUfunction fn;
   uint32_t block[3];
+  /* Dynamic shared bytes every launch passes (poot_kir_ptx_dynamic_shared_bytes;
+   * 0: static shared only); cuFuncSetAttribute allowed it at creation. */
+  uint32_t shared_bytes;
   uint64_t write_mask;    /* bit b: the kernel may store to binding b */
   poot__ptx_kernel *next; /* ctx->kernels list */
 };
 
 /* Renders `kernel` for the context's target and loads it with
  * cuModuleLoadDataEx; a JIT failure is FORMAT (or UNSUPPORTED) whose message
- * holds the driver's error log. */
+ * holds the driver's error log. A kernel with a dynamic shared window gets
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set to it; UNSUPPORTED
+ * naming the kernel and the bytes when the window is over the device's
+ * opt-in maximum, the driver lacks cuFuncSetAttribute or refuses it. */
 POOT_MUST_USE poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *kernel,
                                                   poot__ptx_kernel **out_kernel);
 void poot__ptx_kernel_destroy(poot__ptx_ctx *ctx, poot__ptx_kernel *kernel); /* NULL-safe */

@@ -14,6 +14,34 @@
 
 #define JIT_LOG_BYTES 8192
 
+/* Lets fn's launches pass `bytes` of dynamic shared memory (over 48 KiB,
+ * up to the device's opt-in maximum, checked before). UNSUPPORTED naming
+ * the kernel and the bytes where the driver lacks the call or refuses. */
+static poot_status allow_dynamic_shared(poot__ptx_ctx *ctx, CUfunction fn, const char *name,
+                                        uint64_t bytes) {
+  if (!ctx->cu.FuncSetAttribute)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "PTX device: kernel '%s' needs %" PRIu64
+                            " bytes of dynamic shared memory, and this CUDA driver has no "
+                            "cuFuncSetAttribute to allow it",
+                            name, bytes);
+  CUresult r =
+      ctx->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+  if (r == CUDA_SUCCESS) return NULL;
+  poot_status st = poot__ptx_check(ctx, r, "cuFuncSetAttribute");
+  poot_status_code code = poot_status_code_of(st);
+  if (code == POOT_DEVICE_LOST || code == POOT_OUT_OF_MEMORY || code == POOT_POISONED)
+    return poot_status_annotate(
+        st, "allowing kernel '%s' %" PRIu64 " bytes of dynamic shared memory", name, bytes);
+  poot_status out = poot_status_make(POOT_UNSUPPORTED,
+                                     "PTX device: the CUDA driver refused kernel '%s' %" PRIu64
+                                     " bytes of dynamic shared memory (%s allows %" PRIu32 "): %s",
+                                     name, bytes, ctx->name, ctx->target.shared_memory_optin_bytes,
+                                     poot_status_message(st));
+  poot_status_free(st);
+  return out;
+}
+
 poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *kernel,
                                     poot__ptx_kernel **out_kernel) {
   *out_kernel = NULL;
@@ -28,6 +56,18 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
                             " push words (%" PRIu64 " bytes of parameters); CUDA takes at most %u",
                             kernel->name, kernel->binding_count, push, bytes,
                             POOT__PTX_MAX_PARAM_BYTES);
+  /* Past 48 KiB the kernel's shared arrays are one dynamic window, which
+   * this device must allow (its opt-in maximum) before any launch. */
+  const uint64_t dyn = poot_kir_ptx_dynamic_shared_bytes(kernel);
+  if (dyn > ctx->target.shared_memory_optin_bytes)
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "PTX device: kernel '%s' needs %" PRIu64
+                            " bytes of shared memory per block; %s allows at most %" PRIu32
+                            " (its opt-in maximum)",
+                            kernel->name, dyn, ctx->name,
+                            ctx->target.shared_memory_optin_bytes > ctx->target.shared_memory_bytes
+                                ? ctx->target.shared_memory_optin_bytes
+                                : ctx->target.shared_memory_bytes);
   poot_strbuf ptx;
   poot_strbuf_init(&ptx);
   poot_status st = poot_kir_render_ptx(kernel, &ctx->target, &ptx);
@@ -78,6 +118,11 @@ poot_status poot__ptx_kernel_create(poot__ptx_ctx *ctx, const poot_kir_kernel *k
     st = poot__ptx_check(ctx, r, "cuModuleGetFunction");
     goto fail;
   }
+  if (dyn) {
+    st = allow_dynamic_shared(ctx, k->fn, kernel->name, dyn);
+    if (st) goto fail;
+  }
+  k->shared_bytes = (uint32_t)dyn;
   for (int d = 0; d < 3; d++)
     k->block[d] = kernel->workgroup_size[d] ? kernel->workgroup_size[d] : 1;
   k->hash = kernel->hash;
@@ -164,13 +209,14 @@ static poot_status launch_one(poot__ptx_ctx *ctx, const poot__ptx_cmd *c) {
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = g0, cfg.gridDimY = g1, cfg.gridDimZ = g2;
     cfg.blockDimX = k->block[0], cfg.blockDimY = k->block[1], cfg.blockDimZ = k->block[2];
+    cfg.sharedMemBytes = k->shared_bytes;
     cfg.hStream = ctx->stream;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     r = ctx->cu.LaunchKernelEx(&cfg, k->fn, args, NULL);
   } else {
-    r = ctx->cu.LaunchKernel(k->fn, g0, g1, g2, k->block[0], k->block[1], k->block[2], 0,
-                             ctx->stream, args, NULL);
+    r = ctx->cu.LaunchKernel(k->fn, g0, g1, g2, k->block[0], k->block[1], k->block[2],
+                             k->shared_bytes, ctx->stream, args, NULL);
   }
   if (r == CUDA_SUCCESS) return NULL;
   return poot_status_annotate(poot__ptx_check(ctx, r, "cuLaunchKernel"),

@@ -8,7 +8,8 @@
 # ld.lld-19. On PTX every projection must be the gemm_mma form (split over K
 # where its tiles are few: 70 rows; the rest of the dispatches are the
 # splits' combines and the raw path's staged x, gemm_x), on the other
-# targets none. A missing tool is a SKIP for that target; all missing →
+# targets none. The opt-in forms follow: x and weights staged, then the same
+# with big-shared. A missing tool is a SKIP for that target; all missing →
 # exit 77.
 set -u
 here=$(dirname "$0")
@@ -45,6 +46,27 @@ for mp in high medium; do
     continue
   fi
   grep -q ' ws$' "$d/plan.txt" && grep -q ' gemm_w ' "$d/plan.txt" || { echo "FAIL: ptx90 staged $mp: no weights staged"; fail=1; }
+  # In 48 KiB the SwiGLU pair (%11, two roots) at high takes no raw path.
+  if [ $mp = high ] && grep -q '^dispatch .* %11 gemm_mma.* ws$' "$d/plan.txt"; then
+    echo "FAIL: ptx90 staged high: the SwiGLU pair's staged weights fit 48 KiB (see big-shared below)"; fail=1
+  fi
+  validate_rendered ptx90 "$d"
+done
+# The same with big-shared (the opt-in amount, 227 KiB on sm_90): at high the
+# SwiGLU pair's rings of staged weights (hi and lo) fit and it takes the raw
+# path (" ws"); kernels over 48 KiB declare the dynamic window (.extern
+# dshared), the rest their static arrays; ptxas sm_90 takes every kernel.
+for mp in high medium; do
+  d="$tmp/ptx90-big-$mp"
+  if ! "$POOT" compile -g "$here/gemm_mma.pgraph" --target ptx90 --matmul-precision $mp \
+    --forms big-shared,x-staged,w-staged --emit "$d" > "$d.log" 2>&1; then
+    echo "FAIL: poot compile ptx90 big-shared $mp: $(cat "$d.log")"
+    fail=1
+    continue
+  fi
+  grep -q '^dispatch .* %11 gemm_mma split raw.* xs ws$' "$d/plan.txt" || { echo "FAIL: ptx90 big-shared $mp: the SwiGLU pair (%11) is not raw with staged weights"; fail=1; }
+  dyn=$(grep -l '^\.extern \.shared \.align 16 \.b8 dshared\[\];$' "$d"/*.ptx | wc -l)
+  [ "$dyn" -ge 2 ] || { echo "FAIL: ptx90 big-shared $mp: $dyn kernels with a dynamic window"; fail=1; }
   validate_rendered ptx90 "$d"
 done
 [ $fail -ne 0 ] && exit 1

@@ -558,6 +558,73 @@ static void test_wstage(void **state) {
   poot_graph_destroy(g);
 }
 
+/* Under big-shared (sm_90's 227 KiB opt-in amount) the plan of `o`: how
+ * many dispatches' names hold `what`, and the most dynamic shared memory a
+ * kernel asks (poot_kir_ptx_dynamic_shared_bytes). */
+static void big_shared_facts(const poot_graph *g, const poot_compile_options *o, const char *what,
+                             uint32_t *out_count, uint64_t *out_dynamic) {
+  poot_plan *plan = NULL;
+  B(poot_plan_create(g, o, &plan));
+  *out_count = 0;
+  *out_dynamic = 0;
+  for (uint32_t i = 0; i < plan->dispatch_count; i++)
+    if (plan->dispatches[i].what && strstr(plan->dispatches[i].what, what)) (*out_count)++;
+  for (uint32_t i = 0; i < plan->kernel_count; i++) {
+    uint64_t d = poot_kir_ptx_dynamic_shared_bytes(plan->kernels[i]);
+    if (d > *out_dynamic) *out_dynamic = d;
+  }
+  poot_plan_destroy(plan);
+}
+
+/* big-shared: the RMSNorm'd q8_0 FFN at 66 rows, h = 1024, ff = 64 (the
+ * down projection too short for matrix fragments: 1.2 s on the
+ * interpreter), x and weights staged, at high. In 48 KiB the SwiGLU pair
+ * keeps the emitter's form (its staged weights' hi and lo rings do not
+ * fit); with the opt-in amount it takes the raw path (" ws") in a dynamic
+ * window past 48 KiB, and the outputs are the same bits. A target without
+ * an opt-in amount ignores the form. */
+static void test_big_shared(void **state) {
+  (void)state;
+  poot_graph *g;
+  B(poot_graph_create(&g));
+  B(pt_ffn_graph(g, 66, 1024, 64, POOT_DTYPE_Q8_0));
+  B(poot_graph_verify(g));
+  poot_kir_target t;
+  B(poot_device_target_by_name("sm_90", &t));
+  poot_compile_options a, b;
+  poot_compile_options_init(&b);
+  b.target = &t;
+  b.gemm_x_staged = b.gemm_w_staged = true;
+  a = b;
+  poot_compile_options_set_forms(
+      &a, POOT_FORM_GEMM_X_STAGED | POOT_FORM_GEMM_W_STAGED | POOT_FORM_BIG_SHARED);
+  assert_true(a.shared_memory_optin);
+  uint32_t na = 0, nb = 0;
+  uint64_t da = 0, db = 0;
+  big_shared_facts(g, &a, " ws", &na, &da);
+  big_shared_facts(g, &b, " ws", &nb, &db);
+  printf(
+      "big-shared: %u dispatches with staged weights (48 KiB: %u), %llu bytes of dynamic "
+      "shared memory at most (48 KiB: %llu)\n",
+      na, nb, (unsigned long long)da, (unsigned long long)db);
+  assert_int_equal(nb + 1, na);
+  assert_int_equal(db, 0);
+  assert_true(da > POOT_KIR_PTX_STATIC_SHARED_MAX && da <= t.shared_memory_optin_bytes);
+  pt_inputs in;
+  B(pt_inputs_make(g, 7, 5, 0, 1.0f, &in));
+  bool same = false;
+  char why[256];
+  B(pt_same_bits(g, &a, &b, &in, 32, &same, why, sizeof why));
+  if (!same) fail_msg("big-shared: %s", why);
+  pt_inputs_free(&in);
+  /* no opt-in amount: the form changes nothing */
+  t.shared_memory_optin_bytes = 0;
+  big_shared_facts(g, &a, " ws", &na, &da);
+  assert_int_equal(na, nb);
+  assert_int_equal(da, 0);
+  poot_graph_destroy(g);
+}
+
 /* Split-K (a batched decode's projections: more rows than the GEMV takes,
  * a grid of few tiles): K summed in parts into a partials temp, then a
  * combine dispatch adds them in split order and runs the epilogue. A
@@ -588,9 +655,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_split_k),
   };
   const struct CMUnitTest mma[] = {
-      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split),  cmocka_unit_test(test_ffn_mma),
-      cmocka_unit_test(test_medium),  cmocka_unit_test(test_wide),   cmocka_unit_test(test_tall),
-      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage), cmocka_unit_test(test_wstage),
+      cmocka_unit_test(test_mma),     cmocka_unit_test(test_split),
+      cmocka_unit_test(test_ffn_mma), cmocka_unit_test(test_medium),
+      cmocka_unit_test(test_wide),    cmocka_unit_test(test_tall),
+      cmocka_unit_test(test_batched), cmocka_unit_test(test_xstage),
+      cmocka_unit_test(test_wstage),  cmocka_unit_test(test_big_shared),
   };
   int rc = 0;
   if (strcmp(only, "mma") != 0) rc |= cmocka_run_group_tests_name("tiled", tiled, NULL, NULL);

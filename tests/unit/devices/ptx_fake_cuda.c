@@ -16,6 +16,13 @@
  * Work runs when it is issued (eagerly, or at cuGraphLaunch for a captured
  * graph); errors surface at the next cuStreamQuery, as on a GPU.
  * fakecuda_reset() clears the sticky error and the hang (a "new process").
+ * Dynamic shared memory: the device reports an opt-in maximum of 232,448
+ * bytes (an H100's); cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
+ * raises a function's limit from 48 KiB (refused past the maximum, and
+ * always for an entry named fk_refuse_shared); a launch past the limit
+ * fails as on the driver. fakecuda_shared_log() tells the test what was
+ * set and what the last kernel that ran was launched with (through
+ * cuLaunchKernel or cuLaunchKernelEx, eagerly or from a captured graph).
  * With POOT_FAKECUDA_PTX_DIR set, every module's PTX is also written there
  * (NNNN_ENTRY.ptx, numbered in load order): a program such as `poot bench
  * --device ptx` (whose kernels load but do nothing here) then shows which
@@ -33,7 +40,9 @@
 #define FK_NAME_MAX 256 /* a kernel name, with its NUL */
 
 typedef struct fk_op {
-  int kind; /* 0 kernel, 1 copy */
+  int kind;        /* 0 kernel, 1 copy */
+  int ex;          /* launched through cuLaunchKernelEx */
+  unsigned shared; /* dynamic shared bytes the launch passed */
   const struct CUfunc_st *fn;
   uint64_t args[8];
   CUdeviceptr dst, src;
@@ -43,6 +52,7 @@ typedef struct fk_op {
 struct CUfunc_st {
   char name[FK_NAME_MAX];
   uint64_t hash;
+  int max_dynamic; /* cuFuncSetAttribute's limit; 0: 48 KiB */
 };
 struct CUmod_st {
   struct CUfunc_st fn;
@@ -70,6 +80,24 @@ static CUresult g_pending;            /* raised at the next stream query */
 static int g_hung;                    /* the stream never finishes */
 static struct CUctx_st g_ctx;         /* the primary context */
 static void *g_allocs[FK_MAX_ALLOCS]; /* live allocations stay reachable */
+#define FK_SHARED_STATIC 49152
+#define FK_SHARED_OPTIN 232448
+static unsigned g_attr_calls; /* successful MAX_DYNAMIC_SHARED_SIZE_BYTES calls */
+static int g_attr_bytes;      /* the last one's value */
+static unsigned g_runs;       /* kernels run */
+static unsigned g_run_shared; /* the last one's dynamic shared bytes */
+static int g_run_ex;          /* and whether it came through cuLaunchKernelEx */
+
+void fakecuda_shared_log(unsigned *attr_calls, int *attr_bytes, unsigned *runs,
+                         unsigned *run_shared, int *run_ex);
+void fakecuda_shared_log(unsigned *attr_calls, int *attr_bytes, unsigned *runs,
+                         unsigned *run_shared, int *run_ex) {
+  *attr_calls = g_attr_calls;
+  *attr_bytes = g_attr_bytes;
+  *runs = g_runs;
+  *run_shared = g_run_shared;
+  *run_ex = g_run_ex;
+}
 
 void fakecuda_reset(void);
 void fakecuda_reset(void) {
@@ -168,6 +196,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) 
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
       *v = 132;
       break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      *v = FK_SHARED_OPTIN;
+      break;
     default:
       *v = 0;
       break;
@@ -228,6 +259,9 @@ static void fk_run(const fk_op *op) {
     return;
   }
   const struct CUfunc_st *f = op->fn;
+  g_runs++;
+  g_run_shared = op->shared;
+  g_run_ex = op->ex;
   if (strcmp(f->name, "fk_add") == 0) {
     const uint32_t *src = (const uint32_t *)(uintptr_t)op->args[0];
     uint32_t *dst = (uint32_t *)(uintptr_t)op->args[1];
@@ -372,11 +406,23 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name
   *f = &m->fn;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                unsigned int bx, unsigned int by, unsigned int bz,
-                                unsigned int shared, CUstream s, void **params, void **extra) {
-  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)extra;
-  fk_op op = {.kind = 0, .fn = f};
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int value) {
+  if (g_sticky) return g_sticky;
+  if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_SUCCESS;
+  if (value < 0 || value > FK_SHARED_OPTIN || strcmp(f->name, "fk_refuse_shared") == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  f->max_dynamic = value;
+  g_attr_calls++;
+  g_attr_bytes = value;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fk_launch(CUfunction f, unsigned shared, CUstream s, void **params, int ex) {
+  fk_op op = {.kind = 0, .fn = f, .shared = shared, .ex = ex};
+  /* As on the driver: dynamic shared memory past 48 KiB needs the
+   * function's attribute first. */
+  if (shared > (unsigned)(f->max_dynamic ? f->max_dynamic : FK_SHARED_STATIC))
+    return CUDA_ERROR_INVALID_VALUE;
   /* Pointer arguments are 8 bytes, push params 4: the fake knows which. */
   int nargs = 0, is_u32[8] = {0};
   if (strcmp(f->name, "fk_add") == 0) {
@@ -391,6 +437,19 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, 
   for (int i = 0; i < nargs; i++)
     op.args[i] = is_u32[i] ? *(const uint32_t *)params[i] : *(const uint64_t *)params[i];
   return fk_issue(s, &op);
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                unsigned int bx, unsigned int by, unsigned int bz,
+                                unsigned int shared, CUstream s, void **params, void **extra) {
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)extra;
+  return fk_launch(f, shared, s, params, 0);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params,
+                                  void **extra) {
+  (void)extra;
+  return fk_launch(f, config->sharedMemBytes, config->hStream, params, 1);
 }
 
 /* ----------------------------------------------------------------- memory */

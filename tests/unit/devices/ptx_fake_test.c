@@ -62,12 +62,14 @@ static void (*fake_reset)(void);
 /* A kernel named `name` with the given bindings (u32), PUSH params and,
  * when `checked`, a check (so the fault record is its last argument). The
  * fake recognizes it by name; the body only has to be valid KIR. */
-static poot_status build(const char *name, uint32_t bindings, uint32_t push, bool checked,
-                         poot_kir_kernel **out) {
+static poot_status build_shared(const char *name, uint32_t bindings, uint32_t push, bool checked,
+                                uint32_t shared_words, poot_kir_kernel **out) {
   poot_kir_kernel_desc desc = {name, {32, 1, 1}, 0};
   poot_kir_builder *b = NULL;
   POOT_TRY(poot_kir_builder_create(&desc, &b));
   poot_status st = NULL;
+  uint32_t sref = 0;
+  if (shared_words) B(poot_kir_add_shared(b, "tile", POOT_KIR_U32, shared_words, &sref));
   static const char *const names[] = {"b0", "b1", "b2", "b3"};
   for (uint32_t i = 0; i < bindings; i++) {
     poot_kir_binding bd = {names[i], i, POOT_KIR_U32, POOT_KIR_ACCESS_READ_WRITE, 16, false};
@@ -93,6 +95,11 @@ static poot_status build(const char *name, uint32_t bindings, uint32_t push, boo
     return st;
   }
   return poot_kir_builder_finish(b, out);
+}
+
+static poot_status build(const char *name, uint32_t bindings, uint32_t push, bool checked,
+                         poot_kir_kernel **out) {
+  return build_shared(name, bindings, push, checked, 0, out);
 }
 
 static poot_device *g_dev;
@@ -330,6 +337,106 @@ static int test_prepare_threads(void) {
   return 0;
 }
 
+static void (*fake_shared_log)(unsigned *attr_calls, int *attr_bytes, unsigned *runs,
+                               unsigned *run_shared, int *run_ex);
+
+/* Dynamic shared memory on device d (launching through cuLaunchKernelEx
+ * when ex, else cuLaunchKernel): a kernel whose shared window is 65,552
+ * bytes gets cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, 65,552) once,
+ * at creation, and every launch of it passes those bytes, eagerly and from
+ * a captured graph; one of exactly 48 KiB sets nothing and launches with 0;
+ * the driver's refusal is UNSUPPORTED naming the kernel and the bytes (the
+ * device usable after it); a window over the device's opt-in maximum is
+ * UNSUPPORTED at creation. */
+static int big_shared_case(poot_device *d, int ex) {
+  EXPECT(poot_device_caps_get(d)->target.shared_memory_optin_bytes == 232448);
+  EXPECT(poot_device_caps_get(d)->target.grid_dependency == (ex != 0));
+  enum { N = 64 };
+  unsigned calls0 = 0, calls = 0, runs0 = 0, runs = 0, run_shared = 0;
+  int bytes = 0, run_ex = 0;
+  fake_shared_log(&calls0, &bytes, &runs0, &run_shared, &run_ex);
+  poot_kir_kernel *big = NULL, *edge = NULL, *refused = NULL, *huge = NULL;
+  OK(build_shared("fk_add", 3, 1, false, 16388, &big));  /* 65,552 bytes */
+  OK(build_shared("fk_add", 3, 1, false, 12288, &edge)); /* 49,152: static */
+  OK(build_shared("fk_refuse_shared", 1, 0, false, 16388, &refused));
+  OK(build_shared("fk_add", 1, 0, false, 58113, &huge)); /* 232,452 bytes */
+  EXPECT(poot_kir_ptx_dynamic_shared_bytes(big) == 65552);
+  EXPECT(poot_kir_ptx_dynamic_shared_bytes(edge) == 0);
+  poot_device_kernel *kb = NULL, *ke = NULL, *k = NULL;
+  OK(poot_device_kernel_get(d, big, &kb));
+  fake_shared_log(&calls, &bytes, &runs, &run_shared, &run_ex);
+  EXPECT(calls == calls0 + 1 && bytes == 65552);
+  OK(poot_device_kernel_get(d, edge, &ke));
+  fake_shared_log(&calls, &bytes, &runs, &run_shared, &run_ex);
+  EXPECT(calls == calls0 + 1);
+  EXPECT_CODE(poot_device_kernel_get(d, refused, &k), POOT_UNSUPPORTED,
+              "refused kernel 'fk_refuse_shared' 65552 bytes of dynamic shared memory");
+  EXPECT(!poot_device_is_poisoned(d));
+  EXPECT_CODE(poot_device_kernel_get(d, huge, &k), POOT_UNSUPPORTED,
+              "exceeds the target's 232448 bytes per workgroup, opt-in included");
+  uint32_t src[N], got[N], n = N;
+  for (uint32_t i = 0; i < N; i++) src[i] = 5u * i + 3u;
+  poot_device_buffer *a = NULL, *o = NULL, *o2 = NULL, *slots = NULL;
+  OK(poot_device_buffer_create(d, POOT_DEVICE_BUFFER_LOCAL, N * 4, &a));
+  OK(poot_device_buffer_create(d, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o));
+  OK(poot_device_buffer_create(d, POOT_DEVICE_BUFFER_LOCAL, N * 4, &o2));
+  OK(poot_device_buffer_create(d, POOT_DEVICE_BUFFER_SLOT, 16, &slots));
+  OK(poot_device_upload(a, 0, src, sizeof src));
+  uint32_t *slot = poot_device_buffer_host(slots);
+  poot_device_buffer *args[] = {a, o, slots}, *args2[] = {o, o2, slots};
+  poot_device_cmd cb = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = kb, .buffers = args, .push = &n};
+  poot_device_cmd ce = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = ke, .buffers = args2, .push = &n};
+  for (int eager = 0; eager < 2; eager++) {
+    poot_ptx_device_set_eager(d, eager);
+    poot_device_recording *rb = NULL, *re = NULL;
+    OK(poot_device_record(d, &cb, 1, NULL, &rb));
+    OK(poot_device_record(d, &ce, 1, NULL, &re));
+    for (uint32_t step = 1; step <= 2; step++) {
+      slot[0] = 100u * step + (uint32_t)eager;
+      fake_shared_log(&calls, &bytes, &runs0, &run_shared, &run_ex);
+      OK(poot_device_replay(rb));
+      OK(poot_device_synchronize(d, NULL));
+      fake_shared_log(&calls, &bytes, &runs, &run_shared, &run_ex);
+      EXPECT(runs == runs0 + 1 && run_shared == 65552 && run_ex == ex);
+      OK(poot_device_download(o, 0, got, sizeof got));
+      for (uint32_t i = 0; i < N; i++) EXPECT(got[i] == src[i] + slot[0]);
+      OK(poot_device_replay(re));
+      OK(poot_device_synchronize(d, NULL));
+      fake_shared_log(&calls, &bytes, &runs, &run_shared, &run_ex);
+      EXPECT(runs == runs0 + 2 && run_shared == 0 && run_ex == ex);
+    }
+    poot_device_recording_destroy(rb);
+    poot_device_recording_destroy(re);
+  }
+  poot_ptx_device_set_eager(d, false);
+  fake_shared_log(&calls, &bytes, &runs, &run_shared, &run_ex);
+  EXPECT(calls == calls0 + 1); /* once, at creation */
+  poot_device_buffer *all[] = {a, o, o2, slots};
+  for (int i = 0; i < 4; i++) poot_device_buffer_destroy(all[i]);
+  poot_kir_kernel *kirs[] = {big, edge, refused, huge};
+  for (int i = 0; i < 4; i++) poot_kir_kernel_destroy(kirs[i]);
+  return 0;
+}
+
+/* big_shared_case through cuLaunchKernelEx (g_dev: grid dependency) and,
+ * on a device made with POOT_PTX_GRID_DEPENDENCY=0, cuLaunchKernel. */
+static int test_big_shared(void) {
+  if (big_shared_case(g_dev, 1)) return 1;
+  setenv("POOT_PTX_GRID_DEPENDENCY", "0", 1);
+  poot_ptx_options o;
+  poot_ptx_options_init(&o);
+  o.timeout_ns = 50000000;
+  poot_device *d = NULL;
+  poot_status st = poot_ptx_device_create(&o, &d);
+  unsetenv("POOT_PTX_GRID_DEPENDENCY");
+  OK(st);
+  int rc = big_shared_case(d, 0);
+  poot_device_destroy(d);
+  return rc;
+}
+
 /* A fault scenario: record `name`, replay, expect `code` naming `needle`,
  * then POISONED, then a new device refused until the fake "process" is
  * renewed. */
@@ -405,7 +512,8 @@ static int fault_case(const char *name, bool checked, poot_status_code code, con
 
 int main(void) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h || !(*(void **)&fake_reset = dlsym(h, "fakecuda_reset"))) {
+  if (!h || !(*(void **)&fake_reset = dlsym(h, "fakecuda_reset")) ||
+      !(*(void **)&fake_shared_log = dlsym(h, "fakecuda_shared_log"))) {
     printf("SKIP: the fake libcuda.so.1 is not on LD_LIBRARY_PATH\n");
     return 77;
   }
@@ -425,6 +533,7 @@ int main(void) {
   failed += test_prepare_threads();
   failed += test_ptx_dump();
   failed += test_chain();
+  failed += test_big_shared();
   failed +=
       fault_case("fk_trap", true, POOT_KERNEL_FAULT, "kernel 'fk_trap'", "trap code 5", false);
   failed += fault_case("fk_trap", true, POOT_KERNEL_FAULT, "dispatch #0 ('the faulting step'), #1",

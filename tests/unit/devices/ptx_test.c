@@ -5,7 +5,8 @@
  * One program, three modes, each its own CTest test and process, because a
  * trap or a timed-out kernel poisons the CUDA context for the process:
  *   ptx_device_test          buffers, slot-driven replay, replay vs eager,
- *                            copies, device time, the launch micro-benchmark
+ *                            copies, device time, the launch micro-benchmark,
+ *                            a kernel with 96 KiB of dynamic shared memory
  *   ptx_device_test fault    a failed check → KERNEL_FAULT (kernel, dispatch,
  *                            trap code) → POISONED; then a new device on
  *                            the same GPU works again (primary context reset)
@@ -496,6 +497,137 @@ static int test_replay_matches_eager(void) {
   return 0;
 }
 
+/* A kernel over PTX's 48 KiB of static shared memory: tiles a and c of
+ * BS_N f32 each and b of 3 u32 between them (a 98,320-byte dynamic window,
+ * kir.h's poot_kir_ptx_dynamic_shared_bytes); per workgroup w, over its
+ * block of BS_N elements, out[i] = a[n-1-i] + c[i] + b[i % 3] after
+ * a[i] = in[i], c[n-1-i] = 2 in[i], b[t] = t + 1 + w. */
+#define BS_N 12288u
+#define BS_WG 256u
+static poot_status build_big_shared(poot_kir_kernel **out) {
+  poot_kir_kernel_desc desc = {"big_shared", {BS_WG, 1, 1}, 0};
+  poot_kir_builder *bl = NULL;
+  POOT_TRY(poot_kir_builder_create(&desc, &bl));
+  poot_status st = NULL;
+  uint32_t a = 0, bs = 0, c = 0, in = 0, o = 0;
+  poot_kir_binding bin = {"in", 0, POOT_KIR_F32, POOT_KIR_ACCESS_READ, 16, false};
+  poot_kir_binding bout = {"out", 1, POOT_KIR_F32, POOT_KIR_ACCESS_WRITE, 16, false};
+  B(poot_kir_add_binding(bl, &bin, &in));
+  B(poot_kir_add_binding(bl, &bout, &o));
+  B(poot_kir_add_shared(bl, "a", POOT_KIR_F32, BS_N, &a));
+  B(poot_kir_add_shared(bl, "b", POOT_KIR_U32, 3, &bs));
+  B(poot_kir_add_shared(bl, "c", POOT_KIR_F32, BS_N, &c));
+  poot_kir_value lid = 0, wid = 0, zero = 0, one = 0, three = 0, wg = 0, last = 0, steps = 0,
+                 two = 0, nn = 0, blk = 0;
+  B(poot_kir_builtin_get(bl, POOT_KIR_BUILTIN_LOCAL_INDEX, 0, &lid));
+  B(poot_kir_builtin_get(bl, POOT_KIR_BUILTIN_WORKGROUP_ID, 0, &wid));
+  B(poot_kir_const_u32(bl, 0, &zero));
+  B(poot_kir_const_u32(bl, 1, &one));
+  B(poot_kir_const_u32(bl, 3, &three));
+  B(poot_kir_const_u32(bl, BS_WG, &wg));
+  B(poot_kir_const_u32(bl, BS_N - 1, &last));
+  B(poot_kir_const_u32(bl, BS_N / BS_WG, &steps));
+  B(poot_kir_const_u32(bl, BS_N, &nn));
+  B(poot_kir_const_f32(bl, 2.0f, &two));
+  B(poot_kir_binary(bl, POOT_KIR_OP_MUL, wid, nn, &blk));
+  poot_kir_value small = 0, t1 = 0, t2 = 0;
+  B(poot_kir_binary(bl, POOT_KIR_OP_LT, lid, three, &small));
+  B(poot_kir_if_begin(bl, small));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, lid, one, &t1));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, t1, wid, &t2));
+  B(poot_kir_store(bl, POOT_KIR_SPACE_SHARED, bs, lid, t2));
+  B(poot_kir_end(bl));
+  poot_kir_value j = 0, idx = 0, rev = 0, v = 0, v2 = 0, base = 0, g = 0;
+  B(poot_kir_for_begin(bl, zero, steps, one, &j));
+  B(poot_kir_binary(bl, POOT_KIR_OP_MUL, j, wg, &base));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, base, lid, &idx));
+  B(poot_kir_binary(bl, POOT_KIR_OP_SUB, last, idx, &rev));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, blk, idx, &g));
+  B(poot_kir_load(bl, POOT_KIR_SPACE_GLOBAL, in, g, 1, &v));
+  B(poot_kir_store(bl, POOT_KIR_SPACE_SHARED, a, idx, v));
+  B(poot_kir_binary(bl, POOT_KIR_OP_MUL, v, two, &v2));
+  B(poot_kir_store(bl, POOT_KIR_SPACE_SHARED, c, rev, v2));
+  B(poot_kir_end(bl));
+  B(poot_kir_barrier(bl));
+  poot_kir_value j2 = 0, base2 = 0, idx2 = 0, rev2 = 0, x = 0, y = 0, m = 0, bw = 0, bf = 0, s1 = 0,
+                 s2 = 0, g2 = 0;
+  B(poot_kir_for_begin(bl, zero, steps, one, &j2));
+  B(poot_kir_binary(bl, POOT_KIR_OP_MUL, j2, wg, &base2));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, base2, lid, &idx2));
+  B(poot_kir_binary(bl, POOT_KIR_OP_SUB, last, idx2, &rev2));
+  B(poot_kir_load(bl, POOT_KIR_SPACE_SHARED, a, rev2, 1, &x));
+  B(poot_kir_load(bl, POOT_KIR_SPACE_SHARED, c, idx2, 1, &y));
+  B(poot_kir_binary(bl, POOT_KIR_OP_REM, idx2, three, &m));
+  B(poot_kir_load(bl, POOT_KIR_SPACE_SHARED, bs, m, 1, &bw));
+  B(poot_kir_convert(bl, POOT_KIR_F32, bw, &bf));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, x, y, &s1));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, s1, bf, &s2));
+  B(poot_kir_binary(bl, POOT_KIR_OP_ADD, blk, idx2, &g2));
+  B(poot_kir_store(bl, POOT_KIR_SPACE_GLOBAL, o, g2, s2));
+  B(poot_kir_end(bl));
+  return finish(bl, st, out);
+}
+
+/* The 96 KiB kernel gives its exact values (the sums of two values and a
+ * small integer are exact in f32 here) replayed from a CUDA graph, from an
+ * eager recording and submitted alone: the renderer's window offsets, the
+ * attribute set at creation and every launch's sharedMemBytes. */
+static int test_big_shared(void) {
+  enum { WGS = 4, N = WGS * BS_N };
+  const poot_device_caps *caps = poot_device_caps_get(g_dev);
+  poot_kir_kernel *kir = NULL;
+  OK(build_big_shared(&kir));
+  EXPECT(poot_kir_ptx_dynamic_shared_bytes(kir) == 98320);
+  if (caps->target.shared_memory_optin_bytes < 98320) {
+    printf("SKIP: big_shared: %s allows %u bytes of shared memory per block\n", caps->name,
+           caps->target.shared_memory_optin_bytes);
+    poot_kir_kernel_destroy(kir);
+    return 0;
+  }
+  poot_device_kernel *k = NULL;
+  OK(poot_device_kernel_get(g_dev, kir, &k));
+  float *x = malloc(N * 4), *got = malloc(N * 4);
+  EXPECT(x && got);
+  for (uint32_t i = 0; i < N; i++) x[i] = (float)((i * 37u) % 1000u) * 0.25f - 100.0f;
+  poot_device_buffer *bin = NULL, *bout = NULL;
+  OK(poot_device_buffer_create(g_dev, LOCAL, N * 4, &bin));
+  OK(poot_device_buffer_create(g_dev, LOCAL, N * 4, &bout));
+  OK(poot_device_upload(bin, 0, x, N * 4));
+  poot_device_buffer *args[] = {bin, bout};
+  poot_device_cmd cmd = {
+      .kind = POOT_DEVICE_CMD_DISPATCH, .kernel = k, .grid = {WGS, 1, 1}, .buffers = args};
+  for (int mode = 0; mode < 3; mode++) {
+    memset(got, 0, N * 4);
+    OK(poot_device_upload(bout, 0, got, N * 4));
+    if (mode == 2) {
+      OK(poot_device_submit_one(g_dev, &cmd, NULL));
+    } else {
+      poot_ptx_device_set_eager(g_dev, mode == 1);
+      poot_device_recording *rec = NULL;
+      OK(poot_device_record(g_dev, &cmd, 1, NULL, &rec));
+      OK(poot_device_replay(rec));
+      OK(poot_device_synchronize(g_dev, NULL));
+      poot_device_recording_destroy(rec);
+      poot_ptx_device_set_eager(g_dev, false);
+    }
+    OK(poot_device_download(bout, 0, got, N * 4));
+    for (uint32_t w = 0; w < WGS; w++)
+      for (uint32_t i = 0; i < BS_N; i++) {
+        float want = 3.0f * x[w * BS_N + BS_N - 1 - i] + (float)(i % 3 + 1 + w);
+        if (got[w * BS_N + i] != want)
+          FAILF("big_shared mode %d: out[%u] = %g, want %g", mode, w * BS_N + i,
+                (double)got[w * BS_N + i], (double)want);
+      }
+  }
+  printf("big_shared: a 98,320-byte dynamic window, exact in graph, eager and one-by-one\n");
+  poot_device_buffer_destroy(bin);
+  poot_device_buffer_destroy(bout);
+  free(x);
+  free(got);
+  poot_kir_kernel_destroy(kir);
+  return 0;
+}
+
 /* Not asserted: host time per tiny kernel, launched eagerly or in a graph. */
 static int test_launch_benchmark(void) {
   enum { N = 2000, REPS = 5 };
@@ -772,6 +904,7 @@ int main(int argc, char **argv) {
       {"replay_follows_slots", test_replay_follows_slots},
       {"replay_follows_slots_mirror", test_replay_follows_slots_mirror},
       {"replay_matches_eager", test_replay_matches_eager},
+      {"big_shared", test_big_shared},
       {"launch_benchmark", test_launch_benchmark},
       {NULL, NULL},
   };

@@ -523,6 +523,11 @@ static void test_executor_arguments(void **state) {
     poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &other);
   poot_exec_target t = {.target = &other};
   POOT_ASSERT_STATUS(poot_exec_target_set(ex, &t), POOT_UNSUPPORTED);
+  /* the device's own target, asking more opt-in shared memory than it has */
+  other = d->caps.target;
+  other.shared_memory_optin_bytes = d->caps.target.shared_memory_optin_bytes + 1;
+  t.target = &other;
+  POOT_ASSERT_STATUS_MSG(poot_exec_target_set(ex, &t), POOT_UNSUPPORTED, "asks for more than");
   t.target = &d->caps.target;
   POOT_ASSERT_OK(poot_exec_target_set(ex, &t));
   POOT_ASSERT_OK(poot_exec_target_set(ex, NULL));

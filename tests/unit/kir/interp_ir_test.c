@@ -194,15 +194,27 @@ static void test_target_limits(void **state) {
   poot_device_target_init(POOT_DEVICE_TARGET_SM80, 0, &sm80);
   poot_device_target_init(POOT_DEVICE_TARGET_WEBGPU, 0, &web);
   poot_device_target_init(POOT_DEVICE_TARGET_VULKAN, 32, &vk);
-  /* Shared memory over the target's limit. */
+  /* Shared memory over the target's limit: 64 KiB is over sm_80's 48 KiB
+   * of static shared memory but within its opt-in amount (163 KiB); a
+   * target without the opt-in refuses it, and 256 KiB is over both. */
   poot_kir_builder *b = new_builder("big_shared", 64);
   uint32_t sh;
   POOT_ASSERT_OK(poot_kir_add_shared(b, "tile", POOT_KIR_F32, 16384, &sh));
   poot_kir_kernel *k = NULL;
   POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
-  POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &sm80), POOT_UNSUPPORTED,
+  POOT_ASSERT_OK(poot_kir_verify(k, &sm80));
+  poot_kir_target sm80_static = sm80;
+  sm80_static.shared_memory_optin_bytes = 0;
+  POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &sm80_static), POOT_UNSUPPORTED,
                          "kernel 'big_shared' for target sm_80: shared memory of 65536 bytes "
                          "exceeds the target's 49152 bytes");
+  poot_kir_kernel_destroy(k);
+  b = new_builder("big_shared", 64);
+  POOT_ASSERT_OK(poot_kir_add_shared(b, "tile", POOT_KIR_F32, 65536, &sh));
+  POOT_ASSERT_OK(poot_kir_builder_finish(b, &k));
+  POOT_ASSERT_STATUS_MSG(poot_kir_verify(k, &sm80), POOT_UNSUPPORTED,
+                         "kernel 'big_shared' for target sm_80: shared memory of 262144 bytes "
+                         "exceeds the target's 166912 bytes per workgroup, opt-in included");
   poot_kir_target interp;
   poot_kir_target_init_interp(&interp, 32);
   POOT_ASSERT_OK(poot_kir_verify(k, &interp));

@@ -40,3 +40,14 @@ poot_add_test(kir_mma_ptxas
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/mma_test.c ${poot_kir_render_util}
   LIBS poot_kir_corpus poot_devices poot_kir poot_base
   ARGS ptxas)
+# Shared memory past PTX's 48 KiB of static .shared: the 64 KiB kernel's
+# values on the interpreter, its window's layout, the verifier's opt-in
+# limit, the .extern window against the static arrays, and both accepted by
+# ptxas (SKIP without).
+poot_add_test(kir_big_shared
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/big_shared_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base)
+poot_add_test(kir_big_shared_ptxas
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/big_shared_test.c ${poot_kir_render_util}
+  LIBS poot_kir_corpus poot_devices poot_kir poot_base
+  ARGS ptxas)
