@@ -560,14 +560,16 @@ if has xcheck; then
   # of XC_FORMS at both precisions.
   log xcheck
   synth llama-3.2-1b "$WORK/l1b"
-  xs_ids xc "$WORK/l1b" x-staged
-  xs_ids xq "$(quant "$WORK/l1b" q4_k_m)" w-staged x-staged,w-staged
+  t ptx_device .gpu/bin/ptx_device basic
+  grep -E "FAIL|PASSED|big_shared" "$OUT/ptx_device.log" | head -5
+  xs_ids xc "$WORK/l1b" x-staged big-shared,x-staged
+  xs_ids xq "$(quant "$WORK/l1b" q4_k_m)" w-staged x-staged,w-staged big-shared,x-staged,w-staged
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   grep -E "FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -5
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
   synth llama-3.1-8b "$WORK/l8b2" 2
   m=$(quant "$WORK/l8b2" q4_k_m)
-  for f in ${XC_FORMS:-none w-staged x-staged,w-staged}; do
+  for f in ${XC_FORMS:-none w-staged x-staged,w-staged big-shared,x-staged,w-staged}; do
     for mp in high medium; do
       timeout 90 $P bench -m "$m" -p 512 -n 32 --eager-steps 0 --device ptx --copy-mib 0 \
         --forms $f --matmul-precision $mp >"$OUT/xc-$f-$mp.txt" 2>&1
