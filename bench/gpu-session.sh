@@ -56,17 +56,18 @@
 #            llama.cpp builds (pinned to the upper half of the cores, poot to the
 #            lower), then on a quiet host, then llama-bench on the same file
 #            (not by default)
-#   xcheck   the staged forms' ids checks (x-staged on f16, w-staged on q4_k_m), the KIR
-#            corpus, conformance, and the 8B shape's two q4_k_m layers at pp512 under each
-#            form of XC_FORMS at both precisions (not by default)
-#   xab      x staged once (--forms x-staged) against the emitter's form: the same greedy ids of a long
+#   xcheck   the staged forms' ids checks (the defaults against x-emitter and
+#            static-shared on f16, w-emitter on q4_k_m), ptx_device, the KIR corpus,
+#            conformance, and the 8B shape's two q4_k_m layers at pp512 under each form
+#            of XC_FORMS at both precisions (not by default)
+#   xab      x staged once against the emitter's form (--forms x-emitter): the same greedy ids of a long
 #            prompt on the GPU at both precisions; compile + capture (JIT cache off),
 #            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
 #            XAB_BINS (LABEL=BINARY words); the 1B shape's pp512 and pp2048 (not by default)
 #   dec8b    the full 8B shape's q4_k_m (poot's convert) at each of DEC8B_VARIANTS (default:
 #            high, medium, medium with gemv-one-row) and llama.cpp on the same file; first
 #            the 1B shape's pp512 at each of PF_VARIANTS (default: high and medium, each
-#            with and without --forms x-staged) (not by default)
+#            with and without --forms x-emitter) (not by default)
 #   pf8b     prefill and decode at the real shapes: the Llama-3.2-1B f16 folder at
 #            pp512 and pp2048, the full 8B f16 folder at pp512, poot's q4_k_m of it
 #            (pp512, tg64); llama.cpp builds meanwhile (pinned to the upper half of
@@ -231,6 +232,10 @@ xs_ids() { # prefix model forms...: greedy ids of a 180-token prompt under each 
       fi
     done
   done
+}
+vargs() { # a variant word: flags with commas for spaces, + for the commas of a list
+  local a=${1//,/ }
+  echo "${a//+/,}"
 }
 b() { # name, bench args...
   local name=$1
@@ -562,14 +567,14 @@ if has xcheck; then
   synth llama-3.2-1b "$WORK/l1b"
   t ptx_device .gpu/bin/ptx_device basic
   grep -E "FAIL|PASSED|big_shared" "$OUT/ptx_device.log" | head -5
-  xs_ids xc "$WORK/l1b" x-staged big-shared,x-staged
-  xs_ids xq "$(quant "$WORK/l1b" q4_k_m)" w-staged x-staged,w-staged big-shared,x-staged,w-staged
+  xs_ids xc "$WORK/l1b" x-emitter static-shared
+  xs_ids xq "$(quant "$WORK/l1b" q4_k_m)" w-emitter x-emitter,w-emitter static-shared
   t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
   grep -E "FAIL|failed|PASSED" "$OUT/exec_conformance_ptx.log" | head -5
   t kir_render_ptx_cuda .gpu/bin/kir_render_ptx_cuda
   synth llama-3.1-8b "$WORK/l8b2" 2
   m=$(quant "$WORK/l8b2" q4_k_m)
-  for f in ${XC_FORMS:-none w-staged x-staged,w-staged big-shared,x-staged,w-staged}; do
+  for f in ${XC_FORMS:-none static-shared x-emitter,w-emitter,static-shared}; do
     for mp in high medium; do
       timeout 90 $P bench -m "$m" -p 512 -n 32 --eager-steps 0 --device ptx --copy-mib 0 \
         --forms $f --matmul-precision $mp >"$OUT/xc-$f-$mp.txt" 2>&1
@@ -580,7 +585,7 @@ if has xcheck; then
 fi
 
 if has xab; then
-  # x staged once (--forms x-staged) against the emitter's form (the default) on the GPU:
+  # x staged once (the default) against the emitter's form (--forms x-emitter) on the GPU:
   # greedy ids of a 180-token prompt must be the same (the two forms give the same bits);
   # then compile + capture with the driver's JIT cache off, prefill and decode of the 8B
   # shape's two q4_k_m layers for each binary of XAB_BINS (words LABEL=BINARY), and the
@@ -588,7 +593,7 @@ if has xab; then
   log xab
   synth llama-3.2-1b "$WORK/l1b"
   synth llama-3.1-8b "$WORK/l8b2" 2
-  xs_ids xab "$WORK/l1b" x-staged
+  xs_ids xab "$WORK/l1b" x-emitter
   m=$(quant "$WORK/l8b2" q4_k_m)
   for v in ${XAB_BINS:-"new=$P"}; do
     label=${v%%=*}
@@ -616,7 +621,7 @@ fi
 
 if has dec8b; then
   # The full 8B shape by poot's convert --type q4_k_m at each of DEC8B_VARIANTS (words of
-  # bench flags, commas for spaces), and llama.cpp on the same file; first the 1B shape's
+  # bench flags, commas for spaces, + for a list's commas), and llama.cpp on the same file; first the 1B shape's
   # pp512 at each of PF_VARIANTS (the opt-in forms beside the defaults). llama.cpp builds
   # on cores 2.. meanwhile; poot runs on cores 0-1 (its device time does not need more).
   log dec8b
@@ -625,11 +630,11 @@ if has dec8b; then
   taskset -c "2-$(($(nproc) - 1))" nice -n 10 "$PEER" build >"$OUT/peer-build.log" 2>&1 &
   pin=(taskset -c 0-1)
   synth llama-3.2-1b "$WORK/l1b"
-  for v in ${PF_VARIANTS:-"--matmul-precision,high" "--matmul-precision,high,--forms,x-staged" \
-    "--matmul-precision,medium" "--matmul-precision,medium,--forms,x-staged"}; do
+  for v in ${PF_VARIANTS:-"--matmul-precision,high" "--matmul-precision,high,--forms,x-emitter" \
+    "--matmul-precision,medium" "--matmul-precision,medium,--forms,x-emitter"}; do
     n=$(echo "$v" | tr -cd 'a-z0-9-' | sed 's/--matmul-precision//; s/--forms//' | head -c 40)
     "${pin[@]}" timeout 120 $P bench -m "$WORK/l1b" -p 512 -n 16 --eager-steps 0 --copy-mib 0 \
-      ${v//,/ } --device ptx >"$OUT/pf-l1b-$n.txt" 2>&1
+      $(vargs "$v") --device ptx >"$OUT/pf-l1b-$n.txt" 2>&1
     echo "-- l1b pp512 $v: exit $?"; grep -E "prefill |compile" "$OUT/pf-l1b-$n.txt"
   done
   synth llama-3.1-8b "$WORK/l8b"
@@ -640,7 +645,7 @@ if has dec8b; then
     "--matmul-precision,medium,--forms,gemv-one-row"}; do
     n=$(echo "$v" | tr -cd 'a-z0-9-' | sed 's/--matmul-precision//; s/--forms//' | head -c 40)
     "${pin[@]}" timeout 150 $P bench -m "$m" -p 512 -n 64 --eager-steps 0 --copy-mib 0 \
-      ${v//,/ } --device ptx >"$OUT/dec8b-$n.txt" 2>&1
+      $(vargs "$v") --device ptx >"$OUT/dec8b-$n.txt" 2>&1
     echo "-- l8b q4_k_m $v: exit $?"; grep -E "prefill |decode |per step|compile" "$OUT/dec8b-$n.txt"
   done
   "$PEER" wait || echo "llama.cpp build failed: $(tail -3 "$OUT/peer-build.log")"

@@ -155,8 +155,8 @@ const poot_tool_flag poot_tool_flags[POOT_FLAG_COUNT] = {
                                     "or to int8 blocks for dp4a; see docs/compiler.md)"},
     [POOT_FLAG_FORMS] = {NULL, "--forms", NULL, POOT_TOOL_ARG_STRING, "LIST",
                          "opt-in compiler forms to measure, comma-separated:\n"
-                         "big-tiles, x-staged, gemv-one-row, w-staged,\n"
-                         "big-shared (default: none; see docs/compiler.md)"},
+                         "big-tiles, x-emitter, gemv-one-row, w-emitter,\n"
+                         "static-shared (default: none; see docs/compiler.md)"},
     [POOT_FLAG_POOLING] = {NULL, "--pooling", NULL, POOT_TOOL_ARG_STRING, "P",
                            "mean, cls or last (default: the model's, from\n"
                            "sentence-transformers' Pooling module)"},

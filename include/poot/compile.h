@@ -120,47 +120,49 @@ typedef struct poot_compile_options {
    * 18,865 → 14,428, the 8B shape's layers 47,445 → 32,797 at high; one
    * workgroup an SM at their 130–209 registers, docs/PERFORMANCE.md). */
   bool gemm_big_tiles;
-  /* The prefill GEMM on matrix fragments takes x staged once per
-   * projection into a 16-bit temp (a gemm_x dispatch) and copied like the
-   * weights, instead of computing it through the group's emitter in every
-   * column tile (both give the same bits; docs/compiler.md "x staged once").
-   * Off by default until it has run on a GPU: it is checked on the
-   * interpreter only. */
-  bool gemm_x_staged;
-  /* The prefill GEMM on matrix fragments takes each weight that is not an
-   * f16 or bf16 leaf (a K-quant, q8_0, f32 …) staged once per step into a
-   * 16-bit temp (a gemm_w dispatch: the dequantization done once, not once
-   * per row tile) and copied like a 16-bit leaf (the same bits as the
-   * emitter's staging; docs/compiler.md "Weights staged once"). Off by
-   * default until it has run on a GPU: it is checked on the interpreter. */
-  bool gemm_w_staged;
+  /* The prefill GEMM on matrix fragments computes x through the group's
+   * emitter in every column tile instead of staging it once per projection
+   * into a 16-bit temp (a gemm_x dispatch) copied like the weights (both
+   * give the same bits; docs/compiler.md "x staged once"). Staged is the
+   * default: on an H100 it took the 1B shape's pp512 from 17,402 to 28,654
+   * tok/s at high and 27,515 to 46,960 at medium (docs/PERFORMANCE.md). */
+  bool gemm_x_emitter;
+  /* The prefill GEMM on matrix fragments dequantizes each weight that is
+   * not an f16 or bf16 leaf (a K-quant, q8_0, f32 …) through the group's
+   * emitter in every row tile instead of staging it once per step into a
+   * 16-bit temp (a gemm_w dispatch) copied like a 16-bit leaf (the same
+   * bits; docs/compiler.md "Weights staged once"). Staged is the default:
+   * on an H100 the full 8B shape's Q4_K_M pp512 went from 1,318 to 6,253
+   * tok/s at medium (docs/PERFORMANCE.md). */
+  bool gemm_w_emitter;
   /* The block-format decode GEMV takes one row per subgroup at every N
    * (default: two from N = 2048, docs/compiler.md "The decode GEMV"):
    * twice the workgroups for the short projections, which run at a
    * quarter of the SMs' warps on an H100. Off until measured. */
   bool gemv_one_row;
-  /* The planner budgets every template with the target's opt-in shared
-   * memory (poot_kir_target.shared_memory_optin_bytes: up to 227 KiB a
-   * workgroup on sm_90 through PTX's dynamic shared memory) instead of
-   * shared_memory_bytes (48 KiB of static .shared), so the GEMM on matrix
-   * fragments may take deeper rings, bigger tiles and the SwiGLU pair with
-   * staged weights at high (docs/compiler.md "Big shared memory"). No
-   * effect where the target has no opt-in amount. Off by default until it
-   * has run on a GPU. */
-  bool shared_memory_optin;
+  /* The planner budgets every template with shared_memory_bytes (48 KiB
+   * of static .shared on PTX) instead of the target's opt-in shared memory
+   * (poot_kir_target.shared_memory_optin_bytes: up to 227 KiB a workgroup
+   * on sm_90 through PTX's dynamic shared memory), which lets the GEMM on
+   * matrix fragments take deeper rings, bigger tiles and the SwiGLU pair
+   * with staged weights at high (docs/compiler.md "Big shared memory"). The
+   * opt-in amount is the default: on an H100 it took the full 8B shape's
+   * Q4_K_M pp512 at high to 3,080 tok/s (the pair staged). No effect where
+   * the target has no opt-in amount. */
+  bool shared_memory_static;
 } poot_compile_options;
 
 void poot_compile_options_init(poot_compile_options *options);
 
-/* The opt-in forms above by name, so that a device run can measure them
- * beside the defaults (`poot bench --forms big-tiles,x-staged`): each bit
- * turns one switch of poot_compile_options on. */
+/* The forms above that are not the default, by name, so that a device run
+ * can measure them beside the defaults (`poot bench --forms big-tiles,x-emitter`):
+ * each bit turns one switch of poot_compile_options on. */
 typedef enum poot_compile_form {
   POOT_FORM_GEMM_BIG_TILES = 1u << 0, /* "big-tiles": gemm_big_tiles */
-  POOT_FORM_GEMM_X_STAGED = 1u << 1,  /* "x-staged": gemm_x_staged */
+  POOT_FORM_GEMM_X_EMITTER = 1u << 1, /* "x-emitter": gemm_x_emitter */
   POOT_FORM_GEMV_ONE_ROW = 1u << 2,   /* "gemv-one-row": gemv_one_row */
-  POOT_FORM_GEMM_W_STAGED = 1u << 3,  /* "w-staged": gemm_w_staged */
-  POOT_FORM_BIG_SHARED = 1u << 4,     /* "big-shared": shared_memory_optin */
+  POOT_FORM_GEMM_W_EMITTER = 1u << 3, /* "w-emitter": gemm_w_emitter */
+  POOT_FORM_STATIC_SHARED = 1u << 4,  /* "static-shared": shared_memory_static */
 } poot_compile_form;
 
 /* A comma-separated list of the names above ("" or "none": no form). */

@@ -574,8 +574,8 @@ typedef struct poot_kir_target {
    * the device allows kernel by kernel, cuFuncSetAttribute); 0: none, the
    * limit is shared_memory_bytes. Only a language whose renderer and device
    * opt in sets it (PTX); the verifier accepts a kernel's shared window up
-   * to it, and the planner budgets with it only under
-   * poot_compile_options.shared_memory_optin (the form "big-shared"). */
+   * to it, and the planner budgets with it unless
+   * poot_compile_options.shared_memory_static (the form "static-shared"). */
   uint32_t shared_memory_optin_bytes;
   uint32_t storage_types; /* bit set of POOT_KIR_SCALAR_BIT: buffers/shared/loads */
   uint32_t arith_types;   /* bit set: arithmetic, compare, math */

@@ -92,8 +92,8 @@ typedef struct pc_planner {
   const poot_graph *g;
   const poot_compile_options *opt;
   /* The target the templates budget for and the planner verifies with
-   * (&own): opt->target without its opt-in amount, or, under
-   * opt->shared_memory_optin, with shared_memory_bytes raised to it. */
+   * (&own): opt->target, without its opt-in amount under
+   * opt->shared_memory_static (poot__cc_gemm_shared_budget). */
   const poot_kir_target *t;
   poot_kir_target own;
   uint32_t wg; /* workgroup size */

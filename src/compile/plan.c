@@ -326,6 +326,14 @@ static poot_status build_batch(pc_planner *pl, grec *recs, const uint32_t *idx, 
   }
   poot_kir_kernel *kern = NULL;
   POOT_TRY(finish_kernel(pl, k, st, &kern));
+  const uint64_t window = poot_kir_kernel_shared_offset(kern, kern->shared_count);
+  if (window > pl->t->shared_memory_bytes) {
+    poot_kir_kernel_destroy(kern);
+    return poot_status_make(POOT_UNSUPPORTED,
+                            "compile: a batch of %u kernels needs %llu bytes of shared memory, "
+                            "past the static %u",
+                            n, (unsigned long long)window, pl->t->shared_memory_bytes);
+  }
   poot__cc_grid_for(base, grid);
   *out = kern;
   return NULL;
@@ -468,15 +476,14 @@ static void planner_init(pc_planner *pl, const poot_graph *graph, const poot_com
   memset(pl, 0, sizeof *pl);
   pl->g = graph;
   pl->opt = opt;
-  /* One shared memory budget, shared_memory_bytes: the static amount by
-   * default (the verifier, which takes a window up to the opt-in amount,
-   * must not let a batch of kernels past it), the opt-in amount under
-   * big-shared. The plan keeps opt->target, whose opt-in amount lets the
-   * verifier and the renderers take such kernels. */
+  /* The templates budget shared_memory_bytes (PTX: 48 KiB of static
+   * .shared); the GEMM on matrix fragments alone also takes the opt-in
+   * amount (poot__cc_gemm_shared_budget), which the planner's copy of the
+   * target keeps for the verifier unless static-shared. A batch of kernels
+   * stays within shared_memory_bytes (build_batch): its window would hold
+   * every member's workgroups to the largest one's occupancy. */
   pl->own = *t;
-  pl->own.shared_memory_optin_bytes = 0;
-  if (opt->shared_memory_optin && t->shared_memory_optin_bytes > t->shared_memory_bytes)
-    pl->own.shared_memory_bytes = t->shared_memory_optin_bytes;
+  if (opt->shared_memory_static) pl->own.shared_memory_optin_bytes = 0;
   pl->t = &pl->own;
   uint32_t wg = opt->workgroup_size ? opt->workgroup_size : 256;
   if (wg > t->max_workgroup_size) wg = t->max_workgroup_size;

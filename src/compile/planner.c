@@ -35,10 +35,10 @@ static const struct {
   const char *name;
   uint32_t bit;
 } g_forms[] = {{"big-tiles", POOT_FORM_GEMM_BIG_TILES},
-               {"x-staged", POOT_FORM_GEMM_X_STAGED},
+               {"x-emitter", POOT_FORM_GEMM_X_EMITTER},
                {"gemv-one-row", POOT_FORM_GEMV_ONE_ROW},
-               {"w-staged", POOT_FORM_GEMM_W_STAGED},
-               {"big-shared", POOT_FORM_BIG_SHARED}};
+               {"w-emitter", POOT_FORM_GEMM_W_EMITTER},
+               {"static-shared", POOT_FORM_STATIC_SHARED}};
 
 poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
   *out_forms = 0;
@@ -51,7 +51,7 @@ poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
     if (!bit)
       return poot_status_make(POOT_INVALID_ARGUMENT,
                               "compile form '%.*s': expected a comma-separated list of "
-                              "big-tiles, x-staged, gemv-one-row, w-staged, big-shared (or none)",
+                              "big-tiles, x-emitter, gemv-one-row, w-emitter, static-shared (or none)",
                               (int)n, p);
     *out_forms |= bit;
     p += n;
@@ -72,10 +72,10 @@ const char *poot_compile_forms_name(uint32_t forms, char *buf, size_t size) {
 
 void poot_compile_options_set_forms(poot_compile_options *o, uint32_t forms) {
   o->gemm_big_tiles = forms & POOT_FORM_GEMM_BIG_TILES;
-  o->gemm_x_staged = forms & POOT_FORM_GEMM_X_STAGED;
+  o->gemm_x_emitter = forms & POOT_FORM_GEMM_X_EMITTER;
   o->gemv_one_row = forms & POOT_FORM_GEMV_ONE_ROW;
-  o->gemm_w_staged = forms & POOT_FORM_GEMM_W_STAGED;
-  o->shared_memory_optin = forms & POOT_FORM_BIG_SHARED;
+  o->gemm_w_emitter = forms & POOT_FORM_GEMM_W_EMITTER;
+  o->shared_memory_static = forms & POOT_FORM_STATIC_SHARED;
 }
 
 const char *poot_plan_buffer_class_name(poot_plan_buffer_class c) {

@@ -400,7 +400,7 @@ bool poot__cc_gemm_x_staged(pc_planner *pl, const pc_group *g, bool *out_one,
   gemm_form f;
   memset(&f, 0, sizeof f);
   f.g = g;
-  if (!pl->opt->gemm_x_staged || g->kind != PG_CONTRACT ||
+  if (pl->opt->gemm_x_emitter || g->kind != PG_CONTRACT ||
       !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) || poot__cc_gemv_takes(pl, g))
     return false;
   /* One row of 64-row tiles or fewer (a batched decode step, B ≤ 64): x
@@ -423,7 +423,7 @@ bool poot__cc_gemm_w_staged(pc_planner *pl, const pc_group *g, bool *out_one,
   gemm_form f;
   memset(&f, 0, sizeof f);
   f.g = g;
-  if (!pl->opt->gemm_w_staged || g->kind != PG_CONTRACT ||
+  if (pl->opt->gemm_w_emitter || g->kind != PG_CONTRACT ||
       !eligible(pl, g, f.rs, &f.M, &f.N, &f.K) || poot__cc_gemv_takes(pl, g))
     return false;
   /* As for x: a batched decode step (one row of 64-row tiles or fewer)

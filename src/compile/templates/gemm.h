@@ -75,6 +75,11 @@ POOT_MUST_USE poot_status poot__cc_gemm_staged(pc_kctx *k, poot_value v, int64_t
  * 128), " tall" (128 × 64, the SwiGLU pair), " skinny" (32 × 64 with a deeper ring), " medium"
  * (MEDIUM precision). */
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f);
+/* Shared memory bytes the matrix-fragment form may take: the target's
+ * opt-in amount where it has one (PTX's dynamic window, up to 227 KiB on
+ * sm_90; none under static-shared), else shared_memory_bytes. Every other
+ * template keeps shared_memory_bytes. */
+uint32_t poot__cc_gemm_shared_budget(const pc_planner *pl);
 /* The tile the form takes for f (shape and split set): f->tm and f->tn. */
 void poot__cc_gemm_mma_tile(const pc_planner *pl, gemm_form *f);
 /* Whether the form (f->xs set) copies x from a staged temp, and its form:

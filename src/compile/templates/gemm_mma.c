@@ -101,12 +101,18 @@ static uint64_t mma_shared_bytes(uint32_t nr) {
   return 2ull * 2 * GEMM_TILE * MMA_PITCH * (1 + nr);
 }
 
+uint32_t poot__cc_gemm_shared_budget(const pc_planner *pl) {
+  const poot_kir_target *t = pl->t;
+  return t->shared_memory_optin_bytes > t->shared_memory_bytes ? t->shared_memory_optin_bytes
+                                                               : t->shared_memory_bytes;
+}
+
 bool poot__cc_gemm_mma_fits(const pc_planner *pl, const gemm_form *f) {
   const poot_kir_target *t = pl->t;
   if (!poot_kir_target_has_matrix(t) || !t->subgroup_ops || t->subgroup_size != 32) return false;
   if (!poot_kir_target_has_storage(t, POOT_KIR_BF16)) return false;
   if (pl->wg != GEMM_THREADS || f->K < GEMM_MMA_MIN_K) return false;
-  return t->shared_memory_bytes >= mma_shared_bytes(f->g->nroots) + 4096;
+  return poot__cc_gemm_shared_budget(pl) >= mma_shared_bytes(f->g->nroots) + 4096;
 }
 
 /* The form's own state beside gemm_form: shared tiles (operand 0 is x,
@@ -483,6 +489,7 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
    * The split, when there is one, was chosen before (planner.c) from 64 ×
    * 64 tiles, so the split choice never depends on a tile here. */
   const uint64_t min_grid = pl->opt->gemm_wide_min_grid ? pl->opt->gemm_wide_min_grid : 256;
+  const uint64_t budget = poot__cc_gemm_shared_budget(pl);
   const uint64_t M = (uint64_t)f->M, N = (uint64_t)f->N;
   const bool one_unsplit = f->nr == 1 && f->split <= 1;
   const bool big = pl->opt->gemm_big_tiles; /* off by default: measured slower (compile.h) */
@@ -509,7 +516,7 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
     if (!c[i].ok) continue;
     mma_geometry(s, c[i].tm, c[i].tn, 2);
     for (uint32_t st = c[i].stages; st >= 2; st--)
-      if (xraw_shared_bytes(s, st) + 4096 <= t->shared_memory_bytes) {
+      if (xraw_shared_bytes(s, st) + 4096 <= budget) {
         s->raw = s->xraw = true;
         s->stages = st;
         s->xbuf = 0;
@@ -521,7 +528,7 @@ static void mma_choose(const pc_planner *pl, mma_form *s) {
     mma_geometry(s, c[i].tm, c[i].tn, 2);
     for (uint32_t xb = 2; xb >= 1; xb--)
       for (uint32_t st = c[i].stages; st >= 2; st--)
-        if (raw_shared_bytes(s, xb, st) + 4096 <= t->shared_memory_bytes) {
+        if (raw_shared_bytes(s, xb, st) + 4096 <= budget) {
           s->raw = true;
           s->stages = st;
           s->xbuf = xb;

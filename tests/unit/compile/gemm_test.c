@@ -341,7 +341,8 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
-  o.gemm_x_staged = !emitter;
+  o.gemm_x_emitter = emitter;
+  o.shared_memory_static = true;                   /* the tile rules at 48 KiB */
   assert_false(pt_uses_template_opt(g, &o, form)); /* too few tiles for the default */
   o.gemm_wide_min_grid = min_grid;
   o.gemm_big_tiles = true;
@@ -361,7 +362,7 @@ static void tile_one(poot_dtype wt, int64_t m, int64_t n, int64_t k, uint32_t mi
  * and K. 130 × 136 is 6 wide tiles and 4 big ones: a threshold of 6 takes
  * the wide tile, 1 the big one. At high precision the big tile's ring has
  * no room for x's staged tiles: it is taken with x through the emitter
- * (without gemm_x_staged), and with x staged the wide tile is. */
+ * (gemm_x_emitter), and with x staged the wide tile is. */
 static void test_wide(void **state) {
   (void)state;
   tile_one(POOT_DTYPE_F16, 130, 136, 1032, 6, false, "gemm_mma raw wide xs");
@@ -385,6 +386,8 @@ static void test_tall(void **state) {
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
+  o.gemm_x_emitter = true;       /* the tall tile with x through the emitter */
+  o.shared_memory_static = true; /* in 48 KiB */
   assert_false(pt_uses_template_opt(g, &o, "gemm_mma raw tall"));
   o.gemm_wide_min_grid = 1;
   o.gemm_big_tiles = true;
@@ -401,7 +404,7 @@ static void test_tall(void **state) {
 }
 
 /* x staged once (PG_GEMM_X, then copied into the ring like the weights)
- * against x through the emitter in every tile (gemm_x_staged off): the same
+ * against x through the emitter in every tile (gemm_x_emitter): the same
  * bits at both precisions, on sm_90 (and sm_80 for the first case) — the same f32 values
  * rounded the same way, the same mma in the same order. Ragged M, N and
  * K; split-K; the RMSNorm'd x of the SwiGLU pair (one staged x for both
@@ -455,14 +458,15 @@ static void test_xstage(void **state) {
       a.matmul_precision = i >= 2 ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
       a.gemm_wide_min_grid = x->min_grid;
       a.gemm_big_tiles = true; /* the big and tall cases (off by default) */
-      a.gemm_x_staged = true;
+      a.gemm_x_emitter = false;
+      a.shared_memory_static = true; /* the tiles of 48 KiB (test_big_shared: the rest) */
       b = a;
-      b.gemm_x_staged = false;
+      b.gemm_x_emitter = true;
       const char *form = i >= 2 ? x->form_medium : x->form;
       if (!form) continue;
       if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, "gemm_x") ||
           pt_uses_template_opt(g, &b, " xs") || pt_uses_template_opt(g, &b, "gemm_x"))
-        fail_msg("xstage %s %s: %s not used (or x staged without gemm_x_staged)", x->what,
+        fail_msg("xstage %s %s: %s not used (or x staged with gemm_x_emitter)", x->what,
                  ptx_targets[i & 1], form);
       bool same = false;
       char why[256];
@@ -479,7 +483,7 @@ static void test_xstage(void **state) {
 }
 
 /* Weights staged once (PG_GEMM_W, then copied into the ring like a 16-bit
- * leaf's) against the emitter's staging of them (gemm_w_staged off): the
+ * leaf's) against the emitter's staging of them (gemm_w_emitter): the
  * same bits, on sm_90 — the same f32 values rounded the same way, the same
  * mma in the same order (the block formats' chunks decoded by the GEMV's
  * decoders, gemm_stage.c; the f32 weight through the emitter). A K-quant with mins (q4_k) at both
@@ -526,13 +530,15 @@ static void test_wstage(void **state) {
       poot_compile_options_init(&a);
       a.target = &t;
       a.matmul_precision = i ? POOT_MATMUL_MEDIUM : POOT_MATMUL_HIGH;
-      a.gemm_x_staged = x->xs;
+      a.gemm_x_emitter = !x->xs;
+      a.gemm_w_emitter = true;
+      a.shared_memory_static = true; /* 48 KiB (test_big_shared: the opt-in amount) */
       b = a;
-      a.gemm_w_staged = true;
+      a.gemm_w_emitter = false;
       const char *staging = x->wt == POOT_DTYPE_F32 ? "gemm_w" : " blocks";
       if (!pt_uses_template_opt(g, &a, form) || !pt_uses_template_opt(g, &a, staging) ||
           pt_uses_template_opt(g, &b, " ws") || pt_uses_template_opt(g, &b, "gemm_w"))
-        fail_msg("wstage %s: %s not used (or weights staged without gemm_w_staged)", x->what, form);
+        fail_msg("wstage %s: %s not used (or weights staged with gemm_w_emitter)", x->what, form);
       bool same = false;
       char why[256];
       B(pt_same_bits(g, &a, &b, &in, 32, &same, why, sizeof why));
@@ -553,7 +559,6 @@ static void test_wstage(void **state) {
   poot_compile_options o;
   poot_compile_options_init(&o);
   o.target = &t;
-  o.gemm_w_staged = true;
   assert_false(pt_uses_template_opt(g, &o, "gemm_w"));
   poot_graph_destroy(g);
 }
@@ -576,13 +581,14 @@ static void big_shared_facts(const poot_graph *g, const poot_compile_options *o,
   poot_plan_destroy(plan);
 }
 
-/* big-shared: the RMSNorm'd q8_0 FFN at 66 rows, h = 1024, ff = 64 (the
- * down projection too short for matrix fragments: 1.2 s on the
- * interpreter), x and weights staged, at high. In 48 KiB the SwiGLU pair
- * keeps the emitter's form (its staged weights' hi and lo rings do not
- * fit); with the opt-in amount it takes the raw path (" ws") in a dynamic
- * window past 48 KiB, and the outputs are the same bits. A target without
- * an opt-in amount ignores the form. */
+/* The opt-in shared memory (the default) against static-shared: the
+ * RMSNorm'd q8_0 FFN at 66 rows, h = 1024, ff = 64 (the down projection too
+ * short for matrix fragments: 1.2 s on the interpreter), x and weights
+ * staged, at high. In 48 KiB the SwiGLU pair keeps the emitter's form (its
+ * staged weights' hi and lo rings do not fit); with the opt-in amount it
+ * takes the raw path (" ws") in a dynamic window past 48 KiB, and the
+ * outputs are the same bits. A target without an opt-in amount is the
+ * same either way. */
 static void test_big_shared(void **state) {
   (void)state;
   poot_graph *g;
@@ -594,11 +600,9 @@ static void test_big_shared(void **state) {
   poot_compile_options a, b;
   poot_compile_options_init(&b);
   b.target = &t;
-  b.gemm_x_staged = b.gemm_w_staged = true;
-  a = b;
-  poot_compile_options_set_forms(
-      &a, POOT_FORM_GEMM_X_STAGED | POOT_FORM_GEMM_W_STAGED | POOT_FORM_BIG_SHARED);
-  assert_true(a.shared_memory_optin);
+  a = b; /* the defaults: x and weights staged, the opt-in amount */
+  poot_compile_options_set_forms(&b, POOT_FORM_STATIC_SHARED);
+  assert_true(b.shared_memory_static && !a.shared_memory_static);
   uint32_t na = 0, nb = 0;
   uint64_t da = 0, db = 0;
   big_shared_facts(g, &a, " ws", &na, &da);

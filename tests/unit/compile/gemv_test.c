@@ -628,23 +628,23 @@ static void test_one_row(void **state) {
   g_forms = 0;
   uint32_t f = 0;
   char buf[64];
-  B(poot_compile_forms_parse("x-staged,gemv-one-row", &f));
-  assert_int_equal(f, POOT_FORM_GEMM_X_STAGED | POOT_FORM_GEMV_ONE_ROW);
-  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "x-staged,gemv-one-row");
-  B(poot_compile_forms_parse("big-shared,w-staged", &f));
-  assert_int_equal(f, POOT_FORM_BIG_SHARED | POOT_FORM_GEMM_W_STAGED);
-  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "w-staged,big-shared");
+  B(poot_compile_forms_parse("x-emitter,gemv-one-row", &f));
+  assert_int_equal(f, POOT_FORM_GEMM_X_EMITTER | POOT_FORM_GEMV_ONE_ROW);
+  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "x-emitter,gemv-one-row");
+  B(poot_compile_forms_parse("static-shared,w-emitter", &f));
+  assert_int_equal(f, POOT_FORM_STATIC_SHARED | POOT_FORM_GEMM_W_EMITTER);
+  assert_string_equal(poot_compile_forms_name(f, buf, sizeof buf), "w-emitter,static-shared");
   poot_compile_options fo;
   poot_compile_options_init(&fo);
   poot_compile_options_set_forms(&fo, f);
-  assert_true(fo.shared_memory_optin && fo.gemm_w_staged && !fo.gemm_x_staged);
+  assert_true(fo.shared_memory_static && fo.gemm_w_emitter && !fo.gemm_x_emitter);
   B(poot_compile_forms_parse("none", &f));
   assert_int_equal(f, 0);
   assert_string_equal(poot_compile_forms_name(0, buf, sizeof buf), "none");
   POOT_ASSERT_STATUS_MSG(poot_compile_forms_parse("big-tiles,wide", &f), POOT_INVALID_ARGUMENT,
                          "compile form 'wide'");
-  POOT_ASSERT_STATUS_MSG(poot_compile_forms_parse("big-sharedx", &f), POOT_INVALID_ARGUMENT,
-                         "w-staged, big-shared (or none)");
+  POOT_ASSERT_STATUS_MSG(poot_compile_forms_parse("static-sharedx", &f), POOT_INVALID_ARGUMENT,
+                         "w-emitter, static-shared (or none)");
 }
 
 int main(void) {
