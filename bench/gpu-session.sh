@@ -60,6 +60,9 @@
 #            static-shared on f16, w-emitter on q4_k_m), ptx_device, the KIR corpus,
 #            conformance, and the 8B shape's two q4_k_m layers at pp512 under each form
 #            of XC_FORMS at both precisions (not by default)
+#   wcheck   the defaults' short check: ptx_device, greedy ids on the 1B q4_k_m file
+#            against x-emitter,w-emitter,static-shared and static-shared, conformance, the
+#            8B shape's two q4_k_m layers at pp512 and medium's profile (not by default)
 #   xab      x staged once against the emitter's form (--forms x-emitter): the same greedy ids of a long
 #            prompt on the GPU at both precisions; compile + capture (JIT cache off),
 #            prefill and decode of the 8B shape's two q4_k_m layers for each binary of
@@ -582,6 +585,28 @@ if has xcheck; then
       grep -E "compile|prefill |decode " "$OUT/xc-$f-$mp.txt"
     done
   done
+fi
+
+if has wcheck; then
+  # The defaults' short check: ptx_device, greedy ids on the 1B shape's q4_k_m file against
+  # the emitter's forms in 48 KiB and against static-shared, conformance, and the 8B
+  # shape's two q4_k_m layers at pp512 (both precisions; medium's profile).
+  log wcheck
+  t ptx_device .gpu/bin/ptx_device basic
+  synth llama-3.2-1b "$WORK/l1b"
+  xs_ids xw "$(quant "$WORK/l1b" q4_k_m)" x-emitter,w-emitter,static-shared static-shared
+  t exec_conformance_ptx .gpu/bin/exec_conformance_ptx ptx
+  grep -E "FAIL|failed|catalogue" "$OUT/exec_conformance_ptx.log" | head -5
+  synth llama-3.1-8b "$WORK/l8b2" 2
+  m=$(quant "$WORK/l8b2" q4_k_m)
+  for mp in high medium; do
+    timeout 90 $P bench -m "$m" -p 512 -n 16 --eager-steps 0 --device ptx --copy-mib 0 \
+      --matmul-precision $mp >"$OUT/wc-$mp.txt" 2>&1
+    echo "-- l8b2 q4_k_m pp512 $mp: exit $?"
+    grep -E "compile|prefill " "$OUT/wc-$mp.txt"
+  done
+  timeout 90 $P bench -m "$m" -p 512 -n 4 --eager-steps 2 --profile 2 --device ptx --copy-mib 0 \
+    --matmul-precision medium 2>&1 | sed -n '/profile      prefill/,$p' | head -16
 fi
 
 if has xab; then
