@@ -486,10 +486,12 @@ static void test_xstage(void **state) {
  * leaf's) against the emitter's staging of them (gemm_w_emitter): the
  * same bits, on sm_90 — the same f32 values rounded the same way, the same
  * mma in the same order (the block formats' chunks decoded by the GEMV's
- * decoders, gemm_stage.c; the f32 weight through the emitter). A K-quant with mins (q4_k) at both
- * precisions and with x staged too; q6_k's SwiGLU pair and down projection at medium; q8_0 split
- * over K; an f32 weight (its hi and lo at medium too). At 64 rows or fewer the weights stay with
- * the emitter. */
+ * decoders, gemm_stage.c; the f32 weight through the emitter). A K-quant
+ * with mins (q4_k) at both precisions and with x staged too; q6_k's SwiGLU
+ * pair and down projection at medium, and a q6_k projection whose chunks
+ * end inside a workgroup's span; q8_0 split over K; an f32 weight (its hi
+ * and lo at medium too). At 64 rows or fewer the weights stay with the
+ * emitter. */
 typedef struct ws_case {
   const char *what;
   poot_dtype wt;
@@ -506,6 +508,7 @@ static void test_wstage(void **state) {
       {"q6_k ffn", POOT_DTYPE_Q6_K, 66, 0, 1024, false, NULL, "raw medium ws"},
       {"q8_0 split", POOT_DTYPE_Q8_0, 68, 64, 2048, false, "split raw ws", NULL},
       {"f32", POOT_DTYPE_F32, 67, 40, 1032, false, NULL, "raw ws"},
+      {"q6_k partial", POOT_DTYPE_Q6_K, 65, 40, 1024, false, NULL, "raw medium ws"},
   };
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
     const ws_case *x = &cs[c];
