@@ -489,7 +489,7 @@ static void test_xstage(void **state) {
  * decoders, gemm_stage.c; the f32 weight through the emitter). A K-quant
  * with mins (q4_k) at both precisions and with x staged too; q6_k's SwiGLU
  * pair and down projection at medium, and a q6_k projection whose chunks
- * end inside a workgroup's span; q8_0 split over K; an f32 weight (its hi
+ * end inside a workgroup; q8_0 split over K; an f32 weight (its hi
  * and lo at medium too). At 64 rows or fewer the weights stay with the
  * emitter. */
 typedef struct ws_case {
