@@ -49,10 +49,11 @@ poot_status poot_compile_forms_parse(const char *list, uint32_t *out_forms) {
     for (size_t i = 0; i < sizeof g_forms / sizeof *g_forms && !bit; i++)
       if (strlen(g_forms[i].name) == n && strncmp(p, g_forms[i].name, n) == 0) bit = g_forms[i].bit;
     if (!bit)
-      return poot_status_make(POOT_INVALID_ARGUMENT,
-                              "compile form '%.*s': expected a comma-separated list of "
-                              "big-tiles, x-emitter, gemv-one-row, w-emitter, static-shared (or none)",
-                              (int)n, p);
+      return poot_status_make(
+          POOT_INVALID_ARGUMENT,
+          "compile form '%.*s': expected a comma-separated list of "
+          "big-tiles, x-emitter, gemv-one-row, w-emitter, static-shared (or none)",
+          (int)n, p);
     *out_forms |= bit;
     p += n;
     if (*p == ',') p++;
@@ -895,6 +896,33 @@ static poot_status split_gemms(pc_planner *pl) {
   return NULL;
 }
 
+/* A staging group (PG_GEMM_X, PG_GEMM_W) of the GEMM root `root` with its
+ * own temp of `bytes` (form one, ty), inserted before group i: *out_temp. */
+static poot_status insert_staging(pc_planner *pl, size_t i, pg_kind kind, poot_value out,
+                                  poot_value root, bool one, poot_kir_scalar ty, uint64_t bytes,
+                                  uint32_t *out_temp) {
+  poot_plan_temp t;
+  memset(&t, 0, sizeof t);
+  t.value = POOT_VALUE_NONE;
+  int64_t words = (int64_t)(bytes / 4);
+  t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
+  t.size = bytes;
+  t.first = UINT32_MAX;
+  POOT_TRY(poot_vec_push(&pl->temps, &t));
+  *out_temp = (uint32_t)pl->temps.len - 1;
+  pc_group c = group_make(kind, out, POOT_VALUE_NONE, UINT32_MAX);
+  c.nroots = 1;
+  c.roots[0] = root;
+  c.aux_temp = *out_temp;
+  c.xone = one;
+  c.xty = ty;
+  POOT_TRY(poot_vec_push(&pl->groups, &c));
+  pc_group *base = poot_vec_at(&pl->groups, 0);
+  memmove(base + i + 1, base + i, (pl->groups.len - i - 1) * sizeof *base);
+  base[i] = c;
+  return NULL;
+}
+
 /* The mma GEMM's x staged once: before every GEMM group whose raw path
  * copies x (poot__cc_gemm_x_staged), a PG_GEMM_X group writes x in the
  * 16-bit form the mma reads into a temp (M · K · 4 bytes at `high`: bf16 hi
@@ -915,31 +943,9 @@ static poot_status stage_gemm_xs(pc_planner *pl) {
       const pc_group *o = poot_vec_at(&pl->groups, j);
       if (o->kind == PG_GEMM_X && o->out == x && o->xone == one && o->xty == ty) ti = o->aux_temp;
     }
-    if (ti != UINT32_MAX) {
-      g->x_temp1 = ti + 1;
-      continue;
-    }
-    poot_plan_temp t;
-    memset(&t, 0, sizeof t);
-    t.value = POOT_VALUE_NONE;
-    int64_t words = (int64_t)(bytes / 4);
-    t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
-    t.size = bytes;
-    t.first = UINT32_MAX;
-    POOT_TRY(poot_vec_push(&pl->temps, &t));
-    ti = (uint32_t)pl->temps.len - 1;
-    g->x_temp1 = ti + 1;
-    pc_group c = group_make(PG_GEMM_X, x, POOT_VALUE_NONE, UINT32_MAX);
-    c.nroots = 1;
-    c.roots[0] = g->roots[0];
-    c.aux_temp = ti;
-    c.xone = one;
-    c.xty = ty;
-    POOT_TRY(poot_vec_push(&pl->groups, &c));
-    pc_group *base = poot_vec_at(&pl->groups, 0);
-    memmove(base + i + 1, base + i, (pl->groups.len - i - 1) * sizeof *base);
-    base[i] = c;
-    i++;
+    if (ti == UINT32_MAX)
+      POOT_TRY(insert_staging(pl, i++, PG_GEMM_X, x, g->roots[0], one, ty, bytes, &ti));
+    ((pc_group *)poot_vec_at(&pl->groups, i))->x_temp1 = ti + 1;
   }
   return NULL;
 }
@@ -954,34 +960,16 @@ static poot_status stage_gemm_xs(pc_planner *pl) {
  * (the arena reuses them layer after layer). */
 static poot_status stage_gemm_ws(pc_planner *pl) {
   for (size_t i = 0; i < pl->groups.len; i++) {
-    pc_group *g = poot_vec_at(&pl->groups, i);
+    const pc_group *g = poot_vec_at(&pl->groups, i);
     bool one = false;
     poot_kir_scalar ty = POOT_KIR_BF16;
     uint64_t bytes = 0;
     if (!poot__cc_gemm_w_staged(pl, g, &one, &ty, &bytes)) continue;
-    const uint32_t nr = g->nroots;
-    for (uint32_t r = 0; r < nr; r++) {
-      poot_plan_temp t;
-      memset(&t, 0, sizeof t);
-      t.value = POOT_VALUE_NONE;
-      int64_t words = (int64_t)(bytes / 4);
-      t.type = poot_type_make(POOT_DTYPE_F32, 1, &words);
-      t.size = bytes;
-      t.first = UINT32_MAX;
-      POOT_TRY(poot_vec_push(&pl->temps, &t));
-      g = poot_vec_at(&pl->groups, i);
-      g->w_temp1[r] = (uint32_t)pl->temps.len;
-      pc_group c = group_make(PG_GEMM_W, g->roots[r], POOT_VALUE_NONE, UINT32_MAX);
-      c.nroots = 1;
-      c.roots[0] = g->roots[r];
-      c.aux_temp = (uint32_t)pl->temps.len - 1;
-      c.xone = one;
-      c.xty = ty;
-      POOT_TRY(poot_vec_push(&pl->groups, &c));
-      pc_group *base = poot_vec_at(&pl->groups, 0);
-      memmove(base + i + 1, base + i, (pl->groups.len - i - 1) * sizeof *base);
-      base[i] = c;
-      i++;
+    for (uint32_t r = 0, nr = g->nroots; r < nr; r++) {
+      const poot_value root = ((const pc_group *)poot_vec_at(&pl->groups, i))->roots[r];
+      uint32_t ti;
+      POOT_TRY(insert_staging(pl, i++, PG_GEMM_W, root, root, one, ty, bytes, &ti));
+      ((pc_group *)poot_vec_at(&pl->groups, i))->w_temp1[r] = ti + 1;
     }
   }
   return NULL;

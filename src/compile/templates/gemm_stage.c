@@ -21,6 +21,31 @@
 
 #define OP(x) POOT_KIR_OP_##x
 
+/* Two adjacent values rounded as the mma form's staging rounds them, as
+ * 32-bit words (low half first): MEDIUM (g->xone) one word of xty, else
+ * *hw of hi = bf16(v) and *lw of lo = bf16(v − hi) (v − hi exact). */
+static poot_status pack_pair(pc_kctx *k, const pc_group *g, const poot_kir_value v[2],
+                             poot_kir_value *hw, poot_kir_value *lw) {
+  poot_kir_value hi[2], lo[2], h2, l2;
+  for (uint32_t j = 0; j < 2; j++) {
+    poot_kir_value hf, rest;
+    if (g->xone) {
+      POOT_TRY(poot_kir_convert(k->b, g->xty, v[j], &hi[j]));
+      continue;
+    }
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, v[j], &hi[j]));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hf));
+    POOT_TRY(poot_kir_binary(k->b, OP(SUB), v[j], hf, &rest));
+    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
+  }
+  const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
+  POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
+  POOT_TRY(poot_kir_bitcast(k->b, u32, h2, hw));
+  if (g->xone) return NULL;
+  POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
+  return poot_kir_bitcast(k->b, u32, l2, lw);
+}
+
 /* The staging groups (PG_GEMM_X, PG_GEMM_W): one thread per pair of
  * adjacent elements of a row of v ([rows, K], K even), each computed
  * through the emitter exactly as the mma form's staging computed it (a
@@ -47,28 +72,16 @@ static poot_status stage_pairs(pc_kctx *k, const pc_group *g, poot_value v, int6
   POOT_TRY(poot__cc_bin_c(k, OP(DIV), p, half, &m));
   POOT_TRY(poot__cc_bin_c(k, OP(REM), p, half, &c));
   POOT_TRY(poot__cc_bin_c(k, OP(MUL), c, 2, &c));
-  poot_kir_value hi[2], lo[2], h2, l2, hw, lw;
+  poot_kir_value e[2], hw, lw;
   for (uint32_t j = 0; j < 2; j++) {
-    poot_kir_value idx[2] = {m, c}, e, hf, rest;
+    poot_kir_value idx[2] = {m, c};
     if (j) POOT_TRY(poot__cc_bin_c(k, OP(ADD), c, 1, &idx[1]));
-    POOT_TRY(poot__cc_emit(k, v, idx, &e));
-    if (g->xone) {
-      POOT_TRY(poot_kir_convert(k->b, g->xty, e, &hi[j]));
-      continue;
-    }
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, e, &hi[j]));
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hf));
-    POOT_TRY(poot_kir_binary(k->b, OP(SUB), e, hf, &rest));
-    POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
+    POOT_TRY(poot__cc_emit(k, v, idx, &e[j]));
   }
-  const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
-  POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
-  POOT_TRY(poot_kir_bitcast(k->b, u32, h2, &hw));
+  POOT_TRY(pack_pair(k, g, e, &hw, &lw));
   POOT_TRY(poot__cc_bin(k, OP(ADD), base, p, &at));
   POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, hw));
   if (!g->xone) {
-    POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
-    POOT_TRY(poot_kir_bitcast(k->b, u32, l2, &lw));
     POOT_TRY(poot__cc_bin_c(k, OP(ADD), at, pairs, &at));
     POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, lw));
   }
@@ -131,29 +144,11 @@ static poot_status stage_blocks(pc_kctx *k, const pc_group *g, poot_value leaf, 
   poot_kir_value cw;
   POOT_TRY(poot__cc_bin_c(k, OP(SHR), gv.base, 1, &cw));
   POOT_TRY(poot__cc_bin(k, OP(ADD), rw, cw, &rw));
-  const poot_kir_type u32 = poot_kir_type_make(POOT_KIR_U32, 1);
   for (uint32_t r = 0; r < gv.runs; r++)
     for (uint32_t q = 0; q < gv.n / 8; q++) { /* 8 elements: 4 words of each array */
       poot_kir_value hw[4], lw[4], at, v4;
-      for (uint32_t w = 0; w < 4; w++) {
-        poot_kir_value hi[2], lo[2], h2, l2;
-        for (uint32_t j = 0; j < 2; j++) {
-          poot_kir_value e = gv.v[r * gv.n + 8 * q + 2 * w + j], hf, rest;
-          if (g->xone) {
-            POOT_TRY(poot_kir_convert(k->b, g->xty, e, &hi[j]));
-            continue;
-          }
-          POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, e, &hi[j]));
-          POOT_TRY(poot_kir_convert(k->b, POOT_KIR_F32, hi[j], &hf));
-          POOT_TRY(poot_kir_binary(k->b, OP(SUB), e, hf, &rest));
-          POOT_TRY(poot_kir_convert(k->b, POOT_KIR_BF16, rest, &lo[j]));
-        }
-        POOT_TRY(poot_kir_vec(k->b, 2, hi, &h2));
-        POOT_TRY(poot_kir_bitcast(k->b, u32, h2, &hw[w]));
-        if (g->xone) continue;
-        POOT_TRY(poot_kir_vec(k->b, 2, lo, &l2));
-        POOT_TRY(poot_kir_bitcast(k->b, u32, l2, &lw[w]));
-      }
+      for (uint32_t w = 0; w < 4; w++)
+        POOT_TRY(pack_pair(k, g, &gv.v[r * gv.n + 8 * q + 2 * w], &hw[w], &lw[w]));
       POOT_TRY(poot__cc_bin_c(k, OP(ADD), rw, (gv.off[r] + 8 * q) / 2, &at));
       POOT_TRY(poot_kir_vec(k->b, 4, hw, &v4));
       POOT_TRY(poot_kir_store(k->b, POOT_KIR_SPACE_GLOBAL, ref, at, v4));
