@@ -456,7 +456,9 @@ poot_value pt_param(poot_graph *g, const char *name, poot_dtype dt, int64_t d0, 
 }
 
 poot_value pt_dot_nt(poot_graph *g, poot_value x, poot_value w) {
-  poot_dtype dt = poot_graph_value_type(g, w)->dtype;
+  const poot_type *wt = poot_graph_value_type(g, w);
+  if (!wt) return POOT_VALUE_NONE; /* pt_param refused the weight (e.g. not whole blocks) */
+  poot_dtype dt = wt->dtype;
   poot_value wf = w, o = POOT_VALUE_NONE;
   poot_status st = NULL;
   if (poot_dtype_is_packed(dt))
